@@ -1,0 +1,39 @@
+"""Course-wide settings read from the environment.
+
+* ``CAPSEDU_QUICK=1`` switches every notebook to *quick mode*: less data, fewer epochs. The test
+  command (``make test``) sets it so the whole course executes in a few minutes; learners leave it
+  unset and get the real thing.
+* ``CAPSEDU_DATA`` moves the data root (MNIST, checkpoints). By default it is the ``data/`` folder
+  of the repository this package was installed from, or ``./data`` when that does not exist.
+"""
+
+import os
+from pathlib import Path
+
+import torch
+
+
+def _flag(name: str) -> bool:
+    return os.environ.get(name, "").strip().lower() not in ("", "0", "false", "no", "off")
+
+
+QUICK: bool = _flag("CAPSEDU_QUICK")
+
+_REPO_DATA = Path(__file__).resolve().parent.parent / "data"
+
+
+def data_root() -> Path:
+    """Where datasets and checkpoints live (``$CAPSEDU_DATA``, else the repository's ``data/``)."""
+    if os.environ.get("CAPSEDU_DATA"):
+        return Path(os.environ["CAPSEDU_DATA"]).expanduser()
+    return _REPO_DATA if _REPO_DATA.is_dir() else Path.cwd() / "data"
+
+
+def pick(full, quick):
+    """Return ``quick`` in quick mode and ``full`` otherwise, e.g. ``epochs = pick(3, 1)``."""
+    return quick if QUICK else full
+
+
+def device() -> torch.device:
+    """The GPU when there is one (Colab, Binder with a GPU), else the CPU."""
+    return torch.device("cuda" if torch.cuda.is_available() else "cpu")

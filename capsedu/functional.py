@@ -1,0 +1,69 @@
+"""The paper's equations as plain functions: squash (Eq. 1), margin loss (Eq. 4), reconstruction.
+
+Sabour, Frosst & Hinton (2017), "Dynamic Routing Between Capsules", arXiv:1710.09829.
+"""
+
+import torch
+import torch.nn.functional as F
+
+from .validate import check_finite, check_shape
+
+
+def squash(s: torch.Tensor, dim: int = -1, eps: float = 1e-8) -> torch.Tensor:
+    """Eq. 1: shrink a capsule's total input ``s`` to a vector of length in [0, 1).
+
+    Short vectors shrink to almost zero and long ones to just below 1, while the direction is
+    kept: the length can then be read as the probability that the entity is present, and the
+    direction as its pose. ``eps`` sits inside the square root so that both the value and the
+    gradient are finite at ``s = 0`` (where ``s / ||s||`` is 0 / 0).
+    """
+    # ||s||^2: same shape as s but with size 1 along `dim`
+    squared_norm = (s * s).sum(dim=dim, keepdim=True)
+    # v = ||s||^2 / (1 + ||s||^2) * s / ||s||
+    return squared_norm / (1 + squared_norm) * s / torch.sqrt(squared_norm + eps)
+
+
+def margin_loss(
+    lengths: torch.Tensor,
+    targets: torch.Tensor,
+    m_plus: float = 0.9,
+    m_minus: float = 0.1,
+    lam: float = 0.5,
+) -> torch.Tensor:
+    """Eq. 4, summed over classes and averaged over the batch.
+
+    ``lengths``: ``[batch, classes]`` capsule lengths ||v_k||; ``targets``: ``[batch]`` integer
+    labels. The present class is pushed above ``m_plus``, the absent ones below ``m_minus``; ``lam``
+    down-weights the absent classes so that early training does not shrink every capsule. Both
+    terms are squared, as in the paper.
+    """
+    check_shape(lengths, "lengths", "[batch, classes]", ndim=2)
+    check_finite(lengths, "lengths")
+    if targets.ndim != 1 or targets.shape[0] != lengths.shape[0]:
+        raise ValueError(
+            f"targets must be integer labels of shape [batch] = [{lengths.shape[0]}], "
+            f"got shape {tuple(targets.shape)}"
+        )
+    if targets.dtype.is_floating_point or targets.dtype == torch.bool:
+        raise TypeError(f"targets must be integer class labels, got dtype {targets.dtype}")
+    n_classes = lengths.shape[1]
+    if targets.numel() and (targets.min() < 0 or targets.max() >= n_classes):
+        raise ValueError(f"targets must lie in [0, {n_classes - 1}], got {targets.tolist()}")
+    # T_k: 1 for the true class, 0 otherwise; [batch, classes]
+    T = F.one_hot(targets, n_classes).to(lengths.dtype)
+    # L_k = T_k max(0, m+ - ||v_k||)^2 + lambda (1 - T_k) max(0, ||v_k|| - m-)^2
+    L = T * F.relu(m_plus - lengths) ** 2 + lam * (1 - T) * F.relu(lengths - m_minus) ** 2
+    return L.sum(dim=1).mean()
+
+
+def reconstruction_loss(reconstruction: torch.Tensor, images: torch.Tensor) -> torch.Tensor:
+    """Sum of squared pixel differences per image, averaged over the batch (Section 4.1).
+
+    The paper scales it by 0.0005 before adding it to the margin loss; the model does that.
+    """
+    if reconstruction.shape != images.shape:
+        raise ValueError(
+            f"reconstruction {tuple(reconstruction.shape)} and images {tuple(images.shape)} "
+            "must have the same shape"
+        )
+    return ((reconstruction - images) ** 2).flatten(1).sum(dim=1).mean()

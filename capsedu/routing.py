@@ -1,0 +1,70 @@
+"""Dynamic routing by agreement (Procedure 1 of Sabour, Frosst & Hinton 2017).
+
+Every input (child) capsule i has made a prediction u_hat[j|i] for every output (parent)
+capsule j. Routing decides how much of each child's vote goes to each parent: a child sends
+more to the parents whose output agrees with its prediction. The coupling coefficients c_ij of
+one child are a softmax over the *parents*, so they sum to 1 over j: each child distributes
+one unit of vote. (Taking the softmax over the children instead is a common bug.)
+"""
+
+from typing import NamedTuple
+
+import torch
+
+from .functional import squash
+from .validate import check_finite, check_shape
+
+
+class RoutingStep(NamedTuple):
+    """One iteration of Procedure 1: the couplings used and the outputs they gave."""
+
+    c: torch.Tensor  # [batch, n_in, n_out]
+    v: torch.Tensor  # [batch, n_out, d_out]
+
+
+class RoutingResult(NamedTuple):
+    """What routing computed, with one ``RoutingStep`` per iteration for plots and widgets."""
+
+    v: torch.Tensor  # [batch, n_out, d_out]  output capsules of the last iteration
+    c: torch.Tensor  # [batch, n_in, n_out]   coupling coefficients that produced v
+    b: torch.Tensor  # [batch, n_in, n_out]   logits after the last agreement update
+    history: list[RoutingStep]
+
+
+def dynamic_routing(
+    u_hat: torch.Tensor, iterations: int = 3, grad_through_routing: bool = True
+) -> RoutingResult:
+    """Route the predictions ``u_hat`` ``[batch, n_in, n_out, d_out]`` to the output capsules.
+
+    Each example is routed on its own (the logits b are per example, never shared over the
+    batch). ``iterations=1`` gives uniform coupling c_ij = 1 / n_out (no routing at all).
+
+    ``grad_through_routing``: with ``True`` (Procedure 1 read literally) gradients flow through
+    every iteration, including the agreement updates of b. With ``False`` the earlier iterations
+    see a detached copy of u_hat: only the last iteration's weighted sum carries gradients back to
+    u_hat, a cheaper variant many re-implementations use.
+
+    Returns ``RoutingResult(v, c, b, history)``; ``c`` sums to 1 over the output capsules, and
+    ``b`` includes the final update of Procedure 1 (so ``c = softmax(b)`` before that update).
+    """
+    check_shape(u_hat, "u_hat", "[batch, n_in, n_out, d_out]", ndim=4)
+    check_finite(u_hat, "u_hat")
+    if not isinstance(iterations, int) or iterations < 1:
+        raise ValueError(f"iterations must be an integer >= 1, got {iterations!r}")
+
+    u_hat_inner = u_hat if grad_through_routing else u_hat.detach()
+    # b_ij = 0: the prior log-probability that child i couples to parent j; [batch, n_in, n_out]
+    b = torch.zeros(u_hat.shape[:3], dtype=u_hat.dtype, device=u_hat.device)
+    history = []
+    for r in range(iterations):
+        u = u_hat if r == iterations - 1 else u_hat_inner
+        # c_i = softmax(b_i) over the parents j; [batch, n_in, n_out]
+        c = torch.softmax(b, dim=2)
+        # s_j = sum_i c_ij u_hat_j|i; [batch, n_out, d_out]
+        s = torch.einsum("bij,bijd->bjd", c, u)
+        # v_j = squash(s_j)
+        v = squash(s)
+        # b_ij <- b_ij + u_hat_j|i . v_j  (agreement); [batch, n_in, n_out]
+        b = b + torch.einsum("bijd,bjd->bij", u, v)
+        history.append(RoutingStep(c, v))
+    return RoutingResult(v=v, c=c, b=b, history=history)

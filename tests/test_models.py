@@ -1,0 +1,124 @@
+"""CapsNet and the CNN baselines: sizes, masking, shapes and clear errors."""
+
+from dataclasses import asdict
+
+import pytest
+import torch
+
+from capsedu import PAPER, SMALL, BagOfPartsCNN, CapsNet, DeepCNN, PrimaryCapsules, count_parameters
+from capsedu.models import receptive_field
+
+
+def test_paper_capsnet_parameter_count():
+    model = CapsNet()
+    n = count_parameters(model)
+    print(f"paper CapsNet: {n:,} parameters (with decoder)")
+    # Conv1 9*9*256+256, PrimaryCaps 9*9*256*256+256, W_ij 1152*10*16*8, decoder 160-512-1024-784
+    by_hand = 20_992 + 5_308_672 + 1_474_560 + (82_432 + 525_312 + 803_600)
+    assert n == by_hand == 8_215_568
+    assert PAPER.primary_grid == 6 and PAPER.n_primary == 1152
+
+
+def test_small_config_forward_shapes():
+    model = CapsNet(**asdict(SMALL))
+    out = model(torch.rand(5, 1, 28, 28))
+    assert out.v.shape == (5, 10, 16)
+    assert out.lengths.shape == (5, 10)
+    assert out.reconstruction.shape == (5, 1, 28, 28)
+    assert out.routing.c.shape == (5, SMALL.n_primary, 10)
+    assert len(out.routing.history) == SMALL.iterations
+    assert ((out.lengths >= 0) & (out.lengths < 1)).all()
+    torch.testing.assert_close(out.lengths, out.v.norm(dim=-1))
+
+
+def test_primary_capsules_group_channels_into_vectors():
+    layer = PrimaryCapsules(in_channels=3, n_maps=2, dim=4, kernel_size=3, stride=1)
+    x = torch.randn(1, 3, 5, 5)
+    u = layer(x)  # 2 maps x 3 x 3 positions = 18 capsules of 4D
+    assert u.shape == (1, 18, 4)
+    raw = layer.conv(x)  # [1, 8, 3, 3]: channels 0-3 are map 0's capsule, 4-7 map 1's
+    s = raw[0, 4:8, 1, 2]  # map 1, row 1, col 2 -> capsule index 1*9 + 1*3 + 2 = 14
+    n2 = (s * s).sum()
+    torch.testing.assert_close(u[0, 14], n2 / (1 + n2) * s / n2.sqrt())
+
+
+@pytest.fixture(scope="module")
+def tiny():
+    torch.manual_seed(0)
+    return CapsNet(conv_channels=8, primary_maps=2, decoder_hidden=(16,))
+
+
+def test_decoder_is_masked_by_the_true_label(tiny):
+    x = torch.rand(4, 1, 28, 28)
+    targets = torch.tensor([3, 1, 4, 1])
+    out = tiny(x, targets)
+    # changing every other class's capsule must not change the reconstruction
+    other = torch.ones(4, 10, 1)
+    other[torch.arange(4), targets] = 0
+    v_changed = out.v + 5 * other * torch.randn_like(out.v)
+    torch.testing.assert_close(tiny.reconstruct(v_changed, out.lengths, targets), out.reconstruction)
+    # and the decoder gets gradients only through the true class's capsule
+    v = out.v.detach().requires_grad_()
+    tiny.reconstruct(v, out.lengths, targets).sum().backward()
+    assert (v.grad * other).abs().max() == 0
+    assert v.grad[torch.arange(4), targets].abs().sum() > 0
+
+
+def test_decoder_uses_the_prediction_without_labels(tiny):
+    x = torch.rand(3, 1, 28, 28)
+    out = tiny(x)
+    predicted = out.lengths.argmax(dim=1)
+    torch.testing.assert_close(out.reconstruction, tiny(x, predicted).reconstruction)
+
+
+def test_capsnet_training_loss_backpropagates(tiny):
+    x, y = torch.rand(2, 1, 28, 28), torch.tensor([0, 7])
+    loss, predictions = tiny.training_loss(x, y)
+    loss.backward()
+    assert predictions.shape == (2,)
+    assert tiny.digits.W.grad is not None and tiny.conv1.weight.grad.abs().sum() > 0
+
+
+@pytest.mark.parametrize(
+    "x, match",
+    [
+        (torch.rand(1, 28, 28), r"\[batch, 1, 28, 28\]"),
+        (torch.rand(2, 3, 28, 28), r"\[batch, 1, 28, 28\]"),
+        (torch.rand(2, 1, 32, 32), r"\[batch, 1, 28, 28\]"),
+        (torch.full((1, 1, 28, 28), float("nan")), "NaN"),
+    ],
+)
+def test_capsnet_bad_input(tiny, x, match):
+    with pytest.raises(ValueError, match=match):
+        tiny(x)
+
+
+def test_receptive_fields():
+    # three 3x3 convs: 1 + 2 + 2 + 2 = 7 px, about one face part at 32 x 32
+    assert BagOfPartsCNN().receptive_field == 7
+    # conv 3 (3), pool 2 (4, jump 2), conv 3 (8), pool (10, jump 4), conv (18), pool (22, jump 8),
+    # conv (38): more than the whole 32 x 32 input
+    assert DeepCNN().receptive_field == 38
+    assert receptive_field(torch.nn.Sequential(torch.nn.Conv2d(1, 1, 5, stride=2))) == 5
+
+
+@pytest.mark.parametrize("cls", [BagOfPartsCNN, DeepCNN])
+def test_cnn_shapes_and_errors(cls):
+    model = cls()
+    assert model(torch.rand(3, 1, 32, 32)).shape == (3, 2)
+    assert model.predict(torch.rand(3, 1, 32, 32)).shape == (3,)
+    with pytest.raises(ValueError, match="channel"):
+        model(torch.rand(3, 2, 32, 32))
+    with pytest.raises(ValueError, match="shape"):
+        model(torch.rand(32, 32))
+
+
+def test_bag_of_parts_cnn_ignores_where_a_part_is():
+    # global max-pooling over a translation-equivariant conv stack: moving the whole input
+    # (with zero borders) leaves the logits unchanged
+    torch.manual_seed(0)
+    model = BagOfPartsCNN()
+    x = torch.zeros(1, 1, 32, 32)
+    x[0, 0, 5:10, 6:9] = 1.0
+    moved = torch.roll(x, shifts=(15, 12), dims=(2, 3))
+    torch.testing.assert_close(model(x), model(moved))

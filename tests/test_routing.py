@@ -1,0 +1,111 @@
+"""dynamic_routing against an independent, loop-by-loop reading of Procedure 1."""
+
+import math
+
+import pytest
+import torch
+
+from capsedu import dynamic_routing
+
+
+def procedure_1(u_hat: torch.Tensor, iterations: int):
+    """Procedure 1 written out with Python loops and scalars, one example at a time."""
+    B, I, J, D = u_hat.shape
+    u = u_hat.tolist()
+    all_v, all_c = [], []
+    for n in range(B):
+        b = [[0.0] * J for _ in range(I)]
+        for _ in range(iterations):
+            c = []
+            for i in range(I):  # softmax over the parents j of child i
+                z = sum(math.exp(b[i][k]) for k in range(J))
+                c.append([math.exp(b[i][j]) / z for j in range(J)])
+            v = []
+            for j in range(J):
+                s = [sum(c[i][j] * u[n][i][j][d] for i in range(I)) for d in range(D)]
+                norm2 = sum(x * x for x in s)
+                v.append([norm2 / (1 + norm2) * x / math.sqrt(norm2) for x in s])
+            for i in range(I):
+                for j in range(J):
+                    b[i][j] += sum(u[n][i][j][d] * v[j][d] for d in range(D))
+        all_v.append(v)
+        all_c.append(c)
+    return torch.tensor(all_v, dtype=u_hat.dtype), torch.tensor(all_c, dtype=u_hat.dtype)
+
+
+@pytest.mark.parametrize("iterations", [1, 2, 3, 5])
+def test_matches_procedure_1(iterations):
+    u_hat = torch.randn(3, 6, 4, 5, dtype=torch.float64, generator=torch.Generator().manual_seed(1))
+    result = dynamic_routing(u_hat, iterations)
+    v_ref, c_ref = procedure_1(u_hat, iterations)
+    torch.testing.assert_close(result.v, v_ref)
+    torch.testing.assert_close(result.c, c_ref)
+    assert len(result.history) == iterations
+    torch.testing.assert_close(result.history[-1].v, result.v)
+
+
+def test_couplings_sum_to_one_over_parents_at_every_iteration():
+    result = dynamic_routing(torch.randn(4, 10, 7, 8), iterations=4)
+    for step in result.history:
+        torch.testing.assert_close(step.c.sum(dim=2), torch.ones(4, 10))
+    # ... and not over the children (the classic bug would make these sum to 1)
+    assert not torch.allclose(result.c.sum(dim=1), torch.ones(4, 7))
+
+
+def test_one_iteration_is_uniform_coupling():
+    u_hat = torch.randn(2, 5, 4, 3)
+    result = dynamic_routing(u_hat, iterations=1)
+    torch.testing.assert_close(result.c, torch.full((2, 5, 4), 0.25))
+    # v_j = squash(mean over children of u_hat_j|i, scaled by 1/n_out)
+    s = u_hat.sum(dim=1) / 4
+    n2 = (s * s).sum(-1, keepdim=True)
+    torch.testing.assert_close(result.v, n2 / (1 + n2) * s / n2.sqrt())
+
+
+def test_agreement_raises_coupling():
+    # 3 children; child 0 and 1 agree on parent 0, child 2 predicts something else for parent 0
+    u_hat = torch.zeros(1, 3, 2, 2)
+    u_hat[0, :2, 0] = torch.tensor([2.0, 0.0])
+    u_hat[0, 2, 0] = torch.tensor([-2.0, 0.0])
+    u_hat[0, :, 1] = torch.tensor([0.0, 0.1])
+    c = dynamic_routing(u_hat, iterations=3).c[0]
+    assert c[0, 0] > 0.5 and c[1, 0] > 0.5 and c[2, 0] < 0.5
+
+
+def test_routing_is_per_example():
+    u_hat = torch.randn(6, 9, 5, 4, dtype=torch.float64)
+    perm = torch.randperm(6)
+    full, shuffled = dynamic_routing(u_hat), dynamic_routing(u_hat[perm])
+    for name in ("v", "c", "b"):
+        torch.testing.assert_close(getattr(shuffled, name), getattr(full, name)[perm])
+    alone = dynamic_routing(u_hat[:1])
+    torch.testing.assert_close(alone.v, full.v[:1])
+
+
+def test_gradient_option():
+    u_hat = torch.randn(2, 5, 3, 4, requires_grad=True)
+    loss_full = dynamic_routing(u_hat, 3, grad_through_routing=True).v.pow(2).sum()
+    (g_full,) = torch.autograd.grad(loss_full, u_hat)
+    loss_last = dynamic_routing(u_hat, 3, grad_through_routing=False).v.pow(2).sum()
+    (g_last,) = torch.autograd.grad(loss_last, u_hat)
+    assert torch.isfinite(g_full).all() and torch.isfinite(g_last).all()
+    # same forward values, different gradients: the inner iterations matter only in g_full
+    assert not torch.allclose(g_full, g_last)
+    # with one iteration there is nothing inner, so both agree
+    g1 = [torch.autograd.grad(dynamic_routing(u_hat, 1, flag).v.sum(), u_hat)[0]
+          for flag in (True, False)]
+    torch.testing.assert_close(g1[0], g1[1])
+
+
+@pytest.mark.parametrize(
+    "u_hat, iterations, match",
+    [
+        (torch.randn(5, 4, 3), 3, r"\[batch, n_in, n_out, d_out\]"),
+        (torch.full((1, 2, 2, 2), float("nan")), 3, "NaN"),
+        (torch.randn(1, 2, 2, 2), 0, "iterations"),
+        (torch.randn(1, 2, 2, 2), 2.5, "iterations"),
+    ],
+)
+def test_bad_input_gets_a_clear_error(u_hat, iterations, match):
+    with pytest.raises(ValueError, match=match):
+        dynamic_routing(u_hat, iterations)
