@@ -24,7 +24,8 @@ class PrimaryCapsules(nn.Module):
         """``x``: ``[B, C, H, W]`` feature maps -> ``u``: ``[B, n_maps * H' * W', dim]``."""
         out = self.conv(x)  # [B, n_maps * dim, H', W']
         B, _, H, W = out.shape
-        out = out.view(B, self.n_maps, self.dim, H, W).permute(0, 1, 3, 4, 2)  # [B, maps, H', W', dim]
+        # [B, maps * dim, H', W'] -> [B, maps, H', W', dim]
+        out = out.view(B, self.n_maps, self.dim, H, W).permute(0, 1, 3, 4, 2)
         # u_i = squash(s_i): each capsule's 8 channels form one vector
         return squash(out.reshape(B, self.n_maps * H * W, self.dim))
 

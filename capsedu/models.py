@@ -5,7 +5,7 @@ checkpoint can rebuild it (``capsedu.checkpoints``), and offers the same two met
 training loop: ``training_loss(x, y) -> (loss, predictions)`` and ``predict(x)``.
 """
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, replace
 from typing import NamedTuple
 
 import torch
@@ -62,15 +62,15 @@ class CapsNetOutput(NamedTuple):
 
 
 class CapsNet(nn.Module):
-    """Conv1 -> PrimaryCaps -> DigitCaps (dynamic routing) -> decoder (Sabour et al. 2017, Fig. 1-2).
+    """Conv1 -> PrimaryCaps -> DigitCaps (routing) -> decoder (Sabour et al. 2017, Fig. 1-2).
 
-    Build the paper's network with ``CapsNet()`` and a smaller one with ``CapsNet(**asdict(SMALL))``
-    or any ``CapsNetConfig`` field as a keyword, e.g. ``CapsNet(primary_maps=8)``.
+    ``CapsNet()`` is the paper's network, ``CapsNet(SMALL)`` the CPU-sized one; any
+    ``CapsNetConfig`` field can be overridden by keyword, e.g. ``CapsNet(SMALL, iterations=1)``.
     """
 
-    def __init__(self, **config):
+    def __init__(self, config: CapsNetConfig = PAPER, **overrides):
         super().__init__()
-        cfg = self.config = CapsNetConfig(**config)
+        cfg = self.config = replace(config, **overrides)
         self.hparams = asdict(cfg)
         self.conv1 = nn.Conv2d(cfg.in_channels, cfg.conv_channels, cfg.conv_kernel)
         self.primary = PrimaryCapsules(
@@ -83,7 +83,7 @@ class CapsNet(nn.Module):
         )
         sizes = [cfg.n_classes * cfg.digit_dim, *cfg.decoder_hidden]
         layers = []
-        for a, b in zip(sizes, sizes[1:]):
+        for a, b in zip(sizes, sizes[1:], strict=False):
             layers += [nn.Linear(a, b), nn.ReLU()]
         n_pixels = cfg.in_channels * cfg.image_size**2
         self.decoder = nn.Sequential(*layers, nn.Linear(sizes[-1], n_pixels), nn.Sigmoid())

@@ -13,7 +13,7 @@ import shlex
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 
 import numpy as np
 import torch
@@ -99,7 +99,7 @@ RECIPES: dict[str, Recipe] = {
     "capsnet-mnist-small": Recipe(
         description="CPU-sized CapsNet (64 Conv1 channels, 8x6x6 primary capsules, 3 routing "
         "iterations, paper decoder) trained on MNIST",
-        build=lambda: CapsNet(**asdict(SMALL)),
+        build=lambda: CapsNet(SMALL),
         data=lambda train, limit: load_mnist(train=train, limit=limit),
         epochs=3, batch_size=128, lr=1e-3, lr_decay=0.9, seed=0,
     ),

@@ -1,7 +1,5 @@
 """CapsNet and the CNN baselines: sizes, masking, shapes and clear errors."""
 
-from dataclasses import asdict
-
 import pytest
 import torch
 
@@ -20,7 +18,7 @@ def test_paper_capsnet_parameter_count():
 
 
 def test_small_config_forward_shapes():
-    model = CapsNet(**asdict(SMALL))
+    model = CapsNet(SMALL)
     out = model(torch.rand(5, 1, 28, 28))
     assert out.v.shape == (5, 10, 16)
     assert out.lengths.shape == (5, 10)
@@ -56,7 +54,8 @@ def test_decoder_is_masked_by_the_true_label(tiny):
     other = torch.ones(4, 10, 1)
     other[torch.arange(4), targets] = 0
     v_changed = out.v + 5 * other * torch.randn_like(out.v)
-    torch.testing.assert_close(tiny.reconstruct(v_changed, out.lengths, targets), out.reconstruction)
+    recon = tiny.reconstruct(v_changed, out.lengths, targets)
+    torch.testing.assert_close(recon, out.reconstruction)
     # and the decoder gets gradients only through the true class's capsule
     v = out.v.detach().requires_grad_()
     tiny.reconstruct(v, out.lengths, targets).sum().backward()

@@ -1,0 +1,94 @@
+"""The notebooks' storage policy, checked by the tests and applied by ``make notebooks``.
+
+Policy: notebooks are stored **without outputs**, except the code cells marked
+``# NBVAL_CHECK_OUTPUT``. Those hold deterministic results (hand-checkable numbers), and they keep
+the output of one canonical quick-mode run, which nbval (``--nbval-lax``) compares against on
+every ``make test``. Everything else is only required to run without error. This keeps diffs
+small, leaves learners a clean notebook, and still pins the numbers that must not drift.
+
+    python tests/notebook_policy.py notebooks/*.ipynb          # report violations
+    python tests/notebook_policy.py --fix notebooks/*.ipynb    # re-run (quick mode) and store
+"""
+
+import os
+import re
+import sys
+from pathlib import Path
+
+import nbformat
+
+CHECK = "# NBVAL_CHECK_OUTPUT"
+TITLE = re.compile(r"^# (\d\d) · ")
+
+
+def is_checked(cell) -> bool:
+    return cell.cell_type == "code" and CHECK in cell.source
+
+
+def violations(path: Path) -> list[str]:
+    """Everything about ``path`` that breaks the policy or the course's notebook structure."""
+    nb = nbformat.read(path, as_version=4)
+    problems = []
+    for k, cell in enumerate(nb.cells):
+        if cell.cell_type != "code":
+            continue
+        if is_checked(cell):
+            if not cell.outputs or cell.execution_count is None:
+                problems.append(f"cell {k}: {CHECK} cell without a stored canonical output")
+        elif cell.outputs or cell.execution_count is not None:
+            problems.append(f"cell {k}: stored output in a cell that is not {CHECK}")
+        if any(out.output_type == "error" for out in cell.get("outputs", [])):
+            problems.append(f"cell {k}: stores an error")
+    if nb.metadata.get("kernelspec", {}).get("name") != "python3":
+        problems.append("kernelspec must be python3")
+    if "widgets" in nb.metadata:
+        problems.append("stored widget state in the metadata (clear it)")
+    text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+    first = nb.cells[0].source if nb.cells else ""
+    number = TITLE.match(first)
+    if not (number and number.group(1) == path.name[:2]):
+        problems.append("first cell must be the title '# NN · ...' matching the file name")
+    for needed in ("In this notebook you will", "## Summary", "## Exercises"):
+        if needed not in text:
+            problems.append(f"missing the section {needed!r}")
+    if "colab.research.google.com" not in first:
+        problems.append("missing the Colab badge in the first cell")
+    return problems
+
+
+def canonicalize(path: Path) -> None:
+    """Execute ``path`` in quick mode and keep only the outputs of the checked cells."""
+    from nbclient import NotebookClient
+
+    nb = nbformat.read(path, as_version=4)
+    os.environ["CAPSEDU_QUICK"] = "1"
+    NotebookClient(nb, timeout=600, kernel_name="python3",
+                   resources={"metadata": {"path": str(path.parent)}}).execute()
+    count = 0
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        if is_checked(cell):
+            count += 1
+            cell.execution_count = count
+            for out in cell.outputs:
+                if "execution_count" in out:
+                    out.execution_count = count
+        else:
+            cell.outputs, cell.execution_count = [], None
+        cell.metadata.pop("execution", None)
+    nb.metadata.pop("widgets", None)
+    nbformat.write(nb, path)
+
+
+if __name__ == "__main__":
+    fix = "--fix" in sys.argv
+    paths = [Path(p) for p in sys.argv[1:] if p != "--fix"]
+    bad = 0
+    for p in paths:
+        if fix:
+            canonicalize(p)
+        for problem in violations(p):
+            print(f"{p}: {problem}")
+            bad += 1
+    sys.exit(1 if bad else 0)

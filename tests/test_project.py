@@ -1,0 +1,55 @@
+"""The project's own files agree with each other."""
+
+import re
+from pathlib import Path
+
+import tomllib
+import yaml
+
+ROOT = Path(__file__).parent.parent
+# pip name -> conda-forge name where they differ (the CPU build of PyTorch for conda users)
+CONDA_NAMES = {"torch": "pytorch-cpu"}
+
+
+def split(requirement: str) -> tuple[str, str]:
+    name, spec = re.match(r"^([A-Za-z0-9_.\-]+)\s*(.*)$", requirement.strip()).groups()
+    return name.lower(), spec.replace(" ", "")
+
+
+def test_environment_yml_agrees_with_pyproject():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    wanted = [*project["dependencies"], *(r for extra in project["optional-dependencies"].values()
+                                          for r in extra)]
+    env = yaml.safe_load((ROOT / "environment.yml").read_text())
+    assert env["channels"] == ["conda-forge"]
+    conda, pip = {}, {}
+    for dep in env["dependencies"]:
+        if isinstance(dep, dict):
+            pip.update(split(r) for r in dep["pip"] if r != "-e .")
+            assert "-e ." in dep["pip"], "environment.yml must install capsedu itself (pip: -e .)"
+        else:
+            name, spec = split(dep)
+            conda[name] = spec
+    assert conda.pop("python") == "=3.11"
+    assert conda.pop("pip") == ""
+    expected = {}
+    for requirement in wanted:
+        name, spec = split(requirement)
+        expected[CONDA_NAMES.get(name, name)] = spec
+    assert {**conda, **pip} == expected, "environment.yml and pyproject.toml have drifted apart"
+
+
+def test_ci_runs_the_readme_test_command():
+    readme = (ROOT / "README.md").read_text()
+    ci = (ROOT / ".ci" / "run").read_text()
+    assert "make test" in readme and "make lab" in readme
+    assert re.search(r"^make test\b", ci, re.M)
+
+
+def test_the_project_never_refers_to_the_shared_folder():
+    offenders = []
+    for path in [*ROOT.glob("capsedu/**/*.py"), *ROOT.glob("notebooks/**/*.ipynb"),
+                 ROOT / "Makefile", ROOT / "pyproject.toml"]:
+        if "../shared" in path.read_text():
+            offenders.append(str(path.relative_to(ROOT)))
+    assert offenders == []

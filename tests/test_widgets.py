@@ -1,0 +1,36 @@
+"""Widgets, driven kernel-side: set a control, assert on what the callback computed."""
+
+import math
+
+import pytest
+
+from capsedu.widgets import arrow_state, widget_check
+
+
+def test_arrow_state_hand_values():
+    s = arrow_state(90)
+    assert s["x"] == pytest.approx(0, abs=1e-12) and s["y"] == pytest.approx(1)
+    s = arrow_state(225)
+    assert (s["x"], s["y"]) == pytest.approx((-math.sqrt(0.5), -math.sqrt(0.5)))
+
+
+@pytest.mark.parametrize("angle", [-1, 361])
+def test_arrow_state_rejects_out_of_range(angle):
+    with pytest.raises(ValueError, match=r"\[0, 360\]"):
+        arrow_state(angle)
+
+
+def test_moving_the_slider_updates_state_text_and_image():
+    w = widget_check(angle=0)
+    before_png, before_text = w.image.value, w.readout.value
+    assert w.state["x"] == pytest.approx(1)
+    w.slider.value = 180
+    assert w.state["angle"] == 180 and w.state["x"] == pytest.approx(-1)
+    assert "180°" in w.readout.value and w.readout.value != before_text
+    assert w.image.value != before_png and w.image.value[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_slider_clamps_values_out_of_range():
+    w = widget_check()
+    w.slider.value = 999  # ipywidgets clamps to max; the callback sees a valid angle
+    assert w.state["angle"] == 360
