@@ -112,16 +112,15 @@ def run_recipe(name, epochs=None, limit=None, seed=None, root=None, progress=Tru
     epochs = recipe.epochs if epochs is None else epochs
     seed = recipe.seed if seed is None else seed
     command = ["python", "-m", "capsedu.train", name]
-    if epochs != recipe.epochs:
-        command += ["--epochs", str(epochs)]
-    if seed != recipe.seed:
-        command += ["--seed", str(seed)]
-    if limit is not None:
-        command += ["--limit", str(limit)]
+    for flag, value, default in (("--limit", limit, None), ("--epochs", epochs, recipe.epochs),
+                                 ("--seed", seed, recipe.seed)):
+        if value != default:
+            command += [flag, str(value)]
     torch.manual_seed(seed)  # the initial weights depend on the seed too
     model = recipe.build()
     start = time.perf_counter()
-    history = fit(model, recipe.data(True, limit), epochs, recipe.batch_size, recipe.lr,
+    train = recipe.data(True, limit)
+    history = fit(model, train, epochs, recipe.batch_size, recipe.lr,
                   recipe.lr_decay, seed, progress=progress)
     train_time = time.perf_counter() - start
     accuracy = evaluate(model, recipe.data(False, None))
@@ -129,7 +128,7 @@ def run_recipe(name, epochs=None, limit=None, seed=None, root=None, progress=Tru
     return checkpoints.save(
         model, name, root, description=recipe.description, command=shlex.join(command),
         seed=seed, train_time_s=round(train_time, 1),
-        device=str(config.device()), train_examples=len(recipe.data(True, limit)[1]),
+        device=str(config.device()), train_examples=len(train[1]),
         metrics={"test_accuracy": accuracy, "epochs": epochs,
                  "final_train_loss": round(history[-1]["loss"], 5)},
     )

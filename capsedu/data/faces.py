@@ -1,0 +1,331 @@
+"""A synthetic world of faces made of parts: two eyes, a nose and a mouth, plus distractor strokes.
+
+Why: a CNN that ends in global pooling sees a "bag of parts". It can tell *which* parts are in an
+image, but not *where* they are relative to one another, so it calls a scrambled face (right
+parts, wrong places) a face. Capsules carry each part's pose (position, orientation, scale) and
+check that the poses agree on one face. This module generates both kinds of image, with no
+download, and returns the poses of the parts that drew each image so that you can inspect them.
+
+Coordinate conventions (used everywhere below):
+
+* ``x`` and ``y`` are fractions of the image width and height: ``(0, 0)`` is the top-left
+  corner, ``(1, 1)`` the bottom-right one, and ``y`` grows downward, like image rows.
+* ``angle`` is in degrees, positive = counter-clockwise *as seen on screen*.
+* ``scale`` multiplies a part's size (not the pen width, which is the same for every part).
+* A part's pose is ``(x, y, angle, scale)``. Sprites are drawn in the part's own frame, with the
+  same conventions (x right, y down), centred on the part's position, at scale 1.
+
+No face outline is drawn: a contour alone would tell a face from a scramble.
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+import torch
+
+PART_KINDS = ("left_eye", "right_eye", "nose", "mouth")
+STROKE = "stroke"  # a distractor: a short straight line, not a face part
+KINDS = ("face", "nonface", "swapped", "permuted", "random", "upside_down", "rotated")
+SCRAMBLED_KINDS = ("swapped", "permuted", "random", "upside_down")
+LABELS = {kind: int(kind in ("face", "rotated")) for kind in KINDS}  # 1 = face, 0 = not a face
+
+# Where each part sits relative to the face centre, in the face frame at scale 1 (x right, y down).
+# "left_eye" is the eye on the viewer's left (smaller x).
+CANONICAL_OFFSETS: dict[str, tuple[float, float]] = {
+    "left_eye": (-0.18, -0.14),
+    "right_eye": (0.18, -0.14),
+    "nose": (0.0, 0.03),
+    "mouth": (0.0, 0.23),
+}
+
+PEN = 0.04  # half-width of the pen, in image fractions (about 1.3 px at 32 x 32)
+MARGIN = 0.01  # ink keeps at least this far from the image border
+STROKE_LENGTH = 0.13  # a stroke at scale 1; dataset() draws lengths in [0.10, 0.16]
+_OFFSETS = [CANONICAL_OFFSETS[k] for k in PART_KINDS]
+
+
+class Part(NamedTuple):
+    """One sprite and its pose: ``kind`` is one of ``PART_KINDS`` or ``STROKE``."""
+
+    kind: str
+    x: float
+    y: float
+    angle: float = 0.0
+    scale: float = 1.0
+
+
+# --- Sprites ----------------------------------------------------------------------------------
+# A sprite is a list of line segments in the part's frame, one row (ax, ay, bx, by) per segment.
+# Arcs are short polylines; a dot is a segment of length zero (the pen makes it round).
+
+
+def _polyline(points) -> np.ndarray:
+    points = np.asarray(points, dtype=float)
+    return np.column_stack([points[:-1], points[1:]])
+
+
+def _arc(rx, ry, t0=0.0, t1=360.0, n=8, cy=0.0) -> np.ndarray:
+    """Segments along an ellipse arc; t in degrees from +x toward +y (down): 90 is the bottom."""
+    t = np.radians(np.linspace(t0, t1, n + 1))
+    return _polyline(np.column_stack([rx * np.cos(t), cy + ry * np.sin(t)]))
+
+
+_LEFT_EYE = np.vstack(
+    [
+        _arc(0.08, 0.05),  # the eye's outline
+        [0.03, 0.0, 0.03, 0.0],  # the pupil, looking right (toward the nose)
+        [-0.09, -0.085, 0.06, -0.115],  # the brow, rising toward the nose
+    ]
+)
+_SPRITES: dict[str, np.ndarray] = {
+    "left_eye": _LEFT_EYE,
+    "right_eye": _LEFT_EYE * [-1, 1, -1, 1],  # the mirror image (x -> -x): looks at the nose too
+    # An upside-down T: a bridge with a foot, so that the nose has an up and a down.
+    "nose": np.array([[0.0, -0.06, 0.0, 0.05], [-0.045, 0.05, 0.045, 0.05]]),
+    # A smile: the lower part of an ellipse, ends up. Upside down it reads as a frown.
+    "mouth": _arc(0.14, 0.09, 15, 165, n=6, cy=-0.05),
+    STROKE: np.array([[-STROKE_LENGTH / 2, 0.0, STROKE_LENGTH / 2, 0.0]]),
+}
+
+
+# --- Poses ------------------------------------------------------------------------------------
+
+
+def _place(points, x, y, angle, scale) -> np.ndarray:
+    """Map points [..., 2] from a part's (or face's) frame into the image by the pose.
+
+    On screen, a counter-clockwise turn by ``angle`` takes +x (right) toward -y (up, because y
+    grows downward). So a point (u, v) of the frame lands, with c = cos(angle), s = sin(angle), at
+        x + scale * (c * u + s * v),     y + scale * (-s * u + c * v).
+    e.g. +90 degrees sends a point below the centre, (0, +d), to its right, (+d, 0).
+    The pose may be arrays of shape [m, 1] (m poses at once): the result is then [m, points, 2].
+    """
+    a = np.radians(angle)
+    c, s = np.cos(a), np.sin(a)
+    points = np.asarray(points, dtype=float)
+    u, v = points[..., 0], points[..., 1]
+    return np.stack([x + scale * (c * u + s * v), y + scale * (-s * u + c * v)], axis=-1)
+
+
+def face_parts(x=0.5, y=0.5, angle=0.0, scale=1.0) -> list[Part]:
+    """The four parts of a face with pose ``(x, y, angle, scale)``, in ``PART_KINDS`` order.
+
+    Each part sits at face pose o canonical offset (the offset turned by the face angle, times the
+    scale, added to the centre) and inherits the face's angle and scale.
+    """
+    return _parts_at(_OFFSETS, x, y, angle, scale)
+
+
+def _parts_at(offsets, x, y, angle, scale) -> list[Part]:
+    """The four part kinds, in order, at these offsets from a face with this pose."""
+    centres = _place(offsets, x, y, angle, scale)
+    return [
+        Part(k, float(cx), float(cy), float(angle), float(scale))
+        for k, (cx, cy) in zip(PART_KINDS, centres, strict=True)
+    ]
+
+
+def _as_part(p) -> Part:
+    part = p if isinstance(p, Part) else Part(*p)
+    if part.kind not in _SPRITES:
+        raise ValueError(
+            f"unknown part kind {part.kind!r}; expected one of {PART_KINDS + (STROKE,)}"
+        )
+    return part
+
+
+def _segments(part: Part) -> np.ndarray:
+    """The part's segments in image coordinates: rows (ax, ay, bx, by)."""
+    ends = _place(_SPRITES[part.kind].reshape(-1, 2), part.x, part.y, part.angle, part.scale)
+    return ends.reshape(-1, 4)
+
+
+def _boxes(kind, x, y, angle, scale) -> np.ndarray:
+    """Boxes around a sprite's ink for m poses (arrays of shape [m]): [m, 4] as (x0, y0, x1, y1)."""
+    x, y, angle, scale = (np.asarray(v, dtype=float).reshape(-1, 1) for v in (x, y, angle, scale))
+    ends = _place(_SPRITES[kind].reshape(-1, 2), x, y, angle, scale)  # [m, points, 2]
+    return np.concatenate([ends.min(axis=1) - PEN, ends.max(axis=1) + PEN], axis=1)
+
+
+def _box(part: Part) -> np.ndarray:
+    return _boxes(part.kind, part.x, part.y, part.angle, part.scale)[0]
+
+
+def _inside(boxes) -> np.ndarray:
+    """Which boxes [m, 4] keep their ink at least MARGIN inside the image."""
+    return np.all(boxes[:, :2] >= MARGIN, axis=1) & np.all(boxes[:, 2:] <= 1 - MARGIN, axis=1)
+
+
+def _clear(boxes, placed, gap=0.01) -> np.ndarray:
+    """Which boxes [m, 4] stay at least ``gap`` away from every box in ``placed`` [p, 4]."""
+    b, p = boxes[:, None, :], np.reshape(placed, (1, -1, 4))
+    overlap = (b[..., 0] < p[..., 2] + gap) & (p[..., 0] < b[..., 2] + gap)
+    overlap &= (b[..., 1] < p[..., 3] + gap) & (p[..., 1] < b[..., 3] + gap)
+    return ~overlap.any(axis=1)
+
+
+# --- Rendering --------------------------------------------------------------------------------
+
+
+def render(parts, size=32) -> np.ndarray:
+    """Draw parts (``Part`` or plain ``(kind, x, y, angle, scale)`` tuples) as a float32 image.
+
+    Returns ``[size, size]`` in [0, 1], black background, ink = 1.
+    """
+    return _render_many([[_as_part(p) for p in parts]], size)[0]
+
+
+def _render_many(scenes: list[list[Part]], size: int, chunk: int = 32) -> np.ndarray:
+    """Render several lists of parts at once: ``[len(scenes), size, size]`` float32.
+
+    Every segment is placed in the image by its part's pose; then each pixel centre gets the
+    distance d to the nearest segment, and intensity clip(1 - d / PEN, 0, 1) (a soft pen of
+    half-width PEN). Placing the segments is the same as pulling the pixel grid back into each
+    part's frame (a pose is a turn, a uniform scale and a shift), only cheaper; and the nearest
+    segment over all parts gives the max of the parts' intensities.
+    """
+    if not isinstance(size, (int, np.integer)) or size <= 0:
+        raise ValueError(f"size must be a positive integer, got {size!r}")
+    out = np.zeros((len(scenes), size * size), dtype=np.float32)
+    if not scenes:
+        return out.reshape(0, size, size)
+    segs = [np.vstack([_segments(p) for p in parts] + [np.zeros((0, 4))]) for parts in scenes]
+    # Pad every scene to the same number of segments with a point far outside the image.
+    n_segs = max([len(s) for s in segs] + [1])
+    segs = np.stack([np.vstack([s, np.full((n_segs - len(s), 4), -9.0)]) for s in segs])
+    segs = segs.astype(np.float32)  # float32 halves the work, and is plenty for pixels
+
+    centres = ((np.arange(size) + 0.5) / size).astype(np.float32)
+    px = np.tile(centres, size)  # pixel (row i, column j) has centre (x_j, y_i), row-major
+    py = np.repeat(centres, size)
+    for i in range(0, len(scenes), chunk):
+        s = segs[i : i + chunk, :, :, None]  # [images, segments, field, 1]: against every pixel
+        ax, ay, abx, aby = s[:, :, 0], s[:, :, 1], s[:, :, 2] - s[:, :, 0], s[:, :, 3] - s[:, :, 1]
+        dx, dy = px - ax, py - ay  # [images, segments, pixels]
+        # The closest point of segment a-b is a + t (b - a), t clipped to [0, 1].
+        t = np.clip((dx * abx + dy * aby) / np.maximum(abx**2 + aby**2, 1e-12), 0.0, 1.0)
+        dist2 = ((dx - t * abx) ** 2 + (dy - t * aby) ** 2).min(axis=1)
+        out[i : i + chunk] = np.clip(1.0 - np.sqrt(dist2) / PEN, 0.0, 1.0)
+    return out.reshape(len(scenes), size, size)
+
+
+# --- Scenes -----------------------------------------------------------------------------------
+
+
+def _face_pose(rng, rotated: bool):
+    """Centre within +-0.06 of the middle, angle +-15 degrees (any angle if rotated), scale."""
+    x, y = 0.5 + rng.uniform(-0.06, 0.06, size=2)
+    angle = rng.uniform(-180.0, 180.0) if rotated else rng.uniform(-15.0, 15.0)
+    return float(x), float(y), float(angle), float(rng.uniform(0.85, 1.1))
+
+
+def _derangement(rng, n=4) -> np.ndarray:
+    """A uniformly random permutation with no fixed point (rejection sampling: 9 of 24 for n=4)."""
+    while True:
+        perm = rng.permutation(n)
+        if not np.any(perm == np.arange(n)):
+            return perm
+
+
+def _scatter(rng, kind, boxes: list, angle, scale, rounds: int, batch: int = 16) -> Part | None:
+    """A part of ``kind`` at a random spot, inside the image and clear of ``boxes``, or None.
+
+    ``angle`` and ``scale`` are (low, high) ranges. Draws ``batch`` candidates at a time and keeps
+    the first that fits (rejection sampling, vectorised). Appends the new part's box to ``boxes``.
+    """
+    for _ in range(rounds):
+        x, y = rng.uniform(0.0, 1.0, size=(2, batch))
+        a, s = rng.uniform(*angle, size=batch), rng.uniform(*scale, size=batch)
+        cand = _boxes(kind, x, y, a, s)
+        ok = np.flatnonzero(_inside(cand) & _clear(cand, boxes))
+        if len(ok):
+            i = ok[0]
+            boxes.append(cand[i])
+            return Part(kind, float(x[i]), float(y[i]), float(a[i]), float(s[i]))
+    return None
+
+
+def _random_parts(rng, kinds, angle, scale) -> list[Part]:
+    """Parts anywhere in the image, not overlapping, turned by the face angle +- 15 degrees."""
+    parts, boxes = [], []
+    for kind in kinds:
+        part = _scatter(rng, kind, boxes, (angle - 15, angle + 15), (scale, scale), rounds=800)
+        if part is None:
+            raise RuntimeError("could not place the parts without overlap")
+        parts.append(part)
+    return parts
+
+
+def _layout(kind: str, pose, rng) -> list[Part]:
+    """The face parts of one image of ``kind`` (no strokes yet), for a face pose."""
+    x, y, angle, scale = pose
+    if kind in ("face", "rotated"):
+        return face_parts(*pose)
+    if kind == "upside_down":  # "Thatcher": every part turned 180 degrees where it stands
+        return [p._replace(angle=angle + 180.0) for p in face_parts(*pose)]
+    if kind == "swapped":
+        # Rows swapped: reflect each offset top <-> bottom about the line halfway between the eye
+        # row and the mouth row (face frame), parts staying upright. The eyes land on the mouth's
+        # row, the mouth on the eyes' row, and the nose (near that line) moves down a little.
+        twice_mid = CANONICAL_OFFSETS["left_eye"][1] + CANONICAL_OFFSETS["mouth"][1]
+        return _parts_at([(dx, twice_mid - dy) for dx, dy in _OFFSETS], *pose)
+    if kind == "permuted":  # kinds shuffled among the four slots, none left in its own slot
+        perm = _derangement(rng)  # part kind PART_KINDS[i] goes to the slot of PART_KINDS[perm[i]]
+        return _parts_at([_OFFSETS[j] for j in perm], *pose)
+    if kind == "random":
+        return _random_parts(rng, PART_KINDS, angle, scale)
+    # nonface: keep 0 to 3 of the parts, at their face positions or at random positions
+    keep = [PART_KINDS[i] for i in sorted(rng.choice(4, size=rng.integers(0, 4), replace=False))]
+    if rng.random() < 0.5:
+        return [p for p in face_parts(*pose) if p.kind in keep]
+    return _random_parts(rng, keep, angle, scale)
+
+
+def _scene(kind: str, rng) -> list[Part]:
+    """Parts and 1-3 distractor strokes (clear of the parts) of one image of ``kind``."""
+    for _ in range(1000):  # resample the face pose until every part is inside the image
+        parts = _layout(kind, _face_pose(rng, rotated=kind == "rotated"), rng)
+        boxes = [_box(p) for p in parts]
+        if _inside(np.reshape(boxes, (-1, 4))).all():
+            break
+    else:
+        raise RuntimeError(f"could not fit a {kind!r} layout inside the image")
+    lengths = (0.10 / STROKE_LENGTH, 0.16 / STROKE_LENGTH)  # stroke lengths 0.10-0.16, any angle
+    for i in range(rng.integers(1, 4)):
+        # The first stroke always finds room (the corners are free); later ones may give up.
+        stroke = _scatter(rng, STROKE, boxes, (0.0, 180.0), lengths, rounds=400 if i == 0 else 12)
+        if stroke is None:
+            break
+        parts.append(stroke)
+    return parts
+
+
+def dataset(
+    kind: str, n: int, seed: int = 0, size: int = 32
+) -> tuple[torch.Tensor, torch.Tensor, list[list[Part]]]:
+    """``n`` images of one kind: ``(images, labels, parts)``.
+
+    * ``images``: ``[n, 1, size, size]`` float32 in [0, 1];
+    * ``labels``: ``[n]`` int64, 1 for ``face`` and ``rotated``, 0 for every other kind;
+    * ``parts``: per image, the list of ``Part`` (face parts first, then strokes) that drew it,
+      so ``render(parts[i], size)`` gives back ``images[i, 0]``.
+
+    Kinds: ``face`` (a face, pose jittered), ``rotated`` (a face turned by any angle), ``nonface``
+    (0-3 parts, at face or random positions), and the scrambles, which hold all four parts once:
+    ``swapped`` (eye and mouth rows swapped), ``permuted`` (no part in its own slot), ``random``
+    (parts anywhere), ``upside_down`` (each part turned 180 degrees in place). Every image has 1-3
+    distractor strokes, so strokes say nothing about the label.
+
+    Deterministic in (kind, n, seed, size); the random stream depends on both seed and kind.
+    """
+    if kind not in KINDS:
+        raise ValueError(f"unknown kind {kind!r}; expected one of {KINDS}")
+    if n < 0:
+        raise ValueError(f"n must be >= 0, got {n}")
+    if not isinstance(size, (int, np.integer)) or size <= 0:
+        raise ValueError(f"size must be a positive integer, got {size!r}")
+    rng = np.random.default_rng([seed, KINDS.index(kind)])
+    scenes = [_scene(kind, rng) for _ in range(n)]
+    images = torch.from_numpy(_render_many(scenes, size)).unsqueeze(1)
+    labels = torch.full((n,), LABELS[kind], dtype=torch.int64)
+    return images, labels, scenes

@@ -1,0 +1,166 @@
+"""The faces-of-parts world: poses, rendering, and that each kind is what it claims to be."""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from capsedu.data import faces
+
+N = 40  # images per kind in the property tests
+
+
+def xy(part):
+    return np.array([part.x, part.y])
+
+
+def face_pose(parts, turn=0.0):
+    """Recover (x, y, angle, scale) of the face whose four slots ``parts`` fill.
+
+    Every part carries the face's angle (+ ``turn``) and scale; the four slots average to the face
+    centre plus the mean of the canonical offsets (placed by the same pose).
+    """
+    four = [p for p in parts if p.kind in faces.PART_KINDS]
+    angle, scale = four[0].angle - turn, four[0].scale
+    at_origin = faces.face_parts(0.0, 0.0, angle, scale)
+    centre = np.mean([xy(p) for p in four], axis=0) - np.mean([xy(p) for p in at_origin], axis=0)
+    return (*centre, angle, scale)
+
+
+def assert_same_parts(got, want):
+    for g, w in zip(got, want, strict=True):
+        assert g.kind == w.kind and g[1:] == pytest.approx(w[1:])
+
+
+def kinds_of(parts):
+    return sorted(p.kind for p in parts if p.kind != faces.STROKE)
+
+
+@pytest.mark.parametrize("kind", faces.KINDS)
+def test_shapes_dtypes_labels(kind):
+    images, labels, parts = faces.dataset(kind, 5, seed=1, size=24)
+    assert images.shape == (5, 1, 24, 24) and images.dtype == torch.float32
+    assert labels.shape == (5,) and labels.dtype == torch.int64
+    assert 0.0 <= images.min() and images.max() <= 1.0 and images.max() > 0.5
+    assert labels.tolist() == [int(kind in ("face", "rotated"))] * 5
+    assert len(parts) == 5 and all(isinstance(p, faces.Part) for ps in parts for p in ps)
+
+
+def test_deterministic_in_seed_and_kind():
+    a, b = faces.dataset("face", 6, seed=3), faces.dataset("face", 6, seed=3)
+    assert torch.equal(a[0], b[0]) and torch.equal(a[1], b[1]) and a[2] == b[2]
+    assert not torch.equal(a[0], faces.dataset("face", 6, seed=4)[0])
+    # The random stream depends on the kind too: otherwise both would draw the same face poses.
+    upright, turned = (
+        faces.dataset("face", 1, seed=3)[2][0],
+        faces.dataset("upside_down", 1, seed=3)[2][0],
+    )
+    assert face_pose(upright) != pytest.approx(face_pose(turned, turn=180.0))
+
+
+@pytest.mark.parametrize("kind", faces.KINDS)
+def test_render_reproduces_dataset_images(kind):
+    images, _, parts = faces.dataset(kind, 4, seed=2)
+    for image, ps in zip(images, parts, strict=True):
+        assert np.abs(faces.render(ps) - image[0].numpy()).max() < 1e-6
+
+
+def test_face_parts_geometry():
+    left, right, nose, mouth = faces.face_parts()
+    assert [p.kind for p in (left, right, nose, mouth)] == list(faces.PART_KINDS)
+    assert left.y == right.y < nose.y < mouth.y  # y grows downward: eyes on top
+    assert left.x < nose.x < right.x and nose.x == mouth.x == 0.5
+    # Turn +90 degrees on screen (counter-clockwise): "down" becomes "right", so the mouth, below
+    # the centre, goes to its right; the left eye (up-left) goes down-left. (dx, dy) -> (dy, -dx).
+    turned = faces.face_parts(0.5, 0.5, angle=90.0)
+    for part, upright in zip(turned, faces.face_parts(), strict=True):
+        dx, dy = upright.x - 0.5, upright.y - 0.5
+        assert (part.x, part.y) == pytest.approx((0.5 + dy, 0.5 - dx))
+        assert part.angle == 90.0 and part.scale == 1.0
+    assert turned[3].x > 0.5 and turned[0].x < 0.5 < turned[0].y
+    # Scale multiplies every distance from the centre.
+    big = faces.face_parts(0.4, 0.6, angle=30.0, scale=1.5)
+    unit = faces.face_parts(0.4, 0.6, angle=30.0)
+    for b, u in zip(big, unit, strict=True):
+        assert xy(b) - [0.4, 0.6] == pytest.approx(1.5 * (xy(u) - [0.4, 0.6]))
+
+
+def test_face_and_rotated_are_faces():
+    for kind in ("face", "rotated"):
+        for parts in faces.dataset(kind, N)[2]:
+            assert kinds_of(parts) == sorted(faces.PART_KINDS)
+            assert_same_parts(parts[:4], faces.face_parts(*face_pose(parts)))
+    angles = [ps[0].angle for ps in faces.dataset("rotated", N)[2]]
+    assert max(map(abs, angles)) > 90  # large turns, not just the +-15 degrees jitter
+
+
+def test_scrambles_hold_each_part_once():
+    for kind in faces.SCRAMBLED_KINDS:
+        for parts in faces.dataset(kind, N)[2]:
+            assert kinds_of(parts) == sorted(faces.PART_KINDS), kind
+
+
+def test_permuted_leaves_no_part_in_its_slot():
+    for parts in faces.dataset("permuted", N)[2]:
+        slots = faces.face_parts(*face_pose(parts))
+        for part in parts[:4]:
+            slot = min(slots, key=lambda s: np.hypot(*(xy(s) - xy(part))))
+            assert np.hypot(*(xy(slot) - xy(part))) < 1e-9  # it sits on a canonical slot...
+            assert slot.kind != part.kind  # ...but not on its own
+
+
+def test_swapped_has_eyes_below_mouth():
+    for parts in faces.dataset("swapped", N)[2]:
+        a = math.radians(parts[0].angle)
+        down = np.array([math.sin(a), math.cos(a)])  # the face's "down" (its +y) in the image
+        depth = {p.kind: xy(p) @ down for p in parts[:4]}
+        assert depth["left_eye"] > depth["mouth"] and depth["right_eye"] > depth["mouth"]
+
+
+def test_upside_down_turns_each_part_in_place():
+    for parts in faces.dataset("upside_down", N)[2]:
+        x, y, angle, scale = face_pose(parts, turn=180.0)
+        for part, upright in zip(parts[:4], faces.face_parts(x, y, angle, scale), strict=True):
+            assert xy(part) == pytest.approx(xy(upright))
+            assert (part.angle - upright.angle) % 360 == pytest.approx(180.0)
+
+
+def test_nonface_parts_and_strokes_everywhere():
+    assert all(len(kinds_of(ps)) <= 3 for ps in faces.dataset("nonface", N)[2])
+    for kind in faces.KINDS:
+        images, _, parts = faces.dataset(kind, N)
+        assert all(1 <= sum(p.kind == faces.STROKE for p in ps) <= 3 for ps in parts), kind
+        border = torch.cat([images[..., 0, :], images[..., -1, :], images[..., 0], images[..., -1]])
+        assert border.max() < 0.2, kind  # every sprite stays inside the image
+
+
+def test_sprites_are_distinct_and_oriented():
+    def one(kind, angle=0.0):
+        return faces.render([(kind, 0.5, 0.5, angle, 1.0)])
+
+    assert np.abs(one("mouth") - one("mouth", 180.0)).sum() > 5  # a smile is not a frown
+    assert np.abs(one("nose") - one("nose", 180.0)).sum() > 5
+    assert np.abs(one("left_eye") - one("right_eye")).sum() > 5
+    assert np.allclose(one("right_eye"), one("left_eye")[:, ::-1], atol=1e-5)  # mirror images
+    assert not faces.render([]).any()
+
+
+def test_render_is_translation_equivariant():
+    part = faces.Part("left_eye", 0.4, 0.45, 30.0, 0.9)
+    shifted = part._replace(x=part.x + 4 / 32, y=part.y + 2 / 32)
+    expected = np.roll(faces.render([part]), (2, 4), axis=(0, 1))
+    assert np.abs(faces.render([shifted]) - expected).max() < 1e-4
+
+
+def test_bad_input_is_rejected_clearly():
+    with pytest.raises(ValueError, match="upside_down"):
+        faces.dataset("cat", 3)
+    with pytest.raises(ValueError, match="n must be"):
+        faces.dataset("face", -1)
+    with pytest.raises(ValueError, match="left_eye"):
+        faces.render([("ear", 0.5, 0.5)])
+    with pytest.raises(ValueError, match="size"):
+        faces.render([], size=0)
+    with pytest.raises(ValueError, match="size"):
+        faces.dataset("face", 2, size=0)
