@@ -31,8 +31,31 @@ class RoutingResult(NamedTuple):
     history: list[RoutingStep]
 
 
+def routing_step(u_hat: torch.Tensor, b: torch.Tensor, softmax_over: str = "parents"):
+    """One iteration of Procedure 1: logits ``b`` -> couplings ``c``, outputs ``v``, new ``b``.
+
+    ``u_hat``: ``[batch, n_in, n_out, d_out]``; ``b``: ``[batch, n_in, n_out]``.
+    ``softmax_over="children"`` reproduces a widespread bug (normalising over the inputs i
+    instead of over the parents j), for notebooks 04 and 09 to show what it does.
+    """
+    if softmax_over not in ("parents", "children"):
+        raise ValueError(f"softmax_over must be 'parents' or 'children', got {softmax_over!r}")
+    # c_ij = exp(b_ij) / sum_k exp(b_ik): softmax over the parents j; [batch, n_in, n_out]
+    c = torch.softmax(b, dim=2 if softmax_over == "parents" else 1)
+    # s_j = sum_i c_ij u_hat_j|i; [batch, n_out, d_out]
+    s = torch.einsum("bij,bijd->bjd", c, u_hat)
+    # v_j = squash(s_j)
+    v = squash(s)
+    # b_ij <- b_ij + u_hat_j|i . v_j  (agreement); [batch, n_in, n_out]
+    b = b + torch.einsum("bijd,bjd->bij", u_hat, v)
+    return c, v, b
+
+
 def dynamic_routing(
-    u_hat: torch.Tensor, iterations: int = 3, grad_through_routing: bool = True
+    u_hat: torch.Tensor,
+    iterations: int = 3,
+    grad_through_routing: bool = True,
+    softmax_over: str = "parents",
 ) -> RoutingResult:
     """Route the predictions ``u_hat`` ``[batch, n_in, n_out, d_out]`` to the output capsules.
 
@@ -43,6 +66,8 @@ def dynamic_routing(
     every iteration, including the agreement updates of b. With ``False`` the earlier iterations
     see a detached copy of u_hat: only the last iteration's weighted sum carries gradients back to
     u_hat, a cheaper variant many re-implementations use.
+
+    ``softmax_over``: keep ``"parents"`` (the paper); ``"children"`` is the common bug.
 
     Returns ``RoutingResult(v, c, b, history)``; ``c`` sums to 1 over the output capsules, and
     ``b`` includes the final update of Procedure 1 (so ``c = softmax(b)`` before that update).
@@ -57,14 +82,6 @@ def dynamic_routing(
     b = torch.zeros(u_hat.shape[:3], dtype=u_hat.dtype, device=u_hat.device)
     history = []
     for r in range(iterations):
-        u = u_hat if r == iterations - 1 else u_hat_inner
-        # c_i = softmax(b_i) over the parents j; [batch, n_in, n_out]
-        c = torch.softmax(b, dim=2)
-        # s_j = sum_i c_ij u_hat_j|i; [batch, n_out, d_out]
-        s = torch.einsum("bij,bijd->bjd", c, u)
-        # v_j = squash(s_j)
-        v = squash(s)
-        # b_ij <- b_ij + u_hat_j|i . v_j  (agreement); [batch, n_in, n_out]
-        b = b + torch.einsum("bijd,bjd->bij", u, v)
+        c, v, b = routing_step(u_hat if r == iterations - 1 else u_hat_inner, b, softmax_over)
         history.append(RoutingStep(c, v))
     return RoutingResult(v=v, c=c, b=b, history=history)

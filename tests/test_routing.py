@@ -109,3 +109,13 @@ def test_gradient_option():
 def test_bad_input_gets_a_clear_error(u_hat, iterations, match):
     with pytest.raises(ValueError, match=match):
         dynamic_routing(u_hat, iterations)
+
+
+def test_softmax_over_children_is_the_documented_bug():
+    u_hat = torch.randn(2, 6, 3, 4)
+    buggy = dynamic_routing(u_hat, 3, softmax_over="children")
+    # the bug normalises each parent's column over the children instead
+    torch.testing.assert_close(buggy.c.sum(dim=1), torch.ones(2, 3))
+    assert not torch.allclose(buggy.c.sum(dim=2), torch.ones(2, 6))
+    with pytest.raises(ValueError, match="parents"):
+        dynamic_routing(u_hat, 3, softmax_over="inputs")

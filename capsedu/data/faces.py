@@ -329,3 +329,35 @@ def dataset(
     images = torch.from_numpy(_render_many(scenes, size)).unsqueeze(1)
     labels = torch.full((n,), LABELS[kind], dtype=torch.int64)
     return images, labels, scenes
+
+
+# --- Editing (used by the widgets) --------------------------------------------------------------
+
+
+def swap(parts, a: str, b: str) -> list[Part]:
+    """Swap the positions of the parts of kinds ``a`` and ``b``; each keeps its own angle."""
+    parts = [_as_part(p) for p in parts]
+    i, j = (next(k for k, p in enumerate(parts) if p.kind == kind) for kind in (a, b))
+    parts[i], parts[j] = (parts[i]._replace(x=parts[j].x, y=parts[j].y),
+                          parts[j]._replace(x=parts[i].x, y=parts[i].y))
+    return parts
+
+
+def rotate(parts, degrees: float, about=(0.5, 0.5)) -> list[Part]:
+    """Turn every part by ``degrees`` (on-screen counter-clockwise) about the point ``about``."""
+    out = []
+    for p in map(_as_part, parts):
+        (x, y), = _place([[p.x - about[0], p.y - about[1]]], *about, degrees, 1.0)
+        out.append(p._replace(x=float(x), y=float(y), angle=p.angle + degrees))
+    return out
+
+
+def scramble(parts, seed: int) -> list[Part]:
+    """The same parts at random non-overlapping positions (angles jittered by up to 15°)."""
+    parts = [_as_part(p) for p in parts]
+    rng = np.random.default_rng(seed)
+    face = [p for p in parts if p.kind in PART_KINDS]
+    angle = float(np.mean([p.angle for p in face])) if face else 0.0
+    scale = float(np.mean([p.scale for p in face])) if face else 1.0
+    moved = iter(_random_parts(rng, [p.kind for p in face], angle, scale))
+    return [next(moved) if p.kind in PART_KINDS else p for p in parts]

@@ -1,12 +1,11 @@
-"""Widget factories. Each callback calls a pure function (tested without a browser) and then
-redraws; the computed result is kept in ``.state`` so tests can set a control and check it."""
+"""Notebook 00: a slider turns an arrow, to prove that widgets render and respond."""
 
 import math
 
 import ipywidgets as widgets
 from matplotlib.figure import Figure
 
-from .plots import draw_vector, png_bytes
+from ..plots import draw_vector, png_bytes
 
 
 def arrow_state(angle: float) -> dict:

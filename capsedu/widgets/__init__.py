@@ -1,0 +1,8 @@
+"""Widget factories for the notebooks. Each callback calls a pure function (tested without a
+browser) and redraws; the computed result is kept in ``.state`` so tests can set a control and
+check what it computed."""
+
+from .check import WidgetCheck, arrow_state, widget_check
+from .parts import PartsEditor
+
+__all__ = ["WidgetCheck", "arrow_state", "widget_check", "PartsEditor"]

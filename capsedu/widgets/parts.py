@@ -1,0 +1,88 @@
+"""Controls that edit a face's parts: pick a part, move or turn it, swap two parts, scramble,
+turn the whole face, reset. Notebooks 01, 04 and 07 put different views next to the same editor.
+
+The editor owns the list of parts (``.parts``); after every edit it calls ``on_change(parts)``.
+All edits go through the pure functions of ``capsedu.data.faces``, so tests can check them alone.
+"""
+
+import ipywidgets as widgets
+
+from ..data import faces
+
+
+class PartsEditor:
+    """Edit a list of ``faces.Part``; ``on_change(parts)`` runs after every edit."""
+
+    def __init__(self, parts=None, on_change=None, seed: int = 0):
+        self.initial = list(parts) if parts is not None else faces.face_parts()
+        self.parts = list(self.initial)
+        self.on_change = on_change
+        self.seed = seed  # the next scramble's seed; increases at each press, so runs repeat
+        layout = widgets.Layout(width="260px")
+        self.part = widgets.Dropdown(options=faces.PART_KINDS, description="part", layout=layout)
+        self.x = widgets.FloatSlider(min=0, max=1, step=0.01, description="x", layout=layout)
+        self.y = widgets.FloatSlider(min=0, max=1, step=0.01, description="y", layout=layout)
+        self.angle = widgets.FloatSlider(min=-180, max=180, step=5, description="angle (°)",
+                                         layout=layout)
+        self.swap_with = widgets.Dropdown(options=faces.PART_KINDS, value="mouth",
+                                          description="swap with", layout=layout)
+        self.swap_button = widgets.Button(description="swap")
+        self.scramble_button = widgets.Button(description="scramble", icon="random")
+        self.rotate_button = widgets.Button(description="turn face 30°", icon="repeat")
+        self.reset_button = widgets.Button(description="reset", icon="undo")
+        self._syncing = False
+        self.part.observe(lambda _: self._show_selected(), names="value")
+        for slider in (self.x, self.y, self.angle):
+            slider.observe(self._slider_moved, names="value")
+        self.swap_button.on_click(lambda _: self.swap(self.part.value, self.swap_with.value))
+        self.scramble_button.on_click(lambda _: self.scramble())
+        self.rotate_button.on_click(lambda _: self.rotate(30))
+        self.reset_button.on_click(lambda _: self.set_parts(self.initial))
+        self.widget = widgets.VBox([
+            self.part, self.x, self.y, self.angle,
+            widgets.HBox([self.swap_with, self.swap_button]),
+            widgets.HBox([self.scramble_button, self.rotate_button, self.reset_button]),
+        ])
+        self._show_selected()
+
+    # --- edits: each one replaces self.parts and notifies -------------------------------------
+    def set_parts(self, parts):
+        self.parts = [faces.Part(*p) for p in parts]
+        self._show_selected()
+        if self.on_change:
+            self.on_change(self.parts)
+
+    def move(self, kind: str, x=None, y=None, angle=None):
+        """Move and/or turn the part ``kind`` (values out of range raise ``ValueError``)."""
+        for name, value, low, high in (("x", x, 0, 1), ("y", y, 0, 1), ("angle", angle, -180, 180)):
+            if value is not None and not low <= value <= high:
+                raise ValueError(f"{name} must be in [{low}, {high}], got {value}")
+        new = {k: v for k, v in dict(x=x, y=y, angle=angle).items() if v is not None}
+        self.set_parts([p._replace(**new) if p.kind == kind else p for p in self.parts])
+
+    def swap(self, a: str, b: str):
+        self.set_parts(faces.swap(self.parts, a, b))
+
+    def scramble(self):
+        self.seed += 1
+        self.set_parts(faces.scramble(self.parts, self.seed))
+
+    def rotate(self, degrees: float):
+        face = [p for p in self.parts if p.kind in faces.PART_KINDS]
+        centre = (sum(p.x for p in face) / len(face), sum(p.y for p in face) / len(face))
+        self.set_parts(faces.rotate(self.parts, degrees, about=centre))
+
+    # --- keeping the sliders on the selected part ---------------------------------------------
+    def _selected(self) -> faces.Part:
+        return next(p for p in self.parts if p.kind == self.part.value)
+
+    def _show_selected(self):
+        p = self._selected()
+        self._syncing = True  # setting the sliders must not count as an edit
+        wrapped = (p.angle + 180) % 360 - 180
+        self.x.value, self.y.value, self.angle.value = p.x, p.y, wrapped
+        self._syncing = False
+
+    def _slider_moved(self, change):
+        if not self._syncing:
+            self.move(self.part.value, x=self.x.value, y=self.y.value, angle=self.angle.value)
