@@ -1,0 +1,143 @@
+"""Capsules that carry pose: face parts vote for a face through transformation matrices.
+
+A toy of routing by agreement where every pose is known. Each part capsule (left eye, right eye,
+nose, mouth) has a pose: its position, angle and scale in the image. A pose is a 3x3 matrix P that
+maps the part's own frame into the image. The part-to-face transformation W_i is fixed by where the
+part sits in a face (``faces.CANONICAL_OFFSETS``), so each part predicts the face's pose:
+
+    P_face|i = P_i W_i
+
+When the parts are arranged like a face the four predictions coincide; when they are scrambled
+they scatter. Dynamic routing (Procedure 1) then decides, per part, whether it belongs to the
+face or to a "background" parent, and the face capsule's length says whether there is a face.
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+import torch
+
+from .data import faces
+from .routing import dynamic_routing
+
+PARENTS = ("face", "background")
+
+# --- Poses as matrices ---------------------------------------------------------------------------
+
+
+def pose_matrix(x: float, y: float, angle: float, scale: float) -> np.ndarray:
+    """The 3x3 matrix of a pose: it maps a point (u, v, 1) of the frame into the image.
+
+    Same convention as the faces renderer: y grows downward and a positive angle turns
+    counter-clockwise on screen, so (u, v) lands at (x + s(cu + sv), y + s(-su + cv)).
+    """
+    c, s = np.cos(np.radians(angle)), np.sin(np.radians(angle))
+    return np.array([[scale * c, scale * s, x], [-scale * s, scale * c, y], [0.0, 0.0, 1.0]])
+
+
+def pose_from_matrix(M: np.ndarray) -> tuple[float, float, float, float]:
+    """Inverse of ``pose_matrix``: (x, y, angle in (-180, 180], scale)."""
+    scale = float(np.hypot(M[0, 0], M[1, 0]))
+    angle = float(np.degrees(np.arctan2(M[0, 1], M[0, 0])))
+    return float(M[0, 2]), float(M[1, 2]), angle, scale
+
+
+def part_to_face(kind: str) -> np.ndarray:
+    """W_i: the face's frame seen from the part's frame, the inverse of the part's offset."""
+    dx, dy = faces.CANONICAL_OFFSETS[kind]
+    # a part of a face with pose F sits at P_i = F T(dx, dy), so F = P_i T(dx, dy)^-1
+    return np.linalg.inv(np.array([[1.0, 0.0, dx], [0.0, 1.0, dy], [0.0, 0.0, 1.0]]))
+
+
+def predict_face(part) -> tuple[float, float, float, float]:
+    """The face pose (x, y, angle, scale) that ``part`` predicts: P_face|i = P_i W_i."""
+    p = faces.Part(*part)
+    return pose_from_matrix(pose_matrix(p.x, p.y, p.angle, p.scale) @ part_to_face(p.kind))
+
+
+# --- Poses as vectors that a dot product can compare ---------------------------------------------
+# Procedure 1 measures agreement with a dot product. Raw pose numbers (x, y, angle, scale) are a
+# poor fit: a far-away prediction can have a *larger* dot product than a close one. So a predicted
+# pose is written as the activity of "pose cells", each tuned to one position and orientation; the
+# vector has unit length, and two vectors have a dot product near 1 when their poses are close and
+# near 0 when they are far apart.
+
+GRID = 16  # pose cells per image side (positions)
+ANGLE_CELLS = 8  # preferred orientations, every 45 degrees
+SIGMA_XY = 0.06  # tuning width in position (fraction of the image)
+SIGMA_ANGLE = 30.0  # tuning width in orientation (degrees)
+_CENTRES = (np.arange(GRID) + 0.5) / GRID
+_ANGLES = np.arange(ANGLE_CELLS) * 360.0 / ANGLE_CELLS
+
+
+def pose_code(x: float, y: float, angle: float) -> np.ndarray:
+    """Unit vector of pose-cell activities ``[ANGLE_CELLS * GRID * GRID]`` for one pose."""
+    gx = np.exp(-((x - _CENTRES) ** 2) / (2 * SIGMA_XY**2))  # [GRID]
+    gy = np.exp(-((y - _CENTRES) ** 2) / (2 * SIGMA_XY**2))  # [GRID]
+    dang = (angle - _ANGLES + 180.0) % 360.0 - 180.0
+    ga = np.exp(-(dang**2) / (2 * SIGMA_ANGLE**2))  # [ANGLE_CELLS]
+    code = np.einsum("a,i,j->aij", ga, gy, gx).ravel()  # [ANGLE_CELLS * GRID * GRID]
+    return code / np.linalg.norm(code)
+
+
+def decode_pose(v: np.ndarray) -> tuple[float, float, float]:
+    """Read (x, y, angle) off a face vector ``v``: the activity-weighted mean of the pose cells'
+    preferred positions, and the circular mean of their preferred angles ("population vector")."""
+    cells = np.clip(v[: ANGLE_CELLS * GRID * GRID], 0, None).reshape(ANGLE_CELLS, GRID, GRID)
+    by_x, by_y, by_angle = cells.sum(axis=(0, 1)), cells.sum(axis=(0, 2)), cells.sum(axis=(1, 2))
+    x = float(by_x @ _CENTRES / by_x.sum())
+    y = float(by_y @ _CENTRES / by_y.sum())
+    rad = np.radians(_ANGLES)
+    angle = float(np.degrees(np.arctan2(by_angle @ np.sin(rad), by_angle @ np.cos(rad))))
+    return x, y, angle
+
+
+# --- Votes and routing ---------------------------------------------------------------------------
+
+FACE_GAIN = 1.5  # length of a part's vote for the face
+BACKGROUND_GAIN = 1.0  # length of a part's vote for the background
+
+
+def votes(parts, face_gain=FACE_GAIN, background_gain=BACKGROUND_GAIN) -> torch.Tensor:
+    """u_hat ``[1, n_parts, 2, D + 1]``: every part's vote for the face and for the background.
+
+    The face vote is the pose code of the part's predicted face pose. The background vote is the
+    same vector (one extra dimension) for every part: the background is the default explanation
+    that always agrees with itself, so a part stays with the face only where it agrees better.
+    Only the face parts vote (distractor strokes are not part capsules).
+    """
+    parts = [faces.Part(*p) for p in parts if p[0] in faces.PART_KINDS]
+    d = ANGLE_CELLS * GRID * GRID
+    u_hat = np.zeros((1, len(parts), len(PARENTS), d + 1))
+    for i, part in enumerate(parts):
+        x, y, angle, _ = predict_face(part)
+        u_hat[0, i, 0, :d] = face_gain * pose_code(x, y, angle)
+        u_hat[0, i, 1, d] = background_gain
+    return torch.from_numpy(u_hat)
+
+
+class PartRouting(NamedTuple):
+    """What routing the parts found; arrays are numpy, one row per iteration where relevant."""
+
+    kinds: list[str]  # the voting parts, in order
+    predictions: list[tuple[float, float, float, float]]  # each part's predicted face pose
+    c: np.ndarray  # [iterations, n_parts, 2]  coupling coefficients at each iteration
+    lengths: np.ndarray  # [iterations, 2]  ||v|| of face and background after each iteration
+    face_pose: tuple[float, float, float]  # decoded from the face capsule's final vector
+
+
+def route_parts(parts, iterations: int = 3, softmax_over: str = "parents") -> PartRouting:
+    """Run Procedure 1 on the parts' votes; see ``capsedu.dynamic_routing``."""
+    parts = [faces.Part(*p) for p in parts if p[0] in faces.PART_KINDS]
+    if not parts:
+        raise ValueError("route_parts needs at least one face part")
+    result = dynamic_routing(votes(parts), iterations, softmax_over=softmax_over)
+    c = torch.stack([step.c[0] for step in result.history]).numpy()
+    lengths = torch.stack([step.v[0].norm(dim=-1) for step in result.history]).numpy()
+    return PartRouting(
+        kinds=[p.kind for p in parts],
+        predictions=[predict_face(p) for p in parts],
+        c=c,
+        lengths=lengths,
+        face_pose=decode_pose(result.v[0, 0].numpy()),
+    )
