@@ -11,9 +11,13 @@ from matplotlib.figure import Figure
 
 
 def png_bytes(fig: Figure, dpi: int = 80) -> bytes:
-    """Render ``fig`` to PNG bytes (PNG rather than SVG: SVG output embeds a date)."""
+    """Render ``fig`` to PNG bytes (PNG rather than SVG: SVG output embeds a date).
+
+    No ``bbox_inches="tight"``: it draws the figure twice, and widgets redraw on every change;
+    lay the figure out once instead (``layout="constrained"`` or ``subplots_adjust``).
+    """
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=dpi, bbox_inches="tight")
+    fig.savefig(buf, format="png", dpi=dpi)
     return buf.getvalue()
 
 
@@ -31,3 +35,35 @@ def _unit_circle():
     from matplotlib.patches import Circle
 
     return Circle((0, 0), 1.0, fill=False, ls="--", color="0.7")
+
+
+# One colour per face part, the same in every figure of the course.
+PART_COLORS = {"left_eye": "tab:blue", "right_eye": "tab:orange", "nose": "tab:green",
+               "mouth": "tab:red", "stroke": "0.6"}
+
+
+def draw_scene(ax, parts, size: int = 96, ghosts=None):
+    """The rendered parts (grey) and, optionally, ghost faces: ``ghosts`` maps a part kind to the
+    face pose (x, y, angle, scale) it predicts, drawn as a face outline in that part's colour."""
+    from matplotlib.collections import LineCollection
+
+    from .data import faces
+
+    ax.imshow(faces.render(parts, size=size), cmap="gray", extent=(0, 1, 1, 0), vmin=0, vmax=1)
+    for kind, pose in (ghosts or {}).items():
+        seg = faces.segments(faces.face_parts(*pose)).reshape(-1, 2, 2)
+        ax.add_collection(LineCollection(seg, colors=PART_COLORS[kind], alpha=0.6, lw=1.5))
+        ax.plot(pose[0], pose[1], "+", color=PART_COLORS[kind], ms=10, mew=2)
+    ax.set(xlim=(0, 1), ylim=(1, 0), xticks=[], yticks=[])
+
+
+def coupling_heatmap(ax, c, rows, cols, title=None):
+    """Coupling coefficients ``c`` [rows, cols] as a heatmap with the values written in."""
+    ax.imshow(c, cmap="viridis", vmin=0, vmax=1, aspect="auto")
+    for i in range(len(rows)):
+        for j in range(len(cols)):
+            ax.text(j, i, f"{c[i, j]:.2f}", ha="center", va="center",
+                    color="black" if c[i, j] > 0.6 else "white")
+    ax.set(xticks=range(len(cols)), xticklabels=cols, yticks=range(len(rows)), yticklabels=rows)
+    if title:
+        ax.set_title(title)

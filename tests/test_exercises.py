@@ -6,7 +6,7 @@ from capsedu import squash
 from capsedu.exercises import check_squash
 
 
-def stub(s):
+def stub(*args):
     raise NotImplementedError("Exercise: implement squash")
 
 
@@ -47,3 +47,43 @@ def test_learner_cannot_corrupt_the_reference_inputs():
 
     assert check_squash(in_place) is False
     assert torch.isfinite(squash(torch.zeros(1, 2))).all()
+
+
+def reference_step(u_hat, b):
+    from capsedu import routing_step
+
+    return routing_step(u_hat, b)
+
+
+def step_softmax_over_children(u_hat, b):
+    from capsedu import routing_step
+
+    return routing_step(u_hat, b, softmax_over="children")
+
+
+def step_without_squash(u_hat, b):
+    c = torch.softmax(b, dim=2)
+    s = torch.einsum("bij,bijd->bjd", c, u_hat)
+    return c, s, b + torch.einsum("bijd,bjd->bij", u_hat, s)
+
+
+def step_forgets_old_logits(u_hat, b):
+    c, v, _ = reference_step(u_hat, b)
+    return c, v, torch.einsum("bijd,bjd->bij", u_hat, v)
+
+
+def step_averages_over_batch(u_hat, b):
+    c, v, b_new = reference_step(u_hat, b)
+    return c, v, b_new.mean(dim=0, keepdim=True).expand_as(b_new)
+
+
+def test_routing_step_checker(capsys):
+    from capsedu.exercises import check_routing_step
+
+    assert check_routing_step(reference_step) is True
+    assert check_routing_step(stub) is None
+    for wrong in (step_softmax_over_children, step_without_squash, step_forgets_old_logits,
+                  step_averages_over_batch, lambda u, b: reference_step(u, b)[:2]):
+        assert check_routing_step(wrong) is False, wrong
+    out = capsys.readouterr().out
+    assert out.count("FAIL") == 5 and "not implemented yet" in out

@@ -134,8 +134,16 @@ def _as_part(p) -> Part:
     return part
 
 
+def segments(parts) -> np.ndarray:
+    """The strokes that draw ``parts``, in image coordinates: rows (ax, ay, bx, by).
+
+    ``render`` turns them into pixels; plots draw them as lines (e.g. a "ghost" face).
+    """
+    return np.vstack([_segments(_as_part(p)) for p in parts] + [np.zeros((0, 4))])
+
+
 def _segments(part: Part) -> np.ndarray:
-    """The part's segments in image coordinates: rows (ax, ay, bx, by)."""
+    """One part's segments in image coordinates: rows (ax, ay, bx, by)."""
     ends = _place(_SPRITES[part.kind].reshape(-1, 2), part.x, part.y, part.angle, part.scale)
     return ends.reshape(-1, 4)
 

@@ -4,5 +4,9 @@ check what it computed."""
 
 from .check import WidgetCheck, arrow_state, widget_check
 from .parts import PartsEditor
+from .routing import RoutingExplorer, routing_explorer, routing_state
 
-__all__ = ["WidgetCheck", "arrow_state", "widget_check", "PartsEditor"]
+__all__ = [
+    "WidgetCheck", "arrow_state", "widget_check", "PartsEditor", "RoutingExplorer",
+    "routing_explorer", "routing_state",
+]

@@ -24,7 +24,7 @@ class WidgetCheck:
                                         description="angle (°)", continuous_update=True)
         self.readout = widgets.HTML()
         self.image = widgets.Image(format="png", width=260)
-        self.figure = Figure(figsize=(3, 3))
+        self.figure = Figure(figsize=(3, 3), layout="constrained")
         self.slider.observe(self.update, names="value")
         self.widget = widgets.VBox([self.slider, self.readout, self.image])
         self.update()

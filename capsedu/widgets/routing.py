@@ -1,0 +1,88 @@
+"""Notebook 04's headline widget: scramble a face's parts and watch routing by agreement.
+
+Left, the face-parts editor, an iteration slider (1-5) and the softmax axis (the paper's, or the
+common bug). Right, the image with each part's predicted face drawn as a ghost, the coupling
+coefficients part -> parent at the chosen iteration, and the parents' lengths per iteration.
+"""
+
+import ipywidgets as widgets
+from matplotlib.figure import Figure
+
+from ..plots import coupling_heatmap, draw_scene, png_bytes
+from ..pose_capsules import PARENTS, route_parts
+from .parts import PartsEditor
+
+MAX_ITERATIONS = 5
+
+
+def routing_state(parts, iteration: int = 3, softmax_over: str = "parents") -> dict:
+    """Everything the widget shows after ``iteration`` iterations of Procedure 1 (pure)."""
+    if not 1 <= iteration <= MAX_ITERATIONS:
+        raise ValueError(f"iteration must be in [1, {MAX_ITERATIONS}], got {iteration}")
+    r = route_parts(parts, iterations=iteration, softmax_over=softmax_over)
+    return {
+        "iteration": iteration,
+        "kinds": r.kinds,
+        "predictions": dict(zip(r.kinds, r.predictions, strict=True)),
+        "c": r.c[-1],  # [n_parts, 2] couplings used in this iteration
+        "c_face": dict(zip(r.kinds, r.c[-1, :, 0].round(3).tolist(), strict=True)),
+        "face_length": float(r.lengths[-1, 0]),
+        "lengths": r.lengths,  # [iteration, 2]
+        "face_pose": r.face_pose,
+    }
+
+
+class RoutingExplorer:
+    """Edit the parts; the routing is recomputed and redrawn at once (``.state`` holds it)."""
+
+    def __init__(self, parts=None, iteration: int = 3):
+        self.editor = PartsEditor(parts, on_change=lambda _: self.update())
+        self.iteration = widgets.IntSlider(value=iteration, min=1, max=MAX_ITERATIONS,
+                                           description="iteration")
+        self.softmax = widgets.ToggleButtons(
+            options=[("over parents (paper)", "parents"), ("over children (bug)", "children")],
+            description="softmax")
+        self.readout = widgets.HTML()
+        self.image = widgets.Image(format="png")
+        self.figure = Figure(figsize=(11, 3.6))
+        self.axes = self.figure.subplots(1, 3, gridspec_kw={"width_ratios": [1, 0.8, 1.1]})
+        self.figure.subplots_adjust(left=0.01, right=0.98, bottom=0.14, top=0.9, wspace=0.35)
+        self.iteration.observe(lambda _: self.update(), names="value")
+        self.softmax.observe(lambda _: self.update(), names="value")
+        controls = widgets.VBox([self.editor.widget, self.iteration, self.softmax])
+        self.widget = widgets.VBox([widgets.HBox([controls, self.readout]), self.image])
+        self.update()
+
+    def update(self):
+        self.state = s = routing_state(self.editor.parts, self.iteration.value,
+                                       self.softmax.value)
+        couplings = ", ".join(f"{k} {v:.2f}" for k, v in s["c_face"].items())
+        self.readout.value = (
+            f"<h4>after iteration {s['iteration']}</h4>"
+            f"face capsule length ‖v_face‖ = <b>{s['face_length']:.3f}</b><br>"
+            f"couplings to the face: {couplings}")
+        self._draw(s)
+
+    def _draw(self, s):
+        scene, heat, curve = self.axes
+        for ax in self.axes:
+            ax.clear()
+        draw_scene(scene, self.editor.parts, ghosts=s["predictions"])
+        scene.set_title("parts and the faces they predict")
+        coupling_heatmap(heat, s["c"], s["kinds"], PARENTS,
+                         title=f"c_ij, iteration {s['iteration']}")
+        steps = range(1, s["iteration"] + 1)
+        for j, parent in enumerate(PARENTS):
+            curve.plot(steps, s["lengths"][:, j], "o-", label=f"‖v_{parent}‖")
+        curve.set(xlabel="iteration", ylim=(0, 1), xlim=(0.8, MAX_ITERATIONS + 0.2),
+                  title="parent lengths")
+        curve.legend(loc="lower left")
+        self.image.value = png_bytes(self.figure)
+
+    def _repr_mimebundle_(self, **kwargs):
+        return self.widget._repr_mimebundle_(**kwargs)
+
+
+def routing_explorer(parts=None, iteration: int = 3) -> RoutingExplorer:
+    """Build notebook 04's routing widget."""
+    return RoutingExplorer(parts, iteration)
