@@ -70,14 +70,17 @@ _CENTRES = (np.arange(GRID) + 0.5) / GRID
 _ANGLES = np.arange(ANGLE_CELLS) * 360.0 / ANGLE_CELLS
 
 
-def pose_code(x: float, y: float, angle: float) -> np.ndarray:
-    """Unit vector of pose-cell activities ``[ANGLE_CELLS * GRID * GRID]`` for one pose."""
-    gx = np.exp(-((x - _CENTRES) ** 2) / (2 * SIGMA_XY**2))  # [GRID]
-    gy = np.exp(-((y - _CENTRES) ** 2) / (2 * SIGMA_XY**2))  # [GRID]
+def pose_code(x, y, angle) -> np.ndarray:
+    """Unit vectors of pose-cell activities ``[..., ANGLE_CELLS * GRID * GRID]``, one per pose
+    (x, y, angle may be scalars or arrays of the same shape)."""
+    x, y, angle = (np.asarray(v, dtype=float)[..., None] for v in (x, y, angle))
+    gx = np.exp(-((x - _CENTRES) ** 2) / (2 * SIGMA_XY**2))  # [..., GRID]
+    gy = np.exp(-((y - _CENTRES) ** 2) / (2 * SIGMA_XY**2))  # [..., GRID]
     dang = (angle - _ANGLES + 180.0) % 360.0 - 180.0
-    ga = np.exp(-(dang**2) / (2 * SIGMA_ANGLE**2))  # [ANGLE_CELLS]
-    code = np.einsum("a,i,j->aij", ga, gy, gx).ravel()  # [ANGLE_CELLS * GRID * GRID]
-    return code / np.linalg.norm(code)
+    ga = np.exp(-(dang**2) / (2 * SIGMA_ANGLE**2))  # [..., ANGLE_CELLS]
+    code = np.einsum("...a,...i,...j->...aij", ga, gy, gx)  # [..., ANGLE_CELLS, GRID, GRID]
+    code = code.reshape(*code.shape[:-3], -1)
+    return code / np.linalg.norm(code, axis=-1, keepdims=True)
 
 
 def decode_pose(v: np.ndarray) -> tuple[float, float, float]:
@@ -98,28 +101,42 @@ FACE_GAIN = 1.5  # length of a part's vote for the face
 BACKGROUND_GAIN = 1.0  # length of a part's vote for the background
 
 
-def votes(parts, face_gain=FACE_GAIN, background_gain=BACKGROUND_GAIN) -> torch.Tensor:
-    """u_hat ``[1, n_parts, 2, D + 1]``: every part's vote for the face and for the background.
+def votes(scenes, face_gain=FACE_GAIN, background_gain=BACKGROUND_GAIN):
+    """u_hat ``[batch, 4, 2, D + 1]`` and presence ``[batch, 4]`` for a list of scenes.
 
+    Slot i holds the part of kind ``faces.PART_KINDS[i]``; a missing part votes zeros (it adds
+    nothing to any parent). Distractor strokes are not part capsules and do not vote.
     The face vote is the pose code of the part's predicted face pose. The background vote is the
     same vector (one extra dimension) for every part: the background is the default explanation
     that always agrees with itself, so a part stays with the face only where it agrees better.
-    Only the face parts vote (distractor strokes are not part capsules).
     """
-    parts = [faces.Part(*p) for p in parts if p[0] in faces.PART_KINDS]
-    d = ANGLE_CELLS * GRID * GRID
-    u_hat = np.zeros((1, len(parts), len(PARENTS), d + 1))
-    for i, part in enumerate(parts):
-        x, y, angle, _ = predict_face(part)
-        u_hat[0, i, 0, :d] = face_gain * pose_code(x, y, angle)
-        u_hat[0, i, 1, d] = background_gain
-    return torch.from_numpy(u_hat)
+    d, n_kinds = ANGLE_CELLS * GRID * GRID, len(faces.PART_KINDS)
+    present = np.zeros((len(scenes), n_kinds), dtype=bool)
+    predicted = np.zeros((len(scenes), n_kinds, 3))  # x, y, angle of the predicted face
+    for b, parts in enumerate(scenes):
+        for part in map(faces.Part._make, parts):
+            if part.kind in faces.PART_KINDS:
+                i = faces.PART_KINDS.index(part.kind)
+                present[b, i] = True
+                predicted[b, i] = predict_face(part)[:3]
+    u_hat = np.zeros((len(scenes), n_kinds, len(PARENTS), d + 1))
+    u_hat[:, :, 0, :d] = face_gain * pose_code(*np.moveaxis(predicted, -1, 0))
+    u_hat[:, :, 1, d] = background_gain
+    u_hat *= present[:, :, None, None]
+    return torch.from_numpy(u_hat), present
+
+
+def face_lengths(scenes, iterations: int = 3, softmax_over: str = "parents") -> np.ndarray:
+    """The face capsule's length ``[len(scenes)]`` after routing each scene's parts."""
+    u_hat, _ = votes(scenes)
+    result = dynamic_routing(u_hat, iterations, softmax_over=softmax_over)
+    return result.v[:, 0].norm(dim=-1).numpy()
 
 
 class PartRouting(NamedTuple):
     """What routing the parts found; arrays are numpy, one row per iteration where relevant."""
 
-    kinds: list[str]  # the voting parts, in order
+    kinds: list[str]  # the voting parts, in PART_KINDS order
     predictions: list[tuple[float, float, float, float]]  # each part's predicted face pose
     c: np.ndarray  # [iterations, n_parts, 2]  coupling coefficients at each iteration
     lengths: np.ndarray  # [iterations, 2]  ||v|| of face and background after each iteration
@@ -127,17 +144,19 @@ class PartRouting(NamedTuple):
 
 
 def route_parts(parts, iterations: int = 3, softmax_over: str = "parents") -> PartRouting:
-    """Run Procedure 1 on the parts' votes; see ``capsedu.dynamic_routing``."""
-    parts = [faces.Part(*p) for p in parts if p[0] in faces.PART_KINDS]
-    if not parts:
+    """Run Procedure 1 on one scene's votes (see ``capsedu.dynamic_routing``), keeping the
+    trace of every iteration for the present parts."""
+    u_hat, present = votes([parts])
+    if not present.any():
         raise ValueError("route_parts needs at least one face part")
-    result = dynamic_routing(votes(parts), iterations, softmax_over=softmax_over)
-    c = torch.stack([step.c[0] for step in result.history]).numpy()
-    lengths = torch.stack([step.v[0].norm(dim=-1) for step in result.history]).numpy()
+    result = dynamic_routing(u_hat, iterations, softmax_over=softmax_over)
+    rows = np.flatnonzero(present[0])
+    by_kind = {p[0]: faces.Part._make(p) for p in parts}
+    kinds = [faces.PART_KINDS[i] for i in rows]
     return PartRouting(
-        kinds=[p.kind for p in parts],
-        predictions=[predict_face(p) for p in parts],
-        c=c,
-        lengths=lengths,
+        kinds=kinds,
+        predictions=[predict_face(by_kind[k]) for k in kinds],
+        c=torch.stack([step.c[0] for step in result.history]).numpy()[:, rows],
+        lengths=torch.stack([step.v[0].norm(dim=-1) for step in result.history]).numpy(),
         face_pose=decode_pose(result.v[0, 0].numpy()),
     )

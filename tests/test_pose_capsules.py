@@ -5,6 +5,7 @@ import pytest
 
 from capsedu.data import faces
 from capsedu.pose_capsules import (
+    face_lengths,
     pose_code,
     pose_from_matrix,
     pose_matrix,
@@ -42,9 +43,20 @@ def test_pose_code_compares_poses_by_distance():
 
 
 def test_votes_shape_and_shared_background():
-    u_hat = votes(faces.face_parts() + [faces.Part("stroke", 0.1, 0.1)])
-    assert u_hat.shape[:3] == (1, 4, 2)  # strokes do not vote
+    u_hat, present = votes([faces.face_parts() + [faces.Part("stroke", 0.1, 0.1)]])
+    assert u_hat.shape[:3] == (1, 4, 2) and present.all()  # strokes do not vote
     assert np.allclose(u_hat[0, :, 1], u_hat[0, 0, 1])
+
+
+def test_missing_parts_vote_zeros_and_batches_match_single_scenes():
+    three = [p for p in faces.face_parts() if p.kind != "nose"]
+    u_hat, present = votes([three, faces.face_parts()])
+    assert present.tolist() == [[True, True, False, True], [True] * 4]
+    assert u_hat[0, 2].abs().sum() == 0
+    lengths = face_lengths([three, faces.face_parts(), faces.scramble(faces.face_parts(), 3)])
+    singles = [route_parts(s).lengths[-1, 0] for s in (three, faces.face_parts())]
+    assert lengths[:2] == pytest.approx(singles)
+    assert lengths[1] > lengths[0] > lengths[2]  # 4 agreeing parts > 3 agreeing > scrambled
 
 
 def test_routing_groups_a_face_and_rejects_a_scramble():
