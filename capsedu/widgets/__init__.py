@@ -2,11 +2,12 @@
 browser) and redraws; the computed result is kept in ``.state`` so tests can set a control and
 check what it computed."""
 
+from .capsule import PoseVectorExplorer, SquashExplorer
 from .check import WidgetCheck, arrow_state, widget_check
 from .parts import PartsEditor
 from .routing import RoutingExplorer, routing_explorer, routing_state
 
 __all__ = [
     "WidgetCheck", "arrow_state", "widget_check", "PartsEditor", "RoutingExplorer",
-    "routing_explorer", "routing_state",
+    "routing_explorer", "routing_state", "PoseVectorExplorer", "SquashExplorer",
 ]

@@ -1,0 +1,166 @@
+"""Capsule outputs as vectors: length = presence, direction = pose (notebook 02).
+
+Sabour, Frosst & Hinton (2017): "We use the length of the activity vector to represent the
+probability that the entity exists and its orientation to represent the instantiation
+parameters." In a trained CapsNet the map from direction to pose is learned; here it is designed
+by hand, so that a pose vector can be drawn with the faces renderer (``capsedu.data.faces``):
+
+* a **2-D capsule** ``v = p (cos a, sin a)``: its length ``p`` is the presence, its direction the
+  part's angle ``a`` (degrees, counter-clockwise on screen, as in ``faces``);
+* a **5-D capsule** ``v = p c / ||c||``, with the code
+  ``c = (x - 0.5, y - 0.5, k cos a, k sin a, 1)`` for a part at ``(x, y)``, angle ``a``, scale
+  ``k``. The constant last entry makes the pose readable from the direction alone:
+  ``c = v / v[4]``, whatever the length.
+
+And a hand-built "nose capsule" for the equivariance demo: a bank of rotated nose templates,
+matched at every position (normalized cross-correlation, max-pooled over positions).
+"""
+
+import math
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+
+from .data.faces import Part, render
+from .exercises import check
+
+
+def pose_vector(angle, presence) -> torch.Tensor:
+    """The 2-D capsule of a part at ``angle`` degrees, present with probability ``presence``.
+
+    ``angle`` and ``presence`` are numbers or tensors of the same shape ``[...]``; returns
+    ``[..., 2]``. ``presence`` must lie in [0, 1].
+    """
+    angle, presence = torch.as_tensor(angle), torch.as_tensor(presence)
+    if presence.numel() and (presence.min() < 0 or presence.max() > 1):
+        raise ValueError(f"presence is a probability: it must be in [0, 1], got {presence}")
+    a = torch.deg2rad(angle.to(torch.get_default_dtype()))
+    # v = p (cos a, sin a): length p, direction a
+    return torch.stack([presence * torch.cos(a), presence * torch.sin(a)], dim=-1)
+
+
+def read_pose(v) -> tuple[torch.Tensor, torch.Tensor]:
+    """``(presence, angle)`` of 2-D capsules ``v`` ``[..., 2]``: ``||v||`` and its direction.
+
+    The angle is in degrees, in (-180, 180]. The zero vector (an absent part) has no direction;
+    ``atan2(0, 0)`` reports 0 degrees for it.
+    """
+    v = torch.as_tensor(v, dtype=torch.get_default_dtype())
+    if v.shape[-1:] != (2,):
+        raise ValueError(f"a 2-D capsule has shape [..., 2], got {tuple(v.shape)}")
+    return v.norm(dim=-1), torch.rad2deg(torch.atan2(v[..., 1], v[..., 0]))
+
+
+def part_from_vector(kind: str, v, scale: float = 2.5) -> tuple[Part, float]:
+    """The part a 2-D capsule describes, drawn at the image centre, and its presence."""
+    presence, angle = read_pose(v)
+    if presence.ndim:
+        raise ValueError(f"expected one capsule [2], got a batch of shape {tuple(presence.shape)}")
+    return Part(kind, 0.5, 0.5, float(angle), scale), float(presence)
+
+
+def encode_pose(x: float, y: float, angle: float, scale: float, presence: float) -> torch.Tensor:
+    """The 5-D capsule ``[5]`` of a part with pose ``(x, y, angle, scale)`` and ``presence``."""
+    if not (0 <= x <= 1 and 0 <= y <= 1):
+        raise ValueError(f"x and y are fractions of the image, in [0, 1]; got {x}, {y}")
+    if scale <= 0:
+        raise ValueError(f"scale must be positive, got {scale}")
+    if not 0 <= presence <= 1:
+        raise ValueError(f"presence is a probability: it must be in [0, 1], got {presence}")
+    a = math.radians(angle)
+    # c = (x - 0.5, y - 0.5, k cos a, k sin a, 1): the pose, plus a constant that fixes the scale
+    c = torch.tensor([x - 0.5, y - 0.5, scale * math.cos(a), scale * math.sin(a), 1.0])
+    # v = p c / ||c||: direction of c, length p
+    return presence * c / c.norm()
+
+
+def decode_pose(kind: str, v) -> tuple[Part, float]:
+    """The part a 5-D capsule ``v`` describes, and its presence ``||v||``.
+
+    The direction ``v / ||v||`` is ``c / ||c||``; dividing by the last entry gives ``c`` back.
+    The zero vector (presence 0) has no direction, hence no pose: ``ValueError``.
+    """
+    v = torch.as_tensor(v, dtype=torch.get_default_dtype())
+    if v.shape != (5,):
+        raise ValueError(f"a 5-D capsule has shape [5], got {tuple(v.shape)}")
+    if v[4] <= 0:
+        raise ValueError("this vector encodes no pose: its last entry must be > 0 "
+                         "(the zero vector, presence 0, has no direction)")
+    # c = v / v[4]: the code, whatever the length of v
+    dx, dy, kc, ks, _ = (v / v[4]).tolist()
+    part = Part(kind, dx + 0.5, dy + 0.5, math.degrees(math.atan2(ks, kc)), math.hypot(kc, ks))
+    return part, float(v.norm())
+
+
+def draw(part: Part, presence: float, size: int = 48) -> np.ndarray:
+    """Render ``part`` with ink ``presence``: a part that is barely there is drawn faintly."""
+    if not 0 <= presence <= 1 + 1e-6:
+        raise ValueError(f"presence must be in [0, 1], got {presence}")
+    return presence * render([part], size)
+
+
+# --- A hand-built nose capsule: rotated templates, matched everywhere ------------------------
+
+
+def template_bank(kind: str = "nose", n_angles: int = 16, scale: float = 2.0, size: int = 32,
+                  crop: int = 12) -> tuple[torch.Tensor, torch.Tensor]:
+    """``(angles [n_angles], templates [n_angles, 1, crop, crop])``: the part turned evenly.
+
+    Each template is the part rendered at the centre of a ``size`` image, cropped to ``crop``
+    pixels around the centre (the crop must hold all the ink).
+    """
+    angles = torch.arange(n_angles) * (360.0 / n_angles)
+    full = np.stack([render([Part(kind, 0.5, 0.5, float(a), scale)], size) for a in angles])
+    lo = (size - crop) // 2
+    templates = torch.from_numpy(full[:, None, lo:lo + crop, lo:lo + crop].copy())
+    if templates.sum() < full.sum() - 1e-3:
+        raise ValueError(f"crop={crop} cuts off ink of a {kind} at scale {scale}: crop larger")
+    return angles, templates
+
+
+def match(images: torch.Tensor, templates: torch.Tensor) -> torch.Tensor:
+    """Best normalized cross-correlation of each template over all positions: ``[N, n_templates]``.
+
+    ``images`` ``[N, 1, H, W]``. At each position, <patch, template> / (||patch|| ||template||),
+    in [0, 1] for images with non-negative ink (1 = the patch is the template up to brightness);
+    then a global max over positions, the pooling of a CNN.
+    """
+    if images.ndim != 4 or images.shape[1] != 1:
+        raise ValueError(f"images must have shape [N, 1, H, W], got {tuple(images.shape)}")
+    k = templates.shape[-1]
+    # <patch, template>: [N, n, H', W']
+    dot = F.conv2d(images, templates, padding=k // 2)
+    # ||patch||: [N, 1, H', W'];  ||template||: [n]
+    patch_norm = F.conv2d(images**2, torch.ones(1, 1, k, k), padding=k // 2).clamp_min(0).sqrt()
+    ncc = dot / (patch_norm * templates.flatten(1).norm(dim=1)[:, None, None] + 1e-6)
+    return ncc.flatten(2).amax(dim=2)
+
+
+def capsule_from_matches(r: torch.Tensor, angles: torch.Tensor,
+                         temperature: float = 0.1) -> torch.Tensor:
+    """A 2-D capsule ``[N, 2]`` from template matches ``r`` ``[N, n]`` at ``angles`` ``[n]``.
+
+    Length: the best match, max_k r_k (how sure we are that the part is there). Direction: a vote,
+    each template pointing along its own angle with weight softmax(r / temperature) (the best
+    few dominate; a weighted mean of angles, unlike the argmax, is not limited to the bank's
+    angles).
+    """
+    w = torch.softmax(r / temperature, dim=1)  # [N, n]
+    a = torch.deg2rad(angles)
+    # vote = sum_k w_k (cos a_k, sin a_k): [N, 2]
+    vote = torch.stack([(w * torch.cos(a)).sum(1), (w * torch.sin(a)).sum(1)], dim=1)
+    presence = r.amax(dim=1, keepdim=True)
+    return presence * vote / vote.norm(dim=1, keepdim=True)
+
+
+# --- Exercise -----------------------------------------------------------------------------------
+
+
+def check_pose_vector(learner) -> bool | None:
+    """Check a learner's ``pose_vector(angle, presence)`` (tensors ``[n]`` -> ``[n, 2]``)."""
+    g = torch.Generator().manual_seed(0)
+    cases = [(torch.tensor([45.0]), torch.tensor([0.3])),
+             (torch.tensor([0.0, 90.0, 180.0, 270.0]), torch.tensor([1.0, 0.5, 0.25, 0.0])),
+             (360 * torch.rand(8, generator=g) - 180, torch.rand(8, generator=g))]
+    return check("pose_vector", learner, pose_vector, cases)

@@ -1,0 +1,143 @@
+"""Notebooks 02 and 03: one capsule's vector, live.
+
+* ``PoseVectorExplorer`` (02): sliders turn and stretch a 2-D pose vector; the arrow, the part it
+  describes (drawn with ink = presence) and the numbers follow.
+* ``SquashExplorer`` (03): a slider over ||s|| (and one over its direction); the squash curve with
+  a marker, the arrows s and v = squash(s), and the numbers follow.
+
+The callbacks call the pure functions ``pose_vector_state`` and ``squash_state`` and keep their
+result in ``.state``.
+"""
+
+import math
+
+import ipywidgets as widgets
+import numpy as np
+import torch
+from matplotlib.figure import Figure
+
+from ..data.faces import PART_KINDS
+from ..functional import squash
+from ..plots import draw_vector, png_bytes
+from ..pose_vectors import draw, part_from_vector, pose_vector
+
+IMAGE_SIZE = 48  # pixels of the drawn part
+MAX_NORM = 5.0  # the squash slider's range of ||s||
+
+
+def _check_range(name: str, value: float, low: float, high: float):
+    if not low <= value <= high:
+        raise ValueError(f"{name} must be in [{low}, {high}], got {value}")
+
+
+def _redraw_vector(ax, x: float, y: float, **kwargs):
+    """Replace the arrow on ``ax`` (cheaper than clearing the axes and setting them up again)."""
+    for artist in [*ax.texts, *ax.patches]:
+        artist.remove()
+    draw_vector(ax, x, y, **kwargs)
+
+
+def pose_vector_state(kind: str, angle: float, length: float) -> dict:
+    """A 2-D capsule for ``kind`` at ``angle`` degrees with length (= presence) ``length``."""
+    if kind not in PART_KINDS:
+        raise ValueError(f"unknown part {kind!r}; expected one of {PART_KINDS}")
+    _check_range("angle", angle, -180, 180)
+    _check_range("length", length, 0, 1)
+    v = pose_vector(angle, length)
+    part, presence = part_from_vector(kind, v)
+    return {"kind": kind, "angle": angle, "presence": presence, "x": float(v[0]),
+            "y": float(v[1]), "part": part, "image": draw(part, presence, IMAGE_SIZE)}
+
+
+class PoseVectorExplorer:
+    """Turn and stretch a pose vector; the part it describes is redrawn with ink = its length."""
+
+    def __init__(self, kind: str = "nose", angle: float = 30.0, length: float = 0.8):
+        layout = widgets.Layout(width="320px")
+        self.kind = widgets.Dropdown(options=PART_KINDS, value=kind, description="part",
+                                     layout=layout)
+        self.angle = widgets.FloatSlider(value=angle, min=-180, max=180, step=5,
+                                         description="angle (°)", layout=layout)
+        self.length = widgets.FloatSlider(value=length, min=0, max=1, step=0.05,
+                                          description="length", layout=layout)
+        self.readout = widgets.HTML()
+        self.image = widgets.Image(format="png", width=480)
+        self.figure = Figure(figsize=(6, 3))
+        self.ax_v, self.ax_part = self.figure.subplots(1, 2)
+        # the part's image is one artist, refilled at each update (faster than redrawing)
+        self.part_image = self.ax_part.imshow(np.zeros((IMAGE_SIZE, IMAGE_SIZE)), cmap="gray",
+                                              vmin=0, vmax=1)
+        self.ax_part.set(xticks=[], yticks=[])
+        self.ax_v.set_title("the capsule's vector")
+        for control in (self.kind, self.angle, self.length):
+            control.observe(self.update, names="value")
+        self.widget = widgets.VBox([self.kind, self.angle, self.length, self.readout, self.image])
+        self.update()
+
+    def update(self, change=None):
+        self.state = s = pose_vector_state(self.kind.value, self.angle.value, self.length.value)
+        self.readout.value = (
+            f"<b>{s['kind']}</b>: v = ({s['x']:+.2f}, {s['y']:+.2f}); "
+            f"length ||v|| = {s['presence']:.2f} = P(present); direction {s['angle']:.0f}° = pose")
+        _redraw_vector(self.ax_v, s["x"], s["y"], label="v")
+        self.part_image.set_data(s["image"])
+        self.ax_part.set_title(f"the {s['kind']} it describes")
+        self.image.value = png_bytes(self.figure)
+
+    def _repr_mimebundle_(self, **kwargs):
+        return self.widget._repr_mimebundle_(**kwargs)
+
+
+def squash_state(norm: float, angle: float = 30.0) -> dict:
+    """``s`` of length ``norm`` at ``angle`` degrees, ``v = squash(s)``, and the slope there."""
+    _check_range("||s||", norm, 0, MAX_NORM)
+    _check_range("angle", angle, 0, 360)
+    a = math.radians(angle)
+    s = torch.tensor([norm * math.cos(a), norm * math.sin(a)], dtype=torch.float64)
+    v = squash(s)
+    return {"norm_s": norm, "angle": angle, "s": s.tolist(), "v": v.tolist(),
+            "norm_v": float(v.norm()),
+            # d||v|| / d||s|| = 2 ||s|| / (1 + ||s||^2)^2
+            "slope": 2 * norm / (1 + norm**2) ** 2}
+
+
+class SquashExplorer:
+    """Drag ||s|| along the squash curve; the arrows s and v = squash(s) follow."""
+
+    def __init__(self, norm: float = 1.0, angle: float = 30.0):
+        layout = widgets.Layout(width="320px")
+        self.norm = widgets.FloatSlider(value=norm, min=0, max=MAX_NORM, step=0.05,
+                                        description="||s||", layout=layout)
+        self.angle = widgets.FloatSlider(value=angle, min=0, max=360, step=5,
+                                         description="angle (°)", layout=layout)
+        self.readout = widgets.HTML()
+        self.image = widgets.Image(format="png", width=720)
+        self.figure = Figure(figsize=(9, 3))
+        ax_curve, self.ax_s, self.ax_v = self.figure.subplots(1, 3)
+        r = torch.linspace(0, MAX_NORM, 201, dtype=torch.float64)
+        # the curve ||v|| = ||s||^2 / (1 + ||s||^2) is drawn once; only the marker moves
+        ax_curve.plot(r, r**2 / (1 + r**2), color="tab:blue")
+        (self.marker,) = ax_curve.plot([0], [0], "o", color="tab:red")
+        ax_curve.axhline(1, ls=":", color="0.6")
+        ax_curve.set(xlabel="||s||", ylabel="||v||", ylim=(-0.05, 1.05), title="squash")
+        self.ax_s.set_title("input s")
+        self.ax_v.set_title("output v = squash(s)")
+        for control in (self.norm, self.angle):
+            control.observe(self.update, names="value")
+        self.widget = widgets.VBox([self.norm, self.angle, self.readout, self.image])
+        self.update()
+
+    def update(self, change=None):
+        self.state = st = squash_state(self.norm.value, self.angle.value)
+        self.readout.value = (
+            f"||s|| = {st['norm_s']:.2f} &rarr; ||v|| = {st['norm_v']:.3f}; "
+            f"slope d||v||/d||s|| = {st['slope']:.3f}; same direction ({st['angle']:.0f}°)")
+        self.marker.set_data([st["norm_s"]], [st["norm_v"]])
+        _redraw_vector(self.ax_s, *st["s"], color="tab:gray", label="s")
+        lim = 1.1 * MAX_NORM  # s lives on a larger canvas; the dashed circle is still ||s|| = 1
+        self.ax_s.set(xlim=(-lim, lim), ylim=(-lim, lim))
+        _redraw_vector(self.ax_v, *st["v"], color="tab:red", label="v")
+        self.image.value = png_bytes(self.figure)
+
+    def _repr_mimebundle_(self, **kwargs):
+        return self.widget._repr_mimebundle_(**kwargs)

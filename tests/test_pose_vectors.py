@@ -1,0 +1,131 @@
+"""Pose vectors (notebook 02): hand-checked values, round trips, the nose capsule, the checker."""
+
+import math
+
+import numpy as np
+import pytest
+import torch
+
+from capsedu.data.faces import Part, render
+from capsedu.pose_vectors import (
+    capsule_from_matches,
+    check_pose_vector,
+    decode_pose,
+    draw,
+    encode_pose,
+    match,
+    part_from_vector,
+    pose_vector,
+    read_pose,
+    template_bank,
+)
+
+
+def test_pose_vector_hand_values():
+    assert pose_vector(0, 1).tolist() == pytest.approx([1, 0])
+    assert pose_vector(90, 0.5).tolist() == pytest.approx([0, 0.5], abs=1e-7)
+    h = 0.3 / math.sqrt(2)
+    assert pose_vector(45, 0.3).tolist() == pytest.approx([h, h])
+    batch = pose_vector(torch.tensor([180.0, -90.0]), torch.tensor([1.0, 0.2]))
+    assert torch.allclose(batch, torch.tensor([[-1.0, 0.0], [0.0, -0.2]]), atol=1e-7)
+
+
+@pytest.mark.parametrize("presence", [-0.1, 1.5])
+def test_pose_vector_rejects_presence_out_of_range(presence):
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        pose_vector(0, presence)
+
+
+def test_read_pose_inverts_pose_vector():
+    p, a = read_pose(torch.tensor([0.6, 0.8]))
+    assert float(p) == pytest.approx(1)
+    assert float(a) == pytest.approx(math.degrees(math.atan2(4, 3)))
+    angles = torch.tensor([-170.0, -30, 0, 60, 179])
+    presences = torch.tensor([0.9, 0.1, 1, 0.5, 0.3])
+    p, a = read_pose(pose_vector(angles, presences))
+    assert torch.allclose(p, presences, atol=1e-6) and torch.allclose(a, angles, atol=1e-4)
+    with pytest.raises(ValueError, match=r"\[\.\.\., 2\]"):
+        read_pose(torch.zeros(3))
+
+
+def test_part_from_vector_and_draw():
+    part, presence = part_from_vector("mouth", [0.0, -0.5])
+    assert part.kind == "mouth" and part.angle == pytest.approx(-90)
+    assert presence == pytest.approx(0.5)
+    image = draw(part, presence, size=32)
+    assert np.allclose(image, 0.5 * render([part], 32)) and image.max() > 0.4
+    with pytest.raises(ValueError, match="one capsule"):
+        part_from_vector("nose", torch.zeros(3, 2))
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        draw(part, 2.0)
+
+
+def test_five_d_capsule_round_trip_and_length():
+    v = encode_pose(0.3, 0.6, 30.0, 1.5, 0.7)
+    assert v.shape == (5,) and float(v.norm()) == pytest.approx(0.7)
+    part, presence = decode_pose("nose", v)
+    assert presence == pytest.approx(0.7)
+    pose = (part.x, part.y, part.angle, part.scale)
+    assert pose == pytest.approx((0.3, 0.6, 30.0, 1.5), abs=1e-5)
+    # the pose is in the direction only: any positive length decodes to the same part
+    part2, presence2 = decode_pose("nose", 0.2 / 0.7 * v)
+    assert presence2 == pytest.approx(0.2)
+    assert (part2.x, part2.y, part2.angle, part2.scale) == pytest.approx(pose, abs=1e-5)
+
+
+def test_five_d_capsule_rejects_bad_input():
+    with pytest.raises(ValueError, match="presence"):
+        encode_pose(0.5, 0.5, 0, 1, 1.2)
+    with pytest.raises(ValueError, match="scale"):
+        encode_pose(0.5, 0.5, 0, 0, 1)
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        encode_pose(1.5, 0.5, 0, 1, 1)
+    with pytest.raises(ValueError, match="no pose"):
+        decode_pose("nose", torch.zeros(5))
+    with pytest.raises(ValueError, match=r"\[5\]"):
+        decode_pose("nose", torch.ones(4))
+
+
+def test_template_bank_holds_the_whole_part():
+    angles, templates = template_bank("nose", n_angles=8)
+    assert angles.tolist() == [0, 45, 90, 135, 180, 225, 270, 315]
+    assert templates.shape == (8, 1, 12, 12)
+    with pytest.raises(ValueError, match="crop"):
+        template_bank("nose", crop=4)
+
+
+def test_nose_capsule_is_invariant_in_length_and_equivariant_in_direction():
+    angles, templates = template_bank("nose")
+    inputs = torch.arange(0.0, 360.0, 15.0)
+    images = torch.from_numpy(
+        np.stack([render([Part("nose", 0.5, 0.5, float(a), 2.0)], 32) for a in inputs]))[:, None]
+    r = match(images, templates)
+    assert r.shape == (len(inputs), 16) and float(r.max()) == pytest.approx(1, abs=1e-4)
+    assert float(r[0, 0]) == pytest.approx(1, abs=1e-4)  # the upright template on the upright nose
+    presence, angle = read_pose(capsule_from_matches(r, angles))
+    assert float(presence.min()) > 0.85
+    error = (angle - inputs + 180) % 360 - 180
+    assert float(error.abs().max()) < 6
+    # a nose moved by whole pixels matches the same: the max over positions is translation-invariant
+    moved = render([Part("nose", 0.5 - 5 / 32, 0.5 + 3 / 32, 0.0, 2.0)], 32)
+    assert torch.allclose(match(torch.from_numpy(moved)[None, None], templates)[0], r[0], atol=1e-4)
+    with pytest.raises(ValueError, match=r"\[N, 1, H, W\]"):
+        match(images[:, 0], templates)
+
+
+def test_checker_accepts_the_reference_and_rejects_wrong_versions(capsys):
+    assert check_pose_vector(pose_vector) is True
+    assert "PASS" in capsys.readouterr().out
+
+    def stub(angle, presence):
+        raise NotImplementedError("Exercise: write pose_vector")
+
+    assert check_pose_vector(stub) is None
+    assert "not implemented yet" in capsys.readouterr().out
+    radians_not_degrees = lambda a, p: torch.stack([p * torch.cos(a), p * torch.sin(a)], -1)
+    unit_length = lambda a, p: pose_vector(a, torch.ones_like(p))
+    swapped = lambda a, p: pose_vector(a, p).flip(-1)
+    clockwise = lambda a, p: pose_vector(-a, p)
+    for wrong in (radians_not_degrees, unit_length, swapped, clockwise):
+        assert check_pose_vector(wrong) is False
+        assert "FAIL" in capsys.readouterr().out
