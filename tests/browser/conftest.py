@@ -1,0 +1,81 @@
+"""Fixtures for the browser tests: one JupyterLab and one headless Chromium per session, a fresh
+page per test, and a screenshot of that page when a test fails."""
+
+import os
+import tempfile
+from pathlib import Path
+
+import pytest
+from labdriver import CHROMIUM, CHROMIUM_ARGS, shutdown_kernels, start_lab, stop_lab
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "browser: drives a real JupyterLab in headless Chromium (-m 'not browser')")
+
+
+def require_chromium():
+    """Skip when Debian's chromium is missing, except on CI (``CI=true``), where it must exist."""
+    if not CHROMIUM.exists():
+        reason = f"{CHROMIUM} not found: install Debian's chromium (apt-get install chromium)"
+        if os.environ.get("CI") == "true":
+            pytest.fail(reason)
+        pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def lab(tmp_path_factory):
+    """A running JupyterLab serving a copy of the course (see ``labdriver.start_lab``)."""
+    require_chromium()
+    server = start_lab(tmp_path_factory.mktemp("lab"))
+    try:
+        yield server
+    finally:
+        stop_lab(server)
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Debian's headless Chromium under Playwright."""
+    require_chromium()
+    from playwright.sync_api import sync_playwright
+
+    # Playwright gives the browser a fresh, temporary --user-data-dir and removes it on close.
+    with sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True,
+                                              args=CHROMIUM_ARGS)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@pytest.fixture
+def page(browser, lab):
+    """A new browser tab (own cookies and storage) with generous timeouts for a busy machine;
+    afterwards the kernels it started are shut down."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    context.set_default_timeout(20_000)
+    try:
+        yield context.new_page()
+    finally:
+        context.close()
+        shutdown_kernels(lab)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """When a test that uses ``page`` fails, save a screenshot and name it (and the server log)
+    in the report."""
+    report = (yield).get_result()
+    funcargs = getattr(item, "funcargs", {})
+    if report.when == "call" and report.failed and "page" in funcargs:
+        page = funcargs["page"]
+        if "lab" in funcargs:
+            report.sections.append(("JupyterLab log", str(funcargs["lab"].log)))
+        path = Path(tempfile.mkdtemp(prefix="capsedu-browser-")) / f"{item.name}.png"
+        try:
+            page.screenshot(path=path, full_page=True)
+            report.sections.append(("browser screenshot", str(path)))
+        except Exception as error:  # a crashed page must not hide the test's own failure
+            report.sections.append(("browser screenshot", f"failed: {error}"))
