@@ -1,0 +1,37 @@
+"""The checkpoints shipped in data/checkpoints load, verify, and reach what the manifest says."""
+
+import pytest
+
+from capsedu import pretrained
+from capsedu.checkpoints import checkpoint_dir, read_manifest, sha256
+from capsedu.data import load_mnist
+from capsedu.train import evaluate
+
+ENTRIES = read_manifest()
+MAX_TOTAL_MB = 50  # the course ships "tens of MB at most"
+
+
+def test_manifest_is_complete_and_small():
+    assert ENTRIES, "no shipped checkpoint"
+    total = 0
+    for entry in ENTRIES.values():
+        for field in ("file", "sha256", "description", "command", "seed", "train_time_s",
+                      "metrics"):
+            assert field in entry, (entry["name"], field)
+        assert entry["command"].startswith("python -m capsedu.train ")
+        path = checkpoint_dir() / entry["file"]
+        assert sha256(path) == entry["sha256"]
+        total += path.stat().st_size
+    assert total < MAX_TOTAL_MB * 2**20
+
+
+@pytest.mark.parametrize("name", [n for n in ENTRIES if n.startswith("capsnet-mnist")])
+def test_mnist_checkpoint_accuracy_matches_the_manifest(name):
+    try:
+        images, labels = load_mnist(train=False, limit=1000, download=False)
+    except FileNotFoundError:
+        pytest.skip("MNIST is not in the data root")
+    accuracy = evaluate(pretrained(name), (images, labels), device="cpu")
+    recorded = ENTRIES[name]["metrics"]["test_accuracy"]
+    # 1,000 of the 10,000 test digits: within 1.5 points of the full-set figure
+    assert accuracy == pytest.approx(recorded, abs=0.015), (accuracy, recorded)
