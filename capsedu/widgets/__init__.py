@@ -5,9 +5,11 @@ check what it computed."""
 from .capsule import PoseVectorExplorer, SquashExplorer
 from .check import WidgetCheck, arrow_state, widget_check
 from .parts import PartsEditor
+from .pooling import FaceVerdicts, face_verdicts, verdicts
 from .routing import RoutingExplorer, routing_explorer, routing_state
 
 __all__ = [
     "WidgetCheck", "arrow_state", "widget_check", "PartsEditor", "RoutingExplorer",
-    "routing_explorer", "routing_state", "PoseVectorExplorer", "SquashExplorer",
+    "routing_explorer", "routing_state", "PoseVectorExplorer", "SquashExplorer", "FaceVerdicts",
+    "face_verdicts", "verdicts",
 ]

@@ -1,0 +1,251 @@
+"""Faces vs non-faces, then scrambled faces: the experiment of notebooks 01 and 07.
+
+A model is trained to tell faces from non-faces (``faces.dataset`` kinds ``face`` and
+``nonface``); scrambled faces are **never** shown in training. Then we measure its *face rate* on
+held-out images of every kind: the fraction of images it calls "face". On faces a good model says
+1.0, on non-faces 0.0; on a scramble (the right parts in the wrong places) a model that only checks
+*which* parts are present says "face", one that checks *where* they are says "not a face".
+
+Held-out sets use other seeds than the training set (``TEST_SEED``), so no image is shared.
+"""
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import numpy as np
+import torch
+from matplotlib.patches import Rectangle
+
+from .data import faces
+from .models import BagOfPartsCNN, DeepCNN, receptive_field
+from .train import fit
+
+BASELINES = {"bag-of-parts CNN": BagOfPartsCNN, "deep CNN": DeepCNN}
+TEST_SEED = 1000  # held-out sets use seeds from here on; training sets use small seeds
+FACE = 1  # the label (and class index) of "face"
+
+
+def training_set(n: int, seed: int = 0, size: int = 32) -> tuple[torch.Tensor, torch.Tensor]:
+    """``n`` images, half faces and half non-faces, shuffled: ``([n, 1, size, size], [n])``.
+
+    No scrambled face is in it: the models never see "right parts, wrong places" while learning.
+    Deterministic in ``(n, seed, size)``.
+    """
+    if n < 2 or n % 2:
+        raise ValueError(f"n must be an even number >= 2 (half faces, half non-faces), got {n}")
+    x_face, y_face, _ = faces.dataset("face", n // 2, seed, size)
+    x_non, y_non, _ = faces.dataset("nonface", n // 2, seed, size)
+    order = torch.randperm(n, generator=torch.Generator().manual_seed(seed))
+    return torch.cat([x_face, x_non])[order], torch.cat([y_face, y_non])[order]
+
+
+def train_baseline(name: str, n: int = 2000, epochs: int = 4, seed: int = 0, batch_size: int = 64,
+                   lr: float = 3e-3, lr_decay: float = 0.7, progress: bool = True):
+    """Build the CNN ``name`` (a key of ``BASELINES``) with seed ``seed`` and train it on
+    ``training_set(n, seed)`` (Adam; the learning rate is multiplied by ``lr_decay`` after each
+    epoch). The defaults are notebook 01's recipe. Returns the model on the CPU, in eval mode."""
+    if name not in BASELINES:
+        raise ValueError(f"unknown baseline {name!r}; choose from {list(BASELINES)}")
+    torch.manual_seed(seed)  # the initial weights depend on the seed too
+    model = BASELINES[name]()
+    fit(model, training_set(n, seed), epochs, batch_size, lr, lr_decay, seed, progress=progress)
+    return model.cpu().eval()
+
+
+@lru_cache(maxsize=32)
+def held_out(kind: str, n: int, seed: int = TEST_SEED) -> tuple[torch.Tensor, list]:
+    """``n`` held-out images of ``kind`` ``[n, 1, 32, 32]`` and the parts that drew them.
+
+    Cached, so every model is measured on the very same images (do not modify them in place).
+    """
+    images, _, parts = faces.dataset(kind, n, seed)
+    return images, parts
+
+
+@torch.no_grad()
+def face_probability(model: torch.nn.Module, images: torch.Tensor) -> torch.Tensor:
+    """P(face) ``[n]`` for images ``[n, 1, H, W]``: the softmax of the CNN's two logits."""
+    model.eval()
+    return torch.softmax(model(images.to(next(model.parameters()).device)), dim=1)[:, FACE].cpu()
+
+
+@torch.no_grad()
+def called_face(model, images: torch.Tensor) -> torch.Tensor:
+    """``[n]`` bool: which images ``model.predict`` calls "face"."""
+    model.eval()
+    return (model.predict(images.to(next(model.parameters()).device)) == FACE).cpu()
+
+
+def face_rates(model, kinds=faces.KINDS, n: int = 500, seed: int = TEST_SEED) -> dict[str, float]:
+    """For each kind, the fraction of ``n`` held-out images that ``model.predict`` calls "face"."""
+    return {kind: called_face(model, held_out(kind, n, seed)[0]).float().mean().item()
+            for kind in kinds}
+
+
+def spread(parts, factor: float) -> list:
+    """Move every part ``factor`` times farther from the centre of the four face parts.
+
+    A uniform stretch of the layout: the arrangement stays a face's, each sprite keeps its size
+    and angle, and only the gaps between neighbouring sprites grow (so none start to overlap).
+    """
+    parts = [faces.Part(*p) for p in parts]
+    four = [p for p in parts if p.kind in faces.PART_KINDS]
+    cx, cy = np.mean([p.x for p in four]), np.mean([p.y for p in four])
+    # x' = c + factor (x - c), the same for y
+    return [p._replace(x=float(cx + factor * (p.x - cx)), y=float(cy + factor * (p.y - cy)))
+            for p in parts]
+
+
+def spread_faces(factor: float, n: int = 500, seed: int = TEST_SEED) -> torch.Tensor:
+    """The held-out faces with their layout spread by ``factor``: ``[n, 1, 32, 32]``.
+
+    ``factor = 1`` gives the held-out faces themselves. Up to 1.2 every face part stays inside
+    the image; at 1.3, under 1% of the faces have a part touching the border (a distractor stroke
+    near the border may be cut off at any factor above 1).
+    """
+    if not 1.0 <= factor <= 1.3:
+        raise ValueError(f"factor must be in [1, 1.3] (beyond, parts leave the image), "
+                         f"got {factor}")
+    scenes = held_out("face", n, seed)[1]
+    return torch.stack([torch.from_numpy(faces.render(spread(ps, factor)))[None] for ps in scenes])
+
+
+def ink_gap(parts, a: str, b: str, size: int = 32) -> float:
+    """Distance in pixels between the nearest inked pixels (> 0.5) of parts ``a`` and ``b``."""
+    def inked(kind):
+        part = next(p for p in parts if p[0] == kind)
+        return np.argwhere(faces.render([part], size) > 0.5)  # [pixels, 2] (row, col)
+
+    pa, pb = inked(a), inked(b)
+    return float(np.sqrt(((pa[:, None, :] - pb[None, :, :]) ** 2).sum(-1)).min())
+
+
+def face_rate_by_angle(model, n: int = 500, width: int = 30, seed: int = TEST_SEED):
+    """Face rate on held-out ``rotated`` faces, binned by how far the face is turned.
+
+    Returns ``(centres, rates)``: bin centres in degrees (|angle| from 0 to 180) and the fraction
+    called "face" in each bin (NaN for an empty bin).
+    """
+    images, parts = held_out("rotated", n, seed)
+    turn = np.abs((np.array([ps[0].angle for ps in parts]) + 180) % 360 - 180)  # |angle| [n]
+    said_face = called_face(model, images).numpy()
+    edges = np.arange(0, 180 + width, width)
+    bins = np.clip(np.digitize(turn, edges) - 1, 0, len(edges) - 2)
+    rates = [said_face[bins == b].mean() if (bins == b).any() else np.nan
+             for b in range(len(edges) - 1)]
+    return (edges[:-1] + edges[1:]) / 2, np.array(rates)
+
+
+@dataclass
+class SeedRuns:
+    """One baseline trained with several seeds, and its face rates on the same held-out sets."""
+
+    name: str
+    seeds: list[int]
+    models: list = field(repr=False)
+    rates: dict[str, list[float]]  # kind -> one face rate per seed
+
+    def mean(self, kind: str) -> float:
+        return float(np.mean(self.rates[kind]))
+
+    def std(self, kind: str) -> float:
+        """Standard deviation over seeds (0 for a single seed)."""
+        return float(np.std(self.rates[kind]))
+
+
+def run_seeds(name: str, seeds, kinds=faces.KINDS, n_test: int = 500, **train) -> SeedRuns:
+    """Train ``name`` once per seed (``train``: arguments of ``train_baseline``) and measure."""
+    models, rates = [], {kind: [] for kind in kinds}
+    for seed in seeds:
+        model = train_baseline(name, seed=seed, **train)
+        for kind, rate in face_rates(model, kinds, n_test).items():
+            rates[kind].append(rate)
+        models.append(model)
+    return SeedRuns(name, list(seeds), models, rates)
+
+
+# --- Figures ----------------------------------------------------------------------------------
+
+
+def show_kinds(fig, kinds=faces.KINDS, per_kind: int = 4, seed: int = 0, size: int = 32):
+    """A grid of example images: one row per kind, ``per_kind`` images each."""
+    axes = fig.subplots(len(kinds), per_kind, squeeze=False)
+    for row, kind in zip(axes, kinds, strict=True):
+        images = faces.dataset(kind, per_kind, seed, size)[0]
+        for ax, image in zip(row, images, strict=True):
+            ax.imshow(image[0], cmap="gray", vmin=0, vmax=1)
+            ax.set(xticks=[], yticks=[])
+        row[0].set_ylabel(kind, rotation=0, ha="right", va="center")
+    return axes
+
+
+def show_receptive_field(ax, image, size: int, centres, colors=("tab:orange", "tab:cyan")):
+    """Draw ``image`` and, at each pixel ``centre`` (row, col), a ``size`` x ``size`` square: the
+    window that one output unit of a conv stack with that receptive field sees."""
+    ax.imshow(image, cmap="gray", vmin=0, vmax=1)
+    for (row, col), color in zip(centres, colors, strict=False):
+        ax.add_patch(Rectangle((col - size / 2, row - size / 2), size, size, fill=False,
+                               edgecolor=color, lw=2))
+    h, w = np.shape(image)
+    pad = max(0, (size - min(h, w)) / 2 + 1)  # widen the view when the window is bigger
+    ax.set(xlim=(-0.5 - pad, w - 0.5 + pad), ylim=(h - 0.5 + pad, -0.5 - pad),
+           xticks=[], yticks=[])
+
+
+def bar_face_rates(ax, runs: list[SeedRuns], kinds=faces.KINDS):
+    """Grouped bars: one group per kind, one bar per model (mean over seeds, std as error bar,
+    one black dot per seed)."""
+    width = 0.8 / len(runs)
+    x = np.arange(len(kinds))
+    for k, run in enumerate(runs):
+        at = x + (k - (len(runs) - 1) / 2) * width
+        means = [run.mean(kind) for kind in kinds]
+        errors = [run.std(kind) for kind in kinds] if len(run.seeds) > 1 else None
+        ax.bar(at, means, width, yerr=errors, capsize=3, ecolor="0.4",
+               label=f"{run.name} ({len(run.seeds)} seed{'s' * (len(run.seeds) > 1)})")
+        per_seed = np.array([run.rates[kind] for kind in kinds])  # [kinds, seeds]
+        for seed_rates in per_seed.T:
+            ax.plot(at, seed_rates, "k.", ms=4)
+    ax.axhline(0.5, color="0.6", ls=":", lw=1)
+    ax.set_xticks(x, kinds)
+    ax.set(ylim=(0, 1.22), yticks=np.linspace(0, 1, 6), ylabel='face rate (fraction called "face")')
+    ax.legend(loc="upper center", ncol=len(runs), fontsize="small")
+
+
+# --- Exercise ---------------------------------------------------------------------------------
+
+# Conv / pool stacks as (kernel, stride) pairs, input first: the bag-of-parts CNN, the deep CNN,
+# and a few more that a wrong formula gets wrong (strides that compound, a 1x1 kernel, ...).
+RF_STACKS = [
+    [(3, 1)] * 3,
+    [(3, 1), (2, 2), (3, 1), (2, 2), (3, 1), (2, 2), (3, 1)],
+    [(1, 1)],
+    [(5, 1), (5, 1)],
+    [(3, 2), (3, 2), (3, 2)],
+    [(7, 2), (3, 2), (3, 1), (3, 1)],
+    [(9, 1), (2, 2), (9, 1), (2, 2)],
+]
+
+
+def _reference_rf(stack) -> int:
+    return receptive_field(torch.nn.Sequential(*[torch.nn.Conv2d(1, 1, k, s) for k, s in stack]))
+
+
+def check_receptive_field(learner) -> bool | None:
+    """Check ``learner(layers) -> int``: the receptive field (side, in input pixels) of a stack of
+    convolutions / poolings given as ``(kernel, stride)`` pairs, input first. Prints PASS, FAIL
+    with the first stack it gets wrong, or "not implemented yet"; returns True / False / None."""
+    for stack in RF_STACKS:
+        try:
+            got = learner(list(stack))
+        except NotImplementedError:
+            print("receptive field: not implemented yet - replace the `raise NotImplementedError`.")
+            return None
+        want = _reference_rf(stack)
+        if not isinstance(got, (int, np.integer)) or got != want:
+            print(f"receptive field: FAIL - for layers {stack} the answer is {want} px, "
+                  f"you returned {got!r}.")
+            return False
+    print(f"receptive field: PASS (right on all {len(RF_STACKS)} stacks, e.g. the deep CNN's "
+          f"{_reference_rf(RF_STACKS[1])} px)")
+    return True

@@ -1,0 +1,89 @@
+"""Notebook 01: edit a face's parts and watch each trained CNN's face probability follow.
+
+Move, turn or swap parts with the ``PartsEditor`` (or press scramble / turn face / reset); after
+every edit the pure function ``verdicts`` renders the parts and asks every model for P(face).
+"""
+
+import ipywidgets as widgets
+import numpy as np
+import torch
+from matplotlib.figure import Figure
+
+from ..data import faces
+from ..face_experiments import face_probability
+from ..plots import png_bytes
+from .parts import PartsEditor
+
+
+def verdicts(models: dict, parts, size: int = 32) -> dict:
+    """Render ``parts`` at ``size`` x ``size`` and ask each model how sure it is of a face.
+
+    Returns ``{"image": [size, size] array, "face_probability": {model name: P(face)}}``.
+    """
+    if not models:
+        raise ValueError("models must name at least one trained model, e.g. {'deep CNN': model}")
+    image = faces.render(parts, size=size)  # [size, size], raises ValueError on a bad part
+    x = torch.from_numpy(image)[None, None]  # [1, 1, size, size]
+    return {"image": image,
+            "face_probability": {name: float(face_probability(model, x)[0])
+                                 for name, model in models.items()}}
+
+
+class VerdictsFigure:
+    """The rendered image on the left, one bar per model's P(face) on the right.
+
+    The axes are drawn once; ``show(state)`` only changes the image data and the bar widths,
+    which keeps an update fast.
+    """
+
+    def __init__(self, names, size: int = 32):
+        self.figure = Figure(figsize=(5.5, 2.4))
+        ax_image, ax_bars = self.figure.subplots(1, 2, gridspec_kw={"width_ratios": [1, 1.3]})
+        self._image = ax_image.imshow(np.zeros((size, size)), cmap="gray", vmin=0, vmax=1)
+        ax_image.set(xticks=[], yticks=[], title="what the CNNs see")
+        self.names = list(names)
+        y = np.arange(len(names))
+        self._bars = ax_bars.barh(y, np.zeros(len(names)), height=0.6)
+        self._labels = [ax_bars.text(0.02, yi, "", va="center") for yi in y]
+        ax_bars.axvline(0.5, color="0.3", ls=":")
+        ax_bars.invert_yaxis()
+        ax_bars.set(xlim=(0, 1), yticks=[], xlabel="P(face)", title="verdicts (face if > 0.5)")
+
+    def show(self, state: dict) -> bytes:
+        """Draw ``state`` (from ``verdicts``) and return the figure as PNG bytes."""
+        self._image.set_data(state["image"])
+        p = state["face_probability"]
+        for bar, label, name in zip(self._bars, self._labels, self.names, strict=True):
+            bar.set_width(p[name])
+            bar.set_color("#8fd19e" if p[name] > 0.5 else "#f4a6a6")  # light green / light red
+            label.set_text(f"{name}: {p[name]:.2f}")
+        return png_bytes(self.figure)
+
+
+class FaceVerdicts:
+    """A ``PartsEditor`` beside the rendered image and every model's P(face), updated live."""
+
+    def __init__(self, models: dict, parts=None):
+        self.models = models
+        self.view = VerdictsFigure(list(models))
+        self.image = widgets.Image(format="png", width=420)
+        self.readout = widgets.HTML()
+        self.editor = PartsEditor(parts, on_change=self.update)
+        self.widget = widgets.HBox([self.editor.widget, widgets.VBox([self.image, self.readout])])
+        self.update(self.editor.parts)
+
+    def update(self, parts):
+        self.state = s = {"parts": list(parts), **verdicts(self.models, parts)}
+        self.readout.value = "<br>".join(
+            f"<b>{name}</b>: P(face) = {p:.2f} &rarr; {'face' if p > 0.5 else 'not a face'}"
+            for name, p in s["face_probability"].items())
+        self.image.value = self.view.show(s)
+
+    def _repr_mimebundle_(self, **kwargs):
+        return self.widget._repr_mimebundle_(**kwargs)
+
+
+def face_verdicts(models: dict, parts=None) -> FaceVerdicts:
+    """Build notebook 01's widget for trained ``models`` (name -> model), starting from ``parts``
+    (default: an upright face in the middle)."""
+    return FaceVerdicts(models, parts)

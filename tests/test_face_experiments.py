@@ -1,0 +1,156 @@
+"""The faces experiment: a balanced, seeded training set; face rates; training beats chance."""
+
+import numpy as np
+import pytest
+import torch
+
+from capsedu import BagOfPartsCNN, DeepCNN
+from capsedu import face_experiments as fe
+from capsedu.data import faces
+
+
+class AlwaysFace(torch.nn.Module):
+    """Calls every image a face (logits favour class 1)."""
+
+    def __init__(self):
+        super().__init__()
+        self.bias = torch.nn.Parameter(torch.tensor([0.0, 1.0]))
+
+    def forward(self, x):
+        return self.bias.expand(len(x), 2)
+
+    def predict(self, x):
+        return self(x).argmax(dim=1)
+
+
+def test_training_set_is_balanced_shuffled_and_deterministic():
+    x, y = fe.training_set(40, seed=3)
+    assert x.shape == (40, 1, 32, 32) and y.shape == (40,)
+    assert y.sum() == 20  # half faces
+    assert 0 < y[:20].sum() < 20  # shuffled, not 20 faces then 20 non-faces
+    x2, y2 = fe.training_set(40, seed=3)
+    assert torch.equal(x, x2) and torch.equal(y, y2)
+    assert not torch.equal(x, fe.training_set(40, seed=4)[0])
+
+
+def test_training_set_has_no_scrambles():
+    # the label-1 images are exactly faces.dataset("face"), the label-0 ones "nonface"
+    x, y = fe.training_set(20, seed=0)
+    for label, kind in ((1, "face"), (0, "nonface")):
+        want = faces.dataset(kind, 10, seed=0)[0]
+        torch.testing.assert_close(x[y == label].sum(dim=0), want.sum(dim=0))  # the same images
+
+
+@pytest.mark.parametrize("n", [0, 3, -2])
+def test_training_set_rejects_odd_or_tiny_sizes(n):
+    with pytest.raises(ValueError, match="even number"):
+        fe.training_set(n)
+
+
+def test_held_out_sets_differ_from_training_sets():
+    train_faces = faces.dataset("face", 8, seed=0)[0]
+    assert not torch.equal(fe.held_out("face", 8)[0], train_faces)
+
+
+def test_face_rates_of_a_model_that_always_says_face():
+    rates = fe.face_rates(AlwaysFace(), n=6)
+    assert rates == {kind: 1.0 for kind in faces.KINDS}
+    assert list(fe.face_rates(AlwaysFace(), kinds=("swapped",), n=6)) == ["swapped"]
+
+
+def test_face_probability_is_a_softmax():
+    p = fe.face_probability(AlwaysFace(), torch.zeros(3, 1, 32, 32))
+    assert p.shape == (3,) and p == pytest.approx(torch.sigmoid(torch.tensor(1.0)).item())
+
+
+def test_unknown_baseline_is_rejected():
+    with pytest.raises(ValueError, match="bag-of-parts CNN"):
+        fe.train_baseline("resnet")
+
+
+def test_baselines_and_their_receptive_fields():
+    assert fe.BASELINES == {"bag-of-parts CNN": BagOfPartsCNN, "deep CNN": DeepCNN}
+    assert BagOfPartsCNN().receptive_field == 5 and DeepCNN().receptive_field == 38
+
+
+def test_a_trained_model_beats_chance_and_runs_are_seeded():
+    runs = fe.run_seeds("deep CNN", seeds=[0], kinds=("face", "nonface"), n_test=100,
+                        n=400, epochs=2, progress=False)
+    assert runs.rates["face"][0] - runs.rates["nonface"][0] > 0.3  # chance: 0
+    assert runs.std("face") == 0.0 and runs.mean("face") == runs.rates["face"][0]
+    again = fe.train_baseline("deep CNN", n=400, epochs=2, seed=0, progress=False)
+    torch.testing.assert_close(again.classifier.weight, runs.models[0].classifier.weight)
+
+
+def test_spread_keeps_a_face_layout_and_widens_gaps():
+    parts = faces.face_parts() + [faces.Part("stroke", 0.2, 0.5)]
+    same = fe.spread(parts, 1.0)  # factor 1: nothing moves
+    assert np.allclose([p[1:] for p in same], [p[1:] for p in parts], atol=1e-12)
+    wide = {p.kind: p for p in fe.spread(parts, 1.4)}
+    left, right = wide["left_eye"], wide["right_eye"]
+    assert right.x - left.x == pytest.approx(1.4 * 0.36)  # the canonical eye distance is 0.36
+    assert wide["stroke"].x == pytest.approx(0.5 - 1.4 * 0.3)  # strokes move with the layout
+    assert left.angle == 0 and left.scale == 1  # sprites keep their size and angle
+    torch.testing.assert_close(fe.spread_faces(1.0, n=3), fe.held_out("face", 3)[0])
+    assert not torch.equal(fe.spread_faces(1.2, n=3), fe.held_out("face", 3)[0])
+    with pytest.raises(ValueError, match=r"\[1, 1.3\]"):
+        fe.spread_faces(1.4, n=3)
+
+
+def test_spread_faces_keep_their_parts_inside_the_image():
+    def touching(factor):
+        scenes = [fe.spread(ps, factor) for ps in fe.held_out("face", 400)[1]]
+        images = [faces.render([p for p in ps if p.kind != faces.STROKE]) for ps in scenes]
+        return sum(max(im[0].max(), im[-1].max(), im[:, 0].max(), im[:, -1].max()) > 0.2
+                   for im in images)
+
+    assert touching(1.2) == 0 and touching(1.3) < 4  # under 1% of 400
+
+
+def test_face_rate_by_angle_bins_the_rotated_faces():
+    centres, rates = fe.face_rate_by_angle(AlwaysFace(), n=40, width=45)
+    assert centres.tolist() == [22.5, 67.5, 112.5, 157.5]
+    assert rates[~torch.tensor(rates).isnan().numpy()] == pytest.approx(1.0)
+
+
+def reference_rf(layers):
+    r, jump = 1, 1
+    for kernel, stride in layers:
+        r, jump = r + (kernel - 1) * jump, jump * stride
+    return r
+
+
+def rf_stub(layers):
+    raise NotImplementedError("Exercise: compute the receptive field")
+
+
+def test_receptive_field_checker_accepts_the_reference_and_the_solution(capsys):
+    import importlib.util
+    from pathlib import Path
+
+    assert fe.check_receptive_field(reference_rf) is True
+    assert "PASS" in capsys.readouterr().out
+    path = Path(__file__).parent.parent / "notebooks/solutions/01_what_pooling_throws_away.py"
+    spec = importlib.util.spec_from_file_location("solution01", path)
+    solution = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(solution)
+    assert fe.check_receptive_field(solution.my_receptive_field) is True
+    assert solution.layers_needed == 16
+
+
+def test_receptive_field_checker_reports_the_stub(capsys):
+    assert fe.check_receptive_field(rf_stub) is None
+    assert "not implemented yet" in capsys.readouterr().out
+
+
+def test_receptive_field_checker_rejects_known_wrong_versions(capsys):
+    wrong = [
+        lambda layers: 1 + sum(k - 1 for k, _ in layers),  # forgets the strides
+        lambda layers: sum(k for k, _ in layers),  # adds the kernels
+        lambda layers: reference_rf([(k, s) for k, s in layers if k != 2]),  # skips the pools
+        lambda layers: float(reference_rf(layers)),  # not an integer number of pixels
+        lambda layers: 32,  # "the image size"
+    ]
+    for fn in wrong:
+        assert fe.check_receptive_field(fn) is False
+        assert "FAIL" in capsys.readouterr().out
