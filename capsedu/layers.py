@@ -52,8 +52,10 @@ class RoutingCapsules(nn.Module):
             raise ValueError(
                 f"u must have shape [batch, {self.n_in}, {self.d_in}], got {tuple(u.shape)}"
             )
-        # u_hat_j|i = W_ij u_i
-        return torch.einsum("ijdk,bik->bijd", self.W, u)
+        # u_hat_j|i = W_ij u_i. Computed parent-major ([B, n_out, n_in, d_out] in memory) and
+        # returned as a [B, n_in, n_out, d_out] view: the routing sums over i then read
+        # contiguous memory, which makes a training step measurably faster on a CPU
+        return torch.einsum("ijdk,bik->bjid", self.W, u).contiguous().transpose(1, 2)
 
     def forward(self, u: torch.Tensor) -> RoutingResult:
         return dynamic_routing(self.predictions(u), self.iterations, self.grad_through_routing)

@@ -121,3 +121,18 @@ def test_bag_of_parts_cnn_ignores_where_a_part_is():
     x[0, 0, 5:10, 6:9] = 1.0
     moved = torch.roll(x, shifts=(15, 12), dims=(2, 3))
     torch.testing.assert_close(model(x), model(moved))
+
+
+def test_predictions_are_W_ij_times_u_i():
+    from capsedu import RoutingCapsules
+
+    layer = RoutingCapsules(n_in=5, d_in=3, n_out=4, d_out=2)
+    u = torch.randn(2, 5, 3)
+    u_hat = layer.predictions(u)
+    assert u_hat.shape == (2, 5, 4, 2)
+    for b in range(2):
+        for i in range(5):
+            for j in range(4):
+                torch.testing.assert_close(u_hat[b, i, j], layer.W[i, j] @ u[b, i])
+    with pytest.raises(ValueError, match=r"\[batch, 5, 3\]"):
+        layer.predictions(torch.randn(2, 6, 3))
