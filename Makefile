@@ -37,6 +37,7 @@ notebooks: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) benchmarks/routing.py
+	$(PY) benchmarks/widgets.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache

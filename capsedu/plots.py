@@ -49,7 +49,8 @@ def draw_scene(ax, parts, size: int = 96, ghosts=None):
 
     from .data import faces
 
-    ax.imshow(faces.render(parts, size=size), cmap="gray", extent=(0, 1, 1, 0), vmin=0, vmax=1)
+    ax.imshow(faces.render(parts, size=size), cmap="gray", extent=(0, 1, 1, 0), vmin=0, vmax=1,
+              interpolation="nearest")
     for kind, pose in (ghosts or {}).items():
         seg = faces.segments(faces.face_parts(*pose)).reshape(-1, 2, 2)
         ax.add_collection(LineCollection(seg, colors=PART_COLORS[kind], alpha=0.6, lw=1.5))

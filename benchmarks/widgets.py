@@ -1,0 +1,73 @@
+"""Kernel-side latency of every course widget: one control change -> state + figure + PNG.
+
+    python benchmarks/widgets.py [--repeats 15]
+
+For each widget the script changes one control ``--repeats`` times and prints the median time per
+update in milliseconds, next to a reference measured in the same run: rendering an empty
+matplotlib figure of the same size to PNG (the floor that any redraw pays). The browser adds its
+own time on top (sending the PNG and painting it). The course aims at well under 100 ms.
+"""
+
+import argparse
+import os
+import statistics
+import time
+
+import torch
+from matplotlib.figure import Figure
+
+from capsedu import BagOfPartsCNN, DeepCNN
+from capsedu.plots import png_bytes
+from capsedu.widgets import (
+    PoseVectorExplorer,
+    SquashExplorer,
+    face_verdicts,
+    routing_explorer,
+    widget_check,
+)
+
+
+def median_ms(action, values) -> float:
+    times = []
+    for value in values:
+        start = time.perf_counter()
+        action(value)
+        times.append(time.perf_counter() - start)
+    return 1000 * statistics.median(times)
+
+
+def sweep(n: int, low: float, high: float, step: float) -> list:
+    """``n`` distinct values on the slider's grid, so every change triggers an update."""
+    return [round(low + (k % int((high - low) / step)) * step, 6) for k in range(1, n + 1)]
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeats", type=int, default=15)
+    n = parser.parse_args().repeats
+    torch.manual_seed(0)
+    cnns = {"bag-of-parts CNN": BagOfPartsCNN().eval(), "deep CNN": DeepCNN().eval()}
+    cases = [  # (notebook, widget, the control a learner moves, values)
+        ("00", widget_check(), "slider", sweep(n, 0, 360, 5)),
+        ("01", face_verdicts(cnns), "editor.x", sweep(n, 0.2, 0.8, 0.01)),
+        ("02", PoseVectorExplorer(), "angle", sweep(n, -180, 180, 5)),
+        ("03", SquashExplorer(), "norm", sweep(n, 0, 5, 0.05)),
+        ("04", routing_explorer(), "editor.x", sweep(n, 0.1, 0.9, 0.01)),
+    ]
+    print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, "
+          f"load average {os.getloadavg()[0]:.1f}; median of {n} updates\n")
+    print(f"{'nb':>2}  {'widget':<20} {'update (ms)':>11} {'empty PNG (ms)':>15} {'ratio':>6}")
+    for notebook, widget, name, values in cases:
+        owner, attr = (widget, name) if "." not in name else (
+            getattr(widget, name.split(".")[0]), name.split(".")[1])
+        control = getattr(owner, attr)
+        update = median_ms(lambda v, c=control: setattr(c, "value", v), values)
+        size = widget.figure.get_size_inches() if hasattr(widget, "figure") else (6, 3)
+        empty = Figure(figsize=size)
+        floor = median_ms(lambda _, f=empty: png_bytes(f), values)
+        print(f"{notebook:>2}  {type(widget).__name__:<20} {update:11.1f} {floor:15.1f} "
+              f"{update / floor:6.1f}")
+
+
+if __name__ == "__main__":
+    main()
