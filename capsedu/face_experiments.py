@@ -14,6 +14,7 @@ from functools import lru_cache
 
 import numpy as np
 import torch
+import torch.nn.functional as F
 from matplotlib.patches import Rectangle
 
 from .data import faces
@@ -96,6 +97,22 @@ def spread(parts, factor: float) -> list:
             for p in parts]
 
 
+def turn_over(parts, kinds) -> list:
+    """Turn the parts of the given ``kinds`` by 180 degrees where they stand (``upside_down``
+    does this to all four): each keeps its place, and looks as it would in a face upside down."""
+    parts = [faces.Part(*p) for p in parts]
+    unknown = set(kinds) - set(faces.PART_KINDS)
+    if unknown:
+        raise ValueError(f"unknown part kinds {sorted(unknown)}; choose from {faces.PART_KINDS}")
+    return [p._replace(angle=p.angle + 180.0) if p.kind in kinds else p for p in parts]
+
+
+def _edited_faces(edit, n: int, seed: int) -> torch.Tensor:
+    """The held-out faces, each passed through ``edit(parts) -> parts``: ``[n, 1, 32, 32]``."""
+    scenes = held_out("face", n, seed)[1]
+    return torch.stack([torch.from_numpy(faces.render(edit(ps)))[None] for ps in scenes])
+
+
 def spread_faces(factor: float, n: int = 500, seed: int = TEST_SEED) -> torch.Tensor:
     """The held-out faces with their layout spread by ``factor``: ``[n, 1, 32, 32]``.
 
@@ -106,18 +123,51 @@ def spread_faces(factor: float, n: int = 500, seed: int = TEST_SEED) -> torch.Te
     if not 1.0 <= factor <= 1.3:
         raise ValueError(f"factor must be in [1, 1.3] (beyond, parts leave the image), "
                          f"got {factor}")
-    scenes = held_out("face", n, seed)[1]
-    return torch.stack([torch.from_numpy(faces.render(spread(ps, factor)))[None] for ps in scenes])
+    return _edited_faces(lambda parts: spread(parts, factor), n, seed)
+
+
+def turned_faces(kinds, n: int = 500, seed: int = TEST_SEED) -> torch.Tensor:
+    """The held-out faces with the parts of ``kinds`` turned over in place: ``[n, 1, 32, 32]``.
+
+    ``kinds = ()`` gives the held-out faces themselves; all four kinds, their ``upside_down``
+    versions.
+    """
+    return _edited_faces(lambda parts: turn_over(parts, kinds), n, seed)
+
+
+def probe_rates(models, probe: dict) -> np.ndarray:
+    """Face rate of every model (rows, e.g. one per seed) on every image set of ``probe``
+    (columns, in the order of ``probe``, a dict label -> images): ``[models, sets]``."""
+    return np.array([[called_face(model, images).float().mean().item()
+                      for images in probe.values()] for model in models])
+
+
+def _ink(parts, kind: str, size: int) -> np.ndarray:
+    """``[size, size]`` bool: the pixels where part ``kind`` alone puts ink (> 0.5)."""
+    part = next(p for p in parts if p[0] == kind)
+    return faces.render([part], size) > 0.5
 
 
 def ink_gap(parts, a: str, b: str, size: int = 32) -> float:
     """Distance in pixels between the nearest inked pixels (> 0.5) of parts ``a`` and ``b``."""
-    def inked(kind):
-        part = next(p for p in parts if p[0] == kind)
-        return np.argwhere(faces.render([part], size) > 0.5)  # [pixels, 2] (row, col)
-
-    pa, pb = inked(a), inked(b)
+    pa, pb = np.argwhere(_ink(parts, a, size)), np.argwhere(_ink(parts, b, size))  # [pixels, 2]
     return float(np.sqrt(((pa[:, None, :] - pb[None, :, :]) ** 2).sum(-1)).min())
+
+
+def windows_holding_both(parts, a: str, b: str, window: int, size: int = 32) -> int:
+    """How many ``window`` x ``window`` squares, one centred on each pixel (the inputs of the
+    units of a padded stack of convolutions with that receptive field), hold ink of both parts.
+
+    A unit can only respond to how two parts meet if its window holds some of each.
+    """
+    if window < 1 or window % 2 == 0:
+        raise ValueError(f"window must be an odd number of pixels >= 1, got {window}")
+    held = []
+    for kind in (a, b):
+        ink = torch.from_numpy(_ink(parts, kind, size)).float()[None, None]  # [1, 1, size, size]
+        # a window holds some of the part <=> the max of its ink mask over the window is 1
+        held.append(F.max_pool2d(ink, window, stride=1, padding=window // 2)[0, 0])
+    return int((held[0] * held[1]).sum())
 
 
 def face_rate_by_angle(model, n: int = 500, width: int = 30, seed: int = TEST_SEED):
@@ -212,12 +262,31 @@ def bar_face_rates(ax, runs: list[SeedRuns], kinds=faces.KINDS):
     ax.legend(loc="upper center", ncol=len(runs), fontsize="small")
 
 
+def show_probe(fig, probe: dict, rates: dict, xlabel: str):
+    """Left: the first image of every set of ``probe`` (label -> images) side by side; right:
+    each model's face rate on every set (``rates``: name -> ``probe_rates`` array ``[seeds,
+    sets]``; mean over seeds, std as error bar)."""
+    ax_examples, ax_rates = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.6, 1]})
+    labels, side = list(probe), next(iter(probe.values())).shape[-1]
+    ax_examples.imshow(torch.cat([images[0, 0] for images in probe.values()], dim=1),
+                       cmap="gray", vmin=0, vmax=1)
+    ax_examples.set(xticks=[side / 2 + side * k for k in range(len(labels))], yticks=[],
+                    title="one held-out face, edited")
+    ax_examples.set_xticklabels(labels)
+    x = np.arange(len(labels))
+    for name, r in rates.items():
+        ax_rates.errorbar(x, r.mean(0), yerr=r.std(0), marker="o", capsize=3, label=name)
+    ax_rates.set_xticks(x, labels)
+    ax_rates.set(xlabel=xlabel, ylabel="face rate", ylim=(-0.05, 1.05))
+    ax_rates.legend(fontsize="small")
+
+
 # --- Exercise ---------------------------------------------------------------------------------
 
 # Conv / pool stacks as (kernel, stride) pairs, input first: the bag-of-parts CNN, the deep CNN,
 # and a few more that a wrong formula gets wrong (strides that compound, a 1x1 kernel, ...).
 RF_STACKS = [
-    [(3, 1)] * 3,
+    [(3, 1)] * 2,
     [(3, 1), (2, 2), (3, 1), (2, 2), (3, 1), (2, 2), (3, 1)],
     [(1, 1)],
     [(5, 1), (5, 1)],

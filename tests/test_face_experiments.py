@@ -107,6 +107,50 @@ def test_spread_faces_keep_their_parts_inside_the_image():
     assert touching(1.2) == 0 and touching(1.3) < 4  # under 1% of 400
 
 
+def test_turn_over_turns_only_the_named_parts_in_place():
+    parts = faces.face_parts(angle=10) + [faces.Part("stroke", 0.2, 0.5, 30)]
+    turned = {p.kind: p for p in fe.turn_over(parts, ("mouth", "nose"))}
+    assert turned["mouth"].angle == 190 and turned["nose"].angle == 190
+    assert turned["left_eye"].angle == 10 and turned["stroke"].angle == 30
+    assert [p[1:3] for p in turned.values()] == [p[1:3] for p in parts]  # nothing moves
+    every = fe.turn_over(parts, faces.PART_KINDS)
+    assert [p.angle for p in every] == [190] * 4 + [30]
+    with pytest.raises(ValueError, match="unknown part kinds"):
+        fe.turn_over(parts, "mouth")  # a string, not a tuple of kinds
+
+
+def test_turned_faces_are_the_held_out_faces_with_parts_turned():
+    torch.testing.assert_close(fe.turned_faces((), n=3), fe.held_out("face", 3)[0])
+    scenes = fe.held_out("face", 3)[1]
+    want = torch.stack([torch.from_numpy(faces.render(fe.turn_over(ps, ["nose"])))[None]
+                        for ps in scenes])
+    torch.testing.assert_close(fe.turned_faces(["nose"], n=3), want)
+    with pytest.raises(ValueError, match="unknown part kinds"):
+        fe.turned_faces(["ear"], n=3)
+
+
+def test_probe_rates_has_one_row_per_model_and_one_column_per_set():
+    class NeverFace(AlwaysFace):
+        def predict(self, x):
+            return torch.zeros(len(x), dtype=torch.long)
+
+    probe = {"a": torch.zeros(4, 1, 32, 32), "b": torch.ones(2, 1, 32, 32)}
+    rates = fe.probe_rates([AlwaysFace(), NeverFace()], probe)
+    assert rates.tolist() == [[1.0, 1.0], [0.0, 0.0]]
+
+
+def test_ink_gap_and_windows_holding_both_parts():
+    face = faces.face_parts()
+    assert fe.ink_gap(face, "left_eye", "right_eye") == pytest.approx(7.0)  # same row, 7 px apart
+    assert fe.ink_gap(face, "nose", "left_eye") == fe.ink_gap(face, "left_eye", "nose")
+    counts = [fe.windows_holding_both(face, "left_eye", "nose", w) for w in (1, 3, 5, 7)]
+    assert counts[:2] == [0, 0] and 0 < counts[2] < counts[3]  # wider windows catch both more
+    assert fe.windows_holding_both(face, "left_eye", "right_eye", 5) == 0  # 7 px apart
+    assert fe.windows_holding_both(face, "left_eye", "mouth", 63) == 32 * 32  # every window
+    with pytest.raises(ValueError, match="odd"):
+        fe.windows_holding_both(face, "left_eye", "nose", 4)
+
+
 def test_face_rate_by_angle_bins_the_rotated_faces():
     centres, rates = fe.face_rate_by_angle(AlwaysFace(), n=40, width=45)
     assert centres.tolist() == [22.5, 67.5, 112.5, 157.5]
@@ -136,6 +180,7 @@ def test_receptive_field_checker_accepts_the_reference_and_the_solution(capsys):
     spec.loader.exec_module(solution)
     assert fe.check_receptive_field(solution.my_receptive_field) is True
     assert solution.layers_needed == 16
+    assert solution.wider_rf == 7
 
 
 def test_receptive_field_checker_reports_the_stub(capsys):

@@ -23,8 +23,16 @@ def my_receptive_field(layers):
 # the whole 32 x 32 image? Each adds 2 pixels: 1 + 2 n >= 32, so n = 16 layers.
 layers_needed = next(n for n in range(1, 100) if my_receptive_field([(3, 1)] * n) >= 32)
 
+# Exercise 4: a third 3x3 convolution widens the window by 2 pixels, to 1 + 3 * 2 = 7. Run this file
+# to count how many windows of each size hold ink of both the left eye and the nose.
+wider_rf = my_receptive_field([(3, 1)] * 3)
+
 if __name__ == "__main__":
-    from capsedu.face_experiments import check_receptive_field
+    from capsedu.data import faces
+    from capsedu.face_experiments import check_receptive_field, windows_holding_both
 
     check_receptive_field(my_receptive_field)
     print(f"3x3 layers needed to cover 32 px: {layers_needed}")
+    for window in (my_receptive_field([(3, 1)] * 2), wider_rf):
+        both = windows_holding_both(faces.face_parts(), "left_eye", "nose", window)
+        print(f"{window}x{window} windows that hold ink of the left eye and the nose: {both}")
