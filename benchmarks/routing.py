@@ -1,6 +1,6 @@
 """Throughput of the paper CapsNet: capsedu's vectorised DigitCaps vs. a naive reference.
 
-    python benchmarks/routing.py [--batch 32] [--repeats N] [--threads T] [--quick]
+    python benchmarks/routing.py [--batch 128] [--repeats N] [--threads T] [--quick]
 
 Both models are the paper's ``CapsNet()`` (Conv1 256@9x9 -> 1152 8D PrimaryCaps -> 10 16D
 DigitCaps, 3 routing iterations, decoder) with the *same weights*; only the DigitCaps layer
@@ -31,8 +31,11 @@ from torch import nn
 from capsedu.functional import squash
 from capsedu.models import CapsNet
 from capsedu.routing import RoutingResult, RoutingStep
+from capsedu.train import RECIPES
 
 TARGET = 1.9  # required train-step speed-up of the vectorised path on CPU
+# a training step is timed at the batch size the course trains with
+TRAIN_BATCH = RECIPES["capsnet-mnist-small"].batch_size
 
 
 class NaiveRoutingCapsules(nn.Module):
@@ -157,13 +160,14 @@ def machine(device) -> str:
 
 def main() -> None:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    p.add_argument("--batch", type=int, default=None, help="images per step (default 32)")
+    p.add_argument("--batch", type=int, default=None,
+                   help=f"images per step (default {TRAIN_BATCH}, the training recipes' batch)")
     p.add_argument("--repeats", type=int, default=None, help="timed rounds (default 9)")
     p.add_argument("--warmup", type=int, default=None, help="untimed rounds (default 2)")
     p.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: all)")
     p.add_argument("--quick", action="store_true", help="batch 16, 3 repeats: about 30 s")
     args = p.parse_args()
-    batch = args.batch or (16 if args.quick else 32)
+    batch = args.batch or (16 if args.quick else TRAIN_BATCH)
     repeats = args.repeats or (3 if args.quick else 9)
     warmup = args.warmup if args.warmup is not None else (1 if args.quick else 2)
 
