@@ -27,7 +27,7 @@ def test_fit_is_deterministic_for_a_seed():
     runs = []
     for _ in range(2):
         torch.manual_seed(0)
-        model = BagOfPartsCNN(channels=(2, 2, 2))
+        model = BagOfPartsCNN(channels=(2, 2))
         fit(model, (x, y), epochs=1, batch_size=16, seed=3, device="cpu", progress=False)
         runs.append(model.classifier.weight.detach().clone())
     torch.testing.assert_close(runs[0], runs[1])
@@ -51,3 +51,39 @@ def test_command_line_trains_and_records_a_checkpoint(tmp_path, capsys):
 def test_command_line_lists_recipes(capsys):
     main(["--list"])
     assert "capsnet-mnist-small" in capsys.readouterr().out
+
+
+def test_shift_moves_each_image_by_at_most_two_pixels():
+    from capsedu.train import shift
+
+    images = torch.zeros(64, 1, 9, 9)
+    images[:, 0, 4, 4] = 1.0  # one bright pixel in the middle
+    moved = shift(images, generator=torch.Generator().manual_seed(0))
+    assert moved.shape == images.shape and (moved.sum(dim=(1, 2, 3)) == 1).all()
+    rows, cols = moved[:, 0].nonzero()[:, 1], moved[:, 0].nonzero()[:, 2]
+    assert ((rows - 4).abs() <= 2).all() and ((cols - 4).abs() <= 2).all()
+    assert len(set(zip(rows.tolist(), cols.tolist(), strict=True))) > 10  # many offsets drawn
+    # zero padding: a pixel at the border can leave the image
+    edge = torch.zeros(200, 1, 5, 5)
+    edge[:, 0, 0, 0] = 1.0
+    assert shift(edge).sum() < 200
+
+
+def test_training_resumes_where_it_stopped(tmp_path):
+    x, y = torch.rand(64, 1, 8, 8), torch.arange(64) % 2
+    state = tmp_path / "state.pt"
+
+    def model():
+        torch.manual_seed(0)
+        return BagOfPartsCNN(channels=(2, 2))
+
+    straight = model()
+    fit(straight, (x, y), epochs=3, batch_size=16, device="cpu", progress=False, augment=True)
+    resumed = model()
+    fit(resumed, (x, y), epochs=2, batch_size=16, device="cpu", progress=False, augment=True,
+        state_path=state)
+    history = fit(model(), (x, y), epochs=3, batch_size=16, device="cpu", progress=False,
+                  augment=True, state_path=state)
+    assert [h["epoch"] for h in history] == [1, 2, 3]
+    resumed.load_state_dict(torch.load(state, weights_only=True)["model"])
+    torch.testing.assert_close(resumed.classifier.weight, straight.classifier.weight)
