@@ -6,10 +6,11 @@ from .capsule import PoseVectorExplorer, SquashExplorer
 from .check import WidgetCheck, arrow_state, widget_check
 from .parts import PartsEditor
 from .pooling import FaceVerdicts, face_verdicts, verdicts
+from .pose_space import PoseSpaceExplorer, pose_space_explorer
 from .routing import RoutingExplorer, routing_explorer, routing_state
 
 __all__ = [
     "WidgetCheck", "arrow_state", "widget_check", "PartsEditor", "RoutingExplorer",
     "routing_explorer", "routing_state", "PoseVectorExplorer", "SquashExplorer", "FaceVerdicts",
-    "face_verdicts", "verdicts",
+    "face_verdicts", "verdicts", "PoseSpaceExplorer", "pose_space_explorer",
 ]

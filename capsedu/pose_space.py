@@ -1,0 +1,222 @@
+"""What the 16 dimensions of a DigitCaps vector encode (notebook 06).
+
+A trained CapsNet's decoder turns one digit capsule v_j (16 numbers) into an image. Editing v_j
+and decoding it again shows what each dimension stands for: the paper's Fig. 4 adds
+Delta in [-0.25, 0.25], step 0.05, to one dimension at a time (Sabour, Frosst & Hinton 2017,
+Section 5.1). The functions here are pure: a model and tensors in, tensors out.
+"""
+
+from collections.abc import Callable
+
+import numpy as np
+import torch
+
+from .models import CapsNet
+from .validate import check_shape
+
+# Fig. 4: "tweaked by intervals of 0.05 in the range [-0.25, 0.25]": 11 values, 0 in the middle
+MAX_DELTA = 0.25
+DELTAS = 0.05 * torch.arange(-5, 6)  # [11]: -0.25, -0.20, ..., 0, ..., +0.25
+
+
+@torch.no_grad()
+def encode(model: CapsNet, images: torch.Tensor):
+    """Run the CapsNet on ``images`` ``[B, 1, 28, 28]``; return its ``CapsNetOutput`` (v
+    ``[B, 10, 16]``, lengths ``[B, 10]``, routing with the couplings of every iteration)."""
+    return model(images)
+
+
+def check_deltas(deltas, dim: int | None = None) -> torch.Tensor:
+    """``deltas`` as a float tensor ``[dim]`` (any length when ``dim`` is None); ValueError
+    unless each is in [-0.25, 0.25]."""
+    deltas = torch.as_tensor(deltas, dtype=torch.float32)
+    if deltas.ndim != 1 or (dim is not None and len(deltas) != dim):
+        wanted = f"[{dim}] (one per pose dimension)" if dim is not None else "[n_deltas]"
+        raise ValueError(f"deltas must have shape {wanted}, got shape {tuple(deltas.shape)}")
+    worst = float(deltas.abs().max())
+    if not worst <= MAX_DELTA + 1e-6:  # also catches NaN
+        raise ValueError(f"each delta must be in [-{MAX_DELTA}, {MAX_DELTA}] (Fig. 4's range), "
+                         f"got {worst:g}")
+    return deltas
+
+
+def perturb(v: torch.Tensor, label: int, deltas) -> torch.Tensor:
+    """A copy of the digit capsules ``v`` ``[10, 16]`` with ``deltas`` ``[16]`` added to capsule
+    ``label`` (the true class's): v_label + Delta. The other capsules are left as they are."""
+    check_shape(v, "v", "[n_classes, digit_dim]", ndim=2)
+    if not 0 <= label < v.shape[0]:
+        raise ValueError(f"label must be in [0, {v.shape[0] - 1}], got {label}")
+    edited = v.clone()
+    edited[label] += check_deltas(deltas, v.shape[1]).to(v.dtype)  # v_label <- v_label + Δ
+    return edited
+
+
+@torch.no_grad()
+def decode(model: CapsNet, v: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    """Decode capsules ``v`` ``[B, 10, 16]`` masked to class ``labels`` ``[B]``: images
+    ``[B, 28, 28]`` (``CapsNet.reconstruct``: all capsules but the label's are zeroed)."""
+    return model.reconstruct(v, v.norm(dim=-1), labels)[:, 0]
+
+
+def pose_state(model: CapsNet, v: torch.Tensor, label: int, deltas) -> dict:
+    """What the pose widget shows for capsules ``v`` ``[10, 16]`` of one image whose class
+    ``label``'s capsule is moved by ``deltas`` ``[16]``: one decoder pass, no routing.
+
+    Returns the edited capsule ``v_label + Delta`` ``[16]``, all ten ``lengths`` ``[10]`` after the
+    edit (only the label's changes) and the ``reconstruction`` ``[28, 28]`` (numpy arrays)."""
+    edited = perturb(v, label, deltas)  # [10, 16]
+    image = decode(model, edited[None], torch.tensor([label]))[0]  # [28, 28]
+    return {
+        "label": label,
+        "deltas": tuple(round(float(d), 4) for d in deltas),
+        "capsule": edited[label].numpy(),
+        "lengths": edited.norm(dim=-1).numpy(),
+        "reconstruction": image.numpy(),
+    }
+
+
+@torch.no_grad()
+def perturbation_grid(model: CapsNet, v: torch.Tensor, label: int,
+                      deltas: torch.Tensor = DELTAS) -> torch.Tensor:
+    """Fig. 4 for one digit: row d decodes capsule ``label`` of ``v`` ``[10, 16]`` with
+    ``deltas[k]`` added to dimension d only. Returns ``[16, len(deltas), 28, 28]``."""
+    dim = v.shape[1]
+    grid = torch.zeros(dim, len(deltas), dim)  # [row d, column k, 16]: the Delta to add
+    grid[torch.arange(dim), :, torch.arange(dim)] = check_deltas(deltas)  # grid[d, k, d] = Δ_k
+    edited = v.expand(dim, len(deltas), *v.shape).clone()  # [16, K, 10, 16]
+    edited[:, :, label] += grid
+    labels = torch.full((dim * len(deltas),), label)
+    images = decode(model, edited.flatten(0, 1), labels)  # [16 * K, 28, 28]
+    return images.view(dim, len(deltas), *images.shape[1:])
+
+
+def dimension_effect(grid: torch.Tensor, base: torch.Tensor) -> torch.Tensor:
+    """How much each dimension changes the picture: mean |pixel change| from the unedited
+    reconstruction ``base`` ``[28, 28]`` over the grid's Deltas and pixels. ``grid``:
+    ``[16, K, 28, 28]`` -> ``[16]`` (pixels are in [0, 1])."""
+    return (grid - base).abs().mean(dim=(1, 2, 3))
+
+
+def shape_measures(images: torch.Tensor) -> dict[str, torch.Tensor]:
+    """Simple descriptors of grey images ``[..., H, W]`` (pixels in [0, 1]), each ``[...]``:
+    ink (sum of pixels: thicker or longer strokes), x and y (centre of mass, pixels), width and
+    height (2 standard deviations of the ink along each axis, pixels) and slant (pixels the ink
+    moves right per pixel down: cov(x, y) / var(y))."""
+    h, w = images.shape[-2:]
+    ys = torch.arange(h, dtype=images.dtype).view(h, 1)
+    xs = torch.arange(w, dtype=images.dtype).view(1, w)
+    ink = images.sum(dim=(-2, -1)).clamp_min(1e-6)
+
+    def mean(f):  # E[f] under the ink distribution
+        return (images * f).sum(dim=(-2, -1)) / ink
+
+    x, y = mean(xs), mean(ys)
+    var_x = mean(xs**2) - x**2
+    var_y = mean(ys**2) - y**2
+    cov = mean(xs * ys) - x * y
+    return {"ink": ink, "x": x, "y": y, "width": 2 * var_x.clamp_min(0).sqrt(),
+            "height": 2 * var_y.clamp_min(0).sqrt(), "slant": cov / var_y.clamp_min(1e-6)}
+
+
+@torch.no_grad()
+def dimension_profile(model: CapsNet, images: torch.Tensor, label: int,
+                      deltas: torch.Tensor = DELTAS) -> tuple[torch.Tensor, dict]:
+    """Fig. 4, measured over several ``images`` ``[N, 1, 28, 28]`` of class ``label``.
+
+    Returns ``effect`` ``[16]``, the mean ``dimension_effect``, and ``changes``: for each
+    ``shape_measures`` name, a ``[N, 16]`` tensor of measure(Delta = last) - measure(Delta =
+    first), i.e. what moving dimension d from -0.25 to +0.25 does to that measure, per image.
+    """
+    v = encode(model, images).v  # [N, 10, 16]
+    effects, changes = [], {}
+    for k in range(len(images)):
+        grid = perturbation_grid(model, v[k], label, deltas)  # [16, K, 28, 28]
+        base = decode(model, v[k : k + 1], torch.tensor([label]))[0]
+        effects.append(dimension_effect(grid, base))
+        for name, m in shape_measures(grid).items():  # m: [16, K]
+            changes.setdefault(name, []).append(m[:, -1] - m[:, 0])
+    return torch.stack(effects).mean(0), {n: torch.stack(c) for n, c in changes.items()}
+
+
+def mosaic(images) -> np.ndarray:
+    """Tile ``images`` ``[rows, cols, H, W]`` into one ``[rows * H, cols * W]`` array."""
+    images = np.asarray(images)
+    rows, cols, h, w = images.shape
+    return images.transpose(0, 2, 1, 3).reshape(rows * h, cols * w)
+
+
+def draw_perturbation_grid(ax, grid: torch.Tensor, deltas: torch.Tensor = DELTAS, title=None):
+    """Show a ``perturbation_grid`` as one image: a row per dimension, a column per Delta."""
+    dim, k, h, w = grid.shape
+    ax.imshow(mosaic(grid), cmap="gray", vmin=0, vmax=1)
+    ax.set_xticks(np.arange(k) * w + w / 2, [f"{d:+.2f}" for d in deltas.tolist()], fontsize=7,
+                  rotation=90)
+    ax.set_yticks(np.arange(dim) * h + h / 2, [f"dim {d}" for d in range(dim)], fontsize=7)
+    ax.set_xlabel("Δ added to that dimension")
+    if title:
+        ax.set_title(title)
+
+
+def couplings_on_grid(routing, example: int, j: int, n_maps: int) -> torch.Tensor:
+    """The coupling coefficients c_ij of ``example`` from every primary capsule i to digit
+    capsule ``j``, per routing iteration, laid out as the primary grid: ``[iterations, n_maps,
+    grid, grid]`` (capsule index i runs over (map, row, col), see ``PrimaryCapsules``)."""
+    c = torch.stack([step.c[example, :, j] for step in routing.history])  # [iterations, n_in]
+    side = round((c.shape[1] // n_maps) ** 0.5)
+    return c.view(len(routing.history), n_maps, side, side)
+
+
+def grid_extent(config) -> tuple[float, float, float, float]:
+    """Where the primary grid sits on the input image, for ``imshow(..., extent=...)``: primary
+    capsule (row, col) is centred on pixel c0 + stride * (row, col), with c0 the centre of the
+    first unit's 9x9 (Conv1) then 9x9 (PrimaryCaps) window."""
+    c0 = (config.conv_kernel - 1) / 2 + (config.primary_kernel - 1) / 2
+    lo = c0 - config.primary_stride / 2
+    hi = lo + config.primary_stride * config.primary_grid
+    return (lo, hi, hi, lo)  # left, right, bottom, top (rows grow downward)
+
+
+@torch.no_grad()
+def primary_lengths(model: CapsNet, image: torch.Tensor) -> torch.Tensor:
+    """||u_i|| of every primary capsule for one ``image`` ``[1, 28, 28]``, laid out as
+    ``[n_maps, grid, grid]``: how strongly each one says "my feature is here"."""
+    cfg = model.config
+    u = model.primary(torch.relu(model.conv1(image[None])))  # [1, n_primary, 8]
+    return u[0].norm(dim=-1).view(cfg.primary_maps, cfg.primary_grid, cfg.primary_grid)
+
+
+def check_decoder_input(learner: Callable, model: CapsNet) -> bool | None:
+    """Check a learner's ``decoder_input(v, labels)``: capsules ``v`` ``[B, 10, 16]`` with all but
+    the true class ``labels`` ``[B]`` zeroed, flattened to ``[B, 160]``. The checker decodes it
+    with ``model``'s decoder and compares with ``model.reconstruct`` masked by the label. In the
+    cases the label is never the longest capsule, so masking by the prediction fails."""
+    from .exercises import check
+
+    g = torch.Generator().manual_seed(0)
+    n, dim = model.config.n_classes, model.config.digit_dim
+    cases = []
+    for batch in (1, 4, 7):
+        v = 0.3 * torch.randn(batch, n, dim, generator=g)
+        labels = torch.randint(0, n, (batch,), generator=g)
+        v[torch.arange(batch), labels] *= 0.5  # the true class is not the longest capsule
+        cases.append((v, labels))
+
+    try:
+        flat = learner(*[a.clone() for a in cases[0]])
+    except NotImplementedError:
+        flat = None  # check() says "not implemented yet"
+    if flat is not None and (not isinstance(flat, torch.Tensor)
+                             or tuple(flat.shape) != (len(cases[0][0]), n * dim)):
+        shape = tuple(flat.shape) if isinstance(flat, torch.Tensor) else type(flat).__name__
+        print(f"decoder_input: FAIL - expected a tensor of shape (batch, {n * dim}) "
+              f"(the {n} capsules of {dim} numbers, flattened), got {shape}.")
+        return False
+
+    @torch.no_grad()
+    def learner_image(v, labels):  # [B, 784]
+        return model.decoder(learner(v, labels))
+
+    def reference_image(v, labels):
+        return decode(model, v, labels).flatten(1)
+
+    return check("decoder_input", learner_image, reference_image, cases)

@@ -1,0 +1,204 @@
+"""Notebook 06: the pose-space functions, the decoder-input checker and the pose widget."""
+
+import importlib.util
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+import torch.nn.functional as F
+
+from capsedu import SMALL, CapsNet, pretrained
+from capsedu import pose_space as ps
+from capsedu.widgets.pose_space import pose_space_explorer
+
+SOLUTION = Path(__file__).parent.parent / "notebooks/solutions/06_what_the_pose_dimensions_mean.py"
+
+
+@pytest.fixture(scope="module")
+def model():
+    return pretrained("capsnet-mnist-small")
+
+
+@pytest.fixture(scope="module")
+def digits():
+    from capsedu.data.mnist import load_mnist
+
+    try:
+        images, labels = load_mnist(train=False, limit=20, download=False)
+    except FileNotFoundError:
+        pytest.skip("MNIST is not in the data root")
+    first = [int((labels == d).nonzero()[0, 0]) for d in (7, 2, 1)]
+    return images[first], labels[first]
+
+
+def capsules():
+    """Digit capsules of a random small CapsNet (no checkpoint, no data): [2, 10, 16]."""
+    torch.manual_seed(0)
+    net = CapsNet(SMALL).eval()
+    return net, ps.encode(net, torch.rand(2, 1, 28, 28))
+
+
+def test_deltas_are_the_papers_grid():
+    assert ps.DELTAS.tolist() == pytest.approx([0.05 * k for k in range(-5, 6)])
+    assert float(ps.DELTAS[5]) == 0.0
+
+
+@pytest.mark.parametrize("deltas", [[0.3] + [0.0] * 15, [0.0] * 15 + [-0.26],
+                                    [float("nan")] + [0.0] * 15, [0.0] * 15, [[0.0] * 16]])
+def test_bad_deltas_raise(deltas):
+    net, out = capsules()
+    with pytest.raises(ValueError, match="delta"):
+        ps.pose_state(net, out.v[0], 3, deltas)
+
+
+def test_bad_label_raises():
+    net, out = capsules()
+    with pytest.raises(ValueError, match="label"):
+        ps.perturb(out.v[0], 10, [0.0] * 16)
+
+
+def test_perturb_moves_only_the_label_capsule():
+    _, out = capsules()
+    deltas = [0.0] * 16
+    deltas[4] = 0.25
+    edited = ps.perturb(out.v[0], 3, deltas)
+    diff = edited - out.v[0]
+    assert diff[3, 4] == pytest.approx(0.25) and diff.abs().sum() == pytest.approx(0.25)
+
+
+def test_zero_delta_state_is_the_models_reconstruction():
+    net, out = capsules()
+    labels = torch.tensor([3, 8])
+    s = ps.pose_state(net, out.v[1], 8, [0.0] * 16)
+    with torch.no_grad():
+        want = net.reconstruct(out.v, out.lengths, labels)[1, 0]
+    assert np.allclose(s["reconstruction"], want.numpy(), atol=1e-6)
+    assert np.allclose(s["lengths"], out.lengths[1].numpy(), atol=1e-6)
+
+
+def test_perturbation_grid_matches_single_edits():
+    net, out = capsules()
+    grid = ps.perturbation_grid(net, out.v[0], 5)
+    assert grid.shape == (16, 11, 28, 28)
+    for d, k in [(0, 0), (7, 3), (15, 10)]:
+        deltas = [0.0] * 16
+        deltas[d] = float(ps.DELTAS[k])
+        single = ps.pose_state(net, out.v[0], 5, deltas)["reconstruction"]
+        assert np.allclose(grid[d, k].numpy(), single, atol=1e-5)
+    base = ps.decode(net, out.v[:1], torch.tensor([5]))[0]
+    assert torch.allclose(grid[:, 5], base.expand(16, 28, 28), atol=1e-6)  # Δ = 0 column
+    effect = ps.dimension_effect(grid, base)
+    assert effect.shape == (16,) and (effect > 0).all()
+
+
+def test_shape_measures_on_a_bar():
+    img = torch.zeros(28, 28)
+    img[4:24, 10:14] = 1.0  # an upright bar, 4 px wide, 20 px tall
+    m = ps.shape_measures(img)
+    assert float(m["ink"]) == 80 and float(m["x"]) == pytest.approx(11.5)
+    assert float(m["y"]) == pytest.approx(13.5) and float(m["slant"]) == pytest.approx(0, abs=1e-5)
+    assert float(m["height"]) > float(m["width"])
+    slanted = torch.zeros(28, 28)
+    for r in range(4, 24):
+        slanted[r, 4 + r // 2 : 8 + r // 2] = 1.0  # moves right by 1/2 px per row down
+    assert float(ps.shape_measures(slanted)["slant"]) == pytest.approx(0.5, abs=0.05)
+
+
+def test_mosaic_layout():
+    images = np.arange(2 * 3 * 4 * 5).reshape(2, 3, 4, 5)
+    tiled = ps.mosaic(images)
+    assert tiled.shape == (8, 15)
+    assert (tiled[4:8, 10:15] == images[1, 2]).all()
+
+
+def test_couplings_on_grid_follow_the_primary_index():
+    net, out = capsules()
+    c = ps.couplings_on_grid(out.routing, 1, 4, net.config.primary_maps)
+    assert c.shape == (3, 8, 6, 6)
+    assert torch.allclose(c[0], torch.full_like(c[0], 0.1))  # iteration 1 is uniform
+    # i = (map * 6 + row) * 6 + col
+    i = (5 * 6 + 2) * 6 + 3
+    assert c[2, 5, 2, 3] == out.routing.history[2].c[1, i, 4]
+    assert ps.primary_lengths(net, torch.rand(1, 28, 28)).shape == (8, 6, 6)
+
+
+def test_grid_extent_of_the_paper_network():
+    assert ps.grid_extent(SMALL) == (7.0, 19.0, 19.0, 7.0)  # centres at pixels 8, 10, ..., 18
+
+
+# ---- the exercise's checker -------------------------------------------------------------
+
+def reference(v, labels):
+    return (v * F.one_hot(labels, v.shape[1]).to(v.dtype).unsqueeze(-1)).flatten(1)
+
+
+def masked_by_prediction(v, labels):
+    return reference(v, v.norm(dim=-1).argmax(dim=1))
+
+
+def not_masked(v, labels):
+    return v.flatten(1)
+
+
+def masked_on_the_wrong_dim(v, labels):  # zeroes pose dimensions instead of capsules
+    return (v * F.one_hot(labels, v.shape[2]).to(v.dtype).unsqueeze(1)).flatten(1)
+
+
+def wrong_flatten_order(v, labels):
+    return reference(v, labels).view(-1, 10, 16).transpose(1, 2).flatten(1)
+
+
+def not_flattened(v, labels):
+    return v * F.one_hot(labels, v.shape[1]).to(v.dtype).unsqueeze(-1)
+
+
+def test_checker_accepts_the_reference_and_the_solution(model, capsys):
+    spec = importlib.util.spec_from_file_location("solution06", SOLUTION)
+    solution = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(solution)
+    assert ps.check_decoder_input(reference, model) is True
+    assert ps.check_decoder_input(solution.my_decoder_input, model) is True
+    assert capsys.readouterr().out.count("PASS") == 2
+
+
+def test_checker_reports_the_stub(model, capsys):
+    def stub(v, labels):
+        raise NotImplementedError("Exercise: mask")
+
+    assert ps.check_decoder_input(stub, model) is None
+    assert "not implemented yet" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("wrong", [masked_by_prediction, not_masked, masked_on_the_wrong_dim,
+                                   wrong_flatten_order, not_flattened])
+def test_checker_rejects_known_wrong_versions(model, wrong, capsys):
+    assert ps.check_decoder_input(wrong, model) is False
+    assert "FAIL" in capsys.readouterr().out
+
+
+# ---- the widget -------------------------------------------------------------------------
+
+def test_slider_changes_the_reconstruction_and_reset_restores_it(model, digits):
+    w = pose_space_explorer(model, *digits)
+    start, png = w.state["reconstruction"], w.image.value
+    assert w.state["label"] == 7 and w.state["prediction"] == 7
+    w.sliders[6].value = 0.25
+    assert w.state["deltas"][6] == 0.25
+    assert np.abs(w.state["reconstruction"] - start).mean() > 0.005
+    assert w.image.value != png and "dim 6 +0.25" in w.readout.value
+    w.sliders[2].value = -0.1
+    assert w.state["deltas"][2] == pytest.approx(-0.1)
+    w.reset_button.click()
+    assert w.state["deltas"] == (0.0,) * 16
+    assert np.allclose(w.state["reconstruction"], start) and w.image.value == png
+
+
+def test_picker_changes_the_digit(model, digits):
+    w = pose_space_explorer(model, *digits)
+    png, recon = w.image.value, w.state["reconstruction"]
+    w.digit.value = 1
+    assert w.state["index"] == 1 and w.state["label"] == 2
+    assert w.image.value != png and not np.allclose(w.state["reconstruction"], recon)
+    assert "true class 2" in w.readout.value
+
