@@ -9,12 +9,22 @@ from . import config
 from .checkpoints import ChecksumError, pretrained
 from .functional import margin_loss, reconstruction_loss, squash
 from .layers import PrimaryCapsules, RoutingCapsules
-from .models import PAPER, SMALL, BagOfPartsCNN, CapsNet, CapsNetConfig, DeepCNN, count_parameters
+from .models import (
+    LIVE,
+    PAPER,
+    SMALL,
+    BagOfPartsCNN,
+    CapsNet,
+    CapsNetConfig,
+    DeepCNN,
+    count_parameters,
+)
 from .routing import RoutingResult, RoutingStep, dynamic_routing, routing_step
 
 __all__ = [
     "config", "pretrained", "ChecksumError", "squash", "margin_loss", "reconstruction_loss",
     "dynamic_routing", "routing_step", "RoutingResult", "RoutingStep",
     "PrimaryCapsules", "RoutingCapsules",
-    "CapsNet", "CapsNetConfig", "PAPER", "SMALL", "BagOfPartsCNN", "DeepCNN", "count_parameters",
+    "CapsNet", "CapsNetConfig", "PAPER", "SMALL", "LIVE", "BagOfPartsCNN", "DeepCNN",
+    "count_parameters",
 ]

@@ -57,9 +57,22 @@ def save(model: torch.nn.Module, name: str, root: Path | None = None, **record) 
              "torch_version": torch.__version__}
     entries = read_manifest(root)
     entries[name] = entry
+    _write_manifest(root, entries)
+    return entry
+
+
+def record(name: str, root: Path | None = None, **fields) -> dict:
+    """Update fields of checkpoint ``name``'s manifest row (not its file or hash)."""
+    root = checkpoint_dir(root)
+    entries = read_manifest(root)
+    entries[name] = {**entries[name], **fields}
+    _write_manifest(root, entries)
+    return entries[name]
+
+
+def _write_manifest(root: Path, entries: dict[str, dict]) -> None:
     rows = [entries[k] for k in sorted(entries)]
     (root / MANIFEST).write_text(json.dumps({"checkpoints": rows}, indent=2) + "\n")
-    return entry
 
 
 def pretrained(name: str, root: Path | None = None, map_location="cpu") -> torch.nn.Module:

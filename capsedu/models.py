@@ -52,6 +52,8 @@ class CapsNetConfig:
 PAPER = CapsNetConfig()
 # A CPU-friendly CapsNet: 64 Conv1 channels and 8 primary maps (288 capsules instead of 1152).
 SMALL = CapsNetConfig(conv_channels=64, primary_maps=8)
+# The CapsNet a learner trains live in notebook 05: half of SMALL's Conv1 channels.
+LIVE = CapsNetConfig(conv_channels=32, primary_maps=8)
 
 
 class CapsNetOutput(NamedTuple):

@@ -62,3 +62,13 @@ def test_pickled_code_is_not_executed_even_with_a_matching_hash(tmp_path):
     (tmp_path / "manifest.json").write_text(json.dumps({"checkpoints": rows}))
     with pytest.raises(pickle.UnpicklingError, match="[Ww]eights only"):
         pretrained("evil", tmp_path)
+
+
+def test_record_updates_a_row_but_not_the_hash(tmp_path):
+    from capsedu.checkpoints import record
+
+    entry = save(BagOfPartsCNN(), "cnn", tmp_path, command="python -m capsedu.train cnn")
+    updated = record("cnn", tmp_path, command="python -m capsedu.train cnn --threads 1")
+    assert updated["command"].endswith("--threads 1") and updated["sha256"] == entry["sha256"]
+    assert read_manifest(tmp_path)["cnn"]["command"].endswith("--threads 1")
+    pretrained("cnn", tmp_path)  # still verifies

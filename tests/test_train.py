@@ -42,7 +42,7 @@ def test_command_line_trains_and_records_a_checkpoint(tmp_path, capsys):
     assert "saved capsnet-mnist-small.pt" in capsys.readouterr().out
     entry = read_manifest(tmp_path)["capsnet-mnist-small"]
     assert entry["command"] == "python -m capsedu.train capsnet-mnist-small --limit 128 --epochs 1"
-    assert entry["seed"] == 0 and entry["train_examples"] == 128
+    assert entry["seed"] == 0 and entry["train_examples"] == 128 and entry["threads"] >= 1
     assert 0.0 <= entry["metrics"]["test_accuracy"] <= 1.0
     model = pretrained("capsnet-mnist-small", tmp_path)
     assert model.config.primary_maps == 8
