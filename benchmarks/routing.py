@@ -28,6 +28,7 @@ import time
 import torch
 from torch import nn
 
+from capsedu.anatomy import anatomy
 from capsedu.functional import squash
 from capsedu.models import CapsNet
 from capsedu.routing import RoutingResult, RoutingStep
@@ -198,6 +199,25 @@ def main() -> None:
     print(f"{'ratio':<12}{ratio_f:>9.2f}x{ratio_t:>11.2f}x")
     verdict = "meets" if ratio_t >= TARGET else "is BELOW"
     print(f"\ntrain-step speed-up {ratio_t:.2f}x {verdict} the {TARGET}x target")
+    roofline(vec, ips, device)
+
+
+def roofline(model, ips, device):
+    """Achieved GFLOP/s of the vectorised model against a large matmul timed in the same run.
+
+    FLOPs per image come from ``capsedu.anatomy`` (2 per multiply-add); a training step is
+    counted as 3x the forward pass (forward, and the two products of the backward pass).
+    """
+    flops = 2 * sum(layer.macs for layer in anatomy(model))  # forward, per image
+    n = 2048
+    a, b = torch.randn(n, n, device=device), torch.randn(n, n, device=device)
+    t = bench({"matmul": lambda: a @ b}, warmup=1, repeats=5, device=device)["matmul"]
+    peak = 2 * n**3 / t / 1e9
+    print(f"\nroofline: {n}x{n} matmul {peak:.1f} GFLOP/s on this device, same run")
+    for step, factor in (("forward", 1), ("train", 3)):
+        achieved = factor * flops * ips["vectorised", step] / 1e9
+        print(f"vectorised {step:<8} {achieved:6.1f} GFLOP/s = {100 * achieved / peak:4.0f} % "
+              f"of the matmul roofline")
 
 
 if __name__ == "__main__":
