@@ -16,12 +16,13 @@ import time
 import torch
 from matplotlib.figure import Figure
 
-from capsedu import BagOfPartsCNN, DeepCNN
+from capsedu import LIVE, BagOfPartsCNN, CapsNet, DeepCNN
 from capsedu.plots import png_bytes
 from capsedu.widgets import (
     PoseVectorExplorer,
     SquashExplorer,
     face_verdicts,
+    pose_space_explorer,
     routing_explorer,
     widget_check,
 )
@@ -53,14 +54,17 @@ def main():
         ("02", PoseVectorExplorer(), "angle", sweep(n, -180, 180, 5)),
         ("03", SquashExplorer(), "norm", sweep(n, 0, 5, 0.05)),
         ("04", routing_explorer(), "editor.x", sweep(n, 0.1, 0.9, 0.01)),
+        # untrained weights: the decoder costs the same as in the trained checkpoint
+        ("06", pose_space_explorer(CapsNet(LIVE).eval(), torch.rand(2, 1, 28, 28),
+                                   torch.tensor([3, 7])), "sliders.0", sweep(n, -0.25, 0.25, 0.05)),
     ]
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, "
           f"load average {os.getloadavg()[0]:.1f}; median of {n} updates\n")
     print(f"{'nb':>2}  {'widget':<20} {'update (ms)':>11} {'empty PNG (ms)':>15} {'ratio':>6}")
     for notebook, widget, name, values in cases:
-        owner, attr = (widget, name) if "." not in name else (
-            getattr(widget, name.split(".")[0]), name.split(".")[1])
-        control = getattr(owner, attr)
+        control = widget
+        for attr in name.split("."):  # "editor.x" or "sliders.0"
+            control = control[int(attr)] if attr.isdigit() else getattr(control, attr)
         update = median_ms(lambda v, c=control: setattr(c, "value", v), values)
         size = widget.figure.get_size_inches() if hasattr(widget, "figure") else (6, 3)
         empty = Figure(figsize=size)
