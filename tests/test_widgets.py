@@ -34,3 +34,8 @@ def test_slider_clamps_values_out_of_range():
     w = widget_check()
     w.slider.value = 999  # ipywidgets clamps to max; the callback sees a valid angle
     assert w.state["angle"] == 360
+
+
+def test_a_widget_object_displays_its_layout():
+    bundle = widget_check()._repr_mimebundle_()
+    assert "application/vnd.jupyter.widget-view+json" in bundle

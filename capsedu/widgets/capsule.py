@@ -20,6 +20,7 @@ from ..data.faces import PART_KINDS
 from ..functional import squash
 from ..plots import draw_vector, png_bytes
 from ..pose_vectors import draw, part_from_vector, pose_vector
+from .base import Widget
 
 IMAGE_SIZE = 48  # pixels of the drawn part
 MAX_NORM = 5.0  # the squash slider's range of ||s||
@@ -49,7 +50,7 @@ def pose_vector_state(kind: str, angle: float, length: float) -> dict:
             "y": float(v[1]), "part": part, "image": draw(part, presence, IMAGE_SIZE)}
 
 
-class PoseVectorExplorer:
+class PoseVectorExplorer(Widget):
     """Turn and stretch a pose vector; the part it describes is redrawn with ink = its length."""
 
     def __init__(self, kind: str = "nose", angle: float = 30.0, length: float = 0.8):
@@ -84,9 +85,6 @@ class PoseVectorExplorer:
         self.ax_part.set_title(f"the {s['kind']} it describes")
         self.image.value = png_bytes(self.figure)
 
-    def _repr_mimebundle_(self, **kwargs):
-        return self.widget._repr_mimebundle_(**kwargs)
-
 
 def squash_state(norm: float, angle: float = 30.0) -> dict:
     """``s`` of length ``norm`` at ``angle`` degrees, ``v = squash(s)``, and the slope there."""
@@ -101,7 +99,7 @@ def squash_state(norm: float, angle: float = 30.0) -> dict:
             "slope": 2 * norm / (1 + norm**2) ** 2}
 
 
-class SquashExplorer:
+class SquashExplorer(Widget):
     """Drag ||s|| along the squash curve; the arrows s and v = squash(s) follow."""
 
     def __init__(self, norm: float = 1.0, angle: float = 30.0):
@@ -139,5 +137,3 @@ class SquashExplorer:
         _redraw_vector(self.ax_v, *st["v"], color="tab:red", label="v")
         self.image.value = png_bytes(self.figure)
 
-    def _repr_mimebundle_(self, **kwargs):
-        return self.widget._repr_mimebundle_(**kwargs)

@@ -6,6 +6,7 @@ import ipywidgets as widgets
 from matplotlib.figure import Figure
 
 from ..plots import draw_vector, png_bytes
+from .base import Widget
 
 
 def arrow_state(angle: float) -> dict:
@@ -16,7 +17,7 @@ def arrow_state(angle: float) -> dict:
     return {"angle": angle, "x": math.cos(rad), "y": math.sin(rad)}
 
 
-class WidgetCheck:
+class WidgetCheck(Widget):
     """Notebook 00's proof that widgets work: a slider turns an arrow and the numbers follow."""
 
     def __init__(self, angle: int = 30):
@@ -36,9 +37,6 @@ class WidgetCheck:
         self.figure.clear()
         draw_vector(self.figure.add_subplot(), s["x"], s["y"], label=f"{s['angle']}°")
         self.image.value = png_bytes(self.figure)
-
-    def _repr_mimebundle_(self, **kwargs):
-        return self.widget._repr_mimebundle_(**kwargs)
 
 
 def widget_check(angle: int = 30) -> WidgetCheck:

@@ -12,6 +12,7 @@ from matplotlib.figure import Figure
 from ..data import faces
 from ..face_experiments import face_probability
 from ..plots import png_bytes
+from .base import Widget
 from .parts import PartsEditor
 
 
@@ -60,7 +61,7 @@ class VerdictsFigure:
         return png_bytes(self.figure)
 
 
-class FaceVerdicts:
+class FaceVerdicts(Widget):
     """A ``PartsEditor`` beside the rendered image and every model's P(face), updated live."""
 
     def __init__(self, models: dict, parts=None):
@@ -78,9 +79,6 @@ class FaceVerdicts:
             f"<b>{name}</b>: P(face) = {p:.2f} &rarr; {'face' if p > 0.5 else 'not a face'}"
             for name, p in s["face_probability"].items())
         self.image.value = self.view.show(s)
-
-    def _repr_mimebundle_(self, **kwargs):
-        return self.widget._repr_mimebundle_(**kwargs)
 
 
 def face_verdicts(models: dict, parts=None) -> FaceVerdicts:

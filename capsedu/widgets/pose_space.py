@@ -11,9 +11,10 @@ from matplotlib.figure import Figure
 
 from ..plots import png_bytes
 from ..pose_space import MAX_DELTA, encode, pose_state
+from .base import Widget
 
 
-class PoseSpaceExplorer:
+class PoseSpaceExplorer(Widget):
     """Pick a test digit, move its true-class capsule with 16 Delta sliders, see the decoding."""
 
     def __init__(self, model, images: torch.Tensor, labels: torch.Tensor, names=None):
@@ -94,9 +95,6 @@ class PoseSpaceExplorer:
             bar.set_color("tab:orange" if j == s["label"] else "tab:blue")
         self._bars_ax.set_ylim(0, 1.1 * max(1.0, float(s["lengths"].max())))  # edits can pass 1
         self.image.value = png_bytes(self.figure)
-
-    def _repr_mimebundle_(self, **kwargs):
-        return self.widget._repr_mimebundle_(**kwargs)
 
 
 def pose_space_explorer(model, images, labels, names=None) -> PoseSpaceExplorer:

@@ -10,6 +10,7 @@ from matplotlib.figure import Figure
 
 from ..plots import coupling_heatmap, draw_scene, png_bytes
 from ..pose_capsules import PARENTS, route_parts
+from .base import Widget
 from .parts import PartsEditor
 
 MAX_ITERATIONS = 5
@@ -32,7 +33,7 @@ def routing_state(parts, iteration: int = 3, softmax_over: str = "parents") -> d
     }
 
 
-class RoutingExplorer:
+class RoutingExplorer(Widget):
     """Edit the parts; the routing is recomputed and redrawn at once (``.state`` holds it)."""
 
     def __init__(self, parts=None, iteration: int = 3):
@@ -78,9 +79,6 @@ class RoutingExplorer:
                   title="parent lengths")
         curve.legend(loc="lower left")
         self.image.value = png_bytes(self.figure)
-
-    def _repr_mimebundle_(self, **kwargs):
-        return self.widget._repr_mimebundle_(**kwargs)
 
 
 def routing_explorer(parts=None, iteration: int = 3) -> RoutingExplorer:
