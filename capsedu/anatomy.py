@@ -106,14 +106,6 @@ def draw_architecture(ax, model: CapsNet) -> None:
 
 
 @torch.no_grad()
-def predict_all(model: nn.Module, images: torch.Tensor, batch_size: int = 500) -> torch.Tensor:
-    """``model.predict`` on ``images`` ``[N, C, H, W]``, in batches -> labels ``[N]`` on the CPU."""
-    model.eval()
-    device = next(model.parameters()).device
-    return torch.cat([model.predict(images[i : i + batch_size].to(device)).cpu()
-                      for i in range(0, len(images), batch_size)])
-
-
 def format_table(configs: dict[str, CapsNetConfig]) -> str:
     """A text table of ``anatomy`` for each named config: one line per (layer, config), totals."""
     tables = {name: anatomy(CapsNet(cfg)) for name, cfg in configs.items()}

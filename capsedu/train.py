@@ -106,16 +106,18 @@ def fit(model, train, epochs=1, batch_size=128, lr=1e-3, lr_decay=1.0, seed=0, d
 
 
 @torch.no_grad()
-def evaluate(model, data, batch_size=512, device=None) -> float:
-    """Accuracy of ``model.predict`` on ``data = (images, labels)``."""
+def predict(model, images, batch_size=512, device=None) -> torch.Tensor:
+    """``model.predict`` on ``images`` ``[N, C, H, W]`` in batches: labels ``[N]`` on the CPU."""
     device = device or config.device()
     model.to(device).eval()
+    return torch.cat([model.predict(images[i : i + batch_size].to(device)).cpu()
+                      for i in range(0, len(images), batch_size)])
+
+
+def evaluate(model, data, batch_size=512, device=None) -> float:
+    """Accuracy of ``model.predict`` on ``data = (images, labels)``."""
     images, labels = data
-    correct = 0
-    for i in range(0, len(labels), batch_size):
-        x, y = images[i : i + batch_size].to(device), labels[i : i + batch_size].to(device)
-        correct += (model.predict(x) == y).sum().item()
-    return correct / len(labels)
+    return (predict(model, images, batch_size, device) == labels).float().mean().item()
 
 
 @dataclass(frozen=True)
@@ -124,8 +126,9 @@ class Recipe:
 
     description: str
     build: Callable[[], torch.nn.Module]
-    data: Callable[[bool, int | None], tuple]  # (train?, limit) -> (images, labels)
     epochs: int
+    # (train?, limit) -> (images, labels); every recipe so far trains on MNIST
+    data: Callable[[bool, int | None], tuple] = lambda train, limit: load_mnist(train, limit)
     batch_size: int = 128
     lr: float = 1e-3
     lr_decay: float = 1.0
@@ -138,21 +141,18 @@ RECIPES: dict[str, Recipe] = {
         description="CPU-sized CapsNet (64 Conv1 channels, 8x6x6 primary capsules, 3 routing "
         "iterations, paper decoder) trained on MNIST",
         build=lambda: CapsNet(SMALL),
-        data=lambda train, limit: load_mnist(train=train, limit=limit),
         epochs=3, batch_size=128, lr=1e-3, lr_decay=0.9, seed=0,
     ),
     "capsnet-mnist-live": Recipe(
         description="the CapsNet a learner trains in notebook 05 (32 Conv1 channels, 8x6x6 "
         "primary capsules, 3 routing iterations, paper decoder), 2 epochs on MNIST",
         build=lambda: CapsNet(LIVE),
-        data=lambda train, limit: load_mnist(train=train, limit=limit),
         epochs=2, batch_size=64, lr=2e-3, lr_decay=0.8, seed=0,
     ),
     "capsnet-mnist": Recipe(
         description="the paper's CapsNet (Conv1 256, 32x6x6 primary capsules, 3 routing "
         "iterations, decoder) trained on MNIST shifted by up to 2 pixels, as in the paper",
         build=lambda: CapsNet(),
-        data=lambda train, limit: load_mnist(train=train, limit=limit),
         epochs=30, batch_size=128, lr=1e-3, lr_decay=0.95, seed=0, augment=True,
     ),
 }

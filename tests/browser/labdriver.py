@@ -201,6 +201,18 @@ def slider(scope: Page | Locator, description: str) -> Locator:
         has=page.locator(".widget-label").get_by_text(description, exact=True))
 
 
+def widget_box(scope: Page | Locator, description: str) -> Locator:
+    """The outermost widget box around the slider labelled ``description``: the whole widget."""
+    return slider(scope, description).locator(
+        "xpath=ancestor::div[contains(@class, 'widget-vbox')][last()]")
+
+
+def expect_rendered(img: Locator) -> None:
+    """The ``ipywidgets.Image`` is on screen and its PNG decoded (it has a width)."""
+    expect(img).to_be_visible()
+    assert img.evaluate("img => img.naturalWidth") > 0, "the widget's figure did not render"
+
+
 def set_slider(scope: Page | Locator, description: str, value) -> None:
     """Type ``value`` (a point on the slider's grid) into its readout box and press Enter, as a
     learner can; return once the slider's handle stands at ``value``."""

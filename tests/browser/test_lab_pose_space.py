@@ -3,7 +3,15 @@
 import re
 
 import pytest
-from labdriver import assert_no_errors, click_button, image_bytes, open_and_run, set_slider, slider
+from labdriver import (
+    assert_no_errors,
+    click_button,
+    expect_rendered,
+    image_bytes,
+    open_and_run,
+    set_slider,
+    widget_box,
+)
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
@@ -22,11 +30,9 @@ def length(text: str) -> tuple[int, float]:
 def test_pose_slider_redraws_the_digit(lab, page):
     notebook = open_and_run(page, lab, NOTEBOOK)
     # the explorer: VBox(HBox(picker, reset, readout), image, HBox(sliders))
-    explorer = slider(notebook, "dim 6").locator(
-        "xpath=ancestor::div[contains(@class, 'widget-vbox')][last()]")
+    explorer = widget_box(notebook, "dim 6")
     readout, image = explorer.locator(".widget-html").first, explorer.locator("img")
-    expect(image).to_be_visible()
-    assert image.evaluate("img => img.naturalWidth") > 0, "the widget's figure did not render"
+    expect_rendered(image)
     expect(readout).to_contain_text("edited: nothing")
     _, start_length = length(readout.inner_text())
     png, src = image_bytes(image), image.get_attribute("src")

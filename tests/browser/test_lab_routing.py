@@ -3,7 +3,14 @@
 import re
 
 import pytest
-from labdriver import assert_no_errors, image_bytes, open_and_run, set_slider, slider
+from labdriver import (
+    assert_no_errors,
+    expect_rendered,
+    image_bytes,
+    open_and_run,
+    set_slider,
+    widget_box,
+)
 from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
@@ -25,11 +32,9 @@ def numbers(text: str) -> tuple[int, float, float]:
 def test_moving_a_part_and_stepping_iterations_update_the_routing(lab, page):
     notebook = open_and_run(page, lab, NOTEBOOK)
     # the explorer: HBox(controls, readout) above the image, inside one VBox
-    explorer = slider(notebook, "iteration").locator(
-        "xpath=ancestor::div[contains(@class, 'widget-vbox')][last()]")
+    explorer = widget_box(notebook, "iteration")
     readout, image = explorer.locator(".widget-html").last, explorer.locator("img")
-    expect(image).to_be_visible()
-    assert image.evaluate("img => img.naturalWidth") > 0, "the routing figure did not render"
+    expect_rendered(image)
 
     iteration, length, coupling = numbers(readout.inner_text())
     assert iteration == 3 and coupling > 0.7
