@@ -17,8 +17,10 @@ import torch
 import torch.nn.functional as F
 from matplotlib.patches import Rectangle
 
+from . import checkpoints
 from .data import faces
-from .models import BagOfPartsCNN, DeepCNN, receptive_field
+from .models import BagOfPartsCNN, CapsNet, CapsNetConfig, CapsNetOutput, DeepCNN, receptive_field
+from .part_capsules import train_pose_capsules
 from .train import fit
 
 BASELINES = {"bag-of-parts CNN": BagOfPartsCNN, "deep CNN": DeepCNN}
@@ -65,9 +67,16 @@ def held_out(kind: str, n: int, seed: int = TEST_SEED) -> tuple[torch.Tensor, li
 
 @torch.no_grad()
 def face_probability(model: torch.nn.Module, images: torch.Tensor) -> torch.Tensor:
-    """P(face) ``[n]`` for images ``[n, 1, H, W]``: the softmax of the CNN's two logits."""
+    """P(face) ``[n]`` for images ``[n, 1, H, W]``: for a CNN the softmax of its two logits, for
+    a capsule network the length of its face capsule."""
     model.eval()
-    return torch.softmax(model(images.to(next(model.parameters()).device)), dim=1)[:, FACE].cpu()
+    images = images.to(next(model.parameters()).device)
+    if hasattr(model, "face_probability"):  # the pose-capsule model
+        return model.face_probability(images).cpu()
+    out = model(images)
+    if isinstance(out, CapsNetOutput):  # the pixel CapsNet: ||v_face||
+        return out.lengths[:, FACE].cpu()
+    return torch.softmax(out, dim=1)[:, FACE].cpu()
 
 
 @torch.no_grad()
@@ -203,15 +212,86 @@ class SeedRuns:
         return float(np.std(self.rates[kind]))
 
 
-def run_seeds(name: str, seeds, kinds=faces.KINDS, n_test: int = 500, **train) -> SeedRuns:
-    """Train ``name`` once per seed (``train``: arguments of ``train_baseline``) and measure."""
-    models, rates = [], {kind: [] for kind in kinds}
-    for seed in seeds:
-        model = train_baseline(name, seed=seed, **train)
+def measure_seeds(name: str, models, seeds, kinds=faces.KINDS, n_test: int = 500) -> SeedRuns:
+    """The face rates of trained ``models`` (one per seed) on the same held-out sets."""
+    rates = {kind: [] for kind in kinds}
+    for model in models:
         for kind, rate in face_rates(model, kinds, n_test).items():
             rates[kind].append(rate)
-        models.append(model)
-    return SeedRuns(name, list(seeds), models, rates)
+    return SeedRuns(name, list(seeds), list(models), rates)
+
+
+def run_seeds(name: str, seeds, kinds=faces.KINDS, n_test: int = 500, **train) -> SeedRuns:
+    """Train ``name`` once per seed (``train``: arguments of ``train_baseline``) and measure."""
+    models = [train_baseline(name, seed=seed, **train) for seed in seeds]
+    return measure_seeds(name, models, seeds, kinds, n_test)
+
+
+# --- Notebook 07: four models, several seeds, shipped as checkpoints ---------------------------
+
+# The pixel CapsNet: the paper's architecture (Conv1, PrimaryCaps, routing to one capsule per
+# class, decoder masked by the true label) for 32x32 images and two classes, face and not a face.
+# CPU-sized: 32 Conv1 channels, 8 maps of primary capsules (8 x 8 x 8 = 512), a smaller decoder.
+PIXEL_CAPSNET = CapsNetConfig(image_size=32, n_classes=2, conv_channels=32, primary_maps=8,
+                              decoder_hidden=(256, 512))
+FACE_MODELS = ("bag-of-parts CNN", "deep CNN", "pixel CapsNet", "pose capsules")
+
+
+def train_pixel_capsnet(n: int = 2000, epochs: int = 6, seed: int = 0, batch_size: int = 64,
+                        lr: float = 2e-3, lr_decay: float = 0.8, progress: bool = True):
+    """``CapsNet(PIXEL_CAPSNET)`` trained end to end on ``training_set(n, seed)``, with no pose
+    supervision: the same images and labels as the CNNs. Returns it on the CPU, in eval mode."""
+    torch.manual_seed(seed)
+    model = CapsNet(PIXEL_CAPSNET)
+    fit(model, training_set(n, seed), epochs, batch_size, lr, lr_decay, seed, progress=progress)
+    return model.cpu().eval()
+
+
+def train_face_model(name: str, seed: int = 0, progress: bool = True):
+    """Train one of ``FACE_MODELS`` with its recipe (the CNNs with notebook 01's)."""
+    if name in BASELINES:
+        return train_baseline(name, seed=seed, progress=progress)
+    if name == "pixel CapsNet":
+        return train_pixel_capsnet(seed=seed, progress=progress)
+    if name == "pose capsules":
+        return train_pose_capsules(seed=seed, progress=progress)
+    raise ValueError(f"unknown model {name!r}; choose from {list(FACE_MODELS)}")
+
+
+def checkpoint_name(name: str, seed: int) -> str:
+    """The shipped checkpoint of model ``name`` trained with ``seed``, e.g.
+    ``faces-pose-capsules-seed0``."""
+    return f"faces-{name.lower().replace(' ', '-')}-seed{seed}"
+
+
+def load_face_models(seeds, names=FACE_MODELS, root=None) -> dict[str, list]:
+    """The shipped face models: name -> one model per seed (verified, in eval mode)."""
+    return {name: [checkpoints.pretrained(checkpoint_name(name, s), root) for s in seeds]
+            for name in names}
+
+
+def train_and_save(names=FACE_MODELS, seeds=(0, 1, 2), root=None, command: str = "") -> list:
+    """Train every model of ``names`` with every seed and ship it (``checkpoints.save``) with
+    its faces-vs-non-faces accuracy on the held-out sets (400 images of each)."""
+    import time
+
+    entries = []
+    for name in names:
+        for seed in seeds:
+            start = time.perf_counter()
+            model = train_face_model(name, seed)
+            seconds = time.perf_counter() - start
+            rates = face_rates(model, ("face", "nonface"), n=400)
+            entries.append(checkpoints.save(
+                model, checkpoint_name(name, seed), root,
+                description=f"notebook 07's {name}, trained on faces vs non-faces"
+                + (" (part detector on ground-truth part poses)" if name == "pose capsules"
+                   else ""),
+                command=command, seed=seed, train_time_s=round(seconds, 1), device="cpu",
+                threads=torch.get_num_threads(),
+                metrics={"held_out_accuracy": round((rates["face"] + 1 - rates["nonface"]) / 2, 4),
+                         "face_rate": rates["face"], "nonface_rate": rates["nonface"]}))
+    return entries
 
 
 # --- Figures ----------------------------------------------------------------------------------
@@ -318,3 +398,28 @@ def check_receptive_field(learner) -> bool | None:
     print(f"receptive field: PASS (right on all {len(RF_STACKS)} stacks, e.g. the deep CNN's "
           f"{_reference_rf(RF_STACKS[1])} px)")
     return True
+
+
+def main(argv=None):
+    """``python -m capsedu.face_experiments``: retrain and ship notebook 07's face models."""
+    import argparse
+    import shlex
+    import sys
+
+    parser = argparse.ArgumentParser(prog="python -m capsedu.face_experiments",
+                                     description=main.__doc__)
+    parser.add_argument("--models", nargs="+", default=list(FACE_MODELS), choices=FACE_MODELS)
+    parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
+    parser.add_argument("--out", help="checkpoint folder (default: <data root>/checkpoints)")
+    parser.add_argument("--threads", type=int, help="CPU threads for torch (default: all)")
+    args = parser.parse_args(argv)
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    command = shlex.join(["python", "-m", "capsedu.face_experiments", *(argv or sys.argv[1:])])
+    for entry in train_and_save(args.models, args.seeds, args.out, command):
+        print(f"saved {entry['file']}: {entry['metrics']}, {entry['train_time_s']} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

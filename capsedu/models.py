@@ -14,6 +14,7 @@ from torch import nn
 
 from .functional import margin_loss, reconstruction_loss
 from .layers import PrimaryCapsules, RoutingCapsules
+from .part_capsules import PoseCapsuleNet
 from .routing import RoutingResult
 from .validate import check_finite, check_shape
 
@@ -203,7 +204,7 @@ def receptive_field(layers: nn.Sequential) -> int:
     return r
 
 
-MODELS = {cls.__name__: cls for cls in (CapsNet, BagOfPartsCNN, DeepCNN)}
+MODELS = {cls.__name__: cls for cls in (CapsNet, BagOfPartsCNN, DeepCNN, PoseCapsuleNet)}
 
 
 def count_parameters(model: nn.Module) -> int:

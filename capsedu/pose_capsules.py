@@ -25,21 +25,29 @@ PARENTS = ("face", "background")
 # --- Poses as matrices ---------------------------------------------------------------------------
 
 
-def pose_matrix(x: float, y: float, angle: float, scale: float) -> np.ndarray:
+def pose_matrix(x, y, angle, scale) -> np.ndarray:
     """The 3x3 matrix of a pose: it maps a point (u, v, 1) of the frame into the image.
 
     Same convention as the faces renderer: y grows downward and a positive angle turns
     counter-clockwise on screen, so (u, v) lands at (x + s(cu + sv), y + s(-su + cv)).
+    Scalars give one ``[3, 3]`` matrix; arrays of one shape ``S`` give ``[*S, 3, 3]``.
     """
+    x, y, angle, scale = np.broadcast_arrays(*(np.asarray(v, dtype=float)
+                                               for v in (x, y, angle, scale)))
     c, s = np.cos(np.radians(angle)), np.sin(np.radians(angle))
-    return np.array([[scale * c, scale * s, x], [-scale * s, scale * c, y], [0.0, 0.0, 1.0]])
+    zero, one = np.zeros_like(x), np.ones_like(x)
+    rows = [[scale * c, scale * s, x], [-scale * s, scale * c, y], [zero, zero, one]]
+    return np.stack([np.stack(row, axis=-1) for row in rows], axis=-2)
 
 
-def pose_from_matrix(M: np.ndarray) -> tuple[float, float, float, float]:
-    """Inverse of ``pose_matrix``: (x, y, angle in (-180, 180], scale)."""
-    scale = float(np.hypot(M[0, 0], M[1, 0]))
-    angle = float(np.degrees(np.arctan2(M[0, 1], M[0, 0])))
-    return float(M[0, 2]), float(M[1, 2]), angle, scale
+def pose_from_matrix(M: np.ndarray):
+    """Inverse of ``pose_matrix``: (x, y, angle in (-180, 180], scale); floats for one ``[3, 3]``
+    matrix, arrays of shape ``S`` for ``[*S, 3, 3]``."""
+    M = np.asarray(M, dtype=float)
+    scale = np.hypot(M[..., 0, 0], M[..., 1, 0])
+    angle = np.degrees(np.arctan2(M[..., 0, 1], M[..., 0, 0]))
+    pose = (M[..., 0, 2], M[..., 1, 2], angle, scale)
+    return tuple(float(v) for v in pose) if M.ndim == 2 else pose
 
 
 def part_to_face(kind: str) -> np.ndarray:
@@ -49,10 +57,19 @@ def part_to_face(kind: str) -> np.ndarray:
     return np.linalg.inv(np.array([[1.0, 0.0, dx], [0.0, 1.0, dy], [0.0, 0.0, 1.0]]))
 
 
-def predict_face(part) -> tuple[float, float, float, float]:
-    """The face pose (x, y, angle, scale) that ``part`` predicts: P_face|i = P_i W_i."""
+def exact_transforms() -> np.ndarray:
+    """``[4, 3, 3]``: every part's W_i from the generator's offsets, in ``PART_KINDS`` order."""
+    return np.stack([part_to_face(kind) for kind in faces.PART_KINDS])
+
+
+def predict_face(part, W=None) -> tuple[float, float, float, float]:
+    """The face pose (x, y, angle, scale) that ``part`` predicts: P_face|i = P_i W_i.
+
+    ``W``: ``[4, 3, 3]`` transforms in ``PART_KINDS`` order (default: ``exact_transforms()``).
+    """
     p = faces.Part(*part)
-    return pose_from_matrix(pose_matrix(p.x, p.y, p.angle, p.scale) @ part_to_face(p.kind))
+    W_i = part_to_face(p.kind) if W is None else np.asarray(W)[faces.PART_KINDS.index(p.kind)]
+    return pose_from_matrix(pose_matrix(p.x, p.y, p.angle, p.scale) @ W_i)
 
 
 # --- Poses as vectors that a dot product can compare ---------------------------------------------
@@ -101,29 +118,52 @@ FACE_GAIN = 1.5  # length of a part's vote for the face
 BACKGROUND_GAIN = 1.0  # length of a part's vote for the background
 
 
-def votes(scenes, face_gain=FACE_GAIN, background_gain=BACKGROUND_GAIN):
-    """u_hat ``[batch, 4, 2, D + 1]`` and presence ``[batch, 4]`` for a list of scenes.
+def scene_poses(scenes) -> tuple[np.ndarray, np.ndarray]:
+    """The part capsules of a list of scenes, read off the parts that drew them.
 
-    Slot i holds the part of kind ``faces.PART_KINDS[i]``; a missing part votes zeros (it adds
-    nothing to any parent). Distractor strokes are not part capsules and do not vote.
-    The face vote is the pose code of the part's predicted face pose. The background vote is the
-    same vector (one extra dimension) for every part: the background is the default explanation
-    that always agrees with itself, so a part stays with the face only where it agrees better.
+    Returns poses ``[batch, 4, 4]`` (x, y, angle, scale; slot i holds the part of kind
+    ``faces.PART_KINDS[i]``, zeros where it is missing) and presence ``[batch, 4]`` (1 or 0).
+    Distractor strokes are not part capsules.
     """
-    d, n_kinds = ANGLE_CELLS * GRID * GRID, len(faces.PART_KINDS)
-    present = np.zeros((len(scenes), n_kinds), dtype=bool)
-    predicted = np.zeros((len(scenes), n_kinds, 3))  # x, y, angle of the predicted face
+    n_kinds = len(faces.PART_KINDS)
+    poses, presence = np.zeros((len(scenes), n_kinds, 4)), np.zeros((len(scenes), n_kinds))
     for b, parts in enumerate(scenes):
         for part in map(faces.Part._make, parts):
             if part.kind in faces.PART_KINDS:
                 i = faces.PART_KINDS.index(part.kind)
-                present[b, i] = True
-                predicted[b, i] = predict_face(part)[:3]
-    u_hat = np.zeros((len(scenes), n_kinds, len(PARENTS), d + 1))
-    u_hat[:, :, 0, :d] = face_gain * pose_code(*np.moveaxis(predicted, -1, 0))
+                poses[b, i], presence[b, i] = part[1:], 1.0
+    return poses, presence
+
+
+def pose_votes(poses, presence, W=None, face_gain=FACE_GAIN, background_gain=BACKGROUND_GAIN):
+    """u_hat ``[batch, 4, 2, D + 1]`` from part capsules: poses ``[batch, 4, 4]`` (x, y, angle,
+    scale) and presence ``[batch, 4]`` in [0, 1], with transforms W ``[4, 3, 3]`` (default:
+    ``exact_transforms()``).
+
+    The face vote of part i is the pose code of its predicted face pose P_i W_i; the background
+    vote is the same vector (one extra dimension) for every part: the background is the default
+    explanation that always agrees with itself, so a part stays with the face only where it
+    agrees better. Both votes are scaled by the part's presence, so a missing part (presence 0)
+    adds nothing to any parent.
+    """
+    poses, presence = np.asarray(poses, dtype=float), np.asarray(presence, dtype=float)
+    W = exact_transforms() if W is None else np.asarray(W, dtype=float)
+    d = ANGLE_CELLS * GRID * GRID
+    # P_face|i = P_i W_i; [batch, 4, 3, 3]
+    predicted = pose_matrix(*np.moveaxis(poses, -1, 0)) @ W
+    x, y, angle, _ = pose_from_matrix(predicted)
+    u_hat = np.zeros((*presence.shape, len(PARENTS), d + 1))
+    u_hat[:, :, 0, :d] = face_gain * pose_code(x, y, angle)
     u_hat[:, :, 1, d] = background_gain
-    u_hat *= present[:, :, None, None]
-    return torch.from_numpy(u_hat), present
+    u_hat *= presence[:, :, None, None]
+    return torch.from_numpy(u_hat)
+
+
+def votes(scenes, face_gain=FACE_GAIN, background_gain=BACKGROUND_GAIN):
+    """u_hat ``[batch, 4, 2, D + 1]`` and presence ``[batch, 4]`` (bool) for a list of scenes,
+    with the exact transforms: ``pose_votes`` on the scenes' true part poses."""
+    poses, presence = scene_poses(scenes)
+    return pose_votes(poses, presence, None, face_gain, background_gain), presence > 0
 
 
 def face_lengths(scenes, iterations: int = 3, softmax_over: str = "parents") -> np.ndarray:

@@ -298,7 +298,12 @@ def _scene(kind: str, rng) -> list[Part]:
             break
     else:
         raise RuntimeError(f"could not fit a {kind!r} layout inside the image")
-    lengths = (0.10 / STROKE_LENGTH, 0.16 / STROKE_LENGTH)  # stroke lengths 0.10-0.16, any angle
+    return _add_strokes(parts, boxes, rng)
+
+
+def _add_strokes(parts: list[Part], boxes: list, rng) -> list[Part]:
+    """``parts`` and 1-3 distractor strokes clear of them (lengths 0.10-0.16, any angle)."""
+    lengths = (0.10 / STROKE_LENGTH, 0.16 / STROKE_LENGTH)
     for i in range(rng.integers(1, 4)):
         # The first stroke always finds room (the corners are free); later ones may give up.
         stroke = _scatter(rng, STROKE, boxes, (0.0, 180.0), lengths, rounds=400 if i == 0 else 12)
@@ -306,6 +311,27 @@ def _scene(kind: str, rng) -> list[Part]:
             break
         parts.append(stroke)
     return parts
+
+
+def scattered(n: int, seed: int = 0, size: int = 32):
+    """``n`` images of 1-4 face parts, each anywhere and at any angle, with 1-3 strokes:
+    ``(images [n, 1, size, size], parts)``.
+
+    Not faces and not one of ``KINDS``: training images for a *part detector*, which must find
+    a part wherever it is and however it is turned, whatever surrounds it.
+    """
+    rng = np.random.default_rng([seed, len(KINDS)])  # a stream no kind of dataset() uses
+    scenes = []
+    for _ in range(n):
+        kinds = [PART_KINDS[i] for i in sorted(rng.choice(4, size=rng.integers(1, 5),
+                                                           replace=False))]
+        parts, boxes = [], []
+        for kind in kinds:
+            part = _scatter(rng, kind, boxes, (-180.0, 180.0), (0.85, 1.1), rounds=800)
+            if part is not None:
+                parts.append(part)
+        scenes.append(_add_strokes(parts, boxes, rng))
+    return torch.from_numpy(_render_many(scenes, size)).unsqueeze(1), scenes
 
 
 def dataset(
