@@ -17,10 +17,13 @@ import torch
 from matplotlib.figure import Figure
 
 from capsedu import LIVE, BagOfPartsCNN, CapsNet, DeepCNN
+from capsedu.face_experiments import PIXEL_CAPSNET
+from capsedu.part_capsules import PoseCapsuleNet
 from capsedu.plots import png_bytes
 from capsedu.widgets import (
     PoseVectorExplorer,
     SquashExplorer,
+    face_capsules_explorer,
     face_verdicts,
     pose_space_explorer,
     routing_explorer,
@@ -57,6 +60,10 @@ def main():
         # untrained weights: the decoder costs the same as in the trained checkpoint
         ("06", pose_space_explorer(CapsNet(LIVE).eval(), torch.rand(2, 1, 28, 28),
                                    torch.tensor([3, 7])), "sliders.0", sweep(n, -0.25, 0.25, 0.05)),
+        # untrained detector: the same work per update as the shipped one (detect, route, draw)
+        ("07", face_capsules_explorer(PoseCapsuleNet().eval(), {
+            **cnns, "pixel CapsNet": CapsNet(PIXEL_CAPSNET).eval()}), "editor.x",
+         sweep(n, 0.1, 0.9, 0.01)),
     ]
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, "
           f"load average {os.getloadavg()[0]:.1f}; median of {n} updates\n")

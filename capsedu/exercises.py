@@ -10,6 +10,8 @@ from collections.abc import Callable
 import torch
 
 from .functional import squash
+from .part_capsules import predicted_faces
+from .pose_capsules import exact_transforms, pose_matrix
 from .routing import routing_step
 
 
@@ -60,3 +62,44 @@ def check_routing_step(learner: Callable) -> bool | None:
              (torch.randn(1, 5, 4, 8, generator=g), torch.randn(1, 5, 4, generator=g)),
              (torch.randn(3, 4, 2, 16, generator=g), 2 * torch.randn(3, 4, 2, generator=g))]
     return check("routing_step", learner, routing_step, cases)
+
+
+def _face_vote(poses, W):
+    """Reference for ``check_face_vote``: P W read back as (x, y, angle, scale) ``[N, 4]``."""
+    return torch.from_numpy(predicted_faces(poses.numpy(), W.numpy()))
+
+
+def check_face_vote(learner: Callable) -> bool | None:
+    """Check a learner's ``face_vote(poses, W) -> [N, 4]``: the face pose (x, y, angle in
+    (-180, 180], scale) that parts with poses ``[N, 4]`` (x, y, angle in degrees, scale) predict
+    through one part-to-face transform W ``[3, 3]``: P_face|i = P_i W_i (notebook 07)."""
+    g = torch.Generator().manual_seed(0)
+    low, high = torch.tensor([0.1, 0.1, -180.0, 0.8]), torch.tensor([0.9, 0.9, 180.0, 1.2])
+    poses = [(low + (high - low) * torch.rand(n, 4, generator=g)).double() for n in (5, 12)]
+    W = torch.from_numpy(exact_transforms())
+    cases = [(poses[0], W[0]), (poses[1], W[3]),
+             (poses[1], W[2] + 0.05 * torch.randn(3, 3, generator=g).double() * torch.tensor(
+                 [[1.0, 1, 1], [1, 1, 1], [0, 0, 0]], dtype=torch.float64))]
+    return check("face_vote", learner, _face_vote, cases)
+
+
+def _fit_transform(P, F):
+    """Reference for ``check_fit_transform``: least squares over the stacked equations P W = F."""
+    return torch.linalg.lstsq(P.reshape(-1, 3), F.reshape(-1, 3)).solution
+
+
+def check_fit_transform(learner: Callable) -> bool | None:
+    """Check a learner's ``fit_transform(P, F) -> W [3, 3]``: the W that best maps part pose
+    matrices ``P [N, 3, 3]`` onto face pose matrices ``F [N, 3, 3]``: the least-squares solution
+    of all N equations P W = F stacked (3N rows). The faces are noisy, like detected ones, so
+    solving one equation alone, or averaging per-face solutions, is not the answer."""
+    g = torch.Generator().manual_seed(1)
+    cases = []
+    for n, kind in ((3, 0), (20, 3)):
+        pose = torch.rand(4, n, generator=g).double() * torch.tensor([[0.8], [0.8], [360], [0.4]])
+        pose += torch.tensor([[0.1], [0.1], [-180], [0.8]])
+        P = torch.from_numpy(pose_matrix(*pose.numpy()))  # [n, 3, 3]
+        F = P @ torch.from_numpy(exact_transforms()[kind])
+        F[:, :2] += 0.01 * torch.randn(n, 2, 3, generator=g).double()  # noise in the top rows
+        cases.append((P, F))
+    return check("fit_transform", learner, _fit_transform, cases, atol=1e-6)

@@ -43,7 +43,7 @@ class PartDetector(nn.Module):
     way wherever it is and whatever surrounds it (each cell sees a 13x13-pixel window).
     """
 
-    def __init__(self, channels=(32, 32, 32, 32), image_size: int = 32):
+    def __init__(self, channels=(32, 64, 64, 64), image_size: int = 32):
         super().__init__()
         self.hparams = dict(channels=tuple(channels), image_size=image_size)
         layers, c_in = [], 1
@@ -140,6 +140,27 @@ def detector_training_set(n: int, seed: int = 0):
     return torch.cat(images)[order], torch.cat(targets)[order]
 
 
+def detection_quality(detector: PartDetector, images: torch.Tensor, scenes) -> dict:
+    """How well ``detector`` finds the parts that drew ``images``:
+
+    * ``presence``: fraction of (image, part kind) pairs where it is right about whether the
+      part is there (presence > 0.5);
+    * ``position_px``: median distance in pixels (at 32 x 32) between the detected and the true
+      centre of the parts that are there;
+    * ``angle_deg``: median error of their angle, in degrees;
+    * ``good``: fraction of the parts that are there found within 2 px and 30 degrees.
+    """
+    target = part_targets(scenes)
+    poses, presence = detector.detect(images)
+    there = target[..., 0] > 0.5  # [N, 4]
+    size = detector.hparams["image_size"]
+    position = (poses[..., :2] - target[..., 1:3]).norm(dim=-1)[there] * size
+    angle = ((poses[..., 2] - target[..., 3] + 180) % 360 - 180).abs()[there]
+    return {"presence": ((presence > 0.5) == there).float().mean().item(),
+            "position_px": position.median().item(), "angle_deg": angle.median().item(),
+            "good": ((position <= 2) & (angle <= 30)).float().mean().item()}
+
+
 # --- Part -> face transforms, learned from clean faces ---------------------------------------
 
 
@@ -188,7 +209,7 @@ class PoseCapsuleNet(nn.Module):
     """Part detector -> part capsules (p_i, P_i) -> votes P_i W_i -> routing to (face,
     background). ``fit_transforms`` and ``fit_threshold`` set the buffers W and threshold."""
 
-    def __init__(self, channels=(32, 32, 32, 32), iterations: int = 3):
+    def __init__(self, channels=(32, 64, 64, 64), iterations: int = 3):
         super().__init__()
         self.hparams = dict(channels=tuple(channels), iterations=iterations)
         self.detector = PartDetector(channels)
@@ -231,17 +252,16 @@ def predicted_faces(poses: np.ndarray, W: np.ndarray) -> np.ndarray:
 
 
 
-def train_pose_capsules(n: int = 2000, epochs: int = 6, seed: int = 0, batch_size: int = 64,
-                        lr: float = 3e-3, lr_decay: float = 0.7, progress: bool = True):
+def train_pose_capsules(n: int = 4000, epochs: int = 10, seed: int = 0, batch_size: int = 64,
+                        lr: float = 3e-3, lr_decay: float = 0.75, progress: bool = True):
     """Build and train notebook 07's pose-capsule model, in three steps (see the module doc):
 
     1. the part detector on ``detector_training_set(n, seed)`` (the ground-truth part poses);
     2. the W_i by least squares from the detected parts of ``n`` clean training faces;
     3. the face-length threshold on ``n`` training faces and ``n`` non-faces.
 
-    Faces and non-faces of steps 2-3 are those of ``face_experiments.training_set(2n, seed)``'s
-    seed, so the model sees the same kinds of image as the CNNs. Returns it on the CPU, in eval
-    mode.
+    Steps 2-3 use faces and non-faces of training seed ``seed`` (never a scramble), like the
+    CNNs. Returns the model on the CPU, in eval mode.
     """
     from .train import fit  # here, not at the top: train imports the models, which import us
 
@@ -258,3 +278,19 @@ def train_pose_capsules(n: int = 2000, epochs: int = 6, seed: int = 0, batch_siz
     face_p, non_p = (model.face_probability(x).numpy() for x in (x_face, x_non))
     model.threshold.fill_(fit_threshold(face_p, non_p))
     return model
+
+
+def rotation_sweep(model: PoseCapsuleNet, parts, angles) -> dict:
+    """Turn the scene ``parts`` about its face parts' centre by each of ``angles`` (degrees)
+    and record what the model reads: detected part angles ``[len(angles), 4]``, the face pose
+    decoded from the face capsule (its angle ``[len(angles)]``) and the face length."""
+    face = [faces.Part(*p) for p in parts if p[0] in faces.PART_KINDS]
+    centre = (np.mean([p.x for p in face]), np.mean([p.y for p in face]))
+    scenes = [faces.rotate(parts, a, about=centre) for a in angles]
+    size = model.detector.hparams["image_size"]
+    x = torch.from_numpy(faces.render_many(scenes, size))[:, None]  # [angles, 1, size, size]
+    poses, _ = model.detector.detect(x)
+    return {"angles": np.asarray(angles, dtype=float),
+            "part_angles": poses[..., 2].numpy(),
+            "face_angle": np.array([pose[2] for pose in model.face_pose(x)]),
+            "face_length": model.face_probability(x).numpy()}

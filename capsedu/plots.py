@@ -68,3 +68,22 @@ def coupling_heatmap(ax, c, rows, cols, title=None):
     ax.set(xticks=range(len(cols)), xticklabels=cols, yticks=range(len(rows)), yticklabels=rows)
     if title:
         ax.set_title(title)
+
+
+def draw_detections(ax, image, poses, presence, threshold: float = 0.5):
+    """``image`` ``[H, W]`` with each detected part (presence > ``threshold``) drawn as a dot in
+    its colour and an arrow along its "up" direction (the part frame's -y axis, turned by its
+    angle). ``poses`` ``[4, 4]`` (x, y, angle, scale), ``presence`` ``[4]``, in PART_KINDS order."""
+    import numpy as np
+
+    from .data import faces
+
+    ax.imshow(image, cmap="gray", extent=(0, 1, 1, 0), vmin=0, vmax=1)
+    for kind, (x, y, angle, _), p in zip(faces.PART_KINDS, poses, presence, strict=True):
+        if p > threshold:
+            # "up" in the part's frame is (0, -1); on screen it turns to (-sin a, -cos a)
+            a = np.radians(float(angle))
+            ax.annotate("", xy=(x - 0.1 * np.sin(a), y - 0.1 * np.cos(a)), xytext=(x, y),
+                        arrowprops=dict(arrowstyle="-|>", color=PART_COLORS[kind], lw=2))
+            ax.plot(x, y, "o", color=PART_COLORS[kind], ms=5)
+    ax.set(xlim=(0, 1), ylim=(1, 0), xticks=[], yticks=[])

@@ -87,3 +87,62 @@ def test_routing_step_checker(capsys):
         assert check_routing_step(wrong) is False, wrong
     out = capsys.readouterr().out
     assert out.count("FAIL") == 5 and "not implemented yet" in out
+
+
+def _solutions_07():
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).parents[1] / "notebooks/solutions/07_faces_parts_vote_for_wholes.py"
+    spec = importlib.util.spec_from_file_location("solutions_07", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_face_vote_checker(capsys):
+    from capsedu.exercises import check_face_vote
+
+    solution = _solutions_07().face_vote
+    assert check_face_vote(solution) is True
+    assert check_face_vote(stub) is None
+
+    def forgets_w(poses, W):  # the part's own pose, not the face's
+        return poses.clone()
+
+    def w_on_the_left(poses, W):  # W P instead of P W
+        import numpy as np
+
+        from capsedu.pose_capsules import pose_from_matrix, pose_matrix
+
+        M = W.numpy() @ pose_matrix(*poses.numpy().T)
+        return torch.from_numpy(np.stack(pose_from_matrix(M), axis=-1))
+
+    def angle_in_radians(poses, W):
+        out = solution(poses, W)
+        out[:, 2] = torch.deg2rad(out[:, 2])
+        return out
+
+    for wrong in (forgets_w, w_on_the_left, angle_in_radians):
+        assert check_face_vote(wrong) is False, wrong.__name__
+    assert "FAIL" in capsys.readouterr().out
+
+
+def test_fit_transform_checker(capsys):
+    from capsedu.exercises import check_fit_transform
+
+    assert check_fit_transform(_solutions_07().fit_transform) is True
+    assert check_fit_transform(stub) is None
+
+    def first_face_only(P, F):  # exact for one face, not the best for all
+        return torch.linalg.inv(P[0]) @ F[0]
+
+    def average_of_solutions(P, F):  # the mean of per-face solutions is not least squares
+        return (torch.linalg.inv(P) @ F).mean(dim=0)
+
+    def wrong_side(P, F):  # solves W P = F
+        return (F @ torch.linalg.inv(P)).mean(dim=0)
+
+    for wrong in (first_face_only, average_of_solutions, wrong_side):
+        assert check_fit_transform(wrong) is False, wrong.__name__
+    assert "FAIL" in capsys.readouterr().out

@@ -10,6 +10,7 @@ from capsedu.data import faces
 from capsedu.part_capsules import (
     PartDetector,
     PoseCapsuleNet,
+    detection_quality,
     detector_training_set,
     face_frame,
     fit_threshold,
@@ -136,3 +137,20 @@ def test_pose_capsule_net_routes_exact_detections_like_notebook_04():
     want = pc.face_lengths(scenes)
     np.testing.assert_allclose(model.face_probability(torch.zeros(2, 1, 32, 32)).numpy(), want,
                                rtol=1e-5)
+
+
+def test_detection_quality_of_a_detector_that_reads_the_truth():
+    det = PartDetector()
+    scenes = [faces.face_parts(0.5, 0.5, 10.0), [faces.Part("nose", 0.3, 0.6, -170.0, 1.0)]]
+    truth = part_targets(scenes)
+    det.detect = lambda x: (truth[..., 1:], truth[..., 0])
+    q = detection_quality(det, torch.zeros(2, 1, 32, 32), scenes)
+    assert q == {"presence": 1.0, "position_px": 0.0, "angle_deg": 0.0, "good": 1.0}
+    # now every angle is 180 degrees off, and the lone nose 3 px to the right
+    off = truth[..., 1:].clone()
+    off[..., 2] += 180.0
+    off[1, 2, 0] += 3 / 32
+    det.detect = lambda x: (off, truth[..., 0])
+    q = detection_quality(det, torch.zeros(2, 1, 32, 32), scenes)
+    assert q["angle_deg"] == pytest.approx(180.0) and q["good"] == 0.0
+    assert q["position_px"] == pytest.approx(0.0)  # the median of 4 zeros and one 3

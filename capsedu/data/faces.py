@@ -183,6 +183,11 @@ def render(parts, size=32) -> np.ndarray:
     return _render_many([[_as_part(p) for p in parts]], size)[0]
 
 
+def render_many(scenes, size=32) -> np.ndarray:
+    """``render`` for a list of scenes at once: ``[len(scenes), size, size]`` float32."""
+    return _render_many([[_as_part(p) for p in parts] for parts in scenes], size)
+
+
 def _render_many(scenes: list[list[Part]], size: int, chunk: int = 32) -> np.ndarray:
     """Render several lists of parts at once: ``[len(scenes), size, size]`` float32.
 
@@ -235,17 +240,19 @@ def _derangement(rng, n=4) -> np.ndarray:
             return perm
 
 
-def _scatter(rng, kind, boxes: list, angle, scale, rounds: int, batch: int = 16) -> Part | None:
+def _scatter(rng, kind, boxes: list, angle, scale, rounds: int, batch: int = 16,
+             gap: float = 0.01) -> Part | None:
     """A part of ``kind`` at a random spot, inside the image and clear of ``boxes``, or None.
 
-    ``angle`` and ``scale`` are (low, high) ranges. Draws ``batch`` candidates at a time and keeps
+    ``angle`` and ``scale`` are (low, high) ranges; ``gap`` is the least distance between boxes
+    (negative: boxes may overlap by that much). Draws ``batch`` candidates at a time and keeps
     the first that fits (rejection sampling, vectorised). Appends the new part's box to ``boxes``.
     """
     for _ in range(rounds):
         x, y = rng.uniform(0.0, 1.0, size=(2, batch))
         a, s = rng.uniform(*angle, size=batch), rng.uniform(*scale, size=batch)
         cand = _boxes(kind, x, y, a, s)
-        ok = np.flatnonzero(_inside(cand) & _clear(cand, boxes))
+        ok = np.flatnonzero(_inside(cand) & _clear(cand, boxes, gap))
         if len(ok):
             i = ok[0]
             boxes.append(cand[i])
@@ -318,7 +325,8 @@ def scattered(n: int, seed: int = 0, size: int = 32):
     ``(images [n, 1, size, size], parts)``.
 
     Not faces and not one of ``KINDS``: training images for a *part detector*, which must find
-    a part wherever it is and however it is turned, whatever surrounds it.
+    a part wherever it is and however it is turned, whatever surrounds it. Parts may touch:
+    their boxes may overlap by up to 0.04 (about a pixel), as neighbours do in a scramble.
     """
     rng = np.random.default_rng([seed, len(KINDS)])  # a stream no kind of dataset() uses
     scenes = []
@@ -327,7 +335,8 @@ def scattered(n: int, seed: int = 0, size: int = 32):
                                                            replace=False))]
         parts, boxes = [], []
         for kind in kinds:
-            part = _scatter(rng, kind, boxes, (-180.0, 180.0), (0.85, 1.1), rounds=800)
+            part = _scatter(rng, kind, boxes, (-180.0, 180.0), (0.85, 1.1), rounds=800,
+                            gap=-0.04)
             if part is not None:
                 parts.append(part)
         scenes.append(_add_strokes(parts, boxes, rng))
