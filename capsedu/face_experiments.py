@@ -18,9 +18,9 @@ import torch.nn.functional as F
 from matplotlib.patches import Rectangle
 
 from . import checkpoints
+from . import part_capsules as pcap
 from .data import faces
 from .models import BagOfPartsCNN, CapsNet, CapsNetConfig, CapsNetOutput, DeepCNN, receptive_field
-from .part_capsules import train_pose_capsules
 from .train import fit
 
 BASELINES = {"bag-of-parts CNN": BagOfPartsCNN, "deep CNN": DeepCNN}
@@ -245,6 +245,32 @@ def train_pixel_capsnet(n: int = 2000, epochs: int = 6, seed: int = 0, batch_siz
     model = CapsNet(PIXEL_CAPSNET)
     fit(model, training_set(n, seed), epochs, batch_size, lr, lr_decay, seed, progress=progress)
     return model.cpu().eval()
+
+
+def train_pose_capsules(n: int = 4000, epochs: int = 10, seed: int = 0, batch_size: int = 64,
+                        lr: float = 3e-3, lr_decay: float = 0.75, progress: bool = True):
+    """Build and train notebook 07's pose-capsule model (``part_capsules``) in three steps:
+
+    1. the part detector on ``detector_training_set(n, seed)`` (ground-truth part poses);
+    2. the W_i by least squares from the detected parts of ``n`` clean training faces;
+    3. the face-length threshold on ``n`` training faces and ``n`` non-faces.
+
+    Steps 2-3 use faces and non-faces of training seed ``seed`` (never a scramble), like the
+    CNNs. Returns the model on the CPU, in eval mode.
+    """
+    torch.manual_seed(seed)  # the initial weights depend on the seed too
+    model = pcap.PoseCapsuleNet()
+    detector_data = pcap.detector_training_set(n, seed)
+    fit(model.detector, detector_data, epochs, batch_size, lr, lr_decay, seed, progress=progress)
+    model.cpu().eval()
+    x_face, _, _ = faces.dataset("face", n, seed)
+    poses, presence = model.detector.detect(x_face)
+    complete = (presence > 0.5).all(dim=1)  # faces where the detector found all four parts
+    model.W.copy_(torch.from_numpy(pcap.fit_transforms(poses[complete].double().numpy())))
+    x_non, _, _ = faces.dataset("nonface", n, seed)
+    face_p, non_p = (model.face_probability(x).numpy() for x in (x_face, x_non))
+    model.threshold.fill_(pcap.fit_threshold(face_p, non_p))
+    return model
 
 
 def train_face_model(name: str, seed: int = 0, progress: bool = True):

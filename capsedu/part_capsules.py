@@ -14,7 +14,8 @@ Notebook 04 routed the *true* part poses. Here a small network has to find them 
    whether there is a face; the threshold on it is chosen on training faces and non-faces.
 
 ``PoseCapsuleNet`` holds the three pieces and speaks the same language as the CNNs
-(``predict``, ``face_probability``), so notebook 07 measures all models the same way.
+(``predict``, ``face_probability``), so notebook 07 measures all models the same way;
+``face_experiments.train_pose_capsules`` trains it.
 """
 
 import numpy as np
@@ -250,34 +251,6 @@ def predicted_faces(poses: np.ndarray, W: np.ndarray) -> np.ndarray:
     """Each part's predicted face pose ``[..., 4, 4]`` (x, y, angle, scale): P_i W_i."""
     return np.stack(pose_from_matrix(pose_matrix(*np.moveaxis(poses, -1, 0)) @ W), axis=-1)
 
-
-
-def train_pose_capsules(n: int = 4000, epochs: int = 10, seed: int = 0, batch_size: int = 64,
-                        lr: float = 3e-3, lr_decay: float = 0.75, progress: bool = True):
-    """Build and train notebook 07's pose-capsule model, in three steps (see the module doc):
-
-    1. the part detector on ``detector_training_set(n, seed)`` (the ground-truth part poses);
-    2. the W_i by least squares from the detected parts of ``n`` clean training faces;
-    3. the face-length threshold on ``n`` training faces and ``n`` non-faces.
-
-    Steps 2-3 use faces and non-faces of training seed ``seed`` (never a scramble), like the
-    CNNs. Returns the model on the CPU, in eval mode.
-    """
-    from .train import fit  # here, not at the top: train imports the models, which import us
-
-    torch.manual_seed(seed)  # the initial weights depend on the seed too
-    model = PoseCapsuleNet()
-    fit(model.detector, detector_training_set(n, seed), epochs, batch_size, lr, lr_decay, seed,
-        progress=progress)
-    model.cpu().eval()
-    x_face, _, _ = faces.dataset("face", n, seed)
-    poses, presence = model.detector.detect(x_face)
-    complete = (presence > 0.5).all(dim=1)  # faces where the detector found all four parts
-    model.W.copy_(torch.from_numpy(fit_transforms(poses[complete].double().numpy())))
-    x_non, _, _ = faces.dataset("nonface", n, seed)
-    face_p, non_p = (model.face_probability(x).numpy() for x in (x_face, x_non))
-    model.threshold.fill_(fit_threshold(face_p, non_p))
-    return model
 
 
 def rotation_sweep(model: PoseCapsuleNet, parts, angles) -> dict:

@@ -199,3 +199,33 @@ def test_receptive_field_checker_rejects_known_wrong_versions(capsys):
     for fn in wrong:
         assert fe.check_receptive_field(fn) is False
         assert "FAIL" in capsys.readouterr().out
+
+
+def test_pose_capsules_train_end_to_end_and_survive_a_checkpoint(tmp_path):
+    from capsedu import checkpoints
+
+    model = fe.train_pose_capsules(n=24, epochs=1, progress=False)
+    assert model.W.shape == (4, 3, 3) and model.W[:, 2].tolist() == [[0, 0, 1]] * 4
+    assert 0 < model.threshold.item() < 1
+    assert set(model.predict(fe.held_out("face", 4)[0]).tolist()) <= {0, 1}
+    checkpoints.save(model, "pose", tmp_path, command="test")
+    loaded = checkpoints.pretrained("pose", tmp_path)
+    assert torch.equal(loaded.W, model.W) and loaded.threshold == model.threshold
+    x = fe.held_out("rotated", 4)[0]
+    torch.testing.assert_close(loaded.face_probability(x), model.face_probability(x))
+
+
+def test_face_probability_of_capsule_models_is_the_face_capsule_length():
+    from capsedu import CapsNet
+
+    torch.manual_seed(0)
+    net = CapsNet(fe.PIXEL_CAPSNET).eval()
+    x = fe.held_out("face", 3)[0]
+    torch.testing.assert_close(fe.face_probability(net, x), net(x).lengths[:, fe.FACE])
+
+
+def test_face_models_have_seeded_checkpoint_names_and_unknown_names_fail():
+    assert fe.checkpoint_name("pose capsules", 2) == "faces-pose-capsules-seed2"
+    assert fe.checkpoint_name("bag-of-parts CNN", 0) == "faces-bag-of-parts-cnn-seed0"
+    with pytest.raises(ValueError, match="pixel CapsNet"):
+        fe.train_face_model("transformer")
