@@ -89,7 +89,8 @@ _ANGLES = np.arange(ANGLE_CELLS) * 360.0 / ANGLE_CELLS
 
 def pose_code(x, y, angle) -> np.ndarray:
     """Unit vectors of pose-cell activities ``[..., ANGLE_CELLS * GRID * GRID]``, one per pose
-    (x, y, angle may be scalars or arrays of the same shape)."""
+    (x, y, angle may be scalars or arrays of the same shape); zero for a pose so far outside the
+    image that no cell responds."""
     x, y, angle = (np.asarray(v, dtype=float)[..., None] for v in (x, y, angle))
     gx = np.exp(-((x - _CENTRES) ** 2) / (2 * SIGMA_XY**2))  # [..., GRID]
     gy = np.exp(-((y - _CENTRES) ** 2) / (2 * SIGMA_XY**2))  # [..., GRID]
@@ -97,7 +98,8 @@ def pose_code(x, y, angle) -> np.ndarray:
     ga = np.exp(-(dang**2) / (2 * SIGMA_ANGLE**2))  # [..., ANGLE_CELLS]
     code = np.einsum("...a,...i,...j->...aij", ga, gy, gx)  # [..., ANGLE_CELLS, GRID, GRID]
     code = code.reshape(*code.shape[:-3], -1)
-    return code / np.linalg.norm(code, axis=-1, keepdims=True)
+    # a pose far outside the image excites no cell at all: its code is zero, not 0 / 0
+    return code / np.maximum(np.linalg.norm(code, axis=-1, keepdims=True), 1e-300)
 
 
 def decode_pose(v: np.ndarray) -> tuple[float, float, float]:

@@ -154,3 +154,22 @@ def test_detection_quality_of_a_detector_that_reads_the_truth():
     q = detection_quality(det, torch.zeros(2, 1, 32, 32), scenes)
     assert q["angle_deg"] == pytest.approx(180.0) and q["good"] == 0.0
     assert q["position_px"] == pytest.approx(0.0)  # the median of 4 zeros and one 3
+
+
+def test_the_shipped_pose_capsules_are_equivariant_and_their_verdict_invariant():
+    """Turn a face through a full circle: the detected part angles and the face capsule's angle
+    follow the turn, and the face capsule's length stays above the threshold."""
+    from capsedu import face_experiments as fe
+    from capsedu.part_capsules import rotation_sweep
+
+    model = fe.load_face_models([0], ["pose capsules"])["pose capsules"][0]
+    angles = np.arange(0, 360, 30)
+    sweep = rotation_sweep(model, faces.face_parts(), angles)
+    assert sweep["part_angles"].shape == (12, 4) and sweep["face_length"].shape == (12,)
+
+    def wrap(a):
+        return (a + 180) % 360 - 180
+
+    assert np.abs(wrap(sweep["part_angles"] - angles[:, None])).max() < 15
+    assert np.abs(wrap(sweep["face_angle"] - angles)).max() < 15
+    assert (sweep["face_length"] > model.threshold.item()).all()

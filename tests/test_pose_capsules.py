@@ -89,3 +89,11 @@ def test_softmax_over_children_bug_and_errors():
     assert np.allclose(buggy.c.sum(axis=1), 1)  # columns, not rows, sum to 1
     with pytest.raises(ValueError, match="at least one face part"):
         route_parts([faces.Part("stroke", 0.5, 0.5)])
+
+
+def test_pose_code_of_a_pose_far_outside_the_image_is_zero_not_nan():
+    from capsedu.pose_capsules import pose_code
+
+    code = pose_code(np.array([0.5, 1e6]), np.array([0.5, -1e6]), np.array([0.0, 0.0]))
+    assert np.isfinite(code).all()
+    assert np.linalg.norm(code[0]) == pytest.approx(1.0) and not code[1].any()
