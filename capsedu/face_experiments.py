@@ -80,6 +80,21 @@ def face_probability(model: torch.nn.Module, images: torch.Tensor) -> torch.Tens
 
 
 @torch.no_grad()
+def face_threshold(model: torch.nn.Module, images: torch.Tensor) -> torch.Tensor:
+    """``[n]``: the ``face_probability`` above which ``model`` calls each image a face. 0.5 for
+    a CNN (the larger of two softmax outputs), the other class capsule's length for a CapsNet
+    (the longer capsule wins), the threshold chosen in training for the pose-capsule model."""
+    model.eval()
+    images = images.to(next(model.parameters()).device)
+    if hasattr(model, "threshold"):
+        return model.threshold.float().expand(len(images)).cpu()
+    out = model(images)
+    if isinstance(out, CapsNetOutput):
+        return out.lengths[:, 1 - FACE].cpu()
+    return torch.full((len(images),), 0.5)
+
+
+@torch.no_grad()
 def called_face(model, images: torch.Tensor) -> torch.Tensor:
     """``[n]`` bool: which images ``model.predict`` calls "face"."""
     model.eval()

@@ -229,3 +229,14 @@ def test_face_models_have_seeded_checkpoint_names_and_unknown_names_fail():
     assert fe.checkpoint_name("bag-of-parts CNN", 0) == "faces-bag-of-parts-cnn-seed0"
     with pytest.raises(ValueError, match="pixel CapsNet"):
         fe.train_face_model("transformer")
+
+
+def test_face_threshold_agrees_with_every_models_verdict():
+    from capsedu import CapsNet
+
+    torch.manual_seed(0)
+    x = torch.cat([fe.held_out(kind, 6)[0] for kind in ("face", "permuted", "nonface")])
+    for model in (BagOfPartsCNN().eval(), CapsNet(fe.PIXEL_CAPSNET).eval(), AlwaysFace()):
+        said = fe.called_face(model, x)
+        above = fe.face_probability(model, x) > fe.face_threshold(model, x)
+        assert torch.equal(said, above), type(model).__name__

@@ -25,6 +25,8 @@ def test_an_upright_face_is_found_and_routed_to_the_face(explorer):
     assert s["face_length"] > explorer.pose_model.threshold.item()
     assert s["called_face"]["pose capsules"] and s["called_face"]["bag-of-parts CNN"]
     assert s["c"].sum(axis=1) == pytest.approx(np.ones(4))  # softmax over the parents
+    for name, p in s["face_probability"].items():  # each verdict is its score against its cut
+        assert s["called_face"][name] == (p > s["threshold"][name])
     # every detected part predicts (nearly) the same face: the ghosts coincide
     ghosts = np.array(list(s["predictions"].values()))  # [4, 4]
     assert np.ptp(ghosts[:, :2], axis=0).max() < 0.05

@@ -14,7 +14,7 @@ import torch
 from matplotlib.figure import Figure
 
 from ..data import faces
-from ..face_experiments import called_face, face_probability
+from ..face_experiments import called_face, face_probability, face_threshold
 from ..part_capsules import predicted_faces
 from ..plots import coupling_heatmap, draw_scene, png_bytes
 from ..pose_capsules import PARENTS
@@ -51,6 +51,7 @@ def face_state(pose_model, models: dict, parts, iteration: int = 3) -> dict:
         "face_length": float(routing.v[0, 0].norm()),
         "lengths": torch.stack([s.v[0].norm(dim=-1) for s in routing.history]).numpy(),
         "face_probability": {name: float(face_probability(m, x)[0]) for name, m in models.items()},
+        "threshold": {name: float(face_threshold(m, x)[0]) for name, m in models.items()},
         "called_face": {name: bool(called_face(m, x)[0]) for name, m in models.items()},
     }
 
@@ -78,7 +79,8 @@ class FaceCapsulesExplorer(Widget):
                                     self.iteration.value)
         couplings = ", ".join(f"{k} {v:.2f}" for k, v in s["c_face"].items()) or "none"
         verdicts = "<br>".join(
-            f"<b>{name}</b>: {p:.2f} &rarr; {'face' if s['called_face'][name] else 'not a face'}"
+            f"<b>{name}</b>: {p:.2f} (face above {s['threshold'][name]:.2f}) &rarr; "
+            f"{'face' if s['called_face'][name] else 'not a face'}"
             for name, p in s["face_probability"].items())
         self.readout.value = (
             f"<h4>after routing iteration {s['iteration']}</h4>"
@@ -107,8 +109,9 @@ class FaceCapsulesExplorer(Widget):
         bars.barh(y, [s["face_probability"][n] for n in names], color=colors, height=0.6)
         for yi, n in zip(y, names, strict=True):
             bars.text(0.02, yi, f"{n}: {s['face_probability'][n]:.2f}", va="center")
+            bars.plot([s["threshold"][n]] * 2, [yi - 0.4, yi + 0.4], "k-", lw=2)  # the cut
         bars.invert_yaxis()
-        bars.set(xlim=(0, 1), yticks=[], xlabel="P(face) or ‖v_face‖",
+        bars.set(xlim=(0, 1), yticks=[], xlabel="score (black: where the model cuts)",
                  title="verdicts (green: face)")
         self.image.value = png_bytes(self.figure)
 

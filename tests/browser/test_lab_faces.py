@@ -20,7 +20,7 @@ NOTEBOOK = "notebooks/07_faces_parts_vote_for_wholes.ipynb"
 # The readout of capsedu/widgets/faces.py
 LENGTH = re.compile(r"‖v_face‖ = ([\d.]+)")
 COUPLING = re.compile(r"left_eye ([\d.]+)")
-VERDICT = re.compile(r"pose capsules: [\d.]+ → (face|not a face)")
+VERDICT = re.compile(r"pose capsules: [\d.]+ \(face above [\d.]+\) → (face|not a face)")
 
 
 def numbers(text: str) -> tuple[float, float | None, str]:
