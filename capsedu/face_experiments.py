@@ -262,7 +262,7 @@ def train_pixel_capsnet(n: int = 2000, epochs: int = 6, seed: int = 0, batch_siz
     return model.cpu().eval()
 
 
-def train_pose_capsules(n: int = 4000, epochs: int = 10, seed: int = 0, batch_size: int = 64,
+def train_pose_capsules(n: int = 6000, epochs: int = 14, seed: int = 0, batch_size: int = 64,
                         lr: float = 3e-3, lr_decay: float = 0.75, progress: bool = True):
     """Build and train notebook 07's pose-capsule model (``part_capsules``) in three steps:
 

@@ -18,7 +18,8 @@ def test_manifest_is_complete_and_small():
         for field in ("file", "sha256", "description", "command", "seed", "train_time_s",
                       "metrics"):
             assert field in entry, (entry["name"], field)
-        assert entry["command"].startswith("python -m capsedu.train ")
+        assert entry["command"].startswith(("python -m capsedu.train ",
+                                            "python -m capsedu.face_experiments "))
         path = checkpoint_dir() / entry["file"]
         assert sha256(path) == entry["sha256"]
         total += path.stat().st_size
@@ -35,3 +36,22 @@ def test_mnist_checkpoint_accuracy_matches_the_manifest(name):
     recorded = ENTRIES[name]["metrics"]["test_accuracy"]
     # 1,000 of the 10,000 test digits: within 1.5 points of the full-set figure
     assert accuracy == pytest.approx(recorded, abs=0.015), (accuracy, recorded)
+
+
+@pytest.mark.parametrize("name", [n for n in ENTRIES if n.startswith("faces-")])
+def test_face_checkpoint_accuracy_matches_the_manifest(name):
+    from capsedu import face_experiments as fe
+
+    rates = fe.face_rates(pretrained(name), ("face", "nonface"), n=400)
+    metrics = ENTRIES[name]["metrics"]
+    # the same 800 held-out images the manifest's figures were measured on
+    assert rates["face"] == pytest.approx(metrics["face_rate"], abs=0.01)
+    assert rates["nonface"] == pytest.approx(metrics["nonface_rate"], abs=0.01)
+
+
+def test_every_face_model_is_shipped_for_three_seeds():
+    from capsedu import face_experiments as fe
+
+    for model in fe.FACE_MODELS:
+        for seed in (0, 1, 2):
+            assert fe.checkpoint_name(model, seed) in ENTRIES
