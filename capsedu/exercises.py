@@ -10,8 +10,7 @@ from collections.abc import Callable
 import torch
 
 from .functional import squash
-from .part_capsules import predicted_faces
-from .pose_capsules import exact_transforms, pose_matrix
+from .pose_capsules import exact_transforms, pose_matrix, predicted_faces
 from .routing import routing_step
 
 

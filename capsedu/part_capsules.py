@@ -24,7 +24,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from .data import faces
-from .pose_capsules import PARENTS, decode_pose, pose_from_matrix, pose_matrix, pose_votes
+from .pose_capsules import PARENTS, decode_pose, pose_matrix, pose_votes
 from .routing import RoutingResult, dynamic_routing
 from .validate import check_finite, check_shape
 
@@ -245,11 +245,6 @@ class PoseCapsuleNet(nn.Module):
     def face_pose(self, x: torch.Tensor) -> list[tuple[float, float, float]]:
         """The face pose (x, y, angle) decoded from each image's face capsule."""
         return [decode_pose(v) for v in self.route(x).v[:, 0].numpy()]
-
-
-def predicted_faces(poses: np.ndarray, W: np.ndarray) -> np.ndarray:
-    """Each part's predicted face pose ``[..., 4, 4]`` (x, y, angle, scale): P_i W_i."""
-    return np.stack(pose_from_matrix(pose_matrix(*np.moveaxis(poses, -1, 0)) @ W), axis=-1)
 
 
 

@@ -62,14 +62,22 @@ def exact_transforms() -> np.ndarray:
     return np.stack([part_to_face(kind) for kind in faces.PART_KINDS])
 
 
+def predicted_faces(poses, W) -> np.ndarray:
+    """The face pose each part predicts, P_face|i = P_i W_i, as (x, y, angle, scale):
+    part poses ``[..., 4]`` and transforms ``W`` broadcastable to ``[..., 3, 3]`` -> ``[..., 4]``.
+    """
+    P = pose_matrix(*np.moveaxis(np.asarray(poses, dtype=float), -1, 0))  # [..., 3, 3]
+    return np.stack(pose_from_matrix(P @ W), axis=-1)
+
+
 def predict_face(part, W=None) -> tuple[float, float, float, float]:
-    """The face pose (x, y, angle, scale) that ``part`` predicts: P_face|i = P_i W_i.
+    """The face pose (x, y, angle, scale) that one ``part`` predicts: P_face|i = P_i W_i.
 
     ``W``: ``[4, 3, 3]`` transforms in ``PART_KINDS`` order (default: ``exact_transforms()``).
     """
     p = faces.Part(*part)
     W_i = part_to_face(p.kind) if W is None else np.asarray(W)[faces.PART_KINDS.index(p.kind)]
-    return pose_from_matrix(pose_matrix(p.x, p.y, p.angle, p.scale) @ W_i)
+    return tuple(float(v) for v in predicted_faces(p[1:], W_i))
 
 
 # --- Poses as vectors that a dot product can compare ---------------------------------------------
@@ -151,9 +159,8 @@ def pose_votes(poses, presence, W=None, face_gain=FACE_GAIN, background_gain=BAC
     poses, presence = np.asarray(poses, dtype=float), np.asarray(presence, dtype=float)
     W = exact_transforms() if W is None else np.asarray(W, dtype=float)
     d = ANGLE_CELLS * GRID * GRID
-    # P_face|i = P_i W_i; [batch, 4, 3, 3]
-    predicted = pose_matrix(*np.moveaxis(poses, -1, 0)) @ W
-    x, y, angle, _ = pose_from_matrix(predicted)
+    # P_face|i = P_i W_i, read as (x, y, angle, scale); [batch, 4, 4]
+    x, y, angle, _ = np.moveaxis(predicted_faces(poses, W), -1, 0)
     u_hat = np.zeros((*presence.shape, len(PARENTS), d + 1))
     u_hat[:, :, 0, :d] = face_gain * pose_code(x, y, angle)
     u_hat[:, :, 1, d] = background_gain

@@ -15,9 +15,8 @@ from matplotlib.figure import Figure
 
 from ..data import faces
 from ..face_experiments import called_face, face_probability, face_threshold
-from ..part_capsules import predicted_faces
 from ..plots import coupling_heatmap, draw_scene, png_bytes
-from ..pose_capsules import PARENTS
+from ..pose_capsules import PARENTS, predicted_faces
 from ..routing import dynamic_routing
 from .base import Widget
 from .parts import PartsEditor
