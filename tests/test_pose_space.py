@@ -17,7 +17,7 @@ SOLUTION = Path(__file__).parent.parent / "notebooks/solutions/06_what_the_pose_
 
 @pytest.fixture(scope="module")
 def model():
-    return pretrained("capsnet-mnist-small")
+    return pretrained("capsnet-mnist")
 
 
 @pytest.fixture(scope="module")

@@ -35,22 +35,22 @@ def test_fit_is_deterministic_for_a_seed():
 
 def test_command_line_trains_and_records_a_checkpoint(tmp_path, capsys):
     try:
-        RECIPES["capsnet-mnist-small"].data(False, 1)
+        RECIPES["capsnet-mnist-live"].data(False, 1)
     except FileNotFoundError:
         pytest.skip("MNIST is not in the data root")
-    main(["capsnet-mnist-small", "--epochs", "1", "--limit", "128", "--out", str(tmp_path)])
-    assert "saved capsnet-mnist-small.pt" in capsys.readouterr().out
-    entry = read_manifest(tmp_path)["capsnet-mnist-small"]
-    assert entry["command"] == "python -m capsedu.train capsnet-mnist-small --limit 128 --epochs 1"
+    main(["capsnet-mnist-live", "--epochs", "1", "--limit", "128", "--out", str(tmp_path)])
+    assert "saved capsnet-mnist-live.pt" in capsys.readouterr().out
+    entry = read_manifest(tmp_path)["capsnet-mnist-live"]
+    assert entry["command"] == "python -m capsedu.train capsnet-mnist-live --limit 128 --epochs 1"
     assert entry["seed"] == 0 and entry["train_examples"] == 128 and entry["threads"] >= 1
     assert 0.0 <= entry["metrics"]["test_accuracy"] <= 1.0
-    model = pretrained("capsnet-mnist-small", tmp_path)
+    model = pretrained("capsnet-mnist-live", tmp_path)
     assert model.config.primary_maps == 8
 
 
 def test_command_line_lists_recipes(capsys):
     main(["--list"])
-    assert "capsnet-mnist-small" in capsys.readouterr().out
+    assert "capsnet-mnist-live" in capsys.readouterr().out
 
 
 def test_shift_moves_each_image_by_at_most_two_pixels():
