@@ -40,8 +40,10 @@ def routing_step(u_hat: torch.Tensor, b: torch.Tensor, softmax_over: str = "pare
     """
     if softmax_over not in ("parents", "children"):
         raise ValueError(f"softmax_over must be 'parents' or 'children', got {softmax_over!r}")
-    # c_ij = exp(b_ij) / sum_k exp(b_ik): softmax over the parents j; [batch, n_in, n_out]
-    c = torch.softmax(b, dim=2 if softmax_over == "parents" else 1)
+    # c_ij = exp(b_ij) / sum_k exp(b_ik): softmax over the parents j; [batch, n_in, n_out].
+    # Taken on the [batch, n_out, n_in] transpose (parents = dim 1): on a CPU a softmax over a
+    # short last dimension (10 parents) is many times slower than over a middle one.
+    c = torch.softmax(b.transpose(1, 2), dim=1 if softmax_over == "parents" else 2).transpose(1, 2)
     # s_j = sum_i c_ij u_hat_j|i; [batch, n_out, d_out]
     s = torch.einsum("bij,bijd->bjd", c, u_hat)
     # v_j = squash(s_j)
@@ -78,8 +80,10 @@ def dynamic_routing(
         raise ValueError(f"iterations must be an integer >= 1, got {iterations!r}")
 
     u_hat_inner = u_hat if grad_through_routing else u_hat.detach()
-    # b_ij = 0: the prior log-probability that child i couples to parent j; [batch, n_in, n_out]
-    b = torch.zeros(u_hat.shape[:3], dtype=u_hat.dtype, device=u_hat.device)
+    # b_ij = 0: the prior log-probability that child i couples to parent j; [batch, n_in, n_out],
+    # stored parent-major (as u_hat from RoutingCapsules), so the softmax above needs no copy
+    batch, n_in, n_out = u_hat.shape[:3]
+    b = u_hat.new_zeros(batch, n_out, n_in).transpose(1, 2)
     history = []
     for r in range(iterations):
         c, v, b = routing_step(u_hat if r == iterations - 1 else u_hat_inner, b, softmax_over)
