@@ -42,6 +42,19 @@ PART_COLORS = {"left_eye": "tab:blue", "right_eye": "tab:orange", "nose": "tab:g
                "mouth": "tab:red", "stroke": "0.6"}
 
 
+def ghost_lines(ghosts: dict) -> tuple[list, list]:
+    """The line segments ``[n, 2, 2]`` of ghost faces and one colour per segment: ``ghosts``
+    maps a part kind to the face pose (x, y, angle, scale) it predicts."""
+    from .data import faces
+
+    segments, colors = [], []
+    for kind, pose in ghosts.items():
+        lines = faces.segments(faces.face_parts(*pose)).reshape(-1, 2, 2)
+        segments.extend(lines)
+        colors += [PART_COLORS[kind]] * len(lines)
+    return segments, colors
+
+
 def draw_scene(ax, parts, size: int = 96, ghosts=None):
     """The rendered parts (grey) and, optionally, ghost faces: ``ghosts`` maps a part kind to the
     face pose (x, y, angle, scale) it predicts, drawn as a face outline in that part's colour."""
@@ -51,9 +64,9 @@ def draw_scene(ax, parts, size: int = 96, ghosts=None):
 
     ax.imshow(faces.render(parts, size=size), cmap="gray", extent=(0, 1, 1, 0), vmin=0, vmax=1,
               interpolation="nearest")
+    segments, colors = ghost_lines(ghosts or {})
+    ax.add_collection(LineCollection(segments, colors=colors, alpha=0.6, lw=1.5))
     for kind, pose in (ghosts or {}).items():
-        seg = faces.segments(faces.face_parts(*pose)).reshape(-1, 2, 2)
-        ax.add_collection(LineCollection(seg, colors=PART_COLORS[kind], alpha=0.6, lw=1.5))
         ax.plot(pose[0], pose[1], "+", color=PART_COLORS[kind], ms=10, mew=2)
     ax.set(xlim=(0, 1), ylim=(1, 0), xticks=[], yticks=[])
 
