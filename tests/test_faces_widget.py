@@ -76,3 +76,10 @@ def test_iteration_out_of_range(models, iteration):
 def test_editor_rejects_values_out_of_range(explorer):
     with pytest.raises(ValueError, match=r"x must be in \[0, 1\]"):
         explorer.editor.move("nose", x=1.5)
+
+
+def test_a_face_with_a_part_deleted(explorer):
+    explorer.editor.set_parts([p for p in faces.face_parts() if p.kind != "mouth"])
+    s = explorer.state
+    assert s["found"] == ["left_eye", "right_eye", "nose"]
+    assert s["c"].shape == (3, 2) and "mouth" not in s["c_face"]

@@ -63,3 +63,24 @@ def test_editor_rejects_values_out_of_range():
     editor = PartsEditor()
     with pytest.raises(ValueError, match=r"x must be in \[0, 1\]"):
         editor.move("nose", x=1.5)
+
+
+def test_editor_offers_only_the_parts_the_scene_holds():
+    three = [p for p in faces.face_parts() if p.kind != "left_eye"]
+    editor = PartsEditor(three)
+    assert editor.part.options == ("right_eye", "nose", "mouth")
+    assert editor.part.value == "right_eye"
+    assert editor.x.value == pytest.approx(by_kind(three)["right_eye"].x)
+    editor.reset_button.click()  # back to the three parts, no error
+    seen = []
+    editor = PartsEditor(on_change=seen.append)
+    editor.set_parts(three)  # a learner deletes a part
+    assert editor.part.options == ("right_eye", "nose", "mouth") and len(seen[-1]) == 3
+    editor.swap("nose", "mouth")
+    editor.set_parts(faces.face_parts())  # and brings it back
+    assert editor.part.options == faces.PART_KINDS
+
+
+def test_editor_refuses_a_scene_without_face_parts():
+    with pytest.raises(ValueError, match="at least one face part"):
+        PartsEditor().set_parts([faces.Part("stroke", 0.5, 0.5)])

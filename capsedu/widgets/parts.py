@@ -15,7 +15,6 @@ class PartsEditor:
 
     def __init__(self, parts=None, on_change=None, seed: int = 0):
         self.initial = list(parts) if parts is not None else faces.face_parts()
-        self.parts = list(self.initial)
         self.on_change = on_change
         self.seed = seed  # the next scramble's seed; increases at each press, so runs repeat
         layout = widgets.Layout(width="260px")
@@ -43,12 +42,12 @@ class PartsEditor:
             widgets.HBox([self.swap_with, self.swap_button]),
             widgets.HBox([self.scramble_button, self.rotate_button, self.reset_button]),
         ])
-        self._show_selected()
+        self._load(self.initial)
 
     # --- edits: each one replaces self.parts and notifies -------------------------------------
     def set_parts(self, parts):
-        self.parts = [faces.Part(*p) for p in parts]
-        self._show_selected()
+        """Replace the scene (it may hold fewer than four face parts, but at least one)."""
+        self._load(parts)
         if self.on_change:
             self.on_change(self.parts)
 
@@ -72,7 +71,17 @@ class PartsEditor:
         centre = (sum(p.x for p in face) / len(face), sum(p.y for p in face) / len(face))
         self.set_parts(faces.rotate(self.parts, degrees, about=centre))
 
-    # --- keeping the sliders on the selected part ---------------------------------------------
+    # --- keeping the controls on the scene ----------------------------------------------------
+    def _load(self, parts):
+        parts = [faces.Part(*p) for p in parts]
+        kinds = tuple(k for k in faces.PART_KINDS if any(p.kind == k for p in parts))
+        if not kinds:
+            raise ValueError(f"the scene needs at least one face part of {faces.PART_KINDS}")
+        self.parts = parts
+        if kinds != self.part.options:  # offer only the parts the scene holds
+            self.part.options, self.swap_with.options = kinds, kinds
+        self._show_selected()
+
     def _selected(self) -> faces.Part:
         return next(p for p in self.parts if p.kind == self.part.value)
 
