@@ -100,3 +100,34 @@ def draw_detections(ax, image, poses, presence, threshold: float = 0.5):
                         arrowprops=dict(arrowstyle="-|>", color=PART_COLORS[kind], lw=2))
             ax.plot(x, y, "o", color=PART_COLORS[kind], ms=5)
     ax.set(xlim=(0, 1), ylim=(1, 0), xticks=[], yticks=[])
+
+
+class Blitter:
+    """PNG frames of ``figure`` where only ``artists`` change: everything else is drawn once and
+    kept as a background; each frame restores it and draws just those artists over it.
+
+    Every artist that changes between frames must be listed (and must stay inside its axes), or
+    it keeps showing its first state.
+    """
+
+    def __init__(self, figure: Figure, artists):
+        from matplotlib.backends.backend_agg import FigureCanvasAgg
+
+        self.figure, self.artists = figure, list(artists)
+        for artist in self.artists:
+            artist.set_animated(True)  # left out of the full draw, which is the background
+        self.canvas = FigureCanvasAgg(figure)
+        self.canvas.draw()
+        self.background = self.canvas.copy_from_bbox(figure.bbox)
+
+    def png(self) -> bytes:
+        import numpy as np
+        from PIL import Image
+
+        self.canvas.restore_region(self.background)
+        for artist in self.artists:
+            self.figure.draw_artist(artist)
+        buf = io.BytesIO()
+        Image.fromarray(np.asarray(self.canvas.buffer_rgba())).save(buf, format="png",
+                                                                    compress_level=1)
+        return buf.getvalue()

@@ -6,14 +6,14 @@ coefficients part -> parent at the chosen iteration, and the parents' lengths pe
 """
 
 import ipywidgets as widgets
-from matplotlib.figure import Figure
 
-from ..plots import coupling_heatmap, draw_scene, png_bytes
-from ..pose_capsules import PARENTS, route_parts
+from ..data import faces
+from ..pose_capsules import route_parts
 from .base import Widget
+from .panels import MAX_ITERATIONS, RoutingPanels
 from .parts import PartsEditor
 
-MAX_ITERATIONS = 5
+SCENE_SIZE = 96  # pixels of the drawn scene (the parts' true poses, no model looks at it)
 
 
 def routing_state(parts, iteration: int = 3, softmax_over: str = "parents") -> dict:
@@ -23,7 +23,8 @@ def routing_state(parts, iteration: int = 3, softmax_over: str = "parents") -> d
     r = route_parts(parts, iterations=iteration, softmax_over=softmax_over)
     return {
         "iteration": iteration,
-        "kinds": r.kinds,
+        "image": faces.render(parts, size=SCENE_SIZE),  # the true parts, drawn large
+        "found": r.kinds,  # the routed parts: the rows of c
         "predictions": dict(zip(r.kinds, r.predictions, strict=True)),
         "c": r.c[-1],  # [n_parts, 2] couplings used in this iteration
         "c_face": dict(zip(r.kinds, r.c[-1, :, 0].round(3).tolist(), strict=True)),
@@ -37,6 +38,7 @@ class RoutingExplorer(Widget):
     """Edit the parts; the routing is recomputed and redrawn at once (``.state`` holds it)."""
 
     def __init__(self, parts=None, iteration: int = 3):
+        self.panels = RoutingPanels("parts and the faces they predict", size=SCENE_SIZE)
         self.editor = PartsEditor(parts, on_change=lambda _: self.update())
         self.iteration = widgets.IntSlider(value=iteration, min=1, max=MAX_ITERATIONS,
                                            description="iteration")
@@ -45,14 +47,15 @@ class RoutingExplorer(Widget):
             description="softmax")
         self.readout = widgets.HTML()
         self.image = widgets.Image(format="png")
-        self.figure = Figure(figsize=(11, 3.6))
-        self.axes = self.figure.subplots(1, 3, gridspec_kw={"width_ratios": [1, 0.8, 1.1]})
-        self.figure.subplots_adjust(left=0.01, right=0.98, bottom=0.14, top=0.9, wspace=0.35)
         self.iteration.observe(lambda _: self.update(), names="value")
         self.softmax.observe(lambda _: self.update(), names="value")
         controls = widgets.VBox([self.editor.widget, self.iteration, self.softmax])
         self.widget = widgets.VBox([widgets.HBox([controls, self.readout]), self.image])
         self.update()
+
+    @property
+    def figure(self):
+        return self.panels.figure
 
     def update(self):
         self.state = s = routing_state(self.editor.parts, self.iteration.value,
@@ -62,23 +65,7 @@ class RoutingExplorer(Widget):
             f"<h4>after iteration {s['iteration']}</h4>"
             f"face capsule length ‖v_face‖ = <b>{s['face_length']:.3f}</b><br>"
             f"couplings to the face: {couplings}")
-        self._draw(s)
-
-    def _draw(self, s):
-        scene, heat, curve = self.axes
-        for ax in self.axes:
-            ax.clear()
-        draw_scene(scene, self.editor.parts, ghosts=s["predictions"])
-        scene.set_title("parts and the faces they predict")
-        coupling_heatmap(heat, s["c"], s["kinds"], PARENTS,
-                         title=f"c_ij, iteration {s['iteration']}")
-        steps = range(1, s["iteration"] + 1)
-        for j, parent in enumerate(PARENTS):
-            curve.plot(steps, s["lengths"][:, j], "o-", label=f"‖v_{parent}‖")
-        curve.set(xlabel="iteration", ylim=(0, 1), xlim=(0.8, MAX_ITERATIONS + 0.2),
-                  title="parent lengths")
-        curve.legend(loc="lower left")
-        self.image.value = png_bytes(self.figure)
+        self.image.value = self.panels.show(s)
 
 
 def routing_explorer(parts=None, iteration: int = 3) -> RoutingExplorer:

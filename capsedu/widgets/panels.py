@@ -1,0 +1,97 @@
+"""The panels that notebooks 04 and 07 draw beside the parts editor: the scene with each part's
+predicted face (a ghost), the coupling coefficients part -> parent, the parents' lengths per
+routing iteration and, in 07, every model's verdict.
+
+The artists are made once; an update only changes their data and redraws those artists over a
+saved background (blitting), so it costs a fraction of a full matplotlib draw.
+"""
+
+import numpy as np
+from matplotlib.collections import LineCollection
+from matplotlib.figure import Figure
+
+from ..data import faces
+from ..plots import PART_COLORS, Blitter, ghost_lines
+from ..pose_capsules import PARENTS
+
+MAX_ITERATIONS = 5
+
+
+class RoutingPanels:
+    """``show(state)`` draws a routing state: ``image`` (any size, drawn over the unit square),
+    ``predictions`` (part kind -> predicted face pose), ``found`` (the part kinds routed, rows of
+    ``c`` [found, 2]), ``iteration`` and ``lengths`` [iteration, 2]; with ``verdicts`` (model
+    names), also ``face_probability``, ``threshold`` and ``called_face`` per name."""
+
+    def __init__(self, scene_title: str, verdicts=None, size: int = 32):
+        self.names = list(verdicts or [])
+        n_panels = 3 + bool(self.names)
+        ratios = [1, 0.8, 1, 1.1][:n_panels]
+        self.figure = Figure(figsize=(3.25 * n_panels, 3.4), dpi=80)
+        axes = self.figure.subplots(1, n_panels, gridspec_kw={"width_ratios": ratios})
+        self.figure.subplots_adjust(left=0.01, right=0.99, bottom=0.16, top=0.88, wspace=0.45)
+        scene, heat, curve = axes[:3]
+        dynamic = []
+        # 1. the scene, and each part's predicted face (a ghost in the part's colour)
+        self._image = scene.imshow(np.zeros((size, size)), cmap="gray", vmin=0, vmax=1,
+                                   extent=(0, 1, 1, 0), interpolation="nearest")
+        self._ghosts = scene.add_collection(LineCollection([], alpha=0.6, lw=1.5))
+        self._centres = {k: scene.plot([], [], "+", color=PART_COLORS[k], ms=10, mew=2)[0]
+                         for k in faces.PART_KINDS}
+        scene.set(xlim=(0, 1), ylim=(1, 0), xticks=[], yticks=[])
+        scene.set_title(scene_title, fontsize="medium")
+        dynamic += [self._image, self._ghosts, *self._centres.values()]
+        # 2. couplings part -> parent (a row per part kind; blank where it is not routed)
+        self._heat = heat.imshow(np.zeros((len(faces.PART_KINDS), len(PARENTS))),
+                                 cmap="viridis", vmin=0, vmax=1, aspect="auto")
+        self._values = [[heat.text(j, i, "", ha="center", va="center")
+                         for j in range(len(PARENTS))] for i in range(len(faces.PART_KINDS))]
+        heat.set(xticks=range(len(PARENTS)), xticklabels=PARENTS,
+                 yticks=range(len(faces.PART_KINDS)), yticklabels=faces.PART_KINDS)
+        self._heat_title = heat.set_title(" ")
+        dynamic += [self._heat, *sum(self._values, []), self._heat_title]
+        # 3. the parents' lengths, iteration by iteration
+        self._curves = [curve.plot([], [], "o-", label=f"‖v_{p}‖")[0] for p in PARENTS]
+        curve.set(xlabel="iteration", ylim=(0, 1), xlim=(0.8, MAX_ITERATIONS + 0.2),
+                  title="parent lengths")
+        curve.legend(loc="lower left")
+        dynamic += self._curves
+        # 4. every model's score, and the value where that model cuts between face and not
+        if self.names:
+            bars, y = axes[3], np.arange(len(self.names))
+            self._bars = list(bars.barh(y, np.zeros(len(y)), height=0.6))
+            self._labels = [bars.text(0.02, yi, "", va="center") for yi in y]
+            self._cuts = [bars.plot([0, 0], [yi - 0.4, yi + 0.4], "k-", lw=2)[0] for yi in y]
+            bars.invert_yaxis()
+            bars.set(xlim=(0, 1), yticks=[], xlabel="score (black: where the model cuts)",
+                     title="verdicts (green: face)")
+            dynamic += self._bars + self._labels + self._cuts
+        self.blitter = Blitter(self.figure, dynamic)
+
+    def show(self, s: dict) -> bytes:
+        """Draw the state ``s`` and return the figure as PNG bytes."""
+        self._image.set_data(s["image"])
+        segments, colors = ghost_lines(s["predictions"])
+        self._ghosts.set_segments(segments)
+        self._ghosts.set_color(colors)
+        for kind, marker in self._centres.items():
+            pose = s["predictions"].get(kind)
+            marker.set_data([pose[0]] if pose else [], [pose[1]] if pose else [])
+        c = np.full((len(faces.PART_KINDS), len(PARENTS)), np.nan)
+        for row, kind in zip(s["c"], s["found"], strict=True):
+            c[faces.PART_KINDS.index(kind)] = row
+        self._heat.set_data(np.ma.masked_invalid(c))
+        for i, texts in enumerate(self._values):
+            for j, text in enumerate(texts):
+                text.set_text("" if np.isnan(c[i, j]) else f"{c[i, j]:.2f}")
+                text.set_color("black" if c[i, j] > 0.6 else "white")
+        self._heat_title.set_text(f"c_ij, iteration {s['iteration']}")
+        steps = np.arange(1, s["iteration"] + 1)
+        for j, line in enumerate(self._curves):
+            line.set_data(steps, s["lengths"][:, j])
+        for k, name in enumerate(self.names):
+            self._bars[k].set_width(s["face_probability"][name])
+            self._bars[k].set_color("#8fd19e" if s["called_face"][name] else "#f4a6a6")
+            self._labels[k].set_text(f"{name}: {s['face_probability'][name]:.2f}")
+            self._cuts[k].set_xdata([s["threshold"][name]] * 2)
+        return self.blitter.png()
