@@ -9,6 +9,10 @@ held-out images of every kind: the fraction of images it calls "face". On faces 
 Held-out sets use other seeds than the training set (``TEST_SEED``), so no image is shared.
 """
 
+import argparse
+import shlex
+import sys
+import time
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -66,32 +70,36 @@ def held_out(kind: str, n: int, seed: int = TEST_SEED) -> tuple[torch.Tensor, li
 
 
 @torch.no_grad()
-def face_probability(model: torch.nn.Module, images: torch.Tensor) -> torch.Tensor:
-    """P(face) ``[n]`` for images ``[n, 1, H, W]``: for a CNN the softmax of its two logits, for
-    a capsule network the length of its face capsule."""
+def face_scores(model: torch.nn.Module, images: torch.Tensor):
+    """One forward pass of ``model`` on images ``[n, 1, H, W]``: its score for "face" ``[n]``
+    and the score above which it calls an image a face ``[n]``.
+
+    * a CNN: P(face), the softmax of its two logits; cut at 0.5 (the larger output wins);
+    * the pixel CapsNet: the face capsule's length; cut at the other capsule's length;
+    * the pose-capsule model: the face capsule's length; cut at the threshold chosen in training.
+    """
     model.eval()
     images = images.to(next(model.parameters()).device)
-    if hasattr(model, "face_probability"):  # the pose-capsule model
-        return model.face_probability(images).cpu()
-    out = model(images)
-    if isinstance(out, CapsNetOutput):  # the pixel CapsNet: ||v_face||
-        return out.lengths[:, FACE].cpu()
-    return torch.softmax(out, dim=1)[:, FACE].cpu()
-
-
-@torch.no_grad()
-def face_threshold(model: torch.nn.Module, images: torch.Tensor) -> torch.Tensor:
-    """``[n]``: the ``face_probability`` above which ``model`` calls each image a face. 0.5 for
-    a CNN (the larger of two softmax outputs), the other class capsule's length for a CapsNet
-    (the longer capsule wins), the threshold chosen in training for the pose-capsule model."""
-    model.eval()
-    images = images.to(next(model.parameters()).device)
-    if hasattr(model, "threshold"):
-        return model.threshold.float().expand(len(images)).cpu()
+    if hasattr(model, "threshold"):  # the pose-capsule model
+        p = model.face_probability(images).cpu()
+        return p, model.threshold.float().cpu().expand(len(p))
     out = model(images)
     if isinstance(out, CapsNetOutput):
-        return out.lengths[:, 1 - FACE].cpu()
-    return torch.full((len(images),), 0.5)
+        return out.lengths[:, FACE].cpu(), out.lengths[:, 1 - FACE].cpu()
+    p = torch.softmax(out, dim=1)[:, FACE].cpu()
+    return p, torch.full_like(p, 0.5)
+
+
+def face_probability(model: torch.nn.Module, images: torch.Tensor) -> torch.Tensor:
+    """P(face) ``[n]`` for images ``[n, 1, H, W]``: for a CNN the softmax of its two logits, for
+    a capsule network the length of its face capsule (see ``face_scores``)."""
+    return face_scores(model, images)[0]
+
+
+def face_threshold(model: torch.nn.Module, images: torch.Tensor) -> torch.Tensor:
+    """``[n]``: the ``face_probability`` above which ``model`` calls each image a face (see
+    ``face_scores``)."""
+    return face_scores(model, images)[1]
 
 
 @torch.no_grad()
@@ -315,8 +323,6 @@ def train_and_save(names=FACE_MODELS, seeds=(0, 1, 2), root=None, command: str =
                    progress: bool = True) -> list:
     """Train every model of ``names`` with every seed and ship it (``checkpoints.save``) with
     its faces-vs-non-faces accuracy on the held-out sets (400 images of each)."""
-    import time
-
     entries = []
     for name in names:
         for seed in seeds:
@@ -445,10 +451,6 @@ def check_receptive_field(learner) -> bool | None:
 
 def main(argv=None):
     """``python -m capsedu.face_experiments``: retrain and ship notebook 07's face models."""
-    import argparse
-    import shlex
-    import sys
-
     parser = argparse.ArgumentParser(prog="python -m capsedu.face_experiments",
                                      description=main.__doc__)
     parser.add_argument("--models", nargs="+", default=list(FACE_MODELS), choices=FACE_MODELS)

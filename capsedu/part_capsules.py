@@ -18,6 +18,8 @@ Notebook 04 routed the *true* part poses. Here a small network has to find them 
 ``face_experiments.train_pose_capsules`` trains it.
 """
 
+from typing import NamedTuple
+
 import numpy as np
 import torch
 import torch.nn.functional as F
@@ -206,6 +208,15 @@ def fit_threshold(face_lengths: np.ndarray, nonface_lengths: np.ndarray) -> floa
     return float((cuts[best[0]] + cuts[best[-1]]) / 2)
 
 
+class PoseCapsules(NamedTuple):
+    """What ``PoseCapsuleNet.capsules`` computes for a batch of images."""
+
+    poses: torch.Tensor  # [B, 4, 4]  each part's pose (x, y, angle, scale), PART_KINDS order
+    presence: torch.Tensor  # [B, 4]  each part capsule's presence p_i
+    u_hat: torch.Tensor  # [B, 4, 2, D + 1]  the votes for the face and the background
+    routing: RoutingResult  # couplings and the face / background capsules
+
+
 class PoseCapsuleNet(nn.Module):
     """Part detector -> part capsules (p_i, P_i) -> votes P_i W_i -> routing to (face,
     background). ``fit_transforms`` and ``fit_threshold`` set the buffers W and threshold."""
@@ -217,21 +228,18 @@ class PoseCapsuleNet(nn.Module):
         self.register_buffer("W", torch.eye(3, dtype=torch.float64).repeat(N_KINDS, 1, 1))
         self.register_buffer("threshold", torch.tensor(0.5))
 
-    def votes(self, x: torch.Tensor):
-        """u_hat ``[B, 4, 2, D + 1]``, part poses ``[B, 4, 4]`` and presences ``[B, 4]``."""
+    @torch.no_grad()
+    def capsules(self, x: torch.Tensor, iterations: int | None = None) -> "PoseCapsules":
+        """Everything the model computes for images ``x``, in one pass: the part capsules, their
+        votes, and the routing to the face and background capsules."""
         poses, presence = self.detector.detect(x)
         u_hat = pose_votes(poses.double().numpy(), presence.double().numpy(), self.W.numpy())
-        return u_hat, poses, presence
-
-    @torch.no_grad()
-    def route(self, x: torch.Tensor, iterations: int | None = None) -> RoutingResult:
-        """Route the part capsules of images ``x`` to the face and background capsules."""
-        u_hat, _, _ = self.votes(x)
-        return dynamic_routing(u_hat, iterations or self.hparams["iterations"])
+        routing = dynamic_routing(u_hat, iterations or self.hparams["iterations"])
+        return PoseCapsules(poses, presence, u_hat, routing)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """The parents' lengths ``[B, 2]`` (face, background), in ``PARENTS`` order."""
-        return self.route(x).v.norm(dim=-1).float()
+        return self.capsules(x).routing.v.norm(dim=-1).float()
 
     def face_probability(self, x: torch.Tensor) -> torch.Tensor:
         """The face capsule's length ``[B]``: the probability that a face is present."""
@@ -241,10 +249,6 @@ class PoseCapsuleNet(nn.Module):
     def predict(self, x: torch.Tensor) -> torch.Tensor:
         """1 ("face") where the face capsule is longer than the threshold, else 0."""
         return (self.face_probability(x) > self.threshold).long()
-
-    def face_pose(self, x: torch.Tensor) -> list[tuple[float, float, float]]:
-        """The face pose (x, y, angle) decoded from each image's face capsule."""
-        return [decode_pose(v) for v in self.route(x).v[:, 0].numpy()]
 
 
 
@@ -257,8 +261,9 @@ def rotation_sweep(model: PoseCapsuleNet, parts, angles) -> dict:
     scenes = [faces.rotate(parts, a, about=centre) for a in angles]
     size = model.detector.hparams["image_size"]
     x = torch.from_numpy(faces.render_many(scenes, size))[:, None]  # [angles, 1, size, size]
-    poses, _ = model.detector.detect(x)
+    out = model.capsules(x)
+    face = out.routing.v[:, PARENTS.index("face")]  # [angles, D + 1]
     return {"angles": np.asarray(angles, dtype=float),
-            "part_angles": poses[..., 2].numpy(),
-            "face_angle": np.array([pose[2] for pose in model.face_pose(x)]),
-            "face_length": model.face_probability(x).numpy()}
+            "part_angles": out.poses[..., 2].numpy(),
+            "face_angle": np.array([decode_pose(v)[2] for v in face.numpy()]),
+            "face_length": face.norm(dim=-1).float().numpy()}

@@ -8,16 +8,12 @@
 Everything shown is computed by the pure function ``face_state``, kept in ``.state``.
 """
 
-import ipywidgets as widgets
 import torch
 
 from ..data import faces
-from ..face_experiments import called_face, face_probability, face_threshold
+from ..face_experiments import face_scores
 from ..pose_capsules import predicted_faces
-from ..routing import dynamic_routing
-from .base import Widget
-from .panels import MAX_ITERATIONS, RoutingPanels
-from .parts import PartsEditor
+from .panels import MAX_ITERATIONS, RoutingPanels, RoutingWidget
 
 
 def face_state(pose_model, models: dict, parts, iteration: int = 3) -> dict:
@@ -28,8 +24,7 @@ def face_state(pose_model, models: dict, parts, iteration: int = 3) -> dict:
         raise ValueError(f"iteration must be in [1, {MAX_ITERATIONS}], got {iteration}")
     image = faces.render(parts)  # [32, 32]; raises ValueError on a bad part
     x = torch.from_numpy(image)[None, None]  # [1, 1, 32, 32]
-    u_hat, poses, presence = pose_model.votes(x)
-    routing = dynamic_routing(u_hat, iteration)
+    poses, presence, _, routing = pose_model.capsules(x, iteration)
     found = [k for k, p in zip(faces.PART_KINDS, presence[0].tolist(), strict=True) if p > 0.5]
     rows = [faces.PART_KINDS.index(k) for k in found]
     ghosts = predicted_faces(poses[0].double().numpy(), pose_model.W.numpy())  # [4, 4]
@@ -45,45 +40,35 @@ def face_state(pose_model, models: dict, parts, iteration: int = 3) -> dict:
         "c_face": {k: round(float(c[i, 0]), 3) for k, i in zip(found, rows, strict=True)},
         "face_length": float(routing.v[0, 0].norm()),
         "lengths": torch.stack([s.v[0].norm(dim=-1) for s in routing.history]).numpy(),
-        "face_probability": {name: float(face_probability(m, x)[0]) for name, m in models.items()},
-        "threshold": {name: float(face_threshold(m, x)[0]) for name, m in models.items()},
-        "called_face": {name: bool(called_face(m, x)[0]) for name, m in models.items()},
+        **verdicts_of(models, x),
     }
 
 
-class FaceCapsulesExplorer(Widget):
+def verdicts_of(models: dict, x: torch.Tensor) -> dict:
+    """Each model's score for "face" on the one image ``x``, where it cuts, and its verdict
+    (score above the cut: one forward pass per model)."""
+    scores = {name: [float(t[0]) for t in face_scores(m, x)] for name, m in models.items()}
+    return {"face_probability": {name: p for name, (p, _) in scores.items()},
+            "threshold": {name: cut for name, (_, cut) in scores.items()},
+            "called_face": {name: p > cut for name, (p, cut) in scores.items()}}
+
+
+class FaceCapsulesExplorer(RoutingWidget):
     """A ``PartsEditor``, an iteration slider, and four live panels (see the module doc)."""
 
     def __init__(self, pose_model, models: dict, parts=None, iteration: int = 3):
         self.pose_model, self.models = pose_model, models
-        self.panels = RoutingPanels("image, detected parts' face votes", verdicts=list(models))
-        self.editor = PartsEditor(parts, on_change=lambda _: self.update())
-        self.iteration = widgets.IntSlider(value=iteration, min=1, max=MAX_ITERATIONS,
-                                           description="iteration")
-        self.iteration.observe(lambda _: self.update(), names="value")
-        self.readout = widgets.HTML()
-        self.image = widgets.Image(format="png")
-        controls = widgets.VBox([self.editor.widget, self.iteration])
-        self.widget = widgets.VBox([widgets.HBox([controls, self.readout]), self.image])
-        self.update()
+        panels = RoutingPanels("image, detected parts' face votes", verdicts=list(models))
+        super().__init__(panels, parts, iteration)
 
-    @property
-    def figure(self):
-        return self.panels.figure
+    def compute(self) -> dict:
+        return face_state(self.pose_model, self.models, self.editor.parts, self.iteration.value)
 
-    def update(self):
-        self.state = s = face_state(self.pose_model, self.models, self.editor.parts,
-                                    self.iteration.value)
-        couplings = ", ".join(f"{k} {v:.2f}" for k, v in s["c_face"].items()) or "none"
-        verdicts = "<br>".join(
+    def more_readout(self, s: dict) -> str:
+        return "<br><br>" + "<br>".join(
             f"<b>{name}</b>: {p:.2f} (face above {s['threshold'][name]:.2f}) &rarr; "
             f"{'face' if s['called_face'][name] else 'not a face'}"
             for name, p in s["face_probability"].items())
-        self.readout.value = (
-            f"<h4>after routing iteration {s['iteration']}</h4>"
-            f"face capsule length ‖v_face‖ = <b>{s['face_length']:.3f}</b><br>"
-            f"couplings to the face: {couplings}<br><br>{verdicts}")
-        self.image.value = self.panels.show(s)
 
 
 def face_capsules_explorer(pose_model, models: dict, parts=None, iteration: int = 3):

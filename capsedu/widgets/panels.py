@@ -6,6 +6,7 @@ The artists are made once; an update only changes their data and redraws those a
 saved background (blitting), so it costs a fraction of a full matplotlib draw.
 """
 
+import ipywidgets as widgets
 import numpy as np
 from matplotlib.collections import LineCollection
 from matplotlib.figure import Figure
@@ -13,6 +14,9 @@ from matplotlib.figure import Figure
 from ..data import faces
 from ..plots import PART_COLORS, Blitter, ghost_lines
 from ..pose_capsules import PARENTS
+from .base import Widget
+from .parts import PartsEditor
+from .pooling import VerdictBars
 
 MAX_ITERATIONS = 5
 
@@ -58,14 +62,9 @@ class RoutingPanels:
         dynamic += self._curves
         # 4. every model's score, and the value where that model cuts between face and not
         if self.names:
-            bars, y = axes[3], np.arange(len(self.names))
-            self._bars = list(bars.barh(y, np.zeros(len(y)), height=0.6))
-            self._labels = [bars.text(0.02, yi, "", va="center") for yi in y]
-            self._cuts = [bars.plot([0, 0], [yi - 0.4, yi + 0.4], "k-", lw=2)[0] for yi in y]
-            bars.invert_yaxis()
-            bars.set(xlim=(0, 1), yticks=[], xlabel="score (black: where the model cuts)",
-                     title="verdicts (green: face)")
-            dynamic += self._bars + self._labels + self._cuts
+            self._verdicts = VerdictBars(axes[3], self.names, "score (black: where the model cuts)",
+                                         "verdicts (green: face)")
+            dynamic += self._verdicts.artists
         self.blitter = Blitter(self.figure, dynamic)
 
     def show(self, s: dict) -> bytes:
@@ -89,9 +88,45 @@ class RoutingPanels:
         steps = np.arange(1, s["iteration"] + 1)
         for j, line in enumerate(self._curves):
             line.set_data(steps, s["lengths"][:, j])
-        for k, name in enumerate(self.names):
-            self._bars[k].set_width(s["face_probability"][name])
-            self._bars[k].set_color("#8fd19e" if s["called_face"][name] else "#f4a6a6")
-            self._labels[k].set_text(f"{name}: {s['face_probability'][name]:.2f}")
-            self._cuts[k].set_xdata([s["threshold"][name]] * 2)
+        if self.names:
+            self._verdicts.show(s["face_probability"], s["called_face"], s["threshold"])
         return self.blitter.png()
+
+
+class RoutingWidget(Widget):
+    """What notebooks 04 and 07's widgets share: a ``PartsEditor``, an iteration slider and any
+    ``extra`` controls on the left; a readout and the ``panels`` (a ``RoutingPanels``) on the
+    right. A subclass says what to compute (``compute() -> state``) and may add lines to the
+    readout (``more_readout(state)``); every change recomputes and redraws at once."""
+
+    def __init__(self, panels: RoutingPanels, parts=None, iteration: int = 3, extra=()):
+        self.panels = panels
+        self.editor = PartsEditor(parts, on_change=lambda _: self.update())
+        self.iteration = widgets.IntSlider(value=iteration, min=1, max=MAX_ITERATIONS,
+                                           description="iteration")
+        for control in (self.iteration, *extra):
+            control.observe(lambda _: self.update(), names="value")
+        self.readout = widgets.HTML()
+        self.image = widgets.Image(format="png")
+        controls = widgets.VBox([self.editor.widget, self.iteration, *extra])
+        self.widget = widgets.VBox([widgets.HBox([controls, self.readout]), self.image])
+        self.update()
+
+    @property
+    def figure(self):
+        return self.panels.figure
+
+    def compute(self) -> dict:
+        raise NotImplementedError
+
+    def more_readout(self, state: dict) -> str:
+        return ""
+
+    def update(self):
+        self.state = s = self.compute()
+        couplings = ", ".join(f"{k} {v:.2f}" for k, v in s["c_face"].items()) or "none"
+        self.readout.value = (
+            f"<h4>after iteration {s['iteration']}</h4>"
+            f"face capsule length ‖v_face‖ = <b>{s['face_length']:.3f}</b><br>"
+            f"couplings to the face: {couplings}{self.more_readout(s)}")
+        self.image.value = self.panels.show(s)

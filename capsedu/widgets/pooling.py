@@ -30,6 +30,33 @@ def verdicts(models: dict, parts, size: int = 32) -> dict:
                                  for name, model in models.items()}}
 
 
+class VerdictBars:
+    """One horizontal bar per model in ``ax``: its score for "face" (green where it says face,
+    red where it does not) and a black tick where that model cuts between the two."""
+
+    def __init__(self, ax, names, xlabel: str, title: str):
+        self.names = list(names)
+        y = np.arange(len(self.names))
+        self.bars = list(ax.barh(y, np.zeros(len(y)), height=0.6))
+        self.labels = [ax.text(0.02, yi, "", va="center") for yi in y]
+        self.cuts = [ax.plot([0, 0], [yi - 0.4, yi + 0.4], "k-", lw=2)[0] for yi in y]
+        ax.invert_yaxis()
+        ax.set(xlim=(0, 1), yticks=[], xlabel=xlabel, title=title)
+
+    @property
+    def artists(self) -> list:
+        return self.bars + self.labels + self.cuts
+
+    def show(self, scores: dict, called: dict, cuts: dict):
+        """``scores``, ``called`` (bool) and ``cuts``: dicts keyed by model name."""
+        for bar, label, cut, name in zip(self.bars, self.labels, self.cuts, self.names,
+                                         strict=True):
+            bar.set_width(scores[name])
+            bar.set_color("#8fd19e" if called[name] else "#f4a6a6")  # light green / light red
+            label.set_text(f"{name}: {scores[name]:.2f}")
+            cut.set_xdata([cuts[name]] * 2)
+
+
 class VerdictsFigure:
     """The rendered image on the left, one bar per model's P(face) on the right.
 
@@ -42,22 +69,13 @@ class VerdictsFigure:
         ax_image, ax_bars = self.figure.subplots(1, 2, gridspec_kw={"width_ratios": [1, 1.3]})
         self._image = ax_image.imshow(np.zeros((size, size)), cmap="gray", vmin=0, vmax=1)
         ax_image.set(xticks=[], yticks=[], title="what the CNNs see")
-        self.names = list(names)
-        y = np.arange(len(names))
-        self._bars = ax_bars.barh(y, np.zeros(len(names)), height=0.6)
-        self._labels = [ax_bars.text(0.02, yi, "", va="center") for yi in y]
-        ax_bars.axvline(0.5, color="0.3", ls=":")
-        ax_bars.invert_yaxis()
-        ax_bars.set(xlim=(0, 1), yticks=[], xlabel="P(face)", title="verdicts (face if > 0.5)")
+        self.bars = VerdictBars(ax_bars, names, "P(face)", "verdicts (face if > 0.5)")
 
     def show(self, state: dict) -> bytes:
         """Draw ``state`` (from ``verdicts``) and return the figure as PNG bytes."""
         self._image.set_data(state["image"])
         p = state["face_probability"]
-        for bar, label, name in zip(self._bars, self._labels, self.names, strict=True):
-            bar.set_width(p[name])
-            bar.set_color("#8fd19e" if p[name] > 0.5 else "#f4a6a6")  # light green / light red
-            label.set_text(f"{name}: {p[name]:.2f}")
+        self.bars.show(p, {n: v > 0.5 for n, v in p.items()}, dict.fromkeys(p, 0.5))
         return png_bytes(self.figure)
 
 

@@ -9,9 +9,7 @@ import ipywidgets as widgets
 
 from ..data import faces
 from ..pose_capsules import route_parts
-from .base import Widget
-from .panels import MAX_ITERATIONS, RoutingPanels
-from .parts import PartsEditor
+from .panels import MAX_ITERATIONS, RoutingPanels, RoutingWidget
 
 SCENE_SIZE = 96  # pixels of the drawn scene (the parts' true poses, no model looks at it)
 
@@ -34,38 +32,18 @@ def routing_state(parts, iteration: int = 3, softmax_over: str = "parents") -> d
     }
 
 
-class RoutingExplorer(Widget):
+class RoutingExplorer(RoutingWidget):
     """Edit the parts; the routing is recomputed and redrawn at once (``.state`` holds it)."""
 
     def __init__(self, parts=None, iteration: int = 3):
-        self.panels = RoutingPanels("parts and the faces they predict", size=SCENE_SIZE)
-        self.editor = PartsEditor(parts, on_change=lambda _: self.update())
-        self.iteration = widgets.IntSlider(value=iteration, min=1, max=MAX_ITERATIONS,
-                                           description="iteration")
         self.softmax = widgets.ToggleButtons(
             options=[("over parents (paper)", "parents"), ("over children (bug)", "children")],
             description="softmax")
-        self.readout = widgets.HTML()
-        self.image = widgets.Image(format="png")
-        self.iteration.observe(lambda _: self.update(), names="value")
-        self.softmax.observe(lambda _: self.update(), names="value")
-        controls = widgets.VBox([self.editor.widget, self.iteration, self.softmax])
-        self.widget = widgets.VBox([widgets.HBox([controls, self.readout]), self.image])
-        self.update()
+        super().__init__(RoutingPanels("parts and the faces they predict", size=SCENE_SIZE),
+                         parts, iteration, extra=[self.softmax])
 
-    @property
-    def figure(self):
-        return self.panels.figure
-
-    def update(self):
-        self.state = s = routing_state(self.editor.parts, self.iteration.value,
-                                       self.softmax.value)
-        couplings = ", ".join(f"{k} {v:.2f}" for k, v in s["c_face"].items())
-        self.readout.value = (
-            f"<h4>after iteration {s['iteration']}</h4>"
-            f"face capsule length ‖v_face‖ = <b>{s['face_length']:.3f}</b><br>"
-            f"couplings to the face: {couplings}")
-        self.image.value = self.panels.show(s)
+    def compute(self) -> dict:
+        return routing_state(self.editor.parts, self.iteration.value, self.softmax.value)
 
 
 def routing_explorer(parts=None, iteration: int = 3) -> RoutingExplorer:
