@@ -87,3 +87,46 @@ def test_training_resumes_where_it_stopped(tmp_path):
     assert [h["epoch"] for h in history] == [1, 2, 3]
     resumed.load_state_dict(torch.load(state, weights_only=True)["model"])
     torch.testing.assert_close(resumed.classifier.weight, straight.classifier.weight)
+
+
+def test_validation_keeps_the_best_epoch_which_equals_a_shorter_run():
+    # the validation labels are flipped, so the better the model learns the task, the worse
+    # it scores there: the best validation epoch comes early, not last
+    g = torch.Generator().manual_seed(1)
+    x, y = torch.rand(128, 1, 8, 8, generator=g) * 0.1, torch.arange(128) % 2
+    x[y == 1, :, 2:5, 2:5] += 1.0
+    validation = (x[:64], 1 - y[:64])
+
+    def model():
+        torch.manual_seed(0)
+        return BagOfPartsCNN(channels=(4, 4))
+
+    chosen = model()
+    history = fit(chosen, (x, y), epochs=6, batch_size=16, lr=1e-2, lr_decay=0.9,
+                  device="cpu", progress=False, validation=validation)
+    scores = [h["validation_accuracy"] for h in history]
+    best = scores.index(max(scores)) + 1  # the first of the best
+    assert best < len(history) and len(set(scores)) > 1
+    assert evaluate(chosen, validation, device="cpu") == max(scores)
+    shorter = model()  # scoring the validation set must not change the training itself
+    fit(shorter, (x, y), epochs=best, batch_size=16, lr=1e-2, lr_decay=0.9, device="cpu",
+        progress=False)
+    for a, b in zip(chosen.state_dict().values(), shorter.state_dict().values(), strict=True):
+        torch.testing.assert_close(a, b)
+
+
+def test_a_recipe_with_validation_records_the_chosen_epoch(tmp_path):
+    try:
+        RECIPES["capsnet-mnist"].data(False, 1)
+    except FileNotFoundError:
+        pytest.skip("MNIST is not in the data root")
+    held_out = RECIPES["capsnet-mnist"].validation
+    with pytest.raises(ValueError, match="validation examples"):
+        main(["capsnet-mnist", "--limit", str(held_out), "--out", str(tmp_path)])
+    main(["capsnet-mnist", "--epochs", "2", "--limit", str(held_out + 64), "--out",
+          str(tmp_path)])
+    entry = read_manifest(tmp_path)["capsnet-mnist"]
+    assert entry["train_examples"] == 64
+    metrics = entry["metrics"]
+    assert metrics["validation_examples"] == held_out and metrics["chosen_epoch"] in (1, 2)
+    assert 0.0 <= metrics["validation_accuracy"] <= 1.0
