@@ -38,6 +38,22 @@ def test_mnist_checkpoint_accuracy_matches_the_manifest(name):
     assert accuracy == pytest.approx(recorded, abs=0.015), (accuracy, recorded)
 
 
+@pytest.mark.parametrize("name", [n for n, e in ENTRIES.items()
+                                  if "validation_examples" in e["metrics"]])
+def test_checkpoint_is_the_epoch_chosen_on_its_validation_images(name):
+    # the recipe held out the last training images: the shipped weights score there exactly
+    # what the manifest says the chosen epoch scored
+    metrics = ENTRIES[name]["metrics"]
+    try:
+        images, labels = load_mnist(train=True, download=False)
+    except FileNotFoundError:
+        pytest.skip("MNIST is not in the data root")
+    n = metrics["validation_examples"]
+    assert ENTRIES[name]["train_examples"] + n == len(labels)
+    accuracy = evaluate(pretrained(name), (images[-n:], labels[-n:]), device="cpu")
+    assert accuracy == pytest.approx(metrics["validation_accuracy"], abs=1.5 / n), accuracy
+
+
 @pytest.mark.parametrize("name", [n for n in ENTRIES if n.startswith("faces-")])
 def test_face_checkpoint_accuracy_matches_the_manifest(name):
     from capsedu import face_experiments as fe
