@@ -223,7 +223,8 @@ def run_recipe(name, epochs=None, limit=None, seed=None, root=None, progress=Tru
     if recipe.validation:
         chosen = max(history, key=lambda h: h["validation_accuracy"])  # first of the best
         metrics.update(validation_examples=recipe.validation, chosen_epoch=chosen["epoch"],
-                       validation_accuracy=chosen["validation_accuracy"])
+                       validation_accuracy=chosen["validation_accuracy"],
+                       validation_by_epoch=[h["validation_accuracy"] for h in history])
     model.cpu()
     return checkpoints.save(
         model, name, root, description=recipe.description, command=shlex.join(command),

@@ -129,4 +129,5 @@ def test_a_recipe_with_validation_records_the_chosen_epoch(tmp_path):
     assert entry["train_examples"] == 64
     metrics = entry["metrics"]
     assert metrics["validation_examples"] == held_out and metrics["chosen_epoch"] in (1, 2)
-    assert 0.0 <= metrics["validation_accuracy"] <= 1.0
+    assert metrics["validation_accuracy"] == max(metrics["validation_by_epoch"])
+    assert len(metrics["validation_by_epoch"]) == 2
