@@ -109,8 +109,7 @@ def fit(model, train, epochs=1, batch_size=128, lr=1e-3, lr_decay=1.0, seed=0, d
                         "seconds": time.perf_counter() - start})
         if validation is not None:
             history[-1]["validation_accuracy"] = evaluate(model, validation, device=device)
-            scores = [h["validation_accuracy"] for h in history]
-            if scores[-1] > max(scores[:-1], default=-1.0):
+            if chosen_epoch(history) is history[-1]:
                 best = {k: v.detach().clone() for k, v in model.state_dict().items()}
             model.train()
         if state_path is not None:
@@ -121,6 +120,12 @@ def fit(model, train, epochs=1, batch_size=128, lr=1e-3, lr_decay=1.0, seed=0, d
     if best is not None:
         model.load_state_dict(best)
     return history
+
+
+def chosen_epoch(history: list[dict]) -> dict:
+    """The epoch ``fit`` keeps when it has a validation set: the first with the best
+    ``validation_accuracy``."""
+    return max(history, key=lambda h: h["validation_accuracy"])  # max keeps the first of ties
 
 
 @torch.no_grad()
@@ -181,6 +186,18 @@ RECIPES: dict[str, Recipe] = {
 }
 
 
+def split_validation(name, limit=None):
+    """Recipe ``name``'s training data as ``(train, validation)``: the last
+    ``recipe.validation`` examples are held out (``validation`` is None if it holds none)."""
+    images, labels = RECIPES[name].data(True, limit)
+    n = RECIPES[name].validation
+    if n and len(labels) <= n:
+        raise ValueError(f"recipe {name!r} holds out {n} validation examples but has only "
+                         f"{len(labels)} training examples (limit={limit})")
+    cut = len(labels) - n
+    return (images[:cut], labels[:cut]), ((images[cut:], labels[cut:]) if n else None)
+
+
 def train_recipe(name, epochs=None, limit=None, seed=None, progress=True, state_path=None):
     """Build and train recipe ``name``: returns ``(model, history, train_examples)``.
 
@@ -191,13 +208,7 @@ def train_recipe(name, epochs=None, limit=None, seed=None, progress=True, state_
     seed = recipe.seed if seed is None else seed
     torch.manual_seed(seed)  # the initial weights depend on the seed too
     model = recipe.build()
-    images, labels = recipe.data(True, limit)
-    n = recipe.validation
-    if n and len(labels) <= n:
-        raise ValueError(f"recipe {name!r} holds out {n} validation examples but has only "
-                         f"{len(labels)} training examples (limit={limit})")
-    train = (images[: len(labels) - n], labels[: len(labels) - n])
-    validation = (images[len(labels) - n :], labels[len(labels) - n :]) if n else None
+    train, validation = split_validation(name, limit)
     history = fit(model, train, epochs, recipe.batch_size, recipe.lr, recipe.lr_decay, seed,
                   progress=progress, augment=recipe.augment, state_path=state_path,
                   validation=validation)
@@ -221,7 +232,7 @@ def run_recipe(name, epochs=None, limit=None, seed=None, root=None, progress=Tru
     metrics = {"test_accuracy": evaluate(model, recipe.data(False, None)), "epochs": epochs,
                "final_train_loss": round(history[-1]["loss"], 5)}
     if recipe.validation:
-        chosen = max(history, key=lambda h: h["validation_accuracy"])  # first of the best
+        chosen = chosen_epoch(history)
         metrics.update(validation_examples=recipe.validation, chosen_epoch=chosen["epoch"],
                        validation_accuracy=chosen["validation_accuracy"],
                        validation_by_epoch=[h["validation_accuracy"] for h in history])
