@@ -2,23 +2,17 @@
 
 The contract the notebooks rely on lives at the top level: ``squash`` (Eq. 1),
 ``dynamic_routing`` (Procedure 1) and ``margin_loss`` (Eq. 4) from Sabour, Frosst & Hinton (2017),
-the layers and models, and ``pretrained`` to load a verified checkpoint.
+the layers and models, and ``pretrained`` to load a verified checkpoint. ``import capsedu`` loads
+this core only; the faces world (``capsedu.parts``), plots and widgets are imported on demand.
+ARCHITECTURE.md maps the modules.
 """
 
 from . import config
+from .baselines import BagOfPartsCNN, DeepCNN
+from .capsnet import LIVE, PAPER, SMALL, CapsNet, CapsNetConfig, count_parameters
 from .checkpoints import ChecksumError, pretrained
 from .functional import margin_loss, reconstruction_loss, squash
 from .layers import PrimaryCapsules, RoutingCapsules
-from .models import (
-    LIVE,
-    PAPER,
-    SMALL,
-    BagOfPartsCNN,
-    CapsNet,
-    CapsNetConfig,
-    DeepCNN,
-    count_parameters,
-)
 from .routing import RoutingResult, RoutingStep, dynamic_routing, routing_step
 
 __all__ = [

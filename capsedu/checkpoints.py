@@ -7,15 +7,23 @@ then uses ``torch.load(..., weights_only=True)``, which cannot run code hidden i
 """
 
 import hashlib
+import importlib
 import json
 from pathlib import Path
 
 import torch
 
 from . import config
-from .models import MODELS
 
 MANIFEST = "manifest.json"
+# The class a checkpoint's "arch" names, and the module that defines it. Imported only when such a
+# checkpoint is loaded, so that loading a CapsNet never pulls in the faces world.
+ARCHS = {
+    "CapsNet": "capsedu.capsnet",
+    "BagOfPartsCNN": "capsedu.baselines",
+    "DeepCNN": "capsedu.baselines",
+    "PoseCapsuleNet": "capsedu.parts.pose_net",
+}
 
 
 class ChecksumError(ValueError):
@@ -96,6 +104,13 @@ def pretrained(name: str, root: Path | None = None, map_location="cpu") -> torch
             f"retrain it with: {entry.get('command', '?')}"
         )
     blob = torch.load(path, map_location=map_location, weights_only=True)
-    model = MODELS[blob["arch"]](**blob["hparams"])
+    model = model_class(blob["arch"])(**blob["hparams"])
     model.load_state_dict(blob["state_dict"])
     return model.eval()
+
+
+def model_class(arch: str) -> type:
+    """The model class a checkpoint's ``arch`` names (see ``ARCHS``)."""
+    if arch not in ARCHS:
+        raise KeyError(f"unknown model architecture {arch!r}; known: {', '.join(ARCHS)}")
+    return getattr(importlib.import_module(ARCHS[arch]), arch)

@@ -37,32 +37,3 @@ def pick(full, quick):
 def device() -> torch.device:
     """The GPU when there is one (Colab, Binder with a GPU), else the CPU."""
     return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-
-
-def report() -> dict[str, str]:
-    """What a learner (or an instructor debugging a learner's set-up) needs to know at a glance."""
-    import platform
-
-    import ipywidgets
-    import matplotlib
-    import torchvision
-
-    from .checkpoints import read_manifest
-    from .data.mnist import FILES
-
-    raw = data_root() / "MNIST" / "raw"
-    found = [f for f in FILES if (raw / f).exists()]
-    return {
-        "python": platform.python_version(),
-        "torch": torch.__version__,
-        "torchvision": torchvision.__version__,
-        "ipywidgets": ipywidgets.__version__,
-        "matplotlib": matplotlib.__version__,
-        "device": str(device())
-        + (f" ({torch.cuda.get_device_name()})" if torch.cuda.is_available() else ""),
-        "cpu threads": str(torch.get_num_threads()),
-        "quick mode": "on (CAPSEDU_QUICK is set)" if QUICK else "off",
-        "data root": str(data_root()),
-        "MNIST": f"{len(found)}/4 files in {raw}" + ("" if found else " (downloaded on first use)"),
-        "checkpoints": ", ".join(sorted(read_manifest())) or "none yet",
-    }

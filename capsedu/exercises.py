@@ -1,30 +1,48 @@
 """Exercise checkers: compare a learner's function with the reference on fixed inputs.
 
-A checker never raises: it prints PASS or FAIL with the largest difference, or "not implemented
-yet" while the learner's function still raises ``NotImplementedError`` -- so a notebook with
-unsolved exercises still runs top to bottom. It also returns ``True``/``False``/``None``.
+A checker never raises: it prints PASS or FAIL with the largest difference (or the first case it
+gets wrong), or "not implemented yet" while the learner's function still raises
+``NotImplementedError`` -- so a notebook with unsolved exercises still runs top to bottom. It also
+returns ``True``/``False``/``None``. Every checker is ``check`` on its own cases.
 """
 
 from collections.abc import Callable
 
+import numpy as np
 import torch
 
+from .baselines import receptive_field
+from .capsnet import CapsNet, CapsNetConfig
+from .capsule_vectors import pose_vector
+from .digit_capsules import decode
 from .functional import squash
-from .pose_capsules import exact_transforms, pose_matrix, predicted_faces
+from .parts.votes import exact_transforms, predicted_faces
+from .poses import pose_matrix
 from .routing import routing_step
 
 
-def check(name: str, learner: Callable, reference: Callable, cases: list[tuple], atol=1e-5):
-    """Call ``learner(*case)`` and ``reference(*case)`` for each case and compare the results
-    (a tensor, or a tuple of tensors compared element by element)."""
+def check(name: str, learner: Callable, reference: Callable, cases: list[tuple], atol=1e-5,
+          describe: Callable = repr):
+    """Call ``learner(*case)`` and ``reference(*case)`` for each case and compare the results:
+    a tensor, or a tuple of tensors compared element by element, within ``atol``; or an integer,
+    which must be matched exactly by an integer. ``describe(case)`` names a case in a FAIL."""
     worst = 0.0
     for args in cases:
         try:
-            got = learner(*[a.clone() for a in args])
+            got = learner(*[a.clone() if isinstance(a, torch.Tensor) else a for a in args])
         except NotImplementedError:
             print(f"{name}: not implemented yet - replace the `raise NotImplementedError` line.")
             return None
+        except Exception as err:  # a learner's bug is a FAIL, never a crash of the notebook
+            print(f"{name}: FAIL - for {describe(args)} it raised {type(err).__name__}: {err}")
+            return False
         want = reference(*args)
+        if isinstance(want, int):
+            if not isinstance(got, (int, np.integer)) or isinstance(got, bool) or got != want:
+                print(f"{name}: FAIL - for {describe(args)} the answer is {want:,}, "
+                      f"you returned {got!r}.")
+                return False
+            continue
         wants = want if isinstance(want, tuple) else (want,)
         gots = got if isinstance(got, tuple) else (got,)
         if len(gots) != len(wants):
@@ -45,6 +63,48 @@ def check(name: str, learner: Callable, reference: Callable, cases: list[tuple],
     return False
 
 
+# --- 01 · what pooling throws away --------------------------------------------------------------
+
+
+# Conv / pool stacks as (kernel, stride) pairs, input first: the bag-of-parts CNN, the deep CNN,
+# and a few more that a wrong formula gets wrong (strides that compound, a 1x1 kernel, ...).
+RF_STACKS = [
+    [(3, 1)] * 2,
+    [(3, 1), (2, 2), (3, 1), (2, 2), (3, 1), (2, 2), (3, 1)],
+    [(1, 1)],
+    [(5, 1), (5, 1)],
+    [(3, 2), (3, 2), (3, 2)],
+    [(7, 2), (3, 2), (3, 1), (3, 1)],
+    [(9, 1), (2, 2), (9, 1), (2, 2)],
+]
+
+
+def _reference_rf(stack) -> int:
+    return receptive_field(torch.nn.Sequential(*[torch.nn.Conv2d(1, 1, k, s) for k, s in stack]))
+
+
+def check_receptive_field(learner) -> bool | None:
+    """Check ``learner(layers) -> int``: the receptive field (side, in input pixels) of a stack of
+    convolutions / poolings given as ``(kernel, stride)`` pairs, input first."""
+    return check("receptive field", lambda stack: learner(list(stack)), _reference_rf,
+                 [(stack,) for stack in RF_STACKS], describe=lambda args: f"layers {args[0]}")
+
+
+# --- 02 · capsules: vectors, not scalars --------------------------------------------------------
+
+
+def check_pose_vector(learner) -> bool | None:
+    """Check a learner's ``pose_vector(angle, presence)`` (tensors ``[n]`` -> ``[n, 2]``)."""
+    g = torch.Generator().manual_seed(0)
+    cases = [(torch.tensor([45.0]), torch.tensor([0.3])),
+             (torch.tensor([0.0, 90.0, 180.0, 270.0]), torch.tensor([1.0, 0.5, 0.25, 0.0])),
+             (360 * torch.rand(8, generator=g) - 180, torch.rand(8, generator=g))]
+    return check("pose_vector", learner, pose_vector, cases)
+
+
+# --- 03 · squash, 04 · routing ------------------------------------------------------------------
+
+
 def check_squash(learner: Callable) -> bool | None:
     """Check a learner's ``squash(s)`` (Eq. 1 along the last dim) on batches and at s = 0."""
     g = torch.Generator().manual_seed(0)
@@ -61,6 +121,67 @@ def check_routing_step(learner: Callable) -> bool | None:
              (torch.randn(1, 5, 4, 8, generator=g), torch.randn(1, 5, 4, generator=g)),
              (torch.randn(3, 4, 2, 16, generator=g), 2 * torch.randn(3, 4, 2, generator=g))]
     return check("routing_step", learner, routing_step, cases)
+
+
+# --- 05 · CapsNet on MNIST ----------------------------------------------------------------------
+
+
+def digitcaps_parameters(cfg: CapsNetConfig) -> int:
+    """Reference for notebook 05's exercise: the number of W_ij weights, read off a model."""
+    return CapsNet(cfg).digits.W.numel()
+
+
+EXERCISE_CONFIGS = {
+    "PAPER": CapsNetConfig(),
+    "SMALL": CapsNetConfig(conv_channels=64, primary_maps=8),
+    "16x16 images, 4 maps, 12D digits": CapsNetConfig(image_size=16, conv_kernel=5,
+                                                      primary_maps=4, digit_dim=12),
+    "3 classes, 4D primary capsules, stride 1": CapsNetConfig(
+        n_classes=3, primary_dim=4, primary_stride=1, primary_maps=2),
+}
+
+
+def check_digitcaps_parameters(learner: Callable[[CapsNetConfig], int]) -> bool | None:
+    """Check a learner's ``digitcaps_parameters(cfg) -> int`` on the configs above."""
+    return check("digitcaps_parameters", learner, digitcaps_parameters,
+                 [(cfg,) for cfg in EXERCISE_CONFIGS.values()],
+                 describe=lambda args: f"{args[0].n_primary} primary capsules ({args[0]})")
+
+
+# --- 06 · what the pose dimensions mean ---------------------------------------------------------
+
+
+def check_decoder_input(learner: Callable, model: CapsNet) -> bool | None:
+    """Check a learner's ``decoder_input(v, labels)``: capsules ``v`` ``[B, 10, 16]`` with all but
+    the true class ``labels`` ``[B]`` zeroed, flattened to ``[B, 160]``. The checker decodes it
+    with ``model``'s decoder and compares with ``model.reconstruct`` masked by the label. In the
+    cases the label is never the longest capsule, so masking by the prediction fails."""
+    g = torch.Generator().manual_seed(0)
+    n, dim = model.config.n_classes, model.config.digit_dim
+    cases = []
+    for batch in (1, 4, 7):
+        v = 0.3 * torch.randn(batch, n, dim, generator=g)
+        labels = torch.randint(0, n, (batch,), generator=g)
+        v[torch.arange(batch), labels] *= 0.5  # the true class is not the longest capsule
+        cases.append((v, labels))
+
+    @torch.no_grad()
+    def learner_image(v, labels):  # [B, 784]
+        flat = learner(v, labels)
+        if not isinstance(flat, torch.Tensor) or tuple(flat.shape) != (len(v), n * dim):
+            shape = tuple(flat.shape) if isinstance(flat, torch.Tensor) else type(flat).__name__
+            raise ValueError(f"expected a tensor of shape (batch, {n * dim}) (the {n} capsules "
+                             f"of {dim} numbers, flattened), got {shape}")
+        return model.decoder(flat)
+
+    def reference_image(v, labels):
+        return decode(model, v, labels).flatten(1)
+
+    return check("decoder_input", learner_image, reference_image, cases,
+                 describe=lambda args: f"a batch of {len(args[0])}")
+
+
+# --- 07 · faces: parts vote for wholes ----------------------------------------------------------
 
 
 def _face_vote(poses, W):

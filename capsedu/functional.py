@@ -67,3 +67,19 @@ def reconstruction_loss(reconstruction: torch.Tensor, images: torch.Tensor) -> t
             "must have the same shape"
         )
     return ((reconstruction - images) ** 2).flatten(1).sum(dim=1).mean()
+
+
+def margin_loss_curves(lengths: torch.Tensor, **margins) -> tuple[torch.Tensor, torch.Tensor]:
+    """Eq. 4's loss L_k of one class as a function of its capsule length ``||v_k||``.
+
+    Returns ``(present, absent)``: L_k when k is the true class (T_k = 1) and when it is not
+    (T_k = 0), each the shape of ``lengths`` (1D). Computed with ``capsedu.margin_loss`` on
+    one-class and two-class examples, so the plot shows the function the model trains with.
+    ``margins``: ``m_plus``, ``m_minus``, ``lam`` as in ``margin_loss``.
+    """
+    target = torch.zeros(1, dtype=torch.long)  # class 0 is the true class
+    present = [margin_loss(length.view(1, 1), target, **margins) for length in lengths]
+    # class 1 is absent; class 0 has length 1, above m_plus, so it adds no loss
+    absent = [margin_loss(torch.stack([torch.ones(()), length]).view(1, 2), target, **margins)
+              for length in lengths]
+    return torch.stack(present), torch.stack(absent)

@@ -7,7 +7,18 @@ bytes changed.
 
 import io
 
+import numpy as np
+import torch
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.collections import LineCollection
 from matplotlib.figure import Figure
+from matplotlib.patches import Circle, FancyBboxPatch, Rectangle
+from PIL import Image
+
+from .capsnet import CapsNet
+from .costs import anatomy
+from .data import faces
+from .digit_capsules import DELTAS
 
 
 def png_bytes(fig: Figure, dpi: int = 80) -> bytes:
@@ -32,8 +43,6 @@ def draw_vector(ax, x: float, y: float, color="tab:blue", label=None):
 
 
 def _unit_circle():
-    from matplotlib.patches import Circle
-
     return Circle((0, 0), 1.0, fill=False, ls="--", color="0.7")
 
 
@@ -45,8 +54,6 @@ PART_COLORS = {"left_eye": "tab:blue", "right_eye": "tab:orange", "nose": "tab:g
 def ghost_lines(ghosts: dict) -> tuple[list, list]:
     """The line segments ``[n, 2, 2]`` of ghost faces and one colour per segment: ``ghosts``
     maps a part kind to the face pose (x, y, angle, scale) it predicts."""
-    from .data import faces
-
     segments, colors = [], []
     for kind, pose in ghosts.items():
         lines = faces.segments(faces.face_parts(*pose)).reshape(-1, 2, 2)
@@ -58,10 +65,6 @@ def ghost_lines(ghosts: dict) -> tuple[list, list]:
 def draw_scene(ax, parts, size: int = 96, ghosts=None):
     """The rendered parts (grey) and, optionally, ghost faces: ``ghosts`` maps a part kind to the
     face pose (x, y, angle, scale) it predicts, drawn as a face outline in that part's colour."""
-    from matplotlib.collections import LineCollection
-
-    from .data import faces
-
     ax.imshow(faces.render(parts, size=size), cmap="gray", extent=(0, 1, 1, 0), vmin=0, vmax=1,
               interpolation="nearest")
     segments, colors = ghost_lines(ghosts or {})
@@ -87,10 +90,6 @@ def draw_detections(ax, image, poses, presence, threshold: float = 0.5):
     """``image`` ``[H, W]`` with each detected part (presence > ``threshold``) drawn as a dot in
     its colour and an arrow along its "up" direction (the part frame's -y axis, turned by its
     angle). ``poses`` ``[4, 4]`` (x, y, angle, scale), ``presence`` ``[4]``, in PART_KINDS order."""
-    import numpy as np
-
-    from .data import faces
-
     ax.imshow(image, cmap="gray", extent=(0, 1, 1, 0), vmin=0, vmax=1)
     for kind, (x, y, angle, _), p in zip(faces.PART_KINDS, poses, presence, strict=True):
         if p > threshold:
@@ -111,8 +110,6 @@ class Blitter:
     """
 
     def __init__(self, figure: Figure, artists):
-        from matplotlib.backends.backend_agg import FigureCanvasAgg
-
         self.figure, self.artists = figure, list(artists)
         for artist in self.artists:
             artist.set_animated(True)  # left out of the full draw, which is the background
@@ -121,9 +118,6 @@ class Blitter:
         self.background = self.canvas.copy_from_bbox(figure.bbox)
 
     def png(self) -> bytes:
-        import numpy as np
-        from PIL import Image
-
         self.canvas.restore_region(self.background)
         for artist in self.artists:
             self.figure.draw_artist(artist)
@@ -131,3 +125,124 @@ class Blitter:
         Image.fromarray(np.asarray(self.canvas.buffer_rgba())).save(buf, format="png",
                                                                     compress_level=1)
         return buf.getvalue()
+
+
+# --- The faces world (notebooks 01 and 07) ----------------------------------------------------
+
+
+def show_kinds(fig, kinds=faces.KINDS, per_kind: int = 4, seed: int = 0, size: int = 32):
+    """A grid of example images: one row per kind, ``per_kind`` images each."""
+    axes = fig.subplots(len(kinds), per_kind, squeeze=False)
+    for row, kind in zip(axes, kinds, strict=True):
+        images = faces.dataset(kind, per_kind, seed, size)[0]
+        for ax, image in zip(row, images, strict=True):
+            ax.imshow(image[0], cmap="gray", vmin=0, vmax=1)
+            ax.set(xticks=[], yticks=[])
+        row[0].set_ylabel(kind, rotation=0, ha="right", va="center")
+    return axes
+
+
+def show_receptive_field(ax, image, size: int, centres, colors=("tab:orange", "tab:cyan")):
+    """Draw ``image`` and, at each pixel ``centre`` (row, col), a ``size`` x ``size`` square: the
+    window that one output unit of a conv stack with that receptive field sees."""
+    ax.imshow(image, cmap="gray", vmin=0, vmax=1)
+    for (row, col), color in zip(centres, colors, strict=False):
+        ax.add_patch(Rectangle((col - size / 2, row - size / 2), size, size, fill=False,
+                               edgecolor=color, lw=2))
+    h, w = np.shape(image)
+    pad = max(0, (size - min(h, w)) / 2 + 1)  # widen the view when the window is bigger
+    ax.set(xlim=(-0.5 - pad, w - 0.5 + pad), ylim=(h - 0.5 + pad, -0.5 - pad),
+           xticks=[], yticks=[])
+
+
+def bar_face_rates(ax, runs, kinds=faces.KINDS):
+    """Grouped bars: one group per kind, one bar per model (``runs``: ``parts.scoring.SeedRuns``;
+    mean over seeds, std as error bar, one black dot per seed)."""
+    width = 0.8 / len(runs)
+    x = np.arange(len(kinds))
+    for k, run in enumerate(runs):
+        at = x + (k - (len(runs) - 1) / 2) * width
+        means = [run.mean(kind) for kind in kinds]
+        errors = [run.std(kind) for kind in kinds] if len(run.seeds) > 1 else None
+        ax.bar(at, means, width, yerr=errors, capsize=3, ecolor="0.4",
+               label=f"{run.name} ({len(run.seeds)} seed{'s' * (len(run.seeds) > 1)})")
+        per_seed = np.array([run.rates[kind] for kind in kinds])  # [kinds, seeds]
+        for seed_rates in per_seed.T:
+            ax.plot(at, seed_rates, "k.", ms=4)
+    ax.axhline(0.5, color="0.6", ls=":", lw=1)
+    ax.set_xticks(x, kinds)
+    ax.set(ylim=(0, 1.22), yticks=np.linspace(0, 1, 6), ylabel='face rate (fraction called "face")')
+    ax.legend(loc="upper center", ncol=len(runs), fontsize="small")
+
+
+def show_probe(fig, probe: dict, rates: dict, xlabel: str):
+    """Left: the first image of every set of ``probe`` (label -> images) side by side; right:
+    each model's face rate on every set (``rates``: name -> ``probe_rates`` array ``[seeds,
+    sets]``; mean over seeds, std as error bar)."""
+    ax_examples, ax_rates = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.6, 1]})
+    labels, side = list(probe), next(iter(probe.values())).shape[-1]
+    ax_examples.imshow(torch.cat([images[0, 0] for images in probe.values()], dim=1),
+                       cmap="gray", vmin=0, vmax=1)
+    ax_examples.set(xticks=[side / 2 + side * k for k in range(len(labels))], yticks=[],
+                    title="one held-out face, edited")
+    ax_examples.set_xticklabels(labels)
+    x = np.arange(len(labels))
+    for name, r in rates.items():
+        ax_rates.errorbar(x, r.mean(0), yerr=r.std(0), marker="o", capsize=3, label=name)
+    ax_rates.set_xticks(x, labels)
+    ax_rates.set(xlabel=xlabel, ylabel="face rate", ylim=(-0.05, 1.05))
+    ax_rates.legend(fontsize="small")
+
+
+# --- A CapsNet (notebooks 05 and 06) ----------------------------------------------------------
+
+
+def draw_architecture(ax, model: CapsNet) -> None:
+    """A block diagram of ``model`` (the paper's Fig. 1 and 2) on a matplotlib ``ax``."""
+    cfg = model.config
+    rows = anatomy(model)
+    blocks = [
+        ("input", f"{cfg.in_channels}x{cfg.image_size}x{cfg.image_size}\nimage"),
+        ("Conv1", f"{cfg.conv_channels} @ {cfg.conv_kernel}x{cfg.conv_kernel}, ReLU\n"
+                  + "x".join(map(str, rows[0].output_shape))),
+        ("PrimaryCaps", f"{cfg.primary_maps} maps x {cfg.primary_dim}D\n"
+                        f"{cfg.primary_kernel}x{cfg.primary_kernel}, stride {cfg.primary_stride}\n"
+                        f"{cfg.n_primary} capsules"),
+        ("DigitCaps", f"W_ij: {cfg.n_primary}x{cfg.n_classes}\nmatrices "
+                      f"{cfg.digit_dim}x{cfg.primary_dim}\n{cfg.iterations} routing iter."),
+        ("lengths ||v_j||", f"{cfg.n_classes} class\nprobabilities\n-> margin loss"),
+        ("decoder", "mask all but one v_j\nFC " + "-".join(
+            map(str, [*cfg.decoder_hidden, cfg.in_channels * cfg.image_size**2]))
+         + "\n-> reconstruction"),
+    ]
+    positions = [(0, 1), (1, 1), (2, 1), (3, 1), (4, 1.6), (4, 0.3)]
+    for (title, text), (x, y) in zip(blocks, positions, strict=True):
+        ax.add_patch(FancyBboxPatch((x + 0.06, y - 0.4), 0.78, 0.8, boxstyle="round,pad=0.02",
+                                    fc="#dde8f5", ec="#3b6ea5"))
+        ax.text(x + 0.45, y + 0.28, title, ha="center", fontweight="bold", fontsize=9)
+        ax.text(x + 0.45, y - 0.05, text, ha="center", va="center", fontsize=7.5)
+    arrows = [((0.84, 1), (1.06, 1)), ((1.84, 1), (2.06, 1)), ((2.84, 1), (3.06, 1)),
+              ((3.84, 1.1), (4.06, 1.5)), ((3.84, 0.9), (4.06, 0.4))]
+    for start, end in arrows:
+        ax.annotate("", end, start, arrowprops=dict(arrowstyle="->", color="#3b6ea5"))
+    ax.set(xlim=(0, 5), ylim=(-0.2, 2.1))
+    ax.axis("off")
+
+
+def mosaic(images) -> np.ndarray:
+    """Tile ``images`` ``[rows, cols, H, W]`` into one ``[rows * H, cols * W]`` array."""
+    images = np.asarray(images)
+    rows, cols, h, w = images.shape
+    return images.transpose(0, 2, 1, 3).reshape(rows * h, cols * w)
+
+
+def draw_perturbation_grid(ax, grid: torch.Tensor, deltas: torch.Tensor = DELTAS, title=None):
+    """Show a ``perturbation_grid`` as one image: a row per dimension, a column per Delta."""
+    dim, k, h, w = grid.shape
+    ax.imshow(mosaic(grid), cmap="gray", vmin=0, vmax=1)
+    ax.set_xticks(np.arange(k) * w + w / 2, [f"{d:+.2f}" for d in deltas.tolist()], fontsize=7,
+                  rotation=90)
+    ax.set_yticks(np.arange(dim) * h + h / 2, [f"dim {d}" for d in range(dim)], fontsize=7)
+    ax.set_xlabel("Δ added to that dimension")
+    if title:
+        ax.set_title(title)

@@ -22,8 +22,8 @@ from torch.utils.data import DataLoader, TensorDataset
 from tqdm.auto import tqdm
 
 from . import checkpoints, config
+from .capsnet import LIVE, SMALL, CapsNet
 from .data.mnist import load_mnist
-from .models import LIVE, SMALL, CapsNet
 
 
 def seed_everything(seed: int) -> torch.Generator:

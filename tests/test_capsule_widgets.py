@@ -4,13 +4,8 @@ import math
 
 import pytest
 
-from capsedu.widgets.capsule import (
-    MAX_NORM,
-    PoseVectorExplorer,
-    SquashExplorer,
-    pose_vector_state,
-    squash_state,
-)
+from capsedu.widgets import PoseVectorExplorer, SquashExplorer
+from capsedu.widgets.capsule import MAX_NORM, pose_vector_state, squash_state
 
 PNG = b"\x89PNG\r\n\x1a\n"
 

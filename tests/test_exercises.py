@@ -113,7 +113,7 @@ def test_face_vote_checker(capsys):
     def w_on_the_left(poses, W):  # W P instead of P W
         import numpy as np
 
-        from capsedu.pose_capsules import pose_from_matrix, pose_matrix
+        from capsedu.poses import pose_from_matrix, pose_matrix
 
         M = W.numpy() @ pose_matrix(*poses.numpy().T)
         return torch.from_numpy(np.stack(pose_from_matrix(M), axis=-1))

@@ -3,19 +3,20 @@
 import numpy as np
 import pytest
 
-from capsedu import face_experiments as fe
 from capsedu.data import faces
-from capsedu.widgets.faces import face_capsules_explorer, face_state
+from capsedu.parts.training import load_face_models
+from capsedu.widgets import FaceCapsulesExplorer
+from capsedu.widgets.face_capsules import face_state
 
 
 @pytest.fixture(scope="module")
 def models():
-    return {name: trained[0] for name, trained in fe.load_face_models([0]).items()}
+    return {name: trained[0] for name, trained in load_face_models([0]).items()}
 
 
 @pytest.fixture()
 def explorer(models):
-    return face_capsules_explorer(models["pose capsules"], models)
+    return FaceCapsulesExplorer(models["pose capsules"], models)
 
 
 def test_an_upright_face_is_found_and_routed_to_the_face(explorer):

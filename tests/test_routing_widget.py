@@ -2,11 +2,12 @@
 
 import pytest
 
-from capsedu.widgets.routing import routing_explorer, routing_state
+from capsedu.widgets import RoutingExplorer
+from capsedu.widgets.routing import routing_state
 
 
 def test_moving_a_part_out_lowers_its_coupling_and_the_face_length():
-    w = routing_explorer()
+    w = RoutingExplorer()
     before, png = w.state, w.image.value
     assert before["face_length"] > 0.9 and min(before["c_face"].values()) > 0.7
     w.editor.part.value = "mouth"
@@ -18,7 +19,7 @@ def test_moving_a_part_out_lowers_its_coupling_and_the_face_length():
 
 
 def test_iteration_slider_and_softmax_toggle():
-    w = routing_explorer(iteration=1)
+    w = RoutingExplorer(iteration=1)
     assert all(v == pytest.approx(0.5) for v in w.state["c_face"].values())  # uniform at first
     w.iteration.value = 5
     assert w.state["iteration"] == 5 and w.state["lengths"].shape == (5, 2)
@@ -27,7 +28,7 @@ def test_iteration_slider_and_softmax_toggle():
 
 
 def test_scramble_button_breaks_the_face():
-    w = routing_explorer()
+    w = RoutingExplorer()
     w.editor.scramble_button.click()
     assert w.state["face_length"] < 0.7
 

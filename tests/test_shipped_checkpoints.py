@@ -19,7 +19,7 @@ def test_manifest_is_complete_and_small():
                       "metrics"):
             assert field in entry, (entry["name"], field)
         assert entry["command"].startswith(("python -m capsedu.train ",
-                                            "python -m capsedu.face_experiments "))
+                                            "python -m capsedu.parts.training "))
         path = checkpoint_dir() / entry["file"]
         assert sha256(path) == entry["sha256"]
         total += path.stat().st_size
@@ -56,9 +56,8 @@ def test_checkpoint_is_the_epoch_chosen_on_its_validation_images(name):
 
 @pytest.mark.parametrize("name", [n for n in ENTRIES if n.startswith("faces-")])
 def test_face_checkpoint_accuracy_matches_the_manifest(name):
-    from capsedu import face_experiments as fe
-
-    rates = fe.face_rates(pretrained(name), ("face", "nonface"), n=400)
+    from capsedu.parts.scoring import face_rates
+    rates = face_rates(pretrained(name), ("face", "nonface"), n=400)
     metrics = ENTRIES[name]["metrics"]
     # the same 800 held-out images the manifest's figures were measured on
     assert rates["face"] == pytest.approx(metrics["face_rate"], abs=0.01)
@@ -66,8 +65,7 @@ def test_face_checkpoint_accuracy_matches_the_manifest(name):
 
 
 def test_every_face_model_is_shipped_for_three_seeds():
-    from capsedu import face_experiments as fe
-
-    for model in fe.FACE_MODELS:
+    from capsedu.parts.training import FACE_MODELS, checkpoint_name
+    for model in FACE_MODELS:
         for seed in (0, 1, 2):
-            assert fe.checkpoint_name(model, seed) in ENTRIES
+            assert checkpoint_name(model, seed) in ENTRIES

@@ -4,7 +4,8 @@ import math
 
 import pytest
 
-from capsedu.widgets import arrow_state, widget_check
+from capsedu.widgets import WidgetCheck
+from capsedu.widgets.check import arrow_state
 
 
 def test_arrow_state_hand_values():
@@ -21,7 +22,7 @@ def test_arrow_state_rejects_out_of_range(angle):
 
 
 def test_moving_the_slider_updates_state_text_and_image():
-    w = widget_check(angle=0)
+    w = WidgetCheck(angle=0)
     before_png, before_text = w.image.value, w.readout.value
     assert w.state["x"] == pytest.approx(1)
     w.slider.value = 180
@@ -31,11 +32,11 @@ def test_moving_the_slider_updates_state_text_and_image():
 
 
 def test_slider_clamps_values_out_of_range():
-    w = widget_check()
+    w = WidgetCheck()
     w.slider.value = 999  # ipywidgets clamps to max; the callback sees a valid angle
     assert w.state["angle"] == 360
 
 
 def test_a_widget_object_displays_its_layout():
-    bundle = widget_check()._repr_mimebundle_()
+    bundle = WidgetCheck()._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle

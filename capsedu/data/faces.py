@@ -6,14 +6,11 @@ parts, wrong places) a face. Capsules carry each part's pose (position, orientat
 check that the poses agree on one face. This module generates both kinds of image, with no
 download, and returns the poses of the parts that drew each image so that you can inspect them.
 
-Coordinate conventions (used everywhere below):
-
-* ``x`` and ``y`` are fractions of the image width and height: ``(0, 0)`` is the top-left
-  corner, ``(1, 1)`` the bottom-right one, and ``y`` grows downward, like image rows.
-* ``angle`` is in degrees, positive = counter-clockwise *as seen on screen*.
-* ``scale`` multiplies a part's size (not the pen width, which is the same for every part).
-* A part's pose is ``(x, y, angle, scale)``. Sprites are drawn in the part's own frame, with the
-  same conventions (x right, y down), centred on the part's position, at scale 1.
+Coordinate conventions are those of ``capsedu.poses``: ``x`` and ``y`` are fractions of the image
+(``(0, 0)`` top-left, ``y`` growing downward, like image rows), ``angle`` is in degrees,
+counter-clockwise as seen on screen, and ``scale`` multiplies a part's size (not the pen width,
+which is the same for every part). A part's pose is ``(x, y, angle, scale)``; sprites are drawn in
+the part's own frame, with the same conventions, centred on the part's position, at scale 1.
 
 No face outline is drawn: a contour alone would tell a face from a scramble.
 """
@@ -22,6 +19,9 @@ from typing import NamedTuple
 
 import numpy as np
 import torch
+import torch.nn.functional as F
+
+from ..poses import place
 
 PART_KINDS = ("left_eye", "right_eye", "nose", "mouth")
 STROKE = "stroke"  # a distractor: a short straight line, not a face part
@@ -88,23 +88,7 @@ _SPRITES: dict[str, np.ndarray] = {
 }
 
 
-# --- Poses ------------------------------------------------------------------------------------
-
-
-def _place(points, x, y, angle, scale) -> np.ndarray:
-    """Map points [..., 2] from a part's (or face's) frame into the image by the pose.
-
-    On screen, a counter-clockwise turn by ``angle`` takes +x (right) toward -y (up, because y
-    grows downward). So a point (u, v) of the frame lands, with c = cos(angle), s = sin(angle), at
-        x + scale * (c * u + s * v),     y + scale * (-s * u + c * v).
-    e.g. +90 degrees sends a point below the centre, (0, +d), to its right, (+d, 0).
-    The pose may be arrays of shape [m, 1] (m poses at once): the result is then [m, points, 2].
-    """
-    a = np.radians(angle)
-    c, s = np.cos(a), np.sin(a)
-    points = np.asarray(points, dtype=float)
-    u, v = points[..., 0], points[..., 1]
-    return np.stack([x + scale * (c * u + s * v), y + scale * (-s * u + c * v)], axis=-1)
+# --- Placing parts ------------------------------------------------------------------------------------
 
 
 def face_parts(x=0.5, y=0.5, angle=0.0, scale=1.0) -> list[Part]:
@@ -118,7 +102,7 @@ def face_parts(x=0.5, y=0.5, angle=0.0, scale=1.0) -> list[Part]:
 
 def _parts_at(offsets, x, y, angle, scale) -> list[Part]:
     """The four part kinds, in order, at these offsets from a face with this pose."""
-    centres = _place(offsets, x, y, angle, scale)
+    centres = place(offsets, x, y, angle, scale)
     return [
         Part(k, float(cx), float(cy), float(angle), float(scale))
         for k, (cx, cy) in zip(PART_KINDS, centres, strict=True)
@@ -144,14 +128,14 @@ def segments(parts) -> np.ndarray:
 
 def _segments(part: Part) -> np.ndarray:
     """One part's segments in image coordinates: rows (ax, ay, bx, by)."""
-    ends = _place(_SPRITES[part.kind].reshape(-1, 2), part.x, part.y, part.angle, part.scale)
+    ends = place(_SPRITES[part.kind].reshape(-1, 2), part.x, part.y, part.angle, part.scale)
     return ends.reshape(-1, 4)
 
 
 def _boxes(kind, x, y, angle, scale) -> np.ndarray:
     """Boxes around a sprite's ink for m poses (arrays of shape [m]): [m, 4] as (x0, y0, x1, y1)."""
     x, y, angle, scale = (np.asarray(v, dtype=float).reshape(-1, 1) for v in (x, y, angle, scale))
-    ends = _place(_SPRITES[kind].reshape(-1, 2), x, y, angle, scale)  # [m, points, 2]
+    ends = place(_SPRITES[kind].reshape(-1, 2), x, y, angle, scale)  # [m, points, 2]
     return np.concatenate([ends.min(axis=1) - PEN, ends.max(axis=1) + PEN], axis=1)
 
 
@@ -390,7 +374,7 @@ def rotate(parts, degrees: float, about=(0.5, 0.5)) -> list[Part]:
     """Turn every part by ``degrees`` (on-screen counter-clockwise) about the point ``about``."""
     out = []
     for p in map(_as_part, parts):
-        (x, y), = _place([[p.x - about[0], p.y - about[1]]], *about, degrees, 1.0)
+        (x, y), = place([[p.x - about[0], p.y - about[1]]], *about, degrees, 1.0)
         out.append(p._replace(x=float(x), y=float(y), angle=p.angle + degrees))
     return out
 
@@ -404,3 +388,78 @@ def scramble(parts, seed: int) -> list[Part]:
     scale = float(np.mean([p.scale for p in face])) if face else 1.0
     moved = iter(_random_parts(rng, [p.kind for p in face], angle, scale))
     return [next(moved) if p.kind in PART_KINDS else p for p in parts]
+
+
+def face_centre(parts) -> tuple[float, float]:
+    """The centre (x, y) of the face parts among ``parts`` (strokes are left out)."""
+    face = [p for p in map(_as_part, parts) if p.kind in PART_KINDS]
+    if not face:
+        raise ValueError(f"parts holds no face part of {PART_KINDS}")
+    return float(np.mean([p.x for p in face])), float(np.mean([p.y for p in face]))
+
+
+def spread(parts, factor: float) -> list[Part]:
+    """Move every part ``factor`` times farther from the centre of the four face parts.
+
+    A uniform stretch of the layout: the arrangement stays a face's, each sprite keeps its size
+    and angle, and only the gaps between neighbouring sprites grow (so none start to overlap).
+    """
+    parts = [_as_part(p) for p in parts]
+    cx, cy = face_centre(parts)
+    # x' = c + factor (x - c), the same for y
+    return [p._replace(x=float(cx + factor * (p.x - cx)), y=float(cy + factor * (p.y - cy)))
+            for p in parts]
+
+
+def turn_over(parts, kinds) -> list[Part]:
+    """Turn the parts of the given ``kinds`` by 180 degrees where they stand (``upside_down``
+    does this to all four): each keeps its place, and looks as it would in a face upside down."""
+    parts = [_as_part(p) for p in parts]
+    unknown = set(kinds) - set(PART_KINDS)
+    if unknown:
+        raise ValueError(f"unknown part kinds {sorted(unknown)}; choose from {PART_KINDS}")
+    return [p._replace(angle=p.angle + 180.0) if p.kind in kinds else p for p in parts]
+
+
+# --- Reading scenes ------------------------------------------------------------------------------
+
+
+def part_slots(scenes) -> tuple[np.ndarray, np.ndarray]:
+    """The face parts of each scene, one slot per part kind: poses ``[len(scenes), 4, 4]`` (x, y,
+    angle, scale; slot i holds the part of kind ``PART_KINDS[i]``, zeros where it is missing) and
+    presence ``[len(scenes), 4]`` (1 or 0). Distractor strokes have no slot."""
+    poses, presence = np.zeros((len(scenes), len(PART_KINDS), 4)), np.zeros((len(scenes), 4))
+    for b, parts in enumerate(scenes):
+        for part in map(_as_part, parts):
+            if part.kind in PART_KINDS:
+                i = PART_KINDS.index(part.kind)
+                poses[b, i], presence[b, i] = part[1:], 1.0
+    return poses, presence
+
+
+def _ink(parts, kind: str, size: int) -> np.ndarray:
+    """``[size, size]`` bool: the pixels where part ``kind`` alone puts ink (> 0.5)."""
+    part = next(p for p in parts if p[0] == kind)
+    return render([part], size) > 0.5
+
+
+def ink_gap(parts, a: str, b: str, size: int = 32) -> float:
+    """Distance in pixels between the nearest inked pixels (> 0.5) of parts ``a`` and ``b``."""
+    pa, pb = np.argwhere(_ink(parts, a, size)), np.argwhere(_ink(parts, b, size))  # [pixels, 2]
+    return float(np.sqrt(((pa[:, None, :] - pb[None, :, :]) ** 2).sum(-1)).min())
+
+
+def windows_holding_both(parts, a: str, b: str, window: int, size: int = 32) -> int:
+    """How many ``window`` x ``window`` squares, one centred on each pixel (the inputs of the
+    units of a padded stack of convolutions with that receptive field), hold ink of both parts.
+
+    A unit can only respond to how two parts meet if its window holds some of each.
+    """
+    if window < 1 or window % 2 == 0:
+        raise ValueError(f"window must be an odd number of pixels >= 1, got {window}")
+    held = []
+    for kind in (a, b):
+        ink = torch.from_numpy(_ink(parts, kind, size)).float()[None, None]  # [1, 1, size, size]
+        # a window holds some of the part <=> the max of its ink mask over the window is 1
+        held.append(F.max_pool2d(ink, window, stride=1, padding=window // 2)[0, 0])
+    return int((held[0] * held[1]).sum())

@@ -1,18 +1,29 @@
-"""Widget factories for the notebooks. Each callback calls a pure function (tested without a
-browser) and redraws; the computed result is kept in ``.state`` so tests can set a control and
-check what it computed."""
+"""The course's widgets, one class each. A widget's callbacks call a pure function (tested
+without a browser) and redraw; the computed result is kept in ``.state`` so tests can set a
+control and check what it computed. A notebook cell that ends with a widget displays it.
+
+| notebook | widget | pure function |
+|---|---|---|
+| 00 | ``WidgetCheck`` | ``check.arrow_state`` |
+| 01 | ``FaceVerdicts`` | ``verdicts.verdicts_state`` |
+| 02 | ``PoseVectorExplorer`` | ``capsule.pose_vector_state`` |
+| 03 | ``SquashExplorer`` | ``capsule.squash_state`` |
+| 04 | ``RoutingExplorer`` | ``routing.routing_state`` |
+| 06 | ``PoseSpaceExplorer`` | ``digit_capsules.pose_state`` |
+| 07 | ``FaceCapsulesExplorer`` | ``face_capsules.face_state`` |
+
+``PartsEditor`` (01, 04, 07) edits a face's parts; ``panels`` holds what 04 and 07 draw beside it.
+"""
 
 from .capsule import PoseVectorExplorer, SquashExplorer
-from .check import WidgetCheck, arrow_state, widget_check
-from .faces import FaceCapsulesExplorer, face_capsules_explorer, face_state
+from .check import WidgetCheck
+from .digit_capsules import PoseSpaceExplorer
+from .face_capsules import FaceCapsulesExplorer
 from .parts import PartsEditor
-from .pooling import FaceVerdicts, face_verdicts, verdicts
-from .pose_space import PoseSpaceExplorer, pose_space_explorer
-from .routing import RoutingExplorer, routing_explorer, routing_state
+from .routing import RoutingExplorer
+from .verdicts import FaceVerdicts
 
 __all__ = [
-    "WidgetCheck", "arrow_state", "widget_check", "PartsEditor", "RoutingExplorer",
-    "routing_explorer", "routing_state", "PoseVectorExplorer", "SquashExplorer", "FaceVerdicts",
-    "face_verdicts", "verdicts", "PoseSpaceExplorer", "pose_space_explorer",
-    "FaceCapsulesExplorer", "face_capsules_explorer", "face_state",
+    "WidgetCheck", "FaceVerdicts", "PoseVectorExplorer", "SquashExplorer", "RoutingExplorer",
+    "PoseSpaceExplorer", "FaceCapsulesExplorer", "PartsEditor",
 ]

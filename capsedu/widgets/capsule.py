@@ -16,10 +16,10 @@ import numpy as np
 import torch
 from matplotlib.figure import Figure
 
+from ..capsule_vectors import draw, part_from_vector, pose_vector
 from ..data.faces import PART_KINDS
 from ..functional import squash
 from ..plots import draw_vector, png_bytes
-from ..pose_vectors import draw, part_from_vector, pose_vector
 from .base import Widget
 
 IMAGE_SIZE = 48  # pixels of the drawn part

@@ -37,8 +37,3 @@ class WidgetCheck(Widget):
         self.figure.clear()
         draw_vector(self.figure.add_subplot(), s["x"], s["y"], label=f"{s['angle']}°")
         self.image.value = png_bytes(self.figure)
-
-
-def widget_check(angle: int = 30) -> WidgetCheck:
-    """Build the widget check of notebook 00."""
-    return WidgetCheck(angle)

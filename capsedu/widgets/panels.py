@@ -12,11 +12,11 @@ from matplotlib.collections import LineCollection
 from matplotlib.figure import Figure
 
 from ..data import faces
+from ..parts.votes import PARENTS
 from ..plots import PART_COLORS, Blitter, ghost_lines
-from ..pose_capsules import PARENTS
 from .base import Widget
 from .parts import PartsEditor
-from .pooling import VerdictBars
+from .verdicts import VerdictBars
 
 MAX_ITERATIONS = 5
 

@@ -8,6 +8,7 @@ All edits go through the pure functions of ``capsedu.data.faces``, so tests can 
 import ipywidgets as widgets
 
 from ..data import faces
+from ..poses import wrap_angle
 
 
 class PartsEditor:
@@ -67,9 +68,7 @@ class PartsEditor:
         self.set_parts(faces.scramble(self.parts, self.seed))
 
     def rotate(self, degrees: float):
-        face = [p for p in self.parts if p.kind in faces.PART_KINDS]
-        centre = (sum(p.x for p in face) / len(face), sum(p.y for p in face) / len(face))
-        self.set_parts(faces.rotate(self.parts, degrees, about=centre))
+        self.set_parts(faces.rotate(self.parts, degrees, about=faces.face_centre(self.parts)))
 
     # --- keeping the controls on the scene ----------------------------------------------------
     def _load(self, parts):
@@ -88,8 +87,7 @@ class PartsEditor:
     def _show_selected(self):
         p = self._selected()
         self._syncing = True  # setting the sliders must not count as an edit
-        wrapped = (p.angle + 180) % 360 - 180
-        self.x.value, self.y.value, self.angle.value = p.x, p.y, wrapped
+        self.x.value, self.y.value, self.angle.value = p.x, p.y, wrap_angle(p.angle)
         self._syncing = False
 
     def _slider_moved(self, change):

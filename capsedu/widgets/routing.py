@@ -8,7 +8,7 @@ coefficients part -> parent at the chosen iteration, and the parents' lengths pe
 import ipywidgets as widgets
 
 from ..data import faces
-from ..pose_capsules import route_parts
+from ..parts.votes import route_parts
 from .panels import MAX_ITERATIONS, RoutingPanels, RoutingWidget
 
 SCENE_SIZE = 96  # pixels of the drawn scene (the parts' true poses, no model looks at it)
@@ -44,8 +44,3 @@ class RoutingExplorer(RoutingWidget):
 
     def compute(self) -> dict:
         return routing_state(self.editor.parts, self.iteration.value, self.softmax.value)
-
-
-def routing_explorer(parts=None, iteration: int = 3) -> RoutingExplorer:
-    """Build notebook 04's routing widget."""
-    return RoutingExplorer(parts, iteration)

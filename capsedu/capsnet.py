@@ -1,8 +1,9 @@
-"""The paper's CapsNet and the CNN baselines it is compared with.
+"""The paper's CapsNet: its sizes (``CapsNetConfig``, like nanoGPT's ``GPTConfig``) and the model.
 
-Every model here keeps the keyword arguments that built it in ``self.hparams`` so that a
-checkpoint can rebuild it (``capsedu.checkpoints``), and offers the same two methods to the
-training loop: ``training_loss(x, y) -> (loss, predictions)`` and ``predict(x)``.
+Conv1 -> PrimaryCaps -> DigitCaps (routing) -> decoder, Sabour, Frosst & Hinton (2017), Fig. 1-2.
+Like every model of the course, it keeps the keyword arguments that built it in ``self.hparams``
+(so a checkpoint can rebuild it, ``capsedu.checkpoints``) and offers the training loop
+``training_loss(x, y) -> (loss, predictions)``, ``predict(x)`` and ``score(x, label)``.
 """
 
 from dataclasses import asdict, dataclass, replace
@@ -14,7 +15,6 @@ from torch import nn
 
 from .functional import margin_loss, reconstruction_loss
 from .layers import PrimaryCapsules, RoutingCapsules
-from .part_capsules import PoseCapsuleNet
 from .routing import RoutingResult
 from .validate import check_finite, check_shape
 
@@ -127,84 +127,13 @@ class CapsNet(nn.Module):
     def predict(self, x) -> torch.Tensor:
         return self(x).lengths.argmax(dim=1)
 
-
-class _CNN(nn.Module):
-    """A stack of conv layers, a global max-pool over positions and a linear classifier."""
-
-    def __init__(self, features: nn.Sequential, n_features: int, n_classes: int, hparams: dict):
-        super().__init__()
-        self.hparams = hparams
-        self.features = features
-        self.classifier = nn.Linear(n_features, n_classes)
-
-    def forward(self, x: torch.Tensor) -> torch.Tensor:
-        """``x``: ``[B, C, H, W]`` -> class logits ``[B, n_classes]``."""
-        check_shape(x, "x", "[batch, channels, height, width]", ndim=4)
-        check_finite(x, "x")
-        in_channels = self.hparams["in_channels"]
-        if x.shape[1] != in_channels:
-            raise ValueError(f"x must have {in_channels} channel(s), got shape {tuple(x.shape)}")
-        # global max-pool: "is this feature anywhere?" -- where it is, is thrown away
-        return self.classifier(self.features(x).amax(dim=(2, 3)))
-
-    def training_loss(self, x, y):
-        logits = self(x)
-        return F.cross_entropy(logits, y), logits.argmax(dim=1)
-
     @torch.no_grad()
-    def predict(self, x) -> torch.Tensor:
-        return self(x).argmax(dim=1)
-
-    @property
-    def receptive_field(self) -> int:
-        return receptive_field(self.features)
-
-
-class BagOfPartsCNN(_CNN):
-    """Two 3x3 convolutions (receptive field 5x5 pixels: a piece of one face part on a 32x32
-    face, less than the gap between two parts) then a global max-pool: it can report *which*
-    parts are present, never *where* they are relative to each other."""
-
-    def __init__(self, in_channels=1, n_classes=2, channels=(32, 64)):
-        convs, c_in = [], in_channels
-        for c in channels:
-            convs += [nn.Conv2d(c_in, c, 3, padding=1), nn.ReLU()]
-            c_in = c
-        hp = dict(in_channels=in_channels, n_classes=n_classes, channels=tuple(channels))
-        super().__init__(nn.Sequential(*convs), c_in, n_classes, hp)
-
-
-class DeepCNN(_CNN):
-    """Conv + 2x2 max-pool blocks and a last conv: its receptive field (38 px with the defaults)
-    covers a whole 32x32 input, so its features can encode the arrangement of parts."""
-
-    def __init__(self, in_channels=1, n_classes=2, channels=(16, 32, 64, 64)):
-        layers, c_in = [], in_channels
-        for k, c in enumerate(channels):
-            layers += [nn.Conv2d(c_in, c, 3, padding=1), nn.ReLU()]
-            if k < len(channels) - 1:
-                layers.append(nn.MaxPool2d(2))
-            c_in = c
-        hp = dict(in_channels=in_channels, n_classes=n_classes, channels=tuple(channels))
-        super().__init__(nn.Sequential(*layers), c_in, n_classes, hp)
-
-
-def receptive_field(layers: nn.Sequential) -> int:
-    """Side, in input pixels, of the window one output unit of ``layers`` can see.
-
-    r <- r + (k - 1) * j and j <- j * s for each conv / pool of kernel k and stride s, where j is
-    the distance in input pixels between neighbouring units (the "jump").
-    """
-    r, jump = 1, 1
-    for layer in layers:
-        if isinstance(layer, (nn.Conv2d, nn.MaxPool2d)):
-            k = layer.kernel_size if isinstance(layer.kernel_size, int) else layer.kernel_size[0]
-            s = layer.stride if isinstance(layer.stride, int) else layer.stride[0]
-            r, jump = r + (k - 1) * jump, jump * s
-    return r
-
-
-MODELS = {cls.__name__: cls for cls in (CapsNet, BagOfPartsCNN, DeepCNN, PoseCapsuleNet)}
+    def score(self, x, label: int) -> tuple[torch.Tensor, torch.Tensor]:
+        """Capsule ``label``'s length ``[B]`` and the length it must beat to be predicted ``[B]``:
+        the longest of the other capsules."""
+        lengths = self(x).lengths  # [B, n_classes]
+        others = torch.cat([lengths[:, :label], lengths[:, label + 1:]], dim=1)
+        return lengths[:, label], others.amax(dim=1)
 
 
 def count_parameters(model: nn.Module) -> int:

@@ -1,4 +1,4 @@
-"""What the 16 dimensions of a DigitCaps vector encode (notebook 06).
+"""Reading and editing a trained CapsNet's digit capsules: what their 16 dimensions encode (06).
 
 A trained CapsNet's decoder turns one digit capsule v_j (16 numbers) into an image. Editing v_j
 and decoding it again shows what each dimension stands for: the paper's Fig. 4 adds
@@ -6,12 +6,9 @@ Delta in [-0.25, 0.25], step 0.05, to one dimension at a time (Sabour, Frosst & 
 Section 5.1). The functions here are pure: a model and tensors in, tensors out.
 """
 
-from collections.abc import Callable
-
-import numpy as np
 import torch
 
-from .models import CapsNet
+from .capsnet import CapsNet
 from .validate import check_shape
 
 # Fig. 4: "tweaked by intervals of 0.05 in the range [-0.25, 0.25]": 11 values, 0 in the middle
@@ -138,25 +135,6 @@ def dimension_profile(model: CapsNet, images: torch.Tensor, label: int,
     return torch.stack(effects).mean(0), {n: torch.stack(c) for n, c in changes.items()}
 
 
-def mosaic(images) -> np.ndarray:
-    """Tile ``images`` ``[rows, cols, H, W]`` into one ``[rows * H, cols * W]`` array."""
-    images = np.asarray(images)
-    rows, cols, h, w = images.shape
-    return images.transpose(0, 2, 1, 3).reshape(rows * h, cols * w)
-
-
-def draw_perturbation_grid(ax, grid: torch.Tensor, deltas: torch.Tensor = DELTAS, title=None):
-    """Show a ``perturbation_grid`` as one image: a row per dimension, a column per Delta."""
-    dim, k, h, w = grid.shape
-    ax.imshow(mosaic(grid), cmap="gray", vmin=0, vmax=1)
-    ax.set_xticks(np.arange(k) * w + w / 2, [f"{d:+.2f}" for d in deltas.tolist()], fontsize=7,
-                  rotation=90)
-    ax.set_yticks(np.arange(dim) * h + h / 2, [f"dim {d}" for d in range(dim)], fontsize=7)
-    ax.set_xlabel("Δ added to that dimension")
-    if title:
-        ax.set_title(title)
-
-
 def couplings_on_grid(routing, example: int, j: int, n_maps: int) -> torch.Tensor:
     """The coupling coefficients c_ij of ``example`` from every primary capsule i to digit
     capsule ``j``, per routing iteration, laid out as the primary grid: ``[iterations, n_maps,
@@ -183,40 +161,3 @@ def primary_lengths(model: CapsNet, image: torch.Tensor) -> torch.Tensor:
     cfg = model.config
     u = model.primary(torch.relu(model.conv1(image[None])))  # [1, n_primary, 8]
     return u[0].norm(dim=-1).view(cfg.primary_maps, cfg.primary_grid, cfg.primary_grid)
-
-
-def check_decoder_input(learner: Callable, model: CapsNet) -> bool | None:
-    """Check a learner's ``decoder_input(v, labels)``: capsules ``v`` ``[B, 10, 16]`` with all but
-    the true class ``labels`` ``[B]`` zeroed, flattened to ``[B, 160]``. The checker decodes it
-    with ``model``'s decoder and compares with ``model.reconstruct`` masked by the label. In the
-    cases the label is never the longest capsule, so masking by the prediction fails."""
-    from .exercises import check
-
-    g = torch.Generator().manual_seed(0)
-    n, dim = model.config.n_classes, model.config.digit_dim
-    cases = []
-    for batch in (1, 4, 7):
-        v = 0.3 * torch.randn(batch, n, dim, generator=g)
-        labels = torch.randint(0, n, (batch,), generator=g)
-        v[torch.arange(batch), labels] *= 0.5  # the true class is not the longest capsule
-        cases.append((v, labels))
-
-    try:
-        flat = learner(*[a.clone() for a in cases[0]])
-    except NotImplementedError:
-        flat = None  # check() says "not implemented yet"
-    if flat is not None and (not isinstance(flat, torch.Tensor)
-                             or tuple(flat.shape) != (len(cases[0][0]), n * dim)):
-        shape = tuple(flat.shape) if isinstance(flat, torch.Tensor) else type(flat).__name__
-        print(f"decoder_input: FAIL - expected a tensor of shape (batch, {n * dim}) "
-              f"(the {n} capsules of {dim} numbers, flattened), got {shape}.")
-        return False
-
-    @torch.no_grad()
-    def learner_image(v, labels):  # [B, 784]
-        return model.decoder(learner(v, labels))
-
-    def reference_image(v, labels):
-        return decode(model, v, labels).flatten(1)
-
-    return check("decoder_input", learner_image, reference_image, cases)

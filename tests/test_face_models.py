@@ -5,11 +5,35 @@ import pytest
 import torch
 
 from capsedu import BagOfPartsCNN, DeepCNN
-from capsedu import face_experiments as fe
+from capsedu.baselines import LogitClassifier
 from capsedu.data import faces
+from capsedu.data.faces import ink_gap, spread, turn_over, windows_holding_both
+from capsedu.exercises import check_receptive_field
+from capsedu.parts.scoring import (
+    FACE,
+    called_face,
+    face_probability,
+    face_rate_by_angle,
+    face_rates,
+    face_threshold,
+    held_out,
+    probe_rates,
+    spread_faces,
+    turned_faces,
+)
+from capsedu.parts.training import (
+    BASELINES,
+    PIXEL_CAPSNET,
+    checkpoint_name,
+    run_seeds,
+    train_baseline,
+    train_face_model,
+    train_pose_capsules,
+    training_set,
+)
 
 
-class AlwaysFace(torch.nn.Module):
+class AlwaysFace(LogitClassifier):
     """Calls every image a face (logits favour class 1)."""
 
     def __init__(self):
@@ -24,18 +48,18 @@ class AlwaysFace(torch.nn.Module):
 
 
 def test_training_set_is_balanced_shuffled_and_deterministic():
-    x, y = fe.training_set(40, seed=3)
+    x, y = training_set(40, seed=3)
     assert x.shape == (40, 1, 32, 32) and y.shape == (40,)
     assert y.sum() == 20  # half faces
     assert 0 < y[:20].sum() < 20  # shuffled, not 20 faces then 20 non-faces
-    x2, y2 = fe.training_set(40, seed=3)
+    x2, y2 = training_set(40, seed=3)
     assert torch.equal(x, x2) and torch.equal(y, y2)
-    assert not torch.equal(x, fe.training_set(40, seed=4)[0])
+    assert not torch.equal(x, training_set(40, seed=4)[0])
 
 
 def test_training_set_has_no_scrambles():
     # the label-1 images are exactly faces.dataset("face"), the label-0 ones "nonface"
-    x, y = fe.training_set(20, seed=0)
+    x, y = training_set(20, seed=0)
     for label, kind in ((1, "face"), (0, "nonface")):
         want = faces.dataset(kind, 10, seed=0)[0]
         torch.testing.assert_close(x[y == label].sum(dim=0), want.sum(dim=0))  # the same images
@@ -44,62 +68,62 @@ def test_training_set_has_no_scrambles():
 @pytest.mark.parametrize("n", [0, 3, -2])
 def test_training_set_rejects_odd_or_tiny_sizes(n):
     with pytest.raises(ValueError, match="even number"):
-        fe.training_set(n)
+        training_set(n)
 
 
 def test_held_out_sets_differ_from_training_sets():
     train_faces = faces.dataset("face", 8, seed=0)[0]
-    assert not torch.equal(fe.held_out("face", 8)[0], train_faces)
+    assert not torch.equal(held_out("face", 8)[0], train_faces)
 
 
 def test_face_rates_of_a_model_that_always_says_face():
-    rates = fe.face_rates(AlwaysFace(), n=6)
+    rates = face_rates(AlwaysFace(), n=6)
     assert rates == {kind: 1.0 for kind in faces.KINDS}
-    assert list(fe.face_rates(AlwaysFace(), kinds=("swapped",), n=6)) == ["swapped"]
+    assert list(face_rates(AlwaysFace(), kinds=("swapped",), n=6)) == ["swapped"]
 
 
 def test_face_probability_is_a_softmax():
-    p = fe.face_probability(AlwaysFace(), torch.zeros(3, 1, 32, 32))
+    p = face_probability(AlwaysFace(), torch.zeros(3, 1, 32, 32))
     assert p.shape == (3,) and p == pytest.approx(torch.sigmoid(torch.tensor(1.0)).item())
 
 
 def test_unknown_baseline_is_rejected():
     with pytest.raises(ValueError, match="bag-of-parts CNN"):
-        fe.train_baseline("resnet")
+        train_baseline("resnet")
 
 
 def test_baselines_and_their_receptive_fields():
-    assert fe.BASELINES == {"bag-of-parts CNN": BagOfPartsCNN, "deep CNN": DeepCNN}
+    assert BASELINES == {"bag-of-parts CNN": BagOfPartsCNN, "deep CNN": DeepCNN}
     assert BagOfPartsCNN().receptive_field == 5 and DeepCNN().receptive_field == 38
 
 
 def test_a_trained_model_beats_chance_and_runs_are_seeded():
-    runs = fe.run_seeds("deep CNN", seeds=[0], kinds=("face", "nonface"), n_test=100,
+    runs = run_seeds("deep CNN", seeds=[0], kinds=("face", "nonface"), n_test=100,
                         n=400, epochs=2, progress=False)
     assert runs.rates["face"][0] - runs.rates["nonface"][0] > 0.3  # chance: 0
     assert runs.std("face") == 0.0 and runs.mean("face") == runs.rates["face"][0]
-    again = fe.train_baseline("deep CNN", n=400, epochs=2, seed=0, progress=False)
+    again = train_baseline("deep CNN", n=400, epochs=2, seed=0, progress=False)
     torch.testing.assert_close(again.classifier.weight, runs.models[0].classifier.weight)
 
 
 def test_spread_keeps_a_face_layout_and_widens_gaps():
     parts = faces.face_parts() + [faces.Part("stroke", 0.2, 0.5)]
-    same = fe.spread(parts, 1.0)  # factor 1: nothing moves
+    same = spread(parts, 1.0)  # factor 1: nothing moves
     assert np.allclose([p[1:] for p in same], [p[1:] for p in parts], atol=1e-12)
-    wide = {p.kind: p for p in fe.spread(parts, 1.4)}
+    wide = {p.kind: p for p in spread(parts, 1.4)}
     left, right = wide["left_eye"], wide["right_eye"]
     assert right.x - left.x == pytest.approx(1.4 * 0.36)  # the canonical eye distance is 0.36
     assert wide["stroke"].x == pytest.approx(0.5 - 1.4 * 0.3)  # strokes move with the layout
     assert left.angle == 0 and left.scale == 1  # sprites keep their size and angle
-    torch.testing.assert_close(fe.spread_faces(1.0, n=3), fe.held_out("face", 3)[0])
-    assert not torch.equal(fe.spread_faces(1.2, n=3), fe.held_out("face", 3)[0])
+    torch.testing.assert_close(spread_faces(1.0, n=3), held_out("face", 3)[0])
+    assert not torch.equal(spread_faces(1.2, n=3), held_out("face", 3)[0])
     with pytest.raises(ValueError, match=r"\[1, 1.3\]"):
-        fe.spread_faces(1.4, n=3)
+        spread_faces(1.4, n=3)
 
 
 def test_spread_faces_keep_their_parts_inside_the_image():
     def touching(factor):
-        scenes = [fe.spread(ps, factor) for ps in fe.held_out("face", 400)[1]]
+        scenes = [spread(ps, factor) for ps in held_out("face", 400)[1]]
         images = [faces.render([p for p in ps if p.kind != faces.STROKE]) for ps in scenes]
         return sum(max(im[0].max(), im[-1].max(), im[:, 0].max(), im[:, -1].max()) > 0.2
                    for im in images)
@@ -109,24 +133,24 @@ def test_spread_faces_keep_their_parts_inside_the_image():
 
 def test_turn_over_turns_only_the_named_parts_in_place():
     parts = faces.face_parts(angle=10) + [faces.Part("stroke", 0.2, 0.5, 30)]
-    turned = {p.kind: p for p in fe.turn_over(parts, ("mouth", "nose"))}
+    turned = {p.kind: p for p in turn_over(parts, ("mouth", "nose"))}
     assert turned["mouth"].angle == 190 and turned["nose"].angle == 190
     assert turned["left_eye"].angle == 10 and turned["stroke"].angle == 30
     assert [p[1:3] for p in turned.values()] == [p[1:3] for p in parts]  # nothing moves
-    every = fe.turn_over(parts, faces.PART_KINDS)
+    every = turn_over(parts, faces.PART_KINDS)
     assert [p.angle for p in every] == [190] * 4 + [30]
     with pytest.raises(ValueError, match="unknown part kinds"):
-        fe.turn_over(parts, "mouth")  # a string, not a tuple of kinds
+        turn_over(parts, "mouth")  # a string, not a tuple of kinds
 
 
 def test_turned_faces_are_the_held_out_faces_with_parts_turned():
-    torch.testing.assert_close(fe.turned_faces((), n=3), fe.held_out("face", 3)[0])
-    scenes = fe.held_out("face", 3)[1]
-    want = torch.stack([torch.from_numpy(faces.render(fe.turn_over(ps, ["nose"])))[None]
+    torch.testing.assert_close(turned_faces((), n=3), held_out("face", 3)[0])
+    scenes = held_out("face", 3)[1]
+    want = torch.stack([torch.from_numpy(faces.render(turn_over(ps, ["nose"])))[None]
                         for ps in scenes])
-    torch.testing.assert_close(fe.turned_faces(["nose"], n=3), want)
+    torch.testing.assert_close(turned_faces(["nose"], n=3), want)
     with pytest.raises(ValueError, match="unknown part kinds"):
-        fe.turned_faces(["ear"], n=3)
+        turned_faces(["ear"], n=3)
 
 
 def test_probe_rates_has_one_row_per_model_and_one_column_per_set():
@@ -135,24 +159,24 @@ def test_probe_rates_has_one_row_per_model_and_one_column_per_set():
             return torch.zeros(len(x), dtype=torch.long)
 
     probe = {"a": torch.zeros(4, 1, 32, 32), "b": torch.ones(2, 1, 32, 32)}
-    rates = fe.probe_rates([AlwaysFace(), NeverFace()], probe)
+    rates = probe_rates([AlwaysFace(), NeverFace()], probe)
     assert rates.tolist() == [[1.0, 1.0], [0.0, 0.0]]
 
 
 def test_ink_gap_and_windows_holding_both_parts():
     face = faces.face_parts()
-    assert fe.ink_gap(face, "left_eye", "right_eye") == pytest.approx(7.0)  # same row, 7 px apart
-    assert fe.ink_gap(face, "nose", "left_eye") == fe.ink_gap(face, "left_eye", "nose")
-    counts = [fe.windows_holding_both(face, "left_eye", "nose", w) for w in (1, 3, 5, 7)]
+    assert ink_gap(face, "left_eye", "right_eye") == pytest.approx(7.0)  # same row, 7 px apart
+    assert ink_gap(face, "nose", "left_eye") == ink_gap(face, "left_eye", "nose")
+    counts = [windows_holding_both(face, "left_eye", "nose", w) for w in (1, 3, 5, 7)]
     assert counts[:2] == [0, 0] and 0 < counts[2] < counts[3]  # wider windows catch both more
-    assert fe.windows_holding_both(face, "left_eye", "right_eye", 5) == 0  # 7 px apart
-    assert fe.windows_holding_both(face, "left_eye", "mouth", 63) == 32 * 32  # every window
+    assert windows_holding_both(face, "left_eye", "right_eye", 5) == 0  # 7 px apart
+    assert windows_holding_both(face, "left_eye", "mouth", 63) == 32 * 32  # every window
     with pytest.raises(ValueError, match="odd"):
-        fe.windows_holding_both(face, "left_eye", "nose", 4)
+        windows_holding_both(face, "left_eye", "nose", 4)
 
 
 def test_face_rate_by_angle_bins_the_rotated_faces():
-    centres, rates = fe.face_rate_by_angle(AlwaysFace(), n=40, width=45)
+    centres, rates = face_rate_by_angle(AlwaysFace(), n=40, width=45)
     assert centres.tolist() == [22.5, 67.5, 112.5, 157.5]
     assert rates[~torch.tensor(rates).isnan().numpy()] == pytest.approx(1.0)
 
@@ -172,19 +196,19 @@ def test_receptive_field_checker_accepts_the_reference_and_the_solution(capsys):
     import importlib.util
     from pathlib import Path
 
-    assert fe.check_receptive_field(reference_rf) is True
+    assert check_receptive_field(reference_rf) is True
     assert "PASS" in capsys.readouterr().out
     path = Path(__file__).parent.parent / "notebooks/solutions/01_what_pooling_throws_away.py"
     spec = importlib.util.spec_from_file_location("solution01", path)
     solution = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(solution)
-    assert fe.check_receptive_field(solution.my_receptive_field) is True
+    assert check_receptive_field(solution.my_receptive_field) is True
     assert solution.layers_needed == 16
     assert solution.wider_rf == 7
 
 
 def test_receptive_field_checker_reports_the_stub(capsys):
-    assert fe.check_receptive_field(rf_stub) is None
+    assert check_receptive_field(rf_stub) is None
     assert "not implemented yet" in capsys.readouterr().out
 
 
@@ -197,21 +221,21 @@ def test_receptive_field_checker_rejects_known_wrong_versions(capsys):
         lambda layers: 32,  # "the image size"
     ]
     for fn in wrong:
-        assert fe.check_receptive_field(fn) is False
+        assert check_receptive_field(fn) is False
         assert "FAIL" in capsys.readouterr().out
 
 
 def test_pose_capsules_train_end_to_end_and_survive_a_checkpoint(tmp_path):
     from capsedu import checkpoints
 
-    model = fe.train_pose_capsules(n=24, epochs=1, progress=False)
+    model = train_pose_capsules(n=24, epochs=1, progress=False)
     assert model.W.shape == (4, 3, 3) and model.W[:, 2].tolist() == [[0, 0, 1]] * 4
     assert 0 < model.threshold.item() < 1
-    assert set(model.predict(fe.held_out("face", 4)[0]).tolist()) <= {0, 1}
+    assert set(model.predict(held_out("face", 4)[0]).tolist()) <= {0, 1}
     checkpoints.save(model, "pose", tmp_path, command="test")
     loaded = checkpoints.pretrained("pose", tmp_path)
     assert torch.equal(loaded.W, model.W) and loaded.threshold == model.threshold
-    x = fe.held_out("rotated", 4)[0]
+    x = held_out("rotated", 4)[0]
     torch.testing.assert_close(loaded.face_probability(x), model.face_probability(x))
 
 
@@ -219,24 +243,24 @@ def test_face_probability_of_capsule_models_is_the_face_capsule_length():
     from capsedu import CapsNet
 
     torch.manual_seed(0)
-    net = CapsNet(fe.PIXEL_CAPSNET).eval()
-    x = fe.held_out("face", 3)[0]
-    torch.testing.assert_close(fe.face_probability(net, x), net(x).lengths[:, fe.FACE])
+    net = CapsNet(PIXEL_CAPSNET).eval()
+    x = held_out("face", 3)[0]
+    torch.testing.assert_close(face_probability(net, x), net(x).lengths[:, FACE])
 
 
 def test_face_models_have_seeded_checkpoint_names_and_unknown_names_fail():
-    assert fe.checkpoint_name("pose capsules", 2) == "faces-pose-capsules-seed2"
-    assert fe.checkpoint_name("bag-of-parts CNN", 0) == "faces-bag-of-parts-cnn-seed0"
+    assert checkpoint_name("pose capsules", 2) == "faces-pose-capsules-seed2"
+    assert checkpoint_name("bag-of-parts CNN", 0) == "faces-bag-of-parts-cnn-seed0"
     with pytest.raises(ValueError, match="pixel CapsNet"):
-        fe.train_face_model("transformer")
+        train_face_model("transformer")
 
 
 def test_face_threshold_agrees_with_every_models_verdict():
     from capsedu import CapsNet
 
     torch.manual_seed(0)
-    x = torch.cat([fe.held_out(kind, 6)[0] for kind in ("face", "permuted", "nonface")])
-    for model in (BagOfPartsCNN().eval(), CapsNet(fe.PIXEL_CAPSNET).eval(), AlwaysFace()):
-        said = fe.called_face(model, x)
-        above = fe.face_probability(model, x) > fe.face_threshold(model, x)
+    x = torch.cat([held_out(kind, 6)[0] for kind in ("face", "permuted", "nonface")])
+    for model in (BagOfPartsCNN().eval(), CapsNet(PIXEL_CAPSNET).eval(), AlwaysFace()):
+        said = called_face(model, x)
+        above = face_probability(model, x) > face_threshold(model, x)
         assert torch.equal(said, above), type(model).__name__

@@ -11,8 +11,8 @@ Everything shown is computed by the pure function ``face_state``, kept in ``.sta
 import torch
 
 from ..data import faces
-from ..face_experiments import face_scores
-from ..pose_capsules import predicted_faces
+from ..parts.scoring import verdicts
+from ..parts.votes import predicted_faces
 from .panels import MAX_ITERATIONS, RoutingPanels, RoutingWidget
 
 
@@ -40,17 +40,8 @@ def face_state(pose_model, models: dict, parts, iteration: int = 3) -> dict:
         "c_face": {k: round(float(c[i, 0]), 3) for k, i in zip(found, rows, strict=True)},
         "face_length": float(routing.v[0, 0].norm()),
         "lengths": torch.stack([s.v[0].norm(dim=-1) for s in routing.history]).numpy(),
-        **verdicts_of(models, x),
+        **verdicts(models, x),
     }
-
-
-def verdicts_of(models: dict, x: torch.Tensor) -> dict:
-    """Each model's score for "face" on the one image ``x``, where it cuts, and its verdict
-    (score above the cut: one forward pass per model)."""
-    scores = {name: [float(t[0]) for t in face_scores(m, x)] for name, m in models.items()}
-    return {"face_probability": {name: p for name, (p, _) in scores.items()},
-            "threshold": {name: cut for name, (_, cut) in scores.items()},
-            "called_face": {name: p > cut for name, (p, cut) in scores.items()}}
 
 
 class FaceCapsulesExplorer(RoutingWidget):
@@ -69,9 +60,3 @@ class FaceCapsulesExplorer(RoutingWidget):
             f"<b>{name}</b>: {p:.2f} (face above {s['threshold'][name]:.2f}) &rarr; "
             f"{'face' if s['called_face'][name] else 'not a face'}"
             for name, p in s["face_probability"].items())
-
-
-def face_capsules_explorer(pose_model, models: dict, parts=None, iteration: int = 3):
-    """Build notebook 07's widget: ``pose_model`` drives the capsule panels, ``models`` (name ->
-    trained model) give the verdicts."""
-    return FaceCapsulesExplorer(pose_model, models, parts, iteration)

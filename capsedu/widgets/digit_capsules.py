@@ -9,8 +9,8 @@ import numpy as np
 import torch
 from matplotlib.figure import Figure
 
+from ..digit_capsules import MAX_DELTA, encode, pose_state
 from ..plots import png_bytes
-from ..pose_space import MAX_DELTA, encode, pose_state
 from .base import Widget
 
 
@@ -95,8 +95,3 @@ class PoseSpaceExplorer(Widget):
             bar.set_color("tab:orange" if j == s["label"] else "tab:blue")
         self._bars_ax.set_ylim(0, 1.1 * max(1.0, float(s["lengths"].max())))  # edits can pass 1
         self.image.value = png_bytes(self.figure)
-
-
-def pose_space_explorer(model, images, labels, names=None) -> PoseSpaceExplorer:
-    """Build notebook 06's widget over ``images`` ``[N, 1, 28, 28]`` with ``labels`` ``[N]``."""
-    return PoseSpaceExplorer(model, images, labels, names)

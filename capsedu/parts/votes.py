@@ -1,4 +1,4 @@
-"""Capsules that carry pose: face parts vote for a face through transformation matrices.
+"""Parts vote for a face: pose votes through transformation matrices, routed by agreement.
 
 A toy of routing by agreement where every pose is known. Each part capsule (left eye, right eye,
 nose, mouth) has a pose: its position, angle and scale in the image. A pose is a 3x3 matrix P that
@@ -17,37 +17,13 @@ from typing import NamedTuple
 import numpy as np
 import torch
 
-from .data import faces
-from .routing import dynamic_routing
+from ..data import faces
+from ..poses import pose_from_matrix, pose_matrix, wrap_angle
+from ..routing import dynamic_routing
 
 PARENTS = ("face", "background")
 
-# --- Poses as matrices ---------------------------------------------------------------------------
-
-
-def pose_matrix(x, y, angle, scale) -> np.ndarray:
-    """The 3x3 matrix of a pose: it maps a point (u, v, 1) of the frame into the image.
-
-    Same convention as the faces renderer: y grows downward and a positive angle turns
-    counter-clockwise on screen, so (u, v) lands at (x + s(cu + sv), y + s(-su + cv)).
-    Scalars give one ``[3, 3]`` matrix; arrays of one shape ``S`` give ``[*S, 3, 3]``.
-    """
-    x, y, angle, scale = np.broadcast_arrays(*(np.asarray(v, dtype=float)
-                                               for v in (x, y, angle, scale)))
-    c, s = np.cos(np.radians(angle)), np.sin(np.radians(angle))
-    zero, one = np.zeros_like(x), np.ones_like(x)
-    rows = [[scale * c, scale * s, x], [-scale * s, scale * c, y], [zero, zero, one]]
-    return np.stack([np.stack(row, axis=-1) for row in rows], axis=-2)
-
-
-def pose_from_matrix(M: np.ndarray):
-    """Inverse of ``pose_matrix``: (x, y, angle in (-180, 180], scale); floats for one ``[3, 3]``
-    matrix, arrays of shape ``S`` for ``[*S, 3, 3]``."""
-    M = np.asarray(M, dtype=float)
-    scale = np.hypot(M[..., 0, 0], M[..., 1, 0])
-    angle = np.degrees(np.arctan2(M[..., 0, 1], M[..., 0, 0]))
-    pose = (M[..., 0, 2], M[..., 1, 2], angle, scale)
-    return tuple(float(v) for v in pose) if M.ndim == 2 else pose
+# --- Part -> face transforms --------------------------------------------------------------------
 
 
 def part_to_face(kind: str) -> np.ndarray:
@@ -102,7 +78,7 @@ def pose_code(x, y, angle) -> np.ndarray:
     x, y, angle = (np.asarray(v, dtype=float)[..., None] for v in (x, y, angle))
     gx = np.exp(-((x - _CENTRES) ** 2) / (2 * SIGMA_XY**2))  # [..., GRID]
     gy = np.exp(-((y - _CENTRES) ** 2) / (2 * SIGMA_XY**2))  # [..., GRID]
-    dang = (angle - _ANGLES + 180.0) % 360.0 - 180.0
+    dang = wrap_angle(angle - _ANGLES)
     ga = np.exp(-(dang**2) / (2 * SIGMA_ANGLE**2))  # [..., ANGLE_CELLS]
     code = np.einsum("...a,...i,...j->...aij", ga, gy, gx)  # [..., ANGLE_CELLS, GRID, GRID]
     code = code.reshape(*code.shape[:-3], -1)
@@ -110,7 +86,7 @@ def pose_code(x, y, angle) -> np.ndarray:
     return code / np.maximum(np.linalg.norm(code, axis=-1, keepdims=True), 1e-300)
 
 
-def decode_pose(v: np.ndarray) -> tuple[float, float, float]:
+def decode_pose_code(v: np.ndarray) -> tuple[float, float, float]:
     """Read (x, y, angle) off a face vector ``v``: the activity-weighted mean of the pose cells'
     preferred positions, and the circular mean of their preferred angles ("population vector")."""
     cells = np.clip(v[: ANGLE_CELLS * GRID * GRID], 0, None).reshape(ANGLE_CELLS, GRID, GRID)
@@ -126,23 +102,6 @@ def decode_pose(v: np.ndarray) -> tuple[float, float, float]:
 
 FACE_GAIN = 1.5  # length of a part's vote for the face
 BACKGROUND_GAIN = 1.0  # length of a part's vote for the background
-
-
-def scene_poses(scenes) -> tuple[np.ndarray, np.ndarray]:
-    """The part capsules of a list of scenes, read off the parts that drew them.
-
-    Returns poses ``[batch, 4, 4]`` (x, y, angle, scale; slot i holds the part of kind
-    ``faces.PART_KINDS[i]``, zeros where it is missing) and presence ``[batch, 4]`` (1 or 0).
-    Distractor strokes are not part capsules.
-    """
-    n_kinds = len(faces.PART_KINDS)
-    poses, presence = np.zeros((len(scenes), n_kinds, 4)), np.zeros((len(scenes), n_kinds))
-    for b, parts in enumerate(scenes):
-        for part in map(faces.Part._make, parts):
-            if part.kind in faces.PART_KINDS:
-                i = faces.PART_KINDS.index(part.kind)
-                poses[b, i], presence[b, i] = part[1:], 1.0
-    return poses, presence
 
 
 def pose_votes(poses, presence, W=None, face_gain=FACE_GAIN, background_gain=BACKGROUND_GAIN):
@@ -171,7 +130,7 @@ def pose_votes(poses, presence, W=None, face_gain=FACE_GAIN, background_gain=BAC
 def votes(scenes, face_gain=FACE_GAIN, background_gain=BACKGROUND_GAIN):
     """u_hat ``[batch, 4, 2, D + 1]`` and presence ``[batch, 4]`` (bool) for a list of scenes,
     with the exact transforms: ``pose_votes`` on the scenes' true part poses."""
-    poses, presence = scene_poses(scenes)
+    poses, presence = faces.part_slots(scenes)
     return pose_votes(poses, presence, None, face_gain, background_gain), presence > 0
 
 
@@ -207,5 +166,5 @@ def route_parts(parts, iterations: int = 3, softmax_over: str = "parents") -> Pa
         predictions=[predict_face(by_kind[k]) for k in kinds],
         c=torch.stack([step.c[0] for step in result.history]).numpy()[:, rows],
         lengths=torch.stack([step.v[0].norm(dim=-1) for step in result.history]).numpy(),
-        face_pose=decode_pose(result.v[0, 0].numpy()),
+        face_pose=decode_pose_code(result.v[0, 0].numpy()),
     )

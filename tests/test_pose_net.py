@@ -5,19 +5,17 @@ import numpy as np
 import pytest
 import torch
 
-from capsedu import pose_capsules as pc
 from capsedu.data import faces
-from capsedu.part_capsules import (
+from capsedu.data.faces import part_slots
+from capsedu.parts.detector import (
     PartDetector,
-    PoseCapsuleNet,
     detection_quality,
     detector_training_set,
-    face_frame,
-    fit_threshold,
-    fit_transforms,
     part_targets,
 )
-from capsedu.pose_capsules import predicted_faces
+from capsedu.parts.pose_net import PoseCapsuleNet, face_frame, fit_threshold, fit_transforms
+from capsedu.parts.votes import exact_transforms, face_lengths, predicted_faces
+from capsedu.poses import pose_from_matrix
 
 
 def test_part_targets_hold_each_kind_in_its_slot_and_skip_strokes():
@@ -100,7 +98,7 @@ def test_fit_transforms_recovers_the_offsets_of_clean_faces():
     rng = np.random.default_rng(0)
     scenes = [faces.face_parts(*rng.uniform([0.4, 0.4, -40, 0.85], [0.6, 0.6, 40, 1.1]))
               for _ in range(50)]
-    poses, _ = pc.scene_poses(scenes)
+    poses, _ = part_slots(scenes)
     W = fit_transforms(poses)
     mean = np.mean(list(faces.CANONICAL_OFFSETS.values()), axis=0)
     for i, kind in enumerate(faces.PART_KINDS):
@@ -110,7 +108,7 @@ def test_fit_transforms_recovers_the_offsets_of_clean_faces():
     # and all four parts then predict the same face: the frame of the parts
     ghosts = predicted_faces(poses, W)  # [50, 4, 4]
     np.testing.assert_allclose(ghosts, ghosts[:, :1].repeat(4, axis=1), atol=1e-9)
-    frame = pc.pose_from_matrix(face_frame(poses))
+    frame = pose_from_matrix(face_frame(poses))
     np.testing.assert_allclose(ghosts[:, 0, 0], frame[0], atol=1e-9)
 
 
@@ -125,16 +123,16 @@ def test_pose_capsule_net_routes_exact_detections_like_notebook_04():
     """With a detector that reports the true parts, the model is notebook 04's: a face routes
     to a long face capsule, a scramble does not."""
     model = PoseCapsuleNet()
-    model.W.copy_(torch.from_numpy(pc.exact_transforms()))
+    model.W.copy_(torch.from_numpy(exact_transforms()))
     model.threshold.fill_(0.9)
     scenes = [faces.face_parts(0.5, 0.5, 20.0), faces.scramble(faces.face_parts(), seed=4)]
-    truth = torch.from_numpy(pc.scene_poses(scenes)[0]).float()
+    truth = torch.from_numpy(part_slots(scenes)[0]).float()
     model.detector.detect = lambda x: (truth, torch.ones(2, 4))
     lengths = model(torch.zeros(2, 1, 32, 32))
     assert lengths.shape == (2, 2)
     assert lengths[0, 0] > 0.9 > lengths[1, 0]
     assert model.predict(torch.zeros(2, 1, 32, 32)).tolist() == [1, 0]
-    want = pc.face_lengths(scenes)
+    want = face_lengths(scenes)
     np.testing.assert_allclose(model.face_probability(torch.zeros(2, 1, 32, 32)).numpy(), want,
                                rtol=1e-5)
 
@@ -159,10 +157,10 @@ def test_detection_quality_of_a_detector_that_reads_the_truth():
 def test_the_shipped_pose_capsules_are_equivariant_and_their_verdict_invariant():
     """Turn a face through a full circle: the detected part angles and the face capsule's angle
     follow the turn, and the face capsule's length stays above the threshold."""
-    from capsedu import face_experiments as fe
-    from capsedu.part_capsules import rotation_sweep
+    from capsedu.parts.pose_net import rotation_sweep
+    from capsedu.parts.training import load_face_models
 
-    model = fe.load_face_models([0], ["pose capsules"])["pose capsules"][0]
+    model = load_face_models([0], ["pose capsules"])["pose capsules"][0]
     angles = np.arange(0, 360, 30)
     sweep = rotation_sweep(model, faces.face_parts(), angles)
     assert sweep["part_angles"].shape == (12, 4) and sweep["face_length"].shape == (12,)

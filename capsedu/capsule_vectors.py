@@ -23,7 +23,6 @@ import torch
 import torch.nn.functional as F
 
 from .data.faces import Part, render
-from .exercises import check
 
 
 def pose_vector(angle, presence) -> torch.Tensor:
@@ -152,15 +151,3 @@ def capsule_from_matches(r: torch.Tensor, angles: torch.Tensor,
     vote = torch.stack([(w * torch.cos(a)).sum(1), (w * torch.sin(a)).sum(1)], dim=1)
     presence = r.amax(dim=1, keepdim=True)
     return presence * vote / vote.norm(dim=1, keepdim=True)
-
-
-# --- Exercise -----------------------------------------------------------------------------------
-
-
-def check_pose_vector(learner) -> bool | None:
-    """Check a learner's ``pose_vector(angle, presence)`` (tensors ``[n]`` -> ``[n, 2]``)."""
-    g = torch.Generator().manual_seed(0)
-    cases = [(torch.tensor([45.0]), torch.tensor([0.3])),
-             (torch.tensor([0.0, 90.0, 180.0, 270.0]), torch.tensor([1.0, 0.5, 0.25, 0.0])),
-             (360 * torch.rand(8, generator=g) - 180, torch.rand(8, generator=g))]
-    return check("pose_vector", learner, pose_vector, cases)

@@ -6,10 +6,8 @@ import numpy as np
 import pytest
 import torch
 
-from capsedu.data.faces import Part, render
-from capsedu.pose_vectors import (
+from capsedu.capsule_vectors import (
     capsule_from_matches,
-    check_pose_vector,
     decode_pose,
     draw,
     encode_pose,
@@ -19,6 +17,8 @@ from capsedu.pose_vectors import (
     read_pose,
     template_bank,
 )
+from capsedu.data.faces import Part, render
+from capsedu.exercises import check_pose_vector
 
 
 def test_pose_vector_hand_values():

@@ -5,11 +5,13 @@ import numpy as np
 import pytest
 import torch
 
+from capsedu.baselines import LogitClassifier
 from capsedu.data import faces
-from capsedu.widgets.pooling import face_verdicts, verdicts
+from capsedu.widgets import FaceVerdicts
+from capsedu.widgets.verdicts import verdicts_state
 
 
-class FaceIfInkAt(torch.nn.Module):
+class FaceIfInkAt(LogitClassifier):
     """A stand-in model: P(face) = sigmoid of the ink at one pixel minus 0.5 (quick and known)."""
 
     def __init__(self, row, col):
@@ -28,7 +30,7 @@ def models():
 
 def test_verdicts_renders_and_scores_each_model():
     parts = faces.face_parts()
-    out = verdicts(models(), parts)
+    out = verdicts_state(models(), parts)
     assert np.array_equal(out["image"], faces.render(parts))
     ink = out["image"][16, 16]
     assert out["face_probability"]["A"] == pytest.approx(1 / (1 + np.exp(0.5)))  # no ink at 0,0
@@ -37,13 +39,13 @@ def test_verdicts_renders_and_scores_each_model():
 
 def test_verdicts_rejects_bad_input():
     with pytest.raises(ValueError, match="at least one"):
-        verdicts({}, faces.face_parts())
+        verdicts_state({}, faces.face_parts())
     with pytest.raises(ValueError, match="unknown part kind"):
-        verdicts(models(), [("ear", 0.5, 0.5)])
+        verdicts_state(models(), [("ear", 0.5, 0.5)])
 
 
 def test_editing_parts_updates_state_readout_and_image():
-    w = face_verdicts(models())
+    w = FaceVerdicts(models())
     png, text, p_before = w.image.value, w.readout.value, dict(w.state["face_probability"])
     assert set(p_before) == {"A", "B"} and "P(face)" in text
     w.editor.part.value = "nose"
@@ -58,7 +60,7 @@ def test_editing_parts_updates_state_readout_and_image():
 
 
 def test_buttons_update_the_verdicts():
-    w = face_verdicts(models())
+    w = FaceVerdicts(models())
     start = w.state["image"].copy()
     w.editor.scramble_button.click()
     assert not np.array_equal(w.state["image"], start)

@@ -4,7 +4,7 @@ import pytest
 import torch
 
 from capsedu import PAPER, SMALL, BagOfPartsCNN, CapsNet, DeepCNN, PrimaryCapsules, count_parameters
-from capsedu.models import receptive_field
+from capsedu.baselines import receptive_field
 
 
 def test_paper_capsnet_parameter_count():

@@ -1,7 +1,9 @@
-"""Notebook 01: edit a face's parts and watch each trained CNN's face probability follow.
+"""Every model's verdict on an edited face: the bars that notebooks 01 and 07 draw, and notebook
+01's widget.
 
 Move, turn or swap parts with the ``PartsEditor`` (or press scramble / turn face / reset); after
-every edit the pure function ``verdicts`` renders the parts and asks every model for P(face).
+every edit the pure function ``verdicts_state`` renders the parts and asks every model for its
+score for "face" and where it cuts (``parts.scoring.verdicts``).
 """
 
 import ipywidgets as widgets
@@ -10,24 +12,22 @@ import torch
 from matplotlib.figure import Figure
 
 from ..data import faces
-from ..face_experiments import face_probability
+from ..parts.scoring import verdicts
 from ..plots import png_bytes
 from .base import Widget
 from .parts import PartsEditor
 
 
-def verdicts(models: dict, parts, size: int = 32) -> dict:
-    """Render ``parts`` at ``size`` x ``size`` and ask each model how sure it is of a face.
+def verdicts_state(models: dict, parts, size: int = 32) -> dict:
+    """Render ``parts`` at ``size`` x ``size`` and ask each model for its verdict.
 
-    Returns ``{"image": [size, size] array, "face_probability": {model name: P(face)}}``.
+    Returns ``{"image": [size, size] array, "face_probability": {model name: score},
+    "threshold": {name: cut}, "called_face": {name: bool}}`` (``parts.scoring.verdicts``).
     """
     if not models:
         raise ValueError("models must name at least one trained model, e.g. {'deep CNN': model}")
     image = faces.render(parts, size=size)  # [size, size], raises ValueError on a bad part
-    x = torch.from_numpy(image)[None, None]  # [1, 1, size, size]
-    return {"image": image,
-            "face_probability": {name: float(face_probability(model, x)[0])
-                                 for name, model in models.items()}}
+    return {"image": image, **verdicts(models, torch.from_numpy(image)[None, None])}
 
 
 class VerdictBars:
@@ -72,10 +72,9 @@ class VerdictsFigure:
         self.bars = VerdictBars(ax_bars, names, "P(face)", "verdicts (face if > 0.5)")
 
     def show(self, state: dict) -> bytes:
-        """Draw ``state`` (from ``verdicts``) and return the figure as PNG bytes."""
+        """Draw ``state`` (from ``verdicts_state``) and return the figure as PNG bytes."""
         self._image.set_data(state["image"])
-        p = state["face_probability"]
-        self.bars.show(p, {n: v > 0.5 for n, v in p.items()}, dict.fromkeys(p, 0.5))
+        self.bars.show(state["face_probability"], state["called_face"], state["threshold"])
         return png_bytes(self.figure)
 
 
@@ -92,14 +91,9 @@ class FaceVerdicts(Widget):
         self.update(self.editor.parts)
 
     def update(self, parts):
-        self.state = s = {"parts": list(parts), **verdicts(self.models, parts)}
+        self.state = s = {"parts": list(parts), **verdicts_state(self.models, parts)}
         self.readout.value = "<br>".join(
-            f"<b>{name}</b>: P(face) = {p:.2f} &rarr; {'face' if p > 0.5 else 'not a face'}"
+            f"<b>{name}</b>: P(face) = {p:.2f} &rarr; "
+            f"{'face' if s['called_face'][name] else 'not a face'}"
             for name, p in s["face_probability"].items())
         self.image.value = self.view.show(s)
-
-
-def face_verdicts(models: dict, parts=None) -> FaceVerdicts:
-    """Build notebook 01's widget for trained ``models`` (name -> model), starting from ``parts``
-    (default: an upright face in the middle)."""
-    return FaceVerdicts(models, parts)

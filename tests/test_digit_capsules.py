@@ -9,8 +9,22 @@ import torch
 import torch.nn.functional as F
 
 from capsedu import SMALL, CapsNet, pretrained
-from capsedu import pose_space as ps
-from capsedu.widgets.pose_space import pose_space_explorer
+from capsedu.digit_capsules import (
+    DELTAS,
+    couplings_on_grid,
+    decode,
+    dimension_effect,
+    encode,
+    grid_extent,
+    perturb,
+    perturbation_grid,
+    pose_state,
+    primary_lengths,
+    shape_measures,
+)
+from capsedu.exercises import check_decoder_input
+from capsedu.plots import mosaic
+from capsedu.widgets import PoseSpaceExplorer
 
 SOLUTION = Path(__file__).parent.parent / "notebooks/solutions/06_what_the_pose_dimensions_mean.py"
 
@@ -36,12 +50,12 @@ def capsules():
     """Digit capsules of a random small CapsNet (no checkpoint, no data): [2, 10, 16]."""
     torch.manual_seed(0)
     net = CapsNet(SMALL).eval()
-    return net, ps.encode(net, torch.rand(2, 1, 28, 28))
+    return net, encode(net, torch.rand(2, 1, 28, 28))
 
 
 def test_deltas_are_the_papers_grid():
-    assert ps.DELTAS.tolist() == pytest.approx([0.05 * k for k in range(-5, 6)])
-    assert float(ps.DELTAS[5]) == 0.0
+    assert DELTAS.tolist() == pytest.approx([0.05 * k for k in range(-5, 6)])
+    assert float(DELTAS[5]) == 0.0
 
 
 @pytest.mark.parametrize("deltas", [[0.3] + [0.0] * 15, [0.0] * 15 + [-0.26],
@@ -49,20 +63,20 @@ def test_deltas_are_the_papers_grid():
 def test_bad_deltas_raise(deltas):
     net, out = capsules()
     with pytest.raises(ValueError, match="delta"):
-        ps.pose_state(net, out.v[0], 3, deltas)
+        pose_state(net, out.v[0], 3, deltas)
 
 
 def test_bad_label_raises():
     net, out = capsules()
     with pytest.raises(ValueError, match="label"):
-        ps.perturb(out.v[0], 10, [0.0] * 16)
+        perturb(out.v[0], 10, [0.0] * 16)
 
 
 def test_perturb_moves_only_the_label_capsule():
     _, out = capsules()
     deltas = [0.0] * 16
     deltas[4] = 0.25
-    edited = ps.perturb(out.v[0], 3, deltas)
+    edited = perturb(out.v[0], 3, deltas)
     diff = edited - out.v[0]
     assert diff[3, 4] == pytest.approx(0.25) and diff.abs().sum() == pytest.approx(0.25)
 
@@ -70,7 +84,7 @@ def test_perturb_moves_only_the_label_capsule():
 def test_zero_delta_state_is_the_models_reconstruction():
     net, out = capsules()
     labels = torch.tensor([3, 8])
-    s = ps.pose_state(net, out.v[1], 8, [0.0] * 16)
+    s = pose_state(net, out.v[1], 8, [0.0] * 16)
     with torch.no_grad():
         want = net.reconstruct(out.v, out.lengths, labels)[1, 0]
     assert np.allclose(s["reconstruction"], want.numpy(), atol=1e-6)
@@ -79,52 +93,52 @@ def test_zero_delta_state_is_the_models_reconstruction():
 
 def test_perturbation_grid_matches_single_edits():
     net, out = capsules()
-    grid = ps.perturbation_grid(net, out.v[0], 5)
+    grid = perturbation_grid(net, out.v[0], 5)
     assert grid.shape == (16, 11, 28, 28)
     for d, k in [(0, 0), (7, 3), (15, 10)]:
         deltas = [0.0] * 16
-        deltas[d] = float(ps.DELTAS[k])
-        single = ps.pose_state(net, out.v[0], 5, deltas)["reconstruction"]
+        deltas[d] = float(DELTAS[k])
+        single = pose_state(net, out.v[0], 5, deltas)["reconstruction"]
         assert np.allclose(grid[d, k].numpy(), single, atol=1e-5)
-    base = ps.decode(net, out.v[:1], torch.tensor([5]))[0]
+    base = decode(net, out.v[:1], torch.tensor([5]))[0]
     assert torch.allclose(grid[:, 5], base.expand(16, 28, 28), atol=1e-6)  # Δ = 0 column
-    effect = ps.dimension_effect(grid, base)
+    effect = dimension_effect(grid, base)
     assert effect.shape == (16,) and (effect > 0).all()
 
 
 def test_shape_measures_on_a_bar():
     img = torch.zeros(28, 28)
     img[4:24, 10:14] = 1.0  # an upright bar, 4 px wide, 20 px tall
-    m = ps.shape_measures(img)
+    m = shape_measures(img)
     assert float(m["ink"]) == 80 and float(m["x"]) == pytest.approx(11.5)
     assert float(m["y"]) == pytest.approx(13.5) and float(m["slant"]) == pytest.approx(0, abs=1e-5)
     assert float(m["height"]) > float(m["width"])
     slanted = torch.zeros(28, 28)
     for r in range(4, 24):
         slanted[r, 4 + r // 2 : 8 + r // 2] = 1.0  # moves right by 1/2 px per row down
-    assert float(ps.shape_measures(slanted)["slant"]) == pytest.approx(0.5, abs=0.05)
+    assert float(shape_measures(slanted)["slant"]) == pytest.approx(0.5, abs=0.05)
 
 
 def test_mosaic_layout():
     images = np.arange(2 * 3 * 4 * 5).reshape(2, 3, 4, 5)
-    tiled = ps.mosaic(images)
+    tiled = mosaic(images)
     assert tiled.shape == (8, 15)
     assert (tiled[4:8, 10:15] == images[1, 2]).all()
 
 
 def test_couplings_on_grid_follow_the_primary_index():
     net, out = capsules()
-    c = ps.couplings_on_grid(out.routing, 1, 4, net.config.primary_maps)
+    c = couplings_on_grid(out.routing, 1, 4, net.config.primary_maps)
     assert c.shape == (3, 8, 6, 6)
     assert torch.allclose(c[0], torch.full_like(c[0], 0.1))  # iteration 1 is uniform
     # i = (map * 6 + row) * 6 + col
     i = (5 * 6 + 2) * 6 + 3
     assert c[2, 5, 2, 3] == out.routing.history[2].c[1, i, 4]
-    assert ps.primary_lengths(net, torch.rand(1, 28, 28)).shape == (8, 6, 6)
+    assert primary_lengths(net, torch.rand(1, 28, 28)).shape == (8, 6, 6)
 
 
 def test_grid_extent_of_the_paper_network():
-    assert ps.grid_extent(SMALL) == (7.0, 19.0, 19.0, 7.0)  # centres at pixels 8, 10, ..., 18
+    assert grid_extent(SMALL) == (7.0, 19.0, 19.0, 7.0)  # centres at pixels 8, 10, ..., 18
 
 
 # ---- the exercise's checker -------------------------------------------------------------
@@ -157,8 +171,8 @@ def test_checker_accepts_the_reference_and_the_solution(model, capsys):
     spec = importlib.util.spec_from_file_location("solution06", SOLUTION)
     solution = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(solution)
-    assert ps.check_decoder_input(reference, model) is True
-    assert ps.check_decoder_input(solution.my_decoder_input, model) is True
+    assert check_decoder_input(reference, model) is True
+    assert check_decoder_input(solution.my_decoder_input, model) is True
     assert capsys.readouterr().out.count("PASS") == 2
 
 
@@ -166,21 +180,21 @@ def test_checker_reports_the_stub(model, capsys):
     def stub(v, labels):
         raise NotImplementedError("Exercise: mask")
 
-    assert ps.check_decoder_input(stub, model) is None
+    assert check_decoder_input(stub, model) is None
     assert "not implemented yet" in capsys.readouterr().out
 
 
 @pytest.mark.parametrize("wrong", [masked_by_prediction, not_masked, masked_on_the_wrong_dim,
                                    wrong_flatten_order, not_flattened])
 def test_checker_rejects_known_wrong_versions(model, wrong, capsys):
-    assert ps.check_decoder_input(wrong, model) is False
+    assert check_decoder_input(wrong, model) is False
     assert "FAIL" in capsys.readouterr().out
 
 
 # ---- the widget -------------------------------------------------------------------------
 
 def test_slider_changes_the_reconstruction_and_reset_restores_it(model, digits):
-    w = pose_space_explorer(model, *digits)
+    w = PoseSpaceExplorer(model, *digits)
     start, png = w.state["reconstruction"], w.image.value
     assert w.state["label"] == 7 and w.state["prediction"] == 7
     w.sliders[6].value = 0.25
@@ -195,7 +209,7 @@ def test_slider_changes_the_reconstruction_and_reset_restores_it(model, digits):
 
 
 def test_picker_changes_the_digit(model, digits):
-    w = pose_space_explorer(model, *digits)
+    w = PoseSpaceExplorer(model, *digits)
     png, recon = w.image.value, w.state["reconstruction"]
     w.digit.value = 1
     assert w.state["index"] == 1 and w.state["label"] == 2

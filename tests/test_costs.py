@@ -3,13 +3,9 @@
 import torch
 
 from capsedu import PAPER, SMALL, CapsNet, CapsNetConfig, count_parameters
-from capsedu.anatomy import (
-    anatomy,
-    check_digitcaps_parameters,
-    digitcaps_parameters,
-    format_table,
-    margin_loss_curves,
-)
+from capsedu.costs import anatomy, format_table
+from capsedu.exercises import check_digitcaps_parameters, digitcaps_parameters
+from capsedu.functional import margin_loss_curves
 
 
 def test_paper_parameters_by_hand():

@@ -1,0 +1,105 @@
+"""The CNN baselines the capsule networks are compared with, and their receptive fields.
+
+A "bag of parts" CNN (a small receptive field, then a global max-pool: it can tell *which* parts
+are present, not *where*) and a deeper one whose receptive field covers the whole input. They
+keep their keyword arguments in ``self.hparams`` (for ``capsedu.checkpoints``) and, like every
+model of the course, offer ``training_loss``, ``predict`` and ``score``.
+"""
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from .validate import check_finite, check_shape
+
+
+class LogitClassifier(nn.Module):
+    """What a model whose ``forward`` returns class logits ``[B, n_classes]`` offers the
+    training loop and the experiments: ``training_loss``, ``predict`` and ``score``."""
+
+    def training_loss(self, x, y):
+        logits = self(x)
+        return F.cross_entropy(logits, y), logits.argmax(dim=1)
+
+    @torch.no_grad()
+    def predict(self, x) -> torch.Tensor:
+        return self(x).argmax(dim=1)
+
+    @torch.no_grad()
+    def score(self, x, label: int) -> tuple[torch.Tensor, torch.Tensor]:
+        """P(``label``) ``[B]`` (softmax of the logits) and the probability it must beat to be
+        predicted ``[B]``: the one it would have if its logit tied the best other logit,
+        1 / (1 + sum_{j != label} exp(z_j - max_{j != label} z_j)); 0.5 with two classes."""
+        logits = self(x)  # [B, n_classes]
+        others = torch.cat([logits[:, :label], logits[:, label + 1:]], dim=1)
+        # p_label at a tie: exp(m) / (exp(m) + sum_j exp(z_j)), with m = max_j z_j (j != label)
+        cut = 1 / (1 + torch.exp(others - others.amax(dim=1, keepdim=True)).sum(dim=1))
+        return torch.softmax(logits, dim=1)[:, label], cut
+
+
+class _CNN(LogitClassifier):
+    """A stack of conv layers, a global max-pool over positions and a linear classifier."""
+
+    def __init__(self, features: nn.Sequential, n_features: int, n_classes: int, hparams: dict):
+        super().__init__()
+        self.hparams = hparams
+        self.features = features
+        self.classifier = nn.Linear(n_features, n_classes)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """``x``: ``[B, C, H, W]`` -> class logits ``[B, n_classes]``."""
+        check_shape(x, "x", "[batch, channels, height, width]", ndim=4)
+        check_finite(x, "x")
+        in_channels = self.hparams["in_channels"]
+        if x.shape[1] != in_channels:
+            raise ValueError(f"x must have {in_channels} channel(s), got shape {tuple(x.shape)}")
+        # global max-pool: "is this feature anywhere?" -- where it is, is thrown away
+        return self.classifier(self.features(x).amax(dim=(2, 3)))
+
+    @property
+    def receptive_field(self) -> int:
+        return receptive_field(self.features)
+
+
+class BagOfPartsCNN(_CNN):
+    """Two 3x3 convolutions (receptive field 5x5 pixels: a piece of one face part on a 32x32
+    face, less than the gap between two parts) then a global max-pool: it can report *which*
+    parts are present, never *where* they are relative to each other."""
+
+    def __init__(self, in_channels=1, n_classes=2, channels=(32, 64)):
+        convs, c_in = [], in_channels
+        for c in channels:
+            convs += [nn.Conv2d(c_in, c, 3, padding=1), nn.ReLU()]
+            c_in = c
+        hp = dict(in_channels=in_channels, n_classes=n_classes, channels=tuple(channels))
+        super().__init__(nn.Sequential(*convs), c_in, n_classes, hp)
+
+
+class DeepCNN(_CNN):
+    """Conv + 2x2 max-pool blocks and a last conv: its receptive field (38 px with the defaults)
+    covers a whole 32x32 input, so its features can encode the arrangement of parts."""
+
+    def __init__(self, in_channels=1, n_classes=2, channels=(16, 32, 64, 64)):
+        layers, c_in = [], in_channels
+        for k, c in enumerate(channels):
+            layers += [nn.Conv2d(c_in, c, 3, padding=1), nn.ReLU()]
+            if k < len(channels) - 1:
+                layers.append(nn.MaxPool2d(2))
+            c_in = c
+        hp = dict(in_channels=in_channels, n_classes=n_classes, channels=tuple(channels))
+        super().__init__(nn.Sequential(*layers), c_in, n_classes, hp)
+
+
+def receptive_field(layers: nn.Sequential) -> int:
+    """Side, in input pixels, of the window one output unit of ``layers`` can see.
+
+    r <- r + (k - 1) * j and j <- j * s for each conv / pool of kernel k and stride s, where j is
+    the distance in input pixels between neighbouring units (the "jump").
+    """
+    r, jump = 1, 1
+    for layer in layers:
+        if isinstance(layer, (nn.Conv2d, nn.MaxPool2d)):
+            k = layer.kernel_size if isinstance(layer.kernel_size, int) else layer.kernel_size[0]
+            s = layer.stride if isinstance(layer.stride, int) else layer.stride[0]
+            r, jump = r + (k - 1) * jump, jump * s
+    return r

@@ -1,0 +1,145 @@
+"""Part capsules read off pixels: a detector finds each face part and regresses its pose.
+
+For each part kind (left eye, right eye, nose, mouth) ``PartDetector`` outputs a **part capsule**:
+its presence p_i in [0, 1] and its pose P_i (x, y, angle, scale). It is trained on the
+generator's ground-truth part poses, supervision a real CapsNet does not get: it is "what if the
+capsule promise is kept", primary capsules that really carry the pose of a part.
+"""
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from ..data import faces
+from ..poses import wrap_angle
+from ..validate import check_finite, check_shape
+
+N_KINDS = len(faces.PART_KINDS)
+# per part kind and cell: "where" logit, offset dx, dy in the cell, cos and sin of the angle,
+# log of the scale
+_OUTPUTS = 6
+
+
+class PartDetector(nn.Module):
+    """Finds each face part in a 32x32 image and reads off its pose: the part capsules.
+
+    Convolutions (one of stride 2) give a grid of cells, 16x16 for a 32x32 image. For each part
+    kind, a softmax over all cells *and* one extra "absent" slot says where the part is, or that
+    it is not in the image; the winning cell also regresses the part's exact position in the cell,
+    its angle (as cos, sin) and its scale. All layers are convolutions, so a part is found the same
+    way wherever it is and whatever surrounds it (each cell sees a 13x13-pixel window).
+    """
+
+    def __init__(self, channels=(32, 64, 64, 64), image_size: int = 32):
+        super().__init__()
+        self.hparams = dict(channels=tuple(channels), image_size=image_size)
+        layers, c_in = [], 1
+        for k, c in enumerate(channels):
+            layers += [nn.Conv2d(c_in, c, 3, stride=2 if k == 1 else 1, padding=1), nn.ReLU()]
+            c_in = c
+        self.features = nn.Sequential(*layers)
+        self.head = nn.Conv2d(c_in, N_KINDS * _OUTPUTS, 1)
+        self.absent = nn.Parameter(torch.zeros(N_KINDS))  # logit of "this part is not here"
+        self.grid = (image_size + 1) // 2
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """``x`` ``[B, 1, H, W]`` -> where-logits ``[B, 4, cells + 1]`` (last: absent) and the
+        regressions ``[B, 4, 5, cells]`` (dx, dy, cos, sin, log scale per cell)."""
+        check_shape(x, "x", "[batch, 1, height, width]", ndim=4)
+        size = self.hparams["image_size"]
+        if tuple(x.shape[1:]) != (1, size, size):
+            raise ValueError(f"x must have shape [batch, 1, {size}, {size}], got {tuple(x.shape)}")
+        check_finite(x, "x")
+        out = self.head(self.features(x)).flatten(2)  # [B, 4 * 6, cells]
+        out = out.view(len(x), N_KINDS, _OUTPUTS, -1)  # [B, 4, 6, cells]
+        absent = self.absent.expand(len(x), N_KINDS)[..., None]  # [B, 4, 1]
+        return torch.cat([out[:, :, 0], absent], dim=2), out[:, :, 1:]
+
+    def training_loss(self, x, targets):
+        """Cross-entropy on where each part is (or that it is absent), plus squared errors of
+        the pose read at the true cell. ``targets`` ``[B, 4, 5]``: present, x, y, angle, scale
+        (as ``part_targets`` makes them). Returns ``(loss, None)``: no class predictions."""
+        where, regress = self(x)
+        present = targets[..., 0] > 0.5  # [B, 4]
+        col, row, cell = self._cells(targets[..., 1], targets[..., 2])
+        label = torch.where(present, cell, torch.full_like(cell, self.grid**2))  # [B, 4]
+        where_loss = F.cross_entropy(where.flatten(0, 1), label.flatten())
+        at_cell = regress.gather(3, cell[..., None, None].expand(-1, -1, 5, 1))[..., 0]  # [B,4,5]
+        angle = torch.deg2rad(targets[..., 3])
+        want = torch.stack([targets[..., 1] * self.grid - col - 0.5,  # dx in the cell
+                            targets[..., 2] * self.grid - row - 0.5,  # dy
+                            torch.cos(angle), torch.sin(angle),
+                            torch.log(targets[..., 4].clamp(min=1e-3))], dim=-1)
+        pose_loss = ((at_cell - want) ** 2).sum(-1)[present].mean() if present.any() else 0.0
+        return where_loss + pose_loss, None
+
+    def _cells(self, x, y):
+        """Column, row and flat index of the cell that holds image point (x, y)."""
+        col = (x * self.grid).long().clamp(0, self.grid - 1)
+        row = (y * self.grid).long().clamp(0, self.grid - 1)
+        return col, row, row * self.grid + col
+
+    @torch.no_grad()
+    def detect(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """The part capsules of images ``x``: poses ``[B, 4, 4]`` (x, y, angle in degrees,
+        scale), read at each kind's most likely cell, and presences ``[B, 4]`` in [0, 1]."""
+        self.eval()
+        where, regress = self(x)
+        p = torch.softmax(where, dim=2)  # [B, 4, cells + 1]
+        presence = 1 - p[..., -1]
+        cell = p[..., :-1].argmax(dim=2)  # [B, 4]
+        at = regress.gather(3, cell[..., None, None].expand(-1, -1, 5, 1))[..., 0]  # [B, 4, 5]
+        row, col = cell // self.grid, cell % self.grid
+        poses = torch.stack([(col + 0.5 + at[..., 0]) / self.grid,
+                             (row + 0.5 + at[..., 1]) / self.grid,
+                             torch.rad2deg(torch.atan2(at[..., 3], at[..., 2])),
+                             torch.exp(at[..., 4])], dim=-1)
+        return poses, presence
+
+
+def part_targets(scenes) -> torch.Tensor:
+    """``[len(scenes), 4, 5]`` float: for each part kind, (present, x, y, angle, scale) of that
+    part in the scene (zeros where it is missing; strokes are not parts)."""
+    poses, presence = faces.part_slots(scenes)  # [n, 4, 4], [n, 4]
+    return torch.from_numpy(np.concatenate([presence[..., None], poses], axis=-1)).float()
+
+
+DETECTOR_KINDS = ("face", "rotated")  # with faces.scattered; no scramble is ever shown
+
+
+def detector_training_set(n: int, seed: int = 0):
+    """``n`` faces, ``n`` rotated faces and ``n`` images of parts scattered at any place and angle
+    (``faces.scattered``), with their part targets, shuffled: ``([3n, 1, 32, 32], [3n, 4, 5])``.
+    The scattered parts teach the detector parts alone, not faces."""
+    images, targets = [], []
+    for kind in DETECTOR_KINDS:
+        x, _, scenes = faces.dataset(kind, n, seed)
+        images.append(x)
+        targets.append(part_targets(scenes))
+    x, scenes = faces.scattered(n, seed)
+    images.append(x)
+    targets.append(part_targets(scenes))
+    order = torch.randperm(3 * n, generator=torch.Generator().manual_seed(seed))
+    return torch.cat(images)[order], torch.cat(targets)[order]
+
+
+def detection_quality(detector: PartDetector, images: torch.Tensor, scenes) -> dict:
+    """How well ``detector`` finds the parts that drew ``images``:
+
+    * ``presence``: fraction of (image, part kind) pairs where it is right about whether the
+      part is there (presence > 0.5);
+    * ``position_px``: median distance in pixels (at 32 x 32) between the detected and the true
+      centre of the parts that are there;
+    * ``angle_deg``: median error of their angle, in degrees;
+    * ``good``: fraction of the parts that are there found within 2 px and 30 degrees.
+    """
+    target = part_targets(scenes)
+    poses, presence = detector.detect(images)
+    there = target[..., 0] > 0.5  # [N, 4]
+    size = detector.hparams["image_size"]
+    position = (poses[..., :2] - target[..., 1:3]).norm(dim=-1)[there] * size
+    angle = wrap_angle(poses[..., 2] - target[..., 3]).abs()[there]
+    return {"presence": ((presence > 0.5) == there).float().mean().item(),
+            "position_px": position.median().item(), "angle_deg": angle.median().item(),
+            "good": ((position <= 2) & (angle <= 30)).float().mean().item()}

@@ -1,0 +1,137 @@
+"""The pose-capsule model of notebook 07: part capsules from pixels, routed to a face.
+
+1. ``PartDetector`` (``parts.detector``) reads each part capsule off the image: presence p_i and
+   pose P_i.
+2. Each part predicts the face's pose through a transformation matrix, P_face|i = P_i W_i.
+   ``fit_transforms`` learns the W_i by least squares from clean faces alone.
+3. Routing by agreement with two parents (face, background) decides, per part, where its vote
+   goes (``parts.votes.pose_votes`` and ``dynamic_routing``). The face capsule's length says
+   whether there is a face; the threshold on it is chosen on training faces and non-faces.
+
+``PoseCapsuleNet`` holds the three pieces and speaks the same language as the CNNs (``predict``,
+``score``), so notebook 07 measures all models the same way; ``parts.training`` trains it.
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+import torch
+from torch import nn
+
+from ..data import faces
+from ..poses import pose_matrix
+from ..routing import RoutingResult, dynamic_routing
+from .detector import N_KINDS, PartDetector
+from .votes import PARENTS, decode_pose_code, pose_votes
+
+# --- Part -> face transforms, learned from clean faces ---------------------------------------
+
+
+def face_frame(poses: np.ndarray) -> np.ndarray:
+    """The frame we call the face's pose, ``[N, 3, 3]``: the mean position, circular mean angle
+    and mean scale of its four parts' poses ``[N, 4, 4]``. Defined from the parts alone, so no
+    face pose label is needed to learn the W_i."""
+    x, y = poses[..., 0].mean(1), poses[..., 1].mean(1)
+    rad = np.radians(poses[..., 2])
+    angle = np.degrees(np.arctan2(np.sin(rad).mean(1), np.cos(rad).mean(1)))
+    return pose_matrix(x, y, angle, poses[..., 3].mean(1))
+
+
+def fit_transforms(poses: np.ndarray) -> np.ndarray:
+    """W ``[4, 3, 3]`` by least squares from the part poses of N clean faces ``[N, 4, 4]``:
+
+        W_i = argmin_W  sum_n || P_i^n W - F^n ||^2,   F^n = face_frame(poses^n)
+
+    with W's last row fixed at (0, 0, 1), as for every pose matrix. The top two rows of
+    P W = F read A W_top = B, with A = P[:2, :2] and B = F[:2] - P[:2, 2] (0, 0, 1); stacking
+    the N faces' equations gives one linear least-squares problem per part.
+    """
+    poses = np.asarray(poses, dtype=float)
+    F_ = face_frame(poses)  # [N, 3, 3]
+    P = pose_matrix(*np.moveaxis(poses, -1, 0))  # [N, 4, 3, 3]
+    W = np.zeros((N_KINDS, 3, 3))
+    W[:, 2, 2] = 1.0
+    for i in range(N_KINDS):
+        A = P[:, i, :2, :2].reshape(-1, 2)  # [2N, 2]
+        B = (F_[:, :2, :] - P[:, i, :2, 2:3] * np.array([0.0, 0.0, 1.0])).reshape(-1, 3)
+        W[i, :2] = np.linalg.lstsq(A, B, rcond=None)[0]  # [2, 3]
+    return W
+
+
+def fit_threshold(face_lengths: np.ndarray, nonface_lengths: np.ndarray) -> float:
+    """The face-length threshold that classifies the most training faces and non-faces right
+    (equal weight to both); the middle of the best range, so it sits between the two groups."""
+    values = np.sort(np.concatenate([face_lengths, nonface_lengths]))
+    cuts = np.concatenate([[values[0] - 1e-6], (values[1:] + values[:-1]) / 2, [values[-1]]])
+    score = [(face_lengths > t).mean() + (nonface_lengths <= t).mean() for t in cuts]
+    best = np.flatnonzero(np.isclose(score, max(score)))
+    return float((cuts[best[0]] + cuts[best[-1]]) / 2)
+
+
+class PoseCapsules(NamedTuple):
+    """What ``PoseCapsuleNet.capsules`` computes for a batch of images."""
+
+    poses: torch.Tensor  # [B, 4, 4]  each part's pose (x, y, angle, scale), PART_KINDS order
+    presence: torch.Tensor  # [B, 4]  each part capsule's presence p_i
+    u_hat: torch.Tensor  # [B, 4, 2, D + 1]  the votes for the face and the background
+    routing: RoutingResult  # couplings and the face / background capsules
+
+
+class PoseCapsuleNet(nn.Module):
+    """Part detector -> part capsules (p_i, P_i) -> votes P_i W_i -> routing to (face,
+    background). ``fit_transforms`` and ``fit_threshold`` set the buffers W and threshold."""
+
+    def __init__(self, channels=(32, 64, 64, 64), iterations: int = 3):
+        super().__init__()
+        self.hparams = dict(channels=tuple(channels), iterations=iterations)
+        self.detector = PartDetector(channels)
+        self.register_buffer("W", torch.eye(3, dtype=torch.float64).repeat(N_KINDS, 1, 1))
+        self.register_buffer("threshold", torch.tensor(0.5))
+
+    @torch.no_grad()
+    def capsules(self, x: torch.Tensor, iterations: int | None = None) -> "PoseCapsules":
+        """Everything the model computes for images ``x``, in one pass: the part capsules, their
+        votes, and the routing to the face and background capsules."""
+        poses, presence = self.detector.detect(x)
+        u_hat = pose_votes(poses.double().numpy(), presence.double().numpy(), self.W.numpy())
+        routing = dynamic_routing(u_hat, iterations or self.hparams["iterations"])
+        return PoseCapsules(poses, presence, u_hat, routing)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """The parents' lengths ``[B, 2]`` (face, background), in ``PARENTS`` order."""
+        return self.capsules(x).routing.v.norm(dim=-1).float()
+
+    def face_probability(self, x: torch.Tensor) -> torch.Tensor:
+        """The face capsule's length ``[B]``: the probability that a face is present."""
+        return self(x)[:, PARENTS.index("face")]
+
+    @torch.no_grad()
+    def predict(self, x: torch.Tensor) -> torch.Tensor:
+        """1 ("face") where the face capsule is longer than the threshold, else 0."""
+        return (self.face_probability(x) > self.threshold).long()
+
+    @torch.no_grad()
+    def score(self, x: torch.Tensor, label: int) -> tuple[torch.Tensor, torch.Tensor]:
+        """The face capsule's length ``[B]`` and the threshold it must pass ``[B]``. The model
+        has one verdict, face or not, so ``label`` must be the face label (1)."""
+        if label != faces.LABELS["face"]:
+            raise ValueError(f"a PoseCapsuleNet scores only the face label "
+                             f"{faces.LABELS['face']}, got label {label}")
+        p = self.face_probability(x)
+        return p, self.threshold.float().expand(len(p))
+
+
+def rotation_sweep(model: PoseCapsuleNet, parts, angles) -> dict:
+    """Turn the scene ``parts`` about its face parts' centre by each of ``angles`` (degrees)
+    and record what the model reads: detected part angles ``[len(angles), 4]``, the face pose
+    decoded from the face capsule (its angle ``[len(angles)]``) and the face length."""
+    centre = faces.face_centre(parts)
+    scenes = [faces.rotate(parts, a, about=centre) for a in angles]
+    size = model.detector.hparams["image_size"]
+    x = torch.from_numpy(faces.render_many(scenes, size))[:, None]  # [angles, 1, size, size]
+    out = model.capsules(x)
+    face = out.routing.v[:, PARENTS.index("face")]  # [angles, D + 1]
+    return {"angles": np.asarray(angles, dtype=float),
+            "part_angles": out.poses[..., 2].numpy(),
+            "face_angle": np.array([decode_pose_code(v)[2] for v in face.numpy()]),
+            "face_length": face.norm(dim=-1).float().numpy()}

@@ -1,0 +1,164 @@
+"""How every face model is scored: its score for "face" and where it cuts, its verdicts, and its
+*face rate* per kind of image, over seeds (notebooks 01 and 07).
+
+A model is trained to tell faces from non-faces (``faces.dataset`` kinds ``face`` and
+``nonface``); scrambled faces are **never** shown in training (``parts.training``). Then we
+measure its face rate on held-out images of every kind: the fraction of images it calls "face".
+On faces a good model says 1.0, on non-faces 0.0; on a scramble (the right parts in the wrong
+places) a model that only checks *which* parts are present says "face", one that checks *where*
+they are says "not a face".
+
+Every model family answers ``model.score(images, label) -> (score, cut)`` (``capsedu.baselines``,
+``capsedu.capsnet``, ``parts.pose_net``), so one function scores them all. Held-out sets use other
+seeds than the training sets (``TEST_SEED``), so no image is shared.
+"""
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import numpy as np
+import torch
+
+from ..data import faces
+from ..poses import wrap_angle
+
+TEST_SEED = 1000  # held-out sets use seeds from here on; training sets use small seeds
+FACE = faces.LABELS["face"]  # the label (and class index) of "face"
+
+
+@lru_cache(maxsize=32)
+def held_out(kind: str, n: int, seed: int = TEST_SEED) -> tuple[torch.Tensor, list]:
+    """``n`` held-out images of ``kind`` ``[n, 1, 32, 32]`` and the parts that drew them.
+
+    Cached, so every model is measured on the very same images (do not modify them in place).
+    """
+    images, _, parts = faces.dataset(kind, n, seed)
+    return images, parts
+
+
+@torch.no_grad()
+def face_scores(model: torch.nn.Module, images: torch.Tensor):
+    """One forward pass of ``model`` on images ``[n, 1, H, W]``: its score for "face" ``[n]``
+    and the score above which it calls an image a face ``[n]`` (``model.score(x, FACE)``):
+
+    * a CNN: P(face), the softmax of its two logits; cut at 0.5 (the larger output wins);
+    * the pixel CapsNet: the face capsule's length; cut at the other capsule's length;
+    * the pose-capsule model: the face capsule's length; cut at the threshold chosen in training.
+    """
+    model.eval()
+    score, cut = model.score(images.to(next(model.parameters()).device), FACE)
+    return score.cpu(), cut.cpu()
+
+
+def face_probability(model: torch.nn.Module, images: torch.Tensor) -> torch.Tensor:
+    """P(face) ``[n]`` for images ``[n, 1, H, W]``: for a CNN the softmax of its two logits, for
+    a capsule network the length of its face capsule (see ``face_scores``)."""
+    return face_scores(model, images)[0]
+
+
+def face_threshold(model: torch.nn.Module, images: torch.Tensor) -> torch.Tensor:
+    """``[n]``: the ``face_probability`` above which ``model`` calls each image a face (see
+    ``face_scores``)."""
+    return face_scores(model, images)[1]
+
+
+@torch.no_grad()
+def called_face(model, images: torch.Tensor) -> torch.Tensor:
+    """``[n]`` bool: which images ``model.predict`` calls "face"."""
+    model.eval()
+    return (model.predict(images.to(next(model.parameters()).device)) == FACE).cpu()
+
+
+def face_rates(model, kinds=faces.KINDS, n: int = 500, seed: int = TEST_SEED) -> dict[str, float]:
+    """For each kind, the fraction of ``n`` held-out images that ``model.predict`` calls "face"."""
+    return {kind: called_face(model, held_out(kind, n, seed)[0]).float().mean().item()
+            for kind in kinds}
+
+
+def verdicts(models: dict, x: torch.Tensor) -> dict:
+    """Each model's score for "face" on the one image ``x`` ``[1, 1, H, W]``, where it cuts, and
+    its verdict (score above the cut), from one forward pass per model (``models``: name ->
+    model): ``{"face_probability": {name: score}, "threshold": {...}, "called_face": {...}}``."""
+    if not models:
+        raise ValueError("models must name at least one trained model, e.g. {'deep CNN': model}")
+    scores = {name: [float(t[0]) for t in face_scores(m, x)] for name, m in models.items()}
+    return {"face_probability": {name: p for name, (p, _) in scores.items()},
+            "threshold": {name: cut for name, (_, cut) in scores.items()},
+            "called_face": {name: p > cut for name, (p, cut) in scores.items()}}
+
+
+def _edited_faces(edit, n: int, seed: int) -> torch.Tensor:
+    """The held-out faces, each passed through ``edit(parts) -> parts``: ``[n, 1, 32, 32]``."""
+    scenes = held_out("face", n, seed)[1]
+    return torch.from_numpy(faces.render_many([edit(ps) for ps in scenes]))[:, None]
+
+
+def spread_faces(factor: float, n: int = 500, seed: int = TEST_SEED) -> torch.Tensor:
+    """The held-out faces with their layout spread by ``factor``: ``[n, 1, 32, 32]``.
+
+    ``factor = 1`` gives the held-out faces themselves. Up to 1.2 every face part stays inside
+    the image; at 1.3, under 1% of the faces have a part touching the border (a distractor stroke
+    near the border may be cut off at any factor above 1).
+    """
+    if not 1.0 <= factor <= 1.3:
+        raise ValueError(f"factor must be in [1, 1.3] (beyond, parts leave the image), "
+                         f"got {factor}")
+    return _edited_faces(lambda parts: faces.spread(parts, factor), n, seed)
+
+
+def turned_faces(kinds, n: int = 500, seed: int = TEST_SEED) -> torch.Tensor:
+    """The held-out faces with the parts of ``kinds`` turned over in place: ``[n, 1, 32, 32]``.
+
+    ``kinds = ()`` gives the held-out faces themselves; all four kinds, their ``upside_down``
+    versions.
+    """
+    return _edited_faces(lambda parts: faces.turn_over(parts, kinds), n, seed)
+
+
+def probe_rates(models, probe: dict) -> np.ndarray:
+    """Face rate of every model (rows, e.g. one per seed) on every image set of ``probe``
+    (columns, in the order of ``probe``, a dict label -> images): ``[models, sets]``."""
+    return np.array([[called_face(model, images).float().mean().item()
+                      for images in probe.values()] for model in models])
+
+
+def face_rate_by_angle(model, n: int = 500, width: int = 30, seed: int = TEST_SEED):
+    """Face rate on held-out ``rotated`` faces, binned by how far the face is turned.
+
+    Returns ``(centres, rates)``: bin centres in degrees (|angle| from 0 to 180) and the fraction
+    called "face" in each bin (NaN for an empty bin).
+    """
+    images, parts = held_out("rotated", n, seed)
+    turn = np.abs(wrap_angle(np.array([ps[0].angle for ps in parts])))  # |angle| [n]
+    said_face = called_face(model, images).numpy()
+    edges = np.arange(0, 180 + width, width)
+    bins = np.clip(np.digitize(turn, edges) - 1, 0, len(edges) - 2)
+    rates = [said_face[bins == b].mean() if (bins == b).any() else np.nan
+             for b in range(len(edges) - 1)]
+    return (edges[:-1] + edges[1:]) / 2, np.array(rates)
+
+
+@dataclass
+class SeedRuns:
+    """One baseline trained with several seeds, and its face rates on the same held-out sets."""
+
+    name: str
+    seeds: list[int]
+    models: list = field(repr=False)
+    rates: dict[str, list[float]]  # kind -> one face rate per seed
+
+    def mean(self, kind: str) -> float:
+        return float(np.mean(self.rates[kind]))
+
+    def std(self, kind: str) -> float:
+        """Standard deviation over seeds (0 for a single seed)."""
+        return float(np.std(self.rates[kind]))
+
+
+def measure_seeds(name: str, models, seeds, kinds=faces.KINDS, n_test: int = 500) -> SeedRuns:
+    """The face rates of trained ``models`` (one per seed) on the same held-out sets."""
+    rates = {kind: [] for kind in kinds}
+    for model in models:
+        for kind, rate in face_rates(model, kinds, n_test).items():
+            rates[kind].append(rate)
+    return SeedRuns(name, list(seeds), list(models), rates)

@@ -1,0 +1,171 @@
+"""Training the four face models of notebooks 01 and 07, over seeds, and shipping them.
+
+    python -m capsedu.parts.training --seeds 0 1 2      # retrains and ships all 12 checkpoints
+
+The models: a bag-of-parts CNN and a deep CNN (``capsedu.baselines``), the paper's CapsNet on
+pixels (``PIXEL_CAPSNET``) and the pose-capsule model (``parts.pose_net``). All of them learn faces
+vs non-faces from ``training_set``; none ever sees a scrambled face.
+"""
+
+import argparse
+import shlex
+import sys
+import time
+
+import torch
+
+from .. import checkpoints
+from ..baselines import BagOfPartsCNN, DeepCNN
+from ..capsnet import CapsNet, CapsNetConfig
+from ..data import faces
+from ..train import fit
+from .detector import detector_training_set
+from .pose_net import PoseCapsuleNet, fit_threshold, fit_transforms
+from .scoring import SeedRuns, face_rates, measure_seeds
+
+BASELINES = {"bag-of-parts CNN": BagOfPartsCNN, "deep CNN": DeepCNN}
+
+
+def training_set(n: int, seed: int = 0, size: int = 32) -> tuple[torch.Tensor, torch.Tensor]:
+    """``n`` images, half faces and half non-faces, shuffled: ``([n, 1, size, size], [n])``.
+
+    No scrambled face is in it: the models never see "right parts, wrong places" while learning.
+    Deterministic in ``(n, seed, size)``.
+    """
+    if n < 2 or n % 2:
+        raise ValueError(f"n must be an even number >= 2 (half faces, half non-faces), got {n}")
+    x_face, y_face, _ = faces.dataset("face", n // 2, seed, size)
+    x_non, y_non, _ = faces.dataset("nonface", n // 2, seed, size)
+    order = torch.randperm(n, generator=torch.Generator().manual_seed(seed))
+    return torch.cat([x_face, x_non])[order], torch.cat([y_face, y_non])[order]
+
+
+def train_baseline(name: str, n: int = 2000, epochs: int = 4, seed: int = 0, batch_size: int = 64,
+                   lr: float = 3e-3, lr_decay: float = 0.7, progress: bool = True):
+    """Build the CNN ``name`` (a key of ``BASELINES``) with seed ``seed`` and train it on
+    ``training_set(n, seed)`` (Adam; the learning rate is multiplied by ``lr_decay`` after each
+    epoch). The defaults are notebook 01's recipe. Returns the model on the CPU, in eval mode."""
+    if name not in BASELINES:
+        raise ValueError(f"unknown baseline {name!r}; choose from {list(BASELINES)}")
+    torch.manual_seed(seed)  # the initial weights depend on the seed too
+    model = BASELINES[name]()
+    fit(model, training_set(n, seed), epochs, batch_size, lr, lr_decay, seed, progress=progress)
+    return model.cpu().eval()
+
+
+def run_seeds(name: str, seeds, kinds=faces.KINDS, n_test: int = 500, **train) -> SeedRuns:
+    """Train ``name`` once per seed (``train``: arguments of ``train_baseline``) and measure."""
+    models = [train_baseline(name, seed=seed, **train) for seed in seeds]
+    return measure_seeds(name, models, seeds, kinds, n_test)
+
+
+# The pixel CapsNet: the paper's architecture (Conv1, PrimaryCaps, routing to one capsule per
+# class, decoder masked by the true label) for 32x32 images and two classes, face and not a face.
+# CPU-sized: 32 Conv1 channels, 8 maps of primary capsules (8 x 8 x 8 = 512), a smaller decoder.
+PIXEL_CAPSNET = CapsNetConfig(image_size=32, n_classes=2, conv_channels=32, primary_maps=8,
+                              decoder_hidden=(256, 512))
+FACE_MODELS = ("bag-of-parts CNN", "deep CNN", "pixel CapsNet", "pose capsules")
+
+
+def train_pixel_capsnet(n: int = 2000, epochs: int = 6, seed: int = 0, batch_size: int = 64,
+                        lr: float = 2e-3, lr_decay: float = 0.8, progress: bool = True):
+    """``CapsNet(PIXEL_CAPSNET)`` trained end to end on ``training_set(n, seed)``, with no pose
+    supervision: the same images and labels as the CNNs. Returns it on the CPU, in eval mode."""
+    torch.manual_seed(seed)
+    model = CapsNet(PIXEL_CAPSNET)
+    fit(model, training_set(n, seed), epochs, batch_size, lr, lr_decay, seed, progress=progress)
+    return model.cpu().eval()
+
+
+def train_pose_capsules(n: int = 6000, epochs: int = 14, seed: int = 0, batch_size: int = 64,
+                        lr: float = 3e-3, lr_decay: float = 0.75, progress: bool = True):
+    """Build and train notebook 07's pose-capsule model (``parts.pose_net``) in three steps:
+
+    1. the part detector on ``detector_training_set(n, seed)`` (ground-truth part poses);
+    2. the W_i by least squares from the detected parts of ``n`` clean training faces;
+    3. the face-length threshold on ``n`` training faces and ``n`` non-faces.
+
+    Steps 2-3 use faces and non-faces of training seed ``seed`` (never a scramble), like the
+    CNNs. Returns the model on the CPU, in eval mode.
+    """
+    torch.manual_seed(seed)  # the initial weights depend on the seed too
+    model = PoseCapsuleNet()
+    detector_data = detector_training_set(n, seed)
+    fit(model.detector, detector_data, epochs, batch_size, lr, lr_decay, seed, progress=progress)
+    model.cpu().eval()
+    x_face, _, _ = faces.dataset("face", n, seed)
+    poses, presence = model.detector.detect(x_face)
+    complete = (presence > 0.5).all(dim=1)  # faces where the detector found all four parts
+    model.W.copy_(torch.from_numpy(fit_transforms(poses[complete].double().numpy())))
+    x_non, _, _ = faces.dataset("nonface", n, seed)
+    face_p, non_p = (model.face_probability(x).numpy() for x in (x_face, x_non))
+    model.threshold.fill_(fit_threshold(face_p, non_p))
+    return model
+
+
+def train_face_model(name: str, seed: int = 0, progress: bool = True):
+    """Train one of ``FACE_MODELS`` with its recipe (the CNNs with notebook 01's)."""
+    if name in BASELINES:
+        return train_baseline(name, seed=seed, progress=progress)
+    if name == "pixel CapsNet":
+        return train_pixel_capsnet(seed=seed, progress=progress)
+    if name == "pose capsules":
+        return train_pose_capsules(seed=seed, progress=progress)
+    raise ValueError(f"unknown model {name!r}; choose from {list(FACE_MODELS)}")
+
+
+def checkpoint_name(name: str, seed: int) -> str:
+    """The shipped checkpoint of model ``name`` trained with ``seed``, e.g.
+    ``faces-pose-capsules-seed0``."""
+    return f"faces-{name.lower().replace(' ', '-')}-seed{seed}"
+
+
+def load_face_models(seeds, names=FACE_MODELS, root=None) -> dict[str, list]:
+    """The shipped face models: name -> one model per seed (verified, in eval mode)."""
+    return {name: [checkpoints.pretrained(checkpoint_name(name, s), root) for s in seeds]
+            for name in names}
+
+
+def train_and_save(names=FACE_MODELS, seeds=(0, 1, 2), root=None, command: str = "",
+                   progress: bool = True) -> list:
+    """Train every model of ``names`` with every seed and ship it (``checkpoints.save``) with
+    its faces-vs-non-faces accuracy on the held-out sets (400 images of each)."""
+    entries = []
+    for name in names:
+        for seed in seeds:
+            start = time.perf_counter()
+            model = train_face_model(name, seed, progress=progress)
+            seconds = time.perf_counter() - start
+            rates = face_rates(model, ("face", "nonface"), n=400)
+            entries.append(checkpoints.save(
+                model, checkpoint_name(name, seed), root,
+                description=f"notebook 07's {name}, trained on faces vs non-faces"
+                + (" (part detector on ground-truth part poses)" if name == "pose capsules"
+                   else ""),
+                command=command, seed=seed, train_time_s=round(seconds, 1), device="cpu",
+                threads=torch.get_num_threads(),
+                metrics={"held_out_accuracy": round((rates["face"] + 1 - rates["nonface"]) / 2, 4),
+                         "face_rate": round(rates["face"], 4),
+                         "nonface_rate": round(rates["nonface"], 4)}))
+    return entries
+
+
+def main(argv=None):
+    """``python -m capsedu.parts.training``: retrain and ship notebook 07's face models."""
+    parser = argparse.ArgumentParser(prog="python -m capsedu.parts.training",
+                                     description=main.__doc__)
+    parser.add_argument("--models", nargs="+", default=list(FACE_MODELS), choices=FACE_MODELS)
+    parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
+    parser.add_argument("--out", help="checkpoint folder (default: <data root>/checkpoints)")
+    parser.add_argument("--threads", type=int, help="CPU threads for torch (default: all)")
+    args = parser.parse_args(argv)
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    command = shlex.join(["python", "-m", "capsedu.parts.training", *(argv or sys.argv[1:])])
+    for entry in train_and_save(args.models, args.seeds, args.out, command):
+        print(f"saved {entry['file']}: {entry['metrics']}, {entry['train_time_s']} s")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
