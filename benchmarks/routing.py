@@ -28,9 +28,9 @@ import time
 import torch
 from torch import nn
 
-from capsedu.anatomy import anatomy
+from capsedu.capsnet import CapsNet
+from capsedu.costs import anatomy
 from capsedu.functional import squash
-from capsedu.models import CapsNet
 from capsedu.routing import RoutingResult, RoutingStep
 from capsedu.train import RECIPES
 

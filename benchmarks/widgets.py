@@ -17,17 +17,17 @@ import torch
 from matplotlib.figure import Figure
 
 from capsedu import LIVE, BagOfPartsCNN, CapsNet, DeepCNN
-from capsedu.face_experiments import PIXEL_CAPSNET
-from capsedu.part_capsules import PoseCapsuleNet
+from capsedu.parts.pose_net import PoseCapsuleNet
+from capsedu.parts.training import PIXEL_CAPSNET
 from capsedu.plots import png_bytes
 from capsedu.widgets import (
+    FaceCapsulesExplorer,
+    FaceVerdicts,
+    PoseSpaceExplorer,
     PoseVectorExplorer,
+    RoutingExplorer,
     SquashExplorer,
-    face_capsules_explorer,
-    face_verdicts,
-    pose_space_explorer,
-    routing_explorer,
-    widget_check,
+    WidgetCheck,
 )
 
 
@@ -52,16 +52,16 @@ def main():
     torch.manual_seed(0)
     cnns = {"bag-of-parts CNN": BagOfPartsCNN().eval(), "deep CNN": DeepCNN().eval()}
     cases = [  # (notebook, widget, the control a learner moves, values)
-        ("00", widget_check(), "slider", sweep(n, 0, 360, 5)),
-        ("01", face_verdicts(cnns), "editor.x", sweep(n, 0.2, 0.8, 0.01)),
+        ("00", WidgetCheck(), "slider", sweep(n, 0, 360, 5)),
+        ("01", FaceVerdicts(cnns), "editor.x", sweep(n, 0.2, 0.8, 0.01)),
         ("02", PoseVectorExplorer(), "angle", sweep(n, -180, 180, 5)),
         ("03", SquashExplorer(), "norm", sweep(n, 0, 5, 0.05)),
-        ("04", routing_explorer(), "editor.x", sweep(n, 0.1, 0.9, 0.01)),
+        ("04", RoutingExplorer(), "editor.x", sweep(n, 0.1, 0.9, 0.01)),
         # untrained weights: the decoder costs the same as in the trained checkpoint
-        ("06", pose_space_explorer(CapsNet(LIVE).eval(), torch.rand(2, 1, 28, 28),
+        ("06", PoseSpaceExplorer(CapsNet(LIVE).eval(), torch.rand(2, 1, 28, 28),
                                    torch.tensor([3, 7])), "sliders.0", sweep(n, -0.25, 0.25, 0.05)),
         # untrained detector: the same work per update as the shipped one (detect, route, draw)
-        ("07", face_capsules_explorer(PoseCapsuleNet().eval(), {
+        ("07", FaceCapsulesExplorer(PoseCapsuleNet().eval(), {
             **cnns, "pixel CapsNet": CapsNet(PIXEL_CAPSNET).eval()}), "editor.x",
          sweep(n, 0.1, 0.9, 0.01)),
     ]

@@ -1,0 +1,120 @@
+"""The package's layers (ARCHITECTURE.md): imports flow one way, there are no cycles, and
+``import capsedu`` loads the core only."""
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).parent.parent
+PACKAGE = ROOT / "capsedu"
+
+# Lower layers first. A module may import from its own layer and the layers below, never above.
+LAYERS = [
+    ("settings", ["config", "validate"]),
+    ("maths", ["functional", "routing", "layers", "poses"]),
+    ("models", ["capsnet", "baselines", "costs"]),
+    ("data and training", ["data", "data.mnist", "data.faces", "checkpoints", "train"]),
+    ("experiments", ["capsule_vectors", "digit_capsules", "parts", "parts.votes",
+                     "parts.detector", "parts.pose_net", "parts.scoring", "parts.training"]),
+    ("presentation", ["plots", "exercises", "environment", "widgets", "widgets.*"]),
+]
+CORE = {"config", "validate", "functional", "routing", "layers", "capsnet", "baselines",
+        "checkpoints"}  # what `import capsedu` may load
+
+
+def module_name(path: Path) -> str:
+    parts = path.relative_to(PACKAGE).with_suffix("").parts
+    return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+
+
+MODULES = {module_name(p): p for p in PACKAGE.rglob("*.py") if module_name(p)}
+
+
+def layer_of(name: str) -> int:
+    for k, (_, members) in enumerate(LAYERS):
+        for member in members:
+            if name == member or (member.endswith(".*") and name.startswith(member[:-1])):
+                return k
+    raise AssertionError(f"capsedu.{name} is in no layer: add it to ARCHITECTURE.md and LAYERS")
+
+
+def imports_of(name: str) -> set[str]:
+    """The capsedu modules that module ``name`` imports (statically, anywhere in the file)."""
+    path = MODULES[name]
+    package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+    found = set()
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package.split(".") if package else []
+                base = base[: len(base) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            elif (node.module or "").startswith("capsedu"):
+                target = node.module.removeprefix("capsedu").lstrip(".")
+            else:
+                continue
+            for alias in node.names:  # `from . import config` imports the module config
+                sub = f"{target}.{alias.name}" if target else alias.name
+                found.add(sub if sub in MODULES else target)
+        elif isinstance(node, ast.Import):
+            found |= {a.name.removeprefix("capsedu.") for a in node.names
+                      if a.name.startswith("capsedu.")}
+    return {m for m in found if m and m != name}
+
+
+@pytest.mark.parametrize("name", sorted(MODULES))
+def test_imports_flow_down_the_layers(name):
+    upward = {m: LAYERS[layer_of(m)][0] for m in imports_of(name) if layer_of(m) > layer_of(name)}
+    assert not upward, (f"capsedu.{name} ({LAYERS[layer_of(name)][0]}) imports from a higher "
+                        f"layer: {upward}")
+
+
+def test_no_import_cycles():
+    graph = {name: imports_of(name) for name in MODULES}
+    state = {}  # name -> "visiting" | "done"
+
+    def visit(name, path):
+        if state.get(name) == "done":
+            return
+        assert state.get(name) != "visiting", "import cycle: " + " -> ".join([*path, name])
+        state[name] = "visiting"
+        for dep in sorted(graph[name]):
+            visit(dep, [*path, name])
+        state[name] = "done"
+
+    for name in sorted(graph):
+        visit(name, [])
+
+
+def test_the_checks_catch_an_upward_import_and_a_cycle(tmp_path, monkeypatch):
+    """The guard itself: a planted upward import and a planted cycle are both reported."""
+    (tmp_path / "routing.py").write_text("from .widgets import thing\n")
+    (tmp_path / "capsnet.py").write_text("from . import baselines\n")
+    (tmp_path / "baselines.py").write_text("from .capsnet import CapsNet\n")
+    monkeypatch.setattr(sys.modules[__name__], "MODULES",
+                        {**MODULES, **{p.stem: p for p in tmp_path.glob("*.py")}})
+    with pytest.raises(AssertionError, match="higher layer"):
+        test_imports_flow_down_the_layers("routing")
+    with pytest.raises(AssertionError, match="import cycle: baselines -> capsnet -> baselines"):
+        test_no_import_cycles()
+
+
+def test_import_capsedu_loads_the_core_only():
+    code = ("import sys, capsedu; print(' '.join(sorted(m for m in sys.modules "
+            "if m.startswith('capsedu') or m in ('matplotlib', 'ipywidgets', 'torchvision'))))")
+    loaded = set(subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                                check=True, cwd=ROOT).stdout.split())
+    extra = {m for m in loaded if m.removeprefix("capsedu").lstrip(".") not in CORE | {""}}
+    assert not extra, f"`import capsedu` loads more than the core: {sorted(extra)}"
+
+
+def test_every_checkpoint_architecture_resolves_to_its_class():
+    from capsedu.checkpoints import ARCHS, model_class
+
+    for arch, module in ARCHS.items():
+        assert model_class(arch).__name__ == arch and model_class(arch).__module__ == module
+    with pytest.raises(KeyError, match="known: CapsNet"):
+        model_class("ResNet")
