@@ -23,6 +23,7 @@ ARCHS = {
     "BagOfPartsCNN": "capsedu.baselines",
     "DeepCNN": "capsedu.baselines",
     "PoseCapsuleNet": "capsedu.parts.pose_net",
+    "PartPoseMLP": "capsedu.parts.pose_mlp",
 }
 
 

@@ -18,7 +18,8 @@ LAYERS = [
     ("models", ["capsnet", "baselines", "costs"]),
     ("data and training", ["data", "data.mnist", "data.faces", "checkpoints", "train"]),
     ("experiments", ["capsule_vectors", "digit_capsules", "parts", "parts.votes",
-                     "parts.detector", "parts.pose_net", "parts.scoring", "parts.training"]),
+                     "parts.detector", "parts.pose_net", "parts.pose_mlp", "parts.scoring",
+                     "parts.training"]),
     ("presentation", ["plots", "exercises", "environment", "widgets", "widgets.*"]),
 ]
 CORE = {"config", "validate", "functional", "routing", "layers", "capsnet", "baselines",

@@ -164,3 +164,43 @@ def test_bad_input_is_rejected_clearly():
         faces.render([], size=0)
     with pytest.raises(ValueError, match="size"):
         faces.dataset("face", 2, size=0)
+
+
+def test_training_poses_are_the_default_and_other_ranges_draw_other_faces():
+    x, _, scenes = faces.dataset("face", 30, seed=5)
+    x2, _, _ = faces.dataset("face", 30, seed=5, poses=faces.TRAINING_POSES)
+    assert torch.equal(x, x2)
+    small = faces.FacePoses(scale=(0.62, 0.68))
+    xs, _, small_scenes = faces.dataset("face", 30, seed=5, poses=small)
+    assert all(0.62 <= p.scale <= 0.68 for ps in small_scenes for p in ps[:4])
+    assert all(0.85 <= p.scale <= 1.1 for ps in scenes for p in ps[:4])
+    assert xs.sum() < x.sum()  # smaller parts, less ink
+    assert torch.equal(xs, faces.dataset("face", 30, seed=5, poses=small)[0])  # deterministic
+
+
+def test_shifted_faces_sit_beyond_the_training_range():
+    lo, hi = 0.10, 0.14
+    _, _, scenes = faces.dataset("face", 40, seed=2, poses=faces.FacePoses(shift=(lo, hi)))
+    # the face's centre, recovered from its parts: their centre is the face centre plus the mean
+    # canonical offset, turned and scaled by the face's pose (capsedu.poses.place)
+    mean_offset = np.mean(list(faces.CANONICAL_OFFSETS.values()), axis=0)
+    for ps in scenes:
+        angle, scale = ps[0].angle, ps[0].scale
+        cx, cy = faces.face_centre(ps)
+        a = np.radians(angle)
+        dx = scale * (np.cos(a) * mean_offset[0] + np.sin(a) * mean_offset[1])
+        dy = scale * (-np.sin(a) * mean_offset[0] + np.cos(a) * mean_offset[1])
+        assert lo - 1e-9 <= max(abs(cx - dx - 0.5), abs(cy - dy - 0.5)) <= hi + 1e-9
+
+
+def test_jittered_parts_stray_by_the_drawn_distance_and_angle():
+    poses = faces.FacePoses(jitter=(1 / 32, 2 / 32), jitter_angle=10.0)
+    _, _, scenes = faces.dataset("face", 40, seed=3, poses=poses)
+    moved = []
+    for ps in scenes:
+        angle, scale = np.mean([p.angle for p in ps[:4]]), ps[0].scale
+        assert all(abs(p.angle - angle) <= 20 for p in ps[:4])
+        left, right = ps[0], ps[1]
+        moved.append(np.hypot(right.x - left.x, right.y - left.y) / scale)
+    # the eyes' distance is no longer always exactly 0.36 of the face's scale
+    assert np.std(moved) > 0.01

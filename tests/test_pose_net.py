@@ -40,10 +40,15 @@ def test_scattered_parts_are_inside_any_angle_and_deterministic():
         np.testing.assert_allclose(image[0].numpy(), faces.render(scene), atol=1e-6)
 
 
-def test_detector_training_set_shapes_and_no_scrambles():
-    x, t = detector_training_set(6, seed=0)
+def test_detector_training_set_shapes_and_no_faces():
+    x, t = detector_training_set(18, seed=0)
     assert x.shape == (18, 1, 32, 32) and t.shape == (18, 4, 5)
     assert ((t[..., 0] == 0) | (t[..., 0] == 1)).all()
+    # parts only, at many sizes: never the four parts of a face in their places
+    scenes = faces.scattered(18, 0, scale=(0.5, 1.6))[1]
+    torch.testing.assert_close(x, faces.scattered(18, 0, scale=(0.5, 1.6))[0])
+    scales = [p.scale for ps in scenes for p in ps if p.kind in faces.PART_KINDS]
+    assert min(scales) < 0.7 and max(scales) > 1.3
 
 
 def test_detector_output_shapes_and_bad_input():

@@ -15,6 +15,7 @@ the part's own frame, with the same conventions, centred on the part's position,
 No face outline is drawn: a contour alone would tell a face from a scramble.
 """
 
+from dataclasses import astuple, dataclass
 from typing import NamedTuple
 
 import numpy as np
@@ -209,11 +210,50 @@ def _render_many(scenes: list[list[Part]], size: int, chunk: int = 32) -> np.nda
 # --- Scenes -----------------------------------------------------------------------------------
 
 
-def _face_pose(rng, rotated: bool):
-    """Centre within +-0.06 of the middle, angle +-15 degrees (any angle if rotated), scale."""
-    x, y = 0.5 + rng.uniform(-0.06, 0.06, size=2)
-    angle = rng.uniform(-180.0, 180.0) if rotated else rng.uniform(-15.0, 15.0)
-    return float(x), float(y), float(angle), float(rng.uniform(0.85, 1.1))
+@dataclass(frozen=True)
+class FacePoses:
+    """The ranges a scene's face pose is drawn from, and how far each face part strays from it.
+
+    The defaults (``TRAINING_POSES``) are the ones every training and held-out set of the course
+    uses; other values make faces the models never trained on (smaller, larger, off-centre,
+    sloppier), to test a claim on cases it was not designed for.
+    """
+
+    shift: tuple[float, float] = (0.0, 0.06)  # face centre - image centre, per axis: |dx|, |dy|
+    #                                           at most the high end, the larger at least the low
+    angle: float = 15.0  # an upright face turns by up to this many degrees (rotated: any angle)
+    scale: tuple[float, float] = (0.85, 1.1)
+    jitter: tuple[float, float] = (0.0, 0.0)  # each face part moves this far (image fractions)
+    jitter_angle: float = 0.0  # ... and turns by up to this many degrees
+
+
+TRAINING_POSES = FacePoses()
+
+
+def _face_pose(rng, rotated: bool, poses: FacePoses):
+    """A face pose: centre offset by ``poses.shift``, angle within +-``poses.angle`` (any angle if
+    ``rotated``), scale within ``poses.scale``."""
+    lo, hi = poses.shift
+    while True:
+        dx, dy = rng.uniform(-hi, hi, size=2)
+        if max(abs(dx), abs(dy)) >= lo:
+            break
+    angle = rng.uniform(-180.0, 180.0) if rotated else rng.uniform(-poses.angle, poses.angle)
+    return float(0.5 + dx), float(0.5 + dy), float(angle), float(rng.uniform(*poses.scale))
+
+
+def _jitter(parts: list[Part], rng, poses: FacePoses) -> list[Part]:
+    """Move each face part a distance drawn from ``poses.jitter`` in a random direction and turn
+    it by up to ``poses.jitter_angle`` degrees (no draw at all when both are zero)."""
+    if poses.jitter == (0.0, 0.0) and poses.jitter_angle == 0.0:
+        return parts
+    out = []
+    for p in parts:
+        r, direction = rng.uniform(*poses.jitter), rng.uniform(0, 2 * np.pi)
+        turn = rng.uniform(-poses.jitter_angle, poses.jitter_angle)
+        out.append(p._replace(x=p.x + r * np.cos(direction), y=p.y + r * np.sin(direction),
+                              angle=p.angle + turn))
+    return out
 
 
 def _derangement(rng, n=4) -> np.ndarray:
@@ -280,10 +320,11 @@ def _layout(kind: str, pose, rng) -> list[Part]:
     return _random_parts(rng, keep, angle, scale)
 
 
-def _scene(kind: str, rng) -> list[Part]:
+def _scene(kind: str, rng, poses: FacePoses = TRAINING_POSES) -> list[Part]:
     """Parts and 1-3 distractor strokes (clear of the parts) of one image of ``kind``."""
     for _ in range(1000):  # resample the face pose until every part is inside the image
-        parts = _layout(kind, _face_pose(rng, rotated=kind == "rotated"), rng)
+        pose = _face_pose(rng, kind == "rotated", poses)
+        parts = _jitter(_layout(kind, pose, rng), rng, poses)
         boxes = [_box(p) for p in parts]
         if _inside(np.reshape(boxes, (-1, 4))).all():
             break
@@ -304,12 +345,12 @@ def _add_strokes(parts: list[Part], boxes: list, rng) -> list[Part]:
     return parts
 
 
-def scattered(n: int, seed: int = 0, size: int = 32):
-    """``n`` images of 1-4 face parts, each anywhere and at any angle, with 1-3 strokes:
-    ``(images [n, 1, size, size], parts)``.
+def scattered(n: int, seed: int = 0, size: int = 32, scale=(0.85, 1.1)):
+    """``n`` images of 1-4 face parts, each anywhere, at any angle and a scale drawn from
+    ``scale`` (low, high), with 1-3 strokes: ``(images [n, 1, size, size], parts)``.
 
     Not faces and not one of ``KINDS``: training images for a *part detector*, which must find
-    a part wherever it is and however it is turned, whatever surrounds it. Parts may touch:
+    a part wherever it is, however it is turned and sized, whatever surrounds it. Parts may touch:
     their boxes may overlap by up to 0.04 (about a pixel), as neighbours do in a scramble.
     """
     rng = np.random.default_rng([seed, len(KINDS)])  # a stream no kind of dataset() uses
@@ -319,8 +360,7 @@ def scattered(n: int, seed: int = 0, size: int = 32):
                                                            replace=False))]
         parts, boxes = [], []
         for kind in kinds:
-            part = _scatter(rng, kind, boxes, (-180.0, 180.0), (0.85, 1.1), rounds=800,
-                            gap=-0.04)
+            part = _scatter(rng, kind, boxes, (-180.0, 180.0), scale, rounds=800, gap=-0.04)
             if part is not None:
                 parts.append(part)
         scenes.append(_add_strokes(parts, boxes, rng))
@@ -328,7 +368,7 @@ def scattered(n: int, seed: int = 0, size: int = 32):
 
 
 def dataset(
-    kind: str, n: int, seed: int = 0, size: int = 32
+    kind: str, n: int, seed: int = 0, size: int = 32, poses: FacePoses = TRAINING_POSES
 ) -> tuple[torch.Tensor, torch.Tensor, list[list[Part]]]:
     """``n`` images of one kind: ``(images, labels, parts)``.
 
@@ -343,7 +383,9 @@ def dataset(
     (parts anywhere), ``upside_down`` (each part turned 180 degrees in place). Every image has 1-3
     distractor strokes, so strokes say nothing about the label.
 
-    Deterministic in (kind, n, seed, size); the random stream depends on both seed and kind.
+    ``poses``: the ranges of the face pose (``FacePoses``); the default is the course's training
+    range. Deterministic in (kind, n, seed, size, poses); the random stream depends on seed, kind
+    and poses, so sets drawn with other ranges share no draws with the training sets.
     """
     if kind not in KINDS:
         raise ValueError(f"unknown kind {kind!r}; expected one of {KINDS}")
@@ -351,8 +393,11 @@ def dataset(
         raise ValueError(f"n must be >= 0, got {n}")
     if not isinstance(size, (int, np.integer)) or size <= 0:
         raise ValueError(f"size must be a positive integer, got {size!r}")
-    rng = np.random.default_rng([seed, KINDS.index(kind)])
-    scenes = [_scene(kind, rng) for _ in range(n)]
+    stream = [seed, KINDS.index(kind)]
+    if poses != TRAINING_POSES:  # another stream for every other set of ranges
+        stream += [round(1e4 * v) % 2**32 for v in np.hstack(astuple(poses))]
+    rng = np.random.default_rng(stream)
+    scenes = [_scene(kind, rng, poses) for _ in range(n)]
     images = torch.from_numpy(_render_many(scenes, size)).unsqueeze(1)
     labels = torch.full((n,), LABELS[kind], dtype=torch.int64)
     return images, labels, scenes

@@ -105,23 +105,18 @@ def part_targets(scenes) -> torch.Tensor:
     return torch.from_numpy(np.concatenate([presence[..., None], poses], axis=-1)).float()
 
 
-DETECTOR_KINDS = ("face", "rotated")  # with faces.scattered; no scramble is ever shown
+PART_SCALES = (0.5, 1.6)  # the scales of the scattered parts the detector learns from
 
 
-def detector_training_set(n: int, seed: int = 0):
-    """``n`` faces, ``n`` rotated faces and ``n`` images of parts scattered at any place and angle
-    (``faces.scattered``), with their part targets, shuffled: ``([3n, 1, 32, 32], [3n, 4, 5])``.
-    The scattered parts teach the detector parts alone, not faces."""
-    images, targets = [], []
-    for kind in DETECTOR_KINDS:
-        x, _, scenes = faces.dataset(kind, n, seed)
-        images.append(x)
-        targets.append(part_targets(scenes))
-    x, scenes = faces.scattered(n, seed)
-    images.append(x)
-    targets.append(part_targets(scenes))
-    order = torch.randperm(3 * n, generator=torch.Generator().manual_seed(seed))
-    return torch.cat(images)[order], torch.cat(targets)[order]
+def detector_training_set(n: int, seed: int = 0, part_scales=PART_SCALES):
+    """``n`` images of face parts scattered at any place and angle and at a scale in
+    ``part_scales`` (``faces.scattered``), with their part targets: ``([n, 1, 32, 32],
+    [n, 4, 5])``.
+
+    No face is ever shown: the detector learns the four parts, alone or in random company, and
+    what it knows of every angle and size it knows of parts, not of faces."""
+    images, scenes = faces.scattered(n, seed, scale=part_scales)
+    return images, part_targets(scenes)
 
 
 def detection_quality(detector: PartDetector, images: torch.Tensor, scenes) -> dict:

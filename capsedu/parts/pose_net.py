@@ -22,7 +22,15 @@ from ..data import faces
 from ..poses import pose_matrix
 from ..routing import RoutingResult, dynamic_routing
 from .detector import N_KINDS, PartDetector
-from .votes import PARENTS, decode_pose_code, pose_votes
+from .votes import (
+    BACKGROUND_GAIN,
+    FACE_GAIN,
+    PARENTS,
+    SIGMA_ANGLE,
+    SIGMA_XY,
+    decode_pose_code,
+    pose_votes,
+)
 
 # --- Part -> face transforms, learned from clean faces ---------------------------------------
 
@@ -81,9 +89,15 @@ class PoseCapsuleNet(nn.Module):
     """Part detector -> part capsules (p_i, P_i) -> votes P_i W_i -> routing to (face,
     background). ``fit_transforms`` and ``fit_threshold`` set the buffers W and threshold."""
 
-    def __init__(self, channels=(32, 64, 64, 64), iterations: int = 3):
+    def __init__(self, channels=(32, 64, 64, 64), iterations: int = 3,
+                 face_gain: float = FACE_GAIN, background_gain: float = BACKGROUND_GAIN,
+                 sigma_xy: float = SIGMA_XY, sigma_angle: float = SIGMA_ANGLE):
         super().__init__()
-        self.hparams = dict(channels=tuple(channels), iterations=iterations)
+        # the votes' lengths and the pose cells' tuning widths (``parts.votes.pose_votes``); a
+        # checkpoint saved before they were hyperparameters loads with the defaults, its values
+        self.tuning = dict(face_gain=face_gain, background_gain=background_gain,
+                           sigma_xy=sigma_xy, sigma_angle=sigma_angle)
+        self.hparams = dict(channels=tuple(channels), iterations=iterations, **self.tuning)
         self.detector = PartDetector(channels)
         self.register_buffer("W", torch.eye(3, dtype=torch.float64).repeat(N_KINDS, 1, 1))
         self.register_buffer("threshold", torch.tensor(0.5))
@@ -93,7 +107,8 @@ class PoseCapsuleNet(nn.Module):
         """Everything the model computes for images ``x``, in one pass: the part capsules, their
         votes, and the routing to the face and background capsules."""
         poses, presence = self.detector.detect(x)
-        u_hat = pose_votes(poses.double().numpy(), presence.double().numpy(), self.W.numpy())
+        u_hat = pose_votes(poses.double().numpy(), presence.double().numpy(), self.W.numpy(),
+                           **self.tuning)
         routing = dynamic_routing(u_hat, iterations or self.hparams["iterations"])
         return PoseCapsules(poses, presence, u_hat, routing)
 

@@ -25,14 +25,36 @@ from ..poses import wrap_angle
 TEST_SEED = 1000  # held-out sets use seeds from here on; training sets use small seeds
 FACE = faces.LABELS["face"]  # the label (and class index) of "face"
 
+# Kinds no model trained on: faces (and scrambles) drawn outside the training range of the face
+# pose (``faces.TRAINING_POSES``: centre within 0.06 of the middle, scale 0.85-1.1, parts exactly
+# in place). Scales at least 20 % beyond the range on both sides, centres beyond it, parts 1-2
+# pixels (at 32 x 32) and up to 10 degrees out of place.
+_PX = 1 / 32
+UNSEEN = {
+    "smaller faces": ("face", faces.FacePoses(scale=(0.62, 0.68))),
+    "larger faces": ("face", faces.FacePoses(scale=(1.32, 1.40))),
+    "off-centre faces": ("face", faces.FacePoses(shift=(0.10, 0.14))),
+    "jittered faces": ("face", faces.FacePoses(jitter=(1 * _PX, 2 * _PX), jitter_angle=10.0)),
+    "smaller permuted": ("permuted", faces.FacePoses(scale=(0.62, 0.68))),
+    "larger swapped": ("swapped", faces.FacePoses(scale=(1.32, 1.40))),
+    "off-centre upside_down": ("upside_down", faces.FacePoses(shift=(0.10, 0.14))),
+    "larger random": ("random", faces.FacePoses(scale=(1.32, 1.40))),
+}
+UNSEEN_FACES = tuple(name for name, (kind, _) in UNSEEN.items() if faces.LABELS[kind])
 
-@lru_cache(maxsize=32)
+
+@lru_cache(maxsize=64)
 def held_out(kind: str, n: int, seed: int = TEST_SEED) -> tuple[torch.Tensor, list]:
-    """``n`` held-out images of ``kind`` ``[n, 1, 32, 32]`` and the parts that drew them.
+    """``n`` held-out images of ``kind`` ``[n, 1, 32, 32]`` and the parts that drew them:
+    ``kind`` is one of ``faces.KINDS`` (in the training range) or of ``UNSEEN``.
 
     Cached, so every model is measured on the very same images (do not modify them in place).
     """
-    images, _, parts = faces.dataset(kind, n, seed)
+    if kind in UNSEEN:
+        kind, poses = UNSEEN[kind]
+        images, _, parts = faces.dataset(kind, n, seed, poses=poses)
+    else:
+        images, _, parts = faces.dataset(kind, n, seed)
     return images, parts
 
 
@@ -70,7 +92,8 @@ def called_face(model, images: torch.Tensor) -> torch.Tensor:
 
 
 def face_rates(model, kinds=faces.KINDS, n: int = 500, seed: int = TEST_SEED) -> dict[str, float]:
-    """For each kind, the fraction of ``n`` held-out images that ``model.predict`` calls "face"."""
+    """For each kind (of ``faces.KINDS`` or ``UNSEEN``), the fraction of ``n`` held-out images
+    that ``model.predict`` calls "face"."""
     return {kind: called_face(model, held_out(kind, n, seed)[0]).float().mean().item()
             for kind in kinds}
 

@@ -20,6 +20,7 @@ from ..capsnet import CapsNet, CapsNetConfig
 from ..data import faces
 from ..train import fit
 from .detector import detector_training_set
+from .pose_mlp import PartPoseMLP
 from .pose_net import PoseCapsuleNet, fit_threshold, fit_transforms
 from .scoring import SeedRuns, face_rates, measure_seeds
 
@@ -64,7 +65,7 @@ def run_seeds(name: str, seeds, kinds=faces.KINDS, n_test: int = 500, **train) -
 # CPU-sized: 32 Conv1 channels, 8 maps of primary capsules (8 x 8 x 8 = 512), a smaller decoder.
 PIXEL_CAPSNET = CapsNetConfig(image_size=32, n_classes=2, conv_channels=32, primary_maps=8,
                               decoder_hidden=(256, 512))
-FACE_MODELS = ("bag-of-parts CNN", "deep CNN", "pixel CapsNet", "pose capsules")
+FACE_MODELS = ("bag-of-parts CNN", "deep CNN", "pixel CapsNet", "pose capsules", "part-pose MLP")
 
 
 def train_pixel_capsnet(n: int = 2000, epochs: int = 6, seed: int = 0, batch_size: int = 64,
@@ -77,22 +78,39 @@ def train_pixel_capsnet(n: int = 2000, epochs: int = 6, seed: int = 0, batch_siz
     return model.cpu().eval()
 
 
+# The pose-capsule recipe's votes: shorter than notebook 04's (so that how many parts agree
+# shows in the face capsule's length, not only whether they do) and cells tuned wider (so that
+# a part one or two pixels off still agrees). Chosen on training faces and non-faces.
+POSE_TUNING = dict(face_gain=0.5, background_gain=0.33, sigma_xy=0.12, sigma_angle=45.0)
+
+
 def train_pose_capsules(n: int = 6000, epochs: int = 14, seed: int = 0, batch_size: int = 64,
                         lr: float = 3e-3, lr_decay: float = 0.75, progress: bool = True):
     """Build and train notebook 07's pose-capsule model (``parts.pose_net``) in three steps:
 
-    1. the part detector on ``detector_training_set(n, seed)`` (ground-truth part poses);
-    2. the W_i by least squares from the detected parts of ``n`` clean training faces;
-    3. the face-length threshold on ``n`` training faces and ``n`` non-faces.
+    1. the part detector on ``detector_training_set(3 * n, seed)``: ground-truth part poses of
+       parts scattered at any place, angle and many sizes; it never sees a face;
+    2. and 3. ``fit_readout``: the W_i and the face-length threshold.
 
     Steps 2-3 use faces and non-faces of training seed ``seed`` (never a scramble), like the
     CNNs. Returns the model on the CPU, in eval mode.
     """
     torch.manual_seed(seed)  # the initial weights depend on the seed too
-    model = PoseCapsuleNet()
-    detector_data = detector_training_set(n, seed)
+    model = PoseCapsuleNet(**POSE_TUNING)
+    detector_data = detector_training_set(3 * n, seed)
     fit(model.detector, detector_data, epochs, batch_size, lr, lr_decay, seed, progress=progress)
-    model.cpu().eval()
+    return fit_readout(model.cpu().eval(), n, seed)
+
+
+@torch.no_grad()
+def fit_readout(model: PoseCapsuleNet, n: int = 6000, seed: int = 0) -> PoseCapsuleNet:
+    """Fit what a pose-capsule model reads its verdict with, from training data of ``seed``:
+
+    * the W_i by least squares from the detected parts of ``n`` clean training faces;
+    * the face-length threshold on those faces and ``n`` non-faces (``fit_threshold``), with
+      the model's own number of routing iterations.
+
+    Changes ``model`` in place and returns it."""
     x_face, _, _ = faces.dataset("face", n, seed)
     poses, presence = model.detector.detect(x_face)
     complete = (presence > 0.5).all(dim=1)  # faces where the detector found all four parts
@@ -103,14 +121,33 @@ def train_pose_capsules(n: int = 6000, epochs: int = 14, seed: int = 0, batch_si
     return model
 
 
-def train_face_model(name: str, seed: int = 0, progress: bool = True):
-    """Train one of ``FACE_MODELS`` with its recipe (the CNNs with notebook 01's)."""
+def train_part_pose_mlp(pose_model: PoseCapsuleNet, n: int = 6000, epochs: int = 10,
+                        seed: int = 0, batch_size: int = 64, lr: float = 3e-3,
+                        lr_decay: float = 0.8, progress: bool = True) -> PartPoseMLP:
+    """The control of notebook 07 (``parts.pose_mlp``): ``pose_model``'s detector, frozen, and an
+    MLP over the part capsules it reads, trained on the faces and non-faces the pose-capsule
+    model fitted its W_i and threshold on (``n`` of each, seed ``seed``)."""
+    torch.manual_seed(seed)
+    model = PartPoseMLP(pose_model.hparams["channels"])
+    model.detector.load_state_dict(pose_model.detector.state_dict())
+    fit(model, training_set(2 * n, seed), epochs, batch_size, lr, lr_decay, seed,
+        progress=progress)
+    return model.cpu().eval()
+
+
+def train_face_model(name: str, seed: int = 0, progress: bool = True, root=None):
+    """Train one of ``FACE_MODELS`` with its recipe (the CNNs with notebook 01's). The
+    part-pose MLP reads the part capsules of the shipped pose-capsule model of the same seed
+    (in ``root``), so train that first."""
     if name in BASELINES:
         return train_baseline(name, seed=seed, progress=progress)
     if name == "pixel CapsNet":
         return train_pixel_capsnet(seed=seed, progress=progress)
     if name == "pose capsules":
         return train_pose_capsules(seed=seed, progress=progress)
+    if name == "part-pose MLP":
+        pose_model = checkpoints.pretrained(checkpoint_name("pose capsules", seed), root)
+        return train_part_pose_mlp(pose_model, seed=seed, progress=progress)
     raise ValueError(f"unknown model {name!r}; choose from {list(FACE_MODELS)}")
 
 
@@ -126,6 +163,13 @@ def load_face_models(seeds, names=FACE_MODELS, root=None) -> dict[str, list]:
             for name in names}
 
 
+DETAILS = {  # what the manifest adds to "notebook 07's <name>, trained on faces vs non-faces"
+    "pose capsules": " (part detector on ground-truth poses of parts scattered at any place, "
+                     "angle and scale 0.5-1.6; it never sees a face)",
+    "part-pose MLP": " (an MLP over the part capsules of the pose-capsule model of the same seed)",
+}
+
+
 def train_and_save(names=FACE_MODELS, seeds=(0, 1, 2), root=None, command: str = "",
                    progress: bool = True) -> list:
     """Train every model of ``names`` with every seed and ship it (``checkpoints.save``) with
@@ -134,14 +178,13 @@ def train_and_save(names=FACE_MODELS, seeds=(0, 1, 2), root=None, command: str =
     for name in names:
         for seed in seeds:
             start = time.perf_counter()
-            model = train_face_model(name, seed, progress=progress)
+            model = train_face_model(name, seed, progress=progress, root=root)
             seconds = time.perf_counter() - start
             rates = face_rates(model, ("face", "nonface"), n=400)
             entries.append(checkpoints.save(
                 model, checkpoint_name(name, seed), root,
                 description=f"notebook 07's {name}, trained on faces vs non-faces"
-                + (" (part detector on ground-truth part poses)" if name == "pose capsules"
-                   else ""),
+                + DETAILS.get(name, ""),
                 command=command, seed=seed, train_time_s=round(seconds, 1), device="cpu",
                 threads=torch.get_num_threads(),
                 metrics={"held_out_accuracy": round((rates["face"] + 1 - rates["nonface"]) / 2, 4),

@@ -71,15 +71,17 @@ _CENTRES = (np.arange(GRID) + 0.5) / GRID
 _ANGLES = np.arange(ANGLE_CELLS) * 360.0 / ANGLE_CELLS
 
 
-def pose_code(x, y, angle) -> np.ndarray:
+def pose_code(x, y, angle, sigma_xy: float = SIGMA_XY,
+              sigma_angle: float = SIGMA_ANGLE) -> np.ndarray:
     """Unit vectors of pose-cell activities ``[..., ANGLE_CELLS * GRID * GRID]``, one per pose
     (x, y, angle may be scalars or arrays of the same shape); zero for a pose so far outside the
-    image that no cell responds."""
+    image that no cell responds. ``sigma_xy`` and ``sigma_angle``: the cells' tuning widths
+    (wider: poses further apart still count as agreeing)."""
     x, y, angle = (np.asarray(v, dtype=float)[..., None] for v in (x, y, angle))
-    gx = np.exp(-((x - _CENTRES) ** 2) / (2 * SIGMA_XY**2))  # [..., GRID]
-    gy = np.exp(-((y - _CENTRES) ** 2) / (2 * SIGMA_XY**2))  # [..., GRID]
+    gx = np.exp(-((x - _CENTRES) ** 2) / (2 * sigma_xy**2))  # [..., GRID]
+    gy = np.exp(-((y - _CENTRES) ** 2) / (2 * sigma_xy**2))  # [..., GRID]
     dang = wrap_angle(angle - _ANGLES)
-    ga = np.exp(-(dang**2) / (2 * SIGMA_ANGLE**2))  # [..., ANGLE_CELLS]
+    ga = np.exp(-(dang**2) / (2 * sigma_angle**2))  # [..., ANGLE_CELLS]
     code = np.einsum("...a,...i,...j->...aij", ga, gy, gx)  # [..., ANGLE_CELLS, GRID, GRID]
     code = code.reshape(*code.shape[:-3], -1)
     # a pose far outside the image excites no cell at all: its code is zero, not 0 / 0
@@ -104,7 +106,8 @@ FACE_GAIN = 1.5  # length of a part's vote for the face
 BACKGROUND_GAIN = 1.0  # length of a part's vote for the background
 
 
-def pose_votes(poses, presence, W=None, face_gain=FACE_GAIN, background_gain=BACKGROUND_GAIN):
+def pose_votes(poses, presence, W=None, face_gain=FACE_GAIN, background_gain=BACKGROUND_GAIN,
+               sigma_xy=SIGMA_XY, sigma_angle=SIGMA_ANGLE):
     """u_hat ``[batch, 4, 2, D + 1]`` from part capsules: poses ``[batch, 4, 4]`` (x, y, angle,
     scale) and presence ``[batch, 4]`` in [0, 1], with transforms W ``[4, 3, 3]`` (default:
     ``exact_transforms()``).
@@ -121,7 +124,7 @@ def pose_votes(poses, presence, W=None, face_gain=FACE_GAIN, background_gain=BAC
     # P_face|i = P_i W_i, read as (x, y, angle, scale); [batch, 4, 4]
     x, y, angle, _ = np.moveaxis(predicted_faces(poses, W), -1, 0)
     u_hat = np.zeros((*presence.shape, len(PARENTS), d + 1))
-    u_hat[:, :, 0, :d] = face_gain * pose_code(x, y, angle)
+    u_hat[:, :, 0, :d] = face_gain * pose_code(x, y, angle, sigma_xy, sigma_angle)
     u_hat[:, :, 1, d] = background_gain
     u_hat *= presence[:, :, None, None]
     return torch.from_numpy(u_hat)

@@ -1,0 +1,47 @@
+"""The control for notebook 07's pose capsules: a plain classifier over the same part poses.
+
+The pose-capsule model (``parts.pose_net``) has two ingredients: part capsules that carry an
+explicit pose, and a face that is found by the *agreement* of the parts' votes P_i W_i. This
+model keeps the first and drops the second: it reads the very same part capsules (a frozen copy
+of a trained pose-capsule model's detector) and feeds their presences and poses to a small
+multilayer perceptron trained on faces vs non-faces. Where it does as well as the pose capsules,
+explicit poses are enough; where it fails, agreement is what the capsules add.
+"""
+
+import torch
+from torch import nn
+
+from ..baselines import LogitClassifier
+from .detector import N_KINDS, PartDetector
+
+FEATURES = 6  # per part: presence p, and p x (x, y, cos angle, sin angle, scale)
+
+
+class PartPoseMLP(LogitClassifier):
+    """Part detector (frozen) -> presences and poses of the four parts -> MLP -> 2 logits."""
+
+    def __init__(self, channels=(32, 64, 64, 64), hidden: int = 64):
+        super().__init__()
+        self.hparams = dict(channels=tuple(channels), hidden=hidden)
+        self.detector = PartDetector(channels).requires_grad_(False)
+        self.mlp = nn.Sequential(nn.Linear(N_KINDS * FEATURES, hidden), nn.ReLU(),
+                                 nn.Linear(hidden, hidden), nn.ReLU(), nn.Linear(hidden, 2))
+
+    def features(self, x: torch.Tensor) -> torch.Tensor:
+        """``[B, 4 * 6]``: each part's presence p and its pose scaled by p (an absent part's
+        pose read-out is meaningless, so it is zeroed)."""
+        poses, presence = self.detector.detect(x)  # [B, 4, 4], [B, 4]
+        angle = torch.deg2rad(poses[..., 2])
+        pose = torch.stack([poses[..., 0], poses[..., 1], torch.cos(angle), torch.sin(angle),
+                            poses[..., 3]], dim=-1)  # [B, 4, 5]
+        return torch.cat([presence[..., None], presence[..., None] * pose], dim=-1).flatten(1)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        """Class logits ``[B, 2]`` (not a face, face) for images ``[B, 1, 32, 32]``."""
+        return self.mlp(self.features(x))
+
+    def train(self, mode: bool = True):
+        """Train the MLP only: the detector stays in eval mode, as it was trained."""
+        super().train(mode)
+        self.detector.eval()
+        return self
