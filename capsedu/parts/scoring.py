@@ -38,7 +38,7 @@ UNSEEN = {
     "smaller permuted": ("permuted", faces.FacePoses(scale=(0.62, 0.68))),
     "larger swapped": ("swapped", faces.FacePoses(scale=(1.32, 1.40))),
     "off-centre upside_down": ("upside_down", faces.FacePoses(shift=(0.10, 0.14))),
-    "larger random": ("random", faces.FacePoses(scale=(1.32, 1.40))),
+    "smaller random": ("random", faces.FacePoses(scale=(0.62, 0.68))),
 }
 UNSEEN_FACES = tuple(name for name, (kind, _) in UNSEEN.items() if faces.LABELS[kind])
 
