@@ -7,12 +7,13 @@ one child are a softmax over the *parents*, so they sum to 1 over j: each child 
 one unit of vote. (Taking the softmax over the children instead is a common bug.)
 """
 
+from numbers import Integral
 from typing import NamedTuple
 
 import torch
 
 from .functional import squash
-from .validate import check_finite, check_shape
+from .validate import check_finite, check_float, check_shape
 
 
 class RoutingStep(NamedTuple):
@@ -75,9 +76,14 @@ def dynamic_routing(
     ``b`` includes the final update of Procedure 1 (so ``c = softmax(b)`` before that update).
     """
     check_shape(u_hat, "u_hat", "[batch, n_in, n_out, d_out]", ndim=4)
+    check_float(u_hat, "u_hat")
     check_finite(u_hat, "u_hat")
-    if not isinstance(iterations, int) or iterations < 1:
-        raise ValueError(f"iterations must be an integer >= 1, got {iterations!r}")
+    # any integer (a numpy one too), but not True/False, which Python counts as 1/0
+    if isinstance(iterations, bool) or not isinstance(iterations, Integral) or iterations < 1:
+        raise ValueError(
+            f"iterations must be an integer >= 1 (the number of routing iterations; the paper "
+            f"uses 3), got {iterations!r}"
+        )
 
     u_hat_inner = u_hat if grad_through_routing else u_hat.detach()
     # b_ij = 0: the prior log-probability that child i couples to parent j; [batch, n_in, n_out],
