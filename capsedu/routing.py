@@ -7,13 +7,12 @@ one child are a softmax over the *parents*, so they sum to 1 over j: each child 
 one unit of vote. (Taking the softmax over the children instead is a common bug.)
 """
 
-from numbers import Integral
 from typing import NamedTuple
 
 import torch
 
 from .functional import squash
-from .validate import check_finite, check_float, check_shape
+from .validate import check_finite, check_float, check_integer, check_shape
 
 
 class RoutingStep(NamedTuple):
@@ -78,12 +77,7 @@ def dynamic_routing(
     check_shape(u_hat, "u_hat", "[batch, n_in, n_out, d_out]", ndim=4)
     check_float(u_hat, "u_hat")
     check_finite(u_hat, "u_hat")
-    # any integer (a numpy one too), but not True/False, which Python counts as 1/0
-    if isinstance(iterations, bool) or not isinstance(iterations, Integral) or iterations < 1:
-        raise ValueError(
-            f"iterations must be an integer >= 1 (the number of routing iterations; the paper "
-            f"uses 3), got {iterations!r}"
-        )
+    check_integer(iterations, "iterations", 1, "the number of routing iterations; the paper uses 3")
 
     u_hat_inner = u_hat if grad_through_routing else u_hat.detach()
     # b_ij = 0: the prior log-probability that child i couples to parent j; [batch, n_in, n_out],

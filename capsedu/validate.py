@@ -1,5 +1,7 @@
 """Input checks that turn a deep torch traceback into a sentence a learner can act on."""
 
+from numbers import Integral
+
 import torch
 
 
@@ -27,6 +29,13 @@ def check_finite(x: torch.Tensor, name: str) -> None:
             f"{name} contains {bad} NaN or infinite value(s); expected finite numbers. Find where "
             "they first appear upstream (a division by 0, a log of 0, a diverging training run)."
         )
+
+
+def check_integer(value, name: str, minimum: int, meaning: str) -> None:
+    """Raise ``ValueError`` unless ``value`` is an integer >= ``minimum`` (NumPy integers count;
+    ``True`` and ``False`` do not, though Python treats them as 1 and 0)."""
+    if isinstance(value, bool) or not isinstance(value, Integral) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum} ({meaning}), got {value!r}")
 
 
 def check_float(x: torch.Tensor, name: str) -> None:

@@ -105,7 +105,7 @@ def test_a_bad_file_is_named_with_a_fix(fake_test_split, tmp_path, file, spoil, 
 
 @pytest.mark.parametrize("limit", [0, -5, 2.5, True])
 def test_limit_must_be_a_positive_integer(fake_test_split, tmp_path, limit):
-    with pytest.raises(ValueError, match=f"limit must be None .* or an integer >= 1, got {limit}"):
+    with pytest.raises(ValueError, match=rf"limit must be an integer >= 1 .*None.*got {limit}"):
         load_mnist(train=False, root=tmp_path, limit=limit)
 
 

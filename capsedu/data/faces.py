@@ -16,7 +16,6 @@ No face outline is drawn: a contour alone would tell a face from a scramble.
 """
 
 from dataclasses import astuple, dataclass
-from numbers import Integral
 from typing import NamedTuple
 
 import numpy as np
@@ -24,6 +23,7 @@ import torch
 import torch.nn.functional as F
 
 from ..poses import place
+from ..validate import check_integer
 
 PART_KINDS = ("left_eye", "right_eye", "nose", "mouth")
 STROKE = "stroke"  # a distractor: a short straight line, not a face part
@@ -133,13 +133,6 @@ def _index(parts: list[Part], kind: str) -> int:
             return i
     raise ValueError(f"parts holds no {kind!r} (it holds {[p.kind for p in parts]}); "
                      f"choose a part it has, from {PART_KINDS + (STROKE,)}")
-
-
-def _check_seed(seed) -> None:
-    """A seed must be an integer: the same seed gives the same images."""
-    if isinstance(seed, bool) or not isinstance(seed, Integral) or seed < 0:
-        raise ValueError(f"seed must be an integer >= 0 (the same seed gives the same images), "
-                         f"got {seed!r}")
 
 
 def segments(parts) -> np.ndarray:
@@ -376,7 +369,7 @@ def scattered(n: int, seed: int = 0, size: int = 32, scale=(0.85, 1.1)):
     a part wherever it is, however it is turned and sized, whatever surrounds it. Parts may touch:
     their boxes may overlap by up to 0.04 (about a pixel), as neighbours do in a scramble.
     """
-    _check_seed(seed)
+    check_integer(seed, "seed", 0, "the same seed gives the same images")
     rng = np.random.default_rng([seed, len(KINDS)])  # a stream no kind of dataset() uses
     scenes = []
     for _ in range(n):
@@ -417,7 +410,7 @@ def dataset(
         raise ValueError(f"n must be >= 0, got {n}")
     if not isinstance(size, (int, np.integer)) or size <= 0:
         raise ValueError(f"size must be a positive integer, got {size!r}")
-    _check_seed(seed)
+    check_integer(seed, "seed", 0, "the same seed gives the same images")
     stream = [seed, KINDS.index(kind)]
     if poses != TRAINING_POSES:  # another stream for every other set of ranges
         stream += [round(1e4 * v) % 2**32 for v in np.hstack(astuple(poses))]

@@ -11,12 +11,12 @@ import gzip
 import struct
 import urllib.request
 from math import prod
-from numbers import Integral
 from pathlib import Path
 
 import torch
 
 from .. import config
+from ..validate import check_integer
 
 FILES = (
     "train-images-idx3-ubyte",
@@ -43,9 +43,8 @@ def load_mnist(
     downloads the missing files of the split there when ``download`` is true. ``limit`` keeps the
     first ``limit`` examples (quick mode).
     """
-    if limit is not None and (isinstance(limit, bool) or not isinstance(limit, Integral)
-                              or limit < 1):
-        raise ValueError(f"limit must be None (every example) or an integer >= 1, got {limit!r}")
+    if limit is not None:
+        check_integer(limit, "limit", 1, "the number of examples to keep; None keeps them all")
     root = Path(root) if root is not None else config.data_root()
     raw = root / "MNIST" / "raw"
     images_file, labels_file, n = SPLITS[bool(train)]
