@@ -1,7 +1,7 @@
 """Training the four face models of notebooks 01 and 07, over seeds, and shipping them.
 
-    python -m capsedu.parts.training --seeds 0          # retrains 4 models into <data root>/runs
-    python -m capsedu.parts.training --seeds 0 1 2 --replace-shipped   # rebuilds all 12 shipped
+    python -m capsedu.parts.training --seeds 0          # retrains every model into <data root>/runs
+    python -m capsedu.parts.training --seeds 0 1 2 --replace-shipped   # rebuilds the shipped ones
 
 The models: a bag-of-parts CNN and a deep CNN (``capsedu.baselines``), the paper's CapsNet on
 pixels (``PIXEL_CAPSNET``) and the pose-capsule model (``parts.pose_net``). All of them learn faces
