@@ -209,7 +209,7 @@ def test_face_models_command_writes_runs_and_replaces_shipped_only_on_purpose(
     monkeypatch.setenv("CAPSEDU_DATA", str(tmp_path))
     trained = []
 
-    def tiny_model(name, seed, progress=True):
+    def tiny_model(name, seed, progress=True, root=None):
         trained.append((name, seed))
         torch.manual_seed(seed)
         return BagOfPartsCNN(channels=(2,)).eval()
