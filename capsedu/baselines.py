@@ -10,7 +10,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .validate import check_finite, check_shape
+from .validate import check_finite, check_model_dtype, check_shape
 
 
 class LogitClassifier(nn.Module):
@@ -49,10 +49,11 @@ class _CNN(LogitClassifier):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """``x``: ``[B, C, H, W]`` -> class logits ``[B, n_classes]``."""
         check_shape(x, "x", "[batch, channels, height, width]", ndim=4)
-        check_finite(x, "x")
         in_channels = self.hparams["in_channels"]
         if x.shape[1] != in_channels:
             raise ValueError(f"x must have {in_channels} channel(s), got shape {tuple(x.shape)}")
+        check_model_dtype(x, "x", self.classifier.weight.dtype)
+        check_finite(x, "x")
         # global max-pool: "is this feature anywhere?" -- where it is, is thrown away
         return self.classifier(self.features(x).amax(dim=(2, 3)))
 

@@ -16,7 +16,7 @@ from torch import nn
 from .functional import margin_loss, reconstruction_loss
 from .layers import PrimaryCapsules, RoutingCapsules
 from .routing import RoutingResult
-from .validate import check_finite, check_shape
+from .validate import check_finite, check_labels, check_model_dtype, check_shape
 
 
 @dataclass(frozen=True)
@@ -37,6 +37,18 @@ class CapsNetConfig:
     grad_through_routing: bool = True
     decoder_hidden: tuple[int, ...] = (512, 1024)
     recon_weight: float = 0.0005  # "scaled down by 0.0005" (Section 4.1)
+
+    def __post_init__(self):
+        """Refuse sizes that leave no primary capsule (the model would fail only at forward)."""
+        if self.primary_grid < 1:
+            after_conv = max(0, self.image_size - self.conv_kernel + 1)
+            raise ValueError(
+                f"image_size={self.image_size} leaves no primary capsule: Conv1 "
+                f"({self.conv_kernel}x{self.conv_kernel}) gives {after_conv} pixels a side, "
+                f"PrimaryCaps needs at least primary_kernel={self.primary_kernel}. Use image_size "
+                f">= {self.conv_kernel + self.primary_kernel - 1}, or smaller conv_kernel / "
+                "primary_kernel."
+            )
 
     @property
     def primary_grid(self) -> int:
@@ -92,13 +104,16 @@ class CapsNet(nn.Module):
         self.decoder = nn.Sequential(*layers, nn.Linear(sizes[-1], n_pixels), nn.Sigmoid())
 
     def forward(self, x: torch.Tensor, targets: torch.Tensor | None = None) -> CapsNetOutput:
-        """``x``: ``[B, C, H, W]`` images. The decoder sees only one DigitCaps vector: the
-        true class's when ``targets`` ``[B]`` is given (training), else the longest (test)."""
+        """``x``: ``[B, C, H, W]`` images, in the model's dtype (float32 in [0, 1] unless the model
+        was converted). The decoder sees only one DigitCaps vector: the true class's when
+        integer ``targets`` ``[B]`` are given (training; checked by ``reconstruct``), else the
+        longest (test)."""
         cfg = self.config
         shape = f"[batch, {cfg.in_channels}, {cfg.image_size}, {cfg.image_size}]"
         check_shape(x, "x", shape, ndim=4)
         if tuple(x.shape[1:]) != (cfg.in_channels, cfg.image_size, cfg.image_size):
             raise ValueError(f"x must have shape {shape}, got {tuple(x.shape)}")
+        check_model_dtype(x, "x", self.conv1.weight.dtype)
         check_finite(x, "x")
         u = self.primary(F.relu(self.conv1(x)))  # [B, n_primary, primary_dim]
         routing = self.digits(u)
@@ -107,8 +122,15 @@ class CapsNet(nn.Module):
         return CapsNetOutput(v, lengths, self.reconstruct(v, lengths, targets), routing)
 
     def reconstruct(self, v, lengths, targets=None) -> torch.Tensor:
-        """Mask all but one capsule (the target's, else the longest) and decode it to an image."""
-        chosen = targets if targets is not None else lengths.argmax(dim=1)
+        """Mask all but one capsule (the target's, else the longest) and decode it to an image.
+
+        ``v``: ``[B, n_classes, digit_dim]``, ``lengths``: ``[B, n_classes]``, ``targets``:
+        ``[B]`` integer labels or None."""
+        if targets is None:
+            chosen = lengths.argmax(dim=1)
+        else:
+            check_labels(targets, "targets", v.shape[0], self.config.n_classes)
+            chosen = targets.long()
         mask = F.one_hot(chosen, self.config.n_classes).to(v.dtype)  # [B, n_classes]
         flat = (v * mask.unsqueeze(-1)).flatten(1)  # [B, n_classes * digit_dim]
         cfg = self.config

@@ -4,6 +4,10 @@
 the exact command that trains it, the seed, the training time and the metrics it reached.
 Loading checks the hash first (a corrupt or tampered file is refused before torch reads it) and
 then uses ``torch.load(..., weights_only=True)``, which cannot run code hidden in a pickle.
+
+The shipped checkpoints are the rows of ``<data root>/checkpoints/manifest.json``. ``save`` never
+replaces one of them unless asked to (``replace_shipped=True``): trial runs of the training
+commands go to ``<data root>/runs/`` by default (``runs_dir``).
 """
 
 import hashlib
@@ -32,7 +36,14 @@ class ChecksumError(ValueError):
 
 
 def checkpoint_dir(root: Path | None = None) -> Path:
+    """``root``, else the folder of the shipped checkpoints: ``<data root>/checkpoints``."""
     return Path(root) if root is not None else config.data_root() / "checkpoints"
+
+
+def runs_dir() -> Path:
+    """Where the training commands write by default: ``<data root>/runs``, away from the
+    shipped checkpoints (load a run with ``pretrained(name, runs_dir())``)."""
+    return config.data_root() / "runs"
 
 
 def sha256(path: Path) -> str:
@@ -44,36 +55,73 @@ def sha256(path: Path) -> str:
 
 
 def read_manifest(root: Path | None = None) -> dict[str, dict]:
-    """The manifest's entries by name (empty when there is no manifest yet)."""
+    """The manifest's entries by name (empty when there is no manifest yet).
+
+    Raises ``ValueError`` naming the file when the manifest is not the JSON ``save`` writes.
+    """
     path = checkpoint_dir(root) / MANIFEST
     if not path.exists():
         return {}
-    return {entry["name"]: entry for entry in json.loads(path.read_text())["checkpoints"]}
+    try:
+        return {entry["name"]: entry for entry in json.loads(path.read_text())["checkpoints"]}
+    except (ValueError, KeyError, TypeError) as err:  # not JSON, or not {"checkpoints": [...]}
+        raise ValueError(
+            f"the checkpoint manifest {path.resolve()} is corrupt ({type(err).__name__}: {err}). "
+            f"Restore it (git checkout -- {path.resolve()}) or delete it and retrain the "
+            "checkpoints it listed."
+        ) from err
 
 
-def save(model: torch.nn.Module, name: str, root: Path | None = None, **record) -> dict:
+def check_writable(name: str, root: Path | None = None, replace_shipped: bool = False) -> Path:
+    """The folder ``save(model, name, root)`` writes to; refuses to replace a shipped checkpoint.
+
+    Raises ``FileExistsError`` when ``root`` is the shipped folder (``checkpoint_dir()``), it
+    already holds ``name`` and ``replace_shipped`` is false: a trial run must never overwrite
+    what the notebooks load. Called by ``save``, and by the training commands before they train.
+    """
+    root = checkpoint_dir(root)
+    shipped = root.resolve() == checkpoint_dir().resolve()
+    if shipped and not replace_shipped and name in read_manifest(root):
+        raise FileExistsError(
+            f"{name!r} is a shipped checkpoint in {root}; this would replace it and its manifest "
+            f"row. Write elsewhere (root=..., or the command line's --out; its default is "
+            f"{runs_dir()}), or pass replace_shipped=True (--replace-shipped) to rebuild the "
+            "shipped checkpoint on purpose."
+        )
+    return root
+
+
+def save(model: torch.nn.Module, name: str, root: Path | None = None,
+         replace_shipped: bool = False, **record) -> dict:
     """Write ``<name>.pt`` and add (or replace) its row in the manifest.
 
     ``record`` holds what an instructor needs to reproduce it: description, command, seed,
-    train_time_s, metrics.
+    train_time_s, metrics. A row that is replaced keeps its ``notes`` unless ``record`` gives
+    new ones. A shipped checkpoint is replaced only with ``replace_shipped=True``
+    (``check_writable``).
     """
-    root = checkpoint_dir(root)
+    root = check_writable(name, root, replace_shipped)
     root.mkdir(parents=True, exist_ok=True)
+    entries = read_manifest(root)
     path = root / f"{name}.pt"
     arch = type(model).__name__
     torch.save({"arch": arch, "hparams": model.hparams, "state_dict": model.state_dict()}, path)
-    entry = {"name": name, "file": path.name, "sha256": sha256(path), "arch": arch, **record,
-             "torch_version": torch.__version__}
-    entries = read_manifest(root)
+    notes = {"notes": entries[name]["notes"]} if "notes" in entries.get(name, {}) else {}
+    entry = {"name": name, "file": path.name, "sha256": sha256(path), "arch": arch, **notes,
+             **record, "torch_version": torch.__version__}
     entries[name] = entry
     _write_manifest(root, entries)
     return entry
 
 
-def record(name: str, root: Path | None = None, **fields) -> dict:
-    """Update fields of checkpoint ``name``'s manifest row (not its file or hash)."""
-    root = checkpoint_dir(root)
+def record(name: str, root: Path | None = None, replace_shipped: bool = False,
+           **fields) -> dict:
+    """Update fields of checkpoint ``name``'s manifest row (not its file or hash); a shipped
+    row only with ``replace_shipped=True`` (``check_writable``)."""
+    root = check_writable(name, root, replace_shipped)
     entries = read_manifest(root)
+    if name not in entries:
+        raise KeyError(f"no checkpoint named {name!r} in {root / MANIFEST}; save it first")
     entries[name] = {**entries[name], **fields}
     _write_manifest(root, entries)
     return entries[name]
@@ -85,8 +133,21 @@ def _write_manifest(root: Path, entries: dict[str, dict]) -> None:
 
 
 def pretrained(name: str, root: Path | None = None, map_location="cpu") -> torch.nn.Module:
-    """Load the shipped checkpoint ``name`` (see the manifest), verified, in eval mode."""
+    """Load the shipped checkpoint ``name`` (see the manifest), verified, in eval mode.
+
+    ``root``: the folder that holds the checkpoint and its manifest (default: the shipped
+    checkpoints, ``<data root>/checkpoints``; a trial run: ``runs_dir()``).
+    """
     root = checkpoint_dir(root)
+    manifest = (root / MANIFEST).resolve()
+    if not manifest.exists():
+        missing = "" if root.is_dir() else f" (the folder {root.resolve()} does not exist)"
+        raise FileNotFoundError(
+            f"no checkpoint manifest at {manifest}{missing}. The shipped checkpoints come with a "
+            "clone of the course repository, in data/checkpoints/: set CAPSEDU_DATA to the data "
+            f"folder that holds checkpoints/ (the data root is now {config.data_root()}), or pass "
+            "root= the folder that holds manifest.json."
+        )
     entries = read_manifest(root)
     if name not in entries:
         known = ", ".join(sorted(entries)) or "none"
@@ -95,14 +156,15 @@ def pretrained(name: str, root: Path | None = None, map_location="cpu") -> torch
     path = root / entry["file"]
     if not path.exists():
         raise FileNotFoundError(
-            f"checkpoint file {path} is missing; retrain it with: {entry.get('command', '?')}"
+            f"checkpoint file {path} is missing; restore it (git checkout -- {path.resolve()}) "
+            f"or retrain it with: {entry.get('command', '?')}"
         )
     digest = sha256(path)
     if digest != entry["sha256"]:
         raise ChecksumError(
             f"checkpoint {path} has sha256 {digest}, but the manifest records {entry['sha256']}: "
-            f"the file is corrupt or was modified. Restore it (git checkout -- {path.name}) or "
-            f"retrain it with: {entry.get('command', '?')}"
+            "the file is corrupt or was modified. Restore it "
+            f"(git checkout -- {path.resolve()}) or retrain it with: {entry.get('command', '?')}"
         )
     blob = torch.load(path, map_location=map_location, weights_only=True)
     model = model_class(blob["arch"])(**blob["hparams"])

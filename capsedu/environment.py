@@ -17,6 +17,10 @@ def report() -> dict[str, str]:
     """Versions, device, quick mode, where the data is and which checkpoints are there."""
     raw = data_root() / "MNIST" / "raw"
     found = [f for f in FILES if (raw / f).exists()]
+    try:
+        shipped = ", ".join(sorted(read_manifest())) or "none yet"
+    except ValueError as err:  # a corrupt manifest: report it, the rest of the report still helps
+        shipped = str(err)
     return {
         "python": platform.python_version(),
         "torch": torch.__version__,
@@ -29,5 +33,5 @@ def report() -> dict[str, str]:
         "quick mode": "on (CAPSEDU_QUICK is set)" if QUICK else "off",
         "data root": str(data_root()),
         "MNIST": f"{len(found)}/4 files in {raw}" + ("" if found else " (downloaded on first use)"),
-        "checkpoints": ", ".join(sorted(read_manifest())) or "none yet",
+        "checkpoints": shipped,
     }

@@ -6,7 +6,7 @@ Sabour, Frosst & Hinton (2017), "Dynamic Routing Between Capsules", arXiv:1710.0
 import torch
 import torch.nn.functional as F
 
-from .validate import check_finite, check_shape
+from .validate import check_finite, check_float, check_labels, check_shape
 
 
 def squash(s: torch.Tensor, dim: int = -1, eps: float = 1e-8) -> torch.Tensor:
@@ -15,12 +15,26 @@ def squash(s: torch.Tensor, dim: int = -1, eps: float = 1e-8) -> torch.Tensor:
     Short vectors shrink to almost zero and long ones to just below 1, while the direction is
     kept: the length can then be read as the probability that the entity is present, and the
     direction as its pose. ``eps`` sits inside the square root so that both the value and the
-    gradient are finite at ``s = 0`` (where ``s / ||s||`` is 0 / 0).
+    gradient are finite at ``s = 0`` (where ``s / ||s||`` is 0 / 0); it is raised to the
+    smallest normal number of ``s``'s dtype where it would round to 0 (float16: 6e-5).
+
+    Finite for every finite ``s``, however long; a NaN or an infinity in ``s`` is an error.
     """
+    check_float(s, "s")
+    eps = max(eps, torch.finfo(s.dtype).tiny)
     # ||s||^2: same shape as s but with size 1 along `dim`
     squared_norm = (s * s).sum(dim=dim, keepdim=True)
-    # v = ||s||^2 / (1 + ||s||^2) * s / ||s||
-    return squared_norm / (1 + squared_norm) * s / torch.sqrt(squared_norm + eps)
+    # One cheap sum screens s for NaN and inf, and ||s||^2 for overflow (float32: ||s|| > 1.8e19)
+    if torch.isfinite(squared_norm.detach().sum()):
+        # v = ||s||^2 / (1 + ||s||^2) * s / ||s||
+        return squared_norm / (1 + squared_norm) * s / torch.sqrt(squared_norm + eps)
+    check_finite(s, "s")  # a NaN or an infinity in s is an error; else ||s||^2 overflowed:
+    # write s = m t with m = max(1, max_i |s_i|), so that the squares of t cannot overflow;
+    # then v = ||t||^2 / (1/m^2 + ||t||^2) * t / ||t||, the same v
+    m = s.abs().amax(dim=dim, keepdim=True).clamp_min(1.0)
+    t = s / m
+    squared_t = (t * t).sum(dim=dim, keepdim=True)
+    return squared_t / (m**-2 + squared_t) * t / torch.sqrt(squared_t + eps)
 
 
 def margin_loss(
@@ -39,18 +53,10 @@ def margin_loss(
     """
     check_shape(lengths, "lengths", "[batch, classes]", ndim=2)
     check_finite(lengths, "lengths")
-    if targets.ndim != 1 or targets.shape[0] != lengths.shape[0]:
-        raise ValueError(
-            f"targets must be integer labels of shape [batch] = [{lengths.shape[0]}], "
-            f"got shape {tuple(targets.shape)}"
-        )
-    if targets.dtype.is_floating_point or targets.dtype == torch.bool:
-        raise TypeError(f"targets must be integer class labels, got dtype {targets.dtype}")
-    n_classes = lengths.shape[1]
-    if targets.numel() and (targets.min() < 0 or targets.max() >= n_classes):
-        raise ValueError(f"targets must lie in [0, {n_classes - 1}], got {targets.tolist()}")
+    batch, n_classes = lengths.shape
+    check_labels(targets, "targets", batch, n_classes)
     # T_k: 1 for the true class, 0 otherwise; [batch, classes]
-    T = F.one_hot(targets, n_classes).to(lengths.dtype)
+    T = F.one_hot(targets.long(), n_classes).to(lengths.dtype)
     # L_k = T_k max(0, m+ - ||v_k||)^2 + lambda (1 - T_k) max(0, ||v_k|| - m-)^2
     L = T * F.relu(m_plus - lengths) ** 2 + lam * (1 - T) * F.relu(lengths - m_minus) ** 2
     return L.sum(dim=1).mean()

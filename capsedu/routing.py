@@ -12,7 +12,7 @@ from typing import NamedTuple
 import torch
 
 from .functional import squash
-from .validate import check_finite, check_shape
+from .validate import check_finite, check_float, check_integer, check_shape
 
 
 class RoutingStep(NamedTuple):
@@ -75,9 +75,9 @@ def dynamic_routing(
     ``b`` includes the final update of Procedure 1 (so ``c = softmax(b)`` before that update).
     """
     check_shape(u_hat, "u_hat", "[batch, n_in, n_out, d_out]", ndim=4)
+    check_float(u_hat, "u_hat")
     check_finite(u_hat, "u_hat")
-    if not isinstance(iterations, int) or iterations < 1:
-        raise ValueError(f"iterations must be an integer >= 1, got {iterations!r}")
+    check_integer(iterations, "iterations", 1, "the number of routing iterations; the paper uses 3")
 
     u_hat_inner = u_hat if grad_through_routing else u_hat.detach()
     # b_ij = 0: the prior log-probability that child i couples to parent j; [batch, n_in, n_out],

@@ -1,10 +1,13 @@
 """Training loop, evaluation and the recipes that rebuild every shipped checkpoint.
 
-    python -m capsedu.train capsnet-mnist-live           # trains, evaluates, writes checkpoint
-    python -m capsedu.train --list                       # the recipes
+    python -m capsedu.train capsnet-mnist-live --limit 1000   # a trial run, into <data root>/runs
+    python -m capsedu.train capsnet-mnist-live --replace-shipped  # rebuild the shipped checkpoint
+    python -m capsedu.train --list                                # the recipes
 
 Each recipe records everything that defines the run (model, data, epochs, batch size, learning
-rate, seed), so the command alone reproduces a checkpoint.
+rate, seed), so the command alone reproduces a checkpoint. A run writes its checkpoint and manifest
+row to <data root>/runs/ (or --out): the shipped checkpoints in <data root>/checkpoints/, which
+the notebooks load, are replaced only with --replace-shipped (their notes are kept).
 """
 
 import argparse
@@ -108,7 +111,8 @@ def fit(model, train, epochs=1, batch_size=128, lr=1e-3, lr_decay=1.0, seed=0, d
                         "train_accuracy": correct / seen if predictions is not None else None,
                         "seconds": time.perf_counter() - start})
         if validation is not None:
-            history[-1]["validation_accuracy"] = evaluate(model, validation, device=device)
+            history[-1]["validation_accuracy"] = evaluate(model, validation, device=device,
+                                                          progress=progress)
             if chosen_epoch(history) is history[-1]:
                 best = {k: v.detach().clone() for k, v in model.state_dict().items()}
             model.train()
@@ -129,18 +133,24 @@ def chosen_epoch(history: list[dict]) -> dict:
 
 
 @torch.no_grad()
-def predict(model, images, batch_size=512, device=None) -> torch.Tensor:
-    """``model.predict`` on ``images`` ``[N, C, H, W]`` in batches: labels ``[N]`` on the CPU."""
+def predict(model, images, batch_size=512, device=None, progress=False) -> torch.Tensor:
+    """``model.predict`` on ``images`` ``[N, C, H, W]`` in batches: labels ``[N]`` on the CPU.
+
+    ``progress``: show a progress bar over the batches (scoring 10,000 MNIST test images with a
+    CapsNet takes a while on a CPU).
+    """
     device = device or config.device()
     model.to(device).eval()
+    starts = tqdm(range(0, len(images), batch_size), desc="scoring", unit="batch",
+                  disable=not progress, leave=False)
     return torch.cat([model.predict(images[i : i + batch_size].to(device)).cpu()
-                      for i in range(0, len(images), batch_size)])
+                      for i in starts])
 
 
-def evaluate(model, data, batch_size=512, device=None) -> float:
-    """Accuracy of ``model.predict`` on ``data = (images, labels)``."""
+def evaluate(model, data, batch_size=512, device=None, progress=False) -> float:
+    """Accuracy of ``model.predict`` on ``data = (images, labels)`` (``progress``: a bar)."""
     images, labels = data
-    return (predict(model, images, batch_size, device) == labels).float().mean().item()
+    return (predict(model, images, batch_size, device, progress) == labels).float().mean().item()
 
 
 @dataclass(frozen=True)
@@ -216,9 +226,14 @@ def train_recipe(name, epochs=None, limit=None, seed=None, progress=True, state_
 
 
 def run_recipe(name, epochs=None, limit=None, seed=None, root=None, progress=True,
-               state_path=None) -> dict:
-    """Train recipe ``name`` (``train_recipe``), score it on the test split, save and return the
-    manifest row."""
+               state_path=None, replace_shipped=False) -> dict:
+    """Train recipe ``name`` (``train_recipe``), score it on the test split, save it in ``root``
+    and return the manifest row.
+
+    ``root`` defaults to the shipped checkpoints, which are replaced only with
+    ``replace_shipped=True`` (checked before training: ``checkpoints.check_writable``).
+    """
+    checkpoints.check_writable(name, root, replace_shipped)
     recipe = RECIPES[name]
     epochs = recipe.epochs if epochs is None else epochs
     seed = recipe.seed if seed is None else seed
@@ -229,7 +244,8 @@ def run_recipe(name, epochs=None, limit=None, seed=None, root=None, progress=Tru
             command += [flag, str(value)]
     model, history, train_examples = train_recipe(name, epochs, limit, seed, progress,
                                                   state_path)
-    metrics = {"test_accuracy": evaluate(model, recipe.data(False, None)), "epochs": epochs,
+    test_accuracy = evaluate(model, recipe.data(False, None), progress=progress)
+    metrics = {"test_accuracy": test_accuracy, "epochs": epochs,
                "final_train_loss": round(history[-1]["loss"], 5)}
     if recipe.validation:
         chosen = chosen_epoch(history)
@@ -238,11 +254,40 @@ def run_recipe(name, epochs=None, limit=None, seed=None, root=None, progress=Tru
                        validation_by_epoch=[h["validation_accuracy"] for h in history])
     model.cpu()
     return checkpoints.save(
-        model, name, root, description=recipe.description, command=shlex.join(command),
+        model, name, root, replace_shipped, description=recipe.description,
+        command=shlex.join(command),
         seed=seed, train_time_s=round(sum(h["seconds"] for h in history), 1),
         device=str(config.device()), threads=torch.get_num_threads(),
         train_examples=train_examples, metrics=metrics,
     )
+
+
+def positive_int(text: str) -> int:
+    """An ``argparse`` type: an integer >= 1 (``--epochs 0`` or ``--limit -5`` is an error)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {text!r}")
+    return value
+
+
+def add_output_arguments(parser: argparse.ArgumentParser) -> None:
+    """``--out`` and ``--replace-shipped``, shared by the training commands."""
+    parser.add_argument("--out", help="checkpoint folder (default: <data root>/runs, or "
+                        "<data root>/checkpoints with --replace-shipped)")
+    parser.add_argument("--replace-shipped", action="store_true",
+                        help="replace the shipped checkpoint and its manifest row (keeping its "
+                        "notes); without it a shipped checkpoint is never overwritten")
+
+
+def output_folder(args: argparse.Namespace) -> Path:
+    """Where a training command writes: ``--out``, else the shipped folder with
+    ``--replace-shipped``, else ``<data root>/runs``."""
+    if args.out:
+        return Path(args.out)
+    return checkpoints.checkpoint_dir() if args.replace_shipped else checkpoints.runs_dir()
 
 
 def main(argv=None):
@@ -250,11 +295,12 @@ def main(argv=None):
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("name", nargs="?", help="recipe to train (see --list)")
     parser.add_argument("--list", action="store_true", help="list the recipes and exit")
-    parser.add_argument("--epochs", type=int, help="override the recipe's epochs")
+    parser.add_argument("--epochs", type=positive_int, help="override the recipe's epochs")
     parser.add_argument("--seed", type=int, help="override the recipe's seed")
-    parser.add_argument("--limit", type=int, help="train on the first N examples only")
-    parser.add_argument("--out", help="checkpoint folder (default: <data root>/checkpoints)")
-    parser.add_argument("--threads", type=int, help="CPU threads for torch (default: all)")
+    parser.add_argument("--limit", type=positive_int, help="train on the first N examples only")
+    add_output_arguments(parser)
+    parser.add_argument("--threads", type=positive_int,
+                        help="CPU threads for torch (default: all)")
     parser.add_argument("--state", help="resumable training state: saved after every epoch, "
                         "and resumed from when the file exists")
     args = parser.parse_args(argv)
@@ -266,13 +312,17 @@ def main(argv=None):
         parser.error(f"unknown recipe {args.name!r}; choose from {', '.join(RECIPES)}")
     if args.threads:
         torch.set_num_threads(args.threads)
-    entry = run_recipe(args.name, args.epochs, args.limit, args.seed, args.out,
-                       state_path=args.state)
+    out = output_folder(args)
+    try:  # refused before any training when it would replace a shipped checkpoint
+        entry = run_recipe(args.name, args.epochs, args.limit, args.seed, out,
+                           state_path=args.state, replace_shipped=args.replace_shipped)
+    except FileExistsError as err:
+        parser.error(str(err))
     if args.threads:  # part of how the run was timed: keep it in the recorded command
-        entry = checkpoints.record(args.name, args.out,
+        entry = checkpoints.record(args.name, out, args.replace_shipped,
                                    command=f"{entry['command']} --threads {args.threads}")
-    print(f"saved {entry['file']} (sha256 {entry['sha256'][:12]}...): {entry['metrics']}, "
-          f"{entry['train_time_s']} s")
+    print(f"saved {entry['file']} in {out} (sha256 {entry['sha256'][:12]}...): "
+          f"{entry['metrics']}, {entry['train_time_s']} s")
     return 0
 
 

@@ -1,5 +1,7 @@
 """Input checks that turn a deep torch traceback into a sentence a learner can act on."""
 
+from numbers import Integral
+
 import torch
 
 
@@ -23,4 +25,60 @@ def check_finite(x: torch.Tensor, name: str) -> None:
             return
         bad = (~torch.isfinite(x)).sum().item()
     if bad:  # else the finite values merely added up past the float range
-        raise ValueError(f"{name} contains {bad} NaN or infinite value(s)")
+        raise ValueError(
+            f"{name} contains {bad} NaN or infinite value(s); expected finite numbers. Find where "
+            "they first appear upstream (a division by 0, a log of 0, a diverging training run)."
+        )
+
+
+def check_integer(value, name: str, minimum: int, meaning: str) -> None:
+    """Raise ``ValueError`` unless ``value`` is an integer >= ``minimum`` (NumPy integers count;
+    ``True`` and ``False`` do not, though Python treats them as 1 and 0)."""
+    if isinstance(value, bool) or not isinstance(value, Integral) or value < minimum:
+        raise ValueError(f"{name} must be an integer >= {minimum} ({meaning}), got {value!r}")
+
+
+def check_float(x: torch.Tensor, name: str) -> None:
+    """Raise ``TypeError`` unless ``x`` holds floating-point numbers (capsule maths needs them)."""
+    if not x.dtype.is_floating_point:
+        raise TypeError(
+            f"{name} must be a floating-point tensor, got dtype {x.dtype}; convert it first, "
+            f"e.g. {name}.float()"
+        )
+
+
+def check_model_dtype(x: torch.Tensor, name: str, dtype: torch.dtype) -> None:
+    """Raise ``TypeError`` unless the images ``x`` have the dtype of the model's weights.
+
+    Images are not converted silently: uint8 pixels (0-255) would need scaling to [0, 1] as
+    well, and a float64 batch usually means the data was built with numpy's default dtype.
+    """
+    if x.dtype == dtype:
+        return
+    if x.dtype.is_floating_point:
+        fix = f"{name}.to({dtype}), or convert the model: model.to({x.dtype})"
+    else:
+        fix = f"{name}.to({dtype}) / 255 if it holds 0-255 pixels"
+    raise TypeError(f"{name} must have the model's dtype {dtype}, got {x.dtype}; use {fix}")
+
+
+def check_labels(targets: torch.Tensor, name: str, batch: int, n_classes: int) -> None:
+    """Raise unless ``targets`` holds ``batch`` integer class labels in [0, n_classes - 1].
+
+    Any integer dtype is accepted (int64, int32, uint8, ...); callers convert with ``.long()``.
+    """
+    expected = f"integer class labels of shape [batch] = [{batch}]"
+    if not isinstance(targets, torch.Tensor):
+        raise TypeError(f"{name} must be a torch.Tensor of {expected}, "
+                        f"got {type(targets).__name__}")
+    if tuple(targets.shape) != (batch,):
+        raise ValueError(f"{name} must be {expected}, got shape {tuple(targets.shape)}")
+    if targets.dtype.is_floating_point or targets.dtype.is_complex or targets.dtype == torch.bool:
+        raise TypeError(f"{name} must be {expected}, got dtype {targets.dtype}; "
+                        f"convert it with {name}.long()")
+    if batch and (targets.min() < 0 or targets.max() >= n_classes):
+        bad = ((targets < 0) | (targets >= n_classes)).nonzero()[:, 0]
+        raise ValueError(
+            f"{name} must lie in [0, {n_classes - 1}] (one label per class), got "
+            f"{targets[bad[0]].item()} at index {bad[0].item()} ({len(bad)} of {batch} outside)"
+        )

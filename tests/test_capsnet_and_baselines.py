@@ -136,3 +136,56 @@ def test_predictions_are_W_ij_times_u_i():
                 torch.testing.assert_close(u_hat[b, i, j], layer.W[i, j] @ u[b, i])
     with pytest.raises(ValueError, match=r"\[batch, 5, 3\]"):
         layer.predictions(torch.randn(2, 6, 3))
+
+
+# --- Bad inputs: targets, image dtypes, sizes ------------------------------------------------
+
+
+@pytest.mark.parametrize("targets, error, match", [
+    (torch.tensor([3, 1, 4]), ValueError, r"targets must be .*\[batch\] = \[2\], got shape \(3,\)"),
+    (torch.tensor([3]), ValueError, r"got shape \(1,\)"),  # would broadcast silently
+    (torch.tensor([[3], [1]]), ValueError, r"got shape \(2, 1\)"),
+    (torch.tensor([3.0, 1.0]), TypeError, r"dtype torch.float32; convert it with targets\.long"),
+    (torch.tensor([3, 10]), ValueError, r"\[0, 9\].*10 at index 1"),
+    ([3, 1], TypeError, "torch.Tensor"),
+])
+def test_capsnet_checks_targets(tiny, targets, error, match):
+    with pytest.raises(error, match=match):
+        tiny(torch.rand(2, 1, 28, 28), targets)
+    with pytest.raises(error, match=match):
+        tiny.training_loss(torch.rand(2, 1, 28, 28), targets)
+
+
+def test_capsnet_takes_any_integer_targets(tiny):
+    x = torch.rand(2, 1, 28, 28)
+    expected = tiny(x, torch.tensor([3, 1])).reconstruction
+    for dtype in (torch.int32, torch.uint8):
+        torch.testing.assert_close(tiny(x, torch.tensor([3, 1], dtype=dtype)).reconstruction,
+                                   expected)
+
+
+@pytest.mark.parametrize("model", [
+    CapsNet(conv_channels=4, primary_maps=1, decoder_hidden=(8,)), BagOfPartsCNN(), DeepCNN(),
+], ids=["CapsNet", "BagOfPartsCNN", "DeepCNN"])
+def test_models_name_the_image_dtype_they_need(model):
+    size = 28 if isinstance(model, CapsNet) else 32
+    pixels = torch.randint(0, 256, (2, 1, size, size), dtype=torch.uint8)
+    with pytest.raises(TypeError, match=r"x must have the model's dtype torch.float32, got "
+                                        r"torch.uint8; use x.to\(torch.float32\) / 255"):
+        model(pixels)
+    with pytest.raises(TypeError, match=r"got torch.float64; use x.to\(torch.float32\)"):
+        model(pixels.double() / 255)
+    model(pixels.float() / 255)  # the conversion the message suggests works
+
+
+@pytest.mark.parametrize("sizes", [dict(image_size=16), dict(image_size=4),
+                                   dict(image_size=20, primary_kernel=13)])
+def test_capsnet_config_refuses_an_empty_primary_grid_when_built(sizes):
+    from capsedu import CapsNetConfig
+
+    smallest = CapsNetConfig().conv_kernel + sizes.get("primary_kernel", 9) - 1
+    with pytest.raises(ValueError, match=rf"leaves no primary capsule.*image_size >= {smallest}"):
+        CapsNetConfig(**sizes)
+    with pytest.raises(ValueError, match="leaves no primary capsule"):
+        CapsNet(SMALL, **sizes)
+    assert CapsNetConfig(image_size=17).primary_grid == 1  # the smallest that works

@@ -204,3 +204,36 @@ def test_jittered_parts_stray_by_the_drawn_distance_and_angle():
         moved.append(np.hypot(right.x - left.x, right.y - left.y) / scale)
     # the eyes' distance is no longer always exactly 0.36 of the face's scale
     assert np.std(moved) > 0.01
+
+
+# --- Bad inputs ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("field, bad", [("x", float("nan")), ("angle", float("inf")),
+                                        ("scale", float("nan"))])
+def test_a_part_with_a_nan_pose_is_named(field, bad):
+    parts = faces.face_parts()
+    parts[2] = parts[2]._replace(**{field: bad})
+    for draw in (faces.render, lambda p: faces.render_many([p]), faces.segments):
+        with pytest.raises(ValueError, match=r"part 'nose' has pose .*must be a finite number"):
+            draw(parts)
+    with pytest.raises(ValueError, match="part 'nose'"):
+        faces.render([("nose", *parts[2][1:])])  # plain tuples too
+
+
+def test_swap_and_ink_gap_name_a_missing_part():
+    parts = faces.face_parts()[:3]  # no mouth
+    with pytest.raises(ValueError, match=r"parts holds no 'mouth' \(it holds \['left_eye', "):
+        faces.swap(parts, "nose", "mouth")
+    with pytest.raises(ValueError, match="parts holds no 'mouth'"):
+        faces.ink_gap(parts, "mouth", "nose")
+
+
+@pytest.mark.parametrize("seed", [None, 1.5, -1, "0", True])
+def test_generators_need_an_integer_seed(seed):
+    with pytest.raises(ValueError, match=r"seed must be an integer >= 0 .* got "):
+        faces.dataset("face", 2, seed=seed)
+    with pytest.raises(ValueError, match="seed must be an integer"):
+        faces.scattered(2, seed=seed)
+    images, _, _ = faces.dataset("face", 2, seed=np.int64(3))  # numpy integers are integers
+    assert torch.equal(images, faces.dataset("face", 2, seed=3)[0])

@@ -78,3 +78,68 @@ def test_reconstruction_loss_sums_pixels_and_averages_batch():
     assert reconstruction_loss(recon, images).item() == pytest.approx(2.0)
     with pytest.raises(ValueError, match="same shape"):
         reconstruction_loss(recon, torch.zeros(2, 1, 28, 28))
+
+
+# --- Bad inputs: finite answers where the maths has one, clear errors where it has none ----------
+
+
+@pytest.mark.parametrize("dtype, norm", [(torch.float32, 1e20), (torch.float32, 3e38),
+                                         (torch.float64, 1e160), (torch.float16, 300.0)])
+def test_squash_of_a_huge_vector_is_its_direction(dtype, norm):
+    # ||s||^2 overflows the dtype; the exact answer is ||s||^2 / (1 + ||s||^2) = 1 (to the last
+    # bit) times s / ||s|| = (0.6, 0.8)
+    s = torch.tensor([[0.6 * norm, 0.8 * norm], [3.0, 4.0]], dtype=dtype, requires_grad=True)
+    v = squash(s)
+    expected = torch.tensor([[0.6, 0.8], [25 / 26 * 0.6, 25 / 26 * 0.8]], dtype=torch.float64)
+    tolerance = 2e-3 if dtype == torch.float16 else 1e-6
+    torch.testing.assert_close(v.double(), expected, rtol=tolerance, atol=tolerance)
+    v.sum().backward()
+    assert torch.isfinite(s.grad).all()
+
+
+def test_squash_of_float16_zeros_is_zero_with_a_finite_gradient():
+    s = torch.zeros(3, 8, dtype=torch.float16, requires_grad=True)
+    v = squash(s)
+    v.sum().backward()
+    assert torch.equal(v, torch.zeros_like(v)) and torch.isfinite(s.grad).all()
+
+
+@pytest.mark.parametrize("bad", [float("nan"), float("inf"), float("-inf")])
+def test_squash_refuses_nan_and_infinity(bad):
+    s = torch.randn(4, 8)
+    s[2, 3] = bad
+    with pytest.raises(ValueError, match="s contains 1 NaN or infinite value"):
+        squash(s)
+
+
+def test_squash_refuses_integers():
+    with pytest.raises(TypeError, match=r"s must be a floating-point tensor.*int64.*s\.float\(\)"):
+        squash(torch.tensor([[3, 4]]))
+
+
+@pytest.mark.parametrize("dtype", [torch.int32, torch.uint8, torch.int16])
+def test_margin_loss_accepts_any_integer_labels(dtype):
+    lengths = torch.rand(6, 10, generator=torch.Generator().manual_seed(0))
+    labels = torch.tensor([0, 3, 9, 9, 1, 5])
+    assert margin_loss(lengths, labels.to(dtype)).item() == margin_loss(lengths, labels).item()
+
+
+def test_margin_loss_out_of_range_message_is_short():
+    labels = torch.arange(10_000) % 10
+    labels[[17, 4000]] = 10
+    with pytest.raises(ValueError) as err:
+        margin_loss(torch.rand(10_000, 10), labels)
+    message = str(err.value)
+    assert len(message) < 200, message
+    assert "[0, 9]" in message and "10 at index 17" in message and "2 of 10000" in message
+
+
+@pytest.mark.parametrize("targets, error, match", [
+    ([0, 1], TypeError, "torch.Tensor"),
+    (torch.tensor([True, False]), TypeError, r"dtype torch.bool.*targets\.long\(\)"),
+    (torch.tensor([[0], [1]]), ValueError, r"shape \[batch\] = \[2\], got shape \(2, 1\)"),
+    (torch.tensor([-1, 0]), ValueError, r"-1 at index 0"),
+])
+def test_margin_loss_names_what_is_wrong_with_targets(targets, error, match):
+    with pytest.raises(error, match=match):
+        margin_loss(torch.rand(2, 3), targets)

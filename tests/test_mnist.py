@@ -1,9 +1,13 @@
 """MNIST comes from the data root; offline without the files, the error says what to do."""
 
+import gzip
+import struct
+
+import numpy as np
 import pytest
 import torch
 
-from capsedu.data import load_mnist
+from capsedu.data import load_mnist, mnist
 from capsedu.data.mnist import FILES
 
 
@@ -34,3 +38,129 @@ def test_loads_the_real_files_when_present():
     assert 0 <= images.min() and images.max() <= 1
     # the first test digits of MNIST are 7, 2, 1, 0, 4
     assert labels[:5].tolist() == [7, 2, 1, 0, 4]
+
+
+def test_loads_the_same_digits_as_torchvision():
+    from torchvision.datasets import MNIST
+
+    from capsedu import config
+
+    try:
+        images, labels = load_mnist(train=False, download=False)
+    except FileNotFoundError:
+        pytest.skip("MNIST is not in the data root (link it into data/MNIST)")
+    reference = MNIST(str(config.data_root()), train=False, download=False)
+    assert torch.equal(images[:, 0], reference.data.float() / 255)
+    assert torch.equal(labels, reference.targets)
+
+
+# --- Bad files: named, with a fix, never a silently wrong dataset -------------------------------
+
+
+def idx(values: np.ndarray) -> bytes:
+    """An IDX file of unsigned bytes, written independently of capsedu's reader."""
+    dims = struct.pack(f">{values.ndim}I", *values.shape)
+    return bytes([0, 0, 0x08, values.ndim]) + dims + values.astype(np.uint8).tobytes()
+
+
+@pytest.fixture
+def fake_test_split(tmp_path):
+    """A valid t10k pair (10,000 random images and labels) in ``tmp_path/MNIST/raw``."""
+    rng = np.random.default_rng(0)
+    images = rng.integers(0, 256, size=(10_000, 28, 28))
+    labels = rng.integers(0, 10, size=10_000)
+    raw = tmp_path / "MNIST" / "raw"
+    raw.mkdir(parents=True)
+    (raw / "t10k-images-idx3-ubyte").write_bytes(idx(images))
+    (raw / "t10k-labels-idx1-ubyte").write_bytes(idx(labels))
+    return raw, images, labels
+
+
+def test_a_valid_file_is_read_exactly(fake_test_split, tmp_path):
+    _, images, labels = fake_test_split
+    x, y = load_mnist(train=False, root=tmp_path, download=False, limit=np.int64(7))
+    assert x.shape == (7, 1, 28, 28) and y.dtype == torch.int64
+    np.testing.assert_array_equal(x[:, 0].numpy(), (images[:7] / 255).astype(np.float32))
+    np.testing.assert_array_equal(y.numpy(), labels[:7])
+
+
+@pytest.mark.parametrize("file, spoil, match", [
+    ("t10k-images-idx3-ubyte", lambda b: b[:-100], r"header promises 7840016 \(truncated\)"),
+    ("t10k-images-idx3-ubyte", lambda b: b + b"\0", "extra bytes"),
+    ("t10k-images-idx3-ubyte", lambda b: b"", "holds 0 bytes"),
+    ("t10k-labels-idx1-ubyte", lambda b: b"<!DOCTYPE html><html>404</html>", "web page"),
+    ("t10k-labels-idx1-ubyte", lambda b: gzip.compress(b), "gzip-compressed"),
+    ("t10k-images-idx3-ubyte", lambda b: b[:3] + b"\x01" + b[4:], "0x00000801 instead of 0x0000"),
+    ("t10k-labels-idx1-ubyte", lambda b: idx(np.zeros(60_000)), r"\[60000\].*other split"),
+    ("t10k-images-idx3-ubyte", lambda b: idx(np.zeros((10_000, 32, 32))), r"\[10000, 32, 32\]"),
+    ("t10k-labels-idx1-ubyte", lambda b: idx(np.full(10_000, 12)), "labels above 9"),
+])
+def test_a_bad_file_is_named_with_a_fix(fake_test_split, tmp_path, file, spoil, match):
+    raw = fake_test_split[0]
+    (raw / file).write_bytes(spoil((raw / file).read_bytes()))
+    with pytest.raises(ValueError, match=match) as err:
+        load_mnist(train=False, root=tmp_path)  # download=True: a bad file is not "missing"
+    assert str(raw / file) in str(err.value) and "delete it" in str(err.value)
+
+
+@pytest.mark.parametrize("limit", [0, -5, 2.5, True])
+def test_limit_must_be_a_positive_integer(fake_test_split, tmp_path, limit):
+    with pytest.raises(ValueError, match=rf"limit must be an integer >= 1 .*None.*got {limit}"):
+        load_mnist(train=False, root=tmp_path, limit=limit)
+
+
+# --- Downloads: a visible notice, a timeout, never a half-written file ---------------------------
+
+
+def serve(folder, monkeypatch):
+    """An HTTP server on localhost for ``folder``, set as the only MNIST mirror."""
+    import functools
+    import http.server
+    import threading
+
+    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(folder))
+    handler.log_message = lambda *args: None
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    monkeypatch.setattr(mnist, "MIRRORS", (f"http://127.0.0.1:{server.server_port}/",))
+    return server
+
+
+def test_download_says_so_and_fetches_the_missing_files(fake_test_split, tmp_path, monkeypatch,
+                                                        capsys):
+    raw, images, labels = fake_test_split
+    mirror = tmp_path / "mirror"
+    mirror.mkdir()
+    for f in ("t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"):
+        (mirror / f"{f}.gz").write_bytes(gzip.compress((raw / f).read_bytes(), compresslevel=1))
+    (raw / "t10k-labels-idx1-ubyte").unlink()
+    server = serve(mirror, monkeypatch)
+    try:
+        x, y = load_mnist(train=False, root=tmp_path)
+    finally:
+        server.shutdown()
+    assert "downloading http://127.0.0.1" in capsys.readouterr().out
+    np.testing.assert_array_equal(y.numpy(), labels)
+    assert sorted(p.name for p in raw.iterdir()) == ["t10k-images-idx3-ubyte",
+                                                     "t10k-labels-idx1-ubyte"]
+
+
+def test_a_mirror_that_never_answers_times_out_with_a_clear_message(tmp_path, monkeypatch,
+                                                                    capsys):
+    import socket
+    import time
+
+    silent = socket.socket()  # accepts connections (the kernel's backlog), never answers
+    silent.bind(("127.0.0.1", 0))
+    silent.listen()
+    monkeypatch.setattr(mnist, "MIRRORS", (f"http://127.0.0.1:{silent.getsockname()[1]}/",))
+    monkeypatch.setattr(mnist, "DOWNLOAD_TIMEOUT_S", 0.5)
+    start = time.perf_counter()
+    try:
+        with pytest.raises(FileNotFoundError, match=r"could not be downloaded.*timed out.*0.5 s"):
+            load_mnist(root=tmp_path)
+    finally:
+        silent.close()
+    assert time.perf_counter() - start < 10
+    assert "downloading" in capsys.readouterr().out
+    assert list((tmp_path / "MNIST" / "raw").iterdir()) == []  # nothing half-written

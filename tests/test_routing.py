@@ -119,3 +119,25 @@ def test_softmax_over_children_is_the_documented_bug():
     assert not torch.allclose(buggy.c.sum(dim=2), torch.ones(2, 6))
     with pytest.raises(ValueError, match="parents"):
         dynamic_routing(u_hat, 3, softmax_over="inputs")
+
+
+def test_numpy_integers_are_iterations_too():
+    import numpy as np
+
+    u_hat = torch.randn(2, 5, 3, 4)
+    for iterations in (np.int64(3), np.int32(3)):
+        result = dynamic_routing(u_hat, iterations)
+        assert len(result.history) == 3
+        torch.testing.assert_close(result.v, dynamic_routing(u_hat, 3).v)
+
+
+@pytest.mark.parametrize("iterations", [True, False, 3.0, "3", None])
+def test_booleans_and_non_integers_are_refused(iterations):
+    with pytest.raises(ValueError, match=rf"must be an integer >= 1.*got {iterations!r}"):
+        dynamic_routing(torch.randn(1, 2, 2, 2), iterations)
+
+
+@pytest.mark.parametrize("dtype", [torch.int64, torch.int32, torch.bool])
+def test_integer_predictions_get_a_clear_type_error(dtype):
+    with pytest.raises(TypeError, match=rf"u_hat must be a floating-point .*got dtype {dtype}"):
+        dynamic_routing(torch.ones(1, 3, 2, 4, dtype=dtype))

@@ -131,3 +131,102 @@ def test_a_recipe_with_validation_records_the_chosen_epoch(tmp_path):
     assert metrics["validation_examples"] == held_out and metrics["chosen_epoch"] in (1, 2)
     assert metrics["validation_accuracy"] == max(metrics["validation_by_epoch"])
     assert len(metrics["validation_by_epoch"]) == 2
+
+
+# --- Nothing lost: the training commands never replace a shipped checkpoint by accident ---------
+
+
+@pytest.fixture
+def tiny_recipe(tmp_path, monkeypatch):
+    """A temporary data root, a seconds-long recipe "tiny", and a shipped "tiny" with notes."""
+    from capsedu import checkpoints
+    from capsedu.train import Recipe
+
+    monkeypatch.setenv("CAPSEDU_DATA", str(tmp_path))
+    g = torch.Generator().manual_seed(0)
+    data = {train: (torch.rand(n, 1, 8, 8, generator=g), torch.arange(n) % 2)
+            for train, n in ((True, 32), (False, 1100))}
+    monkeypatch.setitem(RECIPES, "tiny", Recipe(
+        description="a tiny CNN", build=lambda: BagOfPartsCNN(channels=(2,)), epochs=1,
+        data=lambda train, limit: tuple(t[:limit] for t in data[train]), batch_size=16))
+    torch.manual_seed(0)
+    checkpoints.save(BagOfPartsCNN(channels=(3,)), "tiny", notes="the shipped one")
+    threads = torch.get_num_threads()
+    yield tmp_path
+    torch.set_num_threads(threads)  # --threads changes it for the whole process
+
+
+def folder_bytes(folder):
+    return {p.name: p.read_bytes() for p in folder.iterdir()}
+
+
+def test_a_trial_run_goes_to_runs_and_leaves_the_shipped_checkpoint_alone(tiny_recipe, capsys):
+    shipped = folder_bytes(tiny_recipe / "checkpoints")
+    main(["tiny", "--limit", "10"])
+    assert f"saved tiny.pt in {tiny_recipe / 'runs'}" in capsys.readouterr().out
+    assert folder_bytes(tiny_recipe / "checkpoints") == shipped
+    assert read_manifest(tiny_recipe / "runs")["tiny"]["train_examples"] == 10
+    assert pretrained("tiny", tiny_recipe / "runs").hparams["channels"] == (2,)
+    main(["tiny", "--limit", "12", "--threads", "1"])  # a second trial replaces the first
+    assert read_manifest(tiny_recipe / "runs")["tiny"]["command"].endswith("--threads 1")
+    # --out pointing at the shipped folder is refused too, before any training
+    with pytest.raises(SystemExit):
+        main(["tiny", "--out", str(tiny_recipe / "checkpoints"), "--threads", "1"])
+    assert "--replace-shipped" in capsys.readouterr().err
+    assert folder_bytes(tiny_recipe / "checkpoints") == shipped
+
+
+def test_replace_shipped_rebuilds_it_and_keeps_its_notes(tiny_recipe, capsys):
+    main(["tiny", "--replace-shipped", "--threads", "1"])
+    assert f"saved tiny.pt in {tiny_recipe / 'checkpoints'}" in capsys.readouterr().out
+    entry = read_manifest()["tiny"]
+    assert entry["notes"] == "the shipped one" and entry["description"] == "a tiny CNN"
+    assert entry["command"] == "python -m capsedu.train tiny --threads 1"
+    assert pretrained("tiny").hparams["channels"] == (2,)
+    assert not (tiny_recipe / "runs").exists()
+
+
+def test_scoring_the_test_set_shows_progress(tiny_recipe, capsys):
+    main(["tiny"])
+    assert "scoring" in capsys.readouterr().err  # tqdm's bar over the 3 test batches
+
+
+@pytest.mark.parametrize("argv", [["--epochs", "0"], ["--limit", "0"], ["--limit", "-5"],
+                                  ["--epochs", "two"], ["--threads", "0"]])
+def test_command_line_refuses_counts_below_one(tiny_recipe, capsys, argv):
+    with pytest.raises(SystemExit):
+        main(["tiny", *argv])
+    err = capsys.readouterr().err
+    assert f"argument {argv[0]}: must be an integer >= 1, got '{argv[1]}'" in err
+    assert not (tiny_recipe / "runs").exists()
+
+
+def test_face_models_command_writes_runs_and_replaces_shipped_only_on_purpose(
+        tmp_path, monkeypatch, capsys):
+    from capsedu import checkpoints
+    from capsedu.parts import training
+
+    monkeypatch.setenv("CAPSEDU_DATA", str(tmp_path))
+    trained = []
+
+    def tiny_model(name, seed, progress=True, root=None):
+        trained.append((name, seed))
+        torch.manual_seed(seed)
+        return BagOfPartsCNN(channels=(2,)).eval()
+
+    monkeypatch.setattr(training, "train_face_model", tiny_model)
+    name = training.checkpoint_name("deep CNN", 1)
+    checkpoints.save(BagOfPartsCNN(channels=(3,)), name, notes="shipped")
+    shipped = folder_bytes(tmp_path / "checkpoints")
+    argv = ["--models", "deep CNN", "--seeds", "0", "1"]
+    training.main(argv)
+    assert f"saved {name}.pt in {tmp_path / 'runs'}" in capsys.readouterr().out
+    assert set(read_manifest(tmp_path / "runs")) == {training.checkpoint_name("deep CNN", 0), name}
+    assert folder_bytes(tmp_path / "checkpoints") == shipped
+    trained.clear()
+    with pytest.raises(SystemExit):
+        training.main([*argv, "--out", str(tmp_path / "checkpoints")])
+    assert trained == [] and "--replace-shipped" in capsys.readouterr().err
+    training.main([*argv, "--replace-shipped"])
+    assert read_manifest()[name]["notes"] == "shipped"
+    assert pretrained(name).hparams["channels"] == (2,)

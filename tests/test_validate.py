@@ -19,3 +19,15 @@ def test_nan_and_infinities_are_counted(bad, count):
 def test_finite_values_whose_sum_overflows_are_accepted():
     check_finite(torch.full((4,), 3e38), "x")  # the float32 sum is inf; every value is finite
     check_finite(torch.randn(3, 5).transpose(0, 1), "x")  # any layout
+
+
+def test_check_integer_takes_numpy_integers_and_refuses_booleans():
+    import numpy as np
+
+    from capsedu.validate import check_integer
+
+    for value in (3, np.int64(3), np.uint8(3)):
+        check_integer(value, "n", 1, "a count")
+    for value in (True, 3.0, "3", None, 0, np.int32(-1)):
+        with pytest.raises(ValueError, match=r"n must be an integer >= 1 \(a count\), got "):
+            check_integer(value, "n", 1, "a count")

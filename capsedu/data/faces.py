@@ -23,6 +23,7 @@ import torch
 import torch.nn.functional as F
 
 from ..poses import place
+from ..validate import check_integer
 
 PART_KINDS = ("left_eye", "right_eye", "nose", "mouth")
 STROKE = "stroke"  # a distractor: a short straight line, not a face part
@@ -111,12 +112,27 @@ def _parts_at(offsets, x, y, angle, scale) -> list[Part]:
 
 
 def _as_part(p) -> Part:
+    """``p`` as a ``Part``, checked: a known kind, a finite pose (a NaN would blank the image)."""
     part = p if isinstance(p, Part) else Part(*p)
     if part.kind not in _SPRITES:
         raise ValueError(
             f"unknown part kind {part.kind!r}; expected one of {PART_KINDS + (STROKE,)}"
         )
+    if not np.isfinite(np.asarray(part[1:], dtype=float)).all():
+        raise ValueError(
+            f"part {part.kind!r} has pose (x, y, angle, scale) = {tuple(part[1:])}; every value "
+            "must be a finite number. Find where the NaN or infinity came from (a division by 0?)."
+        )
     return part
+
+
+def _index(parts: list[Part], kind: str) -> int:
+    """Where the part of ``kind`` is in ``parts``; a clear ``ValueError`` when it is missing."""
+    for i, p in enumerate(parts):
+        if p.kind == kind:
+            return i
+    raise ValueError(f"parts holds no {kind!r} (it holds {[p.kind for p in parts]}); "
+                     f"choose a part it has, from {PART_KINDS + (STROKE,)}")
 
 
 def segments(parts) -> np.ndarray:
@@ -353,6 +369,7 @@ def scattered(n: int, seed: int = 0, size: int = 32, scale=(0.85, 1.1)):
     a part wherever it is, however it is turned and sized, whatever surrounds it. Parts may touch:
     their boxes may overlap by up to 0.04 (about a pixel), as neighbours do in a scramble.
     """
+    check_integer(seed, "seed", 0, "the same seed gives the same images")
     rng = np.random.default_rng([seed, len(KINDS)])  # a stream no kind of dataset() uses
     scenes = []
     for _ in range(n):
@@ -393,6 +410,7 @@ def dataset(
         raise ValueError(f"n must be >= 0, got {n}")
     if not isinstance(size, (int, np.integer)) or size <= 0:
         raise ValueError(f"size must be a positive integer, got {size!r}")
+    check_integer(seed, "seed", 0, "the same seed gives the same images")
     stream = [seed, KINDS.index(kind)]
     if poses != TRAINING_POSES:  # another stream for every other set of ranges
         stream += [round(1e4 * v) % 2**32 for v in np.hstack(astuple(poses))]
@@ -409,7 +427,7 @@ def dataset(
 def swap(parts, a: str, b: str) -> list[Part]:
     """Swap the positions of the parts of kinds ``a`` and ``b``; each keeps its own angle."""
     parts = [_as_part(p) for p in parts]
-    i, j = (next(k for k, p in enumerate(parts) if p.kind == kind) for kind in (a, b))
+    i, j = _index(parts, a), _index(parts, b)
     parts[i], parts[j] = (parts[i]._replace(x=parts[j].x, y=parts[j].y),
                           parts[j]._replace(x=parts[i].x, y=parts[i].y))
     return parts
@@ -484,8 +502,8 @@ def part_slots(scenes) -> tuple[np.ndarray, np.ndarray]:
 
 def _ink(parts, kind: str, size: int) -> np.ndarray:
     """``[size, size]`` bool: the pixels where part ``kind`` alone puts ink (> 0.5)."""
-    part = next(p for p in parts if p[0] == kind)
-    return render([part], size) > 0.5
+    parts = [_as_part(p) for p in parts]
+    return render([parts[_index(parts, kind)]], size) > 0.5
 
 
 def ink_gap(parts, a: str, b: str, size: int = 32) -> float:

@@ -1,14 +1,22 @@
-"""MNIST through torchvision, from the course's data root, as tensors in memory.
+"""MNIST from the course's data root, as tensors in memory.
 
-The whole set fits in memory (60,000 x 28 x 28 bytes), so it is loaded once as float tensors
-rather than image by image through PIL: that keeps a CPU epoch fast.
+The four files are IDX files (a small header with the sizes, then one unsigned byte per pixel or
+label). They are read whole and checked: a truncated file, an HTML error page or a gzip archive
+under the plain name, or a file of the other split gets an error that names the file and says how
+to fix it, never a silently wrong dataset. The whole set fits in memory (60,000 x 28 x 28 bytes),
+so it is loaded once as float tensors rather than image by image: that keeps a CPU epoch fast.
 """
 
+import gzip
+import struct
+import urllib.request
+from math import prod
 from pathlib import Path
 
 import torch
 
 from .. import config
+from ..validate import check_integer
 
 FILES = (
     "train-images-idx3-ubyte",
@@ -16,6 +24,14 @@ FILES = (
     "t10k-images-idx3-ubyte",
     "t10k-labels-idx1-ubyte",
 )
+# train? -> (images file, labels file, number of examples)
+SPLITS = {True: (*FILES[:2], 60_000), False: (*FILES[2:], 10_000)}
+# Where a missing file is downloaded from (as <file>.gz), in order; torchvision uses the same.
+MIRRORS = ("https://ossci-datasets.s3.amazonaws.com/mnist/", "http://yann.lecun.com/exdb/mnist/")
+DOWNLOAD_TIMEOUT_S = 30  # a download that receives nothing for this long is given up
+# How to fix a bad file, for the error messages
+_FIX = ("delete it and load MNIST again to download it afresh, or copy the uncompressed file "
+        "from a working MNIST copy")
 
 
 def load_mnist(
@@ -24,24 +40,80 @@ def load_mnist(
     """Return ``(images [N, 1, 28, 28] float32 in [0, 1], labels [N] int64)``.
 
     Looks in ``<root>/MNIST/raw`` (``root`` defaults to ``capsedu.config.data_root()``) and
-    downloads there with torchvision when the files are missing and ``download`` is true.
-    ``limit`` keeps the first ``limit`` examples (quick mode).
+    downloads the missing files of the split there when ``download`` is true. ``limit`` keeps the
+    first ``limit`` examples (quick mode).
     """
-    from torchvision.datasets import MNIST
-
+    if limit is not None:
+        check_integer(limit, "limit", 1, "the number of examples to keep; None keeps them all")
     root = Path(root) if root is not None else config.data_root()
     raw = root / "MNIST" / "raw"
+    images_file, labels_file, n = SPLITS[bool(train)]
+    missing = [raw / f for f in (images_file, labels_file) if not (raw / f).exists()]
+    where = (f"Put these four files (uncompressed IDX) in {raw}: {', '.join(FILES)}; "
+             "or set CAPSEDU_DATA to a folder that holds MNIST/raw/.")
+    if missing and not download:
+        raise FileNotFoundError(f"MNIST not found in {raw} (download=False).\n{where}")
     try:
-        ds = MNIST(str(root), train=train, download=download and not _present(raw))
-    except (RuntimeError, OSError) as err:  # no files, and no internet to fetch them
+        for path in missing:
+            _download(path)
+    except OSError as err:  # no internet, no answer, or not the file we asked for
         raise FileNotFoundError(
-            f"MNIST not found in {raw} and could not be downloaded ({err}).\n"
-            f"Put these four files (uncompressed IDX) in {raw}: {', '.join(FILES)}; "
-            "or set CAPSEDU_DATA to a folder that holds MNIST/raw/."
+            f"MNIST not found in {raw} and could not be downloaded ({err}).\n{where}"
         ) from err
-    images = ds.data[:limit].unsqueeze(1).float().div_(255)  # [N, 1, 28, 28]
-    return images, ds.targets[:limit].long()
+    images = _read_idx(raw / images_file, (n, 28, 28))
+    labels = _read_idx(raw / labels_file, (n,))
+    if labels.max() > 9:
+        raise ValueError(f"MNIST file {raw / labels_file} holds labels above 9: {_FIX}")
+    return images[:limit].unsqueeze(1).float().div_(255), labels[:limit].long()
 
 
-def _present(raw: Path) -> bool:
-    return all((raw / f).exists() for f in FILES)
+
+def _read_idx(path: Path, shape: tuple[int, ...]) -> torch.Tensor:
+    """The bytes of IDX file ``path`` as a uint8 tensor of ``shape``, after checking its header.
+
+    IDX: two zero bytes, the type (0x08: unsigned bytes), the number of dimensions, each size as
+    a big-endian 4-byte integer, then the values. Raises ``ValueError`` naming the file and what
+    is wrong with it.
+    """
+    data = bytearray(path.read_bytes())
+    header = 4 + 4 * len(shape)
+    magic = bytes([0, 0, 0x08, len(shape)])
+    if data[:2] == b"\x1f\x8b":
+        problem = f"it is gzip-compressed (decompress it: mv {path} {path}.gz; gunzip {path}.gz)"
+    elif len(data) < header:
+        problem = f"it holds {len(data)} bytes, less than the {header}-byte IDX header"
+    elif data[:4] != magic:
+        problem = f"it starts with 0x{data[:4].hex()} instead of 0x{magic.hex()}" + (
+            " (it looks like a web page, e.g. a download's error page)"
+            if data.lstrip()[:1] == b"<" else "")
+    elif (sizes := struct.unpack(f">{len(shape)}I", data[4:header])) != shape:
+        problem = f"its header says shape {list(sizes)}, MNIST's is {list(shape)}" + (
+            " (is it the file of the other split? train-* hold 60,000 examples, t10k-* 10,000)"
+            if sizes[1:] == shape[1:] else "")
+    elif len(data) != header + prod(shape):
+        problem = (f"it holds {len(data)} bytes, its header promises {header + prod(shape)} "
+                   f"({'truncated' if len(data) < header + prod(shape) else 'extra bytes'})")
+    else:
+        return torch.frombuffer(data, dtype=torch.uint8, offset=header).view(shape)
+    raise ValueError(f"MNIST file {path} is not a valid IDX file: {problem}. Fix: {_FIX}.")
+
+
+def _download(path: Path) -> None:
+    """Fetch ``<path.name>.gz`` from the first mirror that answers and write it, decompressed,
+    to ``path``. Raises ``OSError`` when every mirror fails."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    errors = []
+    for mirror in MIRRORS:
+        url = f"{mirror}{path.name}.gz"
+        print(f"downloading {url} ...", flush=True)
+        try:
+            with urllib.request.urlopen(url, timeout=DOWNLOAD_TIMEOUT_S) as response:
+                data = gzip.decompress(response.read())
+        except (OSError, EOFError) as err:  # no answer within the timeout, refused, not gzip
+            errors.append(f"{url}: {err}")
+            continue
+        partial = path.with_name(path.name + ".part")  # never leave a half-written file behind
+        partial.write_bytes(data)
+        partial.replace(path)
+        return
+    raise OSError(f"{'; '.join(errors)} (each waited at most {DOWNLOAD_TIMEOUT_S} s)")

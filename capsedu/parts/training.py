@@ -1,6 +1,7 @@
 """Training the four face models of notebooks 01 and 07, over seeds, and shipping them.
 
-    python -m capsedu.parts.training --seeds 0 1 2      # retrains and ships all 12 checkpoints
+    python -m capsedu.parts.training --seeds 0          # retrains every model into <data root>/runs
+    python -m capsedu.parts.training --seeds 0 1 2 --replace-shipped   # rebuilds the shipped ones
 
 The models: a bag-of-parts CNN and a deep CNN (``capsedu.baselines``), the paper's CapsNet on
 pixels (``PIXEL_CAPSNET``) and the pose-capsule model (``parts.pose_net``). All of them learn faces
@@ -18,7 +19,7 @@ from .. import checkpoints
 from ..baselines import BagOfPartsCNN, DeepCNN
 from ..capsnet import CapsNet, CapsNetConfig
 from ..data import faces
-from ..train import fit
+from ..train import add_output_arguments, fit, output_folder, positive_int
 from .detector import detector_training_set
 from .pose_mlp import PartPoseMLP
 from .pose_net import PoseCapsuleNet, fit_threshold, fit_transforms
@@ -172,9 +173,14 @@ DETAILS = {  # what the manifest adds to "notebook 07's <name>, trained on faces
 
 
 def train_and_save(names=FACE_MODELS, seeds=(0, 1, 2), root=None, command: str = "",
-                   progress: bool = True) -> list:
-    """Train every model of ``names`` with every seed and ship it (``checkpoints.save``) with
-    its faces-vs-non-faces accuracy on the held-out sets (400 images of each)."""
+                   progress: bool = True, replace_shipped: bool = False) -> list:
+    """Train every model of ``names`` with every seed and save it in ``root``
+    (``checkpoints.save``) with its faces-vs-non-faces accuracy on the held-out sets (400 images
+    of each). ``root`` defaults to the shipped checkpoints, which are replaced only with
+    ``replace_shipped=True`` (checked for every model before any training)."""
+    for name in names:
+        for seed in seeds:
+            checkpoints.check_writable(checkpoint_name(name, seed), root, replace_shipped)
     entries = []
     for name in names:
         for seed in seeds:
@@ -183,7 +189,7 @@ def train_and_save(names=FACE_MODELS, seeds=(0, 1, 2), root=None, command: str =
             seconds = time.perf_counter() - start
             rates = face_rates(model, ("face", "nonface"), n=400)
             entries.append(checkpoints.save(
-                model, checkpoint_name(name, seed), root,
+                model, checkpoint_name(name, seed), root, replace_shipped,
                 description=f"notebook 07's {name}, trained on faces vs non-faces"
                 + DETAILS.get(name, ""),
                 command=command, seed=seed, train_time_s=round(seconds, 1), device="cpu",
@@ -195,19 +201,27 @@ def train_and_save(names=FACE_MODELS, seeds=(0, 1, 2), root=None, command: str =
 
 
 def main(argv=None):
-    """``python -m capsedu.parts.training``: retrain and ship notebook 07's face models."""
+    """``python -m capsedu.parts.training``: retrain notebook 07's face models, into
+    <data root>/runs (or --out); the shipped ones are replaced only with --replace-shipped."""
     parser = argparse.ArgumentParser(prog="python -m capsedu.parts.training",
                                      description=main.__doc__)
     parser.add_argument("--models", nargs="+", default=list(FACE_MODELS), choices=FACE_MODELS)
     parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
-    parser.add_argument("--out", help="checkpoint folder (default: <data root>/checkpoints)")
-    parser.add_argument("--threads", type=int, help="CPU threads for torch (default: all)")
+    add_output_arguments(parser)
+    parser.add_argument("--threads", type=positive_int,
+                        help="CPU threads for torch (default: all)")
     args = parser.parse_args(argv)
     if args.threads:
         torch.set_num_threads(args.threads)
     command = shlex.join(["python", "-m", "capsedu.parts.training", *(argv or sys.argv[1:])])
-    for entry in train_and_save(args.models, args.seeds, args.out, command):
-        print(f"saved {entry['file']}: {entry['metrics']}, {entry['train_time_s']} s")
+    out = output_folder(args)
+    try:  # refused before any training when it would replace a shipped checkpoint
+        entries = train_and_save(args.models, args.seeds, out, command,
+                                 replace_shipped=args.replace_shipped)
+    except FileExistsError as err:
+        parser.error(str(err))
+    for entry in entries:
+        print(f"saved {entry['file']} in {out}: {entry['metrics']}, {entry['train_time_s']} s")
     return 0
 
 
