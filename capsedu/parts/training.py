@@ -139,8 +139,8 @@ def train_part_pose_mlp(pose_model: PoseCapsuleNet, n: int = 6000, epochs: int =
 
 def train_face_model(name: str, seed: int = 0, progress: bool = True, root=None):
     """Train one of ``FACE_MODELS`` with its recipe (the CNNs with notebook 01's). The
-    part-pose MLP reads the part capsules of the shipped pose-capsule model of the same seed
-    (in ``root``), so train that first."""
+    part-pose MLP reads the part capsules of the pose-capsule model of the same seed: the one in
+    ``root`` when this run trained it there, else the shipped one."""
     if name in BASELINES:
         return train_baseline(name, seed=seed, progress=progress)
     if name == "pixel CapsNet":
@@ -148,7 +148,9 @@ def train_face_model(name: str, seed: int = 0, progress: bool = True, root=None)
     if name == "pose capsules":
         return train_pose_capsules(seed=seed, progress=progress)
     if name == "part-pose MLP":
-        pose_model = checkpoints.pretrained(checkpoint_name("pose capsules", seed), root)
+        pose_name = checkpoint_name("pose capsules", seed)
+        in_root = root is not None and pose_name in checkpoints.read_manifest(root)
+        pose_model = checkpoints.pretrained(pose_name, root if in_root else None)
         return train_part_pose_mlp(pose_model, seed=seed, progress=progress)
     raise ValueError(f"unknown model {name!r}; choose from {list(FACE_MODELS)}")
 
