@@ -1,0 +1,94 @@
+"""The generated viewpoint sets of notebook 08: translated, affNIST-style and MultiMNIST-style."""
+
+import numpy as np
+import pytest
+import torch
+
+from capsedu.data import transformed_mnist as tm
+
+
+def blobs(n=12, seed=0):
+    """Stand-in digits: a random bright rectangle inside each 28x28 image."""
+    g = torch.Generator().manual_seed(seed)
+    x = torch.zeros(n, 1, 28, 28)
+    for k in range(n):
+        r0, c0 = torch.randint(4, 12, (2,), generator=g).tolist()
+        h, w = torch.randint(6, 14, (2,), generator=g).tolist()
+        x[k, 0, r0 : r0 + h, c0 : c0 + w] = 1.0
+    return x
+
+
+def test_translated_keeps_every_pixel_and_is_seeded():
+    x = blobs()
+    t = tm.translated(x, seed=3)
+    assert t.shape == (12, 1, 40, 40)
+    torch.testing.assert_close(t.sum(dim=(1, 2, 3)), x.sum(dim=(1, 2, 3)))  # moved, not resampled
+    assert torch.equal(t, tm.translated(x, seed=3)) and not torch.equal(t, tm.translated(x, seed=4))
+
+
+def test_a_quarter_turn_moves_a_pixel_as_the_course_turns_points():
+    # a dot right of the centre, turned by +90 degrees (counter-clockwise on screen), goes up
+    x = torch.zeros(1, 1, 28, 28)
+    x[0, 0, 13:15, 20:22] = 1.0  # right of the centre (13.5, 13.5)
+    out = tm.sweep(x, "rotation", 90.0)
+    rows, cols = torch.nonzero(out[0, 0] > 0.5, as_tuple=True)
+    assert rows.float().mean() < 14 and abs(cols.float().mean().item() - 19.5) < 1.0
+
+
+def test_identity_sweeps_only_pad():
+    x = blobs()
+    for factor, value in (("rotation", 0.0), ("shear", 0.0), ("scale", 1.0)):
+        torch.testing.assert_close(tm.sweep(x, factor, value), tm.pad_to(x, 40), atol=1e-5,
+                                   rtol=0)
+    with pytest.raises(ValueError, match="rotation"):
+        tm.sweep(x, "twist", 1.0)
+
+
+def test_scaling_scales_the_ink():
+    x = blobs()
+    big, small = tm.sweep(x, "scale", 1.2), tm.sweep(x, "scale", 0.8)
+    ratio = big.sum() / small.sum()
+    assert ratio.item() == pytest.approx((1.2 / 0.8) ** 2, rel=0.05)
+
+
+def test_random_affine_stays_in_range_and_keeps_the_ink_on_the_canvas():
+    x = blobs(40)
+    out, p = tm.random_affine(x, seed=1)
+    assert out.shape == (40, 1, 40, 40) and 0 <= out.min() and out.max() <= 1
+    assert p["rotation"].abs().max() <= 20 and p["shear"].abs().max() <= 0.2
+    for key in ("scale_x", "scale_y"):
+        assert 0.8 <= p[key].min() and p[key].max() <= 1.2
+    # the ink is (nearly all) still there: whole-pixel moves keep it on the canvas
+    centred = tm.warp(tm.pad_to(x, 40), tm.affine_matrix(p["rotation"], p["shear"], p["scale_x"],
+                                                         p["scale_y"]), torch.zeros(40, 2))
+    torch.testing.assert_close(out.sum(dim=(1, 2, 3)), centred.sum(dim=(1, 2, 3)), rtol=0.01,
+                               atol=0.5)
+    assert p["tx"].abs().max() > 3  # and it does move the digits around
+    again, _ = tm.random_affine(x, seed=1)
+    assert torch.equal(out, again)
+
+
+def test_multimnist_pairs_differ_in_class_and_overlap_like_the_papers():
+    from capsedu.data import load_mnist
+
+    x, y = load_mnist(False, 2000)
+    pairs, labels, parts = tm.multimnist(x, y, 400, seed=0)
+    assert pairs.shape == (400, 1, 36, 36) and labels.shape == (400, 2)
+    assert (labels[:, 0] != labels[:, 1]).all()
+    torch.testing.assert_close(pairs, parts.amax(dim=1))
+    # each part is an MNIST digit of its label, shifted by at most 4 pixels
+    assert torch.equal(tm.multimnist(x, y, 400, seed=0)[0], pairs)
+    overlap = tm.box_overlap(parts)
+    # the paper: "two digits bounding boxes on average have 80% overlap"; ours, measured as the
+    # shared area over the smaller box, is of that order
+    assert 0.6 < overlap.mean() < 0.9
+    ink = parts.flatten(2).sum(-1)  # [n, 2]
+    originals = x.flatten(1).sum(-1)
+    assert np.isin(ink[:, 0].round(decimals=2).numpy(), originals.round(decimals=2).numpy()).all()
+
+
+def test_bad_input_is_named():
+    with pytest.raises(ValueError, match=r"\[N, 1, 28, 28\]"):
+        tm.translated(torch.zeros(2, 1, 32, 32))
+    with pytest.raises(ValueError, match="two classes"):
+        tm.multimnist(blobs(4), torch.zeros(4, dtype=torch.long), 3)
