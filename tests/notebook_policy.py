@@ -16,10 +16,10 @@ install cell below, the same text in every notebook, with the repository URL of 
 import os
 import re
 import sys
-import tomllib
 from pathlib import Path
 
 import nbformat
+import tomllib
 
 CHECK = "# NBVAL_CHECK_OUTPUT"
 TITLE = re.compile(r"^# (\d\d) · ")
@@ -39,7 +39,8 @@ if "google.colab" in sys.modules:
 
     course = Path("/content/capsedu")
     if not course.exists():
-        subprocess.check_call(["git", "clone", "--depth", "1", "{repository}", str(course)])
+        repository = "{repository}"
+        subprocess.check_call(["git", "clone", "--depth", "1", repository, str(course)])
     subprocess.check_call([sys.executable, "-m", "pip", "install", "-q", "-e", str(course)])
     sys.path.insert(0, str(course))  # this running kernel does not see a fresh editable install"""
 
