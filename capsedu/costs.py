@@ -1,16 +1,21 @@
-"""What a CapsNet costs: output shape, parameters and multiply-adds of each layer (notebook 05).
+"""What a CapsNet costs: output shape, parameters and multiply-adds of each layer, and the wall
+time of routing within a training step (notebook 05).
 
 Everything is read from a model instance (its layers' weights and the shapes a forward pass
 produces), not from the paper's numbers, so the table stays right for any ``CapsNetConfig``.
 One multiply-add (MAC) is one ``a * b + c``; FLOPs are often quoted as 2 x MACs.
 """
 
+import statistics
+import time
 from typing import NamedTuple
 
 import torch
+import torch.nn.functional as F
 from torch import nn
 
 from .capsnet import CapsNet, CapsNetConfig
+from .routing import dynamic_routing
 
 
 class LayerCost(NamedTuple):
@@ -88,3 +93,54 @@ def format_table(configs: dict[str, CapsNetConfig]) -> str:
                          f"{macs:>13,}")
         lines.append("-" * len(head))
     return "\n".join(lines[:-1])
+
+
+class StepTimes(NamedTuple):
+    """Seconds for one training batch: the whole model, and routing alone on the same batch."""
+
+    forward: float  # the model's forward pass and its loss
+    backward: float  # the backward pass of that loss
+    routing_forward: float  # Procedure 1 on the batch's predictions u_hat
+    routing_backward: float  # the gradient of the routing's output v back to u_hat
+
+
+def time_training_step(model: CapsNet, images: torch.Tensor, labels: torch.Tensor,
+                       repeats: int = 5) -> StepTimes:
+    """Time a training step of ``model`` on ``images`` ``[B, C, H, W]`` and ``labels`` ``[B]``
+    (forward with the loss, then backward; no weight update), and the routing inside it: the
+    model's own ``dynamic_routing`` call, run alone on the ``u_hat`` of the same batch, forward
+    and backward. Each time is the median of ``repeats`` runs, after one warm-up run."""
+    device = images.device
+    model.train()
+
+    def now():
+        if device.type == "cuda":
+            torch.cuda.synchronize(device)
+        return time.perf_counter()
+
+    def whole_step():
+        start = now()
+        loss, _ = model.training_loss(images, labels)
+        middle = now()
+        loss.backward()
+        end = now()
+        model.zero_grad(set_to_none=True)
+        return middle - start, end - middle
+
+    digits = model.digits
+    with torch.no_grad():  # the routing's input, exactly as the model computes it
+        u_hat = digits.predictions(model.primary(F.relu(model.conv1(images))))
+    upstream = torch.randn(u_hat.shape[0], u_hat.shape[2], u_hat.shape[3], device=device)
+
+    def routing_alone():
+        x = u_hat.detach().requires_grad_(True)
+        start = now()
+        v = dynamic_routing(x, digits.iterations, digits.grad_through_routing).v
+        middle = now()
+        v.backward(upstream)
+        return middle - start, now() - middle
+
+    runs = []
+    for _ in range(repeats + 1):  # the first run warms up (memory, kernels) and is dropped
+        runs.append((*whole_step(), *routing_alone()))
+    return StepTimes(*(statistics.median(column) for column in zip(*runs[1:], strict=True)))

@@ -25,7 +25,8 @@ def check(name: str, learner: Callable, reference: Callable, cases: list[tuple],
           describe: Callable = repr):
     """Call ``learner(*case)`` and ``reference(*case)`` for each case and compare the results:
     a tensor, or a tuple of tensors compared element by element, within ``atol``; or an integer,
-    which must be matched exactly by an integer. ``describe(case)`` names a case in a FAIL."""
+    which must be matched exactly by a whole number (``5`` or ``5.0``). A NaN where the reference
+    is finite fails at once. ``describe(case)`` names a case in a FAIL."""
     worst = 0.0
     for args in cases:
         try:
@@ -38,7 +39,7 @@ def check(name: str, learner: Callable, reference: Callable, cases: list[tuple],
             return False
         want = reference(*args)
         if isinstance(want, int):
-            if not isinstance(got, (int, np.integer)) or isinstance(got, bool) or got != want:
+            if not _same_whole_number(got, want):
                 print(f"{name}: FAIL - for {describe(args)} the answer is {want:,}, "
                       f"you returned {got!r}.")
                 return False
@@ -53,6 +54,10 @@ def check(name: str, learner: Callable, reference: Callable, cases: list[tuple],
                 shape = tuple(g.shape) if isinstance(g, torch.Tensor) else type(g).__name__
                 print(f"{name}: FAIL - expected a tensor of shape {tuple(w.shape)}, got {shape}.")
                 return False
+            if (g.isnan() & ~w.isnan()).any():
+                print(f"{name}: FAIL - for {describe(args)} your result contains NaN "
+                      "where the reference is finite.")
+                return False
             diff = (g.double() - w.double()).abs()
             worst = max(worst, float(diff.nan_to_num(float("inf")).max()))
     if worst <= atol:
@@ -61,6 +66,13 @@ def check(name: str, learner: Callable, reference: Callable, cases: list[tuple],
     print(f"{name}: FAIL - largest difference from the reference is {worst:.3g} "
           f"(allowed {atol:g}).")
     return False
+
+
+def _same_whole_number(got, want: int) -> bool:
+    """``got`` is the whole number ``want``: an integer, or a float with no fractional part."""
+    if isinstance(got, bool) or not isinstance(got, (int, float, np.integer, np.floating)):
+        return False
+    return float(got).is_integer() and int(got) == want
 
 
 # --- 01 · what pooling throws away --------------------------------------------------------------
@@ -106,11 +118,25 @@ def check_pose_vector(learner) -> bool | None:
 
 
 def check_squash(learner: Callable) -> bool | None:
-    """Check a learner's ``squash(s)`` (Eq. 1 along the last dim) on batches and at s = 0."""
+    """Check a learner's ``squash(s)`` (Eq. 1 along the last dim) on batches and at s = 0: first
+    its values, then its gradient, which must be finite at s = 0 too (notebook 03, section 5)."""
     g = torch.Generator().manual_seed(0)
     cases = [(torch.randn(4, 8, generator=g),), (3 * torch.randn(2, 5, 16, generator=g),),
              (torch.zeros(3, 8),), (torch.tensor([[3.0, 4.0]]),)]
-    return check("squash", learner, squash, cases)
+    describe = lambda args: ("s = 0" if not args[0].any() else f"s of shape {tuple(args[0].shape)}")
+    values = check("squash", learner, squash, cases, describe=describe)
+    if not values:
+        return values
+    return check("squash's gradient", lambda s: _squash_gradient(learner, s),
+                 lambda s: _squash_gradient(squash, s), cases, describe=describe)
+
+
+def _squash_gradient(fn: Callable, s: torch.Tensor) -> torch.Tensor:
+    """d(sum of v * w)/ds for v = fn(s) and fixed weights w: the gradient training would see."""
+    s = s.detach().requires_grad_(True)
+    w = torch.linspace(-1, 1, s.numel()).view(s.shape)  # weighs every output differently
+    (grad,) = torch.autograd.grad((fn(s) * w).sum(), s, allow_unused=True)
+    return torch.zeros_like(s) if grad is None else grad
 
 
 def check_routing_step(learner: Callable) -> bool | None:

@@ -28,6 +28,8 @@ from . import checkpoints, config
 from .capsnet import LIVE, SMALL, CapsNet
 from .data.mnist import load_mnist
 
+PROGRESS_UPDATES_PER_S = 2  # how often fit's progress bar may redraw
+
 
 def seed_everything(seed: int) -> torch.Generator:
     """Seed Python, NumPy and torch; return a torch generator for data shuffling."""
@@ -90,7 +92,10 @@ def fit(model, train, epochs=1, batch_size=128, lr=1e-3, lr_decay=1.0, seed=0, d
         history, best = state["history"], state.get("best")
     for epoch in range(len(history), epochs):
         total_loss, correct, seen, start = 0.0, 0, 0, time.perf_counter()
-        bar = tqdm(loader, desc=f"epoch {epoch + 1}/{epochs}", disable=not progress, leave=False)
+        # At most PROGRESS_UPDATES_PER_S redraws a second: in a notebook every redraw is a message
+        # to the browser, and a flood of them overruns the kernel's output channel.
+        bar = tqdm(loader, desc=f"epoch {epoch + 1}/{epochs}", disable=not progress, leave=False,
+                   mininterval=1 / PROGRESS_UPDATES_PER_S)
         for x, y in bar:
             if augment:
                 x = shift(x, generator=generator)
@@ -101,11 +106,13 @@ def fit(model, train, epochs=1, batch_size=128, lr=1e-3, lr_decay=1.0, seed=0, d
             optimizer.step()
             total_loss += loss.item() * len(y)
             seen += len(y)
+            # refresh=False: the numbers are shown at the bar's next (rate-limited) redraw
             if predictions is None:  # a model that does not classify (e.g. a part detector)
-                bar.set_postfix(loss=f"{total_loss / seen:.4f}")
+                bar.set_postfix(loss=f"{total_loss / seen:.4f}", refresh=False)
             else:
                 correct += (predictions == y).sum().item()
-                bar.set_postfix(loss=f"{total_loss / seen:.4f}", acc=f"{correct / seen:.3f}")
+                bar.set_postfix(loss=f"{total_loss / seen:.4f}", acc=f"{correct / seen:.3f}",
+                                refresh=False)
         scheduler.step()
         history.append({"epoch": epoch + 1, "loss": total_loss / seen,
                         "train_accuracy": correct / seen if predictions is not None else None,

@@ -8,6 +8,9 @@ small, leaves learners a clean notebook, and still pins the numbers that must no
 
     python tests/notebook_policy.py notebooks/*.ipynb          # report violations
     python tests/notebook_policy.py --fix notebooks/*.ipynb    # re-run (quick mode) and store
+
+Every notebook opens from its Colab and Binder badges, and its first code cell is the Colab
+install cell below, the same text in every notebook, with the repository URL of pyproject.toml.
 """
 
 import os
@@ -16,9 +19,47 @@ import sys
 from pathlib import Path
 
 import nbformat
+import tomllib
 
 CHECK = "# NBVAL_CHECK_OUTPUT"
 TITLE = re.compile(r"^# (\d\d) · ")
+ROOT = Path(__file__).resolve().parent.parent
+
+# The first code cell of every notebook. On Colab the notebook arrives alone, so the cell fetches
+# the whole repository (package, data/ and its checkpoints) and installs it editable: the package
+# then finds its data/ folder beside it, and MNIST downloads into it on first use.
+COLAB_CELL = """\
+# On Colab: fetch the course (the capsedu package and its trained checkpoints) and install it.
+# Locally and on Binder capsedu is already installed, and this cell does nothing.
+import sys
+
+if "google.colab" in sys.modules:
+    import subprocess
+    from pathlib import Path
+
+    course = Path("/content/capsedu")
+    if not course.exists():
+        repository = "{repository}"
+        subprocess.check_call(["git", "clone", "--depth", "1", repository, str(course)])
+    subprocess.check_call([sys.executable, "-m", "pip", "install", "-q", "-e", str(course)])
+    sys.path.insert(0, str(course))  # this running kernel does not see a fresh editable install"""
+
+
+def repository() -> str:
+    """The course's repository URL: ``[project.urls] Repository`` in pyproject.toml."""
+    return tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["urls"]["Repository"]
+
+
+def colab_cell() -> str:
+    """The install cell's exact text, for the repository of pyproject.toml."""
+    return COLAB_CELL.format(repository=repository())
+
+
+def badges(name: str) -> list[str]:
+    """The Colab and Binder links that notebook ``name`` must carry in its first cell."""
+    repo = repository().removeprefix("https://github.com/")
+    return [f"https://colab.research.google.com/github/{repo}/blob/main/notebooks/{name}",
+            f"https://mybinder.org/v2/gh/{repo}/main?urlpath=lab/tree/notebooks/{name}"]
 
 
 def is_checked(cell) -> bool:
@@ -51,8 +92,15 @@ def violations(path: Path) -> list[str]:
     for needed in ("In this notebook you will", "## Summary", "## Exercises"):
         if needed not in text:
             problems.append(f"missing the section {needed!r}")
-    if "colab.research.google.com" not in first:
-        problems.append("missing the Colab badge in the first cell")
+    for link in badges(path.name):
+        if f"({link})" not in first:
+            problems.append(f"the first cell lacks the badge link {link}")
+    code = [c.source for c in nb.cells if c.cell_type == "code"]
+    if not code or code[0] != colab_cell():
+        problems.append("the first code cell must be the Colab install cell "
+                        "(tests/notebook_policy.py: COLAB_CELL)")
+    if any("google.colab" in source for source in code[1:]):
+        problems.append("only the first code cell may deal with Colab")
     return problems
 
 

@@ -129,3 +129,17 @@ def test_checker_accepts_the_reference_and_rejects_wrong_versions(capsys):
     for wrong in (radians_not_degrees, unit_length, swapped, clockwise):
         assert check_pose_vector(wrong) is False
         assert "FAIL" in capsys.readouterr().out
+
+
+def test_the_solution_passes_the_checker_and_answers_the_exercises(capsys):
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).parents[1] / "notebooks/solutions/02_capsules_vectors_not_scalars.py"
+    spec = importlib.util.spec_from_file_location("solution02", path)
+    solution = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(solution)
+    assert check_pose_vector(solution.my_pose_vector) is True
+    assert "PASS" in capsys.readouterr().out
+    assert solution.nose_45.tolist() == pytest.approx([0.3 / 2**0.5] * 2)
+    assert solution.opposite_vectors_decode_alike()

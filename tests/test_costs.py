@@ -81,3 +81,17 @@ def test_checker_rejects_known_wrong_versions(capsys):
     for f in wrong:
         assert check_digitcaps_parameters(f) is False
         assert "FAIL" in capsys.readouterr().out
+
+
+def test_time_training_step_times_the_model_and_its_routing():
+    from capsedu.costs import time_training_step
+
+    torch.manual_seed(0)
+    model = CapsNet(SMALL)
+    images, labels = torch.rand(8, 1, 28, 28), torch.arange(8)
+    before = [p.detach().clone() for p in model.parameters()]
+    t = time_training_step(model, images, labels, repeats=2)
+    assert all(seconds > 0 for seconds in t)
+    assert t.routing_forward < t.forward  # the model's forward pass includes its routing
+    assert all(torch.equal(a, b) for a, b in zip(before, model.parameters(), strict=True))
+    assert all(p.grad is None for p in model.parameters())

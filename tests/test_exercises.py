@@ -24,9 +24,42 @@ def no_eps(s):  # NaN at s = 0
     return n2 / (1 + n2) * s / n2.sqrt()
 
 
-def test_accepts_the_reference(capsys):
+def eps_outside_the_root(s, eps=1e-8):  # notebook 03, section 5: finite value, NaN gradient at 0
+    n2 = (s * s).sum(-1, keepdim=True)
+    return n2 / (1 + n2) * s / (n2.sqrt() + eps)
+
+
+def eps_outside_the_norm(s, eps=1e-8):  # notebook 03, exercise 5: torch's norm has gradient 0 at 0
+    n = s.norm(dim=-1, keepdim=True)
+    return n**2 / (1 + n**2) * s / (n + eps)
+
+
+def test_accepts_the_reference_and_the_solution(capsys):
+    import importlib.util
+    from pathlib import Path
+
     assert check_squash(squash) is True
-    assert "PASS" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "squash: PASS" in out and "squash's gradient: PASS" in out
+    path = Path(__file__).parents[1] / "notebooks/solutions/03_squash.py"
+    spec = importlib.util.spec_from_file_location("solution03", path)
+    solution = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(solution)
+    assert check_squash(solution.my_squash) is True
+
+
+def test_accepts_a_squash_whose_gradient_is_finite_for_another_reason():
+    assert check_squash(eps_outside_the_norm) is True
+
+
+def test_rejects_eps_outside_the_root_by_its_gradient(capsys):
+    zero = torch.zeros(1, 4, requires_grad=True)
+    eps_outside_the_root(zero).sum().backward()
+    assert zero.grad.isnan().all()  # the version notebook 03 warns about
+    assert check_squash(eps_outside_the_root) is False
+    out = capsys.readouterr().out
+    assert "squash: PASS" in out  # its values are right...
+    assert "squash's gradient: FAIL - for s = 0 your result contains NaN" in out  # ...not its slope
 
 
 def test_stub_is_reported_as_not_implemented(capsys):

@@ -207,6 +207,14 @@ def test_receptive_field_checker_accepts_the_reference_and_the_solution(capsys):
     assert solution.wider_rf == 7
 
 
+def test_receptive_field_checker_accepts_a_whole_number_given_as_a_float(capsys):
+    import numpy as np
+
+    assert check_receptive_field(lambda layers: float(reference_rf(layers))) is True
+    assert check_receptive_field(lambda layers: np.float32(reference_rf(layers))) is True
+    assert "FAIL" not in capsys.readouterr().out
+
+
 def test_receptive_field_checker_reports_the_stub(capsys):
     assert check_receptive_field(rf_stub) is None
     assert "not implemented yet" in capsys.readouterr().out
@@ -217,7 +225,9 @@ def test_receptive_field_checker_rejects_known_wrong_versions(capsys):
         lambda layers: 1 + sum(k - 1 for k, _ in layers),  # forgets the strides
         lambda layers: sum(k for k, _ in layers),  # adds the kernels
         lambda layers: reference_rf([(k, s) for k, s in layers if k != 2]),  # skips the pools
-        lambda layers: float(reference_rf(layers)),  # not an integer number of pixels
+        lambda layers: reference_rf(layers) + 0.5,  # not a whole number of pixels
+        lambda layers: str(reference_rf(layers)),  # not a number
+        lambda layers: True,  # a bool is not a size
         lambda layers: 32,  # "the image size"
     ]
     for fn in wrong:

@@ -39,3 +39,16 @@ def test_iteration_out_of_range(iteration):
 
     with pytest.raises(ValueError, match=r"\[1, 5\]"):
         routing_state(faces.face_parts(), iteration)
+
+
+def test_lengths_panel_shows_the_threshold_and_its_legend_covers_no_curve():
+    w = RoutingExplorer(face_threshold=0.9, iteration=5)
+    lengths_axes = w.figure.axes[2]
+    dashed = [line for line in lengths_axes.get_lines() if line.get_linestyle() == "--"]
+    assert [tuple(line.get_ydata()) for line in dashed] == [(0.9, 0.9)]
+    w.figure.canvas.draw()
+    legend = lengths_axes.get_legend().get_window_extent()
+    # in pixels: the legend's bottom lies above the line of length 1, which no curve crosses
+    top_of_lengths = lengths_axes.transData.transform((1, 1))[1]
+    assert legend.y0 > top_of_lengths
+    assert "face above 0.9" in [t.get_text() for t in lengths_axes.get_legend().get_texts()]

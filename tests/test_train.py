@@ -22,6 +22,43 @@ def test_fit_learns_a_separable_toy_problem():
     assert evaluate(model, (x, y), device="cpu") == 1.0 and before < 1.0
 
 
+def test_the_progress_bar_redraws_a_few_times_a_second(monkeypatch):
+    """A redraw per batch floods a notebook's output channel (nbval then times out)."""
+    import io
+    import time
+
+    from tqdm.std import tqdm
+
+    import capsedu.train
+
+    redraws = []
+
+    class CountingBar(tqdm):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, file=io.StringIO(), **kwargs)
+
+        def display(self, *args, **kwargs):
+            redraws.append(time.perf_counter())
+            return super().display(*args, **kwargs)
+
+    class Slow(torch.nn.Module):  # 2 ms a batch: 300 batches take about 0.6 s
+        def __init__(self):
+            super().__init__()
+            self.w = torch.nn.Parameter(torch.zeros(1))
+
+        def training_loss(self, x, y):
+            time.sleep(0.002)
+            return (self.w - 1).pow(2).sum(), torch.zeros_like(y)
+
+    monkeypatch.setattr(capsedu.train, "tqdm", CountingBar)
+    start = time.perf_counter()
+    fit(Slow(), (torch.zeros(300, 1), torch.zeros(300, dtype=torch.long)), epochs=1,
+        batch_size=1, device="cpu", progress=True)
+    seconds = time.perf_counter() - start
+    # the first and the last draw, and at most PROGRESS_UPDATES_PER_S a second in between
+    assert len(redraws) <= 2 + capsedu.train.PROGRESS_UPDATES_PER_S * seconds + 1
+
+
 def test_fit_is_deterministic_for_a_seed():
     x, y = torch.rand(64, 1, 8, 8), torch.arange(64) % 2
     runs = []

@@ -25,9 +25,11 @@ class RoutingPanels:
     """``show(state)`` draws a routing state: ``image`` (any size, drawn over the unit square),
     ``predictions`` (part kind -> predicted face pose), ``found`` (the part kinds routed, rows of
     ``c`` [found, 2]), ``iteration`` and ``lengths`` [iteration, 2]; with ``verdicts`` (model
-    names), also ``face_probability``, ``threshold`` and ``called_face`` per name."""
+    names), also ``face_probability``, ``threshold`` and ``called_face`` per name.
+    ``face_threshold``: the face length that counts as a face, a dashed line on the lengths."""
 
-    def __init__(self, scene_title: str, verdicts=None, size: int = 32):
+    def __init__(self, scene_title: str, verdicts=None, size: int = 32,
+                 face_threshold: float | None = None):
         self.names = list(verdicts or [])
         n_panels = 3 + bool(self.names)
         ratios = [1, 0.8, 1, 1.1][:n_panels]
@@ -54,11 +56,18 @@ class RoutingPanels:
                  yticks=range(len(faces.PART_KINDS)), yticklabels=faces.PART_KINDS)
         self._heat_title = heat.set_title(" ")
         dynamic += [self._heat, *sum(self._values, []), self._heat_title]
-        # 3. the parents' lengths, iteration by iteration
+        # 3. the parents' lengths, iteration by iteration; a length never exceeds 1, so the
+        # legend sits in a band above 1, where it covers no curve
         self._curves = [curve.plot([], [], "o-", label=f"‖v_{p}‖")[0] for p in PARENTS]
-        curve.set(xlabel="iteration", ylim=(0, 1), xlim=(0.8, MAX_ITERATIONS + 0.2),
+        curve.axhline(1, color="0.6", lw=0.8)
+        if face_threshold is not None:
+            curve.axhline(face_threshold, color="0.3", ls="--", lw=1,
+                          label=f"face above {face_threshold:g}")
+        curve.set(xlabel="iteration", ylim=(0, 1.32), yticks=np.linspace(0, 1, 6),
+                  xlim=(0.8, MAX_ITERATIONS + 0.2), xticks=range(1, MAX_ITERATIONS + 1),
                   title="parent lengths")
-        curve.legend(loc="lower left")
+        curve.legend(loc="upper center", ncol=2, fontsize="small", frameon=False,
+                     borderaxespad=0.2, columnspacing=1, handlelength=1.5)
         dynamic += self._curves
         # 4. every model's score, and the value where that model cuts between face and not
         if self.names:

@@ -33,14 +33,16 @@ def routing_state(parts, iteration: int = 3, softmax_over: str = "parents") -> d
 
 
 class RoutingExplorer(RoutingWidget):
-    """Edit the parts; the routing is recomputed and redrawn at once (``.state`` holds it)."""
+    """Edit the parts; the routing is recomputed and redrawn at once (``.state`` holds it).
+    ``face_threshold``: the face length that counts as a face (a dashed line on the lengths)."""
 
-    def __init__(self, parts=None, iteration: int = 3):
+    def __init__(self, parts=None, iteration: int = 3, face_threshold: float | None = None):
         self.softmax = widgets.ToggleButtons(
             options=[("over parents (paper)", "parents"), ("over children (bug)", "children")],
             description="softmax")
-        super().__init__(RoutingPanels("parts and the faces they predict", size=SCENE_SIZE),
-                         parts, iteration, extra=[self.softmax])
+        panels = RoutingPanels("parts and the faces they predict", size=SCENE_SIZE,
+                               face_threshold=face_threshold)
+        super().__init__(panels, parts, iteration, extra=[self.softmax])
 
     def compute(self) -> dict:
         return routing_state(self.editor.parts, self.iteration.value, self.softmax.value)
