@@ -49,7 +49,8 @@ class FaceCapsulesExplorer(RoutingWidget):
 
     def __init__(self, pose_model, models: dict, parts=None, iteration: int = 3):
         self.pose_model, self.models = pose_model, models
-        panels = RoutingPanels("image, detected parts' face votes", verdicts=list(models))
+        panels = RoutingPanels("image, detected parts' face votes", verdicts=list(models),
+                               face_threshold=round(float(pose_model.threshold), 3))
         super().__init__(panels, parts, iteration)
 
     def compute(self) -> dict:
