@@ -241,6 +241,7 @@ class FacePoses:
     scale: tuple[float, float] = (0.85, 1.1)
     jitter: tuple[float, float] = (0.0, 0.0)  # each face part moves this far (image fractions)
     jitter_angle: float = 0.0  # ... and turns by up to this many degrees
+    displace: tuple[float, float] = (0.0, 0.0)  # then one part, drawn at random, moves this far
 
 
 TRAINING_POSES = FacePoses()
@@ -258,17 +259,22 @@ def _face_pose(rng, rotated: bool, poses: FacePoses):
     return float(0.5 + dx), float(0.5 + dy), float(angle), float(rng.uniform(*poses.scale))
 
 
-def _jitter(parts: list[Part], rng, poses: FacePoses) -> list[Part]:
+def _stray(parts: list[Part], rng, poses: FacePoses) -> list[Part]:
     """Move each face part a distance drawn from ``poses.jitter`` in a random direction and turn
-    it by up to ``poses.jitter_angle`` degrees (no draw at all when both are zero)."""
-    if poses.jitter == (0.0, 0.0) and poses.jitter_angle == 0.0:
-        return parts
-    out = []
-    for p in parts:
-        r, direction = rng.uniform(*poses.jitter), rng.uniform(0, 2 * np.pi)
-        turn = rng.uniform(-poses.jitter_angle, poses.jitter_angle)
-        out.append(p._replace(x=p.x + r * np.cos(direction), y=p.y + r * np.sin(direction),
-                              angle=p.angle + turn))
+    it by up to ``poses.jitter_angle`` degrees; then move one part, drawn at random, a distance
+    drawn from ``poses.displace``. No draw at all for the ranges that are zero."""
+    out = list(parts)
+    if poses.jitter != (0.0, 0.0) or poses.jitter_angle != 0.0:
+        for k, p in enumerate(out):
+            r, direction = rng.uniform(*poses.jitter), rng.uniform(0, 2 * np.pi)
+            turn = rng.uniform(-poses.jitter_angle, poses.jitter_angle)
+            out[k] = p._replace(x=p.x + r * np.cos(direction), y=p.y + r * np.sin(direction),
+                                angle=p.angle + turn)
+    if poses.displace != (0.0, 0.0):
+        k = rng.integers(len(out))
+        r, direction = rng.uniform(*poses.displace), rng.uniform(0, 2 * np.pi)
+        out[k] = out[k]._replace(x=out[k].x + r * np.cos(direction),
+                                 y=out[k].y + r * np.sin(direction))
     return out
 
 
@@ -340,7 +346,7 @@ def _scene(kind: str, rng, poses: FacePoses = TRAINING_POSES) -> list[Part]:
     """Parts and 1-3 distractor strokes (clear of the parts) of one image of ``kind``."""
     for _ in range(1000):  # resample the face pose until every part is inside the image
         pose = _face_pose(rng, kind == "rotated", poses)
-        parts = _jitter(_layout(kind, pose, rng), rng, poses)
+        parts = _stray(_layout(kind, pose, rng), rng, poses)
         boxes = [_box(p) for p in parts]
         if _inside(np.reshape(boxes, (-1, 4))).all():
             break
