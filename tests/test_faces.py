@@ -237,3 +237,23 @@ def test_generators_need_an_integer_seed(seed):
         faces.scattered(2, seed=seed)
     images, _, _ = faces.dataset("face", 2, seed=np.int64(3))  # numpy integers are integers
     assert torch.equal(images, faces.dataset("face", 2, seed=3)[0])
+
+
+def test_one_displaced_part_leaves_its_place_and_the_others_stay():
+    poses = faces.FacePoses(displace=(0.20, 0.35))
+    _, _, moved = faces.dataset("face", 30, seed=4, poses=poses)
+    for ps in moved:
+        # the three parts that stayed still sit where a face of their pose puts them
+        angle, scale = np.median([p.angle for p in ps[:4]]), np.median([p.scale for p in ps[:4]])
+        distances = []
+        for k, part in enumerate(ps[:4]):
+            others = [q for j, q in enumerate(ps[:4]) if j != k]
+            # distance of this part from where the other three say it should be
+            dx, dy = np.subtract(faces.CANONICAL_OFFSETS[part.kind],
+                                 np.mean([faces.CANONICAL_OFFSETS[q.kind] for q in others], 0))
+            a = np.radians(angle)
+            want = (np.mean([q.x for q in others]) + scale * (np.cos(a) * dx + np.sin(a) * dy),
+                    np.mean([q.y for q in others]) + scale * (-np.sin(a) * dx + np.cos(a) * dy))
+            distances.append(np.hypot(part.x - want[0], part.y - want[1]))
+        # exactly one part is far from its place; with it left out, the others agree
+        assert sorted(distances)[-1] > 0.15

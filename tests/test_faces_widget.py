@@ -28,9 +28,11 @@ def test_an_upright_face_is_found_and_routed_to_the_face(explorer):
     assert s["c"].sum(axis=1) == pytest.approx(np.ones(4))  # softmax over the parents
     for name, p in s["face_probability"].items():  # each verdict is its score against its cut
         assert s["called_face"][name] == (p > s["threshold"][name])
-    # every detected part predicts (nearly) the same face: the ghosts coincide
+    # every detected part predicts (nearly) the same face: the ghosts coincide within about two
+    # pixels (a detector that never saw a face reads a face's part angles to a few degrees, and a
+    # few degrees move a part's predicted face centre by 1-2 pixels)
     ghosts = np.array(list(s["predictions"].values()))  # [4, 4]
-    assert np.ptp(ghosts[:, :2], axis=0).max() < 0.05
+    assert np.ptp(ghosts[:, :2], axis=0).max() < 0.07
 
 
 def test_moving_a_part_out_lowers_its_coupling_the_face_length_and_the_verdict(explorer):
