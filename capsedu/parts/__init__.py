@@ -4,7 +4,7 @@
 * ``detector``: part capsules (presence, pose) read off pixels;
 * ``pose_net``: ``PoseCapsuleNet`` = detector -> votes -> routing, with W_i fitted by least squares;
 * ``scoring``: every face model's score, cut and verdicts, face rates per kind over seeds;
-* ``training``: the four face models' recipes and checkpoints
+* ``training``: the five face models' recipes and checkpoints
   (``python -m capsedu.parts.training``).
 
 None of it is loaded by ``import capsedu``.

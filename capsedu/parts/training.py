@@ -1,4 +1,4 @@
-"""Training the four face models of notebooks 01 and 07, over seeds, and shipping them.
+"""Training the five face models of notebooks 01 and 07, over seeds, and shipping them.
 
     python -m capsedu.parts.training --seeds 0          # retrains every model into <data root>/runs
     python -m capsedu.parts.training --seeds 0 1 2 --replace-shipped   # rebuilds the shipped ones

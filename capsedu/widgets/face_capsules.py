@@ -3,7 +3,7 @@
 * the part capsules the detector reads off the image, each with the face it predicts (a ghost);
 * the coupling coefficients part -> parent (face, background) at the chosen routing iteration;
 * the face and background capsules' lengths, iteration by iteration;
-* the verdicts of all four models of notebook 07 side by side.
+* the verdicts of all five models of notebook 07 side by side.
 
 Everything shown is computed by the pure function ``face_state``, kept in ``.state``.
 """
