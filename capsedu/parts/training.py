@@ -12,6 +12,7 @@ import argparse
 import shlex
 import sys
 import time
+from functools import lru_cache
 
 import torch
 
@@ -104,6 +105,13 @@ def train_pose_capsules(n: int = 6000, epochs: int = 14, seed: int = 0, batch_si
     return fit_readout(model.cpu().eval(), n, seed)
 
 
+@lru_cache(maxsize=4)
+def readout_data(n: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """``n`` training faces and ``n`` non-faces of ``seed`` ``[n, 1, 32, 32]`` each, the images
+    ``fit_readout`` fits with; cached, so refitting several versions of a model draws them once."""
+    return faces.dataset("face", n, seed)[0], faces.dataset("nonface", n, seed)[0]
+
+
 @torch.no_grad()
 def fit_readout(model: PoseCapsuleNet, n: int = 6000, seed: int = 0) -> PoseCapsuleNet:
     """Fit what a pose-capsule model reads its verdict with, from training data of ``seed``:
@@ -113,11 +121,10 @@ def fit_readout(model: PoseCapsuleNet, n: int = 6000, seed: int = 0) -> PoseCaps
       the model's own number of routing iterations.
 
     Changes ``model`` in place and returns it."""
-    x_face, _, _ = faces.dataset("face", n, seed)
+    x_face, x_non = readout_data(n, seed)
     poses, presence = model.detector.detect(x_face)
     complete = (presence > 0.5).all(dim=1)  # faces where the detector found all four parts
     model.W.copy_(torch.from_numpy(fit_transforms(poses[complete].double().numpy())))
-    x_non, _, _ = faces.dataset("nonface", n, seed)
     face_p, non_p = (model.face_probability(x).numpy() for x in (x_face, x_non))
     model.threshold.fill_(fit_threshold(face_p, non_p))
     return model
