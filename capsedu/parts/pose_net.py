@@ -95,12 +95,18 @@ class PoseCapsuleNet(nn.Module):
         super().__init__()
         # the votes' lengths and the pose cells' tuning widths (``parts.votes.pose_votes``); a
         # checkpoint saved before they were hyperparameters loads with the defaults, its values
-        self.tuning = dict(face_gain=face_gain, background_gain=background_gain,
-                           sigma_xy=sigma_xy, sigma_angle=sigma_angle)
-        self.hparams = dict(channels=tuple(channels), iterations=iterations, **self.tuning)
+        self.hparams = dict(channels=tuple(channels), iterations=iterations, face_gain=face_gain,
+                            background_gain=background_gain, sigma_xy=sigma_xy,
+                            sigma_angle=sigma_angle)
         self.detector = PartDetector(channels)
         self.register_buffer("W", torch.eye(3, dtype=torch.float64).repeat(N_KINDS, 1, 1))
         self.register_buffer("threshold", torch.tensor(0.5))
+
+    @property
+    def tuning(self) -> dict:
+        """The keyword arguments of ``pose_votes`` this model votes with (from ``hparams``)."""
+        keys = ("face_gain", "background_gain", "sigma_xy", "sigma_angle")
+        return {k: self.hparams[k] for k in keys}
 
     @torch.no_grad()
     def capsules(self, x: torch.Tensor, iterations: int | None = None) -> "PoseCapsules":

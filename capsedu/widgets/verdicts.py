@@ -24,8 +24,6 @@ def verdicts_state(models: dict, parts, size: int = 32) -> dict:
     Returns ``{"image": [size, size] array, "face_probability": {model name: score},
     "threshold": {name: cut}, "called_face": {name: bool}}`` (``parts.scoring.verdicts``).
     """
-    if not models:
-        raise ValueError("models must name at least one trained model, e.g. {'deep CNN': model}")
     image = faces.render(parts, size=size)  # [size, size], raises ValueError on a bad part
     return {"image": image, **verdicts(models, torch.from_numpy(image)[None, None])}
 
