@@ -26,6 +26,7 @@ ARCHS = {
     "CapsNet": "capsedu.capsnet",
     "BagOfPartsCNN": "capsedu.baselines",
     "DeepCNN": "capsedu.baselines",
+    "MaxPoolCNN": "capsedu.baselines",
     "PoseCapsuleNet": "capsedu.parts.pose_net",
     "PartPoseMLP": "capsedu.parts.pose_mlp",
 }

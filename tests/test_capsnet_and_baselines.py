@@ -189,3 +189,26 @@ def test_capsnet_config_refuses_an_empty_primary_grid_when_built(sizes):
     with pytest.raises(ValueError, match="leaves no primary capsule"):
         CapsNet(SMALL, **sizes)
     assert CapsNetConfig(image_size=17).primary_grid == 1  # the smallest that works
+
+
+def test_affnist_pair_has_equal_parameter_counts_and_takes_40x40_images():
+    from capsedu.baselines import MaxPoolCNN
+    from capsedu.capsnet import AFFNIST
+
+    capsnet, cnn = CapsNet(AFFNIST), MaxPoolCNN()
+    assert abs(count_parameters(cnn) / count_parameters(capsnet) - 1) < 0.10  # issue 13's bar
+    x = torch.rand(3, 1, 40, 40)
+    assert capsnet(x).lengths.shape == (3, 10) and cnn(x).shape == (3, 10)
+    assert capsnet.config.n_primary == 8 * 8 * 8
+    with pytest.raises(ValueError, match=r"x must have shape \[batch, 1, 40, 40\]"):
+        cnn(torch.rand(3, 1, 28, 28))
+
+
+def test_max_pool_cnn_dropout_is_off_in_eval():
+    from capsedu.baselines import MaxPoolCNN
+
+    torch.manual_seed(0)
+    cnn, x = MaxPoolCNN(channels=(4, 4, 4), hidden=(16, 8)).eval(), torch.rand(2, 1, 40, 40)
+    torch.testing.assert_close(cnn(x), cnn(x))
+    cnn.train()
+    assert not torch.allclose(cnn(x), cnn(x))

@@ -5,7 +5,7 @@ import torch
 
 from capsedu import BagOfPartsCNN, pretrained
 from capsedu.checkpoints import read_manifest
-from capsedu.train import RECIPES, evaluate, fit, main
+from capsedu.train import RECIPES, evaluate, fit, main, shift
 
 
 def test_fit_learns_a_separable_toy_problem():
@@ -91,8 +91,6 @@ def test_command_line_lists_recipes(capsys):
 
 
 def test_shift_moves_each_image_by_at_most_two_pixels():
-    from capsedu.train import shift
-
     images = torch.zeros(64, 1, 9, 9)
     images[:, 0, 4, 4] = 1.0  # one bright pixel in the middle
     moved = shift(images, generator=torch.Generator().manual_seed(0))
@@ -115,12 +113,12 @@ def test_training_resumes_where_it_stopped(tmp_path):
         return BagOfPartsCNN(channels=(2, 2))
 
     straight = model()
-    fit(straight, (x, y), epochs=3, batch_size=16, device="cpu", progress=False, augment=True)
+    fit(straight, (x, y), epochs=3, batch_size=16, device="cpu", progress=False, augment=shift)
     resumed = model()
-    fit(resumed, (x, y), epochs=2, batch_size=16, device="cpu", progress=False, augment=True,
+    fit(resumed, (x, y), epochs=2, batch_size=16, device="cpu", progress=False, augment=shift,
         state_path=state)
     history = fit(model(), (x, y), epochs=3, batch_size=16, device="cpu", progress=False,
-                  augment=True, state_path=state)
+                  augment=shift, state_path=state)
     assert [h["epoch"] for h in history] == [1, 2, 3]
     resumed.load_state_dict(torch.load(state, weights_only=True)["model"])
     torch.testing.assert_close(resumed.classifier.weight, straight.classifier.weight)

@@ -92,3 +92,35 @@ def test_bad_input_is_named():
         tm.translated(torch.zeros(2, 1, 32, 32))
     with pytest.raises(ValueError, match="two classes"):
         tm.multimnist(blobs(4), torch.zeros(4, dtype=torch.long), 3)
+
+
+def test_move_keeps_the_ink_whole_and_reaches_every_edge():
+    x = tm.translated(blobs(200, seed=1), seed=0)
+    moved = tm.move(x, torch.Generator().manual_seed(0))
+    # whole-pixel moves: exact (no resampling) and no ink leaves the canvas
+    torch.testing.assert_close(moved.sum(dim=(1, 2, 3)), x.sum(dim=(1, 2, 3)))
+    assert set(torch.unique(moved).tolist()) <= {0.0, 1.0}
+    boxes = tm._ink_box(moved)  # x0, x1, y0, y1
+    assert (boxes[:, 0] == 0).any() and (boxes[:, 1] == 39).any()  # some touch the left / right
+    assert (boxes[:, 2] == 0).any() and (boxes[:, 3] == 39).any()
+    again = tm.move(x, torch.Generator().manual_seed(0))
+    assert torch.equal(moved, again)
+
+
+def test_ink_keeping_offsets_span_exactly_the_allowed_range():
+    x = torch.zeros(400, 1, 10, 10)
+    x[:, 0, 3:5, 2:7] = 1.0  # ink in rows 3-4 and columns 2-6
+    t = tm.ink_keeping_offsets(x, torch.Generator().manual_seed(0))
+    assert t[:, 0].min() == -2 and t[:, 0].max() == 3  # columns 2..6 may move to 0..4 or 5..9
+    assert t[:, 1].min() == -3 and t[:, 1].max() == 5
+    assert len(torch.unique(t[:, 0])) == 6  # every allowed offset is drawn
+
+
+def test_translated_mnist_splits_are_placed_with_their_own_seeds(monkeypatch):
+    digits, labels = blobs(6), torch.arange(6)
+    monkeypatch.setattr(tm, "load_mnist", lambda train, limit: (digits[:limit], labels[:limit]))
+    train_x, train_y = tm.translated_mnist(True, 6)
+    test_x, _ = tm.translated_mnist(False, 6)
+    assert torch.equal(train_x, tm.translated(digits, seed=tm.TRANSLATED_SEEDS[True]))
+    assert torch.equal(test_x, tm.translated(digits, seed=tm.TRANSLATED_SEEDS[False]))
+    assert torch.equal(train_y, labels) and not torch.equal(train_x, test_x)

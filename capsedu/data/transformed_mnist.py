@@ -22,6 +22,7 @@ import torch
 import torch.nn.functional as F
 
 from ..validate import check_shape
+from .mnist import load_mnist
 
 CANVAS = 40  # affNIST's image side
 MULTI_CANVAS = 36  # MultiMNIST: 28 + 2 x 4 pixels of shift
@@ -71,6 +72,17 @@ def translated(images: torch.Tensor, seed: int = 0, side: int = CANVAS) -> torch
     g = torch.Generator().manual_seed(seed)
     dx, dy = torch.randint(0, side - 27, (2, len(images)), generator=g)
     return shift(images, dx, dy, side)
+
+
+TRANSLATED_SEEDS = {True: 0, False: 1}  # the placements of translated_mnist's train and test splits
+
+
+def translated_mnist(train: bool = True, limit: int | None = None):
+    """The MNIST split translated onto the 40x40 canvas (``translated``, seed 0 for the training
+    split, 1 for the test split): ``(images [N, 1, 40, 40], labels [N])``, the data of the affNIST
+    recipes (``capsedu.train``)."""
+    images, labels = load_mnist(train, limit)
+    return translated(images, seed=TRANSLATED_SEEDS[train]), labels
 
 
 def affine_matrix(rotation, shear, scale_x, scale_y) -> torch.Tensor:
@@ -132,15 +144,33 @@ def random_affine(images: torch.Tensor, seed: int = 0, ranges: AffineRanges = AF
          "shear": uniform(-ranges.shear, ranges.shear),
          "scale_x": uniform(*ranges.scale), "scale_y": uniform(*ranges.scale)}
     A = affine_matrix(p["rotation"], p["shear"], p["scale_x"], p["scale_y"])
-    centred = warp(images, A, torch.zeros(n, 2))
-    # a whole-pixel translation, uniform among those that keep the ink on the canvas:
-    # from -x0 (ink touching the left edge) to side - 1 - x1 (touching the right edge)
-    x0, x1, y0, y1 = _ink_box(centred).unbind(1)
-    for key, lo, hi in (("tx", -x0, side - 1 - x1), ("ty", -y0, side - 1 - y1)):
-        p[key] = (lo + (torch.rand(n, generator=g) * (hi - lo + 1)).long().clamp(max=hi - lo)
-                  ).float()
-    out = warp(images, A, torch.stack([p["tx"], p["ty"]], dim=1))
-    return out.clamp(0, 1), p
+    t = ink_keeping_offsets(warp(images, A, torch.zeros(n, 2)), g)  # [N, 2]
+    p["tx"], p["ty"] = t.unbind(1)
+    return warp(images, A, t).clamp(0, 1), p
+
+
+def ink_keeping_offsets(images: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
+    """For each image ``[N, 1, S, S]``, a whole-pixel translation ``(tx, ty)`` ``[N, 2]``, uniform
+    among those that keep its ink on the canvas: tx from -x0 (ink touching the left edge) to
+    S - 1 - x1 (touching the right edge), where x0 .. x1 are its inked columns; ty likewise."""
+    side = images.shape[-1]
+    x0, x1, y0, y1 = _ink_box(images).unbind(1)
+    offsets = []
+    for lo, hi in ((-x0, side - 1 - x1), (-y0, side - 1 - y1)):
+        u = torch.rand(len(images), generator=generator)
+        offsets.append(lo + (u * (hi - lo + 1)).long().clamp(max=hi - lo))
+    return torch.stack(offsets, dim=1).float()
+
+
+def move(images: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
+    """The training augmentation of the affNIST recipes: each image ``[N, 1, S, S]`` moved to a
+    new random place on its canvas (``ink_keeping_offsets``), so a digit is seen at a new place in
+    every epoch. Exact: a whole-pixel move does not resample."""
+    side = images.shape[-1]
+    tx, ty = ink_keeping_offsets(images, generator).long().unbind(1)
+    padded = F.pad(images, (side, side, side, side))  # [N, 1, 3S, 3S], zeros around
+    return torch.stack([padded[k, :, side - y : 2 * side - y, side - x : 2 * side - x]
+                        for k, (x, y) in enumerate(zip(tx.tolist(), ty.tolist(), strict=True))])
 
 
 SWEEPS = {  # one factor at a time, the others at identity; values for notebook 08's curves
