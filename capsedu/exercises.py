@@ -14,6 +14,7 @@ import torch
 from .baselines import receptive_field
 from .capsnet import CapsNet, CapsNetConfig
 from .capsule_vectors import pose_vector
+from .data.transformed_mnist import affine_matrix
 from .digit_capsules import decode
 from .functional import squash
 from .parts.votes import exact_transforms, predicted_faces
@@ -249,3 +250,50 @@ def check_fit_transform(learner: Callable) -> bool | None:
         F[:, :2] += 0.01 * torch.randn(n, 2, 3, generator=g).double()  # noise in the top rows
         cases.append((P, F))
     return check("fit_transform", learner, _fit_transform, cases, atol=1e-6)
+
+
+# --- 08 · viewpoint and robustness --------------------------------------------------------------
+
+
+def check_affine_matrix(learner: Callable) -> bool | None:
+    """Check a learner's ``affine_matrix(rotation, shear, scale_x, scale_y) -> [2, 2]``: the
+    linear part of an affNIST-style map in pixel coordinates (y down), A = R(rotation) Sh(shear)
+    S(scale_x, scale_y) with the rotation in degrees, counter-clockwise on screen
+    (``transformed_mnist.affine_matrix``)."""
+    cases = [(0.0, 0.0, 1.0, 1.0), (90.0, 0.0, 1.0, 1.0), (30.0, 0.0, 1.0, 1.0),
+             (0.0, 0.2, 1.0, 1.0), (0.0, 0.0, 0.8, 1.2), (-20.0, 0.15, 1.1, 0.9),
+             (45.0, -0.3, 0.7, 1.3)]
+
+    def reference(rotation, shear, scale_x, scale_y):
+        return affine_matrix(rotation, shear, scale_x, scale_y).double()
+
+    def as_matrix(*case):
+        return torch.as_tensor(learner(*case), dtype=torch.float64)
+
+    return check("affine_matrix", as_matrix, reference, cases, atol=1e-5,
+                 describe=lambda c: "rotation={}, shear={}, scale_x={}, scale_y={}".format(*c))
+
+
+def _both_correct(predicted: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    """Reference for ``check_both_correct``: rows whose two classes match as a set."""
+    same = predicted.sort(dim=1).values == labels.sort(dim=1).values  # [N, 2]
+    return same.all(dim=1).double().mean()
+
+
+def check_both_correct(learner: Callable) -> bool | None:
+    """Check a learner's ``both_correct(predicted [N, 2], labels [N, 2]) -> float``: the
+    fraction of MultiMNIST images whose two predicted classes are exactly the two true classes,
+    in either order (the paper's Section 6 counts an image right only when both digits are)."""
+    cases = [
+        (torch.tensor([[3, 7], [1, 2]]), torch.tensor([[3, 7], [1, 2]])),  # all right
+        (torch.tensor([[7, 3], [2, 1]]), torch.tensor([[3, 7], [1, 2]])),  # right, other order
+        (torch.tensor([[3, 8], [1, 2], [4, 0]]), torch.tensor([[3, 7], [2, 1], [9, 5]])),
+        (torch.tensor([[5, 6], [6, 5], [0, 1], [9, 8]]), torch.tensor([[5, 6], [5, 9], [1, 0],
+                                                                       [8, 2]])),
+    ]
+
+    def as_number(predicted, labels):
+        return torch.as_tensor(learner(predicted, labels), dtype=torch.float64)
+
+    return check("both_correct", as_number, _both_correct, cases,
+                 describe=lambda c: f"predicted={c[0].tolist()}, labels={c[1].tolist()}")

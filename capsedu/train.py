@@ -217,6 +217,15 @@ RECIPES: dict[str, Recipe] = {
         epochs=12, batch_size=128, lr=2e-3, lr_decay=0.85, seed=0, augment=move,
         validation=5000,
     ),
+    "affnist-capsnet-1iter": Recipe(
+        description="affnist-capsnet with 1 routing iteration (uniform coupling: every primary "
+        "capsule sends its vote to every digit capsule with weight 1/10), trained the same way: "
+        "the ablation of Gu & Tresp (2020)",
+        build=lambda: CapsNet(AFFNIST, iterations=1),
+        data=translated_mnist,
+        epochs=12, batch_size=128, lr=2e-3, lr_decay=0.85, seed=0, augment=move,
+        validation=5000,
+    ),
     "affnist-cnn": Recipe(
         description="notebook 08's CNN: three 5x5 convolutions with 2x2 max-pooling, two "
         "fully connected layers with dropout (as the paper's baseline, sized to the CapsNet's "

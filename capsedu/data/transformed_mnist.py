@@ -180,22 +180,28 @@ SWEEPS = {  # one factor at a time, the others at identity; values for notebook 
 }
 
 
+def affine(images: torch.Tensor, rotation: float = 0.0, shear: float = 0.0, scale_x: float = 1.0,
+           scale_y: float = 1.0, tx: float = 0.0, ty: float = 0.0,
+           side: int = CANVAS) -> torch.Tensor:
+    """Every digit ``[N, 1, 28, 28]`` under one affine map: turned by ``rotation`` degrees,
+    sheared and scaled about its centre (``affine_matrix``), then moved by ``(tx, ty)`` pixels
+    from the centre of the ``side`` canvas. ``[N, 1, side, side]``."""
+    images = pad_to(_as_digits(images), side)
+    n = len(images)
+    A = affine_matrix(torch.full((n,), float(rotation)), float(shear), float(scale_x),
+                      float(scale_y))  # [N, 2, 2]
+    t = torch.tensor([float(tx), float(ty)]).expand(n, 2)  # [N, 2]
+    return warp(images, A, t).clamp(0, 1)
+
+
 def sweep(images: torch.Tensor, factor: str, value: float, side: int = CANVAS) -> torch.Tensor:
     """Every digit under one transformation, centred on the canvas: ``factor`` is "rotation"
     (degrees), "shear" or "scale" (both axes), set to ``value``. ``[N, 1, side, side]``."""
     if factor not in SWEEPS:
         raise ValueError(f"factor must be one of {list(SWEEPS)}, got {factor!r}")
-    images = pad_to(_as_digits(images), side)
-    n = len(images)
-    rotation, shear, scale = 0.0, 0.0, 1.0
-    if factor == "rotation":
-        rotation = value
-    elif factor == "shear":
-        shear = value
-    else:
-        scale = value
-    A = affine_matrix(torch.full((n,), float(rotation)), shear, scale, scale)
-    return warp(images, A, torch.zeros(n, 2)).clamp(0, 1)
+    if factor == "scale":
+        return affine(images, scale_x=value, scale_y=value, side=side)
+    return affine(images, side=side, **{factor: value})
 
 
 def multimnist(images: torch.Tensor, labels: torch.Tensor, n: int, seed: int = 0,

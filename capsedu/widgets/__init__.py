@@ -11,6 +11,7 @@ control and check what it computed. A notebook cell that ends with a widget disp
 | 04 | ``RoutingExplorer`` | ``routing.routing_state`` |
 | 06 | ``PoseSpaceExplorer`` | ``digit_capsules.pose_state`` |
 | 07 | ``FaceCapsulesExplorer`` | ``face_capsules.face_state`` |
+| 08 | ``ViewpointExplorer`` | ``robustness.viewpoint_state`` |
 
 ``PartsEditor`` (01, 04, 07) edits a face's parts; ``panels`` holds what 04 and 07 draw beside it.
 """
@@ -22,8 +23,9 @@ from .face_capsules import FaceCapsulesExplorer
 from .parts import PartsEditor
 from .routing import RoutingExplorer
 from .verdicts import FaceVerdicts
+from .viewpoint import ViewpointExplorer
 
 __all__ = [
     "WidgetCheck", "FaceVerdicts", "PoseVectorExplorer", "SquashExplorer", "RoutingExplorer",
-    "PoseSpaceExplorer", "FaceCapsulesExplorer", "PartsEditor",
+    "PoseSpaceExplorer", "FaceCapsulesExplorer", "ViewpointExplorer", "PartsEditor",
 ]

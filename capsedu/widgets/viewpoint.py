@@ -1,0 +1,100 @@
+"""Notebook 08's widget: sliders turn, shear, scale and move a test digit; both affNIST models
+answer live (``robustness.viewpoint_state``)."""
+
+import ipywidgets as widgets
+import numpy as np
+import torch
+from matplotlib.figure import Figure
+
+from ..plots import png_bytes
+from ..robustness import viewpoint_state
+from .base import Widget
+
+
+class ViewpointExplorer(Widget):
+    """Pick a test digit and transform it: the CapsNet's capsule lengths and reconstruction and
+    the CNN's softmax probabilities, for the image both of them see."""
+
+    def __init__(self, capsnet, cnn, images: torch.Tensor, labels: torch.Tensor):
+        self.capsnet, self.cnn, self.images, self.labels = capsnet, cnn, images, labels
+        self.digit = widgets.Dropdown(
+            options=[(f"#{k}: a {int(y)}", k) for k, y in enumerate(labels)], description="digit")
+
+        def slider(description, low, high, step, fmt):
+            value = 1.0 if description == "scale" else 0.0
+            return widgets.FloatSlider(value=value, min=low, max=high, step=step,
+                                       description=description, readout_format=fmt,
+                                       continuous_update=False)
+
+        self.sliders = {
+            "rotation": slider("rotation", -90, 90, 5, "+.0f"),
+            "shear": slider("shear", -0.6, 0.6, 0.05, "+.2f"),
+            "scale": slider("scale", 0.5, 1.5, 0.05, ".2f"),
+            "dx": slider("dx", -12, 12, 1, "+.0f"),
+            "dy": slider("dy", -12, 12, 1, "+.0f"),
+        }
+        self.reset_button = widgets.Button(description="reset", icon="undo")
+        self.readout = widgets.HTML()
+        self.image = widgets.Image(format="png")
+        self.figure = Figure(figsize=(10, 2.9))
+        self.figure.subplots_adjust(left=0.02, right=0.98, bottom=0.17, top=0.86, wspace=0.25)
+        seen, recon, bars = self.figure.subplots(1, 3, gridspec_kw={"width_ratios": [1, 1, 2.2]})
+        blank = np.zeros((40, 40))
+        self._seen = seen.imshow(blank, cmap="gray", vmin=0, vmax=1)
+        self._recon = recon.imshow(blank, cmap="gray", vmin=0, vmax=1)
+        for ax, title in ((seen, "what both models see"), (recon, "CapsNet reconstruction")):
+            ax.set(xticks=[], yticks=[], title=title)
+        classes = np.arange(10)
+        self._lengths = bars.bar(classes - 0.2, np.zeros(10), 0.4, color="tab:orange",
+                                 label="CapsNet: capsule length ‖v_j‖")
+        self._probabilities = bars.bar(classes + 0.2, np.zeros(10), 0.4, color="tab:blue",
+                                       label="CNN: softmax probability")
+        bars.set(xticks=classes, xlabel="class", ylim=(0, 1.05))
+        bars.legend(loc="upper left", fontsize=8)
+
+        self._quiet = False  # True while reset() moves the sliders: one redraw, not five
+        for s in self.sliders.values():
+            s.observe(self._changed, names="value")
+        self.digit.observe(self._changed, names="value")
+        self.reset_button.on_click(lambda _: self.reset())
+        top = widgets.HBox([self.digit, self.reset_button])
+        controls = widgets.HBox([widgets.VBox(list(self.sliders.values())[:3]),
+                                 widgets.VBox(list(self.sliders.values())[3:])])
+        self.widget = widgets.VBox([top, controls, self.readout, self.image])
+        self.update()
+
+    def reset(self):
+        """Back to the upright, centred digit, with a single redraw."""
+        self._quiet = True
+        for name, s in self.sliders.items():
+            s.value = 1.0 if name == "scale" else 0.0
+        self._quiet = False
+        self.update()
+
+    def _changed(self, _):
+        if not self._quiet:
+            self.update()
+
+    def update(self):
+        k = self.digit.value
+        values = {name: s.value for name, s in self.sliders.items()}
+        self.state = s = viewpoint_state(self.capsnet, self.cnn, self.images[k], **values)
+        s["label"] = label = int(self.labels[k])
+        caps, cnn = s["capsnet_prediction"], s["cnn_prediction"]
+
+        def verdict(prediction):
+            return "right" if prediction == label else "<b>wrong</b>"
+
+        self.readout.value = (
+            f"a {label} turned {values['rotation']:+.0f}°, sheared {values['shear']:+.2f}, "
+            f"scaled {values['scale']:.2f}, moved ({values['dx']:+.0f}, {values['dy']:+.0f}) px"
+            f"<br>CapsNet: {caps} (‖v‖ = {s['lengths'][caps]:.2f}, {verdict(caps)}) · "
+            f"CNN: {cnn} (p = {s['probabilities'][cnn]:.2f}, {verdict(cnn)})")
+        self._seen.set_data(s["image"])
+        self._recon.set_data(s["reconstruction"])
+        for bars, values_, winner in ((self._lengths, s["lengths"], caps),
+                                      (self._probabilities, s["probabilities"], cnn)):
+            for j, (bar, value) in enumerate(zip(bars, values_, strict=True)):
+                bar.set_height(value)
+                bar.set_alpha(1.0 if j == winner else 0.45)
+        self.image.value = png_bytes(self.figure)
