@@ -27,6 +27,8 @@ ARCHS = {
     "BagOfPartsCNN": "capsedu.baselines",
     "DeepCNN": "capsedu.baselines",
     "MaxPoolCNN": "capsedu.baselines",
+    "C4CNN": "capsedu.gcnn",
+    "PlainCNN": "capsedu.gcnn",
     "PoseCapsuleNet": "capsedu.parts.pose_net",
     "PartPoseMLP": "capsedu.parts.pose_mlp",
 }

@@ -14,8 +14,8 @@ PACKAGE = ROOT / "capsedu"
 # Lower layers first. A module may import from its own layer and the layers below, never above.
 LAYERS = [
     ("settings", ["config", "validate"]),
-    ("maths", ["functional", "routing", "layers", "poses"]),
-    ("models", ["capsnet", "baselines", "costs"]),
+    ("maths", ["functional", "routing", "layers", "poses", "group_conv"]),
+    ("models", ["capsnet", "baselines", "costs", "gcnn"]),
     ("data and training", ["data", "data.mnist", "data.faces", "data.transformed_mnist",
                            "checkpoints", "train"]),
     ("experiments", ["capsule_vectors", "digit_capsules", "parts", "parts.votes",

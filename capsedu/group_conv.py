@@ -1,0 +1,92 @@
+"""Rotation-equivariant convolutions for the group C4 of quarter turns (Cohen & Welling 2016,
+"Group Equivariant Convolutional Networks"), written out in plain PyTorch for notebook 10.
+
+A feature map of a C4 network has one extra axis: ``[B, C, 4, H, W]``, the response of each
+filter turned by 0, 90, 180 and 270 degrees. Turning the input by a quarter turn turns every
+such map and shifts it by one step along that axis (``rotate_c4``): the network's features
+*transform with* the input instead of changing unpredictably (equivariance). A max over the
+rotation axis and the positions then gives features that do not change at all (invariance).
+
+``torch.rot90(x, r, dims=(-2, -1))`` is the quarter turn used throughout, for images, filters
+and feature maps alike; odd kernels with "same" padding keep every layer exactly equivariant.
+"""
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from .validate import check_shape
+
+N_ROTATIONS = 4  # C4: the turns by 0, 90, 180 and 270 degrees
+
+
+def rotate_c4(features: torch.Tensor, r: int = 1) -> torch.Tensor:
+    """What ``r`` quarter turns of the input do to a C4 feature map ``[B, C, 4, H, W]``: every
+    map turns by ``r`` quarter turns and the rotation axis shifts by ``r``:
+    out[:, :, s] = rot^r(features[:, :, s - r])."""
+    return torch.rot90(features, r, dims=(-2, -1)).roll(r, dims=2)
+
+
+def lifting_filters(weight: torch.Tensor) -> torch.Tensor:
+    """The four turned copies of ordinary filters ``[C_out, C_in, k, k]``, stacked for one
+    convolution: ``[C_out * 4, C_in, k, k]`` (output channel o * 4 + r is filter o turned r
+    times)."""
+    turned = torch.stack([torch.rot90(weight, r, dims=(-2, -1)) for r in range(N_ROTATIONS)],
+                         dim=1)  # [C_out, 4, C_in, k, k]
+    return turned.flatten(0, 1)
+
+
+def group_filters(weight: torch.Tensor) -> torch.Tensor:
+    """The four transformed copies of C4 filters ``[C_out, C_in, 4, k, k]``, stacked for one
+    convolution over the input's ``C_in * 4`` channels: ``[C_out * 4, C_in * 4, k, k]``.
+    Copy r turns every filter slice by r quarter turns *and* shifts the rotation axis by r:
+    W_r[:, :, s] = rot^r(W[:, :, s - r])."""
+    turned = torch.stack([rotate_c4(weight, r) for r in range(N_ROTATIONS)], dim=1)
+    return turned.flatten(0, 1).flatten(1, 2)  # [C_out * 4, C_in * 4, k, k]
+
+
+class LiftingConv(nn.Module):
+    """Image ``[B, C_in, H, W]`` -> C4 feature map ``[B, C_out, 4, H, W]``: one convolution with
+    each filter in its four orientations ("lifting" the image onto the group)."""
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: int):
+        super().__init__()
+        if kernel_size % 2 != 1:
+            raise ValueError(f"kernel_size must be odd (a centre pixel to turn about), got "
+                             f"{kernel_size}")
+        self.weight = nn.Parameter(torch.randn(out_channels, in_channels, kernel_size,
+                                               kernel_size) / (in_channels * kernel_size**2) ** 0.5)
+        self.bias = nn.Parameter(torch.zeros(out_channels))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        check_shape(x, "x", "[batch, channels, height, width]", ndim=4)
+        k = self.weight.shape[-1]
+        # [B, C_out * 4, H, W]: channel o * 4 + r is the response to filter o turned r times
+        out = F.conv2d(x, lifting_filters(self.weight), padding=k // 2)
+        out = out.unflatten(1, (-1, N_ROTATIONS))  # [B, C_out, 4, H, W]
+        return out + self.bias[:, None, None, None]  # one bias per filter, shared by its turns
+
+
+class GroupConv(nn.Module):
+    """C4 feature map ``[B, C_in, 4, H, W]`` -> ``[B, C_out, 4, H, W]``: each filter sees all four
+    rotation channels of its input, and is applied in four transformed copies
+    (``group_filters``)."""
+
+    def __init__(self, in_channels: int, out_channels: int, kernel_size: int):
+        super().__init__()
+        if kernel_size % 2 != 1:
+            raise ValueError(f"kernel_size must be odd (a centre pixel to turn about), got "
+                             f"{kernel_size}")
+        fan_in = in_channels * N_ROTATIONS * kernel_size**2
+        self.weight = nn.Parameter(torch.randn(out_channels, in_channels, N_ROTATIONS,
+                                               kernel_size, kernel_size) / fan_in**0.5)
+        self.bias = nn.Parameter(torch.zeros(out_channels))
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        check_shape(x, "x", "[batch, channels, 4, height, width]", ndim=5)
+        if x.shape[2] != N_ROTATIONS:
+            raise ValueError(f"x must have {N_ROTATIONS} rotation channels (dim 2), got shape "
+                             f"{tuple(x.shape)}; lift an image with LiftingConv first")
+        k = self.weight.shape[-1]
+        out = F.conv2d(x.flatten(1, 2), group_filters(self.weight), padding=k // 2)
+        return out.unflatten(1, (-1, N_ROTATIONS)) + self.bias[:, None, None, None]
