@@ -265,3 +265,21 @@ def test_face_models_command_writes_runs_and_replaces_shipped_only_on_purpose(
     training.main([*argv, "--replace-shipped"])
     assert read_manifest()[name]["notes"] == "shipped"
     assert pretrained(name).hparams["channels"] == (2,)
+
+
+@pytest.mark.parametrize("name", sorted(RECIPES))
+def test_every_recipe_builds_a_model_that_takes_its_data(name):
+    from capsedu.checkpoints import ARCHS
+
+    recipe = RECIPES[name]
+    try:
+        x, y = recipe.data(True, 2)
+    except FileNotFoundError:
+        pytest.skip("MNIST is not in the data root")
+    torch.manual_seed(0)
+    model = recipe.build()
+    assert type(model).__name__ in ARCHS  # a checkpoint of it can be loaded again
+    if recipe.augment is not None:
+        x = recipe.augment(x, torch.Generator().manual_seed(0))
+    loss, predictions = model.training_loss(x, y)
+    assert loss.ndim == 0 and torch.isfinite(loss) and predictions.shape == y.shape
