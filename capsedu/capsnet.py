@@ -25,7 +25,6 @@ from .validate import (
     check_shape,
 )
 
-
 # Which DigitCaps vector the decoder sees when the labels are given (training), with its meaning.
 MASK_BY = {
     "label": "the paper: the true class's capsule during training, the longest at test time",
