@@ -82,3 +82,18 @@ def check_labels(targets: torch.Tensor, name: str, batch: int, n_classes: int) -
             f"{name} must lie in [0, {n_classes - 1}] (one label per class), got "
             f"{targets[bad[0]].item()} at index {bad[0].item()} ({len(bad)} of {batch} outside)"
         )
+
+
+def check_choice(value, name: str, choices: dict[str, str]) -> None:
+    """Raise ``ValueError`` unless ``value`` is one of the keys of ``choices`` (value -> what it
+    means), listing every choice with its meaning so the message says what to pass instead."""
+    if not isinstance(value, str) or value not in choices:
+        options = "; ".join(f"{key!r} ({meaning})" for key, meaning in choices.items())
+        raise ValueError(f"{name} must be one of: {options}. Got {value!r}")
+
+
+def check_flag(value, name: str, meaning: str) -> None:
+    """Raise ``TypeError`` unless ``value`` is ``True`` or ``False`` (a string such as ``"False"``
+    would count as true and silently switch the behaviour on)."""
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be True or False ({meaning}), got {value!r}")

@@ -149,3 +149,47 @@ def test_margin_loss_is_zero_exactly_when_every_length_is_on_its_side(case):
     )
     assert loss.item() >= 0
     assert (loss.item() == 0) == on_its_side
+
+
+# --- The bug switches of notebook 09 -------------------------------------------------------------
+
+
+@FAST
+@given(predictions(), st.integers(1, 4))
+def test_softmax_over_children_makes_couplings_sum_to_one_over_the_children(u_np, iterations):
+    result = dynamic_routing(torch.from_numpy(u_np), iterations, softmax_over="children")
+    batch, _, n_out, _ = u_np.shape
+    for step in result.history:
+        assert (step.c >= 0).all()
+        torch.testing.assert_close(step.c.sum(dim=1), torch.ones(batch, n_out, dtype=torch.float64))
+
+
+@FAST
+@given(predictions(max_batch=4), st.integers(1, 4), st.sampled_from(["sum", "mean"]),
+       st.randoms(use_true_random=False))
+def test_shared_logits_give_the_whole_batch_one_set_of_couplings(u_np, iterations, reduce, rnd):
+    u_hat = torch.from_numpy(u_np)
+    result = dynamic_routing(u_hat, iterations, logits_over_batch=reduce)
+    for step in result.history:
+        torch.testing.assert_close(step.c, step.c[:1].expand_as(step.c))
+    # which example is where does not matter: reordering the batch reorders the outputs only
+    order = torch.tensor(rnd.sample(range(u_np.shape[0]), u_np.shape[0]))
+    shuffled = dynamic_routing(u_hat[order], iterations, logits_over_batch=reduce)
+    torch.testing.assert_close(shuffled.v, result.v[order])
+    torch.testing.assert_close(shuffled.c, result.c)
+
+
+@FAST
+@given(margin_cases())
+def test_margin_loss_squared_or_not_matches_eq_4_term_by_term(case):
+    lengths, targets, m_plus, m_minus, lam = case
+    for squared in (True, False):
+        power = 2 if squared else 1
+        expected = sum(
+            (max(0.0, m_plus - length) ** power if k == target
+             else lam * max(0.0, length - m_minus) ** power)
+            for row, target in zip(lengths, targets, strict=True) for k, length in enumerate(row)
+        ) / len(lengths)
+        loss = margin_loss(torch.tensor(lengths, dtype=torch.float64), torch.tensor(targets),
+                           m_plus=m_plus, m_minus=m_minus, lam=lam, squared=squared)
+        assert loss.item() == pytest.approx(expected, abs=1e-12)

@@ -8,28 +8,39 @@ import torch
 from capsedu import dynamic_routing
 
 
-def procedure_1(u_hat: torch.Tensor, iterations: int):
-    """Procedure 1 written out with Python loops and scalars, one example at a time."""
+def procedure_1(u_hat: torch.Tensor, iterations: int, softmax_over: str = "parents",
+                logits_over_batch: str = "per_example"):
+    """Procedure 1 written out with Python loops and scalars. ``softmax_over="children"`` and
+    ``logits_over_batch="sum"`` / ``"mean"`` write out the bugs the same way: the softmax taken over
+    the children i, and one b for the whole batch that every example's agreements go into."""
     B, I, J, D = u_hat.shape
     u = u_hat.tolist()
-    all_v, all_c = [], []
-    for n in range(B):
-        b = [[0.0] * J for _ in range(I)]
-        for _ in range(iterations):
-            c = []
-            for i in range(I):  # softmax over the parents j of child i
-                z = sum(math.exp(b[i][k]) for k in range(J))
-                c.append([math.exp(b[i][j]) / z for j in range(J)])
+    b = [[[0.0] * J for _ in range(I)] for _ in range(B)]
+    for _ in range(iterations):
+        all_c, all_v, agreement = [], [], []
+        for n in range(B):
+            e = [[math.exp(b[n][i][j]) for j in range(J)] for i in range(I)]
+            if softmax_over == "parents":  # child i's couplings sum to 1 over the parents j
+                c = [[e[i][j] / sum(e[i]) for j in range(J)] for i in range(I)]
+            else:  # parent j's couplings sum to 1 over the children i
+                c = [[e[i][j] / sum(e[k][j] for k in range(I)) for j in range(J)] for i in range(I)]
             v = []
             for j in range(J):
                 s = [sum(c[i][j] * u[n][i][j][d] for i in range(I)) for d in range(D)]
                 norm2 = sum(x * x for x in s)
                 v.append([norm2 / (1 + norm2) * x / math.sqrt(norm2) for x in s])
+            agreement.append([[sum(u[n][i][j][d] * v[j][d] for d in range(D)) for j in range(J)]
+                              for i in range(I)])
+            all_c.append(c)
+            all_v.append(v)
+        for n in range(B):
             for i in range(I):
                 for j in range(J):
-                    b[i][j] += sum(u[n][i][j][d] * v[j][d] for d in range(D))
-        all_v.append(v)
-        all_c.append(c)
+                    if logits_over_batch == "per_example":
+                        b[n][i][j] += agreement[n][i][j]
+                    else:  # every example adds the batch's total (or average) agreement
+                        total = sum(agreement[m][i][j] for m in range(B))
+                        b[n][i][j] += total if logits_over_batch == "sum" else total / B
     return torch.tensor(all_v, dtype=u_hat.dtype), torch.tensor(all_c, dtype=u_hat.dtype)
 
 
@@ -42,6 +53,32 @@ def test_matches_procedure_1(iterations):
     torch.testing.assert_close(result.c, c_ref)
     assert len(result.history) == iterations
     torch.testing.assert_close(result.history[-1].v, result.v)
+
+
+@pytest.mark.parametrize("iterations", [1, 2, 3])
+@pytest.mark.parametrize("softmax_over, logits_over_batch", [
+    ("children", "per_example"), ("parents", "sum"), ("parents", "mean"), ("children", "mean"),
+])
+def test_each_bug_matches_procedure_1_written_with_it(iterations, softmax_over,
+                                                      logits_over_batch):
+    u_hat = torch.randn(3, 6, 4, 5, dtype=torch.float64, generator=torch.Generator().manual_seed(2))
+    result = dynamic_routing(u_hat, iterations, softmax_over=softmax_over,
+                             logits_over_batch=logits_over_batch)
+    v_ref, c_ref = procedure_1(u_hat, iterations, softmax_over, logits_over_batch)
+    torch.testing.assert_close(result.v, v_ref)
+    torch.testing.assert_close(result.c, c_ref)
+
+
+def test_the_bug_switches_are_off_by_default():
+    u_hat = torch.randn(3, 7, 5, 4, requires_grad=True)
+    for grad_through_routing in (True, False):
+        default = dynamic_routing(u_hat, 3, grad_through_routing)
+        spelled = dynamic_routing(u_hat, 3, grad_through_routing, softmax_over="parents",
+                                  logits_over_batch="per_example", grad_through_output=True)
+        for name in ("v", "c", "b"):
+            assert torch.equal(getattr(default, name), getattr(spelled, name))
+        grads = [torch.autograd.grad(r.v.pow(2).sum(), u_hat)[0] for r in (default, spelled)]
+        assert torch.equal(*grads)
 
 
 def test_couplings_sum_to_one_over_parents_at_every_iteration():
@@ -141,3 +178,91 @@ def test_booleans_and_non_integers_are_refused(iterations):
 def test_integer_predictions_get_a_clear_type_error(dtype):
     with pytest.raises(TypeError, match=rf"u_hat must be a floating-point .*got dtype {dtype}"):
         dynamic_routing(torch.ones(1, 3, 2, 4, dtype=dtype))
+
+
+# --- The bug switches of notebook 09 (capsedu.bug_zoo) -------------------------------------------
+
+
+@pytest.mark.parametrize("logits_over_batch", ["sum", "mean"])
+def test_shared_logits_let_one_example_change_another(logits_over_batch):
+    u_hat = torch.randn(4, 9, 5, 4, dtype=torch.float64, generator=torch.Generator().manual_seed(3))
+    changed = u_hat.clone()
+    changed[0] = torch.randn(9, 5, 4, dtype=torch.float64)  # only example 0 differs
+    # per example (the paper): the other examples' couplings do not move, to the last bit
+    own, own_changed = dynamic_routing(u_hat), dynamic_routing(changed)
+    assert torch.equal(own.c[1:], own_changed.c[1:]) and torch.equal(own.v[1:], own_changed.v[1:])
+    # shared (the bug): example 0's agreements move every example's couplings, which are then
+    # the same for the whole batch
+    shared = dynamic_routing(u_hat, logits_over_batch=logits_over_batch)
+    shared_changed = dynamic_routing(changed, logits_over_batch=logits_over_batch)
+    assert (shared.c[1:] - shared_changed.c[1:]).abs().max() > 1e-3
+    assert (shared.v[1:] - shared_changed.v[1:]).abs().max() > 1e-6
+    torch.testing.assert_close(shared.c, shared.c[:1].expand_as(shared.c))
+    # one iteration has no agreement update yet: nothing is shared
+    torch.testing.assert_close(dynamic_routing(changed, 1, logits_over_batch=logits_over_batch).v,
+                               dynamic_routing(changed, 1).v)
+
+
+def test_summed_logits_grow_with_the_batch_size_and_averaged_ones_do_not():
+    one = torch.randn(1, 6, 3, 4, dtype=torch.float64, generator=torch.Generator().manual_seed(4))
+    batch = one.expand(5, -1, -1, -1)  # five copies of the same example
+    alone = dynamic_routing(one, 2).b
+    torch.testing.assert_close(dynamic_routing(batch, 2, logits_over_batch="mean").b,
+                               alone.expand(5, -1, -1))
+    # summed, five copies of an agreement make logits 5 x the example's own: a bigger batch
+    # routes more sharply
+    summed = dynamic_routing(batch, 1, logits_over_batch="sum").b
+    torch.testing.assert_close(summed, 5 * dynamic_routing(one, 1).b.expand(5, -1, -1))
+
+
+def test_the_two_stop_gradients_split_the_full_gradient():
+    """d v / d u_hat has two parts: through the last iteration's sum (kept by
+    grad_through_routing=False) and through the earlier iterations' couplings (kept by
+    grad_through_output=False, the bug); together they make the full gradient."""
+    u_hat = torch.randn(2, 6, 3, 4, dtype=torch.float64, requires_grad=True)
+    upstream = torch.randn(2, 3, 4, dtype=torch.float64)
+
+    def grad(**switches):
+        v = dynamic_routing(u_hat, 3, **switches).v
+        return torch.autograd.grad(v, u_hat, upstream)[0]
+
+    full = grad()
+    through_output = grad(grad_through_routing=False)
+    through_couplings = grad(grad_through_output=False)
+    torch.testing.assert_close(through_output + through_couplings, full)
+    assert through_couplings.abs().max() > 1e-6  # W still learns a little, through c only
+
+
+def test_detaching_the_last_iteration_too_leaves_no_gradient_at_all():
+    u_hat = torch.randn(2, 6, 3, 4, requires_grad=True)
+    result = dynamic_routing(u_hat, 3, grad_through_routing=False, grad_through_output=False)
+    assert not result.v.requires_grad  # v is a constant for autograd: nothing below it learns
+    # with one iteration there is no earlier iteration for a gradient to go through
+    assert not dynamic_routing(u_hat, 1, grad_through_output=False).v.requires_grad
+    # and the forward values are those of the paper's routing
+    torch.testing.assert_close(result.v, dynamic_routing(u_hat, 3).v)
+
+
+@pytest.mark.parametrize("switch, value, error, match", [
+    ("softmax_over", "inputs", ValueError, r"softmax_over must be one of: 'parents' .*'children'"),
+    ("logits_over_batch", "shared", ValueError,
+     r"logits_over_batch must be one of: 'per_example' .*'sum' .*'mean' .*Got 'shared'"),
+    ("logits_over_batch", None, ValueError, "logits_over_batch must be one of"),
+    ("grad_through_output", "False", TypeError, r"grad_through_output must be True or False"),
+])
+def test_bad_switch_values_are_named(switch, value, error, match):
+    with pytest.raises(error, match=match):
+        dynamic_routing(torch.randn(1, 2, 2, 2), **{switch: value})
+
+
+def test_routing_capsules_pass_the_switches_on():
+    from capsedu import RoutingCapsules
+
+    layer = RoutingCapsules(n_in=5, d_in=3, n_out=4, d_out=2, softmax_over="children",
+                            logits_over_batch="sum", grad_through_output=False)
+    u = torch.randn(3, 5, 3)
+    result = layer(u)
+    expected = dynamic_routing(layer.predictions(u), 3, softmax_over="children",
+                               logits_over_batch="sum", grad_through_output=False)
+    torch.testing.assert_close(result.v, expected.v)
+    torch.testing.assert_close(result.c.sum(dim=1), torch.ones(3, 4))
