@@ -1,0 +1,54 @@
+"""What routing does to the couplings (notebook 09): how far each child's c_ij are from uniform,
+iteration by iteration.
+
+A child i spreads one unit of vote over its parents j (the c_ij sum to 1 over j). Uniform coupling
+(1 / n_out each, the first iteration) has the largest entropy, log(n_out); a child that sends
+everything to one parent has entropy 0. Paik et al. (2019) report that routing *polarises* the
+couplings as iterations grow; these statistics let a notebook check that for any routed model.
+"""
+
+import math
+
+import torch
+
+from .routing import RoutingResult
+from .validate import check_shape
+
+
+def normalised_entropy(c: torch.Tensor) -> torch.Tensor:
+    """Entropy of each child's couplings over the parents divided by its maximum, log(n_out):
+    1 for uniform coupling, 0 for all vote to one parent. ``c``: ``[B, n_in, n_out]`` ->
+    ``[B, n_in]``."""
+    check_shape(c, "c", "[batch, n_in, n_out] couplings", ndim=3)
+    # H_i = -sum_j c_ij log c_ij  (0 log 0 = 0)
+    H = -(c * c.clamp_min(1e-30).log()).sum(dim=-1)
+    return H / math.log(c.shape[-1])
+
+
+def distance_from_uniform(c: torch.Tensor) -> torch.Tensor:
+    """Total-variation distance of each child's couplings from uniform coupling: half the sum of
+    |c_ij - 1/n_out| over the parents, in [0, 1 - 1/n_out]. ``c``: ``[B, n_in, n_out]`` ->
+    ``[B, n_in]``."""
+    check_shape(c, "c", "[batch, n_in, n_out] couplings", ndim=3)
+    return 0.5 * (c - 1 / c.shape[-1]).abs().sum(dim=-1)
+
+
+def coupling_trace(routing: RoutingResult, weights: torch.Tensor | None = None) -> list[dict]:
+    """One dict per routing iteration: the mean ``entropy`` (normalised) and ``distance`` from
+    uniform of the couplings that iteration used, and the share of children sending more than
+    90 % of their vote to one parent (``polarised``). ``weights`` ``[B, n_in]`` (e.g. the
+    lengths of the children's votes) weight each child in the means; without them every child
+    counts the same."""
+    rows = []
+    for step in routing.history:
+        c = step.c  # [B, n_in, n_out]
+        w = torch.ones(c.shape[:2]) if weights is None else weights
+        w = w / w.sum()
+
+        def mean(values, w=w):
+            return float((values * w).sum())
+
+        rows.append({"entropy": mean(normalised_entropy(c)),
+                     "distance": mean(distance_from_uniform(c)),
+                     "polarised": mean((c.amax(dim=-1) > 0.9).float())})
+    return rows

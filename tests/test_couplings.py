@@ -1,0 +1,47 @@
+"""Coupling statistics against hand-computed values."""
+
+import math
+
+import pytest
+import torch
+
+from capsedu import dynamic_routing
+from capsedu.couplings import coupling_trace, distance_from_uniform, normalised_entropy
+from capsedu.routing import RoutingResult, RoutingStep
+
+
+def test_uniform_and_one_hot_couplings_are_the_extremes():
+    uniform = torch.full((1, 3, 4), 0.25)
+    one_hot = torch.eye(4)[None, :3]  # children 0..2 each send everything to one parent
+    torch.testing.assert_close(normalised_entropy(uniform), torch.ones(1, 3))
+    torch.testing.assert_close(normalised_entropy(one_hot), torch.zeros(1, 3))
+    torch.testing.assert_close(distance_from_uniform(uniform), torch.zeros(1, 3))
+    torch.testing.assert_close(distance_from_uniform(one_hot), torch.full((1, 3), 0.75))
+
+
+def test_a_hand_computed_child():
+    c = torch.tensor([[[0.5, 0.5, 0.0, 0.0]]])  # two parents share the vote
+    torch.testing.assert_close(normalised_entropy(c), torch.tensor([[math.log(2) / math.log(4)]]))
+    # |0.5 - 0.25| * 2 + |0 - 0.25| * 2 = 1.0, halved
+    torch.testing.assert_close(distance_from_uniform(c), torch.tensor([[0.5]]))
+
+
+def test_trace_starts_uniform_and_routing_of_agreeing_votes_polarises():
+    torch.manual_seed(0)
+    # every child votes the same vector for parent 0 and random small vectors for the others
+    u_hat = 0.05 * torch.randn(2, 30, 5, 4)
+    u_hat[:, :, 0] = torch.tensor([1.0, 0.0, 0.0, 0.0])
+    trace = coupling_trace(dynamic_routing(u_hat, iterations=5))
+    assert len(trace) == 5
+    assert trace[0]["entropy"] == pytest.approx(1.0) and trace[0]["distance"] == pytest.approx(0)
+    assert [t["entropy"] for t in trace] == sorted((t["entropy"] for t in trace), reverse=True)
+    assert trace[-1]["polarised"] > 0.9
+
+
+def test_weights_choose_which_children_count():
+    c = torch.stack([torch.full((4,), 0.25), torch.eye(4)[0]])[None]  # [1, 2, 4]
+    v = torch.zeros(1, 4, 3)
+    routing = RoutingResult(v=v, c=c, b=torch.zeros_like(c), history=[RoutingStep(c, v)])
+    only_second = coupling_trace(routing, weights=torch.tensor([[0.0, 1.0]]))
+    assert only_second[0]["entropy"] == pytest.approx(0.0)
+    assert coupling_trace(routing)[0]["entropy"] == pytest.approx(0.5)
