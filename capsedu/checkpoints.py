@@ -27,6 +27,8 @@ ARCHS = {
     "BagOfPartsCNN": "capsedu.baselines",
     "DeepCNN": "capsedu.baselines",
     "MaxPoolCNN": "capsedu.baselines",
+    "MultiDigitCapsNet": "capsedu.multi_digit",
+    "TwoDigitCNN": "capsedu.multi_digit",
     "PoseCapsuleNet": "capsedu.parts.pose_net",
     "PartPoseMLP": "capsedu.parts.pose_mlp",
 }

@@ -15,7 +15,7 @@ PACKAGE = ROOT / "capsedu"
 LAYERS = [
     ("settings", ["config", "validate"]),
     ("maths", ["functional", "routing", "layers", "poses"]),
-    ("models", ["capsnet", "baselines", "costs"]),
+    ("models", ["capsnet", "baselines", "multi_digit", "costs"]),
     ("data and training", ["data", "data.mnist", "data.faces", "data.transformed_mnist",
                            "checkpoints", "train"]),
     ("experiments", ["capsule_vectors", "digit_capsules", "parts", "parts.votes",

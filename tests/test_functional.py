@@ -137,7 +137,9 @@ def test_margin_loss_out_of_range_message_is_short():
 @pytest.mark.parametrize("targets, error, match", [
     ([0, 1], TypeError, "torch.Tensor"),
     (torch.tensor([True, False]), TypeError, r"dtype torch.bool.*targets\.long\(\)"),
-    (torch.tensor([[0], [1]]), ValueError, r"shape \[batch\] = \[2\], got shape \(2, 1\)"),
+    (torch.tensor([[[0]], [[1]]]), ValueError, r"shape \[batch\] = \[2\], got shape \(2, 1, 1\)"),
+    (torch.tensor([[0, 1]]), ValueError,
+     r"shape \[batch, 2\] = \[2, 2\] \(2 different classes per example\), got shape \(1, 2\)"),
     (torch.tensor([-1, 0]), ValueError, r"-1 at index 0"),
 ])
 def test_margin_loss_names_what_is_wrong_with_targets(targets, error, match):
