@@ -75,7 +75,7 @@ class MultiDigitCapsNet(CapsNet):
                     "digit of a pair alone, as multimnist returns them)")
         check_shape(parts, "parts", expected, ndim=5)
         if tuple(parts.shape) != shape:
-            raise ValueError(f"parts must have shape {expected}, got {tuple(parts.shape)}")
+            raise ValueError(f"parts must have shape {expected}, got shape {tuple(parts.shape)}")
         out = self(x, labels)  # the decoder masked by each TRUE class in turn
         # L = sum_k L_k (T_k = 1 for both digits) + 0.0005 (||r_1 - part_1||^2 + ||r_2 - part_2||^2)
         return self.loss(out, parts, labels), two_largest(out.lengths)

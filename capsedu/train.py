@@ -86,6 +86,10 @@ def fit(model, train, epochs=1, batch_size=128, lr=1e-3, lr_decay=1.0, seed=0, d
     scored best there (the earliest, on ties): the number of epochs is chosen without ever
     looking at the test set.
     """
+    if compose is not None and len(train[0]) < batch_size:
+        raise ValueError(f"compose makes the examples out of whole batches: fit needs at least "
+                         f"batch_size={batch_size} training rows, got {len(train[0])}; train on "
+                         "more rows or pass a smaller batch_size")
     device = device or config.device()
     generator = seed_everything(seed)
     model.to(device).train()
