@@ -64,6 +64,8 @@ def fit(model, train, epochs=1, batch_size=128, lr=1e-3, lr_decay=1.0, seed=0, d
         progress=True, augment=None, state_path=None, validation=None,
         compose=None) -> list[dict]:
     """Train ``model`` on ``train = (images, labels)`` with Adam; one dict of stats per epoch.
+    More tensors may follow the labels, e.g. ``(pairs, labels, parts)``: every tensor after the
+    images is a target, passed on to the model.
 
     ``lr_decay`` multiplies the learning rate after every epoch (the paper decays it
     exponentially). ``augment(x, generator) -> x``, if given, transforms every training batch, e.g.
@@ -257,7 +259,7 @@ RECIPES: dict[str, Recipe] = {
     ),
     # Notebook 08's second pair, the paper's Section 6: two overlapping digits, both to be read.
     # Equal parameter counts (3.13M each, the CapsNet's decoder included), the same data, budget
-    # and seed. Every batch of training digits is paired up anew (pair_up), so no pair repeats.
+    # and seed. Every batch of training digits is paired up anew (pair_up): pairs hardly repeat.
     "multimnist-capsnet": Recipe(
         description="notebook 08's MultiMNIST CapsNet: 32 Conv1 channels and 8x10x10 primary "
         "capsules on the 36x36 canvas (3 routing iterations, paper decoder), trained with both "

@@ -44,10 +44,10 @@ def test_predict_returns_the_two_longest_capsules_sorted(tiny):
 def test_score_cut_is_the_second_longest_other_capsule(tiny):
     """A class is read exactly when its length beats its cut, as ``predict`` reads it."""
     x = torch.rand(8, 1, 36, 36)
-    read = tiny.predict(x)
+    read, lengths = tiny.predict(x), tiny(x).lengths
     for label in range(10):
         length, cut = tiny.score(x, label)
-        others = torch.cat([tiny(x).lengths[:, :label], tiny(x).lengths[:, label + 1:]], dim=1)
+        others = torch.cat([lengths[:, :label], lengths[:, label + 1:]], dim=1)
         torch.testing.assert_close(cut, others.sort(dim=1, descending=True).values[:, 1])
         assert torch.equal(length > cut, (read == label).any(dim=1))
 
