@@ -98,6 +98,10 @@ LIVE = CapsNetConfig(conv_channels=32, primary_maps=8)
 # SMALL on affNIST's 40x40 canvas (notebook 08). PrimaryCaps stride 3 gives an 8x8 grid (512
 # capsules) instead of 12x12 (1152): half the time per epoch on a CPU.
 AFFNIST = CapsNetConfig(image_size=40, conv_channels=64, primary_maps=8, primary_stride=3)
+# The MultiMNIST CapsNet on the 36x36 canvas (notebook 08, Section 6; ``capsedu.multi_digit``):
+# the paper's PrimaryCaps stride 2 keeps a 10x10 grid (800 capsules) to tell two overlapping digits
+# apart, and half of SMALL's Conv1 channels pays for it on a CPU.
+MULTIMNIST = CapsNetConfig(image_size=36, conv_channels=32, primary_maps=8)
 
 
 class CapsNetOutput(NamedTuple):

@@ -29,6 +29,8 @@ ARCHS = {
     "MaxPoolCNN": "capsedu.baselines",
     "C4CNN": "capsedu.gcnn",
     "PlainCNN": "capsedu.gcnn",
+    "MultiDigitCapsNet": "capsedu.multi_digit",
+    "TwoDigitCNN": "capsedu.multi_digit",
     "PoseCapsuleNet": "capsedu.parts.pose_net",
     "PartPoseMLP": "capsedu.parts.pose_mlp",
 }

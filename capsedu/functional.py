@@ -48,9 +48,10 @@ def margin_loss(
     """Eq. 4, summed over classes and averaged over the batch.
 
     ``lengths``: ``[batch, classes]`` capsule lengths ||v_k||; ``targets``: ``[batch]`` integer
-    labels. The present class is pushed above ``m_plus``, the absent ones below ``m_minus``; ``lam``
-    down-weights the absent classes so that early training does not shrink every capsule. Both
-    terms are squared, as in the paper.
+    labels, or ``[batch, k]``: the k different classes present in each example (MultiMNIST's two
+    digits, Section 6: T_k = 1 for both). The present classes are pushed above ``m_plus``, the
+    absent ones below ``m_minus``; ``lam`` down-weights the absent classes so that early training
+    does not shrink every capsule. Both terms are squared, as in the paper.
 
     ``squared=False`` reproduces a bug that public tutorials shipped (notebook 09,
     ``capsedu.bug_zoo``): both terms unsquared, max(0, m+ - ||v_k||) and max(0, ||v_k|| - m-). The
@@ -60,14 +61,23 @@ def margin_loss(
     check_shape(lengths, "lengths", "[batch, classes]", ndim=2)
     check_finite(lengths, "lengths")
     batch, n_classes = lengths.shape
-    check_labels(targets, "targets", batch, n_classes)
+    sets = isinstance(targets, torch.Tensor) and targets.ndim == 2
+    check_labels(targets, "targets", batch, n_classes, k=targets.shape[1] if sets else None)
     check_flag(squared, "squared", "keep True, the paper's loss; False is the unsquared bug")
     power = 2 if squared else 1
-    # T_k: 1 for the true class, 0 otherwise; [batch, classes]
-    T = F.one_hot(targets.long(), n_classes).to(lengths.dtype)
+    # T_k: 1 for the classes present, 0 for the others; [batch, classes]
+    T = class_targets(targets, n_classes).to(lengths.dtype)
     # L_k = T_k max(0, m+ - ||v_k||)^2 + lambda (1 - T_k) max(0, ||v_k|| - m-)^2 (power 1: the bug)
     L = T * F.relu(m_plus - lengths) ** power + lam * (1 - T) * F.relu(lengths - m_minus) ** power
     return L.sum(dim=1).mean()
+
+
+def class_targets(targets: torch.Tensor, n_classes: int) -> torch.Tensor:
+    """T ``[batch, classes]``: 1 for each class present, 0 for the others.
+
+    ``targets``: one label per example ``[batch]``, or k different ones ``[batch, k]``."""
+    present = targets.long() if targets.ndim == 2 else targets.long().unsqueeze(1)  # [batch, k]
+    return F.one_hot(present, n_classes).sum(dim=1)  # [batch, k, classes] -> [batch, classes]
 
 
 def reconstruction_loss(reconstruction: torch.Tensor, images: torch.Tensor) -> torch.Tensor:

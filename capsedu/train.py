@@ -28,8 +28,9 @@ from . import checkpoints, config
 from .baselines import MaxPoolCNN
 from .capsnet import AFFNIST, LIVE, SMALL, CapsNet
 from .data.mnist import load_mnist
-from .data.transformed_mnist import move, translated_mnist
+from .data.transformed_mnist import move, multimnist_data, pair_up, translated_mnist
 from .gcnn import C4CNN, PlainCNN
+from .multi_digit import MultiDigitCapsNet, TwoDigitCNN
 
 PROGRESS_UPDATES_PER_S = 2  # how often fit's progress bar may redraw
 
@@ -61,15 +62,23 @@ def shift(images: torch.Tensor, generator=None, max_shift: int = 2) -> torch.Ten
 
 
 def fit(model, train, epochs=1, batch_size=128, lr=1e-3, lr_decay=1.0, seed=0, device=None,
-        progress=True, augment=None, state_path=None, validation=None) -> list[dict]:
+        progress=True, augment=None, state_path=None, validation=None,
+        compose=None) -> list[dict]:
     """Train ``model`` on ``train = (images, labels)`` with Adam; one dict of stats per epoch.
+    More tensors may follow the labels, e.g. ``(pairs, labels, parts)``: every tensor after the
+    images is a target, passed on to the model.
 
     ``lr_decay`` multiplies the learning rate after every epoch (the paper decays it
     exponentially). ``augment(x, generator) -> x``, if given, transforms every training batch, e.g.
     ``shift`` (the paper's random shifts of up to 2 pixels); it draws from the shuffling generator,
     so a resumed run draws the same transformations.
-    The model supplies its own loss through ``model.training_loss(x, y) -> (loss, predictions)``
-    (``predictions`` may be None for a model that does not classify).
+    ``compose(images, labels, generator) -> (x, *targets)``, if given, makes each batch's training
+    examples out of the rows drawn, e.g. ``pair_up``: MultiMNIST pairs out of a batch of single
+    digits (a batch must then hold two classes, so a last, smaller batch is dropped; the next
+    epoch's reshuffle puts its rows in other batches).
+    The model supplies its own loss through ``model.training_loss(x, *targets) -> (loss,
+    predictions)`` (``predictions`` may be None for a model that does not classify); an example
+    counts as right when its prediction is all right (``is_correct``).
 
     ``state_path``: after every epoch, save everything needed to continue (weights, optimizer,
     epoch, random state) there; if the file exists, training resumes from it. Long runs then
@@ -80,11 +89,15 @@ def fit(model, train, epochs=1, batch_size=128, lr=1e-3, lr_decay=1.0, seed=0, d
     scored best there (the earliest, on ties): the number of epochs is chosen without ever
     looking at the test set.
     """
+    if compose is not None and len(train[0]) < batch_size:
+        raise ValueError(f"compose makes the examples out of whole batches: fit needs at least "
+                         f"batch_size={batch_size} training rows, got {len(train[0])}; train on "
+                         "more rows or pass a smaller batch_size")
     device = device or config.device()
     generator = seed_everything(seed)
     model.to(device).train()
     loader = DataLoader(TensorDataset(*train), batch_size=batch_size, shuffle=True,
-                        generator=generator)
+                        generator=generator, drop_last=compose is not None)
     optimizer = torch.optim.Adam(model.parameters(), lr=lr)
     scheduler = torch.optim.lr_scheduler.ExponentialLR(optimizer, gamma=lr_decay)
     history, best = [], None  # best: the weights of the best validation epoch so far
@@ -96,31 +109,34 @@ def fit(model, train, epochs=1, batch_size=128, lr=1e-3, lr_decay=1.0, seed=0, d
         generator.set_state(state["generator"])
         history, best = state["history"], state.get("best")
     for epoch in range(len(history), epochs):
-        total_loss, correct, seen, start = 0.0, 0, 0, time.perf_counter()
+        total_loss, n_correct, seen, start = 0.0, 0, 0, time.perf_counter()
         # At most PROGRESS_UPDATES_PER_S redraws a second: in a notebook every redraw is a message
         # to the browser, and a flood of them overruns the kernel's output channel.
         bar = tqdm(loader, desc=f"epoch {epoch + 1}/{epochs}", disable=not progress, leave=False,
                    mininterval=1 / PROGRESS_UPDATES_PER_S)
-        for x, y in bar:
+        for batch in bar:
+            if compose is not None:
+                batch = compose(*batch, generator)
+            x, *targets = batch  # targets: the labels first, e.g. (labels, parts) for pairs
             if augment is not None:
                 x = augment(x, generator)
-            x, y = x.to(device), y.to(device)
-            loss, predictions = model.training_loss(x, y)
+            x, targets = x.to(device), [t.to(device) for t in targets]
+            loss, predictions = model.training_loss(x, *targets)
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
-            total_loss += loss.item() * len(y)
-            seen += len(y)
+            total_loss += loss.item() * len(x)
+            seen += len(x)
             # refresh=False: the numbers are shown at the bar's next (rate-limited) redraw
             if predictions is None:  # a model that does not classify (e.g. a part detector)
                 bar.set_postfix(loss=f"{total_loss / seen:.4f}", refresh=False)
             else:
-                correct += (predictions == y).sum().item()
-                bar.set_postfix(loss=f"{total_loss / seen:.4f}", acc=f"{correct / seen:.3f}",
+                n_correct += is_correct(predictions, targets[0]).sum().item()
+                bar.set_postfix(loss=f"{total_loss / seen:.4f}", acc=f"{n_correct / seen:.3f}",
                                 refresh=False)
         scheduler.step()
         history.append({"epoch": epoch + 1, "loss": total_loss / seen,
-                        "train_accuracy": correct / seen if predictions is not None else None,
+                        "train_accuracy": n_correct / seen if predictions is not None else None,
                         "seconds": time.perf_counter() - start})
         if validation is not None:
             history[-1]["validation_accuracy"] = evaluate(model, validation, device=device,
@@ -138,6 +154,15 @@ def fit(model, train, epochs=1, batch_size=128, lr=1e-3, lr_decay=1.0, seed=0, d
     return history
 
 
+def is_correct(predictions: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    """Whether each example is read right ``[B]``: its prediction equals its label ``[B]``, or,
+    for a set of classes ``[B, k]`` (a MultiMNIST pair's two digits), it has all k of them."""
+    if labels.ndim == 1:
+        return predictions == labels
+    # both sets in ascending order: equal rows <=> the same classes
+    return (predictions.sort(dim=1).values == labels.sort(dim=1).values).all(dim=1)
+
+
 def chosen_epoch(history: list[dict]) -> dict:
     """The epoch ``fit`` keeps when it has a validation set: the first with the best
     ``validation_accuracy``."""
@@ -146,7 +171,8 @@ def chosen_epoch(history: list[dict]) -> dict:
 
 @torch.no_grad()
 def predict(model, images, batch_size=512, device=None, progress=False) -> torch.Tensor:
-    """``model.predict`` on ``images`` ``[N, C, H, W]`` in batches: labels ``[N]`` on the CPU.
+    """``model.predict`` on ``images`` ``[N, C, H, W]`` in batches: labels ``[N]`` (``[N, 2]``
+    for a two-digit model) on the CPU.
 
     ``progress``: show a progress bar over the batches (scoring 10,000 MNIST test images with a
     CapsNet takes a while on a CPU).
@@ -160,9 +186,11 @@ def predict(model, images, batch_size=512, device=None, progress=False) -> torch
 
 
 def evaluate(model, data, batch_size=512, device=None, progress=False) -> float:
-    """Accuracy of ``model.predict`` on ``data = (images, labels)`` (``progress``: a bar)."""
+    """Accuracy of ``model.predict`` on ``data = (images, labels)``: the share of examples read
+    right (``is_correct``; for pairs, both digits). ``progress``: a bar."""
     images, labels = data
-    return (predict(model, images, batch_size, device, progress) == labels).float().mean().item()
+    predictions = predict(model, images, batch_size, device, progress)
+    return is_correct(predictions, labels).float().mean().item()
 
 
 @dataclass(frozen=True)
@@ -180,6 +208,9 @@ class Recipe:
     seed: int = 0
     augment: Callable | None = None  # (x, generator) -> x, applied to every training batch
     validation: int = 0  # hold out the last N training examples to choose the epoch (``fit``)
+    # (images, labels, generator) -> (x, *targets): each training batch's examples (``fit``), and
+    # the validation set, made once out of the held-out rows (``split_validation``)
+    compose: Callable | None = None
 
 
 RECIPES: dict[str, Recipe] = {
@@ -236,6 +267,30 @@ RECIPES: dict[str, Recipe] = {
         epochs=8, batch_size=128, lr=1e-3, lr_decay=0.85, seed=0, augment=move,
         validation=5000,
     ),
+    # Notebook 08's second pair, the paper's Section 6: two overlapping digits, both to be read.
+    # Equal parameter counts (3.13M each, the CapsNet's decoder included), the same data, budget
+    # and seed. Every batch of training digits is paired up anew (pair_up): pairs hardly repeat.
+    "multimnist-capsnet": Recipe(
+        description="notebook 08's MultiMNIST CapsNet: 32 Conv1 channels and 8x10x10 primary "
+        "capsules on the 36x36 canvas (3 routing iterations, paper decoder), trained with both "
+        "classes present and one reconstruction per digit on pairs of training digits drawn "
+        "anew in every batch; the epoch is chosen on 2,000 pairs of the last 2,000 training "
+        "digits, held out; tested on 10,000 fixed pairs of test digits",
+        build=lambda: MultiDigitCapsNet(),
+        data=multimnist_data,
+        epochs=16, batch_size=128, lr=2e-3, lr_decay=0.9, seed=0, compose=pair_up,
+        validation=2000,
+    ),
+    "multimnist-cnn": Recipe(
+        description="notebook 08's MultiMNIST CNN: three 5x5 convolutions with 2x2 max-pooling, "
+        "two fully connected layers with dropout and 10 independent sigmoid outputs (binary "
+        "cross-entropy against the 2-hot target; sized to the CapsNet's parameter count), "
+        "trained like multimnist-capsnet",
+        build=lambda: TwoDigitCNN(),
+        data=multimnist_data,
+        epochs=16, batch_size=128, lr=1e-3, lr_decay=0.9, seed=0, compose=pair_up,
+        validation=2000,
+    ),
     # Notebook 10's pair: trained on upright MNIST only (no augmentation), tested at every angle.
     "rotmnist-gcnn": Recipe(
         description="notebook 10's C4 group-equivariant CNN (a lifting and three group "
@@ -255,14 +310,23 @@ RECIPES: dict[str, Recipe] = {
 
 def split_validation(name, limit=None):
     """Recipe ``name``'s training data as ``(train, validation)``: the last
-    ``recipe.validation`` examples are held out (``validation`` is None if it holds none)."""
-    images, labels = RECIPES[name].data(True, limit)
-    n = RECIPES[name].validation
+    ``recipe.validation`` examples are held out (``validation`` is None if it holds none).
+
+    A recipe that composes its batches (``recipe.compose``) composes the held-out rows once, with
+    a fixed seed, into its validation set: MultiMNIST pairs made of held-out digits only."""
+    recipe = RECIPES[name]
+    images, labels = recipe.data(True, limit)
+    n = recipe.validation
     if n and len(labels) <= n:
         raise ValueError(f"recipe {name!r} holds out {n} validation examples but has only "
                          f"{len(labels)} training examples (limit={limit})")
     cut = len(labels) - n
-    return (images[:cut], labels[:cut]), ((images[cut:], labels[cut:]) if n else None)
+    train, validation = (images[:cut], labels[:cut]), (images[cut:], labels[cut:])
+    if not n:
+        return train, None
+    if recipe.compose is not None:  # the same validation set in every run: seed 0
+        validation = recipe.compose(*validation, torch.Generator().manual_seed(0))[:2]
+    return train, validation
 
 
 def train_recipe(name, epochs=None, limit=None, seed=None, progress=True, state_path=None):
@@ -278,7 +342,7 @@ def train_recipe(name, epochs=None, limit=None, seed=None, progress=True, state_
     train, validation = split_validation(name, limit)
     history = fit(model, train, epochs, recipe.batch_size, recipe.lr, recipe.lr_decay, seed,
                   progress=progress, augment=recipe.augment, state_path=state_path,
-                  validation=validation)
+                  validation=validation, compose=recipe.compose)
     return model, history, len(train[1])
 
 

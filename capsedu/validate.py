@@ -62,26 +62,44 @@ def check_model_dtype(x: torch.Tensor, name: str, dtype: torch.dtype) -> None:
     raise TypeError(f"{name} must have the model's dtype {dtype}, got {x.dtype}; use {fix}")
 
 
-def check_labels(targets: torch.Tensor, name: str, batch: int, n_classes: int) -> None:
-    """Raise unless ``targets`` holds ``batch`` integer class labels in [0, n_classes - 1].
+def check_labels(targets: torch.Tensor, name: str, batch: int, n_classes: int,
+                 k: int | None = None) -> None:
+    """Raise unless ``targets`` holds integer class labels in [0, n_classes - 1]: one per example,
+    shape ``[batch]`` (``k`` None), or ``k`` different classes per example, shape ``[batch, k]``
+    (the classes present in it, e.g. a MultiMNIST pair's two digits).
 
     Any integer dtype is accepted (int64, int32, uint8, ...); callers convert with ``.long()``.
     """
-    expected = f"integer class labels of shape [batch] = [{batch}]"
+    shape = (batch,) if k is None else (batch, k)
+    expected = (f"integer class labels of shape [batch] = [{batch}]" if k is None else
+                f"integer class labels of shape [batch, {k}] = [{batch}, {k}] ({k} different "
+                "classes per example)")
     if not isinstance(targets, torch.Tensor):
         raise TypeError(f"{name} must be a torch.Tensor of {expected}, "
                         f"got {type(targets).__name__}")
-    if tuple(targets.shape) != (batch,):
+    if tuple(targets.shape) != shape:
         raise ValueError(f"{name} must be {expected}, got shape {tuple(targets.shape)}")
     if targets.dtype.is_floating_point or targets.dtype.is_complex or targets.dtype == torch.bool:
         raise TypeError(f"{name} must be {expected}, got dtype {targets.dtype}; "
                         f"convert it with {name}.long()")
-    if batch and (targets.min() < 0 or targets.max() >= n_classes):
-        bad = ((targets < 0) | (targets >= n_classes)).nonzero()[:, 0]
+    outside = (targets < 0) | (targets >= n_classes)
+    if outside.any():
+        first = outside.nonzero()[0]  # the index of the first label outside: (i,) or (i, j)
         raise ValueError(
             f"{name} must lie in [0, {n_classes - 1}] (one label per class), got "
-            f"{targets[bad[0]].item()} at index {bad[0].item()} ({len(bad)} of {batch} outside)"
+            f"{targets[tuple(first)].item()} at index {', '.join(map(str, first.tolist()))} "
+            f"({outside.sum().item()} of {targets.numel()} outside)"
         )
+    if k is not None:
+        repeats = (targets.sort(dim=1).values.diff(dim=1) == 0).any(dim=1)  # [batch]
+        if repeats.any():
+            row = repeats.nonzero()[0, 0].item()
+            raise ValueError(
+                f"{name} must list {k} different classes per example, got "
+                f"{targets[row].tolist()} at row {row} ({repeats.sum().item()} of {batch} rows "
+                "repeat a class); give each example's classes once, e.g. pairs of digits of "
+                "two different classes"
+            )
 
 
 def check_choice(value, name: str, choices: dict[str, str]) -> None:

@@ -15,7 +15,7 @@ PACKAGE = ROOT / "capsedu"
 LAYERS = [
     ("settings", ["config", "validate"]),
     ("maths", ["functional", "routing", "layers", "poses", "group_conv"]),
-    ("models", ["capsnet", "baselines", "costs", "gcnn"]),
+    ("models", ["capsnet", "baselines", "multi_digit", "costs", "gcnn"]),
     ("data and training", ["data", "data.mnist", "data.faces", "data.transformed_mnist",
                            "checkpoints", "train"]),
     ("experiments", ["capsule_vectors", "digit_capsules", "parts", "parts.votes",

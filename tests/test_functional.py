@@ -83,6 +83,25 @@ def test_margin_loss_refuses_a_squared_that_is_not_a_boolean():
         margin_loss(torch.rand(2, 3), torch.tensor([0, 1]), squared="no")
 
 
+def test_margin_loss_with_two_classes_present_hand_values():
+    # MultiMNIST (Section 6): T_k = 1 for both digits' classes
+    lengths = torch.tensor([[0.95, 0.2, 0.6, 0.05], [0.3, 0.85, 0.0, 0.5]])
+    targets = torch.tensor([[0, 2], [3, 1]])
+    # example 0: present 0.95 > 0.9 -> 0 and (0.9 - 0.6)^2 = 0.09; absent 0.5 * (0.2 - 0.1)^2
+    #            = 0.005 and 0.05 < 0.1 -> 0
+    # example 1: present (0.9 - 0.5)^2 = 0.16 and (0.9 - 0.85)^2 = 0.0025; absent
+    #            0.5 * (0.3 - 0.1)^2 = 0.02 and 0.0 -> 0
+    expected = (0.095 + 0.1825) / 2
+    assert margin_loss(lengths, targets).item() == pytest.approx(expected)
+    assert margin_loss(lengths, targets.flip(1)).item() == pytest.approx(expected)  # a set
+    # one class per example: [batch, 1] is the same as [batch]
+    single = torch.tensor([0, 3])
+    assert margin_loss(lengths, single[:, None]).item() == margin_loss(lengths, single).item()
+    with pytest.raises(ValueError, match=r"targets must list 2 different classes per example, "
+                                         r"got \[1, 1\] at row 1 \(1 of 2 rows repeat a class\)"):
+        margin_loss(lengths, torch.tensor([[0, 2], [1, 1]]))
+
+
 def test_margin_loss_parameters():
     lengths = torch.tensor([[0.5, 0.5]])
     # m+ = 0.8: (0.8 - 0.5)^2 = 0.09; m- = 0.2, lam = 1: (0.5 - 0.2)^2 = 0.09
@@ -171,7 +190,9 @@ def test_margin_loss_out_of_range_message_is_short():
 @pytest.mark.parametrize("targets, error, match", [
     ([0, 1], TypeError, "torch.Tensor"),
     (torch.tensor([True, False]), TypeError, r"dtype torch.bool.*targets\.long\(\)"),
-    (torch.tensor([[0], [1]]), ValueError, r"shape \[batch\] = \[2\], got shape \(2, 1\)"),
+    (torch.tensor([[[0]], [[1]]]), ValueError, r"shape \[batch\] = \[2\], got shape \(2, 1, 1\)"),
+    (torch.tensor([[0, 1]]), ValueError,
+     r"shape \[batch, 2\] = \[2, 2\] \(2 different classes per example\), got shape \(1, 2\)"),
     (torch.tensor([-1, 0]), ValueError, r"-1 at index 0"),
 ])
 def test_margin_loss_names_what_is_wrong_with_targets(targets, error, match):

@@ -267,19 +267,105 @@ def test_face_models_command_writes_runs_and_replaces_shipped_only_on_purpose(
     assert pretrained(name).hparams["channels"] == (2,)
 
 
+def test_a_single_label_run_is_the_plain_seeded_adam_loop():
+    """``fit`` with one label per example, written out: the same shuffles, shifts and steps, so
+    the shipped recipes (e.g. capsnet-mnist) draw the same random numbers as before fit learned
+    to train on pairs; the last, smaller batch is kept."""
+    from torch.utils.data import DataLoader, TensorDataset
+    from tqdm.auto import tqdm
+
+    from capsedu.train import seed_everything
+
+    x, y = torch.rand(84, 1, 8, 8), torch.arange(84) % 2
+
+    def model():
+        torch.manual_seed(0)
+        return BagOfPartsCNN(channels=(2, 2))
+
+    fitted = model()
+    fit(fitted, (x, y), epochs=2, batch_size=16, lr=1e-2, lr_decay=0.5, seed=3, device="cpu",
+        progress=False, augment=shift)
+    by_hand = model()
+    generator = seed_everything(3)
+    optimizer = torch.optim.Adam(by_hand.parameters(), lr=1e-2)
+    scheduler = torch.optim.lr_scheduler.ExponentialLR(optimizer, gamma=0.5)
+    loader = DataLoader(TensorDataset(x, y), batch_size=16, shuffle=True, generator=generator)
+    for _ in range(2):
+        # through a (silent) tqdm bar as in fit: creating it opens an iterator over the loader,
+        # which draws one number from the generator
+        for xb, yb in tqdm(loader, disable=True):  # 6 batches: five of 16 and one of 4
+            loss, _ = by_hand.training_loss(shift(xb, generator), yb)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+        scheduler.step()
+    for a, b in zip(fitted.state_dict().values(), by_hand.state_dict().values(), strict=True):
+        assert torch.equal(a, b)
+
+
+def test_a_pairs_recipe_validates_on_pairs_of_held_out_digits_only(monkeypatch):
+    from capsedu.data.transformed_mnist import pair_up
+    from capsedu.multi_digit import TwoDigitCNN
+    from capsedu.train import Recipe, split_validation
+
+    digits, labels = torch.rand(100, 1, 28, 28), torch.arange(100) % 10
+    composed = []  # the digits each call of compose pairs up
+
+    def recording_pair_up(images, classes, generator):
+        composed.append(images)
+        return pair_up(images, classes, generator)
+
+    monkeypatch.setitem(RECIPES, "tiny-pairs", Recipe(
+        description="pairs", build=lambda: TwoDigitCNN(channels=(2, 2, 2), hidden=(4,)),
+        epochs=1, data=lambda train, limit: (digits[:limit], labels[:limit]),
+        compose=recording_pair_up, validation=40))
+    train, (pairs, pair_labels) = split_validation("tiny-pairs")
+    assert torch.equal(train[0], digits[:60]) and torch.equal(train[1], labels[:60])
+    assert len(composed) == 1 and torch.equal(composed[0], digits[60:])  # held-out digits only
+    assert pairs.shape == (40, 1, 36, 36) and pair_labels.shape == (40, 2)
+    again = split_validation("tiny-pairs")[1]  # the same validation pairs in every run
+    assert torch.equal(again[0], pairs) and torch.equal(again[1], pair_labels)
+
+
+@pytest.mark.parametrize("name", ["multimnist-capsnet", "multimnist-cnn"])
+def test_a_multimnist_recipe_trains_and_loads_back_reading_two_digits(name, tmp_path,
+                                                                      monkeypatch):
+    from dataclasses import replace
+
+    from capsedu.data.transformed_mnist import multimnist_data
+
+    try:
+        multimnist_data(False, 1)
+    except FileNotFoundError:
+        pytest.skip("MNIST is not in the data root")
+    recipe = RECIPES[name]
+    assert recipe.seed == 0 and recipe.epochs == RECIPES["multimnist-cnn"].epochs
+    monkeypatch.setitem(RECIPES, name, replace(  # test on 200 of the 10,000 test pairs
+        recipe, data=lambda train, limit: multimnist_data(train, limit if train else 200)))
+    main([name, "--epochs", "1", "--limit", str(recipe.validation + 130), "--out", str(tmp_path)])
+    entry = read_manifest(tmp_path)[name]
+    assert entry["train_examples"] == 130 and entry["metrics"]["chosen_epoch"] == 1
+    model = pretrained(name, tmp_path)
+    pairs, labels = multimnist_data(False, 4)
+    assert model.predict(pairs).shape == labels.shape == (4, 2)
+
+
 @pytest.mark.parametrize("name", sorted(RECIPES))
 def test_every_recipe_builds_a_model_that_takes_its_data(name):
     from capsedu.checkpoints import ARCHS
 
     recipe = RECIPES[name]
     try:
-        x, y = recipe.data(True, 2)
+        batch = recipe.data(True, 8)  # MNIST's first 8 training digits: 7 classes
     except FileNotFoundError:
         pytest.skip("MNIST is not in the data root")
     torch.manual_seed(0)
     model = recipe.build()
     assert type(model).__name__ in ARCHS  # a checkpoint of it can be loaded again
+    if recipe.compose is not None:
+        batch = recipe.compose(*batch, torch.Generator().manual_seed(0))
+    x, *targets = batch
     if recipe.augment is not None:
         x = recipe.augment(x, torch.Generator().manual_seed(0))
-    loss, predictions = model.training_loss(x, y)
-    assert loss.ndim == 0 and torch.isfinite(loss) and predictions.shape == y.shape
+    loss, predictions = model.training_loss(x, *targets)
+    assert loss.ndim == 0 and torch.isfinite(loss) and predictions.shape == targets[0].shape

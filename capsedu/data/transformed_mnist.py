@@ -10,7 +10,8 @@
   the ink on the canvas. Plus one-factor sweeps (``sweep``), centred on the canvas.
 * **MultiMNIST-style** pairs (Section 6): two digits of different classes from the same split,
   each shifted by up to 4 pixels in each direction on a 36x36 canvas, overlaid. The paper says
-  "overlaying"; we take the pixel-wise maximum.
+  "overlaying"; we take the pixel-wise maximum. A fixed set (``multimnist``), or new pairs made
+  out of each training batch of digits (``pair_up``).
 
 Every function is deterministic given its ``seed`` (a ``torch.Generator``), takes MNIST tensors
 ``[N, 1, 28, 28]`` in [0, 1] (``load_mnist``) and returns tensors, so nothing is stored on disk.
@@ -213,24 +214,59 @@ def multimnist(images: torch.Tensor, labels: torch.Tensor, n: int, seed: int = 0
     Returns ``(pairs [n, 1, S, S], labels [n, 2], parts [n, 2, 1, S, S])``: the overlay, the two
     classes (first, second) and each digit alone on the canvas, for the reconstruction targets."""
     images = _as_digits(images)
+    g = torch.Generator().manual_seed(seed)
+    first = torch.randint(0, len(images), (n,), generator=g)
+    return _pairs(images, labels, first, g, max_shift)
+
+
+def pair_up(digits: torch.Tensor, labels: torch.Tensor, generator: torch.Generator,
+            max_shift: int = 4) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    """MultiMNIST pairs made from one batch of digits ``[B, 1, 28, 28]`` / ``labels`` ``[B]``:
+    each digit is the first of one pair, its partner a random digit of another class from the
+    same batch. Returns ``(pairs, labels [B, 2], parts)`` as ``multimnist`` does.
+
+    The training batches of the MultiMNIST recipes (``capsedu.train``): the batches are reshuffled
+    every epoch, so every digit meets new partners at new shifts, epoch after epoch (the paper
+    drew 60M pairs; storing even 60k pairs with their parts would take 600 MB)."""
+    return _pairs(_as_digits(digits), labels, torch.arange(len(digits)), generator, max_shift)
+
+
+def _pairs(images, labels, first, generator, max_shift):
+    """The pairs whose first digits are ``images[first]``: partners of another class drawn from
+    ``images``, both digits shifted by up to ``max_shift`` pixels, overlaid."""
     if len(labels) != len(images):
         raise ValueError(f"labels [{len(labels)}] must match images [{len(images)}]")
     if len(torch.unique(labels)) < 2:
         raise ValueError("MultiMNIST needs digits of at least two classes")
-    g = torch.Generator().manual_seed(seed)
-    side = 28 + 2 * max_shift
-    first = torch.randint(0, len(images), (n,), generator=g)
-    second = torch.randint(0, len(images), (n,), generator=g)
+    n = len(first)
+    second = torch.randint(0, len(images), (n,), generator=generator)
     clash = labels[first] == labels[second]
     while clash.any():  # redraw the second digit until the classes differ
-        second[clash] = torch.randint(0, len(images), (int(clash.sum()),), generator=g)
+        second[clash] = torch.randint(0, len(images), (int(clash.sum()),), generator=generator)
         clash = labels[first] == labels[second]
+    side = 28 + 2 * max_shift
     parts = []
     for pick in (first, second):
-        dx, dy = torch.randint(0, 2 * max_shift + 1, (2, n), generator=g)
+        dx, dy = torch.randint(0, 2 * max_shift + 1, (2, n), generator=generator)
         parts.append(shift(images[pick], dx, dy, side))
     parts = torch.stack(parts, dim=1)  # [n, 2, 1, S, S]
     return parts.amax(dim=1), torch.stack([labels[first], labels[second]], dim=1), parts
+
+
+MULTIMNIST_TEST = dict(n=10_000, seed=1)  # the fixed test pairs of the MultiMNIST recipes
+
+
+def multimnist_data(train: bool = True, limit: int | None = None):
+    """The data of the MultiMNIST recipes (``capsedu.train``), ``limit`` keeping the first N:
+
+    * training: the MNIST training digits ``(images [N, 1, 28, 28], labels [N])``, which
+      ``pair_up`` turns into new pairs in every batch;
+    * test: 10,000 pairs of test digits, always the same (``multimnist``, ``MULTIMNIST_TEST``):
+      ``(pairs [n, 1, 36, 36], labels [n, 2])``."""
+    if train:
+        return load_mnist(True, limit)
+    pairs, labels, _ = multimnist(*load_mnist(False), **MULTIMNIST_TEST)
+    return pairs[:limit], labels[:limit]
 
 
 def box_overlap(parts: torch.Tensor) -> torch.Tensor:

@@ -1,0 +1,135 @@
+"""Two digits at once: the MultiMNIST models of notebook 08 (Sabour et al. 2017, Section 6).
+
+A MultiMNIST image overlays two digits of different classes (``capsedu.data.transformed_mnist``).
+Both models read it as the two classes they score highest, and an example counts as correct only
+when both digits are right (``capsedu.train.correct``).
+
+* ``MultiDigitCapsNet``: the CapsNet, trained with the margin loss with both classes present
+  (T_k = 1 for both) and with one reconstruction per digit: the decoder, masked by each true
+  class in turn, must redraw that digit alone.
+* ``TwoDigitCNN``: the baseline, ``MaxPoolCNN``'s layers with 10 independent sigmoid outputs
+  ("is a k in the image?") trained with binary cross-entropy against the 2-hot target.
+
+Like every model of the course they keep ``hparams`` and offer ``training_loss``, ``predict`` and
+``score``; both train on the batches ``(pairs, labels, parts)``.
+"""
+
+import torch
+import torch.nn.functional as F
+
+from .baselines import MaxPoolCNN
+from .capsnet import MULTIMNIST, CapsNet
+from .functional import class_targets
+from .validate import check_labels, check_shape
+
+
+def two_largest(scores: torch.Tensor) -> torch.Tensor:
+    """The two classes read from ``scores`` ``[B, n_classes]``: the two highest, in ascending
+    order of class ``[B, 2]`` (so that a pair reads the same whichever digit is on top)."""
+    return scores.topk(2, dim=1).indices.sort(dim=1).values
+
+
+def two_digit_score(scores: torch.Tensor, label: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Class ``label``'s score ``[B]`` and the score it must beat to be one of the two classes
+    read ``[B]``: the second highest of the other classes' scores."""
+    others = torch.cat([scores[:, :label], scores[:, label + 1:]], dim=1)  # [B, n_classes - 1]
+    return scores[:, label], others.topk(2, dim=1).values[:, 1]
+
+
+class MultiDigitCapsNet(CapsNet):
+    """``CapsNet`` reading two overlapping digits (Section 6): the same network, trained with both
+    classes present and one reconstruction per digit; it reads the two longest digit capsules.
+
+    ``MultiDigitCapsNet()`` has the CPU-sized ``MULTIMNIST`` sizes (36x36 images); any
+    ``CapsNetConfig`` works, e.g. the paper's: ``MultiDigitCapsNet(PAPER, image_size=36)``. Its
+    output's ``reconstruction`` holds one image per digit: ``[B, 2, C, S, S]``.
+    """
+
+    def __init__(self, config=MULTIMNIST, **overrides):
+        super().__init__(config, **overrides)
+
+    def reconstruct(self, v, lengths, targets=None) -> torch.Tensor:
+        """Decode each of two digits from its own capsule, all the others masked: the true classes
+        ``targets`` ``[B, 2]`` (training), else the two longest capsules (test). ``v``:
+        ``[B, n_classes, digit_dim]``, ``lengths``: ``[B, n_classes]``; returns
+        ``[B, 2, C, S, S]``."""
+        if targets is None:
+            chosen = two_largest(lengths)
+        else:
+            check_labels(targets, "targets", v.shape[0], self.config.n_classes, k=2)
+            chosen = targets
+        decode_one = super().reconstruct  # CapsNet's: keeps one capsule per image, decodes it
+        return torch.stack([decode_one(v, lengths, chosen[:, k]) for k in range(2)], dim=1)
+
+    def training_loss(self, x, labels, parts):
+        """Margin loss with both classes present, plus 0.0005 x the sum of the two digits'
+        reconstruction errors: the decoder masked by ``labels[:, k]`` must redraw
+        ``parts[:, k]``, that digit alone.
+
+        ``x``: pairs ``[B, C, S, S]``, ``labels``: ``[B, 2]``, ``parts``: ``[B, 2, C, S, S]``
+        (as ``multimnist`` returns them). Returns ``(loss, the two longest capsules [B, 2])``."""
+        check_labels(labels, "labels", len(x), self.config.n_classes, k=2)
+        cfg = self.config
+        shape = (len(x), 2, cfg.in_channels, cfg.image_size, cfg.image_size)
+        expected = (f"[batch, 2, {cfg.in_channels}, {cfg.image_size}, {cfg.image_size}] (each "
+                    "digit of a pair alone, as multimnist returns them)")
+        check_shape(parts, "parts", expected, ndim=5)
+        if tuple(parts.shape) != shape:
+            raise ValueError(f"parts must have shape {expected}, got shape {tuple(parts.shape)}")
+        out = self(x, labels)  # the decoder masked by each TRUE class in turn
+        # L = sum_k L_k (T_k = 1 for both digits) + 0.0005 (||r_1 - part_1||^2 + ||r_2 - part_2||^2)
+        return self.loss(out, parts, labels), two_largest(out.lengths)
+
+    @torch.no_grad()
+    def predict(self, x) -> torch.Tensor:
+        """The two longest digit capsules ``[B, 2]``, in ascending order of class."""
+        return two_largest(self(x).lengths)
+
+    @torch.no_grad()
+    def score(self, x, label: int) -> tuple[torch.Tensor, torch.Tensor]:
+        """Capsule ``label``'s length ``[B]`` and the length it must beat to be one of the two
+        read ``[B]``: the second longest of the other capsules."""
+        return two_digit_score(self(x).lengths, label)
+
+    @torch.no_grad()
+    def reconstruct_each(self, x):
+        """Fig. 5: the capsule lengths ``[B, n_classes]``, the two classes read ``[B, 2]`` and
+        each one's reconstruction from its own capsule ``[B, 2, C, S, S]`` (to draw in two
+        colours over the pair)."""
+        out = self(x)  # without labels the decoder redraws the two longest capsules
+        return out.lengths, two_largest(out.lengths), out.reconstruction
+
+
+class TwoDigitCNN(MaxPoolCNN):
+    """The baseline of Section 6: ``MaxPoolCNN``'s layers on the 36x36 canvas whose outputs are
+    independent sigmoids, p_k = sigma(z_k) = P(a k is in the image), trained with binary
+    cross-entropy against the 2-hot target; it reads the two most probable classes.
+
+    The defaults match ``MultiDigitCapsNet()``'s parameter count, its decoder included.
+    """
+
+    def __init__(self, in_channels=1, n_classes=10, image_size=36, channels=(32, 64, 128),
+                 hidden=(1280, 192), dropout=0.5):
+        super().__init__(in_channels, n_classes, image_size, channels, hidden, dropout)
+
+    def training_loss(self, x, labels, parts=None):
+        """Binary cross-entropy of every class, summed over classes and averaged over the batch.
+        ``labels``: ``[B, 2]``; ``parts`` is not used (there is no decoder): it is accepted so
+        that both models train on the same batches. Returns ``(loss, two_largest [B, 2])``."""
+        check_labels(labels, "labels", len(x), self.hparams["n_classes"], k=2)
+        logits = self(x)  # [B, n_classes]
+        T = class_targets(labels, logits.shape[1]).to(logits.dtype)  # the 2-hot target
+        # L = -sum_k [T_k log sigma(z_k) + (1 - T_k) log(1 - sigma(z_k))]
+        L = F.binary_cross_entropy_with_logits(logits, T, reduction="none")  # [B, n_classes]
+        return L.sum(dim=1).mean(), two_largest(logits)
+
+    @torch.no_grad()
+    def predict(self, x) -> torch.Tensor:
+        """The two most probable classes ``[B, 2]``, in ascending order of class."""
+        return two_largest(self(x))  # sigma is increasing: the largest logits, the most probable
+
+    @torch.no_grad()
+    def score(self, x, label: int) -> tuple[torch.Tensor, torch.Tensor]:
+        """P(``label``) ``[B]`` (its sigmoid) and the probability it must beat to be one of the
+        two read ``[B]``: the second highest of the other classes'."""
+        return two_digit_score(torch.sigmoid(self(x)), label)
