@@ -107,6 +107,8 @@ def fit(model, train, epochs=1, batch_size=128, lr=1e-3, lr_decay=1.0, seed=0, d
         optimizer.load_state_dict(state["optimizer"])
         scheduler.load_state_dict(state["scheduler"])
         generator.set_state(state["generator"])
+        if "torch_rng" in state:  # torch's global generator draws the dropout masks
+            torch.set_rng_state(state["torch_rng"].cpu())
         history, best = state["history"], state.get("best")
     for epoch in range(len(history), epochs):
         total_loss, n_correct, seen, start = 0.0, 0, 0, time.perf_counter()
@@ -148,7 +150,8 @@ def fit(model, train, epochs=1, batch_size=128, lr=1e-3, lr_decay=1.0, seed=0, d
             Path(state_path).parent.mkdir(parents=True, exist_ok=True)
             torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
                         "scheduler": scheduler.state_dict(), "generator": generator.get_state(),
-                        "history": history, "best": best}, state_path)
+                        "torch_rng": torch.get_rng_state(), "history": history, "best": best},
+                       state_path)
     if best is not None:
         model.load_state_dict(best)
     return history

@@ -369,3 +369,24 @@ def test_every_recipe_builds_a_model_that_takes_its_data(name):
         x = recipe.augment(x, torch.Generator().manual_seed(0))
     loss, predictions = model.training_loss(x, *targets)
     assert loss.ndim == 0 and torch.isfinite(loss) and predictions.shape == targets[0].shape
+
+
+def test_a_resumed_run_draws_the_same_dropout_masks(tmp_path):
+    from capsedu.baselines import MaxPoolCNN
+
+    x, y = torch.rand(32, 1, 40, 40), torch.arange(32) % 10
+    state = tmp_path / "state.pt"
+
+    def model():
+        torch.manual_seed(0)
+        return MaxPoolCNN(channels=(2, 2, 2), hidden=(8,), dropout=0.5)
+
+    straight = model()
+    fit(straight, (x, y), epochs=2, batch_size=8, device="cpu", progress=False)
+    first = model()
+    fit(first, (x, y), epochs=1, batch_size=8, device="cpu", progress=False, state_path=state)
+    torch.manual_seed(123)  # whatever else the process drew in between
+    resumed = model()
+    fit(resumed, (x, y), epochs=2, batch_size=8, device="cpu", progress=False, state_path=state)
+    for a, b in zip(straight.state_dict().values(), resumed.state_dict().values(), strict=True):
+        assert torch.equal(a, b)
