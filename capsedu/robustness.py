@@ -44,3 +44,36 @@ def viewpoint_state(capsnet, cnn, digit: torch.Tensor, rotation: float = 0.0, sh
             "transform": {"rotation": rotation, "shear": shear, "scale": scale, "dx": dx,
                           "dy": dy}}
 
+
+
+@torch.no_grad()
+def overlap_state(capsnet, cnn, first: torch.Tensor, second: torch.Tensor, dx: int = 0,
+                  dy: int = 0) -> dict:
+    """What notebook 08's MultiMNIST widget shows for two MNIST digits ``[1, 28, 28]``: the first
+    at the centre of the 36x36 canvas, the second moved by ``(dx, dy)`` pixels (each within +-4),
+    overlaid as in ``transformed_mnist.multimnist`` (pixel-wise maximum).
+
+    * ``pair`` ``[36, 36]`` and ``parts`` ``[2, 36, 36]`` (each digit alone), their ink boxes'
+      ``overlap`` (``transformed_mnist.box_overlap``);
+    * the CapsNet's capsule ``lengths`` ``[10]``, the two classes it reads (``capsnet_read``) and
+      the digit its decoder redraws from each of those capsules (``reconstructions``
+      ``[2, 36, 36]``, in the order of ``capsnet_read``);
+    * the CNN's ten sigmoid ``probabilities`` and the two classes it reads (``cnn_read``).
+    """
+    for name, shift in (("dx", dx), ("dy", dy)):
+        if not -tm.MULTI_SHIFT <= shift <= tm.MULTI_SHIFT:
+            raise ValueError(f"{name} must be within +-{tm.MULTI_SHIFT} pixels, got {shift}")
+    side, m = tm.MULTI_CANVAS, tm.MULTI_SHIFT
+    place = [(m, m), (m + int(dx), m + int(dy))]  # top-left corners on the canvas
+    parts = torch.cat([tm.shift(digit[None], torch.tensor([x]), torch.tensor([y]), side)
+                       for digit, (x, y) in zip((first, second), place, strict=True)])
+    pair = parts.amax(dim=0, keepdim=True)  # [1, 1, 36, 36]
+    capsnet.eval()
+    cnn.eval()
+    lengths, read, reconstructions = capsnet.reconstruct_each(pair)
+    return {"pair": pair[0, 0].numpy(), "parts": parts[:, 0].numpy(),
+            "overlap": float(tm.box_overlap(parts[None])[0]),
+            "lengths": lengths[0].numpy(), "capsnet_read": read[0].tolist(),
+            "reconstructions": reconstructions[0, :, 0].numpy(),
+            "probabilities": torch.sigmoid(cnn(pair))[0].numpy(),
+            "cnn_read": cnn.predict(pair)[0].tolist()}

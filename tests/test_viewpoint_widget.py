@@ -7,7 +7,7 @@ import torch
 from capsedu.baselines import MaxPoolCNN
 from capsedu.capsnet import AFFNIST, CapsNet
 from capsedu.data import transformed_mnist as tm
-from capsedu.robustness import sweep_accuracy, viewpoint_state
+from capsedu.robustness import overlap_state, sweep_accuracy, viewpoint_state
 from capsedu.widgets import ViewpointExplorer
 
 
@@ -72,3 +72,50 @@ def test_sweep_accuracy_scores_each_value():
     x, y = digits(4)
     accuracies = sweep_accuracy(Upright(), x, y, "rotation", [0.0, 90.0])
     assert accuracies == [1.0, 0.0]
+
+
+@pytest.fixture(scope="module")
+def two_digit_pair():
+    from capsedu.multi_digit import MultiDigitCapsNet, TwoDigitCNN
+
+    torch.manual_seed(0)
+    return (MultiDigitCapsNet(decoder_hidden=(16,)).eval(),
+            TwoDigitCNN(channels=(4, 4, 4), hidden=(16,)).eval())
+
+
+def test_overlap_state_overlays_the_two_digits_and_reads_both_models(two_digit_pair):
+    capsnet, cnn = two_digit_pair
+    x, _ = digits(1)
+    other = torch.zeros(1, 28, 28)
+    other[0, 12:16, 6:22] = 1.0  # a flat bar
+    s = overlap_state(capsnet, cnn, x[0], other, dx=3, dy=-2)
+    assert s["pair"].shape == (36, 36) and s["parts"].shape == (2, 36, 36)
+    np.testing.assert_array_equal(s["pair"], s["parts"].max(axis=0))  # pixel-wise maximum
+    # the first digit sits at the centre, the second moved by (3, -2)
+    np.testing.assert_array_equal(s["parts"][0][4:32, 4:32], x[0, 0].numpy())
+    np.testing.assert_array_equal(s["parts"][1][2:30, 7:35], other[0].numpy())
+    pair = torch.from_numpy(s["pair"])[None, None]
+    lengths, read, recon = capsnet.reconstruct_each(pair)
+    assert s["capsnet_read"] == read[0].tolist() and s["cnn_read"] == cnn.predict(pair)[0].tolist()
+    np.testing.assert_allclose(s["reconstructions"], recon[0, :, 0].numpy(), atol=1e-6)
+    assert 0 < s["overlap"] <= 1
+    with pytest.raises(ValueError, match=r"dx must be within \+-4 pixels, got 5"):
+        overlap_state(capsnet, cnn, x[0], other, dx=5)
+
+
+def test_overlap_widget_moves_the_second_digit(two_digit_pair):
+    from capsedu.widgets import OverlapExplorer
+    from capsedu.widgets.overlap import two_colour
+
+    capsnet, cnn = two_digit_pair
+    x, _ = digits(2)
+    x[1, 0] = x[1, 0].T.clone()  # a flat bar: another "class"
+    w = OverlapExplorer(capsnet, cnn, x, torch.tensor([1, 7]))
+    assert w.second.value == 1 and w.state["labels"] == [1, 7]
+    before = w.state["pair"].copy()
+    w.sliders["dx"].value = 4
+    assert not np.array_equal(w.state["pair"], before) and w.image.value
+    assert "true: 1 and 7" in w.readout.value
+    # two colours: where only the first reconstruction has ink the pixel is orange-ish
+    only_first = two_colour(np.stack([np.ones((2, 2)), np.zeros((2, 2))]))
+    np.testing.assert_allclose(only_first[0, 0], [1.0, 0.498, 0.055], atol=0.01)

@@ -26,7 +26,8 @@ from ..validate import check_shape
 from .mnist import load_mnist
 
 CANVAS = 40  # affNIST's image side
-MULTI_CANVAS = 36  # MultiMNIST: 28 + 2 x 4 pixels of shift
+MULTI_SHIFT = 4  # MultiMNIST: each digit shifted by up to 4 pixels in each direction
+MULTI_CANVAS = 28 + 2 * MULTI_SHIFT  # 36
 
 
 @dataclass(frozen=True)
@@ -206,7 +207,7 @@ def sweep(images: torch.Tensor, factor: str, value: float, side: int = CANVAS) -
 
 
 def multimnist(images: torch.Tensor, labels: torch.Tensor, n: int, seed: int = 0,
-               max_shift: int = 4) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+               max_shift: int = MULTI_SHIFT) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """``n`` MultiMNIST-style pairs: two digits of different classes drawn from ``images``
     ``[N, 1, 28, 28]`` / ``labels`` ``[N]``, each shifted by up to ``max_shift`` pixels in each
     direction on a (28 + 2 max_shift)-pixel canvas and overlaid (pixel-wise maximum).
@@ -220,7 +221,7 @@ def multimnist(images: torch.Tensor, labels: torch.Tensor, n: int, seed: int = 0
 
 
 def pair_up(digits: torch.Tensor, labels: torch.Tensor, generator: torch.Generator,
-            max_shift: int = 4) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+            max_shift: int = MULTI_SHIFT) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """MultiMNIST pairs made from one batch of digits ``[B, 1, 28, 28]`` / ``labels`` ``[B]``:
     each digit is the first of one pair, its partner a random digit of another class from the
     same batch. Returns ``(pairs, labels [B, 2], parts)`` as ``multimnist`` does.

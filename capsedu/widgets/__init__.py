@@ -12,6 +12,7 @@ control and check what it computed. A notebook cell that ends with a widget disp
 | 06 | ``PoseSpaceExplorer`` | ``digit_capsules.pose_state`` |
 | 07 | ``FaceCapsulesExplorer`` | ``face_capsules.face_state`` |
 | 08 | ``ViewpointExplorer`` | ``robustness.viewpoint_state`` |
+| 08 | ``OverlapExplorer`` | ``robustness.overlap_state`` |
 
 ``PartsEditor`` (01, 04, 07) edits a face's parts; ``panels`` holds what 04 and 07 draw beside it.
 """
@@ -20,6 +21,7 @@ from .capsule import PoseVectorExplorer, SquashExplorer
 from .check import WidgetCheck
 from .digit_capsules import PoseSpaceExplorer
 from .face_capsules import FaceCapsulesExplorer
+from .overlap import OverlapExplorer
 from .parts import PartsEditor
 from .routing import RoutingExplorer
 from .verdicts import FaceVerdicts
@@ -27,5 +29,6 @@ from .viewpoint import ViewpointExplorer
 
 __all__ = [
     "WidgetCheck", "FaceVerdicts", "PoseVectorExplorer", "SquashExplorer", "RoutingExplorer",
-    "PoseSpaceExplorer", "FaceCapsulesExplorer", "ViewpointExplorer", "PartsEditor",
+    "PoseSpaceExplorer", "FaceCapsulesExplorer", "ViewpointExplorer", "OverlapExplorer",
+    "PartsEditor",
 ]
