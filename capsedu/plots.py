@@ -11,6 +11,7 @@ import numpy as np
 import torch
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.collections import LineCollection
+from matplotlib.colors import to_rgb
 from matplotlib.figure import Figure
 from matplotlib.patches import Circle, FancyBboxPatch, Rectangle
 from PIL import Image
@@ -246,3 +247,13 @@ def draw_perturbation_grid(ax, grid: torch.Tensor, deltas: torch.Tensor = DELTAS
     ax.set_xlabel("Δ added to that dimension")
     if title:
         ax.set_title(title)
+
+
+TWO_COLOURS = ("tab:orange", "tab:blue")  # the two digits of a MultiMNIST pair (notebook 08)
+
+
+def two_colour(images: np.ndarray) -> np.ndarray:
+    """Two grey images ``[2, S, S]`` in [0, 1] drawn as ink of ``TWO_COLOURS`` on white, over each
+    other: ``[S, S, 3]`` RGB (the paper's Fig. 5 draws its two reconstructions so)."""
+    ink = 1 - np.array([to_rgb(c) for c in TWO_COLOURS])  # [2, 3]: what full ink takes from white
+    return np.clip(1 - np.einsum("kxy,kc->xyc", images, ink), 0, 1)

@@ -4,22 +4,12 @@ CapsNet's two reconstructions in two colours (``robustness.overlap_state``; the 
 import ipywidgets as widgets
 import numpy as np
 import torch
-from matplotlib.colors import to_rgb
 from matplotlib.figure import Figure
 
 from ..data.transformed_mnist import MULTI_CANVAS, MULTI_SHIFT
-from ..plots import png_bytes
+from ..plots import png_bytes, two_colour
 from ..robustness import overlap_state
 from .base import Widget
-
-COLOURS = ("tab:orange", "tab:blue")  # the first and the second class the CapsNet reads
-
-
-def two_colour(reconstructions: np.ndarray) -> np.ndarray:
-    """Two grey images ``[2, S, S]`` in [0, 1] drawn as ink of ``COLOURS`` on white:
-    ``[S, S, 3]``."""
-    ink = 1 - np.array([to_rgb(c) for c in COLOURS])  # [2, 3]: what full ink takes from white
-    return np.clip(1 - np.einsum("kxy,kc->xyc", reconstructions, ink), 0, 1)
 
 
 class OverlapExplorer(Widget):
