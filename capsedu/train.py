@@ -311,18 +311,18 @@ RECIPES: dict[str, Recipe] = {
 }
 
 
-def split_validation(name, limit=None):
-    """Recipe ``name``'s training data as ``(train, validation)``: the last
+def split_validation(recipe: Recipe, limit=None):
+    """A ``Recipe``'s training data as ``(train, validation)``: the last
     ``recipe.validation`` examples are held out (``validation`` is None if it holds none).
 
     A recipe that composes its batches (``recipe.compose``) composes the held-out rows once, with
     a fixed seed, into its validation set: MultiMNIST pairs made of held-out digits only."""
-    recipe = RECIPES[name]
     images, labels = recipe.data(True, limit)
     n = recipe.validation
     if n and len(labels) <= n:
-        raise ValueError(f"recipe {name!r} holds out {n} validation examples but has only "
-                         f"{len(labels)} training examples (limit={limit})")
+        raise ValueError(f"the recipe holds out {n} validation examples but has only "
+                         f"{len(labels)} training examples (limit={limit}); use a limit above "
+                         f"{n}")
     cut = len(labels) - n
     train, validation = (images[:cut], labels[:cut]), (images[cut:], labels[cut:])
     if not n:
@@ -332,17 +332,17 @@ def split_validation(name, limit=None):
     return train, validation
 
 
-def train_recipe(name, epochs=None, limit=None, seed=None, progress=True, state_path=None):
-    """Build and train recipe ``name``: returns ``(model, history, train_examples)``.
+def train_recipe(recipe: Recipe, epochs=None, limit=None, seed=None, progress=True,
+                 state_path=None):
+    """Build and train a ``Recipe``: returns ``(model, history, train_examples)``.
 
     The test set is not touched here; ``run_recipe`` scores it once, after training.
     ``state_path``: where to keep the resumable training state (see ``fit``)."""
-    recipe = RECIPES[name]
     epochs = recipe.epochs if epochs is None else epochs
     seed = recipe.seed if seed is None else seed
     torch.manual_seed(seed)  # the initial weights depend on the seed too
     model = recipe.build()
-    train, validation = split_validation(name, limit)
+    train, validation = split_validation(recipe, limit)
     history = fit(model, train, epochs, recipe.batch_size, recipe.lr, recipe.lr_decay, seed,
                   progress=progress, augment=recipe.augment, state_path=state_path,
                   validation=validation, compose=recipe.compose)
@@ -366,7 +366,7 @@ def run_recipe(name, epochs=None, limit=None, seed=None, root=None, progress=Tru
                                  ("--seed", seed, recipe.seed)):
         if value != default:
             command += [flag, str(value)]
-    model, history, train_examples = train_recipe(name, epochs, limit, seed, progress,
+    model, history, train_examples = train_recipe(recipe, epochs, limit, seed, progress,
                                                   state_path)
     test_accuracy = evaluate(model, recipe.data(False, None), progress=progress)
     metrics = {"test_accuracy": test_accuracy, "epochs": epochs,

@@ -319,11 +319,11 @@ def test_a_pairs_recipe_validates_on_pairs_of_held_out_digits_only(monkeypatch):
         description="pairs", build=lambda: TwoDigitCNN(channels=(2, 2, 2), hidden=(4,)),
         epochs=1, data=lambda train, limit: (digits[:limit], labels[:limit]),
         compose=recording_pair_up, validation=40))
-    train, (pairs, pair_labels) = split_validation("tiny-pairs")
+    train, (pairs, pair_labels) = split_validation(RECIPES["tiny-pairs"])
     assert torch.equal(train[0], digits[:60]) and torch.equal(train[1], labels[:60])
     assert len(composed) == 1 and torch.equal(composed[0], digits[60:])  # held-out digits only
     assert pairs.shape == (40, 1, 36, 36) and pair_labels.shape == (40, 2)
-    again = split_validation("tiny-pairs")[1]  # the same validation pairs in every run
+    again = split_validation(RECIPES["tiny-pairs"])[1]  # the same validation pairs in every run
     assert torch.equal(again[0], pairs) and torch.equal(again[1], pair_labels)
 
 

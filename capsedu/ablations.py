@@ -1,0 +1,115 @@
+"""Notebook 09's ablations: one CPU-scale CapsNet trained many ways, each with several seeds.
+
+The paper's Table 1 compares 1 and 3 routing iterations, with and without the reconstruction
+loss, on MNIST (three trials each). ``GRID`` asks the same of notebook 05's ``LIVE`` network, with
+2 and 5 iterations added. Every cell is trained by the same ``recipe`` (data, epochs, schedule,
+the paper's 2-pixel shifts, the epoch chosen on held-out training images) for each seed, then
+scored on the MNIST test set with the number of iterations it was trained with and with every
+other one (``TEST_ITERATIONS``: the same weights, routing more or less at test time).
+
+    python -m capsedu.ablations                    # every missing run, into <data root>/runs
+    python -m capsedu.ablations --replace-shipped  # into the shipped <data root>/results
+
+A finished run is written at once, so an interrupted grid resumes where it stopped (and a run
+resumes from its last epoch with ``state``); each record keeps the command, seed, time and threads.
+"""
+
+import argparse
+import json
+import sys
+from pathlib import Path
+
+import torch
+
+from . import config
+from .capsnet import LIVE, CapsNet
+from .data.mnist import load_mnist
+from .train import Recipe, evaluate, positive_int, shift, train_recipe
+
+RESULTS = "routing_ablations.json"
+TEST_ITERATIONS = (1, 2, 3, 5)
+GRID = [{"iterations": it, "recon_weight": w} for w in (0.0005, 0.0) for it in (1, 2, 3, 5)]
+SEEDS = (0, 1, 2)
+COMMAND = "python -m capsedu.ablations"
+
+
+def recipe(overrides: dict) -> Recipe:
+    """The training run of one cell of the grid: ``CapsNet(LIVE, **overrides)``, 3 epochs."""
+    return Recipe(
+        description=f"notebook 09's ablation: CapsNet(LIVE, {overrides}) on MNIST shifted by up "
+        "to 2 pixels; the epoch is chosen on the last 5,000 training images, held out",
+        build=lambda: CapsNet(LIVE, **overrides),
+        epochs=3, batch_size=128, lr=2e-3, lr_decay=0.8, augment=shift, validation=5000,
+    )
+
+
+def run_name(overrides: dict, seed: int) -> str:
+    """A run's key in the results, e.g. ``iterations=3,recon_weight=0.0005,seed=1``."""
+    return ",".join(f"{k}={v}" for k, v in sorted(overrides.items())) + f",seed={seed}"
+
+
+def results_path(replace_shipped: bool = False) -> Path:
+    """The results file: in ``<data root>/results/`` (shipped) with ``replace_shipped``, else in
+    ``<data root>/runs/results/`` (trial runs never touch the shipped results)."""
+    root = config.data_root()
+    return (root / "results" if replace_shipped else root / "runs" / "results") / RESULTS
+
+
+def read_results(path: Path | None = None) -> dict[str, dict]:
+    """The recorded runs by ``run_name`` (the shipped ones by default; empty when none)."""
+    path = Path(path or results_path(replace_shipped=True))
+    return json.loads(path.read_text())["runs"] if path.exists() else {}
+
+
+def run(overrides: dict, seed: int, limit=None, progress=True, state_path=None) -> dict:
+    """Train one cell of the grid with ``seed`` and score it: the record of the run."""
+    model, history, train_examples = train_recipe(recipe(overrides), seed=seed, limit=limit,
+                                                  progress=progress, state_path=state_path)
+    test = load_mnist(False, limit)
+    by_iterations = {}
+    for iterations in TEST_ITERATIONS:  # the same weights, routing a different number of times
+        model.digits.iterations = iterations
+        by_iterations[str(iterations)] = evaluate(model, test)
+    trained_with = str(overrides.get("iterations", LIVE.iterations))
+    return {"overrides": overrides, "seed": seed, "train_examples": train_examples,
+            "test_accuracy": by_iterations[trained_with],
+            "test_accuracy_by_iterations": by_iterations,
+            "validation_by_epoch": [h["validation_accuracy"] for h in history],
+            "train_time_s": round(sum(h["seconds"] for h in history), 1),
+            "threads": torch.get_num_threads(), "torch_version": torch.__version__}
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog=COMMAND, description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--seeds", type=int, nargs="+", default=list(SEEDS))
+    parser.add_argument("--limit", type=positive_int,
+                        help="train and test on the first N images only (a trial)")
+    parser.add_argument("--threads", type=positive_int, help="CPU threads (default: all)")
+    parser.add_argument("--replace-shipped", action="store_true",
+                        help="write into the shipped results instead of <data root>/runs")
+    args = parser.parse_args(argv)
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    path = results_path(args.replace_shipped)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    results = read_results(path)
+    for seed in args.seeds:
+        for overrides in GRID:
+            name = run_name(overrides, seed)
+            if name in results:
+                continue
+            state = path.parent / f"state-{name}.pt"
+            record = run(overrides, seed, args.limit, state_path=state)
+            record["command"] = COMMAND + "".join(
+                f" --{k} {v}" for k, v in (("limit", args.limit), ("threads", args.threads)) if v)
+            results[name] = record
+            path.write_text(json.dumps({"runs": results}, indent=1) + "\n")
+            state.unlink()
+            print(f"{name}: test accuracy {100 * record['test_accuracy']:.2f} %, "
+                  f"{record['train_time_s']:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
