@@ -81,7 +81,9 @@ def test_no_import_cycles():
     def visit(name, path):
         if state.get(name) == "done":
             return
-        assert state.get(name) != "visiting", "import cycle: " + " -> ".join([*path, name])
+        if state.get(name) == "visiting":  # back at a module still being visited: a cycle
+            cycle = path[path.index(name):]
+            raise AssertionError("import cycle: " + " -> ".join([*cycle, name]))
         state[name] = "visiting"
         for dep in sorted(graph[name]):
             visit(dep, [*path, name])
