@@ -249,7 +249,7 @@ RECIPES: dict[str, Recipe] = {
         "on the last 5,000 training images, held out",
         build=lambda: CapsNet(AFFNIST),
         data=translated_mnist,
-        epochs=8, batch_size=128, lr=2e-3, lr_decay=0.85, seed=0, augment=move,
+        epochs=12, batch_size=128, lr=2e-3, lr_decay=0.85, seed=0, augment=move,
         validation=5000,
     ),
     "affnist-capsnet-1iter": Recipe(
@@ -258,7 +258,7 @@ RECIPES: dict[str, Recipe] = {
         "the ablation of Gu & Tresp (2020)",
         build=lambda: CapsNet(AFFNIST, iterations=1),
         data=translated_mnist,
-        epochs=8, batch_size=128, lr=2e-3, lr_decay=0.85, seed=0, augment=move,
+        epochs=12, batch_size=128, lr=2e-3, lr_decay=0.85, seed=0, augment=move,
         validation=5000,
     ),
     "affnist-cnn": Recipe(
@@ -267,7 +267,7 @@ RECIPES: dict[str, Recipe] = {
         "parameter count), trained like affnist-capsnet",
         build=lambda: MaxPoolCNN(),
         data=translated_mnist,
-        epochs=8, batch_size=128, lr=1e-3, lr_decay=0.85, seed=0, augment=move,
+        epochs=12, batch_size=128, lr=1e-3, lr_decay=0.85, seed=0, augment=move,
         validation=5000,
     ),
     # Notebook 08's second pair, the paper's Section 6: two overlapping digits, both to be read.
