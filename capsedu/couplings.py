@@ -39,16 +39,13 @@ def coupling_trace(routing: RoutingResult, weights: torch.Tensor | None = None) 
     90 % of their vote to one parent (``polarised``). ``weights`` ``[B, n_in]`` (e.g. the
     lengths of the children's votes) weight each child in the means; without them every child
     counts the same."""
-    rows = []
-    for step in routing.history:
-        c = step.c  # [B, n_in, n_out]
-        w = torch.ones(c.shape[:2]) if weights is None else weights
-        w = w / w.sum()
+    w = torch.ones(routing.c.shape[:2]) if weights is None else weights  # [B, n_in]
+    w = w / w.sum()
 
-        def mean(values, w=w):
-            return float((values * w).sum())
+    def mean(values):
+        return float((values * w).sum())
 
-        rows.append({"entropy": mean(normalised_entropy(c)),
-                     "distance": mean(distance_from_uniform(c)),
-                     "polarised": mean((c.amax(dim=-1) > 0.9).float())})
-    return rows
+    return [{"entropy": mean(normalised_entropy(step.c)),
+             "distance": mean(distance_from_uniform(step.c)),
+             "polarised": mean((step.c.amax(dim=-1) > 0.9).float())}
+            for step in routing.history]

@@ -45,48 +45,54 @@ def group_filters(weight: torch.Tensor) -> torch.Tensor:
     return turned.flatten(0, 1).flatten(1, 2)  # [C_out * 4, C_in * 4, k, k]
 
 
-class LiftingConv(nn.Module):
+class _C4Conv(nn.Module):
+    """What both C4 layers share: odd filters, one convolution with all transformed copies of
+    them stacked (``stack``), a ``[B, C_out, 4, H, W]`` output and one bias per filter, shared by
+    its four copies."""
+
+    def __init__(self, weight_shape: tuple, fan_in: int, stack):
+        super().__init__()
+        kernel_size = weight_shape[-1]
+        if kernel_size % 2 != 1:
+            raise ValueError(f"kernel_size must be odd (a centre pixel to turn about), got "
+                             f"{kernel_size}")
+        self.weight = nn.Parameter(torch.randn(weight_shape) / fan_in**0.5)
+        self.bias = nn.Parameter(torch.zeros(weight_shape[0]))
+        self.stack = stack
+
+    def convolve(self, x: torch.Tensor) -> torch.Tensor:
+        """``x`` ``[B, C, H, W]`` (the input's channels, flattened) -> ``[B, C_out, 4, H, W]``."""
+        k = self.weight.shape[-1]
+        # [B, C_out * 4, H, W]: channel o * 4 + r is filter o's copy r
+        out = F.conv2d(x, self.stack(self.weight), padding=k // 2)
+        return out.unflatten(1, (-1, N_ROTATIONS)) + self.bias[:, None, None, None]
+
+
+class LiftingConv(_C4Conv):
     """Image ``[B, C_in, H, W]`` -> C4 feature map ``[B, C_out, 4, H, W]``: one convolution with
     each filter in its four orientations ("lifting" the image onto the group)."""
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: int):
-        super().__init__()
-        if kernel_size % 2 != 1:
-            raise ValueError(f"kernel_size must be odd (a centre pixel to turn about), got "
-                             f"{kernel_size}")
-        self.weight = nn.Parameter(torch.randn(out_channels, in_channels, kernel_size,
-                                               kernel_size) / (in_channels * kernel_size**2) ** 0.5)
-        self.bias = nn.Parameter(torch.zeros(out_channels))
+        super().__init__((out_channels, in_channels, kernel_size, kernel_size),
+                         in_channels * kernel_size**2, lifting_filters)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         check_shape(x, "x", "[batch, channels, height, width]", ndim=4)
-        k = self.weight.shape[-1]
-        # [B, C_out * 4, H, W]: channel o * 4 + r is the response to filter o turned r times
-        out = F.conv2d(x, lifting_filters(self.weight), padding=k // 2)
-        out = out.unflatten(1, (-1, N_ROTATIONS))  # [B, C_out, 4, H, W]
-        return out + self.bias[:, None, None, None]  # one bias per filter, shared by its turns
+        return self.convolve(x)
 
 
-class GroupConv(nn.Module):
+class GroupConv(_C4Conv):
     """C4 feature map ``[B, C_in, 4, H, W]`` -> ``[B, C_out, 4, H, W]``: each filter sees all four
     rotation channels of its input, and is applied in four transformed copies
     (``group_filters``)."""
 
     def __init__(self, in_channels: int, out_channels: int, kernel_size: int):
-        super().__init__()
-        if kernel_size % 2 != 1:
-            raise ValueError(f"kernel_size must be odd (a centre pixel to turn about), got "
-                             f"{kernel_size}")
-        fan_in = in_channels * N_ROTATIONS * kernel_size**2
-        self.weight = nn.Parameter(torch.randn(out_channels, in_channels, N_ROTATIONS,
-                                               kernel_size, kernel_size) / fan_in**0.5)
-        self.bias = nn.Parameter(torch.zeros(out_channels))
+        super().__init__((out_channels, in_channels, N_ROTATIONS, kernel_size, kernel_size),
+                         in_channels * N_ROTATIONS * kernel_size**2, group_filters)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         check_shape(x, "x", "[batch, channels, 4, height, width]", ndim=5)
         if x.shape[2] != N_ROTATIONS:
             raise ValueError(f"x must have {N_ROTATIONS} rotation channels (dim 2), got shape "
                              f"{tuple(x.shape)}; lift an image with LiftingConv first")
-        k = self.weight.shape[-1]
-        out = F.conv2d(x.flatten(1, 2), group_filters(self.weight), padding=k // 2)
-        return out.unflatten(1, (-1, N_ROTATIONS)) + self.bias[:, None, None, None]
+        return self.convolve(x.flatten(1, 2))

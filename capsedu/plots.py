@@ -257,3 +257,31 @@ def two_colour(images: np.ndarray) -> np.ndarray:
     other: ``[S, S, 3]`` RGB (the paper's Fig. 5 draws its two reconstructions so)."""
     ink = 1 - np.array([to_rgb(c) for c in TWO_COLOURS])  # [2, 3]: what full ink takes from white
     return np.clip(1 - np.einsum("kxy,kc->xyc", images, ink), 0, 1)
+
+
+def capsnet_vs_cnn_figure(cnn_output: str):
+    """The figure of notebook 08's widgets: two image panels (what both models see, what the
+    CapsNet redraws) and, per class, the CapsNet's capsule length beside the CNN's
+    ``cnn_output`` probability. Returns ``(figure, (seen_ax, recon_ax), (lengths, probabilities))``
+    where the last two are the bar containers ``set_class_bars`` updates."""
+    figure = Figure(figsize=(10, 2.9))
+    figure.subplots_adjust(left=0.02, right=0.98, bottom=0.17, top=0.86, wspace=0.25)
+    seen, recon, bars = figure.subplots(1, 3, gridspec_kw={"width_ratios": [1, 1, 2.2]})
+    for ax in (seen, recon):
+        ax.set(xticks=[], yticks=[])
+    seen.set_title("what both models see")
+    classes = np.arange(10)
+    lengths = bars.bar(classes - 0.2, np.zeros(10), 0.4, color="tab:orange",
+                       label="CapsNet: capsule length ‖v_j‖")
+    probabilities = bars.bar(classes + 0.2, np.zeros(10), 0.4, color="tab:blue",
+                             label=f"CNN: {cnn_output} probability")
+    bars.set(xticks=classes, xlabel="class", ylim=(0, 1.05))
+    bars.legend(loc="upper left", fontsize=8)
+    return figure, (seen, recon), (lengths, probabilities)
+
+
+def set_class_bars(bars, values, chosen=None) -> None:
+    """Set one bar per class to ``values``; with ``chosen`` classes, the others are drawn pale."""
+    for j, (bar, value) in enumerate(zip(bars, values, strict=True)):
+        bar.set_height(value)
+        bar.set_alpha(1.0 if chosen is None or j in chosen else 0.45)

@@ -124,3 +124,15 @@ def test_translated_mnist_splits_are_placed_with_their_own_seeds(monkeypatch):
     assert torch.equal(train_x, tm.translated(digits, seed=tm.TRANSLATED_SEEDS[True]))
     assert torch.equal(test_x, tm.translated(digits, seed=tm.TRANSLATED_SEEDS[False]))
     assert torch.equal(train_y, labels) and not torch.equal(train_x, test_x)
+
+
+def test_translate_moves_each_image_by_its_own_offset_and_drops_what_leaves():
+    x = torch.arange(2 * 2 * 3 * 3, dtype=torch.float32).view(2, 2, 3, 3)
+    out = tm.translate(x, torch.tensor([1, -2]), torch.tensor([0, 1]))
+    # image 0: one pixel right; column 0 becomes zeros, every channel alike
+    torch.testing.assert_close(out[0, :, :, 1:], x[0, :, :, :2])
+    assert (out[0, :, :, 0] == 0).all()
+    # image 1: two left and one down: only input (row 0, column 2) stays, at (row 1, column 0)
+    expected = torch.zeros(2, 3, 3)
+    expected[:, 1:, 0] = x[1, :, :2, 2]
+    torch.testing.assert_close(out[1], expected)

@@ -56,15 +56,25 @@ def pad_to(images: torch.Tensor, side: int) -> torch.Tensor:
     return F.pad(images, (left, side - w - left, top, side - h - top))
 
 
+def translate(images: torch.Tensor, tx: torch.Tensor, ty: torch.Tensor) -> torch.Tensor:
+    """Move each image ``[N, C, H, W]`` by whole pixels, ``tx`` ``[N]`` to the right and ``ty``
+    ``[N]`` down, filling with zeros: exact, no resampling; what leaves the image is lost."""
+    n, c, h, w = images.shape
+    # output pixel (y, x) of image k shows input pixel (y - ty_k, x - tx_k)
+    rows = torch.arange(h)[None, :] - ty.long()[:, None]  # [N, H]
+    cols = torch.arange(w)[None, :] - tx.long()[:, None]  # [N, W]
+    inside = ((rows >= 0) & (rows < h))[:, :, None] & ((cols >= 0) & (cols < w))[:, None, :]
+    k = torch.arange(n)[:, None, None]
+    # advanced indices around the channel slice put their [N, H, W] first: [N, H, W, C]
+    moved = images[k, :, rows.clamp(0, h - 1)[:, :, None], cols.clamp(0, w - 1)[:, None, :]]
+    return moved.permute(0, 3, 1, 2) * inside[:, None].to(images.dtype)
+
+
 def shift(images: torch.Tensor, dx: torch.Tensor, dy: torch.Tensor, side: int) -> torch.Tensor:
     """Put images ``[N, 1, h, w]`` on a ``side`` x ``side`` canvas with their top-left corner at
     integer pixel offsets ``(dx, dy)`` ``[N]`` (0 .. side - w): exact, no resampling."""
-    n, _, h, w = images.shape
-    out = images.new_zeros(n, 1, side, side)
-    for k in range(n):
-        x, y = int(dx[k]), int(dy[k])
-        out[k, :, y : y + h, x : x + w] = images[k]
-    return out
+    h, w = images.shape[-2:]
+    return translate(F.pad(images, (0, side - w, 0, side - h)), dx, dy)
 
 
 def translated(images: torch.Tensor, seed: int = 0, side: int = CANVAS) -> torch.Tensor:
@@ -168,11 +178,7 @@ def move(images: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
     """The training augmentation of the affNIST recipes: each image ``[N, 1, S, S]`` moved to a
     new random place on its canvas (``ink_keeping_offsets``), so a digit is seen at a new place in
     every epoch. Exact: a whole-pixel move does not resample."""
-    side = images.shape[-1]
-    tx, ty = ink_keeping_offsets(images, generator).long().unbind(1)
-    padded = F.pad(images, (side, side, side, side))  # [N, 1, 3S, 3S], zeros around
-    return torch.stack([padded[k, :, side - y : 2 * side - y, side - x : 2 * side - x]
-                        for k, (x, y) in enumerate(zip(tx.tolist(), ty.tolist(), strict=True))])
+    return translate(images, *ink_keeping_offsets(images, generator).unbind(1))
 
 
 SWEEPS = {  # one factor at a time, the others at identity; values for notebook 08's curves

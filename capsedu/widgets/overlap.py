@@ -4,10 +4,9 @@ CapsNet's two reconstructions in two colours (``robustness.overlap_state``; the 
 import ipywidgets as widgets
 import numpy as np
 import torch
-from matplotlib.figure import Figure
 
 from ..data.transformed_mnist import MULTI_CANVAS, MULTI_SHIFT
-from ..plots import png_bytes, two_colour
+from ..plots import capsnet_vs_cnn_figure, png_bytes, set_class_bars, two_colour
 from ..robustness import overlap_state
 from .base import Widget
 
@@ -27,22 +26,12 @@ class OverlapExplorer(Widget):
                         for name in ("dx", "dy")}
         self.readout = widgets.HTML()
         self.image = widgets.Image(format="png")
-        self.figure = Figure(figsize=(10, 2.9))
-        self.figure.subplots_adjust(left=0.02, right=0.98, bottom=0.17, top=0.86, wspace=0.25)
-        pair, recon, bars = self.figure.subplots(1, 3, gridspec_kw={"width_ratios": [1, 1, 2.2]})
-        blank = np.zeros((MULTI_CANVAS, MULTI_CANVAS))
-        self._pair = pair.imshow(blank, cmap="gray_r", vmin=0, vmax=1)
+        self.figure, (pair, recon), (self._lengths, self._probabilities) = \
+            capsnet_vs_cnn_figure("sigmoid")
+        self._pair = pair.imshow(np.zeros((MULTI_CANVAS, MULTI_CANVAS)), cmap="gray_r", vmin=0,
+                                 vmax=1)
         self._recon = recon.imshow(np.ones((MULTI_CANVAS, MULTI_CANVAS, 3)))
-        pair.set(xticks=[], yticks=[], title="what both models see")
-        recon.set(xticks=[], yticks=[])
         self._recon_ax = recon
-        classes = np.arange(10)
-        self._lengths = bars.bar(classes - 0.2, np.zeros(10), 0.4, color="tab:orange",
-                                 label="CapsNet: capsule length ‖v_j‖")
-        self._probabilities = bars.bar(classes + 0.2, np.zeros(10), 0.4, color="tab:blue",
-                                       label="CNN: sigmoid probability")
-        bars.set(xticks=classes, xlabel="class", ylim=(0, 1.05))
-        bars.legend(loc="upper left", fontsize=8)
         for control in (self.first, self.second, *self.sliders.values()):
             control.observe(lambda _: self.update(), names="value")
         self.widget = widgets.VBox([
@@ -70,8 +59,6 @@ class OverlapExplorer(Widget):
         self._recon.set_data(two_colour(s["reconstructions"]))
         first, second = s["capsnet_read"]
         self._recon_ax.set_title(f"CapsNet redraws {first} (orange) and {second} (blue)")
-        for bars, values in ((self._lengths, s["lengths"]),
-                             (self._probabilities, s["probabilities"])):
-            for bar, value in zip(bars, values, strict=True):
-                bar.set_height(value)
+        set_class_bars(self._lengths, s["lengths"])
+        set_class_bars(self._probabilities, s["probabilities"])
         self.image.value = png_bytes(self.figure)

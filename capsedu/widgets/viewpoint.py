@@ -4,9 +4,8 @@ answer live (``robustness.viewpoint_state``)."""
 import ipywidgets as widgets
 import numpy as np
 import torch
-from matplotlib.figure import Figure
 
-from ..plots import png_bytes
+from ..plots import capsnet_vs_cnn_figure, png_bytes, set_class_bars
 from ..robustness import viewpoint_state
 from .base import Widget
 
@@ -36,21 +35,12 @@ class ViewpointExplorer(Widget):
         self.reset_button = widgets.Button(description="reset", icon="undo")
         self.readout = widgets.HTML()
         self.image = widgets.Image(format="png")
-        self.figure = Figure(figsize=(10, 2.9))
-        self.figure.subplots_adjust(left=0.02, right=0.98, bottom=0.17, top=0.86, wspace=0.25)
-        seen, recon, bars = self.figure.subplots(1, 3, gridspec_kw={"width_ratios": [1, 1, 2.2]})
+        self.figure, (seen, recon), (self._lengths, self._probabilities) = \
+            capsnet_vs_cnn_figure("softmax")
         blank = np.zeros((40, 40))
         self._seen = seen.imshow(blank, cmap="gray", vmin=0, vmax=1)
         self._recon = recon.imshow(blank, cmap="gray", vmin=0, vmax=1)
-        for ax, title in ((seen, "what both models see"), (recon, "CapsNet reconstruction")):
-            ax.set(xticks=[], yticks=[], title=title)
-        classes = np.arange(10)
-        self._lengths = bars.bar(classes - 0.2, np.zeros(10), 0.4, color="tab:orange",
-                                 label="CapsNet: capsule length ‖v_j‖")
-        self._probabilities = bars.bar(classes + 0.2, np.zeros(10), 0.4, color="tab:blue",
-                                       label="CNN: softmax probability")
-        bars.set(xticks=classes, xlabel="class", ylim=(0, 1.05))
-        bars.legend(loc="upper left", fontsize=8)
+        recon.set_title("CapsNet reconstruction")
 
         self._quiet = False  # True while reset() moves the sliders: one redraw, not five
         for s in self.sliders.values():
@@ -92,9 +82,6 @@ class ViewpointExplorer(Widget):
             f"CNN: {cnn} (p = {s['probabilities'][cnn]:.2f}, {verdict(cnn)})")
         self._seen.set_data(s["image"])
         self._recon.set_data(s["reconstruction"])
-        for bars, values_, winner in ((self._lengths, s["lengths"], caps),
-                                      (self._probabilities, s["probabilities"], cnn)):
-            for j, (bar, value) in enumerate(zip(bars, values_, strict=True)):
-                bar.set_height(value)
-                bar.set_alpha(1.0 if j == winner else 0.45)
+        set_class_bars(self._lengths, s["lengths"], chosen=[caps])
+        set_class_bars(self._probabilities, s["probabilities"], chosen=[cnn])
         self.image.value = png_bytes(self.figure)
