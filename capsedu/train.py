@@ -74,14 +74,19 @@ def fit(model, train, epochs=1, batch_size=128, lr=1e-3, lr_decay=1.0, seed=0, d
     predictions)`` (``predictions`` may be None for a model that does not classify); an example
     counts as right when its prediction is all right (``is_correct``).
 
+    Each epoch's dict holds the mean ``loss`` and ``train_accuracy`` over the epoch, and the
+    curves under them, one number per optimisation step: ``batch_loss`` and ``batch_accuracy``
+    (the share of that batch read right; None for a model that does not classify).
+
     ``state_path``: after every epoch, save everything needed to continue (weights, optimizer,
     epoch, random state) there; if the file exists, training resumes from it. Long runs then
     survive being stopped.
 
     ``validation = (images, labels)``: held-out training examples, scored after every epoch
-    (``history[i]["validation_accuracy"]``). The model ends with the weights of the epoch that
-    scored best there (the earliest, on ties): the number of epochs is chosen without ever
-    looking at the test set.
+    (``history[i]["validation_accuracy"]``) in batches of ``batch_size``, as the model trained
+    (a model whose predictions depend on the rest of their batch, a bug of notebook 09, is scored
+    as it was trained). The model ends with the weights of the epoch that scored best there (the
+    earliest, on ties): the number of epochs is chosen without ever looking at the test set.
     """
     if compose is not None and len(train[0]) < batch_size:
         raise ValueError(f"compose makes the examples out of whole batches: fit needs at least "
@@ -106,6 +111,7 @@ def fit(model, train, epochs=1, batch_size=128, lr=1e-3, lr_decay=1.0, seed=0, d
         history, best = state["history"], state.get("best")
     for epoch in range(len(history), epochs):
         total_loss, n_correct, seen, start = 0.0, 0, 0, time.perf_counter()
+        batch_loss, batch_accuracy = [], []  # one number per step
         # At most PROGRESS_UPDATES_PER_S redraws a second: in a notebook every redraw is a message
         # to the browser, and a flood of them overruns the kernel's output channel.
         bar = tqdm(loader, desc=f"epoch {epoch + 1}/{epochs}", disable=not progress, leave=False,
@@ -121,22 +127,27 @@ def fit(model, train, epochs=1, batch_size=128, lr=1e-3, lr_decay=1.0, seed=0, d
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()
-            total_loss += loss.item() * len(x)
+            batch_loss.append(loss.item())
+            total_loss += batch_loss[-1] * len(x)
             seen += len(x)
             # refresh=False: the numbers are shown at the bar's next (rate-limited) redraw
             if predictions is None:  # a model that does not classify (e.g. a part detector)
                 bar.set_postfix(loss=f"{total_loss / seen:.4f}", refresh=False)
             else:
-                n_correct += is_correct(predictions, targets[0]).sum().item()
+                right = is_correct(predictions, targets[0]).sum().item()
+                n_correct += right
+                batch_accuracy.append(right / len(x))
                 bar.set_postfix(loss=f"{total_loss / seen:.4f}", acc=f"{n_correct / seen:.3f}",
                                 refresh=False)
         scheduler.step()
+        classifies = predictions is not None
         history.append({"epoch": epoch + 1, "loss": total_loss / seen,
-                        "train_accuracy": n_correct / seen if predictions is not None else None,
-                        "seconds": time.perf_counter() - start})
+                        "train_accuracy": n_correct / seen if classifies else None,
+                        "seconds": time.perf_counter() - start, "batch_loss": batch_loss,
+                        "batch_accuracy": batch_accuracy if classifies else None})
         if validation is not None:
-            history[-1]["validation_accuracy"] = evaluate(model, validation, device=device,
-                                                          progress=progress)
+            history[-1]["validation_accuracy"] = evaluate(model, validation, batch_size,
+                                                          device=device, progress=progress)
             if chosen_epoch(history) is history[-1]:
                 best = {k: v.detach().clone() for k, v in model.state_dict().items()}
             model.train()

@@ -70,6 +70,31 @@ def test_fit_is_deterministic_for_a_seed():
     torch.testing.assert_close(runs[0], runs[1])
 
 
+def test_fit_records_the_loss_and_accuracy_of_every_step():
+    x, y = torch.rand(70, 1, 8, 8), torch.arange(70) % 2  # batches of 16, 16, 16, 16 and 6
+    torch.manual_seed(0)
+    (epoch,) = fit(BagOfPartsCNN(channels=(2, 2)), (x, y), epochs=1, batch_size=16,
+                   device="cpu", progress=False)
+    sizes = torch.tensor([16, 16, 16, 16, 6.0])
+    assert len(epoch["batch_loss"]) == len(epoch["batch_accuracy"]) == 5
+    # the epoch's means are the steps' numbers weighted by their batch sizes
+    assert epoch["loss"] == pytest.approx(float(torch.tensor(epoch["batch_loss"]) @ sizes / 70))
+    right = torch.tensor(epoch["batch_accuracy"]) * sizes
+    assert torch.equal(right, right.round()) and epoch["train_accuracy"] == right.sum() / 70
+
+    class Regressor(torch.nn.Module):  # a model that does not classify: no accuracy
+        def __init__(self):
+            super().__init__()
+            self.w = torch.nn.Parameter(torch.zeros(1))
+
+        def training_loss(self, x, y):
+            return (self.w - 1).pow(2).sum(), None
+
+    (epoch,) = fit(Regressor(), (x, y), batch_size=16, device="cpu", progress=False)
+    assert len(epoch["batch_loss"]) == 5 and epoch["batch_accuracy"] is None
+    assert epoch["train_accuracy"] is None
+
+
 def test_command_line_trains_and_records_a_checkpoint(tmp_path, capsys):
     try:
         RECIPES["capsnet-mnist-live"].data(False, 1)
