@@ -15,13 +15,12 @@ resumes from its last epoch with ``state``); each record keeps the command, seed
 """
 
 import argparse
-import json
 import sys
 from pathlib import Path
 
 import torch
 
-from . import config
+from . import checkpoints
 from .capsnet import LIVE, CapsNet
 from .data.mnist import load_mnist
 from .train import Recipe, evaluate, positive_int, shift, train_recipe
@@ -48,17 +47,9 @@ def run_name(overrides: dict, seed: int) -> str:
     return ",".join(f"{k}={v}" for k, v in sorted(overrides.items())) + f",seed={seed}"
 
 
-def results_path(replace_shipped: bool = False) -> Path:
-    """The results file: in ``<data root>/results/`` (shipped) with ``replace_shipped``, else in
-    ``<data root>/runs/results/`` (trial runs never touch the shipped results)."""
-    root = config.data_root()
-    return (root / "results" if replace_shipped else root / "runs" / "results") / RESULTS
-
-
 def read_results(path: Path | None = None) -> dict[str, dict]:
     """The recorded runs by ``run_name`` (the shipped ones by default; empty when none)."""
-    path = Path(path or results_path(replace_shipped=True))
-    return json.loads(path.read_text())["runs"] if path.exists() else {}
+    return checkpoints.read_results(path or checkpoints.results_path(RESULTS, True))
 
 
 def run(overrides: dict, seed: int, limit=None, progress=True, state_path=None) -> dict:
@@ -91,8 +82,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if args.threads:
         torch.set_num_threads(args.threads)
-    path = results_path(args.replace_shipped)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    path = checkpoints.results_path(RESULTS, args.replace_shipped)
     results = read_results(path)
     for seed in args.seeds:
         for overrides in GRID:
@@ -104,7 +94,7 @@ def main(argv=None) -> int:
             record["command"] = COMMAND + "".join(
                 f" --{k} {v}" for k, v in (("limit", args.limit), ("threads", args.threads)) if v)
             results[name] = record
-            path.write_text(json.dumps({"runs": results}, indent=1) + "\n")
+            checkpoints.write_results(path, results)
             state.unlink()
             print(f"{name}: test accuracy {100 * record['test_accuracy']:.2f} %, "
                   f"{record['train_time_s']:.0f} s")

@@ -7,7 +7,9 @@ then uses ``torch.load(..., weights_only=True)``, which cannot run code hidden i
 
 The shipped checkpoints are the rows of ``<data root>/checkpoints/manifest.json``. ``save`` never
 replaces one of them unless asked to (``replace_shipped=True``): trial runs of the training
-commands go to ``<data root>/runs/`` by default (``runs_dir``).
+commands go to ``<data root>/runs/`` by default (``runs_dir``). The recorded results of the
+experiments (``results_path``) follow the same rule: ``<data root>/results/`` is shipped,
+``<data root>/runs/results/`` is for trials.
 """
 
 import hashlib
@@ -49,6 +51,24 @@ def runs_dir() -> Path:
     """Where the training commands write by default: ``<data root>/runs``, away from the
     shipped checkpoints (load a run with ``pretrained(name, runs_dir())``)."""
     return config.data_root() / "runs"
+
+
+def results_path(file: str, replace_shipped: bool = False) -> Path:
+    """An experiment's recorded results ``file`` (e.g. ``"routing_ablations.json"``): in the shipped
+    ``<data root>/results/`` with ``replace_shipped``, else in ``<data root>/runs/results/``, so
+    that trial runs never touch the shipped results."""
+    return (config.data_root() / "results" if replace_shipped else runs_dir() / "results") / file
+
+
+def read_results(path: Path) -> dict[str, dict]:
+    """The runs recorded in the results file ``path``, by name (empty when there is none yet)."""
+    return json.loads(Path(path).read_text())["runs"] if Path(path).exists() else {}
+
+
+def write_results(path: Path, runs: dict[str, dict]) -> None:
+    """Write ``runs`` (by name) to the results file ``path``, making its folder if need be."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"runs": runs}, indent=1) + "\n")
 
 
 def sha256(path: Path) -> str:
