@@ -7,11 +7,32 @@ and its widget read it. ``capsnet_with_bug(name, SMALL)`` builds a CapsNet with 
 
 Every switch lives where its bug lives (``capsedu.routing``, ``capsedu.functional.margin_loss``,
 ``CapsNet.reconstruct``) and is off by default, so every other model of the course is unaffected.
+
+The recorded runs: ``run(name)`` trains the correct ``CapsNet(LIVE)`` (``name=CORRECT``) or a
+bug's, all the same way (same seed, data, batches and shifts), and records the loss and training
+accuracy of every step, the held-out and test accuracy, and what the trained routing does to the
+couplings. ``read_results()`` gives the shipped records to the notebook.
+
+    python -m capsedu.bug_zoo --limit 512           # a trial of every run, into <data root>/runs
+    python -m capsedu.bug_zoo --replace-shipped     # the shipped <data root>/results/bug_zoo.json
+
+A finished run is written at once, so an interrupted zoo resumes where it stopped (and a run
+resumes from its last epoch); each record keeps the command, seed, epochs, time and threads.
 """
 
+import argparse
+import sys
 from dataclasses import dataclass, replace
+from pathlib import Path
 
-from .capsnet import PAPER, CapsNet, CapsNetConfig
+import torch
+
+from . import ablations, checkpoints
+from .capsnet import LIVE, PAPER, CapsNet, CapsNetConfig
+from .couplings import coupling_trace
+from .data.mnist import load_mnist
+from .routing import RoutingStep
+from .train import Recipe, chosen_epoch, evaluate, positive_int, train_recipe
 
 
 @dataclass(frozen=True)
@@ -158,3 +179,123 @@ def capsnet_with_bug(name: str, config: CapsNetConfig = PAPER, **overrides) -> C
     if name not in BUGS:
         raise KeyError(f"no bug named {name!r} in capsedu.bug_zoo.BUGS; known: {', '.join(BUGS)}")
     return CapsNet(replace(config, **overrides), **BUGS[name].overrides)
+
+
+# --- Recorded runs: the correct model and each bug's, trained the same way ------------------------
+
+CORRECT = "correct"  # the run of the paper's CapsNet(LIVE), beside the bugs' runs
+RESULTS = "bug_zoo.json"
+EPOCHS = 1
+COMMAND = "python -m capsedu.bug_zoo"
+COUPLING_IMAGES = 128  # the first test images (one training batch), whose couplings a run reports
+
+
+def recipe(name: str, limit: int | None = None) -> Recipe:
+    """The training run of the zoo's model ``name`` (``CORRECT`` or a key of ``BUGS``).
+
+    Every run is trained as a cell of notebook 09's ablations (``ablations.recipe``: ``LIVE``,
+    Adam at 2e-3, batches of 128, the paper's 2-pixel shifts, seed 0), for ``EPOCHS`` epoch. The
+    bugs add no weights, so every run starts from the same weights and sees the same batches with
+    the same shifts: two runs differ only by the bug. The last twelfth of the training images is
+    held out (5,000 of MNIST's 60,000; a trial with ``limit`` holds out the same share)."""
+    build = (lambda: CapsNet(LIVE)) if name == CORRECT else (lambda: capsnet_with_bug(name, LIVE))
+    return replace(ablations.recipe({}), description=f"notebook 09's bug zoo: {name}",
+                   build=build, epochs=EPOCHS, validation=(limit or 60_000) // 12)
+
+
+def trained_couplings(model: CapsNet, images: torch.Tensor) -> list[dict]:
+    """What ``model``'s routing does to the couplings on ``images``, one dict per iteration:
+    ``coupling_trace``'s ``entropy``, ``distance`` from uniform and ``polarised`` share of each
+    child's split of its vote, and ``vote``, a child's whole vote sum_j c_ij on average.
+
+    In the paper a child's couplings sum to 1 over the parents: ``vote`` is 1 and the split is c
+    itself. With the softmax over the children they do not (each child sends n_out / n_in of a
+    vote on average), and the statistics read how each child splits what it sends."""
+    with torch.no_grad():
+        routing = model.eval()(images).routing
+    # a child's split of its vote: c_ij / sum_k c_ik; [batch, n_in, n_out]
+    splits = [RoutingStep(step.c / step.c.sum(dim=-1, keepdim=True), step.v)
+              for step in routing.history]
+    trace = coupling_trace(routing._replace(history=splits))
+    return [{**stats, "vote": float(step.c.sum(dim=-1).mean())}
+            for stats, step in zip(trace, routing.history, strict=True)]
+
+
+def run(name: str, epochs: int = EPOCHS, limit=None, progress=True, state_path=None) -> dict:
+    """Train the zoo's model ``name`` (``recipe``) and score it: the record of the run.
+
+    ``batch_loss`` and ``batch_accuracy`` hold one number per step (``steps_per_epoch`` of them
+    per epoch). Every model is scored in batches of the training size, as ``fit`` scores the
+    held-out images: the model whose routing logits are shared over the batch reads an image
+    differently in another batch, so it is scored as it was trained (every other model reads an
+    image the same way in any batch).
+
+    What to expect: the detached-output bug trains the decoder only (W_ij, PrimaryCaps and Conv1
+    keep their initial weights), so its loss falls through the reconstruction alone.
+    Mask-by-prediction and the unsquared margin change only the loss: their routing differs from
+    the correct model's only through the weights they learned.
+    """
+    training = recipe(name, limit)
+    model, history, train_examples = train_recipe(training, epochs, limit, progress=progress,
+                                                  state_path=state_path)
+    test = load_mnist(False, limit)
+    chosen = chosen_epoch(history)
+    return {"overrides": BUGS[name].overrides if name in BUGS else {}, "seed": training.seed,
+            "epochs": epochs, "limit": limit, "batch_size": training.batch_size,
+            "train_examples": train_examples, "validation_examples": training.validation,
+            "steps_per_epoch": len(history[0]["batch_loss"]),
+            "batch_loss": [round(loss, 5) for h in history for loss in h["batch_loss"]],
+            "batch_accuracy": [accuracy for h in history for accuracy in h["batch_accuracy"]],
+            "validation_by_epoch": [h["validation_accuracy"] for h in history],
+            "chosen_epoch": chosen["epoch"], "validation_accuracy": chosen["validation_accuracy"],
+            "test_accuracy": evaluate(model, test, training.batch_size),
+            "couplings": trained_couplings(model, test[0][:COUPLING_IMAGES]),
+            "train_time_s": round(sum(h["seconds"] for h in history), 1),
+            "threads": torch.get_num_threads(), "torch_version": torch.__version__}
+
+
+def read_results(path: Path | None = None) -> dict[str, dict]:
+    """The recorded runs by name, ``CORRECT`` and the keys of ``BUGS`` (the shipped ones by
+    default; empty when none)."""
+    return checkpoints.read_results(path or checkpoints.results_path(RESULTS, True))
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog=COMMAND, description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--epochs", type=positive_int, default=EPOCHS,
+                        help=f"epochs of every run (default: {EPOCHS})")
+    parser.add_argument("--limit", type=positive_int,
+                        help="train and test on the first N images only (a trial)")
+    parser.add_argument("--threads", type=positive_int, help="CPU threads (default: all)")
+    parser.add_argument("--replace-shipped", action="store_true",
+                        help="write into the shipped results instead of <data root>/runs")
+    args = parser.parse_args(argv)
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    path = checkpoints.results_path(RESULTS, args.replace_shipped)
+    results = read_results(path)
+    # a file holds runs of one length only, so that they can be compared
+    other = [name for name, record in results.items()
+             if (record["epochs"], record["limit"]) != (args.epochs, args.limit)]
+    if other:
+        parser.error(f"{path} holds runs made with other --epochs or --limit ({', '.join(other)}):"
+                     " finish it with their flags, or move it away to start again")
+    for name in (CORRECT, *BUGS):
+        if name in results:
+            continue
+        state = path.parent / f"state-bug_zoo-{name}.pt"
+        record = run(name, args.epochs, args.limit, state_path=state)
+        record["command"] = COMMAND + "".join(
+            f" --{k} {v}" for k, v in (("epochs", args.epochs), ("limit", args.limit),
+                                       ("threads", args.threads)) if v)
+        results[name] = record
+        checkpoints.write_results(path, results)
+        state.unlink()
+        print(f"{name}: test accuracy {100 * record['test_accuracy']:.2f} %, "
+              f"{record['train_time_s']:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
