@@ -19,7 +19,7 @@ from .digit_capsules import decode
 from .functional import squash
 from .parts.votes import exact_transforms, predicted_faces
 from .poses import pose_matrix
-from .routing import routing_step
+from .routing import dynamic_routing, routing_step
 
 
 def check(name: str, learner: Callable, reference: Callable, cases: list[tuple], atol=1e-5,
@@ -297,3 +297,89 @@ def check_both_correct(learner: Callable) -> bool | None:
 
     return check("both_correct", as_number, _both_correct, cases,
                  describe=lambda c: f"predicted={c[0].tolist()}, labels={c[1].tolist()}")
+
+
+# --- 09 · routing under the microscope ----------------------------------------------------------
+
+
+def _routing_cases() -> list[tuple]:
+    """Predictions u_hat ``[batch, n_in, n_out, d]`` and an iteration count: several examples a
+    batch, 1 to 5 iterations (replacing b instead of adding to it shows from the third on)."""
+    g = torch.Generator().manual_seed(0)
+    sizes = [(3, 6, 4, 5, 1), (2, 8, 3, 4, 2), (4, 7, 5, 8, 3), (3, 5, 4, 6, 5)]
+    return [(2 * torch.randn(batch, n_in, n_out, d, generator=g), iterations)
+            for batch, n_in, n_out, d, iterations in sizes]
+
+
+def _routed(u_hat: torch.Tensor, iterations: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """Reference for ``check_dynamic_routing``: Procedure 1's outputs v and the couplings c that
+    produced them."""
+    result = dynamic_routing(u_hat, iterations)
+    return result.v, result.c
+
+
+def check_dynamic_routing(learner: Callable) -> bool | None:
+    """Check a learner's ``routing(u_hat, iterations) -> (v, c)``: Procedure 1 on predictions
+    u_hat ``[batch, n_in, n_out, d]``, returning the output capsules v ``[batch, n_out, d]`` and
+    the couplings c ``[batch, n_in, n_out]`` that produced them (notebook 09's "find the bug").
+    A FAIL is followed by the mistake the answers show, when it is a known one
+    (``_routing_mistake``)."""
+    cases = _routing_cases()
+    passed = check("dynamic_routing", learner, _routed, cases,
+                   describe=lambda case: f"u_hat of shape {tuple(case[0].shape)}, "
+                                         f"iterations={case[1]}")
+    mistake = _routing_mistake(learner, cases) if passed is False else None
+    if mistake:
+        print(f"  What to look at: {mistake}")
+    return passed
+
+
+def _routing_mistake(learner: Callable, cases: list[tuple]) -> str | None:
+    """The first known routing mistake that ``learner``'s answers on ``cases`` show, in words;
+    None when they show none of them (or are not a pair of tensors of the right shapes, which
+    ``check`` has already said)."""
+    try:
+        with torch.no_grad():
+            answers = [learner(u_hat.clone(), r) for u_hat, r in cases]
+            alone = [learner(u_hat[:1].clone(), r)[0] for u_hat, r in cases]  # the first example
+    except Exception:  # check has already reported what it raised
+        return None
+    shapes = lambda answer: [getattr(x, "shape", None) for x in answer]
+    if any(not isinstance(answer, tuple) or shapes(answer) != shapes(_routed(*case))
+           for answer, case in zip(answers, cases, strict=True)):
+        return None
+    close = lambda a, b: torch.allclose(a.double(), b.double(), rtol=1e-4, atol=1e-5)
+    if not all(close(v_alone, v[:1]) for v_alone, (v, _) in zip(alone, answers, strict=True)):
+        return ("the first example's v changes when other examples share its batch. Each example "
+                "routes with logits b of its own, [batch, n_in, n_out]: never sum or average the "
+                "agreements over the batch (dim 0).")
+    couplings = [c for _, c in answers]
+    if not all(close(c.sum(dim=2), torch.ones(c.shape[:2])) for c in couplings):
+        if all(close(c.sum(dim=1), torch.ones(c.shape[0], c.shape[2])) for c in couplings):
+            return ("your couplings sum to 1 over the children i (dim 1). Procedure 1 takes "
+                    "c_i = softmax(b_i): each child i shares one vote among its parents j, so the "
+                    "softmax runs over the parents, dim 2.")
+        return "your couplings c do not sum to 1 over the parents j: c = softmax of b over dim 2."
+    for (v, c), (u_hat, _) in zip(answers, cases, strict=True):
+        # s_j = sum_i c_ij u_hat_j|i with the learner's own c; [batch, n_out, d]
+        s = torch.einsum("bij,bijd->bjd", c.to(u_hat.dtype), u_hat)
+        if close(v, s):
+            return "v = s: the squash of Eq. 1, v_j = squash(s_j), is missing."
+        if not close(v, squash(s)):
+            return ("your v is not squash(s_j) with s_j = sum_i c_ij u_hat_j|i for the c you "
+                    "return. Return the couplings that produced v (computed from b before its "
+                    "last update), and sum the predictions over the children i, weighted by c.")
+    for shift, words in ((1, "too many"), (-1, "too few")):
+        compared = [(v, u_hat, r + shift) for (v, _), (u_hat, r) in zip(answers, cases,
+                                                                         strict=True)
+                    if r + shift >= 1]
+        if all(close(v, dynamic_routing(u_hat, r).v) for v, u_hat, r in compared):
+            return (f"you route one iteration {words}. With iterations=r, Procedure 1 computes "
+                    "the couplings r times, the first time from b = 0 (uniform); iterations=1 "
+                    "is uniform coupling, with no agreement used at all.")
+    if all(close(v, _routed(u_hat, r)[0]) == (r <= 2) for (v, _), (u_hat, r) in zip(
+            answers, cases, strict=True)):
+        return ("your routing agrees with Procedure 1 for 1 and 2 iterations, not from 3 on: b "
+                "must accumulate the agreements, b_ij <- b_ij + u_hat_j|i . v_j. Replacing b with "
+                "the latest agreement gives the same couplings only up to the second iteration.")
+    return None
