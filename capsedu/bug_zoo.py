@@ -200,11 +200,12 @@ def recipe(name: str, limit: int | None = None) -> Recipe:
     held out (5,000 of MNIST's 60,000; a trial with ``limit`` holds out the same share)."""
     build = (lambda: CapsNet(LIVE)) if name == CORRECT else (lambda: capsnet_with_bug(name, LIVE))
     return replace(ablations.recipe({}), description=f"notebook 09's bug zoo: {name}",
-                   build=build, epochs=EPOCHS, validation=(limit or 60_000) // 12)
+                   build=build, epochs=EPOCHS, validation=max(1, (limit or 60_000) // 12))
 
 
 def trained_couplings(model: CapsNet, images: torch.Tensor) -> list[dict]:
-    """What ``model``'s routing does to the couplings on ``images``, one dict per iteration:
+    """What ``model``'s routing does to the couplings on ``images`` (on the CPU; the model is
+    moved there), one dict per iteration:
     ``coupling_trace``'s ``entropy``, ``distance`` from uniform and ``polarised`` share of each
     child's split of its vote, and ``vote``, a child's whole vote sum_j c_ij on average.
 
@@ -212,7 +213,7 @@ def trained_couplings(model: CapsNet, images: torch.Tensor) -> list[dict]:
     itself. With the softmax over the children they do not (each child sends n_out / n_in of a
     vote on average), and the statistics read how each child splits what it sends."""
     with torch.no_grad():
-        routing = model.eval()(images).routing
+        routing = model.cpu().eval()(images.cpu()).routing
     # a child's split of its vote: c_ij / sum_k c_ik; [batch, n_in, n_out]
     splits = [RoutingStep(step.c / step.c.sum(dim=-1, keepdim=True), step.v)
               for step in routing.history]
