@@ -1,20 +1,28 @@
-"""What a CapsNet costs: output shape, parameters and multiply-adds of each layer, and the wall
-time of routing within a training step (notebook 05).
+"""What a CapsNet costs: output shape, parameters and multiply-adds of each layer (notebook 05),
+and what routing costs in time and memory (notebooks 05 and 09).
 
 Everything is read from a model instance (its layers' weights and the shapes a forward pass
 produces), not from the paper's numbers, so the table stays right for any ``CapsNetConfig``.
 One multiply-add (MAC) is one ``a * b + c``; FLOPs are often quoted as 2 x MACs.
+
+Times are measured, never assumed: ``time_passes`` runs forward and backward passes and reports
+median seconds. They depend on the machine and on what else it is doing; compare times measured
+in the same call, not across runs or machines.
 """
 
 import statistics
 import time
+from collections.abc import Callable
 from typing import NamedTuple
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .capsnet import CapsNet, CapsNetConfig
+from .capsnet import AFFNIST, LIVE, MULTIMNIST, PAPER, CapsNet, CapsNetConfig
+from .functional import squash
+from .layers import RoutingCapsules
+from .validate import check_integer
 
 
 class LayerCost(NamedTuple):
@@ -94,6 +102,66 @@ def format_table(configs: dict[str, CapsNetConfig]) -> str:
     return "\n".join(lines[:-1])
 
 
+
+# --- Timing: forward and backward passes, measured --------------------------------------------
+
+
+class Times(NamedTuple):
+    """Median seconds of a forward pass and of its backward pass."""
+
+    forward: float
+    backward: float
+
+
+class Pass(NamedTuple):
+    """A forward pass to time, and what its backward pass differentiates."""
+
+    forward: Callable[[], torch.Tensor]  # runs the forward pass and returns its output
+    inputs: list[torch.Tensor]  # the tensors the backward pass computes gradients for
+    gradient: torch.Tensor | None = None  # dL/d(output) to start from; None for a scalar loss
+
+
+def _now() -> float:
+    """The clock, read once the GPU (if there is one) has finished the work queued so far."""
+    if torch.cuda.is_available():
+        torch.cuda.synchronize()
+    return time.perf_counter()
+
+
+def time_passes(passes: list[Pass], repeats: int = 5) -> list[Times]:
+    """Median seconds of the forward and of the backward pass of each of ``passes``.
+
+    Each pass runs ``repeats`` + 1 times; the first run warms up (memory, kernel choice) and is
+    dropped. The passes take turns within every round, so that load from other processes hits
+    all of them alike and the ratios between them stay fair.
+
+    The backward pass is ``torch.autograd.grad``: it computes the same gradients as
+    ``loss.backward()`` but hands them back instead of adding them to ``.grad``, so nothing
+    accumulates from one run to the next and the model is left as it was.
+    """
+    check_integer(repeats, "repeats", 1, "timed runs of each pass; their median is reported")
+    runs = [[] for _ in passes]
+    for _ in range(repeats + 1):
+        for step, seconds in zip(passes, runs, strict=True):
+            start = _now()
+            out = step.forward()
+            middle = _now()
+            torch.autograd.grad(out, step.inputs, step.gradient, allow_unused=True)
+            seconds.append((middle - start, _now() - middle))
+    return [Times(*(statistics.median(column) for column in zip(*seconds[1:], strict=True)))
+            for seconds in runs]
+
+
+def model_step(model: nn.Module, images: torch.Tensor, labels: torch.Tensor) -> Pass:
+    """A training step of any model of the course (a CapsNet, a ``MaxPoolCNN``, ...): forward is
+    ``model.training_loss(images, labels)`` (the loss included), backward the loss's gradient
+    for every trainable weight; no weight update. The model is put in training mode (dropout
+    on), as in training."""
+    model.train()
+    weights = [p for p in model.parameters() if p.requires_grad]
+    return Pass(lambda: model.training_loss(images, labels)[0], weights)
+
+
 class StepTimes(NamedTuple):
     """Seconds for one training batch: the whole model, and routing alone on the same batch."""
 
@@ -106,40 +174,196 @@ class StepTimes(NamedTuple):
 def time_training_step(model: CapsNet, images: torch.Tensor, labels: torch.Tensor,
                        repeats: int = 5) -> StepTimes:
     """Time a training step of ``model`` on ``images`` ``[B, C, H, W]`` and ``labels`` ``[B]``
-    (forward with the loss, then backward; no weight update), and the routing inside it: the
-    model's own ``dynamic_routing`` call, run alone on the ``u_hat`` of the same batch, forward
-    and backward. Each time is the median of ``repeats`` runs, after one warm-up run."""
-    device = images.device
-    model.train()
-
-    def now():
-        if device.type == "cuda":
-            torch.cuda.synchronize(device)
-        return time.perf_counter()
-
-    def whole_step():
-        start = now()
-        loss, _ = model.training_loss(images, labels)
-        middle = now()
-        loss.backward()
-        end = now()
-        model.zero_grad(set_to_none=True)
-        return middle - start, end - middle
-
+    (``model_step``), and the routing inside it: the model's own ``dynamic_routing`` call, run
+    alone on the ``u_hat`` of the same batch, forward and backward. Each time is the median of
+    ``repeats`` runs, after one warm-up run (``time_passes``)."""
+    whole = model_step(model, images, labels)
     digits = model.digits
     with torch.no_grad():  # the routing's input, exactly as the model computes it
         u_hat = digits.predictions(model.primary(F.relu(model.conv1(images))))
-    upstream = torch.randn(u_hat.shape[0], u_hat.shape[2], u_hat.shape[3], device=device)
+    u_hat.requires_grad_()  # [B, n_in, n_out, d_out]
+    upstream = torch.randn(u_hat.shape[0], u_hat.shape[2], u_hat.shape[3], device=u_hat.device)
+    routing = Pass(lambda: digits.route(u_hat).v, [u_hat], upstream)  # dL/dv: [B, n_out, d_out]
+    model_times, routing_times = time_passes([whole, routing], repeats)
+    return StepTimes(*model_times, *routing_times)
 
-    def routing_alone():
-        x = u_hat.detach().requires_grad_(True)
-        start = now()
-        v = digits.route(x).v
-        middle = now()
-        v.backward(upstream)
-        return middle - start, now() - middle
 
-    runs = []
-    for _ in range(repeats + 1):  # the first run warms up (memory, kernels) and is dropped
-        runs.append((*whole_step(), *routing_alone()))
-    return StepTimes(*(statistics.median(column) for column in zip(*runs[1:], strict=True)))
+class RoutingShare(NamedTuple):
+    """Routing's part of a CapsNet's forward multiply-adds, and of its measured time."""
+
+    macs: float  # routing's share of the forward multiply-adds (anatomy)
+    forward: float  # routing's share of the forward time (loss included)
+    backward: float  # routing's share of the backward time
+    times: StepTimes  # the seconds the two time shares come from
+
+
+def routing_share(model: CapsNet, images: torch.Tensor, labels: torch.Tensor,
+                  repeats: int = 5) -> RoutingShare:
+    """Routing's share of the forward multiply-adds of ``model`` beside its share of the time of
+    a training step on ``images`` and ``labels`` (``time_training_step``).
+
+    On a CPU the time share comes out far above the multiply-add share (notebook 05 prints
+    both). Why, for learners:
+
+    * A convolution is one large matrix product (GEMM): every weight and input it loads is
+      used in many multiply-adds, so the processor runs near its peak arithmetic rate.
+    * Routing is a chain of small steps: a softmax over 10 parents, two einsums over d_out = 16
+      numbers, a squash, an addition to b; in every iteration. Each step does a few
+      multiply-adds per number it reads (low arithmetic intensity), so it waits for memory,
+      not for arithmetic.
+    * Every iteration reads the whole u_hat, ``batch x n_in x n_out x d_out`` numbers, twice
+      (for s_j and for the agreement a_ij), and its backward pass reads it again: the multiply-
+      add count stays small while the bytes moved grow with it.
+    * Each step is a separate operator call (a kernel launch on a GPU), with a fixed overhead
+      that the little work per call does not hide.
+    """
+    costs = anatomy(model)
+    routing = next(row for row in costs if row.name.startswith("DigitCaps: routing"))
+    times = time_training_step(model, images, labels, repeats)
+    return RoutingShare(macs=routing.macs / sum(row.macs for row in costs),
+                        forward=times.routing_forward / times.forward,
+                        backward=times.routing_backward / times.backward, times=times)
+
+
+# --- The DigitCaps layer alone: time against its sizes -----------------------------------------
+
+
+def digit_caps_pass(n_in: int, d_in: int, n_out: int, d_out: int, batch: int, iterations: int,
+                    device: str | torch.device = "cpu") -> Pass:
+    """A training step of a DigitCaps layer alone (``RoutingCapsules``), on ``batch`` random
+    squashed input capsules ``u`` ``[batch, n_in, d_in]``:
+
+    * ``iterations >= 1``: the predictions u_hat = W u, then Procedure 1 with that many
+      iterations; the output is v ``[batch, n_out, d_out]``.
+    * ``iterations = 0``: the predictions u_hat = W u only, no routing at all (not even the
+      uniform coupling of ``iterations = 1``); the output is u_hat ``[batch, n_in, n_out,
+      d_out]``. It is the part of the layer that routing comes on top of.
+
+    The backward pass computes the gradients for W and for u (in a CapsNet, u comes from
+    PrimaryCaps and needs its gradient), from a random dL/d(output).
+    """
+    for name, value in (("n_in", n_in), ("d_in", d_in), ("n_out", n_out), ("d_out", d_out)):
+        check_integer(value, name, 1, "a capsule count or dimension")
+    check_integer(batch, "batch", 1, "examples per batch")
+    check_integer(iterations, "iterations", 0, "routing iterations; 0 times u_hat = W u alone")
+    # W: [n_in, n_out, d_out, d_in]; with iterations = 0 its routing is never called
+    layer = RoutingCapsules(n_in, d_in, n_out, d_out, iterations).to(device)
+    # u: [batch, n_in, d_in], capsules of length < 1 as PrimaryCaps makes them
+    u = squash(torch.randn(batch, n_in, d_in, device=device)).requires_grad_()
+    if iterations == 0:
+        # u_hat_j|i = W_ij u_i; dL/du_hat: [batch, n_in, n_out, d_out]
+        return Pass(lambda: layer.predictions(u), [layer.W, u],
+                    torch.randn(batch, n_in, n_out, d_out, device=device))
+    # v = routing(W u); dL/dv: [batch, n_out, d_out]
+    return Pass(lambda: layer(u).v, [layer.W, u], torch.randn(batch, n_out, d_out, device=device))
+
+
+def time_digit_caps(n_in: int, d_in: int, n_out: int, d_out: int, batch: int, iterations: int,
+                    repeats: int = 5, device: str | torch.device = "cpu") -> Times:
+    """Median seconds (forward, backward) of a DigitCaps layer's training step, after one
+    warm-up run; ``iterations = 0`` times the predictions u_hat = W u alone, with no routing
+    (``digit_caps_pass``)."""
+    return time_passes([digit_caps_pass(n_in, d_in, n_out, d_out, batch, iterations, device)],
+                       repeats)[0]
+
+
+class RoutingCost(NamedTuple):
+    """One row of ``routing_sweep``: a DigitCaps layer's training step on one batch."""
+
+    n_in: int  # primary capsules (children i)
+    n_out: int  # digit capsules (parents j)
+    d_out: int  # their dimension
+    iterations: int  # routing iterations; 0: u_hat = W u only
+    size: int  # n_in * n_out * d_out: the numbers in one example's u_hat
+    u_hat_bytes: int  # u_hat of the whole batch ([batch, n_in, n_out, d_out], float32)
+    forward: float  # seconds
+    backward: float  # seconds
+
+
+def routing_sweep(configs: tuple[CapsNetConfig, ...] = (LIVE, AFFNIST, MULTIMNIST, PAPER),
+                  iterations: tuple[int, ...] = (0, 1, 3, 5), batch: int = 32,
+                  repeats: int = 3, device: str | torch.device = "cpu") -> list[RoutingCost]:
+    """Time the DigitCaps layer of each of ``configs`` with each number of ``iterations``: one
+    ``RoutingCost`` row per (config, iterations), in that order.
+
+    The default configs are the course's CapsNets, whose PrimaryCaps grids give n_in = 288
+    (LIVE and SMALL, 6x6x8), 512 (AFFNIST, 8x8x8), 800 (MULTIMNIST, 10x10x8) and 1152 (the
+    paper, 6x6x32) children, each routed to 10 parents of 16D. Only the configs' sizes are
+    read: every layer routes as the paper does. All the layers are timed in the same rounds
+    (``time_passes``), so background load hits them alike.
+
+    More iterations cost time, and do not buy accuracy without end: Hinton, Sabour & Frosst
+    ("Matrix capsules with EM routing", ICLR 2018) report smallNORB test errors of 9.7, 2.2,
+    1.8 and 3.9 % with 1, 2, 3 and 5 iterations of EM routing (quoted from issue 14, to verify
+    against the paper's table).
+    """
+    if not configs:
+        raise ValueError("configs must name at least one CapsNetConfig, got none")
+    cells = [(cfg, r) for cfg in configs for r in iterations]
+    passes = [digit_caps_pass(cfg.n_primary, cfg.primary_dim, cfg.n_classes, cfg.digit_dim,
+                              batch, r, device) for cfg, r in cells]
+    rows = []
+    for (cfg, r), t in zip(cells, time_passes(passes, repeats), strict=True):
+        size = cfg.n_primary * cfg.n_classes * cfg.digit_dim  # one example's u_hat
+        rows.append(RoutingCost(cfg.n_primary, cfg.n_classes, cfg.digit_dim, r, size,
+                                batch * size * torch.float32.itemsize, t.forward, t.backward))
+    return rows
+
+
+# --- Memory: what routing keeps for the backward pass -----------------------------------------
+
+
+class RoutingMemory(NamedTuple):
+    """Bytes that the DigitCaps routing of one batch keeps alive for the backward pass."""
+
+    u_hat: int  # the predictions [batch, n_in, n_out, d_out], made once by W u
+    couplings: int  # one c [batch, n_in, n_out] per differentiated iteration
+    capsules: int  # per differentiated iteration: 3 x [batch, n_out, d_out] + 4 x [batch, n_out]
+
+
+def routing_memory(config: CapsNetConfig, batch: int,
+                   dtype: torch.dtype = torch.float32) -> RoutingMemory:
+    """The memory that ``dynamic_routing`` makes autograd keep for one batch of ``batch``
+    examples of a CapsNet of ``config`` (its sizes and ``iterations``), in bytes of ``dtype``.
+
+    Autograd saves, in the forward pass, what each step's gradient will need. One iteration of
+    ``routing_step``, with b, c, a: ``[batch, n_in, n_out]`` and s, v: ``[batch, n_out,
+    d_out]``:
+
+    * c = softmax(b) saves its output c (new memory: one ``[batch, n_in, n_out]``);
+    * s_j = sum_i c_ij u_hat_j|i saves c and u_hat, as references (no copy);
+    * v = squash(s) saves s, q = ||s||^2, 1 + q, q / (1 + q), (q / (1 + q)) s and
+      sqrt(q + eps): two ``[batch, n_out, d_out]`` and four ``[batch, n_out, 1]``;
+    * a_ij = u_hat_j|i . v_j saves u_hat (a reference again) and v, a third
+      ``[batch, n_out, d_out]``; b + a saves nothing.
+
+    In the first iteration b = 0 needs no gradient, so the softmax saves nothing, but s still
+    saves that uniform c (u_hat's gradient needs it): one c per iteration all the same. u_hat
+    is saved 2 x iterations - 1 times and never copied: it costs its own size once, but stays
+    alive until the backward pass has run. So r iterations add r / d_out of u_hat in couplings
+    (3/16 for the paper) and a little for the capsules. With ``grad_through_routing=False``
+    only the last iteration is differentiated: it keeps one c, one set of capsules, and saves
+    u_hat once.
+
+    The derivation holds for the paper's routing; a config with a bug of notebook 09 switched
+    on is refused. ``tests/test_costs.py`` checks it against the tensors autograd really saves.
+    """
+    check_integer(batch, "batch", 1, "examples per batch")
+    bugs = {"softmax_over": "parents", "logits_over_batch": "per_example",
+            "grad_through_output": True}
+    switched = {name: getattr(config, name) for name, paper in bugs.items()
+                if getattr(config, name) != paper}
+    if switched:
+        raise ValueError(f"routing_memory derives the paper's routing; config switches on the "
+                         f"bug(s) {switched} (use {bugs})")
+    n_in, n_out, d_out = config.n_primary, config.n_classes, config.digit_dim
+    differentiated = config.iterations if config.grad_through_routing else 1
+    return RoutingMemory(
+        # u_hat: [batch, n_in, n_out, d_out]
+        u_hat=batch * n_in * n_out * d_out * dtype.itemsize,
+        # c: [batch, n_in, n_out] per iteration
+        couplings=differentiated * batch * n_in * n_out * dtype.itemsize,
+        # s, (q / (1 + q)) s, v: [batch, n_out, d_out]; q, 1 + q, q / (1 + q), sqrt(q + eps):
+        # [batch, n_out, 1]; per iteration
+        capsules=differentiated * (3 * batch * n_out * d_out + 4 * batch * n_out) * dtype.itemsize,
+    )

@@ -230,6 +230,23 @@ def draw_architecture(ax, model: CapsNet) -> None:
     ax.axis("off")
 
 
+def draw_routing_cost(ax, rows, references: dict[str, float] | None = None) -> None:
+    """Milliseconds of a DigitCaps training step (forward + backward) against n_in x n_out x
+    d_out, the numbers in one example's u_hat: one line per iteration count of ``rows``
+    (``capsedu.costs.routing_sweep``), and each of ``references`` (label -> seconds, e.g. a
+    whole CNN's training step on the same batch) as a horizontal line (notebook 09)."""
+    for r in sorted({row.iterations for row in rows}):
+        points = sorted((row.size, 1000 * (row.forward + row.backward))
+                        for row in rows if row.iterations == r)
+        label = "u_hat = W u only" if r == 0 else f"{r} routing iteration{'s' * (r > 1)}"
+        ax.plot(*zip(*points, strict=True), marker="o", label=label)
+    for k, (label, seconds) in enumerate((references or {}).items()):
+        ax.axhline(1000 * seconds, color="0.4", ls=("--", ":", "-.")[k % 3], label=label)
+    ax.set(xlabel="n_in × n_out × d_out (numbers in one example's u_hat)",
+           ylabel="ms per batch, forward + backward", ylim=(0, None))
+    ax.legend(fontsize="small")
+
+
 def mosaic(images) -> np.ndarray:
     """Tile ``images`` ``[rows, cols, H, W]`` into one ``[rows * H, cols * W]`` array."""
     images = np.asarray(images)
