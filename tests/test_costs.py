@@ -1,8 +1,13 @@
-"""capsedu.anatomy: per-layer counts against hand-computed values for the paper's CapsNet."""
+"""capsedu.costs: per-layer counts against hand-computed values for the paper's CapsNet; the
+timings of routing (their shapes and sanity, never their speed) and its memory against what
+autograd really saves."""
 
+from dataclasses import replace
+
+import pytest
 import torch
 
-from capsedu import PAPER, SMALL, CapsNet, CapsNetConfig, count_parameters
+from capsedu import PAPER, SMALL, CapsNet, CapsNetConfig, count_parameters, dynamic_routing
 from capsedu.costs import anatomy, format_table
 from capsedu.exercises import check_digitcaps_parameters, digitcaps_parameters
 from capsedu.functional import margin_loss_curves
@@ -95,3 +100,164 @@ def test_time_training_step_times_the_model_and_its_routing():
     assert t.routing_forward < t.forward  # the model's forward pass includes its routing
     assert all(torch.equal(a, b) for a, b in zip(before, model.parameters(), strict=True))
     assert all(p.grad is None for p in model.parameters())
+
+
+# --- What routing costs (notebook 09): timings are checked for shape and sanity, never speed ----
+
+TINY = CapsNetConfig(conv_channels=4, primary_maps=1, n_classes=3, digit_dim=4,
+                     decoder_hidden=(8,))  # 6x6x1 = 36 primary capsules of 8D -> 3 of 4D
+
+
+def positive_finite(seconds) -> bool:
+    return all(0 < s < float("inf") for s in seconds)
+
+
+def test_time_passes_times_any_model_and_leaves_it_as_it_was():
+    from capsedu.baselines import MaxPoolCNN
+    from capsedu.costs import model_step, time_passes
+
+    torch.manual_seed(0)
+    cnn, capsnet = MaxPoolCNN(channels=(2, 2, 2), hidden=(8,)), CapsNet(TINY, image_size=40)
+    images, labels = torch.rand(4, 1, 40, 40), torch.tensor([0, 1, 2, 0])
+    before = [p.detach().clone() for m in (cnn, capsnet) for p in m.parameters()]
+    times = time_passes([model_step(cnn, images, labels), model_step(capsnet, images, labels)],
+                        repeats=2)
+    assert len(times) == 2 and all(positive_finite(t) for t in times)
+    after = [p for m in (cnn, capsnet) for p in m.parameters()]
+    assert all(torch.equal(a, b) for a, b in zip(before, after, strict=True))
+    assert all(p.grad is None for p in after)
+
+
+def test_digit_caps_pass_outputs_and_gradients():
+    from capsedu.costs import digit_caps_pass
+
+    for iterations, shape in ((0, (2, 5, 3, 4)), (2, (2, 3, 4))):
+        step = digit_caps_pass(n_in=5, d_in=6, n_out=3, d_out=4, batch=2, iterations=iterations)
+        out = step.forward()
+        assert tuple(out.shape) == shape == tuple(step.gradient.shape)
+        W, u = step.inputs  # the weights [n_in, n_out, d_out, d_in] and the input capsules
+        assert tuple(W.shape) == (5, 3, 4, 6) and tuple(u.shape) == (2, 5, 6)
+        dW, du = torch.autograd.grad(out, step.inputs, step.gradient)
+        assert dW.shape == W.shape and du.shape == u.shape
+
+
+def test_zero_iterations_times_the_predictions_without_routing(monkeypatch):
+    import capsedu.layers
+    from capsedu.costs import time_digit_caps
+
+    calls = []
+
+    def recording(u_hat, iterations, *options):
+        calls.append(iterations)
+        return dynamic_routing(u_hat, iterations, *options)
+
+    monkeypatch.setattr(capsedu.layers, "dynamic_routing", recording)
+    assert positive_finite(time_digit_caps(5, 6, 3, 4, batch=2, iterations=0, repeats=1))
+    assert calls == []
+    assert positive_finite(time_digit_caps(5, 6, 3, 4, batch=2, iterations=2, repeats=1))
+    assert calls == [2, 2]  # the warm-up run and the timed one
+
+
+def test_routing_sweep_rows():
+    from capsedu.costs import RoutingCost, routing_sweep
+
+    configs = (TINY, replace(TINY, primary_maps=2))  # 36 and 72 primary capsules
+    rows = routing_sweep(configs, iterations=(0, 2), batch=2, repeats=1)
+    assert RoutingCost._fields == ("n_in", "n_out", "d_out", "iterations", "size", "u_hat_bytes",
+                                   "forward", "backward")
+    assert [(r.n_in, r.iterations) for r in rows] == [(36, 0), (36, 2), (72, 0), (72, 2)]
+    assert all(r.n_out == 3 and r.d_out == 4 for r in rows)
+    assert [r.size for r in rows] == [36 * 3 * 4] * 2 + [72 * 3 * 4] * 2
+    assert [r.u_hat_bytes for r in rows] == [2 * r.size * 4 for r in rows]  # batch 2, float32
+    assert all(positive_finite((r.forward, r.backward)) for r in rows)
+
+
+def test_routing_memory_u_hat_is_the_tensor():
+    from capsedu.costs import routing_memory
+
+    for cfg, dtype in ((TINY, torch.float32), (PAPER, torch.float64)):
+        digits = CapsNet(cfg).digits.to(dtype)
+        u_hat = digits.predictions(torch.rand(3, cfg.n_primary, cfg.primary_dim, dtype=dtype))
+        assert routing_memory(cfg, batch=3, dtype=dtype).u_hat == (
+            u_hat.element_size() * u_hat.numel())
+    assert routing_memory(PAPER, batch=128).u_hat == 128 * 1152 * 10 * 16 * 4  # 94 MB
+
+
+@pytest.mark.parametrize("grad_through_routing", [True, False])
+@pytest.mark.parametrize("iterations", [1, 2, 3])
+def test_routing_memory_is_what_autograd_saves(iterations, grad_through_routing):
+    """Record every tensor autograd saves while routing: u_hat is only referenced (2r - 1
+    times, once without gradients through the inner iterations), and the new memory is the
+    couplings and capsule tensors the docstring derives."""
+    from capsedu.costs import routing_memory
+
+    cfg = replace(TINY, iterations=iterations, grad_through_routing=grad_through_routing)
+    digits = CapsNet(cfg).digits
+    u_hat = digits.predictions(torch.rand(2, cfg.n_primary, cfg.primary_dim, requires_grad=True))
+    references, new = 0, {}  # new memory: storage address -> bytes
+
+    def pack(tensor):
+        nonlocal references
+        storage = tensor.untyped_storage()
+        if storage.data_ptr() == u_hat.untyped_storage().data_ptr():
+            references += 1
+        else:
+            new[storage.data_ptr()] = storage.nbytes()
+        return tensor
+
+    with torch.autograd.graph.saved_tensors_hooks(pack, lambda tensor: tensor):
+        digits.route(u_hat)
+    memory = routing_memory(cfg, batch=2)
+    assert references == (2 * iterations - 1 if grad_through_routing else 1)
+    assert sum(new.values()) == memory.couplings + memory.capsules
+    differentiated = iterations if grad_through_routing else 1
+    assert memory.couplings == differentiated * 2 * 36 * 3 * 4  # c: [2, 36, 3] float32
+
+
+def test_routing_memory_refuses_a_bug_config():
+    from capsedu.costs import routing_memory
+
+    with pytest.raises(ValueError, match="softmax_over"):
+        routing_memory(replace(TINY, softmax_over="children"), batch=2)
+
+
+def test_routing_share_of_macs_by_hand():
+    from capsedu.costs import routing_share
+
+    torch.manual_seed(0)
+    share = routing_share(CapsNet(SMALL), torch.rand(2, 1, 28, 28), torch.tensor([3, 7]),
+                          repeats=1)
+    assert share.macs == 3 * 2 * 288 * 10 * 16 / 16_071_680  # SMALL's total, tested above
+    assert 0 < share.forward < float("inf") and 0 < share.backward < float("inf")
+    assert share.forward == share.times.routing_forward / share.times.forward
+
+
+@pytest.mark.parametrize("kwargs, name", [
+    (dict(iterations=-1), "iterations"),
+    (dict(iterations=1.5), "iterations"),
+    (dict(n_in=0), "n_in"),
+    (dict(d_out=2.0), "d_out"),
+    (dict(batch="8"), "batch"),
+    (dict(repeats=0), "repeats"),
+])
+def test_time_digit_caps_names_a_bad_argument(kwargs, name):
+    from capsedu.costs import time_digit_caps
+
+    sizes = dict(n_in=5, d_in=6, n_out=3, d_out=4, batch=2, iterations=1, repeats=1) | kwargs
+    with pytest.raises(ValueError, match=rf"^{name} must be an integer"):
+        time_digit_caps(**sizes)
+
+
+def test_draw_routing_cost_draws_a_line_per_iteration_count_and_reference():
+    from matplotlib.figure import Figure
+
+    from capsedu.costs import RoutingCost
+    from capsedu.plots import draw_routing_cost
+
+    rows = [RoutingCost(n, 10, 16, r, n * 160, 0, 0.001 * (r + 1), 0.002)
+            for n in (288, 1152) for r in (0, 3)]
+    ax = Figure().subplots()
+    draw_routing_cost(ax, rows, {"MaxPoolCNN step": 0.004})
+    assert [line.get_label() for line in ax.get_lines()] == [
+        "u_hat = W u only", "3 routing iterations", "MaxPoolCNN step"]
+    assert list(ax.get_lines()[1].get_xdata()) == [288 * 160, 1152 * 160]
