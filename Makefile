@@ -37,6 +37,7 @@ notebooks: $(STAMP)
 
 bench: $(STAMP)
 	$(PY) benchmarks/routing.py
+	$(PY) benchmarks/routing_cost.py
 	$(PY) benchmarks/widgets.py
 
 clean:
