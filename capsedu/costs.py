@@ -102,7 +102,6 @@ def format_table(configs: dict[str, CapsNetConfig]) -> str:
     return "\n".join(lines[:-1])
 
 
-
 # --- Timing: forward and backward passes, measured --------------------------------------------
 
 
@@ -202,18 +201,20 @@ def routing_share(model: CapsNet, images: torch.Tensor, labels: torch.Tensor,
     """Routing's share of the forward multiply-adds of ``model`` beside its share of the time of
     a training step on ``images`` and ``labels`` (``time_training_step``).
 
-    On a CPU the time share comes out far above the multiply-add share (notebook 05 prints
-    both). Why, for learners:
+    On a CPU the time share usually comes out far above the multiply-add share (notebook 05
+    prints both; measure, do not assume). Why, for learners:
 
-    * A convolution is one large matrix product (GEMM): every weight and input it loads is
-      used in many multiply-adds, so the processor runs near its peak arithmetic rate.
+    * A convolution runs as one large matrix product (GEMM, or a kernel blocked like one):
+      every weight and input it loads is used in many multiply-adds, so the processor runs
+      near its peak arithmetic rate.
     * Routing is a chain of small steps: a softmax over 10 parents, two einsums over d_out = 16
       numbers, a squash, an addition to b; in every iteration. Each step does a few
       multiply-adds per number it reads (low arithmetic intensity), so it waits for memory,
       not for arithmetic.
     * Every iteration reads the whole u_hat, ``batch x n_in x n_out x d_out`` numbers, twice
-      (for s_j and for the agreement a_ij), and its backward pass reads it again: the multiply-
-      add count stays small while the bytes moved grow with it.
+      (for s_j and for the agreement a_ij), and its backward pass reads it again: about one
+      multiply-add per number read, where a convolution reuses every number it loads many
+      times.
     * Each step is a separate operator call (a kernel launch on a GPU), with a fixed overhead
       that the little work per call does not hide.
     """
