@@ -140,11 +140,10 @@ class CapsNet(nn.Module):
         n_pixels = cfg.in_channels * cfg.image_size**2
         self.decoder = nn.Sequential(*layers, nn.Linear(sizes[-1], n_pixels), nn.Sigmoid())
 
-    def forward(self, x: torch.Tensor, targets: torch.Tensor | None = None) -> CapsNetOutput:
-        """``x``: ``[B, C, H, W]`` images, in the model's dtype (float32 in [0, 1] unless the model
-        was converted). The decoder sees only one DigitCaps vector: the true class's when
-        integer ``targets`` ``[B]`` are given (training; checked by ``reconstruct``), else the
-        longest (test); the longest always with ``mask_by="prediction"`` (the bug)."""
+    def votes(self, x: torch.Tensor) -> torch.Tensor:
+        """What DigitCaps routes: every primary capsule's prediction of every digit capsule,
+        u_hat_j|i = W_ij u_i, ``[B, n_primary, n_classes, digit_dim]``, for ``x`` ``[B, C, H, W]``
+        images in the model's dtype (float32 in [0, 1] unless the model was converted)."""
         cfg = self.config
         shape = f"[batch, {cfg.in_channels}, {cfg.image_size}, {cfg.image_size}]"
         check_shape(x, "x", shape, ndim=4)
@@ -153,7 +152,14 @@ class CapsNet(nn.Module):
         check_model_dtype(x, "x", self.conv1.weight.dtype)
         check_finite(x, "x")
         u = self.primary(F.relu(self.conv1(x)))  # [B, n_primary, primary_dim]
-        routing = self.digits(u)
+        return self.digits.predictions(u)
+
+    def forward(self, x: torch.Tensor, targets: torch.Tensor | None = None) -> CapsNetOutput:
+        """``x``: ``[B, C, H, W]`` images (``votes``). The decoder sees only one DigitCaps vector:
+        the true class's when integer ``targets`` ``[B]`` are given (training; checked by
+        ``reconstruct``), else the longest (test); the longest always with
+        ``mask_by="prediction"`` (the bug)."""
+        routing = self.digits.route(self.votes(x))
         v = routing.v  # [B, n_classes, digit_dim]
         lengths = v.norm(dim=-1)  # [B, n_classes]
         return CapsNetOutput(v, lengths, self.reconstruct(v, lengths, targets), routing)

@@ -16,7 +16,6 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 import torch
-import torch.nn.functional as F
 from torch import nn
 
 from .capsnet import AFFNIST, LIVE, MULTIMNIST, PAPER, CapsNet, CapsNetConfig
@@ -179,7 +178,7 @@ def time_training_step(model: CapsNet, images: torch.Tensor, labels: torch.Tenso
     whole = model_step(model, images, labels)
     digits = model.digits
     with torch.no_grad():  # the routing's input, exactly as the model computes it
-        u_hat = digits.predictions(model.primary(F.relu(model.conv1(images))))
+        u_hat = model.votes(images)
     u_hat.requires_grad_()  # [B, n_in, n_out, d_out]
     upstream = torch.randn(u_hat.shape[0], u_hat.shape[2], u_hat.shape[3], device=u_hat.device)
     routing = Pass(lambda: digits.route(u_hat).v, [u_hat], upstream)  # dL/dv: [B, n_out, d_out]

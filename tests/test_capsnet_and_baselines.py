@@ -3,7 +3,16 @@
 import pytest
 import torch
 
-from capsedu import PAPER, SMALL, BagOfPartsCNN, CapsNet, DeepCNN, PrimaryCapsules, count_parameters
+from capsedu import (
+    PAPER,
+    SMALL,
+    BagOfPartsCNN,
+    CapsNet,
+    DeepCNN,
+    PrimaryCapsules,
+    count_parameters,
+    dynamic_routing,
+)
 from capsedu.baselines import receptive_field
 
 
@@ -27,6 +36,16 @@ def test_small_config_forward_shapes():
     assert len(out.routing.history) == SMALL.iterations
     assert ((out.lengths >= 0) & (out.lengths < 1)).all()
     torch.testing.assert_close(out.lengths, out.v.norm(dim=-1))
+
+
+def test_votes_are_what_digitcaps_routes():
+    torch.manual_seed(0)
+    model = CapsNet(SMALL).eval()
+    x = torch.rand(2, 1, 28, 28)
+    with torch.no_grad():
+        u_hat = model.votes(x)
+        assert u_hat.shape == (2, SMALL.n_primary, 10, 16)
+        torch.testing.assert_close(dynamic_routing(u_hat, SMALL.iterations).v, model(x).v)
 
 
 def test_primary_capsules_group_channels_into_vectors():
