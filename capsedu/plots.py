@@ -75,16 +75,28 @@ def draw_scene(ax, parts, size: int = 96, ghosts=None):
     ax.set(xlim=(0, 1), ylim=(1, 0), xticks=[], yticks=[])
 
 
-def coupling_heatmap(ax, c, rows, cols, title=None):
-    """Coupling coefficients ``c`` [rows, cols] as a heatmap with the values written in."""
-    ax.imshow(c, cmap="viridis", vmin=0, vmax=1, aspect="auto")
-    for i in range(len(rows)):
-        for j in range(len(cols)):
-            ax.text(j, i, f"{c[i, j]:.2f}", ha="center", va="center",
-                    color="black" if c[i, j] > 0.6 else "white")
+def coupling_heatmap(ax, c, rows, cols, title=None, fontsize=None):
+    """Coupling coefficients ``c`` [rows, cols] as a heatmap with the values written in (a NaN is
+    left blank). Returns the image and the texts ``[rows][cols]``, which ``set_couplings``
+    updates."""
+    image = ax.imshow(np.zeros((len(rows), len(cols))), cmap="viridis", vmin=0, vmax=1,
+                      aspect="auto")
+    texts = [[ax.text(j, i, "", ha="center", va="center", fontsize=fontsize)
+              for j in range(len(cols))] for i in range(len(rows))]
+    set_couplings(image, texts, c)
     ax.set(xticks=range(len(cols)), xticklabels=cols, yticks=range(len(rows)), yticklabels=rows)
     if title:
         ax.set_title(title)
+    return image, texts
+
+
+def set_couplings(image, texts, c) -> None:
+    """Show the couplings ``c`` [rows, cols] in a ``coupling_heatmap``'s image and texts."""
+    image.set_data(np.ma.masked_invalid(c))
+    for i, row in enumerate(texts):
+        for j, text in enumerate(row):
+            text.set_text("" if np.isnan(c[i, j]) else f"{c[i, j]:.2f}")
+            text.set_color("black" if c[i, j] > 0.6 else "white")
 
 
 def draw_detections(ax, image, poses, presence, threshold: float = 0.5):

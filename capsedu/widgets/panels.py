@@ -13,7 +13,7 @@ from matplotlib.figure import Figure
 
 from ..data import faces
 from ..parts.votes import PARENTS
-from ..plots import PART_COLORS, Blitter, ghost_lines
+from ..plots import PART_COLORS, Blitter, coupling_heatmap, ghost_lines, set_couplings
 from .base import Widget
 from .parts import PartsEditor
 from .verdicts import VerdictBars
@@ -48,12 +48,9 @@ class RoutingPanels:
         scene.set_title(scene_title, fontsize="medium")
         dynamic += [self._image, self._ghosts, *self._centres.values()]
         # 2. couplings part -> parent (a row per part kind; blank where it is not routed)
-        self._heat = heat.imshow(np.zeros((len(faces.PART_KINDS), len(PARENTS))),
-                                 cmap="viridis", vmin=0, vmax=1, aspect="auto")
-        self._values = [[heat.text(j, i, "", ha="center", va="center")
-                         for j in range(len(PARENTS))] for i in range(len(faces.PART_KINDS))]
-        heat.set(xticks=range(len(PARENTS)), xticklabels=PARENTS,
-                 yticks=range(len(faces.PART_KINDS)), yticklabels=faces.PART_KINDS)
+        self._heat, self._values = coupling_heatmap(
+            heat, np.full((len(faces.PART_KINDS), len(PARENTS)), np.nan), faces.PART_KINDS,
+            PARENTS)
         self._heat_title = heat.set_title(" ")
         dynamic += [self._heat, *sum(self._values, []), self._heat_title]
         # 3. the parents' lengths, iteration by iteration; a length never exceeds 1, so the
@@ -88,11 +85,7 @@ class RoutingPanels:
         c = np.full((len(faces.PART_KINDS), len(PARENTS)), np.nan)
         for row, kind in zip(s["c"], s["found"], strict=True):
             c[faces.PART_KINDS.index(kind)] = row
-        self._heat.set_data(np.ma.masked_invalid(c))
-        for i, texts in enumerate(self._values):
-            for j, text in enumerate(texts):
-                text.set_text("" if np.isnan(c[i, j]) else f"{c[i, j]:.2f}")
-                text.set_color("black" if c[i, j] > 0.6 else "white")
+        set_couplings(self._heat, self._values, c)
         self._heat_title.set_text(f"c_ij, iteration {s['iteration']}")
         steps = np.arange(1, s["iteration"] + 1)
         for j, line in enumerate(self._curves):
