@@ -13,6 +13,10 @@ bug's, all the same way (same seed, data, batches and shifts), and records the l
 accuracy of every step, the held-out and test accuracy, and what the trained routing does to the
 couplings. ``read_results()`` gives the shipped records to the notebook.
 
+The widget (``zoo_state``): a trained CapsNet's routing of one test digit, with a bug switched on
+where it acts at inference (in the routing) or, for a bug of training only, the paper's routing
+beside that bug's recorded run.
+
     python -m capsedu.bug_zoo --limit 512           # a trial of every run, into <data root>/runs
     python -m capsedu.bug_zoo --replace-shipped     # the shipped <data root>/results/bug_zoo.json
 
@@ -25,14 +29,16 @@ import sys
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+import numpy as np
 import torch
 
 from . import ablations, checkpoints
 from .capsnet import LIVE, PAPER, CapsNet, CapsNetConfig
-from .couplings import coupling_trace
+from .couplings import coupling_trace, normalised_entropy
 from .data.mnist import load_mnist
-from .routing import RoutingStep
+from .routing import RoutingResult, RoutingStep, dynamic_routing
 from .train import Recipe, chosen_epoch, evaluate, positive_int, train_recipe
+from .validate import check_choice, check_integer, check_shape
 
 
 @dataclass(frozen=True)
@@ -203,23 +209,27 @@ def recipe(name: str, limit: int | None = None) -> Recipe:
                    build=build, epochs=EPOCHS, validation=max(1, (limit or 60_000) // 12))
 
 
-def trained_couplings(model: CapsNet, images: torch.Tensor) -> list[dict]:
-    """What ``model``'s routing does to the couplings on ``images`` (on the CPU; the model is
-    moved there), one dict per iteration:
+def coupling_stats(routing: RoutingResult) -> list[dict]:
+    """What a ``routing`` did to the couplings, one dict per iteration of its ``history``:
     ``coupling_trace``'s ``entropy``, ``distance`` from uniform and ``polarised`` share of each
     child's split of its vote, and ``vote``, a child's whole vote sum_j c_ij on average.
 
     In the paper a child's couplings sum to 1 over the parents: ``vote`` is 1 and the split is c
     itself. With the softmax over the children they do not (each child sends n_out / n_in of a
     vote on average), and the statistics read how each child splits what it sends."""
-    with torch.no_grad():
-        routing = model.cpu().eval()(images.cpu()).routing
     # a child's split of its vote: c_ij / sum_k c_ik; [batch, n_in, n_out]
     splits = [RoutingStep(step.c / step.c.sum(dim=-1, keepdim=True), step.v)
               for step in routing.history]
     trace = coupling_trace(routing._replace(history=splits))
     return [{**stats, "vote": float(step.c.sum(dim=-1).mean())}
             for stats, step in zip(trace, routing.history, strict=True)]
+
+
+def trained_couplings(model: CapsNet, images: torch.Tensor) -> list[dict]:
+    """``coupling_stats`` of ``model``'s routing of ``images`` (on the CPU; the model is moved
+    there)."""
+    with torch.no_grad():
+        return coupling_stats(model.cpu().eval()(images.cpu()).routing)
 
 
 def run(name: str, epochs: int = EPOCHS, limit=None, progress=True, state_path=None) -> dict:
@@ -259,6 +269,107 @@ def read_results(path: Path | None = None) -> dict[str, dict]:
     """The recorded runs by name, ``CORRECT`` and the keys of ``BUGS`` (the shipped ones by
     default; empty when none)."""
     return checkpoints.read_results(path or checkpoints.results_path(RESULTS, True))
+
+
+# --- Notebook 09's widget: a trained CapsNet's routing with a bug switched on ---------------------
+
+# The switches that change what routing computes at inference. The zoo's other switches change the
+# loss (squared_margin), what the decoder sees in training (mask_by) or only the gradients
+# (grad_through_routing, grad_through_output): the couplings are the same whatever their values.
+INFERENCE_SWITCHES = ("softmax_over", "logits_over_batch")
+CHOICES = {CORRECT: "no bug: the paper's routing",
+           **{name: bug.description for name, bug in BUGS.items()}}
+SHOWN_CHILDREN = 20
+CURVE_WINDOW = 25  # training steps averaged in each point of a recorded curve
+NO_RUNS = f"no recorded runs yet: run {COMMAND}"
+
+
+def routing_switches(name: str) -> dict:
+    """The ``dynamic_routing`` arguments by which bug ``name`` changes the couplings at inference;
+    empty for ``CORRECT`` and for a bug that acts in training only."""
+    check_choice(name, "name", CHOICES)
+    overrides = BUGS[name].overrides if name in BUGS else {}
+    return {k: v for k, v in overrides.items() if k in INFERENCE_SWITCHES}
+
+
+def running_mean(values, window: int = CURVE_WINDOW) -> np.ndarray:
+    """Each step's mean over its last ``window`` values (fewer at the first steps): a per-step
+    curve, smoothed. ``values`` ``[steps]`` -> ``[steps]``."""
+    # total[t] = values[0] + ... + values[t - 1]
+    total = np.concatenate([[0.0], np.cumsum(values)])
+    end = np.arange(1, len(values) + 1)
+    start = np.maximum(end - window, 0)
+    return (total[end] - total[start]) / (end - start)
+
+
+def one_example(routing: RoutingResult, k: int) -> RoutingResult:
+    """Example ``k`` of a batch's ``routing``, as a batch of one."""
+    def pick(t):
+        return t[k:k + 1]
+
+    return RoutingResult(pick(routing.v), pick(routing.c), pick(routing.b),
+                         [RoutingStep(pick(step.c), pick(step.v)) for step in routing.history])
+
+
+@torch.no_grad()
+def zoo_state(votes: torch.Tensor, labels: torch.Tensor, index: int = 0, iterations: int = 3,
+              bug: str = CORRECT, results: dict | None = None,
+              shown: int = SHOWN_CHILDREN) -> dict:
+    """What notebook 09's widget shows: a trained CapsNet's routing of test digit ``index`` with
+    ``bug`` (``CORRECT`` or a key of ``BUGS``) switched on where it acts, and the recorded runs.
+
+    ``votes`` ``[N, n_in, n_out, d_out]``: the u_hat of N test digits (``CapsNet.votes``), their
+    ``labels`` ``[N]``. A bug in the routing (``routing_switches``) changes this routing: the
+    trained model's votes are routed the buggy way (``live`` is True); with the logits shared over
+    the batch, the N digits are routed together as one batch. A bug that acts in training only
+    leaves the paper's routing here (``live`` is False); its effect is in its recorded run.
+
+    * ``c`` ``[n_in, n_out]``: the digit's couplings in the last of ``iterations``; ``shown``: the
+      ``shown`` children with the longest votes (mean ||u_hat_j|i|| over the parents), longest
+      first; ``shown_entropy``: their mean normalised entropy (of each one's split of its vote);
+    * ``child_sums`` ``[n_in]``: sum_j c_ij, each child's whole vote (1 in the paper);
+      ``parent_sums`` ``[n_out]``: sum_i c_ij (1 with the softmax over the children);
+    * ``trace``: ``coupling_stats`` of the digit's routing, one dict per iteration;
+    * ``lengths`` ``[n_out]``: ||v_j||, the ``prediction`` (longest) and the ``label``;
+    * ``recorded``: the runs of ``CORRECT`` and ``bug`` found in ``results`` (the recorded runs
+      by name, e.g. ``read_results()``), by name; ``curves``: their training accuracy per step,
+      smoothed (``running_mean``); ``curve_note``: which runs are missing ("" when none is).
+    """
+    check_shape(votes, "votes", "[n_digits, n_in, n_out, d_out] u_hat", ndim=4)
+    if len(labels) != len(votes):
+        raise ValueError(f"labels must hold one label per digit of votes ({len(votes)}), "
+                         f"got {len(labels)}")
+    check_integer(index, "index", 0, "which digit of votes")
+    if index >= len(votes):
+        raise ValueError(f"index must be < {len(votes)} (the number of digits), got {index}")
+    check_integer(shown, "shown", 1, "how many children the heatmap shows")
+    switches = routing_switches(bug)
+    shared = switches.get("logits_over_batch", "per_example") != "per_example"
+    # the whole batch when the logits are shared, else the digit alone: [1 or N, n_in, n_out, d]
+    routed = votes if shared else votes[index:index + 1]
+    routing = one_example(dynamic_routing(routed, iterations, **switches),
+                          index if shared else 0)
+    c = routing.c[0]  # [n_in, n_out]
+    # the children with the longest votes: mean over j of ||u_hat_j|i||; [shown]
+    order = votes[index].norm(dim=-1).mean(dim=-1).argsort(descending=True)[:shown]
+    splits = c[order] / c[order].sum(dim=-1, keepdim=True)  # [shown, n_out]
+    lengths = routing.v[0].norm(dim=-1)  # [n_out]
+    results = results or {}
+    names = dict.fromkeys((CORRECT, bug))  # the correct run, and the bug's (once)
+    recorded = {name: results[name] for name in names if name in results}
+    missing = [name for name in names if name not in results]
+    curve_note = NO_RUNS if not results else (
+        f"no recorded run of {' or '.join(missing)} yet: run {COMMAND}" if missing else "")
+    return {"index": index, "label": int(labels[index]), "iterations": iterations, "bug": bug,
+            "live": bool(switches), "shared": shared, "n_digits": len(votes),
+            "c": c.numpy(), "shown": order.numpy(),
+            "shown_entropy": float(normalised_entropy(splits[None]).mean()),
+            "child_sums": c.sum(dim=-1).numpy(), "parent_sums": c.sum(dim=0).numpy(),
+            "trace": coupling_stats(routing),
+            "lengths": lengths.numpy(), "prediction": int(lengths.argmax()),
+            "recorded": recorded, "curve_note": curve_note,
+            "curves": {name: running_mean(record["batch_accuracy"])
+                       for name, record in recorded.items()}}
 
 
 def main(argv=None) -> int:
