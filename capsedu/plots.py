@@ -75,14 +75,14 @@ def draw_scene(ax, parts, size: int = 96, ghosts=None):
     ax.set(xlim=(0, 1), ylim=(1, 0), xticks=[], yticks=[])
 
 
-def coupling_heatmap(ax, c, rows, cols, title=None, fontsize=None):
+def coupling_heatmap(ax, c, rows, cols, title=None, fontsize=None, values=True):
     """Coupling coefficients ``c`` [rows, cols] as a heatmap with the values written in (a NaN is
-    left blank). Returns the image and the texts ``[rows][cols]``, which ``set_couplings``
-    updates."""
+    left blank; none with ``values=False``). Returns the image and the texts ``[rows][cols]``
+    (empty without values), which ``set_couplings`` updates."""
     image = ax.imshow(np.zeros((len(rows), len(cols))), cmap="viridis", vmin=0, vmax=1,
                       aspect="auto")
     texts = [[ax.text(j, i, "", ha="center", va="center", fontsize=fontsize)
-              for j in range(len(cols))] for i in range(len(rows))]
+              for j in range(len(cols))] for i in range(len(rows))] if values else []
     set_couplings(image, texts, c)
     ax.set(xticks=range(len(cols)), xticklabels=cols, yticks=range(len(rows)), yticklabels=rows)
     if title:

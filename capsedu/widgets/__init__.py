@@ -13,10 +13,12 @@ control and check what it computed. A notebook cell that ends with a widget disp
 | 07 | ``FaceCapsulesExplorer`` | ``face_capsules.face_state`` |
 | 08 | ``ViewpointExplorer`` | ``robustness.viewpoint_state`` |
 | 08 | ``OverlapExplorer`` | ``robustness.overlap_state`` |
+| 09 | ``BugZooExplorer`` | ``bug_zoo.zoo_state`` |
 
 ``PartsEditor`` (01, 04, 07) edits a face's parts; ``panels`` holds what 04 and 07 draw beside it.
 """
 
+from .bug_zoo import BugZooExplorer
 from .capsule import PoseVectorExplorer, SquashExplorer
 from .check import WidgetCheck
 from .digit_capsules import PoseSpaceExplorer
@@ -30,5 +32,5 @@ from .viewpoint import ViewpointExplorer
 __all__ = [
     "WidgetCheck", "FaceVerdicts", "PoseVectorExplorer", "SquashExplorer", "RoutingExplorer",
     "PoseSpaceExplorer", "FaceCapsulesExplorer", "ViewpointExplorer", "OverlapExplorer",
-    "PartsEditor",
+    "BugZooExplorer", "PartsEditor",
 ]
