@@ -16,11 +16,12 @@ import time
 import torch
 from matplotlib.figure import Figure
 
-from capsedu import LIVE, BagOfPartsCNN, CapsNet, DeepCNN
+from capsedu import LIVE, SMALL, BagOfPartsCNN, CapsNet, DeepCNN
 from capsedu.parts.pose_net import PoseCapsuleNet
 from capsedu.parts.training import PIXEL_CAPSNET
 from capsedu.plots import png_bytes
 from capsedu.widgets import (
+    BugZooExplorer,
     FaceCapsulesExplorer,
     FaceVerdicts,
     PoseSpaceExplorer,
@@ -64,6 +65,10 @@ def main():
         ("07", FaceCapsulesExplorer(PoseCapsuleNet().eval(), {
             **cnns, "pixel CapsNet": CapsNet(PIXEL_CAPSNET).eval()}), "editor.x",
          sweep(n, 0.1, 0.9, 0.01)),
+        # the shipped CapsNet's sizes (SMALL, 288 primary capsules), untrained: the same routing
+        # and drawing per update; no recorded runs, so the curve panel shows its note
+        ("09", BugZooExplorer(CapsNet(SMALL), torch.rand(8, 1, 28, 28), torch.arange(8),
+                              results={}), "iterations", sweep(n, 1, 5, 1)),
     ]
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, "
           f"load average {os.getloadavg()[0]:.1f}; median of {n} updates\n")
