@@ -76,6 +76,27 @@ def test_every_run_is_recorded_with_its_curves(zoo):
     assert not list((root / "runs" / "results").glob("state-*"))  # removed when a run is done
 
 
+def test_notebook_09s_widget_reads_the_recorded_runs(zoo):
+    from capsedu.data.mnist import load_mnist
+    from capsedu.widgets import BugZooExplorer
+
+    root, _ = zoo
+    runs = recorded(root)
+    images, labels = load_mnist(False, 2)
+    torch.manual_seed(0)
+    model = CapsNet(LIVE)
+    with torch.no_grad():
+        votes = model.votes(images)
+    for name in NAMES:
+        s = bug_zoo.zoo_state(votes, labels, bug=name, results=runs)
+        assert s["curve_note"] == "" and s["recorded"][name] == runs[name]
+        assert len(s["curves"][name]) == STEPS
+    w = BugZooExplorer(model, images, labels, results=runs)
+    w.bug.value = "detached-output"
+    assert f"{100 * runs['detached-output']['test_accuracy']:.2f} % test accuracy" in \
+        w.readout.value
+
+
 def test_the_shipped_results_are_untouched_without_replace_shipped(zoo):
     root, _ = zoo
     assert (root / "results" / bug_zoo.RESULTS).read_text() == '{"runs": {}}\n'
