@@ -251,3 +251,8 @@ def image_bytes(img: Locator) -> bytes:
                         "await (await fetch(img.src)).arrayBuffer()))")
     return bytes(data)
 
+
+
+def choose(scope: Page | Locator, option: str) -> None:
+    """Click the ipywidgets radio button (``RadioButtons``) whose label reads exactly ``option``."""
+    scope.get_by_role("radio", name=option, exact=True).check()

@@ -1,0 +1,68 @@
+"""Notebook 09's widget in a real JupyterLab: switching the softmax-over-children bug on changes
+the couplings (their sums and the picture), and the iteration slider re-routes.
+
+Notebook 09 is not written yet: the test runs the widget's cell in a notebook of its own."""
+
+import re
+
+import nbformat
+import pytest
+from labdriver import (
+    assert_no_errors,
+    choose,
+    expect_rendered,
+    image_bytes,
+    open_and_run,
+    set_slider,
+    widget_box,
+)
+from playwright.sync_api import expect
+
+pytestmark = pytest.mark.browser
+
+NOTEBOOK = "notebooks/bug_zoo_widget.ipynb"
+CELL = """\
+from capsedu import pretrained
+from capsedu.data.mnist import load_mnist
+from capsedu.widgets import BugZooExplorer
+
+images, labels = load_mnist(False, 8)
+BugZooExplorer(pretrained("capsnet-mnist"), images, labels)"""
+KERNEL = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+# The readout of capsedu/widgets/bug_zoo.py, e.g. "sums: Σ_j c_ij = 1.000 per child, ..."
+SUMS = re.compile(r"Σ_j c_ij = ([\d.]+) per child, Σ_i c_ij = ([\d.]+) per parent")
+
+
+def sums(text: str) -> tuple[float, float]:
+    """(each child's mean sum over the parents, each parent's mean sum over the children)."""
+    match = SUMS.search(text)
+    assert match, f"readout not understood: {text!r}"
+    return float(match[1]), float(match[2])
+
+
+def test_the_bug_toggle_changes_the_couplings(lab, page):
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(CELL)],
+                                        metadata={"kernelspec": KERNEL})
+    nbformat.write(notebook, lab.root / NOTEBOOK)
+    panel = open_and_run(page, lab, NOTEBOOK, timeout=120)
+    explorer = widget_box(panel, "iterations")
+    readout, image = explorer.locator(".widget-html").last, explorer.locator("img")
+    expect_rendered(image)
+    expect(readout).to_contain_text("bug: none")
+    assert sums(readout.inner_text()) == (1.0, 28.8)  # 288 children, 10 parents
+    src, png = image.get_attribute("src"), image_bytes(image)
+
+    choose(explorer, "softmax-over-children")
+    expect(readout).to_contain_text("bug: softmax-over-children")
+    per_child, per_parent = sums(readout.inner_text())
+    assert per_child == pytest.approx(10 / 288, abs=1e-3) and per_parent == 1.0
+    expect(image).not_to_have_attribute("src", src)
+    assert image_bytes(image) != png
+
+    # Back to the paper's routing, then route for 5 iterations: 5 entropies in the readout.
+    choose(explorer, "none (the paper's routing)")
+    expect(readout).to_contain_text("bug: none")
+    set_slider(explorer, "iterations", 5)
+    expect(readout).to_contain_text("5 routing iterations")
+    assert readout.inner_text().count("→") == 4
+    assert_no_errors(panel)
