@@ -284,11 +284,11 @@ CURVE_WINDOW = 25  # training steps averaged in each point of a recorded curve
 NO_RUNS = f"no recorded runs yet: run {COMMAND}"
 
 
-def routing_switches(name: str) -> dict:
-    """The ``dynamic_routing`` arguments by which bug ``name`` changes the couplings at inference;
-    empty for ``CORRECT`` and for a bug that acts in training only."""
-    check_choice(name, "name", CHOICES)
-    overrides = BUGS[name].overrides if name in BUGS else {}
+def routing_switches(bug: str) -> dict:
+    """The ``dynamic_routing`` arguments by which ``bug`` (a key of ``BUGS``) changes the
+    couplings at inference; empty for ``CORRECT`` and for a bug that acts in training only."""
+    check_choice(bug, "bug", CHOICES)
+    overrides = BUGS[bug].overrides if bug in BUGS else {}
     return {k: v for k, v in overrides.items() if k in INFERENCE_SWITCHES}
 
 
