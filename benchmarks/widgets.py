@@ -17,6 +17,9 @@ import torch
 from matplotlib.figure import Figure
 
 from capsedu import LIVE, SMALL, BagOfPartsCNN, CapsNet, DeepCNN
+from capsedu.baselines import MaxPoolCNN
+from capsedu.capsnet import AFFNIST
+from capsedu.multi_digit import MultiDigitCapsNet, TwoDigitCNN
 from capsedu.parts.pose_net import PoseCapsuleNet
 from capsedu.parts.training import PIXEL_CAPSNET
 from capsedu.plots import png_bytes
@@ -24,10 +27,12 @@ from capsedu.widgets import (
     BugZooExplorer,
     FaceCapsulesExplorer,
     FaceVerdicts,
+    OverlapExplorer,
     PoseSpaceExplorer,
     PoseVectorExplorer,
     RoutingExplorer,
     SquashExplorer,
+    ViewpointExplorer,
     WidgetCheck,
 )
 
@@ -65,6 +70,13 @@ def main():
         ("07", FaceCapsulesExplorer(PoseCapsuleNet().eval(), {
             **cnns, "pixel CapsNet": CapsNet(PIXEL_CAPSNET).eval()}), "editor.x",
          sweep(n, 0.1, 0.9, 0.01)),
+        # the shipped affNIST and MultiMNIST pairs' sizes, untrained: the same work per update
+        ("08", ViewpointExplorer(CapsNet(AFFNIST).eval(), MaxPoolCNN().eval(),
+                                 torch.rand(2, 1, 28, 28), torch.tensor([3, 7])),
+         "sliders.rotation", sweep(n, -90, 90, 5)),
+        ("08", OverlapExplorer(MultiDigitCapsNet().eval(), TwoDigitCNN().eval(),
+                               torch.rand(2, 1, 28, 28), torch.tensor([3, 7])),
+         "sliders.dx", sweep(n, -4, 4, 1)),
         # the shipped CapsNet's sizes (SMALL, 288 primary capsules), untrained: the same routing
         # and drawing per update; no recorded runs, so the curve panel shows its note
         ("09", BugZooExplorer(CapsNet(SMALL), torch.rand(8, 1, 28, 28), torch.arange(8),
@@ -75,8 +87,11 @@ def main():
     print(f"{'nb':>2}  {'widget':<20} {'update (ms)':>11} {'empty PNG (ms)':>15} {'ratio':>6}")
     for notebook, widget, name, values in cases:
         control = widget
-        for attr in name.split("."):  # "editor.x" or "sliders.0"
-            control = control[int(attr)] if attr.isdigit() else getattr(control, attr)
+        for attr in name.split("."):  # "editor.x", "sliders.0" or "sliders.rotation"
+            if isinstance(control, dict):
+                control = control[attr]
+            else:
+                control = control[int(attr)] if attr.isdigit() else getattr(control, attr)
         update = median_ms(lambda v, c=control: setattr(c, "value", v), values)
         size = widget.figure.get_size_inches() if hasattr(widget, "figure") else (6, 3)
         empty = Figure(figsize=size)
