@@ -1,5 +1,6 @@
 """Viewpoint robustness, measured (notebook 08): how a model trained on translated MNIST scores
-digits it never saw turned, sheared or scaled (the paper's Section 5.2).
+digits it never saw turned, sheared or scaled (the paper's Section 5.2); and notebook 10's
+accuracy against the angle of a turned digit (``sweep_accuracy`` on the 28x28 canvas).
 
 The data comes from ``capsedu.data.transformed_mnist``; the models are the affNIST pair of
 ``capsedu.train`` (``affnist-capsnet``, ``affnist-cnn``). Each function works for either model.
@@ -12,11 +13,13 @@ from .train import evaluate
 
 
 def sweep_accuracy(model, images: torch.Tensor, labels: torch.Tensor, factor: str,
-                   values=None) -> list[float]:
+                   values=None, side: int = tm.CANVAS) -> list[float]:
     """``model``'s accuracy on MNIST digits ``[N, 1, 28, 28]`` under one transformation at each
-    value of a sweep (``transformed_mnist.sweep``; ``values`` default to ``SWEEPS[factor]``)."""
+    value of a sweep (``transformed_mnist.sweep``; ``values`` default to ``SWEEPS[factor]``), on
+    a ``side`` x ``side`` canvas: 40 for 08's affNIST models, 28 for 10's models, which read
+    digits turned on their own canvas (``factor="rotation"``, ``values`` 0 to 360)."""
     values = tm.SWEEPS[factor] if values is None else values
-    return [evaluate(model, (tm.sweep(images, factor, v), labels)) for v in values]
+    return [evaluate(model, (tm.sweep(images, factor, v, side), labels)) for v in values]
 
 
 @torch.no_grad()

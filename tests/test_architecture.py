@@ -20,7 +20,8 @@ LAYERS = [
                            "checkpoints", "train"]),
     ("experiments", ["capsule_vectors", "digit_capsules", "parts", "parts.votes",
                      "parts.detector", "parts.pose_net", "parts.pose_mlp", "parts.scoring",
-                     "parts.training", "robustness", "bug_zoo", "couplings", "ablations"]),
+                     "parts.training", "robustness", "bug_zoo", "couplings", "ablations",
+                     "equivariance"]),
     ("presentation", ["plots", "exercises", "environment", "widgets", "widgets.*"]),
 ]
 CORE = {"config", "validate", "functional", "routing", "layers", "capsnet", "baselines",

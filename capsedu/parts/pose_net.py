@@ -145,7 +145,8 @@ class PoseCapsuleNet(nn.Module):
 def rotation_sweep(model: PoseCapsuleNet, parts, angles) -> dict:
     """Turn the scene ``parts`` about its face parts' centre by each of ``angles`` (degrees)
     and record what the model reads: detected part angles ``[len(angles), 4]``, the face pose
-    decoded from the face capsule (its angle ``[len(angles)]``) and the face length."""
+    decoded from the face capsule (its angle ``[len(angles)]``) and the face length, with the
+    ``images`` ``[len(angles), size, size]`` it read them from."""
     centre = faces.face_centre(parts)
     scenes = [faces.rotate(parts, a, about=centre) for a in angles]
     size = model.detector.hparams["image_size"]
@@ -155,4 +156,4 @@ def rotation_sweep(model: PoseCapsuleNet, parts, angles) -> dict:
     return {"angles": np.asarray(angles, dtype=float),
             "part_angles": out.poses[..., 2].numpy(),
             "face_angle": np.array([decode_pose_code(v)[2] for v in face.numpy()]),
-            "face_length": face.norm(dim=-1).float().numpy()}
+            "face_length": face.norm(dim=-1).float().numpy(), "images": x[:, 0].numpy()}

@@ -1,0 +1,330 @@
+"""Invariance and equivariance, measured (notebook 10).
+
+A map f is *equivariant* to a transformation T of its input when transforming the input
+transforms the output in a known way, f(T x) = T' f(x); it is *invariant* when the output does
+not change at all, f(T x) = f(x). Each function here measures one such equation on real tensors
+and returns the numbers a notebook prints:
+
+* a convolution and translations (``conv_shift_error``), pooling and translations
+  (``pooling_shift_change``);
+* the C4 layers and quarter turns (``rotation_error``, ``model_rotation_errors``), with an
+  ordinary CNN for contrast;
+* capsules and turns: the pose capsules' face angle against the input's (``angle_slope`` on
+  ``parts.pose_net.rotation_sweep``), and what a CapsNet's digit capsule does as a digit turns
+  (``capsule_under_rotation``);
+* what a rotation-invariant classifier cannot know: a 6 from a 9 turned upside down
+  (``confusion_at``, ``six_nine``);
+* what notebook 10's widget shows (``rotation_state``);
+* slot attention beside routing: the same kind of softmax, and the axis it runs over
+  (``attention_step``).
+
+Errors are relative: the largest absolute difference divided by the largest absolute value of
+what it is compared with, so 1e-7 means "equal up to float32 rounding" whatever the scale.
+"""
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from .data import faces
+from .data import transformed_mnist as tm
+from .group_conv import rotate_c4
+from .parts.pose_net import rotation_sweep
+from .train import predict
+from .validate import check_choice, check_finite, check_float, check_shape
+
+MNIST_SIDE = 28  # digits are turned on their own 28x28 canvas (their ink stays inside)
+
+
+def relative_error(got: torch.Tensor, want: torch.Tensor) -> float:
+    """max |got - want| / max |want|: 0 when equal, about 1e-7 at float32 rounding."""
+    scale = want.abs().max().clamp_min(torch.finfo(want.dtype).tiny)
+    return float((got - want).abs().max() / scale)
+
+
+# --- translations: convolution and pooling -------------------------------------------------------
+
+
+def shift(x: torch.Tensor, dy: int, dx: int) -> torch.Tensor:
+    """Every map of ``x`` ``[B, C, H, W]`` moved ``dy`` pixels down and ``dx`` to the right,
+    filled with zeros (``transformed_mnist.translate``: exact, no resampling)."""
+    n = len(x)
+    return tm.translate(x, torch.full((n,), dx), torch.full((n,), dy))
+
+
+@torch.no_grad()
+def conv_shift_error(conv: nn.Conv2d, x: torch.Tensor, dy: int, dx: int) -> float:
+    """How far a convolution is from translation-equivariant: conv(shift(x)) against
+    shift(conv(x)), for images ``x`` ``[B, C, H, W]``, compared away from the borders.
+
+    Near a border the two differ for a reason that is not the convolution's: what the shift
+    pushes off one edge is lost, and the zeros it brings in at the other edge are not what the
+    convolution's padding saw. So both sides are cut by ``max(|dy|, |dx|) + kernel // 2``."""
+    check_shape(x, "x", "[batch, channels, height, width]", ndim=4)
+    if conv.stride != (1, 1):
+        raise ValueError(f"conv must have stride 1 to be equivariant to every shift, got "
+                         f"stride {conv.stride}")
+    border = max(abs(dy), abs(dx)) + max(conv.kernel_size) // 2
+    if 2 * border >= min(x.shape[-2:]):
+        raise ValueError(f"a shift of ({dy}, {dx}) leaves nothing of a {tuple(x.shape[-2:])} "
+                         f"image {border} px away from the borders; shift less or use a larger "
+                         "image")
+    h, w = x.shape[-2:]
+    inner = (..., slice(border, h - border), slice(border, w - border))
+    # f(T x) against T f(x)
+    return relative_error(conv(shift(x, dy, dx))[inner], shift(conv(x), dy, dx)[inner])
+
+
+POOLS = {  # name -> (what it keeps, the pooling of maps [B, C, H, W])
+    "global max": ("the strongest response anywhere: [B, C]", lambda m: m.amax(dim=(-2, -1))),
+    "global mean": ("the mean response: [B, C]", lambda m: m.mean(dim=(-2, -1))),
+    "2x2 max": ("the strongest response in each 2x2 window: [B, C, H/2, W/2]",
+                lambda m: F.max_pool2d(m, 2)),
+}
+
+
+def pooling_shift_change(maps: torch.Tensor, pool: str, shifts=(1, 2, 3, 4)) -> list[float]:
+    """How much pooling's output changes when feature ``maps`` ``[B, C, H, W]`` move ``s``
+    pixels to the right, for each ``s`` of ``shifts``: relative_error(pool(shift(maps)),
+    pool(maps)). 0 means invariant. Keep the maps' content ``max(shifts)`` pixels away from the
+    right edge, or what leaves the map changes the pooled value too."""
+    check_shape(maps, "maps", "[batch, channels, height, width]", ndim=4)
+    check_choice(pool, "pool", {name: what for name, (what, _) in POOLS.items()})
+    _, pooling = POOLS[pool]
+    return [relative_error(pooling(shift(maps, 0, s)), pooling(maps)) for s in shifts]
+
+
+# --- quarter turns: the C4 layers, the G-CNN and the plain CNN -----------------------------------
+
+
+def quarter_turn(t: torch.Tensor, r: int) -> torch.Tensor:
+    """What ``r`` quarter turns of the input do to ``t`` if the map that made it is equivariant:
+    an image or ordinary feature map ``[B, C, H, W]`` turns (``torch.rot90``); a C4 map
+    ``[B, C, 4, H, W]`` turns and cycles its rotation axis (``group_conv.rotate_c4``); one vector
+    per example ``[B, n]`` (class logits) stays as it is: invariance."""
+    if t.ndim == 5:
+        return rotate_c4(t, r)
+    if t.ndim == 4:
+        return torch.rot90(t, r, dims=(-2, -1))
+    if t.ndim == 2:
+        return t
+    raise ValueError(f"expected [B, n], [B, C, H, W] or [B, C, 4, H, W], got shape "
+                     f"{tuple(t.shape)}")
+
+
+@torch.no_grad()
+def rotation_error(f, x: torch.Tensor, r: int = 1) -> float | list[float]:
+    """How far ``f`` is from equivariant to ``r`` quarter turns of ``x``:
+    relative_error(f(turn(x)), turn(f(x))), with ``quarter_turn`` saying what a turn does to each
+    kind of tensor. ``f`` may be a layer (``LiftingConv``, ``GroupConv``, ``nn.Conv2d``), a
+    model (its logits: the error is then how far it is from *invariant*) or ``model.features``,
+    which returns one map per layer: then one error per layer."""
+    turned, upright = f(quarter_turn(x, r)), f(x)
+    if isinstance(upright, torch.Tensor):
+        return relative_error(turned, quarter_turn(upright, r))
+    return [relative_error(a, quarter_turn(b, r)) for a, b in zip(turned, upright, strict=True)]
+
+
+def model_rotation_errors(model, x: torch.Tensor, turns=(1, 2, 3)) -> dict:
+    """``rotation_error`` of a ``gcnn.C4CNN`` or ``gcnn.PlainCNN`` (in eval mode) for images
+    ``x`` ``[B, 1, H, W]`` and each number of quarter ``turns``:
+
+    * ``features`` ``[n_layers, len(turns)]``: each layer's maps against the upright maps turned
+      (and, for the G-CNN, cycled): its equivariance error;
+    * ``logits`` ``[len(turns)]``: the logits against the upright logits: its invariance error.
+    """
+    model.eval()
+    return {"turns": list(turns),
+            "features": np.array([rotation_error(model.features, x, r) for r in turns]).T,
+            "logits": np.array([rotation_error(model, x, r) for r in turns])}
+
+
+# --- capsules and turns ------------------------------------------------------------------------
+
+
+def angle_slope(angles, readings) -> dict:
+    """The least-squares line through angles a model reads (``readings``, degrees, each known
+    only up to whole turns, e.g. in [-180, 180)) against the angles the input was turned by
+    (``angles``, increasing in steps under 180 degrees): ``slope`` (1 when the reading turns
+    with the input, 0 when it ignores the turn), ``offset`` (the reading at angle 0, in
+    [-180, 180)) and the largest ``residual`` from the line.
+
+    The readings are unwrapped first (``np.unwrap``): a step of more than 180 degrees between
+    neighbours is taken as the shorter way round, so 170 -> -175 counts as +15, not -345."""
+    angles, readings = np.asarray(angles, dtype=float), np.asarray(readings, dtype=float)
+    if angles.ndim != 1 or angles.shape != readings.shape or len(angles) < 2:
+        raise ValueError(f"angles and readings must be two lists of the same length >= 2, got "
+                         f"shapes {angles.shape} and {readings.shape}")
+    if not (np.diff(angles) > 0).all() or (np.diff(angles) >= 180).any():
+        raise ValueError("angles must increase in steps under 180 degrees (else a reading "
+                         "cannot be unwrapped)")
+    unwrapped = np.unwrap(readings, period=360.0)
+    # reading ~ slope * angle + offset, least squares
+    slope, offset = np.polyfit(angles, unwrapped, 1)
+    residual = np.abs(unwrapped - (slope * angles + offset)).max()
+    return {"slope": float(slope), "offset": float((offset + 180) % 360 - 180),
+            "residual": float(residual)}
+
+
+def turned(digit: torch.Tensor, angles) -> torch.Tensor:
+    """One MNIST ``digit`` ``[1, 28, 28]`` turned by each of ``angles`` (degrees,
+    counter-clockwise on screen) on its 28x28 canvas: ``[len(angles), 1, 28, 28]``."""
+    check_shape(digit, "digit", "[1, 28, 28]", ndim=3)
+    return torch.cat([tm.affine(digit[None], rotation=a, side=MNIST_SIDE) for a in angles])
+
+
+@torch.no_grad()
+def capsule_under_rotation(capsnet, digit: torch.Tensor, label: int, angles) -> dict:
+    """What a CapsNet (28x28 input) does with the digit capsule of the true class ``label`` as
+    ``digit`` ``[1, 28, 28]`` turns by each of ``angles``; ``v0`` is that capsule for the upright
+    digit, ``v(a)`` for the digit turned by ``a``, D its dimension (16):
+
+    * ``v`` ``[A, D]``, its ``length`` ``[A]`` (the probability that the class is present) and
+      the ``predictions`` ``[A]`` (the longest capsule);
+    * ``cosine`` ``[A]``: v(a) . v0 / (|v(a)| |v0|), 1 where the capsule points as for the
+      upright digit;
+    * ``dimension_share`` ``[D]``: each dimension's share of the total squared change
+      sum_a (v(a) - v0)^2, and ``principal_share`` ``[min(A, D)]``: the share along each
+      principal direction of the changes v(a) - v0, largest first. A change confined to a few
+      dimensions (or directions) shows as a few large shares.
+    """
+    if capsnet.config.image_size != MNIST_SIDE:
+        raise ValueError(f"capsnet must read 28x28 digits, got image_size "
+                         f"{capsnet.config.image_size}")
+    capsnet.eval()
+    out = capsnet(turned(digit, angles))
+    v = out.v[:, label]  # [A, D]
+    v0 = capsnet(digit[None]).v[0, label]  # [D]
+    change = v - v0  # [A, D]
+    total = (change**2).sum().clamp_min(torch.finfo(v.dtype).tiny)
+    singular = torch.linalg.svdvals(change)  # [min(A, D)], largest first
+    return {"angles": np.asarray(angles, dtype=float), "v": v.numpy(),
+            "length": v.norm(dim=1).numpy(), "predictions": out.lengths.argmax(dim=1).numpy(),
+            "cosine": F.cosine_similarity(v, v0[None], dim=1).numpy(),
+            "dimension_share": ((change**2).sum(dim=0) / total).numpy(),
+            "principal_share": (singular**2 / total).numpy()}
+
+
+# --- what an invariant classifier cannot know --------------------------------------------------
+
+
+def confusion_at(model, images: torch.Tensor, labels: torch.Tensor, rotation: float,
+                 n_classes: int = 10) -> np.ndarray:
+    """``[n_classes, n_classes]``: row y, column k is the share of the digits of class y
+    (``images`` ``[N, 1, 28, 28]``, ``labels`` ``[N]``) that ``model`` reads as k once turned by
+    ``rotation`` degrees; the diagonal is each class's accuracy. A class with no digits gets a
+    row of NaN."""
+    predictions = predict(model, tm.sweep(images, "rotation", rotation, side=MNIST_SIDE))
+    counts = torch.zeros(n_classes, n_classes)
+    counts.index_put_((labels.long(), predictions), torch.ones(len(labels)), accumulate=True)
+    return (counts / counts.sum(dim=1, keepdim=True)).numpy()
+
+
+def six_nine(model, images: torch.Tensor, labels: torch.Tensor, rotation: float = 180.0) -> dict:
+    """The pair a rotation-invariant classifier cannot tell by orientation: a 6 turned by 180
+    degrees looks like a 9. For the test digits turned by ``rotation``: ``six_as_nine``, the
+    share of 6s read as 9, ``nine_as_six``, the share of 9s read as 6, and the
+    ``per_class_accuracy`` ``[10]`` (``confusion_at``)."""
+    confusion = confusion_at(model, images, labels, rotation)
+    return {"rotation": rotation, "six_as_nine": float(confusion[6, 9]),
+            "nine_as_six": float(confusion[9, 6]), "per_class_accuracy": np.diag(confusion)}
+
+
+# --- what notebook 10's widget shows -------------------------------------------------------------
+
+
+@torch.no_grad()
+def rotation_state(gcnn, cnn, digit: torch.Tensor, rotation: float = 0.0, layer: int = 0,
+                   channel: int = 0, face_model=None) -> dict:
+    """What notebook 10's widget shows for one MNIST ``digit`` ``[1, 28, 28]`` turned by
+    ``rotation`` degrees (counter-clockwise), read by a ``C4CNN`` and a ``PlainCNN``:
+
+    * ``image`` ``[28, 28]``: what both models see;
+    * ``gcnn_maps`` ``[4, h, w]``: the four maps of the G-CNN's ``layer`` for one ``channel``
+      (one filter in its four orientations); ``cnn_maps`` ``[4, h, w]``: four maps of the CNN's
+      ``layer``, its ``cnn_channels`` 4 channel, ..., 4 channel + 3 (modulo its channel count);
+    * at whole quarter turns (``quarter_turns`` r, else None): ``gcnn_error`` and ``cnn_error``,
+      each layer's maps (all filters) against the upright digit's maps turned by r (and, for the
+      G-CNN, cycled by r: ``group_conv.rotate_c4``), as ``relative_error``;
+    * ``gcnn_probabilities`` and ``cnn_probabilities`` ``[10]`` (softmax), and both
+      ``*_prediction``;
+    * with a ``face_model`` (notebook 07's ``PoseCapsuleNet``), the upright face of
+      ``faces.face_parts`` turned by the same angle: its ``face_image`` ``[32, 32]``, the face
+      capsule's ``face_angle`` and ``face_length`` (``parts.pose_net.rotation_sweep``).
+    """
+    n_layers = len(gcnn.convs)
+    if not 0 <= layer < n_layers:
+        raise ValueError(f"layer must be in [0, {n_layers - 1}], got {layer}")
+    n_channels = gcnn.convs[layer].weight.shape[0]
+    if not 0 <= channel < n_channels:
+        raise ValueError(f"channel must be in [0, {n_channels - 1}] (the G-CNN's layer {layer} "
+                         f"has {n_channels} channels), got {channel}")
+    gcnn.eval()
+    cnn.eval()
+    x = turned(digit, [rotation])  # [1, 1, 28, 28]
+    gcnn_maps, cnn_maps = gcnn.features(x)[layer], cnn.features(x)[layer]  # [1, C, (4,) h, w]
+    channels = [(4 * channel + k) % cnn_maps.shape[1] for k in range(4)]
+    r = rotation / 90
+    state = {"rotation": rotation, "layer": layer, "channel": channel, "image": x[0, 0].numpy(),
+             "gcnn_maps": gcnn_maps[0, channel].numpy(), "cnn_maps": cnn_maps[0, channels].numpy(),
+             "cnn_channels": channels, "quarter_turns": int(r) % 4 if r.is_integer() else None,
+             "gcnn_error": None, "cnn_error": None}
+    if state["quarter_turns"] is not None:
+        upright = turned(digit, [0.0])
+        for name, model, maps in (("gcnn", gcnn, gcnn_maps), ("cnn", cnn, cnn_maps)):
+            turn = quarter_turn(model.features(upright)[layer], state["quarter_turns"])
+            state[f"{name}_error"] = relative_error(maps, turn)
+    for name, model in (("gcnn", gcnn), ("cnn", cnn)):
+        probabilities = torch.softmax(model(x), dim=1)[0]  # [10]
+        state[f"{name}_probabilities"] = probabilities.numpy()
+        state[f"{name}_prediction"] = int(probabilities.argmax())
+    if face_model is not None:
+        sweep = rotation_sweep(face_model, faces.face_parts(), [rotation])
+        state.update(face_image=sweep["images"][0], face_angle=float(sweep["face_angle"][0]),
+                     face_length=float(sweep["face_length"][0]))
+    return state
+
+
+# --- slot attention beside routing ---------------------------------------------------------------
+
+SOFTMAX_OVER = {
+    "slots": "slot attention (Locatello et al. 2020): each input's weights sum to 1 over the "
+             "slots, as routing's couplings sum to 1 over the parents",
+    "inputs": "ordinary attention: each slot's weights sum to 1 over the inputs, the axis of "
+              "routing's softmax-over-children bug (notebooks 04 and 09)",
+}
+
+
+def attention_step(inputs: torch.Tensor, slots: torch.Tensor,
+                   softmax_over: str = "slots") -> tuple[torch.Tensor, torch.Tensor]:
+    """One step of dot-product attention between ``inputs`` ``[batch, n_in, d]`` and ``slots``
+    ``[batch, n_slots, d]``, stripped to its normalisation (no learned projections, no GRU):
+    the weights ``a`` ``[batch, n_in, n_slots]`` (laid out like routing's couplings c
+    ``[batch, n_in, n_out]``) and each slot's new value ``[batch, n_slots, d]``, the weighted
+    mean of the inputs.
+
+    ``softmax_over="slots"`` is slot attention: the slots compete for each input, as parents
+    compete for a child in routing by agreement. ``"inputs"`` is the attention of transformers:
+    each slot (query) spreads one unit of attention over the inputs, and nothing stops two slots
+    from taking the same input."""
+    check_choice(softmax_over, "softmax_over", SOFTMAX_OVER)
+    check_shape(inputs, "inputs", "[batch, n_in, d]", ndim=3)
+    check_shape(slots, "slots", "[batch, n_slots, d]", ndim=3)
+    for name, t in (("inputs", inputs), ("slots", slots)):
+        check_float(t, name)
+        check_finite(t, name)
+    if inputs.shape[0] != slots.shape[0] or inputs.shape[2] != slots.shape[2]:
+        raise ValueError(f"inputs [batch, n_in, d] and slots [batch, n_slots, d] must share batch "
+                         f"and d, got {tuple(inputs.shape)} and {tuple(slots.shape)}")
+    d = inputs.shape[-1]
+    # logit_ij = x_i . s_j / sqrt(d): how well input i matches slot j; [batch, n_in, n_slots]
+    logits = torch.einsum("bid,bjd->bij", inputs, slots) / d**0.5
+    # a_ij = exp(logit_ij) / sum_k exp(logit_ik)  (over the slots k), or
+    # a_ij = exp(logit_ij) / sum_k exp(logit_kj)  (over the inputs k)
+    a = torch.softmax(logits, dim=2 if softmax_over == "slots" else 1)
+    # s_j = sum_i a_ij x_i / sum_i a_ij: the mean of the inputs, weighted by what slot j took;
+    # [batch, n_slots, d] (over the inputs, sum_i a_ij = 1 already)
+    weight = a.sum(dim=1).clamp_min(torch.finfo(a.dtype).tiny)[..., None]  # [batch, n_slots, 1]
+    updated = torch.einsum("bij,bid->bjd", a, inputs) / weight
+    return a, updated
