@@ -17,6 +17,7 @@ from .capsule_vectors import pose_vector
 from .data.transformed_mnist import affine_matrix
 from .digit_capsules import decode
 from .functional import squash
+from .group_conv import GroupConv, group_filters, rotate_c4
 from .parts.votes import exact_transforms, predicted_faces
 from .poses import pose_matrix
 from .routing import dynamic_routing, routing_step
@@ -383,3 +384,109 @@ def _routing_mistake(learner: Callable, cases: list[tuple]) -> str | None:
                 "must accumulate the agreements, b_ij <- b_ij + u_hat_j|i . v_j. Replacing b with "
                 "the latest agreement gives the same couplings only up to the second iteration.")
     return None
+
+
+# --- 10 · the legacy: equivariance --------------------------------------------------------------
+
+
+def _c4_cases() -> list[tuple]:
+    """C4 filters ``[C_out, C_in, 4, k, k]``: one or several filters, 1x1 to 5x5 kernels."""
+    g = torch.Generator().manual_seed(0)
+    shapes = [(1, 1, 4, 3, 3), (2, 3, 4, 3, 3), (3, 2, 4, 5, 5), (2, 2, 4, 1, 1)]
+    return [(torch.randn(*shape, generator=g, dtype=torch.float64),) for shape in shapes]
+
+
+@torch.no_grad()
+def _turned_group_conv(stack: Callable, weight: torch.Tensor, x: torch.Tensor, r: int):
+    """A ``GroupConv`` with filters ``weight``, stacked by ``stack``, applied to ``x`` turned by
+    ``r`` quarter turns (``rotate_c4``)."""
+    c_out, c_in, _, k, _ = weight.shape
+    layer = GroupConv(c_in, c_out, k).double()
+    layer.weight.data = weight
+    layer.stack = stack
+    return layer(rotate_c4(x, r))
+
+
+# Known mistakes: (what the learner's filters match, in words; how the filters come out)
+C4_MISTAKES = {
+    "your four copies are the filter as it is, neither turned nor shifted: copy r turns every "
+    "slice by r quarter turns and shifts the rotation axis by r":
+        lambda W, r: W,
+    "copy r turns every slice but does not shift the rotation axis: each slice of the input's "
+    "rotation axis must move to where the turn sends it, W_r[:, :, s] = rot^r(W[:, :, s - r])":
+        lambda W, r: torch.rot90(W, r, dims=(-2, -1)),
+    "copy r shifts the rotation axis but does not turn the slices: turn each k x k slice too, "
+    "torch.rot90(..., r, dims=(-2, -1))":
+        lambda W, r: W.roll(r, dims=2),
+    "the rotation axis shifts the wrong way: slice s of copy r comes from slice s - r "
+    "(roll by +r), not s + r":
+        lambda W, r: torch.rot90(W, r, dims=(-2, -1)).roll(-r, dims=2),
+    "the slices turn the wrong way: torch.rot90 with +r turns the way the input turns (the way "
+    "rotate_c4 turns feature maps)":
+        lambda W, r: torch.rot90(W, -r, dims=(-2, -1)).roll(r, dims=2),
+}
+
+
+def _c4_mistake(learner: Callable, cases: list[tuple]) -> str | None:
+    """The known mistake (``C4_MISTAKES``, or the order of the stacked copies) that the
+    learner's filters show on every case, in words; None when they show none of them."""
+    try:
+        with torch.no_grad():
+            answers = [learner(W.clone()) for (W,) in cases]
+    except Exception:  # check has already reported what it raised
+        return None
+    shapes_right = all(isinstance(a, torch.Tensor) and a.shape == group_filters(W).shape
+                       for a, (W,) in zip(answers, cases, strict=True))
+    if not shapes_right:
+        return None
+
+    def same(stacked):  # the learner's answer on every case equals stacked(W)
+        return all(torch.allclose(a.double(), stacked(W)) for a, (W,) in zip(answers, cases,
+                                                                                strict=True))
+
+    for words, copy in C4_MISTAKES.items():
+        # [C_out, 4 copies, C_in, 4, k, k] -> [C_out * 4, C_in * 4, k, k], as group_filters does
+        if same(lambda W, copy=copy: torch.stack([copy(W, r) for r in range(4)], dim=1)
+                .flatten(0, 1).flatten(1, 2)):
+            return words
+    if same(lambda W: torch.stack([rotate_c4(W, r) for r in range(4)]).flatten(0, 1)
+            .flatten(1, 2)):
+        return ("the right copies, stacked in the wrong order: output channel o * 4 + r must be "
+                "filter o's copy r (stack the copies on dim 1, then flatten dims 0 and 1), so "
+                "that each filter's four copies sit next to each other")
+    if same(lambda W: torch.stack([rotate_c4(W, r) for r in range(4)], dim=1).transpose(2, 3)
+            .flatten(0, 1).flatten(1, 2)):
+        return ("the input channels are flattened in the wrong order: the input's channel "
+                "i * 4 + s is its channel i at rotation s (as GroupConv flattens [B, C_in, 4, H, "
+                "W]), so flatten the filters' dims C_in and 4 in that order, without swapping "
+                "them")
+    return None
+
+
+def check_c4_filters(learner: Callable) -> bool | None:
+    """Check a learner's ``c4_filters(weight) -> [C_out * 4, C_in * 4, k, k]``: the four
+    transformed copies of C4 filters ``weight`` ``[C_out, C_in, 4, k, k]`` that a group
+    convolution stacks for one ``conv2d`` (``group_conv.group_filters``): copy r turns every
+    k x k slice by r quarter turns and shifts the rotation axis by r,
+    W_r[:, :, s] = rot^r(W[:, :, s - r]); output channel o * 4 + r is filter o's copy r.
+
+    First the test that matters: a ``GroupConv`` built with the learner's filters must be
+    equivariant, layer(rotate_c4(x, r)) = rotate_c4(layer(x), r) for r = 1, 2, 3. Then the
+    filters are compared with ``group_filters``. A FAIL is followed by the known mistake the
+    answers show, when there is one."""
+    cases = _c4_cases()
+    g = torch.Generator().manual_seed(1)
+    turns = [(W, torch.randn(2, W.shape[1], 4, 9, 9, generator=g, dtype=torch.float64), r)
+             for (W,) in cases for r in (1, 2, 3)]
+    passed = check("GroupConv with your filters, equivariance",
+                   lambda W, x, r: _turned_group_conv(learner, W, x, r),
+                   lambda W, x, r: rotate_c4(_turned_group_conv(learner, W, x, 0), r), turns,
+                   atol=1e-9,
+                   describe=lambda c: f"filters {tuple(c[0].shape)}, {c[2]} quarter turn(s)")
+    if passed:
+        passed = check("c4_filters", learner, group_filters, cases, atol=1e-9,
+                       describe=lambda c: f"filters of shape {tuple(c[0].shape)}")
+    mistake = _c4_mistake(learner, cases) if passed is False else None
+    if mistake:
+        print(f"  What to look at: {mistake}")
+    return passed
