@@ -19,6 +19,7 @@ from matplotlib.figure import Figure
 from capsedu import LIVE, SMALL, BagOfPartsCNN, CapsNet, DeepCNN
 from capsedu.baselines import MaxPoolCNN
 from capsedu.capsnet import AFFNIST
+from capsedu.gcnn import C4CNN, PlainCNN
 from capsedu.multi_digit import MultiDigitCapsNet, TwoDigitCNN
 from capsedu.parts.pose_net import PoseCapsuleNet
 from capsedu.parts.training import PIXEL_CAPSNET
@@ -30,6 +31,7 @@ from capsedu.widgets import (
     OverlapExplorer,
     PoseSpaceExplorer,
     PoseVectorExplorer,
+    RotationExplorer,
     RoutingExplorer,
     SquashExplorer,
     ViewpointExplorer,
@@ -81,6 +83,11 @@ def main():
         # and drawing per update; no recorded runs, so the curve panel shows its note
         ("09", BugZooExplorer(CapsNet(SMALL), torch.rand(8, 1, 28, 28), torch.arange(8),
                               results={}), "iterations", sweep(n, 1, 5, 1)),
+        # the rotmnist pair's sizes, untrained, and an untrained pose-capsule model: the same
+        # work per update as the checkpoints (two forward passes each at quarter turns, a face)
+        ("10", RotationExplorer(C4CNN().eval(), PlainCNN().eval(), torch.rand(2, 1, 28, 28),
+                                torch.tensor([3, 7]), PoseCapsuleNet().eval()),
+         "rotation", sweep(n, 0, 345, 15)),
     ]
     print(f"torch {torch.__version__}, {torch.get_num_threads()} threads, "
           f"load average {os.getloadavg()[0]:.1f}; median of {n} updates\n")

@@ -314,3 +314,48 @@ def set_class_bars(bars, values, chosen=None) -> None:
     for j, (bar, value) in enumerate(zip(bars, values, strict=True)):
         bar.set_height(value)
         bar.set_alpha(1.0 if chosen is None or j in chosen else 0.45)
+
+
+def rotation_figure(face_size: int | None = None):
+    """The figure of notebook 10's widget: what both models see (and, with a ``face_size``, the
+    turned face of notebook 07's world), four feature maps of the G-CNN (one channel, one map
+    per rotation) above four of the CNN, and each model's softmax probability per class.
+
+    Returns ``(figure, panels, maps, bars)``: ``panels`` maps "digit" (and "face") to its image,
+    ``maps`` maps "gcnn" and "cnn" to their four images, ``bars`` holds the two bar containers
+    (G-CNN, CNN) that ``set_class_bars`` updates; with a face, ``panels["arrow"]`` is the line
+    that shows the face capsule's angle."""
+    figure = Figure(figsize=(11, 4.2))
+    figure.subplots_adjust(left=0.03, right=0.98, bottom=0.12, top=0.9, wspace=0.15,
+                           hspace=0.3)
+    grid = figure.add_gridspec(2, 7, width_ratios=[1, 1, 1, 1, 1, 0.25, 2.4])  # 6: a gap
+    panels, maps = {}, {"gcnn": [], "cnn": []}
+    seen = figure.add_subplot(grid[0, 0])
+    panels["digit"] = seen.imshow(np.zeros((28, 28)), cmap="gray", vmin=0, vmax=1)
+    seen.set_title("what both see", fontsize=9)
+    titles = {"gcnn": [f"G-CNN, rotation {90 * k}°" for k in range(4)],
+              "cnn": [f"CNN, map {k + 1}" for k in range(4)]}
+    for row, name in enumerate(maps):
+        for k in range(4):
+            ax = figure.add_subplot(grid[row, 1 + k])
+            maps[name].append(ax.imshow(np.zeros((28, 28)), cmap="viridis", vmin=0, vmax=1))
+            ax.set(xticks=[], yticks=[])
+            ax.set_title(titles[name][k], fontsize=8)
+    face = figure.add_subplot(grid[1, 0])
+    if face_size:
+        panels["face"] = face.imshow(np.zeros((face_size, face_size)), cmap="gray", vmin=0,
+                                     vmax=1)
+        (panels["arrow"],) = face.plot([], [], color="tab:orange", lw=2, marker="o",
+                                       markevery=[1])
+        face.set_title("a face, turned", fontsize=9)
+    else:
+        face.set_axis_off()
+    seen.set(xticks=[], yticks=[])
+    face.set(xticks=[], yticks=[])
+    bars = figure.add_subplot(grid[:, 6])
+    classes = np.arange(10)
+    gcnn = bars.bar(classes - 0.2, np.zeros(10), 0.4, color="tab:green", label="G-CNN")
+    cnn = bars.bar(classes + 0.2, np.zeros(10), 0.4, color="tab:blue", label="CNN")
+    bars.set(xticks=classes, xlabel="class", ylim=(0, 1.05), title="softmax probability")
+    bars.legend(loc="upper left", fontsize=8)
+    return figure, panels, maps, (gcnn, cnn)

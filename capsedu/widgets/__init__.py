@@ -14,6 +14,7 @@ control and check what it computed. A notebook cell that ends with a widget disp
 | 08 | ``ViewpointExplorer`` | ``robustness.viewpoint_state`` |
 | 08 | ``OverlapExplorer`` | ``robustness.overlap_state`` |
 | 09 | ``BugZooExplorer`` | ``bug_zoo.zoo_state`` |
+| 10 | ``RotationExplorer`` | ``equivariance.rotation_state`` |
 
 ``PartsEditor`` (01, 04, 07) edits a face's parts; ``panels`` holds what 04 and 07 draw beside it.
 """
@@ -25,6 +26,7 @@ from .digit_capsules import PoseSpaceExplorer
 from .face_capsules import FaceCapsulesExplorer
 from .overlap import OverlapExplorer
 from .parts import PartsEditor
+from .rotation import RotationExplorer
 from .routing import RoutingExplorer
 from .verdicts import FaceVerdicts
 from .viewpoint import ViewpointExplorer
@@ -32,5 +34,5 @@ from .viewpoint import ViewpointExplorer
 __all__ = [
     "WidgetCheck", "FaceVerdicts", "PoseVectorExplorer", "SquashExplorer", "RoutingExplorer",
     "PoseSpaceExplorer", "FaceCapsulesExplorer", "ViewpointExplorer", "OverlapExplorer",
-    "BugZooExplorer", "PartsEditor",
+    "BugZooExplorer", "RotationExplorer", "PartsEditor",
 ]

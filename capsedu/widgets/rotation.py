@@ -1,0 +1,95 @@
+"""Notebook 10's widget: turn a digit and watch the feature maps of a C4 G-CNN turn and cycle
+with it while a plain CNN's change in no predictable way; both models' predictions; and the pose
+capsules of notebook 07 reading the angle of a face turned as far (``equivariance.rotation_state``).
+"""
+
+import ipywidgets as widgets
+import numpy as np
+import torch
+
+from ..equivariance import rotation_state
+from ..plots import Blitter, rotation_figure, set_class_bars
+from .base import Widget
+
+
+class RotationExplorer(Widget):
+    """A rotation slider and a digit; a layer and a channel of the G-CNN to look at. With a
+    ``face_model`` (notebook 07's ``PoseCapsuleNet``) a face turns by the same angle."""
+
+    def __init__(self, gcnn, cnn, images: torch.Tensor, labels: torch.Tensor, face_model=None):
+        self.gcnn, self.cnn, self.images, self.labels = gcnn, cnn, images, labels
+        self.face_model = face_model
+        self.digit = widgets.Dropdown(
+            options=[(f"#{k}: a {int(y)}", k) for k, y in enumerate(labels)], description="digit")
+        self.rotation = widgets.IntSlider(value=0, min=0, max=345, step=15,
+                                          description="rotation", readout_format="d",
+                                          continuous_update=False)
+        sizes = [m.shape[-1] for m in gcnn.features(torch.zeros(1, 1, 28, 28))]
+        self.layer = widgets.Dropdown(
+            options=[(f"layer {k + 1} ({s}x{s})", k) for k, s in enumerate(sizes)],
+            description="layer")
+        self.channel = widgets.IntSlider(value=0, min=0, description="channel",
+                                         continuous_update=False)
+        self.readout = widgets.HTML()
+        self.image = widgets.Image(format="png")
+        face_size = face_model.detector.hparams["image_size"] if face_model is not None else None
+        self.figure, self._panels, self._maps, self._bars = rotation_figure(face_size)
+        # only the images, the arrow and the bars change: the rest is drawn once
+        self.blitter = Blitter(self.figure, [*self._panels.values(), *self._maps["gcnn"],
+                                             *self._maps["cnn"], *self._bars[0], *self._bars[1]])
+        self._quiet = False  # True while a layer change resets the channel: one redraw
+        self.layer.observe(self._layer_changed, names="value")
+        for control in (self.digit, self.rotation, self.channel):
+            control.observe(self._changed, names="value")
+        self.widget = widgets.VBox([widgets.HBox([self.digit, self.rotation]),
+                                    widgets.HBox([self.layer, self.channel]),
+                                    self.readout, self.image])
+        self._layer_changed(None)
+
+    def _layer_changed(self, _):
+        """A layer has its own number of channels: the channel slider follows, then one redraw."""
+        self._quiet = True
+        self.channel.max = self.gcnn.convs[self.layer.value].weight.shape[0] - 1
+        self._quiet = False
+        self.update()
+
+    def _changed(self, _):
+        if not self._quiet:
+            self.update()
+
+    def update(self):
+        k = self.digit.value
+        self.state = s = rotation_state(self.gcnn, self.cnn, self.images[k],
+                                        float(self.rotation.value), self.layer.value,
+                                        self.channel.value, self.face_model)
+        s["label"] = label = int(self.labels[k])
+        self._panels["digit"].set_data(s["image"])
+        for name in ("gcnn", "cnn"):
+            top = max(float(s[f"{name}_maps"].max()), 1e-6)  # one colour scale for the four
+            for im, m in zip(self._maps[name], s[f"{name}_maps"], strict=True):
+                im.set_data(m)
+                im.set_clim(0, top)
+        set_class_bars(self._bars[0], s["gcnn_probabilities"], chosen=[s["gcnn_prediction"]])
+        set_class_bars(self._bars[1], s["cnn_probabilities"], chosen=[s["cnn_prediction"]])
+        lines = [f"a {label} turned {s['rotation']:.0f}° · G-CNN reads "
+                 f"{s['gcnn_prediction']} (p = {s['gcnn_probabilities'].max():.2f}) · CNN reads "
+                 f"{s['cnn_prediction']} (p = {s['cnn_probabilities'].max():.2f})",
+                 f"layer {s['layer'] + 1}: the G-CNN's channel {s['channel']} in its four "
+                 f"rotations (top), the CNN's channels "
+                 f"{', '.join(map(str, s['cnn_channels']))} (bottom)"]
+        if s["quarter_turns"] is None:
+            lines.append("between quarter turns: C4 promises nothing about the maps here")
+        else:
+            lines.append(f"maps against the upright digit's maps turned {s['rotation']:.0f}° "
+                         f"(G-CNN: and cycled {s['quarter_turns']} step(s)): error G-CNN "
+                         f"{s['gcnn_error']:.1e}, CNN {s['cnn_error']:.2f}")
+        if self.face_model is not None:
+            self._panels["face"].set_data(s["face_image"])
+            centre, a = s["face_image"].shape[0] / 2 - 0.5, np.radians(s["face_angle"])
+            # the face's "up" turned counter-clockwise on screen by its angle (y points down)
+            tip = (centre - 10 * np.sin(a), centre - 10 * np.cos(a))
+            self._panels["arrow"].set_data([centre, tip[0]], [centre, tip[1]])
+            lines.append(f"a face turned {s['rotation']:.0f}°: the face capsule reads "
+                         f"{s['face_angle']:.0f}°, length {s['face_length']:.2f}")
+        self.readout.value = "<br>".join(lines)
+        self.image.value = self.blitter.png()
