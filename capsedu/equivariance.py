@@ -187,7 +187,8 @@ def capsule_under_rotation(capsnet, digit: torch.Tensor, label: int, angles) -> 
     * ``dimension_share`` ``[D]``: each dimension's share of the total squared change
       sum_a (v(a) - v0)^2, and ``principal_share`` ``[min(A, D)]``: the share along each
       principal direction of the changes v(a) - v0, largest first. A change confined to a few
-      dimensions (or directions) shows as a few large shares.
+      dimensions (or directions) shows as a few large shares. Read them with ``length``: a
+      capsule that shrinks towards 0 changes by about -v0, one direction, whatever it encodes.
     """
     if capsnet.config.image_size != MNIST_SIDE:
         raise ValueError(f"capsnet must read 28x28 digits, got image_size "
