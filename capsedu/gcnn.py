@@ -5,7 +5,10 @@ Both are the same stack: a first convolution, three more, a 2x2 max-pool after t
 the third, batch normalisation and ReLU after each, then a max over positions (and, for the
 G-CNN, over the four rotations) and a linear classifier. The G-CNN's layers are
 ``group_conv.LiftingConv`` and ``group_conv.GroupConv``; its features turn with the input, and
-the final max makes its prediction exactly invariant to quarter turns of the input.
+the final max makes its prediction exactly invariant to quarter turns of the input, as long as
+the image side is a multiple of 4 (MNIST's 28 is): the two 2x2 max-pools then pool the same
+pixel pairs of a turned image. On another side (e.g. 30) a pool drops a row on one side only,
+and the equivariance of the later layers is approximate.
 """
 
 import torch
