@@ -40,3 +40,10 @@ def test_slider_clamps_values_out_of_range():
 def test_a_widget_object_displays_its_layout():
     bundle = WidgetCheck()._repr_mimebundle_()
     assert "application/vnd.jupyter.widget-view+json" in bundle
+
+
+def test_a_widget_also_offers_a_still_for_pages_without_a_kernel():
+    w = WidgetCheck(angle=30)
+    still = w._repr_mimebundle_()["text/html"]
+    assert w.readout.value in still and "data:image/png;base64," in still
+    assert "Colab, Binder or JupyterLab" in still

@@ -1,11 +1,36 @@
 """What every course widget shares."""
 
+import base64
+import html
+
+# Shown under a widget's still where no kernel runs it (the course's website, GitHub).
+STILL_NOTE = ("A still of this widget: it moves when the notebook runs, in Colab, Binder or "
+              "JupyterLab.")
+
 
 class Widget:
     """A course widget: its ipywidgets layout is ``self.widget``; a notebook cell that ends with
-    the object displays that layout, and ``.state`` holds what the last update computed."""
+    the object displays that layout, and ``.state`` holds what the last update computed.
+
+    Every widget draws its figure into ``self.image`` (an ``ipywidgets.Image`` holding a PNG) and
+    its numbers into ``self.readout`` (an ``ipywidgets.HTML``)."""
 
     widget = None  # set by the subclass: the ipywidgets box to display
+    image = readout = None  # set by the subclass: its figure and its readout
 
     def _repr_mimebundle_(self, **kwargs):
-        return self.widget._repr_mimebundle_(**kwargs)
+        """The live widget, and beside it a still (``text/html``: the readout and the figure as
+        they are now, and a note) for a page that cannot run widgets. Jupyter front ends that run
+        the kernel (JupyterLab, Colab, Voila) show the live widget; a static page shows the
+        still."""
+        bundle = self.widget._repr_mimebundle_(**kwargs)
+        bundle["text/html"] = self.still_html()
+        return bundle
+
+    def still_html(self) -> str:
+        """The readout and the figure as they are now, as one HTML figure with ``STILL_NOTE``."""
+        png = base64.b64encode(self.image.value).decode("ascii")
+        return (f'<figure class="capsedu-widget-still">'
+                f'<div>{self.readout.value}</div>'
+                f'<img src="data:image/png;base64,{png}" alt="the widget\'s figure">'
+                f"<figcaption>{html.escape(STILL_NOTE)}</figcaption></figure>")
