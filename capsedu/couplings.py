@@ -27,7 +27,7 @@ def normalised_entropy(c: torch.Tensor) -> torch.Tensor:
 
 def distance_from_uniform(c: torch.Tensor) -> torch.Tensor:
     """Total-variation distance of each child's couplings from uniform coupling: half the sum of
-    |c_ij - 1/n_out| over the parents, in [0, 1 - 1/n_out]. ``c``: ``[B, n_in, n_out]`` ->
+    ``|c_ij - 1/n_out|`` over the parents, in [0, 1 - 1/n_out]. ``c``: ``[B, n_in, n_out]`` ->
     ``[B, n_in]``."""
     check_shape(c, "c", "[batch, n_in, n_out] couplings", ndim=3)
     return 0.5 * (c - 1 / c.shape[-1]).abs().sum(dim=-1)

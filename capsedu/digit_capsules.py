@@ -88,7 +88,7 @@ def perturbation_grid(model: CapsNet, v: torch.Tensor, label: int,
 
 
 def dimension_effect(grid: torch.Tensor, base: torch.Tensor) -> torch.Tensor:
-    """How much each dimension changes the picture: mean |pixel change| from the unedited
+    """How much each dimension changes the picture: mean ``|pixel change|`` from the unedited
     reconstruction ``base`` ``[28, 28]`` over the grid's Deltas and pixels. ``grid``:
     ``[16, K, 28, 28]`` -> ``[16]`` (pixels are in [0, 1])."""
     return (grid - base).abs().mean(dim=(1, 2, 3))

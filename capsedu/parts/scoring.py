@@ -151,8 +151,8 @@ def probe_rates(models, probe: dict) -> np.ndarray:
 def face_rate_by_angle(model, n: int = 500, width: int = 30, seed: int = TEST_SEED):
     """Face rate on held-out ``rotated`` faces, binned by how far the face is turned.
 
-    Returns ``(centres, rates)``: bin centres in degrees (|angle| from 0 to 180) and the fraction
-    called "face" in each bin (NaN for an empty bin).
+    Returns ``(centres, rates)``: bin centres in degrees (``|angle|`` from 0 to 180) and the
+    fraction called "face" in each bin (NaN for an empty bin).
     """
     images, parts = held_out("rotated", n, seed)
     turn = np.abs(wrap_angle(np.array([ps[0].angle for ps in parts])))  # |angle| [n]
