@@ -1,12 +1,14 @@
 # The course in two commands:  `make lab` (open it)  and  `make test` (check all of it).
+# For instructors: `make site` (the course as a website) and `make demo` (a widget for a lecture).
 PYTHON ?= python3
 VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
+SITE_STAMP := $(VENV)/.installed-site
 # Use the kernel and the Jupyter data of this environment, not ones left elsewhere on the machine.
 export JUPYTER_PREFER_ENV_PATH := 1
 
-.PHONY: lab test install data notebooks bench clean
+.PHONY: lab test install data notebooks bench site demo clean
 
 install: $(STAMP)
 
@@ -15,6 +17,11 @@ $(STAMP): pyproject.toml
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[lab,dev]'
 	touch $(STAMP)
+
+# The website's and the demo's tools (the `site` extra), on top of the above.
+$(SITE_STAMP): $(STAMP)
+	$(PY) -m pip install --quiet -e '.[lab,dev,site]'
+	touch $(SITE_STAMP)
 
 # MNIST into data/MNIST: `make data MNIST_DIR=/path/to/MNIST` links a local copy (a folder holding
 # raw/); without it torchvision downloads the files on first use.
@@ -25,8 +32,9 @@ data: $(STAMP)
 lab: $(STAMP) data
 	$(VENV)/bin/jupyter lab notebooks/00_start_here.ipynb
 
-# Lint, unit tests, then every notebook executed by nbval, all in quick mode.
-test: $(STAMP)
+# Lint, unit tests (the browser tests build a small website and open the demo), then every
+# notebook executed by nbval, all in quick mode.
+test: $(SITE_STAMP)
 	$(PY) -m ruff check .
 	CAPSEDU_QUICK=1 $(PY) -m pytest tests notebooks \
 		--nbval-lax --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg
@@ -34,6 +42,16 @@ test: $(STAMP)
 # Re-run every notebook in quick mode and store it as the policy says (tests/notebook_policy.py).
 notebooks: $(STAMP)
 	$(PY) tests/notebook_policy.py --fix notebooks/[0-9][0-9]_*.ipynb
+
+# The course as a website in _build/site/ (open _build/site/index.html). Notebooks run in default
+# mode, once: their outputs are kept in _build/jupyter_cache/ and a notebook runs again only when
+# its code changes. The build refuses to run with CAPSEDU_QUICK set.
+site: $(SITE_STAMP) data
+	$(PY) -m sphinx -b html -c docs . _build/site -d _build/doctrees
+
+# Notebook 07's headline widget and 04's routing widget, without code, for a lecture (Voila).
+demo: $(SITE_STAMP) data
+	$(VENV)/bin/voila notebooks/demo/lecture_demo.ipynb
 
 bench: $(STAMP)
 	$(PY) benchmarks/routing.py

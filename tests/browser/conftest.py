@@ -6,12 +6,21 @@ import tempfile
 from pathlib import Path
 
 import pytest
-from labdriver import CHROMIUM, CHROMIUM_ARGS, shutdown_kernels, start_lab, stop_lab
+from labdriver import (
+    CHROMIUM,
+    CHROMIUM_ARGS,
+    DEMO,
+    shutdown_kernels,
+    start_lab,
+    start_voila,
+    stop,
+)
 
 
 def pytest_configure(config):
     config.addinivalue_line(
-        "markers", "browser: drives a real JupyterLab in headless Chromium (-m 'not browser')")
+        "markers", "browser: drives a real JupyterLab, Voila or the course's website in headless "
+                   "Chromium (-m 'not browser')")
 
 
 def require_chromium():
@@ -31,7 +40,18 @@ def lab(tmp_path_factory):
     try:
         yield server
     finally:
-        stop_lab(server)
+        stop(server)
+
+
+@pytest.fixture(scope="session")
+def voila(tmp_path_factory):
+    """Voila serving the lecture demo (``make demo``), see ``labdriver.start_voila``."""
+    require_chromium()
+    server = start_voila(tmp_path_factory.mktemp("voila"), DEMO)
+    try:
+        yield server
+    finally:
+        stop(server)
 
 
 @pytest.fixture(scope="session")
@@ -51,28 +71,36 @@ def browser():
 
 
 @pytest.fixture
-def page(browser, lab):
-    """A new browser tab (own cookies and storage) with generous timeouts for a busy machine;
-    afterwards the kernels it started are shut down."""
+def tab(browser):
+    """A new browser tab (own cookies and storage) with generous timeouts for a busy machine."""
     context = browser.new_context(viewport={"width": 1400, "height": 1000})
     context.set_default_timeout(20_000)
     try:
         yield context.new_page()
     finally:
         context.close()
+
+
+@pytest.fixture
+def page(tab, lab):
+    """A new browser tab for JupyterLab; afterwards the kernels it started are shut down."""
+    try:
+        yield tab
+    finally:
         shutdown_kernels(lab)
 
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
-    """When a test that uses ``page`` fails, save a screenshot and name it (and the server log)
-    in the report."""
+    """When a test that uses a browser tab fails, save a screenshot and name it (and the
+    server's log) in the report."""
     report = (yield).get_result()
     funcargs = getattr(item, "funcargs", {})
-    if report.when == "call" and report.failed and "page" in funcargs:
-        page = funcargs["page"]
-        if "lab" in funcargs:
-            report.sections.append(("JupyterLab log", str(funcargs["lab"].log)))
+    if report.when == "call" and report.failed and "tab" in funcargs:
+        page = funcargs["tab"]
+        for name in ("lab", "voila"):
+            if name in funcargs:
+                report.sections.append((f"{name} log", str(funcargs[name].log)))
         path = Path(tempfile.mkdtemp(prefix="capsedu-browser-")) / f"{item.name}.png"
         try:
             page.screenshot(path=path, full_page=True)

@@ -28,6 +28,7 @@ CHROMIUM_ARGS = [
     "--disable-background-networking", "--disable-component-update", "--disable-sync",
 ]
 TOKEN = "capsedu-browser-test"
+DEMO = "notebooks/demo/lecture_demo.ipynb"  # what `make demo` serves with Voila
 
 # JupyterLab settings for a quiet, deterministic UI: no news prompt, no autosave, and every cell
 # rendered in the page (the default windowing would skip laying out cells that are off screen).
@@ -49,13 +50,18 @@ ERROR_OUTPUTS = ", ".join([
 
 
 @dataclass
-class LabServer:
-    """A running JupyterLab: its base URL, the folder it serves, its log file and its process."""
+class Server:
+    """A running Jupyter server (JupyterLab or Voila): its base URL, the folder it serves, its log
+    file and its process."""
 
     url: str
     root: Path
     log: Path
     process: subprocess.Popen
+
+
+class LabServer(Server):
+    """A running JupyterLab."""
 
     def url_for(self, path: str) -> str:
         """The URL that opens ``path`` (relative to the repository root) in JupyterLab, alone in
@@ -82,57 +88,77 @@ def _write_settings(config_dir: Path) -> None:
         path.write_text(json.dumps(values))
 
 
+def _jupyter_env(work: Path, **extra) -> dict:
+    """The environment of a server started for a test: fresh config, data and runtime dirs under
+    ``work``; ``JUPYTER_PREFER_ENV_PATH=1`` puts this environment's kernel and lab extensions
+    (ipywidgets) ahead of them."""
+    return dict(os.environ, JUPYTER_PREFER_ENV_PATH="1", JUPYTER_CONFIG_DIR=str(work / "config"),
+                JUPYTER_DATA_DIR=str(work / "data"), JUPYTER_RUNTIME_DIR=str(work / "runtime"),
+                **extra)
+
+
+def _serve(kind: type[Server], cmd: list[str], env: dict, root: Path, log: Path, port: int,
+           ready: str, timeout: float) -> Server:
+    """Start ``cmd`` (a server on ``port`` serving ``root``) in its own process group, logging to
+    ``log``; wait until its URL ``ready`` answers."""
+    with open(log, "wb") as out:  # the server keeps its own copy of the file handle
+        process = subprocess.Popen(cmd, env=env, cwd=root, stdout=out, stderr=subprocess.STDOUT,
+                                   start_new_session=True)
+    server = kind(f"http://127.0.0.1:{port}", root, log, process)
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        if process.poll() is not None:
+            raise RuntimeError(f"{cmd[2]} exited with {process.returncode}; see {log}")
+        try:
+            _request(f"{server.url}{ready}", timeout=2.0)
+            return server
+        except (urllib.error.URLError, ConnectionError, TimeoutError):
+            time.sleep(0.2)
+    stop(server)
+    raise RuntimeError(f"{cmd[2]} did not answer within {timeout:.0f} s; see {log}")
+
+
 def start_lab(work: Path, timeout: float = 60.0) -> LabServer:
     """Start JupyterLab on a copy of the course's notebooks under ``work``; wait until it answers.
-
-    Config, data and runtime dirs are fresh folders under ``work``; ``JUPYTER_PREFER_ENV_PATH=1``
-    puts this environment's kernel and lab extensions (ipywidgets) ahead of them. The kernel
-    inherits ``CAPSEDU_QUICK=1``.
-    """
+    The kernel inherits ``CAPSEDU_QUICK=1``."""
     root = work / "root"
     shutil.copytree(REPO / "notebooks", root / "notebooks",
                     ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
     if (REPO / "data").is_dir():
         (root / "data").symlink_to(REPO / "data")
-    config_dir = work / "config"
-    _write_settings(config_dir)
-    env = dict(os.environ, JUPYTER_PREFER_ENV_PATH="1", CAPSEDU_QUICK="1",
-               JUPYTER_CONFIG_DIR=str(config_dir), JUPYTER_DATA_DIR=str(work / "data"),
-               JUPYTER_RUNTIME_DIR=str(work / "runtime"))
+    _write_settings(work / "config")
     port = _free_port()
     cmd = [sys.executable, "-m", "jupyter", "lab", "--allow-root", "--no-browser",
            "--ip=127.0.0.1", f"--port={port}", "--ServerApp.port_retries=0",
            f"--IdentityProvider.token={TOKEN}", f"--ServerApp.root_dir={root}",
            "--LabApp.news_url=None"]
-    log = work / "lab.log"
-    with open(log, "wb") as out:  # the server keeps its own copy of the file handle
-        process = subprocess.Popen(cmd, env=env, cwd=root, stdout=out, stderr=subprocess.STDOUT,
-                                   start_new_session=True)
-    server = LabServer(f"http://127.0.0.1:{port}", root, log, process)
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        if process.poll() is not None:
-            raise RuntimeError(f"JupyterLab exited with {process.returncode}; see {log}")
-        try:
-            _request(f"{server.url}/api/status", timeout=2.0)
-            return server
-        except (urllib.error.URLError, ConnectionError, TimeoutError):
-            time.sleep(0.2)
-    stop_lab(server)
-    raise RuntimeError(f"JupyterLab did not answer within {timeout:.0f} s; see {log}")
+    return _serve(LabServer, cmd, _jupyter_env(work, CAPSEDU_QUICK="1"), root, work / "lab.log",
+                  port, "/api/status", timeout)
 
 
-def stop_lab(server: LabServer, timeout: float = 15.0) -> None:
-    """Ask the server to shut down (it stops its kernels too); kill its process group if not."""
+def start_voila(work: Path, notebook: str, timeout: float = 60.0) -> Server:
+    """Start Voila on ``notebook`` (a path relative to the repository root), as ``make demo`` does;
+    wait until it answers. Its page is the server's URL."""
+    port = _free_port()
+    cmd = [sys.executable, "-m", "voila", str(REPO / notebook), "--no-browser",
+           "--Voila.ip=127.0.0.1", f"--port={port}", "--Voila.port_retries=0"]
+    return _serve(Server, cmd, _jupyter_env(work), REPO, work / "voila.log", port,
+                  "/voila/static/voila.js", timeout)
+
+
+def stop(server: Server, timeout: float = 15.0) -> None:
+    """Ask JupyterLab to shut down (it stops its kernels too); stop Voila, or a server that does
+    not answer, by ending its process group (the kernels are in it)."""
     try:
         _request(f"{server.url}/api/shutdown", method="POST")
-    except (urllib.error.URLError, ConnectionError, TimeoutError):
-        pass
-    try:
         server.process.wait(timeout)
-    except subprocess.TimeoutExpired:
-        os.killpg(server.process.pid, signal.SIGKILL)
-        server.process.wait(timeout)
+    except (urllib.error.URLError, ConnectionError, TimeoutError, subprocess.TimeoutExpired):
+        os.killpg(server.process.pid, signal.SIGTERM)
+        try:
+            server.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            os.killpg(server.process.pid, signal.SIGKILL)
+            server.process.wait(timeout)
 
 
 def shutdown_kernels(server: LabServer) -> None:

@@ -1,0 +1,81 @@
+"""A small Sphinx extension: what the course's website adds to the repository's own files.
+
+* **Navigation.** The README is the landing page and stays plain Markdown for GitHub; when Sphinx
+  reads it, a hidden table of contents is appended: the notebooks in course order, then the
+  reference pages.
+* **Checkpoints.** ``docs/checkpoints.md`` gets one section per shipped checkpoint, written from
+  ``data/checkpoints/manifest.json`` at build time (the page is rebuilt when the manifest changes).
+* **Badges.** A notebook's own Colab and Binder badges are dropped from its page: the theme's launch
+  buttons, at the top of every notebook's page, point at the same notebook.
+"""
+
+from pathlib import Path
+
+from docutils import nodes
+
+from capsedu.checkpoints import MANIFEST as MANIFEST_NAME
+from capsedu.checkpoints import read_manifest
+
+ROOT = Path(__file__).resolve().parent.parent
+MANIFEST = ROOT / "data" / "checkpoints" / MANIFEST_NAME
+REFERENCE = ["docs/api", "docs/checkpoints", "ARCHITECTURE"]
+BADGE_HOSTS = ("https://colab.research.google.com/", "https://mybinder.org/")
+
+
+def navigation(notebooks: list[str]) -> str:
+    """The hidden tables of contents (MyST) for the landing page: ``notebooks`` (docnames, e.g.
+    ``notebooks/03_squash``) in course order, then the reference pages."""
+    return "".join(
+        f"\n\n```{{toctree}}\n:hidden:\n:caption: {caption}\n\n" + "\n".join(docs) + "\n```\n"
+        for caption, docs in (("The course", sorted(notebooks)), ("Reference", REFERENCE)))
+
+
+def _duration(seconds: float) -> str:
+    minutes = round(seconds / 60)
+    return f"{minutes // 60} h {minutes % 60:02d} min" if minutes >= 60 else f"{minutes} min"
+
+
+def _value(value) -> str:
+    if isinstance(value, float):
+        return f"{value:.4g}"
+    if isinstance(value, list):
+        return ", ".join(_value(v) for v in value)
+    return str(value)
+
+
+def checkpoint_sections(entries: list[dict]) -> str:
+    """One MyST section per manifest entry: what it is, the command that trains it, its seed,
+    training time, device and threads, and the metrics it reached."""
+    sections = []
+    for e in entries:
+        rows = [("command", f"`{e['command']}`"), ("seed", e["seed"]),
+                ("training time", f"{_duration(e['train_time_s'])} on {e['device']}, "
+                                  f"{e['threads']} thread(s), torch {e['torch_version']}"),
+                *((name.replace("_", " "), _value(v)) for name, v in e["metrics"].items())]
+        table = "\n".join(f"| {name} | {value} |" for name, value in rows)
+        notes = f"\n\n*Notes:* {e['notes']}" if e.get("notes") else ""
+        sections.append(f"## `{e['name']}`\n\n{e['description']}{notes}\n\n"
+                        f"| | |\n|---|---|\n{table}\n\nFile `{e['file']}`, sha256 `{e['sha256']}`.")
+    return "\n\n" + "\n\n".join(sections) + "\n"
+
+
+def add_generated_text(app, docname: str, source: list[str]) -> None:
+    """``source-read``: append the navigation to the README, the checkpoints to their page."""
+    if docname == app.config.root_doc:
+        source[0] += navigation([d for d in app.env.found_docs if d.startswith("notebooks/")])
+    elif docname == "docs/checkpoints":
+        app.env.note_dependency(str(MANIFEST))
+        source[0] += checkpoint_sections(list(read_manifest(MANIFEST.parent).values()))
+
+
+def drop_badges(app, doctree: nodes.document) -> None:
+    """``doctree-read``: remove links to Colab or Binder that show an image (the badges)."""
+    for link in list(doctree.findall(nodes.reference)):
+        if link.get("refuri", "").startswith(BADGE_HOSTS) and link.next_node(nodes.image):
+            link.parent.remove(link)
+
+
+def setup(app):
+    app.connect("source-read", add_generated_text)
+    app.connect("doctree-read", drop_badges)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
