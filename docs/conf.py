@@ -59,6 +59,8 @@ autodoc_typehints = "description"
 
 html_theme = "sphinx_book_theme"
 html_favicon = "_static/capsule.svg"
+html_static_path = ["_static"]
+html_css_files = ["course.css"]
 html_theme_options = {
     "repository_url": REPOSITORY,
     "repository_branch": "main",
