@@ -45,9 +45,10 @@ notebooks: $(STAMP)
 
 # The course as a website in _build/site/ (open _build/site/index.html). Notebooks run in default
 # mode, once: their outputs are kept in _build/jupyter_cache/ and a notebook runs again only when
-# its code changes. The build refuses to run with CAPSEDU_QUICK set.
+# its code changes (-E reads every page again, from that cache). The build refuses to run with
+# CAPSEDU_QUICK set.
 site: $(SITE_STAMP) data
-	$(PY) -m sphinx -b html -c docs . _build/site -d _build/doctrees
+	$(PY) -m sphinx -E -b html -c docs . _build/site -d _build/doctrees
 
 # Notebook 07's headline widget and 04's routing widget, without code, for a lecture (Voila).
 demo: $(SITE_STAMP) data

@@ -13,11 +13,10 @@ from pathlib import Path
 
 from docutils import nodes
 
-from capsedu.checkpoints import MANIFEST as MANIFEST_NAME
-from capsedu.checkpoints import read_manifest
+from capsedu.checkpoints import MANIFEST, read_manifest
 
 ROOT = Path(__file__).resolve().parent.parent
-MANIFEST = ROOT / "data" / "checkpoints" / MANIFEST_NAME
+CHECKPOINTS = ROOT / "data" / "checkpoints"  # the shipped ones, whatever $CAPSEDU_DATA says
 REFERENCE = ["docs/api", "docs/checkpoints", "ARCHITECTURE"]
 BADGE_HOSTS = ("https://colab.research.google.com/", "https://mybinder.org/")
 
@@ -52,10 +51,11 @@ def checkpoint_sections(entries: list[dict]) -> str:
                 ("training time", f"{_duration(e['train_time_s'])} on {e['device']}, "
                                   f"{e['threads']} thread(s), torch {e['torch_version']}"),
                 *((name.replace("_", " "), _value(v)) for name, v in e["metrics"].items())]
-        table = "\n".join(f"| {name} | {value} |" for name, value in rows)
+        table = "\n".join(["| recipe and result | |", "|---|---|",
+                           *(f"| {name} | {value} |" for name, value in rows)])
         notes = f"\n\n*Notes:* {e['notes']}" if e.get("notes") else ""
-        sections.append(f"## `{e['name']}`\n\n{e['description']}{notes}\n\n"
-                        f"| | |\n|---|---|\n{table}\n\nFile `{e['file']}`, sha256 `{e['sha256']}`.")
+        sections.append(f"## `{e['name']}`\n\n{e['description']}{notes}\n\n{table}\n\n"
+                        f"File `{e['file']}`, sha256 `{e['sha256']}`.")
     return "\n\n" + "\n\n".join(sections) + "\n"
 
 
@@ -64,8 +64,8 @@ def add_generated_text(app, docname: str, source: list[str]) -> None:
     if docname == app.config.root_doc:
         source[0] += navigation([d for d in app.env.found_docs if d.startswith("notebooks/")])
     elif docname == "docs/checkpoints":
-        app.env.note_dependency(str(MANIFEST))
-        source[0] += checkpoint_sections(list(read_manifest(MANIFEST.parent).values()))
+        app.env.note_dependency(str(CHECKPOINTS / MANIFEST))
+        source[0] += checkpoint_sections(list(read_manifest(CHECKPOINTS).values()))
 
 
 def drop_badges(app, doctree: nodes.document) -> None:

@@ -104,18 +104,18 @@ def _serve(kind: type[Server], cmd: list[str], env: dict, root: Path, log: Path,
     with open(log, "wb") as out:  # the server keeps its own copy of the file handle
         process = subprocess.Popen(cmd, env=env, cwd=root, stdout=out, stderr=subprocess.STDOUT,
                                    start_new_session=True)
-    server = kind(f"http://127.0.0.1:{port}", root, log, process)
+    server, name = kind(f"http://127.0.0.1:{port}", root, log, process), cmd[2]  # jupyter, voila
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:
-            raise RuntimeError(f"{cmd[2]} exited with {process.returncode}; see {log}")
+            raise RuntimeError(f"{name} exited with {process.returncode}; see {log}")
         try:
             _request(f"{server.url}{ready}", timeout=2.0)
             return server
         except (urllib.error.URLError, ConnectionError, TimeoutError):
             time.sleep(0.2)
     stop(server)
-    raise RuntimeError(f"{cmd[2]} did not answer within {timeout:.0f} s; see {log}")
+    raise RuntimeError(f"{name} did not answer within {timeout:.0f} s; see {log}")
 
 
 def start_lab(work: Path, timeout: float = 60.0) -> LabServer:
