@@ -14,8 +14,8 @@ A finished run is written at once, so an interrupted grid resumes where it stopp
 resumes from its last epoch with ``state``); each record keeps the command, seed, time and threads.
 """
 
-import argparse
 import sys
+from functools import partial
 from pathlib import Path
 
 import torch
@@ -23,7 +23,15 @@ import torch
 from . import checkpoints
 from .capsnet import LIVE, CapsNet
 from .data.mnist import load_mnist
-from .train import Recipe, evaluate, positive_int, shift, train_recipe
+from .train import (
+    Recipe,
+    command_line,
+    evaluate,
+    experiment_parser,
+    record_missing,
+    shift,
+    train_recipe,
+)
 
 RESULTS = "routing_ablations.json"
 TEST_ITERATIONS = (1, 2, 3, 5)
@@ -71,33 +79,15 @@ def run(overrides: dict, seed: int, limit=None, progress=True, state_path=None) 
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog=COMMAND, description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = experiment_parser(COMMAND, __doc__)
     parser.add_argument("--seeds", type=int, nargs="+", default=list(SEEDS))
-    parser.add_argument("--limit", type=positive_int,
-                        help="train and test on the first N images only (a trial)")
-    parser.add_argument("--threads", type=positive_int, help="CPU threads (default: all)")
-    parser.add_argument("--replace-shipped", action="store_true",
-                        help="write into the shipped results instead of <data root>/runs")
     args = parser.parse_args(argv)
     if args.threads:
         torch.set_num_threads(args.threads)
-    path = checkpoints.results_path(RESULTS, args.replace_shipped)
-    results = read_results(path)
-    for seed in args.seeds:
-        for overrides in GRID:
-            name = run_name(overrides, seed)
-            if name in results:
-                continue
-            state = path.parent / f"state-{name}.pt"
-            record = run(overrides, seed, args.limit, state_path=state)
-            record["command"] = COMMAND + "".join(
-                f" --{k} {v}" for k, v in (("limit", args.limit), ("threads", args.threads)) if v)
-            results[name] = record
-            checkpoints.write_results(path, results)
-            state.unlink()
-            print(f"{name}: test accuracy {100 * record['test_accuracy']:.2f} %, "
-                  f"{record['train_time_s']:.0f} s")
+    record_missing(checkpoints.results_path(RESULTS, args.replace_shipped),
+                   {run_name(overrides, seed): partial(run, overrides, seed, args.limit)
+                    for seed in args.seeds for overrides in GRID},
+                   command_line(COMMAND, limit=args.limit, threads=args.threads))
     return 0
 
 

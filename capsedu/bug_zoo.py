@@ -24,9 +24,9 @@ A finished run is written at once, so an interrupted zoo resumes where it stoppe
 resumes from its last epoch); each record keeps the command, seed, epochs, time and threads.
 """
 
-import argparse
 import sys
 from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -37,7 +37,16 @@ from .capsnet import LIVE, PAPER, CapsNet, CapsNetConfig
 from .couplings import coupling_trace, normalised_entropy
 from .data.mnist import load_mnist
 from .routing import RoutingResult, RoutingStep, dynamic_routing
-from .train import Recipe, chosen_epoch, evaluate, positive_int, train_recipe
+from .train import (
+    Recipe,
+    chosen_epoch,
+    command_line,
+    evaluate,
+    experiment_parser,
+    positive_int,
+    record_missing,
+    train_recipe,
+)
 from .validate import check_choice, check_integer, check_shape
 
 
@@ -373,39 +382,23 @@ def zoo_state(votes: torch.Tensor, labels: torch.Tensor, index: int = 0, iterati
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(prog=COMMAND, description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = experiment_parser(COMMAND, __doc__)
     parser.add_argument("--epochs", type=positive_int, default=EPOCHS,
                         help=f"epochs of every run (default: {EPOCHS})")
-    parser.add_argument("--limit", type=positive_int,
-                        help="train and test on the first N images only (a trial)")
-    parser.add_argument("--threads", type=positive_int, help="CPU threads (default: all)")
-    parser.add_argument("--replace-shipped", action="store_true",
-                        help="write into the shipped results instead of <data root>/runs")
     args = parser.parse_args(argv)
     if args.threads:
         torch.set_num_threads(args.threads)
     path = checkpoints.results_path(RESULTS, args.replace_shipped)
-    results = read_results(path)
     # a file holds runs of one length only, so that they can be compared
-    other = [name for name, record in results.items()
+    other = [name for name, record in read_results(path).items()
              if (record["epochs"], record["limit"]) != (args.epochs, args.limit)]
     if other:
         parser.error(f"{path} holds runs made with other --epochs or --limit ({', '.join(other)}):"
                      " finish it with their flags, or move it away to start again")
-    for name in (CORRECT, *BUGS):
-        if name in results:
-            continue
-        state = path.parent / f"state-bug_zoo-{name}.pt"
-        record = run(name, args.epochs, args.limit, state_path=state)
-        record["command"] = COMMAND + "".join(
-            f" --{k} {v}" for k, v in (("epochs", args.epochs), ("limit", args.limit),
-                                       ("threads", args.threads)) if v)
-        results[name] = record
-        checkpoints.write_results(path, results)
-        state.unlink()
-        print(f"{name}: test accuracy {100 * record['test_accuracy']:.2f} %, "
-              f"{record['train_time_s']:.0f} s")
+    record_missing(path, {name: partial(run, name, args.epochs, args.limit)
+                          for name in (CORRECT, *BUGS)},
+                   command_line(COMMAND, epochs=args.epochs, limit=args.limit,
+                                threads=args.threads))
     return 0
 
 

@@ -402,6 +402,46 @@ def positive_int(text: str) -> int:
     return value
 
 
+def experiment_parser(command: str, description: str) -> argparse.ArgumentParser:
+    """The command line of a recorded experiment (``python -m capsedu.ablations``, ``.bug_zoo``):
+    ``--limit``, ``--threads`` and ``--replace-shipped``; the experiment adds its own options."""
+    parser = argparse.ArgumentParser(prog=command, description=description,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--limit", type=positive_int,
+                        help="train and test on the first N images only (a trial)")
+    parser.add_argument("--threads", type=positive_int, help="CPU threads (default: all)")
+    parser.add_argument("--replace-shipped", action="store_true",
+                        help="write into the shipped results instead of <data root>/runs")
+    return parser
+
+
+def record_missing(path: Path, runs: dict[str, Callable[[Path], dict]], command: str) -> None:
+    """Run each of ``runs`` that the results file ``path`` does not hold yet (name -> a function
+    that trains and tests, resumably from the file ``state_path=``, and returns the run's record),
+    and write it to ``path`` as soon as it is done, with ``command`` (the line that regenerates
+    it). An interrupted experiment resumes where it stopped: finished runs are skipped, and the
+    unfinished one resumes from its last epoch, kept in ``<data root>/runs/state/`` (never beside
+    the shipped results)."""
+    results = checkpoints.read_results(path)
+    for name, run in runs.items():
+        if name in results:
+            continue
+        state = checkpoints.runs_dir() / "state" / f"{path.stem}-{name}.pt"
+        state.parent.mkdir(parents=True, exist_ok=True)
+        record = run(state_path=state)
+        record["command"] = command
+        results[name] = record
+        checkpoints.write_results(path, results)
+        state.unlink(missing_ok=True)
+        print(f"{name}: test accuracy {100 * record['test_accuracy']:.2f} %, "
+              f"{record['train_time_s']:.0f} s")
+
+
+def command_line(command: str, **flags) -> str:
+    """``command`` with the ``flags`` that were given (``None`` ones left out), as recorded."""
+    return command + "".join(f" --{k.replace('_', '-')} {v}" for k, v in flags.items() if v)
+
+
 def add_output_arguments(parser: argparse.ArgumentParser) -> None:
     """``--out`` and ``--replace-shipped``, shared by the training commands."""
     parser.add_argument("--out", help="checkpoint folder (default: <data root>/runs, or "

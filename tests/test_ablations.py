@@ -37,7 +37,7 @@ def test_a_trial_grid_is_recorded_outside_the_shipped_results(tiny_grid, capsys)
     assert set(record["test_accuracy_by_iterations"]) == {"1", "2", "3", "5"}
     assert record["test_accuracy"] == record["test_accuracy_by_iterations"]["1"]
     assert not (tiny_grid / "results").exists()  # the shipped results are untouched
-    assert not list(path.parent.glob("state-*"))  # the resumable state is removed when done
+    assert not list((tiny_grid / "runs" / "state").iterdir())  # the state is removed when done
     # a second call finds the run recorded and trains nothing
     capsys.readouterr()
     ablations.main(["--seeds", "0", "--limit", "120"])

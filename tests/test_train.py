@@ -1,11 +1,13 @@
 """The training loop learns, and the command line writes a checkpoint that loads back."""
 
+import json
+
 import pytest
 import torch
 
 from capsedu import BagOfPartsCNN, pretrained
 from capsedu.checkpoints import read_manifest
-from capsedu.train import RECIPES, evaluate, fit, main, shift
+from capsedu.train import RECIPES, command_line, evaluate, fit, main, record_missing, shift
 
 
 def test_fit_learns_a_separable_toy_problem():
@@ -415,3 +417,28 @@ def test_a_resumed_run_draws_the_same_dropout_masks(tmp_path):
     fit(resumed, (x, y), epochs=2, batch_size=8, device="cpu", progress=False, state_path=state)
     for a, b in zip(straight.state_dict().values(), resumed.state_dict().values(), strict=True):
         assert torch.equal(a, b)
+
+
+def test_an_experiment_records_each_run_once_and_resumes_after_a_crash(tmp_path, monkeypatch):
+    monkeypatch.setenv("CAPSEDU_DATA", str(tmp_path))
+    path = tmp_path / "results" / "grid.json"
+    calls, states = [], []
+
+    def job(name, crash=False):
+        def train(state_path):
+            calls.append(name)
+            states.append(state_path)
+            state_path.write_text("an epoch")  # what a resumable run leaves after each epoch
+            if crash:
+                raise KeyboardInterrupt
+            return {"test_accuracy": 0.5, "train_time_s": 1.0}
+        return train
+
+    with pytest.raises(KeyboardInterrupt):
+        record_missing(path, {"a": job("a"), "b": job("b", crash=True)}, "cmd")
+    assert list(json.loads(path.read_text())["runs"]) == ["a"]  # a is kept, b is not
+    assert states[1].exists() and states[1].parent == tmp_path / "runs" / "state"
+    record_missing(path, {"a": job("a"), "b": job("b")}, command_line("cmd", limit=None, threads=2))
+    assert calls == ["a", "b", "b"]  # a is not run again; b resumes from the same state file
+    assert states[2] == states[1] and not states[2].exists()
+    assert json.loads(path.read_text())["runs"]["b"]["command"] == "cmd --threads 2"
