@@ -2,6 +2,7 @@
 
 import base64
 import html
+from contextlib import contextmanager
 
 # Shown under a widget's still where no kernel runs it (the course's website, GitHub).
 STILL_NOTE = ("A still of this widget: it moves when the notebook runs, in Colab, Binder or "
@@ -17,6 +18,22 @@ class Widget:
 
     widget = None  # set by the subclass: the ipywidgets box to display
     image = readout = None  # set by the subclass: its figure and its readout
+    _quiet = False  # True while ``moving_several`` moves controls: one redraw, not one each
+
+    @contextmanager
+    def moving_several(self):
+        """Move several controls in the ``with`` block, then redraw once."""
+        self._quiet = True
+        try:
+            yield
+        finally:
+            self._quiet = False
+        self.update()
+
+    def _changed(self, _):
+        """A control's observer: redraw, unless ``moving_several`` is moving controls."""
+        if not self._quiet:
+            self.update()
 
     def _repr_mimebundle_(self, **kwargs):
         """The live widget, and beside it a still (``text/html``: the readout and the figure as

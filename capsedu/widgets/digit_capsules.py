@@ -47,7 +47,6 @@ class PoseSpaceExplorer(Widget):
         bars.axhline(1.0, color="0.7", ls="--", lw=1)
         self._bars_ax = bars
 
-        self._quiet = False  # True while reset() moves the sliders: one redraw, not sixteen
         for s in self.sliders:
             s.observe(self._changed, names="value")
         self.digit.observe(self._changed, names="value")
@@ -65,15 +64,10 @@ class PoseSpaceExplorer(Widget):
 
     def reset(self):
         """All Deltas back to 0, with a single redraw."""
-        self._quiet = True
-        for s in self.sliders:
-            s.value = 0.0
-        self._quiet = False
-        self.update()
+        with self.moving_several():
+            for s in self.sliders:
+                s.value = 0.0
 
-    def _changed(self, _):
-        if not self._quiet:
-            self.update()
 
     def update(self):
         k = self.digit.value

@@ -37,7 +37,6 @@ class RotationExplorer(Widget):
         # only the images, the arrow and the bars change: the rest is drawn once
         self.blitter = Blitter(self.figure, [*self._panels.values(), *self._maps["gcnn"],
                                              *self._maps["cnn"], *self._bars[0], *self._bars[1]])
-        self._quiet = False  # True while a layer change resets the channel: one redraw
         self.layer.observe(self._layer_changed, names="value")
         for control in (self.digit, self.rotation, self.channel):
             control.observe(self._changed, names="value")
@@ -48,14 +47,9 @@ class RotationExplorer(Widget):
 
     def _layer_changed(self, _):
         """A layer has its own number of channels: the channel slider follows, then one redraw."""
-        self._quiet = True
-        self.channel.max = self.gcnn.convs[self.layer.value].weight.shape[0] - 1
-        self._quiet = False
-        self.update()
+        with self.moving_several():
+            self.channel.max = self.gcnn.convs[self.layer.value].weight.shape[0] - 1
 
-    def _changed(self, _):
-        if not self._quiet:
-            self.update()
 
     def update(self):
         k = self.digit.value

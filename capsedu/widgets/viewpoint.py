@@ -42,7 +42,6 @@ class ViewpointExplorer(Widget):
         self._recon = recon.imshow(blank, cmap="gray", vmin=0, vmax=1)
         recon.set_title("CapsNet reconstruction")
 
-        self._quiet = False  # True while reset() moves the sliders: one redraw, not five
         for s in self.sliders.values():
             s.observe(self._changed, names="value")
         self.digit.observe(self._changed, names="value")
@@ -55,15 +54,10 @@ class ViewpointExplorer(Widget):
 
     def reset(self):
         """Back to the upright, centred digit, with a single redraw."""
-        self._quiet = True
-        for name, s in self.sliders.items():
-            s.value = 1.0 if name == "scale" else 0.0
-        self._quiet = False
-        self.update()
+        with self.moving_several():
+            for name, s in self.sliders.items():
+                s.value = 1.0 if name == "scale" else 0.0
 
-    def _changed(self, _):
-        if not self._quiet:
-            self.update()
 
     def update(self):
         k = self.digit.value
