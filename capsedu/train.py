@@ -178,9 +178,14 @@ def chosen_epoch(history: list[dict]) -> dict:
 
 
 @torch.no_grad()
-def predict(model, images, batch_size=512, device=None, progress=False) -> torch.Tensor:
+def predict(model, images, batch_size=64, device=None, progress=False) -> torch.Tensor:
     """``model.predict`` on ``images`` ``[N, C, H, W]`` in batches: labels ``[N]`` (``[N, 2]``
     for a two-digit model) on the CPU.
+
+    ``batch_size``: 64 by default, because a CapsNet's predictions ``u_hat`` grow with the batch
+    (a batch of 512 on notebook 08's network is 168 MB); on a CPU, allocating and freeing such
+    tensors costs more than the arithmetic, and small batches score 10,000 images about twice as
+    fast (``benchmarks/scoring.py`` measures it).
 
     ``progress``: show a progress bar over the batches (scoring 10,000 MNIST test images with a
     CapsNet takes a while on a CPU).
@@ -188,12 +193,12 @@ def predict(model, images, batch_size=512, device=None, progress=False) -> torch
     device = device or config.device()
     model.to(device).eval()
     starts = tqdm(range(0, len(images), batch_size), desc="scoring", unit="batch",
-                  disable=not progress, leave=False)
+                  disable=not progress, leave=False, mininterval=1 / PROGRESS_UPDATES_PER_S)
     return torch.cat([model.predict(images[i : i + batch_size].to(device)).cpu()
                       for i in starts])
 
 
-def evaluate(model, data, batch_size=512, device=None, progress=False) -> float:
+def evaluate(model, data, batch_size=64, device=None, progress=False) -> float:
     """Accuracy of ``model.predict`` on ``data = (images, labels)``: the share of examples read
     right (``is_correct``; for pairs, both digits). ``progress``: a bar."""
     images, labels = data
