@@ -17,7 +17,8 @@ from playwright.sync_api import expect
 pytestmark = pytest.mark.browser
 
 NOTEBOOK = "notebooks/08_viewpoint_and_robustness.ipynb"
-# The readout of capsedu/widgets/viewpoint.py, e.g. "CapsNet: 7 (‖v‖ = 0.93, right) · CNN: 7 (p = 0.99"
+# The readout of capsedu/widgets/viewpoint.py, e.g.
+# "CapsNet: 7 (‖v‖ = 0.93, right) · CNN: 7 (p = 0.99"
 ANSWERS = re.compile(r"CapsNet: (\d) \(‖v‖ = ([\d.]+).*CNN: (\d) \(p = ([\d.]+)")
 
 
@@ -34,7 +35,8 @@ def test_rotation_slider_changes_both_models_answers(lab, page):
     readout, image = explorer.locator(".widget-html"), explorer.locator("img")
     expect_rendered(image)
     expect(readout).to_contain_text("turned +0°")
-    upright, png, src = answers(readout.inner_text()), image_bytes(image), image.get_attribute("src")
+    upright, png = answers(readout.inner_text()), image_bytes(image)
+    src = image.get_attribute("src")
 
     set_slider(explorer, "rotation", 90)
     expect(readout).to_contain_text("turned +90°")
