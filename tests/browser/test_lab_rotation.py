@@ -1,13 +1,9 @@
-"""Notebook 10's widget in a real JupyterLab: moving the rotation slider turns the digit and the
-face, redraws the figure, and the readout shows the G-CNN's maps turning and cycling with the
-input (an error near float precision at a quarter turn) while the CNN's do not.
-
-Notebook 10 is not written yet, and its checkpoints are not trained: the test runs the widget's
-cell, with untrained models, in a notebook of its own."""
+"""Notebook 10 in a real JupyterLab: moving the rotation slider turns the digit and the face,
+redraws the figure, and the readout shows the G-CNN's maps turning and cycling with the input
+(an error near float precision at a quarter turn) while the CNN's do not."""
 
 import re
 
-import nbformat
 import pytest
 from labdriver import (
     assert_no_errors,
@@ -21,30 +17,16 @@ from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 
-NOTEBOOK = "notebooks/rotation_widget.ipynb"
-CELL = """\
-import torch
-from capsedu.data.mnist import load_mnist
-from capsedu.gcnn import C4CNN, PlainCNN
-from capsedu.parts.training import load_face_models
-from capsedu.widgets import RotationExplorer
-
-torch.manual_seed(0)
-images, labels = load_mnist(False, 8)
-face_model = load_face_models([0], names=("pose capsules",))["pose capsules"][0]
-RotationExplorer(C4CNN().eval(), PlainCNN().eval(), images, labels, face_model)"""
-KERNEL = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+NOTEBOOK = "notebooks/10_the_legacy_equivariance.ipynb"
 # The readout of capsedu/widgets/rotation.py at a quarter turn, e.g. "error G-CNN 1.2e-06, CNN 0.65"
 ERRORS = re.compile(r"error G-CNN ([\d.e+-]+), CNN ([\d.]+)")
 FACE = re.compile(r"a face turned (\d+)°: the face capsule reads (-?\d+)°")
 
 
 def test_the_rotation_slider_turns_the_digit_and_the_gcnn_maps_follow(lab, page):
-    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(CELL)],
-                                        metadata={"kernelspec": KERNEL})
-    nbformat.write(notebook, lab.root / NOTEBOOK)
-    panel = open_and_run(page, lab, NOTEBOOK, timeout=120)
-    explorer = widget_box(panel, "rotation")
+    notebook = open_and_run(page, lab, NOTEBOOK, timeout=300)
+    # the explorer: VBox(HBox(digit, rotation), HBox(layer, channel), readout, image)
+    explorer = widget_box(notebook, "rotation")
     readout, image = explorer.locator(".widget-html").last, explorer.locator("img")
     expect_rendered(image)
     expect(readout).to_contain_text("turned 0°")
@@ -62,4 +44,4 @@ def test_the_rotation_slider_turns_the_digit_and_the_gcnn_maps_follow(lab, page)
 
     set_slider(explorer, "rotation", 45)
     expect(readout).to_contain_text("between quarter turns")
-    assert_no_errors(panel)
+    assert_no_errors(notebook)
