@@ -58,6 +58,7 @@ bench: $(STAMP)
 	$(PY) benchmarks/routing.py
 	$(PY) benchmarks/routing_cost.py
 	$(PY) benchmarks/widgets.py
+	$(PY) benchmarks/scoring.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .ruff_cache
