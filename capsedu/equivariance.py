@@ -38,7 +38,7 @@ MNIST_SIDE = 28  # digits are turned on their own 28x28 canvas (their ink stays 
 
 
 def relative_error(got: torch.Tensor, want: torch.Tensor) -> float:
-    """max |got - want| / max |want|: 0 when equal, about 1e-7 at float32 rounding."""
+    """``max |got - want| / max |want|``: 0 when equal, about 1e-7 at float32 rounding."""
     scale = want.abs().max().clamp_min(torch.finfo(want.dtype).tiny)
     return float((got - want).abs().max() / scale)
 
@@ -182,7 +182,7 @@ def capsule_under_rotation(capsnet, digit: torch.Tensor, label: int, angles) -> 
 
     * ``v`` ``[A, D]``, its ``length`` ``[A]`` (the probability that the class is present) and
       the ``predictions`` ``[A]`` (the longest capsule);
-    * ``cosine`` ``[A]``: v(a) . v0 / (|v(a)| |v0|), 1 where the capsule points as for the
+    * ``cosine`` ``[A]``: ``v(a) . v0 / (|v(a)| |v0|)``, 1 where the capsule points as for the
       upright digit;
     * ``dimension_share`` ``[D]``: each dimension's share of the total squared change
       sum_a (v(a) - v0)^2, and ``principal_share`` ``[min(A, D)]``: the share along each
