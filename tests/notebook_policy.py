@@ -22,6 +22,7 @@ import nbformat
 import tomllib
 
 CHECK = "# NBVAL_CHECK_OUTPUT"
+CONTROL = set(map(chr, range(32))) - {"\n"}  # never in a notebook's text
 TITLE = re.compile(r"^# (\d\d) · ")
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -71,6 +72,9 @@ def violations(path: Path) -> list[str]:
     nb = nbformat.read(path, as_version=4)
     problems = []
     for k, cell in enumerate(nb.cells):
+        if any(ch in CONTROL for ch in cell.source):  # e.g. "\times" typed in a Python string
+            problems.append(f"cell {k}: a control character (tab, backspace, form feed...): a "
+                            "LaTeX command whose backslash became an escape?")
         if cell.cell_type != "code":
             continue
         if is_checked(cell):

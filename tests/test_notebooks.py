@@ -5,6 +5,7 @@ The notebooks are *executed* by nbval in ``make test``; this file checks how the
 
 from pathlib import Path
 
+import nbformat
 import pytest
 from notebook_policy import violations
 
@@ -31,3 +32,12 @@ def test_links_to_neighbours_exist_or_are_next(path):
     for target in set(re.findall(r"\((\d\d_[a-z0-9_]+\.ipynb)\)", text)):
         if target not in names:
             assert int(target[:2]) == number + 1, f"{path.name} links to missing {target}"
+
+
+def test_the_policy_catches_a_latex_command_typed_in_a_python_string(tmp_path):
+    nb = nbformat.read(NOTEBOOKS[3], as_version=4)
+    nb.cells[0].source += "\n\n$n_{in} \times d$"  # what a builder writes for "\times"
+    nbformat.write(nb, tmp_path / NOTEBOOKS[3].name)
+    assert violations(tmp_path / NOTEBOOKS[3].name) == [
+        "cell 0: a control character (tab, backspace, form feed...): a LaTeX command whose "
+        "backslash became an escape?"]

@@ -1,11 +1,8 @@
 """Notebook 09's widget in a real JupyterLab: switching the softmax-over-children bug on changes
-the couplings (their sums and the picture), and the iteration slider re-routes.
-
-Notebook 09 is not written yet: the test runs the widget's cell in a notebook of its own."""
+the couplings (their sums and the picture), and the iteration slider re-routes."""
 
 import re
 
-import nbformat
 import pytest
 from labdriver import (
     assert_no_errors,
@@ -20,15 +17,7 @@ from playwright.sync_api import expect
 
 pytestmark = pytest.mark.browser
 
-NOTEBOOK = "notebooks/bug_zoo_widget.ipynb"
-CELL = """\
-from capsedu import pretrained
-from capsedu.data.mnist import load_mnist
-from capsedu.widgets import BugZooExplorer
-
-images, labels = load_mnist(False, 8)
-BugZooExplorer(pretrained("capsnet-mnist"), images, labels)"""
-KERNEL = {"name": "python3", "display_name": "Python 3 (ipykernel)", "language": "python"}
+NOTEBOOK = "notebooks/09_routing_under_the_microscope.ipynb"
 # The readout of capsedu/widgets/bug_zoo.py, e.g. "sums: Σ_j c_ij = 1.000 per child, ..."
 SUMS = re.compile(r"Σ_j c_ij = ([\d.]+) per child, Σ_i c_ij = ([\d.]+) per parent")
 
@@ -41,10 +30,7 @@ def sums(text: str) -> tuple[float, float]:
 
 
 def test_the_bug_toggle_changes_the_couplings(lab, page):
-    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(CELL)],
-                                        metadata={"kernelspec": KERNEL})
-    nbformat.write(notebook, lab.root / NOTEBOOK)
-    panel = open_and_run(page, lab, NOTEBOOK, timeout=120)
+    panel = open_and_run(page, lab, NOTEBOOK, timeout=300)
     explorer = widget_box(panel, "iterations")
     readout, image = explorer.locator(".widget-html").last, explorer.locator("img")
     expect_rendered(image)
