@@ -1,10 +1,15 @@
-"""The website's sources agree with the package, and its build refuses quick mode. (The build
-itself, in a browser: tests/browser/test_site.py.)"""
+"""The website's sources agree with the package, its build refuses quick mode, and it runs the
+notebooks side by side. (The build itself, in a browser: tests/browser/test_site.py.)"""
 
 import os
 import subprocess
 import sys
 from pathlib import Path
+from types import SimpleNamespace
+
+import nbformat
+import pytest
+from sphinx.errors import ExtensionError
 
 ROOT = Path(__file__).parent.parent
 
@@ -25,3 +30,28 @@ def test_the_site_refuses_to_build_in_quick_mode(tmp_path):
     assert build.returncode != 0
     assert "CAPSEDU_QUICK is set" in build.stderr and "default mode" in build.stderr
     assert not any(tmp_path.iterdir())  # nothing executed, nothing written
+
+
+def test_the_notebooks_run_on_one_thread_each_and_a_failure_stops_the_build(tmp_path, monkeypatch):
+    monkeypatch.syspath_prepend(str(ROOT / "docs"))
+    from course_site import execute_notebooks
+    from jupyter_cache import get_cache
+
+    kernel = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    cells = {"ok": "import os\nprint(os.environ.get('OMP_NUM_THREADS'))",
+             "broken": "raise ValueError('a planted failure')"}
+    for name, source in cells.items():
+        nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source)],
+                                                metadata={"kernelspec": kernel}),
+                       tmp_path / f"{name}.ipynb")
+    config = SimpleNamespace(nb_execution_mode="cache", include_patterns=["*.md", "*.ipynb"],
+                             nb_execution_cache_path=str(tmp_path / "cache"),
+                             nb_execution_timeout=60)
+    monkeypatch.setenv("OMP_NUM_THREADS", "7")
+    with pytest.raises(ExtensionError, match="(?s)1 notebook.*broken.ipynb.*a planted failure"):
+        execute_notebooks(SimpleNamespace(config=config, srcdir=str(tmp_path)))
+    assert os.environ["OMP_NUM_THREADS"] == "7"  # the build's own setting is back
+    cache = get_cache(config.nb_execution_cache_path)
+    ran = nbformat.read(tmp_path / "ok.ipynb", 4)
+    _, cached = cache.merge_match_into_notebook(ran)
+    assert cached.cells[0].outputs[0]["text"] == "1\n"  # the kernel ran on one thread
