@@ -8,20 +8,21 @@
 * **Badges.** A notebook's own Colab and Binder badges are dropped from its page: the theme's launch
   buttons, at the top of every notebook's page, point at the same notebook.
 * **Notebooks run side by side.** Before Sphinx reads a page, the notebooks that the cache does not
-  hold yet are run by jupyter-cache's parallel executor, one per core, each kernel on one CPU
+  hold yet are run by jupyter-cache's execution worker, one per core, each kernel on one CPU
   thread; MyST-NB then reads every notebook from the cache. On 2 cores this takes the first build
   of the whole course from one notebook after another to two at a time.
 """
 
-import logging
 import os
 from glob import glob
+from multiprocessing import Pool
 from pathlib import Path
 
 from docutils import nodes
 from jupyter_cache import get_cache
-from jupyter_cache.executors import load_executor
+from jupyter_cache.executors.basic import ExecutionWorkerLocalMProc, ProcessData
 from sphinx.errors import ExtensionError
+from sphinx.util import logging
 
 from capsedu.checkpoints import MANIFEST, read_manifest
 
@@ -29,6 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent
 CHECKPOINTS = ROOT / "data" / "checkpoints"  # the shipped ones, whatever $CAPSEDU_DATA says
 REFERENCE = ["docs/api", "docs/checkpoints", "ARCHITECTURE"]
 BADGE_HOSTS = ("https://colab.research.google.com/", "https://mybinder.org/")
+logger = logging.getLogger(__name__)
 
 
 def navigation(notebooks: list[str]) -> str:
@@ -88,7 +90,11 @@ def drop_badges(app, doctree: nodes.document) -> None:
 def execute_notebooks(app) -> None:
     """``builder-inited``: run every notebook of the site that the cache lacks, as many at once as
     there are cores, each kernel on one CPU thread (``OMP_NUM_THREADS=1``, which torch reads when
-    it starts), and stop the build with the notebook's traceback when one fails."""
+    it starts), and stop the build with the notebook's traceback when one fails.
+
+    jupyter-cache's own parallel executor hands out the notebooks in fixed pairs, in course order;
+    here each core takes the next notebook when it is free, the last (the course's longest) first,
+    so that no core waits long at the end."""
     if app.config.nb_execution_mode != "cache":
         return
     patterns = [p for p in app.config.include_patterns if p.endswith(".ipynb")]
@@ -97,18 +103,23 @@ def execute_notebooks(app) -> None:
     cache = get_cache(app.config.nb_execution_cache_path)
     for notebook in notebooks:
         cache.add_nb_to_project(notebook)
+    records = sorted(cache.list_unexecuted(notebooks), key=lambda record: record.uri, reverse=True)
+    if not records:
+        return
+    logger.info(f"running {len(records)} notebook(s), {os.cpu_count()} at a time")
+    tasks = [ProcessData(r.pk, r.uri, cache, app.config.nb_execution_timeout, False)
+             for r in records]
     threads = os.environ.get("OMP_NUM_THREADS")
     os.environ["OMP_NUM_THREADS"] = "1"  # the kernels inherit it
     try:
-        executor = load_executor("local-parallel", cache, logging.getLogger(__name__))
-        result = executor.run_and_cache(filter_uris=notebooks,
-                                        timeout=app.config.nb_execution_timeout)
+        with Pool() as pool:  # ExecutionWorkerLocalMProc runs one notebook and caches it
+            outcomes = pool.map(ExecutionWorkerLocalMProc(), tasks, chunksize=1)
     finally:
         if threads is None:
             os.environ.pop("OMP_NUM_THREADS")
         else:
             os.environ["OMP_NUM_THREADS"] = threads
-    failed = result.excepted + result.errored
+    failed = [uri for status, uri in outcomes if status != 0]  # 1: the notebook raised
     if failed:
         tracebacks = "\n\n".join(f"{uri}:\n{cache.get_project_record(uri).traceback}"
                                   for uri in failed)
