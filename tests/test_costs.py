@@ -88,16 +88,21 @@ def test_checker_rejects_known_wrong_versions(capsys):
         assert "FAIL" in capsys.readouterr().out
 
 
-def test_time_training_step_times_the_model_and_its_routing():
+def test_time_training_step_times_the_model_and_its_routing(monkeypatch):
     from capsedu.costs import time_training_step
 
     torch.manual_seed(0)
     model = CapsNet(SMALL)
     images, labels = torch.rand(8, 1, 28, 28), torch.arange(8)
     before = [p.detach().clone() for p in model.parameters()]
+    routed, route = [], model.digits.route  # every u_hat the model's own routing receives
+    monkeypatch.setattr(model.digits, "route",
+                        lambda u_hat: routed.append(tuple(u_hat.shape)) or route(u_hat))
     t = time_training_step(model, images, labels, repeats=2)
     assert all(seconds > 0 for seconds in t)
-    assert t.routing_forward < t.forward  # the model's forward pass includes its routing
+    # 3 rounds (a warm-up and 2 timed), each routing once in the model's step and once alone,
+    # on the same u_hat: [batch, 288 primary capsules, 10 digit capsules, 16]
+    assert routed == [(8, 288, 10, 16)] * 6
     assert all(torch.equal(a, b) for a, b in zip(before, model.parameters(), strict=True))
     assert all(p.grad is None for p in model.parameters())
 
