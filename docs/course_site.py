@@ -21,6 +21,7 @@ from pathlib import Path
 from docutils import nodes
 from jupyter_cache import get_cache
 from jupyter_cache.executors.basic import ExecutionWorkerLocalMProc, ProcessData
+from jupyter_cache.executors.utils import single_nb_execution
 from sphinx.errors import ExtensionError
 from sphinx.util import logging
 
@@ -87,6 +88,18 @@ def drop_badges(app, doctree: nodes.document) -> None:
             link.parent.remove(link)
 
 
+class StillsWorker(ExecutionWorkerLocalMProc):
+    """jupyter-cache's worker (run one notebook in its folder, cache the result), without storing
+    the widgets' live state in the notebook: no page has a script to read it, and each widget
+    shows its still instead (``Widget.still_html``). It made pages up to 250 KB heavier."""
+
+    @staticmethod
+    def execute(project_nb, data):
+        return single_nb_execution(project_nb.nb, cwd=str(Path(project_nb.uri).parent),
+                                   timeout=data.timeout, allow_errors=data.allow_errors,
+                                   store_widget_state=False)
+
+
 def execute_notebooks(app) -> None:
     """``builder-inited``: run every notebook of the site that the cache lacks, as many at once as
     there are cores, each kernel on one CPU thread (``OMP_NUM_THREADS=1``, which torch reads when
@@ -112,8 +125,8 @@ def execute_notebooks(app) -> None:
     threads = os.environ.get("OMP_NUM_THREADS")
     os.environ["OMP_NUM_THREADS"] = "1"  # the kernels inherit it
     try:
-        with Pool() as pool:  # ExecutionWorkerLocalMProc runs one notebook and caches it
-            outcomes = pool.map(ExecutionWorkerLocalMProc(), tasks, chunksize=1)
+        with Pool() as pool:
+            outcomes = pool.map(StillsWorker(), tasks, chunksize=1)
     finally:
         if threads is None:
             os.environ.pop("OMP_NUM_THREADS")

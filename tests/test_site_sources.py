@@ -38,7 +38,8 @@ def test_the_notebooks_run_on_one_thread_each_and_a_failure_stops_the_build(tmp_
     from jupyter_cache import get_cache
 
     kernel = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    cells = {"ok": "import os\nprint(os.environ.get('OMP_NUM_THREADS'))",
+    cells = {"ok": "import os\nimport ipywidgets\nprint(os.environ.get('OMP_NUM_THREADS'))\n"
+                   "ipywidgets.IntSlider()",
              "broken": "raise ValueError('a planted failure')"}
     for name, source in cells.items():
         nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(source)],
@@ -55,3 +56,4 @@ def test_the_notebooks_run_on_one_thread_each_and_a_failure_stops_the_build(tmp_
     ran = nbformat.read(tmp_path / "ok.ipynb", 4)
     _, cached = cache.merge_match_into_notebook(ran)
     assert cached.cells[0].outputs[0]["text"] == "1\n"  # the kernel ran on one thread
+    assert "widgets" not in cached.metadata  # the slider's still is shown, not its live state
