@@ -32,6 +32,9 @@ CHECKPOINTS = ROOT / "data" / "checkpoints"  # the shipped ones, whatever $CAPSE
 REFERENCE = ["docs/api", "docs/checkpoints", "ARCHITECTURE"]
 BADGE_HOSTS = ("https://colab.research.google.com/", "https://mybinder.org/")
 logger = logging.getLogger(__name__)
+# What one default-mode kernel may take: 07 and 08, the largest, peaked at 1.3 GB each (resident
+# set size, measured on one CPU thread), and the build itself needs some.
+KERNEL_MEMORY = 2 * 2**30
 
 
 def navigation(notebooks: list[str]) -> str:
@@ -88,6 +91,17 @@ def drop_badges(app, doctree: nodes.document) -> None:
             link.parent.remove(link)
 
 
+def side_by_side(notebooks: int) -> int:
+    """How many notebooks to run at once: one per core, but no more than the memory holds at
+    ``KERNEL_MEMORY`` each (where the system tells its memory), and at least one."""
+    try:
+        memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    except (AttributeError, ValueError, OSError):  # no sysconf (Windows) or no such name
+        memory = None
+    fits = memory // KERNEL_MEMORY if memory else notebooks
+    return max(1, min(os.cpu_count() or 1, notebooks, fits))
+
+
 class StillsWorker(ExecutionWorkerLocalMProc):
     """jupyter-cache's worker (run one notebook in its folder, cache the result), without storing
     the widgets' live state in the notebook: no page has a script to read it, and each widget
@@ -119,13 +133,14 @@ def execute_notebooks(app) -> None:
     records = sorted(cache.list_unexecuted(notebooks), key=lambda record: record.uri, reverse=True)
     if not records:
         return
-    logger.info(f"running {len(records)} notebook(s), {os.cpu_count()} at a time")
+    processes = side_by_side(len(records))
+    logger.info(f"running {len(records)} notebook(s), {processes} at a time")
     tasks = [ProcessData(r.pk, r.uri, cache, app.config.nb_execution_timeout, False)
              for r in records]
     threads = os.environ.get("OMP_NUM_THREADS")
     os.environ["OMP_NUM_THREADS"] = "1"  # the kernels inherit it
     try:
-        with Pool() as pool:
+        with Pool(processes) as pool:
             outcomes = pool.map(StillsWorker(), tasks, chunksize=1)
     finally:
         if threads is None:

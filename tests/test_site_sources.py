@@ -57,3 +57,31 @@ def test_the_notebooks_run_on_one_thread_each_and_a_failure_stops_the_build(tmp_
     _, cached = cache.merge_match_into_notebook(ran)
     assert cached.cells[0].outputs[0]["text"] == "1\n"  # the kernel ran on one thread
     assert "widgets" not in cached.metadata  # the slider's still is shown, not its live state
+
+
+@pytest.mark.parametrize("cores, memory_gb, notebooks, expected", [
+    (2, 23, 11, 2),  # this project's machine: one per core
+    (8, 8, 11, 4),  # many cores, little memory: what the memory holds at 2 GB each
+    (8, 64, 3, 3),  # no more than there are notebooks
+    (4, 1, 11, 1),  # at least one
+    (None, 16, 11, 1),  # the core count unknown
+])
+def test_as_many_notebooks_run_at_once_as_cores_and_memory_allow(
+        monkeypatch, cores, memory_gb, notebooks, expected):
+    monkeypatch.syspath_prepend(str(ROOT / "docs"))
+    import course_site
+
+    monkeypatch.setattr(course_site.os, "cpu_count", lambda: cores)
+    pages = memory_gb * 2**30 // 4096
+    monkeypatch.setattr(course_site.os, "sysconf",
+                        lambda name: {"SC_PAGE_SIZE": 4096, "SC_PHYS_PAGES": pages}[name])
+    assert course_site.side_by_side(notebooks) == expected
+
+
+def test_without_sysconf_the_cores_decide(monkeypatch):
+    monkeypatch.syspath_prepend(str(ROOT / "docs"))
+    import course_site
+
+    monkeypatch.setattr(course_site.os, "cpu_count", lambda: 6)
+    monkeypatch.delattr(course_site.os, "sysconf")
+    assert course_site.side_by_side(11) == 6
