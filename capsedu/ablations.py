@@ -18,6 +18,7 @@ import sys
 from functools import partial
 from pathlib import Path
 
+import numpy as np
 import torch
 
 from . import checkpoints
@@ -58,6 +59,14 @@ def run_name(overrides: dict, seed: int) -> str:
 def read_results(path: Path | None = None) -> dict[str, dict]:
     """The recorded runs by ``run_name`` (the shipped ones by default; empty when none)."""
     return checkpoints.read_results(path or checkpoints.results_path(RESULTS, True))
+
+
+def seed_errors(results: dict[str, dict], cell: dict, tested_with: int | None = None) -> np.ndarray:
+    """Test error (%) of each seed of a grid ``cell`` ``[len(SEEDS)]``, routed at test time with
+    the iterations it was trained with, or with ``tested_with``."""
+    key = str(tested_with or cell["iterations"])
+    return np.array([100 * (1 - results[run_name(cell, seed)]["test_accuracy_by_iterations"][key])
+                     for seed in SEEDS])
 
 
 def run(overrides: dict, seed: int, limit=None, progress=True, state_path=None) -> dict:

@@ -17,6 +17,7 @@ import os
 from glob import glob
 from multiprocessing import Pool
 from pathlib import Path
+from unittest.mock import patch
 
 from docutils import nodes
 from jupyter_cache import get_cache
@@ -137,16 +138,8 @@ def execute_notebooks(app) -> None:
     logger.info(f"running {len(records)} notebook(s), {processes} at a time")
     tasks = [ProcessData(r.pk, r.uri, cache, app.config.nb_execution_timeout, False)
              for r in records]
-    threads = os.environ.get("OMP_NUM_THREADS")
-    os.environ["OMP_NUM_THREADS"] = "1"  # the kernels inherit it
-    try:
-        with Pool(processes) as pool:
-            outcomes = pool.map(StillsWorker(), tasks, chunksize=1)
-    finally:
-        if threads is None:
-            os.environ.pop("OMP_NUM_THREADS")
-        else:
-            os.environ["OMP_NUM_THREADS"] = threads
+    with patch.dict(os.environ, OMP_NUM_THREADS="1"), Pool(processes) as pool:  # kernels inherit it
+        outcomes = pool.map(StillsWorker(), tasks, chunksize=1)
     failed = [uri for status, uri in outcomes if status != 0]  # 1: the notebook raised
     if failed:
         tracebacks = "\n\n".join(f"{uri}:\n{cache.get_project_record(uri).traceback}"

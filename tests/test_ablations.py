@@ -47,3 +47,14 @@ def test_a_trial_grid_is_recorded_outside_the_shipped_results(tiny_grid, capsys)
 def test_run_names_are_stable():
     assert ablations.run_name({"recon_weight": 0.0, "iterations": 3}, 2) == \
         "iterations=3,recon_weight=0.0,seed=2"
+
+
+def test_seed_errors_reads_each_seeds_test_error_in_percent():
+    from capsedu.ablations import SEEDS, run_name, seed_errors
+
+    cell = {"iterations": 3, "recon_weight": 0.0}
+    results = {run_name(cell, seed): {"test_accuracy_by_iterations": {"3": 0.99 - seed / 1000,
+                                                                      "1": 0.98}}
+               for seed in SEEDS}
+    assert seed_errors(results, cell) == pytest.approx([1.0, 1.1, 1.2][:len(SEEDS)])
+    assert seed_errors(results, cell, tested_with=1) == pytest.approx([2.0] * len(SEEDS))

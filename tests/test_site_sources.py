@@ -32,9 +32,17 @@ def test_the_site_refuses_to_build_in_quick_mode(tmp_path):
     assert not any(tmp_path.iterdir())  # nothing executed, nothing written
 
 
-def test_the_notebooks_run_on_one_thread_each_and_a_failure_stops_the_build(tmp_path, monkeypatch):
+@pytest.fixture
+def course_site(monkeypatch):
+    """docs/course_site.py, the site's extension, imported as Sphinx imports it."""
     monkeypatch.syspath_prepend(str(ROOT / "docs"))
-    from course_site import execute_notebooks
+    import course_site
+
+    return course_site
+
+
+def test_the_notebooks_run_on_one_thread_each_and_a_failure_stops_the_build(
+        tmp_path, monkeypatch, course_site):
     from jupyter_cache import get_cache
 
     kernel = {"name": "python3", "display_name": "Python 3", "language": "python"}
@@ -50,7 +58,7 @@ def test_the_notebooks_run_on_one_thread_each_and_a_failure_stops_the_build(tmp_
                              nb_execution_timeout=60)
     monkeypatch.setenv("OMP_NUM_THREADS", "7")
     with pytest.raises(ExtensionError, match="(?s)1 notebook.*broken.ipynb.*a planted failure"):
-        execute_notebooks(SimpleNamespace(config=config, srcdir=str(tmp_path)))
+        course_site.execute_notebooks(SimpleNamespace(config=config, srcdir=str(tmp_path)))
     assert os.environ["OMP_NUM_THREADS"] == "7"  # the build's own setting is back
     cache = get_cache(config.nb_execution_cache_path)
     ran = nbformat.read(tmp_path / "ok.ipynb", 4)
@@ -67,10 +75,7 @@ def test_the_notebooks_run_on_one_thread_each_and_a_failure_stops_the_build(tmp_
     (None, 16, 11, 1),  # the core count unknown
 ])
 def test_as_many_notebooks_run_at_once_as_cores_and_memory_allow(
-        monkeypatch, cores, memory_gb, notebooks, expected):
-    monkeypatch.syspath_prepend(str(ROOT / "docs"))
-    import course_site
-
+        monkeypatch, course_site, cores, memory_gb, notebooks, expected):
     monkeypatch.setattr(course_site.os, "cpu_count", lambda: cores)
     pages = memory_gb * 2**30 // 4096
     monkeypatch.setattr(course_site.os, "sysconf",
@@ -78,10 +83,7 @@ def test_as_many_notebooks_run_at_once_as_cores_and_memory_allow(
     assert course_site.side_by_side(notebooks) == expected
 
 
-def test_without_sysconf_the_cores_decide(monkeypatch):
-    monkeypatch.syspath_prepend(str(ROOT / "docs"))
-    import course_site
-
+def test_without_sysconf_the_cores_decide(monkeypatch, course_site):
     monkeypatch.setattr(course_site.os, "cpu_count", lambda: 6)
     monkeypatch.delattr(course_site.os, "sysconf")
     assert course_site.side_by_side(11) == 6
