@@ -14,7 +14,7 @@ PACKAGE = ROOT / "capsedu"
 # Lower layers first. A module may import from its own layer and the layers below, never above.
 LAYERS = [
     ("settings", ["config", "validate"]),
-    ("maths", ["functional", "routing", "layers", "poses", "group_conv"]),
+    ("maths", ["functional", "routing", "layers", "poses", "group_conv", "statistics"]),
     ("models", ["capsnet", "baselines", "multi_digit", "costs", "gcnn"]),
     ("data and training", ["data", "data.mnist", "data.faces", "data.transformed_mnist",
                            "checkpoints", "train"]),

@@ -7,7 +7,17 @@ import torch
 
 from capsedu import BagOfPartsCNN, pretrained
 from capsedu.checkpoints import read_manifest
-from capsedu.train import RECIPES, command_line, evaluate, fit, main, record_missing, shift
+from capsedu.train import (
+    RECIPES,
+    command_line,
+    converged,
+    evaluate,
+    fit,
+    main,
+    record_missing,
+    seeded_name,
+    shift,
+)
 
 
 def test_fit_learns_a_separable_toy_problem():
@@ -175,6 +185,39 @@ def test_validation_keeps_the_best_epoch_which_equals_a_shorter_run():
         progress=False)
     for a, b in zip(chosen.state_dict().values(), shorter.state_dict().values(), strict=True):
         torch.testing.assert_close(a, b)
+
+
+def test_patience_stops_once_the_held_out_accuracy_stops_improving(tmp_path):
+    # flipped validation labels again: the held-out score peaks early, so with patience 2 the
+    # run stops 2 epochs after its best epoch, well before its budget of 30, and resumes no further
+    g = torch.Generator().manual_seed(1)
+    x, y = torch.rand(128, 1, 8, 8, generator=g) * 0.1, torch.arange(128) % 2
+    x[y == 1, :, 2:5, 2:5] += 1.0
+    validation = (x[:64], 1 - y[:64])
+    torch.manual_seed(0)
+    state = tmp_path / "state.pt"
+    history = fit(BagOfPartsCNN(channels=(4, 4)), (x, y), epochs=30, batch_size=16, lr=1e-2,
+                  device="cpu", progress=False, validation=validation, patience=2,
+                  state_path=state)
+    assert len(history) < 30 and converged(history, 2) and not converged(history[:-1], 2)
+    best = max(h["validation_accuracy"] for h in history)
+    assert [h["validation_accuracy"] for h in history].index(best) + 1 == len(history) - 2
+    again = fit(BagOfPartsCNN(channels=(4, 4)), (x, y), epochs=30, batch_size=16, lr=1e-2,
+                device="cpu", progress=False, validation=validation, patience=2,
+                state_path=state)
+    assert len(again) == len(history)  # a finished run resumed trains no further epoch
+    with pytest.raises(ValueError, match="validation"):
+        fit(BagOfPartsCNN(channels=(4, 4)), (x, y), patience=2, device="cpu", progress=False)
+
+
+def test_another_seed_is_saved_under_its_own_name(tiny_recipe, capsys):
+    from capsedu.checkpoints import runs_dir
+
+    assert seeded_name("tiny", RECIPES["tiny"].seed) == "tiny"
+    main(["tiny", "--seed", "3"])
+    entry = read_manifest(runs_dir())["tiny-seed3"]
+    assert entry["seed"] == 3 and entry["file"] == "tiny-seed3.pt"
+    assert read_manifest()["tiny"]["notes"] == "the shipped one"  # the shipped one untouched
 
 
 def test_a_recipe_with_validation_records_the_chosen_epoch(tmp_path):

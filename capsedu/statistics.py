@@ -1,0 +1,244 @@
+"""How sure a measured accuracy is, and whether two of them differ: the course's statistics, in one
+place (notebooks 07-10 use nothing else).
+
+Three situations come up when the course compares models:
+
+* **Two models scored on the same test images** (a CapsNet and a CNN on the same 10,000 digits).
+  Their scores are not independent samples: most images are read right by both, or wrong by both,
+  and only the images on which the two *disagree* carry information about which is better.
+  ``paired`` compares them image by image: the difference of the accuracies with its paired
+  standard error, and McNemar's exact test on the disagreements (under "no difference", each
+  disagreement is a fair coin: ``scipy.stats.binomtest``).
+* **A setting trained with a handful of seeds** (3 runs of each routing setting). The spread
+  of 3 numbers is itself uncertain, so an interval uses Student's t with n - 1 degrees of freedom,
+  not the normal 1.96 (with 3 seeds the 95 % multiplier is 4.30): ``over_seeds`` for one setting,
+  ``seed_difference`` for two (paired by seed when runs of the same seed share their initial
+  weights and batches, else Welch's unequal-variance test).
+* **Many comparisons at once** (16 pairs of routing settings). At 95 %, about 1 comparison in 20
+  crosses the line by chance alone; ``tally`` says how many were made, how many crossed, and how
+  many chance alone would give.
+
+Every comparison answers ``.clear`` (told apart from the noise at its level) and prints as one line
+that the notebooks show, so that the prose can point at it instead of retyping a number.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+from scipy import stats
+
+LEVEL = 0.95  # every interval and test of the course: 95 % (a test at 5 %)
+
+
+def _as_bools(correct, name: str) -> np.ndarray:
+    """``correct`` (a tensor, array or list of 0/1 or booleans, one per image) as a bool array."""
+    values = np.asarray(correct.cpu() if hasattr(correct, "cpu") else correct)
+    if values.ndim != 1 or len(values) == 0:
+        raise ValueError(f"{name} must be one right/wrong value per test image (a 1-d array of "
+                         f"booleans), got shape {values.shape}")
+    if not np.isin(values, (0, 1)).all():
+        raise ValueError(f"{name} must hold booleans (or 0/1): whether each image was read "
+                         f"right, e.g. predictions == labels; got values such as "
+                         f"{values[~np.isin(values, (0, 1))][:3].tolist()}")
+    return values.astype(bool)
+
+
+def _as_values(values, name: str, at_least: int = 2) -> np.ndarray:
+    """Per-seed numbers as a float array, at least ``at_least`` of them."""
+    array = np.asarray(values, dtype=float)
+    if array.ndim != 1 or len(array) < at_least:
+        raise ValueError(f"{name} must be a list of one number per seed, at least {at_least} "
+                         f"(a spread needs two), got {array.tolist()}")
+    return array
+
+
+def _check_level(level: float) -> None:
+    if not 0 < level < 1:
+        raise ValueError(f"level must be a probability between 0 and 1 (e.g. 0.95), got {level}")
+
+
+@dataclass(frozen=True)
+class Accuracy:
+    """A share of test images read right, with its Wilson interval."""
+
+    value: float  # the share right, 0..1
+    n: int  # images scored
+    low: float
+    high: float
+    level: float = LEVEL
+
+    def __str__(self) -> str:
+        return (f"{100 * self.value:.2f} % of {self.n:,} ({100 * self.level:.0f} % interval "
+                f"{100 * self.low:.2f} to {100 * self.high:.2f} %)")
+
+
+def accuracy(correct, level: float = LEVEL) -> Accuracy:
+    """The accuracy of one model from ``correct`` ``[n]`` (whether each image was read right)."""
+    _check_level(level)
+    right = _as_bools(correct, "correct")
+    k, n = int(right.sum()), len(right)
+    interval = stats.binomtest(k, n).proportion_ci(confidence_level=level, method="wilson")
+    return Accuracy(k / n, n, interval.low, interval.high, level)
+
+
+@dataclass(frozen=True)
+class Paired:
+    """Model A against model B on the same images: A's accuracy minus B's, image by image."""
+
+    difference: float  # accuracy of A minus accuracy of B, 0..1 units
+    se: float  # its standard error, from the per-image differences
+    low: float  # the interval of the difference
+    high: float
+    only_a: int  # images A reads right and B wrong
+    only_b: int  # images B reads right and A wrong
+    n: int
+    p_value: float  # McNemar's exact test: a difference this large by chance alone
+    level: float = LEVEL
+
+    @property
+    def clear(self) -> bool:
+        """Told apart from the noise: McNemar's p below 1 - level."""
+        return self.p_value < 1 - self.level
+
+    def __str__(self) -> str:
+        verdict = "told apart" if self.clear else "not told apart"
+        return (f"{100 * self.difference:+.2f} points ({100 * self.level:.0f} % interval "
+                f"{100 * self.low:+.2f} to {100 * self.high:+.2f}); right only by the first on "
+                f"{self.only_a:,} of {self.n:,} images, only by the second on {self.only_b:,}; "
+                f"McNemar p = {self.p_value:.2g}: {verdict}")
+
+
+def paired(correct_a, correct_b, level: float = LEVEL) -> Paired:
+    """Compare two models scored on the same ``n`` images, ``correct_a`` and ``correct_b``
+    ``[n]`` (whether each model read each image right, in the same order).
+
+    The difference of the accuracies is the mean of the per-image differences d_i = a_i - b_i
+    (each -1, 0 or 1); its standard error is their standard deviation over sqrt(n), which counts
+    only the images on which the models disagree. McNemar's exact test asks how likely a split of
+    those disagreements at least this lopsided is if each went either way with probability 1/2.
+    """
+    _check_level(level)
+    a, b = _as_bools(correct_a, "correct_a"), _as_bools(correct_b, "correct_b")
+    if a.shape != b.shape:
+        raise ValueError(f"correct_a and correct_b must score the same images: got {len(a)} and "
+                         f"{len(b)} values; score both models on one test set")
+    n = len(a)
+    only_a, only_b = int((a & ~b).sum()), int((~a & b).sum())
+    d = a.astype(float) - b.astype(float)  # [n]: +1 A alone right, -1 B alone right, 0 else
+    # se of a mean of n differences; ddof=1: the spread is estimated from the same images
+    se = d.std(ddof=1) / np.sqrt(n) if n > 1 else float("nan")
+    z = stats.norm.ppf((1 + level) / 2)
+    discordant = only_a + only_b
+    p_value = stats.binomtest(only_a, discordant).pvalue if discordant else 1.0
+    return Paired(d.mean(), se, d.mean() - z * se, d.mean() + z * se, only_a, only_b, n,
+                  p_value, level)
+
+
+@dataclass(frozen=True)
+class OverSeeds:
+    """One setting's numbers over seeds: their mean and its t interval."""
+
+    mean: float
+    sd: float  # the spread of one seed's number (ddof=1)
+    n: int  # seeds
+    half_width: float  # t_{n-1} * sd / sqrt(n)
+    level: float = LEVEL
+
+    @property
+    def low(self) -> float:
+        return self.mean - self.half_width
+
+    @property
+    def high(self) -> float:
+        return self.mean + self.half_width
+
+    def __str__(self) -> str:
+        return (f"{self.mean:.2f} ± {self.half_width:.2f} ({100 * self.level:.0f} % t interval "
+                f"over {self.n} seeds; sd {self.sd:.2f})")
+
+
+def t_multiplier(degrees_of_freedom: float, level: float = LEVEL) -> float:
+    """Student's t quantile for a two-sided ``level`` interval: 4.30 for 2 degrees of freedom
+    (3 seeds), 2.78 for 4, 1.96 in the limit."""
+    _check_level(level)
+    return float(stats.t.ppf((1 + level) / 2, degrees_of_freedom))
+
+
+def over_seeds(values, level: float = LEVEL) -> OverSeeds:
+    """The mean of one number per seed (e.g. a test error in %) with its t interval."""
+    x = _as_values(values, "values")
+    sd = x.std(ddof=1)
+    return OverSeeds(x.mean(), sd, len(x), t_multiplier(len(x) - 1, level) * sd / np.sqrt(len(x)),
+                     level)
+
+
+@dataclass(frozen=True)
+class SeedDifference:
+    """The mean of B's seeds minus the mean of A's, with its t interval and test."""
+
+    difference: float
+    low: float
+    high: float
+    degrees_of_freedom: float
+    p_value: float
+    paired: bool  # seed by seed (same seeds) or Welch's two-sample test
+    level: float = LEVEL
+
+    @property
+    def clear(self) -> bool:
+        """Told apart from the seeds' spread: the interval excludes 0 (p below 1 - level)."""
+        return self.p_value < 1 - self.level
+
+    def __str__(self) -> str:
+        verdict = "told apart" if self.clear else "not told apart"
+        test = "paired by seed" if self.paired else "Welch"
+        return (f"{self.difference:+.3f} ({100 * self.level:.0f} % t interval {self.low:+.3f} to "
+                f"{self.high:+.3f}, {test}, {self.degrees_of_freedom:.1f} d.f.; "
+                f"p = {self.p_value:.2g}): {verdict}")
+
+
+def seed_difference(a, b, paired: bool, level: float = LEVEL) -> SeedDifference:
+    """Mean of ``b`` minus mean of ``a``, each one number per seed.
+
+    ``paired=True`` when the runs of one seed share what a seed decides (initial weights, batches,
+    augmentation) in both settings, as the routing grid's do: the t interval of the per-seed
+    differences, n - 1 degrees of freedom. ``paired=False`` for runs that share nothing (two
+    architectures): Welch's interval, with the Welch-Satterthwaite degrees of freedom.
+    """
+    _check_level(level)
+    x, y = _as_values(a, "a"), _as_values(b, "b")
+    if paired:
+        if len(x) != len(y):
+            raise ValueError(f"paired=True compares seed by seed: a and b need one value per "
+                             f"seed each, got {len(x)} and {len(y)}")
+        d = y - x
+        df, se = len(d) - 1, d.std(ddof=1) / np.sqrt(len(d))
+    else:
+        vx, vy = x.var(ddof=1) / len(x), y.var(ddof=1) / len(y)
+        se = np.sqrt(vx + vy)
+        df = (vx + vy) ** 2 / (vx**2 / (len(x) - 1) + vy**2 / (len(y) - 1)) if se else len(x) - 1
+    difference = y.mean() - x.mean()
+    if se == 0:  # identical spreads of zero: nothing to test against
+        p_value = 1.0 if difference == 0 else 0.0
+    else:
+        p_value = float(2 * stats.t.sf(abs(difference) / se, df))
+    half = t_multiplier(df, level) * se
+    return SeedDifference(difference, difference - half, difference + half, float(df), p_value,
+                          paired, level)
+
+
+def tally(comparisons) -> str:
+    """How many ``comparisons`` (each with ``.clear`` and ``.level``) crossed the line, next to how
+    many chance alone would give if no difference were real."""
+    comparisons = list(comparisons)
+    if not comparisons:
+        raise ValueError("tally needs at least one comparison (a list of paired(...) or "
+                         "seed_difference(...) results)")
+    levels = {c.level for c in comparisons}
+    if len(levels) != 1:
+        raise ValueError(f"tally counts comparisons made at one level, got levels {sorted(levels)}")
+    level, crossed = levels.pop(), sum(c.clear for c in comparisons)
+    chance = len(comparisons) * (1 - level)
+    return (f"{crossed} of {len(comparisons)} comparisons told apart at {100 * level:.0f} %; "
+            f"chance alone would give about {chance:.1f} ({len(comparisons)} x "
+            f"{1 - level:.2f}) if no difference were real")
