@@ -20,6 +20,7 @@ from .capsnet import CapsNet
 from .costs import anatomy
 from .data import faces
 from .digit_capsules import DELTAS
+from .train import PATIENCE, converged
 
 
 def png_bytes(fig: Figure, dpi: int = 80) -> bytes:
@@ -276,6 +277,36 @@ def draw_perturbation_grid(ax, grid: torch.Tensor, deltas: torch.Tensor = DELTAS
     ax.set_xlabel("Δ added to that dimension")
     if title:
         ax.set_title(title)
+
+
+# One colour per kind of model across Part IV (08-10): capsules warm, convolutions cool
+MODEL_COLOURS = {"CapsNet": "tab:orange", "CapsNet, 1 iteration": "tab:red",
+                 "CNN": "tab:blue", "G-CNN": "tab:green"}
+
+
+def model_colour(name: str) -> str:
+    """The Part IV colour of a checkpoint ``name`` (e.g. ``"affnist-capsnet-1iter"``)."""
+    if "1iter" in name or "1 iteration" in name:
+        return MODEL_COLOURS["CapsNet, 1 iteration"]
+    for kind, colour in (("gcnn", "G-CNN"), ("capsnet", "CapsNet"), ("cnn", "CNN")):
+        if kind in name.lower():
+            return MODEL_COLOURS[colour]
+    raise KeyError(f"no Part IV colour for {name!r}: its name should say capsnet, cnn or gcnn")
+
+
+def held_out_curves(ax, rows: dict[str, dict], patience: int = PATIENCE) -> None:
+    """The held-out accuracy of every epoch of each recorded run (``rows``: name -> manifest
+    row), the kept epoch circled; a dashed line marks a run still improving at its end."""
+    for name, row in rows.items():
+        scores = row["metrics"]["validation_by_epoch"]
+        curve, best = [100 * a for a in scores], scores.index(max(scores))
+        done = converged(scores, patience)
+        ax.plot(range(1, len(curve) + 1), curve, "-" if done else "--", marker="o", ms=3,
+                color=model_colour(name),
+                label=f"{name} ({'converged' if done else 'still improving'})")
+        ax.plot(best + 1, curve[best], "o", ms=9, mfc="none", color=model_colour(name))
+    ax.set(xlabel="epoch", ylabel="held-out accuracy (%)")
+    ax.legend(fontsize=8, loc="lower right")
 
 
 TWO_COLOURS = ("tab:orange", "tab:blue")  # the two digits of a MultiMNIST pair (notebook 08)

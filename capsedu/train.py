@@ -33,6 +33,7 @@ from .gcnn import ANCHOR_CHANNELS, ANCHOR_POOLS, C4CNN, PlainCNN
 from .multi_digit import MultiDigitCapsNet, TwoDigitCNN
 
 PROGRESS_UPDATES_PER_S = 2  # how often fit's progress bar may redraw
+PATIENCE = 3  # the course's rule: a run has converged after 3 epochs without a held-out gain
 
 
 def seed_everything(seed: int) -> torch.Generator:
@@ -116,7 +117,7 @@ def fit(model, train, epochs=1, batch_size=128, lr=1e-3, lr_decay=1.0, seed=0, d
             torch.set_rng_state(state["torch_rng"].cpu())
         history, best = state["history"], state.get("best")
     for epoch in range(len(history), epochs):
-        if patience is not None and history and converged(history, patience):
+        if patience is not None and history and converged(held_out_scores(history), patience):
             break
         total_loss, n_correct, seen, start = 0.0, 0, 0, time.perf_counter()
         batch_loss, batch_accuracy = [], []  # one number per step
@@ -179,16 +180,46 @@ def is_correct(predictions: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
     return (predictions.sort(dim=1).values == labels.sort(dim=1).values).all(dim=1)
 
 
+def training_status(metrics: dict, patience: int = PATIENCE) -> str:
+    """How a recorded run (a manifest row's ``metrics``) ended, in words: converged by the rule,
+    or still improving when its budget ran out (a verdict resting on it is not final)."""
+    scores = metrics["validation_by_epoch"]
+    best = scores.index(max(scores)) + 1
+    kept = f"epoch {best} of {len(scores)} kept ({100 * max(scores):.2f} % held out)"
+    if converged(scores, patience):
+        return f"{kept}: converged, no held-out gain in the {len(scores) - best} epochs after it"
+    return (f"{kept}: STILL IMPROVING, its best epoch lies within the last {patience}; a longer "
+            "run could change a verdict that rests on it")
+
+
+def verdict(comparison, runs: dict[str, dict], patience: int = PATIENCE) -> str:
+    """A comparison's line (``statistics.paired`` or ``seed_difference``) with the state of the
+    recorded runs it rests on (``runs``: name -> manifest row): final only when every one of them
+    has converged (``converged``); otherwise it names the runs still improving."""
+    improving = [name for name, row in runs.items()
+                 if not converged(row["metrics"]["validation_by_epoch"], patience)]
+    if not improving:
+        return f"{comparison}; final: every run it rests on converged"
+    return f"{comparison}; NOT FINAL: {', '.join(improving)} still improving"
+
+
+def held_out_scores(history: list[dict]) -> list[float]:
+    """The held-out accuracy of every epoch of a ``fit`` history."""
+    return [h["validation_accuracy"] for h in history]
+
+
 def chosen_epoch(history: list[dict]) -> dict:
     """The epoch ``fit`` keeps when it has a validation set: the first with the best
     ``validation_accuracy``."""
     return max(history, key=lambda h: h["validation_accuracy"])  # max keeps the first of ties
 
 
-def converged(history: list[dict], patience: int) -> bool:
-    """The stopping rule: the best held-out epoch (``chosen_epoch``) lies ``patience`` or more
-    epochs before the last one, i.e. that many epochs in a row brought no gain."""
-    return history[-1]["epoch"] - chosen_epoch(history)["epoch"] >= patience
+def converged(scores: list[float], patience: int = PATIENCE) -> bool:
+    """The stopping rule, on the held-out accuracy of every epoch so far (a manifest's
+    ``validation_by_epoch``): the best epoch (the first of ties, as ``chosen_epoch``) lies
+    ``patience`` or more epochs before the last one, i.e. that many epochs in a row brought no
+    gain. A run for which this is false was still improving when it stopped."""
+    return len(scores) - 1 - scores.index(max(scores)) >= patience
 
 
 @torch.no_grad()
@@ -244,13 +275,16 @@ class Recipe:
 # What the models of one comparison share (like for like): data, epochs, batch size, schedule,
 # seed, augmentation and held-out set. Each model keeps only its own learning rate: Adam at 2e-3
 # for the CapsNets, as in 05, and at 1e-3 for the CNNs.
-AFFNIST_TRAINING = dict(data=translated_mnist, epochs=12, batch_size=128, lr_decay=0.85, seed=0,
-                        augment=move, validation=5000)
-MULTIMNIST_TRAINING = dict(data=multimnist_data, epochs=16, batch_size=128, lr_decay=0.9, seed=0,
-                           compose=pair_up, validation=2000)
+# Each run ends once PATIENCE epochs in a row bring no held-out gain (``converged``), or at its
+# budget of epochs; the shipped rows trained before the rule name their budget (--epochs) in their
+# command.
+AFFNIST_TRAINING = dict(data=translated_mnist, epochs=40, patience=PATIENCE, batch_size=128,
+                        lr_decay=0.85, seed=0, augment=move, validation=5000)
+MULTIMNIST_TRAINING = dict(data=multimnist_data, epochs=40, patience=PATIENCE, batch_size=128,
+                           lr_decay=0.9, seed=0, compose=pair_up, validation=2000)
 # Upright MNIST, no augmentation; each run stops once 3 epochs in a row bring no held-out gain.
-ROTMNIST_TRAINING = dict(epochs=30, patience=3, batch_size=128, lr=2e-3, lr_decay=0.8, seed=0,
-                         validation=5000)
+ROTMNIST_TRAINING = dict(epochs=30, patience=PATIENCE, batch_size=128, lr=2e-3, lr_decay=0.8,
+                         seed=0, validation=5000)
 
 RECIPES: dict[str, Recipe] = {
     "capsnet-mnist-live": Recipe(
@@ -407,10 +441,10 @@ def run_recipe(name, epochs=None, limit=None, seed=None, root=None, progress=Tru
         chosen = chosen_epoch(history)
         metrics.update(validation_examples=recipe.validation, chosen_epoch=chosen["epoch"],
                        validation_accuracy=chosen["validation_accuracy"],
-                       validation_by_epoch=[h["validation_accuracy"] for h in history])
+                       validation_by_epoch=held_out_scores(history))
     if recipe.patience is not None:  # did the rule stop it, or did the budget run out first?
         metrics.update(max_epochs=epochs, patience=recipe.patience,
-                       converged=converged(history, recipe.patience))
+                       converged=converged(held_out_scores(history), recipe.patience))
     model.cpu()
     return checkpoints.save(
         model, saved_as, root, replace_shipped, description=recipe.description,

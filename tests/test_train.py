@@ -199,15 +199,22 @@ def test_patience_stops_once_the_held_out_accuracy_stops_improving(tmp_path):
     history = fit(BagOfPartsCNN(channels=(4, 4)), (x, y), epochs=30, batch_size=16, lr=1e-2,
                   device="cpu", progress=False, validation=validation, patience=2,
                   state_path=state)
-    assert len(history) < 30 and converged(history, 2) and not converged(history[:-1], 2)
-    best = max(h["validation_accuracy"] for h in history)
-    assert [h["validation_accuracy"] for h in history].index(best) + 1 == len(history) - 2
+    scores = [h["validation_accuracy"] for h in history]
+    assert len(history) < 30 and converged(scores, 2) and not converged(scores[:-1], 2)
+    assert scores.index(max(scores)) + 1 == len(history) - 2
     again = fit(BagOfPartsCNN(channels=(4, 4)), (x, y), epochs=30, batch_size=16, lr=1e-2,
                 device="cpu", progress=False, validation=validation, patience=2,
                 state_path=state)
     assert len(again) == len(history)  # a finished run resumed trains no further epoch
     with pytest.raises(ValueError, match="validation"):
         fit(BagOfPartsCNN(channels=(4, 4)), (x, y), patience=2, device="cpu", progress=False)
+
+
+def test_the_rule_on_recorded_curves():
+    assert converged([0.90, 0.95, 0.94, 0.95, 0.93])  # best at 2, three epochs without a gain
+    assert not converged([0.90, 0.95, 0.94, 0.96])  # the last epoch is the best: still improving
+    assert not converged([0.90, 0.95, 0.94, 0.93])  # two epochs without a gain: too soon to say
+    assert converged([0.90, 0.95, 0.94, 0.93], patience=2)
 
 
 def test_another_seed_is_saved_under_its_own_name(tiny_recipe, capsys):
