@@ -11,7 +11,8 @@ and returns the numbers a notebook prints:
   ordinary CNN for contrast;
 * capsules and turns: the pose capsules' face angle against the input's (``angle_slope`` on
   ``parts.pose_net.rotation_sweep``), and what a CapsNet's digit capsule does as a digit turns
-  (``capsule_under_rotation``);
+  (``capsule_under_rotation``), and whether its 16 numbers carry the digit's angle at all
+  (``capsule_angle_readout``);
 * what a rotation-invariant classifier cannot know: a 6 from a 9 turned upside down
   (``confusion_at``, ``six_nine``);
 * what notebook 10's widget shows (``rotation_state``);
@@ -205,6 +206,60 @@ def capsule_under_rotation(capsnet, digit: torch.Tensor, label: int, angles) -> 
             "cosine": F.cosine_similarity(v, v0[None], dim=1).numpy(),
             "dimension_share": ((change**2).sum(dim=0) / total).numpy(),
             "principal_share": (singular**2 / total).numpy()}
+
+
+def angle_from_vectors(train_v: np.ndarray, train_angles: np.ndarray, test_v: np.ndarray,
+                       test_angles: np.ndarray, ridge: float = 1e-3) -> dict:
+    """Can the angle be read off the vectors? Fit a linear read-out from each vector ``[N, D]``
+    (with a constant term) to ``(cos a, sin a)`` of its angle ``a`` (degrees) by ridge least
+    squares on ``train_v``, read ``atan2`` of the prediction for ``test_v``, and compare.
+
+    Returns ``error``: the median absolute angle error on the test vectors (degrees), and
+    ``baseline``: the same for the best read-out that ignores the vectors (it always answers the
+    training angles' mean direction). A vector that carries the angle gives an error far below
+    the baseline; one that does not gives about the baseline."""
+    def design(v):
+        return np.hstack([v, np.ones((len(v), 1))])  # [N, D + 1]: the constant term
+
+    def unit(angles):
+        radians = np.deg2rad(angles)
+        return np.stack([np.cos(radians), np.sin(radians)], axis=1)  # [N, 2]
+
+    X, Y = design(train_v), unit(train_angles)
+    # w = (X^T X + ridge I)^-1 X^T Y: [D + 1, 2]
+    w = np.linalg.solve(X.T @ X + ridge * np.eye(X.shape[1]), X.T @ Y)
+    guess = design(test_v) @ w  # [N, 2]
+    read = np.rad2deg(np.arctan2(guess[:, 1], guess[:, 0]))
+    mean = Y.mean(axis=0)
+    constant = np.rad2deg(np.arctan2(mean[1], mean[0]))
+    def off(a):  # absolute angle difference to the true angles, in [0, 180]
+        return np.abs((a - test_angles + 180) % 360 - 180)
+    return {"error": float(np.median(off(read))), "baseline": float(np.median(off(constant)))}
+
+
+def capsule_angle_readout(capsnet, images: torch.Tensor, labels: torch.Tensor, angles) -> dict:
+    """Does a CapsNet's digit capsule carry the angle of a turned digit? Every digit of
+    ``images`` ``[N, 1, 28, 28]`` is turned by each of ``angles``; for each class, the true
+    class's capsule of the first half of its digits trains a linear read-out of the angle
+    (``angle_from_vectors``) that is tested on the other half. Returns, per class and over all,
+    the median angle error of the read-out and of the baseline that ignores the capsule
+    (``{"by_class": {k: {...}}, "error": ..., "baseline": ...}``: medians over the classes)."""
+    angles = np.asarray(angles, dtype=float)
+    by_class = {}
+    for k in sorted(set(labels.tolist())):
+        digits = images[labels == k]
+        if len(digits) < 2:
+            raise ValueError(f"capsule_angle_readout needs at least 2 digits of each class (one "
+                             f"to fit, one to test); class {k} has {len(digits)}")
+        v = np.stack([capsule_under_rotation(capsnet, d, k, angles)["v"] for d in digits])
+        half = len(digits) // 2  # v: [digits, A, D]
+        by_class[k] = angle_from_vectors(v[:half].reshape(-1, v.shape[-1]),
+                                         np.tile(angles, half),
+                                         v[half:].reshape(-1, v.shape[-1]),
+                                         np.tile(angles, len(digits) - half))
+    return {"by_class": by_class,
+            "error": float(np.median([r["error"] for r in by_class.values()])),
+            "baseline": float(np.median([r["baseline"] for r in by_class.values()]))}
 
 
 # --- what an invariant classifier cannot know --------------------------------------------------

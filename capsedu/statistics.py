@@ -227,6 +227,16 @@ def seed_difference(a, b, paired: bool, level: float = LEVEL) -> SeedDifference:
                           paired, level)
 
 
+def leader(comparison, first: str, second: str) -> str:
+    """A comparison in two words, for a table: ``"<first> ahead"`` when it is told apart and its
+    difference is positive (``paired(a, b)``: a's accuracy minus b's; ``seed_difference(a, b)``: b's
+    mean minus a's), ``"<second> ahead"`` when told apart the other way, else ``"not told
+    apart"``."""
+    if not comparison.clear:
+        return "not told apart"
+    return f"{first} ahead" if comparison.difference > 0 else f"{second} ahead"
+
+
 def tally(comparisons) -> str:
     """How many ``comparisons`` (each with ``.clear`` and ``.level``) crossed the line, next to how
     many chance alone would give if no difference were real."""

@@ -50,6 +50,9 @@ nb_execution_show_tb = True
 nb_mime_priority_overrides = [("*", "application/vnd.jupyter.widget-view+json", None)]
 nb_ipywidgets_js = {}
 
+# Markdown that a cell displays (10's table) is read as MyST, which knows tables; the default,
+# CommonMark, shows a table as its raw pipes.
+nb_render_markdown_format = "myst"
 myst_enable_extensions = ["dollarmath", "amsmath"]
 myst_heading_anchors = 3
 

@@ -196,6 +196,33 @@ def test_capsule_under_rotation_wants_a_28_pixel_capsnet():
         eq.capsule_under_rotation(CapsNet(AFFNIST, decoder_hidden=(8,)), bar(), 1, [0.0])
 
 
+def test_the_angle_is_read_off_vectors_that_carry_it_and_not_off_vectors_that_do_not():
+    rng = np.random.default_rng(0)
+    angles = rng.uniform(-180, 180, size=400)
+    radians = np.deg2rad(angles)
+    # a pose vector that holds the angle in two of its 16 numbers, under a fixed rotation of axes
+    mixing = np.linalg.qr(rng.normal(size=(16, 16)))[0]
+    carries = np.hstack([np.cos(radians)[:, None], np.sin(radians)[:, None],
+                         rng.normal(size=(400, 14))]) @ mixing
+    blind = rng.normal(size=(400, 16))  # numbers that know nothing of the angle
+    good = eq.angle_from_vectors(carries[:200], angles[:200], carries[200:], angles[200:])
+    bad = eq.angle_from_vectors(blind[:200], angles[:200], blind[200:], angles[200:])
+    assert good["error"] < 1.0
+    assert good["baseline"] == pytest.approx(90, abs=15)  # uniform angles: a constant guess
+    assert bad["error"] > 60  # the median error of a guess that knows nothing: about 90 degrees
+
+
+def test_capsule_angle_readout_fits_per_class_and_tests_on_other_digits(capsnet):
+    digits = torch.stack([bar(), bar().flip(-1), bar().transpose(-1, -2), bar().roll(3, -1)])
+    result = eq.capsule_angle_readout(capsnet, digits, torch.tensor([1, 1, 2, 2]),
+                                      [-30.0, 0.0, 30.0])
+    assert set(result["by_class"]) == {1, 2}
+    assert all(0 <= r["error"] <= 180 for r in result["by_class"].values())
+    assert result["baseline"] == pytest.approx(30.0)  # always answering 0 for -30, 0, 30
+    with pytest.raises(ValueError, match="at least 2 digits of each class"):
+        eq.capsule_angle_readout(capsnet, digits[:3], torch.tensor([1, 1, 2]), [0.0, 30.0])
+
+
 # --- what an invariant classifier cannot know --------------------------------------------------
 
 

@@ -87,3 +87,26 @@ def test_without_sysconf_the_cores_decide(monkeypatch, course_site):
     monkeypatch.setattr(course_site.os, "cpu_count", lambda: 6)
     monkeypatch.delattr(course_site.os, "sysconf")
     assert course_site.side_by_side(11) == 6
+
+
+def test_a_table_that_a_cell_displays_renders_as_a_table(tmp_path):
+    """10's closing table is Markdown a cell displays; with the site's setting for displayed
+    Markdown it must come out as an HTML table, not as its raw pipes (CommonMark's reading)."""
+    import ast
+
+    setting = next(node.value.value for node in ast.parse((ROOT / "docs/conf.py").read_text()).body
+                   if isinstance(node, ast.Assign)
+                   and getattr(node.targets[0], "id", "") == "nb_render_markdown_format")
+    (tmp_path / "conf.py").write_text('extensions = ["myst_nb"]\nnb_execution_mode = "off"\n'
+                                      f'nb_render_markdown_format = "{setting}"\n')
+    notebook = nbformat.v4.new_notebook()
+    cell = nbformat.v4.new_code_cell("Markdown(table)")
+    cell.outputs = [nbformat.v4.new_output("display_data", data={
+        "text/markdown": "| a | b |\n|---|---|\n| **1** | 2 |", "text/plain": "<Markdown>"})]
+    notebook.cells = [nbformat.v4.new_markdown_cell("# A table"), cell]
+    nbformat.write(notebook, tmp_path / "index.ipynb")
+    build = subprocess.run([sys.executable, "-m", "sphinx", "-q", "-b", "html", str(tmp_path),
+                            str(tmp_path / "html")], capture_output=True, text=True, timeout=300)
+    assert build.returncode == 0, build.stderr
+    page = (tmp_path / "html" / "index.html").read_text()
+    assert "<table" in page and "|---|" not in page

@@ -112,6 +112,17 @@ def test_the_t_rule_crosses_about_one_in_twenty_by_chance_and_two_standard_error
     assert two_se > 0.08
 
 
+def test_leader_names_the_side_only_when_told_apart():
+    ahead = S.paired(*outcomes(40, 10, 900, 50))
+    behind = S.paired(*outcomes(10, 40, 900, 50))
+    level = S.paired(*outcomes(7, 2, 80, 11))
+    assert S.leader(ahead, "CapsNet", "CNN") == "CapsNet ahead"
+    assert S.leader(behind, "CapsNet", "CNN") == "CNN ahead"
+    assert S.leader(level, "CapsNet", "CNN") == "not told apart"
+    # seed_difference(a, b) is b minus a: more error for b puts a ahead only if we ask for errors
+    assert S.leader(S.seed_difference([1, 2, 3], [2, 4, 5], paired=True), "b", "a") == "b ahead"
+
+
 def test_tally_counts_beside_chance():
     comparisons = [S.paired(*outcomes(40, 10, 900, 50)), S.paired(*outcomes(7, 2, 80, 11))]
     line = S.tally(comparisons)
