@@ -34,20 +34,19 @@ def test_the_bug_toggle_changes_the_couplings(lab, page):
     explorer = widget_box(panel, "iterations")
     readout, image = explorer.locator(".widget-html").last, explorer.locator("img")
     expect_rendered(image)
-    expect(readout).to_contain_text("bug: none")
-    assert sums(readout.inner_text()) == (1.0, 28.8)  # 288 children, 10 parents
-    src, png = image.get_attribute("src"), image_bytes(image)
-
-    choose(explorer, "softmax-over-children")
+    # it opens with the bug on (the website's still shows it): each parent shares one unit
     expect(readout).to_contain_text("bug: softmax-over-children")
     per_child, per_parent = sums(readout.inner_text())
     assert per_child == pytest.approx(10 / 288, abs=1e-3) and per_parent == 1.0
+    src, png = image.get_attribute("src"), image_bytes(image)
+
+    choose(explorer, "none (the paper's routing)")
+    expect(readout).to_contain_text("bug: none")
+    assert sums(readout.inner_text()) == (1.0, 28.8)  # 288 children, 10 parents
     expect(image).not_to_have_attribute("src", src)
     assert image_bytes(image) != png
 
-    # Back to the paper's routing, then route for 5 iterations: 5 entropies in the readout.
-    choose(explorer, "none (the paper's routing)")
-    expect(readout).to_contain_text("bug: none")
+    # The paper's routing for 5 iterations: 5 entropies in the readout.
     set_slider(explorer, "iterations", 5)
     expect(readout).to_contain_text("5 routing iterations")
     assert readout.inner_text().count("→") == 4

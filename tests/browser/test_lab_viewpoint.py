@@ -34,6 +34,8 @@ def test_rotation_slider_changes_both_models_answers(lab, page):
     explorer = widget_box(notebook, "rotation")
     readout, image = explorer.locator(".widget-html"), explorer.locator("img")
     expect_rendered(image)
+    expect(readout).to_contain_text("turned +45°")  # it opens turned, for the website's still
+    click_button(notebook, "reset")
     expect(readout).to_contain_text("turned +0°")
     upright, png = answers(readout.inner_text()), image_bytes(image)
     src = image.get_attribute("src")
