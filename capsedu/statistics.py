@@ -57,6 +57,11 @@ def _check_level(level: float) -> None:
         raise ValueError(f"level must be a probability between 0 and 1 (e.g. 0.95), got {level}")
 
 
+def _side(low: float, high: float, value: float) -> str:
+    """Where an interval [low, high] lies against a published ``value``."""
+    return "above" if low > value else "below" if high < value else "level with"
+
+
 @dataclass(frozen=True)
 class Accuracy:
     """A share of test images read right, with its Wilson interval."""
@@ -66,6 +71,11 @@ class Accuracy:
     low: float
     high: float
     level: float = LEVEL
+
+    def against(self, value: float) -> str:
+        """``"above"``, ``"below"`` or ``"level with"`` a published accuracy ``value`` (0..1):
+        where this interval lies."""
+        return _side(self.low, self.high, value)
 
     def __str__(self) -> str:
         return (f"{100 * self.value:.2f} % of {self.n:,} ({100 * self.level:.0f} % interval "
@@ -151,6 +161,11 @@ class OverSeeds:
     @property
     def high(self) -> float:
         return self.mean + self.half_width
+
+    def against(self, value: float) -> str:
+        """``"above"``, ``"below"`` or ``"level with"`` a published ``value`` (in the units of
+        the seeds' numbers): where this interval lies."""
+        return _side(self.low, self.high, value)
 
     def __str__(self) -> str:
         return (f"{self.mean:.2f} ± {self.half_width:.2f} ({100 * self.level:.0f} % t interval "

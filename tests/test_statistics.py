@@ -78,6 +78,15 @@ def test_over_seeds_is_the_t_interval_by_hand():
     assert result.low < 2 < result.high
 
 
+def test_an_interval_against_a_published_number():
+    seeds = S.over_seeds([90.0, 91.0, 92.0])  # 91 ± 2.48
+    assert seeds.against(88.0) == "above" and seeds.against(94.0) == "below"
+    assert seeds.against(90.7) == "level with"
+    share = S.accuracy(np.array([1] * 90 + [0] * 10, bool))  # 0.9, interval about 0.83-0.94
+    assert share.against(0.80) == "above" and share.against(0.97) == "below"
+    assert share.against(0.88) == "level with"
+
+
 def test_paired_seed_difference_by_hand():
     # per-seed differences 1, 2, 2: mean 5/3, standard error 1/3, t = 5 on 2 degrees of freedom;
     # with 2 d.f. the t tail has the closed form P(T > t) = (1 - t / sqrt(t^2 + 2)) / 2

@@ -2,6 +2,7 @@
 
 import base64
 import html
+import re
 from contextlib import contextmanager
 
 # Shown under a widget's still where no kernel runs it (the course's website, GitHub).
@@ -18,6 +19,9 @@ class Widget:
 
     widget = None  # set by the subclass: the ipywidgets box to display
     image = readout = None  # set by the subclass: its figure and its readout
+    # What the figure shows, in a sentence or two: the alt text of the still's image, which a
+    # screen reader reads on the website. A subclass sets it; without it the alt names the widget.
+    figure_alt = None
     _quiet = False  # True while ``moving_several`` moves controls: one redraw, not one each
 
     @contextmanager
@@ -44,10 +48,21 @@ class Widget:
         bundle["text/html"] = self.still_html()
         return bundle
 
+    def still_alt(self) -> str:
+        """The still's alt text: ``figure_alt``, or else the widget's class name in words
+        (``PoseSpaceExplorer``: "the pose space explorer widget")."""
+        if self.figure_alt and self.figure_alt.strip():
+            return self.figure_alt.strip()
+        words = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", type(self).__name__).lower()
+        return (f"The figure of the {words} widget, as it was when the notebook ran; the text "
+                "above it gives its numbers.")
+
     def still_html(self) -> str:
-        """The readout and the figure as they are now, as one HTML figure with ``STILL_NOTE``."""
+        """The readout and the figure as they are now, as one HTML figure with ``STILL_NOTE``;
+        the image's alt text is ``still_alt()``."""
         png = base64.b64encode(self.image.value).decode("ascii")
+        alt = html.escape(self.still_alt(), quote=True)
         return (f'<figure class="capsedu-widget-still">'
                 f'<div>{self.readout.value}</div>'
-                f'<img src="data:image/png;base64,{png}" alt="the widget\'s figure">'
+                f'<img src="data:image/png;base64,{png}" alt="{alt}">'
                 f"<figcaption>{html.escape(STILL_NOTE)}</figcaption></figure>")
