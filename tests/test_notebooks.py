@@ -7,7 +7,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from notebook_policy import violations
+from notebook_policy import ALT_TEXT_EXEMPT, missing_alt_text, violations
 
 NOTEBOOKS = sorted((Path(__file__).parent.parent / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 
@@ -41,3 +41,36 @@ def test_the_policy_catches_a_latex_command_typed_in_a_python_string(tmp_path):
     assert violations(tmp_path / NOTEBOOKS[3].name) == [
         "cell 0: a control character (tab, backspace, form feed...): a LaTeX command whose "
         "backslash became an escape?"]
+
+
+def figure_notebook(alt=None):
+    """A small in-memory notebook: a markdown cell, a code cell without a figure, a figure cell
+    (with ``alt`` as its alt text, if given)."""
+    figure = nbformat.v4.new_code_cell("import matplotlib.pyplot as plt\n\nplt.plot([0, 1])\n"
+                                       "plt.show()", metadata={"tags": ["keep"]})
+    if alt is not None:
+        figure.metadata["mystnb"] = {"image": {"alt": alt}}
+    return nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("# a figure"),
+                                           nbformat.v4.new_code_cell("x = 1"), figure])
+
+
+def test_the_policy_flags_a_figure_cell_without_alt_text():
+    for nb in (figure_notebook(), figure_notebook(alt="  ")):
+        assert missing_alt_text(nb) == [
+            'cell 2: a figure (plt.show()) without alt text: say what it shows in '
+            'metadata["mystnb"]["image"]["alt"]']
+
+
+def test_the_policy_passes_a_figure_cell_with_alt_text():
+    assert missing_alt_text(figure_notebook(alt="A rising line from (0, 0) to (1, 1).")) == []
+
+
+def test_the_alt_text_rule_holds_for_every_notebook_but_the_exempt_ones(tmp_path):
+    """``violations`` reports a figure without alt text by notebook and cell, except in the
+    notebooks of ALT_TEXT_EXEMPT (a temporary list: every name on it is a real notebook)."""
+    assert ALT_TEXT_EXEMPT <= {p.name for p in NOTEBOOKS}
+    for name in ("07_faces_parts_vote_for_wholes.ipynb", sorted(ALT_TEXT_EXEMPT)[0]):
+        nbformat.write(figure_notebook(), tmp_path / name)
+        alt_problems = [p for p in violations(tmp_path / name) if "alt text" in p]
+        assert alt_problems == ([] if name in ALT_TEXT_EXEMPT else missing_alt_text(
+            figure_notebook()))

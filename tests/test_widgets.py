@@ -1,6 +1,7 @@
 """Widgets, driven kernel-side: set a control, assert on what the callback computed."""
 
 import math
+from html.parser import HTMLParser
 
 import pytest
 
@@ -47,3 +48,31 @@ def test_a_widget_also_offers_a_still_for_pages_without_a_kernel():
     still = w._repr_mimebundle_()["text/html"]
     assert w.readout.value in still and "data:image/png;base64," in still
     assert "Colab, Binder or JupyterLab" in still
+
+
+def still_image_alts(html: str) -> list:
+    """The alt attribute (unescaped; None where there is none) of every <img> in ``html``."""
+    alts = []
+
+    class Images(HTMLParser):
+        def handle_starttag(self, tag, attrs):
+            if tag == "img":
+                alts.append(dict(attrs).get("alt"))
+
+    Images().feed(html)
+    return alts
+
+
+def test_the_still_image_carries_alt_text_for_screen_readers():
+    w = WidgetCheck(angle=30)
+    (alt,) = still_image_alts(w._repr_mimebundle_()["text/html"])
+    assert alt and alt.strip()  # without figure_alt, the alt names the widget in words
+    assert alt == w.still_alt() and "widget check" in alt
+
+
+def test_a_widget_says_what_its_still_shows_in_figure_alt():
+    class Described(WidgetCheck):
+        figure_alt = 'An arrow at the slider\'s angle in a dashed "unit" circle <of radius 1>.'
+
+    (alt,) = still_image_alts(Described(angle=30).still_html())
+    assert alt == Described.figure_alt  # escaped in the HTML, read back intact

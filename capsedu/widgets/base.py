@@ -49,13 +49,14 @@ class Widget:
         return bundle
 
     def still_alt(self) -> str:
-        """The still's alt text: ``figure_alt``, or else the widget's class name in words
-        (``PoseSpaceExplorer``: "the pose space explorer widget")."""
+        """The still's alt text: ``figure_alt``, or else one naming the widget by its class name
+        in words (``PoseSpaceExplorer``: "The figure of the pose space explorer widget, ...")."""
         if self.figure_alt and self.figure_alt.strip():
             return self.figure_alt.strip()
         words = re.sub(r"(?<=[a-z0-9])(?=[A-Z])", " ", type(self).__name__).lower()
-        return (f"The figure of the {words} widget, as it was when the notebook ran; the text "
-                "above it gives its numbers.")
+        name = words if "widget" in words.split() else f"{words} widget"
+        return (f"The figure of the {name}, as it was when the notebook ran; the text above it "
+                "gives its numbers.")
 
     def still_html(self) -> str:
         """The readout and the figure as they are now, as one HTML figure with ``STILL_NOTE``;
