@@ -71,8 +71,6 @@ def badges(name: str) -> list[str]:
 # figure cells are getting alt text now; strike each name off once its notebook has it, and then
 # the list itself, so that the rule holds for every notebook.
 ALT_TEXT_EXEMPT = frozenset({
-    "08_viewpoint_and_robustness.ipynb",
-    "09_routing_under_the_microscope.ipynb",
     "10_the_legacy_equivariance.ipynb",
 })
 FIGURE = "plt.show()"  # a code cell that draws a figure

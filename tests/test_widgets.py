@@ -64,10 +64,14 @@ def still_image_alts(html: str) -> list:
 
 
 def test_the_still_image_carries_alt_text_for_screen_readers():
-    w = WidgetCheck(angle=30)
+    class Plain(WidgetCheck):
+        figure_alt = None
+
+    w = Plain(angle=30)
     (alt,) = still_image_alts(w._repr_mimebundle_()["text/html"])
     assert alt and alt.strip()  # without figure_alt, the alt names the widget in words
-    assert alt == w.still_alt() and "widget check" in alt
+    assert alt == w.still_alt() and "plain" in alt.lower()
+    assert still_image_alts(WidgetCheck(angle=30).still_html()) == [WidgetCheck.figure_alt]
 
 
 def test_a_widget_says_what_its_still_shows_in_figure_alt():

@@ -30,6 +30,16 @@ class BugZooExplorer(Widget):
     digits to pick from (with the logits-shared-over-batch bug they are routed as one batch);
     ``results``: the recorded runs by name (default: ``bug_zoo.read_results()``)."""
 
+    figure_alt = (
+        "Left: a heatmap, dark for 0 and bright for 1, of the chosen digit's couplings from the 20 "
+        "children with the longest votes (rows) to the ten digit classes (columns), with each "
+        "row's sum beside it; top middle: a histogram, on a logarithmic axis, of the share of all "
+        "the digit's couplings in each bin, with a dashed line at uniform coupling, 1/10, and a "
+        "red dotted one at one over the number of children; top right: the ten digit capsules' "
+        "lengths, the true class drawn full and the others pale; bottom: the recorded training "
+        "accuracy, step by step, of the correct model (grey) and of the chosen bug's model "
+        "(orange).")
+
     def __init__(self, model, images: torch.Tensor, labels: torch.Tensor, results=None,
                  iterations: int = 3):
         self.labels = labels

@@ -53,6 +53,11 @@ def pose_vector_state(kind: str, angle: float, length: float) -> dict:
 class PoseVectorExplorer(Widget):
     """Turn and stretch a pose vector; the part it describes is redrawn with ink = its length."""
 
+    figure_alt = (
+        "Left: the capsule's 2-D vector as an arrow from the centre of a dashed unit circle, its "
+        "length the part's presence and its direction the part's pose; right: the face part it "
+        "describes, turned to the arrow's angle and drawn with ink as bright as the arrow is long.")
+
     def __init__(self, kind: str = "nose", angle: float = 30.0, length: float = 0.8):
         layout = widgets.Layout(width="320px")
         self.kind = widgets.Dropdown(options=PART_KINDS, value=kind, description="part",
@@ -101,6 +106,13 @@ def squash_state(norm: float, angle: float = 30.0) -> dict:
 
 class SquashExplorer(Widget):
     """Drag ||s|| along the squash curve; the arrows s and v = squash(s) follow."""
+
+    figure_alt = (
+        "Three panels: the squash curve, the output length ‖v‖ against the input length ‖s‖ from 0 "
+        "to 5, rising towards a dotted line at 1, with a red dot at the slider's ‖s‖; the input s "
+        "as a grey arrow, with a dashed circle of radius 1; and the output v = squash(s) as a red "
+        "arrow in a dashed unit circle. The two arrows point the same way: squashing changes only "
+        "the length.")
 
     def __init__(self, norm: float = 1.0, angle: float = 30.0):
         layout = widgets.Layout(width="320px")

@@ -20,6 +20,9 @@ def arrow_state(angle: float) -> dict:
 class WidgetCheck(Widget):
     """Notebook 00's proof that widgets work: a slider turns an arrow and the numbers follow."""
 
+    figure_alt = ("An arrow from the centre of a dashed unit circle to the point at the slider's "
+                  "angle, counted counter-clockwise from the x axis, labelled with the angle.")
+
     def __init__(self, angle: int = 30):
         self.slider = widgets.IntSlider(value=angle, min=0, max=360, step=5,
                                         description="angle (°)", continuous_update=True)

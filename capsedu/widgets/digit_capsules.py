@@ -17,6 +17,13 @@ from .base import Widget
 class PoseSpaceExplorer(Widget):
     """Pick a test digit, move its true-class capsule with 16 Delta sliders, see the decoding."""
 
+    figure_alt = (
+        "Left: the chosen test digit; middle: what the decoder draws from its true class's capsule "
+        "once the sliders' changes are added to it; right: the ten digit capsules' lengths as "
+        "bars, the true class in orange and the others in blue, with a dashed line at 1. Each "
+        "slider moves one of the capsule's 16 dimensions, and the middle image shows what that "
+        "dimension changes in the drawn digit.")
+
     def __init__(self, model, images: torch.Tensor, labels: torch.Tensor, names=None):
         self.model, self.images, self.labels = model, images, labels
         self.v = encode(model, images).v  # [N, 10, 16], cached: sliders never re-route

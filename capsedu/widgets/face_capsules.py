@@ -47,6 +47,15 @@ def face_state(pose_model, models: dict, parts, iteration: int = 3) -> dict:
 class FaceCapsulesExplorer(RoutingWidget):
     """A ``PartsEditor``, an iteration slider, and four live panels (see the module doc)."""
 
+    figure_alt = (
+        "Four panels: the rendered 32×32 image with each detected part's predicted face drawn over "
+        "it as a ghost outline in the part's colour, a plus sign at its centre; a heatmap of the "
+        "coupling coefficients at the chosen iteration, the parts as rows and the face and "
+        "background parents as columns, with the values written in; the face and background "
+        "capsules' lengths, iteration by iteration, with a dashed line at the length that counts "
+        "as a face; and one bar per model of notebook 07 for its score for face, green where it "
+        "calls the image a face and red where it does not, a black tick where it cuts.")
+
     def __init__(self, pose_model, models: dict, parts=None, iteration: int = 3):
         self.pose_model, self.models = pose_model, models
         panels = RoutingPanels("image, detected parts' face votes", verdicts=list(models),

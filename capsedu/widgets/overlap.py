@@ -15,6 +15,14 @@ class OverlapExplorer(Widget):
     """Pick two test digits and move the second over the first: the CapsNet's two
     reconstructions in two colours, both models' readings and the CapsNet's capsule lengths."""
 
+    figure_alt = (
+        "Left: the two chosen test digits drawn over each other in dark ink on white, the second "
+        "moved by the sliders; middle: the CapsNet's two reconstructions over each other, the "
+        "first class it reads in orange and the second in blue, as the panel's title says; right: "
+        "for each class 0 to 9, the CapsNet's capsule length (orange) beside the CNN's sigmoid "
+        "probability (blue). Where the orange and the blue fall on different digits, the CapsNet "
+        "has split the shared ink between the two.")
+
     def __init__(self, capsnet, cnn, images: torch.Tensor, labels: torch.Tensor):
         self.capsnet, self.cnn, self.images, self.labels = capsnet, cnn, images, labels
         options = [(f"#{k}: a {int(y)}", k) for k, y in enumerate(labels)]

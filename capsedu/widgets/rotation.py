@@ -16,6 +16,15 @@ class RotationExplorer(Widget):
     """A rotation slider and a digit; a layer and a channel of the G-CNN to look at. With a
     ``face_model`` (notebook 07's ``PoseCapsuleNet``) a face turns by the same angle."""
 
+    figure_alt = (
+        "Left: the digit turned by the slider, as both models see it, and below it, when a face "
+        "model is given, a face turned as far with an orange line along the angle its face capsule "
+        "reads; middle: one channel of the chosen G-CNN layer as four feature maps, one per "
+        "rotation of 0°, 90°, 180° and 270° (top row), above four feature maps of the plain CNN "
+        "(bottom row); right: for each class, the G-CNN's softmax probability (green) beside the "
+        "CNN's (blue), each model's answer drawn full. At quarter turns the G-CNN's maps turn with "
+        "the digit and move one place along the row; the CNN's follow no such rule.")
+
     def __init__(self, gcnn, cnn, images: torch.Tensor, labels: torch.Tensor, face_model=None):
         self.gcnn, self.cnn, self.images, self.labels = gcnn, cnn, images, labels
         self.face_model = face_model

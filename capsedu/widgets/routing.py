@@ -36,6 +36,14 @@ class RoutingExplorer(RoutingWidget):
     """Edit the parts; the routing is recomputed and redrawn at once (``.state`` holds it).
     ``face_threshold``: the face length that counts as a face (a dashed line on the lengths)."""
 
+    figure_alt = (
+        "Three panels: the edited face's parts in white on black, each part's predicted face drawn "
+        "over them as a ghost outline in the part's colour with a plus sign at its centre; a "
+        "heatmap of the coupling coefficients at the chosen iteration, the parts as rows and the "
+        "face and background parents as columns, with the values written in; and the face and "
+        "background capsules' lengths, iteration by iteration. Where the ghosts land on one "
+        "another the parts agree, and routing sends their votes to the face.")
+
     def __init__(self, parts=None, iteration: int = 3, face_threshold: float | None = None):
         self.softmax = widgets.ToggleButtons(
             options=[("over parents (paper)", "parents"), ("over children (bug)", "children")],

@@ -79,6 +79,12 @@ class VerdictsFigure:
 class FaceVerdicts(Widget):
     """A ``PartsEditor`` beside the rendered image and every model's P(face), updated live."""
 
+    figure_alt = (
+        "Left: the edited face's parts as the CNNs see them, white strokes on black; right: one "
+        "horizontal bar per model for its score for face, from 0 to 1, with the score written on "
+        "it, light green where the model calls the image a face and light red where it does not, "
+        "and a black tick where that model cuts between the two.")
+
     def __init__(self, models: dict, parts=None):
         self.models = models
         self.view = VerdictsFigure(list(models))

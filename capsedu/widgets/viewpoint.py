@@ -14,6 +14,13 @@ class ViewpointExplorer(Widget):
     """Pick a test digit and transform it: the CapsNet's capsule lengths and reconstruction and
     the CNN's softmax probabilities, for the image both of them see."""
 
+    figure_alt = (
+        "Left: the test digit on the 40×40 canvas as both models see it, turned, sheared, scaled "
+        "and moved by the sliders; middle: the CapsNet's reconstruction of it; right: for each "
+        "class 0 to 9, the CapsNet's capsule length (orange) beside the CNN's softmax probability "
+        "(blue), each model's answer drawn full and the other classes pale. When the CapsNet reads "
+        "the digit, its reconstruction follows the turn and the shear.")
+
     def __init__(self, capsnet, cnn, images: torch.Tensor, labels: torch.Tensor):
         self.capsnet, self.cnn, self.images, self.labels = capsnet, cnn, images, labels
         self.digit = widgets.Dropdown(
