@@ -289,7 +289,7 @@ def model_colour(name: str) -> str:
     if "1iter" in name or "1 iteration" in name:
         return MODEL_COLOURS["CapsNet, 1 iteration"]
     for kind, colour in (("gcnn", "G-CNN"), ("capsnet", "CapsNet"), ("cnn", "CNN")):
-        if kind in name.lower():
+        if kind in name.lower().replace("-", ""):  # "G-CNN" and "rotmnist-gcnn" alike
             return MODEL_COLOURS[colour]
     raise KeyError(f"no Part IV colour for {name!r}: its name should say capsnet, cnn or gcnn")
 

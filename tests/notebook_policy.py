@@ -67,12 +67,6 @@ def badges(name: str) -> list[str]:
             f"https://mybinder.org/v2/gh/{repo}/main?urlpath=lab/tree/notebooks/{name}"]
 
 
-# Notebooks the alt-text rule (``missing_alt_text``) does not apply to yet. TEMPORARY: their
-# figure cells are getting alt text now; strike each name off once its notebook has it, and then
-# the list itself, so that the rule holds for every notebook.
-ALT_TEXT_EXEMPT = frozenset({
-    "10_the_legacy_equivariance.ipynb",
-})
 FIGURE = "plt.show()"  # a code cell that draws a figure
 
 
@@ -135,8 +129,7 @@ def violations(path: Path) -> list[str]:
                         "(tests/notebook_policy.py: COLAB_CELL)")
     if any("google.colab" in source for source in code[1:]):
         problems.append("only the first code cell may deal with Colab")
-    if path.name not in ALT_TEXT_EXEMPT:
-        problems += missing_alt_text(nb)
+    problems += missing_alt_text(nb)
     return problems
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from notebook_policy import ALT_TEXT_EXEMPT, missing_alt_text, violations
+from notebook_policy import missing_alt_text, violations
 
 NOTEBOOKS = sorted((Path(__file__).parent.parent / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 
@@ -65,12 +65,9 @@ def test_the_policy_passes_a_figure_cell_with_alt_text():
     assert missing_alt_text(figure_notebook(alt="A rising line from (0, 0) to (1, 1).")) == []
 
 
-def test_the_alt_text_rule_holds_for_every_notebook_but_the_exempt_ones(tmp_path):
-    """``violations`` reports a figure without alt text by notebook and cell, except in the
-    notebooks of ALT_TEXT_EXEMPT (a temporary list: every name on it is a real notebook)."""
-    assert ALT_TEXT_EXEMPT <= {p.name for p in NOTEBOOKS}
-    for name in ("07_faces_parts_vote_for_wholes.ipynb", sorted(ALT_TEXT_EXEMPT)[0]):
-        nbformat.write(figure_notebook(), tmp_path / name)
-        alt_problems = [p for p in violations(tmp_path / name) if "alt text" in p]
-        assert alt_problems == ([] if name in ALT_TEXT_EXEMPT else missing_alt_text(
-            figure_notebook()))
+def test_violations_report_a_figure_without_alt_text_by_cell(tmp_path):
+    """``violations`` reports a figure without alt text in any notebook, by its cell."""
+    path = tmp_path / "07_faces_parts_vote_for_wholes.ipynb"
+    nbformat.write(figure_notebook(), path)
+    alt_problems = [p for p in violations(path) if "alt text" in p]
+    assert alt_problems == missing_alt_text(figure_notebook()) and alt_problems
