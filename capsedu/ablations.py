@@ -22,7 +22,7 @@ import numpy as np
 import torch
 
 from . import checkpoints
-from .capsnet import LIVE, CapsNet
+from .capsnet import LIVE, CapsNet, routing_iterations
 from .data.mnist import load_mnist
 from .train import (
     Recipe,
@@ -76,8 +76,8 @@ def run(overrides: dict, seed: int, limit=None, progress=True, state_path=None) 
     test = load_mnist(False, limit)
     by_iterations = {}
     for iterations in TEST_ITERATIONS:  # the same weights, routing a different number of times
-        model.digits.iterations = iterations
-        by_iterations[str(iterations)] = evaluate(model, test)
+        with routing_iterations(model, iterations):
+            by_iterations[str(iterations)] = evaluate(model, test)
     trained_with = str(overrides.get("iterations", LIVE.iterations))
     return {"overrides": overrides, "seed": seed, "train_examples": train_examples,
             "test_accuracy": by_iterations[trained_with],

@@ -6,6 +6,8 @@ Like every model of the course, it keeps the keyword arguments that built it in 
 ``training_loss(x, y) -> (loss, predictions)``, ``predict(x)`` and ``score(x, label)``.
 """
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, replace
 from typing import NamedTuple
 
@@ -20,6 +22,7 @@ from .validate import (
     check_choice,
     check_finite,
     check_flag,
+    check_integer,
     check_labels,
     check_model_dtype,
     check_shape,
@@ -202,6 +205,24 @@ class CapsNet(nn.Module):
         lengths = self(x).lengths  # [B, n_classes]
         others = torch.cat([lengths[:, :label], lengths[:, label + 1:]], dim=1)
         return lengths[:, label], others.amax(dim=1)
+
+
+@contextmanager
+def routing_iterations(model: nn.Module, iterations: int) -> Iterator[nn.Module]:
+    """Route ``model`` (a ``CapsNet``, or any model whose ``digits`` layer routes) with
+    ``iterations`` inside the ``with`` block, its weights unchanged; its own number of iterations
+    comes back when the block ends, also after an error::
+
+        with routing_iterations(capsnet, 1):  # uniform coupling, the same weights
+            accuracy = evaluate(capsnet, test)
+    """
+    check_integer(iterations, "iterations", 1, "routing iterations")
+    trained_with = model.digits.iterations
+    model.digits.iterations = iterations
+    try:
+        yield model
+    finally:
+        model.digits.iterations = trained_with
 
 
 def count_parameters(model: nn.Module) -> int:

@@ -231,3 +231,23 @@ def test_max_pool_cnn_dropout_is_off_in_eval():
     torch.testing.assert_close(cnn(x), cnn(x))
     cnn.train()
     assert not torch.allclose(cnn(x), cnn(x))
+
+
+def test_routing_iterations_routes_the_same_weights_and_always_restores():
+    from capsedu.capsnet import LIVE, routing_iterations
+
+    torch.manual_seed(0)
+    model = CapsNet(LIVE).eval()
+    one_pass = CapsNet(LIVE, iterations=1).eval()
+    one_pass.load_state_dict(model.state_dict())
+    x = torch.rand(2, 1, 28, 28)
+    with torch.no_grad(), routing_iterations(model, 1) as routed:
+        assert routed is model and model.digits.iterations == 1
+        torch.testing.assert_close(model(x).v, one_pass(x).v)
+    assert model.digits.iterations == LIVE.iterations
+    with pytest.raises(RuntimeError), routing_iterations(model, 5):
+        raise RuntimeError("a failure inside the block")
+    assert model.digits.iterations == LIVE.iterations  # restored after the error too
+    with pytest.raises(ValueError, match="iterations must be an integer >= 1"):
+        with routing_iterations(model, 0):
+            pass
