@@ -63,8 +63,8 @@ class C4CNN(_Stack):
     """The C4 group-equivariant CNN: a lifting convolution then group convolutions, one per
     channel count after the first (``hidden_kernel_size`` filters)."""
 
-    def __init__(self, channels=(8, 16, 16, 32), kernel_size=5, n_classes=10,
-                 hidden_kernel_size=3, pool_after=(1, 2)):
+    def __init__(self, channels=ANCHOR_CHANNELS, kernel_size=5, n_classes=10,
+                 hidden_kernel_size=5, pool_after=ANCHOR_POOLS):
         convs = [LiftingConv(1, channels[0], kernel_size)]
         convs += [GroupConv(a, b, hidden_kernel_size)
                   for a, b in zip(channels, channels[1:], strict=False)]
@@ -79,8 +79,8 @@ class PlainCNN(_Stack):
     """The same stack with ordinary convolutions: twice the channels of ``C4CNN`` gives about
     its number of parameters (a group convolution holds 4 filter slices per channel pair)."""
 
-    def __init__(self, channels=(16, 32, 32, 64), kernel_size=5, n_classes=10,
-                 hidden_kernel_size=3, pool_after=(1, 2)):
+    def __init__(self, channels=tuple(2 * c for c in ANCHOR_CHANNELS), kernel_size=5,
+                 n_classes=10, hidden_kernel_size=5, pool_after=ANCHOR_POOLS):
         k = hidden_kernel_size
         convs = [nn.Conv2d(1, channels[0], kernel_size, padding=kernel_size // 2)]
         convs += [nn.Conv2d(a, b, k, padding=k // 2)

@@ -29,7 +29,7 @@ from .baselines import MaxPoolCNN
 from .capsnet import AFFNIST, LIVE, SMALL, CapsNet
 from .data.mnist import load_mnist
 from .data.transformed_mnist import move, multimnist_data, pair_up, translate, translated_mnist
-from .gcnn import ANCHOR_CHANNELS, ANCHOR_POOLS, C4CNN, PlainCNN
+from .gcnn import C4CNN, PlainCNN
 from .multi_digit import MultiDigitCapsNet, TwoDigitCNN
 
 PROGRESS_UPDATES_PER_S = 2  # how often fit's progress bar may redraw
@@ -361,15 +361,13 @@ RECIPES: dict[str, Recipe] = {
         "parameters; 2x2 max-pools after the first and the third layer) trained on upright "
         "MNIST until 3 epochs bring no gain on the last 5,000 training images, held out "
         "(upright too); the best of those epochs is kept",
-        build=lambda: C4CNN(ANCHOR_CHANNELS, kernel_size=5, hidden_kernel_size=5,
-                            pool_after=ANCHOR_POOLS),
+        build=lambda: C4CNN(),
         **ROTMNIST_TRAINING,
     ),
     "rotmnist-cnn": Recipe(
         description="notebook 10's ordinary CNN: the same stack with plain convolutions and twice "
         "the channels (about the G-CNN's parameter count), trained like rotmnist-gcnn",
-        build=lambda: PlainCNN(tuple(2 * c for c in ANCHOR_CHANNELS), kernel_size=5,
-                               hidden_kernel_size=5, pool_after=ANCHOR_POOLS),
+        build=lambda: PlainCNN(),
         **ROTMNIST_TRAINING,
     ),
 }
@@ -459,6 +457,13 @@ def seeded_name(name: str, seed: int) -> str:
     """The checkpoint name of recipe ``name`` trained with ``seed``: ``name`` for the recipe's
     own seed, ``<name>-seed<seed>`` for another (the other seeds of a comparison over seeds)."""
     return name if seed == RECIPES[name].seed else f"{name}-seed{seed}"
+
+
+def recipe_name(checkpoint: str) -> str:
+    """The recipe that trained the checkpoint called ``checkpoint``: ``seeded_name`` undone
+    (``"rotmnist-gcnn-seed1"`` -> ``"rotmnist-gcnn"``)."""
+    base, _, seed = checkpoint.rpartition("-seed")
+    return base if base in RECIPES and seed.isdigit() else checkpoint
 
 
 def positive_int(text: str) -> int:

@@ -34,4 +34,6 @@ def test_the_pair_has_matched_parameter_counts_and_shapes():
     x = torch.rand(2, 1, 28, 28)
     assert gcnn(x).shape == cnn(x).shape == (2, 10)
     shapes = [tuple(m.shape) for m in gcnn.features(x)]
-    assert shapes == [(2, 8, 4, 28, 28), (2, 16, 4, 14, 14), (2, 16, 4, 7, 7), (2, 32, 4, 7, 7)]
+    # the UvA anchor's size: 5 layers of 16 channels, pooled after the first and the third
+    assert shapes == [(2, 16, 4, 14, 14), (2, 16, 4, 14, 14)] + [(2, 16, 4, 7, 7)] * 3
+    assert abs(count_parameters(gcnn) - 103_000) < 1_000  # "about 103k parameters"

@@ -54,7 +54,8 @@ def test_between_quarter_turns_there_is_nothing_to_compare(pair):
     np.testing.assert_allclose(s["image"], tm.affine(x, rotation=45.0, side=28)[0, 0].numpy())
     assert s["gcnn_probabilities"].sum() == pytest.approx(1.0, abs=1e-5)
     assert s["cnn_prediction"] == int(np.argmax(s["cnn_probabilities"]))
-    assert s["gcnn_maps"].shape == s["cnn_maps"].shape == (4, 28, 28)
+    # layer 0 is pooled (pool_after): its maps are 14x14
+    assert s["gcnn_maps"].shape == s["cnn_maps"].shape == (4, 14, 14)
 
 
 def test_rotation_state_names_a_bad_layer_or_channel(pair):

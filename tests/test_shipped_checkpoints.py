@@ -43,14 +43,14 @@ def test_mnist_checkpoint_accuracy_matches_the_manifest(name):
 def test_checkpoint_is_the_epoch_chosen_on_its_validation_images(name):
     # the recipe held out the last training images: the shipped weights score there exactly
     # what the manifest says the chosen epoch scored
-    from capsedu.train import RECIPES, split_validation
+    from capsedu.train import RECIPES, recipe_name, split_validation
 
     metrics = ENTRIES[name]["metrics"]
     try:
         load_mnist(train=True, limit=1, download=False)
     except FileNotFoundError:
         pytest.skip("MNIST is not in the data root")
-    train, validation = split_validation(RECIPES[name])  # as the recipe made them
+    train, validation = split_validation(RECIPES[recipe_name(name)])  # as the recipe made them
     n = metrics["validation_examples"]
     assert len(validation[1]) == n and ENTRIES[name]["train_examples"] == len(train[1])
     accuracy = evaluate(pretrained(name), validation, device="cpu")

@@ -14,6 +14,7 @@ from capsedu.train import (
     evaluate,
     fit,
     main,
+    recipe_name,
     record_missing,
     seeded_name,
     shift,
@@ -221,6 +222,8 @@ def test_another_seed_is_saved_under_its_own_name(tiny_recipe, capsys):
     from capsedu.checkpoints import runs_dir
 
     assert seeded_name("tiny", RECIPES["tiny"].seed) == "tiny"
+    assert recipe_name("tiny-seed3") == recipe_name("tiny") == "tiny"
+    assert recipe_name("faces-deep-cnn-seed1") == "faces-deep-cnn-seed1"  # no such recipe
     main(["tiny", "--seed", "3"])
     entry = read_manifest(runs_dir())["tiny-seed3"]
     assert entry["seed"] == 3 and entry["file"] == "tiny-seed3.pt"
