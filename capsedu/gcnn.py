@@ -31,10 +31,10 @@ class _Stack(LogitClassifier):
     """``[B, 1, H, W]`` images -> class logits; ``features(x)`` returns every layer's maps."""
 
     def __init__(self, convs: list[nn.Module], norm: type, channels: tuple, n_classes: int,
-                 hparams: dict, pool_after: tuple):
+                 hparams: dict):
         super().__init__()
-        self.hparams = {**hparams, "pool_after": tuple(pool_after)}
-        self.pool_after = tuple(pool_after)
+        self.hparams = hparams
+        self.pool_after = hparams["pool_after"]
         self.convs = nn.ModuleList(convs)
         self.norms = nn.ModuleList(norm(c) for c in channels)
         self.classifier = nn.Linear(channels[-1], n_classes)
@@ -69,10 +69,10 @@ class C4CNN(_Stack):
         convs += [GroupConv(a, b, hidden_kernel_size)
                   for a, b in zip(channels, channels[1:], strict=False)]
         hp = dict(channels=tuple(channels), kernel_size=kernel_size, n_classes=n_classes,
-                  hidden_kernel_size=hidden_kernel_size)
+                  hidden_kernel_size=hidden_kernel_size, pool_after=tuple(pool_after))
         # BatchNorm3d over [B, C, 4, H, W]: one mean and scale per channel, shared by its four
         # rotations, so normalising keeps the layer equivariant
-        super().__init__(convs, nn.BatchNorm3d, tuple(channels), n_classes, hp, pool_after)
+        super().__init__(convs, nn.BatchNorm3d, tuple(channels), n_classes, hp)
 
 
 class PlainCNN(_Stack):
@@ -86,5 +86,5 @@ class PlainCNN(_Stack):
         convs += [nn.Conv2d(a, b, k, padding=k // 2)
                   for a, b in zip(channels, channels[1:], strict=False)]
         hp = dict(channels=tuple(channels), kernel_size=kernel_size, n_classes=n_classes,
-                  hidden_kernel_size=hidden_kernel_size)
-        super().__init__(convs, nn.BatchNorm2d, tuple(channels), n_classes, hp, pool_after)
+                  hidden_kernel_size=hidden_kernel_size, pool_after=tuple(pool_after))
+        super().__init__(convs, nn.BatchNorm2d, tuple(channels), n_classes, hp)

@@ -20,7 +20,7 @@ from .capsnet import CapsNet
 from .costs import anatomy
 from .data import faces
 from .digit_capsules import DELTAS
-from .train import PATIENCE, converged
+from .train import PATIENCE, best_epoch, converged
 
 
 def png_bytes(fig: Figure, dpi: int = 80) -> bytes:
@@ -299,12 +299,12 @@ def held_out_curves(ax, rows: dict[str, dict], patience: int = PATIENCE) -> None
     row), the kept epoch circled; a dashed line marks a run still improving at its end."""
     for name, row in rows.items():
         scores = row["metrics"]["validation_by_epoch"]
-        curve, best = [100 * a for a in scores], scores.index(max(scores))
+        curve, best = [100 * a for a in scores], best_epoch(scores)
         done = converged(scores, patience)
         ax.plot(range(1, len(curve) + 1), curve, "-" if done else "--", marker="o", ms=3,
                 color=model_colour(name),
                 label=f"{name} ({'converged' if done else 'still improving'})")
-        ax.plot(best + 1, curve[best], "o", ms=9, mfc="none", color=model_colour(name))
+        ax.plot(best, curve[best - 1], "o", ms=9, mfc="none", color=model_colour(name))
     ax.set(xlabel="epoch", ylabel="held-out accuracy (%)")
     ax.legend(fontsize=8, loc="lower right")
 

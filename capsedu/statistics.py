@@ -91,8 +91,25 @@ def accuracy(correct, level: float = LEVEL) -> Accuracy:
     return Accuracy(k / n, n, interval.low, interval.high, level)
 
 
+class _Test:
+    """What a comparison with a ``p_value`` at a ``level`` answers (``Paired``,
+    ``SeedDifference``)."""
+
+    p_value: float
+    level: float
+
+    @property
+    def clear(self) -> bool:
+        """Told apart from the noise: p below 1 - level (the interval excludes 0)."""
+        return self.p_value < 1 - self.level
+
+    @property
+    def verdict(self) -> str:
+        return "told apart" if self.clear else "not told apart"
+
+
 @dataclass(frozen=True)
-class Paired:
+class Paired(_Test):
     """Model A against model B on the same images: A's accuracy minus B's, image by image."""
 
     difference: float  # accuracy of A minus accuracy of B, 0..1 units
@@ -105,17 +122,11 @@ class Paired:
     p_value: float  # McNemar's exact test: a difference this large by chance alone
     level: float = LEVEL
 
-    @property
-    def clear(self) -> bool:
-        """Told apart from the noise: McNemar's p below 1 - level."""
-        return self.p_value < 1 - self.level
-
     def __str__(self) -> str:
-        verdict = "told apart" if self.clear else "not told apart"
         return (f"{100 * self.difference:+.2f} points ({100 * self.level:.0f} % interval "
                 f"{100 * self.low:+.2f} to {100 * self.high:+.2f}); right only by the first on "
                 f"{self.only_a:,} of {self.n:,} images, only by the second on {self.only_b:,}; "
-                f"McNemar p = {self.p_value:.2g}: {verdict}")
+                f"McNemar p = {self.p_value:.2g}: {self.verdict}")
 
 
 def paired(correct_a, correct_b, level: float = LEVEL) -> Paired:
@@ -188,7 +199,7 @@ def over_seeds(values, level: float = LEVEL) -> OverSeeds:
 
 
 @dataclass(frozen=True)
-class SeedDifference:
+class SeedDifference(_Test):
     """The mean of B's seeds minus the mean of A's, with its t interval and test."""
 
     difference: float
@@ -199,17 +210,11 @@ class SeedDifference:
     paired: bool  # seed by seed (same seeds) or Welch's two-sample test
     level: float = LEVEL
 
-    @property
-    def clear(self) -> bool:
-        """Told apart from the seeds' spread: the interval excludes 0 (p below 1 - level)."""
-        return self.p_value < 1 - self.level
-
     def __str__(self) -> str:
-        verdict = "told apart" if self.clear else "not told apart"
         test = "paired by seed" if self.paired else "Welch"
         return (f"{self.difference:+.3f} ({100 * self.level:.0f} % t interval {self.low:+.3f} to "
                 f"{self.high:+.3f}, {test}, {self.degrees_of_freedom:.1f} d.f.; "
-                f"p = {self.p_value:.2g}): {verdict}")
+                f"p = {self.p_value:.2g}): {self.verdict}")
 
 
 def seed_difference(a, b, paired: bool, level: float = LEVEL) -> SeedDifference:

@@ -184,7 +184,7 @@ def training_status(metrics: dict, patience: int = PATIENCE) -> str:
     """How a recorded run (a manifest row's ``metrics``) ended, in words: converged by the rule,
     or still improving when its budget ran out (a verdict resting on it is not final)."""
     scores = metrics["validation_by_epoch"]
-    best = scores.index(max(scores)) + 1
+    best = best_epoch(scores)
     kept = f"epoch {best} of {len(scores)} kept ({100 * max(scores):.2f} % held out)"
     if converged(scores, patience):
         return f"{kept}: converged, no held-out gain in the {len(scores) - best} epochs after it"
@@ -196,11 +196,16 @@ def verdict(comparison, runs: dict[str, dict], patience: int = PATIENCE) -> str:
     """A comparison's line (``statistics.paired`` or ``seed_difference``) with the state of the
     recorded runs it rests on (``runs``: name -> manifest row): final only when every one of them
     has converged (``converged``); otherwise it names the runs still improving."""
-    improving = [name for name, row in runs.items()
-                 if not converged(row["metrics"]["validation_by_epoch"], patience)]
+    improving = still_improving(runs, patience)
     if not improving:
         return f"{comparison}; final: every run it rests on converged"
     return f"{comparison}; NOT FINAL: {', '.join(improving)} still improving"
+
+
+def still_improving(runs: dict[str, dict], patience: int = PATIENCE) -> list[str]:
+    """The names of the recorded runs (name -> manifest row) that had not converged."""
+    return [name for name, row in runs.items()
+            if not converged(row["metrics"]["validation_by_epoch"], patience)]
 
 
 def held_out_scores(history: list[dict]) -> list[float]:
@@ -219,7 +224,13 @@ def converged(scores: list[float], patience: int = PATIENCE) -> bool:
     ``validation_by_epoch``): the best epoch (the first of ties, as ``chosen_epoch``) lies
     ``patience`` or more epochs before the last one, i.e. that many epochs in a row brought no
     gain. A run for which this is false was still improving when it stopped."""
-    return len(scores) - 1 - scores.index(max(scores)) >= patience
+    return len(scores) - best_epoch(scores) >= patience
+
+
+def best_epoch(scores: list[float]) -> int:
+    """The epoch (from 1) with the best held-out accuracy, the first of ties (as ``chosen_epoch``
+    picks from a history)."""
+    return scores.index(max(scores)) + 1
 
 
 @torch.no_grad()
@@ -442,7 +453,7 @@ def run_recipe(name, epochs=None, limit=None, seed=None, root=None, progress=Tru
                        validation_by_epoch=held_out_scores(history))
     if recipe.patience is not None:  # did the rule stop it, or did the budget run out first?
         metrics.update(max_epochs=epochs, patience=recipe.patience,
-                       converged=converged(held_out_scores(history), recipe.patience))
+                       converged=converged(metrics["validation_by_epoch"], recipe.patience))
     model.cpu()
     return checkpoints.save(
         model, saved_as, root, replace_shipped, description=recipe.description,
