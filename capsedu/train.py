@@ -58,7 +58,7 @@ def shift(images: torch.Tensor, generator=None, max_shift: int = 2) -> torch.Ten
 
 def fit(model, train, epochs=1, batch_size=128, lr=1e-3, lr_decay=1.0, seed=0, device=None,
         progress=True, augment=None, state_path=None, validation=None,
-        compose=None, patience=None) -> list[dict]:
+        compose=None, patience=None, start=None) -> list[dict]:
     """Train ``model`` on ``train = (images, labels)`` with Adam; one dict of stats per epoch.
     More tensors may follow the labels, e.g. ``(pairs, labels, parts)``: every tensor after the
     images is a target, passed on to the model.
@@ -91,6 +91,12 @@ def fit(model, train, epochs=1, batch_size=128, lr=1e-3, lr_decay=1.0, seed=0, d
 
     ``patience`` (with ``validation``): stop before ``epochs`` once the held-out accuracy has not
     improved for that many epochs (``converged``); ``epochs`` is then the budget, an upper bound.
+
+    ``start = (weights, history)``: continue an earlier run that ended at those weights after the
+    epochs in ``history`` (``continue_from`` rebuilds both from a saved checkpoint). Training picks
+    up at the next epoch with the learning rate where the schedule had brought it; Adam's moments
+    start afresh, and the shuffling and dropout draw from ``seed + len(history)``, so the
+    continuation does not replay the draws of the epochs already trained.
     """
     if patience is not None and validation is None:
         raise ValueError("patience stops training when the held-out accuracy stops improving: "
@@ -100,13 +106,19 @@ def fit(model, train, epochs=1, batch_size=128, lr=1e-3, lr_decay=1.0, seed=0, d
                          f"batch_size={batch_size} training rows, got {len(train[0])}; train on "
                          "more rows or pass a smaller batch_size")
     device = device or config.device()
-    generator = seed_everything(seed)
+    history, best = [], None  # best: the weights of the best validation epoch so far
+    if start is not None:
+        weights, history = start[0], list(start[1])
+        model.load_state_dict(weights)
+        if validation is not None:  # the epoch to beat: the one it kept
+            best = {k: v.detach().clone() for k, v in weights.items()}
+    generator = seed_everything(seed + len(history))
     model.to(device).train()
     loader = DataLoader(TensorDataset(*train), batch_size=batch_size, shuffle=True,
                         generator=generator, drop_last=compose is not None)
-    optimizer = torch.optim.Adam(model.parameters(), lr=lr)
+    # lr_t = lr * lr_decay^t after t epochs (ExponentialLR multiplies by lr_decay once an epoch)
+    optimizer = torch.optim.Adam(model.parameters(), lr=lr * lr_decay ** len(history))
     scheduler = torch.optim.lr_scheduler.ExponentialLR(optimizer, gamma=lr_decay)
-    history, best = [], None  # best: the weights of the best validation epoch so far
     if state_path is not None and Path(state_path).exists():
         state = torch.load(state_path, map_location=device, weights_only=True)
         model.load_state_dict(state["model"])
@@ -119,7 +131,7 @@ def fit(model, train, epochs=1, batch_size=128, lr=1e-3, lr_decay=1.0, seed=0, d
     for epoch in range(len(history), epochs):
         if patience is not None and history and converged(held_out_scores(history), patience):
             break
-        total_loss, n_correct, seen, start = 0.0, 0, 0, time.perf_counter()
+        total_loss, n_correct, seen, began = 0.0, 0, 0, time.perf_counter()
         batch_loss, batch_accuracy = [], []  # one number per step
         # At most PROGRESS_UPDATES_PER_S redraws a second: in a notebook every redraw is a message
         # to the browser, and a flood of them overruns the kernel's output channel.
@@ -152,7 +164,7 @@ def fit(model, train, epochs=1, batch_size=128, lr=1e-3, lr_decay=1.0, seed=0, d
         classifies = predictions is not None
         history.append({"epoch": epoch + 1, "loss": total_loss / seen,
                         "train_accuracy": n_correct / seen if classifies else None,
-                        "seconds": time.perf_counter() - start, "batch_loss": batch_loss,
+                        "seconds": time.perf_counter() - began, "batch_loss": batch_loss,
                         "batch_accuracy": batch_accuracy if classifies else None})
         if validation is not None:
             history[-1]["validation_accuracy"] = evaluate(model, validation, batch_size,
@@ -406,11 +418,12 @@ def split_validation(recipe: Recipe, limit=None):
 
 
 def train_recipe(recipe: Recipe, epochs=None, limit=None, seed=None, progress=True,
-                 state_path=None):
+                 state_path=None, start=None):
     """Build and train a ``Recipe``: returns ``(model, history, train_examples)``.
 
     The test set is not touched here; ``run_recipe`` scores it once, after training.
-    ``state_path``: where to keep the resumable training state (see ``fit``)."""
+    ``state_path``: where to keep the resumable training state; ``start``: an earlier run to
+    continue (both as in ``fit``)."""
     epochs = recipe.epochs if epochs is None else epochs
     seed = recipe.seed if seed is None else seed
     torch.manual_seed(seed)  # the initial weights depend on the seed too
@@ -418,14 +431,44 @@ def train_recipe(recipe: Recipe, epochs=None, limit=None, seed=None, progress=Tr
     train, validation = split_validation(recipe, limit)
     history = fit(model, train, epochs, recipe.batch_size, recipe.lr, recipe.lr_decay, seed,
                   progress=progress, augment=recipe.augment, state_path=state_path,
-                  validation=validation, compose=recipe.compose, patience=recipe.patience)
+                  validation=validation, compose=recipe.compose, patience=recipe.patience,
+                  start=start)
     return model, history, len(train[1])
 
 
+def continue_from(folder: Path, name: str) -> tuple[dict, list[dict], list[dict]]:
+    """What a run needs to continue checkpoint ``name`` saved in ``folder`` (``fit``'s ``start``):
+    ``(weights, history, sittings)``.
+
+    ``history`` holds its held-out accuracy up to the epoch it kept (a later epoch that brought no
+    gain is dropped: training goes on from the kept weights), each epoch timed at the run's mean.
+    ``sittings`` lists the runs that made it, oldest first: their commands, what they kept and
+    the checkpoint's sha256, for its manifest row."""
+    folder = Path(folder)
+    row = checkpoints.read_manifest(folder).get(name)
+    if row is None or "validation_by_epoch" not in row.get("metrics", {}):
+        raise ValueError(f"continue_from: {folder / checkpoints.MANIFEST} has no row for {name!r} "
+                         "with a held-out curve (metrics.validation_by_epoch); name a folder "
+                         "holding a finished run of this recipe, e.g. the shipped checkpoints")
+    scores = row["metrics"]["validation_by_epoch"]
+    kept = best_epoch(scores)
+    weights = torch.load(folder / row["file"], map_location="cpu", weights_only=True)
+    per_epoch = row["train_time_s"] / len(scores)
+    history = [{"epoch": i + 1, "validation_accuracy": v, "seconds": per_epoch}
+               for i, v in enumerate(scores[:kept])]
+    sitting = {"command": row["command"], "sha256": row["sha256"], "epochs": len(scores),
+               "kept_epoch": kept}
+    return weights["state_dict"], history, [*row.get("sittings", []), sitting]
+
+
 def run_recipe(name, epochs=None, limit=None, seed=None, root=None, progress=True,
-               state_path=None, replace_shipped=False) -> dict:
+               state_path=None, replace_shipped=False, continue_folder=None) -> dict:
     """Train recipe ``name`` (``train_recipe``), score it on the test split, save it in ``root``
     and return the manifest row.
+
+    ``continue_folder``: go on training the run of this checkpoint saved there, from the epoch it
+    kept (``continue_from``), instead of from scratch; its row lists the earlier runs
+    (``sittings``).
 
     ``root`` defaults to the shipped checkpoints, which are replaced only with
     ``replace_shipped=True`` (checked before training: ``checkpoints.check_writable``).
@@ -438,11 +481,20 @@ def run_recipe(name, epochs=None, limit=None, seed=None, root=None, progress=Tru
     checkpoints.check_writable(saved_as, root, replace_shipped)
     command = ["python", "-m", "capsedu.train", name]
     for flag, value, default in (("--limit", limit, None), ("--epochs", epochs, recipe.epochs),
-                                 ("--seed", seed, recipe.seed)):
+                                 ("--seed", seed, recipe.seed),
+                                 ("--continue-from", continue_folder, None)):
         if value != default:
             command += [flag, str(value)]
+    start, sittings = None, {}
+    if continue_folder is not None:
+        weights, history, earlier = continue_from(continue_folder, saved_as)
+        if len(history) >= epochs:
+            raise ValueError(f"continue_folder: {saved_as} in {continue_folder} has already "
+                             f"trained {len(history)} epochs, the budget of {epochs}; pass more "
+                             "epochs to go on")
+        start, sittings = (weights, history), {"sittings": earlier}
     model, history, train_examples = train_recipe(recipe, epochs, limit, seed, progress,
-                                                  state_path)
+                                                  state_path, start)
     test_accuracy = evaluate(model, recipe.data(False, None), progress=progress)
     metrics = {"test_accuracy": test_accuracy, "epochs": len(history),
                "final_train_loss": round(history[-1]["loss"], 5)}
@@ -460,7 +512,7 @@ def run_recipe(name, epochs=None, limit=None, seed=None, root=None, progress=Tru
         command=shlex.join(command),
         seed=seed, train_time_s=round(sum(h["seconds"] for h in history), 1),
         device=str(config.device()), threads=torch.get_num_threads(),
-        train_examples=train_examples, metrics=metrics,
+        train_examples=train_examples, metrics=metrics, **sittings,
     )
 
 
@@ -558,6 +610,10 @@ def main(argv=None):
                         help="CPU threads for torch (default: all)")
     parser.add_argument("--state", help="resumable training state: saved after every epoch, "
                         "and resumed from when the file exists")
+    parser.add_argument("--continue-from", metavar="FOLDER",
+                        help="go on training this recipe's checkpoint saved in FOLDER (e.g. "
+                        "data/checkpoints) from the epoch it kept, until the rule or the budget "
+                        "stops it")
     args = parser.parse_args(argv)
     if args.list or args.name is None:
         for name, recipe in RECIPES.items():
@@ -570,8 +626,9 @@ def main(argv=None):
     out = output_folder(args)
     try:  # refused before any training when it would replace a shipped checkpoint
         entry = run_recipe(args.name, args.epochs, args.limit, args.seed, out,
-                           state_path=args.state, replace_shipped=args.replace_shipped)
-    except FileExistsError as err:
+                           state_path=args.state, replace_shipped=args.replace_shipped,
+                           continue_folder=args.continue_from)
+    except (FileExistsError, ValueError) as err:  # a shipped file in the way, or a bad argument
         parser.error(str(err))
     if args.threads:  # part of how the run was timed: keep it in the recorded command
         entry = checkpoints.record(entry["name"], out, args.replace_shipped,

@@ -17,6 +17,7 @@ import os
 from glob import glob
 from multiprocessing import Pool
 from pathlib import Path
+from tempfile import TemporaryDirectory
 from unittest.mock import patch
 
 from docutils import nodes
@@ -25,6 +26,7 @@ from jupyter_cache.executors.basic import ExecutionWorkerLocalMProc, ProcessData
 from jupyter_cache.executors.utils import single_nb_execution
 from sphinx.errors import ExtensionError
 from sphinx.util import logging
+from traitlets.config import Config
 
 from capsedu.checkpoints import MANIFEST, read_manifest
 
@@ -94,7 +96,11 @@ def drop_badges(app, doctree: nodes.document) -> None:
 
 def side_by_side(notebooks: int) -> int:
     """How many notebooks to run at once: one per core, but no more than the memory holds at
-    ``KERNEL_MEMORY`` each (where the system tells its memory), and at least one."""
+    ``KERNEL_MEMORY`` each (where the system tells its memory), and at least one. One at a time
+    where kernels cannot listen on files (``kernel_config``): side by side, their TCP ports can
+    collide."""
+    if os.name != "posix":
+        return 1
     try:
         memory = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
     except (AttributeError, ValueError, OSError):  # no sysconf (Windows) or no such name
@@ -103,16 +109,32 @@ def side_by_side(notebooks: int) -> int:
     return max(1, min(os.cpu_count() or 1, notebooks, fits))
 
 
+def kernel_config(folder: str) -> Config:
+    """How a site build's kernel talks to its notebook: over files in ``folder`` (ZeroMQ's ipc
+    transport) where the system has them, instead of TCP ports on 127.0.0.1.
+
+    Each client picks its kernel's five ports by asking the system for free ones and letting them
+    go again before the kernel binds them. With notebooks run side by side, two clients can be
+    handed the same port in between, and one kernel dies with "Address already in use" (it
+    failed a CI build). Files named for each kernel's own folder cannot collide."""
+    if os.name != "posix":  # no ipc transport on Windows: the notebooks run one at a time there
+        return Config()
+    return Config({"KernelManager": {"transport": "ipc",
+                                     "connection_file": os.path.join(folder, "kernel.json")}})
+
+
 class StillsWorker(ExecutionWorkerLocalMProc):
     """jupyter-cache's worker (run one notebook in its folder, cache the result), without storing
     the widgets' live state in the notebook: no page has a script to read it, and each widget
-    shows its still instead (``Widget.still_html``). It made pages up to 250 KB heavier."""
+    shows its still instead (``Widget.still_html``). It made pages up to 250 KB heavier.
+    Its kernel listens on files of its own (``kernel_config``)."""
 
     @staticmethod
     def execute(project_nb, data):
-        return single_nb_execution(project_nb.nb, cwd=str(Path(project_nb.uri).parent),
-                                   timeout=data.timeout, allow_errors=data.allow_errors,
-                                   store_widget_state=False)
+        with TemporaryDirectory(prefix="capsedu-kernel-") as folder:
+            return single_nb_execution(project_nb.nb, cwd=str(Path(project_nb.uri).parent),
+                                       timeout=data.timeout, allow_errors=data.allow_errors,
+                                       store_widget_state=False, config=kernel_config(folder))
 
 
 def execute_notebooks(app) -> None:

@@ -41,12 +41,13 @@ def course_site(monkeypatch):
     return course_site
 
 
-def test_the_notebooks_run_on_one_thread_each_and_a_failure_stops_the_build(
+def test_the_notebooks_run_on_one_thread_each_over_files_and_a_failure_stops_the_build(
         tmp_path, monkeypatch, course_site):
     from jupyter_cache import get_cache
 
     kernel = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    cells = {"ok": "import os\nimport ipywidgets\nprint(os.environ.get('OMP_NUM_THREADS'))\n"
+    cells = {"ok": "import os\nimport ipywidgets\nfrom ipykernel.kernelapp import IPKernelApp\n"
+                   "print(os.environ.get('OMP_NUM_THREADS'), IPKernelApp.instance().transport)\n"
                    "ipywidgets.IntSlider()",
              "broken": "raise ValueError('a planted failure')"}
     for name, source in cells.items():
@@ -63,7 +64,8 @@ def test_the_notebooks_run_on_one_thread_each_and_a_failure_stops_the_build(
     cache = get_cache(config.nb_execution_cache_path)
     ran = nbformat.read(tmp_path / "ok.ipynb", 4)
     _, cached = cache.merge_match_into_notebook(ran)
-    assert cached.cells[0].outputs[0]["text"] == "1\n"  # the kernel ran on one thread
+    # the kernel ran on one thread, and listened on files, not on TCP ports that could collide
+    assert cached.cells[0].outputs[0]["text"] == "1 ipc\n"
     assert "widgets" not in cached.metadata  # the slider's still is shown, not its live state
 
 

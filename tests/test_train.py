@@ -211,6 +211,40 @@ def test_patience_stops_once_the_held_out_accuracy_stops_improving(tmp_path):
         fit(BagOfPartsCNN(channels=(4, 4)), (x, y), patience=2, device="cpu", progress=False)
 
 
+def test_a_continued_run_goes_on_from_its_weights_and_stops_by_the_rule():
+    # flipped validation labels: every epoch after the start scores worse held out, so the
+    # continuation stops after `patience` epochs and keeps the weights it started from
+    g = torch.Generator().manual_seed(1)
+    x, y = torch.rand(128, 1, 8, 8, generator=g) * 0.1, torch.arange(128) % 2
+    x[y == 1, :, 2:5, 2:5] += 1.0
+    validation = (x[:64], 1 - y[:64])
+    torch.manual_seed(0)
+    start = BagOfPartsCNN(channels=(4, 4))
+    weights = {k: v.clone() for k, v in start.state_dict().items()}
+    earlier = [{"epoch": 1, "validation_accuracy": 1.0, "seconds": 5.0}]  # unbeatable
+    model = BagOfPartsCNN(channels=(4, 4))
+    history = fit(model, (x, y), epochs=30, batch_size=16, lr=1e-2, device="cpu",
+                  progress=False, validation=validation, patience=2, start=(weights, earlier))
+    assert [h["epoch"] for h in history] == [1, 2, 3] and history[0] == earlier[0]
+    assert len(earlier) == 1  # the caller's history is not changed
+    for name, value in model.state_dict().items():
+        torch.testing.assert_close(value, weights[name])
+
+
+def test_a_continued_run_is_one_epoch_of_the_decayed_rate_from_seed_plus_epochs():
+    x, y = torch.rand(64, 1, 8, 8), torch.arange(64) % 2
+    torch.manual_seed(0)
+    weights = BagOfPartsCNN(channels=(2, 2)).state_dict()
+    earlier = [{"epoch": e, "validation_accuracy": 0.5, "seconds": 1.0} for e in (1, 2)]
+    continued, fresh = BagOfPartsCNN(channels=(2, 2)), BagOfPartsCNN(channels=(2, 2))
+    fit(continued, (x, y), epochs=3, batch_size=16, lr=1e-2, lr_decay=0.5, seed=4, device="cpu",
+        progress=False, start=(weights, earlier))
+    fresh.load_state_dict(weights)  # the same epoch by hand: lr 1e-2 * 0.5^2, seed 4 + 2
+    fit(fresh, (x, y), epochs=1, batch_size=16, lr=1e-2 * 0.5 ** 2, seed=6, device="cpu",
+        progress=False)
+    torch.testing.assert_close(continued.classifier.weight, fresh.classifier.weight)
+
+
 def test_the_rule_on_recorded_curves():
     assert converged([0.90, 0.95, 0.94, 0.95, 0.93])  # best at 2, three epochs without a gain
     assert not converged([0.90, 0.95, 0.94, 0.96])  # the last epoch is the best: still improving
@@ -230,14 +264,15 @@ def test_another_seed_is_saved_under_its_own_name(tiny_recipe, capsys):
     assert read_manifest()["tiny"]["notes"] == "the shipped one"  # the shipped one untouched
 
 
-def test_a_recipe_with_validation_records_the_chosen_epoch(tmp_path):
+def test_a_recipe_with_validation_records_the_chosen_epoch(tmp_path, capsys):
     try:
         RECIPES["capsnet-mnist"].data(False, 1)
     except FileNotFoundError:
         pytest.skip("MNIST is not in the data root")
     held_out = RECIPES["capsnet-mnist"].validation
-    with pytest.raises(ValueError, match="validation examples"):
+    with pytest.raises(SystemExit):  # the command line's error, not a traceback
         main(["capsnet-mnist", "--limit", str(held_out), "--out", str(tmp_path)])
+    assert "validation examples" in capsys.readouterr().err
     main(["capsnet-mnist", "--epochs", "2", "--limit", str(held_out + 64), "--out",
           str(tmp_path)])
     entry = read_manifest(tmp_path)["capsnet-mnist"]
@@ -299,6 +334,34 @@ def test_replace_shipped_rebuilds_it_and_keeps_its_notes(tiny_recipe, capsys):
     assert entry["command"] == "python -m capsedu.train tiny --threads 1"
     assert pretrained("tiny").hparams["channels"] == (2,)
     assert not (tiny_recipe / "runs").exists()
+
+
+def test_continue_from_goes_on_from_the_kept_epoch_and_lists_the_sittings(
+        tiny_recipe, monkeypatch, capsys):
+    from dataclasses import replace
+
+    monkeypatch.setitem(RECIPES, "tiny", replace(RECIPES["tiny"], epochs=2, validation=8,
+                                                 patience=2))
+    first, second = tiny_recipe / "first", tiny_recipe / "second"
+    main(["tiny", "--out", str(first), "--threads", "1"])
+    before = read_manifest(first)["tiny"]
+    kept = before["metrics"]["chosen_epoch"]
+    main(["tiny", "--continue-from", str(first), "--epochs", "5", "--out", str(second)])
+    after = read_manifest(second)["tiny"]
+    scores = after["metrics"]["validation_by_epoch"]
+    assert scores[:kept] == before["metrics"]["validation_by_epoch"][:kept]
+    assert kept < len(scores) <= 5 and after["metrics"]["max_epochs"] == 5
+    assert after["command"] == f"python -m capsedu.train tiny --epochs 5 --continue-from {first}"
+    assert after["sittings"] == [{"command": before["command"], "sha256": before["sha256"],
+                                  "epochs": 2, "kept_epoch": kept}]
+    assert read_manifest(first)["tiny"] == before  # the run it went on from is untouched
+    for folder, message in ((tiny_recipe / "nowhere", "no row for 'tiny'"),
+                            (first, "already trained")):
+        budget = str(kept)
+        with pytest.raises(SystemExit):
+            main(["tiny", "--continue-from", str(folder), "--epochs", budget, "--out",
+                  str(second)])
+        assert message in capsys.readouterr().err
 
 
 def test_scoring_the_test_set_shows_progress(tiny_recipe, capsys):
