@@ -204,6 +204,14 @@ def training_status(metrics: dict, patience: int = PATIENCE) -> str:
             "run could change a verdict that rests on it")
 
 
+def how_made(row: dict) -> str:
+    """The commands that made a checkpoint (a manifest row), oldest first: one, or the sittings
+    of a run continued from the epoch an earlier one kept (``continue_from``)."""
+    earlier = [f"{s['command']} (kept epoch {s['kept_epoch']} of {s['epochs']}), then "
+               for s in row.get("sittings", [])]
+    return "".join(earlier) + row["command"]
+
+
 def verdict(comparison, runs: dict[str, dict], patience: int = PATIENCE) -> str:
     """A comparison's line (``statistics.paired`` or ``seed_difference``) with the state of the
     recorded runs it rests on (``runs``: name -> manifest row): final only when every one of them

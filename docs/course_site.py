@@ -66,7 +66,9 @@ def checkpoint_sections(entries: list[dict]) -> str:
     training time, device and threads, and the metrics it reached."""
     sections = []
     for e in entries:
-        rows = [("command", f"`{e['command']}`"), ("seed", e["seed"]),
+        sittings = [(f"earlier sitting {k}", f"`{s['command']}`, kept epoch {s['kept_epoch']} of "
+                     f"{s['epochs']}") for k, s in enumerate(e.get("sittings", []), 1)]
+        rows = [*sittings, ("command", f"`{e['command']}`"), ("seed", e["seed"]),
                 ("training time", f"{_duration(e['train_time_s'])} on {e['device']}, "
                                   f"{e['threads']} thread(s), torch {e['torch_version']}"),
                 *((name.replace("_", " "), _value(v)) for name, v in e["metrics"].items())]

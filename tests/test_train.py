@@ -13,6 +13,7 @@ from capsedu.train import (
     converged,
     evaluate,
     fit,
+    how_made,
     main,
     recipe_name,
     record_missing,
@@ -355,6 +356,9 @@ def test_continue_from_goes_on_from_the_kept_epoch_and_lists_the_sittings(
     assert after["sittings"] == [{"command": before["command"], "sha256": before["sha256"],
                                   "epochs": 2, "kept_epoch": kept}]
     assert read_manifest(first)["tiny"] == before  # the run it went on from is untouched
+    assert how_made(after) == (f"{before['command']} (kept epoch {kept} of 2), then "
+                               f"{after['command']}")
+    assert how_made(before) == before["command"]
     for folder, message in ((tiny_recipe / "nowhere", "no row for 'tiny'"),
                             (first, "already trained")):
         budget = str(kept)
