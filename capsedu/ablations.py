@@ -3,12 +3,14 @@
 The paper's Table 1 compares 1 and 3 routing iterations, with and without the reconstruction
 loss, on MNIST (three trials each). ``GRID`` asks the same of notebook 05's ``LIVE`` network, with
 2 and 5 iterations added. Every cell is trained by the same ``recipe`` (data, epochs, schedule,
-the paper's 2-pixel shifts, the epoch chosen on held-out training images) for each seed, then
-scored on the MNIST test set with the number of iterations it was trained with and with every
-other one (``TEST_ITERATIONS``: the same weights, routing more or less at test time).
+the paper's 2-pixel shifts, the epoch chosen on held-out training images, training stopped by the
+course's rule or a budget of epochs) for each seed, then scored on the MNIST test set with the
+number of iterations it was trained with and with every other one (``TEST_ITERATIONS``: the same
+weights, routing more or less at test time).
 
     python -m capsedu.ablations                    # every missing run, into <data root>/runs
     python -m capsedu.ablations --replace-shipped  # into the shipped <data root>/results
+    python -m capsedu.ablations --out FOLDER       # into FOLDER/routing_ablations.json
 
 A finished run is written at once, so an interrupted grid resumes where it stopped (and a run
 resumes from its last epoch with ``state``); each record keeps the command, seed, time and threads.
@@ -25,11 +27,15 @@ from . import checkpoints
 from .capsnet import LIVE, CapsNet, routing_iterations
 from .data.mnist import load_mnist
 from .train import (
+    PATIENCE,
     Recipe,
     command_line,
+    converged,
     evaluate,
     experiment_parser,
+    positive_int,
     record_missing,
+    results_file,
     shift,
     train_recipe,
 )
@@ -38,16 +44,19 @@ RESULTS = "routing_ablations.json"
 TEST_ITERATIONS = (1, 2, 3, 5)
 GRID = [{"iterations": it, "recon_weight": w} for w in (0.0005, 0.0) for it in (1, 2, 3, 5)]
 SEEDS = (0, 1, 2)
+EPOCHS = 20  # the budget: each run stops earlier, once PATIENCE epochs bring no held-out gain
 COMMAND = "python -m capsedu.ablations"
 
 
-def recipe(overrides: dict) -> Recipe:
-    """The training run of one cell of the grid: ``CapsNet(LIVE, **overrides)``, 3 epochs."""
+def recipe(overrides: dict, epochs: int = EPOCHS) -> Recipe:
+    """The training run of one cell of the grid: ``CapsNet(LIVE, **overrides)``, until the rule
+    stops it (``train.converged``) or ``epochs`` run out."""
     return Recipe(
         description=f"notebook 09's ablation: CapsNet(LIVE, {overrides}) on MNIST shifted by up "
         "to 2 pixels; the epoch is chosen on the last 5,000 training images, held out",
         build=lambda: CapsNet(LIVE, **overrides),
-        epochs=3, batch_size=128, lr=2e-3, lr_decay=0.8, augment=shift, validation=5000,
+        epochs=epochs, patience=PATIENCE, batch_size=128, lr=2e-3, lr_decay=0.8, augment=shift,
+        validation=5000,
     )
 
 
@@ -69,20 +78,25 @@ def seed_errors(results: dict[str, dict], cell: dict, tested_with: int | None = 
                      for seed in SEEDS])
 
 
-def run(overrides: dict, seed: int, limit=None, progress=True, state_path=None) -> dict:
-    """Train one cell of the grid with ``seed`` and score it: the record of the run."""
-    model, history, train_examples = train_recipe(recipe(overrides), seed=seed, limit=limit,
-                                                  progress=progress, state_path=state_path)
+def run(overrides: dict, seed: int, epochs=EPOCHS, limit=None, progress=True,
+        state_path=None) -> dict:
+    """Train one cell of the grid with ``seed`` within ``epochs`` and score it: the record of the
+    run."""
+    model, history, train_examples = train_recipe(recipe(overrides, epochs), seed=seed,
+                                                  limit=limit, progress=progress,
+                                                  state_path=state_path)
     test = load_mnist(False, limit)
     by_iterations = {}
     for iterations in TEST_ITERATIONS:  # the same weights, routing a different number of times
         with routing_iterations(model, iterations):
             by_iterations[str(iterations)] = evaluate(model, test)
     trained_with = str(overrides.get("iterations", LIVE.iterations))
-    return {"overrides": overrides, "seed": seed, "train_examples": train_examples,
-            "test_accuracy": by_iterations[trained_with],
+    scores = [h["validation_accuracy"] for h in history]
+    return {"overrides": overrides, "seed": seed, "limit": limit,
+            "train_examples": train_examples, "test_accuracy": by_iterations[trained_with],
             "test_accuracy_by_iterations": by_iterations,
-            "validation_by_epoch": [h["validation_accuracy"] for h in history],
+            "validation_by_epoch": scores, "max_epochs": epochs, "patience": PATIENCE,
+            "converged": converged(scores),
             "train_time_s": round(sum(h["seconds"] for h in history), 1),
             "threads": torch.get_num_threads(), "torch_version": torch.__version__}
 
@@ -90,13 +104,24 @@ def run(overrides: dict, seed: int, limit=None, progress=True, state_path=None) 
 def main(argv=None) -> int:
     parser = experiment_parser(COMMAND, __doc__)
     parser.add_argument("--seeds", type=int, nargs="+", default=list(SEEDS))
+    parser.add_argument("--epochs", type=positive_int, default=EPOCHS,
+                        help=f"the budget of every run, which the rule may stop earlier "
+                        f"(default: {EPOCHS})")
     args = parser.parse_args(argv)
     if args.threads:
         torch.set_num_threads(args.threads)
-    record_missing(checkpoints.results_path(RESULTS, args.replace_shipped),
-                   {run_name(overrides, seed): partial(run, overrides, seed, args.limit)
-                    for seed in args.seeds for overrides in GRID},
-                   command_line(COMMAND, limit=args.limit, threads=args.threads))
+    path = results_file(args, RESULTS)
+    # a file holds runs of one budget only, so that they can be compared
+    other = [name for name, record in checkpoints.read_results(path).items()
+             if (record["max_epochs"], record.get("limit")) != (args.epochs, args.limit)]
+    if other:
+        parser.error(f"{path} holds runs made with other --epochs or --limit ({', '.join(other)}):"
+                     " finish it with their flags, or write elsewhere (--out)")
+    record_missing(path, {run_name(overrides, seed): partial(run, overrides, seed, args.epochs,
+                                                             args.limit)
+                          for seed in args.seeds for overrides in GRID},
+                   command_line(COMMAND, epochs=args.epochs, limit=args.limit,
+                                threads=args.threads))
     return 0
 
 

@@ -45,6 +45,7 @@ from .train import (
     experiment_parser,
     positive_int,
     record_missing,
+    results_file,
     train_recipe,
 )
 from .validate import check_choice, check_integer, check_shape
@@ -388,7 +389,7 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if args.threads:
         torch.set_num_threads(args.threads)
-    path = checkpoints.results_path(RESULTS, args.replace_shipped)
+    path = results_file(args, RESULTS)
     # a file holds runs of one length only, so that they can be compared
     other = [name for name, record in read_results(path).items()
              if (record["epochs"], record["limit"]) != (args.epochs, args.limit)]

@@ -558,7 +558,21 @@ def experiment_parser(command: str, description: str) -> argparse.ArgumentParser
     parser.add_argument("--threads", type=positive_int, help="CPU threads (default: all)")
     parser.add_argument("--replace-shipped", action="store_true",
                         help="write into the shipped results instead of <data root>/runs")
+    parser.add_argument("--out", help="folder of the results file (default: <data root>/runs/"
+                        "results, or <data root>/results with --replace-shipped)")
     return parser
+
+
+def results_file(args: argparse.Namespace, file: str) -> Path:
+    """Where an experiment's command line records its results ``file``: in ``--out``, else as
+    ``checkpoints.results_path`` says (the shipped folder only with ``--replace-shipped``)."""
+    if not args.out:
+        return checkpoints.results_path(file, args.replace_shipped)
+    path, shipped = Path(args.out) / file, checkpoints.results_path(file, True)
+    if shipped.exists() and path.resolve() == shipped.resolve() and not args.replace_shipped:
+        raise SystemExit(f"--out {args.out}: {path} is the shipped results file; write elsewhere, "
+                         "or pass --replace-shipped to rebuild it on purpose")
+    return path
 
 
 def record_missing(path: Path, runs: dict[str, Callable[[Path], dict]], command: str) -> None:
