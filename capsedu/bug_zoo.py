@@ -210,13 +210,15 @@ def recipe(name: str, limit: int | None = None) -> Recipe:
     """The training run of the zoo's model ``name`` (``CORRECT`` or a key of ``BUGS``).
 
     Every run is trained as a cell of notebook 09's ablations (``ablations.recipe``: ``LIVE``,
-    Adam at 2e-3, batches of 128, the paper's 2-pixel shifts, seed 0), for ``EPOCHS`` epoch. The
+    Adam at 2e-3, batches of 128, the paper's 2-pixel shifts, seed 0), for ``EPOCHS`` epoch (a
+    fixed length: the zoo compares the curves of equally long runs, no rule stops them). The
     bugs add no weights, so every run starts from the same weights and sees the same batches with
     the same shifts: two runs differ only by the bug. The last twelfth of the training images is
     held out (5,000 of MNIST's 60,000; a trial with ``limit`` holds out the same share)."""
     build = (lambda: CapsNet(LIVE)) if name == CORRECT else (lambda: capsnet_with_bug(name, LIVE))
     return replace(ablations.recipe({}), description=f"notebook 09's bug zoo: {name}",
-                   build=build, epochs=EPOCHS, validation=max(1, (limit or 60_000) // 12))
+                   build=build, epochs=EPOCHS, patience=None,
+                   validation=max(1, (limit or 60_000) // 12))
 
 
 def coupling_stats(routing: RoutingResult) -> list[dict]:
