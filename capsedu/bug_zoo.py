@@ -1,12 +1,13 @@
 """The bug zoo (notebook 09): implementation bugs that public CapsNet re-implementations shipped.
 
 ``BUGS`` maps each bug's short name to a ``Bug``: what the buggy code does, why it is wrong, what
-the public threads that discuss it show (and what they do not), their addresses, and the
-``CapsNetConfig`` fields that switch it on. It is the one description of the zoo: the notebook
-and its widget read it. ``capsnet_with_bug(name, SMALL)`` builds a CapsNet with that bug on.
+the public threads that discuss it show (and what they do not), their addresses, and the code of
+this module that has it. It is the one description of the zoo: the notebook and its widget read
+it. ``BuggyCapsNet(name, SMALL)`` builds a CapsNet with that bug.
 
-Every switch lives where its bug lives (``capsedu.routing``, ``capsedu.functional.margin_loss``,
-``CapsNet.reconstruct``) and is off by default, so every other model of the course is unaffected.
+The bugs live here only: each is the paper's function with one thing changed (a routing step, the
+margin loss, what the decoder sees, where the gradient stops), and the core (``capsedu.routing``,
+``capsedu.functional``, ``capsedu.capsnet``) implements the paper and nothing else.
 
 The recorded runs: ``run(name)`` trains the correct ``CapsNet(LIVE)`` (``name=CORRECT``) or a
 bug's, all the same way (same seed, data, batches and shifts), and records the loss and training
@@ -31,12 +32,23 @@ from pathlib import Path
 
 import numpy as np
 import torch
+import torch.nn.functional as F
 
 from . import ablations, checkpoints
-from .capsnet import LIVE, PAPER, CapsNet, CapsNetConfig
+from .capsnet import LIVE, PAPER, CapsNet, CapsNetConfig, CapsNetOutput
 from .couplings import coupling_trace, normalised_entropy
 from .data.mnist import load_mnist
-from .routing import RoutingResult, RoutingStep, dynamic_routing
+from .functional import class_targets, reconstruction_loss
+from .routing import (
+    RoutingResult,
+    RoutingStep,
+    Step,
+    agreement,
+    couplings,
+    dynamic_routing,
+    outputs,
+    routing_step,
+)
 from .train import (
     Recipe,
     chosen_epoch,
@@ -48,7 +60,40 @@ from .train import (
     results_file,
     train_recipe,
 )
-from .validate import check_choice, check_integer, check_shape
+from .validate import check_choice, check_integer, check_labels, check_shape
+
+# --- The bugs, as code: each the paper's function with one thing changed --------------------------
+
+
+def step_softmax_over_children(u_hat: torch.Tensor, b: torch.Tensor) -> tuple[torch.Tensor, ...]:
+    """``routing.routing_step`` with the softmax over the children i instead of the parents j."""
+    # the bug: c_ij = exp(b_ij) / sum_k exp(b_kj), each parent's couplings sum to 1 over the
+    # children; [batch, n_in, n_out] (taken on the parent-major transpose, as couplings does)
+    c = torch.softmax(b.transpose(1, 2), dim=2).transpose(1, 2)
+    v = outputs(u_hat, c)
+    return c, v, b + agreement(u_hat, v)
+
+
+def step_logits_shared_over_batch(u_hat: torch.Tensor,
+                                  b: torch.Tensor) -> tuple[torch.Tensor, ...]:
+    """``routing.routing_step`` with one set of logits for the whole batch: every example's
+    agreement is averaged into the b that all examples share."""
+    c = couplings(b)
+    v = outputs(u_hat, c)
+    # the bug: a_ij = mean_n a_ij(n), one for the batch; [1, n_in, n_out], added to every b
+    return c, v, b + agreement(u_hat, v).mean(dim=0, keepdim=True)
+
+
+def unsquared_margin_loss(lengths: torch.Tensor, targets: torch.Tensor, m_plus: float = 0.9,
+                          m_minus: float = 0.1, lam: float = 0.5) -> torch.Tensor:
+    """``functional.margin_loss`` with both terms unsquared: zero in the same places, but its slope
+    no longer fades near the margins (a length just short of m+ is pushed as hard as one far
+    below it). ``lengths`` ``[batch, classes]``, ``targets`` ``[batch]`` labels."""
+    check_labels(targets, "targets", *lengths.shape)
+    T = class_targets(targets, lengths.shape[1]).to(lengths.dtype)  # [batch, classes]
+    # the bug: L_k = T_k max(0, m+ - ||v_k||) + lambda (1 - T_k) max(0, ||v_k|| - m-), power 1
+    L = T * F.relu(m_plus - lengths) + lam * (1 - T) * F.relu(lengths - m_minus)
+    return L.sum(dim=1).mean()
 
 
 @dataclass(frozen=True)
@@ -58,7 +103,8 @@ class Bug:
     why_wrong: str  # what the paper does instead, and what the bug breaks
     evidence: str  # what the cited threads and code show, and what they do not
     citations: tuple[str, ...]  # issue and pull-request addresses
-    overrides: dict  # the CapsNetConfig fields (and values) that switch the bug on
+    code: str  # where the buggy code is, in this module
+    step: Step = routing_step  # the routing step it uses: the paper's unless the bug is there
 
 
 _BUGS = (
@@ -84,7 +130,7 @@ _BUGS = (
             "https://github.com/motokimura/capsnet_pytorch/pull/1",
             "https://github.com/timomernick/pytorch-capsule/issues/12",
         ),
-        overrides={"softmax_over": "children"},
+        code="step_softmax_over_children, the routing step", step=step_softmax_over_children,
     ),
     Bug(
         name="unsquared-margin-loss",
@@ -106,7 +152,7 @@ _BUGS = (
             "https://github.com/timomernick/pytorch-capsule/pull/4",
             "https://github.com/jindongwang/Pytorch-CapsuleNet/issues/20",
         ),
-        overrides={"squared_margin": False},
+        code="unsquared_margin_loss, in BuggyCapsNet.loss",
     ),
     Bug(
         name="mask-by-prediction",
@@ -126,13 +172,13 @@ _BUGS = (
             "https://github.com/timomernick/pytorch-capsule/issues/6",
             "https://github.com/timomernick/pytorch-capsule/pull/4",
         ),
-        overrides={"mask_by": "prediction"},
+        code="BuggyCapsNet.forward: the decoder is given no targets",
     ),
     Bug(
         name="logits-shared-over-batch",
         description="The routing logits b_ij have no batch dimension: every iteration adds the "
-                    "agreements of the whole batch (averaged here; summed with "
-                    "logits_over_batch=\"sum\") to one b that all examples share.",
+                    "agreements of the whole batch (averaged here; some code sums them) to one b "
+                    "that all examples share.",
         why_wrong="Procedure 1 routes one example: b_ij starts at 0 for each image and grows "
                   "only with that image's agreements. Shared, one image's couplings depend on "
                   "the other images of its batch: a digit can be classified differently alone "
@@ -151,7 +197,8 @@ _BUGS = (
             "https://github.com/naturomics/CapsNet-Tensorflow/issues/27",
             "https://github.com/jindongwang/Pytorch-CapsuleNet/issues/16",
         ),
-        overrides={"logits_over_batch": "mean"},
+        code="step_logits_shared_over_batch, the routing step",
+        step=step_logits_shared_over_batch,
     ),
     Bug(
         name="detached-output",
@@ -182,19 +229,40 @@ _BUGS = (
             "https://github.com/naturomics/CapsNet-Tensorflow/issues/37",
             "https://github.com/XifengGuo/CapsNet-Keras/issues/26",
         ),
-        overrides={"grad_through_routing": False, "grad_through_output": False},
+        code="BuggyCapsNet.forward: every iteration routes a detached u_hat",
     ),
 )
 BUGS = {bug.name: bug for bug in _BUGS}
 
 
-def capsnet_with_bug(name: str, config: CapsNetConfig = PAPER, **overrides) -> CapsNet:
-    """A ``CapsNet`` of ``config`` (with any field ``overrides``) that has bug ``name`` switched on,
-    e.g. ``capsnet_with_bug("mask-by-prediction", SMALL)``. Its ``hparams`` record the switch,
-    so a checkpoint of it rebuilds the same buggy model."""
-    if name not in BUGS:
-        raise KeyError(f"no bug named {name!r} in capsedu.bug_zoo.BUGS; known: {', '.join(BUGS)}")
-    return CapsNet(replace(config, **overrides), **BUGS[name].overrides)
+class BuggyCapsNet(CapsNet):
+    """A ``CapsNet`` of ``config`` (with any field ``overrides``) with bug ``bug`` (a key of
+    ``BUGS``), e.g. ``BuggyCapsNet("mask-by-prediction", SMALL)``. Its weights are drawn as the
+    correct model's of the same seed: two runs differ only by the bug."""
+
+    def __init__(self, bug: str, config: CapsNetConfig = PAPER, **overrides):
+        check_choice(bug, "bug", {name: entry.description for name, entry in BUGS.items()})
+        super().__init__(config, **overrides)
+        self.bug = bug
+        self.hparams = {"bug": bug, **self.hparams}
+
+    def forward(self, x: torch.Tensor, targets: torch.Tensor | None = None) -> CapsNetOutput:
+        u_hat = self.votes(x)
+        if self.bug == "detached-output":  # the stop-gradient covers the last iteration too
+            u_hat = u_hat.detach()
+        routing = dynamic_routing(u_hat, self.digits.iterations, self.digits.grad_through_routing,
+                                  step=BUGS[self.bug].step)
+        lengths = routing.v.norm(dim=-1)  # [B, n_classes]
+        if self.bug == "mask-by-prediction":  # the decoder sees the longest capsule in training
+            targets = None
+        return CapsNetOutput(routing.v, lengths, self.reconstruct(routing.v, lengths, targets),
+                             routing)
+
+    def loss(self, out: CapsNetOutput, x, targets) -> torch.Tensor:
+        if self.bug != "unsquared-margin-loss":
+            return super().loss(out, x, targets)
+        recon = reconstruction_loss(out.reconstruction, x)
+        return unsquared_margin_loss(out.lengths, targets) + self.config.recon_weight * recon
 
 
 # --- Recorded runs: the correct model and each bug's, trained the same way ------------------------
@@ -215,7 +283,7 @@ def recipe(name: str, limit: int | None = None) -> Recipe:
     bugs add no weights, so every run starts from the same weights and sees the same batches with
     the same shifts: two runs differ only by the bug. The last twelfth of the training images is
     held out (5,000 of MNIST's 60,000; a trial with ``limit`` holds out the same share)."""
-    build = (lambda: CapsNet(LIVE)) if name == CORRECT else (lambda: capsnet_with_bug(name, LIVE))
+    build = (lambda: CapsNet(LIVE)) if name == CORRECT else (lambda: BuggyCapsNet(name, LIVE))
     return replace(ablations.recipe({}), description=f"notebook 09's bug zoo: {name}",
                    build=build, epochs=EPOCHS, patience=None,
                    validation=max(1, (limit or 60_000) // 12))
@@ -263,7 +331,7 @@ def run(name: str, epochs: int = EPOCHS, limit=None, progress=True, state_path=N
                                                   state_path=state_path)
     test = load_mnist(False, limit)
     chosen = chosen_epoch(history)
-    return {"overrides": BUGS[name].overrides if name in BUGS else {}, "seed": training.seed,
+    return {"seed": training.seed,
             "epochs": epochs, "limit": limit, "batch_size": training.batch_size,
             "train_examples": train_examples, "validation_examples": training.validation,
             "steps_per_epoch": len(history[0]["batch_loss"]),
@@ -285,10 +353,6 @@ def read_results(path: Path | None = None) -> dict[str, dict]:
 
 # --- Notebook 09's widget: a trained CapsNet's routing with a bug switched on ---------------------
 
-# The switches that change what routing computes at inference. The zoo's other switches change the
-# loss (squared_margin), what the decoder sees in training (mask_by) or only the gradients
-# (grad_through_routing, grad_through_output): the couplings are the same whatever their values.
-INFERENCE_SWITCHES = ("softmax_over", "logits_over_batch")
 CHOICES = {CORRECT: "no bug: the paper's routing",
            **{name: bug.description for name, bug in BUGS.items()}}
 SHOWN_CHILDREN = 20
@@ -296,12 +360,12 @@ CURVE_WINDOW = 25  # training steps averaged in each point of a recorded curve
 NO_RUNS = f"no recorded runs yet: run {COMMAND}"
 
 
-def routing_switches(bug: str) -> dict:
-    """The ``dynamic_routing`` arguments by which ``bug`` (a key of ``BUGS``) changes the
-    couplings at inference; empty for ``CORRECT`` and for a bug that acts in training only."""
+def inference_step(bug: str) -> Step:
+    """The routing step with which ``bug`` (``CORRECT`` or a key of ``BUGS``) routes at
+    inference: its own for a bug in the routing step, the paper's for ``CORRECT`` and for a bug
+    that changes only the loss, the decoder's training input or the gradients."""
     check_choice(bug, "bug", CHOICES)
-    overrides = BUGS[bug].overrides if bug in BUGS else {}
-    return {k: v for k, v in overrides.items() if k in INFERENCE_SWITCHES}
+    return BUGS[bug].step if bug in BUGS else routing_step
 
 
 def running_mean(values, window: int = CURVE_WINDOW) -> np.ndarray:
@@ -331,7 +395,7 @@ def zoo_state(votes: torch.Tensor, labels: torch.Tensor, index: int = 0, iterati
     ``bug`` (``CORRECT`` or a key of ``BUGS``) switched on where it acts, and the recorded runs.
 
     ``votes`` ``[N, n_in, n_out, d_out]``: the u_hat of N test digits (``CapsNet.votes``), their
-    ``labels`` ``[N]``. A bug in the routing (``routing_switches``) changes this routing: the
+    ``labels`` ``[N]``. A bug in the routing step (``inference_step``) changes this routing: the
     trained model's votes are routed the buggy way (``live`` is True); with the logits shared over
     the batch, the N digits are routed together as one batch. A bug that acts in training only
     leaves the paper's routing here (``live`` is False); its effect is in its recorded run.
@@ -355,12 +419,11 @@ def zoo_state(votes: torch.Tensor, labels: torch.Tensor, index: int = 0, iterati
     if index >= len(votes):
         raise ValueError(f"index must be < {len(votes)} (the number of digits), got {index}")
     check_integer(shown, "shown", 1, "how many children the heatmap shows")
-    switches = routing_switches(bug)
-    shared = switches.get("logits_over_batch", "per_example") != "per_example"
+    step = inference_step(bug)
+    shared = step is step_logits_shared_over_batch
     # the whole batch when the logits are shared, else the digit alone: [1 or N, n_in, n_out, d]
     routed = votes if shared else votes[index:index + 1]
-    routing = one_example(dynamic_routing(routed, iterations, **switches),
-                          index if shared else 0)
+    routing = one_example(dynamic_routing(routed, iterations, step=step), index if shared else 0)
     c = routing.c[0]  # [n_in, n_out]
     # the children with the longest votes: mean over j of ||u_hat_j|i||; [shown]
     order = votes[index].norm(dim=-1).mean(dim=-1).argsort(descending=True)[:shown]
@@ -373,7 +436,7 @@ def zoo_state(votes: torch.Tensor, labels: torch.Tensor, index: int = 0, iterati
     curve_note = NO_RUNS if not results else (
         f"no recorded run of {' or '.join(missing)} yet: run {COMMAND}" if missing else "")
     return {"index": index, "label": int(labels[index]), "iterations": iterations, "bug": bug,
-            "live": bool(switches), "shared": shared, "n_digits": len(votes),
+            "live": step is not routing_step, "shared": shared, "n_digits": len(votes),
             "c": c.numpy(), "shown": order.numpy(),
             "shown_entropy": float(normalised_entropy(splits[None]).mean()),
             "child_sums": c.sum(dim=-1).numpy(), "parent_sums": c.sum(dim=0).numpy(),

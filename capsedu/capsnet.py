@@ -17,22 +17,8 @@ from torch import nn
 
 from .functional import margin_loss, reconstruction_loss
 from .layers import PrimaryCapsules, RoutingCapsules
-from .routing import LOGITS_OVER_BATCH, SOFTMAX_OVER, RoutingResult
-from .validate import (
-    check_choice,
-    check_finite,
-    check_flag,
-    check_integer,
-    check_labels,
-    check_model_dtype,
-    check_shape,
-)
-
-# Which DigitCaps vector the decoder sees when the labels are given (training), with its meaning.
-MASK_BY = {
-    "label": "the paper: the true class's capsule during training, the longest at test time",
-    "prediction": "a bug: the longest capsule, even during training when the label is known",
-}
+from .routing import RoutingResult
+from .validate import check_finite, check_integer, check_labels, check_model_dtype, check_shape
 
 
 @dataclass(frozen=True)
@@ -53,24 +39,9 @@ class CapsNetConfig:
     grad_through_routing: bool = True
     decoder_hidden: tuple[int, ...] = (512, 1024)
     recon_weight: float = 0.0005  # "scaled down by 0.0005" (Section 4.1)
-    # The bug zoo's switches (notebook 09; capsedu.bug_zoo says what each bug is and where it was
-    # found). The defaults are the paper's; each other value switches one bug on.
-    softmax_over: str = "parents"  # "children": couplings sum to 1 over the children i
-    logits_over_batch: str = "per_example"  # "sum" / "mean": routing logits shared by the batch
-    grad_through_output: bool = True  # False: the last routing iteration is detached too
-    squared_margin: bool = True  # False: the margin loss's two terms unsquared
-    mask_by: str = "label"  # "prediction": the decoder sees the longest capsule in training too
 
     def __post_init__(self):
-        """Refuse a bad switch value, and sizes that leave no primary capsule (the model would
-        fail only at forward)."""
-        check_choice(self.softmax_over, "softmax_over", SOFTMAX_OVER)
-        check_choice(self.logits_over_batch, "logits_over_batch", LOGITS_OVER_BATCH)
-        check_choice(self.mask_by, "mask_by", MASK_BY)
-        check_flag(self.grad_through_output, "grad_through_output",
-                   "keep True; False is the bug that stops the gradient of the last iteration too")
-        check_flag(self.squared_margin, "squared_margin",
-                   "keep True, the paper's loss; False is the unsquared bug")
+        """Refuse sizes that leave no primary capsule (the model would fail only at forward)."""
         if self.primary_grid < 1:
             after_conv = max(0, self.image_size - self.conv_kernel + 1)
             raise ValueError(
@@ -118,8 +89,8 @@ class CapsNet(nn.Module):
     """Conv1 -> PrimaryCaps -> DigitCaps (routing) -> decoder (Sabour et al. 2017, Fig. 1-2).
 
     ``CapsNet()`` is the paper's network, ``CapsNet(SMALL)`` the CPU-sized one; any
-    ``CapsNetConfig`` field can be overridden by keyword, e.g. ``CapsNet(SMALL, iterations=1)``,
-    or ``CapsNet(SMALL, softmax_over="children")`` for a bug of notebook 09's zoo.
+    ``CapsNetConfig`` field can be overridden by keyword, e.g. ``CapsNet(SMALL, iterations=1)``.
+    (Notebook 09's buggy CapsNets are ``capsedu.bug_zoo.BuggyCapsNet``.)
     """
 
     def __init__(self, config: CapsNetConfig = PAPER, **overrides):
@@ -133,8 +104,7 @@ class CapsNet(nn.Module):
         )
         self.digits = RoutingCapsules(
             cfg.n_primary, cfg.primary_dim, cfg.n_classes, cfg.digit_dim, cfg.iterations,
-            cfg.grad_through_routing, cfg.softmax_over, cfg.logits_over_batch,
-            cfg.grad_through_output,
+            cfg.grad_through_routing,
         )
         sizes = [cfg.n_classes * cfg.digit_dim, *cfg.decoder_hidden]
         layers = []
@@ -149,9 +119,7 @@ class CapsNet(nn.Module):
         images in the model's dtype (float32 in [0, 1] unless the model was converted)."""
         cfg = self.config
         shape = f"[batch, {cfg.in_channels}, {cfg.image_size}, {cfg.image_size}]"
-        check_shape(x, "x", shape, ndim=4)
-        if tuple(x.shape[1:]) != (cfg.in_channels, cfg.image_size, cfg.image_size):
-            raise ValueError(f"x must have shape {shape}, got {tuple(x.shape)}")
+        check_shape(x, "x", shape, 4, (cfg.in_channels, cfg.image_size, cfg.image_size))
         check_model_dtype(x, "x", self.conv1.weight.dtype)
         check_finite(x, "x")
         u = self.primary(F.relu(self.conv1(x)))  # [B, n_primary, primary_dim]
@@ -160,8 +128,7 @@ class CapsNet(nn.Module):
     def forward(self, x: torch.Tensor, targets: torch.Tensor | None = None) -> CapsNetOutput:
         """``x``: ``[B, C, H, W]`` images (``votes``). The decoder sees only one DigitCaps vector:
         the true class's when integer ``targets`` ``[B]`` are given (training; checked by
-        ``reconstruct``), else the longest (test); the longest always with
-        ``mask_by="prediction"`` (the bug)."""
+        ``reconstruct``), else the longest (test)."""
         routing = self.digits.route(self.votes(x))
         v = routing.v  # [B, n_classes, digit_dim]
         lengths = v.norm(dim=-1)  # [B, n_classes]
@@ -171,13 +138,11 @@ class CapsNet(nn.Module):
         """Mask all but one capsule (the target's, else the longest) and decode it to an image.
 
         ``v``: ``[B, n_classes, digit_dim]``, ``lengths``: ``[B, n_classes]``, ``targets``:
-        ``[B]`` integer labels or None. With ``mask_by="prediction"`` (the bug) the longest
-        capsule is decoded even when ``targets`` are given."""
-        if targets is not None:
-            check_labels(targets, "targets", v.shape[0], self.config.n_classes)
-        if targets is None or self.config.mask_by == "prediction":
+        ``[B]`` integer labels or None."""
+        if targets is None:
             chosen = lengths.argmax(dim=1)
         else:
+            check_labels(targets, "targets", v.shape[0], self.config.n_classes)
             chosen = targets.long()
         mask = F.one_hot(chosen, self.config.n_classes).to(v.dtype)  # [B, n_classes]
         flat = (v * mask.unsqueeze(-1)).flatten(1)  # [B, n_classes * digit_dim]
@@ -187,11 +152,10 @@ class CapsNet(nn.Module):
     def loss(self, out: CapsNetOutput, x, targets) -> torch.Tensor:
         """Margin loss (Eq. 4) plus 0.0005 x the reconstruction's sum of squared errors."""
         recon = reconstruction_loss(out.reconstruction, x)
-        margin = margin_loss(out.lengths, targets, squared=self.config.squared_margin)
-        return margin + self.config.recon_weight * recon
+        return margin_loss(out.lengths, targets) + self.config.recon_weight * recon
 
     def training_loss(self, x, y):
-        out = self(x, y)  # the decoder is masked by the TRUE label during training (mask_by)
+        out = self(x, y)  # the decoder is masked by the TRUE label during training
         return self.loss(out, x, y), out.lengths.argmax(dim=1)
 
     @torch.no_grad()

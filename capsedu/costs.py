@@ -345,17 +345,10 @@ def routing_memory(config: CapsNetConfig, batch: int,
     only the last iteration is differentiated: it keeps one c, one set of capsules, and saves
     u_hat once.
 
-    The derivation holds for the paper's routing; a config with a bug of notebook 09 switched
-    on is refused. ``tests/test_costs.py`` checks it against the tensors autograd really saves.
+    The derivation holds for the paper's routing (``capsedu.routing``).
+    ``tests/test_costs.py`` checks it against the tensors autograd really saves.
     """
     check_integer(batch, "batch", 1, "examples per batch")
-    bugs = {"softmax_over": "parents", "logits_over_batch": "per_example",
-            "grad_through_output": True}
-    switched = {name: getattr(config, name) for name, paper in bugs.items()
-                if getattr(config, name) != paper}
-    if switched:
-        raise ValueError(f"routing_memory derives the paper's routing; config switches on the "
-                         f"bug(s) {switched} (use {bugs})")
     n_in, n_out, d_out = config.n_primary, config.n_classes, config.digit_dim
     differentiated = config.iterations if config.grad_through_routing else 1
     return RoutingMemory(

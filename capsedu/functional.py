@@ -6,7 +6,7 @@ Sabour, Frosst & Hinton (2017), "Dynamic Routing Between Capsules", arXiv:1710.0
 import torch
 import torch.nn.functional as F
 
-from .validate import check_finite, check_flag, check_float, check_labels, check_shape
+from .validate import check_finite, check_float, check_labels, check_shape
 
 
 def squash(s: torch.Tensor, dim: int = -1, eps: float = 1e-8) -> torch.Tensor:
@@ -43,7 +43,6 @@ def margin_loss(
     m_plus: float = 0.9,
     m_minus: float = 0.1,
     lam: float = 0.5,
-    squared: bool = True,
 ) -> torch.Tensor:
     """Eq. 4, summed over classes and averaged over the batch.
 
@@ -51,24 +50,18 @@ def margin_loss(
     labels, or ``[batch, k]``: the k different classes present in each example (MultiMNIST's two
     digits, Section 6: T_k = 1 for both). The present classes are pushed above ``m_plus``, the
     absent ones below ``m_minus``; ``lam`` down-weights the absent classes so that early training
-    does not shrink every capsule. Both terms are squared, as in the paper.
-
-    ``squared=False`` reproduces a bug that public tutorials shipped (notebook 09,
-    ``capsedu.bug_zoo``): both terms unsquared, max(0, m+ - ||v_k||) and max(0, ||v_k|| - m-). The
-    loss is then zero in the same places, but its slope no longer fades near the margins: a
-    length just short of m+ is pushed as hard as one far below it.
+    does not shrink every capsule. Both terms are squared, as in the paper (notebook 09's bug zoo
+    shows what the unsquared loss of some tutorials does: ``bug_zoo.unsquared_margin_loss``).
     """
     check_shape(lengths, "lengths", "[batch, classes]", ndim=2)
     check_finite(lengths, "lengths")
     batch, n_classes = lengths.shape
     sets = isinstance(targets, torch.Tensor) and targets.ndim == 2
     check_labels(targets, "targets", batch, n_classes, k=targets.shape[1] if sets else None)
-    check_flag(squared, "squared", "keep True, the paper's loss; False is the unsquared bug")
-    power = 2 if squared else 1
     # T_k: 1 for the classes present, 0 for the others; [batch, classes]
     T = class_targets(targets, n_classes).to(lengths.dtype)
-    # L_k = T_k max(0, m+ - ||v_k||)^2 + lambda (1 - T_k) max(0, ||v_k|| - m-)^2 (power 1: the bug)
-    L = T * F.relu(m_plus - lengths) ** power + lam * (1 - T) * F.relu(lengths - m_minus) ** power
+    # L_k = T_k max(0, m+ - ||v_k||)^2 + lambda (1 - T_k) max(0, ||v_k|| - m-)^2
+    L = T * F.relu(m_plus - lengths) ** 2 + lam * (1 - T) * F.relu(lengths - m_minus) ** 2
     return L.sum(dim=1).mean()
 
 
@@ -99,7 +92,7 @@ def margin_loss_curves(lengths: torch.Tensor, **margins) -> tuple[torch.Tensor, 
     Returns ``(present, absent)``: L_k when k is the true class (T_k = 1) and when it is not
     (T_k = 0), each the shape of ``lengths`` (1D). Computed with ``capsedu.margin_loss`` on
     one-class and two-class examples, so the plot shows the function the model trains with.
-    ``margins``: ``m_plus``, ``m_minus``, ``lam`` (and ``squared``) as in ``margin_loss``.
+    ``margins``: ``m_plus``, ``m_minus``, ``lam`` as in ``margin_loss``.
     """
     target = torch.zeros(1, dtype=torch.long)  # class 0 is the true class
     present = [margin_loss(length.view(1, 1), target, **margins) for length in lengths]

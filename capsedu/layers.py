@@ -35,29 +35,20 @@ class RoutingCapsules(nn.Module):
 
     u_hat[j|i] = W_ij u_i is child i's prediction of parent j's pose; dynamic routing then picks
     the couplings. The paper's DigitCaps: 1152 children of 8D, 10 parents of 16D, 3 iterations.
-    The routing options (``grad_through_routing`` and the bug switches ``softmax_over``,
-    ``logits_over_batch``, ``grad_through_output``) go to ``dynamic_routing`` unchanged.
+    ``grad_through_routing`` goes to ``dynamic_routing`` unchanged.
     """
 
-    def __init__(self, n_in, d_in, n_out, d_out, iterations=3, grad_through_routing=True,
-                 softmax_over="parents", logits_over_batch="per_example",
-                 grad_through_output=True):
+    def __init__(self, n_in, d_in, n_out, d_out, iterations=3, grad_through_routing=True):
         super().__init__()
         self.n_in, self.d_in = n_in, d_in
         self.iterations, self.grad_through_routing = iterations, grad_through_routing
-        self.softmax_over, self.logits_over_batch = softmax_over, logits_over_batch
-        self.grad_through_output = grad_through_output
         # W: [n_in, n_out, d_out, d_in]. The paper gives no initialisation; a small normal keeps
         # the first squashed outputs well inside (0, 1).
         self.W = nn.Parameter(0.05 * torch.randn(n_in, n_out, d_out, d_in))
 
     def predictions(self, u: torch.Tensor) -> torch.Tensor:
         """``u``: ``[B, n_in, d_in]`` -> ``u_hat``: ``[B, n_in, n_out, d_out]``."""
-        check_shape(u, "u", f"[batch, {self.n_in}, {self.d_in}]", ndim=3)
-        if tuple(u.shape[1:]) != (self.n_in, self.d_in):
-            raise ValueError(
-                f"u must have shape [batch, {self.n_in}, {self.d_in}], got {tuple(u.shape)}"
-            )
+        check_shape(u, "u", f"[batch, {self.n_in}, {self.d_in}]", 3, (self.n_in, self.d_in))
         # u_hat_j|i = W_ij u_i. Computed parent-major ([B, n_out, n_in, d_out] in memory) and
         # returned as a [B, n_in, n_out, d_out] view: the routing sums over i then read
         # contiguous memory, which makes a training step measurably faster on a CPU
@@ -66,9 +57,7 @@ class RoutingCapsules(nn.Module):
     def route(self, u_hat: torch.Tensor) -> RoutingResult:
         """Dynamic routing of the predictions ``u_hat`` ``[B, n_in, n_out, d_out]`` with this
         layer's options."""
-        return dynamic_routing(u_hat, self.iterations, self.grad_through_routing,
-                               self.softmax_over, self.logits_over_batch,
-                               self.grad_through_output)
+        return dynamic_routing(u_hat, self.iterations, self.grad_through_routing)
 
     def forward(self, u: torch.Tensor) -> RoutingResult:
         return self.route(self.predictions(u))

@@ -5,11 +5,13 @@ from numbers import Integral
 import torch
 
 
-def check_shape(x: torch.Tensor, name: str, expected: str, ndim: int) -> None:
-    """Raise ``ValueError`` unless ``x`` is a tensor with ``ndim`` dimensions."""
+def check_shape(x: torch.Tensor, name: str, expected: str, ndim: int,
+                sizes: tuple[int, ...] | None = None) -> None:
+    """Raise ``ValueError`` unless ``x`` is a tensor with ``ndim`` dimensions and, if ``sizes``
+    are given, those sizes after the first (batch) dimension."""
     if not isinstance(x, torch.Tensor):
         raise TypeError(f"{name} must be a torch.Tensor {expected}, got {type(x).__name__}")
-    if x.ndim != ndim:
+    if x.ndim != ndim or (sizes is not None and tuple(x.shape[1:]) != tuple(sizes)):
         raise ValueError(f"{name} must have shape {expected}, got shape {tuple(x.shape)}")
 
 
@@ -109,9 +111,3 @@ def check_choice(value, name: str, choices: dict[str, str]) -> None:
         options = "; ".join(f"{key!r} ({meaning})" for key, meaning in choices.items())
         raise ValueError(f"{name} must be one of: {options}. Got {value!r}")
 
-
-def check_flag(value, name: str, meaning: str) -> None:
-    """Raise ``TypeError`` unless ``value`` is ``True`` or ``False`` (a string such as ``"False"``
-    would count as true and silently switch the behaviour on)."""
-    if not isinstance(value, bool):
-        raise TypeError(f"{name} must be True or False ({meaning}), got {value!r}")

@@ -1,25 +1,34 @@
-"""The bug zoo of notebook 09: each bug's switch in a whole CapsNet, and the registry BUGS."""
+"""The bug zoo of notebook 09: each bug as code (a routing step, a loss, a CapsNet that has it),
+against what the switch implementation computed and against Procedure 1 written with the bug;
+and the registry BUGS."""
 
-from dataclasses import asdict, fields
+import json
+from pathlib import Path
 
 import pytest
 import torch
 import torch.nn.functional as F
+from test_routing import procedure_1
 
-from capsedu import CapsNet, CapsNetConfig, margin_loss, reconstruction_loss
-from capsedu.bug_zoo import BUGS, capsnet_with_bug
-from capsedu.checkpoints import pretrained, save
+from capsedu import CapsNet, CapsNetConfig, dynamic_routing, margin_loss, routing_step
+from capsedu.bug_zoo import (
+    BUGS,
+    BuggyCapsNet,
+    step_logits_shared_over_batch,
+    step_softmax_over_children,
+    unsquared_margin_loss,
+)
 
 # A CapsNet small enough to build and train a step in a test: 72 primary capsules
 TINY = CapsNetConfig(conv_channels=8, primary_maps=2, decoder_hidden=(16,))
-# The config fields that switch a bug on, with the paper's value of each
-SWITCHES = {"softmax_over": "parents", "logits_over_batch": "per_example",
-            "grad_through_output": True, "squared_margin": True, "mask_by": "label"}
+# What every bug computed when the bugs were switches of the core (commit 67f950a): the routing of
+# fixed votes, and a tiny CapsNet's loss, predictions and gradient norms with each bug
+REFERENCE = json.loads((Path(__file__).parent / "data" / "bug_zoo_reference.json").read_text())
 
 
-def build(**overrides) -> CapsNet:
+def build(bug=None, **overrides) -> CapsNet:
     torch.manual_seed(0)
-    return CapsNet(TINY, **overrides)
+    return CapsNet(TINY, **overrides) if bug is None else BuggyCapsNet(bug, TINY, **overrides)
 
 
 def batch(n=4):
@@ -27,48 +36,97 @@ def batch(n=4):
     return torch.rand(n, 1, 28, 28, generator=generator), torch.tensor([3, 1, 4, 1, 5, 9][:n])
 
 
-# --- Off by default: the paper's CapsNet, and old checkpoints load --------------------------------
+# --- Each bug computes exactly what its switch computed -------------------------------------------
 
 
-def test_every_switch_is_off_by_default_and_changes_nothing():
-    assert {name: getattr(TINY, name) for name in SWITCHES} == SWITCHES
-    x, y = batch()
-    default, spelled = build(), build(**SWITCHES)
-    for model in (default, spelled):
-        loss, _ = model.training_loss(x, y)
-        loss.backward()
-    assert torch.equal(default(x, y).reconstruction, spelled(x, y).reconstruction)
-    for (name, p), q in zip(default.named_parameters(), spelled.parameters(), strict=True):
-        assert torch.equal(p.grad, q.grad), name
+@pytest.mark.parametrize("name, step", [
+    ("paper", routing_step), ("softmax-over-children", step_softmax_over_children),
+    ("logits-shared-over-batch", step_logits_shared_over_batch)])
+def test_each_routing_step_routes_as_its_switch_did(name, step):
+    u_hat = torch.randn(3, 6, 4, 5, generator=torch.Generator().manual_seed(0)) * 0.5
+    result = dynamic_routing(u_hat, 3, step=step)
+    for key in "cvb":
+        torch.testing.assert_close(getattr(result, key),
+                                   torch.tensor(REFERENCE["routing"][name][key]))
 
 
-def test_a_checkpoint_saved_before_the_switches_existed_still_loads(tmp_path):
-    model = build()
-    # hparams as they were saved before the switches existed
-    model.hparams = {k: v for k, v in asdict(TINY).items() if k not in SWITCHES}
-    save(model, "old", tmp_path)
-    loaded = pretrained("old", tmp_path)
-    assert loaded.config == TINY
-    x, _ = batch()
-    torch.testing.assert_close(loaded(x).lengths, model.eval()(x).lengths)
+@pytest.mark.parametrize("name", ["correct", *BUGS])
+def test_each_buggy_capsnet_trains_as_its_switch_did(name):
+    config = CapsNetConfig(conv_channels=4, primary_maps=2, primary_dim=4, digit_dim=6,
+                           decoder_hidden=(16,), recon_weight=0.5)
+    generator = torch.Generator().manual_seed(0)
+    torch.randn(3, 6, 4, 5, generator=generator)  # the reference drew the votes above first
+    x, y = torch.rand(4, 1, 28, 28, generator=generator), torch.tensor([3, 1, 4, 1])
+    torch.manual_seed(0)
+    model = CapsNet(config) if name == "correct" else BuggyCapsNet(name, config)
+    with torch.no_grad():
+        model.digits.W.mul_(200)  # votes long enough for routing to move the couplings
+    loss, predictions = model.training_loss(x, y)
+    loss.backward()
+    expected = REFERENCE["models"][name]
+    assert loss.item() == pytest.approx(expected["loss"], rel=1e-6)
+    assert predictions.tolist() == expected["predictions"]
+    for (param, p), norm in zip(model.named_parameters(), expected["grad_norms"].values(),
+                                strict=True):
+        if norm is None:
+            assert p.grad is None, param
+        else:
+            assert p.grad.norm().item() == pytest.approx(norm, rel=1e-5, abs=1e-9), param
 
 
-# --- On: each switch does what its bug does ------------------------------------------------------
+@pytest.mark.parametrize("iterations", [1, 2, 3])
+@pytest.mark.parametrize("step, softmax_over, logits_over_batch", [
+    (step_softmax_over_children, "children", "per_example"),
+    (step_logits_shared_over_batch, "parents", "mean"),
+])
+def test_each_buggy_step_matches_procedure_1_written_with_its_bug(iterations, step, softmax_over,
+                                                                 logits_over_batch):
+    u_hat = torch.randn(3, 6, 4, 5, dtype=torch.float64, generator=torch.Generator().manual_seed(2))
+    result = dynamic_routing(u_hat, iterations, step=step)
+    v_ref, c_ref = procedure_1(u_hat, iterations, softmax_over, logits_over_batch)
+    torch.testing.assert_close(result.v, v_ref)
+    torch.testing.assert_close(result.c, c_ref)
+
+
+# --- What each bug does ---------------------------------------------------------------------------
 
 
 def test_softmax_over_children_in_a_capsnet():
-    out = build(softmax_over="children")(batch()[0])
+    out = build("softmax-over-children")(batch()[0])
     for step in out.routing.history:  # each parent's couplings sum to 1 over the 72 children
         torch.testing.assert_close(step.c.sum(dim=1), torch.ones(4, 10))
     assert not torch.allclose(out.routing.c.sum(dim=2), torch.ones(4, TINY.n_primary))
 
 
-@pytest.mark.parametrize("logits_over_batch", ["sum", "mean"])
-def test_shared_logits_in_a_capsnet_let_one_image_change_another(logits_over_batch):
+def test_shared_logits_let_one_example_change_another():
+    u_hat = torch.randn(4, 9, 5, 4, dtype=torch.float64, generator=torch.Generator().manual_seed(3))
+    changed = u_hat.clone()
+    changed[0] = torch.randn(9, 5, 4, dtype=torch.float64)  # only example 0 differs
+    # per example (the paper): the other examples' couplings do not move, to the last bit
+    own, own_changed = dynamic_routing(u_hat), dynamic_routing(changed)
+    assert torch.equal(own.c[1:], own_changed.c[1:]) and torch.equal(own.v[1:], own_changed.v[1:])
+    # shared (the bug): example 0's agreements move every example's couplings, which are then
+    # the same for the whole batch
+    shared = dynamic_routing(u_hat, step=step_logits_shared_over_batch)
+    shared_changed = dynamic_routing(changed, step=step_logits_shared_over_batch)
+    assert (shared.c[1:] - shared_changed.c[1:]).abs().max() > 1e-3
+    assert (shared.v[1:] - shared_changed.v[1:]).abs().max() > 1e-6
+    torch.testing.assert_close(shared.c, shared.c[:1].expand_as(shared.c))
+    # one iteration has no agreement update yet: nothing is shared
+    torch.testing.assert_close(dynamic_routing(changed, 1, step=step_logits_shared_over_batch).v,
+                               dynamic_routing(changed, 1).v)
+    # copies of one example share logits that are the example's own (averaged, not summed)
+    one = u_hat[:1]
+    torch.testing.assert_close(dynamic_routing(one.expand(5, -1, -1, -1), 2,
+                                               step=step_logits_shared_over_batch).b,
+                               dynamic_routing(one, 2).b.expand(5, -1, -1))
+
+
+def test_shared_logits_in_a_capsnet_let_one_image_change_another():
     x, _ = batch()
     changed = x.clone()
     changed[0] = 1 - changed[0]
-    paper, buggy = build().eval(), build(logits_over_batch=logits_over_batch).eval()
+    paper, buggy = build().eval(), build("logits-shared-over-batch").eval()
     with torch.no_grad():
         torch.testing.assert_close(paper(changed).lengths[1:], paper(x).lengths[1:])
         assert not torch.allclose(buggy(changed).lengths[1:], buggy(x).lengths[1:])
@@ -77,14 +135,37 @@ def test_shared_logits_in_a_capsnet_let_one_image_change_another(logits_over_bat
         assert not torch.allclose(buggy(x[1:2]).lengths, buggy(x).lengths[1:2])
 
 
+def test_unsquared_margin_loss_hand_values():
+    # tests/test_functional.py's example for the paper's loss, with both terms unsquared
+    lengths = torch.tensor([[0.95, 0.2, 0.05], [0.3, 0.6, 0.0]])
+    targets = torch.tensor([0, 1])
+    # example 0: present 0; absent 0.5 * (0.2 - 0.1) = 0.05; 0.05 < 0.1 -> 0
+    # example 1: present 0.9 - 0.6 = 0.3; absent 0.5 * (0.3 - 0.1) = 0.1
+    assert unsquared_margin_loss(lengths, targets).item() == pytest.approx((0.05 + 0.4) / 2)
+
+
+def test_unsquared_margin_loss_pushes_as_hard_near_the_margin_as_far_from_it():
+    targets = torch.tensor([0])
+    for length, squared_slope in ((0.8, -0.2), (0.2, -1.4)):  # d/dl (0.9 - l)^2 = -2 (0.9 - l)
+        lengths = torch.tensor([[length]], dtype=torch.float64, requires_grad=True)
+        (slope,) = torch.autograd.grad(margin_loss(lengths, targets), lengths)
+        assert slope.item() == pytest.approx(squared_slope)
+        (slope,) = torch.autograd.grad(unsquared_margin_loss(lengths, targets), lengths)
+        assert slope.item() == pytest.approx(-1.0)  # d/dl (0.9 - l) = -1, wherever l < 0.9
+
+
 def test_unsquared_margin_in_a_capsnet():
+    from capsedu import reconstruction_loss
+
     x, y = batch()
-    model = build(squared_margin=False)
+    model = build("unsquared-margin-loss")
     out = model(x, y)
-    expected = (margin_loss(out.lengths, y, squared=False)
+    expected = (unsquared_margin_loss(out.lengths, y)
                 + TINY.recon_weight * reconstruction_loss(out.reconstruction, x))
     torch.testing.assert_close(model.loss(out, x, y), expected)
     assert not torch.allclose(model.loss(out, x, y), build().loss(out, x, y))
+    with pytest.raises(ValueError, match=r"targets must lie in \[0, 9\]"):
+        unsquared_margin_loss(out.lengths, torch.tensor([0, 1, 2, 10]))
 
 
 def decoder_input(model, x, y=None):
@@ -105,7 +186,7 @@ def masked(out, classes):
 
 def test_mask_by_prediction_decodes_the_longest_capsule_even_with_labels():
     x, _ = batch()
-    buggy, paper = build(mask_by="prediction"), build()
+    buggy, paper = build("mask-by-prediction"), build()
     predicted = paper(x).lengths.argmax(dim=1)
     wrong = (predicted + 1) % 10  # a label that is never the prediction
     seen, out = decoder_input(buggy, x, wrong)
@@ -115,9 +196,9 @@ def test_mask_by_prediction_decodes_the_longest_capsule_even_with_labels():
     torch.testing.assert_close(seen, masked(out, wrong))
     seen, out = decoder_input(paper, x)
     torch.testing.assert_close(seen, masked(out, predicted))
-    # labels are still checked
+    # labels are still checked, by the loss
     with pytest.raises(ValueError, match=r"targets must lie in \[0, 9\]"):
-        buggy(x, torch.tensor([0, 1, 2, 10]))
+        buggy.training_loss(x, torch.tensor([0, 1, 2, 10]))
 
 
 def gradients(model):
@@ -127,7 +208,7 @@ def gradients(model):
 
 
 def test_detached_output_leaves_everything_below_the_decoder_untrained():
-    grads = gradients(capsnet_with_bug("detached-output", TINY))
+    grads = gradients(build("detached-output"))
     for name, grad in grads.items():
         if name.startswith("decoder."):
             assert grad.abs().sum() > 0, name  # the decoder still learns from the reconstruction
@@ -136,55 +217,41 @@ def test_detached_output_leaves_everything_below_the_decoder_untrained():
     # the paper's model (and its legitimate variant without inner gradients) trains them all
     for overrides in ({}, {"grad_through_routing": False}):
         assert all(g.abs().sum() > 0 for g in gradients(build(**overrides)).values())
-    # the last iteration detached alone: W still learns, through the couplings only
-    assert gradients(build(grad_through_output=False))["digits.W"].abs().sum() > 0
-
-
-@pytest.mark.parametrize("overrides, error, match", [
-    ({"mask_by": "pred"}, ValueError, r"mask_by must be one of: 'label' .*'prediction' .*'pred'"),
-    ({"softmax_over": "j"}, ValueError, r"softmax_over must be one of: 'parents'"),
-    ({"logits_over_batch": "batch"}, ValueError, r"logits_over_batch must be one of"),
-    ({"squared_margin": "False"}, TypeError, r"squared_margin must be True or False"),
-    ({"grad_through_output": 0}, TypeError, r"grad_through_output must be True or False"),
-])
-def test_a_bad_switch_value_is_refused_when_the_config_is_made(overrides, error, match):
-    with pytest.raises(error, match=match):
-        CapsNet(TINY, **overrides)
 
 
 # --- The registry ---------------------------------------------------------------------------------
 
 
-def test_the_registry_covers_every_switch_with_complete_entries():
-    switched = set()
+def test_the_registry_has_complete_entries_that_name_their_code():
+    import capsedu.bug_zoo as zoo
+
     for name, bug in BUGS.items():
         assert bug.name == name and name == name.lower() and " " not in name
         for text in (bug.description, bug.why_wrong, bug.evidence):
             assert len(text) > 40, (name, text)
         assert bug.citations and all(url.startswith("https://github.com/")
                                      for url in bug.citations), name
-        for field, value in bug.overrides.items():
-            assert field in {f.name for f in fields(CapsNetConfig)}, (name, field)
-            assert getattr(TINY, field) != value, (name, field)  # it changes a default
-        switched |= set(bug.overrides)
-    assert set(SWITCHES) <= switched
+        function = bug.code.split(",")[0].split(":")[0].split(".")[0].split(" ")[0]
+        assert hasattr(zoo, function), (name, bug.code)  # the code it names is in the module
+    assert {bug.step for bug in BUGS.values()} == {routing_step, step_softmax_over_children,
+                                                   step_logits_shared_over_batch}
 
 
 @pytest.mark.parametrize("name", sorted(BUGS))
 def test_every_bug_builds_a_capsnet_that_trains_a_step(name):
-    torch.manual_seed(0)
-    model = capsnet_with_bug(name, TINY, iterations=2)
-    assert model.config.iterations == 2
-    for field, value in BUGS[name].overrides.items():
-        assert getattr(model.config, field) == value and model.hparams[field] == value
+    model = build(name, iterations=2)
+    assert model.config.iterations == 2 and model.hparams["bug"] == name
     x, y = batch(3)
     loss, predictions = model.training_loss(x, y)
     loss.backward()
     assert torch.isfinite(loss) and predictions.shape == (3,)
     assert all(torch.isfinite(p.grad).all() for p in model.parameters() if p.grad is not None)
     assert model.decoder[0].weight.grad.abs().sum() > 0
+    # the same weights as the correct model of that seed: two runs differ only by the bug
+    for p, q in zip(model.parameters(), build(iterations=2).parameters(), strict=True):
+        assert torch.equal(p, q)
 
 
 def test_an_unknown_bug_is_named_with_the_known_ones():
-    with pytest.raises(KeyError, match="no bug named 'typo'.*known: softmax-over-children"):
-        capsnet_with_bug("typo", TINY)
+    with pytest.raises(ValueError, match="bug must be one of: 'softmax-over-children'.*'typo'"):
+        BuggyCapsNet("typo", TINY)

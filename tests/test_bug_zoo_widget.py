@@ -1,19 +1,19 @@
 """Notebook 09's widget and the function behind it (``bug_zoo.zoo_state``), driven kernel-side on
 the shipped CapsNet and the first MNIST test digits."""
 
-import inspect
-
 import numpy as np
 import pytest
 import torch
 
-from capsedu import dynamic_routing, pretrained
+from capsedu import dynamic_routing, pretrained, routing_step
 from capsedu.bug_zoo import (
     BUGS,
     CORRECT,
     NO_RUNS,
-    routing_switches,
+    inference_step,
     running_mean,
+    step_logits_shared_over_batch,
+    step_softmax_over_children,
     zoo_state,
 )
 from capsedu.widgets import BugZooExplorer
@@ -61,7 +61,7 @@ def test_softmax_over_children_sums_to_one_over_the_children_instead(digits):
     s = zoo_state(votes, labels, iterations=3, bug="softmax-over-children")
     assert s["live"]
     np.testing.assert_allclose(
-        s["c"], dynamic_routing(votes[:1], 3, softmax_over="children").c[0].numpy())
+        s["c"], dynamic_routing(votes[:1], 3, step=step_softmax_over_children).c[0].numpy())
     np.testing.assert_allclose(s["parent_sums"], 1.0, atol=1e-5)
     # each child sends n_out / n_in of a vote on average, not 1
     assert s["child_sums"].mean() == pytest.approx(10 / votes.shape[1], rel=1e-4)
@@ -82,23 +82,30 @@ def test_more_iterations_polarise_the_couplings_of_the_trained_model(digits):
 def test_training_only_bugs_leave_the_routing_as_the_paper_does(digits):
     _, _, labels, votes = digits
     correct = zoo_state(votes, labels, iterations=3)
-    assert [name for name in BUGS if not routing_switches(name)] == TRAINING_ONLY
-    routing_arguments = inspect.signature(dynamic_routing).parameters
+    assert [name for name in BUGS if inference_step(name) is routing_step] == TRAINING_ONLY
     for name in TRAINING_ONLY:
         s = zoo_state(votes, labels, iterations=3, bug=name)
         assert not s["live"]
         np.testing.assert_array_equal(s["c"], correct["c"])
         np.testing.assert_array_equal(s["lengths"], correct["lengths"])
-        # the claim itself: every switch of the bug that routing takes leaves c as it is
-        switches = {k: v for k, v in BUGS[name].overrides.items() if k in routing_arguments}
-        assert torch.equal(dynamic_routing(votes, 3, **switches).c, dynamic_routing(votes, 3).c)
+    # the claim itself: each of those bugs' models routes a batch as the correct model does
+    from capsedu.bug_zoo import BuggyCapsNet
+    from capsedu.capsnet import SMALL
+
+    correct_model, x = digits[0], digits[1][:2]
+    with torch.no_grad():
+        paper = correct_model(x).routing.c
+        for name in TRAINING_ONLY:
+            buggy = BuggyCapsNet(name, SMALL)
+            buggy.load_state_dict(correct_model.state_dict())
+            assert torch.equal(buggy.eval()(x).routing.c, paper), name
 
 
 def test_shared_logits_route_the_digit_with_the_others(digits):
     _, _, labels, votes = digits
     s = zoo_state(votes, labels, index=1, iterations=3, bug="logits-shared-over-batch")
     assert s["live"] and s["shared"] and s["n_digits"] == 8
-    shared = dynamic_routing(votes, 3, logits_over_batch="mean").c[1].numpy()
+    shared = dynamic_routing(votes, 3, step=step_logits_shared_over_batch).c[1].numpy()
     np.testing.assert_allclose(s["c"], shared)
     assert not np.allclose(s["c"], zoo_state(votes, labels, index=1, iterations=3)["c"],
                            atol=1e-3)

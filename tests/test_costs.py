@@ -219,13 +219,6 @@ def test_routing_memory_is_what_autograd_saves(iterations, grad_through_routing)
     assert memory.couplings == differentiated * 2 * 36 * 3 * 4  # c: [2, 36, 3] float32
 
 
-def test_routing_memory_refuses_a_bug_config():
-    from capsedu.costs import routing_memory
-
-    with pytest.raises(ValueError, match="softmax_over"):
-        routing_memory(replace(TINY, softmax_over="children"), batch=2)
-
-
 def test_routing_share_of_macs_by_hand():
     from capsedu.costs import routing_share
 

@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from capsedu import equivariance as eq
+from capsedu.bug_zoo import step_softmax_over_children
 from capsedu.capsnet import SMALL, CapsNet
 from capsedu.data import transformed_mnist as tm
 from capsedu.gcnn import C4CNN, PlainCNN
@@ -320,7 +321,7 @@ def test_slot_attention_normalises_like_routing_and_attention_like_its_bug():
     logits = torch.einsum("bid,bjd->bij", x, slots) / 2  # sqrt(d) = 2
     u_hat = torch.randn(2, 6, 3, 4, generator=g)
     c, _, _ = routing_step(u_hat, logits)
-    c_bug, _, _ = routing_step(u_hat, logits, softmax_over="children")
+    c_bug, _, _ = step_softmax_over_children(u_hat, logits)
     torch.testing.assert_close(eq.attention_step(x, slots, "slots")[0], c)
     torch.testing.assert_close(eq.attention_step(x, slots, "inputs")[0], c_bug)
 

@@ -89,9 +89,9 @@ def reference_step(u_hat, b):
 
 
 def step_softmax_over_children(u_hat, b):
-    from capsedu import routing_step
+    from capsedu.bug_zoo import step_softmax_over_children
 
-    return routing_step(u_hat, b, softmax_over="children")
+    return step_softmax_over_children(u_hat, b)
 
 
 def step_without_squash(u_hat, b):

@@ -4,7 +4,6 @@ import pytest
 import torch
 
 from capsedu import margin_loss, reconstruction_loss, squash
-from capsedu.functional import margin_loss_curves
 
 
 def test_squash_hand_values():
@@ -48,39 +47,6 @@ def test_margin_loss_hand_values_with_squared_terms():
     assert margin_loss(lengths, targets).item() == pytest.approx(expected)
     # the unsquared version would give (0.05 + (0.3 + 0.1)) / 2 = 0.225: make sure we are not it
     assert margin_loss(lengths, targets).item() != pytest.approx(0.225)
-
-
-def test_unsquared_margin_loss_hand_values():
-    # the bug of notebook 09: the same example as above with both terms unsquared
-    lengths = torch.tensor([[0.95, 0.2, 0.05], [0.3, 0.6, 0.0]])
-    targets = torch.tensor([0, 1])
-    # example 0: present 0; absent 0.5 * (0.2 - 0.1) = 0.05; 0.05 < 0.1 -> 0
-    # example 1: present 0.9 - 0.6 = 0.3; absent 0.5 * (0.3 - 0.1) = 0.1
-    assert margin_loss(lengths, targets, squared=False).item() == pytest.approx((0.05 + 0.4) / 2)
-    # squared=True is the default, to the last bit
-    assert torch.equal(margin_loss(lengths, targets, squared=True), margin_loss(lengths, targets))
-
-
-def test_unsquared_margin_loss_pushes_as_hard_near_the_margin_as_far_from_it():
-    targets = torch.tensor([0])
-    for length, squared_slope in ((0.8, -0.2), (0.2, -1.4)):  # d/dl (0.9 - l)^2 = -2 (0.9 - l)
-        lengths = torch.tensor([[length]], dtype=torch.float64, requires_grad=True)
-        (slope,) = torch.autograd.grad(margin_loss(lengths, targets), lengths)
-        assert slope.item() == pytest.approx(squared_slope)
-        (slope,) = torch.autograd.grad(margin_loss(lengths, targets, squared=False), lengths)
-        assert slope.item() == pytest.approx(-1.0)  # d/dl (0.9 - l) = -1, wherever l < 0.9
-
-
-def test_unsquared_margin_loss_curves():
-    lengths = torch.tensor([0.0, 0.05, 0.5, 0.95])
-    present, absent = margin_loss_curves(lengths, squared=False)
-    torch.testing.assert_close(present, torch.tensor([0.9, 0.85, 0.4, 0.0]))
-    torch.testing.assert_close(absent, torch.tensor([0.0, 0.0, 0.2, 0.425]))
-
-
-def test_margin_loss_refuses_a_squared_that_is_not_a_boolean():
-    with pytest.raises(TypeError, match=r"squared must be True or False .*got 'no'"):
-        margin_loss(torch.rand(2, 3), torch.tensor([0, 1]), squared="no")
 
 
 def test_margin_loss_with_two_classes_present_hand_values():

@@ -16,6 +16,11 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from capsedu import dynamic_routing, margin_loss, squash
+from capsedu.bug_zoo import (
+    step_logits_shared_over_batch,
+    step_softmax_over_children,
+    unsquared_margin_loss,
+)
 
 # no example database: nothing is written into the repository
 FAST = settings(max_examples=40, deadline=None, database=None)
@@ -151,13 +156,13 @@ def test_margin_loss_is_zero_exactly_when_every_length_is_on_its_side(case):
     assert (loss.item() == 0) == on_its_side
 
 
-# --- The bug switches of notebook 09 -------------------------------------------------------------
+# --- The routing bugs of notebook 09 (capsedu.bug_zoo) -------------------------------------------
 
 
 @FAST
 @given(predictions(), st.integers(1, 4))
 def test_softmax_over_children_makes_couplings_sum_to_one_over_the_children(u_np, iterations):
-    result = dynamic_routing(torch.from_numpy(u_np), iterations, softmax_over="children")
+    result = dynamic_routing(torch.from_numpy(u_np), iterations, step=step_softmax_over_children)
     batch, _, n_out, _ = u_np.shape
     for step in result.history:
         assert (step.c >= 0).all()
@@ -165,31 +170,29 @@ def test_softmax_over_children_makes_couplings_sum_to_one_over_the_children(u_np
 
 
 @FAST
-@given(predictions(max_batch=4), st.integers(1, 4), st.sampled_from(["sum", "mean"]),
-       st.randoms(use_true_random=False))
-def test_shared_logits_give_the_whole_batch_one_set_of_couplings(u_np, iterations, reduce, rnd):
+@given(predictions(max_batch=4), st.integers(1, 4), st.randoms(use_true_random=False))
+def test_shared_logits_give_the_whole_batch_one_set_of_couplings(u_np, iterations, rnd):
     u_hat = torch.from_numpy(u_np)
-    result = dynamic_routing(u_hat, iterations, logits_over_batch=reduce)
+    result = dynamic_routing(u_hat, iterations, step=step_logits_shared_over_batch)
     for step in result.history:
         torch.testing.assert_close(step.c, step.c[:1].expand_as(step.c))
     # which example is where does not matter: reordering the batch reorders the outputs only
     order = torch.tensor(rnd.sample(range(u_np.shape[0]), u_np.shape[0]))
-    shuffled = dynamic_routing(u_hat[order], iterations, logits_over_batch=reduce)
+    shuffled = dynamic_routing(u_hat[order], iterations, step=step_logits_shared_over_batch)
     torch.testing.assert_close(shuffled.v, result.v[order])
     torch.testing.assert_close(shuffled.c, result.c)
 
 
 @FAST
 @given(margin_cases())
-def test_margin_loss_squared_or_not_matches_eq_4_term_by_term(case):
+def test_margin_loss_and_its_unsquared_bug_match_eq_4_term_by_term(case):
     lengths, targets, m_plus, m_minus, lam = case
-    for squared in (True, False):
-        power = 2 if squared else 1
+    for power, loss_function in ((2, margin_loss), (1, unsquared_margin_loss)):
         expected = sum(
             (max(0.0, m_plus - length) ** power if k == target
              else lam * max(0.0, length - m_minus) ** power)
             for row, target in zip(lengths, targets, strict=True) for k, length in enumerate(row)
         ) / len(lengths)
-        loss = margin_loss(torch.tensor(lengths, dtype=torch.float64), torch.tensor(targets),
-                           m_plus=m_plus, m_minus=m_minus, lam=lam, squared=squared)
+        loss = loss_function(torch.tensor(lengths, dtype=torch.float64), torch.tensor(targets),
+                             m_plus=m_plus, m_minus=m_minus, lam=lam)
         assert loss.item() == pytest.approx(expected, abs=1e-12)

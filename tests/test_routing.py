@@ -1,4 +1,5 @@
-"""dynamic_routing against an independent, loop-by-loop reading of Procedure 1."""
+"""dynamic_routing against an independent, loop-by-loop reading of Procedure 1 (which
+tests/test_bug_zoo.py also reads with each routing bug written in)."""
 
 import math
 
@@ -53,32 +54,6 @@ def test_matches_procedure_1(iterations):
     torch.testing.assert_close(result.c, c_ref)
     assert len(result.history) == iterations
     torch.testing.assert_close(result.history[-1].v, result.v)
-
-
-@pytest.mark.parametrize("iterations", [1, 2, 3])
-@pytest.mark.parametrize("softmax_over, logits_over_batch", [
-    ("children", "per_example"), ("parents", "sum"), ("parents", "mean"), ("children", "mean"),
-])
-def test_each_bug_matches_procedure_1_written_with_it(iterations, softmax_over,
-                                                      logits_over_batch):
-    u_hat = torch.randn(3, 6, 4, 5, dtype=torch.float64, generator=torch.Generator().manual_seed(2))
-    result = dynamic_routing(u_hat, iterations, softmax_over=softmax_over,
-                             logits_over_batch=logits_over_batch)
-    v_ref, c_ref = procedure_1(u_hat, iterations, softmax_over, logits_over_batch)
-    torch.testing.assert_close(result.v, v_ref)
-    torch.testing.assert_close(result.c, c_ref)
-
-
-def test_the_bug_switches_are_off_by_default():
-    u_hat = torch.randn(3, 7, 5, 4, requires_grad=True)
-    for grad_through_routing in (True, False):
-        default = dynamic_routing(u_hat, 3, grad_through_routing)
-        spelled = dynamic_routing(u_hat, 3, grad_through_routing, softmax_over="parents",
-                                  logits_over_batch="per_example", grad_through_output=True)
-        for name in ("v", "c", "b"):
-            assert torch.equal(getattr(default, name), getattr(spelled, name))
-        grads = [torch.autograd.grad(r.v.pow(2).sum(), u_hat)[0] for r in (default, spelled)]
-        assert torch.equal(*grads)
 
 
 def test_couplings_sum_to_one_over_parents_at_every_iteration():
@@ -148,16 +123,6 @@ def test_bad_input_gets_a_clear_error(u_hat, iterations, match):
         dynamic_routing(u_hat, iterations)
 
 
-def test_softmax_over_children_is_the_documented_bug():
-    u_hat = torch.randn(2, 6, 3, 4)
-    buggy = dynamic_routing(u_hat, 3, softmax_over="children")
-    # the bug normalises each parent's column over the children instead
-    torch.testing.assert_close(buggy.c.sum(dim=1), torch.ones(2, 3))
-    assert not torch.allclose(buggy.c.sum(dim=2), torch.ones(2, 6))
-    with pytest.raises(ValueError, match="parents"):
-        dynamic_routing(u_hat, 3, softmax_over="inputs")
-
-
 def test_numpy_integers_are_iterations_too():
     import numpy as np
 
@@ -180,89 +145,14 @@ def test_integer_predictions_get_a_clear_type_error(dtype):
         dynamic_routing(torch.ones(1, 3, 2, 4, dtype=dtype))
 
 
-# --- The bug switches of notebook 09 (capsedu.bug_zoo) -------------------------------------------
-
-
-@pytest.mark.parametrize("logits_over_batch", ["sum", "mean"])
-def test_shared_logits_let_one_example_change_another(logits_over_batch):
-    u_hat = torch.randn(4, 9, 5, 4, dtype=torch.float64, generator=torch.Generator().manual_seed(3))
-    changed = u_hat.clone()
-    changed[0] = torch.randn(9, 5, 4, dtype=torch.float64)  # only example 0 differs
-    # per example (the paper): the other examples' couplings do not move, to the last bit
-    own, own_changed = dynamic_routing(u_hat), dynamic_routing(changed)
-    assert torch.equal(own.c[1:], own_changed.c[1:]) and torch.equal(own.v[1:], own_changed.v[1:])
-    # shared (the bug): example 0's agreements move every example's couplings, which are then
-    # the same for the whole batch
-    shared = dynamic_routing(u_hat, logits_over_batch=logits_over_batch)
-    shared_changed = dynamic_routing(changed, logits_over_batch=logits_over_batch)
-    assert (shared.c[1:] - shared_changed.c[1:]).abs().max() > 1e-3
-    assert (shared.v[1:] - shared_changed.v[1:]).abs().max() > 1e-6
-    torch.testing.assert_close(shared.c, shared.c[:1].expand_as(shared.c))
-    # one iteration has no agreement update yet: nothing is shared
-    torch.testing.assert_close(dynamic_routing(changed, 1, logits_over_batch=logits_over_batch).v,
-                               dynamic_routing(changed, 1).v)
-
-
-def test_summed_logits_grow_with_the_batch_size_and_averaged_ones_do_not():
-    one = torch.randn(1, 6, 3, 4, dtype=torch.float64, generator=torch.Generator().manual_seed(4))
-    batch = one.expand(5, -1, -1, -1)  # five copies of the same example
-    alone = dynamic_routing(one, 2).b
-    torch.testing.assert_close(dynamic_routing(batch, 2, logits_over_batch="mean").b,
-                               alone.expand(5, -1, -1))
-    # summed, five copies of an agreement make logits 5 x the example's own: a bigger batch
-    # routes more sharply
-    summed = dynamic_routing(batch, 1, logits_over_batch="sum").b
-    torch.testing.assert_close(summed, 5 * dynamic_routing(one, 1).b.expand(5, -1, -1))
-
-
-def test_the_two_stop_gradients_split_the_full_gradient():
-    """d v / d u_hat has two parts: through the last iteration's sum (kept by
-    grad_through_routing=False) and through the earlier iterations' couplings (kept by
-    grad_through_output=False, the bug); together they make the full gradient."""
-    u_hat = torch.randn(2, 6, 3, 4, dtype=torch.float64, requires_grad=True)
-    upstream = torch.randn(2, 3, 4, dtype=torch.float64)
-
-    def grad(**switches):
-        v = dynamic_routing(u_hat, 3, **switches).v
-        return torch.autograd.grad(v, u_hat, upstream)[0]
-
-    full = grad()
-    through_output = grad(grad_through_routing=False)
-    through_couplings = grad(grad_through_output=False)
-    torch.testing.assert_close(through_output + through_couplings, full)
-    assert through_couplings.abs().max() > 1e-6  # W still learns a little, through c only
-
-
-def test_detaching_the_last_iteration_too_leaves_no_gradient_at_all():
-    u_hat = torch.randn(2, 6, 3, 4, requires_grad=True)
-    result = dynamic_routing(u_hat, 3, grad_through_routing=False, grad_through_output=False)
-    assert not result.v.requires_grad  # v is a constant for autograd: nothing below it learns
-    # with one iteration there is no earlier iteration for a gradient to go through
-    assert not dynamic_routing(u_hat, 1, grad_through_output=False).v.requires_grad
-    # and the forward values are those of the paper's routing
-    torch.testing.assert_close(result.v, dynamic_routing(u_hat, 3).v)
-
-
-@pytest.mark.parametrize("switch, value, error, match", [
-    ("softmax_over", "inputs", ValueError, r"softmax_over must be one of: 'parents' .*'children'"),
-    ("logits_over_batch", "shared", ValueError,
-     r"logits_over_batch must be one of: 'per_example' .*'sum' .*'mean' .*Got 'shared'"),
-    ("logits_over_batch", None, ValueError, "logits_over_batch must be one of"),
-    ("grad_through_output", "False", TypeError, r"grad_through_output must be True or False"),
-])
-def test_bad_switch_values_are_named(switch, value, error, match):
-    with pytest.raises(error, match=match):
-        dynamic_routing(torch.randn(1, 2, 2, 2), **{switch: value})
-
-
-def test_routing_capsules_pass_the_switches_on():
+def test_routing_capsules_route_their_own_votes():
     from capsedu import RoutingCapsules
 
-    layer = RoutingCapsules(n_in=5, d_in=3, n_out=4, d_out=2, softmax_over="children",
-                            logits_over_batch="sum", grad_through_output=False)
+    layer = RoutingCapsules(n_in=5, d_in=3, n_out=4, d_out=2, iterations=2)
     u = torch.randn(3, 5, 3)
     result = layer(u)
-    expected = dynamic_routing(layer.predictions(u), 3, softmax_over="children",
-                               logits_over_batch="sum", grad_through_output=False)
+    expected = dynamic_routing(layer.predictions(u), 2)
     torch.testing.assert_close(result.v, expected.v)
-    torch.testing.assert_close(result.c.sum(dim=1), torch.ones(3, 4))
+    torch.testing.assert_close(result.c.sum(dim=2), torch.ones(3, 5))
+    with pytest.raises(ValueError, match=r"u must have shape \[batch, 5, 3\], got shape"):
+        layer(torch.randn(3, 6, 3))

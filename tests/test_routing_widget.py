@@ -23,7 +23,7 @@ def test_iteration_slider_and_softmax_toggle():
     assert all(v == pytest.approx(0.5) for v in w.state["c_face"].values())  # uniform at first
     w.iteration.value = 5
     assert w.state["iteration"] == 5 and w.state["lengths"].shape == (5, 2)
-    w.softmax.value = "children"
+    w.softmax.label = "over children (bug)"  # what a learner clicks
     assert w.state["c"].sum(axis=0) == pytest.approx([1.0, 1.0])  # the bug: columns sum to 1
 
 

@@ -78,7 +78,9 @@ def test_routing_is_equivariant_to_turning_the_face():
 
 
 def test_softmax_over_children_bug_and_errors():
-    buggy = route_parts(faces.face_parts(), softmax_over="children")
+    from capsedu.bug_zoo import step_softmax_over_children
+
+    buggy = route_parts(faces.face_parts(), step=step_softmax_over_children)
     assert np.allclose(buggy.c.sum(axis=1), 1)  # columns, not rows, sum to 1
     with pytest.raises(ValueError, match="at least one face part"):
         route_parts([faces.Part("stroke", 0.5, 0.5)])

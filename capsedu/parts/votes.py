@@ -19,7 +19,7 @@ import torch
 
 from ..data import faces
 from ..poses import pose_from_matrix, pose_matrix, wrap_angle
-from ..routing import dynamic_routing
+from ..routing import Step, dynamic_routing, routing_step
 
 PARENTS = ("face", "background")
 
@@ -137,10 +137,11 @@ def votes(scenes, face_gain=FACE_GAIN, background_gain=BACKGROUND_GAIN):
     return pose_votes(poses, presence, None, face_gain, background_gain), presence > 0
 
 
-def face_lengths(scenes, iterations: int = 3, softmax_over: str = "parents") -> np.ndarray:
-    """The face capsule's length ``[len(scenes)]`` after routing each scene's parts."""
+def face_lengths(scenes, iterations: int = 3, step: Step = routing_step) -> np.ndarray:
+    """The face capsule's length ``[len(scenes)]`` after routing each scene's parts (``step``: one
+    routing iteration, the paper's unless notebook 04 passes a bug of ``capsedu.bug_zoo``)."""
     u_hat, _ = votes(scenes)
-    result = dynamic_routing(u_hat, iterations, softmax_over=softmax_over)
+    result = dynamic_routing(u_hat, iterations, step=step)
     return result.v[:, 0].norm(dim=-1).numpy()
 
 
@@ -154,13 +155,13 @@ class PartRouting(NamedTuple):
     face_pose: tuple[float, float, float]  # decoded from the face capsule's final vector
 
 
-def route_parts(parts, iterations: int = 3, softmax_over: str = "parents") -> PartRouting:
-    """Run Procedure 1 on one scene's votes (see ``capsedu.dynamic_routing``), keeping the
-    trace of every iteration for the present parts."""
+def route_parts(parts, iterations: int = 3, step: Step = routing_step) -> PartRouting:
+    """Run Procedure 1 on one scene's votes (see ``capsedu.dynamic_routing``; ``step`` as in
+    ``face_lengths``), keeping the trace of every iteration for the present parts."""
     u_hat, present = votes([parts])
     if not present.any():
         raise ValueError("route_parts needs at least one face part")
-    result = dynamic_routing(u_hat, iterations, softmax_over=softmax_over)
+    result = dynamic_routing(u_hat, iterations, step=step)
     rows = np.flatnonzero(present[0])
     by_kind = {p[0]: faces.Part._make(p) for p in parts}
     kinds = [faces.PART_KINDS[i] for i in rows]

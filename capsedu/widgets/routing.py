@@ -7,18 +7,21 @@ coefficients part -> parent at the chosen iteration, and the parents' lengths pe
 
 import ipywidgets as widgets
 
+from ..bug_zoo import step_softmax_over_children
 from ..data import faces
 from ..parts.votes import route_parts
+from ..routing import Step, routing_step
 from .panels import MAX_ITERATIONS, RoutingPanels, RoutingWidget
 
 SCENE_SIZE = 96  # pixels of the drawn scene (the parts' true poses, no model looks at it)
 
 
-def routing_state(parts, iteration: int = 3, softmax_over: str = "parents") -> dict:
-    """Everything the widget shows after ``iteration`` iterations of Procedure 1 (pure)."""
+def routing_state(parts, iteration: int = 3, step: Step = routing_step) -> dict:
+    """Everything the widget shows after ``iteration`` iterations of Procedure 1 (pure), each
+    iteration a ``step`` (the paper's, or the zoo's softmax over the children)."""
     if not 1 <= iteration <= MAX_ITERATIONS:
         raise ValueError(f"iteration must be in [1, {MAX_ITERATIONS}], got {iteration}")
-    r = route_parts(parts, iterations=iteration, softmax_over=softmax_over)
+    r = route_parts(parts, iterations=iteration, step=step)
     return {
         "iteration": iteration,
         "image": faces.render(parts, size=SCENE_SIZE),  # the true parts, drawn large
@@ -46,7 +49,8 @@ class RoutingExplorer(RoutingWidget):
 
     def __init__(self, parts=None, iteration: int = 3, face_threshold: float | None = None):
         self.softmax = widgets.ToggleButtons(
-            options=[("over parents (paper)", "parents"), ("over children (bug)", "children")],
+            options=[("over parents (paper)", routing_step),
+                     ("over children (bug)", step_softmax_over_children)],
             description="softmax")
         panels = RoutingPanels("parts and the faces they predict", size=SCENE_SIZE,
                                face_threshold=face_threshold)
