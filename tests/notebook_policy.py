@@ -15,11 +15,18 @@ install cell below, the same text in every notebook, with the repository URL of 
 Every figure carries alt text for the website's readers who cannot see it: a code cell that calls
 ``plt.show()`` says what its figure shows in ``metadata["mystnb"]["image"]["alt"]``, which MyST-NB
 puts on the cell's image outputs (``figure_alt``, ``missing_alt_text``).
+
+Every line a learner is told to run runs in that notebook as written: a fenced ```python block of
+its text, or a call in inline code of its exercises, uses only names that the snippet or the
+notebook's code defines (``undefined_in_snippets``; pseudo-code goes in a ```text block).
 """
 
+import ast
+import builtins
 import os
 import re
 import sys
+import textwrap
 from pathlib import Path
 
 import nbformat
@@ -87,6 +94,68 @@ def missing_alt_text(nb) -> list[str]:
             if cell.cell_type == "code" and FIGURE in cell.source and not figure_alt(cell)]
 
 
+FENCE = re.compile(r"^([ \t]*)```python\n(.*?)^[ \t]*```", re.S | re.M)
+INLINE = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
+
+
+def bound_names(tree: ast.AST) -> set[str]:
+    """The names a piece of code defines: imports, assignments, functions, classes, arguments."""
+    names = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            names |= {(alias.asname or alias.name).split(".")[0] for alias in node.names}
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, ast.arg):
+            names.add(node.arg)
+    return names
+
+
+def snippets(nb) -> list[tuple[int, str]]:
+    """``(cell, code)`` of what the text tells a learner to run: every fenced ```python block,
+    and each inline code span of the exercises (the cells from "## Exercises" on) that calls
+    something."""
+    found, exercises = [], False
+    for k, cell in enumerate(nb.cells):
+        if cell.cell_type != "markdown":
+            continue
+        exercises = exercises or "## Exercises" in cell.source
+        found += [(k, textwrap.dedent(block)) for _, block in
+                  FENCE.findall(cell.source)]
+        for span in INLINE.findall(FENCE.sub("", cell.source)) if exercises else []:
+            try:
+                tree = ast.parse(span.strip(), mode="eval")
+            except SyntaxError:
+                continue  # prose in backticks, not code
+            if any(isinstance(node, ast.Call) for node in ast.walk(tree)):
+                found.append((k, span.strip()))
+    return found
+
+
+def undefined_in_snippets(nb) -> list[str]:
+    """One problem per snippet (``snippets``) that would raise NameError in ``nb``: a name that
+    neither the snippet, the notebook's code nor Python defines."""
+    code = "\n".join(c.source for c in nb.cells if c.cell_type == "code")
+    defined = bound_names(ast.parse(code)) | set(dir(builtins))
+    problems = []
+    for k, snippet in snippets(nb):
+        try:
+            tree = ast.parse(snippet)
+        except SyntaxError as err:
+            problems.append(f"cell {k}: a ```python snippet that does not parse ({err.msg}); "
+                            "pseudo-code goes in a ```text block")
+            continue
+        used = {node.id for node in ast.walk(tree)
+                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load)}
+        missing = sorted(used - defined - bound_names(tree))
+        if missing:
+            problems.append(f"cell {k}: the snippet {snippet.strip()[:60]!r} uses "
+                            f"{', '.join(missing)}, which the notebook never defines or imports")
+    return problems
+
+
 def is_checked(cell) -> bool:
     return cell.cell_type == "code" and CHECK in cell.source
 
@@ -130,6 +199,7 @@ def violations(path: Path) -> list[str]:
     if any("google.colab" in source for source in code[1:]):
         problems.append("only the first code cell may deal with Colab")
     problems += missing_alt_text(nb)
+    problems += undefined_in_snippets(nb)
     return problems
 
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
-from notebook_policy import missing_alt_text, violations
+from notebook_policy import missing_alt_text, undefined_in_snippets, violations
 
 NOTEBOOKS = sorted((Path(__file__).parent.parent / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 
@@ -71,3 +71,38 @@ def test_violations_report_a_figure_without_alt_text_by_cell(tmp_path):
     nbformat.write(figure_notebook(), path)
     alt_problems = [p for p in violations(path) if "alt text" in p]
     assert alt_problems == missing_alt_text(figure_notebook()) and alt_problems
+
+
+def snippet_notebook(text: str, code: str = "from capsedu.digit_capsules import decode\nmodel = 1"):
+    cells = [nbformat.v4.new_markdown_cell("# 06 · x"), nbformat.v4.new_code_cell(code),
+             nbformat.v4.new_markdown_cell(text)]
+    return nbformat.v4.new_notebook(cells=cells)
+
+
+@pytest.mark.parametrize("text, missing", [
+    # 06's exercise called a module alias the notebook never imported
+    ("## Exercises\n4. Decode it: `ps.decode(model, v, torch.tensor([1]))`", "ps, torch, v"),
+    # 01's exercise used functions its notebook never imported
+    ("## Exercises\n4. Try:\n\n   ```python\n   wider = fit(training_set(10), 1)\n   ```\n",
+     "fit, training_set"),
+    ("Run this:\n```python\nx = decode(model, y)\n```\n", "y"),  # outside the exercises too
+])
+def test_the_policy_finds_a_snippet_that_would_raise_name_error(text, missing):
+    (problem,) = undefined_in_snippets(snippet_notebook(text))
+    assert problem.startswith("cell 2: the snippet") and problem.endswith(
+        f"uses {missing}, which the notebook never defines or imports")
+
+
+@pytest.mark.parametrize("text", [
+    "## Exercises\n1. Call `decode(model, model)` (and `[B, 10]` is a shape, not a call).",
+    "Before the exercises, `undefined_call(x)` is a signature in prose, not a line to run.",
+    "```python\nfrom torch import zeros\ndecode(model, zeros(2))\n```\n",  # imports its own names
+    "```text\nc = softmax(b, over=parents)\n```\n",  # pseudo-code
+])
+def test_the_policy_passes_snippets_that_run(text):
+    assert undefined_in_snippets(snippet_notebook(text)) == []
+
+
+def test_the_policy_flags_pseudo_code_marked_as_python():
+    (problem,) = undefined_in_snippets(snippet_notebook("```python\nc = softmax(b, over j)\n```"))
+    assert "does not parse" in problem and "```text" in problem
