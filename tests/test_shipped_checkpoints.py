@@ -72,3 +72,11 @@ def test_every_face_model_is_shipped_for_three_seeds():
     for model in FACE_MODELS:
         for seed in (0, 1, 2):
             assert checkpoint_name(model, seed) in ENTRIES
+
+
+def test_the_notes_speak_of_the_course_not_of_its_work_items():
+    import re
+
+    work_item = re.compile(r"\b(session|issue|sprint|ticket)s?\s+\d+|#\d+", re.I)
+    for name, entry in ENTRIES.items():
+        assert not work_item.search(entry.get("notes", "")), name
