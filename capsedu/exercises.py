@@ -121,7 +121,7 @@ def check_pose_vector(learner) -> bool | None:
 
 def check_squash(learner: Callable) -> bool | None:
     """Check a learner's ``squash(s)`` (Eq. 1 along the last dim) on batches and at s = 0: first
-    its values, then its gradient, which must be finite at s = 0 too (notebook 03, section 5)."""
+    its values, then its gradient, which must be finite at s = 0 too (notebook 03, section 4)."""
     g = torch.Generator().manual_seed(0)
     cases = [(torch.randn(4, 8, generator=g),), (3 * torch.randn(2, 5, 16, generator=g),),
              (torch.zeros(3, 8),), (torch.tensor([[3.0, 4.0]]),)]

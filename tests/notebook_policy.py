@@ -10,7 +10,9 @@ small, leaves learners a clean notebook, and still pins the numbers that must no
     python tests/notebook_policy.py --fix notebooks/*.ipynb    # re-run (quick mode) and store
 
 Every notebook opens from its Colab and Binder badges, and its first code cell is the Colab
-install cell below, the same text in every notebook, with the repository URL of pyproject.toml.
+install cell below, the same text in every notebook, with the repository URL of pyproject.toml,
+under the heading ``COLAB_HEADING``. Its sections are numbered from that one, 0, 1, 2, ... in
+order; the Summary comes before the Exercises.
 
 Every figure carries alt text for the website's readers who cannot see it: a code cell that calls
 ``plt.show()`` says what its figure shows in ``metadata["mystnb"]["image"]["alt"]``, which MyST-NB
@@ -55,6 +57,10 @@ if "google.colab" in sys.modules:
         subprocess.check_call(["git", "clone", "--depth", "1", repository, str(course)])
     subprocess.check_call([sys.executable, "-m", "pip", "install", "-q", "-e", str(course)])
     sys.path.insert(0, str(course))  # this running kernel does not see a fresh editable install"""
+
+
+COLAB_HEADING = "## 0 · On Colab? Install the course package first"
+NUMBERED = re.compile(r"^## (\d+) · ", re.M)
 
 
 def repository() -> str:
@@ -189,6 +195,16 @@ def violations(path: Path) -> list[str]:
     for needed in ("In this notebook you will", "## Summary", "## Exercises"):
         if needed not in text:
             problems.append(f"missing the section {needed!r}")
+    if "## Summary" in text and "## Exercises" in text and (
+            text.index("## Exercises") < text.rindex("## Summary")):
+        problems.append("the Summary must come before the Exercises")
+    numbers = [int(n) for n in NUMBERED.findall(text)]
+    if numbers != list(range(len(numbers))):
+        problems.append(f"sections must be numbered 0, 1, 2, ... in order; found {numbers}")
+    colab = next((k for k, c in enumerate(nb.cells) if c.cell_type == "code"), None)
+    if colab is not None and not (colab > 0 and nb.cells[colab - 1].cell_type == "markdown"
+                                  and nb.cells[colab - 1].source.startswith(COLAB_HEADING)):
+        problems.append(f"the Colab install cell must sit under the heading {COLAB_HEADING!r}")
     for link in badges(path.name):
         if f"({link})" not in first:
             problems.append(f"the first cell lacks the badge link {link}")

@@ -24,7 +24,7 @@ def no_eps(s):  # NaN at s = 0
     return n2 / (1 + n2) * s / n2.sqrt()
 
 
-def eps_outside_the_root(s, eps=1e-8):  # notebook 03, section 5: finite value, NaN gradient at 0
+def eps_outside_the_root(s, eps=1e-8):  # notebook 03, section 4: finite value, NaN gradient at 0
     n2 = (s * s).sum(-1, keepdim=True)
     return n2 / (1 + n2) * s / (n2.sqrt() + eps)
 

@@ -106,3 +106,20 @@ def test_the_policy_passes_snippets_that_run(text):
 def test_the_policy_flags_pseudo_code_marked_as_python():
     (problem,) = undefined_in_snippets(snippet_notebook("```python\nc = softmax(b, over j)\n```"))
     assert "does not parse" in problem and "```text" in problem
+
+
+@pytest.mark.parametrize("edit, problem", [
+    (lambda cells: cells[1].update(source="## Install first"),
+     "under the heading '## 0 · On Colab?"),
+    (lambda cells: cells.append(nbformat.v4.new_markdown_cell("## 3 · Stray")), "numbered 0, 1, 2"),
+    (lambda cells: cells.append(nbformat.v4.new_markdown_cell("## Summary\n\n* late")),
+     "the Summary must come before the Exercises"),
+])
+def test_the_policy_keeps_one_structure_in_every_notebook(tmp_path, edit, problem):
+    path = next(p for p in NOTEBOOKS if p.name.startswith("03_"))
+    nb = nbformat.read(path, as_version=4)
+    assert violations(path) == []
+    edit(nb.cells)
+    broken = tmp_path / path.name
+    nbformat.write(nb, broken)
+    assert [p for p in violations(broken) if problem in p]
