@@ -3,6 +3,9 @@
 * ``CAPSEDU_QUICK=1`` switches every notebook to *quick mode*: less data, fewer epochs. The test
   command (``make test``) sets it so the whole course executes in a few minutes; learners leave it
   unset and get the real thing.
+* ``CAPSEDU_TEXT_PROGRESS=1`` draws progress bars as text that leaves its finished line, for
+  outputs stored and read later (the website's build sets it): a bar widget stored without its
+  live state shows frozen at 0 %.
 * ``CAPSEDU_DATA`` moves the data root (MNIST, checkpoints). By default it is the ``data/`` folder
   of the repository this package was installed from, or ``./data`` when that does not exist.
 """
@@ -18,6 +21,7 @@ def _flag(name: str) -> bool:
 
 
 QUICK: bool = _flag("CAPSEDU_QUICK")
+TEXT_PROGRESS: bool = _flag("CAPSEDU_TEXT_PROGRESS")
 
 _REPO_DATA = Path(__file__).resolve().parent.parent / "data"
 

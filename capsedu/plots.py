@@ -185,8 +185,9 @@ def bar_face_rates(ax, runs, kinds=faces.KINDS):
             ax.plot(at, seed_rates, "k.", ms=4)
     ax.axhline(0.5, color="0.6", ls=":", lw=1)
     ax.set_xticks(x, kinds)
-    ax.set(ylim=(0, 1.22), yticks=np.linspace(0, 1, 6), ylabel='face rate (fraction called "face")')
-    ax.legend(loc="upper center", ncol=len(runs), fontsize="small")
+    ax.set(ylim=(0, 1.05), yticks=np.linspace(0, 1, 6), ylabel='face rate (fraction called "face")')
+    # outside the axes, to their right: a bar can reach 1, and no bar is hidden behind the key
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize="small")
 
 
 def show_probe(fig, probe: dict, rates: dict, xlabel: str):

@@ -22,6 +22,7 @@ from pathlib import Path
 import numpy as np
 import torch
 from torch.utils.data import DataLoader, TensorDataset
+from tqdm import tqdm as text_tqdm
 from tqdm.auto import tqdm
 
 from . import checkpoints, config
@@ -32,7 +33,8 @@ from .data.transformed_mnist import move, multimnist_data, pair_up, translate, t
 from .gcnn import C4CNN, PlainCNN
 from .multi_digit import MultiDigitCapsNet, TwoDigitCNN
 
-PROGRESS_UPDATES_PER_S = 2  # how often fit's progress bar may redraw
+PROGRESS_UPDATES_PER_S = 2  # how often a live progress bar may redraw
+TEXT_PROGRESS_INTERVAL_S = 30  # a stored text bar: one line every 30 s at most, the last kept
 PATIENCE = 3  # the course's rule: a run has converged after 3 epochs without a held-out gain
 
 
@@ -133,10 +135,7 @@ def fit(model, train, epochs=1, batch_size=128, lr=1e-3, lr_decay=1.0, seed=0, d
             break
         total_loss, n_correct, seen, began = 0.0, 0, 0, time.perf_counter()
         batch_loss, batch_accuracy = [], []  # one number per step
-        # At most PROGRESS_UPDATES_PER_S redraws a second: in a notebook every redraw is a message
-        # to the browser, and a flood of them overruns the kernel's output channel.
-        bar = tqdm(loader, desc=f"epoch {epoch + 1}/{epochs}", disable=not progress, leave=False,
-                   mininterval=1 / PROGRESS_UPDATES_PER_S)
+        bar = progress_bar(loader, f"epoch {epoch + 1}/{epochs}", progress)
         for batch in bar:
             if compose is not None:
                 batch = compose(*batch, generator)
@@ -181,6 +180,19 @@ def fit(model, train, epochs=1, batch_size=128, lr=1e-3, lr_decay=1.0, seed=0, d
     if best is not None:
         model.load_state_dict(best)
     return history
+
+
+def progress_bar(iterable, desc: str, progress: bool = True, **kwargs):
+    """A bar over ``iterable`` (``progress=False``: none). Live, tqdm.auto's (a widget in a
+    notebook), redrawn at most ``PROGRESS_UPDATES_PER_S`` times a second, which it erases when
+    done: in a notebook every redraw is a message to the browser, and a flood of them overruns
+    the kernel's output channel. With ``config.TEXT_PROGRESS`` (the website's build), a text bar
+    on stdout that keeps its finished line, which is what a stored page shows."""
+    if config.TEXT_PROGRESS:
+        return text_tqdm(iterable, desc=desc, disable=not progress, leave=True, file=sys.stdout,
+                         mininterval=TEXT_PROGRESS_INTERVAL_S, **kwargs)
+    return tqdm(iterable, desc=desc, disable=not progress, leave=False,
+                mininterval=1 / PROGRESS_UPDATES_PER_S, **kwargs)
 
 
 def is_correct(predictions: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
@@ -268,8 +280,7 @@ def predict(model, images, batch_size=64, device=None, progress=False) -> torch.
     """
     device = device or config.device()
     model.to(device).eval()
-    starts = tqdm(range(0, len(images), batch_size), desc="scoring", unit="batch",
-                  disable=not progress, leave=False, mininterval=1 / PROGRESS_UPDATES_PER_S)
+    starts = progress_bar(range(0, len(images), batch_size), "scoring", progress, unit="batch")
     return torch.cat([model.predict(images[i : i + batch_size].to(device)).cpu()
                       for i in starts])
 

@@ -46,6 +46,9 @@ nb_execution_cache_path = str(ROOT / "_build" / "jupyter_cache")
 nb_execution_timeout = 1800  # seconds per cell: in default mode a cell may train for minutes
 nb_execution_raise_on_error = True
 nb_execution_show_tb = True
+# A cell's text outputs in one block per stream, each progress bar's redraws (\r) down to its last
+# line: the finished bar (course_site runs the kernels with CAPSEDU_TEXT_PROGRESS=1).
+nb_merge_streams = True
 # A widget shows its still (capsedu/widgets/base.py): no live widget view, no widget scripts.
 nb_mime_priority_overrides = [("*", "application/vnd.jupyter.widget-view+json", None)]
 nb_ipywidgets_js = {}

@@ -142,7 +142,9 @@ class StillsWorker(ExecutionWorkerLocalMProc):
 def execute_notebooks(app) -> None:
     """``builder-inited``: run every notebook of the site that the cache lacks, as many at once as
     there are cores, each kernel on one CPU thread (``OMP_NUM_THREADS=1``, which torch reads when
-    it starts), and stop the build with the notebook's traceback when one fails.
+    it starts) with text progress bars (``config.TEXT_PROGRESS``: a page shows each bar's finished
+    line, not a widget frozen at 0 %), and stop the build with the notebook's traceback when one
+    fails.
 
     jupyter-cache's own parallel executor hands out the notebooks in fixed pairs, in course order;
     here each core takes the next notebook when it is free, the last (the course's longest) first,
@@ -162,7 +164,9 @@ def execute_notebooks(app) -> None:
     logger.info(f"running {len(records)} notebook(s), {processes} at a time")
     tasks = [ProcessData(r.pk, r.uri, cache, app.config.nb_execution_timeout, False)
              for r in records]
-    with patch.dict(os.environ, OMP_NUM_THREADS="1"), Pool(processes) as pool:  # kernels inherit it
+    # the kernels inherit both: one thread each, and progress bars that leave a finished line
+    with patch.dict(os.environ, OMP_NUM_THREADS="1", CAPSEDU_TEXT_PROGRESS="1"), \
+            Pool(processes) as pool:
         outcomes = pool.map(StillsWorker(), tasks, chunksize=1)
     failed = [uri for status, uri in outcomes if status != 0]  # 1: the notebook raised
     if failed:

@@ -47,7 +47,9 @@ def test_the_notebooks_run_on_one_thread_each_over_files_and_a_failure_stops_the
 
     kernel = {"name": "python3", "display_name": "Python 3", "language": "python"}
     cells = {"ok": "import os\nimport ipywidgets\nfrom ipykernel.kernelapp import IPKernelApp\n"
-                   "print(os.environ.get('OMP_NUM_THREADS'), IPKernelApp.instance().transport)\n"
+                   "from capsedu import config\n"
+                   "print(os.environ.get('OMP_NUM_THREADS'), IPKernelApp.instance().transport, "
+                   "config.TEXT_PROGRESS)\n"
                    "ipywidgets.IntSlider()",
              "broken": "raise ValueError('a planted failure')"}
     for name, source in cells.items():
@@ -58,14 +60,17 @@ def test_the_notebooks_run_on_one_thread_each_over_files_and_a_failure_stops_the
                              nb_execution_cache_path=str(tmp_path / "cache"),
                              nb_execution_timeout=60)
     monkeypatch.setenv("OMP_NUM_THREADS", "7")
+    monkeypatch.delenv("CAPSEDU_TEXT_PROGRESS", raising=False)
     with pytest.raises(ExtensionError, match="(?s)1 notebook.*broken.ipynb.*a planted failure"):
         course_site.execute_notebooks(SimpleNamespace(config=config, srcdir=str(tmp_path)))
-    assert os.environ["OMP_NUM_THREADS"] == "7"  # the build's own setting is back
+    assert os.environ["OMP_NUM_THREADS"] == "7"  # the build's own settings are back
+    assert "CAPSEDU_TEXT_PROGRESS" not in os.environ
     cache = get_cache(config.nb_execution_cache_path)
     ran = nbformat.read(tmp_path / "ok.ipynb", 4)
     _, cached = cache.merge_match_into_notebook(ran)
-    # the kernel ran on one thread, and listened on files, not on TCP ports that could collide
-    assert cached.cells[0].outputs[0]["text"] == "1 ipc\n"
+    # the kernel ran on one thread, listened on files, not on TCP ports that could collide, and
+    # drew text progress bars that a stored page shows finished
+    assert cached.cells[0].outputs[0]["text"] == "1 ipc True\n"
     assert "widgets" not in cached.metadata  # the slider's still is shown, not its live state
 
 

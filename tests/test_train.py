@@ -73,6 +73,25 @@ def test_the_progress_bar_redraws_a_few_times_a_second(monkeypatch):
     assert len(redraws) <= 2 + capsedu.train.PROGRESS_UPDATES_PER_S * seconds + 1
 
 
+def test_a_stored_page_gets_the_finished_line_of_every_bar(monkeypatch, capsys):
+    """With config.TEXT_PROGRESS (the website's build), bars are text on stdout that keep their
+    finished line: the page shows "100%", where a stored widget showed a bar frozen at 0 %."""
+    from myst_nb.core.utils import coalesce_streams
+    from nbformat.v4 import new_output
+
+    import capsedu.train
+
+    monkeypatch.setattr(capsedu.train.config, "TEXT_PROGRESS", True)
+    x, y = torch.rand(64, 1, 8, 8), torch.arange(64) % 2
+    model = BagOfPartsCNN(channels=(2,))
+    fit(model, (x, y), epochs=2, batch_size=16, device="cpu", progress=True)
+    evaluate(model, (x, y), batch_size=16, device="cpu", progress=True)
+    (page,) = coalesce_streams([new_output("stream", name="stdout", text=capsys.readouterr().out)])
+    lines = page["text"].splitlines()  # what MyST-NB renders: each \r-redrawn line at its last
+    assert [line.split(":")[0] for line in lines] == ["epoch 1/2", "epoch 2/2", "scoring"]
+    assert all("100%" in line for line in lines) and "0%|" not in page["text"].replace("100%|", "")
+
+
 def test_fit_is_deterministic_for_a_seed():
     x, y = torch.rand(64, 1, 8, 8), torch.arange(64) % 2
     runs = []
