@@ -31,8 +31,8 @@ from torch import nn
 from capsedu.capsnet import CapsNet
 from capsedu.costs import anatomy
 from capsedu.functional import squash
+from capsedu.recipes import RECIPES
 from capsedu.routing import RoutingResult, RoutingStep
-from capsedu.train import RECIPES
 
 TARGET = 1.9  # required train-step speed-up of the vectorised path on CPU
 # a training step is timed at the batch size the course trains with

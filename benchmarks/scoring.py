@@ -1,4 +1,4 @@
-"""How the batch size of ``capsedu.train.predict`` changes the time to score images on a CPU.
+"""How the batch size of ``capsedu.loop.predict`` changes the time to score images on a CPU.
 
     python benchmarks/scoring.py [--images 2000] [--repeats 3] [--threads T]
 
@@ -22,7 +22,7 @@ from routing import machine  # benchmarks/routing.py
 from capsedu import CapsNet
 from capsedu.baselines import MaxPoolCNN
 from capsedu.capsnet import AFFNIST
-from capsedu.train import predict
+from capsedu.loop import predict
 
 BATCHES = (512, 128, 64, 32)
 REFERENCE = 64

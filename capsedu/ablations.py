@@ -26,19 +26,9 @@ import torch
 from . import checkpoints
 from .capsnet import LIVE, CapsNet, routing_iterations
 from .data.mnist import load_mnist
-from .train import (
-    PATIENCE,
-    Recipe,
-    command_line,
-    converged,
-    evaluate,
-    experiment_parser,
-    positive_int,
-    record_missing,
-    results_file,
-    shift,
-    train_recipe,
-)
+from .loop import PATIENCE, converged, evaluate, shift
+from .recipes import Recipe, train_recipe
+from .train import command_line, experiment_parser, positive_int, record_missing, results_file
 
 RESULTS = "routing_ablations.json"
 TEST_ITERATIONS = (1, 2, 3, 5)
@@ -50,7 +40,7 @@ COMMAND = "python -m capsedu.ablations"
 
 def recipe(overrides: dict, epochs: int = EPOCHS) -> Recipe:
     """The training run of one cell of the grid: ``CapsNet(LIVE, **overrides)``, until the rule
-    stops it (``train.converged``) or ``epochs`` run out."""
+    stops it (``loop.converged``) or ``epochs`` run out."""
     return Recipe(
         description=f"notebook 09's ablation: CapsNet(LIVE, {overrides}) on MNIST shifted by up "
         "to 2 pixels; the epoch is chosen on the last 5,000 training images, held out",

@@ -39,6 +39,8 @@ from .capsnet import LIVE, PAPER, CapsNet, CapsNetConfig, CapsNetOutput
 from .couplings import coupling_trace, normalised_entropy
 from .data.mnist import load_mnist
 from .functional import class_targets, reconstruction_loss
+from .loop import chosen_epoch, evaluate
+from .recipes import Recipe, train_recipe
 from .routing import (
     RoutingResult,
     RoutingStep,
@@ -49,17 +51,7 @@ from .routing import (
     outputs,
     routing_step,
 )
-from .train import (
-    Recipe,
-    chosen_epoch,
-    command_line,
-    evaluate,
-    experiment_parser,
-    positive_int,
-    record_missing,
-    results_file,
-    train_recipe,
-)
+from .train import command_line, experiment_parser, positive_int, record_missing, results_file
 from .validate import check_choice, check_integer, check_labels, check_shape
 
 # --- The bugs, as code: each the paper's function with one thing changed --------------------------

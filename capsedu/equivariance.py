@@ -31,8 +31,8 @@ from torch import nn
 from .data import faces
 from .data import transformed_mnist as tm
 from .group_conv import rotate_c4
+from .loop import predict
 from .parts.pose_net import rotation_sweep
-from .train import predict
 from .validate import check_choice, check_finite, check_float, check_shape
 
 MNIST_SIDE = 28  # digits are turned on their own 28x28 canvas (their ink stays inside)

@@ -2,7 +2,7 @@
 
 A MultiMNIST image overlays two digits of different classes (``capsedu.data.transformed_mnist``).
 Both models read it as the two classes they score highest, and an example counts as correct only
-when both digits are right (``capsedu.train.correct``).
+when both digits are right (``capsedu.loop.is_correct``).
 
 * ``MultiDigitCapsNet``: the CapsNet, trained with the margin loss with both classes present
   (T_k = 1 for both) and with one reconstruction per digit: the decoder, masked by each true

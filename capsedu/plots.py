@@ -20,7 +20,7 @@ from .capsnet import CapsNet
 from .costs import anatomy
 from .data import faces
 from .digit_capsules import DELTAS
-from .train import PATIENCE, best_epoch, converged
+from .loop import PATIENCE, best_epoch, converged
 
 
 def png_bytes(fig: Figure, dpi: int = 80) -> bytes:

@@ -9,7 +9,7 @@ The data comes from ``capsedu.data.transformed_mnist``; the models are the affNI
 import torch
 
 from .data import transformed_mnist as tm
-from .train import evaluate
+from .loop import evaluate
 
 
 def sweep_accuracy(model, images: torch.Tensor, labels: torch.Tensor, factor: str,

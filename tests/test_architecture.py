@@ -17,7 +17,7 @@ LAYERS = [
     ("maths", ["functional", "routing", "layers", "poses", "group_conv", "statistics"]),
     ("models", ["capsnet", "baselines", "multi_digit", "costs", "gcnn"]),
     ("data and training", ["data", "data.mnist", "data.faces", "data.transformed_mnist",
-                           "checkpoints", "train"]),
+                           "checkpoints", "loop", "recipes", "train"]),
     ("experiments", ["capsule_vectors", "digit_capsules", "parts", "parts.votes",
                      "parts.detector", "parts.pose_net", "parts.pose_mlp", "parts.scoring",
                      "parts.training", "robustness", "bug_zoo", "couplings", "ablations",

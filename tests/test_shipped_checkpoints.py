@@ -5,7 +5,7 @@ import pytest
 from capsedu import pretrained
 from capsedu.checkpoints import checkpoint_dir, read_manifest, sha256
 from capsedu.data import load_mnist
-from capsedu.train import evaluate
+from capsedu.loop import evaluate
 
 ENTRIES = read_manifest()
 MAX_TOTAL_MB = 100  # the course ships "tens of MB at most" (55 MB with the affNIST pair)
@@ -43,7 +43,7 @@ def test_mnist_checkpoint_accuracy_matches_the_manifest(name):
 def test_checkpoint_is_the_epoch_chosen_on_its_validation_images(name):
     # the recipe held out the last training images: the shipped weights score there exactly
     # what the manifest says the chosen epoch scored
-    from capsedu.train import RECIPES, recipe_name, split_validation
+    from capsedu.recipes import RECIPES, recipe_name, split_validation
 
     metrics = ENTRIES[name]["metrics"]
     try:

@@ -7,19 +7,9 @@ import torch
 
 from capsedu import BagOfPartsCNN, pretrained
 from capsedu.checkpoints import read_manifest
-from capsedu.train import (
-    RECIPES,
-    command_line,
-    converged,
-    evaluate,
-    fit,
-    how_made,
-    main,
-    recipe_name,
-    record_missing,
-    seeded_name,
-    shift,
-)
+from capsedu.loop import converged, evaluate, fit, shift
+from capsedu.recipes import RECIPES, how_made, recipe_name, seeded_name
+from capsedu.train import command_line, main, record_missing
 
 
 def test_fit_learns_a_separable_toy_problem():
@@ -43,7 +33,7 @@ def test_the_progress_bar_redraws_a_few_times_a_second(monkeypatch):
 
     from tqdm.std import tqdm
 
-    import capsedu.train
+    import capsedu.loop
 
     redraws = []
 
@@ -64,13 +54,13 @@ def test_the_progress_bar_redraws_a_few_times_a_second(monkeypatch):
             time.sleep(0.002)
             return (self.w - 1).pow(2).sum(), torch.zeros_like(y)
 
-    monkeypatch.setattr(capsedu.train, "tqdm", CountingBar)
+    monkeypatch.setattr(capsedu.loop, "tqdm", CountingBar)
     start = time.perf_counter()
     fit(Slow(), (torch.zeros(300, 1), torch.zeros(300, dtype=torch.long)), epochs=1,
         batch_size=1, device="cpu", progress=True)
     seconds = time.perf_counter() - start
     # the first and the last draw, and at most PROGRESS_UPDATES_PER_S a second in between
-    assert len(redraws) <= 2 + capsedu.train.PROGRESS_UPDATES_PER_S * seconds + 1
+    assert len(redraws) <= 2 + capsedu.loop.PROGRESS_UPDATES_PER_S * seconds + 1
 
 
 def test_a_stored_page_gets_the_finished_line_of_every_bar(monkeypatch, capsys):
@@ -79,9 +69,9 @@ def test_a_stored_page_gets_the_finished_line_of_every_bar(monkeypatch, capsys):
     from myst_nb.core.utils import coalesce_streams
     from nbformat.v4 import new_output
 
-    import capsedu.train
+    import capsedu.loop
 
-    monkeypatch.setattr(capsedu.train.config, "TEXT_PROGRESS", True)
+    monkeypatch.setattr(capsedu.loop.config, "TEXT_PROGRESS", True)
     x, y = torch.rand(64, 1, 8, 8), torch.arange(64) % 2
     model = BagOfPartsCNN(channels=(2,))
     fit(model, (x, y), epochs=2, batch_size=16, device="cpu", progress=True)
@@ -310,7 +300,7 @@ def test_a_recipe_with_validation_records_the_chosen_epoch(tmp_path, capsys):
 def tiny_recipe(tmp_path, monkeypatch):
     """A temporary data root, a seconds-long recipe "tiny", and a shipped "tiny" with notes."""
     from capsedu import checkpoints
-    from capsedu.train import Recipe
+    from capsedu.recipes import Recipe
 
     monkeypatch.setenv("CAPSEDU_DATA", str(tmp_path))
     g = torch.Generator().manual_seed(0)
@@ -440,7 +430,7 @@ def test_a_single_label_run_is_the_plain_seeded_adam_loop():
     from torch.utils.data import DataLoader, TensorDataset
     from tqdm.auto import tqdm
 
-    from capsedu.train import seed_everything
+    from capsedu.loop import seed_everything
 
     x, y = torch.rand(84, 1, 8, 8), torch.arange(84) % 2
 
@@ -472,7 +462,7 @@ def test_a_single_label_run_is_the_plain_seeded_adam_loop():
 def test_a_pairs_recipe_validates_on_pairs_of_held_out_digits_only(monkeypatch):
     from capsedu.data.transformed_mnist import pair_up
     from capsedu.multi_digit import TwoDigitCNN
-    from capsedu.train import Recipe, split_validation
+    from capsedu.recipes import Recipe, split_validation
 
     digits, labels = torch.rand(100, 1, 28, 28), torch.arange(100) % 10
     composed = []  # the digits each call of compose pairs up

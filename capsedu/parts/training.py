@@ -20,7 +20,8 @@ from .. import checkpoints
 from ..baselines import BagOfPartsCNN, DeepCNN
 from ..capsnet import CapsNet, CapsNetConfig
 from ..data import faces
-from ..train import add_output_arguments, fit, output_folder, positive_int
+from ..loop import fit
+from ..train import add_output_arguments, output_folder, positive_int
 from .detector import detector_training_set
 from .pose_mlp import PartPoseMLP
 from .pose_net import PoseCapsuleNet, fit_threshold, fit_transforms

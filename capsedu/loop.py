@@ -1,0 +1,273 @@
+"""The training loop, the stopping rule and inference: ``fit``, ``predict``, ``evaluate``.
+
+``fit`` trains any model of the course that offers ``training_loss(x, *targets) -> (loss,
+predictions)`` with Adam, resumably, choosing its epoch on held-out examples and stopping by the
+course's rule (``PATIENCE`` epochs without a held-out gain: ``converged``); ``predict`` and
+``evaluate`` score a model in batches. No model is imported here: the recipes that build and train
+the shipped checkpoints are ``capsedu.recipes``, their command line ``capsedu.train``.
+"""
+
+import random
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch.utils.data import DataLoader, TensorDataset
+from tqdm import tqdm as text_tqdm
+from tqdm.auto import tqdm
+
+from . import config
+from .data.transformed_mnist import translate
+
+PROGRESS_UPDATES_PER_S = 2  # how often a live progress bar may redraw
+TEXT_PROGRESS_INTERVAL_S = 30  # a stored text bar: one line every 30 s at most, the last kept
+PATIENCE = 3  # the course's rule: a run has converged after 3 epochs without a held-out gain
+
+
+def seed_everything(seed: int) -> torch.Generator:
+    """Seed Python, NumPy and torch; return a torch generator for data shuffling."""
+    random.seed(seed)
+    np.random.seed(seed)
+    torch.manual_seed(seed)
+    return torch.Generator().manual_seed(seed)
+
+
+def shift(images: torch.Tensor, generator=None, max_shift: int = 2) -> torch.Tensor:
+    """Move each image by up to ``max_shift`` pixels in x and in y, filling with zeros.
+
+    The paper's only augmentation: "shifted by up to 2 pixels in each direction with zero
+    padding" (Section 5). ``images``: ``[B, C, H, W]``, returns the same shape.
+    """
+    m = max_shift
+    # a crop of the image padded by m at rows i.., columns j..: a move by (m - j, m - i)
+    i, j = torch.randint(0, 2 * m + 1, (2, len(images)), generator=generator)
+    return translate(images, m - j, m - i)
+
+
+def fit(model, train, epochs=1, batch_size=128, lr=1e-3, lr_decay=1.0, seed=0, device=None,
+        progress=True, augment=None, state_path=None, validation=None,
+        compose=None, patience=None, start=None) -> list[dict]:
+    """Train ``model`` on ``train = (images, labels)`` with Adam; one dict of stats per epoch.
+    More tensors may follow the labels, e.g. ``(pairs, labels, parts)``: every tensor after the
+    images is a target, passed on to the model.
+
+    ``lr_decay`` multiplies the learning rate after every epoch (the paper decays it
+    exponentially). ``augment(x, generator) -> x``, if given, transforms every training batch, e.g.
+    ``shift`` (the paper's random shifts of up to 2 pixels); it draws from the shuffling generator,
+    so a resumed run draws the same transformations.
+    ``compose(images, labels, generator) -> (x, *targets)``, if given, makes each batch's training
+    examples out of the rows drawn, e.g. ``pair_up``: MultiMNIST pairs out of a batch of single
+    digits (a batch must then hold two classes, so a last, smaller batch is dropped; the next
+    epoch's reshuffle puts its rows in other batches).
+    The model supplies its own loss through ``model.training_loss(x, *targets) -> (loss,
+    predictions)`` (``predictions`` may be None for a model that does not classify); an example
+    counts as right when its prediction is all right (``is_correct``).
+
+    Each epoch's dict holds the mean ``loss`` and ``train_accuracy`` over the epoch, and the
+    curves under them, one number per optimisation step: ``batch_loss`` and ``batch_accuracy``
+    (the share of that batch read right; None for a model that does not classify).
+
+    ``state_path``: after every epoch, save everything needed to continue (weights, optimizer,
+    epoch, random state) there; if the file exists, training resumes from it. Long runs then
+    survive being stopped.
+
+    ``validation = (images, labels)``: held-out training examples, scored after every epoch
+    (``history[i]["validation_accuracy"]``) in batches of ``batch_size``, as the model trained
+    (a model whose predictions depend on the rest of their batch, a bug of notebook 09, is scored
+    as it was trained). The model ends with the weights of the epoch that scored best there (the
+    earliest, on ties): the number of epochs is chosen without ever looking at the test set.
+
+    ``patience`` (with ``validation``): stop before ``epochs`` once the held-out accuracy has not
+    improved for that many epochs (``converged``); ``epochs`` is then the budget, an upper bound.
+
+    ``start = (weights, history)``: continue an earlier run that ended at those weights after the
+    epochs in ``history`` (``continue_from`` rebuilds both from a saved checkpoint). Training picks
+    up at the next epoch with the learning rate where the schedule had brought it; Adam's moments
+    start afresh, and the shuffling and dropout draw from ``seed + len(history)``, so the
+    continuation does not replay the draws of the epochs already trained.
+    """
+    if patience is not None and validation is None:
+        raise ValueError("patience stops training when the held-out accuracy stops improving: "
+                         "pass validation=(images, labels) with it, or patience=None")
+    if compose is not None and len(train[0]) < batch_size:
+        raise ValueError(f"compose makes the examples out of whole batches: fit needs at least "
+                         f"batch_size={batch_size} training rows, got {len(train[0])}; train on "
+                         "more rows or pass a smaller batch_size")
+    device = device or config.device()
+    history, best = [], None  # best: the weights of the best validation epoch so far
+    if start is not None:
+        weights, history = start[0], list(start[1])
+        model.load_state_dict(weights)
+        if validation is not None:  # the epoch to beat: the one it kept
+            best = {k: v.detach().clone() for k, v in weights.items()}
+    generator = seed_everything(seed + len(history))
+    model.to(device).train()
+    loader = DataLoader(TensorDataset(*train), batch_size=batch_size, shuffle=True,
+                        generator=generator, drop_last=compose is not None)
+    # lr_t = lr * lr_decay^t after t epochs (ExponentialLR multiplies by lr_decay once an epoch)
+    optimizer = torch.optim.Adam(model.parameters(), lr=lr * lr_decay ** len(history))
+    scheduler = torch.optim.lr_scheduler.ExponentialLR(optimizer, gamma=lr_decay)
+    if state_path is not None and Path(state_path).exists():
+        state = torch.load(state_path, map_location=device, weights_only=True)
+        model.load_state_dict(state["model"])
+        optimizer.load_state_dict(state["optimizer"])
+        scheduler.load_state_dict(state["scheduler"])
+        generator.set_state(state["generator"])
+        if "torch_rng" in state:  # torch's global generator draws the dropout masks
+            torch.set_rng_state(state["torch_rng"].cpu())
+        history, best = state["history"], state.get("best")
+    for epoch in range(len(history), epochs):
+        if patience is not None and history and converged(held_out_scores(history), patience):
+            break
+        total_loss, n_correct, seen, began = 0.0, 0, 0, time.perf_counter()
+        batch_loss, batch_accuracy = [], []  # one number per step
+        bar = progress_bar(loader, f"epoch {epoch + 1}/{epochs}", progress)
+        for batch in bar:
+            if compose is not None:
+                batch = compose(*batch, generator)
+            x, *targets = batch  # targets: the labels first, e.g. (labels, parts) for pairs
+            if augment is not None:
+                x = augment(x, generator)
+            x, targets = x.to(device), [t.to(device) for t in targets]
+            loss, predictions = model.training_loss(x, *targets)
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            batch_loss.append(loss.item())
+            total_loss += batch_loss[-1] * len(x)
+            seen += len(x)
+            # refresh=False: the numbers are shown at the bar's next (rate-limited) redraw
+            if predictions is None:  # a model that does not classify (e.g. a part detector)
+                bar.set_postfix(loss=f"{total_loss / seen:.4f}", refresh=False)
+            else:
+                right = is_correct(predictions, targets[0]).sum().item()
+                n_correct += right
+                batch_accuracy.append(right / len(x))
+                bar.set_postfix(loss=f"{total_loss / seen:.4f}", acc=f"{n_correct / seen:.3f}",
+                                refresh=False)
+        scheduler.step()
+        classifies = predictions is not None
+        history.append({"epoch": epoch + 1, "loss": total_loss / seen,
+                        "train_accuracy": n_correct / seen if classifies else None,
+                        "seconds": time.perf_counter() - began, "batch_loss": batch_loss,
+                        "batch_accuracy": batch_accuracy if classifies else None})
+        if validation is not None:
+            history[-1]["validation_accuracy"] = evaluate(model, validation, batch_size,
+                                                          device=device, progress=progress)
+            if chosen_epoch(history) is history[-1]:
+                best = {k: v.detach().clone() for k, v in model.state_dict().items()}
+            model.train()
+        if state_path is not None:
+            Path(state_path).parent.mkdir(parents=True, exist_ok=True)
+            torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
+                        "scheduler": scheduler.state_dict(), "generator": generator.get_state(),
+                        "torch_rng": torch.get_rng_state(), "history": history, "best": best},
+                       state_path)
+    if best is not None:
+        model.load_state_dict(best)
+    return history
+
+
+def progress_bar(iterable, desc: str, progress: bool = True, **kwargs):
+    """A bar over ``iterable`` (``progress=False``: none). Live, tqdm.auto's (a widget in a
+    notebook), redrawn at most ``PROGRESS_UPDATES_PER_S`` times a second, which it erases when
+    done: in a notebook every redraw is a message to the browser, and a flood of them overruns
+    the kernel's output channel. With ``config.TEXT_PROGRESS`` (the website's build), a text bar
+    on stdout that keeps its finished line, which is what a stored page shows."""
+    if config.TEXT_PROGRESS:
+        return text_tqdm(iterable, desc=desc, disable=not progress, leave=True, file=sys.stdout,
+                         mininterval=TEXT_PROGRESS_INTERVAL_S, **kwargs)
+    return tqdm(iterable, desc=desc, disable=not progress, leave=False,
+                mininterval=1 / PROGRESS_UPDATES_PER_S, **kwargs)
+
+
+def is_correct(predictions: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    """Whether each example is read right ``[B]``: its prediction equals its label ``[B]``, or,
+    for a set of classes ``[B, k]`` (a MultiMNIST pair's two digits), it has all k of them."""
+    if labels.ndim == 1:
+        return predictions == labels
+    # both sets in ascending order: equal rows <=> the same classes
+    return (predictions.sort(dim=1).values == labels.sort(dim=1).values).all(dim=1)
+
+
+def training_status(metrics: dict, patience: int = PATIENCE) -> str:
+    """How a recorded run (a manifest row's ``metrics``) ended, in words: converged by the rule,
+    or still improving when its budget ran out (a verdict resting on it is not final)."""
+    scores = metrics["validation_by_epoch"]
+    best = best_epoch(scores)
+    kept = f"epoch {best} of {len(scores)} kept ({100 * max(scores):.2f} % held out)"
+    if converged(scores, patience):
+        return f"{kept}: converged, no held-out gain in the {len(scores) - best} epochs after it"
+    return (f"{kept}: STILL IMPROVING, its best epoch lies within the last {patience}; a longer "
+            "run could change a verdict that rests on it")
+
+
+def verdict(comparison, runs: dict[str, dict], patience: int = PATIENCE) -> str:
+    """A comparison's line (``statistics.paired`` or ``seed_difference``) with the state of the
+    recorded runs it rests on (``runs``: name -> manifest row): final only when every one of them
+    has converged (``converged``); otherwise it names the runs still improving."""
+    improving = still_improving(runs, patience)
+    if not improving:
+        return f"{comparison}; final: every run it rests on converged"
+    return f"{comparison}; NOT FINAL: {', '.join(improving)} still improving"
+
+
+def still_improving(runs: dict[str, dict], patience: int = PATIENCE) -> list[str]:
+    """The names of the recorded runs (name -> manifest row) that had not converged."""
+    return [name for name, row in runs.items()
+            if not converged(row["metrics"]["validation_by_epoch"], patience)]
+
+
+def held_out_scores(history: list[dict]) -> list[float]:
+    """The held-out accuracy of every epoch of a ``fit`` history."""
+    return [h["validation_accuracy"] for h in history]
+
+
+def chosen_epoch(history: list[dict]) -> dict:
+    """The epoch ``fit`` keeps when it has a validation set: the first with the best
+    ``validation_accuracy``."""
+    return max(history, key=lambda h: h["validation_accuracy"])  # max keeps the first of ties
+
+
+def converged(scores: list[float], patience: int = PATIENCE) -> bool:
+    """The stopping rule, on the held-out accuracy of every epoch so far (a manifest's
+    ``validation_by_epoch``): the best epoch (the first of ties, as ``chosen_epoch``) lies
+    ``patience`` or more epochs before the last one, i.e. that many epochs in a row brought no
+    gain. A run for which this is false was still improving when it stopped."""
+    return len(scores) - best_epoch(scores) >= patience
+
+
+def best_epoch(scores: list[float]) -> int:
+    """The epoch (from 1) with the best held-out accuracy, the first of ties (as ``chosen_epoch``
+    picks from a history)."""
+    return scores.index(max(scores)) + 1
+
+
+@torch.no_grad()
+def predict(model, images, batch_size=64, device=None, progress=False) -> torch.Tensor:
+    """``model.predict`` on ``images`` ``[N, C, H, W]`` in batches: labels ``[N]`` (``[N, 2]``
+    for a two-digit model) on the CPU.
+
+    ``batch_size``: 64 by default, because a CapsNet's predictions ``u_hat`` grow with the batch
+    (a batch of 512 on notebook 08's network is 168 MB); on a CPU, allocating and freeing such
+    tensors costs more than the arithmetic, and small batches score 10,000 images about twice as
+    fast (``benchmarks/scoring.py`` measures it).
+
+    ``progress``: show a progress bar over the batches (scoring 10,000 MNIST test images with a
+    CapsNet takes a while on a CPU).
+    """
+    device = device or config.device()
+    model.to(device).eval()
+    starts = progress_bar(range(0, len(images), batch_size), "scoring", progress, unit="batch")
+    return torch.cat([model.predict(images[i : i + batch_size].to(device)).cpu()
+                      for i in starts])
+
+
+def evaluate(model, data, batch_size=64, device=None, progress=False) -> float:
+    """Accuracy of ``model.predict`` on ``data = (images, labels)``: the share of examples read
+    right (``is_correct``; for pairs, both digits). ``progress``: a bar."""
+    images, labels = data
+    predictions = predict(model, images, batch_size, device, progress)
+    return is_correct(predictions, labels).float().mean().item()
