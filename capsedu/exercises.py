@@ -24,11 +24,17 @@ from .routing import dynamic_routing, routing_step
 
 
 def check(name: str, learner: Callable, reference: Callable, cases: list[tuple], atol=1e-5,
-          describe: Callable = repr):
+          describe: Callable = repr, outputs: tuple[str, ...] | None = None):
     """Call ``learner(*case)`` and ``reference(*case)`` for each case and compare the results:
     a tensor, or a tuple of tensors compared element by element, within ``atol``; or an integer,
-    which must be matched exactly by a whole number (``5`` or ``5.0``). A NaN where the reference
-    is finite fails at once. ``describe(case)`` names a case in a FAIL."""
+    which must be matched exactly by a whole number (``5`` or ``5.0``). A NumPy array or scalar,
+    a Python number or a tensor of any float dtype counts as the tensor it holds. A NaN where the
+    reference is finite fails at once.
+
+    The first result off the reference is a FAIL that names the case (``describe(case)``), the
+    result (``outputs``, e.g. ``("c", "v", "b")``, else its position), the element, both values
+    and by how much they differ. An error in the learner's function is a FAIL; one in the
+    checker's own code is said to be the course's, never the learner's."""
     worst = 0.0
     for args in cases:
         try:
@@ -39,35 +45,68 @@ def check(name: str, learner: Callable, reference: Callable, cases: list[tuple],
         except Exception as err:  # a learner's bug is a FAIL, never a crash of the notebook
             print(f"{name}: FAIL - for {describe(args)} it raised {type(err).__name__}: {err}")
             return False
-        want = reference(*args)
-        if isinstance(want, int):
-            if not _same_whole_number(got, want):
-                print(f"{name}: FAIL - for {describe(args)} the answer is {want:,}, "
-                      f"you returned {got!r}.")
-                return False
-            continue
-        wants = want if isinstance(want, tuple) else (want,)
-        gots = got if isinstance(got, tuple) else (got,)
-        if len(gots) != len(wants):
-            print(f"{name}: FAIL - expected {len(wants)} result(s), got {len(gots)}.")
+        try:
+            verdict, off = _compare(name, got, reference(*args), describe(args), atol, outputs)
+        except Exception as err:  # the reference or the comparison: the course's bug
+            print(f"{name}: the checker itself failed ({type(err).__name__}: {err}); this is a "
+                  "bug of the course, not of your answer: please report it")
+            return None
+        if verdict:
+            print(verdict)
             return False
-        for g, w in zip(gots, wants, strict=True):
-            if not isinstance(g, torch.Tensor) or g.shape != w.shape:
-                shape = tuple(g.shape) if isinstance(g, torch.Tensor) else type(g).__name__
-                print(f"{name}: FAIL - expected a tensor of shape {tuple(w.shape)}, got {shape}.")
-                return False
-            if (g.isnan() & ~w.isnan()).any():
-                print(f"{name}: FAIL - for {describe(args)} your result contains NaN "
-                      "where the reference is finite.")
-                return False
-            diff = (g.double() - w.double()).abs()
-            worst = max(worst, float(diff.nan_to_num(float("inf")).max()))
-    if worst <= atol:
-        print(f"{name}: PASS (largest difference {worst:.2e} on {len(cases)} cases)")
-        return True
-    print(f"{name}: FAIL - largest difference from the reference is {worst:.3g} "
-          f"(allowed {atol:g}).")
-    return False
+        worst = max(worst, off)
+    print(f"{name}: PASS (largest difference {worst:.2e} on {len(cases)} cases)")
+    return True
+
+
+def _as_tensor(value):
+    """A learner's result as a tensor: a tensor, a NumPy array or scalar, or a Python number
+    (``None`` for anything else)."""
+    if isinstance(value, torch.Tensor):
+        return value
+    if isinstance(value, (np.ndarray, np.generic, float, int)) and not isinstance(value, bool):
+        return torch.as_tensor(np.asarray(value))
+    return None
+
+
+def _compare(name, got, want, case: str, atol: float, outputs) -> tuple[str, float]:
+    """``(fail message or "", largest difference)`` of a learner's result ``got`` against the
+    reference's ``want`` on one case (``check``)."""
+    if isinstance(want, int):
+        if _same_whole_number(got, want):
+            return "", 0.0
+        return f"{name}: FAIL - for {case} the answer is {want:,}, you returned {got!r}.", 0.0
+    wants = want if isinstance(want, tuple) else (want,)
+    gots = got if isinstance(got, tuple) else (got,)
+    if len(gots) != len(wants):
+        return f"{name}: FAIL - expected {len(wants)} result(s), got {len(gots)}.", 0.0
+    worst = 0.0
+    for k, (g, w) in enumerate(zip(gots, wants, strict=True)):
+        which = (f"{outputs[k]}" if outputs else f"result {k + 1}" if len(wants) > 1
+                 else "the result")
+        tensor = _as_tensor(g)
+        if tensor is None or tensor.shape != w.shape:
+            shape = tuple(tensor.shape) if tensor is not None else type(g).__name__
+            return (f"{name}: FAIL - for {case}, {which}: expected a tensor of shape "
+                    f"{tuple(w.shape)}, got {shape}."), 0.0
+        g64, w64 = tensor.detach().double(), w.detach().double()
+        if (g64.isnan() & ~w64.isnan()).any():
+            return (f"{name}: FAIL - for {case} your result contains NaN where the reference "
+                    f"is finite ({which}, element {_element(g64.isnan() & ~w64.isnan())})."), 0.0
+        diff = (g64 - w64).abs().nan_to_num(float("inf"))
+        if diff.numel() and diff.max() > atol:
+            at = _element(diff == diff.max())
+            index = tuple(int(i) for i in at) if at else ()
+            return (f"{name}: FAIL - for {case}, {which} at element {list(index)}: you returned "
+                    f"{float(g64[index]):.6g}, the reference gives {float(w64[index]):.6g} "
+                    f"(off by {float(diff[index]):.3g}; allowed {atol:g})."), 0.0
+        worst = max(worst, float(diff.max()) if diff.numel() else 0.0)
+    return "", worst
+
+
+def _element(mask: torch.Tensor) -> list[int]:
+    """The index of the first true element of ``mask``."""
+    return [int(i) for i in mask.nonzero()[0]] if mask.ndim else []
 
 
 def _same_whole_number(got, want: int) -> bool:
@@ -148,7 +187,7 @@ def check_routing_step(learner: Callable) -> bool | None:
     cases = [(torch.randn(2, 6, 3, 4, generator=g), torch.zeros(2, 6, 3)),
              (torch.randn(1, 5, 4, 8, generator=g), torch.randn(1, 5, 4, generator=g)),
              (torch.randn(3, 4, 2, 16, generator=g), 2 * torch.randn(3, 4, 2, generator=g))]
-    return check("routing_step", learner, routing_step, cases)
+    return check("routing_step", learner, routing_step, cases, outputs=("c", "v", "b"))
 
 
 # --- 05 · CapsNet on MNIST ----------------------------------------------------------------------
@@ -326,7 +365,7 @@ def check_dynamic_routing(learner: Callable) -> bool | None:
     A FAIL is followed by the mistake the answers show, when it is a known one
     (``_routing_mistake``)."""
     cases = _routing_cases()
-    passed = check("dynamic_routing", learner, _routed, cases,
+    passed = check("dynamic_routing", learner, _routed, cases, outputs=("v", "c"),
                    describe=lambda case: f"u_hat of shape {tuple(case[0].shape)}, "
                                          f"iterations={case[1]}")
     mistake = _routing_mistake(learner, cases) if passed is False else None

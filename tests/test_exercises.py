@@ -122,6 +122,54 @@ def test_routing_step_checker(capsys):
     assert out.count("FAIL") == 5 and "not implemented yet" in out
 
 
+def test_a_fail_names_the_case_the_output_the_element_and_by_how_much(capsys):
+    from capsedu.exercises import check_routing_step
+
+    assert check_routing_step(step_forgets_old_logits) is False
+    out = capsys.readouterr().out
+    # the first case starts from b = 0, where forgetting b is no mistake: the second shows it
+    assert "for (tensor(" in out and ", b at element [" in out and "off by" in out
+    assert ", c at element" not in out and ", v at element" not in out  # c and v are right
+
+
+def test_a_correct_answer_passes_whatever_its_numeric_type(capsys):
+    import numpy as np
+
+    from capsedu.exercises import check_routing_step
+
+    def as_numpy(u_hat, b):
+        return tuple(t.numpy() for t in reference_step(u_hat, b))
+
+    def in_float64(u_hat, b):
+        return tuple(t.double() for t in reference_step(u_hat, b))
+
+    assert check_routing_step(as_numpy) is True
+    assert check_routing_step(in_float64) is True
+
+    from capsedu.exercises import check_both_correct
+
+    def both(predicted, labels):  # a 0-d tensor
+        same = predicted.sort(dim=1).values == labels.sort(dim=1).values
+        return same.all(dim=1).double().mean()
+
+    assert check_both_correct(both) is True
+    assert check_both_correct(lambda p, y: np.float32(both(p, y))) is True  # a NumPy scalar
+    assert check_both_correct(lambda p, y: float(both(p, y))) is True  # a Python float
+    assert "FAIL" not in capsys.readouterr().out
+
+
+def test_an_error_of_the_checker_is_not_reported_as_the_learners(capsys):
+    from capsedu.exercises import check
+
+    def broken_reference(x):
+        raise RuntimeError("the course's own bug")
+
+    assert check("x", lambda x: x, broken_reference, [(torch.ones(2),)]) is None
+    out = capsys.readouterr().out
+    assert "the checker itself failed" in out and "not of your answer" in out
+    assert "FAIL" not in out
+
+
 def _solutions_07():
     import importlib.util
     from pathlib import Path

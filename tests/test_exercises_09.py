@@ -178,7 +178,7 @@ def couplings_transposed(u_hat, iterations):
     (one_iteration_too_many, "one iteration too many"),
     (one_iteration_too_few, "one iteration too few"),
     (agreement_replaces_b, "must accumulate the agreements"),
-    (agreement_with_s, "largest difference"),
+    (agreement_with_s, "off by"),
     (v_only, "expected 2 result(s), got 1"),
     (couplings_transposed, "expected a tensor of shape"),
 ])
