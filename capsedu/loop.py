@@ -258,11 +258,41 @@ def predict(model, images, batch_size=64, device=None, progress=False) -> torch.
     ``progress``: show a progress bar over the batches (scoring 10,000 MNIST test images with a
     CapsNet takes a while on a CPU).
     """
+    return _in_batches(model, model.predict, images, batch_size, device, progress)
+
+
+@torch.no_grad()
+def probabilities(model, images, batch_size=64, device=None, progress=False) -> torch.Tensor:
+    """The softmax over the classes of a classifier whose forward pass gives logits (the CNNs,
+    the G-CNN), for ``images`` ``[N, C, H, W]`` in batches (as ``predict``): ``[N, classes]`` on
+    the CPU."""
+    return _in_batches(model, lambda x: torch.softmax(model(x), dim=1), images, batch_size,
+                       device, progress)
+
+
+def _in_batches(model, score, images, batch_size, device, progress) -> torch.Tensor:
+    """``score`` on ``images`` in batches of ``batch_size`` on ``device``, ``model`` in eval
+    mode there, the results concatenated on the CPU."""
     device = device or config.device()
     model.to(device).eval()
     starts = progress_bar(range(0, len(images), batch_size), "scoring", progress, unit="batch")
-    return torch.cat([model.predict(images[i : i + batch_size].to(device)).cpu()
-                      for i in starts])
+    return torch.cat([score(images[i : i + batch_size].to(device)).cpu() for i in starts])
+
+
+def time_predict(models: dict, images, repeats: int = 3) -> dict[str, float]:
+    """Median seconds per image that ``predict`` takes on ``images``, for each of ``models`` (name
+    -> model). A first call of each is not timed (memory and kernels get set up); the models
+    take turns within every round, so that load from other processes hits all of them alike and
+    the ratios between them stay fair."""
+    for model in models.values():
+        predict(model, images[:64])
+    times = {name: [] for name in models}
+    for _ in range(repeats):
+        for name, model in models.items():
+            start = time.perf_counter()
+            predict(model, images)
+            times[name].append(time.perf_counter() - start)
+    return {name: float(np.median(seconds)) / len(images) for name, seconds in times.items()}
 
 
 def evaluate(model, data, batch_size=64, device=None, progress=False) -> float:

@@ -571,3 +571,23 @@ def test_an_experiment_records_each_run_once_and_resumes_after_a_crash(tmp_path,
     assert calls == ["a", "b", "b"]  # a is not run again; b resumes from the same state file
     assert states[2] == states[1] and not states[2].exists()
     assert json.loads(path.read_text())["runs"]["b"]["command"] == "cmd --threads 2"
+
+
+def test_probabilities_are_the_softmax_in_batches_and_agree_with_predict():
+    from capsedu.loop import predict, probabilities
+
+    torch.manual_seed(0)
+    model, x = BagOfPartsCNN(channels=(2,)), torch.rand(70, 1, 8, 8)
+    p = probabilities(model, x, batch_size=16, device="cpu")
+    with torch.no_grad():
+        torch.testing.assert_close(p, torch.softmax(model(x), dim=1))  # 70 = 4 x 16 + 6
+    torch.testing.assert_close(p.sum(dim=1), torch.ones(70))
+    assert torch.equal(p.argmax(dim=1), predict(model, x, batch_size=16, device="cpu"))
+
+
+def test_time_predict_gives_each_model_its_seconds_per_image():
+    from capsedu.loop import time_predict
+
+    models = {"small": BagOfPartsCNN(channels=(2,)), "wider": BagOfPartsCNN(channels=(8, 8))}
+    seconds = time_predict(models, torch.rand(32, 1, 8, 8), repeats=2)
+    assert set(seconds) == set(models) and all(0 < s < 1 for s in seconds.values())
