@@ -26,7 +26,7 @@ import torch
 from . import checkpoints
 from .capsnet import LIVE, CapsNet, routing_iterations
 from .data.mnist import load_mnist
-from .loop import PATIENCE, converged, evaluate, shift
+from .loop import PATIENCE, converged, evaluate, random_shift
 from .recipes import Recipe, train_recipe
 from .train import command_line, experiment_parser, positive_int, record_missing, results_file
 
@@ -45,7 +45,8 @@ def recipe(overrides: dict, epochs: int = EPOCHS) -> Recipe:
         description=f"notebook 09's ablation: CapsNet(LIVE, {overrides}) on MNIST shifted by up "
         "to 2 pixels; the epoch is chosen on the last 5,000 training images, held out",
         build=lambda: CapsNet(LIVE, **overrides),
-        epochs=epochs, patience=PATIENCE, batch_size=128, lr=2e-3, lr_decay=0.8, augment=shift,
+        epochs=epochs, patience=PATIENCE, batch_size=128, lr=2e-3, lr_decay=0.8,
+        augment=random_shift,
         validation=5000,
     )
 

@@ -123,7 +123,7 @@ class CapsNet(nn.Module):
         check_model_dtype(x, "x", self.conv1.weight.dtype)
         check_finite(x, "x")
         u = self.primary(F.relu(self.conv1(x)))  # [B, n_primary, primary_dim]
-        return self.digits.predictions(u)
+        return self.digits.votes(u)
 
     def forward(self, x: torch.Tensor, targets: torch.Tensor | None = None) -> CapsNetOutput:
         """``x``: ``[B, C, H, W]`` images (``votes``). The decoder sees only one DigitCaps vector:

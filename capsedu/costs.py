@@ -252,7 +252,7 @@ def digit_caps_pass(n_in: int, d_in: int, n_out: int, d_out: int, batch: int, it
     u = squash(torch.randn(batch, n_in, d_in, device=device)).requires_grad_()
     if iterations == 0:
         # u_hat_j|i = W_ij u_i; dL/du_hat: [batch, n_in, n_out, d_out]
-        return Pass(lambda: layer.predictions(u), [layer.W, u],
+        return Pass(lambda: layer.votes(u), [layer.W, u],
                     torch.randn(batch, n_in, n_out, d_out, device=device))
     # v = routing(W u); dL/dv: [batch, n_out, d_out]
     return Pass(lambda: layer(u).v, [layer.W, u], torch.randn(batch, n_out, d_out, device=device))

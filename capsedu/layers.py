@@ -46,7 +46,7 @@ class RoutingCapsules(nn.Module):
         # the first squashed outputs well inside (0, 1).
         self.W = nn.Parameter(0.05 * torch.randn(n_in, n_out, d_out, d_in))
 
-    def predictions(self, u: torch.Tensor) -> torch.Tensor:
+    def votes(self, u: torch.Tensor) -> torch.Tensor:
         """``u``: ``[B, n_in, d_in]`` -> ``u_hat``: ``[B, n_in, n_out, d_out]``."""
         check_shape(u, "u", f"[batch, {self.n_in}, {self.d_in}]", 3, (self.n_in, self.d_in))
         # u_hat_j|i = W_ij u_i. Computed parent-major ([B, n_out, n_in, d_out] in memory) and
@@ -60,4 +60,4 @@ class RoutingCapsules(nn.Module):
         return dynamic_routing(u_hat, self.iterations, self.grad_through_routing)
 
     def forward(self, u: torch.Tensor) -> RoutingResult:
-        return self.route(self.predictions(u))
+        return self.route(self.votes(u))

@@ -34,7 +34,7 @@ def seed_everything(seed: int) -> torch.Generator:
     return torch.Generator().manual_seed(seed)
 
 
-def shift(images: torch.Tensor, generator=None, max_shift: int = 2) -> torch.Tensor:
+def random_shift(images: torch.Tensor, generator=None, max_shift: int = 2) -> torch.Tensor:
     """Move each image by up to ``max_shift`` pixels in x and in y, filling with zeros.
 
     The paper's only augmentation: "shifted by up to 2 pixels in each direction with zero
@@ -55,8 +55,8 @@ def fit(model, train, epochs=1, batch_size=128, lr=1e-3, lr_decay=1.0, seed=0, d
 
     ``lr_decay`` multiplies the learning rate after every epoch (the paper decays it
     exponentially). ``augment(x, generator) -> x``, if given, transforms every training batch, e.g.
-    ``shift`` (the paper's random shifts of up to 2 pixels); it draws from the shuffling generator,
-    so a resumed run draws the same transformations.
+    ``random_shift`` (the paper's random shifts of up to 2 pixels); it draws from the shuffling
+    generator, so a resumed run draws the same transformations.
     ``compose(images, labels, generator) -> (x, *targets)``, if given, makes each batch's training
     examples out of the rows drawn, e.g. ``pair_up``: MultiMNIST pairs out of a batch of single
     digits (a batch must then hold two classes, so a last, smaller batch is dropped; the next

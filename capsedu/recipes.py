@@ -27,7 +27,7 @@ from .loop import (
     evaluate,
     fit,
     held_out_scores,
-    shift,
+    random_shift,
 )
 from .multi_digit import MultiDigitCapsNet, TwoDigitCNN
 
@@ -80,7 +80,7 @@ RECIPES: dict[str, Recipe] = {
         "pixels, as in the paper; the epoch is chosen on the last 5,000 training images, held "
         "out",
         build=lambda: CapsNet(SMALL),
-        epochs=40, batch_size=128, lr=2e-3, lr_decay=0.9, seed=1, augment=shift,
+        epochs=40, batch_size=128, lr=2e-3, lr_decay=0.9, seed=1, augment=random_shift,
         validation=5000,
     ),
     "capsnet-mnist-paper": Recipe(
@@ -88,7 +88,7 @@ RECIPES: dict[str, Recipe] = {
         "iterations, decoder) trained on MNIST shifted by up to 2 pixels, as in the paper; "
         "about 6 hours on a 2-core CPU, minutes on a GPU (not shipped)",
         build=lambda: CapsNet(),
-        epochs=30, batch_size=128, lr=1e-3, lr_decay=0.95, seed=0, augment=shift,
+        epochs=30, batch_size=128, lr=1e-3, lr_decay=0.95, seed=0, augment=random_shift,
     ),
     # Notebook 08's pair, the paper's Section 5.2: trained on translated MNIST only, tested on
     # affine-transformed digits. Equal parameter counts (3.24M each, the CapsNet's decoder

@@ -68,7 +68,7 @@ def overlap_state(capsnet, cnn, first: torch.Tensor, second: torch.Tensor, dx: i
             raise ValueError(f"{name} must be within +-{tm.MULTI_SHIFT} pixels, got {shift}")
     side, m = tm.MULTI_CANVAS, tm.MULTI_SHIFT
     place = [(m, m), (m + int(dx), m + int(dy))]  # top-left corners on the canvas
-    parts = torch.cat([tm.shift(digit[None], torch.tensor([x]), torch.tensor([y]), side)
+    parts = torch.cat([tm.place(digit[None], torch.tensor([x]), torch.tensor([y]), side)
                        for digit, (x, y) in zip((first, second), place, strict=True)])
     pair = parts.amax(dim=0, keepdim=True)  # [1, 1, 36, 36]
     capsnet.eval()

@@ -147,14 +147,14 @@ def test_predictions_are_W_ij_times_u_i():
 
     layer = RoutingCapsules(n_in=5, d_in=3, n_out=4, d_out=2)
     u = torch.randn(2, 5, 3)
-    u_hat = layer.predictions(u)
+    u_hat = layer.votes(u)
     assert u_hat.shape == (2, 5, 4, 2)
     for b in range(2):
         for i in range(5):
             for j in range(4):
                 torch.testing.assert_close(u_hat[b, i, j], layer.W[i, j] @ u[b, i])
     with pytest.raises(ValueError, match=r"\[batch, 5, 3\]"):
-        layer.predictions(torch.randn(2, 6, 3))
+        layer.votes(torch.randn(2, 6, 3))
 
 
 # --- Bad inputs: targets, image dtypes, sizes ------------------------------------------------

@@ -182,7 +182,7 @@ def test_routing_memory_u_hat_is_the_tensor():
 
     for cfg, dtype in ((TINY, torch.float32), (PAPER, torch.float64)):
         digits = CapsNet(cfg).digits.to(dtype)
-        u_hat = digits.predictions(torch.rand(3, cfg.n_primary, cfg.primary_dim, dtype=dtype))
+        u_hat = digits.votes(torch.rand(3, cfg.n_primary, cfg.primary_dim, dtype=dtype))
         assert routing_memory(cfg, batch=3, dtype=dtype).u_hat == (
             u_hat.element_size() * u_hat.numel())
     assert routing_memory(PAPER, batch=128).u_hat == 128 * 1152 * 10 * 16 * 4  # 94 MB
@@ -198,7 +198,7 @@ def test_routing_memory_is_what_autograd_saves(iterations, grad_through_routing)
 
     cfg = replace(TINY, iterations=iterations, grad_through_routing=grad_through_routing)
     digits = CapsNet(cfg).digits
-    u_hat = digits.predictions(torch.rand(2, cfg.n_primary, cfg.primary_dim, requires_grad=True))
+    u_hat = digits.votes(torch.rand(2, cfg.n_primary, cfg.primary_dim, requires_grad=True))
     references, new = 0, {}  # new memory: storage address -> bytes
 
     def pack(tensor):

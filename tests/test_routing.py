@@ -151,7 +151,7 @@ def test_routing_capsules_route_their_own_votes():
     layer = RoutingCapsules(n_in=5, d_in=3, n_out=4, d_out=2, iterations=2)
     u = torch.randn(3, 5, 3)
     result = layer(u)
-    expected = dynamic_routing(layer.predictions(u), 2)
+    expected = dynamic_routing(layer.votes(u), 2)
     torch.testing.assert_close(result.v, expected.v)
     torch.testing.assert_close(result.c.sum(dim=2), torch.ones(3, 5))
     with pytest.raises(ValueError, match=r"u must have shape \[batch, 5, 3\], got shape"):

@@ -7,7 +7,7 @@ import torch
 
 from capsedu import BagOfPartsCNN, pretrained
 from capsedu.checkpoints import read_manifest
-from capsedu.loop import converged, evaluate, fit, shift
+from capsedu.loop import converged, evaluate, fit, random_shift
 from capsedu.recipes import RECIPES, how_made, recipe_name, seeded_name
 from capsedu.train import command_line, main, record_missing
 
@@ -141,7 +141,7 @@ def test_command_line_lists_recipes(capsys):
 def test_shift_moves_each_image_by_at_most_two_pixels():
     images = torch.zeros(64, 1, 9, 9)
     images[:, 0, 4, 4] = 1.0  # one bright pixel in the middle
-    moved = shift(images, generator=torch.Generator().manual_seed(0))
+    moved = random_shift(images, generator=torch.Generator().manual_seed(0))
     assert moved.shape == images.shape and (moved.sum(dim=(1, 2, 3)) == 1).all()
     rows, cols = moved[:, 0].nonzero()[:, 1], moved[:, 0].nonzero()[:, 2]
     assert ((rows - 4).abs() <= 2).all() and ((cols - 4).abs() <= 2).all()
@@ -149,7 +149,7 @@ def test_shift_moves_each_image_by_at_most_two_pixels():
     # zero padding: a pixel at the border can leave the image
     edge = torch.zeros(200, 1, 5, 5)
     edge[:, 0, 0, 0] = 1.0
-    assert shift(edge).sum() < 200
+    assert random_shift(edge).sum() < 200
 
 
 def test_training_resumes_where_it_stopped(tmp_path):
@@ -161,12 +161,13 @@ def test_training_resumes_where_it_stopped(tmp_path):
         return BagOfPartsCNN(channels=(2, 2))
 
     straight = model()
-    fit(straight, (x, y), epochs=3, batch_size=16, device="cpu", progress=False, augment=shift)
+    fit(straight, (x, y), epochs=3, batch_size=16, device="cpu", progress=False,
+        augment=random_shift)
     resumed = model()
-    fit(resumed, (x, y), epochs=2, batch_size=16, device="cpu", progress=False, augment=shift,
-        state_path=state)
+    fit(resumed, (x, y), epochs=2, batch_size=16, device="cpu", progress=False,
+        augment=random_shift, state_path=state)
     history = fit(model(), (x, y), epochs=3, batch_size=16, device="cpu", progress=False,
-                  augment=shift, state_path=state)
+                  augment=random_shift, state_path=state)
     assert [h["epoch"] for h in history] == [1, 2, 3]
     resumed.load_state_dict(torch.load(state, weights_only=True)["model"])
     torch.testing.assert_close(resumed.classifier.weight, straight.classifier.weight)
@@ -440,7 +441,7 @@ def test_a_single_label_run_is_the_plain_seeded_adam_loop():
 
     fitted = model()
     fit(fitted, (x, y), epochs=2, batch_size=16, lr=1e-2, lr_decay=0.5, seed=3, device="cpu",
-        progress=False, augment=shift)
+        progress=False, augment=random_shift)
     by_hand = model()
     generator = seed_everything(3)
     optimizer = torch.optim.Adam(by_hand.parameters(), lr=1e-2)
@@ -450,7 +451,7 @@ def test_a_single_label_run_is_the_plain_seeded_adam_loop():
         # through a (silent) tqdm bar as in fit: creating it opens an iterator over the loader,
         # which draws one number from the generator
         for xb, yb in tqdm(loader, disable=True):  # 6 batches: five of 16 and one of 4
-            loss, _ = by_hand.training_loss(shift(xb, generator), yb)
+            loss, _ = by_hand.training_loss(random_shift(xb, generator), yb)
             optimizer.zero_grad()
             loss.backward()
             optimizer.step()

@@ -6,8 +6,8 @@
 * **affNIST-style** sets: each digit turned, sheared and scaled about its centre, then moved to a
   random place where its ink stays on the 40x40 canvas. The ranges are those of the affNIST data
   set (Tieleman, www.cs.toronto.edu/~tijmen/affNIST): rotation within +-20 degrees, shear within
-  +-0.2, horizontal and vertical scale each within 0.8-1.2 (``AFFNIST``); our translation keeps
-  the ink on the canvas. Plus one-factor sweeps (``sweep``), centred on the canvas.
+  +-0.2, horizontal and vertical scale each within 0.8-1.2 (``AFFNIST_RANGES``); our translation
+  keeps the ink on the canvas. Plus one-factor sweeps (``sweep``), centred on the canvas.
 * **MultiMNIST-style** pairs (Section 6): two digits of different classes from the same split,
   each shifted by up to 4 pixels in each direction on a 36x36 canvas, overlaid. The paper says
   "overlaying"; we take the pixel-wise maximum. A fixed set (``multimnist``), or new pairs made
@@ -39,7 +39,7 @@ class AffineRanges:
     scale: tuple[float, float] = (0.8, 1.2)  # horizontal and vertical, drawn independently
 
 
-AFFNIST = AffineRanges()
+AFFNIST_RANGES = AffineRanges()
 
 
 def _as_digits(images: torch.Tensor) -> torch.Tensor:
@@ -70,7 +70,7 @@ def translate(images: torch.Tensor, tx: torch.Tensor, ty: torch.Tensor) -> torch
     return moved.permute(0, 3, 1, 2) * inside[:, None].to(images.dtype)
 
 
-def shift(images: torch.Tensor, dx: torch.Tensor, dy: torch.Tensor, side: int) -> torch.Tensor:
+def place(images: torch.Tensor, dx: torch.Tensor, dy: torch.Tensor, side: int) -> torch.Tensor:
     """Put images ``[N, 1, h, w]`` on a ``side`` x ``side`` canvas with their top-left corner at
     integer pixel offsets ``(dx, dy)`` ``[N]`` (0 .. side - w): exact, no resampling."""
     h, w = images.shape[-2:]
@@ -83,7 +83,7 @@ def translated(images: torch.Tensor, seed: int = 0, side: int = CANVAS) -> torch
     images = _as_digits(images)
     g = torch.Generator().manual_seed(seed)
     dx, dy = torch.randint(0, side - 27, (2, len(images)), generator=g)
-    return shift(images, dx, dy, side)
+    return place(images, dx, dy, side)
 
 
 TRANSLATED_SEEDS = {True: 0, False: 1}  # the placements of translated_mnist's train and test splits
@@ -138,7 +138,7 @@ def _ink_box(images: torch.Tensor, level: float = 0.05) -> torch.Tensor:
     return torch.stack([x0, x1, y0, y1], dim=1)
 
 
-def random_affine(images: torch.Tensor, seed: int = 0, ranges: AffineRanges = AFFNIST,
+def random_affine(images: torch.Tensor, seed: int = 0, ranges: AffineRanges = AFFNIST_RANGES,
                   side: int = CANVAS) -> tuple[torch.Tensor, dict]:
     """affNIST-style: each digit turned, sheared and scaled (uniformly within ``ranges``) about its
     centre, then moved to a uniformly random place where its ink stays on the ``side`` canvas.
@@ -255,7 +255,7 @@ def _pairs(images, labels, first, generator, max_shift):
     parts = []
     for pick in (first, second):
         dx, dy = torch.randint(0, 2 * max_shift + 1, (2, n), generator=generator)
-        parts.append(shift(images[pick], dx, dy, side))
+        parts.append(place(images[pick], dx, dy, side))
     parts = torch.stack(parts, dim=1)  # [n, 2, 1, S, S]
     return parts.amax(dim=1), torch.stack([labels[first], labels[second]], dim=1), parts
 
