@@ -100,7 +100,7 @@ def missing_alt_text(nb) -> list[str]:
             if cell.cell_type == "code" and FIGURE in cell.source and not figure_alt(cell)]
 
 
-FENCE = re.compile(r"^([ \t]*)```python\n(.*?)^[ \t]*```", re.S | re.M)
+FENCE = re.compile(r"^[ \t]*```python\n(.*?)^[ \t]*```", re.S | re.M)
 INLINE = re.compile(r"(?<!`)`([^`\n]+)`(?!`)")
 
 
@@ -128,8 +128,7 @@ def snippets(nb) -> list[tuple[int, str]]:
         if cell.cell_type != "markdown":
             continue
         exercises = exercises or "## Exercises" in cell.source
-        found += [(k, textwrap.dedent(block)) for _, block in
-                  FENCE.findall(cell.source)]
+        found += [(k, textwrap.dedent(block)) for block in FENCE.findall(cell.source)]
         for span in INLINE.findall(FENCE.sub("", cell.source)) if exercises else []:
             try:
                 tree = ast.parse(span.strip(), mode="eval")
