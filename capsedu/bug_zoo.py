@@ -164,7 +164,7 @@ _BUGS = (
             "https://github.com/timomernick/pytorch-capsule/issues/6",
             "https://github.com/timomernick/pytorch-capsule/pull/4",
         ),
-        code="BuggyCapsNet.forward: the decoder is given no targets",
+        code="BuggyCapsNet.reconstruct: the decoder is given no targets",
     ),
     Bug(
         name="logits-shared-over-batch",
@@ -221,7 +221,7 @@ _BUGS = (
             "https://github.com/naturomics/CapsNet-Tensorflow/issues/37",
             "https://github.com/XifengGuo/CapsNet-Keras/issues/26",
         ),
-        code="BuggyCapsNet.forward: every iteration routes a detached u_hat",
+        code="BuggyCapsNet.votes: every iteration routes a detached u_hat",
     ),
 )
 BUGS = {bug.name: bug for bug in _BUGS}
@@ -237,18 +237,17 @@ class BuggyCapsNet(CapsNet):
         super().__init__(config, **overrides)
         self.bug = bug
         self.hparams = {"bug": bug, **self.hparams}
+        self.digits.step = BUGS[bug].step  # the paper's, unless the bug is in the routing step
 
-    def forward(self, x: torch.Tensor, targets: torch.Tensor | None = None) -> CapsNetOutput:
-        u_hat = self.votes(x)
-        if self.bug == "detached-output":  # the stop-gradient covers the last iteration too
-            u_hat = u_hat.detach()
-        routing = dynamic_routing(u_hat, self.digits.iterations, self.digits.grad_through_routing,
-                                  step=BUGS[self.bug].step)
-        lengths = routing.v.norm(dim=-1)  # [B, n_classes]
-        if self.bug == "mask-by-prediction":  # the decoder sees the longest capsule in training
-            targets = None
-        return CapsNetOutput(routing.v, lengths, self.reconstruct(routing.v, lengths, targets),
-                             routing)
+    def votes(self, x: torch.Tensor) -> torch.Tensor:
+        u_hat = super().votes(x)
+        # detached-output: the stop-gradient covers the last routing iteration too
+        return u_hat.detach() if self.bug == "detached-output" else u_hat
+
+    def reconstruct(self, v, lengths, targets=None) -> torch.Tensor:
+        # mask-by-prediction: the decoder sees the longest capsule, in training too
+        by_label = None if self.bug == "mask-by-prediction" else targets
+        return super().reconstruct(v, lengths, by_label)
 
     def loss(self, out: CapsNetOutput, x, targets) -> torch.Tensor:
         if self.bug != "unsquared-margin-loss":

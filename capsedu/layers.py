@@ -4,7 +4,7 @@ import torch
 from torch import nn
 
 from .functional import squash
-from .routing import RoutingResult, dynamic_routing
+from .routing import RoutingResult, Step, dynamic_routing, routing_step
 from .validate import check_shape
 
 
@@ -35,13 +35,16 @@ class RoutingCapsules(nn.Module):
 
     u_hat[j|i] = W_ij u_i is child i's prediction of parent j's pose; dynamic routing then picks
     the couplings. The paper's DigitCaps: 1152 children of 8D, 10 parents of 16D, 3 iterations.
-    ``grad_through_routing`` goes to ``dynamic_routing`` unchanged.
+    ``grad_through_routing`` and ``step`` (one routing iteration, the paper's by default) go to
+    ``dynamic_routing`` unchanged.
     """
 
-    def __init__(self, n_in, d_in, n_out, d_out, iterations=3, grad_through_routing=True):
+    def __init__(self, n_in, d_in, n_out, d_out, iterations=3, grad_through_routing=True,
+                 step: Step = routing_step):
         super().__init__()
         self.n_in, self.d_in = n_in, d_in
         self.iterations, self.grad_through_routing = iterations, grad_through_routing
+        self.step = step
         # W: [n_in, n_out, d_out, d_in]. The paper gives no initialisation; a small normal keeps
         # the first squashed outputs well inside (0, 1).
         self.W = nn.Parameter(0.05 * torch.randn(n_in, n_out, d_out, d_in))
@@ -57,7 +60,7 @@ class RoutingCapsules(nn.Module):
     def route(self, u_hat: torch.Tensor) -> RoutingResult:
         """Dynamic routing of the predictions ``u_hat`` ``[B, n_in, n_out, d_out]`` with this
         layer's options."""
-        return dynamic_routing(u_hat, self.iterations, self.grad_through_routing)
+        return dynamic_routing(u_hat, self.iterations, self.grad_through_routing, self.step)
 
     def forward(self, u: torch.Tensor) -> RoutingResult:
         return self.route(self.votes(u))
