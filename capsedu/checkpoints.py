@@ -97,6 +97,24 @@ def read_manifest(root: Path | None = None) -> dict[str, dict]:
         ) from err
 
 
+# what a reader asks of a manifest row, in this order (notebook 05 prints them)
+RECORD_KEYS = ("description", "command", "seed", "train_examples", "train_time_s", "device",
+               "metrics", "notes")
+
+
+def format_record(row: dict) -> str:
+    """A manifest row as text: one ``key: value`` line for each of ``RECORD_KEYS`` it has; its
+    metrics without ``validation_by_epoch`` (a curve, drawn by ``plots.held_out_curves``)."""
+    lines = []
+    for key in RECORD_KEYS:
+        value = row.get(key)
+        if key == "metrics" and value is not None:
+            value = {k: v for k, v in value.items() if k != "validation_by_epoch"}
+        if value is not None:
+            lines.append(f"{key:>15}: {value}")
+    return "\n".join(lines)
+
+
 def check_writable(name: str, root: Path | None = None, replace_shipped: bool = False) -> Path:
     """The folder ``save(model, name, root)`` writes to; refuses to replace a shipped checkpoint.
 

@@ -101,6 +101,21 @@ def format_table(configs: dict[str, CapsNetConfig]) -> str:
     return "\n".join(lines[:-1])
 
 
+def format_shares(name: str, model: CapsNet) -> str:
+    """What ``anatomy(model)`` adds up to, as text: one line of totals (parameters, without the
+    decoder, multiply-adds per image), then one line per layer with its share of each."""
+    rows = anatomy(model)
+    params = sum(r.parameters for r in rows)
+    macs = sum(r.macs for r in rows)
+    without_decoder = params - rows[-1].parameters  # the decoder is the last row
+    lines = [f"{name}: {params:,} parameters ({params / 1e6:.1f} M), "
+             f"{without_decoder:,} without the decoder ({without_decoder / 1e6:.1f} M); "
+             f"{macs / 1e6:.1f} M multiply-adds per image"]
+    lines += [f"  {r.name:<28} {100 * r.parameters / params:5.1f} % of the parameters, "
+              f"{100 * r.macs / macs:5.1f} % of the MACs" for r in rows]
+    return "\n".join(lines)
+
+
 # --- Timing: forward and backward passes, measured --------------------------------------------
 
 
@@ -223,6 +238,29 @@ def routing_share(model: CapsNet, images: torch.Tensor, labels: torch.Tensor,
     return RoutingShare(macs=routing.macs / sum(row.macs for row in costs),
                         forward=times.routing_forward / times.forward,
                         backward=times.routing_backward / times.backward, times=times)
+
+
+def routing_shares(configs: dict[str, CapsNetConfig], images: torch.Tensor, labels: torch.Tensor,
+                   repeats: int = 5, seed: int = 0) -> dict[str, RoutingShare]:
+    """``routing_share`` of a freshly built ``CapsNet`` of each named config (initial weights from
+    ``seed``, on the device of ``images`` ``[B, 1, 28, 28]``), on the same batch."""
+    shares = {}
+    for name, config in configs.items():
+        torch.manual_seed(seed)
+        model = CapsNet(config).to(images.device)
+        shares[name] = routing_share(model, images, labels, repeats)
+    return shares
+
+
+def format_share(name: str, share: RoutingShare) -> str:
+    """One line: routing's share of ``name``'s multiply-adds, then of its forward and backward
+    time, with the milliseconds the time shares come from."""
+    t = share.times  # seconds: the whole step, and routing alone on the same batch
+    return (f"{name:>6}: routing is {100 * share.macs:.1f} % of the multiply-adds, but "
+            f"{100 * share.forward:.0f} % of the forward time "
+            f"({1000 * t.routing_forward:.0f} of {1000 * t.forward:.0f} ms) and "
+            f"{100 * share.backward:.0f} % of the backward time "
+            f"({1000 * t.routing_backward:.0f} of {1000 * t.backward:.0f} ms)")
 
 
 # --- The DigitCaps layer alone: time against its sizes -----------------------------------------

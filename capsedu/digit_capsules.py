@@ -161,3 +161,21 @@ def primary_lengths(model: CapsNet, image: torch.Tensor) -> torch.Tensor:
     cfg = model.config
     u = model.primary(torch.relu(model.conv1(image[None])))  # [1, n_primary, 8]
     return u[0].norm(dim=-1).view(cfg.primary_maps, cfg.primary_grid, cfg.primary_grid)
+
+
+@torch.no_grad()
+def masking_changes(model: CapsNet, images: torch.Tensor, labels: torch.Tensor
+                    ) -> tuple[float, float]:
+    """Whether the decoder sees only the label's capsule: the largest pixel change of the
+    reconstructions of ``images`` ``[B, 1, 28, 28]`` (masked by ``labels`` ``[B]``) when random
+    noise ``[B, 10, 16]`` (from torch's global generator) is added to the nine other capsules,
+    and when it is added to the label's capsule. The first is 0 for any weights."""
+    out = model(images, labels)  # masked by the true labels, as in training
+    others = torch.ones_like(out.v)
+    others[torch.arange(len(labels)), labels] = 0  # 1 on the nine other capsules, 0 on the true one
+    noise = torch.randn_like(out.v)
+    changed_others = model.reconstruct(out.v + others * noise, out.lengths, labels)
+    changed_true = model.reconstruct(out.v + (1 - others) * noise, out.lengths, labels)
+    return (float((changed_others - out.reconstruction).abs().max()),
+            float((changed_true - out.reconstruction).abs().max()))
+

@@ -192,6 +192,21 @@ def is_correct(predictions: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
     return (predictions.sort(dim=1).values == labels.sort(dim=1).values).all(dim=1)
 
 
+def confusion(labels: torch.Tensor, predictions: torch.Tensor, n_classes: int = 10) -> torch.Tensor:
+    """``[n_classes, n_classes]`` counts: row t, column p is how many examples of class t
+    (``labels`` ``[N]``) were read as p (``predictions`` ``[N]``); the diagonal is those read
+    right."""
+    if labels.shape != predictions.shape or labels.ndim != 1:
+        raise ValueError(f"labels and predictions must both have shape [N], got "
+                         f"{tuple(labels.shape)} and {tuple(predictions.shape)}")
+    both = torch.cat([labels, predictions])
+    if len(both) and not 0 <= int(both.min()) <= int(both.max()) < n_classes:
+        raise ValueError(f"labels and predictions must be classes in [0, {n_classes - 1}], got "
+                         f"values from {int(both.min())} to {int(both.max())}")
+    return torch.bincount(n_classes * labels + predictions, minlength=n_classes**2).view(
+        n_classes, n_classes)
+
+
 def training_status(metrics: dict, patience: int = PATIENCE) -> str:
     """How a recorded run (a manifest row's ``metrics``) ended, in words: converged by the rule,
     or still improving when its budget ran out (a verdict resting on it is not final)."""

@@ -20,6 +20,7 @@ from .capsnet import CapsNet
 from .costs import anatomy
 from .data import faces
 from .digit_capsules import DELTAS
+from .functional import margin_loss_curves
 from .loop import PATIENCE, best_epoch, converged
 
 
@@ -391,3 +392,63 @@ def rotation_figure(face_size: int | None = None):
     bars.set(xticks=classes, xlabel="class", ylim=(0, 1.05), title="softmax probability")
     bars.legend(loc="upper left", fontsize=8)
     return figure, panels, maps, (gcnn, cnn)
+
+
+# --- CapsNet on MNIST (05): the margin loss, accuracies, mistakes, digits -----------------------
+
+
+def draw_margin_loss(ax) -> None:
+    """Eq. 4's loss L_k of one class against its capsule length, present and absent
+    (``margin_loss_curves``), with the margins m+ = 0.9 and m- = 0.1 marked."""
+    lengths = torch.linspace(0, 1, 101)
+    present, absent = margin_loss_curves(lengths)
+    ax.plot(lengths, present, label="class present ($T_k = 1$)")
+    ax.plot(lengths, absent, label="class absent ($T_k = 0$)")
+    for m, name in ((0.9, "$m^+$"), (0.1, "$m^-$")):
+        ax.axvline(m, color="gray", ls=":")
+        ax.text(m, 0.88, name, ha="center")
+    ax.set(xlabel="capsule length $||v_k||$", ylabel="$L_k$", ylim=(-0.03, 0.95),
+           title="margin loss of one class (Eq. 4)")
+    ax.legend(loc="center")
+
+
+def draw_accuracy_bars(ax, accuracies: dict[str, float], colors) -> None:
+    """One horizontal bar per named accuracy (in %), top to bottom, its value written beside it."""
+    names, values = list(accuracies), list(accuracies.values())
+    ax.barh(names, values, color=colors)
+    for y, value in enumerate(values):
+        ax.text(value, y, f" {value:.2f} %", va="center")
+    ax.set(xlim=(min(values) - 1, 100.5), xlabel="MNIST test accuracy (%)")
+    ax.invert_yaxis()
+
+
+def draw_confusion(fig, confusion: torch.Tensor) -> None:
+    """Two panels on ``fig`` from ``confusion`` ``[10, 10]`` counts (``loop.confusion``): the
+    mistakes (true digit by row, prediction by column, the diagonal left out, each count
+    written in its cell) and the accuracy of each true digit."""
+    per_class = confusion.diag() / confusion.sum(dim=1)  # [10]
+    errors = confusion.clone().fill_diagonal_(0)
+    ax1, ax2 = fig.subplots(1, 2)
+    ax1.imshow(errors, cmap="Reds")
+    for t, p in errors.nonzero().tolist():
+        white = errors[t, p] > errors.max() / 2
+        ax1.text(p, t, int(errors[t, p]), ha="center", va="center", fontsize=8,
+                 color="white" if white else "black")
+    ax1.set(xticks=range(10), yticks=range(10), xlabel="predicted", ylabel="true",
+            title="mistakes (diagonal left out)")
+    ax2.bar(range(10), 100 * per_class)
+    ax2.set(xticks=range(10), xlabel="true digit", ylabel="accuracy (%)",
+            ylim=(100 * per_class.min().item() - 1, 100), title="per-class accuracy")
+
+
+def draw_digits(axes, images, titles=None, fontsize: int = 9, frame: bool = False,
+                **imshow) -> None:
+    """One image ``[H, W]`` of ``images`` per axes, without ticks (and without a frame unless
+    ``frame``), each titled by ``titles`` if given; ``imshow``: e.g. ``cmap``, ``vmin``."""
+    for k, (ax, image) in enumerate(zip(axes, images, strict=True)):
+        ax.imshow(image, **{"cmap": "gray_r", **imshow})
+        ax.set(xticks=[], yticks=[])
+        ax.set_frame_on(frame)
+        if titles is not None:
+            ax.set_title(titles[k], fontsize=fontsize)
+

@@ -178,3 +178,13 @@ def test_the_environment_report_survives_a_corrupt_manifest(tmp_path, monkeypatc
     (tmp_path / "checkpoints").mkdir()
     (tmp_path / "checkpoints" / "manifest.json").write_text("<html>")
     assert "corrupt" in report()["checkpoints"]
+
+
+def test_format_record_prints_the_keys_it_has_in_order_without_the_curve():
+    from capsedu.checkpoints import format_record
+
+    row = {"notes": "n", "seed": 3, "command": "c", "name": "x",
+           "metrics": {"test_accuracy": 0.99, "validation_by_epoch": [0.9, 0.95]}}
+    assert format_record(row).splitlines() == [
+        "        command: c", "           seed: 3",
+        "        metrics: {'test_accuracy': 0.99}", "          notes: n"]

@@ -259,3 +259,30 @@ def test_draw_routing_cost_draws_a_line_per_iteration_count_and_reference():
     assert [line.get_label() for line in ax.get_lines()] == [
         "u_hat = W u only", "3 routing iterations", "MaxPoolCNN step"]
     assert list(ax.get_lines()[1].get_xdata()) == [288 * 160, 1152 * 160]
+
+
+def test_format_shares_totals_and_shares_match_anatomy():
+    from capsedu.costs import format_shares
+
+    lines = format_shares("paper", CapsNet(PAPER)).splitlines()
+    # the paper's totals, by hand (test_paper_parameters_by_hand): 8,215,568 with the decoder
+    assert lines[0].startswith("paper: 8,215,568 parameters (8.2 M), 6,804,224 without the "
+                               "decoder (6.8 M); ")
+    assert len(lines) == 1 + len(anatomy(CapsNet(PAPER)))
+    shares = [float(line.split("%")[0].split()[-1]) for line in lines[1:]]
+    assert sum(shares) == pytest.approx(100, abs=0.3)  # the parameter shares add up
+    assert "Conv1 + ReLU" in lines[1] and lines[1].split()[3] == "0.3"  # 20,992 / 8,215,568
+
+
+def test_routing_shares_builds_each_config_from_the_seed_and_formats_one_line():
+    from capsedu.costs import format_share, routing_share, routing_shares
+
+    images, labels = torch.rand(2, 1, 28, 28), torch.tensor([3, 7])
+    shares = routing_shares({"a": SMALL, "b": SMALL}, images, labels, repeats=1)
+    assert list(shares) == ["a", "b"]
+    torch.manual_seed(0)
+    by_hand = routing_share(CapsNet(SMALL), images, labels, repeats=1)
+    assert shares["a"].macs == shares["b"].macs == by_hand.macs  # the same model, same count
+    line = format_share("a", shares["a"])
+    assert line.startswith("     a: routing is ") and line.count("ms)") == 2
+    assert f"{100 * shares['a'].macs:.1f} % of the multiply-adds" in line

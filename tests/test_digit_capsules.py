@@ -216,3 +216,14 @@ def test_picker_changes_the_digit(model, digits):
     assert w.image.value != png and not np.allclose(w.state["reconstruction"], recon)
     assert "true class 2" in w.readout.value
 
+
+
+def test_masking_changes_only_the_true_capsule_moves_the_reconstruction():
+    from capsedu.digit_capsules import masking_changes
+
+    torch.manual_seed(0)
+    model = CapsNet(SMALL).eval()
+    images, labels = torch.rand(3, 1, 28, 28), torch.tensor([1, 5, 9])
+    others, true = masking_changes(model, images, labels)
+    assert others == 0.0  # the decoder never sees the nine other capsules
+    assert true > 1e-4

@@ -592,3 +592,18 @@ def test_time_predict_gives_each_model_its_seconds_per_image():
     models = {"small": BagOfPartsCNN(channels=(2,)), "wider": BagOfPartsCNN(channels=(8, 8))}
     seconds = time_predict(models, torch.rand(32, 1, 8, 8), repeats=2)
     assert set(seconds) == set(models) and all(0 < s < 1 for s in seconds.values())
+
+
+def test_confusion_counts_by_hand_and_refuses_bad_input():
+    import pytest
+
+    from capsedu.loop import confusion
+
+    labels, predictions = torch.tensor([0, 0, 1, 2, 2, 2]), torch.tensor([0, 1, 1, 2, 0, 2])
+    counts = confusion(labels, predictions, n_classes=3)
+    assert counts.tolist() == [[1, 1, 0], [0, 1, 0], [1, 0, 2]]
+    assert int(counts.sum()) == len(labels)
+    with pytest.raises(ValueError, match="shape"):
+        confusion(labels, predictions[:3], n_classes=3)
+    with pytest.raises(ValueError, match=r"classes in \[0, 2\]"):
+        confusion(labels, torch.tensor([0, 1, 1, 2, 0, 3]), n_classes=3)
