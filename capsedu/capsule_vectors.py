@@ -14,6 +14,12 @@ by hand, so that a pose vector can be drawn with the faces renderer (``capsedu.d
 
 And a hand-built "nose capsule" for the equivariance demo: a bank of rotated nose templates,
 matched at every position (normalized cross-correlation, max-pooled over positions).
+
+Squash (Eq. 1, notebook 03) is what lets a length be a probability: it keeps a vector's direction
+and maps its length into [0, 1). Its measurements live here too: its slope by autograd
+(``squash_slope``), its lengths beside the sigmoid's and the tanh's (``length_table``), random
+capsules over many decades of length (``random_capsules``), a squash variant's value and gradient
+at ``s = 0`` (``at_zero``) and what its ``eps`` changes (``eps_table``).
 """
 
 import math
@@ -23,6 +29,7 @@ import torch
 import torch.nn.functional as F
 
 from .data.faces import Part, render
+from .functional import squash
 
 
 def pose_vector(angle, presence) -> torch.Tensor:
@@ -102,6 +109,16 @@ def draw(part: Part, presence: float, size: int = 48) -> np.ndarray:
 # --- A hand-built nose capsule: rotated templates, matched everywhere ------------------------
 
 
+def turned_part_images(kind: str, angles, scale: float = 2.0, size: int = 32) -> torch.Tensor:
+    """``[len(angles), 1, size, size]``: one ``kind`` part at the image centre, turned to each of
+    ``angles`` (degrees)."""
+    angles = torch.as_tensor(angles)
+    if angles.ndim != 1:
+        raise ValueError(f"angles must be one list of degrees [n], got shape {tuple(angles.shape)}")
+    images = [render([Part(kind, 0.5, 0.5, float(a), scale)], size) for a in angles]
+    return torch.from_numpy(np.stack(images))[:, None]
+
+
 def template_bank(kind: str = "nose", n_angles: int = 16, scale: float = 2.0, size: int = 32,
                   crop: int = 12) -> tuple[torch.Tensor, torch.Tensor]:
     """``(angles [n_angles], templates [n_angles, 1, crop, crop])``: the part turned evenly.
@@ -110,9 +127,9 @@ def template_bank(kind: str = "nose", n_angles: int = 16, scale: float = 2.0, si
     pixels around the centre (the crop must hold all the ink).
     """
     angles = torch.arange(n_angles) * (360.0 / n_angles)
-    full = np.stack([render([Part(kind, 0.5, 0.5, float(a), scale)], size) for a in angles])
+    full = turned_part_images(kind, angles, scale, size)
     lo = (size - crop) // 2
-    templates = torch.from_numpy(full[:, None, lo:lo + crop, lo:lo + crop].copy())
+    templates = full[:, :, lo:lo + crop, lo:lo + crop].clone()
     if templates.sum() < full.sum() - 1e-3:
         raise ValueError(f"crop={crop} cuts off ink of a {kind} at scale {scale}: crop larger")
     return angles, templates
@@ -151,3 +168,69 @@ def capsule_from_matches(r: torch.Tensor, angles: torch.Tensor,
     vote = torch.stack([(w * torch.cos(a)).sum(1), (w * torch.sin(a)).sum(1)], dim=1)
     presence = r.amax(dim=1, keepdim=True)
     return presence * vote / vote.norm(dim=1, keepdim=True)
+
+
+# --- Squash measured (notebook 03) ----------------------------------------------------------
+
+
+def squash_slope(r: torch.Tensor, dim: int = 16) -> torch.Tensor:
+    """d||v|| / d||s|| ``[n]`` at each length ``r`` ``[n]``, by autograd through ``squash``.
+
+    ``s = r u`` along one random unit direction ``u`` ``[dim]`` (drawn from torch's global
+    generator): squash keeps the direction, so the slope does not depend on ``u``.
+    """
+    r = torch.as_tensor(r)
+    if r.ndim != 1 or not r.is_floating_point():
+        raise ValueError(f"r must be a float tensor of lengths [n], got {r.dtype} {tuple(r.shape)}")
+    r = r.detach().requires_grad_(True)
+    u = F.normalize(torch.randn(dim, dtype=r.dtype), dim=0)  # a direction
+    lengths = squash(r[:, None] * u).norm(dim=-1)  # ||v|| for s = r u: [n]
+    (slope,) = torch.autograd.grad(lengths.sum(), r)
+    return slope
+
+
+def length_table(norms) -> str:
+    """A table, one row per length ``||s||`` of ``norms``: squash's output length
+    ``||s||^2 / (1 + ||s||^2)`` beside sigmoid(||s||) and tanh(||s||)."""
+    rows = ["   ||s||   squash  sigmoid    tanh"]
+    for x in map(torch.tensor, norms):
+        rows.append(f"{x:8.1f} {x**2 / (1 + x**2):8.4f} {torch.sigmoid(x):8.4f} "
+                    f"{torch.tanh(x):8.4f}")
+    return "\n".join(rows)
+
+
+def random_capsules(n: int = 10_000, dim: int = 16, seed: int = 0,
+                    decades: tuple[float, float] = (-3, 3)) -> torch.Tensor:
+    """``[n, dim]`` vectors ``s``: uniform random directions, lengths log-uniform in
+    ``[10^decades[0], 10^decades[1]]``, from a generator seeded with ``seed``."""
+    low, high = decades
+    if not low < high:
+        raise ValueError(f"decades must be (low, high) with low < high, got {decades}")
+    g = torch.Generator().manual_seed(seed)
+    directions = F.normalize(torch.randn(n, dim, generator=g), dim=1)
+    # ||s|| = 10^e, e uniform in [low, high]
+    norms = 10 ** ((high - low) * torch.rand(n, 1, generator=g) + low)
+    return norms * directions
+
+
+def at_zero(squash_fn, dim: int = 4) -> tuple[torch.Tensor, torch.Tensor]:
+    """A squash function's value ``[dim]`` at ``s = 0`` ``[1, dim]`` and the gradient ``[dim]``
+    of the sum of its output with respect to ``s`` there (NaN where 0/0 appears)."""
+    s = torch.zeros(1, dim, requires_grad=True)
+    v = squash_fn(s)
+    if v.shape != s.shape:
+        raise ValueError(f"a squash keeps the shape: got {tuple(v.shape)} for {tuple(s.shape)}")
+    v.sum().backward()
+    return v[0].detach(), s.grad[0]
+
+
+def eps_table(norms) -> str:
+    """A table, one row per length of ``norms``: how much ``squash``'s ``eps`` changes the output
+    length (relative to the exact ``||s||^2 / (1 + ||s||^2)``, in float64) and the length."""
+    rows = ["   ||s||   relative change of ||v|| due to eps    ||v||"]
+    for norm in norms:
+        s = torch.tensor([norm, 0.0], dtype=torch.float64)
+        exact = norm**2 / (1 + norm**2)
+        got = squash(s).norm().item()
+        rows.append(f"{norm:8.0e} {(exact - got) / exact:25.1e} {got:22.1e}")
+    return "\n".join(rows)

@@ -77,6 +77,17 @@ def conv_shift_error(conv: nn.Conv2d, x: torch.Tensor, dy: int, dx: int) -> floa
     return relative_error(conv(shift(x, dy, dx))[inner], shift(conv(x), dy, dx)[inner])
 
 
+def feature_map(*cells, size: int = 4) -> torch.Tensor:
+    """A ``[size, size]`` feature map: 1 where the detector fired (each ``(row, col)`` of
+    ``cells``), else 0 (notebook 01)."""
+    m = torch.zeros(size, size)
+    for row, col in cells:
+        if not (0 <= row < size and 0 <= col < size):
+            raise ValueError(f"cell {(row, col)} is outside a {size} x {size} map")
+        m[row, col] = 1.0
+    return m
+
+
 POOLS = {  # name -> (what it keeps, the pooling of maps [B, C, H, W])
     "global max": ("the strongest response anywhere: [B, C]", lambda m: m.amax(dim=(-2, -1))),
     "global mean": ("the mean response: [B, C]", lambda m: m.mean(dim=(-2, -1))),

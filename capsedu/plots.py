@@ -13,15 +13,18 @@ from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.collections import LineCollection
 from matplotlib.colors import to_rgb
 from matplotlib.figure import Figure
+from matplotlib.lines import Line2D
 from matplotlib.patches import Circle, FancyBboxPatch, Rectangle
 from PIL import Image
 
 from .capsnet import CapsNet
+from .capsule_vectors import decode_pose, draw, part_from_vector, pose_vector, read_pose
 from .costs import anatomy
 from .data import faces
 from .digit_capsules import DELTAS
 from .functional import margin_loss_curves
 from .loop import PATIENCE, best_epoch, converged
+from .parts.votes import pose_code, predict_face
 
 
 def png_bytes(fig: Figure, dpi: int = 80) -> bytes:
@@ -452,3 +455,196 @@ def draw_digits(axes, images, titles=None, fontsize: int = 9, frame: bool = Fals
         if titles is not None:
             ax.set_title(titles[k], fontsize=fontsize)
 
+
+# --- Pooling, pose vectors, squash and parts voting (notebooks 01-04) ------------------------
+
+
+def draw_feature_map(ax, m, title: str, window: int | None = None) -> None:
+    """A feature map ``m`` ``[H, W]`` as a grid of its numbers (blue = fired), with lines between
+    the ``window`` x ``window`` pooling windows when ``window`` is given."""
+    m = np.asarray(m)
+    ax.imshow(m, cmap="Blues", vmin=0, vmax=1.5)
+    for (row, col), value in np.ndenumerate(m):
+        ax.text(col, row, f"{value:g}", ha="center", va="center")
+    for k in range(window, len(m), window) if window else []:
+        ax.axhline(k - 0.5, color="k", lw=2)
+        ax.axvline(k - 0.5, color="k", lw=2)
+    ax.set(xticks=[], yticks=[], title=title)
+
+
+def show_feature_maps(fig, rows, window: int | None = None):
+    """A grid of ``draw_feature_map`` panels on ``fig``: ``rows`` is a list of rows, each a list
+    of ``(title, map [H, W])``; ``window`` as in ``draw_feature_map`` (no line on a map no
+    larger than one window). Returns the axes ``[rows, cols]``."""
+    if not rows or len({len(row) for row in rows}) != 1:
+        raise ValueError("rows must be a non-empty list of rows of the same length")
+    axes = fig.subplots(len(rows), len(rows[0]), squeeze=False)
+    for ax_row, row in zip(axes, rows, strict=True):
+        for ax, (title, m) in zip(ax_row, row, strict=True):
+            draw_feature_map(ax, m, title, window)
+    return axes
+
+
+def show_receptive_fields(fig, face, bag_rf: int, deep_rf: int, size: int = 32):
+    """Two panels on ``fig``: the ``face`` (parts, as ``faces.face_parts`` returns them) with the
+    bag-of-parts CNN's ``bag_rf`` window on its left eye and between the eye and the nose, and
+    with the deep CNN's ``deep_rf`` window at the centre (dashed: the image's border)."""
+    image = faces.render(face, size)
+    left_eye, nose = face[0], face[2]
+
+    def pixel(x, y):  # image fractions (x, y) -> pixel coordinates (row, col)
+        return y * size - 0.5, x * size - 0.5
+
+    ax_bag, ax_deep = fig.subplots(1, 2)
+    between = pixel((left_eye.x + nose.x) / 2, (left_eye.y + nose.y) / 2)
+    show_receptive_field(ax_bag, image, bag_rf, [pixel(left_eye.x, left_eye.y), between])
+    ax_bag.set_title(f"bag-of-parts CNN: {bag_rf}x{bag_rf} px")
+    show_receptive_field(ax_deep, image, deep_rf, [pixel(0.5, 0.5)])
+    ax_deep.set_title(f"deep CNN: {deep_rf}x{deep_rf} px (dashed: the image)")
+    ax_deep.add_patch(Rectangle((-0.5, -0.5), size, size, fill=False, ls="--", color="0.6"))
+    return ax_bag, ax_deep
+
+
+def show_angle_curves(ax, curves: dict) -> None:
+    """Face rate against how far the face is turned, one line per model: ``curves`` maps a name
+    to ``(centres [bins], rates [bins])`` (``parts.scoring.mean_face_rate_by_angle``); the
+    training range (±15°) shaded."""
+    for name, (centres, rates) in curves.items():
+        ax.plot(centres, rates, marker="o", label=name)
+    ax.axvspan(0, 15, color="0.9", label="training faces (±15°)")
+    ax.set(xlabel="|face angle| (degrees)", ylabel="face rate", ylim=(-0.05, 1.05))
+    ax.legend(fontsize="small")
+
+
+def draw_part(ax, part, presence: float, title: str) -> None:
+    """One part drawn with ink ``presence`` (``capsule_vectors.draw``), titled, without ticks."""
+    ax.imshow(draw(part, presence), cmap="gray", vmin=0, vmax=1)
+    ax.set(xticks=[], yticks=[], title=title)
+
+
+def show_pose_vectors(fig, examples, kind: str = "nose"):
+    """Top row: each 2-D capsule of ``examples`` (a list of ``(angle in degrees, presence)``) as
+    an arrow; bottom row: the ``kind`` part it describes. Returns the axes ``[2, n]``."""
+    axes = fig.subplots(2, len(examples), squeeze=False)
+    for (angle, presence), ax_v, ax_part in zip(examples, *axes, strict=True):
+        v = pose_vector(angle, presence)
+        draw_vector(ax_v, float(v[0]), float(v[1]))
+        ax_v.set_title(f"v = ({v[0]:+.2f}, {v[1]:+.2f})")
+        part, p = part_from_vector(kind, v)
+        draw_part(ax_part, part, p, f"{kind} at {part.angle:.0f}°, p = {p:.2f}")
+    fig.suptitle("top: the capsule's vector (dashed: length 1); bottom: the part it describes")
+    return axes
+
+
+def show_decoded_poses(fig, kind: str, vectors) -> None:
+    """One panel per 5-D capsule of ``vectors`` (each ``[5]``): the ``kind`` part it decodes to
+    (``capsule_vectors.decode_pose``), drawn with ink = its length."""
+    axes = fig.subplots(1, len(vectors), squeeze=False)[0]
+    for ax, v in zip(axes, vectors, strict=True):
+        part, p = decode_pose(kind, v)
+        draw_part(ax, part, p, f"||v|| = {p:.1f}, angle {part.angle:.0f}°")
+
+
+def show_templates(fig, templates, angles) -> None:
+    """A row of template images ``[n, 1, h, w]``, each titled with its angle ``[n]``."""
+    axes = fig.subplots(1, len(templates), squeeze=False)[0]
+    for ax, t, a in zip(axes, templates, angles, strict=True):
+        ax.imshow(t[0], cmap="gray")
+        ax.set(xticks=[], yticks=[], title=f"{a:.0f}°")
+
+
+def show_rotation_readouts(fig, input_angles, cnn_unit, pooled, error) -> None:
+    """Notebook 02's three panels against the input angle ``[n]``: (a) one upright filter's and
+    (b) the bank's pooled match ``[n]``; (c) the capsule's angle, the input angle plus its
+    ``error`` ``[n]``, against perfect equivariance; and the error alone, magnified."""
+    ax_inv, ax_eq, ax_err = fig.subplots(1, 3)
+    quarters = range(0, 361, 90)
+    ax_inv.plot(input_angles, cnn_unit, label="(a) one upright filter")
+    ax_inv.plot(input_angles, pooled, label="(b) max over the bank = capsule length")
+    ax_inv.set(xlabel="input angle (°)", ylabel="best match", ylim=(0, 1.05), xticks=quarters,
+               title="pooled features: (b) is nearly invariant")
+    ax_inv.legend(loc="lower right")
+    ax_eq.plot(input_angles, input_angles, ":", color="0.5", label="perfect equivariance")
+    ax_eq.plot(input_angles, input_angles + error, ".", ms=3, label="(c) capsule direction")
+    ax_eq.set(xlabel="input angle (°)", ylabel="angle read from the capsule (°)",
+              xticks=quarters, yticks=quarters, title="the capsule is equivariant")
+    ax_eq.legend(loc="upper left")
+    ax_err.plot(input_angles, error, ".", ms=3, color="tab:red")
+    ax_err.axhline(0, color="0.5", lw=0.8)
+    ax_err.set(xlabel="input angle (°)", ylabel="capsule angle - input angle (°)",
+               xticks=quarters, title="(c)'s error, magnified")
+
+
+def show_turned_capsules(fig, images, input_angles, capsules, n_shown: int = 6) -> None:
+    """Top row: ``n_shown`` evenly spaced of the ``images`` ``[N, 1, H, W]`` at ``input_angles``
+    ``[N]``; bottom row: each image's 2-D capsule of ``capsules`` ``[N, 2]`` as an arrow, titled
+    with the angle and length read from it."""
+    presence, estimated = read_pose(capsules)
+    shown = range(0, len(input_angles), len(input_angles) // n_shown)
+    axes = fig.subplots(2, len(shown), squeeze=False)
+    for i, ax_img, ax_v in zip(shown, *axes, strict=True):
+        ax_img.imshow(images[i, 0], cmap="gray")
+        ax_img.set(xticks=[], yticks=[], title=f"input at {input_angles[i]:.0f}°")
+        draw_vector(ax_v, *capsules[i].tolist(), color="tab:red")
+        ax_v.set_title(f"capsule: {estimated[i] % 360:.0f}°\nlength {presence[i]:.2f}",
+                       fontsize=10)
+
+
+def show_squash_curves(fig, r, slope_autograd, slope_formula) -> None:
+    """Left: the output length against ``||s|| = r`` ``[n]`` for squash, r^2 / (1 + r^2),
+    beside sigmoid(r) and tanh(r); right: squash's slope ``[n]`` by autograd and by formula."""
+    ax_len, ax_slope = fig.subplots(1, 2)
+    ax_len.plot(r, r**2 / (1 + r**2), label="squash: r² / (1 + r²)", lw=2.5)
+    ax_len.plot(r, torch.sigmoid(r), "--", label="sigmoid(r)")
+    ax_len.plot(r, torch.tanh(r), ":", label="tanh(r)")
+    ax_len.axhline(1, color="0.6", lw=0.8)
+    ax_len.set(xlabel="||s|| = r", ylabel="output length", title="length out vs length in")
+    ax_len.legend()
+    ax_slope.plot(r, slope_autograd, lw=2.5, label="autograd through capsedu.squash")
+    ax_slope.plot(r, slope_formula, "--", color="k", label="2r / (1 + r²)²")
+    ax_slope.set(xlabel="||s||", ylabel="d||v|| / d||s||", title="the slope")
+    ax_slope.legend()
+
+
+def show_ghosts(fig, scenes: dict):
+    """One panel per scene of ``scenes`` (title -> parts): the parts and, in each part's colour,
+    the face it predicts (``parts.votes.predict_face``), with a key of the part colours."""
+    axes = fig.subplots(1, len(scenes), squeeze=False)[0]
+    for ax, (title, scene) in zip(axes, scenes.items(), strict=True):
+        draw_scene(ax, scene, ghosts={p.kind: predict_face(p) for p in scene})
+        ax.set_title(title)
+    handles = [Line2D([], [], color=PART_COLORS[k], label=k) for k in faces.PART_KINDS]
+    fig.legend(handles=handles, loc="lower center", ncol=4)
+    return axes
+
+
+def show_code_agreement(fig, offsets, angle_differences) -> None:
+    """The dot product of two pose-cell codes (``parts.votes.pose_code``) against the distance
+    ``offsets`` ``[n]`` (image widths) and the angle ``angle_differences`` ``[m]`` (degrees)
+    between their poses."""
+    base = pose_code(0.5, 0.5, 0.0)
+    ax1, ax2 = fig.subplots(1, 2)
+    ax1.plot(offsets, pose_code(0.5 + offsets, 0.5, 0.0) @ base)
+    ax1.set(xlabel="distance between the two predictions\n(image widths)", ylabel="dot product")
+    ax2.plot(angle_differences, pose_code(0.5, 0.5, angle_differences) @ base)
+    ax2.set(xlabel="difference between the two predicted\nangles (degrees)")
+    fig.suptitle("agreement between two pose-cell codes")
+
+
+def show_coupling_trace(fig, trace, rows, cols) -> None:
+    """One ``coupling_heatmap`` per iteration: ``trace`` ``[iterations, rows, cols]``."""
+    axes = fig.subplots(1, len(trace), sharey=True, squeeze=False)[0]
+    for r, (ax, c) in enumerate(zip(axes, trace, strict=True), start=1):
+        coupling_heatmap(ax, c, rows, cols, title=f"iteration {r}")
+    fig.suptitle("coupling coefficients c_ij (rows sum to 1: softmax over the parents)")
+    fig.tight_layout()
+
+
+def face_length_boxplot(ax, lengths: dict, threshold: float) -> None:
+    """A box of face-capsule lengths per kind (``lengths``: kind -> ``[n]``) and the
+    ``threshold`` above which a length counts as a face, dashed."""
+    ax.boxplot(list(lengths.values()), showfliers=True)
+    ax.set_xticks(range(1, len(lengths) + 1), list(lengths))
+    ax.axhline(threshold, color="gray", ls="--", label=f"threshold {threshold}")
+    ax.set(ylabel="face capsule length after routing", ylim=(0, 1))
+    ax.legend(loc="lower left")

@@ -180,6 +180,17 @@ class SeedRuns:
         """Standard deviation over seeds (0 for a single seed)."""
         return float(np.std(self.rates[kind]))
 
+    def accuracy(self) -> np.ndarray:
+        """Faces vs non-faces accuracy ``[seeds]``: the mean of the face rate on faces and one
+        minus it on non-faces (the two held-out sets have equal size)."""
+        faces_ok, nonfaces_ok = np.array(self.rates["face"]), 1 - np.array(self.rates["nonface"])
+        return (faces_ok + nonfaces_ok) / 2
+
+    def fooled(self, threshold: float = 0.5) -> list[str]:
+        """The scramble kinds (``faces.SCRAMBLED_KINDS``) whose mean face rate is above
+        ``threshold``: the scrambles this model calls a face."""
+        return [kind for kind in faces.SCRAMBLED_KINDS if self.mean(kind) > threshold]
+
 
 def measure_seeds(name: str, models, seeds, kinds=faces.KINDS, n_test: int = 500) -> SeedRuns:
     """The face rates of trained ``models`` (one per seed) on the same held-out sets."""
@@ -188,3 +199,51 @@ def measure_seeds(name: str, models, seeds, kinds=faces.KINDS, n_test: int = 500
         for kind, rate in face_rates(model, kinds, n_test).items():
             rates[kind].append(rate)
     return SeedRuns(name, list(seeds), list(models), rates)
+
+
+def face_rate_table(runs: dict, kinds=faces.KINDS, width: int = 20) -> str:
+    """A table of face rates, one row per kind and one column per model (``runs``: name ->
+    ``SeedRuns``), each "mean ± std" over seeds, in columns ``width`` characters wide."""
+    rows = [f"{'kind':<12}" + "".join(f"{name:>{width}}" for name in runs)
+            + "   (face rate, mean ± std)"]
+    for kind in kinds:
+        # each cell: the mean right-aligned, then " ± " and the std (7 characters)
+        cells = (f"{run.mean(kind):>{width - 7}.2f} ± {run.std(kind):.2f}" for run in runs.values())
+        rows.append(f"{kind:<12}" + "".join(cells))
+    return "\n".join(rows)
+
+
+def rule_report(runs: dict, rules: dict) -> str:
+    """For each model of ``runs`` (name -> ``SeedRuns``), the scrambles it is fooled by
+    (``SeedRuns.fooled``) and, for each rule of ``rules`` (name -> the scramble kinds the rule
+    calls a face), how many of the model's verdicts on ``faces.SCRAMBLED_KINDS`` it predicts."""
+    lines, n = [], len(faces.SCRAMBLED_KINDS)
+    for name, run in runs.items():
+        fooled = run.fooled()
+        lines.append(f"{name} is fooled by: {', '.join(fooled) or 'no scramble'}")
+        for rule, predicted in rules.items():
+            unknown = set(predicted) - set(faces.SCRAMBLED_KINDS)
+            if unknown:
+                raise ValueError(f"rule {rule!r} names kinds that are no scramble: {unknown}")
+            right = sum((kind in fooled) == (kind in predicted) for kind in faces.SCRAMBLED_KINDS)
+            lines.append(f"  {rule + ':':<17} predicts {right} of the {n} verdicts")
+    return "\n".join(lines)
+
+
+def probe_table(rates: dict, labels) -> str:
+    """One line per model (``rates``: name -> ``probe_rates`` array ``[seeds, sets]``): its face
+    rate on every probe set, mean over seeds, each after the set's label of ``labels``."""
+    lines = []
+    for name, r in rates.items():
+        means = zip(labels, np.asarray(r).mean(axis=0), strict=True)
+        lines.append(f"{name:>16}: " + "  ".join(f"{label} {m:.2f}" for label, m in means))
+    return "\n".join(lines)
+
+
+def mean_face_rate_by_angle(models, n: int = 500, width: int = 30, seed: int = TEST_SEED):
+    """``face_rate_by_angle`` of every model of ``models`` (one per seed), averaged over them:
+    ``(centres [bins], rates [bins])`` (an empty bin is left out of the mean)."""
+    if not models:
+        raise ValueError("models must hold at least one trained model")
+    curves = [face_rate_by_angle(m, n, width, seed) for m in models]
+    return curves[0][0], np.nanmean([rates for _, rates in curves], axis=0)
