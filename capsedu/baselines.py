@@ -10,6 +10,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from .capsnet import count_parameters
 from .validate import check_finite, check_model_dtype, check_shape
 
 
@@ -139,3 +140,15 @@ def receptive_field(layers: nn.Sequential) -> int:
             s = layer.stride if isinstance(layer.stride, int) else layer.stride[0]
             r, jump = r + (k - 1) * jump, jump * s
     return r
+
+
+def describe_features(model: nn.Module, image_size: int = 32) -> str:
+    """One line on a face CNN (``BagOfPartsCNN``, ``DeepCNN``): its receptive field, the feature
+    maps ``[n_maps, height, width]`` its ``features`` give an ``image_size`` image before the
+    global pool, and its number of parameters."""
+    with torch.no_grad():
+        top = model.features(torch.zeros(1, 1, image_size, image_size))
+    _, n_maps, height, width = top.shape
+    return (f"{type(model).__name__:>13}: receptive field {receptive_field(model.features)} px, "
+            f"{n_maps} feature maps of {height}x{width} before the pool, "
+            f"{count_parameters(model):,} parameters")

@@ -30,6 +30,7 @@ import torch.nn.functional as F
 
 from .data.faces import Part, render
 from .functional import squash
+from .poses import wrap_angle
 
 
 def pose_vector(angle, presence) -> torch.Tensor:
@@ -56,6 +57,13 @@ def read_pose(v) -> tuple[torch.Tensor, torch.Tensor]:
     if v.shape[-1:] != (2,):
         raise ValueError(f"a 2-D capsule has shape [..., 2], got {tuple(v.shape)}")
     return v.norm(dim=-1), torch.rad2deg(torch.atan2(v[..., 1], v[..., 0]))
+
+
+def angle_error(v, angles) -> torch.Tensor:
+    """How far the angle read from 2-D capsules ``v`` ``[N, 2]`` misses the true ``angles``
+    ``[N]`` (degrees): ``[N]``, wrapped around the circle into [-180, 180)."""
+    _, read = read_pose(v)
+    return wrap_angle(read - torch.as_tensor(angles, dtype=read.dtype))
 
 
 def part_from_vector(kind: str, v, scale: float = 2.5) -> tuple[Part, float]:
@@ -109,13 +117,14 @@ def draw(part: Part, presence: float, size: int = 48) -> np.ndarray:
 # --- A hand-built nose capsule: rotated templates, matched everywhere ------------------------
 
 
-def turned_part_images(kind: str, angles, scale: float = 2.0, size: int = 32) -> torch.Tensor:
-    """``[len(angles), 1, size, size]``: one ``kind`` part at the image centre, turned to each of
-    ``angles`` (degrees)."""
+def turned_part_images(kind: str, angles, scale: float = 2.0, size: int = 32, x: float = 0.5,
+                       y: float = 0.5) -> torch.Tensor:
+    """``[len(angles), 1, size, size]``: one ``kind`` part at ``(x, y)`` (fractions of the image;
+    default its centre), turned to each of ``angles`` (degrees)."""
     angles = torch.as_tensor(angles)
     if angles.ndim != 1:
         raise ValueError(f"angles must be one list of degrees [n], got shape {tuple(angles.shape)}")
-    images = [render([Part(kind, 0.5, 0.5, float(a), scale)], size) for a in angles]
+    images = [render([Part(kind, x, y, float(a), scale)], size) for a in angles]
     return torch.from_numpy(np.stack(images))[:, None]
 
 

@@ -532,3 +532,15 @@ def windows_holding_both(parts, a: str, b: str, window: int, size: int = 32) -> 
         # a window holds some of the part <=> the max of its ink mask over the window is 1
         held.append(F.max_pool2d(ink, window, stride=1, padding=window // 2)[0, 0])
     return int((held[0] * held[1]).sum())
+
+
+def pair_table(parts, pairs, window: int, size: int = 32) -> str:
+    """One line per pair ``(a, b)`` of ``pairs``: how far apart the parts' ink is (``ink_gap``)
+    and how many of the ``size * size`` windows of ``window`` pixels hold ink of both
+    (``windows_holding_both``)."""
+    lines = []
+    for a, b in pairs:
+        both = windows_holding_both(parts, a, b, window, size)
+        lines.append(f"{a:>9} - {b:<9}: {ink_gap(parts, a, b, size):.1f} px apart, "
+                     f"{both:>2} of the {size * size} {window}x{window} windows hold ink of both")
+    return "\n".join(lines)

@@ -19,6 +19,7 @@ from functools import lru_cache
 import numpy as np
 import torch
 
+from ..capsnet import count_parameters
 from ..data import faces
 from ..poses import wrap_angle
 
@@ -247,3 +248,58 @@ def mean_face_rate_by_angle(models, n: int = 500, width: int = 30, seed: int = T
         raise ValueError("models must hold at least one trained model")
     curves = [face_rate_by_angle(m, n, width, seed) for m in models]
     return curves[0][0], np.nanmean([rates for _, rates in curves], axis=0)
+
+
+def format_accuracies(runs: dict[str, SeedRuns]) -> str:
+    """One line per model (``runs``: name -> ``SeedRuns`` with the kinds ``face`` and
+    ``nonface``): its parameters and its faces-vs-non-faces accuracy, mean ± std over seeds."""
+    lines = []
+    for name, run in runs.items():
+        # accuracy = (faces called face + non-faces not called face) / 2, per seed
+        accuracy = (np.array(run.rates["face"]) + 1 - np.array(run.rates["nonface"])) / 2
+        lines.append(f"{name:>16}: {count_parameters(run.models[0]):>9,} parameters, faces vs "
+                     f"non-faces accuracy {accuracy.mean():.3f} ± {accuracy.std():.3f}")
+    return "\n".join(lines)
+
+
+def format_rates(runs: dict[str, SeedRuns], kinds) -> str:
+    """A table: one row per kind of ``kinds``, one column per model (``runs``: name ->
+    ``SeedRuns``), each cell the face rate's mean ± std over seeds."""
+    width = max(len(kind) for kind in kinds) + 2
+    lines = [f"{'kind':<{width}}" + "".join(f"{name:>19}" for name in runs)
+             + "   (face rate, mean ± std)"]
+    lines += [f"{kind:<{width}}" + "".join(f"{run.mean(kind):>12.2f} ± {run.std(kind):.2f}"
+                                         for run in runs.values()) for kind in kinds]
+    return "\n".join(lines)
+
+
+def format_fooled(runs: dict[str, SeedRuns]) -> str:
+    """One line per model: the share of faces and turned faces it accepts, the scrambles that
+    fool it (a mean face rate above 0.5) and its spread over seeds on the scrambles (the mean
+    std of its face rate)."""
+    lines = []
+    for name, run in runs.items():
+        fooled = [kind for kind in faces.SCRAMBLED_KINDS if run.mean(kind) > 0.5]
+        spread = np.mean([run.std(kind) for kind in faces.SCRAMBLED_KINDS])
+        lines.append(f"{name:>16} accepts {run.mean('face'):.0%} of faces, "
+                     f"{run.mean('rotated'):.0%} of turned faces; is fooled (face rate > 0.5) "
+                     f"by: {', '.join(fooled) or 'none':<26} spread over seeds on scrambles: "
+                     f"{spread:.2f}")
+    return "\n".join(lines)
+
+
+def turned_face_scores(models: dict, parts, angles) -> dict[str, tuple[torch.Tensor, torch.Tensor]]:
+    """Each model's ``face_scores`` (score and cut, ``[len(angles)]`` each) on the scene
+    ``parts`` turned by each of ``angles`` (degrees, ``faces.rotate``); ``models``: name ->
+    model."""
+    x = torch.from_numpy(faces.render_many([faces.rotate(parts, a) for a in angles]))[:, None]
+    return {name: face_scores(model, x) for name, model in models.items()}
+
+
+def angle_table(curves: dict) -> str:
+    """One line per model of ``curves`` (name -> ``(centres, rates)``, as
+    ``mean_face_rate_by_angle`` returns them): its face rate in the first bin (nearest upright)
+    and in the last (near upside down)."""
+    return "\n".join(f"{name:>16}: face rate {rates[0]:.2f} within {centres[1] - centres[0]:.0f}° "
+                      f"of upright, {rates[-1]:.2f} near upside down"
+                      for name, (centres, rates) in curves.items())

@@ -56,6 +56,24 @@ def predict_face(part, W=None) -> tuple[float, float, float, float]:
     return tuple(float(v) for v in predicted_faces(p[1:], W_i))
 
 
+def prediction_table(parts, W=None) -> str:
+    """A table, one row per part of ``parts``: its pose (x, y, angle, scale) and the face pose it
+    predicts, P_face|i = P_i W_i (``predict_face``)."""
+    rows = [f"{'part':>10} | {'its pose (x, y, angle, scale)':^30} | predicted face pose"]
+    for part in map(faces.Part._make, parts):
+        pose = f"{part.x:.3f}, {part.y:.3f}, {part.angle:5.1f}, {part.scale:.2f}"
+        x, y, angle, scale = predict_face(part, W)
+        rows.append(f"{part.kind:>10} | {pose:^30} | {x:.3f}, {y:.3f}, {angle:5.1f}, {scale:.2f}")
+    return "\n".join(rows)
+
+
+def raw_pose(x: float, y: float, angle: float = 0.0, scale: float = 1.0) -> np.ndarray:
+    """The raw pose numbers as one vector ``[4]``: (s cos a, s sin a, x, y), angle a in degrees.
+    Its dot product does not measure closeness (notebook 04, section 2): ``pose_code`` does."""
+    a = np.radians(angle)
+    return np.array([scale * np.cos(a), scale * np.sin(a), x, y])
+
+
 # --- Poses as vectors that a dot product can compare ---------------------------------------------
 # Procedure 1 measures agreement with a dot product. Raw pose numbers (x, y, angle, scale) are a
 # poor fit: a far-away prediction can have a *larger* dot product than a close one. So a predicted
@@ -172,3 +190,33 @@ def route_parts(parts, iterations: int = 3, step: Step = routing_step) -> PartRo
         lengths=torch.stack([step.v[0].norm(dim=-1) for step in result.history]).numpy(),
         face_pose=decode_pose_code(result.v[0, 0].numpy()),
     )
+
+
+def face_lengths_by_kind(n: int, iterations: int = 3, step: Step = routing_step, seed: int = 1,
+                         kinds=faces.KINDS) -> dict[str, np.ndarray]:
+    """For each kind of ``kinds``, the face capsule's length ``[n]`` after routing ``n`` scenes
+    of ``faces.dataset(kind, n, seed)`` (``face_lengths``)."""
+    return {kind: face_lengths(faces.dataset(kind, n, seed=seed)[2], iterations, step)
+            for kind in kinds}
+
+
+def face_length_table(lengths: dict, threshold: float) -> str:
+    """A table, one row per kind of ``lengths`` (kind -> face lengths ``[n]``): the mean length
+    and the percentage of scenes whose length is above ``threshold`` (called a face)."""
+    rows = [f"{'kind':>12} | mean |v_face| | called a face"]
+    for kind, L in lengths.items():
+        rows.append(f"{kind:>12} | {L.mean():13.3f} | {100 * (L > threshold).mean():6.1f} %")
+    return "\n".join(rows)
+
+
+def acceptance_by_part_count(scenes, accepted) -> dict[int, tuple[int, float]]:
+    """Scenes grouped by how many face parts (``faces.PART_KINDS``) they hold: for each count
+    that occurs, ``(number of scenes, fraction of them accepted)``; ``accepted`` ``[len(scenes)]``
+    bool."""
+    accepted = np.asarray(accepted, dtype=bool)
+    if accepted.shape != (len(scenes),):
+        raise ValueError(f"accepted must hold one bool per scene ({len(scenes)}), "
+                         f"got shape {accepted.shape}")
+    n_parts = np.array([sum(p[0] in faces.PART_KINDS for p in s) for s in scenes])
+    return {int(k): (int((n_parts == k).sum()), float(accepted[n_parts == k].mean()))
+            for k in np.unique(n_parts)}
