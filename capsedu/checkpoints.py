@@ -5,19 +5,32 @@ the exact command that trains it, the seed, the training time and the metrics it
 Loading checks the hash first (a corrupt or tampered file is refused before torch reads it) and
 then uses ``torch.load(..., weights_only=True)``, which cannot run code hidden in a pickle.
 
-The shipped checkpoints are the rows of ``<data root>/checkpoints/manifest.json``. ``save`` never
-replaces one of them unless asked to (``replace_shipped=True``): trial runs of the training
-commands go to ``<data root>/runs/`` by default (``runs_dir``). The recorded results of the
+The shipped checkpoints are the rows of ``<data root>/checkpoints/manifest.json``. ``save``
+writes to ``<data root>/runs/`` (``runs_dir``) unless told otherwise, and never writes into a
+shipped folder unless asked to (``replace_shipped=True``). A shipped folder is recognised by what
+it is, however its path is spelled: the data root's ``checkpoints/`` or the repository's
+``data/checkpoints/``, whatever ``CAPSEDU_DATA`` says (``is_shipped``). The recorded results of the
 experiments (``results_path``) follow the same rule: ``<data root>/results/`` is shipped,
 ``<data root>/runs/results/`` is for trials.
+
+Names are plain file names inside their folder (``plain_name``, ``inside``): a checkpoint name or a
+manifest ``file`` field with ``/``, ``..`` or an absolute path, or a link that leads out of the
+folder, is refused before anything is opened. Every write goes to a temporary file that replaces
+the old one at once (``os.replace``), under a lock on the folder, so two processes saving at once
+never leave a torn manifest.
 """
 
+import difflib
 import hashlib
 import importlib
 import json
+import os
+import re
+from collections.abc import Callable
 from pathlib import Path
 
 import torch
+from filelock import FileLock
 
 from . import config
 
@@ -38,13 +51,67 @@ ARCHS = {
 }
 
 
+# The repository's own data folder, which is shipped whatever the data root is.
+REPOSITORY_DATA = Path(__file__).resolve().parents[1] / "data"
+ROW_KEYS = {"name": str, "file": str, "sha256": str, "arch": str}  # what pretrained reads
+
+
 class ChecksumError(ValueError):
     """The checkpoint's bytes are not the ones the manifest recorded."""
 
 
 def checkpoint_dir(root: Path | None = None) -> Path:
-    """``root``, else the folder of the shipped checkpoints: ``<data root>/checkpoints``."""
-    return Path(root) if root is not None else config.data_root() / "checkpoints"
+    """``root`` (``~`` expanded), else the folder of the shipped checkpoints:
+    ``<data root>/checkpoints``."""
+    return Path(root).expanduser() if root is not None else config.data_root() / "checkpoints"
+
+
+def is_shipped(folder: Path) -> bool:
+    """Whether ``folder`` is a shipped folder, however it is spelled (``..``, links, ``~``): the
+    data root's ``checkpoints/`` or ``results/``, or the repository's ``data/checkpoints/`` or
+    ``data/results/`` whatever the data root is."""
+    folder = Path(folder).expanduser().resolve()
+    shipped = [base / kind for base in (config.data_root(), REPOSITORY_DATA)
+               for kind in ("checkpoints", "results")]
+    return any(folder == other.expanduser().resolve() for other in shipped)
+
+
+def plain_name(name: str, what: str) -> str:
+    """``name`` if it is a plain file name (no folder in it: no ``/``, ``\\``, ``..``, not
+    absolute, not empty); else a ``ValueError`` naming ``what`` it is."""
+    if not isinstance(name, str) or not name or name in (".", "..") or re.search(r"[/\\\0]", name):
+        raise ValueError(f"{what} must be a plain file name inside its folder (no '/', '\\' or "
+                         f"'..'), got {name!r}")
+    return name
+
+
+def inside(root: Path, file: str, what: str) -> Path:
+    """``root / file`` for a plain ``file`` name that stays inside ``root`` once links are
+    followed, and is a regular file if it exists (never a device or a folder); else a
+    ``ValueError`` naming ``what``."""
+    path = root / plain_name(file, what)
+    if path.resolve().parent != root.resolve():
+        raise ValueError(f"{what} {file!r} leads outside {root.resolve()} (to {path.resolve()}); "
+                         "a checkpoint must be a file inside its folder")
+    if path.exists() and not path.is_file():
+        raise ValueError(f"{what} {file!r} in {root} is not a regular file; a checkpoint is a "
+                         ".pt file that save wrote")
+    return path
+
+
+def _lock(folder: Path) -> FileLock:
+    """The lock that every writer of ``folder``'s manifest or results holds."""
+    return FileLock(folder / ".capsedu.lock")
+
+
+def _replace(path: Path, write: Callable[[Path], None]) -> None:
+    """Write ``path`` through ``write(temporary path)``, then put it in place in one step."""
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        write(temporary)
+        os.replace(temporary, path)
+    finally:
+        temporary.unlink(missing_ok=True)
 
 
 def runs_dir() -> Path:
@@ -65,10 +132,14 @@ def read_results(path: Path) -> dict[str, dict]:
     return json.loads(Path(path).read_text())["runs"] if Path(path).exists() else {}
 
 
-def write_results(path: Path, runs: dict[str, dict]) -> None:
-    """Write ``runs`` (by name) to the results file ``path``, making its folder if need be."""
+def add_result(path: Path, name: str, run: dict) -> dict[str, dict]:
+    """Add the record ``run`` as ``name`` to the results file ``path`` (made with its folder if
+    need be), keeping what other processes wrote there meanwhile: all the runs it now holds."""
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"runs": runs}, indent=1) + "\n")
+    with _lock(path.parent):
+        runs = {**read_results(path), name: run}
+        _replace(path, lambda p: p.write_text(json.dumps({"runs": runs}, indent=1) + "\n"))
+    return runs
 
 
 def sha256(path: Path) -> str:
@@ -116,44 +187,56 @@ def format_record(row: dict) -> str:
 
 
 def check_writable(name: str, root: Path | None = None, replace_shipped: bool = False) -> Path:
-    """The folder ``save(model, name, root)`` writes to; refuses to replace a shipped checkpoint.
+    """The folder ``save(model, name, root)`` writes to: ``root``, else ``runs_dir()``, else (with
+    ``replace_shipped``) the shipped folder. Refuses a ``name`` that is not a plain file name.
 
-    Raises ``FileExistsError`` when ``root`` is the shipped folder (``checkpoint_dir()``), it
-    already holds ``name`` and ``replace_shipped`` is false: a trial run must never overwrite
-    what the notebooks load. Called by ``save``, and by the training commands before they train.
+    Raises ``FileExistsError`` when the folder is a shipped one (``is_shipped``) and
+    ``replace_shipped`` is false: a trial run must never change what the notebooks load. Called
+    by ``save`` and ``record``, and by the training commands before they train.
     """
+    plain_name(name, "the checkpoint name")
+    if root is None:
+        root = checkpoint_dir() if replace_shipped else runs_dir()
     root = checkpoint_dir(root)
-    shipped = root.resolve() == checkpoint_dir().resolve()
-    if shipped and not replace_shipped and name in read_manifest(root):
+    if is_shipped(root) and not replace_shipped:
+        what = (f"{name!r} is a shipped checkpoint in {root}; this would replace it and its "
+                "manifest row" if name in read_manifest(root) else
+                f"{root} is the shipped checkpoint folder; this would add {name!r} to it")
         raise FileExistsError(
-            f"{name!r} is a shipped checkpoint in {root}; this would replace it and its manifest "
-            f"row. Write elsewhere (root=..., or the command line's --out; its default is "
-            f"{runs_dir()}), or pass replace_shipped=True (--replace-shipped) to rebuild the "
-            "shipped checkpoint on purpose."
+            f"{what}. Write elsewhere (root=..., or the command line's --out; the default is "
+            f"{runs_dir()}), or pass replace_shipped=True (--replace-shipped) to change the "
+            "shipped checkpoints on purpose."
         )
     return root
 
 
 def save(model: torch.nn.Module, name: str, root: Path | None = None,
          replace_shipped: bool = False, **record) -> dict:
-    """Write ``<name>.pt`` and add (or replace) its row in the manifest.
+    """Write ``<name>.pt`` and add (or replace) its row in the manifest, in ``root`` (default:
+    ``runs_dir()``; the shipped folder only with ``replace_shipped=True``, ``check_writable``).
 
     ``record`` holds what an instructor needs to reproduce it: description, command, seed,
     train_time_s, metrics. A row that is replaced keeps its ``notes`` unless ``record`` gives
-    new ones. A shipped checkpoint is replaced only with ``replace_shipped=True``
-    (``check_writable``).
+    new ones. The file and the manifest are each replaced in one step, under the folder's lock.
     """
     root = check_writable(name, root, replace_shipped)
     root.mkdir(parents=True, exist_ok=True)
-    entries = read_manifest(root)
-    path = root / f"{name}.pt"
+    path = inside(root, f"{name}.pt", "the checkpoint name")
     arch = type(model).__name__
-    torch.save({"arch": arch, "hparams": model.hparams, "state_dict": model.state_dict()}, path)
-    notes = {"notes": entries[name]["notes"]} if "notes" in entries.get(name, {}) else {}
-    entry = {"name": name, "file": path.name, "sha256": sha256(path), "arch": arch, **notes,
-             **record, "torch_version": torch.__version__}
-    entries[name] = entry
-    _write_manifest(root, entries)
+    blob = {"arch": arch, "hparams": model.hparams, "state_dict": model.state_dict()}
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        torch.save(blob, temporary)
+        digest = sha256(temporary)
+        with _lock(root):
+            entries = read_manifest(root)
+            notes = {"notes": entries[name]["notes"]} if "notes" in entries.get(name, {}) else {}
+            entry = {"name": name, "file": path.name, "sha256": digest, "arch": arch, **notes,
+                     **record, "torch_version": torch.__version__}
+            os.replace(temporary, path)
+            _write_manifest(root, {**entries, name: entry})
+    finally:
+        temporary.unlink(missing_ok=True)
     return entry
 
 
@@ -162,17 +245,38 @@ def record(name: str, root: Path | None = None, replace_shipped: bool = False,
     """Update fields of checkpoint ``name``'s manifest row (not its file or hash); a shipped
     row only with ``replace_shipped=True`` (``check_writable``)."""
     root = check_writable(name, root, replace_shipped)
-    entries = read_manifest(root)
-    if name not in entries:
-        raise KeyError(f"no checkpoint named {name!r} in {root / MANIFEST}; save it first")
-    entries[name] = {**entries[name], **fields}
-    _write_manifest(root, entries)
+    with _lock(root):
+        entries = read_manifest(root)
+        if name not in entries:
+            raise KeyError(f"no checkpoint named {name!r} in {root / MANIFEST}; save it first")
+        entries[name] = {**entries[name], **fields}
+        _write_manifest(root, entries)
     return entries[name]
 
 
 def _write_manifest(root: Path, entries: dict[str, dict]) -> None:
+    """Replace ``root``'s manifest with ``entries`` in one step (the caller holds the lock)."""
     rows = [entries[k] for k in sorted(entries)]
-    (root / MANIFEST).write_text(json.dumps({"checkpoints": rows}, indent=2) + "\n")
+    text = json.dumps({"checkpoints": rows}, indent=2) + "\n"
+    _replace(root / MANIFEST, lambda p: p.write_text(text))
+
+
+def check_row(entry: dict, manifest: Path) -> dict:
+    """``entry`` if it holds every key ``pretrained`` reads, of the right kind; else a
+    ``ValueError`` that names each missing or malformed key and the ``manifest`` it is in."""
+    problems = [f"{key!r} is missing" if key not in entry else
+                f"{key!r} should be a {kind.__name__}, not {entry[key]!r}"
+                for key, kind in ROW_KEYS.items()
+                if not isinstance(entry.get(key), kind)]
+    if isinstance(entry.get("sha256"), str) and not re.fullmatch(r"[0-9a-f]{64}", entry["sha256"]):
+        problems.append(f"'sha256' should be 64 hexadecimal digits, not {entry['sha256']!r}")
+    if isinstance(entry.get("arch"), str) and entry["arch"] not in ARCHS:
+        problems.append(f"'arch' {entry['arch']!r} is not a known model ({', '.join(ARCHS)})")
+    if problems:
+        raise ValueError(f"the row {entry.get('name', '?')!r} of {manifest}: "
+                         + "; ".join(problems) + ". Restore the manifest (git checkout -- "
+                         f"{manifest}) or save the checkpoint again")
+    return entry
 
 
 def pretrained(name: str, root: Path | None = None, map_location="cpu") -> torch.nn.Module:
@@ -193,10 +297,13 @@ def pretrained(name: str, root: Path | None = None, map_location="cpu") -> torch
         )
     entries = read_manifest(root)
     if name not in entries:
+        close = difflib.get_close_matches(str(name), list(entries), n=3)
+        hint = f"did you mean {' or '.join(map(repr, close))}? " if close else ""
         known = ", ".join(sorted(entries)) or "none"
-        raise KeyError(f"no checkpoint named {name!r} in {root / MANIFEST}; available: {known}")
-    entry = entries[name]
-    path = root / entry["file"]
+        raise KeyError(f"no checkpoint named {name!r} in {root / MANIFEST}; {hint}"
+                       f"available: {known}")
+    entry = check_row(entries[name], manifest)
+    path = inside(root, entry["file"], f"the manifest row {name!r}: its file")
     if not path.exists():
         raise FileNotFoundError(
             f"checkpoint file {path} is missing; restore it (git checkout -- {path.resolve()}) "
@@ -210,6 +317,13 @@ def pretrained(name: str, root: Path | None = None, map_location="cpu") -> torch
             f"(git checkout -- {path.resolve()}) or retrain it with: {entry.get('command', '?')}"
         )
     blob = torch.load(path, map_location=map_location, weights_only=True)
+    if not isinstance(blob, dict) or blob.keys() < {"arch", "hparams", "state_dict"}:
+        raise ValueError(f"checkpoint {path} is not one that save wrote (it needs arch, hparams "
+                         f"and state_dict); retrain it with: {entry.get('command', '?')}")
+    if blob["arch"] != entry["arch"]:
+        raise ValueError(f"checkpoint {path} holds a {blob['arch']}, but its manifest row says "
+                         f"{entry['arch']}; restore both (git checkout -- {root.resolve()}) or "
+                         f"retrain it with: {entry.get('command', '?')}")
     model = model_class(blob["arch"])(**blob["hparams"])
     model.load_state_dict(blob["state_dict"])
     return model.eval()

@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import torch
+from filelock import FileLock, Timeout
 
 from . import checkpoints
 from .recipes import RECIPES, run_recipe
@@ -52,10 +53,10 @@ def results_file(args: argparse.Namespace, file: str) -> Path:
     ``checkpoints.results_path`` says (the shipped folder only with ``--replace-shipped``)."""
     if not args.out:
         return checkpoints.results_path(file, args.replace_shipped)
-    path, shipped = Path(args.out) / file, checkpoints.results_path(file, True)
-    if shipped.exists() and path.resolve() == shipped.resolve() and not args.replace_shipped:
-        raise SystemExit(f"--out {args.out}: {path} is the shipped results file; write elsewhere, "
-                         "or pass --replace-shipped to rebuild it on purpose")
+    path = Path(args.out).expanduser() / file
+    if checkpoints.is_shipped(path.parent) and not args.replace_shipped:
+        raise SystemExit(f"--out {args.out}: {path.parent} is the shipped results folder; write "
+                         "elsewhere, or pass --replace-shipped to rebuild it on purpose")
     return path
 
 
@@ -65,18 +66,26 @@ def record_missing(path: Path, runs: dict[str, Callable[[Path], dict]], command:
     and write it to ``path`` as soon as it is done, with ``command`` (the line that regenerates
     it). An interrupted experiment resumes where it stopped: finished runs are skipped, and the
     unfinished one resumes from its last epoch, kept in ``<data root>/runs/state/`` (never beside
-    the shipped results)."""
-    results = checkpoints.read_results(path)
+    the shipped results). Several processes may work through one experiment at once: each run is
+    trained by the first that takes its state file's lock, and skipped by the others."""
     for name, run in runs.items():
-        if name in results:
-            continue
         state = checkpoints.runs_dir() / "state" / f"{path.stem}-{name}.pt"
         state.parent.mkdir(parents=True, exist_ok=True)
-        record = run(state_path=state)
-        record["command"] = command
-        results[name] = record
-        checkpoints.write_results(path, results)
-        state.unlink(missing_ok=True)
+        lock = FileLock(f"{state}.lock")
+        try:
+            lock.acquire(timeout=0)
+        except Timeout:  # another process is training this run
+            continue
+        try:
+            if name in checkpoints.read_results(path):  # finished here or by another process
+                continue
+            record = run(state_path=state)
+            record["command"] = command
+            checkpoints.add_result(path, name, record)
+            state.unlink(missing_ok=True)
+        finally:
+            lock.release()
+            Path(lock.lock_file).unlink(missing_ok=True)  # whoever comes next re-reads the results
         print(f"{name}: test accuracy {100 * record['test_accuracy']:.2f} %, "
               f"{record['train_time_s']:.0f} s")
 
@@ -99,7 +108,7 @@ def output_folder(args: argparse.Namespace) -> Path:
     """Where a training command writes: ``--out``, else the shipped folder with
     ``--replace-shipped``, else ``<data root>/runs``."""
     if args.out:
-        return Path(args.out)
+        return Path(args.out).expanduser()
     return checkpoints.checkpoint_dir() if args.replace_shipped else checkpoints.runs_dir()
 
 

@@ -81,7 +81,8 @@ def shipped_folder(tmp_path, monkeypatch):
     """A temporary data root whose checkpoints/ holds one shipped checkpoint, with notes."""
     monkeypatch.setenv("CAPSEDU_DATA", str(tmp_path))
     torch.manual_seed(0)
-    save(BagOfPartsCNN(channels=(2,)), "cnn", notes="why this one was shipped")
+    save(BagOfPartsCNN(channels=(2,)), "cnn", replace_shipped=True,
+         notes="why this one was shipped")
     return tmp_path / "checkpoints"
 
 
@@ -90,15 +91,18 @@ def test_save_never_replaces_a_shipped_checkpoint_unless_asked(tmp_path, monkeyp
 
     shipped = shipped_folder(tmp_path, monkeypatch)
     before = {p.name: p.read_bytes() for p in shipped.iterdir()}
-    for root in (None, shipped, tmp_path / "." / "checkpoints"):  # however the folder is named
+    for root in (shipped, tmp_path / "." / "checkpoints"):  # however the folder is named
         with pytest.raises(FileExistsError, match=r"'cnn' is a shipped checkpoint.*runs.*replace_"):
             save(BagOfPartsCNN(channels=(3,)), "cnn", root)
+        with pytest.raises(FileExistsError, match="shipped checkpoint folder; this would add"):
+            save(BagOfPartsCNN(channels=(3,)), "other", root)
         with pytest.raises(FileExistsError, match="shipped"):
             record("cnn", root, command="changed")
     assert {p.name: p.read_bytes() for p in shipped.iterdir()} == before
-    # a new name, or any other folder (a trial run's), is written as usual
-    save(BagOfPartsCNN(channels=(3,)), "other")
-    assert runs_dir() == tmp_path / "runs"
+    # by default save writes to the runs folder, where a trial run's checkpoints go
+    assert save(BagOfPartsCNN(channels=(3,)), "other")["name"] == "other"
+    assert runs_dir() == tmp_path / "runs" and "other" in read_manifest(runs_dir())
+    assert "other" not in read_manifest()
     save(BagOfPartsCNN(channels=(3,)), "cnn", runs_dir())
     save(BagOfPartsCNN(channels=(4,)), "cnn", runs_dir())  # runs replace each other freely
     assert pretrained("cnn", runs_dir()).hparams["channels"] == (4,)
@@ -188,3 +192,129 @@ def test_format_record_prints_the_keys_it_has_in_order_without_the_curve():
     assert format_record(row).splitlines() == [
         "        command: c", "           seed: 3",
         "        metrics: {'test_accuracy': 0.99}", "          notes: n"]
+
+
+# --- nothing outside its folder, nothing torn: names, rows, the shipped folders, two writers ----
+
+
+@pytest.mark.parametrize("name", ["../cnn", "sub/cnn", "/tmp/cnn", "..", "", "a\\b"])
+def test_a_checkpoint_name_with_a_folder_in_it_is_refused(tmp_path, name):
+    with pytest.raises(ValueError, match="plain file name"):
+        save(BagOfPartsCNN(channels=(2,)), name, tmp_path / "runs")
+    assert not (tmp_path / "runs").exists() and not any(tmp_path.parent.glob("cnn.pt"))
+
+
+def crafted_row(root, **changes):
+    """A folder whose manifest row 'cnn' has ``changes`` made to it."""
+    save(BagOfPartsCNN(channels=(2,)), "cnn", root)
+    manifest = root / "manifest.json"
+    rows = json.loads(manifest.read_text())
+    rows["checkpoints"][0].update(changes)
+    manifest.write_text(json.dumps(rows))
+
+
+@pytest.mark.parametrize("file", ["../outside.pt", "/dev/zero", "/etc/passwd", "sub/cnn.pt"])
+def test_pretrained_never_opens_a_file_outside_its_folder(tmp_path, monkeypatch, file):
+    (tmp_path / "outside.pt").write_bytes(b"not a checkpoint")
+    root = tmp_path / "root"
+    crafted_row(root, file=file)
+    opened = []
+    monkeypatch.setattr("capsedu.checkpoints.sha256", lambda path: opened.append(path))
+    with pytest.raises(ValueError, match=r"plain file name|leads outside"):
+        pretrained("cnn", root)
+    assert opened == []
+
+
+def test_pretrained_refuses_a_link_that_leads_out_or_a_special_file(tmp_path, monkeypatch):
+    root = tmp_path / "root"
+    crafted_row(root, file="link.pt")
+    (root / "link.pt").symlink_to("/dev/zero")
+    opened = []
+    monkeypatch.setattr("capsedu.checkpoints.sha256", lambda path: opened.append(path))
+    with pytest.raises(ValueError, match="leads outside"):
+        pretrained("cnn", root)
+    (root / "link.pt").unlink()
+    (root / "link.pt").mkdir()  # inside the folder, but not a regular file
+    with pytest.raises(ValueError, match="not a regular file"):
+        pretrained("cnn", root)
+    assert opened == []
+
+
+@pytest.mark.parametrize("changes, named", [
+    ({"sha256": None}, "'sha256' should be a str"),
+    ({"sha256": "abc"}, "64 hexadecimal"),
+    ({"file": 3}, "'file' should be a str"),
+    ({"arch": "ResNet"}, "'arch' 'ResNet' is not a known model"),
+])
+def test_a_malformed_row_names_each_key(tmp_path, changes, named):
+    crafted_row(tmp_path, **changes)
+    with pytest.raises(ValueError, match=f"the row 'cnn' of .*manifest.json: .*{named}"):
+        pretrained("cnn", tmp_path)
+
+
+def test_a_missing_key_is_named(tmp_path):
+    save(BagOfPartsCNN(channels=(2,)), "cnn", tmp_path)
+    manifest = tmp_path / "manifest.json"
+    rows = json.loads(manifest.read_text())
+    del rows["checkpoints"][0]["arch"], rows["checkpoints"][0]["sha256"]
+    manifest.write_text(json.dumps(rows))
+    with pytest.raises(ValueError, match="'sha256' is missing; 'arch' is missing"):
+        pretrained("cnn", tmp_path)
+
+
+def test_the_row_is_checked_against_the_file_it_names(tmp_path):
+    crafted_row(tmp_path, arch="DeepCNN")  # the file holds a BagOfPartsCNN
+    with pytest.raises(ValueError, match="holds a BagOfPartsCNN, but its manifest row says Deep"):
+        pretrained("cnn", tmp_path)
+
+
+def test_a_typo_in_a_name_gets_the_closest_names(tmp_path):
+    save(BagOfPartsCNN(channels=(2,)), "affnist-capsnet", tmp_path)
+    with pytest.raises(KeyError, match="did you mean 'affnist-capsnet'"):
+        pretrained("afnist-capsnet", tmp_path)
+
+
+def test_the_repository_folder_is_shipped_whatever_the_data_root(tmp_path, monkeypatch):
+    from capsedu import checkpoints
+
+    repository = tmp_path / "repo" / "data"
+    (repository / "checkpoints").mkdir(parents=True)
+    monkeypatch.setattr(checkpoints, "REPOSITORY_DATA", repository)
+    monkeypatch.setenv("CAPSEDU_DATA", str(tmp_path / "elsewhere"))
+    (tmp_path / "spelled").symlink_to(repository / "checkpoints")
+    spellings = [repository / "checkpoints", repository / ".." / "data" / "checkpoints",
+                 tmp_path / "spelled"]
+    for folder in spellings:
+        with pytest.raises(FileExistsError, match="shipped checkpoint folder"):
+            save(BagOfPartsCNN(channels=(2,)), "cnn", folder)
+    assert list((repository / "checkpoints").iterdir()) == []
+    save(BagOfPartsCNN(channels=(2,)), "cnn", repository / "checkpoints", replace_shipped=True)
+    assert pretrained("cnn", tmp_path / "spelled").hparams["channels"] == (2,)
+
+
+WRITER = """
+import sys, torch
+from capsedu.baselines import BagOfPartsCNN
+from capsedu.checkpoints import add_result, save
+root, who = sys.argv[1], sys.argv[2]
+for k in range(8):
+    torch.manual_seed(k)
+    save(BagOfPartsCNN(channels=(2,)), f"{who}-{k}", root, seed=k)
+    add_result(__import__("pathlib").Path(root) / "results.json", f"{who}-{k}", {"k": k})
+"""
+
+
+def test_two_processes_saving_at_once_leave_every_row(tmp_path):
+    import subprocess
+    import sys
+
+    writers = [subprocess.Popen([sys.executable, "-c", WRITER, str(tmp_path), who])
+               for who in ("a", "b")]
+    assert [w.wait(timeout=300) for w in writers] == [0, 0]
+    from capsedu.checkpoints import read_results
+
+    names = {f"{who}-{k}" for who in "ab" for k in range(8)}
+    assert set(read_manifest(tmp_path)) == names == set(read_results(tmp_path / "results.json"))
+    for name in names:  # every file has its row and its hash
+        assert pretrained(name, tmp_path).hparams["channels"] == (2,)
+    assert not list(tmp_path.glob(".*.tmp"))

@@ -311,7 +311,8 @@ def tiny_recipe(tmp_path, monkeypatch):
         description="a tiny CNN", build=lambda: BagOfPartsCNN(channels=(2,)), epochs=1,
         data=lambda train, limit: tuple(t[:limit] for t in data[train]), batch_size=16))
     torch.manual_seed(0)
-    checkpoints.save(BagOfPartsCNN(channels=(3,)), "tiny", notes="the shipped one")
+    checkpoints.save(BagOfPartsCNN(channels=(3,)), "tiny", replace_shipped=True,
+                     notes="the shipped one")
     threads = torch.get_num_threads()
     yield tmp_path
     torch.set_num_threads(threads)  # --threads changes it for the whole process
@@ -408,7 +409,7 @@ def test_face_models_command_writes_runs_and_replaces_shipped_only_on_purpose(
 
     monkeypatch.setattr(training, "train_face_model", tiny_model)
     name = training.checkpoint_name("deep CNN", 1)
-    checkpoints.save(BagOfPartsCNN(channels=(3,)), name, notes="shipped")
+    checkpoints.save(BagOfPartsCNN(channels=(3,)), name, replace_shipped=True, notes="shipped")
     shipped = folder_bytes(tmp_path / "checkpoints")
     argv = ["--models", "deep CNN", "--seeds", "0", "1"]
     training.main(argv)
@@ -572,6 +573,34 @@ def test_an_experiment_records_each_run_once_and_resumes_after_a_crash(tmp_path,
     assert calls == ["a", "b", "b"]  # a is not run again; b resumes from the same state file
     assert states[2] == states[1] and not states[2].exists()
     assert json.loads(path.read_text())["runs"]["b"]["command"] == "cmd --threads 2"
+
+
+def test_two_processes_share_an_experiment_without_training_a_run_twice(tmp_path, monkeypatch):
+    from filelock import FileLock
+
+    from capsedu import checkpoints
+
+    monkeypatch.setenv("CAPSEDU_DATA", str(tmp_path))
+    path = tmp_path / "results" / "grid.json"
+    calls = []
+
+    def job(name):
+        def train(state_path):
+            calls.append(name)
+            if name == "a":  # meanwhile another process finishes c
+                checkpoints.add_result(path, "c", {"test_accuracy": 0.7, "train_time_s": 1.0})
+            return {"test_accuracy": 0.5, "train_time_s": 1.0}
+        return train
+
+    state_dir = tmp_path / "runs" / "state"
+    state_dir.mkdir(parents=True)
+    with FileLock(f"{state_dir / 'grid-b.pt'}.lock"):  # another process is training b
+        record_missing(path, {name: job(name) for name in "abc"}, "cmd")
+    assert calls == ["a"]  # b is left to the other process, c is not trained again
+    assert {name: run["test_accuracy"] for name, run in checkpoints.read_results(path).items()} \
+        == {"a": 0.5, "c": 0.7}
+    record_missing(path, {name: job(name) for name in "abc"}, "cmd")  # b's lock is free now
+    assert calls == ["a", "b"]
 
 
 def test_probabilities_are_the_softmax_in_batches_and_agree_with_predict():

@@ -12,20 +12,24 @@ import argparse
 import shlex
 import sys
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from functools import lru_cache
+from typing import NamedTuple
 
+import numpy as np
 import torch
 
 from .. import checkpoints
 from ..baselines import BagOfPartsCNN, DeepCNN
-from ..capsnet import CapsNet, CapsNetConfig
+from ..capsnet import CapsNet, CapsNetConfig, routing_iterations
 from ..data import faces
 from ..loop import fit
 from ..train import add_output_arguments, output_folder, positive_int
 from .detector import detector_training_set
 from .pose_mlp import PartPoseMLP
 from .pose_net import PoseCapsuleNet, fit_threshold, fit_transforms
-from .scoring import SeedRuns, face_rates, measure_seeds
+from .scoring import SeedRuns, face_rates, held_out, measure_seeds
 
 BASELINES = {"bag-of-parts CNN": BagOfPartsCNN, "deep CNN": DeepCNN}
 
@@ -131,6 +135,88 @@ def fit_readout(model: PoseCapsuleNet, n: int = 6000, seed: int = 0) -> PoseCaps
     return model
 
 
+@contextmanager
+def refitted(model: PoseCapsuleNet, iterations: int, n: int = 6000,
+             seed: int = 0) -> Iterator[PoseCapsuleNet]:
+    """``model`` routing ``iterations`` times inside the ``with`` block
+    (``capsnet.routing_iterations``), with its W_i and threshold refitted for that number
+    (``fit_readout`` on ``n`` training faces and non-faces of ``seed``). Its own iterations, W
+    and threshold come back when the block ends, also after an error::
+
+        with refitted(pose_model, 1, 1000, seed=0):  # uniform coupling, its own threshold
+            rates = face_rates(pose_model)
+    """
+    W, threshold = model.W.clone(), model.threshold.clone()
+    with routing_iterations(model, iterations):
+        try:
+            yield fit_readout(model, n, seed)
+        finally:
+            model.W.copy_(W)
+            model.threshold.copy_(threshold)
+
+
+class Refitted(NamedTuple):
+    """Pose-capsule models (one per seed) routed another number of times and refitted
+    (``refitted``), measured on the held-out sets."""
+
+    rates: dict[str, list[float]]  # kind -> the face rate of each seed
+    thresholds: list[float]  # each seed's refitted threshold
+    margins: dict[str, list[float]]  # kind -> each seed's median face length minus its threshold
+
+    def mean(self, kind: str) -> float:
+        """The face rate on ``kind``, averaged over the seeds."""
+        return float(np.mean(self.rates[kind]))
+
+
+def routing_ablation(models, seeds, iterations, kinds, n_test: int = 500, n_fit: int = 6000,
+                     margin_kinds=()) -> dict[int, Refitted]:
+    """For each number of ``iterations``: every pose-capsule model of ``models`` (one per seed of
+    ``seeds``) refitted for it on training data of its seed (``refitted``, ``n_fit`` faces and
+    non-faces), its face rates on ``n_test`` held-out images of each of ``kinds``, and its median
+    face length on each of ``margin_kinds`` minus its threshold. The models are left as they
+    were."""
+    results = {}
+    for its in iterations:
+        rates, thresholds = {kind: [] for kind in kinds}, []
+        margins = {kind: [] for kind in margin_kinds}
+        for model, seed in zip(models, seeds, strict=True):
+            with refitted(model, its, n_fit, seed):
+                for kind, rate in face_rates(model, kinds, n_test).items():
+                    rates[kind].append(rate)
+                t = model.threshold.item()
+                thresholds.append(t)
+                for kind in margin_kinds:
+                    lengths = model.face_probability(held_out(kind, n_test)[0]).numpy()
+                    margins[kind].append(np.median(lengths) - t)
+        results[its] = Refitted(rates, thresholds, margins)
+    return results
+
+
+def format_ablation(ablation: dict[int, Refitted], kinds) -> str:
+    """A table of ``routing_ablation``'s face rates: one row per number of iterations, one
+    column per kind of ``kinds``, each the mean over seeds."""
+    lines = ["pose capsules, face rate (mean over seeds):",
+             f"{'iterations':>10} " + " ".join(f"{k:>11}" for k in kinds)]
+    lines += [f"{its:>10} " + " ".join(f"{run.mean(k):>11.2f}" for k in kinds)
+              for its, run in ablation.items()]
+    return "\n".join(lines)
+
+
+def format_margins(ablation: dict[int, Refitted]) -> str:
+    """A table of ``routing_ablation``'s first seed: one row per number of iterations, its
+    refitted threshold and, per margin kind, the median face length minus that threshold."""
+    kinds = list(next(iter(ablation.values())).margins)
+    widths = [max(len(kind) + 1, 8) for kind in kinds]
+    lines = [f"{'iterations':>10} {'threshold':>10} "
+             + " ".join(f"{kind:>{w}}" for kind, w in zip(kinds, widths, strict=True))
+             + "   (median |v_face| - threshold, first seed)"]
+    lines += [f"{its:>10} {run.thresholds[0]:>10.3f} "
+              + " ".join(f"{run.margins[kind][0]:>+{w}.3f}"
+                         for kind, w in zip(kinds, widths, strict=True))
+              for its, run in ablation.items()]
+    return "\n".join(lines)
+
+
 def train_part_pose_mlp(pose_model: PoseCapsuleNet, n: int = 6000, epochs: int = 10,
                         seed: int = 0, batch_size: int = 64, lr: float = 3e-3,
                         lr_decay: float = 0.8, progress: bool = True) -> PartPoseMLP:
@@ -186,20 +272,20 @@ def train_and_save(names=FACE_MODELS, seeds=(0, 1, 2), root=None, command: str =
                    progress: bool = True, replace_shipped: bool = False) -> list:
     """Train every model of ``names`` with every seed and save it in ``root``
     (``checkpoints.save``) with its faces-vs-non-faces accuracy on the held-out sets (400 images
-    of each). ``root`` defaults to the shipped checkpoints, which are replaced only with
-    ``replace_shipped=True`` (checked for every model before any training)."""
+    of each). ``root`` defaults to ``<data root>/runs`` (the shipped checkpoints with
+    ``replace_shipped=True``; checked for every model before any training)."""
     for name in names:
         for seed in seeds:
-            checkpoints.check_writable(checkpoint_name(name, seed), root, replace_shipped)
+            folder = checkpoints.check_writable(checkpoint_name(name, seed), root, replace_shipped)
     entries = []
     for name in names:
         for seed in seeds:
             start = time.perf_counter()
-            model = train_face_model(name, seed, progress=progress, root=root)
+            model = train_face_model(name, seed, progress=progress, root=folder)
             seconds = time.perf_counter() - start
             rates = face_rates(model, ("face", "nonface"), n=400)
             entries.append(checkpoints.save(
-                model, checkpoint_name(name, seed), root, replace_shipped,
+                model, checkpoint_name(name, seed), folder, replace_shipped,
                 description=f"notebook 07's {name}, trained on faces vs non-faces"
                 + DETAILS.get(name, ""),
                 command=command, seed=seed, train_time_s=round(seconds, 1), device="cpu",
