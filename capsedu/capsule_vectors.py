@@ -18,8 +18,10 @@ matched at every position (normalized cross-correlation, max-pooled over positio
 Squash (Eq. 1, notebook 03) is what lets a length be a probability: it keeps a vector's direction
 and maps its length into [0, 1). Its measurements live here too: its slope by autograd
 (``squash_slope``), its lengths beside the sigmoid's and the tanh's (``length_table``), random
-capsules over many decades of length (``random_capsules``), a squash variant's value and gradient
-at ``s = 0`` (``at_zero``) and what its ``eps`` changes (``eps_table``).
+capsules over many decades of length (``random_capsules``) and the directions squash keeps
+(``direction_and_length``), where float rounding brings a length to 1 (``rounding_table``), a
+squash variant's value and gradient at ``s = 0`` (``at_zero``, ``at_zero_table``) and what its
+``eps`` changes (``eps_table``).
 """
 
 import math
@@ -208,6 +210,29 @@ def length_table(norms) -> str:
     return "\n".join(rows)
 
 
+def direction_and_length(s: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """For capsules ``s`` ``[n, d]``: the cosine similarity ``[n]`` between each ``s`` and
+    ``v = squash(s)`` (1: the same direction) and the output length ``||v||`` ``[n]``."""
+    if s.ndim != 2:
+        raise ValueError(f"s must have shape [n, d], got {tuple(s.shape)}")
+    v = squash(s)
+    return F.cosine_similarity(s, v, dim=1), v.norm(dim=1)
+
+
+def rounding_table(exponents, dtypes=(torch.float32, torch.float64)) -> str:
+    """One line per float dtype of ``dtypes``: squash's output length, to 10 decimals, for a
+    vector of length ``||s|| = 10^e`` for each ``e`` of ``exponents``; where it prints exactly 1,
+    rounding has reached 1."""
+    names = ", ".join(f"1e{e}" for e in exponents)
+    lines = []
+    for dtype in dtypes:
+        big = torch.tensor([[10.0**e, 0.0] for e in exponents], dtype=dtype)  # [len(exponents), 2]
+        lengths = squash(big).norm(dim=1).tolist()
+        lines.append(f"{str(dtype):14} ||s|| = {names} -> ||v|| = "
+                     + ", ".join(f"{x:.10f}" for x in lengths))
+    return "\n".join(lines)
+
+
 def random_capsules(n: int = 10_000, dim: int = 16, seed: int = 0,
                     decades: tuple[float, float] = (-3, 3)) -> torch.Tensor:
     """``[n, dim]`` vectors ``s``: uniform random directions, lengths log-uniform in
@@ -231,6 +256,16 @@ def at_zero(squash_fn, dim: int = 4) -> tuple[torch.Tensor, torch.Tensor]:
         raise ValueError(f"a squash keeps the shape: got {tuple(v.shape)} for {tuple(s.shape)}")
     v.sum().backward()
     return v[0].detach(), s.grad[0]
+
+
+def at_zero_table(variants: dict) -> str:
+    """One line per squash of ``variants`` (name -> function) and, last, capsedu's own
+    ``squash`` (eps inside the root): its value and gradient at ``s = 0`` (``at_zero``)."""
+    lines = []
+    for name, fn in {**variants, "capsedu (eps inside)": squash}.items():
+        value, gradient = at_zero(fn)
+        lines.append(f"{name:21}  value {value.tolist()}  gradient {gradient.tolist()}")
+    return "\n".join(lines)
 
 
 def eps_table(norms) -> str:
