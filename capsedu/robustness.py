@@ -8,8 +8,26 @@ The data comes from ``capsedu.data.transformed_mnist``; the models are the affNI
 
 import torch
 
+from .capsnet import routing_iterations
 from .data import transformed_mnist as tm
-from .loop import evaluate
+from .loop import evaluate, is_correct, predict, training_status, verdict
+from .recipes import how_made
+from .statistics import Paired, paired
+from .validate import check_choice, check_shape
+
+# Quoted, not measured here: models trained on translated MNIST, their accuracy (%) on translated
+# test digits (None: not reported) and on affine-transformed ones
+QUOTED = {
+    "paper: CapsNet": (99.23, 79.0),  # Sabour et al. 2017, Section 5.2, on the official affNIST
+    "paper: CNN": (99.22, 66.0),
+    # cybertronai/hinton-problems' affNIST sketch, on its own random affine maps
+    "hinton-problems reproduction: CapsNet": (None, 85.5),
+    "hinton-problems reproduction: CNN": (None, 87.5),
+}
+# and their affNIST accuracies, with one more model that is not a plain CapsNet: Gu & Tresp's
+# Aff-CapsNet shares one transformation matrix among all primary capsules
+QUOTED_AFFINE = {**{name: on_affine for name, (_, on_affine) in QUOTED.items()},
+                 "Gu & Tresp 2020: Aff-CapsNet": 93.21}
 
 
 def sweep_accuracy(model, images: torch.Tensor, labels: torch.Tensor, factor: str,
@@ -20,6 +38,116 @@ def sweep_accuracy(model, images: torch.Tensor, labels: torch.Tensor, factor: st
     digits turned on their own canvas (``factor="rotation"``, ``values`` 0 to 360)."""
     values = tm.SWEEPS[factor] if values is None else values
     return [evaluate(model, (tm.sweep(images, factor, v, side), labels)) for v in values]
+
+
+def sweep_curves(models: dict, images: torch.Tensor, labels: torch.Tensor) -> dict:
+    """Each of ``models``' (name -> model) ``sweep_accuracy`` on MNIST digits ``[N, 1, 28, 28]``
+    for every factor of ``transformed_mnist.SWEEPS``: name -> factor -> ``[len(SWEEPS[factor])]``
+    accuracies."""
+    return {name: {factor: sweep_accuracy(model, images, labels, factor) for factor in tm.SWEEPS}
+            for name, model in models.items()}
+
+
+def lowest_points(curves: dict) -> list[str]:
+    """One line per model of ``sweep_curves``: its lowest accuracy on each sweep."""
+    return [f"{name}: lowest accuracy per sweep: "
+            + ", ".join(f"{factor} {100 * min(a):.1f} %" for factor, a in by_factor.items())
+            for name, by_factor in curves.items()]
+
+
+def read_right(models: dict, images: torch.Tensor, labels: torch.Tensor,
+               iterations: dict | None = None, progress: bool = False) -> dict:
+    """Whether each of ``models`` (name -> model) reads each image right: name -> ``[N]``
+    booleans (``loop.is_correct``), for ``images`` ``[N, C, H, W]`` and their ``labels`` ``[N]``
+    (``[N, 2]`` for pairs). ``iterations`` (name -> a number) routes that CapsNet so many times
+    while it reads (``capsnet.routing_iterations``: the same weights, its own number after)."""
+    iterations = iterations or {}
+    for name in iterations:
+        check_choice(name, "each name of iterations", dict.fromkeys(models, "one of models"))
+    right = {}
+    for name, model in models.items():
+        if name in iterations:
+            with routing_iterations(model, iterations[name]):
+                right[name] = is_correct(predict(model, images, progress=progress), labels)
+        else:
+            right[name] = is_correct(predict(model, images, progress=progress), labels)
+    return right
+
+
+def accuracies(right: dict) -> dict[str, float]:
+    """The share of images each model reads right: name -> accuracy in [0, 1], from
+    ``read_right``'s name -> ``[N]`` booleans."""
+    return {name: correct.float().mean().item() for name, correct in right.items()}
+
+
+def viewpoint_table(translated: dict[str, float], affine: dict[str, float],
+                    quoted: dict = QUOTED) -> str:
+    """The accuracy (%) of each model (name -> accuracy in [0, 1]) on translated and on
+    affNIST-style test digits and the drop between them, one row each, then the ``quoted`` rows
+    (name -> (translated %, affine %), translated None where a source does not report it)."""
+    if translated.keys() != affine.keys():
+        raise ValueError(f"translated and affine must score the same models, got "
+                         f"{list(translated)} and {list(affine)}")
+    lines = [f"{'':<44}{'translated':>12}{'affNIST-style':>15}{'drop':>8}"]
+    rows = {name: (100 * translated[name], 100 * affine[name]) for name in affine}
+    for name, (on_translated, on_affine) in {**rows, **quoted}.items():
+        if on_translated is None:
+            lines.append(f"{name:<44}{'':>12}{on_affine:>14.2f}%")
+        else:
+            lines.append(f"{name:<44}{on_translated:>11.2f}%{on_affine:>14.2f}%"
+                         f"{on_translated - on_affine:>7.1f}")
+    return "\n".join(lines)
+
+
+def paired_verdict(right: dict, first: str, second: str, manifest: dict) -> tuple[Paired, str]:
+    """Model ``first`` minus ``second`` on the same images, image by image
+    (``statistics.paired`` of their ``read_right`` booleans), and its verdict line
+    (``loop.verdict``): final only when the recorded runs it rests on, those of the two names
+    found in ``manifest`` (name -> manifest row), have converged."""
+    for name in (first, second):
+        check_choice(name, "first and second", dict.fromkeys(right, "a model read_right scored"))
+    runs = {name: manifest[name] for name in (first, second) if name in manifest}
+    if not runs:
+        raise ValueError(f"neither {first!r} nor {second!r} is a recorded run of the manifest: a "
+                         "verdict rests on at least one")
+    comparison = paired(right[first], right[second])
+    return comparison, verdict(comparison, runs)
+
+
+def run_line(name: str, row: dict) -> str:
+    """One line on how the checkpoint ``name`` was made, from its manifest ``row``: every sitting
+    of its training (``recipes.how_made``), its seed, minutes and CPU threads, and how the run
+    ended (``loop.training_status``)."""
+    return (f"{name}: {how_made(row)} | seed {row['seed']} | {row['train_time_s'] / 60:.0f} min "
+            f"on {row['threads']} CPU thread(s) | {training_status(row['metrics'])}")
+
+
+def pairs_line(name: str, right: torch.Tensor, row: dict) -> str:
+    """One line on a two-digit model ``name``: the share of test pairs whose two digits it reads
+    right (``right`` ``[N]`` booleans), the minutes and pairs its training took (one pair per
+    training digit per epoch, up to the epoch kept) and how the run ended, from its manifest
+    ``row``."""
+    both = right.float().mean().item()
+    seen = row["train_examples"] * row["metrics"]["chosen_epoch"]
+    return (f"{name}: both digits right in {100 * both:.2f} % of the test pairs (error "
+            f"{100 * (1 - both):.1f} %) | trained {row['train_time_s'] / 60:.0f} min, "
+            f"{seen / 1e6:.2f}M training pairs seen | {training_status(row['metrics'])}")
+
+
+def accuracy_by_overlap(right: dict, overlap: torch.Tensor,
+                        groups: int = 4) -> tuple[dict[str, list[float]], list[str]]:
+    """Test pairs split into ``groups`` equal groups by the ``overlap`` ``[N]`` of their two ink
+    boxes (``transformed_mnist.box_overlap``), least overlap first: each model's accuracy (%) in
+    every group (``right``: name -> ``[N]`` booleans, ``read_right``) and each group's range of
+    overlap in words, e.g. ``"35-60 %"``."""
+    check_shape(overlap, "overlap", "[N] overlaps in [0, 1]", ndim=1)
+    edges = torch.quantile(overlap, torch.arange(1, groups) / groups)  # [groups - 1]
+    group = torch.bucketize(overlap, edges)  # [N]: 0 .. groups - 1
+    scores = {name: [100 * correct[group == g].float().mean().item() for g in range(groups)]
+              for name, correct in right.items()}
+    ranges = [f"{100 * a:.0f}-{100 * b:.0f} %" for a, b in
+              zip([overlap.min(), *edges], [*edges, overlap.max()], strict=True)]
+    return scores, ranges
 
 
 @torch.no_grad()
@@ -46,7 +174,6 @@ def viewpoint_state(capsnet, cnn, digit: torch.Tensor, rotation: float = 0.0, sh
             "probabilities": probabilities.numpy(), "cnn_prediction": int(probabilities.argmax()),
             "transform": {"rotation": rotation, "shear": shear, "scale": scale, "dx": dx,
                           "dy": dy}}
-
 
 
 @torch.no_grad()

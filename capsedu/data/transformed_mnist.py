@@ -38,6 +38,16 @@ class AffineRanges:
     shear: float = 0.2  # +- x += shear * y
     scale: tuple[float, float] = (0.8, 1.2)  # horizontal and vertical, drawn independently
 
+    def band(self, factor: str) -> tuple[float, float]:
+        """The lowest and highest value of one factor of ``SWEEPS`` ("rotation", "shear" or
+        "scale") within these ranges."""
+        if factor not in SWEEPS:
+            raise ValueError(f"factor must be one of {list(SWEEPS)}, got {factor!r}")
+        if factor == "scale":
+            return self.scale
+        spread = getattr(self, factor)
+        return -spread, spread
+
 
 AFFNIST_RANGES = AffineRanges()
 
@@ -159,6 +169,16 @@ def random_affine(images: torch.Tensor, seed: int = 0, ranges: AffineRanges = AF
     t = ink_keeping_offsets(warp(images, A, torch.zeros(n, 2)), g)  # [N, 2]
     p["tx"], p["ty"] = t.unbind(1)
     return warp(images, A, t).clamp(0, 1), p
+
+
+def drawn_ranges(params: dict) -> str:
+    """The range of the maps ``random_affine`` drew (its ``params``), in words: the lowest and
+    highest rotation, shear and scale (either axis)."""
+    low_scale = min(params["scale_x"].min(), params["scale_y"].min())
+    high_scale = max(params["scale_x"].max(), params["scale_y"].max())
+    return (f"rotation {params['rotation'].min():+.1f} to {params['rotation'].max():+.1f} "
+            f"degrees, shear {params['shear'].min():+.2f} to {params['shear'].max():+.2f}, "
+            f"scales {low_scale:.2f} to {high_scale:.2f}")
 
 
 def ink_keeping_offsets(images: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
