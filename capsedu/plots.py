@@ -17,14 +17,17 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Circle, FancyBboxPatch, Rectangle
 from PIL import Image
 
+from .bug_zoo import running_mean
 from .capsnet import CapsNet
 from .capsule_vectors import decode_pose, draw, part_from_vector, pose_vector, read_pose
 from .costs import anatomy
 from .data import faces
+from .data import transformed_mnist as tm
 from .digit_capsules import DELTAS
 from .functional import margin_loss_curves
 from .loop import PATIENCE, best_epoch, converged
-from .parts.votes import pose_code, predict_face
+from .parts.votes import PARENTS, pose_code, predict_face, predicted_faces
+from .poses import wrap_angle
 
 
 def png_bytes(fig: Figure, dpi: int = 80) -> bytes:
@@ -640,11 +643,251 @@ def show_coupling_trace(fig, trace, rows, cols) -> None:
     fig.tight_layout()
 
 
-def face_length_boxplot(ax, lengths: dict, threshold: float) -> None:
+def face_length_boxplot(ax, lengths: dict, threshold: float, legend_below: bool = False) -> None:
     """A box of face-capsule lengths per kind (``lengths``: kind -> ``[n]``) and the
-    ``threshold`` above which a length counts as a face, dashed."""
+    ``threshold`` above which a length counts as a face, dashed; its key in the lower left, or
+    with ``legend_below`` below the axes (a figure with ``layout="constrained"``), where it hides
+    no box."""
     ax.boxplot(list(lengths.values()), showfliers=True)
     ax.set_xticks(range(1, len(lengths) + 1), list(lengths))
-    ax.axhline(threshold, color="gray", ls="--", label=f"threshold {threshold}")
+    ax.axhline(threshold, color="gray", ls="--", label=f"threshold {threshold:.3g}")
     ax.set(ylabel="face capsule length after routing", ylim=(0, 1))
+    if legend_below:
+        ax.figure.legend(loc="outside lower center")
+    else:
+        ax.legend(loc="lower left")
+
+
+# --- Faces: parts vote for wholes (07) ---------------------------------------------------------
+
+
+def draw_detected_parts(fig, detector, examples: dict) -> None:
+    """One panel per named image of ``examples`` (name -> ``[1, 1, H, W]``) with the part
+    capsules ``detector`` reads off it (``draw_detections``), and a legend of the parts'
+    colours below."""
+    for ax, (name, image) in zip(fig.subplots(1, len(examples)), examples.items(), strict=True):
+        poses, presence = detector.detect(image)
+        draw_detections(ax, image[0, 0], poses[0], presence[0])
+        ax.set_title(name)
+    handles = [Line2D([], [], color=PART_COLORS[k], marker="o", label=k) for k in faces.PART_KINDS]
+    fig.legend(handles=handles, loc="outside lower center", ncol=4, fontsize="small")
+
+
+def draw_part_votes(ax_scene, ax_c, model, scene, title: str):
+    """Render ``scene``, let the pose-capsule ``model`` detect, vote and route it, and draw the
+    scene with each detected part's predicted face as a ghost (``ax_scene``) and the couplings
+    part -> parent (``ax_c``). Returns the ``RoutingResult`` (couplings ``c`` ``[1, 4, 2]``,
+    parents ``v`` ``[1, 2, D + 1]``)."""
+    x = torch.from_numpy(faces.render(scene))[None, None]  # [1, 1, 32, 32]
+    poses, _, _, routing = model.capsules(x)
+    ghosts = predicted_faces(poses[0].double().numpy(), model.W.numpy())  # [4, 4]
+    draw_scene(ax_scene, scene, size=32, ghosts=dict(zip(faces.PART_KINDS, ghosts, strict=True)))
+    ax_scene.set_title(f"{title}: |v_face| = {routing.v[0, 0].norm().item():.2f}")
+    coupling_heatmap(ax_c, routing.c[0].numpy(), faces.PART_KINDS, PARENTS, title="c_ij")
+    return routing
+
+
+def draw_rotation_sweep(ax, sweep: dict) -> None:
+    """The angles a pose-capsule model reads off a turning face (``pose_net.rotation_sweep``):
+    each part's as dots in its colour, the face capsule's as a line, each taken to the turn's
+    side of 360°, against the turn."""
+    angles = sweep["angles"]
+    for k, kind in enumerate(faces.PART_KINDS):
+        ax.plot(angles, angles + wrap_angle(sweep["part_angles"][:, k] - angles), ".",
+                color=PART_COLORS[kind], label=kind)
+    ax.plot(angles, angles + wrap_angle(sweep["face_angle"] - angles), "k-", lw=1,
+            label="face capsule")
+    ax.set(xlabel="face turned by (°)", ylabel="angle read by the model (°)",
+           title="poses turn with the face")
+    ax.legend(fontsize="small")
+
+
+def draw_turned_scores(ax, angles, scores: dict) -> None:
+    """Each model's score for "face" against the turn of the face, and dotted in the same
+    colour where it cuts (``scores``: name -> (score, cut), ``scoring.turned_face_scores``)."""
+    for name, (score, cut) in scores.items():
+        (line,) = ax.plot(angles, score.numpy(), ".-", label=name)
+        ax.plot(angles, cut.numpy(), ":", color=line.get_color(), lw=1)
+    ax.set(xlabel="face turned by (°)", ylabel="score for face (dotted: its cut)", ylim=(0, 1.05),
+           title="the verdict stays (or not)")
+    ax.legend(fontsize="x-small", loc="center left", bbox_to_anchor=(1.01, 0.5))
+
+
+# --- Viewpoint and overlapping digits (08) -------------------------------------------------------
+
+
+def affine_titles(params: dict, n: int) -> list[str]:
+    """Short titles of the first ``n`` maps ``random_affine`` drew (its ``params``): the rotation
+    in whole degrees, the shear, the two scales."""
+    return [f"{round(float(params['rotation'][k])):+d}°, sh {params['shear'][k]:+.2f}\n"
+            f"s {params['scale_x'][k]:.2f}x{params['scale_y'][k]:.2f}" for k in range(n)]
+
+
+def draw_affine_examples(fig, translated: torch.Tensor, affine: torch.Tensor,
+                         params: dict) -> None:
+    """The same digits twice on ``fig``: ``translated`` ``[n, 1, S, S]`` on the top row, under
+    their affNIST-style maps (``affine`` ``[n, 1, S, S]``, each titled by its map of
+    ``params``) on the bottom row."""
+    axes = fig.subplots(2, len(translated), squeeze=False)
+    draw_digits(axes[0], translated[:, 0], frame=True)
+    draw_digits(axes[1], affine[:, 0], affine_titles(params, len(affine)), fontsize=8,
+                frame=True)
+    axes[0, 0].set_ylabel("translated")
+    axes[1, 0].set_ylabel("affNIST-style")
+    fig.suptitle("the same test digits, as the models are trained (top) and as the affNIST test "
+                 "shows them")
+
+
+def draw_sweep_examples(fig, digit: torch.Tensor) -> None:
+    """One MNIST ``digit`` ``[1, 28, 28]`` at every value of each sweep of
+    ``transformed_mnist.SWEEPS``, one row per factor, each image titled by its value."""
+    columns = max(len(values) for values in tm.SWEEPS.values())
+    axes = fig.subplots(len(tm.SWEEPS), columns, squeeze=False)
+    for row, (factor, values) in zip(axes, tm.SWEEPS.items(), strict=True):
+        images = torch.cat([tm.sweep(digit[None], factor, value) for value in values])
+        draw_digits(row[:len(values)], images[:, 0], [f"{v:g}" for v in values], fontsize=8,
+                    frame=True)
+        for ax in row[len(values):]:
+            ax.axis("off")
+        row[0].set_ylabel(factor)
+
+
+def draw_quoted_bars(ax, measured: dict[str, float], quoted: dict[str, float]) -> None:
+    """One horizontal bar per accuracy (%), top to bottom: the ``measured`` ones (name -> %) in
+    each model's colour (``model_colour``), then the ``quoted`` ones (source: model -> %) in grey,
+    a lighter grey for each next source; each value written beside its bar."""
+    sources = list(dict.fromkeys(name.split(":")[0] for name in quoted))
+    greys = {source: f"{0.55 + 0.1 * k:.2f}" for k, source in enumerate(sources)}
+    colors = ([model_colour(name) for name in measured]
+              + [greys[name.split(":")[0]] for name in quoted])
+    values = [*measured.values(), *quoted.values()]
+    ax.barh([*measured, *quoted], values, color=colors)
+    for y, value in enumerate(values):
+        ax.text(value, y, f" {value:.1f} %", va="center")
+    ax.set(xlim=(0, 109), xlabel="accuracy on affine-transformed digits (%)")
+    ax.invert_yaxis()
+
+
+SWEEP_STYLES = ("o-", "^--", "s-")  # the markers and lines of 08's sweep curves, model by model
+
+
+def draw_sweep_curves(fig, curves: dict, n: int,
+                      ranges: tm.AffineRanges = tm.AFFNIST_RANGES) -> None:
+    """One panel per factor of ``transformed_mnist.SWEEPS``: each model's accuracy (%) at every
+    value of the sweep (``curves``: ``robustness.sweep_curves``, on ``n`` digits), the range of
+    that factor in ``ranges`` as a grey band."""
+    if len(curves) > len(SWEEP_STYLES):
+        raise ValueError(f"draw_sweep_curves draws at most {len(SWEEP_STYLES)} models, got "
+                         f"{len(curves)}")
+    axes = fig.subplots(1, len(tm.SWEEPS), sharey=True, squeeze=False)[0]
+    for ax, factor in zip(axes, tm.SWEEPS, strict=True):
+        for (name, by_factor), style in zip(curves.items(), SWEEP_STYLES, strict=False):
+            ax.plot(tm.SWEEPS[factor], [100 * a for a in by_factor[factor]], style,
+                    color=model_colour(name), ms=4, label=name)
+        ax.axvspan(*ranges.band(factor), color="0.92", zorder=0)
+        ax.set(xlabel=factor + (" (degrees)" if factor == "rotation" else ""),
+               title=f"sweep of {factor}")
+    axes[0].set_ylabel(f"accuracy (%), {n:,} digits")
+    axes[0].legend(fontsize=8, loc="lower left")
+    fig.suptitle("grey band: the affNIST range of that factor", y=1.02)
+
+
+def draw_group_bars(ax, scores: dict[str, list[float]], labels: list[str]) -> None:
+    """Grouped bars: one group per label, one bar per model (``scores``: name -> one accuracy in %
+    per group, e.g. ``robustness.accuracy_by_group``), in each model's colour."""
+    width = 0.8 / len(scores)
+    for k, (name, values) in enumerate(scores.items()):
+        at = np.arange(len(labels)) + (k - (len(scores) - 1) / 2) * width
+        ax.bar(at, values, width, label=name, color=model_colour(name))
+    ax.set(xticks=range(len(labels)), xticklabels=labels, ylim=(0, 100))
     ax.legend(loc="lower left")
+
+
+def draw_segmentation(fig, pairs: torch.Tensor, labels: torch.Tensor, read: torch.Tensor,
+                      redrawn: torch.Tensor) -> None:
+    """The paper's Fig. 5 on ``fig``: test ``pairs`` ``[n, 1, S, S]`` with their true ``labels``
+    ``[n, 2]`` on top, below them the two digits a two-digit CapsNet redraws from the two
+    capsules it reads (``read`` ``[n, 2]``, ``redrawn`` ``[n, 2, 1, S, S]``, from
+    ``reconstruct_each``) in the two colours of ``two_colour``."""
+    axes = fig.subplots(2, len(pairs), squeeze=False)
+    draw_digits(axes[0], pairs[:, 0], [f"true {sorted(pair)}" for pair in labels.tolist()],
+                frame=True)
+    draw_digits(axes[1], [two_colour(images[:, 0].numpy()) for images in redrawn],
+                [f"read {first} / {second}" for first, second in read.tolist()], frame=True)
+    first, second = (colour.removeprefix("tab:") for colour in TWO_COLOURS)
+    fig.suptitle(f"top: test pairs; bottom: the CapsNet's two reconstructions ({first} = the "
+                 f"smaller class read, {second} = the larger)", y=1.0)
+
+
+# --- Routing under the microscope (09) -----------------------------------------------------------
+
+
+def draw_seed_spread(ax, errors: dict[str, np.ndarray], ylabel: str,
+                     gap_after: int | None = None) -> None:
+    """Each setting's value per seed (``errors``: label -> ``[seeds]``, e.g. a test error in %,
+    named by ``ylabel``) as grey dots and their mean ± standard deviation over the seeds in
+    orange, one column per setting; after the first ``gap_after`` settings, a gap."""
+    x = [k + 0.6 * (gap_after is not None and k >= gap_after) for k in range(len(errors))]
+    for at, values in zip(x, errors.values(), strict=True):
+        ax.scatter([at] * len(values), values, color="0.5", s=14, zorder=3)
+        ax.errorbar(at, values.mean(), yerr=values.std(ddof=1), fmt="o", color="tab:orange",
+                    capsize=4, zorder=4)
+    ax.set(xticks=x, xticklabels=list(errors), ylabel=ylabel,
+           title="each grey dot one seed; orange: mean ± std over seeds")
+
+
+def draw_epoch_curves(ax, curves: dict[str, list[float]], color: str = "tab:orange") -> None:
+    """Every run's held-out accuracy (%) after each epoch (``curves``: name -> accuracy in [0, 1]
+    per epoch), one faint line each."""
+    for curve in curves.values():
+        ax.plot(range(1, len(curve) + 1), [100 * a for a in curve], "-", color=color,
+                alpha=0.4, marker="o", ms=3)
+    epochs = max(len(curve) for curve in curves.values())
+    ax.set(xlabel="epoch", ylabel="held-out accuracy (%)", xticks=range(1, epochs + 1))
+
+
+COUPLING_STATS = {"entropy": "normalised entropy", "distance": "distance from uniform",
+                  "polarised": "share polarised (> 0.9)"}  # couplings.coupling_trace's numbers
+
+
+def draw_coupling_traces(fig, traces: dict[str, list[dict]], trained_with: int = 3) -> None:
+    """One panel per number of ``couplings.coupling_trace`` (``COUPLING_STATS``): each model's
+    value at every routing iteration (``traces``: name -> trace; a name with "permuted" in it
+    dashed), the iterations the models were trained with marked by a grey line."""
+    axes = fig.subplots(1, len(COUPLING_STATS))
+    iterations = range(1, max(len(trace) for trace in traces.values()) + 1)
+    for name, trace in traces.items():
+        style = "--" if "permuted" in name else "-"
+        for ax, stat in zip(axes, COUPLING_STATS, strict=True):
+            ax.plot(range(1, len(trace) + 1), [step[stat] for step in trace], style, marker="o",
+                    ms=3, label=name)
+    for ax, title in zip(axes, COUPLING_STATS.values(), strict=True):
+        ax.axvline(trained_with, color="0.8", zorder=0)
+        ax.set(xlabel="routing iteration", title=title, xticks=iterations)
+    axes[-1].legend(fontsize=8)
+    fig.suptitle(f"grey line: the {trained_with} iterations each model was trained with", y=1.02)
+
+
+def draw_zoo_curves(fig, zoo: dict[str, dict], correct: str, bugs, stopped_at: int) -> None:
+    """One column per bug of ``bugs``: its recorded run's loss (top, log scale) and training
+    accuracy (bottom) of every step, each the mean of its last steps (``bug_zoo.running_mean``),
+    in red over the ``correct`` run's in grey (``zoo``: the recorded runs by name,
+    ``bug_zoo.read_results``); a dotted line at step ``stopped_at`` (where a live run stopped)."""
+    axes = fig.subplots(2, len(bugs), sharex=True, squeeze=False)
+    for col, name in enumerate(bugs):
+        for row, key in enumerate(("batch_loss", "batch_accuracy")):
+            ax = axes[row, col]
+            ax.plot(running_mean(zoo[correct][key]), color="0.6", label="correct")
+            ax.plot(running_mean(zoo[name][key]), color="tab:red", label=name)
+            ax.axvline(stopped_at, color="0.3", ls=":")
+            ax.set(yscale="log" if key == "batch_loss" else "linear")
+        axes[0, col].set_title(f"{name}\ntest {100 * zoo[name]['test_accuracy']:.1f} % "
+                               f"(correct {100 * zoo[correct]['test_accuracy']:.1f} %)",
+                               fontsize=9)
+        axes[1, col].set_xlabel("training step")
+    axes[0, 0].set_ylabel("loss (log scale)")
+    axes[1, 0].set_ylabel("training accuracy")
+    key_lines = [Line2D([], [], color="0.6"), Line2D([], [], color="tab:red"),
+                 Line2D([], [], color="0.3", ls=":")]
+    fig.legend(key_lines, ["the correct model", "the panel's bug", "where the live run stopped"],
+               loc="lower center", ncol=3, bbox_to_anchor=(0.5, -0.06), fontsize=9)
