@@ -173,20 +173,26 @@ class CapsNet(nn.Module):
 
 @contextmanager
 def routing_iterations(model: nn.Module, iterations: int) -> Iterator[nn.Module]:
-    """Route ``model`` (a ``CapsNet``, or any model whose ``digits`` layer routes) with
-    ``iterations`` inside the ``with`` block, its weights unchanged; its own number of iterations
-    comes back when the block ends, also after an error::
+    """Route ``model`` (a ``CapsNet``, any model whose ``digits`` layer routes, or a model that
+    routes by its own ``iterations``, as ``parts.pose_net.PoseCapsuleNet``) with ``iterations``
+    inside the ``with`` block, its weights unchanged; its own number of iterations comes back
+    when the block ends, also after an error::
 
         with routing_iterations(capsnet, 1):  # uniform coupling, the same weights
             accuracy = evaluate(capsnet, test)
     """
     check_integer(iterations, "iterations", 1, "routing iterations")
-    trained_with = model.digits.iterations
-    model.digits.iterations = iterations
+    router = getattr(model, "digits", model)  # the layer (or model) that holds the iterations
+    if not hasattr(router, "iterations"):
+        raise TypeError(f"a {type(model).__name__} does not route: routing_iterations needs a "
+                        "model with a routing 'digits' layer (CapsNet) or an 'iterations' of its "
+                        "own (PoseCapsuleNet)")
+    trained_with = router.iterations
+    router.iterations = iterations
     try:
         yield model
     finally:
-        model.digits.iterations = trained_with
+        router.iterations = trained_with
 
 
 def count_parameters(model: nn.Module) -> int:

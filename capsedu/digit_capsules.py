@@ -18,8 +18,9 @@ DELTAS = 0.05 * torch.arange(-5, 6)  # [11]: -0.25, -0.20, ..., 0, ..., +0.25
 
 @torch.no_grad()
 def encode(model: CapsNet, images: torch.Tensor):
-    """Run the CapsNet on ``images`` ``[B, 1, 28, 28]``; return its ``CapsNetOutput`` (v
-    ``[B, 10, 16]``, lengths ``[B, 10]``, routing with the couplings of every iteration)."""
+    """Run the CapsNet on ``images`` ``[B, 1, 28, 28]`` (any size its config reads), without
+    gradients; return its ``CapsNetOutput`` (v ``[B, 10, 16]``, lengths ``[B, 10]``, routing with
+    the couplings of every iteration)."""
     return model(images)
 
 

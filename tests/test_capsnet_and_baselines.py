@@ -251,3 +251,35 @@ def test_routing_iterations_routes_the_same_weights_and_always_restores():
     with pytest.raises(ValueError, match="iterations must be an integer >= 1"):
         with routing_iterations(model, 0):
             pass
+
+
+def test_routing_iterations_routes_a_pose_capsule_net_too_and_always_restores():
+    from capsedu.capsnet import routing_iterations
+    from capsedu.data import faces
+    from capsedu.data.faces import part_slots
+    from capsedu.parts.pose_net import PoseCapsuleNet
+    from capsedu.parts.votes import exact_transforms
+
+    model = PoseCapsuleNet()
+    model.W.copy_(torch.from_numpy(exact_transforms()))
+    scenes = [faces.face_parts(0.5, 0.5, 20.0), faces.scramble(faces.face_parts(), seed=4)]
+    truth = torch.from_numpy(part_slots(scenes)[0]).float()
+    model.detector.detect = lambda x: (truth, torch.ones(2, 4))  # reads the true parts
+    x = torch.zeros(2, 1, 32, 32)
+    one_pass = model.capsules(x, iterations=1).routing.v.norm(dim=-1).float()
+    with routing_iterations(model, 1) as routed:
+        assert routed is model and model.iterations == 1 == model.hparams["iterations"]
+        torch.testing.assert_close(model(x), one_pass)
+    assert model.iterations == 3
+    assert not torch.allclose(model(x), one_pass)  # three iterations move the couplings
+    with pytest.raises(RuntimeError), routing_iterations(model, 2):
+        raise RuntimeError("a failure inside the block")
+    assert model.iterations == 3
+
+
+def test_routing_iterations_refuses_a_model_that_does_not_route():
+    from capsedu.capsnet import routing_iterations
+
+    with pytest.raises(TypeError, match="a BagOfPartsCNN does not route"):
+        with routing_iterations(BagOfPartsCNN(), 1):
+            pass

@@ -274,3 +274,66 @@ def test_face_threshold_agrees_with_every_models_verdict():
         said = called_face(model, x)
         above = face_probability(model, x) > face_threshold(model, x)
         assert torch.equal(said, above), type(model).__name__
+
+
+@pytest.fixture(scope="module")
+def shipped_pose_model():
+    from capsedu.parts.training import load_face_models
+
+    return load_face_models([0], ["pose capsules"])["pose capsules"][0]
+
+
+def refitted_copy(model, iterations, n, seed):
+    """The independent reference: a new model with the same weights, routing ``iterations``
+    times, its readout refitted (how notebook 07 once did it)."""
+    from capsedu.parts.pose_net import PoseCapsuleNet
+    from capsedu.parts.training import fit_readout
+
+    copy = PoseCapsuleNet(**{**model.hparams, "iterations": iterations})
+    copy.load_state_dict(model.state_dict())
+    return fit_readout(copy.eval(), n, seed)
+
+
+def test_refitted_is_a_refitted_copy_inside_and_the_shipped_model_after(shipped_pose_model):
+    from capsedu.parts.training import refitted
+
+    model = shipped_pose_model
+    W, threshold = model.W.clone(), model.threshold.clone()
+    copy = refitted_copy(model, 1, 60, seed=0)
+    x = held_out("permuted", 20)[0]
+    with refitted(model, 1, 60, seed=0) as routed:
+        assert routed is model and model.iterations == 1
+        assert torch.equal(model.W, copy.W) and torch.equal(model.threshold, copy.threshold)
+        torch.testing.assert_close(model.face_probability(x), copy.face_probability(x))
+    assert model.iterations == 3
+    assert torch.equal(model.W, W) and torch.equal(model.threshold, threshold)
+    with pytest.raises(RuntimeError), refitted(model, 2, 60, seed=0):
+        raise RuntimeError("a failure inside the block")
+    assert model.iterations == 3
+    assert torch.equal(model.W, W) and torch.equal(model.threshold, threshold)
+
+
+def test_routing_ablation_measures_what_refitted_copies_measure(shipped_pose_model):
+    from capsedu.parts.training import format_ablation, format_margins, routing_ablation
+
+    model = shipped_pose_model
+    state = {k: v.clone() for k, v in model.state_dict().items()}
+    ablation = routing_ablation([model], [0], (1, 3), ["face", "permuted"], n_test=20, n_fit=60,
+                                margin_kinds=("permuted",))
+    assert list(ablation) == [1, 3]
+    for iterations, run in ablation.items():
+        copy = refitted_copy(model, iterations, 60, seed=0)
+        assert run.rates == {k: [v] for k, v in face_rates(copy, ["face", "permuted"], 20).items()}
+        assert run.thresholds == [copy.threshold.item()]
+        lengths = copy.face_probability(held_out("permuted", 20)[0]).numpy()
+        assert run.margins["permuted"][0] == pytest.approx(np.median(lengths) - run.thresholds[0])
+        assert run.mean("face") == run.rates["face"][0]
+    assert all(torch.equal(v, state[k]) for k, v in model.state_dict().items())  # left as it was
+    table = format_ablation(ablation, ["face", "permuted"]).splitlines()
+    assert table[1].split() == ["iterations", "face", "permuted"] and len(table) == 4
+    assert table[2].split() == ["1", f"{ablation[1].mean('face'):.2f}",
+                                f"{ablation[1].mean('permuted'):.2f}"]
+    margins = format_margins(ablation).splitlines()
+    assert margins[0].split()[:3] == ["iterations", "threshold", "permuted"]
+    assert margins[2].split() == ["3", f"{ablation[3].thresholds[0]:.3f}",
+                                  f"{ablation[3].margins['permuted'][0]:+.3f}"]

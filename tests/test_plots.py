@@ -59,3 +59,50 @@ def test_course_figures_of_notebook_05_draw_what_they_are_given():
     draw_digits(axes, torch.rand(2, 28, 28), ["x", "y"])
     assert [ax.get_title() for ax in axes] == ["x", "y"] and not axes[0].get_frame_on()
     plt.close("all")
+
+
+def test_course_figures_of_notebook_07_draw_what_the_models_read():
+    import numpy as np
+    import torch
+
+    from capsedu.data.faces import part_slots
+    from capsedu.parts.pose_net import PoseCapsuleNet
+    from capsedu.parts.votes import exact_transforms
+    from capsedu.plots import (
+        draw_detected_parts,
+        draw_part_votes,
+        draw_rotation_sweep,
+        draw_turned_scores,
+        face_length_boxplot,
+    )
+
+    scene = faces.face_parts(0.5, 0.5, 20.0)
+    model = PoseCapsuleNet()
+    model.W.copy_(torch.from_numpy(exact_transforms()))
+    truth = torch.from_numpy(part_slots([scene])[0]).float()  # [1, 4, 4]
+    model.detector.detect = lambda x: (truth.expand(len(x), -1, -1), torch.ones(len(x), 4))
+    fig, (ax_scene, ax_c) = plt.subplots(1, 2)
+    routing = draw_part_votes(ax_scene, ax_c, model, scene, "a face")
+    expected = model.capsules(torch.zeros(1, 1, 32, 32)).routing
+    torch.testing.assert_close(routing.c, expected.c)
+    assert ax_scene.get_title() == f"a face: |v_face| = {expected.v[0, 0].norm().item():.2f}"
+    fig = plt.figure(layout="constrained")
+    draw_detected_parts(fig, model.detector, {"one": torch.zeros(1, 1, 32, 32),
+                                              "two": torch.zeros(1, 1, 32, 32)})
+    assert [ax.get_title() for ax in fig.axes] == ["one", "two"] and len(fig.legends) == 1
+    fig, ax = plt.subplots(layout="constrained")
+    face_length_boxplot(ax, {"face": np.array([0.9, 0.95]), "permuted": np.array([0.2])}, 0.92712,
+                        legend_below=True)
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["face", "permuted"]
+    assert ax.lines[-1].get_ydata()[0] == 0.92712  # the threshold, dashed
+    assert ax.get_legend() is None and fig.legends[0].texts[0].get_text() == "threshold 0.927"
+    fig, (ax1, ax2) = plt.subplots(1, 2)
+    angles = np.array([0.0, 350.0])
+    sweep = {"angles": angles, "part_angles": np.array([[1.0] * 4, [-5.0] * 4]),
+             "face_angle": np.array([2.0, -8.0])}
+    draw_rotation_sweep(ax1, sweep)
+    assert ax1.lines[0].get_ydata().tolist() == [1.0, 355.0]  # -5° read at a turn of 350°
+    assert ax1.lines[-1].get_ydata().tolist() == [2.0, 352.0]
+    draw_turned_scores(ax2, angles, {"m": (torch.tensor([0.75, 0.25]), torch.tensor([0.5, 0.5]))})
+    assert [line.get_ydata().tolist() for line in ax2.lines] == [[0.75, 0.25], [0.5, 0.5]]
+    plt.close("all")

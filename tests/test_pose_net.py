@@ -176,3 +176,53 @@ def test_the_shipped_pose_capsules_are_equivariant_and_their_verdict_invariant()
     assert np.abs(wrap(sweep["part_angles"] - angles[:, None])).max() < 25  # small eyes: ~20°
     assert np.abs(wrap(sweep["face_angle"] - angles)).max() < 15
     assert (sweep["face_length"] > model.threshold.item()).all()
+
+
+def test_format_offsets_of_the_exact_transforms_are_the_generators_offsets():
+    from capsedu.parts.pose_net import format_offsets
+
+    lines = format_offsets(exact_transforms()).splitlines()
+    assert lines[0].split("|")[1].strip() == "learned offset (x, y)"
+    centre = np.mean(list(faces.CANONICAL_OFFSETS.values()), axis=0)
+    for kind, line in zip(faces.PART_KINDS, lines[1:], strict=True):
+        name, learned, true = (cell.strip() for cell in line.split("|"))
+        dx, dy = np.subtract(faces.CANONICAL_OFFSETS[kind], centre)
+        assert name == kind and true == f"({dx:+.3f}, {dy:+.3f})"
+        offset = np.array(faces.CANONICAL_OFFSETS[kind])  # exact W_i^-1 moves by the offset
+        assert learned == f"({offset[0]:+.3f}, {offset[1]:+.3f})"
+
+
+def test_pose_capsule_net_iterations_is_its_hparam():
+    model = PoseCapsuleNet(iterations=2)
+    assert model.iterations == 2
+    model.iterations = 5
+    assert model.hparams["iterations"] == 5
+
+
+def test_rotation_sweep_errors_are_the_wrapped_distance_from_the_turn():
+    from capsedu.parts.pose_net import rotation_sweep
+
+    model = PoseCapsuleNet()
+    angles = np.array([0, 90, 350])
+    read = torch.tensor([[10.0, -10.0, 0.0, 179.0], [80.0, 90.0, 100.0, 90.0],
+                         [-5.0, 355.0, 10.0, 170.0]])  # the angles the detector "reads"
+    model.detector.detect = lambda x: (torch.cat([torch.full((3, 4, 2), 0.5), read[..., None],
+                                                  torch.ones(3, 4, 1)], dim=-1), torch.ones(3, 4))
+    sweep = rotation_sweep(model, faces.face_parts(), angles)
+    np.testing.assert_allclose(sweep["part_error"], [[10, 10, 0, 179], [10, 0, 10, 0],
+                                                     [5, 5, 20, 180]], atol=1e-4)
+    assert sweep["face_error"].shape == (3,) and (sweep["face_error"] <= 180).all()
+
+
+def test_format_detection_quality_has_one_row_of_detection_quality_per_kind():
+    from capsedu.parts.detector import format_detection_quality
+    from capsedu.parts.scoring import held_out
+
+    torch.manual_seed(0)
+    det = PartDetector().eval()
+    lines = format_detection_quality(det, ["face", "permuted"], 8).splitlines()
+    assert len(lines) == 3 and lines[0].split("|")[0].strip() == "kind"
+    q = detection_quality(det, *held_out("permuted", 8))
+    cells = [cell.strip() for cell in lines[2].split("|")]
+    assert cells == ["permuted", f"{q['presence']:.3f}", f"{q['position_px']:.2f} px",
+                     f"{q['angle_deg']:.1f}°", f"{q['good']:.3f}"]

@@ -105,3 +105,44 @@ def test_the_part_pose_mlp_reads_presence_masked_poses():
     model.train()
     assert not model.detector.training and model.mlp.training  # the detector stays frozen
     assert not any(p.requires_grad for p in model.detector.parameters())
+
+
+def test_format_accuracies_rates_and_fooled_from_hand_made_runs():
+    from capsedu import count_parameters
+    from capsedu.parts.scoring import SeedRuns, face_rate_table, format_accuracies, format_fooled
+
+    cnn = BagOfPartsCNN(channels=(2,))
+    rates = {"face": [1.0, 0.8], "nonface": [0.0, 0.2], "rotated": [0.5, 0.5],
+             **{k: [0.75, 0.25] if k == "permuted" else [0.6, 0.8]
+                for k in faces.SCRAMBLED_KINDS}}
+    rates["off-centre upside_down"] = [0.0, 0.0]  # a kind with a long name
+    runs = {"a CNN": SeedRuns("a CNN", [0, 1], [cnn, cnn], rates)}
+    # accuracy per seed: (1 + 1 - 0) / 2 = 1.0 and (0.8 + 1 - 0.2) / 2 = 0.8
+    assert format_accuracies(runs) == (
+        f"           a CNN: {count_parameters(cnn):>9,} parameters, "
+        "faces vs non-faces accuracy 0.900 ± 0.100")
+    wide = face_rate_table(runs, ["face", "off-centre upside_down"], width=19).splitlines()
+    assert wide[1].startswith("face" + " " * 19) and wide[2].startswith("off-centre upside_down ")
+    assert [len(line.split("(")[0].rstrip()) for line in wide] == [23 + 19] * 3  # aligned
+    line = format_fooled(runs)
+    fooled = [k for k in faces.SCRAMBLED_KINDS if k != "permuted"]  # 0.7 > 0.5; permuted 0.5
+    assert "accepts 90% of faces, 50% of turned faces" in line
+    assert f"by: {', '.join(fooled)}" in line
+    # the std over seeds: 0.25 on permuted, 0.1 on the three others
+    assert line.endswith(f"spread over seeds on scrambles: {np.mean([0.25] + [0.1] * 3):.2f}")
+
+
+def test_turned_face_scores_are_each_models_scores_on_the_turned_faces():
+    from capsedu.parts.scoring import face_scores, turned_face_scores
+
+    torch.manual_seed(0)
+    model = BagOfPartsCNN(channels=(2,)).eval()
+    parts = faces.face_parts()
+    scores = turned_face_scores({"cnn": model}, parts, [0, 90])
+    score, cut = scores["cnn"]
+    assert score.shape == cut.shape == (2,)
+    for k, angle in enumerate([0, 90]):
+        x = torch.from_numpy(faces.render(faces.rotate(parts, angle)))[None, None]
+        expected = face_scores(model, x)
+        assert score[k].item() == pytest.approx(expected[0].item(), abs=1e-6)
+        assert cut[k].item() == pytest.approx(expected[1].item())

@@ -14,6 +14,7 @@ from torch import nn
 from ..data import faces
 from ..poses import wrap_angle
 from ..validate import check_finite, check_shape
+from .scoring import held_out
 
 N_KINDS = len(faces.PART_KINDS)
 # per part kind and cell: "where" logit, offset dx, dy in the cell, cos and sin of the angle,
@@ -138,3 +139,15 @@ def detection_quality(detector: PartDetector, images: torch.Tensor, scenes) -> d
     return {"presence": ((presence > 0.5) == there).float().mean().item(),
             "position_px": position.median().item(), "angle_deg": angle.median().item(),
             "good": ((position <= 2) & (angle <= 30)).float().mean().item()}
+
+
+def format_detection_quality(detector: PartDetector, kinds, n: int) -> str:
+    """A table of ``detection_quality`` on ``n`` held-out images (``scoring.held_out``) of each
+    of ``kinds``: one row per kind."""
+    lines = [f"{'kind':>16} | presence right | position error | angle error | "
+             "parts within 2 px and 30°"]
+    for kind in kinds:
+        q = detection_quality(detector, *held_out(kind, n))
+        lines.append(f"{kind:>16} | {q['presence']:>14.3f} | {q['position_px']:>11.2f} px | "
+                     f"{q['angle_deg']:>9.1f}° | {q['good']:.3f}")
+    return "\n".join(lines)

@@ -19,7 +19,7 @@ import torch
 from torch import nn
 
 from ..data import faces
-from ..poses import pose_matrix
+from ..poses import pose_matrix, wrap_angle
 from ..routing import RoutingResult, dynamic_routing
 from .detector import N_KINDS, PartDetector
 from .votes import (
@@ -66,6 +66,20 @@ def fit_transforms(poses: np.ndarray) -> np.ndarray:
     return W
 
 
+def format_offsets(W: np.ndarray) -> str:
+    """A table comparing each part's offset from the face's frame learned in ``W`` ``[4, 3, 3]``
+    (the translation of W_i^-1) with the generator's offset from the centre of the four parts
+    (``faces.CANONICAL_OFFSETS``): one row per part."""
+    centre = np.mean(list(faces.CANONICAL_OFFSETS.values()), axis=0)
+    lines = [f"{'part':>10} | learned offset (x, y) | generator's offset from the parts' centre"]
+    for kind, W_i in zip(faces.PART_KINDS, W, strict=True):
+        learned = np.linalg.inv(W_i)[:2, 2]
+        true = np.subtract(faces.CANONICAL_OFFSETS[kind], centre)
+        lines.append(f"{kind:>10} | ({learned[0]:+.3f}, {learned[1]:+.3f})      | "
+                     f"({true[0]:+.3f}, {true[1]:+.3f})")
+    return "\n".join(lines)
+
+
 def fit_threshold(face_lengths: np.ndarray, nonface_lengths: np.ndarray) -> float:
     """The face-length threshold that classifies the most training faces and non-faces right
     (equal weight to both); the middle of the best range, so it sits between the two groups."""
@@ -108,6 +122,16 @@ class PoseCapsuleNet(nn.Module):
         keys = ("face_gain", "background_gain", "sigma_xy", "sigma_angle")
         return {k: self.hparams[k] for k in keys}
 
+    @property
+    def iterations(self) -> int:
+        """How many times the model routes (``hparams``; ``capsnet.routing_iterations`` sets it
+        for a ``with`` block)."""
+        return self.hparams["iterations"]
+
+    @iterations.setter
+    def iterations(self, iterations: int) -> None:
+        self.hparams["iterations"] = iterations
+
     @torch.no_grad()
     def capsules(self, x: torch.Tensor, iterations: int | None = None) -> "PoseCapsules":
         """Everything the model computes for images ``x``, in one pass: the part capsules, their
@@ -115,7 +139,7 @@ class PoseCapsuleNet(nn.Module):
         poses, presence = self.detector.detect(x)
         u_hat = pose_votes(poses.double().numpy(), presence.double().numpy(), self.W.numpy(),
                            **self.tuning)
-        routing = dynamic_routing(u_hat, iterations or self.hparams["iterations"])
+        routing = dynamic_routing(u_hat, iterations or self.iterations)
         return PoseCapsules(poses, presence, u_hat, routing)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
@@ -146,14 +170,19 @@ def rotation_sweep(model: PoseCapsuleNet, parts, angles) -> dict:
     """Turn the scene ``parts`` about its face parts' centre by each of ``angles`` (degrees)
     and record what the model reads: detected part angles ``[len(angles), 4]``, the face pose
     decoded from the face capsule (its angle ``[len(angles)]``) and the face length, with the
-    ``images`` ``[len(angles), size, size]`` it read them from."""
+    ``images`` ``[len(angles), size, size]`` it read them from; and how far each read angle is
+    from the turn, wrapped into [0, 180]: ``part_error`` ``[len(angles), 4]`` and ``face_error``
+    ``[len(angles)]``."""
     centre = faces.face_centre(parts)
     scenes = [faces.rotate(parts, a, about=centre) for a in angles]
     size = model.detector.hparams["image_size"]
     x = torch.from_numpy(faces.render_many(scenes, size))[:, None]  # [angles, 1, size, size]
     out = model.capsules(x)
     face = out.routing.v[:, PARENTS.index("face")]  # [angles, D + 1]
-    return {"angles": np.asarray(angles, dtype=float),
-            "part_angles": out.poses[..., 2].numpy(),
-            "face_angle": np.array([decode_pose_code(v)[2] for v in face.numpy()]),
-            "face_length": face.norm(dim=-1).float().numpy(), "images": x[:, 0].numpy()}
+    part_angles = out.poses[..., 2].numpy()
+    face_angle = np.array([decode_pose_code(v)[2] for v in face.numpy()])
+    return {"angles": np.asarray(angles, dtype=float), "part_angles": part_angles,
+            "face_angle": face_angle, "face_length": face.norm(dim=-1).float().numpy(),
+            "images": x[:, 0].numpy(),
+            "part_error": np.abs(wrap_angle(part_angles - np.asarray(angles)[:, None])),
+            "face_error": np.abs(wrap_angle(face_angle - np.asarray(angles)))}

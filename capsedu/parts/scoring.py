@@ -204,13 +204,15 @@ def measure_seeds(name: str, models, seeds, kinds=faces.KINDS, n_test: int = 500
 
 def face_rate_table(runs: dict, kinds=faces.KINDS, width: int = 20) -> str:
     """A table of face rates, one row per kind and one column per model (``runs``: name ->
-    ``SeedRuns``), each "mean ± std" over seeds, in columns ``width`` characters wide."""
-    rows = [f"{'kind':<12}" + "".join(f"{name:>{width}}" for name in runs)
+    ``SeedRuns``), each "mean ± std" over seeds, in columns ``width`` characters wide (the kinds'
+    column 12, or wider for longer names)."""
+    kind_width = max(12, max(len(kind) for kind in kinds) + 1)
+    rows = [f"{'kind':<{kind_width}}" + "".join(f"{name:>{width}}" for name in runs)
             + "   (face rate, mean ± std)"]
     for kind in kinds:
         # each cell: the mean right-aligned, then " ± " and the std (7 characters)
         cells = (f"{run.mean(kind):>{width - 7}.2f} ± {run.std(kind):.2f}" for run in runs.values())
-        rows.append(f"{kind:<12}" + "".join(cells))
+        rows.append(f"{kind:<{kind_width}}" + "".join(cells))
     return "\n".join(rows)
 
 
@@ -255,21 +257,9 @@ def format_accuracies(runs: dict[str, SeedRuns]) -> str:
     ``nonface``): its parameters and its faces-vs-non-faces accuracy, mean ± std over seeds."""
     lines = []
     for name, run in runs.items():
-        # accuracy = (faces called face + non-faces not called face) / 2, per seed
-        accuracy = (np.array(run.rates["face"]) + 1 - np.array(run.rates["nonface"])) / 2
+        accuracy = run.accuracy()  # [seeds]
         lines.append(f"{name:>16}: {count_parameters(run.models[0]):>9,} parameters, faces vs "
                      f"non-faces accuracy {accuracy.mean():.3f} ± {accuracy.std():.3f}")
-    return "\n".join(lines)
-
-
-def format_rates(runs: dict[str, SeedRuns], kinds) -> str:
-    """A table: one row per kind of ``kinds``, one column per model (``runs``: name ->
-    ``SeedRuns``), each cell the face rate's mean ± std over seeds."""
-    width = max(len(kind) for kind in kinds) + 2
-    lines = [f"{'kind':<{width}}" + "".join(f"{name:>19}" for name in runs)
-             + "   (face rate, mean ± std)"]
-    lines += [f"{kind:<{width}}" + "".join(f"{run.mean(kind):>12.2f} ± {run.std(kind):.2f}"
-                                         for run in runs.values()) for kind in kinds]
     return "\n".join(lines)
 
 
@@ -279,7 +269,7 @@ def format_fooled(runs: dict[str, SeedRuns]) -> str:
     std of its face rate)."""
     lines = []
     for name, run in runs.items():
-        fooled = [kind for kind in faces.SCRAMBLED_KINDS if run.mean(kind) > 0.5]
+        fooled = run.fooled()
         spread = np.mean([run.std(kind) for kind in faces.SCRAMBLED_KINDS])
         lines.append(f"{name:>16} accepts {run.mean('face'):.0%} of faces, "
                      f"{run.mean('rotated'):.0%} of turned faces; is fooled (face rate > 0.5) "
