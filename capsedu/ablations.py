@@ -26,8 +26,9 @@ import torch
 from . import checkpoints
 from .capsnet import LIVE, CapsNet, routing_iterations
 from .data.mnist import load_mnist
-from .loop import PATIENCE, converged, evaluate, random_shift
+from .loop import PATIENCE, best_epoch, converged, evaluate, random_shift
 from .recipes import Recipe, train_recipe
+from .statistics import SeedDifference, over_seeds, seed_difference
 from .train import command_line, experiment_parser, positive_int, record_missing, results_file
 
 RESULTS = "routing_ablations.json"
@@ -67,6 +68,134 @@ def seed_errors(results: dict[str, dict], cell: dict, tested_with: int | None = 
     key = str(tested_with or cell["iterations"])
     return np.array([100 * (1 - results[run_name(cell, seed)]["test_accuracy_by_iterations"][key])
                      for seed in SEEDS])
+
+
+# Test errors (%) quoted for the paper's four settings, (iterations, with reconstruction) -> error
+QUOTED = {
+    "paper": {(1, True): 0.29, (3, True): 0.25, (1, False): 0.34, (3, False): 0.35},  # Table 1
+    "CapsNet-Keras": {(1, True): 0.36, (3, True): 0.34, (1, False): 0.39, (3, False): 0.40},
+}
+QUOTED_WIDTHS = {"paper": 7, "CapsNet-Keras": 14}  # their columns in error_table
+
+
+def describe(results: dict[str, dict]) -> str:
+    """How many runs ``results`` holds and their hours of training, and how the grid's first run
+    was made (its command, minutes, threads and torch)."""
+    name = run_name(GRID[0], SEEDS[0])
+    first = results[name]
+    hours = sum(run["train_time_s"] for run in results.values()) / 3600
+    return (f"{len(results)} runs recorded, {hours:.1f} hours of training in all; e.g. {name}: "
+            f"command {first['command']!r}, {first['train_time_s'] / 60:.0f} min on "
+            f"{first['threads']} thread(s), torch {first['torch_version']}")
+
+
+def error_table(results: dict[str, dict]) -> str:
+    """One row per cell of ``GRID``: its iterations, whether it has the reconstruction loss, the
+    test error over the seeds (``statistics.over_seeds``) and, for the paper's four settings, the
+    errors ``QUOTED``."""
+    lines = [f"{'routing':>9} {'reconstruction':>15} {'test error, ours (%)':>52}"
+             + "".join(f" {source:>{QUOTED_WIDTHS[source]}}" for source in QUOTED)]
+    for cell in GRID:
+        key = (cell["iterations"], cell["recon_weight"] > 0)
+        quoted = "".join(f"{errors[key]:>{QUOTED_WIDTHS[source]}.2f}"
+                         for source, errors in QUOTED.items() if key in errors)
+        lines.append(f"{cell['iterations']:>9} {'yes' if key[1] else 'no':>15} "
+                     f"{str(over_seeds(seed_errors(results, cell))):>52}{quoted}")
+    return "\n".join(lines)
+
+
+def cell_label(cell: dict) -> str:
+    """A grid cell in two short lines, e.g. ``"3 it.\nrecon"``."""
+    return f"{cell['iterations']} it.\n{'recon' if cell['recon_weight'] else 'no recon'}"
+
+
+def errors_by_cell(results: dict[str, dict]) -> dict[str, np.ndarray]:
+    """Each cell's test error (%) per seed, by ``cell_label``, in the order of ``GRID``: label ->
+    ``[len(SEEDS)]``."""
+    return {cell_label(cell): seed_errors(results, cell) for cell in GRID}
+
+
+def improving(results: dict[str, dict]) -> list[str]:
+    """The runs whose best held-out epoch was their last: still improving when they stopped."""
+    return [name for name, run in results.items()
+            if best_epoch(run["validation_by_epoch"]) == len(run["validation_by_epoch"])]
+
+
+def finished(results: dict[str, dict]) -> list[str]:
+    """The runs that met the course's stopping rule (``loop.converged``)."""
+    return [name for name, run in results.items()
+            if converged(run["validation_by_epoch"], PATIENCE)]
+
+
+WEIGHTS = sorted({cell["recon_weight"] for cell in GRID}, reverse=True)  # with, then without
+
+
+def one_change_comparisons(results: dict[str, dict]) -> dict[str, dict[str, SeedDifference]]:
+    """Every pair of cells of ``GRID`` that differ in one thing, compared seed by seed
+    (``statistics.seed_difference``, paired: the runs of one seed share their initial weights,
+    batches and shifts), grouped under a heading: for each reconstruction weight, every two
+    numbers of iterations (``"3 vs 1 iterations"``: 3's error minus 1's); then, at each number
+    of iterations, the reconstruction loss against none (its error minus none's)."""
+    groups = {}
+    for weight in WEIGHTS:
+        cells = [cell for cell in GRID if cell["recon_weight"] == weight]
+        groups[f"reconstruction weight {weight}"] = {
+            f"{b['iterations']} vs {a['iterations']} iterations":
+                seed_difference(seed_errors(results, a), seed_errors(results, b), paired=True)
+            for k, a in enumerate(cells) for b in cells[k + 1:]}
+    with_, without = WEIGHTS
+    groups[f"reconstruction (weight {with_}) vs none, at the same iterations"] = {
+        f"{iterations} iteration(s)": seed_difference(
+            seed_errors(results, {"iterations": iterations, "recon_weight": without}),
+            seed_errors(results, {"iterations": iterations, "recon_weight": with_}), paired=True)
+        for iterations in sorted({cell["iterations"] for cell in GRID})}
+    return groups
+
+
+def comparison_lines(groups: dict[str, dict[str, SeedDifference]]) -> list[str]:
+    """``one_change_comparisons`` as text: each heading, then one indented line per comparison."""
+    lines = []
+    for heading, comparisons in groups.items():
+        lines.append(f"{heading}:")
+        lines += [f"  {what}, error (points): {comparison}"
+                  for what, comparison in comparisons.items()]
+    return lines
+
+
+def lowest_error(results: dict[str, dict]) -> tuple[dict, float]:
+    """The cell of ``GRID`` with the lowest mean test error over the seeds (the first of ties),
+    and that error (%)."""
+    best = min(GRID, key=lambda cell: seed_errors(results, cell).mean())
+    return best, float(seed_errors(results, best).mean())
+
+
+def test_time_table(results: dict[str, dict]) -> str:
+    """The mean test error (%) over the seeds of every cell (rows: how it was trained) routed
+    with each of ``TEST_ITERATIONS`` at test time (columns), one block per reconstruction
+    weight."""
+    lines = []
+    for weight in WEIGHTS:
+        lines.append(f"reconstruction weight {weight}; tested with -> "
+                     + "".join(f"{t:>7}" for t in TEST_ITERATIONS))
+        lines += [f"  trained with {cell['iterations']} iteration(s)      "
+                  + "".join(f"{seed_errors(results, cell, t).mean():>7.2f}"
+                            for t in TEST_ITERATIONS)
+                  for cell in GRID if cell["recon_weight"] == weight]
+    return "\n".join(lines)
+
+
+def best_as_trained(results: dict[str, dict]) -> list[dict]:
+    """The cells of ``GRID`` whose mean test error is lowest (or tied lowest) of their row when
+    routed at test time with the iterations they were trained with."""
+    return [cell for cell in GRID if seed_errors(results, cell).mean()
+            <= min(seed_errors(results, cell, t).mean() for t in TEST_ITERATIONS) + 1e-9]
+
+
+def routed_more(results: dict[str, dict], tested_with: int) -> list[float]:
+    """For every cell trained with fewer than ``tested_with`` iterations, how much routing it
+    ``tested_with`` times at test time changes its mean test error (points)."""
+    return [seed_errors(results, cell, tested_with).mean() - seed_errors(results, cell).mean()
+            for cell in GRID if cell["iterations"] < tested_with]
 
 
 def run(overrides: dict, seed: int, epochs=EPOCHS, limit=None, progress=True,

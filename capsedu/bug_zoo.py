@@ -342,6 +342,53 @@ def read_results(path: Path | None = None) -> dict[str, dict]:
     return checkpoints.read_results(path or checkpoints.results_path(RESULTS, True))
 
 
+def describe_record(record: dict) -> str:
+    """How a recorded run of the zoo was made: its command, epochs, training images, seed,
+    minutes and threads."""
+    return (f"recorded by {record['command']!r}: {record['epochs']} epoch(s), "
+            f"{record['train_examples']:,} training images, seed {record['seed']}, "
+            f"{record['train_time_s'] / 60:.1f} min on {record['threads']} thread(s)")
+
+
+def live_table(live: dict[str, dict]) -> str:
+    """One row per run of ``live`` (name -> a record of ``run``, e.g. a short run): its test
+    accuracy, its loss over its last 5 steps, and what its trained routing does to the couplings
+    after its last iteration (``coupling_stats``: the entropy of each child's split of its vote,
+    and the vote per child)."""
+    iterations = len(next(iter(live.values()))["couplings"])
+    lines = [f"{'':<26}{'test accuracy':>14}{'final loss':>12}   couplings after {iterations} "
+             "iterations"]
+    for name, record in live.items():
+        last = record["couplings"][-1]
+        final_loss = np.mean(record["batch_loss"][-5:])
+        lines.append(f"{name:<26}{100 * record['test_accuracy']:>13.1f}%{final_loss:>12.4f}"
+                     f"   entropy {last['entropy']:.3f}, vote per child {last['vote']:.3f}")
+    return "\n".join(lines)
+
+
+def step_table(recorded: dict[str, dict], live: dict[str, dict]) -> str:
+    """The correct model and every bug, one row each: the test accuracy of its ``live`` run, the
+    training accuracy of its ``recorded`` run (``read_results``) over the 5 steps up to where
+    the live run stopped, and the recorded run's test accuracy at its end."""
+    steps = len(live[CORRECT]["batch_loss"])  # where the live run stopped
+    at_step = f"recorded, at step {steps}"
+    lines = [f"{'':<26}{'live run':>10}{at_step:>24}{'recorded, end':>15}"]
+    for name in (CORRECT, *BUGS):
+        early = np.mean(recorded[name]["batch_accuracy"][max(0, steps - 5):steps])
+        lines.append(f"{name:<26}{100 * live[name]['test_accuracy']:>9.1f}%{100 * early:>23.1f}%"
+                     f"{100 * recorded[name]['test_accuracy']:>14.1f}%")
+    lines.append("(live run and recorded end: test accuracy; at the live run's last step: the "
+                 "recorded run's training accuracy, mean of its last 5 steps)")
+    return "\n".join(lines)
+
+
+def caught_up(recorded: dict[str, dict], within: float = 0.01) -> list[str]:
+    """The bugs whose ``recorded`` run (``read_results``) ends with a test accuracy less than
+    ``within`` (0.01: a point) below the correct model's."""
+    return [name for name in BUGS
+            if recorded[CORRECT]["test_accuracy"] - recorded[name]["test_accuracy"] < within]
+
+
 # --- Notebook 09's widget: a trained CapsNet's routing with a bug switched on ---------------------
 
 CHOICES = {CORRECT: "no bug: the paper's routing",

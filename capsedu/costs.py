@@ -348,6 +348,30 @@ def routing_sweep(configs: tuple[CapsNetConfig, ...] = (LIVE, AFFNIST, MULTIMNIS
     return rows
 
 
+def format_sweep(rows: list[RoutingCost]) -> str:
+    """``routing_sweep``'s rows as a table: n_in, iterations, forward and backward milliseconds
+    and the MB of the batch's u_hat."""
+    lines = [f"{'n_in':>6}{'iterations':>11}{'forward ms':>12}{'backward ms':>13}{'u_hat MB':>10}"]
+    lines += [f"{row.n_in:>6}{row.iterations:>11}{1000 * row.forward:>12.1f}"
+              f"{1000 * row.backward:>13.1f}{row.u_hat_bytes / 2**20:>10.1f}" for row in rows]
+    return "\n".join(lines)
+
+
+def iteration_cost(rows: list[RoutingCost]) -> dict[int, float]:
+    """For each n_in of ``routing_sweep``'s rows, what one routing iteration adds to a training
+    step (forward + backward), on average up to the most iterations swept, in multiples of the
+    step with 0 iterations (the predictions u_hat = W u alone): n_in -> ratio."""
+    ratios = {}
+    for n_in in sorted({row.n_in for row in rows}):
+        step = {row.iterations: row.forward + row.backward for row in rows if row.n_in == n_in}
+        if 0 not in step or len(step) < 2:
+            raise ValueError(f"iteration_cost needs rows with 0 and more iterations for n_in "
+                             f"{n_in}, got iterations {sorted(step)}")
+        added = (step[max(step)] - step[0]) / max(step)  # what one iteration adds, on average
+        ratios[n_in] = added / step[0]
+    return ratios
+
+
 # --- Memory: what routing keeps for the backward pass -----------------------------------------
 
 

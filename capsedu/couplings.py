@@ -11,8 +11,9 @@ import math
 
 import torch
 
+from .capsnet import routing_iterations
 from .routing import RoutingResult
-from .validate import check_shape
+from .validate import check_integer, check_shape
 
 
 def normalised_entropy(c: torch.Tensor) -> torch.Tensor:
@@ -49,3 +50,27 @@ def coupling_trace(routing: RoutingResult, weights: torch.Tensor | None = None) 
              "distance": mean(distance_from_uniform(step.c)),
              "polarised": mean((step.c.amax(dim=-1) > 0.9).float())}
             for step in routing.history]
+
+
+@torch.no_grad()
+def route(model, images: torch.Tensor, iterations: int) -> RoutingResult:
+    """``model``'s routing of ``images``, run for ``iterations`` iterations, its weights
+    unchanged: a CapsNet (a model with a ``digits`` layer) through
+    ``capsnet.routing_iterations``; notebook 07's face models through their ``capsules``."""
+    check_integer(iterations, "iterations", 1, "routing iterations")
+    if hasattr(model, "digits"):
+        with routing_iterations(model, iterations):
+            return model(images).routing
+    return model.capsules(images, iterations=iterations).routing
+
+
+def trace_line(name: str, trace: list[dict], trained_with: int = 3) -> str:
+    """One line on a ``coupling_trace``: its mean entropy and polarised share after the
+    ``trained_with`` iterations a model was trained with, and after its last iteration."""
+    if not 1 <= trained_with <= len(trace):
+        raise ValueError(f"trained_with must be an iteration of the trace (1 to {len(trace)}), "
+                         f"got {trained_with}")
+    at, last = trace[trained_with - 1], trace[-1]
+    return (f"{name:<28} after {trained_with} iterations: entropy {at['entropy']:.3f}, "
+            f"polarised {100 * at['polarised']:.1f} %; after {len(trace)}: "
+            f"entropy {last['entropy']:.3f}, polarised {100 * last['polarised']:.1f} %")

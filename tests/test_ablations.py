@@ -57,7 +57,7 @@ def test_out_refuses_the_shipped_results_without_replace_shipped(tiny_grid, caps
     shipped = tiny_grid / "results" / ablations.RESULTS
     shipped.parent.mkdir()
     shipped.write_text('{"runs": {}}\n')
-    with pytest.raises(SystemExit, match="shipped results file"):
+    with pytest.raises(SystemExit, match="is the shipped results folder"):
         ablations.main(["--seeds", "0", "--limit", "120", "--out", str(shipped.parent)])
     assert shipped.read_text() == '{"runs": {}}\n'
 
@@ -76,3 +76,80 @@ def test_seed_errors_reads_each_seeds_test_error_in_percent():
                for seed in SEEDS}
     assert seed_errors(results, cell) == pytest.approx([1.0, 1.1, 1.2][:len(SEEDS)])
     assert seed_errors(results, cell, tested_with=1) == pytest.approx([2.0] * len(SEEDS))
+
+
+def grid_results(error_of):
+    """Records of every run of the grid whose test error (%) is ``error_of(cell, seed, tested)``,
+    held-out accuracies 0.9, 0.95, 0.97 (best at its last epoch) for seed 0, else converged."""
+    from capsedu.ablations import GRID, SEEDS, TEST_ITERATIONS, run_name
+
+    return {run_name(cell, seed): {
+        "test_accuracy_by_iterations": {str(t): 1 - error_of(cell, seed, t) / 100
+                                        for t in TEST_ITERATIONS},
+        "validation_by_epoch": [0.9, 0.95, 0.97] if seed == 0 else [0.97, 0.9, 0.9, 0.9],
+        "train_time_s": 1800, "threads": 1, "command": "python -m capsedu.ablations",
+        "torch_version": "x"} for cell in GRID for seed in SEEDS}
+
+
+def test_the_summaries_of_a_hand_made_grid():
+    from capsedu.ablations import (
+        GRID,
+        best_as_trained,
+        describe,
+        error_table,
+        errors_by_cell,
+        finished,
+        improving,
+        lowest_error,
+        routed_more,
+        test_time_table,
+    )
+
+    # error 1 % + 0.1 per iteration trained with + 0.01 per seed; routed differently, +0.5
+    def error_of(cell, seed, tested):
+        return 1 + 0.1 * cell["iterations"] + 0.01 * seed + 0.5 * (tested != cell["iterations"])
+
+    results = grid_results(error_of)
+    assert describe(results).startswith(f"{len(results)} runs recorded, {len(results) / 2:.1f} "
+                                        "hours of training in all; e.g. iterations=1,")
+    errors = errors_by_cell(results)
+    assert list(errors)[:2] == ["1 it.\nrecon", "2 it.\nrecon"]
+    assert list(errors)[-1] == "5 it.\nno recon"
+    assert errors["3 it.\nno recon"] == pytest.approx([1.3, 1.31, 1.32])
+    assert lowest_error(results) == (GRID[0], pytest.approx(1.11))
+    assert improving(results) == [name for name in results if name.endswith("seed=0")]
+    assert finished(results) == [name for name in results if not name.endswith("seed=0")]
+    assert best_as_trained(results) == GRID  # every cell is best where tested as trained
+    assert routed_more(results, 5) == pytest.approx([0.5] * 6)  # 1, 2, 3 iterations, twice
+    table = error_table(results).split("\n")
+    assert table[0].split()[-2:] == ["paper", "CapsNet-Keras"]
+    assert table[1].split()[:3] == ["1", "yes", "1.11"] and table[1].split()[-2:] == ["0.29", "0.36"]
+    assert len(table[2].split()) == len(table[1].split()) - 2  # 2 iterations: nothing quoted
+    rows = test_time_table(results).split("\n")
+    assert rows[0].split()[-4:] == ["1", "2", "3", "5"]
+    assert rows[1].split()[-4:] == ["1.11", "1.61", "1.61", "1.61"]  # trained with 1
+
+
+def test_one_change_comparisons_pair_the_seeds_of_cells_that_differ_in_one_thing():
+    from capsedu.ablations import comparison_lines, one_change_comparisons
+
+    # more iterations cost 0.1 points, reconstruction saves 0.2, each seed its own offset
+    def error_of(cell, seed, tested):
+        return 1 + 0.1 * cell["iterations"] - 0.2 * (cell["recon_weight"] > 0) + seed
+
+    groups = one_change_comparisons(grid_results(error_of))
+    assert list(groups) == ["reconstruction weight 0.0005", "reconstruction weight 0.0",
+                            "reconstruction (weight 0.0005) vs none, at the same iterations"]
+    assert list(groups["reconstruction weight 0.0"])[:3] == ["2 vs 1 iterations",
+                                                             "3 vs 1 iterations",
+                                                             "5 vs 1 iterations"]
+    assert len(groups["reconstruction weight 0.0"]) == 6  # every two of 1, 2, 3, 5
+    # paired by seed, the seeds' offsets cancel: 5 vs 1 is +0.4 points on every seed
+    assert groups["reconstruction weight 0.0"]["5 vs 1 iterations"].difference == \
+        pytest.approx(0.4)
+    assert groups["reconstruction (weight 0.0005) vs none, at the same iterations"][
+        "3 iteration(s)"].difference == pytest.approx(-0.2)
+    lines = comparison_lines(groups)
+    assert lines[0] == "reconstruction weight 0.0005:"
+    assert lines[1].startswith("  2 vs 1 iterations, error (points): +0.100")
+    assert len(lines) == 3 + 6 + 6 + 4

@@ -255,3 +255,51 @@ def test_every_bug_builds_a_capsnet_that_trains_a_step(name):
 def test_an_unknown_bug_is_named_with_the_known_ones():
     with pytest.raises(ValueError, match="bug must be one of: 'softmax-over-children'.*'typo'"):
         BuggyCapsNet("typo", TINY)
+
+
+# --- Reading the recorded runs --------------------------------------------------------------------
+
+
+def zoo_records(accuracy_at_end):
+    """A record per run of the zoo: 10 steps whose training accuracy is the step / 10, the test
+    accuracy ``accuracy_at_end[name]`` (0.5 where not given)."""
+    from capsedu.bug_zoo import CORRECT
+
+    return {name: {"batch_accuracy": [k / 10 for k in range(10)], "batch_loss": [1.0] * 10,
+                   "test_accuracy": accuracy_at_end.get(name, 0.5),
+                   "couplings": [{"entropy": 1.0, "vote": 1.0}] * 3}
+            for name in (CORRECT, *BUGS)}
+
+
+def test_caught_up_counts_the_bugs_within_a_point_of_the_correct_run():
+    from capsedu.bug_zoo import CORRECT, caught_up
+
+    zoo = zoo_records({CORRECT: 0.98, "detached-output": 0.14, "unsquared-margin-loss": 0.97,
+                       "mask-by-prediction": 0.975})
+    assert caught_up(zoo) == ["mask-by-prediction"]  # 0.97 is a whole point below
+    assert caught_up(zoo, within=0.02) == ["unsquared-margin-loss", "mask-by-prediction"]
+
+
+def test_step_table_reads_the_recorded_runs_where_the_live_run_stopped():
+    from capsedu.bug_zoo import CORRECT, live_table, step_table
+
+    zoo = zoo_records({CORRECT: 0.98})
+    live = {name: {**record, "batch_loss": [1.0] * 6, "test_accuracy": 0.3}
+            for name, record in zoo.items()}
+    lines = step_table(zoo, live).split("\n")
+    assert "recorded, at step 6" in lines[0]
+    # the live run stopped after 6 steps: the recorded steps 2..6 had accuracy 0.1 .. 0.5
+    assert lines[1].split() == [CORRECT, "30.0%", "30.0%", "98.0%"]
+    assert len(lines) == 2 + 1 + len(BUGS)
+    rows = live_table(live).split("\n")
+    assert rows[0].endswith("couplings after 3 iterations")
+    assert rows[1].split()[:3] == [CORRECT, "30.0%", "1.0000"]
+
+
+def test_describe_record_says_how_a_run_was_made():
+    from capsedu.bug_zoo import describe_record
+
+    record = {"command": "python -m capsedu.bug_zoo", "epochs": 1, "train_examples": 55000,
+              "seed": 0, "train_time_s": 306, "threads": 1}
+    assert describe_record(record) == ("recorded by 'python -m capsedu.bug_zoo': 1 epoch(s), "
+                                       "55,000 training images, seed 0, 5.1 min on 1 thread(s)")

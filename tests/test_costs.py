@@ -286,3 +286,20 @@ def test_routing_shares_builds_each_config_from_the_seed_and_formats_one_line():
     line = format_share("a", shares["a"])
     assert line.startswith("     a: routing is ") and line.count("ms)") == 2
     assert f"{100 * shares['a'].macs:.1f} % of the multiply-adds" in line
+
+
+def test_format_sweep_and_what_an_iteration_costs_by_hand():
+    from capsedu.costs import RoutingCost, format_sweep, iteration_cost
+
+    # n_in 10: 0 iterations 2 ms, 4 iterations 10 ms: one iteration adds 2 ms, 1x the predictions
+    rows = [RoutingCost(10, 2, 4, r, 80, 2**20, seconds / 2, seconds / 2)
+            for r, seconds in ((0, 0.002), (4, 0.010))]
+    rows += [RoutingCost(20, 2, 4, r, 160, 2**21, seconds, 0.0)
+             for r, seconds in ((0, 0.001), (2, 0.007))]
+    assert iteration_cost(rows) == pytest.approx({10: 1.0, 20: 3.0})
+    lines = format_sweep(rows).split("\n")
+    assert lines[0].split() == ["n_in", "iterations", "forward", "ms", "backward", "ms", "u_hat",
+                                "MB"]
+    assert lines[2].split() == ["10", "4", "5.0", "5.0", "1.0"]
+    with pytest.raises(ValueError, match="0 and more iterations"):
+        iteration_cost(rows[1:])

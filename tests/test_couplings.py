@@ -1,6 +1,7 @@
 """Coupling statistics against hand-computed values."""
 
 import math
+from types import SimpleNamespace
 
 import pytest
 import torch
@@ -45,3 +46,42 @@ def test_weights_choose_which_children_count():
     only_second = coupling_trace(routing, weights=torch.tensor([[0.0, 1.0]]))
     assert only_second[0]["entropy"] == pytest.approx(0.0)
     assert coupling_trace(routing)[0]["entropy"] == pytest.approx(0.5)
+
+
+def test_route_runs_a_capsnet_another_number_of_times_and_gives_its_iterations_back():
+    from capsedu import CapsNet, CapsNetConfig
+    from capsedu.couplings import route
+
+    torch.manual_seed(0)
+    model = CapsNet(CapsNetConfig(conv_channels=8, primary_maps=2, decoder_hidden=(16,))).eval()
+    images = torch.rand(2, 1, 28, 28)
+    routing = route(model, images, 5)
+    assert len(routing.history) == 5 and model.digits.iterations == 3
+    with torch.no_grad():
+        expected = dynamic_routing(model.votes(images), 5)
+    assert torch.allclose(routing.c, expected.c)
+    with pytest.raises(ValueError, match="iterations"):
+        route(model, images, 0)
+
+
+def test_route_asks_a_face_model_for_its_capsules():
+    from capsedu.couplings import route
+
+    class Faces(torch.nn.Module):  # its capsules give poses, presences and the routing
+        def capsules(self, x, iterations):
+            routing = RoutingResult(None, None, None, [iterations])
+            return SimpleNamespace(routing=routing)
+
+    assert route(Faces(), torch.zeros(1), 4).history == [4]
+
+
+def test_trace_line_quotes_the_trained_iterations_and_the_last():
+    from capsedu.couplings import trace_line
+
+    trace = [{"entropy": 1.0, "polarised": 0.0}, {"entropy": 0.5, "polarised": 0.25},
+             {"entropy": 0.2, "polarised": 0.9}]
+    assert trace_line("m", trace, trained_with=2) == (
+        f"{'m':<28} after 2 iterations: entropy 0.500, polarised 25.0 %; after 3: "
+        "entropy 0.200, polarised 90.0 %")
+    with pytest.raises(ValueError, match="trained_with"):
+        trace_line("m", trace, trained_with=4)

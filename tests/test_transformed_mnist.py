@@ -136,3 +136,18 @@ def test_translate_moves_each_image_by_its_own_offset_and_drops_what_leaves():
     expected = torch.zeros(2, 3, 3)
     expected[:, 1:, 0] = x[1, :, :2, 2]
     torch.testing.assert_close(out[1], expected)
+
+
+def test_drawn_ranges_says_the_lowest_and_highest_map():
+    params = {"rotation": torch.tensor([-12.34, 5.0]), "shear": torch.tensor([0.1, -0.05]),
+              "scale_x": torch.tensor([0.9, 1.1]), "scale_y": torch.tensor([0.85, 1.15])}
+    assert tm.drawn_ranges(params) == ("rotation -12.3 to +5.0 degrees, shear -0.05 to +0.10, "
+                                       "scales 0.85 to 1.15")
+
+
+def test_a_band_is_the_range_of_one_factor():
+    assert tm.AFFNIST_RANGES.band("rotation") == (-20.0, 20.0)
+    assert tm.AFFNIST_RANGES.band("shear") == (-0.2, 0.2)
+    assert tm.AffineRanges(scale=(0.5, 2.0)).band("scale") == (0.5, 2.0)
+    with pytest.raises(ValueError, match="factor must be one of"):
+        tm.AFFNIST_RANGES.band("tx")
