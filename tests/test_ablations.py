@@ -123,7 +123,8 @@ def test_the_summaries_of_a_hand_made_grid():
     assert routed_more(results, 5) == pytest.approx([0.5] * 6)  # 1, 2, 3 iterations, twice
     table = error_table(results).split("\n")
     assert table[0].split()[-2:] == ["paper", "CapsNet-Keras"]
-    assert table[1].split()[:3] == ["1", "yes", "1.11"] and table[1].split()[-2:] == ["0.29", "0.36"]
+    assert table[1].split()[:3] == ["1", "yes", "1.11"]
+    assert table[1].split()[-2:] == ["0.29", "0.36"]
     assert len(table[2].split()) == len(table[1].split()) - 2  # 2 iterations: nothing quoted
     rows = test_time_table(results).split("\n")
     assert rows[0].split()[-4:] == ["1", "2", "3", "5"]
