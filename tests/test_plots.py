@@ -106,3 +106,105 @@ def test_course_figures_of_notebook_07_draw_what_the_models_read():
     draw_turned_scores(ax2, angles, {"m": (torch.tensor([0.75, 0.25]), torch.tensor([0.5, 0.5]))})
     assert [line.get_ydata().tolist() for line in ax2.lines] == [[0.75, 0.25], [0.5, 0.5]]
     plt.close("all")
+
+
+def test_the_figures_of_notebook_08_draw_what_they_are_given():
+    import numpy as np
+    import torch
+
+    from capsedu.data import transformed_mnist as tm
+    from capsedu.plots import (
+        affine_titles,
+        draw_affine_examples,
+        draw_group_bars,
+        draw_quoted_bars,
+        draw_segmentation,
+        draw_sweep_curves,
+        draw_sweep_examples,
+    )
+
+    params = {"rotation": torch.tensor([-19.6, 4.4]), "shear": torch.tensor([0.1, -0.15]),
+              "scale_x": torch.tensor([0.8, 1.2]), "scale_y": torch.tensor([1.0, 0.9])}
+    assert affine_titles(params, 2) == ["-20°, sh +0.10\ns 0.80x1.00", "+4°, sh -0.15\ns 1.20x0.90"]
+    fig = plt.figure()
+    draw_affine_examples(fig, torch.rand(2, 1, 40, 40), torch.rand(2, 1, 40, 40), params)
+    assert len(fig.axes) == 4 and fig.axes[2].get_ylabel() == "affNIST-style"
+    assert fig.axes[3].get_title() == affine_titles(params, 2)[1]
+    fig = plt.figure()
+    draw_sweep_examples(fig, torch.rand(1, 28, 28))
+    shown = [ax for ax in fig.axes if ax.axison]
+    assert len(shown) == sum(len(values) for values in tm.SWEEPS.values())  # 28 of 3 x 10
+    assert [ax.get_title() for ax in shown[:2]] == ["0", "5"]
+    fig, ax = plt.subplots()
+    draw_quoted_bars(ax, {"affnist-capsnet": 96.2, "affnist-cnn": 97.6},
+                     {"paper: CapsNet": 79.0, "paper: CNN": 66.0, "other: X": 93.21})
+    assert [t.get_text() for t in ax.texts] == [" 96.2 %", " 97.6 %", " 79.0 %", " 66.0 %",
+                                               " 93.2 %"]
+    greys = [patch.get_facecolor()[0] for patch in ax.patches[2:]]
+    assert greys == pytest.approx([0.55, 0.55, 0.65])  # one grey per source
+    fig, ax = plt.subplots()
+    draw_group_bars(ax, {"multimnist-capsnet": [80.0, 70.0], "multimnist-cnn": [90.0, 85.0]},
+                    ["0-50 %", "50-100 %"])
+    assert [round(p.get_height()) for p in ax.patches] == [80, 70, 90, 85]
+    assert [round(p.get_x() + p.get_width() / 2, 2) for p in ax.patches] == [-0.2, 0.8, 0.2, 1.2]
+    fig = plt.figure()
+    curves = {"affnist-capsnet": {f: [1.0] * len(v) for f, v in tm.SWEEPS.items()},
+              "affnist-cnn": {f: [0.5] * len(v) for f, v in tm.SWEEPS.items()}}
+    draw_sweep_curves(fig, curves, 100)
+    rotation = fig.axes[0]
+    assert rotation.get_ylabel() == "accuracy (%), 100 digits"
+    assert [line.get_ydata()[0] for line in rotation.lines] == [100.0, 50.0]
+    band = rotation.patches[0].get_bbox()  # the grey band of the affNIST range
+    assert (band.x0, band.x1) == (-20.0, 20.0)
+    with pytest.raises(ValueError, match="at most 3 models"):
+        draw_sweep_curves(plt.figure(), {str(k): curves["affnist-cnn"] for k in range(4)}, 1)
+    fig = plt.figure()
+    redrawn = torch.zeros(2, 2, 1, 36, 36)
+    redrawn[:, 0] = 1.0  # all ink in the first colour
+    draw_segmentation(fig, torch.rand(2, 1, 36, 36), torch.tensor([[7, 3], [1, 2]]),
+                      torch.tensor([[3, 7], [1, 2]]), redrawn)
+    assert [ax.get_title() for ax in fig.axes] == ["true [3, 7]", "true [1, 2]", "read 3 / 7",
+                                                   "read 1 / 2"]
+    image = fig.axes[2].get_images()[0].get_array()
+    assert np.allclose(image[0, 0], matplotlib.colors.to_rgb("tab:orange"))
+    plt.close("all")
+
+
+def test_the_figures_of_notebook_09_draw_what_they_are_given():
+    import numpy as np
+
+    from capsedu.plots import (
+        draw_coupling_traces,
+        draw_epoch_curves,
+        draw_seed_spread,
+        draw_zoo_curves,
+    )
+
+    fig, ax = plt.subplots()
+    errors = {"a": np.array([1.0, 2.0, 3.0]), "b": np.array([1.0, 1.0, 1.0]),
+              "c": np.array([2.0, 2.0, 2.0])}
+    draw_seed_spread(ax, errors, "error (%)", gap_after=2)
+    assert ax.get_xticks().tolist() == pytest.approx([0.0, 1.0, 2.6])  # a gap before "c"
+    means = [bars.lines[0].get_ydata()[0] for bars in ax.containers]  # each setting's mean
+    assert means == [2.0, 1.0, 2.0] and ax.get_ylabel() == "error (%)"
+    fig, ax = plt.subplots()
+    draw_epoch_curves(ax, {"r1": [0.9, 0.95], "r2": [0.5, 0.6, 0.7]})
+    assert [line.get_ydata().tolist() for line in ax.lines] == [[90.0, 95.0], [50.0, 60.0, 70.0]]
+    assert ax.get_xticks().tolist() == [1, 2, 3]
+    fig = plt.figure()
+    step = {"entropy": 0.5, "distance": 0.25, "polarised": 0.0}
+    draw_coupling_traces(fig, {"m": [step] * 4, "m, permuted": [step] * 4}, trained_with=2)
+    entropy = fig.axes[0]
+    assert entropy.get_title() == "normalised entropy" and len(fig.axes) == 3
+    assert [line.get_linestyle() for line in entropy.lines[:2]] == ["-", "--"]
+    assert entropy.lines[-1].get_xdata()[0] == 2  # the grey line: trained with 2
+    fig = plt.figure()
+    run = {"batch_loss": [1.0, 0.5, 0.25], "batch_accuracy": [0.0, 0.5, 1.0],
+           "test_accuracy": 0.9}
+    draw_zoo_curves(fig, {"correct": run, "bug": {**run, "test_accuracy": 0.1}}, "correct",
+                    ["bug"], stopped_at=2)
+    loss, accuracy = fig.axes
+    assert loss.get_title() == "bug\ntest 10.0 % (correct 90.0 %)" and loss.get_yscale() == "log"
+    assert accuracy.lines[0].get_ydata().tolist() == [0.0, 0.25, 0.5]  # means of the last steps
+    assert len(fig.legends) == 1
+    plt.close("all")
