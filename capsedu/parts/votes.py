@@ -200,12 +200,17 @@ def face_lengths_by_kind(n: int, iterations: int = 3, step: Step = routing_step,
             for kind in kinds}
 
 
-def face_length_table(lengths: dict, threshold: float) -> str:
+def face_length_report(lengths: dict, threshold: float) -> str:
     """A table, one row per kind of ``lengths`` (kind -> face lengths ``[n]``): the mean length
-    and the percentage of scenes whose length is above ``threshold`` (called a face)."""
+    and the percentage of scenes whose length is above ``threshold`` (called a face); then the
+    percentages of faces and rotated faces accepted, and the scramble kind accepted most often."""
     rows = [f"{'kind':>12} | mean |v_face| | called a face"]
     for kind, L in lengths.items():
         rows.append(f"{kind:>12} | {L.mean():13.3f} | {100 * (L > threshold).mean():6.1f} %")
+    rate = {kind: 100 * (L > threshold).mean() for kind, L in lengths.items()}
+    worst = max(faces.SCRAMBLED_KINDS, key=rate.get)
+    rows.append(f"\nfaces accepted: {rate['face']:.1f} %, rotated faces: {rate['rotated']:.1f} %; "
+                f"the scramble kind accepted most often is '{worst}', at {rate[worst]:.1f} %")
     return "\n".join(rows)
 
 
@@ -220,3 +225,20 @@ def acceptance_by_part_count(scenes, accepted) -> dict[int, tuple[int, float]]:
     n_parts = np.array([sum(p[0] in faces.PART_KINDS for p in s) for s in scenes])
     return {int(k): (int((n_parts == k).sum()), float(accepted[n_parts == k].mean()))
             for k in np.unique(n_parts)}
+
+
+def compare_steps(paper: dict, bug: dict, threshold: float) -> str:
+    """Face lengths routed with the paper's step (``paper``: kind -> ``[n]``, as
+    ``face_lengths_by_kind`` returns them) beside the same scenes routed with a bug's step
+    (``bug``): a table of the mean length per kind, then, for each, the shortest face, the
+    longest scramble and the percentage of faces above ``threshold``."""
+    lines = [f"{'kind':>12} | mean |v_face|, paper's softmax | with the bug"]
+    for kind in paper:
+        lines.append(f"{kind:>12} | {paper[kind].mean():29.3f} | {bug[kind].mean():12.3f}")
+    lines.append("")
+    for name, L in (("paper's softmax", paper), ("with the bug", bug)):
+        longest_scramble = max(L[kind].max() for kind in faces.SCRAMBLED_KINDS)
+        lines.append(f"{name:>15}: shortest face {L['face'].min():.3f}, longest scramble "
+                     f"{longest_scramble:.3f}; faces above the threshold {threshold}: "
+                     f"{100 * (L['face'] > threshold).mean():.0f} %")
+    return "\n".join(lines)
