@@ -6,6 +6,8 @@ Delta in [-0.25, 0.25], step 0.05, to one dimension at a time (Sabour, Frosst & 
 Section 5.1). The functions here are pure: a model and tensors in, tensors out.
 """
 
+from typing import NamedTuple
+
 import torch
 
 from .capsnet import CapsNet
@@ -180,3 +182,77 @@ def masking_changes(model: CapsNet, images: torch.Tensor, labels: torch.Tensor
     return (float((changed_others - out.reconstruction).abs().max()),
             float((changed_true - out.reconstruction).abs().max()))
 
+
+@torch.no_grad()
+def reconstruction_error(model: CapsNet, v: torch.Tensor, images: torch.Tensor,
+                         labels: torch.Tensor) -> torch.Tensor:
+    """How far each image ``[N, 1, 28, 28]`` is from its reconstruction out of its true-class
+    capsule (``decode`` of ``v`` ``[N, 10, 16]`` masked to ``labels`` ``[N]``): the mean
+    ``|pixel difference|`` ``[N]`` (pixels are in [0, 1])."""
+    return (decode(model, v, labels) - images[:, 0]).abs().mean(dim=(1, 2))
+
+
+class DimensionStudy(NamedTuple):
+    """What each dimension of the capsules of some classes does (``measure_dimensions``)."""
+
+    spread: dict[str, torch.Tensor]  # measure -> its standard deviation over the real digits
+    effect: dict[int, torch.Tensor]  # class -> [16] mean |pixel change| (dimension_effect)
+    changes: dict[int, dict[str, torch.Tensor]]  # class -> measure -> [N, 16] (dimension_profile)
+    relative: dict[int, torch.Tensor]  # class -> [16, n_measures] mean change / spread
+
+
+def measure_dimensions(model: CapsNet, images: torch.Tensor, labels: torch.Tensor, classes,
+                       n_per_class: int) -> DimensionStudy:
+    """Fig. 4, measured (``dimension_profile``) for each of ``classes`` on its first
+    ``n_per_class`` of ``images`` ``[N, 1, 28, 28]`` (``labels`` ``[N]``), and each change set
+    in units of how much the measure varies among all the real ``images`` (its standard
+    deviation): a relative change of 1 is as large as the natural spread of handwriting."""
+    spread = {name: m.std() for name, m in shape_measures(images[:, 0]).items()}
+    effect, changes = {}, {}
+    for d in classes:
+        effect[d], changes[d] = dimension_profile(model, images[labels == d][:n_per_class], d)
+    # relative[d][dim, m] = mean over the digits of change_m(dim) / spread_m
+    relative = {d: torch.stack([changes[d][n].mean(0) / spread[n] for n in spread], dim=1)
+                for d in classes}
+    return DimensionStudy(spread, effect, changes, relative)
+
+
+def format_ranking(study: DimensionStudy) -> str:
+    """The spread of the real digits, then for each class of ``study`` its dimensions from the
+    one that changes the picture most to the least: each with the shape measure it moves most
+    (ink, width, height, slant; x and y left out, MNIST centres its digits), by how many SD, and
+    in how many of the digits in the same direction; and how many move a measure by > 1 SD."""
+    names = list(study.spread)
+    lines = ["spread of real test digits (SD): "
+             + ", ".join(f"{n} {study.spread[n]:.2f}" for n in names)]
+    columns = torch.tensor([names.index(n) for n in names if n not in ("x", "y")])
+    for d, r in study.relative.items():
+        effect = study.effect[d]
+        main = columns[r[:, columns].abs().argmax(dim=1)]  # [16]: the shape measure moved most
+        lines.append(f"capsule {d}: dimensions sorted by how much they change the picture")
+        for dim in effect.argsort(descending=True).tolist():
+            name = names[main[dim]]
+            same_sign = torch.sign(study.changes[d][name][:, dim]) == torch.sign(r[dim, main[dim]])
+            agree = 100 * same_sign.float().mean()
+            lines.append(f"  dim {dim:2d}: mean |pixel change| {effect[dim]:.3f}; mostly "
+                         f"{name:6s} {r[dim, main[dim]]:+.1f} SD (same direction in "
+                         f"{agree:3.0f} % of the {len(same_sign)} digits)")
+        strong = int((r[:, columns].abs().max(dim=1).values > 1).sum())
+        lines += [f"  -> {strong} of {len(effect)} dimensions move a shape measure by more than "
+                  f"1 SD; the weakest dimension changes the picture "
+                  f"{effect.max() / effect.min():.1f}x less than the strongest", ""]
+    return "\n".join(lines)
+
+
+def format_coupling_quantiles(routing, classes: torch.Tensor) -> str:
+    """One line per routing iteration: the 10 %, 50 % and 90 % quantiles, the largest value and
+    the share above 0.5 of the couplings of every primary capsule of every image to the image's
+    class of ``classes`` ``[N]`` (e.g. its predicted class)."""
+    lines = []
+    for r, step in enumerate(routing.history, start=1):
+        c = step.c[torch.arange(len(classes)), :, classes]  # [N, n_primary]
+        q10, q50, q90 = c.quantile(torch.tensor([0.1, 0.5, 0.9])).tolist()
+        lines.append(f"iteration {r}: c(i -> predicted class) 10 % / 50 % / 90 % quantiles = "
+                     f"{q10:.3f} / {q50:.3f} / {q90:.3f}; largest {c.max():.3f}; "
+                     f"share above 0.5: {100 * (c > 0.5).float().mean():.2f} %")
+    return "\n".join(lines)

@@ -23,7 +23,7 @@ from .capsule_vectors import decode_pose, draw, part_from_vector, pose_vector, r
 from .costs import anatomy
 from .data import faces
 from .data import transformed_mnist as tm
-from .digit_capsules import DELTAS
+from .digit_capsules import DELTAS, couplings_on_grid, grid_extent
 from .functional import margin_loss_curves
 from .loop import PATIENCE, best_epoch, converged
 from .parts.votes import PARENTS, pose_code, predict_face, predicted_faces
@@ -447,7 +447,7 @@ def draw_confusion(fig, confusion: torch.Tensor) -> None:
             ylim=(100 * per_class.min().item() - 1, 100), title="per-class accuracy")
 
 
-def draw_digits(axes, images, titles=None, fontsize: int = 9, frame: bool = False,
+def draw_digits(axes, images, titles=None, fontsize: int | None = 9, frame: bool = False,
                 **imshow) -> None:
     """One image ``[H, W]`` of ``images`` per axes, without ticks (and without a frame unless
     ``frame``), each titled by ``titles`` if given; ``imshow``: e.g. ``cmap``, ``vmin``."""
@@ -891,3 +891,72 @@ def draw_zoo_curves(fig, zoo: dict[str, dict], correct: str, bugs, stopped_at: i
                  Line2D([], [], color="0.3", ls=":")]
     fig.legend(key_lines, ["the correct model", "the panel's bug", "where the live run stopped"],
                loc="lower center", ncol=3, bbox_to_anchor=(0.5, -0.06), fontsize=9)
+
+
+# --- What the pose dimensions mean (06) --------------------------------------------------------
+
+
+def draw_capsule_values(fig, ax, capsules: torch.Tensor, row_labels) -> None:
+    """Capsules ``[rows, dims]`` as a heatmap, one row each (labelled ``row_labels``), a colour
+    scale symmetric about 0 and its colour bar."""
+    lim = float(capsules.abs().max())
+    im = ax.imshow(capsules, cmap="coolwarm", vmin=-lim, vmax=lim)
+    ax.set(xticks=range(capsules.shape[1]), yticks=range(len(row_labels)), xlabel="dimension",
+           yticklabels=row_labels)
+    fig.colorbar(im, ax=ax, label="value")
+
+
+def draw_dimension_changes(fig, study) -> None:
+    """One heatmap per class of ``study`` (``digit_capsules.measure_dimensions``): a row per
+    dimension, a column per shape measure, each cell its change from Δ = -0.25 to +0.25 in
+    standard deviations of real digits, written in. ``fig``: ``layout="constrained"``."""
+    names = list(study.spread)
+    axes = fig.subplots(1, len(study.relative), sharey=True, squeeze=False)[0]
+    for ax, (d, r) in zip(axes, study.relative.items(), strict=True):
+        im = ax.imshow(r, cmap="coolwarm", vmin=-3, vmax=3, aspect="auto")
+        for (i, j), value in np.ndenumerate(r.numpy()):
+            ax.text(j, i, f"{value:+.1f}", ha="center", va="center", fontsize=7)
+        n = len(next(iter(study.changes[d].values())))
+        ax.set(xticks=range(len(names)), xticklabels=names, yticks=range(r.shape[0]),
+               title=f"capsule {d} ({n} test {d}s)")
+    axes[0].set_ylabel("dimension")
+    fig.colorbar(im, ax=axes, shrink=0.8, label="change, in standard deviations of real digits")
+    fig.suptitle("change from Δ = -0.25 to +0.25, in standard deviations of real digits")
+
+
+def draw_couplings_on_grid(fig, out, image: torch.Tensor, example: int, classes, config) -> None:
+    """For each class j of ``classes`` a row: the ``image`` ``[28, 28]`` with the length of its
+    capsule j, then the couplings of every primary grid position to j (mean over the maps) at
+    each routing iteration, laid over the image where those capsules look (``grid_extent``).
+    ``out``: the ``CapsNetOutput`` of a batch, ``example`` the image's index in it."""
+    iterations = len(out.routing.history)
+    axes = fig.subplots(len(classes), iterations + 1, squeeze=False)
+    extent = grid_extent(config)
+    for row, j in enumerate(classes):
+        c = couplings_on_grid(out.routing, example, j, config.primary_maps)  # [its, maps, g, g]
+        axes[row, 0].imshow(image, cmap="gray")
+        axes[row, 0].set_title(f"#{example}: ‖v_{j}‖ = {out.lengths[example, j]:.2f}")
+        for r in range(iterations):
+            ax = axes[row, r + 1]
+            ax.imshow(image, cmap="gray", extent=(0, 28, 28, 0))
+            im = ax.imshow(c[r].mean(dim=0), cmap="coolwarm", vmin=0, vmax=0.2, alpha=0.75,
+                           extent=extent)
+            ax.set(xlim=(0, 28), ylim=(28, 0), title=f"c(i -> {j}), iteration {r + 1}")
+    for ax in axes.flat:
+        ax.set(xticks=[], yticks=[])
+    fig.colorbar(im, ax=axes, shrink=0.6, label="coupling, mean over maps (uniform = 0.1)")
+
+
+def draw_map_couplings(fig, c: torch.Tensor, cols: int = 8) -> None:
+    """The couplings ``c`` ``[maps, grid, grid]`` of every primary map, one panel each, ``cols``
+    a row, on one colour scale (uniform coupling to one of ten classes is 0.1)."""
+    rows = -(-len(c) // cols)
+    axes = fig.subplots(rows, cols, squeeze=False)
+    for m, ax in enumerate(axes.flat):
+        ax.set(xticks=[], yticks=[])
+        if m < len(c):
+            im = ax.imshow(c[m], cmap="coolwarm", vmin=0, vmax=0.2)
+            ax.set_title(f"map {m}", fontsize=8)
+        else:
+            ax.axis("off")
+    fig.colorbar(im, ax=axes, shrink=0.8, label="coupling (uniform = 0.1)")

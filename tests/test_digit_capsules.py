@@ -227,3 +227,67 @@ def test_masking_changes_only_the_true_capsule_moves_the_reconstruction():
     others, true = masking_changes(model, images, labels)
     assert others == 0.0  # the decoder never sees the nine other capsules
     assert true > 1e-4
+
+
+def test_reconstruction_error_is_the_mean_pixel_distance_to_the_decoded_capsule():
+    from capsedu.digit_capsules import reconstruction_error
+
+    net, out = capsules()
+    labels = torch.tensor([3, 8])
+    recon = decode(net, out.v, labels)  # [2, 28, 28]
+    torch.testing.assert_close(reconstruction_error(net, out.v, recon[:, None], labels),
+                               torch.zeros(2))  # an image that is its reconstruction
+    blank = torch.zeros(2, 1, 28, 28)
+    expected = recon.abs().mean(dim=(1, 2))
+    torch.testing.assert_close(reconstruction_error(net, out.v, blank, labels), expected)
+
+
+def test_measure_dimensions_is_dimension_profile_in_units_of_the_real_spread():
+    from capsedu.digit_capsules import dimension_profile, measure_dimensions
+
+    torch.manual_seed(0)
+    net = CapsNet(SMALL).eval()
+    images, labels = torch.rand(6, 1, 28, 28), torch.tensor([1, 2, 1, 2, 1, 1])
+    study = measure_dimensions(net, images, labels, (1, 2), n_per_class=2)
+    assert set(study.relative) == {1, 2} and study.relative[1].shape == (16, 6)
+    effect, changes = dimension_profile(net, images[[0, 2]], 1)  # the first two 1s
+    torch.testing.assert_close(study.effect[1], effect)
+    spread_ink = shape_measures(images[:, 0])["ink"].std()
+    torch.testing.assert_close(study.relative[1][:, 0], changes["ink"].mean(0) / spread_ink)
+
+
+def test_format_ranking_by_hand():
+    from capsedu.digit_capsules import DimensionStudy, format_ranking
+
+    names = ["ink", "x", "y", "width", "height", "slant"]
+    spread = {n: torch.tensor(1.0) for n in names}
+    effect = torch.linspace(0.1, 1.6, 16)  # dim 15 changes the picture most, dim 0 least
+    relative = torch.zeros(16, 6)
+    relative[:, 1] = 9.0  # x moves most, but x and y are left out of "mostly"
+    relative[15, 3] = -2.0  # dim 15: mostly width, 2 SD narrower
+    changes = {n: torch.zeros(4, 16) for n in names}
+    changes["width"][:, 15] = torch.tensor([-1.0, -2.0, -3.0, 4.0])  # 3 of 4 agree
+    lines = format_ranking(DimensionStudy(spread, {7: effect}, {7: changes},
+                                          {7: relative})).split("\n")
+    assert lines[0] == ("spread of real test digits (SD): ink 1.00, x 1.00, y 1.00, width 1.00, "
+                        "height 1.00, slant 1.00")
+    assert lines[2] == ("  dim 15: mean |pixel change| 1.600; mostly width  -2.0 SD (same "
+                        "direction in  75 % of the 4 digits)")
+    assert lines[-2] == ("  -> 1 of 16 dimensions move a shape measure by more than 1 SD; the "
+                         "weakest dimension changes the picture 16.0x less than the strongest")
+    assert lines[-1] == ""
+
+
+def test_format_coupling_quantiles_of_uniform_and_of_polarised_couplings():
+    from capsedu.digit_capsules import format_coupling_quantiles
+    from capsedu.routing import RoutingStep
+
+    uniform = torch.full((2, 5, 10), 0.1)  # [N, n_primary, classes]
+    polarised = uniform.clone()
+    polarised[0, :, 3] = 0.91  # image 0 sends everything to class 3
+    routing = type("Routing", (), {"history": [RoutingStep(uniform, None),
+                                               RoutingStep(polarised, None)]})
+    lines = format_coupling_quantiles(routing, torch.tensor([3, 4])).splitlines()
+    assert lines[0] == ("iteration 1: c(i -> predicted class) 10 % / 50 % / 90 % quantiles = "
+                        "0.100 / 0.100 / 0.100; largest 0.100; share above 0.5: 0.00 %")
+    assert lines[1].endswith("largest 0.910; share above 0.5: 50.00 %")

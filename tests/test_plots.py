@@ -208,3 +208,39 @@ def test_the_figures_of_notebook_09_draw_what_they_are_given():
     assert accuracy.lines[0].get_ydata().tolist() == [0.0, 0.25, 0.5]  # means of the last steps
     assert len(fig.legends) == 1
     plt.close("all")
+
+
+def test_course_figures_of_notebook_06_lay_out_one_panel_per_class_map_and_iteration():
+    import torch
+
+    from capsedu import SMALL, CapsNet
+    from capsedu.digit_capsules import DimensionStudy, encode
+    from capsedu.plots import (
+        draw_capsule_values,
+        draw_couplings_on_grid,
+        draw_dimension_changes,
+        draw_map_couplings,
+    )
+
+    fig, ax = plt.subplots()
+    draw_capsule_values(fig, ax, torch.tensor([[0.5, -1.0], [0.2, 0.0]]), ["a", "b"])
+    assert ax.images[0].get_clim() == (-1.0, 1.0)  # symmetric about 0
+    names = ["ink", "x", "y", "width", "height", "slant"]
+    study = DimensionStudy({n: torch.tensor(1.0) for n in names}, {7: torch.ones(16)},
+                           {7: {n: torch.zeros(3, 16) for n in names}}, {7: torch.zeros(16, 6)})
+    fig = plt.figure(layout="constrained")
+    draw_dimension_changes(fig, study)
+    assert fig.axes[0].get_title() == "capsule 7 (3 test 7s)" and len(fig.axes[0].texts) == 96
+    torch.manual_seed(0)
+    net = CapsNet(SMALL).eval()
+    out = encode(net, torch.rand(2, 1, 28, 28))
+    fig = plt.figure()
+    draw_couplings_on_grid(fig, out, torch.rand(28, 28), 1, (3, 5), SMALL)
+    titles = [ax.get_title() for ax in fig.axes[:4]]
+    assert titles == [f"#1: ‖v_3‖ = {out.lengths[1, 3]:.2f}", "c(i -> 3), iteration 1",
+                      "c(i -> 3), iteration 2", "c(i -> 3), iteration 3"]
+    fig = plt.figure()
+    draw_map_couplings(fig, torch.rand(SMALL.primary_maps, 6, 6), cols=3)
+    panels = [ax for ax in fig.axes if ax.get_title().startswith("map")]
+    assert len(panels) == SMALL.primary_maps  # and a colour bar
+    plt.close("all")
