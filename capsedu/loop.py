@@ -7,6 +7,7 @@ course's rule (``PATIENCE`` epochs without a held-out gain: ``converged``); ``pr
 the shipped checkpoints are ``capsedu.recipes``, their command line ``capsedu.train``.
 """
 
+import os
 import random
 import sys
 import time
@@ -109,8 +110,13 @@ def fit(model, train, epochs=1, batch_size=128, lr=1e-3, lr_decay=1.0, seed=0, d
     # lr_t = lr * lr_decay^t after t epochs (ExponentialLR multiplies by lr_decay once an epoch)
     optimizer = torch.optim.Adam(model.parameters(), lr=lr * lr_decay ** len(history))
     scheduler = torch.optim.lr_scheduler.ExponentialLR(optimizer, gamma=lr_decay)
+    # what the run is: a state file made by another run is refused, not silently resumed
+    made_with = {"model": type(model).__name__, "hparams": getattr(model, "hparams", None),
+                 "seed": seed, "train_examples": len(train[0]), "batch_size": batch_size,
+                 "lr": lr, "lr_decay": lr_decay}
     if state_path is not None and Path(state_path).exists():
         state = torch.load(state_path, map_location=device, weights_only=True)
+        check_same_run(state.get("made_with", made_with), made_with, state_path)
         model.load_state_dict(state["model"])
         optimizer.load_state_dict(state["optimizer"])
         scheduler.load_state_dict(state["scheduler"])
@@ -161,13 +167,26 @@ def fit(model, train, epochs=1, batch_size=128, lr=1e-3, lr_decay=1.0, seed=0, d
             model.train()
         if state_path is not None:
             Path(state_path).parent.mkdir(parents=True, exist_ok=True)
+            partial = Path(f"{state_path}.partial")  # a run stopped while saving keeps the last
             torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
                         "scheduler": scheduler.state_dict(), "generator": generator.get_state(),
-                        "torch_rng": torch.get_rng_state(), "history": history, "best": best},
-                       state_path)
+                        "torch_rng": torch.get_rng_state(), "history": history, "best": best,
+                        "made_with": made_with}, partial)
+            os.replace(partial, state_path)
     if best is not None:
         model.load_state_dict(best)
     return history
+
+
+def check_same_run(saved: dict, now: dict, state_path) -> None:
+    """Refuse to resume from ``state_path`` when the run that ``saved`` it differs from this one
+    (``now``): another model, seed, number of training examples (``--limit``) or schedule."""
+    differ = [f"{key} {saved.get(key)!r} there, {value!r} here" for key, value in now.items()
+              if saved.get(key) != value]
+    if differ:
+        raise ValueError(f"state_path: {state_path} was saved by another run ({'; '.join(differ)})"
+                         ". Pass the arguments it was made with, another state file, or delete it "
+                         "to start afresh")
 
 
 def progress_bar(iterable, desc: str, progress: bool = True, **kwargs):

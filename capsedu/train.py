@@ -50,7 +50,11 @@ def experiment_parser(command: str, description: str) -> argparse.ArgumentParser
 
 def results_file(args: argparse.Namespace, file: str) -> Path:
     """Where an experiment's command line records its results ``file``: in ``--out``, else as
-    ``checkpoints.results_path`` says (the shipped folder only with ``--replace-shipped``)."""
+    ``checkpoints.results_path`` says (the shipped folder only with ``--replace-shipped``). A
+    trial (``--limit``) is never recorded as the shipped results."""
+    if args.limit and args.replace_shipped:
+        raise SystemExit(f"--limit {args.limit} with --replace-shipped: a trial on part of the "
+                         "data is never recorded as the shipped results; drop one of them")
     if not args.out:
         return checkpoints.results_path(file, args.replace_shipped)
     path = Path(args.out).expanduser() / file
@@ -136,6 +140,9 @@ def main(argv=None):
         return 0
     if args.name not in RECIPES:
         parser.error(f"unknown recipe {args.name!r}; choose from {', '.join(RECIPES)}")
+    if args.limit and args.replace_shipped:
+        parser.error(f"--limit {args.limit} with --replace-shipped: a trial on part of the data "
+                     "never replaces a shipped checkpoint; drop one of them")
     if args.threads:
         torch.set_num_threads(args.threads)
     out = output_folder(args)

@@ -155,10 +155,18 @@ def test_runs_of_another_length_are_refused_before_training(zoo, capsys):
     assert len(batches) == trained
 
 
-def test_replace_shipped_writes_the_shipped_results(zoo, monkeypatch):
+def test_replace_shipped_writes_the_shipped_results_but_never_a_trial(zoo, monkeypatch):
     root, _ = zoo
-    monkeypatch.setattr(bug_zoo, "BUGS", {})  # the correct model's run only
-    bug_zoo.main(["--limit", LIMIT, "--threads", "1", "--replace-shipped"])
+    shipped_path = root / "results" / bug_zoo.RESULTS
+    before = shipped_path.read_bytes()
+    with pytest.raises(SystemExit, match="never recorded as the shipped results"):
+        bug_zoo.main(["--limit", LIMIT, "--threads", "1", "--replace-shipped"])
+    assert shipped_path.read_bytes() == before
+    monkeypatch.setattr(bug_zoo, "BUGS", {})  # the correct model's run only, its record faked
+    monkeypatch.setattr(bug_zoo, "run", lambda name, epochs, limit, state_path: {
+        "epochs": epochs, "limit": limit, "test_accuracy": 0.5, "train_time_s": 1.0})
+    bug_zoo.main(["--epochs", "1", "--threads", "1", "--replace-shipped"])
     shipped = bug_zoo.read_results()
     assert list(shipped) == [bug_zoo.CORRECT]
-    assert shipped[bug_zoo.CORRECT]["batch_loss"] == recorded(root)[bug_zoo.CORRECT]["batch_loss"]
+    assert shipped[bug_zoo.CORRECT]["limit"] is None
+    assert shipped[bug_zoo.CORRECT]["command"] == f"{bug_zoo.COMMAND} --epochs 1 --threads 1"

@@ -173,6 +173,30 @@ def test_training_resumes_where_it_stopped(tmp_path):
     torch.testing.assert_close(resumed.classifier.weight, straight.classifier.weight)
 
 
+@pytest.mark.parametrize("change, named", [
+    ({"seed": 1}, "seed 0 there, 1 here"),
+    ({"rows": 48}, "train_examples 64 there, 48 here"),  # another --limit
+    ({"lr": 2e-3}, "lr 0.001 there, 0.002 here"),
+    ({"channels": (3, 2)}, "hparams"),
+])
+def test_a_state_file_of_another_run_is_refused_not_resumed(tmp_path, change, named):
+    x, y = torch.rand(64, 1, 8, 8), torch.arange(64) % 2
+    state = tmp_path / "state.pt"
+
+    def run(seed=0, rows=64, lr=1e-3, channels=(2, 2)):
+        torch.manual_seed(0)
+        return fit(BagOfPartsCNN(channels=channels), (x[:rows], y[:rows]), epochs=2,
+                   batch_size=16, lr=lr, seed=seed, device="cpu", progress=False,
+                   state_path=state)
+
+    run()
+    before = state.read_bytes()
+    with pytest.raises(ValueError, match=f"state_path: .*saved by another run .*{named}"):
+        run(**change)
+    assert state.read_bytes() == before and not list(tmp_path.glob("*.partial"))
+    assert len(run()) == 2  # the same run resumes (here: already finished)
+
+
 def test_validation_keeps_the_best_epoch_which_equals_a_shorter_run():
     # the validation labels are flipped, so the better the model learns the task, the worse
     # it scores there: the best validation epoch comes early, not last
@@ -335,6 +359,10 @@ def test_a_trial_run_goes_to_runs_and_leaves_the_shipped_checkpoint_alone(tiny_r
     with pytest.raises(SystemExit):
         main(["tiny", "--out", str(tiny_recipe / "checkpoints"), "--threads", "1"])
     assert "--replace-shipped" in capsys.readouterr().err
+    # a trial on part of the data never replaces a shipped checkpoint, even when asked to
+    with pytest.raises(SystemExit):
+        main(["tiny", "--limit", "10", "--replace-shipped"])
+    assert "never replaces a shipped checkpoint" in capsys.readouterr().err
     assert folder_bytes(tiny_recipe / "checkpoints") == shipped
 
 
