@@ -79,10 +79,11 @@ QUOTED_WIDTHS = {"paper": 7, "CapsNet-Keras": 14}  # their columns in error_tabl
 
 
 def describe(results: dict[str, dict]) -> str:
-    """How many runs ``results`` holds and their hours of training, and how the grid's first run
+    """How many runs ``results`` holds and their hours of training, and how the first of them
     was made (its command, minutes, threads and torch)."""
-    name = run_name(GRID[0], SEEDS[0])
-    first = results[name]
+    if not results:
+        raise ValueError(f"no runs recorded yet: run {COMMAND}")
+    name, first = next(iter(results.items()))
     hours = sum(run["train_time_s"] for run in results.values()) / 3600
     return (f"{len(results)} runs recorded, {hours:.1f} hours of training in all; e.g. {name}: "
             f"command {first['command']!r}, {first['train_time_s'] / 60:.0f} min on "

@@ -6,6 +6,8 @@ The data comes from ``capsedu.data.transformed_mnist``; the models are the affNI
 ``capsedu.train`` (``affnist-capsnet``, ``affnist-cnn``). Each function works for either model.
 """
 
+from contextlib import nullcontext
+
 import torch
 
 from .capsnet import routing_iterations
@@ -66,10 +68,8 @@ def read_right(models: dict, images: torch.Tensor, labels: torch.Tensor,
         check_choice(name, "each name of iterations", dict.fromkeys(models, "one of models"))
     right = {}
     for name, model in models.items():
-        if name in iterations:
-            with routing_iterations(model, iterations[name]):
-                right[name] = is_correct(predict(model, images, progress=progress), labels)
-        else:
+        with (routing_iterations(model, iterations[name]) if name in iterations
+              else nullcontext()):
             right[name] = is_correct(predict(model, images, progress=progress), labels)
     return right
 

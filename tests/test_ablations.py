@@ -112,6 +112,8 @@ def test_the_summaries_of_a_hand_made_grid():
     results = grid_results(error_of)
     assert describe(results).startswith(f"{len(results)} runs recorded, {len(results) / 2:.1f} "
                                         "hours of training in all; e.g. iterations=1,")
+    with pytest.raises(ValueError, match="no runs recorded yet"):
+        describe({})
     errors = errors_by_cell(results)
     assert list(errors)[:2] == ["1 it.\nrecon", "2 it.\nrecon"]
     assert list(errors)[-1] == "5 it.\nno recon"
