@@ -151,3 +151,14 @@ def test_a_band_is_the_range_of_one_factor():
     assert tm.AffineRanges(scale=(0.5, 2.0)).band("scale") == (0.5, 2.0)
     with pytest.raises(ValueError, match="factor must be one of"):
         tm.AFFNIST_RANGES.band("tx")
+
+
+def test_affine_turns_each_digit_by_its_own_angle():
+    x = blobs(3)
+    angles = torch.tensor([0.0, 90.0, 30.0])
+    out = tm.affine(x, rotation=angles, side=28)
+    for k, a in enumerate(angles.tolist()):  # each as if turned alone
+        assert torch.equal(out[k], tm.affine(x[k : k + 1], rotation=a, side=28)[0])
+    assert torch.equal(out[0], x[0])  # 0 degrees: every pixel as it was
+    with pytest.raises(ValueError, match="one angle or one per digit"):
+        tm.affine(x, rotation=torch.zeros(2), side=28)

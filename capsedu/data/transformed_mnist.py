@@ -213,10 +213,15 @@ def affine(images: torch.Tensor, rotation: float = 0.0, shear: float = 0.0, scal
            side: int = CANVAS) -> torch.Tensor:
     """Every digit ``[N, 1, 28, 28]`` under one affine map: turned by ``rotation`` degrees,
     sheared and scaled about its centre (``affine_matrix``), then moved by ``(tx, ty)`` pixels
-    from the centre of the ``side`` canvas. ``[N, 1, side, side]``."""
+    from the centre of the ``side`` canvas. ``[N, 1, side, side]``. ``rotation`` may also be
+    ``[N]``, one angle per digit (each digit turned by its own)."""
     images = pad_to(_as_digits(images), side)
     n = len(images)
-    A = affine_matrix(torch.full((n,), float(rotation)), float(shear), float(scale_x),
+    rotation = torch.as_tensor(rotation, dtype=torch.float32)
+    if rotation.ndim > 1 or rotation.numel() not in (1, n):
+        raise ValueError(f"rotation must be one angle or one per digit ([{n}]), got shape "
+                         f"{tuple(rotation.shape)}")
+    A = affine_matrix(rotation.expand(n), float(shear), float(scale_x),
                       float(scale_y))  # [N, 2, 2]
     t = torch.tensor([float(tx), float(ty)]).expand(n, 2)  # [N, 2]
     return warp(images, A, t).clamp(0, 1)
