@@ -56,6 +56,15 @@ def margin_loss(
     check_shape(lengths, "lengths", "[batch, classes]", ndim=2)
     check_finite(lengths, "lengths")
     batch, n_classes = lengths.shape
+    if batch == 0:
+        raise ValueError("lengths holds no examples ([0, classes]); the loss is a mean over the "
+                         "batch, so pass at least one")
+    if not 0 <= m_minus < m_plus:
+        raise ValueError(f"the margins must satisfy 0 <= m_minus < m_plus (a present class is "
+                         f"pushed above m_plus, an absent one below m_minus), got m_plus={m_plus}"
+                         f", m_minus={m_minus}; the paper's are 0.9 and 0.1")
+    if lam < 0:
+        raise ValueError(f"lam must be >= 0 (the weight of the absent classes), got {lam}")
     sets = isinstance(targets, torch.Tensor) and targets.ndim == 2
     check_labels(targets, "targets", batch, n_classes, k=targets.shape[1] if sets else None)
     # T_k: 1 for the classes present, 0 for the others; [batch, classes]

@@ -304,9 +304,30 @@ def probabilities(model, images, batch_size=64, device=None, progress=False) -> 
                        device, progress)
 
 
+def as_images(images) -> torch.Tensor:
+    """``images`` as a float tensor ``[N, C, H, W]`` (a NumPy array or nested lists converted);
+    a clear error for an empty batch or for 0-255 integer pixels."""
+    if not isinstance(images, torch.Tensor):
+        try:
+            images = torch.as_tensor(np.asarray(images), dtype=torch.float32)
+        except (TypeError, ValueError) as err:
+            raise TypeError(f"images must be a tensor [N, C, H, W] (or a NumPy array), got "
+                            f"{type(images).__name__}: {err}") from err
+    if images.ndim < 2:
+        raise ValueError(f"images must have shape [N, C, H, W], got {tuple(images.shape)}; one "
+                         "image [C, H, W] is images[None]")
+    if len(images) == 0:
+        raise ValueError("images holds no examples ([0, C, H, W]); pass at least one")
+    if not images.is_floating_point():
+        raise TypeError(f"images must hold float pixels in [0, 1], got {images.dtype}; use "
+                        "images.float() / 255 if they are 0-255 integers")
+    return images
+
+
 def _in_batches(model, score, images, batch_size, device, progress) -> torch.Tensor:
     """``score`` on ``images`` in batches of ``batch_size`` on ``device``, ``model`` in eval
     mode there, the results concatenated on the CPU."""
+    images = as_images(images)
     device = device or config.device()
     model.to(device).eval()
     starts = progress_bar(range(0, len(images), batch_size), "scoring", progress, unit="batch")
@@ -334,4 +355,12 @@ def evaluate(model, data, batch_size=64, device=None, progress=False) -> float:
     right (``is_correct``; for pairs, both digits). ``progress``: a bar."""
     images, labels = data
     predictions = predict(model, images, batch_size, device, progress)
+    labels = torch.as_tensor(labels)
+    if labels.shape[0] != len(predictions) or labels.is_floating_point() or labels.min() < 0:
+        raise ValueError(f"labels must hold one non-negative integer class per image "
+                         f"({len(predictions)}), got {labels.dtype} of shape {tuple(labels.shape)}"
+                         + (f" from {int(labels.min())}" if len(labels) else ""))
+    n_classes = (getattr(model, "hparams", None) or {}).get("n_classes")
+    if n_classes is not None and int(labels.max()) >= n_classes:
+        raise ValueError(f"labels must be classes in [0, {n_classes - 1}], got {int(labels.max())}")
     return is_correct(predictions, labels).float().mean().item()

@@ -90,6 +90,22 @@ def test_margin_loss_rejects_bad_input(lengths, targets, match):
         margin_loss(lengths, targets)
 
 
+@pytest.mark.parametrize("margins, match", [
+    ({"m_plus": 0.1, "m_minus": 0.9}, "m_minus < m_plus"),  # swapped
+    ({"m_plus": 0.5, "m_minus": 0.5}, "m_minus < m_plus"),
+    ({"m_minus": -0.1}, "0 <= m_minus"),
+    ({"lam": -1.0}, "lam must be >= 0"),
+])
+def test_margin_loss_refuses_margins_that_invert_the_loss(margins, match):
+    with pytest.raises(ValueError, match=match):
+        margin_loss(torch.rand(2, 10), torch.tensor([1, 2]), **margins)
+
+
+def test_margin_loss_of_an_empty_batch_is_an_error_not_nan():
+    with pytest.raises(ValueError, match="no examples"):
+        margin_loss(torch.zeros(0, 10), torch.zeros(0, dtype=torch.long))
+
+
 def test_reconstruction_loss_sums_pixels_and_averages_batch():
     images = torch.zeros(2, 1, 2, 2)
     recon = torch.tensor([[[[1.0, 0.0], [0.0, 0.0]]], [[[1.0, 1.0], [1.0, 0.0]]]])

@@ -94,6 +94,10 @@ def test_a_valid_file_is_read_exactly(fake_test_split, tmp_path):
     ("t10k-labels-idx1-ubyte", lambda b: idx(np.zeros(60_000)), r"\[60000\].*other split"),
     ("t10k-images-idx3-ubyte", lambda b: idx(np.zeros((10_000, 32, 32))), r"\[10000, 32, 32\]"),
     ("t10k-labels-idx1-ubyte", lambda b: idx(np.full(10_000, 12)), "labels above 9"),
+    ("t10k-labels-idx1-ubyte", lambda b: idx(np.full(10_000, 3)), "no label 0, 1, 2, 4, 5"),
+    ("t10k-images-idx3-ubyte", lambda b: idx(np.zeros((10_000, 28, 28))), "10,000 blank images"),
+    ("t10k-images-idx3-ubyte", lambda b: b[:16 + 5 * 784] + bytes(784) + b[16 + 6 * 784:],
+     "holds 1 blank images of 10,000"),
 ])
 def test_a_bad_file_is_named_with_a_fix(fake_test_split, tmp_path, file, spoil, match):
     raw = fake_test_split[0]

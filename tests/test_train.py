@@ -664,3 +664,35 @@ def test_confusion_counts_by_hand_and_refuses_bad_input():
         confusion(labels, predictions[:3], n_classes=3)
     with pytest.raises(ValueError, match=r"classes in \[0, 2\]"):
         confusion(labels, torch.tensor([0, 1, 1, 2, 0, 3]), n_classes=3)
+
+
+# --- bad input to inference: a sentence, or the right answer -------------------------------------
+
+
+def test_inference_takes_arrays_and_lists_and_names_what_it_cannot_use():
+    import numpy as np
+
+    from capsedu.loop import evaluate, predict
+
+    torch.manual_seed(0)
+    model = BagOfPartsCNN(channels=(2,), n_classes=10)
+    x = torch.rand(3, 1, 8, 8)
+    expected = predict(model, x, device="cpu")
+    assert torch.equal(predict(model, x.double().numpy(), device="cpu"), expected)  # float64 NumPy
+    assert torch.equal(predict(model, x.tolist(), device="cpu"), expected)
+    for images, error, words in [
+        (torch.rand(0, 1, 8, 8), ValueError, "holds no examples"),
+        ((x * 255).to(torch.uint8), TypeError, r"float\(\) / 255"),
+        (torch.rand(8), ValueError, r"images\[None\]"),
+        ("digits", TypeError, "must be a tensor"),
+    ]:
+        with pytest.raises(error, match=words):
+            predict(model, images, device="cpu")
+    for labels, words in [(torch.tensor([0, 1, 10]), r"classes in \[0, 9\], got 10"),
+                          (torch.tensor([0, -1, 2]), "non-negative integer"),
+                          (torch.tensor([0.0, 1.0, 2.0]), "non-negative integer"),
+                          (torch.tensor([0, 1]), r"one .* per image \(3\)")]:
+        with pytest.raises(ValueError, match=words):
+            evaluate(model, (x, labels), device="cpu")
+    right = np.asarray(expected)  # labels as NumPy: every one read right
+    assert evaluate(model, (x, right), device="cpu") == 1.0

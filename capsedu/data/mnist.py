@@ -64,6 +64,15 @@ def load_mnist(
     labels = _read_idx(raw / labels_file, (n,))
     if labels.max() > 9:
         raise ValueError(f"MNIST file {raw / labels_file} holds labels above 9: {_FIX}")
+    counts = torch.bincount(labels.long(), minlength=10)
+    if (counts == 0).any():  # every split of MNIST holds hundreds of each digit
+        absent = ", ".join(str(k) for k in torch.nonzero(counts == 0).flatten().tolist())
+        raise ValueError(f"MNIST file {raw / labels_file} holds no label {absent}: it is not "
+                         f"MNIST's; {_FIX}")
+    blank = int((images.flatten(1).amax(dim=1) == 0).sum())
+    if blank:  # every MNIST digit has ink
+        raise ValueError(f"MNIST file {raw / images_file} holds {blank:,} blank images of {n:,}: "
+                         f"it is not MNIST's; {_FIX}")
     return images[:limit].unsqueeze(1).float().div_(255), labels[:limit].long()
 
 
