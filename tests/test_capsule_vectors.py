@@ -19,6 +19,7 @@ from capsedu.capsule_vectors import (
 )
 from capsedu.data.faces import Part, render
 from capsedu.exercises import check_pose_vector
+from capsedu.functional import squash as capsedu_squash
 
 
 def test_pose_vector_hand_values():
@@ -143,3 +144,107 @@ def test_the_solution_passes_the_checker_and_answers_the_exercises(capsys):
     assert "PASS" in capsys.readouterr().out
     assert solution.nose_45.tolist() == pytest.approx([0.3 / 2**0.5] * 2)
     assert solution.opposite_vectors_decode_alike()
+
+
+# --- turned part images, the read angle's error, squash measured (notebooks 02 and 03) ---------
+
+
+def test_turned_part_images_render_each_angle_and_feed_the_template_bank():
+    from capsedu.capsule_vectors import turned_part_images
+
+    images = turned_part_images("nose", [0.0, 90.0], scale=2.0, size=32)
+    assert images.shape == (2, 1, 32, 32)
+    assert np.allclose(images[1, 0].numpy(), render([Part("nose", 0.5, 0.5, 90.0, 2.0)], 32))
+    moved = turned_part_images("nose", [0.0], x=0.25, y=0.75)
+    assert np.allclose(moved[0, 0].numpy(), render([Part("nose", 0.25, 0.75, 0.0, 2.0)], 32))
+    angles, templates = template_bank("nose", n_angles=4, scale=2.0)
+    full = render([Part("nose", 0.5, 0.5, 90.0, 2.0)], 32)
+    assert np.allclose(templates[1, 0].numpy(), full[10:22, 10:22])
+    with pytest.raises(ValueError, match=r"\[n\]"):
+        turned_part_images("nose", [[0.0]])
+
+
+def test_angle_error_wraps_around_the_circle():
+    from capsedu.capsule_vectors import angle_error
+
+    v = pose_vector(torch.tensor([170.0, -170.0, 10.0]), torch.tensor([1.0, 0.5, 0.2]))
+    error = angle_error(v, torch.tensor([-170.0, 170.0, 0.0]))
+    assert error.tolist() == pytest.approx([-20.0, 20.0, 10.0], abs=1e-4)
+
+
+def test_squash_slope_matches_the_formula_and_peaks_at_one_over_root_three():
+    from capsedu.capsule_vectors import squash_slope
+
+    r = torch.linspace(0.05, 4, 400, dtype=torch.float64)
+    slope = squash_slope(r, dim=8)
+    assert torch.allclose(slope, 2 * r / (1 + r**2) ** 2, atol=1e-10)
+    assert float(r[slope.argmax()]) == pytest.approx(3**-0.5, abs=0.01)
+    with pytest.raises(ValueError, match="float"):
+        squash_slope(torch.arange(3))
+
+
+def test_length_table_holds_squash_sigmoid_and_tanh():
+    from capsedu.capsule_vectors import length_table
+
+    header, zero, one = length_table((0.0, 1.0)).splitlines()
+    assert header.split() == ["||s||", "squash", "sigmoid", "tanh"]
+    assert [float(x) for x in zero.split()] == [0.0, 0.0, 0.5, 0.0]
+    assert [float(x) for x in one.split()] == pytest.approx([1.0, 0.5, 0.7311, 0.7616], abs=1e-4)
+
+
+def test_random_capsules_are_reproducible_and_span_the_decades():
+    from capsedu.capsule_vectors import random_capsules
+
+    s = random_capsules(5000, dim=6, seed=3, decades=(-2, 2))
+    assert s.shape == (5000, 6) and torch.equal(s, random_capsules(5000, 6, 3, (-2, 2)))
+    exponents = s.norm(dim=1).log10()
+    assert exponents.min() >= -2 - 1e-5 and exponents.max() <= 2 + 1e-5
+    assert exponents.min() < -1.9 and exponents.max() > 1.9
+    with pytest.raises(ValueError, match="low < high"):
+        random_capsules(10, decades=(1, 1))
+
+
+def test_direction_and_length_of_squashed_capsules():
+    from capsedu.capsule_vectors import direction_and_length
+
+    cosine, length = direction_and_length(torch.tensor([[3.0, 4.0], [0.0, -1.0]]))
+    assert cosine.tolist() == pytest.approx([1.0, 1.0])
+    assert length.tolist() == pytest.approx([25 / 26, 0.5])
+    with pytest.raises(ValueError, match=r"\[n, d\]"):
+        direction_and_length(torch.ones(3))
+
+
+def test_at_zero_finds_the_nan_gradient_of_eps_outside_the_root():
+    from capsedu.capsule_vectors import at_zero, at_zero_table
+
+    def eps_outside(s, eps=1e-8):
+        n2 = (s * s).sum(dim=-1, keepdim=True)
+        return n2 / (1 + n2) * s / (torch.sqrt(n2) + eps)
+
+    value, gradient = at_zero(eps_outside)
+    assert value.tolist() == [0.0] * 4 and torch.isnan(gradient).all()
+    value, gradient = at_zero(capsedu_squash)
+    assert value.tolist() == [0.0] * 4 and torch.isfinite(gradient).all()
+    lines = at_zero_table({"eps outside": eps_outside}).splitlines()
+    assert len(lines) == 2 and "nan" in lines[0] and lines[1].startswith("capsedu (eps inside)")
+    assert "nan" not in lines[1]
+    with pytest.raises(ValueError, match="keeps the shape"):
+        at_zero(lambda s: s.sum(dim=-1))
+
+
+def test_rounding_table_reaches_one_in_float32_before_float64():
+    from capsedu.capsule_vectors import rounding_table
+
+    f32, f64 = rounding_table((2, 4)).splitlines()
+    assert f32.startswith("torch.float32") and "||s|| = 1e2, 1e4" in f32
+    assert f32.endswith("0.9998999834, 1.0000000000")  # 1 / (1 + 1e8) is below float32's epsilon
+    assert f64.endswith("0.9999000100, 0.9999999900")
+
+
+def test_eps_table_relative_change_grows_as_the_length_shrinks():
+    from capsedu.capsule_vectors import eps_table
+
+    rows = eps_table((1e-1, 1e-5)).splitlines()[1:]
+    changes = [float(row.split()[1]) for row in rows]
+    assert changes[0] < 1e-5 < 0.5 < changes[1] < 1  # eps = 1e-8 next to ||s||^2 = 1e-10
+    assert float(rows[0].split()[2]) == pytest.approx(0.01 / 1.01, rel=1e-2)

@@ -67,3 +67,22 @@ class Widget:
                 f'<div>{self.readout.value}</div>'
                 f'<img src="data:image/png;base64,{png}" alt="{alt}">'
                 f"<figcaption>{html.escape(STILL_NOTE)}</figcaption></figure>")
+
+
+class TwoReaders(Widget):
+    """A widget over test digits that two models read, notebook 08's ``capsnet`` and ``cnn``:
+    ``images`` ``[N, 1, 28, 28]`` and their ``labels`` ``[N]``. A subclass lays out its controls
+    and figure in ``build``; it is then drawn once."""
+
+    def __init__(self, capsnet, cnn, images, labels):
+        import ipywidgets as widgets  # here, so that every other widget's import stays light
+
+        self.capsnet, self.cnn, self.images, self.labels = capsnet, cnn, images, labels
+        # the dropdowns' choices: "#k: a y" for the k-th digit, of class y
+        self.digit_options = [(f"#{k}: a {int(y)}", k) for k, y in enumerate(labels)]
+        self.readout, self.image = widgets.HTML(), widgets.Image(format="png")
+        self.build()
+        self.update()
+
+    def build(self):
+        raise NotImplementedError("a TwoReaders widget lays out its controls in build()")

@@ -31,6 +31,12 @@ def _check_range(name: str, value: float, low: float, high: float):
         raise ValueError(f"{name} must be in [{low}, {high}], got {value}")
 
 
+def _slider(description: str, value: float, low: float, high: float, step: float):
+    """A slider of this module's widgets: 320 px wide, labelled ``description``."""
+    return widgets.FloatSlider(value=value, min=low, max=high, step=step,
+                               description=description, layout=widgets.Layout(width="320px"))
+
+
 def _redraw_vector(ax, x: float, y: float, **kwargs):
     """Replace the arrow on ``ax`` (cheaper than clearing the axes and setting them up again)."""
     for artist in [*ax.texts, *ax.patches]:
@@ -59,15 +65,11 @@ class PoseVectorExplorer(Widget):
         "describes, turned to the arrow's angle and drawn with ink as bright as the arrow is long.")
 
     def __init__(self, kind: str = "nose", angle: float = 30.0, length: float = 0.8):
-        layout = widgets.Layout(width="320px")
         self.kind = widgets.Dropdown(options=PART_KINDS, value=kind, description="part",
-                                     layout=layout)
-        self.angle = widgets.FloatSlider(value=angle, min=-180, max=180, step=5,
-                                         description="angle (°)", layout=layout)
-        self.length = widgets.FloatSlider(value=length, min=0, max=1, step=0.05,
-                                          description="length", layout=layout)
-        self.readout = widgets.HTML()
-        self.image = widgets.Image(format="png", width=480)
+                                     layout=widgets.Layout(width="320px"))
+        self.angle = _slider("angle (°)", angle, -180, 180, 5)
+        self.length = _slider("length", length, 0, 1, 0.05)
+        self.readout, self.image = widgets.HTML(), widgets.Image(format="png", width=480)
         self.figure = Figure(figsize=(6, 3))
         self.ax_v, self.ax_part = self.figure.subplots(1, 2)
         # the part's image is one artist, refilled at each update (faster than redrawing)
@@ -115,13 +117,9 @@ class SquashExplorer(Widget):
         "the length.")
 
     def __init__(self, norm: float = 1.0, angle: float = 30.0):
-        layout = widgets.Layout(width="320px")
-        self.norm = widgets.FloatSlider(value=norm, min=0, max=MAX_NORM, step=0.05,
-                                        description="||s||", layout=layout)
-        self.angle = widgets.FloatSlider(value=angle, min=0, max=360, step=5,
-                                         description="angle (°)", layout=layout)
-        self.readout = widgets.HTML()
-        self.image = widgets.Image(format="png", width=720)
+        self.norm = _slider("||s||", norm, 0, MAX_NORM, 0.05)
+        self.angle = _slider("angle (°)", angle, 0, 360, 5)
+        self.readout, self.image = widgets.HTML(), widgets.Image(format="png", width=720)
         self.figure = Figure(figsize=(9, 3))
         ax_curve, self.ax_s, self.ax_v = self.figure.subplots(1, 3)
         r = torch.linspace(0, MAX_NORM, 201, dtype=torch.float64)

@@ -3,15 +3,14 @@ CapsNet's two reconstructions in two colours (``robustness.overlap_state``; the 
 
 import ipywidgets as widgets
 import numpy as np
-import torch
 
 from ..data.transformed_mnist import MULTI_CANVAS, MULTI_SHIFT
 from ..plots import capsnet_vs_cnn_figure, png_bytes, set_class_bars, two_colour
 from ..robustness import overlap_state
-from .base import Widget
+from .base import TwoReaders
 
 
-class OverlapExplorer(Widget):
+class OverlapExplorer(TwoReaders):
     """Pick two test digits and move the second over the first: the CapsNet's two
     reconstructions in two colours, both models' readings and the CapsNet's capsule lengths."""
 
@@ -23,17 +22,14 @@ class OverlapExplorer(Widget):
         "probability (blue). Where the orange and the blue fall on different digits, the CapsNet "
         "has split the shared ink between the two.")
 
-    def __init__(self, capsnet, cnn, images: torch.Tensor, labels: torch.Tensor):
-        self.capsnet, self.cnn, self.images, self.labels = capsnet, cnn, images, labels
-        options = [(f"#{k}: a {int(y)}", k) for k, y in enumerate(labels)]
-        second = next(k for k, y in enumerate(labels) if y != labels[0])
+    def build(self):
+        options = self.digit_options
+        second = next(k for k, y in enumerate(self.labels) if y != self.labels[0])
         self.first = widgets.Dropdown(options=options, value=0, description="first")
         self.second = widgets.Dropdown(options=options, value=second, description="second")
         self.sliders = {name: widgets.IntSlider(value=0, min=-MULTI_SHIFT, max=MULTI_SHIFT,
                                                 description=name, continuous_update=False)
                         for name in ("dx", "dy")}
-        self.readout = widgets.HTML()
-        self.image = widgets.Image(format="png")
         self.figure, (pair, recon), (self._lengths, self._probabilities) = \
             capsnet_vs_cnn_figure("sigmoid")
         self._pair = pair.imshow(np.zeros((MULTI_CANVAS, MULTI_CANVAS)), cmap="gray_r", vmin=0,
@@ -45,7 +41,6 @@ class OverlapExplorer(Widget):
         self.widget = widgets.VBox([
             widgets.HBox([self.first, self.second]), widgets.HBox(list(self.sliders.values())),
             self.readout, self.image])
-        self.update()
 
     def update(self):
         a, b = self.first.value, self.second.value

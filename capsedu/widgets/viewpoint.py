@@ -3,14 +3,13 @@ answer live (``robustness.viewpoint_state``)."""
 
 import ipywidgets as widgets
 import numpy as np
-import torch
 
 from ..plots import capsnet_vs_cnn_figure, png_bytes, set_class_bars
 from ..robustness import viewpoint_state
-from .base import Widget
+from .base import TwoReaders
 
 
-class ViewpointExplorer(Widget):
+class ViewpointExplorer(TwoReaders):
     """Pick a test digit and transform it: the CapsNet's capsule lengths and reconstruction and
     the CNN's softmax probabilities, for the image both of them see."""
 
@@ -21,10 +20,8 @@ class ViewpointExplorer(Widget):
         "(blue), each model's answer drawn full and the other classes pale. When the CapsNet reads "
         "the digit, its reconstruction follows the turn and the shear.")
 
-    def __init__(self, capsnet, cnn, images: torch.Tensor, labels: torch.Tensor):
-        self.capsnet, self.cnn, self.images, self.labels = capsnet, cnn, images, labels
-        self.digit = widgets.Dropdown(
-            options=[(f"#{k}: a {int(y)}", k) for k, y in enumerate(labels)], description="digit")
+    def build(self):
+        self.digit = widgets.Dropdown(options=self.digit_options, description="digit")
 
         def slider(description, low, high, step, fmt):
             value = 1.0 if description == "scale" else 0.0
@@ -40,8 +37,6 @@ class ViewpointExplorer(Widget):
             "dy": slider("dy", -12, 12, 1, "+.0f"),
         }
         self.reset_button = widgets.Button(description="reset", icon="undo")
-        self.readout = widgets.HTML()
-        self.image = widgets.Image(format="png")
         self.figure, (seen, recon), (self._lengths, self._probabilities) = \
             capsnet_vs_cnn_figure("softmax")
         blank = np.zeros((40, 40))
@@ -57,7 +52,6 @@ class ViewpointExplorer(Widget):
         controls = widgets.HBox([widgets.VBox(list(self.sliders.values())[:3]),
                                  widgets.VBox(list(self.sliders.values())[3:])])
         self.widget = widgets.VBox([top, controls, self.readout, self.image])
-        self.update()
 
     def reset(self):
         """Back to the upright, centred digit, with a single redraw."""
