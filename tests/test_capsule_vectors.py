@@ -123,6 +123,14 @@ def test_checker_accepts_the_reference_and_rejects_wrong_versions(capsys):
 
     assert check_pose_vector(stub) is None
     assert "not implemented yet" in capsys.readouterr().out
+    # correct answers written otherwise: as complex numbers p e^{ia}, and in float64 NumPy
+    as_complex = lambda a, p: torch.view_as_real(torch.polar(p, torch.deg2rad(a)))
+    in_numpy = lambda a, p: np.stack([p.numpy() * np.cos(np.radians(a.numpy(), dtype=np.float64)),
+                                      p.numpy() * np.sin(np.radians(a.numpy(), dtype=np.float64))],
+                                     axis=-1)
+    for right in (as_complex, in_numpy):
+        assert check_pose_vector(right) is True
+        assert "PASS" in capsys.readouterr().out
     radians_not_degrees = lambda a, p: torch.stack([p * torch.cos(a), p * torch.sin(a)], -1)
     unit_length = lambda a, p: pose_vector(a, torch.ones_like(p))
     swapped = lambda a, p: pose_vector(a, p).flip(-1)
