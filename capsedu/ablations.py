@@ -79,13 +79,17 @@ QUOTED_WIDTHS = {"paper": 7, "CapsNet-Keras": 14}  # their columns in error_tabl
 
 
 def describe(results: dict[str, dict]) -> str:
-    """How many runs ``results`` holds and their hours of training, and how the first of them
-    was made (its command, minutes, threads and torch)."""
+    """How many runs ``results`` holds and their hours of training, the budget they were given
+    and how many epochs they trained, and how the first of them was made (its command, minutes,
+    threads and torch)."""
     if not results:
         raise ValueError(f"no runs recorded yet: run {COMMAND}")
     name, first = next(iter(results.items()))
     hours = sum(run["train_time_s"] for run in results.values()) / 3600
-    return (f"{len(results)} runs recorded, {hours:.1f} hours of training in all; e.g. {name}: "
+    budgets = " or ".join(map(str, sorted({run["max_epochs"] for run in results.values()})))
+    trained = [len(run["validation_by_epoch"]) for run in results.values()]
+    return (f"{len(results)} runs recorded, {hours:.1f} hours of training in all; a budget of "
+            f"{budgets} epochs each, {min(trained)} to {max(trained)} epochs trained; e.g. {name}: "
             f"command {first['command']!r}, {first['train_time_s'] / 60:.0f} min on "
             f"{first['threads']} thread(s), torch {first['torch_version']}")
 

@@ -87,8 +87,9 @@ def grid_results(error_of):
         "test_accuracy_by_iterations": {str(t): 1 - error_of(cell, seed, t) / 100
                                         for t in TEST_ITERATIONS},
         "validation_by_epoch": [0.9, 0.95, 0.97] if seed == 0 else [0.97, 0.9, 0.9, 0.9],
-        "train_time_s": 1800, "threads": 1, "command": "python -m capsedu.ablations",
-        "torch_version": "x"} for cell in GRID for seed in SEEDS}
+        "max_epochs": 4, "train_time_s": 1800, "threads": 1,
+        "command": "python -m capsedu.ablations", "torch_version": "x"}
+        for cell in GRID for seed in SEEDS}
 
 
 def test_the_summaries_of_a_hand_made_grid():
@@ -111,7 +112,8 @@ def test_the_summaries_of_a_hand_made_grid():
 
     results = grid_results(error_of)
     assert describe(results).startswith(f"{len(results)} runs recorded, {len(results) / 2:.1f} "
-                                        "hours of training in all; e.g. iterations=1,")
+                                        "hours of training in all; a budget of 4 epochs each, 3 "
+                                        "to 4 epochs trained; e.g. iterations=1,")
     with pytest.raises(ValueError, match="no runs recorded yet"):
         describe({})
     errors = errors_by_cell(results)
