@@ -44,7 +44,14 @@ class Widget:
         they are now, and a note) for a page that cannot run widgets. Jupyter front ends that run
         the kernel (JupyterLab, Colab, Voila) show the live widget; a static page shows the
         still."""
-        bundle = self.widget._repr_mimebundle_(**kwargs)
+        if hasattr(self.widget, "_repr_mimebundle_"):  # ipywidgets 8
+            bundle = self.widget._repr_mimebundle_(**kwargs)
+        else:  # ipywidgets 7 (Colab's) displays through _ipython_display_: the same view
+            bundle = {"text/plain": repr(self.widget),
+                      "application/vnd.jupyter.widget-view+json": {
+                          "version_major": 2, "version_minor": 0,
+                          "model_id": self.widget.model_id}}
+            self.widget._handle_displayed(**kwargs)
         bundle["text/html"] = self.still_html()
         return bundle
 
