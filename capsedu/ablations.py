@@ -27,7 +27,7 @@ from . import checkpoints
 from .capsnet import LIVE, CapsNet, routing_iterations
 from .data.mnist import load_mnist
 from .loop import PATIENCE, best_epoch, converged, evaluate, random_shift
-from .recipes import Recipe, train_recipe
+from .recipes import Recipe, how_run, train_recipe
 from .statistics import SeedDifference, over_seeds, seed_difference
 from .train import command_line, experiment_parser, positive_int, record_missing, results_file
 
@@ -222,8 +222,7 @@ def run(overrides: dict, seed: int, epochs=EPOCHS, limit=None, progress=True,
             "test_accuracy_by_iterations": by_iterations,
             "validation_by_epoch": scores, "max_epochs": epochs, "patience": PATIENCE,
             "converged": converged(scores),
-            "train_time_s": round(sum(h["seconds"] for h in history), 1),
-            "threads": torch.get_num_threads(), "torch_version": torch.__version__}
+            **how_run(history)}
 
 
 def main(argv=None) -> int:

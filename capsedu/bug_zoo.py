@@ -40,7 +40,7 @@ from .couplings import coupling_trace, normalised_entropy
 from .data.mnist import load_mnist
 from .functional import class_targets, reconstruction_loss
 from .loop import chosen_epoch, evaluate
-from .recipes import Recipe, train_recipe
+from .recipes import Recipe, how_run, train_recipe
 from .routing import (
     RoutingResult,
     RoutingStep,
@@ -332,8 +332,7 @@ def run(name: str, epochs: int = EPOCHS, limit=None, progress=True, state_path=N
             "chosen_epoch": chosen["epoch"], "validation_accuracy": chosen["validation_accuracy"],
             "test_accuracy": evaluate(model, test, training.batch_size),
             "couplings": trained_couplings(model, test[0][:COUPLING_IMAGES]),
-            "train_time_s": round(sum(h["seconds"] for h in history), 1),
-            "threads": torch.get_num_threads(), "torch_version": torch.__version__}
+            **how_run(history)}
 
 
 def read_results(path: Path | None = None) -> dict[str, dict]:

@@ -194,6 +194,14 @@ def train_recipe(recipe: Recipe, epochs=None, limit=None, seed=None, progress=Tr
     return model, history, len(train[1])
 
 
+def how_run(history: list[dict]) -> dict:
+    """What the record of every training run keeps beside its results, so that a reader can
+    reproduce it and compare its time: the seconds it trained (its epochs' sum, from ``fit``'s
+    ``history``), the CPU threads it had and the torch version."""
+    return {"train_time_s": round(sum(h["seconds"] for h in history), 1),
+            "threads": torch.get_num_threads(), "torch_version": torch.__version__}
+
+
 def continue_from(folder: Path, name: str) -> tuple[dict, list[dict], list[dict]]:
     """What a run needs to continue checkpoint ``name`` saved in ``folder`` (``fit``'s ``start``):
     ``(weights, history, sittings)``.
@@ -268,9 +276,8 @@ def run_recipe(name, epochs=None, limit=None, seed=None, root=None, progress=Tru
     return checkpoints.save(
         model, saved_as, root, replace_shipped, description=recipe.description,
         command=shlex.join(command),
-        seed=seed, train_time_s=round(sum(h["seconds"] for h in history), 1),
-        device=str(config.device()), threads=torch.get_num_threads(),
-        train_examples=train_examples, metrics=metrics, **sittings,
+        seed=seed, device=str(config.device()), train_examples=train_examples, metrics=metrics,
+        **how_run(history), **sittings,
     )
 
 
