@@ -30,7 +30,7 @@ from torch import nn
 
 from .data import faces
 from .data import transformed_mnist as tm
-from .group_conv import rotate_c4
+from .group_conv import N_ROTATIONS, rotate_c4
 from .loop import predict
 from .parts.pose_net import rotation_sweep
 from .validate import check_choice, check_finite, check_float, check_shape
@@ -136,6 +136,17 @@ def rotation_error(f, x: torch.Tensor, r: int = 1) -> float | list[float]:
     if isinstance(upright, torch.Tensor):
         return relative_error(turned, quarter_turn(upright, r))
     return [relative_error(a, quarter_turn(b, r)) for a, b in zip(turned, upright, strict=True)]
+
+
+def turned_only_filters(weight: torch.Tensor) -> torch.Tensor:
+    """The tempting mistake in a group convolution's filters (notebook 10's exercise 1): each of
+    the four copies of C4 filters ``weight`` ``[C_out, C_in, 4, k, k]`` turns its slices but
+    does not cycle the rotation axis; stacked as ``group_conv.group_filters`` stacks the right
+    copies, ``[C_out * 4, C_in * 4, k, k]``. A ``GroupConv`` with these filters is not
+    equivariant."""
+    check_shape(weight, "weight", "[C_out, C_in, 4, k, k]", ndim=5)
+    copies = [torch.rot90(weight, r, dims=(-2, -1)) for r in range(N_ROTATIONS)]
+    return torch.stack(copies, dim=1).flatten(0, 1).flatten(1, 2)
 
 
 def model_rotation_errors(model, x: torch.Tensor, turns=(1, 2, 3)) -> dict:
@@ -291,11 +302,12 @@ def confusion_at(model, images: torch.Tensor, labels: torch.Tensor, rotation: fl
 def six_nine(model, images: torch.Tensor, labels: torch.Tensor, rotation: float = 180.0) -> dict:
     """The pair a rotation-invariant classifier cannot tell by orientation: a 6 turned by 180
     degrees looks like a 9. For the test digits turned by ``rotation``: ``six_as_nine``, the
-    share of 6s read as 9, ``nine_as_six``, the share of 9s read as 6, and the
-    ``per_class_accuracy`` ``[10]`` (``confusion_at``)."""
+    share of 6s read as 9, ``nine_as_six``, the share of 9s read as 6, ``mixed_up``, the mean
+    of the two, and the ``per_class_accuracy`` ``[10]`` (``confusion_at``)."""
     confusion = confusion_at(model, images, labels, rotation)
-    return {"rotation": rotation, "six_as_nine": float(confusion[6, 9]),
-            "nine_as_six": float(confusion[9, 6]), "per_class_accuracy": np.diag(confusion)}
+    six_as_nine, nine_as_six = float(confusion[6, 9]), float(confusion[9, 6])
+    return {"rotation": rotation, "six_as_nine": six_as_nine, "nine_as_six": nine_as_six,
+            "mixed_up": (six_as_nine + nine_as_six) / 2, "per_class_accuracy": np.diag(confusion)}
 
 
 # --- what notebook 10's widget shows -------------------------------------------------------------

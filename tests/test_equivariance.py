@@ -12,7 +12,7 @@ from capsedu.bug_zoo import step_softmax_over_children
 from capsedu.capsnet import SMALL, CapsNet
 from capsedu.data import transformed_mnist as tm
 from capsedu.gcnn import C4CNN, PlainCNN
-from capsedu.group_conv import GroupConv, LiftingConv, rotate_c4
+from capsedu.group_conv import GroupConv, LiftingConv, group_filters, rotate_c4
 from capsedu.robustness import sweep_accuracy
 from capsedu.routing import routing_step
 
@@ -260,6 +260,32 @@ def test_six_nine_counts_what_a_turn_makes_of_6s_and_9s():
     assert acc[6] == acc[9] == 0.0 and np.isnan(acc[0])  # no 0s in the set: NaN
     confusion = eq.confusion_at(model, images, labels, 0.0)
     assert np.nansum(confusion, axis=1)[labels].tolist() == [1.0] * 6
+
+
+def test_six_nine_mixed_up_is_the_mean_of_the_two_rates():
+    model, images, _ = six_and_nine()
+    six, nine = images[0], images[2]  # [1, 28, 28]
+    # one 6 of two drawn upside down (read as 9), both 9s upright: rates 1/2 and 0
+    r = eq.six_nine(model, torch.stack([six, torch.rot90(six, 2, dims=(-2, -1)), nine, nine]),
+                    torch.tensor([6, 6, 9, 9]), 0.0)
+    assert (r["six_as_nine"], r["nine_as_six"], r["mixed_up"]) == (0.5, 0.0, 0.25)
+
+
+def test_turned_only_filters_forget_the_cycle():
+    g = torch.Generator().manual_seed(0)
+    weight = torch.randn(2, 3, 4, 3, 3, generator=g)
+    # filters the same in every input orientation: cycling changes nothing, so no mistake shows
+    flat = weight[:, :, :1].expand(-1, -1, 4, -1, -1)
+    assert torch.equal(eq.turned_only_filters(flat), group_filters(flat))
+    # otherwise the copies differ, and a GroupConv with them is not equivariant
+    assert not torch.equal(eq.turned_only_filters(weight), group_filters(weight))
+    layer = GroupConv(3, 2, 3).eval()
+    layer.weight.data = weight
+    layer.stack = eq.turned_only_filters
+    x = torch.randn(2, 3, 4, 9, 9, generator=g)
+    assert eq.rotation_error(layer, x, 1) > 0.1
+    with pytest.raises(ValueError, match="C_out, C_in, 4, k, k"):
+        eq.turned_only_filters(weight[:, :, 0])
 
 
 def test_a_c4_invariant_model_reads_a_digit_turned_upside_down_as_the_upright_one():
