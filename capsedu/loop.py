@@ -23,6 +23,9 @@ from . import config
 from .data.transformed_mnist import translate
 
 PROGRESS_UPDATES_PER_S = 2  # how often a live progress bar may redraw
+# and how many times in all, however slow the machine: a bar's messages to the browser stay
+# bounded (the kernel's output channel drops messages past about a thousand, nbval's among them)
+PROGRESS_REDRAWS = 50
 TEXT_PROGRESS_INTERVAL_S = 30  # a stored text bar: one line every 30 s at most, the last kept
 PATIENCE = 3  # the course's rule: a run has converged after 3 epochs without a held-out gain
 
@@ -191,15 +194,21 @@ def check_same_run(saved: dict, now: dict, state_path) -> None:
 
 def progress_bar(iterable, desc: str, progress: bool = True, **kwargs):
     """A bar over ``iterable`` (``progress=False``: none). Live, tqdm.auto's (a widget in a
-    notebook), redrawn at most ``PROGRESS_UPDATES_PER_S`` times a second, which it erases when
+    notebook), redrawn at most ``PROGRESS_UPDATES_PER_S`` times a second and ``PROGRESS_REDRAWS``
+    times in all (so a slow machine sends no more messages than a fast one), which it erases when
     done: in a notebook every redraw is a message to the browser, and a flood of them overruns
     the kernel's output channel. With ``config.TEXT_PROGRESS`` (the website's build), a text bar
     on stdout that keeps its finished line, which is what a stored page shows."""
+    try:  # a redraw every 1/PROGRESS_REDRAWS of the way at most (maxinterval: no forced ones)
+        every = {"miniters": max(1, -(-len(iterable) // PROGRESS_REDRAWS)),
+                 "maxinterval": float("inf")}
+    except TypeError:  # no length: the time limit alone
+        every = {}
     if config.TEXT_PROGRESS:
         return text_tqdm(iterable, desc=desc, disable=not progress, leave=True, file=sys.stdout,
-                         mininterval=TEXT_PROGRESS_INTERVAL_S, **kwargs)
+                         mininterval=TEXT_PROGRESS_INTERVAL_S, **every, **kwargs)
     return tqdm(iterable, desc=desc, disable=not progress, leave=False,
-                mininterval=1 / PROGRESS_UPDATES_PER_S, **kwargs)
+                mininterval=1 / PROGRESS_UPDATES_PER_S, **every, **kwargs)
 
 
 def is_correct(predictions: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:

@@ -63,6 +63,38 @@ def test_the_progress_bar_redraws_a_few_times_a_second(monkeypatch):
     assert len(redraws) <= 2 + capsedu.loop.PROGRESS_UPDATES_PER_S * seconds + 1
 
 
+def test_a_bar_redraws_a_bounded_number_of_times_however_slow_the_machine(monkeypatch):
+    """On a slow machine every time limit passes: the bar's redraws, each a message to the
+    browser, stay bounded by count (the kernel drops messages past about a thousand)."""
+    import io
+
+    from tqdm.std import tqdm
+
+    import capsedu.loop
+
+    redraws = []
+
+    class CountingBar(tqdm):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, file=io.StringIO(), **kwargs)
+
+        def display(self, *args, **kwargs):
+            redraws.append(self.n)
+            return super().display(*args, **kwargs)
+
+    monkeypatch.setattr(capsedu.loop, "tqdm", CountingBar)
+    monkeypatch.setattr(capsedu.loop, "PROGRESS_UPDATES_PER_S", 1e9)  # as if every step were slow
+    for _ in capsedu.loop.progress_bar(range(10_000), "slow"):
+        pass
+    # the first draw, one every 1/PROGRESS_REDRAWS of the way, the last
+    assert len(redraws) <= capsedu.loop.PROGRESS_REDRAWS + 3
+    assert redraws[-1] == 10_000
+    redraws.clear()
+    for _ in capsedu.loop.progress_bar(iter(range(300)), "no length"):  # a generator: time only
+        pass
+    assert redraws[-1] == 300
+
+
 def test_a_stored_page_gets_the_finished_line_of_every_bar(monkeypatch, capsys):
     """With config.TEXT_PROGRESS (the website's build), bars are text on stdout that keep their
     finished line: the page shows "100%", where a stored widget showed a bar frozen at 0 %."""
