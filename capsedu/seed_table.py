@@ -1,0 +1,203 @@
+"""The seed's comparison table of notebook 10 §7, measured.
+
+``measure`` measures what the table needs that earlier notebooks measured (07's face rates, 08's
+affNIST-style accuracies and timings, 05's multiply-adds); ``measured_lines`` says it; ``rows``
+builds one row per claim of the seed from those measurements and notebook 10's own ``Findings``;
+``markdown`` renders the rows as a Markdown table.
+"""
+
+from dataclasses import dataclass
+
+import torch
+
+from .ablations import read_results as read_ablations
+from .ablations import seed_errors
+from .bug_zoo import CORRECT
+from .bug_zoo import read_results as read_zoo
+from .capsnet import PAPER, CapsNet
+from .checkpoints import pretrained
+from .costs import anatomy
+from .data import faces
+from .data import transformed_mnist as tm
+from .loop import is_correct, predict, still_improving, time_predict
+from .parts.scoring import face_rates
+from .parts.training import load_face_models
+from .statistics import leader, paired, seed_difference
+from .validate import check_shape
+
+FACE_NAMES = ("bag-of-parts CNN", "deep CNN", "pixel CapsNet", "pose capsules")
+AFFINE_NAMES = ("affnist-capsnet", "affnist-capsnet-1iter", "affnist-cnn")
+ROUTING = "DigitCaps: routing x3"  # the routing's row in costs.anatomy
+COLUMNS = ("", "the seed says", "this course measured", "verdict")
+
+
+def measure(images: torch.Tensor, labels: torch.Tensor, n_table: int, n_affine: int) -> dict:
+    """What the table measures here: seed 0's face models on ``n_table`` held-out images per
+    face kind (``face rates``: name -> kind -> share called "face"), 08's models on the first
+    ``n_affine`` of the MNIST test ``images`` [N, 1, 28, 28] turned, sheared and scaled
+    (``affine``: name -> accuracy; ``affine right`` [n_affine] booleans; ``seconds per 1000``),
+    and the paper's CapsNet's multiply-adds per layer (``MACs``, ``total``)."""
+    check_shape(images, "images", "[N, 1, 28, 28]", ndim=4)
+    if not 0 < n_affine <= len(labels):
+        raise ValueError(f"n_affine must lie in 1..{len(labels)} (the test digits), got {n_affine}")
+    measured = {"n_table": n_table, "n_affine": n_affine}
+    # 07: scrambled faces (right parts, wrong places); face rate = share called "face"
+    face_models = load_face_models([0], names=FACE_NAMES)
+    measured["face rates"] = {name: face_rates(trained[0], ["face", *faces.SCRAMBLED_KINDS],
+                                               n_table)
+                              for name, trained in face_models.items()}
+    # 08: trained on translated digits, tested on affNIST-style digits (turned, sheared, scaled)
+    affine_digits, _ = tm.random_affine(images[:n_affine], seed=0)
+    affine_models = {name: pretrained(name) for name in AFFINE_NAMES}
+    # [n_affine] booleans: each digit read right? (a paired comparison needs them)
+    measured["affine right"] = {name: is_correct(predict(model, affine_digits), labels[:n_affine])
+                                for name, model in affine_models.items()}
+    measured["affine"] = {name: right.float().mean().item()
+                          for name, right in measured["affine right"].items()}
+    # the median time to score 200 digits, the models taking turns; per 1,000 digits
+    measured["seconds per 1000"] = {name: 1000 * seconds for name, seconds in
+                                    time_predict(affine_models, affine_digits[:200]).items()}
+    # 05: the paper's CapsNet, layer by layer
+    layers = anatomy(CapsNet(PAPER))
+    measured["MACs"] = {row.name: row.macs for row in layers}
+    measured["total"] = sum(row.macs for row in layers)
+    return measured
+
+
+def measured_lines(measured: dict) -> list[str]:
+    """What ``measure`` found, one printed line each."""
+    lines = [f"face rates of seed 0's models, {measured['n_table']} images per kind (07 measures "
+             "3 seeds, 400 each):"]
+    lines += [f"  {name:>16}: " + ", ".join(f"{kind} {rate:.2f}" for kind, rate in rates.items())
+              for name, rates in measured["face rates"].items()]
+    lines.append(f"affNIST-style, {measured['n_affine']:,} digits (08 measures all 10,000):")
+    lines += [f"  {name:>21}: {100 * share:.1f} %, "
+              f"{measured['seconds per 1000'][name]:.1f} s per 1,000 digits here"
+              for name, share in measured["affine"].items()]
+    total = measured["total"]
+    lines.append(f"the paper's CapsNet: {total / 1e6:.1f} M multiply-adds per image, routing "
+                 f"{100 * measured['MACs'][ROUTING] / total:.1f} % of them")
+    return lines
+
+
+@dataclass
+class Findings:
+    """What notebook 10's earlier sections found, for the table."""
+
+    face_slope: float  # §2: the face capsule's angle against the face's (face_fit["slope"])
+    length_45: float  # 05's digit capsule at 45°: mean length
+    cosine_45: float  # ... and mean cosine with the upright capsule
+    max_pool_change: float  # §1: the 2x2 max-pool's change after a 1 px shift
+    gcnn_error: float  # §3: the G-CNN's largest layer error after a quarter turn
+    cnn_error: float  # §3: the CNN's smallest
+    readout_error: float  # §2: the read-out's error within ±45° (degrees)
+    readout_baseline: float  # ... and a guess's without the capsule
+    gcnn_turned: float  # §4: accuracy on randomly turned digits, mean over seeds (0..1)
+    cnn_turned: float
+    n_seeds: int  # how many seeds §4 trained
+    turned_verdict: str  # §4: G-CNN against CNN over seeds (statistics.leader)
+
+
+def pct(p: float) -> str:
+    """A share 0..1 as a percentage with one decimal."""
+    return f"{100 * p:.1f} %"
+
+
+def rows(measured: dict, found: Findings, manifest: dict) -> list[tuple[str, str, str, str]]:
+    """One row per claim of the seed: (claim, the seed says, this course measured, verdict),
+    from ``measure``'s ``measured``, notebook 10's ``found`` and the checkpoints' ``manifest``
+    (which says whether 08's runs were still improving), 09's shipped grid and bug zoo."""
+    fooled = {name: [k for k in faces.SCRAMBLED_KINDS if r[k] > 0.5]
+              for name, r in measured["face rates"].items()}
+    aff, speed, right = measured["affine"], measured["seconds per 1000"], measured["affine right"]
+    caps3, caps1, cnn8 = aff["affnist-capsnet"], aff["affnist-capsnet-1iter"], aff["affnist-cnn"]
+    total = measured["total"]
+    grid = read_ablations()  # 09's shipped runs: the LIVE CapsNet trained over a grid of settings
+    # MNIST test error (%) of each seed, trained with reconstruction and 1 or 3 iterations
+    e1, e3 = (seed_errors(grid, {"iterations": it, "recon_weight": 0.0005}) for it in (1, 3))
+    # seed by seed, as 09 compares them: 1 iteration's error minus 3's (positive: 3 ahead)
+    mnist_verdict = leader(seed_difference(e3, e1, paired=True), "3", "1")
+    # the same digits read by two models: paired comparisons; "not final" where a run improved
+    unfinished = still_improving({name: manifest[name] for name in AFFINE_NAMES})
+    not_final = f" (not final: {', '.join(unfinished)} still improving)" if unfinished else ""
+    affine_verdict = {other: leader(paired(right["affnist-capsnet"], right[other]), first, second)
+                      for other, first, second in (("affnist-cnn", "CapsNet", "CNN"),
+                                                   ("affnist-capsnet-1iter", "3", "1"))}
+    zoo = read_zoo()  # 09's shipped bug zoo: each bug trained for 1 epoch beside the correct one
+    correct = zoo.pop(CORRECT)["test_accuracy"]
+    close = [name for name, run in zoo.items() if correct - run["test_accuracy"] < 0.01]
+    zoo_line = (f"09: {len(zoo)} bugs that public CapsNets shipped, each trained beside the "
+                f"correct model ({pct(correct)}): "
+                + ", ".join(f"{name} {pct(run['test_accuracy'])}" for name, run in zoo.items()))
+    zoo_verdict = (f"as the seed says: {len(close)} of the {len(zoo)} bugs train to within a "
+                   "point of the correct model, so an accuracy does not reveal them")
+    unit = ("02: a pose capsule rescaled to lengths 1.0, 0.6 and 0.2 decodes to one pose (to "
+            "1e-6); 06: single dimensions redraw a digit's stroke, slant and size (its Fig. 4 "
+            f"grid); §2: the face capsule's angle follows the face, slope {found.face_slope:.2f}; "
+            f"05's digit capsule at 45°: length {found.length_45:.2f}, cosine "
+            f"{found.cosine_45:.2f} with upright")
+    unit_verdict = ("holds for capsules built to carry pose (07); "
+                    + ("05's CapsNet, trained upright, loses its capsule at 45°"
+                       if found.length_45 < 0.5 else "05's capsule stays long at 45°"))
+    pool = ("01: a global max-pool gives one vector for eye above mouth and mouth above eye; §1: "
+            f"global max-pool change 0, 2x2 max-pool change {found.max_pool_change:.2f} after 1 px")
+    parts = "07 (seed 0, here): fooled (face rate > 0.5) by " + "; ".join(
+        f"{name}: {', '.join(kinds) or 'none'}" for name, kinds in fooled.items())
+    parts_verdict = "; ".join([
+        "pose capsules reject every scramble" if not fooled["pose capsules"]
+        else "even pose capsules are fooled",
+        "so does a deep CNN" if not fooled["deep CNN"] else "a deep CNN is fooled",
+        "the paper-style pixel CapsNet is fooled" if fooled["pixel CapsNet"]
+        else "so does the pixel CapsNet"])
+    view = (f"08 (here, {measured['n_affine']:,} digits): affNIST-style CapsNet {pct(caps3)}, "
+            f"CNN {pct(cnn8)}; §4: randomly turned, G-CNN {pct(found.gcnn_turned)}, CNN "
+            f"{pct(found.cnn_turned)} (means of {found.n_seeds} seeds)")
+    view_verdict = (f"affNIST-style: {affine_verdict['affnist-cnn']}{not_final}; turned: "
+                    f"{found.turned_verdict} over seeds (built-in equivariance)")
+    benefit = ("07 §6: pose capsules with uniform coupling give the verdicts of 3 iterations; "
+               f"08 (here): 1 iteration {pct(caps1)}, 3 iterations {pct(caps3)}; 09 (its shipped "
+               f"runs, {len(e1)} seeds, MNIST test error): 1 iteration {e1.mean():.2f} ± "
+               f"{e1.std(ddof=1):.2f} %, 3 iterations {e3.mean():.2f} ± {e3.std(ddof=1):.2f} %")
+    benefit_verdict = ("3 vs 1 iterations: affNIST-style "
+                       f"{affine_verdict['affnist-capsnet-1iter']}{not_final}; "
+                       f"MNIST {mnist_verdict} (09's seeds)")
+    cost = (f"05 (here): the paper's CapsNet, {total / 1e6:.0f} M multiply-adds per image, "
+            f"routing {100 * measured['MACs'][ROUTING] / total:.1f} % of them; 08's pair (equal "
+            f"sizes) scores 1,000 digits in {speed['affnist-capsnet']:.1f} s and "
+            f"{speed['affnist-cnn']:.1f} s here")
+    cost_verdict = (f"the CapsNet takes {speed['affnist-capsnet'] / speed['affnist-cnn']:.1f}x "
+                    "the CNN's time; 09 times routing against its share of the multiply-adds")
+    equi = (f"§3: the G-CNN's layers are off by {found.gcnn_error:.0e} after a quarter turn, the "
+            f"CNN's by {found.cnn_error:.1f} or more; §2: a read-out finds a turned digit's angle "
+            f"in 05's capsule within {found.readout_error:.0f}° (within ±45°; a guess without "
+            f"it: {found.readout_baseline:.0f}°)")
+    equi_verdict = ("exact when built into the layer; when left to training, the capsule changes "
+                    "with a turn in a way a read-out can decode only coarsely"
+                    if found.readout_error < found.readout_baseline
+                    else "exact when built into the layer; absent when left to training")
+    return [
+        ("basic unit", "a neuron outputs a scalar; a capsule a vector: length = probability, "
+         "direction = pose", unit, unit_verdict),
+        ("pooling vs routing", "max-pooling throws away where things are; routing keeps it", pool,
+         "pooling loses where; whether a network is fooled depends on its features (01, 07)"),
+        ("part-whole", "a CNN sees a bag of parts; capsules check that the parts agree on a whole",
+         parts, parts_verdict),
+        ("viewpoint", "a CNN must see every viewpoint; a CapsNet generalises (affNIST 79 % vs "
+         "66 %)", view, view_verdict),
+        ("routing", "routing by agreement is what makes capsules work", benefit, benefit_verdict),
+        ("cost", "capsules are slow", cost, cost_verdict),
+        ("maturity", "CNNs are mature; capsules are a research idea", zoo_line, zoo_verdict),
+        ("equivariance", "capsules are equivariant; CNNs are invariant", equi, equi_verdict),
+    ]
+
+
+def markdown(table_rows) -> str:
+    """The rows as a Markdown table under ``COLUMNS``, the claim in bold; a cell holding a pipe
+    would split its row, so it is refused."""
+    for row in table_rows:
+        if len(row) != len(COLUMNS):
+            raise ValueError(f"table_rows: each row needs {len(COLUMNS)} cells, got {row!r}")
+        if any("|" in cell for cell in row):
+            raise ValueError(f"table_rows: a cell holds a pipe '|', which splits the row: {row!r}")
+    table = "| | the seed says | this course measured | verdict |\n|---|---|---|---|\n"
+    return table + "\n".join(f"| **{a}** | {b} | {c} | {d} |" for a, b, c, d in table_rows)

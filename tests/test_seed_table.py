@@ -1,0 +1,100 @@
+import dataclasses
+
+import pytest
+import torch
+
+from capsedu import seed_table as st
+from capsedu.bug_zoo import CORRECT
+from capsedu.bug_zoo import read_results as read_zoo
+
+
+def fake_measured(pose_rate=0.1):
+    """Measurements as ``measure`` returns them, hand-made: 4 of 5 digits read right by the
+    CapsNet, 3 by its 1-iteration twin, 2 by the CNN."""
+    right = {name: torch.tensor([True] * k + [False] * (5 - k))
+             for name, k in zip(st.AFFINE_NAMES, (4, 3, 2), strict=True)}
+    rates = {"face": 0.9, **{kind: 0.2 for kind in st.faces.SCRAMBLED_KINDS}}
+    face_rates = {name: dict(rates) for name in st.FACE_NAMES}
+    face_rates["pixel CapsNet"][st.faces.SCRAMBLED_KINDS[0]] = 0.8
+    face_rates["pose capsules"][st.faces.SCRAMBLED_KINDS[0]] = pose_rate
+    return {"n_table": 3, "n_affine": 5, "face rates": face_rates, "affine right": right,
+            "affine": {name: r.float().mean().item() for name, r in right.items()},
+            "seconds per 1000": dict(zip(st.AFFINE_NAMES, (3.0, 1.5, 0.5), strict=True)),
+            "MACs": {"Conv1": 750_000, st.ROUTING: 250_000}, "total": 1_000_000}
+
+
+FOUND = st.Findings(face_slope=0.987, length_45=0.3, cosine_45=0.25, max_pool_change=0.5,
+                    gcnn_error=2e-7, cnn_error=0.83, readout_error=20.0, readout_baseline=30.0,
+                    gcnn_turned=0.9, cnn_turned=0.45, n_seeds=3, turned_verdict="G-CNN ahead")
+MANIFEST = {name: {"metrics": {}} for name in st.AFFINE_NAMES}
+
+
+def test_measured_lines_say_each_measurement():
+    lines = st.measured_lines(fake_measured())
+    assert lines[0] == ("face rates of seed 0's models, 3 images per kind (07 measures 3 seeds, "
+                        "400 each):")
+    assert lines[5] == "affNIST-style, 5 digits (08 measures all 10,000):"
+    assert lines[6] == "        affnist-capsnet: 80.0 %, 3.0 s per 1,000 digits here"
+    assert lines[-1] == "the paper's CapsNet: 1.0 M multiply-adds per image, routing 25.0 % of them"
+
+
+def test_rows_write_the_measurements_into_their_cells(monkeypatch):
+    monkeypatch.setattr(st, "still_improving", lambda records: [])
+    rows = dict((row[0], row[2:]) for row in st.rows(fake_measured(), FOUND, MANIFEST))
+    assert len(rows) == 8
+    assert rows["basic unit"][0].endswith("slope 0.99; 05's digit capsule at 45°: length 0.30, "
+                                          "cosine 0.25 with upright")
+    assert rows["basic unit"][1].endswith("05's CapsNet, trained upright, loses its capsule at 45°")
+    assert rows["viewpoint"][0] == (
+        "08 (here, 5 digits): affNIST-style CapsNet 80.0 %, CNN 40.0 %; "
+        "§4: randomly turned, G-CNN 90.0 %, CNN 45.0 % (means of 3 seeds)")
+    assert rows["viewpoint"][1].endswith("; turned: G-CNN ahead over seeds (built-in equivariance)")
+    assert rows["cost"][0] == (
+        "05 (here): the paper's CapsNet, 1 M multiply-adds per image, routing "
+        "25.0 % of them; 08's pair (equal sizes) scores 1,000 digits in 3.0 s and 0.5 s here")
+    assert rows["cost"][1].startswith("the CapsNet takes 6.0x the CNN's time")
+    first = st.faces.SCRAMBLED_KINDS[0]
+    assert f"pixel CapsNet: {first}; pose capsules: none" in rows["part-whole"][0]
+    assert rows["part-whole"][1] == ("pose capsules reject every scramble; so does a deep CNN; "
+                                     "the paper-style pixel CapsNet is fooled")
+    assert rows["equivariance"][0] == (
+        "§3: the G-CNN's layers are off by 2e-07 after a quarter turn, the CNN's by 0.8 or more; "
+        "§2: a read-out finds a turned digit's angle in 05's capsule within 20° (within ±45°; "
+        "a guess without it: 30°)")
+    assert "decode only coarsely" in rows["equivariance"][1]
+    zoo = read_zoo()
+    assert rows["maturity"][0].startswith(f"09: {len(zoo) - 1} bugs that public CapsNets shipped")
+    assert f"({st.pct(zoo[CORRECT]['test_accuracy'])})" in rows["maturity"][0]
+
+
+def test_rows_turn_their_verdicts_with_the_findings(monkeypatch):
+    monkeypatch.setattr(st, "still_improving", lambda records: ["affnist-cnn"])
+    other = dataclasses.replace(FOUND, length_45=0.8, readout_error=40.0)
+    rows = dict((row[0], row[3]) for row in st.rows(fake_measured(pose_rate=0.9), other, MANIFEST))
+    assert rows["basic unit"].endswith("05's capsule stays long at 45°")
+    assert rows["equivariance"] == "exact when built into the layer; absent when left to training"
+    assert rows["part-whole"].startswith("even pose capsules are fooled")
+    assert "(not final: affnist-cnn still improving)" in rows["viewpoint"]
+
+
+def test_markdown_is_a_table_of_one_row_per_claim(monkeypatch):
+    monkeypatch.setattr(st, "still_improving", lambda records: [])
+    rows = st.rows(fake_measured(), FOUND, MANIFEST)
+    lines = st.markdown(rows).split("\n")
+    assert len(lines) == 2 + len(rows)
+    assert lines[1] == "|---|---|---|---|"
+    # every line has 4 cells between 5 pipes: no cell's text holds a pipe
+    assert all(line.count("|") == 5 for line in lines)
+    assert lines[2].startswith("| **basic unit** | a neuron outputs a scalar")
+    with pytest.raises(ValueError, match="pipe"):
+        st.markdown([("a", "b | c", "d", "e")])
+    with pytest.raises(ValueError, match="table_rows"):
+        st.markdown([("a", "b")])
+
+
+def test_measure_refuses_bad_input():
+    images = torch.zeros(4, 1, 28, 28)
+    with pytest.raises(ValueError, match="n_affine"):
+        st.measure(images, torch.zeros(4, dtype=torch.long), 3, 5)
+    with pytest.raises(ValueError, match="images"):
+        st.measure(images[:, 0], torch.zeros(4, dtype=torch.long), 3, 2)
