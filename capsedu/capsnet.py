@@ -18,7 +18,15 @@ from torch import nn
 from .functional import margin_loss, reconstruction_loss
 from .layers import PrimaryCapsules, RoutingCapsules
 from .routing import RoutingResult
-from .validate import check_finite, check_integer, check_labels, check_model_dtype, check_shape
+from .validate import (
+    check_finite,
+    check_flag,
+    check_integer,
+    check_labels,
+    check_model_dtype,
+    check_number,
+    check_shape,
+)
 
 
 @dataclass(frozen=True)
@@ -41,7 +49,22 @@ class CapsNetConfig:
     recon_weight: float = 0.0005  # "scaled down by 0.0005" (Section 4.1)
 
     def __post_init__(self):
-        """Refuse sizes that leave no primary capsule (the model would fail only at forward)."""
+        """Refuse sizes that make no network, naming the field: a size that is not an integer
+        >= 1, a switch that is not a bool, a negative or non-finite weight, or sizes that leave
+        no primary capsule (the model would fail only at forward)."""
+        for name in ("in_channels", "image_size", "conv_channels", "conv_kernel", "primary_maps",
+                     "primary_dim", "primary_kernel", "primary_stride", "n_classes", "digit_dim",
+                     "iterations"):
+            check_integer(getattr(self, name), f"CapsNetConfig.{name}", 1, "a size or count")
+        for size in self.decoder_hidden:
+            check_integer(size, "CapsNetConfig.decoder_hidden", 1, "each hidden layer's width")
+        check_flag(self.grad_through_routing, "CapsNetConfig.grad_through_routing",
+                   "whether gradients flow through the routing iterations")
+        check_number(self.recon_weight, "CapsNetConfig.recon_weight",
+                     "the weight of the reconstruction loss")
+        if self.recon_weight < 0:
+            raise ValueError(f"CapsNetConfig.recon_weight must be >= 0 (the weight of the "
+                             f"reconstruction loss), got {self.recon_weight!r}")
         if self.primary_grid < 1:
             after_conv = max(0, self.image_size - self.conv_kernel + 1)
             raise ValueError(

@@ -15,9 +15,18 @@ from pathlib import Path
 
 import torch
 
+_FLAG_VALUES = {"": False, "0": False, "false": False, "no": False, "off": False,
+                "1": True, "true": True, "yes": True, "on": True}
+
 
 def _flag(name: str) -> bool:
-    return os.environ.get(name, "").strip().lower() not in ("", "0", "false", "no", "off")
+    """The environment variable ``name`` read as a switch (any case, spaces ignored); a value
+    that is neither on nor off is refused rather than guessed (``maybe`` is not true)."""
+    value = os.environ.get(name, "").strip().lower()
+    if value not in _FLAG_VALUES:
+        raise ValueError(f"{name} must be one of 1, true, yes, on (on) or 0, false, no, off or "
+                         f"empty (off), got {os.environ[name]!r}; set it to 1 or unset it")
+    return _FLAG_VALUES[value]
 
 
 QUICK: bool = _flag("CAPSEDU_QUICK")

@@ -1,6 +1,7 @@
 """Input checks that turn a deep torch traceback into a sentence a learner can act on."""
 
-from numbers import Integral
+import math
+from numbers import Integral, Real
 
 import torch
 
@@ -111,3 +112,40 @@ def check_choice(value, name: str, choices: dict[str, str]) -> None:
         options = "; ".join(f"{key!r} ({meaning})" for key, meaning in choices.items())
         raise ValueError(f"{name} must be one of: {options}. Got {value!r}")
 
+
+
+def check_flag(value, name: str, meaning: str) -> None:
+    """Raise ``TypeError`` unless ``value`` is ``True`` or ``False``: a string such as ``"False"``
+    is not empty, so Python would silently take it as true."""
+    if not isinstance(value, bool):
+        raise TypeError(f"{name} must be True or False ({meaning}), got {value!r}; pass the "
+                        "boolean itself, not a string or a number")
+
+
+def check_number(value, name: str, meaning: str) -> None:
+    """Raise ``ValueError`` unless ``value`` is a finite real number, or a tensor of them (a NaN
+    angle, scale or shift would make a NaN image; ``True`` and strings do not count)."""
+    if isinstance(value, torch.Tensor):
+        if not (value.dtype.is_floating_point or value.dtype in (torch.int64, torch.int32)):
+            raise TypeError(f"{name} must hold real numbers ({meaning}), got dtype {value.dtype}")
+        finite = bool(torch.isfinite(value).all())
+    elif isinstance(value, Real) and not isinstance(value, bool):
+        finite = math.isfinite(value)
+    else:
+        raise TypeError(f"{name} must be a real number ({meaning}), got {value!r}")
+    if not finite:
+        raise ValueError(f"{name} must be finite ({meaning}), got {value!r}; a NaN or an "
+                         "infinity here would make the results NaN")
+
+
+def check_pixels(x: torch.Tensor, name: str) -> None:
+    """Raise unless the images ``x`` hold finite floating-point pixels. One rule everywhere
+    (models, transforms, widgets): uint8 pixels (0-255) are refused, never rescaled silently;
+    the message gives the conversion, ``x.float() / 255``."""
+    if not isinstance(x, torch.Tensor):
+        raise TypeError(f"{name} must be a torch.Tensor of pixels in [0, 1], "
+                        f"got {type(x).__name__}; convert it with torch.as_tensor({name})")
+    if not x.dtype.is_floating_point:
+        raise TypeError(f"{name} must hold floating-point pixels in [0, 1], got dtype {x.dtype}; "
+                        f"use {name}.float() / 255 if it holds 0-255 pixels")
+    check_finite(x, name)

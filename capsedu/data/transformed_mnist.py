@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import torch
 import torch.nn.functional as F
 
-from ..validate import check_shape
+from ..validate import check_number, check_pixels, check_shape
 from .mnist import load_mnist
 
 CANVAS = 40  # affNIST's image side
@@ -53,14 +53,19 @@ AFFNIST_RANGES = AffineRanges()
 
 
 def _as_digits(images: torch.Tensor) -> torch.Tensor:
+    """The digits as float32, after checking them: ``[N, 1, 28, 28]`` floating-point pixels in
+    [0, 1] (uint8 pixels 0-255 are refused with the conversion to make, ``check_pixels``)."""
     check_shape(images, "images", "[N, 1, 28, 28] MNIST digits in [0, 1]", ndim=4)
     if tuple(images.shape[1:]) != (1, 28, 28):
         raise ValueError(f"images must have shape [N, 1, 28, 28], got {tuple(images.shape)}")
+    check_pixels(images, "images")
     return images.float()
 
 
 def pad_to(images: torch.Tensor, side: int) -> torch.Tensor:
-    """Centre images ``[N, 1, h, w]`` on a black ``side`` x ``side`` canvas."""
+    """Centre images ``[N, 1, h, w]`` (floating-point pixels in [0, 1]) on a black ``side`` x
+    ``side`` canvas."""
+    check_pixels(images, "images")
     h, w = images.shape[-2:]
     top, left = (side - h) // 2, (side - w) // 2
     return F.pad(images, (left, side - w - left, top, side - h - top))
@@ -82,7 +87,11 @@ def translate(images: torch.Tensor, tx: torch.Tensor, ty: torch.Tensor) -> torch
 
 def place(images: torch.Tensor, dx: torch.Tensor, dy: torch.Tensor, side: int) -> torch.Tensor:
     """Put images ``[N, 1, h, w]`` on a ``side`` x ``side`` canvas with their top-left corner at
-    integer pixel offsets ``(dx, dy)`` ``[N]`` (0 .. side - w): exact, no resampling."""
+    integer pixel offsets ``(dx, dy)`` ``[N]`` (0 .. side - w): exact, no resampling. The images
+    hold floating-point pixels in [0, 1]."""
+    check_pixels(images, "images")
+    check_number(dx, "dx", "pixels to the right")
+    check_number(dy, "dy", "pixels down")
     h, w = images.shape[-2:]
     return translate(F.pad(images, (0, side - w, 0, side - h)), dx, dy)
 
@@ -214,7 +223,16 @@ def affine(images: torch.Tensor, rotation: float = 0.0, shear: float = 0.0, scal
     """Every digit ``[N, 1, 28, 28]`` under one affine map: turned by ``rotation`` degrees,
     sheared and scaled about its centre (``affine_matrix``), then moved by ``(tx, ty)`` pixels
     from the centre of the ``side`` canvas. ``[N, 1, side, side]``. ``rotation`` may also be
-    ``[N]``, one angle per digit (each digit turned by its own)."""
+    ``[N]``, one angle per digit (each digit turned by its own). Every number must be finite and
+    the scales non-zero."""
+    for name, value, meaning in (("rotation", rotation, "degrees"), ("shear", shear, "a factor"),
+                                 ("scale_x", scale_x, "a factor"),
+                                 ("scale_y", scale_y, "a factor"), ("tx", tx, "pixels"),
+                                 ("ty", ty, "pixels")):
+        check_number(value, name, meaning)
+    if scale_x == 0 or scale_y == 0:
+        raise ValueError(f"scale_x and scale_y must be non-zero (a scale of 0 squashes the digit "
+                         f"to a line), got scale_x={scale_x!r}, scale_y={scale_y!r}")
     images = pad_to(_as_digits(images), side)
     n = len(images)
     rotation = torch.as_tensor(rotation, dtype=torch.float32)

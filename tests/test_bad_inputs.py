@@ -1,0 +1,115 @@
+"""Issue 26, round two, from the user's side: strings taken for switches, uint8 pixels, NaN
+transformation parameters and configs that make no network are refused, naming the argument."""
+
+import os
+import subprocess
+import sys
+
+import pytest
+import torch
+
+from capsedu.capsnet import CapsNetConfig
+from capsedu.data import transformed_mnist as tm
+from capsedu.validate import check_flag, check_number, check_pixels
+
+DIGITS = torch.rand(2, 1, 28, 28)
+
+
+def quick_mode(value: str) -> subprocess.CompletedProcess:
+    """Import the package with ``CAPSEDU_QUICK=value``, as a shell would, and print the mode."""
+    return subprocess.run([sys.executable, "-c", "from capsedu import config; print(config.QUICK)"],
+                          env=dict(os.environ, CAPSEDU_QUICK=value), capture_output=True,
+                          text=True)
+
+
+@pytest.mark.parametrize("value, quick", [("1", "True"), ("False", "False"), (" off ", "False"),
+                                          ("", "False"), ("YES", "True")])
+def test_quick_mode_reads_the_usual_spellings_of_on_and_off(value, quick):
+    assert quick_mode(value).stdout.strip() == quick
+
+
+def test_quick_mode_refuses_a_value_that_is_neither_on_nor_off():
+    run = quick_mode("maybe")  # was taken as on
+    assert run.returncode != 0
+    assert "CAPSEDU_QUICK must be one of" in run.stderr and "'maybe'" in run.stderr
+
+
+@pytest.mark.parametrize("value", ["False", 0, None])
+def test_check_flag_refuses_what_is_not_a_bool(value):
+    with pytest.raises(TypeError, match="flag must be True or False"):
+        check_flag(value, "flag", "a switch")
+    check_flag(False, "flag", "a switch")
+
+
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), torch.tensor([0.0, float("nan")]),
+                                   "10", True])
+def test_check_number_refuses_what_is_not_a_finite_number(value):
+    with pytest.raises((TypeError, ValueError), match="angle must be"):
+        check_number(value, "angle", "degrees")
+    check_number(torch.tensor([1.0, 2.0]), "angle", "degrees")
+
+
+def test_check_pixels_refuses_uint8_lists_and_nan_with_the_conversion():
+    with pytest.raises(TypeError, match=r"x.float\(\) / 255"):
+        check_pixels((DIGITS * 255).to(torch.uint8), "x")
+    with pytest.raises(TypeError, match="torch.as_tensor"):
+        check_pixels(DIGITS.tolist(), "x")
+    with pytest.raises(ValueError, match="NaN"):
+        check_pixels(torch.full((1, 1, 2, 2), float("nan")), "x")
+
+
+UINT8 = (DIGITS * 255).to(torch.uint8)
+
+
+@pytest.mark.parametrize("transform", [
+    lambda x: tm.affine(x, rotation=10),  # was all ink clamped to 1: a silent white blob
+    lambda x: tm.random_affine(x),
+    lambda x: tm.translated(x),
+    lambda x: tm.sweep(x, "scale", 1.2),
+    lambda x: tm.pad_to(x, 40),
+    lambda x: tm.place(x, torch.tensor([0, 1]), torch.tensor([2, 3]), 40),
+    lambda x: tm.multimnist(x, torch.tensor([0, 1]), 2),
+])
+def test_the_transforms_refuse_uint8_pixels_with_the_conversion(transform):
+    with pytest.raises(TypeError, match=r"images.float\(\) / 255"):
+        transform(UINT8)
+
+
+@pytest.mark.parametrize("kwargs, name", [
+    (dict(rotation=float("nan")), "rotation"), (dict(shear=float("inf")), "shear"),
+    (dict(scale_x=float("nan")), "scale_x"), (dict(ty=float("-inf")), "ty"),
+    (dict(rotation=torch.tensor([0.0, float("nan")])), "rotation"),
+])
+def test_affine_refuses_nan_or_infinite_parameters_naming_them(kwargs, name):
+    with pytest.raises(ValueError, match=f"{name} must be finite"):  # was a NaN image
+        tm.affine(DIGITS, **kwargs)
+
+
+def test_affine_and_sweep_refuse_a_zero_scale():
+    with pytest.raises(ValueError, match="scale_x and scale_y must be non-zero"):
+        tm.sweep(DIGITS, "scale", 0.0)  # was torch's "singular matrix" from deep inside
+
+
+def test_place_refuses_nan_shifts():
+    with pytest.raises(ValueError, match="dx must be finite"):
+        tm.place(DIGITS, torch.tensor([float("nan"), 1.0]), torch.tensor([1, 1]), 40)
+
+
+@pytest.mark.parametrize("kwargs, message", [
+    (dict(primary_stride=0), "CapsNetConfig.primary_stride must be an integer >= 1"),
+    (dict(image_size=28.5), "CapsNetConfig.image_size must be an integer >= 1"),
+    (dict(conv_channels=-4), "CapsNetConfig.conv_channels must be an integer >= 1"),
+    (dict(iterations=True), "CapsNetConfig.iterations must be an integer >= 1"),
+    (dict(decoder_hidden=(512, 0)), "CapsNetConfig.decoder_hidden must be an integer >= 1"),
+    (dict(recon_weight=float("nan")), "CapsNetConfig.recon_weight must be finite"),
+    (dict(recon_weight=-1.0), "CapsNetConfig.recon_weight must be >= 0"),
+    (dict(conv_kernel=40), "leaves no primary capsule"),
+])
+def test_capsnet_config_refuses_sizes_that_make_no_network(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        CapsNetConfig(**kwargs)
+
+
+def test_capsnet_config_refuses_a_string_for_a_switch():
+    with pytest.raises(TypeError, match="grad_through_routing must be True or False"):
+        CapsNetConfig(grad_through_routing="False")  # was taken as True
