@@ -960,3 +960,91 @@ def draw_map_couplings(fig, c: torch.Tensor, cols: int = 8) -> None:
         else:
             ax.axis("off")
     fig.colorbar(im, ax=axes, shrink=0.8, label="coupling (uniform = 0.1)")
+
+
+# --- Notebook 10's figures -------------------------------------------------------------------
+
+
+def draw_panels(axes, panels) -> None:
+    """One ``(image [H, W], title, cmap)`` of ``panels`` per axes, without ticks (10 §1: a digit,
+    its shift and their feature maps)."""
+    for ax, (image, title, cmap) in zip(axes, panels, strict=True):
+        ax.imshow(image, cmap=cmap)
+        ax.set(xticks=[], yticks=[], title=title)
+
+
+def draw_shift_changes(ax, shifts, changes: dict) -> None:
+    """How much each pooling's output changes (``changes``: pooling -> one value per shift)
+    against the shift of the feature maps in px (10 §1)."""
+    for (pool, change), style in zip(changes.items(), ["o-", "s--", "^-"], strict=True):
+        ax.plot(shifts, change, style, label=pool)
+    ax.set(xticks=shifts, xlabel="shift of the feature maps (px)",
+           ylabel="relative change after pooling", title="pooling and shifts")
+    ax.legend()
+
+
+def draw_face_sweep(fig, face_angles, sweep: dict, slope: float,
+                    shown=(0, 45, 90, 135, 180, 225, 270, 315)) -> None:
+    """10 §2: the pose capsules' face angle (``sweep``: ``rotation_sweep``'s ``face_angle`` and
+    ``images``) against the angle the face was turned by, with the fitted line of ``slope``,
+    and the faces turned by the ``shown`` angles (8), each titled with the angle read."""
+    grid = fig.add_gridspec(2, 6, width_ratios=[2.6, 0.2, 1, 1, 1, 1])
+    ax = fig.add_subplot(grid[:, 0])
+    read = np.unwrap(sweep["face_angle"], period=360)
+    ax.plot(face_angles, read, "o", ms=4, label="face capsule reads")
+    # the line of the fitted slope through the first point
+    ax.plot(face_angles, slope * face_angles + read[0] - slope * face_angles[0],
+            "k-", lw=1, label=f"fitted line, slope {slope:.2f}")
+    ax.set(xlabel="face turned by (°)", ylabel="angle read (°, unwrapped)")
+    ax.legend(fontsize="small")
+    for k, a in enumerate(shown):
+        i = int(np.flatnonzero(face_angles == a)[0])
+        sub = fig.add_subplot(grid[k // 4, 2 + k % 4])
+        sub.imshow(sweep["images"][i], cmap="gray_r")
+        sub.set(xticks=[], yticks=[])
+        sub.set_title(f"{a}° -> {sweep['face_angle'][i]:.0f}°", fontsize=8)
+
+
+def draw_capsule_under_rotation(axes, angles, lengths, cosines, v, title: str) -> None:
+    """10 §2, on three axes: each digit's true capsule's length and its cosine with the upright
+    capsule (``lengths``, ``cosines`` [digits, angles]) against the angle the digit was turned
+    by, with their means, and one digit's capsule ``v`` [angles, 16] as a heatmap titled
+    ``title``."""
+    for length, cosine in zip(lengths, cosines, strict=True):
+        axes[0].plot(angles, length, lw=0.8, alpha=0.6)
+        axes[1].plot(angles, cosine, lw=0.8, alpha=0.6)
+    axes[0].plot(angles, lengths.mean(axis=0), "k-", lw=2, label=f"mean of the {len(lengths)}")
+    axes[1].plot(angles, cosines.mean(axis=0), "k-", lw=2)
+    axes[0].set(xlabel="digit turned by (°)", ylabel="length of the true capsule", ylim=(0, 1))
+    axes[1].set(xlabel="digit turned by (°)", ylabel="cosine with the upright capsule")
+    axes[0].legend(fontsize="small")
+    # one column per angle, centred on it (the angles 15° apart)
+    image = axes[2].imshow(v.T, aspect="auto", cmap="RdBu_r", vmin=-0.5, vmax=0.5,
+                           extent=[angles[0] - 7.5, angles[-1] + 7.5, v.shape[1] - 0.5, -0.5])
+    axes[2].set(xlabel="digit turned by (°)", ylabel="dimension", title=title)
+    axes[2].figure.colorbar(image, ax=axes[2])
+
+
+def draw_lifted_maps(axes, digits, maps) -> None:
+    """10 §3, on axes [rows, 5]: each of ``digits`` (upright, turned 90°) and its lifting
+    convolution's map of one filter in its 4 orientations (``maps`` [rows, 4, H, W])."""
+    for row, (digit, maps_) in enumerate(zip(digits, maps, strict=True)):
+        axes[row, 0].imshow(digit, cmap="gray_r")
+        axes[row, 0].set_title(["the digit", "turned 90°"][row])
+        for r in range(4):
+            axes[row, 1 + r].imshow(maps_[r], cmap="viridis")
+            axes[row, 1 + r].set_title(f"filter turned {90 * r}°", fontsize=9)
+    for ax in axes.flat:
+        ax.set(xticks=[], yticks=[])
+
+
+def draw_rotation_curves(ax, angles, curves: dict, n_digits: int) -> None:
+    """10 §4: each model's accuracy (``curves``: name -> % per angle) on ``n_digits`` test
+    digits turned by ``angles``, the quarter turns marked."""
+    for name, curve in curves.items():
+        ax.plot(angles, curve, "o-", ms=3, color=model_colour(name), label=f"{name}, seed 0")
+    for a in (90, 180, 270):
+        ax.axvline(a, color="0.85", zorder=0)
+    ax.set(xticks=range(0, 361, 45), xlabel="test digits turned by (°)", ylim=(0, 100),
+           ylabel=f"accuracy (%), {n_digits:,} digits", title="trained on upright digits only")
+    ax.legend()

@@ -244,3 +244,49 @@ def test_course_figures_of_notebook_06_lay_out_one_panel_per_class_map_and_itera
     panels = [ax for ax in fig.axes if ax.get_title().startswith("map")]
     assert len(panels) == SMALL.primary_maps  # and a colour bar
     plt.close("all")
+
+
+def test_notebook_10_figures_draw_what_they_are_given():
+    import numpy as np
+
+    from capsedu import plots
+
+    fig, axes = plt.subplots(1, 2)
+    plots.draw_panels(axes, [(np.zeros((4, 4)), "a", "gray_r"), (np.ones((4, 4)), "b", "Reds")])
+    assert [ax.get_title() for ax in axes] == ["a", "b"]
+    assert [len(ax.images) for ax in axes] == [1, 1] and axes[1].images[0].get_cmap().name == "Reds"
+
+    fig, ax = plt.subplots()
+    plots.draw_shift_changes(ax, [1, 2], {"global max": [0, 0], "2x2 max": [0.5, 0.7],
+                                          "2x2 average": [0.2, 0.3]})
+    assert [line.get_ydata().tolist() for line in ax.lines] == [[0, 0], [0.5, 0.7], [0.2, 0.3]]
+    assert ax.get_title() == "pooling and shifts"
+
+    fig = plt.figure()
+    angles = np.arange(0, 360, 45)
+    sweep = {"face_angle": angles + 2.0, "images": np.zeros((8, 5, 5))}
+    plots.draw_face_sweep(fig, angles, sweep, 1.0)
+    assert len(fig.axes) == 1 + 8
+    assert fig.axes[0].lines[1].get_label() == "fitted line, slope 1.00"
+    assert fig.axes[2].get_title() == "45° -> 47°"
+
+    fig, axes = plt.subplots(1, 3)
+    angles = np.array([-15, 0, 15])
+    plots.draw_capsule_under_rotation(axes, angles, np.ones((2, 3)), np.zeros((2, 3)),
+                                      np.zeros((3, 16)), "the 4")
+    assert [len(ax.lines) for ax in axes] == [3, 3, 0] and len(fig.axes) == 4  # and a colorbar
+    assert axes[0].get_legend().get_texts()[0].get_text() == "mean of the 2"
+    assert axes[2].get_title() == "the 4" and axes[2].images[0].get_extent() == [-22.5, 22.5, 15.5,
+                                                                                   -0.5]
+
+    fig, axes = plt.subplots(2, 5)
+    plots.draw_lifted_maps(axes, np.zeros((2, 6, 6)), np.zeros((2, 4, 6, 6)))
+    assert sum(len(ax.images) for ax in axes.flat) == 10
+    assert [ax.get_title() for ax in axes[1]] == ["turned 90°"] + [f"filter turned {a}°"
+                                                                  for a in (0, 90, 180, 270)]
+
+    fig, ax = plt.subplots()
+    plots.draw_rotation_curves(ax, [0, 90], {"G-CNN": [90.0, 80.0], "CNN": [95.0, 20.0]}, 1000)
+    assert len(ax.lines) == 2 + 3  # two curves, three quarter turns
+    assert ax.get_ylabel() == "accuracy (%), 1,000 digits"
+    plt.close("all")
