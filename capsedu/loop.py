@@ -99,6 +99,8 @@ def fit(model, train, epochs=1, batch_size=128, lr=1e-3, lr_decay=1.0, seed=0, d
         raise ValueError(f"compose makes the examples out of whole batches: fit needs at least "
                          f"batch_size={batch_size} training rows, got {len(train[0])}; train on "
                          "more rows or pass a smaller batch_size")
+    if state_path is not None:
+        state_path = os.path.expanduser(state_path)  # "~/run.pt" means the home folder's
     device = device or config.device()
     history, best = [], None  # best: the weights of the best validation epoch so far
     if start is not None:

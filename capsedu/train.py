@@ -11,6 +11,7 @@ checkpoints in <data root>/checkpoints/, which the notebooks load, are replaced 
 """
 
 import argparse
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -127,9 +128,10 @@ def main(argv=None):
     add_output_arguments(parser)
     parser.add_argument("--threads", type=positive_int,
                         help="CPU threads for torch (default: all)")
-    parser.add_argument("--state", help="resumable training state: saved after every epoch, "
+    parser.add_argument("--state", type=os.path.expanduser,
+                        help="resumable training state: saved after every epoch, "
                         "and resumed from when the file exists")
-    parser.add_argument("--continue-from", metavar="FOLDER",
+    parser.add_argument("--continue-from", metavar="FOLDER", type=os.path.expanduser,
                         help="go on training this recipe's checkpoint saved in FOLDER (e.g. "
                         "data/checkpoints) from the epoch it kept, until the rule or the budget "
                         "stops it")

@@ -113,3 +113,31 @@ def test_capsnet_config_refuses_sizes_that_make_no_network(kwargs, message):
 def test_capsnet_config_refuses_a_string_for_a_switch():
     with pytest.raises(TypeError, match="grad_through_routing must be True or False"):
         CapsNetConfig(grad_through_routing="False")  # was taken as True
+
+
+def test_fit_expands_a_tilde_in_the_state_path(tmp_path, monkeypatch):
+    from capsedu import BagOfPartsCNN
+    from capsedu.loop import fit
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    x, y = torch.rand(32, 1, 8, 8), torch.arange(32) % 2
+    fit(BagOfPartsCNN(channels=(2, 2)), (x, y), epochs=1, batch_size=16, device="cpu",
+        progress=False, state_path="~/runs/state.pt")  # was a folder named "~" in the cwd
+    assert (tmp_path / "runs" / "state.pt").is_file() and not os.path.exists("~")
+
+
+def test_the_train_command_expands_a_tilde_in_state_and_continue_from(tmp_path, monkeypatch):
+    import capsedu.train
+
+    seen = {}
+
+    def record(*args, state_path, continue_folder, **kwargs):
+        seen.update(state=state_path, folder=continue_folder)
+        raise ValueError("stop here")
+
+    monkeypatch.setenv("HOME", str(tmp_path))
+    monkeypatch.setattr(capsedu.train, "run_recipe", record)
+    with pytest.raises(SystemExit):
+        capsedu.train.main(["capsnet-mnist", "--state=~/s.pt", "--continue-from=~/ck",
+                            "--out", str(tmp_path / "out")])
+    assert seen == {"state": str(tmp_path / "s.pt"), "folder": str(tmp_path / "ck")}
