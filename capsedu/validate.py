@@ -1,6 +1,7 @@
 """Input checks that turn a deep torch traceback into a sentence a learner can act on."""
 
 import math
+import os
 from numbers import Integral, Real
 
 import torch
@@ -149,3 +150,22 @@ def check_pixels(x: torch.Tensor, name: str) -> None:
         raise TypeError(f"{name} must hold floating-point pixels in [0, 1], got dtype {x.dtype}; "
                         f"use {name}.float() / 255 if it holds 0-255 pixels")
     check_finite(x, name)
+
+
+def available_memory() -> int:
+    """Bytes of memory free for a new allocation now: psutil's estimate when installed, else the
+    operating system's count of free physical pages."""
+    try:
+        import psutil
+    except ImportError:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    return psutil.virtual_memory().available
+
+
+def check_memory(needed: int, what: str, fix: str) -> None:
+    """Raise ``MemoryError`` up front, with the estimate, when making ``what`` needs more than the
+    free memory, instead of running until the operating system kills the process."""
+    free = available_memory()
+    if needed > free:
+        raise MemoryError(f"{what} needs about {needed / 2**30:.1f} GiB of memory, "
+                          f"{free / 2**30:.1f} GiB is free; {fix}")

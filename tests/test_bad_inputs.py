@@ -141,3 +141,24 @@ def test_the_train_command_expands_a_tilde_in_state_and_continue_from(tmp_path, 
         capsedu.train.main(["capsnet-mnist", "--state=~/s.pt", "--continue-from=~/ck",
                             "--out", str(tmp_path / "out")])
     assert seen == {"state": str(tmp_path / "s.pt"), "folder": str(tmp_path / "ck")}
+
+
+def test_a_faces_dataset_too_big_for_memory_is_refused_up_front():
+    from capsedu.data.faces import dataset
+
+    with pytest.raises(MemoryError, match=r"dataset\('face', n=100000000000\) needs about .* GiB "
+                                          r"of memory, .* GiB is free; ask for fewer"):
+        dataset("face", 10**11)  # was a run until the machine killed it
+    assert len(dataset("face", 2)[0]) == 2
+
+
+def test_multimnist_too_big_for_memory_is_refused_up_front():
+    with pytest.raises(MemoryError, match=r"multimnist\(n=1000000000000\) needs about"):
+        tm.multimnist(DIGITS, torch.tensor([0, 1]), 10**12)
+
+
+def test_available_memory_falls_back_to_the_operating_system(monkeypatch):
+    from capsedu.validate import available_memory
+
+    monkeypatch.setitem(sys.modules, "psutil", None)  # as if psutil were not installed
+    assert 0 < available_memory()

@@ -23,7 +23,7 @@ import torch
 import torch.nn.functional as F
 
 from ..poses import place
-from ..validate import check_integer
+from ..validate import check_integer, check_memory
 
 PART_KINDS = ("left_eye", "right_eye", "nose", "mouth")
 STROKE = "stroke"  # a distractor: a short straight line, not a face part
@@ -390,6 +390,9 @@ def scattered(n: int, seed: int = 0, size: int = 32, scale=(0.85, 1.1)):
     return torch.from_numpy(_render_many(scenes, size)).unsqueeze(1), scenes
 
 
+PART_LIST_BYTES = 2_000  # about what one image's list of Part tuples takes in memory
+
+
 def dataset(
     kind: str, n: int, seed: int = 0, size: int = 32, poses: FacePoses = TRAINING_POSES
 ) -> tuple[torch.Tensor, torch.Tensor, list[list[Part]]]:
@@ -417,6 +420,8 @@ def dataset(
     if not isinstance(size, (int, np.integer)) or size <= 0:
         raise ValueError(f"size must be a positive integer, got {size!r}")
     check_integer(seed, "seed", 0, "the same seed gives the same images")
+    check_memory(n * (4 * size * size + PART_LIST_BYTES), f"dataset({kind!r}, n={n})",
+                 "ask for fewer images, or draw them in chunks with different seeds")
     stream = [seed, KINDS.index(kind)]
     if poses != TRAINING_POSES:  # another stream for every other set of ranges
         stream += [round(1e4 * v) % 2**32 for v in np.hstack(astuple(poses))]

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import torch
 import torch.nn.functional as F
 
-from ..validate import check_number, check_pixels, check_shape
+from ..validate import check_memory, check_number, check_pixels, check_shape
 from .mnist import load_mnist
 
 CANVAS = 40  # affNIST's image side
@@ -264,6 +264,9 @@ def multimnist(images: torch.Tensor, labels: torch.Tensor, n: int, seed: int = 0
     Returns ``(pairs [n, 1, S, S], labels [n, 2], parts [n, 2, 1, S, S])``: the overlay, the two
     classes (first, second) and each digit alone on the canvas, for the reconstruction targets."""
     images = _as_digits(images)
+    side = 28 + 2 * max_shift
+    check_memory(n * (3 * 4 * side * side + 2 * 8), f"multimnist(n={n})",  # pair + 2 parts
+                 "ask for fewer pairs, or make them in chunks with different seeds")
     g = torch.Generator().manual_seed(seed)
     first = torch.randint(0, len(images), (n,), generator=g)
     return _pairs(images, labels, first, g, max_shift)
