@@ -34,6 +34,18 @@ def positive_int(text: str) -> int:
     return value
 
 
+def seed_int(text: str) -> int:
+    """An ``argparse`` type: a seed, an integer >= 0 (``--seed -1`` or ``--seed 1.5`` is an error
+    before any training)."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {text!r}")
+    return value
+
+
 def experiment_parser(command: str, description: str) -> argparse.ArgumentParser:
     """The command line of a recorded experiment (``python -m capsedu.ablations``, ``.bug_zoo``):
     ``--limit``, ``--threads`` and ``--replace-shipped``; the experiment adds its own options."""
@@ -123,7 +135,7 @@ def main(argv=None):
     parser.add_argument("name", nargs="?", help="recipe to train (see --list)")
     parser.add_argument("--list", action="store_true", help="list the recipes and exit")
     parser.add_argument("--epochs", type=positive_int, help="override the recipe's epochs")
-    parser.add_argument("--seed", type=int, help="override the recipe's seed")
+    parser.add_argument("--seed", type=seed_int, help="override the recipe's seed")
     parser.add_argument("--limit", type=positive_int, help="train on the first N examples only")
     add_output_arguments(parser)
     parser.add_argument("--threads", type=positive_int,

@@ -162,3 +162,12 @@ def test_available_memory_falls_back_to_the_operating_system(monkeypatch):
 
     monkeypatch.setitem(sys.modules, "psutil", None)  # as if psutil were not installed
     assert 0 < available_memory()
+
+
+@pytest.mark.parametrize("seed", ["-1", "1.5", "one"])
+def test_the_train_command_refuses_a_seed_that_is_not_an_integer_at_least_0(seed, capsys):
+    from capsedu.train import main
+
+    with pytest.raises(SystemExit):
+        main(["capsnet-mnist", "--seed", seed, "--limit", "1"])
+    assert f"--seed: must be an integer >= 0, got '{seed}'" in capsys.readouterr().err
