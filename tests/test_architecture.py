@@ -21,7 +21,7 @@ LAYERS = [
     ("experiments", ["capsule_vectors", "digit_capsules", "parts", "parts.votes",
                      "parts.detector", "parts.pose_net", "parts.pose_mlp", "parts.scoring",
                      "parts.training", "robustness", "bug_zoo", "couplings", "ablations",
-                     "equivariance"]),
+                     "equivariance", "seed_table"]),
     ("presentation", ["plots", "exercises", "environment", "widgets", "widgets.*"]),
 ]
 CORE = {"config", "validate", "functional", "routing", "layers", "capsnet", "baselines",
