@@ -45,18 +45,16 @@ ROOT = Path(__file__).resolve().parent.parent
 COLAB_CELL = """\
 # On Colab: fetch the course (the capsedu package and its trained checkpoints) and install it.
 # Locally and on Binder capsedu is already installed, and this cell does nothing.
+import os
+import subprocess
 import sys
 
 if "google.colab" in sys.modules:
-    import subprocess
-    from pathlib import Path
-
-    course = Path("/content/capsedu")
-    if not course.exists():
-        repository = "{repository}"
-        subprocess.check_call(["git", "clone", "--depth", "1", repository, str(course)])
-    subprocess.check_call([sys.executable, "-m", "pip", "install", "-q", "-e", str(course)])
-    sys.path.insert(0, str(course))  # this running kernel does not see a fresh editable install"""
+    course, repository = "/content/capsedu", "{repository}"
+    if not os.path.exists(course):
+        subprocess.check_call(["git", "clone", "--depth", "1", repository, course])
+    subprocess.check_call([sys.executable, "-m", "pip", "install", "-q", "-e", course])
+    sys.path.insert(0, course)  # this running kernel does not see a fresh editable install"""
 
 
 COLAB_HEADING = "## 0 · On Colab? Install the course package first"
