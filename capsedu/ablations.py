@@ -27,9 +27,9 @@ from . import checkpoints
 from .capsnet import LIVE, CapsNet, routing_iterations
 from .data.mnist import load_mnist
 from .loop import PATIENCE, best_epoch, converged, evaluate, random_shift
-from .recipes import Recipe, how_run, train_recipe
+from .recipes import Recipe, command_line, how_run, train_recipe
 from .statistics import SeedDifference, over_seeds, seed_difference
-from .train import command_line, experiment_parser, positive_int, record_missing, results_file
+from .train import experiment_parser, positive_int, record_missing, results_file
 
 RESULTS = "routing_ablations.json"
 TEST_ITERATIONS = (1, 2, 3, 5)

@@ -40,7 +40,7 @@ from .couplings import coupling_trace, normalised_entropy
 from .data.mnist import load_mnist
 from .functional import class_targets, reconstruction_loss
 from .loop import chosen_epoch, evaluate
-from .recipes import Recipe, how_run, train_recipe
+from .recipes import Recipe, command_line, how_run, train_recipe
 from .routing import (
     RoutingResult,
     RoutingStep,
@@ -51,7 +51,7 @@ from .routing import (
     outputs,
     routing_step,
 )
-from .train import command_line, experiment_parser, positive_int, record_missing, results_file
+from .train import experiment_parser, positive_int, record_missing, results_file
 from .validate import check_choice, check_integer, check_labels, check_shape
 
 # --- The bugs, as code: each the paper's function with one thing changed --------------------------

@@ -227,6 +227,22 @@ def continue_from(folder: Path, name: str) -> tuple[dict, list[dict], list[dict]
     return weights["state_dict"], history, [*row.get("sittings", []), sitting]
 
 
+def command_line(command: str, **flags) -> str:
+    """The recorded command of a run, the line that regenerates it: ``command`` followed by each
+    flag given (``None`` ones left out) as ``--name value``, ``_`` in a name written ``-`` and the
+    value quoted as a shell needs it (``shlex.quote``). One maker for every record: the recipes'
+    manifest rows (``run_recipe``, ``python -m capsedu.train``) and the experiments' results
+    (``capsedu.ablations``, ``capsedu.bug_zoo``).
+
+    ``command_line("python -m capsedu.train rotmnist-cnn", seed=1, threads=1)`` is
+    ``"python -m capsedu.train rotmnist-cnn --seed 1 --threads 1"``."""
+    words = [command]
+    for name, value in flags.items():
+        if value is not None:
+            words += [f"--{name.replace('_', '-')}", shlex.quote(str(value))]
+    return " ".join(words)
+
+
 def run_recipe(name, epochs=None, limit=None, seed=None, root=None, progress=True,
                state_path=None, replace_shipped=False, continue_folder=None) -> dict:
     """Train recipe ``name`` (``train_recipe``), score it on the test split, save it in ``root``
@@ -245,12 +261,10 @@ def run_recipe(name, epochs=None, limit=None, seed=None, root=None, progress=Tru
     seed = recipe.seed if seed is None else seed
     saved_as = seeded_name(name, seed)
     checkpoints.check_writable(saved_as, root, replace_shipped)
-    command = ["python", "-m", "capsedu.train", name]
-    for flag, value, default in (("--limit", limit, None), ("--epochs", epochs, recipe.epochs),
-                                 ("--seed", seed, recipe.seed),
-                                 ("--continue-from", continue_folder, None)):
-        if value != default:
-            command += [flag, str(value)]
+    command = command_line(f"python -m capsedu.train {name}", limit=limit,
+                           epochs=None if epochs == recipe.epochs else epochs,
+                           seed=None if seed == recipe.seed else seed,
+                           continue_from=continue_folder)
     start, sittings = None, {}
     if continue_folder is not None:
         weights, history, earlier = continue_from(continue_folder, saved_as)
@@ -275,7 +289,7 @@ def run_recipe(name, epochs=None, limit=None, seed=None, root=None, progress=Tru
     model.cpu()
     return checkpoints.save(
         model, saved_as, root, replace_shipped, description=recipe.description,
-        command=shlex.join(command),
+        command=command,
         seed=seed, device=str(config.device()), train_examples=train_examples, metrics=metrics,
         **how_run(history), **sittings,
     )

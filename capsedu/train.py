@@ -20,7 +20,7 @@ import torch
 from filelock import FileLock, Timeout
 
 from . import checkpoints
-from .recipes import RECIPES, run_recipe
+from .recipes import RECIPES, command_line, run_recipe
 
 
 def positive_int(text: str) -> int:
@@ -107,11 +107,6 @@ def record_missing(path: Path, runs: dict[str, Callable[[Path], dict]], command:
               f"{record['train_time_s']:.0f} s")
 
 
-def command_line(command: str, **flags) -> str:
-    """``command`` with the ``flags`` that were given (``None`` ones left out), as recorded."""
-    return command + "".join(f" --{k.replace('_', '-')} {v}" for k, v in flags.items() if v)
-
-
 def add_output_arguments(parser: argparse.ArgumentParser) -> None:
     """``--out`` and ``--replace-shipped``, shared by the training commands."""
     parser.add_argument("--out", help="checkpoint folder (default: <data root>/runs, or "
@@ -168,7 +163,7 @@ def main(argv=None):
         parser.error(str(err))
     if args.threads:  # part of how the run was timed: keep it in the recorded command
         entry = checkpoints.record(entry["name"], out, args.replace_shipped,
-                                   command=f"{entry['command']} --threads {args.threads}")
+                                   command=command_line(entry["command"], threads=args.threads))
     print(f"saved {entry['file']} in {out} (sha256 {entry['sha256'][:12]}...): "
           f"{entry['metrics']}, {entry['train_time_s']} s")
     return 0

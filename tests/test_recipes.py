@@ -1,8 +1,18 @@
-"""What every record of a training run keeps (``recipes.how_run``)."""
+"""What every record of a training run keeps (``recipes.how_run``), and its recorded command
+(``recipes.command_line``)."""
 
+import json
+import shlex
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
 import torch
 
-from capsedu.recipes import how_run
+from capsedu import BagOfPartsCNN
+from capsedu.checkpoints import read_manifest
+from capsedu.recipes import RECIPES, command_line, how_run
+from capsedu.train import main
 
 
 def test_how_run_sums_the_epochs_seconds_and_names_threads_and_torch():
@@ -10,3 +20,67 @@ def test_how_run_sums_the_epochs_seconds_and_names_threads_and_torch():
     assert how_run(history) == {"train_time_s": 3.1, "threads": torch.get_num_threads(),
                                 "torch_version": torch.__version__}
     assert how_run([])["train_time_s"] == 0
+
+
+# --- The recorded command: one maker (command_line), the shipped records unchanged -------------
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def shipped_commands() -> set[str]:
+    """Every command recorded in the shipped manifest (its sittings too) and results files."""
+    rows = json.loads((REPO / "data" / "checkpoints" / "manifest.json").read_text())
+    commands = set()
+    for row in rows["checkpoints"]:
+        commands |= {row["command"], *(s["command"] for s in row.get("sittings", []))}
+    for file in ("routing_ablations.json", "bug_zoo.json"):
+        runs = json.loads((REPO / "data" / "results" / file).read_text())["runs"]
+        commands |= {record["command"] for record in runs.values()}
+    return commands
+
+
+@pytest.mark.parametrize("saved, argv", [
+    ("capsnet-mnist", ["capsnet-mnist", "--threads", "1"]),
+    ("affnist-cnn", ["affnist-cnn", "--epochs", "12", "--threads", "1"]),
+    ("rotmnist-cnn-seed1", ["rotmnist-cnn", "--seed", "1", "--threads", "1"]),
+])
+def test_the_command_line_records_the_shipped_commands_as_they_were(tmp_path, monkeypatch, saved,
+                                                                     argv):
+    """The shipped checkpoints' commands, typed again, are recorded byte for byte as shipped
+    (each recipe's model and data swapped for a tiny one; its epochs and seed kept)."""
+    shipped = shlex.join(["python", "-m", "capsedu.train", *argv])
+    assert shipped in shipped_commands()
+    name = argv[0]
+    monkeypatch.setenv("CAPSEDU_DATA", str(tmp_path))
+    examples = (torch.rand(32, 1, 8, 8), torch.arange(32) % 2)
+    monkeypatch.setitem(RECIPES, name, replace(
+        RECIPES[name], build=lambda: BagOfPartsCNN(channels=(2,)), batch_size=16, augment=None,
+        data=lambda train, limit: examples, validation=0, patience=None, compose=None))
+    threads = torch.get_num_threads()
+    try:
+        main([*argv, "--out", str(tmp_path / "out")])
+    finally:
+        torch.set_num_threads(threads)
+    assert read_manifest(tmp_path / "out")[saved]["command"] == shipped
+
+
+@pytest.mark.parametrize("command, flags, shipped", [
+    ("python -m capsedu.train multimnist-capsnet",
+     dict(epochs=21, continue_from="data/checkpoints", threads=1),
+     "python -m capsedu.train multimnist-capsnet --epochs 21 --continue-from data/checkpoints "
+     "--threads 1"),
+    ("python -m capsedu.ablations", dict(epochs=20, limit=None, threads=1),
+     "python -m capsedu.ablations --epochs 20 --threads 1"),
+    ("python -m capsedu.bug_zoo", dict(epochs=1, limit=None, threads=1),
+     "python -m capsedu.bug_zoo --epochs 1 --threads 1"),
+])
+def test_command_line_makes_the_shipped_records(command, flags, shipped):
+    assert shipped in shipped_commands()
+    assert command_line(command, **flags) == shipped
+
+
+def test_command_line_keeps_a_zero_and_quotes_what_a_shell_would_split():
+    assert command_line("python -m capsedu.train capsnet-mnist", seed=0, limit=None) == (
+        "python -m capsedu.train capsnet-mnist --seed 0")
+    typed = command_line("python -m capsedu.train tiny", continue_from="my runs/it's here")
+    assert shlex.split(typed)[-2:] == ["--continue-from", "my runs/it's here"]

@@ -8,8 +8,8 @@ import torch
 from capsedu import BagOfPartsCNN, pretrained
 from capsedu.checkpoints import read_manifest
 from capsedu.loop import converged, evaluate, fit, random_shift
-from capsedu.recipes import RECIPES, how_made, recipe_name, seeded_name
-from capsedu.train import command_line, main, record_missing
+from capsedu.recipes import RECIPES, command_line, how_made, recipe_name, seeded_name
+from capsedu.train import main, record_missing
 
 
 def test_fit_learns_a_separable_toy_problem():
