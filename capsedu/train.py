@@ -46,6 +46,23 @@ def seed_int(text: str) -> int:
     return value
 
 
+def out_folder(text: str) -> Path:
+    """An ``argparse`` type: the folder a command writes into (``~`` expanded), checked before any
+    training. It may not exist yet (it is made, with its parents), but it is not a file, not under
+    a file, and the folder it is or would be made in is writable."""
+    folder = Path(text).expanduser()
+    # the folder itself, or the nearest folder above it that exists, where it would be made
+    existing = next(p for p in (folder, *folder.parents) if p.exists())
+    here = "is" if existing == folder else f"would be made in {str(existing)!r}, which is"
+    if not existing.is_dir():
+        raise argparse.ArgumentTypeError(f"{text!r} {here} a file, not a folder; name a folder to "
+                                         "write into (one that does not exist yet is made)")
+    if not os.access(existing, os.W_OK | os.X_OK):
+        raise argparse.ArgumentTypeError(f"{text!r} {here} not writable by you; name a folder "
+                                         "you can write to, or change its permissions")
+    return folder
+
+
 def experiment_parser(command: str, description: str) -> argparse.ArgumentParser:
     """The command line of a recorded experiment (``python -m capsedu.ablations``, ``.bug_zoo``):
     ``--limit``, ``--threads`` and ``--replace-shipped``; the experiment adds its own options."""
@@ -56,8 +73,9 @@ def experiment_parser(command: str, description: str) -> argparse.ArgumentParser
     parser.add_argument("--threads", type=positive_int, help="CPU threads (default: all)")
     parser.add_argument("--replace-shipped", action="store_true",
                         help="write into the shipped results instead of <data root>/runs")
-    parser.add_argument("--out", help="folder of the results file (default: <data root>/runs/"
-                        "results, or <data root>/results with --replace-shipped)")
+    parser.add_argument("--out", type=out_folder,
+                        help="folder of the results file (default: <data root>/runs/results, or "
+                        "<data root>/results with --replace-shipped)")
     return parser
 
 
@@ -70,7 +88,7 @@ def results_file(args: argparse.Namespace, file: str) -> Path:
                          "data is never recorded as the shipped results; drop one of them")
     if not args.out:
         return checkpoints.results_path(file, args.replace_shipped)
-    path = Path(args.out).expanduser() / file
+    path = args.out / file
     if checkpoints.is_shipped(path.parent) and not args.replace_shipped:
         raise SystemExit(f"--out {args.out}: {path.parent} is the shipped results folder; write "
                          "elsewhere, or pass --replace-shipped to rebuild it on purpose")
@@ -109,7 +127,8 @@ def record_missing(path: Path, runs: dict[str, Callable[[Path], dict]], command:
 
 def add_output_arguments(parser: argparse.ArgumentParser) -> None:
     """``--out`` and ``--replace-shipped``, shared by the training commands."""
-    parser.add_argument("--out", help="checkpoint folder (default: <data root>/runs, or "
+    parser.add_argument("--out", type=out_folder,
+                        help="checkpoint folder (default: <data root>/runs, or "
                         "<data root>/checkpoints with --replace-shipped)")
     parser.add_argument("--replace-shipped", action="store_true",
                         help="replace the shipped checkpoint and its manifest row (keeping its "
@@ -120,7 +139,7 @@ def output_folder(args: argparse.Namespace) -> Path:
     """Where a training command writes: ``--out``, else the shipped folder with
     ``--replace-shipped``, else ``<data root>/runs``."""
     if args.out:
-        return Path(args.out).expanduser()
+        return args.out
     return checkpoints.checkpoint_dir() if args.replace_shipped else checkpoints.runs_dir()
 
 

@@ -171,3 +171,49 @@ def test_the_train_command_refuses_a_seed_that_is_not_an_integer_at_least_0(seed
     with pytest.raises(SystemExit):
         main(["capsnet-mnist", "--seed", seed, "--limit", "1"])
     assert f"--seed: must be an integer >= 0, got '{seed}'" in capsys.readouterr().err
+
+
+COMMANDS_WITH_OUT = [("capsedu.train", ["capsnet-mnist-live", "--limit", "64"]),
+                     ("capsedu.ablations", ["--limit", "64"]),
+                     ("capsedu.bug_zoo", ["--limit", "64"]),
+                     ("capsedu.parts.training", ["--seeds", "0"])]
+
+
+def refusal_of_out(module: str, argv: list[str], out, capsys) -> str:
+    """``python -m <module> <argv> --out <out>``, which must stop at the command line's error:
+    what it printed."""
+    import importlib
+
+    with pytest.raises(SystemExit) as stop:
+        importlib.import_module(module).main([*argv, "--out", str(out)])
+    assert stop.value.code == 2  # argparse's error, before anything was trained
+    return capsys.readouterr().err
+
+
+@pytest.mark.parametrize("module, argv", COMMANDS_WITH_OUT)
+def test_the_commands_refuse_an_out_that_is_a_file_or_under_one(module, argv, tmp_path,
+                                                                  monkeypatch, capsys):
+    monkeypatch.setenv("CAPSEDU_DATA", str(tmp_path))  # no MNIST here: training would fail
+    file = tmp_path / "notes.txt"
+    file.write_text("not a folder")
+    assert (f"argument --out: '{file}' is a file, not a folder; name a folder to write into"
+            in refusal_of_out(module, argv, file, capsys))
+    assert (f"argument --out: '{file / 'run'}' would be made in '{file}', which is a file"
+            in refusal_of_out(module, argv, file / "run", capsys))
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["notes.txt"]  # nothing written
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root may write into any folder")
+@pytest.mark.parametrize("module, argv", COMMANDS_WITH_OUT)
+def test_the_commands_refuse_an_out_they_cannot_write_to(module, argv, tmp_path, monkeypatch,
+                                                         capsys):
+    monkeypatch.setenv("CAPSEDU_DATA", str(tmp_path))
+    locked = tmp_path / "locked"
+    locked.mkdir(mode=0o500)
+    try:
+        assert (f"argument --out: '{locked}' is not writable by you"
+                in refusal_of_out(module, argv, locked, capsys))
+        assert (f"argument --out: '{locked / 'run'}' would be made in '{locked}', which is not "
+                "writable by you" in refusal_of_out(module, argv, locked / "run", capsys))
+    finally:
+        locked.chmod(0o700)
