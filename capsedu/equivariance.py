@@ -198,36 +198,49 @@ def turned(digit: torch.Tensor, angles) -> torch.Tensor:
 
 
 @torch.no_grad()
-def capsule_under_rotation(capsnet, digit: torch.Tensor, label: int, angles) -> dict:
-    """What a CapsNet (28x28 input) does with the digit capsule of the true class ``label`` as
-    ``digit`` ``[1, 28, 28]`` turns by each of ``angles``; ``v0`` is that capsule for the upright
-    digit, ``v(a)`` for the digit turned by ``a``, D its dimension (16):
+def capsule_under_rotation(capsnet, digits: torch.Tensor, labels: torch.Tensor, angles) -> dict:
+    """What a CapsNet (28x28 input) does with the digit capsule of the true class as each of
+    ``digits`` ``[N, 1, 28, 28]`` (their classes ``labels`` ``[N]``) turns by each of ``angles``
+    ``[A]``; ``v0`` is that capsule for the upright digit, ``v(a)`` for the digit turned by ``a``,
+    D its dimension (16). For every digit:
 
-    * ``v`` ``[A, D]``, its ``length`` ``[A]`` (the probability that the class is present) and
-      the ``predictions`` ``[A]`` (the longest capsule);
-    * ``cosine`` ``[A]``: ``v(a) . v0 / (|v(a)| |v0|)``, 1 where the capsule points as for the
+    * ``v`` ``[N, A, D]``, its ``length`` ``[N, A]`` (the probability that the class is present),
+      the ``predictions`` ``[N, A]`` (the longest capsule) and whether they are ``right``;
+    * ``cosine`` ``[N, A]``: ``v(a) . v0 / (|v(a)| |v0|)``, 1 where the capsule points as for the
       upright digit;
-    * ``dimension_share`` ``[D]``: each dimension's share of the total squared change
-      sum_a (v(a) - v0)^2, and ``principal_share`` ``[min(A, D)]``: the share along each
+    * ``dimension_share`` ``[N, D]``: each dimension's share of the total squared change
+      sum_a (v(a) - v0)^2, and ``principal_share`` ``[N, min(A, D)]``: the share along each
       principal direction of the changes v(a) - v0, largest first. A change confined to a few
-      dimensions (or directions) shows as a few large shares. Read them with ``length``: a
-      capsule that shrinks towards 0 changes by about -v0, one direction, whatever it encodes.
+      dimensions (or directions) shows as a few large shares. Read them with ``length`` and
+      ``radial_share`` ``[N]``, the share along v0 itself: a capsule that shrinks towards 0
+      changes by about -v0, one direction, whatever it encodes.
     """
     if capsnet.config.image_size != MNIST_SIDE:
         raise ValueError(f"capsnet must read 28x28 digits, got image_size "
                          f"{capsnet.config.image_size}")
+    check_shape(digits, "digits", "[N, 1, 28, 28]", ndim=4)
     capsnet.eval()
+    each = [_one_capsule_under_rotation(capsnet, digit, int(label), angles)
+            for digit, label in zip(digits, labels, strict=True)]
+    return {key: np.stack([one[key] for one in each]) for key in each[0]}
+
+
+def _one_capsule_under_rotation(capsnet, digit: torch.Tensor, label: int, angles) -> dict:
+    """``capsule_under_rotation`` for one ``digit`` ``[1, 28, 28]`` of class ``label``."""
     out = capsnet(turned(digit, angles))
     v = out.v[:, label]  # [A, D]
     v0 = capsnet(digit[None]).v[0, label]  # [D]
     change = v - v0  # [A, D]
     total = (change**2).sum().clamp_min(torch.finfo(v.dtype).tiny)
     singular = torch.linalg.svdvals(change)  # [min(A, D)], largest first
-    return {"angles": np.asarray(angles, dtype=float), "v": v.numpy(),
-            "length": v.norm(dim=1).numpy(), "predictions": out.lengths.argmax(dim=1).numpy(),
+    along = change @ (v0 / v0.norm().clamp_min(torch.finfo(v.dtype).tiny))  # [A]
+    predictions = out.lengths.argmax(dim=1)
+    return {"v": v.numpy(), "length": v.norm(dim=1).numpy(), "predictions": predictions.numpy(),
+            "right": (predictions == label).numpy(),
             "cosine": F.cosine_similarity(v, v0[None], dim=1).numpy(),
             "dimension_share": ((change**2).sum(dim=0) / total).numpy(),
-            "principal_share": (singular**2 / total).numpy()}
+            "principal_share": (singular**2 / total).numpy(),
+            "radial_share": ((along**2).sum() / total).numpy()}
 
 
 def angle_from_vectors(train_v: np.ndarray, train_angles: np.ndarray, test_v: np.ndarray,
@@ -273,7 +286,7 @@ def capsule_angle_readout(capsnet, images: torch.Tensor, labels: torch.Tensor, a
         if len(digits) < 2:
             raise ValueError(f"capsule_angle_readout needs at least 2 digits of each class (one "
                              f"to fit, one to test); class {k} has {len(digits)}")
-        v = np.stack([capsule_under_rotation(capsnet, d, k, angles)["v"] for d in digits])
+        v = capsule_under_rotation(capsnet, digits, labels[labels == k], angles)["v"]
         half = len(digits) // 2  # v: [digits, A, D]
         by_class[k] = angle_from_vectors(v[:half].reshape(-1, v.shape[-1]),
                                          np.tile(angles, half),

@@ -174,27 +174,38 @@ def bar():
 
 def test_capsule_under_rotation_against_numpy(capsnet):
     angles = [0.0, 30.0, 60.0, 90.0, 180.0]
-    s = eq.capsule_under_rotation(capsnet, bar(), 1, angles)
-    with torch.no_grad():
-        v = capsnet(torch.cat([tm.affine(bar()[None], rotation=a, side=28) for a in angles])).v
-    np.testing.assert_allclose(s["v"], v[:, 1].numpy(), atol=1e-6)
-    np.testing.assert_allclose(s["length"], np.linalg.norm(s["v"], axis=1), rtol=1e-5)
-    assert s["cosine"][0] == pytest.approx(1.0, abs=1e-5)
-    change = s["v"] - s["v"][0]
-    np.testing.assert_allclose(s["dimension_share"], (change**2).sum(0) / (change**2).sum(),
-                               rtol=1e-4, atol=1e-7)
-    np.testing.assert_allclose(s["principal_share"],
-                               np.linalg.svd(change, compute_uv=False) ** 2 / (change**2).sum(),
-                               rtol=1e-3, atol=1e-7)
-    assert s["dimension_share"].sum() == pytest.approx(1.0, abs=1e-5)
-    assert s["principal_share"].shape == (5,) and s["predictions"].shape == (5,)
+    digits = torch.stack([bar(), bar().flip(-1).transpose(-1, -2)])  # [2, 1, 28, 28]
+    labels = torch.tensor([1, 4])
+    s = eq.capsule_under_rotation(capsnet, digits, labels, angles)
+    assert s["v"].shape == (2, 5, 16) and s["principal_share"].shape == (2, 5)
+    for n, (digit, label) in enumerate(zip(digits, labels.tolist(), strict=True)):
+        with torch.no_grad():
+            turned = torch.cat([tm.affine(digit[None], rotation=a, side=28) for a in angles])
+            out = capsnet(turned)
+        v = s["v"][n]
+        np.testing.assert_allclose(v, out.v[:, label].numpy(), atol=1e-6)
+        np.testing.assert_allclose(s["length"][n], np.linalg.norm(v, axis=1), rtol=1e-5)
+        np.testing.assert_array_equal(s["right"][n], out.lengths.argmax(dim=1).numpy() == label)
+        assert s["cosine"][n, 0] == pytest.approx(1.0, abs=1e-5)
+        change = v - v[0]
+        total = (change**2).sum()
+        np.testing.assert_allclose(s["dimension_share"][n], (change**2).sum(0) / total,
+                                   rtol=1e-4, atol=1e-7)
+        np.testing.assert_allclose(s["principal_share"][n],
+                                   np.linalg.svd(change, compute_uv=False) ** 2 / total,
+                                   rtol=1e-3, atol=1e-7)
+        unit = v[0] / np.linalg.norm(v[0])
+        assert s["radial_share"][n] == pytest.approx(((change @ unit) ** 2).sum() / total,
+                                                     rel=1e-3)
+        assert s["dimension_share"][n].sum() == pytest.approx(1.0, abs=1e-5)
 
 
 def test_capsule_under_rotation_wants_a_28_pixel_capsnet():
     from capsedu.capsnet import AFFNIST
 
     with pytest.raises(ValueError, match="28x28"):
-        eq.capsule_under_rotation(CapsNet(AFFNIST, decoder_hidden=(8,)), bar(), 1, [0.0])
+        eq.capsule_under_rotation(CapsNet(AFFNIST, decoder_hidden=(8,)), bar()[None],
+                                  torch.tensor([1]), [0.0])
 
 
 def test_the_angle_is_read_off_vectors_that_carry_it_and_not_off_vectors_that_do_not():
