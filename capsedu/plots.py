@@ -678,7 +678,7 @@ def draw_part_votes(ax_scene, ax_c, model, scene, title: str):
     scene with each detected part's predicted face as a ghost (``ax_scene``) and the couplings
     part -> parent (``ax_c``). Returns the ``RoutingResult`` (couplings ``c`` ``[1, 4, 2]``,
     parents ``v`` ``[1, 2, D + 1]``)."""
-    x = torch.from_numpy(faces.render(scene))[None, None]  # [1, 1, 32, 32]
+    x = faces.render_many([scene])  # [1, 1, 32, 32]
     poses, _, _, routing = model.capsules(x)
     ghosts = predicted_faces(poses[0].double().numpy(), model.W.numpy())  # [4, 4]
     draw_scene(ax_scene, scene, size=32, ghosts=dict(zip(faces.PART_KINDS, ghosts, strict=True)))

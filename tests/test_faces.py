@@ -66,6 +66,17 @@ def test_render_reproduces_dataset_images(kind):
         assert np.abs(faces.render(ps) - image[0].numpy()).max() < 1e-6
 
 
+def test_render_many_is_the_models_batch_of_the_pictures_render_draws():
+    """The one type per datum: ``render`` gives a picture (NumPy ``[H, W]``, for imshow),
+    ``render_many`` a batch as ``dataset`` gives one (torch ``[n, 1, H, W]`` float32)."""
+    _, _, scenes = faces.dataset("permuted", 3, seed=5)
+    batch = faces.render_many(scenes, size=24)
+    assert isinstance(batch, torch.Tensor) and batch.dtype == torch.float32
+    assert batch.shape == (3, 1, 24, 24)
+    for image, ps in zip(batch, scenes, strict=True):
+        np.testing.assert_array_equal(image[0].numpy(), faces.render(ps, size=24))
+
+
 def test_face_parts_geometry():
     left, right, nose, mouth = faces.face_parts()
     assert [p.kind for p in (left, right, nose, mouth)] == list(faces.PART_KINDS)

@@ -184,9 +184,15 @@ def render(parts, size=32) -> np.ndarray:
     return _render_many([[_as_part(p) for p in parts]], size)[0]
 
 
-def render_many(scenes, size=32) -> np.ndarray:
-    """``render`` for a list of scenes at once: ``[len(scenes), size, size]`` float32."""
-    return _render_many([[_as_part(p) for p in parts] for parts in scenes], size)
+def render_many(scenes, size=32) -> torch.Tensor:
+    """``render`` for a list of scenes at once, as the models read them: a batch
+    ``[len(scenes), 1, size, size]`` float32 tensor."""
+    return _as_batch(_render_many([[_as_part(p) for p in parts] for parts in scenes], size))
+
+
+def _as_batch(images: np.ndarray) -> torch.Tensor:
+    """Rendered images ``[n, size, size]`` as the models' batch ``[n, 1, size, size]``."""
+    return torch.from_numpy(images).unsqueeze(1)
 
 
 def _render_many(scenes: list[list[Part]], size: int, chunk: int = 32) -> np.ndarray:
@@ -387,7 +393,7 @@ def scattered(n: int, seed: int = 0, size: int = 32, scale=(0.85, 1.1)):
             if part is not None:
                 parts.append(part)
         scenes.append(_add_strokes(parts, boxes, rng))
-    return torch.from_numpy(_render_many(scenes, size)).unsqueeze(1), scenes
+    return _as_batch(_render_many(scenes, size)), scenes
 
 
 PART_LIST_BYTES = 2_000  # about what one image's list of Part tuples takes in memory
@@ -427,7 +433,7 @@ def dataset(
         stream += [round(1e4 * v) % 2**32 for v in np.hstack(astuple(poses))]
     rng = np.random.default_rng(stream)
     scenes = [_scene(kind, rng, poses) for _ in range(n)]
-    images = torch.from_numpy(_render_many(scenes, size)).unsqueeze(1)
+    images = _as_batch(_render_many(scenes, size))
     labels = torch.full((n,), LABELS[kind], dtype=torch.int64)
     return images, labels, scenes
 

@@ -176,7 +176,7 @@ def rotation_sweep(model: PoseCapsuleNet, parts, angles) -> dict:
     centre = faces.face_centre(parts)
     scenes = [faces.rotate(parts, a, about=centre) for a in angles]
     size = model.detector.hparams["image_size"]
-    x = torch.from_numpy(faces.render_many(scenes, size))[:, None]  # [angles, 1, size, size]
+    x = faces.render_many(scenes, size)  # [angles, 1, size, size]
     out = model.capsules(x)
     face = out.routing.v[:, PARENTS.index("face")]  # [angles, D + 1]
     part_angles = out.poses[..., 2].numpy()

@@ -22,8 +22,8 @@ def face_state(pose_model, models: dict, parts, iteration: int = 3) -> dict:
     ``models`` (name -> model, the pose-capsule model included or not) for its verdict."""
     if not 1 <= iteration <= MAX_ITERATIONS:
         raise ValueError(f"iteration must be in [1, {MAX_ITERATIONS}], got {iteration}")
-    image = faces.render(parts)  # [32, 32]; raises ValueError on a bad part
-    x = torch.from_numpy(image)[None, None]  # [1, 1, 32, 32]
+    x = faces.render_many([parts])  # [1, 1, 32, 32]; raises ValueError on a bad part
+    image = x[0, 0].numpy()  # [32, 32]
     poses, presence, _, routing = pose_model.capsules(x, iteration)
     found = [k for k, p in zip(faces.PART_KINDS, presence[0].tolist(), strict=True) if p > 0.5]
     rows = [faces.PART_KINDS.index(k) for k in found]

@@ -8,7 +8,6 @@ score for "face" and where it cuts (``parts.scoring.verdicts``).
 
 import ipywidgets as widgets
 import numpy as np
-import torch
 from matplotlib.figure import Figure
 
 from ..data import faces
@@ -24,8 +23,8 @@ def verdicts_state(models: dict, parts, size: int = 32) -> dict:
     Returns ``{"image": [size, size] array, "face_probability": {model name: score},
     "threshold": {name: cut}, "called_face": {name: bool}}`` (``parts.scoring.verdicts``).
     """
-    image = faces.render(parts, size=size)  # [size, size], raises ValueError on a bad part
-    return {"image": image, **verdicts(models, torch.from_numpy(image)[None, None])}
+    x = faces.render_many([parts], size=size)  # [1, 1, size, size]; ValueError on a bad part
+    return {"image": x[0, 0].numpy(), **verdicts(models, x)}
 
 
 class VerdictBars:
