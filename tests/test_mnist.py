@@ -1,12 +1,14 @@
 """MNIST comes from the data root; offline without the files, the error says what to do."""
 
 import gzip
+import hashlib
 import struct
 
 import numpy as np
 import pytest
 import torch
 
+from capsedu import config
 from capsedu.data import load_mnist, mnist
 from capsedu.data.mnist import FILES
 
@@ -137,16 +139,47 @@ def test_download_says_so_and_fetches_the_missing_files(fake_test_split, tmp_pat
     mirror.mkdir()
     for f in ("t10k-images-idx3-ubyte", "t10k-labels-idx1-ubyte"):
         (mirror / f"{f}.gz").write_bytes(gzip.compress((raw / f).read_bytes(), compresslevel=1))
+    expected = hashlib.sha256((raw / "t10k-labels-idx1-ubyte").read_bytes()).hexdigest()
+    monkeypatch.setitem(mnist.SHA256, "t10k-labels-idx1-ubyte", expected)  # the fake's own file
     (raw / "t10k-labels-idx1-ubyte").unlink()
     server = serve(mirror, monkeypatch)
     try:
         x, y = load_mnist(train=False, root=tmp_path)
     finally:
         server.shutdown()
-    assert "downloading http://127.0.0.1" in capsys.readouterr().out
+    out, err = capsys.readouterr()
+    assert "downloading http://127.0.0.1" in out
+    assert "t10k-labels-idx1-ubyte" in err and "100%" in err  # the progress bar, completed
     np.testing.assert_array_equal(y.numpy(), labels)
     assert sorted(p.name for p in raw.iterdir()) == ["t10k-images-idx3-ubyte",
                                                      "t10k-labels-idx1-ubyte"]
+
+
+def test_a_download_that_is_not_mnists_file_is_refused_and_not_kept(fake_test_split, tmp_path,
+                                                                     monkeypatch):
+    raw, _, _ = fake_test_split
+    mirror = tmp_path / "mirror"
+    mirror.mkdir()
+    # a valid IDX file of the right shape, but not MNIST's labels (the real hash is expected)
+    name = "t10k-labels-idx1-ubyte"
+    (mirror / f"{name}.gz").write_bytes(gzip.compress((raw / name).read_bytes()))
+    (raw / name).unlink()
+    server = serve(mirror, monkeypatch)
+    try:
+        refused = r"not MNIST's t10k-labels-idx1-ubyte \(sha256 [0-9a-f]{12}\.\.\., expected ff7bc"
+        with pytest.raises(FileNotFoundError, match=refused):
+            load_mnist(train=False, root=tmp_path)
+    finally:
+        server.shutdown()
+    assert sorted(p.name for p in raw.iterdir()) == ["t10k-images-idx3-ubyte"]  # nothing kept
+
+
+def test_the_recorded_hashes_are_those_of_the_real_files():
+    raw = config.data_root() / "MNIST" / "raw"
+    if not (raw / mnist.FILES[3]).exists():
+        pytest.skip(f"MNIST not in {raw}")
+    for name in mnist.FILES:
+        assert hashlib.sha256((raw / name).read_bytes()).hexdigest() == mnist.SHA256[name]
 
 
 def test_a_mirror_that_never_answers_times_out_with_a_clear_message(tmp_path, monkeypatch,

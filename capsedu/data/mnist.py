@@ -8,12 +8,14 @@ so it is loaded once as float tensors rather than image by image: that keeps a C
 """
 
 import gzip
+import hashlib
 import struct
 import urllib.request
 from math import prod
 from pathlib import Path
 
 import torch
+from tqdm.auto import tqdm
 
 from .. import config
 from ..validate import check_integer
@@ -28,7 +30,15 @@ FILES = (
 SPLITS = {True: (*FILES[:2], 60_000), False: (*FILES[2:], 10_000)}
 # Where a missing file is downloaded from (as <file>.gz), in order; torchvision uses the same.
 MIRRORS = ("https://ossci-datasets.s3.amazonaws.com/mnist/", "http://yann.lecun.com/exdb/mnist/")
+# Each file's sha256, uncompressed: a download that does not match is not MNIST's and is not kept.
+SHA256 = {
+    "train-images-idx3-ubyte": "ba891046e6505d7aadcbbe25680a0738ad16aec93bde7f9b65e87a2fc25776db",
+    "train-labels-idx1-ubyte": "65a50cbbf4e906d70832878ad85ccda5333a97f0f4c3dd2ef09a8a9eef7101c5",
+    "t10k-images-idx3-ubyte": "0fa7898d509279e482958e8ce81c8e77db3f2f8254e26661ceb7762c4d494ce7",
+    "t10k-labels-idx1-ubyte": "ff7bcfd416de33731a308c3f266cc351222c34898ecbeaf847f06e48f7ec33f2",
+}
 DOWNLOAD_TIMEOUT_S = 30  # a download that receives nothing for this long is given up
+DOWNLOAD_REDRAWS = 20  # a download's progress bar redraws at most about this many times
 # How to fix a bad file, for the error messages
 _FIX = ("delete it and load MNIST again to download it afresh, or copy the uncompressed file "
         "from a working MNIST copy")
@@ -108,21 +118,39 @@ def _read_idx(path: Path, shape: tuple[int, ...]) -> torch.Tensor:
 
 
 def _download(path: Path) -> None:
-    """Fetch ``<path.name>.gz`` from the first mirror that answers and write it, decompressed,
-    to ``path``. Raises ``OSError`` when every mirror fails."""
+    """Fetch ``<path.name>.gz`` from the first mirror that answers with MNIST's file (its
+    ``SHA256``), showing progress, and write it, decompressed, to ``path``. Raises ``OSError``
+    when every mirror fails."""
     path.parent.mkdir(parents=True, exist_ok=True)
     errors = []
     for mirror in MIRRORS:
         url = f"{mirror}{path.name}.gz"
         print(f"downloading {url} ...", flush=True)
         try:
-            with urllib.request.urlopen(url, timeout=DOWNLOAD_TIMEOUT_S) as response:
-                data = gzip.decompress(response.read())
+            data = gzip.decompress(_fetch(url, path.name))
         except (OSError, EOFError) as err:  # no answer within the timeout, refused, not gzip
             errors.append(f"{url}: {err}")
+            continue
+        if (digest := hashlib.sha256(data).hexdigest()) != SHA256[path.name]:
+            errors.append(f"{url}: not MNIST's {path.name} (sha256 {digest[:12]}..., "
+                          f"expected {SHA256[path.name][:12]}...)")
             continue
         partial = path.with_name(path.name + ".part")  # never leave a half-written file behind
         partial.write_bytes(data)
         partial.replace(path)
         return
     raise OSError(f"{'; '.join(errors)} (each waited at most {DOWNLOAD_TIMEOUT_S} s)")
+
+
+def _fetch(url: str, name: str, chunk: int = 1 << 16) -> bytes:
+    """The bytes at ``url``, read in chunks under a progress bar named ``name`` (a few redraws
+    in all, whatever the speed of the line)."""
+    with urllib.request.urlopen(url, timeout=DOWNLOAD_TIMEOUT_S) as response:
+        size = int(response.headers.get("Content-Length") or 0) or None
+        parts = []
+        with tqdm(total=size, unit="B", unit_scale=True, desc=name, maxinterval=float("inf"),
+                  miniters=max(1, (size or 0) // DOWNLOAD_REDRAWS)) as bar:
+            while block := response.read(chunk):
+                parts.append(block)
+                bar.update(len(block))
+    return b"".join(parts)
