@@ -21,6 +21,7 @@ from tqdm.auto import tqdm
 
 from . import config
 from .data.transformed_mnist import translate
+from .validate import check_examples
 
 PROGRESS_UPDATES_PER_S = 2  # how often a live progress bar may redraw
 # and how many times in all, however slow the machine: a bar's messages to the browser stay
@@ -92,6 +93,9 @@ def fit(model, train, epochs=1, batch_size=128, lr=1e-3, lr_decay=1.0, seed=0, d
     start afresh, and the shuffling and dropout draw from ``seed + len(history)``, so the
     continuation does not replay the draws of the epochs already trained.
     """
+    check_examples(train, "train")
+    if validation is not None:  # refused now, not after the first epoch has trained
+        check_examples(validation, "validation")
     if patience is not None and validation is None:
         raise ValueError("patience stops training when the held-out accuracy stops improving: "
                          "pass validation=(images, labels) with it, or patience=None")

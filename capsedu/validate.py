@@ -152,6 +152,29 @@ def check_pixels(x: torch.Tensor, name: str) -> None:
     check_finite(x, name)
 
 
+def check_examples(data, name: str) -> None:
+    """Raise unless ``data`` is ``(images, labels, ...)``: a tuple of tensors (or arrays) with one
+    row per example each, as many rows in each, at least one. An empty set would train on nothing
+    and end in a division by zero, or score a NaN."""
+    if not isinstance(data, (tuple, list)) or len(data) < 2:
+        got = f"a {type(data).__name__}" + (f" of {len(data)}" if isinstance(data, (tuple, list))
+                                             else "")
+        raise TypeError(f"{name} must be a tuple (images, labels, ...) with one row per example "
+                        f"in each, got {got}; pass e.g. {name}=(images, labels)")
+    try:
+        rows = [len(t) for t in data]
+    except TypeError as err:  # a number, or a 0-d tensor
+        raise TypeError(f"{name} must hold tensors with one row per example, got "
+                        f"{[type(t).__name__ for t in data]}: {err}") from err
+    if len(set(rows)) > 1:
+        raise ValueError(f"{name} must hold as many rows in each of its tensors (one per example), "
+                         f"got {rows}; pair every image with its labels")
+    if rows[0] == 0:
+        shapes = ", ".join(str(tuple(getattr(t, "shape", ()))) for t in data)
+        raise ValueError(f"{name} holds no examples (shapes {shapes}); pass at least one: check "
+                         "what made it (a limit of 0, a filter that kept nothing)")
+
+
 def available_memory() -> int:
     """Bytes of memory free for a new allocation now: psutil's estimate when installed, else the
     operating system's count of free physical pages."""

@@ -217,3 +217,27 @@ def test_the_commands_refuse_an_out_they_cannot_write_to(module, argv, tmp_path,
                 "writable by you" in refusal_of_out(module, argv, locked / "run", capsys))
     finally:
         locked.chmod(0o700)
+
+
+@pytest.mark.parametrize("train, validation, error, message", [
+    ((torch.rand(0, 1, 8, 8), torch.zeros(0, dtype=torch.long)), None, ValueError,
+     r"train holds no examples \(shapes \(0, 1, 8, 8\), \(0,\)\); pass at least one"),
+    ((torch.rand(10, 1, 8, 8), torch.zeros(8, dtype=torch.long)), None, ValueError,
+     r"train must hold as many rows in each of its tensors \(one per example\), got \[10, 8\]"),
+    (torch.rand(10, 1, 8, 8), None, TypeError,
+     r"train must be a tuple \(images, labels, ...\) .* got a Tensor; pass e.g. train=\(images"),
+    ((torch.rand(10, 1, 8, 8), torch.arange(10) % 2), (torch.rand(0, 1, 8, 8), torch.zeros(0)),
+     ValueError, r"validation holds no examples"),
+])
+def test_fit_refuses_an_empty_or_ragged_set_before_training(train, validation, error, message,
+                                                            tmp_path):
+    from capsedu import BagOfPartsCNN
+    from capsedu.loop import fit
+
+    model = BagOfPartsCNN(channels=(2,))
+    before = {k: v.clone() for k, v in model.state_dict().items()}
+    with pytest.raises(error, match=message):  # was an UnboundLocalError after an empty epoch
+        fit(model, train, epochs=1, batch_size=4, device="cpu", progress=False,
+            validation=validation, state_path=tmp_path / "state.pt")
+    assert all(torch.equal(before[k], v) for k, v in model.state_dict().items())  # not trained
+    assert not (tmp_path / "state.pt").exists()
