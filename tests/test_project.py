@@ -16,17 +16,16 @@ def split(requirement: str) -> tuple[str, str]:
     return name.lower(), spec.replace(" ", "")
 
 
-def test_environment_yml_agrees_with_pyproject():
-    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
-    wanted = [*project["dependencies"], *(r for extra in project["optional-dependencies"].values()
-                                          for r in extra)]
-    env = yaml.safe_load((ROOT / "environment.yml").read_text())
+def conda_environment(path, wanted):
+    """Check the conda environment file ``path`` against the requirements ``wanted`` (pip
+    syntax): the same packages with the same bounds (conda's names), capsedu itself by pip."""
+    env = yaml.safe_load(path.read_text())
     assert env["channels"] == ["conda-forge"]
     conda, pip = {}, {}
     for dep in env["dependencies"]:
         if isinstance(dep, dict):
             pip.update(split(r) for r in dep["pip"] if r != "-e .")
-            assert "-e ." in dep["pip"], "environment.yml must install capsedu itself (pip: -e .)"
+            assert "-e ." in dep["pip"], f"{path.name} must install capsedu itself (pip: -e .)"
         else:
             name, spec = split(dep)
             conda[name] = spec
@@ -36,7 +35,26 @@ def test_environment_yml_agrees_with_pyproject():
     for requirement in wanted:
         name, spec = split(requirement)
         expected[CONDA_NAMES.get(name, name)] = spec
-    assert {**conda, **pip} == expected, "environment.yml and pyproject.toml have drifted apart"
+    assert {**conda, **pip} == expected, f"{path.name} and pyproject.toml have drifted apart"
+    return conda | pip
+
+
+def test_environment_yml_agrees_with_pyproject():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    conda_environment(ROOT / "environment.yml",
+                      [*project["dependencies"],
+                       *(r for extra in project["optional-dependencies"].values() for r in extra)])
+
+
+def test_binder_builds_only_what_a_learner_needs():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
+    extras = project["optional-dependencies"]
+    built = conda_environment(ROOT / "binder" / "environment.yml",
+                              [*project["dependencies"], *extras["lab"]])
+    learner = {split(r)[0] for r in [*project["dependencies"], *extras["lab"]]}
+    tools = {CONDA_NAMES.get(n, n) for n in
+             {split(r)[0] for r in [*extras["dev"], *extras["site"]]} - learner}
+    assert tools and not tools & set(built), "Binder must not build the test or site tools"
 
 
 def test_ci_runs_the_readme_test_command():
