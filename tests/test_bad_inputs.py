@@ -241,3 +241,43 @@ def test_fit_refuses_an_empty_or_ragged_set_before_training(train, validation, e
             validation=validation, state_path=tmp_path / "state.pt")
     assert all(torch.equal(before[k], v) for k, v in model.state_dict().items())  # not trained
     assert not (tmp_path / "state.pt").exists()
+
+
+def widget_with(name: str, images, labels):
+    """Notebook 10's RotationExplorer or notebook 06's PoseSpaceExplorer on ``images`` and
+    ``labels``, with small untrained models."""
+    from capsedu.capsnet import LIVE, CapsNet
+    from capsedu.gcnn import C4CNN, PlainCNN
+    from capsedu.widgets import PoseSpaceExplorer, RotationExplorer
+
+    torch.manual_seed(0)
+    if name == "rotation":
+        return RotationExplorer(C4CNN(channels=(2, 2, 2, 2)), PlainCNN(channels=(2, 2, 2, 2)),
+                                images, labels)
+    return PoseSpaceExplorer(CapsNet(LIVE).eval(), images, labels)
+
+
+NAN_DIGITS = DIGITS.clone()
+NAN_DIGITS[1, 0, 3, 3] = float("nan")
+
+
+@pytest.mark.parametrize("name", ["rotation", "pose space"])
+@pytest.mark.parametrize("images, labels, error, message", [
+    ((DIGITS * 255).to(torch.uint8), torch.tensor([3, 7]), TypeError,
+     r"images must hold floating-point pixels in \[0, 1\], got dtype torch.uint8; use "
+     r"images.float\(\) / 255"),
+    (NAN_DIGITS, torch.tensor([3, 7]), ValueError, r"images contains 1 NaN or infinite value"),
+    (DIGITS[:, 0], torch.tensor([3, 7]), ValueError,
+     r"images must have shape \[N, 1, 28, 28\] .*, got shape \(2, 28, 28\)"),
+    (DIGITS[:0], torch.tensor([], dtype=torch.long), ValueError, r"images holds no digits"),
+    (DIGITS, torch.tensor([3]), ValueError, r"labels must be integer class labels of shape "
+                                            r"\[batch\] = \[2\], got shape \(1,\)"),
+])
+def test_the_digit_widgets_refuse_images_they_cannot_show(name, images, labels, error, message):
+    with pytest.raises(error, match=message):
+        widget_with(name, images, labels)
+
+
+@pytest.mark.parametrize("name", ["rotation", "pose space"])
+def test_the_digit_widgets_show_float_digits(name):
+    assert widget_with(name, DIGITS, torch.tensor([3, 7])).image.value  # a drawn figure

@@ -11,6 +11,7 @@ from matplotlib.figure import Figure
 
 from ..digit_capsules import MAX_DELTA, encode, pose_state
 from ..plots import png_bytes
+from ..validate import check_labels, check_pixels, check_shape
 from .base import Widget
 
 
@@ -25,6 +26,15 @@ class PoseSpaceExplorer(Widget):
         "dimension changes in the drawn digit.")
 
     def __init__(self, model, images: torch.Tensor, labels: torch.Tensor, names=None):
+        cfg = model.config
+        shape = (cfg.in_channels, cfg.image_size, cfg.image_size)
+        check_pixels(images, "images")
+        check_shape(images, "images", f"[N, {', '.join(map(str, shape))}] (the model's input)",
+                    ndim=4, sizes=shape)
+        if len(images) == 0:
+            raise ValueError(f"images holds no digits ([0, {', '.join(map(str, shape))}]); pass "
+                             "at least one")
+        check_labels(labels, "labels", len(images), cfg.n_classes)
         self.model, self.images, self.labels = model, images, labels
         self.v = encode(model, images).v  # [N, 10, 16], cached: sliders never re-route
         dim = self.v.shape[2]

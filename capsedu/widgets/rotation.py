@@ -9,6 +9,7 @@ import torch
 
 from ..equivariance import rotation_state
 from ..plots import Blitter, rotation_figure, set_class_bars
+from ..validate import check_labels, check_pixels, check_shape
 from .base import Widget
 
 
@@ -26,6 +27,11 @@ class RotationExplorer(Widget):
         "the digit and move one place along the row; the CNN's follow no such rule.")
 
     def __init__(self, gcnn, cnn, images: torch.Tensor, labels: torch.Tensor, face_model=None):
+        check_pixels(images, "images")
+        check_shape(images, "images", "[N, 1, 28, 28] (MNIST digits)", ndim=4, sizes=(1, 28, 28))
+        if len(images) == 0:
+            raise ValueError("images holds no digits ([0, 1, 28, 28]); pass at least one")
+        check_labels(labels, "labels", len(images), n_classes=10)
         self.gcnn, self.cnn, self.images, self.labels = gcnn, cnn, images, labels
         self.face_model = face_model
         self.digit = widgets.Dropdown(
