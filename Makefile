@@ -51,8 +51,10 @@ site: $(SITE_STAMP) data
 	$(PY) -m sphinx -E -b html -c docs . _build/site -d _build/doctrees
 
 # Notebook 07's headline widget and 04's routing widget, without code, for a lecture (Voila).
+# DEMO_DPI: the widgets' resolution, larger than in a notebook (80) so a projector shows them large.
+DEMO_DPI ?= 130
 demo: $(SITE_STAMP) data
-	$(VENV)/bin/voila notebooks/demo/lecture_demo.ipynb
+	CAPSEDU_WIDGET_DPI=$(DEMO_DPI) $(VENV)/bin/voila notebooks/demo/lecture_demo.ipynb
 
 bench: $(STAMP)
 	$(PY) benchmarks/routing.py

@@ -6,6 +6,9 @@
 * ``CAPSEDU_TEXT_PROGRESS=1`` draws progress bars as text that leaves its finished line, for
   outputs stored and read later (the website's build sets it): a bar widget stored without its
   live state shows frozen at 0 %.
+* ``CAPSEDU_WIDGET_DPI`` sets the resolution the widgets draw at (dots per inch, default 80): a
+  larger value draws every widget's figure, its labels included, larger in proportion, for a
+  projector (``make demo`` uses 130).
 * ``CAPSEDU_DATA`` moves the data root (MNIST, checkpoints). By default it is the ``data/`` folder
   of the repository this package was installed from, or ``./data`` when that does not exist.
 """
@@ -29,8 +32,21 @@ def _flag(name: str) -> bool:
     return _FLAG_VALUES[value]
 
 
+def _dots_per_inch(name: str, default: int) -> int:
+    """The environment variable ``name`` read as a resolution for figures, in [40, 400]."""
+    value = os.environ.get(name, "").strip()
+    if not value:
+        return default
+    if not value.isdigit() or not 40 <= int(value) <= 400:
+        raise ValueError(f"{name} must be a whole number of dots per inch from 40 to 400 "
+                         f"({default} by default, about 130 for a projector), got "
+                         f"{os.environ[name]!r}; set it to such a number or unset it")
+    return int(value)
+
+
 QUICK: bool = _flag("CAPSEDU_QUICK")
 TEXT_PROGRESS: bool = _flag("CAPSEDU_TEXT_PROGRESS")
+WIDGET_DPI: int = _dots_per_inch("CAPSEDU_WIDGET_DPI", 80)
 
 _REPO_DATA = Path(__file__).resolve().parent.parent / "data"
 

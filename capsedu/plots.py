@@ -17,6 +17,7 @@ from matplotlib.lines import Line2D
 from matplotlib.patches import Circle, FancyBboxPatch, Rectangle
 from PIL import Image
 
+from . import config
 from .bug_zoo import running_mean
 from .capsnet import CapsNet
 from .capsule_vectors import decode_pose, draw, part_from_vector, pose_vector, read_pose
@@ -30,14 +31,15 @@ from .parts.votes import PARENTS, pose_code, predict_face, predicted_faces
 from .poses import wrap_angle
 
 
-def png_bytes(fig: Figure, dpi: int = 80) -> bytes:
-    """Render ``fig`` to PNG bytes (PNG rather than SVG: SVG output embeds a date).
+def png_bytes(fig: Figure, dpi: int | None = None) -> bytes:
+    """Render ``fig`` to PNG bytes at ``dpi`` (default: the widgets' ``config.WIDGET_DPI``); PNG
+    rather than SVG: SVG output embeds a date.
 
     No ``bbox_inches="tight"``: it draws the figure twice, and widgets redraw on every change;
     lay the figure out once instead (``layout="constrained"`` or ``subplots_adjust``).
     """
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=dpi)
+    fig.savefig(buf, format="png", dpi=dpi or config.WIDGET_DPI)
     return buf.getvalue()
 
 

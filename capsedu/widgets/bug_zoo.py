@@ -11,6 +11,7 @@ import numpy as np
 import torch
 from matplotlib.figure import Figure
 
+from .. import config
 from ..bug_zoo import BUGS, COMMAND, CORRECT, CURVE_WINDOW, SHOWN_CHILDREN, read_results, zoo_state
 from ..plots import Blitter, coupling_heatmap, set_class_bars, set_couplings
 from .base import Widget
@@ -65,7 +66,7 @@ class BugZooExplorer(Widget):
         self.update()
 
     def _build_figure(self, n_in: int, n_out: int):
-        self.figure = Figure(figsize=(12, 4.8), dpi=80)
+        self.figure = Figure(figsize=(12, 4.8), dpi=config.WIDGET_DPI)
         grid = self.figure.add_gridspec(2, 3, width_ratios=[1.5, 1, 1], left=0.04, right=0.98,
                                         bottom=0.1, top=0.9, wspace=0.4, hspace=0.55)
         heat, sums = (self.figure.add_subplot(g) for g in

@@ -11,6 +11,7 @@ import numpy as np
 from matplotlib.collections import LineCollection
 from matplotlib.figure import Figure
 
+from .. import config
 from ..data import faces
 from ..parts.votes import PARENTS
 from ..plots import PART_COLORS, Blitter, coupling_heatmap, ghost_lines, set_couplings
@@ -33,7 +34,7 @@ class RoutingPanels:
         self.names = list(verdicts or [])
         n_panels = 3 + bool(self.names)
         ratios = [1, 0.8, 1, 1.1][:n_panels]
-        self.figure = Figure(figsize=(3.25 * n_panels, 3.4), dpi=80)
+        self.figure = Figure(figsize=(3.25 * n_panels, 3.4), dpi=config.WIDGET_DPI)
         axes = self.figure.subplots(1, n_panels, gridspec_kw={"width_ratios": ratios})
         self.figure.subplots_adjust(left=0.01, right=0.99, bottom=0.16, top=0.88, wspace=0.45)
         scene, heat, curve = axes[:3]
