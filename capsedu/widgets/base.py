@@ -51,7 +51,9 @@ class Widget:
                       "application/vnd.jupyter.widget-view+json": {
                           "version_major": 2, "version_minor": 0,
                           "model_id": self.widget.model_id}}
-            self.widget._handle_displayed(**kwargs)
+            # as ipywidgets 7's _ipython_display_ does when IPython calls it, without arguments:
+            # its boxes' display callbacks take none (IPython gives this method include/exclude)
+            self.widget._handle_displayed()
         bundle["text/html"] = self.still_html()
         return bundle
 
