@@ -21,7 +21,7 @@ from tqdm.auto import tqdm
 
 from . import config
 from .data.transformed_mnist import translate
-from .validate import check_examples
+from .validate import check_examples, check_pixels
 
 PROGRESS_UPDATES_PER_S = 2  # how often a live progress bar may redraw
 # and how many times in all, however slow the machine: a bar's messages to the browser stay
@@ -321,7 +321,7 @@ def probabilities(model, images, batch_size=64, device=None, progress=False) -> 
 
 def as_images(images) -> torch.Tensor:
     """``images`` as a float tensor ``[N, C, H, W]`` (a NumPy array or nested lists converted);
-    a clear error for an empty batch or for 0-255 integer pixels."""
+    a clear error for an empty batch, and for 0-255 integer pixels or NaN (``check_pixels``)."""
     if not isinstance(images, torch.Tensor):
         try:
             images = torch.as_tensor(np.asarray(images), dtype=torch.float32)
@@ -333,9 +333,7 @@ def as_images(images) -> torch.Tensor:
                          "image [C, H, W] is images[None]")
     if len(images) == 0:
         raise ValueError("images holds no examples ([0, C, H, W]); pass at least one")
-    if not images.is_floating_point():
-        raise TypeError(f"images must hold float pixels in [0, 1], got {images.dtype}; use "
-                        "images.float() / 255 if they are 0-255 integers")
+    check_pixels(images, "images")
     return images
 
 

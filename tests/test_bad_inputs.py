@@ -281,3 +281,16 @@ def test_the_digit_widgets_refuse_images_they_cannot_show(name, images, labels, 
 @pytest.mark.parametrize("name", ["rotation", "pose space"])
 def test_the_digit_widgets_show_float_digits(name):
     assert widget_with(name, DIGITS, torch.tensor([3, 7])).image.value  # a drawn figure
+
+
+def test_scoring_refuses_nan_pixels_naming_the_images():
+    from capsedu import BagOfPartsCNN
+    from capsedu.loop import evaluate, predict
+
+    x = torch.rand(3, 1, 8, 8)
+    x[2, 0, 1, 1] = float("nan")
+    model = BagOfPartsCNN(channels=(2,))
+    for score in (lambda: predict(model, x, device="cpu"),
+                  lambda: evaluate(model, (x, torch.tensor([0, 1, 0])), device="cpu")):
+        with pytest.raises(ValueError, match=r"images contains 1 NaN or infinite value"):
+            score()
