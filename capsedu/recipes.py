@@ -229,17 +229,19 @@ def continue_from(folder: Path, name: str) -> tuple[dict, list[dict], list[dict]
 
 def command_line(command: str, **flags) -> str:
     """The recorded command of a run, the line that regenerates it: ``command`` followed by each
-    flag given (``None`` ones left out) as ``--name value``, ``_`` in a name written ``-`` and the
-    value quoted as a shell needs it (``shlex.quote``). One maker for every record: the recipes'
-    manifest rows (``run_recipe``, ``python -m capsedu.train``) and the experiments' results
-    (``capsedu.ablations``, ``capsedu.bug_zoo``).
+    flag given (``None`` ones left out) as ``--name value`` (a list as ``--name v1 v2 ...``), ``_``
+    in a name written ``-`` and each value quoted as a shell needs it (``shlex.quote``). One maker
+    for every record: the recipes' manifest rows (``run_recipe``, ``python -m capsedu.train``),
+    notebook 07's face models (``python -m capsedu.parts.training``) and the experiments'
+    results (``capsedu.ablations``, ``capsedu.bug_zoo``).
 
     ``command_line("python -m capsedu.train rotmnist-cnn", seed=1, threads=1)`` is
     ``"python -m capsedu.train rotmnist-cnn --seed 1 --threads 1"``."""
     words = [command]
     for name, value in flags.items():
         if value is not None:
-            words += [f"--{name.replace('_', '-')}", shlex.quote(str(value))]
+            values = value if isinstance(value, list | tuple) else [value]
+            words += [f"--{name.replace('_', '-')}", *(shlex.quote(str(v)) for v in values)]
     return " ".join(words)
 
 

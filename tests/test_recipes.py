@@ -73,6 +73,8 @@ def test_the_command_line_records_the_shipped_commands_as_they_were(tmp_path, mo
      "python -m capsedu.ablations --epochs 20 --threads 1"),
     ("python -m capsedu.bug_zoo", dict(epochs=1, limit=None, threads=1),
      "python -m capsedu.bug_zoo --epochs 1 --threads 1"),
+    ("python -m capsedu.parts.training", dict(models=None, seeds=[0, 1, 2], threads=1),
+     "python -m capsedu.parts.training --seeds 0 1 2 --threads 1"),
 ])
 def test_command_line_makes_the_shipped_records(command, flags, shipped):
     assert shipped in shipped_commands()
@@ -84,3 +86,21 @@ def test_command_line_keeps_a_zero_and_quotes_what_a_shell_would_split():
         "python -m capsedu.train capsnet-mnist --seed 0")
     typed = command_line("python -m capsedu.train tiny", continue_from="my runs/it's here")
     assert shlex.split(typed)[-2:] == ["--continue-from", "my runs/it's here"]
+
+
+def test_the_face_models_command_records_what_was_typed_as_the_shipped_rows(monkeypatch,
+                                                                              tmp_path):
+    from capsedu.parts import training
+
+    recorded = []
+    monkeypatch.setattr(training, "train_and_save",
+                        lambda names, seeds, out, command, **_: recorded.append(command) or [])
+    threads = torch.get_num_threads()
+    try:
+        training.main(["--seeds", "0", "1", "2", "--threads", "1", "--out", str(tmp_path)])
+    finally:
+        torch.set_num_threads(threads)
+    training.main(["--models", "pixel CapsNet", "--seeds", "4", "--out", str(tmp_path)])
+    assert recorded[0] in shipped_commands()
+    assert recorded == ["python -m capsedu.parts.training --seeds 0 1 2 --threads 1",
+                        "python -m capsedu.parts.training --models 'pixel CapsNet' --seeds 4"]

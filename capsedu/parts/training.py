@@ -9,8 +9,6 @@ vs non-faces from ``training_set``; none ever sees a scrambled face.
 """
 
 import argparse
-import shlex
-import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -25,6 +23,7 @@ from ..baselines import BagOfPartsCNN, DeepCNN
 from ..capsnet import CapsNet, CapsNetConfig, routing_iterations
 from ..data import faces
 from ..loop import fit
+from ..recipes import command_line
 from ..train import add_output_arguments, output_folder, positive_int
 from .detector import detector_training_set
 from .pose_mlp import PartPoseMLP
@@ -309,7 +308,9 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if args.threads:
         torch.set_num_threads(args.threads)
-    command = shlex.join(["python", "-m", "capsedu.parts.training", *(argv or sys.argv[1:])])
+    command = command_line("python -m capsedu.parts.training",  # the models only when chosen
+                           models=None if args.models == list(FACE_MODELS) else args.models,
+                           seeds=args.seeds, threads=args.threads)
     out = output_folder(args)
     try:  # refused before any training when it would replace a shipped checkpoint
         entries = train_and_save(args.models, args.seeds, out, command,
