@@ -278,6 +278,14 @@ def test_the_digit_widgets_refuse_images_they_cannot_show(name, images, labels, 
         widget_with(name, images, labels)
 
 
+def test_the_pose_space_widget_wants_one_name_per_image():
+    from capsedu.capsnet import LIVE, CapsNet
+    from capsedu.widgets import PoseSpaceExplorer
+
+    with pytest.raises(ValueError, match=r"names must give one name per image: 2 images, 3 names"):
+        PoseSpaceExplorer(CapsNet(LIVE).eval(), DIGITS, torch.tensor([3, 7]), names=["a", "b", "c"])
+
+
 @pytest.mark.parametrize("name", ["rotation", "pose space"])
 def test_the_digit_widgets_show_float_digits(name):
     assert widget_with(name, DIGITS, torch.tensor([3, 7])).image.value  # a drawn figure

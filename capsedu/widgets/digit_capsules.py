@@ -39,6 +39,9 @@ class PoseSpaceExplorer(Widget):
         self.v = encode(model, images).v  # [N, 10, 16], cached: sliders never re-route
         dim = self.v.shape[2]
         names = names or [f"#{k}" for k in range(len(images))]
+        if len(names) != len(images):
+            raise ValueError(f"names must give one name per image: {len(images)} images, "
+                             f"{len(names)} names; pass {len(images)} names or leave names out")
         self.digit = widgets.Dropdown(
             options=[(f"{name}: a {int(y)}", k) for k, (name, y) in enumerate(zip(names, labels,
                                                                                    strict=True))],
