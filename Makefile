@@ -5,6 +5,7 @@ VENV   ?= .venv
 PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 SITE_STAMP := $(VENV)/.installed-site
+HUB_STAMP  := $(VENV)/.installed-hub
 # Use the kernel and the Jupyter data of this environment, not ones left elsewhere on the machine.
 export JUPYTER_PREFER_ENV_PATH := 1
 
@@ -23,6 +24,15 @@ $(SITE_STAMP): $(STAMP)
 	$(PY) -m pip install --quiet -e '.[lab,dev,site]'
 	touch $(SITE_STAMP)
 
+# The hub test's tools (the `hub` extra: JupyterHub, nbgitpuller) and the proxy JupyterHub
+# needs, configurable-http-proxy, by npm from the lock file into .venv/hub-proxy.
+$(HUB_STAMP): $(SITE_STAMP) tests/hub/package.json tests/hub/package-lock.json
+	$(PY) -m pip install --quiet -e '.[lab,dev,site,hub]'
+	mkdir -p $(VENV)/hub-proxy
+	cp tests/hub/package.json tests/hub/package-lock.json $(VENV)/hub-proxy/
+	cd $(VENV)/hub-proxy && npm ci --silent --no-audit --no-fund
+	touch $(HUB_STAMP)
+
 # MNIST into data/MNIST: `make data MNIST_DIR=/path/to/MNIST` links a local copy (a folder holding
 # raw/); without it torchvision downloads the files on first use.
 data: $(STAMP)
@@ -32,9 +42,10 @@ data: $(STAMP)
 lab: $(STAMP) data
 	$(VENV)/bin/jupyter lab notebooks/00_start_here.ipynb
 
-# Lint, unit tests (the browser tests build a small website and open the demo), then every
-# notebook executed by nbval, all in quick mode.
-test: $(SITE_STAMP)
+# Lint, unit tests (the browser tests build a small website and open the demo; the hub tests
+# start a JupyterHub with several learners), then every notebook executed by nbval, all in quick
+# mode.
+test: $(HUB_STAMP)
 	$(PY) -m ruff check .
 	CAPSEDU_QUICK=1 $(PY) -m pytest tests notebooks \
 		--nbval-lax --nbval-current-env --nbval-sanitize-with tests/nbval_sanitize.cfg

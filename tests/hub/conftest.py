@@ -1,0 +1,61 @@
+"""Fixtures for the hub tests: one JupyterHub per session (``hubdriver.start_hub``) serving a
+bare clone of this repository's committed HEAD, and one headless Chromium."""
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+# labdriver (JupyterLab helpers and Chromium's settings) lives beside the browser tests
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "browser"))
+
+import hubdriver  # noqa: E402
+from labdriver import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
+
+
+def pytest_configure(config):
+    config.addinivalue_line(
+        "markers", "hub: runs a real JupyterHub on 127.0.0.1 with several learners "
+                   "(-m 'not hub')")
+
+
+def require(path: Path, how: str) -> None:
+    """Skip when ``path`` is missing, except on CI (``CI=true``), where it must exist."""
+    if not path.exists():
+        reason = f"{path} not found: {how}"
+        if os.environ.get("CI") == "true":
+            pytest.fail(reason)
+        pytest.skip(reason)
+
+
+@pytest.fixture(scope="session")
+def course(tmp_path_factory):
+    """The ``file://`` URL of a bare clone of this repository's HEAD: the course to pull."""
+    return hubdriver.course_repository(tmp_path_factory.mktemp("course"))
+
+
+@pytest.fixture(scope="session")
+def hub(tmp_path_factory):
+    """A running JupyterHub, its learners' homes in a temporary folder."""
+    require(hubdriver.PROXY, "run `make install` (it installs configurable-http-proxy with npm)")
+    running = hubdriver.start_hub(tmp_path_factory.mktemp("hub"))
+    try:
+        yield running
+    finally:
+        hubdriver.stop_hub(running)
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    """Debian's headless Chromium under Playwright (never ``playwright install``)."""
+    require(CHROMIUM, "install Debian's chromium (apt-get install chromium)")
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True,
+                                             args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
