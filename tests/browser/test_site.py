@@ -7,6 +7,7 @@ Binder (at the repository that ``pyproject.toml`` names)."""
 import functools
 import http.server
 import os
+import re
 import subprocess
 import sys
 import threading
@@ -22,7 +23,7 @@ pytestmark = pytest.mark.browser
 
 NOTEBOOKS = ["notebooks/00_start_here.ipynb", "notebooks/03_squash.ipynb"]
 PAGES = ["README.html", "notebooks/00_start_here.html", "notebooks/03_squash.html",
-         "docs/api.html", "docs/checkpoints.html", "ARCHITECTURE.html"]
+         "docs/api.html", "docs/checkpoints.html", "ARCHITECTURE.html", "docs/contributing.html"]
 
 
 def build_site(out) -> subprocess.CompletedProcess:
@@ -89,6 +90,14 @@ def test_every_page_loads_without_errors_and_the_landing_page_is_the_readme(site
     navigation = page.locator(".bd-sidebar-primary a.reference.internal")
     expect(navigation.filter(has_text="00 · Start here")).to_have_count(1)
     expect(navigation.filter(has_text="03 · Squash")).to_have_count(1)
+    # the front door is the learner's: what the course is, what to know first, where to start;
+    # the contributor material has its own page, one click away
+    for heading in ("Before you start", "Open the course", "The course"):
+        expect(page.locator("h2").filter(has_text=re.compile(f"^{heading}"))).to_have_count(1)
+    expect(page.get_by_text("Bad inputs")).to_have_count(0)
+    page.get_by_role("link", name="For instructors and contributors").first.click()
+    expect(page).to_have_url(f"{site}/docs/contributing.html")
+    expect(page.locator("h2").filter(has_text="Bad inputs")).to_have_count(1)
 
 
 def test_a_notebook_page_shows_figures_an_equation_and_a_widget_still(site, tab):
