@@ -1,4 +1,4 @@
-"""Sphinx settings of the course's website (``make site``; the README's "The course as a website"
+"""Sphinx settings of the course's website (``make site``; docs/contributing.md's "The course as a website"
 says how it is built). The source folder is the repository root, so the README is the landing page
 and every notebook is a page at its own path (``notebooks/03_squash.html``). This folder holds
 these settings, the site's own pages (the API reference, the checkpoints) and ``course_site.py``,
