@@ -1,9 +1,10 @@
-"""Sphinx settings of the course's website (``make site``; docs/contributing.md's "The course as a website"
-says how it is built). The source folder is the repository root, so the README is the landing page
-and every notebook is a page at its own path (``notebooks/03_squash.html``). This folder holds
-these settings, the site's own pages (the API reference, the checkpoints) and ``course_site.py``,
-the extension that adds what is the course's own: the navigation, the checkpoints from the
-manifest, and notebook pages without the badges that the launch buttons replace."""
+"""Sphinx settings of the course's website (``make site``; "The course as a website" in
+docs/contributing.md says how it is built). The source folder is the repository root, so the
+README is the landing page and every notebook is a page at its own path
+(``notebooks/03_squash.html``). This folder holds these settings, the site's own pages (the API
+reference, the checkpoints, the contributors' page) and ``course_site.py``, the extension that
+adds what is the course's own: the navigation, the checkpoints from the manifest, and notebook
+pages without the badges that the launch buttons replace."""
 
 import sys
 from pathlib import Path
