@@ -96,6 +96,15 @@ class Hub:
         response.raise_for_status()
         return response
 
+    def stop_server(self, name: str, timeout: float = 60.0) -> None:
+        """Stop the learner's server (as the admin page's "Stop Server") and wait until it is."""
+        self.api("DELETE", f"/users/{name}/server")
+        deadline = time.monotonic() + timeout
+        while self.api("GET", f"/users/{name}").json().get("servers"):
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"{name}'s server still running after {timeout:.0f} s")
+            time.sleep(0.5)
+
     def home(self, name: str) -> Path:
         return self.work / "home" / name
 
@@ -394,12 +403,19 @@ class MemorySampler:
     def __init__(self, hub: Hub, name: str, interval: float = 0.1):
         self.hub, self.name, self.interval = hub, name, interval
         self.peak = self.high_water = 0
+        self._server: psutil.Process | None = None
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, daemon=True)
 
     def _sample(self) -> None:
         rss, hwm = 0, 0
-        for process in self.hub.server_processes(self.name):
+        if self._server is None:  # found once; its kernels are looked up at every sample
+            self._server = next(iter(self.hub.server_processes(self.name)), None)
+        try:
+            processes = [self._server, *self._server.children(recursive=True)]
+        except (psutil.Error, AttributeError):
+            return
+        for process in processes:
             try:
                 rss += process.memory_info().rss
                 status = Path(f"/proc/{process.pid}/status").read_text()
@@ -434,7 +450,7 @@ class Lesson:
     start_server: float
     pull: float
     run_notebook: float
-    widget_latency: float  # moving the slider to the readout's new value, kernel round trip
+    widget_latencies: list[float]  # each slider move to the readout's new value, round trip
     peak_memory: int
     high_water_memory: int
     readout_before: str
@@ -455,10 +471,11 @@ print(_json.dumps({"norm": explorer.norm.model_id, "readout": explorer.readout.m
 """
 
 
-def take_the_lesson(hub: Hub, name: str, repository: str, value: float = 2.0) -> Lesson:
+def take_the_lesson(hub: Hub, name: str, repository: str, values=(2.0,)) -> Lesson:
     """One learner's visit: log in, start their server, pull the course (the nbgitpuller link),
     open notebook 03 and run all its cells, then move the SquashExplorer's ``||s||`` slider to
-    ``value`` and read the readout it redraws."""
+    each of ``values`` in turn, each time waiting for the readout it redraws (the last one is
+    ``readout_after``)."""
     learner, clock = Learner(hub, name), time.perf_counter
     t0 = clock()
     learner.log_in()
@@ -474,12 +491,15 @@ def take_the_lesson(hub: Hub, name: str, repository: str, value: float = 2.0) ->
         try:
             run = run_cells(kernel, learner.notebook())
             facts = json.loads(kernel.execute(FACTS))
-            after, latency = kernel.move_control(facts["norm"], value, watch=facts["readout"])
+            latencies = []
+            for value in values:
+                after, latency = kernel.move_control(facts["norm"], value, facts["readout"])
+                latencies.append(latency)
             state = json.loads(kernel.execute("import json; print(json.dumps(explorer.state))"))
         finally:
             kernel.close()
     finally:
         if memory is not None:
             memory.stop()
-    return Lesson(name, t1 - t0, t2 - t1, t3 - t2, run, latency, memory.peak, memory.high_water,
+    return Lesson(name, t1 - t0, t2 - t1, t3 - t2, run, latencies, memory.peak, memory.high_water,
                   facts.pop("readout_value"), after, state, facts)
