@@ -98,7 +98,7 @@ def pytest_runtest_makereport(item, call):
     funcargs = getattr(item, "funcargs", {})
     if report.when == "call" and report.failed and "tab" in funcargs:
         page = funcargs["tab"]
-        for name in ("lab", "voila"):
+        for name in ("lab", "voila", "classic"):
             if name in funcargs:
                 report.sections.append((f"{name} log", str(funcargs[name].log)))
         path = Path(tempfile.mkdtemp(prefix="capsedu-browser-")) / f"{item.name}.png"

@@ -2,7 +2,8 @@
 
 The server runs on a throw-away copy of ``notebooks/`` so that a test never writes outputs or
 checkpoints into the repository. The browser is Debian's ``chromium`` driven by Playwright (never
-``playwright install``).
+``playwright install``). ``start_notebook`` starts the classic Notebook instead (for the
+ipywidgets 7 front end, see test_classic_widgets.py).
 """
 
 import json
@@ -69,6 +70,15 @@ class LabServer(Server):
         return f"{self.url}/lab/tree/{path}?reset&token={TOKEN}"
 
 
+class NotebookServer(Server):
+    """A running classic Notebook (``notebook`` 6.5)."""
+
+    def url_for(self, path: str) -> str:
+        """The URL that opens ``path`` (relative to the repository root) in the classic
+        Notebook."""
+        return f"{self.url}/notebooks/{path}?token={TOKEN}"
+
+
 def _free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -88,7 +98,7 @@ def _write_settings(config_dir: Path) -> None:
         path.write_text(json.dumps(values))
 
 
-def _jupyter_env(work: Path, **extra) -> dict:
+def jupyter_env(work: Path, **extra) -> dict:
     """The environment of a server started for a test: fresh config, data and runtime dirs under
     ``work``; ``JUPYTER_PREFER_ENV_PATH=1`` puts this environment's kernel and lab extensions
     (ipywidgets) ahead of them."""
@@ -118,22 +128,41 @@ def _serve(kind: type[Server], cmd: list[str], env: dict, root: Path, log: Path,
     raise RuntimeError(f"{name} did not answer within {timeout:.0f} s; see {log}")
 
 
-def start_lab(work: Path, timeout: float = 60.0) -> LabServer:
-    """Start JupyterLab on a copy of the course's notebooks under ``work``; wait until it answers.
-    The kernel inherits ``CAPSEDU_QUICK=1``."""
+def _copy_course(work: Path) -> Path:
+    """``work/root``: a copy of ``notebooks/`` beside a link to the repository's ``data/``."""
     root = work / "root"
     shutil.copytree(REPO / "notebooks", root / "notebooks",
                     ignore=shutil.ignore_patterns(".ipynb_checkpoints", "__pycache__"))
     if (REPO / "data").is_dir():
         (root / "data").symlink_to(REPO / "data")
+    return root
+
+
+def start_lab(work: Path, timeout: float = 60.0) -> LabServer:
+    """Start JupyterLab on a copy of the course's notebooks under ``work``; wait until it answers.
+    The kernel inherits ``CAPSEDU_QUICK=1``."""
+    root = _copy_course(work)
     _write_settings(work / "config")
     port = _free_port()
     cmd = [sys.executable, "-m", "jupyter", "lab", "--allow-root", "--no-browser",
            "--ip=127.0.0.1", f"--port={port}", "--ServerApp.port_retries=0",
            f"--IdentityProvider.token={TOKEN}", f"--ServerApp.root_dir={root}",
            "--LabApp.news_url=None"]
-    return _serve(LabServer, cmd, _jupyter_env(work, CAPSEDU_QUICK="1"), root, work / "lab.log",
+    return _serve(LabServer, cmd, jupyter_env(work, CAPSEDU_QUICK="1"), root, work / "lab.log",
                   port, "/api/status", timeout)
+
+
+def start_notebook(work: Path, python: Path, timeout: float = 60.0) -> NotebookServer:
+    """Start the classic Notebook of the environment whose interpreter is ``python`` on a copy of
+    the course's notebooks under ``work``; wait until it answers. Its kernel is that environment's
+    (``python3``) and inherits ``CAPSEDU_QUICK=1``."""
+    root = _copy_course(work)
+    port = _free_port()
+    cmd = [str(python), "-m", "notebook", "--allow-root", "--no-browser", "--ip=127.0.0.1",
+           f"--port={port}", "--NotebookApp.port_retries=0", f"--NotebookApp.token={TOKEN}",
+           f"--NotebookApp.notebook_dir={root}", "--NotebookApp.show_banner=False"]
+    return _serve(NotebookServer, cmd, jupyter_env(work, CAPSEDU_QUICK="1"), root,
+                  work / "notebook.log", port, "/api/status", timeout)
 
 
 def start_voila(work: Path, notebook: str, timeout: float = 60.0) -> Server:
@@ -142,13 +171,13 @@ def start_voila(work: Path, notebook: str, timeout: float = 60.0) -> Server:
     port = _free_port()
     cmd = [sys.executable, "-m", "voila", str(REPO / notebook), "--no-browser",
            "--Voila.ip=127.0.0.1", f"--port={port}", "--Voila.port_retries=0"]
-    return _serve(Server, cmd, _jupyter_env(work), REPO, work / "voila.log", port,
+    return _serve(Server, cmd, jupyter_env(work), REPO, work / "voila.log", port,
                   "/voila/static/voila.js", timeout)
 
 
 def stop(server: Server, timeout: float = 15.0) -> None:
-    """Ask JupyterLab to shut down (it stops its kernels too); stop Voila, or a server that does
-    not answer, by ending its process group (the kernels are in it)."""
+    """Ask JupyterLab or the classic Notebook to shut down (it stops its kernels too); stop Voila,
+    or a server that does not answer, by ending its process group (the kernels are in it)."""
     try:
         _request(f"{server.url}/api/shutdown", method="POST")
         server.process.wait(timeout)
