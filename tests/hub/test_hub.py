@@ -3,6 +3,7 @@ link, run notebook 03 in their own server and move its widget; one of them in Ch
 
 import re
 import subprocess
+import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
@@ -83,7 +84,9 @@ def test_a_learner_in_chromium_clicks_the_link_runs_the_notebook_and_drags_the_s
         expect(readout).to_contain_text("||s|| = 2.00 → ||v|| = 0.800")
         assert_no_errors(panel)
     except Exception:
-        print(f"hub log: {hub.log}")
+        shot = Path(tempfile.mkdtemp(prefix="capsedu-hub-")) / "chromium.png"
+        page.screenshot(path=shot, full_page=True)
+        print(f"hub log: {hub.log} (learners' servers log there too); screenshot: {shot}")
         raise
     finally:
         context.close()
