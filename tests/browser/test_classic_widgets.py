@@ -187,7 +187,9 @@ def redrawn(readout: Locator, image: Locator, before: tuple[str, str, bytes]) ->
     """Wait until the widget no longer shows ``before`` (see ``shown``): another readout and
     another image, with other bytes. Returns the new readout."""
     text, src, png = before
-    expect(readout).not_to_have_text(text)
+    # innerText, as ``shown`` read it (expect's text assertions compare textContent instead)
+    readout.page.wait_for_function("([readout, text]) => readout.innerText !== text",
+                                   arg=[readout.element_handle(), text])
     expect(image).not_to_have_attribute("src", src)
     assert image_bytes(image) != png, "the image was replaced by the same figure"
     return readout.inner_text()
