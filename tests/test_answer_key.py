@@ -1,0 +1,117 @@
+"""The instructors' answer key (docs/instructor/answers/) has one entry for every exercise of every
+notebook, under the exercise's number and bold title, and none for an exercise that is gone; an
+exercise with a checker names it; and the course's website does not show the key. Pure parsing:
+no kernel runs."""
+
+import ast
+import re
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from capsedu import exercises
+
+ROOT = Path(__file__).parent.parent
+NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
+KEY = ROOT / "docs" / "instructor" / "answers"
+
+# An exercise starts a line: "1. **Title.** ..." (00-07; the title is optional) or
+# "**1. Title.** ..." (08-10; "**2.**" has none).
+ITEM = re.compile(r"^(?:(\d+)\.\s+(?:\*\*(.+?)\*\*)?|\*\*(\d+)\.\s*(.*?)\*\*)")
+# An entry of the key: "## Exercise 1 · Title" or, for an untitled exercise, "## Exercise 1".
+ENTRY = re.compile(r"^## Exercise (\d+)(?: · (.+))?$")
+CHECKER = re.compile(r"\bcheck_\w+")
+
+
+def _title(text: str | None) -> str | None:
+    return text.strip().rstrip(".:").strip() or None if text else None
+
+
+def notebook_exercises(path: Path) -> dict[int, tuple[str | None, str]]:
+    """The notebook's exercises after its "## Exercises" heading: number -> (bold title or None,
+    the exercise's markdown and code, up to the next exercise)."""
+    cells = nbformat.read(path, as_version=4).cells
+    start = next((i for i, c in enumerate(cells) if c.cell_type == "markdown"
+                  and re.search(r"^## Exercises\s*$", c.source, re.M)), None)
+    assert start is not None, f"{path.name} has no '## Exercises' heading"
+    found: dict[int, list] = {}
+    current = None
+    for k, cell in enumerate(cells[start:]):
+        source = cell.source
+        if k == 0:
+            source = re.split(r"^## Exercises\s*$", source, flags=re.M)[1]
+        for line in source.splitlines():
+            match = ITEM.match(line) if cell.cell_type == "markdown" else None
+            if match:
+                number = int(match[1] or match[3])
+                assert number not in found, f"{path.name}: exercise {number} twice"
+                current = found[number] = [_title(match[2] if match[1] else match[4]), []]
+            if current is not None:
+                current[1].append(line)
+    numbers = list(found)
+    assert numbers == list(range(1, len(numbers) + 1)), f"{path.name}: exercises {numbers}"
+    return {n: (title, "\n".join(text)) for n, (title, text) in found.items()}
+
+
+def key_entries(path: Path) -> dict[int, tuple[str | None, str]]:
+    """The key's entries: number -> (title or None, the entry's text)."""
+    entries: dict[int, list] = {}
+    current = None
+    for line in path.read_text().splitlines():
+        match = ENTRY.match(line)
+        if match:
+            number = int(match[1])
+            assert number not in entries, f"{path.name}: exercise {number} twice"
+            current = entries[number] = [_title(match[2]), []]
+        elif line.startswith("## "):
+            current = None
+        elif current is not None:
+            current[1].append(line)
+    return {n: (title, "\n".join(text)) for n, (title, text) in entries.items()}
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.stem[:2])
+def test_every_exercise_has_an_answer_and_every_answer_an_exercise(notebook):
+    key = KEY / f"{notebook.stem}.md"
+    assert key.exists(), f"no answer key for {notebook.name}: write {key.relative_to(ROOT)}"
+    asked = {n: title for n, (title, _) in notebook_exercises(notebook).items()}
+    answered = {n: title for n, (title, _) in key_entries(key).items()}
+    missing = {n: t for n, t in asked.items() if n not in answered}
+    gone = {n: t for n, t in answered.items() if n not in asked}
+    assert not missing, f"{key.name}: no entry for exercise(s) {missing} of {notebook.name}"
+    assert not gone, f"{key.name}: entries for exercise(s) {gone} that {notebook.name} lacks"
+    renamed = {n: (asked[n], answered[n]) for n in asked if asked[n] != answered[n]}
+    assert not renamed, f"{key.name}: titles differ (notebook, key): {renamed}"
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.stem[:2])
+def test_the_key_names_the_checkers_the_notebook_calls(notebook):
+    """Every `check_*` of capsedu.exercises that the notebook calls is named in a "Checked by"
+    line of its key, and every checker such a line names exists and is called by the notebook."""
+    code = "\n".join(c.source for c in nbformat.read(notebook, 4).cells if c.cell_type == "code")
+    calls = {name for name in CHECKER.findall(code) if callable(getattr(exercises, name, None))}
+    entries = key_entries(KEY / f"{notebook.stem}.md")
+    named = {name for _, text in entries.values() for line in text.splitlines()
+             if line.startswith("Checked by") for name in CHECKER.findall(line)}
+    assert calls - named == set(), f"{notebook.stem}: the key names no exercise for {calls - named}"
+    assert named - calls == set(), f"{notebook.stem}: the notebook never calls {named - calls}"
+
+
+def test_the_key_has_no_file_for_a_notebook_that_is_gone():
+    stems = {p.stem for p in NOTEBOOKS}
+    assert sorted(p.stem for p in KEY.glob("*.md") if p.stem not in stems) == []
+
+
+def test_the_website_does_not_show_the_answer_key():
+    """docs/conf.py's include and exclude patterns, applied as Sphinx applies them, find no page
+    under docs/instructor/ (a learner's site has no answer key), but do find the notebooks."""
+    project = pytest.importorskip("sphinx.project")
+    settings = {node.targets[0].id: ast.literal_eval(node.value)
+                for node in ast.parse((ROOT / "docs" / "conf.py").read_text()).body
+                if isinstance(node, ast.Assign) and isinstance(node.targets[0], ast.Name)
+                and node.targets[0].id in ("include_patterns", "exclude_patterns")}
+    pages = project.Project(ROOT, {".md": "markdown", ".ipynb": "myst-nb"}).discover(
+        settings.get("exclude_patterns", ()), settings.get("include_patterns", ("**",)))
+    assert {f"notebooks/{p.stem}" for p in NOTEBOOKS} <= pages
+    assert sorted(p for p in pages if p.startswith("docs/instructor")) == []
