@@ -46,6 +46,7 @@ def test_the_notebook_benchmark_measures_notebook_00(tmp_path):
     assert result["error"] is None and result["seconds"] > 0
     assert result["peak_mb"] > 50  # a Python kernel with torch imported is far above 50 MB
     assert report["measured"]["mode"] == "quick" and report["measured"]["cores"] >= 1
+    assert 50 < report["measured"]["imports_mb"] <= result["peak_mb"]  # the floor under it
     assert len(report["measured"]["load_average_start"]) == 3
 
 
@@ -62,3 +63,6 @@ def test_the_notebook_table_says_which_limit_a_notebook_exceeds():
         "| 00_start_here | default | 12 | 400 | yes |",
         "| 05_capsnet_on_mnist | default | 150 | 1200 | no: 1200 MB, 150 s |",
         "| 07_faces | default | 1 | 1 | no: ValueError: x |"]
+    assert notebooks.markdown_table(results[1:2], imports_mb=700).splitlines()[::2] == [
+        "| Notebook | Mode | Seconds | Peak MB | Above the imports, MB | Within 1 GB and 120 s |",
+        "| 05_capsnet_on_mnist | default | 150 | 1200 | 500 | no: 1200 MB, 150 s |"]
