@@ -34,7 +34,8 @@ extensions = ["myst_nb", "sphinx.ext.autodoc", "sphinx-mathjax-offline", "course
 
 # What the site is made of; everything else in the repository is no page.
 root_doc = "README"
-include_patterns = ["README.md", "ARCHITECTURE.md", "docs/*.md", "notebooks/[0-9][0-9]_*.ipynb"]
+include_patterns = ["README.md", "ARCHITECTURE.md", "docs/*.md", "docs/instructor/hub.md",
+                    "notebooks/[0-9][0-9]_*.ipynb"]
 exclude_patterns = [".*", "_build", "data", "capsedu", "tests", "benchmarks", "build"]
 # The landing page is README.html; the site's index.html sends the browser there.
 templates_path = ["_templates"]

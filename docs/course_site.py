@@ -32,7 +32,8 @@ from capsedu.checkpoints import MANIFEST, read_manifest
 
 ROOT = Path(__file__).resolve().parent.parent
 CHECKPOINTS = ROOT / "data" / "checkpoints"  # the shipped ones, whatever $CAPSEDU_DATA says
-REFERENCE = ["docs/api", "docs/checkpoints", "ARCHITECTURE", "docs/contributing"]
+REFERENCE = ["docs/api", "docs/checkpoints", "ARCHITECTURE", "docs/contributing",
+             "docs/instructor/hub"]
 BADGE_HOSTS = ("https://colab.research.google.com/", "https://mybinder.org/")
 logger = logging.getLogger(__name__)
 # What one default-mode kernel may take: 07 and 08, the largest, peaked at 1.3 GB each (resident

@@ -71,3 +71,19 @@ def test_the_project_never_refers_to_the_shared_folder():
         if "../shared" in path.read_text():
             offenders.append(str(path.relative_to(ROOT)))
     assert offenders == []
+
+
+def test_the_readme_states_each_notebooks_time_and_memory_from_the_benchmark():
+    """The course table's last two columns are the committed measurement of
+    ``benchmarks/notebooks.py`` (benchmarks/results/notebooks.json), notebook by notebook."""
+    import json
+
+    measured = json.loads((ROOT / "benchmarks" / "results" / "notebooks.json").read_text())
+    assert measured["measured"]["mode"] == "default" and measured["measured"]["finished"] == \
+        "11 of 11"
+    want = {r["notebook"][:2]: (f"{r['seconds']:.0f} s", f"{r['peak_mb']:,} MB")
+            for r in measured["notebooks"]}
+    readme = (ROOT / "README.md").read_text()
+    rows = re.findall(r"^\| (\d\d) \| .* \| ([\d,]+ s) \| ([\d,]+ MB) \|$", readme, re.M)
+    assert {number: (seconds, memory) for number, seconds, memory in rows} == want
+    assert f"{measured['measured']['imports_mb']:,} MB" in readme  # the floor, stated

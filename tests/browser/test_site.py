@@ -23,12 +23,14 @@ pytestmark = pytest.mark.browser
 
 NOTEBOOKS = ["notebooks/00_start_here.ipynb", "notebooks/03_squash.ipynb"]
 PAGES = ["README.html", "notebooks/00_start_here.html", "notebooks/03_squash.html",
-         "docs/api.html", "docs/checkpoints.html", "ARCHITECTURE.html", "docs/contributing.html"]
+         "docs/api.html", "docs/checkpoints.html", "ARCHITECTURE.html", "docs/contributing.html",
+         "docs/instructor/hub.html"]
 
 
 def build_site(out) -> subprocess.CompletedProcess:
     """``make site``'s build, limited to ``NOTEBOOKS`` and kept under ``out``, in default mode."""
-    patterns = ",".join(["README.md", "ARCHITECTURE.md", "docs/*.md", *NOTEBOOKS])
+    patterns = ",".join(["README.md", "ARCHITECTURE.md", "docs/*.md", "docs/instructor/hub.md",
+                         *NOTEBOOKS])
     env = {k: v for k, v in os.environ.items() if k != "CAPSEDU_QUICK"}
     return subprocess.run(
         [sys.executable, "-m", "sphinx", "-q", "-b", "html", "-c", "docs", ".", str(out / "html"),
