@@ -1,8 +1,8 @@
 """A training run killed part-way (SIGKILL: a closed laptop, an out-of-memory kill) resumes from
 its --state file when the same command is typed again, and finishes; nothing shipped changes.
 
-About half a minute on 2 cores: two short runs of notebook 05's small CapsNet on 128 MNIST images, each scored
-once on the 10,000 test images."""
+About half a minute on 2 cores: two short runs of notebook 05's small CapsNet on 128 MNIST
+images, each scored once on the 10,000 test images."""
 
 import hashlib
 import os
