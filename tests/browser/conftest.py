@@ -1,15 +1,13 @@
 """Fixtures for the browser tests: one JupyterLab and one headless Chromium per session, a fresh
 page per test, and a screenshot of that page when a test fails."""
 
-import os
 import tempfile
 from pathlib import Path
 
 import pytest
 from labdriver import (
-    CHROMIUM,
-    CHROMIUM_ARGS,
     DEMO,
+    require_chromium,
     shutdown_kernels,
     start_lab,
     start_voila,
@@ -21,15 +19,6 @@ def pytest_configure(config):
     config.addinivalue_line(
         "markers", "browser: drives a real JupyterLab, Voila or the course's website in headless "
                    "Chromium (-m 'not browser')")
-
-
-def require_chromium():
-    """Skip when Debian's chromium is missing, except on CI (``CI=true``), where it must exist."""
-    if not CHROMIUM.exists():
-        reason = f"{CHROMIUM} not found: install Debian's chromium (apt-get install chromium)"
-        if os.environ.get("CI") == "true":
-            pytest.fail(reason)
-        pytest.skip(reason)
 
 
 @pytest.fixture(scope="session")
@@ -52,22 +41,6 @@ def voila(tmp_path_factory):
         yield server
     finally:
         stop(server)
-
-
-@pytest.fixture(scope="session")
-def browser():
-    """Debian's headless Chromium under Playwright."""
-    require_chromium()
-    from playwright.sync_api import sync_playwright
-
-    # Playwright gives the browser a fresh, temporary --user-data-dir and removes it on close.
-    with sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True,
-                                              args=CHROMIUM_ARGS)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
 
 
 @pytest.fixture

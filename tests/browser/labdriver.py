@@ -311,3 +311,14 @@ def image_bytes(img: Locator) -> bytes:
 def choose(scope: Page | Locator, option: str) -> None:
     """Click the ipywidgets radio button (``RadioButtons``) whose label reads exactly ``option``."""
     scope.get_by_role("radio", name=option, exact=True).check()
+
+
+def require_chromium() -> None:
+    """Skip when Debian's chromium is missing, except on CI (``CI=true``), where it must exist."""
+    import pytest
+
+    if not CHROMIUM.exists():
+        reason = f"{CHROMIUM} not found: install Debian's chromium (apt-get install chromium)"
+        if os.environ.get("CI") == "true":
+            pytest.fail(reason)
+        pytest.skip(reason)

@@ -1,5 +1,6 @@
 """Fixtures for the hub tests: one JupyterHub per session (``hubdriver.start_hub``) serving a
-bare clone of this repository's committed HEAD, and one headless Chromium."""
+bare clone of this repository's committed HEAD; Chromium is the run's one ``browser``
+(tests/conftest.py)."""
 
 import os
 import sys
@@ -11,7 +12,6 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "browser"))
 
 import hubdriver  # noqa: E402
-from labdriver import CHROMIUM, CHROMIUM_ARGS  # noqa: E402
 
 
 def pytest_configure(config):
@@ -44,18 +44,3 @@ def hub(tmp_path_factory):
         yield running
     finally:
         hubdriver.stop_hub(running)
-
-
-@pytest.fixture(scope="session")
-def chromium():
-    """Debian's headless Chromium under Playwright (never ``playwright install``)."""
-    require(CHROMIUM, "install Debian's chromium (apt-get install chromium)")
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True,
-                                             args=CHROMIUM_ARGS)
-        try:
-            yield browser
-        finally:
-            browser.close()

@@ -56,12 +56,12 @@ def test_three_learners_at_once_each_run_the_notebook_and_move_the_widget(hub, c
 
 
 def test_a_learner_in_chromium_clicks_the_link_runs_the_notebook_and_drags_the_slider(
-        hub, course, chromium):
+        hub, course, browser):
     name = "grace"
     hubdriver.write_lab_settings(hub.home(name), LAB_SETTINGS)  # quiet, every cell laid out
     link = (f"{hub.url}/hub/user-redirect/git-pull?"
             + hubdriver.pull_query(course, f"lab/tree/{hubdriver.NOTEBOOK}"))
-    context = chromium.new_context(viewport={"width": 1400, "height": 1000})
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
     context.set_default_timeout(30_000)
     page = context.new_page()
     try:
