@@ -23,27 +23,26 @@ from . import checkpoints
 from .recipes import RECIPES, command_line, run_recipe
 
 
-def positive_int(text: str) -> int:
-    """An ``argparse`` type: an integer >= 1 (``--epochs 0`` or ``--limit -5`` is an error)."""
+def _integer_at_least(text: str, lowest: int) -> int:
+    """``text`` as an integer >= ``lowest``, or the ``argparse`` error that says so."""
     try:
         value = int(text)
     except ValueError:
-        value = 0
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 1, got {text!r}")
+        value = lowest - 1
+    if value < lowest:
+        raise argparse.ArgumentTypeError(f"must be an integer >= {lowest}, got {text!r}")
     return value
+
+
+def positive_int(text: str) -> int:
+    """An ``argparse`` type: an integer >= 1 (``--epochs 0`` or ``--limit -5`` is an error)."""
+    return _integer_at_least(text, 1)
 
 
 def seed_int(text: str) -> int:
     """An ``argparse`` type: a seed, an integer >= 0 (``--seed -1`` or ``--seed 1.5`` is an error
     before any training)."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = -1
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"must be an integer >= 0, got {text!r}")
-    return value
+    return _integer_at_least(text, 0)
 
 
 def out_folder(text: str) -> Path:

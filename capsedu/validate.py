@@ -114,7 +114,6 @@ def check_choice(value, name: str, choices: dict[str, str]) -> None:
         raise ValueError(f"{name} must be one of: {options}. Got {value!r}")
 
 
-
 def check_flag(value, name: str, meaning: str) -> None:
     """Raise ``TypeError`` unless ``value`` is ``True`` or ``False``: a string such as ``"False"``
     is not empty, so Python would silently take it as true."""

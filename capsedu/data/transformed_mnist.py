@@ -66,6 +66,11 @@ def pad_to(images: torch.Tensor, side: int) -> torch.Tensor:
     """Centre images ``[N, 1, h, w]`` (floating-point pixels in [0, 1]) on a black ``side`` x
     ``side`` canvas."""
     check_pixels(images, "images")
+    return _centred(images, side)
+
+
+def _centred(images: torch.Tensor, side: int) -> torch.Tensor:
+    """``pad_to`` for images already checked (``_as_digits``): each pixel is scanned once."""
     h, w = images.shape[-2:]
     top, left = (side - h) // 2, (side - w) // 2
     return F.pad(images, (left, side - w - left, top, side - h - top))
@@ -164,7 +169,7 @@ def random_affine(images: torch.Tensor, seed: int = 0, ranges: AffineRanges = AF
 
     Returns ``(images [N, 1, side, side], params)``; ``params`` holds the drawn ``rotation``,
     ``shear``, ``scale_x``, ``scale_y`` and translation ``tx``, ``ty`` (pixels), each ``[N]``."""
-    images = pad_to(_as_digits(images), side)
+    images = _centred(_as_digits(images), side)
     n = len(images)
     g = torch.Generator().manual_seed(seed)
 
@@ -233,7 +238,7 @@ def affine(images: torch.Tensor, rotation: float = 0.0, shear: float = 0.0, scal
     if scale_x == 0 or scale_y == 0:
         raise ValueError(f"scale_x and scale_y must be non-zero (a scale of 0 squashes the digit "
                          f"to a line), got scale_x={scale_x!r}, scale_y={scale_y!r}")
-    images = pad_to(_as_digits(images), side)
+    images = _centred(_as_digits(images), side)
     n = len(images)
     rotation = torch.as_tensor(rotation, dtype=torch.float32)
     if rotation.ndim > 1 or rotation.numel() not in (1, n):
