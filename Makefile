@@ -34,7 +34,7 @@ $(HUB_STAMP): $(SITE_STAMP) tests/hub/package.json tests/hub/package-lock.json
 	touch $(HUB_STAMP)
 
 # MNIST into data/MNIST: `make data MNIST_DIR=/path/to/MNIST` links a local copy (a folder holding
-# raw/); without it torchvision downloads the files on first use.
+# raw/); without it capsedu downloads the files on first use (capsedu/data/mnist.py).
 data: $(STAMP)
 	@if [ -n "$(MNIST_DIR)" ] && [ ! -e data/MNIST ]; then ln -s "$(abspath $(MNIST_DIR))" data/MNIST; fi
 	-$(PY) -c "from capsedu.data import load_mnist; load_mnist(True); load_mnist(False); print('MNIST ready')"

@@ -6,7 +6,6 @@ import platform
 import ipywidgets
 import matplotlib
 import torch
-import torchvision
 
 from .checkpoints import read_manifest
 from .config import QUICK, data_root, device
@@ -24,7 +23,6 @@ def report() -> dict[str, str]:
     return {
         "python": platform.python_version(),
         "torch": torch.__version__,
-        "torchvision": torchvision.__version__,
         "ipywidgets": ipywidgets.__version__,
         "matplotlib": matplotlib.__version__,
         "device": str(device())
