@@ -116,6 +116,16 @@ def unavailable(reason: str) -> None:
     pytest.skip(reason)
 
 
+def python_313() -> str | None:
+    """An interpreter of Python 3.13 that runs: the PATH's, else one that pyenv installed (its
+    shim on the PATH runs only where 3.13 is pyenv's selected version)."""
+    found = [shutil.which(PYTHON), *map(str, Path.home().glob(f".pyenv/versions/3.13*/bin/{PYTHON}"))]
+    for python in filter(None, found):
+        if subprocess.run([python, "-c", ""], capture_output=True).returncode == 0:
+            return python
+    return None
+
+
 def clean_env(work: Path, **extra: str) -> dict:
     """This process's variables without its Python, pip and course settings, with Jupyter's
     folders under ``work`` (so no kernelspec of this machine's user is found)."""
@@ -142,9 +152,10 @@ def colab(tmp_path_factory):
     """A Colab-like environment with the course installed by its own cell: the interpreter, the
     folder the course was cloned to, ``pip freeze`` before and after the cell, and what the
     kernel that ran the cell printed."""
-    base = shutil.which(PYTHON)
-    if base is None or subprocess.run([base, "-c", ""], capture_output=True).returncode != 0:
-        unavailable(f"{PYTHON} not found: the Colab-like stack needs it")
+    base = python_313()
+    if base is None:
+        unavailable(f"{PYTHON} not found (on the PATH or under pyenv): the Colab-like stack "
+                    "needs it")
     work = tmp_path_factory.mktemp("colab")
     env = clean_env(work)
     made = subprocess.run([base, "-m", "venv", str(work / "venv")], capture_output=True, text=True)
