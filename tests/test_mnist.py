@@ -1,8 +1,10 @@
 """MNIST comes from the data root; offline without the files, the error says what to do."""
 
+import gc
 import gzip
 import hashlib
 import struct
+import weakref
 
 import numpy as np
 import pytest
@@ -84,6 +86,29 @@ def test_a_valid_file_is_read_exactly(fake_test_split, tmp_path):
     assert x.shape == (7, 1, 28, 28) and y.dtype == torch.int64
     np.testing.assert_array_equal(x[:, 0].numpy(), (images[:7] / 255).astype(np.float32))
     np.testing.assert_array_equal(y.numpy(), labels[:7])
+
+
+def test_a_split_still_in_use_is_not_loaded_twice(fake_test_split, tmp_path):
+    raw, images, _ = fake_test_split
+    x, y = load_mnist(train=False, root=tmp_path, download=False)
+    again = load_mnist(train=False, root=tmp_path, download=False)
+    assert again[0] is x and again[1] is y  # the same 31 MB, not a second copy
+    assert load_mnist(train=False, root=tmp_path, download=False, limit=5)[0] is not x
+    x[0] += 1  # changed in place: the next caller gets the file's images, not these
+    fresh = load_mnist(train=False, root=tmp_path, download=False)[0]
+    assert fresh is not x
+    np.testing.assert_array_equal(fresh[:, 0].numpy(), (images / 255).astype(np.float32))
+    # nothing keeps a split alive once its callers let go of it
+    ref = weakref.ref(fresh)
+    del x, y, again, fresh
+    gc.collect()
+    assert ref() is None
+    # a file changed on disk since is read again (and checked again)
+    held = load_mnist(train=False, root=tmp_path, download=False)
+    (raw / "t10k-images-idx3-ubyte").write_bytes(idx(np.zeros((10_000, 28, 28))))
+    with pytest.raises(ValueError, match="10,000 blank images"):
+        load_mnist(train=False, root=tmp_path, download=False)
+    assert held[0].shape == (10_000, 1, 28, 28)
 
 
 @pytest.mark.parametrize("file, spoil, match", [

@@ -5,12 +5,18 @@ label). They are read whole and checked: a truncated file, an HTML error page or
 under the plain name, or a file of the other split gets an error that names the file and says how
 to fix it, never a silently wrong dataset. The whole set fits in memory (60,000 x 28 x 28 bytes),
 so it is loaded once as float tensors rather than image by image: that keeps a CPU epoch fast.
+
+The full training set is 188 MB of floats, so a split asked for again while the first copy is still
+in use is not loaded twice (notebook 05 trains on all 60,000 images, then scores a recipe's
+held-out rows of the same set): ``load_mnist`` hands out the same tensors, unless their files
+changed since or the tensors were changed in place.
 """
 
 import gzip
 import hashlib
 import struct
 import urllib.request
+import weakref
 from math import prod
 from pathlib import Path
 
@@ -44,6 +50,12 @@ _FIX = ("delete it and load MNIST again to download it afresh, or copy the uncom
         "from a working MNIST copy")
 
 
+# (folder, split, limit, each file's size and mtime) -> weak references to the tensors handed out
+# and their version counters (which every in-place change moves); an entry whose tensors are gone
+# or changed is loaded afresh
+_IN_USE: dict[tuple, tuple] = {}
+
+
 def load_mnist(
     train: bool = True, limit: int | None = None, root: Path | None = None, download: bool = True
 ) -> tuple[torch.Tensor, torch.Tensor]:
@@ -70,6 +82,10 @@ def load_mnist(
         raise FileNotFoundError(
             f"MNIST not found in {raw} and could not be downloaded ({err}).\n{where}"
         ) from err
+    files = [(raw / f).stat() for f in (images_file, labels_file)]
+    key = (raw.resolve(), bool(train), limit, *((f.st_size, f.st_mtime_ns) for f in files))
+    if (in_use := _still_in_use(key)) is not None:
+        return in_use
     images = _read_idx(raw / images_file, (n, 28, 28))
     labels = _read_idx(raw / labels_file, (n,))
     if labels.max() > 9:
@@ -83,8 +99,19 @@ def load_mnist(
     if blank:  # every MNIST digit has ink
         raise ValueError(f"MNIST file {raw / images_file} holds {blank:,} blank images of {n:,}: "
                          f"it is not MNIST's; {_FIX}")
-    return images[:limit].unsqueeze(1).float().div_(255), labels[:limit].long()
+    loaded = images[:limit].unsqueeze(1).float().div_(255), labels[:limit].long()
+    _IN_USE[key] = tuple((weakref.ref(t), t._version) for t in loaded)
+    return loaded
 
+
+def _still_in_use(key: tuple) -> tuple[torch.Tensor, torch.Tensor] | None:
+    """The tensors ``load_mnist`` handed out for ``key``, if something still holds both and
+    neither was changed in place since; otherwise None."""
+    tensors = [(ref(), version) for ref, version in _IN_USE.get(key, ())]
+    if len(tensors) == 2 and all(t is not None and t._version == v for t, v in tensors):
+        return tensors[0][0], tensors[1][0]
+    _IN_USE.pop(key, None)
+    return None
 
 
 def _read_idx(path: Path, shape: tuple[int, ...]) -> torch.Tensor:
