@@ -20,6 +20,7 @@ N_KINDS = len(faces.PART_KINDS)
 # per part kind and cell: "where" logit, offset dx, dy in the cell, cos and sin of the angle,
 # log of the scale
 _OUTPUTS = 6
+DETECT_BATCH = 128  # images per forward pass in ``PartDetector.detect``
 
 
 class PartDetector(nn.Module):
@@ -84,8 +85,16 @@ class PartDetector(nn.Module):
     @torch.no_grad()
     def detect(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """The part capsules of images ``x``: poses ``[B, 4, 4]`` (x, y, angle in degrees,
-        scale), read at each kind's most likely cell, and presences ``[B, 4]`` in [0, 1]."""
+        scale), read at each kind's most likely cell, and presences ``[B, 4]`` in [0, 1].
+
+        In batches of ``DETECT_BATCH`` images: the first feature maps take 131 kB per image."""
         self.eval()
+        poses, presences = zip(*(self._detect(batch) for batch in x.split(DETECT_BATCH)),
+                               strict=True)
+        return torch.cat(poses), torch.cat(presences)
+
+    def _detect(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        """``detect`` for one batch."""
         where, regress = self(x)
         p = torch.softmax(where, dim=2)  # [B, 4, cells + 1]
         presence = 1 - p[..., -1]

@@ -21,10 +21,14 @@ import torch
 
 from ..capsnet import count_parameters
 from ..data import faces
+from ..loop import predict
 from ..poses import wrap_angle
 
 TEST_SEED = 1000  # held-out sets use seeds from here on; training sets use small seeds
 FACE = faces.LABELS["face"]  # the label (and class index) of "face"
+# Images per forward pass when scoring: one pass over hundreds of images would hold the first
+# feature maps of all of them at once (a 32x32 pixel CapsNet's: 0.6 MB per image)
+BATCH = 128
 
 # Kinds no model trained on: faces (and scrambles) drawn outside the training range of the face
 # pose (``faces.TRAINING_POSES``: centre within 0.06 of the middle, scale 0.85-1.1, parts exactly
@@ -72,8 +76,10 @@ def face_scores(model: torch.nn.Module, images: torch.Tensor):
     * the pose-capsule model: the face capsule's length; cut at the threshold chosen in training.
     """
     model.eval()
-    score, cut = model.score(images.to(next(model.parameters()).device), FACE)
-    return score.cpu(), cut.cpu()
+    device = next(model.parameters()).device
+    scores, cuts = zip(*(model.score(batch.to(device), FACE) for batch in images.split(BATCH)),
+                       strict=True)
+    return torch.cat(scores).cpu(), torch.cat(cuts).cpu()
 
 
 def face_probability(model: torch.nn.Module, images: torch.Tensor) -> torch.Tensor:
@@ -88,11 +94,9 @@ def face_threshold(model: torch.nn.Module, images: torch.Tensor) -> torch.Tensor
     return face_scores(model, images)[1]
 
 
-@torch.no_grad()
 def called_face(model, images: torch.Tensor) -> torch.Tensor:
     """``[n]`` bool: which images ``model.predict`` calls "face"."""
-    model.eval()
-    return (model.predict(images.to(next(model.parameters()).device)) == FACE).cpu()
+    return predict(model, images, BATCH) == FACE
 
 
 def face_rates(model, kinds=faces.KINDS, n: int = 500, seed: int = TEST_SEED) -> dict[str, float]:
