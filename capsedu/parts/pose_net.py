@@ -90,6 +90,9 @@ def fit_threshold(face_lengths: np.ndarray, nonface_lengths: np.ndarray) -> floa
     return float((cuts[best[0]] + cuts[best[-1]]) / 2)
 
 
+VOTE_BATCH = 128  # images routed at once by ``PoseCapsuleNet.forward``
+
+
 class PoseCapsules(NamedTuple):
     """What ``PoseCapsuleNet.capsules`` computes for a batch of images."""
 
@@ -143,8 +146,10 @@ class PoseCapsuleNet(nn.Module):
         return PoseCapsules(poses, presence, u_hat, routing)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        """The parents' lengths ``[B, 2]`` (face, background), in ``PARENTS`` order."""
-        return self.capsules(x).routing.v.norm(dim=-1).float()
+        """The parents' lengths ``[B, 2]`` (face, background), in ``PARENTS`` order; in batches of
+        ``VOTE_BATCH`` images (each image's votes u_hat are 4 x 2 x 2,049 doubles, 131 kB)."""
+        return torch.cat([self.capsules(batch).routing.v.norm(dim=-1).float()
+                          for batch in x.split(VOTE_BATCH)])
 
     def face_probability(self, x: torch.Tensor) -> torch.Tensor:
         """The face capsule's length ``[B]``: the probability that a face is present."""
