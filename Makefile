@@ -9,7 +9,7 @@ HUB_STAMP  := $(VENV)/.installed-hub
 # Use the kernel and the Jupyter data of this environment, not ones left elsewhere on the machine.
 export JUPYTER_PREFER_ENV_PATH := 1
 
-.PHONY: lab test install data notebooks bench site demo clean
+.PHONY: lab test install data notebooks bench bench-notebooks site demo clean
 
 install: $(STAMP)
 
@@ -73,5 +73,16 @@ bench: $(STAMP)
 	$(PY) benchmarks/widgets.py
 	$(PY) benchmarks/scoring.py
 
+# Each notebook's time and peak memory (benchmarks/notebooks.py) as a Binder learner gets them: in a
+# second environment, $(CPU_VENV), with the CPU-only build of torch that Binder installs (a CUDA
+# build imports about 300 MB more). CPU_TORCH: where pip gets that build (a wheel file will do).
+CPU_VENV  ?= .venv-cpu
+CPU_TORCH ?= torch --index-url https://download.pytorch.org/whl/cpu
+bench-notebooks: data
+	test -x $(CPU_VENV)/bin/python || $(PYTHON) -m venv $(CPU_VENV)
+	$(CPU_VENV)/bin/python -m pip install --quiet $(CPU_TORCH)
+	$(CPU_VENV)/bin/python -m pip install --quiet -e '.[lab]' nbclient psutil
+	$(CPU_VENV)/bin/python benchmarks/notebooks.py --json benchmarks/results/notebooks.json
+
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache
+	rm -rf $(VENV) $(CPU_VENV) .pytest_cache .ruff_cache

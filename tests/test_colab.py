@@ -8,7 +8,7 @@ torch that ``pyproject.toml``'s lower bound allows and that has wheels for Pytho
 tested:
 
 * the install cell, run from an empty working folder, adds capsedu and changes nothing else
-  (no package upgraded or downgraded: ``pip freeze`` before and after), and ``import capsedu``
+  (no package upgraded or downgraded: ``pip list`` before and after), and ``import capsedu``
   works in the kernel that ran it;
 * notebooks 02, 04 and 07 run top to bottom in a kernel of that environment, their first cell
   (the install cell) included, and then one control of each notebook's widget is moved: its
