@@ -53,7 +53,9 @@ print("loaded:", type(model).__name__, sum(p.numel() for p in model.parameters()
 
 # Appended to each notebook: its widget (``explorer``) before and after one control moves.
 MOVE = """
-import json
+import json, sys, ipywidgets, torch
+print("STACK", f"{sys.version_info[0]}.{sys.version_info[1]}", ipywidgets.__version__,
+      torch.__version__)
 def _look(w):
     return (repr(w.state), w.readout.value, w.image.value)
 _before = _look(explorer)
@@ -222,6 +224,8 @@ def test_the_notebook_runs_on_colab_and_its_widget_redraws(colab, name):
         {**colab["env"], "CAPSEDU_QUICK": "1"}, timeout=900)
     ran = nbformat.read(path, as_version=4)
     printed = "".join(o.get("text", "") for o in ran.cells[-1].outputs)
+    stack = {p.split("==")[0]: p.split("==")[1] for p in COLAB_STACK}
+    assert f"STACK 3.13 7.7.1 {stack['torch']}" in printed, printed  # the kernel was Colab-like
     assert "MOVED [true, true, true]" in printed, printed
 
 
