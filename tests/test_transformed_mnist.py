@@ -162,3 +162,17 @@ def test_affine_turns_each_digit_by_its_own_angle():
     assert torch.equal(out[0], x[0])  # 0 degrees: every pixel as it was
     with pytest.raises(ValueError, match="one angle or one per digit"):
         tm.affine(x, rotation=torch.zeros(2), side=28)
+
+
+def test_large_batches_are_moved_in_chunks_exactly_as_one_by_one(monkeypatch):
+    monkeypatch.setattr(tm, "CHUNK", 5)  # 12 images: chunks of 5, 5 and 2
+    x = tm.pad_to(blobs(), 40)
+    g = torch.Generator().manual_seed(0)
+    tx, ty = torch.randint(-6, 7, (2, 12), generator=g)
+    A = tm.affine_matrix(torch.rand(12, generator=g) * 40, 0.1, 1.1, 0.9)
+    t = torch.rand(12, 2, generator=g) * 4
+    moved, warped = tm.translate(x, tx, ty), tm.warp(x, A, t)
+    for k in range(12):
+        assert torch.equal(moved[k], tm.translate(x[k:k + 1], tx[k:k + 1], ty[k:k + 1])[0])
+        torch.testing.assert_close(warped[k], tm.warp(x[k:k + 1], A[k:k + 1], t[k:k + 1])[0])
+    assert tm.translate(x[:0], tx[:0], ty[:0]).shape == (0, 1, 40, 40)
