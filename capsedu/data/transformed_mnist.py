@@ -204,7 +204,7 @@ def random_affine(images: torch.Tensor, seed: int = 0, ranges: AffineRanges = AF
     A = affine_matrix(p["rotation"], p["shear"], p["scale_x"], p["scale_y"])
     t = ink_keeping_offsets(warp(images, A, torch.zeros(n, 2)), g)  # [N, 2]
     p["tx"], p["ty"] = t.unbind(1)
-    return warp(images, A, t).clamp(0, 1), p
+    return warp(images, A, t).clamp_(0, 1), p
 
 
 def drawn_ranges(params: dict) -> str:
@@ -325,11 +325,10 @@ def _pairs(images, labels, first, generator, max_shift):
         second[clash] = torch.randint(0, len(images), (int(clash.sum()),), generator=generator)
         clash = labels[first] == labels[second]
     side = 28 + 2 * max_shift
-    parts = []
-    for pick in (first, second):
+    parts = images.new_empty(n, 2, 1, side, side)  # [n, 2, 1, S, S]
+    for k, pick in enumerate((first, second)):
         dx, dy = torch.randint(0, 2 * max_shift + 1, (2, n), generator=generator)
-        parts.append(place(images[pick], dx, dy, side))
-    parts = torch.stack(parts, dim=1)  # [n, 2, 1, S, S]
+        parts[:, k] = _in_chunks(lambda i, x, y: place(images[i], x, y, side), pick, dx, dy)
     return parts.amax(dim=1), torch.stack([labels[first], labels[second]], dim=1), parts
 
 
