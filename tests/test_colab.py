@@ -217,7 +217,7 @@ def test_the_notebook_runs_on_colab_and_its_widget_redraws(colab, name):
         COLAB_HOME, repr(str(colab["course"])))
     nb.cells.insert(0, nbformat.v4.new_code_cell(
         "import sys, types\nsys.modules['google.colab'] = types.ModuleType('google.colab')"))
-    nb.cells.append(nbformat.v4.new_code_cell(MOVE.format(move=MOVES[name])))
+    nb.cells.append(nbformat.v4.new_code_cell(MOVE.replace("{move}", MOVES[name])))
     path = colab["work"] / f"{name}.ipynb"
     nbformat.write(nb, path)
     run(colab["python"], ["-c", RUN_NOTEBOOK, str(path), str(colab["empty"])], colab["empty"],
