@@ -176,3 +176,20 @@ def test_large_batches_are_moved_in_chunks_exactly_as_one_by_one(monkeypatch):
         assert torch.equal(moved[k], tm.translate(x[k:k + 1], tx[k:k + 1], ty[k:k + 1])[0])
         torch.testing.assert_close(warped[k], tm.warp(x[k:k + 1], A[k:k + 1], t[k:k + 1])[0])
     assert tm.translate(x[:0], tx[:0], ty[:0]).shape == (0, 1, 40, 40)
+
+
+def test_chunked_affnist_and_placement_match_one_pass(monkeypatch):
+    """random_affine and place work a chunk at a time (padding included); the images, the drawn
+    maps and the places must be what one pass over the whole batch gives."""
+    digits = blobs()
+    whole = tm.random_affine(digits, seed=3)
+    g = torch.Generator().manual_seed(0)
+    dx, dy = torch.randint(0, 13, (2, 12), generator=g)
+    placed = tm.place(digits, dx, dy, 40)
+    monkeypatch.setattr(tm, "CHUNK", 5)  # 12 digits: chunks of 5, 5 and 2
+    chunked = tm.random_affine(digits, seed=3)
+    torch.testing.assert_close(chunked[0], whole[0])
+    assert chunked[1].keys() == whole[1].keys()
+    for name in whole[1]:
+        assert torch.equal(chunked[1][name], whole[1][name]), name
+    assert torch.equal(tm.place(digits, dx, dy, 40), placed)

@@ -84,8 +84,16 @@ def _in_chunks(transform, *tensors: torch.Tensor) -> torch.Tensor:
     """``transform(*tensors)`` on ``CHUNK`` images at a time, the tensors sliced alike along
     their first dimension."""
     n = len(tensors[0])
-    return torch.cat([transform(*(t[i:i + CHUNK] for t in tensors))
-                      for i in range(0, max(n, 1), CHUNK)])
+    first = transform(*(t[:CHUNK] for t in tensors))
+    if n <= CHUNK:
+        return first
+    # one result tensor, filled chunk by chunk: a list of chunks and their concatenation would
+    # hold every image twice at once
+    out = first.new_empty((n, *first.shape[1:]))
+    out[:CHUNK] = first
+    for i in range(CHUNK, n, CHUNK):
+        out[i:i + CHUNK] = transform(*(t[i:i + CHUNK] for t in tensors))
+    return out
 
 
 def translate(images: torch.Tensor, tx: torch.Tensor, ty: torch.Tensor) -> torch.Tensor:
@@ -115,7 +123,9 @@ def place(images: torch.Tensor, dx: torch.Tensor, dy: torch.Tensor, side: int) -
     check_number(dx, "dx", "pixels to the right")
     check_number(dy, "dy", "pixels down")
     h, w = images.shape[-2:]
-    return translate(F.pad(images, (0, side - w, 0, side - h)), dx, dy)
+    # padded a chunk at a time: the whole padded batch would be one more canvas-sized copy
+    return _in_chunks(lambda x, tx, ty: _translate(F.pad(x, (0, side - w, 0, side - h)), tx, ty),
+                      images, dx, dy)
 
 
 def translated(images: torch.Tensor, seed: int = 0, side: int = CANVAS) -> torch.Tensor:
@@ -191,8 +201,8 @@ def random_affine(images: torch.Tensor, seed: int = 0, ranges: AffineRanges = AF
 
     Returns ``(images [N, 1, side, side], params)``; ``params`` holds the drawn ``rotation``,
     ``shear``, ``scale_x``, ``scale_y`` and translation ``tx``, ``ty`` (pixels), each ``[N]``."""
-    images = _centred(_as_digits(images), side)
-    n = len(images)
+    digits = _as_digits(images)
+    n = len(digits)
     g = torch.Generator().manual_seed(seed)
 
     def uniform(lo, hi):
@@ -202,9 +212,14 @@ def random_affine(images: torch.Tensor, seed: int = 0, ranges: AffineRanges = AF
          "shear": uniform(-ranges.shear, ranges.shear),
          "scale_x": uniform(*ranges.scale), "scale_y": uniform(*ranges.scale)}
     A = affine_matrix(p["rotation"], p["shear"], p["scale_x"], p["scale_y"])
-    t = ink_keeping_offsets(warp(images, A, torch.zeros(n, 2)), g)  # [N, 2]
+
+    def warped(x, A, t):  # centred and resampled a chunk at a time, never the whole canvas twice
+        return _warp(_centred(x, side), A, t)
+
+    boxes = _in_chunks(lambda x, A: _ink_box(warped(x, A, torch.zeros(len(x), 2))), digits, A)
+    t = _offsets_within(boxes, side, g)  # [N, 2]
     p["tx"], p["ty"] = t.unbind(1)
-    return warp(images, A, t).clamp_(0, 1), p
+    return _in_chunks(warped, digits, A, t).clamp_(0, 1), p
 
 
 def drawn_ranges(params: dict) -> str:
@@ -221,11 +236,15 @@ def ink_keeping_offsets(images: torch.Tensor, generator: torch.Generator) -> tor
     """For each image ``[N, 1, S, S]``, a whole-pixel translation ``(tx, ty)`` ``[N, 2]``, uniform
     among those that keep its ink on the canvas: tx from -x0 (ink touching the left edge) to
     S - 1 - x1 (touching the right edge), where x0 .. x1 are its inked columns; ty likewise."""
-    side = images.shape[-1]
-    x0, x1, y0, y1 = _ink_box(images).unbind(1)
+    return _offsets_within(_ink_box(images), images.shape[-1], generator)
+
+
+def _offsets_within(boxes: torch.Tensor, side: int, generator: torch.Generator) -> torch.Tensor:
+    """``ink_keeping_offsets`` from the ink boxes ``[N, 4]`` (``_ink_box``) on a ``side`` canvas."""
+    x0, x1, y0, y1 = boxes.unbind(1)
     offsets = []
     for lo, hi in ((-x0, side - 1 - x1), (-y0, side - 1 - y1)):
-        u = torch.rand(len(images), generator=generator)
+        u = torch.rand(len(boxes), generator=generator)
         offsets.append(lo + (u * (hi - lo + 1)).long().clamp(max=hi - lo))
     return torch.stack(offsets, dim=1).float()
 
