@@ -7,8 +7,9 @@ of 512 on notebook 08's network). Allocating and freeing tensors that large cost
 (system time) on every batch, which small batches avoid. The script scores the same images with
 ``CapsNet(AFFNIST)`` and ``MaxPoolCNN()`` (notebook 08's pair, untrained: the weights do not
 change the time) at several batch sizes, in interleaved rounds, and prints each time as a ratio
-to batch 64 (``predict``'s default) measured in the same rounds, with its user and system CPU
-seconds.
+to batch 64 measured in the same rounds, with its user and system CPU seconds. ``predict``'s
+default, ``loop.SCORING_BATCH`` (32), is chosen for the memory a kernel keeps as much as for
+time (its comment says what was measured).
 """
 
 import argparse

@@ -28,6 +28,13 @@ PROGRESS_UPDATES_PER_S = 2  # how often a live progress bar may redraw
 # bounded (the kernel's output channel drops messages past about a thousand, nbval's among them)
 PROGRESS_REDRAWS = 50
 TEXT_PROGRESS_INTERVAL_S = 30  # a stored text bar: one line every 30 s at most, the last kept
+# Images per batch when a trained model scores them (predict, probabilities, evaluate). Small,
+# because a CapsNet's predictions u_hat grow with the batch (a batch of 512 on notebook 08's
+# network is 168 MB): large batches pay in page faults (benchmarks/scoring.py), and in a Jupyter
+# kernel, batches of 64 left the kernel holding about 260 MB more after it scored 10,000 of
+# notebook 08's 40x40 digits (freed by torch, kept by the C allocator), batches of 32 about
+# 20 MB, for about 5 % more time.
+SCORING_BATCH = 32
 PATIENCE = 3  # the course's rule: a run has converged after 3 epochs without a held-out gain
 
 
@@ -295,14 +302,13 @@ def best_epoch(scores: list[float]) -> int:
 
 
 @torch.no_grad()
-def predict(model, images, batch_size=64, device=None, progress=False) -> torch.Tensor:
+def predict(model, images, batch_size=SCORING_BATCH, device=None,
+            progress=False) -> torch.Tensor:
     """``model.predict`` on ``images`` ``[N, C, H, W]`` in batches: labels ``[N]`` (``[N, 2]``
     for a two-digit model) on the CPU.
 
-    ``batch_size``: 64 by default, because a CapsNet's predictions ``u_hat`` grow with the batch
-    (a batch of 512 on notebook 08's network is 168 MB); on a CPU, allocating and freeing such
-    tensors costs more than the arithmetic, and small batches score 10,000 images about twice as
-    fast (``benchmarks/scoring.py`` measures it).
+    ``batch_size``: ``SCORING_BATCH`` (32) by default, small because a CapsNet's ``u_hat`` grows
+    with the batch (see ``SCORING_BATCH``).
 
     ``progress``: show a progress bar over the batches (scoring 10,000 MNIST test images with a
     CapsNet takes a while on a CPU).
@@ -311,7 +317,8 @@ def predict(model, images, batch_size=64, device=None, progress=False) -> torch.
 
 
 @torch.no_grad()
-def probabilities(model, images, batch_size=64, device=None, progress=False) -> torch.Tensor:
+def probabilities(model, images, batch_size=SCORING_BATCH, device=None,
+                  progress=False) -> torch.Tensor:
     """The softmax over the classes of a classifier whose forward pass gives logits (the CNNs,
     the G-CNN), for ``images`` ``[N, C, H, W]`` in batches (as ``predict``): ``[N, classes]`` on
     the CPU."""
@@ -363,7 +370,7 @@ def time_predict(models: dict, images, repeats: int = 3) -> dict[str, float]:
     return {name: float(np.median(seconds)) / len(images) for name, seconds in times.items()}
 
 
-def evaluate(model, data, batch_size=64, device=None, progress=False) -> float:
+def evaluate(model, data, batch_size=SCORING_BATCH, device=None, progress=False) -> float:
     """Accuracy of ``model.predict`` on ``data = (images, labels)``: the share of examples read
     right (``is_correct``; for pairs, both digits). ``progress``: a bar."""
     images, labels = data
