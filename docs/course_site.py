@@ -37,8 +37,8 @@ REFERENCE = ["docs/api", "docs/checkpoints", "ARCHITECTURE", "docs/contributing"
 BADGE_HOSTS = ("https://colab.research.google.com/", "https://mybinder.org/")
 logger = logging.getLogger(__name__)
 # What one default-mode kernel may take: the largest peaked at 1.46 GB with a CUDA build of torch
-# (benchmarks/results/notebooks.json of 2026-12-02; under 1.1 GB since, with the CPU-only build),
-# and the build itself needs some.
+# (2026-12-02), under 1 GB with the CPU-only build (benchmarks/results/notebooks.json), and the
+# build itself needs some.
 KERNEL_MEMORY = 2 * 2**30
 
 
