@@ -17,6 +17,7 @@ from capsedu.parts.scoring import (
     face_rates,
     face_threshold,
     held_out,
+    measure_seeds,
     probe_rates,
     spread_faces,
     turned_faces,
@@ -25,7 +26,6 @@ from capsedu.parts.training import (
     BASELINES,
     PIXEL_CAPSNET,
     checkpoint_name,
-    run_seeds,
     train_baseline,
     train_face_model,
     train_pose_capsules,
@@ -98,8 +98,8 @@ def test_baselines_and_their_receptive_fields():
 
 
 def test_a_trained_model_beats_chance_and_runs_are_seeded():
-    runs = run_seeds("deep CNN", seeds=[0], kinds=("face", "nonface"), n_test=100,
-                        n=400, epochs=2, progress=False)
+    model = train_baseline("deep CNN", n=400, epochs=2, seed=0, progress=False)
+    runs = measure_seeds("deep CNN", [model], [0], kinds=("face", "nonface"), n_test=100)
     assert runs.rates["face"][0] - runs.rates["nonface"][0] > 0.3  # chance: 0
     assert runs.std("face") == 0.0 and runs.mean("face") == runs.rates["face"][0]
     again = train_baseline("deep CNN", n=400, epochs=2, seed=0, progress=False)

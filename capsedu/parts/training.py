@@ -28,7 +28,7 @@ from ..train import add_output_arguments, output_folder, positive_int
 from .detector import detector_training_set
 from .pose_mlp import PartPoseMLP
 from .pose_net import PoseCapsuleNet, fit_threshold, fit_transforms
-from .scoring import SeedRuns, face_rates, held_out, measure_seeds
+from .scoring import face_rates, held_out
 
 BASELINES = {"bag-of-parts CNN": BagOfPartsCNN, "deep CNN": DeepCNN}
 
@@ -58,12 +58,6 @@ def train_baseline(name: str, n: int = 2000, epochs: int = 4, seed: int = 0, bat
     model = BASELINES[name]()
     fit(model, training_set(n, seed), epochs, batch_size, lr, lr_decay, seed, progress=progress)
     return model.cpu().eval()
-
-
-def run_seeds(name: str, seeds, kinds=faces.KINDS, n_test: int = 500, **train) -> SeedRuns:
-    """Train ``name`` once per seed (``train``: arguments of ``train_baseline``) and measure."""
-    models = [train_baseline(name, seed=seed, **train) for seed in seeds]
-    return measure_seeds(name, models, seeds, kinds, n_test)
 
 
 # The pixel CapsNet: the paper's architecture (Conv1, PrimaryCaps, routing to one capsule per
