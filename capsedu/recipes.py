@@ -156,7 +156,8 @@ RECIPES: dict[str, Recipe] = {
 
 def split_validation(recipe: Recipe, limit=None):
     """A ``Recipe``'s training data as ``(train, validation)``: the last
-    ``recipe.validation`` examples are held out (``validation`` is None if it holds none).
+    ``recipe.validation`` examples are held out (``validation`` is None if it holds none), as a
+    copy, so that a caller who keeps only ``validation`` does not keep the whole training set.
 
     A recipe that composes its batches (``recipe.compose``) composes the held-out rows once, with
     a fixed seed, into its validation set: MultiMNIST pairs made of held-out digits only."""
@@ -167,7 +168,7 @@ def split_validation(recipe: Recipe, limit=None):
                          f"{len(labels)} training examples (limit={limit}); use a limit above "
                          f"{n}")
     cut = len(labels) - n
-    train, validation = (images[:cut], labels[:cut]), (images[cut:], labels[cut:])
+    train, validation = (images[:cut], labels[:cut]), (images[cut:].clone(), labels[cut:].clone())
     if not n:
         return train, None
     if recipe.compose is not None:  # the same validation set in every run: seed 0

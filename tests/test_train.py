@@ -545,6 +545,21 @@ def test_a_pairs_recipe_validates_on_pairs_of_held_out_digits_only(monkeypatch):
     assert torch.equal(again[0], pairs) and torch.equal(again[1], pair_labels)
 
 
+def test_the_held_out_part_is_a_copy_that_does_not_keep_the_training_set(monkeypatch):
+    from capsedu.recipes import Recipe, split_validation
+
+    digits, labels = torch.rand(100, 1, 28, 28), torch.arange(100) % 10
+    monkeypatch.setitem(RECIPES, "tiny-split", Recipe(
+        description="split", build=lambda: None, epochs=1, validation=30,
+        data=lambda train, limit: (digits[:limit], labels[:limit])))
+    train, (images, held_labels) = split_validation(RECIPES["tiny-split"])
+    assert torch.equal(images, digits[70:]) and torch.equal(held_labels, labels[70:])
+    assert train[0].untyped_storage().data_ptr() == digits.untyped_storage().data_ptr()
+    for held, whole in ((images, digits), (held_labels, labels)):  # its own, smaller memory
+        assert held.untyped_storage().data_ptr() != whole.untyped_storage().data_ptr()
+        assert held.untyped_storage().nbytes() == held.nbytes
+
+
 @pytest.mark.parametrize("name", ["multimnist-capsnet", "multimnist-cnn"])
 def test_a_multimnist_recipe_trains_and_loads_back_reading_two_digits(name, tmp_path,
                                                                       monkeypatch):
