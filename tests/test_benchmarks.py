@@ -46,9 +46,10 @@ def test_the_notebook_benchmark_measures_notebook_00(tmp_path):
     assert result["error"] is None and result["seconds"] > 0
     assert result["peak_mb"] > 50  # a Python kernel with torch imported is far above 50 MB
     assert report["measured"]["mode"] == "quick" and report["measured"]["cores"] >= 1
-    # the floor under it, give or take a kernel's start (two kernels importing the same modules
-    # differ by a few MB from run to run)
-    assert 50 < report["measured"]["imports_mb"] <= result["peak_mb"] + 25
+    # the floor under it, give or take a kernel's start: two kernels importing the same modules
+    # differ from run to run by the resident pages of torch's libraries (969 MB against the
+    # notebook's 925 with the CUDA build on a busy machine), so within 10 %
+    assert 50 < report["measured"]["imports_mb"] <= 1.1 * result["peak_mb"]
     assert len(report["measured"]["load_average_start"]) == 3
     speed = report["measured"]["reference_seconds"]  # the fixed workload, before and after
     assert speed.keys() == {"start", "end"} and all(s > 0 for s in speed.values())
