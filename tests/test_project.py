@@ -87,3 +87,13 @@ def test_the_readme_states_each_notebooks_time_and_memory_from_the_benchmark():
     rows = re.findall(r"^\| (\d\d) \| .* \| ([\d,]+ s) \| ([\d,]+ MB) \|$", readme, re.M)
     assert {number: (seconds, memory) for number, seconds, memory in rows} == want
     assert f"{measured['measured']['imports_mb']:,} MB" in readme  # the floor, stated
+
+
+def test_the_readme_says_where_the_repository_address_is_written():
+    """The one place of the address (``[project.urls] Repository``, read by the badges' check in
+    tests/notebook_policy.py and by the site) is the one the README tells a publisher to change,
+    and no README link spells the address out."""
+    address = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["urls"]["Repository"]
+    readme = (ROOT / "README.md").read_text()
+    assert "`Repository` in `[project.urls]` of `pyproject.toml`" in readme
+    assert address not in readme
