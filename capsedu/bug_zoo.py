@@ -39,7 +39,7 @@ from .capsnet import LIVE, PAPER, CapsNet, CapsNetConfig, CapsNetOutput
 from .couplings import coupling_trace, normalised_entropy
 from .data.mnist import load_mnist
 from .functional import class_targets, reconstruction_loss
-from .loop import chosen_epoch, evaluate
+from .loop import PATIENCE, chosen_epoch, converged, held_out_scores, predict
 from .recipes import Recipe, command_line, how_run, train_recipe
 from .routing import (
     RoutingResult,
@@ -260,23 +260,24 @@ class BuggyCapsNet(CapsNet):
 
 CORRECT = "correct"  # the run of the paper's CapsNet(LIVE), beside the bugs' runs
 RESULTS = "bug_zoo.json"
-EPOCHS = 1
+EPOCHS = ablations.EPOCHS  # the budget: each run stops earlier, by the course's rule (PATIENCE)
 COMMAND = "python -m capsedu.bug_zoo"
 COUPLING_IMAGES = 128  # the first test images (one training batch), whose couplings a run reports
 
 
-def recipe(name: str, limit: int | None = None) -> Recipe:
+def recipe(name: str, limit: int | None = None, epochs: int = EPOCHS) -> Recipe:
     """The training run of the zoo's model ``name`` (``CORRECT`` or a key of ``BUGS``).
 
     Every run is trained as a cell of notebook 09's ablations (``ablations.recipe``: ``LIVE``,
-    Adam at 2e-3, batches of 128, the paper's 2-pixel shifts, seed 0), for ``EPOCHS`` epoch (a
-    fixed length: the zoo compares the curves of equally long runs, no rule stops them). The
+    Adam at 2e-3, batches of 128, the paper's 2-pixel shifts, seed 0), until the course's rule
+    stops it (``PATIENCE`` epochs without a held-out gain, ``loop.converged``) or ``epochs`` (the
+    budget) run out: each bug is judged where its run ended, not after a fixed length. The
     bugs add no weights, so every run starts from the same weights and sees the same batches with
     the same shifts: two runs differ only by the bug. The last twelfth of the training images is
     held out (5,000 of MNIST's 60,000; a trial with ``limit`` holds out the same share)."""
     build = (lambda: CapsNet(LIVE)) if name == CORRECT else (lambda: BuggyCapsNet(name, LIVE))
     return replace(ablations.recipe({}), description=f"notebook 09's bug zoo: {name}",
-                   build=build, epochs=EPOCHS, patience=None,
+                   build=build, epochs=epochs, patience=PATIENCE,
                    validation=max(1, (limit or 60_000) // 12))
 
 
@@ -317,20 +318,24 @@ def run(name: str, epochs: int = EPOCHS, limit=None, progress=True, state_path=N
     Mask-by-prediction and the unsquared margin change only the loss: their routing differs from
     the correct model's only through the weights they learned.
     """
-    training = recipe(name, limit)
+    training = recipe(name, limit, epochs)
     model, history, train_examples = train_recipe(training, epochs, limit, progress=progress,
                                                   state_path=state_path)
     test = load_mnist(False, limit)
-    chosen = chosen_epoch(history)
+    right = predict(model, test[0], training.batch_size) == test[1]  # [n_test]
+    chosen, scores = chosen_epoch(history), held_out_scores(history)
     return {"seed": training.seed,
-            "epochs": epochs, "limit": limit, "batch_size": training.batch_size,
+            "epochs": epochs, "patience": PATIENCE, "converged": converged(scores, PATIENCE),
+            "limit": limit, "batch_size": training.batch_size,
             "train_examples": train_examples, "validation_examples": training.validation,
             "steps_per_epoch": len(history[0]["batch_loss"]),
             "batch_loss": [round(loss, 5) for h in history for loss in h["batch_loss"]],
             "batch_accuracy": [accuracy for h in history for accuracy in h["batch_accuracy"]],
-            "validation_by_epoch": [h["validation_accuracy"] for h in history],
+            "validation_by_epoch": scores,
             "chosen_epoch": chosen["epoch"], "validation_accuracy": chosen["validation_accuracy"],
-            "test_accuracy": evaluate(model, test, training.batch_size),
+            "test_accuracy": right.float().mean().item(),
+            # which test images it reads wrong: the zoo's paired tests (every run reads the same)
+            "test_wrong": torch.nonzero(~right).flatten().tolist(),
             "couplings": trained_couplings(model, test[0][:COUPLING_IMAGES]),
             **how_run(history)}
 
@@ -342,9 +347,10 @@ def read_results(path: Path | None = None) -> dict[str, dict]:
 
 
 def describe_record(record: dict) -> str:
-    """How a recorded run of the zoo was made: its command, epochs, training images, seed,
-    minutes and threads."""
-    return (f"recorded by {record['command']!r}: {record['epochs']} epoch(s), "
+    """How a recorded run of the zoo was made: its command, the epochs it trained of its budget
+    (``epochs``), training images, seed, minutes and threads."""
+    return (f"recorded by {record['command']!r}: {len(record['validation_by_epoch'])} epoch(s) "
+            f"of a budget of {record['epochs']}, "
             f"{record['train_examples']:,} training images, seed {record['seed']}, "
             f"{record['train_time_s'] / 60:.1f} min on {record['threads']} thread(s)")
 
@@ -487,7 +493,8 @@ def zoo_state(votes: torch.Tensor, labels: torch.Tensor, index: int = 0, iterati
 def main(argv=None) -> int:
     parser = experiment_parser(COMMAND, __doc__)
     parser.add_argument("--epochs", type=positive_int, default=EPOCHS,
-                        help=f"epochs of every run (default: {EPOCHS})")
+                        help=f"the budget of every run, which stops earlier once {PATIENCE} "
+                        f"epochs bring no held-out gain (default: {EPOCHS})")
     args = parser.parse_args(argv)
     if args.threads:
         torch.set_num_threads(args.threads)

@@ -299,7 +299,9 @@ def test_step_table_reads_the_recorded_runs_where_the_live_run_stopped():
 def test_describe_record_says_how_a_run_was_made():
     from capsedu.bug_zoo import describe_record
 
-    record = {"command": "python -m capsedu.bug_zoo", "epochs": 1, "train_examples": 55000,
+    record = {"command": "python -m capsedu.bug_zoo", "epochs": 20, "train_examples": 55000,
+              "validation_by_epoch": [0.97, 0.98, 0.98, 0.97, 0.975],
               "seed": 0, "train_time_s": 306, "threads": 1}
-    assert describe_record(record) == ("recorded by 'python -m capsedu.bug_zoo': 1 epoch(s), "
-                                       "55,000 training images, seed 0, 5.1 min on 1 thread(s)")
+    assert describe_record(record) == ("recorded by 'python -m capsedu.bug_zoo': 5 epoch(s) of a "
+                                       "budget of 20, 55,000 training images, seed 0, 5.1 min on "
+                                       "1 thread(s)")

@@ -9,6 +9,7 @@ import torch
 from capsedu import bug_zoo
 from capsedu.capsnet import LIVE, CapsNet
 from capsedu.functional import margin_loss, reconstruction_loss
+from capsedu.loop import PATIENCE
 
 LIMIT = "150"  # 138 training images (2 steps: 128 and 10), 12 held out, 150 test images
 NAMES = [bug_zoo.CORRECT, *bug_zoo.BUGS]
@@ -42,7 +43,7 @@ def zoo(tmp_path_factory):
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("CAPSEDU_DATA", str(root))
         patch.setattr(CapsNet, "training_loss", spy)
-        assert bug_zoo.main(["--limit", LIMIT, "--threads", "1"]) == 0
+        assert bug_zoo.main(["--epochs", "1", "--limit", LIMIT, "--threads", "1"]) == 0
         yield root, batches
     torch.set_num_threads(threads)
 
@@ -62,6 +63,11 @@ def test_every_run_is_recorded_with_its_curves(zoo):
         assert len(record["batch_loss"]) == len(record["batch_accuracy"]) == STEPS
         assert record["validation_by_epoch"] == [record["validation_accuracy"]]
         assert 0 <= record["test_accuracy"] <= 1 and record["threads"] == 1
+        # the test images it read wrong, for the zoo's paired tests: as many as its accuracy says
+        n_test = int(LIMIT)
+        assert record["test_accuracy"] == pytest.approx(1 - len(record["test_wrong"]) / n_test)
+        assert all(0 <= i < n_test for i in record["test_wrong"])
+        assert record["patience"] == PATIENCE and record["converged"] is False  # 1 epoch: no rule
         assert record["command"] == f"python -m capsedu.bug_zoo --epochs 1 --limit {LIMIT} " \
                                     "--threads 1"
         assert [set(step) for step in record["couplings"]] == \
@@ -134,12 +140,12 @@ def test_finished_runs_are_skipped_and_a_missing_one_is_run(zoo, capsys):
     path = root / "runs" / "results" / bug_zoo.RESULTS
     trained = len(batches)
     capsys.readouterr()
-    bug_zoo.main(["--limit", LIMIT, "--threads", "1"])
+    bug_zoo.main(["--epochs", "1", "--limit", LIMIT, "--threads", "1"])
     assert capsys.readouterr().out == "" and len(batches) == trained  # nothing trained again
     runs = recorded(root)
     kept = runs.pop("mask-by-prediction")
     path.write_text(json.dumps({"runs": runs}))
-    bug_zoo.main(["--limit", LIMIT, "--threads", "1"])
+    bug_zoo.main(["--epochs", "1", "--limit", LIMIT, "--threads", "1"])
     assert capsys.readouterr().out.startswith("mask-by-prediction: test accuracy")
     assert len(batches) == trained + STEPS  # that run alone
     again = recorded(root)["mask-by-prediction"]
@@ -150,7 +156,7 @@ def test_runs_of_another_length_are_refused_before_training(zoo, capsys):
     root, batches = zoo
     trained = len(batches)
     with pytest.raises(SystemExit):
-        bug_zoo.main(["--limit", "100"])
+        bug_zoo.main(["--epochs", "1", "--limit", "100"])
     assert "holds runs made with other --epochs or --limit" in capsys.readouterr().err
     assert len(batches) == trained
 
