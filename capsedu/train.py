@@ -94,14 +94,21 @@ def results_file(args: argparse.Namespace, file: str) -> Path:
     return path
 
 
-def record_missing(path: Path, runs: dict[str, Callable[[Path], dict]], command: str) -> None:
+def test_accuracy(record: dict) -> str:
+    """A finished run of a recorded experiment in a few words: its test accuracy and time."""
+    return f"test accuracy {100 * record['test_accuracy']:.2f} %, {record['train_time_s']:.0f} s"
+
+
+def record_missing(path: Path, runs: dict[str, Callable[[Path], dict]], command: str,
+                   summary: Callable[[dict], str] = test_accuracy) -> None:
     """Run each of ``runs`` that the results file ``path`` does not hold yet (name -> a function
     that trains and tests, resumably from the file ``state_path=``, and returns the run's record),
     and write it to ``path`` as soon as it is done, with ``command`` (the line that regenerates
     it). An interrupted experiment resumes where it stopped: finished runs are skipped, and the
     unfinished one resumes from its last epoch, kept in ``<data root>/runs/state/`` (never beside
     the shipped results). Several processes may work through one experiment at once: each run is
-    trained by the first that takes its state file's lock, and skipped by the others."""
+    trained by the first that takes its state file's lock, and skipped by the others. Each
+    finished run prints its name and ``summary(record)``."""
     for name, run in runs.items():
         state = checkpoints.runs_dir() / "state" / f"{path.stem}-{name}.pt"
         state.parent.mkdir(parents=True, exist_ok=True)
@@ -120,8 +127,7 @@ def record_missing(path: Path, runs: dict[str, Callable[[Path], dict]], command:
         finally:
             lock.release()
             Path(lock.lock_file).unlink(missing_ok=True)  # whoever comes next re-reads the results
-        print(f"{name}: test accuracy {100 * record['test_accuracy']:.2f} %, "
-              f"{record['train_time_s']:.0f} s")
+        print(f"{name}: {summary(record)}")
 
 
 def add_output_arguments(parser: argparse.ArgumentParser) -> None:

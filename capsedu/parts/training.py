@@ -48,15 +48,18 @@ def training_set(n: int, seed: int = 0, size: int = 32) -> tuple[torch.Tensor, t
 
 
 def train_baseline(name: str, n: int = 2000, epochs: int = 4, seed: int = 0, batch_size: int = 64,
-                   lr: float = 3e-3, lr_decay: float = 0.7, progress: bool = True):
+                   lr: float = 3e-3, lr_decay: float = 0.7, progress: bool = True,
+                   state_path=None):
     """Build the CNN ``name`` (a key of ``BASELINES``) with seed ``seed`` and train it on
     ``training_set(n, seed)`` (Adam; the learning rate is multiplied by ``lr_decay`` after each
-    epoch). The defaults are notebook 01's recipe. Returns the model on the CPU, in eval mode."""
+    epoch). The defaults are notebook 01's recipe. Returns the model on the CPU, in eval mode.
+    ``state_path``: resumable training state, as in ``fit`` (every face recipe takes it)."""
     if name not in BASELINES:
         raise ValueError(f"unknown baseline {name!r}; choose from {list(BASELINES)}")
     torch.manual_seed(seed)  # the initial weights depend on the seed too
     model = BASELINES[name]()
-    fit(model, training_set(n, seed), epochs, batch_size, lr, lr_decay, seed, progress=progress)
+    fit(model, training_set(n, seed), epochs, batch_size, lr, lr_decay, seed, progress=progress,
+        state_path=state_path)
     return model.cpu().eval()
 
 
@@ -69,12 +72,14 @@ FACE_MODELS = ("bag-of-parts CNN", "deep CNN", "pixel CapsNet", "pose capsules",
 
 
 def train_pixel_capsnet(n: int = 2000, epochs: int = 6, seed: int = 0, batch_size: int = 64,
-                        lr: float = 2e-3, lr_decay: float = 0.8, progress: bool = True):
+                        lr: float = 2e-3, lr_decay: float = 0.8, progress: bool = True,
+                        state_path=None):
     """``CapsNet(PIXEL_CAPSNET)`` trained end to end on ``training_set(n, seed)``, with no pose
     supervision: the same images and labels as the CNNs. Returns it on the CPU, in eval mode."""
     torch.manual_seed(seed)
     model = CapsNet(PIXEL_CAPSNET)
-    fit(model, training_set(n, seed), epochs, batch_size, lr, lr_decay, seed, progress=progress)
+    fit(model, training_set(n, seed), epochs, batch_size, lr, lr_decay, seed, progress=progress,
+        state_path=state_path)
     return model.cpu().eval()
 
 
@@ -86,7 +91,8 @@ POSE_TUNING = dict(face_gain=1.5, background_gain=1.0, sigma_xy=0.12, sigma_angl
 
 
 def train_pose_capsules(n: int = 6000, epochs: int = 14, seed: int = 0, batch_size: int = 64,
-                        lr: float = 3e-3, lr_decay: float = 0.75, progress: bool = True):
+                        lr: float = 3e-3, lr_decay: float = 0.75, progress: bool = True,
+                        state_path=None):
     """Build and train notebook 07's pose-capsule model (``parts.pose_net``) in three steps:
 
     1. the part detector on ``detector_training_set(3 * n, seed)``: ground-truth part poses of
@@ -99,7 +105,8 @@ def train_pose_capsules(n: int = 6000, epochs: int = 14, seed: int = 0, batch_si
     torch.manual_seed(seed)  # the initial weights depend on the seed too
     model = PoseCapsuleNet(**POSE_TUNING)
     detector_data = detector_training_set(3 * n, seed)
-    fit(model.detector, detector_data, epochs, batch_size, lr, lr_decay, seed, progress=progress)
+    fit(model.detector, detector_data, epochs, batch_size, lr, lr_decay, seed, progress=progress,
+        state_path=state_path)
     return fit_readout(model.cpu().eval(), n, seed)
 
 
@@ -212,7 +219,8 @@ def format_margins(ablation: dict[int, Refitted]) -> str:
 
 def train_part_pose_mlp(pose_model: PoseCapsuleNet, n: int = 6000, epochs: int = 10,
                         seed: int = 0, batch_size: int = 64, lr: float = 3e-3,
-                        lr_decay: float = 0.8, progress: bool = True) -> PartPoseMLP:
+                        lr_decay: float = 0.8, progress: bool = True,
+                        state_path=None) -> PartPoseMLP:
     """The control of notebook 07 (``parts.pose_mlp``): ``pose_model``'s detector, frozen, and an
     MLP over the part capsules it reads, trained on the faces and non-faces the pose-capsule
     model fitted its W_i and threshold on (``n`` of each, seed ``seed``)."""
@@ -220,25 +228,30 @@ def train_part_pose_mlp(pose_model: PoseCapsuleNet, n: int = 6000, epochs: int =
     model = PartPoseMLP(pose_model.hparams["channels"])
     model.detector.load_state_dict(pose_model.detector.state_dict())
     fit(model, training_set(2 * n, seed), epochs, batch_size, lr, lr_decay, seed,
-        progress=progress)
+        progress=progress, state_path=state_path)
     return model.cpu().eval()
 
 
-def train_face_model(name: str, seed: int = 0, progress: bool = True, root=None):
-    """Train one of ``FACE_MODELS`` with its recipe (the CNNs with notebook 01's). The
-    part-pose MLP reads the part capsules of the pose-capsule model of the same seed: the one in
-    ``root`` when this run trained it there, else the shipped one."""
+def train_face_model(name: str, seed: int = 0, progress: bool = True, root=None,
+                     epochs: int | None = None, state_path=None):
+    """Train one of ``FACE_MODELS`` with its recipe (the CNNs with notebook 01's), for its own
+    number of epochs or ``epochs``; ``state_path`` as in ``fit``. The part-pose MLP reads the part
+    capsules of the pose-capsule model of the same seed: the one in ``root`` when this run trained
+    it there, else the shipped one."""
+    given = {"seed": seed, "progress": progress, "state_path": state_path}
+    if epochs is not None:
+        given["epochs"] = epochs
     if name in BASELINES:
-        return train_baseline(name, seed=seed, progress=progress)
+        return train_baseline(name, **given)
     if name == "pixel CapsNet":
-        return train_pixel_capsnet(seed=seed, progress=progress)
+        return train_pixel_capsnet(**given)
     if name == "pose capsules":
-        return train_pose_capsules(seed=seed, progress=progress)
+        return train_pose_capsules(**given)
     if name == "part-pose MLP":
         pose_name = checkpoint_name("pose capsules", seed)
         in_root = root is not None and pose_name in checkpoints.read_manifest(root)
         pose_model = checkpoints.pretrained(pose_name, root if in_root else None)
-        return train_part_pose_mlp(pose_model, seed=seed, progress=progress)
+        return train_part_pose_mlp(pose_model, **given)
     raise ValueError(f"unknown model {name!r}; choose from {list(FACE_MODELS)}")
 
 

@@ -1,0 +1,138 @@
+"""Held-out curves of the five face models (notebooks 01, 07, 09, 10): has each recipe stopped
+improving by the epoch it ships at?
+
+Every other shipped model of the course chose its epoch on held-out training images and stopped
+by the course's rule (``loop.converged``); the face models were trained for a fixed number of
+epochs (``parts.training``). This experiment trains each face recipe again, one epoch at a time,
+and after every epoch scores the model on held-out training images: ``VALIDATION`` faces and as
+many non-faces of ``VALIDATION_SEED``, a seed that neither a training set (seeds 0, 1, 2) nor a
+test set (``scoring.TEST_SEED`` on) uses. It goes on past the recipe's own length until the rule
+holds (``PATIENCE`` epochs without a held-out gain) or twice that length has trained.
+
+The record of a run says where the recipe's length sits on its curve: the held-out accuracy at
+the recipe's epoch beside the best epoch's, and whether the curve had stopped rising there. The
+weights are retrained, not the shipped ones: the same recipe on another machine rounds its floats
+differently, so they differ slightly (``max_weight_difference`` records by how much at the
+recipe's epoch), and the face rates a notebook prints are the shipped models'.
+
+    python -m capsedu.parts.curves --seeds 0 1 2 --threads 1 --replace-shipped
+"""
+
+import inspect
+import json
+import sys
+import time
+from functools import partial
+from pathlib import Path
+
+import torch
+
+from .. import checkpoints
+from ..loop import PATIENCE, best_epoch, converged
+from ..recipes import command_line
+from ..train import experiment_parser, record_missing, results_file
+from . import training
+from .scoring import face_rates
+
+RESULTS = "face_curves.json"
+COMMAND = "python -m capsedu.parts.curves"
+VALIDATION = 400  # held-out faces, and as many non-faces, scored after every epoch
+VALIDATION_SEED = 500  # neither a training seed (0, 1, 2, ...) nor a test seed (1000 on)
+RECIPES = {"bag-of-parts CNN": training.train_baseline, "deep CNN": training.train_baseline,
+           "pixel CapsNet": training.train_pixel_capsnet,
+           "pose capsules": training.train_pose_capsules,
+           "part-pose MLP": training.train_part_pose_mlp}
+
+
+def recipe_epochs(name: str) -> int:
+    """The number of epochs the shipped face model ``name`` was trained for: its recipe's
+    default (``parts.training``)."""
+    return inspect.signature(RECIPES[name]).parameters["epochs"].default
+
+
+def held_out_accuracy(model) -> float:
+    """Faces vs non-faces accuracy of ``model`` on the held-out training images (``VALIDATION``
+    of each, seed ``VALIDATION_SEED``): the mean of its face rate on faces and one minus its face
+    rate on non-faces."""
+    rates = face_rates(model, ("face", "nonface"), VALIDATION, VALIDATION_SEED)
+    return (rates["face"] + 1 - rates["nonface"]) / 2
+
+
+def weight_difference(model, shipped) -> float:
+    """The largest absolute difference between two models' weights (0.0 when identical)."""
+    theirs = shipped.state_dict()
+    return max((value.float() - theirs[key].float()).abs().max().item()
+               for key, value in model.state_dict().items())
+
+
+def run(name: str, seed: int, state_path: Path) -> dict:
+    """Train face model ``name`` with ``seed`` one epoch at a time (``training.train_face_model``
+    resuming from ``state_path``, so the weights are those of one straight run) and score it on
+    the held-out images after every epoch, until the rule holds after the recipe's length or
+    twice that length has trained. An interrupted run resumes at its last epoch: the scores so far
+    are kept beside the state (``<state>.scores.json``)."""
+    own = recipe_epochs(name)
+    scores_file = Path(f"{state_path}.scores.json")
+    scores = json.loads(scores_file.read_text()) if scores_file.exists() else []
+    seconds = 0.0
+    difference = None
+    while len(scores) < 2 * own and not (len(scores) >= own and converged(scores, PATIENCE)):
+        began = time.perf_counter()
+        model = training.train_face_model(name, seed, progress=False, epochs=len(scores) + 1,
+                                          state_path=state_path)
+        seconds += time.perf_counter() - began
+        scores.append(round(held_out_accuracy(model), 5))
+        scores_file.write_text(json.dumps(scores))
+        if len(scores) == own:
+            shipped = checkpoints.pretrained(training.checkpoint_name(name, seed))
+            difference = weight_difference(model, shipped)
+    scores_file.unlink(missing_ok=True)
+    best = best_epoch(scores)
+    return {"model": name, "seed": seed, "recipe_epochs": own, "patience": PATIENCE,
+            "validation_by_epoch": scores, "validation_examples": 2 * VALIDATION,
+            "validation_seed": VALIDATION_SEED, "best_epoch": best,
+            # had the rule stopped it by the recipe's epoch, and did it stop later on?
+            "converged_at_recipe": converged(scores[:own], PATIENCE),
+            "converged": converged(scores, PATIENCE),
+            # what training on past the recipe's epoch gained on the held-out images (>= 0)
+            "gain_after_recipe": round(max(scores) - scores[own - 1], 5),
+            # None when an interrupted run resumed past the recipe's epoch
+            "max_weight_difference": difference, "train_time_s": round(seconds, 1),
+            "threads": torch.get_num_threads(), "torch_version": torch.__version__}
+
+
+def summary(record: dict) -> str:
+    """A finished run in a few words, as its command prints it."""
+    return (f"best held-out epoch {record['best_epoch']} of {len(record['validation_by_epoch'])} "
+            f"(the recipe trains {record['recipe_epochs']}), {record['train_time_s']:.0f} s")
+
+
+def run_name(name: str, seed: int) -> str:
+    """A run's key in the results: the shipped checkpoint's name (``faces-deep-cnn-seed0``)."""
+    return training.checkpoint_name(name, seed)
+
+
+def read_results(path: Path | None = None) -> dict[str, dict]:
+    """The recorded curves by ``run_name`` (the shipped ones by default; empty when none)."""
+    return checkpoints.read_results(path or checkpoints.results_path(RESULTS, True))
+
+
+def main(argv=None) -> int:
+    parser = experiment_parser(COMMAND, __doc__)
+    parser.add_argument("--models", nargs="+", default=list(RECIPES), choices=list(RECIPES))
+    parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
+    args = parser.parse_args(argv)
+    if args.limit:
+        parser.error("--limit: the face recipes have no trial size; name fewer --models or "
+                     "--seeds instead")
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    runs = {run_name(name, seed): partial(run, name, seed)
+            for name in args.models for seed in args.seeds}
+    record_missing(results_file(args, RESULTS), runs,
+                   command_line(COMMAND, threads=args.threads), summary=summary)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
