@@ -6,9 +6,10 @@ Three situations come up when the course compares models:
 * **Two models scored on the same test images** (a CapsNet and a CNN on the same 10,000 digits).
   Their scores are not independent samples: most images are read right by both, or wrong by both,
   and only the images on which the two *disagree* carry information about which is better.
-  ``paired`` compares them image by image: the difference of the accuracies with its paired
-  standard error, and McNemar's exact test on the disagreements (under "no difference", each
-  disagreement is a fair coin: ``scipy.stats.binomtest``).
+  ``paired`` compares them image by image: McNemar's exact test on the disagreements (under "no
+  difference", each disagreement is a fair coin: ``scipy.stats.binomtest``), and the interval of
+  the difference of the accuracies that goes with that test (it excludes 0 exactly when the test
+  tells the two apart).
 * **A setting trained with a handful of seeds** (3 runs of each routing setting). The spread
   of 3 numbers is itself uncertain, so an interval uses Student's t with n - 1 degrees of freedom,
   not the normal 1.96 (with 3 seeds the 95 % multiplier is 4.30): ``over_seeds`` for one setting,
@@ -113,8 +114,7 @@ class Paired(_Test):
     """Model A against model B on the same images: A's accuracy minus B's, image by image."""
 
     difference: float  # accuracy of A minus accuracy of B, 0..1 units
-    se: float  # its standard error, from the per-image differences
-    low: float  # the interval of the difference
+    low: float  # the exact interval of the difference, McNemar's (``paired``)
     high: float
     only_a: int  # images A reads right and B wrong
     only_b: int  # images B reads right and A wrong
@@ -133,10 +133,16 @@ def paired(correct_a, correct_b, level: float = LEVEL) -> Paired:
     """Compare two models scored on the same ``n`` images, ``correct_a`` and ``correct_b``
     ``[n]`` (whether each model read each image right, in the same order).
 
-    The difference of the accuracies is the mean of the per-image differences d_i = a_i - b_i
-    (each -1, 0 or 1); its standard error is their standard deviation over sqrt(n), which counts
-    only the images on which the models disagree. McNemar's exact test asks how likely a split of
-    those disagreements at least this lopsided is if each went either way with probability 1/2.
+    Only the images on which the models disagree say which is better: A alone reads ``only_a`` of
+    them right, B alone ``only_b``, and the difference of the accuracies is
+    (only_a - only_b) / n. McNemar's exact test asks how likely a split of those m = only_a +
+    only_b disagreements at least this lopsided is if each went either way with probability 1/2.
+
+    The interval goes with that test: the exact (Clopper-Pearson) interval [p_lo, p_hi] of the
+    share of the disagreements that A wins, carried over to the difference with m held fixed,
+    (2 p - 1) m / n. It excludes 0 exactly when p = 1/2 is outside [p_lo, p_hi], which is exactly
+    when the test tells the two apart: the printed interval and the verdict beside it never
+    disagree (a normal approximation, mean +- 1.96 se, can).
     """
     _check_level(level)
     a, b = _as_bools(correct_a, "correct_a"), _as_bools(correct_b, "correct_b")
@@ -145,14 +151,13 @@ def paired(correct_a, correct_b, level: float = LEVEL) -> Paired:
                          f"{len(b)} values; score both models on one test set")
     n = len(a)
     only_a, only_b = int((a & ~b).sum()), int((~a & b).sum())
-    d = a.astype(float) - b.astype(float)  # [n]: +1 A alone right, -1 B alone right, 0 else
-    # se of a mean of n differences; ddof=1: the spread is estimated from the same images
-    se = d.std(ddof=1) / np.sqrt(n) if n > 1 else float("nan")
-    z = stats.norm.ppf((1 + level) / 2)
-    discordant = only_a + only_b
-    p_value = stats.binomtest(only_a, discordant).pvalue if discordant else 1.0
-    return Paired(d.mean(), se, d.mean() - z * se, d.mean() + z * se, only_a, only_b, n,
-                  p_value, level)
+    m = only_a + only_b  # the disagreements
+    if not m:  # the models agree on every image: no difference, and nothing to test
+        return Paired(0.0, 0.0, 0.0, only_a, only_b, n, 1.0, level)
+    test = stats.binomtest(only_a, m)
+    share = test.proportion_ci(confidence_level=level, method="exact")  # of the m, A's wins
+    low, high = ((2 * p - 1) * m / n for p in (share.low, share.high))
+    return Paired((only_a - only_b) / n, low, high, only_a, only_b, n, test.pvalue, level)
 
 
 @dataclass(frozen=True)

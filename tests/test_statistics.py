@@ -39,14 +39,21 @@ def test_paired_counts_only_the_disagreements_and_is_mcnemar_by_hand():
     result = S.paired(a, b)
     assert (result.only_a, result.only_b, result.n) == (7, 2, 100)
     assert result.difference == pytest.approx(0.05)
-    # the per-image differences: seven +1, two -1, 91 zeros
-    assert result.se == pytest.approx(math.sqrt((9 - 100 * 0.05**2) / 99) / 10)
     # exact two-sided binomial: 2 P(X <= 2), X ~ Bin(9, 1/2)
     assert result.p_value == pytest.approx(2 * (1 + 9 + 36) / 512)
-    assert not result.clear
+    assert not result.clear and result.low < 0 < result.high
+    # the interval: Clopper-Pearson for A's share of the 9 disagreements, by its definition
+    # (P(X >= 7 | p_lo) = 0.025 and P(X <= 7 | p_hi) = 0.025), carried to (2p - 1) * 9 / 100
+    def at_least(k, p):
+        return sum(math.comb(9, i) * p**i * (1 - p) ** (9 - i) for i in range(k, 10))
+    p_lo = (1 + result.low * 100 / 9) / 2
+    p_hi = (1 + result.high * 100 / 9) / 2
+    assert at_least(7, p_lo) == pytest.approx(0.025, abs=1e-6)
+    assert 1 - at_least(8, p_hi) == pytest.approx(0.025, abs=1e-6)
     # the agreements do not matter: the same split among more agreeing images gives the same p
     more = S.paired(*outcomes(7, 2, both=9000, neither=500))
-    assert more.p_value == pytest.approx(result.p_value) and more.se < result.se
+    assert more.p_value == pytest.approx(result.p_value)
+    assert more.high - more.low < result.high - result.low  # the same split, a smaller share
 
 
 def test_a_lopsided_split_is_told_apart():
@@ -69,6 +76,15 @@ def test_paired_is_antisymmetric(pairs):
     assert ab.p_value == pytest.approx(ba.p_value) and (ab.only_a, ab.only_b) == (ba.only_b,
                                                                                   ba.only_a)
     assert ab.difference == pytest.approx(a.mean() - b.mean())
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(0, 60), st.integers(0, 60), st.integers(0, 500))
+def test_the_paired_interval_excludes_zero_exactly_when_mcnemar_tells_apart(only_a, only_b,
+                                                                            agree):
+    result = S.paired(*outcomes(only_a, only_b, both=agree, neither=1))
+    assert result.low <= result.difference <= result.high
+    assert (result.low > 0 or result.high < 0) == result.clear
 
 
 def test_over_seeds_is_the_t_interval_by_hand():
