@@ -193,3 +193,38 @@ def test_chunked_affnist_and_placement_match_one_pass(monkeypatch):
     for name in whole[1]:
         assert torch.equal(chunked[1][name], whole[1][name]), name
     assert torch.equal(tm.place(digits, dx, dy, 40), placed)
+
+
+def test_a_sample_is_the_full_sets_images_at_those_rows():
+    # notebook 08's default mode measures rows of the full sets: the same digits, placed and
+    # warped as in the whole set, not a fresh draw made for fewer digits
+    x = blobs(n=30)
+    rows = torch.tensor([29, 3, 17, 0])
+    full, params = tm.random_affine(x, seed=2)
+    sample, sample_params = tm.random_affine(x, seed=2, rows=rows)
+    assert torch.equal(sample, full[rows])
+    assert all(torch.equal(sample_params[k], params[k][rows]) for k in params)
+    assert torch.equal(tm.translated(x, seed=5, rows=rows), tm.translated(x, seed=5)[rows])
+    # a prefix drawn on its own is another draw: what the rows avoid
+    assert not torch.equal(tm.random_affine(x[:4], seed=2)[0], full[:4])
+
+
+def test_rows_are_checked():
+    x = blobs(n=5)
+    for rows in ([5], [-1], [[0, 1]], [0.5], []):
+        with pytest.raises(ValueError, match="rows must"):
+            tm.translated(x, rows=rows)
+
+
+def test_test_samples_are_nested_fixed_and_spread_over_the_test_set():
+    from capsedu.data.mnist import test_sample
+
+    small, large = test_sample(500), test_sample(3000)
+    assert torch.equal(large[:500], small) and torch.equal(test_sample(500), small)
+    assert len(torch.unique(large)) == 3000 and int(large.max()) < 10_000
+    assert torch.equal(test_sample(None), torch.arange(10_000))
+    # a random order, not the first digits: the first 3,000 are harder than the average
+    assert 3500 < large.float().mean() < 6500
+    for n in (0, 10_001, 2.5, True):
+        with pytest.raises(ValueError, match="n must"):
+            test_sample(n)

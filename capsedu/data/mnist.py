@@ -56,6 +56,28 @@ _FIX = ("delete it and load MNIST again to download it afresh, or copy the uncom
 _IN_USE: dict[tuple, tuple] = {}
 
 
+SAMPLE_SEED = 0  # the one fixed random order of the test split that every sample is cut from
+
+
+def test_sample(n: int | None) -> torch.Tensor:
+    """Which MNIST test digits a sample of ``n`` holds: indices ``[n]`` into the 10,000 of the
+    test split (and into every test set made from them, image by image: translated,
+    affNIST-style, turned, paired).
+
+    The first ``n`` of one fixed random order of the 10,000 (``SAMPLE_SEED``): quick mode's sample
+    lies inside default mode's, and default mode's inside the full set, so a figure measured on a
+    sample is the full set's figure measured on fewer of the same images. ``None`` is the full
+    set, in its own order."""
+    total = SPLITS[False][2]
+    if n is None:
+        return torch.arange(total)
+    check_integer(n, "n", 1, "the number of test digits to sample; None takes them all")
+    if n > total:
+        raise ValueError(f"n must be at most {total:,}, the test digits there are, got {n:,}; "
+                         "pass None for all of them")
+    return torch.randperm(total, generator=torch.Generator().manual_seed(SAMPLE_SEED))[:n]
+
+
 def load_mnist(
     train: bool = True, limit: int | None = None, root: Path | None = None, download: bool = True
 ) -> tuple[torch.Tensor, torch.Tensor]:

@@ -128,24 +128,45 @@ def place(images: torch.Tensor, dx: torch.Tensor, dy: torch.Tensor, side: int) -
                       images, dx, dy)
 
 
-def translated(images: torch.Tensor, seed: int = 0, side: int = CANVAS) -> torch.Tensor:
+def _rows(rows, n: int) -> torch.Tensor:
+    """``rows`` (indices into a set of ``n`` images; None: all of them) as a tensor of indices."""
+    if rows is None:
+        return torch.arange(n)
+    rows = torch.as_tensor(rows)
+    if rows.ndim != 1 or rows.dtype.is_floating_point or len(rows) == 0:
+        raise ValueError(f"rows must be a 1-d list of image indices (e.g. mnist.test_sample(n)), "
+                         f"got shape {tuple(rows.shape)} and dtype {rows.dtype}")
+    if rows.min() < 0 or rows.max() >= n:
+        raise ValueError(f"rows must index the {n:,} images given (0 .. {n - 1}), got "
+                         f"{int(rows.min())} .. {int(rows.max())}")
+    return rows
+
+
+def translated(images: torch.Tensor, seed: int = 0, side: int = CANVAS,
+               rows=None) -> torch.Tensor:
     """Translated MNIST: each digit at a uniformly random place on a ``side`` x ``side`` canvas
-    (the whole 28x28 box stays on it): ``[N, 1, side, side]``."""
+    (the whole 28x28 box stays on it): ``[N, 1, side, side]``.
+
+    ``rows`` (indices, e.g. ``mnist.test_sample(n)``): only those digits, each at the place it has
+    in the whole set (the places are drawn for all of ``images``): a sample of the full set."""
     images = _as_digits(images)
     g = torch.Generator().manual_seed(seed)
     dx, dy = torch.randint(0, side - 27, (2, len(images)), generator=g)
-    return place(images, dx, dy, side)
+    rows = _rows(rows, len(images))
+    return place(images[rows], dx[rows], dy[rows], side)
 
 
 TRANSLATED_SEEDS = {True: 0, False: 1}  # the placements of translated_mnist's train and test splits
 
 
-def translated_mnist(train: bool = True, limit: int | None = None):
+def translated_mnist(train: bool = True, limit: int | None = None, rows=None):
     """The MNIST split translated onto the 40x40 canvas (``translated``, seed 0 for the training
     split, 1 for the test split): ``(images [N, 1, 40, 40], labels [N])``, the data of the affNIST
-    recipes (``capsedu.train``)."""
+    recipes (``capsedu.train``). ``limit`` keeps the first N digits (a trial); ``rows`` keeps those
+    digits of the whole split, each placed as in the whole split (a sample of the test set:
+    ``mnist.test_sample``)."""
     images, labels = load_mnist(train, limit)
-    return translated(images, seed=TRANSLATED_SEEDS[train]), labels
+    return translated(images, TRANSLATED_SEEDS[train], rows=rows), labels[_rows(rows, len(labels))]
 
 
 def affine_matrix(rotation, shear, scale_x, scale_y) -> torch.Tensor:
@@ -195,14 +216,18 @@ def _ink_box(images: torch.Tensor, level: float = 0.05) -> torch.Tensor:
 
 
 def random_affine(images: torch.Tensor, seed: int = 0, ranges: AffineRanges = AFFNIST_RANGES,
-                  side: int = CANVAS) -> tuple[torch.Tensor, dict]:
+                  side: int = CANVAS, rows=None) -> tuple[torch.Tensor, dict]:
     """affNIST-style: each digit turned, sheared and scaled (uniformly within ``ranges``) about its
     centre, then moved to a uniformly random place where its ink stays on the ``side`` canvas.
 
     Returns ``(images [N, 1, side, side], params)``; ``params`` holds the drawn ``rotation``,
-    ``shear``, ``scale_x``, ``scale_y`` and translation ``tx``, ``ty`` (pixels), each ``[N]``."""
+    ``shear``, ``scale_x``, ``scale_y`` and translation ``tx``, ``ty`` (pixels), each ``[N]``.
+
+    ``rows`` (indices, e.g. ``mnist.test_sample(n)``): only those digits, each under the map it
+    has in the whole set (the maps are drawn for all of ``images``): a sample of the full set."""
     digits = _as_digits(images)
     n = len(digits)
+    rows = _rows(rows, n)
     g = torch.Generator().manual_seed(seed)
 
     def uniform(lo, hi):
@@ -211,13 +236,16 @@ def random_affine(images: torch.Tensor, seed: int = 0, ranges: AffineRanges = AF
     p = {"rotation": uniform(-ranges.rotation, ranges.rotation),
          "shear": uniform(-ranges.shear, ranges.shear),
          "scale_x": uniform(*ranges.scale), "scale_y": uniform(*ranges.scale)}
+    u = _uniform_pairs(n, g)  # [n, 2]: where each digit goes, drawn for the whole set
+    p = {name: value[rows] for name, value in p.items()}
+    digits, u = digits[rows], u[rows]
     A = affine_matrix(p["rotation"], p["shear"], p["scale_x"], p["scale_y"])
 
     def warped(x, A, t):  # centred and resampled a chunk at a time, never the whole canvas twice
         return _warp(_centred(x, side), A, t)
 
     boxes = _in_chunks(lambda x, A: _ink_box(warped(x, A, torch.zeros(len(x), 2))), digits, A)
-    t = _offsets_within(boxes, side, g)  # [N, 2]
+    t = _offsets_within(boxes, side, u)  # [N, 2]
     p["tx"], p["ty"] = t.unbind(1)
     return _in_chunks(warped, digits, A, t).clamp_(0, 1), p
 
@@ -236,16 +264,22 @@ def ink_keeping_offsets(images: torch.Tensor, generator: torch.Generator) -> tor
     """For each image ``[N, 1, S, S]``, a whole-pixel translation ``(tx, ty)`` ``[N, 2]``, uniform
     among those that keep its ink on the canvas: tx from -x0 (ink touching the left edge) to
     S - 1 - x1 (touching the right edge), where x0 .. x1 are its inked columns; ty likewise."""
-    return _offsets_within(_ink_box(images), images.shape[-1], generator)
+    return _offsets_within(_ink_box(images), images.shape[-1], _uniform_pairs(len(images),
+                                                                               generator))
 
 
-def _offsets_within(boxes: torch.Tensor, side: int, generator: torch.Generator) -> torch.Tensor:
-    """``ink_keeping_offsets`` from the ink boxes ``[N, 4]`` (``_ink_box``) on a ``side`` canvas."""
+def _uniform_pairs(n: int, generator: torch.Generator) -> torch.Tensor:
+    """``[n, 2]`` uniform numbers in [0, 1): all n first numbers, then all n second ones."""
+    return torch.stack([torch.rand(n, generator=generator) for _ in range(2)], dim=1)
+
+
+def _offsets_within(boxes: torch.Tensor, side: int, u: torch.Tensor) -> torch.Tensor:
+    """``ink_keeping_offsets`` from the ink boxes ``[N, 4]`` (``_ink_box``) on a ``side`` canvas
+    and uniform numbers ``u`` ``[N, 2]`` (``_uniform_pairs``): u = 0 at one edge, towards 1 at the
+    other."""
     x0, x1, y0, y1 = boxes.unbind(1)
-    offsets = []
-    for lo, hi in ((-x0, side - 1 - x1), (-y0, side - 1 - y1)):
-        u = torch.rand(len(boxes), generator=generator)
-        offsets.append(lo + (u * (hi - lo + 1)).long().clamp(max=hi - lo))
+    offsets = [lo + (u[:, k] * (hi - lo + 1)).long().clamp(max=hi - lo)
+               for k, (lo, hi) in enumerate(((-x0, side - 1 - x1), (-y0, side - 1 - y1)))]
     return torch.stack(offsets, dim=1).float()
 
 
