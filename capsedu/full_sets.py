@@ -1,0 +1,182 @@
+"""Part IV's full test sets, and which images every shipped model reads right on them.
+
+Notebooks 08 and 10 measure a fixed sample of each test set in default and quick mode
+(``mnist.test_sample``), because scoring all 10,000 images takes a laptop minutes per model. A
+verdict read off a sample can differ from the full set's (a 3,000-digit sample once showed routing
+"told apart" where all 10,000 digits did not). So each shipped model is scored once on every full
+set by this module's command, image by image, and the notebooks print the full set's verdict
+beside the sample they measure live: the sample's images are rows of the full set, so the live
+figures are the record's on those rows, and a test checks that they are.
+
+    python -m capsedu.full_sets --threads 1 --replace-shipped   # data/results/full_test_sets.json
+
+A record names the checkpoint's sha256: a record of other weights is refused (``read_right``).
+"""
+
+import sys
+import time
+from collections.abc import Callable
+from functools import lru_cache, partial
+from pathlib import Path
+
+import torch
+
+from . import checkpoints
+from .capsnet import routing_iterations
+from .data import transformed_mnist as tm
+from .data.mnist import load_mnist
+from .loop import is_correct, predict
+from .recipes import command_line, seeded_name
+from .train import experiment_parser, record_missing, results_file
+
+RESULTS = "full_test_sets.json"
+COMMAND = "python -m capsedu.full_sets"
+TURN_SEED = 0  # notebook 10's digits turned by random angles: the angles' seed
+
+
+def turned_mnist(rows=None) -> tuple[torch.Tensor, torch.Tensor]:
+    """Notebook 10's test of rotation: each MNIST test digit turned by its own random angle (0 to
+    360 degrees, seed ``TURN_SEED``) on its 28x28 canvas: ``(images [N, 1, 28, 28], labels [N])``.
+    ``rows``: those digits only, turned as in the whole set (``mnist.test_sample``)."""
+    images, labels = load_mnist(train=False)
+    angles = 360 * torch.rand(len(labels), generator=torch.Generator().manual_seed(TURN_SEED))
+    keep = torch.arange(len(labels)) if rows is None else torch.as_tensor(rows)
+    return tm.affine(images[keep], rotation=angles[keep], side=28), labels[keep]
+
+
+def affnist_style(rows=None) -> tuple[torch.Tensor, torch.Tensor]:
+    """Notebook 08's affNIST-style test: every MNIST test digit under its own random map of the
+    affNIST ranges (``transformed_mnist.random_affine``, seed 0): ``(images [N, 1, 40, 40], labels
+    [N])``. ``rows``: those digits only, each under its map in the whole set."""
+    images, labels = load_mnist(train=False)
+    keep = torch.arange(len(labels)) if rows is None else torch.as_tensor(rows)
+    return tm.random_affine(images, seed=0, rows=keep)[0], labels[keep]
+
+
+def multimnist_pairs(rows=None) -> tuple[torch.Tensor, torch.Tensor]:
+    """Notebook 08's test pairs (``transformed_mnist.MULTIMNIST_TEST``): ``(pairs [N, 1, 36, 36],
+    labels [N, 2])``, or the pairs of ``rows`` only."""
+    pairs, labels = tm.multimnist_data(train=False)
+    keep = torch.arange(len(labels)) if rows is None else torch.as_tensor(rows)
+    return pairs[keep], labels[keep]
+
+
+SETS: dict[str, Callable] = {  # name -> (rows=None) -> (images, labels), 10,000 of each
+    "translated": lambda rows=None: tm.translated_mnist(train=False, rows=rows),
+    "affnist-style": affnist_style,
+    "multimnist": multimnist_pairs,
+    "turned": turned_mnist,
+}
+SEEDS = (0, 1, 2)
+# which recipes each set scores (every shipped seed of each), and the readings at other routing
+# iterations than trained: (set, recipe) -> iterations at test time
+MODELS = {"translated": ("affnist-capsnet", "affnist-capsnet-1iter", "affnist-cnn"),
+          "affnist-style": ("affnist-capsnet", "affnist-capsnet-1iter", "affnist-cnn"),
+          "multimnist": ("multimnist-capsnet", "multimnist-cnn"),
+          "turned": ("rotmnist-gcnn", "rotmnist-cnn")}
+ROUTED_OTHERWISE = {("translated", "affnist-capsnet"): 1, ("affnist-style", "affnist-capsnet"): 1}
+
+
+def reading(checkpoint: str, iterations: int | None = None) -> str:
+    """The name of a model's reading: its checkpoint, and the routing iterations at test time when
+    they are not those it was trained with (``"affnist-capsnet, 1 iteration at test time"``)."""
+    if iterations is None:
+        return checkpoint
+    return f"{checkpoint}, {iterations} iteration{'s' * (iterations != 1)} at test time"
+
+
+def run_name(test_set: str, name: str) -> str:
+    """A record's key: the set and the reading (``"affnist-style: affnist-cnn-seed1"``)."""
+    return f"{test_set}: {name}"
+
+
+@lru_cache(maxsize=1)
+def _full(test_set: str) -> tuple[torch.Tensor, torch.Tensor]:
+    """One full set, kept while the command scores every model on it."""
+    return SETS[test_set]()
+
+
+def score(test_set: str, checkpoint: str, iterations: int | None = None,
+          state_path: Path | None = None) -> dict:
+    """Score the shipped ``checkpoint`` on the full ``test_set``, routed ``iterations`` times if
+    given: its record (``state_path``: unused, nothing trains)."""
+    model = checkpoints.pretrained(checkpoint)
+    images, labels = _full(test_set)
+    began = time.perf_counter()
+    if iterations is None:
+        predictions = predict(model, images)
+    else:
+        with routing_iterations(model, iterations):
+            predictions = predict(model, images)
+    right = is_correct(predictions, labels)
+    return {"set": test_set, "checkpoint": checkpoint, "iterations": iterations,
+            "sha256": checkpoints.read_manifest()[checkpoint]["sha256"], "n": len(right),
+            "accuracy": right.float().mean().item(),
+            "wrong": torch.nonzero(~right).flatten().tolist(),
+            "seconds": round(time.perf_counter() - began, 1),
+            "threads": torch.get_num_threads(), "torch_version": torch.__version__}
+
+
+def runs() -> dict[str, Callable]:
+    """Every reading to record: each set's models, every seed of each that is shipped."""
+    shipped = checkpoints.read_manifest()
+    todo = {}
+    for test_set, recipes in MODELS.items():
+        for recipe in recipes:
+            for seed in SEEDS:
+                checkpoint = seeded_name(recipe, seed)
+                if checkpoint not in shipped:
+                    continue
+                todo[run_name(test_set, checkpoint)] = partial(score, test_set, checkpoint)
+                if (test_set, recipe) in ROUTED_OTHERWISE:
+                    its = ROUTED_OTHERWISE[test_set, recipe]
+                    todo[run_name(test_set, reading(checkpoint, its))] = partial(
+                        score, test_set, checkpoint, its)
+    return todo
+
+
+def read_results(path: Path | None = None) -> dict[str, dict]:
+    """The recorded readings by ``run_name`` (the shipped ones by default; empty when none)."""
+    return checkpoints.read_results(path or checkpoints.results_path(RESULTS, True))
+
+
+def read_right(test_set: str, name: str, rows=None, results: dict | None = None) -> torch.Tensor:
+    """Whether the reading ``name`` (a checkpoint, or ``reading(checkpoint, iterations)``) reads
+    each image of the full ``test_set`` right, from the record: ``[10,000]`` booleans, or those of
+    ``rows`` (a sample). Refused when the shipped checkpoint is no longer the one recorded."""
+    results = read_results() if results is None else results
+    key = run_name(test_set, name)
+    if key not in results:
+        raise KeyError(f"no record of {key!r} in {RESULTS}; record it with {COMMAND} "
+                       "--replace-shipped")
+    record = results[key]
+    now = checkpoints.read_manifest()[record["checkpoint"]]["sha256"]
+    if now != record["sha256"]:
+        raise ValueError(f"the record of {key!r} is of other weights than the shipped "
+                         f"{record['checkpoint']} (sha256 {record['sha256'][:12]}..., now "
+                         f"{now[:12]}...); record it again with {COMMAND} --replace-shipped")
+    right = torch.ones(record["n"], dtype=torch.bool)
+    right[record["wrong"]] = False
+    return right if rows is None else right[torch.as_tensor(rows)]
+
+
+def summary(record: dict) -> str:
+    """A recorded reading in a few words, as the command prints it."""
+    return (f"{100 * record['accuracy']:.2f} % of {record['n']:,} right, "
+            f"{record['seconds']:.0f} s")
+
+
+def main(argv=None) -> int:
+    parser = experiment_parser(COMMAND, __doc__)
+    args = parser.parse_args(argv)
+    if args.limit:
+        parser.error("--limit: the records are of the full sets; there is no trial size")
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    record_missing(results_file(args, RESULTS), runs(),
+                   command_line(COMMAND, threads=args.threads), summary=summary)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
