@@ -12,9 +12,11 @@ import random
 import sys
 import time
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 import torch
+from scipy import stats
 from torch.utils.data import DataLoader, TensorDataset
 from tqdm import tqdm as text_tqdm
 from tqdm.auto import tqdm
@@ -248,22 +250,67 @@ def confusion(labels: torch.Tensor, predictions: torch.Tensor, n_classes: int = 
         n_classes, n_classes)
 
 
+# A run that met the rule may still be climbing slowly, its gains spread over epochs that each
+# fell just short of the best: over the second half of its epochs (at most TREND_EPOCHS, past the
+# first climb of a short run), a least-squares line through the held-out accuracy rising faster
+# than TREND_MIN points an epoch (one-sided test at 5 %) says so.
+# TREND_MIN: 0.1 points an epoch would add 0.3 points in PATIENCE more epochs, the size of the
+# differences notebooks 08-10 judge; slower climbs are a few held-out images an epoch.
+TREND_EPOCHS = 8
+TREND_MIN = 0.1
+
+
+class Trend(NamedTuple):
+    """The slope of a run's held-out accuracy over its last epochs, in points per epoch."""
+
+    slope: float
+    p_value: float  # one-sided: a slope this steep with none really there
+    epochs: int
+
+    @property
+    def rising(self) -> bool:
+        return self.slope > TREND_MIN and self.p_value < 0.05
+
+
+def trend(scores: list[float], epochs: int = TREND_EPOCHS) -> Trend:
+    """``Trend`` of the held-out accuracies ``scores`` (0..1, one per epoch) over the second half
+    of them, at most the last ``epochs`` (fewer than 3 epochs never count as rising)."""
+    last = 100 * np.asarray(scores[-min(epochs, len(scores) // 2):], dtype=float)
+    if len(last) < 3 or np.ptp(last) == 0:
+        return Trend(0.0, 1.0, len(last))
+    fit = stats.linregress(np.arange(len(last)), last)
+    one_sided = fit.pvalue / 2 if fit.slope > 0 else 1 - fit.pvalue / 2
+    return Trend(float(fit.slope), float(one_sided), len(last))
+
+
+def finished(scores: list[float], patience: int = PATIENCE) -> bool:
+    """Whether a verdict may rest on a run with these held-out ``scores``: it met the rule
+    (``converged``) and its last epochs are not still rising (``trend``)."""
+    return converged(scores, patience) and not trend(scores).rising
+
+
 def training_status(metrics: dict, patience: int = PATIENCE) -> str:
     """How a recorded run (a manifest row's ``metrics``) ended, in words: converged by the rule,
-    or still improving when its budget ran out (a verdict resting on it is not final)."""
+    still rising over its last epochs although the rule stopped it, or still improving when its
+    budget ran out (a verdict resting on either of the last two is not final)."""
     scores = metrics["validation_by_epoch"]
     best = best_epoch(scores)
     kept = f"epoch {best} of {len(scores)} kept ({100 * max(scores):.2f} % held out)"
-    if converged(scores, patience):
-        return f"{kept}: converged, no held-out gain in the {len(scores) - best} epochs after it"
-    return (f"{kept}: STILL IMPROVING, its best epoch lies within the last {patience}; a longer "
-            "run could change a verdict that rests on it")
+    if not converged(scores, patience):
+        return (f"{kept}: STILL IMPROVING, its best epoch lies within the last {patience}; a "
+                "longer run could change a verdict that rests on it")
+    rise = trend(scores)
+    if rise.rising:
+        return (f"{kept}: the rule stopped it, but it was STILL RISING, "
+                f"{rise.slope:+.2f} points an epoch over its last {rise.epochs} (one-sided p = "
+                f"{rise.p_value:.2g}); a longer run could change a verdict that rests on it")
+    return f"{kept}: converged, no held-out gain in the {len(scores) - best} epochs after it"
 
 
 def verdict(comparison, runs: dict[str, dict], patience: int = PATIENCE) -> str:
     """A comparison's line (``statistics.paired`` or ``seed_difference``) with the state of the
     recorded runs it rests on (``runs``: name -> manifest row): final only when every one of them
-    has converged (``converged``); otherwise it names the runs still improving."""
+    has finished (``finished``: converged and no longer rising); otherwise it names the others."""
     improving = still_improving(runs, patience)
     if not improving:
         return f"{comparison}; final: every run it rests on converged"
@@ -271,9 +318,10 @@ def verdict(comparison, runs: dict[str, dict], patience: int = PATIENCE) -> str:
 
 
 def still_improving(runs: dict[str, dict], patience: int = PATIENCE) -> list[str]:
-    """The names of the recorded runs (name -> manifest row) that had not converged."""
+    """The names of the recorded runs (name -> manifest row) that had not finished
+    (``finished``)."""
     return [name for name, row in runs.items()
-            if not converged(row["metrics"]["validation_by_epoch"], patience)]
+            if not finished(row["metrics"]["validation_by_epoch"], patience)]
 
 
 def held_out_scores(history: list[dict]) -> list[float]:

@@ -26,7 +26,7 @@ from .data import faces
 from .data import transformed_mnist as tm
 from .digit_capsules import DELTAS, couplings_on_grid, grid_extent
 from .functional import margin_loss_curves
-from .loop import PATIENCE, best_epoch, converged
+from .loop import PATIENCE, best_epoch, finished
 from .parts.votes import PARENTS, pose_code, predict_face, predicted_faces
 from .poses import wrap_angle
 
@@ -306,11 +306,12 @@ def model_colour(name: str) -> str:
 
 def held_out_curves(ax, rows: dict[str, dict], patience: int = PATIENCE) -> None:
     """The held-out accuracy of every epoch of each recorded run (``rows``: name -> manifest
-    row), the kept epoch circled; a dashed line marks a run still improving at its end."""
+    row), the kept epoch circled; a dashed line marks a run that had not finished (``finished``:
+    the rule had not stopped it, or its last epochs were still rising)."""
     for name, row in rows.items():
         scores = row["metrics"]["validation_by_epoch"]
         curve, best = [100 * a for a in scores], best_epoch(scores)
-        done = converged(scores, patience)
+        done = finished(scores, patience)
         ax.plot(range(1, len(curve) + 1), curve, "-" if done else "--", marker="o", ms=3,
                 color=model_colour(name),
                 label=f"{name} ({'converged' if done else 'still improving'})")

@@ -7,6 +7,7 @@ The data comes from ``capsedu.data.transformed_mnist``; the models are the affNI
 """
 
 from contextlib import nullcontext
+from dataclasses import dataclass
 
 import torch
 
@@ -99,19 +100,57 @@ def viewpoint_table(translated: dict[str, float], affine: dict[str, float],
     return "\n".join(lines)
 
 
-def paired_verdict(right: dict, first: str, second: str, manifest: dict) -> tuple[Paired, str]:
-    """Model ``first`` minus ``second`` on the same images, image by image
-    (``statistics.paired`` of their ``read_right`` booleans), and its verdict line
-    (``loop.verdict``): final only when the recorded runs it rests on, those of the two names
-    found in ``manifest`` (name -> manifest row), have converged."""
+@dataclass(frozen=True)
+class OnSample:
+    """A paired comparison of two models on a whole test set, the verdict, and on the sample of it
+    that a run measured live (``mnist.test_sample``'s rows of the same images)."""
+
+    full: Paired
+    sample: Paired
+
+    @property
+    def clear(self) -> bool:
+        """The verdict is the full set's: told apart there (``statistics.tally`` counts it)."""
+        return self.full.clear
+
+    @property
+    def level(self) -> float:
+        return self.full.level
+
+    @property
+    def difference(self) -> float:
+        return self.full.difference
+
+    @property
+    def agrees(self) -> bool:
+        """Whether the sample tells what the full set tells: both told apart in the same
+        direction, or neither told apart (a difference not told apart has no direction)."""
+        same_side = (self.sample.difference > 0) == (self.full.difference > 0)
+        return self.sample.clear == self.full.clear and (not self.full.clear or same_side)
+
+
+def paired_verdict(sample: dict, full: dict, first: str, second: str,
+                   manifest: dict) -> tuple[OnSample, str]:
+    """Model ``first`` minus ``second``, image by image (``statistics.paired``), on the whole test
+    set (``full``: name -> booleans, from ``full_sets.read_right``) and on the sample this run
+    measured (``sample``: name -> booleans, ``read_right``), and the verdict line: the full set's
+    comparison, final only when the recorded runs it rests on (those of the two names found in
+    ``manifest``) have converged (``loop.verdict``); then the sample's, and whether it tells the
+    same (a sample's verdict that differs is no conclusion)."""
     for name in (first, second):
-        check_choice(name, "first and second", dict.fromkeys(right, "a model read_right scored"))
+        check_choice(name, "first and second", dict.fromkeys(sample, "a model read_right scored"))
+        check_choice(name, "first and second", dict.fromkeys(full, "a model of the record"))
     runs = {name: manifest[name] for name in (first, second) if name in manifest}
     if not runs:
         raise ValueError(f"neither {first!r} nor {second!r} is a recorded run of the manifest: a "
                          "verdict rests on at least one")
-    comparison = paired(right[first], right[second])
-    return comparison, verdict(comparison, runs)
+    comparison = OnSample(paired(full[first], full[second]), paired(sample[first], sample[second]))
+    line = f"all {comparison.full.n:,} test images (recorded): {verdict(comparison.full, runs)}"
+    if comparison.sample.n != comparison.full.n:
+        line += (f"\n    this run's sample of {comparison.sample.n:,}: {comparison.sample}; "
+                 + ("the full set's verdict too" if comparison.agrees else
+                    "NOT the full set's verdict, so no conclusion"))
+    return comparison, line
 
 
 def run_line(name: str, row: dict) -> str:

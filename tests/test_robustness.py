@@ -93,15 +93,35 @@ def test_paired_verdict_rests_only_on_the_recorded_runs():
     right = {"a": torch.tensor([True] * 8 + [False] * 2), "b": torch.tensor([False] * 10),
              "a once": torch.tensor([True] * 10)}
     manifest = {"a": row([0.5, 0.9, 0.8, 0.8, 0.8]), "b": row([0.5, 0.6])}
-    comparison, line = paired_verdict(right, "a", "b", manifest)
-    assert comparison.difference == pytest.approx(0.8) and comparison.only_a == 8
+    comparison, line = paired_verdict(right, right, "a", "b", manifest)
+    assert comparison.difference == pytest.approx(0.8) and comparison.full.only_a == 8
     assert line.endswith("NOT FINAL: b still improving")
-    _, line = paired_verdict(right, "a once", "a", manifest)  # "a once" is no recorded run
+    assert "sample" not in line  # the sample is the whole set: one line
+    _, line = paired_verdict(right, right, "a once", "a", manifest)  # "a once": no recorded run
     assert line.endswith("final: every run it rests on converged")
     with pytest.raises(ValueError, match="neither"):
-        paired_verdict(right, "a once", "a once", manifest)
+        paired_verdict(right, right, "a once", "a once", manifest)
     with pytest.raises(ValueError, match="first and second"):
-        paired_verdict(right, "a", "c", manifest)
+        paired_verdict(right, right, "a", "c", manifest)
+
+
+def test_the_verdict_is_the_full_sets_and_a_sample_that_differs_says_so():
+    # 60 images: a right on all, b wrong on the first 12; a sample of the last 40 sees no split
+    full = {"a": torch.ones(60, dtype=torch.bool),
+            "b": torch.tensor([False] * 12 + [True] * 48)}
+    sample = {name: right[20:] for name, right in full.items()}
+    manifest = {"a": row([0.5, 0.9, 0.8, 0.8, 0.8]), "b": row([0.5, 0.9, 0.8, 0.8, 0.8])}
+    comparison, line = paired_verdict(sample, full, "a", "b", manifest)
+    assert comparison.clear and comparison.full.n == 60 and comparison.sample.n == 40
+    assert not comparison.sample.clear and not comparison.agrees
+    first, second = line.split("\n")
+    assert first.startswith("all 60 test images (recorded): +20.00 points")
+    assert "told apart" in first
+    assert second.strip().startswith("this run's sample of 40: +0.00 points")
+    assert second.endswith("NOT the full set's verdict, so no conclusion")
+    # a sample that sees the split tells the same
+    agreeing, line = paired_verdict({n: r[:40] for n, r in full.items()}, full, "a", "b", manifest)
+    assert agreeing.agrees and line.endswith("the full set's verdict too")
 
 
 def test_run_and_pairs_lines_say_how_a_run_was_made_and_ended():

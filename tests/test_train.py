@@ -319,6 +319,30 @@ def test_the_rule_on_recorded_curves():
     assert converged([0.90, 0.95, 0.94, 0.93], patience=2)
 
 
+def test_a_run_the_rule_stopped_while_it_still_climbed_is_not_finished():
+    from scipy import stats
+
+    from capsedu.loop import finished, training_status, trend
+
+    # a slow climb: each epoch a little above the last but one, never above the best for long
+    climbing = [0.80, 0.81, 0.82, 0.83, 0.84, 0.845, 0.848, 0.846, 0.850, 0.852, 0.851, 0.856,
+                0.860, 0.858, 0.859, 0.859]
+    assert converged(climbing)  # the rule stopped it: three epochs without a gain
+    rise = trend(climbing)
+    assert rise.epochs == 8 and rise.rising and not finished(climbing)
+    # the slope and its one-sided p, by an independent fit of the last 8 epochs
+    fit = stats.linregress(range(8), [100 * v for v in climbing[-8:]])
+    assert rise.slope == pytest.approx(fit.slope) and rise.p_value == pytest.approx(fit.pvalue / 2)
+    assert "STILL RISING" in training_status({"validation_by_epoch": climbing})
+    # a run that climbed first and then levelled off: only its second half counts
+    levelled = [0.90, 0.95, 0.97, 0.98, 0.985, 0.986, 0.984, 0.985, 0.986, 0.985, 0.984]
+    assert converged(levelled) and not trend(levelled).rising and finished(levelled)
+    assert "converged, no held-out gain" in training_status({"validation_by_epoch": levelled})
+    # a tiny slope is a few held-out images an epoch, not a run still learning
+    slow = [0.99 + 0.0001 * k for k in range(10)] + [0.9908, 0.9907, 0.9906]
+    assert not trend(slow).rising
+
+
 def test_another_seed_is_saved_under_its_own_name(tiny_recipe, capsys):
     from capsedu.checkpoints import runs_dir
 
