@@ -153,6 +153,21 @@ def paired_verdict(sample: dict, full: dict, first: str, second: str,
     return comparison, line
 
 
+def sample_line(sample: dict, full: dict, rows) -> str:
+    """What a run measured on its sample, beside the record: each reading's accuracy on the
+    sample (``sample``: name -> booleans, ``read_right``) and on how many of the sample's images
+    it reads otherwise than the record of the full set does (``full``: name -> booleans of the
+    whole set; ``rows``: the sample's rows of it). On the CPU the record and the run agree on
+    every image; another device's rounding can flip a borderline one."""
+    rows = torch.as_tensor(rows)
+    differ = sum(int((right != full[name][rows]).sum()) for name, right in sample.items())
+    agreement = ("each reads every image as the record does" if not differ else
+                 f"{differ:,} readings differ from the record's")
+    return (f"this run's sample of {len(rows):,} (rows of the full set): "
+            + ", ".join(f"{name} {100 * right.float().mean().item():.2f} %"
+                        for name, right in sample.items()) + f"; {agreement}")
+
+
 def run_line(name: str, row: dict) -> str:
     """One line on how the checkpoint ``name`` was made, from its manifest ``row``: every sitting
     of its training (``recipes.how_made``), its seed, minutes and CPU threads, and how the run

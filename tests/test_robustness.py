@@ -161,3 +161,17 @@ def test_sweep_curves_and_their_lowest_points():
     lowest = {f: 100 * min(a) for f, a in curves["upright"].items()}
     assert lowest_points(curves) == ["upright: lowest accuracy per sweep: " + ", ".join(
         f"{f} {a:.1f} %" for f, a in lowest.items())]
+
+
+def test_sample_line_counts_the_readings_that_differ_from_the_record():
+    from capsedu.robustness import sample_line
+
+    full = {"a": torch.tensor([True, False, True, True, False]),
+            "b": torch.tensor([True, True, True, True, True])}
+    rows = [4, 1, 0]
+    sample = {name: right[rows] for name, right in full.items()}
+    line = sample_line(sample, full, rows)
+    assert line == ("this run's sample of 3 (rows of the full set): a 33.33 %, b 100.00 %; each "
+                    "reads every image as the record does")
+    sample["b"] = torch.tensor([False, True, False])
+    assert sample_line(sample, full, rows).endswith("2 readings differ from the record's")
