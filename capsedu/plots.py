@@ -29,6 +29,7 @@ from .functional import margin_loss_curves
 from .loop import PATIENCE, best_epoch, finished
 from .parts.votes import PARENTS, pose_code, predict_face, predicted_faces
 from .poses import wrap_angle
+from .statistics import over_seeds
 
 
 def png_bytes(fig: Figure, dpi: int | None = None) -> bytes:
@@ -178,15 +179,24 @@ def show_receptive_field(ax, image, size: int, centres, colors=("tab:orange", "t
            xticks=[], yticks=[])
 
 
+def within_rates(means, half_widths) -> np.ndarray:
+    """Error bars ``[2, n]`` (below, above) of intervals mean ± half-width, cut where they would
+    pass a rate of 0 or 1."""
+    means, half = np.asarray(means, dtype=float), np.asarray(half_widths, dtype=float)
+    return np.stack([np.minimum(half, means), np.minimum(half, 1 - means)])
+
+
 def bar_face_rates(ax, runs, kinds=faces.KINDS):
     """Grouped bars: one group per kind, one bar per model (``runs``: ``parts.scoring.SeedRuns``;
-    mean over seeds, std as error bar, one black dot per seed)."""
+    mean over seeds, its 95 % t interval as error bar, cut at the rates 0 and 1 that a face rate
+    cannot pass; one black dot per seed)."""
     width = 0.8 / len(runs)
     x = np.arange(len(kinds))
     for k, run in enumerate(runs):
         at = x + (k - (len(runs) - 1) / 2) * width
         means = [run.mean(kind) for kind in kinds]
-        errors = [run.std(kind) for kind in kinds] if len(run.seeds) > 1 else None
+        errors = (within_rates(means, [run.interval(kind).half_width for kind in kinds])
+                  if len(run.seeds) > 1 else None)
         ax.bar(at, means, width, yerr=errors, capsize=3, ecolor="0.4",
                label=f"{run.name} ({len(run.seeds)} seed{'s' * (len(run.seeds) > 1)})")
         per_seed = np.array([run.rates[kind] for kind in kinds])  # [kinds, seeds]
@@ -202,7 +212,7 @@ def bar_face_rates(ax, runs, kinds=faces.KINDS):
 def show_probe(fig, probe: dict, rates: dict, xlabel: str):
     """Left: the first image of every set of ``probe`` (label -> images) side by side; right:
     each model's face rate on every set (``rates``: name -> ``probe_rates`` array ``[seeds,
-    sets]``; mean over seeds, std as error bar)."""
+    sets]``; mean over seeds, its 95 % t interval as error bar, within 0 and 1)."""
     ax_examples, ax_rates = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.6, 1]})
     labels, side = list(probe), next(iter(probe.values())).shape[-1]
     ax_examples.imshow(torch.cat([images[0, 0] for images in probe.values()], dim=1),
@@ -212,7 +222,11 @@ def show_probe(fig, probe: dict, rates: dict, xlabel: str):
     ax_examples.set_xticklabels(labels)
     x = np.arange(len(labels))
     for name, r in rates.items():
-        ax_rates.errorbar(x, r.mean(0), yerr=r.std(0), marker="o", capsize=3, label=name)
+        r = np.asarray(r)
+        half = ([over_seeds(column).half_width for column in r.T] if len(r) > 1
+                else np.zeros(r.shape[1]))
+        ax_rates.errorbar(x, r.mean(0), yerr=within_rates(r.mean(0), half), marker="o",
+                          capsize=3, label=name)
     ax_rates.set_xticks(x, labels)
     ax_rates.set(xlabel=xlabel, ylabel="face rate", ylim=(-0.05, 1.05))
     ax_rates.legend(fontsize="small")
@@ -828,15 +842,16 @@ def draw_segmentation(fig, pairs: torch.Tensor, labels: torch.Tensor, read: torc
 def draw_seed_spread(ax, errors: dict[str, np.ndarray], ylabel: str,
                      gap_after: int | None = None) -> None:
     """Each setting's value per seed (``errors``: label -> ``[seeds]``, e.g. a test error in %,
-    named by ``ylabel``) as grey dots and their mean ± standard deviation over the seeds in
-    orange, one column per setting; after the first ``gap_after`` settings, a gap."""
+    named by ``ylabel``) as grey dots and their mean with its 95 % t interval over the seeds in
+    orange (``statistics.over_seeds``), one column per setting; after the first ``gap_after``
+    settings, a gap."""
     x = [k + 0.6 * (gap_after is not None and k >= gap_after) for k in range(len(errors))]
     for at, values in zip(x, errors.values(), strict=True):
         ax.scatter([at] * len(values), values, color="0.5", s=14, zorder=3)
-        ax.errorbar(at, values.mean(), yerr=values.std(ddof=1), fmt="o", color="tab:orange",
-                    capsize=4, zorder=4)
+        ax.errorbar(at, values.mean(), yerr=over_seeds(values).half_width, fmt="o",
+                    color="tab:orange", capsize=4, zorder=4)
     ax.set(xticks=x, xticklabels=list(errors), ylabel=ylabel,
-           title="each grey dot one seed; orange: mean ± std over seeds")
+           title="each grey dot one seed; orange: the mean and its 95 % t interval over seeds")
 
 
 def draw_epoch_curves(ax, curves: dict[str, list[float]], color: str = "tab:orange") -> None:

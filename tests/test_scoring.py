@@ -117,10 +117,12 @@ def test_format_accuracies_rates_and_fooled_from_hand_made_runs():
                 for k in faces.SCRAMBLED_KINDS}}
     rates["off-centre upside_down"] = [0.0, 0.0]  # a kind with a long name
     runs = {"a CNN": SeedRuns("a CNN", [0, 1], [cnn, cnn], rates)}
-    # accuracy per seed: (1 + 1 - 0) / 2 = 1.0 and (0.8 + 1 - 0.2) / 2 = 0.8
+    # accuracy per seed: (1 + 1 - 0) / 2 = 1.0 and (0.8 + 1 - 0.2) / 2 = 0.8; the t interval's
+    # half-width for two seeds: t(1 d.f.) 12.706 * sd 0.1414 / sqrt(2) = 1.271
     assert format_accuracies(runs) == (
         f"           a CNN: {count_parameters(cnn):>9,} parameters, "
-        "faces vs non-faces accuracy 0.900 ± 0.100")
+        "faces vs non-faces accuracy 0.900 ± 1.271 (95 % t interval over 2 seeds)")
+    assert "face rate over seeds: mean ± half-width of its 95 % t interval" in face_rate_table(runs)
     wide = face_rate_table(runs, ["face", "off-centre upside_down"], width=19).splitlines()
     assert wide[1].startswith("face" + " " * 19) and wide[2].startswith("off-centre upside_down ")
     assert [len(line.split("(")[0].rstrip()) for line in wide] == [23 + 19] * 3  # aligned
@@ -128,8 +130,9 @@ def test_format_accuracies_rates_and_fooled_from_hand_made_runs():
     fooled = [k for k in faces.SCRAMBLED_KINDS if k != "permuted"]  # 0.7 > 0.5; permuted 0.5
     assert "accepts 90% of faces, 50% of turned faces" in line
     assert f"by: {', '.join(fooled)}" in line
-    # the std over seeds: 0.25 on permuted, 0.1 on the three others
-    assert line.endswith(f"spread over seeds on scrambles: {np.mean([0.25] + [0.1] * 3):.2f}")
+    # the standard deviation over seeds (ddof 1): 0.354 on permuted, 0.141 on the three others
+    spread = np.mean([np.std([0.75, 0.25], ddof=1)] + [np.std([0.6, 0.8], ddof=1)] * 3)
+    assert line.endswith(f"spread over seeds on scrambles: {spread:.2f}")
 
 
 def test_turned_face_scores_are_each_models_scores_on_the_turned_faces():

@@ -23,6 +23,7 @@ from ..capsnet import count_parameters
 from ..data import faces
 from ..loop import predict
 from ..poses import wrap_angle
+from ..statistics import OverSeeds, over_seeds
 
 TEST_SEED = 1000  # held-out sets use seeds from here on; training sets use small seeds
 FACE = faces.LABELS["face"]  # the label (and class index) of "face"
@@ -181,9 +182,10 @@ class SeedRuns:
     def mean(self, kind: str) -> float:
         return float(np.mean(self.rates[kind]))
 
-    def std(self, kind: str) -> float:
-        """Standard deviation over seeds (0 for a single seed)."""
-        return float(np.std(self.rates[kind]))
+    def interval(self, kind: str) -> OverSeeds | None:
+        """The face rate on ``kind`` over the seeds with its 95 % t interval
+        (``statistics.over_seeds``); None for a single seed, which has no spread to measure."""
+        return over_seeds(self.rates[kind]) if len(self.seeds) > 1 else None
 
     def accuracy(self) -> np.ndarray:
         """Faces vs non-faces accuracy ``[seeds]``: the mean of the face rate on faces and one
@@ -208,14 +210,17 @@ def measure_seeds(name: str, models, seeds, kinds=faces.KINDS, n_test: int = 500
 
 def face_rate_table(runs: dict, kinds=faces.KINDS, width: int = 20) -> str:
     """A table of face rates, one row per kind and one column per model (``runs``: name ->
-    ``SeedRuns``), each "mean ± std" over seeds, in columns ``width`` characters wide (the kinds'
-    column 12, or wider for longer names)."""
+    ``SeedRuns``), each "mean ± h" over seeds, h the half-width of its 95 % t interval (the mean
+    alone for one seed), in columns ``width`` characters wide (the kinds' column 12, or wider for
+    longer names)."""
     kind_width = max(12, max(len(kind) for kind in kinds) + 1)
     rows = [f"{'kind':<{kind_width}}" + "".join(f"{name:>{width}}" for name in runs)
-            + "   (face rate, mean ± std)"]
+            + "   (face rate over seeds: mean ± half-width of its 95 % t interval)"]
     for kind in kinds:
-        # each cell: the mean right-aligned, then " ± " and the std (7 characters)
-        cells = (f"{run.mean(kind):>{width - 7}.2f} ± {run.std(kind):.2f}" for run in runs.values())
+        # each cell: the mean right-aligned, then " ± " and the half-width (7 characters)
+        cells = (f"{run.mean(kind):>{width - 7}.2f}"
+                 + (f" ± {run.interval(kind).half_width:.2f}" if run.interval(kind) else " " * 7)
+                 for run in runs.values())
         rows.append(f"{kind:<{kind_width}}" + "".join(cells))
     return "\n".join(rows)
 
@@ -258,23 +263,27 @@ def mean_face_rate_by_angle(models, n: int = 500, width: int = 30, seed: int = T
 
 def format_accuracies(runs: dict[str, SeedRuns]) -> str:
     """One line per model (``runs``: name -> ``SeedRuns`` with the kinds ``face`` and
-    ``nonface``): its parameters and its faces-vs-non-faces accuracy, mean ± std over seeds."""
+    ``nonface``): its parameters and its faces-vs-non-faces accuracy over the seeds, mean ± the
+    half-width of its 95 % t interval (the mean alone for one seed)."""
     lines = []
     for name, run in runs.items():
         accuracy = run.accuracy()  # [seeds]
+        spread = (f" ± {over_seeds(accuracy).half_width:.3f} (95 % t interval over "
+                  f"{len(accuracy)} seeds)" if len(accuracy) > 1 else " (one seed)")
         lines.append(f"{name:>16}: {count_parameters(run.models[0]):>9,} parameters, faces vs "
-                     f"non-faces accuracy {accuracy.mean():.3f} ± {accuracy.std():.3f}")
+                     f"non-faces accuracy {accuracy.mean():.3f}{spread}")
     return "\n".join(lines)
 
 
 def format_fooled(runs: dict[str, SeedRuns]) -> str:
     """One line per model: the share of faces and turned faces it accepts, the scrambles that
     fool it (a mean face rate above 0.5) and its spread over seeds on the scrambles (the mean
-    std of its face rate)."""
+    standard deviation of its face rate, ddof 1; 0 for one seed)."""
     lines = []
     for name, run in runs.items():
         fooled = run.fooled()
-        spread = np.mean([run.std(kind) for kind in faces.SCRAMBLED_KINDS])
+        spread = np.mean([run.interval(kind).sd if run.interval(kind) else 0.0
+                          for kind in faces.SCRAMBLED_KINDS])
         lines.append(f"{name:>16} accepts {run.mean('face'):.0%} of faces, "
                      f"{run.mean('rotated'):.0%} of turned faces; is fooled (face rate > 0.5) "
                      f"by: {', '.join(fooled) or 'none':<26} spread over seeds on scrambles: "
