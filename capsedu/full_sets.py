@@ -1,7 +1,7 @@
 """Part IV's full test sets, and which images every shipped model reads right on them.
 
 Notebooks 08 and 10 measure a fixed sample of each test set in default and quick mode
-(``mnist.test_sample``), because scoring all 10,000 images takes a laptop minutes per model. A
+(``mnist.fixed_sample``), because scoring all 10,000 images takes a laptop minutes per model. A
 verdict read off a sample can differ from the full set's (a 3,000-digit sample once showed routing
 "told apart" where all 10,000 digits did not). So each shipped model is scored once on every full
 set by this module's command, image by image, and the notebooks print the full set's verdict
@@ -37,7 +37,7 @@ TURN_SEED = 0  # notebook 10's digits turned by random angles: the angles' seed
 def turned_mnist(rows=None) -> tuple[torch.Tensor, torch.Tensor]:
     """Notebook 10's test of rotation: each MNIST test digit turned by its own random angle (0 to
     360 degrees, seed ``TURN_SEED``) on its 28x28 canvas: ``(images [N, 1, 28, 28], labels [N])``.
-    ``rows``: those digits only, turned as in the whole set (``mnist.test_sample``)."""
+    ``rows``: those digits only, turned as in the whole set (``mnist.fixed_sample``)."""
     images, labels = load_mnist(train=False)
     angles = 360 * torch.rand(len(labels), generator=torch.Generator().manual_seed(TURN_SEED))
     keep = torch.arange(len(labels)) if rows is None else torch.as_tensor(rows)

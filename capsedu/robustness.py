@@ -15,7 +15,7 @@ from .capsnet import routing_iterations
 from .data import transformed_mnist as tm
 from .loop import evaluate, is_correct, predict, training_status, verdict
 from .recipes import how_made
-from .statistics import Paired, paired
+from .statistics import Paired, SeedDifference, paired
 from .validate import check_choice, check_shape
 
 # Quoted, not measured here: models trained on translated MNIST, their accuracy (%) on translated
@@ -102,11 +102,12 @@ def viewpoint_table(translated: dict[str, float], affine: dict[str, float],
 
 @dataclass(frozen=True)
 class OnSample:
-    """A paired comparison of two models on a whole test set, the verdict, and on the sample of it
-    that a run measured live (``mnist.test_sample``'s rows of the same images)."""
+    """A comparison (``statistics.paired`` or ``seed_difference``) on whole test sets, the
+    verdict, and the same comparison on the sample of them that a run measured live
+    (``mnist.fixed_sample``'s rows of the same images)."""
 
-    full: Paired
-    sample: Paired
+    full: Paired | SeedDifference
+    sample: Paired | SeedDifference
 
     @property
     def clear(self) -> bool:
@@ -129,14 +130,28 @@ class OnSample:
         return self.sample.clear == self.full.clear and (not self.full.clear or same_side)
 
 
+def sample_verdict(full, sample, runs: dict, sizes: tuple[int, int]) -> tuple[OnSample, str]:
+    """The verdict line of a comparison made on whole test sets (``full``) and on a run's sample
+    of them (``sample``), ``sizes`` = (images in the full set, in the sample): the full set's
+    comparison, final only when the recorded ``runs`` it rests on (name -> manifest row) have
+    finished (``loop.verdict``); then the sample's, and whether it tells the same (a sample's
+    verdict that differs is no conclusion)."""
+    comparison = OnSample(full, sample)
+    n_full, n_sample = sizes
+    line = f"all {n_full:,} test images (recorded): {verdict(full, runs)}"
+    if n_sample != n_full:
+        line += (f"\n    this run's sample of {n_sample:,}: {sample}; "
+                 + ("the full set's verdict too" if comparison.agrees else
+                    "NOT the full set's verdict, so no conclusion"))
+    return comparison, line
+
+
 def paired_verdict(sample: dict, full: dict, first: str, second: str,
                    manifest: dict) -> tuple[OnSample, str]:
     """Model ``first`` minus ``second``, image by image (``statistics.paired``), on the whole test
     set (``full``: name -> booleans, from ``full_sets.read_right``) and on the sample this run
-    measured (``sample``: name -> booleans, ``read_right``), and the verdict line: the full set's
-    comparison, final only when the recorded runs it rests on (those of the two names found in
-    ``manifest``) have converged (``loop.verdict``); then the sample's, and whether it tells the
-    same (a sample's verdict that differs is no conclusion)."""
+    measured (``sample``: name -> booleans, ``read_right``), and its verdict line
+    (``sample_verdict``), resting on the recorded runs of the two names found in ``manifest``."""
     for name in (first, second):
         check_choice(name, "first and second", dict.fromkeys(sample, "a model read_right scored"))
         check_choice(name, "first and second", dict.fromkeys(full, "a model of the record"))
@@ -144,13 +159,8 @@ def paired_verdict(sample: dict, full: dict, first: str, second: str,
     if not runs:
         raise ValueError(f"neither {first!r} nor {second!r} is a recorded run of the manifest: a "
                          "verdict rests on at least one")
-    comparison = OnSample(paired(full[first], full[second]), paired(sample[first], sample[second]))
-    line = f"all {comparison.full.n:,} test images (recorded): {verdict(comparison.full, runs)}"
-    if comparison.sample.n != comparison.full.n:
-        line += (f"\n    this run's sample of {comparison.sample.n:,}: {comparison.sample}; "
-                 + ("the full set's verdict too" if comparison.agrees else
-                    "NOT the full set's verdict, so no conclusion"))
-    return comparison, line
+    on_full, on_sample = paired(full[first], full[second]), paired(sample[first], sample[second])
+    return sample_verdict(on_full, on_sample, runs, (on_full.n, on_sample.n))
 
 
 def sample_line(sample: dict, full: dict, rows) -> str:

@@ -1,17 +1,20 @@
 """The seed's comparison table of notebook 10 §7, measured.
 
 ``measure`` measures what the table needs that earlier notebooks measured (07's face rates, 08's
-affNIST-style accuracies and timings, 05's multiply-adds); ``measured_lines`` says it; ``rows``
-builds one row per claim of the seed from those measurements and notebook 10's own ``Findings``;
-``markdown`` renders the rows as a Markdown table.
+timings, 05's multiply-adds) and reads what they recorded (08's affNIST-style readings of all
+10,000 test digits, ``full_sets``); ``measured_lines`` says it; ``rows`` builds one row per claim
+of the seed from those measurements, notebook 10's own ``Findings`` and 09's recorded runs, with
+09's comparisons as 09 prints them (the same intervals, and how many of its comparisons crossed the
+line beside how many chance alone would give); ``markdown`` renders the rows as a Markdown table.
 """
 
 from dataclasses import dataclass
 
 import torch
 
+from . import full_sets
+from .ablations import WEIGHTS, one_change_comparisons, seed_errors
 from .ablations import read_results as read_ablations
-from .ablations import seed_errors
 from .bug_zoo import CORRECT
 from .bug_zoo import read_results as read_zoo
 from .capsnet import PAPER, CapsNet
@@ -19,10 +22,10 @@ from .checkpoints import pretrained
 from .costs import anatomy
 from .data import faces
 from .data import transformed_mnist as tm
-from .loop import is_correct, predict, still_improving, time_predict
+from .loop import still_improving, time_predict
 from .parts.scoring import face_rates
 from .parts.training import load_face_models
-from .statistics import leader, paired, seed_difference
+from .statistics import leader, over_seeds, paired
 from .validate import check_shape
 
 FACE_NAMES = ("bag-of-parts CNN", "deep CNN", "pixel CapsNet", "pose capsules")
@@ -31,32 +34,34 @@ ROUTING = "DigitCaps: routing x3"  # the routing's row in costs.anatomy
 COLUMNS = ("", "the seed says", "this course measured", "verdict")
 
 
-def measure(images: torch.Tensor, labels: torch.Tensor, n_table: int, n_affine: int) -> dict:
+TIMED = 200  # digits each of 08's models reads for its time
+
+
+def measure(images: torch.Tensor, n_table: int) -> dict:
     """What the table measures here: seed 0's face models on ``n_table`` held-out images per
-    face kind (``face rates``: name -> kind -> share called "face"), 08's models on the first
-    ``n_affine`` of the MNIST test ``images`` [N, 1, 28, 28] turned, sheared and scaled
-    (``affine``: name -> accuracy; ``affine right`` [n_affine] booleans; ``seconds per 1000``),
-    and the paper's CapsNet's multiply-adds per layer (``MACs``, ``total``)."""
+    face kind (``face rates``: name -> kind -> share called "face"); 08's models on all 10,000
+    affNIST-style test digits, from ``full_sets``' record (``affine``: name -> accuracy; ``affine
+    right``: name -> ``[10,000]`` booleans) and timed here on the first ``TIMED`` of the MNIST test
+    ``images`` [N, 1, 28, 28] turned, sheared and scaled (``seconds per 1000``); and the paper's
+    CapsNet's multiply-adds per layer (``MACs``, ``total``)."""
     check_shape(images, "images", "[N, 1, 28, 28]", ndim=4)
-    if not 0 < n_affine <= len(labels):
-        raise ValueError(f"n_affine must lie in 1..{len(labels)} (the test digits), got {n_affine}")
-    measured = {"n_table": n_table, "n_affine": n_affine}
+    measured = {"n_table": n_table}
     # 07: scrambled faces (right parts, wrong places); face rate = share called "face"
     face_models = load_face_models([0], names=FACE_NAMES)
     measured["face rates"] = {name: face_rates(trained[0], ["face", *faces.SCRAMBLED_KINDS],
                                                n_table)
                               for name, trained in face_models.items()}
-    # 08: trained on translated digits, tested on affNIST-style digits (turned, sheared, scaled)
-    affine_digits, _ = tm.random_affine(images[:n_affine], seed=0)
-    affine_models = {name: pretrained(name) for name in AFFINE_NAMES}
-    # [n_affine] booleans: each digit read right? (a paired comparison needs them)
-    measured["affine right"] = {name: is_correct(predict(model, affine_digits), labels[:n_affine])
-                                for name, model in affine_models.items()}
+    # 08: trained on translated digits, tested on affNIST-style digits (turned, sheared, scaled):
+    # which of all 10,000 each model reads right, as recorded (a paired comparison needs them)
+    measured["affine right"] = {name: full_sets.read_right("affnist-style", name)
+                                for name in AFFINE_NAMES}
     measured["affine"] = {name: right.float().mean().item()
                           for name, right in measured["affine right"].items()}
-    # the median time to score 200 digits, the models taking turns; per 1,000 digits
+    # the median time to score TIMED digits, the models taking turns; per 1,000 digits
+    affine_digits, _ = tm.random_affine(images[:TIMED], seed=0)
+    affine_models = {name: pretrained(name) for name in AFFINE_NAMES}
     measured["seconds per 1000"] = {name: 1000 * seconds for name, seconds in
-                                    time_predict(affine_models, affine_digits[:200]).items()}
+                                    time_predict(affine_models, affine_digits).items()}
     # 05: the paper's CapsNet, layer by layer
     layers = anatomy(CapsNet(PAPER))
     measured["MACs"] = {row.name: row.macs for row in layers}
@@ -70,9 +75,10 @@ def measured_lines(measured: dict) -> list[str]:
              "3 seeds, 400 each):"]
     lines += [f"  {name:>16}: " + ", ".join(f"{kind} {rate:.2f}" for kind, rate in rates.items())
               for name, rates in measured["face rates"].items()]
-    lines.append(f"affNIST-style, {measured['n_affine']:,} digits (08 measures all 10,000):")
-    lines += [f"  {name:>21}: {100 * share:.1f} %, "
-              f"{measured['seconds per 1000'][name]:.1f} s per 1,000 digits here"
+    lines.append("affNIST-style, all 10,000 test digits (08's record), and the time to read them "
+                 "here:")
+    lines += [f"  {name:>21}: {100 * share:.2f} %, "
+              f"{measured['seconds per 1000'][name]:.1f} s per 1,000 digits"
               for name, share in measured["affine"].items()]
     total = measured["total"]
     lines.append(f"the paper's CapsNet: {total / 1e6:.1f} M multiply-adds per image, routing "
@@ -115,8 +121,13 @@ def rows(measured: dict, found: Findings, manifest: dict) -> list[tuple[str, str
     grid = read_ablations()  # 09's shipped runs: the LIVE CapsNet trained over a grid of settings
     # MNIST test error (%) of each seed, trained with reconstruction and 1 or 3 iterations
     e1, e3 = (seed_errors(grid, {"iterations": it, "recon_weight": 0.0005}) for it in (1, 3))
-    # seed by seed, as 09 compares them: 1 iteration's error minus 3's (positive: 3 ahead)
-    mnist_verdict = leader(seed_difference(e3, e1, paired=True), "3", "1")
+    # 09's comparisons, as 09 prints them: 3 iterations' error minus 1's, seed by seed, with and
+    # without the reconstruction loss, among all of 09's one-change comparisons
+    groups = one_change_comparisons(grid)
+    routing = {weight: groups[f"reconstruction weight {weight}"]["3 vs 1 iterations"]
+               for weight in WEIGHTS}
+    every = [c for group in groups.values() for c in group.values()]
+    crossed, chance = sum(c.clear for c in every), len(every) * (1 - every[0].level)
     # the same digits read by two models: paired comparisons; "not final" where a run improved
     unfinished = still_improving({name: manifest[name] for name in AFFINE_NAMES})
     not_final = f" (not final: {', '.join(unfinished)} still improving)" if unfinished else ""
@@ -149,18 +160,28 @@ def rows(measured: dict, found: Findings, manifest: dict) -> list[tuple[str, str
         "so does a deep CNN" if not fooled["deep CNN"] else "a deep CNN is fooled",
         "the paper-style pixel CapsNet is fooled" if fooled["pixel CapsNet"]
         else "so does the pixel CapsNet"])
-    view = (f"08 (here, {measured['n_affine']:,} digits): affNIST-style CapsNet {pct(caps3)}, "
+    view = (f"08 (all 10,000 digits, one training run each): affNIST-style CapsNet {pct(caps3)}, "
             f"CNN {pct(cnn8)}; §4: randomly turned, G-CNN {pct(found.gcnn_turned)}, CNN "
             f"{pct(found.cnn_turned)} (means of {found.n_seeds} seeds)")
     view_verdict = (f"affNIST-style: {affine_verdict['affnist-cnn']}{not_final}; turned: "
                     f"{found.turned_verdict} over seeds (built-in equivariance)")
+    o1, o3 = over_seeds(e1), over_seeds(e3)
     benefit = ("07 §6: pose capsules with uniform coupling give the verdicts of 3 iterations; "
-               f"08 (here): 1 iteration {pct(caps1)}, 3 iterations {pct(caps3)}; 09 (its shipped "
-               f"runs, {len(e1)} seeds, MNIST test error): 1 iteration {e1.mean():.2f} ± "
-               f"{e1.std(ddof=1):.2f} %, 3 iterations {e3.mean():.2f} ± {e3.std(ddof=1):.2f} %")
+               f"08 (all 10,000 digits): 1 iteration {pct(caps1)}, 3 iterations {pct(caps3)}; "
+               f"09 (its shipped runs, {len(e1)} seeds each, MNIST test error, ± the half-width "
+               f"of the 95 % t interval): 1 iteration {o1.mean:.2f} ± {o1.half_width:.2f} %, "
+               f"3 iterations {o3.mean:.2f} ± {o3.half_width:.2f} %; 3 iterations minus 1, "
+               + ", ".join(f"{'with' if weight else 'without'} reconstruction "
+                           f"{c.difference:+.3f} points ({c.low:+.3f} to {c.high:+.3f})"
+                           for weight, c in routing.items())
+               + f"; {crossed} of 09's {len(every)} one-change comparisons told apart, chance "
+               f"alone about {chance:.1f}")
+    mnist = [f"{leader(c, '3', '1', lower_is_better=True)} "
+             f"{'with' if weight else 'without'} reconstruction" for weight, c in routing.items()]
     benefit_verdict = ("3 vs 1 iterations: affNIST-style "
-                       f"{affine_verdict['affnist-capsnet-1iter']}{not_final}; "
-                       f"MNIST {mnist_verdict} (09's seeds)")
+                       f"{affine_verdict['affnist-capsnet-1iter']}{not_final}; MNIST "
+                       + ", ".join(mnist) + f" (09's seeds; {crossed} of {len(every)} "
+                       f"comparisons crossed, about {chance:.1f} by chance alone)")
     cost = (f"05 (here): the paper's CapsNet, {total / 1e6:.0f} M multiply-adds per image, "
             f"routing {100 * measured['MACs'][ROUTING] / total:.1f} % of them; 08's pair (equal "
             f"sizes) scores 1,000 digits in {speed['affnist-capsnet']:.1f} s and "

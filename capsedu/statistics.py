@@ -252,14 +252,15 @@ def seed_difference(a, b, paired: bool, level: float = LEVEL) -> SeedDifference:
                           paired, level)
 
 
-def leader(comparison, first: str, second: str) -> str:
+def leader(comparison, first: str, second: str, lower_is_better: bool = False) -> str:
     """A comparison in two words, for a table: ``"<first> ahead"`` when it is told apart and its
     difference is positive (``paired(a, b)``: a's accuracy minus b's; ``seed_difference(a, b)``: b's
     mean minus a's), ``"<second> ahead"`` when told apart the other way, else ``"not told
-    apart"``."""
+    apart"``. ``lower_is_better``: the numbers are errors, so a negative difference puts
+    ``first`` ahead."""
     if not comparison.clear:
         return "not told apart"
-    return f"{first} ahead" if comparison.difference > 0 else f"{second} ahead"
+    return f"{first} ahead" if (comparison.difference > 0) != lower_is_better else f"{second} ahead"
 
 
 def tally(comparisons) -> str:

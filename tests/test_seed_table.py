@@ -17,7 +17,7 @@ def fake_measured(pose_rate=0.1):
     face_rates = {name: dict(rates) for name in st.FACE_NAMES}
     face_rates["pixel CapsNet"][st.faces.SCRAMBLED_KINDS[0]] = 0.8
     face_rates["pose capsules"][st.faces.SCRAMBLED_KINDS[0]] = pose_rate
-    return {"n_table": 3, "n_affine": 5, "face rates": face_rates, "affine right": right,
+    return {"n_table": 3, "face rates": face_rates, "affine right": right,
             "affine": {name: r.float().mean().item() for name, r in right.items()},
             "seconds per 1000": dict(zip(st.AFFINE_NAMES, (3.0, 1.5, 0.5), strict=True)),
             "MACs": {"Conv1": 750_000, st.ROUTING: 250_000}, "total": 1_000_000}
@@ -33,8 +33,9 @@ def test_measured_lines_say_each_measurement():
     lines = st.measured_lines(fake_measured())
     assert lines[0] == ("face rates of seed 0's models, 3 images per kind (07 measures 3 seeds, "
                         "400 each):")
-    assert lines[5] == "affNIST-style, 5 digits (08 measures all 10,000):"
-    assert lines[6] == "        affnist-capsnet: 80.0 %, 3.0 s per 1,000 digits here"
+    assert lines[5] == ("affNIST-style, all 10,000 test digits (08's record), and the time to read "
+                        "them here:")
+    assert lines[6] == "        affnist-capsnet: 80.00 %, 3.0 s per 1,000 digits"
     assert lines[-1] == "the paper's CapsNet: 1.0 M multiply-adds per image, routing 25.0 % of them"
 
 
@@ -46,7 +47,7 @@ def test_rows_write_the_measurements_into_their_cells(monkeypatch):
                                           "cosine 0.25 with upright")
     assert rows["basic unit"][1].endswith("05's CapsNet, trained upright, loses its capsule at 45°")
     assert rows["viewpoint"][0] == (
-        "08 (here, 5 digits): affNIST-style CapsNet 80.0 %, CNN 40.0 %; "
+        "08 (all 10,000 digits, one training run each): affNIST-style CapsNet 80.0 %, CNN 40.0 %; "
         "§4: randomly turned, G-CNN 90.0 %, CNN 45.0 % (means of 3 seeds)")
     assert rows["viewpoint"][1].endswith("; turned: G-CNN ahead over seeds (built-in equivariance)")
     assert rows["cost"][0] == (
@@ -93,8 +94,27 @@ def test_markdown_is_a_table_of_one_row_per_claim(monkeypatch):
 
 
 def test_measure_refuses_bad_input():
-    images = torch.zeros(4, 1, 28, 28)
-    with pytest.raises(ValueError, match="n_affine"):
-        st.measure(images, torch.zeros(4, dtype=torch.long), 3, 5)
     with pytest.raises(ValueError, match="images"):
-        st.measure(images[:, 0], torch.zeros(4, dtype=torch.long), 3, 2)
+        st.measure(torch.zeros(4, 28, 28), 3)
+
+
+def test_the_routing_row_is_09s_comparisons_number_for_number(monkeypatch):
+    from capsedu import ablations
+
+    monkeypatch.setattr(st, "still_improving", lambda records: [])
+    cells = dict((row[0], row[2:]) for row in st.rows(fake_measured(), FOUND, MANIFEST))
+    measured, verdict = cells["routing"]
+    groups = ablations.one_change_comparisons(ablations.read_results())
+    every = [c for group in groups.values() for c in group.values()]
+    for weight, words in zip(ablations.WEIGHTS, ("with", "without"), strict=True):
+        c = groups[f"reconstruction weight {weight}"]["3 vs 1 iterations"]  # as 09 prints it
+        assert (f"{words} reconstruction {c.difference:+.3f} points ({c.low:+.3f} to "
+                f"{c.high:+.3f})") in measured
+        told = ("not told apart" if not c.clear else "3 ahead" if c.difference < 0 else "1 ahead")
+        assert f"MNIST {told} {words} reconstruction" in verdict or \
+            f", {told} {words} reconstruction" in verdict
+    crossed = sum(c.clear for c in every)
+    assert f"{crossed} of 09's {len(every)} one-change comparisons told apart" in measured
+    chance = len(every) * 0.05
+    assert f"{crossed} of {len(every)} comparisons crossed, about {chance:.1f}" in verdict
+    assert " ± " in measured and "half-width of the 95 % t interval" in measured

@@ -217,14 +217,14 @@ def test_rows_are_checked():
 
 
 def test_test_samples_are_nested_fixed_and_spread_over_the_test_set():
-    from capsedu.data.mnist import test_sample
+    from capsedu.data.mnist import fixed_sample
 
-    small, large = test_sample(500), test_sample(3000)
-    assert torch.equal(large[:500], small) and torch.equal(test_sample(500), small)
+    small, large = fixed_sample(500), fixed_sample(3000)
+    assert torch.equal(large[:500], small) and torch.equal(fixed_sample(500), small)
     assert len(torch.unique(large)) == 3000 and int(large.max()) < 10_000
-    assert torch.equal(test_sample(None), torch.arange(10_000))
+    assert torch.equal(fixed_sample(None), torch.arange(10_000))
     # a random order, not the first digits: the first 3,000 are harder than the average
     assert 3500 < large.float().mean() < 6500
     for n in (0, 10_001, 2.5, True):
         with pytest.raises(ValueError, match="n must"):
-            test_sample(n)
+            fixed_sample(n)

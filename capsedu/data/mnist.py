@@ -59,7 +59,7 @@ _IN_USE: dict[tuple, tuple] = {}
 SAMPLE_SEED = 0  # the one fixed random order of the test split that every sample is cut from
 
 
-def test_sample(n: int | None) -> torch.Tensor:
+def fixed_sample(n: int | None) -> torch.Tensor:
     """Which MNIST test digits a sample of ``n`` holds: indices ``[n]`` into the 10,000 of the
     test split (and into every test set made from them, image by image: translated,
     affNIST-style, turned, paired).

@@ -134,7 +134,7 @@ def _rows(rows, n: int) -> torch.Tensor:
         return torch.arange(n)
     rows = torch.as_tensor(rows)
     if rows.ndim != 1 or rows.dtype.is_floating_point or len(rows) == 0:
-        raise ValueError(f"rows must be a 1-d list of image indices (e.g. mnist.test_sample(n)), "
+        raise ValueError(f"rows must be a 1-d list of image indices (e.g. mnist.fixed_sample(n)), "
                          f"got shape {tuple(rows.shape)} and dtype {rows.dtype}")
     if rows.min() < 0 or rows.max() >= n:
         raise ValueError(f"rows must index the {n:,} images given (0 .. {n - 1}), got "
@@ -147,7 +147,7 @@ def translated(images: torch.Tensor, seed: int = 0, side: int = CANVAS,
     """Translated MNIST: each digit at a uniformly random place on a ``side`` x ``side`` canvas
     (the whole 28x28 box stays on it): ``[N, 1, side, side]``.
 
-    ``rows`` (indices, e.g. ``mnist.test_sample(n)``): only those digits, each at the place it has
+    ``rows`` (indices, e.g. ``mnist.fixed_sample(n)``): only those digits, each at the place it has
     in the whole set (the places are drawn for all of ``images``): a sample of the full set."""
     images = _as_digits(images)
     g = torch.Generator().manual_seed(seed)
@@ -164,7 +164,7 @@ def translated_mnist(train: bool = True, limit: int | None = None, rows=None):
     split, 1 for the test split): ``(images [N, 1, 40, 40], labels [N])``, the data of the affNIST
     recipes (``capsedu.train``). ``limit`` keeps the first N digits (a trial); ``rows`` keeps those
     digits of the whole split, each placed as in the whole split (a sample of the test set:
-    ``mnist.test_sample``)."""
+    ``mnist.fixed_sample``)."""
     images, labels = load_mnist(train, limit)
     return translated(images, TRANSLATED_SEEDS[train], rows=rows), labels[_rows(rows, len(labels))]
 
@@ -223,7 +223,7 @@ def random_affine(images: torch.Tensor, seed: int = 0, ranges: AffineRanges = AF
     Returns ``(images [N, 1, side, side], params)``; ``params`` holds the drawn ``rotation``,
     ``shear``, ``scale_x``, ``scale_y`` and translation ``tx``, ``ty`` (pixels), each ``[N]``.
 
-    ``rows`` (indices, e.g. ``mnist.test_sample(n)``): only those digits, each under the map it
+    ``rows`` (indices, e.g. ``mnist.fixed_sample(n)``): only those digits, each under the map it
     has in the whole set (the maps are drawn for all of ``images``): a sample of the full set."""
     digits = _as_digits(images)
     n = len(digits)
