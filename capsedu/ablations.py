@@ -70,6 +70,13 @@ def seed_errors(results: dict[str, dict], cell: dict, tested_with: int | None = 
                      for seed in SEEDS])
 
 
+def seed_noise(results: dict[str, dict], cell: dict) -> float:
+    """How far another training seed moves a grid ``cell``'s test accuracy: the standard
+    deviation (ddof 1) of its seeds' accuracies, 0..1 units (the noise a difference between two
+    single runs of that recipe must exceed to say anything about the recipes)."""
+    return float(np.std(seed_errors(results, cell), ddof=1)) / 100
+
+
 # Test errors (%) quoted for the paper's four settings, (iterations, with reconstruction) -> error
 QUOTED = {
     "paper": {(1, True): 0.29, (3, True): 0.25, (1, False): 0.34, (3, False): 0.35},  # Table 1

@@ -34,12 +34,12 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from . import ablations, checkpoints
+from . import ablations, checkpoints, statistics
 from .capsnet import LIVE, PAPER, CapsNet, CapsNetConfig, CapsNetOutput
 from .couplings import coupling_trace, normalised_entropy
-from .data.mnist import load_mnist
+from .data.mnist import SPLITS, load_mnist
 from .functional import class_targets, reconstruction_loss
-from .loop import PATIENCE, chosen_epoch, converged, held_out_scores, predict
+from .loop import PATIENCE, chosen_epoch, converged, finished, held_out_scores, predict
 from .recipes import Recipe, command_line, how_run, train_recipe
 from .routing import (
     RoutingResult,
@@ -51,6 +51,7 @@ from .routing import (
     outputs,
     routing_step,
 )
+from .statistics import Paired
 from .train import experiment_parser, positive_int, record_missing, results_file
 from .validate import check_choice, check_integer, check_labels, check_shape
 
@@ -262,6 +263,9 @@ CORRECT = "correct"  # the run of the paper's CapsNet(LIVE), beside the bugs' ru
 RESULTS = "bug_zoo.json"
 EPOCHS = ablations.EPOCHS  # the budget: each run stops earlier, by the course's rule (PATIENCE)
 COMMAND = "python -m capsedu.bug_zoo"
+# the cell of 09's ablation grid whose recipe the correct run is (its seeds give the zoo's noise)
+CELL = {"iterations": LIVE.iterations, "recon_weight": LIVE.recon_weight}
+TEST_IMAGES = SPLITS[False][2]  # MNIST's test split
 COUPLING_IMAGES = 128  # the first test images (one training batch), whose couplings a run reports
 
 
@@ -387,11 +391,59 @@ def step_table(recorded: dict[str, dict], live: dict[str, dict]) -> str:
     return "\n".join(lines)
 
 
-def caught_up(recorded: dict[str, dict], within: float = 0.01) -> list[str]:
-    """The bugs whose ``recorded`` run (``read_results``) ends with a test accuracy less than
-    ``within`` (0.01: a point) below the correct model's."""
-    return [name for name in BUGS
-            if recorded[CORRECT]["test_accuracy"] - recorded[name]["test_accuracy"] < within]
+@dataclass(frozen=True)
+class BugCost:
+    """What one bug cost its recorded run: its test accuracy against the correct run's, image by
+    image on the same test images (``paired``: the bug's minus the correct model's), beside the
+    run-to-run ``noise`` of the correct recipe over training seeds (a standard deviation of test
+    accuracy, 0..1 units); ``finished``: both runs met the course's rule (``loop.finished``)."""
+
+    bug: str
+    paired: Paired
+    noise: float
+    finished: bool
+
+    @property
+    def revealed(self) -> bool:
+        """Accuracy reveals the bug: the two runs are told apart on the shared test images and
+        differ by more than another training seed of the same recipe would move either."""
+        return self.paired.clear and abs(self.paired.difference) > self.noise
+
+
+def bug_costs(recorded: dict[str, dict], noise: float) -> dict[str, BugCost]:
+    """``BugCost`` of every bug of ``recorded`` (``read_results``) against ``CORRECT``: a paired
+    test on the test images each run read wrong (``test_wrong``; every run reads the same
+    test images: all of MNIST's, or a trial's first ``limit``), with the seed ``noise`` of the
+    correct recipe (``ablations.seed_noise``)."""
+    def right(record):
+        wrong = np.zeros(min(record["limit"] or TEST_IMAGES, TEST_IMAGES), dtype=bool)
+        wrong[record["test_wrong"]] = True
+        return ~wrong
+
+    correct = recorded[CORRECT]
+    return {name: BugCost(name, statistics.paired(right(recorded[name]), right(correct)), noise,
+                          finished(recorded[name]["validation_by_epoch"])
+                          and finished(correct["validation_by_epoch"]))
+            for name in BUGS}
+
+
+def cost_lines(costs: dict[str, BugCost]) -> list[str]:
+    """One line per bug of ``costs``: what it did to the test accuracy, the paired test, and
+    whether accuracy reveals it by the noise criterion; and a last line that counts them and says
+    whether the runs were finished (a count from unfinished runs says how far each bug had got,
+    not where it ends)."""
+    lines = [f"{name}: {cost.paired}; "
+             f"{'beyond' if abs(cost.paired.difference) > cost.noise else 'within'} the seed "
+             f"noise ({100 * cost.noise:.2f} points): "
+             f"{'revealed' if cost.revealed else 'not revealed'} by accuracy"
+             for name, cost in costs.items()]
+    revealed = sum(cost.revealed for cost in costs.values())
+    unfinished = sum(not cost.finished for cost in costs.values())
+    where = ("every run met the course's rule: this is where they end" if not unfinished else
+             f"{unfinished} of {len(costs)} bugs' runs (or the correct one) did not meet the "
+             "course's rule: this is where training stopped, not where the runs would end")
+    lines.append(f"accuracy reveals {revealed} of {len(costs)} bugs; {where}")
+    return lines
 
 
 # --- Notebook 09's widget: a trained CapsNet's routing with a bug switched on ---------------------
