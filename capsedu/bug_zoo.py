@@ -392,8 +392,8 @@ def step_table(recorded: dict[str, dict], live: dict[str, dict]) -> str:
 
 
 @dataclass(frozen=True)
-class BugCost:
-    """What one bug cost its recorded run: its test accuracy against the correct run's, image by
+class BugEffect:
+    """What one bug did to its recorded run: its test accuracy against the correct run's, image by
     image on the same test images (``paired``: the bug's minus the correct model's), beside the
     run-to-run ``noise`` of the correct recipe over training seeds (a standard deviation of test
     accuracy, 0..1 units); ``finished``: both runs met the course's rule (``loop.finished``)."""
@@ -410,8 +410,8 @@ class BugCost:
         return self.paired.clear and abs(self.paired.difference) > self.noise
 
 
-def bug_costs(recorded: dict[str, dict], noise: float) -> dict[str, BugCost]:
-    """``BugCost`` of every bug of ``recorded`` (``read_results``) against ``CORRECT``: a paired
+def bug_effects(recorded: dict[str, dict], noise: float) -> dict[str, BugEffect]:
+    """``BugEffect`` of every bug of ``recorded`` (``read_results``) against ``CORRECT``: a paired
     test on the test images each run read wrong (``test_wrong``; every run reads the same
     test images: all of MNIST's, or a trial's first ``limit``), with the seed ``noise`` of the
     correct recipe (``ablations.seed_noise``)."""
@@ -421,28 +421,28 @@ def bug_costs(recorded: dict[str, dict], noise: float) -> dict[str, BugCost]:
         return ~wrong
 
     correct = recorded[CORRECT]
-    return {name: BugCost(name, statistics.paired(right(recorded[name]), right(correct)), noise,
+    return {name: BugEffect(name, statistics.paired(right(recorded[name]), right(correct)), noise,
                           finished(recorded[name]["validation_by_epoch"])
                           and finished(correct["validation_by_epoch"]))
             for name in BUGS}
 
 
-def cost_lines(costs: dict[str, BugCost]) -> list[str]:
-    """One line per bug of ``costs``: what it did to the test accuracy, the paired test, and
+def effect_lines(effects: dict[str, BugEffect]) -> list[str]:
+    """One line per bug of ``effects``: what it did to the test accuracy, the paired test, and
     whether accuracy reveals it by the noise criterion; and a last line that counts them and says
     whether the runs were finished (a count from unfinished runs says how far each bug had got,
     not where it ends)."""
-    lines = [f"{name}: {cost.paired}; "
-             f"{'beyond' if abs(cost.paired.difference) > cost.noise else 'within'} the seed "
-             f"noise ({100 * cost.noise:.2f} points): "
-             f"{'revealed' if cost.revealed else 'not revealed'} by accuracy"
-             for name, cost in costs.items()]
-    revealed = sum(cost.revealed for cost in costs.values())
-    unfinished = sum(not cost.finished for cost in costs.values())
+    lines = [f"{name}: {effect.paired}; "
+             f"{'beyond' if abs(effect.paired.difference) > effect.noise else 'within'} the seed "
+             f"noise ({100 * effect.noise:.2f} points): "
+             f"{'revealed' if effect.revealed else 'not revealed'} by accuracy"
+             for name, effect in effects.items()]
+    revealed = sum(effect.revealed for effect in effects.values())
+    unfinished = sum(not effect.finished for effect in effects.values())
     where = ("every run met the course's rule: this is where they end" if not unfinished else
-             f"{unfinished} of {len(costs)} bugs' runs (or the correct one) did not meet the "
+             f"{unfinished} of {len(effects)} bugs' runs (or the correct one) did not meet the "
              "course's rule: this is where training stopped, not where the runs would end")
-    lines.append(f"accuracy reveals {revealed} of {len(costs)} bugs; {where}")
+    lines.append(f"accuracy reveals {revealed} of {len(effects)} bugs; {where}")
     return lines
 
 

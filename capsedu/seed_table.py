@@ -16,7 +16,7 @@ from . import full_sets
 from .ablations import WEIGHTS, one_change_comparisons, seed_errors, seed_noise
 from .ablations import read_results as read_ablations
 from .bug_zoo import CELL as ZOO_CELL
-from .bug_zoo import CORRECT, bug_costs
+from .bug_zoo import CORRECT, bug_effects
 from .bug_zoo import read_results as read_zoo
 from .capsnet import PAPER, CapsNet
 from .checkpoints import pretrained
@@ -136,16 +136,16 @@ def rows(measured: dict, found: Findings, manifest: dict) -> list[tuple[str, str
                       for other, first, second in (("affnist-cnn", "CapsNet", "CNN"),
                                                    ("affnist-capsnet-1iter", "3", "1"))}
     zoo = read_zoo()  # 09's shipped bug zoo: each bug trained beside the correct model
-    costs = bug_costs(zoo, seed_noise(grid, ZOO_CELL))  # paired, beside the seed noise
-    hidden = [name for name, cost in costs.items() if not cost.revealed]
+    effects = bug_effects(zoo, seed_noise(grid, ZOO_CELL))  # paired, beside the seed noise
+    hidden = [name for name, effect in effects.items() if not effect.revealed]
     epochs = len(zoo[CORRECT]["validation_by_epoch"])
-    zoo_line = (f"09: {len(costs)} bugs that public CapsNets shipped, each trained beside the "
+    zoo_line = (f"09: {len(effects)} bugs that public CapsNets shipped, each trained beside the "
                 f"correct model ({pct(zoo[CORRECT]['test_accuracy'])}, {epochs} epoch(s)): "
-                + ", ".join(f"{name} {100 * cost.paired.difference:+.2f} points "
-                            f"({cost.paired.verdict})" for name, cost in costs.items()))
-    unfinished = not all(cost.finished for cost in costs.values())
+                + ", ".join(f"{name} {100 * effect.paired.difference:+.2f} points "
+                            f"({effect.paired.verdict})" for name, effect in effects.items()))
+    unfinished = not all(effect.finished for effect in effects.values())
     zoo_verdict = (f"{'as the seed says' if hidden else 'against the seed'}: the test accuracy "
-                   f"does not reveal {len(hidden)} of the {len(costs)} bugs"
+                   f"does not reveal {len(hidden)} of the {len(effects)} bugs"
                    + (f" ({', '.join(hidden)}: not told apart, or within the seed noise)"
                       if hidden else "")
                    + ("; after training stopped short of the course's rule, not at the end"

@@ -271,8 +271,8 @@ def zoo_records(accuracy_at_end):
             for name in (CORRECT, *BUGS)}
 
 
-def test_bug_costs_pair_each_bug_with_the_correct_run_on_the_same_test_images():
-    from capsedu.bug_zoo import CORRECT, bug_costs, cost_lines
+def test_bug_effects_pair_each_bug_with_the_correct_run_on_the_same_test_images():
+    from capsedu.bug_zoo import CORRECT, bug_effects, effect_lines
 
     # a trial of 100 test images; the correct run reads images 0..3 wrong
     finished = [0.5, 0.9, 0.8, 0.8, 0.8]  # the rule met, not rising
@@ -281,24 +281,24 @@ def test_bug_costs_pair_each_bug_with_the_correct_run_on_the_same_test_images():
            for name in (CORRECT, *BUGS)}
     zoo["detached-output"]["test_wrong"] = list(range(90))  # 86 more wrong, none fewer
     zoo["mask-by-prediction"]["test_wrong"] = [0, 1, 2, 3, 4]  # one more wrong
-    costs = bug_costs(zoo, noise=0.002)
-    dead, mask = costs["detached-output"], costs["mask-by-prediction"]
+    effects = bug_effects(zoo, noise=0.002)
+    dead, mask = effects["detached-output"], effects["mask-by-prediction"]
     assert (dead.paired.only_a, dead.paired.only_b, dead.paired.n) == (0, 86, 100)
     assert dead.paired.difference == pytest.approx(-0.86) and dead.revealed and dead.finished
     assert mask.paired.difference == pytest.approx(-0.01) and not mask.paired.clear
     assert not mask.revealed  # beyond the noise, but one image cannot be told from chance
-    assert costs["softmax-over-children"].paired.difference == 0
-    lines = cost_lines(costs)
+    assert effects["softmax-over-children"].paired.difference == 0
+    lines = effect_lines(effects)
     assert len(lines) == len(BUGS) + 1
     assert lines[-1] == (f"accuracy reveals 1 of {len(BUGS)} bugs; every run met the course's "
                          "rule: this is where they end")
     # a difference the exact test tells apart but smaller than the seed noise is not revealed
     zoo["mask-by-prediction"]["test_wrong"] = list(range(12))
-    assert bug_costs(zoo, noise=0.002)["mask-by-prediction"].paired.clear
-    assert not bug_costs(zoo, noise=0.1)["mask-by-prediction"].revealed
+    assert bug_effects(zoo, noise=0.002)["mask-by-prediction"].paired.clear
+    assert not bug_effects(zoo, noise=0.1)["mask-by-prediction"].revealed
     # a run still rising: the count says where training stopped, not where it ends
     zoo[CORRECT]["validation_by_epoch"] = rising
-    assert cost_lines(bug_costs(zoo, noise=0.002))[-1].endswith(
+    assert effect_lines(bug_effects(zoo, noise=0.002))[-1].endswith(
         f"{len(BUGS)} of {len(BUGS)} bugs' runs (or the correct one) did not meet the course's "
         "rule: this is where training stopped, not where the runs would end")
 

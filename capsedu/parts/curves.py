@@ -22,6 +22,7 @@ import inspect
 import json
 import sys
 import time
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
@@ -94,8 +95,6 @@ def run(name: str, seed: int, state_path: Path) -> dict:
             # had the rule stopped it by the recipe's epoch, and did it stop later on?
             "converged_at_recipe": converged(scores[:own], PATIENCE),
             "converged": converged(scores, PATIENCE),
-            # what training on past the recipe's epoch gained on the held-out images (>= 0)
-            "gain_after_recipe": round(max(scores) - scores[own - 1], 5),
             # None when an interrupted run resumed past the recipe's epoch
             "max_weight_difference": difference, "train_time_s": round(seconds, 1),
             "threads": torch.get_num_threads(), "torch_version": torch.__version__}
@@ -115,6 +114,45 @@ def run_name(name: str, seed: int) -> str:
 def read_results(path: Path | None = None) -> dict[str, dict]:
     """The recorded curves by ``run_name`` (the shipped ones by default; empty when none)."""
     return checkpoints.read_results(path or checkpoints.results_path(RESULTS, True))
+
+
+@dataclass(frozen=True)
+class RecipeLength:
+    """Whether one face model's recipe trains long enough, over its recorded seeds: how many of
+    them had met the course's rule by the recipe's epoch (``at_recipe`` of ``seeds``), how many met
+    it at all within twice the length (``converged``), and the most held-out accuracy any seed
+    gained by training on (``largest_gain``, 0..1)."""
+
+    model: str
+    seeds: int
+    at_recipe: int
+    converged: int
+    largest_gain: float
+    recipe_epochs: int
+
+    def __str__(self) -> str:
+        return (f"{self.model}: the rule held by the recipe's epoch {self.recipe_epochs} for "
+                f"{self.at_recipe} of {self.seeds} seed(s), within twice it for "
+                f"{self.converged}; training on gained at most "
+                f"{100 * self.largest_gain:.2f} points held out")
+
+
+def gain_after_recipe(record: dict) -> float:
+    """What training on past the recipe's epoch gained on the held-out images (0..1, >= 0): the
+    best accuracy from that epoch on, minus the accuracy at it."""
+    scores, own = record["validation_by_epoch"], record["recipe_epochs"]
+    return max(scores[own - 1:]) - scores[own - 1]
+
+
+def recipe_lengths(records: dict[str, dict]) -> dict[str, RecipeLength]:
+    """``RecipeLength`` of every model of ``records`` (``read_results``), in the order of
+    ``RECIPES``."""
+    by_model = {name: [r for r in records.values() if r["model"] == name] for name in RECIPES}
+    return {name: RecipeLength(name, len(runs), sum(r["converged_at_recipe"] for r in runs),
+                               sum(r["converged"] for r in runs),
+                               max(gain_after_recipe(r) for r in runs),
+                               runs[0]["recipe_epochs"])
+            for name, runs in by_model.items() if runs}
 
 
 def main(argv=None) -> int:
