@@ -7,6 +7,7 @@ returns ``True``/``False``/``None``. Every checker is ``check`` on its own cases
 """
 
 from collections.abc import Callable
+from copy import deepcopy
 
 import numpy as np
 import torch
@@ -15,7 +16,6 @@ from .baselines import receptive_field
 from .capsnet import CapsNet, CapsNetConfig
 from .capsule_vectors import pose_vector
 from .data.transformed_mnist import affine_matrix
-from .digit_capsules import decode
 from .functional import squash
 from .group_conv import GroupConv, group_filters, rotate_c4
 from .parts.votes import exact_transforms, predicted_faces
@@ -23,49 +23,100 @@ from .poses import pose_matrix
 from .routing import dynamic_routing, routing_step
 
 
-def check(name: str, learner: Callable, reference: Callable, cases: list[tuple], atol=1e-5,
-          describe: Callable = repr, outputs: tuple[str, ...] | None = None):
-    """Call ``learner(*case)`` and ``reference(*case)`` for each case and compare the results:
-    a tensor, or a tuple of tensors compared element by element, within ``atol``; or an integer,
-    which must be matched exactly by a whole number (``5`` or ``5.0``). A NumPy array or scalar,
-    a Python number or a tensor of any float dtype counts as the tensor it holds. A NaN where the
-    reference is finite fails at once.
+def _describe(args: tuple) -> str:
+    """A case in a few words: a tensor or array by its shape, anything else as written (cut
+    short), never the numbers of a whole tensor."""
+    def one(a):
+        if isinstance(a, (torch.Tensor, np.ndarray)):
+            kind = "a tensor" if isinstance(a, torch.Tensor) else "an array"
+            return f"{kind} of shape {tuple(a.shape)}"
+        text = repr(a)
+        return text if len(text) <= 60 else text[:57] + "..."
+    return ", ".join(one(a) for a in args)
 
-    The first result off the reference is a FAIL that names the case (``describe(case)``), the
-    result (``outputs``, e.g. ``("c", "v", "b")``, else its position), the element, both values
-    and by how much they differ. An error in the learner's function is a FAIL; one in the
-    checker's own code is said to be the course's, never the learner's."""
+
+def check(name: str, learner: Callable, reference: Callable | tuple[Callable, ...],
+          cases: list[tuple], atol=1e-5, describe: Callable = _describe,
+          outputs: tuple[str, ...] | None = None):
+    """Call ``learner(*case)`` and ``reference(*case)`` for each case and compare the results:
+    a tensor, or a tuple (or list) of tensors compared element by element, within ``atol``; or an
+    integer, which must be matched exactly by a whole number (``5``, ``5.0`` or a one-number
+    tensor). A NumPy array or scalar, a Python number or a tensor of any float dtype, on any
+    device, counts as the tensor it holds. A NaN where the reference is finite, or a complex
+    number, fails at once. Where the notebook teaches more than one right answer, ``reference``
+    is a tuple of them and matching any one passes.
+
+    The learner's function gets its own copy of each case, and changing it in place is a FAIL
+    (the reference gets another copy, so nothing the learner does can change what it is checked
+    against). The first result off the reference is a FAIL on a few lines that names the case
+    (``describe(case)``: shapes, not numbers), the result (``outputs``, e.g. ``("c", "v", "b")``,
+    else its position), the element, both values and by how much they differ. An error in the
+    learner's function is a FAIL; one in the checker's own code is said to be the course's,
+    never the learner's."""
+    references = reference if isinstance(reference, tuple) else (reference,)
     worst = 0.0
     for args in cases:
+        given = deepcopy(args)  # the learner's own copy of the case
         try:
-            got = learner(*[a.clone() if isinstance(a, torch.Tensor) else a for a in args])
+            got = learner(*given)
         except NotImplementedError:
             print(f"{name}: not implemented yet - replace the `raise NotImplementedError` line.")
             return None
         except Exception as err:  # a learner's bug is a FAIL, never a crash of the notebook
             print(f"{name}: FAIL - for {describe(args)} it raised {type(err).__name__}: {err}")
             return False
+        changed = _changed(args, given)
+        if changed:
+            print(f"{name}: FAIL - for {describe(args)} your function changed its input "
+                  f"({changed}) in place. Leave the inputs as they are: work on a copy "
+                  "(x = x.clone()) or with operations that return new tensors (x = x / n, "
+                  "not x /= n).")
+            return False
         try:
-            verdict, off = _compare(name, got, reference(*args), describe(args), atol, outputs)
+            verdicts = [_compare(name, got, ref(*deepcopy(args)), describe(args), atol,
+                                 outputs) for ref in references]
         except Exception as err:  # the reference or the comparison: the course's bug
             print(f"{name}: the checker itself failed ({type(err).__name__}: {err}); this is a "
                   "bug of the course, not of your answer: please report it")
             return None
-        if verdict:
-            print(verdict)
+        passing = [off for verdict, off in verdicts if not verdict]
+        if not passing:
+            print(verdicts[0][0])  # measured against the first (the main) reference
             return False
-        worst = max(worst, off)
+        worst = max(worst, min(passing))
     print(f"{name}: PASS (largest difference {worst:.2e} on {len(cases)} cases)")
     return True
 
 
+def _changed(args: tuple, given: tuple) -> str:
+    """Which of the learner's copies ``given`` of the case ``args`` no longer equals its
+    original ("argument 2"), or "" when none changed."""
+    def same(a, g) -> bool:
+        if isinstance(a, torch.Tensor):  # equal element by element, NaN where NaN was
+            return (isinstance(g, torch.Tensor) and a.shape == g.shape and a.dtype == g.dtype
+                    and bool(((a == g) | (a.isnan() & g.isnan())).all()))
+        if isinstance(a, np.ndarray):
+            return isinstance(g, np.ndarray) and np.array_equal(a, g, equal_nan=a.dtype.kind == "f")
+        if isinstance(a, (list, tuple)):
+            return (type(a) is type(g) and len(a) == len(g)
+                    and all(same(x, y) for x, y in zip(a, g, strict=True)))
+        return True  # numbers, configs and the like cannot be changed in place
+    return next((f"argument {k}" for k, (a, g) in enumerate(zip(args, given, strict=True), 1)
+                 if not same(a, g)), "")
+
+
 def _as_tensor(value):
-    """A learner's result as a tensor: a tensor, a NumPy array or scalar, or a Python number
-    (``None`` for anything else)."""
+    """A learner's result as a CPU tensor: a tensor on any device, a NumPy array or scalar, a
+    Python number or a list of numbers (``None`` for anything else)."""
     if isinstance(value, torch.Tensor):
-        return value
-    if isinstance(value, (np.ndarray, np.generic, float, int)) and not isinstance(value, bool):
-        return torch.as_tensor(np.asarray(value))
+        return value.detach().cpu()
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (np.ndarray, np.generic, float, int, complex, list)):
+        try:
+            return torch.as_tensor(np.asarray(value))
+        except (TypeError, ValueError, RuntimeError):  # a list of things that are not numbers
+            return None
     return None
 
 
@@ -77,7 +128,8 @@ def _compare(name, got, want, case: str, atol: float, outputs) -> tuple[str, flo
             return "", 0.0
         return f"{name}: FAIL - for {case} the answer is {want:,}, you returned {got!r}.", 0.0
     wants = want if isinstance(want, tuple) else (want,)
-    gots = got if isinstance(got, tuple) else (got,)
+    gots = tuple(got) if isinstance(got, (tuple, list)) and len(wants) > 1 else (
+        got if isinstance(got, tuple) else (got,))
     if len(gots) != len(wants):
         return f"{name}: FAIL - expected {len(wants)} result(s), got {len(gots)}.", 0.0
     worst = 0.0
@@ -89,10 +141,14 @@ def _compare(name, got, want, case: str, atol: float, outputs) -> tuple[str, flo
             shape = tuple(tensor.shape) if tensor is not None else type(g).__name__
             return (f"{name}: FAIL - for {case}, {which}: expected a tensor of shape "
                     f"{tuple(w.shape)}, got {shape}."), 0.0
-        g64, w64 = tensor.detach().double(), w.detach().double()
+        if tensor.is_complex():
+            return (f"{name}: FAIL - for {case}, {which} holds complex numbers; the answer is "
+                    "real. Look for a square root or a power of a negative number."), 0.0
+        g64, w64 = tensor.double(), w.detach().cpu().double()
         if (g64.isnan() & ~w64.isnan()).any():
             return (f"{name}: FAIL - for {case} your result contains NaN where the reference "
-                    f"is finite ({which}, element {_element(g64.isnan() & ~w64.isnan())})."), 0.0
+                    f"is finite ({which}, element {_element(g64.isnan() & ~w64.isnan())}). "
+                    "Look for 0 / 0 or the square root of a negative number."), 0.0
         diff = (g64 - w64).abs().nan_to_num(float("inf"))
         if diff.numel() and diff.max() > atol:
             at = _element(diff == diff.max())
@@ -104,13 +160,40 @@ def _compare(name, got, want, case: str, atol: float, outputs) -> tuple[str, flo
     return "", worst
 
 
+def _hint(find: Callable, learner: Callable, cases: list[tuple]) -> None:
+    """After a FAIL, print the known mistake ``find(answers, cases)`` names in the learner's
+    answers on ``cases`` (each a tuple of tensors, or one tensor, as ``_as_tensor`` makes them),
+    if it names one. Finding it never fails the notebook: answers it cannot read say nothing."""
+    try:
+        with torch.no_grad():
+            answers = [learner(*deepcopy(case)) for case in cases]
+        answers = [tuple(_as_tensor(x) for x in a) if isinstance(a, (tuple, list))
+                   else _as_tensor(a) for a in answers]
+        mistake = find(answers, cases)
+    except Exception:  # check has already reported what the answers do wrong
+        return
+    if mistake:
+        print(f"  What to look at: {mistake}")
+
+
+def _close(a: torch.Tensor, b: torch.Tensor) -> bool:
+    """Two results equal to the checkers' tolerance (in float64, on the CPU)."""
+    return (a is not None and a.shape == b.shape
+            and torch.allclose(a.double(), b.detach().cpu().double(), rtol=1e-4, atol=1e-5))
+
+
 def _element(mask: torch.Tensor) -> list[int]:
     """The index of the first true element of ``mask``."""
     return [int(i) for i in mask.nonzero()[0]] if mask.ndim else []
 
 
 def _same_whole_number(got, want: int) -> bool:
-    """``got`` is the whole number ``want``: an integer, or a float with no fractional part."""
+    """``got`` is the whole number ``want``: an integer, a float with no fractional part, or a
+    tensor or array holding one such number."""
+    if isinstance(got, torch.Tensor) and got.numel() == 1 and got.dtype != torch.bool:
+        got = got.item()
+    elif isinstance(got, np.ndarray) and got.size == 1 and got.dtype.kind != "b":
+        got = got.item()
     if isinstance(got, bool) or not isinstance(got, (int, float, np.integer, np.floating)):
         return False
     return float(got).is_integer() and int(got) == want
@@ -176,7 +259,12 @@ def _squash_gradient(fn: Callable, s: torch.Tensor) -> torch.Tensor:
     """d(sum of v * w)/ds for v = fn(s) and fixed weights w: the gradient training would see."""
     s = s.detach().requires_grad_(True)
     w = torch.linspace(-1, 1, s.numel()).view(s.shape)  # weighs every output differently
-    (grad,) = torch.autograd.grad((fn(s) * w).sum(), s, allow_unused=True)
+    v = fn(s)
+    if not isinstance(v, torch.Tensor):
+        raise TypeError(f"it returned a {type(v).__name__}, and no gradient flows through "
+                        "NumPy: write squash with torch operations so that training can "
+                        "differentiate it")
+    (grad,) = torch.autograd.grad((v * w).sum(), s, allow_unused=True)
     return torch.zeros_like(s) if grad is None else grad
 
 
@@ -187,7 +275,40 @@ def check_routing_step(learner: Callable) -> bool | None:
     cases = [(torch.randn(2, 6, 3, 4, generator=g), torch.zeros(2, 6, 3)),
              (torch.randn(1, 5, 4, 8, generator=g), torch.randn(1, 5, 4, generator=g)),
              (torch.randn(3, 4, 2, 16, generator=g), 2 * torch.randn(3, 4, 2, generator=g))]
-    return check("routing_step", learner, routing_step, cases, outputs=("c", "v", "b"))
+    passed = check("routing_step", learner, routing_step, cases, outputs=("c", "v", "b"),
+                   describe=lambda c: f"u_hat of shape {tuple(c[0].shape)}, b of shape "
+                                      f"{tuple(c[1].shape)}")
+    if passed is False:
+        _hint(_routing_step_mistake, learner, cases)
+    return passed
+
+
+def _routing_step_mistake(answers: list, cases: list[tuple]) -> str | None:
+    """The known mistake of one routing step that the learner's ``(c, v, b)`` answers show on
+    every case, in words (notebook 04, section 6, features the first)."""
+    def every(test) -> bool:
+        return all(test(answer, case) for answer, case in zip(answers, cases, strict=True))
+
+    if not every(lambda a, case: isinstance(a, tuple) and len(a) == 3):
+        return None
+    if every(lambda a, case: _close(a[0].sum(dim=1), torch.ones(a[0].shape[0], a[0].shape[2]))
+             and not _close(a[0].sum(dim=2), torch.ones(a[0].shape[:2]))):
+        return ("your couplings sum to 1 over the children i (dim 1): the softmax runs over the "
+                "wrong axis, the bug of notebook 04, section 6. Each child shares one vote among "
+                "its parents: c_i = softmax(b_i) over the parents j, dim 2.")
+    if not every(lambda a, case: _close(a[0], torch.softmax(case[1], dim=2))):
+        return "c = softmax(b) over the parents (dim 2), computed from the b you were given."
+    s = lambda case: torch.einsum("bij,bijd->bjd", torch.softmax(case[1], dim=2), case[0])
+    if every(lambda a, case: _close(a[1], s(case))):
+        return "v = s: the squash of Eq. 1, v_j = squash(s_j), is missing."
+    if not every(lambda a, case: _close(a[1], squash(s(case)))):
+        return ("v_j = squash(s_j) with s_j = sum_i c_ij u_hat_j|i: sum the predictions over the "
+                "children i (dim 1), weighted by c.")
+    agreement = lambda a, case: torch.einsum("bijd,bjd->bij", case[0], a[1].to(case[0].dtype))
+    if every(lambda a, case: _close(a[2], agreement(a, case))):
+        return ("your new b is the agreement alone: b must accumulate, b_ij <- b_ij + "
+                "u_hat_j|i . v_j (the first case starts from b = 0, where this goes unseen).")
+    return None
 
 
 # --- 05 · CapsNet on MNIST ----------------------------------------------------------------------
@@ -205,6 +326,9 @@ EXERCISE_CONFIGS = {
                                                       primary_maps=4, digit_dim=12),
     "3 classes, 4D primary capsules, stride 1": CapsNetConfig(
         n_classes=3, primary_dim=4, primary_stride=1, primary_maps=2),
+    # odd sides, where a grid formula off by one pixel is not rounded away
+    "27x27 images": CapsNetConfig(image_size=27, primary_maps=4),
+    "29x29 images, stride 3": CapsNetConfig(image_size=29, primary_stride=3, primary_maps=4),
 }
 
 
@@ -218,11 +342,18 @@ def check_digitcaps_parameters(learner: Callable[[CapsNetConfig], int]) -> bool 
 # --- 06 · what the pose dimensions mean ---------------------------------------------------------
 
 
+def _masked(v: torch.Tensor, classes: torch.Tensor) -> torch.Tensor:
+    """Capsules ``v`` ``[B, n, d]`` with all but ``classes`` ``[B]`` zeroed, flattened
+    ``[B, n * d]``: the decoder's input (the reference of ``check_decoder_input``)."""
+    keep = torch.nn.functional.one_hot(classes, v.shape[1]).to(v.dtype)  # [B, n]
+    return (v * keep[..., None]).flatten(1)
+
+
 def check_decoder_input(learner: Callable, model: CapsNet) -> bool | None:
     """Check a learner's ``decoder_input(v, labels)``: capsules ``v`` ``[B, 10, 16]`` with all but
-    the true class ``labels`` ``[B]`` zeroed, flattened to ``[B, 160]``. The checker decodes it
-    with ``model``'s decoder and compares with ``model.reconstruct`` masked by the label. In the
-    cases the label is never the longest capsule, so masking by the prediction fails."""
+    the true class ``labels`` ``[B]`` zeroed, flattened to ``[B, 160]``, as ``model``'s decoder
+    takes it (``digit_capsules.decode`` masks so). In the cases the label is never the longest
+    capsule, so masking by the prediction fails, and the FAIL says so."""
     g = torch.Generator().manual_seed(0)
     n, dim = model.config.n_classes, model.config.digit_dim
     cases = []
@@ -231,21 +362,29 @@ def check_decoder_input(learner: Callable, model: CapsNet) -> bool | None:
         labels = torch.randint(0, n, (batch,), generator=g)
         v[torch.arange(batch), labels] *= 0.5  # the true class is not the longest capsule
         cases.append((v, labels))
+    passed = check("decoder_input", learner, _masked, cases, outputs=("the decoder's input",),
+                   describe=lambda c: f"a batch of {len(c[0])} ({n} capsules of {dim} numbers "
+                                      "each)")
+    if passed is False:
+        _hint(_decoder_input_mistake, learner, cases)
+    return passed
 
-    @torch.no_grad()
-    def learner_image(v, labels):  # [B, 784]
-        flat = learner(v, labels)
-        if not isinstance(flat, torch.Tensor) or tuple(flat.shape) != (len(v), n * dim):
-            shape = tuple(flat.shape) if isinstance(flat, torch.Tensor) else type(flat).__name__
-            raise ValueError(f"expected a tensor of shape (batch, {n * dim}) (the {n} capsules "
-                             f"of {dim} numbers, flattened), got {shape}")
-        return model.decoder(flat)
 
-    def reference_image(v, labels):
-        return decode(model, v, labels).flatten(1)
+def _decoder_input_mistake(answers: list, cases: list[tuple]) -> str | None:
+    """The known mistake of the decoder's input that every answer shows, in words."""
+    def every(reference) -> bool:
+        return all(_close(a, reference(*case)) for a, case in zip(answers, cases, strict=True))
 
-    return check("decoder_input", learner_image, reference_image, cases,
-                 describe=lambda args: f"a batch of {len(args[0])}")
+    if every(lambda v, labels: _masked(v, v.norm(dim=-1).argmax(dim=1))):
+        return ("you kept the longest capsule, the prediction. In training the decoder is "
+                "masked by the true label (Section 4.1), so it learns to redraw the digit that "
+                "is there, also when the network reads it wrong.")
+    if every(lambda v, labels: v.flatten(1)):
+        return "every capsule is kept: zero all but the label's capsule before flattening."
+    if every(lambda v, labels: _masked(v, labels).view(v.shape).transpose(1, 2).flatten(1)):
+        return ("the right numbers in the wrong order: flatten [B, 10, 16] as it is (capsule by "
+                "capsule), without transposing it.")
+    return None
 
 
 # --- 07 · faces: parts vote for wholes ----------------------------------------------------------
@@ -264,9 +403,9 @@ def check_face_vote(learner: Callable) -> bool | None:
     low, high = torch.tensor([0.1, 0.1, -180.0, 0.8]), torch.tensor([0.9, 0.9, 180.0, 1.2])
     poses = [(low + (high - low) * torch.rand(n, 4, generator=g)).double() for n in (5, 12)]
     W = torch.from_numpy(exact_transforms())
-    cases = [(poses[0], W[0]), (poses[1], W[3]),
-             (poses[1], W[2] + 0.05 * torch.randn(3, 3, generator=g).double() * torch.tensor(
-                 [[1.0, 1, 1], [1, 1, 1], [0, 0, 0]], dtype=torch.float64))]
+    # a part-to-face transform of another face: a pose matrix too (a turn, a scale, a shift)
+    other = torch.from_numpy(pose_matrix(0.05, -0.1, 30.0, 1.2))
+    cases = [(poses[0], W[0]), (poses[1], W[3]), (poses[1], other)]
     return check("face_vote", learner, _face_vote, cases)
 
 
@@ -275,10 +414,21 @@ def _fit_transform(P, F):
     return torch.linalg.lstsq(P.reshape(-1, 3), F.reshape(-1, 3)).solution
 
 
+def _fit_pose_transform(P, F):
+    """The other right answer, the fit of 07 section 3 (``pose_net.fit_transforms``): the same
+    least squares with W's last row held at (0, 0, 1), as in every pose matrix. The top two rows
+    of P W = F read A W_top = B with A = P[:2, :2] and B = F[:2] - P[:2, 2] (0, 0, 1)."""
+    A = P[:, :2, :2].reshape(-1, 2)  # [2N, 2]
+    B = (F[:, :2] - P[:, :2, 2:3] * torch.tensor([0.0, 0.0, 1.0], dtype=P.dtype)).reshape(-1, 3)
+    top = torch.linalg.lstsq(A, B).solution  # [2, 3]
+    return torch.cat([top, torch.tensor([[0.0, 0.0, 1.0]], dtype=P.dtype)])
+
+
 def check_fit_transform(learner: Callable) -> bool | None:
     """Check a learner's ``fit_transform(P, F) -> W [3, 3]``: the W that best maps part pose
     matrices ``P [N, 3, 3]`` onto face pose matrices ``F [N, 3, 3]``: the least-squares solution
-    of all N equations P W = F stacked (3N rows). The faces are noisy, like detected ones, so
+    of all N equations P W = F stacked (3N rows), with W free or, as notebook 07 fits it, with
+    its last row held at (0, 0, 1): either passes. The faces are noisy, like detected ones, so
     solving one equation alone, or averaging per-face solutions, is not the answer."""
     g = torch.Generator().manual_seed(1)
     cases = []
@@ -289,7 +439,8 @@ def check_fit_transform(learner: Callable) -> bool | None:
         F = P @ torch.from_numpy(exact_transforms()[kind])
         F[:, :2] += 0.01 * torch.randn(n, 2, 3, generator=g).double()  # noise in the top rows
         cases.append((P, F))
-    return check("fit_transform", learner, _fit_transform, cases, atol=1e-6)
+    return check("fit_transform", learner, (_fit_transform, _fit_pose_transform), cases,
+                 atol=1e-6)
 
 
 # --- 08 · viewpoint and robustness --------------------------------------------------------------
@@ -330,6 +481,11 @@ def check_both_correct(learner: Callable) -> bool | None:
         (torch.tensor([[3, 8], [1, 2], [4, 0]]), torch.tensor([[3, 7], [2, 1], [9, 5]])),
         (torch.tensor([[5, 6], [6, 5], [0, 1], [9, 8]]), torch.tensor([[5, 6], [5, 9], [1, 0],
                                                                        [8, 2]])),
+        # one digit right in every row, in either place: no image is read right
+        (torch.tensor([[1, 4], [2, 6], [8, 3]]), torch.tensor([[1, 5], [6, 3], [0, 8]])),
+        (torch.tensor([[0, 9]]), torch.tensor([[9, 0]])),
+        (torch.tensor([[2, 4], [4, 2], [7, 1], [1, 3], [5, 0]]),
+         torch.tensor([[4, 2], [4, 7], [7, 1], [3, 9], [0, 5]])),
     ]
 
     def as_number(predicted, labels):
@@ -368,22 +524,16 @@ def check_dynamic_routing(learner: Callable) -> bool | None:
     passed = check("dynamic_routing", learner, _routed, cases, outputs=("v", "c"),
                    describe=lambda case: f"u_hat of shape {tuple(case[0].shape)}, "
                                          f"iterations={case[1]}")
-    mistake = _routing_mistake(learner, cases) if passed is False else None
-    if mistake:
-        print(f"  What to look at: {mistake}")
+    if passed is False:
+        _hint(lambda answers, cases: _routing_mistake(learner, answers, cases), learner, cases)
     return passed
 
 
-def _routing_mistake(learner: Callable, cases: list[tuple]) -> str | None:
-    """The first known routing mistake that ``learner``'s answers on ``cases`` show, in words;
-    None when they show none of them (or are not a pair of tensors of the right shapes, which
-    ``check`` has already said)."""
-    try:
-        with torch.no_grad():
-            answers = [learner(u_hat.clone(), r) for u_hat, r in cases]
-            alone = [learner(u_hat[:1].clone(), r)[0] for u_hat, r in cases]  # the first example
-    except Exception:  # check has already reported what it raised
-        return None
+def _routing_mistake(learner: Callable, answers: list, cases: list[tuple]) -> str | None:
+    """The first known routing mistake that ``learner``'s ``answers`` on ``cases`` show, in
+    words; None when they show none of them (or are not a pair of tensors of the right shapes,
+    which ``check`` has already said)."""
+    alone = [_as_tensor(learner(u_hat[:1].clone(), r)[0]) for u_hat, r in cases]  # 1st example
     shapes = lambda answer: [getattr(x, "shape", None) for x in answer]
     if any(not isinstance(answer, tuple) or shapes(answer) != shapes(_routed(*case))
            for answer, case in zip(answers, cases, strict=True)):
