@@ -6,6 +6,9 @@ PY     := $(VENV)/bin/python
 STAMP  := $(VENV)/.installed
 SITE_STAMP := $(VENV)/.installed-site
 HUB_STAMP  := $(VENV)/.installed-hub
+# Where pip gets PyTorch's CPU build (a wheel file will do): `make install` without a GPU and
+# `make bench-notebooks` (Binder's build).
+CPU_TORCH ?= torch --index-url https://download.pytorch.org/whl/cpu
 # Use the kernel and the Jupyter data of this environment, not ones left elsewhere on the machine.
 export JUPYTER_PREFER_ENV_PATH := 1
 
@@ -13,9 +16,17 @@ export JUPYTER_PREFER_ENV_PATH := 1
 
 install: $(STAMP)
 
+# Where no NVIDIA GPU answers (nvidia-smi), torch is PyTorch's CPU build (CPU_TORCH, below): a
+# laptop does not download the CUDA libraries, about half of a 6.4 GB environment. Where that index
+# cannot be reached, the default build is installed instead, and make says so.
+HAS_GPU := $(shell nvidia-smi >/dev/null 2>&1 && echo yes)
 $(STAMP): pyproject.toml
 	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
+ifneq ($(HAS_GPU),yes)
+	$(PY) -m pip install --quiet --retries 0 --timeout 15 $(CPU_TORCH) || echo "make: PyTorch's \
+	CPU index could not be reached; the default build of torch (with its CUDA libraries) follows"
+endif
 	$(PY) -m pip install --quiet -e '.[lab,dev]'
 	touch $(STAMP)
 
@@ -39,8 +50,10 @@ data: $(STAMP)
 	@if [ -n "$(MNIST_DIR)" ] && [ ! -e data/MNIST ]; then ln -s "$(abspath $(MNIST_DIR))" data/MNIST; fi
 	-$(PY) -c "from capsedu.data import load_mnist; load_mnist(True); load_mnist(False); print('MNIST ready')"
 
+# Jupyter refuses to start as root (as containers and many cloud machines run) unless told it may.
 lab: $(STAMP) data
-	$(VENV)/bin/jupyter lab notebooks/00_start_here.ipynb
+	$(VENV)/bin/jupyter lab $(if $(filter 0,$(shell id -u)),--allow-root) \
+		notebooks/00_start_here.ipynb
 
 # Lint, unit tests (the browser tests build a small website and open the demo; the hub tests
 # start a JupyterHub with several learners), then every notebook executed by nbval, all in quick
@@ -75,9 +88,8 @@ bench: $(STAMP)
 
 # Each notebook's time and peak memory (benchmarks/notebooks.py) as a Binder learner gets them: in a
 # second environment, $(CPU_VENV), with the CPU-only build of torch that Binder installs (a CUDA
-# build imports about 300 MB more). CPU_TORCH: where pip gets that build (a wheel file will do).
+# build imports about 300 MB more), from CPU_TORCH.
 CPU_VENV  ?= .venv-cpu
-CPU_TORCH ?= torch --index-url https://download.pytorch.org/whl/cpu
 bench-notebooks: data
 	test -x $(CPU_VENV)/bin/python || $(PYTHON) -m venv $(CPU_VENV)
 	$(CPU_VENV)/bin/python -m pip install --quiet $(CPU_TORCH)

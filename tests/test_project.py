@@ -3,6 +3,7 @@
 import re
 from pathlib import Path
 
+import pytest
 import tomllib
 import yaml
 
@@ -97,3 +98,22 @@ def test_the_readme_says_where_the_repository_address_is_written():
     readme = (ROOT / "README.md").read_text()
     assert "`Repository` in `[project.urls]` of `pyproject.toml`" in readme
     assert address not in readme
+
+
+def test_make_lab_starts_as_root_and_installs_the_cpu_build_without_a_gpu():
+    import os
+    import shutil
+    import subprocess
+
+    if not shutil.which("make"):
+        pytest.skip("make is not installed")
+
+    def dry_run(target):
+        return subprocess.run(["make", "-n", "-B", target], cwd=ROOT, capture_output=True,
+                              text=True, check=True).stdout
+
+    assert ("--allow-root" in dry_run("lab")) == (os.geteuid() == 0)
+    cpu_build = "torch --index-url https://download.pytorch.org/whl/cpu" in dry_run(
+        ".venv/.installed")
+    assert cpu_build == (subprocess.run("nvidia-smi", shell=True, capture_output=True)
+                         .returncode != 0)
