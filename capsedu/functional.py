@@ -10,7 +10,8 @@ from .validate import check_finite, check_float, check_labels, check_shape
 
 
 def squash(s: torch.Tensor, dim: int = -1, eps: float = 1e-8) -> torch.Tensor:
-    """Eq. 1: shrink a capsule's total input ``s`` to a vector of length in [0, 1).
+    """Eq. 1: shrink a capsule's total input ``s`` to a vector of length in [0, 1) (in exact
+    arithmetic; in float32 a long ``s`` rounds to length 1.0, as notebook 03 shows).
 
     Short vectors shrink to almost zero and long ones to just below 1, while the direction is
     kept: the length can then be read as the probability that the entity is present, and the

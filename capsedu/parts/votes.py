@@ -231,7 +231,7 @@ def compare_steps(paper: dict, bug: dict, threshold: float) -> str:
     """Face lengths routed with the paper's step (``paper``: kind -> ``[n]``, as
     ``face_lengths_by_kind`` returns them) beside the same scenes routed with a bug's step
     (``bug``): a table of the mean length per kind, then, for each, the shortest face, the
-    longest scramble and the percentage of faces above ``threshold``."""
+    longest scramble, the gap between them and the percentage of faces above ``threshold``."""
     lines = [f"{'kind':>12} | mean |v_face|, paper's softmax | with the bug"]
     for kind in paper:
         lines.append(f"{kind:>12} | {paper[kind].mean():29.3f} | {bug[kind].mean():12.3f}")
@@ -239,6 +239,7 @@ def compare_steps(paper: dict, bug: dict, threshold: float) -> str:
     for name, L in (("paper's softmax", paper), ("with the bug", bug)):
         longest_scramble = max(L[kind].max() for kind in faces.SCRAMBLED_KINDS)
         lines.append(f"{name:>15}: shortest face {L['face'].min():.3f}, longest scramble "
-                     f"{longest_scramble:.3f}; faces above the threshold {threshold}: "
+                     f"{longest_scramble:.3f} (gap {L['face'].min() - longest_scramble:+.3f}); "
+                     f"faces above the threshold {threshold}: "
                      f"{100 * (L['face'] > threshold).mean():.0f} %")
     return "\n".join(lines)
