@@ -52,7 +52,7 @@ def main() -> None:
         for _ in range(args.repeats):  # interleaved: background load hits every batch size alike
             for batch in BATCHES:
                 (u0, s0), t0 = cpu_seconds(), time.perf_counter()
-                predict(model, images, batch_size=batch, device="cpu")
+                predict(model, images, batch_size=batch)
                 (u1, s1), t1 = cpu_seconds(), time.perf_counter()
                 wall[batch].append(t1 - t0)
                 user[batch].append(u1 - u0)

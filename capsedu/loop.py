@@ -7,6 +7,7 @@ course's rule (``PATIENCE`` epochs without a held-out gain: ``converged``); ``pr
 the shipped checkpoints are ``capsedu.recipes``, their command line ``capsedu.train``.
 """
 
+import itertools
 import os
 import random
 import sys
@@ -179,10 +180,9 @@ def fit(model, train, epochs=1, batch_size=128, lr=1e-3, lr_decay=1.0, seed=0, d
                         "batch_accuracy": batch_accuracy if classifies else None})
         if validation is not None:
             history[-1]["validation_accuracy"] = evaluate(model, validation, batch_size,
-                                                          device=device, progress=progress)
+                                                          progress=progress)
             if chosen_epoch(history) is history[-1]:
                 best = {k: v.detach().clone() for k, v in model.state_dict().items()}
-            model.train()
         if state_path is not None:
             Path(state_path).parent.mkdir(parents=True, exist_ok=True)
             partial = Path(f"{state_path}.partial")  # a run stopped while saving keeps the last
@@ -350,10 +350,9 @@ def best_epoch(scores: list[float]) -> int:
 
 
 @torch.no_grad()
-def predict(model, images, batch_size=SCORING_BATCH, device=None,
-            progress=False) -> torch.Tensor:
-    """``model.predict`` on ``images`` ``[N, C, H, W]`` in batches: labels ``[N]`` (``[N, 2]``
-    for a two-digit model) on the CPU.
+def predict(model, images, batch_size=SCORING_BATCH, progress=False) -> torch.Tensor:
+    """``model.predict`` on ``images`` ``[N, C, H, W]`` in batches, where the model is: labels
+    ``[N]`` (``[N, 2]`` for a two-digit model) on the CPU (``_in_batches``).
 
     ``batch_size``: ``SCORING_BATCH`` (32) by default, small because a CapsNet's ``u_hat`` grows
     with the batch (see ``SCORING_BATCH``).
@@ -361,17 +360,16 @@ def predict(model, images, batch_size=SCORING_BATCH, device=None,
     ``progress``: show a progress bar over the batches (scoring 10,000 MNIST test images with a
     CapsNet takes a while on a CPU).
     """
-    return _in_batches(model, model.predict, images, batch_size, device, progress)
+    return _in_batches(model, model.predict, images, batch_size, progress)
 
 
 @torch.no_grad()
-def probabilities(model, images, batch_size=SCORING_BATCH, device=None,
-                  progress=False) -> torch.Tensor:
+def probabilities(model, images, batch_size=SCORING_BATCH, progress=False) -> torch.Tensor:
     """The softmax over the classes of a classifier whose forward pass gives logits (the CNNs,
     the G-CNN), for ``images`` ``[N, C, H, W]`` in batches (as ``predict``): ``[N, classes]`` on
     the CPU."""
     return _in_batches(model, lambda x: torch.softmax(model(x), dim=1), images, batch_size,
-                       device, progress)
+                       progress)
 
 
 def as_images(images) -> torch.Tensor:
@@ -392,14 +390,29 @@ def as_images(images) -> torch.Tensor:
     return images
 
 
-def _in_batches(model, score, images, batch_size, device, progress) -> torch.Tensor:
-    """``score`` on ``images`` in batches of ``batch_size`` on ``device``, ``model`` in eval
-    mode there, the results concatenated on the CPU."""
+def model_device(model: torch.nn.Module) -> torch.device:
+    """Where ``model`` is: the device of its first parameter (or buffer); the CPU for a model
+    with neither."""
+    tensors = itertools.chain(model.parameters(), model.buffers())
+    return next((t.device for t in tensors), torch.device("cpu"))
+
+
+def _in_batches(model, score, images, batch_size, progress) -> torch.Tensor:
+    """``score`` on ``images`` in batches of ``batch_size``, in eval mode, the results
+    concatenated on the CPU.
+
+    The course's device rule: a function that takes a model and data runs where the model is
+    (each batch goes to ``model_device(model)``), hands its results back on the CPU for plotting,
+    and leaves the caller's model where it was and in the mode it was in (training or eval)."""
     images = as_images(images)
-    device = device or config.device()
-    model.to(device).eval()
-    starts = progress_bar(range(0, len(images), batch_size), "scoring", progress, unit="batch")
-    return torch.cat([score(images[i : i + batch_size].to(device)).cpu() for i in starts])
+    device, was_training = model_device(model), model.training
+    model.eval()
+    try:
+        starts = progress_bar(range(0, len(images), batch_size), "scoring", progress,
+                              unit="batch")
+        return torch.cat([score(images[i : i + batch_size].to(device)).cpu() for i in starts])
+    finally:
+        model.train(was_training)
 
 
 def time_predict(models: dict, images, repeats: int = 3) -> dict[str, float]:
@@ -418,11 +431,11 @@ def time_predict(models: dict, images, repeats: int = 3) -> dict[str, float]:
     return {name: float(np.median(seconds)) / len(images) for name, seconds in times.items()}
 
 
-def evaluate(model, data, batch_size=SCORING_BATCH, device=None, progress=False) -> float:
+def evaluate(model, data, batch_size=SCORING_BATCH, progress=False) -> float:
     """Accuracy of ``model.predict`` on ``data = (images, labels)``: the share of examples read
     right (``is_correct``; for pairs, both digits). ``progress``: a bar."""
     images, labels = data
-    predictions = predict(model, images, batch_size, device, progress)
+    predictions = predict(model, images, batch_size, progress)
     labels = torch.as_tensor(labels)
     if labels.shape[0] != len(predictions) or labels.is_floating_point() or labels.min() < 0:
         raise ValueError(f"labels must hold one non-negative integer class per image "

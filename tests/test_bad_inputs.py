@@ -298,7 +298,7 @@ def test_scoring_refuses_nan_pixels_naming_the_images():
     x = torch.rand(3, 1, 8, 8)
     x[2, 0, 1, 1] = float("nan")
     model = BagOfPartsCNN(channels=(2,))
-    for score in (lambda: predict(model, x, device="cpu"),
-                  lambda: evaluate(model, (x, torch.tensor([0, 1, 0])), device="cpu")):
+    for score in (lambda: predict(model, x),
+                  lambda: evaluate(model, (x, torch.tensor([0, 1, 0])))):
         with pytest.raises(ValueError, match=r"images contains 1 NaN or infinite value"):
             score()

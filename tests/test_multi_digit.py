@@ -107,7 +107,7 @@ def test_an_example_is_correct_only_when_both_digits_are():
         def predict(self, x):
             return predictions[: len(x)]
 
-    assert evaluate(Fixed(), (torch.zeros(4, 1), labels), device="cpu") == 0.5
+    assert evaluate(Fixed(), (torch.zeros(4, 1), labels)) == 0.5
 
 
 def test_the_cnn_has_the_capsnets_parameter_count():

@@ -32,7 +32,7 @@ def test_mnist_checkpoint_accuracy_matches_the_manifest(name):
         images, labels = load_mnist(train=False, limit=1000, download=False)
     except FileNotFoundError:
         pytest.skip("MNIST is not in the data root")
-    accuracy = evaluate(pretrained(name), (images, labels), device="cpu")
+    accuracy = evaluate(pretrained(name), (images, labels))
     recorded = ENTRIES[name]["metrics"]["test_accuracy"]
     # 1,000 of the 10,000 test digits: within 1.5 points of the full-set figure
     assert accuracy == pytest.approx(recorded, abs=0.015), (accuracy, recorded)
@@ -53,7 +53,7 @@ def test_checkpoint_is_the_epoch_chosen_on_its_validation_images(name):
     train, validation = split_validation(RECIPES[recipe_name(name)])  # as the recipe made them
     n = metrics["validation_examples"]
     assert len(validation[1]) == n and ENTRIES[name]["train_examples"] == len(train[1])
-    accuracy = evaluate(pretrained(name), validation, device="cpu")
+    accuracy = evaluate(pretrained(name), validation)
     assert accuracy == pytest.approx(metrics["validation_accuracy"], abs=1.5 / n), accuracy
 
 

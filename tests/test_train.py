@@ -20,10 +20,10 @@ def test_fit_learns_a_separable_toy_problem():
     x[y == 1, :, 3:6, 3:6] += 1.0
     torch.manual_seed(0)
     model = BagOfPartsCNN(channels=(8, 8, 8))
-    before = evaluate(model, (x, y), device="cpu")
-    history = fit(model, (x, y), epochs=5, batch_size=32, lr=1e-2, device="cpu", progress=False)
+    before = evaluate(model, (x, y))
+    history = fit(model, (x, y), epochs=5, batch_size=32, lr=1e-2, progress=False)
     assert history[-1]["loss"] < history[0]["loss"]
-    assert evaluate(model, (x, y), device="cpu") == 1.0 and before < 1.0
+    assert evaluate(model, (x, y)) == 1.0 and before < 1.0
 
 
 def test_the_progress_bar_redraws_a_few_times_a_second(monkeypatch):
@@ -57,7 +57,7 @@ def test_the_progress_bar_redraws_a_few_times_a_second(monkeypatch):
     monkeypatch.setattr(capsedu.loop, "tqdm", CountingBar)
     start = time.perf_counter()
     fit(Slow(), (torch.zeros(300, 1), torch.zeros(300, dtype=torch.long)), epochs=1,
-        batch_size=1, device="cpu", progress=True)
+        batch_size=1, progress=True)
     seconds = time.perf_counter() - start
     # the first and the last draw, and at most PROGRESS_UPDATES_PER_S a second in between
     assert len(redraws) <= 2 + capsedu.loop.PROGRESS_UPDATES_PER_S * seconds + 1
@@ -106,8 +106,8 @@ def test_a_stored_page_gets_the_finished_line_of_every_bar(monkeypatch, capsys):
     monkeypatch.setattr(capsedu.loop.config, "TEXT_PROGRESS", True)
     x, y = torch.rand(64, 1, 8, 8), torch.arange(64) % 2
     model = BagOfPartsCNN(channels=(2,))
-    fit(model, (x, y), epochs=2, batch_size=16, device="cpu", progress=True)
-    evaluate(model, (x, y), batch_size=16, device="cpu", progress=True)
+    fit(model, (x, y), epochs=2, batch_size=16, progress=True)
+    evaluate(model, (x, y), batch_size=16, progress=True)
     (page,) = coalesce_streams([new_output("stream", name="stdout", text=capsys.readouterr().out)])
     lines = page["text"].splitlines()  # what MyST-NB renders: each \r-redrawn line at its last
     assert [line.split(":")[0] for line in lines] == ["epoch 1/2", "epoch 2/2", "scoring"]
@@ -120,7 +120,7 @@ def test_fit_is_deterministic_for_a_seed():
     for _ in range(2):
         torch.manual_seed(0)
         model = BagOfPartsCNN(channels=(2, 2))
-        fit(model, (x, y), epochs=1, batch_size=16, seed=3, device="cpu", progress=False)
+        fit(model, (x, y), epochs=1, batch_size=16, seed=3, progress=False)
         runs.append(model.classifier.weight.detach().clone())
     torch.testing.assert_close(runs[0], runs[1])
 
@@ -145,7 +145,7 @@ def test_fit_records_the_loss_and_accuracy_of_every_step():
         def training_loss(self, x, y):
             return (self.w - 1).pow(2).sum(), None
 
-    (epoch,) = fit(Regressor(), (x, y), batch_size=16, device="cpu", progress=False)
+    (epoch,) = fit(Regressor(), (x, y), batch_size=16, progress=False)
     assert len(epoch["batch_loss"]) == 5 and epoch["batch_accuracy"] is None
     assert epoch["train_accuracy"] is None
 
@@ -193,12 +193,12 @@ def test_training_resumes_where_it_stopped(tmp_path):
         return BagOfPartsCNN(channels=(2, 2))
 
     straight = model()
-    fit(straight, (x, y), epochs=3, batch_size=16, device="cpu", progress=False,
+    fit(straight, (x, y), epochs=3, batch_size=16, progress=False,
         augment=random_shift)
     resumed = model()
-    fit(resumed, (x, y), epochs=2, batch_size=16, device="cpu", progress=False,
+    fit(resumed, (x, y), epochs=2, batch_size=16, progress=False,
         augment=random_shift, state_path=state)
-    history = fit(model(), (x, y), epochs=3, batch_size=16, device="cpu", progress=False,
+    history = fit(model(), (x, y), epochs=3, batch_size=16, progress=False,
                   augment=random_shift, state_path=state)
     assert [h["epoch"] for h in history] == [1, 2, 3]
     resumed.load_state_dict(torch.load(state, weights_only=True)["model"])
@@ -218,7 +218,7 @@ def test_a_state_file_of_another_run_is_refused_not_resumed(tmp_path, change, na
     def run(seed=0, rows=64, lr=1e-3, channels=(2, 2)):
         torch.manual_seed(0)
         return fit(BagOfPartsCNN(channels=channels), (x[:rows], y[:rows]), epochs=2,
-                   batch_size=16, lr=lr, seed=seed, device="cpu", progress=False,
+                   batch_size=16, lr=lr, seed=seed, progress=False,
                    state_path=state)
 
     run()
@@ -247,9 +247,9 @@ def test_validation_keeps_the_best_epoch_which_equals_a_shorter_run():
     scores = [h["validation_accuracy"] for h in history]
     best = scores.index(max(scores)) + 1  # the first of the best
     assert best < len(history) and len(set(scores)) > 1
-    assert evaluate(chosen, validation, device="cpu") == max(scores)
+    assert evaluate(chosen, validation) == max(scores)
     shorter = model()  # scoring the validation set must not change the training itself
-    fit(shorter, (x, y), epochs=best, batch_size=16, lr=1e-2, lr_decay=0.9, device="cpu",
+    fit(shorter, (x, y), epochs=best, batch_size=16, lr=1e-2, lr_decay=0.9,
         progress=False)
     for a, b in zip(chosen.state_dict().values(), shorter.state_dict().values(), strict=True):
         torch.testing.assert_close(a, b)
@@ -275,7 +275,7 @@ def test_patience_stops_once_the_held_out_accuracy_stops_improving(tmp_path):
                 state_path=state)
     assert len(again) == len(history)  # a finished run resumed trains no further epoch
     with pytest.raises(ValueError, match="validation"):
-        fit(BagOfPartsCNN(channels=(4, 4)), (x, y), patience=2, device="cpu", progress=False)
+        fit(BagOfPartsCNN(channels=(4, 4)), (x, y), patience=2, progress=False)
 
 
 def test_a_continued_run_goes_on_from_its_weights_and_stops_by_the_rule():
@@ -290,7 +290,7 @@ def test_a_continued_run_goes_on_from_its_weights_and_stops_by_the_rule():
     weights = {k: v.clone() for k, v in start.state_dict().items()}
     earlier = [{"epoch": 1, "validation_accuracy": 1.0, "seconds": 5.0}]  # unbeatable
     model = BagOfPartsCNN(channels=(4, 4))
-    history = fit(model, (x, y), epochs=30, batch_size=16, lr=1e-2, device="cpu",
+    history = fit(model, (x, y), epochs=30, batch_size=16, lr=1e-2,
                   progress=False, validation=validation, patience=2, start=(weights, earlier))
     assert [h["epoch"] for h in history] == [1, 2, 3] and history[0] == earlier[0]
     assert len(earlier) == 1  # the caller's history is not changed
@@ -304,10 +304,10 @@ def test_a_continued_run_is_one_epoch_of_the_decayed_rate_from_seed_plus_epochs(
     weights = BagOfPartsCNN(channels=(2, 2)).state_dict()
     earlier = [{"epoch": e, "validation_accuracy": 0.5, "seconds": 1.0} for e in (1, 2)]
     continued, fresh = BagOfPartsCNN(channels=(2, 2)), BagOfPartsCNN(channels=(2, 2))
-    fit(continued, (x, y), epochs=3, batch_size=16, lr=1e-2, lr_decay=0.5, seed=4, device="cpu",
+    fit(continued, (x, y), epochs=3, batch_size=16, lr=1e-2, lr_decay=0.5, seed=4,
         progress=False, start=(weights, earlier))
     fresh.load_state_dict(weights)  # the same epoch by hand: lr 1e-2 * 0.5^2, seed 4 + 2
-    fit(fresh, (x, y), epochs=1, batch_size=16, lr=1e-2 * 0.5 ** 2, seed=6, device="cpu",
+    fit(fresh, (x, y), epochs=1, batch_size=16, lr=1e-2 * 0.5 ** 2, seed=6,
         progress=False)
     torch.testing.assert_close(continued.classifier.weight, fresh.classifier.weight)
 
@@ -525,7 +525,7 @@ def test_a_single_label_run_is_the_plain_seeded_adam_loop():
         return BagOfPartsCNN(channels=(2, 2))
 
     fitted = model()
-    fit(fitted, (x, y), epochs=2, batch_size=16, lr=1e-2, lr_decay=0.5, seed=3, device="cpu",
+    fit(fitted, (x, y), epochs=2, batch_size=16, lr=1e-2, lr_decay=0.5, seed=3,
         progress=False, augment=random_shift)
     by_hand = model()
     generator = seed_everything(3)
@@ -639,12 +639,12 @@ def test_a_resumed_run_draws_the_same_dropout_masks(tmp_path):
         return MaxPoolCNN(channels=(2, 2, 2), hidden=(8,), dropout=0.5)
 
     straight = model()
-    fit(straight, (x, y), epochs=2, batch_size=8, device="cpu", progress=False)
+    fit(straight, (x, y), epochs=2, batch_size=8, progress=False)
     first = model()
-    fit(first, (x, y), epochs=1, batch_size=8, device="cpu", progress=False, state_path=state)
+    fit(first, (x, y), epochs=1, batch_size=8, progress=False, state_path=state)
     torch.manual_seed(123)  # whatever else the process drew in between
     resumed = model()
-    fit(resumed, (x, y), epochs=2, batch_size=8, device="cpu", progress=False, state_path=state)
+    fit(resumed, (x, y), epochs=2, batch_size=8, progress=False, state_path=state)
     for a, b in zip(straight.state_dict().values(), resumed.state_dict().values(), strict=True):
         assert torch.equal(a, b)
 
@@ -707,11 +707,11 @@ def test_probabilities_are_the_softmax_in_batches_and_agree_with_predict():
 
     torch.manual_seed(0)
     model, x = BagOfPartsCNN(channels=(2,)), torch.rand(70, 1, 8, 8)
-    p = probabilities(model, x, batch_size=16, device="cpu")
+    p = probabilities(model, x, batch_size=16)
     with torch.no_grad():
         torch.testing.assert_close(p, torch.softmax(model(x), dim=1))  # 70 = 4 x 16 + 6
     torch.testing.assert_close(p.sum(dim=1), torch.ones(70))
-    assert torch.equal(p.argmax(dim=1), predict(model, x, batch_size=16, device="cpu"))
+    assert torch.equal(p.argmax(dim=1), predict(model, x, batch_size=16))
 
 
 def test_time_predict_gives_each_model_its_seconds_per_image():
@@ -748,9 +748,9 @@ def test_inference_takes_arrays_and_lists_and_names_what_it_cannot_use():
     torch.manual_seed(0)
     model = BagOfPartsCNN(channels=(2,), n_classes=10)
     x = torch.rand(3, 1, 8, 8)
-    expected = predict(model, x, device="cpu")
-    assert torch.equal(predict(model, x.double().numpy(), device="cpu"), expected)  # float64 NumPy
-    assert torch.equal(predict(model, x.tolist(), device="cpu"), expected)
+    expected = predict(model, x)
+    assert torch.equal(predict(model, x.double().numpy()), expected)  # float64 NumPy
+    assert torch.equal(predict(model, x.tolist()), expected)
     for images, error, words in [
         (torch.rand(0, 1, 8, 8), ValueError, "holds no examples"),
         ((x * 255).to(torch.uint8), TypeError, r"float\(\) / 255"),
@@ -758,12 +758,12 @@ def test_inference_takes_arrays_and_lists_and_names_what_it_cannot_use():
         ("digits", TypeError, "must be a tensor"),
     ]:
         with pytest.raises(error, match=words):
-            predict(model, images, device="cpu")
+            predict(model, images)
     for labels, words in [(torch.tensor([0, 1, 10]), r"classes in \[0, 9\], got 10"),
                           (torch.tensor([0, -1, 2]), "non-negative integer"),
                           (torch.tensor([0.0, 1.0, 2.0]), "non-negative integer"),
                           (torch.tensor([0, 1]), r"one .* per image \(3\)")]:
         with pytest.raises(ValueError, match=words):
-            evaluate(model, (x, labels), device="cpu")
+            evaluate(model, (x, labels))
     right = np.asarray(expected)  # labels as NumPy: every one read right
-    assert evaluate(model, (x, right), device="cpu") == 1.0
+    assert evaluate(model, (x, right)) == 1.0
