@@ -92,3 +92,25 @@ def test_pose_code_of_a_pose_far_outside_the_image_is_zero_not_nan():
     code = pose_code(np.array([0.5, 1e6]), np.array([0.5, -1e6]), np.array([0.0, 0.0]))
     assert np.isfinite(code).all()
     assert np.linalg.norm(code[0]) == pytest.approx(1.0) and not code[1].any()
+
+
+def test_notebook_04s_routing_trace_of_a_moved_mouth():
+    """04 §4's trace (its cell asks the learner to predict it, so its output is not stored): the
+    moved mouth's coupling to the face falls every iteration while the parts in place rise."""
+    import torch
+
+    from capsedu import routing_step
+
+    parts = faces.face_parts(0.45, 0.52, 15.0, 0.95)
+    moved = [p._replace(x=0.15, y=0.85) if p.kind == "mouth" else p for p in parts]
+    u_hat, _ = votes([moved])
+    b = torch.zeros(1, 4, 2, dtype=u_hat.dtype)
+    to_face, lengths = [], []
+    for _ in range(5):
+        c, v, b = routing_step(u_hat, b)
+        to_face.append(c[0, :, 0].tolist())
+        lengths.append(v[0].norm(dim=-1).tolist())
+    mouth = faces.PART_KINDS.index("mouth")
+    assert [round(c[mouth], 3) for c in to_face] == [0.5, 0.402, 0.295, 0.199, 0.129]
+    assert [round(c[0], 3) for c in to_face] == [0.5, 0.601, 0.719, 0.831, 0.914]
+    assert [round(face, 3) for face, _ in lengths] == [0.849, 0.885, 0.914, 0.934, 0.944]
