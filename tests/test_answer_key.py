@@ -117,3 +117,24 @@ def test_the_website_does_not_show_the_answer_key():
     assert {f"notebooks/{p.stem}" for p in NOTEBOOKS} <= pages
     key = [p for p in pages if p.startswith(("docs/instructor/answers/", "docs/instructor/README"))]
     assert key == [], f"the website would show the answer key: {sorted(key)}"
+
+
+FOLD = re.compile(r"^\*\*Exercise (\d+)\*\* <details><summary>Hint</summary>", re.M)
+# a checked exercise names its checker or sends the learner to one ("until the checker prints PASS")
+CHECKED = re.compile(r"\bcheck_\w+|\bcheckers? prints? PASS")
+
+
+@pytest.mark.parametrize("notebook", NOTEBOOKS, ids=lambda p: p.stem[:2])
+def test_a_learner_alone_can_check_every_exercise(notebook):
+    """Every exercise has a checker, or a fold with a hint and another with what a good answer
+    mentions in the notebook's "### Check yourself" cell (collapsed, so reading is a choice)."""
+    cells = nbformat.read(notebook, as_version=4).cells
+    folds = "\n".join(c.source for c in cells if c.cell_type == "markdown"
+                      and c.source.startswith("### Check yourself"))
+    hinted = {int(n) for n in FOLD.findall(folds)}
+    assert folds.count("<summary>Hint</summary>") == len(hinted)
+    assert folds.count("<summary>A good answer mentions</summary>") == len(hinted)
+    open_ones = {n for n, (_, text) in notebook_exercises(notebook).items()
+                 if not CHECKED.search(text)}
+    assert open_ones <= hinted, f"{notebook.name}: no hints for exercises {open_ones - hinted}"
+    assert hinted <= set(notebook_exercises(notebook)), f"{notebook.name}: hints for no exercise"

@@ -99,3 +99,15 @@ def test_draw_face_curves_draws_one_panel_per_model():
     assert [ax.get_title() for ax in axes] == ["deep CNN", "pose capsules"]
     assert len(axes[0].get_legend().get_texts()) == 2  # one line per seed
     plt.close(fig)
+
+
+def test_the_shipped_record_covers_every_shipped_face_model():
+    shipped = curves.read_results()
+    names = {name for name in checkpoints.read_manifest() if name.startswith("faces-")}
+    assert set(shipped) == names
+    for name, run in shipped.items():
+        assert name == curves.run_name(run["model"], run["seed"])
+        assert run["recipe_epochs"] == curves.recipe_epochs(run["model"])
+        assert len(run["validation_by_epoch"]) >= run["recipe_epochs"]
+        # the retrained weights are the shipped recipe's, up to another run's rounding
+        assert run["max_weight_difference"] < 0.05

@@ -33,7 +33,7 @@ def shipped_commands() -> set[str]:
     commands = set()
     for row in rows["checkpoints"]:
         commands |= {row["command"], *(s["command"] for s in row.get("sittings", []))}
-    for file in ("routing_ablations.json", "bug_zoo.json"):
+    for file in ("routing_ablations.json", "bug_zoo.json", "face_curves.json"):
         runs = json.loads((REPO / "data" / "results" / file).read_text())["runs"]
         commands |= {record["command"] for record in runs.values()}
     return commands
