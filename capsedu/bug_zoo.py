@@ -12,7 +12,8 @@ margin loss, what the decoder sees, where the gradient stops), and the core (``c
 The recorded runs: ``run(name)`` trains the correct ``CapsNet(LIVE)`` (``name=CORRECT``) or a
 bug's, all the same way (same seed, data, batches and shifts), and records the loss and training
 accuracy of every step, the held-out and test accuracy, and what the trained routing does to the
-couplings. ``read_results()`` gives the shipped records to the notebook.
+couplings. ``read_results()`` gives the shipped records to the notebook: the runs trained until
+the rule stopped them, and (``read_results(epochs=1)``) the same runs stopped after one epoch.
 
 The widget (``zoo_state``): a trained CapsNet's routing of one test digit, with a bug switched on
 where it acts at inference (in the routing) or, for a bug of training only, the paper's routing
@@ -20,6 +21,7 @@ beside that bug's recorded run.
 
     python -m capsedu.bug_zoo --limit 512           # a trial of every run, into <data root>/runs
     python -m capsedu.bug_zoo --replace-shipped     # the shipped <data root>/results/bug_zoo.json
+    python -m capsedu.bug_zoo --epochs 1 --replace-shipped   # ... and bug_zoo_1_epoch.json
 
 A finished run is written at once, so an interrupted zoo resumes where it stopped (and a run
 resumes from its last epoch); each record keeps the command, seed, epochs, time and threads.
@@ -260,7 +262,7 @@ class BuggyCapsNet(CapsNet):
 # --- Recorded runs: the correct model and each bug's, trained the same way ------------------------
 
 CORRECT = "correct"  # the run of the paper's CapsNet(LIVE), beside the bugs' runs
-RESULTS = "bug_zoo.json"
+RESULTS = "bug_zoo.json"  # the runs with the full budget; another budget has a file of its own
 EPOCHS = ablations.EPOCHS  # the budget: each run stops earlier, by the course's rule (PATIENCE)
 COMMAND = "python -m capsedu.bug_zoo"
 # the cell of 09's ablation grid whose recipe the correct run is (its seeds give the zoo's noise)
@@ -344,10 +346,19 @@ def run(name: str, epochs: int = EPOCHS, limit=None, progress=True, state_path=N
             **how_run(history)}
 
 
-def read_results(path: Path | None = None) -> dict[str, dict]:
-    """The recorded runs by name, ``CORRECT`` and the keys of ``BUGS`` (the shipped ones by
-    default; empty when none)."""
-    return checkpoints.read_results(path or checkpoints.results_path(RESULTS, True))
+def results_name(epochs: int = EPOCHS) -> str:
+    """The results file of the runs with a budget of ``epochs``: ``RESULTS`` for the full budget,
+    e.g. ``bug_zoo_1_epoch.json`` for runs stopped after one epoch (a file holds runs of one
+    budget only, so that they can be compared)."""
+    if epochs == EPOCHS:
+        return RESULTS
+    return f"{Path(RESULTS).stem}_{epochs}_epoch{'s' * (epochs > 1)}.json"
+
+
+def read_results(path: Path | None = None, epochs: int = EPOCHS) -> dict[str, dict]:
+    """The recorded runs by name, ``CORRECT`` and the keys of ``BUGS`` (the shipped ones with a
+    budget of ``epochs`` by default; empty when none)."""
+    return checkpoints.read_results(path or checkpoints.results_path(results_name(epochs), True))
 
 
 def describe_record(record: dict) -> str:
@@ -550,8 +561,8 @@ def main(argv=None) -> int:
     args = parser.parse_args(argv)
     if args.threads:
         torch.set_num_threads(args.threads)
-    path = results_file(args, RESULTS)
-    # a file holds runs of one length only, so that they can be compared
+    path = results_file(args, results_name(args.epochs))
+    # a file holds runs of one budget only, so that they can be compared
     other = [name for name, record in read_results(path).items()
              if (record["epochs"], record["limit"]) != (args.epochs, args.limit)]
     if other:

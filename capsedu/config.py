@@ -13,6 +13,7 @@
   of the repository this package was installed from, or ``./data`` when that does not exist.
 """
 
+import itertools
 import os
 from pathlib import Path
 
@@ -64,5 +65,12 @@ def pick(full, quick):
 
 
 def device() -> torch.device:
-    """The GPU when there is one (Colab, Binder with a GPU), else the CPU."""
+    """The GPU when there is one (Colab, Binder with a GPU), else the CPU: where training runs."""
     return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def model_device(model: torch.nn.Module) -> torch.device:
+    """Where ``model`` is: the device of its first parameter (or buffer); the CPU for a model
+    with neither. The course's device rule: a function given a model runs where the model is."""
+    tensors = itertools.chain(model.parameters(), model.buffers())
+    return next((t.device for t in tensors), torch.device("cpu"))

@@ -18,6 +18,7 @@ from typing import NamedTuple
 import torch
 from torch import nn
 
+from . import config
 from .capsnet import AFFNIST, LIVE, MULTIMNIST, PAPER, CapsNet, CapsNetConfig
 from .functional import squash
 from .layers import RoutingCapsules
@@ -53,7 +54,8 @@ def anatomy(model: CapsNet) -> list[LayerCost]:
     outputs = {}
     hooks = [layer.register_forward_hook(lambda m, i, o, name=name: outputs.__setitem__(name, o))
              for name, layer in (("conv1", model.conv1), ("primary", model.primary.conv))]
-    x = torch.zeros(1, cfg.in_channels, cfg.image_size, cfg.image_size)
+    x = torch.zeros(1, cfg.in_channels, cfg.image_size, cfg.image_size,
+                    device=config.model_device(model))
     try:
         with torch.no_grad():
             out = model.eval()(x)
@@ -245,9 +247,9 @@ def routing_shares(configs: dict[str, CapsNetConfig], images: torch.Tensor, labe
     """``routing_share`` of a freshly built ``CapsNet`` of each named config (initial weights from
     ``seed``, on the device of ``images`` ``[B, 1, 28, 28]``), on the same batch."""
     shares = {}
-    for name, config in configs.items():
+    for name, sizes in configs.items():
         torch.manual_seed(seed)
-        model = CapsNet(config).to(images.device)
+        model = CapsNet(sizes).to(images.device)
         shares[name] = routing_share(model, images, labels, repeats)
     return shares
 

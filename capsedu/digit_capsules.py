@@ -10,6 +10,7 @@ from typing import NamedTuple
 
 import torch
 
+from . import config
 from .capsnet import CapsNet
 from .validate import check_shape
 
@@ -55,7 +56,8 @@ def perturb(v: torch.Tensor, label: int, deltas) -> torch.Tensor:
 def decode(model: CapsNet, v: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
     """Decode capsules ``v`` ``[B, 10, 16]`` masked to class ``labels`` ``[B]``: images
     ``[B, 28, 28]`` (``CapsNet.reconstruct``: all capsules but the label's are zeroed)."""
-    return model.reconstruct(v, v.norm(dim=-1), labels)[:, 0]
+    v, labels = v.to(config.model_device(model)), labels.to(config.model_device(model))
+    return model.reconstruct(v, v.norm(dim=-1), labels)[:, 0].cpu()
 
 
 def pose_state(model: CapsNet, v: torch.Tensor, label: int, deltas) -> dict:

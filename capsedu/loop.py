@@ -7,7 +7,6 @@ course's rule (``PATIENCE`` epochs without a held-out gain: ``converged``); ``pr
 the shipped checkpoints are ``capsedu.recipes``, their command line ``capsedu.train``.
 """
 
-import itertools
 import os
 import random
 import sys
@@ -102,6 +101,11 @@ def fit(model, train, epochs=1, batch_size=128, lr=1e-3, lr_decay=1.0, seed=0, d
     up at the next epoch with the learning rate where the schedule had brought it; Adam's moments
     start afresh, and the shuffling and dropout draw from ``seed + len(history)``, so the
     continuation does not replay the draws of the epochs already trained.
+
+    Where it trains: ``device``, picked once (default ``config.device()``, the GPU when there is
+    one) and named in every epoch's dict (``"device"``). The model goes there to train and comes
+    back where it was when ``fit`` returns, so the caller's other calls on it still find it there
+    (the course's device rule: nothing moves a caller's model as a side effect).
     """
     check_examples(train, "train")
     if validation is not None:  # refused now, not after the first epoch has trained
@@ -115,7 +119,7 @@ def fit(model, train, epochs=1, batch_size=128, lr=1e-3, lr_decay=1.0, seed=0, d
                          "more rows or pass a smaller batch_size")
     if state_path is not None:
         state_path = os.path.expanduser(state_path)  # "~/run.pt" means the home folder's
-    device = device or config.device()
+    device, home = torch.device(device or config.device()), config.model_device(model)
     history, best = [], None  # best: the weights of the best validation epoch so far
     if start is not None:
         weights, history = start[0], list(start[1])
@@ -139,7 +143,7 @@ def fit(model, train, epochs=1, batch_size=128, lr=1e-3, lr_decay=1.0, seed=0, d
         model.load_state_dict(state["model"])
         optimizer.load_state_dict(state["optimizer"])
         scheduler.load_state_dict(state["scheduler"])
-        generator.set_state(state["generator"])
+        generator.set_state(state["generator"].cpu())  # loaded onto the device; drawn on the CPU
         if "torch_rng" in state:  # torch's global generator draws the dropout masks
             torch.set_rng_state(state["torch_rng"].cpu())
         history, best = state["history"], state.get("best")
@@ -176,7 +180,8 @@ def fit(model, train, epochs=1, batch_size=128, lr=1e-3, lr_decay=1.0, seed=0, d
         classifies = predictions is not None
         history.append({"epoch": epoch + 1, "loss": total_loss / seen,
                         "train_accuracy": n_correct / seen if classifies else None,
-                        "seconds": time.perf_counter() - began, "batch_loss": batch_loss,
+                        "seconds": time.perf_counter() - began, "device": str(device),
+                        "batch_loss": batch_loss,
                         "batch_accuracy": batch_accuracy if classifies else None})
         if validation is not None:
             history[-1]["validation_accuracy"] = evaluate(model, validation, batch_size,
@@ -193,6 +198,7 @@ def fit(model, train, epochs=1, batch_size=128, lr=1e-3, lr_decay=1.0, seed=0, d
             os.replace(partial, state_path)
     if best is not None:
         model.load_state_dict(best)
+    model.to(home)
     return history
 
 
@@ -390,22 +396,16 @@ def as_images(images) -> torch.Tensor:
     return images
 
 
-def model_device(model: torch.nn.Module) -> torch.device:
-    """Where ``model`` is: the device of its first parameter (or buffer); the CPU for a model
-    with neither."""
-    tensors = itertools.chain(model.parameters(), model.buffers())
-    return next((t.device for t in tensors), torch.device("cpu"))
-
-
 def _in_batches(model, score, images, batch_size, progress) -> torch.Tensor:
     """``score`` on ``images`` in batches of ``batch_size``, in eval mode, the results
     concatenated on the CPU.
 
     The course's device rule: a function that takes a model and data runs where the model is
-    (each batch goes to ``model_device(model)``), hands its results back on the CPU for plotting,
-    and leaves the caller's model where it was and in the mode it was in (training or eval)."""
+    (each batch goes to ``config.model_device(model)``), hands its results back on the CPU for
+    plotting, and leaves the caller's model where it was and in the mode it was in (training or
+    eval)."""
     images = as_images(images)
-    device, was_training = model_device(model), model.training
+    device, was_training = config.model_device(model), model.training
     model.eval()
     try:
         starts = progress_bar(range(0, len(images), batch_size), "scoring", progress,

@@ -908,15 +908,18 @@ def draw_zoo_curves(fig, zoo: dict[str, dict], correct: str, bugs, stopped_at: i
     """One column per bug of ``bugs``: its recorded run's loss (top, log scale) and training
     accuracy (bottom) of every step, each the mean of its last steps (``bug_zoo.running_mean``),
     in red over the ``correct`` run's in grey (``zoo``: the recorded runs by name,
-    ``bug_zoo.read_results``); a dotted line at step ``stopped_at`` (where a live run stopped)."""
+    ``bug_zoo.read_results``); a dotted line at step ``stopped_at`` (where a live run stopped).
+    Steps run 1, 2, ... on a logarithmic axis, so that the first epoch, where the bugs differ
+    most, is as wide as the many epochs after it."""
     axes = fig.subplots(2, len(bugs), sharex=True, squeeze=False)
     for col, name in enumerate(bugs):
         for row, key in enumerate(("batch_loss", "batch_accuracy")):
             ax = axes[row, col]
-            ax.plot(running_mean(zoo[correct][key]), color="0.6", label="correct")
-            ax.plot(running_mean(zoo[name][key]), color="tab:red", label=name)
+            for run, colour in ((correct, "0.6"), (name, "tab:red")):
+                curve = running_mean(zoo[run][key])
+                ax.plot(range(1, len(curve) + 1), curve, color=colour, label=run)
             ax.axvline(stopped_at, color="0.3", ls=":")
-            ax.set(yscale="log" if key == "batch_loss" else "linear")
+            ax.set(xscale="log", yscale="log" if key == "batch_loss" else "linear")
         axes[0, col].set_title(f"{name}\ntest {100 * zoo[name]['test_accuracy']:.1f} % "
                                f"(correct {100 * zoo[correct]['test_accuracy']:.1f} %)",
                                fontsize=9)

@@ -15,7 +15,7 @@ from .capsnet import routing_iterations
 from .data import transformed_mnist as tm
 from .loop import evaluate, is_correct, predict, training_status, verdict
 from .recipes import how_made
-from .statistics import Paired, SeedDifference, paired
+from .statistics import Paired, SeedDifference, paired, seed_difference
 from .validate import check_choice, check_shape
 
 # Quoted, not measured here: models trained on translated MNIST, their accuracy (%) on translated
@@ -271,3 +271,49 @@ def overlap_state(capsnet, cnn, first: torch.Tensor, second: torch.Tensor, dx: i
             "reconstructions": reconstructions[0, :, 0].numpy(),
             "probabilities": torch.sigmoid(cnn(pair))[0].numpy(),
             "cnn_read": cnn.predict(pair)[0].tolist()}
+
+
+@dataclass(frozen=True)
+class SeedVerdict:
+    """Reading ``first`` against ``second`` over training seeds: each seed's pair read the same
+    test images (``per_seed``, image by image), and the seeds' accuracies give the spread of
+    training runs (``over_seeds``: the mean of first minus second, in points, with its t
+    interval)."""
+
+    first: str
+    second: str
+    seeds: tuple[int, ...]
+    first_accuracy: tuple[float, ...]  # % of the test images, one per seed
+    second_accuracy: tuple[float, ...]
+    per_seed: tuple[Paired, ...]  # first minus second, McNemar, one per seed
+    over_seeds: SeedDifference  # mean first minus mean second, points
+
+
+def seed_verdict(right: dict[int, dict[str, torch.Tensor]], first: str, second: str,
+                 by_seed: bool) -> SeedVerdict:
+    """``first`` minus ``second`` over seeds: ``right[seed][name]`` says which test images the
+    run of that seed reads right (``[n]`` booleans, the same images for every run).
+    ``by_seed``: pair the seeds (``statistics.seed_difference``) when a seed fixes what both
+    runs share (the same network's initial weights, batches and moves), else Welch's test (two
+    architectures: a seed gives each its own initial weights)."""
+    seeds = tuple(sorted(right))
+    for seed in seeds:
+        for name in (first, second):
+            check_choice(name, "first and second", dict.fromkeys(right[seed], f"a reading of seed "
+                                                                              f"{seed}"))
+    a = tuple(100 * right[s][first].float().mean().item() for s in seeds)
+    b = tuple(100 * right[s][second].float().mean().item() for s in seeds)
+    return SeedVerdict(first, second, seeds, a, b,
+                       tuple(paired(right[s][first], right[s][second]) for s in seeds),
+                       seed_difference(b, a, paired=by_seed))
+
+
+def seed_line(what: str, verdict: SeedVerdict) -> str:
+    """A ``SeedVerdict`` in two lines: each seed's difference and how many of them the seed's own
+    test images told apart, then the mean over seeds with its interval and verdict."""
+    each = ", ".join(f"seed {s} {100 * p.difference:+.2f}"
+                     for s, p in zip(verdict.seeds, verdict.per_seed, strict=True))
+    crossed = sum(p.clear for p in verdict.per_seed)
+    return (f"{what}, {len(verdict.seeds)} training seeds: {each} points (told apart on the test "
+            f"digits by {crossed} of {len(verdict.seeds)} seeds' McNemar tests)\n"
+            f"  over the seeds, points: {verdict.over_seeds}")

@@ -26,3 +26,15 @@ def browser():
             yield chromium
         finally:
             chromium.close()
+
+
+@pytest.fixture
+def on_the_cpu(monkeypatch):
+    """Training on the CPU, whatever the machine has. The tests that compare two trainings number
+    for number use it: on a GPU, cuDNN's kernels are not bitwise reproducible from run to run (the
+    device rule itself is tested on every device: tests/test_device_rule.py)."""
+    import torch
+
+    from capsedu import config
+
+    monkeypatch.setattr(config, "device", lambda: torch.device("cpu"))

@@ -20,8 +20,8 @@ LAYERS = [
                            "checkpoints", "loop", "recipes", "train"]),
     ("experiments", ["capsule_vectors", "digit_capsules", "parts", "parts.votes",
                      "parts.detector", "parts.pose_net", "parts.pose_mlp", "parts.scoring",
-                     "parts.training", "parts.curves", "robustness", "full_sets", "bug_zoo",
-                     "couplings", "ablations", "equivariance", "seed_table"]),
+                     "parts.training", "parts.curves", "robustness", "full_sets", "seed_runs",
+                     "bug_zoo", "couplings", "ablations", "equivariance", "seed_table"]),
     ("presentation", ["plots", "exercises", "environment", "widgets", "widgets.*"]),
 ]
 CORE = {"config", "validate", "functional", "routing", "layers", "capsnet", "baselines",

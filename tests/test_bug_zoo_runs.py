@@ -43,20 +43,30 @@ def zoo(tmp_path_factory):
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("CAPSEDU_DATA", str(root))
         patch.setattr(CapsNet, "training_loss", spy)
+        # the runs are compared number for number: on the CPU (as conftest.on_the_cpu)
+        patch.setattr(config, "device", lambda: torch.device("cpu"))
         assert bug_zoo.main(["--epochs", "1", "--limit", LIMIT, "--threads", "1"]) == 0
         yield root, batches
     torch.set_num_threads(threads)
 
 
+ONE_EPOCH = bug_zoo.results_name(1)  # the runs with a budget of one epoch have a file of their own
+
+
 def recorded(root):
-    return json.loads((root / "runs" / "results" / bug_zoo.RESULTS).read_text())["runs"]
+    return json.loads((root / "runs" / "results" / ONE_EPOCH).read_text())["runs"]
+
+
+def test_each_budget_has_a_results_file_of_its_own():
+    assert bug_zoo.results_name() == bug_zoo.RESULTS == "bug_zoo.json"
+    assert (ONE_EPOCH, bug_zoo.results_name(5)) == ("bug_zoo_1_epoch.json", "bug_zoo_5_epochs.json")
 
 
 def test_every_run_is_recorded_with_its_curves(zoo):
     root, _ = zoo
     runs = recorded(root)
     assert list(runs) == NAMES
-    assert bug_zoo.read_results(root / "runs" / "results" / bug_zoo.RESULTS) == runs
+    assert bug_zoo.read_results(root / "runs" / "results" / ONE_EPOCH) == runs
     for name, record in runs.items():
         assert (record["train_examples"], record["validation_examples"]) == (138, 12)
         assert record["steps_per_epoch"] == STEPS and record["epochs"] == 1
@@ -137,7 +147,7 @@ def test_the_first_step_differs_from_the_correct_model_only_by_the_bug(zoo):
 
 def test_finished_runs_are_skipped_and_a_missing_one_is_run(zoo, capsys):
     root, batches = zoo
-    path = root / "runs" / "results" / bug_zoo.RESULTS
+    path = root / "runs" / "results" / ONE_EPOCH
     trained = len(batches)
     capsys.readouterr()
     bug_zoo.main(["--epochs", "1", "--limit", LIMIT, "--threads", "1"])
@@ -172,7 +182,8 @@ def test_replace_shipped_writes_the_shipped_results_but_never_a_trial(zoo, monke
     monkeypatch.setattr(bug_zoo, "run", lambda name, epochs, limit, state_path: {
         "epochs": epochs, "limit": limit, "test_accuracy": 0.5, "train_time_s": 1.0})
     bug_zoo.main(["--epochs", "1", "--threads", "1", "--replace-shipped"])
-    shipped = bug_zoo.read_results()
+    assert shipped_path.read_bytes() == before  # the full budget's file is another
+    shipped = bug_zoo.read_results(epochs=1)
     assert list(shipped) == [bug_zoo.CORRECT]
     assert shipped[bug_zoo.CORRECT]["limit"] is None
     assert shipped[bug_zoo.CORRECT]["command"] == f"{bug_zoo.COMMAND} --epochs 1 --threads 1"

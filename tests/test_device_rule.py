@@ -8,7 +8,8 @@ import torch
 
 from capsedu import config
 from capsedu.capsnet import CapsNet, CapsNetConfig
-from capsedu.loop import evaluate, model_device, predict, probabilities
+from capsedu.config import model_device
+from capsedu.loop import evaluate, fit, predict, probabilities
 
 TINY = CapsNetConfig(image_size=12, conv_kernel=3, conv_channels=4, primary_kernel=3,
                      primary_maps=2, primary_dim=4, digit_dim=4, decoder_hidden=(8, 8))
@@ -55,3 +56,33 @@ def test_model_device_reads_parameters_then_buffers():
     assert model_device(torch.nn.BatchNorm1d(2, affine=False, device="meta")) == \
         torch.device("meta")  # buffers only
     assert model_device(torch.nn.ReLU()) == torch.device("cpu")  # neither
+
+
+def test_fit_trains_on_its_device_and_hands_the_model_back(monkeypatch):
+    """fit picks its device once, names it in every epoch, moves the model there to train and
+    back where it was when it returns."""
+    model, moves, to = CapsNet(TINY), [], torch.nn.Module.to
+
+    def spy(self, *args, **kwargs):
+        if self is model:
+            moves.append(torch.device(args[0]))
+        return to(self, *args, **kwargs)
+
+    monkeypatch.setattr(torch.nn.Module, "to", spy)
+    data = torch.rand(8, 1, 12, 12), torch.randint(0, 10, (8,))
+    history = fit(model, data, epochs=2, batch_size=4, device="cpu", progress=False)
+    assert [h["device"] for h in history] == ["cpu", "cpu"]
+    assert moves == [torch.device("cpu")] * 2  # there to train, then back home
+    assert model_device(model) == torch.device("cpu")
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="needs a GPU")
+def test_on_a_gpu_fit_trains_there_resumes_there_and_hands_the_model_back(tmp_path):
+    data, state = (torch.rand(8, 1, 12, 12), torch.randint(0, 10, (8,))), tmp_path / "state.pt"
+    model = CapsNet(TINY)
+    fit(model, data, epochs=1, batch_size=4, device="cuda", state_path=state, progress=False)
+    assert model_device(model) == torch.device("cpu")
+    # a state saved on the GPU resumes there (its random generator's state comes back to the CPU)
+    history = fit(CapsNet(TINY), data, epochs=2, batch_size=4, device="cuda", state_path=state,
+                  progress=False)
+    assert [h["device"] for h in history] == ["cuda", "cuda"]

@@ -97,7 +97,7 @@ def test_baselines_and_their_receptive_fields():
     assert BagOfPartsCNN().receptive_field == 5 and DeepCNN().receptive_field == 38
 
 
-def test_a_trained_model_beats_chance_and_runs_are_seeded():
+def test_a_trained_model_beats_chance_and_runs_are_seeded(on_the_cpu):
     model = train_baseline("deep CNN", n=400, epochs=2, seed=0, progress=False)
     runs = measure_seeds("deep CNN", [model], [0], kinds=("face", "nonface"), n_test=100)
     assert runs.rates["face"][0] - runs.rates["nonface"][0] > 0.3  # chance: 0

@@ -33,7 +33,8 @@ def shipped_commands() -> set[str]:
     commands = set()
     for row in rows["checkpoints"]:
         commands |= {row["command"], *(s["command"] for s in row.get("sittings", []))}
-    for file in ("routing_ablations.json", "bug_zoo.json", "face_curves.json"):
+    for file in ("routing_ablations.json", "bug_zoo.json", "bug_zoo_1_epoch.json",
+                 "face_curves.json"):
         runs = json.loads((REPO / "data" / "results" / file).read_text())["runs"]
         commands |= {record["command"] for record in runs.values()}
     return commands
@@ -73,6 +74,8 @@ def test_the_command_line_records_the_shipped_commands_as_they_were(tmp_path, mo
      "python -m capsedu.ablations --epochs 20 --threads 1"),
     ("python -m capsedu.bug_zoo", dict(epochs=1, limit=None, threads=1),
      "python -m capsedu.bug_zoo --epochs 1 --threads 1"),
+    ("python -m capsedu.bug_zoo", dict(epochs=20, limit=None, threads=1),
+     "python -m capsedu.bug_zoo --epochs 20 --threads 1"),
     ("python -m capsedu.parts.training", dict(models=None, seeds=[0, 1, 2], threads=1),
      "python -m capsedu.parts.training --seeds 0 1 2 --threads 1"),
 ])

@@ -11,6 +11,9 @@ from capsedu.loop import converged, evaluate, fit, random_shift
 from capsedu.recipes import RECIPES, command_line, how_made, recipe_name, seeded_name
 from capsedu.train import main, record_missing
 
+# trainings compared number for number: on the CPU (conftest.on_the_cpu)
+pytestmark = pytest.mark.usefixtures("on_the_cpu")
+
 
 def test_fit_learns_a_separable_toy_problem():
     # class 1 images have a bright pixel block, class 0 are dark: any working loop learns it

@@ -7,6 +7,7 @@ import ipywidgets as widgets
 import numpy as np
 import torch
 
+from .. import config
 from ..equivariance import rotation_state
 from ..plots import Blitter, rotation_figure, set_class_bars
 from ..validate import check_labels, check_pixels, check_shape
@@ -39,7 +40,8 @@ class RotationExplorer(Widget):
         self.rotation = widgets.IntSlider(value=0, min=0, max=345, step=15,
                                           description="rotation", readout_format="d",
                                           continuous_update=False)
-        sizes = [m.shape[-1] for m in gcnn.features(torch.zeros(1, 1, 28, 28))]
+        blank = torch.zeros(1, 1, 28, 28, device=config.model_device(gcnn))
+        sizes = [m.shape[-1] for m in gcnn.features(blank)]
         self.layer = widgets.Dropdown(
             options=[(f"layer {k + 1} ({s}x{s})", k) for k, s in enumerate(sizes)],
             description="layer")

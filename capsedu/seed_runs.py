@@ -1,0 +1,133 @@
+"""Notebook 08's models trained again from several seeds, all under one budget and one rule.
+
+08's verdicts (CapsNet against CNN, routing trained in) each read one trained model per recipe,
+and another training seed moves a model's test accuracy by about as much as the differences at
+stake (09 measures that spread). So each of 08's affNIST recipes (``RECIPES``) is trained again
+from each seed, every run from scratch under the recipe's own budget and stopping rule (the
+shipped seed-0 runs were not: the CNN trained a fixed 12 epochs, the CapsNets were continued from
+a first sitting), and each trained model is scored image by image on the full translated and
+affNIST-style test sets (``full_sets.SETS``), the routing CapsNet also routed once at test time.
+
+The record keeps, for each run, its manifest row (command, seed, device, time, held-out curve,
+whether the rule stopped it, the sha256 of its weights) and which test images each reading gets
+wrong. The weights stay in ``<data root>/runs/seed_runs/``: shipping nine more models would
+double the course's download, and the record holds all that 08 reads of them.
+
+    python -m capsedu.seed_runs --limit 6000                  # a trial, into runs/
+    python -m capsedu.seed_runs --seeds 0 1 2 --replace-shipped   # results/affnist_seeds.json
+
+Several processes may share the work (each run is trained by the first that takes it: on a GPU,
+start one process per run); a finished run is never trained again, and an interrupted one resumes
+from its last epoch.
+"""
+
+import sys
+from functools import partial
+from pathlib import Path
+
+import torch
+
+from . import checkpoints, config, full_sets
+from .capsnet import routing_iterations
+from .loop import is_correct, predict
+from .recipes import command_line, run_recipe, seeded_name
+from .train import experiment_parser, record_missing, results_file, seed_int
+
+RESULTS = "affnist_seeds.json"
+COMMAND = "python -m capsedu.seed_runs"
+RECIPES = ("affnist-capsnet", "affnist-capsnet-1iter", "affnist-cnn")
+SEEDS = (0, 1, 2)
+TEST_SETS = ("translated", "affnist-style")
+
+
+def run_name(recipe: str, seed: int) -> str:
+    """A record's key: ``"affnist-cnn, seed 1"``."""
+    return f"{recipe}, seed {seed}"
+
+
+def readings(recipe: str) -> dict[str, int | None]:
+    """What each trained model is read as: its own routing (``None``), and for the routing
+    CapsNet also 1 iteration at test time (``full_sets.ROUTED_OTHERWISE``)."""
+    once = {its for (test_set, name), its in full_sets.ROUTED_OTHERWISE.items() if name == recipe}
+    return {recipe: None} | {full_sets.reading(recipe, its): its for its in once}
+
+
+def score(model: torch.nn.Module, test_set: str, iterations: int | None, limit=None) -> dict:
+    """One reading of ``model`` on the full ``test_set`` (its first ``limit`` images in a trial):
+    ``{"n", "accuracy", "wrong": [rows read wrong]}``."""
+    images, labels = full_sets.SETS[test_set](None if limit is None else range(limit))
+    if iterations is None:
+        predictions = predict(model, images)
+    else:
+        with routing_iterations(model, iterations):
+            predictions = predict(model, images)
+    right = is_correct(predictions, labels)
+    return {"n": len(right), "accuracy": right.float().mean().item(),
+            "wrong": torch.nonzero(~right).flatten().tolist()}
+
+
+def run(recipe: str, seed: int, limit=None, progress=True, state_path=None) -> dict:
+    """Train ``recipe`` from ``seed`` (``recipes.run_recipe``, its checkpoint into
+    ``<data root>/runs/seed_runs``) and read it on every test set: its record."""
+    folder = checkpoints.runs_dir() / "seed_runs"
+    row = run_recipe(recipe, limit=limit, seed=seed, root=folder, progress=progress,
+                     state_path=state_path)
+    model = checkpoints.pretrained(seeded_name(recipe, seed), folder).to(config.device())
+    on = {test_set: {name: score(model, test_set, its, limit)
+                     for name, its in readings(recipe).items()} for test_set in TEST_SETS}
+    gpu = torch.cuda.get_device_name() if torch.cuda.is_available() else None
+    return {"recipe": recipe, "seed": seed, "row": row, "gpu": gpu, "readings": on,
+            "test_accuracy": row["metrics"]["test_accuracy"], "train_time_s": row["train_time_s"]}
+
+
+def read_results(path: Path | None = None) -> dict[str, dict]:
+    """The recorded runs by ``run_name`` (the shipped ones by default; empty when none)."""
+    return checkpoints.read_results(path or checkpoints.results_path(RESULTS, True))
+
+
+def read_right(results: dict[str, dict], test_set: str, name: str, seed: int) -> torch.Tensor:
+    """Whether the reading ``name`` (a recipe, or ``full_sets.reading(recipe, iterations)``) of
+    the run of ``seed`` reads each image of the full ``test_set`` right: ``[n]`` booleans."""
+    recipe = name.split(",")[0]
+    key = run_name(recipe, seed)
+    if key not in results:
+        raise KeyError(f"no record of {key!r} in {RESULTS}; record it with {COMMAND} --seeds "
+                       f"{seed} --replace-shipped")
+    reading = results[key]["readings"][test_set][name]
+    right = torch.ones(reading["n"], dtype=torch.bool)
+    right[reading["wrong"]] = False
+    return right
+
+
+def how_trained(results: dict[str, dict]) -> str:
+    """How the recorded runs were trained, in one sentence: how many, under which budget and rule,
+    how many the rule stopped, their epochs and times, and where."""
+    rows = [run["row"] for run in results.values()]
+    metrics = [row["metrics"] for row in rows]
+    budgets = sorted({m["max_epochs"] for m in metrics})
+    epochs = [m["epochs"] for m in metrics]
+    times = [row["train_time_s"] for row in rows]
+    where = sorted({run["gpu"] or run["row"]["device"] for run in results.values()})
+    return (f"{len(rows)} runs, each from scratch under its recipe's budget "
+            f"({', '.join(map(str, budgets))} epochs) and rule ({metrics[0]['patience']} epochs "
+            f"without a held-out gain): {sum(m['converged'] for m in metrics)} of {len(rows)} "
+            f"stopped by the rule, after {min(epochs)} to {max(epochs)} epochs; trained on "
+            f"{', '.join(where)}, {min(times):.0f} to {max(times):.0f} s each")
+
+
+def main(argv=None) -> int:
+    parser = experiment_parser(COMMAND, __doc__)
+    parser.add_argument("--seeds", type=seed_int, nargs="+", default=list(SEEDS),
+                        help=f"training seeds (default: {' '.join(map(str, SEEDS))})")
+    args = parser.parse_args(argv)
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    todo = {run_name(recipe, seed): partial(run, recipe, seed, args.limit)
+            for seed in args.seeds for recipe in RECIPES}
+    command = command_line(COMMAND, seeds=args.seeds, limit=args.limit, threads=args.threads)
+    record_missing(results_file(args, RESULTS), todo, command)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
