@@ -3,9 +3,12 @@ import dataclasses
 import pytest
 import torch
 
+from capsedu import seed_runs
 from capsedu import seed_table as st
 from capsedu.bug_zoo import CORRECT
 from capsedu.bug_zoo import read_results as read_zoo
+from capsedu.robustness import seed_verdict
+from capsedu.statistics import leader, over_seeds
 
 
 def fake_measured(pose_rate=0.1):
@@ -29,6 +32,25 @@ FOUND = st.Findings(face_slope=0.987, length_45=0.3, cosine_45=0.25, max_pool_ch
 MANIFEST = {name: {"metrics": {}} for name in st.AFFINE_NAMES}
 
 
+def seed_right() -> dict:
+    """seed -> 08's affNIST readings -> which of the 10,000 digits it reads right (the record)."""
+    record = seed_runs.read_results()
+    return {seed: {name: seed_runs.read_right(record, "affnist-style", name, seed)
+                   for name in st.AFFINE_NAMES} for seed in seed_runs.SEEDS}
+
+
+def over_the_seeds(name: str) -> str:
+    """A recipe's accuracy over seeds as the table writes it: mean ± the t interval's half-width."""
+    over = over_seeds([100 * right[name].float().mean().item() for right in seed_right().values()])
+    return f"{over.mean:.2f} ± {over.half_width:.2f} %"
+
+
+def seed_leader(other: str, first: str, second: str) -> str:
+    """08's verdict over seeds: the CapsNet against ``other`` (paired by seed: one network)."""
+    verdict = seed_verdict(seed_right(), "affnist-capsnet", other, by_seed=other != "affnist-cnn")
+    return leader(verdict.over_seeds, first, second)
+
+
 def test_measured_lines_say_each_measurement():
     lines = st.measured_lines(fake_measured())
     assert lines[0] == ("face rates of seed 0's models, 3 images per kind (07 measures 3 seeds, "
@@ -46,10 +68,20 @@ def test_rows_write_the_measurements_into_their_cells(monkeypatch):
     assert rows["basic unit"][0].endswith("slope 0.99; 05's digit capsule at 45°: length 0.30, "
                                           "cosine 0.25 with upright")
     assert rows["basic unit"][1].endswith("05's CapsNet, trained upright, loses its capsule at 45°")
+    # 08's recipes over training seeds, from seed_runs' record, as 08 prints them
     assert rows["viewpoint"][0] == (
-        "08 (all 10,000 digits, one training run each): affNIST-style CapsNet 80.0 %, CNN 40.0 %; "
-        "§4: randomly turned, G-CNN 90.0 %, CNN 45.0 % (means of 3 seeds)")
-    assert rows["viewpoint"][1].endswith("; turned: G-CNN ahead over seeds (built-in equivariance)")
+        f"08 (all 10,000 digits): affNIST-style over 3 training seeds each, CapsNet "
+        f"{over_the_seeds('affnist-capsnet')}, CNN {over_the_seeds('affnist-cnn')} (the shipped "
+        "pair: 80.0 % and 40.0 %); §4: randomly turned, G-CNN 90.0 %, CNN 45.0 % (means of 3 "
+        "seeds)")
+    assert rows["viewpoint"][1] == (
+        f"affNIST-style: {seed_leader('affnist-cnn', 'CapsNet', 'CNN')} over 3 seeds (the shipped "
+        "pair: not told apart); turned: G-CNN ahead over seeds (built-in equivariance)")
+    assert (f"1 iteration {over_the_seeds('affnist-capsnet-1iter')}, 3 iterations "
+            f"{over_the_seeds('affnist-capsnet')}") in rows["routing"][0]
+    assert rows["routing"][1].startswith(
+        f"3 vs 1 iterations: affNIST-style {seed_leader('affnist-capsnet-1iter', '3', '1')} over 3 "
+        "seeds (the shipped pair: ")
     assert rows["cost"][0] == (
         "05 (here): the paper's CapsNet, 1 M multiply-adds per image, routing "
         "25.0 % of them; 08's pair (equal sizes) scores 1,000 digits in 3.0 s and 0.5 s here")
