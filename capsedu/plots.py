@@ -44,10 +44,12 @@ def png_bytes(fig: Figure, dpi: int | None = None) -> bytes:
     return buf.getvalue()
 
 
-def draw_vector(ax, x: float, y: float, color="tab:blue", label=None):
-    """An arrow from the origin to (x, y) on a square unit-circle canvas."""
+def draw_vector(ax, x: float, y: float, color="tab:blue", label=None, head: float = 20):
+    """An arrow from the origin to (x, y) on a square unit-circle canvas; ``head``: the size of
+    its head in points (smaller for an arrow drawn short on a larger canvas, which a full-size
+    head would hide)."""
     ax.annotate("", xy=(x, y), xytext=(0, 0),
-                arrowprops=dict(arrowstyle="-|>", color=color, lw=2.5, mutation_scale=20))
+                arrowprops=dict(arrowstyle="-|>", color=color, lw=2.5, mutation_scale=head))
     if label:
         ax.text(x * 1.12, y * 1.12, label, color=color, ha="center", va="center")
     ax.add_patch(_unit_circle())
@@ -203,7 +205,10 @@ def bar_face_rates(ax, runs, kinds=faces.KINDS):
         for seed_rates in per_seed.T:
             ax.plot(at, seed_rates, "k.", ms=4)
     ax.axhline(0.5, color="0.6", ls=":", lw=1)
-    ax.set_xticks(x, kinds)
+    # long names slant, each ending under its own tick, so that no name runs into its neighbour's
+    slant = max(len(kind) for kind in kinds) > 12
+    ax.set_xticks(x, kinds, rotation=20 if slant else 0, ha="right" if slant else "center",
+                  rotation_mode="anchor")
     ax.set(ylim=(0, 1.05), yticks=np.linspace(0, 1, 6), ylabel='face rate (fraction called "face")')
     # outside the axes, to their right: a bar can reach 1, and no bar is hidden behind the key
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize="small")
@@ -667,6 +672,37 @@ def show_code_agreement(fig, offsets, angle_differences) -> None:
     ax2.plot(angle_differences, pose_code(0.5, 0.5, angle_differences) @ base)
     ax2.set(xlabel="difference between the two predicted\nangles (degrees)")
     fig.suptitle("agreement between two pose-cell codes")
+
+
+def draw_routing_flow(ax, u_hat_shape) -> None:
+    """Procedure 1 as a flow of tensors with their shapes, for votes ``u_hat`` of
+    ``u_hat_shape`` ``[B, children, parents, dims]``: the logits b give the couplings c (softmax
+    over the parents), c weighs the votes into s (a sum over the children), squash gives v, the
+    agreement of each vote with v goes back into b."""
+    batch, n_in, n_out, dims = u_hat_shape
+    pair, parent = f"[{batch}, {n_in}, {n_out}]", f"[{batch}, {n_out}, {dims}]"
+    boxes = [  # (x, y, text): one tensor each
+        (0.06, 0.35, f"$b_{{ij}}$ logits\n{pair}\nstart at 0"),
+        (0.27, 0.35, f"$c_{{ij}}$ couplings\n{pair}\nsoftmax over parents $j$"),
+        (0.50, 0.35, f"$s_j = \\sum_i c_{{ij}}\\,\\hat u_{{j|i}}$\n{parent}\n"
+                     "sum over children $i$"),
+        (0.72, 0.35, f"$v_j$ = squash($s_j$)\n{parent}"),
+        (0.93, 0.35, f"$\\hat u_{{j|i}} \\cdot v_j$ agreement\n{pair}"),
+        (0.50, 0.90, f"$\\hat u_{{j|i}}$ votes\n[{batch}, {n_in}, {n_out}, {dims}]"),
+    ]
+    for x, y, text in boxes:
+        ax.text(x, y, text, ha="center", va="center", fontsize=9,
+                bbox={"boxstyle": "round", "fc": "white", "ec": "0.4"})
+    arrow = {"arrowstyle": "->", "color": "0.3"}
+    for (x0, y0), (x1, y1) in (((0.13, 0.35), (0.19, 0.35)), ((0.36, 0.35), (0.40, 0.35)),
+                               ((0.60, 0.35), (0.66, 0.35)), ((0.78, 0.35), (0.85, 0.35)),
+                               ((0.50, 0.79), (0.50, 0.50)), ((0.56, 0.82), (0.90, 0.47))):
+        ax.annotate("", xy=(x1, y1), xytext=(x0, y0), arrowprops=arrow)
+    ax.annotate("", xy=(0.06, 0.17), xytext=(0.93, 0.22),
+                arrowprops={**arrow, "connectionstyle": "arc3,rad=-0.15"})
+    ax.text(0.50, -0.16, "b += agreement: the next iteration", ha="center", fontsize=9)
+    ax.set(xlim=(-0.04, 1.04), ylim=(-0.2, 1.05))
+    ax.axis("off")
 
 
 def show_coupling_trace(fig, trace, rows, cols) -> None:

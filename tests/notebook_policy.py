@@ -58,6 +58,60 @@ if "google.colab" in sys.modules:
 
 
 COLAB_HEADING = "## 0 · On Colab? Install the course package first"
+
+# An exercise starts a line: "1. **Title.** ..." (00-07; the title is optional) or
+# "**1. Title.** ..." (08-10; "**2.**" has none).
+ITEM = re.compile(r"^(?:(\d+)\.\s+(?:\*\*(.+?)\*\*)?|\*\*(\d+)\.\s*(.*?)\*\*)")
+
+# A learner's map: the first cell says how long a learner spends on the notebook and what it needs
+# from the notebooks before it ("**Time:** about N minutes ... **Before this:** ..."). N is the
+# estimate of ``learner_minutes`` from the notebook's own length, so it follows the notebook.
+WORDS_A_MINUTE, MINUTES_A_CODE_CELL, MINUTES_AN_EXERCISE = 150, 1.5, 10
+TIME = re.compile(r"\*\*Time:\*\* about (\d+) minutes")
+BEFORE = "**Before this:**"
+
+
+def _title(text: str | None) -> str | None:
+    return text.strip().rstrip(".:").strip() or None if text else None
+
+
+def notebook_exercises(path: Path) -> dict[int, tuple[str | None, str]]:
+    """The notebook's exercises after its "## Exercises" heading: number -> (bold title or None,
+    the exercise's markdown and code, up to the next exercise)."""
+    cells = nbformat.read(path, as_version=4).cells
+    start = next((i for i, c in enumerate(cells) if c.cell_type == "markdown"
+                  and re.search(r"^## Exercises\s*$", c.source, re.M)), None)
+    assert start is not None, f"{path.name} has no '## Exercises' heading"
+    found: dict[int, list] = {}
+    current = None
+    for k, cell in enumerate(cells[start:]):
+        source = cell.source
+        if k == 0:
+            source = re.split(r"^## Exercises\s*$", source, flags=re.M)[1]
+        for line in source.splitlines():
+            match = ITEM.match(line) if cell.cell_type == "markdown" else None
+            if match:
+                number = int(match[1] or match[3])
+                assert number not in found, f"{path.name}: exercise {number} twice"
+                current = found[number] = [_title(match[2] if match[1] else match[4]), []]
+            if current is not None:
+                current[1].append(line)
+    numbers = list(found)
+    assert numbers == list(range(1, len(numbers) + 1)), f"{path.name}: exercises {numbers}"
+    return {n: (title, "\n".join(text)) for n, (title, text) in found.items()}
+
+
+def learner_minutes(path: Path) -> int:
+    """How long a learner spends on the notebook, to 5 minutes: its prose read at
+    ``WORDS_A_MINUTE``, ``MINUTES_A_CODE_CELL`` to run and read each code cell, and
+    ``MINUTES_AN_EXERCISE`` for each exercise (a guide from the notebook's length, not a
+    measurement: 00 says so)."""
+    cells = nbformat.read(path, as_version=4).cells
+    words = sum(len(re.findall(r"\w+", c.source)) for c in cells if c.cell_type == "markdown")
+    code = sum(c.cell_type == "code" for c in cells)
+    minutes = (words / WORDS_A_MINUTE + MINUTES_A_CODE_CELL * code
+               + MINUTES_AN_EXERCISE * len(notebook_exercises(path)))
+    return 5 * max(1, round(minutes / 5))
 NUMBERED = re.compile(r"^## (\d+) · ", re.M)
 
 
@@ -205,6 +259,12 @@ def violations(path: Path) -> list[str]:
     for link in badges(path.name):
         if f"({link})" not in first:
             problems.append(f"the first cell lacks the badge link {link}")
+    time = TIME.search(first)
+    if not time or BEFORE not in first:
+        problems.append(f"the first cell must say '**Time:** about N minutes' and '{BEFORE}'")
+    elif int(time[1]) != learner_minutes(path):
+        problems.append(f"the first cell says about {time[1]} minutes; its length says "
+                        f"{learner_minutes(path)} (learner_minutes)")
     code = [c.source for c in nb.cells if c.cell_type == "code"]
     if not code or code[0] != colab_cell():
         problems.append("the first code cell must be the Colab install cell "

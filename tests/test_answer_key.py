@@ -9,6 +9,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from notebook_policy import _title, notebook_exercises
 
 from capsedu import exercises
 
@@ -16,42 +17,9 @@ ROOT = Path(__file__).parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]_*.ipynb"))
 KEY = ROOT / "docs" / "instructor" / "answers"
 
-# An exercise starts a line: "1. **Title.** ..." (00-07; the title is optional) or
-# "**1. Title.** ..." (08-10; "**2.**" has none).
-ITEM = re.compile(r"^(?:(\d+)\.\s+(?:\*\*(.+?)\*\*)?|\*\*(\d+)\.\s*(.*?)\*\*)")
 # An entry of the key: "## Exercise 1 · Title" or, for an untitled exercise, "## Exercise 1".
 ENTRY = re.compile(r"^## Exercise (\d+)(?: · (.+))?$")
 CHECKER = re.compile(r"\bcheck_\w+")
-
-
-def _title(text: str | None) -> str | None:
-    return text.strip().rstrip(".:").strip() or None if text else None
-
-
-def notebook_exercises(path: Path) -> dict[int, tuple[str | None, str]]:
-    """The notebook's exercises after its "## Exercises" heading: number -> (bold title or None,
-    the exercise's markdown and code, up to the next exercise)."""
-    cells = nbformat.read(path, as_version=4).cells
-    start = next((i for i, c in enumerate(cells) if c.cell_type == "markdown"
-                  and re.search(r"^## Exercises\s*$", c.source, re.M)), None)
-    assert start is not None, f"{path.name} has no '## Exercises' heading"
-    found: dict[int, list] = {}
-    current = None
-    for k, cell in enumerate(cells[start:]):
-        source = cell.source
-        if k == 0:
-            source = re.split(r"^## Exercises\s*$", source, flags=re.M)[1]
-        for line in source.splitlines():
-            match = ITEM.match(line) if cell.cell_type == "markdown" else None
-            if match:
-                number = int(match[1] or match[3])
-                assert number not in found, f"{path.name}: exercise {number} twice"
-                current = found[number] = [_title(match[2] if match[1] else match[4]), []]
-            if current is not None:
-                current[1].append(line)
-    numbers = list(found)
-    assert numbers == list(range(1, len(numbers) + 1)), f"{path.name}: exercises {numbers}"
-    return {n: (title, "\n".join(text)) for n, (title, text) in found.items()}
 
 
 def key_entries(path: Path) -> dict[int, tuple[str | None, str]]:

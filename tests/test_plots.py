@@ -290,3 +290,36 @@ def test_notebook_10_figures_draw_what_they_are_given():
     assert len(ax.lines) == 2 + 3  # two curves, three quarter turns
     assert ax.get_ylabel() == "accuracy (%), 1,000 digits"
     plt.close("all")
+
+
+def test_the_routing_flow_names_every_tensor_with_its_shape():
+    from capsedu.plots import draw_routing_flow
+
+    fig, ax = plt.subplots()
+    draw_routing_flow(ax, (2, 5, 3, 7))  # batch 2, 5 children, 3 parents, 7-D votes
+    texts = [t.get_text() for t in ax.texts]
+    assert sum("[2, 5, 3, 7]" in t for t in texts) == 1  # the votes
+    assert sum("[2, 5, 3]" in t for t in texts) == 3  # logits, couplings, agreement
+    assert sum("[2, 3, 7]" in t for t in texts) == 2  # s and v
+    assert any("softmax over parents" in t for t in texts)
+    assert any("sum over children" in t for t in texts)
+    plt.close(fig)
+
+
+def test_bar_face_rates_slants_long_names_so_they_do_not_run_into_each_other():
+    from capsedu.parts import scoring
+
+    for kinds, slanted in ((faces.KINDS, False), (list(scoring.UNSEEN), True)):
+        runs = [SeedRuns("deep CNN", [0, 1], [], {kind: [0.2, 0.4] for kind in kinds})]
+        fig, ax = plt.subplots(figsize=(12, 4))
+        bar_face_rates(ax, runs, kinds)
+        fig.canvas.draw()
+        labels = ax.get_xticklabels()
+        assert {label.get_rotation() for label in labels} == {20 if slanted else 0}
+        boxes = [label.get_window_extent() for label in labels]
+        if slanted:  # each name ends under its own tick, running down and away from the next
+            ticks = ax.transData.transform([(k, 0) for k in range(len(kinds))])[:, 0]
+            assert all(abs(box.x1 - tick) < 8 for box, tick in zip(boxes, ticks, strict=True))
+        else:
+            assert not any(a.overlaps(b) for a, b in zip(boxes, boxes[1:], strict=False))
+        plt.close(fig)

@@ -120,7 +120,7 @@ class SquashExplorer(Widget):
         self.norm = _slider("||s||", norm, 0, MAX_NORM, 0.05)
         self.angle = _slider("angle (°)", angle, 0, 360, 5)
         self.readout, self.image = widgets.HTML(), widgets.Image(format="png", width=720)
-        self.figure = Figure(figsize=(9, 3))
+        self.figure = Figure(figsize=(9, 3), layout="constrained")  # room for the axis labels
         ax_curve, self.ax_s, self.ax_v = self.figure.subplots(1, 3)
         r = torch.linspace(0, MAX_NORM, 201, dtype=torch.float64)
         # the curve ||v|| = ||s||^2 / (1 + ||s||^2) is drawn once; only the marker moves
@@ -141,8 +141,11 @@ class SquashExplorer(Widget):
             f"||s|| = {st['norm_s']:.2f} &rarr; ||v|| = {st['norm_v']:.3f}; "
             f"slope d||v||/d||s|| = {st['slope']:.3f}; same direction ({st['angle']:.0f}°)")
         self.marker.set_data([st["norm_s"]], [st["norm_v"]])
-        _redraw_vector(self.ax_s, *st["s"], color="tab:gray", label="s")
         lim = 1.1 * MAX_NORM  # s lives on a larger canvas; the dashed circle is still ||s|| = 1
+        # the head shrinks with the arrow's drawn length (the unit canvas spans 1.25), so a short s
+        # is still an arrow, not a triangle
+        head = max(6.0, 20 * min(1.0, 1.25 * st["norm_s"] / lim))
+        _redraw_vector(self.ax_s, *st["s"], color="tab:gray", label="s", head=head)
         self.ax_s.set(xlim=(-lim, lim), ylim=(-lim, lim))
         _redraw_vector(self.ax_v, *st["v"], color="tab:red", label="v")
         self.image.value = png_bytes(self.figure)
