@@ -153,13 +153,14 @@ def one_change_comparisons(results: dict[str, dict]) -> dict[str, dict[str, Seed
         cells = [cell for cell in GRID if cell["recon_weight"] == weight]
         groups[f"reconstruction weight {weight}"] = {
             f"{b['iterations']} vs {a['iterations']} iterations":
-                seed_difference(seed_errors(results, a), seed_errors(results, b), paired=True)
+                seed_difference(seed_errors(results, b), seed_errors(results, a), by_seed=True)
             for k, a in enumerate(cells) for b in cells[k + 1:]}
     with_, without = WEIGHTS
     groups[f"reconstruction (weight {with_}) vs none, at the same iterations"] = {
         f"{iterations} iteration(s)": seed_difference(
+            seed_errors(results, {"iterations": iterations, "recon_weight": with_}),
             seed_errors(results, {"iterations": iterations, "recon_weight": without}),
-            seed_errors(results, {"iterations": iterations, "recon_weight": with_}), paired=True)
+            by_seed=True)
         for iterations in sorted({cell["iterations"] for cell in GRID})}
     return groups
 

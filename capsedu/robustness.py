@@ -305,7 +305,7 @@ def seed_verdict(right: dict[int, dict[str, torch.Tensor]], first: str, second: 
     b = tuple(100 * right[s][second].float().mean().item() for s in seeds)
     return SeedVerdict(first, second, seeds, a, b,
                        tuple(paired(right[s][first], right[s][second]) for s in seeds),
-                       seed_difference(b, a, paired=by_seed))
+                       seed_difference(a, b, by_seed=by_seed))
 
 
 def seed_line(what: str, verdict: SeedVerdict) -> str:

@@ -19,8 +19,11 @@ Three situations come up when the course compares models:
   crosses the line by chance alone; ``tally`` says how many were made, how many crossed, and how
   many chance alone would give.
 
-Every comparison answers ``.clear`` (told apart from the noise at its level) and prints as one line
-that the notebooks show, so that the prose can point at it instead of retyping a number.
+One sign for every comparison: ``paired(a, b)`` and ``seed_difference(a, b)`` both report **a minus
+b** (a's accuracy minus b's, the mean of a's seeds minus b's), so ``leader(comparison, "a", "b")``
+names a when the difference is positive. Every comparison answers ``.clear`` (told apart from the
+noise at its level) and prints as one line that the notebooks show, so that the prose can point at
+it instead of retyping a number.
 """
 
 from dataclasses import dataclass
@@ -205,57 +208,57 @@ def over_seeds(values, level: float = LEVEL) -> OverSeeds:
 
 @dataclass(frozen=True)
 class SeedDifference(_Test):
-    """The mean of B's seeds minus the mean of A's, with its t interval and test."""
+    """The mean of A's seeds minus the mean of B's, with its t interval and test."""
 
     difference: float
     low: float
     high: float
     degrees_of_freedom: float
     p_value: float
-    paired: bool  # seed by seed (same seeds) or Welch's two-sample test
+    by_seed: bool  # paired seed by seed (same seeds), or Welch's two-sample test
     level: float = LEVEL
 
     def __str__(self) -> str:
-        test = "paired by seed" if self.paired else "Welch"
+        test = "paired by seed" if self.by_seed else "Welch"
         return (f"{self.difference:+.3f} ({100 * self.level:.0f} % t interval {self.low:+.3f} to "
                 f"{self.high:+.3f}, {test}, {self.degrees_of_freedom:.1f} d.f.; "
                 f"p = {self.p_value:.2g}): {self.verdict}")
 
 
-def seed_difference(a, b, paired: bool, level: float = LEVEL) -> SeedDifference:
-    """Mean of ``b`` minus mean of ``a``, each one number per seed.
+def seed_difference(a, b, by_seed: bool, level: float = LEVEL) -> SeedDifference:
+    """Mean of ``a`` minus mean of ``b``, each one number per seed (the sign of ``paired``).
 
-    ``paired=True`` when the runs of one seed share what a seed decides (initial weights, batches,
-    augmentation) in both settings, as the routing grid's do: the t interval of the per-seed
-    differences, n - 1 degrees of freedom. ``paired=False`` for runs that share nothing (two
-    architectures): Welch's interval, with the Welch-Satterthwaite degrees of freedom.
+    ``by_seed=True`` when the runs of one seed share what a seed decides (initial weights,
+    batches, augmentation) in both settings, as the routing grid's do: the t interval of the
+    per-seed differences, n - 1 degrees of freedom. ``by_seed=False`` for runs that share nothing
+    (two architectures): Welch's interval, with the Welch-Satterthwaite degrees of freedom.
     """
     _check_level(level)
     x, y = _as_values(a, "a"), _as_values(b, "b")
-    if paired:
+    if by_seed:
         if len(x) != len(y):
-            raise ValueError(f"paired=True compares seed by seed: a and b need one value per "
+            raise ValueError(f"by_seed=True compares seed by seed: a and b need one value per "
                              f"seed each, got {len(x)} and {len(y)}")
-        d = y - x
+        d = x - y
         df, se = len(d) - 1, d.std(ddof=1) / np.sqrt(len(d))
     else:
         vx, vy = x.var(ddof=1) / len(x), y.var(ddof=1) / len(y)
         se = np.sqrt(vx + vy)
         df = (vx + vy) ** 2 / (vx**2 / (len(x) - 1) + vy**2 / (len(y) - 1)) if se else len(x) - 1
-    difference = y.mean() - x.mean()
+    difference = x.mean() - y.mean()
     if se == 0:  # identical spreads of zero: nothing to test against
         p_value = 1.0 if difference == 0 else 0.0
     else:
         p_value = float(2 * stats.t.sf(abs(difference) / se, df))
     half = t_multiplier(df, level) * se
     return SeedDifference(difference, difference - half, difference + half, float(df), p_value,
-                          paired, level)
+                          bool(by_seed), level)
 
 
 def leader(comparison, first: str, second: str, lower_is_better: bool = False) -> str:
     """A comparison in two words, for a table: ``"<first> ahead"`` when it is told apart and its
-    difference is positive (``paired(a, b)``: a's accuracy minus b's; ``seed_difference(a, b)``: b's
-    mean minus a's), ``"<second> ahead"`` when told apart the other way, else ``"not told
+    difference is positive (a minus b, for ``paired(a, b)`` and ``seed_difference(a, b)`` alike),
+    ``"<second> ahead"`` when told apart the other way, else ``"not told
     apart"``. ``lower_is_better``: the numbers are errors, so a negative difference puts
     ``first`` ahead."""
     if not comparison.clear:

@@ -69,7 +69,7 @@ def comparisons(record):
         accuracy = {kind: [100 * right("turned", seeded_name(recipe, seed), rows)
                            .float().mean().item() for seed in (0, 1, 2)]
                     for kind, recipe in (("G-CNN", "rotmnist-gcnn"), ("CNN", "rotmnist-cnn"))}
-        return seed_difference(accuracy["CNN"], accuracy["G-CNN"], paired=False)
+        return seed_difference(accuracy["G-CNN"], accuracy["CNN"], by_seed=False)
 
     return {
         "08: affNIST-style, CapsNet minus CNN": pair("affnist-style", "affnist-capsnet",

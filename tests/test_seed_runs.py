@@ -76,7 +76,7 @@ def test_the_verdict_over_seeds_is_scipys_t_test_of_the_seeds(first, second, by_
     test = stats.ttest_rel(a, b) if by_seed else stats.ttest_ind(a, b, equal_var=False)
     assert verdict.over_seeds.difference == pytest.approx(np.mean(a) - np.mean(b))
     assert verdict.over_seeds.p_value == pytest.approx(test.pvalue)
-    assert verdict.over_seeds.paired is by_seed
+    assert verdict.over_seeds.by_seed is by_seed
     for seed, each in zip(seed_runs.SEEDS, verdict.per_seed, strict=True):
         assert each == paired(right[seed][first], right[seed][second])
 

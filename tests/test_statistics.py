@@ -106,7 +106,7 @@ def test_an_interval_against_a_published_number():
 def test_paired_seed_difference_by_hand():
     # per-seed differences 1, 2, 2: mean 5/3, standard error 1/3, t = 5 on 2 degrees of freedom;
     # with 2 d.f. the t tail has the closed form P(T > t) = (1 - t / sqrt(t^2 + 2)) / 2
-    result = S.seed_difference([1, 2, 3], [2, 4, 5], paired=True)
+    result = S.seed_difference([2, 4, 5], [1, 2, 3], by_seed=True)
     assert result.difference == pytest.approx(5 / 3) and result.degrees_of_freedom == 2
     assert result.p_value == pytest.approx(1 - 5 / math.sqrt(27))
     assert result.clear and result.low == pytest.approx(5 / 3 - 4.302653 / 3, abs=1e-6)
@@ -114,7 +114,7 @@ def test_paired_seed_difference_by_hand():
 
 def test_welch_seed_difference_by_hand():
     a, b = [1.0, 2.0, 3.0], [2.0, 6.0, 10.0]  # variances 1 and 16, three seeds each
-    result = S.seed_difference(a, b, paired=False)
+    result = S.seed_difference(b, a, by_seed=False)
     va, vb = 1 / 3, 16 / 3
     assert result.difference == pytest.approx(4.0)
     assert result.degrees_of_freedom == pytest.approx((va + vb) ** 2 / (va**2 / 2 + vb**2 / 2))
@@ -127,8 +127,8 @@ def test_the_t_rule_crosses_about_one_in_twenty_by_chance_and_two_standard_error
     # error" with 3 seeds tells equal settings apart far more often (issue 23: about 12 %)
     rng = np.random.default_rng(0)
     draws = rng.normal(size=(4000, 2, 3))
-    paired = np.mean([S.seed_difference(a, b, paired=True).clear for a, b in draws])
-    welch = np.mean([S.seed_difference(a, b, paired=False).clear for a, b in draws])
+    paired = np.mean([S.seed_difference(a, b, by_seed=True).clear for a, b in draws])
+    welch = np.mean([S.seed_difference(a, b, by_seed=False).clear for a, b in draws])
     two_se = np.mean([abs(b.mean() - a.mean()) > 2 * math.sqrt(a.var(ddof=1) / 3
                                                                + b.var(ddof=1) / 3)
                       for a, b in draws])
@@ -144,8 +144,12 @@ def test_leader_names_the_side_only_when_told_apart():
     assert S.leader(ahead, "CapsNet", "CNN") == "CapsNet ahead"
     assert S.leader(behind, "CapsNet", "CNN") == "CNN ahead"
     assert S.leader(level, "CapsNet", "CNN") == "not told apart"
-    # seed_difference(a, b) is b minus a: more error for b puts a ahead only if we ask for errors
-    assert S.leader(S.seed_difference([1, 2, 3], [2, 4, 5], paired=True), "b", "a") == "b ahead"
+    # seed_difference(a, b) is a minus b, as paired(a, b) is: the larger mean leads
+    assert S.leader(S.seed_difference([2, 4, 5], [1, 2, 3], by_seed=True), "a", "b") == "a ahead"
+    assert S.leader(S.seed_difference([1, 2, 3], [2, 4, 5], by_seed=True), "a", "b") == "b ahead"
+    # and for errors, the smaller mean leads
+    errors = S.seed_difference([1, 2, 3], [2, 4, 5], by_seed=True)
+    assert S.leader(errors, "a", "b", lower_is_better=True) == "a ahead"
 
 
 def test_tally_counts_beside_chance():
@@ -160,7 +164,7 @@ def test_tally_counts_beside_chance():
     (lambda: S.paired([0.3, 0.9], [1, 0]), "booleans"),
     (lambda: S.accuracy([]), "one right/wrong value"),
     (lambda: S.over_seeds([1.0]), "at least 2"),
-    (lambda: S.seed_difference([1, 2], [1, 2, 3], paired=True), "seed by seed"),
+    (lambda: S.seed_difference([1, 2], [1, 2, 3], by_seed=True), "seed by seed"),
     (lambda: S.over_seeds([1, 2], level=95), "level must be"),
     (lambda: S.tally([]), "at least one"),
 ])
