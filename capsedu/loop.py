@@ -11,6 +11,7 @@ import os
 import random
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
@@ -63,50 +64,109 @@ def random_shift(images: torch.Tensor, generator=None, max_shift: int = 2) -> to
 def fit(model, train, epochs=1, batch_size=128, lr=1e-3, lr_decay=1.0, seed=0, device=None,
         progress=True, augment=None, state_path=None, validation=None,
         compose=None, patience=None, start=None) -> list[dict]:
-    """Train ``model`` on ``train = (images, labels)`` with Adam; one dict of stats per epoch.
-    More tensors may follow the labels, e.g. ``(pairs, labels, parts)``: every tensor after the
-    images is a target, passed on to the model.
+    """Train ``model`` on ``train = (images, labels, ...)`` with Adam; one dict of stats per epoch
+    (``train_one_epoch``'s, with its number, its device and, with ``validation``, its held-out
+    accuracy). The model supplies its own loss, ``model.training_loss(x, *targets) -> (loss,
+    predictions)``; every tensor of ``train`` after the images is a target.
 
-    ``lr_decay`` multiplies the learning rate after every epoch (the paper decays it
-    exponentially). ``augment(x, generator) -> x``, if given, transforms every training batch, e.g.
-    ``random_shift`` (the paper's random shifts of up to 2 pixels); it draws from the shuffling
-    generator, so a resumed run draws the same transformations.
-    ``compose(images, labels, generator) -> (x, *targets)``, if given, makes each batch's training
-    examples out of the rows drawn, e.g. ``pair_up``: MultiMNIST pairs out of a batch of single
-    digits (a batch must then hold two classes, so a last, smaller batch is dropped; the next
-    epoch's reshuffle puts its rows in other batches).
-    The model supplies its own loss through ``model.training_loss(x, *targets) -> (loss,
-    predictions)`` (``predictions`` may be None for a model that does not classify); an example
-    counts as right when its prediction is all right (``is_correct``).
+    The loop is the four lines below the checks; each option is one named piece:
 
-    Each epoch's dict holds the mean ``loss`` and ``train_accuracy`` over the epoch, and the
-    curves under them, one number per optimisation step: ``batch_loss`` and ``batch_accuracy``
-    (the share of that batch read right; None for a model that does not classify).
-
-    ``state_path``: after every epoch, save everything needed to continue (weights, optimizer,
-    epoch, random state) there; if the file exists, training resumes from it. Long runs then
-    survive being stopped.
-
-    ``validation = (images, labels)``: held-out training examples, scored after every epoch
-    (``history[i]["validation_accuracy"]``) in batches of ``batch_size``, as the model trained
-    (a model whose predictions depend on the rest of their batch, a bug of notebook 09, is scored
-    as it was trained). The model ends with the weights of the epoch that scored best there (the
-    earliest, on ties): the number of epochs is chosen without ever looking at the test set.
-
-    ``patience`` (with ``validation``): stop before ``epochs`` once the held-out accuracy has not
-    improved for that many epochs (``converged``); ``epochs`` is then the budget, an upper bound.
-
-    ``start = (weights, history)``: continue an earlier run that ended at those weights after the
-    epochs in ``history`` (``continue_from`` rebuilds both from a saved checkpoint). Training picks
-    up at the next epoch with the learning rate where the schedule had brought it; Adam's moments
-    start afresh, and the shuffling and dropout draw from ``seed + len(history)``, so the
-    continuation does not replay the draws of the epochs already trained.
-
-    Where it trains: ``device``, picked once (default ``config.device()``, the GPU when there is
-    one) and named in every epoch's dict (``"device"``). The model goes there to train and comes
-    back where it was when ``fit`` returns, so the caller's other calls on it still find it there
-    (the course's device rule: nothing moves a caller's model as a side effect).
+    * ``lr_decay`` multiplies the learning rate after every epoch (the paper decays it
+      exponentially);
+    * ``augment(x, generator) -> x`` and ``compose(rows..., generator) -> (x, *targets)`` make
+      each batch (``training_batches``: e.g. ``random_shift``, ``pair_up``);
+    * ``validation = (images, labels)``: held-out examples scored after every epoch; the model
+      ends with the weights of its best epoch (``keep_best``), and ``patience`` stops the run once
+      that many epochs bring no gain (``converged``): ``epochs`` is then a budget;
+    * ``state_path``: everything needed to continue is saved there after every epoch, and a run
+      resumes from it, drawing what an uninterrupted run would (``save_state``, ``resume``);
+    * ``start = (weights, history)``: continue an earlier run from its kept epoch (``begin``);
+    * ``device``: where it trains, picked once (default ``config.device()``, the GPU when there is
+      one); the model comes back where it was (the course's device rule).
     """
+    check_fit(train, validation, patience, compose, batch_size)
+    device, home = torch.device(device or config.device()), config.model_device(model)
+    run = begin(model, train, seed, batch_size, lr, lr_decay, compose, start, device,
+                keeps_best=validation is not None)
+    resume(run, model, state_path)
+    for epoch in range(len(run.history), epochs):
+        if patience is not None and run.history and converged(held_out_scores(run.history),
+                                                              patience):
+            break
+        bar = progress_bar(run.loader, f"epoch {epoch + 1}/{epochs}", progress)
+        stats = train_one_epoch(model, training_batches(bar, run.generator, compose, augment),
+                                run.optimizer, device, bar)
+        run.scheduler.step()
+        run.history.append({"epoch": epoch + 1, "device": str(device), **stats})
+        if validation is not None:
+            keep_best(run, model, validation, batch_size, progress)
+        save_state(run, model, state_path)
+    if run.best is not None:
+        model.load_state_dict(run.best)
+    model.to(home)
+    return run.history
+
+
+def train_one_epoch(model, batches, optimizer, device, bar) -> dict:
+    """One pass over the training ``batches`` (``training_batches``): forward, loss, backward,
+    step. Returns the epoch's mean ``loss`` and ``train_accuracy``, its ``seconds``, and the curves
+    under them, one number per step: ``batch_loss`` and ``batch_accuracy`` (the share of the batch
+    read right; None for a model that does not classify, whose predictions are None)."""
+    total_loss, n_correct, seen, began = 0.0, 0, 0, time.perf_counter()
+    batch_loss, batch_accuracy, predictions = [], [], None
+    for x, *targets in batches:  # targets: the labels first, e.g. (labels, parts) for pairs
+        x, targets = x.to(device), [t.to(device) for t in targets]
+        loss, predictions = model.training_loss(x, *targets)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        batch_loss.append(loss.item())
+        total_loss, seen = total_loss + batch_loss[-1] * len(x), seen + len(x)
+        # refresh=False: the numbers are shown at the bar's next (rate-limited) redraw
+        if predictions is None:  # a model that does not classify (e.g. a part detector)
+            bar.set_postfix(loss=f"{total_loss / seen:.4f}", refresh=False)
+            continue
+        right = is_correct(predictions, targets[0]).sum().item()
+        n_correct += right
+        batch_accuracy.append(right / len(x))
+        bar.set_postfix(loss=f"{total_loss / seen:.4f}", acc=f"{n_correct / seen:.3f}",
+                        refresh=False)
+    classifies = predictions is not None
+    return {"loss": total_loss / seen, "train_accuracy": n_correct / seen if classifies else None,
+            "seconds": time.perf_counter() - began, "batch_loss": batch_loss,
+            "batch_accuracy": batch_accuracy if classifies else None}
+
+
+def training_batches(rows, generator, compose=None, augment=None):
+    """Each training batch as the model sees it: the shuffled ``rows`` of a batch, made into
+    examples by ``compose(*rows, generator)`` (e.g. MultiMNIST pairs out of single digits), their
+    images transformed by ``augment(x, generator)`` (e.g. the paper's random shifts). Both draw
+    from the shuffling ``generator``, in that order, so a resumed run draws what an uninterrupted
+    one would."""
+    for batch in rows:
+        if compose is not None:
+            batch = compose(*batch, generator)
+        x, *targets = batch
+        if augment is not None:
+            x = augment(x, generator)
+        yield (x, *targets)
+
+
+@dataclass
+class Run:
+    """What a training run carries from epoch to epoch; a state file holds all of it."""
+
+    loader: DataLoader  # the shuffled batches of training rows
+    generator: torch.Generator  # shuffling, composing and augmenting draw from it
+    optimizer: torch.optim.Optimizer
+    scheduler: torch.optim.lr_scheduler.LRScheduler
+    history: list[dict]  # one dict per epoch trained
+    best: dict | None  # the weights of the best held-out epoch so far (with validation)
+    made_with: dict  # what the run is: a state file of another run is refused
+
+
+def check_fit(train, validation, patience, compose, batch_size) -> None:
+    """``fit``'s arguments, refused before any training with a sentence that says what to do."""
     check_examples(train, "train")
     if validation is not None:  # refused now, not after the first epoch has trained
         check_examples(validation, "validation")
@@ -117,14 +177,20 @@ def fit(model, train, epochs=1, batch_size=128, lr=1e-3, lr_decay=1.0, seed=0, d
         raise ValueError(f"compose makes the examples out of whole batches: fit needs at least "
                          f"batch_size={batch_size} training rows, got {len(train[0])}; train on "
                          "more rows or pass a smaller batch_size")
-    if state_path is not None:
-        state_path = os.path.expanduser(state_path)  # "~/run.pt" means the home folder's
-    device, home = torch.device(device or config.device()), config.model_device(model)
-    history, best = [], None  # best: the weights of the best validation epoch so far
+
+
+def begin(model, train, seed, batch_size, lr, lr_decay, compose, start, device,
+          keeps_best: bool) -> Run:
+    """A run's first state: from scratch, or continuing ``start = (weights, history)`` from the
+    epoch it kept, with the learning rate where the schedule had brought it (Adam's moments start
+    afresh, and the draws come from ``seed + len(history)``, so the continuation does not replay
+    the draws of the epochs already trained). ``continue_from`` in ``capsedu.recipes`` rebuilds
+    ``start`` from a saved checkpoint."""
+    history, best = [], None
     if start is not None:
         weights, history = start[0], list(start[1])
         model.load_state_dict(weights)
-        if validation is not None:  # the epoch to beat: the one it kept
+        if keeps_best:  # the epoch to beat: the one it kept
             best = {k: v.detach().clone() for k, v in weights.items()}
     generator = seed_everything(seed + len(history))
     model.to(device).train()
@@ -133,73 +199,54 @@ def fit(model, train, epochs=1, batch_size=128, lr=1e-3, lr_decay=1.0, seed=0, d
     # lr_t = lr * lr_decay^t after t epochs (ExponentialLR multiplies by lr_decay once an epoch)
     optimizer = torch.optim.Adam(model.parameters(), lr=lr * lr_decay ** len(history))
     scheduler = torch.optim.lr_scheduler.ExponentialLR(optimizer, gamma=lr_decay)
-    # what the run is: a state file made by another run is refused, not silently resumed
     made_with = {"model": type(model).__name__, "hparams": getattr(model, "hparams", None),
                  "seed": seed, "train_examples": len(train[0]), "batch_size": batch_size,
                  "lr": lr, "lr_decay": lr_decay}
-    if state_path is not None and Path(state_path).exists():
-        state = torch.load(state_path, map_location=device, weights_only=True)
-        check_same_run(state.get("made_with", made_with), made_with, state_path)
-        model.load_state_dict(state["model"])
-        optimizer.load_state_dict(state["optimizer"])
-        scheduler.load_state_dict(state["scheduler"])
-        generator.set_state(state["generator"].cpu())  # loaded onto the device; drawn on the CPU
-        if "torch_rng" in state:  # torch's global generator draws the dropout masks
-            torch.set_rng_state(state["torch_rng"].cpu())
-        history, best = state["history"], state.get("best")
-    for epoch in range(len(history), epochs):
-        if patience is not None and history and converged(held_out_scores(history), patience):
-            break
-        total_loss, n_correct, seen, began = 0.0, 0, 0, time.perf_counter()
-        batch_loss, batch_accuracy = [], []  # one number per step
-        bar = progress_bar(loader, f"epoch {epoch + 1}/{epochs}", progress)
-        for batch in bar:
-            if compose is not None:
-                batch = compose(*batch, generator)
-            x, *targets = batch  # targets: the labels first, e.g. (labels, parts) for pairs
-            if augment is not None:
-                x = augment(x, generator)
-            x, targets = x.to(device), [t.to(device) for t in targets]
-            loss, predictions = model.training_loss(x, *targets)
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-            batch_loss.append(loss.item())
-            total_loss += batch_loss[-1] * len(x)
-            seen += len(x)
-            # refresh=False: the numbers are shown at the bar's next (rate-limited) redraw
-            if predictions is None:  # a model that does not classify (e.g. a part detector)
-                bar.set_postfix(loss=f"{total_loss / seen:.4f}", refresh=False)
-            else:
-                right = is_correct(predictions, targets[0]).sum().item()
-                n_correct += right
-                batch_accuracy.append(right / len(x))
-                bar.set_postfix(loss=f"{total_loss / seen:.4f}", acc=f"{n_correct / seen:.3f}",
-                                refresh=False)
-        scheduler.step()
-        classifies = predictions is not None
-        history.append({"epoch": epoch + 1, "loss": total_loss / seen,
-                        "train_accuracy": n_correct / seen if classifies else None,
-                        "seconds": time.perf_counter() - began, "device": str(device),
-                        "batch_loss": batch_loss,
-                        "batch_accuracy": batch_accuracy if classifies else None})
-        if validation is not None:
-            history[-1]["validation_accuracy"] = evaluate(model, validation, batch_size,
-                                                          progress=progress)
-            if chosen_epoch(history) is history[-1]:
-                best = {k: v.detach().clone() for k, v in model.state_dict().items()}
-        if state_path is not None:
-            Path(state_path).parent.mkdir(parents=True, exist_ok=True)
-            partial = Path(f"{state_path}.partial")  # a run stopped while saving keeps the last
-            torch.save({"model": model.state_dict(), "optimizer": optimizer.state_dict(),
-                        "scheduler": scheduler.state_dict(), "generator": generator.get_state(),
-                        "torch_rng": torch.get_rng_state(), "history": history, "best": best,
-                        "made_with": made_with}, partial)
-            os.replace(partial, state_path)
-    if best is not None:
-        model.load_state_dict(best)
-    model.to(home)
-    return history
+    return Run(loader, generator, optimizer, scheduler, history, best, made_with)
+
+
+def keep_best(run: Run, model, validation, batch_size: int, progress: bool) -> None:
+    """Score the held-out ``validation`` examples after an epoch (in batches of ``batch_size``, as
+    the model trained: a model whose predictions depend on the rest of their batch, a bug of
+    notebook 09, is scored as it was trained), and keep the weights of the best epoch (the
+    earliest, on ties): the epoch is chosen without ever looking at the test set."""
+    run.history[-1]["validation_accuracy"] = evaluate(model, validation, batch_size,
+                                                      progress=progress)
+    if chosen_epoch(run.history) is run.history[-1]:
+        run.best = {k: v.detach().clone() for k, v in model.state_dict().items()}
+
+
+def save_state(run: Run, model, state_path) -> None:
+    """Save everything needed to continue at ``state_path`` (nothing without one): weights,
+    optimizer, schedule, random state, history and best weights. A run stopped while saving keeps
+    the last state whole (it is written beside, then put in place)."""
+    if state_path is None:
+        return
+    state_path = Path(os.path.expanduser(state_path))  # "~/run.pt" means the home folder's
+    state_path.parent.mkdir(parents=True, exist_ok=True)
+    partial = Path(f"{state_path}.partial")
+    torch.save({"model": model.state_dict(), "optimizer": run.optimizer.state_dict(),
+                "scheduler": run.scheduler.state_dict(), "generator": run.generator.get_state(),
+                "torch_rng": torch.get_rng_state(), "history": run.history, "best": run.best,
+                "made_with": run.made_with}, partial)
+    os.replace(partial, state_path)
+
+
+def resume(run: Run, model, state_path) -> None:
+    """Continue from the state ``save_state`` left at ``state_path``, if there is one: a state of
+    another run (``made_with``) is refused, not silently resumed."""
+    if state_path is None or not Path(os.path.expanduser(state_path)).exists():
+        return
+    device = config.model_device(model)
+    state = torch.load(os.path.expanduser(state_path), map_location=device, weights_only=True)
+    check_same_run(state.get("made_with", run.made_with), run.made_with, state_path)
+    model.load_state_dict(state["model"])
+    run.optimizer.load_state_dict(state["optimizer"])
+    run.scheduler.load_state_dict(state["scheduler"])
+    run.generator.set_state(state["generator"].cpu())  # loaded onto the device; drawn on the CPU
+    if "torch_rng" in state:  # torch's global generator draws the dropout masks
+        torch.set_rng_state(state["torch_rng"].cpu())
+    run.history, run.best = state["history"], state.get("best")
 
 
 def check_same_run(saved: dict, now: dict, state_path) -> None:
