@@ -2,6 +2,7 @@
 CapsNet's training step against a max-pool CNN with as many parameters.
 
     python benchmarks/routing_cost.py [--batch 128] [--repeats N] [--threads T] [--quick]
+                                      [--json FILE]
 
 Every ratio is taken against a reference measured in the same run, in the same interleaved
 rounds (``capsedu.costs.time_passes``), so that background load hits both sides alike:
@@ -16,10 +17,15 @@ The DigitCaps sizes are the course's CapsNets: n_in = 288 (LIVE, SMALL), 512 (AF
 (MULTIMNIST), 1152 (the paper), each routed to 10 capsules of 16D. The script also prints u_hat's
 memory (``routing_memory``) and routing's share of the CapsNet's multiply-adds beside its share
 of the time (``routing_share``). Seconds are printed for context only; on a busy machine (see
-the load average) re-run, or use ``--threads 1``.
+the load average) re-run, or use ``--threads 1``. ``--json FILE`` also records the run (its command,
+machine, date and every time) for a notebook to quote: ``data/results/routing_cost_gpu.json`` is one,
+measured on a GPU, which 09 and 10 quote.
 """
 
 import argparse
+import datetime
+import json
+import sys
 
 import torch
 from routing import TRAIN_BATCH, machine  # benchmarks/routing.py
@@ -30,8 +36,8 @@ from capsedu.capsnet import AFFNIST
 from capsedu.costs import model_step, routing_share, routing_sweep, time_passes
 
 
-def digit_caps_table(batch: int, repeats: int, device) -> None:
-    """The sweep, one line per (n_in, iterations), with its ratios to the W u step."""
+def digit_caps_table(batch: int, repeats: int, device) -> list:
+    """The sweep, one line per (n_in, iterations), with its ratios to the W u step: its rows."""
     rows = routing_sweep(iterations=(0, 1, 3, 5), batch=batch, repeats=repeats, device=device)
     print(f"\nDigitCaps alone, batch {batch}: 10 parents of 16D; r = 0 is u_hat = W u only")
     print(f"{'n_in':>5} {'n_in*n_out*d':>12} {'u_hat MB':>9} {'r':>2} {'fwd ms':>8} "
@@ -45,10 +51,12 @@ def digit_caps_table(batch: int, repeats: int, device) -> None:
         print(f"{row.n_in:>5} {row.size:>12,} {row.u_hat_bytes / 1e6:>9.1f} {row.iterations:>2} "
               f"{1000 * row.forward:>8.1f} {1000 * row.backward:>8.1f} {step / base_step:>10.2f}x "
               f"{per_iteration:>16}")
+    return rows
 
 
-def capsnet_vs_cnn(batch: int, repeats: int, device) -> None:
-    """Notebook 08's pair, one training step each, interleaved; then routing's shares."""
+def capsnet_vs_cnn(batch: int, repeats: int, device) -> dict:
+    """Notebook 08's pair, one training step each, interleaved; then routing's shares: the
+    times (seconds) and shares, for the record."""
     torch.manual_seed(0)
     capsnet, cnn = CapsNet(AFFNIST).to(device), MaxPoolCNN().to(device)
     images = torch.rand(batch, 1, 40, 40, device=device)
@@ -66,6 +74,9 @@ def capsnet_vs_cnn(batch: int, repeats: int, device) -> None:
     print(f"routing in CapsNet(AFFNIST): {100 * share.macs:.1f} % of the forward multiply-adds, "
           f"{100 * share.forward:.0f} % of the forward time, "
           f"{100 * share.backward:.0f} % of the backward time")
+    return {"capsnet_step": caps._asdict(), "cnn_step": pool._asdict(),
+            "routing_share": {"macs": share.macs, "forward": share.forward,
+                              "backward": share.backward}}
 
 
 def main() -> None:
@@ -75,6 +86,7 @@ def main() -> None:
     p.add_argument("--repeats", type=int, default=None, help="timed rounds (default 7)")
     p.add_argument("--threads", type=int, default=None, help="torch CPU threads (default: all)")
     p.add_argument("--quick", action="store_true", help="batch 8, 2 repeats: a smoke run")
+    p.add_argument("--json", metavar="FILE", help="also record the run in FILE (JSON)")
     args = p.parse_args()
     batch = args.batch or (8 if args.quick else TRAIN_BATCH)
     repeats = args.repeats or (2 if args.quick else 7)
@@ -84,8 +96,17 @@ def main() -> None:
     device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
     print(machine(device))
     print(f"median of {repeats} interleaved rounds, after one warm-up round")
-    digit_caps_table(batch, repeats, device)
-    capsnet_vs_cnn(batch, repeats, device)
+    rows = digit_caps_table(batch, repeats, device)
+    pair = capsnet_vs_cnn(batch, repeats, device)
+    if args.json:
+        record = {"command": " ".join(["python benchmarks/routing_cost.py", *sys.argv[1:]]),
+                  "machine": machine(device), "date": datetime.date.today().isoformat(),
+                  "device": (torch.cuda.get_device_name() if device.type == "cuda" else "cpu"),
+                  "batch": batch, "repeats": repeats,
+                  "digit_caps": [row._asdict() for row in rows], **pair}
+        with open(args.json, "w") as f:
+            json.dump(record, f, indent=1)
+            f.write("\n")
 
 
 if __name__ == "__main__":

@@ -10,6 +10,7 @@ median seconds. They depend on the machine and on what else it is doing; compare
 in the same call, not across runs or machines.
 """
 
+import json
 import statistics
 import time
 from collections.abc import Callable
@@ -424,3 +425,45 @@ def routing_memory(config: CapsNetConfig, batch: int,
         # [batch, n_out, 1]; per iteration
         capsules=differentiated * (3 * batch * n_out * d_out + 4 * batch * n_out) * dtype.itemsize,
     )
+
+
+# --- Routing's cost on a GPU, recorded ------------------------------------------------------------
+
+GPU_RECORD = "routing_cost_gpu.json"  # in <data root>/results: benchmarks/routing_cost.py --json
+
+
+class RecordedCost(NamedTuple):
+    """A run of ``benchmarks/routing_cost.py --json`` on another machine than the learner's: what
+    08's parameter-matched pair costs per training step there, and routing's shares."""
+
+    device: str  # the accelerator's name, or "cpu"
+    date: str
+    command: str
+    batch: int
+    capsnet_step: float  # seconds, forward + backward, CapsNet(AFFNIST)
+    cnn_step: float  # the same for MaxPoolCNN()
+    macs: float  # routing's share of CapsNet(AFFNIST)'s forward multiply-adds
+    forward: float  # routing's share of the forward time
+    backward: float  # and of the backward time
+
+
+def recorded_cost(file: str = GPU_RECORD) -> RecordedCost:
+    """The shipped record ``file`` of ``benchmarks/routing_cost.py --json`` (the GPU's, by
+    default), from ``<data root>/results``."""
+    path = config.data_root() / "results" / file
+    if not path.exists():
+        raise FileNotFoundError(f"{path} is missing: restore it (git checkout -- {path}) or record "
+                                "it with python benchmarks/routing_cost.py --json FILE")
+    run = json.loads(path.read_text())
+    share = run["routing_share"]
+    return RecordedCost(run["device"], run["date"], run["command"], run["batch"],
+                        sum(run["capsnet_step"].values()), sum(run["cnn_step"].values()),
+                        share["macs"], share["forward"], share["backward"])
+
+
+def recorded_cost_line(run: RecordedCost) -> str:
+    """A recorded run in one sentence, with its source."""
+    return (f"on {run.device} ({run.command}, {run.date}), batch {run.batch}: a training step of "
+            f"CapsNet(AFFNIST) takes {run.capsnet_step / run.cnn_step:.1f}x the CNN's; routing is "
+            f"{100 * run.macs:.1f} % of the forward multiply-adds, {100 * run.forward:.0f} % of "
+            f"the forward time and {100 * run.backward:.0f} % of the backward time")

@@ -20,7 +20,7 @@ from .bug_zoo import CORRECT, bug_effects
 from .bug_zoo import read_results as read_zoo
 from .capsnet import PAPER, CapsNet
 from .checkpoints import pretrained
-from .costs import anatomy
+from .costs import anatomy, recorded_cost, recorded_cost_line
 from .data import faces
 from .data import transformed_mnist as tm
 from .loop import still_improving, time_predict
@@ -212,12 +212,16 @@ def rows(measured: dict, found: Findings, manifest: dict) -> list[tuple[str, str
                        f"{affine_verdict['affnist-capsnet-1iter']}{not_final}); MNIST "
                        + ", ".join(mnist) + f" (09's seeds; {crossed} of {len(every)} "
                        f"comparisons crossed, about {chance:.1f} by chance alone)")
+    gpu = recorded_cost()  # benchmarks/routing_cost.py on a GPU: a recorded run
     cost = (f"05 (here): the paper's CapsNet, {total / 1e6:.0f} M multiply-adds per image, "
             f"routing {100 * measured['MACs'][ROUTING] / total:.1f} % of them; 08's pair (equal "
             f"sizes) scores 1,000 digits in {speed['affnist-capsnet']:.1f} s and "
-            f"{speed['affnist-cnn']:.1f} s here")
+            f"{speed['affnist-cnn']:.1f} s here; recorded {recorded_cost_line(gpu)}")
     cost_verdict = (f"the CapsNet takes {speed['affnist-capsnet'] / speed['affnist-cnn']:.1f}x "
-                    "the CNN's time; 09 times routing against its share of the multiply-adds")
+                    f"the CNN's time here and {gpu.capsnet_step / gpu.cnn_step:.1f}x per training "
+                    f"step on {gpu.device}, where routing takes {100 * gpu.forward:.0f} % of the "
+                    f"forward time for {100 * gpu.macs:.1f} % of the multiply-adds; 09 times "
+                    "routing against its share of the multiply-adds")
     equi = (f"§3: the G-CNN's layers are off by {found.gcnn_error:.0e} after a quarter turn, the "
             f"CNN's by {found.cnn_error:.1f} or more; §2: a read-out finds a turned digit's angle "
             f"in 05's capsule within {found.readout_error:.0f}° (within ±45°; a guess without "

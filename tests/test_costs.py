@@ -303,3 +303,24 @@ def test_format_sweep_and_what_an_iteration_costs_by_hand():
     assert lines[2].split() == ["10", "4", "5.0", "5.0", "1.0"]
     with pytest.raises(ValueError, match="0 and more iterations"):
         iteration_cost(rows[1:])
+
+
+def test_the_recorded_gpu_run_is_what_its_file_says():
+    """costs.recorded_cost reads benchmarks/routing_cost.py's record (the GPU's, shipped): the
+    steps are the sums of their passes and the shares those the script measured."""
+    import json
+
+    from capsedu import config
+    from capsedu.costs import GPU_RECORD, recorded_cost, recorded_cost_line
+
+    run = json.loads((config.data_root() / "results" / GPU_RECORD).read_text())
+    got = recorded_cost()
+    assert got.device == run["device"] and run["device"] in run["machine"]
+    assert got.command.startswith("python benchmarks/routing_cost.py")
+    assert got.capsnet_step == sum(run["capsnet_step"].values()) > 0
+    assert got.cnn_step == sum(run["cnn_step"].values()) > 0
+    assert 0 < got.macs < 1 and 0 < got.forward < 1 and 0 < got.backward < 1
+    assert [row["n_in"] for row in run["digit_caps"][::4]] == [288, 512, 800, 1152]
+    assert recorded_cost_line(got).startswith(f"on {got.device} ({got.command}, {got.date})")
+    with pytest.raises(FileNotFoundError, match="benchmarks/routing_cost.py --json"):
+        recorded_cost("no_such_record.json")

@@ -7,6 +7,7 @@ from capsedu import seed_runs
 from capsedu import seed_table as st
 from capsedu.bug_zoo import CORRECT
 from capsedu.bug_zoo import read_results as read_zoo
+from capsedu.costs import recorded_cost
 from capsedu.robustness import seed_verdict
 from capsedu.statistics import leader, over_seeds
 
@@ -82,10 +83,17 @@ def test_rows_write_the_measurements_into_their_cells(monkeypatch):
     assert rows["routing"][1].startswith(
         f"3 vs 1 iterations: affNIST-style {seed_leader('affnist-capsnet-1iter', '3', '1')} over 3 "
         "seeds (the shipped pair: ")
+    gpu = recorded_cost()  # the GPU's run, quoted with its source
     assert rows["cost"][0] == (
         "05 (here): the paper's CapsNet, 1 M multiply-adds per image, routing "
-        "25.0 % of them; 08's pair (equal sizes) scores 1,000 digits in 3.0 s and 0.5 s here")
-    assert rows["cost"][1].startswith("the CapsNet takes 6.0x the CNN's time")
+        "25.0 % of them; 08's pair (equal sizes) scores 1,000 digits in 3.0 s and 0.5 s here; "
+        f"recorded on {gpu.device} ({gpu.command}, {gpu.date}), batch {gpu.batch}: a training step "
+        f"of CapsNet(AFFNIST) takes {gpu.capsnet_step / gpu.cnn_step:.1f}x the CNN's; routing is "
+        f"{100 * gpu.macs:.1f} % of the forward multiply-adds, {100 * gpu.forward:.0f} % of the "
+        f"forward time and {100 * gpu.backward:.0f} % of the backward time")
+    assert rows["cost"][1].startswith(
+        f"the CapsNet takes 6.0x the CNN's time here and {gpu.capsnet_step / gpu.cnn_step:.1f}x "
+        f"per training step on {gpu.device}")
     first = st.faces.SCRAMBLED_KINDS[0]
     assert f"pixel CapsNet: {first}; pose capsules: none" in rows["part-whole"][0]
     assert rows["part-whole"][1] == ("pose capsules reject every scramble; so does a deep CNN; "
