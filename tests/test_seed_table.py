@@ -21,16 +21,18 @@ def fake_measured(pose_rate=0.1):
     face_rates = {name: dict(rates) for name in st.FACE_NAMES}
     face_rates["pixel CapsNet"][st.faces.SCRAMBLED_KINDS[0]] = 0.8
     face_rates["pose capsules"][st.faces.SCRAMBLED_KINDS[0]] = pose_rate
-    return {"n_table": 3, "face rates": face_rates, "affine right": right,
-            "affine": {name: r.float().mean().item() for name, r in right.items()},
-            "seconds per 1000": dict(zip(st.AFFINE_NAMES, (3.0, 1.5, 0.5), strict=True)),
-            "MACs": {"Conv1": 750_000, st.ROUTING: 250_000}, "total": 1_000_000}
+    return st.Measured(
+        n_table=3, face_rates=face_rates, affine_right=right,
+        affine={name: r.float().mean().item() for name, r in right.items()},
+        seconds_per_1000=dict(zip(st.AFFINE_NAMES, (3.0, 1.5, 0.5), strict=True)),
+        macs={"Conv1": 750_000, st.ROUTING: 250_000}, total=1_000_000)
 
 
 FOUND = st.Findings(face_slope=0.987, length_45=0.3, cosine_45=0.25, max_pool_change=0.5,
                     gcnn_error=2e-7, cnn_error=0.83, readout_error=20.0, readout_baseline=30.0,
                     gcnn_turned=0.9, cnn_turned=0.45, n_seeds=3, turned_verdict="G-CNN ahead")
 MANIFEST = {name: {"metrics": {}} for name in st.AFFINE_NAMES}
+RECORDS = st.read_records()
 
 
 def seed_right() -> dict:
@@ -64,7 +66,8 @@ def test_measured_lines_say_each_measurement():
 
 def test_rows_write_the_measurements_into_their_cells(monkeypatch):
     monkeypatch.setattr(st, "still_improving", lambda records: [])
-    rows = dict((row[0], row[2:]) for row in st.rows(fake_measured(), FOUND, MANIFEST))
+    rows = {row.claim: (row.measured, row.verdict)
+            for row in st.rows(fake_measured(), FOUND, MANIFEST, RECORDS)}
     assert len(rows) == 8
     assert rows["basic unit"][0].endswith("slope 0.99; 05's digit capsule at 45°: length 0.30, "
                                           "cosine 0.25 with upright")
@@ -118,7 +121,8 @@ def test_rows_write_the_measurements_into_their_cells(monkeypatch):
 def test_rows_turn_their_verdicts_with_the_findings(monkeypatch):
     monkeypatch.setattr(st, "still_improving", lambda records: ["affnist-cnn"])
     other = dataclasses.replace(FOUND, length_45=0.8, readout_error=40.0)
-    rows = dict((row[0], row[3]) for row in st.rows(fake_measured(pose_rate=0.9), other, MANIFEST))
+    rows = {row.claim: row.verdict
+            for row in st.rows(fake_measured(pose_rate=0.9), other, MANIFEST, RECORDS)}
     assert rows["basic unit"].endswith("05's capsule stays long at 45°")
     assert rows["equivariance"] == "exact when built into the layer; absent when left to training"
     assert rows["part-whole"].startswith("even pose capsules are fooled")
@@ -127,7 +131,7 @@ def test_rows_turn_their_verdicts_with_the_findings(monkeypatch):
 
 def test_markdown_is_a_table_of_one_row_per_claim(monkeypatch):
     monkeypatch.setattr(st, "still_improving", lambda records: [])
-    rows = st.rows(fake_measured(), FOUND, MANIFEST)
+    rows = st.rows(fake_measured(), FOUND, MANIFEST, RECORDS)
     lines = st.markdown(rows).split("\n")
     assert len(lines) == 2 + len(rows)
     assert lines[1] == "|---|---|---|---|"
@@ -149,7 +153,8 @@ def test_the_routing_row_is_09s_comparisons_number_for_number(monkeypatch):
     from capsedu import ablations
 
     monkeypatch.setattr(st, "still_improving", lambda records: [])
-    cells = dict((row[0], row[2:]) for row in st.rows(fake_measured(), FOUND, MANIFEST))
+    cells = {row.claim: (row.measured, row.verdict)
+             for row in st.rows(fake_measured(), FOUND, MANIFEST, RECORDS)}
     measured, verdict = cells["routing"]
     groups = ablations.one_change_comparisons(ablations.read_results())
     every = [c for group in groups.values() for c in group.values()]
