@@ -33,6 +33,7 @@ import torch
 from filelock import FileLock
 
 from . import config
+from .validate import check_flag
 
 MANIFEST = "manifest.json"
 # The class a checkpoint's "arch" names, and the module that defines it. Imported only when such a
@@ -195,6 +196,8 @@ def check_writable(name: str, root: Path | None = None, replace_shipped: bool = 
     by ``save`` and ``record``, and by the training commands before they train.
     """
     plain_name(name, "the checkpoint name")
+    # a string such as "False" would be true: never replace a shipped file on a misread switch
+    check_flag(replace_shipped, "replace_shipped", "True only to change the shipped checkpoints")
     if root is None:
         root = checkpoint_dir() if replace_shipped else runs_dir()
     root = checkpoint_dir(root)

@@ -31,6 +31,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
+from .validate import check_flag
+
 LEVEL = 0.95  # every interval and test of the course: 95 % (a test at 5 %)
 
 
@@ -234,6 +236,8 @@ def seed_difference(a, b, by_seed: bool, level: float = LEVEL) -> SeedDifference
     (two architectures): Welch's interval, with the Welch-Satterthwaite degrees of freedom.
     """
     _check_level(level)
+    check_flag(by_seed, "by_seed", "True when the runs of one seed share their initial weights and "
+               "batches, False for Welch's test")
     x, y = _as_values(a, "a"), _as_values(b, "b")
     if by_seed:
         if len(x) != len(y):

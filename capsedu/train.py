@@ -20,7 +20,7 @@ import torch
 from filelock import FileLock, Timeout
 
 from . import checkpoints
-from .recipes import RECIPES, command_line, run_recipe
+from .recipes import RECIPES, command_line, run_recipe, seeded_name
 
 
 def _integer_at_least(text: str, lowest: int) -> int:
@@ -148,6 +148,21 @@ def output_folder(args: argparse.Namespace) -> Path:
     return checkpoints.checkpoint_dir() if args.replace_shipped else checkpoints.runs_dir()
 
 
+def check_not_shorter(parser: argparse.ArgumentParser, name: str, epochs: int) -> None:
+    """Refuse ``--replace-shipped`` with a budget of ``epochs`` under what the shipped checkpoint
+    ``name`` trained: a shorter run is a trial, and a trial never replaces a shipped file (the
+    shipped run's own budget, or a longer one, may)."""
+    shipped = checkpoints.read_manifest().get(name)
+    if shipped is None:
+        return
+    trained = shipped["metrics"].get("epochs", 0)
+    if epochs < trained:
+        parser.error(f"--epochs {epochs} with --replace-shipped: the shipped {name} trained "
+                     f"{trained} epochs, and a shorter run is a trial, which never replaces it; "
+                     f"pass --epochs {trained} or more, or drop --replace-shipped to write the "
+                     "trial into <data root>/runs")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m capsedu.train", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -176,6 +191,9 @@ def main(argv=None):
     if args.limit and args.replace_shipped:
         parser.error(f"--limit {args.limit} with --replace-shipped: a trial on part of the data "
                      "never replaces a shipped checkpoint; drop one of them")
+    if args.replace_shipped and args.epochs:
+        check_not_shorter(parser, seeded_name(args.name, args.seed if args.seed is not None
+                                              else RECIPES[args.name].seed), args.epochs)
     if args.threads:
         torch.set_num_threads(args.threads)
     out = output_folder(args)

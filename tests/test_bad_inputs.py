@@ -302,3 +302,38 @@ def test_scoring_refuses_nan_pixels_naming_the_images():
                   lambda: evaluate(model, (x, torch.tensor([0, 1, 0])))):
         with pytest.raises(ValueError, match=r"images contains 1 NaN or infinite value"):
             score()
+
+
+def test_a_string_for_a_switch_never_replaces_a_shipped_checkpoint():
+    """Issue 37: "False" is a non-empty string, which Python takes as true."""
+    from capsedu import checkpoints
+    from capsedu.baselines import BagOfPartsCNN
+
+    manifest = checkpoints.checkpoint_dir() / checkpoints.MANIFEST
+    before = manifest.read_bytes()
+    with pytest.raises(TypeError, match="replace_shipped must be True or False"):
+        checkpoints.save(BagOfPartsCNN(channels=(3,)), "capsnet-mnist-live",
+                         replace_shipped="False")
+    with pytest.raises(TypeError, match="replace_shipped must be True or False"):
+        checkpoints.record("capsnet-mnist-live", replace_shipped="no", notes="changed")
+    assert manifest.read_bytes() == before
+
+
+def test_strings_for_the_other_switches_are_refused_naming_them():
+    from capsedu.data.mnist import load_mnist
+    from capsedu.statistics import seed_difference
+
+    with pytest.raises(TypeError, match="by_seed must be True or False"):
+        seed_difference([1.0, 2.0], [2.0, 3.0], by_seed="False")
+    with pytest.raises(TypeError, match="train must be True or False"):
+        load_mnist("test", limit=5)  # was the training split
+
+
+def test_a_shorter_run_never_replaces_a_shipped_checkpoint(capsys):
+    from capsedu import checkpoints
+    from capsedu.train import main
+
+    shipped = checkpoints.read_manifest()["capsnet-mnist-live"]["metrics"]["epochs"]
+    with pytest.raises(SystemExit):  # refused before any training
+        main(["capsnet-mnist-live", "--epochs", str(shipped - 1), "--replace-shipped"])
+    assert "a shorter run is a trial" in capsys.readouterr().err

@@ -24,7 +24,7 @@ import torch
 from tqdm.auto import tqdm
 
 from .. import config
-from ..validate import check_integer
+from ..validate import check_flag, check_integer
 
 FILES = (
     "train-images-idx3-ubyte",
@@ -87,6 +87,8 @@ def load_mnist(
     downloads the missing files of the split there when ``download`` is true. ``limit`` keeps the
     first ``limit`` examples (quick mode).
     """
+    check_flag(train, "train", "True for the 60,000 training images, False for the 10,000 test "
+               "images")
     if limit is not None:
         check_integer(limit, "limit", 1, "the number of examples to keep; None keeps them all")
     root = Path(root) if root is not None else config.data_root()
