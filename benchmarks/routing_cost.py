@@ -17,9 +17,9 @@ The DigitCaps sizes are the course's CapsNets: n_in = 288 (LIVE, SMALL), 512 (AF
 (MULTIMNIST), 1152 (the paper), each routed to 10 capsules of 16D. The script also prints u_hat's
 memory (``routing_memory``) and routing's share of the CapsNet's multiply-adds beside its share
 of the time (``routing_share``). Seconds are printed for context only; on a busy machine (see
-the load average) re-run, or use ``--threads 1``. ``--json FILE`` also records the run (its command,
-machine, date and every time) for a notebook to quote: ``data/results/routing_cost_gpu.json`` is one,
-measured on a GPU, which 09 and 10 quote.
+the load average) re-run, or use ``--threads 1``. ``--json FILE`` also records the run (its
+command, machine, date and every time) for a notebook to quote:
+``data/results/routing_cost_gpu.json`` is one, measured on a GPU, which 09 and 10 quote.
 """
 
 import argparse
