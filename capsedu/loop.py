@@ -24,7 +24,7 @@ from tqdm.auto import tqdm
 
 from . import config
 from .data.transformed_mnist import translate
-from .validate import check_examples, check_pixels
+from .validate import check_examples, check_integer, check_number, check_pixels
 
 PROGRESS_UPDATES_PER_S = 2  # how often a live progress bar may redraw
 # and how many times in all, however slow the machine: a bar's messages to the browser stay
@@ -84,7 +84,7 @@ def fit(model, train, epochs=1, batch_size=128, lr=1e-3, lr_decay=1.0, seed=0, d
     * ``device``: where it trains, picked once (default ``config.device()``, the GPU when there is
       one); the model comes back where it was (the course's device rule).
     """
-    check_fit(train, validation, patience, compose, batch_size)
+    check_fit(train, validation, epochs, batch_size, lr, lr_decay, seed, patience, compose)
     device, home = torch.device(device or config.device()), config.model_device(model)
     run = begin(model, train, seed, batch_size, lr, lr_decay, compose, start, device,
                 keeps_best=validation is not None)
@@ -165,8 +165,23 @@ class Run:
     made_with: dict  # what the run is: a state file of another run is refused
 
 
-def check_fit(train, validation, patience, compose, batch_size) -> None:
+def check_fit(train, validation, epochs, batch_size, lr, lr_decay, seed, patience,
+              compose) -> None:
     """``fit``'s arguments, refused before any training with a sentence that says what to do."""
+    check_integer(epochs, "epochs", 1, "passes over the training set; with patience, the budget")
+    check_integer(batch_size, "batch_size", 1, "training examples per step")
+    check_integer(seed, "seed", 0, "the seed of the shuffling, the draws and the dropout")
+    check_number(lr, "lr", "Adam's learning rate")
+    if lr <= 0:
+        raise ValueError(f"lr must be > 0 (Adam's learning rate, e.g. 1e-3), got {lr!r}")
+    check_number(lr_decay, "lr_decay", "the learning rate's factor after every epoch")
+    if not 0 < lr_decay <= 1:
+        raise ValueError(f"lr_decay must be in (0, 1] (the learning rate's factor after every "
+                         f"epoch; 1 keeps it), got {lr_decay!r}: 0 stops learning after one "
+                         "epoch, a negative one trains uphill, above 1 the rate grows")
+    if patience is not None:
+        check_integer(patience, "patience", 1, "epochs without a held-out gain before training "
+                      "stops; None trains the whole budget")
     check_examples(train, "train")
     if validation is not None:  # refused now, not after the first epoch has trained
         check_examples(validation, "validation")
@@ -430,7 +445,7 @@ def as_images(images) -> torch.Tensor:
     a clear error for an empty batch, and for 0-255 integer pixels or NaN (``check_pixels``)."""
     if not isinstance(images, torch.Tensor):
         try:
-            images = torch.as_tensor(np.asarray(images), dtype=torch.float32)
+            images = torch.as_tensor(np.asarray(images))  # its own dtype: 0-255 is refused below
         except (TypeError, ValueError) as err:
             raise TypeError(f"images must be a tensor [N, C, H, W] (or a NumPy array), got "
                             f"{type(images).__name__}: {err}") from err
@@ -440,7 +455,7 @@ def as_images(images) -> torch.Tensor:
     if len(images) == 0:
         raise ValueError("images holds no examples ([0, C, H, W]); pass at least one")
     check_pixels(images, "images")
-    return images
+    return images.float()  # float32, the models' dtype (a float64 array's pixels included)
 
 
 def _in_batches(model, score, images, batch_size, progress) -> torch.Tensor:

@@ -337,3 +337,35 @@ def test_a_shorter_run_never_replaces_a_shipped_checkpoint(capsys):
     with pytest.raises(SystemExit):  # refused before any training
         main(["capsnet-mnist-live", "--epochs", str(shipped - 1), "--replace-shipped"])
     assert "a shorter run is a trial" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("kwargs, name", [
+    ({"lr_decay": -0.9}, "lr_decay"), ({"lr_decay": 0.0}, "lr_decay"),
+    ({"lr_decay": 1.5}, "lr_decay"),
+    ({"lr": 0.0}, "lr"), ({"lr": float("nan")}, "lr"), ({"patience": -1}, "patience"),
+    ({"epochs": 0}, "epochs"), ({"batch_size": 2.5}, "batch_size"), ({"seed": -1}, "seed")])
+def test_fit_refuses_settings_that_train_wrong_before_training(kwargs, name):
+    """Issue 37: a negative lr_decay trained uphill, patience=-1 stopped after one epoch."""
+    from capsedu.baselines import BagOfPartsCNN
+    from capsedu.loop import fit
+
+    model = BagOfPartsCNN(channels=(3,))
+    before = [p.detach().clone() for p in model.parameters()]
+    data = torch.rand(8, 1, 32, 32), torch.randint(0, 2, (8,))
+    settings = {"validation": data, **kwargs} if "patience" in kwargs else kwargs
+    with pytest.raises((ValueError, TypeError), match=rf"^{name} must"):
+        fit(model, data, progress=False, **settings)
+    assert all(torch.equal(a, b) for a, b in zip(before, model.parameters(), strict=True))
+
+
+def test_numpy_0_255_images_are_refused_like_tensors_not_read_as_pixels():
+    """Issue 37: a NumPy uint8 array was converted to float before the uint8 check."""
+    import numpy as np
+
+    from capsedu.loop import predict
+
+    model = torch.nn.Sequential(torch.nn.Flatten(), torch.nn.Linear(784, 10))
+    model.predict = lambda x: model(x).argmax(dim=1)
+    with pytest.raises(TypeError, match=r"images.float\(\) / 255"):
+        predict(model, np.full((2, 1, 28, 28), 200, dtype=np.uint8))
+    assert predict(model, np.zeros((2, 1, 28, 28))).shape == (2,)  # float64 pixels are read
