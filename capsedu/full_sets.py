@@ -96,23 +96,29 @@ def _full(test_set: str) -> tuple[torch.Tensor, torch.Tensor]:
     return SETS[test_set]()
 
 
-def score(test_set: str, checkpoint: str, iterations: int | None = None,
-          state_path: Path | None = None) -> dict:
-    """Score the shipped ``checkpoint`` on the full ``test_set``, routed ``iterations`` times if
-    given: its record (``state_path``: unused, nothing trains)."""
-    model = checkpoints.pretrained(checkpoint)
-    images, labels = _full(test_set)
-    began = time.perf_counter()
+def read_wrong(model, images: torch.Tensor, labels: torch.Tensor,
+               iterations: int | None = None) -> dict:
+    """How ``model`` reads ``images`` (routed ``iterations`` times if given, else as trained):
+    ``{"n", "accuracy", "wrong": [the rows it reads wrong]}``, the part of a record that the
+    notebooks turn back into booleans (``read_right``)."""
     if iterations is None:
         predictions = predict(model, images)
     else:
         with routing_iterations(model, iterations):
             predictions = predict(model, images)
     right = is_correct(predictions, labels)
+    return {"n": len(right), "accuracy": right.float().mean().item(),
+            "wrong": torch.nonzero(~right).flatten().tolist()}
+
+
+def score(test_set: str, checkpoint: str, iterations: int | None = None,
+          state_path: Path | None = None) -> dict:
+    """Score the shipped ``checkpoint`` on the full ``test_set``, routed ``iterations`` times if
+    given: its record (``state_path``: unused, nothing trains)."""
+    began = time.perf_counter()
+    reading = read_wrong(checkpoints.pretrained(checkpoint), *_full(test_set), iterations)
     return {"set": test_set, "checkpoint": checkpoint, "iterations": iterations,
-            "sha256": checkpoints.read_manifest()[checkpoint]["sha256"], "n": len(right),
-            "accuracy": right.float().mean().item(),
-            "wrong": torch.nonzero(~right).flatten().tolist(),
+            "sha256": checkpoints.read_manifest()[checkpoint]["sha256"], **reading,
             "seconds": round(time.perf_counter() - began, 1),
             "threads": torch.get_num_threads(), "torch_version": torch.__version__}
 

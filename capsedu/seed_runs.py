@@ -28,8 +28,6 @@ from pathlib import Path
 import torch
 
 from . import checkpoints, config, full_sets
-from .capsnet import routing_iterations
-from .loop import is_correct, predict
 from .recipes import command_line, run_recipe, seeded_name
 from .train import experiment_parser, record_missing, results_file, seed_int
 
@@ -56,14 +54,7 @@ def score(model: torch.nn.Module, test_set: str, iterations: int | None, limit=N
     """One reading of ``model`` on the full ``test_set`` (its first ``limit`` images in a trial):
     ``{"n", "accuracy", "wrong": [rows read wrong]}``."""
     images, labels = full_sets.SETS[test_set](None if limit is None else range(limit))
-    if iterations is None:
-        predictions = predict(model, images)
-    else:
-        with routing_iterations(model, iterations):
-            predictions = predict(model, images)
-    right = is_correct(predictions, labels)
-    return {"n": len(right), "accuracy": right.float().mean().item(),
-            "wrong": torch.nonzero(~right).flatten().tolist()}
+    return full_sets.read_wrong(model, images, labels, iterations)
 
 
 def run(recipe: str, seed: int, limit=None, progress=True, state_path=None) -> dict:
