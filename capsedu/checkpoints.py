@@ -20,6 +20,8 @@ the old one at once (``os.replace``), under a lock on the folder, so two process
 never leave a torn manifest.
 """
 
+import collections
+import contextlib
 import difflib
 import hashlib
 import importlib
@@ -30,12 +32,13 @@ from collections.abc import Callable
 from pathlib import Path
 
 import torch
-from filelock import FileLock
+from filelock import FileLock, Timeout
 
 from . import config
 from .validate import check_flag
 
 MANIFEST = "manifest.json"
+LOCK_TIMEOUT_S = 120  # the longest a writer waits for another to finish writing a folder
 # The class a checkpoint's "arch" names, and the module that defines it. Imported only when such a
 # checkpoint is loaded, so that loading a CapsNet never pulls in the faces world.
 ARCHS = {
@@ -100,9 +103,22 @@ def inside(root: Path, file: str, what: str) -> Path:
     return path
 
 
-def _lock(folder: Path) -> FileLock:
-    """The lock that every writer of ``folder``'s manifest or results holds."""
-    return FileLock(folder / ".capsedu.lock")
+@contextlib.contextmanager
+def _lock(folder: Path):
+    """Hold the lock that every writer of ``folder``'s manifest or results holds, waiting at most
+    ``LOCK_TIMEOUT_S`` for another process to let it go (a paused or killed run may never do)."""
+    lock = FileLock(folder / ".capsedu.lock", timeout=LOCK_TIMEOUT_S)
+    try:
+        lock.acquire()
+    except Timeout as err:
+        raise TimeoutError(
+            f"{lock.lock_file} has been held by another process for {LOCK_TIMEOUT_S} s: a run "
+            "writing this folder, paused or stopped? Let it finish, or, if no command of the "
+            "course is running, delete that file and try again") from err
+    try:
+        yield
+    finally:
+        lock.release()
 
 
 def _replace(path: Path, write: Callable[[Path], None]) -> None:
@@ -160,13 +176,21 @@ def read_manifest(root: Path | None = None) -> dict[str, dict]:
     if not path.exists():
         return {}
     try:
-        return {entry["name"]: entry for entry in json.loads(path.read_text())["checkpoints"]}
+        rows = json.loads(path.read_text())["checkpoints"]
+        entries = {entry["name"]: entry for entry in rows}
     except (ValueError, KeyError, TypeError) as err:  # not JSON, or not {"checkpoints": [...]}
         raise ValueError(
             f"the checkpoint manifest {path.resolve()} is corrupt ({type(err).__name__}: {err}). "
             f"Restore it (git checkout -- {path.resolve()}) or delete it and retrain the "
             "checkpoints it listed."
         ) from err
+    if len(entries) != len(rows):  # a second row of one name would be lost without a word
+        counts = collections.Counter(row["name"] for row in rows)
+        twice = sorted(name for name, count in counts.items() if count > 1)
+        raise ValueError(f"the checkpoint manifest {path.resolve()} has more than one row for "
+                         f"{', '.join(map(repr, twice))}; keep one row per checkpoint (git "
+                         f"checkout -- {path.resolve()} restores the shipped one)")
+    return entries
 
 
 # what a reader asks of a manifest row, in this order (notebook 05 prints them)
@@ -260,8 +284,10 @@ def record(name: str, root: Path | None = None, replace_shipped: bool = False,
 def _write_manifest(root: Path, entries: dict[str, dict]) -> None:
     """Replace ``root``'s manifest with ``entries`` in one step (the caller holds the lock)."""
     rows = [entries[k] for k in sorted(entries)]
-    text = json.dumps({"checkpoints": rows}, indent=2) + "\n"
-    _replace(root / MANIFEST, lambda p: p.write_text(text))
+    path = root / MANIFEST
+    kept = json.loads(path.read_text()) if path.exists() else {}  # keys a later version may add
+    text = json.dumps({**kept, "checkpoints": rows}, indent=2) + "\n"
+    _replace(path, lambda p: p.write_text(text))
 
 
 def check_row(entry: dict, manifest: Path) -> dict:

@@ -369,3 +369,41 @@ def test_numpy_0_255_images_are_refused_like_tensors_not_read_as_pixels():
     with pytest.raises(TypeError, match=r"images.float\(\) / 255"):
         predict(model, np.full((2, 1, 28, 28), 200, dtype=np.uint8))
     assert predict(model, np.zeros((2, 1, 28, 28))).shape == (2,)  # float64 pixels are read
+
+
+def test_a_manifest_with_two_rows_of_one_name_is_refused_and_unknown_keys_are_kept(tmp_path):
+    """Issue 37: a second row of one name was lost on the next save, and keys other than
+    "checkpoints" were dropped."""
+    import json
+
+    from capsedu import checkpoints
+    from capsedu.baselines import BagOfPartsCNN
+
+    manifest = tmp_path / checkpoints.MANIFEST
+    row = {"name": "tiny", "file": "tiny.pt"}
+    manifest.write_text(json.dumps({"checkpoints": [row, {**row, "seed": 1}]}))
+    with pytest.raises(ValueError, match="more than one row for 'tiny'"):
+        checkpoints.read_manifest(tmp_path)
+    manifest.write_text(json.dumps({"format": 2, "checkpoints": []}))
+    checkpoints.save(BagOfPartsCNN(channels=(3,)), "tiny", tmp_path, command="test")
+    assert json.loads(manifest.read_text())["format"] == 2
+    assert set(checkpoints.read_manifest(tmp_path)) == {"tiny"}
+
+
+def test_a_lock_another_process_holds_is_waited_for_only_so_long(tmp_path, monkeypatch):
+    """Issue 37: save() waited forever, without a word, on a lock a paused process held."""
+    from capsedu import checkpoints
+    from capsedu.baselines import BagOfPartsCNN
+
+    monkeypatch.setattr(checkpoints, "LOCK_TIMEOUT_S", 0.5)
+    holder = subprocess.Popen([sys.executable, "-c", (
+        "import sys, time; from filelock import FileLock; "
+        f"lock = FileLock({str(tmp_path / '.capsedu.lock')!r}); lock.acquire(); "
+        "print('held', flush=True); time.sleep(30)")], stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        with pytest.raises(TimeoutError, match=r"\.capsedu\.lock has been held by another"):
+            checkpoints.save(BagOfPartsCNN(channels=(3,)), "tiny", tmp_path, command="test")
+    finally:
+        holder.kill()
+        holder.wait()
