@@ -49,6 +49,9 @@ def out_folder(text: str) -> Path:
     """An ``argparse`` type: the folder a command writes into (``~`` expanded), checked before any
     training. It may not exist yet (it is made, with its parents), but it is not a file, not under
     a file, and the folder it is or would be made in is writable."""
+    if not text.strip():  # Path("") is the current folder
+        raise argparse.ArgumentTypeError("must name a folder, got an empty one, which would write "
+                                         "into the current folder; pass '.' to mean that")
     folder = Path(text).expanduser()
     # the folder itself, or the nearest folder above it that exists, where it would be made
     existing = next(p for p in (folder, *folder.parents) if p.exists())
@@ -60,6 +63,17 @@ def out_folder(text: str) -> Path:
         raise argparse.ArgumentTypeError(f"{text!r} {here} not writable by you; name a folder "
                                          "you can write to, or change its permissions")
     return folder
+
+
+def state_file(text: str) -> str:
+    """An ``argparse`` type: a resumable state file (``~`` expanded) whose folder can be written,
+    checked before any training (``out_folder``), not after the first epoch has trained."""
+    path = Path(text).expanduser()
+    if not text.strip() or path.is_dir():
+        raise argparse.ArgumentTypeError(f"must name a file, got {text!r}; e.g. "
+                                         "data/runs/state.pt")
+    out_folder(str(path.parent))
+    return str(path)
 
 
 def experiment_parser(command: str, description: str) -> argparse.ArgumentParser:
@@ -174,7 +188,7 @@ def main(argv=None):
     add_output_arguments(parser)
     parser.add_argument("--threads", type=positive_int,
                         help="CPU threads for torch (default: all)")
-    parser.add_argument("--state", type=os.path.expanduser,
+    parser.add_argument("--state", type=state_file,
                         help="resumable training state: saved after every epoch, "
                         "and resumed from when the file exists")
     parser.add_argument("--continue-from", metavar="FOLDER", type=os.path.expanduser,

@@ -407,3 +407,17 @@ def test_a_lock_another_process_holds_is_waited_for_only_so_long(tmp_path, monke
     finally:
         holder.kill()
         holder.wait()
+
+
+def test_empty_out_state_as_a_folder_and_a_negative_limit_are_refused(tmp_path, capsys):
+    """Issue 37: --out "" wrote into the current folder; a bad --state failed only after an epoch
+    had trained; multimnist_data(limit=-5) gave 9,995 pairs."""
+    from capsedu.train import main
+
+    for argv, message in ((["--out", ""], "would write into the current folder"),
+                          (["--state", str(tmp_path)], "must name a file")):
+        with pytest.raises(SystemExit):  # before any training
+            main(["capsnet-mnist-live", "--limit", "128", *argv])
+        assert message in capsys.readouterr().err
+    with pytest.raises(ValueError, match="limit must be an integer >= 1"):
+        tm.multimnist_data(train=False, limit=-5)

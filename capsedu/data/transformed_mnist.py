@@ -22,7 +22,7 @@ from dataclasses import dataclass
 import torch
 import torch.nn.functional as F
 
-from ..validate import check_memory, check_number, check_pixels, check_shape
+from ..validate import check_integer, check_memory, check_number, check_pixels, check_shape
 from .mnist import load_mnist
 
 CANVAS = 40  # affNIST's image side
@@ -395,6 +395,8 @@ def multimnist_data(train: bool = True, limit: int | None = None):
       ``pair_up`` turns into new pairs in every batch;
     * test: 10,000 pairs of test digits, always the same (``multimnist``, ``MULTIMNIST_TEST``):
       ``(pairs [n, 1, 36, 36], labels [n, 2])``."""
+    if limit is not None:  # a negative one would slice from the end: 9,995 pairs for -5
+        check_integer(limit, "limit", 1, "the number of examples to keep; None keeps them all")
     if train:
         return load_mnist(True, limit)
     pairs, labels, _ = multimnist(*load_mnist(False), **MULTIMNIST_TEST)
