@@ -421,3 +421,18 @@ def test_empty_out_state_as_a_folder_and_a_negative_limit_are_refused(tmp_path, 
         assert message in capsys.readouterr().err
     with pytest.raises(ValueError, match="limit must be an integer >= 1"):
         tm.multimnist_data(train=False, limit=-5)
+
+
+def test_held_out_images_changed_by_one_caller_are_not_changed_for_the_next():
+    """Issue 37: the cached data sets handed back the very arrays a learner changed in place."""
+    from capsedu.parts.scoring import held_out
+    from capsedu.parts.training import readout_data
+
+    images, parts = held_out("face", 3)
+    images.zero_()
+    parts.clear()
+    again, parts_again = held_out("face", 3)
+    assert again.abs().sum() > 0 and len(parts_again) == 3
+    faces_, _ = readout_data(4, 0)
+    faces_.fill_(0.5)
+    assert not torch.equal(readout_data(4, 0)[0], faces_)

@@ -52,13 +52,19 @@ UNSEEN = {
 UNSEEN_FACES = ("smaller faces", "larger faces", "off-centre faces", "jittered faces")
 
 
-@lru_cache(maxsize=64)
 def held_out(kind: str, n: int, seed: int = TEST_SEED) -> tuple[torch.Tensor, list]:
     """``n`` held-out images of ``kind`` ``[n, 1, 32, 32]`` and the parts that drew them:
     ``kind`` is one of ``faces.KINDS`` (in the training range) or of ``UNSEEN``.
 
-    Cached, so every model is measured on the very same images (do not modify them in place).
-    """
+    Drawn once and kept (``_drawn``), so every model is measured on the very same images; each
+    call hands back copies, so a caller who changes them changes no other caller's."""
+    images, parts = _drawn(kind, n, seed)
+    return images.clone(), list(parts)
+
+
+@lru_cache(maxsize=64)
+def _drawn(kind: str, n: int, seed: int) -> tuple[torch.Tensor, list]:
+    """``held_out``'s images and parts, drawn once per (kind, n, seed)."""
     if kind in UNSEEN:
         kind, poses = UNSEEN[kind]
         images, _, parts = faces.dataset(kind, n, seed, poses=poses)

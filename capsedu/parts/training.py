@@ -110,10 +110,16 @@ def train_pose_capsules(n: int = 6000, epochs: int = 14, seed: int = 0, batch_si
     return fit_readout(model.cpu().eval(), n, seed)
 
 
-@lru_cache(maxsize=4)
 def readout_data(n: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
     """``n`` training faces and ``n`` non-faces of ``seed`` ``[n, 1, 32, 32]`` each, the images
-    ``fit_readout`` fits with; cached, so refitting several versions of a model draws them once."""
+    ``fit_readout`` fits with; drawn once (refitting several versions of a model draws them
+    once), handed back as copies, so a caller who changes them changes no other caller's."""
+    faces_, nonfaces = _readout_drawn(n, seed)
+    return faces_.clone(), nonfaces.clone()
+
+
+@lru_cache(maxsize=4)
+def _readout_drawn(n: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
     return faces.dataset("face", n, seed)[0], faces.dataset("nonface", n, seed)[0]
 
 
