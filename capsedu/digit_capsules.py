@@ -56,7 +56,8 @@ def perturb(v: torch.Tensor, label: int, deltas) -> torch.Tensor:
 def decode(model: CapsNet, v: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
     """Decode capsules ``v`` ``[B, 10, 16]`` masked to class ``labels`` ``[B]``: images
     ``[B, 28, 28]`` (``CapsNet.reconstruct``: all capsules but the label's are zeroed)."""
-    v, labels = v.to(config.model_device(model)), labels.to(config.model_device(model))
+    device = config.model_device(model)
+    v, labels = v.to(device), labels.to(device)
     return model.reconstruct(v, v.norm(dim=-1), labels)[:, 0].cpu()
 
 

@@ -86,6 +86,8 @@ def fit(model, train, epochs=1, batch_size=128, lr=1e-3, lr_decay=1.0, seed=0, d
     """
     check_fit(train, validation, epochs, batch_size, lr, lr_decay, seed, patience, compose)
     device, home = torch.device(device or config.device()), config.model_device(model)
+    if state_path is not None:
+        state_path = Path(state_path).expanduser()  # "~/run.pt" means the home folder's
     run = begin(model, train, seed, batch_size, lr, lr_decay, compose, start, device,
                 keeps_best=validation is not None)
     resume(run, model, state_path)
@@ -231,13 +233,12 @@ def keep_best(run: Run, model, validation, batch_size: int, progress: bool) -> N
         run.best = {k: v.detach().clone() for k, v in model.state_dict().items()}
 
 
-def save_state(run: Run, model, state_path) -> None:
+def save_state(run: Run, model, state_path: Path | None) -> None:
     """Save everything needed to continue at ``state_path`` (nothing without one): weights,
     optimizer, schedule, random state, history and best weights. A run stopped while saving keeps
     the last state whole (it is written beside, then put in place)."""
     if state_path is None:
         return
-    state_path = Path(os.path.expanduser(state_path))  # "~/run.pt" means the home folder's
     state_path.parent.mkdir(parents=True, exist_ok=True)
     partial = Path(f"{state_path}.partial")
     torch.save({"model": model.state_dict(), "optimizer": run.optimizer.state_dict(),
@@ -247,13 +248,12 @@ def save_state(run: Run, model, state_path) -> None:
     os.replace(partial, state_path)
 
 
-def resume(run: Run, model, state_path) -> None:
+def resume(run: Run, model, state_path: Path | None) -> None:
     """Continue from the state ``save_state`` left at ``state_path``, if there is one: a state of
     another run (``made_with``) is refused, not silently resumed."""
-    if state_path is None or not Path(os.path.expanduser(state_path)).exists():
+    if state_path is None or not state_path.exists():
         return
-    device = config.model_device(model)
-    state = torch.load(os.path.expanduser(state_path), map_location=device, weights_only=True)
+    state = torch.load(state_path, map_location=config.model_device(model), weights_only=True)
     check_same_run(state.get("made_with", run.made_with), run.made_with, state_path)
     model.load_state_dict(state["model"])
     run.optimizer.load_state_dict(state["optimizer"])

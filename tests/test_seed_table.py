@@ -37,8 +37,7 @@ RECORDS = st.read_records()
 
 def seed_right() -> dict:
     """seed -> 08's affNIST readings -> which of the 10,000 digits it reads right (the record)."""
-    record = seed_runs.read_results()
-    return {seed: {name: seed_runs.read_right(record, "affnist-style", name, seed)
+    return {seed: {name: seed_runs.read_right(RECORDS.seeds, "affnist-style", name, seed)
                    for name in st.AFFINE_NAMES} for seed in seed_runs.SEEDS}
 
 
