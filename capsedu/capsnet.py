@@ -17,54 +17,53 @@ from torch import nn
 
 from .functional import margin_loss, reconstruction_loss
 from .layers import PrimaryCapsules, RoutingCapsules
-from .routing import RoutingResult
+from .routing import MAX_ITERATIONS, RoutingResult
 from .validate import (
+    Flag,
+    Float,
+    Int,
+    check_fields,
     check_finite,
-    check_flag,
-    check_integer,
     check_labels,
     check_model_dtype,
-    check_number,
     check_shape,
+    checked,
 )
+
+# Upper bounds on a CapsNet's sizes, far past the paper's, so that a typo (a 10**6 channels)
+# is refused before it allocates: sizes of layers, and the image's side.
+MAX_SIZE = 4096
+MAX_IMAGE = 1024
 
 
 @dataclass(frozen=True)
 class CapsNetConfig:
     """Sizes of a CapsNet. The defaults are the paper's (Section 4, Fig. 1 and 2)."""
 
-    in_channels: int = 1
-    image_size: int = 28
-    conv_channels: int = 256  # Conv1: 256 channels, 9x9, stride 1, ReLU
-    conv_kernel: int = 9
-    primary_maps: int = 32  # PrimaryCaps: 32 maps of 8D capsules, 9x9, stride 2
-    primary_dim: int = 8
-    primary_kernel: int = 9
-    primary_stride: int = 2
-    n_classes: int = 10  # DigitCaps: one 16D capsule per class
-    digit_dim: int = 16
-    iterations: int = 3
-    grad_through_routing: bool = True
-    decoder_hidden: tuple[int, ...] = (512, 1024)
-    recon_weight: float = 0.0005  # "scaled down by 0.0005" (Section 4.1)
+    in_channels: Int("the images' channels", ge=1, le=MAX_SIZE) = 1
+    image_size: Int("the images' side in pixels", ge=1, le=MAX_IMAGE) = 28
+    # Conv1: 256 channels, 9x9, stride 1, ReLU
+    conv_channels: Int("Conv1's channels", ge=1, le=MAX_SIZE) = 256
+    conv_kernel: Int("Conv1's kernel side", ge=1, le=MAX_IMAGE) = 9
+    # PrimaryCaps: 32 maps of 8D capsules, 9x9, stride 2
+    primary_maps: Int("primary capsule maps", ge=1, le=MAX_SIZE) = 32
+    primary_dim: Int("a primary capsule's dimensions", ge=1, le=MAX_SIZE) = 8
+    primary_kernel: Int("PrimaryCaps' kernel side", ge=1, le=MAX_IMAGE) = 9
+    primary_stride: Int("PrimaryCaps' stride", ge=1, le=MAX_IMAGE) = 2
+    # DigitCaps: one 16D capsule per class
+    n_classes: Int("classes, one digit capsule each", ge=1, le=MAX_SIZE) = 10
+    digit_dim: Int("a digit capsule's dimensions", ge=1, le=MAX_SIZE) = 16
+    iterations: Int("routing iterations", ge=1, le=MAX_ITERATIONS) = 3
+    grad_through_routing: Flag("whether gradients flow through the routing iterations") = True
+    decoder_hidden: tuple[Int("a hidden layer's width", ge=1, le=MAX_SIZE), ...] = (512, 1024)
+    # "scaled down by 0.0005" (Section 4.1)
+    recon_weight: Float("the weight of the reconstruction loss", ge=0) = 0.0005
 
     def __post_init__(self):
-        """Refuse sizes that make no network, naming the field: a size that is not an integer
-        >= 1, a switch that is not a bool, a negative or non-finite weight, or sizes that leave
-        no primary capsule (the model would fail only at forward)."""
-        for name in ("in_channels", "image_size", "conv_channels", "conv_kernel", "primary_maps",
-                     "primary_dim", "primary_kernel", "primary_stride", "n_classes", "digit_dim",
-                     "iterations"):
-            check_integer(getattr(self, name), f"CapsNetConfig.{name}", 1, "a size or count")
-        for size in self.decoder_hidden:
-            check_integer(size, "CapsNetConfig.decoder_hidden", 1, "each hidden layer's width")
-        check_flag(self.grad_through_routing, "CapsNetConfig.grad_through_routing",
-                   "whether gradients flow through the routing iterations")
-        check_number(self.recon_weight, "CapsNetConfig.recon_weight",
-                     "the weight of the reconstruction loss")
-        if self.recon_weight < 0:
-            raise ValueError(f"CapsNetConfig.recon_weight must be >= 0 (the weight of the "
-                             f"reconstruction loss), got {self.recon_weight!r}")
+        """Refuse sizes that make no network, naming the field: the declared types and ranges
+        above (``validate.check_fields``), and sizes that leave no primary capsule (the model
+        would fail only at forward)."""
+        check_fields(self)
         if self.primary_grid < 1:
             after_conv = max(0, self.image_size - self.conv_kernel + 1)
             raise ValueError(
@@ -113,9 +112,10 @@ class CapsNet(nn.Module):
 
     ``CapsNet()`` is the paper's network, ``CapsNet(SMALL)`` the CPU-sized one; any
     ``CapsNetConfig`` field can be overridden by keyword, e.g. ``CapsNet(SMALL, iterations=1)``.
-    (Notebook 09's buggy CapsNets are ``capsedu.bug_zoo.BuggyCapsNet``.)
+    (Notebook 09's buggy CapsNets are ``capsedu.buggy_capsnet.BuggyCapsNet``.)
     """
 
+    @checked
     def __init__(self, config: CapsNetConfig = PAPER, **overrides):
         super().__init__()
         cfg = self.config = replace(config, **overrides)
@@ -195,7 +195,10 @@ class CapsNet(nn.Module):
 
 
 @contextmanager
-def routing_iterations(model: nn.Module, iterations: int) -> Iterator[nn.Module]:
+@checked
+def routing_iterations(model: nn.Module,
+                       iterations: Int("routing iterations", ge=1, le=MAX_ITERATIONS)
+                       ) -> Iterator[nn.Module]:
     """Route ``model`` (a ``CapsNet``, any model whose ``digits`` layer routes, or a model that
     routes by its own ``iterations``, as ``parts.pose_net.PoseCapsuleNet``) with ``iterations``
     inside the ``with`` block, its weights unchanged; its own number of iterations comes back
@@ -204,7 +207,6 @@ def routing_iterations(model: nn.Module, iterations: int) -> Iterator[nn.Module]
         with routing_iterations(capsnet, 1):  # uniform coupling, the same weights
             accuracy = evaluate(capsnet, test)
     """
-    check_integer(iterations, "iterations", 1, "routing iterations")
     router = getattr(model, "digits", model)  # the layer (or model) that holds the iterations
     if not hasattr(router, "iterations"):
         raise TypeError(f"a {type(model).__name__} does not route: routing_iterations needs a "
@@ -218,6 +220,7 @@ def routing_iterations(model: nn.Module, iterations: int) -> Iterator[nn.Module]
         router.iterations = trained_with
 
 
+@checked
 def count_parameters(model: nn.Module) -> int:
     """Number of trainable parameters."""
     return sum(p.numel() for p in model.parameters() if p.requires_grad)

@@ -6,10 +6,13 @@ Sabour, Frosst & Hinton (2017), "Dynamic Routing Between Capsules", arXiv:1710.0
 import torch
 import torch.nn.functional as F
 
-from .validate import check_finite, check_float, check_labels, check_shape
+from .validate import Float, Int, Tensor, check_finite, check_labels, checked
 
 
-def squash(s: torch.Tensor, dim: int = -1, eps: float = 1e-8) -> torch.Tensor:
+@checked
+def squash(s: Tensor("a capsule's total input", floating=True),
+           dim: Int("the dimension that holds the capsule's vector") = -1,
+           eps: Float("added under the square root", gt=0) = 1e-8) -> torch.Tensor:
     """Eq. 1: shrink a capsule's total input ``s`` to a vector of length in [0, 1) (in exact
     arithmetic; in float32 a long ``s`` rounds to length 1.0, as notebook 03 shows).
 
@@ -21,7 +24,6 @@ def squash(s: torch.Tensor, dim: int = -1, eps: float = 1e-8) -> torch.Tensor:
 
     Finite for every finite ``s``, however long; a NaN or an infinity in ``s`` is an error.
     """
-    check_float(s, "s")
     eps = max(eps, torch.finfo(s.dtype).tiny)
     # ||s||^2: same shape as s but with size 1 along `dim`
     squared_norm = (s * s).sum(dim=dim, keepdim=True)
@@ -38,12 +40,13 @@ def squash(s: torch.Tensor, dim: int = -1, eps: float = 1e-8) -> torch.Tensor:
     return squared_t / (m**-2 + squared_t) * t / torch.sqrt(squared_t + eps)
 
 
+@checked
 def margin_loss(
-    lengths: torch.Tensor,
-    targets: torch.Tensor,
-    m_plus: float = 0.9,
-    m_minus: float = 0.1,
-    lam: float = 0.5,
+    lengths: Tensor("capsule lengths [batch, classes]", ndim=2, finite=True),
+    targets: Tensor("integer class labels [batch] or [batch, k]"),
+    m_plus: Float("the length a present class is pushed above", gt=0, le=1) = 0.9,
+    m_minus: Float("the length an absent class is pushed below", ge=0, lt=1) = 0.1,
+    lam: Float("the weight of the absent classes", ge=0) = 0.5,
 ) -> torch.Tensor:
     """Eq. 4, summed over classes and averaged over the batch.
 
@@ -52,20 +55,16 @@ def margin_loss(
     digits, Section 6: T_k = 1 for both). The present classes are pushed above ``m_plus``, the
     absent ones below ``m_minus``; ``lam`` down-weights the absent classes so that early training
     does not shrink every capsule. Both terms are squared, as in the paper (notebook 09's bug zoo
-    shows what the unsquared loss of some tutorials does: ``bug_zoo.unsquared_margin_loss``).
+    shows what the unsquared loss of some tutorials does: ``buggy.unsquared_margin_loss``).
     """
-    check_shape(lengths, "lengths", "[batch, classes]", ndim=2)
-    check_finite(lengths, "lengths")
     batch, n_classes = lengths.shape
     if batch == 0:
         raise ValueError("lengths holds no examples ([0, classes]); the loss is a mean over the "
                          "batch, so pass at least one")
-    if not 0 <= m_minus < m_plus:
+    if not m_minus < m_plus:
         raise ValueError(f"the margins must satisfy 0 <= m_minus < m_plus (a present class is "
                          f"pushed above m_plus, an absent one below m_minus), got m_plus={m_plus}"
                          f", m_minus={m_minus}; the paper's are 0.9 and 0.1")
-    if lam < 0:
-        raise ValueError(f"lam must be >= 0 (the weight of the absent classes), got {lam}")
     sets = isinstance(targets, torch.Tensor) and targets.ndim == 2
     check_labels(targets, "targets", batch, n_classes, k=targets.shape[1] if sets else None)
     # T_k: 1 for the classes present, 0 for the others; [batch, classes]
@@ -75,7 +74,9 @@ def margin_loss(
     return L.sum(dim=1).mean()
 
 
-def class_targets(targets: torch.Tensor, n_classes: int) -> torch.Tensor:
+@checked
+def class_targets(targets: Tensor("class labels [batch] or [batch, k]"),
+                  n_classes: Int("the number of classes", ge=1)) -> torch.Tensor:
     """T ``[batch, classes]``: 1 for each class present, 0 for the others.
 
     ``targets``: one label per example ``[batch]``, or k different ones ``[batch, k]``."""
@@ -83,7 +84,10 @@ def class_targets(targets: torch.Tensor, n_classes: int) -> torch.Tensor:
     return F.one_hot(present, n_classes).sum(dim=1)  # [batch, k, classes] -> [batch, classes]
 
 
-def reconstruction_loss(reconstruction: torch.Tensor, images: torch.Tensor) -> torch.Tensor:
+@checked
+def reconstruction_loss(reconstruction: Tensor("the decoder's images", floating=True),
+                        images: Tensor("the images it reconstructs", floating=True)
+                        ) -> torch.Tensor:
     """Sum of squared pixel differences per image, averaged over the batch (Section 4.1).
 
     The paper scales it by 0.0005 before adding it to the margin loss; the model does that.
@@ -96,7 +100,9 @@ def reconstruction_loss(reconstruction: torch.Tensor, images: torch.Tensor) -> t
     return ((reconstruction - images) ** 2).flatten(1).sum(dim=1).mean()
 
 
-def margin_loss_curves(lengths: torch.Tensor, **margins) -> tuple[torch.Tensor, torch.Tensor]:
+@checked
+def margin_loss_curves(lengths: Tensor("capsule lengths [n]", ndim=1, floating=True),
+                       **margins) -> tuple[torch.Tensor, torch.Tensor]:
     """Eq. 4's loss L_k of one class as a function of its capsule length ``||v_k||``.
 
     Returns ``(present, absent)``: L_k when k is the true class (T_k = 1) and when it is not

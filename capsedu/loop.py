@@ -11,6 +11,7 @@ import os
 import random
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
@@ -18,13 +19,14 @@ from typing import NamedTuple
 import numpy as np
 import torch
 from scipy import stats
+from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 from tqdm import tqdm as text_tqdm
 from tqdm.auto import tqdm
 
 from . import config
 from .data.transformed_mnist import translate
-from .validate import check_examples, check_integer, check_number, check_pixels
+from .validate import Flag, Float, Int, Seed, check_examples, check_pixels, checked
 
 PROGRESS_UPDATES_PER_S = 2  # how often a live progress bar may redraw
 # and how many times in all, however slow the machine: a bar's messages to the browser stay
@@ -38,6 +40,10 @@ TEXT_PROGRESS_INTERVAL_S = 30  # a stored text bar: one line every 30 s at most,
 # notebook 08's 40x40 digits (freed by torch, kept by the C allocator), batches of 32 about
 # 20 MB, for about 5 % more time.
 SCORING_BATCH = 32
+# Upper bounds on what a caller can ask fit for, far past the course's recipes (at most 40
+# epochs, batches of 128): a typo is refused before it trains for days or fills the memory.
+MAX_EPOCHS = 1000
+MAX_BATCH = 65_536
 PATIENCE = 3  # the course's rule: a run has converged after 3 epochs without a held-out gain
 
 
@@ -61,9 +67,21 @@ def random_shift(images: torch.Tensor, generator=None, max_shift: int = 2) -> to
     return translate(images, m - j, m - i)
 
 
-def fit(model, train, epochs=1, batch_size=128, lr=1e-3, lr_decay=1.0, seed=0, device=None,
-        progress=True, augment=None, state_path=None, validation=None,
-        compose=None, patience=None, start=None) -> list[dict]:
+@checked
+def fit(model: nn.Module, train,
+        epochs: Int("passes over the training set; with patience, the budget", ge=1,
+                    le=MAX_EPOCHS) = 1,
+        batch_size: Int("training examples per step", ge=1, le=MAX_BATCH) = 128,
+        lr: Float("Adam's learning rate, e.g. 1e-3", gt=0, le=1) = 1e-3,
+        lr_decay: Float("the learning rate's factor after every epoch; 1 keeps it", gt=0,
+                        le=1) = 1.0,
+        seed: Seed = 0, device: str | torch.device | None = None,
+        progress: Flag("whether to show a progress bar") = True,
+        augment: Callable | None = None, state_path: str | Path | None = None, validation=None,
+        compose: Callable | None = None,
+        patience: Int("epochs without a held-out gain before training stops; None trains the "
+                      "whole budget", ge=1, le=MAX_EPOCHS) | None = None,
+        start=None) -> list[dict]:
     """Train ``model`` on ``train = (images, labels, ...)`` with Adam; one dict of stats per epoch
     (``train_one_epoch``'s, with its number, its device and, with ``validation``, its held-out
     accuracy). The model supplies its own loss, ``model.training_loss(x, *targets) -> (loss,
@@ -84,7 +102,7 @@ def fit(model, train, epochs=1, batch_size=128, lr=1e-3, lr_decay=1.0, seed=0, d
     * ``device``: where it trains, picked once (default ``config.device()``, the GPU when there is
       one); the model comes back where it was (the course's device rule).
     """
-    check_fit(train, validation, epochs, batch_size, lr, lr_decay, seed, patience, compose)
+    check_fit(train, validation, batch_size, patience, compose)
     device, home = torch.device(device or config.device()), config.model_device(model)
     if state_path is not None:
         state_path = Path(state_path).expanduser()  # "~/run.pt" means the home folder's
@@ -167,23 +185,9 @@ class Run:
     made_with: dict  # what the run is: a state file of another run is refused
 
 
-def check_fit(train, validation, epochs, batch_size, lr, lr_decay, seed, patience,
-              compose) -> None:
-    """``fit``'s arguments, refused before any training with a sentence that says what to do."""
-    check_integer(epochs, "epochs", 1, "passes over the training set; with patience, the budget")
-    check_integer(batch_size, "batch_size", 1, "training examples per step")
-    check_integer(seed, "seed", 0, "the seed of the shuffling, the draws and the dropout")
-    check_number(lr, "lr", "Adam's learning rate")
-    if lr <= 0:
-        raise ValueError(f"lr must be > 0 (Adam's learning rate, e.g. 1e-3), got {lr!r}")
-    check_number(lr_decay, "lr_decay", "the learning rate's factor after every epoch")
-    if not 0 < lr_decay <= 1:
-        raise ValueError(f"lr_decay must be in (0, 1] (the learning rate's factor after every "
-                         f"epoch; 1 keeps it), got {lr_decay!r}: 0 stops learning after one "
-                         "epoch, a negative one trains uphill, above 1 the rate grows")
-    if patience is not None:
-        check_integer(patience, "patience", 1, "epochs without a held-out gain before training "
-                      "stops; None trains the whole budget")
+def check_fit(train, validation, batch_size: int, patience: int | None, compose) -> None:
+    """What ``fit``'s declarations cannot say, refused before any training with a sentence that
+    says what to do: the examples, and the arguments that go together."""
     check_examples(train, "train")
     if validation is not None:  # refused now, not after the first epoch has trained
         check_examples(validation, "validation")

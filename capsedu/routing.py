@@ -5,7 +5,7 @@ capsule j. Routing decides how much of each child's vote goes to each parent: a 
 more to the parents whose output agrees with its prediction. The coupling coefficients c_ij of
 one child are a softmax over the *parents*, so they sum to 1 over j: each child distributes
 one unit of vote. This module is the paper's routing and nothing else; the bugs that public
-re-implementations shipped live in ``capsedu.bug_zoo`` (notebook 09).
+re-implementations shipped live in ``capsedu.buggy`` (notebook 09).
 """
 
 from collections.abc import Callable
@@ -14,7 +14,11 @@ from typing import NamedTuple
 import torch
 
 from .functional import squash
-from .validate import check_float, check_integer, check_shape
+from .validate import Flag, Int, Tensor, checked
+
+# Far past any use (the paper routes 3 times, notebook 09 up to 5): each iteration keeps its
+# couplings and outputs for the backward pass, so a careless 10**6 would fill the memory.
+MAX_ITERATIONS = 100
 
 
 class RoutingStep(NamedTuple):
@@ -37,7 +41,9 @@ class RoutingResult(NamedTuple):
 Step = Callable[[torch.Tensor, torch.Tensor], tuple[torch.Tensor, torch.Tensor, torch.Tensor]]
 
 
-def couplings(b: torch.Tensor) -> torch.Tensor:
+@checked
+def couplings(b: Tensor("the logits b [batch, n_in, n_out]", ndim=3, floating=True)
+              ) -> torch.Tensor:
     """c ``[batch, n_in, n_out]`` from the logits ``b`` ``[batch, n_in, n_out]``: a softmax over
     the parents j, so each child's couplings sum to 1."""
     # c_ij = exp(b_ij) / sum_k exp(b_ik). Taken on the [batch, n_out, n_in] transpose (parents =
@@ -46,7 +52,10 @@ def couplings(b: torch.Tensor) -> torch.Tensor:
     return torch.softmax(b.transpose(1, 2), dim=1).transpose(1, 2)
 
 
-def outputs(u_hat: torch.Tensor, c: torch.Tensor) -> torch.Tensor:
+@checked
+def outputs(u_hat: Tensor("the votes [batch, n_in, n_out, d_out]", ndim=4, floating=True),
+            c: Tensor("the couplings [batch, n_in, n_out]", ndim=3, floating=True)
+            ) -> torch.Tensor:
     """The parents' outputs v ``[batch, n_out, d_out]``: the votes ``u_hat``
     ``[batch, n_in, n_out, d_out]`` weighted by the couplings ``c`` and squashed."""
     # s_j = sum_i c_ij u_hat_j|i; [batch, n_out, d_out]
@@ -55,13 +64,19 @@ def outputs(u_hat: torch.Tensor, c: torch.Tensor) -> torch.Tensor:
     return squash(s)
 
 
-def agreement(u_hat: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
+@checked
+def agreement(u_hat: Tensor("the votes [batch, n_in, n_out, d_out]", ndim=4, floating=True),
+              v: Tensor("the outputs [batch, n_out, d_out]", ndim=3, floating=True)
+              ) -> torch.Tensor:
     """a ``[batch, n_in, n_out]``: how far each child's vote agrees with each parent's output."""
     # a_ij = u_hat_j|i . v_j
     return torch.einsum("bijd,bjd->bij", u_hat, v)
 
 
-def routing_step(u_hat: torch.Tensor, b: torch.Tensor) -> tuple[torch.Tensor, ...]:
+@checked
+def routing_step(u_hat: Tensor("the votes [batch, n_in, n_out, d_out]", ndim=4, floating=True),
+                 b: Tensor("the logits [batch, n_in, n_out]", ndim=3, floating=True)
+                 ) -> tuple[torch.Tensor, ...]:
     """One iteration of Procedure 1: logits ``b`` -> couplings ``c``, outputs ``v``, new ``b``.
 
     ``u_hat``: ``[batch, n_in, n_out, d_out]``; ``b``: ``[batch, n_in, n_out]``.
@@ -72,10 +87,11 @@ def routing_step(u_hat: torch.Tensor, b: torch.Tensor) -> tuple[torch.Tensor, ..
     return c, v, b + agreement(u_hat, v)
 
 
+@checked
 def dynamic_routing(
-    u_hat: torch.Tensor,
-    iterations: int = 3,
-    grad_through_routing: bool = True,
+    u_hat: Tensor("the votes [batch, n_in, n_out, d_out]", ndim=4, floating=True),
+    iterations: Int("routing iterations; the paper uses 3", ge=1, le=MAX_ITERATIONS) = 3,
+    grad_through_routing: Flag("whether gradients flow through every iteration") = True,
     step: Step = routing_step,
 ) -> RoutingResult:
     """Route the predictions ``u_hat`` ``[batch, n_in, n_out, d_out]`` to the output capsules.
@@ -94,9 +110,6 @@ def dynamic_routing(
     Returns ``RoutingResult(v, c, b, history)``; ``c`` sums to 1 over the output capsules, and
     ``b`` includes the final update of Procedure 1 (so ``c = softmax(b)`` before that update).
     """
-    check_shape(u_hat, "u_hat", "[batch, n_in, n_out, d_out]", ndim=4)
-    check_float(u_hat, "u_hat")
-    check_integer(iterations, "iterations", 1, "the number of routing iterations; the paper uses 3")
     u_hat_inner = u_hat if grad_through_routing else u_hat.detach()
     # b_ij = 0: the prior log-probability that child i couples to parent j; [batch, n_in, n_out],
     # stored parent-major (as u_hat from RoutingCapsules), so the softmax above needs no copy

@@ -1,10 +1,265 @@
-"""Input checks that turn a deep torch traceback into a sentence a learner can act on."""
+"""Input checks that turn a deep torch traceback into a sentence a learner can act on.
 
+The course's one boundary. A public function declares what each parameter takes in its
+annotation, and ``@checked`` enforces the declaration at every call, through pydantic's
+``validate_call`` in strict mode (so the string ``"False"`` is never a bool, ``"5"`` and ``True``
+are never counts, and a NaN is never a finite number)::
+
+    @checked
+    def dynamic_routing(u_hat: Tensor("votes u_hat", ndim=4, floating=True),
+                        iterations: Int("routing iterations", ge=1, le=MAX_ITERATIONS) = 3): ...
+
+``Int``, ``Float``, ``Flag``, ``Choice`` and ``Tensor`` build those annotations: a type, its range
+and a few words on what the value means. A refusal is a ``TypeError`` (the wrong kind of value)
+or a ``ValueError`` (the right kind, out of range) naming the function and the argument, what was
+expected, what came, and what to do. ``declared(fn)`` hands the declarations back, so
+tests/test_boundary.py derives bad values from them for every checked entry of the package.
+"""
+
+import dataclasses
+import functools
+import inspect
 import math
 import os
+import typing
 from numbers import Integral, Real
+from typing import Annotated, Any, Literal
 
+import numpy as np
 import torch
+from pydantic import (
+    ConfigDict,
+    Field,
+    PlainValidator,
+    ValidationError,
+    ValidationInfo,
+    create_model,
+    validate_call,
+)
+from pydantic_core import PydanticCustomError
+
+# Strict: no value is converted into another type ("3" is not 3, 1 is not True); arbitrary
+# classes (tensors, models) are checked with isinstance.
+STRICT = ConfigDict(strict=True, arbitrary_types_allowed=True)
+
+
+class Spec(typing.NamedTuple):
+    """What one parameter takes, in words for a message: ``expected`` ("an integer from 1 to
+    100 (routing iterations)") and the bounds a test can step outside (None: no bound)."""
+    expected: str
+    kind: str  # "int", "float", "bool", "choice", "tensor"
+    low: float | None = None
+    high: float | None = None
+    choices: tuple = ()
+
+
+def _range_words(ge=None, gt=None, le=None, lt=None) -> str:
+    low = f">= {ge}" if ge is not None else f"> {gt}" if gt is not None else None
+    high = f"<= {le}" if le is not None else f"< {lt}" if lt is not None else None
+    return " and ".join(w for w in (low, high) if w)
+
+
+def _as_python_number(value):
+    """NumPy scalars count as the Python numbers they are (an ``np.int64`` from an array is a
+    count like any int); ``np.bool_`` stays a bool, so it is refused where a count belongs."""
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.floating):
+        return float(value)
+    if isinstance(value, np.bool_):
+        return bool(value)
+    return value
+
+
+def Int(meaning: str, ge: int | None = None, le: int | None = None) -> Any:
+    """An integer (never a bool, a float or a string) within ``[ge, le]``; ``le`` bounds the work
+    a caller can ask for (a count of images, iterations, repeats)."""
+    words = _range_words(ge=ge, le=le)
+    spec = Spec(f"an integer {words} ({meaning})".replace("  ", " "), "int", ge, le)
+    return Annotated[int, _Numbers(), Field(ge=ge, le=le, description=spec.expected), spec]
+
+
+def Float(meaning: str, ge: float | None = None, gt: float | None = None,
+          le: float | None = None, lt: float | None = None) -> Any:
+    """A finite real number (an int will do; a NaN, an infinity, a bool or a string will not)
+    within the bounds given."""
+    words = _range_words(ge=ge, gt=gt, le=le, lt=lt)
+    spec = Spec(f"a finite number {words} ({meaning})".replace("  ", " "), "float",
+                ge if ge is not None else gt, le if le is not None else lt)
+    return Annotated[float, _Numbers(), Field(ge=ge, gt=gt, le=le, lt=lt, allow_inf_nan=False,
+                                              description=spec.expected), spec]
+
+
+def Flag(meaning: str) -> Any:
+    """``True`` or ``False`` itself: a string such as ``"False"`` is not empty, so Python would
+    take it as true; a number is refused too."""
+    spec = Spec(f"True or False ({meaning})", "bool")
+    return Annotated[bool, _Numbers(), Field(description=spec.expected), spec]
+
+
+def Choice(meaning: str, *options: str) -> Any:
+    """One of the strings ``options``."""
+    listed = ", ".join(repr(o) for o in options)
+    spec = Spec(f"one of {listed} ({meaning})", "choice", choices=options)
+    return Annotated[Literal[options], Field(description=spec.expected), spec]
+
+
+def Tensor(meaning: str, ndim: int | None = None, floating: bool = False,
+           finite: bool = False, pixels: bool = False) -> Any:
+    """A torch tensor (a NumPy array is taken as the tensor it is, sharing its memory, so it goes
+    through the same checks): ``ndim`` dimensions, floating-point numbers, finite ones, or
+    images (``pixels``: floating-point and finite; uint8 pixels are refused, never rescaled)."""
+    shape = f" with {ndim} dimensions" if ndim is not None else ""
+    numbers = " of pixels in [0, 1]" if pixels else " of floating-point numbers" if floating else ""
+    spec = Spec(f"a torch.Tensor{numbers}{shape} ({meaning})", "tensor")
+
+    def check(value, info: ValidationInfo):
+        name = info.field_name or "the tensor"
+        if isinstance(value, np.ndarray):
+            value = torch.from_numpy(value)
+        if not isinstance(value, torch.Tensor):
+            raise _tensor_error(TypeError, f"must be {spec.expected}, got a "
+                                f"{type(value).__name__}; convert it with torch.as_tensor(...)")
+        try:
+            if pixels:
+                check_pixels(value, name)
+            elif floating or finite:
+                check_float(value, name)
+            if finite:
+                check_finite(value, name)
+        except (TypeError, ValueError) as err:  # the shared checks' sentences, which name it
+            raise _tensor_error(type(err), str(err).removeprefix(f"{name} ")) from None
+        if ndim is not None and value.ndim != ndim:
+            raise _tensor_error(ValueError, f"must be {spec.expected}, got shape "
+                                f"{tuple(value.shape)}")
+        return value
+
+    return Annotated[torch.Tensor, PlainValidator(check), spec]
+
+
+def _tensor_error(kind: type, text: str) -> PydanticCustomError:
+    """A tensor's refusal inside pydantic: ``tensor_type`` (a TypeError for the caller) or
+    ``tensor_value``; the text goes in as a value, so braces in it are not a template."""
+    return PydanticCustomError("tensor_type" if kind is TypeError else "tensor_value", "{text}",
+                               {"text": text})
+
+
+class _Numbers:
+    """Annotation marker: take NumPy scalars as Python numbers before the strict check."""
+
+    def __get_pydantic_core_schema__(self, source, handler):
+        from pydantic_core import core_schema
+        return core_schema.no_info_before_validator_function(_as_python_number, handler(source))
+
+
+# Declarations many entries share.
+# NumPy's generator takes seeds below 2**32 (loop.seed_everything seeds it too).
+Seed = Int("a random seed: the same seed gives the same draws", ge=0, le=2**32 - 1)
+
+
+def declared(fn) -> dict[str, Spec]:
+    """The declarations of a checked function's parameters, by name (those declared with
+    ``Int``, ``Float``, ``Flag``, ``Choice`` or ``Tensor``, inside ``| None`` too)."""
+    hints = typing.get_type_hints(inspect.unwrap(fn), include_extras=True)
+    specs = {}
+    for name, hint in hints.items():
+        origin = typing.get_origin(hint)
+        # X | None, and tuple[X, ...] / list[X] (each item declared: "name[]" holds the item's)
+        for member in typing.get_args(hint) if origin in (typing.Union, tuple, list) else (hint,):
+            found = [m for m in getattr(member, "__metadata__", ()) if isinstance(m, Spec)]
+            if found and origin in (tuple, list):
+                specs[name + "[]"] = found[0]
+                specs[name] = found[0]._replace(
+                    expected=f"a {origin.__name__} of items, each {found[0].expected}",
+                    kind=origin.__name__)
+            elif found:
+                specs[name] = found[0]
+    return specs
+
+
+# pydantic's error types that mean "the wrong kind of value" (TypeError); the rest are values of
+# the right kind out of range, or not among the choices (ValueError)
+_TYPE_ERRORS = {"tensor_type", "is_instance_of", "missing_argument", "unexpected_keyword_argument",
+                "unexpected_positional_argument", "multiple_argument_values", "dataclass_type"}
+
+_ADVICE = {
+    "bool_type": "pass the boolean itself, not a string or a number (the string 'False' is not "
+                 "empty, so Python would take it as true)",
+    "int_type": "pass a whole number as an int (True, 3.0 and '3' are not counts)",
+    "float_type": "pass a number (an int or a float), not a string",
+    "finite_number": "a NaN or an infinity here would make every result after it NaN",
+    "greater_than_equal": "pass a value in that range",
+    "greater_than": "pass a value in that range",
+    "less_than_equal": "pass a value in that range (the upper bound keeps the work and the memory "
+                       "a call can ask for finite)",
+    "less_than": "pass a value in that range",
+    "literal_error": "pass one of those strings",
+    "tuple_type": "pass a tuple, e.g. (512, 1024)",
+    "list_type": "pass a list",
+}
+
+
+def _refusal(fn, err: ValidationError, parameters: list[str], specs: dict[str, Spec]):
+    """The first error of ``err`` as the exception a learner reads."""
+    # a bad value says more than a missing one: report it first
+    errors = sorted(err.errors(include_url=False), key=lambda e: e["type"] == "missing_argument")
+    error = errors[0]
+    loc = error["loc"]
+    name = parameters[loc[0]] if loc and isinstance(loc[0], int) and loc[0] < len(parameters) \
+        else str(loc[0]) if loc else "an argument"
+    item = f"[{loc[1]}]" if len(loc) > 1 and isinstance(loc[1], int) else ""  # one of a tuple's
+    where = f"{fn.__qualname__}()"
+    got = error.get("input")
+    kind = error["type"]
+    if kind.startswith("tensor_") or kind == "value_error":
+        text = f"{where}: {name}{item} {error['msg'].removeprefix('Value error, ')}"
+        kind = "tensor_type" if kind == "tensor_type" else "value_error"
+    elif kind in _TYPE_ERRORS and kind != "is_instance_of":
+        text = f"{where}: {error['msg'].lower()} ({name})"
+    else:
+        spec = specs.get(name + "[]" if item else name)
+        expected = spec.expected if spec else error["msg"].removeprefix("Input should be ")
+        advice = _ADVICE.get(kind, "see the function's docstring for what it takes")
+        text = f"{where}: {name}{item} must be {expected}, got {got!r}; {advice}"
+    wrong_type = kind in _TYPE_ERRORS or kind.endswith("_type")
+    return (TypeError if wrong_type else ValueError)(text)
+
+
+@functools.cache
+def _fields_model(cls):
+    """A pydantic model of the dataclass ``cls``'s declared fields (built once per class)."""
+    hints = typing.get_type_hints(cls, include_extras=True)
+    fields = {f.name: (hints[f.name], ...) for f in dataclasses.fields(cls)}
+    return create_model(cls.__name__, __config__=STRICT, **fields)
+
+
+def check_fields(record) -> None:
+    """Enforce a dataclass's declared field types and ranges (call it from ``__post_init__``):
+    the same declarations, enforcement and messages as ``checked`` gives a function."""
+    cls = type(record)
+    values = {f.name: getattr(record, f.name) for f in dataclasses.fields(cls)}
+    try:
+        _fields_model(cls).model_validate(values)
+    except ValidationError as err:
+        raise _refusal(cls, err, list(values), declared(cls)) from None
+
+
+def checked(fn):
+    """Enforce ``fn``'s annotated parameter types and ranges at every call (see the module's
+    docstring); a bad argument is refused before ``fn`` runs, with a message naming it."""
+    validated = validate_call(fn, config=STRICT)
+    parameters = list(inspect.signature(fn).parameters)
+    specs = declared(fn)
+
+    @functools.wraps(fn)
+    def call(*args, **kwargs):
+        try:
+            return validated(*args, **kwargs)
+        except ValidationError as err:
+            raise _refusal(fn, err, parameters, specs) from None
+
+    call.declared = specs  # what tests/test_boundary.py reads
+    return call
 
 
 def check_shape(x: torch.Tensor, name: str, expected: str, ndim: int,

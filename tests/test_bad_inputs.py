@@ -95,18 +95,19 @@ def test_place_refuses_nan_shifts():
         tm.place(DIGITS, torch.tensor([float("nan"), 1.0]), torch.tensor([1, 1]), 40)
 
 
-@pytest.mark.parametrize("kwargs, message", [
-    (dict(primary_stride=0), "CapsNetConfig.primary_stride must be an integer >= 1"),
-    (dict(image_size=28.5), "CapsNetConfig.image_size must be an integer >= 1"),
-    (dict(conv_channels=-4), "CapsNetConfig.conv_channels must be an integer >= 1"),
-    (dict(iterations=True), "CapsNetConfig.iterations must be an integer >= 1"),
-    (dict(decoder_hidden=(512, 0)), "CapsNetConfig.decoder_hidden must be an integer >= 1"),
-    (dict(recon_weight=float("nan")), "CapsNetConfig.recon_weight must be finite"),
-    (dict(recon_weight=-1.0), "CapsNetConfig.recon_weight must be >= 0"),
-    (dict(conv_kernel=40), "leaves no primary capsule"),
+@pytest.mark.parametrize("kwargs, error, message", [
+    (dict(primary_stride=0), ValueError, r"CapsNetConfig\(\): primary_stride must be an integer"),
+    (dict(image_size=28.5), TypeError, r"image_size must be an integer >= 1"),
+    (dict(conv_channels=-4), ValueError, r"conv_channels must be an integer >= 1"),
+    (dict(conv_channels=10**6), ValueError, r"conv_channels must be an integer >= 1 and <= 4096"),
+    (dict(iterations=True), TypeError, r"iterations must be an integer >= 1"),
+    (dict(decoder_hidden=(512, 0)), ValueError, r"decoder_hidden\[1\] must be an integer >= 1"),
+    (dict(recon_weight=float("nan")), ValueError, r"recon_weight must be a finite number"),
+    (dict(recon_weight=-1.0), ValueError, r"recon_weight must be a finite number >= 0"),
+    (dict(conv_kernel=40), ValueError, r"leaves no primary capsule"),
 ])
-def test_capsnet_config_refuses_sizes_that_make_no_network(kwargs, message):
-    with pytest.raises(ValueError, match=message):
+def test_capsnet_config_refuses_sizes_that_make_no_network(kwargs, error, message):
+    with pytest.raises(error, match=message):
         CapsNetConfig(**kwargs)
 
 
@@ -353,7 +354,7 @@ def test_fit_refuses_settings_that_train_wrong_before_training(kwargs, name):
     before = [p.detach().clone() for p in model.parameters()]
     data = torch.rand(8, 1, 32, 32), torch.randint(0, 2, (8,))
     settings = {"validation": data, **kwargs} if "patience" in kwargs else kwargs
-    with pytest.raises((ValueError, TypeError), match=rf"^{name} must"):
+    with pytest.raises((ValueError, TypeError), match=rf"^fit\(\): {name} must"):
         fit(model, data, progress=False, **settings)
     assert all(torch.equal(a, b) for a, b in zip(before, model.parameters(), strict=True))
 

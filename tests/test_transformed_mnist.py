@@ -225,6 +225,6 @@ def test_test_samples_are_nested_fixed_and_spread_over_the_test_set():
     assert torch.equal(fixed_sample(None), torch.arange(10_000))
     # a random order, not the first digits: the first 3,000 are harder than the average
     assert 3500 < large.float().mean() < 6500
-    for n in (0, 10_001, 2.5, True):
-        with pytest.raises(ValueError, match="n must"):
+    for n, error in ((0, ValueError), (10_001, ValueError), (2.5, TypeError), (True, TypeError)):
+        with pytest.raises(error, match=r"n must be an integer >= 1 and <= 10000"):
             fixed_sample(n)

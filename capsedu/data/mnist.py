@@ -24,7 +24,7 @@ import torch
 from tqdm.auto import tqdm
 
 from .. import config
-from ..validate import check_flag, check_integer
+from ..validate import Flag, Int, checked
 
 FILES = (
     "train-images-idx3-ubyte",
@@ -59,7 +59,9 @@ _IN_USE: dict[tuple, tuple] = {}
 SAMPLE_SEED = 0  # the one fixed random order of the test split that every sample is cut from
 
 
-def fixed_sample(n: int | None) -> torch.Tensor:
+@checked
+def fixed_sample(n: Int("the number of test digits to sample; None takes them all", ge=1,
+                        le=10_000) | None) -> torch.Tensor:
     """Which MNIST test digits a sample of ``n`` holds: indices ``[n]`` into the 10,000 of the
     test split (and into every test set made from them, image by image: translated,
     affNIST-style, turned, paired).
@@ -71,15 +73,15 @@ def fixed_sample(n: int | None) -> torch.Tensor:
     total = SPLITS[False][2]
     if n is None:
         return torch.arange(total)
-    check_integer(n, "n", 1, "the number of test digits to sample; None takes them all")
-    if n > total:
-        raise ValueError(f"n must be at most {total:,}, the test digits there are, got {n:,}; "
-                         "pass None for all of them")
     return torch.randperm(total, generator=torch.Generator().manual_seed(SAMPLE_SEED))[:n]
 
 
+@checked
 def load_mnist(
-    train: bool = True, limit: int | None = None, root: Path | None = None, download: bool = True
+    train: Flag("True for the 60,000 training images, False for the 10,000 test images") = True,
+    limit: Int("the number of examples to keep; None keeps all", ge=1, le=60_000) | None = None,
+    root: str | Path | None = None,
+    download: Flag("whether to download the files that are missing") = True,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Return ``(images [N, 1, 28, 28] float32 in [0, 1], labels [N] int64)``.
 
@@ -87,10 +89,6 @@ def load_mnist(
     downloads the missing files of the split there when ``download`` is true. ``limit`` keeps the
     first ``limit`` examples (quick mode).
     """
-    check_flag(train, "train", "True for the 60,000 training images, False for the 10,000 test "
-               "images")
-    if limit is not None:
-        check_integer(limit, "limit", 1, "the number of examples to keep; None keeps them all")
     root = Path(root) if root is not None else config.data_root()
     raw = root / "MNIST" / "raw"
     images_file, labels_file, n = SPLITS[bool(train)]

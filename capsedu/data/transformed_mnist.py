@@ -22,10 +22,23 @@ from dataclasses import dataclass
 import torch
 import torch.nn.functional as F
 
-from ..validate import check_integer, check_memory, check_number, check_pixels, check_shape
+from ..validate import (
+    Choice,
+    Flag,
+    Float,
+    Int,
+    Seed,
+    Tensor,
+    check_memory,
+    check_number,
+    check_pixels,
+    check_shape,
+    checked,
+)
 from .mnist import load_mnist
 
 CANVAS = 40  # affNIST's image side
+MAX_SIDE = 256  # the largest canvas a caller may ask for (its images are side**2 floats each)
 MULTI_SHIFT = 4  # MultiMNIST: each digit shifted by up to 4 pixels in each direction
 MULTI_CANVAS = 28 + 2 * MULTI_SHIFT  # 36
 
@@ -142,7 +155,9 @@ def _rows(rows, n: int) -> torch.Tensor:
     return rows
 
 
-def translated(images: torch.Tensor, seed: int = 0, side: int = CANVAS,
+@checked
+def translated(images: Tensor("MNIST digits [N, 1, 28, 28]", ndim=4, pixels=True),
+               seed: Seed = 0, side: Int("the canvas side in pixels", ge=28, le=MAX_SIDE) = CANVAS,
                rows=None) -> torch.Tensor:
     """Translated MNIST: each digit at a uniformly random place on a ``side`` x ``side`` canvas
     (the whole 28x28 box stays on it): ``[N, 1, side, side]``.
@@ -159,7 +174,10 @@ def translated(images: torch.Tensor, seed: int = 0, side: int = CANVAS,
 TRANSLATED_SEEDS = {True: 0, False: 1}  # the placements of translated_mnist's train and test splits
 
 
-def translated_mnist(train: bool = True, limit: int | None = None, rows=None):
+@checked
+def translated_mnist(train: Flag("True for the training split, False for the test split") = True,
+                     limit: Int("the number of digits to keep", ge=1, le=60_000) | None = None,
+                     rows=None):
     """The MNIST split translated onto the 40x40 canvas (``translated``, seed 0 for the training
     split, 1 for the test split): ``(images [N, 1, 40, 40], labels [N])``, the data of the affNIST
     recipes (``capsedu.train``). ``limit`` keeps the first N digits (a trial); ``rows`` keeps those
@@ -215,8 +233,11 @@ def _ink_box(images: torch.Tensor, level: float = 0.05) -> torch.Tensor:
     return torch.stack([x0, x1, y0, y1], dim=1)
 
 
-def random_affine(images: torch.Tensor, seed: int = 0, ranges: AffineRanges = AFFNIST_RANGES,
-                  side: int = CANVAS, rows=None) -> tuple[torch.Tensor, dict]:
+@checked
+def random_affine(images: Tensor("MNIST digits [N, 1, 28, 28]", ndim=4, pixels=True),
+                  seed: Seed = 0, ranges: AffineRanges = AFFNIST_RANGES,
+                  side: Int("the canvas side in pixels", ge=28, le=MAX_SIDE) = CANVAS,
+                  rows=None) -> tuple[torch.Tensor, dict]:
     """affNIST-style: each digit turned, sheared and scaled (uniformly within ``ranges``) about its
     centre, then moved to a uniformly random place where its ink stays on the ``side`` canvas.
 
@@ -325,18 +346,24 @@ def affine(images: torch.Tensor, rotation: float = 0.0, shear: float = 0.0, scal
     return warp(images, A, t).clamp(0, 1)
 
 
-def sweep(images: torch.Tensor, factor: str, value: float, side: int = CANVAS) -> torch.Tensor:
+@checked
+def sweep(images: Tensor("MNIST digits [N, 1, 28, 28]", ndim=4, pixels=True),
+          factor: Choice("the factor swept", *SWEEPS),
+          value: Float("its value: degrees, or a factor"),
+          side: Int("the canvas side in pixels", ge=28, le=MAX_SIDE) = CANVAS) -> torch.Tensor:
     """Every digit under one transformation, centred on the canvas: ``factor`` is "rotation"
     (degrees), "shear" or "scale" (both axes), set to ``value``. ``[N, 1, side, side]``."""
-    if factor not in SWEEPS:
-        raise ValueError(f"factor must be one of {list(SWEEPS)}, got {factor!r}")
     if factor == "scale":
         return affine(images, scale_x=value, scale_y=value, side=side)
     return affine(images, side=side, **{factor: value})
 
 
-def multimnist(images: torch.Tensor, labels: torch.Tensor, n: int, seed: int = 0,
-               max_shift: int = MULTI_SHIFT) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+@checked
+def multimnist(images: Tensor("MNIST digits [N, 1, 28, 28]", ndim=4, pixels=True),
+               labels: Tensor("their labels [N]", ndim=1), n: Int("pairs to make", ge=1),
+               seed: Seed = 0,
+               max_shift: Int("pixels each digit moves at most", ge=0, le=MAX_SIDE) = MULTI_SHIFT
+               ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """``n`` MultiMNIST-style pairs: two digits of different classes drawn from ``images``
     ``[N, 1, 28, 28]`` / ``labels`` ``[N]``, each shifted by up to ``max_shift`` pixels in each
     direction on a (28 + 2 max_shift)-pixel canvas and overlaid (pixel-wise maximum).
@@ -388,15 +415,15 @@ def _pairs(images, labels, first, generator, max_shift):
 MULTIMNIST_TEST = dict(n=10_000, seed=1)  # the fixed test pairs of the MultiMNIST recipes
 
 
-def multimnist_data(train: bool = True, limit: int | None = None):
+@checked
+def multimnist_data(train: Flag("True for the training digits, False for the test pairs") = True,
+                    limit: Int("the number of examples to keep", ge=1, le=60_000) | None = None):
     """The data of the MultiMNIST recipes (``capsedu.train``), ``limit`` keeping the first N:
 
     * training: the MNIST training digits ``(images [N, 1, 28, 28], labels [N])``, which
       ``pair_up`` turns into new pairs in every batch;
     * test: 10,000 pairs of test digits, always the same (``multimnist``, ``MULTIMNIST_TEST``):
       ``(pairs [n, 1, 36, 36], labels [n, 2])``."""
-    if limit is not None:  # a negative one would slice from the end: 9,995 pairs for -5
-        check_integer(limit, "limit", 1, "the number of examples to keep; None keeps them all")
     if train:
         return load_mnist(True, limit)
     pairs, labels, _ = multimnist(*load_mnist(False), **MULTIMNIST_TEST)

@@ -1,0 +1,129 @@
+"""The boundary, tested by property: for every checked entry of capsedu (``validate.checked``
+functions, dataclasses checked by ``validate.check_fields``), bad values are derived from each
+parameter's declaration, and each is refused before anything runs, with an error naming the
+parameter, saying what was expected and what came, quickly, and writing nothing."""
+
+import dataclasses
+import importlib
+import inspect
+import math
+import pkgutil
+import time
+
+import pytest
+import torch
+
+import capsedu
+from capsedu.validate import Spec, declared
+
+# Modules whose every public function and class takes its parameters through the boundary. A
+# module joins the list once all of its entries declare their parameters (issue 37).
+ENFORCED = ["functional", "routing", "capsnet", "data.mnist"]
+
+
+def modules():
+    """Every module of capsedu, imported (widgets and figures too)."""
+    names = [m.name for m in pkgutil.walk_packages(capsedu.__path__, "capsedu.")]
+    return [importlib.import_module(name) for name in names]
+
+
+def entries():
+    """(qualified name, callable, declarations) of every checked entry of the package."""
+    found = {}
+    for module in modules():
+        for name, value in vars(module).items():
+            if getattr(value, "__module__", None) != module.__name__ or name.startswith("_"):
+                continue
+            if inspect.isfunction(value) and hasattr(value, "declared"):
+                found[f"{module.__name__}.{name}"] = (value, value.declared)
+            elif inspect.isclass(value):
+                init = vars(value).get("__init__")
+                if dataclasses.is_dataclass(value) and declared(value):
+                    found[f"{module.__name__}.{name}"] = (value, declared(value))
+                elif init is not None and hasattr(init, "declared"):
+                    found[f"{module.__name__}.{name}"] = (value, init.declared)
+    return found
+
+
+def bad_values(spec: Spec) -> list[tuple[object, type]]:
+    """Values the declaration ``spec`` refuses, each with the error it must raise."""
+    wrong_kind = {"int": [True, "3", 2.5, None.__class__], "float": ["0.5", True, [0.5]],
+                  "bool": ["False", 1, "yes"], "choice": [],
+                  "tensor": [[0.5, 0.5], "pixels"], "tuple": [[1], "12"]}[spec.kind]
+    cases = [(v, TypeError) for v in wrong_kind if v is not type(None)]
+    if spec.kind == "float":
+        cases += [(math.nan, ValueError), (math.inf, ValueError)]
+    if spec.kind == "choice":
+        cases += [("no such " + spec.choices[0], ValueError), (3, ValueError)]
+    if spec.kind in ("int", "float"):
+        step = 1 if spec.kind == "int" else 0.5
+        if spec.low is not None:
+            cases += [(spec.low - step, ValueError)]
+        if spec.high is not None:
+            cases += [(spec.high + step, ValueError)]
+    return cases
+
+
+CASES = [(qualname, parameter, value, error)
+         for qualname, (_, specs) in entries().items()
+         for parameter, spec in specs.items() if not parameter.endswith("[]")
+         for value, error in bad_values(spec)]
+
+
+def test_the_boundary_covers_the_entries_it_should():
+    names = {qualname.rsplit(".", 1)[0] for qualname in entries()}
+    for module in ENFORCED:
+        assert f"capsedu.{module}" in names
+    assert len(CASES) > 100  # the property below runs over many entries and values
+
+
+@pytest.mark.parametrize("module_name", ENFORCED)
+def test_every_public_entry_of_an_enforced_module_is_checked(module_name):
+    module = importlib.import_module(f"capsedu.{module_name}")
+    checked = entries()
+    unchecked = []
+    for name, value in vars(module).items():
+        if name.startswith("_") or getattr(value, "__module__", None) != module.__name__:
+            continue
+        if inspect.isfunction(value) and list(inspect.signature(value).parameters):
+            if f"{module.__name__}.{name}" not in checked:
+                unchecked.append(name)
+    assert not unchecked, f"capsedu.{module_name}: public functions without declarations: " \
+                          f"{unchecked}"
+
+
+@pytest.mark.parametrize("qualname, parameter, value, error", CASES,
+                         ids=[f"{q.removeprefix('capsedu.')}-{p}-{v!r}" for q, p, v, _ in CASES])
+def test_a_bad_value_is_refused_naming_the_parameter(qualname, parameter, value, error, tmp_path,
+                                                     monkeypatch):
+    entry, _ = entries_by_name[qualname]
+    monkeypatch.chdir(tmp_path)
+    began = time.perf_counter()
+    with pytest.raises(error) as refusal:
+        entry(**{parameter: value})
+    message = str(refusal.value)
+    assert f"{parameter}" in message and "must be" in message and repr(value)[:20] in message \
+        or "got" in message, message
+    assert time.perf_counter() - began < 1.0  # refused before any work
+    assert not any(tmp_path.iterdir())  # nothing written
+
+
+entries_by_name = entries()
+
+
+def test_a_tensor_parameter_takes_numpy_through_the_same_checks():
+    import numpy as np
+
+    from capsedu import squash
+
+    v = squash(np.ones((2, 3), dtype=np.float32))
+    assert isinstance(v, torch.Tensor) and v.shape == (2, 3)
+    with pytest.raises(TypeError, match=r"squash\(\): s must be a floating-point tensor"):
+        squash(np.ones((2, 3), dtype=np.uint8))
+
+
+def test_an_error_inside_the_function_is_not_dressed_as_a_bad_argument():
+    from capsedu.capsnet import CapsNetConfig
+
+    with pytest.raises(ValueError, match="leaves no primary capsule"):
+        CapsNetConfig(conv_kernel=40)  # every field is in range; together they make no network
