@@ -8,8 +8,9 @@ then uses ``torch.load(..., weights_only=True)``, which cannot run code hidden i
 The shipped checkpoints are the rows of ``<data root>/checkpoints/manifest.json``. ``save``
 writes to ``<data root>/runs/`` (``runs_dir``) unless told otherwise, and never writes into a
 shipped folder unless asked to (``replace_shipped=True``). A shipped folder is recognised by what
-it is, however its path is spelled: the data root's ``checkpoints/`` or the repository's
-``data/checkpoints/``, whatever ``CAPSEDU_DATA`` says (``is_shipped``). The recorded results of the
+it is, however its path is spelled and whichever copy of the package is imported: it holds the
+marker file ``SHIPPED.md`` that the repository ships, or it is the data root's ``checkpoints/``
+or the repository's ``data/checkpoints/`` (``is_shipped``). The recorded results of the
 experiments (``results_path``) follow the same rule: ``<data root>/results/`` is shipped,
 ``<data root>/runs/results/`` is for trials.
 
@@ -25,9 +26,11 @@ import contextlib
 import difflib
 import hashlib
 import importlib
+import io
 import json
 import os
 import re
+import time
 from collections.abc import Callable
 from pathlib import Path
 
@@ -38,6 +41,8 @@ from . import config
 from .validate import check_flag
 
 MANIFEST = "manifest.json"
+SHIPPED_MARKER = "SHIPPED.md"  # in every shipped folder: data/checkpoints/, data/results/
+READ_TRIES = 5  # a reader's tries when a file and its manifest row disagree (a save under way)
 LOCK_TIMEOUT_S = 120  # the longest a writer waits for another to finish writing a folder
 # The class a checkpoint's "arch" names, and the module that defines it. Imported only when such a
 # checkpoint is loaded, so that loading a CapsNet never pulls in the faces world.
@@ -71,10 +76,13 @@ def checkpoint_dir(root: Path | None = None) -> Path:
 
 
 def is_shipped(folder: Path) -> bool:
-    """Whether ``folder`` is a shipped folder, however it is spelled (``..``, links, ``~``): the
-    data root's ``checkpoints/`` or ``results/``, or the repository's ``data/checkpoints/`` or
+    """Whether ``folder`` is a shipped folder, however it is spelled (``..``, links, ``~``): one
+    that holds the marker ``SHIPPED.md`` (another clone's shipped folder too), the data root's
+    ``checkpoints/`` or ``results/``, or the repository's ``data/checkpoints/`` or
     ``data/results/`` whatever the data root is."""
     folder = Path(folder).expanduser().resolve()
+    if (folder / SHIPPED_MARKER).is_file():
+        return True
     shipped = [base / kind for base in (config.data_root(), REPOSITORY_DATA)
                for kind in ("checkpoints", "results")]
     return any(folder == other.expanduser().resolve() for other in shipped)
@@ -175,6 +183,9 @@ def read_manifest(root: Path | None = None) -> dict[str, dict]:
     path = checkpoint_dir(root) / MANIFEST
     if not path.exists():
         return {}
+    if not path.is_file():  # a named pipe or a device would be read forever
+        raise ValueError(f"the checkpoint manifest {path} is not a regular file (it leads to "
+                         f"{path.resolve()}); restore it (git checkout -- {path}) or remove it")
     try:
         rows = json.loads(path.read_text())["checkpoints"]
         entries = {entry["name"]: entry for entry in rows}
@@ -200,7 +211,8 @@ RECORD_KEYS = ("description", "command", "seed", "train_examples", "train_time_s
 
 def format_record(row: dict) -> str:
     """A manifest row as text: one ``key: value`` line for each of ``RECORD_KEYS`` it has; its
-    metrics without ``validation_by_epoch`` (a curve, drawn by ``plots.held_out_curves``)."""
+    metrics without ``validation_by_epoch`` (a curve, drawn by
+    ``figures.training_curves.draw_held_out_curves``)."""
     lines = []
     for key in RECORD_KEYS:
         value = row.get(key)
@@ -324,28 +336,8 @@ def pretrained(name: str, root: Path | None = None, map_location="cpu") -> torch
             f"folder that holds checkpoints/ (the data root is now {config.data_root()}), or pass "
             "root= the folder that holds manifest.json."
         )
-    entries = read_manifest(root)
-    if name not in entries:
-        close = difflib.get_close_matches(str(name), list(entries), n=3)
-        hint = f"did you mean {' or '.join(map(repr, close))}? " if close else ""
-        known = ", ".join(sorted(entries)) or "none"
-        raise KeyError(f"no checkpoint named {name!r} in {root / MANIFEST}; {hint}"
-                       f"available: {known}")
-    entry = check_row(entries[name], manifest)
-    path = inside(root, entry["file"], f"the manifest row {name!r}: its file")
-    if not path.exists():
-        raise FileNotFoundError(
-            f"checkpoint file {path} is missing; restore it (git checkout -- {path.resolve()}) "
-            f"or retrain it with: {entry.get('command', '?')}"
-        )
-    digest = sha256(path)
-    if digest != entry["sha256"]:
-        raise ChecksumError(
-            f"checkpoint {path} has sha256 {digest}, but the manifest records {entry['sha256']}: "
-            "the file is corrupt or was modified. Restore it "
-            f"(git checkout -- {path.resolve()}) or retrain it with: {entry.get('command', '?')}"
-        )
-    blob = torch.load(path, map_location=map_location, weights_only=True)
+    entry, path, data = verified_bytes(name, root, manifest)
+    blob = torch.load(io.BytesIO(data), map_location=map_location, weights_only=True)
     if not isinstance(blob, dict) or blob.keys() < {"arch", "hparams", "state_dict"}:
         raise ValueError(f"checkpoint {path} is not one that save wrote (it needs arch, hparams "
                          f"and state_dict); retrain it with: {entry.get('command', '?')}")
@@ -356,6 +348,40 @@ def pretrained(name: str, root: Path | None = None, map_location="cpu") -> torch
     model = model_class(blob["arch"])(**blob["hparams"])
     model.load_state_dict(blob["state_dict"])
     return model.eval()
+
+
+def verified_bytes(name: str, root: Path, manifest: Path) -> tuple[dict, Path, bytes]:
+    """Checkpoint ``name``'s manifest row, file and bytes, once the bytes match the row's sha256.
+
+    The bytes are read once, and those very bytes are hashed and loaded. Another process saving
+    this checkpoint replaces the file and then its row: a reader caught between the two sees a
+    mismatch for a moment, so a mismatch is read again (``READ_TRIES`` times, 0.1 s, 0.2 s, ...
+    apart) before the file is called corrupt."""
+    for attempt in range(READ_TRIES):
+        entries = read_manifest(root)
+        if name not in entries:
+            close = difflib.get_close_matches(str(name), list(entries), n=3)
+            hint = f"did you mean {' or '.join(map(repr, close))}? " if close else ""
+            known = ", ".join(sorted(entries)) or "none"
+            raise KeyError(f"no checkpoint named {name!r} in {root / MANIFEST}; {hint}"
+                           f"available: {known}")
+        entry = check_row(entries[name], manifest)
+        path = inside(root, entry["file"], f"the manifest row {name!r}: its file")
+        if not path.exists():
+            raise FileNotFoundError(
+                f"checkpoint file {path} is missing; restore it (git checkout -- "
+                f"{path.resolve()}) or retrain it with: {entry.get('command', '?')}"
+            )
+        data = path.read_bytes()
+        digest = hashlib.sha256(data).hexdigest()
+        if digest == entry["sha256"]:
+            return entry, path, data
+        time.sleep(0.1 * 2**attempt)  # 3.1 s in all: a save's two replacements take far less
+    raise ChecksumError(
+        f"checkpoint {path} has sha256 {digest}, but the manifest records {entry['sha256']}: "
+        "the file is corrupt or was modified. Restore it "
+        f"(git checkout -- {path.resolve()}) or retrain it with: {entry.get('command', '?')}"
+    )
 
 
 def model_class(arch: str) -> type:

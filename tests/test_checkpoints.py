@@ -318,3 +318,58 @@ def test_two_processes_saving_at_once_leave_every_row(tmp_path):
     for name in names:  # every file has its row and its hash
         assert pretrained(name, tmp_path).hparams["channels"] == (2,)
     assert not list(tmp_path.glob(".*.tmp"))
+
+
+REWRITER = """
+import sys, torch
+from capsedu.baselines import BagOfPartsCNN
+from capsedu.checkpoints import save
+for k in range(int(sys.argv[2])):
+    torch.manual_seed(k)  # new weights, a new hash, every time
+    save(BagOfPartsCNN(channels=(2,)), "cnn", sys.argv[1], seed=k)
+"""
+
+
+def test_a_reader_never_calls_a_checkpoint_being_saved_corrupt(tmp_path):
+    """Issue 37: while another process saved a checkpoint, 109 of 183 pretrained() calls said it
+    was corrupt (the file was replaced before its manifest row)."""
+    import subprocess
+    import sys
+
+    save(BagOfPartsCNN(channels=(2,)), "cnn", tmp_path)
+    writer = subprocess.Popen([sys.executable, "-c", REWRITER, str(tmp_path), "40"])
+    reads = 0
+    while writer.poll() is None or reads == 0:
+        assert pretrained("cnn", tmp_path).hparams["channels"] == (2,)
+        reads += 1
+    assert writer.wait() == 0 and reads > 5
+
+
+def test_a_folder_with_the_marker_is_shipped_wherever_it_is(tmp_path):
+    """Issue 37: another clone's shipped folder (its path unknown to this copy of the package) is
+    recognised by the marker the repository ships in it."""
+    from capsedu.checkpoints import SHIPPED_MARKER, is_shipped
+
+    other_clone = tmp_path / "clone" / "data" / "checkpoints"
+    other_clone.mkdir(parents=True)
+    assert not is_shipped(other_clone)
+    (other_clone / SHIPPED_MARKER).write_text("shipped")
+    assert is_shipped(other_clone)
+    with pytest.raises(FileExistsError, match="shipped checkpoint folder"):
+        save(BagOfPartsCNN(channels=(2,)), "cnn", other_clone)
+    assert sorted(p.name for p in other_clone.iterdir()) == [SHIPPED_MARKER]
+
+
+def test_the_repository_ships_the_marker_in_its_shipped_folders():
+    from capsedu.checkpoints import REPOSITORY_DATA, SHIPPED_MARKER
+
+    for kind in ("checkpoints", "results"):
+        assert (REPOSITORY_DATA / kind / SHIPPED_MARKER).is_file()
+
+
+def test_a_manifest_that_is_a_pipe_is_refused_not_read_forever(tmp_path):
+    import os
+
+    os.mkfifo(tmp_path / "manifest.json")
+    with pytest.raises(ValueError, match="not a regular file"):
+        read_manifest(tmp_path)
