@@ -107,8 +107,8 @@ def fit(model: nn.Module, train,
     if state_path is not None:
         state_path = Path(state_path).expanduser()  # "~/run.pt" means the home folder's
     run = begin(model, train, seed, batch_size, lr, lr_decay, compose, start, device,
-                keeps_best=validation is not None)
-    resume(run, model, state_path)
+                keeps_best=validation is not None, patience=patience)
+    resume(run, model, state_path, epochs)
     for epoch in range(len(run.history), epochs):
         if patience is not None and run.history and converged(held_out_scores(run.history),
                                                               patience):
@@ -201,7 +201,7 @@ def check_fit(train, validation, batch_size: int, patience: int | None, compose)
 
 
 def begin(model, train, seed, batch_size, lr, lr_decay, compose, start, device,
-          keeps_best: bool) -> Run:
+          keeps_best: bool, patience: int | None = None) -> Run:
     """A run's first state: from scratch, or continuing ``start = (weights, history)`` from the
     epoch it kept, with the learning rate where the schedule had brought it (Adam's moments start
     afresh, and the draws come from ``seed + len(history)``, so the continuation does not replay
@@ -222,7 +222,8 @@ def begin(model, train, seed, batch_size, lr, lr_decay, compose, start, device,
     scheduler = torch.optim.lr_scheduler.ExponentialLR(optimizer, gamma=lr_decay)
     made_with = {"model": type(model).__name__, "hparams": getattr(model, "hparams", None),
                  "seed": seed, "train_examples": len(train[0]), "batch_size": batch_size,
-                 "lr": lr, "lr_decay": lr_decay}
+                 "lr": lr, "lr_decay": lr_decay, "patience": patience,
+                 "continues_epochs": len(history)}
     return Run(loader, generator, optimizer, scheduler, history, best, made_with)
 
 
@@ -252,13 +253,19 @@ def save_state(run: Run, model, state_path: Path | None) -> None:
     os.replace(partial, state_path)
 
 
-def resume(run: Run, model, state_path: Path | None) -> None:
+def resume(run: Run, model, state_path: Path | None, epochs: int) -> None:
     """Continue from the state ``save_state`` left at ``state_path``, if there is one: a state of
-    another run (``made_with``) is refused, not silently resumed."""
+    another run (``made_with``), or of a run already longer than ``epochs``, is refused, not
+    silently resumed (its record would name a command that did not make it)."""
     if state_path is None or not state_path.exists():
         return
     state = torch.load(state_path, map_location=config.model_device(model), weights_only=True)
     check_same_run(state.get("made_with", run.made_with), run.made_with, state_path)
+    if len(state["history"]) > epochs:
+        raise ValueError(f"state_path: {state_path} holds {len(state['history'])} epochs, more "
+                         f"than epochs={epochs}: resumed, it would be recorded as a run of "
+                         f"{epochs} epochs. Pass epochs={len(state['history'])} or more, another "
+                         "state file, or delete it to start afresh")
     model.load_state_dict(state["model"])
     run.optimizer.load_state_dict(state["optimizer"])
     run.scheduler.load_state_dict(state["scheduler"])

@@ -6,6 +6,7 @@ NAME``) reproduces a checkpoint. ``run_recipe`` trains one (``capsedu.loop.fit``
 test split once, and writes its checkpoint and manifest row.
 """
 
+import io
 import shlex
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -219,7 +220,14 @@ def continue_from(folder: Path, name: str) -> tuple[dict, list[dict], list[dict]
                          "holding a finished run of this recipe, e.g. the shipped checkpoints")
     scores = row["metrics"]["validation_by_epoch"]
     kept = best_epoch(scores)
-    weights = torch.load(folder / row["file"], map_location="cpu", weights_only=True)
+    # the bytes of the file its row names, verified against the row's sha256 (a file swapped or
+    # changed since would be recorded as the run it is not): ChecksumError
+    manifest = (folder / checkpoints.MANIFEST).resolve()
+    row, _, data = checkpoints.verified_bytes(name, folder, manifest)
+    weights = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
+    if weights["arch"] != row["arch"]:
+        raise ValueError(f"continue_from: {folder / row['file']} holds a {weights['arch']}, its "
+                         f"row says {row['arch']}; name a folder holding this recipe's run")
     per_epoch = row["train_time_s"] / len(scores)
     history = [{"epoch": i + 1, "validation_accuracy": v, "seconds": per_epoch}
                for i, v in enumerate(scores[:kept])]

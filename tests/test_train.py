@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from capsedu import BagOfPartsCNN, pretrained
-from capsedu.checkpoints import read_manifest
+from capsedu.checkpoints import read_manifest, save
 from capsedu.loop import converged, evaluate, fit, random_shift
 from capsedu.recipes import RECIPES, command_line, how_made, recipe_name, seeded_name
 from capsedu.train import main, record_missing
@@ -230,6 +230,22 @@ def test_a_state_file_of_another_run_is_refused_not_resumed(tmp_path, change, na
         run(**change)
     assert state.read_bytes() == before and not list(tmp_path.glob("*.partial"))
     assert len(run()) == 2  # the same run resumes (here: already finished)
+
+
+def test_a_state_longer_than_the_budget_is_refused_not_recorded_as_a_shorter_run(tmp_path):
+    """Issue 37: a resumed --state from a longer run recorded a command it did not run."""
+    x, y = torch.rand(64, 1, 8, 8), torch.arange(64) % 2
+    state = tmp_path / "state.pt"
+
+    def run(epochs):
+        torch.manual_seed(0)
+        return fit(BagOfPartsCNN(channels=(2, 2)), (x, y), epochs=epochs, batch_size=16,
+                   progress=False, state_path=state)
+
+    run(3)
+    with pytest.raises(ValueError, match="holds 3 epochs, more than epochs=2"):
+        run(2)
+    assert len(run(4)) == 4  # a longer budget goes on from it
 
 
 def test_validation_keeps_the_best_epoch_which_equals_a_shorter_run():
@@ -464,6 +480,25 @@ def test_continue_from_goes_on_from_the_kept_epoch_and_lists_the_sittings(
             main(["tiny", "--continue-from", str(folder), "--epochs", budget, "--out",
                   str(second)])
         assert message in capsys.readouterr().err
+
+
+def test_continue_from_a_changed_file_is_refused_not_recorded_as_the_run_it_is_not(
+        tiny_recipe, monkeypatch, capsys):
+    """Issue 37: --continue-from a foreign file recorded the row's provenance for it."""
+    from dataclasses import replace
+
+    monkeypatch.setitem(RECIPES, "tiny", replace(RECIPES["tiny"], epochs=2, validation=8,
+                                                 patience=2))
+    first = tiny_recipe / "first"
+    main(["tiny", "--out", str(first), "--threads", "1"])
+    torch.manual_seed(7)
+    save(BagOfPartsCNN(channels=(2,)), "other", first)
+    (first / "tiny.pt").write_bytes((first / "other.pt").read_bytes())  # another run's weights
+    with pytest.raises(SystemExit):
+        main(["tiny", "--continue-from", str(first), "--epochs", "5", "--out",
+              str(tiny_recipe / "second")])
+    assert "the file is corrupt or was modified" in capsys.readouterr().err
+    assert not (tiny_recipe / "second").exists()
 
 
 def test_scoring_the_test_set_shows_progress(tiny_recipe, capsys):
