@@ -19,11 +19,11 @@ from matplotlib.figure import Figure
 from capsedu import LIVE, SMALL, BagOfPartsCNN, CapsNet, DeepCNN
 from capsedu.baselines import MaxPoolCNN
 from capsedu.capsnet import AFFNIST
+from capsedu.figures.canvas import png_bytes
 from capsedu.gcnn import C4CNN, PlainCNN
 from capsedu.multi_digit import MultiDigitCapsNet, TwoDigitCNN
 from capsedu.parts.pose_net import PoseCapsuleNet
 from capsedu.parts.training import PIXEL_CAPSNET
-from capsedu.plots import png_bytes
 from capsedu.widgets import (
     BugZooExplorer,
     FaceCapsulesExplorer,

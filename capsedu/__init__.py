@@ -3,7 +3,7 @@
 The contract the notebooks rely on lives at the top level: ``squash`` (Eq. 1),
 ``dynamic_routing`` (Procedure 1) and ``margin_loss`` (Eq. 4) from Sabour, Frosst & Hinton (2017),
 the layers and models, and ``pretrained`` to load a verified checkpoint. ``import capsedu`` loads
-this core only; the faces world (``capsedu.parts``), plots and widgets are imported on demand.
+this core only; the faces world (``capsedu.parts``), figures and widgets are imported on demand.
 ARCHITECTURE.md maps the modules.
 """
 

@@ -25,8 +25,9 @@ import torch
 
 from . import checkpoints
 from .capsnet import LIVE, CapsNet, routing_iterations
+from .convergence import PATIENCE, best_epoch, converged
 from .data.mnist import load_mnist
-from .loop import PATIENCE, best_epoch, converged, evaluate, random_shift
+from .loop import evaluate, random_shift
 from .recipes import Recipe, command_line, how_run, train_recipe
 from .statistics import SeedDifference, over_seeds, seed_difference
 from .train import experiment_parser, positive_int, record_missing, results_file
@@ -41,7 +42,7 @@ COMMAND = "python -m capsedu.ablations"
 
 def recipe(overrides: dict, epochs: int = EPOCHS) -> Recipe:
     """The training run of one cell of the grid: ``CapsNet(LIVE, **overrides)``, until the rule
-    stops it (``loop.converged``) or ``epochs`` run out."""
+    stops it (``convergence.converged``) or ``epochs`` run out."""
     return Recipe(
         description=f"notebook 09's ablation: CapsNet(LIVE, {overrides}) on MNIST shifted by up "
         "to 2 pixels; the epoch is chosen on the last 5,000 training images, held out",
@@ -134,7 +135,7 @@ def improving(results: dict[str, dict]) -> list[str]:
 
 
 def finished(results: dict[str, dict]) -> list[str]:
-    """The runs that met the course's stopping rule (``loop.converged``)."""
+    """The runs that met the course's stopping rule (``convergence.converged``)."""
     return [name for name, run in results.items()
             if converged(run["validation_by_epoch"], PATIENCE)]
 

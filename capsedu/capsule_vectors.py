@@ -30,7 +30,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from .data.faces import Part, render
+from .data.sprites import Part, render
 from .functional import squash
 from .poses import wrap_angle
 

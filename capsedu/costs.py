@@ -23,7 +23,14 @@ from . import config
 from .capsnet import AFFNIST, LIVE, MULTIMNIST, PAPER, CapsNet, CapsNetConfig
 from .functional import squash
 from .layers import RoutingCapsules
-from .validate import check_integer
+from .routing import MAX_ITERATIONS
+from .validate import Int, check_integer, check_memory, checked
+
+# Bounds on the sizes a caller can time: far past any CapsNet of the course (1,152 primary
+# capsules of 8D, 10 parents of 16D, batches of 128)
+MAX_CAPSULES = 100_000
+MAX_DIM = 1024
+MAX_BATCH = 65_536
 
 
 class LayerCost(NamedTuple):
@@ -269,7 +276,14 @@ def format_share(name: str, share: RoutingShare) -> str:
 # --- The DigitCaps layer alone: time against its sizes -----------------------------------------
 
 
-def digit_caps_pass(n_in: int, d_in: int, n_out: int, d_out: int, batch: int, iterations: int,
+@checked
+def digit_caps_pass(n_in: Int("input (child) capsules", ge=1, le=MAX_CAPSULES),
+                    d_in: Int("their dimension", ge=1, le=MAX_DIM),
+                    n_out: Int("output (parent) capsules", ge=1, le=MAX_CAPSULES),
+                    d_out: Int("their dimension", ge=1, le=MAX_DIM),
+                    batch: Int("examples per batch", ge=1, le=MAX_BATCH),
+                    iterations: Int("routing iterations; 0 times u_hat = W u alone", ge=0,
+                                    le=MAX_ITERATIONS),
                     device: str | torch.device = "cpu") -> Pass:
     """A training step of a DigitCaps layer alone (``RoutingCapsules``), on ``batch`` random
     squashed input capsules ``u`` ``[batch, n_in, d_in]``:
@@ -283,10 +297,10 @@ def digit_caps_pass(n_in: int, d_in: int, n_out: int, d_out: int, batch: int, it
     The backward pass computes the gradients for W and for u (in a CapsNet, u comes from
     PrimaryCaps and needs its gradient), from a random dL/d(output).
     """
-    for name, value in (("n_in", n_in), ("d_in", d_in), ("n_out", n_out), ("d_out", d_out)):
-        check_integer(value, name, 1, "a capsule count or dimension")
-    check_integer(batch, "batch", 1, "examples per batch")
-    check_integer(iterations, "iterations", 0, "routing iterations; 0 times u_hat = W u alone")
+    if torch.device(device).type == "cpu":
+        check_memory(digit_caps_bytes(n_in, d_in, n_out, d_out, batch, iterations),
+                     f"a DigitCaps step of batch {batch:,} ({n_in:,} x {n_out:,} capsules)",
+                     "use a smaller batch or fewer capsules")
     # W: [n_in, n_out, d_out, d_in]; with iterations = 0 its routing is never called
     layer = RoutingCapsules(n_in, d_in, n_out, d_out, iterations).to(device)
     # u: [batch, n_in, d_in], capsules of length < 1 as PrimaryCaps makes them
@@ -297,6 +311,16 @@ def digit_caps_pass(n_in: int, d_in: int, n_out: int, d_out: int, batch: int, it
                     torch.randn(batch, n_in, n_out, d_out, device=device))
     # v = routing(W u); dL/dv: [batch, n_out, d_out]
     return Pass(lambda: layer(u).v, [layer.W, u], torch.randn(batch, n_out, d_out, device=device))
+
+
+def digit_caps_bytes(n_in: int, d_in: int, n_out: int, d_out: int, batch: int,
+                     iterations: int) -> int:
+    """About the memory of ``digit_caps_pass``'s step, float32, temporaries counted: W and its
+    gradient, u and its gradient, three u_hat-sized tensors (u_hat, its gradient, and dL/du_hat
+    or what routing saves) and three ``[batch, n_in, n_out]`` per iteration (b, c, a)."""
+    u_hat = batch * n_in * n_out * d_out
+    return 4 * (2 * n_in * n_out * d_out * d_in + 2 * batch * n_in * d_in + 3 * u_hat
+                + 3 * iterations * batch * n_in * n_out)
 
 
 def time_digit_caps(n_in: int, d_in: int, n_out: int, d_out: int, batch: int, iterations: int,

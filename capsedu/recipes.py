@@ -17,19 +17,11 @@ import torch
 from . import checkpoints, config
 from .baselines import MaxPoolCNN
 from .capsnet import AFFNIST, LIVE, SMALL, CapsNet
+from .convergence import PATIENCE, best_epoch, chosen_epoch, converged, held_out_scores
 from .data.mnist import load_mnist
 from .data.transformed_mnist import move, multimnist_data, pair_up, translated_mnist
 from .gcnn import C4CNN, PlainCNN
-from .loop import (
-    PATIENCE,
-    best_epoch,
-    chosen_epoch,
-    converged,
-    evaluate,
-    fit,
-    held_out_scores,
-    random_shift,
-)
+from .loop import evaluate, fit, random_shift
 from .multi_digit import MultiDigitCapsNet, TwoDigitCNN
 
 

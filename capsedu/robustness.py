@@ -12,8 +12,9 @@ from dataclasses import dataclass
 import torch
 
 from .capsnet import routing_iterations
+from .convergence import training_status, verdict
 from .data import transformed_mnist as tm
-from .loop import evaluate, is_correct, predict, training_status, verdict
+from .loop import evaluate, is_correct, predict
 from .recipes import how_made
 from .statistics import Paired, SeedDifference, paired, seed_difference
 from .validate import check_choice, check_shape
@@ -134,7 +135,7 @@ def sample_verdict(full, sample, runs: dict, sizes: tuple[int, int]) -> tuple[On
     """The verdict line of a comparison made on whole test sets (``full``) and on a run's sample
     of them (``sample``), ``sizes`` = (images in the full set, in the sample): the full set's
     comparison, final only when the recorded ``runs`` it rests on (name -> manifest row) have
-    finished (``loop.verdict``); then the sample's, and whether it tells the same (a sample's
+    finished (``convergence.verdict``); then the sample's, and whether it tells the same (a sample's
     verdict that differs is no conclusion)."""
     comparison = OnSample(full, sample)
     n_full, n_sample = sizes
@@ -181,7 +182,7 @@ def sample_line(sample: dict, full: dict, rows) -> str:
 def run_line(name: str, row: dict) -> str:
     """One line on how the checkpoint ``name`` was made, from its manifest ``row``: every sitting
     of its training (``recipes.how_made``), its seed, minutes and CPU threads, and how the run
-    ended (``loop.training_status``)."""
+    ended (``convergence.training_status``)."""
     return (f"{name}: {how_made(row)} | seed {row['seed']} | {row['train_time_s'] / 60:.0f} min "
             f"on {row['threads']} CPU thread(s) | {training_status(row['metrics'])}")
 

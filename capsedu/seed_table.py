@@ -17,14 +17,15 @@ from . import full_sets, seed_runs
 from .ablations import WEIGHTS, one_change_comparisons, seed_errors, seed_noise
 from .ablations import read_results as read_ablations
 from .bug_zoo import CELL as ZOO_CELL
-from .bug_zoo import CORRECT, bug_effects
+from .bug_zoo import CORRECT, ZooRun, bug_effects
 from .bug_zoo import read_results as read_zoo
 from .capsnet import PAPER, CapsNet
 from .checkpoints import pretrained
+from .convergence import still_improving
 from .costs import RecordedCost, anatomy, recorded_cost, recorded_cost_line
 from .data import faces
 from .data import transformed_mnist as tm
-from .loop import still_improving, time_predict
+from .loop import time_predict
 from .parts.scoring import face_rates
 from .parts.training import load_face_models
 from .robustness import seed_verdict
@@ -122,7 +123,7 @@ class Records:
     """What the table quotes from the course's records rather than measuring it here."""
 
     grid: dict  # 09's routing ablations (ablations.read_results)
-    zoo: dict  # 09's bug zoo, every run to the rule (bug_zoo.read_results)
+    zoo: dict[str, ZooRun]  # 09's bug zoo, every run to the rule (bug_zoo.read_results)
     seeds: dict  # 08's recipes over training seeds (seed_runs.read_results)
     gpu: RecordedCost  # benchmarks/routing_cost.py on a GPU (costs.recorded_cost)
 
@@ -272,13 +273,13 @@ def cost_row(measured: Measured, gpu: RecordedCost) -> Row:
     return Row("cost", "capsules are slow", text, verdict)
 
 
-def maturity_row(zoo: dict, grid: dict) -> Row:
+def maturity_row(zoo: dict[str, ZooRun], grid: dict) -> Row:
     """09's bug zoo: each bug against the correct run, paired, beside 09's seed noise."""
     effects = bug_effects(zoo, seed_noise(grid, ZOO_CELL))
     hidden = [name for name, effect in effects.items() if not effect.revealed]
-    epochs = len(zoo[CORRECT]["validation_by_epoch"])
+    epochs = len(zoo[CORRECT].validation_by_epoch)
     text = (f"09: {len(effects)} bugs that public CapsNets shipped, each trained beside the "
-            f"correct model ({pct(zoo[CORRECT]['test_accuracy'])}, {epochs} epoch(s)): "
+            f"correct model ({pct(zoo[CORRECT].test_accuracy)}, {epochs} epoch(s)): "
             + ", ".join(f"{name} {100 * effect.paired.difference:+.2f} points "
                         f"({effect.paired.verdict})" for name, effect in effects.items()))
     unfinished = not all(effect.finished for effect in effects.values())

@@ -24,6 +24,9 @@ b** (a's accuracy minus b's, the mean of a's seeds minus b's), so ``leader(compa
 names a when the difference is positive. Every comparison answers ``.clear`` (told apart from the
 noise at its level) and prints as one line that the notebooks show, so that the prose can point at
 it instead of retyping a number.
+
+A curve recorded step by step (a training accuracy per batch) is read smoothed: ``running_mean``,
+each step the mean of its last ``CURVE_WINDOW`` (09's bug zoo).
 """
 
 from dataclasses import dataclass
@@ -34,6 +37,7 @@ from scipy import stats
 from .validate import check_flag
 
 LEVEL = 0.95  # every interval and test of the course: 95 % (a test at 5 %)
+CURVE_WINDOW = 25  # training steps averaged in each point of a recorded curve
 
 
 def _as_bools(correct, name: str) -> np.ndarray:
@@ -285,3 +289,13 @@ def tally(comparisons) -> str:
     return (f"{crossed} of {len(comparisons)} comparisons told apart at {100 * level:.0f} %; "
             f"chance alone would give about {chance:.1f} ({len(comparisons)} x "
             f"{1 - level:.2f}) if no difference were real")
+
+
+def running_mean(values, window: int = CURVE_WINDOW) -> np.ndarray:
+    """Each step's mean over its last ``window`` values (fewer at the first steps): a per-step
+    curve, smoothed. ``values`` ``[steps]`` -> ``[steps]``."""
+    # total[t] = values[0] + ... + values[t - 1]
+    total = np.concatenate([[0.0], np.cumsum(values)])
+    end = np.arange(1, len(values) + 1)
+    start = np.maximum(end - window, 0)
+    return (total[end] - total[start]) / (end - start)

@@ -14,15 +14,18 @@ PACKAGE = ROOT / "capsedu"
 # Lower layers first. A module may import from its own layer and the layers below, never above.
 LAYERS = [
     ("settings", ["config", "validate"]),
-    ("maths", ["functional", "routing", "layers", "poses", "group_conv", "statistics"]),
-    ("models", ["capsnet", "baselines", "multi_digit", "costs", "gcnn"]),
-    ("data and training", ["data", "data.mnist", "data.faces", "data.transformed_mnist",
-                           "checkpoints", "loop", "recipes", "train"]),
+    ("maths", ["functional", "routing", "layers", "poses", "group_conv", "statistics", "buggy"]),
+    ("models", ["capsnet", "baselines", "multi_digit", "costs", "gcnn", "bug_catalogue",
+                "buggy_capsnet"]),
+    ("data and training", ["data", "data.mnist", "data.sprites", "data.faces",
+                           "data.transformed_mnist", "checkpoints", "convergence", "loop",
+                           "recipes", "train"]),
     ("experiments", ["capsule_vectors", "digit_capsules", "parts", "parts.votes",
                      "parts.detector", "parts.pose_net", "parts.pose_mlp", "parts.scoring",
                      "parts.training", "parts.curves", "robustness", "full_sets", "seed_runs",
                      "bug_zoo", "couplings", "ablations", "equivariance", "seed_table"]),
-    ("presentation", ["plots", "exercises", "environment", "widgets", "widgets.*"]),
+    ("presentation", ["figures", "figures.*", "bug_zoo_report", "exercises", "exercises.*",
+                      "environment", "widgets", "widgets.*"]),
 ]
 CORE = {"config", "validate", "functional", "routing", "layers", "capsnet", "baselines",
         "checkpoints"}  # what `import capsedu` may load
@@ -75,6 +78,18 @@ def test_imports_flow_down_the_layers(name):
                         f"layer: {upward}")
 
 
+def test_figures_import_no_widget_or_exercise():
+    """Figures sit below the widgets and checkers that draw with them, in the same layer: a
+    figure module may import another figure module, never a widget or an exercise."""
+    above = ("widgets", "exercises")
+    figures = [name for name in MODULES if name.startswith("figures.")]
+    assert figures, "no figure module found"
+    upward = {name: sorted(m for m in imports_of(name) if m.split(".")[0] in above)
+              for name in figures}
+    upward = {name: found for name, found in upward.items() if found}
+    assert not upward, f"figure modules import widgets or exercises: {upward}"
+
+
 def test_no_import_cycles():
     graph = {name: imports_of(name) for name in MODULES}
     state = {}  # name -> "visiting" | "done"
@@ -115,6 +130,14 @@ def test_import_capsedu_loads_the_core_only():
                                 check=True, cwd=ROOT).stdout.split())
     extra = {m for m in loaded if m.removeprefix("capsedu").lstrip(".") not in CORE | {""}}
     assert not extra, f"`import capsedu` loads more than the core: {sorted(extra)}"
+
+
+def test_import_figures_loads_no_matplotlib():
+    """``capsedu.figures`` only lists its modules: a notebook imports the one it draws with."""
+    code = "import sys, capsedu.figures; print('matplotlib' in sys.modules)"
+    loaded = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            check=True, cwd=ROOT).stdout.strip()
+    assert loaded == "False"
 
 
 def test_every_checkpoint_architecture_resolves_to_its_class():

@@ -144,12 +144,16 @@ def test_the_train_command_expands_a_tilde_in_state_and_continue_from(tmp_path, 
     assert seen == {"state": str(tmp_path / "s.pt"), "folder": str(tmp_path / "ck")}
 
 
-def test_a_faces_dataset_too_big_for_memory_is_refused_up_front():
+def test_a_faces_dataset_too_big_for_memory_is_refused_up_front(monkeypatch):
+    from capsedu import validate
     from capsedu.data.faces import dataset
 
-    with pytest.raises(MemoryError, match=r"dataset\('face', n=100000000000\) needs about .* GiB "
-                                          r"of memory, .* GiB is free; ask for fewer"):
+    with pytest.raises(ValueError, match=r"n must be an integer >= 0 and <= 1000000"):
         dataset("face", 10**11)  # was a run until the machine killed it
+    monkeypatch.setattr(validate, "available_memory", lambda: 2**30)
+    with pytest.raises(MemoryError, match=r"dataset\('face', n=1000000\) needs about .* GiB "
+                                          r"of memory, 1.0 GiB is free; ask for fewer"):
+        dataset("face", 10**6)
     assert len(dataset("face", 2)[0]) == 2
 
 

@@ -1,4 +1,4 @@
-"""plots.Blitter: frames redraw only the listed artists, over a background drawn once."""
+"""figures.canvas.Blitter: frames redraw only the listed artists, over a background drawn once."""
 
 import io
 
@@ -6,7 +6,7 @@ import numpy as np
 from matplotlib.figure import Figure
 from PIL import Image
 
-from capsedu.plots import Blitter
+from capsedu.figures.canvas import Blitter
 
 
 def frame(png: bytes) -> np.ndarray:

@@ -1,8 +1,10 @@
 """The bug zoo of notebook 09: each bug as code (a routing step, a loss, a CapsNet that has it),
 against what the switch implementation computed and against Procedure 1 written with the bug;
-and the registry BUGS."""
+the registry BUGS; and what notebook 09 reads of the recorded runs."""
 
+import importlib
 import json
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -11,13 +13,14 @@ import torch.nn.functional as F
 from test_routing import procedure_1
 
 from capsedu import CapsNet, CapsNetConfig, dynamic_routing, margin_loss, routing_step
-from capsedu.bug_zoo import (
-    BUGS,
-    BuggyCapsNet,
+from capsedu.bug_catalogue import BUGS
+from capsedu.bug_zoo import CORRECT, CouplingStats, ZooRun
+from capsedu.buggy import (
     step_logits_shared_over_batch,
     step_softmax_over_children,
     unsquared_margin_loss,
 )
+from capsedu.buggy_capsnet import BuggyCapsNet
 
 # A CapsNet small enough to build and train a step in a test: 72 primary capsules
 TINY = CapsNetConfig(conv_channels=8, primary_maps=2, decoder_hidden=(16,))
@@ -223,16 +226,18 @@ def test_detached_output_leaves_everything_below_the_decoder_untrained():
 
 
 def test_the_registry_has_complete_entries_that_name_their_code():
-    import capsedu.bug_zoo as zoo
-
     for name, bug in BUGS.items():
         assert bug.name == name and name == name.lower() and " " not in name
         for text in (bug.description, bug.why_wrong, bug.evidence):
             assert len(text) > 40, (name, text)
         assert bug.citations and all(url.startswith("https://github.com/")
                                      for url in bug.citations), name
-        function = bug.code.split(",")[0].split(":")[0].split(".")[0].split(" ")[0]
-        assert hasattr(zoo, function), (name, bug.code)  # the code it names is in the module
+        # the code it names is in capsedu: module.name, or module.Class.method
+        module, *path = bug.code.split(",")[0].split(":")[0].split(" ")[0].split(".")
+        found = importlib.import_module(f"capsedu.{module}")
+        for attribute in path:
+            found = getattr(found, attribute)
+        assert callable(found), (name, bug.code)
     assert {bug.step for bug in BUGS.values()} == {routing_step, step_softmax_over_children,
                                                    step_logits_shared_over_batch}
 
@@ -260,27 +265,53 @@ def test_an_unknown_bug_is_named_with_the_known_ones():
 # --- Reading the recorded runs --------------------------------------------------------------------
 
 
-def zoo_records(accuracy_at_end):
-    """A record per run of the zoo: 10 steps whose training accuracy is the step / 10, the test
-    accuracy ``accuracy_at_end[name]`` (0.5 where not given)."""
-    from capsedu.bug_zoo import CORRECT
+def zoo_run(**fields) -> ZooRun:
+    """A record of the zoo with ``fields`` given and the others neutral: one epoch of 10 steps
+    whose training accuracy is the step / 10, uniform couplings over 3 iterations."""
+    uniform = CouplingStats(entropy=1.0, distance=0.0, polarised=0.0, vote=1.0)
+    record = ZooRun(seed=0, epochs=1, patience=5, converged=False, limit=None, batch_size=128,
+                    train_examples=10, validation_examples=1, steps_per_epoch=10,
+                    batch_loss=(1.0,) * 10, batch_accuracy=tuple(k / 10 for k in range(10)),
+                    validation_by_epoch=(0.5,), chosen_epoch=1, validation_accuracy=0.5,
+                    test_accuracy=0.5, test_wrong=(), couplings=(uniform,) * 3,
+                    train_time_s=1.0, threads=1, torch_version="2")
+    return replace(record, **fields)
 
-    return {name: {"batch_accuracy": [k / 10 for k in range(10)], "batch_loss": [1.0] * 10,
-                   "test_accuracy": accuracy_at_end.get(name, 0.5),
-                   "couplings": [{"entropy": 1.0, "vote": 1.0}] * 3}
+
+def zoo_records(accuracy_at_end):
+    """A record per run of the zoo, the test accuracy ``accuracy_at_end[name]`` (0.5 where not
+    given)."""
+    return {name: zoo_run(test_accuracy=accuracy_at_end.get(name, 0.5))
             for name in (CORRECT, *BUGS)}
 
 
+def test_a_record_reads_as_its_results_file_keeps_it():
+    from dataclasses import asdict
+
+    from capsedu.bug_zoo import read_results
+
+    results = Path(__file__).parent.parent / "data" / "results"
+    shipped = json.loads((results / "bug_zoo_1_epoch.json").read_text())["runs"]
+    runs = read_results(results / "bug_zoo_1_epoch.json")
+    assert list(runs) == list(shipped) == [CORRECT, *BUGS]
+    for name, record in runs.items():  # the same fields, in the same order, with the same values
+        assert list(asdict(record)) == list(shipped[name])
+        assert json.loads(json.dumps(asdict(record))) == shipped[name]
+    # the full budget's runs also count their test images (n_test), which their limit gives
+    assert read_results(results / "bug_zoo.json")[CORRECT].limit is None
+
+
 def test_bug_effects_pair_each_bug_with_the_correct_run_on_the_same_test_images():
-    from capsedu.bug_zoo import CORRECT, bug_effects, effect_lines
+    from capsedu.bug_zoo import bug_effects
+    from capsedu.bug_zoo_report import effect_lines
 
     # a trial of 100 test images; the correct run reads images 0..3 wrong
-    finished = [0.5, 0.9, 0.8, 0.8, 0.8]  # the rule met, not rising
-    rising = [0.5, 0.6, 0.7]
-    zoo = {name: {"limit": 100, "test_wrong": [0, 1, 2, 3], "validation_by_epoch": finished}
+    finished = (0.5, 0.9, 0.8, 0.8, 0.8)  # the rule met, not rising
+    rising = (0.5, 0.6, 0.7)
+    zoo = {name: zoo_run(limit=100, test_wrong=(0, 1, 2, 3), validation_by_epoch=finished)
            for name in (CORRECT, *BUGS)}
-    zoo["detached-output"]["test_wrong"] = list(range(90))  # 86 more wrong, none fewer
-    zoo["mask-by-prediction"]["test_wrong"] = [0, 1, 2, 3, 4]  # one more wrong
+    zoo["detached-output"] = replace(zoo["detached-output"], test_wrong=tuple(range(90)))  # 86
+    zoo["mask-by-prediction"] = replace(zoo["mask-by-prediction"], test_wrong=(0, 1, 2, 3, 4))
     effects = bug_effects(zoo, noise=0.002)
     dead, mask = effects["detached-output"], effects["mask-by-prediction"]
     assert (dead.paired.only_a, dead.paired.only_b, dead.paired.n) == (0, 86, 100)
@@ -293,11 +324,11 @@ def test_bug_effects_pair_each_bug_with_the_correct_run_on_the_same_test_images(
     assert lines[-1] == (f"accuracy reveals 1 of {len(BUGS)} bugs; every run met the course's "
                          "rule: this is where they end")
     # a difference the exact test tells apart but smaller than the seed noise is not revealed
-    zoo["mask-by-prediction"]["test_wrong"] = list(range(12))
+    zoo["mask-by-prediction"] = replace(zoo["mask-by-prediction"], test_wrong=tuple(range(12)))
     assert bug_effects(zoo, noise=0.002)["mask-by-prediction"].paired.clear
     assert not bug_effects(zoo, noise=0.1)["mask-by-prediction"].revealed
     # a run still rising: the count says where training stopped, not where it ends
-    zoo[CORRECT]["validation_by_epoch"] = rising
+    zoo[CORRECT] = replace(zoo[CORRECT], validation_by_epoch=rising)
     assert effect_lines(bug_effects(zoo, noise=0.002))[-1].endswith(
         f"{len(BUGS)} of {len(BUGS)} bugs' runs (or the correct one) did not meet the course's "
         "rule: this is where training stopped, not where the runs would end")
@@ -314,10 +345,10 @@ def test_seed_noise_is_the_spread_of_a_cells_seeds():
 
 
 def test_step_table_reads_the_recorded_runs_where_the_live_run_stopped():
-    from capsedu.bug_zoo import CORRECT, live_table, step_table
+    from capsedu.bug_zoo_report import live_table, step_table
 
     zoo = zoo_records({CORRECT: 0.98})
-    live = {name: {**record, "batch_loss": [1.0] * 6, "test_accuracy": 0.3}
+    live = {name: replace(record, batch_loss=(1.0,) * 6, test_accuracy=0.3)
             for name, record in zoo.items()}
     lines = step_table(zoo, live).split("\n")
     assert "recorded, at step 6" in lines[0]
@@ -330,11 +361,11 @@ def test_step_table_reads_the_recorded_runs_where_the_live_run_stopped():
 
 
 def test_describe_record_says_how_a_run_was_made():
-    from capsedu.bug_zoo import describe_record
+    from capsedu.bug_zoo_report import describe_record
 
-    record = {"command": "python -m capsedu.bug_zoo", "epochs": 20, "train_examples": 55000,
-              "validation_by_epoch": [0.97, 0.98, 0.98, 0.97, 0.975],
-              "seed": 0, "train_time_s": 306, "threads": 1}
+    record = zoo_run(command="python -m capsedu.bug_zoo", epochs=20, train_examples=55000,
+                     validation_by_epoch=(0.97, 0.98, 0.98, 0.97, 0.975), seed=0,
+                     train_time_s=306, threads=1)
     assert describe_record(record) == ("recorded by 'python -m capsedu.bug_zoo': 5 epoch(s) of a "
                                        "budget of 20, 55,000 training images, seed 0, 5.1 min on "
                                        "1 thread(s)")

@@ -2,14 +2,17 @@
 trials kept off the shipped results, finished runs never trained twice."""
 
 import json
+from dataclasses import asdict
 
 import pytest
 import torch
+from test_bug_zoo import zoo_run
 
-from capsedu import bug_zoo
+from capsedu import bug_zoo, bug_zoo_report
+from capsedu.buggy import unsquared_margin_loss
 from capsedu.capsnet import LIVE, CapsNet
+from capsedu.convergence import PATIENCE
 from capsedu.functional import margin_loss, reconstruction_loss
-from capsedu.loop import PATIENCE
 
 LIMIT = "150"  # 138 training images (2 steps: 128 and 10), 12 held out, 150 test images
 NAMES = [bug_zoo.CORRECT, *bug_zoo.BUGS]
@@ -66,7 +69,8 @@ def test_every_run_is_recorded_with_its_curves(zoo):
     root, _ = zoo
     runs = recorded(root)
     assert list(runs) == NAMES
-    assert bug_zoo.read_results(root / "runs" / "results" / ONE_EPOCH) == runs
+    read = bug_zoo.read_results(root / "runs" / "results" / ONE_EPOCH)
+    assert {name: json.loads(json.dumps(asdict(record))) for name, record in read.items()} == runs
     for name, record in runs.items():
         assert (record["train_examples"], record["validation_examples"]) == (138, 12)
         assert record["steps_per_epoch"] == STEPS and record["epochs"] == 1
@@ -95,19 +99,19 @@ def test_notebook_09s_widget_reads_the_recorded_runs(zoo):
     from capsedu.widgets import BugZooExplorer
 
     root, _ = zoo
-    runs = recorded(root)
+    runs = bug_zoo.read_results(root / "runs" / "results" / ONE_EPOCH)
     images, labels = load_mnist(False, 2)
     torch.manual_seed(0)
     model = CapsNet(LIVE)
     with torch.no_grad():
         votes = model.votes(images)
     for name in NAMES:
-        s = bug_zoo.zoo_state(votes, labels, bug=name, results=runs)
-        assert s["curve_note"] == "" and s["recorded"][name] == runs[name]
-        assert len(s["curves"][name]) == STEPS
+        s = bug_zoo_report.zoo_state(votes, labels, bug=name, results=runs)
+        assert s.curve_note == "" and s.recorded[name] == runs[name]
+        assert len(s.curves[name]) == STEPS
     w = BugZooExplorer(model, images, labels, results=runs)
     w.bug.value = "detached-output"
-    assert f"{100 * runs['detached-output']['test_accuracy']:.2f} % test accuracy" in \
+    assert f"{100 * runs['detached-output'].test_accuracy:.2f} % test accuracy" in \
         w.readout.value
 
 
@@ -139,7 +143,7 @@ def test_the_first_step_differs_from_the_correct_model_only_by_the_bug(zoo):
         out = model(x, y)
         recon = LIVE.recon_weight * reconstruction_loss(out.reconstruction, x)
         squared = float(margin_loss(out.lengths, y) + recon)
-        unsquared = float(bug_zoo.unsquared_margin_loss(out.lengths, y) + recon)
+        unsquared = float(unsquared_margin_loss(out.lengths, y) + recon)
     assert abs(squared - unsquared) > 0.01
     assert first[bug_zoo.CORRECT] == pytest.approx(squared, abs=2e-5)
     assert first["unsquared-margin-loss"] == pytest.approx(unsquared, abs=2e-5)
@@ -179,11 +183,11 @@ def test_replace_shipped_writes_the_shipped_results_but_never_a_trial(zoo, monke
         bug_zoo.main(["--limit", LIMIT, "--threads", "1", "--replace-shipped"])
     assert shipped_path.read_bytes() == before
     monkeypatch.setattr(bug_zoo, "BUGS", {})  # the correct model's run only, its record faked
-    monkeypatch.setattr(bug_zoo, "run", lambda name, epochs, limit, state_path: {
-        "epochs": epochs, "limit": limit, "test_accuracy": 0.5, "train_time_s": 1.0})
+    monkeypatch.setattr(bug_zoo, "run", lambda name, epochs, limit, state_path: zoo_run(
+        epochs=epochs, limit=limit, test_accuracy=0.5, train_time_s=1.0))
     bug_zoo.main(["--epochs", "1", "--threads", "1", "--replace-shipped"])
     assert shipped_path.read_bytes() == before  # the full budget's file is another
     shipped = bug_zoo.read_results(epochs=1)
     assert list(shipped) == [bug_zoo.CORRECT]
-    assert shipped[bug_zoo.CORRECT]["limit"] is None
-    assert shipped[bug_zoo.CORRECT]["command"] == f"{bug_zoo.COMMAND} --epochs 1 --threads 1"
+    assert shipped[bug_zoo.CORRECT].limit is None
+    assert shipped[bug_zoo.CORRECT].command == f"{bug_zoo.COMMAND} --epochs 1 --threads 1"

@@ -17,7 +17,7 @@ from capsedu.capsule_vectors import (
     read_pose,
     template_bank,
 )
-from capsedu.data.faces import Part, render
+from capsedu.data.sprites import Part, render
 from capsedu.exercises import check_pose_vector
 from capsedu.functional import squash as capsedu_squash
 

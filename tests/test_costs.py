@@ -9,7 +9,8 @@ import torch
 
 from capsedu import PAPER, SMALL, CapsNet, CapsNetConfig, count_parameters, dynamic_routing
 from capsedu.costs import anatomy, format_table
-from capsedu.exercises import check_digitcaps_parameters, digitcaps_parameters
+from capsedu.exercises import check_digitcaps_parameters
+from capsedu.exercises.networks import digitcaps_parameters
 from capsedu.functional import margin_loss_curves
 
 
@@ -230,19 +231,20 @@ def test_routing_share_of_macs_by_hand():
     assert share.forward == share.times.routing_forward / share.times.forward
 
 
-@pytest.mark.parametrize("kwargs, name", [
-    (dict(iterations=-1), "iterations"),
-    (dict(iterations=1.5), "iterations"),
-    (dict(n_in=0), "n_in"),
-    (dict(d_out=2.0), "d_out"),
-    (dict(batch="8"), "batch"),
-    (dict(repeats=0), "repeats"),
+@pytest.mark.parametrize("kwargs, name, error", [
+    (dict(iterations=-1), "iterations", ValueError),
+    (dict(iterations=1.5), "iterations", TypeError),
+    (dict(n_in=0), "n_in", ValueError),
+    (dict(d_out=2.0), "d_out", TypeError),
+    (dict(batch="8"), "batch", TypeError),
+    (dict(batch=200_000), "batch", ValueError),  # allocated without an estimate (issue 37)
+    (dict(repeats=0), "repeats", ValueError),
 ])
-def test_time_digit_caps_names_a_bad_argument(kwargs, name):
+def test_time_digit_caps_names_a_bad_argument(kwargs, name, error):
     from capsedu.costs import time_digit_caps
 
     sizes = dict(n_in=5, d_in=6, n_out=3, d_out=4, batch=2, iterations=1, repeats=1) | kwargs
-    with pytest.raises(ValueError, match=rf"^{name} must be an integer"):
+    with pytest.raises(error, match=rf"{name} must be an integer"):
         time_digit_caps(**sizes)
 
 
@@ -250,7 +252,7 @@ def test_draw_routing_cost_draws_a_line_per_iteration_count_and_reference():
     from matplotlib.figure import Figure
 
     from capsedu.costs import RoutingCost
-    from capsedu.plots import draw_routing_cost
+    from capsedu.figures.architecture import draw_routing_cost
 
     rows = [RoutingCost(n, 10, 16, r, n * 160, 0, 0.001 * (r + 1), 0.002)
             for n in (288, 1152) for r in (0, 3)]
@@ -324,3 +326,13 @@ def test_the_recorded_gpu_run_is_what_its_file_says():
     assert recorded_cost_line(got).startswith(f"on {got.device} ({got.command}, {got.date})")
     with pytest.raises(FileNotFoundError, match="benchmarks/routing_cost.py --json"):
         recorded_cost("no_such_record.json")
+
+
+def test_a_digit_caps_step_too_large_for_the_memory_is_refused_before_it_allocates(monkeypatch):
+    from capsedu import validate
+    from capsedu.costs import digit_caps_bytes, digit_caps_pass
+
+    needed = digit_caps_bytes(1152, 8, 10, 16, 60_000, 3)
+    monkeypatch.setattr(validate, "available_memory", lambda: needed - 1)
+    with pytest.raises(MemoryError, match="a DigitCaps step of batch 60,000"):
+        digit_caps_pass(1152, 8, 10, 16, 60_000, 3)

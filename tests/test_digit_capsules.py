@@ -23,7 +23,7 @@ from capsedu.digit_capsules import (
     shape_measures,
 )
 from capsedu.exercises import check_decoder_input
-from capsedu.plots import mosaic
+from capsedu.figures.digit_images import mosaic
 from capsedu.widgets import PoseSpaceExplorer
 
 SOLUTION = Path(__file__).parent.parent / "notebooks/solutions/06_what_the_pose_dimensions_mean.py"

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from capsedu import equivariance as eq
-from capsedu.bug_zoo import step_softmax_over_children
+from capsedu.buggy import step_softmax_over_children
 from capsedu.capsnet import SMALL, CapsNet
 from capsedu.data import transformed_mnist as tm
 from capsedu.gcnn import C4CNN, PlainCNN

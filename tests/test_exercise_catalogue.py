@@ -10,7 +10,7 @@ import torch
 from capsedu import exercises as ex
 from capsedu.capsnet import CapsNet, CapsNetConfig
 from capsedu.functional import squash
-from capsedu.routing import routing_step
+from capsedu.routing import dynamic_routing, routing_step
 
 
 def out_of(capsys) -> str:
@@ -112,7 +112,7 @@ def test_the_routing_step_names_the_softmax_axis_and_the_missing_squash(capsys):
 
 def test_dynamic_routing_with_numpy_answers_fails_without_crashing(capsys):
     def numpy_routing(u_hat, iterations):
-        result = ex.dynamic_routing(u_hat, iterations)
+        result = dynamic_routing(u_hat, iterations)
         return result.v.numpy(), torch.softmax(result.b, dim=1).numpy()  # wrong axis, NumPy
 
     assert ex.check_dynamic_routing(numpy_routing) is False
@@ -137,9 +137,10 @@ def test_decoder_input_names_masking_by_the_prediction(capsys):
     assert ex.check_decoder_input(right_in_float64, model) is True
     # the checker's masking is the one the decoder is trained with
     from capsedu.digit_capsules import decode
+    from capsedu.exercises.networks import _masked
 
     v, labels = torch.randn(3, 10, 16), torch.tensor([1, 4, 9])
-    assert torch.allclose(model.decoder(ex._masked(v, labels)), decode(model, v, labels).flatten(1))
+    assert torch.allclose(model.decoder(_masked(v, labels)), decode(model, v, labels).flatten(1))
 
 
 def test_fit_transform_accepts_the_fit_07_teaches(capsys):

@@ -89,7 +89,7 @@ def reference_step(u_hat, b):
 
 
 def step_softmax_over_children(u_hat, b):
-    from capsedu.bug_zoo import step_softmax_over_children
+    from capsedu.buggy import step_softmax_over_children
 
     return step_softmax_over_children(u_hat, b)
 

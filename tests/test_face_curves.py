@@ -89,13 +89,13 @@ def test_recipe_lengths_count_the_seeds_of_each_model():
 def test_draw_face_curves_draws_one_panel_per_model():
     import matplotlib.pyplot as plt
 
-    from capsedu import plots
+    from capsedu.figures import training_curves
 
     records = {"a0": record("deep CNN", 0, True, True, 0.0),
                "a1": record("deep CNN", 1, False, True, 0.02),
                "b0": record("pose capsules", 0, False, False, 0.001)}
     fig, axes = plt.subplots(1, 2)
-    plots.draw_face_curves(axes, records)
+    training_curves.draw_face_curves(axes, records)
     assert [ax.get_title() for ax in axes] == ["deep CNN", "pose capsules"]
     assert len(axes[0].get_legend().get_texts()) == 2  # one line per seed
     plt.close(fig)

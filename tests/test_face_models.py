@@ -6,7 +6,7 @@ import torch
 
 from capsedu import BagOfPartsCNN, DeepCNN
 from capsedu.baselines import LogitClassifier
-from capsedu.data import faces
+from capsedu.data import faces, sprites
 from capsedu.data.faces import ink_gap, spread, turn_over, windows_holding_both
 from capsedu.exercises import check_receptive_field
 from capsedu.parts.scoring import (
@@ -107,7 +107,7 @@ def test_a_trained_model_beats_chance_and_runs_are_seeded(on_the_cpu):
 
 
 def test_spread_keeps_a_face_layout_and_widens_gaps():
-    parts = faces.face_parts() + [faces.Part("stroke", 0.2, 0.5)]
+    parts = faces.face_parts() + [sprites.Part("stroke", 0.2, 0.5)]
     same = spread(parts, 1.0)  # factor 1: nothing moves
     assert np.allclose([p[1:] for p in same], [p[1:] for p in parts], atol=1e-12)
     wide = {p.kind: p for p in spread(parts, 1.4)}
@@ -124,7 +124,7 @@ def test_spread_keeps_a_face_layout_and_widens_gaps():
 def test_spread_faces_keep_their_parts_inside_the_image():
     def touching(factor):
         scenes = [spread(ps, factor) for ps in held_out("face", 400)[1]]
-        images = [faces.render([p for p in ps if p.kind != faces.STROKE]) for ps in scenes]
+        images = [sprites.render([p for p in ps if p.kind != sprites.STROKE]) for ps in scenes]
         return sum(max(im[0].max(), im[-1].max(), im[:, 0].max(), im[:, -1].max()) > 0.2
                    for im in images)
 
@@ -132,7 +132,7 @@ def test_spread_faces_keep_their_parts_inside_the_image():
 
 
 def test_turn_over_turns_only_the_named_parts_in_place():
-    parts = faces.face_parts(angle=10) + [faces.Part("stroke", 0.2, 0.5, 30)]
+    parts = faces.face_parts(angle=10) + [sprites.Part("stroke", 0.2, 0.5, 30)]
     turned = {p.kind: p for p in turn_over(parts, ("mouth", "nose"))}
     assert turned["mouth"].angle == 190 and turned["nose"].angle == 190
     assert turned["left_eye"].angle == 10 and turned["stroke"].angle == 30
@@ -146,7 +146,7 @@ def test_turn_over_turns_only_the_named_parts_in_place():
 def test_turned_faces_are_the_held_out_faces_with_parts_turned():
     torch.testing.assert_close(turned_faces((), n=3), held_out("face", 3)[0])
     scenes = held_out("face", 3)[1]
-    want = torch.stack([torch.from_numpy(faces.render(turn_over(ps, ["nose"])))[None]
+    want = torch.stack([torch.from_numpy(sprites.render(turn_over(ps, ["nose"])))[None]
                         for ps in scenes])
     torch.testing.assert_close(turned_faces(["nose"], n=3), want)
     with pytest.raises(ValueError, match="unknown part kinds"):

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from capsedu.data import faces
+from capsedu.data import faces, sprites
 
 N = 40  # images per kind in the property tests
 
@@ -34,7 +34,7 @@ def assert_same_parts(got, want):
 
 
 def kinds_of(parts):
-    return sorted(p.kind for p in parts if p.kind != faces.STROKE)
+    return sorted(p.kind for p in parts if p.kind != sprites.STROKE)
 
 
 @pytest.mark.parametrize("kind", faces.KINDS)
@@ -44,7 +44,7 @@ def test_shapes_dtypes_labels(kind):
     assert labels.shape == (5,) and labels.dtype == torch.int64
     assert 0.0 <= images.min() and images.max() <= 1.0 and images.max() > 0.5
     assert labels.tolist() == [int(kind in ("face", "rotated"))] * 5
-    assert len(parts) == 5 and all(isinstance(p, faces.Part) for ps in parts for p in ps)
+    assert len(parts) == 5 and all(isinstance(p, sprites.Part) for ps in parts for p in ps)
 
 
 def test_deterministic_in_seed_and_kind():
@@ -63,18 +63,18 @@ def test_deterministic_in_seed_and_kind():
 def test_render_reproduces_dataset_images(kind):
     images, _, parts = faces.dataset(kind, 4, seed=2)
     for image, ps in zip(images, parts, strict=True):
-        assert np.abs(faces.render(ps) - image[0].numpy()).max() < 1e-6
+        assert np.abs(sprites.render(ps) - image[0].numpy()).max() < 1e-6
 
 
 def test_render_many_is_the_models_batch_of_the_pictures_render_draws():
     """The one type per datum: ``render`` gives a picture (NumPy ``[H, W]``, for imshow),
     ``render_many`` a batch as ``dataset`` gives one (torch ``[n, 1, H, W]`` float32)."""
     _, _, scenes = faces.dataset("permuted", 3, seed=5)
-    batch = faces.render_many(scenes, size=24)
+    batch = sprites.render_many(scenes, size=24)
     assert isinstance(batch, torch.Tensor) and batch.dtype == torch.float32
     assert batch.shape == (3, 1, 24, 24)
     for image, ps in zip(batch, scenes, strict=True):
-        np.testing.assert_array_equal(image[0].numpy(), faces.render(ps, size=24))
+        np.testing.assert_array_equal(image[0].numpy(), sprites.render(ps, size=24))
 
 
 def test_face_parts_geometry():
@@ -141,27 +141,27 @@ def test_nonface_parts_and_strokes_everywhere():
     assert all(len(kinds_of(ps)) <= 3 for ps in faces.dataset("nonface", N)[2])
     for kind in faces.KINDS:
         images, _, parts = faces.dataset(kind, N)
-        assert all(1 <= sum(p.kind == faces.STROKE for p in ps) <= 3 for ps in parts), kind
+        assert all(1 <= sum(p.kind == sprites.STROKE for p in ps) <= 3 for ps in parts), kind
         border = torch.cat([images[..., 0, :], images[..., -1, :], images[..., 0], images[..., -1]])
         assert border.max() < 0.2, kind  # every sprite stays inside the image
 
 
 def test_sprites_are_distinct_and_oriented():
     def one(kind, angle=0.0):
-        return faces.render([(kind, 0.5, 0.5, angle, 1.0)])
+        return sprites.render([(kind, 0.5, 0.5, angle, 1.0)])
 
     assert np.abs(one("mouth") - one("mouth", 180.0)).sum() > 5  # a smile is not a frown
     assert np.abs(one("nose") - one("nose", 180.0)).sum() > 5
     assert np.abs(one("left_eye") - one("right_eye")).sum() > 5
     assert np.allclose(one("right_eye"), one("left_eye")[:, ::-1], atol=1e-5)  # mirror images
-    assert not faces.render([]).any()
+    assert not sprites.render([]).any()
 
 
 def test_render_is_translation_equivariant():
-    part = faces.Part("left_eye", 0.4, 0.45, 30.0, 0.9)
+    part = sprites.Part("left_eye", 0.4, 0.45, 30.0, 0.9)
     shifted = part._replace(x=part.x + 4 / 32, y=part.y + 2 / 32)
-    expected = np.roll(faces.render([part]), (2, 4), axis=(0, 1))
-    assert np.abs(faces.render([shifted]) - expected).max() < 1e-4
+    expected = np.roll(sprites.render([part]), (2, 4), axis=(0, 1))
+    assert np.abs(sprites.render([shifted]) - expected).max() < 1e-4
 
 
 def test_bad_input_is_rejected_clearly():
@@ -170,9 +170,9 @@ def test_bad_input_is_rejected_clearly():
     with pytest.raises(ValueError, match="n must be"):
         faces.dataset("face", -1)
     with pytest.raises(ValueError, match="left_eye"):
-        faces.render([("ear", 0.5, 0.5)])
+        sprites.render([("ear", 0.5, 0.5)])
     with pytest.raises(ValueError, match="size"):
-        faces.render([], size=0)
+        sprites.render([], size=0)
     with pytest.raises(ValueError, match="size"):
         faces.dataset("face", 2, size=0)
 
@@ -225,11 +225,11 @@ def test_jittered_parts_stray_by_the_drawn_distance_and_angle():
 def test_a_part_with_a_nan_pose_is_named(field, bad):
     parts = faces.face_parts()
     parts[2] = parts[2]._replace(**{field: bad})
-    for draw in (faces.render, lambda p: faces.render_many([p]), faces.segments):
+    for draw in (sprites.render, lambda p: sprites.render_many([p]), sprites.segments):
         with pytest.raises(ValueError, match=r"part 'nose' has pose .*must be a finite number"):
             draw(parts)
     with pytest.raises(ValueError, match="part 'nose'"):
-        faces.render([("nose", *parts[2][1:])])  # plain tuples too
+        sprites.render([("nose", *parts[2][1:])])  # plain tuples too
 
 
 def test_swap_and_ink_gap_name_a_missing_part():
@@ -240,11 +240,12 @@ def test_swap_and_ink_gap_name_a_missing_part():
         faces.ink_gap(parts, "mouth", "nose")
 
 
-@pytest.mark.parametrize("seed", [None, 1.5, -1, "0", True])
-def test_generators_need_an_integer_seed(seed):
-    with pytest.raises(ValueError, match=r"seed must be an integer >= 0 .* got "):
+@pytest.mark.parametrize("seed, error", [(None, TypeError), (1.5, TypeError), (-1, ValueError),
+                                         ("0", TypeError), (True, TypeError)])
+def test_generators_need_an_integer_seed(seed, error):
+    with pytest.raises(error, match=r"seed must be an integer >= 0 .* got "):
         faces.dataset("face", 2, seed=seed)
-    with pytest.raises(ValueError, match="seed must be an integer"):
+    with pytest.raises(error, match="seed must be an integer"):
         faces.scattered(2, seed=seed)
     images, _, _ = faces.dataset("face", 2, seed=np.int64(3))  # numpy integers are integers
     assert torch.equal(images, faces.dataset("face", 2, seed=3)[0])
@@ -268,3 +269,29 @@ def test_one_displaced_part_leaves_its_place_and_the_others_stay():
             distances.append(np.hypot(part.x - want[0], part.y - want[1]))
         # exactly one part is far from its place; with it left out, the others agree
         assert sorted(distances)[-1] > 0.15
+
+
+@pytest.mark.parametrize("poses, message", [
+    (dict(shift=(0.2, 0.1)), r"shift must be \(low, high\) with low <= high"),  # looped forever
+    (dict(shift=(0.1, 0.1)), "shift must have low < high"),
+    (dict(scale=(1.1, 0.85)), "scale must be"),
+    (dict(shift=(0.0, 0.6)), r"shift\[1\] must be a finite number >= 0 and < 0.5"),
+    (dict(angle=float("nan")), "angle must be a finite number"),
+])
+def test_face_poses_that_draw_nothing_are_refused(poses, message):
+    with pytest.raises(ValueError, match=message):
+        faces.FacePoses(**poses)
+
+
+def test_the_renderer_counts_its_temporaries_before_it_allocates(monkeypatch):
+    """Issue 37: dataset(size=4096) passed the memory check, which counted the images only; the
+    renderer's temporaries (segments x pixels per image) then filled the memory."""
+    from capsedu import validate
+    from capsedu.data import sprites
+
+    scenes = [faces.face_parts()] * 2
+    monkeypatch.setattr(validate, "available_memory", lambda: 3 * 512 * 512 * 4)  # images fit
+    with pytest.raises(MemoryError, match="temporaries counted"):
+        sprites.render_scenes(scenes, 512)
+    with pytest.raises(ValueError, match="size must be an integer >= 8 and <= 512"):
+        faces.dataset("face", 2, size=4096)

@@ -2,7 +2,7 @@
 
 import pytest
 
-from capsedu.data import faces
+from capsedu.data import faces, sprites
 from capsedu.widgets import PartsEditor
 
 
@@ -83,4 +83,4 @@ def test_editor_offers_only_the_parts_the_scene_holds():
 
 def test_editor_refuses_a_scene_without_face_parts():
     with pytest.raises(ValueError, match="at least one face part"):
-        PartsEditor().set_parts([faces.Part("stroke", 0.5, 0.5)])
+        PartsEditor().set_parts([sprites.Part("stroke", 0.5, 0.5)])

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import torch
 
-from capsedu.data import faces
+from capsedu.data import faces, sprites
 from capsedu.data.faces import part_slots
 from capsedu.parts.detector import (
     PartDetector,
@@ -19,8 +19,8 @@ from capsedu.poses import pose_from_matrix
 
 
 def test_part_targets_hold_each_kind_in_its_slot_and_skip_strokes():
-    scene = [faces.Part("mouth", 0.5, 0.7, 10.0, 0.9), faces.Part("stroke", 0.1, 0.1),
-             faces.Part("left_eye", 0.3, 0.4)]
+    scene = [sprites.Part("mouth", 0.5, 0.7, 10.0, 0.9), sprites.Part("stroke", 0.1, 0.1),
+             sprites.Part("left_eye", 0.3, 0.4)]
     t = part_targets([scene])
     assert t.shape == (1, 4, 5)
     assert t[0, 3].tolist() == pytest.approx([1.0, 0.5, 0.7, 10.0, 0.9])
@@ -37,7 +37,7 @@ def test_scattered_parts_are_inside_any_angle_and_deterministic():
     counts = {sum(p.kind in faces.PART_KINDS for p in s) for s in scenes}
     assert counts <= {1, 2, 3, 4} and len(counts) > 1
     for image, scene in zip(x[:5], scenes[:5], strict=True):  # what the parts say is what we see
-        np.testing.assert_allclose(image[0].numpy(), faces.render(scene), atol=1e-6)
+        np.testing.assert_allclose(image[0].numpy(), sprites.render(scene), atol=1e-6)
 
 
 def test_detector_training_set_shapes_and_no_faces():
@@ -63,7 +63,7 @@ def test_detector_loss_is_lowest_for_the_right_cell_and_pose():
     """Set the head by hand so that the detector says exactly what the target says; the loss
     must then be smaller than for a target elsewhere, and its pose part must vanish."""
     det = PartDetector()
-    target = part_targets([[faces.Part("nose", (5 + 0.75) / 16, (9 + 0.25) / 16, 30.0, 1.0)]])
+    target = part_targets([[sprites.Part("nose", (5 + 0.75) / 16, (9 + 0.25) / 16, 30.0, 1.0)]])
     with torch.no_grad():
         det.head.weight.zero_()
         bias = torch.zeros(4, 6, 1)
@@ -144,7 +144,7 @@ def test_pose_capsule_net_routes_exact_detections_like_notebook_04():
 
 def test_detection_quality_of_a_detector_that_reads_the_truth():
     det = PartDetector()
-    scenes = [faces.face_parts(0.5, 0.5, 10.0), [faces.Part("nose", 0.3, 0.6, -170.0, 1.0)]]
+    scenes = [faces.face_parts(0.5, 0.5, 10.0), [sprites.Part("nose", 0.3, 0.6, -170.0, 1.0)]]
     truth = part_targets(scenes)
     det.detect = lambda x: (truth[..., 1:], truth[..., 0])
     q = detection_quality(det, torch.zeros(2, 1, 32, 32), scenes)

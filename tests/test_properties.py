@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
 
 from capsedu import dynamic_routing, margin_loss, squash
-from capsedu.bug_zoo import (
+from capsedu.buggy import (
     step_logits_shared_over_batch,
     step_softmax_over_children,
     unsquared_margin_loss,
@@ -156,7 +156,7 @@ def test_margin_loss_is_zero_exactly_when_every_length_is_on_its_side(case):
     assert (loss.item() == 0) == on_its_side
 
 
-# --- The routing bugs of notebook 09 (capsedu.bug_zoo) -------------------------------------------
+# --- The routing bugs of notebook 09 (capsedu.buggy) ---------------------------------------------
 
 
 @FAST

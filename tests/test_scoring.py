@@ -7,7 +7,7 @@ import torch
 
 from capsedu import BagOfPartsCNN, CapsNet
 from capsedu.baselines import LogitClassifier
-from capsedu.data import faces
+from capsedu.data import faces, sprites
 from capsedu.parts.pose_mlp import FEATURES, PartPoseMLP
 from capsedu.parts.pose_net import PoseCapsuleNet
 from capsedu.parts.scoring import FACE, UNSEEN, UNSEEN_FACES, held_out, verdicts
@@ -68,8 +68,8 @@ def test_verdicts_are_each_models_score_against_its_own_cut():
 
 
 def test_part_slots_put_each_kind_in_its_slot_and_skip_strokes():
-    scene = [faces.Part("mouth", 0.5, 0.8, 10.0, 1.0), faces.Part("stroke", 0.1, 0.1),
-             faces.Part("left_eye", 0.3, 0.3, -5.0, 0.9)]
+    scene = [sprites.Part("mouth", 0.5, 0.8, 10.0, 1.0), sprites.Part("stroke", 0.1, 0.1),
+             sprites.Part("left_eye", 0.3, 0.3, -5.0, 0.9)]
     poses, presence = faces.part_slots([scene, []])
     assert presence.tolist() == [[1, 0, 0, 1], [0, 0, 0, 0]]
     assert poses[0, 3].tolist() == [0.5, 0.8, 10.0, 1.0]
@@ -77,11 +77,11 @@ def test_part_slots_put_each_kind_in_its_slot_and_skip_strokes():
 
 
 def test_face_centre_ignores_strokes_and_needs_a_part():
-    parts = faces.face_parts(0.4, 0.6) + [faces.Part("stroke", 0.95, 0.95)]
+    parts = faces.face_parts(0.4, 0.6) + [sprites.Part("stroke", 0.95, 0.95)]
     mean = np.mean(list(faces.CANONICAL_OFFSETS.values()), axis=0)
     assert faces.face_centre(parts) == pytest.approx((0.4 + mean[0], 0.6 + mean[1]))
     with pytest.raises(ValueError, match="no face part"):
-        faces.face_centre([faces.Part("stroke", 0.5, 0.5)])
+        faces.face_centre([sprites.Part("stroke", 0.5, 0.5)])
 
 
 def test_unseen_sets_lie_outside_the_training_range():
@@ -145,7 +145,7 @@ def test_turned_face_scores_are_each_models_scores_on_the_turned_faces():
     score, cut = scores["cnn"]
     assert score.shape == cut.shape == (2,)
     for k, angle in enumerate([0, 90]):
-        x = torch.from_numpy(faces.render(faces.rotate(parts, angle)))[None, None]
+        x = torch.from_numpy(sprites.render(faces.rotate(parts, angle)))[None, None]
         expected = face_scores(model, x)
         assert score[k].item() == pytest.approx(expected[0].item(), abs=1e-6)
         assert cut[k].item() == pytest.approx(expected[1].item())

@@ -107,8 +107,8 @@ def test_rows_write_the_measurements_into_their_cells(monkeypatch):
     assert "decode only coarsely" in rows["equivariance"][1]
     zoo = read_zoo()
     assert rows["maturity"][0].startswith(f"09: {len(zoo) - 1} bugs that public CapsNets shipped")
-    epochs = len(zoo[CORRECT]["validation_by_epoch"])
-    assert f"({st.pct(zoo[CORRECT]['test_accuracy'])}, {epochs} epoch(s))" in rows["maturity"][0]
+    epochs = len(zoo[CORRECT].validation_by_epoch)
+    assert f"({st.pct(zoo[CORRECT].test_accuracy)}, {epochs} epoch(s))" in rows["maturity"][0]
     # the verdict is the paired tests' beside the seed noise: the shipped zoo, every run trained
     # until the course's rule held, reveals 2 (after one epoch it revealed 3)
     assert rows["maturity"][1] == (

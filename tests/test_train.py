@@ -7,7 +7,8 @@ import torch
 
 from capsedu import BagOfPartsCNN, pretrained
 from capsedu.checkpoints import read_manifest, save
-from capsedu.loop import converged, evaluate, fit, random_shift
+from capsedu.convergence import converged
+from capsedu.loop import evaluate, fit, random_shift
 from capsedu.recipes import RECIPES, command_line, how_made, recipe_name, seeded_name
 from capsedu.train import main, record_missing
 
@@ -341,7 +342,7 @@ def test_the_rule_on_recorded_curves():
 def test_a_run_the_rule_stopped_while_it_still_climbed_is_not_finished():
     from scipy import stats
 
-    from capsedu.loop import finished, training_status, trend
+    from capsedu.convergence import finished, training_status, trend
 
     # a slow climb: each epoch a little above the last but one, never above the best for long
     climbing = [0.80, 0.81, 0.82, 0.83, 0.84, 0.845, 0.848, 0.846, 0.850, 0.852, 0.851, 0.856,

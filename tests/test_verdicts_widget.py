@@ -6,7 +6,7 @@ import pytest
 import torch
 
 from capsedu.baselines import LogitClassifier
-from capsedu.data import faces
+from capsedu.data import faces, sprites
 from capsedu.widgets import FaceVerdicts
 from capsedu.widgets.verdicts import verdicts_state
 
@@ -31,7 +31,7 @@ def models():
 def test_verdicts_renders_and_scores_each_model():
     parts = faces.face_parts()
     out = verdicts_state(models(), parts)
-    assert np.array_equal(out["image"], faces.render(parts))
+    assert np.array_equal(out["image"], sprites.render(parts))
     ink = out["image"][16, 16]
     assert out["face_probability"]["A"] == pytest.approx(1 / (1 + np.exp(0.5)))  # no ink at 0,0
     assert out["face_probability"]["B"] == pytest.approx(1 / (1 + np.exp(-(ink - 0.5))))

@@ -104,7 +104,7 @@ def test_overlap_state_overlays_the_two_digits_and_reads_both_models(two_digit_p
 
 
 def test_overlap_widget_moves_the_second_digit(two_digit_pair):
-    from capsedu.plots import two_colour
+    from capsedu.figures.digit_images import two_colour
     from capsedu.widgets import OverlapExplorer
 
     capsnet, cnn = two_digit_pair

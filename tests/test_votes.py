@@ -3,7 +3,7 @@
 import numpy as np
 import pytest
 
-from capsedu.data import faces
+from capsedu.data import faces, sprites
 from capsedu.parts.votes import face_lengths, pose_code, predict_face, route_parts, votes
 from capsedu.poses import pose_from_matrix, pose_matrix
 
@@ -36,7 +36,7 @@ def test_pose_code_compares_poses_by_distance():
 
 
 def test_votes_shape_and_shared_background():
-    u_hat, present = votes([faces.face_parts() + [faces.Part("stroke", 0.1, 0.1)]])
+    u_hat, present = votes([faces.face_parts() + [sprites.Part("stroke", 0.1, 0.1)]])
     assert u_hat.shape[:3] == (1, 4, 2) and present.all()  # strokes do not vote
     assert np.allclose(u_hat[0, :, 1], u_hat[0, 0, 1])
 
@@ -78,12 +78,12 @@ def test_routing_is_equivariant_to_turning_the_face():
 
 
 def test_softmax_over_children_bug_and_errors():
-    from capsedu.bug_zoo import step_softmax_over_children
+    from capsedu.buggy import step_softmax_over_children
 
     buggy = route_parts(faces.face_parts(), step=step_softmax_over_children)
     assert np.allclose(buggy.c.sum(axis=1), 1)  # columns, not rows, sum to 1
     with pytest.raises(ValueError, match="at least one face part"):
-        route_parts([faces.Part("stroke", 0.5, 0.5)])
+        route_parts([sprites.Part("stroke", 0.5, 0.5)])
 
 
 def test_pose_code_of_a_pose_far_outside_the_image_is_zero_not_nan():

@@ -5,7 +5,7 @@ import os
 import subprocess
 import sys
 
-# The demo's two widgets (panels.py) and one drawn by plots.png_bytes (03's squash explorer)
+# The demo's two widgets (panels.py) and one drawn by canvas.png_bytes (03's squash explorer)
 SIZES = """
 import io
 from PIL import Image

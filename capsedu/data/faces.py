@@ -4,29 +4,27 @@ Why: a CNN that ends in global pooling sees a "bag of parts". It can tell *which
 image, but not *where* they are relative to one another, so it calls a scrambled face (right
 parts, wrong places) a face. Capsules carry each part's pose (position, orientation, scale) and
 check that the poses agree on one face. This module generates both kinds of image, with no
-download, and returns the poses of the parts that drew each image so that you can inspect them.
-
-Coordinate conventions are those of ``capsedu.poses``: ``x`` and ``y`` are fractions of the image
-(``(0, 0)`` top-left, ``y`` growing downward, like image rows), ``angle`` is in degrees,
-counter-clockwise as seen on screen, and ``scale`` multiplies a part's size (not the pen width,
-which is the same for every part). A part's pose is ``(x, y, angle, scale)``; sprites are drawn in
-the part's own frame, with the same conventions, centred on the part's position, at scale 1.
+download, and returns the poses of the parts that drew each image so that you can inspect them
+(notebooks 01, 04, 07 and 10). It holds where a face's parts go, the kinds of image and the ranges
+of their poses (``dataset``, ``FacePoses``), the edits the widgets make (``swap``, ``scramble``,
+...) and what a scene's ink shows (``ink_gap``, ...); a part (``sprites.Part``), its sprite and
+the renderer are in ``sprites``, whose coordinate conventions (those of ``capsedu.poses``) every
+pose here follows.
 
 No face outline is drawn: a contour alone would tell a face from a scramble.
 """
 
 from dataclasses import astuple, dataclass
-from typing import NamedTuple
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 
 from ..poses import place
-from ..validate import check_integer, check_memory
+from ..validate import Choice, Float, Int, Seed, check_fields, check_memory, checked
+from .sprites import STROKE, STROKE_LENGTH, Part, as_part, ink_boxes, render, render_scenes
 
 PART_KINDS = ("left_eye", "right_eye", "nose", "mouth")
-STROKE = "stroke"  # a distractor: a short straight line, not a face part
 KINDS = ("face", "nonface", "swapped", "permuted", "random", "upside_down", "rotated")
 SCRAMBLED_KINDS = ("swapped", "permuted", "random", "upside_down")
 LABELS = {kind: int(kind in ("face", "rotated")) for kind in KINDS}  # 1 = face, 0 = not a face
@@ -40,54 +38,8 @@ CANONICAL_OFFSETS: dict[str, tuple[float, float]] = {
     "mouth": (0.0, 0.23),
 }
 
-PEN = 0.04  # half-width of the pen, in image fractions (about 1.3 px at 32 x 32)
 MARGIN = 0.01  # ink keeps at least this far from the image border
-STROKE_LENGTH = 0.13  # a stroke at scale 1; dataset() draws lengths in [0.10, 0.16]
 _OFFSETS = [CANONICAL_OFFSETS[k] for k in PART_KINDS]
-
-
-class Part(NamedTuple):
-    """One sprite and its pose: ``kind`` is one of ``PART_KINDS`` or ``STROKE``."""
-
-    kind: str
-    x: float
-    y: float
-    angle: float = 0.0
-    scale: float = 1.0
-
-
-# --- Sprites ----------------------------------------------------------------------------------
-# A sprite is a list of line segments in the part's frame, one row (ax, ay, bx, by) per segment.
-# Arcs are short polylines; a dot is a segment of length zero (the pen makes it round).
-
-
-def _polyline(points) -> np.ndarray:
-    points = np.asarray(points, dtype=float)
-    return np.column_stack([points[:-1], points[1:]])
-
-
-def _arc(rx, ry, t0=0.0, t1=360.0, n=8, cy=0.0) -> np.ndarray:
-    """Segments along an ellipse arc; t in degrees from +x toward +y (down): 90 is the bottom."""
-    t = np.radians(np.linspace(t0, t1, n + 1))
-    return _polyline(np.column_stack([rx * np.cos(t), cy + ry * np.sin(t)]))
-
-
-_LEFT_EYE = np.vstack(
-    [
-        _arc(0.08, 0.05),  # the eye's outline
-        [0.03, 0.0, 0.03, 0.0],  # the pupil, looking right (toward the nose)
-        [-0.09, -0.085, 0.06, -0.115],  # the brow, rising toward the nose
-    ]
-)
-_SPRITES: dict[str, np.ndarray] = {
-    "left_eye": _LEFT_EYE,
-    "right_eye": _LEFT_EYE * [-1, 1, -1, 1],  # the mirror image (x -> -x): looks at the nose too
-    # An upside-down T: a bridge with a foot, so that the nose has an up and a down.
-    "nose": np.array([[0.0, -0.06, 0.0, 0.05], [-0.045, 0.05, 0.045, 0.05]]),
-    # A smile: the lower part of an ellipse, ends up. Upside down it reads as a frown.
-    "mouth": _arc(0.14, 0.09, 15, 165, n=6, cy=-0.05),
-    STROKE: np.array([[-STROKE_LENGTH / 2, 0.0, STROKE_LENGTH / 2, 0.0]]),
-}
 
 
 # --- Placing parts ------------------------------------------------------------------------------
@@ -111,21 +63,6 @@ def _parts_at(offsets, x, y, angle, scale) -> list[Part]:
     ]
 
 
-def _as_part(p) -> Part:
-    """``p`` as a ``Part``, checked: a known kind, a finite pose (a NaN would blank the image)."""
-    part = p if isinstance(p, Part) else Part(*p)
-    if part.kind not in _SPRITES:
-        raise ValueError(
-            f"unknown part kind {part.kind!r}; expected one of {PART_KINDS + (STROKE,)}"
-        )
-    if not np.isfinite(np.asarray(part[1:], dtype=float)).all():
-        raise ValueError(
-            f"part {part.kind!r} has pose (x, y, angle, scale) = {tuple(part[1:])}; every value "
-            "must be a finite number. Find where the NaN or infinity came from (a division by 0?)."
-        )
-    return part
-
-
 def _index(parts: list[Part], kind: str) -> int:
     """Where the part of ``kind`` is in ``parts``; a clear ``ValueError`` when it is missing."""
     for i, p in enumerate(parts):
@@ -135,29 +72,8 @@ def _index(parts: list[Part], kind: str) -> int:
                      f"choose a part it has, from {PART_KINDS + (STROKE,)}")
 
 
-def segments(parts) -> np.ndarray:
-    """The strokes that draw ``parts``, in image coordinates: rows (ax, ay, bx, by).
-
-    ``render`` turns them into pixels; plots draw them as lines (e.g. a "ghost" face).
-    """
-    return np.vstack([_segments(_as_part(p)) for p in parts] + [np.zeros((0, 4))])
-
-
-def _segments(part: Part) -> np.ndarray:
-    """One part's segments in image coordinates: rows (ax, ay, bx, by)."""
-    ends = place(_SPRITES[part.kind].reshape(-1, 2), part.x, part.y, part.angle, part.scale)
-    return ends.reshape(-1, 4)
-
-
-def _boxes(kind, x, y, angle, scale) -> np.ndarray:
-    """Boxes around a sprite's ink for m poses (arrays of shape [m]): [m, 4] as (x0, y0, x1, y1)."""
-    x, y, angle, scale = (np.asarray(v, dtype=float).reshape(-1, 1) for v in (x, y, angle, scale))
-    ends = place(_SPRITES[kind].reshape(-1, 2), x, y, angle, scale)  # [m, points, 2]
-    return np.concatenate([ends.min(axis=1) - PEN, ends.max(axis=1) + PEN], axis=1)
-
-
 def _box(part: Part) -> np.ndarray:
-    return _boxes(part.kind, part.x, part.y, part.angle, part.scale)[0]
+    return ink_boxes(part.kind, part.x, part.y, part.angle, part.scale)[0]
 
 
 def _inside(boxes) -> np.ndarray:
@@ -173,63 +89,14 @@ def _clear(boxes, placed, gap=0.01) -> np.ndarray:
     return ~overlap.any(axis=1)
 
 
-# --- Rendering --------------------------------------------------------------------------------
-
-
-def render(parts, size=32) -> np.ndarray:
-    """Draw parts (``Part`` or plain ``(kind, x, y, angle, scale)`` tuples) as a float32 image.
-
-    Returns ``[size, size]`` in [0, 1], black background, ink = 1.
-    """
-    return _render_many([[_as_part(p) for p in parts]], size)[0]
-
-
-def render_many(scenes, size=32) -> torch.Tensor:
-    """``render`` for a list of scenes at once, as the models read them: a batch
-    ``[len(scenes), 1, size, size]`` float32 tensor."""
-    return _as_batch(_render_many([[_as_part(p) for p in parts] for parts in scenes], size))
-
-
-def _as_batch(images: np.ndarray) -> torch.Tensor:
-    """Rendered images ``[n, size, size]`` as the models' batch ``[n, 1, size, size]``."""
-    return torch.from_numpy(images).unsqueeze(1)
-
-
-def _render_many(scenes: list[list[Part]], size: int, chunk: int = 32) -> np.ndarray:
-    """Render several lists of parts at once: ``[len(scenes), size, size]`` float32.
-
-    Every segment is placed in the image by its part's pose; then each pixel centre gets the
-    distance d to the nearest segment, and intensity clip(1 - d / PEN, 0, 1) (a soft pen of
-    half-width PEN). Placing the segments is the same as pulling the pixel grid back into each
-    part's frame (a pose is a turn, a uniform scale and a shift), only cheaper; and the nearest
-    segment over all parts gives the max of the parts' intensities.
-    """
-    if not isinstance(size, (int, np.integer)) or size <= 0:
-        raise ValueError(f"size must be a positive integer, got {size!r}")
-    out = np.zeros((len(scenes), size * size), dtype=np.float32)
-    if not scenes:
-        return out.reshape(0, size, size)
-    segs = [np.vstack([_segments(p) for p in parts] + [np.zeros((0, 4))]) for parts in scenes]
-    # Pad every scene to the same number of segments with a point far outside the image.
-    n_segs = max([len(s) for s in segs] + [1])
-    segs = np.stack([np.vstack([s, np.full((n_segs - len(s), 4), -9.0)]) for s in segs])
-    segs = segs.astype(np.float32)  # float32 halves the work, and is plenty for pixels
-
-    centres = ((np.arange(size) + 0.5) / size).astype(np.float32)
-    px = np.tile(centres, size)  # pixel (row i, column j) has centre (x_j, y_i), row-major
-    py = np.repeat(centres, size)
-    for i in range(0, len(scenes), chunk):
-        s = segs[i : i + chunk, :, :, None]  # [images, segments, field, 1]: against every pixel
-        ax, ay, abx, aby = s[:, :, 0], s[:, :, 1], s[:, :, 2] - s[:, :, 0], s[:, :, 3] - s[:, :, 1]
-        dx, dy = px - ax, py - ay  # [images, segments, pixels]
-        # The closest point of segment a-b is a + t (b - a), t clipped to [0, 1].
-        t = np.clip((dx * abx + dy * aby) / np.maximum(abx**2 + aby**2, 1e-12), 0.0, 1.0)
-        dist2 = ((dx - t * abx) ** 2 + (dy - t * aby) ** 2).min(axis=1)
-        out[i : i + chunk] = np.clip(1.0 - np.sqrt(dist2) / PEN, 0.0, 1.0)
-    return out.reshape(len(scenes), size, size)
-
-
 # --- Scenes -----------------------------------------------------------------------------------
+
+# Bounds on what a caller can ask for: a face at MAX_SCALE already fills the image; a million
+# images take about half an hour; an image's side past MAX_SIZE is no longer a parts world.
+MAX_SCALE = 3.0
+MAX_IMAGES = 1_000_000
+MAX_SIZE = 512
+SHIFT_DRAWS = 100_000  # a face's shift is drawn again at most this many times
 
 
 @dataclass(frozen=True)
@@ -241,13 +108,33 @@ class FacePoses:
     sloppier), to test a claim on cases it was not designed for.
     """
 
-    shift: tuple[float, float] = (0.0, 0.06)  # face centre - image centre, per axis: |dx|, |dy|
-    #                                           at most the high end, the larger at least the low
-    angle: float = 15.0  # an upright face turns by up to this many degrees (rotated: any angle)
-    scale: tuple[float, float] = (0.85, 1.1)
-    jitter: tuple[float, float] = (0.0, 0.0)  # each face part moves this far (image fractions)
-    jitter_angle: float = 0.0  # ... and turns by up to this many degrees
-    displace: tuple[float, float] = (0.0, 0.0)  # then one part, drawn at random, moves this far
+    # face centre - image centre, per axis: |dx|, |dy| at most the high end, the larger at least
+    # the low one
+    shift: tuple[Float("a shift in image fractions", ge=0, lt=0.5), ...] = (0.0, 0.06)
+    # an upright face turns by up to this many degrees (rotated: any angle)
+    angle: Float("degrees an upright face turns at most", ge=0, le=180) = 15.0
+    scale: tuple[Float("a face's scale", gt=0, le=MAX_SCALE), ...] = (0.85, 1.1)
+    # each face part moves this far (image fractions) ...
+    jitter: tuple[Float("a distance in image fractions", ge=0, le=1), ...] = (0.0, 0.0)
+    # ... and turns by up to this many degrees
+    jitter_angle: Float("degrees a part turns at most", ge=0, le=180) = 0.0
+    # then one part, drawn at random, moves this far
+    displace: tuple[Float("a distance in image fractions", ge=0, le=1), ...] = (0.0, 0.0)
+
+    def __post_init__(self):
+        """Refuse ranges that draw nothing, naming the field: declared types and bounds
+        (``validate.check_fields``), and each (low, high) pair in order; a shift's low end below
+        its high end, or both 0 (the shift is drawn again until the larger one reaches the low
+        end: equal ends never would)."""
+        check_fields(self)
+        for name in ("shift", "scale", "jitter", "displace"):
+            low_high = getattr(self, name)
+            if len(low_high) != 2 or low_high[0] > low_high[1]:
+                raise ValueError(f"FacePoses(): {name} must be (low, high) with low <= high, got "
+                                 f"{low_high!r}; give the smaller end first")
+        if 0 < self.shift[0] == self.shift[1]:
+            raise ValueError(f"FacePoses(): shift must have low < high (or both 0), got "
+                             f"{self.shift!r}: no draw would land exactly on the low end")
 
 
 TRAINING_POSES = FacePoses()
@@ -257,10 +144,13 @@ def _face_pose(rng, rotated: bool, poses: FacePoses):
     """A face pose: centre offset by ``poses.shift``, angle within +-``poses.angle`` (any angle if
     ``rotated``), scale within ``poses.scale``."""
     lo, hi = poses.shift
-    while True:
+    for _ in range(SHIFT_DRAWS):  # each draw lands past lo with chance 1 - (lo / hi)^2
         dx, dy = rng.uniform(-hi, hi, size=2)
         if max(abs(dx), abs(dy)) >= lo:
             break
+    else:
+        raise ValueError(f"FacePoses(shift={poses.shift!r}): {SHIFT_DRAWS:,} draws never reached "
+                         "the low end; leave more room between low and high")
     angle = rng.uniform(-180.0, 180.0) if rotated else rng.uniform(-poses.angle, poses.angle)
     return float(0.5 + dx), float(0.5 + dy), float(angle), float(rng.uniform(*poses.scale))
 
@@ -303,7 +193,7 @@ def _scatter(rng, kind, boxes: list, angle, scale, rounds: int, batch: int = 16,
     for _ in range(rounds):
         x, y = rng.uniform(0.0, 1.0, size=(2, batch))
         a, s = rng.uniform(*angle, size=batch), rng.uniform(*scale, size=batch)
-        cand = _boxes(kind, x, y, a, s)
+        cand = ink_boxes(kind, x, y, a, s)
         ok = np.flatnonzero(_inside(cand) & _clear(cand, boxes, gap))
         if len(ok):
             i = ok[0]
@@ -373,7 +263,10 @@ def _add_strokes(parts: list[Part], boxes: list, rng) -> list[Part]:
     return parts
 
 
-def scattered(n: int, seed: int = 0, size: int = 32, scale=(0.85, 1.1)):
+@checked
+def scattered(n: Int("images to draw", ge=0, le=MAX_IMAGES), seed: Seed = 0,
+              size: Int("the images' side in pixels", ge=8, le=MAX_SIZE) = 32,
+              scale: tuple[Float("a part's scale", gt=0, le=MAX_SCALE), ...] = (0.85, 1.1)):
     """``n`` images of 1-4 face parts, each anywhere, at any angle and a scale drawn from
     ``scale`` (low, high), with 1-3 strokes: ``(images [n, 1, size, size], parts)``.
 
@@ -381,7 +274,8 @@ def scattered(n: int, seed: int = 0, size: int = 32, scale=(0.85, 1.1)):
     a part wherever it is, however it is turned and sized, whatever surrounds it. Parts may touch:
     their boxes may overlap by up to 0.04 (about a pixel), as neighbours do in a scramble.
     """
-    check_integer(seed, "seed", 0, "the same seed gives the same images")
+    check_memory(n * (4 * size * size + PART_LIST_BYTES), f"scattered(n={n})",
+                 "ask for fewer images, or draw them in chunks with different seeds")
     rng = np.random.default_rng([seed, len(KINDS)])  # a stream no kind of dataset() uses
     scenes = []
     for _ in range(n):
@@ -393,21 +287,24 @@ def scattered(n: int, seed: int = 0, size: int = 32, scale=(0.85, 1.1)):
             if part is not None:
                 parts.append(part)
         scenes.append(_add_strokes(parts, boxes, rng))
-    return _as_batch(_render_many(scenes, size)), scenes
+    return render_scenes(scenes, size), scenes
 
 
 PART_LIST_BYTES = 2_000  # about what one image's list of Part tuples takes in memory
 
 
+@checked
 def dataset(
-    kind: str, n: int, seed: int = 0, size: int = 32, poses: FacePoses = TRAINING_POSES
+    kind: Choice("the kind of image", *KINDS), n: Int("images to draw", ge=0, le=MAX_IMAGES),
+    seed: Seed = 0, size: Int("the images' side in pixels", ge=8, le=MAX_SIZE) = 32,
+    poses: FacePoses = TRAINING_POSES,
 ) -> tuple[torch.Tensor, torch.Tensor, list[list[Part]]]:
     """``n`` images of one kind: ``(images, labels, parts)``.
 
     * ``images``: ``[n, 1, size, size]`` float32 in [0, 1];
     * ``labels``: ``[n]`` int64, 1 for ``face`` and ``rotated``, 0 for every other kind;
     * ``parts``: per image, the list of ``Part`` (face parts first, then strokes) that drew it,
-      so ``render(parts[i], size)`` gives back ``images[i, 0]``.
+      so ``sprites.render(parts[i], size)`` gives back ``images[i, 0]``.
 
     Kinds: ``face`` (a face, pose jittered), ``rotated`` (a face turned by any angle), ``nonface``
     (0-3 parts, at face or random positions), and the scrambles, which hold all four parts once:
@@ -419,13 +316,6 @@ def dataset(
     range. Deterministic in (kind, n, seed, size, poses); the random stream depends on seed, kind
     and poses, so sets drawn with other ranges share no draws with the training sets.
     """
-    if kind not in KINDS:
-        raise ValueError(f"unknown kind {kind!r}; expected one of {KINDS}")
-    if n < 0:
-        raise ValueError(f"n must be >= 0, got {n}")
-    if not isinstance(size, (int, np.integer)) or size <= 0:
-        raise ValueError(f"size must be a positive integer, got {size!r}")
-    check_integer(seed, "seed", 0, "the same seed gives the same images")
     check_memory(n * (4 * size * size + PART_LIST_BYTES), f"dataset({kind!r}, n={n})",
                  "ask for fewer images, or draw them in chunks with different seeds")
     stream = [seed, KINDS.index(kind)]
@@ -433,7 +323,7 @@ def dataset(
         stream += [round(1e4 * v) % 2**32 for v in np.hstack(astuple(poses))]
     rng = np.random.default_rng(stream)
     scenes = [_scene(kind, rng, poses) for _ in range(n)]
-    images = _as_batch(_render_many(scenes, size))
+    images = render_scenes(scenes, size)
     labels = torch.full((n,), LABELS[kind], dtype=torch.int64)
     return images, labels, scenes
 
@@ -443,7 +333,7 @@ def dataset(
 
 def swap(parts, a: str, b: str) -> list[Part]:
     """Swap the positions of the parts of kinds ``a`` and ``b``; each keeps its own angle."""
-    parts = [_as_part(p) for p in parts]
+    parts = [as_part(p) for p in parts]
     i, j = _index(parts, a), _index(parts, b)
     parts[i], parts[j] = (parts[i]._replace(x=parts[j].x, y=parts[j].y),
                           parts[j]._replace(x=parts[i].x, y=parts[i].y))
@@ -453,7 +343,7 @@ def swap(parts, a: str, b: str) -> list[Part]:
 def rotate(parts, degrees: float, about=(0.5, 0.5)) -> list[Part]:
     """Turn every part by ``degrees`` (on-screen counter-clockwise) about the point ``about``."""
     out = []
-    for p in map(_as_part, parts):
+    for p in map(as_part, parts):
         (x, y), = place([[p.x - about[0], p.y - about[1]]], *about, degrees, 1.0)
         out.append(p._replace(x=float(x), y=float(y), angle=p.angle + degrees))
     return out
@@ -461,7 +351,7 @@ def rotate(parts, degrees: float, about=(0.5, 0.5)) -> list[Part]:
 
 def scramble(parts, seed: int) -> list[Part]:
     """The same parts at random non-overlapping positions (angles jittered by up to 15°)."""
-    parts = [_as_part(p) for p in parts]
+    parts = [as_part(p) for p in parts]
     rng = np.random.default_rng(seed)
     face = [p for p in parts if p.kind in PART_KINDS]
     angle = float(np.mean([p.angle for p in face])) if face else 0.0
@@ -472,7 +362,7 @@ def scramble(parts, seed: int) -> list[Part]:
 
 def face_centre(parts) -> tuple[float, float]:
     """The centre (x, y) of the face parts among ``parts`` (strokes are left out)."""
-    face = [p for p in map(_as_part, parts) if p.kind in PART_KINDS]
+    face = [p for p in map(as_part, parts) if p.kind in PART_KINDS]
     if not face:
         raise ValueError(f"parts holds no face part of {PART_KINDS}")
     return float(np.mean([p.x for p in face])), float(np.mean([p.y for p in face]))
@@ -484,7 +374,7 @@ def spread(parts, factor: float) -> list[Part]:
     A uniform stretch of the layout: the arrangement stays a face's, each sprite keeps its size
     and angle, and only the gaps between neighbouring sprites grow (so none start to overlap).
     """
-    parts = [_as_part(p) for p in parts]
+    parts = [as_part(p) for p in parts]
     cx, cy = face_centre(parts)
     # x' = c + factor (x - c), the same for y
     return [p._replace(x=float(cx + factor * (p.x - cx)), y=float(cy + factor * (p.y - cy)))
@@ -494,7 +384,7 @@ def spread(parts, factor: float) -> list[Part]:
 def turn_over(parts, kinds) -> list[Part]:
     """Turn the parts of the given ``kinds`` by 180 degrees where they stand (``upside_down``
     does this to all four): each keeps its place, and looks as it would in a face upside down."""
-    parts = [_as_part(p) for p in parts]
+    parts = [as_part(p) for p in parts]
     unknown = set(kinds) - set(PART_KINDS)
     if unknown:
         raise ValueError(f"unknown part kinds {sorted(unknown)}; choose from {PART_KINDS}")
@@ -510,7 +400,7 @@ def part_slots(scenes) -> tuple[np.ndarray, np.ndarray]:
     presence ``[len(scenes), 4]`` (1 or 0). Distractor strokes have no slot."""
     poses, presence = np.zeros((len(scenes), len(PART_KINDS), 4)), np.zeros((len(scenes), 4))
     for b, parts in enumerate(scenes):
-        for part in map(_as_part, parts):
+        for part in map(as_part, parts):
             if part.kind in PART_KINDS:
                 i = PART_KINDS.index(part.kind)
                 poses[b, i], presence[b, i] = part[1:], 1.0
@@ -519,7 +409,7 @@ def part_slots(scenes) -> tuple[np.ndarray, np.ndarray]:
 
 def _ink(parts, kind: str, size: int) -> np.ndarray:
     """``[size, size]`` bool: the pixels where part ``kind`` alone puts ink (> 0.5)."""
-    parts = [_as_part(p) for p in parts]
+    parts = [as_part(p) for p in parts]
     return render([parts[_index(parts, kind)]], size) > 0.5
 
 

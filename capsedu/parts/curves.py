@@ -2,7 +2,7 @@
 improving by the epoch it ships at?
 
 Every other shipped model of the course chose its epoch on held-out training images and stopped
-by the course's rule (``loop.converged``); the face models were trained for a fixed number of
+by the course's rule (``convergence.converged``); the face models were trained for a fixed number of
 epochs (``parts.training``). This experiment trains each face recipe again, one epoch at a time,
 and after every epoch scores the model on held-out training images: ``VALIDATION`` faces and as
 many non-faces of ``VALIDATION_SEED``, a seed that neither a training set (seeds 0, 1, 2) nor a
@@ -29,7 +29,7 @@ from pathlib import Path
 import torch
 
 from .. import checkpoints
-from ..loop import PATIENCE, best_epoch, converged
+from ..convergence import PATIENCE, best_epoch, converged
 from ..recipes import command_line
 from ..train import experiment_parser, record_missing, results_file
 from . import training

@@ -18,7 +18,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from ..data import faces
+from ..data import faces, sprites
 from ..poses import pose_matrix, wrap_angle
 from ..routing import RoutingResult, dynamic_routing
 from .detector import N_KINDS, PartDetector
@@ -181,7 +181,7 @@ def rotation_sweep(model: PoseCapsuleNet, parts, angles) -> dict:
     centre = faces.face_centre(parts)
     scenes = [faces.rotate(parts, a, about=centre) for a in angles]
     size = model.detector.hparams["image_size"]
-    x = faces.render_many(scenes, size)  # [angles, 1, size, size]
+    x = sprites.render_many(scenes, size)  # [angles, 1, size, size]
     out = model.capsules(x)
     face = out.routing.v[:, PARENTS.index("face")]  # [angles, D + 1]
     part_angles = out.poses[..., 2].numpy()

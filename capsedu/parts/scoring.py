@@ -20,7 +20,7 @@ import numpy as np
 import torch
 
 from ..capsnet import count_parameters
-from ..data import faces
+from ..data import faces, sprites
 from ..loop import predict
 from ..poses import wrap_angle
 from ..statistics import OverSeeds, over_seeds
@@ -128,7 +128,7 @@ def verdicts(models: dict, x: torch.Tensor) -> dict:
 def _edited_faces(edit, n: int, seed: int) -> torch.Tensor:
     """The held-out faces, each passed through ``edit(parts) -> parts``: ``[n, 1, 32, 32]``."""
     scenes = held_out("face", n, seed)[1]
-    return faces.render_many([edit(ps) for ps in scenes])
+    return sprites.render_many([edit(ps) for ps in scenes])
 
 
 def spread_faces(factor: float, n: int = 500, seed: int = TEST_SEED) -> torch.Tensor:
@@ -301,7 +301,7 @@ def turned_face_scores(models: dict, parts, angles) -> dict[str, tuple[torch.Ten
     """Each model's ``face_scores`` (score and cut, ``[len(angles)]`` each) on the scene
     ``parts`` turned by each of ``angles`` (degrees, ``faces.rotate``); ``models``: name ->
     model."""
-    x = faces.render_many([faces.rotate(parts, a) for a in angles])  # [angles, 1, 32, 32]
+    x = sprites.render_many([faces.rotate(parts, a) for a in angles])  # [angles, 1, 32, 32]
     return {name: face_scores(model, x) for name, model in models.items()}
 
 

@@ -17,7 +17,7 @@ from typing import NamedTuple
 import numpy as np
 import torch
 
-from ..data import faces
+from ..data import faces, sprites
 from ..poses import pose_from_matrix, pose_matrix, wrap_angle
 from ..routing import Step, dynamic_routing, routing_step
 
@@ -51,7 +51,7 @@ def predict_face(part, W=None) -> tuple[float, float, float, float]:
 
     ``W``: ``[4, 3, 3]`` transforms in ``PART_KINDS`` order (default: ``exact_transforms()``).
     """
-    p = faces.Part(*part)
+    p = sprites.Part(*part)
     W_i = part_to_face(p.kind) if W is None else np.asarray(W)[faces.PART_KINDS.index(p.kind)]
     return tuple(float(v) for v in predicted_faces(p[1:], W_i))
 
@@ -60,7 +60,7 @@ def prediction_table(parts, W=None) -> str:
     """A table, one row per part of ``parts``: its pose (x, y, angle, scale) and the face pose it
     predicts, P_face|i = P_i W_i (``predict_face``)."""
     rows = [f"{'part':>10} | {'its pose (x, y, angle, scale)':^30} | predicted face pose"]
-    for part in map(faces.Part._make, parts):
+    for part in map(sprites.Part._make, parts):
         pose = f"{part.x:.3f}, {part.y:.3f}, {part.angle:5.1f}, {part.scale:.2f}"
         x, y, angle, scale = predict_face(part, W)
         rows.append(f"{part.kind:>10} | {pose:^30} | {x:.3f}, {y:.3f}, {angle:5.1f}, {scale:.2f}")
@@ -157,7 +157,7 @@ def votes(scenes, face_gain=FACE_GAIN, background_gain=BACKGROUND_GAIN):
 
 def face_lengths(scenes, iterations: int = 3, step: Step = routing_step) -> np.ndarray:
     """The face capsule's length ``[len(scenes)]`` after routing each scene's parts (``step``: one
-    routing iteration, the paper's unless notebook 04 passes a bug of ``capsedu.bug_zoo``)."""
+    routing iteration, the paper's unless notebook 04 passes a bug of ``capsedu.buggy``)."""
     u_hat, _ = votes(scenes)
     result = dynamic_routing(u_hat, iterations, step=step)
     return result.v[:, 0].norm(dim=-1).numpy()
@@ -181,7 +181,7 @@ def route_parts(parts, iterations: int = 3, step: Step = routing_step) -> PartRo
         raise ValueError("route_parts needs at least one face part")
     result = dynamic_routing(u_hat, iterations, step=step)
     rows = np.flatnonzero(present[0])
-    by_kind = {p[0]: faces.Part._make(p) for p in parts}
+    by_kind = {p[0]: sprites.Part._make(p) for p in parts}
     kinds = [faces.PART_KINDS[i] for i in rows]
     return PartRouting(
         kinds=kinds,

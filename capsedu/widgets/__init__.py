@@ -14,7 +14,7 @@ notebook widget                   pure function
 07       ``FaceCapsulesExplorer`` ``face_capsules.face_state``
 08       ``ViewpointExplorer``    ``robustness.viewpoint_state``
 08       ``OverlapExplorer``      ``robustness.overlap_state``
-09       ``BugZooExplorer``       ``bug_zoo.zoo_state``
+09       ``BugZooExplorer``       ``bug_zoo_report.zoo_state``
 10       ``RotationExplorer``     ``equivariance.rotation_state``
 ======== ======================== ==============================
 

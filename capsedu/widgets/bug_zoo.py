@@ -1,6 +1,6 @@
 """Notebook 09's widget: switch one of the bug zoo's bugs on and change the routing iterations;
 a trained CapsNet's couplings of one test digit, its capsule lengths and the recorded training
-curves answer (``bug_zoo.zoo_state``).
+curves answer (``bug_zoo_report.zoo_state``).
 
 The digits go through Conv1, PrimaryCaps and the W_ij once, when the widget is built; a control
 change only re-routes the cached votes u_hat and redraws the artists that change (blitting).
@@ -12,8 +12,13 @@ import torch
 from matplotlib.figure import Figure
 
 from .. import config
-from ..bug_zoo import BUGS, COMMAND, CORRECT, CURVE_WINDOW, SHOWN_CHILDREN, read_results, zoo_state
-from ..plots import Blitter, coupling_heatmap, set_class_bars, set_couplings
+from ..bug_catalogue import BUGS
+from ..bug_zoo import COMMAND, CORRECT, ZooRun, read_results
+from ..bug_zoo_report import SHOWN_CHILDREN, ZooState, zoo_state
+from ..figures.canvas import Blitter
+from ..figures.model_scores import update_class_bars
+from ..figures.routing_couplings import draw_coupling_heatmap, update_coupling_heatmap
+from ..statistics import CURVE_WINDOW
 from .base import Widget
 from .panels import MAX_ITERATIONS
 
@@ -25,7 +30,7 @@ class BugZooExplorer(Widget):
     """Pick a test digit, the routing iterations (1-5) and a bug (or none): the couplings c_ij of
     that digit (the heatmap of the children with the longest votes, with each row's sum, and a
     histogram of all of them), its output capsules' lengths and the recorded training curve of
-    that configuration beside the correct one's. ``.state`` holds ``zoo_state``'s result.
+    that configuration beside the correct one's. ``.state`` holds ``zoo_state``'s ``ZooState``.
 
     ``model``: a trained ``CapsNet``; ``images`` ``[N, 1, 28, 28]`` and ``labels`` ``[N]``: the
     digits to pick from (with the logits-shared-over-batch bug they are routed as one batch);
@@ -75,12 +80,12 @@ class BugZooExplorer(Widget):
         curve = self.figure.add_subplot(grid[1, 1:])
         # 1. c_ij of the children with the longest votes (rows), and each row's sum, sum_j c_ij
         rows = [""] * self.shown
-        self._heat, _ = coupling_heatmap(heat, np.zeros((self.shown, n_out)), rows,
-                                         range(n_out), values=False)
+        self._heat, _ = draw_coupling_heatmap(heat, np.zeros((self.shown, n_out)), rows,
+                                              range(n_out), values=False)
         heat.set(xlabel="parent j (digit class)", ylabel="child i (longest votes first)")
         self._heat_title = heat.set_title(" ", fontsize="medium", loc="left")
-        self._sums, self._sum_values = coupling_heatmap(sums, np.zeros((self.shown, 1)), rows,
-                                                        ["Σ_j c_ij"], fontsize="small")
+        self._sums, self._sum_values = draw_coupling_heatmap(
+            sums, np.zeros((self.shown, 1)), rows, ["Σ_j c_ij"], fontsize="small")
         sums.set_yticks([])
         self.figure.colorbar(self._heat, cax=sums.inset_axes([1.25, 0, 0.35, 1]),
                              ticks=[0, 0.5, 1])
@@ -100,7 +105,7 @@ class BugZooExplorer(Widget):
         bars.set(xticks=range(n_out), ylim=(0, 1.05), xlabel="class j")
         self._bars_title = bars.set_title(" ", fontsize="medium")
         # 4. the recorded runs: training accuracy per step, the correct run in grey
-        steps = max([len(r["batch_accuracy"]) for r in self.results.values()], default=1)
+        steps = max([len(r.batch_accuracy) for r in self.results.values()], default=1)
         self._correct_curve = curve.plot([], [], color="0.6", lw=2, label="correct")[0]
         self._bug_curve = curve.plot([], [], color="tab:orange", lw=1.5, label="the chosen bug")[0]
         curve.set(xlim=(0, steps), ylim=(0, 1.02), xlabel="training step",
@@ -121,67 +126,67 @@ class BugZooExplorer(Widget):
         self.readout.value = readout(s)
         self.image.value = self._draw(s)
 
-    def _draw(self, s: dict) -> bytes:
-        set_couplings(self._heat, [], s["c"][s["shown"]])
-        set_couplings(self._sums, self._sum_values, s["child_sums"][s["shown"], None])
-        self._heat_title.set_text(f"c_ij, iteration {s['iterations']}: {len(s['shown'])} of "
-                                  f"{len(s['c'])} children")
-        shares = np.histogram(np.clip(s["c"], BINS[0], BINS[-1]), BINS)[0] / s["c"].size
+    def _draw(self, s: ZooState) -> bytes:
+        update_coupling_heatmap(self._heat, [], s.c[s.shown])
+        update_coupling_heatmap(self._sums, self._sum_values, s.child_sums[s.shown, None])
+        self._heat_title.set_text(f"c_ij, iteration {s.iterations}: {len(s.shown)} of "
+                                  f"{len(s.c)} children")
+        shares = np.histogram(np.clip(s.c, BINS[0], BINS[-1]), BINS)[0] / s.c.size
         for bar, share in zip(self._hist, shares, strict=True):
             bar.set_height(share)
-        set_class_bars(self._bars, s["lengths"], chosen=[s["label"]])
-        self._bars_title.set_text(f"‖v_j‖: longest {s['prediction']}, true class {s['label']}")
-        bug = s["bug"] if s["bug"] != CORRECT else None  # no orange line without a bug
+        update_class_bars(self._bars, s.lengths, chosen=[s.label])
+        self._bars_title.set_text(f"‖v_j‖: longest {s.prediction}, true class {s.label}")
+        bug = s.bug if s.bug != CORRECT else None  # no orange line without a bug
         for line, name in ((self._correct_curve, CORRECT), (self._bug_curve, bug)):
-            curve = s["curves"].get(name, [])
+            curve = s.curves.get(name, [])
             line.set_data(np.arange(1, len(curve) + 1), curve)
-        self._curve_note.set_text(s["curve_note"])
-        tested = ", ".join(f"{name} {100 * record['test_accuracy']:.2f} %"
-                           for name, record in s["recorded"].items())
+        self._curve_note.set_text(s.curve_note)
+        tested = ", ".join(f"{name} {100 * record.test_accuracy:.2f} %"
+                           for name, record in s.recorded.items())
         self._curve_title.set_text(f"recorded runs (mean of {CURVE_WINDOW} steps)"
                                    + (f"; test accuracy: {tested}" if tested else ""))
         return self.blitter.png()
 
 
-def readout(s: dict) -> str:
+def readout(s: ZooState) -> str:
     """The widget's text for a ``zoo_state``."""
-    bug, trace = s["bug"], s["trace"]
-    lines = [f"<b>digit #{s['index']}, a {s['label']}</b> · {s['iterations']} routing "
+    bug, trace = s.bug, s.trace
+    lines = [f"<b>digit #{s.index}, a {s.label}</b> · {s.iterations} routing "
              f"iterations · bug: <b>{'none' if bug == CORRECT else bug}</b>"]
     if bug != CORRECT:
         lines.append(BUGS[bug].description)
-    if s["live"]:
+    if s.live:
         lines.append("Switched on in this model's routing at inference (the model was trained "
                      "with the paper's routing): its trained votes, routed the buggy way.")
-    if s["shared"]:
-        lines.append(f"This digit is routed in one batch with the other {s['n_digits'] - 1} "
+    if s.shared:
+        lines.append(f"This digit is routed in one batch with the other {s.n_digits - 1} "
                      "digits given to the widget: its couplings depend on theirs.")
-    if bug != CORRECT and not s["live"]:
+    if bug != CORRECT and not s.live:
         lines.append("<b>This bug changes training, not routing</b>: at inference the model "
                      "routes as the paper does, so the couplings shown are the correct ones. "
-                     + recorded_effect(s["recorded"], bug))
-    entropies = " → ".join(f"{step['entropy']:.3f}" for step in trace)
+                     + recorded_effect(s.recorded, bug))
+    entropies = " → ".join(f"{step.entropy:.3f}" for step in trace)
     lines.append(f"mean normalised entropy of the couplings, iteration by iteration: {entropies}"
-                 f" (all {len(s['c'])} children; {s['shown_entropy']:.3f} for the "
-                 f"{len(s['shown'])} shown); polarised (over 90 % of a child's vote to one "
-                 f"parent): {100 * trace[-1]['polarised']:.1f} %")
-    lines.append(f"sums: Σ_j c_ij = {s['child_sums'].mean():.3f} per child, Σ_i c_ij = "
-                 f"{s['parent_sums'].mean():.3f} per parent (means)")
-    right = "right" if s["prediction"] == s["label"] else "<b>wrong</b>"
-    lines.append(f"longest capsule: {s['prediction']} (‖v‖ = "
-                 f"{s['lengths'][s['prediction']]:.3f}, {right})")
+                 f" (all {len(s.c)} children; {s.shown_entropy:.3f} for the "
+                 f"{len(s.shown)} shown); polarised (over 90 % of a child's vote to one "
+                 f"parent): {100 * trace[-1].polarised:.1f} %")
+    lines.append(f"sums: Σ_j c_ij = {s.child_sums.mean():.3f} per child, Σ_i c_ij = "
+                 f"{s.parent_sums.mean():.3f} per parent (means)")
+    right = "right" if s.prediction == s.label else "<b>wrong</b>"
+    lines.append(f"longest capsule: {s.prediction} (‖v‖ = "
+                 f"{s.lengths[s.prediction]:.3f}, {right})")
     return "<br>".join(lines)
 
 
-def recorded_effect(recorded: dict, bug: str) -> str:
+def recorded_effect(recorded: dict[str, ZooRun], bug: str) -> str:
     """What the recorded runs (by name) say of a training-only ``bug``, in a sentence or two."""
     if bug not in recorded:
         return f"Its recorded run is not there yet: run {COMMAND}."
-    record, last = recorded[bug], recorded[bug]["couplings"][-1]
-    correct = (f" (the correct model's: {100 * recorded[CORRECT]['test_accuracy']:.2f} %)"
+    record, last = recorded[bug], recorded[bug].couplings[-1]
+    correct = (f" (the correct model's: {100 * recorded[CORRECT].test_accuracy:.2f} %)"
                if CORRECT in recorded else "")
     return (f"Trained with it, the recorded CapsNet(LIVE) reached "
-            f"{100 * record['test_accuracy']:.2f} % test accuracy{correct}; its trained routing "
-            f"left the couplings at entropy {last['entropy']:.3f}, "
-            f"{100 * last['polarised']:.1f} % polarised, after {len(record['couplings'])} "
+            f"{100 * record.test_accuracy:.2f} % test accuracy{correct}; its trained routing "
+            f"left the couplings at entropy {last.entropy:.3f}, "
+            f"{100 * last.polarised:.1f} % polarised, after {len(record.couplings)} "
             "iterations.")

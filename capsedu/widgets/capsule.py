@@ -18,8 +18,9 @@ from matplotlib.figure import Figure
 
 from ..capsule_vectors import draw, part_from_vector, pose_vector
 from ..data.faces import PART_KINDS
+from ..figures.canvas import png_bytes
+from ..figures.capsule_poses import draw_vector
 from ..functional import squash
-from ..plots import draw_vector, png_bytes
 from .base import Widget
 
 IMAGE_SIZE = 48  # pixels of the drawn part

@@ -5,7 +5,8 @@ import math
 import ipywidgets as widgets
 from matplotlib.figure import Figure
 
-from ..plots import draw_vector, png_bytes
+from ..figures.canvas import png_bytes
+from ..figures.capsule_poses import draw_vector
 from .base import Widget
 
 

@@ -10,7 +10,7 @@ import torch
 from matplotlib.figure import Figure
 
 from ..digit_capsules import MAX_DELTA, encode, pose_state
-from ..plots import png_bytes
+from ..figures.canvas import png_bytes
 from ..validate import check_labels, check_pixels, check_shape
 from .base import Widget
 

@@ -10,7 +10,7 @@ Everything shown is computed by the pure function ``face_state``, kept in ``.sta
 
 import torch
 
-from ..data import faces
+from ..data import faces, sprites
 from ..parts.scoring import verdicts
 from ..parts.votes import predicted_faces
 from .panels import MAX_ITERATIONS, RoutingPanels, RoutingWidget
@@ -22,7 +22,7 @@ def face_state(pose_model, models: dict, parts, iteration: int = 3) -> dict:
     ``models`` (name -> model, the pose-capsule model included or not) for its verdict."""
     if not 1 <= iteration <= MAX_ITERATIONS:
         raise ValueError(f"iteration must be in [1, {MAX_ITERATIONS}], got {iteration}")
-    x = faces.render_many([parts])  # [1, 1, 32, 32]; raises ValueError on a bad part
+    x = sprites.render_many([parts])  # [1, 1, 32, 32]; raises ValueError on a bad part
     image = x[0, 0].numpy()  # [32, 32]
     poses, presence, _, routing = pose_model.capsules(x, iteration)
     found = [k for k, p in zip(faces.PART_KINDS, presence[0].tolist(), strict=True) if p > 0.5]

@@ -5,7 +5,9 @@ import ipywidgets as widgets
 import numpy as np
 
 from ..data.transformed_mnist import MULTI_CANVAS, MULTI_SHIFT
-from ..plots import capsnet_vs_cnn_figure, png_bytes, set_class_bars, two_colour
+from ..figures.canvas import png_bytes
+from ..figures.digit_images import two_colour
+from ..figures.model_scores import capsnet_vs_cnn_figure, update_class_bars
 from ..robustness import overlap_state
 from .base import TwoReaders
 
@@ -62,6 +64,6 @@ class OverlapExplorer(TwoReaders):
         self._recon.set_data(two_colour(s["reconstructions"]))
         first, second = s["capsnet_read"]
         self._recon_ax.set_title(f"CapsNet redraws {first} (orange) and {second} (blue)")
-        set_class_bars(self._lengths, s["lengths"])
-        set_class_bars(self._probabilities, s["probabilities"])
+        update_class_bars(self._lengths, s["lengths"])
+        update_class_bars(self._probabilities, s["probabilities"])
         self.image.value = png_bytes(self.figure)

@@ -13,8 +13,11 @@ from matplotlib.figure import Figure
 
 from .. import config
 from ..data import faces
+from ..figures.canvas import Blitter
+from ..figures.colours import PART_COLORS
+from ..figures.face_scenes import ghost_lines
+from ..figures.routing_couplings import draw_coupling_heatmap, update_coupling_heatmap
 from ..parts.votes import PARENTS
-from ..plots import PART_COLORS, Blitter, coupling_heatmap, ghost_lines, set_couplings
 from .base import Widget
 from .parts import PartsEditor
 from .verdicts import VerdictBars
@@ -49,7 +52,7 @@ class RoutingPanels:
         scene.set_title(scene_title, fontsize="medium")
         dynamic += [self._image, self._ghosts, *self._centres.values()]
         # 2. couplings part -> parent (a row per part kind; blank where it is not routed)
-        self._heat, self._values = coupling_heatmap(
+        self._heat, self._values = draw_coupling_heatmap(
             heat, np.full((len(faces.PART_KINDS), len(PARENTS)), np.nan), faces.PART_KINDS,
             PARENTS)
         self._heat_title = heat.set_title(" ")
@@ -86,7 +89,7 @@ class RoutingPanels:
         c = np.full((len(faces.PART_KINDS), len(PARENTS)), np.nan)
         for row, kind in zip(s["c"], s["found"], strict=True):
             c[faces.PART_KINDS.index(kind)] = row
-        set_couplings(self._heat, self._values, c)
+        update_coupling_heatmap(self._heat, self._values, c)
         self._heat_title.set_text(f"c_ij, iteration {s['iteration']}")
         steps = np.arange(1, s["iteration"] + 1)
         for j, line in enumerate(self._curves):

@@ -7,12 +7,12 @@ All edits go through the pure functions of ``capsedu.data.faces``, so tests can 
 
 import ipywidgets as widgets
 
-from ..data import faces
+from ..data import faces, sprites
 from ..poses import wrap_angle
 
 
 class PartsEditor:
-    """Edit a list of ``faces.Part``; ``on_change(parts)`` runs after every edit."""
+    """Edit a list of ``sprites.Part``; ``on_change(parts)`` runs after every edit."""
 
     def __init__(self, parts=None, on_change=None, seed: int = 0):
         self.initial = list(parts) if parts is not None else faces.face_parts()
@@ -72,7 +72,7 @@ class PartsEditor:
 
     # --- keeping the controls on the scene ----------------------------------------------------
     def _load(self, parts):
-        parts = [faces.Part(*p) for p in parts]
+        parts = [sprites.Part(*p) for p in parts]
         kinds = tuple(k for k in faces.PART_KINDS if any(p.kind == k for p in parts))
         if not kinds:
             raise ValueError(f"the scene needs at least one face part of {faces.PART_KINDS}")
@@ -81,7 +81,7 @@ class PartsEditor:
             self.part.options, self.swap_with.options = kinds, kinds
         self._show_selected()
 
-    def _selected(self) -> faces.Part:
+    def _selected(self) -> sprites.Part:
         return next(p for p in self.parts if p.kind == self.part.value)
 
     def _show_selected(self):

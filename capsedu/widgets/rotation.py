@@ -9,7 +9,9 @@ import torch
 
 from .. import config
 from ..equivariance import rotation_state
-from ..plots import Blitter, rotation_figure, set_class_bars
+from ..figures.canvas import Blitter
+from ..figures.model_scores import update_class_bars
+from ..figures.rotations import rotation_figure
 from ..validate import check_labels, check_pixels, check_shape
 from .base import Widget
 
@@ -80,8 +82,8 @@ class RotationExplorer(Widget):
             for im, m in zip(self._maps[name], s[f"{name}_maps"], strict=True):
                 im.set_data(m)
                 im.set_clim(0, top)
-        set_class_bars(self._bars[0], s["gcnn_probabilities"], chosen=[s["gcnn_prediction"]])
-        set_class_bars(self._bars[1], s["cnn_probabilities"], chosen=[s["cnn_prediction"]])
+        update_class_bars(self._bars[0], s["gcnn_probabilities"], chosen=[s["gcnn_prediction"]])
+        update_class_bars(self._bars[1], s["cnn_probabilities"], chosen=[s["cnn_prediction"]])
         lines = [f"a {label} turned {s['rotation']:.0f}° · G-CNN reads "
                  f"{s['gcnn_prediction']} (p = {s['gcnn_probabilities'].max():.2f}) · CNN reads "
                  f"{s['cnn_prediction']} (p = {s['cnn_probabilities'].max():.2f})",

@@ -7,8 +7,8 @@ coefficients part -> parent at the chosen iteration, and the parents' lengths pe
 
 import ipywidgets as widgets
 
-from ..bug_zoo import step_softmax_over_children
-from ..data import faces
+from ..buggy import step_softmax_over_children
+from ..data import sprites
 from ..parts.votes import route_parts
 from ..routing import Step, routing_step
 from .panels import MAX_ITERATIONS, RoutingPanels, RoutingWidget
@@ -24,7 +24,7 @@ def routing_state(parts, iteration: int = 3, step: Step = routing_step) -> dict:
     r = route_parts(parts, iterations=iteration, step=step)
     return {
         "iteration": iteration,
-        "image": faces.render(parts, size=SCENE_SIZE),  # the true parts, drawn large
+        "image": sprites.render(parts, size=SCENE_SIZE),  # the true parts, drawn large
         "found": r.kinds,  # the routed parts: the rows of c
         "predictions": dict(zip(r.kinds, r.predictions, strict=True)),
         "c": r.c[-1],  # [n_parts, 2] couplings used in this iteration

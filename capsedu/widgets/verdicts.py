@@ -10,9 +10,9 @@ import ipywidgets as widgets
 import numpy as np
 from matplotlib.figure import Figure
 
-from ..data import faces
+from ..data import sprites
+from ..figures.canvas import png_bytes
 from ..parts.scoring import verdicts
-from ..plots import png_bytes
 from .base import Widget
 from .parts import PartsEditor
 
@@ -23,7 +23,7 @@ def verdicts_state(models: dict, parts, size: int = 32) -> dict:
     Returns ``{"image": [size, size] array, "face_probability": {model name: score},
     "threshold": {name: cut}, "called_face": {name: bool}}`` (``parts.scoring.verdicts``).
     """
-    x = faces.render_many([parts], size=size)  # [1, 1, size, size]; ValueError on a bad part
+    x = sprites.render_many([parts], size=size)  # [1, 1, size, size]; ValueError on a bad part
     return {"image": x[0, 0].numpy(), **verdicts(models, x)}
 
 

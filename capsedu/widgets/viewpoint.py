@@ -4,7 +4,8 @@ answer live (``robustness.viewpoint_state``)."""
 import ipywidgets as widgets
 import numpy as np
 
-from ..plots import capsnet_vs_cnn_figure, png_bytes, set_class_bars
+from ..figures.canvas import png_bytes
+from ..figures.model_scores import capsnet_vs_cnn_figure, update_class_bars
 from ..robustness import viewpoint_state
 from .base import TwoReaders
 
@@ -77,6 +78,6 @@ class ViewpointExplorer(TwoReaders):
             f"CNN: {cnn} (p = {s['probabilities'][cnn]:.2f}, {verdict(cnn)})")
         self._seen.set_data(s["image"])
         self._recon.set_data(s["reconstruction"])
-        set_class_bars(self._lengths, s["lengths"], chosen=[caps])
-        set_class_bars(self._probabilities, s["probabilities"], chosen=[cnn])
+        update_class_bars(self._lengths, s["lengths"], chosen=[caps])
+        update_class_bars(self._probabilities, s["probabilities"], chosen=[cnn])
         self.image.value = png_bytes(self.figure)

@@ -1,4 +1,5 @@
-"""The plot helpers keep their keys off the data: a bar that reaches 1 is never behind a legend."""
+"""The figures (``capsedu.figures``) draw what they are given, and keep their keys off the data: a
+bar that reaches 1 is never behind a legend."""
 
 import matplotlib
 
@@ -8,19 +9,19 @@ import matplotlib.pyplot as plt  # noqa: E402
 import pytest  # noqa: E402
 
 from capsedu.data import faces  # noqa: E402
+from capsedu.figures.model_scores import draw_face_rates  # noqa: E402
 from capsedu.parts.scoring import SeedRuns  # noqa: E402
-from capsedu.plots import bar_face_rates  # noqa: E402
 
 
 @pytest.mark.parametrize("width", [7, 11])
-def test_bar_face_rates_puts_its_legend_beside_the_bars_not_over_them(width):
+def test_draw_face_rates_puts_its_legend_beside_the_bars_not_over_them(width):
     kinds = faces.KINDS
     # notebook 07's five models; every bar reaches the top, its caps and seed dots above 0.9
     names = ["pose capsules", "part-pose MLP", "pixel CapsNet", "bag-of-parts CNN", "deep CNN"]
     runs = [SeedRuns(name, [0, 1, 2], [], {kind: [1.0, 0.92, 0.98] for kind in kinds})
             for name in names]
     fig, ax = plt.subplots(figsize=(width, 4))
-    bar_face_rates(ax, runs, kinds)
+    draw_face_rates(ax, runs, kinds)
     fig.canvas.draw()
     renderer = fig.canvas.get_renderer()
     key = ax.get_legend().get_window_extent(renderer)
@@ -38,7 +39,9 @@ def test_bar_face_rates_puts_its_legend_beside_the_bars_not_over_them(width):
 def test_course_figures_of_notebook_05_draw_what_they_are_given():
     import torch
 
-    from capsedu.plots import draw_accuracy_bars, draw_confusion, draw_digits, draw_margin_loss
+    from capsedu.figures.capsule_lengths import draw_margin_loss
+    from capsedu.figures.digit_images import draw_digits
+    from capsedu.figures.model_scores import draw_accuracy_bars, draw_confusion
 
     fig, ax = plt.subplots()
     draw_margin_loss(ax)
@@ -66,15 +69,11 @@ def test_course_figures_of_notebook_07_draw_what_the_models_read():
     import torch
 
     from capsedu.data.faces import part_slots
+    from capsedu.figures.capsule_lengths import draw_face_lengths
+    from capsedu.figures.face_scenes import draw_detected_parts, draw_part_votes
+    from capsedu.figures.rotations import draw_rotation_sweep, draw_turned_scores
     from capsedu.parts.pose_net import PoseCapsuleNet
     from capsedu.parts.votes import exact_transforms
-    from capsedu.plots import (
-        draw_detected_parts,
-        draw_part_votes,
-        draw_rotation_sweep,
-        draw_turned_scores,
-        face_length_boxplot,
-    )
 
     scene = faces.face_parts(0.5, 0.5, 20.0)
     model = PoseCapsuleNet()
@@ -91,7 +90,7 @@ def test_course_figures_of_notebook_07_draw_what_the_models_read():
                                               "two": torch.zeros(1, 1, 32, 32)})
     assert [ax.get_title() for ax in fig.axes] == ["one", "two"] and len(fig.legends) == 1
     fig, ax = plt.subplots(layout="constrained")
-    face_length_boxplot(ax, {"face": np.array([0.9, 0.95]), "permuted": np.array([0.2])}, 0.92712,
+    draw_face_lengths(ax, {"face": np.array([0.9, 0.95]), "permuted": np.array([0.2])}, 0.92712,
                         legend_below=True)
     assert [t.get_text() for t in ax.get_xticklabels()] == ["face", "permuted"]
     assert ax.lines[-1].get_ydata()[0] == 0.92712  # the threshold, dashed
@@ -113,15 +112,13 @@ def test_the_figures_of_notebook_08_draw_what_they_are_given():
     import torch
 
     from capsedu.data import transformed_mnist as tm
-    from capsedu.plots import (
+    from capsedu.figures.digit_images import (
         affine_titles,
         draw_affine_examples,
-        draw_group_bars,
-        draw_quoted_bars,
         draw_segmentation,
-        draw_sweep_curves,
         draw_sweep_examples,
     )
+    from capsedu.figures.model_scores import draw_group_bars, draw_quoted_bars, draw_sweep_curves
 
     params = {"rotation": torch.tensor([-19.6, 4.4]), "shear": torch.tensor([0.1, -0.15]),
               "scale_x": torch.tensor([0.8, 1.2]), "scale_y": torch.tensor([1.0, 0.9])}
@@ -171,14 +168,13 @@ def test_the_figures_of_notebook_08_draw_what_they_are_given():
 
 
 def test_the_figures_of_notebook_09_draw_what_they_are_given():
-    import numpy as np
+    from dataclasses import replace
 
-    from capsedu.plots import (
-        draw_coupling_traces,
-        draw_epoch_curves,
-        draw_seed_spread,
-        draw_zoo_curves,
-    )
+    import numpy as np
+    from test_bug_zoo import zoo_run
+
+    from capsedu.figures.routing_couplings import draw_coupling_traces
+    from capsedu.figures.training_curves import draw_epoch_curves, draw_seed_spread, draw_zoo_curves
 
     fig, ax = plt.subplots()
     errors = {"a": np.array([1.0, 2.0, 3.0]), "b": np.array([1.0, 1.0, 1.0]),
@@ -199,9 +195,8 @@ def test_the_figures_of_notebook_09_draw_what_they_are_given():
     assert [line.get_linestyle() for line in entropy.lines[:2]] == ["-", "--"]
     assert entropy.lines[-1].get_xdata()[0] == 2  # the grey line: trained with 2
     fig = plt.figure()
-    run = {"batch_loss": [1.0, 0.5, 0.25], "batch_accuracy": [0.0, 0.5, 1.0],
-           "test_accuracy": 0.9}
-    draw_zoo_curves(fig, {"correct": run, "bug": {**run, "test_accuracy": 0.1}}, "correct",
+    run = zoo_run(batch_loss=(1.0, 0.5, 0.25), batch_accuracy=(0.0, 0.5, 1.0), test_accuracy=0.9)
+    draw_zoo_curves(fig, {"correct": run, "bug": replace(run, test_accuracy=0.1)}, "correct",
                     ["bug"], stopped_at=2)
     loss, accuracy = fig.axes
     assert loss.get_title() == "bug\ntest 10.0 % (correct 90.0 %)" and loss.get_yscale() == "log"
@@ -215,12 +210,8 @@ def test_course_figures_of_notebook_06_lay_out_one_panel_per_class_map_and_itera
 
     from capsedu import SMALL, CapsNet
     from capsedu.digit_capsules import DimensionStudy, encode
-    from capsedu.plots import (
-        draw_capsule_values,
-        draw_couplings_on_grid,
-        draw_dimension_changes,
-        draw_map_couplings,
-    )
+    from capsedu.figures.digit_images import draw_capsule_values, draw_dimension_changes
+    from capsedu.figures.routing_couplings import draw_couplings_on_grid, draw_map_couplings
 
     fig, ax = plt.subplots()
     draw_capsule_values(fig, ax, torch.tensor([[0.5, -1.0], [0.2, 0.0]]), ["a", "b"])
@@ -249,51 +240,52 @@ def test_course_figures_of_notebook_06_lay_out_one_panel_per_class_map_and_itera
 def test_notebook_10_figures_draw_what_they_are_given():
     import numpy as np
 
-    from capsedu import plots
+    from capsedu.figures import digit_images, feature_maps, rotations
 
     fig, axes = plt.subplots(1, 2)
-    plots.draw_panels(axes, [(np.zeros((4, 4)), "a", "gray_r"), (np.ones((4, 4)), "b", "Reds")])
+    digit_images.draw_panels(axes, [(np.zeros((4, 4)), "a", "gray_r"),
+                                    (np.ones((4, 4)), "b", "Reds")])
     assert [ax.get_title() for ax in axes] == ["a", "b"]
     assert [len(ax.images) for ax in axes] == [1, 1] and axes[1].images[0].get_cmap().name == "Reds"
 
     fig, ax = plt.subplots()
-    plots.draw_shift_changes(ax, [1, 2], {"global max": [0, 0], "2x2 max": [0.5, 0.7],
-                                          "2x2 average": [0.2, 0.3]})
+    feature_maps.draw_shift_changes(ax, [1, 2], {"global max": [0, 0], "2x2 max": [0.5, 0.7],
+                                                 "2x2 average": [0.2, 0.3]})
     assert [line.get_ydata().tolist() for line in ax.lines] == [[0, 0], [0.5, 0.7], [0.2, 0.3]]
     assert ax.get_title() == "pooling and shifts"
 
     fig = plt.figure()
     angles = np.arange(0, 360, 45)
     sweep = {"face_angle": angles + 2.0, "images": np.zeros((8, 5, 5))}
-    plots.draw_face_sweep(fig, angles, sweep, 1.0)
+    rotations.draw_face_sweep(fig, angles, sweep, 1.0)
     assert len(fig.axes) == 1 + 8
     assert fig.axes[0].lines[1].get_label() == "fitted line, slope 1.00"
     assert fig.axes[2].get_title() == "45° -> 47°"
 
     fig, axes = plt.subplots(1, 3)
     angles = np.array([-15, 0, 15])
-    plots.draw_capsule_under_rotation(axes, angles, np.ones((2, 3)), np.zeros((2, 3)),
-                                      np.zeros((3, 16)), "the 4")
+    rotations.draw_capsule_under_rotation(axes, angles, np.ones((2, 3)), np.zeros((2, 3)),
+                                          np.zeros((3, 16)), "the 4")
     assert [len(ax.lines) for ax in axes] == [3, 3, 0] and len(fig.axes) == 4  # and a colorbar
     assert axes[0].get_legend().get_texts()[0].get_text() == "mean of the 2"
     assert axes[2].get_title() == "the 4" and axes[2].images[0].get_extent() == [-22.5, 22.5, 15.5,
                                                                                    -0.5]
 
     fig, axes = plt.subplots(2, 5)
-    plots.draw_lifted_maps(axes, np.zeros((2, 6, 6)), np.zeros((2, 4, 6, 6)))
+    feature_maps.draw_lifted_maps(axes, np.zeros((2, 6, 6)), np.zeros((2, 4, 6, 6)))
     assert sum(len(ax.images) for ax in axes.flat) == 10
     assert [ax.get_title() for ax in axes[1]] == ["turned 90°"] + [f"filter turned {a}°"
                                                                   for a in (0, 90, 180, 270)]
 
     fig, ax = plt.subplots()
-    plots.draw_rotation_curves(ax, [0, 90], {"G-CNN": [90.0, 80.0], "CNN": [95.0, 20.0]}, 1000)
+    rotations.draw_rotation_curves(ax, [0, 90], {"G-CNN": [90.0, 80.0], "CNN": [95.0, 20.0]}, 1000)
     assert len(ax.lines) == 2 + 3  # two curves, three quarter turns
     assert ax.get_ylabel() == "accuracy (%), 1,000 digits"
     plt.close("all")
 
 
 def test_the_routing_flow_names_every_tensor_with_its_shape():
-    from capsedu.plots import draw_routing_flow
+    from capsedu.figures.architecture import draw_routing_flow
 
     fig, ax = plt.subplots()
     draw_routing_flow(ax, (2, 5, 3, 7))  # batch 2, 5 children, 3 parents, 7-D votes
@@ -306,13 +298,13 @@ def test_the_routing_flow_names_every_tensor_with_its_shape():
     plt.close(fig)
 
 
-def test_bar_face_rates_slants_long_names_so_they_do_not_run_into_each_other():
+def test_draw_face_rates_slants_long_names_so_they_do_not_run_into_each_other():
     from capsedu.parts import scoring
 
     for kinds, slanted in ((faces.KINDS, False), (list(scoring.UNSEEN), True)):
         runs = [SeedRuns("deep CNN", [0, 1], [], {kind: [0.2, 0.4] for kind in kinds})]
         fig, ax = plt.subplots(figsize=(12, 4))
-        bar_face_rates(ax, runs, kinds)
+        draw_face_rates(ax, runs, kinds)
         fig.canvas.draw()
         labels = ax.get_xticklabels()
         assert {label.get_rotation() for label in labels} == {20 if slanted else 0}

@@ -1,0 +1,186 @@
+"""The bug zoo, shown (notebook 09): the tables and sentences printed from its recorded runs, and
+what its widget shows, a trained CapsNet's routing of one digit with a bug switched on.
+
+The runs are ``bug_zoo``'s records (``ZooRun``, by name), each bug's effect a ``BugEffect``;
+``describe_record``, ``live_table``, ``step_table`` and ``effect_lines`` turn them into text.
+``zoo_state`` is the pure function behind ``widgets.BugZooExplorer``: a bug in the routing step
+is switched on where it acts, at inference; a bug of training only leaves the paper's routing, and
+its effect is shown by its recorded run. It returns a ``ZooState``.
+"""
+
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+
+from .bug_catalogue import BUGS
+from .bug_zoo import COMMAND, CORRECT, BugEffect, CouplingStats, ZooRun, coupling_stats
+from .buggy import step_logits_shared_over_batch
+from .couplings import normalised_entropy
+from .routing import RoutingResult, RoutingStep, Step, dynamic_routing, routing_step
+from .statistics import running_mean
+from .validate import check_choice, check_integer, check_shape
+
+CHOICES = {CORRECT: "no bug: the paper's routing",
+           **{name: bug.description for name, bug in BUGS.items()}}
+SHOWN_CHILDREN = 20
+NO_RUNS = f"no recorded runs yet: run {COMMAND}"
+
+
+# --- Tables and sentences of the recorded runs --------------------------------------------------
+
+
+def describe_record(record: ZooRun) -> str:
+    """How a recorded run of the zoo was made: its command, the epochs it trained of its budget
+    (``epochs``), training images, seed, minutes and threads."""
+    return (f"recorded by {record.command!r}: {len(record.validation_by_epoch)} epoch(s) "
+            f"of a budget of {record.epochs}, "
+            f"{record.train_examples:,} training images, seed {record.seed}, "
+            f"{record.train_time_s / 60:.1f} min on {record.threads} thread(s)")
+
+
+def live_table(live: dict[str, ZooRun]) -> str:
+    """One row per run of ``live`` (name -> a record of ``bug_zoo.run``, e.g. a short run): its
+    test accuracy, its loss over its last 5 steps, and what its trained routing does to the
+    couplings after its last iteration (``coupling_stats``: the entropy of each child's split of
+    its vote, and the vote per child)."""
+    iterations = len(next(iter(live.values())).couplings)
+    lines = [f"{'':<26}{'test accuracy':>14}{'final loss':>12}   couplings after {iterations} "
+             "iterations"]
+    for name, record in live.items():
+        last = record.couplings[-1]
+        final_loss = np.mean(record.batch_loss[-5:])
+        lines.append(f"{name:<26}{100 * record.test_accuracy:>13.1f}%{final_loss:>12.4f}"
+                     f"   entropy {last.entropy:.3f}, vote per child {last.vote:.3f}")
+    return "\n".join(lines)
+
+
+def step_table(recorded: dict[str, ZooRun], live: dict[str, ZooRun]) -> str:
+    """The correct model and every bug, one row each: the test accuracy of its ``live`` run, the
+    training accuracy of its ``recorded`` run (``bug_zoo.read_results``) over the 5 steps up to
+    where the live run stopped, and the recorded run's test accuracy at its end."""
+    steps = len(live[CORRECT].batch_loss)  # where the live run stopped
+    at_step = f"recorded, at step {steps}"
+    lines = [f"{'':<26}{'live run':>10}{at_step:>24}{'recorded, end':>15}"]
+    for name in (CORRECT, *BUGS):
+        early = np.mean(recorded[name].batch_accuracy[max(0, steps - 5):steps])
+        lines.append(f"{name:<26}{100 * live[name].test_accuracy:>9.1f}%{100 * early:>23.1f}%"
+                     f"{100 * recorded[name].test_accuracy:>14.1f}%")
+    lines.append("(live run and recorded end: test accuracy; at the live run's last step: the "
+                 "recorded run's training accuracy, mean of its last 5 steps)")
+    return "\n".join(lines)
+
+
+def effect_lines(effects: dict[str, BugEffect]) -> list[str]:
+    """One line per bug of ``effects`` (``bug_zoo.bug_effects``): what it did to the test
+    accuracy, the paired test, and whether accuracy reveals it by the noise criterion; and a last
+    line that counts them and says whether the runs were finished (a count from unfinished runs
+    says how far each bug had got, not where it ends)."""
+    lines = [f"{name}: {effect.paired}; "
+             f"{'beyond' if abs(effect.paired.difference) > effect.noise else 'within'} the seed "
+             f"noise ({100 * effect.noise:.2f} points): "
+             f"{'revealed' if effect.revealed else 'not revealed'} by accuracy"
+             for name, effect in effects.items()]
+    revealed = sum(effect.revealed for effect in effects.values())
+    unfinished = sum(not effect.finished for effect in effects.values())
+    where = ("every run met the course's rule: this is where they end" if not unfinished else
+             f"{unfinished} of {len(effects)} bugs' runs (or the correct one) did not meet the "
+             "course's rule: this is where training stopped, not where the runs would end")
+    lines.append(f"accuracy reveals {revealed} of {len(effects)} bugs; {where}")
+    return lines
+
+
+# --- Notebook 09's widget: a trained CapsNet's routing with a bug switched on ---------------------
+
+
+def inference_step(bug: str) -> Step:
+    """The routing step with which ``bug`` (``CORRECT`` or a key of ``BUGS``) routes at
+    inference: its own for a bug in the routing step, the paper's for ``CORRECT`` and for a bug
+    that changes only the loss, the decoder's training input or the gradients."""
+    check_choice(bug, "bug", CHOICES)
+    return BUGS[bug].step if bug in BUGS else routing_step
+
+
+def one_example(routing: RoutingResult, k: int) -> RoutingResult:
+    """Example ``k`` of a batch's ``routing``, as a batch of one."""
+    def pick(t):
+        return t[k:k + 1]
+
+    return RoutingResult(pick(routing.v), pick(routing.c), pick(routing.b),
+                         [RoutingStep(pick(step.c), pick(step.v)) for step in routing.history])
+
+
+@dataclass(frozen=True)
+class ZooState:
+    """What notebook 09's widget shows (``zoo_state``): test digit ``index`` (of ``n_digits``),
+    its ``label``, routed for ``iterations`` with ``bug`` (``CORRECT`` or a key of ``BUGS``)."""
+
+    index: int
+    label: int
+    iterations: int
+    bug: str
+    live: bool  # the bug is in the routing step: this routing has it
+    shared: bool  # the logits are shared over the batch: the digits were routed together
+    n_digits: int
+    c: np.ndarray  # [n_in, n_out] the digit's couplings in the last iteration
+    shown: np.ndarray  # [shown] the children with the longest votes, longest first
+    shown_entropy: float  # the mean normalised entropy of their splits of their votes
+    child_sums: np.ndarray  # [n_in] sum_j c_ij, each child's whole vote (1 in the paper)
+    parent_sums: np.ndarray  # [n_out] sum_i c_ij (1 with the softmax over the children)
+    trace: list[CouplingStats]  # coupling_stats of the digit's routing, one per iteration
+    lengths: np.ndarray  # [n_out] ||v_j||
+    prediction: int  # the longest capsule's class
+    recorded: dict[str, ZooRun]  # the recorded runs of CORRECT and bug, by name
+    curve_note: str  # which runs are missing ("" when none is)
+    curves: dict[str, np.ndarray]  # their training accuracy per step, smoothed (running_mean)
+
+
+@torch.no_grad()
+def zoo_state(votes: torch.Tensor, labels: torch.Tensor, index: int = 0, iterations: int = 3,
+              bug: str = CORRECT, results: dict[str, ZooRun] | None = None,
+              shown: int = SHOWN_CHILDREN) -> ZooState:
+    """What notebook 09's widget shows: a trained CapsNet's routing of test digit ``index`` with
+    ``bug`` (``CORRECT`` or a key of ``BUGS``) switched on where it acts, and the recorded runs
+    found in ``results`` (the recorded runs by name, e.g. ``bug_zoo.read_results()``).
+
+    ``votes`` ``[N, n_in, n_out, d_out]``: the u_hat of N test digits (``CapsNet.votes``), their
+    ``labels`` ``[N]``. A bug in the routing step (``inference_step``) changes this routing: the
+    trained model's votes are routed the buggy way (``live`` is True); with the logits shared over
+    the batch, the N digits are routed together as one batch. A bug that acts in training only
+    leaves the paper's routing here (``live`` is False); its effect is in its recorded run.
+    ``shown``: how many children (those with the longest votes, mean ||u_hat_j|i|| over the
+    parents) the heatmap shows.
+    """
+    check_shape(votes, "votes", "[n_digits, n_in, n_out, d_out] u_hat", ndim=4)
+    if len(labels) != len(votes):
+        raise ValueError(f"labels must hold one label per digit of votes ({len(votes)}), "
+                         f"got {len(labels)}")
+    check_integer(index, "index", 0, "which digit of votes")
+    if index >= len(votes):
+        raise ValueError(f"index must be < {len(votes)} (the number of digits), got {index}")
+    check_integer(shown, "shown", 1, "how many children the heatmap shows")
+    step = inference_step(bug)
+    shared = step is step_logits_shared_over_batch
+    # the whole batch when the logits are shared, else the digit alone: [1 or N, n_in, n_out, d]
+    routed = votes if shared else votes[index:index + 1]
+    routing = one_example(dynamic_routing(routed, iterations, step=step), index if shared else 0)
+    c = routing.c[0]  # [n_in, n_out]
+    # the children with the longest votes: mean over j of ||u_hat_j|i||; [shown]
+    order = votes[index].norm(dim=-1).mean(dim=-1).argsort(descending=True)[:shown]
+    splits = c[order] / c[order].sum(dim=-1, keepdim=True)  # [shown, n_out]
+    lengths = routing.v[0].norm(dim=-1)  # [n_out]
+    results = results or {}
+    names = dict.fromkeys((CORRECT, bug))  # the correct run, and the bug's (once)
+    recorded = {name: results[name] for name in names if name in results}
+    missing = [name for name in names if name not in results]
+    curve_note = NO_RUNS if not results else (
+        f"no recorded run of {' or '.join(missing)} yet: run {COMMAND}" if missing else "")
+    return ZooState(
+        index=index, label=int(labels[index]), iterations=iterations, bug=bug,
+        live=step is not routing_step, shared=shared, n_digits=len(votes),
+        c=c.numpy(), shown=order.numpy(),
+        shown_entropy=float(normalised_entropy(splits[None]).mean()),
+        child_sums=c.sum(dim=-1).numpy(), parent_sums=c.sum(dim=0).numpy(),
+        trace=coupling_stats(routing), lengths=lengths.numpy(),
+        prediction=int(lengths.argmax()), recorded=recorded, curve_note=curve_note,
+        curves={name: running_mean(record.batch_accuracy) for name, record in recorded.items()})

@@ -1,0 +1,47 @@
+"""The bugs of notebook 09's zoo, as maths: each the paper's function with one thing changed.
+
+Public CapsNet re-implementations shipped these (``bug_catalogue.BUGS`` says where and what the
+threads show). Two are routing steps, passed to ``routing.dynamic_routing(step=...)`` or
+``layers.RoutingCapsules(step=...)`` in place of the paper's ``routing.routing_step`` (04 routes
+with the first, 09 with both); one is the margin loss without its squares
+(``buggy_capsnet.BuggyCapsNet`` trains with it). The core (``routing``, ``functional``) implements
+the paper and nothing else: the bugs live here only.
+"""
+
+import torch
+import torch.nn.functional as F
+
+from .functional import class_targets
+from .routing import agreement, couplings, outputs
+from .validate import check_labels
+
+
+def step_softmax_over_children(u_hat: torch.Tensor, b: torch.Tensor) -> tuple[torch.Tensor, ...]:
+    """``routing.routing_step`` with the softmax over the children i instead of the parents j."""
+    # the bug: c_ij = exp(b_ij) / sum_k exp(b_kj), each parent's couplings sum to 1 over the
+    # children; [batch, n_in, n_out] (taken on the parent-major transpose, as couplings does)
+    c = torch.softmax(b.transpose(1, 2), dim=2).transpose(1, 2)
+    v = outputs(u_hat, c)
+    return c, v, b + agreement(u_hat, v)
+
+
+def step_logits_shared_over_batch(u_hat: torch.Tensor,
+                                  b: torch.Tensor) -> tuple[torch.Tensor, ...]:
+    """``routing.routing_step`` with one set of logits for the whole batch: every example's
+    agreement is averaged into the b that all examples share."""
+    c = couplings(b)
+    v = outputs(u_hat, c)
+    # the bug: a_ij = mean_n a_ij(n), one for the batch; [1, n_in, n_out], added to every b
+    return c, v, b + agreement(u_hat, v).mean(dim=0, keepdim=True)
+
+
+def unsquared_margin_loss(lengths: torch.Tensor, targets: torch.Tensor, m_plus: float = 0.9,
+                          m_minus: float = 0.1, lam: float = 0.5) -> torch.Tensor:
+    """``functional.margin_loss`` with both terms unsquared: zero in the same places, but its slope
+    no longer fades near the margins (a length just short of m+ is pushed as hard as one far
+    below it). ``lengths`` ``[batch, classes]``, ``targets`` ``[batch]`` labels."""
+    check_labels(targets, "targets", *lengths.shape)
+    T = class_targets(targets, lengths.shape[1]).to(lengths.dtype)  # [batch, classes]
+    # the bug: L_k = T_k max(0, m+ - ||v_k||) + lambda (1 - T_k) max(0, ||v_k|| - m-), power 1
+    L = T * F.relu(m_plus - lengths) + lam * (1 - T) * F.relu(lengths - m_minus)
+    return L.sum(dim=1).mean()

@@ -1,0 +1,112 @@
+"""The course's stopping rule, and what a verdict resting on a run may say.
+
+A run has converged when ``PATIENCE`` epochs in a row brought no gain in held-out accuracy
+(``converged``); a verdict may rest on it once it has converged and its last epochs are not still
+rising (``finished``, ``trend``). ``fit`` (``capsedu.loop``) stops by this rule; the recorded runs
+are read by it (``training_status``, ``verdict``) in notebooks 07-10.
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+from scipy import stats
+
+PATIENCE = 3  # the course's rule: a run has converged after 3 epochs without a held-out gain
+
+# A run that met the rule may still be climbing slowly, its gains spread over epochs that each
+# fell just short of the best: over the second half of its epochs (at most TREND_EPOCHS, past the
+# first climb of a short run), a least-squares line through the held-out accuracy rising faster
+# than TREND_MIN points an epoch (one-sided test at 5 %) says so.
+# TREND_MIN: 0.1 points an epoch would add 0.3 points in PATIENCE more epochs, the size of the
+# differences notebooks 08-10 judge; slower climbs are a few held-out images an epoch.
+TREND_EPOCHS = 8
+TREND_MIN = 0.1
+
+
+class Trend(NamedTuple):
+    """The slope of a run's held-out accuracy over its last epochs, in points per epoch."""
+
+    slope: float
+    p_value: float  # one-sided: a slope this steep with none really there
+    epochs: int
+
+    @property
+    def rising(self) -> bool:
+        return self.slope > TREND_MIN and self.p_value < 0.05
+
+
+def trend(scores: list[float], epochs: int = TREND_EPOCHS) -> Trend:
+    """``Trend`` of the held-out accuracies ``scores`` (0..1, one per epoch) over the second half
+    of them, at most the last ``epochs`` (fewer than 3 epochs never count as rising)."""
+    last = 100 * np.asarray(scores[-min(epochs, len(scores) // 2):], dtype=float)
+    if len(last) < 3 or np.ptp(last) == 0:
+        return Trend(0.0, 1.0, len(last))
+    fit = stats.linregress(np.arange(len(last)), last)
+    one_sided = fit.pvalue / 2 if fit.slope > 0 else 1 - fit.pvalue / 2
+    return Trend(float(fit.slope), float(one_sided), len(last))
+
+
+def finished(scores: list[float], patience: int = PATIENCE) -> bool:
+    """Whether a verdict may rest on a run with these held-out ``scores``: it met the rule
+    (``converged``) and its last epochs are not still rising (``trend``)."""
+    return converged(scores, patience) and not trend(scores).rising
+
+
+def training_status(metrics: dict, patience: int = PATIENCE) -> str:
+    """How a recorded run (a manifest row's ``metrics``) ended, in words: converged by the rule,
+    still rising over its last epochs although the rule stopped it, or still improving when its
+    budget ran out (a verdict resting on either of the last two is not final)."""
+    scores = metrics["validation_by_epoch"]
+    best = best_epoch(scores)
+    kept = f"epoch {best} of {len(scores)} kept ({100 * max(scores):.2f} % held out)"
+    if not converged(scores, patience):
+        return (f"{kept}: STILL IMPROVING, its best epoch lies within the last {patience}; a "
+                "longer run could change a verdict that rests on it")
+    rise = trend(scores)
+    if rise.rising:
+        return (f"{kept}: the rule stopped it, but it was STILL RISING, "
+                f"{rise.slope:+.2f} points an epoch over its last {rise.epochs} (one-sided p = "
+                f"{rise.p_value:.2g}); a longer run could change a verdict that rests on it")
+    return f"{kept}: converged, no held-out gain in the {len(scores) - best} epochs after it"
+
+
+def verdict(comparison, runs: dict[str, dict], patience: int = PATIENCE) -> str:
+    """A comparison's line (``statistics.paired`` or ``seed_difference``) with the state of the
+    recorded runs it rests on (``runs``: name -> manifest row): final only when every one of them
+    has finished (``finished``: converged and no longer rising); otherwise it names the others."""
+    improving = still_improving(runs, patience)
+    if not improving:
+        return f"{comparison}; final: every run it rests on converged"
+    return f"{comparison}; NOT FINAL: {', '.join(improving)} still improving"
+
+
+def still_improving(runs: dict[str, dict], patience: int = PATIENCE) -> list[str]:
+    """The names of the recorded runs (name -> manifest row) that had not finished
+    (``finished``)."""
+    return [name for name, row in runs.items()
+            if not finished(row["metrics"]["validation_by_epoch"], patience)]
+
+
+def held_out_scores(history: list[dict]) -> list[float]:
+    """The held-out accuracy of every epoch of a ``fit`` history."""
+    return [h["validation_accuracy"] for h in history]
+
+
+def chosen_epoch(history: list[dict]) -> dict:
+    """The epoch ``fit`` keeps when it has a validation set: the first with the best
+    ``validation_accuracy``."""
+    return max(history, key=lambda h: h["validation_accuracy"])  # max keeps the first of ties
+
+
+def converged(scores: list[float], patience: int = PATIENCE) -> bool:
+    """The stopping rule, on the held-out accuracy of every epoch so far (a manifest's
+    ``validation_by_epoch``): the best epoch (the first of ties, as ``chosen_epoch``) lies
+    ``patience`` or more epochs before the last one, i.e. that many epochs in a row brought no
+    gain. A run for which this is false was still improving when it stopped."""
+    return len(scores) - best_epoch(scores) >= patience
+
+
+def best_epoch(scores: list[float]) -> int:
+    """The epoch (from 1) with the best held-out accuracy, the first of ties (as ``chosen_epoch``
+    picks from a history)."""
+    return scores.index(max(scores)) + 1

@@ -1,0 +1,174 @@
+"""A part and how it is drawn: the sprite of each kind of part, and the renderer that turns parts
+into pixels (the faces-of-parts world of ``faces`` is drawn with it; notebooks 01, 02, 04 and 07
+show its images, and 07's part detector reads them).
+
+Coordinate conventions are those of ``capsedu.poses``: ``x`` and ``y`` are fractions of the image
+(``(0, 0)`` top-left, ``y`` growing downward, like image rows), ``angle`` is in degrees,
+counter-clockwise as seen on screen, and ``scale`` multiplies a part's size (not the pen width,
+which is the same for every part). A part's pose is ``(x, y, angle, scale)``; sprites are drawn in
+the part's own frame, with the same conventions, centred on the part's position, at scale 1.
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+import torch
+
+from ..poses import place
+from ..validate import check_memory
+
+STROKE = "stroke"  # a distractor: a short straight line, not a face part
+PEN = 0.04  # half-width of the pen, in image fractions (about 1.3 px at 32 x 32)
+STROKE_LENGTH = 0.13  # a stroke at scale 1; faces.dataset draws lengths in [0.10, 0.16]
+
+
+class Part(NamedTuple):
+    """One sprite and its pose: ``kind`` is one of ``faces.PART_KINDS`` or ``STROKE``."""
+
+    kind: str
+    x: float
+    y: float
+    angle: float = 0.0
+    scale: float = 1.0
+
+
+# --- Sprites ----------------------------------------------------------------------------------
+# A sprite is a list of line segments in the part's frame, one row (ax, ay, bx, by) per segment.
+# Arcs are short polylines; a dot is a segment of length zero (the pen makes it round).
+
+
+def _polyline(points) -> np.ndarray:
+    points = np.asarray(points, dtype=float)
+    return np.column_stack([points[:-1], points[1:]])
+
+
+def _arc(rx, ry, t0=0.0, t1=360.0, n=8, cy=0.0) -> np.ndarray:
+    """Segments along an ellipse arc; t in degrees from +x toward +y (down): 90 is the bottom."""
+    t = np.radians(np.linspace(t0, t1, n + 1))
+    return _polyline(np.column_stack([rx * np.cos(t), cy + ry * np.sin(t)]))
+
+
+_LEFT_EYE = np.vstack(
+    [
+        _arc(0.08, 0.05),  # the eye's outline
+        [0.03, 0.0, 0.03, 0.0],  # the pupil, looking right (toward the nose)
+        [-0.09, -0.085, 0.06, -0.115],  # the brow, rising toward the nose
+    ]
+)
+_SPRITES: dict[str, np.ndarray] = {
+    "left_eye": _LEFT_EYE,
+    "right_eye": _LEFT_EYE * [-1, 1, -1, 1],  # the mirror image (x -> -x): looks at the nose too
+    # An upside-down T: a bridge with a foot, so that the nose has an up and a down.
+    "nose": np.array([[0.0, -0.06, 0.0, 0.05], [-0.045, 0.05, 0.045, 0.05]]),
+    # A smile: the lower part of an ellipse, ends up. Upside down it reads as a frown.
+    "mouth": _arc(0.14, 0.09, 15, 165, n=6, cy=-0.05),
+    STROKE: np.array([[-STROKE_LENGTH / 2, 0.0, STROKE_LENGTH / 2, 0.0]]),
+}
+
+
+def as_part(p) -> Part:
+    """``p`` as a ``Part``, checked: a known kind, a finite pose (a NaN would blank the image)."""
+    part = p if isinstance(p, Part) else Part(*p)
+    if part.kind not in _SPRITES:
+        raise ValueError(f"unknown part kind {part.kind!r}; expected one of {tuple(_SPRITES)}")
+    if not np.isfinite(np.asarray(part[1:], dtype=float)).all():
+        raise ValueError(
+            f"part {part.kind!r} has pose (x, y, angle, scale) = {tuple(part[1:])}; every value "
+            "must be a finite number. Find where the NaN or infinity came from (a division by 0?)."
+        )
+    return part
+
+
+# --- Where a part's ink is ------------------------------------------------------------------------
+
+
+def segments(parts) -> np.ndarray:
+    """The strokes that draw ``parts``, in image coordinates: rows (ax, ay, bx, by).
+
+    ``render`` turns them into pixels; plots draw them as lines (e.g. a "ghost" face).
+    """
+    return np.vstack([_segments(as_part(p)) for p in parts] + [np.zeros((0, 4))])
+
+
+def _segments(part: Part) -> np.ndarray:
+    """One part's segments in image coordinates: rows (ax, ay, bx, by)."""
+    ends = place(_SPRITES[part.kind].reshape(-1, 2), part.x, part.y, part.angle, part.scale)
+    return ends.reshape(-1, 4)
+
+
+def ink_boxes(kind, x, y, angle, scale) -> np.ndarray:
+    """Boxes around a sprite's ink for m poses (arrays of shape [m]): [m, 4] as (x0, y0, x1, y1)."""
+    x, y, angle, scale = (np.asarray(v, dtype=float).reshape(-1, 1) for v in (x, y, angle, scale))
+    ends = place(_SPRITES[kind].reshape(-1, 2), x, y, angle, scale)  # [m, points, 2]
+    return np.concatenate([ends.min(axis=1) - PEN, ends.max(axis=1) + PEN], axis=1)
+
+
+# --- Rendering --------------------------------------------------------------------------------
+
+
+def render(parts, size=32) -> np.ndarray:
+    """Draw parts (``Part`` or plain ``(kind, x, y, angle, scale)`` tuples) as a float32 image.
+
+    Returns ``[size, size]`` in [0, 1], black background, ink = 1.
+    """
+    return _render_many([[as_part(p) for p in parts]], size)[0]
+
+
+def render_many(scenes, size=32) -> torch.Tensor:
+    """``render`` for a list of scenes at once, as the models read them: a batch
+    ``[len(scenes), 1, size, size]`` float32 tensor."""
+    return render_scenes([[as_part(p) for p in parts] for parts in scenes], size)
+
+
+def render_scenes(scenes: list[list[Part]], size: int) -> torch.Tensor:
+    """``render_many`` of scenes that are lists of valid ``Part`` already (those ``faces`` draws),
+    without checking every part again: ``[len(scenes), 1, size, size]``."""
+    return torch.from_numpy(_render_many(scenes, size)).unsqueeze(1)
+
+
+# The renderer's temporaries: about this many float32 arrays of [images, segments, pixels] are
+# alive at once in its loop, and it renders as many images at a time as keep them within
+# RENDER_CHUNK_BYTES (at most RENDER_CHUNK images).
+RENDER_TEMPORARIES = 6
+RENDER_CHUNK_BYTES = 2**28  # 256 MiB
+RENDER_CHUNK = 32
+
+
+def _render_many(scenes: list[list[Part]], size: int) -> np.ndarray:
+    """Render several lists of parts at once: ``[len(scenes), size, size]`` float32.
+
+    Every segment is placed in the image by its part's pose; then each pixel centre gets the
+    distance d to the nearest segment, and intensity clip(1 - d / PEN, 0, 1) (a soft pen of
+    half-width PEN). Placing the segments is the same as pulling the pixel grid back into each
+    part's frame (a pose is a turn, a uniform scale and a shift), only cheaper; and the nearest
+    segment over all parts gives the max of the parts' intensities.
+    """
+    if not isinstance(size, (int, np.integer)) or size <= 0:
+        raise ValueError(f"size must be a positive integer, got {size!r}")
+    if not scenes:
+        return np.zeros((0, size, size), dtype=np.float32)
+    segs = [np.vstack([_segments(p) for p in parts] + [np.zeros((0, 4))]) for parts in scenes]
+    # Pad every scene to the same number of segments with a point far outside the image.
+    n_segs = max([len(s) for s in segs] + [1])
+    # the memory it needs, temporaries counted, before it asks for any
+    per_image = RENDER_TEMPORARIES * n_segs * size * size * 4
+    chunk = int(max(1, min(RENDER_CHUNK, RENDER_CHUNK_BYTES // per_image)))
+    check_memory(len(scenes) * size * size * 4 + chunk * per_image,
+                 f"rendering {len(scenes):,} images of {size}x{size} pixels ({n_segs} segments "
+                 "each, temporaries counted)", "ask for fewer or smaller images")
+    out = np.zeros((len(scenes), size * size), dtype=np.float32)
+    segs = np.stack([np.vstack([s, np.full((n_segs - len(s), 4), -9.0)]) for s in segs])
+    segs = segs.astype(np.float32)  # float32 halves the work, and is plenty for pixels
+
+    centres = ((np.arange(size) + 0.5) / size).astype(np.float32)
+    px = np.tile(centres, size)  # pixel (row i, column j) has centre (x_j, y_i), row-major
+    py = np.repeat(centres, size)
+    for i in range(0, len(scenes), chunk):
+        s = segs[i : i + chunk, :, :, None]  # [images, segments, field, 1]: against every pixel
+        ax, ay, abx, aby = s[:, :, 0], s[:, :, 1], s[:, :, 2] - s[:, :, 0], s[:, :, 3] - s[:, :, 1]
+        dx, dy = px - ax, py - ay  # [images, segments, pixels]
+        # The closest point of segment a-b is a + t (b - a), t clipped to [0, 1].
+        t = np.clip((dx * abx + dy * aby) / np.maximum(abx**2 + aby**2, 1e-12), 0.0, 1.0)
+        dist2 = ((dx - t * abx) ** 2 + (dy - t * aby) ** 2).min(axis=1)
+        out[i : i + chunk] = np.clip(1.0 - np.sqrt(dist2) / PEN, 0.0, 1.0)
+    return out.reshape(len(scenes), size, size)

@@ -1,0 +1,192 @@
+"""The checkers' one loop, ``check``, and what every checker shares: the learner's result read as a
+tensor (``as_tensor``), compared within the tolerance (``near``), and, after a FAIL, the known
+mistake its answers show (``hint``).
+
+A checker never raises: it prints PASS or FAIL with the largest difference (or the first case it
+gets wrong), or "not implemented yet" while the learner's function still raises
+``NotImplementedError`` -- so a notebook with unsolved exercises still runs top to bottom. It also
+returns ``True``/``False``/``None``. Every checker of ``capsedu.exercises`` (notebooks 01 to 10)
+is ``check`` on its own cases.
+"""
+
+from collections.abc import Callable
+from copy import deepcopy
+
+import numpy as np
+import torch
+
+
+def _describe(args: tuple) -> str:
+    """A case in a few words: a tensor or array by its shape, anything else as written (cut
+    short), never the numbers of a whole tensor."""
+    def one(a):
+        if isinstance(a, (torch.Tensor, np.ndarray)):
+            kind = "a tensor" if isinstance(a, torch.Tensor) else "an array"
+            return f"{kind} of shape {tuple(a.shape)}"
+        text = repr(a)
+        return text if len(text) <= 60 else text[:57] + "..."
+    return ", ".join(one(a) for a in args)
+
+
+def check(name: str, learner: Callable, reference: Callable | tuple[Callable, ...],
+          cases: list[tuple], atol=1e-5, describe: Callable = _describe,
+          outputs: tuple[str, ...] | None = None):
+    """Call ``learner(*case)`` and ``reference(*case)`` for each case and compare the results:
+    a tensor, or a tuple (or list) of tensors compared element by element, within ``atol``; or an
+    integer, which must be matched exactly by a whole number (``5``, ``5.0`` or a one-number
+    tensor). A NumPy array or scalar, a Python number or a tensor of any float dtype, on any
+    device, counts as the tensor it holds. A NaN where the reference is finite, or a complex
+    number, fails at once. Where the notebook teaches more than one right answer, ``reference``
+    is a tuple of them and matching any one passes.
+
+    The learner's function gets its own copy of each case, and changing it in place is a FAIL
+    (the reference gets another copy, so nothing the learner does can change what it is checked
+    against). The first result off the reference is a FAIL on a few lines that names the case
+    (``describe(case)``: shapes, not numbers), the result (``outputs``, e.g. ``("c", "v", "b")``,
+    else its position), the element, both values and by how much they differ. An error in the
+    learner's function is a FAIL; one in the checker's own code is said to be the course's,
+    never the learner's."""
+    references = reference if isinstance(reference, tuple) else (reference,)
+    worst = 0.0
+    for args in cases:
+        given = deepcopy(args)  # the learner's own copy of the case
+        try:
+            got = learner(*given)
+        except NotImplementedError:
+            print(f"{name}: not implemented yet - replace the `raise NotImplementedError` line.")
+            return None
+        except Exception as err:  # a learner's bug is a FAIL, never a crash of the notebook
+            print(f"{name}: FAIL - for {describe(args)} it raised {type(err).__name__}: {err}")
+            return False
+        changed = _changed(args, given)
+        if changed:
+            print(f"{name}: FAIL - for {describe(args)} your function changed its input "
+                  f"({changed}) in place. Leave the inputs as they are: work on a copy "
+                  "(x = x.clone()) or with operations that return new tensors (x = x / n, "
+                  "not x /= n).")
+            return False
+        try:
+            verdicts = [_compare(name, got, ref(*deepcopy(args)), describe(args), atol,
+                                 outputs) for ref in references]
+        except Exception as err:  # the reference or the comparison: the course's bug
+            print(f"{name}: the checker itself failed ({type(err).__name__}: {err}); this is a "
+                  "bug of the course, not of your answer: please report it")
+            return None
+        passing = [off for verdict, off in verdicts if not verdict]
+        if not passing:
+            print(verdicts[0][0])  # measured against the first (the main) reference
+            return False
+        worst = max(worst, min(passing))
+    print(f"{name}: PASS (largest difference {worst:.2e} on {len(cases)} cases)")
+    return True
+
+
+def _changed(args: tuple, given: tuple) -> str:
+    """Which of the learner's copies ``given`` of the case ``args`` no longer equals its
+    original ("argument 2"), or "" when none changed."""
+    def same(a, g) -> bool:
+        if isinstance(a, torch.Tensor):  # equal element by element, NaN where NaN was
+            return (isinstance(g, torch.Tensor) and a.shape == g.shape and a.dtype == g.dtype
+                    and bool(((a == g) | (a.isnan() & g.isnan())).all()))
+        if isinstance(a, np.ndarray):
+            return isinstance(g, np.ndarray) and np.array_equal(a, g, equal_nan=a.dtype.kind == "f")
+        if isinstance(a, (list, tuple)):
+            return (type(a) is type(g) and len(a) == len(g)
+                    and all(same(x, y) for x, y in zip(a, g, strict=True)))
+        return True  # numbers, configs and the like cannot be changed in place
+    return next((f"argument {k}" for k, (a, g) in enumerate(zip(args, given, strict=True), 1)
+                 if not same(a, g)), "")
+
+
+def as_tensor(value):
+    """A learner's result as a CPU tensor: a tensor on any device, a NumPy array or scalar, a
+    Python number or a list of numbers (``None`` for anything else)."""
+    if isinstance(value, torch.Tensor):
+        return value.detach().cpu()
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (np.ndarray, np.generic, float, int, complex, list)):
+        try:
+            return torch.as_tensor(np.asarray(value))
+        except (TypeError, ValueError, RuntimeError):  # a list of things that are not numbers
+            return None
+    return None
+
+
+def _compare(name, got, want, case: str, atol: float, outputs) -> tuple[str, float]:
+    """``(fail message or "", largest difference)`` of a learner's result ``got`` against the
+    reference's ``want`` on one case (``check``)."""
+    if isinstance(want, int):
+        if _same_whole_number(got, want):
+            return "", 0.0
+        return f"{name}: FAIL - for {case} the answer is {want:,}, you returned {got!r}.", 0.0
+    wants = want if isinstance(want, tuple) else (want,)
+    gots = tuple(got) if isinstance(got, (tuple, list)) and len(wants) > 1 else (
+        got if isinstance(got, tuple) else (got,))
+    if len(gots) != len(wants):
+        return f"{name}: FAIL - expected {len(wants)} result(s), got {len(gots)}.", 0.0
+    worst = 0.0
+    for k, (g, w) in enumerate(zip(gots, wants, strict=True)):
+        which = (f"{outputs[k]}" if outputs else f"result {k + 1}" if len(wants) > 1
+                 else "the result")
+        tensor = as_tensor(g)
+        if tensor is None or tensor.shape != w.shape:
+            shape = tuple(tensor.shape) if tensor is not None else type(g).__name__
+            return (f"{name}: FAIL - for {case}, {which}: expected a tensor of shape "
+                    f"{tuple(w.shape)}, got {shape}."), 0.0
+        if tensor.is_complex():
+            return (f"{name}: FAIL - for {case}, {which} holds complex numbers; the answer is "
+                    "real. Look for a square root or a power of a negative number."), 0.0
+        g64, w64 = tensor.double(), w.detach().cpu().double()
+        if (g64.isnan() & ~w64.isnan()).any():
+            return (f"{name}: FAIL - for {case} your result contains NaN where the reference "
+                    f"is finite ({which}, element {_element(g64.isnan() & ~w64.isnan())}). "
+                    "Look for 0 / 0 or the square root of a negative number."), 0.0
+        diff = (g64 - w64).abs().nan_to_num(float("inf"))
+        if diff.numel() and diff.max() > atol:
+            at = _element(diff == diff.max())
+            index = tuple(int(i) for i in at) if at else ()
+            return (f"{name}: FAIL - for {case}, {which} at element {list(index)}: you returned "
+                    f"{float(g64[index]):.6g}, the reference gives {float(w64[index]):.6g} "
+                    f"(off by {float(diff[index]):.3g}; allowed {atol:g})."), 0.0
+        worst = max(worst, float(diff.max()) if diff.numel() else 0.0)
+    return "", worst
+
+
+def hint(find: Callable, learner: Callable, cases: list[tuple]) -> None:
+    """After a FAIL, print the known mistake ``find(answers, cases)`` names in the learner's
+    answers on ``cases`` (each a tuple of tensors, or one tensor, as ``as_tensor`` makes them),
+    if it names one. Finding it never fails the notebook: answers it cannot read say nothing."""
+    try:
+        with torch.no_grad():
+            answers = [learner(*deepcopy(case)) for case in cases]
+        answers = [tuple(as_tensor(x) for x in a) if isinstance(a, (tuple, list))
+                   else as_tensor(a) for a in answers]
+        mistake = find(answers, cases)
+    except Exception:  # check has already reported what the answers do wrong
+        return
+    if mistake:
+        print(f"  What to look at: {mistake}")
+
+
+def near(a: torch.Tensor, b: torch.Tensor) -> bool:
+    """Two results equal to the checkers' tolerance (in float64, on the CPU)."""
+    return (a is not None and a.shape == b.shape
+            and torch.allclose(a.double(), b.detach().cpu().double(), rtol=1e-4, atol=1e-5))
+
+
+def _element(mask: torch.Tensor) -> list[int]:
+    """The index of the first true element of ``mask``."""
+    return [int(i) for i in mask.nonzero()[0]] if mask.ndim else []
+
+
+def _same_whole_number(got, want: int) -> bool:
+    """``got`` is the whole number ``want``: an integer, a float with no fractional part, or a
+    tensor or array holding one such number."""
+    if isinstance(got, torch.Tensor) and got.numel() == 1 and got.dtype != torch.bool:
+        got = got.item()
+    elif isinstance(got, np.ndarray) and got.size == 1 and got.dtype.kind != "b":
+        got = got.item()
+    if isinstance(got, bool) or not isinstance(got, (int, float, np.integer, np.floating)):
+        return False
+    return float(got).is_integer() and int(got) == want

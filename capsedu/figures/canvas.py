@@ -1,0 +1,55 @@
+"""Figures turned into pictures for widgets: the PNG bytes of a figure (``png_bytes``), and frames
+that redraw only what changed (``Blitter``).
+
+A widget draws into a ``matplotlib.figure.Figure`` (not pyplot, so nothing is shown twice) and
+sends the PNG bytes to an ``ipywidgets.Image``: the update is one assignment, and a test can check
+the bytes changed. Every widget of ``capsedu.widgets`` (00-10) renders through this module, and
+``benchmarks/widgets.py`` times it.
+"""
+
+import io
+
+import numpy as np
+from matplotlib.backends.backend_agg import FigureCanvasAgg
+from matplotlib.figure import Figure
+from PIL import Image
+
+from .. import config
+
+
+def png_bytes(fig: Figure, dpi: int | None = None) -> bytes:
+    """Render ``fig`` to PNG bytes at ``dpi`` (default: the widgets' ``config.WIDGET_DPI``); PNG
+    rather than SVG: SVG output embeds a date.
+
+    No ``bbox_inches="tight"``: it draws the figure twice, and widgets redraw on every change;
+    lay the figure out once instead (``layout="constrained"`` or ``subplots_adjust``).
+    """
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png", dpi=dpi or config.WIDGET_DPI)
+    return buf.getvalue()
+
+
+class Blitter:
+    """PNG frames of ``figure`` where only ``artists`` change: everything else is drawn once and
+    kept as a background; each frame restores it and draws just those artists over it.
+
+    Every artist that changes between frames must be listed (and must stay inside its axes), or
+    it keeps showing its first state.
+    """
+
+    def __init__(self, figure: Figure, artists):
+        self.figure, self.artists = figure, list(artists)
+        for artist in self.artists:
+            artist.set_animated(True)  # left out of the full draw, which is the background
+        self.canvas = FigureCanvasAgg(figure)
+        self.canvas.draw()
+        self.background = self.canvas.copy_from_bbox(figure.bbox)
+
+    def png(self) -> bytes:
+        self.canvas.restore_region(self.background)
+        for artist in self.artists:
+            self.figure.draw_artist(artist)
+        buf = io.BytesIO()
+        Image.fromarray(np.asarray(self.canvas.buffer_rgba())).save(buf, format="png",
+                                                                    compress_level=1)
+        return buf.getvalue()

@@ -1,0 +1,55 @@
+"""A capsule's length, and what it is made and judged by: squash's output length and slope
+against its input length (Eq. 1, 03), the margin loss of one class against the capsule's length
+(Eq. 4, 05), and the face capsule's length for each kind of image against the threshold that
+makes it a face (04, 07).
+"""
+
+import torch
+
+from ..functional import margin_loss_curves
+
+
+def draw_squash_curves(fig, r, slope_autograd, slope_formula) -> None:
+    """Left: the output length against ``||s|| = r`` ``[n]`` for squash, r^2 / (1 + r^2),
+    beside sigmoid(r) and tanh(r); right: squash's slope ``[n]`` by autograd and by formula."""
+    ax_len, ax_slope = fig.subplots(1, 2)
+    ax_len.plot(r, r**2 / (1 + r**2), label="squash: r² / (1 + r²)", lw=2.5)
+    ax_len.plot(r, torch.sigmoid(r), "--", label="sigmoid(r)")
+    ax_len.plot(r, torch.tanh(r), ":", label="tanh(r)")
+    ax_len.axhline(1, color="0.6", lw=0.8)
+    ax_len.set(xlabel="||s|| = r", ylabel="output length", title="length out vs length in")
+    ax_len.legend()
+    ax_slope.plot(r, slope_autograd, lw=2.5, label="autograd through capsedu.squash")
+    ax_slope.plot(r, slope_formula, "--", color="k", label="2r / (1 + r²)²")
+    ax_slope.set(xlabel="||s||", ylabel="d||v|| / d||s||", title="the slope")
+    ax_slope.legend()
+
+
+def draw_margin_loss(ax) -> None:
+    """Eq. 4's loss L_k of one class against its capsule length, present and absent
+    (``margin_loss_curves``), with the margins m+ = 0.9 and m- = 0.1 marked."""
+    lengths = torch.linspace(0, 1, 101)
+    present, absent = margin_loss_curves(lengths)
+    ax.plot(lengths, present, label="class present ($T_k = 1$)")
+    ax.plot(lengths, absent, label="class absent ($T_k = 0$)")
+    for m, name in ((0.9, "$m^+$"), (0.1, "$m^-$")):
+        ax.axvline(m, color="gray", ls=":")
+        ax.text(m, 0.88, name, ha="center")
+    ax.set(xlabel="capsule length $||v_k||$", ylabel="$L_k$", ylim=(-0.03, 0.95),
+           title="margin loss of one class (Eq. 4)")
+    ax.legend(loc="center")
+
+
+def draw_face_lengths(ax, lengths: dict, threshold: float, legend_below: bool = False) -> None:
+    """A box of face-capsule lengths per kind (``lengths``: kind -> ``[n]``) and the
+    ``threshold`` above which a length counts as a face, dashed; its key in the lower left, or
+    with ``legend_below`` below the axes (a figure with ``layout="constrained"``), where it hides
+    no box."""
+    ax.boxplot(list(lengths.values()), showfliers=True)
+    ax.set_xticks(range(1, len(lengths) + 1), list(lengths))
+    ax.axhline(threshold, color="gray", ls="--", label=f"threshold {threshold:.3g}")
+    ax.set(ylabel="face capsule length after routing", ylim=(0, 1))
+    if legend_below:
+        ax.figure.legend(loc="outside lower center")
+    else:
+        ax.legend(loc="lower left")

@@ -1,0 +1,65 @@
+"""A capsule's vector and the pose it describes (02): the vector as an arrow on the unit circle
+(``draw_vector``, also drawn by the widgets of 00, 02 and 03), the part a 2-D capsule describes
+(``draw_pose_vectors``), the parts 5-D capsules decode to (``draw_decoded_poses``) and a bank of
+turned templates (``draw_templates``).
+
+How a capsule's length is made and read is in ``capsule_lengths``; what turns with the input, in
+``rotations``.
+"""
+
+from matplotlib.patches import Circle
+
+from ..capsule_vectors import decode_pose, draw, part_from_vector, pose_vector
+
+
+def draw_vector(ax, x: float, y: float, color="tab:blue", label=None, head: float = 20):
+    """An arrow from the origin to (x, y) on a square unit-circle canvas; ``head``: the size of
+    its head in points (smaller for an arrow drawn short on a larger canvas, which a full-size
+    head would hide)."""
+    ax.annotate("", xy=(x, y), xytext=(0, 0),
+                arrowprops=dict(arrowstyle="-|>", color=color, lw=2.5, mutation_scale=head))
+    if label:
+        ax.text(x * 1.12, y * 1.12, label, color=color, ha="center", va="center")
+    ax.add_patch(_unit_circle())
+    ax.set(xlim=(-1.25, 1.25), ylim=(-1.25, 1.25), aspect="equal", xticks=[], yticks=[])
+
+
+def _unit_circle():
+    return Circle((0, 0), 1.0, fill=False, ls="--", color="0.7")
+
+
+def draw_part(ax, part, presence: float, title: str) -> None:
+    """One part drawn with ink ``presence`` (``capsule_vectors.draw``), titled, without ticks."""
+    ax.imshow(draw(part, presence), cmap="gray", vmin=0, vmax=1)
+    ax.set(xticks=[], yticks=[], title=title)
+
+
+def draw_pose_vectors(fig, examples, kind: str = "nose"):
+    """Top row: each 2-D capsule of ``examples`` (a list of ``(angle in degrees, presence)``) as
+    an arrow; bottom row: the ``kind`` part it describes. Returns the axes ``[2, n]``."""
+    axes = fig.subplots(2, len(examples), squeeze=False)
+    for (angle, presence), ax_v, ax_part in zip(examples, *axes, strict=True):
+        v = pose_vector(angle, presence)
+        draw_vector(ax_v, float(v[0]), float(v[1]))
+        ax_v.set_title(f"v = ({v[0]:+.2f}, {v[1]:+.2f})")
+        part, p = part_from_vector(kind, v)
+        draw_part(ax_part, part, p, f"{kind} at {part.angle:.0f}°, p = {p:.2f}")
+    fig.suptitle("top: the capsule's vector (dashed: length 1); bottom: the part it describes")
+    return axes
+
+
+def draw_decoded_poses(fig, kind: str, vectors) -> None:
+    """One panel per 5-D capsule of ``vectors`` (each ``[5]``): the ``kind`` part it decodes to
+    (``capsule_vectors.decode_pose``), drawn with ink = its length."""
+    axes = fig.subplots(1, len(vectors), squeeze=False)[0]
+    for ax, v in zip(axes, vectors, strict=True):
+        part, p = decode_pose(kind, v)
+        draw_part(ax, part, p, f"||v|| = {p:.1f}, angle {part.angle:.0f}°")
+
+
+def draw_templates(fig, templates, angles) -> None:
+    """A row of template images ``[n, 1, h, w]``, each titled with its angle ``[n]``."""
+    axes = fig.subplots(1, len(templates), squeeze=False)[0]
+    for ax, t, a in zip(axes, templates, angles, strict=True):
+        ax.imshow(t[0], cmap="gray")
+        ax.set(xticks=[], yticks=[], title=f"{a:.0f}°")

@@ -1,0 +1,24 @@
+"""The course's colours, the same in every figure: one per face part (``PART_COLORS``: the faces
+world of 01, 04 and 07 and their widgets) and one per kind of model in Part IV (``MODEL_COLOURS``,
+``model_colour``: 08-10, capsules warm, convolutions cool).
+"""
+
+
+# One colour per face part, the same in every figure of the course.
+PART_COLORS = {"left_eye": "tab:blue", "right_eye": "tab:orange", "nose": "tab:green",
+               "mouth": "tab:red", "stroke": "0.6"}
+
+
+# One colour per kind of model across Part IV (08-10): capsules warm, convolutions cool
+MODEL_COLOURS = {"CapsNet": "tab:orange", "CapsNet, 1 iteration": "tab:red",
+                 "CNN": "tab:blue", "G-CNN": "tab:green"}
+
+
+def model_colour(name: str) -> str:
+    """The Part IV colour of a checkpoint ``name`` (e.g. ``"affnist-capsnet-1iter"``)."""
+    if "1iter" in name or "1 iteration" in name:
+        return MODEL_COLOURS["CapsNet, 1 iteration"]
+    for kind, colour in (("gcnn", "G-CNN"), ("capsnet", "CapsNet"), ("cnn", "CNN")):
+        if kind in name.lower().replace("-", ""):  # "G-CNN" and "rotmnist-gcnn" alike
+            return MODEL_COLOURS[colour]
+    raise KeyError(f"no Part IV colour for {name!r}: its name should say capsnet, cnn or gcnn")

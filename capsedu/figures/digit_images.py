@@ -1,0 +1,141 @@
+"""Digits and other images, side by side: rows of digits (05, 06, 08, 10) and titled panels
+(10), a digit capsule's values and what editing them redraws (Fig. 4, 06), digits under new
+viewpoints (08) and a two-digit CapsNet's two reconstructions in two colours (Fig. 5, 08 and its
+overlap widget).
+"""
+
+import numpy as np
+import torch
+from matplotlib.colors import to_rgb
+
+from ..data import transformed_mnist as tm
+from ..digit_capsules import DELTAS
+
+
+def mosaic(images) -> np.ndarray:
+    """Tile ``images`` ``[rows, cols, H, W]`` into one ``[rows * H, cols * W]`` array."""
+    images = np.asarray(images)
+    rows, cols, h, w = images.shape
+    return images.transpose(0, 2, 1, 3).reshape(rows * h, cols * w)
+
+
+def draw_digits(axes, images, titles=None, fontsize: int | None = 9, frame: bool = False,
+                **imshow) -> None:
+    """One image ``[H, W]`` of ``images`` per axes, without ticks (and without a frame unless
+    ``frame``), each titled by ``titles`` if given; ``imshow``: e.g. ``cmap``, ``vmin``."""
+    for k, (ax, image) in enumerate(zip(axes, images, strict=True)):
+        ax.imshow(image, **{"cmap": "gray_r", **imshow})
+        ax.set(xticks=[], yticks=[])
+        ax.set_frame_on(frame)
+        if titles is not None:
+            ax.set_title(titles[k], fontsize=fontsize)
+
+
+def draw_panels(axes, panels) -> None:
+    """One ``(image [H, W], title, cmap)`` of ``panels`` per axes, without ticks (10 §1: a digit,
+    its shift and their feature maps)."""
+    for ax, (image, title, cmap) in zip(axes, panels, strict=True):
+        ax.imshow(image, cmap=cmap)
+        ax.set(xticks=[], yticks=[], title=title)
+
+
+def draw_perturbation_grid(ax, grid: torch.Tensor, deltas: torch.Tensor = DELTAS, title=None):
+    """Show a ``perturbation_grid`` as one image: a row per dimension, a column per Delta."""
+    dim, k, h, w = grid.shape
+    ax.imshow(mosaic(grid), cmap="gray", vmin=0, vmax=1)
+    ax.set_xticks(np.arange(k) * w + w / 2, [f"{d:+.2f}" for d in deltas.tolist()], fontsize=7,
+                  rotation=90)
+    ax.set_yticks(np.arange(dim) * h + h / 2, [f"dim {d}" for d in range(dim)], fontsize=7)
+    ax.set_xlabel("Δ added to that dimension")
+    if title:
+        ax.set_title(title)
+
+
+def draw_capsule_values(fig, ax, capsules: torch.Tensor, row_labels) -> None:
+    """Capsules ``[rows, dims]`` as a heatmap, one row each (labelled ``row_labels``), a colour
+    scale symmetric about 0 and its colour bar."""
+    lim = float(capsules.abs().max())
+    im = ax.imshow(capsules, cmap="coolwarm", vmin=-lim, vmax=lim)
+    ax.set(xticks=range(capsules.shape[1]), yticks=range(len(row_labels)), xlabel="dimension",
+           yticklabels=row_labels)
+    fig.colorbar(im, ax=ax, label="value")
+
+
+def draw_dimension_changes(fig, study) -> None:
+    """One heatmap per class of ``study`` (``digit_capsules.measure_dimensions``): a row per
+    dimension, a column per shape measure, each cell its change from Δ = -0.25 to +0.25 in
+    standard deviations of real digits, written in. ``fig``: ``layout="constrained"``."""
+    names = list(study.spread)
+    axes = fig.subplots(1, len(study.relative), sharey=True, squeeze=False)[0]
+    for ax, (d, r) in zip(axes, study.relative.items(), strict=True):
+        im = ax.imshow(r, cmap="coolwarm", vmin=-3, vmax=3, aspect="auto")
+        for (i, j), value in np.ndenumerate(r.numpy()):
+            ax.text(j, i, f"{value:+.1f}", ha="center", va="center", fontsize=7)
+        n = len(next(iter(study.changes[d].values())))
+        ax.set(xticks=range(len(names)), xticklabels=names, yticks=range(r.shape[0]),
+               title=f"capsule {d} ({n} test {d}s)")
+    axes[0].set_ylabel("dimension")
+    fig.colorbar(im, ax=axes, shrink=0.8, label="change, in standard deviations of real digits")
+    fig.suptitle("change from Δ = -0.25 to +0.25, in standard deviations of real digits")
+
+
+TWO_COLOURS = ("tab:orange", "tab:blue")  # the two digits of a MultiMNIST pair (notebook 08)
+
+
+def two_colour(images: np.ndarray) -> np.ndarray:
+    """Two grey images ``[2, S, S]`` in [0, 1] drawn as ink of ``TWO_COLOURS`` on white, over each
+    other: ``[S, S, 3]`` RGB (the paper's Fig. 5 draws its two reconstructions so)."""
+    ink = 1 - np.array([to_rgb(c) for c in TWO_COLOURS])  # [2, 3]: what full ink takes from white
+    return np.clip(1 - np.einsum("kxy,kc->xyc", images, ink), 0, 1)
+
+
+def draw_segmentation(fig, pairs: torch.Tensor, labels: torch.Tensor, read: torch.Tensor,
+                      redrawn: torch.Tensor) -> None:
+    """The paper's Fig. 5 on ``fig``: test ``pairs`` ``[n, 1, S, S]`` with their true ``labels``
+    ``[n, 2]`` on top, below them the two digits a two-digit CapsNet redraws from the two
+    capsules it reads (``read`` ``[n, 2]``, ``redrawn`` ``[n, 2, 1, S, S]``, from
+    ``reconstruct_each``) in the two colours of ``two_colour``."""
+    axes = fig.subplots(2, len(pairs), squeeze=False)
+    draw_digits(axes[0], pairs[:, 0], [f"true {sorted(pair)}" for pair in labels.tolist()],
+                frame=True)
+    draw_digits(axes[1], [two_colour(images[:, 0].numpy()) for images in redrawn],
+                [f"read {first} / {second}" for first, second in read.tolist()], frame=True)
+    first, second = (colour.removeprefix("tab:") for colour in TWO_COLOURS)
+    fig.suptitle(f"top: test pairs; bottom: the CapsNet's two reconstructions ({first} = the "
+                 f"smaller class read, {second} = the larger)", y=1.0)
+
+
+def affine_titles(params: dict, n: int) -> list[str]:
+    """Short titles of the first ``n`` maps ``random_affine`` drew (its ``params``): the rotation
+    in whole degrees, the shear, the two scales."""
+    return [f"{round(float(params['rotation'][k])):+d}°, sh {params['shear'][k]:+.2f}\n"
+            f"s {params['scale_x'][k]:.2f}x{params['scale_y'][k]:.2f}" for k in range(n)]
+
+
+def draw_affine_examples(fig, translated: torch.Tensor, affine: torch.Tensor,
+                         params: dict) -> None:
+    """The same digits twice on ``fig``: ``translated`` ``[n, 1, S, S]`` on the top row, under
+    their affNIST-style maps (``affine`` ``[n, 1, S, S]``, each titled by its map of
+    ``params``) on the bottom row."""
+    axes = fig.subplots(2, len(translated), squeeze=False)
+    draw_digits(axes[0], translated[:, 0], frame=True)
+    draw_digits(axes[1], affine[:, 0], affine_titles(params, len(affine)), fontsize=8,
+                frame=True)
+    axes[0, 0].set_ylabel("translated")
+    axes[1, 0].set_ylabel("affNIST-style")
+    fig.suptitle("the same test digits, as the models are trained (top) and as the affNIST test "
+                 "shows them")
+
+
+def draw_sweep_examples(fig, digit: torch.Tensor) -> None:
+    """One MNIST ``digit`` ``[1, 28, 28]`` at every value of each sweep of
+    ``transformed_mnist.SWEEPS``, one row per factor, each image titled by its value."""
+    columns = max(len(values) for values in tm.SWEEPS.values())
+    axes = fig.subplots(len(tm.SWEEPS), columns, squeeze=False)
+    for row, (factor, values) in zip(axes, tm.SWEEPS.items(), strict=True):
+        images = torch.cat([tm.sweep(digit[None], factor, value) for value in values])
+        draw_digits(row[:len(values)], images[:, 0], [f"{v:g}" for v in values], fontsize=8,
+                    frame=True)
+        for ax in row[len(values):]:
+            ax.axis("off")
+        row[0].set_ylabel(factor)

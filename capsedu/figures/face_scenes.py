@@ -1,0 +1,117 @@
+"""The faces world's scenes and the parts in them: example images of every kind (01), rendered
+parts with the "ghost" faces each part predicts (04, and 04's and 07's widgets through
+``ghost_lines``), how far two pose-cell codes agree (04), the parts a detector finds (07), and a
+pose-capsule model's votes and couplings on one scene (07).
+
+The parts' colours are ``colours.PART_COLORS``.
+"""
+
+import numpy as np
+from matplotlib.collections import LineCollection
+from matplotlib.lines import Line2D
+
+from ..data import faces, sprites
+from ..parts.votes import PARENTS, pose_code, predict_face, predicted_faces
+from .colours import PART_COLORS
+from .routing_couplings import draw_coupling_heatmap
+
+
+def ghost_lines(ghosts: dict) -> tuple[list, list]:
+    """The line segments ``[n, 2, 2]`` of ghost faces and one colour per segment: ``ghosts``
+    maps a part kind to the face pose (x, y, angle, scale) it predicts."""
+    segments, colors = [], []
+    for kind, pose in ghosts.items():
+        lines = sprites.segments(faces.face_parts(*pose)).reshape(-1, 2, 2)
+        segments.extend(lines)
+        colors += [PART_COLORS[kind]] * len(lines)
+    return segments, colors
+
+
+def draw_scene(ax, parts, size: int = 96, ghosts=None):
+    """The rendered parts (grey) and, optionally, ghost faces: ``ghosts`` maps a part kind to the
+    face pose (x, y, angle, scale) it predicts, drawn as a face outline in that part's colour."""
+    ax.imshow(sprites.render(parts, size=size), cmap="gray", extent=(0, 1, 1, 0), vmin=0, vmax=1,
+              interpolation="nearest")
+    segments, colors = ghost_lines(ghosts or {})
+    ax.add_collection(LineCollection(segments, colors=colors, alpha=0.6, lw=1.5))
+    for kind, pose in (ghosts or {}).items():
+        ax.plot(pose[0], pose[1], "+", color=PART_COLORS[kind], ms=10, mew=2)
+    ax.set(xlim=(0, 1), ylim=(1, 0), xticks=[], yticks=[])
+
+
+def draw_detections(ax, image, poses, presence, threshold: float = 0.5):
+    """``image`` ``[H, W]`` with each detected part (presence > ``threshold``) drawn as a dot in
+    its colour and an arrow along its "up" direction (the part frame's -y axis, turned by its
+    angle). ``poses`` ``[4, 4]`` (x, y, angle, scale), ``presence`` ``[4]``, in PART_KINDS order."""
+    ax.imshow(image, cmap="gray", extent=(0, 1, 1, 0), vmin=0, vmax=1)
+    for kind, (x, y, angle, _), p in zip(faces.PART_KINDS, poses, presence, strict=True):
+        if p > threshold:
+            # "up" in the part's frame is (0, -1); on screen it turns to (-sin a, -cos a)
+            a = np.radians(float(angle))
+            ax.annotate("", xy=(x - 0.1 * np.sin(a), y - 0.1 * np.cos(a)), xytext=(x, y),
+                        arrowprops=dict(arrowstyle="-|>", color=PART_COLORS[kind], lw=2))
+            ax.plot(x, y, "o", color=PART_COLORS[kind], ms=5)
+    ax.set(xlim=(0, 1), ylim=(1, 0), xticks=[], yticks=[])
+
+
+def draw_kinds(fig, kinds=faces.KINDS, per_kind: int = 4, seed: int = 0, size: int = 32):
+    """A grid of example images: one row per kind, ``per_kind`` images each."""
+    axes = fig.subplots(len(kinds), per_kind, squeeze=False)
+    for row, kind in zip(axes, kinds, strict=True):
+        images = faces.dataset(kind, per_kind, seed, size)[0]
+        for ax, image in zip(row, images, strict=True):
+            ax.imshow(image[0], cmap="gray", vmin=0, vmax=1)
+            ax.set(xticks=[], yticks=[])
+        row[0].set_ylabel(kind, rotation=0, ha="right", va="center")
+    return axes
+
+
+def draw_ghosts(fig, scenes: dict):
+    """One panel per scene of ``scenes`` (title -> parts): the parts and, in each part's colour,
+    the face it predicts (``parts.votes.predict_face``), with a key of the part colours."""
+    axes = fig.subplots(1, len(scenes), squeeze=False)[0]
+    for ax, (title, scene) in zip(axes, scenes.items(), strict=True):
+        draw_scene(ax, scene, ghosts={p.kind: predict_face(p) for p in scene})
+        ax.set_title(title)
+    handles = [Line2D([], [], color=PART_COLORS[k], label=k) for k in faces.PART_KINDS]
+    fig.legend(handles=handles, loc="lower center", ncol=4)
+    return axes
+
+
+def draw_code_agreement(fig, offsets, angle_differences) -> None:
+    """The dot product of two pose-cell codes (``parts.votes.pose_code``) against the distance
+    ``offsets`` ``[n]`` (image widths) and the angle ``angle_differences`` ``[m]`` (degrees)
+    between their poses."""
+    base = pose_code(0.5, 0.5, 0.0)
+    ax1, ax2 = fig.subplots(1, 2)
+    ax1.plot(offsets, pose_code(0.5 + offsets, 0.5, 0.0) @ base)
+    ax1.set(xlabel="distance between the two predictions\n(image widths)", ylabel="dot product")
+    ax2.plot(angle_differences, pose_code(0.5, 0.5, angle_differences) @ base)
+    ax2.set(xlabel="difference between the two predicted\nangles (degrees)")
+    fig.suptitle("agreement between two pose-cell codes")
+
+
+def draw_detected_parts(fig, detector, examples: dict) -> None:
+    """One panel per named image of ``examples`` (name -> ``[1, 1, H, W]``) with the part
+    capsules ``detector`` reads off it (``draw_detections``), and a legend of the parts'
+    colours below."""
+    for ax, (name, image) in zip(fig.subplots(1, len(examples)), examples.items(), strict=True):
+        poses, presence = detector.detect(image)
+        draw_detections(ax, image[0, 0], poses[0], presence[0])
+        ax.set_title(name)
+    handles = [Line2D([], [], color=PART_COLORS[k], marker="o", label=k) for k in faces.PART_KINDS]
+    fig.legend(handles=handles, loc="outside lower center", ncol=4, fontsize="small")
+
+
+def draw_part_votes(ax_scene, ax_c, model, scene, title: str):
+    """Render ``scene``, let the pose-capsule ``model`` detect, vote and route it, and draw the
+    scene with each detected part's predicted face as a ghost (``ax_scene``) and the couplings
+    part -> parent (``ax_c``, ``routing_couplings.draw_coupling_heatmap``). Returns the
+    ``RoutingResult`` (couplings ``c`` ``[1, 4, 2]``, parents ``v`` ``[1, 2, D + 1]``)."""
+    x = sprites.render_many([scene])  # [1, 1, 32, 32]
+    poses, _, _, routing = model.capsules(x)
+    ghosts = predicted_faces(poses[0].double().numpy(), model.W.numpy())  # [4, 4]
+    draw_scene(ax_scene, scene, size=32, ghosts=dict(zip(faces.PART_KINDS, ghosts, strict=True)))
+    ax_scene.set_title(f"{title}: |v_face| = {routing.v[0, 0].norm().item():.2f}")
+    draw_coupling_heatmap(ax_c, routing.c[0].numpy(), faces.PART_KINDS, PARENTS, title="c_ij")
+    return routing

@@ -1,0 +1,91 @@
+"""What convolutions and pooling see: feature maps as grids of numbers with their pooling
+windows (01), the window of a CNN's receptive field on a face (01), how much pooling's output
+changes as the maps shift (10), and a lifting convolution's maps in four orientations (10).
+"""
+
+import numpy as np
+from matplotlib.patches import Rectangle
+
+from ..data import sprites
+
+
+def draw_feature_map(ax, m, title: str, window: int | None = None) -> None:
+    """A feature map ``m`` ``[H, W]`` as a grid of its numbers (blue = fired), with lines between
+    the ``window`` x ``window`` pooling windows when ``window`` is given."""
+    m = np.asarray(m)
+    ax.imshow(m, cmap="Blues", vmin=0, vmax=1.5)
+    for (row, col), value in np.ndenumerate(m):
+        ax.text(col, row, f"{value:g}", ha="center", va="center")
+    for k in range(window, len(m), window) if window else []:
+        ax.axhline(k - 0.5, color="k", lw=2)
+        ax.axvline(k - 0.5, color="k", lw=2)
+    ax.set(xticks=[], yticks=[], title=title)
+
+
+def draw_feature_maps(fig, rows, window: int | None = None):
+    """A grid of ``draw_feature_map`` panels on ``fig``: ``rows`` is a list of rows, each a list
+    of ``(title, map [H, W])``; ``window`` as in ``draw_feature_map`` (no line on a map no
+    larger than one window). Returns the axes ``[rows, cols]``."""
+    if not rows or len({len(row) for row in rows}) != 1:
+        raise ValueError("rows must be a non-empty list of rows of the same length")
+    axes = fig.subplots(len(rows), len(rows[0]), squeeze=False)
+    for ax_row, row in zip(axes, rows, strict=True):
+        for ax, (title, m) in zip(ax_row, row, strict=True):
+            draw_feature_map(ax, m, title, window)
+    return axes
+
+
+def draw_receptive_field(ax, image, size: int, centres, colors=("tab:orange", "tab:cyan")):
+    """Draw ``image`` and, at each pixel ``centre`` (row, col), a ``size`` x ``size`` square: the
+    window that one output unit of a conv stack with that receptive field sees."""
+    ax.imshow(image, cmap="gray", vmin=0, vmax=1)
+    for (row, col), color in zip(centres, colors, strict=False):
+        ax.add_patch(Rectangle((col - size / 2, row - size / 2), size, size, fill=False,
+                               edgecolor=color, lw=2))
+    h, w = np.shape(image)
+    pad = max(0, (size - min(h, w)) / 2 + 1)  # widen the view when the window is bigger
+    ax.set(xlim=(-0.5 - pad, w - 0.5 + pad), ylim=(h - 0.5 + pad, -0.5 - pad),
+           xticks=[], yticks=[])
+
+
+def draw_receptive_fields(fig, face, bag_rf: int, deep_rf: int, size: int = 32):
+    """Two panels on ``fig``: the ``face`` (parts, as ``faces.face_parts`` returns them) with the
+    bag-of-parts CNN's ``bag_rf`` window on its left eye and between the eye and the nose, and
+    with the deep CNN's ``deep_rf`` window at the centre (dashed: the image's border)."""
+    image = sprites.render(face, size)
+    left_eye, nose = face[0], face[2]
+
+    def pixel(x, y):  # image fractions (x, y) -> pixel coordinates (row, col)
+        return y * size - 0.5, x * size - 0.5
+
+    ax_bag, ax_deep = fig.subplots(1, 2)
+    between = pixel((left_eye.x + nose.x) / 2, (left_eye.y + nose.y) / 2)
+    draw_receptive_field(ax_bag, image, bag_rf, [pixel(left_eye.x, left_eye.y), between])
+    ax_bag.set_title(f"bag-of-parts CNN: {bag_rf}x{bag_rf} px")
+    draw_receptive_field(ax_deep, image, deep_rf, [pixel(0.5, 0.5)])
+    ax_deep.set_title(f"deep CNN: {deep_rf}x{deep_rf} px (dashed: the image)")
+    ax_deep.add_patch(Rectangle((-0.5, -0.5), size, size, fill=False, ls="--", color="0.6"))
+    return ax_bag, ax_deep
+
+
+def draw_shift_changes(ax, shifts, changes: dict) -> None:
+    """How much each pooling's output changes (``changes``: pooling -> one value per shift)
+    against the shift of the feature maps in px (10 §1)."""
+    for (pool, change), style in zip(changes.items(), ["o-", "s--", "^-"], strict=True):
+        ax.plot(shifts, change, style, label=pool)
+    ax.set(xticks=shifts, xlabel="shift of the feature maps (px)",
+           ylabel="relative change after pooling", title="pooling and shifts")
+    ax.legend()
+
+
+def draw_lifted_maps(axes, digits, maps) -> None:
+    """10 §3, on axes [rows, 5]: each of ``digits`` (upright, turned 90°) and its lifting
+    convolution's map of one filter in its 4 orientations (``maps`` [rows, 4, H, W])."""
+    for row, (digit, maps_) in enumerate(zip(digits, maps, strict=True)):
+        axes[row, 0].imshow(digit, cmap="gray_r")
+        axes[row, 0].set_title(["the digit", "turned 90°"][row])
+        for r in range(4):
+            axes[row, 1 + r].imshow(maps_[r], cmap="viridis")
+            axes[row, 1 + r].set_title(f"filter turned {90 * r}°", fontsize=9)
+    for ax in axes.flat:
+        ax.set(xticks=[], yticks=[])

@@ -1,0 +1,106 @@
+"""The coupling coefficients routing by agreement computes: a heatmap of children by parents
+(``draw_coupling_heatmap``, updated in place by ``update_coupling_heatmap`` for the widgets of 04,
+07 and 09), one per routing iteration (04), how far they move from uniform iteration by iteration
+(``couplings.coupling_trace``, 09), and a CapsNet's couplings over its primary capsules' grid
+(06).
+
+Procedure 1 itself, drawn as a flow of tensors, is in ``architecture``.
+"""
+
+import numpy as np
+import torch
+
+from ..digit_capsules import couplings_on_grid, grid_extent
+
+
+def draw_coupling_heatmap(ax, c, rows, cols, title=None, fontsize=None, values=True):
+    """Coupling coefficients ``c`` [rows, cols] as a heatmap with the values written in (a NaN is
+    left blank; none with ``values=False``). Returns the image and the texts ``[rows][cols]``
+    (empty without values), which ``update_coupling_heatmap`` updates."""
+    image = ax.imshow(np.zeros((len(rows), len(cols))), cmap="viridis", vmin=0, vmax=1,
+                      aspect="auto")
+    texts = [[ax.text(j, i, "", ha="center", va="center", fontsize=fontsize)
+              for j in range(len(cols))] for i in range(len(rows))] if values else []
+    update_coupling_heatmap(image, texts, c)
+    ax.set(xticks=range(len(cols)), xticklabels=cols, yticks=range(len(rows)), yticklabels=rows)
+    if title:
+        ax.set_title(title)
+    return image, texts
+
+
+def update_coupling_heatmap(image, texts, c) -> None:
+    """Show the couplings ``c`` [rows, cols] in a ``draw_coupling_heatmap``'s image and texts."""
+    image.set_data(np.ma.masked_invalid(c))
+    for i, row in enumerate(texts):
+        for j, text in enumerate(row):
+            text.set_text("" if np.isnan(c[i, j]) else f"{c[i, j]:.2f}")
+            text.set_color("black" if c[i, j] > 0.6 else "white")
+
+
+def draw_couplings_by_iteration(fig, trace, rows, cols) -> None:
+    """One ``draw_coupling_heatmap`` per iteration: ``trace`` ``[iterations, rows, cols]``."""
+    axes = fig.subplots(1, len(trace), sharey=True, squeeze=False)[0]
+    for r, (ax, c) in enumerate(zip(axes, trace, strict=True), start=1):
+        draw_coupling_heatmap(ax, c, rows, cols, title=f"iteration {r}")
+    fig.suptitle("coupling coefficients c_ij (rows sum to 1: softmax over the parents)")
+    fig.tight_layout()
+
+
+COUPLING_STATS = {"entropy": "normalised entropy", "distance": "distance from uniform",
+                  "polarised": "share polarised (> 0.9)"}  # couplings.coupling_trace's numbers
+
+
+def draw_coupling_traces(fig, traces: dict[str, list[dict]], trained_with: int = 3) -> None:
+    """One panel per number of ``couplings.coupling_trace`` (``COUPLING_STATS``): each model's
+    value at every routing iteration (``traces``: name -> trace; a name with "permuted" in it
+    dashed), the iterations the models were trained with marked by a grey line."""
+    axes = fig.subplots(1, len(COUPLING_STATS))
+    iterations = range(1, max(len(trace) for trace in traces.values()) + 1)
+    for name, trace in traces.items():
+        style = "--" if "permuted" in name else "-"
+        for ax, stat in zip(axes, COUPLING_STATS, strict=True):
+            ax.plot(range(1, len(trace) + 1), [step[stat] for step in trace], style, marker="o",
+                    ms=3, label=name)
+    for ax, title in zip(axes, COUPLING_STATS.values(), strict=True):
+        ax.axvline(trained_with, color="0.8", zorder=0)
+        ax.set(xlabel="routing iteration", title=title, xticks=iterations)
+    axes[-1].legend(fontsize=8)
+    fig.suptitle(f"grey line: the {trained_with} iterations each model was trained with", y=1.02)
+
+
+def draw_couplings_on_grid(fig, out, image: torch.Tensor, example: int, classes, config) -> None:
+    """For each class j of ``classes`` a row: the ``image`` ``[28, 28]`` with the length of its
+    capsule j, then the couplings of every primary grid position to j (mean over the maps) at
+    each routing iteration, laid over the image where those capsules look (``grid_extent``).
+    ``out``: the ``CapsNetOutput`` of a batch, ``example`` the image's index in it."""
+    iterations = len(out.routing.history)
+    axes = fig.subplots(len(classes), iterations + 1, squeeze=False)
+    extent = grid_extent(config)
+    for row, j in enumerate(classes):
+        c = couplings_on_grid(out.routing, example, j, config.primary_maps)  # [its, maps, g, g]
+        axes[row, 0].imshow(image, cmap="gray")
+        axes[row, 0].set_title(f"#{example}: ‖v_{j}‖ = {out.lengths[example, j]:.2f}")
+        for r in range(iterations):
+            ax = axes[row, r + 1]
+            ax.imshow(image, cmap="gray", extent=(0, 28, 28, 0))
+            im = ax.imshow(c[r].mean(dim=0), cmap="coolwarm", vmin=0, vmax=0.2, alpha=0.75,
+                           extent=extent)
+            ax.set(xlim=(0, 28), ylim=(28, 0), title=f"c(i -> {j}), iteration {r + 1}")
+    for ax in axes.flat:
+        ax.set(xticks=[], yticks=[])
+    fig.colorbar(im, ax=axes, shrink=0.6, label="coupling, mean over maps (uniform = 0.1)")
+
+
+def draw_map_couplings(fig, c: torch.Tensor, cols: int = 8) -> None:
+    """The couplings ``c`` ``[maps, grid, grid]`` of every primary map, one panel each, ``cols``
+    a row, on one colour scale (uniform coupling to one of ten classes is 0.1)."""
+    rows = -(-len(c) // cols)
+    axes = fig.subplots(rows, cols, squeeze=False)
+    for m, ax in enumerate(axes.flat):
+        ax.set(xticks=[], yticks=[])
+        if m < len(c):
+            im = ax.imshow(c[m], cmap="coolwarm", vmin=0, vmax=0.2)
+            ax.set_title(f"map {m}", fontsize=8)
+        else:
+            ax.axis("off")
+    fig.colorbar(im, ax=axes, shrink=0.8, label="coupling (uniform = 0.1)")
