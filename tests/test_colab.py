@@ -34,10 +34,11 @@ from notebook_policy import ROOT, colab_cell, repository
 
 # What Colab's runtime has that the course uses, pinned: Python 3.13 (the interpreter), torch
 # 2.5.0 (the first release with wheels for 3.13; our lower bound is 2.2), ipywidgets 7.7.1 (what
-# Colab renders), and releases of the rest from the same months.
+# Colab renders), and releases of the rest from the same months (Colab ships pydantic 2).
 PYTHON = "python3.13"
 COLAB_STACK = ["torch==2.5.0", "numpy==2.1.3", "scipy==1.14.1", "matplotlib==3.9.2",
-               "tqdm==4.66.5", "ipywidgets==7.7.1", "ipykernel==6.29.5", "nbclient==0.10.0"]
+               "tqdm==4.66.5", "ipywidgets==7.7.1", "ipykernel==6.29.5", "nbclient==0.10.0",
+               "pydantic==2.9.2"]
 COLAB_HOME = '"/content/capsedu"'
 
 AFTER_THE_CELL = """
