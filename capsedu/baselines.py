@@ -11,7 +11,35 @@ import torch.nn.functional as F
 from torch import nn
 
 from .capsnet import count_parameters
-from .validate import check_finite, check_model_dtype, check_shape
+from .validate import (
+    Float,
+    Int,
+    check_finite,
+    check_memory,
+    check_model_dtype,
+    check_shape,
+    checked,
+)
+
+# Bounds on a CNN's sizes, far past the course's (64 channels, 1,280 hidden units, 40x40
+# images), so that a typo is refused before it allocates; the weights' memory is estimated up
+# front too (``_check_weights``), since sizes in range can still multiply past it.
+MAX_CHANNELS = 4096  # a layer's channels or hidden units, an image's channels
+MAX_CLASSES = 4096
+MAX_IMAGE = 1024  # an image's side in pixels
+
+Channels = Int("the image's channels", ge=1, le=MAX_CHANNELS)
+Classes = Int("classes, one output each", ge=1, le=MAX_CLASSES)
+ImageSide = Int("the images' side in pixels", ge=1, le=MAX_IMAGE)
+Width = Int("a layer's channels or units", ge=1, le=MAX_CHANNELS)
+# widths, one per layer: a tuple as the defaults have them, or a list as a learner may write them
+Widths = tuple[Width, ...] | list[Width]
+Dropout = Float("the share of hidden units dropped in training", ge=0, le=1)
+
+
+def _check_weights(numbers: int, model: str) -> None:
+    """Refuse up front a model whose weights (``numbers`` float32, made in place) do not fit."""
+    check_memory(4 * numbers, f"{model}'s weights", "use fewer or narrower layers")
 
 
 class LogitClassifier(nn.Module):
@@ -68,7 +96,12 @@ class BagOfPartsCNN(_CNN):
     face, less than the gap between two parts) then a global max-pool: it can report *which*
     parts are present, never *where* they are relative to each other."""
 
-    def __init__(self, in_channels=1, n_classes=2, channels=(32, 64)):
+    @checked
+    def __init__(self, in_channels: Channels = 1, n_classes: Classes = 2,
+                 channels: Widths = (32, 64)):
+        widths = [in_channels, *channels]  # 3x3 convolutions, then the classifier
+        _check_weights(sum(a * b * 9 + b for a, b in zip(widths, widths[1:], strict=False))
+                       + (widths[-1] + 1) * n_classes, type(self).__name__)
         convs, c_in = [], in_channels
         for c in channels:
             convs += [nn.Conv2d(c_in, c, 3, padding=1), nn.ReLU()]
@@ -81,7 +114,12 @@ class DeepCNN(_CNN):
     """Conv + 2x2 max-pool blocks and a last conv: its receptive field (38 px with the defaults)
     covers a whole 32x32 input, so its features can encode the arrangement of parts."""
 
-    def __init__(self, in_channels=1, n_classes=2, channels=(16, 32, 64, 64)):
+    @checked
+    def __init__(self, in_channels: Channels = 1, n_classes: Classes = 2,
+                 channels: Widths = (16, 32, 64, 64)):
+        widths = [in_channels, *channels]  # 3x3 convolutions, then the classifier
+        _check_weights(sum(a * b * 9 + b for a, b in zip(widths, widths[1:], strict=False))
+                       + (widths[-1] + 1) * n_classes, type(self).__name__)
         layers, c_in = [], in_channels
         for k, c in enumerate(channels):
             layers += [nn.Conv2d(c_in, c, 3, padding=1), nn.ReLU()]
@@ -99,8 +137,12 @@ class MaxPoolCNN(LogitClassifier):
     The paper's has conv channels 256, 256, 128 and hidden layers 328, 192 (35.4M parameters);
     ours is sized to the CapsNet it is compared with (``recipes`` in ``capsedu.train``)."""
 
-    def __init__(self, in_channels=1, n_classes=10, image_size=40, channels=(32, 64, 128),
-                 hidden=(880, 192), dropout=0.5):
+    @checked
+    def __init__(self, in_channels: Channels = 1, n_classes: Classes = 10,
+                 image_size: ImageSide = 40, channels: Widths = (32, 64, 128),
+                 hidden: Widths = (880, 192), dropout: Dropout = 0.5):
+        _check_weights(_maxpool_cnn_weights(in_channels, n_classes, image_size, channels, hidden),
+                       type(self).__name__)
         super().__init__()
         self.hparams = dict(in_channels=in_channels, n_classes=n_classes, image_size=image_size,
                             channels=tuple(channels), hidden=tuple(hidden), dropout=dropout)
@@ -127,7 +169,21 @@ class MaxPoolCNN(LogitClassifier):
         return self.layers(x)
 
 
-def receptive_field(layers: nn.Sequential) -> int:
+def _maxpool_cnn_weights(in_channels: int, n_classes: int, image_size: int, channels,
+                        hidden) -> int:
+    """The numbers in a ``MaxPoolCNN``'s weights and biases: 5x5 convolutions, each halving the
+    side, then the fully connected layers."""
+    count, c_in, side = 0, in_channels, image_size
+    for c in channels:
+        count, c_in, side = count + c_in * c * 25 + c, c, side // 2
+    n = c_in * side * side
+    for h in [*hidden, n_classes]:
+        count, n = count + n * h + h, h
+    return count
+
+
+@checked
+def receptive_field(layers: nn.Module) -> int:
     """Side, in input pixels, of the window one output unit of ``layers`` can see.
 
     r <- r + (k - 1) * j and j <- j * s for each conv / pool of kernel k and stride s, where j is
@@ -142,7 +198,8 @@ def receptive_field(layers: nn.Sequential) -> int:
     return r
 
 
-def describe_features(model: nn.Module, image_size: int = 32) -> str:
+@checked
+def describe_features(model: nn.Module, image_size: ImageSide = 32) -> str:
     """One line on a face CNN (``BagOfPartsCNN``, ``DeepCNN``): its receptive field, the feature
     maps ``[n_maps, height, width]`` its ``features`` give an ``image_size`` image before the
     global pool, and its number of parameters."""

@@ -25,16 +25,30 @@ squash variant's value and gradient at ``s = 0`` (``at_zero``, ``at_zero_table``
 """
 
 import math
+from collections.abc import Callable
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 
-from .data.sprites import Part, render
+from .capsnet import MAX_SIZE as MAX_DIM
+from .data.sprites import MAX_SIZE, Part, render
 from .functional import squash
 from .poses import wrap_angle
+from .validate import Float, Int, Seed, Tensor, check_memory, checked
+
+# Bounds on what a caller can ask for: a bank of 3,600 templates is a tenth of a degree apart (02
+# uses 16), each one a rendered part; 10 million random capsules are a thousand times 03's
+# 10,000 (their memory is estimated up front too). A capsule's dimensions are bounded as a
+# CapsNetConfig bounds them (MAX_DIM), an image's side as the renderer does (MAX_SIZE).
+MAX_ANGLES = 3600
+MAX_CAPSULES = 10_000_000
+
+Scale = Float("the part's scale", gt=0)
+Side = Int("the image's side in pixels", ge=1, le=MAX_SIZE)
 
 
+@checked
 def pose_vector(angle, presence) -> torch.Tensor:
     """The 2-D capsule of a part at ``angle`` degrees, present with probability ``presence``.
 
@@ -49,6 +63,7 @@ def pose_vector(angle, presence) -> torch.Tensor:
     return torch.stack([presence * torch.cos(a), presence * torch.sin(a)], dim=-1)
 
 
+@checked
 def read_pose(v) -> tuple[torch.Tensor, torch.Tensor]:
     """``(presence, angle)`` of 2-D capsules ``v`` ``[..., 2]``: ``||v||`` and its direction.
 
@@ -61,6 +76,7 @@ def read_pose(v) -> tuple[torch.Tensor, torch.Tensor]:
     return v.norm(dim=-1), torch.rad2deg(torch.atan2(v[..., 1], v[..., 0]))
 
 
+@checked
 def angle_error(v, angles) -> torch.Tensor:
     """How far the angle read from 2-D capsules ``v`` ``[N, 2]`` misses the true ``angles``
     ``[N]`` (degrees): ``[N]``, wrapped around the circle into [-180, 180)."""
@@ -68,7 +84,8 @@ def angle_error(v, angles) -> torch.Tensor:
     return wrap_angle(read - torch.as_tensor(angles, dtype=read.dtype))
 
 
-def part_from_vector(kind: str, v, scale: float = 2.5) -> tuple[Part, float]:
+@checked
+def part_from_vector(kind: str, v, scale: Scale = 2.5) -> tuple[Part, float]:
     """The part a 2-D capsule describes, drawn at the image centre, and its presence."""
     presence, angle = read_pose(v)
     if presence.ndim:
@@ -76,14 +93,12 @@ def part_from_vector(kind: str, v, scale: float = 2.5) -> tuple[Part, float]:
     return Part(kind, 0.5, 0.5, float(angle), scale), float(presence)
 
 
-def encode_pose(x: float, y: float, angle: float, scale: float, presence: float) -> torch.Tensor:
+@checked
+def encode_pose(x: Float("a fraction of the image's width, in [0, 1]", ge=0, le=1),
+                y: Float("a fraction of the image's height, in [0, 1]", ge=0, le=1),
+                angle: Float("degrees, counter-clockwise"), scale: Scale,
+                presence: Float("a probability, in [0, 1]", ge=0, le=1)) -> torch.Tensor:
     """The 5-D capsule ``[5]`` of a part with pose ``(x, y, angle, scale)`` and ``presence``."""
-    if not (0 <= x <= 1 and 0 <= y <= 1):
-        raise ValueError(f"x and y are fractions of the image, in [0, 1]; got {x}, {y}")
-    if scale <= 0:
-        raise ValueError(f"scale must be positive, got {scale}")
-    if not 0 <= presence <= 1:
-        raise ValueError(f"presence is a probability: it must be in [0, 1], got {presence}")
     a = math.radians(angle)
     # c = (x - 0.5, y - 0.5, k cos a, k sin a, 1): the pose, plus a constant that fixes the scale
     c = torch.tensor([x - 0.5, y - 0.5, scale * math.cos(a), scale * math.sin(a), 1.0])
@@ -91,6 +106,7 @@ def encode_pose(x: float, y: float, angle: float, scale: float, presence: float)
     return presence * c / c.norm()
 
 
+@checked
 def decode_pose(kind: str, v) -> tuple[Part, float]:
     """The part a 5-D capsule ``v`` describes, and its presence ``||v||``.
 
@@ -109,29 +125,40 @@ def decode_pose(kind: str, v) -> tuple[Part, float]:
     return part, float(v.norm())
 
 
-def draw(part: Part, presence: float, size: int = 48) -> np.ndarray:
-    """Render ``part`` with ink ``presence``: a part that is barely there is drawn faintly."""
-    if not 0 <= presence <= 1 + 1e-6:
-        raise ValueError(f"presence must be in [0, 1], got {presence}")
+@checked
+def draw(part, presence: Float("the ink, a capsule's length in [0, 1]; 1e-6 over for a length's "
+                               "rounding", ge=0, le=1 + 1e-6),
+         size: Side = 48) -> np.ndarray:
+    """Render ``part`` (a ``Part``) with ink ``presence``: a part that is barely there is drawn
+    faintly."""
     return presence * render([part], size)
 
 
 # --- A hand-built nose capsule: rotated templates, matched everywhere ------------------------
 
 
-def turned_part_images(kind: str, angles, scale: float = 2.0, size: int = 32, x: float = 0.5,
-                       y: float = 0.5) -> torch.Tensor:
+@checked
+def turned_part_images(kind: str, angles, scale: Scale = 2.0, size: Side = 32,
+                       x: Float("a fraction of the image's width") = 0.5,
+                       y: Float("a fraction of the image's height") = 0.5) -> torch.Tensor:
     """``[len(angles), 1, size, size]``: one ``kind`` part at ``(x, y)`` (fractions of the image;
     default its centre), turned to each of ``angles`` (degrees)."""
     angles = torch.as_tensor(angles)
     if angles.ndim != 1:
         raise ValueError(f"angles must be one list of degrees [n], got shape {tuple(angles.shape)}")
+    # each image rendered (float32), then stacked into one array
+    check_memory(2 * 4 * len(angles) * size * size, f"{len(angles):,} images of {size}x{size}",
+                 "use fewer angles or a smaller size")
     images = [render([Part(kind, x, y, float(a), scale)], size) for a in angles]
     return torch.from_numpy(np.stack(images))[:, None]
 
 
-def template_bank(kind: str = "nose", n_angles: int = 16, scale: float = 2.0, size: int = 32,
-                  crop: int = 12) -> tuple[torch.Tensor, torch.Tensor]:
+@checked
+def template_bank(kind: str = "nose",
+                  n_angles: Int("templates, evenly turned", ge=1, le=MAX_ANGLES) = 16,
+                  scale: Scale = 2.0, size: Side = 32,
+                  crop: Int("a template's side in pixels", ge=1, le=MAX_SIZE) = 12
+                  ) -> tuple[torch.Tensor, torch.Tensor]:
     """``(angles [n_angles], templates [n_angles, 1, crop, crop])``: the part turned evenly.
 
     Each template is the part rendered at the centre of a ``size`` image, cropped to ``crop``
@@ -146,16 +173,22 @@ def template_bank(kind: str = "nose", n_angles: int = 16, scale: float = 2.0, si
     return angles, templates
 
 
-def match(images: torch.Tensor, templates: torch.Tensor) -> torch.Tensor:
+@checked
+def match(images: Tensor("images [N, 1, H, W]", ndim=4, floating=True),
+          templates: Tensor("templates [n, 1, k, k]", ndim=4, floating=True)) -> torch.Tensor:
     """Best normalized cross-correlation of each template over all positions: ``[N, n_templates]``.
 
     ``images`` ``[N, 1, H, W]``. At each position, <patch, template> / (||patch|| ||template||),
     in [0, 1] for images with non-negative ink (1 = the patch is the template up to brightness);
     then a global max over positions, the pooling of a CNN.
     """
-    if images.ndim != 4 or images.shape[1] != 1:
+    if images.shape[1] != 1:
         raise ValueError(f"images must have shape [N, 1, H, W], got {tuple(images.shape)}")
     k = templates.shape[-1]
+    # the correlations [N, n, H', W'], float32, three times: dot, its quotient, and a temporary
+    check_memory(3 * 4 * len(images) * len(templates) * images.shape[-2] * images.shape[-1],
+                 f"matching {len(templates):,} templates over {len(images):,} images",
+                 "match fewer images or templates at once")
     # <patch, template>: [N, n, H', W']
     dot = F.conv2d(images, templates, padding=k // 2)
     # ||patch||: [N, 1, H', W'];  ||template||: [n]
@@ -164,8 +197,11 @@ def match(images: torch.Tensor, templates: torch.Tensor) -> torch.Tensor:
     return ncc.flatten(2).amax(dim=2)
 
 
-def capsule_from_matches(r: torch.Tensor, angles: torch.Tensor,
-                         temperature: float = 0.1) -> torch.Tensor:
+@checked
+def capsule_from_matches(r: Tensor("template matches [N, n]", ndim=2, floating=True),
+                         angles: Tensor("the templates' angles [n]", ndim=1),
+                         temperature: Float("the softmax's temperature", gt=0) = 0.1
+                         ) -> torch.Tensor:
     """A 2-D capsule ``[N, 2]`` from template matches ``r`` ``[N, n]`` at ``angles`` ``[n]``.
 
     Length: the best match, max_k r_k (how sure we are that the part is there). Direction: a vote,
@@ -184,7 +220,8 @@ def capsule_from_matches(r: torch.Tensor, angles: torch.Tensor,
 # --- Squash measured (notebook 03) ----------------------------------------------------------
 
 
-def squash_slope(r: torch.Tensor, dim: int = 16) -> torch.Tensor:
+@checked
+def squash_slope(r, dim: Int("the capsules' dimensions", ge=1, le=MAX_DIM) = 16) -> torch.Tensor:
     """d||v|| / d||s|| ``[n]`` at each length ``r`` ``[n]``, by autograd through ``squash``.
 
     ``s = r u`` along one random unit direction ``u`` ``[dim]`` (drawn from torch's global
@@ -200,6 +237,7 @@ def squash_slope(r: torch.Tensor, dim: int = 16) -> torch.Tensor:
     return slope
 
 
+@checked
 def length_table(norms) -> str:
     """A table, one row per length ``||s||`` of ``norms``: squash's output length
     ``||s||^2 / (1 + ||s||^2)`` beside sigmoid(||s||) and tanh(||s||)."""
@@ -210,15 +248,16 @@ def length_table(norms) -> str:
     return "\n".join(rows)
 
 
-def direction_and_length(s: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+@checked
+def direction_and_length(s: Tensor("capsules s [n, d]", ndim=2, floating=True)
+                         ) -> tuple[torch.Tensor, torch.Tensor]:
     """For capsules ``s`` ``[n, d]``: the cosine similarity ``[n]`` between each ``s`` and
     ``v = squash(s)`` (1: the same direction) and the output length ``||v||`` ``[n]``."""
-    if s.ndim != 2:
-        raise ValueError(f"s must have shape [n, d], got {tuple(s.shape)}")
     v = squash(s)
     return F.cosine_similarity(s, v, dim=1), v.norm(dim=1)
 
 
+@checked
 def rounding_table(exponents, dtypes=(torch.float32, torch.float64)) -> str:
     """One line per float dtype of ``dtypes``: squash's output length, to 10 decimals, for a
     vector of length ``||s|| = 10^e`` for each ``e`` of ``exponents``; where it prints exactly 1,
@@ -233,13 +272,22 @@ def rounding_table(exponents, dtypes=(torch.float32, torch.float64)) -> str:
     return "\n".join(lines)
 
 
-def random_capsules(n: int = 10_000, dim: int = 16, seed: int = 0,
-                    decades: tuple[float, float] = (-3, 3)) -> torch.Tensor:
+# float32 holds lengths from about 1e-38 to 3e38
+Decade = Float("a power of ten of a length", ge=-38, le=38)
+
+
+@checked
+def random_capsules(n: Int("capsules", ge=0, le=MAX_CAPSULES) = 10_000,
+                    dim: Int("their dimensions", ge=1, le=MAX_DIM) = 16, seed: Seed = 0,
+                    decades: tuple[Decade, ...] | list[Decade] = (-3, 3)) -> torch.Tensor:
     """``[n, dim]`` vectors ``s``: uniform random directions, lengths log-uniform in
     ``[10^decades[0], 10^decades[1]]``, from a generator seeded with ``seed``."""
     low, high = decades
     if not low < high:
         raise ValueError(f"decades must be (low, high) with low < high, got {decades}")
+    # float32 [n, dim]: the normal draws, the directions, the capsules; [n, 1] lengths
+    check_memory(4 * n * (3 * dim + 2), f"{n:,} random capsules of {dim}D",
+                 "draw fewer capsules")
     g = torch.Generator().manual_seed(seed)
     directions = F.normalize(torch.randn(n, dim, generator=g), dim=1)
     # ||s|| = 10^e, e uniform in [low, high]
@@ -247,7 +295,9 @@ def random_capsules(n: int = 10_000, dim: int = 16, seed: int = 0,
     return norms * directions
 
 
-def at_zero(squash_fn, dim: int = 4) -> tuple[torch.Tensor, torch.Tensor]:
+@checked
+def at_zero(squash_fn: Callable, dim: Int("the capsule's dimensions", ge=1, le=MAX_DIM) = 4
+            ) -> tuple[torch.Tensor, torch.Tensor]:
     """A squash function's value ``[dim]`` at ``s = 0`` ``[1, dim]`` and the gradient ``[dim]``
     of the sum of its output with respect to ``s`` there (NaN where 0/0 appears)."""
     s = torch.zeros(1, dim, requires_grad=True)
@@ -258,7 +308,8 @@ def at_zero(squash_fn, dim: int = 4) -> tuple[torch.Tensor, torch.Tensor]:
     return v[0].detach(), s.grad[0]
 
 
-def at_zero_table(variants: dict) -> str:
+@checked
+def at_zero_table(variants: dict[str, Callable]) -> str:
     """One line per squash of ``variants`` (name -> function) and, last, capsedu's own
     ``squash`` (eps inside the root): its value and gradient at ``s = 0`` (``at_zero``)."""
     lines = []
@@ -268,6 +319,7 @@ def at_zero_table(variants: dict) -> str:
     return "\n".join(lines)
 
 
+@checked
 def eps_table(norms) -> str:
     """A table, one row per length of ``norms``: how much ``squash``'s ``eps`` changes the output
     length (relative to the exact ``||s||^2 / (1 + ||s||^2)``, in float64) and the length."""

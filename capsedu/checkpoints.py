@@ -38,7 +38,7 @@ import torch
 from filelock import FileLock, Timeout
 
 from . import config
-from .validate import check_flag
+from .validate import Flag, checked
 
 MANIFEST = "manifest.json"
 SHIPPED_MARKER = "SHIPPED.md"  # in every shipped folder: data/checkpoints/, data/results/
@@ -64,18 +64,24 @@ ARCHS = {
 REPOSITORY_DATA = Path(__file__).resolve().parents[1] / "data"
 ROW_KEYS = {"name": str, "file": str, "sha256": str, "arch": str}  # what pretrained reads
 
+Root = str | Path | None  # a folder (``~`` expanded); None: the default one
+# a string such as "False" would be true: never replace a shipped file on a misread switch
+ReplaceShipped = Flag("True only to change the shipped checkpoints or results")
+
 
 class ChecksumError(ValueError):
     """The checkpoint's bytes are not the ones the manifest recorded."""
 
 
-def checkpoint_dir(root: Path | None = None) -> Path:
+@checked
+def checkpoint_dir(root: Root = None) -> Path:
     """``root`` (``~`` expanded), else the folder of the shipped checkpoints:
     ``<data root>/checkpoints``."""
     return Path(root).expanduser() if root is not None else config.data_root() / "checkpoints"
 
 
-def is_shipped(folder: Path) -> bool:
+@checked
+def is_shipped(folder: str | Path) -> bool:
     """Whether ``folder`` is a shipped folder, however it is spelled (``..``, links, ``~``): one
     that holds the marker ``SHIPPED.md`` (another clone's shipped folder too), the data root's
     ``checkpoints/`` or ``results/``, or the repository's ``data/checkpoints/`` or
@@ -88,15 +94,17 @@ def is_shipped(folder: Path) -> bool:
     return any(folder == other.expanduser().resolve() for other in shipped)
 
 
+@checked
 def plain_name(name: str, what: str) -> str:
     """``name`` if it is a plain file name (no folder in it: no ``/``, ``\\``, ``..``, not
     absolute, not empty); else a ``ValueError`` naming ``what`` it is."""
-    if not isinstance(name, str) or not name or name in (".", "..") or re.search(r"[/\\\0]", name):
+    if not name or name in (".", "..") or re.search(r"[/\\\0]", name):
         raise ValueError(f"{what} must be a plain file name inside its folder (no '/', '\\' or "
                          f"'..'), got {name!r}")
     return name
 
 
+@checked
 def inside(root: Path, file: str, what: str) -> Path:
     """``root / file`` for a plain ``file`` name that stays inside ``root`` once links are
     followed, and is a regular file if it exists (never a device or a folder); else a
@@ -145,18 +153,22 @@ def runs_dir() -> Path:
     return config.data_root() / "runs"
 
 
-def results_path(file: str, replace_shipped: bool = False) -> Path:
+@checked
+def results_path(file: str, replace_shipped: ReplaceShipped = False) -> Path:
     """An experiment's recorded results ``file`` (e.g. ``"routing_ablations.json"``): in the shipped
     ``<data root>/results/`` with ``replace_shipped``, else in ``<data root>/runs/results/``, so
     that trial runs never touch the shipped results."""
-    return (config.data_root() / "results" if replace_shipped else runs_dir() / "results") / file
+    folder = config.data_root() / "results" if replace_shipped else runs_dir() / "results"
+    return folder / plain_name(file, "the results file")
 
 
-def read_results(path: Path) -> dict[str, dict]:
+@checked
+def read_results(path: str | Path) -> dict[str, dict]:
     """The runs recorded in the results file ``path``, by name (empty when there is none yet)."""
     return json.loads(Path(path).read_text())["runs"] if Path(path).exists() else {}
 
 
+@checked
 def add_result(path: Path, name: str, run: dict) -> dict[str, dict]:
     """Add the record ``run`` as ``name`` to the results file ``path`` (made with its folder if
     need be), keeping what other processes wrote there meanwhile: all the runs it now holds."""
@@ -167,7 +179,8 @@ def add_result(path: Path, name: str, run: dict) -> dict[str, dict]:
     return runs
 
 
-def sha256(path: Path) -> str:
+@checked
+def sha256(path: str | Path) -> str:
     h = hashlib.sha256()
     with open(path, "rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
@@ -175,7 +188,8 @@ def sha256(path: Path) -> str:
     return h.hexdigest()
 
 
-def read_manifest(root: Path | None = None) -> dict[str, dict]:
+@checked
+def read_manifest(root: Root = None) -> dict[str, dict]:
     """The manifest's entries by name (empty when there is no manifest yet).
 
     Raises ``ValueError`` naming the file when the manifest is not the JSON ``save`` writes.
@@ -209,6 +223,7 @@ RECORD_KEYS = ("description", "command", "seed", "train_examples", "train_time_s
                "metrics", "notes")
 
 
+@checked
 def format_record(row: dict) -> str:
     """A manifest row as text: one ``key: value`` line for each of ``RECORD_KEYS`` it has; its
     metrics without ``validation_by_epoch`` (a curve, drawn by
@@ -223,7 +238,8 @@ def format_record(row: dict) -> str:
     return "\n".join(lines)
 
 
-def check_writable(name: str, root: Path | None = None, replace_shipped: bool = False) -> Path:
+@checked
+def check_writable(name: str, root: Root = None, replace_shipped: ReplaceShipped = False) -> Path:
     """The folder ``save(model, name, root)`` writes to: ``root``, else ``runs_dir()``, else (with
     ``replace_shipped``) the shipped folder. Refuses a ``name`` that is not a plain file name.
 
@@ -232,8 +248,6 @@ def check_writable(name: str, root: Path | None = None, replace_shipped: bool = 
     by ``save`` and ``record``, and by the training commands before they train.
     """
     plain_name(name, "the checkpoint name")
-    # a string such as "False" would be true: never replace a shipped file on a misread switch
-    check_flag(replace_shipped, "replace_shipped", "True only to change the shipped checkpoints")
     if root is None:
         root = checkpoint_dir() if replace_shipped else runs_dir()
     root = checkpoint_dir(root)
@@ -249,8 +263,9 @@ def check_writable(name: str, root: Path | None = None, replace_shipped: bool = 
     return root
 
 
-def save(model: torch.nn.Module, name: str, root: Path | None = None,
-         replace_shipped: bool = False, **record) -> dict:
+@checked
+def save(model: torch.nn.Module, name: str, root: Root = None,
+         replace_shipped: ReplaceShipped = False, **record) -> dict:
     """Write ``<name>.pt`` and add (or replace) its row in the manifest, in ``root`` (default:
     ``runs_dir()``; the shipped folder only with ``replace_shipped=True``, ``check_writable``).
 
@@ -279,7 +294,8 @@ def save(model: torch.nn.Module, name: str, root: Path | None = None,
     return entry
 
 
-def record(name: str, root: Path | None = None, replace_shipped: bool = False,
+@checked
+def record(name: str, root: Root = None, replace_shipped: ReplaceShipped = False,
            **fields) -> dict:
     """Update fields of checkpoint ``name``'s manifest row (not its file or hash); a shipped
     row only with ``replace_shipped=True`` (``check_writable``)."""
@@ -302,7 +318,8 @@ def _write_manifest(root: Path, entries: dict[str, dict]) -> None:
     _replace(path, lambda p: p.write_text(text))
 
 
-def check_row(entry: dict, manifest: Path) -> dict:
+@checked
+def check_row(entry: dict, manifest: str | Path) -> dict:
     """``entry`` if it holds every key ``pretrained`` reads, of the right kind; else a
     ``ValueError`` that names each missing or malformed key and the ``manifest`` it is in."""
     problems = [f"{key!r} is missing" if key not in entry else
@@ -320,7 +337,8 @@ def check_row(entry: dict, manifest: Path) -> dict:
     return entry
 
 
-def pretrained(name: str, root: Path | None = None, map_location="cpu") -> torch.nn.Module:
+@checked
+def pretrained(name: str, root: Root = None, map_location="cpu") -> torch.nn.Module:
     """Load the shipped checkpoint ``name`` (see the manifest), verified, in eval mode.
 
     ``root``: the folder that holds the checkpoint and its manifest (default: the shipped
@@ -350,7 +368,8 @@ def pretrained(name: str, root: Path | None = None, map_location="cpu") -> torch
     return model.eval()
 
 
-def verified_bytes(name: str, root: Path, manifest: Path) -> tuple[dict, Path, bytes]:
+@checked
+def verified_bytes(name: str, root: Path, manifest: str | Path) -> tuple[dict, Path, bytes]:
     """Checkpoint ``name``'s manifest row, file and bytes, once the bytes match the row's sha256.
 
     The bytes are read once, and those very bytes are hashed and loaded. Another process saving
@@ -384,6 +403,7 @@ def verified_bytes(name: str, root: Path, manifest: Path) -> tuple[dict, Path, b
     )
 
 
+@checked
 def model_class(arch: str) -> type:
     """The model class a checkpoint's ``arch`` names (see ``ARCHS``)."""
     if arch not in ARCHS:

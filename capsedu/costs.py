@@ -14,9 +14,11 @@ import json
 import statistics
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import NamedTuple
 
 import torch
+from pydantic import InstanceOf
 from torch import nn
 
 from . import config
@@ -24,13 +26,22 @@ from .capsnet import AFFNIST, LIVE, MULTIMNIST, PAPER, CapsNet, CapsNetConfig
 from .functional import squash
 from .layers import RoutingCapsules
 from .routing import MAX_ITERATIONS
-from .validate import Int, check_integer, check_memory, checked
+from .validate import Int, Seed, Tensor, check_memory, checked
 
 # Bounds on the sizes a caller can time: far past any CapsNet of the course (1,152 primary
 # capsules of 8D, 10 parents of 16D, batches of 128)
 MAX_CAPSULES = 100_000
 MAX_DIM = 1024
 MAX_BATCH = 65_536
+# Each repeat runs every pass again: 1,000 training steps of the paper's CapsNet take about an
+# hour on a CPU, far past the 3 to 5 the notebooks take a median of.
+MAX_REPEATS = 1000
+
+Repeats = Int("timed runs of each pass; their median is reported", ge=1, le=MAX_REPEATS)
+Images = Tensor("a batch of images [B, C, H, W]", ndim=4)
+Labels = Tensor("the batch's labels")
+Batch = Int("examples per batch", ge=1, le=MAX_BATCH)
+Iterations = Int("routing iterations; 0 times u_hat = W u alone", ge=0, le=MAX_ITERATIONS)
 
 
 class LayerCost(NamedTuple):
@@ -52,6 +63,7 @@ def _conv_macs(conv: nn.Conv2d, out: torch.Tensor) -> int:
     return out[0].numel() * (conv.in_channels // conv.groups) * kh * kw
 
 
+@checked
 def anatomy(model: CapsNet) -> list[LayerCost]:
     """Conv1, PrimaryCaps, the W_ij predictions, routing and the decoder of ``model``.
 
@@ -92,6 +104,7 @@ def anatomy(model: CapsNet) -> list[LayerCost]:
 
 
 @torch.no_grad()
+@checked
 def format_table(configs: dict[str, CapsNetConfig]) -> str:
     """A text table of ``anatomy`` for each named config: one line per (layer, config), totals."""
     tables = {name: anatomy(CapsNet(cfg)) for name, cfg in configs.items()}
@@ -111,6 +124,7 @@ def format_table(configs: dict[str, CapsNetConfig]) -> str:
     return "\n".join(lines[:-1])
 
 
+@checked
 def format_shares(name: str, model: CapsNet) -> str:
     """What ``anatomy(model)`` adds up to, as text: one line of totals (parameters, without the
     decoder, multiply-adds per image), then one line per layer with its share of each."""
@@ -151,7 +165,9 @@ def _now() -> float:
     return time.perf_counter()
 
 
-def time_passes(passes: list[Pass], repeats: int = 5) -> list[Times]:
+@checked
+def time_passes(passes: list[InstanceOf[Pass]] | tuple[InstanceOf[Pass], ...],
+                repeats: Repeats = 5) -> list[Times]:
     """Median seconds of the forward and of the backward pass of each of ``passes``.
 
     Each pass runs ``repeats`` + 1 times; the first run warms up (memory, kernel choice) and is
@@ -162,7 +178,6 @@ def time_passes(passes: list[Pass], repeats: int = 5) -> list[Times]:
     ``loss.backward()`` but hands them back instead of adding them to ``.grad``, so nothing
     accumulates from one run to the next and the model is left as it was.
     """
-    check_integer(repeats, "repeats", 1, "timed runs of each pass; their median is reported")
     runs = [[] for _ in passes]
     for _ in range(repeats + 1):
         for step, seconds in zip(passes, runs, strict=True):
@@ -175,7 +190,8 @@ def time_passes(passes: list[Pass], repeats: int = 5) -> list[Times]:
             for seconds in runs]
 
 
-def model_step(model: nn.Module, images: torch.Tensor, labels: torch.Tensor) -> Pass:
+@checked
+def model_step(model: nn.Module, images: Images, labels: Labels) -> Pass:
     """A training step of any model of the course (a CapsNet, a ``MaxPoolCNN``, ...): forward is
     ``model.training_loss(images, labels)`` (the loss included), backward the loss's gradient
     for every trainable weight; no weight update. The model is put in training mode (dropout
@@ -194,8 +210,9 @@ class StepTimes(NamedTuple):
     routing_backward: float  # the gradient of the routing's output v back to u_hat
 
 
-def time_training_step(model: CapsNet, images: torch.Tensor, labels: torch.Tensor,
-                       repeats: int = 5) -> StepTimes:
+@checked
+def time_training_step(model: CapsNet, images: Images, labels: Labels,
+                       repeats: Repeats = 5) -> StepTimes:
     """Time a training step of ``model`` on ``images`` ``[B, C, H, W]`` and ``labels`` ``[B]``
     (``model_step``), and the routing inside it: the model's own ``dynamic_routing`` call, run
     alone on the ``u_hat`` of the same batch, forward and backward. Each time is the median of
@@ -220,8 +237,9 @@ class RoutingShare(NamedTuple):
     times: StepTimes  # the seconds the two time shares come from
 
 
-def routing_share(model: CapsNet, images: torch.Tensor, labels: torch.Tensor,
-                  repeats: int = 5) -> RoutingShare:
+@checked
+def routing_share(model: CapsNet, images: Images, labels: Labels,
+                  repeats: Repeats = 5) -> RoutingShare:
     """Routing's share of the forward multiply-adds of ``model`` beside its share of the time of
     a training step on ``images`` and ``labels`` (``time_training_step``).
 
@@ -250,8 +268,9 @@ def routing_share(model: CapsNet, images: torch.Tensor, labels: torch.Tensor,
                         backward=times.routing_backward / times.backward, times=times)
 
 
-def routing_shares(configs: dict[str, CapsNetConfig], images: torch.Tensor, labels: torch.Tensor,
-                   repeats: int = 5, seed: int = 0) -> dict[str, RoutingShare]:
+@checked
+def routing_shares(configs: dict[str, CapsNetConfig], images: Images, labels: Labels,
+                   repeats: Repeats = 5, seed: Seed = 0) -> dict[str, RoutingShare]:
     """``routing_share`` of a freshly built ``CapsNet`` of each named config (initial weights from
     ``seed``, on the device of ``images`` ``[B, 1, 28, 28]``), on the same batch."""
     shares = {}
@@ -262,7 +281,8 @@ def routing_shares(configs: dict[str, CapsNetConfig], images: torch.Tensor, labe
     return shares
 
 
-def format_share(name: str, share: RoutingShare) -> str:
+@checked
+def format_share(name: str, share: InstanceOf[RoutingShare]) -> str:
     """One line: routing's share of ``name``'s multiply-adds, then of its forward and backward
     time, with the milliseconds the time shares come from."""
     t = share.times  # seconds: the whole step, and routing alone on the same batch
@@ -281,9 +301,7 @@ def digit_caps_pass(n_in: Int("input (child) capsules", ge=1, le=MAX_CAPSULES),
                     d_in: Int("their dimension", ge=1, le=MAX_DIM),
                     n_out: Int("output (parent) capsules", ge=1, le=MAX_CAPSULES),
                     d_out: Int("their dimension", ge=1, le=MAX_DIM),
-                    batch: Int("examples per batch", ge=1, le=MAX_BATCH),
-                    iterations: Int("routing iterations; 0 times u_hat = W u alone", ge=0,
-                                    le=MAX_ITERATIONS),
+                    batch: Batch, iterations: Iterations,
                     device: str | torch.device = "cpu") -> Pass:
     """A training step of a DigitCaps layer alone (``RoutingCapsules``), on ``batch`` random
     squashed input capsules ``u`` ``[batch, n_in, d_in]``:
@@ -301,8 +319,9 @@ def digit_caps_pass(n_in: Int("input (child) capsules", ge=1, le=MAX_CAPSULES),
         check_memory(digit_caps_bytes(n_in, d_in, n_out, d_out, batch, iterations),
                      f"a DigitCaps step of batch {batch:,} ({n_in:,} x {n_out:,} capsules)",
                      "use a smaller batch or fewer capsules")
-    # W: [n_in, n_out, d_out, d_in]; with iterations = 0 its routing is never called
-    layer = RoutingCapsules(n_in, d_in, n_out, d_out, iterations).to(device)
+    # W: [n_in, n_out, d_out, d_in]; with iterations = 0 its routing is never called (a layer
+    # routes at least once)
+    layer = RoutingCapsules(n_in, d_in, n_out, d_out, max(iterations, 1)).to(device)
     # u: [batch, n_in, d_in], capsules of length < 1 as PrimaryCaps makes them
     u = squash(torch.randn(batch, n_in, d_in, device=device)).requires_grad_()
     if iterations == 0:
@@ -313,8 +332,12 @@ def digit_caps_pass(n_in: Int("input (child) capsules", ge=1, le=MAX_CAPSULES),
     return Pass(lambda: layer(u).v, [layer.W, u], torch.randn(batch, n_out, d_out, device=device))
 
 
-def digit_caps_bytes(n_in: int, d_in: int, n_out: int, d_out: int, batch: int,
-                     iterations: int) -> int:
+@checked
+def digit_caps_bytes(n_in: Int("input (child) capsules", ge=1, le=MAX_CAPSULES),
+                     d_in: Int("their dimension", ge=1, le=MAX_DIM),
+                     n_out: Int("output (parent) capsules", ge=1, le=MAX_CAPSULES),
+                     d_out: Int("their dimension", ge=1, le=MAX_DIM),
+                     batch: Batch, iterations: Iterations) -> int:
     """About the memory of ``digit_caps_pass``'s step, float32, temporaries counted: W and its
     gradient, u and its gradient, three u_hat-sized tensors (u_hat, its gradient, and dL/du_hat
     or what routing saves) and three ``[batch, n_in, n_out]`` per iteration (b, c, a)."""
@@ -323,8 +346,13 @@ def digit_caps_bytes(n_in: int, d_in: int, n_out: int, d_out: int, batch: int,
                 + 3 * iterations * batch * n_in * n_out)
 
 
-def time_digit_caps(n_in: int, d_in: int, n_out: int, d_out: int, batch: int, iterations: int,
-                    repeats: int = 5, device: str | torch.device = "cpu") -> Times:
+@checked
+def time_digit_caps(n_in: Int("input (child) capsules", ge=1, le=MAX_CAPSULES),
+                    d_in: Int("their dimension", ge=1, le=MAX_DIM),
+                    n_out: Int("output (parent) capsules", ge=1, le=MAX_CAPSULES),
+                    d_out: Int("their dimension", ge=1, le=MAX_DIM),
+                    batch: Batch, iterations: Iterations, repeats: Repeats = 5,
+                    device: str | torch.device = "cpu") -> Times:
     """Median seconds (forward, backward) of a DigitCaps layer's training step, after one
     warm-up run; ``iterations = 0`` times the predictions u_hat = W u alone, with no routing
     (``digit_caps_pass``)."""
@@ -345,9 +373,12 @@ class RoutingCost(NamedTuple):
     backward: float  # seconds
 
 
-def routing_sweep(configs: tuple[CapsNetConfig, ...] = (LIVE, AFFNIST, MULTIMNIST, PAPER),
-                  iterations: tuple[int, ...] = (0, 1, 3, 5), batch: int = 32,
-                  repeats: int = 3, device: str | torch.device = "cpu") -> list[RoutingCost]:
+@checked
+def routing_sweep(configs: tuple[CapsNetConfig, ...] | list[CapsNetConfig]
+                  = (LIVE, AFFNIST, MULTIMNIST, PAPER),
+                  iterations: tuple[Iterations, ...] | list[Iterations] = (0, 1, 3, 5),
+                  batch: Batch = 32, repeats: Repeats = 3,
+                  device: str | torch.device = "cpu") -> list[RoutingCost]:
     """Time the DigitCaps layer of each of ``configs`` with each number of ``iterations``: one
     ``RoutingCost`` row per (config, iterations), in that order.
 
@@ -365,6 +396,11 @@ def routing_sweep(configs: tuple[CapsNetConfig, ...] = (LIVE, AFFNIST, MULTIMNIS
     if not configs:
         raise ValueError("configs must name at least one CapsNetConfig, got none")
     cells = [(cfg, r) for cfg in configs for r in iterations]
+    if torch.device(device).type == "cpu":  # every layer is made before the first is timed
+        check_memory(sum(digit_caps_bytes(cfg.n_primary, cfg.primary_dim, cfg.n_classes,
+                                          cfg.digit_dim, batch, r) for cfg, r in cells),
+                     f"a sweep of {len(cells)} DigitCaps steps of batch {batch:,}",
+                     "use a smaller batch, or fewer configs or iterations")
     passes = [digit_caps_pass(cfg.n_primary, cfg.primary_dim, cfg.n_classes, cfg.digit_dim,
                               batch, r, device) for cfg, r in cells]
     rows = []
@@ -375,7 +411,8 @@ def routing_sweep(configs: tuple[CapsNetConfig, ...] = (LIVE, AFFNIST, MULTIMNIS
     return rows
 
 
-def format_sweep(rows: list[RoutingCost]) -> str:
+@checked
+def format_sweep(rows: list[InstanceOf[RoutingCost]]) -> str:
     """``routing_sweep``'s rows as a table: n_in, iterations, forward and backward milliseconds
     and the MB of the batch's u_hat."""
     lines = [f"{'n_in':>6}{'iterations':>11}{'forward ms':>12}{'backward ms':>13}{'u_hat MB':>10}"]
@@ -384,7 +421,8 @@ def format_sweep(rows: list[RoutingCost]) -> str:
     return "\n".join(lines)
 
 
-def iteration_cost(rows: list[RoutingCost]) -> dict[int, float]:
+@checked
+def iteration_cost(rows: list[InstanceOf[RoutingCost]]) -> dict[int, float]:
     """For each n_in of ``routing_sweep``'s rows, what one routing iteration adds to a training
     step (forward + backward), on average up to the most iterations swept, in multiples of the
     step with 0 iterations (the predictions u_hat = W u alone): n_in -> ratio."""
@@ -410,7 +448,8 @@ class RoutingMemory(NamedTuple):
     capsules: int  # per differentiated iteration: 3 x [batch, n_out, d_out] + 4 x [batch, n_out]
 
 
-def routing_memory(config: CapsNetConfig, batch: int,
+@checked
+def routing_memory(config: CapsNetConfig, batch: Batch,
                    dtype: torch.dtype = torch.float32) -> RoutingMemory:
     """The memory that ``dynamic_routing`` makes autograd keep for one batch of ``batch``
     examples of a CapsNet of ``config`` (its sizes and ``iterations``), in bytes of ``dtype``.
@@ -437,7 +476,6 @@ def routing_memory(config: CapsNetConfig, batch: int,
     The derivation holds for the paper's routing (``capsedu.routing``).
     ``tests/test_costs.py`` checks it against the tensors autograd really saves.
     """
-    check_integer(batch, "batch", 1, "examples per batch")
     n_in, n_out, d_out = config.n_primary, config.n_classes, config.digit_dim
     differentiated = config.iterations if config.grad_through_routing else 1
     return RoutingMemory(
@@ -471,7 +509,8 @@ class RecordedCost(NamedTuple):
     backward: float  # and of the backward time
 
 
-def recorded_cost(file: str = GPU_RECORD) -> RecordedCost:
+@checked
+def recorded_cost(file: str | Path = GPU_RECORD) -> RecordedCost:
     """The shipped record ``file`` of ``benchmarks/routing_cost.py --json`` (the GPU's, by
     default), from ``<data root>/results``."""
     path = config.data_root() / "results" / file
@@ -485,7 +524,8 @@ def recorded_cost(file: str = GPU_RECORD) -> RecordedCost:
                         share["macs"], share["forward"], share["backward"])
 
 
-def recorded_cost_line(run: RecordedCost) -> str:
+@checked
+def recorded_cost_line(run: InstanceOf[RecordedCost]) -> str:
     """A recorded run in one sentence, with its source."""
     return (f"on {run.device} ({run.command}, {run.date}), batch {run.batch}: a training step of "
             f"CapsNet(AFFNIST) takes {run.capsnet_step / run.cnn_step:.1f}x the CNN's; routing is "

@@ -10,31 +10,38 @@ couplings as iterations grow; these statistics let a notebook check that for any
 import math
 
 import torch
+from pydantic import InstanceOf
+from torch import nn
 
 from .capsnet import routing_iterations
-from .routing import RoutingResult
-from .validate import check_integer, check_shape
+from .routing import MAX_ITERATIONS, RoutingResult
+from .validate import Int, Tensor, checked
+
+Couplings = Tensor("couplings c [batch, n_in, n_out]", ndim=3, floating=True)
 
 
-def normalised_entropy(c: torch.Tensor) -> torch.Tensor:
+@checked
+def normalised_entropy(c: Couplings) -> torch.Tensor:
     """Entropy of each child's couplings over the parents divided by its maximum, log(n_out):
     1 for uniform coupling, 0 for all vote to one parent. ``c``: ``[B, n_in, n_out]`` ->
     ``[B, n_in]``."""
-    check_shape(c, "c", "[batch, n_in, n_out] couplings", ndim=3)
     # H_i = -sum_j c_ij log c_ij  (0 log 0 = 0)
     H = -(c * c.clamp_min(1e-30).log()).sum(dim=-1)
     return H / math.log(c.shape[-1])
 
 
-def distance_from_uniform(c: torch.Tensor) -> torch.Tensor:
+@checked
+def distance_from_uniform(c: Couplings) -> torch.Tensor:
     """Total-variation distance of each child's couplings from uniform coupling: half the sum of
     ``|c_ij - 1/n_out|`` over the parents, in [0, 1 - 1/n_out]. ``c``: ``[B, n_in, n_out]`` ->
     ``[B, n_in]``."""
-    check_shape(c, "c", "[batch, n_in, n_out] couplings", ndim=3)
     return 0.5 * (c - 1 / c.shape[-1]).abs().sum(dim=-1)
 
 
-def coupling_trace(routing: RoutingResult, weights: torch.Tensor | None = None) -> list[dict]:
+@checked
+def coupling_trace(routing: InstanceOf[RoutingResult],
+                   weights: Tensor("each child's weight [B, n_in]", ndim=2) | None = None
+                   ) -> list[dict]:
     """One dict per routing iteration: the mean ``entropy`` (normalised) and ``distance`` from
     uniform of the couplings that iteration used, and the share of children sending more than
     90 % of their vote to one parent (``polarised``). ``weights`` ``[B, n_in]`` (e.g. the
@@ -53,18 +60,22 @@ def coupling_trace(routing: RoutingResult, weights: torch.Tensor | None = None) 
 
 
 @torch.no_grad()
-def route(model, images: torch.Tensor, iterations: int) -> RoutingResult:
+@checked
+def route(model: nn.Module, images: Tensor("the images [B, C, H, W]"),
+          iterations: Int("routing iterations", ge=1, le=MAX_ITERATIONS)) -> RoutingResult:
     """``model``'s routing of ``images``, run for ``iterations`` iterations, its weights
     unchanged: a CapsNet (a model with a ``digits`` layer) through
     ``capsnet.routing_iterations``; notebook 07's face models through their ``capsules``."""
-    check_integer(iterations, "iterations", 1, "routing iterations")
     if hasattr(model, "digits"):
         with routing_iterations(model, iterations):
             return model(images).routing
     return model.capsules(images, iterations=iterations).routing
 
 
-def trace_line(name: str, trace: list[dict], trained_with: int = 3) -> str:
+@checked
+def trace_line(name: str, trace: list[dict],
+               trained_with: Int("the iterations the model was trained with", ge=1,
+                                 le=MAX_ITERATIONS) = 3) -> str:
     """One line on a ``coupling_trace``: its mean entropy and polarised share after the
     ``trained_with`` iterations a model was trained with, and after its last iteration."""
     if not 1 <= trained_with <= len(trace):

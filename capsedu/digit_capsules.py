@@ -11,23 +11,30 @@ from typing import NamedTuple
 import torch
 
 from . import config
-from .capsnet import CapsNet
-from .validate import check_shape
+from .capsnet import MAX_SIZE, CapsNet, CapsNetConfig
+from .validate import Int, Tensor, check_memory, checked
 
 # Fig. 4: "tweaked by intervals of 0.05 in the range [-0.25, 0.25]": 11 values, 0 in the middle
 MAX_DELTA = 0.25
 DELTAS = 0.05 * torch.arange(-5, 6)  # [11]: -0.25, -0.20, ..., 0, ..., +0.25
+MAX_DIGITS = 60_000  # digits of one class to study: MNIST's training split holds fewer
+
+Capsules = Tensor("digit capsules [n_classes, digit_dim]", ndim=2, floating=True)
+Label = Int("a class: the capsule to edit", ge=0, le=MAX_SIZE)  # MAX_SIZE: CapsNetConfig's classes
 
 
+@checked
 @torch.no_grad()
-def encode(model: CapsNet, images: torch.Tensor):
+def encode(model: CapsNet, images: Tensor("images [B, 1, 28, 28]", ndim=4, pixels=True)):
     """Run the CapsNet on ``images`` ``[B, 1, 28, 28]`` (any size its config reads), without
     gradients; return its ``CapsNetOutput`` (v ``[B, 10, 16]``, lengths ``[B, 10]``, routing with
     the couplings of every iteration)."""
     return model(images)
 
 
-def check_deltas(deltas, dim: int | None = None) -> torch.Tensor:
+@checked
+def check_deltas(deltas, dim: Int("pose dimensions", ge=1, le=MAX_SIZE) | None = None
+                 ) -> torch.Tensor:
     """``deltas`` as a float tensor ``[dim]`` (any length when ``dim`` is None); ValueError
     unless each is in [-0.25, 0.25]."""
     deltas = torch.as_tensor(deltas, dtype=torch.float32)
@@ -41,19 +48,28 @@ def check_deltas(deltas, dim: int | None = None) -> torch.Tensor:
     return deltas
 
 
-def perturb(v: torch.Tensor, label: int, deltas) -> torch.Tensor:
+@checked
+def perturb(v: Capsules, label: Label, deltas) -> torch.Tensor:
     """A copy of the digit capsules ``v`` ``[10, 16]`` with ``deltas`` ``[16]`` added to capsule
     ``label`` (the true class's): v_label + Delta. The other capsules are left as they are."""
-    check_shape(v, "v", "[n_classes, digit_dim]", ndim=2)
-    if not 0 <= label < v.shape[0]:
-        raise ValueError(f"label must be in [0, {v.shape[0] - 1}], got {label}")
+    _check_label(v, label)
     edited = v.clone()
     edited[label] += check_deltas(deltas, v.shape[1]).to(v.dtype)  # v_label <- v_label + Δ
     return edited
 
 
+def _check_label(v: torch.Tensor, label: int) -> None:
+    """A ``ValueError`` unless ``label`` names one of the capsules ``v`` ``[n_classes, dim]``."""
+    if label >= v.shape[0]:
+        raise ValueError(f"label must be in [0, {v.shape[0] - 1}] (one capsule per class), got "
+                         f"{label}")
+
+
+@checked
 @torch.no_grad()
-def decode(model: CapsNet, v: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+def decode(model: CapsNet, v: Tensor("digit capsules [B, n_classes, digit_dim]", ndim=3,
+                                     floating=True),
+           labels: Tensor("the classes to keep [B]", ndim=1)) -> torch.Tensor:
     """Decode capsules ``v`` ``[B, 10, 16]`` masked to class ``labels`` ``[B]``: images
     ``[B, 28, 28]`` (``CapsNet.reconstruct``: all capsules but the label's are zeroed)."""
     device = config.model_device(model)
@@ -61,7 +77,8 @@ def decode(model: CapsNet, v: torch.Tensor, labels: torch.Tensor) -> torch.Tenso
     return model.reconstruct(v, v.norm(dim=-1), labels)[:, 0].cpu()
 
 
-def pose_state(model: CapsNet, v: torch.Tensor, label: int, deltas) -> dict:
+@checked
+def pose_state(model: CapsNet, v: Capsules, label: Label, deltas) -> dict:
     """What the pose widget shows for capsules ``v`` ``[10, 16]`` of one image whose class
     ``label``'s capsule is moved by ``deltas`` ``[16]``: one decoder pass, no routing.
 
@@ -78,12 +95,20 @@ def pose_state(model: CapsNet, v: torch.Tensor, label: int, deltas) -> dict:
     }
 
 
+@checked
 @torch.no_grad()
-def perturbation_grid(model: CapsNet, v: torch.Tensor, label: int,
+def perturbation_grid(model: CapsNet, v: Capsules, label: Label,
                       deltas: torch.Tensor = DELTAS) -> torch.Tensor:
     """Fig. 4 for one digit: row d decodes capsule ``label`` of ``v`` ``[10, 16]`` with
     ``deltas[k]`` added to dimension d only. Returns ``[16, len(deltas), 28, 28]``."""
+    _check_label(v, label)
     dim = v.shape[1]
+    # per decoded image: the edited capsules and their Delta, the decoder's hidden layers and
+    # the image, twice (the decoder's output and the reshaped copy)
+    hidden = sum(m.out_features for m in model.modules() if isinstance(m, torch.nn.Linear))
+    check_memory(dim * len(deltas) * 4 * (2 * v.numel() + dim + hidden + 2 * 28 * 28),
+                 f"perturbation_grid ({dim} dimensions x {len(deltas)} deltas)",
+                 "pass fewer deltas")
     grid = torch.zeros(dim, len(deltas), dim)  # [row d, column k, 16]: the Delta to add
     grid[torch.arange(dim), :, torch.arange(dim)] = check_deltas(deltas)  # grid[d, k, d] = Δ_k
     edited = v.expand(dim, len(deltas), *v.shape).clone()  # [16, K, 10, 16]
@@ -93,14 +118,19 @@ def perturbation_grid(model: CapsNet, v: torch.Tensor, label: int,
     return images.view(dim, len(deltas), *images.shape[1:])
 
 
-def dimension_effect(grid: torch.Tensor, base: torch.Tensor) -> torch.Tensor:
+@checked
+def dimension_effect(grid: Tensor("decoded edits [16, K, 28, 28]", ndim=4, floating=True),
+                     base: Tensor("the unedited reconstruction [28, 28]", ndim=2, floating=True)
+                     ) -> torch.Tensor:
     """How much each dimension changes the picture: mean ``|pixel change|`` from the unedited
     reconstruction ``base`` ``[28, 28]`` over the grid's Deltas and pixels. ``grid``:
     ``[16, K, 28, 28]`` -> ``[16]`` (pixels are in [0, 1])."""
     return (grid - base).abs().mean(dim=(1, 2, 3))
 
 
-def shape_measures(images: torch.Tensor) -> dict[str, torch.Tensor]:
+@checked
+def shape_measures(images: Tensor("grey images [..., H, W]", floating=True)
+                   ) -> dict[str, torch.Tensor]:
     """Simple descriptors of grey images ``[..., H, W]`` (pixels in [0, 1]), each ``[...]``:
     ink (sum of pixels: thicker or longer strokes), x and y (centre of mass, pixels), width and
     height (2 standard deviations of the ink along each axis, pixels) and slant (pixels the ink
@@ -121,9 +151,10 @@ def shape_measures(images: torch.Tensor) -> dict[str, torch.Tensor]:
             "height": 2 * var_y.clamp_min(0).sqrt(), "slant": cov / var_y.clamp_min(1e-6)}
 
 
+@checked
 @torch.no_grad()
-def dimension_profile(model: CapsNet, images: torch.Tensor, label: int,
-                      deltas: torch.Tensor = DELTAS) -> tuple[torch.Tensor, dict]:
+def dimension_profile(model: CapsNet, images: Tensor("digits [N, 1, 28, 28]", ndim=4, pixels=True),
+                      label: Label, deltas: torch.Tensor = DELTAS) -> tuple[torch.Tensor, dict]:
     """Fig. 4, measured over several ``images`` ``[N, 1, 28, 28]`` of class ``label``.
 
     Returns ``effect`` ``[16]``, the mean ``dimension_effect``, and ``changes``: for each
@@ -141,7 +172,10 @@ def dimension_profile(model: CapsNet, images: torch.Tensor, label: int,
     return torch.stack(effects).mean(0), {n: torch.stack(c) for n, c in changes.items()}
 
 
-def couplings_on_grid(routing, example: int, j: int, n_maps: int) -> torch.Tensor:
+@checked
+def couplings_on_grid(routing, example: Int("an image of the batch", ge=0),
+                      j: Int("a digit capsule", ge=0, le=MAX_SIZE),
+                      n_maps: Int("primary capsule maps", ge=1, le=MAX_SIZE)) -> torch.Tensor:
     """The coupling coefficients c_ij of ``example`` from every primary capsule i to digit
     capsule ``j``, per routing iteration, laid out as the primary grid: ``[iterations, n_maps,
     grid, grid]`` (capsule index i runs over (map, row, col), see ``PrimaryCapsules``)."""
@@ -150,7 +184,8 @@ def couplings_on_grid(routing, example: int, j: int, n_maps: int) -> torch.Tenso
     return c.view(len(routing.history), n_maps, side, side)
 
 
-def grid_extent(config) -> tuple[float, float, float, float]:
+@checked
+def grid_extent(config: CapsNetConfig) -> tuple[float, float, float, float]:
     """Where the primary grid sits on the input image, for ``imshow(..., extent=...)``: primary
     capsule (row, col) is centred on pixel c0 + stride * (row, col), with c0 the centre of the
     first unit's 9x9 (Conv1) then 9x9 (PrimaryCaps) window."""
@@ -160,8 +195,10 @@ def grid_extent(config) -> tuple[float, float, float, float]:
     return (lo, hi, hi, lo)  # left, right, bottom, top (rows grow downward)
 
 
+@checked
 @torch.no_grad()
-def primary_lengths(model: CapsNet, image: torch.Tensor) -> torch.Tensor:
+def primary_lengths(model: CapsNet, image: Tensor("one image [1, 28, 28]", ndim=3, pixels=True)
+                    ) -> torch.Tensor:
     """||u_i|| of every primary capsule for one ``image`` ``[1, 28, 28]``, laid out as
     ``[n_maps, grid, grid]``: how strongly each one says "my feature is here"."""
     cfg = model.config
@@ -169,9 +206,10 @@ def primary_lengths(model: CapsNet, image: torch.Tensor) -> torch.Tensor:
     return u[0].norm(dim=-1).view(cfg.primary_maps, cfg.primary_grid, cfg.primary_grid)
 
 
+@checked
 @torch.no_grad()
-def masking_changes(model: CapsNet, images: torch.Tensor, labels: torch.Tensor
-                    ) -> tuple[float, float]:
+def masking_changes(model: CapsNet, images: Tensor("images [B, 1, 28, 28]", ndim=4, pixels=True),
+                    labels: Tensor("their labels [B]", ndim=1)) -> tuple[float, float]:
     """Whether the decoder sees only the label's capsule: the largest pixel change of the
     reconstructions of ``images`` ``[B, 1, 28, 28]`` (masked by ``labels`` ``[B]``) when random
     noise ``[B, 10, 16]`` (from torch's global generator) is added to the nine other capsules,
@@ -186,9 +224,12 @@ def masking_changes(model: CapsNet, images: torch.Tensor, labels: torch.Tensor
             float((changed_true - out.reconstruction).abs().max()))
 
 
+@checked
 @torch.no_grad()
-def reconstruction_error(model: CapsNet, v: torch.Tensor, images: torch.Tensor,
-                         labels: torch.Tensor) -> torch.Tensor:
+def reconstruction_error(model: CapsNet,
+                         v: Tensor("digit capsules [N, 10, 16]", ndim=3, floating=True),
+                         images: Tensor("images [N, 1, 28, 28]", ndim=4, pixels=True),
+                         labels: Tensor("their labels [N]", ndim=1)) -> torch.Tensor:
     """How far each image ``[N, 1, 28, 28]`` is from its reconstruction out of its true-class
     capsule (``decode`` of ``v`` ``[N, 10, 16]`` masked to ``labels`` ``[N]``): the mean
     ``|pixel difference|`` ``[N]`` (pixels are in [0, 1])."""
@@ -204,8 +245,12 @@ class DimensionStudy(NamedTuple):
     relative: dict[int, torch.Tensor]  # class -> [16, n_measures] mean change / spread
 
 
-def measure_dimensions(model: CapsNet, images: torch.Tensor, labels: torch.Tensor, classes,
-                       n_per_class: int) -> DimensionStudy:
+@checked
+def measure_dimensions(model: CapsNet,
+                       images: Tensor("images [N, 1, 28, 28]", ndim=4, pixels=True),
+                       labels: Tensor("their labels [N]", ndim=1), classes,
+                       n_per_class: Int("digits of each class", ge=1, le=MAX_DIGITS)
+                       ) -> DimensionStudy:
     """Fig. 4, measured (``dimension_profile``) for each of ``classes`` on its first
     ``n_per_class`` of ``images`` ``[N, 1, 28, 28]`` (``labels`` ``[N]``), and each change set
     in units of how much the measure varies among all the real ``images`` (its standard
@@ -220,6 +265,7 @@ def measure_dimensions(model: CapsNet, images: torch.Tensor, labels: torch.Tenso
     return DimensionStudy(spread, effect, changes, relative)
 
 
+@checked
 def format_ranking(study: DimensionStudy) -> str:
     """The spread of the real digits, then for each class of ``study`` its dimensions from the
     one that changes the picture most to the least: each with the shape measure it moves most
@@ -247,7 +293,8 @@ def format_ranking(study: DimensionStudy) -> str:
     return "\n".join(lines)
 
 
-def format_coupling_quantiles(routing, classes: torch.Tensor) -> str:
+@checked
+def format_coupling_quantiles(routing, classes: Tensor("a class per image [N]", ndim=1)) -> str:
     """One line per routing iteration: the 10 %, 50 % and 90 % quantiles, the largest value and
     the share above 0.5 of the couplings of every primary capsule of every image to the image's
     class of ``classes`` ``[N]`` (e.g. its predicted class)."""

@@ -28,17 +28,28 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from .capsnet import MAX_SIZE
 from .data import faces
 from .data import transformed_mnist as tm
 from .group_conv import N_ROTATIONS, rotate_c4
 from .loop import predict
 from .parts.pose_net import rotation_sweep
-from .validate import check_choice, check_finite, check_float, check_shape
+from .validate import Choice, Float, Int, Tensor, checked
 
 MNIST_SIDE = 28  # digits are turned on their own 28x28 canvas (their ink stays inside)
+MAX_SHIFT = tm.MAX_SIDE  # a shift past the largest canvas leaves nothing of any image
+MAX_MAP = 1024  # a feature map drawn for a learner: 1024 x 1024 is already 4 MB of floats
+
+Images = Tensor("images [B, C, H, W]", ndim=4, floating=True)
+Digits = Tensor("MNIST digits [N, 1, 28, 28]", ndim=4, pixels=True)
+Labels = Tensor("their labels [N]", ndim=1)
+Digit = Tensor("one MNIST digit [1, 28, 28]", ndim=3, pixels=True)
+Shift = Int("pixels", ge=-MAX_SHIFT, le=MAX_SHIFT)
 
 
-def relative_error(got: torch.Tensor, want: torch.Tensor) -> float:
+@checked
+def relative_error(got: Tensor("the values got", floating=True),
+                   want: Tensor("the values wanted", floating=True)) -> float:
     """``max |got - want| / max |want|``: 0 when equal, about 1e-7 at float32 rounding."""
     scale = want.abs().max().clamp_min(torch.finfo(want.dtype).tiny)
     return float((got - want).abs().max() / scale)
@@ -47,22 +58,23 @@ def relative_error(got: torch.Tensor, want: torch.Tensor) -> float:
 # --- translations: convolution and pooling -------------------------------------------------------
 
 
-def shift(x: torch.Tensor, dy: int, dx: int) -> torch.Tensor:
+@checked
+def shift(x: Tensor("maps [B, C, H, W]", ndim=4), dy: Shift, dx: Shift) -> torch.Tensor:
     """Every map of ``x`` ``[B, C, H, W]`` moved ``dy`` pixels down and ``dx`` to the right,
     filled with zeros (``transformed_mnist.translate``: exact, no resampling)."""
     n = len(x)
     return tm.translate(x, torch.full((n,), dx), torch.full((n,), dy))
 
 
+@checked
 @torch.no_grad()
-def conv_shift_error(conv: nn.Conv2d, x: torch.Tensor, dy: int, dx: int) -> float:
+def conv_shift_error(conv: nn.Conv2d, x: Images, dy: Shift, dx: Shift) -> float:
     """How far a convolution is from translation-equivariant: conv(shift(x)) against
     shift(conv(x)), for images ``x`` ``[B, C, H, W]``, compared away from the borders.
 
     Near a border the two differ for a reason that is not the convolution's: what the shift
     pushes off one edge is lost, and the zeros it brings in at the other edge are not what the
     convolution's padding saw. So both sides are cut by ``max(|dy|, |dx|) + kernel // 2``."""
-    check_shape(x, "x", "[batch, channels, height, width]", ndim=4)
     if conv.stride != (1, 1):
         raise ValueError(f"conv must have stride 1 to be equivariant to every shift, got "
                          f"stride {conv.stride}")
@@ -77,7 +89,8 @@ def conv_shift_error(conv: nn.Conv2d, x: torch.Tensor, dy: int, dx: int) -> floa
     return relative_error(conv(shift(x, dy, dx))[inner], shift(conv(x), dy, dx)[inner])
 
 
-def feature_map(*cells, size: int = 4) -> torch.Tensor:
+@checked
+def feature_map(*cells, size: Int("the map's side", ge=1, le=MAX_MAP) = 4) -> torch.Tensor:
     """A ``[size, size]`` feature map: 1 where the detector fired (each ``(row, col)`` of
     ``cells``), else 0 (notebook 01)."""
     m = torch.zeros(size, size)
@@ -96,13 +109,13 @@ POOLS = {  # name -> (what it keeps, the pooling of maps [B, C, H, W])
 }
 
 
-def pooling_shift_change(maps: torch.Tensor, pool: str, shifts=(1, 2, 3, 4)) -> list[float]:
+@checked
+def pooling_shift_change(maps: Tensor("feature maps [B, C, H, W]", ndim=4, floating=True),
+                         pool: Choice("the pooling", *POOLS), shifts=(1, 2, 3, 4)) -> list[float]:
     """How much pooling's output changes when feature ``maps`` ``[B, C, H, W]`` move ``s``
     pixels to the right, for each ``s`` of ``shifts``: relative_error(pool(shift(maps)),
     pool(maps)). 0 means invariant. Keep the maps' content ``max(shifts)`` pixels away from the
     right edge, or what leaves the map changes the pooled value too."""
-    check_shape(maps, "maps", "[batch, channels, height, width]", ndim=4)
-    check_choice(pool, "pool", {name: what for name, (what, _) in POOLS.items()})
     _, pooling = POOLS[pool]
     return [relative_error(pooling(shift(maps, 0, s)), pooling(maps)) for s in shifts]
 
@@ -110,7 +123,9 @@ def pooling_shift_change(maps: torch.Tensor, pool: str, shifts=(1, 2, 3, 4)) -> 
 # --- quarter turns: the C4 layers, the G-CNN and the plain CNN -----------------------------------
 
 
-def quarter_turn(t: torch.Tensor, r: int) -> torch.Tensor:
+@checked
+def quarter_turn(t: Tensor("a map [B, n], [B, C, H, W] or [B, C, 4, H, W]"),
+                 r: Int("quarter turns")) -> torch.Tensor:
     """What ``r`` quarter turns of the input do to ``t`` if the map that made it is equivariant:
     an image or ordinary feature map ``[B, C, H, W]`` turns (``torch.rot90``); a C4 map
     ``[B, C, 4, H, W]`` turns and cycles its rotation axis (``group_conv.rotate_c4``); one vector
@@ -125,8 +140,10 @@ def quarter_turn(t: torch.Tensor, r: int) -> torch.Tensor:
                      f"{tuple(t.shape)}")
 
 
+@checked
 @torch.no_grad()
-def rotation_error(f, x: torch.Tensor, r: int = 1) -> float | list[float]:
+def rotation_error(f, x: Tensor("an input of f: images or C4 maps", floating=True),
+                   r: Int("quarter turns") = 1) -> float | list[float]:
     """How far ``f`` is from equivariant to ``r`` quarter turns of ``x``:
     relative_error(f(turn(x)), turn(f(x))), with ``quarter_turn`` saying what a turn does to each
     kind of tensor. ``f`` may be a layer (``LiftingConv``, ``GroupConv``, ``nn.Conv2d``), a
@@ -138,18 +155,20 @@ def rotation_error(f, x: torch.Tensor, r: int = 1) -> float | list[float]:
     return [relative_error(a, quarter_turn(b, r)) for a, b in zip(turned, upright, strict=True)]
 
 
-def turned_only_filters(weight: torch.Tensor) -> torch.Tensor:
+@checked
+def turned_only_filters(weight: Tensor("C4 filters [C_out, C_in, 4, k, k]", ndim=5)
+                        ) -> torch.Tensor:
     """The tempting mistake in a group convolution's filters (notebook 10's exercise 1): each of
     the four copies of C4 filters ``weight`` ``[C_out, C_in, 4, k, k]`` turns its slices but
     does not cycle the rotation axis; stacked as ``group_conv.group_filters`` stacks the right
     copies, ``[C_out * 4, C_in * 4, k, k]``. A ``GroupConv`` with these filters is not
     equivariant."""
-    check_shape(weight, "weight", "[C_out, C_in, 4, k, k]", ndim=5)
     copies = [torch.rot90(weight, r, dims=(-2, -1)) for r in range(N_ROTATIONS)]
     return torch.stack(copies, dim=1).flatten(0, 1).flatten(1, 2)
 
 
-def model_rotation_errors(model, x: torch.Tensor, turns=(1, 2, 3)) -> dict:
+@checked
+def model_rotation_errors(model: nn.Module, x: Images, turns=(1, 2, 3)) -> dict:
     """``rotation_error`` of a ``gcnn.C4CNN`` or ``gcnn.PlainCNN`` (in eval mode) for images
     ``x`` ``[B, 1, H, W]`` and each number of quarter ``turns``:
 
@@ -166,6 +185,7 @@ def model_rotation_errors(model, x: torch.Tensor, turns=(1, 2, 3)) -> dict:
 # --- capsules and turns ------------------------------------------------------------------------
 
 
+@checked
 def angle_slope(angles, readings) -> dict:
     """The least-squares line through angles a model reads (``readings``, degrees, each known
     only up to whole turns, e.g. in [-180, 180)) against the angles the input was turned by
@@ -190,15 +210,16 @@ def angle_slope(angles, readings) -> dict:
             "residual": float(residual)}
 
 
-def turned(digit: torch.Tensor, angles) -> torch.Tensor:
+@checked
+def turned(digit: Digit, angles) -> torch.Tensor:
     """One MNIST ``digit`` ``[1, 28, 28]`` turned by each of ``angles`` (degrees,
     counter-clockwise on screen) on its 28x28 canvas: ``[len(angles), 1, 28, 28]``."""
-    check_shape(digit, "digit", "[1, 28, 28]", ndim=3)
     return torch.cat([tm.affine(digit[None], rotation=a, side=MNIST_SIDE) for a in angles])
 
 
+@checked
 @torch.no_grad()
-def capsule_under_rotation(capsnet, digits: torch.Tensor, labels: torch.Tensor, angles) -> dict:
+def capsule_under_rotation(capsnet: nn.Module, digits: Digits, labels: Labels, angles) -> dict:
     """What a CapsNet (28x28 input) does with the digit capsule of the true class as each of
     ``digits`` ``[N, 1, 28, 28]`` (their classes ``labels`` ``[N]``) turns by each of ``angles``
     ``[A]``; ``v0`` is that capsule for the upright digit, ``v(a)`` for the digit turned by ``a``,
@@ -218,7 +239,6 @@ def capsule_under_rotation(capsnet, digits: torch.Tensor, labels: torch.Tensor, 
     if capsnet.config.image_size != MNIST_SIDE:
         raise ValueError(f"capsnet must read 28x28 digits, got image_size "
                          f"{capsnet.config.image_size}")
-    check_shape(digits, "digits", "[N, 1, 28, 28]", ndim=4)
     capsnet.eval()
     each = [_one_capsule_under_rotation(capsnet, digit, int(label), angles)
             for digit, label in zip(digits, labels, strict=True)]
@@ -243,8 +263,10 @@ def _one_capsule_under_rotation(capsnet, digit: torch.Tensor, label: int, angles
             "radial_share": ((along**2).sum() / total).numpy()}
 
 
+@checked
 def angle_from_vectors(train_v: np.ndarray, train_angles: np.ndarray, test_v: np.ndarray,
-                       test_angles: np.ndarray, ridge: float = 1e-3) -> dict:
+                       test_angles: np.ndarray,
+                       ridge: Float("the ridge penalty", ge=0) = 1e-3) -> dict:
     """Can the angle be read off the vectors? Fit a linear read-out from each vector ``[N, D]``
     (with a constant term) to ``(cos a, sin a)`` of its angle ``a`` (degrees) by ridge least
     squares on ``train_v``, read ``atan2`` of the prediction for ``test_v``, and compare.
@@ -272,7 +294,8 @@ def angle_from_vectors(train_v: np.ndarray, train_angles: np.ndarray, test_v: np
     return {"error": float(np.median(off(read))), "baseline": float(np.median(off(constant)))}
 
 
-def capsule_angle_readout(capsnet, images: torch.Tensor, labels: torch.Tensor, angles) -> dict:
+@checked
+def capsule_angle_readout(capsnet: nn.Module, images: Digits, labels: Labels, angles) -> dict:
     """Does a CapsNet's digit capsule carry the angle of a turned digit? Every digit of
     ``images`` ``[N, 1, 28, 28]`` is turned by each of ``angles``; for each class, the true
     class's capsule of the first half of its digits trains a linear read-out of the angle
@@ -300,8 +323,9 @@ def capsule_angle_readout(capsnet, images: torch.Tensor, labels: torch.Tensor, a
 # --- what an invariant classifier cannot know --------------------------------------------------
 
 
-def confusion_at(model, images: torch.Tensor, labels: torch.Tensor, rotation: float,
-                 n_classes: int = 10) -> np.ndarray:
+@checked
+def confusion_at(model: nn.Module, images: Digits, labels: Labels, rotation: Float("degrees"),
+                 n_classes: Int("classes", ge=1, le=MAX_SIZE) = 10) -> np.ndarray:
     """``[n_classes, n_classes]``: row y, column k is the share of the digits of class y
     (``images`` ``[N, 1, 28, 28]``, ``labels`` ``[N]``) that ``model`` reads as k once turned by
     ``rotation`` degrees; the diagonal is each class's accuracy. A class with no digits gets a
@@ -312,7 +336,9 @@ def confusion_at(model, images: torch.Tensor, labels: torch.Tensor, rotation: fl
     return (counts / counts.sum(dim=1, keepdim=True)).numpy()
 
 
-def six_nine(model, images: torch.Tensor, labels: torch.Tensor, rotation: float = 180.0) -> dict:
+@checked
+def six_nine(model: nn.Module, images: Digits, labels: Labels,
+             rotation: Float("degrees") = 180.0) -> dict:
     """The pair a rotation-invariant classifier cannot tell by orientation: a 6 turned by 180
     degrees looks like a 9. For the test digits turned by ``rotation``: ``six_as_nine``, the
     share of 6s read as 9, ``nine_as_six``, the share of 9s read as 6, ``mixed_up``, the mean
@@ -326,9 +352,13 @@ def six_nine(model, images: torch.Tensor, labels: torch.Tensor, rotation: float 
 # --- what notebook 10's widget shows -------------------------------------------------------------
 
 
+@checked
 @torch.no_grad()
-def rotation_state(gcnn, cnn, digit: torch.Tensor, rotation: float = 0.0, layer: int = 0,
-                   channel: int = 0, face_model=None) -> dict:
+def rotation_state(gcnn: nn.Module, cnn: nn.Module, digit: Digit,
+                   rotation: Float("degrees, counter-clockwise") = 0.0,
+                   layer: Int("a layer of the G-CNN", ge=0, le=MAX_SIZE) = 0,
+                   channel: Int("a channel of that layer", ge=0, le=MAX_SIZE) = 0,
+                   face_model: nn.Module | None = None) -> dict:
     """What notebook 10's widget shows for one MNIST ``digit`` ``[1, 28, 28]`` turned by
     ``rotation`` degrees (counter-clockwise), read by a ``C4CNN`` and a ``PlainCNN``:
 
@@ -346,10 +376,10 @@ def rotation_state(gcnn, cnn, digit: torch.Tensor, rotation: float = 0.0, layer:
       capsule's ``face_angle`` and ``face_length`` (``parts.pose_net.rotation_sweep``).
     """
     n_layers = len(gcnn.convs)
-    if not 0 <= layer < n_layers:
+    if layer >= n_layers:
         raise ValueError(f"layer must be in [0, {n_layers - 1}], got {layer}")
     n_channels = gcnn.convs[layer].weight.shape[0]
-    if not 0 <= channel < n_channels:
+    if channel >= n_channels:
         raise ValueError(f"channel must be in [0, {n_channels - 1}] (the G-CNN's layer {layer} "
                          f"has {n_channels} channels), got {channel}")
     gcnn.eval()
@@ -388,8 +418,11 @@ SOFTMAX_OVER = {
 }
 
 
-def attention_step(inputs: torch.Tensor, slots: torch.Tensor,
-                   softmax_over: str = "slots") -> tuple[torch.Tensor, torch.Tensor]:
+@checked
+def attention_step(inputs: Tensor("inputs [batch, n_in, d]", ndim=3, finite=True),
+                   slots: Tensor("slots [batch, n_slots, d]", ndim=3, finite=True),
+                   softmax_over: Choice("the softmax's axis", *SOFTMAX_OVER) = "slots"
+                   ) -> tuple[torch.Tensor, torch.Tensor]:
     """One step of dot-product attention between ``inputs`` ``[batch, n_in, d]`` and ``slots``
     ``[batch, n_slots, d]``, stripped to its normalisation (no learned projections, no GRU):
     the weights ``a`` ``[batch, n_in, n_slots]`` (laid out like routing's couplings c
@@ -400,12 +433,6 @@ def attention_step(inputs: torch.Tensor, slots: torch.Tensor,
     compete for a child in routing by agreement. ``"inputs"`` is the attention of transformers:
     each slot (query) spreads one unit of attention over the inputs, and nothing stops two slots
     from taking the same input."""
-    check_choice(softmax_over, "softmax_over", SOFTMAX_OVER)
-    check_shape(inputs, "inputs", "[batch, n_in, d]", ndim=3)
-    check_shape(slots, "slots", "[batch, n_slots, d]", ndim=3)
-    for name, t in (("inputs", inputs), ("slots", slots)):
-        check_float(t, name)
-        check_finite(t, name)
     if inputs.shape[0] != slots.shape[0] or inputs.shape[2] != slots.shape[2]:
         raise ValueError(f"inputs [batch, n_in, d] and slots [batch, n_slots, d] must share batch "
                          f"and d, got {tuple(inputs.shape)} and {tuple(slots.shape)}")

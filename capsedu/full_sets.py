@@ -20,6 +20,7 @@ from functools import lru_cache, partial
 from pathlib import Path
 
 import torch
+from torch import nn
 
 from . import checkpoints
 from .capsnet import routing_iterations
@@ -27,13 +28,17 @@ from .data import transformed_mnist as tm
 from .data.mnist import load_mnist
 from .loop import is_correct, predict
 from .recipes import command_line, seeded_name
+from .routing import MAX_ITERATIONS
 from .train import experiment_parser, record_missing, results_file
+from .validate import Choice, Int, Tensor, checked
 
 RESULTS = "full_test_sets.json"
 COMMAND = "python -m capsedu.full_sets"
 TURN_SEED = 0  # notebook 10's digits turned by random angles: the angles' seed
+Iterations = Int("routing iterations at test time", ge=1, le=MAX_ITERATIONS) | None
 
 
+@checked
 def turned_mnist(rows=None) -> tuple[torch.Tensor, torch.Tensor]:
     """Notebook 10's test of rotation: each MNIST test digit turned by its own random angle (0 to
     360 degrees, seed ``TURN_SEED``) on its 28x28 canvas: ``(images [N, 1, 28, 28], labels [N])``.
@@ -44,6 +49,7 @@ def turned_mnist(rows=None) -> tuple[torch.Tensor, torch.Tensor]:
     return tm.affine(images[keep], rotation=angles[keep], side=28), labels[keep]
 
 
+@checked
 def affnist_style(rows=None) -> tuple[torch.Tensor, torch.Tensor]:
     """Notebook 08's affNIST-style test: every MNIST test digit under its own random map of the
     affNIST ranges (``transformed_mnist.random_affine``, seed 0): ``(images [N, 1, 40, 40], labels
@@ -53,6 +59,7 @@ def affnist_style(rows=None) -> tuple[torch.Tensor, torch.Tensor]:
     return tm.random_affine(images, seed=0, rows=keep)[0], labels[keep]
 
 
+@checked
 def multimnist_pairs(rows=None) -> tuple[torch.Tensor, torch.Tensor]:
     """Notebook 08's test pairs (``transformed_mnist.MULTIMNIST_TEST``): ``(pairs [N, 1, 36, 36],
     labels [N, 2])``, or the pairs of ``rows`` only."""
@@ -77,7 +84,8 @@ MODELS = {"translated": ("affnist-capsnet", "affnist-capsnet-1iter", "affnist-cn
 ROUTED_OTHERWISE = {("translated", "affnist-capsnet"): 1, ("affnist-style", "affnist-capsnet"): 1}
 
 
-def reading(checkpoint: str, iterations: int | None = None) -> str:
+@checked
+def reading(checkpoint: str, iterations: Iterations = None) -> str:
     """The name of a model's reading: its checkpoint, and the routing iterations at test time when
     they are not those it was trained with (``"affnist-capsnet, 1 iteration at test time"``)."""
     if iterations is None:
@@ -85,6 +93,7 @@ def reading(checkpoint: str, iterations: int | None = None) -> str:
     return f"{checkpoint}, {iterations} iteration{'s' * (iterations != 1)} at test time"
 
 
+@checked
 def run_name(test_set: str, name: str) -> str:
     """A record's key: the set and the reading (``"affnist-style: affnist-cnn-seed1"``)."""
     return f"{test_set}: {name}"
@@ -96,8 +105,10 @@ def _full(test_set: str) -> tuple[torch.Tensor, torch.Tensor]:
     return SETS[test_set]()
 
 
-def read_wrong(model, images: torch.Tensor, labels: torch.Tensor,
-               iterations: int | None = None) -> dict:
+@checked
+def read_wrong(model: nn.Module, images: Tensor("images [N, C, H, W]", ndim=4, pixels=True),
+               labels: Tensor("their labels [N], or [N, 2] for pairs"),
+               iterations: Iterations = None) -> dict:
     """How ``model`` reads ``images`` (routed ``iterations`` times if given, else as trained):
     ``{"n", "accuracy", "wrong": [the rows it reads wrong]}``, the part of a record that the
     notebooks turn back into booleans (``read_right``)."""
@@ -111,8 +122,9 @@ def read_wrong(model, images: torch.Tensor, labels: torch.Tensor,
             "wrong": torch.nonzero(~right).flatten().tolist()}
 
 
-def score(test_set: str, checkpoint: str, iterations: int | None = None,
-          state_path: Path | None = None) -> dict:
+@checked
+def score(test_set: Choice("a full test set", *SETS), checkpoint: str,
+          iterations: Iterations = None, state_path=None) -> dict:
     """Score the shipped ``checkpoint`` on the full ``test_set``, routed ``iterations`` times if
     given: its record (``state_path``: unused, nothing trains)."""
     began = time.perf_counter()
@@ -141,11 +153,13 @@ def runs() -> dict[str, Callable]:
     return todo
 
 
-def read_results(path: Path | None = None) -> dict[str, dict]:
+@checked
+def read_results(path: str | Path | None = None) -> dict[str, dict]:
     """The recorded readings by ``run_name`` (the shipped ones by default; empty when none)."""
     return checkpoints.read_results(path or checkpoints.results_path(RESULTS, True))
 
 
+@checked
 def read_right(test_set: str, name: str, rows=None, results: dict | None = None) -> torch.Tensor:
     """Whether the reading ``name`` (a checkpoint, or ``reading(checkpoint, iterations)``) reads
     each image of the full ``test_set`` right, from the record: ``[10,000]`` booleans, or those of
@@ -166,12 +180,14 @@ def read_right(test_set: str, name: str, rows=None, results: dict | None = None)
     return right if rows is None else right[torch.as_tensor(rows)]
 
 
+@checked
 def summary(record: dict) -> str:
     """A recorded reading in a few words, as the command prints it."""
     return (f"{100 * record['accuracy']:.2f} % of {record['n']:,} right, "
             f"{record['seconds']:.0f} s")
 
 
+@checked
 def main(argv=None) -> int:
     parser = experiment_parser(COMMAND, __doc__)
     args = parser.parse_args(argv)

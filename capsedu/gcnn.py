@@ -16,15 +16,38 @@ and the equivariance of the later layers is approximate.
 import torch
 from torch import nn
 
-from .baselines import LogitClassifier
-from .group_conv import GroupConv, LiftingConv
-from .validate import check_finite, check_model_dtype, check_shape
+from .baselines import Classes, LogitClassifier
+from .group_conv import MAX_CHANNELS, MAX_KERNEL, N_ROTATIONS, GroupConv, LiftingConv
+from .validate import Int, check_finite, check_memory, check_model_dtype, check_shape, checked
 
 # The anchor's size: five layers of 16 channels (x 4 rotations), every filter 5x5; pooling after
 # the first and the third layer (28 -> 14 -> 7) costs less than half the time of pooling after the
 # second and third, for the same parameters
 ANCHOR_CHANNELS = (16, 16, 16, 16, 16)
 ANCHOR_POOLS = (0, 2)
+
+# Bounds on a stack's sizes, far past the anchor's (16 channels, 5x5 filters, 5 layers); the
+# weights of the whole stack are estimated against the memory too (``_check_weights``).
+MAX_LAYERS = 256  # a pool index names one of the stack's layers (the anchor has 5)
+Width = Int("a layer's channels", ge=1, le=MAX_CHANNELS)
+Widths = tuple[Width, ...] | list[Width]  # one per layer, a tuple or a list
+Kernel = Int("a filter's side, odd", ge=1, le=MAX_KERNEL)
+Pools = (tuple[Int("a layer a 2x2 max-pool follows", ge=0, le=MAX_LAYERS), ...]
+         | list[Int("a layer a 2x2 max-pool follows", ge=0, le=MAX_LAYERS)])
+
+
+def _check_weights(channels, kernel_size: int, hidden_kernel_size: int, slices: int,
+                   copies: int) -> None:
+    """Refuse up front a stack whose float32 weights do not fit: one input channel, then
+    ``channels``; a filter after the first is ``slices`` slices deep per input channel (4 for a
+    group convolution), and the weights are held ``copies`` times (a C4 layer's while drawn and
+    scaled, and its stacked copies at every forward pass)."""
+    kernels = [kernel_size] + [hidden_kernel_size] * (len(channels) - 1)
+    depths = [1] + [slices] * (len(channels) - 1)
+    numbers = sum(a * b * d * k**2 for a, b, d, k in zip([1, *channels], channels, depths, kernels,
+                                                         strict=False))
+    check_memory(4 * copies * numbers, f"a stack of {len(channels)} convolutions",
+                 "use fewer channels or layers, or smaller filters")
 
 
 class _Stack(LogitClassifier):
@@ -63,8 +86,11 @@ class C4CNN(_Stack):
     """The C4 group-equivariant CNN: a lifting convolution then group convolutions, one per
     channel count after the first (``hidden_kernel_size`` filters)."""
 
-    def __init__(self, channels=ANCHOR_CHANNELS, kernel_size=5, n_classes=10,
-                 hidden_kernel_size=5, pool_after=ANCHOR_POOLS):
+    @checked
+    def __init__(self, channels: Widths = ANCHOR_CHANNELS, kernel_size: Kernel = 5,
+                 n_classes: Classes = 10, hidden_kernel_size: Kernel = 5,
+                 pool_after: Pools = ANCHOR_POOLS):
+        _check_weights(channels, kernel_size, hidden_kernel_size, N_ROTATIONS, 2 + N_ROTATIONS)
         convs = [LiftingConv(1, channels[0], kernel_size)]
         convs += [GroupConv(a, b, hidden_kernel_size)
                   for a, b in zip(channels, channels[1:], strict=False)]
@@ -79,8 +105,11 @@ class PlainCNN(_Stack):
     """The same stack with ordinary convolutions: twice the channels of ``C4CNN`` gives about
     its number of parameters (a group convolution holds 4 filter slices per channel pair)."""
 
-    def __init__(self, channels=tuple(2 * c for c in ANCHOR_CHANNELS), kernel_size=5,
-                 n_classes=10, hidden_kernel_size=5, pool_after=ANCHOR_POOLS):
+    @checked
+    def __init__(self, channels: Widths = tuple(2 * c for c in ANCHOR_CHANNELS),
+                 kernel_size: Kernel = 5, n_classes: Classes = 10,
+                 hidden_kernel_size: Kernel = 5, pool_after: Pools = ANCHOR_POOLS):
+        _check_weights(channels, kernel_size, hidden_kernel_size, 1, 1)
         k = hidden_kernel_size
         convs = [nn.Conv2d(1, channels[0], kernel_size, padding=kernel_size // 2)]
         convs += [nn.Conv2d(a, b, k, padding=k // 2)

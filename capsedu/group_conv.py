@@ -11,23 +11,34 @@ rotation axis and the positions then gives features that do not change at all (i
 and feature maps alike; odd kernels with "same" padding keep every layer exactly equivariant.
 """
 
+import math
+
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .validate import check_shape
+from .validate import Int, Tensor, check_memory, check_shape, checked
 
 N_ROTATIONS = 4  # C4: the turns by 0, 90, 180 and 270 degrees
+# Bounds on a layer's sizes, far past 10's (16 channels, 5x5 filters); a layer's weights are
+# estimated against the memory too, since sizes in range can still multiply past it.
+MAX_CHANNELS = 4096
+MAX_KERNEL = 255  # a filter's side: 10's are 5 pixels; 255 is wider than any image here
 
 
-def rotate_c4(features: torch.Tensor, r: int = 1) -> torch.Tensor:
+@checked
+def rotate_c4(features: Tensor("a C4 feature map [B, C, 4, H, W] (or C4 filters)", ndim=5),
+              r: Int("quarter turns of the input, counter-clockwise; negative turns back") = 1
+              ) -> torch.Tensor:
     """What ``r`` quarter turns of the input do to a C4 feature map ``[B, C, 4, H, W]``: every
     map turns by ``r`` quarter turns and the rotation axis shifts by ``r``:
     out[:, :, s] = rot^r(features[:, :, s - r])."""
     return torch.rot90(features, r, dims=(-2, -1)).roll(r, dims=2)
 
 
-def lifting_filters(weight: torch.Tensor) -> torch.Tensor:
+@checked
+def lifting_filters(weight: Tensor("filters [C_out, C_in, k, k]", ndim=4, floating=True)
+                    ) -> torch.Tensor:
     """The four turned copies of ordinary filters ``[C_out, C_in, k, k]``, stacked for one
     convolution: ``[C_out * 4, C_in, k, k]`` (output channel o * 4 + r is filter o turned r
     times)."""
@@ -36,7 +47,9 @@ def lifting_filters(weight: torch.Tensor) -> torch.Tensor:
     return turned.flatten(0, 1)
 
 
-def group_filters(weight: torch.Tensor) -> torch.Tensor:
+@checked
+def group_filters(weight: Tensor("C4 filters [C_out, C_in, 4, k, k]", ndim=5, floating=True)
+                  ) -> torch.Tensor:
     """The four transformed copies of C4 filters ``[C_out, C_in, 4, k, k]``, stacked for one
     convolution over the input's ``C_in * 4`` channels: ``[C_out * 4, C_in * 4, k, k]``.
     Copy r turns every filter slice by r quarter turns *and* shifts the rotation axis by r:
@@ -56,6 +69,11 @@ class _C4Conv(nn.Module):
         if kernel_size % 2 != 1:
             raise ValueError(f"kernel_size must be odd (a centre pixel to turn about), got "
                              f"{kernel_size}")
+        # the weights, float32, twice while they are drawn and scaled; the four stacked copies
+        # a forward pass makes
+        check_memory(4 * (2 + N_ROTATIONS) * math.prod(weight_shape),
+                     f"{type(self).__name__}'s weights {tuple(weight_shape)}",
+                     "use fewer channels or smaller filters")
         self.weight = nn.Parameter(torch.randn(weight_shape) / fan_in**0.5)
         self.bias = nn.Parameter(torch.zeros(weight_shape[0]))
         self.stack = stack
@@ -72,7 +90,10 @@ class LiftingConv(_C4Conv):
     """Image ``[B, C_in, H, W]`` -> C4 feature map ``[B, C_out, 4, H, W]``: one convolution with
     each filter in its four orientations ("lifting" the image onto the group)."""
 
-    def __init__(self, in_channels: int, out_channels: int, kernel_size: int):
+    @checked
+    def __init__(self, in_channels: Int("the image's channels", ge=1, le=MAX_CHANNELS),
+                 out_channels: Int("filters, each in four orientations", ge=1, le=MAX_CHANNELS),
+                 kernel_size: Int("a filter's side, odd", ge=1, le=MAX_KERNEL)):
         super().__init__((out_channels, in_channels, kernel_size, kernel_size),
                          in_channels * kernel_size**2, lifting_filters)
 
@@ -86,7 +107,12 @@ class GroupConv(_C4Conv):
     rotation channels of its input, and is applied in four transformed copies
     (``group_filters``)."""
 
-    def __init__(self, in_channels: int, out_channels: int, kernel_size: int):
+    @checked
+    def __init__(self, in_channels: Int("the input's channels (each with 4 rotations)", ge=1,
+                                        le=MAX_CHANNELS),
+                 out_channels: Int("filters, each in four transformed copies", ge=1,
+                                   le=MAX_CHANNELS),
+                 kernel_size: Int("a filter's side, odd", ge=1, le=MAX_KERNEL)):
         super().__init__((out_channels, in_channels, N_ROTATIONS, kernel_size, kernel_size),
                          in_channels * N_ROTATIONS * kernel_size**2, group_filters)
 

@@ -17,19 +17,24 @@ Like every model of the course they keep ``hparams`` and offer ``training_loss``
 import torch
 import torch.nn.functional as F
 
-from .baselines import MaxPoolCNN
-from .capsnet import MULTIMNIST, CapsNet
+from .baselines import Channels, Classes, Dropout, ImageSide, MaxPoolCNN, Widths
+from .capsnet import MAX_SIZE, MULTIMNIST, CapsNet, CapsNetConfig
 from .functional import class_targets
-from .validate import check_labels, check_shape
+from .validate import Int, Tensor, check_labels, check_shape, checked
+
+Scores = Tensor("scores [batch, n_classes], one per class", ndim=2)
 
 
-def two_largest(scores: torch.Tensor) -> torch.Tensor:
+@checked
+def two_largest(scores: Scores) -> torch.Tensor:
     """The two classes read from ``scores`` ``[B, n_classes]``: the two highest, in ascending
     order of class ``[B, 2]`` (so that a pair reads the same whichever digit is on top)."""
     return scores.topk(2, dim=1).indices.sort(dim=1).values
 
 
-def two_digit_score(scores: torch.Tensor, label: int) -> tuple[torch.Tensor, torch.Tensor]:
+@checked
+def two_digit_score(scores: Scores, label: Int("the class scored", ge=0, le=MAX_SIZE - 1)
+                    ) -> tuple[torch.Tensor, torch.Tensor]:
     """Class ``label``'s score ``[B]`` and the score it must beat to be one of the two classes
     read ``[B]``: the second highest of the other classes' scores."""
     others = torch.cat([scores[:, :label], scores[:, label + 1:]], dim=1)  # [B, n_classes - 1]
@@ -45,7 +50,8 @@ class MultiDigitCapsNet(CapsNet):
     output's ``reconstruction`` holds one image per digit: ``[B, 2, C, S, S]``.
     """
 
-    def __init__(self, config=MULTIMNIST, **overrides):
+    @checked
+    def __init__(self, config: CapsNetConfig = MULTIMNIST, **overrides):
         super().__init__(config, **overrides)
 
     def reconstruct(self, v, lengths, targets=None) -> torch.Tensor:
@@ -108,8 +114,10 @@ class TwoDigitCNN(MaxPoolCNN):
     The defaults match ``MultiDigitCapsNet()``'s parameter count, its decoder included.
     """
 
-    def __init__(self, in_channels=1, n_classes=10, image_size=36, channels=(32, 64, 128),
-                 hidden=(1280, 192), dropout=0.5):
+    @checked
+    def __init__(self, in_channels: Channels = 1, n_classes: Classes = 10,
+                 image_size: ImageSide = 36, channels: Widths = (32, 64, 128),
+                 hidden: Widths = (1280, 192), dropout: Dropout = 0.5):
         super().__init__(in_channels, n_classes, image_size, channels, hidden, dropout)
 
     def training_loss(self, x, labels, parts=None):

@@ -10,6 +10,7 @@ from contextlib import nullcontext
 from dataclasses import dataclass
 
 import torch
+from torch import nn
 
 from .capsnet import routing_iterations
 from .convergence import training_status, verdict
@@ -17,7 +18,12 @@ from .data import transformed_mnist as tm
 from .loop import evaluate, is_correct, predict
 from .recipes import how_made
 from .statistics import Paired, SeedDifference, paired, seed_difference
-from .validate import check_choice, check_shape
+from .validate import Choice, Flag, Float, Int, Tensor, check_choice, checked
+
+MAX_GROUPS = 1000  # overlap groups: past this a group holds a handful of the 10,000 test pairs
+Digits = Tensor("MNIST digits [N, 1, 28, 28]", ndim=4, pixels=True)
+Digit = Tensor("one MNIST digit [1, 28, 28]", ndim=3, pixels=True)
+Labels = Tensor("their labels [N]", ndim=1)
 
 # Quoted, not measured here: models trained on translated MNIST, their accuracy (%) on translated
 # test digits (None: not reported) and on affine-transformed ones
@@ -34,8 +40,11 @@ QUOTED_AFFINE = {**{name: on_affine for name, (_, on_affine) in QUOTED.items()},
                  "Gu & Tresp 2020: Aff-CapsNet": 93.21}
 
 
-def sweep_accuracy(model, images: torch.Tensor, labels: torch.Tensor, factor: str,
-                   values=None, side: int = tm.CANVAS) -> list[float]:
+@checked
+def sweep_accuracy(model: nn.Module, images: Digits, labels: Labels,
+                   factor: Choice("the factor swept", *tm.SWEEPS), values=None,
+                   side: Int("the canvas side in pixels", ge=28, le=tm.MAX_SIDE) = tm.CANVAS
+                   ) -> list[float]:
     """``model``'s accuracy on MNIST digits ``[N, 1, 28, 28]`` under one transformation at each
     value of a sweep (``transformed_mnist.sweep``; ``values`` default to ``SWEEPS[factor]``), on
     a ``side`` x ``side`` canvas: 40 for 08's affNIST models, 28 for 10's models, which read
@@ -44,7 +53,8 @@ def sweep_accuracy(model, images: torch.Tensor, labels: torch.Tensor, factor: st
     return [evaluate(model, (tm.sweep(images, factor, v, side), labels)) for v in values]
 
 
-def sweep_curves(models: dict, images: torch.Tensor, labels: torch.Tensor) -> dict:
+@checked
+def sweep_curves(models: dict, images: Digits, labels: Labels) -> dict:
     """Each of ``models``' (name -> model) ``sweep_accuracy`` on MNIST digits ``[N, 1, 28, 28]``
     for every factor of ``transformed_mnist.SWEEPS``: name -> factor -> ``[len(SWEEPS[factor])]``
     accuracies."""
@@ -52,6 +62,7 @@ def sweep_curves(models: dict, images: torch.Tensor, labels: torch.Tensor) -> di
             for name, model in models.items()}
 
 
+@checked
 def lowest_points(curves: dict) -> list[str]:
     """One line per model of ``sweep_curves``: its lowest accuracy on each sweep."""
     return [f"{name}: lowest accuracy per sweep: "
@@ -59,8 +70,11 @@ def lowest_points(curves: dict) -> list[str]:
             for name, by_factor in curves.items()]
 
 
-def read_right(models: dict, images: torch.Tensor, labels: torch.Tensor,
-               iterations: dict | None = None, progress: bool = False) -> dict:
+@checked
+def read_right(models: dict, images: Tensor("images [N, C, H, W]", ndim=4, pixels=True),
+               labels: Tensor("their labels [N], or [N, 2] for pairs"),
+               iterations: dict | None = None,
+               progress: Flag("True to show a progress bar") = False) -> dict:
     """Whether each of ``models`` (name -> model) reads each image right: name -> ``[N]``
     booleans (``loop.is_correct``), for ``images`` ``[N, C, H, W]`` and their ``labels`` ``[N]``
     (``[N, 2]`` for pairs). ``iterations`` (name -> a number) routes that CapsNet so many times
@@ -76,14 +90,15 @@ def read_right(models: dict, images: torch.Tensor, labels: torch.Tensor,
     return right
 
 
+@checked
 def accuracies(right: dict) -> dict[str, float]:
     """The share of images each model reads right: name -> accuracy in [0, 1], from
     ``read_right``'s name -> ``[N]`` booleans."""
     return {name: correct.float().mean().item() for name, correct in right.items()}
 
 
-def viewpoint_table(translated: dict[str, float], affine: dict[str, float],
-                    quoted: dict = QUOTED) -> str:
+@checked
+def viewpoint_table(translated: dict, affine: dict, quoted: dict = QUOTED) -> str:
     """The accuracy (%) of each model (name -> accuracy in [0, 1]) on translated and on
     affNIST-style test digits and the drop between them, one row each, then the ``quoted`` rows
     (name -> (translated %, affine %), translated None where a source does not report it)."""
@@ -131,7 +146,10 @@ class OnSample:
         return self.sample.clear == self.full.clear and (not self.full.clear or same_side)
 
 
-def sample_verdict(full, sample, runs: dict, sizes: tuple[int, int]) -> tuple[OnSample, str]:
+@checked
+def sample_verdict(full: Paired | SeedDifference, sample: Paired | SeedDifference, runs: dict,
+                   sizes: tuple[Int("images in the full set", ge=1),
+                                Int("images in the sample", ge=1)]) -> tuple[OnSample, str]:
     """The verdict line of a comparison made on whole test sets (``full``) and on a run's sample
     of them (``sample``), ``sizes`` = (images in the full set, in the sample): the full set's
     comparison, final only when the recorded ``runs`` it rests on (name -> manifest row) have
@@ -147,6 +165,7 @@ def sample_verdict(full, sample, runs: dict, sizes: tuple[int, int]) -> tuple[On
     return comparison, line
 
 
+@checked
 def paired_verdict(sample: dict, full: dict, first: str, second: str,
                    manifest: dict) -> tuple[OnSample, str]:
     """Model ``first`` minus ``second``, image by image (``statistics.paired``), on the whole test
@@ -164,6 +183,7 @@ def paired_verdict(sample: dict, full: dict, first: str, second: str,
     return sample_verdict(on_full, on_sample, runs, (on_full.n, on_sample.n))
 
 
+@checked
 def sample_line(sample: dict, full: dict, rows) -> str:
     """What a run measured on its sample, beside the record: each reading's accuracy on the
     sample (``sample``: name -> booleans, ``read_right``) and on how many of the sample's images
@@ -179,6 +199,7 @@ def sample_line(sample: dict, full: dict, rows) -> str:
                         for name, right in sample.items()) + f"; {agreement}")
 
 
+@checked
 def run_line(name: str, row: dict) -> str:
     """One line on how the checkpoint ``name`` was made, from its manifest ``row``: every sitting
     of its training (``recipes.how_made``), its seed, minutes and CPU threads, and how the run
@@ -187,7 +208,9 @@ def run_line(name: str, row: dict) -> str:
             f"on {row['threads']} CPU thread(s) | {training_status(row['metrics'])}")
 
 
-def pairs_line(name: str, right: torch.Tensor, row: dict) -> str:
+@checked
+def pairs_line(name: str, right: Tensor("booleans [N]: which pairs it reads right", ndim=1),
+               row: dict) -> str:
     """One line on a two-digit model ``name``: the share of test pairs whose two digits it reads
     right (``right`` ``[N]`` booleans), the minutes and pairs its training took (one pair per
     training digit per epoch, up to the epoch kept) and how the run ended, from its manifest
@@ -199,13 +222,15 @@ def pairs_line(name: str, right: torch.Tensor, row: dict) -> str:
             f"{seen / 1e6:.2f}M training pairs seen | {training_status(row['metrics'])}")
 
 
-def accuracy_by_overlap(right: dict, overlap: torch.Tensor,
-                        groups: int = 4) -> tuple[dict[str, list[float]], list[str]]:
+@checked
+def accuracy_by_overlap(right: dict, overlap: Tensor("overlaps in [0, 1] [N]", ndim=1,
+                                                     floating=True),
+                        groups: Int("groups of pairs", ge=1, le=MAX_GROUPS) = 4
+                        ) -> tuple[dict[str, list[float]], list[str]]:
     """Test pairs split into ``groups`` equal groups by the ``overlap`` ``[N]`` of their two ink
     boxes (``transformed_mnist.box_overlap``), least overlap first: each model's accuracy (%) in
     every group (``right``: name -> ``[N]`` booleans, ``read_right``) and each group's range of
     overlap in words, e.g. ``"35-60 %"``."""
-    check_shape(overlap, "overlap", "[N] overlaps in [0, 1]", ndim=1)
     edges = torch.quantile(overlap, torch.arange(1, groups) / groups)  # [groups - 1]
     group = torch.bucketize(overlap, edges)  # [N]: 0 .. groups - 1
     scores = {name: [100 * correct[group == g].float().mean().item() for g in range(groups)]
@@ -215,9 +240,13 @@ def accuracy_by_overlap(right: dict, overlap: torch.Tensor,
     return scores, ranges
 
 
+@checked
 @torch.no_grad()
-def viewpoint_state(capsnet, cnn, digit: torch.Tensor, rotation: float = 0.0, shear: float = 0.0,
-                    scale: float = 1.0, dx: float = 0.0, dy: float = 0.0) -> dict:
+def viewpoint_state(capsnet: nn.Module, cnn: nn.Module, digit: Digit,
+                    rotation: Float("degrees") = 0.0, shear: Float("a shear factor") = 0.0,
+                    scale: Float("a scale factor, both axes") = 1.0,
+                    dx: Float("pixels to the right") = 0.0,
+                    dy: Float("pixels down") = 0.0) -> dict:
     """What notebook 08's widget shows for one MNIST ``digit`` ``[1, 28, 28]`` under one affine
     map (``transformed_mnist.affine``, both axes scaled by ``scale``, moved by ``(dx, dy)``
     pixels from the centre of the canvas):
@@ -241,9 +270,11 @@ def viewpoint_state(capsnet, cnn, digit: torch.Tensor, rotation: float = 0.0, sh
                           "dy": dy}}
 
 
+@checked
 @torch.no_grad()
-def overlap_state(capsnet, cnn, first: torch.Tensor, second: torch.Tensor, dx: int = 0,
-                  dy: int = 0) -> dict:
+def overlap_state(capsnet: nn.Module, cnn: nn.Module, first: Digit, second: Digit,
+                  dx: Int("pixels to the right", ge=-tm.MULTI_SHIFT, le=tm.MULTI_SHIFT) = 0,
+                  dy: Int("pixels down", ge=-tm.MULTI_SHIFT, le=tm.MULTI_SHIFT) = 0) -> dict:
     """What notebook 08's MultiMNIST widget shows for two MNIST digits ``[1, 28, 28]``: the first
     at the centre of the 36x36 canvas, the second moved by ``(dx, dy)`` pixels (each within +-4),
     overlaid as in ``transformed_mnist.multimnist`` (pixel-wise maximum).
@@ -255,9 +286,6 @@ def overlap_state(capsnet, cnn, first: torch.Tensor, second: torch.Tensor, dx: i
       ``[2, 36, 36]``, in the order of ``capsnet_read``);
     * the CNN's ten sigmoid ``probabilities`` and the two classes it reads (``cnn_read``).
     """
-    for name, shift in (("dx", dx), ("dy", dy)):
-        if not -tm.MULTI_SHIFT <= shift <= tm.MULTI_SHIFT:
-            raise ValueError(f"{name} must be within +-{tm.MULTI_SHIFT} pixels, got {shift}")
     side, m = tm.MULTI_CANVAS, tm.MULTI_SHIFT
     place = [(m, m), (m + int(dx), m + int(dy))]  # top-left corners on the canvas
     parts = torch.cat([tm.place(digit[None], torch.tensor([x]), torch.tensor([y]), side)
@@ -290,8 +318,9 @@ class SeedVerdict:
     over_seeds: SeedDifference  # mean first minus mean second, points
 
 
-def seed_verdict(right: dict[int, dict[str, torch.Tensor]], first: str, second: str,
-                 by_seed: bool) -> SeedVerdict:
+@checked
+def seed_verdict(right: dict, first: str, second: str,
+                 by_seed: Flag("True to pair the seeds, False for Welch's test")) -> SeedVerdict:
     """``first`` minus ``second`` over seeds: ``right[seed][name]`` says which test images the
     run of that seed reads right (``[n]`` booleans, the same images for every run).
     ``by_seed``: pair the seeds (``statistics.seed_difference``) when a seed fixes what both
@@ -309,6 +338,7 @@ def seed_verdict(right: dict[int, dict[str, torch.Tensor]], first: str, second: 
                        seed_difference(a, b, by_seed=by_seed))
 
 
+@checked
 def seed_line(what: str, verdict: SeedVerdict) -> str:
     """A ``SeedVerdict`` in two lines: each seed's difference and how many of them the seed's own
     test images told apart, then the mean over seeds with its interval and verdict."""

@@ -34,10 +34,16 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from .validate import check_flag
+from .validate import Flag, Float, Int, checked
 
 LEVEL = 0.95  # every interval and test of the course: 95 % (a test at 5 %)
 CURVE_WINDOW = 25  # training steps averaged in each point of a recorded curve
+# A window past a curve's length averages from its first step anyway (09's curves are a few
+# thousand steps); the bound only catches a typo, the work does not grow with the window.
+MAX_WINDOW = 1_000_000
+
+# The confidence level of an interval, the one declaration every function here shares.
+Level = Float("the confidence level, e.g. 0.95", gt=0, lt=1)
 
 
 def _as_bools(correct, name: str) -> np.ndarray:
@@ -60,11 +66,6 @@ def _as_values(values, name: str, at_least: int = 2) -> np.ndarray:
         raise ValueError(f"{name} must be a list of one number per seed, at least {at_least} "
                          f"(a spread needs two), got {array.tolist()}")
     return array
-
-
-def _check_level(level: float) -> None:
-    if not 0 < level < 1:
-        raise ValueError(f"level must be a probability between 0 and 1 (e.g. 0.95), got {level}")
 
 
 def _side(low: float, high: float, value: float) -> str:
@@ -92,9 +93,9 @@ class Accuracy:
                 f"{100 * self.low:.2f} to {100 * self.high:.2f} %)")
 
 
-def accuracy(correct, level: float = LEVEL) -> Accuracy:
+@checked
+def accuracy(correct, level: Level = LEVEL) -> Accuracy:
     """The accuracy of one model from ``correct`` ``[n]`` (whether each image was read right)."""
-    _check_level(level)
     right = _as_bools(correct, "correct")
     k, n = int(right.sum()), len(right)
     interval = stats.binomtest(k, n).proportion_ci(confidence_level=level, method="wilson")
@@ -138,7 +139,8 @@ class Paired(_Test):
                 f"McNemar p = {self.p_value:.2g}: {self.verdict}")
 
 
-def paired(correct_a, correct_b, level: float = LEVEL) -> Paired:
+@checked
+def paired(correct_a, correct_b, level: Level = LEVEL) -> Paired:
     """Compare two models scored on the same ``n`` images, ``correct_a`` and ``correct_b``
     ``[n]`` (whether each model read each image right, in the same order).
 
@@ -153,7 +155,6 @@ def paired(correct_a, correct_b, level: float = LEVEL) -> Paired:
     when the test tells the two apart: the printed interval and the verdict beside it never
     disagree (a normal approximation, mean +- 1.96 se, can).
     """
-    _check_level(level)
     a, b = _as_bools(correct_a, "correct_a"), _as_bools(correct_b, "correct_b")
     if a.shape != b.shape:
         raise ValueError(f"correct_a and correct_b must score the same images: got {len(a)} and "
@@ -197,14 +198,16 @@ class OverSeeds:
                 f"over {self.n} seeds; sd {self.sd:.2f})")
 
 
-def t_multiplier(degrees_of_freedom: float, level: float = LEVEL) -> float:
+@checked
+def t_multiplier(degrees_of_freedom: Float("degrees of freedom, e.g. seeds - 1", gt=0),
+                 level: Level = LEVEL) -> float:
     """Student's t quantile for a two-sided ``level`` interval: 4.30 for 2 degrees of freedom
     (3 seeds), 2.78 for 4, 1.96 in the limit."""
-    _check_level(level)
     return float(stats.t.ppf((1 + level) / 2, degrees_of_freedom))
 
 
-def over_seeds(values, level: float = LEVEL) -> OverSeeds:
+@checked
+def over_seeds(values, level: Level = LEVEL) -> OverSeeds:
     """The mean of one number per seed (e.g. a test error in %) with its t interval."""
     x = _as_values(values, "values")
     sd = x.std(ddof=1)
@@ -231,7 +234,11 @@ class SeedDifference(_Test):
                 f"p = {self.p_value:.2g}): {self.verdict}")
 
 
-def seed_difference(a, b, by_seed: bool, level: float = LEVEL) -> SeedDifference:
+@checked
+def seed_difference(a, b,
+                    by_seed: Flag("True when the runs of one seed share their initial weights and "
+                                  "batches, False for Welch's test"),
+                    level: Level = LEVEL) -> SeedDifference:
     """Mean of ``a`` minus mean of ``b``, each one number per seed (the sign of ``paired``).
 
     ``by_seed=True`` when the runs of one seed share what a seed decides (initial weights,
@@ -239,9 +246,6 @@ def seed_difference(a, b, by_seed: bool, level: float = LEVEL) -> SeedDifference
     per-seed differences, n - 1 degrees of freedom. ``by_seed=False`` for runs that share nothing
     (two architectures): Welch's interval, with the Welch-Satterthwaite degrees of freedom.
     """
-    _check_level(level)
-    check_flag(by_seed, "by_seed", "True when the runs of one seed share their initial weights and "
-               "batches, False for Welch's test")
     x, y = _as_values(a, "a"), _as_values(b, "b")
     if by_seed:
         if len(x) != len(y):
@@ -260,20 +264,25 @@ def seed_difference(a, b, by_seed: bool, level: float = LEVEL) -> SeedDifference
         p_value = float(2 * stats.t.sf(abs(difference) / se, df))
     half = t_multiplier(df, level) * se
     return SeedDifference(difference, difference - half, difference + half, float(df), p_value,
-                          bool(by_seed), level)
+                          by_seed, level)
 
 
-def leader(comparison, first: str, second: str, lower_is_better: bool = False) -> str:
+@checked
+def leader(comparison, first: str, second: str,
+           lower_is_better: Flag("whether the numbers are errors (a smaller one is better)")
+           = False) -> str:
     """A comparison in two words, for a table: ``"<first> ahead"`` when it is told apart and its
     difference is positive (a minus b, for ``paired(a, b)`` and ``seed_difference(a, b)`` alike),
     ``"<second> ahead"`` when told apart the other way, else ``"not told
     apart"``. ``lower_is_better``: the numbers are errors, so a negative difference puts
-    ``first`` ahead."""
+    ``first`` ahead. Any record with ``.clear`` and ``.difference`` will do (e.g. a reading of a
+    sample beside its full set), so ``comparison`` is not declared."""
     if not comparison.clear:
         return "not told apart"
     return f"{first} ahead" if (comparison.difference > 0) != lower_is_better else f"{second} ahead"
 
 
+@checked
 def tally(comparisons) -> str:
     """How many ``comparisons`` (each with ``.clear`` and ``.level``) crossed the line, next to how
     many chance alone would give if no difference were real."""
@@ -291,7 +300,9 @@ def tally(comparisons) -> str:
             f"{1 - level:.2f}) if no difference were real")
 
 
-def running_mean(values, window: int = CURVE_WINDOW) -> np.ndarray:
+@checked
+def running_mean(values, window: Int("steps averaged in each point", ge=1, le=MAX_WINDOW)
+                 = CURVE_WINDOW) -> np.ndarray:
     """Each step's mean over its last ``window`` values (fewer at the first steps): a per-step
     curve, smoothed. ``values`` ``[steps]`` -> ``[steps]``."""
     # total[t] = values[0] + ... + values[t - 1]

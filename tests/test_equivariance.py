@@ -65,7 +65,7 @@ def test_conv_shift_error_names_bad_input():
         eq.conv_shift_error(torch.nn.Conv2d(1, 1, 3, stride=2), torch.rand(1, 1, 9, 9), 1, 1)
     with pytest.raises(ValueError, match="leaves nothing"):
         eq.conv_shift_error(torch.nn.Conv2d(1, 1, 3), torch.rand(1, 1, 9, 9), 4, 0)
-    with pytest.raises(ValueError, match=r"x must have shape \[batch"):
+    with pytest.raises(ValueError, match=r"conv_shift_error\(\): x must be .* with 4 dimensions"):
         eq.conv_shift_error(torch.nn.Conv2d(1, 1, 3), torch.rand(9, 9), 1, 0)
 
 
@@ -379,7 +379,8 @@ def test_attention_step_names_bad_input():
         eq.attention_step(x, x, "parents")
     with pytest.raises(ValueError, match="share batch and d"):
         eq.attention_step(x, torch.randn(1, 2, 4))
-    with pytest.raises(ValueError, match=r"slots must have shape \[batch, n_slots, d\]"):
+    with pytest.raises(ValueError, match=r"attention_step\(\): slots must be .* with 3 "
+                                         r"dimensions \(slots \[batch, n_slots, d\]\)"):
         eq.attention_step(x, torch.randn(2, 3))
     with pytest.raises(TypeError, match="floating-point"):
         eq.attention_step(x.long(), x.long())

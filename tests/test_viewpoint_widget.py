@@ -99,7 +99,8 @@ def test_overlap_state_overlays_the_two_digits_and_reads_both_models(two_digit_p
     assert s["capsnet_read"] == read[0].tolist() and s["cnn_read"] == cnn.predict(pair)[0].tolist()
     np.testing.assert_allclose(s["reconstructions"], recon[0, :, 0].numpy(), atol=1e-6)
     assert 0 < s["overlap"] <= 1
-    with pytest.raises(ValueError, match=r"dx must be within \+-4 pixels, got 5"):
+    with pytest.raises(ValueError,
+                       match=r"overlap_state\(\): dx must be an integer >= -4 and <= 4 .*got 5"):
         overlap_state(capsnet, cnn, x[0], other, dx=5)
 
 

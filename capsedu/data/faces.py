@@ -22,7 +22,16 @@ import torch.nn.functional as F
 
 from ..poses import place
 from ..validate import Choice, Float, Int, Seed, check_fields, check_memory, checked
-from .sprites import STROKE, STROKE_LENGTH, Part, as_part, ink_boxes, render, render_scenes
+from .sprites import (
+    MAX_SIZE,
+    STROKE,
+    STROKE_LENGTH,
+    Part,
+    as_part,
+    ink_boxes,
+    render,
+    render_scenes,
+)
 
 PART_KINDS = ("left_eye", "right_eye", "nose", "mouth")
 KINDS = ("face", "nonface", "swapped", "permuted", "random", "upside_down", "rotated")
@@ -41,11 +50,23 @@ CANONICAL_OFFSETS: dict[str, tuple[float, float]] = {
 MARGIN = 0.01  # ink keeps at least this far from the image border
 _OFFSETS = [CANONICAL_OFFSETS[k] for k in PART_KINDS]
 
+# Bounds on what a caller can ask for: a face at MAX_SCALE already fills the image; a million
+# images take about half an hour; an image's side past MAX_SIZE is no longer a parts world.
+MAX_SCALE = 3.0
+MAX_IMAGES = 1_000_000
+# MAX_SIZE (sprites): the largest image side
+MAX_WINDOW = 2 * MAX_SIZE + 1  # a window this wide, centred on any pixel, covers the whole image
+SHIFT_DRAWS = 100_000  # a face's shift is drawn again at most this many times
+
 
 # --- Placing parts ------------------------------------------------------------------------------
 
 
-def face_parts(x=0.5, y=0.5, angle=0.0, scale=1.0) -> list[Part]:
+@checked
+def face_parts(x: Float("the face centre's x, in image fractions") = 0.5,
+               y: Float("the face centre's y, in image fractions") = 0.5,
+               angle: Float("degrees, counter-clockwise on screen") = 0.0,
+               scale: Float("the face's scale", gt=0, le=MAX_SCALE) = 1.0) -> list[Part]:
     """The four parts of a face with pose ``(x, y, angle, scale)``, in ``PART_KINDS`` order.
 
     Each part sits at face pose o canonical offset (the offset turned by the face angle, times the
@@ -91,12 +112,6 @@ def _clear(boxes, placed, gap=0.01) -> np.ndarray:
 
 # --- Scenes -----------------------------------------------------------------------------------
 
-# Bounds on what a caller can ask for: a face at MAX_SCALE already fills the image; a million
-# images take about half an hour; an image's side past MAX_SIZE is no longer a parts world.
-MAX_SCALE = 3.0
-MAX_IMAGES = 1_000_000
-MAX_SIZE = 512
-SHIFT_DRAWS = 100_000  # a face's shift is drawn again at most this many times
 
 
 @dataclass(frozen=True)
@@ -217,9 +232,9 @@ def _layout(kind: str, pose, rng) -> list[Part]:
     """The face parts of one image of ``kind`` (no strokes yet), for a face pose."""
     x, y, angle, scale = pose
     if kind in ("face", "rotated"):
-        return face_parts(*pose)
+        return _parts_at(_OFFSETS, *pose)
     if kind == "upside_down":  # "Thatcher": every part turned 180 degrees where it stands
-        return [p._replace(angle=angle + 180.0) for p in face_parts(*pose)]
+        return [p._replace(angle=angle + 180.0) for p in _parts_at(_OFFSETS, *pose)]
     if kind == "swapped":
         # Rows swapped: reflect each offset top <-> bottom about the line halfway between the eye
         # row and the mouth row (face frame), parts staying upright. The eyes land on the mouth's
@@ -234,7 +249,7 @@ def _layout(kind: str, pose, rng) -> list[Part]:
     # nonface: keep 0 to 3 of the parts, at their face positions or at random positions
     keep = [PART_KINDS[i] for i in sorted(rng.choice(4, size=rng.integers(0, 4), replace=False))]
     if rng.random() < 0.5:
-        return [p for p in face_parts(*pose) if p.kind in keep]
+        return [p for p in _parts_at(_OFFSETS, *pose) if p.kind in keep]
     return _random_parts(rng, keep, angle, scale)
 
 
@@ -331,6 +346,7 @@ def dataset(
 # --- Editing (used by the widgets) --------------------------------------------------------------
 
 
+@checked
 def swap(parts, a: str, b: str) -> list[Part]:
     """Swap the positions of the parts of kinds ``a`` and ``b``; each keeps its own angle."""
     parts = [as_part(p) for p in parts]
@@ -340,7 +356,9 @@ def swap(parts, a: str, b: str) -> list[Part]:
     return parts
 
 
-def rotate(parts, degrees: float, about=(0.5, 0.5)) -> list[Part]:
+@checked
+def rotate(parts, degrees: Float("degrees, counter-clockwise on screen"),
+           about=(0.5, 0.5)) -> list[Part]:
     """Turn every part by ``degrees`` (on-screen counter-clockwise) about the point ``about``."""
     out = []
     for p in map(as_part, parts):
@@ -349,7 +367,8 @@ def rotate(parts, degrees: float, about=(0.5, 0.5)) -> list[Part]:
     return out
 
 
-def scramble(parts, seed: int) -> list[Part]:
+@checked
+def scramble(parts, seed: Seed) -> list[Part]:
     """The same parts at random non-overlapping positions (angles jittered by up to 15°)."""
     parts = [as_part(p) for p in parts]
     rng = np.random.default_rng(seed)
@@ -360,6 +379,7 @@ def scramble(parts, seed: int) -> list[Part]:
     return [next(moved) if p.kind in PART_KINDS else p for p in parts]
 
 
+@checked
 def face_centre(parts) -> tuple[float, float]:
     """The centre (x, y) of the face parts among ``parts`` (strokes are left out)."""
     face = [p for p in map(as_part, parts) if p.kind in PART_KINDS]
@@ -368,7 +388,8 @@ def face_centre(parts) -> tuple[float, float]:
     return float(np.mean([p.x for p in face])), float(np.mean([p.y for p in face]))
 
 
-def spread(parts, factor: float) -> list[Part]:
+@checked
+def spread(parts, factor: Float("how many times farther from the face centre")) -> list[Part]:
     """Move every part ``factor`` times farther from the centre of the four face parts.
 
     A uniform stretch of the layout: the arrangement stays a face's, each sprite keeps its size
@@ -381,6 +402,7 @@ def spread(parts, factor: float) -> list[Part]:
             for p in parts]
 
 
+@checked
 def turn_over(parts, kinds) -> list[Part]:
     """Turn the parts of the given ``kinds`` by 180 degrees where they stand (``upside_down``
     does this to all four): each keeps its place, and looks as it would in a face upside down."""
@@ -394,6 +416,7 @@ def turn_over(parts, kinds) -> list[Part]:
 # --- Reading scenes ------------------------------------------------------------------------------
 
 
+@checked
 def part_slots(scenes) -> tuple[np.ndarray, np.ndarray]:
     """The face parts of each scene, one slot per part kind: poses ``[len(scenes), 4, 4]`` (x, y,
     angle, scale; slot i holds the part of kind ``PART_KINDS[i]``, zeros where it is missing) and
@@ -413,20 +436,26 @@ def _ink(parts, kind: str, size: int) -> np.ndarray:
     return render([parts[_index(parts, kind)]], size) > 0.5
 
 
-def ink_gap(parts, a: str, b: str, size: int = 32) -> float:
+@checked
+def ink_gap(parts, a: str, b: str,
+            size: Int("the image's side in pixels", ge=1, le=MAX_SIZE) = 32) -> float:
     """Distance in pixels between the nearest inked pixels (> 0.5) of parts ``a`` and ``b``."""
     pa, pb = np.argwhere(_ink(parts, a, size)), np.argwhere(_ink(parts, b, size))  # [pixels, 2]
     return float(np.sqrt(((pa[:, None, :] - pb[None, :, :]) ** 2).sum(-1)).min())
 
 
-def windows_holding_both(parts, a: str, b: str, window: int, size: int = 32) -> int:
+@checked
+def windows_holding_both(parts, a: str, b: str,
+                         window: Int("a window's side in pixels (odd)", ge=1, le=MAX_WINDOW),
+                         size: Int("the image's side in pixels", ge=1, le=MAX_SIZE) = 32) -> int:
     """How many ``window`` x ``window`` squares, one centred on each pixel (the inputs of the
     units of a padded stack of convolutions with that receptive field), hold ink of both parts.
 
     A unit can only respond to how two parts meet if its window holds some of each.
     """
-    if window < 1 or window % 2 == 0:
-        raise ValueError(f"window must be an odd number of pixels >= 1, got {window}")
+    if window % 2 == 0:
+        raise ValueError(f"windows_holding_both(): window must be an odd number of pixels (a "
+                         f"window centred on a pixel), got {window}; pass {window + 1}")
     held = []
     for kind in (a, b):
         ink = torch.from_numpy(_ink(parts, kind, size)).float()[None, None]  # [1, 1, size, size]
@@ -435,7 +464,9 @@ def windows_holding_both(parts, a: str, b: str, window: int, size: int = 32) -> 
     return int((held[0] * held[1]).sum())
 
 
-def pair_table(parts, pairs, window: int, size: int = 32) -> str:
+@checked
+def pair_table(parts, pairs, window: Int("a window's side in pixels (odd)", ge=1, le=MAX_WINDOW),
+               size: Int("the image's side in pixels", ge=1, le=MAX_SIZE) = 32) -> str:
     """One line per pair ``(a, b)`` of ``pairs``: how far apart the parts' ink is (``ink_gap``)
     and how many of the ``size * size`` windows of ``window`` pixels hold ink of both
     (``windows_holding_both``)."""

@@ -15,11 +15,14 @@ import numpy as np
 import torch
 
 from ..poses import place
-from ..validate import check_memory
+from ..validate import Int, check_memory, checked
 
 STROKE = "stroke"  # a distractor: a short straight line, not a face part
 PEN = 0.04  # half-width of the pen, in image fractions (about 1.3 px at 32 x 32)
 STROKE_LENGTH = 0.13  # a stroke at scale 1; faces.dataset draws lengths in [0.10, 0.16]
+# the largest image side a caller may ask for: past it a sprite's pen (PEN, about 1.3 px at 32)
+# is a thin line in a sea of pixels, no longer a parts world, and each image is side**2 floats
+MAX_SIZE = 512
 
 
 class Part(NamedTuple):
@@ -82,6 +85,7 @@ def as_part(p) -> Part:
 # --- Where a part's ink is ------------------------------------------------------------------------
 
 
+@checked
 def segments(parts) -> np.ndarray:
     """The strokes that draw ``parts``, in image coordinates: rows (ax, ay, bx, by).
 
@@ -97,7 +101,10 @@ def _segments(part: Part) -> np.ndarray:
 
 
 def ink_boxes(kind, x, y, angle, scale) -> np.ndarray:
-    """Boxes around a sprite's ink for m poses (arrays of shape [m]): [m, 4] as (x0, y0, x1, y1)."""
+    """Boxes around a sprite's ink for m poses (arrays of shape [m]): [m, 4] as (x0, y0, x1, y1).
+
+    Not checked at the door: ``faces`` calls it for every batch of candidate places it draws
+    (thousands per dataset), with kinds and poses it made itself."""
     x, y, angle, scale = (np.asarray(v, dtype=float).reshape(-1, 1) for v in (x, y, angle, scale))
     ends = place(_SPRITES[kind].reshape(-1, 2), x, y, angle, scale)  # [m, points, 2]
     return np.concatenate([ends.min(axis=1) - PEN, ends.max(axis=1) + PEN], axis=1)
@@ -106,7 +113,8 @@ def ink_boxes(kind, x, y, angle, scale) -> np.ndarray:
 # --- Rendering --------------------------------------------------------------------------------
 
 
-def render(parts, size=32) -> np.ndarray:
+@checked
+def render(parts, size: Int("the image's side in pixels", ge=1, le=MAX_SIZE) = 32) -> np.ndarray:
     """Draw parts (``Part`` or plain ``(kind, x, y, angle, scale)`` tuples) as a float32 image.
 
     Returns ``[size, size]`` in [0, 1], black background, ink = 1.
@@ -114,13 +122,17 @@ def render(parts, size=32) -> np.ndarray:
     return _render_many([[as_part(p) for p in parts]], size)[0]
 
 
-def render_many(scenes, size=32) -> torch.Tensor:
+@checked
+def render_many(scenes, size: Int("the images' side in pixels", ge=1, le=MAX_SIZE) = 32
+                ) -> torch.Tensor:
     """``render`` for a list of scenes at once, as the models read them: a batch
     ``[len(scenes), 1, size, size]`` float32 tensor."""
     return render_scenes([[as_part(p) for p in parts] for parts in scenes], size)
 
 
-def render_scenes(scenes: list[list[Part]], size: int) -> torch.Tensor:
+@checked
+def render_scenes(scenes: list, size: Int("the images' side in pixels", ge=1, le=MAX_SIZE)
+                  ) -> torch.Tensor:
     """``render_many`` of scenes that are lists of valid ``Part`` already (those ``faces`` draws),
     without checking every part again: ``[len(scenes), 1, size, size]``."""
     return torch.from_numpy(_render_many(scenes, size)).unsqueeze(1)
@@ -143,8 +155,6 @@ def _render_many(scenes: list[list[Part]], size: int) -> np.ndarray:
     part's frame (a pose is a turn, a uniform scale and a shift), only cheaper; and the nearest
     segment over all parts gives the max of the parts' intensities.
     """
-    if not isinstance(size, (int, np.integer)) or size <= 0:
-        raise ValueError(f"size must be a positive integer, got {size!r}")
     if not scenes:
         return np.zeros((0, size, size), dtype=np.float32)
     segs = [np.vstack([_segments(p) for p in parts] + [np.zeros((0, 4))]) for parts in scenes]

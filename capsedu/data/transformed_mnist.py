@@ -29,6 +29,8 @@ from ..validate import (
     Int,
     Seed,
     Tensor,
+    check_fields,
+    check_finite,
     check_memory,
     check_number,
     check_pixels,
@@ -41,15 +43,26 @@ CANVAS = 40  # affNIST's image side
 MAX_SIDE = 256  # the largest canvas a caller may ask for (its images are side**2 floats each)
 MULTI_SHIFT = 4  # MultiMNIST: each digit shifted by up to 4 pixels in each direction
 MULTI_CANVAS = 28 + 2 * MULTI_SHIFT  # 36
+MAX_SHEAR = 10.0  # a shear past this lays a digit almost flat: its ink leaves any canvas
+MAX_SCALE = 10.0  # a digit scaled past this fills any canvas of MAX_SIDE with one stroke
 
 
 @dataclass(frozen=True)
 class AffineRanges:
     """Uniform ranges of the random affine maps (rotation in degrees; shear as a factor)."""
 
-    rotation: float = 20.0  # +- degrees
-    shear: float = 0.2  # +- x += shear * y
-    scale: tuple[float, float] = (0.8, 1.2)  # horizontal and vertical, drawn independently
+    rotation: Float("degrees a digit turns at most", ge=0, le=180) = 20.0  # +- degrees
+    shear: Float("the largest shear factor", ge=0, le=MAX_SHEAR) = 0.2  # +- x += shear * y
+    # horizontal and vertical, drawn independently
+    scale: tuple[Float("a scale factor", gt=0, le=MAX_SCALE), ...] = (0.8, 1.2)
+
+    def __post_init__(self):
+        """Refuse ranges that draw nothing, naming the field: declared types and bounds
+        (``validate.check_fields``), and the scale's (low, high) in order."""
+        check_fields(self)
+        if len(self.scale) != 2 or self.scale[0] > self.scale[1]:
+            raise ValueError(f"AffineRanges(): scale must be (low, high) with low <= high, got "
+                             f"{self.scale!r}; give the smaller end first")
 
     def band(self, factor: str) -> tuple[float, float]:
         """The lowest and highest value of one factor of ``SWEEPS`` ("rotation", "shear" or
@@ -75,10 +88,11 @@ def _as_digits(images: torch.Tensor) -> torch.Tensor:
     return images.float()
 
 
-def pad_to(images: torch.Tensor, side: int) -> torch.Tensor:
+@checked
+def pad_to(images: Tensor("images [N, 1, h, w]", pixels=True),
+           side: Int("the canvas side in pixels", ge=1, le=MAX_SIDE)) -> torch.Tensor:
     """Centre images ``[N, 1, h, w]`` (floating-point pixels in [0, 1]) on a black ``side`` x
     ``side`` canvas."""
-    check_pixels(images, "images")
     return _centred(images, side)
 
 
@@ -109,7 +123,10 @@ def _in_chunks(transform, *tensors: torch.Tensor) -> torch.Tensor:
     return out
 
 
-def translate(images: torch.Tensor, tx: torch.Tensor, ty: torch.Tensor) -> torch.Tensor:
+@checked
+def translate(images: Tensor("images [N, C, H, W]", ndim=4),
+              tx: Tensor("whole pixels to the right [N]", ndim=1),
+              ty: Tensor("whole pixels down [N]", ndim=1)) -> torch.Tensor:
     """Move each image ``[N, C, H, W]`` by whole pixels, ``tx`` ``[N]`` to the right and ``ty``
     ``[N]`` down, filling with zeros: exact, no resampling; what leaves the image is lost."""
     return _in_chunks(_translate, images, tx, ty)
@@ -128,13 +145,16 @@ def _translate(images: torch.Tensor, tx: torch.Tensor, ty: torch.Tensor) -> torc
     return moved.permute(0, 3, 1, 2) * inside[:, None].to(images.dtype)
 
 
-def place(images: torch.Tensor, dx: torch.Tensor, dy: torch.Tensor, side: int) -> torch.Tensor:
+@checked
+def place(images: Tensor("images [N, 1, h, w]", pixels=True),
+          dx: Tensor("pixels to the right [N]", ndim=1), dy: Tensor("pixels down [N]", ndim=1),
+          side: Int("the canvas side in pixels", ge=1, le=MAX_SIDE)) -> torch.Tensor:
     """Put images ``[N, 1, h, w]`` on a ``side`` x ``side`` canvas with their top-left corner at
     integer pixel offsets ``(dx, dy)`` ``[N]`` (0 .. side - w): exact, no resampling. The images
     hold floating-point pixels in [0, 1]."""
-    check_pixels(images, "images")
-    check_number(dx, "dx", "pixels to the right")
-    check_number(dy, "dy", "pixels down")
+    for name, offsets in (("dx", dx), ("dy", dy)):  # a NaN offset would make a NaN image
+        if offsets.dtype.is_floating_point:
+            check_finite(offsets, f"place(): {name}")
     h, w = images.shape[-2:]
     # padded a chunk at a time: the whole padded batch would be one more canvas-sized copy
     return _in_chunks(lambda x, tx, ty: _translate(F.pad(x, (0, side - w, 0, side - h)), tx, ty),
@@ -187,10 +207,12 @@ def translated_mnist(train: Flag("True for the training split, False for the tes
     return translated(images, TRANSLATED_SEEDS[train], rows=rows), labels[_rows(rows, len(labels))]
 
 
+@checked
 def affine_matrix(rotation, shear, scale_x, scale_y) -> torch.Tensor:
     """The 2x2 linear part ``[N, 2, 2]`` of the map applied about the digit's centre (pixel
     coordinates, y down, a positive rotation counter-clockwise on screen):
-    A = R(rotation) Sh(shear) S(scale_x, scale_y), i.e. scale, then shear, then turn."""
+    A = R(rotation) Sh(shear) S(scale_x, scale_y), i.e. scale, then shear, then turn. Each is a
+    number or a tensor of them, one per digit (so none is declared)."""
     a = torch.deg2rad(torch.as_tensor(rotation, dtype=torch.float32))
     c, s = torch.cos(a), torch.sin(a)
     one, zero = torch.ones_like(c), torch.zeros_like(c)
@@ -200,7 +222,10 @@ def affine_matrix(rotation, shear, scale_x, scale_y) -> torch.Tensor:
     return R @ Sh @ S
 
 
-def warp(images: torch.Tensor, A: torch.Tensor, t: torch.Tensor) -> torch.Tensor:
+@checked
+def warp(images: Tensor("square images [N, 1, S, S]", ndim=4, floating=True),
+         A: Tensor("linear maps [N, 2, 2]", ndim=3, floating=True),
+         t: Tensor("translations in pixels [N, 2]", ndim=2, floating=True)) -> torch.Tensor:
     """Resample square images ``[N, 1, S, S]`` so that the point p of the input (pixels, from the
     centre) lands at A p + t: ``A`` ``[N, 2, 2]``, ``t`` ``[N, 2]`` in pixels. Bilinear, zeros
     outside."""
@@ -271,6 +296,7 @@ def random_affine(images: Tensor("MNIST digits [N, 1, 28, 28]", ndim=4, pixels=T
     return _in_chunks(warped, digits, A, t).clamp_(0, 1), p
 
 
+@checked
 def drawn_ranges(params: dict) -> str:
     """The range of the maps ``random_affine`` drew (its ``params``), in words: the lowest and
     highest rotation, shear and scale (either axis)."""
@@ -281,7 +307,9 @@ def drawn_ranges(params: dict) -> str:
             f"scales {low_scale:.2f} to {high_scale:.2f}")
 
 
-def ink_keeping_offsets(images: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
+@checked
+def ink_keeping_offsets(images: Tensor("images [N, 1, S, S]", ndim=4),
+                        generator: torch.Generator) -> torch.Tensor:
     """For each image ``[N, 1, S, S]``, a whole-pixel translation ``(tx, ty)`` ``[N, 2]``, uniform
     among those that keep its ink on the canvas: tx from -x0 (ink touching the left edge) to
     S - 1 - x1 (touching the right edge), where x0 .. x1 are its inked columns; ty likewise."""
@@ -304,7 +332,9 @@ def _offsets_within(boxes: torch.Tensor, side: int, u: torch.Tensor) -> torch.Te
     return torch.stack(offsets, dim=1).float()
 
 
-def move(images: torch.Tensor, generator: torch.Generator) -> torch.Tensor:
+@checked
+def move(images: Tensor("images [N, 1, S, S]", ndim=4),
+         generator: torch.Generator) -> torch.Tensor:
     """The training augmentation of the affNIST recipes: each image ``[N, 1, S, S]`` moved to a
     new random place on its canvas (``ink_keeping_offsets``), so a digit is seen at a new place in
     every epoch. Exact: a whole-pixel move does not resample."""
@@ -318,19 +348,20 @@ SWEEPS = {  # one factor at a time, the others at identity; values for notebook 
 }
 
 
-def affine(images: torch.Tensor, rotation: float = 0.0, shear: float = 0.0, scale_x: float = 1.0,
-           scale_y: float = 1.0, tx: float = 0.0, ty: float = 0.0,
-           side: int = CANVAS) -> torch.Tensor:
+@checked
+def affine(images: Tensor("MNIST digits [N, 1, 28, 28]", ndim=4, pixels=True),
+           rotation=0.0,
+           shear: Float("a shear factor") = 0.0, scale_x: Float("a scale factor") = 1.0,
+           scale_y: Float("a scale factor") = 1.0, tx: Float("pixels to the right") = 0.0,
+           ty: Float("pixels down") = 0.0,
+           side: Int("the canvas side in pixels", ge=28, le=MAX_SIDE) = CANVAS) -> torch.Tensor:
     """Every digit ``[N, 1, 28, 28]`` under one affine map: turned by ``rotation`` degrees,
     sheared and scaled about its centre (``affine_matrix``), then moved by ``(tx, ty)`` pixels
     from the centre of the ``side`` canvas. ``[N, 1, side, side]``. ``rotation`` may also be
     ``[N]``, one angle per digit (each digit turned by its own). Every number must be finite and
     the scales non-zero."""
-    for name, value, meaning in (("rotation", rotation, "degrees"), ("shear", shear, "a factor"),
-                                 ("scale_x", scale_x, "a factor"),
-                                 ("scale_y", scale_y, "a factor"), ("tx", tx, "pixels"),
-                                 ("ty", ty, "pixels")):
-        check_number(value, name, meaning)
+    # one angle, or one per digit (a tensor): not declared, for it takes both forms
+    check_number(rotation, "affine(): rotation", "degrees")
     if scale_x == 0 or scale_y == 0:
         raise ValueError(f"scale_x and scale_y must be non-zero (a scale of 0 squashes the digit "
                          f"to a line), got scale_x={scale_x!r}, scale_y={scale_y!r}")
@@ -379,8 +410,11 @@ def multimnist(images: Tensor("MNIST digits [N, 1, 28, 28]", ndim=4, pixels=True
     return _pairs(images, labels, first, g, max_shift)
 
 
-def pair_up(digits: torch.Tensor, labels: torch.Tensor, generator: torch.Generator,
-            max_shift: int = MULTI_SHIFT) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+@checked
+def pair_up(digits: Tensor("MNIST digits [B, 1, 28, 28]", ndim=4),
+            labels: Tensor("their labels [B]", ndim=1), generator: torch.Generator,
+            max_shift: Int("pixels each digit moves at most", ge=0, le=MAX_SIDE) = MULTI_SHIFT
+            ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """MultiMNIST pairs made from one batch of digits ``[B, 1, 28, 28]`` / ``labels`` ``[B]``:
     each digit is the first of one pair, its partner a random digit of another class from the
     same batch. Returns ``(pairs, labels [B, 2], parts)`` as ``multimnist`` does.
@@ -430,7 +464,8 @@ def multimnist_data(train: Flag("True for the training digits, False for the tes
     return pairs[:limit], labels[:limit]
 
 
-def box_overlap(parts: torch.Tensor) -> torch.Tensor:
+@checked
+def box_overlap(parts: Tensor("pairs, each digit alone [n, 2, 1, S, S]", ndim=5)) -> torch.Tensor:
     """For pairs ``[n, 2, 1, S, S]`` (each digit alone), the area of the intersection of the two
     ink bounding boxes divided by the area of the smaller box: ``[n]`` in [0, 1]."""
     a, b = (_ink_box(parts[:, k]).float() for k in (0, 1))  # [n, 4]: x0, x1, y0, y1

@@ -13,7 +13,7 @@ from torch import nn
 
 from ..data import faces
 from ..poses import wrap_angle
-from ..validate import check_finite, check_shape
+from ..validate import Int, Seed, Tensor, check_finite, check_shape, checked
 from .scoring import held_out
 
 N_KINDS = len(faces.PART_KINDS)
@@ -21,6 +21,9 @@ N_KINDS = len(faces.PART_KINDS)
 # log of the scale
 _OUTPUTS = 6
 DETECT_BATCH = 128  # images per forward pass in ``PartDetector.detect``
+MAX_CHANNELS = 1024  # a layer's channels: 1024 x 1024 3x3 filters are already 38 MB of weights
+MAX_LAYERS = 16  # convolutions: past this the 13x13 window of a 32x32 image's cell is long gone
+Channels = Int("a layer's channels", ge=1, le=MAX_CHANNELS)
 
 
 class PartDetector(nn.Module):
@@ -33,7 +36,12 @@ class PartDetector(nn.Module):
     way wherever it is and whatever surrounds it (each cell sees a 13x13-pixel window).
     """
 
-    def __init__(self, channels=(32, 64, 64, 64), image_size: int = 32):
+    @checked
+    def __init__(self, channels: tuple[Channels, ...] | list[Channels] = (32, 64, 64, 64),
+                 image_size: Int("the images' side in pixels", ge=1, le=faces.MAX_SIZE) = 32):
+        if not 1 <= len(channels) <= MAX_LAYERS:
+            raise ValueError(f"PartDetector(): channels must name 1 to {MAX_LAYERS} layers, got "
+                             f"{len(channels)}")
         super().__init__()
         self.hparams = dict(channels=tuple(channels), image_size=image_size)
         layers, c_in = [], 1
@@ -108,6 +116,7 @@ class PartDetector(nn.Module):
         return poses, presence
 
 
+@checked
 def part_targets(scenes) -> torch.Tensor:
     """``[len(scenes), 4, 5]`` float: for each part kind, (present, x, y, angle, scale) of that
     part in the scene (zeros where it is missing; strokes are not parts)."""
@@ -118,7 +127,9 @@ def part_targets(scenes) -> torch.Tensor:
 PART_SCALES = (0.5, 1.6)  # the scales of the scattered parts the detector learns from
 
 
-def detector_training_set(n: int, seed: int = 0, part_scales=PART_SCALES):
+@checked
+def detector_training_set(n: Int("images to draw", ge=0, le=faces.MAX_IMAGES), seed: Seed = 0,
+                          part_scales=PART_SCALES):
     """``n`` images of face parts scattered at any place and angle and at a scale in
     ``part_scales`` (``faces.scattered``), with their part targets: ``([n, 1, 32, 32],
     [n, 4, 5])``.
@@ -129,7 +140,9 @@ def detector_training_set(n: int, seed: int = 0, part_scales=PART_SCALES):
     return images, part_targets(scenes)
 
 
-def detection_quality(detector: PartDetector, images: torch.Tensor, scenes) -> dict:
+@checked
+def detection_quality(detector: PartDetector,
+                      images: Tensor("images [N, 1, H, W]", ndim=4, pixels=True), scenes) -> dict:
     """How well ``detector`` finds the parts that drew ``images``:
 
     * ``presence``: fraction of (image, part kind) pairs where it is right about whether the
@@ -150,7 +163,10 @@ def detection_quality(detector: PartDetector, images: torch.Tensor, scenes) -> d
             "good": ((position <= 2) & (angle <= 30)).float().mean().item()}
 
 
-def format_detection_quality(detector: PartDetector, kinds, n: int) -> str:
+@checked
+def format_detection_quality(detector: PartDetector, kinds,
+                             n: Int("held-out images of each kind", ge=1, le=faces.MAX_IMAGES)
+                             ) -> str:
     """A table of ``detection_quality`` on ``n`` held-out images (``scoring.held_out``) of each
     of ``kinds``: one row per kind."""
     lines = [f"{'kind':>16} | presence right | position error | angle error | "

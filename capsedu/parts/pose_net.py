@@ -20,8 +20,9 @@ from torch import nn
 
 from ..data import faces, sprites
 from ..poses import pose_matrix, wrap_angle
-from ..routing import RoutingResult, dynamic_routing
-from .detector import N_KINDS, PartDetector
+from ..routing import MAX_ITERATIONS, RoutingResult, dynamic_routing
+from ..validate import Float, Int, checked
+from .detector import MAX_CHANNELS, N_KINDS, PartDetector
 from .votes import (
     BACKGROUND_GAIN,
     FACE_GAIN,
@@ -35,7 +36,8 @@ from .votes import (
 # --- Part -> face transforms, learned from clean faces ---------------------------------------
 
 
-def face_frame(poses: np.ndarray) -> np.ndarray:
+@checked
+def face_frame(poses) -> np.ndarray:
     """The frame we call the face's pose, ``[N, 3, 3]``: the mean position, circular mean angle
     and mean scale of its four parts' poses ``[N, 4, 4]``. Defined from the parts alone, so no
     face pose label is needed to learn the W_i."""
@@ -45,7 +47,8 @@ def face_frame(poses: np.ndarray) -> np.ndarray:
     return pose_matrix(x, y, angle, poses[..., 3].mean(1))
 
 
-def fit_transforms(poses: np.ndarray) -> np.ndarray:
+@checked
+def fit_transforms(poses) -> np.ndarray:
     """W ``[4, 3, 3]`` by least squares from the part poses of N clean faces ``[N, 4, 4]``:
 
         W_i = argmin_W  sum_n || P_i^n W - F^n ||^2,   F^n = face_frame(poses^n)
@@ -66,7 +69,8 @@ def fit_transforms(poses: np.ndarray) -> np.ndarray:
     return W
 
 
-def format_offsets(W: np.ndarray) -> str:
+@checked
+def format_offsets(W) -> str:
     """A table comparing each part's offset from the face's frame learned in ``W`` ``[4, 3, 3]``
     (the translation of W_i^-1) with the generator's offset from the centre of the four parts
     (``faces.CANONICAL_OFFSETS``): one row per part."""
@@ -80,7 +84,8 @@ def format_offsets(W: np.ndarray) -> str:
     return "\n".join(lines)
 
 
-def fit_threshold(face_lengths: np.ndarray, nonface_lengths: np.ndarray) -> float:
+@checked
+def fit_threshold(face_lengths, nonface_lengths) -> float:
     """The face-length threshold that classifies the most training faces and non-faces right
     (equal weight to both); the middle of the best range, so it sits between the two groups."""
     values = np.sort(np.concatenate([face_lengths, nonface_lengths]))
@@ -91,6 +96,7 @@ def fit_threshold(face_lengths: np.ndarray, nonface_lengths: np.ndarray) -> floa
 
 
 VOTE_BATCH = 128  # images routed at once by ``PoseCapsuleNet.forward``
+Channels = Int("a layer's channels", ge=1, le=MAX_CHANNELS)
 
 
 class PoseCapsules(NamedTuple):
@@ -106,9 +112,13 @@ class PoseCapsuleNet(nn.Module):
     """Part detector -> part capsules (p_i, P_i) -> votes P_i W_i -> routing to (face,
     background). ``fit_transforms`` and ``fit_threshold`` set the buffers W and threshold."""
 
-    def __init__(self, channels=(32, 64, 64, 64), iterations: int = 3,
-                 face_gain: float = FACE_GAIN, background_gain: float = BACKGROUND_GAIN,
-                 sigma_xy: float = SIGMA_XY, sigma_angle: float = SIGMA_ANGLE):
+    @checked
+    def __init__(self, channels: tuple[Channels, ...] | list[Channels] = (32, 64, 64, 64),
+                 iterations: Int("routing iterations", ge=1, le=MAX_ITERATIONS) = 3,
+                 face_gain: Float("a face vote's length", ge=0) = FACE_GAIN,
+                 background_gain: Float("a background vote's length", ge=0) = BACKGROUND_GAIN,
+                 sigma_xy: Float("the tuning width in position", gt=0) = SIGMA_XY,
+                 sigma_angle: Float("the tuning width in degrees", gt=0) = SIGMA_ANGLE):
         super().__init__()
         # the votes' lengths and the pose cells' tuning widths (``parts.votes.pose_votes``); a
         # checkpoint saved before they were hyperparameters loads with the defaults, its values
@@ -171,6 +181,7 @@ class PoseCapsuleNet(nn.Module):
         return p, self.threshold.float().expand(len(p))
 
 
+@checked
 def rotation_sweep(model: PoseCapsuleNet, parts, angles) -> dict:
     """Turn the scene ``parts`` about its face parts' centre by each of ``angles`` (degrees)
     and record what the model reads: detected part angles ``[len(angles), 4]``, the face pose

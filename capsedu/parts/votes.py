@@ -19,14 +19,16 @@ import torch
 
 from ..data import faces, sprites
 from ..poses import pose_from_matrix, pose_matrix, wrap_angle
-from ..routing import Step, dynamic_routing, routing_step
+from ..routing import MAX_ITERATIONS, Step, dynamic_routing, routing_step
+from ..validate import Choice, Float, Int, Seed, check_memory, checked
 
 PARENTS = ("face", "background")
 
 # --- Part -> face transforms --------------------------------------------------------------------
 
 
-def part_to_face(kind: str) -> np.ndarray:
+@checked
+def part_to_face(kind: Choice("a face part", *faces.PART_KINDS)) -> np.ndarray:
     """W_i: the face's frame seen from the part's frame, the inverse of the part's offset."""
     dx, dy = faces.CANONICAL_OFFSETS[kind]
     # a part of a face with pose F sits at P_i = F T(dx, dy), so F = P_i T(dx, dy)^-1
@@ -38,6 +40,7 @@ def exact_transforms() -> np.ndarray:
     return np.stack([part_to_face(kind) for kind in faces.PART_KINDS])
 
 
+@checked
 def predicted_faces(poses, W) -> np.ndarray:
     """The face pose each part predicts, P_face|i = P_i W_i, as (x, y, angle, scale):
     part poses ``[..., 4]`` and transforms ``W`` broadcastable to ``[..., 3, 3]`` -> ``[..., 4]``.
@@ -46,6 +49,7 @@ def predicted_faces(poses, W) -> np.ndarray:
     return np.stack(pose_from_matrix(P @ W), axis=-1)
 
 
+@checked
 def predict_face(part, W=None) -> tuple[float, float, float, float]:
     """The face pose (x, y, angle, scale) that one ``part`` predicts: P_face|i = P_i W_i.
 
@@ -56,6 +60,7 @@ def predict_face(part, W=None) -> tuple[float, float, float, float]:
     return tuple(float(v) for v in predicted_faces(p[1:], W_i))
 
 
+@checked
 def prediction_table(parts, W=None) -> str:
     """A table, one row per part of ``parts``: its pose (x, y, angle, scale) and the face pose it
     predicts, P_face|i = P_i W_i (``predict_face``)."""
@@ -67,7 +72,9 @@ def prediction_table(parts, W=None) -> str:
     return "\n".join(rows)
 
 
-def raw_pose(x: float, y: float, angle: float = 0.0, scale: float = 1.0) -> np.ndarray:
+@checked
+def raw_pose(x: Float("x, in image fractions"), y: Float("y, in image fractions"),
+             angle: Float("degrees") = 0.0, scale: Float("the scale") = 1.0) -> np.ndarray:
     """The raw pose numbers as one vector ``[4]``: (s cos a, s sin a, x, y), angle a in degrees.
     Its dot product does not measure closeness (notebook 04, section 2): ``pose_code`` does."""
     a = np.radians(angle)
@@ -89,8 +96,13 @@ _CENTRES = (np.arange(GRID) + 0.5) / GRID
 _ANGLES = np.arange(ANGLE_CELLS) * 360.0 / ANGLE_CELLS
 
 
-def pose_code(x, y, angle, sigma_xy: float = SIGMA_XY,
-              sigma_angle: float = SIGMA_ANGLE) -> np.ndarray:
+Width = Float("a tuning width", gt=0)
+Gain = Float("a vote's length", ge=0)
+
+
+@checked
+def pose_code(x, y, angle, sigma_xy: Width = SIGMA_XY, sigma_angle: Width = SIGMA_ANGLE
+              ) -> np.ndarray:
     """Unit vectors of pose-cell activities ``[..., ANGLE_CELLS * GRID * GRID]``, one per pose
     (x, y, angle may be scalars or arrays of the same shape); zero for a pose so far outside the
     image that no cell responds. ``sigma_xy`` and ``sigma_angle``: the cells' tuning widths
@@ -106,7 +118,8 @@ def pose_code(x, y, angle, sigma_xy: float = SIGMA_XY,
     return code / np.maximum(np.linalg.norm(code, axis=-1, keepdims=True), 1e-300)
 
 
-def decode_pose_code(v: np.ndarray) -> tuple[float, float, float]:
+@checked
+def decode_pose_code(v) -> tuple[float, float, float]:
     """Read (x, y, angle) off a face vector ``v``: the activity-weighted mean of the pose cells'
     preferred positions, and the circular mean of their preferred angles ("population vector")."""
     cells = np.clip(v[: ANGLE_CELLS * GRID * GRID], 0, None).reshape(ANGLE_CELLS, GRID, GRID)
@@ -124,8 +137,15 @@ FACE_GAIN = 1.5  # length of a part's vote for the face
 BACKGROUND_GAIN = 1.0  # length of a part's vote for the background
 
 
-def pose_votes(poses, presence, W=None, face_gain=FACE_GAIN, background_gain=BACKGROUND_GAIN,
-               sigma_xy=SIGMA_XY, sigma_angle=SIGMA_ANGLE):
+# what pose_votes holds at once per part, in float64 numbers: u_hat (2 parents x D + 1) and the
+# pose code's temporaries (its einsum, the reshaped copy, the normalised code, the scaled one)
+VOTE_NUMBERS = 2 * (ANGLE_CELLS * GRID * GRID + 1) + 4 * ANGLE_CELLS * GRID * GRID
+
+
+@checked
+def pose_votes(poses, presence, W=None, face_gain: Gain = FACE_GAIN,
+               background_gain: Gain = BACKGROUND_GAIN, sigma_xy: Width = SIGMA_XY,
+               sigma_angle: Width = SIGMA_ANGLE):
     """u_hat ``[batch, 4, 2, D + 1]`` from part capsules: poses ``[batch, 4, 4]`` (x, y, angle,
     scale) and presence ``[batch, 4]`` in [0, 1], with transforms W ``[4, 3, 3]`` (default:
     ``exact_transforms()``).
@@ -137,6 +157,8 @@ def pose_votes(poses, presence, W=None, face_gain=FACE_GAIN, background_gain=BAC
     adds nothing to any parent.
     """
     poses, presence = np.asarray(poses, dtype=float), np.asarray(presence, dtype=float)
+    check_memory(presence.size * VOTE_NUMBERS * 8, f"pose_votes of {len(presence):,} scenes",
+                 "route fewer scenes at once (PoseCapsuleNet routes VOTE_BATCH at a time)")
     W = exact_transforms() if W is None else np.asarray(W, dtype=float)
     d = ANGLE_CELLS * GRID * GRID
     # P_face|i = P_i W_i, read as (x, y, angle, scale); [batch, 4, 4]
@@ -148,14 +170,19 @@ def pose_votes(poses, presence, W=None, face_gain=FACE_GAIN, background_gain=BAC
     return torch.from_numpy(u_hat)
 
 
-def votes(scenes, face_gain=FACE_GAIN, background_gain=BACKGROUND_GAIN):
+@checked
+def votes(scenes, face_gain: Gain = FACE_GAIN, background_gain: Gain = BACKGROUND_GAIN):
     """u_hat ``[batch, 4, 2, D + 1]`` and presence ``[batch, 4]`` (bool) for a list of scenes,
     with the exact transforms: ``pose_votes`` on the scenes' true part poses."""
     poses, presence = faces.part_slots(scenes)
     return pose_votes(poses, presence, None, face_gain, background_gain), presence > 0
 
 
-def face_lengths(scenes, iterations: int = 3, step: Step = routing_step) -> np.ndarray:
+Iterations = Int("routing iterations", ge=1, le=MAX_ITERATIONS)
+
+
+@checked
+def face_lengths(scenes, iterations: Iterations = 3, step: Step = routing_step) -> np.ndarray:
     """The face capsule's length ``[len(scenes)]`` after routing each scene's parts (``step``: one
     routing iteration, the paper's unless notebook 04 passes a bug of ``capsedu.buggy``)."""
     u_hat, _ = votes(scenes)
@@ -173,7 +200,8 @@ class PartRouting(NamedTuple):
     face_pose: tuple[float, float, float]  # decoded from the face capsule's final vector
 
 
-def route_parts(parts, iterations: int = 3, step: Step = routing_step) -> PartRouting:
+@checked
+def route_parts(parts, iterations: Iterations = 3, step: Step = routing_step) -> PartRouting:
     """Run Procedure 1 on one scene's votes (see ``capsedu.dynamic_routing``; ``step`` as in
     ``face_lengths``), keeping the trace of every iteration for the present parts."""
     u_hat, present = votes([parts])
@@ -192,7 +220,9 @@ def route_parts(parts, iterations: int = 3, step: Step = routing_step) -> PartRo
     )
 
 
-def face_lengths_by_kind(n: int, iterations: int = 3, step: Step = routing_step, seed: int = 1,
+@checked
+def face_lengths_by_kind(n: Int("scenes of each kind", ge=0, le=faces.MAX_IMAGES),
+                         iterations: Iterations = 3, step: Step = routing_step, seed: Seed = 1,
                          kinds=faces.KINDS) -> dict[str, np.ndarray]:
     """For each kind of ``kinds``, the face capsule's length ``[n]`` after routing ``n`` scenes
     of ``faces.dataset(kind, n, seed)`` (``face_lengths``)."""
@@ -200,7 +230,8 @@ def face_lengths_by_kind(n: int, iterations: int = 3, step: Step = routing_step,
             for kind in kinds}
 
 
-def face_length_report(lengths: dict, threshold: float) -> str:
+@checked
+def face_length_report(lengths: dict, threshold: Float("the face length's threshold")) -> str:
     """A table, one row per kind of ``lengths`` (kind -> face lengths ``[n]``): the mean length
     and the percentage of scenes whose length is above ``threshold`` (called a face); then the
     percentages of faces and rotated faces accepted, and the scramble kind accepted most often."""
@@ -214,6 +245,7 @@ def face_length_report(lengths: dict, threshold: float) -> str:
     return "\n".join(rows)
 
 
+@checked
 def acceptance_by_part_count(scenes, accepted) -> dict[int, tuple[int, float]]:
     """Scenes grouped by how many face parts (``faces.PART_KINDS``) they hold: for each count
     that occurs, ``(number of scenes, fraction of them accepted)``; ``accepted`` ``[len(scenes)]``
@@ -227,7 +259,8 @@ def acceptance_by_part_count(scenes, accepted) -> dict[int, tuple[int, float]]:
             for k in np.unique(n_parts)}
 
 
-def compare_steps(paper: dict, bug: dict, threshold: float) -> str:
+@checked
+def compare_steps(paper: dict, bug: dict, threshold: Float("the face length's threshold")) -> str:
     """Face lengths routed with the paper's step (``paper``: kind -> ``[n]``, as
     ``face_lengths_by_kind`` returns them) beside the same scenes routed with a bug's step
     (``bug``): a table of the mean length per kind, then, for each, the shortest face, the
