@@ -5,7 +5,7 @@ CapsNet's training step against a max-pool CNN with as many parameters.
                                       [--json FILE]
 
 Every ratio is taken against a reference measured in the same run, in the same interleaved
-rounds (``capsedu.costs.time_passes``), so that background load hits both sides alike:
+rounds (``capsedu.routing_costs.time_passes``), so that background load hits both sides alike:
 
   step / W u      a DigitCaps step with r iterations (forward + backward) over the step that only
                   computes the predictions u_hat = W u (r = 0), same sizes and batch
@@ -33,7 +33,7 @@ from routing import TRAIN_BATCH, machine  # benchmarks/routing.py
 from capsedu import CapsNet, count_parameters
 from capsedu.baselines import MaxPoolCNN
 from capsedu.capsnet import AFFNIST
-from capsedu.costs import model_step, routing_share, routing_sweep, time_passes
+from capsedu.routing_costs import model_step, routing_share, routing_sweep, time_passes
 
 
 def digit_caps_table(batch: int, repeats: int, device) -> list:

@@ -15,8 +15,8 @@ PACKAGE = ROOT / "capsedu"
 LAYERS = [
     ("settings", ["config", "validate"]),
     ("maths", ["functional", "routing", "layers", "poses", "group_conv", "statistics", "buggy"]),
-    ("models", ["capsnet", "baselines", "multi_digit", "costs", "gcnn", "bug_catalogue",
-                "buggy_capsnet"]),
+    ("models", ["capsnet", "baselines", "multi_digit", "costs", "routing_costs", "gcnn",
+                "bug_catalogue", "buggy_capsnet"]),
     ("data and training", ["data", "data.mnist", "data.sprites", "data.faces",
                            "data.transformed_mnist", "checkpoints", "convergence", "loop",
                            "recipes", "train"]),
@@ -24,8 +24,8 @@ LAYERS = [
                      "parts.detector", "parts.pose_net", "parts.pose_mlp", "parts.scoring",
                      "parts.training", "parts.curves", "robustness", "full_sets", "seed_runs",
                      "bug_zoo", "couplings", "ablations", "equivariance", "seed_table"]),
-    ("presentation", ["figures", "figures.*", "bug_zoo_report", "exercises", "exercises.*",
-                      "environment", "widgets", "widgets.*"]),
+    ("presentation", ["figures", "figures.*", "bug_zoo_report", "cost_tables", "claims_table",
+                      "exercises", "exercises.*", "environment", "widgets", "widgets.*"]),
 ]
 CORE = {"config", "validate", "functional", "routing", "layers", "capsnet", "baselines",
         "checkpoints"}  # what `import capsedu` may load

@@ -8,7 +8,8 @@ import pytest
 import torch
 
 from capsedu import PAPER, SMALL, CapsNet, CapsNetConfig, count_parameters, dynamic_routing
-from capsedu.costs import anatomy, format_table
+from capsedu.cost_tables import format_table
+from capsedu.costs import anatomy
 from capsedu.exercises import check_digitcaps_parameters
 from capsedu.exercises.networks import digitcaps_parameters
 from capsedu.functional import margin_loss_curves
@@ -90,7 +91,7 @@ def test_checker_rejects_known_wrong_versions(capsys):
 
 
 def test_time_training_step_times_the_model_and_its_routing(monkeypatch):
-    from capsedu.costs import time_training_step
+    from capsedu.routing_costs import time_training_step
 
     torch.manual_seed(0)
     model = CapsNet(SMALL)
@@ -120,7 +121,7 @@ def positive_finite(seconds) -> bool:
 
 def test_time_passes_times_any_model_and_leaves_it_as_it_was():
     from capsedu.baselines import MaxPoolCNN
-    from capsedu.costs import model_step, time_passes
+    from capsedu.routing_costs import model_step, time_passes
 
     torch.manual_seed(0)
     cnn, capsnet = MaxPoolCNN(channels=(2, 2, 2), hidden=(8,)), CapsNet(TINY, image_size=40)
@@ -135,7 +136,7 @@ def test_time_passes_times_any_model_and_leaves_it_as_it_was():
 
 
 def test_digit_caps_pass_outputs_and_gradients():
-    from capsedu.costs import digit_caps_pass
+    from capsedu.routing_costs import digit_caps_pass
 
     for iterations, shape in ((0, (2, 5, 3, 4)), (2, (2, 3, 4))):
         step = digit_caps_pass(n_in=5, d_in=6, n_out=3, d_out=4, batch=2, iterations=iterations)
@@ -149,7 +150,7 @@ def test_digit_caps_pass_outputs_and_gradients():
 
 def test_zero_iterations_times_the_predictions_without_routing(monkeypatch):
     import capsedu.layers
-    from capsedu.costs import time_digit_caps
+    from capsedu.routing_costs import time_digit_caps
 
     calls = []
 
@@ -165,7 +166,7 @@ def test_zero_iterations_times_the_predictions_without_routing(monkeypatch):
 
 
 def test_routing_sweep_rows():
-    from capsedu.costs import RoutingCost, routing_sweep
+    from capsedu.routing_costs import RoutingCost, routing_sweep
 
     configs = (TINY, replace(TINY, primary_maps=2))  # 36 and 72 primary capsules
     rows = routing_sweep(configs, iterations=(0, 2), batch=2, repeats=1)
@@ -179,7 +180,7 @@ def test_routing_sweep_rows():
 
 
 def test_routing_memory_u_hat_is_the_tensor():
-    from capsedu.costs import routing_memory
+    from capsedu.routing_costs import routing_memory
 
     for cfg, dtype in ((TINY, torch.float32), (PAPER, torch.float64)):
         digits = CapsNet(cfg).digits.to(dtype)
@@ -195,7 +196,7 @@ def test_routing_memory_is_what_autograd_saves(iterations, grad_through_routing)
     """Record every tensor autograd saves while routing: u_hat is only referenced (2r - 1
     times, once without gradients through the inner iterations), and the new memory is the
     couplings and capsule tensors the docstring derives."""
-    from capsedu.costs import routing_memory
+    from capsedu.routing_costs import routing_memory
 
     cfg = replace(TINY, iterations=iterations, grad_through_routing=grad_through_routing)
     digits = CapsNet(cfg).digits
@@ -221,7 +222,7 @@ def test_routing_memory_is_what_autograd_saves(iterations, grad_through_routing)
 
 
 def test_routing_share_of_macs_by_hand():
-    from capsedu.costs import routing_share
+    from capsedu.routing_costs import routing_share
 
     torch.manual_seed(0)
     share = routing_share(CapsNet(SMALL), torch.rand(2, 1, 28, 28), torch.tensor([3, 7]),
@@ -241,7 +242,7 @@ def test_routing_share_of_macs_by_hand():
     (dict(repeats=0), "repeats", ValueError),
 ])
 def test_time_digit_caps_names_a_bad_argument(kwargs, name, error):
-    from capsedu.costs import time_digit_caps
+    from capsedu.routing_costs import time_digit_caps
 
     sizes = dict(n_in=5, d_in=6, n_out=3, d_out=4, batch=2, iterations=1, repeats=1) | kwargs
     with pytest.raises(error, match=rf"{name} must be an integer"):
@@ -251,8 +252,8 @@ def test_time_digit_caps_names_a_bad_argument(kwargs, name, error):
 def test_draw_routing_cost_draws_a_line_per_iteration_count_and_reference():
     from matplotlib.figure import Figure
 
-    from capsedu.costs import RoutingCost
     from capsedu.figures.architecture import draw_routing_cost
+    from capsedu.routing_costs import RoutingCost
 
     rows = [RoutingCost(n, 10, 16, r, n * 160, 0, 0.001 * (r + 1), 0.002)
             for n in (288, 1152) for r in (0, 3)]
@@ -264,7 +265,7 @@ def test_draw_routing_cost_draws_a_line_per_iteration_count_and_reference():
 
 
 def test_format_shares_totals_and_shares_match_anatomy():
-    from capsedu.costs import format_shares
+    from capsedu.cost_tables import format_shares
 
     lines = format_shares("paper", CapsNet(PAPER)).splitlines()
     # the paper's totals, by hand (test_paper_parameters_by_hand): 8,215,568 with the decoder
@@ -277,7 +278,8 @@ def test_format_shares_totals_and_shares_match_anatomy():
 
 
 def test_routing_shares_builds_each_config_from_the_seed_and_formats_one_line():
-    from capsedu.costs import format_share, routing_share, routing_shares
+    from capsedu.cost_tables import format_share
+    from capsedu.routing_costs import routing_share, routing_shares
 
     images, labels = torch.rand(2, 1, 28, 28), torch.tensor([3, 7])
     shares = routing_shares({"a": SMALL, "b": SMALL}, images, labels, repeats=1)
@@ -291,7 +293,8 @@ def test_routing_shares_builds_each_config_from_the_seed_and_formats_one_line():
 
 
 def test_format_sweep_and_what_an_iteration_costs_by_hand():
-    from capsedu.costs import RoutingCost, format_sweep, iteration_cost
+    from capsedu.cost_tables import format_sweep
+    from capsedu.routing_costs import RoutingCost, iteration_cost
 
     # n_in 10: 0 iterations 2 ms, 4 iterations 10 ms: one iteration adds 2 ms, 1x the predictions
     rows = [RoutingCost(10, 2, 4, r, 80, 2**20, seconds / 2, seconds / 2)
@@ -313,7 +316,8 @@ def test_the_recorded_gpu_run_is_what_its_file_says():
     import json
 
     from capsedu import config
-    from capsedu.costs import GPU_RECORD, recorded_cost, recorded_cost_line
+    from capsedu.cost_tables import recorded_cost_line
+    from capsedu.routing_costs import GPU_RECORD, recorded_cost
 
     run = json.loads((config.data_root() / "results" / GPU_RECORD).read_text())
     got = recorded_cost()
@@ -330,7 +334,7 @@ def test_the_recorded_gpu_run_is_what_its_file_says():
 
 def test_a_digit_caps_step_too_large_for_the_memory_is_refused_before_it_allocates(monkeypatch):
     from capsedu import validate
-    from capsedu.costs import digit_caps_bytes, digit_caps_pass
+    from capsedu.routing_costs import digit_caps_bytes, digit_caps_pass
 
     needed = digit_caps_bytes(1152, 8, 10, 16, 60_000, 3)
     monkeypatch.setattr(validate, "available_memory", lambda: needed - 1)

@@ -3,12 +3,13 @@ import dataclasses
 import pytest
 import torch
 
+from capsedu import claims_table as ct
 from capsedu import seed_runs
 from capsedu import seed_table as st
 from capsedu.bug_zoo import CORRECT
 from capsedu.bug_zoo import read_results as read_zoo
-from capsedu.costs import recorded_cost
 from capsedu.robustness import seed_verdict
+from capsedu.routing_costs import recorded_cost
 from capsedu.statistics import leader, over_seeds
 
 
@@ -54,7 +55,7 @@ def seed_leader(other: str, first: str, second: str) -> str:
 
 
 def test_measured_lines_say_each_measurement():
-    lines = st.measured_lines(fake_measured())
+    lines = ct.measured_lines(fake_measured())
     assert lines[0] == ("face rates of seed 0's models, 3 images per kind (07 measures 3 seeds, "
                         "400 each):")
     assert lines[5] == ("affNIST-style, all 10,000 test digits (08's record), and the time to read "
@@ -66,7 +67,7 @@ def test_measured_lines_say_each_measurement():
 def test_rows_write_the_measurements_into_their_cells(monkeypatch):
     monkeypatch.setattr(st, "still_improving", lambda records: [])
     rows = {row.claim: (row.measured, row.verdict)
-            for row in st.rows(fake_measured(), FOUND, MANIFEST, RECORDS)}
+            for row in ct.rows(fake_measured(), FOUND, MANIFEST, RECORDS)}
     assert len(rows) == 8
     assert rows["basic unit"][0].endswith("slope 0.99; 05's digit capsule at 45°: length 0.30, "
                                           "cosine 0.25 with upright")
@@ -108,7 +109,7 @@ def test_rows_write_the_measurements_into_their_cells(monkeypatch):
     zoo = read_zoo()
     assert rows["maturity"][0].startswith(f"09: {len(zoo) - 1} bugs that public CapsNets shipped")
     epochs = len(zoo[CORRECT].validation_by_epoch)
-    assert f"({st.pct(zoo[CORRECT].test_accuracy)}, {epochs} epoch(s))" in rows["maturity"][0]
+    assert f"({ct.pct(zoo[CORRECT].test_accuracy)}, {epochs} epoch(s))" in rows["maturity"][0]
     # the verdict is the paired tests' beside the seed noise: the shipped zoo, every run trained
     # until the course's rule held, reveals 2 (after one epoch it revealed 3)
     assert rows["maturity"][1] == (
@@ -121,7 +122,7 @@ def test_rows_turn_their_verdicts_with_the_findings(monkeypatch):
     monkeypatch.setattr(st, "still_improving", lambda records: ["affnist-cnn"])
     other = dataclasses.replace(FOUND, length_45=0.8, readout_error=40.0)
     rows = {row.claim: row.verdict
-            for row in st.rows(fake_measured(pose_rate=0.9), other, MANIFEST, RECORDS)}
+            for row in ct.rows(fake_measured(pose_rate=0.9), other, MANIFEST, RECORDS)}
     assert rows["basic unit"].endswith("05's capsule stays long at 45°")
     assert rows["equivariance"] == "exact when built into the layer; absent when left to training"
     assert rows["part-whole"].startswith("even pose capsules are fooled")
@@ -130,17 +131,17 @@ def test_rows_turn_their_verdicts_with_the_findings(monkeypatch):
 
 def test_markdown_is_a_table_of_one_row_per_claim(monkeypatch):
     monkeypatch.setattr(st, "still_improving", lambda records: [])
-    rows = st.rows(fake_measured(), FOUND, MANIFEST, RECORDS)
-    lines = st.markdown(rows).split("\n")
+    rows = ct.rows(fake_measured(), FOUND, MANIFEST, RECORDS)
+    lines = ct.markdown(rows).split("\n")
     assert len(lines) == 2 + len(rows)
     assert lines[1] == "|---|---|---|---|"
     # every line has 4 cells between 5 pipes: no cell's text holds a pipe
     assert all(line.count("|") == 5 for line in lines)
     assert lines[2].startswith("| **basic unit** | a neuron outputs a scalar")
     with pytest.raises(ValueError, match="pipe"):
-        st.markdown([("a", "b | c", "d", "e")])
+        ct.markdown([("a", "b | c", "d", "e")])
     with pytest.raises(ValueError, match="table_rows"):
-        st.markdown([("a", "b")])
+        ct.markdown([("a", "b")])
 
 
 def test_measure_refuses_bad_input():
@@ -153,7 +154,7 @@ def test_the_routing_row_is_09s_comparisons_number_for_number(monkeypatch):
 
     monkeypatch.setattr(st, "still_improving", lambda records: [])
     cells = {row.claim: (row.measured, row.verdict)
-             for row in st.rows(fake_measured(), FOUND, MANIFEST, RECORDS)}
+             for row in ct.rows(fake_measured(), FOUND, MANIFEST, RECORDS)}
     measured, verdict = cells["routing"]
     groups = ablations.one_change_comparisons(ablations.read_results())
     every = [c for group in groups.values() for c in group.values()]

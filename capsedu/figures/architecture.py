@@ -75,7 +75,7 @@ def draw_routing_flow(ax, u_hat_shape) -> None:
 def draw_routing_cost(ax, rows, references: dict[str, float] | None = None) -> None:
     """Milliseconds of a DigitCaps training step (forward + backward) against n_in x n_out x
     d_out, the numbers in one example's u_hat: one line per iteration count of ``rows``
-    (``capsedu.costs.routing_sweep``), and each of ``references`` (label -> seconds, e.g. a
+    (``capsedu.routing_costs.routing_sweep``), and each of ``references`` (label -> seconds, e.g. a
     whole CNN's training step on the same batch) as a horizontal line (notebook 09)."""
     for r in sorted({row.iterations for row in rows}):
         points = sorted((row.size, 1000 * (row.forward + row.backward))

@@ -1,0 +1,222 @@
+"""The seed's comparison table of notebook 10 §7, written out: what ``seed_table.measure`` found,
+one line each (``measured_lines``), one row per claim of the seed from ``seed_table``'s records and
+notebook 10's ``Findings`` (``rows``), and the Markdown table (``markdown``)."""
+
+from typing import NamedTuple
+
+from .cost_tables import recorded_cost_line
+from .data import faces
+from .routing_costs import RecordedCost
+from .seed_table import (
+    OTHERS,
+    ROUTING,
+    Affine,
+    BugComparisons,
+    Findings,
+    Measured,
+    Records,
+    RoutingComparisons,
+    affine_comparisons,
+    bug_comparisons,
+    routing_comparisons,
+)
+from .statistics import OverSeeds, leader
+
+COLUMNS = ("", "the seed says", "this course measured", "verdict")
+SIDES = dict(zip(OTHERS, (("CapsNet", "CNN"), ("3", "1")), strict=True))  # leader's two names
+
+
+def measured_lines(measured: Measured) -> list[str]:
+    """What ``measure`` found, one printed line each."""
+    lines = [f"face rates of seed 0's models, {measured.n_table} images per kind (07 measures "
+             "3 seeds, 400 each):"]
+    lines += [f"  {name:>16}: " + ", ".join(f"{kind} {rate:.2f}" for kind, rate in rates.items())
+              for name, rates in measured.face_rates.items()]
+    lines.append("affNIST-style, all 10,000 test digits (08's record), and the time to read them "
+                 "here:")
+    lines += [f"  {name:>21}: {100 * share:.2f} %, "
+              f"{measured.seconds_per_1000[name]:.1f} s per 1,000 digits"
+              for name, share in measured.affine.items()]
+    lines.append(f"the paper's CapsNet: {measured.total / 1e6:.1f} M multiply-adds per image, "
+                 f"routing {100 * measured.macs[ROUTING] / measured.total:.1f} % of them")
+    return lines
+
+
+def pct(p: float) -> str:
+    """A share 0..1 as a percentage with one decimal."""
+    return f"{100 * p:.1f} %"
+
+
+class Row(NamedTuple):
+    """One claim of the seed, and what the course measured of it."""
+
+    claim: str
+    says: str  # the seed's claim, in our words
+    measured: str
+    verdict: str
+
+
+def unit_row(found: Findings) -> Row:
+    measured = ("02: a pose capsule rescaled to lengths 1.0, 0.6 and 0.2 decodes to one pose (to "
+                "1e-6); 06: single dimensions redraw a digit's stroke, slant and size (its Fig. 4 "
+                f"grid); §2: the face capsule's angle follows the face, slope "
+                f"{found.face_slope:.2f}; 05's digit capsule at 45°: length "
+                f"{found.length_45:.2f}, cosine {found.cosine_45:.2f} with upright")
+    verdict = ("holds for capsules built to carry pose (07); "
+               + ("05's CapsNet, trained upright, loses its capsule at 45°"
+                  if found.length_45 < 0.5 else "05's capsule stays long at 45°"))
+    return Row("basic unit", "a neuron outputs a scalar; a capsule a vector: length = "
+               "probability, direction = pose", measured, verdict)
+
+
+def pool_row(found: Findings) -> Row:
+    measured = ("01: a global max-pool gives one vector for eye above mouth and mouth above eye; "
+                f"§1: global max-pool change 0, 2x2 max-pool change {found.max_pool_change:.2f} "
+                "after 1 px")
+    return Row("pooling vs routing", "max-pooling throws away where things are; routing keeps it",
+               measured, "pooling loses where; whether a network is fooled depends on its "
+               "features (01, 07)")
+
+
+def part_whole_row(measured: Measured) -> Row:
+    fooled = {name: [k for k in faces.SCRAMBLED_KINDS if r[k] > 0.5]
+              for name, r in measured.face_rates.items()}
+    text = "07 (seed 0, here): fooled (face rate > 0.5) by " + "; ".join(
+        f"{name}: {', '.join(kinds) or 'none'}" for name, kinds in fooled.items())
+    verdict = "; ".join([
+        "pose capsules reject every scramble" if not fooled["pose capsules"]
+        else "even pose capsules are fooled",
+        "so does a deep CNN" if not fooled["deep CNN"] else "a deep CNN is fooled",
+        "the paper-style pixel CapsNet is fooled" if fooled["pixel CapsNet"]
+        else "so does the pixel CapsNet"])
+    return Row("part-whole", "a CNN sees a bag of parts; capsules check that the parts agree on "
+               "a whole", text, verdict)
+
+
+def mean_line(o: OverSeeds) -> str:
+    """A mean over training seeds with the half-width of its 95 % t interval, in %."""
+    return f"{o.mean:.2f} ± {o.half_width:.2f} %"
+
+
+def not_final(affine: Affine) -> str:
+    """"" or why the shipped pair's verdict is not final (a run still improving)."""
+    return (f" (not final: {', '.join(affine.unfinished)} still improving)"
+            if affine.unfinished else "")
+
+
+def affine_verdicts(affine: Affine, other: str) -> tuple[str, str]:
+    """The CapsNet against ``other`` in two words each: over training seeds, and the shipped
+    pair image by image."""
+    names = SIDES[other]
+    return leader(affine.over_seeds[other], *names), leader(affine.shipped[other], *names)
+
+
+def viewpoint_row(measured: Measured, found: Findings, affine: Affine) -> Row:
+    text = (f"08 (all 10,000 digits): affNIST-style over {affine.n_seeds} training seeds each, "
+            f"CapsNet {mean_line(affine.means['affnist-capsnet'])}, CNN "
+            f"{mean_line(affine.means['affnist-cnn'])} (the shipped pair: "
+            f"{pct(measured.affine['affnist-capsnet'])} and "
+            f"{pct(measured.affine['affnist-cnn'])}); §4: randomly turned, G-CNN "
+            f"{pct(found.gcnn_turned)}, CNN {pct(found.cnn_turned)} (means of {found.n_seeds} "
+            "seeds)")
+    over, shipped = affine_verdicts(affine, "affnist-cnn")
+    verdict = (f"affNIST-style: {over} over {affine.n_seeds} seeds (the shipped pair: "
+               f"{shipped}{not_final(affine)}); turned: {found.turned_verdict} over seeds "
+               "(built-in equivariance)")
+    return Row("viewpoint", "a CNN must see every viewpoint; a CapsNet generalises (affNIST 79 % "
+               "vs 66 %)", text, verdict)
+
+
+def routing_row(affine: Affine, routing: RoutingComparisons) -> Row:
+    """07's, 08's and 09's routing comparisons, 09's as 09 prints them: 3 iterations' error minus
+    1's, seed by seed, with and without the reconstruction loss, among all of 09's one-change
+    comparisons, with how many crossed the line beside chance."""
+    e1, e3 = routing.one, routing.three
+    text = ("07 §6: pose capsules with uniform coupling give the verdicts of 3 iterations; "
+            f"08 (all 10,000 digits, {affine.n_seeds} training seeds each): 1 iteration "
+            f"{mean_line(affine.means['affnist-capsnet-1iter'])}, 3 iterations "
+            f"{mean_line(affine.means['affnist-capsnet'])}; 09 (its shipped runs, {e1.n} seeds "
+            "each, MNIST test error, ± the half-width of the 95 % t interval): 1 iteration "
+            f"{e1.mean:.2f} ± {e1.half_width:.2f} %, 3 iterations {e3.mean:.2f} ± "
+            f"{e3.half_width:.2f} %; 3 iterations minus 1, "
+            + ", ".join(f"{'with' if weight else 'without'} reconstruction "
+                        f"{c.difference:+.3f} points ({c.low:+.3f} to {c.high:+.3f})"
+                        for weight, c in routing.by_weight.items())
+            + f"; {routing.crossed} of 09's {routing.compared} one-change comparisons told "
+            f"apart, chance alone about {routing.chance:.1f}")
+    mnist = [f"{leader(c, '3', '1', lower_is_better=True)} "
+             f"{'with' if weight else 'without'} reconstruction"
+             for weight, c in routing.by_weight.items()]
+    over, shipped = affine_verdicts(affine, "affnist-capsnet-1iter")
+    verdict = (f"3 vs 1 iterations: affNIST-style {over} over {affine.n_seeds} seeds (the "
+               f"shipped pair: {shipped}{not_final(affine)}); MNIST " + ", ".join(mnist)
+               + f" (09's seeds; {routing.crossed} of {routing.compared} comparisons crossed, "
+               f"about {routing.chance:.1f} by chance alone)")
+    return Row("routing", "routing by agreement is what makes capsules work", text, verdict)
+
+
+def cost_row(measured: Measured, gpu: RecordedCost) -> Row:
+    speed, total = measured.seconds_per_1000, measured.total
+    text = (f"05 (here): the paper's CapsNet, {total / 1e6:.0f} M multiply-adds per image, "
+            f"routing {100 * measured.macs[ROUTING] / total:.1f} % of them; 08's pair (equal "
+            f"sizes) scores 1,000 digits in {speed['affnist-capsnet']:.1f} s and "
+            f"{speed['affnist-cnn']:.1f} s here; recorded {recorded_cost_line(gpu)}")
+    verdict = (f"the CapsNet takes {speed['affnist-capsnet'] / speed['affnist-cnn']:.1f}x the "
+               f"CNN's time here and {gpu.capsnet_step / gpu.cnn_step:.1f}x per training step "
+               f"on {gpu.device}, where routing takes {100 * gpu.forward:.0f} % of the forward "
+               f"time for {100 * gpu.macs:.1f} % of the multiply-adds; 09 times routing against "
+               "its share of the multiply-adds")
+    return Row("cost", "capsules are slow", text, verdict)
+
+
+def maturity_row(bugs: BugComparisons) -> Row:
+    """09's bug zoo: each bug against the correct run, paired, beside 09's seed noise."""
+    effects, hidden = bugs.effects, bugs.hidden
+    text = (f"09: {len(effects)} bugs that public CapsNets shipped, each trained beside the "
+            f"correct model ({pct(bugs.correct_accuracy)}, {bugs.epochs} epoch(s)): "
+            + ", ".join(f"{name} {100 * effect.paired.difference:+.2f} points "
+                        f"({effect.paired.verdict})" for name, effect in effects.items()))
+    verdict = (f"{'as the seed says' if hidden else 'against the seed'}: the test accuracy "
+               f"does not reveal {len(hidden)} of the {len(effects)} bugs"
+               + (f" ({', '.join(hidden)}: not told apart, or within the seed noise)"
+                  if hidden else "")
+               + ("" if bugs.finished
+                  else "; after training stopped short of the course's rule, not at the end"))
+    return Row("maturity", "CNNs are mature; capsules are a research idea", text, verdict)
+
+
+def equivariance_row(found: Findings) -> Row:
+    text = (f"§3: the G-CNN's layers are off by {found.gcnn_error:.0e} after a quarter turn, the "
+            f"CNN's by {found.cnn_error:.1f} or more; §2: a read-out finds a turned digit's angle "
+            f"in 05's capsule within {found.readout_error:.0f}° (within ±45°; a guess without "
+            f"it: {found.readout_baseline:.0f}°)")
+    verdict = ("exact when built into the layer; when left to training, the capsule changes with "
+               "a turn in a way a read-out can decode only coarsely"
+               if found.readout_error < found.readout_baseline
+               else "exact when built into the layer; absent when left to training")
+    return Row("equivariance", "capsules are equivariant; CNNs are invariant", text, verdict)
+
+
+def rows(measured: Measured, found: Findings, manifest: dict, records: Records) -> list[Row]:
+    """One row per claim of the seed, from ``measure``'s ``measured``, notebook 10's ``found``,
+    the checkpoints' ``manifest`` (which says whether 08's runs were still improving) and the
+    course's ``records`` (``read_records``)."""
+    affine = affine_comparisons(measured, manifest, records)
+    return [unit_row(found), pool_row(found), part_whole_row(measured),
+            viewpoint_row(measured, found, affine),
+            routing_row(affine, routing_comparisons(records.grid)),
+            cost_row(measured, records.gpu),
+            maturity_row(bug_comparisons(records.zoo, records.grid)),
+            equivariance_row(found)]
+
+
+def markdown(table_rows) -> str:
+    """The rows as a Markdown table under ``COLUMNS``, the claim in bold; a cell holding a pipe
+    would split its row, so it is refused."""
+    for row in table_rows:
+        if len(row) != len(COLUMNS):
+            raise ValueError(f"table_rows: each row needs {len(COLUMNS)} cells, got {row!r}")
+        if any("|" in cell for cell in row):
+            raise ValueError(f"table_rows: a cell holds a pipe '|', which splits the row: {row!r}")
+    table = "| | the seed says | this course measured | verdict |\n|---|---|---|---|\n"
+    return table + "\n".join(f"| **{a}** | {b} | {c} | {d} |" for a, b, c, d in table_rows)
