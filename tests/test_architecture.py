@@ -14,7 +14,8 @@ PACKAGE = ROOT / "capsedu"
 # Lower layers first. A module may import from its own layer and the layers below, never above.
 LAYERS = [
     ("settings", ["config", "validate"]),
-    ("maths", ["functional", "routing", "layers", "poses", "group_conv", "statistics", "buggy"]),
+    ("maths", ["functional", "routing", "layers", "poses", "group_conv", "statistics", "buggy",
+               "spiking"]),
     ("models", ["capsnet", "baselines", "multi_digit", "costs", "routing_costs", "gcnn",
                 "bug_catalogue", "buggy_capsnet"]),
     ("data and training", ["data", "data.mnist", "data.sprites", "data.faces",

@@ -19,4 +19,6 @@ you need: ``from capsedu.figures import training_curves``).
   by side (01, 05, 07, 08 and the widgets of 08-10)
 * ``architecture``: a CapsNet's block diagram, Procedure 1's tensors, routing's cost (04, 05, 09)
 * ``rotations``: what turns with the input and what does not (01, 02, 07, 10)
+* ``spikes``: a spiking neuron's membrane, its rate against its current, spike trains and their
+  read-out (10)
 """

@@ -16,6 +16,7 @@ notebook widget                   pure function
 08       ``OverlapExplorer``      ``robustness.overlap_state``
 09       ``BugZooExplorer``       ``bug_zoo_report.zoo_state``
 10       ``RotationExplorer``     ``equivariance.rotation_state``
+10       ``SpikingNeuron``        ``spiking.neuron_state``
 ======== ======================== ==============================
 
 ``PartsEditor`` (01, 04, 07) edits a face's parts; ``panels`` holds what 04 and 07 draw beside it.
@@ -30,11 +31,12 @@ from .overlap import OverlapExplorer
 from .parts import PartsEditor
 from .rotation import RotationExplorer
 from .routing import RoutingExplorer
+from .spiking import SpikingNeuron
 from .verdicts import FaceVerdicts
 from .viewpoint import ViewpointExplorer
 
 __all__ = [
     "WidgetCheck", "FaceVerdicts", "PoseVectorExplorer", "SquashExplorer", "RoutingExplorer",
     "PoseSpaceExplorer", "FaceCapsulesExplorer", "ViewpointExplorer", "OverlapExplorer",
-    "BugZooExplorer", "RotationExplorer", "PartsEditor",
+    "BugZooExplorer", "RotationExplorer", "SpikingNeuron", "PartsEditor",
 ]

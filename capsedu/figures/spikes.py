@@ -1,0 +1,65 @@
+"""Spikes (10 §9): a leaky integrate-and-fire neuron's membrane against its threshold, its firing
+rate against its input current beside the closed form, capsule lengths sent as spike trains, and
+how long a reader must count spikes to read the longest capsule.
+"""
+
+import numpy as np
+
+from ..spiking import Neuron, SpikeReadout, Trace
+
+
+def draw_membrane(ax, trace: Trace, neuron: Neuron, current: float, row: int = 0) -> None:
+    """Neuron ``row``'s membrane potential over time under the constant ``current`` (dotted:
+    where V would settle without a threshold), the threshold dashed, each spike a tick above it;
+    the key to the right of the axes."""
+    t, v = trace.t_ms.numpy(), trace.v[row].numpy()
+    top = max(neuron.threshold, current) * 1.25
+    ax.plot(t, v, lw=1.2, color="tab:blue", label="membrane potential V")
+    ax.axhline(current, ls=":", color="0.4", lw=1, label="input current I")
+    ax.axhline(neuron.threshold, ls="--", color="tab:red", lw=1, label="threshold")
+    spike_times = t[trace.spikes[row].numpy()]
+    ax.vlines(spike_times, neuron.threshold, neuron.threshold * 1.2, color="k", lw=1.2,
+              label="spikes")
+    ax.set(xlabel="time (ms)", ylabel="V", xlim=(0, t[-1]),
+           ylim=(min(neuron.reset, 0) - 0.05, top))
+    ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
+
+
+def draw_rate_curve(ax, currents, simulated, theory, neuron: Neuron) -> None:
+    """Firing rate against input current: the simulation's ``simulated`` (dots) over the closed
+    form's ``theory`` (a line), both ``[n]``; nothing fires below the threshold."""
+    ax.plot(currents, theory, color="k", lw=1, label="closed form")
+    ax.plot(currents, simulated, "o", ms=4, color="tab:blue", label="simulated")
+    ax.axvline(neuron.threshold, ls=":", color="tab:red", label="threshold")
+    ax.set(xlabel="input current I", ylabel="firing rate (Hz)", title="rate against current")
+    ax.legend(fontsize=8)
+
+
+def draw_spike_trains(ax, trains, names, dt_ms: float) -> None:
+    """A raster: one row of ticks per spike train of ``trains`` ``[rows, steps]`` (bool), each
+    row named by ``names``."""
+    for row, train in enumerate(np.asarray(trains)):
+        times = np.flatnonzero(train) * dt_ms
+        ax.vlines(times, row - 0.4, row + 0.4, color="k", lw=0.8)
+    ax.set_yticks(range(len(names)), names)
+    ax.set(xlabel="time (ms)", xlim=(0, np.asarray(trains).shape[-1] * dt_ms),
+           ylim=(len(names) - 0.5, -0.5))
+
+
+def draw_readout(ax_agree, ax_error, readout: SpikeReadout) -> None:
+    """Against the counting window: how often the class with the most spikes is the longest
+    capsule's (left), and the decoded lengths' mean error (right), with the spikes sent."""
+    windows = readout.windows_ms
+    ax_agree.semilogx(windows, 100 * np.array(readout.agreement), "o-")
+    ax_agree.set(xlabel="counting window (ms)", ylabel="agrees with the lengths (%)",
+                 ylim=(0, 102), title="the longest capsule, read from spikes")
+    for w, a, n in zip(windows, readout.agreement, readout.spikes_per_example, strict=True):
+        ax_agree.annotate(f"{n:.0f}", (w, 100 * a), textcoords="offset points", xytext=(0, 6),
+                          ha="center", fontsize=7, color="0.4")
+    ax_error.loglog(windows, readout.length_error, "o-", color="tab:orange", label="measured")
+    # a count's spread grows as sqrt(window), its mean as window: the error falls as 1/sqrt(w)
+    first = readout.length_error[0] * np.sqrt(windows[0] / np.array(windows))
+    ax_error.loglog(windows, first, ":", color="0.5", label="∝ 1/√window")
+    ax_error.set(xlabel="counting window (ms)", ylabel="mean |decoded - true| length",
+                 title="a length, read from spikes")
+    ax_error.legend(fontsize=8)

@@ -1,0 +1,101 @@
+"""Notebook 10 §9: drive a leaky integrate-and-fire neuron, and send a capsule's length as spikes.
+
+``SpikingNeuron``: sliders set the input current and the membrane time constant of a LIF neuron
+(its trace against the threshold, its spikes, its rate beside the closed form), and a capsule's
+length (its spike train and the length a reader decodes from it). The callback calls the pure
+function ``neuron_state`` and keeps its result in ``.state``.
+"""
+
+from dataclasses import dataclass
+
+import ipywidgets as widgets
+import torch
+from matplotlib.figure import Figure
+
+from ..figures.canvas import png_bytes
+from ..figures.spikes import draw_membrane, draw_spike_trains
+from ..spiking import Neuron, Trace, decode_rate, rate_code, rate_theory, simulate
+from ..validate import Float, Seed, checked
+from .base import Widget
+
+DURATION_MS = 200.0  # what the widget simulates
+DT_MS = 0.25  # its time step: fine enough that the rate is within about 2 % of the closed form
+MAX_CURRENT = 4.0  # the current slider's end, in units of the threshold
+MAX_RATE_HZ = 200.0  # the rate of a capsule of length 1
+CODE_DT_MS = 1.0  # the spike train's time step
+
+
+@dataclass(frozen=True)
+class NeuronState:
+    """What the widget shows: the neuron's ``trace`` and its ``rate_hz`` beside the closed form's
+    ``theory_hz``; a capsule of ``length`` as a spike ``train`` ``[steps]`` and the ``decoded``
+    length."""
+    current: float
+    tau_ms: float
+    length: float
+    trace: Trace
+    rate_hz: float
+    theory_hz: float
+    train: torch.Tensor
+    decoded: float
+
+
+@checked
+def neuron_state(current: Float("the input current, in units of the threshold", ge=0,
+                                le=MAX_CURRENT),
+                 tau_ms: Float("the membrane time constant, ms", ge=1, le=100),
+                 length: Float("a capsule's length", ge=0, le=1),
+                 seed: Seed = 0) -> NeuronState:
+    """A LIF neuron (threshold 1, reset 0, 2 ms refractory) under a constant ``current`` for
+    ``DURATION_MS``, and a capsule of ``length`` coded as spikes over the same time."""
+    neuron = Neuron(tau_ms=tau_ms)
+    currents = torch.tensor([current], dtype=torch.float64)
+    trace = simulate(currents, neuron, DURATION_MS, DT_MS)
+    train = rate_code(torch.tensor([length]), DURATION_MS, MAX_RATE_HZ, CODE_DT_MS, seed)[0]
+    return NeuronState(current, tau_ms, length, trace, float(trace.rates_hz[0]),
+                       float(rate_theory(currents, neuron)[0]), train,
+                       float(decode_rate(train, MAX_RATE_HZ, CODE_DT_MS)))
+
+
+class SpikingNeuron(Widget):
+    """Drag the current and the time constant: the membrane, its spikes and its rate follow; drag
+    the capsule's length: its spike train and the decoded length follow."""
+
+    figure_alt = (
+        "Top: a leaky integrate-and-fire neuron's membrane potential over 200 ms, rising towards "
+        "the input current (dotted), with a dashed threshold line; each time it reaches the "
+        "threshold a spike is drawn as a tick and the potential drops to 0. Bottom: the spike "
+        "train of a capsule whose length sets how often it fires.")
+
+    def __init__(self, current: float = 1.5, tau_ms: float = 20.0, length: float = 0.6):
+        layout = widgets.Layout(width="360px")
+        self.current = widgets.FloatSlider(value=current, min=0, max=MAX_CURRENT, step=0.05,
+                                           description="current I", layout=layout)
+        self.tau = widgets.FloatSlider(value=tau_ms, min=1, max=100, step=1,
+                                       description="tau (ms)", layout=layout)
+        self.length = widgets.FloatSlider(value=length, min=0, max=1, step=0.05,
+                                          description="length", layout=layout)
+        self.readout, self.image = widgets.HTML(), widgets.Image(format="png", width=640)
+        self.figure = Figure(figsize=(8, 4.2), layout="constrained")
+        self.ax_v, self.ax_code = self.figure.subplots(
+            2, 1, gridspec_kw={"height_ratios": [3, 1]})
+        for control in (self.current, self.tau, self.length):
+            control.observe(self._changed, names="value")
+        self.widget = widgets.VBox([self.current, self.tau, self.length, self.readout,
+                                    self.image])
+        self.update()
+
+    def update(self):
+        self.state = s = neuron_state(self.current.value, self.tau.value, self.length.value)
+        spikes = int(s.trace.spikes.sum())
+        self.readout.value = (
+            f"I = {s.current:.2f}, tau = {s.tau_ms:.0f} ms: <b>{spikes} spikes</b> in "
+            f"{DURATION_MS:.0f} ms, {s.rate_hz:.0f} Hz (closed form {s.theory_hz:.1f} Hz)<br>"
+            f"a capsule of length {s.length:.2f} fires {int(s.train.sum())} times; a reader "
+            f"counting them decodes length {s.decoded:.2f}")
+        self.ax_v.clear()
+        draw_membrane(self.ax_v, s.trace, Neuron(tau_ms=s.tau_ms), s.current)
+        self.ax_v.set_title("a leaky integrate-and-fire neuron")
+        self.ax_code.clear()
+        draw_spike_trains(self.ax_code, s.train[None], [f"length {s.length:.2f}"], CODE_DT_MS)
+        self.image.value = png_bytes(self.figure)
