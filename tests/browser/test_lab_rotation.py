@@ -1,6 +1,8 @@
 """Notebook 10 in a real JupyterLab: moving the rotation slider turns the digit and the face,
 redraws the figure, and the readout shows the G-CNN's maps turning and cycling with the input
-(an error near float precision at a quarter turn) while the CNN's do not."""
+(an error near float precision at a quarter turn) while the CNN's do not. In the same run, §9's
+spiking neuron: a current below the threshold sends no spike, one above it fires at the rate of
+the closed form."""
 
 import re
 
@@ -21,6 +23,8 @@ NOTEBOOK = "notebooks/10_the_legacy_equivariance.ipynb"
 # The readout of capsedu/widgets/rotation.py at a quarter turn, e.g. "error G-CNN 1.2e-06, CNN 0.65"
 ERRORS = re.compile(r"error G-CNN ([\d.e+-]+), CNN ([\d.]+)")
 FACE = re.compile(r"a face turned (\d+)°: the face capsule reads (-?\d+)°")
+# The readout of capsedu/widgets/spiking.py, e.g. "16 spikes in 200 ms, 80 Hz (closed form 81.9 Hz)"
+RATE = re.compile(r"(\d+) spikes in 200 ms, (\d+) Hz \(closed form ([\d.]+) Hz\)")
 
 
 def test_the_rotation_slider_turns_the_digit_and_the_gcnn_maps_follow(lab, page):
@@ -46,4 +50,18 @@ def test_the_rotation_slider_turns_the_digit_and_the_gcnn_maps_follow(lab, page)
 
     set_slider(explorer, "rotation", 0)
     expect(readout).to_contain_text("turned 0°")
+    assert_no_errors(notebook)
+
+    # §9: the LIF neuron, VBox(current, tau, length, readout, image)
+    neuron = widget_box(notebook, "current I")
+    readout, image = neuron.locator(".widget-html").last, neuron.locator("img")
+    expect_rendered(image)
+    set_slider(neuron, "current I", 0.8)
+    expect(readout).to_contain_text(re.compile(r"(?<!\d)0 spikes in 200 ms"))
+    src = image.get_attribute("src")
+    set_slider(neuron, "current I", 2.5)
+    expect(readout).to_contain_text(re.compile(r"[1-9]\d* spikes in 200 ms"))
+    expect(image).not_to_have_attribute("src", src)
+    spikes, rate, theory = RATE.search(readout.inner_text()).groups()
+    assert int(spikes) > 0 and abs(int(rate) - float(theory)) <= 0.05 * float(theory) + 5
     assert_no_errors(notebook)
