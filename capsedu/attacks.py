@@ -1,0 +1,173 @@
+"""Adversarial examples: the fast gradient sign method and projected gradient descent (notebook 11).
+
+An attacker with the model's weights (white-box) moves every pixel of an image by at most ``eps``
+(the L-infinity ball: ``|x' - x| <= eps`` pixel by pixel, and ``x'`` stays an image, in [0, 1]) in
+the direction that raises a loss of the true label:
+
+* **FGSM** (Goodfellow, Shlens & Szegedy 2015): one step of size ``eps`` along the sign of the
+  gradient, ``x' = clip_[0,1](x + eps sign(grad_x L(x, y)))``.
+* **PGD** (Madry et al. 2018): start at a random point of the ball, take ``steps`` steps of
+  ``step_size`` along the sign of the gradient, each projected back into the ball and the pixel
+  box; ``restarts`` random starts, keeping for each image the first that fools the model.
+
+Which loss the attacker raises matters as much as the attack (``LOSSES``): the model's own
+training loss (a CapsNet's margin loss is exactly 0, and so is its gradient, once the true
+capsule is longer than 0.9 and every other shorter than 0.1: a sign of 0 never moves), the
+cross-entropy of the model's class scores, or the margin of the best other class over the true
+one (Carlini & Wagner 2017). Each is a batch's mean, and each works for every model of the
+course: a model's class scores are its forward pass's logits, or a CapsNet's capsule lengths
+(``class_scores``). An evaluation attacks with all of them and counts a digit as robust only if
+it survives every one (``capsedu.adversarial``).
+"""
+
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+from .config import model_device
+from .validate import Choice, Flag, Float, Int, Seed, Tensor, check_labels, checked
+
+LOSSES = ("training", "cross-entropy", "margin")
+MAX_STEPS = 1000  # PGD's steps: 20 to 100 in the literature; each is a forward and backward pass
+MAX_RESTARTS = 100  # random starts per image, each a whole run of PGD
+
+Images = Tensor("images [B, C, H, W], pixels in [0, 1]", ndim=4, pixels=True)
+Labels = Tensor("their true classes [B]", ndim=1)
+Eps = Float("the largest change of a pixel (L-infinity), in pixel units", ge=0, le=1)
+Loss = Choice("the loss the attacker raises", *LOSSES)
+Objective = Callable[[torch.Tensor], torch.Tensor]  # images [B, C, H, W] -> a number to raise
+
+
+@checked
+def class_scores(model: nn.Module, images: Images) -> torch.Tensor:
+    """What ``model`` says of each class, ``[B, classes]``, with the gradient: a CapsNet's capsule
+    lengths (its output's ``lengths``), any other model's forward pass (a CNN's logits)."""
+    out = model(images)
+    return getattr(out, "lengths", out)
+
+
+@checked
+def attack_loss(model: nn.Module, images: Images, labels: Labels, loss: Loss) -> torch.Tensor:
+    """The mean over the batch of the ``loss`` the attacker raises, for ``images`` ``[B, C, H, W]``
+    of true class ``labels`` ``[B]``: a 0-d tensor with the gradient."""
+    if loss == "training":  # a CapsNet: margin loss + 0.0005 x reconstruction (true capsule)
+        return model.training_loss(images, labels)[0]
+    z = class_scores(model, images)  # [B, classes]
+    check_labels(labels, "labels", len(images), z.shape[1])
+    if loss == "cross-entropy":  # -log softmax(z)_y: lengths in [0, 1] taken as logits
+        return F.cross_entropy(z, labels)
+    # max_{j != y} z_j - z_y: positive exactly when another class wins
+    true = z.gather(1, labels[:, None])[:, 0]  # [B]
+    others = z.scatter(1, labels[:, None], float("-inf"))  # [B, classes], the true one out
+    return (others.amax(dim=1) - true).mean()
+
+
+@contextmanager
+def evaluating(model: nn.Module) -> Iterator[nn.Module]:
+    """``model`` in eval mode inside the block (no dropout: the model as it reads a test image),
+    in its own mode again after it."""
+    was_training = model.training
+    model.eval()
+    try:
+        yield model
+    finally:
+        model.train(was_training)
+
+
+def gradient(objective: Objective, images: torch.Tensor) -> torch.Tensor:
+    """d objective / d images ``[B, C, H, W]`` (the weights get no gradient)."""
+    images = images.detach().requires_grad_(True)
+    return torch.autograd.grad(objective(images), images)[0]
+
+
+def project(adversarial: torch.Tensor, images: torch.Tensor, eps: float) -> torch.Tensor:
+    """The nearest point of the ball ``|x' - x| <= eps`` that is an image: each pixel's change
+    clipped to [-eps, eps], then the pixel to [0, 1]. ``[B, C, H, W]``."""
+    delta = torch.clamp(adversarial - images, min=-eps, max=eps)
+    return torch.clamp(images + delta, min=0, max=1).detach()
+
+
+@checked
+def fgsm(model: nn.Module, images: Images, labels: Labels, eps: Eps,
+         loss: Loss = "cross-entropy") -> torch.Tensor:
+    """The fast gradient sign method: ``images`` ``[B, C, H, W]`` moved by ``eps`` along the sign
+    of the gradient of ``loss`` at the true ``labels`` ``[B]``, kept in [0, 1]."""
+    images, labels = _on_device(model, images, labels)
+    with evaluating(model):
+        grad = gradient(lambda x: attack_loss(model, x, labels, loss), images)  # [B, C, H, W]
+    # x' = clip_[0,1](x + eps sign(grad_x L(x, y)))
+    return torch.clamp(images + eps * grad.sign(), min=0, max=1).detach()
+
+
+@checked
+def ascend(objective: Objective, images: Images, start: Images, eps: Eps,
+           steps: Int("steps", ge=0, le=MAX_STEPS),
+           step_size: Float("how far a step moves each pixel", ge=0, le=1)) -> torch.Tensor:
+    """PGD's loop from ``start`` ``[B, C, H, W]``: ``steps`` signed gradient steps that raise
+    ``objective`` (images -> a 0-d tensor), each projected into the ball of ``images``."""
+    adversarial = start.detach()
+    for _ in range(steps):
+        # x <- Proj_{|x' - x| <= eps, [0, 1]}(x + step_size sign(grad objective(x)))
+        step = step_size * gradient(objective, adversarial).sign()  # [B, C, H, W]
+        adversarial = project(adversarial + step, images, eps)
+    return adversarial
+
+
+@checked
+def random_point(images: Images, eps: Eps, generator: torch.Generator) -> torch.Tensor:
+    """A point drawn uniformly from the ball, each pixel ``x + U(-eps, eps)``, kept in [0, 1]
+    (drawn on the CPU with ``generator``, so a seed gives the same start on every device)."""
+    noise = torch.empty(images.shape).uniform_(-eps, eps, generator=generator)
+    return torch.clamp(images + noise.to(images.device), min=0, max=1).detach()
+
+
+@checked
+def pgd(model: nn.Module, images: Images, labels: Labels, eps: Eps,
+        steps: Int("steps", ge=0, le=MAX_STEPS) = 20,
+        step_size: Float("how far a step moves each pixel", ge=0, le=1) | None = None,
+        loss: Loss = "cross-entropy",
+        restarts: Int("random starts", ge=1, le=MAX_RESTARTS) = 1,
+        random_start: Flag("True to start each restart at a random point of the ball") = True,
+        seed: Seed = 0, penalty: Objective | None = None) -> torch.Tensor:
+    """Projected gradient descent on ``loss`` (ascent, for the attacker) in the L-infinity ball of
+    radius ``eps`` around ``images`` ``[B, C, H, W]`` of true class ``labels`` ``[B]``:
+    ``steps`` steps of ``step_size`` (default 2.5 eps / steps, Madry et al.'s rule), from a
+    random start (``random_start``; else from the image itself), ``restarts`` times. For each
+    image, the first restart that makes the model misread it, else the last.
+
+    ``penalty`` (images -> a 0-d tensor): a number the attacker keeps low at the same time,
+    subtracted from the loss (notebook 11's attacker who knows about a detector)."""
+    images, labels = _on_device(model, images, labels)
+    step_size = 2.5 * eps / max(steps, 1) if step_size is None else step_size
+    generator = torch.Generator().manual_seed(seed)
+
+    def objective(x):
+        raised = attack_loss(model, x, labels, loss)
+        return raised if penalty is None else raised - penalty(x)
+
+    with evaluating(model):
+        best, fooled = images, torch.zeros(len(images), dtype=torch.bool, device=images.device)
+        for _ in range(restarts):
+            start = random_point(images, eps, generator) if random_start else images
+            adversarial = ascend(objective, images, start, eps, steps, step_size)
+            misread = misreads(model, adversarial, labels)  # [B]
+            keep = ~fooled  # images not fooled yet take this restart's example
+            best = torch.where(keep[:, None, None, None], adversarial, best)
+            fooled |= misread
+    return best
+
+
+@torch.no_grad()
+def misreads(model: nn.Module, images: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    """Whether ``model`` reads each image ``[B, C, H, W]`` as another class than its label
+    ``[B]``: ``[B]`` booleans (the highest class score)."""
+    return class_scores(model, images).argmax(dim=1) != labels
+
+
+def _on_device(model: nn.Module, images: torch.Tensor, labels: torch.Tensor):
+    """The images (float32) and labels (int64) where ``model`` is: an attack runs there."""
+    device = model_device(model)
+    return images.float().to(device), labels.long().to(device)
