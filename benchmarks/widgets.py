@@ -23,7 +23,7 @@ from capsedu.figures.canvas import png_bytes
 from capsedu.gcnn import C4CNN, PlainCNN
 from capsedu.multi_digit import MultiDigitCapsNet, TwoDigitCNN
 from capsedu.parts.pose_net import PoseCapsuleNet
-from capsedu.parts.training import PIXEL_CAPSNET
+from capsedu.recipes import PIXEL_CAPSNET
 from capsedu.widgets import (
     BugZooExplorer,
     FaceCapsulesExplorer,

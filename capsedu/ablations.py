@@ -1,12 +1,13 @@
 """Notebook 09's ablations: one CPU-scale CapsNet trained many ways, each with several seeds.
 
 The paper's Table 1 compares 1 and 3 routing iterations, with and without the reconstruction
-loss, on MNIST (three trials each). ``GRID`` asks the same of notebook 05's ``LIVE`` network, with
-2 and 5 iterations added. Every cell is trained by the same ``recipe`` (data, epochs, schedule,
-the paper's 2-pixel shifts, the epoch chosen on held-out training images, training stopped by the
-course's rule or a budget of epochs) for each seed, then scored on the MNIST test set with the
-number of iterations it was trained with and with every other one (``TEST_ITERATIONS``: the same
-weights, routing more or less at test time).
+loss, on MNIST (three trials each). ``recipes.ABLATION_GRID`` asks the same of notebook 05's
+``LIVE`` network, with 2 and 5 iterations added. Every cell is trained by its recipe in
+``recipes.RECIPES`` (``recipes.ablation_recipe``: the same data, budget of epochs, schedule, the
+paper's 2-pixel shifts, the epoch chosen on held-out training images, training stopped by the
+course's rule) for each seed, then scored on the MNIST test set with the number of iterations it
+was trained with and with every other one (``TEST_ITERATIONS``: the same weights, routing more or
+less at test time).
 
     python -m capsedu.ablations                    # every missing run, into <data root>/runs
     python -m capsedu.ablations --replace-shipped  # into the shipped <data root>/results
@@ -24,54 +25,64 @@ import numpy as np
 import torch
 
 from . import checkpoints
-from .capsnet import LIVE, CapsNet, routing_iterations
+from .capsnet import routing_iterations
 from .convergence import PATIENCE, best_epoch, converged
 from .data.mnist import load_mnist
-from .loop import evaluate, random_shift
-from .recipes import Recipe, command_line, how_run, train_recipe
+from .loop import evaluate
+from .recipes import (
+    ABLATION_GRID,
+    RECIPES,
+    Cell,
+    Epochs,
+    Limit,
+    ablation_name,
+    command_line,
+    how_run,
+    shared_budget,
+    train_recipe,
+)
+from .routing import MAX_ITERATIONS
 from .statistics import SeedDifference, over_seeds, seed_difference
-from .train import experiment_parser, positive_int, record_missing, results_file
+from .train import epochs_int, experiment_parser, record_missing, results_file, seed_int
+from .validate import Flag, Int, Seed, checked
 
 RESULTS = "routing_ablations.json"
 TEST_ITERATIONS = (1, 2, 3, 5)
-GRID = [{"iterations": it, "recon_weight": w} for w in (0.0005, 0.0) for it in (1, 2, 3, 5)]
 SEEDS = (0, 1, 2)
-EPOCHS = 20  # the budget: each run stops earlier, once PATIENCE epochs bring no held-out gain
 COMMAND = "python -m capsedu.ablations"
+Iterations = Int("routing iterations at test time", ge=1, le=MAX_ITERATIONS)
 
 
-def recipe(overrides: dict, epochs: int = EPOCHS) -> Recipe:
-    """The training run of one cell of the grid: ``CapsNet(LIVE, **overrides)``, until the rule
-    stops it (``convergence.converged``) or ``epochs`` run out."""
-    return Recipe(
-        description=f"notebook 09's ablation: CapsNet(LIVE, {overrides}) on MNIST shifted by up "
-        "to 2 pixels; the epoch is chosen on the last 5,000 training images, held out",
-        build=lambda: CapsNet(LIVE, **overrides),
-        epochs=epochs, patience=PATIENCE, batch_size=128, lr=2e-3, lr_decay=0.8,
-        augment=random_shift,
-        validation=5000,
-    )
+def budget() -> int:
+    """The grid's budget of epochs, the one every cell's recipe has: each run stops earlier, once
+    ``PATIENCE`` epochs bring no held-out gain."""
+    return shared_budget(tuple(ablation_name(cell) for cell in ABLATION_GRID))
 
 
-def run_name(overrides: dict, seed: int) -> str:
+@checked
+def run_name(cell: Cell, seed: Seed) -> str:
     """A run's key in the results, e.g. ``iterations=3,recon_weight=0.0005,seed=1``."""
-    return ",".join(f"{k}={v}" for k, v in sorted(overrides.items())) + f",seed={seed}"
+    return f"iterations={cell.iterations},recon_weight={cell.recon_weight},seed={seed}"
 
 
+@checked
 def read_results(path: Path | None = None) -> dict[str, dict]:
     """The recorded runs by ``run_name`` (the shipped ones by default; empty when none)."""
     return checkpoints.read_results(path or checkpoints.results_path(RESULTS, True))
 
 
-def seed_errors(results: dict[str, dict], cell: dict, tested_with: int | None = None) -> np.ndarray:
+@checked
+def seed_errors(results: dict[str, dict], cell: Cell,
+                tested_with: Iterations | None = None) -> np.ndarray:
     """Test error (%) of each seed of a grid ``cell`` ``[len(SEEDS)]``, routed at test time with
     the iterations it was trained with, or with ``tested_with``."""
-    key = str(tested_with or cell["iterations"])
+    key = str(tested_with or cell.iterations)
     return np.array([100 * (1 - results[run_name(cell, seed)]["test_accuracy_by_iterations"][key])
                      for seed in SEEDS])
 
 
-def seed_noise(results: dict[str, dict], cell: dict) -> float:
+@checked
+def seed_noise(results: dict[str, dict], cell: Cell) -> float:
     """How far another training seed moves a grid ``cell``'s test accuracy: the standard
     deviation (ddof 1) of its seeds' accuracies, 0..1 units (the noise a difference between two
     single runs of that recipe must exceed to say anything about the recipes)."""
@@ -86,6 +97,7 @@ QUOTED = {
 QUOTED_WIDTHS = {"paper": 7, "CapsNet-Keras": 14}  # their columns in error_table
 
 
+@checked
 def describe(results: dict[str, dict]) -> str:
     """How many runs ``results`` holds and their hours of training, the budget they were given
     and how many epochs they trained, and how the first of them was made (its command, minutes,
@@ -102,70 +114,76 @@ def describe(results: dict[str, dict]) -> str:
             f"{first['threads']} thread(s), torch {first['torch_version']}")
 
 
+@checked
 def error_table(results: dict[str, dict]) -> str:
-    """One row per cell of ``GRID``: its iterations, whether it has the reconstruction loss, the
-    test error over the seeds (``statistics.over_seeds``) and, for the paper's four settings, the
-    errors ``QUOTED``."""
+    """One row per cell of ``ABLATION_GRID``: its iterations, whether it has the reconstruction
+    loss, the test error over the seeds (``statistics.over_seeds``) and, for the paper's four
+    settings, the errors ``QUOTED``."""
     lines = [f"{'routing':>9} {'reconstruction':>15} {'test error, ours (%)':>52}"
              + "".join(f" {source:>{QUOTED_WIDTHS[source]}}" for source in QUOTED)]
-    for cell in GRID:
-        key = (cell["iterations"], cell["recon_weight"] > 0)
+    for cell in ABLATION_GRID:
+        key = (cell.iterations, cell.recon_weight > 0)
         quoted = "".join(f"{errors[key]:>{QUOTED_WIDTHS[source]}.2f}"
                          for source, errors in QUOTED.items() if key in errors)
-        lines.append(f"{cell['iterations']:>9} {'yes' if key[1] else 'no':>15} "
+        lines.append(f"{cell.iterations:>9} {'yes' if key[1] else 'no':>15} "
                      f"{str(over_seeds(seed_errors(results, cell))):>52}{quoted}")
     return "\n".join(lines)
 
 
-def cell_label(cell: dict) -> str:
+@checked
+def cell_label(cell: Cell) -> str:
     """A grid cell in two short lines, e.g. ``"3 it.\nrecon"``."""
-    return f"{cell['iterations']} it.\n{'recon' if cell['recon_weight'] else 'no recon'}"
+    return f"{cell.iterations} it.\n{'recon' if cell.recon_weight else 'no recon'}"
 
 
+@checked
 def errors_by_cell(results: dict[str, dict]) -> dict[str, np.ndarray]:
-    """Each cell's test error (%) per seed, by ``cell_label``, in the order of ``GRID``: label ->
-    ``[len(SEEDS)]``."""
-    return {cell_label(cell): seed_errors(results, cell) for cell in GRID}
+    """Each cell's test error (%) per seed, by ``cell_label``, in the order of ``ABLATION_GRID``:
+    label -> ``[len(SEEDS)]``."""
+    return {cell_label(cell): seed_errors(results, cell) for cell in ABLATION_GRID}
 
 
+@checked
 def improving(results: dict[str, dict]) -> list[str]:
     """The runs whose best held-out epoch was their last: still improving when they stopped."""
     return [name for name, run in results.items()
             if best_epoch(run["validation_by_epoch"]) == len(run["validation_by_epoch"])]
 
 
+@checked
 def finished(results: dict[str, dict]) -> list[str]:
     """The runs that met the course's stopping rule (``convergence.converged``)."""
     return [name for name, run in results.items()
             if converged(run["validation_by_epoch"], PATIENCE)]
 
 
-WEIGHTS = sorted({cell["recon_weight"] for cell in GRID}, reverse=True)  # with, then without
+WEIGHTS = sorted({cell.recon_weight for cell in ABLATION_GRID}, reverse=True)  # with, without
 
 
+@checked
 def one_change_comparisons(results: dict[str, dict]) -> dict[str, dict[str, SeedDifference]]:
-    """Every pair of cells of ``GRID`` that differ in one thing, compared seed by seed
+    """Every pair of cells of ``ABLATION_GRID`` that differ in one thing, compared seed by seed
     (``statistics.seed_difference``, paired: the runs of one seed share their initial weights,
     batches and shifts), grouped under a heading: for each reconstruction weight, every two
     numbers of iterations (``"3 vs 1 iterations"``: 3's error minus 1's); then, at each number
     of iterations, the reconstruction loss against none (its error minus none's)."""
     groups = {}
     for weight in WEIGHTS:
-        cells = [cell for cell in GRID if cell["recon_weight"] == weight]
+        cells = [cell for cell in ABLATION_GRID if cell.recon_weight == weight]
         groups[f"reconstruction weight {weight}"] = {
-            f"{b['iterations']} vs {a['iterations']} iterations":
+            f"{b.iterations} vs {a.iterations} iterations":
                 seed_difference(seed_errors(results, b), seed_errors(results, a), by_seed=True)
             for k, a in enumerate(cells) for b in cells[k + 1:]}
     with_, without = WEIGHTS
     groups[f"reconstruction (weight {with_}) vs none, at the same iterations"] = {
         f"{iterations} iteration(s)": seed_difference(
-            seed_errors(results, {"iterations": iterations, "recon_weight": with_}),
-            seed_errors(results, {"iterations": iterations, "recon_weight": without}),
-            by_seed=True)
-        for iterations in sorted({cell["iterations"] for cell in GRID})}
+            seed_errors(results, Cell(iterations, with_)),
+            seed_errors(results, Cell(iterations, without)), by_seed=True)
+        for iterations in sorted({cell.iterations for cell in ABLATION_GRID})}
     return groups
 
 
+@checked
 def comparison_lines(groups: dict[str, dict[str, SeedDifference]]) -> list[str]:
     """``one_change_comparisons`` as text: each heading, then one indented line per comparison."""
     lines = []
@@ -176,13 +194,15 @@ def comparison_lines(groups: dict[str, dict[str, SeedDifference]]) -> list[str]:
     return lines
 
 
-def lowest_error(results: dict[str, dict]) -> tuple[dict, float]:
-    """The cell of ``GRID`` with the lowest mean test error over the seeds (the first of ties),
-    and that error (%)."""
-    best = min(GRID, key=lambda cell: seed_errors(results, cell).mean())
+@checked
+def lowest_error(results: dict[str, dict]) -> tuple[Cell, float]:
+    """The cell of ``ABLATION_GRID`` with the lowest mean test error over the seeds (the first of
+    ties), and that error (%)."""
+    best = min(ABLATION_GRID, key=lambda cell: seed_errors(results, cell).mean())
     return best, float(seed_errors(results, best).mean())
 
 
+@checked
 def test_time_table(results: dict[str, dict]) -> str:
     """The mean test error (%) over the seeds of every cell (rows: how it was trained) routed
     with each of ``TEST_ITERATIONS`` at test time (columns), one block per reconstruction
@@ -191,55 +211,61 @@ def test_time_table(results: dict[str, dict]) -> str:
     for weight in WEIGHTS:
         lines.append(f"reconstruction weight {weight}; tested with -> "
                      + "".join(f"{t:>7}" for t in TEST_ITERATIONS))
-        lines += [f"  trained with {cell['iterations']} iteration(s)      "
+        lines += [f"  trained with {cell.iterations} iteration(s)      "
                   + "".join(f"{seed_errors(results, cell, t).mean():>7.2f}"
                             for t in TEST_ITERATIONS)
-                  for cell in GRID if cell["recon_weight"] == weight]
+                  for cell in ABLATION_GRID if cell.recon_weight == weight]
     return "\n".join(lines)
 
 
-def best_as_trained(results: dict[str, dict]) -> list[dict]:
-    """The cells of ``GRID`` whose mean test error is lowest (or tied lowest) of their row when
-    routed at test time with the iterations they were trained with."""
-    return [cell for cell in GRID if seed_errors(results, cell).mean()
+@checked
+def best_as_trained(results: dict[str, dict]) -> list[Cell]:
+    """The cells of ``ABLATION_GRID`` whose mean test error is lowest (or tied lowest) of their
+    row when routed at test time with the iterations they were trained with."""
+    return [cell for cell in ABLATION_GRID if seed_errors(results, cell).mean()
             <= min(seed_errors(results, cell, t).mean() for t in TEST_ITERATIONS) + 1e-9]
 
 
-def routed_more(results: dict[str, dict], tested_with: int) -> list[float]:
+@checked
+def routed_more(results: dict[str, dict], tested_with: Iterations) -> list[float]:
     """For every cell trained with fewer than ``tested_with`` iterations, how much routing it
     ``tested_with`` times at test time changes its mean test error (points)."""
     return [seed_errors(results, cell, tested_with).mean() - seed_errors(results, cell).mean()
-            for cell in GRID if cell["iterations"] < tested_with]
+            for cell in ABLATION_GRID if cell.iterations < tested_with]
 
 
-def run(overrides: dict, seed: int, epochs=EPOCHS, limit=None, progress=True,
-        state_path=None) -> dict:
-    """Train one cell of the grid with ``seed`` within ``epochs`` and score it: the record of the
-    run."""
-    model, history, train_examples = train_recipe(recipe(overrides, epochs), seed=seed,
-                                                  limit=limit, progress=progress,
-                                                  state_path=state_path)
+@checked
+def run(cell: Cell, seed: Seed, epochs: Epochs | None = None, limit: Limit | None = None,
+        progress: Flag("whether to show progress bars") = True,
+        state_path: str | Path | None = None) -> dict:
+    """Train one ``cell`` of the grid (its recipe, ``recipes.ablation_recipe``) with ``seed``
+    within ``epochs`` (the recipe's budget by default) and score it: the record of the run."""
+    recipe = RECIPES[ablation_name(cell)]
+    epochs = recipe.epochs if epochs is None else epochs
+    model, history, train_examples = train_recipe(recipe, epochs, limit, seed, progress,
+                                                  state_path)
     test = load_mnist(False, limit)
     by_iterations = {}
     for iterations in TEST_ITERATIONS:  # the same weights, routing a different number of times
         with routing_iterations(model, iterations):
             by_iterations[str(iterations)] = evaluate(model, test)
-    trained_with = str(overrides.get("iterations", LIVE.iterations))
     scores = [h["validation_accuracy"] for h in history]
-    return {"overrides": overrides, "seed": seed, "limit": limit,
-            "train_examples": train_examples, "test_accuracy": by_iterations[trained_with],
+    return {"overrides": cell._asdict(), "seed": seed, "limit": limit,
+            "train_examples": train_examples,
+            "test_accuracy": by_iterations[str(cell.iterations)],
             "test_accuracy_by_iterations": by_iterations,
-            "validation_by_epoch": scores, "max_epochs": epochs, "patience": PATIENCE,
+            "validation_by_epoch": scores, "max_epochs": epochs, "patience": recipe.patience,
             "converged": converged(scores),
             **how_run(history)}
 
 
-def main(argv=None) -> int:
+@checked
+def main(argv: list[str] | None = None) -> int:
     parser = experiment_parser(COMMAND, __doc__)
-    parser.add_argument("--seeds", type=int, nargs="+", default=list(SEEDS))
-    parser.add_argument("--epochs", type=positive_int, default=EPOCHS,
+    parser.add_argument("--seeds", type=seed_int, nargs="+", default=list(SEEDS))
+    parser.add_argument("--epochs", type=epochs_int, default=budget(),
                         help=f"the budget of every run, which the rule may stop earlier "
-                        f"(default: {EPOCHS})")
+                        f"(default: the recipes', {budget()})")
     args = parser.parse_args(argv)
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -250,9 +276,8 @@ def main(argv=None) -> int:
     if other:
         parser.error(f"{path} holds runs made with other --epochs or --limit ({', '.join(other)}):"
                      " finish it with their flags, or write elsewhere (--out)")
-    record_missing(path, {run_name(overrides, seed): partial(run, overrides, seed, args.epochs,
-                                                             args.limit)
-                          for seed in args.seeds for overrides in GRID},
+    record_missing(path, {run_name(cell, seed): partial(run, cell, seed, args.epochs, args.limit)
+                          for seed in args.seeds for cell in ABLATION_GRID},
                    command_line(COMMAND, epochs=args.epochs, limit=args.limit,
                                 threads=args.threads))
     return 0

@@ -2,8 +2,9 @@
 way, and what the bugs did to them.
 
 ``run(name)`` trains the correct ``CapsNet(LIVE)`` (``name=CORRECT``) or a bug's
-(``buggy_capsnet.BuggyCapsNet``, one per key of ``bug_catalogue.BUGS``), all the same way (same
-seed, data, batches and shifts), and returns its record, a ``ZooRun``: the loss and training
+(``buggy_capsnet.BuggyCapsNet``, one per key of ``bug_catalogue.BUGS``), each by its recipe in
+``recipes.RECIPES`` (``recipes.zoo_recipe``: all the same way, same seed, data, batches and
+shifts), and returns its record, a ``ZooRun``: the loss and training
 accuracy of every step, the held-out and test accuracy, and what the trained routing does to the
 couplings (``CouplingStats``). ``read_results()`` gives the shipped records to the notebook: the
 runs trained until the rule stopped them, and (``read_results(epochs=1)``) the same runs stopped
@@ -26,25 +27,35 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from . import ablations, checkpoints, statistics
+from . import checkpoints, statistics
 from .bug_catalogue import BUGS
-from .buggy_capsnet import BuggyCapsNet
 from .capsnet import LIVE, CapsNet
 from .convergence import PATIENCE, chosen_epoch, converged, finished, held_out_scores
 from .couplings import coupling_trace
 from .data.mnist import SPLITS, load_mnist
 from .loop import predict
-from .recipes import Recipe, command_line, how_run, train_recipe
+from .recipes import (
+    CORRECT,
+    RECIPES,
+    Cell,
+    Epochs,
+    Limit,
+    ZooRunName,
+    command_line,
+    how_run,
+    shared_budget,
+    train_recipe,
+    zoo_name,
+)
 from .routing import RoutingResult, RoutingStep
 from .statistics import Paired
-from .train import experiment_parser, positive_int, record_missing, results_file
+from .train import epochs_int, experiment_parser, record_missing, results_file
+from .validate import Float, Tensor, checked
 
-CORRECT = "correct"  # the run of the paper's CapsNet(LIVE), beside the bugs' runs
 RESULTS = "bug_zoo.json"  # the runs with the full budget; another budget has a file of its own
-EPOCHS = ablations.EPOCHS  # the budget: each run stops earlier, by the course's rule (PATIENCE)
 COMMAND = "python -m capsedu.bug_zoo"
 # the cell of 09's ablation grid whose recipe the correct run is (its seeds give the zoo's noise)
-CELL = {"iterations": LIVE.iterations, "recon_weight": LIVE.recon_weight}
+CELL = Cell(LIVE.iterations, LIVE.recon_weight)
 TEST_IMAGES = SPLITS[False][2]  # MNIST's test split
 COUPLING_IMAGES = 128  # the first test images (one training batch), whose couplings a run reports
 
@@ -104,23 +115,13 @@ class ZooRun:
 # --- Recorded runs: the correct model and each bug's, trained the same way ------------------------
 
 
-def recipe(name: str, limit: int | None = None, epochs: int = EPOCHS) -> Recipe:
-    """The training run of the zoo's model ``name`` (``CORRECT`` or a key of ``BUGS``).
-
-    Every run is trained as a cell of notebook 09's ablations (``ablations.recipe``: ``LIVE``,
-    Adam at 2e-3, batches of 128, the paper's 2-pixel shifts, seed 0), until the course's rule
-    stops it (``PATIENCE`` epochs without a held-out gain, ``convergence.converged``) or
-    ``epochs`` (the budget) run out: each bug is judged where its run ended, not after a fixed
-    length. The bugs add no weights, so every run starts from the same weights and sees the same
-    batches with the same shifts: two runs differ only by the bug. The last twelfth of the
-    training images is held out (5,000 of MNIST's 60,000; a trial with ``limit`` holds out the
-    same share)."""
-    build = (lambda: CapsNet(LIVE)) if name == CORRECT else (lambda: BuggyCapsNet(name, LIVE))
-    return replace(ablations.recipe({}), description=f"notebook 09's bug zoo: {name}",
-                   build=build, epochs=epochs, patience=PATIENCE,
-                   validation=max(1, (limit or 60_000) // 12))
+def budget() -> int:
+    """The zoo's budget of epochs, the one every run's recipe has: each run stops earlier, by the
+    course's rule (``PATIENCE`` epochs without a held-out gain)."""
+    return shared_budget(tuple(zoo_name(name) for name in (CORRECT, *BUGS)))
 
 
+@checked
 def coupling_stats(routing: RoutingResult) -> list[CouplingStats]:
     """What a ``routing`` did to the couplings, one ``CouplingStats`` per iteration of its
     ``history``: ``coupling_trace``'s entropy, distance from uniform and polarised share of each
@@ -137,15 +138,26 @@ def coupling_stats(routing: RoutingResult) -> list[CouplingStats]:
             for stats, step in zip(trace, routing.history, strict=True)]
 
 
-def trained_couplings(model: CapsNet, images: torch.Tensor) -> list[CouplingStats]:
+@checked
+def trained_couplings(model: CapsNet,
+                      images: Tensor("images [n, 1, 28, 28]", ndim=4, pixels=True)
+                      ) -> list[CouplingStats]:
     """``coupling_stats`` of ``model``'s routing of ``images`` (on the CPU; the model is moved
     there)."""
     with torch.no_grad():
         return coupling_stats(model.cpu().eval()(images.cpu()).routing)
 
 
-def run(name: str, epochs: int = EPOCHS, limit=None, progress=True, state_path=None) -> ZooRun:
-    """Train the zoo's model ``name`` (``recipe``) and score it: the record of the run.
+@checked
+def run(name: ZooRunName, epochs: Epochs | None = None, limit: Limit | None = None,
+        progress: bool = True, state_path: str | Path | None = None) -> ZooRun:
+    """Train the zoo's model ``name`` by its recipe (``recipes.zoo_recipe``), within ``epochs``
+    (the recipe's budget by default), and score it: the record of the run.
+
+    Every run is trained until the course's rule stops it (``PATIENCE`` epochs without a held-out
+    gain, ``convergence.converged``) or the budget runs out: each bug is judged where its run
+    ended, not after a fixed length. The last twelfth of the training images is held out (5,000
+    of MNIST's 60,000; a trial with ``limit`` holds out the same share).
 
     ``batch_loss`` and ``batch_accuracy`` hold one number per step (``steps_per_epoch`` of them
     per epoch). Every model is scored in batches of the training size, as ``fit`` scores the
@@ -158,15 +170,18 @@ def run(name: str, epochs: int = EPOCHS, limit=None, progress=True, state_path=N
     Mask-by-prediction and the unsquared margin change only the loss: their routing differs from
     the correct model's only through the weights they learned.
     """
-    training = recipe(name, limit, epochs)
+    training = RECIPES[zoo_name(name)]
+    if limit is not None:  # a trial holds out the same share, a twelfth
+        training = replace(training, validation=max(1, limit // 12))
+    epochs = training.epochs if epochs is None else epochs
     model, history, train_examples = train_recipe(training, epochs, limit, progress=progress,
                                                   state_path=state_path)
     test = load_mnist(False, limit)
     right = predict(model, test[0], training.batch_size) == test[1]  # [n_test]
     chosen, scores = chosen_epoch(history), held_out_scores(history)
     return ZooRun(
-        seed=training.seed, epochs=epochs, patience=PATIENCE,
-        converged=converged(scores, PATIENCE), limit=limit, batch_size=training.batch_size,
+        seed=training.seed, epochs=epochs, patience=training.patience,
+        converged=converged(scores, training.patience), limit=limit, batch_size=training.batch_size,
         train_examples=train_examples, validation_examples=training.validation,
         steps_per_epoch=len(history[0]["batch_loss"]),
         batch_loss=tuple(round(loss, 5) for h in history for loss in h["batch_loss"]),
@@ -180,18 +195,20 @@ def run(name: str, epochs: int = EPOCHS, limit=None, progress=True, state_path=N
         **how_run(history))
 
 
-def results_name(epochs: int = EPOCHS) -> str:
-    """The results file of the runs with a budget of ``epochs``: ``RESULTS`` for the full budget,
-    e.g. ``bug_zoo_1_epoch.json`` for runs stopped after one epoch (a file holds runs of one
-    budget only, so that they can be compared)."""
-    if epochs == EPOCHS:
+@checked
+def results_name(epochs: Epochs | None = None) -> str:
+    """The results file of the runs with a budget of ``epochs``: ``RESULTS`` for the recipes' own
+    budget (``budget``, the default), e.g. ``bug_zoo_1_epoch.json`` for runs stopped after one
+    epoch (a file holds runs of one budget only, so that they can be compared)."""
+    if epochs is None or epochs == budget():
         return RESULTS
     return f"{Path(RESULTS).stem}_{epochs}_epoch{'s' * (epochs > 1)}.json"
 
 
-def read_results(path: Path | None = None, epochs: int = EPOCHS) -> dict[str, ZooRun]:
+@checked
+def read_results(path: Path | None = None, epochs: Epochs | None = None) -> dict[str, ZooRun]:
     """The recorded runs by name, ``CORRECT`` and the keys of ``BUGS`` (the shipped ones with a
-    budget of ``epochs`` by default; empty when none)."""
+    budget of ``epochs``, the recipes' own by default; empty when none)."""
     path = path or checkpoints.results_path(results_name(epochs), True)
     return {name: ZooRun.from_json(record)
             for name, record in checkpoints.read_results(path).items()}
@@ -220,7 +237,10 @@ class BugEffect:
         return self.paired.clear and abs(self.paired.difference) > self.noise
 
 
-def bug_effects(recorded: dict[str, ZooRun], noise: float) -> dict[str, BugEffect]:
+@checked
+def bug_effects(recorded: dict[str, ZooRun],
+                noise: Float("a standard deviation of test accuracy, 0..1", ge=0, le=1)
+                ) -> dict[str, BugEffect]:
     """``BugEffect`` of every bug of ``recorded`` (``read_results``) against ``CORRECT``, by name:
     a paired test on the test images each run read wrong (``test_wrong``; every run reads the
     same test images: all of MNIST's, or a trial's first ``limit``), with the seed ``noise`` of
@@ -245,11 +265,12 @@ def _recorded(name: str, epochs: int, limit: int | None, state_path: Path) -> di
     return asdict(run(name, epochs, limit, state_path=state_path))
 
 
-def main(argv=None) -> int:
+@checked
+def main(argv: list[str] | None = None) -> int:
     parser = experiment_parser(COMMAND, __doc__)
-    parser.add_argument("--epochs", type=positive_int, default=EPOCHS,
+    parser.add_argument("--epochs", type=epochs_int, default=budget(),
                         help=f"the budget of every run, which stops earlier once {PATIENCE} "
-                        f"epochs bring no held-out gain (default: {EPOCHS})")
+                        f"epochs bring no held-out gain (default: the recipes', {budget()})")
     args = parser.parse_args(argv)
     if args.threads:
         torch.set_num_threads(args.threads)

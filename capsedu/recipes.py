@@ -1,39 +1,57 @@
-"""The recipes that rebuild every shipped checkpoint, and a run of one into the manifest.
+"""Every trained model's recipe, in one table, and a run of one into the manifest.
 
-Each ``Recipe`` records everything that defines the run (model, data, epochs, batch size, learning
-rate, seed, held-out examples, stopping rule), so its command alone (``python -m capsedu.train
-NAME``) reproduces a checkpoint. ``run_recipe`` trains one (``capsedu.loop.fit``), scores it on the
-test split once, and writes its checkpoint and manifest row.
+``RECIPES`` holds one ``Recipe`` per model the course ships or records: the checkpoints that
+``python -m capsedu.train NAME`` rebuilds (notebook 05's CapsNets, Part IV's affNIST, MultiMNIST
+and rotated-MNIST pairs), notebook 07's five face models (``python -m capsedu.parts.training``),
+every cell of notebook 09's routing ablation (``python -m capsedu.ablations``) and every run of its
+bug zoo (``python -m capsedu.bug_zoo``). A ``Recipe`` records everything that defines the run
+(model, data, epochs, batch size, learning rate, seed, held-out examples, stopping rule) and the
+command that trains it (``trainer``), so that command alone reproduces the model.
+``run_recipe`` trains one of ``python -m capsedu.train``'s (``capsedu.loop.fit``), scores it on
+the test split once, and writes its checkpoint and manifest row.
 """
 
 import io
 import shlex
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
+from functools import partial
 from pathlib import Path
+from typing import Literal, NamedTuple
 
 import torch
 
 from . import checkpoints, config
-from .baselines import MaxPoolCNN
-from .capsnet import AFFNIST, LIVE, SMALL, CapsNet
+from .baselines import BagOfPartsCNN, DeepCNN, MaxPoolCNN
+from .bug_catalogue import BUGS
+from .buggy_capsnet import BuggyCapsNet
+from .capsnet import AFFNIST, LIVE, SMALL, CapsNet, CapsNetConfig
 from .convergence import PATIENCE, best_epoch, chosen_epoch, converged, held_out_scores
 from .data.mnist import load_mnist
 from .data.transformed_mnist import move, multimnist_data, pair_up, translated_mnist
 from .gcnn import C4CNN, PlainCNN
-from .loop import evaluate, fit, random_shift
+from .loop import MAX_EPOCHS, evaluate, fit, random_shift
 from .multi_digit import MultiDigitCapsNet, TwoDigitCNN
+from .validate import Choice, Flag, Float, Int, Seed, check_fields, checked
+
+# the commands that train the recipes, each recording its runs its own way
+TRAINERS = ("capsedu.train", "capsedu.parts.training", "capsedu.ablations", "capsedu.bug_zoo")
+Epochs = Int("epochs: with patience, the budget", ge=1, le=MAX_EPOCHS)
+# a trial on the first N training examples (MNIST's 60,000 at most); None: all of them
+Limit = Int("the first N training examples only; None keeps all", ge=1, le=60_000)
 
 
 @dataclass(frozen=True)
 class Recipe:
-    """Everything that defines a shipped checkpoint's training run."""
+    """Everything that defines a trained model's run. Its field types are enforced when it is
+    made (``validate.check_fields``); their ranges where they are used (``loop.fit``)."""
 
     description: str
     build: Callable[[], torch.nn.Module]
     epochs: int  # with patience: the budget, an upper bound
-    # (train?, limit) -> (images, labels)
-    data: Callable[[bool, int | None], tuple] = lambda train, limit: load_mnist(train, limit)
+    # (train?, limit) -> (images, labels); None for the face models, whose training images are
+    # drawn anew for every seed (``examples`` of them: ``parts.training``)
+    data: Callable[[bool, int | None], tuple] | None = load_mnist
     batch_size: int = 128
     lr: float = 1e-3
     lr_decay: float = 1.0
@@ -44,27 +62,120 @@ class Recipe:
     # the validation set, made once out of the held-out rows (``split_validation``)
     compose: Callable | None = None
     patience: int | None = None  # stop after this many epochs without a held-out gain (``fit``)
+    examples: int | None = None  # the face models' training images per seed (``parts.training``)
+    trainer: Literal[TRAINERS] = "capsedu.train"  # the module whose command line trains it
+
+    def __post_init__(self):
+        check_fields(self)
 
 
-# What the models of one comparison share (like for like): data, epochs, batch size, schedule,
-# seed, augmentation and held-out set. Each model keeps only its own learning rate: Adam at 2e-3
-# for the CapsNets, as in 05, and at 1e-3 for the CNNs.
-# Each run ends once PATIENCE epochs in a row bring no held-out gain (``converged``), or at its
-# budget of epochs; the shipped rows trained before the rule name their budget (--epochs) in their
-# command.
-AFFNIST_TRAINING = dict(data=translated_mnist, epochs=40, patience=PATIENCE, batch_size=128,
-                        lr_decay=0.85, seed=0, augment=move, validation=5000)
-MULTIMNIST_TRAINING = dict(data=multimnist_data, epochs=40, patience=PATIENCE, batch_size=128,
-                           lr_decay=0.9, seed=0, compose=pair_up, validation=2000)
-# Upright MNIST, no augmentation; each run stops once 3 epochs in a row bring no held-out gain.
-ROTMNIST_TRAINING = dict(epochs=30, patience=PATIENCE, batch_size=128, lr=2e-3, lr_decay=0.8,
-                         seed=0, validation=5000)
+# The pixel CapsNet of notebook 07: the paper's architecture (Conv1, PrimaryCaps, routing to one
+# capsule per class, decoder masked by the true label) for 32x32 images and two classes, face and
+# not a face. CPU-sized: 32 Conv1 channels, 8 maps of primary capsules (8 x 8 x 8 = 512), a
+# smaller decoder.
+PIXEL_CAPSNET = CapsNetConfig(image_size=32, n_classes=2, conv_channels=32, primary_maps=8,
+                              decoder_hidden=(256, 512))
 
+
+def pose_capsules() -> torch.nn.Module:
+    """Notebook 07's pose-capsule model (``parts.pose_net.PoseCapsuleNet``, named through
+    ``checkpoints.model_class``: the experiments' layer sits above this one). Its votes as long as
+    notebook 04's, with the pose cells tuned wider (so that a part one or two pixels off still
+    agrees): chosen, after the detectors were trained, on validation images (seed 500: neither a
+    training nor a test seed) of faces with jittered parts, which should be accepted, and faces
+    with one part moved away, which should not."""
+    return checkpoints.model_class("PoseCapsuleNet")(face_gain=1.5, background_gain=1.0,
+                                                     sigma_xy=0.12, sigma_angle=45.0)
+
+
+def part_pose_mlp() -> torch.nn.Module:
+    """Notebook 07's control (``parts.pose_mlp.PartPoseMLP``): an MLP over the part capsules of
+    a detector as wide as the pose-capsule model's, whose weights it takes (``parts.training``)."""
+    return checkpoints.model_class("PartPoseMLP")()
+
+
+@checked
+def face_recipe(model: str, build: Callable,
+                examples: Int("training images per seed", ge=2, le=100_000), epochs: Epochs,
+                lr: Float("Adam's learning rate", gt=0, le=1),
+                lr_decay: Float("the learning rate's factor after every epoch", gt=0, le=1),
+                detail: str = "") -> Recipe:
+    """A row of notebook 07's face models: trained on faces vs non-faces (``examples`` drawn for
+    each seed), in batches of 64, from seed 0 (and seeds 1, 2: ``parts.training``)."""
+    return Recipe(description=f"notebook 07's {model}, trained on faces vs non-faces{detail}",
+                  build=build, data=None, examples=examples, epochs=epochs, batch_size=64, lr=lr,
+                  lr_decay=lr_decay, seed=0, trainer="capsedu.parts.training")
+
+
+class Cell(NamedTuple):
+    """A cell of notebook 09's routing ablation: ``CapsNet(LIVE)`` trained with ``iterations``
+    and ``recon_weight``."""
+
+    iterations: int
+    recon_weight: float
+
+
+# The paper's Table 1 (1 and 3 routing iterations, with and without the reconstruction loss),
+# asked of notebook 05's LIVE network, with 2 and 5 iterations added
+ABLATION_GRID = tuple(Cell(iterations, weight) for weight in (0.0005, 0.0)
+                      for iterations in (1, 2, 3, 5))
+
+
+@checked
+def ablation_name(cell: Cell) -> str:
+    """The recipe of the ablation's ``cell``, e.g. ``ablation-3-iterations`` (with the
+    reconstruction loss) or ``ablation-3-iterations-no-recon``."""
+    return f"ablation-{cell.iterations}-iterations" + ("" if cell.recon_weight else "-no-recon")
+
+
+@checked
+def ablation_recipe(cell: Cell) -> Recipe:
+    """A cell of notebook 09's ablation: ``CapsNet(LIVE)`` with the cell's iterations and
+    reconstruction weight, on MNIST shifted by up to 2 pixels, until the course's rule stops it
+    (``PATIENCE`` epochs without a held-out gain) or 20 epochs (the budget) run out."""
+    return Recipe(
+        description=f"notebook 09's ablation: CapsNet(LIVE, {cell._asdict()}) on MNIST shifted "
+        "by up to 2 pixels; the epoch is chosen on the last 5,000 training images, held out",
+        build=partial(CapsNet, LIVE, **cell._asdict()), epochs=20, patience=PATIENCE,
+        batch_size=128, lr=2e-3, lr_decay=0.8, seed=0, augment=random_shift, validation=5000,
+        trainer="capsedu.ablations")
+
+
+CORRECT = "correct"  # the bug zoo's run of the paper's CapsNet(LIVE), beside the bugs' runs
+ZooRunName = Choice("a run of the bug zoo: the correct model or a bug of bug_catalogue.BUGS",
+                    CORRECT, *BUGS)
+
+
+@checked
+def zoo_name(run: ZooRunName) -> str:
+    """The recipe of the bug zoo's run ``run`` (``CORRECT`` or a key of ``BUGS``), e.g.
+    ``bug-zoo-softmax-over-children``."""
+    return f"bug-zoo-{run}"
+
+
+@checked
+def zoo_recipe(run: ZooRunName) -> Recipe:
+    """A run of notebook 09's bug zoo, trained as the ablation's cell of ``LIVE``'s own settings
+    (3 iterations, reconstruction weight 0.0005): the correct ``CapsNet(LIVE)``, or the bug's
+    ``BuggyCapsNet``. The bugs add no weights, so every run starts from the same weights and sees
+    the same batches with the same shifts: two runs differ only by the bug."""
+    cell = ablation_recipe(Cell(LIVE.iterations, LIVE.recon_weight))
+    build = partial(CapsNet, LIVE) if run == CORRECT else partial(BuggyCapsNet, run, LIVE)
+    return replace(cell, description=f"notebook 09's bug zoo: {run}", build=build,
+                   trainer="capsedu.bug_zoo")
+
+
+# The table. Each row names every setting of its run. The models of one comparison share all but
+# their learning rate (like for like: data, epochs, batch size, schedule, seed, augmentation and
+# held-out set; tests/test_recipes.py checks it): Adam at 2e-3 for the CapsNets, as in 05, and at
+# 1e-3 for the CNNs. A run with patience ends once PATIENCE epochs in a row bring no held-out gain
+# (``converged``), or at its budget of epochs; the shipped rows trained before the rule name their
+# budget (--epochs) in their command.
 RECIPES: dict[str, Recipe] = {
     "capsnet-mnist-live": Recipe(
         description="the CapsNet a learner trains in notebook 05 (32 Conv1 channels, 8x6x6 "
         "primary capsules, 3 routing iterations, paper decoder), 2 epochs on MNIST",
-        build=lambda: CapsNet(LIVE),
+        build=partial(CapsNet, LIVE),
         epochs=2, batch_size=64, lr=2e-3, lr_decay=0.8, seed=0,
     ),
     "capsnet-mnist": Recipe(
@@ -72,7 +183,7 @@ RECIPES: dict[str, Recipe] = {
         "capsules, 3 routing iterations, paper decoder) trained on MNIST shifted by up to 2 "
         "pixels, as in the paper; the epoch is chosen on the last 5,000 training images, held "
         "out",
-        build=lambda: CapsNet(SMALL),
+        build=partial(CapsNet, SMALL),
         epochs=40, batch_size=128, lr=2e-3, lr_decay=0.9, seed=1, augment=random_shift,
         validation=5000,
     ),
@@ -80,7 +191,7 @@ RECIPES: dict[str, Recipe] = {
         description="the paper's CapsNet (Conv1 256, 32x6x6 primary capsules, 3 routing "
         "iterations, decoder) trained on MNIST shifted by up to 2 pixels, as in the paper; "
         "about 6 hours on a 2-core CPU, minutes on a GPU (not shipped)",
-        build=lambda: CapsNet(),
+        build=CapsNet,
         epochs=30, batch_size=128, lr=1e-3, lr_decay=0.95, seed=0, augment=random_shift,
     ),
     # Notebook 08's pair, the paper's Section 5.2: trained on translated MNIST only, tested on
@@ -91,22 +202,25 @@ RECIPES: dict[str, Recipe] = {
         "stride 3 (512 primary capsules, 3 routing iterations, paper decoder), trained on "
         "translated MNIST, each digit moved to a new place in every epoch; the epoch is chosen "
         "on the last 5,000 training images, held out",
-        build=lambda: CapsNet(AFFNIST),
-        lr=2e-3, **AFFNIST_TRAINING,
+        build=partial(CapsNet, AFFNIST),
+        data=translated_mnist, epochs=40, patience=PATIENCE, batch_size=128, lr=2e-3,
+        lr_decay=0.85, seed=0, augment=move, validation=5000,
     ),
     "affnist-capsnet-1iter": Recipe(
         description="affnist-capsnet with 1 routing iteration (uniform coupling: every primary "
         "capsule sends its vote to every digit capsule with weight 1/10), trained the same way: "
         "the ablation of Gu & Tresp (2020)",
-        build=lambda: CapsNet(AFFNIST, iterations=1),
-        lr=2e-3, **AFFNIST_TRAINING,
+        build=partial(CapsNet, AFFNIST, iterations=1),
+        data=translated_mnist, epochs=40, patience=PATIENCE, batch_size=128, lr=2e-3,
+        lr_decay=0.85, seed=0, augment=move, validation=5000,
     ),
     "affnist-cnn": Recipe(
         description="notebook 08's CNN: three 5x5 convolutions with 2x2 max-pooling, two "
         "fully connected layers with dropout (as the paper's baseline, sized to the CapsNet's "
         "parameter count), trained like affnist-capsnet",
-        build=lambda: MaxPoolCNN(),
-        lr=1e-3, **AFFNIST_TRAINING,
+        build=MaxPoolCNN,
+        data=translated_mnist, epochs=40, patience=PATIENCE, batch_size=128, lr=1e-3,
+        lr_decay=0.85, seed=0, augment=move, validation=5000,
     ),
     # Notebook 08's second pair, the paper's Section 6: two overlapping digits, both to be read.
     # Equal parameter counts (3.13M each, the CapsNet's decoder included), the same data, budget
@@ -117,37 +231,73 @@ RECIPES: dict[str, Recipe] = {
         "classes present and one reconstruction per digit on pairs of training digits drawn "
         "anew in every batch; the epoch is chosen on 2,000 pairs of the last 2,000 training "
         "digits, held out; tested on 10,000 fixed pairs of test digits",
-        build=lambda: MultiDigitCapsNet(),
-        lr=2e-3, **MULTIMNIST_TRAINING,
+        build=MultiDigitCapsNet,
+        data=multimnist_data, epochs=40, patience=PATIENCE, batch_size=128, lr=2e-3,
+        lr_decay=0.9, seed=0, compose=pair_up, validation=2000,
     ),
     "multimnist-cnn": Recipe(
         description="notebook 08's MultiMNIST CNN: three 5x5 convolutions with 2x2 max-pooling, "
         "two fully connected layers with dropout and 10 independent sigmoid outputs (binary "
         "cross-entropy against the 2-hot target; sized to the CapsNet's parameter count), "
         "trained like multimnist-capsnet",
-        build=lambda: TwoDigitCNN(),
-        lr=1e-3, **MULTIMNIST_TRAINING,
+        build=TwoDigitCNN,
+        data=multimnist_data, epochs=40, patience=PATIENCE, batch_size=128, lr=1e-3,
+        lr_decay=0.9, seed=0, compose=pair_up, validation=2000,
     ),
-    # Notebook 10's pair: trained on upright MNIST only (no augmentation), tested at every angle.
+    # Notebook 10's pair: trained on upright MNIST only (no augmentation), tested at every angle;
+    # each run stops once 3 epochs in a row bring no held-out gain.
     "rotmnist-gcnn": Recipe(
         description="notebook 10's C4 group-equivariant CNN at the UvA tutorial's size (a "
         "lifting and four group convolutions of 16 channels, 5x5 filters, about 103k "
         "parameters; 2x2 max-pools after the first and the third layer) trained on upright "
         "MNIST until 3 epochs bring no gain on the last 5,000 training images, held out "
         "(upright too); the best of those epochs is kept",
-        build=lambda: C4CNN(),
-        **ROTMNIST_TRAINING,
+        build=C4CNN,
+        epochs=30, patience=PATIENCE, batch_size=128, lr=2e-3, lr_decay=0.8, seed=0,
+        validation=5000,
     ),
     "rotmnist-cnn": Recipe(
         description="notebook 10's ordinary CNN: the same stack with plain convolutions and twice "
         "the channels (about the G-CNN's parameter count), trained like rotmnist-gcnn",
-        build=lambda: PlainCNN(),
-        **ROTMNIST_TRAINING,
+        build=PlainCNN,
+        epochs=30, patience=PATIENCE, batch_size=128, lr=2e-3, lr_decay=0.8, seed=0,
+        validation=5000,
     ),
+    # Notebooks 01 and 07's face models, each shipped for seeds 0, 1 and 2. The CNNs train with
+    # notebook 01's recipe; the pose-capsule model's detector learns from 3 x 6,000 scattered
+    # parts, its W_i and threshold are fitted on 6,000 faces and as many non-faces; the MLP reads
+    # the part capsules of the pose-capsule model of its seed.
+    "faces-bag-of-parts-cnn": face_recipe("bag-of-parts CNN", BagOfPartsCNN, examples=2000,
+                                          epochs=4, lr=3e-3, lr_decay=0.7),
+    "faces-deep-cnn": face_recipe("deep CNN", DeepCNN, examples=2000, epochs=4, lr=3e-3,
+                                  lr_decay=0.7),
+    "faces-pixel-capsnet": face_recipe("pixel CapsNet", partial(CapsNet, PIXEL_CAPSNET),
+                                       examples=2000, epochs=6, lr=2e-3, lr_decay=0.8),
+    "faces-pose-capsules": face_recipe(
+        "pose capsules", pose_capsules, examples=6000, epochs=14, lr=3e-3, lr_decay=0.75,
+        detail=" (part detector on ground-truth poses of parts scattered at any place, angle and "
+        "scale 0.5-1.6; it never sees a face)"),
+    "faces-part-pose-mlp": face_recipe(
+        "part-pose MLP", part_pose_mlp, examples=6000, epochs=10, lr=3e-3, lr_decay=0.8,
+        detail=" (an MLP over the part capsules of the pose-capsule model of the same seed)"),
+    # Notebook 09's routing ablation, each cell over seeds 0, 1, 2, and its bug zoo
+    **{ablation_name(cell): ablation_recipe(cell) for cell in ABLATION_GRID},
+    **{zoo_name(run): zoo_recipe(run) for run in (CORRECT, *BUGS)},
 }
 
 
-def split_validation(recipe: Recipe, limit=None):
+@checked
+def shared_budget(names: list[str] | tuple[str, ...]) -> int:
+    """The budget of epochs that the recipes ``names`` share (an experiment's runs, compared with
+    one another, train alike); a ``ValueError`` if they do not share one."""
+    budgets = {RECIPES[name].epochs for name in names}
+    if len(budgets) != 1:
+        raise ValueError(f"the recipes {', '.join(names)} have budgets {sorted(budgets)}, not one")
+    return budgets.pop()
+
+
+@checked
+def split_validation(recipe: Recipe, limit: Limit | None = None):
     """A ``Recipe``'s training data as ``(train, validation)``: the last
     ``recipe.validation`` examples are held out (``validation`` is None if it holds none), as a
     copy, so that a caller who keeps only ``validation`` does not keep the whole training set.
@@ -169,8 +319,10 @@ def split_validation(recipe: Recipe, limit=None):
     return train, validation
 
 
-def train_recipe(recipe: Recipe, epochs=None, limit=None, seed=None, progress=True,
-                 state_path=None, start=None):
+@checked
+def train_recipe(recipe: Recipe, epochs: Epochs | None = None, limit: Limit | None = None,
+                 seed: Seed | None = None, progress: Flag("whether to show a progress bar") = True,
+                 state_path: str | Path | None = None, start: tuple | None = None):
     """Build and train a ``Recipe``: returns ``(model, history, train_examples)``.
 
     The test set is not touched here; ``run_recipe`` scores it once, after training.
@@ -188,6 +340,7 @@ def train_recipe(recipe: Recipe, epochs=None, limit=None, seed=None, progress=Tr
     return model, history, len(train[1])
 
 
+@checked
 def how_run(history: list[dict]) -> dict:
     """What the record of every training run keeps beside its results, so that a reader can
     reproduce it and compare its time: the seconds it trained (its epochs' sum, from ``fit``'s
@@ -196,7 +349,8 @@ def how_run(history: list[dict]) -> dict:
             "threads": torch.get_num_threads(), "torch_version": torch.__version__}
 
 
-def continue_from(folder: Path, name: str) -> tuple[dict, list[dict], list[dict]]:
+@checked
+def continue_from(folder: str | Path, name: str) -> tuple[dict, list[dict], list[dict]]:
     """What a run needs to continue checkpoint ``name`` saved in ``folder`` (``fit``'s ``start``):
     ``(weights, history, sittings)``.
 
@@ -228,6 +382,7 @@ def continue_from(folder: Path, name: str) -> tuple[dict, list[dict], list[dict]
     return weights["state_dict"], history, [*row.get("sittings", []), sitting]
 
 
+@checked
 def command_line(command: str, **flags) -> str:
     """The recorded command of a run, the line that regenerates it: ``command`` followed by each
     flag given (``None`` ones left out) as ``--name value`` (a list as ``--name v1 v2 ...``), ``_``
@@ -246,8 +401,13 @@ def command_line(command: str, **flags) -> str:
     return " ".join(words)
 
 
-def run_recipe(name, epochs=None, limit=None, seed=None, root=None, progress=True,
-               state_path=None, replace_shipped=False, continue_folder=None) -> dict:
+@checked
+def run_recipe(name: str, epochs: Epochs | None = None, limit: Limit | None = None,
+               seed: Seed | None = None, root: str | Path | None = None,
+               progress: Flag("whether to show progress bars") = True,
+               state_path: str | Path | None = None,
+               replace_shipped: Flag("True only to replace a shipped checkpoint") = False,
+               continue_folder: str | Path | None = None) -> dict:
     """Train recipe ``name`` (``train_recipe``), score it on the test split, save it in ``root``
     and return the manifest row.
 
@@ -259,7 +419,7 @@ def run_recipe(name, epochs=None, limit=None, seed=None, root=None, progress=Tru
     ``replace_shipped=True`` (checked before training: ``checkpoints.check_writable``).
     A seed other than the recipe's is saved as ``<name>-seed<seed>`` (``seeded_name``).
     """
-    recipe = RECIPES[name]
+    recipe = command_recipe(name)
     epochs = recipe.epochs if epochs is None else epochs
     seed = recipe.seed if seed is None else seed
     saved_as = seeded_name(name, seed)
@@ -298,12 +458,28 @@ def run_recipe(name, epochs=None, limit=None, seed=None, root=None, progress=Tru
     )
 
 
-def seeded_name(name: str, seed: int) -> str:
+@checked
+def command_recipe(name: str) -> Recipe:
+    """The recipe ``name`` if ``python -m capsedu.train`` trains it; else a ``ValueError`` naming
+    the command that does (an unknown name, or one whose runs another command records)."""
+    if name not in RECIPES:
+        ours = [known for known, recipe in RECIPES.items() if recipe.trainer == "capsedu.train"]
+        raise ValueError(f"unknown recipe {name!r}; choose from {', '.join(ours)}")
+    trainer = RECIPES[name].trainer
+    if trainer != "capsedu.train":
+        raise ValueError(f"the recipe {name!r} is trained by python -m {trainer}, which records "
+                         "its runs; run that command instead")
+    return RECIPES[name]
+
+
+@checked
+def seeded_name(name: str, seed: Seed) -> str:
     """The checkpoint name of recipe ``name`` trained with ``seed``: ``name`` for the recipe's
     own seed, ``<name>-seed<seed>`` for another (the other seeds of a comparison over seeds)."""
     return name if seed == RECIPES[name].seed else f"{name}-seed{seed}"
 
 
+@checked
 def recipe_name(checkpoint: str) -> str:
     """The recipe that trained the checkpoint called ``checkpoint``: ``seeded_name`` undone
     (``"rotmnist-gcnn-seed1"`` -> ``"rotmnist-gcnn"``)."""
@@ -311,7 +487,7 @@ def recipe_name(checkpoint: str) -> str:
     return base if base in RECIPES and seed.isdigit() else checkpoint
 
 
-
+@checked
 def how_made(row: dict) -> str:
     """The commands that made a checkpoint (a manifest row), oldest first: one, or the sittings
     of a run continued from the epoch an earlier one kept (``continue_from``)."""

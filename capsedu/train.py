@@ -13,38 +13,48 @@ checkpoints in <data root>/checkpoints/, which the notebooks load, are replaced 
 import argparse
 import os
 import sys
+import typing
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import torch
 from filelock import FileLock, Timeout
 
 from . import checkpoints
-from .recipes import RECIPES, command_line, run_recipe, seeded_name
+from .recipes import RECIPES, Epochs, Limit, command_line, command_recipe, run_recipe, seeded_name
+from .validate import Int, Seed, Spec, checked
 
 
-def _integer_at_least(text: str, lowest: int) -> int:
-    """``text`` as an integer >= ``lowest``, or the ``argparse`` error that says so."""
-    try:
-        value = int(text)
-    except ValueError:
-        value = lowest - 1
-    if value < lowest:
-        raise argparse.ArgumentTypeError(f"must be an integer >= {lowest}, got {text!r}")
-    return value
+@checked
+def integer(declaration: Any) -> Callable[[str], int]:
+    """An ``argparse`` type made from a declaration (``validate.Int``): the text as the integer it
+    takes, else argparse's error in the boundary's words (``must be <what it takes>, got
+    '<text>'``), before any training."""
+    spec = next(m for m in typing.get_args(declaration)[1:] if isinstance(m, Spec))
+
+    @checked
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            value = None
+        if value is None or (spec.low is not None and value < spec.low) \
+                or (spec.high is not None and value > spec.high):
+            raise argparse.ArgumentTypeError(f"must be {spec.expected}, got {text!r}")
+        return value
+
+    return parse
 
 
-def positive_int(text: str) -> int:
-    """An ``argparse`` type: an integer >= 1 (``--epochs 0`` or ``--limit -5`` is an error)."""
-    return _integer_at_least(text, 1)
+# The command lines' numbers, declared as the functions they reach declare them
+epochs_int = integer(Epochs)  # --epochs
+limit_int = integer(Limit)  # --limit
+seed_int = integer(Seed)  # --seed, --seeds
+threads_int = integer(Int("CPU threads for torch", ge=1, le=1024))  # --threads
 
 
-def seed_int(text: str) -> int:
-    """An ``argparse`` type: a seed, an integer >= 0 (``--seed -1`` or ``--seed 1.5`` is an error
-    before any training)."""
-    return _integer_at_least(text, 0)
-
-
+@checked
 def out_folder(text: str) -> Path:
     """An ``argparse`` type: the folder a command writes into (``~`` expanded), checked before any
     training. It may not exist yet (it is made, with its parents), but it is not a file, not under
@@ -65,6 +75,7 @@ def out_folder(text: str) -> Path:
     return folder
 
 
+@checked
 def state_file(text: str) -> str:
     """An ``argparse`` type: a resumable state file (``~`` expanded) whose folder can be written,
     checked before any training (``out_folder``), not after the first epoch has trained."""
@@ -76,14 +87,15 @@ def state_file(text: str) -> str:
     return str(path)
 
 
+@checked
 def experiment_parser(command: str, description: str) -> argparse.ArgumentParser:
     """The command line of a recorded experiment (``python -m capsedu.ablations``, ``.bug_zoo``):
     ``--limit``, ``--threads`` and ``--replace-shipped``; the experiment adds its own options."""
     parser = argparse.ArgumentParser(prog=command, description=description,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--limit", type=positive_int,
+    parser.add_argument("--limit", type=limit_int,
                         help="train and test on the first N images only (a trial)")
-    parser.add_argument("--threads", type=positive_int, help="CPU threads (default: all)")
+    parser.add_argument("--threads", type=threads_int, help="CPU threads (default: all)")
     parser.add_argument("--replace-shipped", action="store_true",
                         help="write into the shipped results instead of <data root>/runs")
     parser.add_argument("--out", type=out_folder,
@@ -92,6 +104,7 @@ def experiment_parser(command: str, description: str) -> argparse.ArgumentParser
     return parser
 
 
+@checked
 def results_file(args: argparse.Namespace, file: str) -> Path:
     """Where an experiment's command line records its results ``file``: in ``--out``, else as
     ``checkpoints.results_path`` says (the shipped folder only with ``--replace-shipped``). A
@@ -108,12 +121,14 @@ def results_file(args: argparse.Namespace, file: str) -> Path:
     return path
 
 
+@checked
 def test_accuracy(record: dict) -> str:
     """A finished run of a recorded experiment in a few words: its test accuracy and time."""
     return f"test accuracy {100 * record['test_accuracy']:.2f} %, {record['train_time_s']:.0f} s"
 
 
-def record_missing(path: Path, runs: dict[str, Callable[[Path], dict]], command: str,
+@checked
+def record_missing(path: Path, runs: dict[str, Callable[..., dict]], command: str,
                    summary: Callable[[dict], str] = test_accuracy) -> None:
     """Run each of ``runs`` that the results file ``path`` does not hold yet (name -> a function
     that trains and tests, resumably from the file ``state_path=``, and returns the run's record),
@@ -144,6 +159,7 @@ def record_missing(path: Path, runs: dict[str, Callable[[Path], dict]], command:
         print(f"{name}: {summary(record)}")
 
 
+@checked
 def add_output_arguments(parser: argparse.ArgumentParser) -> None:
     """``--out`` and ``--replace-shipped``, shared by the training commands."""
     parser.add_argument("--out", type=out_folder,
@@ -154,6 +170,7 @@ def add_output_arguments(parser: argparse.ArgumentParser) -> None:
                         "notes); without it a shipped checkpoint is never overwritten")
 
 
+@checked
 def output_folder(args: argparse.Namespace) -> Path:
     """Where a training command writes: ``--out``, else the shipped folder with
     ``--replace-shipped``, else ``<data root>/runs``."""
@@ -162,7 +179,8 @@ def output_folder(args: argparse.Namespace) -> Path:
     return checkpoints.checkpoint_dir() if args.replace_shipped else checkpoints.runs_dir()
 
 
-def check_not_shorter(parser: argparse.ArgumentParser, name: str, epochs: int) -> None:
+@checked
+def check_not_shorter(parser: argparse.ArgumentParser, name: str, epochs: Epochs) -> None:
     """Refuse ``--replace-shipped`` with a budget of ``epochs`` under what the shipped checkpoint
     ``name`` trained: a shorter run is a trial, and a trial never replaces a shipped file (the
     shipped run's own budget, or a longer one, may)."""
@@ -177,16 +195,17 @@ def check_not_shorter(parser: argparse.ArgumentParser, name: str, epochs: int) -
                      "trial into <data root>/runs")
 
 
-def main(argv=None):
+@checked
+def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m capsedu.train", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("name", nargs="?", help="recipe to train (see --list)")
     parser.add_argument("--list", action="store_true", help="list the recipes and exit")
-    parser.add_argument("--epochs", type=positive_int, help="override the recipe's epochs")
+    parser.add_argument("--epochs", type=epochs_int, help="override the recipe's epochs")
     parser.add_argument("--seed", type=seed_int, help="override the recipe's seed")
-    parser.add_argument("--limit", type=positive_int, help="train on the first N examples only")
+    parser.add_argument("--limit", type=limit_int, help="train on the first N examples only")
     add_output_arguments(parser)
-    parser.add_argument("--threads", type=positive_int,
+    parser.add_argument("--threads", type=threads_int,
                         help="CPU threads for torch (default: all)")
     parser.add_argument("--state", type=state_file,
                         help="resumable training state: saved after every epoch, "
@@ -198,10 +217,13 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if args.list or args.name is None:
         for name, recipe in RECIPES.items():
-            print(f"{name}: {recipe.description} ({recipe.epochs} epochs, seed {recipe.seed})")
+            print(f"{name}: {recipe.description} ({recipe.epochs} epochs, seed {recipe.seed}; "
+                  f"python -m {recipe.trainer})")
         return 0
-    if args.name not in RECIPES:
-        parser.error(f"unknown recipe {args.name!r}; choose from {', '.join(RECIPES)}")
+    try:  # an unknown recipe, or one that another command trains and records
+        command_recipe(args.name)
+    except ValueError as err:
+        parser.error(str(err))
     if args.limit and args.replace_shipped:
         parser.error(f"--limit {args.limit} with --replace-shipped: a trial on part of the data "
                      "never replaces a shipped checkpoint; drop one of them")

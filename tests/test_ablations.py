@@ -7,6 +7,7 @@ from dataclasses import replace
 import pytest
 
 from capsedu import ablations
+from capsedu.recipes import ABLATION_GRID, RECIPES, Cell, ablation_name
 
 
 @pytest.fixture
@@ -21,10 +22,10 @@ def tiny_grid(monkeypatch, tmp_path):
     mnist = config.data_root() / "MNIST"
     (tmp_path / "MNIST").symlink_to(mnist.resolve())
     monkeypatch.setenv("CAPSEDU_DATA", str(tmp_path))
-    small = ablations.recipe
-    monkeypatch.setattr(ablations, "recipe",
-                        lambda overrides, epochs: replace(small(overrides, epochs), validation=40))
-    monkeypatch.setattr(ablations, "GRID", [{"iterations": 1, "recon_weight": 0.0}])
+    cell = Cell(1, 0.0)
+    monkeypatch.setitem(RECIPES, ablation_name(cell), replace(RECIPES[ablation_name(cell)],
+                                                              validation=40))
+    monkeypatch.setattr(ablations, "ABLATION_GRID", (cell,))
     return tmp_path
 
 
@@ -63,14 +64,29 @@ def test_out_refuses_the_shipped_results_without_replace_shipped(tiny_grid, caps
 
 
 def test_run_names_are_stable():
-    assert ablations.run_name({"recon_weight": 0.0, "iterations": 3}, 2) == \
-        "iterations=3,recon_weight=0.0,seed=2"
+    assert ablations.run_name(Cell(3, 0.0), 2) == "iterations=3,recon_weight=0.0,seed=2"
+    assert ablations.run_name(Cell(1, 0.0005), 0) == "iterations=1,recon_weight=0.0005,seed=0"
+
+
+def test_every_cell_of_the_grid_is_a_row_of_the_one_table():
+    """Each cell's recipe is in recipes.RECIPES, trained by python -m capsedu.ablations, its
+    CapsNet(LIVE) routed and weighted as the cell says; all share one budget, 20 epochs."""
+    assert len(ABLATION_GRID) == 8 and ablations.budget() == 20
+    for cell in ABLATION_GRID:
+        recipe = RECIPES[ablation_name(cell)]
+        assert recipe.trainer == "capsedu.ablations"
+        hparams = recipe.build().hparams
+        assert (hparams["iterations"], hparams["recon_weight"]) == cell
+        assert (recipe.lr, recipe.lr_decay, recipe.batch_size, recipe.validation, recipe.patience,
+                recipe.seed) == (2e-3, 0.8, 128, 5000, 3, 0)
+    assert set(ablations.read_results()) == {ablations.run_name(cell, seed)
+                                             for cell in ABLATION_GRID for seed in ablations.SEEDS}
 
 
 def test_seed_errors_reads_each_seeds_test_error_in_percent():
     from capsedu.ablations import SEEDS, run_name, seed_errors
 
-    cell = {"iterations": 3, "recon_weight": 0.0}
+    cell = Cell(3, 0.0)
     results = {run_name(cell, seed): {"test_accuracy_by_iterations": {"3": 0.99 - seed / 1000,
                                                                       "1": 0.98}}
                for seed in SEEDS}
@@ -81,7 +97,7 @@ def test_seed_errors_reads_each_seeds_test_error_in_percent():
 def grid_results(error_of):
     """Records of every run of the grid whose test error (%) is ``error_of(cell, seed, tested)``,
     held-out accuracies 0.9, 0.95, 0.97 (best at its last epoch) for seed 0, else converged."""
-    from capsedu.ablations import GRID, SEEDS, TEST_ITERATIONS, run_name
+    from capsedu.ablations import SEEDS, TEST_ITERATIONS, run_name
 
     return {run_name(cell, seed): {
         "test_accuracy_by_iterations": {str(t): 1 - error_of(cell, seed, t) / 100
@@ -89,12 +105,11 @@ def grid_results(error_of):
         "validation_by_epoch": [0.9, 0.95, 0.97] if seed == 0 else [0.97, 0.9, 0.9, 0.9],
         "max_epochs": 4, "train_time_s": 1800, "threads": 1,
         "command": "python -m capsedu.ablations", "torch_version": "x"}
-        for cell in GRID for seed in SEEDS}
+        for cell in ABLATION_GRID for seed in SEEDS}
 
 
 def test_the_summaries_of_a_hand_made_grid():
     from capsedu.ablations import (
-        GRID,
         best_as_trained,
         describe,
         error_table,
@@ -108,7 +123,7 @@ def test_the_summaries_of_a_hand_made_grid():
 
     # error 1 % + 0.1 per iteration trained with + 0.01 per seed; routed differently, +0.5
     def error_of(cell, seed, tested):
-        return 1 + 0.1 * cell["iterations"] + 0.01 * seed + 0.5 * (tested != cell["iterations"])
+        return 1 + 0.1 * cell.iterations + 0.01 * seed + 0.5 * (tested != cell.iterations)
 
     results = grid_results(error_of)
     assert describe(results).startswith(f"{len(results)} runs recorded, {len(results) / 2:.1f} "
@@ -120,10 +135,11 @@ def test_the_summaries_of_a_hand_made_grid():
     assert list(errors)[:2] == ["1 it.\nrecon", "2 it.\nrecon"]
     assert list(errors)[-1] == "5 it.\nno recon"
     assert errors["3 it.\nno recon"] == pytest.approx([1.3, 1.31, 1.32])
-    assert lowest_error(results) == (GRID[0], pytest.approx(1.11))
+    assert lowest_error(results) == (ABLATION_GRID[0], pytest.approx(1.11))
     assert improving(results) == [name for name in results if name.endswith("seed=0")]
     assert finished(results) == [name for name in results if not name.endswith("seed=0")]
-    assert best_as_trained(results) == GRID  # every cell is best where tested as trained
+    # every cell is best where tested as trained
+    assert best_as_trained(results) == list(ABLATION_GRID)
     assert routed_more(results, 5) == pytest.approx([0.5] * 6)  # 1, 2, 3 iterations, twice
     table = error_table(results).split("\n")
     assert table[0].split()[-2:] == ["paper", "CapsNet-Keras"]
@@ -140,7 +156,7 @@ def test_one_change_comparisons_pair_the_seeds_of_cells_that_differ_in_one_thing
 
     # more iterations cost 0.1 points, reconstruction saves 0.2, each seed its own offset
     def error_of(cell, seed, tested):
-        return 1 + 0.1 * cell["iterations"] - 0.2 * (cell["recon_weight"] > 0) + seed
+        return 1 + 0.1 * cell.iterations - 0.2 * (cell.recon_weight > 0) + seed
 
     groups = one_change_comparisons(grid_results(error_of))
     assert list(groups) == ["reconstruction weight 0.0005", "reconstruction weight 0.0",

@@ -176,7 +176,9 @@ def test_the_train_command_refuses_a_seed_that_is_not_an_integer_at_least_0(seed
 
     with pytest.raises(SystemExit):
         main(["capsnet-mnist", "--seed", seed, "--limit", "1"])
-    assert f"--seed: must be an integer >= 0, got '{seed}'" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    assert f"--seed: must be an integer >= 0 and <= {2**32 - 1} (a random seed" in err
+    assert f"got '{seed}'" in err
 
 
 COMMANDS_WITH_OUT = [("capsedu.train", ["capsnet-mnist-live", "--limit", "64"]),

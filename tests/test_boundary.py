@@ -23,7 +23,7 @@ ENFORCED = ["functional", "routing", "capsnet", "data.mnist", "statistics", "lay
             "capsule_vectors", "couplings",
             "data.transformed_mnist", "data.faces", "checkpoints", "digit_capsules",
             "equivariance", "robustness", "full_sets", "parts.votes", "parts.detector",
-            "parts.pose_net"]
+            "parts.pose_net", "recipes", "train", "ablations", "bug_zoo", "parts.training"]
 
 
 def modules():

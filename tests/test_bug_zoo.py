@@ -336,11 +336,12 @@ def test_bug_effects_pair_each_bug_with_the_correct_run_on_the_same_test_images(
 
 def test_seed_noise_is_the_spread_of_a_cells_seeds():
     from capsedu import ablations
+    from capsedu.recipes import ABLATION_GRID
 
-    cell = ablations.GRID[0]
+    cell = ABLATION_GRID[0]
     accuracies = dict(zip(ablations.SEEDS, (0.99, 0.992, 0.994), strict=True))
     results = {ablations.run_name(cell, seed): {"test_accuracy_by_iterations": {
-        str(cell["iterations"]): accuracy}} for seed, accuracy in accuracies.items()}
+        str(cell.iterations): accuracy}} for seed, accuracy in accuracies.items()}
     assert ablations.seed_noise(results, cell) == pytest.approx(0.002)
 
 

@@ -2,6 +2,7 @@
 that an interrupted run resumes."""
 
 import json
+from dataclasses import replace
 
 import matplotlib
 import pytest
@@ -20,7 +21,8 @@ def scripted(monkeypatch):
     def script(scores, recipe_epochs=4):
         model = torch.nn.Linear(2, 1)
         trained = []
-        monkeypatch.setitem(curves.RECIPES, "toy", lambda epochs=recipe_epochs: None)
+        monkeypatch.setitem(curves.RECIPES, "deep CNN",  # a model of 07, its recipe scripted
+                            replace(curves.RECIPES["deep CNN"], epochs=recipe_epochs))
         monkeypatch.setattr(training, "train_face_model",
                             lambda name, seed, progress, epochs, state_path:
                             trained.append(epochs) or model)
@@ -32,7 +34,7 @@ def scripted(monkeypatch):
 
 def test_a_run_goes_past_the_recipe_until_the_rule_holds(scripted, tmp_path):
     trained = scripted([0.5, 0.6, 0.7, 0.8, 0.9, 0.85, 0.85, 0.85, 0.99])
-    record = curves.run("toy", 0, tmp_path / "state.pt")
+    record = curves.run("deep CNN", 0, tmp_path / "state.pt")
     # epoch 5 is best; epochs 6, 7, 8 bring no gain: the rule holds after 8 (twice the recipe)
     assert trained == list(range(1, 9))
     assert record["validation_by_epoch"] == [0.5, 0.6, 0.7, 0.8, 0.9, 0.85, 0.85, 0.85]
@@ -45,7 +47,7 @@ def test_a_run_goes_past_the_recipe_until_the_rule_holds(scripted, tmp_path):
 
 def test_a_run_that_converged_by_the_recipe_stops_there(scripted, tmp_path):
     trained = scripted([0.9, 0.8, 0.8, 0.8, 0.95])
-    record = curves.run("toy", 0, tmp_path / "state.pt")
+    record = curves.run("deep CNN", 0, tmp_path / "state.pt")
     assert trained == [1, 2, 3, 4]
     # the best epoch came before the recipe's: training on gained nothing
     assert record["converged_at_recipe"] and curves.gain_after_recipe(record) == 0
@@ -53,7 +55,7 @@ def test_a_run_that_converged_by_the_recipe_stops_there(scripted, tmp_path):
 
 def test_a_run_stops_at_twice_the_recipe_unconverged(scripted, tmp_path):
     trained = scripted([k / 10 for k in range(1, 10)])  # rising every epoch
-    record = curves.run("toy", 0, tmp_path / "state.pt")
+    record = curves.run("deep CNN", 0, tmp_path / "state.pt")
     assert trained == list(range(1, 9)) and not record["converged"]
 
 
@@ -61,7 +63,7 @@ def test_an_interrupted_run_resumes_from_its_scores(scripted, tmp_path):
     state = tmp_path / "state.pt"
     (tmp_path / "state.pt.scores.json").write_text(json.dumps([0.5, 0.6]))
     trained = scripted([0.7, 0.6, 0.6, 0.6])
-    record = curves.run("toy", 0, state)
+    record = curves.run("deep CNN", 0, state)
     assert trained == [3, 4, 5, 6]  # epochs 3.. trained (the state file resumes the weights)
     assert record["validation_by_epoch"] == [0.5, 0.6, 0.7, 0.6, 0.6, 0.6]
 

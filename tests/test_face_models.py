@@ -24,13 +24,14 @@ from capsedu.parts.scoring import (
 )
 from capsedu.parts.training import (
     BASELINES,
-    PIXEL_CAPSNET,
+    FACE_MODELS,
     checkpoint_name,
-    train_baseline,
+    face_model_recipe,
+    face_recipe_name,
     train_face_model,
-    train_pose_capsules,
     training_set,
 )
+from capsedu.recipes import PIXEL_CAPSNET, RECIPES
 
 
 class AlwaysFace(LogitClassifier):
@@ -65,9 +66,11 @@ def test_training_set_has_no_scrambles():
         torch.testing.assert_close(x[y == label].sum(dim=0), want.sum(dim=0))  # the same images
 
 
-@pytest.mark.parametrize("n", [0, 3, -2])
-def test_training_set_rejects_odd_or_tiny_sizes(n):
-    with pytest.raises(ValueError, match="even number"):
+@pytest.mark.parametrize("n, message", [(0, "n must be an integer >= 2"),
+                                        (3, "n must be an even number"),
+                                        (-2, "n must be an integer >= 2")])
+def test_training_set_rejects_odd_or_tiny_sizes(n, message):
+    with pytest.raises(ValueError, match=rf"training_set\(\): {message}"):
         training_set(n)
 
 
@@ -87,22 +90,40 @@ def test_face_probability_is_a_softmax():
     assert p.shape == (3,) and p == pytest.approx(torch.sigmoid(torch.tensor(1.0)).item())
 
 
-def test_unknown_baseline_is_rejected():
+def test_unknown_face_model_is_rejected():
     with pytest.raises(ValueError, match="bag-of-parts CNN"):
-        train_baseline("resnet")
+        train_face_model("resnet")
 
 
 def test_baselines_and_their_receptive_fields():
-    assert BASELINES == {"bag-of-parts CNN": BagOfPartsCNN, "deep CNN": DeepCNN}
+    assert BASELINES == ("bag-of-parts CNN", "deep CNN")
+    built = [type(face_model_recipe(name).build()) for name in BASELINES]
+    assert built == [BagOfPartsCNN, DeepCNN]
     assert BagOfPartsCNN().receptive_field == 5 and DeepCNN().receptive_field == 38
 
 
+def test_every_face_model_has_its_recipe_in_the_one_table():
+    """The recipes that made the shipped face models (notebook 01's for the CNNs): each a row of
+    recipes.RECIPES, trained by python -m capsedu.parts.training, seed 0 (and 1, 2)."""
+    settings = {name: (r.examples, r.epochs, r.batch_size, r.lr, r.lr_decay, r.seed)
+                for name in FACE_MODELS for r in [RECIPES[face_recipe_name(name)]]}
+    assert settings == {"bag-of-parts CNN": (2000, 4, 64, 3e-3, 0.7, 0),
+                        "deep CNN": (2000, 4, 64, 3e-3, 0.7, 0),
+                        "pixel CapsNet": (2000, 6, 64, 2e-3, 0.8, 0),
+                        "pose capsules": (6000, 14, 64, 3e-3, 0.75, 0),
+                        "part-pose MLP": (6000, 10, 64, 3e-3, 0.8, 0)}
+    for name in FACE_MODELS:
+        assert RECIPES[face_recipe_name(name)].trainer == "capsedu.parts.training"
+    trial = face_model_recipe("deep CNN", examples=400, epochs=1)
+    assert (trial.examples, trial.epochs, trial.lr) == (400, 1, 3e-3)
+
+
 def test_a_trained_model_beats_chance_and_runs_are_seeded(on_the_cpu):
-    model = train_baseline("deep CNN", n=400, epochs=2, seed=0, progress=False)
+    model = train_face_model("deep CNN", seed=0, progress=False, examples=400, epochs=2)
     runs = measure_seeds("deep CNN", [model], [0], kinds=("face", "nonface"), n_test=100)
     assert runs.rates["face"][0] - runs.rates["nonface"][0] > 0.3  # chance: 0
     assert runs.interval("face") is None and runs.mean("face") == runs.rates["face"][0]
-    again = train_baseline("deep CNN", n=400, epochs=2, seed=0, progress=False)
+    again = train_face_model("deep CNN", seed=0, progress=False, examples=400, epochs=2)
     torch.testing.assert_close(again.classifier.weight, runs.models[0].classifier.weight)
 
 
@@ -117,7 +138,7 @@ def test_spread_keeps_a_face_layout_and_widens_gaps():
     assert left.angle == 0 and left.scale == 1  # sprites keep their size and angle
     torch.testing.assert_close(spread_faces(1.0, n=3), held_out("face", 3)[0])
     assert not torch.equal(spread_faces(1.2, n=3), held_out("face", 3)[0])
-    with pytest.raises(ValueError, match=r"\[1, 1.3\]"):
+    with pytest.raises(ValueError, match=r"factor must be a finite number >= 1 and <= 1.3"):
         spread_faces(1.4, n=3)
 
 
@@ -238,7 +259,7 @@ def test_receptive_field_checker_rejects_known_wrong_versions(capsys):
 def test_pose_capsules_train_end_to_end_and_survive_a_checkpoint(tmp_path):
     from capsedu import checkpoints
 
-    model = train_pose_capsules(n=24, epochs=1, progress=False)
+    model = train_face_model("pose capsules", progress=False, examples=24, epochs=1)
     assert model.W.shape == (4, 3, 3) and model.W[:, 2].tolist() == [[0, 0, 1]] * 4
     assert 0 < model.threshold.item() < 1
     assert set(model.predict(held_out("face", 4)[0]).tolist()) <= {0, 1}

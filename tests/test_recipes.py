@@ -107,3 +107,63 @@ def test_the_face_models_command_records_what_was_typed_as_the_shipped_rows(monk
     assert recorded[0] in shipped_commands()
     assert recorded == ["python -m capsedu.parts.training --seeds 0 1 2 --threads 1",
                         "python -m capsedu.parts.training --models 'pixel CapsNet' --seeds 4"]
+
+
+# --- The one table: every trained model's recipe, typed -----------------------------------------
+
+SETTINGS = ("data", "epochs", "patience", "batch_size", "lr_decay", "seed", "augment",
+            "validation", "compose", "examples", "trainer")
+
+
+@pytest.mark.parametrize("pair", [("affnist-capsnet", "affnist-capsnet-1iter", "affnist-cnn"),
+                                  ("multimnist-capsnet", "multimnist-cnn"),
+                                  ("rotmnist-gcnn", "rotmnist-cnn"),
+                                  ("faces-bag-of-parts-cnn", "faces-deep-cnn")])
+def test_the_models_of_a_comparison_train_alike(pair):
+    """Like for like: the models a notebook compares share every setting but their learning rate
+    (Adam at 2e-3 for the CapsNets, 1e-3 for the CNNs of Part IV)."""
+    first, *others = (RECIPES[name] for name in pair)
+    for other in others:
+        assert [getattr(other, s) for s in SETTINGS] == [getattr(first, s) for s in SETTINGS]
+
+
+def test_every_shipped_checkpoint_and_recorded_run_has_its_recipe_in_the_table():
+    from capsedu.parts.training import FACE_MODELS, checkpoint_name, face_recipe_name
+    from capsedu.recipes import ABLATION_GRID, CORRECT, ablation_name, recipe_name, zoo_name
+
+    rows = json.loads((REPO / "data" / "checkpoints" / "manifest.json").read_text())
+    for row in rows["checkpoints"]:
+        recipe = RECIPES[recipe_name(row["name"])]
+        module = row["command"].split()[2]
+        assert module == f"capsedu.{recipe.trainer.removeprefix('capsedu.')}", row["name"]
+        assert recipe.description == row["description"] or module == "capsedu.train"
+    shipped = {row["name"] for row in rows["checkpoints"]}
+    assert {checkpoint_name(name, seed) for name in FACE_MODELS for seed in (0, 1, 2)} <= shipped
+    assert all(face_recipe_name(name) in RECIPES for name in FACE_MODELS)
+    zoo = json.loads((REPO / "data" / "results" / "bug_zoo.json").read_text())["runs"]
+    assert {zoo_name(name) for name in zoo} == {name for name, r in RECIPES.items()
+                                                if r.trainer == "capsedu.bug_zoo"}
+    assert CORRECT in zoo
+    grid = {ablation_name(cell) for cell in ABLATION_GRID}
+    assert grid == {name for name, r in RECIPES.items() if r.trainer == "capsedu.ablations"}
+
+
+def test_a_recipe_is_typed_and_frozen():
+    recipe = RECIPES["capsnet-mnist-live"]
+    with pytest.raises(AttributeError):
+        recipe.epochs = 3
+    for bad in (dict(epochs="3"), dict(lr="fast"), dict(seed=True), dict(trainer="make")):
+        with pytest.raises((TypeError, ValueError), match=f"Recipe\\(\\): {next(iter(bad))} must"):
+            replace(recipe, **bad)
+
+
+def test_the_train_command_names_the_command_of_another_experiments_recipe(capsys):
+    for name, command in (("bug-zoo-correct", "capsedu.bug_zoo"),
+                          ("ablation-3-iterations", "capsedu.ablations"),
+                          ("faces-deep-cnn", "capsedu.parts.training")):
+        with pytest.raises(SystemExit):
+            main([name])
+        assert f"is trained by python -m {command}" in capsys.readouterr().err
+    main(["--list"])
+    listed = capsys.readouterr().out
+    assert all(f"{name}: " in listed for name in RECIPES)

@@ -11,7 +11,7 @@ from capsedu.data import faces, sprites
 from capsedu.parts.pose_mlp import FEATURES, PartPoseMLP
 from capsedu.parts.pose_net import PoseCapsuleNet
 from capsedu.parts.scoring import FACE, UNSEEN, UNSEEN_FACES, held_out, verdicts
-from capsedu.parts.training import PIXEL_CAPSNET
+from capsedu.recipes import PIXEL_CAPSNET
 
 
 class Logits(LogitClassifier):

@@ -368,7 +368,8 @@ def test_another_seed_is_saved_under_its_own_name(tiny_recipe, capsys):
 
     assert seeded_name("tiny", RECIPES["tiny"].seed) == "tiny"
     assert recipe_name("tiny-seed3") == recipe_name("tiny") == "tiny"
-    assert recipe_name("faces-deep-cnn-seed1") == "faces-deep-cnn-seed1"  # no such recipe
+    assert recipe_name("faces-deep-cnn-seed1") == "faces-deep-cnn"  # the face models' table row
+    assert recipe_name("no-such-seed1") == "no-such-seed1"  # no such recipe
     main(["tiny", "--seed", "3"])
     entry = read_manifest(runs_dir())["tiny-seed3"]
     assert entry["seed"] == 3 and entry["file"] == "tiny-seed3.pt"
@@ -513,7 +514,8 @@ def test_command_line_refuses_counts_below_one(tiny_recipe, capsys, argv):
     with pytest.raises(SystemExit):
         main(["tiny", *argv])
     err = capsys.readouterr().err
-    assert f"argument {argv[0]}: must be an integer >= 1, got '{argv[1]}'" in err
+    assert f"argument {argv[0]}: must be an integer >= 1 and <= " in err  # its declaration's
+    assert f"got '{argv[1]}'" in err
     assert not (tiny_recipe / "runs").exists()
 
 
@@ -646,7 +648,7 @@ def test_a_multimnist_recipe_trains_and_loads_back_reading_two_digits(name, tmp_
     assert model.predict(pairs).shape == labels.shape == (4, 2)
 
 
-@pytest.mark.parametrize("name", sorted(RECIPES))
+@pytest.mark.parametrize("name", sorted(n for n, r in RECIPES.items() if r.data is not None))
 def test_every_recipe_builds_a_model_that_takes_its_data(name):
     from capsedu.checkpoints import ARCHS
 
@@ -657,7 +659,8 @@ def test_every_recipe_builds_a_model_that_takes_its_data(name):
         pytest.skip("MNIST is not in the data root")
     torch.manual_seed(0)
     model = recipe.build()
-    assert type(model).__name__ in ARCHS  # a checkpoint of it can be loaded again
+    if recipe.trainer == "capsedu.train":  # it makes a checkpoint, which can be loaded again
+        assert type(model).__name__ in ARCHS
     if recipe.compose is not None:
         batch = recipe.compose(*batch, torch.Generator().manual_seed(0))
     x, *targets = batch

@@ -18,7 +18,6 @@ recipe's epoch), and the face rates a notebook prints are the shipped models'.
     python -m capsedu.parts.curves --seeds 0 1 2 --threads 1 --replace-shipped
 """
 
-import inspect
 import json
 import sys
 import time
@@ -39,16 +38,14 @@ RESULTS = "face_curves.json"
 COMMAND = "python -m capsedu.parts.curves"
 VALIDATION = 400  # held-out faces, and as many non-faces, scored after every epoch
 VALIDATION_SEED = 500  # neither a training seed (0, 1, 2, ...) nor a test seed (1000 on)
-RECIPES = {"bag-of-parts CNN": training.train_baseline, "deep CNN": training.train_baseline,
-           "pixel CapsNet": training.train_pixel_capsnet,
-           "pose capsules": training.train_pose_capsules,
-           "part-pose MLP": training.train_part_pose_mlp}
+# each face model's recipe (recipes.RECIPES), by the model's name
+RECIPES = {name: training.face_model_recipe(name) for name in training.FACE_MODELS}
 
 
 def recipe_epochs(name: str) -> int:
     """The number of epochs the shipped face model ``name`` was trained for: its recipe's
-    default (``parts.training``)."""
-    return inspect.signature(RECIPES[name]).parameters["epochs"].default
+    (``recipes.RECIPES``)."""
+    return RECIPES[name].epochs
 
 
 def held_out_accuracy(model) -> float:

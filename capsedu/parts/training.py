@@ -4,113 +4,141 @@
     python -m capsedu.parts.training --seeds 0 1 2 --replace-shipped   # rebuilds the shipped ones
 
 The models: a bag-of-parts CNN and a deep CNN (``capsedu.baselines``), the paper's CapsNet on
-pixels (``PIXEL_CAPSNET``) and the pose-capsule model (``parts.pose_net``). All of them learn faces
-vs non-faces from ``training_set``; none ever sees a scrambled face.
+pixels (``recipes.PIXEL_CAPSNET``), the pose-capsule model (``parts.pose_net``) and its control, an
+MLP over the same part capsules (``parts.pose_mlp``). Each is trained by its recipe in
+``recipes.RECIPES`` (``face_recipe_name``), one run per seed. All of them learn faces vs non-faces
+from ``training_set``; none ever sees a scrambled face.
 """
 
 import argparse
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import replace
 from functools import lru_cache
+from pathlib import Path
 from typing import NamedTuple
 
 import numpy as np
 import torch
 
 from .. import checkpoints
-from ..baselines import BagOfPartsCNN, DeepCNN
-from ..capsnet import CapsNet, CapsNetConfig, routing_iterations
+from ..capsnet import routing_iterations
 from ..data import faces
 from ..loop import fit
-from ..recipes import command_line
-from ..train import add_output_arguments, output_folder, positive_int
+from ..recipes import RECIPES, Epochs, Recipe, command_line
+from ..routing import MAX_ITERATIONS
+from ..train import add_output_arguments, output_folder, seed_int, threads_int
+from ..validate import Choice, Flag, Int, Seed, checked
 from .detector import detector_training_set
-from .pose_mlp import PartPoseMLP
 from .pose_net import PoseCapsuleNet, fit_threshold, fit_transforms
 from .scoring import face_rates, held_out
 
-BASELINES = {"bag-of-parts CNN": BagOfPartsCNN, "deep CNN": DeepCNN}
+FACE_MODELS = ("bag-of-parts CNN", "deep CNN", "pixel CapsNet", "pose capsules", "part-pose MLP")
+BASELINES = ("bag-of-parts CNN", "deep CNN")  # notebook 01's CNNs
+FaceModel = Choice("one of notebook 07's face models (FACE_MODELS)", *FACE_MODELS)
+# images a face model trains or fits on: a training set, or each of faces and non-faces
+Images = Int("images", ge=1, le=1_000_000)
+Iterations = Int("routing iterations", ge=1, le=MAX_ITERATIONS)
 
 
-def training_set(n: int, seed: int = 0, size: int = 32) -> tuple[torch.Tensor, torch.Tensor]:
+@checked
+def training_set(n: Int("images, half faces and half non-faces", ge=2, le=1_000_000),
+                 seed: Seed = 0,
+                 size: Int("the image side in pixels", ge=8, le=512) = 32
+                 ) -> tuple[torch.Tensor, torch.Tensor]:
     """``n`` images, half faces and half non-faces, shuffled: ``([n, 1, size, size], [n])``.
 
     No scrambled face is in it: the models never see "right parts, wrong places" while learning.
     Deterministic in ``(n, seed, size)``.
     """
-    if n < 2 or n % 2:
-        raise ValueError(f"n must be an even number >= 2 (half faces, half non-faces), got {n}")
+    if n % 2:
+        raise ValueError(f"training_set(): n must be an even number >= 2 (half faces, half "
+                         f"non-faces), got {n}")
     x_face, y_face, _ = faces.dataset("face", n // 2, seed, size)
     x_non, y_non, _ = faces.dataset("nonface", n // 2, seed, size)
     order = torch.randperm(n, generator=torch.Generator().manual_seed(seed))
     return torch.cat([x_face, x_non])[order], torch.cat([y_face, y_non])[order]
 
 
-def train_baseline(name: str, n: int = 2000, epochs: int = 4, seed: int = 0, batch_size: int = 64,
-                   lr: float = 3e-3, lr_decay: float = 0.7, progress: bool = True,
-                   state_path=None):
-    """Build the CNN ``name`` (a key of ``BASELINES``) with seed ``seed`` and train it on
-    ``training_set(n, seed)`` (Adam; the learning rate is multiplied by ``lr_decay`` after each
-    epoch). The defaults are notebook 01's recipe. Returns the model on the CPU, in eval mode.
-    ``state_path``: resumable training state, as in ``fit`` (every face recipe takes it)."""
-    if name not in BASELINES:
-        raise ValueError(f"unknown baseline {name!r}; choose from {list(BASELINES)}")
+@checked
+def face_recipe_name(name: FaceModel) -> str:
+    """The recipe of face model ``name`` in ``recipes.RECIPES``, e.g. ``faces-deep-cnn``."""
+    return f"faces-{name.lower().replace(' ', '-')}"
+
+
+@checked
+def face_model_recipe(name: FaceModel, examples: Images | None = None,
+                      epochs: Epochs | None = None) -> Recipe:
+    """The recipe of face model ``name`` (``recipes.RECIPES``), with fewer (or more) ``examples``
+    or ``epochs`` if given: a trial (notebook 01's quick mode), or one epoch at a time
+    (``parts.curves``)."""
+    recipe = RECIPES[face_recipe_name(name)]
+    return replace(recipe, examples=examples or recipe.examples, epochs=epochs or recipe.epochs)
+
+
+@checked
+def train_face_model(name: FaceModel, seed: Seed = 0,
+                     progress: Flag("whether to show a progress bar") = True,
+                     root: str | Path | None = None, epochs: Epochs | None = None,
+                     examples: Images | None = None, state_path: str | Path | None = None):
+    """Train face model ``name`` by its recipe (``face_model_recipe``: its own number of epochs
+    and training images, or ``epochs`` and ``examples``) with ``seed``, on ``training_set``:
+    ``examples`` images, half faces and half non-faces, of training seed ``seed``. Returns the
+    model on the CPU, in eval mode; ``state_path``: resumable training state, as in ``fit``.
+
+    The pose-capsule model trains in three steps (``train_pose_capsules``). The part-pose MLP
+    reads the part capsules of the pose-capsule model of the same seed, frozen (the one in
+    ``root`` when this run trained it there, else the shipped one), and learns from ``examples``
+    faces and as many non-faces: those the pose-capsule model fitted its W_i and threshold on."""
+    recipe = face_model_recipe(name, examples, epochs)
+    if name == "pose capsules":
+        return train_pose_capsules(recipe, seed, progress, state_path)
+    n = recipe.examples
+    if name == "part-pose MLP":
+        pose_model = shipped_or_trained("pose capsules", seed, root)
+        n = 2 * recipe.examples
     torch.manual_seed(seed)  # the initial weights depend on the seed too
-    model = BASELINES[name]()
-    fit(model, training_set(n, seed), epochs, batch_size, lr, lr_decay, seed, progress=progress,
-        state_path=state_path)
+    model = recipe.build()
+    if name == "part-pose MLP":
+        model.detector.load_state_dict(pose_model.detector.state_dict())
+    fit(model, training_set(n, seed), recipe.epochs, recipe.batch_size, recipe.lr,
+        recipe.lr_decay, seed, progress=progress, state_path=state_path)
     return model.cpu().eval()
 
 
-# The pixel CapsNet: the paper's architecture (Conv1, PrimaryCaps, routing to one capsule per
-# class, decoder masked by the true label) for 32x32 images and two classes, face and not a face.
-# CPU-sized: 32 Conv1 channels, 8 maps of primary capsules (8 x 8 x 8 = 512), a smaller decoder.
-PIXEL_CAPSNET = CapsNetConfig(image_size=32, n_classes=2, conv_channels=32, primary_maps=8,
-                              decoder_hidden=(256, 512))
-FACE_MODELS = ("bag-of-parts CNN", "deep CNN", "pixel CapsNet", "pose capsules", "part-pose MLP")
+@checked
+def train_pose_capsules(recipe: Recipe, seed: Seed = 0,
+                        progress: Flag("whether to show a progress bar") = True,
+                        state_path: str | Path | None = None) -> PoseCapsuleNet:
+    """Build and train notebook 07's pose-capsule model (``parts.pose_net``) by ``recipe`` in
+    three steps:
 
+    1. the part detector on ``detector_training_set(3 * recipe.examples, seed)``: ground-truth
+       part poses of parts scattered at any place, angle and many sizes; it never sees a face;
+    2. and 3. ``fit_readout``: the W_i and the face-length threshold, from ``recipe.examples``
+       faces and as many non-faces of training seed ``seed`` (never a scramble), like the CNNs.
 
-def train_pixel_capsnet(n: int = 2000, epochs: int = 6, seed: int = 0, batch_size: int = 64,
-                        lr: float = 2e-3, lr_decay: float = 0.8, progress: bool = True,
-                        state_path=None):
-    """``CapsNet(PIXEL_CAPSNET)`` trained end to end on ``training_set(n, seed)``, with no pose
-    supervision: the same images and labels as the CNNs. Returns it on the CPU, in eval mode."""
-    torch.manual_seed(seed)
-    model = CapsNet(PIXEL_CAPSNET)
-    fit(model, training_set(n, seed), epochs, batch_size, lr, lr_decay, seed, progress=progress,
-        state_path=state_path)
-    return model.cpu().eval()
-
-
-# The pose-capsule recipe's votes: as long as notebook 04's, with the pose cells tuned wider (so
-# that a part one or two pixels off still agrees). Chosen, after the detectors were trained, on
-# validation images (seed 500: neither a training nor a test seed) of faces with jittered parts,
-# which should be accepted, and faces with one part moved away, which should not.
-POSE_TUNING = dict(face_gain=1.5, background_gain=1.0, sigma_xy=0.12, sigma_angle=45.0)
-
-
-def train_pose_capsules(n: int = 6000, epochs: int = 14, seed: int = 0, batch_size: int = 64,
-                        lr: float = 3e-3, lr_decay: float = 0.75, progress: bool = True,
-                        state_path=None):
-    """Build and train notebook 07's pose-capsule model (``parts.pose_net``) in three steps:
-
-    1. the part detector on ``detector_training_set(3 * n, seed)``: ground-truth part poses of
-       parts scattered at any place, angle and many sizes; it never sees a face;
-    2. and 3. ``fit_readout``: the W_i and the face-length threshold.
-
-    Steps 2-3 use faces and non-faces of training seed ``seed`` (never a scramble), like the
-    CNNs. Returns the model on the CPU, in eval mode.
-    """
+    Returns the model on the CPU, in eval mode."""
     torch.manual_seed(seed)  # the initial weights depend on the seed too
-    model = PoseCapsuleNet(**POSE_TUNING)
-    detector_data = detector_training_set(3 * n, seed)
-    fit(model.detector, detector_data, epochs, batch_size, lr, lr_decay, seed, progress=progress,
-        state_path=state_path)
-    return fit_readout(model.cpu().eval(), n, seed)
+    model = recipe.build()
+    detector_data = detector_training_set(3 * recipe.examples, seed)
+    fit(model.detector, detector_data, recipe.epochs, recipe.batch_size, recipe.lr,
+        recipe.lr_decay, seed, progress=progress, state_path=state_path)
+    return fit_readout(model.cpu().eval(), recipe.examples, seed)
 
 
-def readout_data(n: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
+@checked
+def shipped_or_trained(name: FaceModel, seed: Seed, root: str | Path | None = None):
+    """Face model ``name`` of ``seed``: the one in ``root`` when a run saved it there, else the
+    shipped one (verified, in eval mode)."""
+    saved = checkpoint_name(name, seed)
+    in_root = root is not None and saved in checkpoints.read_manifest(root)
+    return checkpoints.pretrained(saved, root if in_root else None)
+
+
+@checked
+def readout_data(n: Images, seed: Seed) -> tuple[torch.Tensor, torch.Tensor]:
     """``n`` training faces and ``n`` non-faces of ``seed`` ``[n, 1, 32, 32]`` each, the images
     ``fit_readout`` fits with; drawn once (refitting several versions of a model draws them
     once), handed back as copies, so a caller who changes them changes no other caller's."""
@@ -123,8 +151,9 @@ def _readout_drawn(n: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
     return faces.dataset("face", n, seed)[0], faces.dataset("nonface", n, seed)[0]
 
 
+@checked
 @torch.no_grad()
-def fit_readout(model: PoseCapsuleNet, n: int = 6000, seed: int = 0) -> PoseCapsuleNet:
+def fit_readout(model: PoseCapsuleNet, n: Images = 6000, seed: Seed = 0) -> PoseCapsuleNet:
     """Fit what a pose-capsule model reads its verdict with, from training data of ``seed``:
 
     * the W_i by least squares from the detected parts of ``n`` clean training faces;
@@ -142,8 +171,9 @@ def fit_readout(model: PoseCapsuleNet, n: int = 6000, seed: int = 0) -> PoseCaps
 
 
 @contextmanager
-def refitted(model: PoseCapsuleNet, iterations: int, n: int = 6000,
-             seed: int = 0) -> Iterator[PoseCapsuleNet]:
+@checked
+def refitted(model: PoseCapsuleNet, iterations: Iterations, n: Images = 6000,
+             seed: Seed = 0) -> Iterator[PoseCapsuleNet]:
     """``model`` routing ``iterations`` times inside the ``with`` block
     (``capsnet.routing_iterations``), with its W_i and threshold refitted for that number
     (``fit_readout`` on ``n`` training faces and non-faces of ``seed``). Its own iterations, W
@@ -174,8 +204,13 @@ class Refitted(NamedTuple):
         return float(np.mean(self.rates[kind]))
 
 
-def routing_ablation(models, seeds, iterations, kinds, n_test: int = 500, n_fit: int = 6000,
-                     margin_kinds=()) -> dict[int, Refitted]:
+@checked
+def routing_ablation(models: list | tuple, seeds: list[Seed] | tuple[Seed, ...],
+                     iterations: list[Iterations] | tuple[Iterations, ...],
+                     kinds: list[str] | tuple[str, ...],
+                     n_test: Int("held-out images per kind", ge=1, le=100_000) = 500,
+                     n_fit: Images = 6000,
+                     margin_kinds: list[str] | tuple[str, ...] = ()) -> dict[int, Refitted]:
     """For each number of ``iterations``: every pose-capsule model of ``models`` (one per seed of
     ``seeds``) refitted for it on training data of its seed (``refitted``, ``n_fit`` faces and
     non-faces), its face rates on ``n_test`` held-out images of each of ``kinds``, and its median
@@ -198,7 +233,8 @@ def routing_ablation(models, seeds, iterations, kinds, n_test: int = 500, n_fit:
     return results
 
 
-def format_ablation(ablation: dict[int, Refitted], kinds) -> str:
+@checked
+def format_ablation(ablation: dict[int, Refitted], kinds: list[str] | tuple[str, ...]) -> str:
     """A table of ``routing_ablation``'s face rates: one row per number of iterations, one
     column per kind of ``kinds``, each the mean over seeds."""
     lines = ["pose capsules, face rate (mean over seeds):",
@@ -208,6 +244,7 @@ def format_ablation(ablation: dict[int, Refitted], kinds) -> str:
     return "\n".join(lines)
 
 
+@checked
 def format_margins(ablation: dict[int, Refitted]) -> str:
     """A table of ``routing_ablation``'s first seed: one row per number of iterations, its
     refitted threshold and, per margin kind, the median face length minus that threshold."""
@@ -223,69 +260,33 @@ def format_margins(ablation: dict[int, Refitted]) -> str:
     return "\n".join(lines)
 
 
-def train_part_pose_mlp(pose_model: PoseCapsuleNet, n: int = 6000, epochs: int = 10,
-                        seed: int = 0, batch_size: int = 64, lr: float = 3e-3,
-                        lr_decay: float = 0.8, progress: bool = True,
-                        state_path=None) -> PartPoseMLP:
-    """The control of notebook 07 (``parts.pose_mlp``): ``pose_model``'s detector, frozen, and an
-    MLP over the part capsules it reads, trained on the faces and non-faces the pose-capsule
-    model fitted its W_i and threshold on (``n`` of each, seed ``seed``)."""
-    torch.manual_seed(seed)
-    model = PartPoseMLP(pose_model.hparams["channels"])
-    model.detector.load_state_dict(pose_model.detector.state_dict())
-    fit(model, training_set(2 * n, seed), epochs, batch_size, lr, lr_decay, seed,
-        progress=progress, state_path=state_path)
-    return model.cpu().eval()
+@checked
+def checkpoint_name(name: FaceModel, seed: Seed) -> str:
+    """The shipped checkpoint of model ``name`` trained with ``seed``: its recipe's name and the
+    seed, e.g. ``faces-pose-capsules-seed0``."""
+    return f"{face_recipe_name(name)}-seed{seed}"
 
 
-def train_face_model(name: str, seed: int = 0, progress: bool = True, root=None,
-                     epochs: int | None = None, state_path=None):
-    """Train one of ``FACE_MODELS`` with its recipe (the CNNs with notebook 01's), for its own
-    number of epochs or ``epochs``; ``state_path`` as in ``fit``. The part-pose MLP reads the part
-    capsules of the pose-capsule model of the same seed: the one in ``root`` when this run trained
-    it there, else the shipped one."""
-    given = {"seed": seed, "progress": progress, "state_path": state_path}
-    if epochs is not None:
-        given["epochs"] = epochs
-    if name in BASELINES:
-        return train_baseline(name, **given)
-    if name == "pixel CapsNet":
-        return train_pixel_capsnet(**given)
-    if name == "pose capsules":
-        return train_pose_capsules(**given)
-    if name == "part-pose MLP":
-        pose_name = checkpoint_name("pose capsules", seed)
-        in_root = root is not None and pose_name in checkpoints.read_manifest(root)
-        pose_model = checkpoints.pretrained(pose_name, root if in_root else None)
-        return train_part_pose_mlp(pose_model, **given)
-    raise ValueError(f"unknown model {name!r}; choose from {list(FACE_MODELS)}")
-
-
-def checkpoint_name(name: str, seed: int) -> str:
-    """The shipped checkpoint of model ``name`` trained with ``seed``, e.g.
-    ``faces-pose-capsules-seed0``."""
-    return f"faces-{name.lower().replace(' ', '-')}-seed{seed}"
-
-
-def load_face_models(seeds, names=FACE_MODELS, root=None) -> dict[str, list]:
+@checked
+def load_face_models(seeds: list[Seed] | tuple[Seed, ...],
+                     names: list[FaceModel] | tuple[FaceModel, ...] = FACE_MODELS,
+                     root: str | Path | None = None) -> dict[str, list]:
     """The shipped face models: name -> one model per seed (verified, in eval mode)."""
     return {name: [checkpoints.pretrained(checkpoint_name(name, s), root) for s in seeds]
             for name in names}
 
 
-DETAILS = {  # what the manifest adds to "notebook 07's <name>, trained on faces vs non-faces"
-    "pose capsules": " (part detector on ground-truth poses of parts scattered at any place, "
-                     "angle and scale 0.5-1.6; it never sees a face)",
-    "part-pose MLP": " (an MLP over the part capsules of the pose-capsule model of the same seed)",
-}
-
-
-def train_and_save(names=FACE_MODELS, seeds=(0, 1, 2), root=None, command: str = "",
-                   progress: bool = True, replace_shipped: bool = False) -> list:
-    """Train every model of ``names`` with every seed and save it in ``root``
-    (``checkpoints.save``) with its faces-vs-non-faces accuracy on the held-out sets (400 images
-    of each). ``root`` defaults to ``<data root>/runs`` (the shipped checkpoints with
-    ``replace_shipped=True``; checked for every model before any training)."""
+@checked
+def train_and_save(names: list[FaceModel] | tuple[FaceModel, ...] = FACE_MODELS,
+                   seeds: list[Seed] | tuple[Seed, ...] = (0, 1, 2),
+                   root: str | Path | None = None, command: str = "",
+                   progress: Flag("whether to show progress bars") = True,
+                   replace_shipped: Flag("True only to replace the shipped checkpoints") = False
+                   ) -> list:
+    """Train every model of ``names`` with every seed by its recipe (``train_face_model``) and
+    save it in ``root`` (``checkpoints.save``) with its faces-vs-non-faces accuracy on the
+    held-out sets (400 images of each). ``root`` defaults to ``<data root>/runs`` (the shipped
+    checkpoints with ``replace_shipped=True``; checked for every model before any training)."""
     for name in names:
         for seed in seeds:
             folder = checkpoints.check_writable(checkpoint_name(name, seed), root, replace_shipped)
@@ -298,8 +299,7 @@ def train_and_save(names=FACE_MODELS, seeds=(0, 1, 2), root=None, command: str =
             rates = face_rates(model, ("face", "nonface"), n=400)
             entries.append(checkpoints.save(
                 model, checkpoint_name(name, seed), folder, replace_shipped,
-                description=f"notebook 07's {name}, trained on faces vs non-faces"
-                + DETAILS.get(name, ""),
+                description=RECIPES[face_recipe_name(name)].description,
                 command=command, seed=seed, train_time_s=round(seconds, 1), device="cpu",
                 threads=torch.get_num_threads(),
                 metrics={"held_out_accuracy": round((rates["face"] + 1 - rates["nonface"]) / 2, 4),
@@ -308,15 +308,16 @@ def train_and_save(names=FACE_MODELS, seeds=(0, 1, 2), root=None, command: str =
     return entries
 
 
-def main(argv=None):
+@checked
+def main(argv: list[str] | None = None) -> int:
     """``python -m capsedu.parts.training``: retrain notebook 07's face models, into
     <data root>/runs (or --out); the shipped ones are replaced only with --replace-shipped."""
     parser = argparse.ArgumentParser(prog="python -m capsedu.parts.training",
                                      description=main.__doc__)
     parser.add_argument("--models", nargs="+", default=list(FACE_MODELS), choices=FACE_MODELS)
-    parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
+    parser.add_argument("--seeds", nargs="+", type=seed_int, default=[0, 1, 2])
     add_output_arguments(parser)
-    parser.add_argument("--threads", type=positive_int,
+    parser.add_argument("--threads", type=threads_int,
                         help="CPU threads for torch (default: all)")
     args = parser.parse_args(argv)
     if args.threads:
