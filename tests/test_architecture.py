@@ -15,7 +15,7 @@ PACKAGE = ROOT / "capsedu"
 LAYERS = [
     ("settings", ["config", "validate"]),
     ("maths", ["functional", "routing", "layers", "poses", "group_conv", "statistics", "buggy",
-               "spiking"]),
+               "spiking", "attacks"]),
     ("models", ["capsnet", "baselines", "multi_digit", "costs", "routing_costs", "gcnn",
                 "bug_catalogue", "buggy_capsnet", "vit"]),
     ("data and training", ["data", "data.mnist", "data.sprites", "data.faces", "data.patches",
@@ -24,7 +24,8 @@ LAYERS = [
     ("experiments", ["capsule_vectors", "digit_capsules", "parts", "parts.votes",
                      "parts.detector", "parts.pose_net", "parts.pose_mlp", "parts.scoring",
                      "parts.training", "parts.curves", "robustness", "full_sets", "seed_runs",
-                     "bug_zoo", "couplings", "ablations", "equivariance", "seed_table"]),
+                     "bug_zoo", "couplings", "ablations", "equivariance", "seed_table",
+                     "reconstruction_detector", "adversarial", "adversarial_record"]),
     ("presentation", ["figures", "figures.*", "bug_zoo_report", "cost_tables", "claims_table",
                       "exercises", "exercises.*", "environment", "widgets", "widgets.*"]),
 ]

@@ -1,0 +1,358 @@
+"""Harder to fool? Notebook 08's models under adversarial attack (notebook 11).
+
+The seed says capsules should be "harder to fool with adversarial examples". This module measures
+it on 08's parameter-matched pair (``affnist-capsnet``, ``affnist-cnn``) and the CapsNet trained
+with 1 routing iteration (routing ablated), on 08's translated test digits (40x40 canvas), under
+**equal budgets**: every model gets the same ``Budget`` (eps, steps, step size, random starts,
+seed) on the same digits, and a digit counts as robust only if it survives the attack with every
+loss of ``attacks.LOSSES`` (a loss that suits one model badly would flatter it):
+
+* ``robust_accuracy``: which digits each model still reads right after an attack (``Attacked``,
+  image by image, for ``statistics.paired`` between models);
+* the recorded run (``python -m capsedu.adversarial``): every model at every eps of ``EPS``,
+  with PGD and FGSM, the examples of each model tried on the others (transfer), more steps and
+  restarts, the reconstruction detector (``capsedu.reconstruction_detector``) against the plain
+  attacker and one who knows about it; ``capsedu.adversarial_record`` reads it, and the checks
+  that the evaluation is not fooled by masked gradients (``adversarial_record.sanity``);
+* what notebook 11 measures live (``live_digits``, the first of the recorded sample, so the
+  record holds the same digits: ``same_as_record``) and what its widget shows
+  (``attack_state``).
+
+    python -m capsedu.adversarial --threads 1 --replace-shipped   # results/adversarial.json
+"""
+
+import sys
+import time
+from dataclasses import asdict, dataclass
+from datetime import datetime, timezone
+from functools import partial
+
+import numpy as np
+import torch
+from torch import nn
+
+from . import attacks, checkpoints, config
+from . import reconstruction_detector as detector
+from .convergence import training_status
+from .data import transformed_mnist as tm
+from .data.mnist import fixed_sample
+from .recipes import command_line
+from .train import experiment_parser, record_missing, results_file
+from .validate import Choice, Flag, Float, Int, Seed, Tensor, check_fields, checked
+
+RESULTS = "adversarial.json"
+COMMAND = "python -m capsedu.adversarial"
+CAPSNET, CAPSNET_1ITER, CNN = "affnist-capsnet", "affnist-capsnet-1iter", "affnist-cnn"
+MODELS = (CAPSNET, CAPSNET_1ITER, CNN)
+CAPSNETS = (CAPSNET, CAPSNET_1ITER)  # the models with a decoder: the detector reads them
+ATTACKS = ("pgd", "fgsm")
+SAMPLE = 400  # test digits of the recorded run (mnist.fixed_sample): an hour on a 2-core CPU
+EPS = (0.05, 0.1, 0.2, 0.3)  # the recorded run's radii; 0 is the clean reading
+SANITY_EPS, SANITY_IMAGES = 0.1, 100  # more steps and restarts: at one eps, on fewer digits
+SANITY_STEPS, SANITY_RESTARTS = 100, 5
+SANITY_LOSS = "margin"
+ADAPTIVE_EPS = (0.1, 0.2)
+ADAPTIVE_WEIGHTS = (0.1, 0.3)  # the weight of the reconstruction distance in the attacker's loss
+ADAPTIVE_LOSS = "margin"
+BATCH = 50  # images attacked at once: a CapsNet's votes and their gradient, about 100 MB
+MAX_IMAGES = 10_000
+
+Images = Tensor("test images [N, 1, 40, 40]", ndim=4, pixels=True)
+Labels = Tensor("their labels [N]", ndim=1)
+Eps = Float("the largest change of a pixel (L-infinity)", ge=0, le=1)
+
+
+@dataclass(frozen=True)
+class Budget:
+    """What the attacker may spend on every image, the same for every model."""
+
+    steps: Int("PGD's steps", ge=1, le=attacks.MAX_STEPS) = 20
+    step_ratio: Float("a step's size times steps over eps", gt=0, le=100) = 2.5
+    restarts: Int("random starts", ge=1, le=attacks.MAX_RESTARTS) = 1
+    random_start: Flag("True to start at a random point of the ball") = True
+    losses: tuple[Choice("an attack loss", *attacks.LOSSES), ...] = attacks.LOSSES
+    seed: Seed = 0
+
+    def __post_init__(self):
+        check_fields(self)
+
+    def step_size(self, eps: float) -> float:
+        """Madry et al.'s rule: ``step_ratio`` x eps / steps, so the steps can cross the ball."""
+        return self.step_ratio * eps / self.steps
+
+
+BUDGET = Budget()
+
+
+@dataclass(frozen=True)
+class Attacked:
+    """Which test digits ``model`` still reads right after ``attack`` at ``eps`` (made on
+    ``source``: the model itself, or another one for a transfer attack), one ``[n]`` boolean
+    tensor per loss of ``losses``."""
+
+    model: str
+    source: str
+    attack: str
+    eps: float
+    losses: tuple[str, ...]
+    right_by_loss: tuple[torch.Tensor, ...]
+
+    @property
+    def right(self) -> torch.Tensor:
+        """``[n]``: read right after every loss's example (the strongest attack, per image)."""
+        return torch.stack(self.right_by_loss).all(dim=0)
+
+    @property
+    def accuracy(self) -> float:
+        return self.right.float().mean().item()
+
+    def accuracy_under(self, loss: str) -> float:
+        """The accuracy against the examples of one loss alone."""
+        return self.right_by_loss[self.losses.index(loss)].float().mean().item()
+
+
+@checked
+def sample_digits(n: Int("test digits", ge=1, le=MAX_IMAGES) | None = SAMPLE):
+    """08's translated test digits on the 40x40 canvas, the first ``n`` of the course's fixed
+    sample (``mnist.fixed_sample``): ``(rows [n], images [n, 1, 40, 40], labels [n])``."""
+    rows = fixed_sample(n)
+    return (rows, *tm.translated_mnist(train=False, rows=rows))
+
+
+@checked
+def live_digits():
+    """The digits notebook 11 attacks live (a few seconds a digit on 2 cores): the first 48 of
+    the recorded sample, 12 in quick mode, so the record holds every one of them."""
+    return sample_digits(config.pick(full=48, quick=12))
+
+
+@checked
+def load_models() -> dict[str, nn.Module]:
+    """The three shipped models, by name (``MODELS``), in eval mode."""
+    return {name: checkpoints.pretrained(name).eval() for name in MODELS}
+
+
+@checked
+def how_trained(manifest: dict) -> dict[str, str]:
+    """How each of ``MODELS``' recorded runs ended (``convergence.training_status``), by name:
+    a verdict rests on converged runs only."""
+    return {name: training_status(manifest[name]["metrics"]) for name in MODELS}
+
+
+@checked
+def examples(model: nn.Module, images: Images, labels: Labels,
+             attack: Choice("an attack", *ATTACKS), eps: Eps, loss: Choice(
+                 "an attack loss", *attacks.LOSSES), budget: Budget = BUDGET,
+             penalty=None) -> torch.Tensor:
+    """Adversarial examples ``[N, 1, 40, 40]`` made on ``model`` with ``attack`` at ``eps`` and
+    ``loss``, ``BATCH`` images at a time, within ``budget`` (``penalty``: ``attacks.pgd``'s)."""
+    made = []
+    for i in range(0, len(images), BATCH):
+        x, y = images[i:i + BATCH], labels[i:i + BATCH]
+        if attack == "fgsm":
+            made.append(attacks.fgsm(model, x, y, eps, loss).cpu())
+            continue
+        made.append(attacks.pgd(model, x, y, eps, budget.steps, budget.step_size(eps), loss,
+                                budget.restarts, budget.random_start, budget.seed + i,
+                                penalty).cpu())
+    return torch.cat(made)
+
+
+@torch.no_grad()
+def reads_right(model: nn.Module, images: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    """``[N]``: whether ``model`` reads each image as its label, ``BATCH`` at a time."""
+    return torch.cat([~attacks.misreads(model, images[i:i + BATCH], labels[i:i + BATCH]).cpu()
+                      for i in range(0, len(images), BATCH)])
+
+
+@checked
+def robust_accuracy(models: dict, images: Images, labels: Labels, eps: Eps,
+                    attack: Choice("an attack", *ATTACKS) = "pgd",
+                    budget: Budget = BUDGET) -> dict[str, Attacked]:
+    """Each of ``models`` (name -> model) attacked white-box with the same ``attack``, ``eps`` and
+    ``budget``, every loss of ``budget.losses``: name -> ``Attacked``."""
+    found = {}
+    for name, model in models.items():
+        right = tuple(reads_right(model, examples(model, images, labels, attack, eps, loss,
+                                                  budget), labels) for loss in budget.losses)
+        found[name] = Attacked(name, name, attack, eps, budget.losses, right)
+    return found
+
+
+def same_as_record(live: Attacked, recorded: Attacked) -> int:
+    """On how many of the live digits (the first of the recorded sample) ``live`` reads otherwise
+    than the record does: 0 on the CPU the record was made on; another device's rounding can
+    move a borderline digit."""
+    return int((live.right != recorded.right[:len(live.right)]).sum())
+
+
+@dataclass(frozen=True)
+class AttackState:
+    """What notebook 11's widget shows of one test digit attacked (``attack_state``)."""
+
+    label: int
+    attack: str
+    eps: float
+    against: str  # the model the example was made on
+    image: np.ndarray  # [40, 40] the digit
+    adversarial: np.ndarray  # [40, 40] what both models see
+    capsnet_prediction: int
+    cnn_prediction: int
+    lengths: np.ndarray  # [10] the CapsNet's capsule lengths
+    probabilities: np.ndarray  # [10] the CNN's softmax
+    reconstruction: np.ndarray  # [40, 40] the CapsNet's drawing from its longest capsule
+    distance: float  # ||x' - r(x')||
+    threshold: float
+
+    @property
+    def flagged(self) -> bool:
+        """Whether the reconstruction detector flags the adversarial digit."""
+        return self.distance > self.threshold
+
+
+@checked
+def attack_state(capsnet: nn.Module, cnn: nn.Module, images: Images, labels: Labels,
+                 index: Int("which digit", ge=0, le=MAX_IMAGES), attack: Choice(
+                     "an attack", *ATTACKS), eps: Eps, against: Choice(
+                     "the model attacked", "capsnet", "cnn"),
+                 threshold: Float("the detector's threshold", ge=0),
+                 loss: Choice("an attack loss", *attacks.LOSSES) = "margin",
+                 budget: Budget = BUDGET) -> AttackState:
+    """Digit ``index`` of ``images`` attacked with ``attack`` at ``eps`` on the CapsNet or the CNN
+    (``against``, within ``budget``, with ``loss``), and how both models then read it."""
+    if index >= len(images):
+        raise ValueError(f"index must be below the {len(images)} digits given, got {index}")
+    x, y = images[index:index + 1], labels[index:index + 1]
+    target = capsnet if against == "capsnet" else cnn
+    adversarial = examples(target, x, y, attack, eps, loss, budget)
+    with torch.no_grad():
+        out = capsnet.eval()(adversarial)
+        probabilities = torch.softmax(cnn.eval()(adversarial), dim=1)[0]
+        distance = detector.reconstruction_distance(capsnet, adversarial).item()
+    return AttackState(int(y[0]), attack, eps, against, x[0, 0].numpy(),
+                       adversarial[0, 0].numpy(), int(out.lengths[0].argmax()),
+                       int(probabilities.argmax()), out.lengths[0].numpy(), probabilities.numpy(),
+                       out.reconstruction[0, 0].numpy(), distance, threshold)
+
+
+# --- the recorded run -------------------------------------------------------------------------
+
+
+def _wrong(right: torch.Tensor) -> list[int]:
+    """The rows read wrong: how a record keeps ``[n]`` booleans."""
+    return torch.nonzero(~right).flatten().tolist()
+
+
+def _stamp(began: float) -> dict:
+    """What every unit of the record notes of where and when it ran."""
+    now = datetime.now(timezone.utc)
+    return {"began": datetime.fromtimestamp(began, timezone.utc).isoformat(timespec="seconds"),
+            "ended": now.isoformat(timespec="seconds"), "seconds": round(time.time() - began, 1),
+            "device": str(config.device()), "threads": torch.get_num_threads(),
+            "torch_version": torch.__version__}
+
+
+def clean_unit(n: int, state_path=None) -> dict:
+    """The clean reading of the recorded sample and the detector's thresholds: which digits each
+    model reads wrong, each CapsNet's reconstruction distances on them and its threshold."""
+    began = time.time()
+    models = load_models()
+    rows, images, labels = sample_digits(n)
+    held = detector.held_out_images()
+    return {"rows": rows.tolist(), "labels": labels.tolist(),
+            "wrong": {name: _wrong(reads_right(m, images, labels)) for name, m in models.items()},
+            "distance": {name: _rounded(detector.distances(models[name], images))
+                         for name in CAPSNETS},
+            "threshold": {name: asdict(detector.threshold(models[name], held, name))
+                          for name in CAPSNETS},
+            "settings": _settings(n), **_stamp(began)}
+
+
+def attack_unit(source: str, attack: str, eps: float, n: int, budget: Budget = BUDGET,
+                state_path=None) -> dict:
+    """One model attacked at one eps with every loss: which digits it then reads wrong, which
+    of them each other model reads wrong (transfer), and a CapsNet's reconstruction distances."""
+    began = time.time()
+    models = load_models()
+    _, images, labels = sample_digits(n)
+    made = {loss: examples(models[source], images, labels, attack, eps, loss, budget)
+            for loss in budget.losses}
+    return {"source": source, "attack": attack, "eps": eps, "budget": asdict(budget),
+            "wrong": {target: {loss: _wrong(reads_right(model, x, labels))
+                               for loss, x in made.items()} for target, model in models.items()},
+            "distance": {name: {loss: _rounded(detector.distances(models[name], x))
+                                for loss, x in made.items()} for name in CAPSNETS},
+            **_stamp(began)}
+
+
+def adaptive_unit(eps: float, weight: float, n: int, state_path=None) -> dict:
+    """The attacker who knows the detector: PGD on ``ADAPTIVE_LOSS`` minus ``weight`` x the
+    CapsNet's reconstruction distance, within ``BUDGET``; digits read wrong, distances."""
+    began = time.time()
+    model = load_models()[CAPSNET]
+    _, images, labels = sample_digits(n)
+    budget = Budget(losses=(ADAPTIVE_LOSS,))  # BUDGET's steps, step size and starts
+    x = examples(model, images, labels, "pgd", eps, ADAPTIVE_LOSS, budget,
+                 detector.penalty(model, weight))
+    return {"source": CAPSNET, "eps": eps, "weight": weight, "loss": ADAPTIVE_LOSS,
+            "budget": asdict(budget), "wrong": _wrong(reads_right(model, x, labels)),
+            "distance": _rounded(detector.distances(model, x)), **_stamp(began)}
+
+
+def sanity_unit(source: str, n: int, state_path=None) -> dict:
+    """More of the budget at ``SANITY_EPS`` on the first ``n`` digits: ``SANITY_STEPS`` steps,
+    and ``SANITY_RESTARTS`` random starts of the usual steps, with ``SANITY_LOSS``."""
+    began = time.time()
+    model = load_models()[source]
+    _, images, labels = sample_digits(n)
+    budgets = {"steps": Budget(steps=SANITY_STEPS, losses=(SANITY_LOSS,)),
+               "restarts": Budget(restarts=SANITY_RESTARTS, losses=(SANITY_LOSS,)),
+               "usual": Budget(losses=(SANITY_LOSS,))}
+    return {"source": source, "eps": SANITY_EPS, "loss": SANITY_LOSS,
+            "budgets": {k: asdict(b) for k, b in budgets.items()},
+            "wrong": {k: _wrong(reads_right(model, examples(model, images, labels, "pgd",
+                                                            SANITY_EPS, SANITY_LOSS, b), labels))
+                      for k, b in budgets.items()}, **_stamp(began)}
+
+
+def _rounded(values: torch.Tensor) -> list[float]:
+    return [round(v, 3) for v in values.tolist()]
+
+
+def _settings(n: int) -> dict:
+    return {"models": MODELS, "sample": n, "eps": EPS, "budget": asdict(BUDGET),
+            "attacks": ATTACKS, "batch": BATCH, "sanity": {
+                "eps": SANITY_EPS, "images": min(n, SANITY_IMAGES), "steps": SANITY_STEPS,
+                "restarts": SANITY_RESTARTS, "loss": SANITY_LOSS},
+            "adaptive": {"eps": ADAPTIVE_EPS, "weights": ADAPTIVE_WEIGHTS,
+                         "loss": ADAPTIVE_LOSS}, "detector": asdict(detector.SETTINGS)}
+
+
+def units(n: int) -> dict:
+    """Every unit of the recorded run, the most telling first (a run stopped early has them)."""
+    todo = {"clean": partial(clean_unit, n)}
+    for eps in sorted(EPS, key=lambda e: abs(e - 0.1)):  # 0.1, then outwards
+        for attack in ATTACKS:
+            todo |= {f"{attack}, {name}, eps {eps}": partial(attack_unit, name, attack, eps, n)
+                     for name in MODELS}
+    todo |= {f"adaptive, eps {eps}, weight {w}": partial(adaptive_unit, eps, w, n)
+             for eps in ADAPTIVE_EPS for w in ADAPTIVE_WEIGHTS}
+    todo |= {f"sanity, {name}": partial(sanity_unit, name, min(n, SANITY_IMAGES))
+             for name in MODELS}
+    return todo
+
+
+def main(argv=None) -> int:
+    parser = experiment_parser(COMMAND, __doc__)
+    args = parser.parse_args(argv)
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    n = args.limit or SAMPLE
+    command = command_line(COMMAND, limit=args.limit, threads=args.threads)
+    record_missing(results_file(args, RESULTS), units(n), command,
+                   summary=lambda record: f"{record['seconds']:.0f} s")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

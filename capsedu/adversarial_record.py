@@ -1,0 +1,234 @@
+"""What notebook 11 reads of the recorded run of ``capsedu.adversarial`` (``adversarial.json``):
+the clean reading and the detector's thresholds (``read_clean``), each model's digits read right
+after every attack (``read_attacked``, ``read_curve``: ``adversarial.Attacked``), the detector
+against the plain and the adaptive attacker (``read_detection``), more steps and restarts
+(``read_more_budget``), the checks that the evaluation is not fooled by masked gradients
+(``sanity``), and how the run was made (``how_run``).
+
+The record keeps, for each unit, the rows of the sample each model reads wrong; a reader turns
+them back into ``[n]`` booleans, for ``statistics.paired`` between models on the same digits.
+"""
+
+from dataclasses import dataclass
+from pathlib import Path
+
+import torch
+
+from . import checkpoints
+from . import reconstruction_detector as detector
+from .adversarial import (
+    ATTACKS,
+    BUDGET,
+    CAPSNET,
+    CAPSNETS,
+    COMMAND,
+    EPS,
+    MODELS,
+    RESULTS,
+    SANITY_IMAGES,
+    Attacked,
+    Eps,
+)
+from .statistics import Paired, paired
+from .validate import Choice, Float, checked
+
+MAX_LEFT = 0.02  # "falls to 0": at most this share of digits left read right at the largest eps
+
+
+def _right(wrong: list[int], n: int) -> torch.Tensor:
+    """``[n]`` booleans back from a record's rows read wrong."""
+    right = torch.ones(n, dtype=torch.bool)
+    right[wrong] = False
+    return right
+
+
+@checked
+def read_results(path: str | Path | None = None) -> dict[str, dict]:
+    """The recorded units by name (the shipped ones by default; empty when none)."""
+    return checkpoints.read_results(path or checkpoints.results_path(RESULTS, True))
+
+
+def _unit(results: dict, name: str) -> dict:
+    if name not in results:
+        raise KeyError(f"no record of {name!r} in {RESULTS}; record it with {COMMAND} "
+                       "--replace-shipped (a stopped run resumes where it stopped)")
+    return results[name]
+
+
+@dataclass(frozen=True)
+class Clean:
+    """The recorded sample read without attack: its ``rows`` of the test set and ``labels``
+    ``[n]``, which digits each model reads right (``right``: name -> ``[n]``), each CapsNet's
+    reconstruction distances ``[n]`` and its ``thresholds`` (``reconstruction_detector``)."""
+
+    rows: torch.Tensor
+    labels: torch.Tensor
+    right: dict[str, torch.Tensor]
+    distances: dict[str, torch.Tensor]
+    thresholds: dict[str, detector.Threshold]
+
+    def false_alarms(self, model: str) -> float:
+        """The share of clean test digits the detector flags."""
+        flagged = self.distances[model] > self.thresholds[model].value
+        return flagged.float().mean().item()
+
+
+@checked
+def read_clean(results: dict) -> Clean:
+    """The record's clean unit as a ``Clean``."""
+    unit = _unit(results, "clean")
+    n = len(unit["rows"])
+    return Clean(torch.tensor(unit["rows"]), torch.tensor(unit["labels"]),
+                 {name: _right(wrong, n) for name, wrong in unit["wrong"].items()},
+                 {name: torch.tensor(d) for name, d in unit["distance"].items()},
+                 {name: detector.Threshold(**t) for name, t in unit["threshold"].items()})
+
+
+@checked
+def read_attacked(results: dict, model: Choice("a model", *MODELS),
+                  attack: Choice("an attack", *ATTACKS), eps: Eps,
+                  source: Choice("the model the examples were made on", *MODELS) | None = None
+                  ) -> Attacked:
+    """Which recorded digits ``model`` reads right after ``attack`` at ``eps`` made on
+    ``source`` (default: ``model`` itself, white-box; another: a transfer attack). At eps = 0
+    every loss leaves the digit as it is: the clean reading."""
+    source = source or model
+    if eps == 0:
+        right = read_clean(results).right[model]
+        return Attacked(model, source, attack, 0.0, BUDGET.losses, (right,) * len(BUDGET.losses))
+    unit = _unit(results, f"{attack}, {source}, eps {eps}")
+    n = len(_unit(results, "clean")["rows"])
+    wrong = unit["wrong"][model]
+    return Attacked(model, source, attack, eps, tuple(wrong),
+                    tuple(_right(rows, n) for rows in wrong.values()))
+
+
+@checked
+def read_curve(results: dict, model: Choice("a model", *MODELS),
+               attack: Choice("an attack", *ATTACKS) = "pgd") -> tuple[Attacked, ...]:
+    """``model`` under ``attack`` at eps 0 and every recorded eps of ``EPS``, white-box."""
+    return tuple(read_attacked(results, model, attack, eps) for eps in (0.0, *EPS))
+
+
+@checked
+def read_detection(results: dict, eps: Eps, weight: Float("the distance's weight in the "
+                                                          "attacker's loss", ge=0) = 0.0,
+                   model: Choice("a CapsNet", *CAPSNETS) = CAPSNET) -> detector.Detection:
+    """The detector of ``model`` against PGD at ``eps``: every loss's examples (``weight`` 0),
+    or the attacker who also lowers the distance with ``weight`` (``ADAPTIVE_WEIGHTS``)."""
+    clean = read_clean(results)
+    n, cut = len(clean.rows), clean.thresholds[model].value
+    if weight == 0:
+        unit = _unit(results, f"pgd, {model}, eps {eps}")
+        wrong = tuple(~_right(rows, n) for rows in unit["wrong"][model].values())
+        distance = tuple(torch.tensor(d) for d in unit["distance"][model].values())
+    else:
+        unit = _unit(results, f"adaptive, eps {eps}, weight {weight}")
+        wrong, distance = (~_right(unit["wrong"], n),), (torch.tensor(unit["distance"]),)
+    return detector.detection(model, "pgd", eps, weight, cut, wrong, distance,
+                              clean.false_alarms(model))
+
+
+@dataclass(frozen=True)
+class MoreBudget:
+    """One model under PGD at ``eps`` with ``loss`` on the first ``n`` recorded digits: which it
+    reads right after the usual budget, after ``steps`` steps, after ``restarts`` random starts."""
+
+    model: str
+    eps: float
+    loss: str
+    steps: int
+    restarts: int
+    usual: torch.Tensor
+    more_steps: torch.Tensor
+    more_restarts: torch.Tensor
+
+
+@checked
+def read_more_budget(results: dict, model: Choice("a model", *MODELS)) -> MoreBudget:
+    """The sanity unit of ``model``: the usual budget against more steps and more restarts."""
+    unit = _unit(results, f"sanity, {model}")
+    n = min(len(_unit(results, "clean")["rows"]), SANITY_IMAGES)
+    right = {k: _right(rows, n) for k, rows in unit["wrong"].items()}
+    return MoreBudget(model, unit["eps"], unit["loss"], unit["budgets"]["steps"]["steps"],
+                      unit["budgets"]["restarts"]["restarts"], right["usual"], right["steps"],
+                      right["restarts"])
+
+
+@dataclass(frozen=True)
+class RunInfo:
+    """How the recorded run was made: its command, sample, settings, where and when."""
+
+    command: str
+    sample: int
+    settings: dict
+    devices: tuple[str, ...]
+    threads: tuple[int, ...]
+    torch_versions: tuple[str, ...]
+    began: str
+    ended: str
+    seconds: float  # the units' own time, summed
+    units: int
+
+
+@checked
+def how_run(results: dict) -> RunInfo:
+    """The record's ``RunInfo``."""
+    units = list(results.values())
+    settings = _unit(results, "clean")["settings"]
+    return RunInfo(units[0]["command"], settings["sample"], settings,
+                   tuple(sorted({u["device"] for u in units})),
+                   tuple(sorted({u["threads"] for u in units})),
+                   tuple(sorted({u["torch_version"] for u in units})),
+                   min(u["began"] for u in units), max(u["ended"] for u in units),
+                   round(sum(u["seconds"] for u in units), 1), len(units))
+
+
+@dataclass(frozen=True)
+class Sanity:
+    """The checks that one model's robust accuracy is not an artefact of masked gradients
+    (Athalye, Carlini & Wagner 2018; Carlini et al. 2019), each ``statistics.paired`` on the same
+    digits, a minus b: ``more_steps`` and ``more_restarts`` (the stronger attack minus the usual
+    one: never clearly positive), ``transfer`` (source -> examples made on that other model minus
+    those made on this one, at ``eps``: never clearly negative), and the share ``left`` read right
+    at the largest eps (about 0)."""
+
+    model: str
+    largest_eps: float
+    left: float
+    more_steps: Paired
+    more_restarts: Paired
+    eps: float
+    transfer: dict[str, Paired]
+
+    @property
+    def falls_to_zero(self) -> bool:
+        return self.left <= MAX_LEFT
+
+    @property
+    def more_does_not_help(self) -> bool:
+        """Neither more steps nor more restarts leave the model clearly more digits."""
+        return not any(p.clear and p.difference > 0 for p in (self.more_steps,
+                                                               self.more_restarts))
+
+    @property
+    def transfer_is_weaker(self) -> bool:
+        """No other model's examples fool this one clearly more than its own do."""
+        return not any(p.clear and p.difference < 0 for p in self.transfer.values())
+
+    @property
+    def passed(self) -> bool:
+        return self.falls_to_zero and self.more_does_not_help and self.transfer_is_weaker
+
+
+@checked
+def sanity(results: dict, model: Choice("a model", *MODELS),
+           eps: Eps = 0.1) -> Sanity:
+    """``model``'s ``Sanity`` from the record (PGD; transfer at ``eps``)."""
+    largest = read_attacked(results, model, "pgd", max(EPS))
+    more = read_more_budget(results, model)
+    own = read_attacked(results, model, "pgd", eps).right
+    transfer = {source: paired(read_attacked(results, model, "pgd", eps, source).right, own)
+                for source in MODELS if source != model}
+    return Sanity(model, max(EPS), largest.accuracy, paired(more.more_steps, more.usual),
+                  paired(more.more_restarts, more.usual), eps, transfer)

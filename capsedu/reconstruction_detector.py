@@ -1,0 +1,134 @@
+"""The reconstruction detector of adversarial inputs (Frosst, Sabour & Hinton 2018, "DARCCC";
+notebook 11).
+
+A CapsNet redraws its input from the capsule of the class it reads (its decoder). On a digit it
+reads right, the drawing is close to the input; on an adversarial input the capsule that wins is
+often not the drawn digit, and the drawing lands far from the input. The detector flags an input
+whose distance ``||x - r(x)||`` (L2 over the pixels, ``r`` drawn from the longest capsule) is
+above a threshold, chosen on clean images the model never trained on: the ``quantile`` of the
+distances of the held-out training digits (never the test digits), so about 5 % of clean inputs
+are flagged (the false alarms, measured on the test digits).
+
+An attacker who knows about it lowers the distance at the same time as the class margin
+(``penalty``, a weighted sum in the attacker's loss: Qin et al. 2020; Gu, Wu & Tresp 2021).
+"""
+
+from dataclasses import dataclass
+
+import torch
+from torch import nn
+
+from .data import transformed_mnist as tm
+from .data.mnist import SPLITS
+from .recipes import RECIPES
+from .validate import Float, Int, Tensor, check_fields, checked
+
+Images = Tensor("images [N, 1, 40, 40]", ndim=4, pixels=True)
+BATCH = 100  # images read at once
+
+
+@dataclass(frozen=True)
+class Settings:
+    """How the threshold is chosen: the ``quantile`` of the distances of ``held_out`` clean
+    digits, the last of the training split (held out by the recipes, never trained on)."""
+
+    quantile: Float("the share of clean held-out digits under the threshold", gt=0, lt=1) = 0.95
+    held_out: Int("held-out training digits", ge=1, le=10_000) = 5000
+
+    def __post_init__(self):
+        check_fields(self)
+
+
+SETTINGS = Settings()
+
+
+@dataclass(frozen=True)
+class Threshold:
+    """A model's threshold: the ``quantile`` of its distances on ``held_out`` clean digits."""
+
+    model: str
+    value: float
+    quantile: float
+    held_out: int
+
+
+@checked
+def held_out_images(settings: Settings = SETTINGS) -> torch.Tensor:
+    """The held-out training digits of 08's recipes (the last ``RECIPES[...].validation`` of the
+    training split, translated on the canvas as in training's held-out set), the last
+    ``settings.held_out`` of them: ``[held_out, 1, 40, 40]``."""
+    total, held = SPLITS[True][2], RECIPES["affnist-capsnet"].validation
+    rows = torch.arange(total - min(held, settings.held_out), total)
+    return tm.translated_mnist(train=True, rows=rows)[0]
+
+
+@checked
+def reconstruction_distance(model: nn.Module, images: Images) -> torch.Tensor:
+    """``||x - r(x)||`` ``[N]`` with the gradient: the L2 distance between each image and the
+    digit ``model``'s decoder draws from its longest capsule."""
+    drawn = model(images).reconstruction  # no targets: the longest capsule is drawn
+    return (images - drawn).flatten(1).norm(dim=1)
+
+
+@checked
+@torch.no_grad()
+def distances(model: nn.Module, images: Images) -> torch.Tensor:
+    """``reconstruction_distance`` of many images, ``BATCH`` at a time, on the CPU: ``[N]``."""
+    return torch.cat([reconstruction_distance(model, images[i:i + BATCH]).cpu()
+                      for i in range(0, len(images), BATCH)])
+
+
+@checked
+def threshold(model: nn.Module, held_out: Images, name: str,
+              settings: Settings = SETTINGS) -> Threshold:
+    """``model``'s threshold (named ``name``) from its distances on the clean ``held_out``
+    digits: their ``settings.quantile``."""
+    value = torch.quantile(distances(model, held_out), settings.quantile).item()
+    return Threshold(name, value, settings.quantile, len(held_out))
+
+
+@checked
+def penalty(model: nn.Module, weight: Float("the distance's weight", ge=0, le=100)):
+    """What an attacker who knows the detector also keeps low: ``weight`` x the mean distance
+    of a batch (``attacks.pgd``'s ``penalty``)."""
+    return lambda images: weight * reconstruction_distance(model, images).mean()
+
+
+@dataclass(frozen=True)
+class Detection:
+    """The detector against one attack on ``model``: ``fooled`` ``[n]``, the digits some example
+    made it misread; ``caught`` ``[n]``, those whose every fooling example was flagged; and the
+    share of clean test digits flagged (``false_alarms``)."""
+
+    model: str
+    attack: str
+    eps: float
+    weight: float  # of the distance in the attacker's loss: 0 for an attacker who ignores it
+    threshold: float
+    fooled: torch.Tensor
+    caught: torch.Tensor
+    false_alarms: float
+
+    @property
+    def detection_rate(self) -> float:
+        """The share of the fooled digits that the detector flags (NaN if none was fooled)."""
+        fooled = int(self.fooled.sum())
+        return int(self.caught.sum()) / fooled if fooled else float("nan")
+
+    @property
+    def evaded(self) -> float:
+        """The share of all digits the attacker wins: misread and not flagged."""
+        return (self.fooled & ~self.caught).float().mean().item()
+
+
+@checked
+def detection(model: str, attack: str, eps: float, weight: float, threshold: float,
+              wrong_by_loss: tuple, distance_by_loss: tuple, false_alarms: float) -> Detection:
+    """A ``Detection`` from each loss's examples: which digits they made the model misread
+    (``[n]`` booleans each) and their distances (``[n]`` each): a digit is fooled if any example
+    fooled it, caught if every example that fooled it is over the ``threshold``."""
+    wrong = torch.stack(list(wrong_by_loss))  # [losses, n]
+    flagged = torch.stack(list(distance_by_loss)) > threshold  # [losses, n]
+    fooled = wrong.any(dim=0)
+    caught = fooled & (flagged | ~wrong).all(dim=0)
+    return Detection(model, attack, eps, weight, threshold, fooled, caught, false_alarms)
