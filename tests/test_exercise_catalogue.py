@@ -183,3 +183,82 @@ def test_both_correct_rejects_one_right_digit_a_row(capsys):
 
     for wrong in (one_digit_enough, same_places, per_digit):
         assert ex.check_both_correct(wrong) is False, wrong.__name__
+
+
+# --- 11 · FGSM: right answers in every form the notebook teaches, and the mistakes it names -----
+
+
+def _fgsm_gradient(model, images, labels, reduction="mean"):
+    import torch.nn.functional as F
+
+    x = images.clone().requires_grad_(True)
+    F.cross_entropy(model(x), labels, reduction=reduction).backward()
+    return x, x.grad
+
+
+def fgsm_backward(model, images, labels, eps):  # .backward(), the loss a mean
+    x, grad = _fgsm_gradient(model, images, labels)
+    return (x + eps * grad.sign()).clamp(0, 1)
+
+
+def fgsm_autograd_sum_numpy(model, images, labels, eps):  # autograd.grad, a sum, NumPy out
+    import torch.nn.functional as F
+
+    x = images.double().requires_grad_(True)
+    (grad,) = torch.autograd.grad(F.cross_entropy(model.double()(x), labels, reduction="sum"), x)
+    return torch.clamp(x + eps * torch.sign(grad), min=0, max=1).detach().numpy()
+
+
+def fgsm_training_loss(model, images, labels, eps):  # the CNN's own training loss
+    x = images.clone().requires_grad_(True)
+    loss, _ = model.training_loss(x, labels)
+    (grad,) = torch.autograd.grad(loss, x)
+    return torch.clamp(x + eps * grad.sign(), 0.0, 1.0)
+
+
+@pytest.mark.parametrize("answer", [fgsm_backward, fgsm_autograd_sum_numpy, fgsm_training_loss])
+def test_right_fgsm_answers_pass(capsys, answer):
+    assert ex.check_fgsm(answer) is True
+    assert "PASS" in out_of(capsys)
+
+
+def fgsm_no_clamp(model, images, labels, eps):
+    x, grad = _fgsm_gradient(model, images, labels)
+    return x + eps * grad.sign()
+
+
+def fgsm_descent(model, images, labels, eps):
+    x, grad = _fgsm_gradient(model, images, labels)
+    return (x - eps * grad.sign()).clamp(0, 1)
+
+
+def fgsm_no_sign(model, images, labels, eps):
+    x, grad = _fgsm_gradient(model, images, labels, "sum")
+    return (x + eps * grad).clamp(0, 1)
+
+
+def fgsm_eps_inside_the_sign(model, images, labels, eps):
+    x, grad = _fgsm_gradient(model, images, labels)
+    return (x + torch.sign(eps * grad)).clamp(0, 1)
+
+
+@pytest.mark.parametrize("answer, named", [
+    (fgsm_no_clamp, "clamp the result"), (fgsm_descent, "step down the gradient"),
+    (fgsm_no_sign, "the sign is missing"), (fgsm_eps_inside_the_sign, "eps is lost inside"),
+], ids=["no clamp", "descent", "no sign", "eps inside the sign"])
+def test_wrong_fgsm_answers_fail_naming_the_mistake(capsys, answer, named):
+    assert ex.check_fgsm(answer) is False
+    out = out_of(capsys)
+    assert "FAIL" in out and "you returned" in out and "the reference gives" in out
+    assert named in out and len(out.splitlines()) <= 3
+
+
+def test_the_fgsm_stub_is_not_implemented_yet_and_a_crash_is_a_fail(capsys):
+    def stub(model, images, labels, eps):
+        raise NotImplementedError("Exercise: move every pixel by eps along the gradient's sign")
+
+    assert ex.check_fgsm(stub) is None
+    assert "not implemented yet" in out_of(capsys)
+    assert ex.check_fgsm(lambda model, images, labels, eps: model(images).sign()) is False
+    assert ex.check_fgsm(lambda *case: 1 / 0) is False
+    assert "ZeroDivisionError" in out_of(capsys)

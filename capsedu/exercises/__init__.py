@@ -21,9 +21,11 @@ notebook checker                                          module
 08       ``check_both_correct``                           ``networks``
 09       ``check_dynamic_routing``                        ``capsules``
 10       ``check_c4_filters``                             ``geometry``
+11       ``check_fgsm``                                   ``attacks``
 ======== ================================================ ============
 """
 
+from .attacks import check_fgsm
 from .capsules import check_dynamic_routing, check_pose_vector, check_routing_step, check_squash
 from .checking import check
 from .geometry import check_affine_matrix, check_c4_filters, check_face_vote, check_fit_transform
@@ -38,4 +40,5 @@ __all__ = [
     "check", "check_receptive_field", "check_pose_vector", "check_squash", "check_routing_step",
     "check_digitcaps_parameters", "check_decoder_input", "check_face_vote", "check_fit_transform",
     "check_affine_matrix", "check_both_correct", "check_dynamic_routing", "check_c4_filters",
+    "check_fgsm",
 ]
