@@ -33,7 +33,7 @@ from torch import nn
 
 from . import attacks, checkpoints, config
 from . import reconstruction_detector as detector
-from .convergence import training_status
+from .convergence import finished, training_status
 from .data import transformed_mnist as tm
 from .data.mnist import fixed_sample
 from .recipes import command_line
@@ -130,13 +130,6 @@ def live_digits():
 def load_models() -> dict[str, nn.Module]:
     """The three shipped models, by name (``MODELS``), in eval mode."""
     return {name: checkpoints.pretrained(name).eval() for name in MODELS}
-
-
-@checked
-def how_trained(manifest: dict) -> dict[str, str]:
-    """How each of ``MODELS``' recorded runs ended (``convergence.training_status``), by name:
-    a verdict rests on converged runs only."""
-    return {name: training_status(manifest[name]["metrics"]) for name in MODELS}
 
 
 @checked
@@ -252,6 +245,17 @@ def _stamp(began: float) -> dict:
             "torch_version": torch.__version__}
 
 
+def models_unit(state_path=None) -> dict:
+    """The weights the run attacks: each model's checkpoint sha256 and how its training ended
+    (``convergence.training_status``; ``finished``: converged and no longer rising, so a verdict
+    may rest on it)."""
+    began, manifest = time.time(), checkpoints.read_manifest()
+    return {name: {"sha256": manifest[name]["sha256"],
+                   "status": training_status(manifest[name]["metrics"]),
+                   "finished": finished(manifest[name]["metrics"]["validation_by_epoch"])}
+            for name in MODELS} | _stamp(began)
+
+
 def clean_unit(n: int, state_path=None) -> dict:
     """The clean reading of the recorded sample and the detector's thresholds: which digits each
     model reads wrong, each CapsNet's reconstruction distances on them and its threshold."""
@@ -330,7 +334,7 @@ def _settings(n: int) -> dict:
 
 def units(n: int) -> dict:
     """Every unit of the recorded run, the most telling first (a run stopped early has them)."""
-    todo = {"clean": partial(clean_unit, n)}
+    todo = {"models": models_unit, "clean": partial(clean_unit, n)}
     for eps in sorted(EPS, key=lambda e: abs(e - 0.1)):  # 0.1, then outwards
         for attack in ATTACKS:
             todo |= {f"{attack}, {name}, eps {eps}": partial(attack_unit, name, attack, eps, n)

@@ -56,6 +56,31 @@ def _unit(results: dict, name: str) -> dict:
 
 
 @dataclass(frozen=True)
+class Trained:
+    """A model the run attacked: its checkpoint's ``sha256``, how its training ended
+    (``convergence.training_status``) and whether a verdict may rest on it (``finished``)."""
+
+    name: str
+    sha256: str
+    status: str
+    finished: bool
+
+
+@checked
+def read_models(results: dict) -> dict[str, Trained]:
+    """The models of the record by name, refused when a shipped checkpoint is no longer the one
+    attacked (as ``full_sets.read_right`` refuses a record of other weights)."""
+    unit, manifest = _unit(results, "models"), checkpoints.read_manifest()
+    found = {}
+    for name in MODELS:
+        if manifest[name]["sha256"] != unit[name]["sha256"]:
+            raise ValueError(f"the record attacked other weights than the shipped {name}; "
+                             f"record it again with {COMMAND} --replace-shipped")
+        found[name] = Trained(name, **unit[name])
+    return found
+
+
+@dataclass(frozen=True)
 class Clean:
     """The recorded sample read without attack: its ``rows`` of the test set and ``labels``
     ``[n]``, which digits each model reads right (``right``: name -> ``[n]``), each CapsNet's

@@ -12,6 +12,8 @@ from torch import nn
 
 from .capsnet import count_parameters
 from .validate import (
+    MAX_IMAGE,
+    MAX_WIDTH,
     Float,
     Int,
     check_finite,
@@ -24,14 +26,11 @@ from .validate import (
 # Bounds on a CNN's sizes, far past the course's (64 channels, 1,280 hidden units, 40x40
 # images), so that a typo is refused before it allocates; the weights' memory is estimated up
 # front too (``_check_weights``), since sizes in range can still multiply past it.
-MAX_CHANNELS = 4096  # a layer's channels or hidden units, an image's channels
-MAX_CLASSES = 4096
-MAX_IMAGE = 1024  # an image's side in pixels
 
-Channels = Int("the image's channels", ge=1, le=MAX_CHANNELS)
-Classes = Int("classes, one output each", ge=1, le=MAX_CLASSES)
+Channels = Int("the image's channels", ge=1, le=MAX_WIDTH)
+Classes = Int("classes, one output each", ge=1, le=MAX_WIDTH)
 ImageSide = Int("the images' side in pixels", ge=1, le=MAX_IMAGE)
-Width = Int("a layer's channels or units", ge=1, le=MAX_CHANNELS)
+Width = Int("a layer's channels or units", ge=1, le=MAX_WIDTH)
 # widths, one per layer: a tuple as the defaults have them, or a list as a learner may write them
 Widths = tuple[Width, ...] | list[Width]
 Dropout = Float("the share of hidden units dropped in training", ge=0, le=1)

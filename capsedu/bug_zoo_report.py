@@ -17,12 +17,20 @@ from .bug_catalogue import BUGS
 from .bug_zoo import COMMAND, CORRECT, BugEffect, CouplingStats, ZooRun, coupling_stats
 from .buggy import step_logits_shared_over_batch
 from .couplings import normalised_entropy
-from .routing import RoutingResult, RoutingStep, Step, dynamic_routing, routing_step
+from .layers import MAX_CHILDREN
+from .routing import (
+    MAX_ITERATIONS,
+    RoutingResult,
+    RoutingStep,
+    Step,
+    dynamic_routing,
+    routing_step,
+)
 from .statistics import running_mean
-from .validate import check_choice, check_integer, check_shape
+from .validate import Choice, Int, Tensor, checked
 
-CHOICES = {CORRECT: "no bug: the paper's routing",
-           **{name: bug.description for name, bug in BUGS.items()}}
+Bug = Choice(f"the bug switched on: {CORRECT!r} for none, or a key of bug_catalogue.BUGS",
+             CORRECT, *BUGS)
 SHOWN_CHILDREN = 20
 NO_RUNS = f"no recorded runs yet: run {COMMAND}"
 
@@ -30,6 +38,7 @@ NO_RUNS = f"no recorded runs yet: run {COMMAND}"
 # --- Tables and sentences of the recorded runs --------------------------------------------------
 
 
+@checked
 def describe_record(record: ZooRun) -> str:
     """How a recorded run of the zoo was made: its command, the epochs it trained of its budget
     (``epochs``), training images, seed, minutes and threads."""
@@ -39,6 +48,7 @@ def describe_record(record: ZooRun) -> str:
             f"{record.train_time_s / 60:.1f} min on {record.threads} thread(s)")
 
 
+@checked
 def live_table(live: dict[str, ZooRun]) -> str:
     """One row per run of ``live`` (name -> a record of ``bug_zoo.run``, e.g. a short run): its
     test accuracy, its loss over its last 5 steps, and what its trained routing does to the
@@ -55,6 +65,7 @@ def live_table(live: dict[str, ZooRun]) -> str:
     return "\n".join(lines)
 
 
+@checked
 def step_table(recorded: dict[str, ZooRun], live: dict[str, ZooRun]) -> str:
     """The correct model and every bug, one row each: the test accuracy of its ``live`` run, the
     training accuracy of its ``recorded`` run (``bug_zoo.read_results``) over the 5 steps up to
@@ -71,6 +82,7 @@ def step_table(recorded: dict[str, ZooRun], live: dict[str, ZooRun]) -> str:
     return "\n".join(lines)
 
 
+@checked
 def effect_lines(effects: dict[str, BugEffect]) -> list[str]:
     """One line per bug of ``effects`` (``bug_zoo.bug_effects``): what it did to the test
     accuracy, the paired test, and whether accuracy reveals it by the noise criterion; and a last
@@ -93,15 +105,16 @@ def effect_lines(effects: dict[str, BugEffect]) -> list[str]:
 # --- Notebook 09's widget: a trained CapsNet's routing with a bug switched on ---------------------
 
 
-def inference_step(bug: str) -> Step:
+@checked
+def inference_step(bug: Bug) -> Step:
     """The routing step with which ``bug`` (``CORRECT`` or a key of ``BUGS``) routes at
     inference: its own for a bug in the routing step, the paper's for ``CORRECT`` and for a bug
     that changes only the loss, the decoder's training input or the gradients."""
-    check_choice(bug, "bug", CHOICES)
     return BUGS[bug].step if bug in BUGS else routing_step
 
 
-def one_example(routing: RoutingResult, k: int) -> RoutingResult:
+@checked
+def one_example(routing: RoutingResult, k: Int("an example of the batch", ge=0)) -> RoutingResult:
     """Example ``k`` of a batch's ``routing``, as a batch of one."""
     def pick(t):
         return t[k:k + 1]
@@ -135,10 +148,15 @@ class ZooState:
     curves: dict[str, np.ndarray]  # their training accuracy per step, smoothed (running_mean)
 
 
+@checked
 @torch.no_grad()
-def zoo_state(votes: torch.Tensor, labels: torch.Tensor, index: int = 0, iterations: int = 3,
-              bug: str = CORRECT, results: dict[str, ZooRun] | None = None,
-              shown: int = SHOWN_CHILDREN) -> ZooState:
+def zoo_state(votes: Tensor("votes u_hat [n_digits, n_in, n_out, d_out]", ndim=4, finite=True),
+              labels: Tensor("their labels [n_digits]", ndim=1),
+              index: Int("which digit of votes", ge=0) = 0,
+              iterations: Int("routing iterations", ge=1, le=MAX_ITERATIONS) = 3,
+              bug: Bug = CORRECT, results: dict[str, ZooRun] | None = None,
+              shown: Int("children the heatmap shows", ge=1, le=MAX_CHILDREN) = SHOWN_CHILDREN
+              ) -> ZooState:
     """What notebook 09's widget shows: a trained CapsNet's routing of test digit ``index`` with
     ``bug`` (``CORRECT`` or a key of ``BUGS``) switched on where it acts, and the recorded runs
     found in ``results`` (the recorded runs by name, e.g. ``bug_zoo.read_results()``).
@@ -151,14 +169,12 @@ def zoo_state(votes: torch.Tensor, labels: torch.Tensor, index: int = 0, iterati
     ``shown``: how many children (those with the longest votes, mean ||u_hat_j|i|| over the
     parents) the heatmap shows.
     """
-    check_shape(votes, "votes", "[n_digits, n_in, n_out, d_out] u_hat", ndim=4)
     if len(labels) != len(votes):
-        raise ValueError(f"labels must hold one label per digit of votes ({len(votes)}), "
-                         f"got {len(labels)}")
-    check_integer(index, "index", 0, "which digit of votes")
+        raise ValueError(f"zoo_state(): labels must hold one label per digit of votes "
+                         f"({len(votes)}), got {len(labels)}; pass the labels of those digits")
     if index >= len(votes):
-        raise ValueError(f"index must be < {len(votes)} (the number of digits), got {index}")
-    check_integer(shown, "shown", 1, "how many children the heatmap shows")
+        raise ValueError(f"zoo_state(): index must be < {len(votes)} (the digits in votes), got "
+                         f"{index}; pick one of them")
     step = inference_step(bug)
     shared = step is step_logits_shared_over_batch
     # the whole batch when the logits are shared, else the digit alone: [1 or N, n_in, n_out, d]

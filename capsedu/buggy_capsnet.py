@@ -12,7 +12,7 @@ from .bug_catalogue import BUGS
 from .buggy import unsquared_margin_loss
 from .capsnet import PAPER, CapsNet, CapsNetConfig, CapsNetOutput
 from .functional import reconstruction_loss
-from .validate import check_choice
+from .validate import Choice, checked
 
 
 class BuggyCapsNet(CapsNet):
@@ -20,8 +20,9 @@ class BuggyCapsNet(CapsNet):
     ``BUGS``), e.g. ``BuggyCapsNet("mask-by-prediction", SMALL)``. Its weights are drawn as the
     correct model's of the same seed: two runs differ only by the bug."""
 
-    def __init__(self, bug: str, config: CapsNetConfig = PAPER, **overrides):
-        check_choice(bug, "bug", {name: entry.description for name, entry in BUGS.items()})
+    @checked
+    def __init__(self, bug: Choice("a bug of the zoo (bug_catalogue.BUGS)", *BUGS),
+                 config: CapsNetConfig = PAPER, **overrides):
         super().__init__(config, **overrides)
         self.bug = bug
         self.hparams = {"bug": bug, **self.hparams}

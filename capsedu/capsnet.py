@@ -19,6 +19,8 @@ from .functional import margin_loss, reconstruction_loss
 from .layers import PrimaryCapsules, RoutingCapsules
 from .routing import MAX_ITERATIONS, RoutingResult
 from .validate import (
+    MAX_IMAGE,
+    MAX_WIDTH,
     Flag,
     Float,
     Int,
@@ -32,30 +34,28 @@ from .validate import (
 
 # Upper bounds on a CapsNet's sizes, far past the paper's, so that a typo (a 10**6 channels)
 # is refused before it allocates: sizes of layers, and the image's side.
-MAX_SIZE = 4096
-MAX_IMAGE = 1024
 
 
 @dataclass(frozen=True)
 class CapsNetConfig:
     """Sizes of a CapsNet. The defaults are the paper's (Section 4, Fig. 1 and 2)."""
 
-    in_channels: Int("the images' channels", ge=1, le=MAX_SIZE) = 1
+    in_channels: Int("the images' channels", ge=1, le=MAX_WIDTH) = 1
     image_size: Int("the images' side in pixels", ge=1, le=MAX_IMAGE) = 28
     # Conv1: 256 channels, 9x9, stride 1, ReLU
-    conv_channels: Int("Conv1's channels", ge=1, le=MAX_SIZE) = 256
+    conv_channels: Int("Conv1's channels", ge=1, le=MAX_WIDTH) = 256
     conv_kernel: Int("Conv1's kernel side", ge=1, le=MAX_IMAGE) = 9
     # PrimaryCaps: 32 maps of 8D capsules, 9x9, stride 2
-    primary_maps: Int("primary capsule maps", ge=1, le=MAX_SIZE) = 32
-    primary_dim: Int("a primary capsule's dimensions", ge=1, le=MAX_SIZE) = 8
+    primary_maps: Int("primary capsule maps", ge=1, le=MAX_WIDTH) = 32
+    primary_dim: Int("a primary capsule's dimensions", ge=1, le=MAX_WIDTH) = 8
     primary_kernel: Int("PrimaryCaps' kernel side", ge=1, le=MAX_IMAGE) = 9
     primary_stride: Int("PrimaryCaps' stride", ge=1, le=MAX_IMAGE) = 2
     # DigitCaps: one 16D capsule per class
-    n_classes: Int("classes, one digit capsule each", ge=1, le=MAX_SIZE) = 10
-    digit_dim: Int("a digit capsule's dimensions", ge=1, le=MAX_SIZE) = 16
+    n_classes: Int("classes, one digit capsule each", ge=1, le=MAX_WIDTH) = 10
+    digit_dim: Int("a digit capsule's dimensions", ge=1, le=MAX_WIDTH) = 16
     iterations: Int("routing iterations", ge=1, le=MAX_ITERATIONS) = 3
     grad_through_routing: Flag("whether gradients flow through the routing iterations") = True
-    decoder_hidden: tuple[Int("a hidden layer's width", ge=1, le=MAX_SIZE), ...] = (512, 1024)
+    decoder_hidden: tuple[Int("a hidden layer's width", ge=1, le=MAX_WIDTH), ...] = (512, 1024)
     # "scaled down by 0.0005" (Section 4.1)
     recon_weight: Float("the weight of the reconstruction loss", ge=0) = 0.0005
 

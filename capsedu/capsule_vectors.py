@@ -31,21 +31,20 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from .capsnet import MAX_SIZE as MAX_DIM
-from .data.sprites import MAX_SIZE, Part, render
+from .data.sprites import Part, render
 from .functional import squash
 from .poses import wrap_angle
-from .validate import Float, Int, Seed, Tensor, check_memory, checked
+from .validate import MAX_SIDE, MAX_WIDTH, Float, Int, Seed, Tensor, check_memory, checked
 
 # Bounds on what a caller can ask for: a bank of 3,600 templates is a tenth of a degree apart (02
 # uses 16), each one a rendered part; 10 million random capsules are a thousand times 03's
 # 10,000 (their memory is estimated up front too). A capsule's dimensions are bounded as a
-# CapsNetConfig bounds them (MAX_DIM), an image's side as the renderer does (MAX_SIZE).
+# CapsNetConfig bounds them (MAX_WIDTH), an image's side as the renderer does (MAX_SIDE).
 MAX_ANGLES = 3600
 MAX_CAPSULES = 10_000_000
 
 Scale = Float("the part's scale", gt=0)
-Side = Int("the image's side in pixels", ge=1, le=MAX_SIZE)
+Side = Int("the image's side in pixels", ge=1, le=MAX_SIDE)
 
 
 @checked
@@ -157,7 +156,7 @@ def turned_part_images(kind: str, angles, scale: Scale = 2.0, size: Side = 32,
 def template_bank(kind: str = "nose",
                   n_angles: Int("templates, evenly turned", ge=1, le=MAX_ANGLES) = 16,
                   scale: Scale = 2.0, size: Side = 32,
-                  crop: Int("a template's side in pixels", ge=1, le=MAX_SIZE) = 12
+                  crop: Int("a template's side in pixels", ge=1, le=MAX_SIDE) = 12
                   ) -> tuple[torch.Tensor, torch.Tensor]:
     """``(angles [n_angles], templates [n_angles, 1, crop, crop])``: the part turned evenly.
 
@@ -221,7 +220,7 @@ def capsule_from_matches(r: Tensor("template matches [N, n]", ndim=2, floating=T
 
 
 @checked
-def squash_slope(r, dim: Int("the capsules' dimensions", ge=1, le=MAX_DIM) = 16) -> torch.Tensor:
+def squash_slope(r, dim: Int("the capsules' dimensions", ge=1, le=MAX_WIDTH) = 16) -> torch.Tensor:
     """d||v|| / d||s|| ``[n]`` at each length ``r`` ``[n]``, by autograd through ``squash``.
 
     ``s = r u`` along one random unit direction ``u`` ``[dim]`` (drawn from torch's global
@@ -278,7 +277,7 @@ Decade = Float("a power of ten of a length", ge=-38, le=38)
 
 @checked
 def random_capsules(n: Int("capsules", ge=0, le=MAX_CAPSULES) = 10_000,
-                    dim: Int("their dimensions", ge=1, le=MAX_DIM) = 16, seed: Seed = 0,
+                    dim: Int("their dimensions", ge=1, le=MAX_WIDTH) = 16, seed: Seed = 0,
                     decades: tuple[Decade, ...] | list[Decade] = (-3, 3)) -> torch.Tensor:
     """``[n, dim]`` vectors ``s``: uniform random directions, lengths log-uniform in
     ``[10^decades[0], 10^decades[1]]``, from a generator seeded with ``seed``."""
@@ -296,7 +295,7 @@ def random_capsules(n: Int("capsules", ge=0, le=MAX_CAPSULES) = 10_000,
 
 
 @checked
-def at_zero(squash_fn: Callable, dim: Int("the capsule's dimensions", ge=1, le=MAX_DIM) = 4
+def at_zero(squash_fn: Callable, dim: Int("the capsule's dimensions", ge=1, le=MAX_WIDTH) = 4
             ) -> tuple[torch.Tensor, torch.Tensor]:
     """A squash function's value ``[dim]`` at ``s = 0`` ``[1, dim]`` and the gradient ``[dim]``
     of the sum of its output with respect to ``s`` there (NaN where 0/0 appears)."""

@@ -21,11 +21,13 @@ from .seed_table import (
     routing_comparisons,
 )
 from .statistics import OverSeeds, leader
+from .validate import Choice, Float, Record, checked
 
 COLUMNS = ("", "the seed says", "this course measured", "verdict")
 SIDES = dict(zip(OTHERS, (("CapsNet", "CNN"), ("3", "1")), strict=True))  # leader's two names
 
 
+@checked
 def measured_lines(measured: Measured) -> list[str]:
     """What ``measure`` found, one printed line each."""
     lines = [f"face rates of seed 0's models, {measured.n_table} images per kind (07 measures "
@@ -42,7 +44,8 @@ def measured_lines(measured: Measured) -> list[str]:
     return lines
 
 
-def pct(p: float) -> str:
+@checked
+def pct(p: Float("a share from 0 to 1")) -> str:
     """A share 0..1 as a percentage with one decimal."""
     return f"{100 * p:.1f} %"
 
@@ -56,6 +59,7 @@ class Row(NamedTuple):
     verdict: str
 
 
+@checked
 def unit_row(found: Findings) -> Row:
     measured = ("02: a pose capsule rescaled to lengths 1.0, 0.6 and 0.2 decodes to one pose (to "
                 "1e-6); 06: single dimensions redraw a digit's stroke, slant and size (its Fig. 4 "
@@ -69,6 +73,7 @@ def unit_row(found: Findings) -> Row:
                "probability, direction = pose", measured, verdict)
 
 
+@checked
 def pool_row(found: Findings) -> Row:
     measured = ("01: a global max-pool gives one vector for eye above mouth and mouth above eye; "
                 f"§1: global max-pool change 0, 2x2 max-pool change {found.max_pool_change:.2f} "
@@ -78,6 +83,7 @@ def pool_row(found: Findings) -> Row:
                "features (01, 07)")
 
 
+@checked
 def part_whole_row(measured: Measured) -> Row:
     fooled = {name: [k for k in faces.SCRAMBLED_KINDS if r[k] > 0.5]
               for name, r in measured.face_rates.items()}
@@ -93,25 +99,31 @@ def part_whole_row(measured: Measured) -> Row:
                "a whole", text, verdict)
 
 
+@checked
 def mean_line(o: OverSeeds) -> str:
     """A mean over training seeds with the half-width of its 95 % t interval, in %."""
     return f"{o.mean:.2f} ± {o.half_width:.2f} %"
 
 
-def not_final(affine: Affine) -> str:
+@checked
+def not_final(affine: Record(Affine)) -> str:
     """"" or why the shipped pair's verdict is not final (a run still improving)."""
     return (f" (not final: {', '.join(affine.unfinished)} still improving)"
             if affine.unfinished else "")
 
 
-def affine_verdicts(affine: Affine, other: str) -> tuple[str, str]:
+@checked
+def affine_verdicts(affine: Record(Affine),
+                    other: Choice("a model 08 compares its CapsNet with", *OTHERS)
+                    ) -> tuple[str, str]:
     """The CapsNet against ``other`` in two words each: over training seeds, and the shipped
     pair image by image."""
     names = SIDES[other]
     return leader(affine.over_seeds[other], *names), leader(affine.shipped[other], *names)
 
 
-def viewpoint_row(measured: Measured, found: Findings, affine: Affine) -> Row:
+@checked
+def viewpoint_row(measured: Measured, found: Findings, affine: Record(Affine)) -> Row:
     text = (f"08 (all 10,000 digits): affNIST-style over {affine.n_seeds} training seeds each, "
             f"CapsNet {mean_line(affine.means['affnist-capsnet'])}, CNN "
             f"{mean_line(affine.means['affnist-cnn'])} (the shipped pair: "
@@ -127,7 +139,8 @@ def viewpoint_row(measured: Measured, found: Findings, affine: Affine) -> Row:
                "vs 66 %)", text, verdict)
 
 
-def routing_row(affine: Affine, routing: RoutingComparisons) -> Row:
+@checked
+def routing_row(affine: Record(Affine), routing: Record(RoutingComparisons)) -> Row:
     """07's, 08's and 09's routing comparisons, 09's as 09 prints them: 3 iterations' error minus
     1's, seed by seed, with and without the reconstruction loss, among all of 09's one-change
     comparisons, with how many crossed the line beside chance."""
@@ -155,7 +168,8 @@ def routing_row(affine: Affine, routing: RoutingComparisons) -> Row:
     return Row("routing", "routing by agreement is what makes capsules work", text, verdict)
 
 
-def cost_row(measured: Measured, gpu: RecordedCost) -> Row:
+@checked
+def cost_row(measured: Measured, gpu: Record(RecordedCost)) -> Row:
     speed, total = measured.seconds_per_1000, measured.total
     text = (f"05 (here): the paper's CapsNet, {total / 1e6:.0f} M multiply-adds per image, "
             f"routing {100 * measured.macs[ROUTING] / total:.1f} % of them; 08's pair (equal "
@@ -169,7 +183,8 @@ def cost_row(measured: Measured, gpu: RecordedCost) -> Row:
     return Row("cost", "capsules are slow", text, verdict)
 
 
-def maturity_row(bugs: BugComparisons) -> Row:
+@checked
+def maturity_row(bugs: Record(BugComparisons)) -> Row:
     """09's bug zoo: each bug against the correct run, paired, beside 09's seed noise."""
     effects, hidden = bugs.effects, bugs.hidden
     text = (f"09: {len(effects)} bugs that public CapsNets shipped, each trained beside the "
@@ -185,6 +200,7 @@ def maturity_row(bugs: BugComparisons) -> Row:
     return Row("maturity", "CNNs are mature; capsules are a research idea", text, verdict)
 
 
+@checked
 def equivariance_row(found: Findings) -> Row:
     text = (f"§3: the G-CNN's layers are off by {found.gcnn_error:.0e} after a quarter turn, the "
             f"CNN's by {found.cnn_error:.1f} or more; §2: a read-out finds a turned digit's angle "
@@ -197,6 +213,7 @@ def equivariance_row(found: Findings) -> Row:
     return Row("equivariance", "capsules are equivariant; CNNs are invariant", text, verdict)
 
 
+@checked
 def rows(measured: Measured, found: Findings, manifest: dict, records: Records) -> list[Row]:
     """One row per claim of the seed, from ``measure``'s ``measured``, notebook 10's ``found``,
     the checkpoints' ``manifest`` (which says whether 08's runs were still improving) and the
@@ -210,6 +227,7 @@ def rows(measured: Measured, found: Findings, manifest: dict, records: Records) 
             equivariance_row(found)]
 
 
+@checked
 def markdown(table_rows) -> str:
     """The rows as a Markdown table under ``COLUMNS``, the claim in bold; a cell holding a pipe
     would split its row, so it is refused."""

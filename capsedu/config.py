@@ -19,6 +19,8 @@ from pathlib import Path
 
 import torch
 
+from .validate import checked
+
 _FLAG_VALUES = {"": False, "0": False, "false": False, "no": False, "off": False,
                 "1": True, "true": True, "yes": True, "on": True}
 
@@ -59,6 +61,7 @@ def data_root() -> Path:
     return _REPO_DATA if _REPO_DATA.is_dir() else Path.cwd() / "data"
 
 
+@checked
 def pick(full, quick):
     """Return ``quick`` in quick mode and ``full`` otherwise, e.g. ``epochs = pick(3, 1)``."""
     return quick if QUICK else full
@@ -69,6 +72,7 @@ def device() -> torch.device:
     return torch.device("cuda" if torch.cuda.is_available() else "cpu")
 
 
+@checked
 def model_device(model: torch.nn.Module) -> torch.device:
     """Where ``model`` is: the device of its first parameter (or buffer); the CPU for a model
     with neither. The course's device rule: a function given a model runs where the model is."""

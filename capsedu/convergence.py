@@ -11,6 +11,8 @@ from typing import NamedTuple
 import numpy as np
 from scipy import stats
 
+from .validate import Float, Int, checked
+
 PATIENCE = 3  # the course's rule: a run has converged after 3 epochs without a held-out gain
 
 # A run that met the rule may still be climbing slowly, its gains spread over epochs that each
@@ -21,6 +23,11 @@ PATIENCE = 3  # the course's rule: a run has converged after 3 epochs without a 
 # differences notebooks 08-10 judge; slower climbs are a few held-out images an epoch.
 TREND_EPOCHS = 8
 TREND_MIN = 0.1
+
+# A run's held-out accuracy of every epoch (0..1), a list or a tuple (a record's)
+Accuracy = Float("a held-out accuracy, from 0 to 1", ge=0, le=1)
+Scores = list[Accuracy] | tuple[Accuracy, ...]
+Patience = Int("epochs without a held-out gain that stop a run", ge=1, le=1000)
 
 
 class Trend(NamedTuple):
@@ -35,7 +42,9 @@ class Trend(NamedTuple):
         return self.slope > TREND_MIN and self.p_value < 0.05
 
 
-def trend(scores: list[float], epochs: int = TREND_EPOCHS) -> Trend:
+@checked
+def trend(scores: Scores, epochs: Int("the last epochs at most", ge=1, le=1000) = TREND_EPOCHS
+          ) -> Trend:
     """``Trend`` of the held-out accuracies ``scores`` (0..1, one per epoch) over the second half
     of them, at most the last ``epochs`` (fewer than 3 epochs never count as rising)."""
     last = 100 * np.asarray(scores[-min(epochs, len(scores) // 2):], dtype=float)
@@ -46,13 +55,15 @@ def trend(scores: list[float], epochs: int = TREND_EPOCHS) -> Trend:
     return Trend(float(fit.slope), float(one_sided), len(last))
 
 
-def finished(scores: list[float], patience: int = PATIENCE) -> bool:
+@checked
+def finished(scores: Scores, patience: Patience = PATIENCE) -> bool:
     """Whether a verdict may rest on a run with these held-out ``scores``: it met the rule
     (``converged``) and its last epochs are not still rising (``trend``)."""
     return converged(scores, patience) and not trend(scores).rising
 
 
-def training_status(metrics: dict, patience: int = PATIENCE) -> str:
+@checked
+def training_status(metrics: dict, patience: Patience = PATIENCE) -> str:
     """How a recorded run (a manifest row's ``metrics``) ended, in words: converged by the rule,
     still rising over its last epochs although the rule stopped it, or still improving when its
     budget ran out (a verdict resting on either of the last two is not final)."""
@@ -70,7 +81,8 @@ def training_status(metrics: dict, patience: int = PATIENCE) -> str:
     return f"{kept}: converged, no held-out gain in the {len(scores) - best} epochs after it"
 
 
-def verdict(comparison, runs: dict[str, dict], patience: int = PATIENCE) -> str:
+@checked
+def verdict(comparison, runs: dict[str, dict], patience: Patience = PATIENCE) -> str:
     """A comparison's line (``statistics.paired`` or ``seed_difference``) with the state of the
     recorded runs it rests on (``runs``: name -> manifest row): final only when every one of them
     has finished (``finished``: converged and no longer rising); otherwise it names the others."""
@@ -80,25 +92,29 @@ def verdict(comparison, runs: dict[str, dict], patience: int = PATIENCE) -> str:
     return f"{comparison}; NOT FINAL: {', '.join(improving)} still improving"
 
 
-def still_improving(runs: dict[str, dict], patience: int = PATIENCE) -> list[str]:
+@checked
+def still_improving(runs: dict[str, dict], patience: Patience = PATIENCE) -> list[str]:
     """The names of the recorded runs (name -> manifest row) that had not finished
     (``finished``)."""
     return [name for name, row in runs.items()
             if not finished(row["metrics"]["validation_by_epoch"], patience)]
 
 
-def held_out_scores(history: list[dict]) -> list[float]:
+@checked
+def held_out_scores(history: list) -> list[float]:
     """The held-out accuracy of every epoch of a ``fit`` history."""
     return [h["validation_accuracy"] for h in history]
 
 
-def chosen_epoch(history: list[dict]) -> dict:
+@checked
+def chosen_epoch(history: list) -> dict:
     """The epoch ``fit`` keeps when it has a validation set: the first with the best
     ``validation_accuracy``."""
     return max(history, key=lambda h: h["validation_accuracy"])  # max keeps the first of ties
 
 
-def converged(scores: list[float], patience: int = PATIENCE) -> bool:
+@checked
+def converged(scores: Scores, patience: Patience = PATIENCE) -> bool:
     """The stopping rule, on the held-out accuracy of every epoch so far (a manifest's
     ``validation_by_epoch``): the best epoch (the first of ties, as ``chosen_epoch``) lies
     ``patience`` or more epochs before the last one, i.e. that many epochs in a row brought no
@@ -106,7 +122,11 @@ def converged(scores: list[float], patience: int = PATIENCE) -> bool:
     return len(scores) - best_epoch(scores) >= patience
 
 
-def best_epoch(scores: list[float]) -> int:
+@checked
+def best_epoch(scores: Scores) -> int:
     """The epoch (from 1) with the best held-out accuracy, the first of ties (as ``chosen_epoch``
     picks from a history)."""
+    if not scores:
+        raise ValueError("best_epoch(): scores must hold the held-out accuracy of at least one "
+                         "epoch, got none; train an epoch with validation first")
     return scores.index(max(scores)) + 1

@@ -11,8 +11,8 @@ from typing import NamedTuple
 import torch
 
 from . import config
-from .capsnet import MAX_SIZE, CapsNet, CapsNetConfig
-from .validate import Int, Tensor, check_memory, checked
+from .capsnet import CapsNet, CapsNetConfig
+from .validate import MAX_WIDTH, Int, Tensor, check_memory, checked
 
 # Fig. 4: "tweaked by intervals of 0.05 in the range [-0.25, 0.25]": 11 values, 0 in the middle
 MAX_DELTA = 0.25
@@ -20,7 +20,7 @@ DELTAS = 0.05 * torch.arange(-5, 6)  # [11]: -0.25, -0.20, ..., 0, ..., +0.25
 MAX_DIGITS = 60_000  # digits of one class to study: MNIST's training split holds fewer
 
 Capsules = Tensor("digit capsules [n_classes, digit_dim]", ndim=2, floating=True)
-Label = Int("a class: the capsule to edit", ge=0, le=MAX_SIZE)  # MAX_SIZE: CapsNetConfig's classes
+Label = Int("a class: the capsule to edit", ge=0, le=MAX_WIDTH)  # CapsNetConfig's classes
 
 
 @checked
@@ -33,7 +33,7 @@ def encode(model: CapsNet, images: Tensor("images [B, 1, 28, 28]", ndim=4, pixel
 
 
 @checked
-def check_deltas(deltas, dim: Int("pose dimensions", ge=1, le=MAX_SIZE) | None = None
+def check_deltas(deltas, dim: Int("pose dimensions", ge=1, le=MAX_WIDTH) | None = None
                  ) -> torch.Tensor:
     """``deltas`` as a float tensor ``[dim]`` (any length when ``dim`` is None); ValueError
     unless each is in [-0.25, 0.25]."""
@@ -174,8 +174,8 @@ def dimension_profile(model: CapsNet, images: Tensor("digits [N, 1, 28, 28]", nd
 
 @checked
 def couplings_on_grid(routing, example: Int("an image of the batch", ge=0),
-                      j: Int("a digit capsule", ge=0, le=MAX_SIZE),
-                      n_maps: Int("primary capsule maps", ge=1, le=MAX_SIZE)) -> torch.Tensor:
+                      j: Int("a digit capsule", ge=0, le=MAX_WIDTH),
+                      n_maps: Int("primary capsule maps", ge=1, le=MAX_WIDTH)) -> torch.Tensor:
     """The coupling coefficients c_ij of ``example`` from every primary capsule i to digit
     capsule ``j``, per routing iteration, laid out as the primary grid: ``[iterations, n_maps,
     grid, grid]`` (capsule index i runs over (map, row, col), see ``PrimaryCapsules``)."""

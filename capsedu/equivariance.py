@@ -28,16 +28,15 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .capsnet import MAX_SIZE
 from .data import faces
 from .data import transformed_mnist as tm
 from .group_conv import N_ROTATIONS, rotate_c4
 from .loop import predict
 from .parts.pose_net import rotation_sweep
-from .validate import Choice, Float, Int, Tensor, checked
+from .validate import MAX_SIDE, MAX_WIDTH, Choice, Float, Int, Tensor, checked
 
 MNIST_SIDE = 28  # digits are turned on their own 28x28 canvas (their ink stays inside)
-MAX_SHIFT = tm.MAX_SIDE  # a shift past the largest canvas leaves nothing of any image
+MAX_SHIFT = MAX_SIDE  # a shift past the largest canvas leaves nothing of any image
 MAX_MAP = 1024  # a feature map drawn for a learner: 1024 x 1024 is already 4 MB of floats
 
 Images = Tensor("images [B, C, H, W]", ndim=4, floating=True)
@@ -325,7 +324,7 @@ def capsule_angle_readout(capsnet: nn.Module, images: Digits, labels: Labels, an
 
 @checked
 def confusion_at(model: nn.Module, images: Digits, labels: Labels, rotation: Float("degrees"),
-                 n_classes: Int("classes", ge=1, le=MAX_SIZE) = 10) -> np.ndarray:
+                 n_classes: Int("classes", ge=1, le=MAX_WIDTH) = 10) -> np.ndarray:
     """``[n_classes, n_classes]``: row y, column k is the share of the digits of class y
     (``images`` ``[N, 1, 28, 28]``, ``labels`` ``[N]``) that ``model`` reads as k once turned by
     ``rotation`` degrees; the diagonal is each class's accuracy. A class with no digits gets a
@@ -356,8 +355,8 @@ def six_nine(model: nn.Module, images: Digits, labels: Labels,
 @torch.no_grad()
 def rotation_state(gcnn: nn.Module, cnn: nn.Module, digit: Digit,
                    rotation: Float("degrees, counter-clockwise") = 0.0,
-                   layer: Int("a layer of the G-CNN", ge=0, le=MAX_SIZE) = 0,
-                   channel: Int("a channel of that layer", ge=0, le=MAX_SIZE) = 0,
+                   layer: Int("a layer of the G-CNN", ge=0, le=MAX_WIDTH) = 0,
+                   channel: Int("a channel of that layer", ge=0, le=MAX_WIDTH) = 0,
                    face_model: nn.Module | None = None) -> dict:
     """What notebook 10's widget shows for one MNIST ``digit`` ``[1, 28, 28]`` turned by
     ``rotation`` degrees (counter-clockwise), read by a ``C4CNN`` and a ``PlainCNN``:

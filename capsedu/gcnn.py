@@ -17,8 +17,16 @@ import torch
 from torch import nn
 
 from .baselines import Classes, LogitClassifier
-from .group_conv import MAX_CHANNELS, MAX_KERNEL, N_ROTATIONS, GroupConv, LiftingConv
-from .validate import Int, check_finite, check_memory, check_model_dtype, check_shape, checked
+from .group_conv import MAX_KERNEL, N_ROTATIONS, GroupConv, LiftingConv
+from .validate import (
+    MAX_WIDTH,
+    Int,
+    check_finite,
+    check_memory,
+    check_model_dtype,
+    check_shape,
+    checked,
+)
 
 # The anchor's size: five layers of 16 channels (x 4 rotations), every filter 5x5; pooling after
 # the first and the third layer (28 -> 14 -> 7) costs less than half the time of pooling after the
@@ -29,7 +37,7 @@ ANCHOR_POOLS = (0, 2)
 # Bounds on a stack's sizes, far past the anchor's (16 channels, 5x5 filters, 5 layers); the
 # weights of the whole stack are estimated against the memory too (``_check_weights``).
 MAX_LAYERS = 256  # a pool index names one of the stack's layers (the anchor has 5)
-Width = Int("a layer's channels", ge=1, le=MAX_CHANNELS)
+Width = Int("a layer's channels", ge=1, le=MAX_WIDTH)
 Widths = tuple[Width, ...] | list[Width]  # one per layer, a tuple or a list
 Kernel = Int("a filter's side, odd", ge=1, le=MAX_KERNEL)
 Pools = (tuple[Int("a layer a 2x2 max-pool follows", ge=0, le=MAX_LAYERS), ...]

@@ -17,12 +17,11 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .validate import Int, Tensor, check_memory, check_shape, checked
+from .validate import MAX_WIDTH, Int, Tensor, check_memory, check_shape, checked
 
 N_ROTATIONS = 4  # C4: the turns by 0, 90, 180 and 270 degrees
 # Bounds on a layer's sizes, far past 10's (16 channels, 5x5 filters); a layer's weights are
 # estimated against the memory too, since sizes in range can still multiply past it.
-MAX_CHANNELS = 4096
 MAX_KERNEL = 255  # a filter's side: 10's are 5 pixels; 255 is wider than any image here
 
 
@@ -91,8 +90,8 @@ class LiftingConv(_C4Conv):
     each filter in its four orientations ("lifting" the image onto the group)."""
 
     @checked
-    def __init__(self, in_channels: Int("the image's channels", ge=1, le=MAX_CHANNELS),
-                 out_channels: Int("filters, each in four orientations", ge=1, le=MAX_CHANNELS),
+    def __init__(self, in_channels: Int("the image's channels", ge=1, le=MAX_WIDTH),
+                 out_channels: Int("filters, each in four orientations", ge=1, le=MAX_WIDTH),
                  kernel_size: Int("a filter's side, odd", ge=1, le=MAX_KERNEL)):
         super().__init__((out_channels, in_channels, kernel_size, kernel_size),
                          in_channels * kernel_size**2, lifting_filters)
@@ -109,9 +108,9 @@ class GroupConv(_C4Conv):
 
     @checked
     def __init__(self, in_channels: Int("the input's channels (each with 4 rotations)", ge=1,
-                                        le=MAX_CHANNELS),
+                                        le=MAX_WIDTH),
                  out_channels: Int("filters, each in four transformed copies", ge=1,
-                                   le=MAX_CHANNELS),
+                                   le=MAX_WIDTH),
                  kernel_size: Int("a filter's side, odd", ge=1, le=MAX_KERNEL)):
         super().__init__((out_channels, in_channels, N_ROTATIONS, kernel_size, kernel_size),
                          in_channels * N_ROTATIONS * kernel_size**2, group_filters)

@@ -5,14 +5,12 @@ from torch import nn
 
 from .functional import squash
 from .routing import MAX_ITERATIONS, RoutingResult, Step, dynamic_routing, routing_step
-from .validate import Flag, Int, check_memory, check_shape, checked
+from .validate import MAX_IMAGE, MAX_WIDTH, Flag, Int, check_memory, check_shape, checked
 
 # Bounds on a layer's sizes, as capsnet.CapsNetConfig's (every config it accepts builds): far
 # past the paper's (256 channels, 32 maps, 16D, 9x9 kernels), so that a typo is refused before it
 # allocates; the weights' memory is estimated up front too, since sizes in range can still
 # multiply past it.
-MAX_SIZE = 4096  # channels, maps, a capsule's dimensions, parents
-MAX_KERNEL = 1024  # a kernel's side or stride, in pixels
 # children of a RoutingCapsules layer: a 1024x1024 grid of one map (the paper has 1,152); W then
 # holds n_in x n_out x d_out x d_in numbers, checked against the memory
 MAX_CHILDREN = 1_000_000
@@ -26,11 +24,11 @@ class PrimaryCapsules(nn.Module):
     """
 
     @checked
-    def __init__(self, in_channels: Int("input channels", ge=1, le=MAX_SIZE) = 256,
-                 n_maps: Int("capsule maps", ge=1, le=MAX_SIZE) = 32,
-                 dim: Int("a capsule's dimensions", ge=1, le=MAX_SIZE) = 8,
-                 kernel_size: Int("the kernel's side", ge=1, le=MAX_KERNEL) = 9,
-                 stride: Int("the stride", ge=1, le=MAX_KERNEL) = 2):
+    def __init__(self, in_channels: Int("input channels", ge=1, le=MAX_WIDTH) = 256,
+                 n_maps: Int("capsule maps", ge=1, le=MAX_WIDTH) = 32,
+                 dim: Int("a capsule's dimensions", ge=1, le=MAX_WIDTH) = 8,
+                 kernel_size: Int("the kernel's side", ge=1, le=MAX_IMAGE) = 9,
+                 stride: Int("the stride", ge=1, le=MAX_IMAGE) = 2):
         # the convolution's weights and biases, float32, made in place
         check_memory(4 * n_maps * dim * (in_channels * kernel_size**2 + 1),
                      f"PrimaryCapsules' weights ({n_maps * dim:,} channels of {in_channels:,} x "
@@ -61,9 +59,9 @@ class RoutingCapsules(nn.Module):
 
     @checked
     def __init__(self, n_in: Int("input (child) capsules", ge=1, le=MAX_CHILDREN),
-                 d_in: Int("their dimensions", ge=1, le=MAX_SIZE),
-                 n_out: Int("output (parent) capsules", ge=1, le=MAX_SIZE),
-                 d_out: Int("their dimensions", ge=1, le=MAX_SIZE),
+                 d_in: Int("their dimensions", ge=1, le=MAX_WIDTH),
+                 n_out: Int("output (parent) capsules", ge=1, le=MAX_WIDTH),
+                 d_out: Int("their dimensions", ge=1, le=MAX_WIDTH),
                  iterations: Int("routing iterations", ge=1, le=MAX_ITERATIONS) = 3,
                  grad_through_routing: Flag("whether gradients flow through the routing "
                                             "iterations") = True,

@@ -25,7 +25,20 @@ from tqdm.auto import tqdm
 from . import config
 from .convergence import chosen_epoch, converged, held_out_scores
 from .data.transformed_mnist import translate
-from .validate import Flag, Float, Int, Seed, check_examples, check_pixels, checked
+from .validate import (
+    MAX_BATCH,
+    MAX_REPEATS,
+    MAX_SIDE,
+    MAX_WIDTH,
+    Flag,
+    Float,
+    Int,
+    Seed,
+    Tensor,
+    check_examples,
+    check_pixels,
+    checked,
+)
 
 PROGRESS_UPDATES_PER_S = 2  # how often a live progress bar may redraw
 # and how many times in all, however slow the machine: a bar's messages to the browser stay
@@ -42,10 +55,12 @@ SCORING_BATCH = 32
 # Upper bounds on what a caller can ask fit for, far past the course's recipes (at most 40
 # epochs, batches of 128): a typo is refused before it trains for days or fills the memory.
 MAX_EPOCHS = 1000
-MAX_BATCH = 65_536
+BatchSize = Int("images per batch", ge=1, le=MAX_BATCH)
+Progress = Flag("True to show a progress bar")
 
 
-def seed_everything(seed: int) -> torch.Generator:
+@checked
+def seed_everything(seed: Seed) -> torch.Generator:
     """Seed Python, NumPy and torch; return a torch generator for data shuffling."""
     random.seed(seed)
     np.random.seed(seed)
@@ -53,7 +68,11 @@ def seed_everything(seed: int) -> torch.Generator:
     return torch.Generator().manual_seed(seed)
 
 
-def random_shift(images: torch.Tensor, generator=None, max_shift: int = 2) -> torch.Tensor:
+@checked
+def random_shift(images: Tensor("images [B, C, H, W]", ndim=4, pixels=True),
+                 generator: torch.Generator | None = None,
+                 max_shift: Int("pixels each image moves at most", ge=0, le=MAX_SIDE) = 2
+                 ) -> torch.Tensor:
     """Move each image by up to ``max_shift`` pixels in x and in y, filling with zeros.
 
     The paper's only augmentation: "shifted by up to 2 pixels in each direction with zero
@@ -125,7 +144,9 @@ def fit(model: nn.Module, train,
     return run.history
 
 
-def train_one_epoch(model, batches, optimizer, device, bar) -> dict:
+@checked
+def train_one_epoch(model: nn.Module, batches, optimizer: torch.optim.Optimizer, device,
+                    bar) -> dict:
     """One pass over the training ``batches`` (``training_batches``): forward, loss, backward,
     step. Returns the epoch's mean ``loss`` and ``train_accuracy``, its ``seconds``, and the curves
     under them, one number per step: ``batch_loss`` and ``batch_accuracy`` (the share of the batch
@@ -155,7 +176,9 @@ def train_one_epoch(model, batches, optimizer, device, bar) -> dict:
             "batch_accuracy": batch_accuracy if classifies else None}
 
 
-def training_batches(rows, generator, compose=None, augment=None):
+@checked
+def training_batches(rows, generator: torch.Generator, compose: Callable | None = None,
+                     augment: Callable | None = None):
     """Each training batch as the model sees it: the shuffled ``rows`` of a batch, made into
     examples by ``compose(*rows, generator)`` (e.g. MultiMNIST pairs out of single digits), their
     images transformed by ``augment(x, generator)`` (e.g. the paper's random shifts). Both draw
@@ -183,7 +206,8 @@ class Run:
     made_with: dict  # what the run is: a state file of another run is refused
 
 
-def check_fit(train, validation, batch_size: int, patience: int | None, compose) -> None:
+@checked
+def check_fit(train, validation, batch_size: BatchSize, patience: int | None, compose) -> None:
     """What ``fit``'s declarations cannot say, refused before any training with a sentence that
     says what to do: the examples, and the arguments that go together."""
     check_examples(train, "train")
@@ -198,8 +222,9 @@ def check_fit(train, validation, batch_size: int, patience: int | None, compose)
                          "more rows or pass a smaller batch_size")
 
 
-def begin(model, train, seed, batch_size, lr, lr_decay, compose, start, device,
-          keeps_best: bool, patience: int | None = None) -> Run:
+@checked
+def begin(model: nn.Module, train, seed: Seed, batch_size: BatchSize, lr: float, lr_decay: float,
+          compose, start, device, keeps_best: bool, patience: int | None = None) -> Run:
     """A run's first state: from scratch, or continuing ``start = (weights, history)`` from the
     epoch it kept, with the learning rate where the schedule had brought it (Adam's moments start
     afresh, and the draws come from ``seed + len(history)``, so the continuation does not replay
@@ -225,7 +250,9 @@ def begin(model, train, seed, batch_size, lr, lr_decay, compose, start, device,
     return Run(loader, generator, optimizer, scheduler, history, best, made_with)
 
 
-def keep_best(run: Run, model, validation, batch_size: int, progress: bool) -> None:
+@checked
+def keep_best(run: Run, model: nn.Module, validation, batch_size: BatchSize, progress: Progress
+              ) -> None:
     """Score the held-out ``validation`` examples after an epoch (in batches of ``batch_size``, as
     the model trained: a model whose predictions depend on the rest of their batch, a bug of
     notebook 09, is scored as it was trained), and keep the weights of the best epoch (the
@@ -236,7 +263,8 @@ def keep_best(run: Run, model, validation, batch_size: int, progress: bool) -> N
         run.best = {k: v.detach().clone() for k, v in model.state_dict().items()}
 
 
-def save_state(run: Run, model, state_path: Path | None) -> None:
+@checked
+def save_state(run: Run, model: nn.Module, state_path: Path | None) -> None:
     """Save everything needed to continue at ``state_path`` (nothing without one): weights,
     optimizer, schedule, random state, history and best weights. A run stopped while saving keeps
     the last state whole (it is written beside, then put in place)."""
@@ -251,7 +279,8 @@ def save_state(run: Run, model, state_path: Path | None) -> None:
     os.replace(partial, state_path)
 
 
-def resume(run: Run, model, state_path: Path | None, epochs: int) -> None:
+@checked
+def resume(run: Run, model: nn.Module, state_path: Path | None, epochs: int) -> None:
     """Continue from the state ``save_state`` left at ``state_path``, if there is one: a state of
     another run (``made_with``), or of a run already longer than ``epochs``, is refused, not
     silently resumed (its record would name a command that did not make it)."""
@@ -273,6 +302,7 @@ def resume(run: Run, model, state_path: Path | None, epochs: int) -> None:
     run.history, run.best = state["history"], state.get("best")
 
 
+@checked
 def check_same_run(saved: dict, now: dict, state_path) -> None:
     """Refuse to resume from ``state_path`` when the run that ``saved`` it differs from this one
     (``now``): another model, seed, number of training examples (``--limit``) or schedule."""
@@ -284,7 +314,8 @@ def check_same_run(saved: dict, now: dict, state_path) -> None:
                          "to start afresh")
 
 
-def progress_bar(iterable, desc: str, progress: bool = True, **kwargs):
+@checked
+def progress_bar(iterable, desc: str, progress: Progress = True, **kwargs):
     """A bar over ``iterable`` (``progress=False``: none). Live, tqdm.auto's (a widget in a
     notebook), redrawn at most ``PROGRESS_UPDATES_PER_S`` times a second and ``PROGRESS_REDRAWS``
     times in all (so a slow machine sends no more messages than a fast one), which it erases when
@@ -303,7 +334,9 @@ def progress_bar(iterable, desc: str, progress: bool = True, **kwargs):
                 mininterval=1 / PROGRESS_UPDATES_PER_S, **every, **kwargs)
 
 
-def is_correct(predictions: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+@checked
+def is_correct(predictions: Tensor("predicted classes [B], or [B, k]"),
+               labels: Tensor("their labels [B], or [B, k]")) -> torch.Tensor:
     """Whether each example is read right ``[B]``: its prediction equals its label ``[B]``, or,
     for a set of classes ``[B, k]`` (a MultiMNIST pair's two digits), it has all k of them."""
     if labels.ndim == 1:
@@ -312,7 +345,9 @@ def is_correct(predictions: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
     return (predictions.sort(dim=1).values == labels.sort(dim=1).values).all(dim=1)
 
 
-def confusion(labels: torch.Tensor, predictions: torch.Tensor, n_classes: int = 10) -> torch.Tensor:
+@checked
+def confusion(labels: Tensor("labels [N]", ndim=1), predictions: Tensor("predictions [N]", ndim=1),
+              n_classes: Int("classes", ge=1, le=MAX_WIDTH) = 10) -> torch.Tensor:
     """``[n_classes, n_classes]`` counts: row t, column p is how many examples of class t
     (``labels`` ``[N]``) were read as p (``predictions`` ``[N]``); the diagonal is those read
     right."""
@@ -327,8 +362,10 @@ def confusion(labels: torch.Tensor, predictions: torch.Tensor, n_classes: int = 
         n_classes, n_classes)
 
 
+@checked
 @torch.no_grad()
-def predict(model, images, batch_size=SCORING_BATCH, progress=False) -> torch.Tensor:
+def predict(model: nn.Module, images, batch_size: BatchSize = SCORING_BATCH,
+            progress: Progress = False) -> torch.Tensor:
     """``model.predict`` on ``images`` ``[N, C, H, W]`` in batches, where the model is: labels
     ``[N]`` (``[N, 2]`` for a two-digit model) on the CPU (``_in_batches``).
 
@@ -341,8 +378,10 @@ def predict(model, images, batch_size=SCORING_BATCH, progress=False) -> torch.Te
     return _in_batches(model, model.predict, images, batch_size, progress)
 
 
+@checked
 @torch.no_grad()
-def probabilities(model, images, batch_size=SCORING_BATCH, progress=False) -> torch.Tensor:
+def probabilities(model: nn.Module, images, batch_size: BatchSize = SCORING_BATCH,
+                  progress: Progress = False) -> torch.Tensor:
     """The softmax over the classes of a classifier whose forward pass gives logits (the CNNs,
     the G-CNN), for ``images`` ``[N, C, H, W]`` in batches (as ``predict``): ``[N, classes]`` on
     the CPU."""
@@ -350,6 +389,7 @@ def probabilities(model, images, batch_size=SCORING_BATCH, progress=False) -> to
                        progress)
 
 
+@checked
 def as_images(images) -> torch.Tensor:
     """``images`` as a float tensor ``[N, C, H, W]`` (a NumPy array or nested lists converted);
     a clear error for an empty batch, and for 0-255 integer pixels or NaN (``check_pixels``)."""
@@ -387,7 +427,10 @@ def _in_batches(model, score, images, batch_size, progress) -> torch.Tensor:
         model.train(was_training)
 
 
-def time_predict(models: dict, images, repeats: int = 3) -> dict[str, float]:
+@checked
+def time_predict(models: dict, images,
+                 repeats: Int("timed runs of each model", ge=1, le=MAX_REPEATS) = 3
+                 ) -> dict[str, float]:
     """Median seconds per image that ``predict`` takes on ``images``, for each of ``models`` (name
     -> model). A first call of each is not timed (memory and kernels get set up); the models
     take turns within every round, so that load from other processes hits all of them alike and
@@ -403,7 +446,9 @@ def time_predict(models: dict, images, repeats: int = 3) -> dict[str, float]:
     return {name: float(np.median(seconds)) / len(images) for name, seconds in times.items()}
 
 
-def evaluate(model, data, batch_size=SCORING_BATCH, progress=False) -> float:
+@checked
+def evaluate(model: nn.Module, data, batch_size: BatchSize = SCORING_BATCH,
+             progress: Progress = False) -> float:
     """Accuracy of ``model.predict`` on ``data = (images, labels)``: the share of examples read
     right (``is_correct``; for pairs, both digits). ``progress``: a bar."""
     images, labels = data

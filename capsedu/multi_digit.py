@@ -18,9 +18,9 @@ import torch
 import torch.nn.functional as F
 
 from .baselines import Channels, Classes, Dropout, ImageSide, MaxPoolCNN, Widths
-from .capsnet import MAX_SIZE, MULTIMNIST, CapsNet, CapsNetConfig
+from .capsnet import MULTIMNIST, CapsNet, CapsNetConfig
 from .functional import class_targets
-from .validate import Int, Tensor, check_labels, check_shape, checked
+from .validate import MAX_WIDTH, Int, Tensor, check_labels, check_shape, checked
 
 Scores = Tensor("scores [batch, n_classes], one per class", ndim=2)
 
@@ -33,7 +33,7 @@ def two_largest(scores: Scores) -> torch.Tensor:
 
 
 @checked
-def two_digit_score(scores: Scores, label: Int("the class scored", ge=0, le=MAX_SIZE - 1)
+def two_digit_score(scores: Scores, label: Int("the class scored", ge=0, le=MAX_WIDTH - 1)
                     ) -> tuple[torch.Tensor, torch.Tensor]:
     """Class ``label``'s score ``[B]`` and the score it must beat to be one of the two classes
     read ``[B]``: the second highest of the other classes' scores."""

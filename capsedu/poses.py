@@ -16,18 +16,39 @@ matrices: a part whose pose is P predicts a face with pose P W (notebooks 04 and
 
 import numpy as np
 
+from .validate import Array, Float, Tensor, checked
 
-def wrap_angle(angle):
-    """An angle (degrees; a number or an array) wrapped into [-180, 180): the same direction."""
+# A pose's numbers: one pose, or arrays of many (of one shape, or shapes that broadcast)
+X = Float("x, a fraction of the image's width") | Array("x of many poses")
+Y = Float("y, a fraction of the image's height, growing downward") | Array("y of many poses")
+Angle = Float("an angle in degrees, counter-clockwise on screen") | Array("angles in degrees")
+Scale = Float("a scale: it multiplies lengths", gt=0) | Array("scales of many poses")
+
+
+@checked
+def wrap_angle(angle: Angle | Tensor("angles in degrees", floating=True, finite=True)):
+    """An angle (degrees; a number, an array or a tensor) wrapped into [-180, 180): the same
+    direction."""
     return (angle + 180) % 360 - 180
 
 
-def place(points, x, y, angle, scale) -> np.ndarray:
+@checked
+def place(points: Array("points [..., 2]: (u, v) in the pose's frame"), x: X, y: Y, angle: Angle,
+          scale: Scale) -> np.ndarray:
     """Map ``points`` ``[..., 2]`` (u, v) of a frame into the image by the pose (see above).
 
     e.g. +90 degrees sends a point below the centre, (0, +d), to its right, (+d, 0). The pose may
     be arrays of shape ``[m, 1]`` (m poses at once): the result is then ``[m, points, 2]``.
     """
+    if points.shape[-1:] != (2,):
+        raise ValueError(f"place(): points must be an array [..., 2] of (u, v) points, got shape "
+                         f"{points.shape}; give each point as a pair")
+    return _place(points, x, y, angle, scale)
+
+
+def _place(points, x, y, angle, scale) -> np.ndarray:
+    """``place`` without the checks at the door: the renderer calls it once per part (thousands
+    of times per data set), with poses it has checked already (``sprites._as_part``)."""
     a = np.radians(angle)
     c, s = np.cos(a), np.sin(a)
     points = np.asarray(points, dtype=float)
@@ -36,7 +57,8 @@ def place(points, x, y, angle, scale) -> np.ndarray:
     return np.stack([x + scale * (c * u + s * v), y + scale * (-s * u + c * v)], axis=-1)
 
 
-def pose_matrix(x, y, angle, scale) -> np.ndarray:
+@checked
+def pose_matrix(x: X, y: Y, angle: Angle, scale: Scale) -> np.ndarray:
     """The 3x3 matrix of a pose: ``pose_matrix(...) @ (u, v, 1)`` is ``place((u, v), ...)``.
 
     Scalars give one ``[3, 3]`` matrix; arrays of one shape ``S`` give ``[*S, 3, 3]``.
@@ -49,10 +71,14 @@ def pose_matrix(x, y, angle, scale) -> np.ndarray:
     return np.stack([np.stack(row, axis=-1) for row in rows], axis=-2)
 
 
-def pose_from_matrix(M: np.ndarray):
+@checked
+def pose_from_matrix(M: Array("pose matrices [..., 3, 3]")):
     """Inverse of ``pose_matrix``: (x, y, angle in (-180, 180], scale); floats for one ``[3, 3]``
     matrix, arrays of shape ``S`` for ``[*S, 3, 3]``."""
-    M = np.asarray(M, dtype=float)
+    if M.shape[-2:] != (3, 3):
+        raise ValueError(f"pose_from_matrix(): M must be pose matrices [..., 3, 3], got shape "
+                         f"{M.shape}; pass the 3x3 matrices of pose_matrix")
+    M = M.astype(float)
     scale = np.hypot(M[..., 0, 0], M[..., 1, 0])
     angle = np.degrees(np.arctan2(M[..., 0, 1], M[..., 0, 0]))
     pose = (M[..., 0, 2], M[..., 1, 2], angle, scale)

@@ -18,7 +18,7 @@ from .data import transformed_mnist as tm
 from .loop import evaluate, is_correct, predict
 from .recipes import how_made
 from .statistics import Paired, SeedDifference, paired, seed_difference
-from .validate import Choice, Flag, Float, Int, Tensor, check_choice, checked
+from .validate import MAX_SIDE, Choice, Flag, Float, Int, Tensor, checked
 
 MAX_GROUPS = 1000  # overlap groups: past this a group holds a handful of the 10,000 test pairs
 Digits = Tensor("MNIST digits [N, 1, 28, 28]", ndim=4, pixels=True)
@@ -40,10 +40,19 @@ QUOTED_AFFINE = {**{name: on_affine for name, (_, on_affine) in QUOTED.items()},
                  "Gu & Tresp 2020: Aff-CapsNet": 93.21}
 
 
+def _check_names(fn: str, argument: str, names, known: dict, what: str) -> None:
+    """Raise ``ValueError`` unless each of ``names`` is a key of ``known`` (a result's models,
+    by name): a name the result does not hold has nothing to read."""
+    for name in names:
+        if name not in known:
+            raise ValueError(f"{fn}(): {argument} must each be one of {what}: "
+                             f"{', '.join(map(repr, known))}; got {name!r}; pass one of those")
+
+
 @checked
 def sweep_accuracy(model: nn.Module, images: Digits, labels: Labels,
                    factor: Choice("the factor swept", *tm.SWEEPS), values=None,
-                   side: Int("the canvas side in pixels", ge=28, le=tm.MAX_SIDE) = tm.CANVAS
+                   side: Int("the canvas side in pixels", ge=28, le=MAX_SIDE) = tm.CANVAS
                    ) -> list[float]:
     """``model``'s accuracy on MNIST digits ``[N, 1, 28, 28]`` under one transformation at each
     value of a sweep (``transformed_mnist.sweep``; ``values`` default to ``SWEEPS[factor]``), on
@@ -80,8 +89,7 @@ def read_right(models: dict, images: Tensor("images [N, C, H, W]", ndim=4, pixel
     (``[N, 2]`` for pairs). ``iterations`` (name -> a number) routes that CapsNet so many times
     while it reads (``capsnet.routing_iterations``: the same weights, its own number after)."""
     iterations = iterations or {}
-    for name in iterations:
-        check_choice(name, "each name of iterations", dict.fromkeys(models, "one of models"))
+    _check_names("read_right", "iterations' names", iterations, models, "the names of models")
     right = {}
     for name, model in models.items():
         with (routing_iterations(model, iterations[name]) if name in iterations
@@ -172,9 +180,10 @@ def paired_verdict(sample: dict, full: dict, first: str, second: str,
     set (``full``: name -> booleans, from ``full_sets.read_right``) and on the sample this run
     measured (``sample``: name -> booleans, ``read_right``), and its verdict line
     (``sample_verdict``), resting on the recorded runs of the two names found in ``manifest``."""
-    for name in (first, second):
-        check_choice(name, "first and second", dict.fromkeys(sample, "a model read_right scored"))
-        check_choice(name, "first and second", dict.fromkeys(full, "a model of the record"))
+    _check_names("paired_verdict", "first and second", (first, second), sample,
+                 "the models read_right scored (sample)")
+    _check_names("paired_verdict", "first and second", (first, second), full,
+                 "the models of the record (full)")
     runs = {name: manifest[name] for name in (first, second) if name in manifest}
     if not runs:
         raise ValueError(f"neither {first!r} nor {second!r} is a recorded run of the manifest: a "
@@ -328,9 +337,8 @@ def seed_verdict(right: dict, first: str, second: str,
     architectures: a seed gives each its own initial weights)."""
     seeds = tuple(sorted(right))
     for seed in seeds:
-        for name in (first, second):
-            check_choice(name, "first and second", dict.fromkeys(right[seed], f"a reading of seed "
-                                                                              f"{seed}"))
+        _check_names("seed_verdict", "first and second", (first, second), right[seed],
+                     f"the readings of seed {seed}")
     a = tuple(100 * right[s][first].float().mean().item() for s in seeds)
     b = tuple(100 * right[s][second].float().mean().item() for s in seeds)
     return SeedVerdict(first, second, seeds, a, b,

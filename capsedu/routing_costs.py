@@ -25,16 +25,12 @@ from .costs import ROUTING_ROW, anatomy
 from .functional import squash
 from .layers import RoutingCapsules
 from .routing import MAX_ITERATIONS
-from .validate import Int, Seed, Tensor, check_memory, checked
+from .validate import MAX_BATCH, MAX_REPEATS, Int, Seed, Tensor, check_memory, checked
 
 # Bounds on the sizes a caller can time: far past any CapsNet of the course (1,152 primary
 # capsules of 8D, 10 parents of 16D, batches of 128)
 MAX_CAPSULES = 100_000
 MAX_DIM = 1024
-MAX_BATCH = 65_536
-# Each repeat runs every pass again: 1,000 training steps of the paper's CapsNet take about an
-# hour on a CPU, far past the 3 to 5 the notebooks take a median of.
-MAX_REPEATS = 1000
 
 Repeats = Int("timed runs of each pass; their median is reported", ge=1, le=MAX_REPEATS)
 Images = Tensor("a batch of images [B, C, H, W]", ndim=4)

@@ -30,34 +30,45 @@ import torch
 from . import checkpoints, config, full_sets
 from .recipes import command_line, run_recipe, seeded_name
 from .train import experiment_parser, record_missing, results_file, seed_int
+from .validate import Choice, Flag, Int, Seed, checked
 
 RESULTS = "affnist_seeds.json"
 COMMAND = "python -m capsedu.seed_runs"
 RECIPES = ("affnist-capsnet", "affnist-capsnet-1iter", "affnist-cnn")
 SEEDS = (0, 1, 2)
 TEST_SETS = ("translated", "affnist-style")
+Recipe = Choice("one of 08's affNIST recipes", *RECIPES)
+TestSet = Choice("a full test set of 08", *TEST_SETS)
+Limit = Int("a trial: the first N training examples and test images only", ge=1, le=60_000)
 
 
-def run_name(recipe: str, seed: int) -> str:
+@checked
+def run_name(recipe: Recipe, seed: Seed) -> str:
     """A record's key: ``"affnist-cnn, seed 1"``."""
     return f"{recipe}, seed {seed}"
 
 
-def readings(recipe: str) -> dict[str, int | None]:
+@checked
+def readings(recipe: Recipe) -> dict[str, int | None]:
     """What each trained model is read as: its own routing (``None``), and for the routing
     CapsNet also 1 iteration at test time (``full_sets.ROUTED_OTHERWISE``)."""
     once = {its for (test_set, name), its in full_sets.ROUTED_OTHERWISE.items() if name == recipe}
     return {recipe: None} | {full_sets.reading(recipe, its): its for its in once}
 
 
-def score(model: torch.nn.Module, test_set: str, iterations: int | None, limit=None) -> dict:
+@checked
+def score(model: torch.nn.Module, test_set: TestSet, iterations: full_sets.Iterations,
+          limit: Limit | None = None) -> dict:
     """One reading of ``model`` on the full ``test_set`` (its first ``limit`` images in a trial):
     ``{"n", "accuracy", "wrong": [rows read wrong]}``."""
     images, labels = full_sets.SETS[test_set](None if limit is None else range(limit))
     return full_sets.read_wrong(model, images, labels, iterations)
 
 
-def run(recipe: str, seed: int, limit=None, progress=True, state_path=None) -> dict:
+@checked
+def run(recipe: Recipe, seed: Seed, limit: Limit | None = None,
+        progress: Flag("True to show progress bars") = True, state_path: Path | None = None
+        ) -> dict:
     """Train ``recipe`` from ``seed`` (``recipes.run_recipe``, its checkpoint into
     ``<data root>/runs/seed_runs``) and read it on every test set: its record."""
     folder = checkpoints.runs_dir() / "seed_runs"
@@ -71,12 +82,14 @@ def run(recipe: str, seed: int, limit=None, progress=True, state_path=None) -> d
             "test_accuracy": row["metrics"]["test_accuracy"], "train_time_s": row["train_time_s"]}
 
 
+@checked
 def read_results(path: Path | None = None) -> dict[str, dict]:
     """The recorded runs by ``run_name`` (the shipped ones by default; empty when none)."""
     return checkpoints.read_results(path or checkpoints.results_path(RESULTS, True))
 
 
-def read_right(results: dict[str, dict], test_set: str, name: str, seed: int) -> torch.Tensor:
+@checked
+def read_right(results: dict, test_set: TestSet, name: str, seed: Seed) -> torch.Tensor:
     """Whether the reading ``name`` (a recipe, or ``full_sets.reading(recipe, iterations)``) of
     the run of ``seed`` reads each image of the full ``test_set`` right: ``[n]`` booleans."""
     recipe = name.split(",")[0]
@@ -90,7 +103,8 @@ def read_right(results: dict[str, dict], test_set: str, name: str, seed: int) ->
     return right
 
 
-def how_trained(results: dict[str, dict]) -> str:
+@checked
+def how_trained(results: dict) -> str:
     """How the recorded runs were trained, in one sentence: how many, under which budget and rule,
     how many the rule stopped, their epochs and times, and where."""
     rows = [run["row"] for run in results.values()]
@@ -106,7 +120,8 @@ def how_trained(results: dict[str, dict]) -> str:
             f"{', '.join(where)}, {min(times):.0f} to {max(times):.0f} s each")
 
 
-def main(argv=None) -> int:
+@checked
+def main(argv: list[str] | None = None) -> int:
     parser = experiment_parser(COMMAND, __doc__)
     parser.add_argument("--seeds", type=seed_int, nargs="+", default=list(SEEDS),
                         help=f"training seeds (default: {' '.join(map(str, SEEDS))})")

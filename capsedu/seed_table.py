@@ -126,6 +126,7 @@ class Affine(NamedTuple):
 OTHERS = ("affnist-cnn", "affnist-capsnet-1iter")  # what 08's CapsNet is compared with
 
 
+@checked
 def affine_comparisons(measured: Measured, manifest: dict, records: Records) -> Affine:
     """08's comparisons as 08 makes them: over training seeds (``seed_runs``' record, all 10,000
     digits; paired by seed for the same network, Welch's test for two architectures) and for the
@@ -153,6 +154,7 @@ class RoutingComparisons(NamedTuple):
     chance: float  # how many chance alone would tell apart
 
 
+@checked
 def routing_comparisons(grid: dict) -> RoutingComparisons:
     """3 iterations' error minus 1's in 09's ``grid`` (``ablations.read_results``), seed by seed,
     with and without the reconstruction loss, among all of 09's one-change comparisons."""
@@ -176,6 +178,7 @@ class BugComparisons(NamedTuple):
     finished: bool  # whether every run met the course's stopping rule
 
 
+@checked
 def bug_comparisons(zoo: dict[str, ZooRun], grid: dict) -> BugComparisons:
     """Each bug of 09's ``zoo`` against the correct run, beside the seed noise of ``grid``."""
     effects = bug_effects(zoo, seed_noise(grid, ZOO_CELL))

@@ -19,10 +19,8 @@ tests/test_boundary.py derives bad values from them for every checked entry of t
 import dataclasses
 import functools
 import inspect
-import math
 import os
 import typing
-from numbers import Integral, Real
 from typing import Annotated, Any, Literal
 
 import numpy as np
@@ -30,6 +28,7 @@ import torch
 from pydantic import (
     ConfigDict,
     Field,
+    InstanceOf,
     PlainValidator,
     ValidationError,
     ValidationInfo,
@@ -47,10 +46,11 @@ class Spec(typing.NamedTuple):
     """What one parameter takes, in words for a message: ``expected`` ("an integer from 1 to
     100 (routing iterations)") and the bounds a test can step outside (None: no bound)."""
     expected: str
-    kind: str  # "int", "float", "bool", "choice", "tensor"
+    kind: str  # "int", "float", "bool", "choice", "tensor", "array", or "union" of ``members``
     low: float | None = None
     high: float | None = None
     choices: tuple = ()
+    members: tuple = ()  # a union's: the Spec of each form it takes (a number or a tensor)
 
 
 def _range_words(ge=None, gt=None, le=None, lt=None) -> str:
@@ -137,11 +137,40 @@ def Tensor(meaning: str, ndim: int | None = None, floating: bool = False,
     return Annotated[torch.Tensor, PlainValidator(check), spec]
 
 
-def _tensor_error(kind: type, text: str) -> PydanticCustomError:
-    """A tensor's refusal inside pydantic: ``tensor_type`` (a TypeError for the caller) or
-    ``tensor_value``; the text goes in as a value, so braces in it are not a template."""
-    return PydanticCustomError("tensor_type" if kind is TypeError else "tensor_value", "{text}",
+def Array(meaning: str, ndim: int | None = None) -> Any:
+    """A NumPy array of finite real numbers (``ndim`` dimensions), kept a NumPy array: for the
+    geometry that works in NumPy. A list, a tensor or an array of booleans is refused."""
+    shape = f" with {ndim} dimensions" if ndim is not None else ""
+    spec = Spec(f"a NumPy array of finite real numbers{shape} ({meaning})", "array")
+
+    def check(value, info: ValidationInfo):
+        if not isinstance(value, np.ndarray) or value.dtype.kind not in "iuf":
+            raise _tensor_error(TypeError, f"must be {spec.expected}, got {_kind_of(value)}; "
+                                "convert it with np.asarray(..., dtype=float)", "array")
+        if ndim is not None and value.ndim != ndim:
+            raise _tensor_error(ValueError, f"must be {spec.expected}, got shape {value.shape}",
+                                "array")
+        bad = np.count_nonzero(~np.isfinite(value))
+        if bad:
+            raise _tensor_error(ValueError, f"must be {spec.expected}, got {bad} NaN or "
+                                "infinite value(s); find where they first appear upstream", "array")
+        return value
+
+    return Annotated[np.ndarray, PlainValidator(check), spec]
+
+
+def _tensor_error(kind: type, text: str, form: str = "tensor") -> PydanticCustomError:
+    """A tensor's (or an array's) refusal inside pydantic: ``tensor_type`` (a TypeError for the
+    caller) or ``tensor_value``; the text goes in as a value, so braces in it are not a
+    template."""
+    return PydanticCustomError(f"{form}_type" if kind is TypeError else f"{form}_value", "{text}",
                                {"text": text})
+
+
+def Record(cls: type) -> Any:
+    """An instance of the record class ``cls`` (a NamedTuple), taken as it is: its fields were
+    checked where it was made (pydantic would otherwise build a new one, field by field)."""
+    return InstanceOf[cls]
 
 
 class _Numbers:
@@ -152,35 +181,54 @@ class _Numbers:
         return core_schema.no_info_before_validator_function(_as_python_number, handler(source))
 
 
+# Upper bounds every entry shares, one home each (issue 37.2): past them a call asks for more
+# work or memory than any lesson needs, and its refusal says so before anything is allocated.
+MAX_WIDTH = 4096  # a layer's channels or units, capsule maps, a capsule's dimensions, classes
+MAX_IMAGE = 1024  # a model's input side in pixels, or a kernel's side or stride
+MAX_SIDE = 256  # a generated image's side in pixels (sprites, faces, MNIST on a new canvas)
+MAX_BATCH = 65_536  # examples in one batch
+# timed runs of one measurement, their median reported: 1,000 training steps of the paper's
+# CapsNet take about an hour on a CPU, far past the 3 to 5 the notebooks take a median of
+MAX_REPEATS = 1000
+
 # Declarations many entries share.
 # NumPy's generator takes seeds below 2**32 (loop.seed_everything seeds it too).
 Seed = Int("a random seed: the same seed gives the same draws", ge=0, le=2**32 - 1)
 
 
+def _spec(hint) -> Spec | None:
+    """The declaration inside one annotation, if it has one."""
+    return next((m for m in getattr(hint, "__metadata__", ()) if isinstance(m, Spec)), None)
+
+
 def declared(fn) -> dict[str, Spec]:
     """The declarations of a checked function's parameters, by name (those declared with
-    ``Int``, ``Float``, ``Flag``, ``Choice`` or ``Tensor``, inside ``| None`` too)."""
+    ``Int``, ``Float``, ``Flag``, ``Choice`` or ``Tensor``, inside ``| None`` too; a union of
+    declarations, such as a number or a tensor, is one ``Spec`` whose words join its members')."""
     hints = typing.get_type_hints(inspect.unwrap(fn), include_extras=True)
     specs = {}
     for name, hint in hints.items():
         origin = typing.get_origin(hint)
-        # X | None, and tuple[X, ...] / list[X] (each item declared: "name[]" holds the item's)
-        for member in typing.get_args(hint) if origin in (typing.Union, tuple, list) else (hint,):
-            found = [m for m in getattr(member, "__metadata__", ()) if isinstance(m, Spec)]
-            if found and origin in (tuple, list):
-                specs[name + "[]"] = found[0]
-                specs[name] = found[0]._replace(
-                    expected=f"a {origin.__name__} of items, each {found[0].expected}",
-                    kind=origin.__name__)
-            elif found:
-                specs[name] = found[0]
+        members = typing.get_args(hint) if origin in (typing.Union, tuple, list) else (hint,)
+        found = [spec for spec in map(_spec, members) if spec is not None]
+        if found and origin in (tuple, list):  # each item declared: "name[]" holds the item's
+            specs[name + "[]"] = found[0]
+            specs[name] = found[0]._replace(
+                expected=f"a {origin.__name__} of items, each {found[0].expected}",
+                kind=origin.__name__)
+        elif len(found) > 1:
+            specs[name] = Spec(" or ".join(spec.expected for spec in found), "union",
+                               members=tuple(found))
+        elif found:
+            specs[name] = found[0]
     return specs
 
 
 # pydantic's error types that mean "the wrong kind of value" (TypeError); the rest are values of
 # the right kind out of range, or not among the choices (ValueError)
-_TYPE_ERRORS = {"tensor_type", "is_instance_of", "missing_argument", "unexpected_keyword_argument",
-                "unexpected_positional_argument", "multiple_argument_values", "dataclass_type"}
+_TYPE_ERRORS = {"tensor_type", "array_type", "is_instance_of", "missing_argument",
+                "unexpected_keyword_argument", "unexpected_positional_argument",
+                "multiple_argument_values", "dataclass_type"}
 
 _ADVICE = {
     "bool_type": "pass the boolean itself, not a string or a number (the string 'False' is not "
@@ -199,30 +247,62 @@ _ADVICE = {
 }
 
 
+def _is_wrong_type(kind: str) -> bool:
+    return kind in _TYPE_ERRORS or kind.endswith("_type")
+
+
+def _of_its_form(error: dict) -> bool:
+    """Whether ``error`` is about a value of the form its member takes (a number out of range, a
+    tensor of the wrong dtype or shape), not about a value of another form."""
+    given = error.get("input")
+    return not _is_wrong_type(error["type"]) or (
+        error["type"] == "tensor_type" and isinstance(given, torch.Tensor | np.ndarray)
+        or error["type"] == "array_type" and isinstance(given, np.ndarray))
+
+
+def _first_error(err: ValidationError) -> dict:
+    """The error of ``err`` a learner reads first: a bad value before a missing one, and of a
+    union's errors (one per form it takes) that of the form the value has."""
+    def rank(e):  # an array's or a tensor's own check speaks for it before a number's
+        as_array = isinstance(e.get("input"), torch.Tensor | np.ndarray)
+        return (e["type"] == "missing_argument", not _of_its_form(e),
+                as_array and not e["type"].startswith(("tensor_", "array_")))
+
+    return min(err.errors(include_url=False), key=rank)
+
+
 def _refusal(fn, err: ValidationError, parameters: list[str], specs: dict[str, Spec]):
     """The first error of ``err`` as the exception a learner reads."""
-    # a bad value says more than a missing one: report it first
-    errors = sorted(err.errors(include_url=False), key=lambda e: e["type"] == "missing_argument")
-    error = errors[0]
+    error = _first_error(err)
     loc = error["loc"]
     name = parameters[loc[0]] if loc and isinstance(loc[0], int) and loc[0] < len(parameters) \
         else str(loc[0]) if loc else "an argument"
     item = f"[{loc[1]}]" if len(loc) > 1 and isinstance(loc[1], int) else ""  # one of a tuple's
-    where = f"{fn.__qualname__}()"
+    where = f"{fn.__qualname__.removesuffix('.__init__')}()"  # a class: its name
     got = error.get("input")
     kind = error["type"]
-    if kind.startswith("tensor_") or kind == "value_error":
+    spec = specs.get(name + "[]" if item else name)
+    if spec is not None and spec.kind == "union" and not _of_its_form(error):  # no form fits
+        text = (f"{where}: {name} must be {spec.expected}, got {_kind_of(got)}; pass one of "
+                "those")
+        kind = "union_type"
+    elif kind.startswith(("tensor_", "array_")) or kind == "value_error":
         text = f"{where}: {name}{item} {error['msg'].removeprefix('Value error, ')}"
-        kind = "tensor_type" if kind == "tensor_type" else "value_error"
+        kind = "tensor_type" if kind.endswith("_type") else "value_error"
     elif kind in _TYPE_ERRORS and kind != "is_instance_of":
         text = f"{where}: {error['msg'].lower()} ({name})"
     else:
-        spec = specs.get(name + "[]" if item else name)
         expected = spec.expected if spec else error["msg"].removeprefix("Input should be ")
         advice = _ADVICE.get(kind, "see the function's docstring for what it takes")
         text = f"{where}: {name}{item} must be {expected}, got {got!r}; {advice}"
-    wrong_type = kind in _TYPE_ERRORS or kind.endswith("_type")
-    return (TypeError if wrong_type else ValueError)(text)
+    return (TypeError if _is_wrong_type(kind) else ValueError)(text)
+
+
+def _kind_of(value) -> str:
+    """A value in a message: a number or a string as it is, a tensor by its shape and dtype."""
+    if isinstance(value, torch.Tensor | np.ndarray):
+        return f"a {type(value).__name__} of shape {tuple(value.shape)}, dtype {value.dtype}"
+    return repr(value)[:80]
 
 
 @functools.cache
@@ -290,13 +370,6 @@ def check_finite(x: torch.Tensor, name: str) -> None:
         )
 
 
-def check_integer(value, name: str, minimum: int, meaning: str) -> None:
-    """Raise ``ValueError`` unless ``value`` is an integer >= ``minimum`` (NumPy integers count;
-    ``True`` and ``False`` do not, though Python treats them as 1 and 0)."""
-    if isinstance(value, bool) or not isinstance(value, Integral) or value < minimum:
-        raise ValueError(f"{name} must be an integer >= {minimum} ({meaning}), got {value!r}")
-
-
 def check_float(x: torch.Tensor, name: str) -> None:
     """Raise ``TypeError`` unless ``x`` holds floating-point numbers (capsule maths needs them)."""
     if not x.dtype.is_floating_point:
@@ -361,36 +434,7 @@ def check_labels(targets: torch.Tensor, name: str, batch: int, n_classes: int,
             )
 
 
-def check_choice(value, name: str, choices: dict[str, str]) -> None:
-    """Raise ``ValueError`` unless ``value`` is one of the keys of ``choices`` (value -> what it
-    means), listing every choice with its meaning so the message says what to pass instead."""
-    if not isinstance(value, str) or value not in choices:
-        options = "; ".join(f"{key!r} ({meaning})" for key, meaning in choices.items())
-        raise ValueError(f"{name} must be one of: {options}. Got {value!r}")
 
-
-def check_flag(value, name: str, meaning: str) -> None:
-    """Raise ``TypeError`` unless ``value`` is ``True`` or ``False``: a string such as ``"False"``
-    is not empty, so Python would silently take it as true."""
-    if not isinstance(value, bool):
-        raise TypeError(f"{name} must be True or False ({meaning}), got {value!r}; pass the "
-                        "boolean itself, not a string or a number")
-
-
-def check_number(value, name: str, meaning: str) -> None:
-    """Raise ``ValueError`` unless ``value`` is a finite real number, or a tensor of them (a NaN
-    angle, scale or shift would make a NaN image; ``True`` and strings do not count)."""
-    if isinstance(value, torch.Tensor):
-        if not (value.dtype.is_floating_point or value.dtype in (torch.int64, torch.int32)):
-            raise TypeError(f"{name} must hold real numbers ({meaning}), got dtype {value.dtype}")
-        finite = bool(torch.isfinite(value).all())
-    elif isinstance(value, Real) and not isinstance(value, bool):
-        finite = math.isfinite(value)
-    else:
-        raise TypeError(f"{name} must be a real number ({meaning}), got {value!r}")
-    if not finite:
-        raise ValueError(f"{name} must be finite ({meaning}), got {value!r}; a NaN or an "
-                         "infinity here would make the results NaN")
 
 
 def check_pixels(x: torch.Tensor, name: str) -> None:

@@ -18,8 +18,10 @@ token carries its place, and the network can learn the arrangement.
 import torch
 from torch import nn
 
-from .baselines import MAX_CHANNELS, MAX_IMAGE, LogitClassifier
+from .baselines import LogitClassifier
 from .validate import (
+    MAX_IMAGE,
+    MAX_WIDTH,
     Flag,
     Float,
     Int,
@@ -40,12 +42,12 @@ class VisionTransformer(LogitClassifier):
     def __init__(self, image_size: Int("the images' side in pixels", ge=1, le=MAX_IMAGE) = 28,
                  patch: Int("a tile's side in pixels; it must divide image_size", ge=1,
                             le=MAX_IMAGE) = 4,
-                 in_channels: Int("the image's channels", ge=1, le=MAX_CHANNELS) = 1,
-                 n_classes: Int("classes, one output each", ge=1, le=MAX_CHANNELS) = 10,
-                 dim: Int("a token's dimensions", ge=1, le=MAX_CHANNELS) = 64,
+                 in_channels: Int("the image's channels", ge=1, le=MAX_WIDTH) = 1,
+                 n_classes: Int("classes, one output each", ge=1, le=MAX_WIDTH) = 10,
+                 dim: Int("a token's dimensions", ge=1, le=MAX_WIDTH) = 64,
                  depth: Int("transformer layers", ge=1, le=MAX_DEPTH) = 4,
-                 heads: Int("attention heads; they must divide dim", ge=1, le=MAX_CHANNELS) = 4,
-                 mlp: Int("hidden units of each layer's MLP", ge=1, le=MAX_CHANNELS) = 128,
+                 heads: Int("attention heads; they must divide dim", ge=1, le=MAX_WIDTH) = 4,
+                 mlp: Int("hidden units of each layer's MLP", ge=1, le=MAX_WIDTH) = 128,
                  position: Flag("True to add a learned position embedding per tile") = True,
                  dropout: Float("the share of units dropped in training", ge=0, le=1) = 0.0):
         if image_size % patch:

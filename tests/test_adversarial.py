@@ -116,7 +116,11 @@ def hand_made_record(n=5) -> dict:
     stamp = {"began": "2026-01-01T00:00:00+00:00", "ended": "2026-01-01T00:01:00+00:00",
              "seconds": 60.0, "device": "cpu", "threads": 1, "torch_version": "x",
              "command": adv.COMMAND}
-    results = {"clean": clean | stamp}
+    from capsedu.checkpoints import read_manifest
+
+    models = {m: {"sha256": read_manifest()[m]["sha256"], "status": "converged", "finished": True}
+              for m in adv.MODELS}
+    results = {"models": models | stamp, "clean": clean | stamp}
     for attack in adv.ATTACKS:
         for source in adv.MODELS:
             for eps in adv.EPS:
@@ -148,6 +152,14 @@ def test_the_readers_give_back_what_the_record_holds():
     check = record.sanity(results, adv.CNN)
     assert check.more_does_not_help and check.transfer_is_weaker and not check.falls_to_zero
     assert record.how_run(results).units == len(results)
+    assert record.read_models(results)[adv.CNN].finished
+
+
+def test_a_record_of_other_weights_is_refused():
+    results = hand_made_record()
+    results["models"][adv.CNN] = results["models"][adv.CNN] | {"sha256": "0" * 64}
+    with pytest.raises(ValueError, match="other weights"):
+        record.read_models(results)
 
 
 def test_the_shipped_record_is_complete_and_made_as_it_says():
@@ -158,6 +170,7 @@ def test_the_shipped_record_is_complete_and_made_as_it_says():
     assert run.sample == adv.SAMPLE and run.command.startswith(adv.COMMAND)
     clean = record.read_clean(results)
     assert torch.equal(clean.rows, fixed_sample(adv.SAMPLE))
+    assert all(model.finished for model in record.read_models(results).values())
     for name in adv.MODELS:
         assert run.settings["budget"]["losses"] == list(attacks.LOSSES)
         assert record.read_curve(results, name)[-1].eps == max(adv.EPS)

@@ -258,7 +258,8 @@ def test_every_bug_builds_a_capsnet_that_trains_a_step(name):
 
 
 def test_an_unknown_bug_is_named_with_the_known_ones():
-    with pytest.raises(ValueError, match="bug must be one of: 'softmax-over-children'.*'typo'"):
+    with pytest.raises(ValueError, match=r"BuggyCapsNet\(\): bug must be one of "
+                                         r"'softmax-over-children'.*got 'typo'"):
         BuggyCapsNet("typo", TINY)
 
 

@@ -128,7 +128,7 @@ def test_recorded_runs_are_smoothed_and_missing_ones_named(digits):
 @pytest.mark.parametrize("arguments, message", [
     ({"index": 8}, r"index must be < 8"),
     ({"index": -1}, r"index must be an integer >= 0"),
-    ({"bug": "softmax"}, r"bug must be one of: 'correct'"),
+    ({"bug": "softmax"}, r"bug must be one of 'correct'"),
     ({"iterations": 0}, r"iterations must be an integer >= 1"),
 ])
 def test_zoo_state_names_a_bad_argument(digits, arguments, message):

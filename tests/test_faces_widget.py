@@ -72,7 +72,7 @@ def test_iteration_slider(explorer):
 
 @pytest.mark.parametrize("iteration", [0, 6])
 def test_iteration_out_of_range(models, iteration):
-    with pytest.raises(ValueError, match=r"\[1, 5\]"):
+    with pytest.raises(ValueError, match=r"iteration must be an integer >= 1 and <= 5"):
         face_state(models["pose capsules"], models, faces.face_parts(), iteration)
 
 

@@ -15,15 +15,16 @@ poses = st.tuples(st.floats(-1, 2, **finite), st.floats(-1, 2, **finite),
 
 def test_a_quarter_turn_by_hand():
     # +90 degrees (counter-clockwise on screen, y down) sends (0, d) below the centre to (d, 0)
-    np.testing.assert_allclose(place([0.0, 0.1], 0.5, 0.5, 90.0, 1.0), [0.6, 0.5], atol=1e-12)
-    np.testing.assert_allclose(place([0.1, 0.0], 0.5, 0.5, 90.0, 2.0), [0.5, 0.3], atol=1e-12)
+    below, right = np.array([0.0, 0.1]), np.array([0.1, 0.0])
+    np.testing.assert_allclose(place(below, 0.5, 0.5, 90.0, 1.0), [0.6, 0.5], atol=1e-12)
+    np.testing.assert_allclose(place(right, 0.5, 0.5, 90.0, 2.0), [0.5, 0.3], atol=1e-12)
 
 
 @settings(max_examples=60, deadline=None)
 @given(poses, st.tuples(st.floats(-1, 1, **finite), st.floats(-1, 1, **finite)))
 def test_the_matrix_is_the_map_and_inverts(pose, point):
     M = pose_matrix(*pose)
-    np.testing.assert_allclose(M @ [*point, 1.0], [*place(point, *pose), 1.0], atol=1e-9)
+    np.testing.assert_allclose(M @ [*point, 1.0], [*place(np.array(point), *pose), 1.0], atol=1e-9)
     x, y, angle, scale = pose_from_matrix(M)
     np.testing.assert_allclose([x, y, scale], [pose[0], pose[1], pose[3]], atol=1e-9)
     assert wrap_angle(angle - pose[2]) == pytest.approx(0, abs=1e-7)

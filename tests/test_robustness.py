@@ -65,7 +65,8 @@ def test_read_right_routes_a_capsnet_as_asked_and_gives_its_iterations_back():
     assert right["1"].tolist() == (once == labels).tolist()
     assert right["3"].tolist() == (three == labels).tolist()
     assert model.digits.iterations == 3
-    with pytest.raises(ValueError, match="each name of iterations"):
+    with pytest.raises(ValueError, match=r"read_right\(\): iterations. names must each be one "
+                                         r"of the names of models: .3.; got .one."):
         read_right({"3": model}, images, labels, iterations={"one": 1})
 
 

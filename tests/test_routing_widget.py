@@ -37,7 +37,7 @@ def test_scramble_button_breaks_the_face():
 def test_iteration_out_of_range(iteration):
     from capsedu.data import faces
 
-    with pytest.raises(ValueError, match=r"\[1, 5\]"):
+    with pytest.raises(ValueError, match=r"iteration must be an integer >= 1 and <= 5"):
         routing_state(faces.face_parts(), iteration)
 
 

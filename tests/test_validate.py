@@ -21,13 +21,18 @@ def test_finite_values_whose_sum_overflows_are_accepted():
     check_finite(torch.randn(3, 5).transpose(0, 1), "x")  # any layout
 
 
-def test_check_integer_takes_numpy_integers_and_refuses_booleans():
+def test_an_int_takes_numpy_integers_and_refuses_booleans():
     import numpy as np
 
-    from capsedu.validate import check_integer
+    from capsedu.validate import Int, checked
+
+    @checked
+    def count(n: Int("a count", ge=1)):
+        return n
 
     for value in (3, np.int64(3), np.uint8(3)):
-        check_integer(value, "n", 1, "a count")
-    for value in (True, 3.0, "3", None, 0, np.int32(-1)):
-        with pytest.raises(ValueError, match=r"n must be an integer >= 1 \(a count\), got "):
-            check_integer(value, "n", 1, "a count")
+        assert count(value) == 3
+    for value, error in ((True, TypeError), (3.0, TypeError), ("3", TypeError), (None, TypeError),
+                         (0, ValueError), (np.int32(-1), ValueError)):
+        with pytest.raises(error, match=r"count\(\): n must be an integer >= 1 \(a count\), got "):
+            count(value)

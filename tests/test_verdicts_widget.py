@@ -40,7 +40,7 @@ def test_verdicts_renders_and_scores_each_model():
 def test_verdicts_rejects_bad_input():
     with pytest.raises(ValueError, match="at least one"):
         verdicts_state({}, faces.face_parts())
-    with pytest.raises(ValueError, match="unknown part kind"):
+    with pytest.raises(ValueError, match="a part.s kind must be one of"):
         verdicts_state(models(), [("ear", 0.5, 0.5)])
 
 

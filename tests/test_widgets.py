@@ -18,7 +18,7 @@ def test_arrow_state_hand_values():
 
 @pytest.mark.parametrize("angle", [-1, 361])
 def test_arrow_state_rejects_out_of_range(angle):
-    with pytest.raises(ValueError, match=r"\[0, 360\]"):
+    with pytest.raises(ValueError, match=r"angle must be a finite number >= 0 and <= 360"):
         arrow_state(angle)
 
 

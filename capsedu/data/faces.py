@@ -20,15 +20,14 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from ..poses import place
-from ..validate import Choice, Float, Int, Seed, check_fields, check_memory, checked
+from ..poses import _place
+from ..validate import MAX_SIDE, Choice, Float, Int, Seed, check_fields, check_memory, checked
 from .sprites import (
-    MAX_SIZE,
     STROKE,
     STROKE_LENGTH,
     Part,
-    as_part,
-    ink_boxes,
+    _as_part,
+    _ink_boxes,
     render,
     render_scenes,
 )
@@ -51,11 +50,10 @@ MARGIN = 0.01  # ink keeps at least this far from the image border
 _OFFSETS = [CANONICAL_OFFSETS[k] for k in PART_KINDS]
 
 # Bounds on what a caller can ask for: a face at MAX_SCALE already fills the image; a million
-# images take about half an hour; an image's side past MAX_SIZE is no longer a parts world.
+# images take about half an hour; an image's side past MAX_SIDE is no longer a parts world.
 MAX_SCALE = 3.0
 MAX_IMAGES = 1_000_000
-# MAX_SIZE (sprites): the largest image side
-MAX_WINDOW = 2 * MAX_SIZE + 1  # a window this wide, centred on any pixel, covers the whole image
+MAX_WINDOW = 2 * MAX_SIDE + 1  # a window this wide, centred on any pixel, covers the whole image
 SHIFT_DRAWS = 100_000  # a face's shift is drawn again at most this many times
 
 
@@ -77,7 +75,7 @@ def face_parts(x: Float("the face centre's x, in image fractions") = 0.5,
 
 def _parts_at(offsets, x, y, angle, scale) -> list[Part]:
     """The four part kinds, in order, at these offsets from a face with this pose."""
-    centres = place(offsets, x, y, angle, scale)
+    centres = _place(offsets, x, y, angle, scale)
     return [
         Part(k, float(cx), float(cy), float(angle), float(scale))
         for k, (cx, cy) in zip(PART_KINDS, centres, strict=True)
@@ -94,7 +92,7 @@ def _index(parts: list[Part], kind: str) -> int:
 
 
 def _box(part: Part) -> np.ndarray:
-    return ink_boxes(part.kind, part.x, part.y, part.angle, part.scale)[0]
+    return _ink_boxes(part.kind, part.x, part.y, part.angle, part.scale)[0]
 
 
 def _inside(boxes) -> np.ndarray:
@@ -208,7 +206,7 @@ def _scatter(rng, kind, boxes: list, angle, scale, rounds: int, batch: int = 16,
     for _ in range(rounds):
         x, y = rng.uniform(0.0, 1.0, size=(2, batch))
         a, s = rng.uniform(*angle, size=batch), rng.uniform(*scale, size=batch)
-        cand = ink_boxes(kind, x, y, a, s)
+        cand = _ink_boxes(kind, x, y, a, s)
         ok = np.flatnonzero(_inside(cand) & _clear(cand, boxes, gap))
         if len(ok):
             i = ok[0]
@@ -280,7 +278,7 @@ def _add_strokes(parts: list[Part], boxes: list, rng) -> list[Part]:
 
 @checked
 def scattered(n: Int("images to draw", ge=0, le=MAX_IMAGES), seed: Seed = 0,
-              size: Int("the images' side in pixels", ge=8, le=MAX_SIZE) = 32,
+              size: Int("the images' side in pixels", ge=8, le=MAX_SIDE) = 32,
               scale: tuple[Float("a part's scale", gt=0, le=MAX_SCALE), ...] = (0.85, 1.1)):
     """``n`` images of 1-4 face parts, each anywhere, at any angle and a scale drawn from
     ``scale`` (low, high), with 1-3 strokes: ``(images [n, 1, size, size], parts)``.
@@ -311,7 +309,7 @@ PART_LIST_BYTES = 2_000  # about what one image's list of Part tuples takes in m
 @checked
 def dataset(
     kind: Choice("the kind of image", *KINDS), n: Int("images to draw", ge=0, le=MAX_IMAGES),
-    seed: Seed = 0, size: Int("the images' side in pixels", ge=8, le=MAX_SIZE) = 32,
+    seed: Seed = 0, size: Int("the images' side in pixels", ge=8, le=MAX_SIDE) = 32,
     poses: FacePoses = TRAINING_POSES,
 ) -> tuple[torch.Tensor, torch.Tensor, list[list[Part]]]:
     """``n`` images of one kind: ``(images, labels, parts)``.
@@ -349,7 +347,7 @@ def dataset(
 @checked
 def swap(parts, a: str, b: str) -> list[Part]:
     """Swap the positions of the parts of kinds ``a`` and ``b``; each keeps its own angle."""
-    parts = [as_part(p) for p in parts]
+    parts = [_as_part(p, "swap") for p in parts]
     i, j = _index(parts, a), _index(parts, b)
     parts[i], parts[j] = (parts[i]._replace(x=parts[j].x, y=parts[j].y),
                           parts[j]._replace(x=parts[i].x, y=parts[i].y))
@@ -361,8 +359,8 @@ def rotate(parts, degrees: Float("degrees, counter-clockwise on screen"),
            about=(0.5, 0.5)) -> list[Part]:
     """Turn every part by ``degrees`` (on-screen counter-clockwise) about the point ``about``."""
     out = []
-    for p in map(as_part, parts):
-        (x, y), = place([[p.x - about[0], p.y - about[1]]], *about, degrees, 1.0)
+    for p in (_as_part(p, "rotate") for p in parts):
+        (x, y), = _place([[p.x - about[0], p.y - about[1]]], *about, degrees, 1.0)
         out.append(p._replace(x=float(x), y=float(y), angle=p.angle + degrees))
     return out
 
@@ -370,7 +368,7 @@ def rotate(parts, degrees: Float("degrees, counter-clockwise on screen"),
 @checked
 def scramble(parts, seed: Seed) -> list[Part]:
     """The same parts at random non-overlapping positions (angles jittered by up to 15°)."""
-    parts = [as_part(p) for p in parts]
+    parts = [_as_part(p, "scramble") for p in parts]
     rng = np.random.default_rng(seed)
     face = [p for p in parts if p.kind in PART_KINDS]
     angle = float(np.mean([p.angle for p in face])) if face else 0.0
@@ -382,7 +380,7 @@ def scramble(parts, seed: Seed) -> list[Part]:
 @checked
 def face_centre(parts) -> tuple[float, float]:
     """The centre (x, y) of the face parts among ``parts`` (strokes are left out)."""
-    face = [p for p in map(as_part, parts) if p.kind in PART_KINDS]
+    face = [p for p in (_as_part(p, "face_centre") for p in parts) if p.kind in PART_KINDS]
     if not face:
         raise ValueError(f"parts holds no face part of {PART_KINDS}")
     return float(np.mean([p.x for p in face])), float(np.mean([p.y for p in face]))
@@ -395,7 +393,7 @@ def spread(parts, factor: Float("how many times farther from the face centre")) 
     A uniform stretch of the layout: the arrangement stays a face's, each sprite keeps its size
     and angle, and only the gaps between neighbouring sprites grow (so none start to overlap).
     """
-    parts = [as_part(p) for p in parts]
+    parts = [_as_part(p, "spread") for p in parts]
     cx, cy = face_centre(parts)
     # x' = c + factor (x - c), the same for y
     return [p._replace(x=float(cx + factor * (p.x - cx)), y=float(cy + factor * (p.y - cy)))
@@ -406,7 +404,7 @@ def spread(parts, factor: Float("how many times farther from the face centre")) 
 def turn_over(parts, kinds) -> list[Part]:
     """Turn the parts of the given ``kinds`` by 180 degrees where they stand (``upside_down``
     does this to all four): each keeps its place, and looks as it would in a face upside down."""
-    parts = [as_part(p) for p in parts]
+    parts = [_as_part(p, "turn_over") for p in parts]
     unknown = set(kinds) - set(PART_KINDS)
     if unknown:
         raise ValueError(f"unknown part kinds {sorted(unknown)}; choose from {PART_KINDS}")
@@ -423,7 +421,7 @@ def part_slots(scenes) -> tuple[np.ndarray, np.ndarray]:
     presence ``[len(scenes), 4]`` (1 or 0). Distractor strokes have no slot."""
     poses, presence = np.zeros((len(scenes), len(PART_KINDS), 4)), np.zeros((len(scenes), 4))
     for b, parts in enumerate(scenes):
-        for part in map(as_part, parts):
+        for part in (_as_part(p, "part_slots") for p in parts):
             if part.kind in PART_KINDS:
                 i = PART_KINDS.index(part.kind)
                 poses[b, i], presence[b, i] = part[1:], 1.0
@@ -432,13 +430,13 @@ def part_slots(scenes) -> tuple[np.ndarray, np.ndarray]:
 
 def _ink(parts, kind: str, size: int) -> np.ndarray:
     """``[size, size]`` bool: the pixels where part ``kind`` alone puts ink (> 0.5)."""
-    parts = [as_part(p) for p in parts]
+    parts = [_as_part(p, "ink") for p in parts]
     return render([parts[_index(parts, kind)]], size) > 0.5
 
 
 @checked
 def ink_gap(parts, a: str, b: str,
-            size: Int("the image's side in pixels", ge=1, le=MAX_SIZE) = 32) -> float:
+            size: Int("the image's side in pixels", ge=1, le=MAX_SIDE) = 32) -> float:
     """Distance in pixels between the nearest inked pixels (> 0.5) of parts ``a`` and ``b``."""
     pa, pb = np.argwhere(_ink(parts, a, size)), np.argwhere(_ink(parts, b, size))  # [pixels, 2]
     return float(np.sqrt(((pa[:, None, :] - pb[None, :, :]) ** 2).sum(-1)).min())
@@ -447,7 +445,7 @@ def ink_gap(parts, a: str, b: str,
 @checked
 def windows_holding_both(parts, a: str, b: str,
                          window: Int("a window's side in pixels (odd)", ge=1, le=MAX_WINDOW),
-                         size: Int("the image's side in pixels", ge=1, le=MAX_SIZE) = 32) -> int:
+                         size: Int("the image's side in pixels", ge=1, le=MAX_SIDE) = 32) -> int:
     """How many ``window`` x ``window`` squares, one centred on each pixel (the inputs of the
     units of a padded stack of convolutions with that receptive field), hold ink of both parts.
 
@@ -466,7 +464,7 @@ def windows_holding_both(parts, a: str, b: str,
 
 @checked
 def pair_table(parts, pairs, window: Int("a window's side in pixels (odd)", ge=1, le=MAX_WINDOW),
-               size: Int("the image's side in pixels", ge=1, le=MAX_SIZE) = 32) -> str:
+               size: Int("the image's side in pixels", ge=1, le=MAX_SIDE) = 32) -> str:
     """One line per pair ``(a, b)`` of ``pairs``: how far apart the parts' ink is (``ink_gap``)
     and how many of the ``size * size`` windows of ``window`` pixels hold ink of both
     (``windows_holding_both``)."""

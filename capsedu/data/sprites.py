@@ -14,15 +14,14 @@ from typing import NamedTuple
 import numpy as np
 import torch
 
-from ..poses import place
-from ..validate import Int, check_memory, checked
+from ..poses import Angle, Scale, X, Y, _place
+from ..validate import MAX_SIDE, Choice, Int, Record, check_memory, checked
 
 STROKE = "stroke"  # a distractor: a short straight line, not a face part
 PEN = 0.04  # half-width of the pen, in image fractions (about 1.3 px at 32 x 32)
 STROKE_LENGTH = 0.13  # a stroke at scale 1; faces.dataset draws lengths in [0.10, 0.16]
 # the largest image side a caller may ask for: past it a sprite's pen (PEN, about 1.3 px at 32)
 # is a thin line in a sea of pixels, no longer a parts world, and each image is side**2 floats
-MAX_SIZE = 512
 
 
 class Part(NamedTuple):
@@ -69,16 +68,26 @@ _SPRITES: dict[str, np.ndarray] = {
 }
 
 
-def as_part(p) -> Part:
-    """``p`` as a ``Part``, checked: a known kind, a finite pose (a NaN would blank the image)."""
+@checked
+def as_part(p: Record(tuple)) -> Part:
+    """``p`` (a ``Part`` or a plain ``(kind, x, y, angle, scale)`` tuple) as a ``Part``, checked:
+    a known kind, a finite pose (a NaN would blank the image)."""
+    return _as_part(p, "as_part")
+
+
+def _as_part(p, where: str) -> Part:
+    """``as_part`` for the renderer and ``faces``, which call it for every part of every scene:
+    the part's own checks only, their messages naming ``where`` it was called."""
     part = p if isinstance(p, Part) else Part(*p)
     if part.kind not in _SPRITES:
-        raise ValueError(f"unknown part kind {part.kind!r}; expected one of {tuple(_SPRITES)}")
-    if not np.isfinite(np.asarray(part[1:], dtype=float)).all():
+        raise ValueError(f"{where}(): a part's kind must be one of {tuple(_SPRITES)}, got "
+                         f"{part.kind!r}; pass a face part or {STROKE!r}")
+    pose = np.asarray(part[1:], dtype=float)
+    if not np.isfinite(pose).all() or pose[3] <= 0:
         raise ValueError(
-            f"part {part.kind!r} has pose (x, y, angle, scale) = {tuple(part[1:])}; every value "
-            "must be a finite number. Find where the NaN or infinity came from (a division by 0?)."
-        )
+            f"{where}(): part {part.kind!r}'s pose (x, y, angle, scale) must be finite numbers, "
+            f"its scale > 0, got {tuple(part[1:])}; find where the NaN, the infinity or the "
+            "scale came from (a division by 0?)")
     return part
 
 
@@ -91,22 +100,28 @@ def segments(parts) -> np.ndarray:
 
     ``render`` turns them into pixels; plots draw them as lines (e.g. a "ghost" face).
     """
-    return np.vstack([_segments(as_part(p)) for p in parts] + [np.zeros((0, 4))])
+    return np.vstack([_segments(_as_part(p, "segments")) for p in parts] + [np.zeros((0, 4))])
 
 
 def _segments(part: Part) -> np.ndarray:
     """One part's segments in image coordinates: rows (ax, ay, bx, by)."""
-    ends = place(_SPRITES[part.kind].reshape(-1, 2), part.x, part.y, part.angle, part.scale)
+    ends = _place(_SPRITES[part.kind].reshape(-1, 2), part.x, part.y, part.angle, part.scale)
     return ends.reshape(-1, 4)
 
 
-def ink_boxes(kind, x, y, angle, scale) -> np.ndarray:
-    """Boxes around a sprite's ink for m poses (arrays of shape [m]): [m, 4] as (x0, y0, x1, y1).
+@checked
+def ink_boxes(kind: Choice("a kind of part", *_SPRITES), x: X, y: Y, angle: Angle,
+              scale: Scale) -> np.ndarray:
+    """Boxes around a sprite's ink for m poses (numbers, or arrays of shape [m]): [m, 4] as
+    (x0, y0, x1, y1)."""
+    return _ink_boxes(kind, x, y, angle, scale)
 
-    Not checked at the door: ``faces`` calls it for every batch of candidate places it draws
-    (thousands per dataset), with kinds and poses it made itself."""
+
+def _ink_boxes(kind, x, y, angle, scale) -> np.ndarray:
+    """``ink_boxes`` without the checks at the door: ``faces`` calls it for every batch of
+    candidate places it draws (thousands per dataset), with kinds and poses it made itself."""
     x, y, angle, scale = (np.asarray(v, dtype=float).reshape(-1, 1) for v in (x, y, angle, scale))
-    ends = place(_SPRITES[kind].reshape(-1, 2), x, y, angle, scale)  # [m, points, 2]
+    ends = _place(_SPRITES[kind].reshape(-1, 2), x, y, angle, scale)  # [m, points, 2]
     return np.concatenate([ends.min(axis=1) - PEN, ends.max(axis=1) + PEN], axis=1)
 
 
@@ -114,24 +129,25 @@ def ink_boxes(kind, x, y, angle, scale) -> np.ndarray:
 
 
 @checked
-def render(parts, size: Int("the image's side in pixels", ge=1, le=MAX_SIZE) = 32) -> np.ndarray:
+def render(parts, size: Int("the image's side in pixels", ge=1, le=MAX_SIDE) = 32) -> np.ndarray:
     """Draw parts (``Part`` or plain ``(kind, x, y, angle, scale)`` tuples) as a float32 image.
 
     Returns ``[size, size]`` in [0, 1], black background, ink = 1.
     """
-    return _render_many([[as_part(p) for p in parts]], size)[0]
+    return _render_many([[_as_part(p, "render") for p in parts]], size)[0]
 
 
 @checked
-def render_many(scenes, size: Int("the images' side in pixels", ge=1, le=MAX_SIZE) = 32
+def render_many(scenes, size: Int("the images' side in pixels", ge=1, le=MAX_SIDE) = 32
                 ) -> torch.Tensor:
     """``render`` for a list of scenes at once, as the models read them: a batch
     ``[len(scenes), 1, size, size]`` float32 tensor."""
-    return render_scenes([[as_part(p) for p in parts] for parts in scenes], size)
+    return render_scenes([[_as_part(p, "render_many") for p in parts] for parts in scenes],
+                         size)
 
 
 @checked
-def render_scenes(scenes: list, size: Int("the images' side in pixels", ge=1, le=MAX_SIZE)
+def render_scenes(scenes: list, size: Int("the images' side in pixels", ge=1, le=MAX_SIDE)
                   ) -> torch.Tensor:
     """``render_many`` of scenes that are lists of valid ``Part`` already (those ``faces`` draws),
     without checking every part again: ``[len(scenes), 1, size, size]``."""

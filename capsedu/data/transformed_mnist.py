@@ -23,6 +23,7 @@ import torch
 import torch.nn.functional as F
 
 from ..validate import (
+    MAX_SIDE,
     Choice,
     Flag,
     Float,
@@ -32,7 +33,6 @@ from ..validate import (
     check_fields,
     check_finite,
     check_memory,
-    check_number,
     check_pixels,
     check_shape,
     checked,
@@ -40,7 +40,6 @@ from ..validate import (
 from .mnist import load_mnist
 
 CANVAS = 40  # affNIST's image side
-MAX_SIDE = 256  # the largest canvas a caller may ask for (its images are side**2 floats each)
 MULTI_SHIFT = 4  # MultiMNIST: each digit shifted by up to 4 pixels in each direction
 MULTI_CANVAS = 28 + 2 * MULTI_SHIFT  # 36
 MAX_SHEAR = 10.0  # a shear past this lays a digit almost flat: its ink leaves any canvas
@@ -350,7 +349,8 @@ SWEEPS = {  # one factor at a time, the others at identity; values for notebook 
 
 @checked
 def affine(images: Tensor("MNIST digits [N, 1, 28, 28]", ndim=4, pixels=True),
-           rotation=0.0,
+           rotation: Float("degrees") | Tensor("one angle per digit [N], degrees",
+                                                finite=True) = 0.0,
            shear: Float("a shear factor") = 0.0, scale_x: Float("a scale factor") = 1.0,
            scale_y: Float("a scale factor") = 1.0, tx: Float("pixels to the right") = 0.0,
            ty: Float("pixels down") = 0.0,
@@ -360,8 +360,6 @@ def affine(images: Tensor("MNIST digits [N, 1, 28, 28]", ndim=4, pixels=True),
     from the centre of the ``side`` canvas. ``[N, 1, side, side]``. ``rotation`` may also be
     ``[N]``, one angle per digit (each digit turned by its own). Every number must be finite and
     the scales non-zero."""
-    # one angle, or one per digit (a tensor): not declared, for it takes both forms
-    check_number(rotation, "affine(): rotation", "degrees")
     if scale_x == 0 or scale_y == 0:
         raise ValueError(f"scale_x and scale_y must be non-zero (a scale of 0 squashes the digit "
                          f"to a line), got scale_x={scale_x!r}, scale_y={scale_y!r}")

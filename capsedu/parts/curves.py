@@ -30,7 +30,8 @@ import torch
 from .. import checkpoints
 from ..convergence import PATIENCE, best_epoch, converged
 from ..recipes import command_line
-from ..train import experiment_parser, record_missing, results_file
+from ..train import experiment_parser, record_missing, results_file, seed_int
+from ..validate import Seed, checked
 from . import training
 from .scoring import face_rates
 
@@ -42,13 +43,18 @@ VALIDATION_SEED = 500  # neither a training seed (0, 1, 2, ...) nor a test seed 
 RECIPES = {name: training.face_model_recipe(name) for name in training.FACE_MODELS}
 
 
+@checked
 def recipe_epochs(name: str) -> int:
     """The number of epochs the shipped face model ``name`` was trained for: its recipe's
     (``recipes.RECIPES``)."""
+    if name not in RECIPES:
+        raise ValueError(f"recipe_epochs(): name must be one of {', '.join(map(repr, RECIPES))} "
+                         f"(a face model of 07), got {name!r}; pass one of those")
     return RECIPES[name].epochs
 
 
-def held_out_accuracy(model) -> float:
+@checked
+def held_out_accuracy(model: torch.nn.Module) -> float:
     """Faces vs non-faces accuracy of ``model`` on the held-out training images (``VALIDATION``
     of each, seed ``VALIDATION_SEED``): the mean of its face rate on faces and one minus its face
     rate on non-faces."""
@@ -56,14 +62,16 @@ def held_out_accuracy(model) -> float:
     return (rates["face"] + 1 - rates["nonface"]) / 2
 
 
-def weight_difference(model, shipped) -> float:
+@checked
+def weight_difference(model: torch.nn.Module, shipped: torch.nn.Module) -> float:
     """The largest absolute difference between two models' weights (0.0 when identical)."""
     theirs = shipped.state_dict()
     return max((value.float() - theirs[key].float()).abs().max().item()
                for key, value in model.state_dict().items())
 
 
-def run(name: str, seed: int, state_path: Path) -> dict:
+@checked
+def run(name: str, seed: Seed, state_path: Path) -> dict:
     """Train face model ``name`` with ``seed`` one epoch at a time (``training.train_face_model``
     resuming from ``state_path``, so the weights are those of one straight run) and score it on
     the held-out images after every epoch, until the rule holds after the recipe's length or
@@ -97,17 +105,20 @@ def run(name: str, seed: int, state_path: Path) -> dict:
             "threads": torch.get_num_threads(), "torch_version": torch.__version__}
 
 
+@checked
 def summary(record: dict) -> str:
     """A finished run in a few words, as its command prints it."""
     return (f"best held-out epoch {record['best_epoch']} of {len(record['validation_by_epoch'])} "
             f"(the recipe trains {record['recipe_epochs']}), {record['train_time_s']:.0f} s")
 
 
-def run_name(name: str, seed: int) -> str:
+@checked
+def run_name(name: str, seed: Seed) -> str:
     """A run's key in the results: the shipped checkpoint's name (``faces-deep-cnn-seed0``)."""
     return training.checkpoint_name(name, seed)
 
 
+@checked
 def read_results(path: Path | None = None) -> dict[str, dict]:
     """The recorded curves by ``run_name`` (the shipped ones by default; empty when none)."""
     return checkpoints.read_results(path or checkpoints.results_path(RESULTS, True))
@@ -134,6 +145,7 @@ class RecipeLength:
                 f"{100 * self.largest_gain:.2f} points held out")
 
 
+@checked
 def gain_after_recipe(record: dict) -> float:
     """What training on past the recipe's epoch gained on the held-out images (0..1, >= 0): the
     best accuracy from that epoch on, minus the accuracy at it."""
@@ -141,6 +153,7 @@ def gain_after_recipe(record: dict) -> float:
     return max(scores[own - 1:]) - scores[own - 1]
 
 
+@checked
 def recipe_lengths(records: dict[str, dict]) -> dict[str, RecipeLength]:
     """``RecipeLength`` of every model of ``records`` (``read_results``), in the order of
     ``RECIPES``."""
@@ -152,10 +165,11 @@ def recipe_lengths(records: dict[str, dict]) -> dict[str, RecipeLength]:
             for name, runs in by_model.items() if runs}
 
 
-def main(argv=None) -> int:
+@checked
+def main(argv: list[str] | None = None) -> int:
     parser = experiment_parser(COMMAND, __doc__)
     parser.add_argument("--models", nargs="+", default=list(RECIPES), choices=list(RECIPES))
-    parser.add_argument("--seeds", nargs="+", type=int, default=[0, 1, 2])
+    parser.add_argument("--seeds", nargs="+", type=seed_int, default=[0, 1, 2])
     args = parser.parse_args(argv)
     if args.limit:
         parser.error("--limit: the face recipes have no trial size; name fewer --models or "

@@ -13,7 +13,7 @@ from torch import nn
 
 from ..data import faces
 from ..poses import wrap_angle
-from ..validate import Int, Seed, Tensor, check_finite, check_shape, checked
+from ..validate import MAX_SIDE, Int, Seed, Tensor, check_finite, check_shape, checked
 from .scoring import held_out
 
 N_KINDS = len(faces.PART_KINDS)
@@ -38,7 +38,7 @@ class PartDetector(nn.Module):
 
     @checked
     def __init__(self, channels: tuple[Channels, ...] | list[Channels] = (32, 64, 64, 64),
-                 image_size: Int("the images' side in pixels", ge=1, le=faces.MAX_SIZE) = 32):
+                 image_size: Int("the images' side in pixels", ge=1, le=MAX_SIDE) = 32):
         if not 1 <= len(channels) <= MAX_LAYERS:
             raise ValueError(f"PartDetector(): channels must name 1 to {MAX_LAYERS} layers, got "
                              f"{len(channels)}")

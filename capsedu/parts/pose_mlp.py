@@ -12,7 +12,8 @@ import torch
 from torch import nn
 
 from ..baselines import LogitClassifier
-from .detector import N_KINDS, PartDetector
+from ..validate import MAX_WIDTH, Int, checked
+from .detector import N_KINDS, Channels, PartDetector
 
 FEATURES = 6  # per part: presence p, and p x (x, y, cos angle, sin angle, scale)
 
@@ -20,7 +21,9 @@ FEATURES = 6  # per part: presence p, and p x (x, y, cos angle, sin angle, scale
 class PartPoseMLP(LogitClassifier):
     """Part detector (frozen) -> presences and poses of the four parts -> MLP -> 2 logits."""
 
-    def __init__(self, channels=(32, 64, 64, 64), hidden: int = 64):
+    @checked
+    def __init__(self, channels: tuple[Channels, ...] | list[Channels] = (32, 64, 64, 64),
+                 hidden: Int("the MLP's hidden units", ge=1, le=MAX_WIDTH) = 64):
         super().__init__()
         self.hparams = dict(channels=tuple(channels), hidden=hidden)
         self.detector = PartDetector(channels).requires_grad_(False)

@@ -24,6 +24,7 @@ from ..data import faces, sprites
 from ..loop import predict
 from ..poses import wrap_angle
 from ..statistics import OverSeeds, over_seeds
+from ..validate import Choice, Float, Int, Seed, Tensor, checked
 
 TEST_SEED = 1000  # held-out sets use seeds from here on; training sets use small seeds
 FACE = faces.LABELS["face"]  # the label (and class index) of "face"
@@ -51,8 +52,14 @@ UNSEEN = {
 # the sets a person calls faces (the other unseen sets are scrambles)
 UNSEEN_FACES = ("smaller faces", "larger faces", "off-centre faces", "jittered faces")
 
+Kind = Choice("a kind of image: one of faces.KINDS or of UNSEEN", *faces.KINDS, *UNSEEN)
+Count = Int("held-out images of each kind", ge=1, le=faces.MAX_IMAGES)
+Images = Tensor("images [n, 1, H, W]", ndim=4, pixels=True)
+Width = Int("degrees of |angle| per bin", ge=1, le=180)
 
-def held_out(kind: str, n: int, seed: int = TEST_SEED) -> tuple[torch.Tensor, list]:
+
+@checked
+def held_out(kind: Kind, n: Count, seed: Seed = TEST_SEED) -> tuple[torch.Tensor, list]:
     """``n`` held-out images of ``kind`` ``[n, 1, 32, 32]`` and the parts that drew them:
     ``kind`` is one of ``faces.KINDS`` (in the training range) or of ``UNSEEN``.
 
@@ -73,8 +80,9 @@ def _drawn(kind: str, n: int, seed: int) -> tuple[torch.Tensor, list]:
     return images, parts
 
 
+@checked
 @torch.no_grad()
-def face_scores(model: torch.nn.Module, images: torch.Tensor):
+def face_scores(model: torch.nn.Module, images: Images):
     """One forward pass of ``model`` on images ``[n, 1, H, W]``: its score for "face" ``[n]``
     and the score above which it calls an image a face ``[n]`` (``model.score(x, FACE)``):
 
@@ -89,31 +97,37 @@ def face_scores(model: torch.nn.Module, images: torch.Tensor):
     return torch.cat(scores).cpu(), torch.cat(cuts).cpu()
 
 
-def face_probability(model: torch.nn.Module, images: torch.Tensor) -> torch.Tensor:
+@checked
+def face_probability(model: torch.nn.Module, images: Images) -> torch.Tensor:
     """P(face) ``[n]`` for images ``[n, 1, H, W]``: for a CNN the softmax of its two logits, for
     a capsule network the length of its face capsule (see ``face_scores``)."""
     return face_scores(model, images)[0]
 
 
-def face_threshold(model: torch.nn.Module, images: torch.Tensor) -> torch.Tensor:
+@checked
+def face_threshold(model: torch.nn.Module, images: Images) -> torch.Tensor:
     """``[n]``: the ``face_probability`` above which ``model`` calls each image a face (see
     ``face_scores``)."""
     return face_scores(model, images)[1]
 
 
-def called_face(model, images: torch.Tensor) -> torch.Tensor:
+@checked
+def called_face(model: torch.nn.Module, images: Images) -> torch.Tensor:
     """``[n]`` bool: which images ``model.predict`` calls "face"."""
     return predict(model, images, BATCH) == FACE
 
 
-def face_rates(model, kinds=faces.KINDS, n: int = 500, seed: int = TEST_SEED) -> dict[str, float]:
+@checked
+def face_rates(model: torch.nn.Module, kinds=faces.KINDS, n: Count = 500,
+               seed: Seed = TEST_SEED) -> dict[str, float]:
     """For each kind (of ``faces.KINDS`` or ``UNSEEN``), the fraction of ``n`` held-out images
     that ``model.predict`` calls "face"."""
     return {kind: called_face(model, held_out(kind, n, seed)[0]).float().mean().item()
             for kind in kinds}
 
 
-def verdicts(models: dict, x: torch.Tensor) -> dict:
+@checked
+def verdicts(models: dict, x: Tensor("one image [1, 1, H, W]", ndim=4, pixels=True)) -> dict:
     """Each model's score for "face" on the one image ``x`` ``[1, 1, H, W]``, where it cuts, and
     its verdict (score above the cut), from one forward pass per model (``models``: name ->
     model): ``{"face_probability": {name: score}, "threshold": {...}, "called_face": {...}}``."""
@@ -131,20 +145,21 @@ def _edited_faces(edit, n: int, seed: int) -> torch.Tensor:
     return sprites.render_many([edit(ps) for ps in scenes])
 
 
-def spread_faces(factor: float, n: int = 500, seed: int = TEST_SEED) -> torch.Tensor:
+@checked
+def spread_faces(factor: Float("how far the layout spreads; beyond 1.3 parts leave the image",
+                               ge=1, le=1.3),
+                 n: Count = 500, seed: Seed = TEST_SEED) -> torch.Tensor:
     """The held-out faces with their layout spread by ``factor``: ``[n, 1, 32, 32]``.
 
     ``factor = 1`` gives the held-out faces themselves. Up to 1.2 every face part stays inside
     the image; at 1.3, under 1% of the faces have a part touching the border (a distractor stroke
     near the border may be cut off at any factor above 1).
     """
-    if not 1.0 <= factor <= 1.3:
-        raise ValueError(f"factor must be in [1, 1.3] (beyond, parts leave the image), "
-                         f"got {factor}")
     return _edited_faces(lambda parts: faces.spread(parts, factor), n, seed)
 
 
-def turned_faces(kinds, n: int = 500, seed: int = TEST_SEED) -> torch.Tensor:
+@checked
+def turned_faces(kinds, n: Count = 500, seed: Seed = TEST_SEED) -> torch.Tensor:
     """The held-out faces with the parts of ``kinds`` turned over in place: ``[n, 1, 32, 32]``.
 
     ``kinds = ()`` gives the held-out faces themselves; all four kinds, their ``upside_down``
@@ -153,6 +168,7 @@ def turned_faces(kinds, n: int = 500, seed: int = TEST_SEED) -> torch.Tensor:
     return _edited_faces(lambda parts: faces.turn_over(parts, kinds), n, seed)
 
 
+@checked
 def probe_rates(models, probe: dict) -> np.ndarray:
     """Face rate of every model (rows, e.g. one per seed) on every image set of ``probe``
     (columns, in the order of ``probe``, a dict label -> images): ``[models, sets]``."""
@@ -160,7 +176,9 @@ def probe_rates(models, probe: dict) -> np.ndarray:
                       for images in probe.values()] for model in models])
 
 
-def face_rate_by_angle(model, n: int = 500, width: int = 30, seed: int = TEST_SEED):
+@checked
+def face_rate_by_angle(model: torch.nn.Module, n: Count = 500, width: Width = 30,
+                       seed: Seed = TEST_SEED):
     """Face rate on held-out ``rotated`` faces, binned by how far the face is turned.
 
     Returns ``(centres, rates)``: bin centres in degrees (``|angle|`` from 0 to 180) and the
@@ -205,7 +223,8 @@ class SeedRuns:
         return [kind for kind in faces.SCRAMBLED_KINDS if self.mean(kind) > threshold]
 
 
-def measure_seeds(name: str, models, seeds, kinds=faces.KINDS, n_test: int = 500) -> SeedRuns:
+@checked
+def measure_seeds(name: str, models, seeds, kinds=faces.KINDS, n_test: Count = 500) -> SeedRuns:
     """The face rates of trained ``models`` (one per seed) on the same held-out sets."""
     rates = {kind: [] for kind in kinds}
     for model in models:
@@ -214,7 +233,9 @@ def measure_seeds(name: str, models, seeds, kinds=faces.KINDS, n_test: int = 500
     return SeedRuns(name, list(seeds), list(models), rates)
 
 
-def face_rate_table(runs: dict, kinds=faces.KINDS, width: int = 20) -> str:
+@checked
+def face_rate_table(runs: dict, kinds=faces.KINDS,
+                    width: Int("a column's characters", ge=8, le=200) = 20) -> str:
     """A table of face rates, one row per kind and one column per model (``runs``: name ->
     ``SeedRuns``), each "mean ± h" over seeds, h the half-width of its 95 % t interval (the mean
     alone for one seed), in columns ``width`` characters wide (the kinds' column 12, or wider for
@@ -231,6 +252,7 @@ def face_rate_table(runs: dict, kinds=faces.KINDS, width: int = 20) -> str:
     return "\n".join(rows)
 
 
+@checked
 def rule_report(runs: dict, rules: dict) -> str:
     """For each model of ``runs`` (name -> ``SeedRuns``), the scrambles it is fooled by
     (``SeedRuns.fooled``) and, for each rule of ``rules`` (name -> the scramble kinds the rule
@@ -248,6 +270,7 @@ def rule_report(runs: dict, rules: dict) -> str:
     return "\n".join(lines)
 
 
+@checked
 def probe_table(rates: dict, labels) -> str:
     """One line per model (``rates``: name -> ``probe_rates`` array ``[seeds, sets]``): its face
     rate on every probe set, mean over seeds, each after the set's label of ``labels``."""
@@ -258,7 +281,8 @@ def probe_table(rates: dict, labels) -> str:
     return "\n".join(lines)
 
 
-def mean_face_rate_by_angle(models, n: int = 500, width: int = 30, seed: int = TEST_SEED):
+@checked
+def mean_face_rate_by_angle(models, n: Count = 500, width: Width = 30, seed: Seed = TEST_SEED):
     """``face_rate_by_angle`` of every model of ``models`` (one per seed), averaged over them:
     ``(centres [bins], rates [bins])`` (an empty bin is left out of the mean)."""
     if not models:
@@ -267,6 +291,7 @@ def mean_face_rate_by_angle(models, n: int = 500, width: int = 30, seed: int = T
     return curves[0][0], np.nanmean([rates for _, rates in curves], axis=0)
 
 
+@checked
 def format_accuracies(runs: dict[str, SeedRuns]) -> str:
     """One line per model (``runs``: name -> ``SeedRuns`` with the kinds ``face`` and
     ``nonface``): its parameters and its faces-vs-non-faces accuracy over the seeds, mean ± the
@@ -281,6 +306,7 @@ def format_accuracies(runs: dict[str, SeedRuns]) -> str:
     return "\n".join(lines)
 
 
+@checked
 def format_fooled(runs: dict[str, SeedRuns]) -> str:
     """One line per model: the share of faces and turned faces it accepts, the scrambles that
     fool it (a mean face rate above 0.5) and its spread over seeds on the scrambles (the mean
@@ -297,6 +323,7 @@ def format_fooled(runs: dict[str, SeedRuns]) -> str:
     return "\n".join(lines)
 
 
+@checked
 def turned_face_scores(models: dict, parts, angles) -> dict[str, tuple[torch.Tensor, torch.Tensor]]:
     """Each model's ``face_scores`` (score and cut, ``[len(angles)]`` each) on the scene
     ``parts`` turned by each of ``angles`` (degrees, ``faces.rotate``); ``models``: name ->
@@ -305,6 +332,7 @@ def turned_face_scores(models: dict, parts, angles) -> dict[str, tuple[torch.Ten
     return {name: face_scores(model, x) for name, model in models.items()}
 
 
+@checked
 def angle_table(curves: dict) -> str:
     """One line per model of ``curves`` (name -> ``(centres, rates)``, as
     ``mean_face_rate_by_angle`` returns them): its face rate in the first bin (nearest upright)

@@ -17,11 +17,13 @@ notebook widget                   pure function
 09       ``BugZooExplorer``       ``bug_zoo_report.zoo_state``
 10       ``RotationExplorer``     ``equivariance.rotation_state``
 10       ``SpikingNeuron``        ``spiking.neuron_state``
+11       ``AttackExplorer``       ``adversarial.attack_state``
 ======== ======================== ==============================
 
 ``PartsEditor`` (01, 04, 07) edits a face's parts; ``panels`` holds what 04 and 07 draw beside it.
 """
 
+from .adversarial import AttackExplorer
 from .bug_zoo import BugZooExplorer
 from .capsule import PoseVectorExplorer, SquashExplorer
 from .check import WidgetCheck
@@ -38,5 +40,5 @@ from .viewpoint import ViewpointExplorer
 __all__ = [
     "WidgetCheck", "FaceVerdicts", "PoseVectorExplorer", "SquashExplorer", "RoutingExplorer",
     "PoseSpaceExplorer", "FaceCapsulesExplorer", "ViewpointExplorer", "OverlapExplorer",
-    "BugZooExplorer", "RotationExplorer", "SpikingNeuron", "PartsEditor",
+    "BugZooExplorer", "RotationExplorer", "SpikingNeuron", "AttackExplorer", "PartsEditor",
 ]

@@ -20,7 +20,7 @@ from ..figures.model_scores import update_class_bars
 from ..figures.routing_couplings import draw_coupling_heatmap, update_coupling_heatmap
 from ..statistics import CURVE_WINDOW
 from .base import Widget
-from .panels import MAX_ITERATIONS
+from .panels import SLIDER_ITERATIONS
 
 # the histogram's bins: c_ij from 1e-4 (and below) to 1, evenly spaced on a log scale
 BINS = np.logspace(-4, 0, 33)
@@ -56,7 +56,7 @@ class BugZooExplorer(Widget):
         self.shown = min(SHOWN_CHILDREN, n_in)  # the heatmap's rows
         self.digit = widgets.Dropdown(
             options=[(f"#{k}: a {int(y)}", k) for k, y in enumerate(labels)], description="digit")
-        self.iterations = widgets.IntSlider(value=iterations, min=1, max=MAX_ITERATIONS,
+        self.iterations = widgets.IntSlider(value=iterations, min=1, max=SLIDER_ITERATIONS,
                                             description="iterations")
         self.bug = widgets.RadioButtons(
             options=[("none (the paper's routing)", CORRECT), *((name, name) for name in BUGS)],

@@ -21,15 +21,11 @@ from ..data.faces import PART_KINDS
 from ..figures.canvas import png_bytes
 from ..figures.capsule_poses import draw_vector
 from ..functional import squash
+from ..validate import Choice, Float, checked
 from .base import Widget
 
 IMAGE_SIZE = 48  # pixels of the drawn part
 MAX_NORM = 5.0  # the squash slider's range of ||s||
-
-
-def _check_range(name: str, value: float, low: float, high: float):
-    if not low <= value <= high:
-        raise ValueError(f"{name} must be in [{low}, {high}], got {value}")
 
 
 def _slider(description: str, value: float, low: float, high: float, step: float):
@@ -45,12 +41,12 @@ def _redraw_vector(ax, x: float, y: float, **kwargs):
     draw_vector(ax, x, y, **kwargs)
 
 
-def pose_vector_state(kind: str, angle: float, length: float) -> dict:
+@checked
+def pose_vector_state(kind: Choice("a face part", *PART_KINDS),
+                      angle: Float("the pose's angle in degrees", ge=-180, le=180),
+                      length: Float("the vector's length: the part's presence", ge=0, le=1)
+                      ) -> dict:
     """A 2-D capsule for ``kind`` at ``angle`` degrees with length (= presence) ``length``."""
-    if kind not in PART_KINDS:
-        raise ValueError(f"unknown part {kind!r}; expected one of {PART_KINDS}")
-    _check_range("angle", angle, -180, 180)
-    _check_range("length", length, 0, 1)
     v = pose_vector(angle, length)
     part, presence = part_from_vector(kind, v)
     return {"kind": kind, "angle": angle, "presence": presence, "x": float(v[0]),
@@ -94,10 +90,10 @@ class PoseVectorExplorer(Widget):
         self.image.value = png_bytes(self.figure)
 
 
-def squash_state(norm: float, angle: float = 30.0) -> dict:
+@checked
+def squash_state(norm: Float("the length ||s||", ge=0, le=MAX_NORM),
+                 angle: Float("s's angle in degrees", ge=0, le=360) = 30.0) -> dict:
     """``s`` of length ``norm`` at ``angle`` degrees, ``v = squash(s)``, and the slope there."""
-    _check_range("||s||", norm, 0, MAX_NORM)
-    _check_range("angle", angle, 0, 360)
     a = math.radians(angle)
     s = torch.tensor([norm * math.cos(a), norm * math.sin(a)], dtype=torch.float64)
     v = squash(s)

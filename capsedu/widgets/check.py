@@ -7,13 +7,13 @@ from matplotlib.figure import Figure
 
 from ..figures.canvas import png_bytes
 from ..figures.capsule_poses import draw_vector
+from ..validate import Float, checked
 from .base import Widget
 
 
-def arrow_state(angle: float) -> dict:
+@checked
+def arrow_state(angle: Float("degrees counter-clockwise from the x axis", ge=0, le=360)) -> dict:
     """The unit vector at ``angle`` degrees (counter-clockwise from the x axis)."""
-    if not 0 <= angle <= 360:
-        raise ValueError(f"angle must be in [0, 360] degrees, got {angle}")
     rad = math.radians(angle)
     return {"angle": angle, "x": math.cos(rad), "y": math.sin(rad)}
 
@@ -36,8 +36,8 @@ class WidgetCheck(Widget):
 
     def update(self, change=None):
         self.state = s = arrow_state(self.slider.value)
-        self.readout.value = (f"<b>angle {s['angle']}°</b>: vector = ({s['x']:+.2f}, "
+        self.readout.value = (f"<b>angle {s['angle']:g}°</b>: vector = ({s['x']:+.2f}, "
                               f"{s['y']:+.2f}), length {math.hypot(s['x'], s['y']):.2f}")
         self.figure.clear()
-        draw_vector(self.figure.add_subplot(), s["x"], s["y"], label=f"{s['angle']}°")
+        draw_vector(self.figure.add_subplot(), s["x"], s["y"], label=f"{s['angle']:g}°")
         self.image.value = png_bytes(self.figure)

@@ -13,15 +13,16 @@ import torch
 from ..data import faces, sprites
 from ..parts.scoring import verdicts
 from ..parts.votes import predicted_faces
-from .panels import MAX_ITERATIONS, RoutingPanels, RoutingWidget
+from ..validate import Int, checked
+from .panels import SLIDER_ITERATIONS, RoutingPanels, RoutingWidget
 
 
-def face_state(pose_model, models: dict, parts, iteration: int = 3) -> dict:
+@checked
+def face_state(pose_model, models: dict, parts,
+               iteration: Int("routing iterations", ge=1, le=SLIDER_ITERATIONS) = 3) -> dict:
     """Render ``parts``, read the part capsules off the image with ``pose_model`` (a
     ``PoseCapsuleNet``), route them for ``iteration`` iterations, and ask every model of
     ``models`` (name -> model, the pose-capsule model included or not) for its verdict."""
-    if not 1 <= iteration <= MAX_ITERATIONS:
-        raise ValueError(f"iteration must be in [1, {MAX_ITERATIONS}], got {iteration}")
     x = sprites.render_many([parts])  # [1, 1, 32, 32]; raises ValueError on a bad part
     image = x[0, 0].numpy()  # [32, 32]
     poses, presence, _, routing = pose_model.capsules(x, iteration)

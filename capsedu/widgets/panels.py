@@ -22,7 +22,7 @@ from .base import Widget
 from .parts import PartsEditor
 from .verdicts import VerdictBars
 
-MAX_ITERATIONS = 5
+SLIDER_ITERATIONS = 5  # the iteration sliders run 1..5 (routing itself allows MAX_ITERATIONS)
 
 
 class RoutingPanels:
@@ -65,7 +65,7 @@ class RoutingPanels:
             curve.axhline(face_threshold, color="0.3", ls="--", lw=1,
                           label=f"face above {face_threshold:g}")
         curve.set(xlabel="iteration", ylim=(0, 1.32), yticks=np.linspace(0, 1, 6),
-                  xlim=(0.8, MAX_ITERATIONS + 0.2), xticks=range(1, MAX_ITERATIONS + 1),
+                  xlim=(0.8, SLIDER_ITERATIONS + 0.2), xticks=range(1, SLIDER_ITERATIONS + 1),
                   title="parent lengths")
         curve.legend(loc="upper center", ncol=2, fontsize="small", frameon=False,
                      borderaxespad=0.2, columnspacing=1, handlelength=1.5)
@@ -108,7 +108,7 @@ class RoutingWidget(Widget):
     def __init__(self, panels: RoutingPanels, parts=None, iteration: int = 3, extra=()):
         self.panels = panels
         self.editor = PartsEditor(parts, on_change=lambda _: self.update())
-        self.iteration = widgets.IntSlider(value=iteration, min=1, max=MAX_ITERATIONS,
+        self.iteration = widgets.IntSlider(value=iteration, min=1, max=SLIDER_ITERATIONS,
                                            description="iteration")
         for control in (self.iteration, *extra):
             control.observe(lambda _: self.update(), names="value")

@@ -11,16 +11,17 @@ from ..buggy import step_softmax_over_children
 from ..data import sprites
 from ..parts.votes import route_parts
 from ..routing import Step, routing_step
-from .panels import MAX_ITERATIONS, RoutingPanels, RoutingWidget
+from ..validate import Int, checked
+from .panels import SLIDER_ITERATIONS, RoutingPanels, RoutingWidget
 
 SCENE_SIZE = 96  # pixels of the drawn scene (the parts' true poses, no model looks at it)
 
 
-def routing_state(parts, iteration: int = 3, step: Step = routing_step) -> dict:
+@checked
+def routing_state(parts, iteration: Int("routing iterations", ge=1, le=SLIDER_ITERATIONS) = 3,
+                  step: Step = routing_step) -> dict:
     """Everything the widget shows after ``iteration`` iterations of Procedure 1 (pure), each
     iteration a ``step`` (the paper's, or the zoo's softmax over the children)."""
-    if not 1 <= iteration <= MAX_ITERATIONS:
-        raise ValueError(f"iteration must be in [1, {MAX_ITERATIONS}], got {iteration}")
     r = route_parts(parts, iterations=iteration, step=step)
     return {
         "iteration": iteration,

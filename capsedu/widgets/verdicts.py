@@ -13,11 +13,14 @@ from matplotlib.figure import Figure
 from ..data import sprites
 from ..figures.canvas import png_bytes
 from ..parts.scoring import verdicts
+from ..validate import MAX_SIDE, Int, checked
 from .base import Widget
 from .parts import PartsEditor
 
 
-def verdicts_state(models: dict, parts, size: int = 32) -> dict:
+@checked
+def verdicts_state(models: dict, parts,
+                   size: Int("the image's side in pixels", ge=1, le=MAX_SIDE) = 32) -> dict:
     """Render ``parts`` at ``size`` x ``size`` and ask each model for its verdict.
 
     Returns ``{"image": [size, size] array, "face_probability": {model name: score},
