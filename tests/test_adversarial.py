@@ -174,3 +174,14 @@ def test_the_shipped_record_is_complete_and_made_as_it_says():
     for name in adv.MODELS:
         assert run.settings["budget"]["losses"] == list(attacks.LOSSES)
         assert record.read_curve(results, name)[-1].eps == max(adv.EPS)
+
+
+def test_the_live_measure_reads_the_first_recorded_digits_as_the_record_does():
+    results = record.read_results()
+    if any(f"fgsm, {name}, eps 0.1" not in results for name in adv.MODELS):
+        pytest.skip("the recorded run has not attacked with FGSM at eps 0.1 yet")
+    models = adv.load_models()
+    _, images, labels = adv.sample_digits(8)
+    live = adv.robust_accuracy(models, images, labels, 0.1, "fgsm")
+    for name in adv.MODELS:
+        assert adv.same_as_record(live[name], record.read_attacked(results, name, "fgsm", 0.1)) == 0
