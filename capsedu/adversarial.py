@@ -139,20 +139,19 @@ def examples(model: nn.Module, images: Images, labels: Labels,
              penalty=None) -> torch.Tensor:
     """Adversarial examples ``[N, 1, 40, 40]`` made on ``model`` with ``attack`` at ``eps`` and
     ``loss``, ``BATCH`` images at a time, within ``budget`` (``penalty``: ``attacks.pgd``'s)."""
-    made = []
-    for i in range(0, len(images), BATCH):
-        x, y = images[i:i + BATCH], labels[i:i + BATCH]
+    def batch(x, y, seed):  # one batch of examples; each batch its own random starts
         if attack == "fgsm":
-            made.append(attacks.fgsm(model, x, y, eps, loss).cpu())
-            continue
-        made.append(attacks.pgd(model, x, y, eps, budget.steps, budget.step_size(eps), loss,
-                                budget.restarts, budget.random_start, budget.seed + i,
-                                penalty).cpu())
-    return torch.cat(made)
+            return attacks.fgsm(model, x, y, eps, loss)
+        return attacks.pgd(model, x, y, eps, budget.steps, budget.step_size(eps), loss,
+                           budget.restarts, budget.random_start, seed, penalty)
+
+    return torch.cat([batch(images[i:i + BATCH], labels[i:i + BATCH], budget.seed + i).cpu()
+                      for i in range(0, len(images), BATCH)])
 
 
+@checked
 @torch.no_grad()
-def reads_right(model: nn.Module, images: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+def reads_right(model: nn.Module, images: Images, labels: Labels) -> torch.Tensor:
     """``[N]``: whether ``model`` reads each image as its label, ``BATCH`` at a time."""
     return torch.cat([~attacks.misreads(model, images[i:i + BATCH], labels[i:i + BATCH]).cpu()
                       for i in range(0, len(images), BATCH)])
@@ -172,6 +171,7 @@ def robust_accuracy(models: dict, images: Images, labels: Labels, eps: Eps,
     return found
 
 
+@checked
 def same_as_record(live: Attacked, recorded: Attacked) -> int:
     """On how many of the live digits (the first of the recorded sample) ``live`` reads otherwise
     than the record does: 0 on the CPU the record was made on; another device's rounding can
