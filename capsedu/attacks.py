@@ -12,12 +12,12 @@ the direction that raises a loss of the true label:
 
 Which loss the attacker raises matters as much as the attack (``LOSSES``): the model's own
 training loss (a CapsNet's margin loss is exactly 0, and so is its gradient, once the true
-capsule is longer than 0.9 and every other shorter than 0.1: a sign of 0 never moves), the
-cross-entropy of the model's class scores, or the margin of the best other class over the true
-one (Carlini & Wagner 2017). Each is a batch's mean, and each works for every model of the
-course: a model's class scores are its forward pass's logits, or a CapsNet's capsule lengths
-(``class_scores``). An evaluation attacks with all of them and counts a digit as robust only if
-it survives every one (``capsedu.adversarial``).
+capsule is longer than 0.9 and every other shorter than 0.1: what is left of the gradient only
+raises the reconstruction's error), the cross-entropy of the model's class scores, or the margin
+of the best other class over the true one (Carlini & Wagner 2017). Each is a batch's mean, and
+each works for every model of the course: a model's class scores are its forward pass's logits,
+or a CapsNet's capsule lengths (``class_scores``). An evaluation attacks with all of them and
+counts a digit as robust only if it survives every one (``capsedu.adversarial``).
 """
 
 from collections.abc import Callable, Iterator
@@ -53,7 +53,7 @@ def class_scores(model: nn.Module, images: Images) -> torch.Tensor:
 def attack_loss(model: nn.Module, images: Images, labels: Labels, loss: Loss) -> torch.Tensor:
     """The mean over the batch of the ``loss`` the attacker raises, for ``images`` ``[B, C, H, W]``
     of true class ``labels`` ``[B]``: a 0-d tensor with the gradient."""
-    if loss == "training":  # a CapsNet: margin loss + 0.0005 x reconstruction (true capsule)
+    if loss == "training":  # a CapsNet's margin loss + 0.0005 x reconstruction; a CNN's CE
         return model.training_loss(images, labels)[0]
     z = class_scores(model, images)  # [B, classes]
     check_labels(labels, "labels", len(images), z.shape[1])
