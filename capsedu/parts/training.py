@@ -153,15 +153,17 @@ def _readout_drawn(n: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
 
 @checked
 @torch.no_grad()
-def fit_readout(model: PoseCapsuleNet, n: Images = 6000, seed: Seed = 0) -> PoseCapsuleNet:
+def fit_readout(model: PoseCapsuleNet, n: Images | None = None,
+                seed: Seed = 0) -> PoseCapsuleNet:
     """Fit what a pose-capsule model reads its verdict with, from training data of ``seed``:
 
-    * the W_i by least squares from the detected parts of ``n`` clean training faces;
+    * the W_i by least squares from the detected parts of ``n`` clean training faces (by
+      default the pose-capsule recipe's ``examples``, as the shipped models were fitted);
     * the face-length threshold on those faces and ``n`` non-faces (``fit_threshold``), with
       the model's own number of routing iterations.
 
     Changes ``model`` in place and returns it."""
-    x_face, x_non = readout_data(n, seed)
+    x_face, x_non = readout_data(n or face_model_recipe("pose capsules").examples, seed)
     poses, presence = model.detector.detect(x_face)
     complete = (presence > 0.5).all(dim=1)  # faces where the detector found all four parts
     model.W.copy_(torch.from_numpy(fit_transforms(poses[complete].double().numpy())))
@@ -172,7 +174,7 @@ def fit_readout(model: PoseCapsuleNet, n: Images = 6000, seed: Seed = 0) -> Pose
 
 @contextmanager
 @checked
-def refitted(model: PoseCapsuleNet, iterations: Iterations, n: Images = 6000,
+def refitted(model: PoseCapsuleNet, iterations: Iterations, n: Images | None = None,
              seed: Seed = 0) -> Iterator[PoseCapsuleNet]:
     """``model`` routing ``iterations`` times inside the ``with`` block
     (``capsnet.routing_iterations``), with its W_i and threshold refitted for that number
@@ -209,7 +211,7 @@ def routing_ablation(models: list | tuple, seeds: list[Seed] | tuple[Seed, ...],
                      iterations: list[Iterations] | tuple[Iterations, ...],
                      kinds: list[str] | tuple[str, ...],
                      n_test: Int("held-out images per kind", ge=1, le=100_000) = 500,
-                     n_fit: Images = 6000,
+                     n_fit: Images | None = None,
                      margin_kinds: list[str] | tuple[str, ...] = ()) -> dict[int, Refitted]:
     """For each number of ``iterations``: every pose-capsule model of ``models`` (one per seed of
     ``seeds``) refitted for it on training data of its seed (``refitted``, ``n_fit`` faces and
