@@ -3,7 +3,7 @@ experiments share (``capsedu.ablations``, ``capsedu.bug_zoo``, ``capsedu.parts.t
 
     python -m capsedu.train capsnet-mnist-live --limit 1000   # a trial run, into <data root>/runs
     python -m capsedu.train capsnet-mnist-live --replace-shipped  # rebuild the shipped checkpoint
-    python -m capsedu.train --list                                # the recipes
+    python -m capsedu.train --list     # every recipe, and the command that trains it
 
 A run writes its checkpoint and manifest row to <data root>/runs/ (or --out): the shipped
 checkpoints in <data root>/checkpoints/, which the notebooks load, are replaced only with
