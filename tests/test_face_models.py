@@ -138,7 +138,7 @@ def test_spread_keeps_a_face_layout_and_widens_gaps():
     assert left.angle == 0 and left.scale == 1  # sprites keep their size and angle
     torch.testing.assert_close(spread_faces(1.0, n=3), held_out("face", 3)[0])
     assert not torch.equal(spread_faces(1.2, n=3), held_out("face", 3)[0])
-    with pytest.raises(ValueError, match=r"\[1, 1.3\]"):
+    with pytest.raises(ValueError, match=r"factor must be a finite number >= 1 and <= 1.3"):
         spread_faces(1.4, n=3)
 
 
