@@ -76,7 +76,7 @@ class _CNN(LogitClassifier):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """``x``: ``[B, C, H, W]`` -> class logits ``[B, n_classes]``."""
-        check_shape(x, "x", "[batch, channels, height, width]", ndim=4)
+        check_shape(x, f"{type(self).__name__}(): x", "[batch, channels, height, width]", ndim=4)
         in_channels = self.hparams["in_channels"]
         if x.shape[1] != in_channels:
             raise ValueError(f"x must have {in_channels} channel(s), got shape {tuple(x.shape)}")
@@ -160,7 +160,7 @@ class MaxPoolCNN(LogitClassifier):
         """``x``: ``[B, C, image_size, image_size]`` -> class logits ``[B, n_classes]``."""
         hp = self.hparams
         shape = f"[batch, {hp['in_channels']}, {hp['image_size']}, {hp['image_size']}]"
-        check_shape(x, "x", shape, ndim=4)
+        check_shape(x, f"{type(self).__name__}(): x", shape, ndim=4)
         if tuple(x.shape[1:]) != (hp["in_channels"], hp["image_size"], hp["image_size"]):
             raise ValueError(f"x must have shape {shape}, got {tuple(x.shape)}")
         check_model_dtype(x, "x", self.layers[0].weight.dtype)

@@ -142,7 +142,8 @@ class CapsNet(nn.Module):
         images in the model's dtype (float32 in [0, 1] unless the model was converted)."""
         cfg = self.config
         shape = f"[batch, {cfg.in_channels}, {cfg.image_size}, {cfg.image_size}]"
-        check_shape(x, "x", shape, 4, (cfg.in_channels, cfg.image_size, cfg.image_size))
+        check_shape(x, f"{type(self).__name__}(): x", shape, 4,
+                    (cfg.in_channels, cfg.image_size, cfg.image_size))
         check_model_dtype(x, "x", self.conv1.weight.dtype)
         check_finite(x, "x")
         u = self.primary(F.relu(self.conv1(x)))  # [B, n_primary, primary_dim]

@@ -67,6 +67,10 @@ def training_status(metrics: dict, patience: Patience = PATIENCE) -> str:
     """How a recorded run (a manifest row's ``metrics``) ended, in words: converged by the rule,
     still rising over its last epochs although the rule stopped it, or still improving when its
     budget ran out (a verdict resting on either of the last two is not final)."""
+    if "validation_by_epoch" not in metrics:
+        raise ValueError(f"training_status(): metrics must be a manifest row's metrics with "
+                         f"'validation_by_epoch', got keys {sorted(metrics)}; pass "
+                         "row['metrics'] of a run trained with validation")
     scores = metrics["validation_by_epoch"]
     best = best_epoch(scores)
     kept = f"epoch {best} of {len(scores)} kept ({100 * max(scores):.2f} % held out)"

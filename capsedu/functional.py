@@ -11,7 +11,7 @@ from .validate import Float, Int, Tensor, check_finite, check_labels, checked
 
 @checked
 def squash(s: Tensor("a capsule's total input", floating=True),
-           dim: Int("the dimension that holds the capsule's vector") = -1,
+           dim: Int("the dimension that holds the capsule's vector", ge=-64, le=63) = -1,
            eps: Float("added under the square root", gt=0) = 1e-8) -> torch.Tensor:
     """Eq. 1: shrink a capsule's total input ``s`` to a vector of length in [0, 1) (in exact
     arithmetic; in float32 a long ``s`` rounds to length 1.0, as notebook 03 shows).
@@ -24,6 +24,10 @@ def squash(s: Tensor("a capsule's total input", floating=True),
 
     Finite for every finite ``s``, however long; a NaN or an infinity in ``s`` is an error.
     """
+    if not -s.ndim <= dim < s.ndim:
+        raise ValueError(f"squash(): dim must name a dimension of s, from {-s.ndim} to "
+                         f"{s.ndim - 1} (s has shape {tuple(s.shape)}), got {dim}; a capsule's "
+                         "vector is usually the last, dim=-1")
     eps = max(eps, torch.finfo(s.dtype).tiny)
     # ||s||^2: same shape as s but with size 1 along `dim`
     squared_norm = (s * s).sum(dim=dim, keepdim=True)
@@ -62,9 +66,9 @@ def margin_loss(
         raise ValueError("lengths holds no examples ([0, classes]); the loss is a mean over the "
                          "batch, so pass at least one")
     if not m_minus < m_plus:
-        raise ValueError(f"the margins must satisfy 0 <= m_minus < m_plus (a present class is "
-                         f"pushed above m_plus, an absent one below m_minus), got m_plus={m_plus}"
-                         f", m_minus={m_minus}; the paper's are 0.9 and 0.1")
+        raise ValueError(f"margin_loss(): the margins must satisfy 0 <= m_minus < m_plus (a "
+                         f"present class is pushed above m_plus, an absent one below m_minus), "
+                         f"got m_plus={m_plus}, m_minus={m_minus}; the paper's are 0.9 and 0.1")
     sets = isinstance(targets, torch.Tensor) and targets.ndim == 2
     check_labels(targets, "targets", batch, n_classes, k=targets.shape[1] if sets else None)
     # T_k: 1 for the classes present, 0 for the others; [batch, classes]

@@ -73,7 +73,7 @@ class _Stack(LogitClassifier):
     def features(self, x: torch.Tensor) -> list[torch.Tensor]:
         """The maps after each block: ``[B, C, H, W]`` for the CNN, ``[B, C, 4, H, W]`` for the
         G-CNN (its rotation axis kept)."""
-        check_shape(x, "x", "[batch, 1, height, width]", ndim=4)
+        check_shape(x, f"{type(self).__name__}(): x", "[batch, 1, height, width]", ndim=4)
         check_model_dtype(x, "x", self.classifier.weight.dtype)
         check_finite(x, "x")
         maps = []

@@ -339,6 +339,10 @@ def is_correct(predictions: Tensor("predicted classes [B], or [B, k]"),
                labels: Tensor("their labels [B], or [B, k]")) -> torch.Tensor:
     """Whether each example is read right ``[B]``: its prediction equals its label ``[B]``, or,
     for a set of classes ``[B, k]`` (a MultiMNIST pair's two digits), it has all k of them."""
+    if predictions.shape != labels.shape:
+        raise ValueError(f"is_correct(): predictions and labels must have one shape ([B], or "
+                         f"[B, k] for k classes per example), got {tuple(predictions.shape)} and "
+                         f"{tuple(labels.shape)}; score a model with the labels of its images")
     if labels.ndim == 1:
         return predictions == labels
     # both sets in ascending order: equal rows <=> the same classes
@@ -352,12 +356,14 @@ def confusion(labels: Tensor("labels [N]", ndim=1), predictions: Tensor("predict
     (``labels`` ``[N]``) were read as p (``predictions`` ``[N]``); the diagonal is those read
     right."""
     if labels.shape != predictions.shape or labels.ndim != 1:
-        raise ValueError(f"labels and predictions must both have shape [N], got "
-                         f"{tuple(labels.shape)} and {tuple(predictions.shape)}")
+        raise ValueError(f"confusion(): labels and predictions must both have shape [N], got "
+                         f"{tuple(labels.shape)} and {tuple(predictions.shape)}; pass one "
+                         "prediction per label")
     both = torch.cat([labels, predictions])
     if len(both) and not 0 <= int(both.min()) <= int(both.max()) < n_classes:
-        raise ValueError(f"labels and predictions must be classes in [0, {n_classes - 1}], got "
-                         f"values from {int(both.min())} to {int(both.max())}")
+        raise ValueError(f"confusion(): labels and predictions must be classes in "
+                         f"[0, {n_classes - 1}], got values from {int(both.min())} to "
+                         f"{int(both.max())}; pass n_classes= the number of classes")
     return torch.bincount(n_classes * labels + predictions, minlength=n_classes**2).view(
         n_classes, n_classes)
 
@@ -455,9 +461,11 @@ def evaluate(model: nn.Module, data, batch_size: BatchSize = SCORING_BATCH,
     predictions = predict(model, images, batch_size, progress)
     labels = torch.as_tensor(labels)
     if labels.shape[0] != len(predictions) or labels.is_floating_point() or labels.min() < 0:
-        raise ValueError(f"labels must hold one non-negative integer class per image "
-                         f"({len(predictions)}), got {labels.dtype} of shape {tuple(labels.shape)}"
-                         + (f" from {int(labels.min())}" if len(labels) else ""))
+        raise ValueError(f"evaluate(): data's labels must hold one non-negative integer class "
+                         f"per image ({len(predictions)}), got {labels.dtype} of shape "
+                         f"{tuple(labels.shape)}" + (f" from {int(labels.min())}" if len(labels)
+                                                     else "")
+                         + "; pass data=(images, labels) with labels.long(), one per image")
     n_classes = (getattr(model, "hparams", None) or {}).get("n_classes")
     if n_classes is not None and int(labels.max()) >= n_classes:
         raise ValueError(f"labels must be classes in [0, {n_classes - 1}], got {int(labels.max())}")

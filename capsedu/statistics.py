@@ -64,7 +64,8 @@ def _as_values(values, name: str, at_least: int = 2) -> np.ndarray:
     array = np.asarray(values, dtype=float)
     if array.ndim != 1 or len(array) < at_least:
         raise ValueError(f"{name} must be a list of one number per seed, at least {at_least} "
-                         f"(a spread needs two), got {array.tolist()}")
+                         f"(a spread needs two), got {array.tolist()}; train and score another "
+                         "seed")
     return array
 
 
@@ -96,7 +97,7 @@ class Accuracy:
 @checked
 def accuracy(correct, level: Level = LEVEL) -> Accuracy:
     """The accuracy of one model from ``correct`` ``[n]`` (whether each image was read right)."""
-    right = _as_bools(correct, "correct")
+    right = _as_bools(correct, "accuracy(): correct")
     k, n = int(right.sum()), len(right)
     interval = stats.binomtest(k, n).proportion_ci(confidence_level=level, method="wilson")
     return Accuracy(k / n, n, interval.low, interval.high, level)
@@ -155,10 +156,11 @@ def paired(correct_a, correct_b, level: Level = LEVEL) -> Paired:
     when the test tells the two apart: the printed interval and the verdict beside it never
     disagree (a normal approximation, mean +- 1.96 se, can).
     """
-    a, b = _as_bools(correct_a, "correct_a"), _as_bools(correct_b, "correct_b")
+    a = _as_bools(correct_a, "paired(): correct_a")
+    b = _as_bools(correct_b, "paired(): correct_b")
     if a.shape != b.shape:
-        raise ValueError(f"correct_a and correct_b must score the same images: got {len(a)} and "
-                         f"{len(b)} values; score both models on one test set")
+        raise ValueError(f"paired(): correct_a and correct_b must score the same images: got "
+                         f"{len(a)} and {len(b)} values; score both models on one test set")
     n = len(a)
     only_a, only_b = int((a & ~b).sum()), int((~a & b).sum())
     m = only_a + only_b  # the disagreements
@@ -209,7 +211,7 @@ def t_multiplier(degrees_of_freedom: Float("degrees of freedom, e.g. seeds - 1",
 @checked
 def over_seeds(values, level: Level = LEVEL) -> OverSeeds:
     """The mean of one number per seed (e.g. a test error in %) with its t interval."""
-    x = _as_values(values, "values")
+    x = _as_values(values, "over_seeds(): values")
     sd = x.std(ddof=1)
     return OverSeeds(x.mean(), sd, len(x), t_multiplier(len(x) - 1, level) * sd / np.sqrt(len(x)),
                      level)
@@ -246,7 +248,7 @@ def seed_difference(a, b,
     per-seed differences, n - 1 degrees of freedom. ``by_seed=False`` for runs that share nothing
     (two architectures): Welch's interval, with the Welch-Satterthwaite degrees of freedom.
     """
-    x, y = _as_values(a, "a"), _as_values(b, "b")
+    x, y = _as_values(a, "seed_difference(): a"), _as_values(b, "seed_difference(): b")
     if by_seed:
         if len(x) != len(y):
             raise ValueError(f"by_seed=True compares seed by seed: a and b need one value per "

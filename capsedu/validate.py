@@ -20,6 +20,7 @@ import dataclasses
 import functools
 import inspect
 import os
+import types
 import typing
 from typing import Annotated, Any, Literal
 
@@ -46,7 +47,8 @@ class Spec(typing.NamedTuple):
     """What one parameter takes, in words for a message: ``expected`` ("an integer from 1 to
     100 (routing iterations)") and the bounds a test can step outside (None: no bound)."""
     expected: str
-    kind: str  # "int", "float", "bool", "choice", "tensor", "array", or "union" of ``members``
+    kind: str  # "int", "float", "bool", "choice", "tensor", "array", "tuple", "list",
+    # "sequence" (a tuple or a list), or "union" of ``members``
     low: float | None = None
     high: float | None = None
     choices: tuple = ()
@@ -209,9 +211,18 @@ def declared(fn) -> dict[str, Spec]:
     specs = {}
     for name, hint in hints.items():
         origin = typing.get_origin(hint)
-        members = typing.get_args(hint) if origin in (typing.Union, tuple, list) else (hint,)
+        union = origin in (typing.Union, types.UnionType)  # X | None, tuple[X, ...] | list[X]
+        members = typing.get_args(hint) if union or origin in (tuple, list) else (hint,)
         found = [spec for spec in map(_spec, members) if spec is not None]
-        if found and origin in (tuple, list):  # each item declared: "name[]" holds the item's
+        # tuple[X, ...] | list[X]: a tuple or a list of items, each declared
+        sequences = [m for m in members if typing.get_origin(m) in (tuple, list)]
+        if union and sequences and _spec(typing.get_args(sequences[0])[0]):
+            item = _spec(typing.get_args(sequences[0])[0])
+            forms = " or a ".join(typing.get_origin(m).__name__ for m in sequences)
+            specs[name + "[]"] = item
+            specs[name] = item._replace(expected=f"a {forms} of items, each {item.expected}",
+                                        kind="sequence")
+        elif found and origin in (tuple, list):  # each item declared: "name[]" holds the item's
             specs[name + "[]"] = found[0]
             specs[name] = found[0]._replace(
                 expected=f"a {origin.__name__} of items, each {found[0].expected}",
@@ -238,8 +249,7 @@ _ADVICE = {
     "finite_number": "a NaN or an infinity here would make every result after it NaN",
     "greater_than_equal": "pass a value in that range",
     "greater_than": "pass a value in that range",
-    "less_than_equal": "pass a value in that range (the upper bound keeps the work and the memory "
-                       "a call can ask for finite)",
+    "less_than_equal": "pass a value in that range",
     "less_than": "pass a value in that range",
     "literal_error": "pass one of those strings",
     "tuple_type": "pass a tuple, e.g. (512, 1024)",
@@ -277,12 +287,14 @@ def _refusal(fn, err: ValidationError, parameters: list[str], specs: dict[str, S
     loc = error["loc"]
     name = parameters[loc[0]] if loc and isinstance(loc[0], int) and loc[0] < len(parameters) \
         else str(loc[0]) if loc else "an argument"
-    item = f"[{loc[1]}]" if len(loc) > 1 and isinstance(loc[1], int) else ""  # one of a tuple's
+    index = [part for part in loc[1:] if isinstance(part, int)]  # one of a tuple's items
+    item = f"[{index[-1]}]" if index else ""
     where = f"{fn.__qualname__.removesuffix('.__init__')}()"  # a class: its name
     got = error.get("input")
     kind = error["type"]
     spec = specs.get(name + "[]" if item else name)
-    if spec is not None and spec.kind == "union" and not _of_its_form(error):  # no form fits
+    if spec is not None and spec.kind in ("union", "sequence") and not item \
+            and not _of_its_form(error):  # no form fits
         text = (f"{where}: {name} must be {spec.expected}, got {_kind_of(got)}; pass one of "
                 "those")
         kind = "union_type"
@@ -349,7 +361,9 @@ def check_shape(x: torch.Tensor, name: str, expected: str, ndim: int,
     if not isinstance(x, torch.Tensor):
         raise TypeError(f"{name} must be a torch.Tensor {expected}, got {type(x).__name__}")
     if x.ndim != ndim or (sizes is not None and tuple(x.shape[1:]) != tuple(sizes)):
-        raise ValueError(f"{name} must have shape {expected}, got shape {tuple(x.shape)}")
+        one = (f"one example is {name.split()[-1]}[None]" if x.ndim == ndim - 1 else
+               "pass a tensor of that shape")
+        raise ValueError(f"{name} must have shape {expected}, got shape {tuple(x.shape)}; {one}")
 
 
 def check_finite(x: torch.Tensor, name: str) -> None:

@@ -74,7 +74,8 @@ class VisionTransformer(LogitClassifier):
         """``x``: ``[B, C, image_size, image_size]`` -> class logits ``[B, n_classes]``."""
         hp = self.hparams
         shape = f"[batch, {hp['in_channels']}, {hp['image_size']}, {hp['image_size']}]"
-        check_shape(x, "x", shape, 4, (hp["in_channels"], hp["image_size"], hp["image_size"]))
+        check_shape(x, f"{type(self).__name__}(): x", shape, 4,
+                    (hp["in_channels"], hp["image_size"], hp["image_size"]))
         check_model_dtype(x, "x", self.embed.weight.dtype)
         check_finite(x, "x")
         tokens = self.embed(x).flatten(2).transpose(1, 2)  # [B, n_tokens, dim], row by row

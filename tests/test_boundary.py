@@ -62,7 +62,7 @@ def bad_values(spec: Spec) -> list[tuple[object, type]]:
     wrong_kind = {"int": [True, "3", 2.5, None.__class__], "float": ["0.5", True, [0.5]],
                   "bool": ["False", 1, "yes"], "choice": [],
                   "tensor": [[0.5, 0.5], "pixels"], "array": [[0.5, 0.5], "pixels"],
-                  "tuple": [[1], "12"]}[spec.kind]
+                  "tuple": [[1], "12"], "sequence": ["12", 3]}[spec.kind]
     cases = [(v, TypeError) for v in wrong_kind if v is not type(None)]
     if spec.kind == "float":
         cases += [(math.nan, ValueError), (math.inf, ValueError)]

@@ -82,13 +82,14 @@ def _parts_at(offsets, x, y, angle, scale) -> list[Part]:
     ]
 
 
-def _index(parts: list[Part], kind: str) -> int:
-    """Where the part of ``kind`` is in ``parts``; a clear ``ValueError`` when it is missing."""
+def _index(parts: list[Part], kind: str, where: str) -> int:
+    """Where the part of ``kind`` is in ``parts``; a clear ``ValueError`` naming the function
+    ``where`` when it is missing."""
     for i, p in enumerate(parts):
         if p.kind == kind:
             return i
-    raise ValueError(f"parts holds no {kind!r} (it holds {[p.kind for p in parts]}); "
-                     f"choose a part it has, from {PART_KINDS + (STROKE,)}")
+    raise ValueError(f"{where}(): each part named must be one that parts holds "
+                     f"({[p.kind for p in parts]}), got {kind!r}; choose a part it has")
 
 
 def _box(part: Part) -> np.ndarray:
@@ -348,7 +349,7 @@ def dataset(
 def swap(parts, a: str, b: str) -> list[Part]:
     """Swap the positions of the parts of kinds ``a`` and ``b``; each keeps its own angle."""
     parts = [_as_part(p, "swap") for p in parts]
-    i, j = _index(parts, a), _index(parts, b)
+    i, j = _index(parts, a, "swap"), _index(parts, b, "swap")
     parts[i], parts[j] = (parts[i]._replace(x=parts[j].x, y=parts[j].y),
                           parts[j]._replace(x=parts[i].x, y=parts[i].y))
     return parts
@@ -380,9 +381,11 @@ def scramble(parts, seed: Seed) -> list[Part]:
 @checked
 def face_centre(parts) -> tuple[float, float]:
     """The centre (x, y) of the face parts among ``parts`` (strokes are left out)."""
-    face = [p for p in (_as_part(p, "face_centre") for p in parts) if p.kind in PART_KINDS]
+    parts = [_as_part(p, "face_centre") for p in parts]
+    face = [p for p in parts if p.kind in PART_KINDS]
     if not face:
-        raise ValueError(f"parts holds no face part of {PART_KINDS}")
+        raise ValueError(f"face_centre(): parts must hold a face part of {PART_KINDS}, got "
+                         f"{[p.kind for p in parts]}; strokes alone have no face centre")
     return float(np.mean([p.x for p in face])), float(np.mean([p.y for p in face]))
 
 
@@ -401,13 +404,11 @@ def spread(parts, factor: Float("how many times farther from the face centre")) 
 
 
 @checked
-def turn_over(parts, kinds) -> list[Part]:
+def turn_over(parts, kinds: tuple[Choice("a face part", *PART_KINDS), ...]
+              | list[Choice("a face part", *PART_KINDS)]) -> list[Part]:
     """Turn the parts of the given ``kinds`` by 180 degrees where they stand (``upside_down``
     does this to all four): each keeps its place, and looks as it would in a face upside down."""
     parts = [_as_part(p, "turn_over") for p in parts]
-    unknown = set(kinds) - set(PART_KINDS)
-    if unknown:
-        raise ValueError(f"unknown part kinds {sorted(unknown)}; choose from {PART_KINDS}")
     return [p._replace(angle=p.angle + 180.0) if p.kind in kinds else p for p in parts]
 
 
@@ -431,7 +432,7 @@ def part_slots(scenes) -> tuple[np.ndarray, np.ndarray]:
 def _ink(parts, kind: str, size: int) -> np.ndarray:
     """``[size, size]`` bool: the pixels where part ``kind`` alone puts ink (> 0.5)."""
     parts = [_as_part(p, "ink") for p in parts]
-    return render([parts[_index(parts, kind)]], size) > 0.5
+    return render([parts[_index(parts, kind, "ink")]], size) > 0.5
 
 
 @checked

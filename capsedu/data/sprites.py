@@ -78,7 +78,11 @@ def as_part(p: Record(tuple)) -> Part:
 def _as_part(p, where: str) -> Part:
     """``as_part`` for the renderer and ``faces``, which call it for every part of every scene:
     the part's own checks only, their messages naming ``where`` it was called."""
-    part = p if isinstance(p, Part) else Part(*p)
+    try:
+        part = p if isinstance(p, Part) else Part(*p)
+    except TypeError:  # too few or too many fields, or not a sequence at all
+        raise TypeError(f"{where}(): a part must be a Part or a tuple (kind, x, y[, angle, "
+                        f"scale]), got {p!r}; e.g. Part('nose', 0.5, 0.5)") from None
     if part.kind not in _SPRITES:
         raise ValueError(f"{where}(): a part's kind must be one of {tuple(_SPRITES)}, got "
                          f"{part.kind!r}; pass a face part or {STROKE!r}")

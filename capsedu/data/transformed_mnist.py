@@ -160,17 +160,19 @@ def place(images: Tensor("images [N, 1, h, w]", pixels=True),
                       images, dx, dy)
 
 
-def _rows(rows, n: int) -> torch.Tensor:
+def _rows(rows, n: int, where: str) -> torch.Tensor:
     """``rows`` (indices into a set of ``n`` images; None: all of them) as a tensor of indices."""
     if rows is None:
         return torch.arange(n)
     rows = torch.as_tensor(rows)
     if rows.ndim != 1 or rows.dtype.is_floating_point or len(rows) == 0:
-        raise ValueError(f"rows must be a 1-d list of image indices (e.g. mnist.fixed_sample(n)), "
-                         f"got shape {tuple(rows.shape)} and dtype {rows.dtype}")
+        raise ValueError(f"{where}(): rows must be a 1-d list of image indices (e.g. "
+                         f"mnist.fixed_sample(n)), got shape {tuple(rows.shape)} and dtype "
+                         f"{rows.dtype}; pass such a list")
     if rows.min() < 0 or rows.max() >= n:
-        raise ValueError(f"rows must index the {n:,} images given (0 .. {n - 1}), got "
-                         f"{int(rows.min())} .. {int(rows.max())}")
+        raise ValueError(f"{where}(): rows must index the {n:,} images given (0 .. {n - 1}), got "
+                         f"{int(rows.min())} .. {int(rows.max())}; pass rows of the set, e.g. "
+                         "mnist.fixed_sample(n)")
     return rows
 
 
@@ -186,7 +188,7 @@ def translated(images: Tensor("MNIST digits [N, 1, 28, 28]", ndim=4, pixels=True
     images = _as_digits(images)
     g = torch.Generator().manual_seed(seed)
     dx, dy = torch.randint(0, side - 27, (2, len(images)), generator=g)
-    rows = _rows(rows, len(images))
+    rows = _rows(rows, len(images), "translated")
     return place(images[rows], dx[rows], dy[rows], side)
 
 
@@ -203,7 +205,8 @@ def translated_mnist(train: Flag("True for the training split, False for the tes
     digits of the whole split, each placed as in the whole split (a sample of the test set:
     ``mnist.fixed_sample``)."""
     images, labels = load_mnist(train, limit)
-    return translated(images, TRANSLATED_SEEDS[train], rows=rows), labels[_rows(rows, len(labels))]
+    keep = _rows(rows, len(labels), "translated_mnist")
+    return translated(images, TRANSLATED_SEEDS[train], rows=rows), labels[keep]
 
 
 @checked
@@ -272,7 +275,7 @@ def random_affine(images: Tensor("MNIST digits [N, 1, 28, 28]", ndim=4, pixels=T
     has in the whole set (the maps are drawn for all of ``images``): a sample of the full set."""
     digits = _as_digits(images)
     n = len(digits)
-    rows = _rows(rows, n)
+    rows = _rows(rows, n, "random_affine")
     g = torch.Generator().manual_seed(seed)
 
     def uniform(lo, hi):
@@ -361,14 +364,15 @@ def affine(images: Tensor("MNIST digits [N, 1, 28, 28]", ndim=4, pixels=True),
     ``[N]``, one angle per digit (each digit turned by its own). Every number must be finite and
     the scales non-zero."""
     if scale_x == 0 or scale_y == 0:
-        raise ValueError(f"scale_x and scale_y must be non-zero (a scale of 0 squashes the digit "
-                         f"to a line), got scale_x={scale_x!r}, scale_y={scale_y!r}")
+        raise ValueError(f"affine(): scale_x and scale_y must be non-zero (a scale of 0 squashes "
+                         f"the digit to a line), got scale_x={scale_x!r}, scale_y={scale_y!r}; "
+                         "1 keeps the digit's size")
     images = _centred(_as_digits(images), side)
     n = len(images)
     rotation = torch.as_tensor(rotation, dtype=torch.float32)
     if rotation.ndim > 1 or rotation.numel() not in (1, n):
-        raise ValueError(f"rotation must be one angle or one per digit ([{n}]), got shape "
-                         f"{tuple(rotation.shape)}")
+        raise ValueError(f"affine(): rotation must be one angle or one per digit ([{n}]), got "
+                         f"shape {tuple(rotation.shape)}; give as many angles as digits")
     A = affine_matrix(rotation.expand(n), float(shear), float(scale_x),
                       float(scale_y))  # [N, 2, 2]
     t = torch.tensor([float(tx), float(ty)]).expand(n, 2)  # [N, 2]

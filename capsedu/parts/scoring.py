@@ -132,7 +132,8 @@ def verdicts(models: dict, x: Tensor("one image [1, 1, H, W]", ndim=4, pixels=Tr
     its verdict (score above the cut), from one forward pass per model (``models``: name ->
     model): ``{"face_probability": {name: score}, "threshold": {...}, "called_face": {...}}``."""
     if not models:
-        raise ValueError("models must name at least one trained model, e.g. {'deep CNN': model}")
+        raise ValueError("verdicts(): models must name at least one trained model, e.g. "
+                         "{'deep CNN': model}, got {}; pass a dict of name -> model")
     scores = {name: [float(t[0]) for t in face_scores(m, x)] for name, m in models.items()}
     return {"face_probability": {name: p for name, (p, _) in scores.items()},
             "threshold": {name: cut for name, (_, cut) in scores.items()},
@@ -257,14 +258,17 @@ def rule_report(runs: dict, rules: dict) -> str:
     """For each model of ``runs`` (name -> ``SeedRuns``), the scrambles it is fooled by
     (``SeedRuns.fooled``) and, for each rule of ``rules`` (name -> the scramble kinds the rule
     calls a face), how many of the model's verdicts on ``faces.SCRAMBLED_KINDS`` it predicts."""
+    for rule, predicted in rules.items():
+        unknown = set(predicted) - set(faces.SCRAMBLED_KINDS)
+        if unknown:
+            raise ValueError(f"rule_report(): each rule of rules must name scramble kinds of "
+                             f"{faces.SCRAMBLED_KINDS}, got {sorted(unknown)} in rule {rule!r}; "
+                             "name only scrambles")
     lines, n = [], len(faces.SCRAMBLED_KINDS)
     for name, run in runs.items():
         fooled = run.fooled()
         lines.append(f"{name} is fooled by: {', '.join(fooled) or 'no scramble'}")
         for rule, predicted in rules.items():
-            unknown = set(predicted) - set(faces.SCRAMBLED_KINDS)
-            if unknown:
-                raise ValueError(f"rule {rule!r} names kinds that are no scramble: {unknown}")
             right = sum((kind in fooled) == (kind in predicted) for kind in faces.SCRAMBLED_KINDS)
             lines.append(f"  {rule + ':':<17} predicts {right} of the {n} verdicts")
     return "\n".join(lines)
