@@ -57,6 +57,7 @@ ARCHS = {
     "TwoDigitCNN": "capsedu.multi_digit",
     "PoseCapsuleNet": "capsedu.parts.pose_net",
     "PartPoseMLP": "capsedu.parts.pose_mlp",
+    "VisionTransformer": "capsedu.vit",
 }
 
 

@@ -33,9 +33,11 @@ from .gcnn import C4CNN, PlainCNN
 from .loop import MAX_EPOCHS, evaluate, fit, random_shift
 from .multi_digit import MultiDigitCapsNet, TwoDigitCNN
 from .validate import Choice, Flag, Float, Int, Seed, check_fields, checked
+from .vit import VisionTransformer
 
 # the commands that train the recipes, each recording its runs its own way
-TRAINERS = ("capsedu.train", "capsedu.parts.training", "capsedu.ablations", "capsedu.bug_zoo")
+TRAINERS = ("capsedu.train", "capsedu.parts.training", "capsedu.ablations", "capsedu.bug_zoo",
+            "capsedu.patch_order")
 Epochs = Int("epochs: with patience, the budget", ge=1, le=MAX_EPOCHS)
 # a trial on the first N training examples (MNIST's 60,000 at most); None: all of them
 Limit = Int("the first N training examples only; None keeps all", ge=1, le=60_000)
@@ -105,6 +107,24 @@ def face_recipe(model: str, build: Callable,
     return Recipe(description=f"notebook 07's {model}, trained on faces vs non-faces{detail}",
                   build=build, data=None, examples=examples, epochs=epochs, batch_size=64, lr=lr,
                   lr_decay=lr_decay, seed=0, trainer="capsedu.parts.training")
+
+
+@checked
+def vit_face_recipe(position: Flag("True for the ViT with position embeddings")) -> Recipe:
+    """A row of notebook 10's vision transformers (``capsedu.vit``) on the faces world: sized
+    like the deep face CNN (about 60k parameters), trained on the face CNNs' training images
+    (2,000 per seed, batches of 64) with the epoch chosen on 400 held-out faces and 400
+    non-faces (seed 500, as ``parts.curves``) by the course's rule (``PATIENCE``)."""
+    with_or_not = "with" if position else "without"
+    return Recipe(
+        description=f"notebook 10's vision transformer {with_or_not} position embeddings (32x32 "
+        "images in 4x4 patches, 48 dimensions, 3 layers of 4 heads, MLP 96), trained on faces "
+        "vs non-faces like notebook 07's CNNs; the epoch is chosen on 400 faces and 400 "
+        "non-faces held out (seed 500) by the course's stopping rule",
+        build=partial(VisionTransformer, image_size=32, patch=4, n_classes=2, dim=48, depth=3,
+                      heads=4, mlp=96, position=position),
+        data=None, examples=2000, epochs=40, patience=PATIENCE, batch_size=64, lr=1e-3,
+        lr_decay=0.95, seed=0, trainer="capsedu.patch_order")
 
 
 class Cell(NamedTuple):
@@ -280,6 +300,9 @@ RECIPES: dict[str, Recipe] = {
     "faces-part-pose-mlp": face_recipe(
         "part-pose MLP", part_pose_mlp, examples=6000, epochs=10, lr=3e-3, lr_decay=0.8,
         detail=" (an MLP over the part capsules of the pose-capsule model of the same seed)"),
+    # Notebook 10's vision transformers, with and without position embeddings, over seeds 0, 1, 2
+    "faces-vit": vit_face_recipe(True),
+    "faces-vit-no-positions": vit_face_recipe(False),
     # Notebook 09's routing ablation, each cell over seeds 0, 1, 2, and its bug zoo
     **{ablation_name(cell): ablation_recipe(cell) for cell in ABLATION_GRID},
     **{zoo_name(run): zoo_recipe(run) for run in (CORRECT, *BUGS)},

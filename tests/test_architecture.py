@@ -25,7 +25,8 @@ LAYERS = [
                      "parts.detector", "parts.pose_net", "parts.pose_mlp", "parts.scoring",
                      "parts.training", "parts.curves", "robustness", "full_sets", "seed_runs",
                      "bug_zoo", "couplings", "ablations", "equivariance", "seed_table",
-                     "reconstruction_detector", "adversarial", "adversarial_record"]),
+                     "reconstruction_detector", "adversarial", "adversarial_record",
+                     "patch_order"]),
     ("presentation", ["figures", "figures.*", "bug_zoo_report", "cost_tables", "claims_table",
                       "exercises", "exercises.*", "environment", "widgets", "widgets.*"]),
 ]
