@@ -304,7 +304,8 @@ def record(name: str, root: Root = None, replace_shipped: ReplaceShipped = False
     with _lock(root):
         entries = read_manifest(root)
         if name not in entries:
-            raise KeyError(f"no checkpoint named {name!r} in {root / MANIFEST}; save it first")
+            raise KeyError(f"record(): name must be a checkpoint of {root / MANIFEST}, got "
+                           f"{name!r}: no checkpoint named so; save it first")
         entries[name] = {**entries[name], **fields}
         _write_manifest(root, entries)
     return entries[name]
@@ -350,12 +351,13 @@ def pretrained(name: str, root: Root = None, map_location="cpu") -> torch.nn.Mod
     if not manifest.exists():
         missing = "" if root.is_dir() else f" (the folder {root.resolve()} does not exist)"
         raise FileNotFoundError(
-            f"no checkpoint manifest at {manifest}{missing}. The shipped checkpoints come with a "
+            f"pretrained(): root must hold a checkpoint manifest, got none at "
+            f"{manifest}{missing}. The shipped checkpoints come with a "
             "clone of the course repository, in data/checkpoints/: set CAPSEDU_DATA to the data "
             f"folder that holds checkpoints/ (the data root is now {config.data_root()}), or pass "
             "root= the folder that holds manifest.json."
         )
-    entry, path, data = verified_bytes(name, root, manifest)
+    entry, path, data = verified_bytes(name, root, manifest, "pretrained")
     blob = torch.load(io.BytesIO(data), map_location=map_location, weights_only=True)
     if not isinstance(blob, dict) or blob.keys() < {"arch", "hparams", "state_dict"}:
         raise ValueError(f"checkpoint {path} is not one that save wrote (it needs arch, hparams "
@@ -370,21 +372,23 @@ def pretrained(name: str, root: Root = None, map_location="cpu") -> torch.nn.Mod
 
 
 @checked
-def verified_bytes(name: str, root: Path, manifest: str | Path) -> tuple[dict, Path, bytes]:
+def verified_bytes(name: str, root: Path, manifest: str | Path,
+                   where: str = "verified_bytes") -> tuple[dict, Path, bytes]:
     """Checkpoint ``name``'s manifest row, file and bytes, once the bytes match the row's sha256.
 
     The bytes are read once, and those very bytes are hashed and loaded. Another process saving
     this checkpoint replaces the file and then its row: a reader caught between the two sees a
     mismatch for a moment, so a mismatch is read again (``READ_TRIES`` times, 0.1 s, 0.2 s, ...
-    apart) before the file is called corrupt."""
+    apart) before the file is called corrupt. ``where``: the function the caller called, named
+    when ``name`` is no checkpoint of the manifest."""
     for attempt in range(READ_TRIES):
         entries = read_manifest(root)
         if name not in entries:
             close = difflib.get_close_matches(str(name), list(entries), n=3)
             hint = f"did you mean {' or '.join(map(repr, close))}? " if close else ""
             known = ", ".join(sorted(entries)) or "none"
-            raise KeyError(f"no checkpoint named {name!r} in {root / MANIFEST}; {hint}"
-                           f"available: {known}")
+            raise KeyError(f"{where}(): name must be a checkpoint of {root / MANIFEST}, "
+                           f"got {name!r}: no checkpoint named so; {hint}available: {known}")
         entry = check_row(entries[name], manifest)
         path = inside(root, entry["file"], f"the manifest row {name!r}: its file")
         if not path.exists():

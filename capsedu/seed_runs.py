@@ -95,8 +95,8 @@ def read_right(results: dict, test_set: TestSet, name: str, seed: Seed) -> torch
     recipe = name.split(",")[0]
     key = run_name(recipe, seed)
     if key not in results:
-        raise KeyError(f"no record of {key!r} in {RESULTS}; record it with {COMMAND} --seeds "
-                       f"{seed} --replace-shipped")
+        raise KeyError(f"read_right(): results must hold the run {key!r} ({RESULTS}), got "
+                       f"none; record it with {COMMAND} --seeds {seed} --replace-shipped")
     reading = results[key]["readings"][test_set][name]
     right = torch.ones(reading["n"], dtype=torch.bool)
     right[reading["wrong"]] = False

@@ -118,7 +118,8 @@ def test_save_never_replaces_a_shipped_checkpoint_unless_asked(tmp_path, monkeyp
 def test_record_of_an_unknown_checkpoint_says_so(tmp_path):
     from capsedu.checkpoints import record
 
-    with pytest.raises(KeyError, match="no checkpoint named 'cnn'.*save it first"):
+    with pytest.raises(KeyError, match=r"record\(\): name must be a checkpoint .*got 'cnn'.*"
+                                       r"save it first"):
         record("cnn", tmp_path, seed=1)
 
 
@@ -132,7 +133,7 @@ def test_missing_data_root_and_missing_manifest_are_named(tmp_path, monkeypatch)
     monkeypatch.setenv("CAPSEDU_DATA", str(nowhere))
     with pytest.raises(FileNotFoundError, match=f"{nowhere / 'checkpoints' / 'manifest.json'}"):
         pretrained("capsnet-mnist")
-    with pytest.raises(FileNotFoundError, match="no checkpoint manifest") as err:
+    with pytest.raises(FileNotFoundError, match="root must hold a checkpoint manifest") as err:
         pretrained("capsnet-mnist", tmp_path)  # the folder exists, the manifest does not
     assert "does not exist" not in str(err.value)
 
