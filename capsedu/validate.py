@@ -9,11 +9,13 @@ are never counts, and a NaN is never a finite number)::
     def dynamic_routing(u_hat: Tensor("votes u_hat", ndim=4, floating=True),
                         iterations: Int("routing iterations", ge=1, le=MAX_ITERATIONS) = 3): ...
 
-``Int``, ``Float``, ``Flag``, ``Choice`` and ``Tensor`` build those annotations: a type, its range
-and a few words on what the value means. A refusal is a ``TypeError`` (the wrong kind of value)
-or a ``ValueError`` (the right kind, out of range) naming the function and the argument, what was
-expected, what came, and what to do. ``declared(fn)`` hands the declarations back, so
-tests/test_boundary.py derives bad values from them for every checked entry of the package.
+``Int``, ``Float``, ``Flag``, ``Choice``, ``Tensor`` and ``Array`` build those annotations: a type,
+its range and a few words on what the value means (``X | Y`` takes either form; ``Record`` takes a
+NamedTuple as it is). The bounds many entries share live here once (``MAX_WIDTH``, ``MAX_SIDE``,
+...). A refusal is a ``TypeError`` (the wrong kind of value) or a ``ValueError`` (the right kind,
+out of range) naming the function and the argument, what was expected, what came, and what to do.
+``declared(fn)`` hands the declarations back, so tests/test_boundary.py derives bad values from
+them for every checked entry of the package.
 """
 
 import dataclasses
