@@ -1,14 +1,10 @@
 """Every trained model's recipe, in one table, and a run of one into the manifest.
 
-``RECIPES`` holds one ``Recipe`` per model the course ships or records: the checkpoints that
-``python -m capsedu.train NAME`` rebuilds (notebook 05's CapsNets, Part IV's affNIST, MultiMNIST
-and rotated-MNIST pairs), notebook 07's five face models (``python -m capsedu.parts.training``),
-every cell of notebook 09's routing ablation (``python -m capsedu.ablations``) and every run of its
-bug zoo (``python -m capsedu.bug_zoo``). A ``Recipe`` records everything that defines the run
-(model, data, epochs, batch size, learning rate, seed, held-out examples, stopping rule) and the
-command that trains it (``trainer``), so that command alone reproduces the model.
-``run_recipe`` trains one of ``python -m capsedu.train``'s (``capsedu.loop.fit``), scores it on
-the test split once, and writes its checkpoint and manifest row.
+``RECIPES`` holds a ``Recipe`` for every model the course ships or records (05's CapsNets, Part
+IV's pairs, 07's face models, 09's ablation cells and bug zoo runs): everything that defines the
+run (model, data, epochs, batch, learning rate, seed, held-out examples, stopping rule) and the
+command that trains it (``trainer``). ``run_recipe`` trains one of ``python -m capsedu.train``'s
+(``loop.fit``), scores it on the test split once, and writes its checkpoint and manifest row.
 """
 
 import io
@@ -80,12 +76,9 @@ PIXEL_CAPSNET = CapsNetConfig(image_size=32, n_classes=2, conv_channels=32, prim
 
 
 def pose_capsules() -> torch.nn.Module:
-    """Notebook 07's pose-capsule model (``parts.pose_net.PoseCapsuleNet``, named through
-    ``checkpoints.model_class``: the experiments' layer sits above this one). Its votes as long as
-    notebook 04's, with the pose cells tuned wider (so that a part one or two pixels off still
-    agrees): chosen, after the detectors were trained, on validation images (seed 500: neither a
-    training nor a test seed) of faces with jittered parts, which should be accepted, and faces
-    with one part moved away, which should not."""
+    """Notebook 07's ``parts.pose_net.PoseCapsuleNet`` (named through ``checkpoints.model_class``:
+    its layer sits above this one), its pose cells tuned wider than 04's so that a part a pixel or
+    two off still agrees (chosen on held-out jittered and displaced faces of seed 500)."""
     return checkpoints.model_class("PoseCapsuleNet")(face_gain=1.5, background_gain=1.0,
                                                      sigma_xy=0.12, sigma_angle=45.0)
 
@@ -185,12 +178,10 @@ def zoo_recipe(run: ZooRunName) -> Recipe:
                    trainer="capsedu.bug_zoo")
 
 
-# The table. Each row names every setting of its run. The models of one comparison share all but
-# their learning rate (like for like: data, epochs, batch size, schedule, seed, augmentation and
-# held-out set; tests/test_recipes.py checks it): Adam at 2e-3 for the CapsNets, as in 05, and at
-# 1e-3 for the CNNs. A run with patience ends once PATIENCE epochs in a row bring no held-out gain
-# (``converged``), or at its budget of epochs; the shipped rows trained before the rule name their
-# budget (--epochs) in their command.
+# The table. The models of one comparison share all but their learning rate (tests/test_recipes.py
+# checks it): Adam at 2e-3 for the CapsNets, as in 05, at 1e-3 for the CNNs. A run with patience
+# ends once PATIENCE epochs bring no held-out gain (``converged``), or at its budget of epochs;
+# the shipped rows trained before the rule name their budget (--epochs) in their command.
 RECIPES: dict[str, Recipe] = {
     "capsnet-mnist-live": Recipe(
         description="the CapsNet a learner trains in notebook 05 (32 Conv1 channels, 8x6x6 "
@@ -323,10 +314,9 @@ def shared_budget(names: list[str] | tuple[str, ...]) -> int:
 def split_validation(recipe: Recipe, limit: Limit | None = None):
     """A ``Recipe``'s training data as ``(train, validation)``: the last
     ``recipe.validation`` examples are held out (``validation`` is None if it holds none), as a
-    copy, so that a caller who keeps only ``validation`` does not keep the whole training set.
-
-    A recipe that composes its batches (``recipe.compose``) composes the held-out rows once, with
-    a fixed seed, into its validation set: MultiMNIST pairs made of held-out digits only."""
+    copy, so that a caller who keeps only ``validation`` does not keep the whole training set. A
+    recipe that composes its batches (``recipe.compose``) composes the held-out rows once, with a
+    fixed seed, into its validation set: MultiMNIST pairs made of held-out digits only."""
     images, labels = recipe.data(True, limit)
     n = recipe.validation
     if n and len(labels) <= n:
@@ -346,11 +336,9 @@ def split_validation(recipe: Recipe, limit: Limit | None = None):
 def train_recipe(recipe: Recipe, epochs: Epochs | None = None, limit: Limit | None = None,
                  seed: Seed | None = None, progress: Flag("whether to show a progress bar") = True,
                  state_path: str | Path | None = None, start: tuple | None = None):
-    """Build and train a ``Recipe``: returns ``(model, history, train_examples)``.
-
-    The test set is not touched here; ``run_recipe`` scores it once, after training.
-    ``state_path``: where to keep the resumable training state; ``start``: an earlier run to
-    continue (both as in ``fit``)."""
+    """Build and train a ``Recipe``: returns ``(model, history, train_examples)``; the test set is
+    not touched (``run_recipe`` scores it once). ``state_path``: where to keep the resumable
+    training state; ``start``: an earlier run to continue (both as in ``fit``)."""
     epochs = recipe.epochs if epochs is None else epochs
     seed = recipe.seed if seed is None else seed
     torch.manual_seed(seed)  # the initial weights depend on the seed too
@@ -375,12 +363,9 @@ def how_run(history: list[dict]) -> dict:
 @checked
 def continue_from(folder: str | Path, name: str) -> tuple[dict, list[dict], list[dict]]:
     """What a run needs to continue checkpoint ``name`` saved in ``folder`` (``fit``'s ``start``):
-    ``(weights, history, sittings)``.
-
-    ``history`` holds its held-out accuracy up to the epoch it kept (a later epoch that brought no
-    gain is dropped: training goes on from the kept weights), each epoch timed at the run's mean.
-    ``sittings`` lists the runs that made it, oldest first: their commands, what they kept and
-    the checkpoint's sha256, for its manifest row."""
+    ``(weights, history, sittings)``. ``history``: its held-out accuracy up to the epoch it kept
+    (training goes on from the kept weights), each epoch timed at the run's mean; ``sittings``:
+    the runs that made it, oldest first (commands, epochs kept, sha256), for its manifest row."""
     folder = Path(folder)
     row = checkpoints.read_manifest(folder).get(name)
     if row is None or "validation_by_epoch" not in row.get("metrics", {}):
@@ -407,12 +392,10 @@ def continue_from(folder: str | Path, name: str) -> tuple[dict, list[dict], list
 
 @checked
 def command_line(command: str, **flags) -> str:
-    """The recorded command of a run, the line that regenerates it: ``command`` followed by each
-    flag given (``None`` ones left out) as ``--name value`` (a list as ``--name v1 v2 ...``), ``_``
-    in a name written ``-`` and each value quoted as a shell needs it (``shlex.quote``). One maker
-    for every record: the recipes' manifest rows (``run_recipe``, ``python -m capsedu.train``),
-    notebook 07's face models (``python -m capsedu.parts.training``) and the experiments'
-    results (``capsedu.ablations``, ``capsedu.bug_zoo``).
+    """The recorded command of a run, the line that regenerates it, for every record (manifest
+    rows and results files): ``command`` followed by each flag given (``None`` ones left out) as
+    ``--name value`` (a list as ``--name v1 v2 ...``), ``_`` in a name written ``-`` and each
+    value quoted as a shell needs it (``shlex.quote``).
 
     ``command_line("python -m capsedu.train rotmnist-cnn", seed=1, threads=1)`` is
     ``"python -m capsedu.train rotmnist-cnn --seed 1 --threads 1"``."""
@@ -432,16 +415,11 @@ def run_recipe(name: str, epochs: Epochs | None = None, limit: Limit | None = No
                replace_shipped: Flag("True only to replace a shipped checkpoint") = False,
                continue_folder: str | Path | None = None) -> dict:
     """Train recipe ``name`` (``train_recipe``), score it on the test split, save it in ``root``
-    and return the manifest row.
-
-    ``continue_folder``: go on training the run of this checkpoint saved there, from the epoch it
-    kept (``continue_from``), instead of from scratch; its row lists the earlier runs
-    (``sittings``).
-
-    ``root`` defaults to the shipped checkpoints, which are replaced only with
-    ``replace_shipped=True`` (checked before training: ``checkpoints.check_writable``).
-    A seed other than the recipe's is saved as ``<name>-seed<seed>`` (``seeded_name``).
-    """
+    and return the manifest row. ``continue_folder``: go on from the epoch the run of this
+    checkpoint saved there kept (``continue_from``); its row lists the earlier runs (``sittings``).
+    ``root`` defaults to the shipped checkpoints, replaced only with ``replace_shipped=True``
+    (checked before training: ``checkpoints.check_writable``). A seed other than the recipe's is
+    saved as ``<name>-seed<seed>`` (``seeded_name``)."""
     recipe = command_recipe(name)
     epochs = recipe.epochs if epochs is None else epochs
     seed = recipe.seed if seed is None else seed
