@@ -77,7 +77,7 @@ def test_iteration_out_of_range(models, iteration):
 
 
 def test_editor_rejects_values_out_of_range(explorer):
-    with pytest.raises(ValueError, match=r"x must be in \[0, 1\]"):
+    with pytest.raises(ValueError, match=r"move\(\): x must be a finite number >= 0 and <= 1"):
         explorer.editor.move("nose", x=1.5)
 
 

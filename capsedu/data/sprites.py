@@ -83,6 +83,9 @@ def _as_part(p, where: str) -> Part:
     except TypeError:  # too few or too many fields, or not a sequence at all
         raise TypeError(f"{where}(): a part must be a Part or a tuple (kind, x, y[, angle, "
                         f"scale]), got {p!r}; e.g. Part('nose', 0.5, 0.5)") from None
+    if any(isinstance(v, str | bytes | bool | np.bool_) for v in part[1:]):
+        raise TypeError(f"{where}(): part {part.kind!r}'s pose (x, y, angle, scale) must be "
+                        f"numbers, got {tuple(part[1:])}; pass floats, e.g. 0.5, not '0.5'")
     if part.kind not in _SPRITES:
         raise ValueError(f"{where}(): a part's kind must be one of {tuple(_SPRITES)}, got "
                          f"{part.kind!r}; pass a face part or {STROKE!r}")

@@ -9,6 +9,7 @@ import ipywidgets as widgets
 
 from ..data import faces, sprites
 from ..poses import wrap_angle
+from ..validate import Float, checked
 
 
 class PartsEditor:
@@ -52,11 +53,11 @@ class PartsEditor:
         if self.on_change:
             self.on_change(self.parts)
 
-    def move(self, kind: str, x=None, y=None, angle=None):
+    @checked
+    def move(self, kind: str, x: Float("x, a fraction of the width", ge=0, le=1) | None = None,
+             y: Float("y, a fraction of the height", ge=0, le=1) | None = None,
+             angle: Float("degrees", ge=-180, le=180) | None = None):
         """Move and/or turn the part ``kind`` (values out of range raise ``ValueError``)."""
-        for name, value, low, high in (("x", x, 0, 1), ("y", y, 0, 1), ("angle", angle, -180, 180)):
-            if value is not None and not low <= value <= high:
-                raise ValueError(f"{name} must be in [{low}, {high}], got {value}")
         new = {k: v for k, v in dict(x=x, y=y, angle=angle).items() if v is not None}
         self.set_parts([p._replace(**new) if p.kind == kind else p for p in self.parts])
 
