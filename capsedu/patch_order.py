@@ -18,6 +18,7 @@ without position embeddings is blind: ``largest_change``).
 
 import argparse
 import time
+from dataclasses import dataclass
 from pathlib import Path
 
 import torch
@@ -25,19 +26,50 @@ import torch
 from . import checkpoints, config
 from .convergence import PATIENCE, chosen_epoch, converged, held_out_scores
 from .data import faces
+from .data.patches import shuffle_tiles
 from .loop import fit
 from .parts.curves import VALIDATION, VALIDATION_SEED
-from .parts.scoring import face_rates, held_out
-from .parts.training import training_set
+from .parts.scoring import (
+    UNSEEN,
+    UNSEEN_FACES,
+    SeedRuns,
+    called_face,
+    face_probability,
+    face_rates,
+    held_out,
+)
+from .parts.training import load_face_models, training_set
 from .recipes import RECIPES, command_line
+from .statistics import (
+    OverSeeds,
+    Paired,
+    SeedDifference,
+    over_seeds,
+    paired,
+    seed_difference,
+    tally,
+)
 from .train import add_output_arguments, output_folder, seed_int, threads_int
-from .validate import Choice, Flag, Seed, checked
+from .validate import Choice, Flag, Int, Seed, Tensor, checked
 
 COMMAND = "python -m capsedu.patch_order"
 # the two transformers, by name, and their recipes in recipes.RECIPES
 VITS = {"ViT": "faces-vit", "ViT without positions": "faces-vit-no-positions"}
 SEEDS = (0, 1, 2)
 Vit = Choice("one of the face ViTs (VITS)", *VITS)
+# what the ViTs are measured beside: notebook 07's shipped face models of the same seeds
+BESIDE = ("bag-of-parts CNN", "deep CNN", "pose capsules")
+MODELS = (*BESIDE, *VITS)
+KINDS = (*faces.KINDS, *UNSEEN)  # 01/07's kinds, then those no model trained on
+# the pairs compared on every kind: what position embeddings change, and each ViT beside the CNN
+# it resembles (the deep CNN sees the whole face; the bag-of-parts CNN pools over positions)
+PAIRS = (("ViT", "ViT without positions"), ("ViT", "deep CNN"),
+         ("ViT without positions", "bag-of-parts CNN"))
+OWN_GRID = 8  # 8 x 8 tiles of 4 pixels on a 32 x 32 image: the ViT's own patches
+GRIDS = (1, 2, 4, OWN_GRID)  # 1: the images as they are
+SHUFFLE_SEED = 0  # the order each image's tiles are put back in
+Count = Int("held-out images of each kind", ge=2, le=faces.MAX_IMAGES)
+Grid = Int("tiles along each side of a 32 x 32 image; a divisor of 32", ge=1, le=32)
 
 
 @checked
@@ -110,6 +142,199 @@ def train_and_save(names: list[Vit] | tuple[Vit, ...] = tuple(VITS),
             train_time_s=round(seconds, 1), threads=torch.get_num_threads(),
             metrics=run_metrics(model, history, recipe.epochs)))
     return entries
+
+
+@checked
+def load_models(seeds: list[Seed] | tuple[Seed, ...] = SEEDS,
+                names: list[str] | tuple[str, ...] = MODELS,
+                root: str | Path | None = None) -> dict[str, list]:
+    """The models ``names`` of ``MODELS``, one per seed of ``seeds``: the shipped face models of
+    07 (``parts.training.load_face_models``) and the ViTs (verified, in eval mode)."""
+    unknown = set(names) - set(MODELS)
+    if unknown:
+        raise ValueError(f"load_models(): names must be of {MODELS}, got {sorted(unknown)}")
+    models = load_face_models(seeds, [n for n in names if n in BESIDE], root)
+    return {**models, **{name: [checkpoints.pretrained(checkpoint_name(name, s), root)
+                                for s in seeds] for name in names if name in VITS}}
+
+
+@dataclass(frozen=True)
+class KindRate:
+    """One model's face rate on one kind: each seed's and their mean with its t interval."""
+
+    model: str
+    kind: str
+    by_seed: tuple[float, ...]
+    over_seeds: OverSeeds
+
+
+@dataclass(frozen=True)
+class RateComparison:
+    """Two models' face rates on one kind: ``first``'s minus ``second``'s over the seeds (Welch:
+    two architectures share no weights), and seed by seed on the same images (McNemar's test of
+    which images each calls a face: ``statistics.paired``)."""
+
+    kind: str
+    first: str
+    second: str
+    over_seeds: SeedDifference
+    by_seed: tuple[Paired, ...]
+
+
+@dataclass(frozen=True)
+class ShuffleAccuracy:
+    """One model's faces-vs-non-faces accuracy with each image's tiles shuffled on a
+    ``grid x grid`` grid (1: not shuffled): each seed's and their mean with its t interval."""
+
+    model: str
+    grid: int
+    by_seed: tuple[float, ...]
+    over_seeds: OverSeeds
+
+
+@dataclass(frozen=True)
+class PatchOrder:
+    """What 10 §8 measures: face rates per kind, the pairs' comparisons, shuffle accuracies."""
+
+    seeds: tuple[int, ...]
+    n: int  # held-out images of each kind
+    rates: tuple[KindRate, ...]
+    comparisons: tuple[RateComparison, ...]
+    shuffles: tuple[ShuffleAccuracy, ...]
+
+    def rate(self, model: str, kind: str) -> KindRate:
+        return next(r for r in self.rates if (r.model, r.kind) == (model, kind))
+
+    def accuracy(self, model: str, grid: int) -> ShuffleAccuracy:
+        return next(s for s in self.shuffles if (s.model, s.grid) == (model, grid))
+
+    def tally(self) -> str:
+        """How many comparisons over seeds were told apart, beside what chance would give."""
+        return tally(c.over_seeds for c in self.comparisons)
+
+    def paired_tally(self) -> str:
+        """The same for the seed-by-seed comparisons on shared images."""
+        return tally(p for c in self.comparisons for p in c.by_seed)
+
+    def seed_runs(self, model: str) -> SeedRuns:
+        """``model``'s rates as ``parts.scoring.SeedRuns``, for ``figures.model_scores``."""
+        rates = {r.kind: list(r.by_seed) for r in self.rates if r.model == model}
+        return SeedRuns(model, list(self.seeds), [], rates)
+
+
+@checked
+def called(models: dict[str, list], kinds: list[str] | tuple[str, ...], n: Count
+           ) -> dict[tuple[str, str], list[torch.Tensor]]:
+    """(model, kind) -> for each seed's model, which of ``n`` held-out images of ``kind`` it
+    calls a face ``[n]`` (the same images for every model: ``parts.scoring.held_out``)."""
+    return {(name, kind): [called_face(m, held_out(kind, n)[0]) for m in runs]
+            for name, runs in models.items() for kind in kinds}
+
+
+@checked
+def shuffled_accuracy(model: torch.nn.Module, grid: Grid, n: Count) -> float:
+    """``model``'s faces-vs-non-faces accuracy on ``n`` held-out faces and ``n`` non-faces, each
+    image's tiles shuffled on a ``grid x grid`` grid (``data.patches.shuffle_tiles``; 1 leaves
+    them as they are): the mean of its face rate on faces and one minus it on non-faces."""
+    face_x, non_x = (held_out(kind, n)[0] for kind in ("face", "nonface"))
+    if grid > 1:
+        face_x, non_x = (shuffle_tiles(x, grid, SHUFFLE_SEED) for x in (face_x, non_x))
+    return (called_face(model, face_x).float().mean().item()
+            + 1 - called_face(model, non_x).float().mean().item()) / 2
+
+
+@checked
+def compare(calls: dict, kind: str, first: str, second: str) -> RateComparison:
+    """``RateComparison`` of models ``first`` and ``second`` on ``kind``, from ``called``'s
+    ``calls``: their face rates over the seeds, and seed by seed image by image."""
+    a, b = calls[first, kind], calls[second, kind]
+    over = seed_difference([x.float().mean().item() for x in a],
+                           [x.float().mean().item() for x in b], by_seed=False)
+    return RateComparison(kind, first, second, over,
+                          tuple(paired(x, y) for x, y in zip(a, b, strict=True)))
+
+
+@checked
+def measure(models: dict[str, list], seeds: list[Seed] | tuple[Seed, ...],
+            kinds: list[str] | tuple[str, ...] = KINDS, n: Count = 500,
+            grids: list[Grid] | tuple[Grid, ...] = GRIDS,
+            pairs: list[tuple[str, str]] | tuple[tuple[str, str], ...] = PAIRS) -> PatchOrder:
+    """``PatchOrder`` of ``models`` (name -> one model per seed of ``seeds``, e.g.
+    ``load_models``): face rates on ``n`` held-out images of each of ``kinds``, the ``pairs``
+    compared on each kind, accuracies under tile shuffles on each of ``grids``."""
+    if len(seeds) < 2:
+        raise ValueError(f"measure(): seeds must be at least 2 (an interval over seeds needs a "
+                         f"spread), got {list(seeds)}; load the models of more seeds")
+    if any(len(runs) != len(seeds) for runs in models.values()):
+        raise ValueError(f"measure(): models must hold one model per seed ({len(seeds)}), got "
+                         f"{ {name: len(runs) for name, runs in models.items()} }")
+    unknown = {name for pair in pairs for name in pair} - set(models)
+    if unknown:
+        raise ValueError(f"measure(): pairs must name models of models, got {sorted(unknown)}")
+    calls = called(models, kinds, n)
+    rates = tuple(KindRate(name, kind, by_seed, over_seeds(by_seed))
+                  for (name, kind), c in calls.items()
+                  for by_seed in [tuple(x.float().mean().item() for x in c)])
+    comparisons = tuple(compare(calls, kind, a, b) for a, b in pairs for kind in kinds)
+    shuffles = tuple(ShuffleAccuracy(name, grid, by_seed, over_seeds(by_seed))
+                     for name, runs in models.items() for grid in grids
+                     for by_seed in [tuple(shuffled_accuracy(m, grid, n) for m in runs)])
+    return PatchOrder(tuple(seeds), n, rates, comparisons, shuffles)
+
+
+@dataclass(frozen=True)
+class Invariance:
+    """How much a model's P(face) moves when each image's tiles are shuffled on a grid."""
+
+    grid: int
+    largest_change: float  # of P(face), over the images
+    answers_changed: int  # images whose verdict (face or not) changed
+    n: int
+
+    def __str__(self) -> str:
+        small = "below 1e-5" if self.largest_change < 1e-5 else f"{self.largest_change:.3g}"
+        return (f"tiles shuffled on a {self.grid}x{self.grid} grid: the largest change in "
+                f"P(face) is {small}; {self.answers_changed} of {self.n} answers changed")
+
+
+@checked
+def largest_change(model: torch.nn.Module,
+                   images: Tensor("images [n, 1, 32, 32]", ndim=4, pixels=True),
+                   grid: Grid = OWN_GRID) -> Invariance:
+    """``Invariance`` of ``model`` on ``images`` with their tiles shuffled on a ``grid x grid``
+    grid: for the ViT without positions on its own grid, nothing but float rounding."""
+    shuffled = shuffle_tiles(images, grid, SHUFFLE_SEED)
+    change = (face_probability(model, images) - face_probability(model, shuffled)).abs().max()
+    flips = (called_face(model, images) != called_face(model, shuffled)).sum()
+    return Invariance(grid, change.item(), int(flips), len(images))
+
+
+@checked
+def rate_table(result: PatchOrder, kinds: list[str] | tuple[str, ...] = KINDS) -> str:
+    """The face rates as a table: one row per kind (``*``: a kind a person calls a face), one
+    column per model, each the mean over seeds ± its t half-width."""
+    models = list(dict.fromkeys(r.model for r in result.rates))
+    lines = [f"{'kind':>24} " + " ".join(f"{m:>22}" for m in models)]
+    for kind in kinds:
+        star = "*" if kind in ("face", "rotated", *UNSEEN_FACES) else " "
+        cells = (result.rate(m, kind).over_seeds for m in models)
+        lines.append(f"{kind + star:>24} "
+                     + " ".join(f"{f'{c.mean:.2f} ± {c.half_width:.2f}':>22}" for c in cells))
+    return "\n".join(lines)
+
+
+@checked
+def shuffle_table(result: PatchOrder) -> str:
+    """Faces-vs-non-faces accuracy under tile shuffles: one row per grid, one column per model."""
+    models = list(dict.fromkeys(s.model for s in result.shuffles))
+    grids = list(dict.fromkeys(s.grid for s in result.shuffles))
+    lines = [f"{'tiles':>12} " + " ".join(f"{m:>22}" for m in models)]
+    for grid in grids:
+        name = "as drawn" if grid == 1 else f"{grid}x{grid} shuffled"
+        cells = (result.accuracy(m, grid).over_seeds for m in models)
+        lines.append(f"{name:>12} "
+                     + " ".join(f"{f'{c.mean:.3f} ± {c.half_width:.3f}':>22}" for c in cells))
+    return "\n".join(lines)
 
 
 @checked

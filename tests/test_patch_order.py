@@ -1,0 +1,108 @@
+"""10 §8's experiment: the face ViTs' recipes and shipped runs, the records of ``measure`` on tiny
+inputs, and the exact invariance of the shipped ViT without positions to its own tiles."""
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+import torch
+
+from capsedu import patch_order as po
+from capsedu.capsnet import count_parameters
+from capsedu.convergence import PATIENCE, converged
+from capsedu.parts.scoring import held_out
+from capsedu.recipes import RECIPES
+from capsedu.statistics import OverSeeds, Paired, SeedDifference
+from capsedu.vit import VisionTransformer
+
+MANIFEST = Path(__file__).parent.parent / "data" / "checkpoints" / "manifest.json"
+
+
+def tiny(position: bool, seed: int) -> VisionTransformer:
+    torch.manual_seed(seed)
+    return VisionTransformer(image_size=32, patch=4, n_classes=2, dim=8, depth=1, heads=2, mlp=8,
+                             position=position).eval()
+
+
+def test_the_vit_recipes_train_like_the_face_cnns_and_are_sized_like_the_deep_one():
+    cnn = RECIPES["faces-deep-cnn"]
+    for name, position in (("faces-vit", True), ("faces-vit-no-positions", False)):
+        recipe = RECIPES[name]
+        assert (recipe.data, recipe.examples, recipe.batch_size, recipe.seed) == (
+            cnn.data, cnn.examples, cnn.batch_size, cnn.seed)
+        assert recipe.patience == PATIENCE and recipe.trainer == "capsedu.patch_order"
+        model = recipe.build()
+        assert model.hparams["position"] is position
+        # the deep face CNN has 60,354 parameters; the position embedding adds 64 x 48
+        assert abs(count_parameters(model) - count_parameters(cnn.build())) < 3000
+
+
+def test_every_vit_run_is_shipped_with_its_held_out_curve_and_converged():
+    rows = {row["name"]: row for row in json.loads(MANIFEST.read_text())["checkpoints"]}
+    for name in po.VITS:
+        for seed in po.SEEDS:
+            row = rows[po.checkpoint_name(name, seed)]
+            assert row["command"].startswith(po.COMMAND) and row["seed"] == seed
+            assert row["description"] == RECIPES[po.VITS[name]].description
+            assert row["arch"] == "VisionTransformer"
+            scores = row["metrics"]["validation_by_epoch"]
+            assert converged(scores, PATIENCE) and row["metrics"]["converged"]
+            assert len(scores) < row["metrics"]["max_epochs"]  # the rule stopped it, not the budget
+
+
+def test_the_shipped_vit_without_positions_is_blind_to_its_own_tiles_and_the_other_is_not():
+    images = torch.cat([held_out("face", 32)[0], held_out("swapped", 32)[0]])
+    blind = po.load_models([0], ("ViT without positions", "ViT"))
+    same = po.largest_change(blind["ViT without positions"][0], images, po.OWN_GRID)
+    assert same.largest_change < 1e-5 and same.answers_changed == 0 and same.n == 64
+    moved = po.largest_change(blind["ViT"][0], images, po.OWN_GRID)
+    assert moved.largest_change > 0.1 and "answers changed" in str(moved)
+
+
+def test_measure_returns_typed_frozen_records_on_tiny_models():
+    models = {"bag": [tiny(False, 0), tiny(False, 1)], "placed": [tiny(True, 0), tiny(True, 1)]}
+    result = po.measure(models, [0, 1], kinds=("face", "swapped"), n=6, grids=(1, 8),
+                        pairs=[("placed", "bag")])
+    assert len(result.rates) == 4 and len(result.comparisons) == 2 and len(result.shuffles) == 4
+    rate = result.rate("bag", "swapped")
+    assert isinstance(rate.over_seeds, OverSeeds) and len(rate.by_seed) == 2
+    assert all(0 <= r <= 1 for r in rate.by_seed)
+    comparison = result.comparisons[0]
+    assert isinstance(comparison.over_seeds, SeedDifference) and not comparison.over_seeds.by_seed
+    assert all(isinstance(p, Paired) and p.n == 6 for p in comparison.by_seed)
+    # blind to its own 8 x 8 tiles: the same accuracy shuffled as drawn, seed by seed
+    assert result.accuracy("bag", 8).by_seed == result.accuracy("bag", 1).by_seed
+    assert "of 2 comparisons" in result.tally() and "of 4 comparisons" in result.paired_tally()
+    assert "swapped" in po.rate_table(result, ("face", "swapped"))
+    assert "8x8 shuffled" in po.shuffle_table(result)
+    assert result.seed_runs("bag").rates["face"] == list(result.rate("bag", "face").by_seed)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        result.n = 3
+
+
+@pytest.mark.parametrize("call, words", [
+    (lambda: po.measure({"a": [tiny(False, 0)]}, [0]), "seeds must be at least 2"),
+    (lambda: po.measure({"a": [tiny(False, 0)]}, [0, 1]), "one model per seed"),
+    (lambda: po.measure({"a": [tiny(False, 0)] * 2}, [0, 1], pairs=[("a", "b")]),
+     "pairs must name"),
+    (lambda: po.shuffled_accuracy(tiny(False, 0), grid=5, n=2), "grid must divide"),
+    (lambda: po.load_models([0], ("pixel CapsNet",)), "names must"),
+    (lambda: po.checkpoint_name("CNN", 0), "name"),
+    (lambda: po.largest_change(tiny(False, 0), torch.rand(2, 32, 32)), "images"),
+])
+def test_bad_input_is_refused_naming_it(call, words):
+    with pytest.raises((TypeError, ValueError), match=words):
+        call()
+
+
+@pytest.mark.parametrize("name", po.VITS)
+def test_a_shipped_vit_is_the_epoch_chosen_on_its_held_out_images(name):
+    from capsedu.checkpoints import read_manifest
+    from capsedu.loop import evaluate
+
+    row = read_manifest()[po.checkpoint_name(name, 0)]
+    images, labels = po.validation_set()
+    assert len(labels) == row["metrics"]["validation_examples"]
+    accuracy = evaluate(po.load_models([0], (name,))[name][0], (images, labels))
+    assert accuracy == pytest.approx(max(row["metrics"]["validation_by_epoch"]), abs=1.5 / 800)
