@@ -56,7 +56,8 @@ def pose_vector(angle, presence) -> torch.Tensor:
     """
     angle, presence = torch.as_tensor(angle), torch.as_tensor(presence)
     if presence.numel() and (presence.min() < 0 or presence.max() > 1):
-        raise ValueError(f"presence is a probability: it must be in [0, 1], got {presence}")
+        raise ValueError(f"pose_vector(): presence must be in [0, 1] (a probability), got "
+                         f"{presence}; the vector's length is the part's presence")
     a = torch.deg2rad(angle.to(torch.get_default_dtype()))
     # v = p (cos a, sin a): length p, direction a
     return torch.stack([presence * torch.cos(a), presence * torch.sin(a)], dim=-1)

@@ -33,18 +33,19 @@ def encode(model: CapsNet, images: Tensor("images [B, 1, 28, 28]", ndim=4, pixel
 
 
 @checked
-def check_deltas(deltas, dim: Int("pose dimensions", ge=1, le=MAX_WIDTH) | None = None
-                 ) -> torch.Tensor:
+def check_deltas(deltas, dim: Int("pose dimensions", ge=1, le=MAX_WIDTH) | None = None,
+                 where: str = "check_deltas") -> torch.Tensor:
     """``deltas`` as a float tensor ``[dim]`` (any length when ``dim`` is None); ValueError
-    unless each is in [-0.25, 0.25]."""
+    unless each is in [-0.25, 0.25], naming the function ``where`` the caller called."""
     deltas = torch.as_tensor(deltas, dtype=torch.float32)
     if deltas.ndim != 1 or (dim is not None and len(deltas) != dim):
         wanted = f"[{dim}] (one per pose dimension)" if dim is not None else "[n_deltas]"
-        raise ValueError(f"deltas must have shape {wanted}, got shape {tuple(deltas.shape)}")
+        raise ValueError(f"{where}(): deltas must have shape {wanted}, got shape "
+                         f"{tuple(deltas.shape)}; give one delta per dimension")
     worst = float(deltas.abs().max())
     if not worst <= MAX_DELTA + 1e-6:  # also catches NaN
-        raise ValueError(f"each delta must be in [-{MAX_DELTA}, {MAX_DELTA}] (Fig. 4's range), "
-                         f"got {worst:g}")
+        raise ValueError(f"{where}(): each delta must be in [-{MAX_DELTA}, {MAX_DELTA}] (Fig. 4's "
+                         f"range), got {worst:g}; the decoder never saw capsules moved farther")
     return deltas
 
 
@@ -52,17 +53,18 @@ def check_deltas(deltas, dim: Int("pose dimensions", ge=1, le=MAX_WIDTH) | None 
 def perturb(v: Capsules, label: Label, deltas) -> torch.Tensor:
     """A copy of the digit capsules ``v`` ``[10, 16]`` with ``deltas`` ``[16]`` added to capsule
     ``label`` (the true class's): v_label + Delta. The other capsules are left as they are."""
-    _check_label(v, label)
+    _check_label(v, label, "perturb")
     edited = v.clone()
-    edited[label] += check_deltas(deltas, v.shape[1]).to(v.dtype)  # v_label <- v_label + Δ
+    # v_label <- v_label + Δ
+    edited[label] += check_deltas(deltas, v.shape[1], "perturb").to(v.dtype)
     return edited
 
 
-def _check_label(v: torch.Tensor, label: int) -> None:
+def _check_label(v: torch.Tensor, label: int, where: str) -> None:
     """A ``ValueError`` unless ``label`` names one of the capsules ``v`` ``[n_classes, dim]``."""
     if label >= v.shape[0]:
-        raise ValueError(f"label must be in [0, {v.shape[0] - 1}] (one capsule per class), got "
-                         f"{label}")
+        raise ValueError(f"{where}(): label must be in [0, {v.shape[0] - 1}] (one capsule per "
+                         f"class), got {label}; pick a class of the model")
 
 
 @checked
@@ -101,7 +103,7 @@ def perturbation_grid(model: CapsNet, v: Capsules, label: Label,
                       deltas: torch.Tensor = DELTAS) -> torch.Tensor:
     """Fig. 4 for one digit: row d decodes capsule ``label`` of ``v`` ``[10, 16]`` with
     ``deltas[k]`` added to dimension d only. Returns ``[16, len(deltas), 28, 28]``."""
-    _check_label(v, label)
+    _check_label(v, label, "perturbation_grid")
     dim = v.shape[1]
     # per decoded image: the edited capsules and their Delta, the decoder's hidden layers and
     # the image, twice (the decoder's output and the reshaped copy)
@@ -110,7 +112,8 @@ def perturbation_grid(model: CapsNet, v: Capsules, label: Label,
                  f"perturbation_grid ({dim} dimensions x {len(deltas)} deltas)",
                  "pass fewer deltas")
     grid = torch.zeros(dim, len(deltas), dim)  # [row d, column k, 16]: the Delta to add
-    grid[torch.arange(dim), :, torch.arange(dim)] = check_deltas(deltas)  # grid[d, k, d] = Δ_k
+    # grid[d, k, d] = Δ_k
+    grid[torch.arange(dim), :, torch.arange(dim)] = check_deltas(deltas, where="perturbation_grid")
     edited = v.expand(dim, len(deltas), *v.shape).clone()  # [16, K, 10, 16]
     edited[:, :, label] += grid
     labels = torch.full((dim * len(deltas),), label)

@@ -211,8 +211,10 @@ def check_fit(train, validation, batch_size: BatchSize, patience: int | None, co
     """What ``fit``'s declarations cannot say, refused before any training with a sentence that
     says what to do: the examples, and the arguments that go together."""
     check_examples(train, "train")
+    check_pixels(train[0], "fit(): train's images")
     if validation is not None:  # refused now, not after the first epoch has trained
         check_examples(validation, "validation")
+        check_pixels(validation[0], "fit(): validation's images")
     if patience is not None and validation is None:
         raise ValueError("patience stops training when the held-out accuracy stops improving: "
                          "pass validation=(images, labels) with it, or patience=None")
@@ -381,7 +383,7 @@ def predict(model: nn.Module, images, batch_size: BatchSize = SCORING_BATCH,
     ``progress``: show a progress bar over the batches (scoring 10,000 MNIST test images with a
     CapsNet takes a while on a CPU).
     """
-    return _in_batches(model, model.predict, images, batch_size, progress)
+    return _in_batches(model, model.predict, images, batch_size, progress, "predict")
 
 
 @checked
@@ -392,29 +394,31 @@ def probabilities(model: nn.Module, images, batch_size: BatchSize = SCORING_BATC
     the G-CNN), for ``images`` ``[N, C, H, W]`` in batches (as ``predict``): ``[N, classes]`` on
     the CPU."""
     return _in_batches(model, lambda x: torch.softmax(model(x), dim=1), images, batch_size,
-                       progress)
+                       progress, "probabilities")
 
 
 @checked
-def as_images(images) -> torch.Tensor:
+def as_images(images, where: str = "as_images") -> torch.Tensor:
     """``images`` as a float tensor ``[N, C, H, W]`` (a NumPy array or nested lists converted);
-    a clear error for an empty batch, and for 0-255 integer pixels or NaN (``check_pixels``)."""
+    a clear error for an empty batch, and for 0-255 integer pixels or NaN (``check_pixels``),
+    naming the function ``where`` the caller called."""
     if not isinstance(images, torch.Tensor):
         try:
             images = torch.as_tensor(np.asarray(images))  # its own dtype: 0-255 is refused below
         except (TypeError, ValueError) as err:
-            raise TypeError(f"images must be a tensor [N, C, H, W] (or a NumPy array), got "
-                            f"{type(images).__name__}: {err}") from err
+            raise TypeError(f"{where}(): images must be a tensor [N, C, H, W] (or a NumPy "
+                            f"array), got {type(images).__name__}: {err}") from err
     if images.ndim < 2:
-        raise ValueError(f"images must have shape [N, C, H, W], got {tuple(images.shape)}; one "
-                         "image [C, H, W] is images[None]")
+        raise ValueError(f"{where}(): images must have shape [N, C, H, W], got "
+                         f"{tuple(images.shape)}; one image [C, H, W] is images[None]")
     if len(images) == 0:
-        raise ValueError("images holds no examples ([0, C, H, W]); pass at least one")
-    check_pixels(images, "images")
+        raise ValueError(f"{where}(): images must hold at least one example, got shape "
+                         f"{tuple(images.shape)}; pass at least one")
+    check_pixels(images, f"{where}(): images")
     return images.float()  # float32, the models' dtype (a float64 array's pixels included)
 
 
-def _in_batches(model, score, images, batch_size, progress) -> torch.Tensor:
+def _in_batches(model, score, images, batch_size, progress, where: str) -> torch.Tensor:
     """``score`` on ``images`` in batches of ``batch_size``, in eval mode, the results
     concatenated on the CPU.
 
@@ -422,7 +426,7 @@ def _in_batches(model, score, images, batch_size, progress) -> torch.Tensor:
     (each batch goes to ``config.model_device(model)``), hands its results back on the CPU for
     plotting, and leaves the caller's model where it was and in the mode it was in (training or
     eval)."""
-    images = as_images(images)
+    images = as_images(images, where)
     device, was_training = config.model_device(model), model.training
     model.eval()
     try:

@@ -456,13 +456,15 @@ def check_labels(targets: torch.Tensor, name: str, batch: int, n_classes: int,
 def check_pixels(x: torch.Tensor, name: str) -> None:
     """Raise unless the images ``x`` hold finite floating-point pixels. One rule everywhere
     (models, transforms, widgets): uint8 pixels (0-255) are refused, never rescaled silently;
-    the message gives the conversion, ``x.float() / 255``."""
+    the message gives the conversion, ``x.float() / 255`` (``name`` may name the function too,
+    ``"fit(): train's images"``: the code shown uses its last word)."""
+    var = name.split()[-1]
     if not isinstance(x, torch.Tensor):
         raise TypeError(f"{name} must be a torch.Tensor of pixels in [0, 1], "
-                        f"got {type(x).__name__}; convert it with torch.as_tensor({name})")
+                        f"got {type(x).__name__}; convert it with torch.as_tensor({var})")
     if not x.dtype.is_floating_point:
         raise TypeError(f"{name} must hold floating-point pixels in [0, 1], got dtype {x.dtype}; "
-                        f"use {name}.float() / 255 if it holds 0-255 pixels")
+                        f"use {var}.float() / 255 if it holds 0-255 pixels")
     check_finite(x, name)
 
 

@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 import torch
 
-from capsedu import convergence, loop, statistics
+from capsedu import capsule_vectors, convergence, digit_capsules, loop, statistics
+from capsedu.baselines import BagOfPartsCNN
 from capsedu.capsnet import CapsNet, CapsNetConfig
 from capsedu.data import faces, sprites
 from capsedu.data import transformed_mnist as tm
@@ -56,6 +57,20 @@ CASES = [
      r"over_seeds\(\): values must be .*at least 2.*got \[0.9\]; train and score another seed"),
     (lambda: tm.affine(torch.rand(4, 1, 28, 28), rotation=torch.tensor([1.0, 2.0, 3.0])),
      ValueError, r"affine\(\): rotation must be one angle or one per digit \(\[4\]\), got shape"),
+    # round two: refused before training, not at the first batch inside the model
+    (lambda: loop.fit(BagOfPartsCNN(channels=(2,), n_classes=10),
+                      ((torch.rand(4, 1, 8, 8) * 255).byte(), LABELS), progress=False), TypeError,
+     r"fit\(\): train's images must hold floating-point pixels .*got dtype torch.uint8; use "
+     r"images.float\(\) / 255"),
+    (lambda: loop.predict(BagOfPartsCNN(channels=(2,), n_classes=10),
+                          torch.full((1, 1, 8, 8), float("nan"))), ValueError,
+     r"predict\(\): images contains 64 NaN"),
+    (lambda: capsule_vectors.pose_vector(30.0, 2.0), ValueError,
+     r"pose_vector\(\): presence must be in \[0, 1\] \(a probability\), got"),
+    (lambda: digit_capsules.perturb(torch.rand(10, 16), 10, torch.zeros(16)), ValueError,
+     r"perturb\(\): label must be in \[0, 9\] .*got 10"),
+    (lambda: digit_capsules.perturb(torch.rand(10, 16), 3, torch.full((16,), 0.5)), ValueError,
+     r"perturb\(\): each delta must be in \[-0.25, 0.25\] .*got 0.5"),
 ]
 
 

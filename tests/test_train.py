@@ -794,7 +794,7 @@ def test_inference_takes_arrays_and_lists_and_names_what_it_cannot_use():
     assert torch.equal(predict(model, x.double().numpy()), expected)  # float64 NumPy
     assert torch.equal(predict(model, x.tolist()), expected)
     for images, error, words in [
-        (torch.rand(0, 1, 8, 8), ValueError, "holds no examples"),
+        (torch.rand(0, 1, 8, 8), ValueError, r"predict\(\): images must hold at least one"),
         ((x * 255).to(torch.uint8), TypeError, r"float\(\) / 255"),
         (torch.rand(8), ValueError, r"images\[None\]"),
         ("digits", TypeError, "must be a tensor"),
