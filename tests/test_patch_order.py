@@ -106,3 +106,12 @@ def test_a_shipped_vit_is_the_epoch_chosen_on_its_held_out_images(name):
     assert len(labels) == row["metrics"]["validation_examples"]
     accuracy = evaluate(po.load_models([0], (name,))[name][0], (images, labels))
     assert accuracy == pytest.approx(max(row["metrics"]["validation_by_epoch"]), abs=1.5 / 800)
+
+
+def test_each_vit_run_has_its_own_colour_in_the_figures():
+    from capsedu.figures.colours import MODEL_COLOURS, model_colour
+
+    assert model_colour(po.checkpoint_name("ViT", 1)) == MODEL_COLOURS["ViT"]
+    for name in ("ViT without positions", po.checkpoint_name("ViT without positions", 0)):
+        assert model_colour(name) == MODEL_COLOURS["ViT without positions"]
+    assert model_colour("rotmnist-gcnn-seed1") == MODEL_COLOURS["G-CNN"]

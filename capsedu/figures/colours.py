@@ -11,14 +11,18 @@ PART_COLORS = {"left_eye": "tab:blue", "right_eye": "tab:orange", "nose": "tab:g
 
 # One colour per kind of model across Part IV (08-10): capsules warm, convolutions cool
 MODEL_COLOURS = {"CapsNet": "tab:orange", "CapsNet, 1 iteration": "tab:red",
-                 "CNN": "tab:blue", "G-CNN": "tab:green"}
+                 "CNN": "tab:blue", "G-CNN": "tab:green",
+                 "ViT": "tab:purple", "ViT without positions": "tab:pink"}
 
 
 def model_colour(name: str) -> str:
-    """The Part IV colour of a checkpoint ``name`` (e.g. ``"affnist-capsnet-1iter"``)."""
+    """The Part IV colour of a checkpoint ``name`` (e.g. ``"affnist-capsnet-1iter"``, or 10 §8's
+    ``"faces-vit-no-positions-seed0"``)."""
     if "1iter" in name or "1 iteration" in name:
         return MODEL_COLOURS["CapsNet, 1 iteration"]
-    for kind, colour in (("gcnn", "G-CNN"), ("capsnet", "CapsNet"), ("cnn", "CNN")):
+    for kind, colour in (("positions", "ViT without positions"), ("vit", "ViT"), ("gcnn", "G-CNN"),
+                         ("capsnet", "CapsNet"), ("cnn", "CNN")):
         if kind in name.lower().replace("-", ""):  # "G-CNN" and "rotmnist-gcnn" alike
             return MODEL_COLOURS[colour]
-    raise KeyError(f"no Part IV colour for {name!r}: its name should say capsnet, cnn or gcnn")
+    raise KeyError(f"no Part IV colour for {name!r}: its name should say capsnet, cnn, gcnn or "
+                   "vit")
