@@ -11,7 +11,7 @@ from typing import NamedTuple
 import numpy as np
 from scipy import stats
 
-from .validate import Float, Int, checked
+from .validate import MAX_EPOCHS, Float, Int, checked
 
 PATIENCE = 3  # the course's rule: a run has converged after 3 epochs without a held-out gain
 
@@ -27,7 +27,7 @@ TREND_MIN = 0.1
 # A run's held-out accuracy of every epoch (0..1), a list or a tuple (a record's)
 Accuracy = Float("a held-out accuracy, from 0 to 1", ge=0, le=1)
 Scores = list[Accuracy] | tuple[Accuracy, ...]
-Patience = Int("epochs without a held-out gain that stop a run", ge=1, le=1000)
+Patience = Int("epochs without a held-out gain that stop a run", ge=1, le=MAX_EPOCHS)
 
 
 class Trend(NamedTuple):
@@ -43,7 +43,7 @@ class Trend(NamedTuple):
 
 
 @checked
-def trend(scores: Scores, epochs: Int("the last epochs at most", ge=1, le=1000) = TREND_EPOCHS
+def trend(scores: Scores, epochs: Int("the last epochs at most", ge=1, le=MAX_EPOCHS) = TREND_EPOCHS
           ) -> Trend:
     """``Trend`` of the held-out accuracies ``scores`` (0..1, one per epoch) over the second half
     of them, at most the last ``epochs`` (fewer than 3 epochs never count as rising)."""

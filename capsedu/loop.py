@@ -27,6 +27,7 @@ from .convergence import chosen_epoch, converged, held_out_scores
 from .data.transformed_mnist import translate
 from .validate import (
     MAX_BATCH,
+    MAX_EPOCHS,
     MAX_REPEATS,
     MAX_SIDE,
     MAX_WIDTH,
@@ -52,9 +53,6 @@ TEXT_PROGRESS_INTERVAL_S = 30  # a stored text bar: one line every 30 s at most,
 # notebook 08's 40x40 digits (freed by torch, kept by the C allocator), batches of 32 about
 # 20 MB, for about 5 % more time.
 SCORING_BATCH = 32
-# Upper bounds on what a caller can ask fit for, far past the course's recipes (at most 40
-# epochs, batches of 128): a typo is refused before it trains for days or fills the memory.
-MAX_EPOCHS = 1000
 BatchSize = Int("images per batch", ge=1, le=MAX_BATCH)
 Progress = Flag("True to show a progress bar")
 

@@ -28,9 +28,9 @@ from pathlib import Path
 import torch
 
 from . import checkpoints, config, full_sets
-from .recipes import command_line, run_recipe, seeded_name
+from .recipes import Limit, command_line, run_recipe, seeded_name
 from .train import experiment_parser, record_missing, results_file, seed_int
-from .validate import Choice, Flag, Int, Seed, checked
+from .validate import Choice, Flag, Seed, checked
 
 RESULTS = "affnist_seeds.json"
 COMMAND = "python -m capsedu.seed_runs"
@@ -39,7 +39,6 @@ SEEDS = (0, 1, 2)
 TEST_SETS = ("translated", "affnist-style")
 Recipe = Choice("one of 08's affNIST recipes", *RECIPES)
 TestSet = Choice("a full test set of 08", *TEST_SETS)
-Limit = Int("a trial: the first N training examples and test images only", ge=1, le=60_000)
 
 
 @checked

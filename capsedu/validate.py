@@ -191,6 +191,9 @@ MAX_WIDTH = 4096  # a layer's channels or units, capsule maps, a capsule's dimen
 MAX_IMAGE = 1024  # a model's input side in pixels, or a kernel's side or stride
 MAX_SIDE = 256  # a generated image's side in pixels (sprites, faces, MNIST on a new canvas)
 MAX_BATCH = 65_536  # examples in one batch
+# a run's epochs, far past the course's recipes (at most 40): a typo is refused before it trains
+# for days
+MAX_EPOCHS = 1000
 # timed runs of one measurement, their median reported: 1,000 training steps of the paper's
 # CapsNet take about an hour on a CPU, far past the 3 to 5 the notebooks take a median of
 MAX_REPEATS = 1000
