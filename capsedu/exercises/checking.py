@@ -5,7 +5,7 @@ mistake its answers show (``hint``).
 A checker never raises: it prints PASS or FAIL with the largest difference (or the first case it
 gets wrong), or "not implemented yet" while the learner's function still raises
 ``NotImplementedError`` -- so a notebook with unsolved exercises still runs top to bottom. It also
-returns ``True``/``False``/``None``. Every checker of ``capsedu.exercises`` (notebooks 01 to 10)
+returns ``True``/``False``/``None``. Every checker of ``capsedu.exercises`` (notebooks 01 to 11)
 is ``check`` on its own cases.
 """
 
