@@ -10,12 +10,14 @@ from .routing_costs import RecordedCost
 from .seed_table import (
     OTHERS,
     ROUTING,
+    AdversarialComparisons,
     Affine,
     BugComparisons,
     Findings,
     Measured,
     Records,
     RoutingComparisons,
+    adversarial_comparisons,
     affine_comparisons,
     bug_comparisons,
     routing_comparisons,
@@ -214,6 +216,30 @@ def equivariance_row(found: Findings) -> Row:
 
 
 @checked
+def adversarial_row(adversarial: Record(AdversarialComparisons)) -> Row:
+    """11's recorded attacks: robust accuracy under equal budgets, the paired comparisons, the
+    checks against masked gradients, and the reconstruction detector against a plain attacker
+    and one who knows about it."""
+    a = adversarial
+    read = ", ".join(f"{name} {pct(share)}" for name, share in a.accuracy.items())
+    text = (f"11 (its record, {a.n} test digits, PGD at eps {a.eps}, 20 steps, the same budget "
+            f"for every model, the strongest of 3 losses per digit): {read}; at eps "
+            f"{a.largest_eps}: " + ", ".join(pct(s) for s in a.at_largest.values())
+            + f"; checks against masked gradients {'passed' if a.sound else 'FAILED'}; the "
+            f"reconstruction detector ({pct(a.false_alarms)} false alarms) flags "
+            f"{pct(a.plain.detection_rate)} of the digits PGD fools; an attacker who also lowers "
+            f"the distance wins {pct(a.adaptive.evaded)} of all digits undetected")
+    verdict = (f"CapsNet vs CNN: {leader(a.versus_cnn, 'CapsNet', 'CNN')}; 3 vs 1 iterations: "
+               f"{leader(a.routing, '3', '1')}; every model fooled on "
+               + ("most" if max(a.at_largest.values()) < 0.5 else "many")
+               + f" digits at eps {a.largest_eps}; with the detector, undetected wins "
+               f"{pct(a.plain.evaded)} for a plain attacker, {pct(a.adaptive.evaded)} for one who "
+               "knows it")
+    return Row("adversarial examples", "capsules are harder to fool with adversarial examples",
+               text, verdict)
+
+
+@checked
 def rows(measured: Measured, found: Findings, manifest: dict, records: Records) -> list[Row]:
     """One row per claim of the seed, from ``measure``'s ``measured``, notebook 10's ``found``,
     the checkpoints' ``manifest`` (which says whether 08's runs were still improving) and the
@@ -224,7 +250,7 @@ def rows(measured: Measured, found: Findings, manifest: dict, records: Records) 
             routing_row(affine, routing_comparisons(records.grid)),
             cost_row(measured, records.gpu),
             maturity_row(bug_comparisons(records.zoo, records.grid)),
-            equivariance_row(found)]
+            equivariance_row(found), adversarial_row(adversarial_comparisons(records.adversarial))]
 
 
 @checked

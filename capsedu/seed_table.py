@@ -13,9 +13,10 @@ from typing import NamedTuple
 
 import torch
 
-from . import full_sets, seed_runs
+from . import adversarial_record, full_sets, seed_runs
 from .ablations import WEIGHTS, one_change_comparisons, seed_errors, seed_noise
 from .ablations import read_results as read_ablations
+from .adversarial import ADAPTIVE_WEIGHTS, CAPSNET, CAPSNET_1ITER, CNN, EPS, MODELS, Eps
 from .bug_zoo import CELL as ZOO_CELL
 from .bug_zoo import CORRECT, BugEffect, ZooRun, bug_effects
 from .bug_zoo import read_results as read_zoo
@@ -28,6 +29,7 @@ from .data import transformed_mnist as tm
 from .loop import time_predict
 from .parts.scoring import face_rates
 from .parts.training import load_face_models
+from .reconstruction_detector import Detection
 from .robustness import seed_verdict
 from .routing_costs import RecordedCost, recorded_cost
 from .statistics import OverSeeds, Paired, SeedDifference, over_seeds, paired
@@ -105,11 +107,13 @@ class Records:
     zoo: dict[str, ZooRun]  # 09's bug zoo, every run to the rule (bug_zoo.read_results)
     seeds: dict  # 08's recipes over training seeds (seed_runs.read_results)
     gpu: RecordedCost  # benchmarks/routing_cost.py on a GPU (routing_costs.recorded_cost)
+    adversarial: dict  # 11's recorded attacks (adversarial_record.read_results)
 
 
 def read_records() -> Records:
     """The shipped records the table quotes."""
-    return Records(read_ablations(), read_zoo(), seed_runs.read_results(), recorded_cost())
+    return Records(read_ablations(), read_zoo(), seed_runs.read_results(), recorded_cost(),
+                   adversarial_record.read_results())
 
 
 class Affine(NamedTuple):
@@ -186,3 +190,37 @@ def bug_comparisons(zoo: dict[str, ZooRun], grid: dict) -> BugComparisons:
     return BugComparisons(effects, hidden, zoo[CORRECT].test_accuracy,
                           len(zoo[CORRECT].validation_by_epoch),
                           all(effect.finished for effect in effects.values()))
+
+
+class AdversarialComparisons(NamedTuple):
+    """11's recorded attacks as 11 prints them: PGD at ``eps`` with the same budget for every
+    model and the strongest of its losses per digit, on ``n`` test digits."""
+
+    eps: float
+    n: int
+    accuracy: dict[str, float]  # model -> robust accuracy at eps, 0..1
+    largest_eps: float
+    at_largest: dict[str, float]  # model -> robust accuracy at the largest recorded eps
+    versus_cnn: Paired  # the CapsNet minus the CNN, on the same digits
+    routing: Paired  # 3 routing iterations minus 1
+    sound: bool  # every model passed 11's checks against masked gradients
+    false_alarms: float  # clean test digits the reconstruction detector flags, 0..1
+    plain: Detection  # the detector against PGD that ignores it, at eps
+    adaptive: Detection  # against the attacker who also lowers the distance (its best weight)
+
+
+@checked
+def adversarial_comparisons(results: dict, eps: Eps = 0.1) -> AdversarialComparisons:
+    """11's comparisons at ``eps`` from its record ``results`` (``adversarial_record``)."""
+    at = {name: adversarial_record.read_attacked(results, name, "pgd", eps) for name in MODELS}
+    largest = {name: adversarial_record.read_attacked(results, name, "pgd", max(EPS)).accuracy
+               for name in MODELS}
+    sound = all(adversarial_record.sanity(results, name, eps).passed for name in MODELS)
+    plain = adversarial_record.read_detection(results, eps)
+    adaptive = max((adversarial_record.read_detection(results, eps, weight)
+                    for weight in ADAPTIVE_WEIGHTS), key=lambda d: d.evaded)
+    versus_cnn = paired(at[CAPSNET].right, at[CNN].right)
+    routing = paired(at[CAPSNET].right, at[CAPSNET_1ITER].right)
+    return AdversarialComparisons(eps, len(at[CNN].right), {n: a.accuracy for n, a in at.items()},
+                                  max(EPS), largest, versus_cnn, routing, sound,
+                                  plain.false_alarms, plain, adaptive)

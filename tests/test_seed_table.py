@@ -10,7 +10,7 @@ from capsedu.bug_zoo import CORRECT
 from capsedu.bug_zoo import read_results as read_zoo
 from capsedu.robustness import seed_verdict
 from capsedu.routing_costs import recorded_cost
-from capsedu.statistics import leader, over_seeds
+from capsedu.statistics import leader, over_seeds, paired
 
 
 def fake_measured(pose_rate=0.1):
@@ -68,7 +68,7 @@ def test_rows_write_the_measurements_into_their_cells(monkeypatch):
     monkeypatch.setattr(st, "still_improving", lambda records: [])
     rows = {row.claim: (row.measured, row.verdict)
             for row in ct.rows(fake_measured(), FOUND, MANIFEST, RECORDS)}
-    assert len(rows) == 8
+    assert len(rows) == 9
     assert rows["basic unit"][0].endswith("slope 0.99; 05's digit capsule at 45°: length 0.30, "
                                           "cosine 0.25 with upright")
     assert rows["basic unit"][1].endswith("05's CapsNet, trained upright, loses its capsule at 45°")
@@ -170,3 +170,21 @@ def test_the_routing_row_is_09s_comparisons_number_for_number(monkeypatch):
     chance = len(every) * 0.05
     assert f"{crossed} of {len(every)} comparisons crossed, about {chance:.1f}" in verdict
     assert " ± " in measured and "half-width of the 95 % t interval" in measured
+
+
+def test_the_adversarial_row_quotes_11s_record():
+    """11's record read again here, model by model: PGD at eps 0.1, the strongest loss per digit,
+    the CapsNet against the CNN on the same digits, and the detector's numbers."""
+    from capsedu import adversarial_record as ar
+
+    row = ct.adversarial_row(st.adversarial_comparisons(RECORDS.adversarial))
+    at = {name: ar.read_attacked(RECORDS.adversarial, name, "pgd", 0.1)
+          for name in ("affnist-capsnet", "affnist-capsnet-1iter", "affnist-cnn")}
+    for name, attacked in at.items():
+        assert f"{name} {100 * attacked.accuracy:.1f} %" in row.measured
+    versus = paired(at["affnist-capsnet"].right, at["affnist-cnn"].right)
+    assert row.verdict.startswith(f"CapsNet vs CNN: {leader(versus, 'CapsNet', 'CNN')}; ")
+    plain = ar.read_detection(RECORDS.adversarial, 0.1)
+    assert f"flags {100 * plain.detection_rate:.1f} % of the digits PGD fools" in row.measured
+    assert f"undetected wins {100 * plain.evaded:.1f} % for a plain attacker" in row.verdict
+
