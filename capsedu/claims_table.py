@@ -215,6 +215,11 @@ def equivariance_row(found: Findings) -> Row:
     return Row("equivariance", "capsules are equivariant; CNNs are invariant", text, verdict)
 
 
+def _by_eps(comparisons: dict, first: str, second: str) -> str:
+    """Paired comparisons by eps in a few words: who is ahead at each eps (``leader``)."""
+    return ", ".join(f"{leader(c, first, second)} at eps {eps}" for eps, c in comparisons.items())
+
+
 @checked
 def adversarial_row(adversarial: Record(AdversarialComparisons)) -> Row:
     """11's recorded attacks: robust accuracy under equal budgets, the paired comparisons, the
@@ -229,8 +234,8 @@ def adversarial_row(adversarial: Record(AdversarialComparisons)) -> Row:
             f"reconstruction detector ({pct(a.false_alarms)} false alarms) flags "
             f"{pct(a.plain.detection_rate)} of the digits PGD fools; an attacker who also lowers "
             f"the distance wins {pct(a.adaptive.evaded)} of all digits undetected")
-    verdict = (f"CapsNet vs CNN: {leader(a.versus_cnn, 'CapsNet', 'CNN')}; 3 vs 1 iterations: "
-               f"{leader(a.routing, '3', '1')}; every model fooled on "
+    verdict = (f"CapsNet vs CNN: {_by_eps(a.versus_cnn, 'CapsNet', 'CNN')}; 3 vs 1 iterations: "
+               f"{_by_eps(a.routing, '3', '1')}; every model fooled on "
                + ("most" if max(a.at_largest.values()) < 0.5 else "many")
                + f" digits at eps {a.largest_eps}; with the detector, undetected wins "
                f"{pct(a.plain.evaded)} for a plain attacker, {pct(a.adaptive.evaded)} for one who "

@@ -193,16 +193,17 @@ def bug_comparisons(zoo: dict[str, ZooRun], grid: dict) -> BugComparisons:
 
 
 class AdversarialComparisons(NamedTuple):
-    """11's recorded attacks as 11 prints them: PGD at ``eps`` with the same budget for every
-    model and the strongest of its losses per digit, on ``n`` test digits."""
+    """11's recorded attacks as 11 prints them: PGD with the same budget for every model and the
+    strongest of its losses per digit, on ``n`` test digits; accuracies and the detector at
+    ``eps``, the paired comparisons at every recorded eps."""
 
     eps: float
     n: int
     accuracy: dict[str, float]  # model -> robust accuracy at eps, 0..1
     largest_eps: float
     at_largest: dict[str, float]  # model -> robust accuracy at the largest recorded eps
-    versus_cnn: Paired  # the CapsNet minus the CNN, on the same digits
-    routing: Paired  # 3 routing iterations minus 1
+    versus_cnn: dict[float, Paired]  # eps -> the CapsNet minus the CNN, on the same digits
+    routing: dict[float, Paired]  # eps -> 3 routing iterations minus 1
     sound: bool  # every model passed 11's checks against masked gradients
     false_alarms: float  # clean test digits the reconstruction detector flags, 0..1
     plain: Detection  # the detector against PGD that ignores it, at eps
@@ -219,8 +220,10 @@ def adversarial_comparisons(results: dict, eps: Eps = 0.1) -> AdversarialCompari
     plain = adversarial_record.read_detection(results, eps)
     adaptive = max((adversarial_record.read_detection(results, eps, weight)
                     for weight in ADAPTIVE_WEIGHTS), key=lambda d: d.evaded)
-    versus_cnn = paired(at[CAPSNET].right, at[CNN].right)
-    routing = paired(at[CAPSNET].right, at[CAPSNET_1ITER].right)
+    every = {e: {name: adversarial_record.read_attacked(results, name, "pgd", e).right
+                 for name in MODELS} for e in EPS}
+    versus_cnn = {e: paired(right[CAPSNET], right[CNN]) for e, right in every.items()}
+    routing = {e: paired(right[CAPSNET], right[CAPSNET_1ITER]) for e, right in every.items()}
     return AdversarialComparisons(eps, len(at[CNN].right), {n: a.accuracy for n, a in at.items()},
                                   max(EPS), largest, versus_cnn, routing, sound,
                                   plain.false_alarms, plain, adaptive)

@@ -183,7 +183,8 @@ def test_the_adversarial_row_quotes_11s_record():
     for name, attacked in at.items():
         assert f"{name} {100 * attacked.accuracy:.1f} %" in row.measured
     versus = paired(at["affnist-capsnet"].right, at["affnist-cnn"].right)
-    assert row.verdict.startswith(f"CapsNet vs CNN: {leader(versus, 'CapsNet', 'CNN')}; ")
+    assert row.verdict.startswith("CapsNet vs CNN: ")
+    assert f"{leader(versus, 'CapsNet', 'CNN')} at eps 0.1" in row.verdict.split("; ")[0]
     plain = ar.read_detection(RECORDS.adversarial, 0.1)
     assert f"flags {100 * plain.detection_rate:.1f} % of the digits PGD fools" in row.measured
     assert f"undetected wins {100 * plain.evaded:.1f} % for a plain attacker" in row.verdict
