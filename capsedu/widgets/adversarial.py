@@ -6,8 +6,6 @@ import ipywidgets as widgets
 import numpy as np
 
 from ..adversarial import ATTACKS, attack_state
-from ..figures.canvas import png_bytes
-from ..figures.model_scores import capsnet_vs_cnn_figure, update_class_bars
 from .base import TwoReaders
 
 MAX_EPS = 0.3  # the slider's end: the largest radius of the recorded run
@@ -39,13 +37,7 @@ class AttackExplorer(TwoReaders):
         self.eps = widgets.FloatSlider(value=0.1, min=0, max=MAX_EPS, step=0.01,
                                        description="eps", readout_format=".2f",
                                        continuous_update=False)
-        self.figure, (seen, recon), (self._lengths, self._probabilities) = \
-            capsnet_vs_cnn_figure("softmax")
-        blank = np.zeros((40, 40))
-        self._seen = seen.imshow(blank, cmap="gray", vmin=0, vmax=1)
-        self._recon = recon.imshow(blank, cmap="gray", vmin=0, vmax=1)
-        seen.set_title("the adversarial digit")
-        recon.set_title("CapsNet reconstruction")
+        self.readers_figure("the adversarial digit")
         for control in (self.digit, self.attack, self.against, self.eps):
             control.observe(self._changed, names="value")
         self.widget = widgets.VBox([widgets.HBox([self.digit, self.eps]), self.attack,
@@ -69,8 +61,4 @@ class AttackExplorer(TwoReaders):
             f"CNN: {cnn} (p = {s.probabilities[cnn]:.2f}, {verdict(cnn)})<br>"
             f"reconstruction distance {s.distance:.2f} against the threshold "
             f"{s.threshold:.2f}: {flag}")
-        self._seen.set_data(s.adversarial)
-        self._recon.set_data(s.reconstruction)
-        update_class_bars(self._lengths, s.lengths, chosen=[caps])
-        update_class_bars(self._probabilities, s.probabilities, chosen=[cnn])
-        self.image.value = png_bytes(self.figure)
+        self.draw_readings(s.adversarial, s.reconstruction, s.lengths, s.probabilities, caps, cnn)

@@ -95,3 +95,32 @@ class TwoReaders(Widget):
 
     def build(self):
         raise NotImplementedError("a TwoReaders widget lays out its controls in build()")
+
+    def readers_figure(self, seen_title: str) -> None:
+        """08's figure for both readers (``figures.model_scores.capsnet_vs_cnn_figure``): the
+        image both models see, titled ``seen_title``, the CapsNet's reconstruction, and per class
+        its capsule length beside the CNN's softmax probability."""
+        import numpy as np
+
+        from ..figures.model_scores import capsnet_vs_cnn_figure
+
+        self.figure, (seen, recon), (self._lengths, self._probabilities) = \
+            capsnet_vs_cnn_figure("softmax")
+        blank = np.zeros((40, 40))
+        self._seen = seen.imshow(blank, cmap="gray", vmin=0, vmax=1)
+        self._recon = recon.imshow(blank, cmap="gray", vmin=0, vmax=1)
+        seen.set_title(seen_title)
+        recon.set_title("CapsNet reconstruction")
+
+    def draw_readings(self, seen, reconstruction, lengths, probabilities, capsnet_reads: int,
+                      cnn_reads: int) -> None:
+        """Redraw ``readers_figure`` in place: the two images ``[40, 40]``, the ten lengths and
+        probabilities, each model's answer drawn full and the other classes pale."""
+        from ..figures.canvas import png_bytes
+        from ..figures.model_scores import update_class_bars
+
+        self._seen.set_data(seen)
+        self._recon.set_data(reconstruction)
+        update_class_bars(self._lengths, lengths, chosen=[capsnet_reads])
+        update_class_bars(self._probabilities, probabilities, chosen=[cnn_reads])
+        self.image.value = png_bytes(self.figure)

@@ -2,10 +2,7 @@
 answer live (``robustness.viewpoint_state``)."""
 
 import ipywidgets as widgets
-import numpy as np
 
-from ..figures.canvas import png_bytes
-from ..figures.model_scores import capsnet_vs_cnn_figure, update_class_bars
 from ..robustness import viewpoint_state
 from .base import TwoReaders
 
@@ -38,12 +35,7 @@ class ViewpointExplorer(TwoReaders):
             "dy": slider("dy", -12, 12, 1, "+.0f"),
         }
         self.reset_button = widgets.Button(description="reset", icon="undo")
-        self.figure, (seen, recon), (self._lengths, self._probabilities) = \
-            capsnet_vs_cnn_figure("softmax")
-        blank = np.zeros((40, 40))
-        self._seen = seen.imshow(blank, cmap="gray", vmin=0, vmax=1)
-        self._recon = recon.imshow(blank, cmap="gray", vmin=0, vmax=1)
-        recon.set_title("CapsNet reconstruction")
+        self.readers_figure("what both models see")
 
         for s in self.sliders.values():
             s.observe(self._changed, names="value")
@@ -76,8 +68,5 @@ class ViewpointExplorer(TwoReaders):
             f"scaled {values['scale']:.2f}, moved ({values['dx']:+.0f}, {values['dy']:+.0f}) px"
             f"<br>CapsNet: {caps} (‖v‖ = {s['lengths'][caps]:.2f}, {verdict(caps)}) · "
             f"CNN: {cnn} (p = {s['probabilities'][cnn]:.2f}, {verdict(cnn)})")
-        self._seen.set_data(s["image"])
-        self._recon.set_data(s["reconstruction"])
-        update_class_bars(self._lengths, s["lengths"], chosen=[caps])
-        update_class_bars(self._probabilities, s["probabilities"], chosen=[cnn])
-        self.image.value = png_bytes(self.figure)
+        self.draw_readings(s["image"], s["reconstruction"], s["lengths"], s["probabilities"],
+                           caps, cnn)
