@@ -26,9 +26,9 @@ from .convergence import PATIENCE, best_epoch, chosen_epoch, converged, held_out
 from .data.mnist import load_mnist
 from .data.transformed_mnist import move, multimnist_data, pair_up, translated_mnist
 from .gcnn import C4CNN, PlainCNN
-from .loop import MAX_EPOCHS, evaluate, fit, random_shift
+from .loop import evaluate, fit, random_shift
 from .multi_digit import MultiDigitCapsNet, TwoDigitCNN
-from .validate import Choice, Flag, Float, Int, Seed, check_fields, checked
+from .validate import MAX_EPOCHS, Choice, Flag, Float, Int, Seed, check_fields, checked
 from .vit import VisionTransformer
 
 # the commands that train the recipes, each recording its runs its own way
