@@ -27,8 +27,9 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from .checks import check_labels
 from .config import model_device
-from .validate import Choice, Flag, Float, Int, Seed, Tensor, check_labels, checked
+from .validate import Choice, Flag, Float, Int, Seed, Tensor, checked
 
 LOSSES = ("training", "cross-entropy", "margin")
 MAX_STEPS = 1000  # PGD's steps: 20 to 100 in the literature; each is a forward and backward pass

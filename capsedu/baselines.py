@@ -11,17 +11,8 @@ import torch.nn.functional as F
 from torch import nn
 
 from .capsnet import count_parameters
-from .validate import (
-    MAX_IMAGE,
-    MAX_WIDTH,
-    Float,
-    Int,
-    check_finite,
-    check_memory,
-    check_model_dtype,
-    check_shape,
-    checked,
-)
+from .checks import check_finite, check_memory, check_model_dtype, check_shape
+from .validate import MAX_IMAGE, MAX_WIDTH, Float, Int, checked
 
 # Bounds on a CNN's sizes, far past the course's (64 channels, 1,280 hidden units, 40x40
 # images), so that a typo is refused before it allocates; the weights' memory is estimated up

@@ -11,9 +11,9 @@ the paper and nothing else: the bugs live here only.
 import torch
 import torch.nn.functional as F
 
+from .checks import check_labels
 from .functional import class_targets
 from .routing import agreement, couplings, outputs
-from .validate import check_labels
 
 
 def step_softmax_over_children(u_hat: torch.Tensor, b: torch.Tensor) -> tuple[torch.Tensor, ...]:

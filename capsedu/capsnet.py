@@ -15,22 +15,11 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from .checks import check_finite, check_labels, check_model_dtype, check_shape
 from .functional import margin_loss, reconstruction_loss
 from .layers import PrimaryCapsules, RoutingCapsules
 from .routing import MAX_ITERATIONS, RoutingResult
-from .validate import (
-    MAX_IMAGE,
-    MAX_WIDTH,
-    Flag,
-    Float,
-    Int,
-    check_fields,
-    check_finite,
-    check_labels,
-    check_model_dtype,
-    check_shape,
-    checked,
-)
+from .validate import MAX_IMAGE, MAX_WIDTH, Flag, Float, Int, check_fields, checked
 
 # Upper bounds on a CapsNet's sizes, far past the paper's, so that a typo (a 10**6 channels)
 # is refused before it allocates: sizes of layers, and the image's side.

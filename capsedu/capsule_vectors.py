@@ -31,10 +31,11 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from .checks import check_memory
 from .data.sprites import Part, render
 from .functional import squash
 from .poses import wrap_angle
-from .validate import MAX_SIDE, MAX_WIDTH, Float, Int, Seed, Tensor, check_memory, checked
+from .validate import MAX_SIDE, MAX_WIDTH, Float, Int, Seed, Tensor, checked
 
 # Bounds on what a caller can ask for: a bank of 3,600 templates is a tenth of a degree apart (02
 # uses 16), each one a rendered part; 10 million random capsules are a thousand times 03's

@@ -12,7 +12,8 @@ import torch
 
 from . import config
 from .capsnet import CapsNet, CapsNetConfig
-from .validate import MAX_WIDTH, Int, Tensor, check_memory, checked
+from .checks import check_memory
+from .validate import MAX_WIDTH, Int, Tensor, checked
 
 # Fig. 4: "tweaked by intervals of 0.05 in the range [-0.25, 0.25]": 11 values, 0 in the middle
 MAX_DELTA = 0.25

@@ -6,7 +6,8 @@ Sabour, Frosst & Hinton (2017), "Dynamic Routing Between Capsules", arXiv:1710.0
 import torch
 import torch.nn.functional as F
 
-from .validate import Float, Int, Tensor, check_finite, check_labels, checked
+from .checks import check_finite, check_labels
+from .validate import Float, Int, Tensor, checked
 
 
 @checked

@@ -23,6 +23,7 @@ from tqdm import tqdm as text_tqdm
 from tqdm.auto import tqdm
 
 from . import config
+from .checks import check_examples, check_pixels
 from .convergence import chosen_epoch, converged, held_out_scores
 from .data.transformed_mnist import translate
 from .validate import (
@@ -36,8 +37,6 @@ from .validate import (
     Int,
     Seed,
     Tensor,
-    check_examples,
-    check_pixels,
     checked,
 )
 

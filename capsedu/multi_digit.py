@@ -19,8 +19,9 @@ import torch.nn.functional as F
 
 from .baselines import Channels, Classes, Dropout, ImageSide, MaxPoolCNN, Widths
 from .capsnet import MULTIMNIST, CapsNet, CapsNetConfig
+from .checks import check_labels, check_shape
 from .functional import class_targets
-from .validate import MAX_WIDTH, Int, Tensor, check_labels, check_shape, checked
+from .validate import MAX_WIDTH, Int, Tensor, checked
 
 Scores = Tensor("scores [batch, n_classes], one per class", ndim=2)
 

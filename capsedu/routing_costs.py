@@ -21,11 +21,12 @@ from torch import nn
 
 from . import config
 from .capsnet import AFFNIST, LIVE, MULTIMNIST, PAPER, CapsNet, CapsNetConfig
+from .checks import check_memory
 from .costs import ROUTING_ROW, anatomy
 from .functional import squash
 from .layers import RoutingCapsules
 from .routing import MAX_ITERATIONS
-from .validate import MAX_BATCH, MAX_REPEATS, Int, Seed, Tensor, check_memory, checked
+from .validate import MAX_BATCH, MAX_REPEATS, Int, Seed, Tensor, checked
 
 # Bounds on the sizes a caller can time: far past any CapsNet of the course (1,152 primary
 # capsules of 8D, 10 parents of 16D, batches of 128)

@@ -19,17 +19,8 @@ import torch
 from torch import nn
 
 from .baselines import LogitClassifier
-from .validate import (
-    MAX_IMAGE,
-    MAX_WIDTH,
-    Flag,
-    Float,
-    Int,
-    check_finite,
-    check_model_dtype,
-    check_shape,
-    checked,
-)
+from .checks import check_finite, check_model_dtype, check_shape
+from .validate import MAX_IMAGE, MAX_WIDTH, Flag, Float, Int, checked
 
 MAX_DEPTH = 64  # transformer layers
 

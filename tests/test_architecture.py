@@ -13,7 +13,7 @@ PACKAGE = ROOT / "capsedu"
 
 # Lower layers first. A module may import from its own layer and the layers below, never above.
 LAYERS = [
-    ("settings", ["config", "validate"]),
+    ("settings", ["config", "checks", "validate"]),
     ("maths", ["functional", "routing", "layers", "poses", "group_conv", "statistics", "buggy",
                "spiking", "attacks"]),
     ("models", ["capsnet", "baselines", "multi_digit", "costs", "routing_costs", "gcnn",
@@ -30,7 +30,7 @@ LAYERS = [
     ("presentation", ["figures", "figures.*", "bug_zoo_report", "cost_tables", "claims_table",
                       "exercises", "exercises.*", "environment", "widgets", "widgets.*"]),
 ]
-CORE = {"config", "validate", "functional", "routing", "layers", "capsnet", "baselines",
+CORE = {"config", "checks", "validate", "functional", "routing", "layers", "capsnet", "baselines",
         "checkpoints"}  # what `import capsedu` may load
 
 

@@ -9,8 +9,9 @@ import pytest
 import torch
 
 from capsedu.capsnet import CapsNetConfig
+from capsedu.checks import check_pixels
 from capsedu.data import transformed_mnist as tm
-from capsedu.validate import Flag, Float, Tensor, check_pixels, checked
+from capsedu.validate import Flag, Float, Tensor, checked
 
 DIGITS = torch.rand(2, 1, 28, 28)
 
@@ -153,12 +154,12 @@ def test_the_train_command_expands_a_tilde_in_state_and_continue_from(tmp_path, 
 
 
 def test_a_faces_dataset_too_big_for_memory_is_refused_up_front(monkeypatch):
-    from capsedu import validate
+    from capsedu import checks
     from capsedu.data.faces import dataset
 
     with pytest.raises(ValueError, match=r"n must be an integer >= 0 and <= 1000000"):
         dataset("face", 10**11)  # was a run until the machine killed it
-    monkeypatch.setattr(validate, "available_memory", lambda: 2**30)
+    monkeypatch.setattr(checks, "available_memory", lambda: 2**30)
     with pytest.raises(MemoryError, match=r"dataset\('face', n=1000000\) needs about .* GiB "
                                           r"of memory, 1.0 GiB is free; ask for fewer"):
         dataset("face", 10**6)
@@ -171,7 +172,7 @@ def test_multimnist_too_big_for_memory_is_refused_up_front():
 
 
 def test_available_memory_falls_back_to_the_operating_system(monkeypatch):
-    from capsedu.validate import available_memory
+    from capsedu.checks import available_memory
 
     monkeypatch.setitem(sys.modules, "psutil", None)  # as if psutil were not installed
     assert 0 < available_memory()

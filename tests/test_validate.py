@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from capsedu.validate import check_finite
+from capsedu.checks import check_finite
 
 
 @pytest.mark.parametrize("bad, count", [

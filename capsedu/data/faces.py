@@ -20,8 +20,9 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
+from ..checks import check_memory
 from ..poses import _place
-from ..validate import MAX_SIDE, Choice, Float, Int, Seed, check_fields, check_memory, checked
+from ..validate import MAX_SIDE, Choice, Float, Int, Seed, check_fields, checked
 from .sprites import (
     STROKE,
     STROKE_LENGTH,

@@ -14,8 +14,9 @@ from typing import NamedTuple
 import numpy as np
 import torch
 
+from ..checks import check_memory
 from ..poses import Angle, Scale, X, Y, _place
-from ..validate import MAX_SIDE, Choice, Int, Record, check_memory, checked
+from ..validate import MAX_SIDE, Choice, Int, Record, checked
 
 STROKE = "stroke"  # a distractor: a short straight line, not a face part
 PEN = 0.04  # half-width of the pen, in image fractions (about 1.3 px at 32 x 32)

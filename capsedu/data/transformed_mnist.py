@@ -22,21 +22,8 @@ from dataclasses import dataclass
 import torch
 import torch.nn.functional as F
 
-from ..validate import (
-    MAX_SIDE,
-    Choice,
-    Flag,
-    Float,
-    Int,
-    Seed,
-    Tensor,
-    check_fields,
-    check_finite,
-    check_memory,
-    check_pixels,
-    check_shape,
-    checked,
-)
+from ..checks import check_finite, check_memory, check_pixels, check_shape
+from ..validate import MAX_SIDE, Choice, Flag, Float, Int, Seed, Tensor, check_fields, checked
 from .mnist import load_mnist
 
 CANVAS = 40  # affNIST's image side

@@ -11,9 +11,10 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from ..checks import check_finite, check_shape
 from ..data import faces
 from ..poses import wrap_angle
-from ..validate import MAX_SIDE, Int, Seed, Tensor, check_finite, check_shape, checked
+from ..validate import MAX_SIDE, Int, Seed, Tensor, checked
 from .scoring import held_out
 
 N_KINDS = len(faces.PART_KINDS)

@@ -17,10 +17,11 @@ from typing import NamedTuple
 import numpy as np
 import torch
 
+from ..checks import check_memory
 from ..data import faces, sprites
 from ..poses import pose_from_matrix, pose_matrix, wrap_angle
 from ..routing import MAX_ITERATIONS, Step, dynamic_routing, routing_step
-from ..validate import Choice, Float, Int, Seed, check_memory, checked
+from ..validate import Choice, Float, Int, Seed, checked
 
 PARENTS = ("face", "background")
 

@@ -9,9 +9,9 @@ import numpy as np
 import torch
 from matplotlib.figure import Figure
 
+from ..checks import check_labels, check_pixels, check_shape
 from ..digit_capsules import MAX_DELTA, encode, pose_state
 from ..figures.canvas import png_bytes
-from ..validate import check_labels, check_pixels, check_shape
 from .base import Widget
 
 

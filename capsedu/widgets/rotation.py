@@ -8,11 +8,11 @@ import numpy as np
 import torch
 
 from .. import config
+from ..checks import check_labels, check_pixels, check_shape
 from ..equivariance import rotation_state
 from ..figures.canvas import Blitter
 from ..figures.model_scores import update_class_bars
 from ..figures.rotations import rotation_figure
-from ..validate import check_labels, check_pixels, check_shape
 from .base import Widget
 
 

@@ -1,0 +1,161 @@
+"""The checks a boundary runs on tensors, arrays and data (``validate``'s ``Tensor`` and ``Array``
+declarations use them, and so do the entries whose tensors depend on each other, such as labels
+against the classes of a model's output): shapes, finite numbers, floating-point and the model's
+dtype, class labels, pixels, examples for training, and whether an allocation fits in memory.
+Each raises a ``TypeError`` (the wrong kind) or a ``ValueError`` (out of range) that names what it
+checked and says what to do."""
+
+import os
+
+import torch
+
+
+def check_shape(x: torch.Tensor, name: str, expected: str, ndim: int,
+                sizes: tuple[int, ...] | None = None) -> None:
+    """Raise ``ValueError`` unless ``x`` is a tensor with ``ndim`` dimensions and, if ``sizes``
+    are given, those sizes after the first (batch) dimension."""
+    if not isinstance(x, torch.Tensor):
+        raise TypeError(f"{name} must be a torch.Tensor {expected}, got {type(x).__name__}")
+    if x.ndim != ndim or (sizes is not None and tuple(x.shape[1:]) != tuple(sizes)):
+        one = (f"one example is {name.split()[-1]}[None]" if x.ndim == ndim - 1 else
+               "pass a tensor of that shape")
+        raise ValueError(f"{name} must have shape {expected}, got shape {tuple(x.shape)}; {one}")
+
+
+def check_finite(x: torch.Tensor, name: str) -> None:
+    """Raise ``ValueError`` if ``x`` holds NaN or infinity (it would poison everything after).
+
+    A NaN or an infinity anywhere makes the sum NaN or infinite, so one cheap reduction screens
+    the whole tensor (a full ``isfinite`` map costs far more, and this runs at every forward);
+    only a suspicious sum pays for counting.
+    """
+    with torch.no_grad():
+        if torch.isfinite(x.sum()):
+            return
+        bad = (~torch.isfinite(x)).sum().item()
+    if bad:  # else the finite values merely added up past the float range
+        raise ValueError(
+            f"{name} contains {bad} NaN or infinite value(s); expected finite numbers. Find where "
+            "they first appear upstream (a division by 0, a log of 0, a diverging training run)."
+        )
+
+
+def check_float(x: torch.Tensor, name: str) -> None:
+    """Raise ``TypeError`` unless ``x`` holds floating-point numbers (capsule maths needs them)."""
+    if not x.dtype.is_floating_point:
+        raise TypeError(
+            f"{name} must be a floating-point tensor, got dtype {x.dtype}; convert it first, "
+            f"e.g. {name}.float()"
+        )
+
+
+def check_model_dtype(x: torch.Tensor, name: str, dtype: torch.dtype) -> None:
+    """Raise ``TypeError`` unless the images ``x`` have the dtype of the model's weights.
+
+    Images are not converted silently: uint8 pixels (0-255) would need scaling to [0, 1] as
+    well, and a float64 batch usually means the data was built with numpy's default dtype.
+    """
+    if x.dtype == dtype:
+        return
+    if x.dtype.is_floating_point:
+        fix = f"{name}.to({dtype}), or convert the model: model.to({x.dtype})"
+    else:
+        fix = f"{name}.to({dtype}) / 255 if it holds 0-255 pixels"
+    raise TypeError(f"{name} must have the model's dtype {dtype}, got {x.dtype}; use {fix}")
+
+
+def check_labels(targets: torch.Tensor, name: str, batch: int, n_classes: int,
+                 k: int | None = None) -> None:
+    """Raise unless ``targets`` holds integer class labels in [0, n_classes - 1]: one per example,
+    shape ``[batch]`` (``k`` None), or ``k`` different classes per example, shape ``[batch, k]``
+    (the classes present in it, e.g. a MultiMNIST pair's two digits).
+
+    Any integer dtype is accepted (int64, int32, uint8, ...); callers convert with ``.long()``.
+    """
+    shape = (batch,) if k is None else (batch, k)
+    expected = (f"integer class labels of shape [batch] = [{batch}]" if k is None else
+                f"integer class labels of shape [batch, {k}] = [{batch}, {k}] ({k} different "
+                "classes per example)")
+    if not isinstance(targets, torch.Tensor):
+        raise TypeError(f"{name} must be a torch.Tensor of {expected}, "
+                        f"got {type(targets).__name__}")
+    if tuple(targets.shape) != shape:
+        raise ValueError(f"{name} must be {expected}, got shape {tuple(targets.shape)}")
+    if targets.dtype.is_floating_point or targets.dtype.is_complex or targets.dtype == torch.bool:
+        raise TypeError(f"{name} must be {expected}, got dtype {targets.dtype}; "
+                        f"convert it with {name}.long()")
+    outside = (targets < 0) | (targets >= n_classes)
+    if outside.any():
+        first = outside.nonzero()[0]  # the index of the first label outside: (i,) or (i, j)
+        raise ValueError(
+            f"{name} must lie in [0, {n_classes - 1}] (one label per class), got "
+            f"{targets[tuple(first)].item()} at index {', '.join(map(str, first.tolist()))} "
+            f"({outside.sum().item()} of {targets.numel()} outside)"
+        )
+    if k is not None:
+        repeats = (targets.sort(dim=1).values.diff(dim=1) == 0).any(dim=1)  # [batch]
+        if repeats.any():
+            row = repeats.nonzero()[0, 0].item()
+            raise ValueError(
+                f"{name} must list {k} different classes per example, got "
+                f"{targets[row].tolist()} at row {row} ({repeats.sum().item()} of {batch} rows "
+                "repeat a class); give each example's classes once, e.g. pairs of digits of "
+                "two different classes"
+            )
+
+
+def check_pixels(x: torch.Tensor, name: str) -> None:
+    """Raise unless the images ``x`` hold finite floating-point pixels. One rule everywhere
+    (models, transforms, widgets): uint8 pixels (0-255) are refused, never rescaled silently;
+    the message gives the conversion, ``x.float() / 255`` (``name`` may name the function too,
+    ``"fit(): train's images"``: the code shown uses its last word)."""
+    var = name.split()[-1]
+    if not isinstance(x, torch.Tensor):
+        raise TypeError(f"{name} must be a torch.Tensor of pixels in [0, 1], "
+                        f"got {type(x).__name__}; convert it with torch.as_tensor({var})")
+    if not x.dtype.is_floating_point:
+        raise TypeError(f"{name} must hold floating-point pixels in [0, 1], got dtype {x.dtype}; "
+                        f"use {var}.float() / 255 if it holds 0-255 pixels")
+    check_finite(x, name)
+
+
+def check_examples(data, name: str) -> None:
+    """Raise unless ``data`` is ``(images, labels, ...)``: a tuple of tensors (or arrays) with one
+    row per example each, as many rows in each, at least one. An empty set would train on nothing
+    and end in a division by zero, or score a NaN."""
+    if not isinstance(data, (tuple, list)) or len(data) < 2:
+        got = f"a {type(data).__name__}" + (f" of {len(data)}" if isinstance(data, (tuple, list))
+                                             else "")
+        raise TypeError(f"{name} must be a tuple (images, labels, ...) with one row per example "
+                        f"in each, got {got}; pass e.g. {name}=(images, labels)")
+    try:
+        rows = [len(t) for t in data]
+    except TypeError as err:  # a number, or a 0-d tensor
+        raise TypeError(f"{name} must hold tensors with one row per example, got "
+                        f"{[type(t).__name__ for t in data]}: {err}") from err
+    if len(set(rows)) > 1:
+        raise ValueError(f"{name} must hold as many rows in each of its tensors (one per example), "
+                         f"got {rows}; pair every image with its labels")
+    if rows[0] == 0:
+        shapes = ", ".join(str(tuple(getattr(t, "shape", ()))) for t in data)
+        raise ValueError(f"{name} holds no examples (shapes {shapes}); pass at least one: check "
+                         "what made it (a limit of 0, a filter that kept nothing)")
+
+
+def available_memory() -> int:
+    """Bytes of memory free for a new allocation now: psutil's estimate when installed, else the
+    operating system's count of free physical pages."""
+    try:
+        import psutil
+    except ImportError:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    return psutil.virtual_memory().available
+
+
+def check_memory(needed: int, what: str, fix: str) -> None:
+    """Raise ``MemoryError`` up front, with the estimate, when making ``what`` needs more than the
+    free memory, instead of running until the operating system kills the process."""
+    free = available_memory()
+    if needed > free:
+        raise MemoryError(f"{what} needs about {needed / 2**30:.1f} GiB of memory, "
+                          f"{free / 2**30:.1f} GiB is free; {fix}")
