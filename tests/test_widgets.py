@@ -11,9 +11,9 @@ from capsedu.widgets.check import arrow_state
 
 def test_arrow_state_hand_values():
     s = arrow_state(90)
-    assert s["x"] == pytest.approx(0, abs=1e-12) and s["y"] == pytest.approx(1)
+    assert s.x == pytest.approx(0, abs=1e-12) and s.y == pytest.approx(1)
     s = arrow_state(225)
-    assert (s["x"], s["y"]) == pytest.approx((-math.sqrt(0.5), -math.sqrt(0.5)))
+    assert (s.x, s.y) == pytest.approx((-math.sqrt(0.5), -math.sqrt(0.5)))
 
 
 @pytest.mark.parametrize("angle", [-1, 361])
@@ -25,9 +25,9 @@ def test_arrow_state_rejects_out_of_range(angle):
 def test_moving_the_slider_updates_state_text_and_image():
     w = WidgetCheck(angle=0)
     before_png, before_text = w.image.value, w.readout.value
-    assert w.state["x"] == pytest.approx(1)
+    assert w.state.x == pytest.approx(1)
     w.slider.value = 180
-    assert w.state["angle"] == 180 and w.state["x"] == pytest.approx(-1)
+    assert w.state.angle == 180 and w.state.x == pytest.approx(-1)
     assert "180°" in w.readout.value and w.readout.value != before_text
     assert w.image.value != before_png and w.image.value[:8] == b"\x89PNG\r\n\x1a\n"
 
@@ -35,7 +35,7 @@ def test_moving_the_slider_updates_state_text_and_image():
 def test_slider_clamps_values_out_of_range():
     w = WidgetCheck()
     w.slider.value = 999  # ipywidgets clamps to max; the callback sees a valid angle
-    assert w.state["angle"] == 360
+    assert w.state.angle == 360
 
 
 def test_a_widget_object_displays_its_layout():

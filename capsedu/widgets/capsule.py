@@ -6,10 +6,11 @@
   a marker, the arrows s and v = squash(s), and the numbers follow.
 
 The callbacks call the pure functions ``pose_vector_state`` and ``squash_state`` and keep their
-result in ``.state``.
+result (a ``PoseVectorState`` or ``SquashState`` record) in ``.state``.
 """
 
 import math
+from dataclasses import dataclass
 
 import ipywidgets as widgets
 import numpy as np
@@ -18,6 +19,7 @@ from matplotlib.figure import Figure
 
 from ..capsule_vectors import draw, part_from_vector, pose_vector
 from ..data.faces import PART_KINDS
+from ..data.sprites import Part
 from ..figures.canvas import png_bytes
 from ..figures.capsule_poses import draw_vector
 from ..functional import squash
@@ -41,16 +43,29 @@ def _redraw_vector(ax, x: float, y: float, **kwargs):
     draw_vector(ax, x, y, **kwargs)
 
 
+@dataclass(frozen=True)
+class PoseVectorState:
+    """What notebook 02's widget shows (``pose_vector_state``): one part's 2-D capsule."""
+
+    kind: str  # the face part the capsule stands for
+    angle: float  # the vector's direction in degrees: the part's pose
+    presence: float  # the vector's length: the probability the part is present
+    x: float  # the vector's components
+    y: float
+    part: Part  # the part the vector describes
+    image: np.ndarray  # [IMAGE_SIZE, IMAGE_SIZE] the part drawn with ink = presence
+
+
 @checked
 def pose_vector_state(kind: Choice("a face part", *PART_KINDS),
                       angle: Float("the pose's angle in degrees", ge=-180, le=180),
                       length: Float("the vector's length: the part's presence", ge=0, le=1)
-                      ) -> dict:
+                      ) -> PoseVectorState:
     """A 2-D capsule for ``kind`` at ``angle`` degrees with length (= presence) ``length``."""
     v = pose_vector(angle, length)
     part, presence = part_from_vector(kind, v)
-    return {"kind": kind, "angle": angle, "presence": presence, "x": float(v[0]),
-            "y": float(v[1]), "part": part, "image": draw(part, presence, IMAGE_SIZE)}
+    return PoseVectorState(kind, angle, presence, float(v[0]), float(v[1]), part,
+                           draw(part, presence, IMAGE_SIZE))
 
 
 class PoseVectorExplorer(Widget):
@@ -82,25 +97,35 @@ class PoseVectorExplorer(Widget):
     def update(self, change=None):
         self.state = s = pose_vector_state(self.kind.value, self.angle.value, self.length.value)
         self.readout.value = (
-            f"<b>{s['kind']}</b>: v = ({s['x']:+.2f}, {s['y']:+.2f}); "
-            f"length ||v|| = {s['presence']:.2f} = P(present); direction {s['angle']:.0f}° = pose")
-        _redraw_vector(self.ax_v, s["x"], s["y"], label="v")
-        self.part_image.set_data(s["image"])
-        self.ax_part.set_title(f"the {s['kind']} it describes")
+            f"<b>{s.kind}</b>: v = ({s.x:+.2f}, {s.y:+.2f}); "
+            f"length ||v|| = {s.presence:.2f} = P(present); direction {s.angle:.0f}° = pose")
+        _redraw_vector(self.ax_v, s.x, s.y, label="v")
+        self.part_image.set_data(s.image)
+        self.ax_part.set_title(f"the {s.kind} it describes")
         self.image.value = png_bytes(self.figure)
+
+
+@dataclass(frozen=True)
+class SquashState:
+    """What notebook 03's widget shows (``squash_state``): one vector ``s`` and ``squash(s)``."""
+
+    norm_s: float  # ||s||
+    angle: float  # s's (and v's) direction in degrees
+    s: list[float]  # [2] the input
+    v: list[float]  # [2] the output squash(s)
+    norm_v: float  # ||v|| = ||s||^2 / (1 + ||s||^2)
+    slope: float  # d||v|| / d||s|| = 2 ||s|| / (1 + ||s||^2)^2
 
 
 @checked
 def squash_state(norm: Float("the length ||s||", ge=0, le=MAX_NORM),
-                 angle: Float("s's angle in degrees", ge=0, le=360) = 30.0) -> dict:
+                 angle: Float("s's angle in degrees", ge=0, le=360) = 30.0) -> SquashState:
     """``s`` of length ``norm`` at ``angle`` degrees, ``v = squash(s)``, and the slope there."""
     a = math.radians(angle)
     s = torch.tensor([norm * math.cos(a), norm * math.sin(a)], dtype=torch.float64)
     v = squash(s)
-    return {"norm_s": norm, "angle": angle, "s": s.tolist(), "v": v.tolist(),
-            "norm_v": float(v.norm()),
-            # d||v|| / d||s|| = 2 ||s|| / (1 + ||s||^2)^2
-            "slope": 2 * norm / (1 + norm**2) ** 2}
+    return SquashState(norm_s=norm, angle=angle, s=s.tolist(), v=v.tolist(),
+                       norm_v=float(v.norm()), slope=2 * norm / (1 + norm**2) ** 2)
 
 
 class SquashExplorer(Widget):
@@ -135,15 +160,15 @@ class SquashExplorer(Widget):
     def update(self, change=None):
         self.state = st = squash_state(self.norm.value, self.angle.value)
         self.readout.value = (
-            f"||s|| = {st['norm_s']:.2f} &rarr; ||v|| = {st['norm_v']:.3f}; "
-            f"slope d||v||/d||s|| = {st['slope']:.3f}; same direction ({st['angle']:.0f}°)")
-        self.marker.set_data([st["norm_s"]], [st["norm_v"]])
+            f"||s|| = {st.norm_s:.2f} &rarr; ||v|| = {st.norm_v:.3f}; "
+            f"slope d||v||/d||s|| = {st.slope:.3f}; same direction ({st.angle:.0f}°)")
+        self.marker.set_data([st.norm_s], [st.norm_v])
         lim = 1.1 * MAX_NORM  # s lives on a larger canvas; the dashed circle is still ||s|| = 1
         # the head shrinks with the arrow's drawn length (the unit canvas spans 1.25), so a short s
         # is still an arrow, not a triangle
-        head = max(6.0, 20 * min(1.0, 1.25 * st["norm_s"] / lim))
-        _redraw_vector(self.ax_s, *st["s"], color="tab:gray", label="s", head=head)
+        head = max(6.0, 20 * min(1.0, 1.25 * st.norm_s / lim))
+        _redraw_vector(self.ax_s, *st.s, color="tab:gray", label="s", head=head)
         self.ax_s.set(xlim=(-lim, lim), ylim=(-lim, lim))
-        _redraw_vector(self.ax_v, *st["v"], color="tab:red", label="v")
+        _redraw_vector(self.ax_v, *st.v, color="tab:red", label="v")
         self.image.value = png_bytes(self.figure)
 

@@ -1,6 +1,7 @@
 """Notebook 00: a slider turns an arrow, to prove that widgets render and respond."""
 
 import math
+from dataclasses import dataclass
 
 import ipywidgets as widgets
 from matplotlib.figure import Figure
@@ -11,11 +12,21 @@ from ..validate import Float, checked
 from .base import Widget
 
 
+@dataclass(frozen=True)
+class ArrowState:
+    """What notebook 00's widget shows (``arrow_state``): the unit vector at one angle."""
+
+    angle: float  # degrees counter-clockwise from the x axis
+    x: float  # cos(angle)
+    y: float  # sin(angle)
+
+
 @checked
-def arrow_state(angle: Float("degrees counter-clockwise from the x axis", ge=0, le=360)) -> dict:
+def arrow_state(angle: Float("degrees counter-clockwise from the x axis", ge=0, le=360)
+                ) -> ArrowState:
     """The unit vector at ``angle`` degrees (counter-clockwise from the x axis)."""
     rad = math.radians(angle)
-    return {"angle": angle, "x": math.cos(rad), "y": math.sin(rad)}
+    return ArrowState(angle, math.cos(rad), math.sin(rad))
 
 
 class WidgetCheck(Widget):
@@ -36,8 +47,8 @@ class WidgetCheck(Widget):
 
     def update(self, change=None):
         self.state = s = arrow_state(self.slider.value)
-        self.readout.value = (f"<b>angle {s['angle']:g}°</b>: vector = ({s['x']:+.2f}, "
-                              f"{s['y']:+.2f}), length {math.hypot(s['x'], s['y']):.2f}")
+        self.readout.value = (f"<b>angle {s.angle:g}°</b>: vector = ({s.x:+.2f}, "
+                              f"{s.y:+.2f}), length {math.hypot(s.x, s.y):.2f}")
         self.figure.clear()
-        draw_vector(self.figure.add_subplot(), s["x"], s["y"], label=f"{s['angle']:g}°")
+        draw_vector(self.figure.add_subplot(), s.x, s.y, label=f"{s.angle:g}°")
         self.image.value = png_bytes(self.figure)

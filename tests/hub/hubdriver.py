@@ -495,7 +495,8 @@ def take_the_lesson(hub: Hub, name: str, repository: str, values=(2.0,)) -> Less
             for value in values:
                 after, latency = kernel.move_control(facts["norm"], value, facts["readout"])
                 latencies.append(latency)
-            state = json.loads(kernel.execute("import json; print(json.dumps(explorer.state))"))
+            state = json.loads(kernel.execute(
+                "import dataclasses, json; print(json.dumps(dataclasses.asdict(explorer.state)))"))
         finally:
             kernel.close()
     finally:
