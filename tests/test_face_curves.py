@@ -10,6 +10,7 @@ import torch
 
 from capsedu import checkpoints
 from capsedu.parts import curves, training
+from capsedu.recipes import RECIPES, recipe_name
 
 matplotlib.use("Agg")
 
@@ -104,8 +105,14 @@ def test_draw_face_curves_draws_one_panel_per_model():
 
 
 def test_the_shipped_record_covers_every_shipped_face_model():
+    """Every checkpoint of notebook 07's face recipes (those ``parts.training`` trains for a fixed
+    number of epochs) has its held-out curve in the record; 10's face ViTs are trained to the
+    rule itself (``patch_order``), their curves in their manifest rows."""
     shipped = curves.read_results()
-    names = {name for name in checkpoints.read_manifest() if name.startswith("faces-")}
+    names = {name for name in checkpoints.read_manifest() if name.startswith("faces-")
+             and RECIPES[recipe_name(name)].trainer == "capsedu.parts.training"}
+    assert {name for name in checkpoints.read_manifest() if name.startswith("faces-")} - names \
+        == {f"faces-vit{kind}-seed{seed}" for kind in ("", "-no-positions") for seed in (0, 1, 2)}
     assert set(shipped) == names
     for name, run in shipped.items():
         assert name == curves.run_name(run["model"], run["seed"])
