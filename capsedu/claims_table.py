@@ -8,8 +8,10 @@ from .cost_tables import recorded_cost_line
 from .data import faces
 from .routing_costs import RecordedCost
 from .seed_table import (
+    FACE_NAMES,
     OTHERS,
     ROUTING,
+    VIT_NAMES,
     AdversarialComparisons,
     Affine,
     BugComparisons,
@@ -85,10 +87,15 @@ def pool_row(found: Findings) -> Row:
                "features (01, 07)")
 
 
+def _fooled(measured: Measured, names) -> dict[str, list[str]]:
+    """The scrambled kinds each of ``names`` calls a face more often than not."""
+    return {name: [k for k in faces.SCRAMBLED_KINDS if measured.face_rates[name][k] > 0.5]
+            for name in names}
+
+
 @checked
 def part_whole_row(measured: Measured) -> Row:
-    fooled = {name: [k for k in faces.SCRAMBLED_KINDS if r[k] > 0.5]
-              for name, r in measured.face_rates.items()}
+    fooled = _fooled(measured, FACE_NAMES)
     text = "07 (seed 0, here): fooled (face rate > 0.5) by " + "; ".join(
         f"{name}: {', '.join(kinds) or 'none'}" for name, kinds in fooled.items())
     verdict = "; ".join([
@@ -99,6 +106,24 @@ def part_whole_row(measured: Measured) -> Row:
         else "so does the pixel CapsNet"])
     return Row("part-whole", "a CNN sees a bag of parts; capsules check that the parts agree on "
                "a whole", text, verdict)
+
+
+@checked
+def position_row(measured: Measured) -> Row:
+    """10 §8's ViTs, seed 0, on the table's held-out faces: which scrambles each calls a face,
+    without and with position embeddings, beside the deep CNN and the pose capsules."""
+    placed, bag = VIT_NAMES  # ("ViT", "ViT without positions")
+    fooled = _fooled(measured, (bag, placed, "deep CNN", "pose capsules"))
+    text = ("10 §8 (seed 0, here; 3 seeds there): fooled (face rate > 0.5) by " + "; ".join(
+        f"{name}: {', '.join(kinds) or 'none'}" for name, kinds in fooled.items()))
+    learned = [kind for kind in fooled[bag] if kind not in fooled[placed]]
+    verdict = (f"position embeddings let the ViT reject {', '.join(learned) or 'no scramble'}"
+               f" (without them it is a bag of patches); it is still fooled by "
+               f"{', '.join(fooled[placed]) or 'none'}; "
+               + ("only the pose capsules reject every scramble" if not fooled["pose capsules"]
+                  else "the pose capsules are fooled too"))
+    return Row("position in a ViT", "transformers keep where a patch was in a position embedding",
+               text, verdict)
 
 
 @checked
@@ -250,7 +275,7 @@ def rows(measured: Measured, found: Findings, manifest: dict, records: Records) 
     the checkpoints' ``manifest`` (which says whether 08's runs were still improving) and the
     course's ``records`` (``read_records``)."""
     affine = affine_comparisons(measured, manifest, records)
-    return [unit_row(found), pool_row(found), part_whole_row(measured),
+    return [unit_row(found), pool_row(found), part_whole_row(measured), position_row(measured),
             viewpoint_row(measured, found, affine),
             routing_row(affine, routing_comparisons(records.grid)),
             cost_row(measured, records.gpu),

@@ -13,7 +13,7 @@ from typing import NamedTuple
 
 import torch
 
-from . import adversarial_record, full_sets, seed_runs
+from . import adversarial_record, full_sets, patch_order, seed_runs
 from .ablations import WEIGHTS, one_change_comparisons, seed_errors, seed_noise
 from .ablations import read_results as read_ablations
 from .adversarial import ADAPTIVE_WEIGHTS, CAPSNET, CAPSNET_1ITER, CNN, EPS, MODELS, Eps
@@ -36,6 +36,7 @@ from .statistics import OverSeeds, Paired, SeedDifference, over_seeds, paired
 from .validate import Int, Tensor, checked
 
 FACE_NAMES = ("bag-of-parts CNN", "deep CNN", "pixel CapsNet", "pose capsules")
+VIT_NAMES = tuple(patch_order.VITS)  # 10 §8's ViTs, with and without position embeddings
 AFFINE_NAMES = ("affnist-capsnet", "affnist-capsnet-1iter", "affnist-cnn")
 ROUTING = f"{ROUTING_ROW} x{PAPER.iterations}"  # the routing's row in costs.anatomy
 TIMED = 200  # digits each of 08's models reads for its time
@@ -47,7 +48,8 @@ class Measured:
     """What ``measure`` measures here for the table."""
 
     n_table: int  # held-out images per face kind
-    face_rates: dict[str, dict[str, float]]  # 07's model -> face kind -> share called "face"
+    # 07's models and 10 §8's ViTs -> face kind -> share called "face"
+    face_rates: dict[str, dict[str, float]]
     affine_right: dict[str, torch.Tensor]  # 08's model -> [10,000] read right, from the record
     affine: dict[str, float]  # 08's model -> accuracy on all 10,000 affNIST-style digits (0..1)
     seconds_per_1000: dict[str, float]  # 08's model -> seconds to read 1,000 digits here
@@ -58,12 +60,14 @@ class Measured:
 @checked
 def measure(images: Tensor("MNIST test digits [N, 1, 28, 28]", ndim=4),
             n_table: Int("held-out images per face kind", ge=1, le=MAX_TABLE)) -> Measured:
-    """What the table measures here: seed 0's face models on ``n_table`` held-out images per
-    face kind; 08's models on all 10,000 affNIST-style test digits, from ``full_sets``' record,
-    and timed here on the first ``TIMED`` of the MNIST test ``images`` [N, 1, 28, 28] turned,
-    sheared and scaled; and the paper's CapsNet's multiply-adds per layer."""
+    """What the table measures here: seed 0's face models (07's and 10 §8's ViTs) on ``n_table``
+    held-out images per face kind; 08's models on all 10,000 affNIST-style test digits, from
+    ``full_sets``' record, and timed here on the first ``TIMED`` of the MNIST test ``images``
+    [N, 1, 28, 28] turned, sheared and scaled; and the paper's CapsNet's multiply-adds per
+    layer."""
     # 07: scrambled faces (right parts, wrong places); face rate = share called "face"
-    face_models = load_face_models([0], names=FACE_NAMES)
+    face_models = {**load_face_models([0], names=FACE_NAMES),
+                   **patch_order.load_models([0], VIT_NAMES)}
     rates = {name: face_rates(trained[0], ["face", *faces.SCRAMBLED_KINDS], n_table)
              for name, trained in face_models.items()}
     # 08: trained on translated digits, tested on affNIST-style digits (turned, sheared, scaled):

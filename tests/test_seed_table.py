@@ -19,7 +19,8 @@ def fake_measured(pose_rate=0.1):
     right = {name: torch.tensor([True] * k + [False] * (5 - k))
              for name, k in zip(st.AFFINE_NAMES, (4, 3, 2), strict=True)}
     rates = {"face": 0.9, **{kind: 0.2 for kind in st.faces.SCRAMBLED_KINDS}}
-    face_rates = {name: dict(rates) for name in st.FACE_NAMES}
+    face_rates = {name: dict(rates) for name in (*st.FACE_NAMES, *st.VIT_NAMES)}
+    face_rates["ViT without positions"] = {kind: 0.9 for kind in rates}  # a bag of patches
     face_rates["pixel CapsNet"][st.faces.SCRAMBLED_KINDS[0]] = 0.8
     face_rates["pose capsules"][st.faces.SCRAMBLED_KINDS[0]] = pose_rate
     return st.Measured(
@@ -58,9 +59,9 @@ def test_measured_lines_say_each_measurement():
     lines = ct.measured_lines(fake_measured())
     assert lines[0] == ("face rates of seed 0's models, 3 images per kind (07 measures 3 seeds, "
                         "400 each):")
-    assert lines[5] == ("affNIST-style, all 10,000 test digits (08's record), and the time to read "
+    assert lines[7] == ("affNIST-style, all 10,000 test digits (08's record), and the time to read "
                         "them here:")
-    assert lines[6] == "        affnist-capsnet: 80.00 %, 3.0 s per 1,000 digits"
+    assert lines[8] == "        affnist-capsnet: 80.00 %, 3.0 s per 1,000 digits"
     assert lines[-1] == "the paper's CapsNet: 1.0 M multiply-adds per image, routing 25.0 % of them"
 
 
@@ -68,7 +69,15 @@ def test_rows_write_the_measurements_into_their_cells(monkeypatch):
     monkeypatch.setattr(st, "still_improving", lambda records: [])
     rows = {row.claim: (row.measured, row.verdict)
             for row in ct.rows(fake_measured(), FOUND, MANIFEST, RECORDS)}
-    assert len(rows) == 9
+    assert len(rows) == 10
+    scrambles = ", ".join(st.faces.SCRAMBLED_KINDS)
+    assert rows["position in a ViT"][0].startswith(
+        "10 §8 (seed 0, here; 3 seeds there): fooled (face rate > 0.5) by ViT without positions: "
+        f"{scrambles}; ViT: none; deep CNN: none; pose capsules: none")
+    assert rows["position in a ViT"][1] == (
+        f"position embeddings let the ViT reject {scrambles} (without them it is a bag of "
+        "patches); it is still fooled by none; only the pose capsules reject every scramble")
+    assert "ViT" not in rows["part-whole"][0]
     assert rows["basic unit"][0].endswith("slope 0.99; 05's digit capsule at 45°: length 0.30, "
                                           "cosine 0.25 with upright")
     assert rows["basic unit"][1].endswith("05's CapsNet, trained upright, loses its capsule at 45°")
