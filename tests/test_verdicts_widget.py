@@ -31,10 +31,10 @@ def models():
 def test_verdicts_renders_and_scores_each_model():
     parts = faces.face_parts()
     out = verdicts_state(models(), parts)
-    assert np.array_equal(out["image"], sprites.render(parts))
-    ink = out["image"][16, 16]
-    assert out["face_probability"]["A"] == pytest.approx(1 / (1 + np.exp(0.5)))  # no ink at 0,0
-    assert out["face_probability"]["B"] == pytest.approx(1 / (1 + np.exp(-(ink - 0.5))))
+    assert np.array_equal(out.image, sprites.render(parts))
+    ink = out.image[16, 16]
+    assert out.face_probability["A"] == pytest.approx(1 / (1 + np.exp(0.5)))  # no ink at 0,0
+    assert out.face_probability["B"] == pytest.approx(1 / (1 + np.exp(-(ink - 0.5))))
 
 
 def test_verdicts_rejects_bad_input():
@@ -46,25 +46,25 @@ def test_verdicts_rejects_bad_input():
 
 def test_editing_parts_updates_state_readout_and_image():
     w = FaceVerdicts(models())
-    png, text, p_before = w.image.value, w.readout.value, dict(w.state["face_probability"])
+    png, text, p_before = w.image.value, w.readout.value, dict(w.state.face_probability)
     assert set(p_before) == {"A", "B"} and "P(face)" in text
     w.editor.part.value = "nose"
     w.editor.x.value = 0.05  # move the nose to the top-left corner, over the pixel A looks at
     w.editor.y.value = 0.05
-    assert w.state["face_probability"]["A"] > p_before["A"]
+    assert w.state.face_probability["A"] > p_before["A"]
     assert w.image.value != png and w.image.value[:8] == b"\x89PNG\r\n\x1a\n"
     assert w.readout.value != text
     w.editor.reset_button.click()
-    assert w.state["face_probability"] == pytest.approx(p_before)
-    assert w.state["parts"] == faces.face_parts()
+    assert w.state.face_probability == pytest.approx(p_before)
+    assert w.state.parts == faces.face_parts()
 
 
 def test_buttons_update_the_verdicts():
     w = FaceVerdicts(models())
-    start = w.state["image"].copy()
+    start = w.state.image.copy()
     w.editor.scramble_button.click()
-    assert not np.array_equal(w.state["image"], start)
+    assert not np.array_equal(w.state.image, start)
     w.editor.reset_button.click()
     w.editor.rotate_button.click()
-    assert all(p.angle == pytest.approx(30) for p in w.state["parts"])
+    assert all(p.angle == pytest.approx(30) for p in w.state.parts)
 

@@ -8,18 +8,34 @@
 Everything shown is computed by the pure function ``face_state``, kept in ``.state``.
 """
 
+from dataclasses import dataclass
+
 import torch
 
 from ..data import faces, sprites
 from ..parts.scoring import verdicts
 from ..parts.votes import predicted_faces
 from ..validate import Int, checked
-from .panels import SLIDER_ITERATIONS, RoutingPanels, RoutingWidget
+from .panels import SLIDER_ITERATIONS, RoutingPanels, RoutingView, RoutingWidget
+
+
+@dataclass(frozen=True)
+class FaceState(RoutingView):
+    """What notebook 07's widget shows (``face_state``): the fields of ``RoutingView``, its
+    ``image`` the rendered 32 x 32 image the detector reads, ``found`` the parts it is sure of;
+    then what it read of every part, and every model's verdict (dicts keyed by model name)."""
+
+    presence: dict[str, float]  # part kind -> the detector's presence, for all four kinds
+    poses: dict[str, tuple]  # found part kind -> its pose code read off the image
+    face_probability: dict[str, float]  # each model's score for "face"
+    threshold: dict[str, float]  # where each model cuts between face and not
+    called_face: dict[str, bool]  # whether each model calls the image a face (score > cut)
 
 
 @checked
 def face_state(pose_model, models: dict, parts,
-               iteration: Int("routing iterations", ge=1, le=SLIDER_ITERATIONS) = 3) -> dict:
+               iteration: Int("routing iterations", ge=1, le=SLIDER_ITERATIONS) = 3
+               ) -> FaceState:
     """Render ``parts``, read the part capsules off the image with ``pose_model`` (a
     ``PoseCapsuleNet``), route them for ``iteration`` iterations, and ask every model of
     ``models`` (name -> model, the pose-capsule model included or not) for its verdict."""
@@ -30,19 +46,19 @@ def face_state(pose_model, models: dict, parts,
     rows = [faces.PART_KINDS.index(k) for k in found]
     ghosts = predicted_faces(poses[0].double().numpy(), pose_model.W.numpy())  # [4, 4]
     c = routing.c[0].numpy()  # [4, 2] couplings used in the last iteration
-    return {
-        "image": image,
-        "iteration": iteration,
-        "found": found,  # the parts the detector is sure of (presence > 0.5)
-        "presence": dict(zip(faces.PART_KINDS, presence[0].tolist(), strict=True)),
-        "poses": {k: tuple(poses[0, i].tolist()) for k, i in zip(found, rows, strict=True)},
-        "predictions": {k: tuple(ghosts[i]) for k, i in zip(found, rows, strict=True)},
-        "c": c[rows],  # [found, 2]
-        "c_face": {k: round(float(c[i, 0]), 3) for k, i in zip(found, rows, strict=True)},
-        "face_length": float(routing.v[0, 0].norm()),
-        "lengths": torch.stack([s.v[0].norm(dim=-1) for s in routing.history]).numpy(),
+    return FaceState(
+        iteration=iteration,
+        image=image,
+        found=found,  # the parts the detector is sure of (presence > 0.5)
+        predictions={k: tuple(ghosts[i]) for k, i in zip(found, rows, strict=True)},
+        c=c[rows],  # [found, 2]
+        c_face={k: round(float(c[i, 0]), 3) for k, i in zip(found, rows, strict=True)},
+        face_length=float(routing.v[0, 0].norm()),
+        lengths=torch.stack([s.v[0].norm(dim=-1) for s in routing.history]).numpy(),
+        presence=dict(zip(faces.PART_KINDS, presence[0].tolist(), strict=True)),
+        poses={k: tuple(poses[0, i].tolist()) for k, i in zip(found, rows, strict=True)},
         **verdicts(models, x),
-    }
+    )
 
 
 class FaceCapsulesExplorer(RoutingWidget):
@@ -63,11 +79,11 @@ class FaceCapsulesExplorer(RoutingWidget):
                                face_threshold=round(float(pose_model.threshold), 3))
         super().__init__(panels, parts, iteration)
 
-    def compute(self) -> dict:
+    def compute(self) -> FaceState:
         return face_state(self.pose_model, self.models, self.editor.parts, self.iteration.value)
 
-    def more_readout(self, s: dict) -> str:
+    def more_readout(self, s: FaceState) -> str:
         return "<br><br>" + "<br>".join(
-            f"<b>{name}</b>: {p:.2f} (face above {s['threshold'][name]:.2f}) &rarr; "
-            f"{'face' if s['called_face'][name] else 'not a face'}"
-            for name, p in s["face_probability"].items())
+            f"<b>{name}</b>: {p:.2f} (face above {s.threshold[name]:.2f}) &rarr; "
+            f"{'face' if s.called_face[name] else 'not a face'}"
+            for name, p in s.face_probability.items())

@@ -6,6 +6,8 @@ The artists are made once; an update only changes their data and redraws those a
 saved background (blitting), so it costs a fraction of a full matplotlib draw.
 """
 
+from dataclasses import dataclass
+
 import ipywidgets as widgets
 import numpy as np
 from matplotlib.collections import LineCollection
@@ -25,11 +27,25 @@ from .verdicts import VerdictBars
 SLIDER_ITERATIONS = 5  # the iteration sliders run 1..5 (routing itself allows MAX_ITERATIONS)
 
 
+@dataclass(frozen=True)
+class RoutingView:
+    """What ``RoutingPanels`` draws and ``RoutingWidget`` reads out: parts routed to the parents
+    (face, background) for ``iteration`` iterations. Notebook 04's ``RoutingState`` and notebook
+    07's ``FaceState`` extend it."""
+
+    iteration: int  # the routing iterations run
+    image: np.ndarray  # the scene (any size, drawn over the unit square)
+    found: list[str]  # the part kinds routed: the rows of ``c``
+    predictions: dict[str, tuple]  # part kind -> the face pose it predicts (x, y, angle, scale)
+    c: np.ndarray  # [found, 2] the couplings part -> parent used in the last iteration
+    c_face: dict[str, float]  # part kind -> its coupling to the face, rounded to 3 decimals
+    face_length: float  # the face capsule's length after the last iteration
+    lengths: np.ndarray  # [iteration, 2] the parents' lengths, iteration by iteration
+
+
 class RoutingPanels:
-    """``show(state)`` draws a routing state: ``image`` (any size, drawn over the unit square),
-    ``predictions`` (part kind -> predicted face pose), ``found`` (the part kinds routed, rows of
-    ``c`` [found, 2]), ``iteration`` and ``lengths`` [iteration, 2]; with ``verdicts`` (model
-    names), also ``face_probability``, ``threshold`` and ``called_face`` per name.
+    """``show(state)`` draws a ``RoutingView``; with ``verdicts`` (model names), the state must
+    also have ``face_probability``, ``threshold`` and ``called_face`` per name (a ``FaceState``).
     ``face_threshold``: the face length that counts as a face, a dashed line on the lengths."""
 
     def __init__(self, scene_title: str, verdicts=None, size: int = 32,
@@ -77,25 +93,25 @@ class RoutingPanels:
             dynamic += self._verdicts.artists
         self.blitter = Blitter(self.figure, dynamic)
 
-    def show(self, s: dict) -> bytes:
+    def show(self, s: RoutingView) -> bytes:
         """Draw the state ``s`` and return the figure as PNG bytes."""
-        self._image.set_data(s["image"])
-        segments, colors = ghost_lines(s["predictions"])
+        self._image.set_data(s.image)
+        segments, colors = ghost_lines(s.predictions)
         self._ghosts.set_segments(segments)
         self._ghosts.set_color(colors)
         for kind, marker in self._centres.items():
-            pose = s["predictions"].get(kind)
+            pose = s.predictions.get(kind)
             marker.set_data([pose[0]] if pose else [], [pose[1]] if pose else [])
         c = np.full((len(faces.PART_KINDS), len(PARENTS)), np.nan)
-        for row, kind in zip(s["c"], s["found"], strict=True):
+        for row, kind in zip(s.c, s.found, strict=True):
             c[faces.PART_KINDS.index(kind)] = row
         update_coupling_heatmap(self._heat, self._values, c)
-        self._heat_title.set_text(f"c_ij, iteration {s['iteration']}")
-        steps = np.arange(1, s["iteration"] + 1)
+        self._heat_title.set_text(f"c_ij, iteration {s.iteration}")
+        steps = np.arange(1, s.iteration + 1)
         for j, line in enumerate(self._curves):
-            line.set_data(steps, s["lengths"][:, j])
+            line.set_data(steps, s.lengths[:, j])
         if self.names:
-            self._verdicts.show(s["face_probability"], s["called_face"], s["threshold"])
+            self._verdicts.show(s.face_probability, s.called_face, s.threshold)
         return self.blitter.png()
 
 
@@ -122,17 +138,17 @@ class RoutingWidget(Widget):
     def figure(self):
         return self.panels.figure
 
-    def compute(self) -> dict:
+    def compute(self) -> RoutingView:
         raise NotImplementedError
 
-    def more_readout(self, state: dict) -> str:
+    def more_readout(self, state: RoutingView) -> str:
         return ""
 
     def update(self):
         self.state = s = self.compute()
-        couplings = ", ".join(f"{k} {v:.2f}" for k, v in s["c_face"].items()) or "none"
+        couplings = ", ".join(f"{k} {v:.2f}" for k, v in s.c_face.items()) or "none"
         self.readout.value = (
-            f"<h4>after iteration {s['iteration']}</h4>"
-            f"face capsule length ‖v_face‖ = <b>{s['face_length']:.3f}</b><br>"
+            f"<h4>after iteration {s.iteration}</h4>"
+            f"face capsule length ‖v_face‖ = <b>{s.face_length:.3f}</b><br>"
             f"couplings to the face: {couplings}{self.more_readout(s)}")
         self.image.value = self.panels.show(s)

@@ -5,6 +5,8 @@ common bug). Right, the image with each part's predicted face drawn as a ghost, 
 coefficients part -> parent at the chosen iteration, and the parents' lengths per iteration.
 """
 
+from dataclasses import dataclass
+
 import ipywidgets as widgets
 
 from ..buggy import step_softmax_over_children
@@ -12,28 +14,36 @@ from ..data import sprites
 from ..parts.votes import route_parts
 from ..routing import Step, routing_step
 from ..validate import Int, checked
-from .panels import SLIDER_ITERATIONS, RoutingPanels, RoutingWidget
+from .panels import SLIDER_ITERATIONS, RoutingPanels, RoutingView, RoutingWidget
 
 SCENE_SIZE = 96  # pixels of the drawn scene (the parts' true poses, no model looks at it)
 
 
+@dataclass(frozen=True)
+class RoutingState(RoutingView):
+    """What notebook 04's widget shows (``routing_state``): the fields of ``RoutingView``, its
+    ``image`` the true parts drawn large, and the pose the face capsule decodes to."""
+
+    face_pose: tuple[float, float, float]  # decoded from the face capsule's final vector
+
+
 @checked
 def routing_state(parts, iteration: Int("routing iterations", ge=1, le=SLIDER_ITERATIONS) = 3,
-                  step: Step = routing_step) -> dict:
+                  step: Step = routing_step) -> RoutingState:
     """Everything the widget shows after ``iteration`` iterations of Procedure 1 (pure), each
     iteration a ``step`` (the paper's, or the zoo's softmax over the children)."""
     r = route_parts(parts, iterations=iteration, step=step)
-    return {
-        "iteration": iteration,
-        "image": sprites.render(parts, size=SCENE_SIZE),  # the true parts, drawn large
-        "found": r.kinds,  # the routed parts: the rows of c
-        "predictions": dict(zip(r.kinds, r.predictions, strict=True)),
-        "c": r.c[-1],  # [n_parts, 2] couplings used in this iteration
-        "c_face": dict(zip(r.kinds, r.c[-1, :, 0].round(3).tolist(), strict=True)),
-        "face_length": float(r.lengths[-1, 0]),
-        "lengths": r.lengths,  # [iteration, 2]
-        "face_pose": r.face_pose,
-    }
+    return RoutingState(
+        iteration=iteration,
+        image=sprites.render(parts, size=SCENE_SIZE),  # the true parts, drawn large
+        found=r.kinds,
+        predictions=dict(zip(r.kinds, r.predictions, strict=True)),
+        c=r.c[-1],  # [n_parts, 2] couplings used in this iteration
+        c_face=dict(zip(r.kinds, r.c[-1, :, 0].round(3).tolist(), strict=True)),
+        face_length=float(r.lengths[-1, 0]),
+        lengths=r.lengths,  # [iteration, 2]
+        face_pose=r.face_pose,
+    )
 
 
 class RoutingExplorer(RoutingWidget):
@@ -57,5 +67,5 @@ class RoutingExplorer(RoutingWidget):
                                face_threshold=face_threshold)
         super().__init__(panels, parts, iteration, extra=[self.softmax])
 
-    def compute(self) -> dict:
+    def compute(self) -> RoutingState:
         return routing_state(self.editor.parts, self.iteration.value, self.softmax.value)

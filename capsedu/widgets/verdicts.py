@@ -6,6 +6,8 @@ every edit the pure function ``verdicts_state`` renders the parts and asks every
 score for "face" and where it cuts (``parts.scoring.verdicts``).
 """
 
+from dataclasses import dataclass
+
 import ipywidgets as widgets
 import numpy as np
 from matplotlib.figure import Figure
@@ -18,16 +20,26 @@ from .base import Widget
 from .parts import PartsEditor
 
 
+@dataclass(frozen=True)
+class VerdictsState:
+    """What notebook 01's widget shows (``verdicts_state``): every model's verdict on one edited
+    face. The three dicts are keyed by model name (``parts.scoring.verdicts``)."""
+
+    parts: list  # the parts rendered
+    image: np.ndarray  # [size, size] what the models see
+    face_probability: dict[str, float]  # each model's score for "face"
+    threshold: dict[str, float]  # where each model cuts between face and not
+    called_face: dict[str, bool]  # whether each model calls the image a face (score > cut)
+
+
 @checked
 def verdicts_state(models: dict, parts,
-                   size: Int("the image's side in pixels", ge=1, le=MAX_SIDE) = 32) -> dict:
-    """Render ``parts`` at ``size`` x ``size`` and ask each model for its verdict.
-
-    Returns ``{"image": [size, size] array, "face_probability": {model name: score},
-    "threshold": {name: cut}, "called_face": {name: bool}}`` (``parts.scoring.verdicts``).
-    """
+                   size: Int("the image's side in pixels", ge=1, le=MAX_SIDE) = 32
+                   ) -> VerdictsState:
+    """Render ``parts`` at ``size`` x ``size`` and ask each model of ``models`` (name -> model)
+    for its verdict."""
     x = sprites.render_many([parts], size=size)  # [1, 1, size, size]; ValueError on a bad part
-    return {"image": x[0, 0].numpy(), **verdicts(models, x)}
+    return VerdictsState(list(parts), x[0, 0].numpy(), **verdicts(models, x))
 
 
 class VerdictBars:
@@ -71,10 +83,10 @@ class VerdictsFigure:
         ax_image.set(xticks=[], yticks=[], title="what the CNNs see")
         self.bars = VerdictBars(ax_bars, names, "P(face)", "verdicts (face if > 0.5)")
 
-    def show(self, state: dict) -> bytes:
+    def show(self, state: VerdictsState) -> bytes:
         """Draw ``state`` (from ``verdicts_state``) and return the figure as PNG bytes."""
-        self._image.set_data(state["image"])
-        self.bars.show(state["face_probability"], state["called_face"], state["threshold"])
+        self._image.set_data(state.image)
+        self.bars.show(state.face_probability, state.called_face, state.threshold)
         return png_bytes(self.figure)
 
 
@@ -97,9 +109,9 @@ class FaceVerdicts(Widget):
         self.update(self.editor.parts)
 
     def update(self, parts):
-        self.state = s = {"parts": list(parts), **verdicts_state(self.models, parts)}
+        self.state = s = verdicts_state(self.models, parts)
         self.readout.value = "<br>".join(
             f"<b>{name}</b>: P(face) = {p:.2f} &rarr; "
-            f"{'face' if s['called_face'][name] else 'not a face'}"
-            for name, p in s["face_probability"].items())
+            f"{'face' if s.called_face[name] else 'not a face'}"
+            for name, p in s.face_probability.items())
         self.image.value = self.view.show(s)
