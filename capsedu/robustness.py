@@ -9,6 +9,7 @@ The data comes from ``capsedu.data.transformed_mnist``; the models are the affNI
 from contextlib import nullcontext
 from dataclasses import dataclass
 
+import numpy as np
 import torch
 from torch import nn
 
@@ -249,13 +250,31 @@ def accuracy_by_overlap(right: dict, overlap: Tensor("overlaps in [0, 1] [N]", n
     return scores, ranges
 
 
+@dataclass(frozen=True)
+class ViewpointState:
+    """What notebook 08's widget shows of one test digit under one affine map
+    (``viewpoint_state``)."""
+
+    image: np.ndarray  # [40, 40] what both models see
+    lengths: np.ndarray  # [10] the CapsNet's capsule lengths, each P(class present)
+    capsnet_prediction: int  # the longest capsule
+    reconstruction: np.ndarray  # [40, 40] the CapsNet's drawing from its longest capsule
+    probabilities: np.ndarray  # [10] the CNN's softmax
+    cnn_prediction: int
+    rotation: float  # degrees
+    shear: float  # a shear factor
+    scale: float  # a scale factor, both axes
+    dx: float  # pixels to the right
+    dy: float  # pixels down
+
+
 @checked
 @torch.no_grad()
 def viewpoint_state(capsnet: nn.Module, cnn: nn.Module, digit: Digit,
                     rotation: Float("degrees") = 0.0, shear: Float("a shear factor") = 0.0,
                     scale: Float("a scale factor, both axes") = 1.0,
                     dx: Float("pixels to the right") = 0.0,
-                    dy: Float("pixels down") = 0.0) -> dict:
+                    dy: Float("pixels down") = 0.0) -> ViewpointState:
     """What notebook 08's widget shows for one MNIST ``digit`` ``[1, 28, 28]`` under one affine
     map (``transformed_mnist.affine``, both axes scaled by ``scale``, moved by ``(dx, dy)``
     pixels from the centre of the canvas):
@@ -264,26 +283,42 @@ def viewpoint_state(capsnet: nn.Module, cnn: nn.Module, digit: Digit,
     * ``lengths`` ``[10]``: the CapsNet's capsule lengths, each the probability that its class is
       present (they need not sum to 1), its ``capsnet_prediction`` (the longest) and the
       ``reconstruction`` ``[40, 40]`` its decoder draws from that capsule alone;
-    * ``probabilities`` ``[10]``: the CNN's softmax, and its ``cnn_prediction``.
+    * ``probabilities`` ``[10]``: the CNN's softmax, and its ``cnn_prediction``;
+    * the map itself: ``rotation``, ``shear``, ``scale``, ``dx`` and ``dy``.
     """
     x = tm.affine(digit[None], rotation, shear, scale, scale, dx, dy)  # [1, 1, 40, 40]
     capsnet.eval()
     cnn.eval()
     out = capsnet(x)  # no targets: the decoder redraws the longest capsule
     probabilities = torch.softmax(cnn(x), dim=1)[0]  # [10]
-    return {"image": x[0, 0].numpy(), "lengths": out.lengths[0].numpy(),
-            "capsnet_prediction": int(out.lengths[0].argmax()),
-            "reconstruction": out.reconstruction[0, 0].numpy(),
-            "probabilities": probabilities.numpy(), "cnn_prediction": int(probabilities.argmax()),
-            "transform": {"rotation": rotation, "shear": shear, "scale": scale, "dx": dx,
-                          "dy": dy}}
+    return ViewpointState(
+        image=x[0, 0].numpy(), lengths=out.lengths[0].numpy(),
+        capsnet_prediction=int(out.lengths[0].argmax()),
+        reconstruction=out.reconstruction[0, 0].numpy(),
+        probabilities=probabilities.numpy(), cnn_prediction=int(probabilities.argmax()),
+        rotation=rotation, shear=shear, scale=scale, dx=dx, dy=dy)
+
+
+@dataclass(frozen=True)
+class OverlapState:
+    """What notebook 08's MultiMNIST widget shows of two digits overlaid (``overlap_state``)."""
+
+    pair: np.ndarray  # [36, 36] the two digits overlaid (pixel-wise maximum)
+    parts: np.ndarray  # [2, 36, 36] each digit alone on the canvas
+    overlap: float  # how much their ink boxes overlap (transformed_mnist.box_overlap)
+    lengths: np.ndarray  # [10] the CapsNet's capsule lengths
+    capsnet_read: list[int]  # the two classes the CapsNet reads
+    reconstructions: np.ndarray  # [2, 36, 36] its drawing from each, in capsnet_read's order
+    probabilities: np.ndarray  # [10] the CNN's sigmoids
+    cnn_read: list[int]  # the two classes the CNN reads
 
 
 @checked
 @torch.no_grad()
 def overlap_state(capsnet: nn.Module, cnn: nn.Module, first: Digit, second: Digit,
                   dx: Int("pixels to the right", ge=-tm.MULTI_SHIFT, le=tm.MULTI_SHIFT) = 0,
-                  dy: Int("pixels down", ge=-tm.MULTI_SHIFT, le=tm.MULTI_SHIFT) = 0) -> dict:
+                  dy: Int("pixels down", ge=-tm.MULTI_SHIFT, le=tm.MULTI_SHIFT) = 0
+                  ) -> OverlapState:
     """What notebook 08's MultiMNIST widget shows for two MNIST digits ``[1, 28, 28]``: the first
     at the centre of the 36x36 canvas, the second moved by ``(dx, dy)`` pixels (each within +-4),
     overlaid as in ``transformed_mnist.multimnist`` (pixel-wise maximum).
@@ -303,12 +338,13 @@ def overlap_state(capsnet: nn.Module, cnn: nn.Module, first: Digit, second: Digi
     capsnet.eval()
     cnn.eval()
     lengths, read, reconstructions = capsnet.reconstruct_each(pair)
-    return {"pair": pair[0, 0].numpy(), "parts": parts[:, 0].numpy(),
-            "overlap": float(tm.box_overlap(parts[None])[0]),
-            "lengths": lengths[0].numpy(), "capsnet_read": read[0].tolist(),
-            "reconstructions": reconstructions[0, :, 0].numpy(),
-            "probabilities": torch.sigmoid(cnn(pair))[0].numpy(),
-            "cnn_read": cnn.predict(pair)[0].tolist()}
+    return OverlapState(
+        pair=pair[0, 0].numpy(), parts=parts[:, 0].numpy(),
+        overlap=float(tm.box_overlap(parts[None])[0]),
+        lengths=lengths[0].numpy(), capsnet_read=read[0].tolist(),
+        reconstructions=reconstructions[0, :, 0].numpy(),
+        probabilities=torch.sigmoid(cnn(pair))[0].numpy(),
+        cnn_read=cnn.predict(pair)[0].tolist())
 
 
 @dataclass(frozen=True)

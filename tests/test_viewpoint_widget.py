@@ -27,18 +27,18 @@ def test_viewpoint_state_shows_what_both_models_see(pair):
     capsnet, cnn = pair
     x, _ = digits(1)
     s = viewpoint_state(capsnet, cnn, x[0], rotation=90.0, dx=5.0)
-    torch.testing.assert_close(torch.from_numpy(s["image"]),
+    torch.testing.assert_close(torch.from_numpy(s.image),
                                tm.affine(x, rotation=90.0, tx=5.0)[0, 0])
     with torch.no_grad():
         out = capsnet(tm.affine(x, rotation=90.0, tx=5.0))
         probabilities = torch.softmax(cnn(tm.affine(x, rotation=90.0, tx=5.0)), 1)[0]
-    np.testing.assert_allclose(s["lengths"], out.lengths[0].numpy(), atol=1e-6)
-    np.testing.assert_allclose(s["probabilities"].sum(), 1.0, atol=1e-5)
-    np.testing.assert_allclose(s["probabilities"], probabilities.numpy(), atol=1e-6)
-    assert s["capsnet_prediction"] == int(np.argmax(s["lengths"]))
-    assert s["reconstruction"].shape == (40, 40)
+    np.testing.assert_allclose(s.lengths, out.lengths[0].numpy(), atol=1e-6)
+    np.testing.assert_allclose(s.probabilities.sum(), 1.0, atol=1e-5)
+    np.testing.assert_allclose(s.probabilities, probabilities.numpy(), atol=1e-6)
+    assert s.capsnet_prediction == int(np.argmax(s.lengths))
+    assert s.reconstruction.shape == (40, 40)
     # a turned bar lies across the canvas: its ink spans more columns than rows
-    cols, rows = (s["image"] > 0.5).any(0).sum(), (s["image"] > 0.5).any(1).sum()
+    cols, rows = (s.image > 0.5).any(0).sum(), (s.image > 0.5).any(1).sum()
     assert cols > rows
 
 
@@ -46,19 +46,19 @@ def test_widget_sliders_change_the_state_and_reset_restores_it(pair):
     capsnet, cnn = pair
     x, y = digits(2)
     w = ViewpointExplorer(capsnet, cnn, x, y)
-    upright = w.state["image"].copy()
+    upright = w.state.image.copy()
     w.sliders["rotation"].value = 45.0
-    assert w.state["transform"]["rotation"] == 45.0
-    assert not np.allclose(w.state["image"], upright)
+    assert w.state.rotation == 45.0
+    assert not np.allclose(w.state.image, upright)
     assert "turned +45°" in w.readout.value
     w.sliders["dx"].value = 6.0
-    assert w.state["transform"]["dx"] == 6.0
+    assert w.state.dx == 6.0
     w.reset()
-    np.testing.assert_array_equal(w.state["image"], upright)
-    assert w.state["transform"] == {"rotation": 0.0, "shear": 0.0, "scale": 1.0, "dx": 0.0,
-                                    "dy": 0.0}
+    np.testing.assert_array_equal(w.state.image, upright)
+    s = w.state
+    assert (s.rotation, s.shear, s.scale, s.dx, s.dy) == (0.0, 0.0, 1.0, 0.0, 0.0)
     w.digit.value = 1
-    assert w.state["label"] == 1 and w.image.value  # a PNG was drawn
+    assert w.label == 1 and w.image.value  # a PNG was drawn
 
 
 def test_sweep_accuracy_scores_each_value():
@@ -89,16 +89,16 @@ def test_overlap_state_overlays_the_two_digits_and_reads_both_models(two_digit_p
     other = torch.zeros(1, 28, 28)
     other[0, 12:16, 6:22] = 1.0  # a flat bar
     s = overlap_state(capsnet, cnn, x[0], other, dx=3, dy=-2)
-    assert s["pair"].shape == (36, 36) and s["parts"].shape == (2, 36, 36)
-    np.testing.assert_array_equal(s["pair"], s["parts"].max(axis=0))  # pixel-wise maximum
+    assert s.pair.shape == (36, 36) and s.parts.shape == (2, 36, 36)
+    np.testing.assert_array_equal(s.pair, s.parts.max(axis=0))  # pixel-wise maximum
     # the first digit sits at the centre, the second moved by (3, -2)
-    np.testing.assert_array_equal(s["parts"][0][4:32, 4:32], x[0, 0].numpy())
-    np.testing.assert_array_equal(s["parts"][1][2:30, 7:35], other[0].numpy())
-    pair = torch.from_numpy(s["pair"])[None, None]
+    np.testing.assert_array_equal(s.parts[0][4:32, 4:32], x[0, 0].numpy())
+    np.testing.assert_array_equal(s.parts[1][2:30, 7:35], other[0].numpy())
+    pair = torch.from_numpy(s.pair)[None, None]
     lengths, read, recon = capsnet.reconstruct_each(pair)
-    assert s["capsnet_read"] == read[0].tolist() and s["cnn_read"] == cnn.predict(pair)[0].tolist()
-    np.testing.assert_allclose(s["reconstructions"], recon[0, :, 0].numpy(), atol=1e-6)
-    assert 0 < s["overlap"] <= 1
+    assert s.capsnet_read == read[0].tolist() and s.cnn_read == cnn.predict(pair)[0].tolist()
+    np.testing.assert_allclose(s.reconstructions, recon[0, :, 0].numpy(), atol=1e-6)
+    assert 0 < s.overlap <= 1
     with pytest.raises(ValueError,
                        match=r"overlap_state\(\): dx must be an integer >= -4 and <= 4 .*got 5"):
         overlap_state(capsnet, cnn, x[0], other, dx=5)
@@ -112,10 +112,10 @@ def test_overlap_widget_moves_the_second_digit(two_digit_pair):
     x, _ = digits(2)
     x[1, 0] = x[1, 0].T.clone()  # a flat bar: another "class"
     w = OverlapExplorer(capsnet, cnn, x, torch.tensor([1, 7]))
-    assert w.second.value == 1 and w.state["labels"] == [1, 7]
-    before = w.state["pair"].copy()
+    assert w.second.value == 1 and w.truth == [1, 7]
+    before = w.state.pair.copy()
     w.sliders["dx"].value = 4
-    assert not np.array_equal(w.state["pair"], before) and w.image.value
+    assert not np.array_equal(w.state.pair, before) and w.image.value
     assert "true: 1 and 7" in w.readout.value
     # two colours: where only the first reconstruction has ink the pixel is orange-ish
     only_first = two_colour(np.stack([np.ones((2, 2)), np.zeros((2, 2))]))

@@ -14,7 +14,9 @@ from .base import TwoReaders
 
 class OverlapExplorer(TwoReaders):
     """Pick two test digits and move the second over the first: the CapsNet's two
-    reconstructions in two colours, both models' readings and the CapsNet's capsule lengths."""
+    reconstructions in two colours, both models' readings and the CapsNet's capsule lengths.
+    ``.state`` holds the last ``robustness.OverlapState``, ``.truth`` the pair's true classes
+    (sorted)."""
 
     figure_alt = (
         "Left: the two chosen test digits drawn over each other in dark ink on white, the second "
@@ -49,8 +51,7 @@ class OverlapExplorer(TwoReaders):
         dx, dy = (s.value for s in self.sliders.values())
         self.state = s = overlap_state(self.capsnet, self.cnn, self.images[a], self.images[b],
                                        dx, dy)
-        truth = sorted({int(self.labels[a]), int(self.labels[b])})
-        s["labels"] = truth
+        self.truth = truth = sorted({int(self.labels[a]), int(self.labels[b])})
 
         def reading(read):
             return f"{read[0]} and {read[1]} ({'right' if read == truth else '<b>wrong</b>'})"
@@ -58,12 +59,12 @@ class OverlapExplorer(TwoReaders):
         same = " (the same class twice: MultiMNIST pairs never are)" if len(truth) == 1 else ""
         self.readout.value = (
             f"true: {' and '.join(map(str, truth))}{same}, ink boxes overlap "
-            f"{100 * s['overlap']:.0f} %<br>CapsNet reads {reading(s['capsnet_read'])} · "
-            f"CNN reads {reading(s['cnn_read'])}")
-        self._pair.set_data(s["pair"])
-        self._recon.set_data(two_colour(s["reconstructions"]))
-        first, second = s["capsnet_read"]
+            f"{100 * s.overlap:.0f} %<br>CapsNet reads {reading(s.capsnet_read)} · "
+            f"CNN reads {reading(s.cnn_read)}")
+        self._pair.set_data(s.pair)
+        self._recon.set_data(two_colour(s.reconstructions))
+        first, second = s.capsnet_read
         self._recon_ax.set_title(f"CapsNet redraws {first} (orange) and {second} (blue)")
-        update_class_bars(self._lengths, s["lengths"])
-        update_class_bars(self._probabilities, s["probabilities"])
+        update_class_bars(self._lengths, s.lengths)
+        update_class_bars(self._probabilities, s.probabilities)
         self.image.value = png_bytes(self.figure)

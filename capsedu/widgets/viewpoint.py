@@ -9,7 +9,8 @@ from .base import TwoReaders
 
 class ViewpointExplorer(TwoReaders):
     """Pick a test digit and transform it: the CapsNet's capsule lengths and reconstruction and
-    the CNN's softmax probabilities, for the image both of them see."""
+    the CNN's softmax probabilities, for the image both of them see. ``.state`` holds the last
+    ``robustness.ViewpointState``, ``.label`` the digit's true class."""
 
     figure_alt = (
         "Left: the test digit on the 40×40 canvas as both models see it, turned, sheared, scaled "
@@ -57,8 +58,8 @@ class ViewpointExplorer(TwoReaders):
         k = self.digit.value
         values = {name: s.value for name, s in self.sliders.items()}
         self.state = s = viewpoint_state(self.capsnet, self.cnn, self.images[k], **values)
-        s["label"] = label = int(self.labels[k])
-        caps, cnn = s["capsnet_prediction"], s["cnn_prediction"]
+        self.label = label = int(self.labels[k])
+        caps, cnn = s.capsnet_prediction, s.cnn_prediction
 
         def verdict(prediction):
             return "right" if prediction == label else "<b>wrong</b>"
@@ -66,7 +67,6 @@ class ViewpointExplorer(TwoReaders):
         self.readout.value = (
             f"a {label} turned {values['rotation']:+.0f}°, sheared {values['shear']:+.2f}, "
             f"scaled {values['scale']:.2f}, moved ({values['dx']:+.0f}, {values['dy']:+.0f}) px"
-            f"<br>CapsNet: {caps} (‖v‖ = {s['lengths'][caps]:.2f}, {verdict(caps)}) · "
-            f"CNN: {cnn} (p = {s['probabilities'][cnn]:.2f}, {verdict(cnn)})")
-        self.draw_readings(s["image"], s["reconstruction"], s["lengths"], s["probabilities"],
-                           caps, cnn)
+            f"<br>CapsNet: {caps} (‖v‖ = {s.lengths[caps]:.2f}, {verdict(caps)}) · "
+            f"CNN: {cnn} (p = {s.probabilities[cnn]:.2f}, {verdict(cnn)})")
+        self.draw_readings(s.image, s.reconstruction, s.lengths, s.probabilities, caps, cnn)
