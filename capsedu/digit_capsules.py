@@ -6,8 +6,10 @@ Delta in [-0.25, 0.25], step 0.05, to one dimension at a time (Sabour, Frosst & 
 Section 5.1). The functions here are pure: a model and tensors in, tensors out.
 """
 
+from dataclasses import dataclass, fields
 from typing import NamedTuple
 
+import numpy as np
 import torch
 
 from . import config
@@ -80,22 +82,33 @@ def decode(model: CapsNet, v: Tensor("digit capsules [B, n_classes, digit_dim]",
     return model.reconstruct(v, v.norm(dim=-1), labels)[:, 0].cpu()
 
 
+@dataclass(frozen=True)
+class PoseState:
+    """What notebook 06's pose widget shows of one image's capsules after an edit
+    (``pose_state``)."""
+
+    label: int  # the class whose capsule is edited
+    deltas: tuple[float, ...]  # [16] the Delta added to each dimension, rounded to 4 places
+    capsule: np.ndarray  # [16] the edited capsule v_label + Delta
+    lengths: np.ndarray  # [10] all ten capsule lengths after the edit (only the label's changes)
+    reconstruction: np.ndarray  # [28, 28] what the decoder draws from the edited capsule
+    prediction: int  # the longest capsule after the edit
+
+
 @checked
-def pose_state(model: CapsNet, v: Capsules, label: Label, deltas) -> dict:
+def pose_state(model: CapsNet, v: Capsules, label: Label, deltas) -> PoseState:
     """What the pose widget shows for capsules ``v`` ``[10, 16]`` of one image whose class
     ``label``'s capsule is moved by ``deltas`` ``[16]``: one decoder pass, no routing.
 
     Returns the edited capsule ``v_label + Delta`` ``[16]``, all ten ``lengths`` ``[10]`` after the
-    edit (only the label's changes) and the ``reconstruction`` ``[28, 28]`` (numpy arrays)."""
+    edit (only the label's changes), the ``reconstruction`` ``[28, 28]`` (numpy arrays) and the
+    longest capsule (``prediction``)."""
     edited = perturb(v, label, deltas)  # [10, 16]
     image = decode(model, edited[None], torch.tensor([label]))[0]  # [28, 28]
-    return {
-        "label": label,
-        "deltas": tuple(round(float(d), 4) for d in deltas),
-        "capsule": edited[label].numpy(),
-        "lengths": edited.norm(dim=-1).numpy(),
-        "reconstruction": image.numpy(),
-    }
+    lengths = edited.norm(dim=-1).numpy()
+    return PoseState(label=label, deltas=tuple(round(float(d), 4) for d in deltas),
+                     capsule=edited[label].numpy(), lengths=lengths,
+                     reconstruction=image.numpy(), prediction=int(np.argmax(lengths)))
 
 
 @checked
@@ -132,9 +145,25 @@ def dimension_effect(grid: Tensor("decoded edits [16, K, 28, 28]", ndim=4, float
     return (grid - base).abs().mean(dim=(1, 2, 3))
 
 
+@dataclass(frozen=True)
+class ShapeMeasures:
+    """Simple descriptors of grey images (``shape_measures``), each a tensor ``[...]`` of the
+    images' leading shape."""
+
+    ink: torch.Tensor  # sum of pixels: thicker or longer strokes
+    x: torch.Tensor  # centre of mass, pixels from the left
+    y: torch.Tensor  # centre of mass, pixels from the top
+    width: torch.Tensor  # 2 standard deviations of the ink along x, pixels
+    height: torch.Tensor  # 2 standard deviations of the ink along y, pixels
+    slant: torch.Tensor  # pixels the ink moves right per pixel down: cov(x, y) / var(y)
+
+    def by_name(self) -> dict[str, torch.Tensor]:
+        """Each measure under its name, in the order above (the columns of a table)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+
 @checked
-def shape_measures(images: Tensor("grey images [..., H, W]", floating=True)
-                   ) -> dict[str, torch.Tensor]:
+def shape_measures(images: Tensor("grey images [..., H, W]", floating=True)) -> ShapeMeasures:
     """Simple descriptors of grey images ``[..., H, W]`` (pixels in [0, 1]), each ``[...]``:
     ink (sum of pixels: thicker or longer strokes), x and y (centre of mass, pixels), width and
     height (2 standard deviations of the ink along each axis, pixels) and slant (pixels the ink
@@ -151,8 +180,8 @@ def shape_measures(images: Tensor("grey images [..., H, W]", floating=True)
     var_x = mean(xs**2) - x**2
     var_y = mean(ys**2) - y**2
     cov = mean(xs * ys) - x * y
-    return {"ink": ink, "x": x, "y": y, "width": 2 * var_x.clamp_min(0).sqrt(),
-            "height": 2 * var_y.clamp_min(0).sqrt(), "slant": cov / var_y.clamp_min(1e-6)}
+    return ShapeMeasures(ink=ink, x=x, y=y, width=2 * var_x.clamp_min(0).sqrt(),
+                         height=2 * var_y.clamp_min(0).sqrt(), slant=cov / var_y.clamp_min(1e-6))
 
 
 @checked
@@ -171,7 +200,7 @@ def dimension_profile(model: CapsNet, images: Tensor("digits [N, 1, 28, 28]", nd
         grid = perturbation_grid(model, v[k], label, deltas)  # [16, K, 28, 28]
         base = decode(model, v[k : k + 1], torch.tensor([label]))[0]
         effects.append(dimension_effect(grid, base))
-        for name, m in shape_measures(grid).items():  # m: [16, K]
+        for name, m in shape_measures(grid).by_name().items():  # m: [16, K]
             changes.setdefault(name, []).append(m[:, -1] - m[:, 0])
     return torch.stack(effects).mean(0), {n: torch.stack(c) for n, c in changes.items()}
 
@@ -259,7 +288,7 @@ def measure_dimensions(model: CapsNet,
     ``n_per_class`` of ``images`` ``[N, 1, 28, 28]`` (``labels`` ``[N]``), and each change set
     in units of how much the measure varies among all the real ``images`` (its standard
     deviation): a relative change of 1 is as large as the natural spread of handwriting."""
-    spread = {name: m.std() for name, m in shape_measures(images[:, 0]).items()}
+    spread = {name: m.std() for name, m in shape_measures(images[:, 0]).by_name().items()}
     effect, changes = {}, {}
     for d in classes:
         effect[d], changes[d] = dimension_profile(model, images[labels == d][:n_per_class], d)

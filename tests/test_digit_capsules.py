@@ -87,8 +87,8 @@ def test_zero_delta_state_is_the_models_reconstruction():
     s = pose_state(net, out.v[1], 8, [0.0] * 16)
     with torch.no_grad():
         want = net.reconstruct(out.v, out.lengths, labels)[1, 0]
-    assert np.allclose(s["reconstruction"], want.numpy(), atol=1e-6)
-    assert np.allclose(s["lengths"], out.lengths[1].numpy(), atol=1e-6)
+    assert np.allclose(s.reconstruction, want.numpy(), atol=1e-6)
+    assert np.allclose(s.lengths, out.lengths[1].numpy(), atol=1e-6)
 
 
 def test_perturbation_grid_matches_single_edits():
@@ -98,7 +98,7 @@ def test_perturbation_grid_matches_single_edits():
     for d, k in [(0, 0), (7, 3), (15, 10)]:
         deltas = [0.0] * 16
         deltas[d] = float(DELTAS[k])
-        single = pose_state(net, out.v[0], 5, deltas)["reconstruction"]
+        single = pose_state(net, out.v[0], 5, deltas).reconstruction
         assert np.allclose(grid[d, k].numpy(), single, atol=1e-5)
     base = decode(net, out.v[:1], torch.tensor([5]))[0]
     assert torch.allclose(grid[:, 5], base.expand(16, 28, 28), atol=1e-6)  # Δ = 0 column
@@ -110,13 +110,13 @@ def test_shape_measures_on_a_bar():
     img = torch.zeros(28, 28)
     img[4:24, 10:14] = 1.0  # an upright bar, 4 px wide, 20 px tall
     m = shape_measures(img)
-    assert float(m["ink"]) == 80 and float(m["x"]) == pytest.approx(11.5)
-    assert float(m["y"]) == pytest.approx(13.5) and float(m["slant"]) == pytest.approx(0, abs=1e-5)
-    assert float(m["height"]) > float(m["width"])
+    assert float(m.ink) == 80 and float(m.x) == pytest.approx(11.5)
+    assert float(m.y) == pytest.approx(13.5) and float(m.slant) == pytest.approx(0, abs=1e-5)
+    assert float(m.height) > float(m.width)
     slanted = torch.zeros(28, 28)
     for r in range(4, 24):
         slanted[r, 4 + r // 2 : 8 + r // 2] = 1.0  # moves right by 1/2 px per row down
-    assert float(shape_measures(slanted)["slant"]) == pytest.approx(0.5, abs=0.05)
+    assert float(shape_measures(slanted).slant) == pytest.approx(0.5, abs=0.05)
 
 
 def test_mosaic_layout():
@@ -213,25 +213,25 @@ def test_checker_rejects_known_wrong_versions(model, wrong, capsys):
 
 def test_slider_changes_the_reconstruction_and_reset_restores_it(model, digits):
     w = PoseSpaceExplorer(model, *digits)
-    start, png = w.state["reconstruction"], w.image.value
-    assert w.state["label"] == 7 and w.state["prediction"] == 7
+    start, png = w.state.reconstruction, w.image.value
+    assert w.state.label == 7 and w.state.prediction == 7
     w.sliders[6].value = 0.25
-    assert w.state["deltas"][6] == 0.25
-    assert np.abs(w.state["reconstruction"] - start).mean() > 0.005
+    assert w.state.deltas[6] == 0.25
+    assert np.abs(w.state.reconstruction - start).mean() > 0.005
     assert w.image.value != png and "dim 6 +0.25" in w.readout.value
     w.sliders[2].value = -0.1
-    assert w.state["deltas"][2] == pytest.approx(-0.1)
+    assert w.state.deltas[2] == pytest.approx(-0.1)
     w.reset_button.click()
-    assert w.state["deltas"] == (0.0,) * 16
-    assert np.allclose(w.state["reconstruction"], start) and w.image.value == png
+    assert w.state.deltas == (0.0,) * 16
+    assert np.allclose(w.state.reconstruction, start) and w.image.value == png
 
 
 def test_picker_changes_the_digit(model, digits):
     w = PoseSpaceExplorer(model, *digits)
-    png, recon = w.image.value, w.state["reconstruction"]
+    png, recon = w.image.value, w.state.reconstruction
     w.digit.value = 1
-    assert w.state["index"] == 1 and w.state["label"] == 2
-    assert w.image.value != png and not np.allclose(w.state["reconstruction"], recon)
+    assert w.index == 1 and w.state.label == 2
+    assert w.image.value != png and not np.allclose(w.state.reconstruction, recon)
     assert "true class 2" in w.readout.value
 
 
@@ -270,7 +270,7 @@ def test_measure_dimensions_is_dimension_profile_in_units_of_the_real_spread():
     assert set(study.relative) == {1, 2} and study.relative[1].shape == (16, 6)
     effect, changes = dimension_profile(net, images[[0, 2]], 1)  # the first two 1s
     torch.testing.assert_close(study.effect[1], effect)
-    spread_ink = shape_measures(images[:, 0])["ink"].std()
+    spread_ink = shape_measures(images[:, 0]).ink.std()
     torch.testing.assert_close(study.relative[1][:, 0], changes["ink"].mean(0) / spread_ink)
 
 

@@ -16,7 +16,8 @@ from .base import Widget
 
 
 class PoseSpaceExplorer(Widget):
-    """Pick a test digit, move its true-class capsule with 16 Delta sliders, see the decoding."""
+    """Pick a test digit, move its true-class capsule with 16 Delta sliders, see the decoding.
+    ``.state`` holds the last ``digit_capsules.PoseState``, ``.index`` the digit shown."""
 
     figure_alt = (
         "Left: the chosen test digit; middle: what the decoder draws from its true class's capsule "
@@ -93,19 +94,18 @@ class PoseSpaceExplorer(Widget):
         k = self.digit.value
         label = int(self.labels[k])
         self.state = s = pose_state(self.model, self.v[k], label, self.deltas)
-        s["index"] = k
-        s["prediction"] = int(np.argmax(s["lengths"]))
-        edited = [f"dim {d} {x:+.2f}" for d, x in enumerate(s["deltas"]) if x != 0]
+        self.index = k
+        edited = [f"dim {d} {x:+.2f}" for d, x in enumerate(s.deltas) if x != 0]
         self.readout.value = (
-            f"true class {label}, ‖v_{label}‖ = <b>{s['lengths'][label]:.3f}</b>, "
-            f"longest capsule: {s['prediction']}<br>edited: {', '.join(edited) or 'nothing'}")
+            f"true class {label}, ‖v_{label}‖ = <b>{s.lengths[label]:.3f}</b>, "
+            f"longest capsule: {s.prediction}<br>edited: {', '.join(edited) or 'nothing'}")
         self._draw(s)
 
     def _draw(self, s):
-        self._original.set_data(self.images[s["index"], 0].numpy())
-        self._recon.set_data(s["reconstruction"])
-        for j, (bar, length) in enumerate(zip(self._bars, s["lengths"], strict=True)):
+        self._original.set_data(self.images[self.index, 0].numpy())
+        self._recon.set_data(s.reconstruction)
+        for j, (bar, length) in enumerate(zip(self._bars, s.lengths, strict=True)):
             bar.set_height(length)
-            bar.set_color("tab:orange" if j == s["label"] else "tab:blue")
-        self._bars_ax.set_ylim(0, 1.1 * max(1.0, float(s["lengths"].max())))  # edits can pass 1
+            bar.set_color("tab:orange" if j == s.label else "tab:blue")
+        self._bars_ax.set_ylim(0, 1.1 * max(1.0, float(s.lengths.max())))  # edits can pass 1
         self.image.value = png_bytes(self.figure)
