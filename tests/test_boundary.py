@@ -26,7 +26,8 @@ ENFORCED = ["functional", "routing", "capsnet", "data.mnist", "statistics", "lay
             "parts.pose_net", "seed_runs", "seed_table", "parts.scoring", "claims_table",
             "bug_zoo_report", "parts.curves", "parts.pose_mlp", "data.sprites", "poses",
             "convergence", "loop", "config", "environment", "recipes", "train", "ablations",
-            "bug_zoo", "parts.training", "patch_order"]
+            "bug_zoo", "parts.training", "patch_order", "spiking", "vit", "data.patches",
+            "adversarial_record", "reconstruction_detector", "buggy_capsnet"]
 
 
 def modules():

@@ -5,37 +5,43 @@ import torch
 
 from ..validate import Int, Seed, Tensor, checked
 
+Grid = Int("tiles along each side; it must divide the image's sides", ge=1, le=1024)
 
-def tiles(images: torch.Tensor, grid: int) -> torch.Tensor:
+
+@checked
+def tiles(images: Tensor("images [B, C, H, W]", ndim=4), grid: Grid) -> torch.Tensor:
     """``images`` ``[B, C, H, W]`` cut into ``grid x grid`` tiles, row by row:
     ``[B, grid * grid, C, H / grid, W / grid]``."""
     b, c, h, w = images.shape
+    if h % grid or w % grid:
+        raise ValueError(f"tiles(): grid must divide the images' sides, got grid={grid} for "
+                         f"{h}x{w} images; pick a divisor of {h} and {w}")
     th, tw = h // grid, w // grid
     # [B, C, grid, th, grid, tw] -> [B, grid, grid, C, th, tw]
     cut = images.reshape(b, c, grid, th, grid, tw).permute(0, 2, 4, 1, 3, 5)
     return cut.reshape(b, grid * grid, c, th, tw)
 
 
-def untile(pieces: torch.Tensor, grid: int) -> torch.Tensor:
+@checked
+def untile(pieces: Tensor("tiles [B, grid * grid, C, th, tw]", ndim=5),
+           grid: Grid) -> torch.Tensor:
     """``tiles``' inverse: ``[B, grid * grid, C, th, tw]`` -> ``[B, C, grid * th, grid * tw]``."""
-    b, _, c, th, tw = pieces.shape
+    b, n, c, th, tw = pieces.shape
+    if n != grid * grid:
+        raise ValueError(f"untile(): pieces must hold grid * grid = {grid * grid} tiles per image, "
+                         f"got {n}; pass the grid they were cut with")
     rows = pieces.reshape(b, grid, grid, c, th, tw).permute(0, 3, 1, 4, 2, 5)
     return rows.reshape(b, c, grid * th, grid * tw)
 
 
 @checked
 def shuffle_tiles(images: Tensor("images [B, C, H, W]", ndim=4, floating=True),
-                  grid: Int("tiles along each side; it must divide the image's sides", ge=1,
-                            le=1024),
-                  seed: Seed = 0) -> torch.Tensor:
+                  grid: Grid, seed: Seed = 0) -> torch.Tensor:
     """Each image of ``images`` ``[B, C, H, W]`` cut into ``grid x grid`` tiles, the tiles put
     back in an order of its own (drawn with ``seed``): ``[B, C, H, W]``, the same pixels."""
-    b, _, h, w = images.shape
-    if h % grid or w % grid:
-        raise ValueError(f"shuffle_tiles(): grid must divide the images' sides, got grid={grid} "
-                         f"for {h}x{w} images; pick a divisor of {h} and {w}")
+    b = len(images)
+    pieces = tiles(images, grid)  # refuses a grid that does not divide the sides
     generator = torch.Generator().manual_seed(seed)
     order = torch.rand(b, grid * grid, generator=generator).argsort(dim=1)  # [B, grid^2]
-    pieces = tiles(images, grid)
     shuffled = pieces[torch.arange(b)[:, None], order.to(images.device)]  # each image its order
     return untile(shuffled, grid)
