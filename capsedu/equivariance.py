@@ -23,6 +23,8 @@ Errors are relative: the largest absolute difference divided by the largest abso
 what it is compared with, so 1e-7 means "equal up to float32 rounding" whatever the scale.
 """
 
+from dataclasses import dataclass
+
 import numpy as np
 import torch
 import torch.nn.functional as F
@@ -166,8 +168,18 @@ def turned_only_filters(weight: Tensor("C4 filters [C_out, C_in, 4, k, k]", ndim
     return torch.stack(copies, dim=1).flatten(0, 1).flatten(1, 2)
 
 
+@dataclass(frozen=True)
+class RotationErrors:
+    """How far a model is from equivariant (its layers) and invariant (its logits) to quarter
+    turns (``model_rotation_errors``)."""
+
+    turns: list[int]  # the numbers of quarter turns measured
+    features: np.ndarray  # [n_layers, len(turns)] each layer's equivariance error
+    logits: np.ndarray  # [len(turns)] the logits' invariance error
+
+
 @checked
-def model_rotation_errors(model: nn.Module, x: Images, turns=(1, 2, 3)) -> dict:
+def model_rotation_errors(model: nn.Module, x: Images, turns=(1, 2, 3)) -> RotationErrors:
     """``rotation_error`` of a ``gcnn.C4CNN`` or ``gcnn.PlainCNN`` (in eval mode) for images
     ``x`` ``[B, 1, H, W]`` and each number of quarter ``turns``:
 
@@ -176,16 +188,26 @@ def model_rotation_errors(model: nn.Module, x: Images, turns=(1, 2, 3)) -> dict:
     * ``logits`` ``[len(turns)]``: the logits against the upright logits: its invariance error.
     """
     model.eval()
-    return {"turns": list(turns),
-            "features": np.array([rotation_error(model.features, x, r) for r in turns]).T,
-            "logits": np.array([rotation_error(model, x, r) for r in turns])}
+    return RotationErrors(
+        turns=list(turns),
+        features=np.array([rotation_error(model.features, x, r) for r in turns]).T,
+        logits=np.array([rotation_error(model, x, r) for r in turns]))
 
 
 # --- capsules and turns ------------------------------------------------------------------------
 
 
+@dataclass(frozen=True)
+class AngleFit:
+    """The line through the angles a model reads against the input's angles (``angle_slope``)."""
+
+    slope: float  # 1 when the reading turns with the input, 0 when it ignores the turn
+    offset: float  # degrees in [-180, 180): the reading at angle 0
+    residual: float  # degrees: the largest distance of an (unwrapped) reading from the line
+
+
 @checked
-def angle_slope(angles, readings) -> dict:
+def angle_slope(angles, readings) -> AngleFit:
     """The least-squares line through angles a model reads (``readings``, degrees, each known
     only up to whole turns, e.g. in [-180, 180)) against the angles the input was turned by
     (``angles``, increasing in steps under 180 degrees): ``slope`` (1 when the reading turns
@@ -205,8 +227,8 @@ def angle_slope(angles, readings) -> dict:
     # reading ~ slope * angle + offset, least squares
     slope, offset = np.polyfit(angles, unwrapped, 1)
     residual = np.abs(unwrapped - (slope * angles + offset)).max()
-    return {"slope": float(slope), "offset": float((offset + 180) % 360 - 180),
-            "residual": float(residual)}
+    return AngleFit(slope=float(slope), offset=float((offset + 180) % 360 - 180),
+                    residual=float(residual))
 
 
 @checked
@@ -216,9 +238,25 @@ def turned(digit: Digit, angles) -> torch.Tensor:
     return torch.cat([tm.affine(digit[None], rotation=a, side=MNIST_SIDE) for a in angles])
 
 
+@dataclass(frozen=True)
+class CapsuleUnderRotation:
+    """The true class's digit capsule of N digits, each turned by A angles
+    (``capsule_under_rotation``); v0 is the capsule of the upright digit, D its dimension."""
+
+    v: np.ndarray  # [N, A, D] the capsule of each turned digit
+    length: np.ndarray  # [N, A] its length, the probability that the class is present
+    predictions: np.ndarray  # [N, A] the longest capsule's class
+    right: np.ndarray  # [N, A] bool: whether that is the true class
+    cosine: np.ndarray  # [N, A] v(a) . v0 / (|v(a)| |v0|): 1 where it points as upright
+    dimension_share: np.ndarray  # [N, D] each dimension's share of sum_a (v(a) - v0)^2
+    principal_share: np.ndarray  # [N, min(A, D)] the share along each principal direction
+    radial_share: np.ndarray  # [N] the share along v0 itself (shrinking or growing)
+
+
 @checked
 @torch.no_grad()
-def capsule_under_rotation(capsnet: nn.Module, digits: Digits, labels: Labels, angles) -> dict:
+def capsule_under_rotation(capsnet: nn.Module, digits: Digits, labels: Labels, angles
+                           ) -> CapsuleUnderRotation:
     """What a CapsNet (28x28 input) does with the digit capsule of the true class as each of
     ``digits`` ``[N, 1, 28, 28]`` (their classes ``labels`` ``[N]``) turns by each of ``angles``
     ``[A]``; ``v0`` is that capsule for the upright digit, ``v(a)`` for the digit turned by ``a``,
@@ -241,7 +279,7 @@ def capsule_under_rotation(capsnet: nn.Module, digits: Digits, labels: Labels, a
     capsnet.eval()
     each = [_one_capsule_under_rotation(capsnet, digit, int(label), angles)
             for digit, label in zip(digits, labels, strict=True)]
-    return {key: np.stack([one[key] for one in each]) for key in each[0]}
+    return CapsuleUnderRotation(**{key: np.stack([one[key] for one in each]) for key in each[0]})
 
 
 def _one_capsule_under_rotation(capsnet, digit: torch.Tensor, label: int, angles) -> dict:
@@ -262,10 +300,18 @@ def _one_capsule_under_rotation(capsnet, digit: torch.Tensor, label: int, angles
             "radial_share": ((along**2).sum() / total).numpy()}
 
 
+@dataclass(frozen=True)
+class AngleReadout:
+    """How well a linear read-out recovers angles from vectors (``angle_from_vectors``)."""
+
+    error: float  # degrees: the median absolute angle error on the test vectors
+    baseline: float  # degrees: the same for the best read-out that ignores the vectors
+
+
 @checked
 def angle_from_vectors(train_v: np.ndarray, train_angles: np.ndarray, test_v: np.ndarray,
                        test_angles: np.ndarray,
-                       ridge: Float("the ridge penalty", ge=0) = 1e-3) -> dict:
+                       ridge: Float("the ridge penalty", ge=0) = 1e-3) -> AngleReadout:
     """Can the angle be read off the vectors? Fit a linear read-out from each vector ``[N, D]``
     (with a constant term) to ``(cos a, sin a)`` of its angle ``a`` (degrees) by ridge least
     squares on ``train_v``, read ``atan2`` of the prediction for ``test_v``, and compare.
@@ -290,17 +336,30 @@ def angle_from_vectors(train_v: np.ndarray, train_angles: np.ndarray, test_v: np
     constant = np.rad2deg(np.arctan2(mean[1], mean[0]))
     def off(a):  # absolute angle difference to the true angles, in [0, 180]
         return np.abs((a - test_angles + 180) % 360 - 180)
-    return {"error": float(np.median(off(read))), "baseline": float(np.median(off(constant)))}
+    return AngleReadout(error=float(np.median(off(read))),
+                        baseline=float(np.median(off(constant))))
+
+
+@dataclass(frozen=True)
+class CapsuleAngleReadout:
+    """Whether a CapsNet's digit capsule carries the angle of a turned digit
+    (``capsule_angle_readout``)."""
+
+    by_class: dict[int, AngleReadout]  # class -> its read-out, tested on its held-out digits
+    error: float  # degrees: the median over the classes of the read-out's error
+    baseline: float  # degrees: the median over the classes of the baseline's error
 
 
 @checked
-def capsule_angle_readout(capsnet: nn.Module, images: Digits, labels: Labels, angles) -> dict:
+def capsule_angle_readout(capsnet: nn.Module, images: Digits, labels: Labels, angles
+                          ) -> CapsuleAngleReadout:
     """Does a CapsNet's digit capsule carry the angle of a turned digit? Every digit of
     ``images`` ``[N, 1, 28, 28]`` is turned by each of ``angles``; for each class, the true
     class's capsule of the first half of its digits trains a linear read-out of the angle
     (``angle_from_vectors``) that is tested on the other half. Returns, per class and over all,
     the median angle error of the read-out and of the baseline that ignores the capsule
-    (``{"by_class": {k: {...}}, "error": ..., "baseline": ...}``: medians over the classes)."""
+    (a ``CapsuleAngleReadout``: ``by_class``, and ``error`` and ``baseline``, medians over the
+    classes)."""
     angles = np.asarray(angles, dtype=float)
     by_class = {}
     for k in sorted(set(labels.tolist())):
@@ -308,15 +367,15 @@ def capsule_angle_readout(capsnet: nn.Module, images: Digits, labels: Labels, an
         if len(digits) < 2:
             raise ValueError(f"capsule_angle_readout needs at least 2 digits of each class (one "
                              f"to fit, one to test); class {k} has {len(digits)}")
-        v = capsule_under_rotation(capsnet, digits, labels[labels == k], angles)["v"]
+        v = capsule_under_rotation(capsnet, digits, labels[labels == k], angles).v
         half = len(digits) // 2  # v: [digits, A, D]
         by_class[k] = angle_from_vectors(v[:half].reshape(-1, v.shape[-1]),
                                          np.tile(angles, half),
                                          v[half:].reshape(-1, v.shape[-1]),
                                          np.tile(angles, len(digits) - half))
-    return {"by_class": by_class,
-            "error": float(np.median([r["error"] for r in by_class.values()])),
-            "baseline": float(np.median([r["baseline"] for r in by_class.values()]))}
+    return CapsuleAngleReadout(
+        by_class=by_class, error=float(np.median([r.error for r in by_class.values()])),
+        baseline=float(np.median([r.baseline for r in by_class.values()])))
 
 
 # --- what an invariant classifier cannot know --------------------------------------------------
@@ -335,20 +394,55 @@ def confusion_at(model: nn.Module, images: Digits, labels: Labels, rotation: Flo
     return (counts / counts.sum(dim=1, keepdim=True)).numpy()
 
 
+@dataclass(frozen=True)
+class SixNine:
+    """What a turn makes of 6s and 9s (``six_nine``)."""
+
+    rotation: float  # degrees the test digits were turned by
+    six_as_nine: float  # the share of 6s read as 9
+    nine_as_six: float  # the share of 9s read as 6
+    mixed_up: float  # the mean of the two
+    per_class_accuracy: np.ndarray  # [10] each class's accuracy (confusion_at's diagonal)
+
+
 @checked
 def six_nine(model: nn.Module, images: Digits, labels: Labels,
-             rotation: Float("degrees") = 180.0) -> dict:
+             rotation: Float("degrees") = 180.0) -> SixNine:
     """The pair a rotation-invariant classifier cannot tell by orientation: a 6 turned by 180
     degrees looks like a 9. For the test digits turned by ``rotation``: ``six_as_nine``, the
     share of 6s read as 9, ``nine_as_six``, the share of 9s read as 6, ``mixed_up``, the mean
     of the two, and the ``per_class_accuracy`` ``[10]`` (``confusion_at``)."""
     confusion = confusion_at(model, images, labels, rotation)
     six_as_nine, nine_as_six = float(confusion[6, 9]), float(confusion[9, 6])
-    return {"rotation": rotation, "six_as_nine": six_as_nine, "nine_as_six": nine_as_six,
-            "mixed_up": (six_as_nine + nine_as_six) / 2, "per_class_accuracy": np.diag(confusion)}
+    return SixNine(rotation=rotation, six_as_nine=six_as_nine, nine_as_six=nine_as_six,
+                   mixed_up=(six_as_nine + nine_as_six) / 2,
+                   per_class_accuracy=np.diag(confusion))
 
 
 # --- what notebook 10's widget shows -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RotationState:
+    """What notebook 10's widget shows for one digit turned by one angle (``rotation_state``)."""
+
+    rotation: float  # degrees, counter-clockwise
+    layer: int  # the layer shown, of both models
+    channel: int  # the G-CNN's channel shown
+    image: np.ndarray  # [28, 28] what both models see
+    gcnn_maps: np.ndarray  # [4, h, w] the G-CNN channel's maps in its four orientations
+    cnn_maps: np.ndarray  # [4, h, w] the CNN's maps of cnn_channels
+    cnn_channels: list[int]  # the CNN's 4 channels shown: 4 channel, ..., 4 channel + 3
+    quarter_turns: int | None  # the rotation in whole quarter turns (0-3), else None
+    gcnn_error: float | None  # at quarter turns: the G-CNN's maps against the upright, turned
+    cnn_error: float | None  # at quarter turns: the CNN's maps against the upright, turned
+    gcnn_probabilities: np.ndarray  # [10] the G-CNN's softmax
+    gcnn_prediction: int
+    cnn_probabilities: np.ndarray  # [10] the CNN's softmax
+    cnn_prediction: int
+    face_image: np.ndarray | None = None  # [32, 32] with a face model: the face, turned as far
+    face_angle: float | None = None  # degrees: the angle the face capsule reads
+    face_length: float | None = None  # the face capsule's length
 
 
 @checked
@@ -357,7 +451,7 @@ def rotation_state(gcnn: nn.Module, cnn: nn.Module, digit: Digit,
                    rotation: Float("degrees, counter-clockwise") = 0.0,
                    layer: Int("a layer of the G-CNN", ge=0, le=MAX_WIDTH) = 0,
                    channel: Int("a channel of that layer", ge=0, le=MAX_WIDTH) = 0,
-                   face_model: nn.Module | None = None) -> dict:
+                   face_model: nn.Module | None = None) -> RotationState:
     """What notebook 10's widget shows for one MNIST ``digit`` ``[1, 28, 28]`` turned by
     ``rotation`` degrees (counter-clockwise), read by a ``C4CNN`` and a ``PlainCNN``:
 
@@ -372,7 +466,8 @@ def rotation_state(gcnn: nn.Module, cnn: nn.Module, digit: Digit,
       ``*_prediction``;
     * with a ``face_model`` (notebook 07's ``PoseCapsuleNet``), the upright face of
       ``faces.face_parts`` turned by the same angle: its ``face_image`` ``[32, 32]``, the face
-      capsule's ``face_angle`` and ``face_length`` (``parts.pose_net.rotation_sweep``).
+      capsule's ``face_angle`` and ``face_length`` (``parts.pose_net.rotation_sweep``); without
+      one, all three are None.
     """
     n_layers = len(gcnn.convs)
     if layer >= n_layers:
@@ -387,24 +482,28 @@ def rotation_state(gcnn: nn.Module, cnn: nn.Module, digit: Digit,
     gcnn_maps, cnn_maps = gcnn.features(x)[layer], cnn.features(x)[layer]  # [1, C, (4,) h, w]
     channels = [(4 * channel + k) % cnn_maps.shape[1] for k in range(4)]
     r = rotation / 90
-    state = {"rotation": rotation, "layer": layer, "channel": channel, "image": x[0, 0].numpy(),
-             "gcnn_maps": gcnn_maps[0, channel].numpy(), "cnn_maps": cnn_maps[0, channels].numpy(),
-             "cnn_channels": channels, "quarter_turns": int(r) % 4 if r.is_integer() else None,
-             "gcnn_error": None, "cnn_error": None}
-    if state["quarter_turns"] is not None:
+    quarter_turns = int(r) % 4 if r.is_integer() else None
+    errors = {"gcnn": None, "cnn": None}  # model -> its maps' error at a quarter turn
+    if quarter_turns is not None:
         upright = turned(digit, [0.0])
         for name, model, maps in (("gcnn", gcnn, gcnn_maps), ("cnn", cnn, cnn_maps)):
-            turn = quarter_turn(model.features(upright)[layer], state["quarter_turns"])
-            state[f"{name}_error"] = relative_error(maps, turn)
-    for name, model in (("gcnn", gcnn), ("cnn", cnn)):
-        probabilities = torch.softmax(model(x), dim=1)[0]  # [10]
-        state[f"{name}_probabilities"] = probabilities.numpy()
-        state[f"{name}_prediction"] = int(probabilities.argmax())
+            turn = quarter_turn(model.features(upright)[layer], quarter_turns)
+            errors[name] = relative_error(maps, turn)
+    gcnn_probabilities, cnn_probabilities = (torch.softmax(model(x), dim=1)[0]  # [10]
+                                             for model in (gcnn, cnn))
+    face = {}
     if face_model is not None:
         sweep = rotation_sweep(face_model, faces.face_parts(), [rotation])
-        state.update(face_image=sweep["images"][0], face_angle=float(sweep["face_angle"][0]),
-                     face_length=float(sweep["face_length"][0]))
-    return state
+        face = {"face_image": sweep["images"][0], "face_angle": float(sweep["face_angle"][0]),
+                "face_length": float(sweep["face_length"][0])}
+    return RotationState(
+        rotation=rotation, layer=layer, channel=channel, image=x[0, 0].numpy(),
+        gcnn_maps=gcnn_maps[0, channel].numpy(), cnn_maps=cnn_maps[0, channels].numpy(),
+        cnn_channels=channels, quarter_turns=quarter_turns, gcnn_error=errors["gcnn"],
+        cnn_error=errors["cnn"], gcnn_probabilities=gcnn_probabilities.numpy(),
+        gcnn_prediction=int(gcnn_probabilities.argmax()),
+        cnn_probabilities=cnn_probabilities.numpy(),
+        cnn_prediction=int(cnn_probabilities.argmax()), **face)
 
 
 # --- slot attention beside routing ---------------------------------------------------------------

@@ -110,10 +110,10 @@ def test_the_gcnn_is_equivariant_layer_by_layer_and_invariant_at_the_top():
     x = torch.randn(2, 1, 28, 28, dtype=torch.float64)
     gcnn = eq.model_rotation_errors(C4CNN(channels=(2, 3, 3, 4)).double(), x)
     cnn = eq.model_rotation_errors(PlainCNN(channels=(2, 3, 3, 4)).double(), x)
-    assert gcnn["turns"] == [1, 2, 3]
-    assert gcnn["features"].shape == cnn["features"].shape == (4, 3)
-    assert gcnn["features"].max() < 1e-10 and gcnn["logits"].max() < 1e-10
-    assert cnn["features"].min() > 0.1 and cnn["logits"].min() > 1e-3
+    assert gcnn.turns == [1, 2, 3]
+    assert gcnn.features.shape == cnn.features.shape == (4, 3)
+    assert gcnn.features.max() < 1e-10 and gcnn.logits.max() < 1e-10
+    assert cnn.features.min() > 0.1 and cnn.logits.min() > 1e-3
 
 
 def test_the_c4_features_are_equivariant_with_batch_norm_statistics_learned():
@@ -123,8 +123,8 @@ def test_the_c4_features_are_equivariant_with_batch_norm_statistics_learned():
     model = C4CNN(channels=(2, 3, 3, 4)).double()
     model.train()
     model(torch.rand(8, 1, 28, 28, dtype=torch.float64))  # updates the running statistics
-    assert eq.model_rotation_errors(model, torch.rand(2, 1, 28, 28, dtype=torch.float64))[
-        "features"].max() < 1e-10
+    errors = eq.model_rotation_errors(model, torch.rand(2, 1, 28, 28, dtype=torch.float64))
+    assert errors.features.max() < 1e-10
 
 
 # --- capsules and turns -------------------------------------------------------------------------
@@ -136,9 +136,9 @@ def test_angle_slope_recovers_a_line_from_wrapped_readings(slope, offset, step):
     angles = np.arange(0, 360, step, dtype=float)
     readings = (slope * angles + offset + 180) % 360 - 180  # known only up to whole turns
     fit = eq.angle_slope(angles, readings)
-    assert fit["slope"] == pytest.approx(slope, abs=1e-9)
-    assert abs((fit["offset"] - offset + 180) % 360 - 180) < 1e-7
-    assert fit["residual"] < 1e-7
+    assert fit.slope == pytest.approx(slope, abs=1e-9)
+    assert abs((fit.offset - offset + 180) % 360 - 180) < 1e-7
+    assert fit.residual < 1e-7
 
 
 def test_angle_slope_names_bad_angles():
@@ -157,7 +157,7 @@ def test_the_shipped_pose_capsules_face_angle_turns_with_the_face():
     sweep = rotation_sweep(model, faces.face_parts(), np.arange(0, 360, 30))
     assert sweep["images"].shape == (12, 32, 32)
     fit = eq.angle_slope(sweep["angles"], sweep["face_angle"])
-    assert fit["slope"] == pytest.approx(1, abs=0.1)
+    assert fit.slope == pytest.approx(1, abs=0.1)
 
 
 @pytest.fixture(scope="module")
@@ -177,27 +177,27 @@ def test_capsule_under_rotation_against_numpy(capsnet):
     digits = torch.stack([bar(), bar().flip(-1).transpose(-1, -2)])  # [2, 1, 28, 28]
     labels = torch.tensor([1, 4])
     s = eq.capsule_under_rotation(capsnet, digits, labels, angles)
-    assert s["v"].shape == (2, 5, 16) and s["principal_share"].shape == (2, 5)
+    assert s.v.shape == (2, 5, 16) and s.principal_share.shape == (2, 5)
     for n, (digit, label) in enumerate(zip(digits, labels.tolist(), strict=True)):
         with torch.no_grad():
             turned = torch.cat([tm.affine(digit[None], rotation=a, side=28) for a in angles])
             out = capsnet(turned)
-        v = s["v"][n]
+        v = s.v[n]
         np.testing.assert_allclose(v, out.v[:, label].numpy(), atol=1e-6)
-        np.testing.assert_allclose(s["length"][n], np.linalg.norm(v, axis=1), rtol=1e-5)
-        np.testing.assert_array_equal(s["right"][n], out.lengths.argmax(dim=1).numpy() == label)
-        assert s["cosine"][n, 0] == pytest.approx(1.0, abs=1e-5)
+        np.testing.assert_allclose(s.length[n], np.linalg.norm(v, axis=1), rtol=1e-5)
+        np.testing.assert_array_equal(s.right[n], out.lengths.argmax(dim=1).numpy() == label)
+        assert s.cosine[n, 0] == pytest.approx(1.0, abs=1e-5)
         change = v - v[0]
         total = (change**2).sum()
-        np.testing.assert_allclose(s["dimension_share"][n], (change**2).sum(0) / total,
+        np.testing.assert_allclose(s.dimension_share[n], (change**2).sum(0) / total,
                                    rtol=1e-4, atol=1e-7)
-        np.testing.assert_allclose(s["principal_share"][n],
+        np.testing.assert_allclose(s.principal_share[n],
                                    np.linalg.svd(change, compute_uv=False) ** 2 / total,
                                    rtol=1e-3, atol=1e-7)
         unit = v[0] / np.linalg.norm(v[0])
-        assert s["radial_share"][n] == pytest.approx(((change @ unit) ** 2).sum() / total,
+        assert s.radial_share[n] == pytest.approx(((change @ unit) ** 2).sum() / total,
                                                      rel=1e-3)
-        assert s["dimension_share"][n].sum() == pytest.approx(1.0, abs=1e-5)
+        assert s.dimension_share[n].sum() == pytest.approx(1.0, abs=1e-5)
 
 
 def test_capsule_under_rotation_wants_a_28_pixel_capsnet():
@@ -219,18 +219,18 @@ def test_the_angle_is_read_off_vectors_that_carry_it_and_not_off_vectors_that_do
     blind = rng.normal(size=(400, 16))  # numbers that know nothing of the angle
     good = eq.angle_from_vectors(carries[:200], angles[:200], carries[200:], angles[200:])
     bad = eq.angle_from_vectors(blind[:200], angles[:200], blind[200:], angles[200:])
-    assert good["error"] < 1.0
-    assert good["baseline"] == pytest.approx(90, abs=15)  # uniform angles: a constant guess
-    assert bad["error"] > 60  # the median error of a guess that knows nothing: about 90 degrees
+    assert good.error < 1.0
+    assert good.baseline == pytest.approx(90, abs=15)  # uniform angles: a constant guess
+    assert bad.error > 60  # the median error of a guess that knows nothing: about 90 degrees
 
 
 def test_capsule_angle_readout_fits_per_class_and_tests_on_other_digits(capsnet):
     digits = torch.stack([bar(), bar().flip(-1), bar().transpose(-1, -2), bar().roll(3, -1)])
     result = eq.capsule_angle_readout(capsnet, digits, torch.tensor([1, 1, 2, 2]),
                                       [-30.0, 0.0, 30.0])
-    assert set(result["by_class"]) == {1, 2}
-    assert all(0 <= r["error"] <= 180 for r in result["by_class"].values())
-    assert result["baseline"] == pytest.approx(30.0)  # always answering 0 for -30, 0, 30
+    assert set(result.by_class) == {1, 2}
+    assert all(0 <= r.error <= 180 for r in result.by_class.values())
+    assert result.baseline == pytest.approx(30.0)  # always answering 0 for -30, 0, 30
     with pytest.raises(ValueError, match="at least 2 digits of each class"):
         eq.capsule_angle_readout(capsnet, digits[:3], torch.tensor([1, 1, 2]), [0.0, 30.0])
 
@@ -264,10 +264,10 @@ def six_and_nine():
 def test_six_nine_counts_what_a_turn_makes_of_6s_and_9s():
     model, images, labels = six_and_nine()
     upright, turned = eq.six_nine(model, images, labels, 0.0), eq.six_nine(model, images, labels)
-    assert upright["six_as_nine"] == upright["nine_as_six"] == 0.0
-    assert turned["rotation"] == 180.0
-    assert turned["six_as_nine"] == turned["nine_as_six"] == 1.0
-    acc = turned["per_class_accuracy"]
+    assert upright.six_as_nine == upright.nine_as_six == 0.0
+    assert turned.rotation == 180.0
+    assert turned.six_as_nine == turned.nine_as_six == 1.0
+    acc = turned.per_class_accuracy
     assert acc[6] == acc[9] == 0.0 and np.isnan(acc[0])  # no 0s in the set: NaN
     confusion = eq.confusion_at(model, images, labels, 0.0)
     assert np.nansum(confusion, axis=1)[labels].tolist() == [1.0] * 6
@@ -279,7 +279,7 @@ def test_six_nine_mixed_up_is_the_mean_of_the_two_rates():
     # one 6 of two drawn upside down (read as 9), both 9s upright: rates 1/2 and 0
     r = eq.six_nine(model, torch.stack([six, torch.rot90(six, 2, dims=(-2, -1)), nine, nine]),
                     torch.tensor([6, 6, 9, 9]), 0.0)
-    assert (r["six_as_nine"], r["nine_as_six"], r["mixed_up"]) == (0.5, 0.0, 0.25)
+    assert (r.six_as_nine, r.nine_as_six, r.mixed_up) == (0.5, 0.0, 0.25)
 
 
 def test_turned_only_filters_forget_the_cycle():

@@ -75,34 +75,34 @@ class RotationExplorer(Widget):
         self.state = s = rotation_state(self.gcnn, self.cnn, self.images[k],
                                         float(self.rotation.value), self.layer.value,
                                         self.channel.value, self.face_model)
-        s["label"] = label = int(self.labels[k])
-        self._panels["digit"].set_data(s["image"])
-        for name in ("gcnn", "cnn"):
-            top = max(float(s[f"{name}_maps"].max()), 1e-6)  # one colour scale for the four
-            for im, m in zip(self._maps[name], s[f"{name}_maps"], strict=True):
+        self.label = label = int(self.labels[k])  # the true class: not part of the state
+        self._panels["digit"].set_data(s.image)
+        for name, maps in (("gcnn", s.gcnn_maps), ("cnn", s.cnn_maps)):
+            top = max(float(maps.max()), 1e-6)  # one colour scale for the four
+            for im, m in zip(self._maps[name], maps, strict=True):
                 im.set_data(m)
                 im.set_clim(0, top)
-        update_class_bars(self._bars[0], s["gcnn_probabilities"], chosen=[s["gcnn_prediction"]])
-        update_class_bars(self._bars[1], s["cnn_probabilities"], chosen=[s["cnn_prediction"]])
-        lines = [f"a {label} turned {s['rotation']:.0f}° · G-CNN reads "
-                 f"{s['gcnn_prediction']} (p = {s['gcnn_probabilities'].max():.2f}) · CNN reads "
-                 f"{s['cnn_prediction']} (p = {s['cnn_probabilities'].max():.2f})",
-                 f"layer {s['layer'] + 1}: the G-CNN's channel {s['channel']} in its four "
+        update_class_bars(self._bars[0], s.gcnn_probabilities, chosen=[s.gcnn_prediction])
+        update_class_bars(self._bars[1], s.cnn_probabilities, chosen=[s.cnn_prediction])
+        lines = [f"a {label} turned {s.rotation:.0f}° · G-CNN reads "
+                 f"{s.gcnn_prediction} (p = {s.gcnn_probabilities.max():.2f}) · CNN reads "
+                 f"{s.cnn_prediction} (p = {s.cnn_probabilities.max():.2f})",
+                 f"layer {s.layer + 1}: the G-CNN's channel {s.channel} in its four "
                  f"rotations (top), the CNN's channels "
-                 f"{', '.join(map(str, s['cnn_channels']))} (bottom)"]
-        if s["quarter_turns"] is None:
+                 f"{', '.join(map(str, s.cnn_channels))} (bottom)"]
+        if s.quarter_turns is None:
             lines.append("between quarter turns: C4 promises nothing about the maps here")
         else:
-            lines.append(f"maps against the upright digit's maps turned {s['rotation']:.0f}° "
-                         f"(G-CNN: and cycled {s['quarter_turns']} step(s)): error G-CNN "
-                         f"{s['gcnn_error']:.1e}, CNN {s['cnn_error']:.2f}")
+            lines.append(f"maps against the upright digit's maps turned {s.rotation:.0f}° "
+                         f"(G-CNN: and cycled {s.quarter_turns} step(s)): error G-CNN "
+                         f"{s.gcnn_error:.1e}, CNN {s.cnn_error:.2f}")
         if self.face_model is not None:
-            self._panels["face"].set_data(s["face_image"])
-            centre, a = s["face_image"].shape[0] / 2 - 0.5, np.radians(s["face_angle"])
+            self._panels["face"].set_data(s.face_image)
+            centre, a = s.face_image.shape[0] / 2 - 0.5, np.radians(s.face_angle)
             # the face's "up" turned counter-clockwise on screen by its angle (y points down)
             tip = (centre - 10 * np.sin(a), centre - 10 * np.cos(a))
             self._panels["arrow"].set_data([centre, tip[0]], [centre, tip[1]])
-            lines.append(f"a face turned {s['rotation']:.0f}°: the face capsule reads "
-                         f"{s['face_angle']:.0f}°, length {s['face_length']:.2f}")
+            lines.append(f"a face turned {s.rotation:.0f}°: the face capsule reads "
+                         f"{s.face_angle:.0f}°, length {s.face_length:.2f}")
         self.readout.value = "<br>".join(lines)
         self.image.value = self.blitter.png()
