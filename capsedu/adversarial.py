@@ -245,7 +245,7 @@ def _stamp(began: float) -> dict:
             "torch_version": torch.__version__}
 
 
-def models_unit(state_path=None) -> dict:
+def _models_unit(state_path=None) -> dict:
     """The weights the run attacks: each model's checkpoint sha256 and how its training ended
     (``convergence.training_status``; ``finished``: converged and no longer rising, so a verdict
     may rest on it)."""
@@ -256,7 +256,7 @@ def models_unit(state_path=None) -> dict:
             for name in MODELS} | _stamp(began)
 
 
-def clean_unit(n: int, state_path=None) -> dict:
+def _clean_unit(n: int, state_path=None) -> dict:
     """The clean reading of the recorded sample and the detector's thresholds: which digits each
     model reads wrong, each CapsNet's reconstruction distances on them and its threshold."""
     began = time.time()
@@ -272,7 +272,7 @@ def clean_unit(n: int, state_path=None) -> dict:
             "settings": _settings(n), **_stamp(began)}
 
 
-def attack_unit(source: str, attack: str, eps: float, n: int, budget: Budget = BUDGET,
+def _attack_unit(source: str, attack: str, eps: float, n: int, budget: Budget = BUDGET,
                 state_path=None) -> dict:
     """One model attacked at one eps with every loss: which digits it then reads wrong, which
     of them each other model reads wrong (transfer), and a CapsNet's reconstruction distances."""
@@ -289,7 +289,7 @@ def attack_unit(source: str, attack: str, eps: float, n: int, budget: Budget = B
             **_stamp(began)}
 
 
-def adaptive_unit(eps: float, weight: float, n: int, state_path=None) -> dict:
+def _adaptive_unit(eps: float, weight: float, n: int, state_path=None) -> dict:
     """The attacker who knows the detector: PGD on ``ADAPTIVE_LOSS`` minus ``weight`` x the
     CapsNet's reconstruction distance, within ``BUDGET``; digits read wrong, distances."""
     began = time.time()
@@ -303,7 +303,7 @@ def adaptive_unit(eps: float, weight: float, n: int, state_path=None) -> dict:
             "distance": _rounded(detector.distances(model, x)), **_stamp(began)}
 
 
-def sanity_unit(source: str, n: int, state_path=None) -> dict:
+def _sanity_unit(source: str, n: int, state_path=None) -> dict:
     """More of the budget at ``SANITY_EPS`` on the first ``n`` digits: ``SANITY_STEPS`` steps,
     and ``SANITY_RESTARTS`` random starts of the usual steps, with ``SANITY_LOSS``."""
     began = time.time()
@@ -332,21 +332,23 @@ def _settings(n: int) -> dict:
                          "loss": ADAPTIVE_LOSS}, "detector": asdict(detector.SETTINGS)}
 
 
-def units(n: int) -> dict:
+@checked
+def units(n: Int("test digits of the recorded run", ge=1, le=MAX_IMAGES)) -> dict:
     """Every unit of the recorded run, the most telling first (a run stopped early has them)."""
-    todo = {"models": models_unit, "clean": partial(clean_unit, n)}
+    todo = {"models": _models_unit, "clean": partial(_clean_unit, n)}
     for eps in sorted(EPS, key=lambda e: abs(e - 0.1)):  # 0.1, then outwards
         for attack in ATTACKS:
-            todo |= {f"{attack}, {name}, eps {eps}": partial(attack_unit, name, attack, eps, n)
+            todo |= {f"{attack}, {name}, eps {eps}": partial(_attack_unit, name, attack, eps, n)
                      for name in MODELS}
-    todo |= {f"adaptive, eps {eps}, weight {w}": partial(adaptive_unit, eps, w, n)
+    todo |= {f"adaptive, eps {eps}, weight {w}": partial(_adaptive_unit, eps, w, n)
              for eps in ADAPTIVE_EPS for w in ADAPTIVE_WEIGHTS}
-    todo |= {f"sanity, {name}": partial(sanity_unit, name, min(n, SANITY_IMAGES))
+    todo |= {f"sanity, {name}": partial(_sanity_unit, name, min(n, SANITY_IMAGES))
              for name in MODELS}
     return todo
 
 
-def main(argv=None) -> int:
+@checked
+def main(argv: list[str] | None = None) -> int:
     parser = experiment_parser(COMMAND, __doc__)
     args = parser.parse_args(argv)
     if args.threads:

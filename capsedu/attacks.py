@@ -67,6 +67,7 @@ def attack_loss(model: nn.Module, images: Images, labels: Labels, loss: Loss) ->
 
 
 @contextmanager
+@checked
 def evaluating(model: nn.Module) -> Iterator[nn.Module]:
     """``model`` in eval mode inside the block (no dropout: the model as it reads a test image),
     in its own mode again after it."""
@@ -78,13 +79,16 @@ def evaluating(model: nn.Module) -> Iterator[nn.Module]:
         model.train(was_training)
 
 
-def gradient(objective: Objective, images: torch.Tensor) -> torch.Tensor:
+@checked
+def gradient(objective: Objective, images: Images) -> torch.Tensor:
     """d objective / d images ``[B, C, H, W]`` (the weights get no gradient)."""
     images = images.detach().requires_grad_(True)
     return torch.autograd.grad(objective(images), images)[0]
 
 
-def project(adversarial: torch.Tensor, images: torch.Tensor, eps: float) -> torch.Tensor:
+@checked
+def project(adversarial: Tensor("an adversarial batch [B, C, H, W]", ndim=4, floating=True),
+            images: Images, eps: Eps) -> torch.Tensor:
     """The nearest point of the ball ``|x' - x| <= eps`` that is an image: each pixel's change
     clipped to [-eps, eps], then the pixel to [0, 1]. ``[B, C, H, W]``."""
     delta = torch.clamp(adversarial - images, min=-eps, max=eps)
@@ -161,8 +165,9 @@ def pgd(model: nn.Module, images: Images, labels: Labels, eps: Eps,
     return best
 
 
+@checked
 @torch.no_grad()
-def misreads(model: nn.Module, images: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+def misreads(model: nn.Module, images: Images, labels: Labels) -> torch.Tensor:
     """Whether ``model`` reads each image ``[B, C, H, W]`` as another class than its label
     ``[B]``: ``[B]`` booleans (the highest class score)."""
     return class_scores(model, images).argmax(dim=1) != labels

@@ -14,9 +14,14 @@ import torch.nn.functional as F
 from .checks import check_labels
 from .functional import class_targets
 from .routing import agreement, couplings, outputs
+from .validate import Float, Tensor, checked
+
+Votes = Tensor("votes u_hat [batch, n_in, n_out, dim]", ndim=4, floating=True)
+Logits = Tensor("routing logits b [batch, n_in, n_out]", ndim=3, floating=True)
 
 
-def step_softmax_over_children(u_hat: torch.Tensor, b: torch.Tensor) -> tuple[torch.Tensor, ...]:
+@checked
+def step_softmax_over_children(u_hat: Votes, b: Logits) -> tuple[torch.Tensor, ...]:
     """``routing.routing_step`` with the softmax over the children i instead of the parents j."""
     # the bug: c_ij = exp(b_ij) / sum_k exp(b_kj), each parent's couplings sum to 1 over the
     # children; [batch, n_in, n_out] (taken on the parent-major transpose, as couplings does)
@@ -25,8 +30,8 @@ def step_softmax_over_children(u_hat: torch.Tensor, b: torch.Tensor) -> tuple[to
     return c, v, b + agreement(u_hat, v)
 
 
-def step_logits_shared_over_batch(u_hat: torch.Tensor,
-                                  b: torch.Tensor) -> tuple[torch.Tensor, ...]:
+@checked
+def step_logits_shared_over_batch(u_hat: Votes, b: Logits) -> tuple[torch.Tensor, ...]:
     """``routing.routing_step`` with one set of logits for the whole batch: every example's
     agreement is averaged into the b that all examples share."""
     c = couplings(b)
@@ -35,8 +40,14 @@ def step_logits_shared_over_batch(u_hat: torch.Tensor,
     return c, v, b + agreement(u_hat, v).mean(dim=0, keepdim=True)
 
 
-def unsquared_margin_loss(lengths: torch.Tensor, targets: torch.Tensor, m_plus: float = 0.9,
-                          m_minus: float = 0.1, lam: float = 0.5) -> torch.Tensor:
+@checked
+def unsquared_margin_loss(
+    lengths: Tensor("capsule lengths [batch, classes]", ndim=2, finite=True),
+    targets: Tensor("integer class labels [batch]"),
+    m_plus: Float("the length a present class is pushed above", gt=0, le=1) = 0.9,
+    m_minus: Float("the length an absent class is pushed below", ge=0, lt=1) = 0.1,
+    lam: Float("the weight of the absent classes", ge=0) = 0.5,
+) -> torch.Tensor:
     """``functional.margin_loss`` with both terms unsquared: zero in the same places, but its slope
     no longer fades near the margins (a length just short of m+ is pushed as hard as one far
     below it). ``lengths`` ``[batch, classes]``, ``targets`` ``[batch]`` labels."""

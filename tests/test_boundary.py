@@ -27,7 +27,8 @@ ENFORCED = ["functional", "routing", "capsnet", "data.mnist", "statistics", "lay
             "bug_zoo_report", "parts.curves", "parts.pose_mlp", "data.sprites", "poses",
             "convergence", "loop", "config", "environment", "recipes", "train", "ablations",
             "bug_zoo", "parts.training", "patch_order", "spiking", "vit", "data.patches",
-            "adversarial_record", "reconstruction_detector", "buggy_capsnet"]
+            "adversarial_record", "reconstruction_detector", "buggy_capsnet", "attacks",
+            "adversarial", "buggy"]
 
 
 def modules():
