@@ -2,6 +2,7 @@
 set-up) needs to know at a glance."""
 
 import platform
+from typing import NamedTuple
 
 import ipywidgets
 import matplotlib
@@ -12,7 +13,31 @@ from .config import QUICK, data_root, device
 from .data.mnist import FILES
 
 
-def report() -> dict[str, str]:
+class Environment(NamedTuple):
+    """What notebook 00 prints of the set-up (``report``), each as a line of text."""
+
+    python: str  # the interpreter's version
+    torch: str  # PyTorch's version
+    ipywidgets: str  # ipywidgets' version
+    matplotlib: str  # matplotlib's version
+    device: str  # where the models run, with the GPU's name when there is one
+    cpu_threads: str  # how many threads PyTorch uses on the CPU
+    quick_mode: str  # whether CAPSEDU_QUICK is set
+    data_root: str  # where the data sets are
+    mnist: str  # how many of MNIST's four files are there, and where
+    checkpoints: str  # the shipped checkpoints by name, or why the manifest could not be read
+
+    def lines(self) -> list[tuple[str, str]]:
+        """Each field as (label, value), in order, the label as notebook 00 prints it."""
+        return list(zip(LABELS, self, strict=True))
+
+
+# the fields of ``Environment`` as notebook 00 prints them, in order
+LABELS = ("python", "torch", "ipywidgets", "matplotlib", "device", "cpu threads", "quick mode",
+          "data root", "MNIST", "checkpoints")
+
+
+def report() -> Environment:
     """Versions, device, quick mode, where the data is and which checkpoints are there."""
     raw = data_root() / "MNIST" / "raw"
     found = [f for f in FILES if (raw / f).exists()]
@@ -20,16 +45,16 @@ def report() -> dict[str, str]:
         shipped = ", ".join(sorted(read_manifest())) or "none yet"
     except ValueError as err:  # a corrupt manifest: report it, the rest of the report still helps
         shipped = str(err)
-    return {
-        "python": platform.python_version(),
-        "torch": torch.__version__,
-        "ipywidgets": ipywidgets.__version__,
-        "matplotlib": matplotlib.__version__,
-        "device": str(device())
+    return Environment(
+        python=platform.python_version(),
+        torch=torch.__version__,
+        ipywidgets=ipywidgets.__version__,
+        matplotlib=matplotlib.__version__,
+        device=str(device())
         + (f" ({torch.cuda.get_device_name()})" if torch.cuda.is_available() else ""),
-        "cpu threads": str(torch.get_num_threads()),
-        "quick mode": "on (CAPSEDU_QUICK is set)" if QUICK else "off",
-        "data root": str(data_root()),
-        "MNIST": f"{len(found)}/4 files in {raw}" + ("" if found else " (downloaded on first use)"),
-        "checkpoints": shipped,
-    }
+        cpu_threads=str(torch.get_num_threads()),
+        quick_mode="on (CAPSEDU_QUICK is set)" if QUICK else "off",
+        data_root=str(data_root()),
+        mnist=f"{len(found)}/4 files in {raw}" + ("" if found else " (downloaded on first use)"),
+        checkpoints=shipped,
+    )

@@ -494,8 +494,8 @@ def rotation_state(gcnn: nn.Module, cnn: nn.Module, digit: Digit,
     face = {}
     if face_model is not None:
         sweep = rotation_sweep(face_model, faces.face_parts(), [rotation])
-        face = {"face_image": sweep["images"][0], "face_angle": float(sweep["face_angle"][0]),
-                "face_length": float(sweep["face_length"][0])}
+        face = {"face_image": sweep.images[0], "face_angle": float(sweep.face_angle[0]),
+                "face_length": float(sweep.face_length[0])}
     return RotationState(
         rotation=rotation, layer=layer, channel=channel, image=x[0, 0].numpy(),
         gcnn_maps=gcnn_maps[0, channel].numpy(), cnn_maps=cnn_maps[0, channels].numpy(),

@@ -182,7 +182,7 @@ def test_the_environment_report_survives_a_corrupt_manifest(tmp_path, monkeypatc
     monkeypatch.setenv("CAPSEDU_DATA", str(tmp_path))
     (tmp_path / "checkpoints").mkdir()
     (tmp_path / "checkpoints" / "manifest.json").write_text("<html>")
-    assert "corrupt" in report()["checkpoints"]
+    assert "corrupt" in report().checkpoints
 
 
 def test_format_record_prints_the_keys_it_has_in_order_without_the_curve():

@@ -155,8 +155,8 @@ def test_the_shipped_pose_capsules_face_angle_turns_with_the_face():
 
     model = load_face_models([0], names=("pose capsules",))["pose capsules"][0]
     sweep = rotation_sweep(model, faces.face_parts(), np.arange(0, 360, 30))
-    assert sweep["images"].shape == (12, 32, 32)
-    fit = eq.angle_slope(sweep["angles"], sweep["face_angle"])
+    assert sweep.images.shape == (12, 32, 32)
+    fit = eq.angle_slope(sweep.angles, sweep.face_angle)
     assert fit.slope == pytest.approx(1, abs=0.1)
 
 

@@ -72,7 +72,7 @@ def test_course_figures_of_notebook_07_draw_what_the_models_read():
     from capsedu.figures.capsule_lengths import draw_face_lengths
     from capsedu.figures.face_scenes import draw_detected_parts, draw_part_votes
     from capsedu.figures.rotations import draw_rotation_sweep, draw_turned_scores
-    from capsedu.parts.pose_net import PoseCapsuleNet
+    from capsedu.parts.pose_net import PoseCapsuleNet, RotationSweep
     from capsedu.parts.votes import exact_transforms
 
     scene = faces.face_parts(0.5, 0.5, 20.0)
@@ -97,8 +97,10 @@ def test_course_figures_of_notebook_07_draw_what_the_models_read():
     assert ax.get_legend() is None and fig.legends[0].texts[0].get_text() == "threshold 0.927"
     fig, (ax1, ax2) = plt.subplots(1, 2)
     angles = np.array([0.0, 350.0])
-    sweep = {"angles": angles, "part_angles": np.array([[1.0] * 4, [-5.0] * 4]),
-             "face_angle": np.array([2.0, -8.0])}
+    sweep = RotationSweep(angles=angles, part_angles=np.array([[1.0] * 4, [-5.0] * 4]),
+                          face_angle=np.array([2.0, -8.0]), face_length=np.ones(2),
+                          images=np.zeros((2, 32, 32)), part_error=np.zeros((2, 4)),
+                          face_error=np.zeros(2))
     draw_rotation_sweep(ax1, sweep)
     assert ax1.lines[0].get_ydata().tolist() == [1.0, 355.0]  # -5° read at a turn of 350°
     assert ax1.lines[-1].get_ydata().tolist() == [2.0, 352.0]
@@ -241,6 +243,7 @@ def test_notebook_10_figures_draw_what_they_are_given():
     import numpy as np
 
     from capsedu.figures import digit_images, feature_maps, rotations
+    from capsedu.parts.pose_net import RotationSweep
 
     fig, axes = plt.subplots(1, 2)
     digit_images.draw_panels(axes, [(np.zeros((4, 4)), "a", "gray_r"),
@@ -256,7 +259,9 @@ def test_notebook_10_figures_draw_what_they_are_given():
 
     fig = plt.figure()
     angles = np.arange(0, 360, 45)
-    sweep = {"face_angle": angles + 2.0, "images": np.zeros((8, 5, 5))}
+    sweep = RotationSweep(angles=angles, part_angles=np.zeros((8, 4)), face_angle=angles + 2.0,
+                          face_length=np.ones(8), images=np.zeros((8, 5, 5)),
+                          part_error=np.zeros((8, 4)), face_error=np.zeros(8))
     rotations.draw_face_sweep(fig, angles, sweep, 1.0)
     assert len(fig.axes) == 1 + 8
     assert fig.axes[0].lines[1].get_label() == "fitted line, slope 1.00"

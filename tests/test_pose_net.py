@@ -8,6 +8,7 @@ import torch
 from capsedu.data import faces, sprites
 from capsedu.data.faces import part_slots
 from capsedu.parts.detector import (
+    DetectionQuality,
     PartDetector,
     detection_quality,
     detector_training_set,
@@ -148,15 +149,15 @@ def test_detection_quality_of_a_detector_that_reads_the_truth():
     truth = part_targets(scenes)
     det.detect = lambda x: (truth[..., 1:], truth[..., 0])
     q = detection_quality(det, torch.zeros(2, 1, 32, 32), scenes)
-    assert q == {"presence": 1.0, "position_px": 0.0, "angle_deg": 0.0, "good": 1.0}
+    assert q == DetectionQuality(presence=1.0, position_px=0.0, angle_deg=0.0, good=1.0)
     # now every angle is 180 degrees off, and the lone nose 3 px to the right
     off = truth[..., 1:].clone()
     off[..., 2] += 180.0
     off[1, 2, 0] += 3 / 32
     det.detect = lambda x: (off, truth[..., 0])
     q = detection_quality(det, torch.zeros(2, 1, 32, 32), scenes)
-    assert q["angle_deg"] == pytest.approx(180.0) and q["good"] == 0.0
-    assert q["position_px"] == pytest.approx(0.0)  # the median of 4 zeros and one 3
+    assert q.angle_deg == pytest.approx(180.0) and q.good == 0.0
+    assert q.position_px == pytest.approx(0.0)  # the median of 4 zeros and one 3
 
 
 def test_the_shipped_pose_capsules_are_equivariant_and_their_verdict_invariant():
@@ -168,14 +169,14 @@ def test_the_shipped_pose_capsules_are_equivariant_and_their_verdict_invariant()
     model = load_face_models([0], ["pose capsules"])["pose capsules"][0]
     angles = np.arange(0, 360, 30)
     sweep = rotation_sweep(model, faces.face_parts(), angles)
-    assert sweep["part_angles"].shape == (12, 4) and sweep["face_length"].shape == (12,)
+    assert sweep.part_angles.shape == (12, 4) and sweep.face_length.shape == (12,)
 
     def wrap(a):
         return (a + 180) % 360 - 180
 
-    assert np.abs(wrap(sweep["part_angles"] - angles[:, None])).max() < 25  # small eyes: ~20°
-    assert np.abs(wrap(sweep["face_angle"] - angles)).max() < 15
-    assert (sweep["face_length"] > model.threshold.item()).all()
+    assert np.abs(wrap(sweep.part_angles - angles[:, None])).max() < 25  # small eyes: ~20°
+    assert np.abs(wrap(sweep.face_angle - angles)).max() < 15
+    assert (sweep.face_length > model.threshold.item()).all()
 
 
 def test_format_offsets_of_the_exact_transforms_are_the_generators_offsets():
@@ -209,9 +210,9 @@ def test_rotation_sweep_errors_are_the_wrapped_distance_from_the_turn():
     model.detector.detect = lambda x: (torch.cat([torch.full((3, 4, 2), 0.5), read[..., None],
                                                   torch.ones(3, 4, 1)], dim=-1), torch.ones(3, 4))
     sweep = rotation_sweep(model, faces.face_parts(), angles)
-    np.testing.assert_allclose(sweep["part_error"], [[10, 10, 0, 179], [10, 0, 10, 0],
+    np.testing.assert_allclose(sweep.part_error, [[10, 10, 0, 179], [10, 0, 10, 0],
                                                      [5, 5, 20, 180]], atol=1e-4)
-    assert sweep["face_error"].shape == (3,) and (sweep["face_error"] <= 180).all()
+    assert sweep.face_error.shape == (3,) and (sweep.face_error <= 180).all()
 
 
 def test_format_detection_quality_has_one_row_of_detection_quality_per_kind():
@@ -224,5 +225,5 @@ def test_format_detection_quality_has_one_row_of_detection_quality_per_kind():
     assert len(lines) == 3 and lines[0].split("|")[0].strip() == "kind"
     q = detection_quality(det, *held_out("permuted", 8))
     cells = [cell.strip() for cell in lines[2].split("|")]
-    assert cells == ["permuted", f"{q['presence']:.3f}", f"{q['position_px']:.2f} px",
-                     f"{q['angle_deg']:.1f}°", f"{q['good']:.3f}"]
+    assert cells == ["permuted", f"{q.presence:.3f}", f"{q.position_px:.2f} px",
+                     f"{q.angle_deg:.1f}°", f"{q.good:.3f}"]

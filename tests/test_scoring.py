@@ -61,8 +61,8 @@ def test_verdicts_are_each_models_score_against_its_own_cut():
     x = held_out("face", 1)[0]
     out = verdicts({"yes": Logits([0.0, 1.0]), "no": Logits([1.0, 0.0]),
                     "cnn": BagOfPartsCNN().eval()}, x)
-    assert out["called_face"]["yes"] and not out["called_face"]["no"]
-    assert out["threshold"] == {"yes": 0.5, "no": 0.5, "cnn": 0.5}
+    assert out.called_face["yes"] and not out.called_face["no"]
+    assert out.threshold == {"yes": 0.5, "no": 0.5, "cnn": 0.5}
     with pytest.raises(ValueError, match="at least one"):
         verdicts({}, x)
 

@@ -63,15 +63,16 @@ def draw_angle_curves(ax, curves: dict) -> None:
     ax.legend(fontsize="small")
 
 
-def draw_rotation_sweep(ax, sweep: dict) -> None:
-    """The angles a pose-capsule model reads off a turning face (``pose_net.rotation_sweep``):
+def draw_rotation_sweep(ax, sweep) -> None:
+    """The angles a pose-capsule model reads off a turning face (``sweep``: a
+    ``pose_net.RotationSweep``, its ``angles``, ``part_angles`` and ``face_angle``):
     each part's as dots in its colour, the face capsule's as a line, each taken to the turn's
     side of 360°, against the turn."""
-    angles = sweep["angles"]
+    angles = sweep.angles
     for k, kind in enumerate(faces.PART_KINDS):
-        ax.plot(angles, angles + wrap_angle(sweep["part_angles"][:, k] - angles), ".",
+        ax.plot(angles, angles + wrap_angle(sweep.part_angles[:, k] - angles), ".",
                 color=PART_COLORS[kind], label=kind)
-    ax.plot(angles, angles + wrap_angle(sweep["face_angle"] - angles), "k-", lw=1,
+    ax.plot(angles, angles + wrap_angle(sweep.face_angle - angles), "k-", lw=1,
             label="face capsule")
     ax.set(xlabel="face turned by (°)", ylabel="angle read by the model (°)",
            title="poses turn with the face")
@@ -89,14 +90,15 @@ def draw_turned_scores(ax, angles, scores: dict) -> None:
     ax.legend(fontsize="x-small", loc="center left", bbox_to_anchor=(1.01, 0.5))
 
 
-def draw_face_sweep(fig, face_angles, sweep: dict, slope: float,
+def draw_face_sweep(fig, face_angles, sweep, slope: float,
                     shown=(0, 45, 90, 135, 180, 225, 270, 315)) -> None:
-    """10 §2: the pose capsules' face angle (``sweep``: ``rotation_sweep``'s ``face_angle`` and
-    ``images``) against the angle the face was turned by, with the fitted line of ``slope``,
-    and the faces turned by the ``shown`` angles (8), each titled with the angle read."""
+    """10 §2: the pose capsules' face angle (``sweep``: a ``pose_net.RotationSweep``, its
+    ``face_angle`` and ``images``) against the angle the face was turned by, with the fitted
+    line of ``slope``, and the faces turned by the ``shown`` angles (8), each titled with the
+    angle read."""
     grid = fig.add_gridspec(2, 6, width_ratios=[2.6, 0.2, 1, 1, 1, 1])
     ax = fig.add_subplot(grid[:, 0])
-    read = np.unwrap(sweep["face_angle"], period=360)
+    read = np.unwrap(sweep.face_angle, period=360)
     ax.plot(face_angles, read, "o", ms=4, label="face capsule reads")
     # the line of the fitted slope through the first point
     ax.plot(face_angles, slope * face_angles + read[0] - slope * face_angles[0],
@@ -106,9 +108,9 @@ def draw_face_sweep(fig, face_angles, sweep: dict, slope: float,
     for k, a in enumerate(shown):
         i = int(np.flatnonzero(face_angles == a)[0])
         sub = fig.add_subplot(grid[k // 4, 2 + k % 4])
-        sub.imshow(sweep["images"][i], cmap="gray_r")
+        sub.imshow(sweep.images[i], cmap="gray_r")
         sub.set(xticks=[], yticks=[])
-        sub.set_title(f"{a}° -> {sweep['face_angle'][i]:.0f}°", fontsize=8)
+        sub.set_title(f"{a}° -> {sweep.face_angle[i]:.0f}°", fontsize=8)
 
 
 def draw_capsule_under_rotation(axes, angles, lengths, cosines, v, title: str) -> None:

@@ -6,6 +6,8 @@ generator's ground-truth part poses, supervision a real CapsNet does not get: it
 capsule promise is kept", primary capsules that really carry the pose of a part.
 """
 
+from typing import NamedTuple
+
 import numpy as np
 import torch
 import torch.nn.functional as F
@@ -141,9 +143,19 @@ def detector_training_set(n: Int("images to draw", ge=0, le=faces.MAX_IMAGES), s
     return images, part_targets(scenes)
 
 
+class DetectionQuality(NamedTuple):
+    """How well a detector finds the parts that drew a set of images (``detection_quality``)."""
+
+    presence: float  # fraction of (image, part kind) pairs right about whether the part is there
+    position_px: float  # median distance in pixels (at 32 x 32), detected to true centre
+    angle_deg: float  # median error of the angle of the parts that are there, in degrees
+    good: float  # fraction of the parts that are there found within 2 px and 30 degrees
+
+
 @checked
 def detection_quality(detector: PartDetector,
-                      images: Tensor("images [N, 1, H, W]", ndim=4, pixels=True), scenes) -> dict:
+                      images: Tensor("images [N, 1, H, W]", ndim=4, pixels=True), scenes
+                      ) -> DetectionQuality:
     """How well ``detector`` finds the parts that drew ``images``:
 
     * ``presence``: fraction of (image, part kind) pairs where it is right about whether the
@@ -159,9 +171,10 @@ def detection_quality(detector: PartDetector,
     size = detector.hparams["image_size"]
     position = (poses[..., :2] - target[..., 1:3]).norm(dim=-1)[there] * size
     angle = wrap_angle(poses[..., 2] - target[..., 3]).abs()[there]
-    return {"presence": ((presence > 0.5) == there).float().mean().item(),
-            "position_px": position.median().item(), "angle_deg": angle.median().item(),
-            "good": ((position <= 2) & (angle <= 30)).float().mean().item()}
+    return DetectionQuality(presence=((presence > 0.5) == there).float().mean().item(),
+                            position_px=position.median().item(),
+                            angle_deg=angle.median().item(),
+                            good=((position <= 2) & (angle <= 30)).float().mean().item())
 
 
 @checked
@@ -174,6 +187,6 @@ def format_detection_quality(detector: PartDetector, kinds,
              "parts within 2 px and 30°"]
     for kind in kinds:
         q = detection_quality(detector, *held_out(kind, n))
-        lines.append(f"{kind:>16} | {q['presence']:>14.3f} | {q['position_px']:>11.2f} px | "
-                     f"{q['angle_deg']:>9.1f}° | {q['good']:.3f}")
+        lines.append(f"{kind:>16} | {q.presence:>14.3f} | {q.position_px:>11.2f} px | "
+                     f"{q.angle_deg:>9.1f}° | {q.good:.3f}")
     return "\n".join(lines)

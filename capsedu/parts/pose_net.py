@@ -181,8 +181,21 @@ class PoseCapsuleNet(nn.Module):
         return p, self.threshold.float().expand(len(p))
 
 
+class RotationSweep(NamedTuple):
+    """What a pose-capsule model reads off a scene turned by each of ``angles``
+    (``rotation_sweep``)."""
+
+    angles: np.ndarray  # [A] degrees the scene was turned by
+    part_angles: np.ndarray  # [A, 4] the detected part angles, degrees, in PART_KINDS order
+    face_angle: np.ndarray  # [A] the angle decoded from the face capsule, degrees
+    face_length: np.ndarray  # [A] the face capsule's length
+    images: np.ndarray  # [A, size, size] what the model read
+    part_error: np.ndarray  # [A, 4] |part angle - turn|, wrapped into [0, 180]
+    face_error: np.ndarray  # [A] |face angle - turn|, wrapped into [0, 180]
+
+
 @checked
-def rotation_sweep(model: PoseCapsuleNet, parts, angles) -> dict:
+def rotation_sweep(model: PoseCapsuleNet, parts, angles) -> RotationSweep:
     """Turn the scene ``parts`` about its face parts' centre by each of ``angles`` (degrees)
     and record what the model reads: detected part angles ``[len(angles), 4]``, the face pose
     decoded from the face capsule (its angle ``[len(angles)]``) and the face length, with the
@@ -197,8 +210,8 @@ def rotation_sweep(model: PoseCapsuleNet, parts, angles) -> dict:
     face = out.routing.v[:, PARENTS.index("face")]  # [angles, D + 1]
     part_angles = out.poses[..., 2].numpy()
     face_angle = np.array([decode_pose_code(v)[2] for v in face.numpy()])
-    return {"angles": np.asarray(angles, dtype=float), "part_angles": part_angles,
-            "face_angle": face_angle, "face_length": face.norm(dim=-1).float().numpy(),
-            "images": x[:, 0].numpy(),
-            "part_error": np.abs(wrap_angle(part_angles - np.asarray(angles)[:, None])),
-            "face_error": np.abs(wrap_angle(face_angle - np.asarray(angles)))}
+    return RotationSweep(
+        angles=np.asarray(angles, dtype=float), part_angles=part_angles, face_angle=face_angle,
+        face_length=face.norm(dim=-1).float().numpy(), images=x[:, 0].numpy(),
+        part_error=np.abs(wrap_angle(part_angles - np.asarray(angles)[:, None])),
+        face_error=np.abs(wrap_angle(face_angle - np.asarray(angles))))

@@ -126,18 +126,28 @@ def face_rates(model: torch.nn.Module, kinds=faces.KINDS, n: Count = 500,
             for kind in kinds}
 
 
+@dataclass(frozen=True)
+class Verdicts:
+    """Every model's verdict on one image (``verdicts``): three dicts keyed by model name."""
+
+    face_probability: dict[str, float]  # each model's score for "face"
+    threshold: dict[str, float]  # where each model cuts between face and not
+    called_face: dict[str, bool]  # whether each model calls the image a face (score > cut)
+
+
 @checked
-def verdicts(models: dict, x: Tensor("one image [1, 1, H, W]", ndim=4, pixels=True)) -> dict:
+def verdicts(models: dict, x: Tensor("one image [1, 1, H, W]", ndim=4, pixels=True)
+             ) -> Verdicts:
     """Each model's score for "face" on the one image ``x`` ``[1, 1, H, W]``, where it cuts, and
     its verdict (score above the cut), from one forward pass per model (``models``: name ->
-    model): ``{"face_probability": {name: score}, "threshold": {...}, "called_face": {...}}``."""
+    model), each keyed by model name."""
     if not models:
         raise ValueError("verdicts(): models must name at least one trained model, e.g. "
                          "{'deep CNN': model}, got {}; pass a dict of name -> model")
     scores = {name: [float(t[0]) for t in face_scores(m, x)] for name, m in models.items()}
-    return {"face_probability": {name: p for name, (p, _) in scores.items()},
-            "threshold": {name: cut for name, (_, cut) in scores.items()},
-            "called_face": {name: p > cut for name, (p, cut) in scores.items()}}
+    return Verdicts(face_probability={name: p for name, (p, _) in scores.items()},
+                    threshold={name: cut for name, (_, cut) in scores.items()},
+                    called_face={name: p > cut for name, (p, cut) in scores.items()})
 
 
 def _edited_faces(edit, n: int, seed: int) -> torch.Tensor:

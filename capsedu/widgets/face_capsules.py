@@ -46,6 +46,7 @@ def face_state(pose_model, models: dict, parts,
     rows = [faces.PART_KINDS.index(k) for k in found]
     ghosts = predicted_faces(poses[0].double().numpy(), pose_model.W.numpy())  # [4, 4]
     c = routing.c[0].numpy()  # [4, 2] couplings used in the last iteration
+    v = verdicts(models, x)
     return FaceState(
         iteration=iteration,
         image=image,
@@ -57,7 +58,9 @@ def face_state(pose_model, models: dict, parts,
         lengths=torch.stack([s.v[0].norm(dim=-1) for s in routing.history]).numpy(),
         presence=dict(zip(faces.PART_KINDS, presence[0].tolist(), strict=True)),
         poses={k: tuple(poses[0, i].tolist()) for k, i in zip(found, rows, strict=True)},
-        **verdicts(models, x),
+        face_probability=v.face_probability,
+        threshold=v.threshold,
+        called_face=v.called_face,
     )
 
 

@@ -39,7 +39,9 @@ def verdicts_state(models: dict, parts,
     """Render ``parts`` at ``size`` x ``size`` and ask each model of ``models`` (name -> model)
     for its verdict."""
     x = sprites.render_many([parts], size=size)  # [1, 1, size, size]; ValueError on a bad part
-    return VerdictsState(list(parts), x[0, 0].numpy(), **verdicts(models, x))
+    v = verdicts(models, x)
+    return VerdictsState(list(parts), x[0, 0].numpy(), v.face_probability, v.threshold,
+                         v.called_face)
 
 
 class VerdictBars:
