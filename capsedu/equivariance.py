@@ -15,9 +15,7 @@ and returns the numbers a notebook prints:
   (``capsule_angle_readout``);
 * what a rotation-invariant classifier cannot know: a 6 from a 9 turned upside down
   (``confusion_at``, ``six_nine``);
-* what notebook 10's widget shows (``rotation_state``);
-* slot attention beside routing: the same kind of softmax, and the axis it runs over
-  (``attention_step``).
+* what notebook 10's widget shows (``rotation_state``).
 
 Errors are relative: the largest absolute difference divided by the largest absolute value of
 what it is compared with, so 1e-7 means "equal up to float32 rounding" whatever the scale.
@@ -452,23 +450,13 @@ def rotation_state(gcnn: nn.Module, cnn: nn.Module, digit: Digit,
                    layer: Int("a layer of the G-CNN", ge=0, le=MAX_WIDTH) = 0,
                    channel: Int("a channel of that layer", ge=0, le=MAX_WIDTH) = 0,
                    face_model: nn.Module | None = None) -> RotationState:
-    """What notebook 10's widget shows for one MNIST ``digit`` ``[1, 28, 28]`` turned by
-    ``rotation`` degrees (counter-clockwise), read by a ``C4CNN`` and a ``PlainCNN``:
-
-    * ``image`` ``[28, 28]``: what both models see;
-    * ``gcnn_maps`` ``[4, h, w]``: the four maps of the G-CNN's ``layer`` for one ``channel``
-      (one filter in its four orientations); ``cnn_maps`` ``[4, h, w]``: four maps of the CNN's
-      ``layer``, its ``cnn_channels`` 4 channel, ..., 4 channel + 3 (modulo its channel count);
-    * at whole quarter turns (``quarter_turns`` r, else None): ``gcnn_error`` and ``cnn_error``,
-      each layer's maps (all filters) against the upright digit's maps turned by r (and, for the
-      G-CNN, cycled by r: ``group_conv.rotate_c4``), as ``relative_error``;
-    * ``gcnn_probabilities`` and ``cnn_probabilities`` ``[10]`` (softmax), and both
-      ``*_prediction``;
-    * with a ``face_model`` (notebook 07's ``PoseCapsuleNet``), the upright face of
-      ``faces.face_parts`` turned by the same angle: its ``face_image`` ``[32, 32]``, the face
-      capsule's ``face_angle`` and ``face_length`` (``parts.pose_net.rotation_sweep``); without
-      one, all three are None.
-    """
+    """What notebook 10's widget shows (``RotationState``) for one MNIST ``digit`` ``[1, 28, 28]``
+    turned by ``rotation`` degrees, read by a ``C4CNN`` and a ``PlainCNN``: the maps of
+    ``layer`` (the G-CNN's ``channel`` in its four orientations, four of the CNN's channels); at
+    whole quarter turns each layer's maps against the upright digit's turned (and, for the G-CNN,
+    cycled: ``group_conv.rotate_c4``), as ``relative_error``; both softmaxes; and with a
+    ``face_model`` (07's ``PoseCapsuleNet``) the upright face turned as far and what its face
+    capsule reads (``parts.pose_net.rotation_sweep``)."""
     n_layers = len(gcnn.convs)
     if layer >= n_layers:
         raise ValueError(f"layer must be in [0, {n_layers - 1}], got {layer}")
@@ -504,44 +492,3 @@ def rotation_state(gcnn: nn.Module, cnn: nn.Module, digit: Digit,
         gcnn_prediction=int(gcnn_probabilities.argmax()),
         cnn_probabilities=cnn_probabilities.numpy(),
         cnn_prediction=int(cnn_probabilities.argmax()), **face)
-
-
-# --- slot attention beside routing ---------------------------------------------------------------
-
-SOFTMAX_OVER = {
-    "slots": "slot attention (Locatello et al. 2020): each input's weights sum to 1 over the "
-             "slots, as routing's couplings sum to 1 over the parents",
-    "inputs": "ordinary attention: each slot's weights sum to 1 over the inputs, the axis of "
-              "routing's softmax-over-children bug (notebooks 04 and 09)",
-}
-
-
-@checked
-def attention_step(inputs: Tensor("inputs [batch, n_in, d]", ndim=3, finite=True),
-                   slots: Tensor("slots [batch, n_slots, d]", ndim=3, finite=True),
-                   softmax_over: Choice("the softmax's axis", *SOFTMAX_OVER) = "slots"
-                   ) -> tuple[torch.Tensor, torch.Tensor]:
-    """One step of dot-product attention between ``inputs`` ``[batch, n_in, d]`` and ``slots``
-    ``[batch, n_slots, d]``, stripped to its normalisation (no learned projections, no GRU):
-    the weights ``a`` ``[batch, n_in, n_slots]`` (laid out like routing's couplings c
-    ``[batch, n_in, n_out]``) and each slot's new value ``[batch, n_slots, d]``, the weighted
-    mean of the inputs.
-
-    ``softmax_over="slots"`` is slot attention: the slots compete for each input, as parents
-    compete for a child in routing by agreement. ``"inputs"`` is the attention of transformers:
-    each slot (query) spreads one unit of attention over the inputs, and nothing stops two slots
-    from taking the same input."""
-    if inputs.shape[0] != slots.shape[0] or inputs.shape[2] != slots.shape[2]:
-        raise ValueError(f"inputs [batch, n_in, d] and slots [batch, n_slots, d] must share batch "
-                         f"and d, got {tuple(inputs.shape)} and {tuple(slots.shape)}")
-    d = inputs.shape[-1]
-    # logit_ij = x_i . s_j / sqrt(d): how well input i matches slot j; [batch, n_in, n_slots]
-    logits = torch.einsum("bid,bjd->bij", inputs, slots) / d**0.5
-    # a_ij = exp(logit_ij) / sum_k exp(logit_ik)  (over the slots k), or
-    # a_ij = exp(logit_ij) / sum_k exp(logit_kj)  (over the inputs k)
-    a = torch.softmax(logits, dim=2 if softmax_over == "slots" else 1)
-    # s_j = sum_i a_ij x_i / sum_i a_ij: the mean of the inputs, weighted by what slot j took;
-    # [batch, n_slots, d] (over the inputs, sum_i a_ij = 1 already)
-    weight = a.sum(dim=1).clamp_min(torch.finfo(a.dtype).tiny)[..., None]  # [batch, n_slots, 1]
-    updated = torch.einsum("bij,bid->bjd", a, inputs) / weight
-    return a, updated

@@ -15,7 +15,7 @@ PACKAGE = ROOT / "capsedu"
 LAYERS = [
     ("settings", ["config", "checks", "validate"]),
     ("maths", ["functional", "routing", "layers", "poses", "group_conv", "statistics", "buggy",
-               "spiking", "attacks"]),
+               "spiking", "attacks", "slot_attention"]),
     ("models", ["capsnet", "baselines", "multi_digit", "costs", "routing_costs", "gcnn",
                 "bug_catalogue", "buggy_capsnet", "vit"]),
     ("data and training", ["data", "data.mnist", "data.sprites", "data.faces", "data.patches",

@@ -8,6 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from capsedu import equivariance as eq
+from capsedu import slot_attention
 from capsedu.buggy import step_softmax_over_children
 from capsedu.capsnet import SMALL, CapsNet
 from capsedu.data import transformed_mnist as tm
@@ -323,8 +324,8 @@ def test_slot_attention_sums_over_slots_attention_over_inputs(batch, n_in, n_slo
     g = torch.Generator().manual_seed(n_in * 100 + n_slots)
     x = scale * torch.randn(batch, n_in, d, generator=g, dtype=torch.float64)
     slots = scale * torch.randn(batch, n_slots, d, generator=g, dtype=torch.float64)
-    a_slots, _ = eq.attention_step(x, slots, "slots")
-    a_inputs, updated = eq.attention_step(x, slots, "inputs")
+    a_slots, _ = slot_attention.attention_step(x, slots, "slots")
+    a_inputs, updated = slot_attention.attention_step(x, slots, "inputs")
     assert a_slots.shape == a_inputs.shape == (batch, n_in, n_slots)
     torch.testing.assert_close(a_slots.sum(dim=2), torch.ones(batch, n_in, dtype=torch.float64))
     torch.testing.assert_close(a_inputs.sum(dim=1), torch.ones(batch, n_slots,
@@ -338,7 +339,7 @@ def test_attention_step_against_loops():
     g = torch.Generator().manual_seed(0)
     x, slots = torch.randn(2, 5, 3, generator=g), torch.randn(2, 4, 3, generator=g)
     for over in ("slots", "inputs"):
-        a, updated = eq.attention_step(x, slots, over)
+        a, updated = slot_attention.attention_step(x, slots, over)
         for b in range(2):
             logits = torch.tensor([[float(x[b, i] @ slots[b, j]) / 3**0.5 for j in range(4)]
                                    for i in range(5)])
@@ -359,16 +360,16 @@ def test_slot_attention_normalises_like_routing_and_attention_like_its_bug():
     u_hat = torch.randn(2, 6, 3, 4, generator=g)
     c, _, _ = routing_step(u_hat, logits)
     c_bug, _, _ = step_softmax_over_children(u_hat, logits)
-    torch.testing.assert_close(eq.attention_step(x, slots, "slots")[0], c)
-    torch.testing.assert_close(eq.attention_step(x, slots, "inputs")[0], c_bug)
+    torch.testing.assert_close(slot_attention.attention_step(x, slots, "slots")[0], c)
+    torch.testing.assert_close(slot_attention.attention_step(x, slots, "inputs")[0], c_bug)
 
 
 def test_slot_attention_treats_slots_alike():
     g = torch.Generator().manual_seed(2)
     x, slots = torch.randn(1, 6, 4, generator=g), torch.randn(1, 3, 4, generator=g)
     order = torch.tensor([2, 0, 1])
-    a, updated = eq.attention_step(x, slots)
-    a_perm, updated_perm = eq.attention_step(x, slots[:, order])
+    a, updated = slot_attention.attention_step(x, slots)
+    a_perm, updated_perm = slot_attention.attention_step(x, slots[:, order])
     torch.testing.assert_close(a_perm, a[:, :, order])
     torch.testing.assert_close(updated_perm, updated[:, order])
 
@@ -376,13 +377,13 @@ def test_slot_attention_treats_slots_alike():
 def test_attention_step_names_bad_input():
     x = torch.randn(1, 5, 3)
     with pytest.raises(ValueError, match="softmax_over must be one of"):
-        eq.attention_step(x, x, "parents")
+        slot_attention.attention_step(x, x, "parents")
     with pytest.raises(ValueError, match="share batch and d"):
-        eq.attention_step(x, torch.randn(1, 2, 4))
+        slot_attention.attention_step(x, torch.randn(1, 2, 4))
     with pytest.raises(ValueError, match=r"attention_step\(\): slots must be .* with 3 "
                                          r"dimensions \(slots \[batch, n_slots, d\]\)"):
-        eq.attention_step(x, torch.randn(2, 3))
+        slot_attention.attention_step(x, torch.randn(2, 3))
     with pytest.raises(TypeError, match="floating-point"):
-        eq.attention_step(x.long(), x.long())
+        slot_attention.attention_step(x.long(), x.long())
     with pytest.raises(ValueError, match="NaN"):
-        eq.attention_step(x * float("nan"), x)
+        slot_attention.attention_step(x * float("nan"), x)
