@@ -12,9 +12,9 @@ import torch
 import torch.nn.functional as F
 
 from .checks import check_labels
-from .functional import class_targets
+from .functional import Lambda, Lengths, MMinus, MPlus, class_targets
 from .routing import agreement, couplings, outputs
-from .validate import Float, Tensor, checked
+from .validate import Tensor, checked
 
 Votes = Tensor("votes u_hat [batch, n_in, n_out, dim]", ndim=4, floating=True)
 Logits = Tensor("routing logits b [batch, n_in, n_out]", ndim=3, floating=True)
@@ -41,13 +41,9 @@ def step_logits_shared_over_batch(u_hat: Votes, b: Logits) -> tuple[torch.Tensor
 
 
 @checked
-def unsquared_margin_loss(
-    lengths: Tensor("capsule lengths [batch, classes]", ndim=2, finite=True),
-    targets: Tensor("integer class labels [batch]"),
-    m_plus: Float("the length a present class is pushed above", gt=0, le=1) = 0.9,
-    m_minus: Float("the length an absent class is pushed below", ge=0, lt=1) = 0.1,
-    lam: Float("the weight of the absent classes", ge=0) = 0.5,
-) -> torch.Tensor:
+def unsquared_margin_loss(lengths: Lengths, targets: Tensor("integer class labels [batch]"),
+                          m_plus: MPlus = 0.9, m_minus: MMinus = 0.1,
+                          lam: Lambda = 0.5) -> torch.Tensor:
     """``functional.margin_loss`` with both terms unsquared: zero in the same places, but its slope
     no longer fades near the margins (a length just short of m+ is pushed as hard as one far
     below it). ``lengths`` ``[batch, classes]``, ``targets`` ``[batch]`` labels."""

@@ -45,14 +45,16 @@ def squash(s: Tensor("a capsule's total input", floating=True),
     return squared_t / (m**-2 + squared_t) * t / torch.sqrt(squared_t + eps)
 
 
+# Eq. 4's parameters, declared once (``buggy.unsquared_margin_loss`` takes the same)
+Lengths = Tensor("capsule lengths [batch, classes]", ndim=2, finite=True)
+MPlus = Float("the length a present class is pushed above", gt=0, le=1)
+MMinus = Float("the length an absent class is pushed below", ge=0, lt=1)
+Lambda = Float("the weight of the absent classes", ge=0)
+
+
 @checked
-def margin_loss(
-    lengths: Tensor("capsule lengths [batch, classes]", ndim=2, finite=True),
-    targets: Tensor("integer class labels [batch] or [batch, k]"),
-    m_plus: Float("the length a present class is pushed above", gt=0, le=1) = 0.9,
-    m_minus: Float("the length an absent class is pushed below", ge=0, lt=1) = 0.1,
-    lam: Float("the weight of the absent classes", ge=0) = 0.5,
-) -> torch.Tensor:
+def margin_loss(lengths: Lengths, targets: Tensor("integer class labels [batch] or [batch, k]"),
+                m_plus: MPlus = 0.9, m_minus: MMinus = 0.1, lam: Lambda = 0.5) -> torch.Tensor:
     """Eq. 4, summed over classes and averaged over the batch.
 
     ``lengths``: ``[batch, classes]`` capsule lengths ||v_k||; ``targets``: ``[batch]`` integer
