@@ -217,17 +217,17 @@ class AdversarialComparisons(NamedTuple):
 @checked
 def adversarial_comparisons(results: dict, eps: Eps = 0.1) -> AdversarialComparisons:
     """11's comparisons at ``eps`` from its record ``results`` (``adversarial_record``)."""
+    # every model under PGD at every recorded eps, read once: eps -> model -> Attacked
+    every = {e: {name: adversarial_record.read_attacked(results, name, "pgd", e)
+                 for name in MODELS} for e in EPS}
     at = {name: adversarial_record.read_attacked(results, name, "pgd", eps) for name in MODELS}
-    largest = {name: adversarial_record.read_attacked(results, name, "pgd", max(EPS)).accuracy
-               for name in MODELS}
+    largest = {name: a.accuracy for name, a in every[max(EPS)].items()}
     sound = all(adversarial_record.sanity(results, name, eps).passed for name in MODELS)
     plain = adversarial_record.read_detection(results, eps)
     adaptive = max((adversarial_record.read_detection(results, eps, weight)
                     for weight in ADAPTIVE_WEIGHTS), key=lambda d: d.evaded)
-    every = {e: {name: adversarial_record.read_attacked(results, name, "pgd", e).right
-                 for name in MODELS} for e in EPS}
-    versus_cnn = {e: paired(right[CAPSNET], right[CNN]) for e, right in every.items()}
-    routing = {e: paired(right[CAPSNET], right[CAPSNET_1ITER]) for e, right in every.items()}
+    versus_cnn = {e: paired(a[CAPSNET].right, a[CNN].right) for e, a in every.items()}
+    routing = {e: paired(a[CAPSNET].right, a[CAPSNET_1ITER].right) for e, a in every.items()}
     return AdversarialComparisons(eps, len(at[CNN].right), {n: a.accuracy for n, a in at.items()},
                                   max(EPS), largest, versus_cnn, routing, sound,
                                   plain.false_alarms, plain, adaptive)
