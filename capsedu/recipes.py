@@ -120,6 +120,25 @@ def vit_face_recipe(position: Flag("True for the ViT with position embeddings"))
         lr_decay=0.95, seed=0, trainer="capsedu.patch_order")
 
 
+@checked
+def vit_mnist_recipe(position: Flag("True for the ViT with position embeddings")) -> Recipe:
+    """A row of notebook 10's vision transformers on MNIST: sized like notebook 10's CNN pair
+    (about 105k parameters) and trained like it (``rotmnist-cnn``: upright MNIST, the epoch
+    chosen on the last 5,000 training images by the course's rule), at Adam's 1e-3 of Part IV's
+    CNNs."""
+    with_or_not = "with" if position else "without"
+    return Recipe(
+        description=f"notebook 10's vision transformer {with_or_not} position embeddings on "
+        "MNIST (28x28 digits in 4x4 patches, 7x7 tokens, 64 dimensions, 3 layers of 4 heads, MLP "
+        "128, about 105k parameters like rotmnist-cnn), trained like rotmnist-cnn on upright "
+        "MNIST until 3 epochs bring no gain on the last 5,000 training images, held out; the "
+        "best of those epochs is kept",
+        build=partial(VisionTransformer, image_size=28, patch=4, n_classes=10, dim=64, depth=3,
+                      heads=4, mlp=128, position=position),
+        epochs=30, patience=PATIENCE, batch_size=128, lr=1e-3, lr_decay=0.8, seed=0,
+        validation=5000)
+
+
 class Cell(NamedTuple):
     """A cell of notebook 09's routing ablation: ``CapsNet(LIVE)`` trained with ``iterations``
     and ``recon_weight``."""
@@ -274,6 +293,10 @@ RECIPES: dict[str, Recipe] = {
         epochs=30, patience=PATIENCE, batch_size=128, lr=2e-3, lr_decay=0.8, seed=0,
         validation=5000,
     ),
+    # Notebook 10's vision transformers on MNIST, with and without position embeddings, trained
+    # like the pair above (seeds 0, 1, 2)
+    "mnist-vit": vit_mnist_recipe(True),
+    "mnist-vit-no-positions": vit_mnist_recipe(False),
     # Notebooks 01 and 07's face models, each shipped for seeds 0, 1 and 2. The CNNs train with
     # notebook 01's recipe; the pose-capsule model's detector learns from 3 x 6,000 scattered
     # parts, its W_i and threshold are fitted on 6,000 faces and as many non-faces; the MLP reads

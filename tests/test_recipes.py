@@ -117,7 +117,8 @@ SETTINGS = ("data", "epochs", "patience", "batch_size", "lr_decay", "seed", "aug
 
 @pytest.mark.parametrize("pair", [("affnist-capsnet", "affnist-capsnet-1iter", "affnist-cnn"),
                                   ("multimnist-capsnet", "multimnist-cnn"),
-                                  ("rotmnist-gcnn", "rotmnist-cnn"),
+                                  ("rotmnist-gcnn", "rotmnist-cnn", "mnist-vit",
+                                   "mnist-vit-no-positions"),
                                   ("faces-bag-of-parts-cnn", "faces-deep-cnn")])
 def test_the_models_of_a_comparison_train_alike(pair):
     """Like for like: the models a notebook compares share every setting but their learning rate
