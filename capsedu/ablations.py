@@ -29,6 +29,7 @@ from .capsnet import routing_iterations
 from .convergence import PATIENCE, best_epoch, converged
 from .data.mnist import load_mnist
 from .loop import evaluate
+from .recipe_run import how_run, train_recipe
 from .recipes import (
     ABLATION_GRID,
     RECIPES,
@@ -37,9 +38,7 @@ from .recipes import (
     Limit,
     ablation_name,
     command_line,
-    how_run,
     shared_budget,
-    train_recipe,
 )
 from .routing import MAX_ITERATIONS
 from .statistics import SeedDifference, over_seeds, seed_difference

@@ -34,6 +34,7 @@ from .convergence import PATIENCE, chosen_epoch, converged, finished, held_out_s
 from .couplings import coupling_trace
 from .data.mnist import SPLITS, load_mnist
 from .loop import predict
+from .recipe_run import how_run, train_recipe
 from .recipes import (
     CORRECT,
     RECIPES,
@@ -42,9 +43,7 @@ from .recipes import (
     Limit,
     ZooRunName,
     command_line,
-    how_run,
     shared_budget,
-    train_recipe,
     zoo_name,
 )
 from .routing import RoutingResult, RoutingStep

@@ -1,32 +1,31 @@
-"""Every trained model's recipe, in one table, and a run of one into the manifest.
+"""Every trained model's recipe, in one table.
 
 ``RECIPES`` holds a ``Recipe`` for every model the course ships or records (05's CapsNets, Part
-IV's pairs, 07's face models, 09's ablation cells and bug zoo runs): everything that defines the
-run (model, data, epochs, batch, learning rate, seed, held-out examples, stopping rule) and the
-command that trains it (``trainer``). ``run_recipe`` trains one of ``python -m capsedu.train``'s
-(``loop.fit``), scores it on the test split once, and writes its checkpoint and manifest row.
+IV's pairs, 07's face models, 09's ablation cells and bug zoo runs, 10's ViTs): everything that
+defines the run (model, data, epochs, batch, learning rate, seed, held-out examples, stopping
+rule) and the command that trains it (``trainer``); and how runs of them are named
+(``seeded_name``, ``recipe_name``) and recorded (``command_line``, ``how_made``). A run of one is
+``recipe_run``'s.
 """
 
-import io
 import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import partial
-from pathlib import Path
 from typing import Literal, NamedTuple
 
 import torch
 
-from . import checkpoints, config
+from . import checkpoints
 from .baselines import BagOfPartsCNN, DeepCNN, MaxPoolCNN
 from .bug_catalogue import BUGS
 from .buggy_capsnet import BuggyCapsNet
 from .capsnet import AFFNIST, LIVE, SMALL, CapsNet, CapsNetConfig
-from .convergence import PATIENCE, best_epoch, chosen_epoch, converged, held_out_scores
+from .convergence import PATIENCE
 from .data.mnist import load_mnist
 from .data.transformed_mnist import move, multimnist_data, pair_up, translated_mnist
 from .gcnn import C4CNN, PlainCNN
-from .loop import evaluate, fit, random_shift
+from .loop import random_shift
 from .multi_digit import MultiDigitCapsNet, TwoDigitCNN
 from .validate import MAX_EPOCHS, Choice, Flag, Float, Int, Seed, check_fields, checked
 from .vit import VisionTransformer
@@ -333,84 +332,8 @@ def shared_budget(names: list[str] | tuple[str, ...]) -> int:
     return budgets.pop()
 
 
-@checked
-def split_validation(recipe: Recipe, limit: Limit | None = None):
-    """A ``Recipe``'s training data as ``(train, validation)``: the last
-    ``recipe.validation`` examples are held out (``validation`` is None if it holds none), as a
-    copy, so that a caller who keeps only ``validation`` does not keep the whole training set. A
-    recipe that composes its batches (``recipe.compose``) composes the held-out rows once, with a
-    fixed seed, into its validation set: MultiMNIST pairs made of held-out digits only."""
-    images, labels = recipe.data(True, limit)
-    n = recipe.validation
-    if n and len(labels) <= n:
-        raise ValueError(f"the recipe holds out {n} validation examples but has only "
-                         f"{len(labels)} training examples (limit={limit}); use a limit above "
-                         f"{n}")
-    cut = len(labels) - n
-    train, validation = (images[:cut], labels[:cut]), (images[cut:].clone(), labels[cut:].clone())
-    if not n:
-        return train, None
-    if recipe.compose is not None:  # the same validation set in every run: seed 0
-        validation = recipe.compose(*validation, torch.Generator().manual_seed(0))[:2]
-    return train, validation
 
 
-@checked
-def train_recipe(recipe: Recipe, epochs: Epochs | None = None, limit: Limit | None = None,
-                 seed: Seed | None = None, progress: Flag("whether to show a progress bar") = True,
-                 state_path: str | Path | None = None, start: tuple | None = None):
-    """Build and train a ``Recipe``: returns ``(model, history, train_examples)``; the test set is
-    not touched (``run_recipe`` scores it once). ``state_path``: where to keep the resumable
-    training state; ``start``: an earlier run to continue (both as in ``fit``)."""
-    epochs = recipe.epochs if epochs is None else epochs
-    seed = recipe.seed if seed is None else seed
-    torch.manual_seed(seed)  # the initial weights depend on the seed too
-    model = recipe.build()
-    train, validation = split_validation(recipe, limit)
-    history = fit(model, train, epochs, recipe.batch_size, recipe.lr, recipe.lr_decay, seed,
-                  progress=progress, augment=recipe.augment, state_path=state_path,
-                  validation=validation, compose=recipe.compose, patience=recipe.patience,
-                  start=start)
-    return model, history, len(train[1])
-
-
-@checked
-def how_run(history: list[dict]) -> dict:
-    """What the record of every training run keeps beside its results, so that a reader can
-    reproduce it and compare its time: the seconds it trained (its epochs' sum, from ``fit``'s
-    ``history``), the CPU threads it had and the torch version."""
-    return {"train_time_s": round(sum(h["seconds"] for h in history), 1),
-            "threads": torch.get_num_threads(), "torch_version": torch.__version__}
-
-
-@checked
-def continue_from(folder: str | Path, name: str) -> tuple[dict, list[dict], list[dict]]:
-    """What a run needs to continue checkpoint ``name`` saved in ``folder`` (``fit``'s ``start``):
-    ``(weights, history, sittings)``. ``history``: its held-out accuracy up to the epoch it kept
-    (training goes on from the kept weights), each epoch timed at the run's mean; ``sittings``:
-    the runs that made it, oldest first (commands, epochs kept, sha256), for its manifest row."""
-    folder = Path(folder)
-    row = checkpoints.read_manifest(folder).get(name)
-    if row is None or "validation_by_epoch" not in row.get("metrics", {}):
-        raise ValueError(f"continue_from: {folder / checkpoints.MANIFEST} has no row for {name!r} "
-                         "with a held-out curve (metrics.validation_by_epoch); name a folder "
-                         "holding a finished run of this recipe, e.g. the shipped checkpoints")
-    scores = row["metrics"]["validation_by_epoch"]
-    kept = best_epoch(scores)
-    # the bytes of the file its row names, verified against the row's sha256 (a file swapped or
-    # changed since would be recorded as the run it is not): ChecksumError
-    manifest = (folder / checkpoints.MANIFEST).resolve()
-    row, _, data = checkpoints.verified_bytes(name, folder, manifest)
-    weights = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
-    if weights["arch"] != row["arch"]:
-        raise ValueError(f"continue_from: {folder / row['file']} holds a {weights['arch']}, its "
-                         f"row says {row['arch']}; name a folder holding this recipe's run")
-    per_epoch = row["train_time_s"] / len(scores)
-    history = [{"epoch": i + 1, "validation_accuracy": v, "seconds": per_epoch}
-               for i, v in enumerate(scores[:kept])]
-    sitting = {"command": row["command"], "sha256": row["sha256"], "epochs": len(scores),
-               "kept_epoch": kept}
-    return weights["state_dict"], history, [*row.get("sittings", []), sitting]
 
 
 @checked
@@ -429,57 +352,6 @@ def command_line(command: str, **flags) -> str:
             words += [f"--{name.replace('_', '-')}", *(shlex.quote(str(v)) for v in values)]
     return " ".join(words)
 
-
-@checked
-def run_recipe(name: str, epochs: Epochs | None = None, limit: Limit | None = None,
-               seed: Seed | None = None, root: str | Path | None = None,
-               progress: Flag("whether to show progress bars") = True,
-               state_path: str | Path | None = None,
-               replace_shipped: Flag("True only to replace a shipped checkpoint") = False,
-               continue_folder: str | Path | None = None) -> dict:
-    """Train recipe ``name`` (``train_recipe``), score it on the test split, save it in ``root``
-    and return the manifest row. ``continue_folder``: go on from the epoch the run of this
-    checkpoint saved there kept (``continue_from``); its row lists the earlier runs (``sittings``).
-    ``root`` defaults to the shipped checkpoints, replaced only with ``replace_shipped=True``
-    (checked before training: ``checkpoints.check_writable``). A seed other than the recipe's is
-    saved as ``<name>-seed<seed>`` (``seeded_name``)."""
-    recipe = command_recipe(name)
-    epochs = recipe.epochs if epochs is None else epochs
-    seed = recipe.seed if seed is None else seed
-    saved_as = seeded_name(name, seed)
-    checkpoints.check_writable(saved_as, root, replace_shipped)
-    command = command_line(f"python -m capsedu.train {name}", limit=limit,
-                           epochs=None if epochs == recipe.epochs else epochs,
-                           seed=None if seed == recipe.seed else seed,
-                           continue_from=continue_folder)
-    start, sittings = None, {}
-    if continue_folder is not None:
-        weights, history, earlier = continue_from(continue_folder, saved_as)
-        if len(history) >= epochs:
-            raise ValueError(f"continue_folder: {saved_as} in {continue_folder} has already "
-                             f"trained {len(history)} epochs, the budget of {epochs}; pass more "
-                             "epochs to go on")
-        start, sittings = (weights, history), {"sittings": earlier}
-    model, history, train_examples = train_recipe(recipe, epochs, limit, seed, progress,
-                                                  state_path, start)
-    test_accuracy = evaluate(model, recipe.data(False, None), progress=progress)
-    metrics = {"test_accuracy": test_accuracy, "epochs": len(history),
-               "final_train_loss": round(history[-1]["loss"], 5)}
-    if recipe.validation:
-        chosen = chosen_epoch(history)
-        metrics.update(validation_examples=recipe.validation, chosen_epoch=chosen["epoch"],
-                       validation_accuracy=chosen["validation_accuracy"],
-                       validation_by_epoch=held_out_scores(history))
-    if recipe.patience is not None:  # did the rule stop it, or did the budget run out first?
-        metrics.update(max_epochs=epochs, patience=recipe.patience,
-                       converged=converged(metrics["validation_by_epoch"], recipe.patience))
-    model.cpu()
-    return checkpoints.save(
-        model, saved_as, root, replace_shipped, description=recipe.description,
-        command=command,
-        seed=seed, device=str(config.device()), train_examples=train_examples, metrics=metrics,
-        **how_run(history), **sittings,
-    )
 
 
 @checked

@@ -28,7 +28,8 @@ from pathlib import Path
 import torch
 
 from . import checkpoints, config, full_sets
-from .recipes import Limit, command_line, run_recipe, seeded_name
+from .recipe_run import run_recipe
+from .recipes import Limit, command_line, seeded_name
 from .train import experiment_parser, record_missing, results_file, seed_int
 from .validate import Choice, Flag, Seed, checked
 
@@ -68,7 +69,7 @@ def score(model: torch.nn.Module, test_set: TestSet, iterations: full_sets.Itera
 def run(recipe: Recipe, seed: Seed, limit: Limit | None = None,
         progress: Flag("True to show progress bars") = True, state_path: Path | None = None
         ) -> dict:
-    """Train ``recipe`` from ``seed`` (``recipes.run_recipe``, its checkpoint into
+    """Train ``recipe`` from ``seed`` (``recipe_run.run_recipe``, its checkpoint into
     ``<data root>/runs/seed_runs``) and read it on every test set: its record."""
     folder = checkpoints.runs_dir() / "seed_runs"
     row = run_recipe(recipe, limit=limit, seed=seed, root=folder, progress=progress,

@@ -22,7 +22,8 @@ import torch
 from filelock import FileLock, Timeout
 
 from . import checkpoints
-from .recipes import RECIPES, Epochs, Limit, command_line, command_recipe, run_recipe, seeded_name
+from .recipe_run import run_recipe
+from .recipes import RECIPES, Epochs, Limit, command_line, command_recipe, seeded_name
 from .validate import Int, Seed, Spec, checked
 
 

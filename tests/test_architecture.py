@@ -20,7 +20,7 @@ LAYERS = [
                 "bug_catalogue", "buggy_capsnet", "vit"]),
     ("data and training", ["data", "data.mnist", "data.sprites", "data.faces", "data.patches",
                            "data.transformed_mnist", "checkpoints", "convergence", "loop",
-                           "recipes", "train"]),
+                           "recipes", "recipe_run", "train"]),
     ("experiments", ["capsule_vectors", "digit_capsules", "parts", "parts.votes",
                      "parts.detector", "parts.pose_net", "parts.pose_mlp", "parts.scoring",
                      "parts.training", "parts.curves", "robustness", "full_sets", "seed_runs",

@@ -1,4 +1,4 @@
-"""What every record of a training run keeps (``recipes.how_run``), and its recorded command
+"""What every record of a training run keeps (``recipe_run.how_run``), and its recorded command
 (``recipes.command_line``)."""
 
 import json
@@ -11,7 +11,8 @@ import torch
 
 from capsedu import BagOfPartsCNN
 from capsedu.checkpoints import read_manifest
-from capsedu.recipes import RECIPES, command_line, how_run
+from capsedu.recipe_run import how_run
+from capsedu.recipes import RECIPES, command_line
 from capsedu.train import main
 
 

@@ -45,7 +45,8 @@ def test_mnist_checkpoint_accuracy_matches_the_manifest(name):
 def test_checkpoint_is_the_epoch_chosen_on_its_validation_images(name):
     # the recipe held out the last training images: the shipped weights score there exactly
     # what the manifest says the chosen epoch scored
-    from capsedu.recipes import RECIPES, recipe_name, split_validation
+    from capsedu.recipe_run import split_validation
+    from capsedu.recipes import RECIPES, recipe_name
 
     metrics = ENTRIES[name]["metrics"]
     try:

@@ -589,7 +589,8 @@ def test_a_single_label_run_is_the_plain_seeded_adam_loop():
 def test_a_pairs_recipe_validates_on_pairs_of_held_out_digits_only(monkeypatch):
     from capsedu.data.transformed_mnist import pair_up
     from capsedu.multi_digit import TwoDigitCNN
-    from capsedu.recipes import Recipe, split_validation
+    from capsedu.recipe_run import split_validation
+    from capsedu.recipes import Recipe
 
     digits, labels = torch.rand(100, 1, 28, 28), torch.arange(100) % 10
     composed = []  # the digits each call of compose pairs up
@@ -611,7 +612,8 @@ def test_a_pairs_recipe_validates_on_pairs_of_held_out_digits_only(monkeypatch):
 
 
 def test_the_held_out_part_is_a_copy_that_does_not_keep_the_training_set(monkeypatch):
-    from capsedu.recipes import Recipe, split_validation
+    from capsedu.recipe_run import split_validation
+    from capsedu.recipes import Recipe
 
     digits, labels = torch.rand(100, 1, 28, 28), torch.arange(100) % 10
     monkeypatch.setitem(RECIPES, "tiny-split", Recipe(

@@ -1,0 +1,148 @@
+"""A run of one recipe of ``recipes.RECIPES``: its data split into training and held-out examples
+(``split_validation``), trained (``train_recipe``, by ``loop.fit``), scored on the test split
+once and saved with its manifest row (``run_recipe``, what ``python -m capsedu.train`` does), or
+continued from the epoch an earlier run kept (``continue_from``). ``how_run`` is what every
+record of a training run keeps beside its results."""
+
+import io
+from pathlib import Path
+
+import torch
+
+from . import checkpoints, config
+from .convergence import best_epoch, chosen_epoch, converged, held_out_scores
+from .loop import evaluate, fit
+from .recipes import Epochs, Limit, Recipe, command_line, command_recipe, seeded_name
+from .validate import Flag, Seed, checked
+
+
+@checked
+def split_validation(recipe: Recipe, limit: Limit | None = None):
+    """A ``Recipe``'s training data as ``(train, validation)``: the last
+    ``recipe.validation`` examples are held out (``validation`` is None if it holds none), as a
+    copy, so that a caller who keeps only ``validation`` does not keep the whole training set. A
+    recipe that composes its batches (``recipe.compose``) composes the held-out rows once, with a
+    fixed seed, into its validation set: MultiMNIST pairs made of held-out digits only."""
+    images, labels = recipe.data(True, limit)
+    n = recipe.validation
+    if n and len(labels) <= n:
+        raise ValueError(f"the recipe holds out {n} validation examples but has only "
+                         f"{len(labels)} training examples (limit={limit}); use a limit above "
+                         f"{n}")
+    cut = len(labels) - n
+    train, validation = (images[:cut], labels[:cut]), (images[cut:].clone(), labels[cut:].clone())
+    if not n:
+        return train, None
+    if recipe.compose is not None:  # the same validation set in every run: seed 0
+        validation = recipe.compose(*validation, torch.Generator().manual_seed(0))[:2]
+    return train, validation
+
+
+@checked
+def train_recipe(recipe: Recipe, epochs: Epochs | None = None, limit: Limit | None = None,
+                 seed: Seed | None = None, progress: Flag("whether to show a progress bar") = True,
+                 state_path: str | Path | None = None, start: tuple | None = None):
+    """Build and train a ``Recipe``: returns ``(model, history, train_examples)``; the test set is
+    not touched (``run_recipe`` scores it once). ``state_path``: where to keep the resumable
+    training state; ``start``: an earlier run to continue (both as in ``fit``)."""
+    epochs = recipe.epochs if epochs is None else epochs
+    seed = recipe.seed if seed is None else seed
+    torch.manual_seed(seed)  # the initial weights depend on the seed too
+    model = recipe.build()
+    train, validation = split_validation(recipe, limit)
+    history = fit(model, train, epochs, recipe.batch_size, recipe.lr, recipe.lr_decay, seed,
+                  progress=progress, augment=recipe.augment, state_path=state_path,
+                  validation=validation, compose=recipe.compose, patience=recipe.patience,
+                  start=start)
+    return model, history, len(train[1])
+
+
+@checked
+def how_run(history: list[dict]) -> dict:
+    """What the record of every training run keeps beside its results, so that a reader can
+    reproduce it and compare its time: the seconds it trained (its epochs' sum, from ``fit``'s
+    ``history``), the CPU threads it had and the torch version."""
+    return {"train_time_s": round(sum(h["seconds"] for h in history), 1),
+            "threads": torch.get_num_threads(), "torch_version": torch.__version__}
+
+
+@checked
+def continue_from(folder: str | Path, name: str) -> tuple[dict, list[dict], list[dict]]:
+    """What a run needs to continue checkpoint ``name`` saved in ``folder`` (``fit``'s ``start``):
+    ``(weights, history, sittings)``. ``history``: its held-out accuracy up to the epoch it kept
+    (training goes on from the kept weights), each epoch timed at the run's mean; ``sittings``:
+    the runs that made it, oldest first (commands, epochs kept, sha256), for its manifest row."""
+    folder = Path(folder)
+    row = checkpoints.read_manifest(folder).get(name)
+    if row is None or "validation_by_epoch" not in row.get("metrics", {}):
+        raise ValueError(f"continue_from: {folder / checkpoints.MANIFEST} has no row for {name!r} "
+                         "with a held-out curve (metrics.validation_by_epoch); name a folder "
+                         "holding a finished run of this recipe, e.g. the shipped checkpoints")
+    scores = row["metrics"]["validation_by_epoch"]
+    kept = best_epoch(scores)
+    # the bytes of the file its row names, verified against the row's sha256 (a file swapped or
+    # changed since would be recorded as the run it is not): ChecksumError
+    manifest = (folder / checkpoints.MANIFEST).resolve()
+    row, _, data = checkpoints.verified_bytes(name, folder, manifest)
+    weights = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
+    if weights["arch"] != row["arch"]:
+        raise ValueError(f"continue_from: {folder / row['file']} holds a {weights['arch']}, its "
+                         f"row says {row['arch']}; name a folder holding this recipe's run")
+    per_epoch = row["train_time_s"] / len(scores)
+    history = [{"epoch": i + 1, "validation_accuracy": v, "seconds": per_epoch}
+               for i, v in enumerate(scores[:kept])]
+    sitting = {"command": row["command"], "sha256": row["sha256"], "epochs": len(scores),
+               "kept_epoch": kept}
+    return weights["state_dict"], history, [*row.get("sittings", []), sitting]
+
+
+@checked
+def run_recipe(name: str, epochs: Epochs | None = None, limit: Limit | None = None,
+               seed: Seed | None = None, root: str | Path | None = None,
+               progress: Flag("whether to show progress bars") = True,
+               state_path: str | Path | None = None,
+               replace_shipped: Flag("True only to replace a shipped checkpoint") = False,
+               continue_folder: str | Path | None = None) -> dict:
+    """Train recipe ``name`` (``train_recipe``), score it on the test split, save it in ``root``
+    and return the manifest row. ``continue_folder``: go on from the epoch the run of this
+    checkpoint saved there kept (``continue_from``); its row lists the earlier runs (``sittings``).
+    ``root`` defaults to the shipped checkpoints, replaced only with ``replace_shipped=True``
+    (checked before training: ``checkpoints.check_writable``). A seed other than the recipe's is
+    saved as ``<name>-seed<seed>`` (``seeded_name``)."""
+    recipe = command_recipe(name)
+    epochs = recipe.epochs if epochs is None else epochs
+    seed = recipe.seed if seed is None else seed
+    saved_as = seeded_name(name, seed)
+    checkpoints.check_writable(saved_as, root, replace_shipped)
+    command = command_line(f"python -m capsedu.train {name}", limit=limit,
+                           epochs=None if epochs == recipe.epochs else epochs,
+                           seed=None if seed == recipe.seed else seed,
+                           continue_from=continue_folder)
+    start, sittings = None, {}
+    if continue_folder is not None:
+        weights, history, earlier = continue_from(continue_folder, saved_as)
+        if len(history) >= epochs:
+            raise ValueError(f"continue_folder: {saved_as} in {continue_folder} has already "
+                             f"trained {len(history)} epochs, the budget of {epochs}; pass more "
+                             "epochs to go on")
+        start, sittings = (weights, history), {"sittings": earlier}
+    model, history, train_examples = train_recipe(recipe, epochs, limit, seed, progress,
+                                                  state_path, start)
+    test_accuracy = evaluate(model, recipe.data(False, None), progress=progress)
+    metrics = {"test_accuracy": test_accuracy, "epochs": len(history),
+               "final_train_loss": round(history[-1]["loss"], 5)}
+    if recipe.validation:
+        chosen = chosen_epoch(history)
+        metrics.update(validation_examples=recipe.validation, chosen_epoch=chosen["epoch"],
+                       validation_accuracy=chosen["validation_accuracy"],
+                       validation_by_epoch=held_out_scores(history))
+    if recipe.patience is not None:  # did the rule stop it, or did the budget run out first?
+        metrics.update(max_epochs=epochs, patience=recipe.patience,
+                       converged=converged(metrics["validation_by_epoch"], recipe.patience))
+    model.cpu()
+    return checkpoints.save(
+        model, saved_as, root, replace_shipped, description=recipe.description,
+        command=command,
+        seed=seed, device=str(config.device()), train_examples=train_examples, metrics=metrics,
+        **how_run(history), **sittings,
+    )
