@@ -3,13 +3,21 @@
 training step against its size and routing iterations (09).
 """
 
+from matplotlib.axes import Axes
 from matplotlib.patches import FancyBboxPatch
+from pydantic import InstanceOf
 
 from ..capsnet import CapsNet
 from ..costs import anatomy
+from ..routing_costs import RoutingCost
+from ..validate import MAX_BATCH, Float, Int, checked
+
+# one size of the votes u_hat [batch, children, parents, dims]: a label here, no work
+VoteSize = Int("a size of the votes u_hat", ge=1, le=MAX_BATCH)
 
 
-def draw_architecture(ax, model: CapsNet) -> None:
+@checked
+def draw_architecture(ax: Axes, model: CapsNet) -> None:
     """A block diagram of ``model`` (the paper's Fig. 1 and 2) on a matplotlib ``ax``."""
     cfg = model.config
     rows = anatomy(model)
@@ -41,7 +49,9 @@ def draw_architecture(ax, model: CapsNet) -> None:
     ax.axis("off")
 
 
-def draw_routing_flow(ax, u_hat_shape) -> None:
+@checked
+def draw_routing_flow(ax: Axes, u_hat_shape: tuple[VoteSize, VoteSize, VoteSize, VoteSize]
+                      ) -> None:
     """Procedure 1 as a flow of tensors with their shapes, for votes ``u_hat`` of
     ``u_hat_shape`` ``[B, children, parents, dims]``: the logits b give the couplings c (softmax
     over the parents), c weighs the votes into s (a sum over the children), squash gives v, the
@@ -72,7 +82,10 @@ def draw_routing_flow(ax, u_hat_shape) -> None:
     ax.axis("off")
 
 
-def draw_routing_cost(ax, rows, references: dict[str, float] | None = None) -> None:
+@checked
+def draw_routing_cost(ax: Axes, rows: list[InstanceOf[RoutingCost]],
+                      references: dict[str, Float("seconds a step takes", ge=0)] | None = None
+                      ) -> None:
     """Milliseconds of a DigitCaps training step (forward + backward) against n_in x n_out x
     d_out, the numbers in one example's u_hat: one line per iteration count of ``rows``
     (``capsedu.routing_costs.routing_sweep``), and each of ``references`` (label -> seconds, e.g. a

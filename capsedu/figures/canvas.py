@@ -10,14 +10,21 @@ the bytes changed. Every widget of ``capsedu.widgets`` (00-10) renders through t
 import io
 
 import numpy as np
+from matplotlib.artist import Artist
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from PIL import Image
+from pydantic import InstanceOf
 
 from .. import config
+from ..validate import Int, checked
+
+# a PNG's dots per inch: the widgets draw at config.WIDGET_DPI (under 100); print quality is 300
+MAX_DPI = 1200
 
 
-def png_bytes(fig: Figure, dpi: int | None = None) -> bytes:
+@checked
+def png_bytes(fig: Figure, dpi: Int("dots per inch", ge=1, le=MAX_DPI) | None = None) -> bytes:
     """Render ``fig`` to PNG bytes at ``dpi`` (default: the widgets' ``config.WIDGET_DPI``); PNG
     rather than SVG: SVG output embeds a date.
 
@@ -37,7 +44,9 @@ class Blitter:
     it keeps showing its first state.
     """
 
-    def __init__(self, figure: Figure, artists):
+    @checked
+    def __init__(self, figure: Figure,
+                 artists: list[InstanceOf[Artist]] | tuple[InstanceOf[Artist], ...]):
         self.figure, self.artists = figure, list(artists)
         for artist in self.artists:
             artist.set_animated(True)  # left out of the full draw, which is the background

@@ -5,11 +5,20 @@ makes it a face (04, 07).
 """
 
 import torch
+from matplotlib.axes import Axes
+from matplotlib.figure import FigureBase
 
 from ..functional import margin_loss_curves
+from ..validate import Flag, Float, Tensor, checked
 
 
-def draw_squash_curves(fig, r, slope_autograd, slope_formula) -> None:
+@checked
+def draw_squash_curves(fig: FigureBase,
+                       r: Tensor("lengths ||s|| [n]", ndim=1, floating=True, finite=True),
+                       slope_autograd: Tensor("squash's slope by autograd [n]", ndim=1,
+                                              floating=True, finite=True),
+                       slope_formula: Tensor("squash's slope by formula [n]", ndim=1,
+                                             floating=True, finite=True)) -> None:
     """Left: the output length against ``||s|| = r`` ``[n]`` for squash, r^2 / (1 + r^2),
     beside sigmoid(r) and tanh(r); right: squash's slope ``[n]`` by autograd and by formula."""
     ax_len, ax_slope = fig.subplots(1, 2)
@@ -25,7 +34,8 @@ def draw_squash_curves(fig, r, slope_autograd, slope_formula) -> None:
     ax_slope.legend()
 
 
-def draw_margin_loss(ax) -> None:
+@checked
+def draw_margin_loss(ax: Axes) -> None:
     """Eq. 4's loss L_k of one class against its capsule length, present and absent
     (``margin_loss_curves``), with the margins m+ = 0.9 and m- = 0.1 marked."""
     lengths = torch.linspace(0, 1, 101)
@@ -40,7 +50,11 @@ def draw_margin_loss(ax) -> None:
     ax.legend(loc="center")
 
 
-def draw_face_lengths(ax, lengths: dict, threshold: float, legend_below: bool = False) -> None:
+@checked
+def draw_face_lengths(ax: Axes, lengths: dict,
+                      threshold: Float("the face capsule's length that counts as a face", ge=0,
+                                       le=1),
+                      legend_below: Flag("True to put the key below the axes") = False) -> None:
     """A box of face-capsule lengths per kind (``lengths``: kind -> ``[n]``) and the
     ``threshold`` above which a length counts as a face, dashed; its key in the lower left, or
     with ``legend_below`` below the axes (a figure with ``layout="constrained"``), where it hides

@@ -7,12 +7,22 @@ How a capsule's length is made and read is in ``capsule_lengths``; what turns wi
 ``rotations``.
 """
 
+from matplotlib.axes import Axes
+from matplotlib.figure import FigureBase
 from matplotlib.patches import Circle
 
 from ..capsule_vectors import decode_pose, draw, part_from_vector, pose_vector
+from ..data.faces import PART_KINDS
+from ..data.sprites import STROKE, Part
+from ..validate import Choice, Float, Record, Tensor, checked
+
+Kind = Choice("a kind of part", *PART_KINDS, STROKE)
 
 
-def draw_vector(ax, x: float, y: float, color="tab:blue", label=None, head: float = 20):
+@checked
+def draw_vector(ax: Axes, x: Float("the arrow's x"), y: Float("the arrow's y"),
+                color: str = "tab:blue", label: str | None = None,
+                head: Float("the size of the arrow's head in points", gt=0, le=100) = 20):
     """An arrow from the origin to (x, y) on a square unit-circle canvas; ``head``: the size of
     its head in points (smaller for an arrow drawn short on a larger canvas, which a full-size
     head would hide)."""
@@ -28,13 +38,20 @@ def _unit_circle():
     return Circle((0, 0), 1.0, fill=False, ls="--", color="0.7")
 
 
-def draw_part(ax, part, presence: float, title: str) -> None:
+@checked
+def draw_part(ax: Axes, part: Record(Part),
+              presence: Float("the ink, a capsule's length in [0, 1]", ge=0, le=1 + 1e-6),
+              title: str) -> None:
     """One part drawn with ink ``presence`` (``capsule_vectors.draw``), titled, without ticks."""
     ax.imshow(draw(part, presence), cmap="gray", vmin=0, vmax=1)
     ax.set(xticks=[], yticks=[], title=title)
 
 
-def draw_pose_vectors(fig, examples, kind: str = "nose"):
+@checked
+def draw_pose_vectors(fig: FigureBase,
+                      examples: list[tuple[Float("an angle in degrees"),
+                                           Float("a presence", ge=0, le=1)]],
+                      kind: Kind = "nose"):
     """Top row: each 2-D capsule of ``examples`` (a list of ``(angle in degrees, presence)``) as
     an arrow; bottom row: the ``kind`` part it describes. Returns the axes ``[2, n]``."""
     axes = fig.subplots(2, len(examples), squeeze=False)
@@ -48,7 +65,8 @@ def draw_pose_vectors(fig, examples, kind: str = "nose"):
     return axes
 
 
-def draw_decoded_poses(fig, kind: str, vectors) -> None:
+@checked
+def draw_decoded_poses(fig: FigureBase, kind: Kind, vectors) -> None:
     """One panel per 5-D capsule of ``vectors`` (each ``[5]``): the ``kind`` part it decodes to
     (``capsule_vectors.decode_pose``), drawn with ink = its length."""
     axes = fig.subplots(1, len(vectors), squeeze=False)[0]
@@ -57,7 +75,9 @@ def draw_decoded_poses(fig, kind: str, vectors) -> None:
         draw_part(ax, part, p, f"||v|| = {p:.1f}, angle {part.angle:.0f}°")
 
 
-def draw_templates(fig, templates, angles) -> None:
+@checked
+def draw_templates(fig: FigureBase, templates: Tensor("template images [n, 1, h, w]", ndim=4),
+                   angles: Tensor("their angles in degrees [n]", ndim=1)) -> None:
     """A row of template images ``[n, 1, h, w]``, each titled with its angle ``[n]``."""
     axes = fig.subplots(1, len(templates), squeeze=False)[0]
     for ax, t, a in zip(axes, templates, angles, strict=True):

@@ -3,6 +3,7 @@ world of 01, 04 and 07 and their widgets) and one per kind of model in Part IV (
 ``model_colour``: 08-10, capsules warm, convolutions cool).
 """
 
+from ..validate import checked
 
 # One colour per face part, the same in every figure of the course.
 PART_COLORS = {"left_eye": "tab:blue", "right_eye": "tab:orange", "nose": "tab:green",
@@ -15,6 +16,7 @@ MODEL_COLOURS = {"CapsNet": "tab:orange", "CapsNet, 1 iteration": "tab:red",
                  "ViT": "tab:purple", "ViT without positions": "tab:pink"}
 
 
+@checked
 def model_colour(name: str) -> str:
     """The Part IV colour of a checkpoint ``name`` (e.g. ``"affnist-capsnet-1iter"``, or 10 §8's
     ``"faces-vit-no-positions-seed0"``)."""

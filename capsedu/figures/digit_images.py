@@ -6,12 +6,19 @@ overlap widget).
 
 import numpy as np
 import torch
+from matplotlib.axes import Axes
 from matplotlib.colors import to_rgb
+from matplotlib.figure import FigureBase
 
 from ..data import transformed_mnist as tm
-from ..digit_capsules import DELTAS
+from ..digit_capsules import DELTAS, DimensionStudy
+from ..validate import MAX_BATCH, Array, Flag, Float, Int, Record, Tensor, checked
+
+Titles = list[str] | tuple[str, ...]  # one title per panel
+Pixels = Tensor("images [n, 1, S, S], pixels in [0, 1]", ndim=4, pixels=True)
 
 
+@checked
 def mosaic(images) -> np.ndarray:
     """Tile ``images`` ``[rows, cols, H, W]`` into one ``[rows * H, cols * W]`` array."""
     images = np.asarray(images)
@@ -19,7 +26,10 @@ def mosaic(images) -> np.ndarray:
     return images.transpose(0, 2, 1, 3).reshape(rows * h, cols * w)
 
 
-def draw_digits(axes, images, titles=None, fontsize: int | None = 9, frame: bool = False,
+@checked
+def draw_digits(axes, images, titles: Titles | None = None,
+                fontsize: Float("the titles' font size in points", gt=0, le=100) | None = 9,
+                frame: Flag("True to draw a frame round each image") = False,
                 **imshow) -> None:
     """One image ``[H, W]`` of ``images`` per axes, without ticks (and without a frame unless
     ``frame``), each titled by ``titles`` if given; ``imshow``: e.g. ``cmap``, ``vmin``."""
@@ -31,6 +41,7 @@ def draw_digits(axes, images, titles=None, fontsize: int | None = 9, frame: bool
             ax.set_title(titles[k], fontsize=fontsize)
 
 
+@checked
 def draw_panels(axes, panels) -> None:
     """One ``(image [H, W], title, cmap)`` of ``panels`` per axes, without ticks (10 §1: a digit,
     its shift and their feature maps)."""
@@ -39,7 +50,12 @@ def draw_panels(axes, panels) -> None:
         ax.set(xticks=[], yticks=[], title=title)
 
 
-def draw_perturbation_grid(ax, grid: torch.Tensor, deltas: torch.Tensor = DELTAS, title=None):
+@checked
+def draw_perturbation_grid(ax: Axes,
+                           grid: Tensor("images [dims, Deltas, H, W] (perturbation_grid)",
+                                        ndim=4, pixels=True),
+                           deltas: Tensor("the Deltas [Deltas]", ndim=1, finite=True) = DELTAS,
+                           title: str | None = None):
     """Show a ``perturbation_grid`` as one image: a row per dimension, a column per Delta."""
     dim, k, h, w = grid.shape
     ax.imshow(mosaic(grid), cmap="gray", vmin=0, vmax=1)
@@ -51,7 +67,10 @@ def draw_perturbation_grid(ax, grid: torch.Tensor, deltas: torch.Tensor = DELTAS
         ax.set_title(title)
 
 
-def draw_capsule_values(fig, ax, capsules: torch.Tensor, row_labels) -> None:
+@checked
+def draw_capsule_values(fig: FigureBase, ax: Axes,
+                        capsules: Tensor("capsules [rows, dims]", ndim=2, finite=True),
+                        row_labels: Titles) -> None:
     """Capsules ``[rows, dims]`` as a heatmap, one row each (labelled ``row_labels``), a colour
     scale symmetric about 0 and its colour bar."""
     lim = float(capsules.abs().max())
@@ -61,7 +80,8 @@ def draw_capsule_values(fig, ax, capsules: torch.Tensor, row_labels) -> None:
     fig.colorbar(im, ax=ax, label="value")
 
 
-def draw_dimension_changes(fig, study) -> None:
+@checked
+def draw_dimension_changes(fig: FigureBase, study: Record(DimensionStudy)) -> None:
     """One heatmap per class of ``study`` (``digit_capsules.measure_dimensions``): a row per
     dimension, a column per shape measure, each cell its change from Δ = -0.25 to +0.25 in
     standard deviations of real digits, written in. ``fig``: ``layout="constrained"``."""
@@ -82,15 +102,20 @@ def draw_dimension_changes(fig, study) -> None:
 TWO_COLOURS = ("tab:orange", "tab:blue")  # the two digits of a MultiMNIST pair (notebook 08)
 
 
-def two_colour(images: np.ndarray) -> np.ndarray:
+@checked
+def two_colour(images: Array("two grey images [2, S, S] in [0, 1]", ndim=3)) -> np.ndarray:
     """Two grey images ``[2, S, S]`` in [0, 1] drawn as ink of ``TWO_COLOURS`` on white, over each
     other: ``[S, S, 3]`` RGB (the paper's Fig. 5 draws its two reconstructions so)."""
     ink = 1 - np.array([to_rgb(c) for c in TWO_COLOURS])  # [2, 3]: what full ink takes from white
     return np.clip(1 - np.einsum("kxy,kc->xyc", images, ink), 0, 1)
 
 
-def draw_segmentation(fig, pairs: torch.Tensor, labels: torch.Tensor, read: torch.Tensor,
-                      redrawn: torch.Tensor) -> None:
+@checked
+def draw_segmentation(fig: FigureBase, pairs: Pixels,
+                      labels: Tensor("the pairs' two true classes [n, 2]", ndim=2),
+                      read: Tensor("the two classes read [n, 2]", ndim=2),
+                      redrawn: Tensor("the two reconstructions [n, 2, 1, S, S]", ndim=5,
+                                      pixels=True)) -> None:
     """The paper's Fig. 5 on ``fig``: test ``pairs`` ``[n, 1, S, S]`` with their true ``labels``
     ``[n, 2]`` on top, below them the two digits a two-digit CapsNet redraws from the two
     capsules it reads (``read`` ``[n, 2]``, ``redrawn`` ``[n, 2, 1, S, S]``, from
@@ -105,14 +130,16 @@ def draw_segmentation(fig, pairs: torch.Tensor, labels: torch.Tensor, read: torc
                  f"smaller class read, {second} = the larger)", y=1.0)
 
 
-def affine_titles(params: dict, n: int) -> list[str]:
+@checked
+def affine_titles(params: dict, n: Int("maps to title", ge=0, le=MAX_BATCH)) -> list[str]:
     """Short titles of the first ``n`` maps ``random_affine`` drew (its ``params``): the rotation
     in whole degrees, the shear, the two scales."""
     return [f"{round(float(params['rotation'][k])):+d}°, sh {params['shear'][k]:+.2f}\n"
             f"s {params['scale_x'][k]:.2f}x{params['scale_y'][k]:.2f}" for k in range(n)]
 
 
-def draw_affine_examples(fig, translated: torch.Tensor, affine: torch.Tensor,
+@checked
+def draw_affine_examples(fig: FigureBase, translated: Pixels, affine: Pixels,
                          params: dict) -> None:
     """The same digits twice on ``fig``: ``translated`` ``[n, 1, S, S]`` on the top row, under
     their affNIST-style maps (``affine`` ``[n, 1, S, S]``, each titled by its map of
@@ -127,7 +154,10 @@ def draw_affine_examples(fig, translated: torch.Tensor, affine: torch.Tensor,
                  "shows them")
 
 
-def draw_sweep_examples(fig, digit: torch.Tensor) -> None:
+@checked
+def draw_sweep_examples(fig: FigureBase,
+                        digit: Tensor("one digit [1, 28, 28], pixels in [0, 1]", ndim=3,
+                                      pixels=True)) -> None:
     """One MNIST ``digit`` ``[1, 28, 28]`` at every value of each sweep of
     ``transformed_mnist.SWEEPS``, one row per factor, each image titled by its value."""
     columns = max(len(values) for values in tm.SWEEPS.values())

@@ -7,15 +7,26 @@ The parts' colours are ``colours.PART_COLORS``.
 """
 
 import numpy as np
+from matplotlib.axes import Axes
 from matplotlib.collections import LineCollection
+from matplotlib.figure import FigureBase
 from matplotlib.lines import Line2D
+from torch import nn
 
 from ..data import faces, sprites
+from ..parts.pose_net import PoseCapsuleNet
 from ..parts.votes import PARENTS, pose_code, predict_face, predicted_faces
+from ..validate import MAX_SIDE, Array, Choice, Float, Int, Seed, checked
 from .colours import PART_COLORS
 from .routing_couplings import draw_coupling_heatmap
 
+MAX_PER_KIND = 32  # draw_kinds' images per kind: one panel each, in a row
 
+Kind = Choice("a kind of image", *faces.KINDS)
+Side = Int("the image's side in pixels", ge=8, le=MAX_SIDE)
+
+
+@checked
 def ghost_lines(ghosts: dict) -> tuple[list, list]:
     """The line segments ``[n, 2, 2]`` of ghost faces and one colour per segment: ``ghosts``
     maps a part kind to the face pose (x, y, angle, scale) it predicts."""
@@ -27,7 +38,8 @@ def ghost_lines(ghosts: dict) -> tuple[list, list]:
     return segments, colors
 
 
-def draw_scene(ax, parts, size: int = 96, ghosts=None):
+@checked
+def draw_scene(ax: Axes, parts, size: Side = 96, ghosts: dict | None = None):
     """The rendered parts (grey) and, optionally, ghost faces: ``ghosts`` maps a part kind to the
     face pose (x, y, angle, scale) it predicts, drawn as a face outline in that part's colour."""
     ax.imshow(sprites.render(parts, size=size), cmap="gray", extent=(0, 1, 1, 0), vmin=0, vmax=1,
@@ -39,7 +51,10 @@ def draw_scene(ax, parts, size: int = 96, ghosts=None):
     ax.set(xlim=(0, 1), ylim=(1, 0), xticks=[], yticks=[])
 
 
-def draw_detections(ax, image, poses, presence, threshold: float = 0.5):
+@checked
+def draw_detections(ax: Axes, image, poses, presence,
+                    threshold: Float("the presence above which a part counts as found", ge=0,
+                                     le=1) = 0.5):
     """``image`` ``[H, W]`` with each detected part (presence > ``threshold``) drawn as a dot in
     its colour and an arrow along its "up" direction (the part frame's -y axis, turned by its
     angle). ``poses`` ``[4, 4]`` (x, y, angle, scale), ``presence`` ``[4]``, in PART_KINDS order."""
@@ -54,7 +69,10 @@ def draw_detections(ax, image, poses, presence, threshold: float = 0.5):
     ax.set(xlim=(0, 1), ylim=(1, 0), xticks=[], yticks=[])
 
 
-def draw_kinds(fig, kinds=faces.KINDS, per_kind: int = 4, seed: int = 0, size: int = 32):
+@checked
+def draw_kinds(fig: FigureBase, kinds: tuple[Kind, ...] | list[Kind] = faces.KINDS,
+               per_kind: Int("images per kind", ge=1, le=MAX_PER_KIND) = 4, seed: Seed = 0,
+               size: Side = 32):
     """A grid of example images: one row per kind, ``per_kind`` images each."""
     axes = fig.subplots(len(kinds), per_kind, squeeze=False)
     for row, kind in zip(axes, kinds, strict=True):
@@ -66,7 +84,8 @@ def draw_kinds(fig, kinds=faces.KINDS, per_kind: int = 4, seed: int = 0, size: i
     return axes
 
 
-def draw_ghosts(fig, scenes: dict):
+@checked
+def draw_ghosts(fig: FigureBase, scenes: dict):
     """One panel per scene of ``scenes`` (title -> parts): the parts and, in each part's colour,
     the face it predicts (``parts.votes.predict_face``), with a key of the part colours."""
     axes = fig.subplots(1, len(scenes), squeeze=False)[0]
@@ -78,7 +97,12 @@ def draw_ghosts(fig, scenes: dict):
     return axes
 
 
-def draw_code_agreement(fig, offsets, angle_differences) -> None:
+@checked
+def draw_code_agreement(fig: FigureBase,
+                        offsets: Array("distances between two predictions in image widths [n]",
+                                       ndim=1),
+                        angle_differences: Array("angles between them in degrees [m]", ndim=1)
+                        ) -> None:
     """The dot product of two pose-cell codes (``parts.votes.pose_code``) against the distance
     ``offsets`` ``[n]`` (image widths) and the angle ``angle_differences`` ``[m]`` (degrees)
     between their poses."""
@@ -91,7 +115,8 @@ def draw_code_agreement(fig, offsets, angle_differences) -> None:
     fig.suptitle("agreement between two pose-cell codes")
 
 
-def draw_detected_parts(fig, detector, examples: dict) -> None:
+@checked
+def draw_detected_parts(fig: FigureBase, detector: nn.Module, examples: dict) -> None:
     """One panel per named image of ``examples`` (name -> ``[1, 1, H, W]``) with the part
     capsules ``detector`` reads off it (``draw_detections``), and a legend of the parts'
     colours below."""
@@ -103,7 +128,8 @@ def draw_detected_parts(fig, detector, examples: dict) -> None:
     fig.legend(handles=handles, loc="outside lower center", ncol=4, fontsize="small")
 
 
-def draw_part_votes(ax_scene, ax_c, model, scene, title: str):
+@checked
+def draw_part_votes(ax_scene: Axes, ax_c: Axes, model: PoseCapsuleNet, scene, title: str):
     """Render ``scene``, let the pose-capsule ``model`` detect, vote and route it, and draw the
     scene with each detected part's predicted face as a ghost (``ax_scene``) and the couplings
     part -> parent (``ax_c``, ``routing_couplings.draw_coupling_heatmap``). Returns the

@@ -4,12 +4,19 @@ changes as the maps shift (10), and a lifting convolution's maps in four orienta
 """
 
 import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.figure import FigureBase
 from matplotlib.patches import Rectangle
 
 from ..data import sprites
+from ..validate import MAX_IMAGE, MAX_SIDE, Int, checked
+
+Window = Int("the side of a pooling window in cells", ge=1, le=MAX_IMAGE)
+Field = Int("a receptive field's side in pixels", ge=1, le=MAX_IMAGE)
 
 
-def draw_feature_map(ax, m, title: str, window: int | None = None) -> None:
+@checked
+def draw_feature_map(ax: Axes, m, title: str, window: Window | None = None) -> None:
     """A feature map ``m`` ``[H, W]`` as a grid of its numbers (blue = fired), with lines between
     the ``window`` x ``window`` pooling windows when ``window`` is given."""
     m = np.asarray(m)
@@ -22,7 +29,8 @@ def draw_feature_map(ax, m, title: str, window: int | None = None) -> None:
     ax.set(xticks=[], yticks=[], title=title)
 
 
-def draw_feature_maps(fig, rows, window: int | None = None):
+@checked
+def draw_feature_maps(fig: FigureBase, rows: list, window: Window | None = None):
     """A grid of ``draw_feature_map`` panels on ``fig``: ``rows`` is a list of rows, each a list
     of ``(title, map [H, W])``; ``window`` as in ``draw_feature_map`` (no line on a map no
     larger than one window). Returns the axes ``[rows, cols]``."""
@@ -35,7 +43,9 @@ def draw_feature_maps(fig, rows, window: int | None = None):
     return axes
 
 
-def draw_receptive_field(ax, image, size: int, centres, colors=("tab:orange", "tab:cyan")):
+@checked
+def draw_receptive_field(ax: Axes, image, size: Field, centres,
+                         colors=("tab:orange", "tab:cyan")):
     """Draw ``image`` and, at each pixel ``centre`` (row, col), a ``size`` x ``size`` square: the
     window that one output unit of a conv stack with that receptive field sees."""
     ax.imshow(image, cmap="gray", vmin=0, vmax=1)
@@ -48,7 +58,9 @@ def draw_receptive_field(ax, image, size: int, centres, colors=("tab:orange", "t
            xticks=[], yticks=[])
 
 
-def draw_receptive_fields(fig, face, bag_rf: int, deep_rf: int, size: int = 32):
+@checked
+def draw_receptive_fields(fig: FigureBase, face, bag_rf: Field, deep_rf: Field,
+                          size: Int("the image's side in pixels", ge=8, le=MAX_SIDE) = 32):
     """Two panels on ``fig``: the ``face`` (parts, as ``faces.face_parts`` returns them) with the
     bag-of-parts CNN's ``bag_rf`` window on its left eye and between the eye and the nose, and
     with the deep CNN's ``deep_rf`` window at the centre (dashed: the image's border)."""
@@ -68,7 +80,8 @@ def draw_receptive_fields(fig, face, bag_rf: int, deep_rf: int, size: int = 32):
     return ax_bag, ax_deep
 
 
-def draw_shift_changes(ax, shifts, changes: dict) -> None:
+@checked
+def draw_shift_changes(ax: Axes, shifts, changes: dict) -> None:
     """How much each pooling's output changes (``changes``: pooling -> one value per shift)
     against the shift of the feature maps in px (10 §1)."""
     for (pool, change), style in zip(changes.items(), ["o-", "s--", "^-"], strict=True):
@@ -78,6 +91,7 @@ def draw_shift_changes(ax, shifts, changes: dict) -> None:
     ax.legend()
 
 
+@checked
 def draw_lifted_maps(axes, digits, maps) -> None:
     """10 §3, on axes [rows, 5]: each of ``digits`` (upright, turned 90°) and its lifting
     convolution's map of one filter in its 4 orientations (``maps`` [rows, 4, H, W])."""

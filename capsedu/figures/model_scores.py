@@ -10,14 +10,23 @@ Each model's colour is ``colours.model_colour``.
 
 import numpy as np
 import torch
-from matplotlib.figure import Figure
+from matplotlib.axes import Axes
+from matplotlib.container import BarContainer
+from matplotlib.figure import Figure, FigureBase
+from pydantic import InstanceOf
 
 from ..data import faces
 from ..data import transformed_mnist as tm
+from ..parts.scoring import SeedRuns
 from ..statistics import over_seeds
+from ..validate import MAX_WIDTH, Choice, Float, Int, Record, Tensor, checked
 from .colours import model_colour
 
+Percent = Float("an accuracy in %", ge=0, le=100)
+Names = list[str] | tuple[str, ...]  # one label per group or kind
 
+
+@checked
 def within_rates(means, half_widths) -> np.ndarray:
     """Error bars ``[2, n]`` (below, above) of intervals mean ± half-width, cut where they would
     pass a rate of 0 or 1."""
@@ -25,7 +34,8 @@ def within_rates(means, half_widths) -> np.ndarray:
     return np.stack([np.minimum(half, means), np.minimum(half, 1 - means)])
 
 
-def draw_face_rates(ax, runs, kinds=faces.KINDS):
+@checked
+def draw_face_rates(ax: Axes, runs: list[InstanceOf[SeedRuns]], kinds: Names = faces.KINDS):
     """Grouped bars: one group per kind, one bar per model (``runs``: ``parts.scoring.SeedRuns``;
     mean over seeds, its 95 % t interval as error bar, cut at the rates 0 and 1 that a face rate
     cannot pass; one black dot per seed)."""
@@ -51,7 +61,8 @@ def draw_face_rates(ax, runs, kinds=faces.KINDS):
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1), fontsize="small")
 
 
-def draw_probe(fig, probe: dict, rates: dict, xlabel: str):
+@checked
+def draw_probe(fig: FigureBase, probe: dict, rates: dict, xlabel: str):
     """Left: the first image of every set of ``probe`` (label -> images) side by side; right:
     each model's face rate on every set (``rates``: name -> ``probe_rates`` array ``[seeds,
     sets]``; mean over seeds, its 95 % t interval as error bar, within 0 and 1)."""
@@ -74,7 +85,8 @@ def draw_probe(fig, probe: dict, rates: dict, xlabel: str):
     ax_rates.legend(fontsize="small")
 
 
-def draw_accuracy_bars(ax, accuracies: dict[str, float], colors) -> None:
+@checked
+def draw_accuracy_bars(ax: Axes, accuracies: dict[str, Percent], colors) -> None:
     """One horizontal bar per named accuracy (in %), top to bottom, its value written beside it."""
     names, values = list(accuracies), list(accuracies.values())
     ax.barh(names, values, color=colors)
@@ -84,7 +96,10 @@ def draw_accuracy_bars(ax, accuracies: dict[str, float], colors) -> None:
     ax.invert_yaxis()
 
 
-def draw_confusion(fig, confusion: torch.Tensor) -> None:
+@checked
+def draw_confusion(fig: FigureBase,
+                   confusion: Tensor("counts [classes, classes] (loop.confusion)", ndim=2)
+                   ) -> None:
     """Two panels on ``fig`` from ``confusion`` ``[10, 10]`` counts (``loop.confusion``): the
     mistakes (true digit by row, prediction by column, the diagonal left out, each count
     written in its cell) and the accuracy of each true digit."""
@@ -103,7 +118,8 @@ def draw_confusion(fig, confusion: torch.Tensor) -> None:
             ylim=(100 * per_class.min().item() - 1, 100), title="per-class accuracy")
 
 
-def draw_quoted_bars(ax, measured: dict[str, float], quoted: dict[str, float]) -> None:
+@checked
+def draw_quoted_bars(ax: Axes, measured: dict[str, Percent], quoted: dict[str, Percent]) -> None:
     """One horizontal bar per accuracy (%), top to bottom: the ``measured`` ones (name -> %) in
     each model's colour (``model_colour``), then the ``quoted`` ones (source: model -> %) in grey,
     a lighter grey for each next source; each value written beside its bar."""
@@ -119,7 +135,8 @@ def draw_quoted_bars(ax, measured: dict[str, float], quoted: dict[str, float]) -
     ax.invert_yaxis()
 
 
-def draw_group_bars(ax, scores: dict[str, list[float]], labels: list[str]) -> None:
+@checked
+def draw_group_bars(ax: Axes, scores: dict[str, list[Percent]], labels: Names) -> None:
     """Grouped bars: one group per label, one bar per model (``scores``: name -> one accuracy in %
     per group, e.g. ``robustness.accuracy_by_group``), in each model's colour."""
     width = 0.8 / len(scores)
@@ -133,8 +150,10 @@ def draw_group_bars(ax, scores: dict[str, list[float]], labels: list[str]) -> No
 SWEEP_STYLES = ("o-", "^--", "s-")  # the markers and lines of 08's sweep curves, model by model
 
 
-def draw_sweep_curves(fig, curves: dict, n: int,
-                      ranges: tm.AffineRanges = tm.AFFNIST_RANGES) -> None:
+@checked
+def draw_sweep_curves(fig: FigureBase, curves: dict,
+                      n: Int("digits each accuracy was measured on", ge=1),
+                      ranges: Record(tm.AffineRanges) = tm.AFFNIST_RANGES) -> None:
     """One panel per factor of ``transformed_mnist.SWEEPS``: each model's accuracy (%) at every
     value of the sweep (``curves``: ``robustness.sweep_curves``, on ``n`` digits), the range of
     that factor in ``ranges`` as a grey band."""
@@ -154,7 +173,8 @@ def draw_sweep_curves(fig, curves: dict, n: int,
     fig.suptitle("grey band: the affNIST range of that factor", y=1.02)
 
 
-def capsnet_vs_cnn_figure(cnn_output: str):
+@checked
+def capsnet_vs_cnn_figure(cnn_output: Choice("the CNN's output", "softmax", "sigmoid")):
     """The figure of notebook 08's widgets: two image panels (what both models see, what the
     CapsNet redraws) and, per class, the CapsNet's capsule length beside the CNN's
     ``cnn_output`` probability. Returns ``(figure, (seen_ax, recon_ax), (lengths, probabilities))``
@@ -175,7 +195,9 @@ def capsnet_vs_cnn_figure(cnn_output: str):
     return figure, (seen, recon), (lengths, probabilities)
 
 
-def update_class_bars(bars, values, chosen=None) -> None:
+@checked
+def update_class_bars(bars: BarContainer, values,
+                      chosen: list[Int("a class", ge=0, le=MAX_WIDTH)] | None = None) -> None:
     """Set one bar per class to ``values``; with ``chosen`` classes, the others are drawn pale."""
     for j, (bar, value) in enumerate(zip(bars, values, strict=True)):
         bar.set_height(value)

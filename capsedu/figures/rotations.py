@@ -6,16 +6,32 @@ CapsNet's digit capsule as its digit turns (10), accuracy on turned digits (10),
 """
 
 import numpy as np
-from matplotlib.figure import Figure
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure, FigureBase
 
 from ..capsule_vectors import read_pose
 from ..data import faces
+from ..parts.pose_net import RotationSweep
 from ..poses import wrap_angle
+from ..validate import MAX_SIDE, Array, Float, Int, Record, Tensor, checked
 from .capsule_poses import draw_vector
 from .colours import PART_COLORS, model_colour
 
+MAX_SHOWN = 24  # draw_turned_capsules' images: one panel each, in a row
+FACES_SHOWN = 8  # draw_face_sweep's turned faces: two rows of four panels
 
-def draw_rotation_readouts(fig, input_angles, cnn_unit, pooled, error) -> None:
+
+def _per_angle(meaning: str):
+    """One number per input angle ``[n]``, a tensor (notebook 02's readouts)."""
+    return Tensor(meaning, ndim=1, finite=True)
+
+
+@checked
+def draw_rotation_readouts(fig: FigureBase, input_angles: _per_angle("input angles in degrees [n]"),
+                           cnn_unit: _per_angle("one upright filter's best match [n]"),
+                           pooled: _per_angle("the bank's pooled match [n]"),
+                           error: _per_angle("the capsule's angle minus the input angle [n]")
+                           ) -> None:
     """Notebook 02's three panels against the input angle ``[n]``: (a) one upright filter's and
     (b) the bank's pooled match ``[n]``; (c) the capsule's angle, the input angle plus its
     ``error`` ``[n]``, against perfect equivariance; and the error alone, magnified."""
@@ -37,10 +53,19 @@ def draw_rotation_readouts(fig, input_angles, cnn_unit, pooled, error) -> None:
                xticks=quarters, title="(c)'s error, magnified")
 
 
-def draw_turned_capsules(fig, images, input_angles, capsules, n_shown: int = 6) -> None:
+@checked
+def draw_turned_capsules(fig: FigureBase,
+                         images: Tensor("images [N, 1, H, W], pixels in [0, 1]", ndim=4,
+                                        pixels=True),
+                         input_angles: _per_angle("their angles in degrees [N]"),
+                         capsules: Tensor("their 2-D capsules [N, 2]", ndim=2, finite=True),
+                         n_shown: Int("images shown", ge=1, le=MAX_SHOWN) = 6) -> None:
     """Top row: ``n_shown`` evenly spaced of the ``images`` ``[N, 1, H, W]`` at ``input_angles``
     ``[N]``; bottom row: each image's 2-D capsule of ``capsules`` ``[N, 2]`` as an arrow, titled
     with the angle and length read from it."""
+    if n_shown > len(input_angles):
+        raise ValueError(f"draw_turned_capsules(): n_shown must be at most the {len(input_angles)} "
+                         f"images given, got {n_shown}; pass fewer")
     presence, estimated = read_pose(capsules)
     shown = range(0, len(input_angles), len(input_angles) // n_shown)
     axes = fig.subplots(2, len(shown), squeeze=False)
@@ -52,7 +77,8 @@ def draw_turned_capsules(fig, images, input_angles, capsules, n_shown: int = 6) 
                        fontsize=10)
 
 
-def draw_angle_curves(ax, curves: dict) -> None:
+@checked
+def draw_angle_curves(ax: Axes, curves: dict) -> None:
     """Face rate against how far the face is turned, one line per model: ``curves`` maps a name
     to ``(centres [bins], rates [bins])`` (``parts.scoring.mean_face_rate_by_angle``); the
     training range (±15°) shaded."""
@@ -63,7 +89,8 @@ def draw_angle_curves(ax, curves: dict) -> None:
     ax.legend(fontsize="small")
 
 
-def draw_rotation_sweep(ax, sweep) -> None:
+@checked
+def draw_rotation_sweep(ax: Axes, sweep: Record(RotationSweep)) -> None:
     """The angles a pose-capsule model reads off a turning face (``sweep``: a
     ``pose_net.RotationSweep``, its ``angles``, ``part_angles`` and ``face_angle``):
     each part's as dots in its colour, the face capsule's as a line, each taken to the turn's
@@ -79,7 +106,8 @@ def draw_rotation_sweep(ax, sweep) -> None:
     ax.legend(fontsize="small")
 
 
-def draw_turned_scores(ax, angles, scores: dict) -> None:
+@checked
+def draw_turned_scores(ax: Axes, angles, scores: dict) -> None:
     """Each model's score for "face" against the turn of the face, and dotted in the same
     colour where it cuts (``scores``: name -> (score, cut), ``scoring.turned_face_scores``)."""
     for name, (score, cut) in scores.items():
@@ -90,12 +118,23 @@ def draw_turned_scores(ax, angles, scores: dict) -> None:
     ax.legend(fontsize="x-small", loc="center left", bbox_to_anchor=(1.01, 0.5))
 
 
-def draw_face_sweep(fig, face_angles, sweep, slope: float,
-                    shown=(0, 45, 90, 135, 180, 225, 270, 315)) -> None:
+@checked
+def draw_face_sweep(fig: FigureBase,
+                    face_angles: Array("the angles the face was turned by, degrees [n]", ndim=1),
+                    sweep: Record(RotationSweep), slope: Float("the fitted line's slope"),
+                    shown: tuple[Int("an angle of face_angles to show, in degrees"), ...]
+                    | list[Int("an angle of face_angles to show, in degrees")]
+                    = (0, 45, 90, 135, 180, 225, 270, 315)) -> None:
     """10 §2: the pose capsules' face angle (``sweep``: a ``pose_net.RotationSweep``, its
     ``face_angle`` and ``images``) against the angle the face was turned by, with the fitted
-    line of ``slope``, and the faces turned by the ``shown`` angles (8), each titled with the
-    angle read."""
+    line of ``slope``, and the faces turned by the ``shown`` angles (at most 8, each one of
+    ``face_angles``), each titled with the angle read."""
+    missing = [a for a in shown if not np.any(face_angles == a)]
+    if len(shown) > FACES_SHOWN or missing:
+        raise ValueError(f"draw_face_sweep(): shown must be at most {FACES_SHOWN} angles of "
+                         f"face_angles, got {list(shown)}" + (f" ({missing} not among them)"
+                                                              if missing else "")
+                         + "; pass fewer, or angles the face was turned by")
     grid = fig.add_gridspec(2, 6, width_ratios=[2.6, 0.2, 1, 1, 1, 1])
     ax = fig.add_subplot(grid[:, 0])
     read = np.unwrap(sweep.face_angle, period=360)
@@ -113,6 +152,7 @@ def draw_face_sweep(fig, face_angles, sweep, slope: float,
         sub.set_title(f"{a}° -> {sweep.face_angle[i]:.0f}°", fontsize=8)
 
 
+@checked
 def draw_capsule_under_rotation(axes, angles, lengths, cosines, v, title: str) -> None:
     """10 §2, on three axes: each digit's true capsule's length and its cosine with the upright
     capsule (``lengths``, ``cosines`` [digits, angles]) against the angle the digit was turned
@@ -133,7 +173,10 @@ def draw_capsule_under_rotation(axes, angles, lengths, cosines, v, title: str) -
     axes[2].figure.colorbar(image, ax=axes[2])
 
 
-def draw_rotation_curves(ax, angles, curves: dict, n_digits: int) -> None:
+@checked
+def draw_rotation_curves(ax: Axes, angles, curves: dict,
+                         n_digits: Int("test digits each accuracy was measured on", ge=1)
+                         ) -> None:
     """10 §4: each model's accuracy (``curves``: name -> % per angle) on ``n_digits`` test
     digits turned by ``angles``, the quarter turns marked."""
     for name, curve in curves.items():
@@ -145,7 +188,9 @@ def draw_rotation_curves(ax, angles, curves: dict, n_digits: int) -> None:
     ax.legend()
 
 
-def rotation_figure(face_size: int | None = None):
+@checked
+def rotation_figure(face_size: Int("the face image's side in pixels", ge=8, le=MAX_SIDE)
+                    | None = None):
     """The figure of notebook 10's widget: what both models see (and, with a ``face_size``, the
     turned face of notebook 07's world), four feature maps of the G-CNN (one channel, one map
     per rotation) above four of the CNN, and each model's softmax probability per class.

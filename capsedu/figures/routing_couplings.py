@@ -8,12 +8,24 @@ Procedure 1 itself, drawn as a flow of tensors, is in ``architecture``.
 """
 
 import numpy as np
-import torch
+from matplotlib.axes import Axes
+from matplotlib.figure import FigureBase
+from matplotlib.image import AxesImage
 
+from ..capsnet import CapsNetConfig, CapsNetOutput
 from ..digit_capsules import couplings_on_grid, grid_extent
+from ..routing import MAX_ITERATIONS
+from ..validate import MAX_BATCH, MAX_WIDTH, Flag, Int, Record, Tensor, checked
+
+MAX_COLUMNS = 64  # draw_map_couplings' panels in a row
+
+Class = Int("a class", ge=0, le=MAX_WIDTH)
 
 
-def draw_coupling_heatmap(ax, c, rows, cols, title=None, fontsize=None, values=True):
+@checked
+def draw_coupling_heatmap(ax: Axes, c, rows, cols, title: str | None = None,
+                          fontsize: str | float | None = None,
+                          values: Flag("True to write each value in its cell") = True):
     """Coupling coefficients ``c`` [rows, cols] as a heatmap with the values written in (a NaN is
     left blank; none with ``values=False``). Returns the image and the texts ``[rows][cols]``
     (empty without values), which ``update_coupling_heatmap`` updates."""
@@ -28,7 +40,8 @@ def draw_coupling_heatmap(ax, c, rows, cols, title=None, fontsize=None, values=T
     return image, texts
 
 
-def update_coupling_heatmap(image, texts, c) -> None:
+@checked
+def update_coupling_heatmap(image: AxesImage, texts: list, c) -> None:
     """Show the couplings ``c`` [rows, cols] in a ``draw_coupling_heatmap``'s image and texts."""
     image.set_data(np.ma.masked_invalid(c))
     for i, row in enumerate(texts):
@@ -37,7 +50,8 @@ def update_coupling_heatmap(image, texts, c) -> None:
             text.set_color("black" if c[i, j] > 0.6 else "white")
 
 
-def draw_couplings_by_iteration(fig, trace, rows, cols) -> None:
+@checked
+def draw_couplings_by_iteration(fig: FigureBase, trace, rows, cols) -> None:
     """One ``draw_coupling_heatmap`` per iteration: ``trace`` ``[iterations, rows, cols]``."""
     axes = fig.subplots(1, len(trace), sharey=True, squeeze=False)[0]
     for r, (ax, c) in enumerate(zip(axes, trace, strict=True), start=1):
@@ -50,7 +64,10 @@ COUPLING_STATS = {"entropy": "normalised entropy", "distance": "distance from un
                   "polarised": "share polarised (> 0.9)"}  # couplings.coupling_trace's numbers
 
 
-def draw_coupling_traces(fig, traces: dict[str, list[dict]], trained_with: int = 3) -> None:
+@checked
+def draw_coupling_traces(fig: FigureBase, traces: dict[str, list[dict]],
+                         trained_with: Int("the routing iterations the models were trained with",
+                                           ge=1, le=MAX_ITERATIONS) = 3) -> None:
     """One panel per number of ``couplings.coupling_trace`` (``COUPLING_STATS``): each model's
     value at every routing iteration (``traces``: name -> trace; a name with "permuted" in it
     dashed), the iterations the models were trained with marked by a grey line."""
@@ -68,7 +85,13 @@ def draw_coupling_traces(fig, traces: dict[str, list[dict]], trained_with: int =
     fig.suptitle(f"grey line: the {trained_with} iterations each model was trained with", y=1.02)
 
 
-def draw_couplings_on_grid(fig, out, image: torch.Tensor, example: int, classes, config) -> None:
+@checked
+def draw_couplings_on_grid(fig: FigureBase, out: Record(CapsNetOutput),
+                           image: Tensor("the image [28, 28], pixels in [0, 1]", ndim=2,
+                                         pixels=True),
+                           example: Int("the image's index in the batch", ge=0, le=MAX_BATCH),
+                           classes: tuple[Class, ...] | list[Class],
+                           config: Record(CapsNetConfig)) -> None:
     """For each class j of ``classes`` a row: the ``image`` ``[28, 28]`` with the length of its
     capsule j, then the couplings of every primary grid position to j (mean over the maps) at
     each routing iteration, laid over the image where those capsules look (``grid_extent``).
@@ -91,7 +114,10 @@ def draw_couplings_on_grid(fig, out, image: torch.Tensor, example: int, classes,
     fig.colorbar(im, ax=axes, shrink=0.6, label="coupling, mean over maps (uniform = 0.1)")
 
 
-def draw_map_couplings(fig, c: torch.Tensor, cols: int = 8) -> None:
+@checked
+def draw_map_couplings(fig: FigureBase,
+                       c: Tensor("couplings [maps, grid, grid]", ndim=3, finite=True),
+                       cols: Int("panels per row", ge=1, le=MAX_COLUMNS) = 8) -> None:
     """The couplings ``c`` ``[maps, grid, grid]`` of every primary map, one panel each, ``cols``
     a row, on one colour scale (uniform coupling to one of ten classes is 0.1)."""
     rows = -(-len(c) // cols)

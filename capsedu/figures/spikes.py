@@ -4,11 +4,16 @@ how long a reader must count spikes to read the longest capsule.
 """
 
 import numpy as np
+from matplotlib.axes import Axes
 
-from ..spiking import Neuron, SpikeReadout, Trace
+from ..spiking import MAX_NEURONS, Neuron, SpikeReadout, Trace
+from ..validate import Float, Int, Record, checked
 
 
-def draw_membrane(ax, trace: Trace, neuron: Neuron, current: float, row: int = 0) -> None:
+@checked
+def draw_membrane(ax: Axes, trace: Record(Trace), neuron: Record(Neuron),
+                  current: Float("the constant input current"),
+                  row: Int("the neuron's row in trace", ge=0, le=MAX_NEURONS) = 0) -> None:
     """Neuron ``row``'s membrane potential over time under the constant ``current`` (dotted:
     where V would settle without a threshold), the threshold dashed, each spike a tick above it;
     the key to the right of the axes."""
@@ -25,7 +30,8 @@ def draw_membrane(ax, trace: Trace, neuron: Neuron, current: float, row: int = 0
     ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize=8)
 
 
-def draw_rate_curve(ax, currents, simulated, theory, neuron: Neuron) -> None:
+@checked
+def draw_rate_curve(ax: Axes, currents, simulated, theory, neuron: Record(Neuron)) -> None:
     """Firing rate against input current: the simulation's ``simulated`` (dots) over the closed
     form's ``theory`` (a line), both ``[n]``; nothing fires below the threshold."""
     ax.plot(currents, theory, color="k", lw=1, label="closed form")
@@ -35,7 +41,9 @@ def draw_rate_curve(ax, currents, simulated, theory, neuron: Neuron) -> None:
     ax.legend(fontsize=8)
 
 
-def draw_spike_trains(ax, trains, names, dt_ms: float) -> None:
+@checked
+def draw_spike_trains(ax: Axes, trains, names: list[str] | tuple[str, ...],
+                      dt_ms: Float("the time step, ms", gt=0, le=100)) -> None:
     """A raster: one row of ticks per spike train of ``trains`` ``[rows, steps]`` (bool), each
     row named by ``names``."""
     for row, train in enumerate(np.asarray(trains)):
@@ -46,7 +54,8 @@ def draw_spike_trains(ax, trains, names, dt_ms: float) -> None:
            ylim=(len(names) - 0.5, -0.5))
 
 
-def draw_readout(ax_agree, ax_error, readout: SpikeReadout) -> None:
+@checked
+def draw_readout(ax_agree: Axes, ax_error: Axes, readout: Record(SpikeReadout)) -> None:
     """Against the counting window: how often the class with the most spikes is the longest
     capsule's (left), and the decoded lengths' mean error (right), with the spikes sent."""
     windows = readout.windows_ms

@@ -5,14 +5,18 @@ bug zoo's step-by-step loss and accuracy beside the correct model's (09).
 """
 
 import numpy as np
+from matplotlib.axes import Axes
+from matplotlib.figure import FigureBase
 from matplotlib.lines import Line2D
 
-from ..convergence import PATIENCE, best_epoch, finished
+from ..convergence import PATIENCE, Patience, best_epoch, finished
 from ..statistics import over_seeds, running_mean
+from ..validate import Int, checked
 from .colours import model_colour
 
 
-def draw_held_out_curves(ax, rows: dict[str, dict], patience: int = PATIENCE) -> None:
+@checked
+def draw_held_out_curves(ax: Axes, rows: dict[str, dict], patience: Patience = PATIENCE) -> None:
     """The held-out accuracy of every epoch of each recorded run (``rows``: name -> manifest
     row), the kept epoch circled; a dashed line marks a run that had not finished (``finished``:
     the rule had not stopped it, or its last epochs were still rising)."""
@@ -28,6 +32,7 @@ def draw_held_out_curves(ax, rows: dict[str, dict], patience: int = PATIENCE) ->
     ax.legend(fontsize=8, loc="lower right")
 
 
+@checked
 def draw_face_curves(axes, records: dict[str, dict]) -> None:
     """The face models' held-out curves (``parts.curves.read_results``), one panel of ``axes``
     per model in the order the records first name them: each seed's held-out accuracy after every
@@ -46,7 +51,8 @@ def draw_face_curves(axes, records: dict[str, dict]) -> None:
     axes[0].legend(fontsize=8, loc="lower right")
 
 
-def draw_epoch_curves(ax, curves: dict[str, list[float]], color: str = "tab:orange") -> None:
+@checked
+def draw_epoch_curves(ax: Axes, curves: dict, color: str = "tab:orange") -> None:
     """Every run's held-out accuracy (%) after each epoch (``curves``: name -> accuracy in [0, 1]
     per epoch), one faint line each."""
     for curve in curves.values():
@@ -56,8 +62,9 @@ def draw_epoch_curves(ax, curves: dict[str, list[float]], color: str = "tab:oran
     ax.set(xlabel="epoch", ylabel="held-out accuracy (%)", xticks=range(1, epochs + 1))
 
 
-def draw_seed_spread(ax, errors: dict[str, np.ndarray], ylabel: str,
-                     gap_after: int | None = None) -> None:
+@checked
+def draw_seed_spread(ax: Axes, errors: dict[str, np.ndarray], ylabel: str,
+                     gap_after: Int("settings before the gap", ge=0) | None = None) -> None:
     """Each setting's value per seed (``errors``: label -> ``[seeds]``, e.g. a test error in %,
     named by ``ylabel``) as grey dots and their mean with its 95 % t interval over the seeds in
     orange (``statistics.over_seeds``), one column per setting; after the first ``gap_after``
@@ -71,7 +78,9 @@ def draw_seed_spread(ax, errors: dict[str, np.ndarray], ylabel: str,
            title="each grey dot one seed; orange: the mean and its 95 % t interval over seeds")
 
 
-def draw_zoo_curves(fig, zoo: dict, correct: str, bugs, stopped_at: int) -> None:
+@checked
+def draw_zoo_curves(fig: FigureBase, zoo: dict, correct: str, bugs,
+                    stopped_at: Int("the training step where a live run stopped", ge=0)) -> None:
     """One column per bug of ``bugs``: its recorded run's loss (top, log scale) and training
     accuracy (bottom) of every step, each the mean of its last steps (``statistics.running_mean``),
     in red over the ``correct`` run's in grey (``zoo``: the recorded runs by name, each a
