@@ -14,6 +14,11 @@ shipped seeds): their face rates on the scramble kinds of 01/07 and the never-se
 their faces-vs-non-faces accuracy when each image's tiles are shuffled on grids of several sizes
 (``shuffled_accuracy``; 8 x 8 tiles of 4 pixels are the ViT's own patches, to which the ViT
 without position embeddings is blind: ``largest_change``).
+
+On MNIST, two more ViTs (``mnist-vit``, ``mnist-vit-no-positions``, trained by ``python -m
+capsedu.train`` like notebook 10's CNN pair, seeds 0, 1, 2) are read beside that pair on the same
+test digits with their tiles shuffled on grids of several sizes (``measure_digits``; 7 x 7 tiles
+of 4 pixels are the ViT's own patches: ``digit_change``).
 """
 
 import argparse
@@ -27,7 +32,7 @@ from . import checkpoints, config
 from .convergence import PATIENCE, chosen_epoch, converged, held_out_scores
 from .data import faces
 from .data.patches import shuffle_tiles
-from .loop import fit
+from .loop import fit, predict, probabilities
 from .parts.curves import VALIDATION, VALIDATION_SEED
 from .parts.scoring import (
     UNSEEN,
@@ -39,7 +44,7 @@ from .parts.scoring import (
     held_out,
 )
 from .parts.training import load_face_models, training_set
-from .recipes import RECIPES, command_line
+from .recipes import RECIPES, command_line, seeded_name
 from .statistics import (
     OverSeeds,
     Paired,
@@ -68,6 +73,7 @@ PAIRS = (("ViT", "ViT without positions"), ("ViT", "deep CNN"),
 OWN_GRID = 8  # 8 x 8 tiles of 4 pixels on a 32 x 32 image: the ViT's own patches
 GRIDS = (1, 2, 4, OWN_GRID)  # 1: the images as they are
 SHUFFLE_SEED = 0  # the order each image's tiles are put back in
+BATCH = 256  # digits read at once: the models here are small
 Count = Int("held-out images of each kind", ge=2, le=faces.MAX_IMAGES)
 Grid = Int("tiles along each side of a 32 x 32 image; a divisor of 32", ge=1, le=32)
 
@@ -159,37 +165,27 @@ def load_models(seeds: list[Seed] | tuple[Seed, ...] = SEEDS,
 
 
 @dataclass(frozen=True)
-class KindRate:
-    """One model's face rate on one kind: each seed's and their mean with its t interval."""
+class Score:
+    """One model's score in one condition over the seeds: a kind's face rate, or the accuracy
+    (faces vs non-faces, or digits) with each image's tiles shuffled on a grid."""
 
     model: str
-    kind: str
+    condition: str | int  # a kind of image, or a grid: tiles along each side (1: as drawn)
     by_seed: tuple[float, ...]
     over_seeds: OverSeeds
 
 
 @dataclass(frozen=True)
-class RateComparison:
-    """Two models' face rates on one kind: ``first``'s minus ``second``'s over the seeds (Welch:
+class Comparison:
+    """Two models in one condition: ``first``'s score minus ``second``'s over the seeds (Welch:
     two architectures share no weights), and seed by seed on the same images (McNemar's test of
-    which images each calls a face: ``statistics.paired``)."""
+    the images each calls a face, or reads right: ``statistics.paired``)."""
 
-    kind: str
+    condition: str | int  # a kind of image, or a grid
     first: str
     second: str
     over_seeds: SeedDifference
     by_seed: tuple[Paired, ...]
-
-
-@dataclass(frozen=True)
-class ShuffleAccuracy:
-    """One model's faces-vs-non-faces accuracy with each image's tiles shuffled on a
-    ``grid x grid`` grid (1: not shuffled): each seed's and their mean with its t interval."""
-
-    model: str
-    grid: int
-    by_seed: tuple[float, ...]
-    over_seeds: OverSeeds
 
 
 @dataclass(frozen=True)
@@ -198,15 +194,15 @@ class PatchOrder:
 
     seeds: tuple[int, ...]
     n: int  # held-out images of each kind
-    rates: tuple[KindRate, ...]
-    comparisons: tuple[RateComparison, ...]
-    shuffles: tuple[ShuffleAccuracy, ...]
+    rates: tuple[Score, ...]  # face rates, one per model and kind
+    comparisons: tuple[Comparison, ...]  # of face rates, one per pair and kind
+    shuffles: tuple[Score, ...]  # accuracies, one per model and grid
 
-    def rate(self, model: str, kind: str) -> KindRate:
-        return next(r for r in self.rates if (r.model, r.kind) == (model, kind))
+    def rate(self, model: str, kind: str) -> Score:
+        return find(self.rates, model, kind)
 
-    def accuracy(self, model: str, grid: int) -> ShuffleAccuracy:
-        return next(s for s in self.shuffles if (s.model, s.grid) == (model, grid))
+    def accuracy(self, model: str, grid: int) -> Score:
+        return find(self.shuffles, model, grid)
 
     def tally(self) -> str:
         """How many comparisons over seeds were told apart, beside what chance would give."""
@@ -218,7 +214,7 @@ class PatchOrder:
 
     def seed_runs(self, model: str) -> SeedRuns:
         """``model``'s rates as ``parts.scoring.SeedRuns``, for ``figures.model_scores``."""
-        rates = {r.kind: list(r.by_seed) for r in self.rates if r.model == model}
+        rates = {r.condition: list(r.by_seed) for r in self.rates if r.model == model}
         return SeedRuns(model, list(self.seeds), [], rates)
 
 
@@ -244,14 +240,30 @@ def shuffled_accuracy(model: torch.nn.Module, grid: Grid, n: Count) -> float:
 
 
 @checked
-def compare(calls: dict, kind: str, first: str, second: str) -> RateComparison:
-    """``RateComparison`` of models ``first`` and ``second`` on ``kind``, from ``called``'s
-    ``calls``: their face rates over the seeds, and seed by seed image by image."""
-    a, b = calls[first, kind], calls[second, kind]
+def find(scores: tuple[Score, ...], model: str, condition: str | int) -> Score:
+    """The ``Score`` of ``model`` in ``condition`` among ``scores``."""
+    return next(s for s in scores if (s.model, s.condition) == (model, condition))
+
+
+@checked
+def over_the_seeds(outcomes: dict) -> tuple[Score, ...]:
+    """A ``Score`` for each ``(model, condition)`` of ``outcomes`` (-> one bool tensor per seed:
+    which images it calls a face, or reads right): the share of ``True`` per seed."""
+    return tuple(Score(name, condition, by_seed, over_seeds(by_seed))
+                 for (name, condition), runs in outcomes.items()
+                 for by_seed in [tuple(x.float().mean().item() for x in runs)])
+
+
+@checked
+def compare(outcomes: dict, condition: str | int, first: str, second: str) -> Comparison:
+    """``Comparison`` of models ``first`` and ``second`` in ``condition`` from ``outcomes``
+    (``(model, condition)`` -> one bool tensor per seed, the same images for both): their
+    scores over the seeds, and seed by seed image by image."""
+    a, b = outcomes[first, condition], outcomes[second, condition]
     over = seed_difference([x.float().mean().item() for x in a],
                            [x.float().mean().item() for x in b], by_seed=False)
-    return RateComparison(kind, first, second, over,
-                          tuple(paired(x, y) for x, y in zip(a, b, strict=True)))
+    return Comparison(condition, first, second, over,
+                      tuple(paired(x, y) for x, y in zip(a, b, strict=True)))
 
 
 @checked
@@ -272,29 +284,27 @@ def measure(models: dict[str, list], seeds: list[Seed] | tuple[Seed, ...],
     if unknown:
         raise ValueError(f"measure(): pairs must name models of models, got {sorted(unknown)}")
     calls = called(models, kinds, n)
-    rates = tuple(KindRate(name, kind, by_seed, over_seeds(by_seed))
-                  for (name, kind), c in calls.items()
-                  for by_seed in [tuple(x.float().mean().item() for x in c)])
     comparisons = tuple(compare(calls, kind, a, b) for a, b in pairs for kind in kinds)
-    shuffles = tuple(ShuffleAccuracy(name, grid, by_seed, over_seeds(by_seed))
+    shuffles = tuple(Score(name, grid, by_seed, over_seeds(by_seed))
                      for name, runs in models.items() for grid in grids
                      for by_seed in [tuple(shuffled_accuracy(m, grid, n) for m in runs)])
-    return PatchOrder(tuple(seeds), n, rates, comparisons, shuffles)
+    return PatchOrder(tuple(seeds), n, over_the_seeds(calls), comparisons, shuffles)
 
 
 @dataclass(frozen=True)
 class Invariance:
-    """How much a model's P(face) moves when each image's tiles are shuffled on a grid."""
+    """How much a model's answers move when each image's tiles are shuffled on a grid."""
 
     grid: int
-    largest_change: float  # of P(face), over the images
-    answers_changed: int  # images whose verdict (face or not) changed
+    largest_change: float  # of ``read``, over the images
+    answers_changed: int  # images whose answer (face or not; the digit read) changed
     n: int
+    read: str = "P(face)"  # the probability that moved: P(face), or a digit's probability
 
     def __str__(self) -> str:
         small = "below 1e-5" if self.largest_change < 1e-5 else f"{self.largest_change:.3g}"
         return (f"tiles shuffled on a {self.grid}x{self.grid} grid: the largest change in "
-                f"P(face) is {small}; {self.answers_changed} of {self.n} answers changed")
+                f"{self.read} is {small}; {self.answers_changed} of {self.n} answers changed")
 
 
 @checked
@@ -307,6 +317,89 @@ def largest_change(model: torch.nn.Module,
     change = (face_probability(model, images) - face_probability(model, shuffled)).abs().max()
     flips = (called_face(model, images) != called_face(model, shuffled)).sum()
     return Invariance(grid, change.item(), int(flips), len(images))
+
+
+# --- The same on MNIST: the ViTs beside notebook 10's CNN pair, trained alike ------------------
+
+# the models, by name, and their recipes (each shipped for seeds 0, 1, 2 by python -m
+# capsedu.train): the same upright training digits, budget, stopping rule and seeds, and about
+# the same size (the G-CNN of that pair answers another question)
+DIGIT_MODELS = {"CNN": "rotmnist-cnn", "ViT": "mnist-vit",
+                "ViT without positions": "mnist-vit-no-positions"}
+DigitModel = Choice("one of the MNIST models (DIGIT_MODELS)", *DIGIT_MODELS)
+DIGIT_OWN_GRID = 7  # 7 x 7 tiles of 4 pixels on a 28 x 28 digit: the MNIST ViT's own patches
+DIGIT_GRIDS = (1, 2, 4, DIGIT_OWN_GRID, 14)  # tiles of 28, 14, 7, 4 and 2 pixels
+# what position embeddings change, and the ViT beside the CNN of its size
+DIGIT_PAIRS = (("ViT", "ViT without positions"), ("ViT", "CNN"))
+DigitGrid = Int("tiles along each side of a 28 x 28 digit; a divisor of 28", ge=1, le=28)
+Digits = Tensor("digits [n, 1, 28, 28]", ndim=4, pixels=True)
+
+
+@checked
+def load_digit_models(seeds: list[Seed] | tuple[Seed, ...] = SEEDS,
+                      names: list[DigitModel] | tuple[DigitModel, ...] = tuple(DIGIT_MODELS)
+                      ) -> dict[str, list]:
+    """The shipped MNIST models ``names``, one per seed of ``seeds`` (verified, in eval mode)."""
+    return {name: [checkpoints.pretrained(seeded_name(DIGIT_MODELS[name], s)) for s in seeds]
+            for name in names}
+
+
+@dataclass(frozen=True)
+class DigitShuffles:
+    """What 10 §8 measures on MNIST: accuracies under tile shuffles, and the pairs compared."""
+
+    seeds: tuple[int, ...]
+    n: int  # test digits
+    shuffles: tuple[Score, ...]  # accuracies, one per model and grid
+    comparisons: tuple[Comparison, ...]  # one per pair and grid
+
+    def accuracy(self, model: str, grid: int) -> Score:
+        return find(self.shuffles, model, grid)
+
+    def tally(self) -> str:
+        """How many comparisons over seeds were told apart, beside what chance would give."""
+        return tally(c.over_seeds for c in self.comparisons)
+
+    def paired_tally(self) -> str:
+        """The same for the seed-by-seed comparisons on the same digits."""
+        return tally(p for c in self.comparisons for p in c.by_seed)
+
+
+@checked
+def measure_digits(models: dict[str, list], seeds: list[Seed] | tuple[Seed, ...],
+                   images: Digits, labels: Tensor("labels [n]", ndim=1),
+                   grids: list[DigitGrid] | tuple[DigitGrid, ...] = DIGIT_GRIDS,
+                   pairs: list[tuple[str, str]] | tuple[tuple[str, str], ...] = DIGIT_PAIRS
+                   ) -> DigitShuffles:
+    """``DigitShuffles`` of ``models`` (name -> one model per seed of ``seeds``, e.g.
+    ``load_digit_models``) on ``images`` and their ``labels``, each digit's tiles shuffled on
+    each of ``grids`` (1: as drawn), and the ``pairs`` compared on every grid."""
+    if len(seeds) < 2 or any(len(runs) != len(seeds) for runs in models.values()):
+        raise ValueError(f"measure_digits(): models must hold one model per seed, for at least 2 "
+                         f"seeds, got seeds {list(seeds)} and "
+                         f"{ {name: len(runs) for name, runs in models.items()} } models")
+    unknown = {name for pair in pairs for name in pair} - set(models)
+    if unknown or len(images) != len(labels):
+        raise ValueError(f"measure_digits(): pairs must name models of models (unknown: "
+                         f"{sorted(unknown)}) and labels must hold one label per image "
+                         f"({len(labels)} labels, {len(images)} images)")
+    shuffled = {g: images if g == 1 else shuffle_tiles(images, g, SHUFFLE_SEED) for g in grids}
+    right = {(name, g): [predict(m, shuffled[g], BATCH) == labels for m in runs]
+             for name, runs in models.items() for g in grids}
+    comparisons = tuple(compare(right, g, a, b) for a, b in pairs for g in grids)
+    return DigitShuffles(tuple(seeds), len(labels), over_the_seeds(right), comparisons)
+
+
+@checked
+def digit_change(model: torch.nn.Module, images: Digits,
+                 grid: DigitGrid = DIGIT_OWN_GRID) -> Invariance:
+    """``Invariance`` of an MNIST ``model`` on ``images`` with their tiles shuffled on a ``grid x
+    grid`` grid: the largest change of any digit's probability, and the digits read otherwise."""
+    shuffled = shuffle_tiles(images, grid, SHUFFLE_SEED)
+    before, after = probabilities(model, images, BATCH), probabilities(model, shuffled, BATCH)
+    flips = (before.argmax(dim=1) != after.argmax(dim=1)).sum()
+    return Invariance(grid, (before - after).abs().max().item(), int(flips), len(images),
+                      read="a digit's probability")
 
 
 @checked
@@ -324,10 +417,11 @@ def rate_table(result: PatchOrder, kinds: list[str] | tuple[str, ...] = KINDS) -
 
 
 @checked
-def shuffle_table(result: PatchOrder) -> str:
-    """Faces-vs-non-faces accuracy under tile shuffles: one row per grid, one column per model."""
+def shuffle_table(result: PatchOrder | DigitShuffles) -> str:
+    """Accuracy under tile shuffles (faces vs non-faces, or digits): one row per grid, one column
+    per model."""
     models = list(dict.fromkeys(s.model for s in result.shuffles))
-    grids = list(dict.fromkeys(s.grid for s in result.shuffles))
+    grids = list(dict.fromkeys(s.condition for s in result.shuffles))
     lines = [f"{'tiles':>12} " + " ".join(f"{m:>22}" for m in models)]
     for grid in grids:
         name = "as drawn" if grid == 1 else f"{grid}x{grid} shuffled"

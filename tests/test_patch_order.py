@@ -81,6 +81,44 @@ def test_measure_returns_typed_frozen_records_on_tiny_models():
         result.n = 3
 
 
+def tiny_digits(position: bool, seed: int) -> VisionTransformer:
+    torch.manual_seed(seed)
+    return VisionTransformer(image_size=28, patch=4, n_classes=10, dim=8, depth=1, heads=2, mlp=8,
+                             position=position).eval()
+
+
+def test_a_vit_without_positions_is_blind_to_its_own_7x7_tiles_of_a_digit_and_no_others():
+    digits = torch.rand(16, 1, 28, 28)
+    own = po.digit_change(tiny_digits(False, 0), digits)
+    assert own.grid == 7 and own.largest_change < 1e-5 and own.answers_changed == 0
+    assert own.n == 16 and "a digit's probability" in str(own)
+    # 14-pixel tiles cut its 4-pixel patches: no longer a reordering of its tokens
+    assert po.digit_change(tiny_digits(False, 0), digits, 2).largest_change > 1e-4
+    assert po.digit_change(tiny_digits(True, 0), digits).largest_change > 1e-4
+
+
+def test_measure_digits_reads_each_model_on_the_same_shuffled_digits():
+    from capsedu.loop import predict
+
+    models = {"bag": [tiny_digits(False, 0), tiny_digits(False, 1)],
+              "placed": [tiny_digits(True, 0), tiny_digits(True, 1)]}
+    digits, labels = torch.rand(12, 1, 28, 28), torch.arange(12) % 10
+    result = po.measure_digits(models, [0, 1], digits, labels, grids=(1, 7, 14),
+                               pairs=[("placed", "bag")])
+    assert len(result.shuffles) == 6 and len(result.comparisons) == 3 and result.n == 12
+    # as drawn, each seed's accuracy is its plain accuracy, computed here independently
+    right = (predict(models["placed"][1], digits) == labels).float().mean().item()
+    assert result.accuracy("placed", 1).by_seed[1] == pytest.approx(right)
+    assert result.accuracy("bag", 7).by_seed == result.accuracy("bag", 1).by_seed
+    comparison = result.comparisons[0]
+    assert (comparison.condition, comparison.first, comparison.second) == (1, "placed", "bag")
+    assert all(isinstance(p, Paired) and p.n == 12 for p in comparison.by_seed)
+    assert "of 3 comparisons" in result.tally() and "of 6 comparisons" in result.paired_tally()
+    assert "14x14 shuffled" in po.shuffle_table(result)
+    with pytest.raises(ValueError, match="one model per seed"):
+        po.measure_digits({"bag": models["bag"][:1]}, [0, 1], digits, labels)
+
+
 @pytest.mark.parametrize("call, words", [
     (lambda: po.measure({"a": [tiny(False, 0)]}, [0]), "seeds must be at least 2"),
     (lambda: po.measure({"a": [tiny(False, 0)]}, [0, 1]), "one model per seed"),
