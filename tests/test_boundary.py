@@ -33,7 +33,11 @@ ENFORCED = ["functional", "routing", "capsnet", "data.mnist", "statistics", "lay
             "figures.capsule_poses", "figures.colours", "figures.digit_images",
             "figures.face_scenes", "figures.feature_maps", "figures.model_scores",
             "figures.rotations", "figures.routing_couplings", "figures.spikes",
-            "figures.training_curves"]
+            "figures.training_curves",
+            "widgets.adversarial", "widgets.base", "widgets.bug_zoo", "widgets.capsule",
+            "widgets.check", "widgets.digit_capsules", "widgets.face_capsules", "widgets.overlap",
+            "widgets.panels", "widgets.parts", "widgets.rotation", "widgets.routing",
+            "widgets.spiking", "widgets.verdicts", "widgets.viewpoint"]
 
 
 def modules():

@@ -4,9 +4,11 @@ the reconstruction detector's verdict (``adversarial.attack_state``)."""
 
 import ipywidgets as widgets
 import numpy as np
+from torch import nn
 
 from ..adversarial import ATTACKS, attack_state
-from .base import TwoReaders
+from ..validate import Float, checked
+from .base import DigitLabels, Digits, TwoReaders
 
 MAX_EPS = 0.3  # the slider's end: the largest radius of the recorded run
 
@@ -23,7 +25,9 @@ class AttackExplorer(TwoReaders):
         "model's answer drawn full. At eps 0 it is the clean digit; as eps grows the change to "
         "the digit stays faint while the answers move.")
 
-    def __init__(self, capsnet, cnn, images, labels, threshold: float):
+    @checked
+    def __init__(self, capsnet: nn.Module, cnn: nn.Module, images: Digits, labels: DigitLabels,
+                 threshold: Float("the CapsNet's reconstruction-distance threshold", ge=0)):
         self.threshold = threshold
         super().__init__(capsnet, cnn, images, labels)
 

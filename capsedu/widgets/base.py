@@ -5,6 +5,15 @@ import html
 import re
 from contextlib import contextmanager
 
+from torch import nn
+
+from ..checks import check_labels
+from ..validate import Tensor, checked
+
+# the test digits a widget of 08 or 11 shows, and their true classes
+Digits = Tensor("test digits [N, 1, H, W], pixels in [0, 1]", ndim=4, pixels=True)
+DigitLabels = Tensor("their true classes [N]", ndim=1)
+
 # Shown under a widget's still where no kernel runs it (the course's website, GitHub).
 STILL_NOTE = ("A still of this widget: it moves when the notebook runs, in Colab, Binder or "
               "JupyterLab.")
@@ -83,8 +92,13 @@ class TwoReaders(Widget):
     ``images`` ``[N, 1, 28, 28]`` and their ``labels`` ``[N]``. A subclass lays out its controls
     and figure in ``build``; it is then drawn once."""
 
-    def __init__(self, capsnet, cnn, images, labels):
+    @checked
+    def __init__(self, capsnet: nn.Module, cnn: nn.Module, images: Digits, labels: DigitLabels):
         import ipywidgets as widgets  # here, so that every other widget's import stays light
+
+        if len(images) == 0:
+            raise ValueError(f"images holds no digits ({tuple(images.shape)}); pass at least one")
+        check_labels(labels, "labels", len(images), n_classes=10)
 
         self.capsnet, self.cnn, self.images, self.labels = capsnet, cnn, images, labels
         # the dropdowns' choices: "#k: a y" for the k-th digit, of class y

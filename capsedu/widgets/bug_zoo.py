@@ -10,6 +10,8 @@ import ipywidgets as widgets
 import numpy as np
 import torch
 from matplotlib.figure import Figure
+from pydantic import InstanceOf
+from torch import nn
 
 from .. import config
 from ..bug_catalogue import BUGS
@@ -19,6 +21,7 @@ from ..figures.canvas import Blitter
 from ..figures.model_scores import update_class_bars
 from ..figures.routing_couplings import draw_coupling_heatmap, update_coupling_heatmap
 from ..statistics import CURVE_WINDOW
+from ..validate import Int, Record, Tensor, checked
 from .base import Widget
 from .panels import SLIDER_ITERATIONS
 
@@ -46,8 +49,12 @@ class BugZooExplorer(Widget):
         "accuracy, step by step, of the correct model (grey) and of the chosen bug's model "
         "(orange).")
 
-    def __init__(self, model, images: torch.Tensor, labels: torch.Tensor, results=None,
-                 iterations: int = 3):
+    @checked
+    def __init__(self, model: nn.Module,
+                 images: Tensor("test digits [N, 1, 28, 28], pixels in [0, 1]", ndim=4,
+                                pixels=True),
+                 labels: Tensor("their true classes [N]", ndim=1), results: dict | None = None,
+                 iterations: Int("routing iterations", ge=1, le=SLIDER_ITERATIONS) = 3):
         self.labels = labels
         self.results = read_results() if results is None else results
         with torch.no_grad():
@@ -148,7 +155,8 @@ class BugZooExplorer(Widget):
         return self.blitter.png()
 
 
-def readout(s: ZooState) -> str:
+@checked
+def readout(s: Record(ZooState)) -> str:
     """The widget's text for a ``zoo_state``."""
     bug, trace = s.bug, s.trace
     lines = [f"<b>digit #{s.index}, a {s.label}</b> · {s.iterations} routing "
@@ -178,7 +186,8 @@ def readout(s: ZooState) -> str:
     return "<br>".join(lines)
 
 
-def recorded_effect(recorded: dict[str, ZooRun], bug: str) -> str:
+@checked
+def recorded_effect(recorded: dict[str, InstanceOf[ZooRun]], bug: str) -> str:
     """What the recorded runs (by name) say of a training-only ``bug``, in a sentence or two."""
     if bug not in recorded:
         return f"Its recorded run is not there yet: run {COMMAND}."

@@ -29,6 +29,13 @@ from .base import Widget
 IMAGE_SIZE = 48  # pixels of the drawn part
 MAX_NORM = 5.0  # the squash slider's range of ||s||
 
+# what each widget's sliders take, declared once for the widget and its pure function
+Kind = Choice("a face part", *PART_KINDS)
+PoseAngle = Float("the pose's angle in degrees", ge=-180, le=180)
+Presence = Float("the vector's length: the part's presence", ge=0, le=1)
+Norm = Float("the length ||s||", ge=0, le=MAX_NORM)
+Direction = Float("s's angle in degrees", ge=0, le=360)
+
 
 def _slider(description: str, value: float, low: float, high: float, step: float):
     """A slider of this module's widgets: 320 px wide, labelled ``description``."""
@@ -57,10 +64,7 @@ class PoseVectorState:
 
 
 @checked
-def pose_vector_state(kind: Choice("a face part", *PART_KINDS),
-                      angle: Float("the pose's angle in degrees", ge=-180, le=180),
-                      length: Float("the vector's length: the part's presence", ge=0, le=1)
-                      ) -> PoseVectorState:
+def pose_vector_state(kind: Kind, angle: PoseAngle, length: Presence) -> PoseVectorState:
     """A 2-D capsule for ``kind`` at ``angle`` degrees with length (= presence) ``length``."""
     v = pose_vector(angle, length)
     part, presence = part_from_vector(kind, v)
@@ -76,7 +80,8 @@ class PoseVectorExplorer(Widget):
         "length the part's presence and its direction the part's pose; right: the face part it "
         "describes, turned to the arrow's angle and drawn with ink as bright as the arrow is long.")
 
-    def __init__(self, kind: str = "nose", angle: float = 30.0, length: float = 0.8):
+    @checked
+    def __init__(self, kind: Kind = "nose", angle: PoseAngle = 30.0, length: Presence = 0.8):
         self.kind = widgets.Dropdown(options=PART_KINDS, value=kind, description="part",
                                      layout=widgets.Layout(width="320px"))
         self.angle = _slider("angle (°)", angle, -180, 180, 5)
@@ -118,8 +123,7 @@ class SquashState:
 
 
 @checked
-def squash_state(norm: Float("the length ||s||", ge=0, le=MAX_NORM),
-                 angle: Float("s's angle in degrees", ge=0, le=360) = 30.0) -> SquashState:
+def squash_state(norm: Norm, angle: Direction = 30.0) -> SquashState:
     """``s`` of length ``norm`` at ``angle`` degrees, ``v = squash(s)``, and the slope there."""
     a = math.radians(angle)
     s = torch.tensor([norm * math.cos(a), norm * math.sin(a)], dtype=torch.float64)
@@ -138,7 +142,8 @@ class SquashExplorer(Widget):
         "arrow in a dashed unit circle. The two arrows point the same way: squashing changes only "
         "the length.")
 
-    def __init__(self, norm: float = 1.0, angle: float = 30.0):
+    @checked
+    def __init__(self, norm: Norm = 1.0, angle: Direction = 30.0):
         self.norm = _slider("||s||", norm, 0, MAX_NORM, 0.05)
         self.angle = _slider("angle (°)", angle, 0, 360, 5)
         self.readout, self.image = widgets.HTML(), widgets.Image(format="png", width=720)

@@ -8,7 +8,7 @@ from matplotlib.figure import Figure
 
 from ..figures.canvas import png_bytes
 from ..figures.capsule_poses import draw_vector
-from ..validate import Float, checked
+from ..validate import Float, Int, checked
 from .base import Widget
 
 
@@ -35,7 +35,8 @@ class WidgetCheck(Widget):
     figure_alt = ("An arrow from the centre of a dashed unit circle to the point at the slider's "
                   "angle, counted counter-clockwise from the x axis, labelled with the angle.")
 
-    def __init__(self, angle: int = 30):
+    @checked
+    def __init__(self, angle: Int("the slider's angle in degrees", ge=0, le=360) = 30):
         self.slider = widgets.IntSlider(value=angle, min=0, max=360, step=5,
                                         description="angle (°)", continuous_update=True)
         self.readout = widgets.HTML()

@@ -6,12 +6,13 @@ slider only adds the Deltas to the cached capsule and runs the decoder (``pose_s
 
 import ipywidgets as widgets
 import numpy as np
-import torch
 from matplotlib.figure import Figure
 
-from ..checks import check_labels, check_pixels, check_shape
+from ..capsnet import CapsNet
+from ..checks import check_labels, check_shape
 from ..digit_capsules import MAX_DELTA, encode, pose_state
 from ..figures.canvas import png_bytes
+from ..validate import Tensor, checked
 from .base import Widget
 
 
@@ -26,10 +27,14 @@ class PoseSpaceExplorer(Widget):
         "slider moves one of the capsule's 16 dimensions, and the middle image shows what that "
         "dimension changes in the drawn digit.")
 
-    def __init__(self, model, images: torch.Tensor, labels: torch.Tensor, names=None):
+    @checked
+    def __init__(self, model: CapsNet,
+                 images: Tensor("test digits [N, C, H, W] of the model's input, pixels in [0, 1]",
+                                pixels=True),
+                 labels: Tensor("their true classes [N]", ndim=1),
+                 names: list[str] | tuple[str, ...] | None = None):
         cfg = model.config
         shape = (cfg.in_channels, cfg.image_size, cfg.image_size)
-        check_pixels(images, "images")
         check_shape(images, "images", f"[N, {', '.join(map(str, shape))}] (the model's input)",
                     ndim=4, sizes=shape)
         if len(images) == 0:

@@ -13,10 +13,11 @@ from dataclasses import dataclass
 import torch
 
 from ..data import faces, sprites
+from ..parts.pose_net import PoseCapsuleNet
 from ..parts.scoring import verdicts
 from ..parts.votes import predicted_faces
-from ..validate import Int, checked
-from .panels import SLIDER_ITERATIONS, RoutingPanels, RoutingView, RoutingWidget
+from ..validate import checked
+from .panels import Iteration, RoutingPanels, RoutingView, RoutingWidget
 
 
 @dataclass(frozen=True)
@@ -33,8 +34,7 @@ class FaceState(RoutingView):
 
 
 @checked
-def face_state(pose_model, models: dict, parts,
-               iteration: Int("routing iterations", ge=1, le=SLIDER_ITERATIONS) = 3
+def face_state(pose_model: PoseCapsuleNet, models: dict, parts, iteration: Iteration = 3
                ) -> FaceState:
     """Render ``parts``, read the part capsules off the image with ``pose_model`` (a
     ``PoseCapsuleNet``), route them for ``iteration`` iterations, and ask every model of
@@ -76,7 +76,9 @@ class FaceCapsulesExplorer(RoutingWidget):
         "as a face; and one bar per model of notebook 07 for its score for face, green where it "
         "calls the image a face and red where it does not, a black tick where it cuts.")
 
-    def __init__(self, pose_model, models: dict, parts=None, iteration: int = 3):
+    @checked
+    def __init__(self, pose_model: PoseCapsuleNet, models: dict, parts=None,
+                 iteration: Iteration = 3):
         self.pose_model, self.models = pose_model, models
         panels = RoutingPanels("image, detected parts' face votes", verdicts=list(models),
                                face_threshold=round(float(pose_model.threshold), 3))

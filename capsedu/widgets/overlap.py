@@ -3,13 +3,15 @@ CapsNet's two reconstructions in two colours (``robustness.overlap_state``; the 
 
 import ipywidgets as widgets
 import numpy as np
+from torch import nn
 
 from ..data.transformed_mnist import MULTI_CANVAS, MULTI_SHIFT
 from ..figures.canvas import png_bytes
 from ..figures.digit_images import two_colour
 from ..figures.model_scores import capsnet_vs_cnn_figure, update_class_bars
 from ..robustness import overlap_state
-from .base import TwoReaders
+from ..validate import checked
+from .base import DigitLabels, Digits, TwoReaders
 
 
 class OverlapExplorer(TwoReaders):
@@ -25,6 +27,10 @@ class OverlapExplorer(TwoReaders):
         "for each class 0 to 9, the CapsNet's capsule length (orange) beside the CNN's sigmoid "
         "probability (blue). Where the orange and the blue fall on different digits, the CapsNet "
         "has split the shared ink between the two.")
+
+    @checked
+    def __init__(self, capsnet: nn.Module, cnn: nn.Module, images: Digits, labels: DigitLabels):
+        super().__init__(capsnet, cnn, images, labels)  # so a refusal names this class
 
     def build(self):
         options = self.digit_options

@@ -20,11 +20,14 @@ from ..figures.colours import PART_COLORS
 from ..figures.face_scenes import ghost_lines
 from ..figures.routing_couplings import draw_coupling_heatmap, update_coupling_heatmap
 from ..parts.votes import PARENTS
+from ..validate import MAX_SIDE, Float, Int, checked
 from .base import Widget
 from .parts import PartsEditor
 from .verdicts import VerdictBars
 
 SLIDER_ITERATIONS = 5  # the iteration sliders run 1..5 (routing itself allows MAX_ITERATIONS)
+Iteration = Int("routing iterations", ge=1, le=SLIDER_ITERATIONS)
+FaceThreshold = Float("the face capsule's length that counts as a face", ge=0, le=1)
 
 
 @dataclass(frozen=True)
@@ -48,8 +51,10 @@ class RoutingPanels:
     also have ``face_probability``, ``threshold`` and ``called_face`` per name (a ``FaceState``).
     ``face_threshold``: the face length that counts as a face, a dashed line on the lengths."""
 
-    def __init__(self, scene_title: str, verdicts=None, size: int = 32,
-                 face_threshold: float | None = None):
+    @checked
+    def __init__(self, scene_title: str, verdicts: list[str] | tuple[str, ...] | None = None,
+                 size: Int("the scene's side in pixels", ge=8, le=MAX_SIDE) = 32,
+                 face_threshold: FaceThreshold | None = None):
         self.names = list(verdicts or [])
         n_panels = 3 + bool(self.names)
         ratios = [1, 0.8, 1, 1.1][:n_panels]
@@ -121,7 +126,9 @@ class RoutingWidget(Widget):
     right. A subclass says what to compute (``compute() -> state``) and may add lines to the
     readout (``more_readout(state)``); every change recomputes and redraws at once."""
 
-    def __init__(self, panels: RoutingPanels, parts=None, iteration: int = 3, extra=()):
+    @checked
+    def __init__(self, panels: RoutingPanels, parts=None, iteration: Iteration = 3,
+                 extra: tuple | list = ()):
         self.panels = panels
         self.editor = PartsEditor(parts, on_change=lambda _: self.update())
         self.iteration = widgets.IntSlider(value=iteration, min=1, max=SLIDER_ITERATIONS,

@@ -5,17 +5,20 @@ The editor owns the list of parts (``.parts``); after every edit it calls ``on_c
 All edits go through the pure functions of ``capsedu.data.faces``, so tests can check them alone.
 """
 
+from collections.abc import Callable
+
 import ipywidgets as widgets
 
 from ..data import faces, sprites
 from ..poses import wrap_angle
-from ..validate import Float, checked
+from ..validate import Float, Seed, checked
 
 
 class PartsEditor:
     """Edit a list of ``sprites.Part``; ``on_change(parts)`` runs after every edit."""
 
-    def __init__(self, parts=None, on_change=None, seed: int = 0):
+    @checked
+    def __init__(self, parts=None, on_change: Callable | None = None, seed: Seed = 0):
         self.initial = list(parts) if parts is not None else faces.face_parts()
         self.on_change = on_change
         self.seed = seed  # the next scramble's seed; increases at each press, so runs repeat
@@ -61,6 +64,7 @@ class PartsEditor:
         new = {k: v for k, v in dict(x=x, y=y, angle=angle).items() if v is not None}
         self.set_parts([p._replace(**new) if p.kind == kind else p for p in self.parts])
 
+    @checked
     def swap(self, a: str, b: str):
         self.set_parts(faces.swap(self.parts, a, b))
 
@@ -68,7 +72,8 @@ class PartsEditor:
         self.seed += 1
         self.set_parts(faces.scramble(self.parts, self.seed))
 
-    def rotate(self, degrees: float):
+    @checked
+    def rotate(self, degrees: Float("degrees, counter-clockwise on screen")):
         self.set_parts(faces.rotate(self.parts, degrees, about=faces.face_centre(self.parts)))
 
     # --- keeping the controls on the scene ----------------------------------------------------

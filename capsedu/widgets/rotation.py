@@ -6,13 +6,16 @@ capsules of notebook 07 reading the angle of a face turned as far (``equivarianc
 import ipywidgets as widgets
 import numpy as np
 import torch
+from torch import nn
 
 from .. import config
-from ..checks import check_labels, check_pixels, check_shape
+from ..checks import check_labels, check_shape
 from ..equivariance import rotation_state
 from ..figures.canvas import Blitter
 from ..figures.model_scores import update_class_bars
 from ..figures.rotations import rotation_figure
+from ..parts.pose_net import PoseCapsuleNet
+from ..validate import Tensor, checked
 from .base import Widget
 
 
@@ -29,8 +32,11 @@ class RotationExplorer(Widget):
         "CNN's (blue), each model's answer drawn full. At quarter turns the G-CNN's maps turn with "
         "the digit and move one place along the row; the CNN's follow no such rule.")
 
-    def __init__(self, gcnn, cnn, images: torch.Tensor, labels: torch.Tensor, face_model=None):
-        check_pixels(images, "images")
+    @checked
+    def __init__(self, gcnn: nn.Module, cnn: nn.Module,
+                 images: Tensor("MNIST digits [N, 1, 28, 28], pixels in [0, 1]", pixels=True),
+                 labels: Tensor("their true classes [N]", ndim=1),
+                 face_model: PoseCapsuleNet | None = None):
         check_shape(images, "images", "[N, 1, 28, 28] (MNIST digits)", ndim=4, sizes=(1, 28, 28))
         if len(images) == 0:
             raise ValueError("images holds no digits ([0, 1, 28, 28]); pass at least one")

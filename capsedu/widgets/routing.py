@@ -13,8 +13,8 @@ from ..buggy import step_softmax_over_children
 from ..data import sprites
 from ..parts.votes import route_parts
 from ..routing import Step, routing_step
-from ..validate import Int, checked
-from .panels import SLIDER_ITERATIONS, RoutingPanels, RoutingView, RoutingWidget
+from ..validate import checked
+from .panels import FaceThreshold, Iteration, RoutingPanels, RoutingView, RoutingWidget
 
 SCENE_SIZE = 96  # pixels of the drawn scene (the parts' true poses, no model looks at it)
 
@@ -28,8 +28,7 @@ class RoutingState(RoutingView):
 
 
 @checked
-def routing_state(parts, iteration: Int("routing iterations", ge=1, le=SLIDER_ITERATIONS) = 3,
-                  step: Step = routing_step) -> RoutingState:
+def routing_state(parts, iteration: Iteration = 3, step: Step = routing_step) -> RoutingState:
     """Everything the widget shows after ``iteration`` iterations of Procedure 1 (pure), each
     iteration a ``step`` (the paper's, or the zoo's softmax over the children)."""
     r = route_parts(parts, iterations=iteration, step=step)
@@ -58,7 +57,9 @@ class RoutingExplorer(RoutingWidget):
         "background capsules' lengths, iteration by iteration. Where the ghosts land on one "
         "another the parts agree, and routing sends their votes to the face.")
 
-    def __init__(self, parts=None, iteration: int = 3, face_threshold: float | None = None):
+    @checked
+    def __init__(self, parts=None, iteration: Iteration = 3,
+                 face_threshold: FaceThreshold | None = None):
         self.softmax = widgets.ToggleButtons(
             options=[("over parents (paper)", routing_step),
                      ("over children (bug)", step_softmax_over_children)],

@@ -24,6 +24,11 @@ MAX_CURRENT = 4.0  # the current slider's end, in units of the threshold
 MAX_RATE_HZ = 200.0  # the rate of a capsule of length 1
 CODE_DT_MS = 1.0  # the spike train's time step
 
+# what the sliders take, declared once for the widget and its pure function
+Current = Float("the input current, in units of the threshold", ge=0, le=MAX_CURRENT)
+Tau = Float("the membrane time constant, ms", ge=1, le=100)
+Length = Float("a capsule's length", ge=0, le=1)
+
 
 @dataclass(frozen=True)
 class NeuronState:
@@ -41,11 +46,7 @@ class NeuronState:
 
 
 @checked
-def neuron_state(current: Float("the input current, in units of the threshold", ge=0,
-                                le=MAX_CURRENT),
-                 tau_ms: Float("the membrane time constant, ms", ge=1, le=100),
-                 length: Float("a capsule's length", ge=0, le=1),
-                 seed: Seed = 0) -> NeuronState:
+def neuron_state(current: Current, tau_ms: Tau, length: Length, seed: Seed = 0) -> NeuronState:
     """A LIF neuron (threshold 1, reset 0, 2 ms refractory) under a constant ``current`` for
     ``DURATION_MS``, and a capsule of ``length`` coded as spikes over the same time."""
     neuron = Neuron(tau_ms=tau_ms)
@@ -67,7 +68,8 @@ class SpikingNeuron(Widget):
         "threshold a spike is drawn as a tick and the potential drops to 0. Bottom: the spike "
         "train of a capsule whose length sets how often it fires.")
 
-    def __init__(self, current: float = 1.5, tau_ms: float = 20.0, length: float = 0.6):
+    @checked
+    def __init__(self, current: Current = 1.5, tau_ms: Tau = 20.0, length: Length = 0.6):
         layout = widgets.Layout(width="360px")
         self.current = widgets.FloatSlider(value=current, min=0, max=MAX_CURRENT, step=0.05,
                                            description="current I", layout=layout)

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import ipywidgets as widgets
 import numpy as np
+from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from ..data import sprites
@@ -32,10 +33,12 @@ class VerdictsState:
     called_face: dict[str, bool]  # whether each model calls the image a face (score > cut)
 
 
+Names = list[str] | tuple[str, ...]  # the models' names, one bar each
+Side = Int("the image's side in pixels", ge=1, le=MAX_SIDE)
+
+
 @checked
-def verdicts_state(models: dict, parts,
-                   size: Int("the image's side in pixels", ge=1, le=MAX_SIDE) = 32
-                   ) -> VerdictsState:
+def verdicts_state(models: dict, parts, size: Side = 32) -> VerdictsState:
     """Render ``parts`` at ``size`` x ``size`` and ask each model of ``models`` (name -> model)
     for its verdict."""
     x = sprites.render_many([parts], size=size)  # [1, 1, size, size]; ValueError on a bad part
@@ -48,7 +51,8 @@ class VerdictBars:
     """One horizontal bar per model in ``ax``: its score for "face" (green where it says face,
     red where it does not) and a black tick where that model cuts between the two."""
 
-    def __init__(self, ax, names, xlabel: str, title: str):
+    @checked
+    def __init__(self, ax: Axes, names: Names, xlabel: str, title: str):
         self.names = list(names)
         y = np.arange(len(self.names))
         self.bars = list(ax.barh(y, np.zeros(len(y)), height=0.6))
@@ -78,7 +82,8 @@ class VerdictsFigure:
     which keeps an update fast.
     """
 
-    def __init__(self, names, size: int = 32):
+    @checked
+    def __init__(self, names: Names, size: Side = 32):
         self.figure = Figure(figsize=(5.5, 2.4))
         ax_image, ax_bars = self.figure.subplots(1, 2, gridspec_kw={"width_ratios": [1, 1.3]})
         self._image = ax_image.imshow(np.zeros((size, size)), cmap="gray", vmin=0, vmax=1)
@@ -101,6 +106,7 @@ class FaceVerdicts(Widget):
         "it, light green where the model calls the image a face and light red where it does not, "
         "and a black tick where that model cuts between the two.")
 
+    @checked
     def __init__(self, models: dict, parts=None):
         self.models = models
         self.view = VerdictsFigure(list(models))
