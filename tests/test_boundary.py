@@ -108,6 +108,16 @@ def public_functions(module) -> dict:
             and value.__module__ == module.__name__ and inspect.signature(value).parameters}
 
 
+def public_classes(module) -> dict:
+    """The public classes ``module`` defines whose own constructor takes parameters (a widget, a
+    model), by name; records (dataclasses, NamedTuples) declare their fields for check_fields."""
+    return {name: value for name, value in vars(module).items()
+            if not name.startswith("_") and inspect.isclass(value)
+            and value.__module__ == module.__name__ and "__init__" in vars(value)
+            and not dataclasses.is_dataclass(value) and not issubclass(value, tuple)
+            and len(inspect.signature(vars(value)["__init__"]).parameters) > 1}
+
+
 def test_the_boundary_covers_the_entries_it_should():
     names = {qualname.rsplit(".", 1)[0] for qualname in entries()}
     for module in ENFORCED:  # those that take any parameter (environment.report takes none)
@@ -120,10 +130,10 @@ def test_the_boundary_covers_the_entries_it_should():
 def test_every_public_entry_of_an_enforced_module_is_checked(module_name):
     module = importlib.import_module(f"capsedu.{module_name}")
     checked = entries()
-    unchecked = [name for name in public_functions(module)
+    unchecked = [name for name in {**public_functions(module), **public_classes(module)}
                  if f"{module.__name__}.{name}" not in checked]
-    assert not unchecked, f"capsedu.{module_name}: public functions without declarations: " \
-                          f"{unchecked}"
+    assert not unchecked, f"capsedu.{module_name}: public functions or classes without " \
+                          f"declarations: {unchecked}"
 
 
 @pytest.mark.parametrize("qualname, parameter, value, error", CASES,
