@@ -21,7 +21,6 @@ test digits with their tiles shuffled on grids of several sizes (``measure_digit
 of 4 pixels are the ViT's own patches: ``digit_change``).
 """
 
-import argparse
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -44,7 +43,7 @@ from .parts.scoring import (
     held_out,
 )
 from .parts.training import load_face_models, training_set
-from .recipes import RECIPES, command_line, seeded_name
+from .recipes import RECIPES, seeded_name
 from .statistics import (
     OverSeeds,
     Paired,
@@ -54,7 +53,7 @@ from .statistics import (
     seed_difference,
     tally,
 )
-from .train import add_output_arguments, output_folder, seed_int, threads_int
+from .train import train_over_seeds
 from .validate import Choice, Flag, Int, Seed, Tensor, checked
 
 COMMAND = "python -m capsedu.patch_order"
@@ -189,17 +188,14 @@ class Comparison:
 
 
 @dataclass(frozen=True)
-class PatchOrder:
-    """What 10 §8 measures: face rates per kind, the pairs' comparisons, shuffle accuracies."""
+class Shuffles:
+    """Accuracies under tile shuffles over the seeds, and the comparisons of pairs of models: what
+    10 §8 measures on MNIST (``measure_digits``), and part of what it measures on faces."""
 
     seeds: tuple[int, ...]
-    n: int  # held-out images of each kind
-    rates: tuple[Score, ...]  # face rates, one per model and kind
-    comparisons: tuple[Comparison, ...]  # of face rates, one per pair and kind
+    n: int  # images of each kind (faces), or test digits
     shuffles: tuple[Score, ...]  # accuracies, one per model and grid
-
-    def rate(self, model: str, kind: str) -> Score:
-        return find(self.rates, model, kind)
+    comparisons: tuple[Comparison, ...]  # one per pair and condition (a kind, or a grid)
 
     def accuracy(self, model: str, grid: int) -> Score:
         return find(self.shuffles, model, grid)
@@ -209,8 +205,19 @@ class PatchOrder:
         return tally(c.over_seeds for c in self.comparisons)
 
     def paired_tally(self) -> str:
-        """The same for the seed-by-seed comparisons on shared images."""
+        """The same for the seed-by-seed comparisons on the same images."""
         return tally(p for c in self.comparisons for p in c.by_seed)
+
+
+@dataclass(frozen=True)
+class PatchOrder(Shuffles):
+    """What 10 §8 measures on faces: face rates per kind, the pairs compared on each kind, and
+    accuracies under tile shuffles."""
+
+    rates: tuple[Score, ...] = ()  # face rates, one per model and kind
+
+    def rate(self, model: str, kind: str) -> Score:
+        return find(self.rates, model, kind)
 
     def seed_runs(self, model: str) -> SeedRuns:
         """``model``'s rates as ``parts.scoring.SeedRuns``, for ``figures.model_scores``."""
@@ -288,7 +295,7 @@ def measure(models: dict[str, list], seeds: list[Seed] | tuple[Seed, ...],
     shuffles = tuple(Score(name, grid, by_seed, over_seeds(by_seed))
                      for name, runs in models.items() for grid in grids
                      for by_seed in [tuple(shuffled_accuracy(m, grid, n) for m in runs)])
-    return PatchOrder(tuple(seeds), n, over_the_seeds(calls), comparisons, shuffles)
+    return PatchOrder(tuple(seeds), n, shuffles, comparisons, over_the_seeds(calls))
 
 
 @dataclass(frozen=True)
@@ -344,34 +351,13 @@ def load_digit_models(seeds: list[Seed] | tuple[Seed, ...] = SEEDS,
             for name in names}
 
 
-@dataclass(frozen=True)
-class DigitShuffles:
-    """What 10 §8 measures on MNIST: accuracies under tile shuffles, and the pairs compared."""
-
-    seeds: tuple[int, ...]
-    n: int  # test digits
-    shuffles: tuple[Score, ...]  # accuracies, one per model and grid
-    comparisons: tuple[Comparison, ...]  # one per pair and grid
-
-    def accuracy(self, model: str, grid: int) -> Score:
-        return find(self.shuffles, model, grid)
-
-    def tally(self) -> str:
-        """How many comparisons over seeds were told apart, beside what chance would give."""
-        return tally(c.over_seeds for c in self.comparisons)
-
-    def paired_tally(self) -> str:
-        """The same for the seed-by-seed comparisons on the same digits."""
-        return tally(p for c in self.comparisons for p in c.by_seed)
-
-
 @checked
 def measure_digits(models: dict[str, list], seeds: list[Seed] | tuple[Seed, ...],
                    images: Digits, labels: Tensor("labels [n]", ndim=1),
                    grids: list[DigitGrid] | tuple[DigitGrid, ...] = DIGIT_GRIDS,
                    pairs: list[tuple[str, str]] | tuple[tuple[str, str], ...] = DIGIT_PAIRS
-                   ) -> DigitShuffles:
-    """``DigitShuffles`` of ``models`` (name -> one model per seed of ``seeds``, e.g.
+                   ) -> Shuffles:
+    """``Shuffles`` of ``models`` (name -> one model per seed of ``seeds``, e.g.
     ``load_digit_models``) on ``images`` and their ``labels``, each digit's tiles shuffled on
     each of ``grids`` (1: as drawn), and the ``pairs`` compared on every grid."""
     if len(seeds) < 2 or any(len(runs) != len(seeds) for runs in models.values()):
@@ -387,7 +373,7 @@ def measure_digits(models: dict[str, list], seeds: list[Seed] | tuple[Seed, ...]
     right = {(name, g): [predict(m, shuffled[g], BATCH) == labels for m in runs]
              for name, runs in models.items() for g in grids}
     comparisons = tuple(compare(right, g, a, b) for a, b in pairs for g in grids)
-    return DigitShuffles(tuple(seeds), len(labels), over_the_seeds(right), comparisons)
+    return Shuffles(tuple(seeds), len(labels), over_the_seeds(right), comparisons)
 
 
 @checked
@@ -417,7 +403,7 @@ def rate_table(result: PatchOrder, kinds: list[str] | tuple[str, ...] = KINDS) -
 
 
 @checked
-def shuffle_table(result: PatchOrder | DigitShuffles) -> str:
+def shuffle_table(result: Shuffles) -> str:
     """Accuracy under tile shuffles (faces vs non-faces, or digits): one row per grid, one column
     per model."""
     models = list(dict.fromkeys(s.model for s in result.shuffles))
@@ -435,24 +421,7 @@ def shuffle_table(result: PatchOrder | DigitShuffles) -> str:
 def main(argv: list[str] | None = None) -> int:
     """``python -m capsedu.patch_order``: train 10 §8's face ViTs, into <data root>/runs (or
     --out); into the shipped checkpoints only with --replace-shipped."""
-    parser = argparse.ArgumentParser(prog=COMMAND, description=main.__doc__)
-    parser.add_argument("--models", nargs="+", default=list(VITS), choices=list(VITS))
-    parser.add_argument("--seeds", nargs="+", type=seed_int, default=list(SEEDS))
-    add_output_arguments(parser)
-    parser.add_argument("--threads", type=threads_int, help="CPU threads for torch (default: all)")
-    args = parser.parse_args(argv)
-    if args.threads:
-        torch.set_num_threads(args.threads)
-    command = command_line(COMMAND, models=None if args.models == list(VITS) else args.models,
-                           seeds=args.seeds, threads=args.threads)
-    try:  # refused before any training when it would replace a shipped checkpoint
-        entries = train_and_save(args.models, args.seeds, output_folder(args), command,
-                                 replace_shipped=args.replace_shipped)
-    except FileExistsError as err:
-        parser.error(str(err))
-    for entry in entries:
-        print(f"saved {entry['file']}: {entry['metrics']}, {entry['train_time_s']} s")
-    return 0
+    return train_over_seeds(COMMAND, main.__doc__, tuple(VITS), SEEDS, train_and_save, argv)
 
 
 if __name__ == "__main__":

@@ -181,6 +181,36 @@ def output_folder(args: argparse.Namespace) -> Path:
 
 
 @checked
+def train_over_seeds(prog: str, description: str, models: list[str] | tuple[str, ...],
+                     seeds: list[Seed] | tuple[Seed, ...], train_and_save: Callable[..., list],
+                     argv: list[str] | None = None) -> int:
+    """The command line of an experiment that trains some of ``models`` from each of ``seeds``
+    (07's face models, 10's face ViTs): ``--models``, ``--seeds``, ``--out``,
+    ``--replace-shipped``, ``--threads``; ``train_and_save(models, seeds, folder, command,
+    replace_shipped=...)`` trains and saves them and returns their manifest rows, printed."""
+    parser = argparse.ArgumentParser(prog=prog, description=description)
+    parser.add_argument("--models", nargs="+", default=list(models), choices=models)
+    parser.add_argument("--seeds", nargs="+", type=seed_int, default=list(seeds))
+    add_output_arguments(parser)
+    parser.add_argument("--threads", type=threads_int, help="CPU threads for torch (default: all)")
+    args = parser.parse_args(argv)
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    command = command_line(prog,  # the models only when chosen
+                           models=None if args.models == list(models) else args.models,
+                           seeds=args.seeds, threads=args.threads)
+    out = output_folder(args)
+    try:  # refused before any training when it would replace a shipped checkpoint
+        entries = train_and_save(args.models, args.seeds, out, command,
+                                 replace_shipped=args.replace_shipped)
+    except FileExistsError as err:
+        parser.error(str(err))
+    for entry in entries:
+        print(f"saved {entry['file']} in {out}: {entry['metrics']}, {entry['train_time_s']} s")
+    return 0
+
+
+@checked
 def check_not_shorter(parser: argparse.ArgumentParser, name: str, epochs: Epochs) -> None:
     """Refuse ``--replace-shipped`` with a budget of ``epochs`` under what the shipped checkpoint
     ``name`` trained: a shorter run is a trial, and a trial never replaces a shipped file (the

@@ -10,7 +10,6 @@ MLP over the same part capsules (``parts.pose_mlp``). Each is trained by its rec
 from ``training_set``; none ever sees a scrambled face.
 """
 
-import argparse
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -26,9 +25,9 @@ from .. import checkpoints
 from ..capsnet import routing_iterations
 from ..data import faces
 from ..loop import fit
-from ..recipes import RECIPES, Epochs, Recipe, command_line
+from ..recipes import RECIPES, Epochs, Recipe
 from ..routing import MAX_ITERATIONS
-from ..train import add_output_arguments, output_folder, seed_int, threads_int
+from ..train import train_over_seeds
 from ..validate import Choice, Flag, Int, Seed, checked
 from .detector import detector_training_set
 from .pose_net import PoseCapsuleNet, fit_threshold, fit_transforms
@@ -314,28 +313,8 @@ def train_and_save(names: list[FaceModel] | tuple[FaceModel, ...] = FACE_MODELS,
 def main(argv: list[str] | None = None) -> int:
     """``python -m capsedu.parts.training``: retrain notebook 07's face models, into
     <data root>/runs (or --out); the shipped ones are replaced only with --replace-shipped."""
-    parser = argparse.ArgumentParser(prog="python -m capsedu.parts.training",
-                                     description=main.__doc__)
-    parser.add_argument("--models", nargs="+", default=list(FACE_MODELS), choices=FACE_MODELS)
-    parser.add_argument("--seeds", nargs="+", type=seed_int, default=[0, 1, 2])
-    add_output_arguments(parser)
-    parser.add_argument("--threads", type=threads_int,
-                        help="CPU threads for torch (default: all)")
-    args = parser.parse_args(argv)
-    if args.threads:
-        torch.set_num_threads(args.threads)
-    command = command_line("python -m capsedu.parts.training",  # the models only when chosen
-                           models=None if args.models == list(FACE_MODELS) else args.models,
-                           seeds=args.seeds, threads=args.threads)
-    out = output_folder(args)
-    try:  # refused before any training when it would replace a shipped checkpoint
-        entries = train_and_save(args.models, args.seeds, out, command,
-                                 replace_shipped=args.replace_shipped)
-    except FileExistsError as err:
-        parser.error(str(err))
-    for entry in entries:
-        print(f"saved {entry['file']} in {out}: {entry['metrics']}, {entry['train_time_s']} s")
-    return 0
+    return train_over_seeds("python -m capsedu.parts.training", main.__doc__, FACE_MODELS,
+                            (0, 1, 2), train_and_save, argv)
 
 
 if __name__ == "__main__":
