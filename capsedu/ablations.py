@@ -18,6 +18,7 @@ resumes from its last epoch with ``state``); each record keeps the command, seed
 """
 
 import sys
+from dataclasses import asdict
 from functools import partial
 from pathlib import Path
 
@@ -26,7 +27,7 @@ import torch
 
 from . import checkpoints
 from .capsnet import routing_iterations
-from .convergence import PATIENCE, best_epoch, converged
+from .convergence import PATIENCE, best_epoch, converged, held_out_scores
 from .data.mnist import load_mnist
 from .loop import evaluate
 from .recipe_run import how_run, train_recipe
@@ -248,14 +249,14 @@ def run(cell: Cell, seed: Seed, epochs: Epochs | None = None, limit: Limit | Non
     for iterations in TEST_ITERATIONS:  # the same weights, routing a different number of times
         with routing_iterations(model, iterations):
             by_iterations[str(iterations)] = evaluate(model, test)
-    scores = [h["validation_accuracy"] for h in history]
+    scores = held_out_scores(history)
     return {"overrides": cell._asdict(), "seed": seed, "limit": limit,
             "train_examples": train_examples,
             "test_accuracy": by_iterations[str(cell.iterations)],
             "test_accuracy_by_iterations": by_iterations,
             "validation_by_epoch": scores, "max_epochs": epochs, "patience": recipe.patience,
             "converged": converged(scores),
-            **how_run(history)}
+            **asdict(how_run(history))}
 
 
 @checked

@@ -182,16 +182,16 @@ def run(name: ZooRunName, epochs: Epochs | None = None, limit: Limit | None = No
         seed=training.seed, epochs=epochs, patience=training.patience,
         converged=converged(scores, training.patience), limit=limit, batch_size=training.batch_size,
         train_examples=train_examples, validation_examples=training.validation,
-        steps_per_epoch=len(history[0]["batch_loss"]),
-        batch_loss=tuple(round(loss, 5) for h in history for loss in h["batch_loss"]),
-        batch_accuracy=tuple(accuracy for h in history for accuracy in h["batch_accuracy"]),
-        validation_by_epoch=tuple(scores), chosen_epoch=chosen["epoch"],
-        validation_accuracy=chosen["validation_accuracy"],
+        steps_per_epoch=len(history[0].batch_loss),
+        batch_loss=tuple(round(loss, 5) for epoch in history for loss in epoch.batch_loss),
+        batch_accuracy=tuple(right for epoch in history for right in epoch.batch_accuracy),
+        validation_by_epoch=tuple(scores), chosen_epoch=chosen.epoch,
+        validation_accuracy=chosen.validation_accuracy,
         test_accuracy=right.float().mean().item(),
         # which test images it reads wrong: the zoo's paired tests (every run reads the same)
         test_wrong=tuple(torch.nonzero(~right).flatten().tolist()),
         couplings=tuple(trained_couplings(model, test[0][:COUPLING_IMAGES])),
-        **how_run(history))
+        **asdict(how_run(history)))
 
 
 @checked

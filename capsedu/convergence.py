@@ -106,15 +106,15 @@ def still_improving(runs: dict[str, dict], patience: Patience = PATIENCE) -> lis
 
 @checked
 def held_out_scores(history: list) -> list[float]:
-    """The held-out accuracy of every epoch of a ``fit`` history."""
-    return [h["validation_accuracy"] for h in history]
+    """The held-out accuracy of every epoch of a ``fit`` history (its ``loop.Epoch`` records)."""
+    return [epoch.validation_accuracy for epoch in history]
 
 
 @checked
-def chosen_epoch(history: list) -> dict:
-    """The epoch ``fit`` keeps when it has a validation set: the first with the best
-    ``validation_accuracy``."""
-    return max(history, key=lambda h: h["validation_accuracy"])  # max keeps the first of ties
+def chosen_epoch(history: list):
+    """The epoch ``fit`` keeps when it has a validation set, a ``loop.Epoch`` of its ``history``:
+    the first with the best ``validation_accuracy``."""
+    return max(history, key=lambda epoch: epoch.validation_accuracy)  # the first of ties
 
 
 @checked

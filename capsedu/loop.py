@@ -12,7 +12,7 @@ import random
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 
 import numpy as np
@@ -81,6 +81,22 @@ def random_shift(images: Tensor("images [B, C, H, W]", ndim=4, pixels=True),
     return translate(images, m - j, m - i)
 
 
+@dataclass(frozen=True)
+class Epoch:
+    """One epoch of ``fit``'s history, read by field (a state file keeps it as a plain dict,
+    ``dataclasses.asdict``). An epoch of an earlier run rebuilt from its manifest row
+    (``recipe_run.continue_from``) knows only its number, time and held-out accuracy."""
+
+    epoch: int  # its number, from 1
+    seconds: float  # how long it trained (scoring the held-out examples not counted)
+    loss: float | None = None  # the mean training loss over its examples
+    train_accuracy: float | None = None  # the share of them read right (None: not a classifier)
+    batch_loss: tuple[float, ...] = ()  # every step's loss
+    batch_accuracy: tuple[float, ...] | None = None  # every step's share read right
+    device: str | None = None  # where it trained, e.g. "cpu" or "cuda"
+    validation_accuracy: float | None = None  # the held-out accuracy after it (with validation)
+
+
 @checked
 def fit(model: nn.Module, train,
         epochs: Int("passes over the training set; with patience, the budget", ge=1,
@@ -95,10 +111,10 @@ def fit(model: nn.Module, train,
         compose: Callable | None = None,
         patience: Int("epochs without a held-out gain before training stops; None trains the "
                       "whole budget", ge=1, le=MAX_EPOCHS) | None = None,
-        start=None) -> list[dict]:
-    """Train ``model`` on ``train = (images, labels, ...)`` with Adam; one dict of stats per epoch
-    (``train_one_epoch``'s, with its number, its device and, with ``validation``, its held-out
-    accuracy). The model supplies its own loss, ``model.training_loss(x, *targets) -> (loss,
+        start=None) -> list[Epoch]:
+    """Train ``model`` on ``train = (images, labels, ...)`` with Adam; returns its history, one
+    ``Epoch`` record per epoch (``train_one_epoch``'s, with ``validation`` its held-out accuracy
+    too). The model supplies its own loss, ``model.training_loss(x, *targets) -> (loss,
     predictions)``; every tensor of ``train`` after the images is a target.
 
     The loop is the four lines below the checks; each option is one named piece:
@@ -128,10 +144,10 @@ def fit(model: nn.Module, train,
                                                               patience):
             break
         bar = progress_bar(run.loader, f"epoch {epoch + 1}/{epochs}", progress)
-        stats = train_one_epoch(model, training_batches(bar, run.generator, compose, augment),
-                                run.optimizer, device, bar)
+        run.history.append(train_one_epoch(
+            model, training_batches(bar, run.generator, compose, augment), run.optimizer, device,
+            bar, epoch + 1))
         run.scheduler.step()
-        run.history.append({"epoch": epoch + 1, "device": str(device), **stats})
         if validation is not None:
             keep_best(run, model, validation, batch_size, progress)
         save_state(run, model, state_path)
@@ -142,12 +158,12 @@ def fit(model: nn.Module, train,
 
 
 @checked
-def train_one_epoch(model: nn.Module, batches, optimizer: torch.optim.Optimizer, device,
-                    bar) -> dict:
+def train_one_epoch(model: nn.Module, batches, optimizer: torch.optim.Optimizer, device, bar,
+                    epoch: Int("the epoch's number, from 1", ge=1, le=MAX_EPOCHS)) -> Epoch:
     """One pass over the training ``batches`` (``training_batches``): forward, loss, backward,
-    step. Returns the epoch's mean ``loss`` and ``train_accuracy``, its ``seconds``, and the curves
-    under them, one number per step: ``batch_loss`` and ``batch_accuracy`` (the share of the batch
-    read right; None for a model that does not classify, whose predictions are None)."""
+    step. Returns the ``Epoch`` record of epoch ``epoch``: its mean ``loss``, ``train_accuracy``,
+    ``seconds``, and the curves under them, one number per step: ``batch_loss``, ``batch_accuracy``
+    (the share of the batch read right; None for a model whose predictions are None)."""
     total_loss, n_correct, seen, began = 0.0, 0, 0, time.perf_counter()
     batch_loss, batch_accuracy, predictions = [], [], None
     for x, *targets in batches:  # targets: the labels first, e.g. (labels, parts) for pairs
@@ -168,9 +184,9 @@ def train_one_epoch(model: nn.Module, batches, optimizer: torch.optim.Optimizer,
         bar.set_postfix(loss=f"{total_loss / seen:.4f}", acc=f"{n_correct / seen:.3f}",
                         refresh=False)
     classifies = predictions is not None
-    return {"loss": total_loss / seen, "train_accuracy": n_correct / seen if classifies else None,
-            "seconds": time.perf_counter() - began, "batch_loss": batch_loss,
-            "batch_accuracy": batch_accuracy if classifies else None}
+    return Epoch(epoch, time.perf_counter() - began, total_loss / seen,
+                 n_correct / seen if classifies else None, tuple(batch_loss),
+                 tuple(batch_accuracy) if classifies else None, str(device))
 
 
 @checked
@@ -198,7 +214,7 @@ class Run:
     generator: torch.Generator  # shuffling, composing and augmenting draw from it
     optimizer: torch.optim.Optimizer
     scheduler: torch.optim.lr_scheduler.LRScheduler
-    history: list[dict]  # one dict per epoch trained
+    history: list[Epoch]  # one record per epoch trained
     best: dict | None  # the weights of the best held-out epoch so far (with validation)
     made_with: dict  # what the run is: a state file of another run is refused
 
@@ -256,8 +272,8 @@ def keep_best(run: Run, model: nn.Module, validation, batch_size: BatchSize, pro
     the model trained: a model whose predictions depend on the rest of their batch, a bug of
     notebook 09, is scored as it was trained), and keep the weights of the best epoch (the
     earliest, on ties): the epoch is chosen without ever looking at the test set."""
-    run.history[-1]["validation_accuracy"] = evaluate(model, validation, batch_size,
-                                                      progress=progress)
+    run.history[-1] = replace(run.history[-1], validation_accuracy=evaluate(
+        model, validation, batch_size, progress=progress))
     if chosen_epoch(run.history) is run.history[-1]:
         run.best = {k: v.detach().clone() for k, v in model.state_dict().items()}
 
@@ -273,8 +289,8 @@ def save_state(run: Run, model: nn.Module, state_path: Path | None) -> None:
     partial = Path(f"{state_path}.partial")
     torch.save({"model": model.state_dict(), "optimizer": run.optimizer.state_dict(),
                 "scheduler": run.scheduler.state_dict(), "generator": run.generator.get_state(),
-                "torch_rng": torch.get_rng_state(), "history": run.history, "best": run.best,
-                "made_with": run.made_with}, partial)
+                "torch_rng": torch.get_rng_state(), "history": [asdict(e) for e in run.history],
+                "best": run.best, "made_with": run.made_with}, partial)
     os.replace(partial, state_path)
 
 
@@ -298,7 +314,7 @@ def resume(run: Run, model: nn.Module, state_path: Path | None, epochs: int) -> 
     run.generator.set_state(state["generator"].cpu())  # loaded onto the device; drawn on the CPU
     if "torch_rng" in state:  # torch's global generator draws the dropout masks
         torch.set_rng_state(state["torch_rng"].cpu())
-    run.history, run.best = state["history"], state.get("best")
+    run.history, run.best = [Epoch(**epoch) for epoch in state["history"]], state.get("best")
 
 
 @checked
@@ -434,14 +450,23 @@ def _in_batches(model, score, images, batch_size, progress, where: str) -> torch
         model.train(was_training)
 
 
+@dataclass(frozen=True)
+class PredictTimes:
+    """How long ``predict`` took on each model (``time_predict``), keyed by model name."""
+
+    seconds_per_image: dict[str, float]  # the median over the timed runs, per image
+    images: int  # how many images each run scored
+    repeats: int  # the timed runs of each model
+
+
 @checked
 def time_predict(models: dict, images,
                  repeats: Int("timed runs of each model", ge=1, le=MAX_REPEATS) = 3
-                 ) -> dict[str, float]:
-    """Median seconds per image that ``predict`` takes on ``images``, for each of ``models`` (name
-    -> model). A first call of each is not timed (memory and kernels get set up); the models
-    take turns within every round, so that load from other processes hits all of them alike and
-    the ratios between them stay fair."""
+                 ) -> PredictTimes:
+    """The median seconds per image that ``predict`` takes on ``images``, for each of ``models``
+    (name -> model). A first call of each is not timed (memory and kernels get set up); the
+    models take turns within every round, so that load from other processes hits all of them
+    alike and the ratios between them stay fair."""
     for model in models.values():
         predict(model, images[:64])
     times = {name: [] for name in models}
@@ -450,7 +475,8 @@ def time_predict(models: dict, images,
             start = time.perf_counter()
             predict(model, images)
             times[name].append(time.perf_counter() - start)
-    return {name: float(np.median(seconds)) / len(images) for name, seconds in times.items()}
+    return PredictTimes({name: float(np.median(seconds)) / len(images)
+                         for name, seconds in times.items()}, len(images), repeats)
 
 
 @checked

@@ -5,13 +5,14 @@ continued from the epoch an earlier run kept (``continue_from``). ``how_run`` is
 record of a training run keeps beside its results."""
 
 import io
+from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import torch
 
 from . import checkpoints, config
 from .convergence import best_epoch, chosen_epoch, converged, held_out_scores
-from .loop import evaluate, fit
+from .loop import Epoch, evaluate, fit
 from .recipes import Epochs, Limit, Recipe, command_line, command_recipe, seeded_name
 from .validate import Flag, Seed, checked
 
@@ -57,20 +58,31 @@ def train_recipe(recipe: Recipe, epochs: Epochs | None = None, limit: Limit | No
     return model, history, len(train[1])
 
 
-@checked
-def how_run(history: list[dict]) -> dict:
-    """What the record of every training run keeps beside its results, so that a reader can
-    reproduce it and compare its time: the seconds it trained (its epochs' sum, from ``fit``'s
-    ``history``), the CPU threads it had and the torch version."""
-    return {"train_time_s": round(sum(h["seconds"] for h in history), 1),
-            "threads": torch.get_num_threads(), "torch_version": torch.__version__}
+@dataclass(frozen=True)
+class HowRun:
+    """What the record of every training run keeps beside its results (``how_run``), so that a
+    reader can reproduce it and compare its time; a record written to a file keeps the fields
+    under their names (``dataclasses.asdict``)."""
+
+    train_time_s: float  # the seconds it trained: its epochs' sum, to 0.1 s
+    threads: int  # the CPU threads torch had
+    torch_version: str
 
 
 @checked
-def continue_from(folder: str | Path, name: str) -> tuple[dict, list[dict], list[dict]]:
+def how_run(history: list) -> HowRun:
+    """``HowRun`` of a run from ``fit``'s ``history`` (its ``loop.Epoch`` records): the seconds it
+    trained, the CPU threads it had and the torch version."""
+    return HowRun(round(sum(epoch.seconds for epoch in history), 1), torch.get_num_threads(),
+                  torch.__version__)
+
+
+@checked
+def continue_from(folder: str | Path, name: str) -> tuple[dict, list[Epoch], list[dict]]:
     """What a run needs to continue checkpoint ``name`` saved in ``folder`` (``fit``'s ``start``):
     ``(weights, history, sittings)``. ``history``: its held-out accuracy up to the epoch it kept
-    (training goes on from the kept weights), each epoch timed at the run's mean; ``sittings``:
+    (training goes on from the kept weights), each epoch timed at the run's mean (``Epoch``
+    records without the losses, which the row does not keep); ``sittings``:
     the runs that made it, oldest first (commands, epochs kept, sha256), for its manifest row."""
     folder = Path(folder)
     row = checkpoints.read_manifest(folder).get(name)
@@ -89,7 +101,7 @@ def continue_from(folder: str | Path, name: str) -> tuple[dict, list[dict], list
         raise ValueError(f"continue_from: {folder / row['file']} holds a {weights['arch']}, its "
                          f"row says {row['arch']}; name a folder holding this recipe's run")
     per_epoch = row["train_time_s"] / len(scores)
-    history = [{"epoch": i + 1, "validation_accuracy": v, "seconds": per_epoch}
+    history = [Epoch(i + 1, per_epoch, validation_accuracy=v)
                for i, v in enumerate(scores[:kept])]
     sitting = {"command": row["command"], "sha256": row["sha256"], "epochs": len(scores),
                "kept_epoch": kept}
@@ -130,11 +142,11 @@ def run_recipe(name: str, epochs: Epochs | None = None, limit: Limit | None = No
                                                   state_path, start)
     test_accuracy = evaluate(model, recipe.data(False, None), progress=progress)
     metrics = {"test_accuracy": test_accuracy, "epochs": len(history),
-               "final_train_loss": round(history[-1]["loss"], 5)}
+               "final_train_loss": round(history[-1].loss, 5)}
     if recipe.validation:
         chosen = chosen_epoch(history)
-        metrics.update(validation_examples=recipe.validation, chosen_epoch=chosen["epoch"],
-                       validation_accuracy=chosen["validation_accuracy"],
+        metrics.update(validation_examples=recipe.validation, chosen_epoch=chosen.epoch,
+                       validation_accuracy=chosen.validation_accuracy,
                        validation_by_epoch=held_out_scores(history))
     if recipe.patience is not None:  # did the rule stop it, or did the budget run out first?
         metrics.update(max_epochs=epochs, patience=recipe.patience,
@@ -144,5 +156,5 @@ def run_recipe(name: str, epochs: Epochs | None = None, limit: Limit | None = No
         model, saved_as, root, replace_shipped, description=recipe.description,
         command=command,
         seed=seed, device=str(config.device()), train_examples=train_examples, metrics=metrics,
-        **how_run(history), **sittings,
+        **asdict(how_run(history)), **sittings,
     )

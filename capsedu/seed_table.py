@@ -76,12 +76,12 @@ def measure(images: Tensor("MNIST test digits [N, 1, 28, 28]", ndim=4),
     # the median time to score TIMED digits, the models taking turns; per 1,000 digits
     affine_digits, _ = tm.random_affine(images[:TIMED], seed=0)
     affine_models = {name: pretrained(name) for name in AFFINE_NAMES}
-    seconds = time_predict(affine_models, affine_digits)
+    timed = time_predict(affine_models, affine_digits)
     # 05: the paper's CapsNet, layer by layer
     layers = anatomy(CapsNet(PAPER))
     return Measured(n_table, rates, right,
                     {name: r.float().mean().item() for name, r in right.items()},
-                    {name: 1000 * t for name, t in seconds.items()},
+                    {name: 1000 * t for name, t in timed.seconds_per_image.items()},
                     {row.name: row.macs for row in layers}, sum(row.macs for row in layers))
 
 

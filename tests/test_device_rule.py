@@ -71,7 +71,7 @@ def test_fit_trains_on_its_device_and_hands_the_model_back(monkeypatch):
     monkeypatch.setattr(torch.nn.Module, "to", spy)
     data = torch.rand(8, 1, 12, 12), torch.randint(0, 10, (8,))
     history = fit(model, data, epochs=2, batch_size=4, device="cpu", progress=False)
-    assert [h["device"] for h in history] == ["cpu", "cpu"]
+    assert [h.device for h in history] == ["cpu", "cpu"]
     assert moves == [torch.device("cpu")] * 2  # there to train, then back home
     assert model_device(model) == torch.device("cpu")
 
@@ -85,4 +85,4 @@ def test_on_a_gpu_fit_trains_there_resumes_there_and_hands_the_model_back(tmp_pa
     # a state saved on the GPU resumes there (its random generator's state comes back to the CPU)
     history = fit(CapsNet(TINY), data, epochs=2, batch_size=4, device="cuda", state_path=state,
                   progress=False)
-    assert [h["device"] for h in history] == ["cuda", "cuda"]
+    assert [h.device for h in history] == ["cuda", "cuda"]

@@ -181,7 +181,7 @@ def test_fit_trains_on_pairs_made_from_each_batch_and_counts_both_digits(tmp_pat
         return model, history
 
     model, history = train(2)
-    assert 0.0 <= history[-1]["train_accuracy"] <= 1.0
+    assert 0.0 <= history[-1].train_accuracy <= 1.0
     # a resumed run draws the same pairs: it ends with the same weights
     train(1, tmp_path / "state.pt")
     resumed, _ = train(2, tmp_path / "state.pt")

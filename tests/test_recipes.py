@@ -3,7 +3,7 @@
 
 import json
 import shlex
-from dataclasses import replace
+from dataclasses import asdict, replace
 from pathlib import Path
 
 import pytest
@@ -11,16 +11,18 @@ import torch
 
 from capsedu import BagOfPartsCNN
 from capsedu.checkpoints import read_manifest
-from capsedu.recipe_run import how_run
+from capsedu.loop import Epoch
+from capsedu.recipe_run import HowRun, how_run
 from capsedu.recipes import RECIPES, command_line
 from capsedu.train import main
 
 
 def test_how_run_sums_the_epochs_seconds_and_names_threads_and_torch():
-    history = [{"seconds": 1.04, "loss": 0.3}, {"seconds": 2.03, "loss": 0.2}]
-    assert how_run(history) == {"train_time_s": 3.1, "threads": torch.get_num_threads(),
-                                "torch_version": torch.__version__}
-    assert how_run([])["train_time_s"] == 0
+    history = [Epoch(1, 1.04, loss=0.3), Epoch(2, 2.03, loss=0.2)]
+    assert how_run(history) == HowRun(3.1, torch.get_num_threads(), torch.__version__)
+    assert how_run([]).train_time_s == 0
+    # the keys every manifest row and results file keeps
+    assert list(asdict(how_run(history))) == ["train_time_s", "threads", "torch_version"]
 
 
 # --- The recorded command: one maker (command_line), the shipped records unchanged -------------

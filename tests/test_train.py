@@ -8,7 +8,7 @@ import torch
 from capsedu import BagOfPartsCNN, pretrained
 from capsedu.checkpoints import read_manifest, save
 from capsedu.convergence import converged
-from capsedu.loop import evaluate, fit, random_shift
+from capsedu.loop import Epoch, evaluate, fit, random_shift
 from capsedu.recipes import RECIPES, command_line, how_made, recipe_name, seeded_name
 from capsedu.train import main, record_missing
 
@@ -26,7 +26,7 @@ def test_fit_learns_a_separable_toy_problem():
     model = BagOfPartsCNN(channels=(8, 8, 8))
     before = evaluate(model, (x, y))
     history = fit(model, (x, y), epochs=5, batch_size=32, lr=1e-2, progress=False)
-    assert history[-1]["loss"] < history[0]["loss"]
+    assert history[-1].loss < history[0].loss
     assert evaluate(model, (x, y)) == 1.0 and before < 1.0
 
 
@@ -135,11 +135,12 @@ def test_fit_records_the_loss_and_accuracy_of_every_step():
     (epoch,) = fit(BagOfPartsCNN(channels=(2, 2)), (x, y), epochs=1, batch_size=16,
                    device="cpu", progress=False)
     sizes = torch.tensor([16, 16, 16, 16, 6.0])
-    assert len(epoch["batch_loss"]) == len(epoch["batch_accuracy"]) == 5
+    assert len(epoch.batch_loss) == len(epoch.batch_accuracy) == 5
     # the epoch's means are the steps' numbers weighted by their batch sizes
-    assert epoch["loss"] == pytest.approx(float(torch.tensor(epoch["batch_loss"]) @ sizes / 70))
-    right = torch.tensor(epoch["batch_accuracy"]) * sizes
-    assert torch.equal(right, right.round()) and epoch["train_accuracy"] == right.sum() / 70
+    assert epoch.loss == pytest.approx(float(torch.tensor(epoch.batch_loss) @ sizes / 70))
+    right = torch.tensor(epoch.batch_accuracy) * sizes
+    assert torch.equal(right, right.round()) and epoch.train_accuracy == right.sum() / 70
+    assert (epoch.epoch, epoch.device, epoch.validation_accuracy) == (1, "cpu", None)
 
     class Regressor(torch.nn.Module):  # a model that does not classify: no accuracy
         def __init__(self):
@@ -150,8 +151,8 @@ def test_fit_records_the_loss_and_accuracy_of_every_step():
             return (self.w - 1).pow(2).sum(), None
 
     (epoch,) = fit(Regressor(), (x, y), batch_size=16, progress=False)
-    assert len(epoch["batch_loss"]) == 5 and epoch["batch_accuracy"] is None
-    assert epoch["train_accuracy"] is None
+    assert len(epoch.batch_loss) == 5 and epoch.batch_accuracy is None
+    assert epoch.train_accuracy is None
 
 
 def test_command_line_trains_and_records_a_checkpoint(tmp_path, capsys):
@@ -200,11 +201,13 @@ def test_training_resumes_where_it_stopped(tmp_path):
     fit(straight, (x, y), epochs=3, batch_size=16, progress=False,
         augment=random_shift)
     resumed = model()
-    fit(resumed, (x, y), epochs=2, batch_size=16, progress=False,
-        augment=random_shift, state_path=state)
+    first = fit(resumed, (x, y), epochs=2, batch_size=16, progress=False,
+                augment=random_shift, state_path=state)
     history = fit(model(), (x, y), epochs=3, batch_size=16, progress=False,
                   augment=random_shift, state_path=state)
-    assert [h["epoch"] for h in history] == [1, 2, 3]
+    # the state file keeps the records as plain dicts (torch.load(weights_only=True) reads them
+    # below) and gives them back as the records they were
+    assert [h.epoch for h in history] == [1, 2, 3] and history[:2] == first
     resumed.load_state_dict(torch.load(state, weights_only=True)["model"])
     torch.testing.assert_close(resumed.classifier.weight, straight.classifier.weight)
 
@@ -264,7 +267,7 @@ def test_validation_keeps_the_best_epoch_which_equals_a_shorter_run():
     chosen = model()
     history = fit(chosen, (x, y), epochs=6, batch_size=16, lr=1e-2, lr_decay=0.9,
                   device="cpu", progress=False, validation=validation)
-    scores = [h["validation_accuracy"] for h in history]
+    scores = [h.validation_accuracy for h in history]
     best = scores.index(max(scores)) + 1  # the first of the best
     assert best < len(history) and len(set(scores)) > 1
     assert evaluate(chosen, validation) == max(scores)
@@ -287,7 +290,7 @@ def test_patience_stops_once_the_held_out_accuracy_stops_improving(tmp_path):
     history = fit(BagOfPartsCNN(channels=(4, 4)), (x, y), epochs=30, batch_size=16, lr=1e-2,
                   device="cpu", progress=False, validation=validation, patience=2,
                   state_path=state)
-    scores = [h["validation_accuracy"] for h in history]
+    scores = [h.validation_accuracy for h in history]
     assert len(history) < 30 and converged(scores, 2) and not converged(scores[:-1], 2)
     assert scores.index(max(scores)) + 1 == len(history) - 2
     again = fit(BagOfPartsCNN(channels=(4, 4)), (x, y), epochs=30, batch_size=16, lr=1e-2,
@@ -308,11 +311,11 @@ def test_a_continued_run_goes_on_from_its_weights_and_stops_by_the_rule():
     torch.manual_seed(0)
     start = BagOfPartsCNN(channels=(4, 4))
     weights = {k: v.clone() for k, v in start.state_dict().items()}
-    earlier = [{"epoch": 1, "validation_accuracy": 1.0, "seconds": 5.0}]  # unbeatable
+    earlier = [Epoch(1, 5.0, validation_accuracy=1.0)]  # unbeatable
     model = BagOfPartsCNN(channels=(4, 4))
     history = fit(model, (x, y), epochs=30, batch_size=16, lr=1e-2,
                   progress=False, validation=validation, patience=2, start=(weights, earlier))
-    assert [h["epoch"] for h in history] == [1, 2, 3] and history[0] == earlier[0]
+    assert [h.epoch for h in history] == [1, 2, 3] and history[0] == earlier[0]
     assert len(earlier) == 1  # the caller's history is not changed
     for name, value in model.state_dict().items():
         torch.testing.assert_close(value, weights[name])
@@ -322,7 +325,7 @@ def test_a_continued_run_is_one_epoch_of_the_decayed_rate_from_seed_plus_epochs(
     x, y = torch.rand(64, 1, 8, 8), torch.arange(64) % 2
     torch.manual_seed(0)
     weights = BagOfPartsCNN(channels=(2, 2)).state_dict()
-    earlier = [{"epoch": e, "validation_accuracy": 0.5, "seconds": 1.0} for e in (1, 2)]
+    earlier = [Epoch(e, 1.0, validation_accuracy=0.5) for e in (1, 2)]
     continued, fresh = BagOfPartsCNN(channels=(2, 2)), BagOfPartsCNN(channels=(2, 2))
     fit(continued, (x, y), epochs=3, batch_size=16, lr=1e-2, lr_decay=0.5, seed=4,
         progress=False, start=(weights, earlier))
@@ -762,8 +765,10 @@ def test_time_predict_gives_each_model_its_seconds_per_image():
     from capsedu.loop import time_predict
 
     models = {"small": BagOfPartsCNN(channels=(2,)), "wider": BagOfPartsCNN(channels=(8, 8))}
-    seconds = time_predict(models, torch.rand(32, 1, 8, 8), repeats=2)
+    timed = time_predict(models, torch.rand(32, 1, 8, 8), repeats=2)
+    seconds = timed.seconds_per_image
     assert set(seconds) == set(models) and all(0 < s < 1 for s in seconds.values())
+    assert (timed.images, timed.repeats) == (32, 2)
 
 
 def test_confusion_counts_by_hand_and_refuses_bad_input():
