@@ -70,7 +70,7 @@ class HowRun:
 
 
 @checked
-def how_run(history: list) -> HowRun:
+def how_run(history: list[Epoch]) -> HowRun:
     """``HowRun`` of a run from ``fit``'s ``history`` (its ``loop.Epoch`` records): the seconds it
     trained, the CPU threads it had and the torch version."""
     return HowRun(round(sum(epoch.seconds for epoch in history), 1), torch.get_num_threads(),
