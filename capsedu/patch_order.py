@@ -31,7 +31,7 @@ from . import checkpoints, config
 from .convergence import PATIENCE, chosen_epoch, converged, held_out_scores
 from .data import faces
 from .data.patches import shuffle_tiles
-from .loop import fit, predict, probabilities
+from .loop import Epoch, fit, predict, probabilities
 from .parts.curves import VALIDATION, VALIDATION_SEED
 from .parts.scoring import (
     UNSEEN,
@@ -107,7 +107,7 @@ def train_vit(name: Vit, seed: Seed = 0, progress: Flag("whether to show a progr
 
 
 @checked
-def run_metrics(model: torch.nn.Module, history: list[dict], epochs: int) -> dict:
+def run_metrics(model: torch.nn.Module, history: list[Epoch], epochs: int) -> dict:
     """A trained ViT's manifest metrics: its faces-vs-non-faces accuracy on the test sets (400
     of each, as the face CNNs' rows) and its held-out curve, the epoch kept, and whether the
     course's rule stopped it (``converged``) before its budget of ``epochs``."""
@@ -116,7 +116,7 @@ def run_metrics(model: torch.nn.Module, history: list[dict], epochs: int) -> dic
     return {"held_out_accuracy": round((rates["face"] + 1 - rates["nonface"]) / 2, 4),
             "face_rate": round(rates["face"], 4), "nonface_rate": round(rates["nonface"], 4),
             "validation_examples": 2 * VALIDATION, "validation_seed": VALIDATION_SEED,
-            "validation_by_epoch": scores, "chosen_epoch": chosen_epoch(history)["epoch"],
+            "validation_by_epoch": scores, "chosen_epoch": chosen_epoch(history).epoch,
             "epochs": len(history), "max_epochs": epochs, "patience": PATIENCE,
             "converged": converged(scores, PATIENCE)}
 
