@@ -15,10 +15,8 @@ their faces-vs-non-faces accuracy when each image's tiles are shuffled on grids 
 (``shuffled_accuracy``; 8 x 8 tiles of 4 pixels are the ViT's own patches, to which the ViT
 without position embeddings is blind: ``largest_change``).
 
-On MNIST, two more ViTs (``mnist-vit``, ``mnist-vit-no-positions``, trained by ``python -m
-capsedu.train`` like notebook 10's CNN pair, seeds 0, 1, 2) are read beside that pair on the same
-test digits with their tiles shuffled on grids of several sizes (``measure_digits``; 7 x 7 tiles
-of 4 pixels are the ViT's own patches: ``digit_change``).
+The same on MNIST is ``digit_shuffles``'s: it shares this module's records (``Score``,
+``Comparison``, ``Shuffles``, ``Invariance``) and its comparisons (``compare``).
 """
 
 import time
@@ -30,8 +28,8 @@ import torch
 from . import checkpoints, config
 from .convergence import PATIENCE, chosen_epoch, converged, held_out_scores
 from .data import faces
-from .data.patches import shuffle_tiles
-from .loop import Epoch, fit, predict, probabilities
+from .data.patches import SHUFFLE_SEED, shuffle_tiles
+from .loop import Epoch, fit
 from .parts.curves import VALIDATION, VALIDATION_SEED
 from .parts.scoring import (
     UNSEEN,
@@ -43,7 +41,7 @@ from .parts.scoring import (
     held_out,
 )
 from .parts.training import load_face_models, training_set
-from .recipes import RECIPES, seeded_name
+from .recipes import RECIPES
 from .statistics import (
     OverSeeds,
     Paired,
@@ -71,8 +69,6 @@ PAIRS = (("ViT", "ViT without positions"), ("ViT", "deep CNN"),
          ("ViT without positions", "bag-of-parts CNN"))
 OWN_GRID = 8  # 8 x 8 tiles of 4 pixels on a 32 x 32 image: the ViT's own patches
 GRIDS = (1, 2, 4, OWN_GRID)  # 1: the images as they are
-SHUFFLE_SEED = 0  # the order each image's tiles are put back in
-BATCH = 256  # digits read at once: the models here are small
 Count = Int("held-out images of each kind", ge=2, le=faces.MAX_IMAGES)
 Grid = Int("tiles along each side of a 32 x 32 image; a divisor of 32", ge=1, le=32)
 
@@ -324,68 +320,6 @@ def largest_change(model: torch.nn.Module,
     change = (face_probability(model, images) - face_probability(model, shuffled)).abs().max()
     flips = (called_face(model, images) != called_face(model, shuffled)).sum()
     return Invariance(grid, change.item(), int(flips), len(images))
-
-
-# --- The same on MNIST: the ViTs beside notebook 10's CNN pair, trained alike ------------------
-
-# the models, by name, and their recipes (each shipped for seeds 0, 1, 2 by python -m
-# capsedu.train): the same upright training digits, budget, stopping rule and seeds, and about
-# the same size (the G-CNN of that pair answers another question)
-DIGIT_MODELS = {"CNN": "rotmnist-cnn", "ViT": "mnist-vit",
-                "ViT without positions": "mnist-vit-no-positions"}
-DigitModel = Choice("one of the MNIST models (DIGIT_MODELS)", *DIGIT_MODELS)
-DIGIT_OWN_GRID = 7  # 7 x 7 tiles of 4 pixels on a 28 x 28 digit: the MNIST ViT's own patches
-DIGIT_GRIDS = (1, 2, 4, DIGIT_OWN_GRID, 14)  # tiles of 28, 14, 7, 4 and 2 pixels
-# what position embeddings change, and the ViT beside the CNN of its size
-DIGIT_PAIRS = (("ViT", "ViT without positions"), ("ViT", "CNN"))
-DigitGrid = Int("tiles along each side of a 28 x 28 digit; a divisor of 28", ge=1, le=28)
-Digits = Tensor("digits [n, 1, 28, 28]", ndim=4, pixels=True)
-
-
-@checked
-def load_digit_models(seeds: list[Seed] | tuple[Seed, ...] = SEEDS,
-                      names: list[DigitModel] | tuple[DigitModel, ...] = tuple(DIGIT_MODELS)
-                      ) -> dict[str, list]:
-    """The shipped MNIST models ``names``, one per seed of ``seeds`` (verified, in eval mode)."""
-    return {name: [checkpoints.pretrained(seeded_name(DIGIT_MODELS[name], s)) for s in seeds]
-            for name in names}
-
-
-@checked
-def measure_digits(models: dict[str, list], seeds: list[Seed] | tuple[Seed, ...],
-                   images: Digits, labels: Tensor("labels [n]", ndim=1),
-                   grids: list[DigitGrid] | tuple[DigitGrid, ...] = DIGIT_GRIDS,
-                   pairs: list[tuple[str, str]] | tuple[tuple[str, str], ...] = DIGIT_PAIRS
-                   ) -> Shuffles:
-    """``Shuffles`` of ``models`` (name -> one model per seed of ``seeds``, e.g.
-    ``load_digit_models``) on ``images`` and their ``labels``, each digit's tiles shuffled on
-    each of ``grids`` (1: as drawn), and the ``pairs`` compared on every grid."""
-    if len(seeds) < 2 or any(len(runs) != len(seeds) for runs in models.values()):
-        raise ValueError(f"measure_digits(): models must hold one model per seed, for at least 2 "
-                         f"seeds, got seeds {list(seeds)} and "
-                         f"{ {name: len(runs) for name, runs in models.items()} } models")
-    unknown = {name for pair in pairs for name in pair} - set(models)
-    if unknown or len(images) != len(labels):
-        raise ValueError(f"measure_digits(): pairs must name models of models (unknown: "
-                         f"{sorted(unknown)}) and labels must hold one label per image "
-                         f"({len(labels)} labels, {len(images)} images)")
-    shuffled = {g: images if g == 1 else shuffle_tiles(images, g, SHUFFLE_SEED) for g in grids}
-    right = {(name, g): [predict(m, shuffled[g], BATCH) == labels for m in runs]
-             for name, runs in models.items() for g in grids}
-    comparisons = tuple(compare(right, g, a, b) for a, b in pairs for g in grids)
-    return Shuffles(tuple(seeds), len(labels), over_the_seeds(right), comparisons)
-
-
-@checked
-def digit_change(model: torch.nn.Module, images: Digits,
-                 grid: DigitGrid = DIGIT_OWN_GRID) -> Invariance:
-    """``Invariance`` of an MNIST ``model`` on ``images`` with their tiles shuffled on a ``grid x
-    grid`` grid: the largest change of any digit's probability, and the digits read otherwise."""
-    shuffled = shuffle_tiles(images, grid, SHUFFLE_SEED)
-    before, after = probabilities(model, images, BATCH), probabilities(model, shuffled, BATCH)
-    flips = (before.argmax(dim=1) != after.argmax(dim=1)).sum()
-    return Invariance(grid, (before - after).abs().max().item(), int(flips), len(images),
-                      read="a digit's probability")
 
 
 @checked

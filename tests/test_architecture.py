@@ -26,7 +26,7 @@ LAYERS = [
                      "parts.training", "parts.curves", "robustness", "full_sets", "seed_runs",
                      "bug_zoo", "couplings", "ablations", "equivariance", "seed_table",
                      "reconstruction_detector", "adversarial", "adversarial_record",
-                     "patch_order"]),
+                     "patch_order", "digit_shuffles"]),
     ("presentation", ["figures", "figures.*", "bug_zoo_report", "cost_tables", "claims_table",
                       "exercises", "exercises.*", "environment", "widgets", "widgets.*"]),
 ]

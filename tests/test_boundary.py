@@ -28,7 +28,7 @@ ENFORCED = ["functional", "routing", "capsnet", "data.mnist", "statistics", "lay
             "convergence", "loop", "config", "environment", "recipes", "train", "ablations",
             "bug_zoo", "parts.training", "patch_order", "spiking", "vit", "data.patches",
             "adversarial_record", "reconstruction_detector", "buggy_capsnet", "attacks",
-            "adversarial", "buggy", "slot_attention", "recipe_run",
+            "adversarial", "buggy", "slot_attention", "recipe_run", "digit_shuffles",
             "figures.architecture", "figures.canvas", "figures.capsule_lengths",
             "figures.capsule_poses", "figures.colours", "figures.digit_images",
             "figures.face_scenes", "figures.feature_maps", "figures.model_scores",

@@ -81,42 +81,15 @@ def test_measure_returns_typed_frozen_records_on_tiny_models():
         result.n = 3
 
 
-def tiny_digits(position: bool, seed: int) -> VisionTransformer:
-    torch.manual_seed(seed)
-    return VisionTransformer(image_size=28, patch=4, n_classes=10, dim=8, depth=1, heads=2, mlp=8,
-                             position=position).eval()
+def test_run_metrics_reads_fits_history_of_epoch_records():
+    from capsedu.loop import Epoch
 
-
-def test_a_vit_without_positions_is_blind_to_its_own_7x7_tiles_of_a_digit_and_no_others():
-    digits = torch.rand(16, 1, 28, 28)
-    own = po.digit_change(tiny_digits(False, 0), digits)
-    assert own.grid == 7 and own.largest_change < 1e-5 and own.answers_changed == 0
-    assert own.n == 16 and "a digit's probability" in str(own)
-    # 14-pixel tiles cut its 4-pixel patches: no longer a reordering of its tokens
-    assert po.digit_change(tiny_digits(False, 0), digits, 2).largest_change > 1e-4
-    assert po.digit_change(tiny_digits(True, 0), digits).largest_change > 1e-4
-
-
-def test_measure_digits_reads_each_model_on_the_same_shuffled_digits():
-    from capsedu.loop import predict
-
-    models = {"bag": [tiny_digits(False, 0), tiny_digits(False, 1)],
-              "placed": [tiny_digits(True, 0), tiny_digits(True, 1)]}
-    digits, labels = torch.rand(12, 1, 28, 28), torch.arange(12) % 10
-    result = po.measure_digits(models, [0, 1], digits, labels, grids=(1, 7, 14),
-                               pairs=[("placed", "bag")])
-    assert len(result.shuffles) == 6 and len(result.comparisons) == 3 and result.n == 12
-    # as drawn, each seed's accuracy is its plain accuracy, computed here independently
-    right = (predict(models["placed"][1], digits) == labels).float().mean().item()
-    assert result.accuracy("placed", 1).by_seed[1] == pytest.approx(right)
-    assert result.accuracy("bag", 7).by_seed == result.accuracy("bag", 1).by_seed
-    comparison = result.comparisons[0]
-    assert (comparison.condition, comparison.first, comparison.second) == (1, "placed", "bag")
-    assert all(isinstance(p, Paired) and p.n == 12 for p in comparison.by_seed)
-    assert "of 3 comparisons" in result.tally() and "of 6 comparisons" in result.paired_tally()
-    assert "14x14 shuffled" in po.shuffle_table(result)
-    with pytest.raises(ValueError, match="one model per seed"):
-        po.measure_digits({"bag": models["bag"][:1]}, [0, 1], digits, labels)
+    history = [Epoch(1, 1.0, validation_accuracy=0.6), Epoch(2, 1.0, validation_accuracy=0.8),
+               Epoch(3, 1.0, validation_accuracy=0.7)]
+    metrics = po.run_metrics(tiny(False, 0), history, 40)
+    assert (metrics["chosen_epoch"], metrics["epochs"], metrics["max_epochs"]) == (2, 3, 40)
+    assert metrics["validation_by_epoch"] == [0.6, 0.8, 0.7] and not metrics["converged"]
+    assert 0 <= metrics["held_out_accuracy"] <= 1
 
 
 @pytest.mark.parametrize("call, words", [

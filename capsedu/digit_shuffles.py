@@ -1,0 +1,80 @@
+"""What a vision transformer keeps of position on MNIST (10 §8), measured.
+
+Two ViTs (``capsedu.vit``) with and without position embeddings cut a 28 x 28 digit into 7 x 7
+patches of 4 pixels. They are sized like notebook 10's CNN and trained exactly like it, by their
+rows of ``recipes.RECIPES`` (``mnist-vit``, ``mnist-vit-no-positions``; ``python -m
+capsedu.train mnist-vit --seed 1``): upright training digits, the epoch chosen on the last 5,000
+of them by the course's rule, seeds 0, 1, 2.
+
+All three read the same test digits with their tiles shuffled on grids of several sizes
+(``data.patches.shuffled_digits``; 7 x 7 tiles are the ViT's own patches, to which the ViT
+without positions is blind: ``largest_change``), compared over seeds and seed by seed on the same
+digits (``measure``). The records and comparisons are those of the faces, ``patch_order``'s.
+"""
+
+import torch
+
+from . import checkpoints
+from .data.patches import SHUFFLE_SEED, shuffle_tiles, shuffled_digits
+from .loop import predict, probabilities
+from .patch_order import SEEDS, Invariance, Shuffles, compare, over_the_seeds
+from .recipes import seeded_name
+from .validate import Choice, Int, Seed, Tensor, checked
+
+# the models, by name, and their recipes (each shipped for seeds 0, 1, 2): the same upright
+# training digits, budget, stopping rule and seeds, and about the same size (the G-CNN of 10's
+# pair answers another question)
+MODELS = {"CNN": "rotmnist-cnn", "ViT": "mnist-vit",
+          "ViT without positions": "mnist-vit-no-positions"}
+Model = Choice("one of the MNIST models (digit_shuffles.MODELS)", *MODELS)
+OWN_GRID = 7  # 7 x 7 tiles of 4 pixels on a 28 x 28 digit: the ViT's own patches
+GRIDS = (1, 2, 4, OWN_GRID, 14)  # tiles of 28 (as drawn), 14, 7, 4 and 2 pixels
+# what position embeddings change, and the ViT beside the CNN of its size
+PAIRS = (("ViT", "ViT without positions"), ("ViT", "CNN"))
+Grid = Int("tiles along each side of a 28 x 28 digit; a divisor of 28", ge=1, le=28)
+BATCH = 256  # digits read at once: the models here are small
+
+
+@checked
+def load_models(seeds: list[Seed] | tuple[Seed, ...] = SEEDS,
+                names: list[Model] | tuple[Model, ...] = tuple(MODELS)) -> dict[str, list]:
+    """The shipped MNIST models ``names``, one per seed of ``seeds`` (verified, in eval mode)."""
+    return {name: [checkpoints.pretrained(seeded_name(MODELS[name], s)) for s in seeds]
+            for name in names}
+
+
+@checked
+def measure(models: dict[str, list], seeds: list[Seed] | tuple[Seed, ...], rows=None,
+            grids: list[Grid] | tuple[Grid, ...] = GRIDS,
+            pairs: list[tuple[str, str]] | tuple[tuple[str, str], ...] = PAIRS) -> Shuffles:
+    """``Shuffles`` of ``models`` (name -> one model per seed of ``seeds``, e.g. ``load_models``)
+    on the test digits of ``rows`` (``mnist.fixed_sample``; None: all 10,000), their tiles shuffled
+    on each of ``grids`` (1: as drawn), and the ``pairs`` compared on every grid."""
+    if len(seeds) < 2 or any(len(runs) != len(seeds) for runs in models.values()):
+        raise ValueError(f"measure(): models must hold one model per seed, for at least 2 seeds, "
+                         f"got seeds {list(seeds)} and "
+                         f"{ {name: len(runs) for name, runs in models.items()} } models")
+    unknown = {name for pair in pairs for name in pair} - set(models)
+    if unknown:
+        raise ValueError(f"measure(): pairs must name models of models, got {sorted(unknown)}")
+    right = {}
+    for grid in grids:
+        images, labels = shuffled_digits(grid, rows)
+        for name, runs in models.items():
+            right[name, grid] = [predict(m, images, BATCH) == labels for m in runs]
+    comparisons = tuple(compare(right, grid, a, b) for a, b in pairs for grid in grids)
+    return Shuffles(tuple(seeds), len(labels), over_the_seeds(right), comparisons)
+
+
+@checked
+def largest_change(model: torch.nn.Module,
+                   images: Tensor("digits [n, 1, 28, 28]", ndim=4, pixels=True),
+                   grid: Grid = OWN_GRID) -> Invariance:
+    """``Invariance`` of an MNIST ``model`` on ``images`` with their tiles shuffled on a ``grid x
+    grid`` grid: the largest change of any digit's probability, and the digits read otherwise. For
+    the ViT without positions on its own grid, nothing but float rounding."""
+    shuffled = shuffle_tiles(images, grid, SHUFFLE_SEED)
+    before, after = probabilities(model, images, BATCH), probabilities(model, shuffled, BATCH)
+    flips = (before.argmax(dim=1) != after.argmax(dim=1)).sum()
+    return Invariance(grid, (before - after).abs().max().item(), int(flips), len(images),
+                      read="a digit's probability")

@@ -1,0 +1,84 @@
+"""10 §8 on MNIST: the ViTs trained like the CNN beside them, the exact blindness of the ViT
+without positions to its own tiles of a digit, and the measurement on shuffled test digits."""
+
+import dataclasses
+
+import pytest
+import torch
+
+from capsedu import digit_shuffles as ds
+from capsedu import patch_order as po
+from capsedu.capsnet import count_parameters
+from capsedu.data.mnist import fixed_sample, load_mnist
+from capsedu.data.patches import shuffled_digits
+from capsedu.recipes import RECIPES
+from capsedu.statistics import Paired
+from capsedu.vit import VisionTransformer
+
+
+def tiny(position: bool, seed: int) -> VisionTransformer:
+    torch.manual_seed(seed)
+    return VisionTransformer(image_size=28, patch=4, n_classes=10, dim=8, depth=1, heads=2, mlp=8,
+                             position=position).eval()
+
+
+def test_the_mnist_vits_train_like_the_cnn_beside_them_and_are_its_size():
+    cnn = RECIPES[ds.MODELS["CNN"]]
+    for name, position in (("ViT", True), ("ViT without positions", False)):
+        recipe = RECIPES[ds.MODELS[name]]
+        shared = [f.name for f in dataclasses.fields(recipe)
+                  if f.name not in ("description", "build", "lr")]
+        assert [getattr(recipe, f) for f in shared] == [getattr(cnn, f) for f in shared]
+        model = recipe.build()
+        assert model.hparams["position"] is position and model.hparams["patch"] * ds.OWN_GRID == 28
+        assert abs(count_parameters(model) - count_parameters(cnn.build())) < 3000
+
+
+def test_a_vit_without_positions_is_blind_to_its_own_7x7_tiles_of_a_digit_and_no_others():
+    digits = torch.rand(16, 1, 28, 28)
+    own = ds.largest_change(tiny(False, 0), digits)
+    assert own.grid == 7 and own.largest_change < 1e-5 and own.answers_changed == 0
+    assert own.n == 16 and "a digit's probability" in str(own)
+    # 14-pixel tiles cut its 4-pixel patches: no longer a reordering of its tokens
+    assert ds.largest_change(tiny(False, 0), digits, 2).largest_change > 1e-4
+    assert ds.largest_change(tiny(True, 0), digits).largest_change > 1e-4
+
+
+def test_a_samples_shuffled_digits_are_rows_of_the_full_shuffled_set():
+    rows = fixed_sample(50)
+    full_images, full_labels = shuffled_digits(4)
+    images, labels = shuffled_digits(4, rows)
+    assert torch.equal(images, full_images[rows]) and torch.equal(labels, full_labels[rows])
+    upright = load_mnist(train=False)[0][rows]
+    assert torch.equal(shuffled_digits(1, rows)[0], upright)
+    # the same pixels, each digit's tiles in another order
+    assert torch.equal(images.flatten(1).sort(dim=1).values, upright.flatten(1).sort(dim=1).values)
+    assert not torch.equal(images, upright)
+
+
+def test_measure_reads_each_model_on_the_same_shuffled_digits():
+    from capsedu.loop import predict
+
+    models = {"bag": [tiny(False, 0), tiny(False, 1)], "placed": [tiny(True, 0), tiny(True, 1)]}
+    rows = fixed_sample(12)
+    result = ds.measure(models, [0, 1], rows, grids=(1, 7, 14), pairs=[("placed", "bag")])
+    assert len(result.shuffles) == 6 and len(result.comparisons) == 3 and result.n == 12
+    # as drawn, each seed's accuracy is its plain accuracy, computed here independently
+    digits, labels = load_mnist(train=False)
+    right = (predict(models["placed"][1], digits[rows]) == labels[rows]).float().mean().item()
+    assert result.accuracy("placed", 1).by_seed[1] == pytest.approx(right)
+    assert result.accuracy("bag", 7).by_seed == result.accuracy("bag", 1).by_seed
+    comparison = result.comparisons[0]
+    assert (comparison.condition, comparison.first, comparison.second) == (1, "placed", "bag")
+    assert all(isinstance(p, Paired) and p.n == 12 for p in comparison.by_seed)
+    assert "of 3 comparisons" in result.tally() and "of 6 comparisons" in result.paired_tally()
+    assert "14x14 shuffled" in po.shuffle_table(result)
+    for call, words in ((lambda: ds.measure({"bag": models["bag"][:1]}, [0, 1], rows),
+                         "one model per seed"),
+                        (lambda: ds.measure(models, [0, 1], rows, pairs=[("bag", "CNN")]),
+                         "pairs must name"),
+                        (lambda: ds.measure(models, [0, 1], rows, grids=(5,),
+                                            pairs=[("placed", "bag")]), "grid must"),
+                        (lambda: ds.load_models([0], ("G-CNN",)), "names")):
+        with pytest.raises((TypeError, ValueError), match=words):
+            call()
