@@ -9,12 +9,13 @@ of them by the course's rule, seeds 0, 1, 2.
 All three read the same test digits with their tiles shuffled on grids of several sizes
 (``data.patches.shuffled_digits``; 7 x 7 tiles are the ViT's own patches, to which the ViT
 without positions is blind: ``largest_change``), compared over seeds and seed by seed on the same
-digits (``measure``). The records and comparisons are those of the faces, ``patch_order``'s.
+digits (``measure``); ``recorded`` makes the same comparisons from ``full_sets``' record of all
+10,000 digits. The records and comparisons are those of the faces, ``patch_order``'s.
 """
 
 import torch
 
-from . import checkpoints
+from . import checkpoints, full_sets
 from .data.patches import SHUFFLE_SEED, shuffle_tiles, shuffled_digits
 from .loop import predict, probabilities
 from .patch_order import SEEDS, Invariance, Shuffles, compare, over_the_seeds
@@ -28,9 +29,8 @@ MODELS = {"CNN": "rotmnist-cnn", "ViT": "mnist-vit",
           "ViT without positions": "mnist-vit-no-positions"}
 Model = Choice("one of the MNIST models (digit_shuffles.MODELS)", *MODELS)
 OWN_GRID = 7  # 7 x 7 tiles of 4 pixels on a 28 x 28 digit: the ViT's own patches
-GRIDS = (1, 2, 4, OWN_GRID, 14)  # tiles of 28 (as drawn), 14, 7, 4 and 2 pixels
-# what position embeddings change, and the ViT beside the CNN of its size
-PAIRS = (("ViT", "ViT without positions"), ("ViT", "CNN"))
+# what position embeddings change, and each ViT beside the CNN of its size
+PAIRS = (("ViT", "ViT without positions"), ("ViT", "CNN"), ("ViT without positions", "CNN"))
 Grid = Int("tiles along each side of a 28 x 28 digit; a divisor of 28", ge=1, le=28)
 BATCH = 256  # digits read at once: the models here are small
 
@@ -45,7 +45,7 @@ def load_models(seeds: list[Seed] | tuple[Seed, ...] = SEEDS,
 
 @checked
 def measure(models: dict[str, list], seeds: list[Seed] | tuple[Seed, ...], rows=None,
-            grids: list[Grid] | tuple[Grid, ...] = GRIDS,
+            grids: list[Grid] | tuple[Grid, ...] = full_sets.TILE_GRIDS,
             pairs: list[tuple[str, str]] | tuple[tuple[str, str], ...] = PAIRS) -> Shuffles:
     """``Shuffles`` of ``models`` (name -> one model per seed of ``seeds``, e.g. ``load_models``)
     on the test digits of ``rows`` (``mnist.fixed_sample``; None: all 10,000), their tiles shuffled
@@ -62,8 +62,31 @@ def measure(models: dict[str, list], seeds: list[Seed] | tuple[Seed, ...], rows=
         images, labels = shuffled_digits(grid, rows)
         for name, runs in models.items():
             right[name, grid] = [predict(m, images, BATCH) == labels for m in runs]
+    return shuffles(right, seeds, grids, pairs)
+
+
+@checked
+def recorded(seeds: list[Seed] | tuple[Seed, ...] = SEEDS, rows=None,
+             grids: list[Grid] | tuple[Grid, ...] = full_sets.TILE_GRIDS,
+             pairs: list[tuple[str, str]] | tuple[tuple[str, str], ...] = PAIRS) -> Shuffles:
+    """``measure``'s ``Shuffles`` of the shipped ``MODELS``, read from ``full_sets``' record of
+    all 10,000 shuffled test digits (``rows``: those of a sample only) instead of read here."""
+    right = {(name, grid): [full_sets.read_right(full_sets.tiles_set(grid),
+                                                 seeded_name(recipe, seed), rows)
+                            for seed in seeds]
+             for name, recipe in MODELS.items() for grid in grids}
+    return shuffles(right, seeds, grids, pairs)
+
+
+@checked
+def shuffles(right: dict, seeds: list[Seed] | tuple[Seed, ...],
+             grids: list[Grid] | tuple[Grid, ...],
+             pairs: list[tuple[str, str]] | tuple[tuple[str, str], ...]) -> Shuffles:
+    """``Shuffles`` from ``right``: ``(model, grid)`` -> which digits each seed's model reads
+    right (the same digits for every model and grid), the ``pairs`` compared on every grid."""
     comparisons = tuple(compare(right, grid, a, b) for a, b in pairs for grid in grids)
-    return Shuffles(tuple(seeds), len(labels), over_the_seeds(right), comparisons)
+    n = len(next(iter(right.values()))[0])
+    return Shuffles(tuple(seeds), n, over_the_seeds(right), comparisons)
 
 
 @checked

@@ -26,6 +26,7 @@ from . import checkpoints
 from .capsnet import routing_iterations
 from .data import transformed_mnist as tm
 from .data.mnist import load_mnist
+from .data.patches import shuffled_digits
 from .loop import is_correct, predict
 from .recipes import command_line, seeded_name
 from .routing import MAX_ITERATIONS
@@ -68,11 +69,21 @@ def multimnist_pairs(rows=None) -> tuple[torch.Tensor, torch.Tensor]:
     return pairs[keep], labels[keep]
 
 
+@checked
+def tiles_set(grid: Int("tiles along each side of a 28 x 28 digit; a divisor of 28", ge=1, le=28)
+              ) -> str:
+    """The name of 10 §8's test set of digits whose tiles are shuffled on a ``grid x grid`` grid
+    (``data.patches.shuffled_digits``): ``"upright"`` for 1 (as drawn), else ``"tiles 7x7"``."""
+    return "upright" if grid == 1 else f"tiles {grid}x{grid}"
+
+
+TILE_GRIDS = (1, 2, 4, 7, 14)  # 10 §8's grids (digit_shuffles.GRIDS)
 SETS: dict[str, Callable] = {  # name -> (rows=None) -> (images, labels), 10,000 of each
     "translated": lambda rows=None: tm.translated_mnist(train=False, rows=rows),
     "affnist-style": affnist_style,
     "multimnist": multimnist_pairs,
     "turned": turned_mnist,
+    **{tiles_set(grid): partial(shuffled_digits, grid) for grid in TILE_GRIDS},
 }
 SEEDS = (0, 1, 2)
 # which recipes each set scores (every shipped seed of each), and the readings at other routing
@@ -80,7 +91,9 @@ SEEDS = (0, 1, 2)
 MODELS = {"translated": ("affnist-capsnet", "affnist-capsnet-1iter", "affnist-cnn"),
           "affnist-style": ("affnist-capsnet", "affnist-capsnet-1iter", "affnist-cnn"),
           "multimnist": ("multimnist-capsnet", "multimnist-cnn"),
-          "turned": ("rotmnist-gcnn", "rotmnist-cnn")}
+          "turned": ("rotmnist-gcnn", "rotmnist-cnn"),
+          **{tiles_set(grid): ("rotmnist-cnn", "mnist-vit", "mnist-vit-no-positions")
+             for grid in TILE_GRIDS}}
 ROUTED_OTHERWISE = {("translated", "affnist-capsnet"): 1, ("affnist-style", "affnist-capsnet"): 1}
 
 

@@ -2,6 +2,8 @@
 without positions to its own tiles of a digit, and the measurement on shuffled test digits."""
 
 import dataclasses
+import json
+from pathlib import Path
 
 import pytest
 import torch
@@ -9,11 +11,14 @@ import torch
 from capsedu import digit_shuffles as ds
 from capsedu import patch_order as po
 from capsedu.capsnet import count_parameters
+from capsedu.convergence import PATIENCE, converged
 from capsedu.data.mnist import fixed_sample, load_mnist
 from capsedu.data.patches import shuffled_digits
-from capsedu.recipes import RECIPES
+from capsedu.recipes import RECIPES, seeded_name
 from capsedu.statistics import Paired
 from capsedu.vit import VisionTransformer
+
+MANIFEST = Path(__file__).parent.parent / "data" / "checkpoints" / "manifest.json"
 
 
 def tiny(position: bool, seed: int) -> VisionTransformer:
@@ -32,6 +37,27 @@ def test_the_mnist_vits_train_like_the_cnn_beside_them_and_are_its_size():
         model = recipe.build()
         assert model.hparams["position"] is position and model.hparams["patch"] * ds.OWN_GRID == 28
         assert abs(count_parameters(model) - count_parameters(cnn.build())) < 3000
+
+
+@pytest.mark.parametrize("name", ["ViT", "ViT without positions"])
+def test_every_mnist_vit_run_is_shipped_converged_by_the_rule(name):
+    rows = {row["name"]: row for row in json.loads(MANIFEST.read_text())["checkpoints"]}
+    for seed in po.SEEDS:
+        row = rows[seeded_name(ds.MODELS[name], seed)]
+        assert row["command"].startswith(f"python -m capsedu.train {ds.MODELS[name]}")
+        assert row["seed"] == seed and row["arch"] == "VisionTransformer"
+        scores = row["metrics"]["validation_by_epoch"]
+        assert converged(scores, PATIENCE) and row["metrics"]["converged"]
+        assert len(scores) < row["metrics"]["max_epochs"]
+
+
+def test_the_shipped_vit_without_positions_is_blind_to_its_own_tiles_of_a_digit_only():
+    digits = load_mnist(train=False)[0][:64]
+    models = ds.load_models([0], ("ViT without positions", "ViT"))
+    same = ds.largest_change(models["ViT without positions"][0], digits)
+    assert same.largest_change < 1e-5 and same.answers_changed == 0
+    assert ds.largest_change(models["ViT without positions"][0], digits, 14).answers_changed > 0
+    assert ds.largest_change(models["ViT"][0], digits).answers_changed > 0
 
 
 def test_a_vit_without_positions_is_blind_to_its_own_7x7_tiles_of_a_digit_and_no_others():
@@ -82,3 +108,23 @@ def test_measure_reads_each_model_on_the_same_shuffled_digits():
                         (lambda: ds.load_models([0], ("G-CNN",)), "names")):
         with pytest.raises((TypeError, ValueError), match=words):
             call()
+
+
+def test_default_modes_verdicts_on_shuffled_digits_are_the_full_sets():
+    from capsedu.robustness import OnSample
+
+    # 10 §8 measures 500 digits of the sample in default mode (config.pick(full=500, quick=200)):
+    # each comparison over seeds tells there what it tells on all 10,000, from the record
+    full, sample = ds.recorded(), ds.recorded(rows=fixed_sample(500))
+    assert full.n == 10_000 and sample.n == 500
+    disagree = [(f.condition, f.first, f.second)
+                for f, s in zip(full.comparisons, sample.comparisons, strict=True)
+                if not OnSample(f.over_seeds, s.over_seeds).agrees]
+    assert not disagree
+    # and the record is what the shipped models read: one model of each kind, 20 digits
+    rows = fixed_sample(20)
+    models = {name: runs * 2 for name, runs in ds.load_models([0]).items()}
+    live = ds.measure(models, [0, 0], rows)  # seed 0 twice: each kind's model read twice
+    recorded = ds.recorded([0, 0], rows)
+    for score in live.shuffles:
+        assert score.by_seed == recorded.accuracy(score.model, score.condition).by_seed
