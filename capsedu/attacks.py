@@ -91,6 +91,10 @@ def project(adversarial: Tensor("an adversarial batch [B, C, H, W]", ndim=4, flo
             images: Images, eps: Eps) -> torch.Tensor:
     """The nearest point of the ball ``|x' - x| <= eps`` that is an image: each pixel's change
     clipped to [-eps, eps], then the pixel to [0, 1]. ``[B, C, H, W]``."""
+    if adversarial.shape != images.shape:
+        raise ValueError(f"project(): adversarial must have the shape of images "
+                         f"{tuple(images.shape)}, got {tuple(adversarial.shape)}; pass the batch "
+                         "the attack started from")
     delta = torch.clamp(adversarial - images, min=-eps, max=eps)
     return torch.clamp(images + delta, min=0, max=1).detach()
 
@@ -170,7 +174,9 @@ def pgd(model: nn.Module, images: Images, labels: Labels, eps: Eps,
 def misreads(model: nn.Module, images: Images, labels: Labels) -> torch.Tensor:
     """Whether ``model`` reads each image ``[B, C, H, W]`` as another class than its label
     ``[B]``: ``[B]`` booleans (the highest class score)."""
-    return class_scores(model, images).argmax(dim=1) != labels
+    scores = class_scores(model, images)
+    check_labels(labels, "labels", len(images), scores.shape[1])
+    return scores.argmax(dim=1) != labels
 
 
 def _on_device(model: nn.Module, images: torch.Tensor, labels: torch.Tensor):

@@ -11,7 +11,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from .capsnet import count_parameters
-from .checks import check_finite, check_memory, check_model_dtype, check_shape
+from .checks import check_finite, check_labels, check_memory, check_model_dtype, check_shape
 from .validate import MAX_IMAGE, MAX_WIDTH, Float, Int, checked
 
 # Bounds on a CNN's sizes, far past the course's (64 channels, 1,280 hidden units, 40x40
@@ -24,6 +24,13 @@ ImageSide = Int("the images' side in pixels", ge=1, le=MAX_IMAGE)
 Width = Int("a layer's channels or units", ge=1, le=MAX_WIDTH)
 # widths, one per layer: a tuple as the defaults have them, or a list as a learner may write them
 Widths = tuple[Width, ...] | list[Width]
+
+
+def _some_layers(channels, where: str) -> None:
+    """Refuse an empty ``channels``: a network of no layer is no feature extractor."""
+    if not channels:
+        raise ValueError(f"{where}(): channels must name at least one layer (one width per "
+                         f"convolution), got {channels!r}; e.g. channels=(32, 64)")
 Dropout = Float("the share of hidden units dropped in training", ge=0, le=1)
 
 
@@ -38,6 +45,7 @@ class LogitClassifier(nn.Module):
 
     def training_loss(self, x, y):
         logits = self(x)
+        check_labels(y, "labels", len(logits), logits.shape[1])  # not cross-entropy's own words
         return F.cross_entropy(logits, y), logits.argmax(dim=1)
 
     @torch.no_grad()
@@ -89,6 +97,7 @@ class BagOfPartsCNN(_CNN):
     @checked
     def __init__(self, in_channels: Channels = 1, n_classes: Classes = 2,
                  channels: Widths = (32, 64)):
+        _some_layers(channels, "BagOfPartsCNN")
         widths = [in_channels, *channels]  # 3x3 convolutions, then the classifier
         _check_weights(sum(a * b * 9 + b for a, b in zip(widths, widths[1:], strict=False))
                        + (widths[-1] + 1) * n_classes, type(self).__name__)
@@ -107,6 +116,7 @@ class DeepCNN(_CNN):
     @checked
     def __init__(self, in_channels: Channels = 1, n_classes: Classes = 2,
                  channels: Widths = (16, 32, 64, 64)):
+        _some_layers(channels, "DeepCNN")
         widths = [in_channels, *channels]  # 3x3 convolutions, then the classifier
         _check_weights(sum(a * b * 9 + b for a, b in zip(widths, widths[1:], strict=False))
                        + (widths[-1] + 1) * n_classes, type(self).__name__)
@@ -131,6 +141,7 @@ class MaxPoolCNN(LogitClassifier):
     def __init__(self, in_channels: Channels = 1, n_classes: Classes = 10,
                  image_size: ImageSide = 40, channels: Widths = (32, 64, 128),
                  hidden: Widths = (880, 192), dropout: Dropout = 0.5):
+        _some_layers(channels, "MaxPoolCNN")
         _check_weights(_maxpool_cnn_weights(in_channels, n_classes, image_size, channels, hidden),
                        type(self).__name__)
         super().__init__()

@@ -35,7 +35,7 @@ from .checks import check_memory
 from .data.sprites import Part, render
 from .functional import squash
 from .poses import wrap_angle
-from .validate import MAX_SIDE, MAX_WIDTH, Float, Int, Seed, Tensor, checked
+from .validate import MAX_SIDE, MAX_WIDTH, Choice, Float, Int, Seed, Tensor, checked
 
 # Bounds on what a caller can ask for: a bank of 3,600 templates is a tenth of a degree apart (02
 # uses 16), each one a rendered part; 10 million random capsules are a thousand times 03's
@@ -48,6 +48,10 @@ Scale = Float("the part's scale", gt=0)
 Side = Int("the image's side in pixels", ge=1, le=MAX_SIDE)
 
 
+# a part's kind, as sprites draws them
+Kind = Choice("a part's kind", "left_eye", "right_eye", "nose", "mouth", "stroke")
+
+
 @checked
 def pose_vector(angle, presence) -> torch.Tensor:
     """The 2-D capsule of a part at ``angle`` degrees, present with probability ``presence``.
@@ -55,6 +59,11 @@ def pose_vector(angle, presence) -> torch.Tensor:
     ``angle`` and ``presence`` are numbers or tensors of the same shape ``[...]``; returns
     ``[..., 2]``. ``presence`` must lie in [0, 1].
     """
+    for name, value in (("angle", angle), ("presence", presence)):
+        if isinstance(value, (bool, str)) or not isinstance(
+                value, (int, float, np.number, np.ndarray, torch.Tensor)):
+            raise TypeError(f"pose_vector(): {name} must be a number or a tensor of numbers, got "
+                            f"{value!r:.60}; pass e.g. pose_vector(30.0, 0.9)")
     angle, presence = torch.as_tensor(angle), torch.as_tensor(presence)
     if presence.numel() and (presence.min() < 0 or presence.max() > 1):
         raise ValueError(f"pose_vector(): presence must be in [0, 1] (a probability), got "
@@ -73,7 +82,8 @@ def read_pose(v) -> tuple[torch.Tensor, torch.Tensor]:
     """
     v = torch.as_tensor(v, dtype=torch.get_default_dtype())
     if v.shape[-1:] != (2,):
-        raise ValueError(f"a 2-D capsule has shape [..., 2], got {tuple(v.shape)}")
+        raise ValueError(f"read_pose(): v must be 2-D capsules [..., 2], got shape "
+                         f"{tuple(v.shape)}; pass pose_vector's vectors")
     return v.norm(dim=-1), torch.rad2deg(torch.atan2(v[..., 1], v[..., 0]))
 
 
@@ -86,7 +96,7 @@ def angle_error(v, angles) -> torch.Tensor:
 
 
 @checked
-def part_from_vector(kind: str, v, scale: Scale = 2.5) -> tuple[Part, float]:
+def part_from_vector(kind: Kind, v, scale: Scale = 2.5) -> tuple[Part, float]:
     """The part a 2-D capsule describes, drawn at the image centre, and its presence."""
     presence, angle = read_pose(v)
     if presence.ndim:
@@ -108,7 +118,7 @@ def encode_pose(x: Float("a fraction of the image's width, in [0, 1]", ge=0, le=
 
 
 @checked
-def decode_pose(kind: str, v) -> tuple[Part, float]:
+def decode_pose(kind: Kind, v) -> tuple[Part, float]:
     """The part a 5-D capsule ``v`` describes, and its presence ``||v||``.
 
     The direction ``v / ||v||`` is ``c / ||c||``; dividing by the last entry gives ``c`` back.

@@ -28,6 +28,7 @@ import hashlib
 import importlib
 import io
 import json
+import math
 import os
 import re
 import time
@@ -166,6 +167,9 @@ def results_path(file: str, replace_shipped: ReplaceShipped = False) -> Path:
 @checked
 def read_results(path: str | Path) -> dict[str, dict]:
     """The runs recorded in the results file ``path``, by name (empty when there is none yet)."""
+    if Path(path).is_dir():
+        raise IsADirectoryError(f"read_results(): path must be a results file (JSON), got the "
+                                f"folder {path}; pass the file in it, e.g. {Path(path) / 'x.json'}")
     return json.loads(Path(path).read_text())["runs"] if Path(path).exists() else {}
 
 
@@ -182,6 +186,10 @@ def add_result(path: Path, name: str, run: dict) -> dict[str, dict]:
 
 @checked
 def sha256(path: str | Path) -> str:
+    if not Path(path).is_file():
+        raise FileNotFoundError(f"sha256(): path must be an existing file, got {str(path)!r} "
+                                f"({'a folder' if Path(path).is_dir() else 'nothing there'}); "
+                                "pass the checkpoint's own file")
     h = hashlib.sha256()
     with open(path, "rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
@@ -252,6 +260,10 @@ def check_writable(name: str, root: Root = None, replace_shipped: ReplaceShipped
     if root is None:
         root = checkpoint_dir() if replace_shipped else runs_dir()
     root = checkpoint_dir(root)
+    if root.exists() and not root.is_dir():
+        raise NotADirectoryError(f"check_writable(): root must be a folder (for the checkpoint and "
+                                 f"its manifest), got the file {root}; pass a folder, new or "
+                                 "existing")
     if is_shipped(root) and not replace_shipped:
         what = (f"{name!r} is a shipped checkpoint in {root}; this would replace it and its "
                 "manifest row" if name in read_manifest(root) else
@@ -274,6 +286,7 @@ def save(model: torch.nn.Module, name: str, root: Root = None,
     train_time_s, metrics. A row that is replaced keeps its ``notes`` unless ``record`` gives
     new ones. The file and the manifest are each replaced in one step, under the folder's lock.
     """
+    _check_record("save", record)
     root = check_writable(name, root, replace_shipped)
     root.mkdir(parents=True, exist_ok=True)
     path = inside(root, f"{name}.pt", "the checkpoint name")
@@ -300,6 +313,7 @@ def record(name: str, root: Root = None, replace_shipped: ReplaceShipped = False
            **fields) -> dict:
     """Update fields of checkpoint ``name``'s manifest row (not its file or hash); a shipped
     row only with ``replace_shipped=True`` (``check_writable``)."""
+    _check_record("record", fields)
     root = check_writable(name, root, replace_shipped)
     with _lock(root):
         entries = read_manifest(root)
@@ -309,6 +323,22 @@ def record(name: str, root: Root = None, replace_shipped: ReplaceShipped = False
         entries[name] = {**entries[name], **fields}
         _write_manifest(root, entries)
     return entries[name]
+
+
+def _check_record(where: str, fields: dict) -> None:
+    """Refuse, before anything is written, manifest fields JSON cannot hold (a tensor, an array)
+    and top-level numbers that are NaN or infinite (a test accuracy of NaN is no record)."""
+    for key, value in fields.items():
+        if isinstance(value, float) and not math.isfinite(value):
+            raise ValueError(f"{where}(): {key} must be a finite number for the manifest, got "
+                             f"{value}; record what the run measured, or leave {key} out")
+        try:
+            json.dumps(value)
+        except (TypeError, ValueError) as err:
+            raise TypeError(f"{where}(): {key} must be a value the JSON manifest can hold "
+                            f"(a number, a string, a list or a dict of them), got "
+                            f"{type(value).__name__} ({err}); convert it, e.g. x.item() or "
+                            "x.tolist()") from None
 
 
 def _write_manifest(root: Path, entries: dict[str, dict]) -> None:
@@ -357,6 +387,13 @@ def pretrained(name: str, root: Root = None, map_location="cpu") -> torch.nn.Mod
             f"folder that holds checkpoints/ (the data root is now {config.data_root()}), or pass "
             "root= the folder that holds manifest.json."
         )
+    if isinstance(map_location, str):
+        try:
+            torch.device(map_location)
+        except RuntimeError:
+            raise ValueError(f"pretrained(): map_location must name a device such as 'cpu', "
+                             f"'cuda' or 'mps', got {map_location!r}; pass "
+                             "capsedu.config.device() for the course's choice") from None
     entry, path, data = verified_bytes(name, root, manifest, "pretrained")
     blob = torch.load(io.BytesIO(data), map_location=map_location, weights_only=True)
     if not isinstance(blob, dict) or blob.keys() < {"arch", "hparams", "state_dict"}:

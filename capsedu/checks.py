@@ -104,9 +104,16 @@ def check_labels(targets: torch.Tensor, name: str, batch: int, n_classes: int,
             )
 
 
+# how far past [0, 1] a pixel may stray before the images are refused: 0-255 pixels made float
+# but not divided (up to 255), or normalised ones (MNIST's mean and std give up to 2.8), are far
+# past it; an interpolation's overshoot or a little noise added to toy images is not
+PIXEL_SLACK = 0.5
+
+
 def check_pixels(x: torch.Tensor, name: str) -> None:
-    """Raise unless the images ``x`` hold finite floating-point pixels. One rule everywhere
-    (models, transforms, widgets): uint8 pixels (0-255) are refused, never rescaled silently;
+    """Raise unless the images ``x`` hold finite floating-point pixels in [0, 1]. One rule
+    everywhere (models, transforms, widgets): uint8 pixels (0-255) are refused, never rescaled
+    silently, and so are float pixels outside [0, 1] (0-255 ones not divided, normalised ones);
     the message gives the conversion, ``x.float() / 255`` (``name`` may name the function too,
     ``"fit(): train's images"``: the code shown uses its last word)."""
     var = name.split()[-1]
@@ -117,6 +124,13 @@ def check_pixels(x: torch.Tensor, name: str) -> None:
         raise TypeError(f"{name} must hold floating-point pixels in [0, 1], got dtype {x.dtype}; "
                         f"use {var}.float() / 255 if it holds 0-255 pixels")
     check_finite(x, name)
+    if x.numel():  # 0-255 pixels made float but not divided, or normalised ones, read as others
+        low, high = x.min().item(), x.max().item()
+        if low < -PIXEL_SLACK or high > 1 + PIXEL_SLACK:
+            fix = (f"divide 0-255 pixels by 255 ({var} / 255)" if high > 2 else
+                   f"undo the normalisation, or clamp them ({var}.clamp(0, 1))")
+            raise ValueError(f"{name} must hold pixels in [0, 1], got values from {low:.4g} to "
+                             f"{high:.4g}; {fix}")
 
 
 def check_examples(data, name: str) -> None:

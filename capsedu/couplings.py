@@ -20,11 +20,20 @@ from .validate import Int, Tensor, checked
 Couplings = Tensor("couplings c [batch, n_in, n_out]", ndim=3, floating=True)
 
 
+def _check_shares(c: torch.Tensor, where: str) -> None:
+    """Refuse couplings outside [0, 1]: logits b, or votes, passed where c belongs."""
+    if c.numel() and (c.min() < -1e-6 or c.max() > 1 + 1e-6):
+        raise ValueError(f"{where}(): c must hold couplings in [0, 1] (a softmax of the logits), "
+                         f"got values from {c.min().item():.4g} to {c.max().item():.4g}; pass "
+                         "routing's c, not its logits b (c = routing.couplings(b))")
+
+
 @checked
 def normalised_entropy(c: Couplings) -> torch.Tensor:
     """Entropy of each child's couplings over the parents divided by its maximum, log(n_out):
     1 for uniform coupling, 0 for all vote to one parent. ``c``: ``[B, n_in, n_out]`` ->
     ``[B, n_in]``."""
+    _check_shares(c, "normalised_entropy")
     # H_i = -sum_j c_ij log c_ij  (0 log 0 = 0)
     H = -(c * c.clamp_min(1e-30).log()).sum(dim=-1)
     return H / math.log(c.shape[-1])
@@ -35,6 +44,7 @@ def distance_from_uniform(c: Couplings) -> torch.Tensor:
     """Total-variation distance of each child's couplings from uniform coupling: half the sum of
     ``|c_ij - 1/n_out|`` over the parents, in [0, 1 - 1/n_out]. ``c``: ``[B, n_in, n_out]`` ->
     ``[B, n_in]``."""
+    _check_shares(c, "distance_from_uniform")
     return 0.5 * (c - 1 / c.shape[-1]).abs().sum(dim=-1)
 
 

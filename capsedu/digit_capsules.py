@@ -14,7 +14,7 @@ import torch
 
 from . import config
 from .capsnet import CapsNet, CapsNetConfig
-from .checks import check_memory
+from .checks import check_labels, check_memory
 from .validate import MAX_WIDTH, Int, Tensor, checked
 
 # Fig. 4: "tweaked by intervals of 0.05 in the range [-0.25, 0.25]": 11 values, 0 in the middle
@@ -77,6 +77,7 @@ def decode(model: CapsNet, v: Tensor("digit capsules [B, n_classes, digit_dim]",
            labels: Tensor("the classes to keep [B]", ndim=1)) -> torch.Tensor:
     """Decode capsules ``v`` ``[B, 10, 16]`` masked to class ``labels`` ``[B]``: images
     ``[B, 28, 28]`` (``CapsNet.reconstruct``: all capsules but the label's are zeroed)."""
+    check_labels(labels, "labels", len(v), v.shape[1])  # named here, not as reconstruct's targets
     device = config.model_device(model)
     v, labels = v.to(device), labels.to(device)
     return model.reconstruct(v, v.norm(dim=-1), labels)[:, 0].cpu()

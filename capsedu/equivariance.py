@@ -28,6 +28,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from .checks import check_labels
 from .data import faces
 from .data import transformed_mnist as tm
 from .group_conv import N_ROTATIONS, rotate_c4
@@ -50,6 +51,12 @@ Shift = Int("pixels", ge=-MAX_SHIFT, le=MAX_SHIFT)
 def relative_error(got: Tensor("the values got", floating=True),
                    want: Tensor("the values wanted", floating=True)) -> float:
     """``max |got - want| / max |want|``: 0 when equal, about 1e-7 at float32 rounding."""
+    if got.shape != want.shape:
+        raise ValueError(f"relative_error(): got and want must have one shape, got "
+                         f"{tuple(got.shape)} and {tuple(want.shape)}; compare the same outputs")
+    if not want.any() and got.any():
+        raise ValueError("relative_error(): want must not be all zeros when got is not: an error "
+                         "relative to nothing has no scale; compare (got - want).abs().max()")
     scale = want.abs().max().clamp_min(torch.finfo(want.dtype).tiny)
     return float((got - want).abs().max() / scale)
 
@@ -233,7 +240,25 @@ def angle_slope(angles, readings) -> AngleFit:
 def turned(digit: Digit, angles) -> torch.Tensor:
     """One MNIST ``digit`` ``[1, 28, 28]`` turned by each of ``angles`` (degrees,
     counter-clockwise on screen) on its 28x28 canvas: ``[len(angles), 1, 28, 28]``."""
+    angles = _angles(angles, "turned")
     return torch.cat([tm.affine(digit[None], rotation=a, side=MNIST_SIDE) for a in angles])
+
+
+def _classes(capsnet: nn.Module) -> int:
+    """The classes a CapsNet reads (10 for one without a config)."""
+    return getattr(getattr(capsnet, "config", None), "n_classes", 10)
+
+
+def _angles(angles, where: str) -> list[float]:
+    """``angles`` (a list, a range, an array or a tensor of degrees) as finite floats [n]."""
+    try:
+        values = np.asarray(angles.cpu() if isinstance(angles, torch.Tensor) else angles)
+    except (TypeError, ValueError):
+        values = np.asarray(None)
+    if values.ndim != 1 or values.dtype.kind not in "iuf" or not np.isfinite(values).all():
+        raise TypeError(f"{where}(): angles must be a list of finite numbers (degrees), got "
+                        f"{angles!r:.60}; e.g. range(0, 360, 30)")
+    return [float(a) for a in values]
 
 
 @dataclass(frozen=True)
@@ -272,8 +297,10 @@ def capsule_under_rotation(capsnet: nn.Module, digits: Digits, labels: Labels, a
       changes by about -v0, one direction, whatever it encodes.
     """
     if capsnet.config.image_size != MNIST_SIDE:
-        raise ValueError(f"capsnet must read 28x28 digits, got image_size "
-                         f"{capsnet.config.image_size}")
+        raise ValueError(f"capsule_under_rotation(): capsnet must read 28x28 digits, got "
+                         f"image_size {capsnet.config.image_size}")
+    check_labels(labels, "labels", len(digits), _classes(capsnet))
+    angles = _angles(angles, "capsule_under_rotation")
     capsnet.eval()
     each = [_one_capsule_under_rotation(capsnet, digit, int(label), angles)
             for digit, label in zip(digits, labels, strict=True)]
@@ -318,6 +345,16 @@ def angle_from_vectors(train_v: np.ndarray, train_angles: np.ndarray, test_v: np
     ``baseline``: the same for the best read-out that ignores the vectors (it always answers the
     training angles' mean direction). A vector that carries the angle gives an error far below
     the baseline; one that does not gives about the baseline."""
+    for v, a, which in ((train_v, train_angles, "train"), (test_v, test_angles, "test")):
+        v, a = np.asarray(v), np.asarray(a)
+        if v.ndim != 2 or a.shape != (len(v),):
+            raise ValueError(f"angle_from_vectors(): {which}_v [N, D] and {which}_angles [N] "
+                             f"must hold one angle per vector, got shapes {v.shape} and "
+                             f"{a.shape}")
+    if np.shape(train_v)[1] != np.shape(test_v)[1]:
+        raise ValueError(f"angle_from_vectors(): train_v and test_v must have one dimension D, "
+                         f"got {np.shape(train_v)[1]} and {np.shape(test_v)[1]}")
+
     def design(v):
         return np.hstack([v, np.ones((len(v), 1))])  # [N, D + 1]: the constant term
 
@@ -358,7 +395,8 @@ def capsule_angle_readout(capsnet: nn.Module, images: Digits, labels: Labels, an
     the median angle error of the read-out and of the baseline that ignores the capsule
     (a ``CapsuleAngleReadout``: ``by_class``, and ``error`` and ``baseline``, medians over the
     classes)."""
-    angles = np.asarray(angles, dtype=float)
+    check_labels(labels, "labels", len(images), _classes(capsnet))
+    angles = np.asarray(_angles(angles, "capsule_angle_readout"), dtype=float)
     by_class = {}
     for k in sorted(set(labels.tolist())):
         digits = images[labels == k]
@@ -386,6 +424,7 @@ def confusion_at(model: nn.Module, images: Digits, labels: Labels, rotation: Flo
     (``images`` ``[N, 1, 28, 28]``, ``labels`` ``[N]``) that ``model`` reads as k once turned by
     ``rotation`` degrees; the diagonal is each class's accuracy. A class with no digits gets a
     row of NaN."""
+    check_labels(labels, "labels", len(images), n_classes)
     predictions = predict(model, tm.sweep(images, "rotation", rotation, side=MNIST_SIDE))
     counts = torch.zeros(n_classes, n_classes)
     counts.index_put_((labels.long(), predictions), torch.ones(len(labels)), accumulate=True)

@@ -68,6 +68,11 @@ def margin_loss(lengths: Lengths, targets: Tensor("integer class labels [batch] 
     if batch == 0:
         raise ValueError("lengths holds no examples ([0, classes]); the loss is a mean over the "
                          "batch, so pass at least one")
+    low, high = lengths.min().item(), lengths.max().item()
+    if low < 0 or high > 1 + 1e-4:  # a squashed vector is shorter than 1 (rounding aside)
+        raise ValueError(f"margin_loss(): lengths must be capsule lengths in [0, 1], got values "
+                         f"from {low:.4g} to {high:.4g}; pass the lengths of squashed capsules "
+                         "(v.norm(dim=-1)), not their unsquashed inputs or logits")
     if not m_minus < m_plus:
         raise ValueError(f"margin_loss(): the margins must satisfy 0 <= m_minus < m_plus (a "
                          f"present class is pushed above m_plus, an absent one below m_minus), "

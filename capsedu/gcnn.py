@@ -91,6 +91,9 @@ class C4CNN(_Stack):
     def __init__(self, channels: Widths = ANCHOR_CHANNELS, kernel_size: Kernel = 5,
                  n_classes: Classes = 10, hidden_kernel_size: Kernel = 5,
                  pool_after: Pools = ANCHOR_POOLS):
+        if not channels:
+            raise ValueError(f"C4CNN(): channels must name at least one layer, got {channels!r}; "
+                             "e.g. channels=(8, 16)")
         _check_weights(channels, kernel_size, hidden_kernel_size, N_ROTATIONS, 2 + N_ROTATIONS)
         convs = [LiftingConv(1, channels[0], kernel_size)]
         convs += [GroupConv(a, b, hidden_kernel_size)
@@ -110,6 +113,10 @@ class PlainCNN(_Stack):
     def __init__(self, channels: Widths = tuple(2 * c for c in ANCHOR_CHANNELS),
                  kernel_size: Kernel = 5, n_classes: Classes = 10,
                  hidden_kernel_size: Kernel = 5, pool_after: Pools = ANCHOR_POOLS):
+        if not channels:
+            raise ValueError(f"PlainCNN(): channels must name at least one layer, got "
+                             f"{channels!r}; "
+                             "e.g. channels=(8, 16)")
         _check_weights(channels, kernel_size, hidden_kernel_size, 1, 1)
         k = hidden_kernel_size
         convs = [nn.Conv2d(1, channels[0], kernel_size, padding=kernel_size // 2)]

@@ -3,7 +3,7 @@
 import torch
 from torch import nn
 
-from .checks import check_memory, check_shape
+from .checks import check_memory, check_model_dtype, check_shape
 from .functional import squash
 from .routing import MAX_ITERATIONS, RoutingResult, Step, dynamic_routing, routing_step
 from .validate import MAX_IMAGE, MAX_WIDTH, Flag, Int, checked
@@ -41,6 +41,12 @@ class PrimaryCapsules(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """``x``: ``[B, C, H, W]`` feature maps -> ``u``: ``[B, n_maps * H' * W', dim]``."""
+        channels = self.conv.in_channels
+        check_shape(x, "PrimaryCapsules(): x", f"[batch, {channels}, height, width]", 4)
+        if x.shape[1] != channels:
+            raise ValueError(f"PrimaryCapsules(): x must have {channels} channels (in_channels), "
+                             f"got shape {tuple(x.shape)}; pass Conv1's feature maps")
+        check_model_dtype(x, "x", self.conv.weight.dtype)
         out = self.conv(x)  # [B, n_maps * dim, H', W']
         B, _, H, W = out.shape
         # [B, maps * dim, H', W'] -> [B, maps, H', W', dim]
@@ -82,6 +88,7 @@ class RoutingCapsules(nn.Module):
     def votes(self, u: torch.Tensor) -> torch.Tensor:
         """``u``: ``[B, n_in, d_in]`` -> ``u_hat``: ``[B, n_in, n_out, d_out]``."""
         check_shape(u, "u", f"[batch, {self.n_in}, {self.d_in}]", 3, (self.n_in, self.d_in))
+        check_model_dtype(u, "u", self.W.dtype)
         # u_hat_j|i = W_ij u_i. Computed parent-major ([B, n_out, n_in, d_out] in memory) and
         # returned as a [B, n_in, n_out, d_out] view: the routing sums over i then read
         # contiguous memory, which makes a training step measurably faster on a CPU

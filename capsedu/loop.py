@@ -374,6 +374,10 @@ def confusion(labels: Tensor("labels [N]", ndim=1), predictions: Tensor("predict
         raise ValueError(f"confusion(): labels and predictions must both have shape [N], got "
                          f"{tuple(labels.shape)} and {tuple(predictions.shape)}; pass one "
                          "prediction per label")
+    for name, t in (("labels", labels), ("predictions", predictions)):
+        if t.dtype.is_floating_point or t.dtype.is_complex or t.dtype == torch.bool:
+            raise TypeError(f"confusion(): {name} must hold integer classes, got dtype {t.dtype}; "
+                            f"convert it with {name}.long() (or take argmax(dim=1) of scores)")
     both = torch.cat([labels, predictions])
     if len(both) and not 0 <= int(both.min()) <= int(both.max()) < n_classes:
         raise ValueError(f"confusion(): labels and predictions must be classes in "
@@ -484,7 +488,10 @@ def evaluate(model: nn.Module, data, batch_size: BatchSize = SCORING_BATCH,
              progress: Progress = False) -> float:
     """Accuracy of ``model.predict`` on ``data = (images, labels)``: the share of examples read
     right (``is_correct``; for pairs, both digits). ``progress``: a bar."""
-    images, labels = data
+    if not isinstance(data, tuple | list) or len(data) < 2:
+        raise TypeError(f"evaluate(): data must be a tuple (images, labels), got "
+                        f"{type(data).__name__}; pass data=(images, labels)")
+    images, labels = data[:2]
     predictions = predict(model, images, batch_size, progress)
     labels = torch.as_tensor(labels)
     if labels.shape[0] != len(predictions) or labels.is_floating_point() or labels.min() < 0:

@@ -38,6 +38,12 @@ def two_digit_score(scores: Scores, label: Int("the class scored", ge=0, le=MAX_
                     ) -> tuple[torch.Tensor, torch.Tensor]:
     """Class ``label``'s score ``[B]`` and the score it must beat to be one of the two classes
     read ``[B]``: the second highest of the other classes' scores."""
+    if not label < scores.shape[1]:
+        raise ValueError(f"two_digit_score(): label must be a class of scores, in [0, "
+                         f"{scores.shape[1] - 1}], got {label}; pass one of its classes")
+    if scores.shape[1] < 3:
+        raise ValueError(f"two_digit_score(): scores must hold at least 3 classes (the label and "
+                         f"two others), got {scores.shape[1]}")
     others = torch.cat([scores[:, :label], scores[:, label + 1:]], dim=1)  # [B, n_classes - 1]
     return scores[:, label], others.topk(2, dim=1).values[:, 1]
 

@@ -17,6 +17,11 @@ from .recipes import Epochs, Limit, Recipe, command_line, command_recipe, seeded
 from .validate import Flag, Seed, checked
 
 
+class TooFewExamples(ValueError):
+    """A ``limit`` that leaves no training example once the held-out ones are taken: the command
+    lines turn it into a message about ``--limit``, not a traceback."""
+
+
 @checked
 def split_validation(recipe: Recipe, limit: Limit | None = None):
     """A ``Recipe``'s training data as ``(train, validation)``: the last
@@ -27,9 +32,9 @@ def split_validation(recipe: Recipe, limit: Limit | None = None):
     images, labels = recipe.data(True, limit)
     n = recipe.validation
     if n and len(labels) <= n:
-        raise ValueError(f"the recipe holds out {n} validation examples but has only "
-                         f"{len(labels)} training examples (limit={limit}); use a limit above "
-                         f"{n}")
+        raise TooFewExamples(f"the recipe holds out {n} validation examples but has only "
+                             f"{len(labels)} training examples (limit={limit}); use a limit "
+                             f"above {n}")
     cut = len(labels) - n
     train, validation = (images[:cut], labels[:cut]), (images[cut:].clone(), labels[cut:].clone())
     if not n:
@@ -85,6 +90,11 @@ def continue_from(folder: str | Path, name: str) -> tuple[dict, list[Epoch], lis
     records without the losses, which the row does not keep); ``sittings``:
     the runs that made it, oldest first (commands, epochs kept, sha256), for its manifest row."""
     folder = Path(folder)
+    if not folder.is_dir():
+        what = "a file" if folder.exists() else "a folder that does not exist"
+        raise ValueError(f"continue_from: {folder / checkpoints.MANIFEST} has no row for {name!r}: "
+                         f"{folder} is {what}; name a folder holding a finished run of this "
+                         "recipe, e.g. the shipped checkpoints")
     row = checkpoints.read_manifest(folder).get(name)
     if row is None or "validation_by_epoch" not in row.get("metrics", {}):
         raise ValueError(f"continue_from: {folder / checkpoints.MANIFEST} has no row for {name!r} "

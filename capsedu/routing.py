@@ -37,6 +37,15 @@ class RoutingResult(NamedTuple):
     history: list[RoutingStep]
 
 
+def _shaped(where: str, name: str, x: torch.Tensor, sizes: tuple[int, ...], layout: str,
+            u_hat: torch.Tensor) -> None:
+    """Refuse ``x`` unless its shape is ``sizes``, the one its partner ``u_hat`` implies."""
+    if tuple(x.shape) != sizes:
+        raise ValueError(f"{where}(): {name} must have shape {layout} = {list(sizes)} to match "
+                         f"u_hat of shape {list(u_hat.shape)}, got shape {tuple(x.shape)}; pass "
+                         f"the {name} computed from these votes")
+
+
 # one iteration of routing: (u_hat, b) -> (c, v, new b)
 Step = Callable[[torch.Tensor, torch.Tensor], tuple[torch.Tensor, torch.Tensor, torch.Tensor]]
 
@@ -58,6 +67,7 @@ def outputs(u_hat: Tensor("the votes [batch, n_in, n_out, d_out]", ndim=4, float
             ) -> torch.Tensor:
     """The parents' outputs v ``[batch, n_out, d_out]``: the votes ``u_hat``
     ``[batch, n_in, n_out, d_out]`` weighted by the couplings ``c`` and squashed."""
+    _shaped("outputs", "c", c, tuple(u_hat.shape[:3]), "[batch, n_in, n_out]", u_hat)
     # s_j = sum_i c_ij u_hat_j|i; [batch, n_out, d_out]
     s = torch.einsum("bij,bijd->bjd", c, u_hat)
     # v_j = squash(s_j)
@@ -69,6 +79,8 @@ def agreement(u_hat: Tensor("the votes [batch, n_in, n_out, d_out]", ndim=4, flo
               v: Tensor("the outputs [batch, n_out, d_out]", ndim=3, floating=True)
               ) -> torch.Tensor:
     """a ``[batch, n_in, n_out]``: how far each child's vote agrees with each parent's output."""
+    batch, _, n_out, d_out = u_hat.shape
+    _shaped("agreement", "v", v, (batch, n_out, d_out), "[batch, n_out, d_out]", u_hat)
     # a_ij = u_hat_j|i . v_j
     return torch.einsum("bijd,bjd->bij", u_hat, v)
 
@@ -81,6 +93,7 @@ def routing_step(u_hat: Tensor("the votes [batch, n_in, n_out, d_out]", ndim=4, 
 
     ``u_hat``: ``[batch, n_in, n_out, d_out]``; ``b``: ``[batch, n_in, n_out]``.
     """
+    _shaped("routing_step", "b", b, tuple(u_hat.shape[:3]), "[batch, n_in, n_out]", u_hat)
     c = couplings(b)
     v = outputs(u_hat, c)
     # b_ij <- b_ij + a_ij; [batch, n_in, n_out]
@@ -89,7 +102,7 @@ def routing_step(u_hat: Tensor("the votes [batch, n_in, n_out, d_out]", ndim=4, 
 
 @checked
 def dynamic_routing(
-    u_hat: Tensor("the votes [batch, n_in, n_out, d_out]", ndim=4, floating=True),
+    u_hat: Tensor("the votes [batch, n_in, n_out, d_out]", ndim=4, floating=True, finite=True),
     iterations: Int("routing iterations; the paper uses 3", ge=1, le=MAX_ITERATIONS) = 3,
     grad_through_routing: Flag("whether gradients flow through every iteration") = True,
     step: Step = routing_step,
@@ -110,6 +123,9 @@ def dynamic_routing(
     Returns ``RoutingResult(v, c, b, history)``; ``c`` sums to 1 over the output capsules, and
     ``b`` includes the final update of Procedure 1 (so ``c = softmax(b)`` before that update).
     """
+    if 0 in u_hat.shape:
+        raise ValueError(f"dynamic_routing(): u_hat must hold at least one vote, got shape "
+                         f"{tuple(u_hat.shape)}; routing nothing gives outputs of zeros")
     u_hat_inner = u_hat if grad_through_routing else u_hat.detach()
     # b_ij = 0: the prior log-probability that child i couples to parent j; [batch, n_in, n_out],
     # stored parent-major (as u_hat from RoutingCapsules), so the softmax above needs no copy

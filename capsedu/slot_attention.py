@@ -31,6 +31,10 @@ def attention_step(inputs: Tensor("inputs [batch, n_in, d]", ndim=3, finite=True
     compete for a child in routing by agreement. ``"inputs"`` is the attention of transformers:
     each slot (query) spreads one unit of attention over the inputs, and nothing stops two slots
     from taking the same input."""
+    if inputs.dtype != slots.dtype:
+        raise TypeError(f"attention_step(): inputs and slots must share one dtype, got "
+                        f"{inputs.dtype} and {slots.dtype}; convert one, e.g. "
+                        "slots.to(inputs.dtype)")
     if inputs.shape[0] != slots.shape[0] or inputs.shape[2] != slots.shape[2]:
         raise ValueError(f"inputs [batch, n_in, d] and slots [batch, n_slots, d] must share batch "
                          f"and d, got {tuple(inputs.shape)} and {tuple(slots.shape)}")

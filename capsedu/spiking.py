@@ -143,6 +143,13 @@ def decode_rate(spikes: Tensor("spike trains [..., steps] of bool"),
                 max_rate_hz: Float("the rate of a capsule of length 1, Hz", gt=0, le=1000) = 200.0,
                 dt_ms: Float("the time step, ms", gt=0, le=100) = 1.0) -> torch.Tensor:
     """The lengths a reader estimates from spike counts: ``count / (max_rate * duration)``."""
+    if spikes.dtype != torch.bool and not ((spikes == 0) | (spikes == 1)).all():
+        raise ValueError(f"decode_rate(): spikes must be spike trains of booleans (or 0/1), got "
+                         f"dtype {spikes.dtype} with other values; pass rate_code's trains, not "
+                         "rates, lengths or counts")
+    if spikes.ndim == 0 or spikes.shape[-1] == 0:
+        raise ValueError(f"decode_rate(): spikes must hold at least one time step [..., steps], "
+                         f"got shape {tuple(spikes.shape)}")
     seconds = spikes.shape[-1] * dt_ms / 1000
     return spikes.sum(-1) / (max_rate_hz * seconds)
 
@@ -169,6 +176,9 @@ def spike_readout(lengths: Tensor("capsule lengths [examples, classes] in [0, 1]
                   seed: Seed = 0) -> SpikeReadout:
     """Code every capsule's length as spikes (``rate_code``), count each class's spikes over
     each window of ``windows_ms`` (from the start), and compare with the lengths themselves."""
+    if not windows_ms:
+        raise ValueError("spike_readout(): windows_ms must hold at least one counting window, "
+                         "got (); pass e.g. (25.0, 100.0)")
     trains = rate_code(lengths, max(windows_ms), max_rate_hz, dt_ms, seed)  # [N, K, steps]
     longest = lengths.argmax(-1)  # [N]: the class the lengths choose
     agreement, error, sent = [], [], []

@@ -60,13 +60,26 @@ def _as_bools(correct, name: str) -> np.ndarray:
 
 
 def _as_values(values, name: str, at_least: int = 2) -> np.ndarray:
-    """Per-seed numbers as a float array, at least ``at_least`` of them."""
+    """Per-seed numbers as a float array, at least ``at_least`` of them: real numbers (not
+    strings or booleans), finite."""
+    if np.asarray(values).dtype.kind not in "iuf":
+        raise TypeError(f"{name} must be a list of numbers, one per seed, got {values!r:.80}; "
+                        "pass the numbers themselves (float(...)), not strings or booleans")
     array = np.asarray(values, dtype=float)
+    if not np.isfinite(array).all():
+        raise ValueError(f"{name} must be finite numbers, one per seed, got {array.tolist()}; "
+                         "a NaN or an infinity would make the mean and its interval NaN: find "
+                         "the run that gave it")
     if array.ndim != 1 or len(array) < at_least:
         raise ValueError(f"{name} must be a list of one number per seed, at least {at_least} "
                          f"(a spread needs two), got {array.tolist()}; train and score another "
                          "seed")
     return array
+
+
+def _kind(values: np.ndarray) -> str:
+    """An array in a message: its shape and dtype."""
+    return f"shape {values.shape}, dtype {values.dtype}"
 
 
 def _side(low: float, high: float, value: float) -> str:
@@ -307,6 +320,10 @@ def running_mean(values, window: Int("steps averaged in each point", ge=1, le=MA
                  = CURVE_WINDOW) -> np.ndarray:
     """Each step's mean over its last ``window`` values (fewer at the first steps): a per-step
     curve, smoothed. ``values`` ``[steps]`` -> ``[steps]``."""
+    values = np.asarray(values)
+    if values.ndim != 1 or values.dtype.kind not in "iuf" or not np.isfinite(values).all():
+        raise ValueError(f"running_mean(): values must be a 1-d sequence of finite numbers "
+                         f"[steps], got {_kind(values)}; pass one curve at a time")
     # total[t] = values[0] + ... + values[t - 1]
     total = np.concatenate([[0.0], np.cumsum(values)])
     end = np.arange(1, len(values) + 1)

@@ -22,7 +22,7 @@ import torch
 from filelock import FileLock, Timeout
 
 from . import checkpoints
-from .recipe_run import run_recipe
+from .recipe_run import TooFewExamples, run_recipe
 from .recipes import RECIPES, Epochs, Limit, command_line, command_recipe, seeded_name
 from .validate import Int, Seed, Spec, checked
 
@@ -150,7 +150,11 @@ def record_missing(path: Path, runs: dict[str, Callable[..., dict]], command: st
         try:
             if name in checkpoints.read_results(path):  # finished here or by another process
                 continue
-            record = run(state_path=state)
+            try:
+                record = run(state_path=state)
+            except TooFewExamples as err:  # --limit below the held-out examples: said, not a trace
+                raise SystemExit(f"{command}: --limit must leave examples to train on: {err}"
+                                 ) from None
             record["command"] = command
             checkpoints.add_result(path, name, record)
             state.unlink(missing_ok=True)
@@ -246,6 +250,16 @@ def main(argv: list[str] | None = None) -> int:
                         "data/checkpoints) from the epoch it kept, until the rule or the budget "
                         "stops it")
     args = parser.parse_args(argv)
+    given = [flag for flag, value in (("--epochs", args.epochs), ("--seed", args.seed),
+                                      ("--limit", args.limit), ("--out", args.out),
+                                      ("--replace-shipped", args.replace_shipped),
+                                      ("--threads", args.threads), ("--state", args.state),
+                                      ("--continue-from", args.continue_from))
+             if value is not None and value is not False]
+    if args.name is None and given and not args.list:  # nothing would train: say so
+        parser.error(f"name: a recipe to train is required with {', '.join(given)}, got none; "
+                     "name one of --list first, e.g. python -m capsedu.train capsnet-mnist-live "
+                     "--limit 1000")
     if args.list or args.name is None:
         for name, recipe in RECIPES.items():
             print(f"{name}: {recipe.description} ({recipe.epochs} epochs, seed {recipe.seed}; "

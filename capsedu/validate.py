@@ -312,8 +312,18 @@ def _refusal(fn, err: ValidationError, parameters: list[str], specs: dict[str, S
     else:
         expected = spec.expected if spec else error["msg"].removeprefix("Input should be ")
         advice = _ADVICE.get(kind, "see the function's docstring for what it takes")
-        text = f"{where}: {name}{item} must be {expected}, got {got!r}; {advice}"
+        text = f"{where}: {name}{item} must be {expected}, got {_shown(got)}; {advice}"
     return (TypeError if _is_wrong_type(kind) else ValueError)(text)
+
+
+def _shown(value) -> str:
+    """A value as a message shows what came: as written when short, else by its kind (a model's
+    repr runs to many lines)."""
+    text = repr(value)
+    if isinstance(value, torch.Tensor | np.ndarray) or "\n" in text or len(text) > 80:
+        return _kind_of(value) if isinstance(value, torch.Tensor | np.ndarray) else \
+            f"a {type(value).__name__} ({text.splitlines()[0][:60]}...)"
+    return text
 
 
 def _kind_of(value) -> str:

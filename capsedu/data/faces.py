@@ -27,6 +27,7 @@ from .sprites import (
     STROKE,
     STROKE_LENGTH,
     Part,
+    Parts,
     _as_part,
     _ink_boxes,
     render,
@@ -347,7 +348,7 @@ def dataset(
 
 
 @checked
-def swap(parts, a: str, b: str) -> list[Part]:
+def swap(parts: Parts, a: str, b: str) -> list[Part]:
     """Swap the positions of the parts of kinds ``a`` and ``b``; each keeps its own angle."""
     parts = [_as_part(p, "swap") for p in parts]
     i, j = _index(parts, a, "swap"), _index(parts, b, "swap")
@@ -357,8 +358,9 @@ def swap(parts, a: str, b: str) -> list[Part]:
 
 
 @checked
-def rotate(parts, degrees: Float("degrees, counter-clockwise on screen"),
-           about=(0.5, 0.5)) -> list[Part]:
+def rotate(parts: Parts, degrees: Float("degrees, counter-clockwise on screen"),
+           about: tuple[Float("the turning point's x"), Float("the turning point's y")]
+           = (0.5, 0.5)) -> list[Part]:
     """Turn every part by ``degrees`` (on-screen counter-clockwise) about the point ``about``."""
     out = []
     for p in (_as_part(p, "rotate") for p in parts):
@@ -368,7 +370,7 @@ def rotate(parts, degrees: Float("degrees, counter-clockwise on screen"),
 
 
 @checked
-def scramble(parts, seed: Seed) -> list[Part]:
+def scramble(parts: Parts, seed: Seed) -> list[Part]:
     """The same parts at random non-overlapping positions (angles jittered by up to 15°)."""
     parts = [_as_part(p, "scramble") for p in parts]
     rng = np.random.default_rng(seed)
@@ -380,7 +382,7 @@ def scramble(parts, seed: Seed) -> list[Part]:
 
 
 @checked
-def face_centre(parts) -> tuple[float, float]:
+def face_centre(parts: Parts) -> tuple[float, float]:
     """The centre (x, y) of the face parts among ``parts`` (strokes are left out)."""
     parts = [_as_part(p, "face_centre") for p in parts]
     face = [p for p in parts if p.kind in PART_KINDS]
@@ -391,7 +393,8 @@ def face_centre(parts) -> tuple[float, float]:
 
 
 @checked
-def spread(parts, factor: Float("how many times farther from the face centre")) -> list[Part]:
+def spread(parts: Parts, factor: Float("how many times farther from the face centre (1 keeps the "
+                                       "layout)", gt=0, le=10)) -> list[Part]:
     """Move every part ``factor`` times farther from the centre of the four face parts.
 
     A uniform stretch of the layout: the arrangement stays a face's, each sprite keeps its size
@@ -405,7 +408,7 @@ def spread(parts, factor: Float("how many times farther from the face centre")) 
 
 
 @checked
-def turn_over(parts, kinds: tuple[Choice("a face part", *PART_KINDS), ...]
+def turn_over(parts: Parts, kinds: tuple[Choice("a face part", *PART_KINDS), ...]
               | list[Choice("a face part", *PART_KINDS)]) -> list[Part]:
     """Turn the parts of the given ``kinds`` by 180 degrees where they stand (``upside_down``
     does this to all four): each keeps its place, and looks as it would in a face upside down."""
@@ -417,7 +420,7 @@ def turn_over(parts, kinds: tuple[Choice("a face part", *PART_KINDS), ...]
 
 
 @checked
-def part_slots(scenes) -> tuple[np.ndarray, np.ndarray]:
+def part_slots(scenes: Parts) -> tuple[np.ndarray, np.ndarray]:
     """The face parts of each scene, one slot per part kind: poses ``[len(scenes), 4, 4]`` (x, y,
     angle, scale; slot i holds the part of kind ``PART_KINDS[i]``, zeros where it is missing) and
     presence ``[len(scenes), 4]`` (1 or 0). Distractor strokes have no slot."""
@@ -437,15 +440,18 @@ def _ink(parts, kind: str, size: int) -> np.ndarray:
 
 
 @checked
-def ink_gap(parts, a: str, b: str,
+def ink_gap(parts: Parts, a: str, b: str,
             size: Int("the image's side in pixels", ge=1, le=MAX_SIDE) = 32) -> float:
     """Distance in pixels between the nearest inked pixels (> 0.5) of parts ``a`` and ``b``."""
+    if a == b:
+        raise ValueError(f"ink_gap(): a and b must name two different parts, got {a!r} twice; "
+                         "the gap of a part to itself is 0")
     pa, pb = np.argwhere(_ink(parts, a, size)), np.argwhere(_ink(parts, b, size))  # [pixels, 2]
     return float(np.sqrt(((pa[:, None, :] - pb[None, :, :]) ** 2).sum(-1)).min())
 
 
 @checked
-def windows_holding_both(parts, a: str, b: str,
+def windows_holding_both(parts: Parts, a: str, b: str,
                          window: Int("a window's side in pixels (odd)", ge=1, le=MAX_WINDOW),
                          size: Int("the image's side in pixels", ge=1, le=MAX_SIDE) = 32) -> int:
     """How many ``window`` x ``window`` squares, one centred on each pixel (the inputs of the
@@ -465,7 +471,8 @@ def windows_holding_both(parts, a: str, b: str,
 
 
 @checked
-def pair_table(parts, pairs, window: Int("a window's side in pixels (odd)", ge=1, le=MAX_WINDOW),
+def pair_table(parts: Parts, pairs,
+               window: Int("a window's side in pixels (odd)", ge=1, le=MAX_WINDOW),
                size: Int("the image's side in pixels", ge=1, le=MAX_SIDE) = 32) -> str:
     """One line per pair ``(a, b)`` of ``pairs``: how far apart the parts' ink is (``ink_gap``)
     and how many of the ``size * size`` windows of ``window`` pixels hold ink of both

@@ -89,20 +89,25 @@ def load_mnist(
     downloads the missing files of the split there when ``download`` is true. ``limit`` keeps the
     first ``limit`` examples (quick mode).
     """
-    root = Path(root) if root is not None else config.data_root()
+    root = Path(root).expanduser() if root is not None else config.data_root()
+    if root.exists() and not root.is_dir():
+        raise NotADirectoryError(f"load_mnist(): root must be a folder that holds MNIST/raw/, got "
+                                 f"the file {root}; pass its folder, or None for the data root")
     raw = root / "MNIST" / "raw"
     images_file, labels_file, n = SPLITS[bool(train)]
     missing = [raw / f for f in (images_file, labels_file) if not (raw / f).exists()]
     where = (f"Put these four files (uncompressed IDX) in {raw}: {', '.join(FILES)}; "
              "or set CAPSEDU_DATA to a folder that holds MNIST/raw/.")
     if missing and not download:
-        raise FileNotFoundError(f"MNIST not found in {raw} (download=False).\n{where}")
+        raise FileNotFoundError(f"load_mnist(): root {root} holds no MNIST: {raw} lacks "
+                                f"{', '.join(p.name for p in missing)} (download=False).\n{where}")
     try:
         for path in missing:
             _download(path)
     except OSError as err:  # no internet, no answer, or not the file we asked for
         raise FileNotFoundError(
-            f"MNIST not found in {raw} and could not be downloaded ({err}).\n{where}"
+            f"load_mnist(): root {root} holds no MNIST ({raw}), and it could not be "
+            f"downloaded ({err}).\n{where}"
         ) from err
     files = [(raw / f).stat() for f in (images_file, labels_file)]
     key = (raw.resolve(), bool(train), limit, *((f.st_size, f.st_mtime_ns) for f in files))

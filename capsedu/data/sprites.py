@@ -69,6 +69,11 @@ _SPRITES: dict[str, np.ndarray] = {
 }
 
 
+# A scene's parts (or a batch's scenes): a list or a tuple, never a string (whose letters would be
+# taken as parts one by one) or a single Part.
+Parts = list | tuple
+
+
 @checked
 def as_part(p: Record(tuple)) -> Part:
     """``p`` (a ``Part`` or a plain ``(kind, x, y, angle, scale)`` tuple) as a ``Part``, checked:
@@ -103,7 +108,7 @@ def _as_part(p, where: str) -> Part:
 
 
 @checked
-def segments(parts) -> np.ndarray:
+def segments(parts: Parts) -> np.ndarray:
     """The strokes that draw ``parts``, in image coordinates: rows (ax, ay, bx, by).
 
     ``render`` turns them into pixels; plots draw them as lines (e.g. a "ghost" face).
@@ -137,7 +142,8 @@ def _ink_boxes(kind, x, y, angle, scale) -> np.ndarray:
 
 
 @checked
-def render(parts, size: Int("the image's side in pixels", ge=1, le=MAX_SIDE) = 32) -> np.ndarray:
+def render(parts: Parts, size: Int("the image's side in pixels", ge=1, le=MAX_SIDE) = 32
+           ) -> np.ndarray:
     """Draw parts (``Part`` or plain ``(kind, x, y, angle, scale)`` tuples) as a float32 image.
 
     Returns ``[size, size]`` in [0, 1], black background, ink = 1.
@@ -146,7 +152,7 @@ def render(parts, size: Int("the image's side in pixels", ge=1, le=MAX_SIDE) = 3
 
 
 @checked
-def render_many(scenes, size: Int("the images' side in pixels", ge=1, le=MAX_SIDE) = 32
+def render_many(scenes: Parts, size: Int("the images' side in pixels", ge=1, le=MAX_SIDE) = 32
                 ) -> torch.Tensor:
     """``render`` for a list of scenes at once, as the models read them: a batch
     ``[len(scenes), 1, size, size]`` float32 tensor."""

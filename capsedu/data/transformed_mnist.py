@@ -79,6 +79,11 @@ def pad_to(images: Tensor("images [N, 1, h, w]", pixels=True),
            side: Int("the canvas side in pixels", ge=1, le=MAX_SIDE)) -> torch.Tensor:
     """Centre images ``[N, 1, h, w]`` (floating-point pixels in [0, 1]) on a black ``side`` x
     ``side`` canvas."""
+    h, w = images.shape[-2:]
+    if side < max(h, w):
+        raise ValueError(f"pad_to(): side must be at least the images' side ({h} x {w}) to centre "
+                         f"them on a larger canvas, got {side}; crop them first to make them "
+                         "smaller")
     return _centred(images, side)
 
 
@@ -115,7 +120,18 @@ def translate(images: Tensor("images [N, C, H, W]", ndim=4),
               ty: Tensor("whole pixels down [N]", ndim=1)) -> torch.Tensor:
     """Move each image ``[N, C, H, W]`` by whole pixels, ``tx`` ``[N]`` to the right and ``ty``
     ``[N]`` down, filling with zeros: exact, no resampling; what leaves the image is lost."""
+    _one_per_image("translate", images, tx=tx, ty=ty)
     return _in_chunks(_translate, images, tx, ty)
+
+
+def _one_per_image(where: str, images: torch.Tensor, **offsets: torch.Tensor) -> None:
+    """Refuse offsets that are not one per image (a NaN offset would make a NaN image)."""
+    for name, t in offsets.items():
+        if len(t) != len(images):
+            raise ValueError(f"{where}(): {name} must hold one offset per image "
+                             f"[{len(images)}], got shape {tuple(t.shape)}")
+        if t.dtype.is_floating_point:
+            check_finite(t, f"{where}(): {name}")
 
 
 def _translate(images: torch.Tensor, tx: torch.Tensor, ty: torch.Tensor) -> torch.Tensor:
@@ -138,9 +154,7 @@ def place(images: Tensor("images [N, 1, h, w]", pixels=True),
     """Put images ``[N, 1, h, w]`` on a ``side`` x ``side`` canvas with their top-left corner at
     integer pixel offsets ``(dx, dy)`` ``[N]`` (0 .. side - w): exact, no resampling. The images
     hold floating-point pixels in [0, 1]."""
-    for name, offsets in (("dx", dx), ("dy", dy)):  # a NaN offset would make a NaN image
-        if offsets.dtype.is_floating_point:
-            check_finite(offsets, f"place(): {name}")
+    _one_per_image("place", images, dx=dx, dy=dy)
     h, w = images.shape[-2:]
     # padded a chunk at a time: the whole padded batch would be one more canvas-sized copy
     return _in_chunks(lambda x, tx, ty: _translate(F.pad(x, (0, side - w, 0, side - h)), tx, ty),
@@ -197,11 +211,16 @@ def translated_mnist(train: Flag("True for the training split, False for the tes
 
 
 @checked
-def affine_matrix(rotation, shear, scale_x, scale_y) -> torch.Tensor:
+def affine_matrix(rotation: Float("degrees") | Tensor("angles, one per digit [N], degrees",
+                                                     finite=True),
+                  shear: Float("a shear factor") | Tensor("shear factors [N]", finite=True),
+                  scale_x: Float("a scale factor") | Tensor("scale factors [N]", finite=True),
+                  scale_y: Float("a scale factor") | Tensor("scale factors [N]", finite=True)
+                  ) -> torch.Tensor:
     """The 2x2 linear part ``[N, 2, 2]`` of the map applied about the digit's centre (pixel
     coordinates, y down, a positive rotation counter-clockwise on screen):
     A = R(rotation) Sh(shear) S(scale_x, scale_y), i.e. scale, then shear, then turn. Each is a
-    number or a tensor of them, one per digit (so none is declared)."""
+    number or a tensor of them, one per digit."""
     a = torch.deg2rad(torch.as_tensor(rotation, dtype=torch.float32))
     c, s = torch.cos(a), torch.sin(a)
     one, zero = torch.ones_like(c), torch.zeros_like(c)

@@ -81,6 +81,11 @@ def check_decoder_input(learner: Callable, model: CapsNet) -> bool | None:
     the true class ``labels`` ``[B]`` zeroed, flattened to ``[B, 160]``, as ``model``'s decoder
     takes it (``digit_capsules.decode`` masks so). In the cases the label is never the longest
     capsule, so masking by the prediction fails, and the FAIL says so."""
+    if not isinstance(model, CapsNet):  # the checker's own argument: said, never raised
+        print(f"decoder_input: cannot check yet - model must be the notebook's CapsNet (its "
+              f"config gives the capsules' sizes), got {type(model).__name__}; pass "
+              "check_decoder_input(decoder_input, model) with model = CapsNet(...)")
+        return None
     g = torch.Generator().manual_seed(0)
     n, dim = model.config.n_classes, model.config.digit_dim
     cases = []

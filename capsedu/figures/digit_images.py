@@ -19,7 +19,8 @@ Pixels = Tensor("images [n, 1, S, S], pixels in [0, 1]", ndim=4, pixels=True)
 
 
 @checked
-def mosaic(images) -> np.ndarray:
+def mosaic(images: Tensor("images [rows, cols, H, W] (a tensor or an array)", ndim=4)
+           ) -> np.ndarray:
     """Tile ``images`` ``[rows, cols, H, W]`` into one ``[rows * H, cols * W]`` array."""
     images = np.asarray(images)
     rows, cols, h, w = images.shape
@@ -33,6 +34,17 @@ def draw_digits(axes, images, titles: Titles | None = None,
                 **imshow) -> None:
     """One image ``[H, W]`` of ``images`` per axes, without ticks (and without a frame unless
     ``frame``), each titled by ``titles`` if given; ``imshow``: e.g. ``cmap``, ``vmin``."""
+    axes, images = list(np.ravel(axes)), list(images)
+    for name, given in (("images", images), ("titles", titles)):
+        if given is not None and len(given) != len(axes):
+            raise ValueError(f"draw_digits(): {name} must hold one item per axes ({len(axes)}), "
+                             f"got {len(given)}; make as many axes as images")
+    for image in images:
+        shape = tuple(np.shape(image))
+        if not (len(shape) == 2 or len(shape) == 3 and shape[-1] in (3, 4)):
+            raise ValueError(f"draw_digits(): images must be [H, W] each (or [H, W, 3] in colour), "
+                             f"got an image of shape {shape}; pass images[:, 0] for a batch "
+                             "[n, 1, H, W]")
     for k, (ax, image) in enumerate(zip(axes, images, strict=True)):
         ax.imshow(image, **{"cmap": "gray_r", **imshow})
         ax.set(xticks=[], yticks=[])

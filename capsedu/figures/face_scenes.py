@@ -14,6 +14,7 @@ from matplotlib.lines import Line2D
 from torch import nn
 
 from ..data import faces, sprites
+from ..data.sprites import Parts
 from ..parts.pose_net import PoseCapsuleNet
 from ..parts.votes import PARENTS, pose_code, predict_face, predicted_faces
 from ..validate import MAX_SIDE, Array, Choice, Float, Int, Seed, checked
@@ -39,7 +40,7 @@ def ghost_lines(ghosts: dict) -> tuple[list, list]:
 
 
 @checked
-def draw_scene(ax: Axes, parts, size: Side = 96, ghosts: dict | None = None):
+def draw_scene(ax: Axes, parts: Parts, size: Side = 96, ghosts: dict | None = None):
     """The rendered parts (grey) and, optionally, ghost faces: ``ghosts`` maps a part kind to the
     face pose (x, y, angle, scale) it predicts, drawn as a face outline in that part's colour."""
     ax.imshow(sprites.render(parts, size=size), cmap="gray", extent=(0, 1, 1, 0), vmin=0, vmax=1,

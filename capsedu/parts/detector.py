@@ -15,6 +15,7 @@ from torch import nn
 
 from ..checks import check_finite, check_shape
 from ..data import faces
+from ..data.sprites import Parts
 from ..poses import wrap_angle
 from ..validate import MAX_SIDE, Int, Seed, Tensor, checked
 from .scoring import held_out
@@ -120,7 +121,7 @@ class PartDetector(nn.Module):
 
 
 @checked
-def part_targets(scenes) -> torch.Tensor:
+def part_targets(scenes: Parts) -> torch.Tensor:
     """``[len(scenes), 4, 5]`` float: for each part kind, (present, x, y, angle, scale) of that
     part in the scene (zeros where it is missing; strokes are not parts)."""
     poses, presence = faces.part_slots(scenes)  # [n, 4, 4], [n, 4]

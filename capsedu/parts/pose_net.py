@@ -19,6 +19,7 @@ import torch
 from torch import nn
 
 from ..data import faces, sprites
+from ..data.sprites import Parts
 from ..poses import pose_matrix, wrap_angle
 from ..routing import MAX_ITERATIONS, RoutingResult, dynamic_routing
 from ..validate import Float, Int, checked
@@ -41,6 +42,10 @@ def face_frame(poses) -> np.ndarray:
     """The frame we call the face's pose, ``[N, 3, 3]``: the mean position, circular mean angle
     and mean scale of its four parts' poses ``[N, 4, 4]``. Defined from the parts alone, so no
     face pose label is needed to learn the W_i."""
+    poses = np.asarray(poses)
+    if poses.ndim != 3 or poses.shape[1:] != (4, 4) or poses.dtype.kind not in "iuf":
+        raise ValueError(f"face_frame(): poses must be the four parts' poses of N faces "
+                         f"[N, 4, 4], got shape {poses.shape}, dtype {poses.dtype}")
     x, y = poses[..., 0].mean(1), poses[..., 1].mean(1)
     rad = np.radians(poses[..., 2])
     angle = np.degrees(np.arctan2(np.sin(rad).mean(1), np.cos(rad).mean(1)))
@@ -88,6 +93,14 @@ def format_offsets(W) -> str:
 def fit_threshold(face_lengths, nonface_lengths) -> float:
     """The face-length threshold that classifies the most training faces and non-faces right
     (equal weight to both); the middle of the best range, so it sits between the two groups."""
+    for name, lengths in (("face_lengths", face_lengths), ("nonface_lengths", nonface_lengths)):
+        lengths = np.asarray(lengths)
+        if lengths.ndim != 1 or len(lengths) == 0 or lengths.dtype.kind not in "iuf" \
+                or not np.isfinite(lengths).all():
+            raise ValueError(f"fit_threshold(): {name} must be a 1-d array of at least one "
+                             f"finite face length, got shape {lengths.shape}, dtype "
+                             f"{lengths.dtype}; score some training images of each kind")
+    face_lengths, nonface_lengths = np.asarray(face_lengths), np.asarray(nonface_lengths)
     values = np.sort(np.concatenate([face_lengths, nonface_lengths]))
     cuts = np.concatenate([[values[0] - 1e-6], (values[1:] + values[:-1]) / 2, [values[-1]]])
     score = [(face_lengths > t).mean() + (nonface_lengths <= t).mean() for t in cuts]
@@ -195,7 +208,7 @@ class RotationSweep(NamedTuple):
 
 
 @checked
-def rotation_sweep(model: PoseCapsuleNet, parts, angles) -> RotationSweep:
+def rotation_sweep(model: PoseCapsuleNet, parts: Parts, angles) -> RotationSweep:
     """Turn the scene ``parts`` about its face parts' centre by each of ``angles`` (degrees)
     and record what the model reads: detected part angles ``[len(angles), 4]``, the face pose
     decoded from the face capsule (its angle ``[len(angles)]``) and the face length, with the

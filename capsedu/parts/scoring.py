@@ -144,6 +144,11 @@ def verdicts(models: dict, x: Tensor("one image [1, 1, H, W]", ndim=4, pixels=Tr
     if not models:
         raise ValueError("verdicts(): models must name at least one trained model, e.g. "
                          "{'deep CNN': model}, got {}; pass a dict of name -> model")
+    for name, m in models.items():
+        if not isinstance(m, torch.nn.Module):
+            raise TypeError(f"verdicts(): models[{name!r}] must be a trained model (a torch "
+                            f"nn.Module), got {type(m).__name__}; pass a dict of name -> model, "
+                            "e.g. {'deep CNN': pretrained('faces-deep-cnn-seed0')}")
     scores = {name: [float(t[0]) for t in face_scores(m, x)] for name, m in models.items()}
     return Verdicts(face_probability={name: p for name, (p, _) in scores.items()},
                     threshold={name: cut for name, (_, cut) in scores.items()},

@@ -19,9 +19,10 @@ import torch
 
 from ..checks import check_memory
 from ..data import faces, sprites
+from ..data.sprites import Parts
 from ..poses import pose_from_matrix, pose_matrix, wrap_angle
 from ..routing import MAX_ITERATIONS, Step, dynamic_routing, routing_step
-from ..validate import Choice, Float, Int, Seed, checked
+from ..validate import Array, Choice, Float, Int, Seed, checked
 
 PARENTS = ("face", "background")
 
@@ -46,7 +47,14 @@ def predicted_faces(poses, W) -> np.ndarray:
     """The face pose each part predicts, P_face|i = P_i W_i, as (x, y, angle, scale):
     part poses ``[..., 4]`` and transforms ``W`` broadcastable to ``[..., 3, 3]`` -> ``[..., 4]``.
     """
-    P = pose_matrix(*np.moveaxis(np.asarray(poses, dtype=float), -1, 0))  # [..., 3, 3]
+    poses, W = np.asarray(poses), np.asarray(W)
+    if poses.dtype.kind not in "iuf" or poses.ndim < 1 or poses.shape[-1] != 4:
+        raise ValueError(f"predicted_faces(): poses must be part poses [..., 4] (x, y, angle, "
+                         f"scale), got shape {poses.shape}, dtype {poses.dtype}")
+    if W.dtype.kind not in "iuf" or W.shape[-2:] != (3, 3):
+        raise ValueError(f"predicted_faces(): W must be transforms [..., 3, 3] (one per part, "
+                         f"e.g. exact_transforms()), got shape {W.shape}")
+    P = pose_matrix(*np.moveaxis(poses.astype(float), -1, 0))  # [..., 3, 3]
     return np.stack(pose_from_matrix(P @ W), axis=-1)
 
 
@@ -102,7 +110,10 @@ Gain = Float("a vote's length", ge=0)
 
 
 @checked
-def pose_code(x, y, angle, sigma_xy: Width = SIGMA_XY, sigma_angle: Width = SIGMA_ANGLE
+def pose_code(x: Float("x, in image fractions") | Array("x of many poses"),
+              y: Float("y, in image fractions") | Array("y of many poses"),
+              angle: Float("an angle in degrees") | Array("angles of many poses, degrees"),
+              sigma_xy: Width = SIGMA_XY, sigma_angle: Width = SIGMA_ANGLE
               ) -> np.ndarray:
     """Unit vectors of pose-cell activities ``[..., ANGLE_CELLS * GRID * GRID]``, one per pose
     (x, y, angle may be scalars or arrays of the same shape); zero for a pose so far outside the
@@ -172,7 +183,7 @@ def pose_votes(poses, presence, W=None, face_gain: Gain = FACE_GAIN,
 
 
 @checked
-def votes(scenes, face_gain: Gain = FACE_GAIN, background_gain: Gain = BACKGROUND_GAIN):
+def votes(scenes: Parts, face_gain: Gain = FACE_GAIN, background_gain: Gain = BACKGROUND_GAIN):
     """u_hat ``[batch, 4, 2, D + 1]`` and presence ``[batch, 4]`` (bool) for a list of scenes,
     with the exact transforms: ``pose_votes`` on the scenes' true part poses."""
     poses, presence = faces.part_slots(scenes)
@@ -183,7 +194,8 @@ Iterations = Int("routing iterations", ge=1, le=MAX_ITERATIONS)
 
 
 @checked
-def face_lengths(scenes, iterations: Iterations = 3, step: Step = routing_step) -> np.ndarray:
+def face_lengths(scenes: Parts, iterations: Iterations = 3, step: Step = routing_step
+                 ) -> np.ndarray:
     """The face capsule's length ``[len(scenes)]`` after routing each scene's parts (``step``: one
     routing iteration, the paper's unless notebook 04 passes a bug of ``capsedu.buggy``)."""
     u_hat, _ = votes(scenes)
@@ -202,7 +214,7 @@ class PartRouting(NamedTuple):
 
 
 @checked
-def route_parts(parts, iterations: Iterations = 3, step: Step = routing_step) -> PartRouting:
+def route_parts(parts: Parts, iterations: Iterations = 3, step: Step = routing_step) -> PartRouting:
     """Run Procedure 1 on one scene's votes (see ``capsedu.dynamic_routing``; ``step`` as in
     ``face_lengths``), keeping the trace of every iteration for the present parts."""
     u_hat, present = votes([parts])

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import torch
 
 from ..data import faces, sprites
+from ..data.sprites import Parts
 from ..parts.pose_net import PoseCapsuleNet
 from ..parts.scoring import verdicts
 from ..parts.votes import predicted_faces
@@ -34,7 +35,7 @@ class FaceState(RoutingView):
 
 
 @checked
-def face_state(pose_model: PoseCapsuleNet, models: dict, parts, iteration: Iteration = 3
+def face_state(pose_model: PoseCapsuleNet, models: dict, parts: Parts, iteration: Iteration = 3
                ) -> FaceState:
     """Render ``parts``, read the part capsules off the image with ``pose_model`` (a
     ``PoseCapsuleNet``), route them for ``iteration`` iterations, and ask every model of
@@ -77,7 +78,7 @@ class FaceCapsulesExplorer(RoutingWidget):
         "calls the image a face and red where it does not, a black tick where it cuts.")
 
     @checked
-    def __init__(self, pose_model: PoseCapsuleNet, models: dict, parts=None,
+    def __init__(self, pose_model: PoseCapsuleNet, models: dict, parts: Parts | None = None,
                  iteration: Iteration = 3):
         self.pose_model, self.models = pose_model, models
         panels = RoutingPanels("image, detected parts' face votes", verdicts=list(models),

@@ -15,6 +15,7 @@ from matplotlib.figure import Figure
 
 from .. import config
 from ..data import faces
+from ..data.sprites import Parts
 from ..figures.canvas import Blitter
 from ..figures.colours import PART_COLORS
 from ..figures.face_scenes import ghost_lines
@@ -127,7 +128,7 @@ class RoutingWidget(Widget):
     readout (``more_readout(state)``); every change recomputes and redraws at once."""
 
     @checked
-    def __init__(self, panels: RoutingPanels, parts=None, iteration: Iteration = 3,
+    def __init__(self, panels: RoutingPanels, parts: Parts | None = None, iteration: Iteration = 3,
                  extra: tuple | list = ()):
         self.panels = panels
         self.editor = PartsEditor(parts, on_change=lambda _: self.update())

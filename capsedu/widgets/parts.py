@@ -10,6 +10,7 @@ from collections.abc import Callable
 import ipywidgets as widgets
 
 from ..data import faces, sprites
+from ..data.sprites import Parts
 from ..poses import wrap_angle
 from ..validate import Float, Seed, checked
 
@@ -18,7 +19,8 @@ class PartsEditor:
     """Edit a list of ``sprites.Part``; ``on_change(parts)`` runs after every edit."""
 
     @checked
-    def __init__(self, parts=None, on_change: Callable | None = None, seed: Seed = 0):
+    def __init__(self, parts: Parts | None = None, on_change: Callable | None = None,
+                 seed: Seed = 0):
         self.initial = list(parts) if parts is not None else faces.face_parts()
         self.on_change = on_change
         self.seed = seed  # the next scramble's seed; increases at each press, so runs repeat
@@ -78,7 +80,7 @@ class PartsEditor:
 
     # --- keeping the controls on the scene ----------------------------------------------------
     def _load(self, parts):
-        parts = [sprites.Part(*p) for p in parts]
+        parts = [sprites._as_part(p, "PartsEditor") for p in parts]
         kinds = tuple(k for k in faces.PART_KINDS if any(p.kind == k for p in parts))
         if not kinds:
             raise ValueError(f"the scene needs at least one face part of {faces.PART_KINDS}")

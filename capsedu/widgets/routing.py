@@ -11,6 +11,7 @@ import ipywidgets as widgets
 
 from ..buggy import step_softmax_over_children
 from ..data import sprites
+from ..data.sprites import Parts
 from ..parts.votes import route_parts
 from ..routing import Step, routing_step
 from ..validate import checked
@@ -28,7 +29,8 @@ class RoutingState(RoutingView):
 
 
 @checked
-def routing_state(parts, iteration: Iteration = 3, step: Step = routing_step) -> RoutingState:
+def routing_state(parts: Parts, iteration: Iteration = 3, step: Step = routing_step
+                  ) -> RoutingState:
     """Everything the widget shows after ``iteration`` iterations of Procedure 1 (pure), each
     iteration a ``step`` (the paper's, or the zoo's softmax over the children)."""
     r = route_parts(parts, iterations=iteration, step=step)
@@ -58,7 +60,7 @@ class RoutingExplorer(RoutingWidget):
         "another the parts agree, and routing sends their votes to the face.")
 
     @checked
-    def __init__(self, parts=None, iteration: Iteration = 3,
+    def __init__(self, parts: Parts | None = None, iteration: Iteration = 3,
                  face_threshold: FaceThreshold | None = None):
         self.softmax = widgets.ToggleButtons(
             options=[("over parents (paper)", routing_step),

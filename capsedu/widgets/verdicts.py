@@ -14,6 +14,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from ..data import sprites
+from ..data.sprites import Parts
 from ..figures.canvas import png_bytes
 from ..parts.scoring import verdicts
 from ..validate import MAX_SIDE, Int, checked
@@ -38,7 +39,7 @@ Side = Int("the image's side in pixels", ge=1, le=MAX_SIDE)
 
 
 @checked
-def verdicts_state(models: dict, parts, size: Side = 32) -> VerdictsState:
+def verdicts_state(models: dict, parts: Parts, size: Side = 32) -> VerdictsState:
     """Render ``parts`` at ``size`` x ``size`` and ask each model of ``models`` (name -> model)
     for its verdict."""
     x = sprites.render_many([parts], size=size)  # [1, 1, size, size]; ValueError on a bad part
@@ -107,7 +108,7 @@ class FaceVerdicts(Widget):
         "and a black tick where that model cuts between the two.")
 
     @checked
-    def __init__(self, models: dict, parts=None):
+    def __init__(self, models: dict, parts: Parts | None = None):
         self.models = models
         self.view = VerdictsFigure(list(models))
         self.image = widgets.Image(format="png", width=420)
