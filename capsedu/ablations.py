@@ -18,12 +18,11 @@ resumes from its last epoch with ``state``); each record keeps the command, seed
 """
 
 import sys
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from functools import partial
 from pathlib import Path
 
 import numpy as np
-import torch
 
 from . import checkpoints
 from .capsnet import routing_iterations
@@ -43,7 +42,15 @@ from .recipes import (
 )
 from .routing import MAX_ITERATIONS
 from .statistics import SeedDifference, over_seeds, seed_difference
-from .train import epochs_int, experiment_parser, record_missing, results_file, seed_int
+from .train import (
+    add_budget,
+    experiment_parser,
+    parse_experiment,
+    record_missing,
+    refuse_other_budgets,
+    results_file,
+    seed_int,
+)
 from .validate import Flag, Int, Seed, checked
 
 RESULTS = "routing_ablations.json"
@@ -51,6 +58,35 @@ TEST_ITERATIONS = (1, 2, 3, 5)
 SEEDS = (0, 1, 2)
 COMMAND = "python -m capsedu.ablations"
 Iterations = Int("routing iterations at test time", ge=1, le=MAX_ITERATIONS)
+
+
+@dataclass(frozen=True)
+class AblationRun:
+    """The record of one run of the grid (``run``), as its results file keeps it."""
+
+    overrides: Cell  # the cell of the grid it trained: its iterations and reconstruction weight
+    seed: int
+    limit: int | None  # a trial's first images, or None for all of MNIST
+    train_examples: int
+    test_accuracy: float  # routed with the iterations it was trained with
+    # routed 1, 2, 3 and 5 times at test time (TEST_ITERATIONS): iterations -> test accuracy
+    test_accuracy_by_iterations: dict[int, float]
+    validation_by_epoch: tuple[float, ...]  # the held-out accuracy of every epoch
+    max_epochs: int  # the budget; the run may have stopped earlier, by the rule
+    patience: int
+    converged: bool  # the rule held when it stopped (``convergence.converged``)
+    train_time_s: float
+    threads: int
+    torch_version: str
+    command: str = ""  # the line that recorded it; "" for a run not written to a results file
+
+    @classmethod
+    def from_json(cls, row: dict) -> "AblationRun":
+        """A run as a results file holds it (iterations as text keys, lists for tuples)."""
+        return cls(**{**row, "overrides": Cell(**row["overrides"]),
+                      "test_accuracy_by_iterations": {
+                          int(k): v for k, v in row["test_accuracy_by_iterations"].items()},
+                      "validation_by_epoch": tuple(row["validation_by_epoch"])})
 
 
 def budget() -> int:
@@ -66,23 +102,24 @@ def run_name(cell: Cell, seed: Seed) -> str:
 
 
 @checked
-def read_results(path: Path | None = None) -> dict[str, dict]:
+def read_results(path: Path | None = None) -> dict[str, AblationRun]:
     """The recorded runs by ``run_name`` (the shipped ones by default; empty when none)."""
-    return checkpoints.read_results(path or checkpoints.results_path(RESULTS, True))
+    return {name: AblationRun.from_json(row) for name, row in
+            checkpoints.read_results(path or checkpoints.results_path(RESULTS, True)).items()}
 
 
 @checked
-def seed_errors(results: dict[str, dict], cell: Cell,
+def seed_errors(results: dict[str, AblationRun], cell: Cell,
                 tested_with: Iterations | None = None) -> np.ndarray:
     """Test error (%) of each seed of a grid ``cell`` ``[len(SEEDS)]``, routed at test time with
     the iterations it was trained with, or with ``tested_with``."""
-    key = str(tested_with or cell.iterations)
-    return np.array([100 * (1 - results[run_name(cell, seed)]["test_accuracy_by_iterations"][key])
+    tested = tested_with or cell.iterations
+    return np.array([100 * (1 - results[run_name(cell, seed)].test_accuracy_by_iterations[tested])
                      for seed in SEEDS])
 
 
 @checked
-def seed_noise(results: dict[str, dict], cell: Cell) -> float:
+def seed_noise(results: dict[str, AblationRun], cell: Cell) -> float:
     """How far another training seed moves a grid ``cell``'s test accuracy: the standard
     deviation (ddof 1) of its seeds' accuracies, 0..1 units (the noise a difference between two
     single runs of that recipe must exceed to say anything about the recipes)."""
@@ -98,36 +135,41 @@ QUOTED_WIDTHS = {"paper": 7, "CapsNet-Keras": 14}  # their columns in error_tabl
 
 
 @checked
-def describe(results: dict[str, dict]) -> str:
+def describe(results: dict[str, AblationRun]) -> str:
     """How many runs ``results`` holds and their hours of training, the budget they were given
     and how many epochs they trained, and how the first of them was made (its command, minutes,
     threads and torch)."""
     if not results:
         raise ValueError(f"no runs recorded yet: run {COMMAND}")
     name, first = next(iter(results.items()))
-    hours = sum(run["train_time_s"] for run in results.values()) / 3600
-    budgets = " or ".join(map(str, sorted({run["max_epochs"] for run in results.values()})))
-    trained = [len(run["validation_by_epoch"]) for run in results.values()]
+    hours = sum(run.train_time_s for run in results.values()) / 3600
+    budgets = " or ".join(map(str, sorted({run.max_epochs for run in results.values()})))
+    trained = [len(run.validation_by_epoch) for run in results.values()]
+    example = (f"command {first.command!r}, {first.train_time_s / 60:.0f} min on {first.threads} "
+               f"thread(s), torch {first.torch_version}")
     return (f"{len(results)} runs recorded, {hours:.1f} hours of training in all; a budget of "
             f"{budgets} epochs each, {min(trained)} to {max(trained)} epochs trained; e.g. {name}: "
-            f"command {first['command']!r}, {first['train_time_s'] / 60:.0f} min on "
-            f"{first['threads']} thread(s), torch {first['torch_version']}")
+            + example)
 
 
 @checked
-def error_table(results: dict[str, dict]) -> str:
-    """One row per cell of ``ABLATION_GRID``: its iterations, whether it has the reconstruction
-    loss, the test error over the seeds (``statistics.over_seeds``) and, for the paper's four
-    settings, the errors ``QUOTED``."""
-    lines = [f"{'routing':>9} {'reconstruction':>15} {'test error, ours (%)':>52}"
-             + "".join(f" {source:>{QUOTED_WIDTHS[source]}}" for source in QUOTED)]
-    for cell in ABLATION_GRID:
-        key = (cell.iterations, cell.recon_weight > 0)
-        quoted = "".join(f"{errors[key]:>{QUOTED_WIDTHS[source]}.2f}"
-                         for source, errors in QUOTED.items() if key in errors)
-        lines.append(f"{cell.iterations:>9} {'yes' if key[1] else 'no':>15} "
-                     f"{str(over_seeds(seed_errors(results, cell))):>52}{quoted}")
-    return "\n".join(lines)
+def error_table(results: dict[str, AblationRun]) -> str:
+    """One row per cell of ``ABLATION_GRID`` (``error_row``) under a header naming the columns."""
+    header = (f"{'routing':>9} {'reconstruction':>15} {'test error, ours (%)':>52}"
+              + "".join(f" {source:>{QUOTED_WIDTHS[source]}}" for source in QUOTED))
+    return "\n".join([header, *(error_row(results, cell) for cell in ABLATION_GRID)])
+
+
+@checked
+def error_row(results: dict[str, AblationRun], cell: Cell) -> str:
+    """A grid ``cell``'s row of ``error_table``: its iterations, whether it has the
+    reconstruction loss, its test error over the seeds (``statistics.over_seeds``) and, for the
+    paper's four settings, the errors ``QUOTED``."""
+    key = (cell.iterations, cell.recon_weight > 0)
+    quoted = "".join(f"{errors[key]:>{QUOTED_WIDTHS[source]}.2f}"
+                     for source, errors in QUOTED.items() if key in errors)
+    return (f"{cell.iterations:>9} {'yes' if key[1] else 'no':>15} "
+            f"{str(over_seeds(seed_errors(results, cell))):>52}{quoted}")
 
 
 @checked
@@ -137,31 +179,31 @@ def cell_label(cell: Cell) -> str:
 
 
 @checked
-def errors_by_cell(results: dict[str, dict]) -> dict[str, np.ndarray]:
+def errors_by_cell(results: dict[str, AblationRun]) -> dict[str, np.ndarray]:
     """Each cell's test error (%) per seed, by ``cell_label``, in the order of ``ABLATION_GRID``:
     label -> ``[len(SEEDS)]``."""
     return {cell_label(cell): seed_errors(results, cell) for cell in ABLATION_GRID}
 
 
 @checked
-def improving(results: dict[str, dict]) -> list[str]:
+def improving(results: dict[str, AblationRun]) -> list[str]:
     """The runs whose best held-out epoch was their last: still improving when they stopped."""
     return [name for name, run in results.items()
-            if best_epoch(run["validation_by_epoch"]) == len(run["validation_by_epoch"])]
+            if best_epoch(run.validation_by_epoch) == len(run.validation_by_epoch)]
 
 
 @checked
-def finished(results: dict[str, dict]) -> list[str]:
+def finished(results: dict[str, AblationRun]) -> list[str]:
     """The runs that met the course's stopping rule (``convergence.converged``)."""
     return [name for name, run in results.items()
-            if converged(run["validation_by_epoch"], PATIENCE)]
+            if converged(run.validation_by_epoch, PATIENCE)]
 
 
 WEIGHTS = sorted({cell.recon_weight for cell in ABLATION_GRID}, reverse=True)  # with, without
 
 
 @checked
-def one_change_comparisons(results: dict[str, dict]) -> dict[str, dict[str, SeedDifference]]:
+def one_change_comparisons(results: dict[str, AblationRun]) -> dict[str, dict[str, SeedDifference]]:
     """Every pair of cells of ``ABLATION_GRID`` that differ in one thing, compared seed by seed
     (``statistics.seed_difference``, paired: the runs of one seed share their initial weights,
     batches and shifts), grouped under a heading: for each reconstruction weight, every two
@@ -195,7 +237,7 @@ def comparison_lines(groups: dict[str, dict[str, SeedDifference]]) -> list[str]:
 
 
 @checked
-def lowest_error(results: dict[str, dict]) -> tuple[Cell, float]:
+def lowest_error(results: dict[str, AblationRun]) -> tuple[Cell, float]:
     """The cell of ``ABLATION_GRID`` with the lowest mean test error over the seeds (the first of
     ties), and that error (%)."""
     best = min(ABLATION_GRID, key=lambda cell: seed_errors(results, cell).mean())
@@ -203,7 +245,7 @@ def lowest_error(results: dict[str, dict]) -> tuple[Cell, float]:
 
 
 @checked
-def test_time_table(results: dict[str, dict]) -> str:
+def test_time_table(results: dict[str, AblationRun]) -> str:
     """The mean test error (%) over the seeds of every cell (rows: how it was trained) routed
     with each of ``TEST_ITERATIONS`` at test time (columns), one block per reconstruction
     weight."""
@@ -219,7 +261,7 @@ def test_time_table(results: dict[str, dict]) -> str:
 
 
 @checked
-def best_as_trained(results: dict[str, dict]) -> list[Cell]:
+def best_as_trained(results: dict[str, AblationRun]) -> list[Cell]:
     """The cells of ``ABLATION_GRID`` whose mean test error is lowest (or tied lowest) of their
     row when routed at test time with the iterations they were trained with."""
     return [cell for cell in ABLATION_GRID if seed_errors(results, cell).mean()
@@ -227,7 +269,7 @@ def best_as_trained(results: dict[str, dict]) -> list[Cell]:
 
 
 @checked
-def routed_more(results: dict[str, dict], tested_with: Iterations) -> list[float]:
+def routed_more(results: dict[str, AblationRun], tested_with: Iterations) -> list[float]:
     """For every cell trained with fewer than ``tested_with`` iterations, how much routing it
     ``tested_with`` times at test time changes its mean test error (points)."""
     return [seed_errors(results, cell, tested_with).mean() - seed_errors(results, cell).mean()
@@ -237,7 +279,7 @@ def routed_more(results: dict[str, dict], tested_with: Iterations) -> list[float
 @checked
 def run(cell: Cell, seed: Seed, epochs: Epochs | None = None, limit: Limit | None = None,
         progress: Flag("whether to show progress bars") = True,
-        state_path: str | Path | None = None) -> dict:
+        state_path: str | Path | None = None) -> AblationRun:
     """Train one ``cell`` of the grid (its recipe, ``recipes.ablation_recipe``) with ``seed``
     within ``epochs`` (the recipe's budget by default) and score it: the record of the run."""
     recipe = RECIPES[ablation_name(cell)]
@@ -248,34 +290,25 @@ def run(cell: Cell, seed: Seed, epochs: Epochs | None = None, limit: Limit | Non
     by_iterations = {}
     for iterations in TEST_ITERATIONS:  # the same weights, routing a different number of times
         with routing_iterations(model, iterations):
-            by_iterations[str(iterations)] = evaluate(model, test)
-    scores = held_out_scores(history)
-    return {"overrides": cell._asdict(), "seed": seed, "limit": limit,
-            "train_examples": train_examples,
-            "test_accuracy": by_iterations[str(cell.iterations)],
-            "test_accuracy_by_iterations": by_iterations,
-            "validation_by_epoch": scores, "max_epochs": epochs, "patience": recipe.patience,
-            "converged": converged(scores),
-            **asdict(how_run(history))}
+            by_iterations[iterations] = evaluate(model, test)
+    scores = tuple(held_out_scores(history))
+    return AblationRun(overrides=cell, seed=seed, limit=limit, train_examples=train_examples,
+                       test_accuracy=by_iterations[cell.iterations],
+                       test_accuracy_by_iterations=by_iterations,
+                       validation_by_epoch=scores, max_epochs=epochs, patience=recipe.patience,
+                       converged=converged(scores),
+                       **asdict(how_run(history)))
 
 
 @checked
 def main(argv: list[str] | None = None) -> int:
     parser = experiment_parser(COMMAND, __doc__)
     parser.add_argument("--seeds", type=seed_int, nargs="+", default=list(SEEDS))
-    parser.add_argument("--epochs", type=epochs_int, default=budget(),
-                        help=f"the budget of every run, which the rule may stop earlier "
-                        f"(default: the recipes', {budget()})")
-    args = parser.parse_args(argv)
-    if args.threads:
-        torch.set_num_threads(args.threads)
+    add_budget(parser, budget())
+    args = parse_experiment(parser, argv)
     path = results_file(args, RESULTS)
-    # a file holds runs of one budget only, so that they can be compared
-    other = [name for name, record in checkpoints.read_results(path).items()
-             if (record["max_epochs"], record.get("limit")) != (args.epochs, args.limit)]
-    if other:
-        parser.error(f"{path} holds runs made with other --epochs or --limit ({', '.join(other)}):"
-                     " finish it with their flags, or write elsewhere (--out)")
+    refuse_other_budgets(parser, path, {name: (record.max_epochs, record.limit)
+                                        for name, record in read_results(path).items()}, args)
     record_missing(path, {run_name(cell, seed): partial(run, cell, seed, args.epochs, args.limit)
                           for seed in args.seeds for cell in ABLATION_GRID},
                    command_line(COMMAND, epochs=args.epochs, limit=args.limit,

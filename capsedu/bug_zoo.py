@@ -30,7 +30,7 @@ import torch
 from . import checkpoints, statistics
 from .bug_catalogue import BUGS
 from .capsnet import LIVE, CapsNet
-from .convergence import PATIENCE, chosen_epoch, converged, finished, held_out_scores
+from .convergence import chosen_epoch, converged, finished, held_out_scores
 from .couplings import coupling_trace
 from .data.mnist import SPLITS, load_mnist
 from .loop import predict
@@ -48,7 +48,14 @@ from .recipes import (
 )
 from .routing import RoutingResult, RoutingStep
 from .statistics import Paired
-from .train import epochs_int, experiment_parser, record_missing, results_file
+from .train import (
+    add_budget,
+    experiment_parser,
+    parse_experiment,
+    record_missing,
+    refuse_other_budgets,
+    results_file,
+)
 from .validate import Float, Tensor, checked
 
 RESULTS = "bug_zoo.json"  # the runs with the full budget; another budget has a file of its own
@@ -259,28 +266,15 @@ def bug_effects(recorded: dict[str, ZooRun],
 # --- The command line ---------------------------------------------------------------------------
 
 
-def _recorded(name: str, epochs: int, limit: int | None, state_path: Path) -> dict:
-    """``run``'s record of ``name`` as its results file keeps it."""
-    return asdict(run(name, epochs, limit, state_path=state_path))
-
-
 @checked
 def main(argv: list[str] | None = None) -> int:
     parser = experiment_parser(COMMAND, __doc__)
-    parser.add_argument("--epochs", type=epochs_int, default=budget(),
-                        help=f"the budget of every run, which stops earlier once {PATIENCE} "
-                        f"epochs bring no held-out gain (default: the recipes', {budget()})")
-    args = parser.parse_args(argv)
-    if args.threads:
-        torch.set_num_threads(args.threads)
+    add_budget(parser, budget())
+    args = parse_experiment(parser, argv)
     path = results_file(args, results_name(args.epochs))
-    # a file holds runs of one budget only, so that they can be compared
-    other = [name for name, record in read_results(path).items()
-             if (record.epochs, record.limit) != (args.epochs, args.limit)]
-    if other:
-        parser.error(f"{path} holds runs made with other --epochs or --limit ({', '.join(other)}):"
-                     " finish it with their flags, or move it away to start again")
-    record_missing(path, {name: partial(_recorded, name, args.epochs, args.limit)
+    refuse_other_budgets(parser, path, {name: (record.epochs, record.limit)
+                                        for name, record in read_results(path).items()}, args)
+    record_missing(path, {name: partial(run, name, args.epochs, args.limit)
                           for name in (CORRECT, *BUGS)},
                    command_line(COMMAND, epochs=args.epochs, limit=args.limit,
                                 threads=args.threads))

@@ -16,6 +16,7 @@ A record names the checkpoint's sha256: a record of other weights is refused (``
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from functools import lru_cache, partial
 from pathlib import Path
 
@@ -30,7 +31,7 @@ from .data.patches import shuffled_digits
 from .loop import is_correct, predict
 from .recipes import command_line, seeded_name
 from .routing import MAX_ITERATIONS
-from .train import experiment_parser, record_missing, results_file
+from .train import experiment_parser, parse_experiment, record_missing, results_file
 from .validate import Choice, Int, Tensor, checked
 
 RESULTS = "full_test_sets.json"
@@ -97,6 +98,54 @@ MODELS = {"translated": ("affnist-capsnet", "affnist-capsnet-1iter", "affnist-cn
 ROUTED_OTHERWISE = {("translated", "affnist-capsnet"): 1, ("affnist-style", "affnist-capsnet"): 1}
 
 
+@dataclass(frozen=True)
+class Reading:
+    """How a model reads a test set, image by image (``read_wrong``)."""
+
+    n: int  # the images it read
+    accuracy: float  # the share it reads right, 0..1
+    wrong: tuple[int, ...]  # the rows it reads wrong
+
+    @classmethod
+    def from_json(cls, row: dict) -> "Reading":
+        """A reading as a results file holds it."""
+        return cls(row["n"], row["accuracy"], tuple(row["wrong"]))
+
+    def right(self) -> torch.Tensor:
+        """Whether it reads each image right: ``[n]`` booleans."""
+        right = torch.ones(self.n, dtype=torch.bool)
+        right[list(self.wrong)] = False
+        return right
+
+
+@dataclass(frozen=True)
+class FullSetReading:
+    """The record of one reading of a full set (``score``), as its results file keeps it."""
+
+    test_set: str = field(metadata={"json": "set"})  # a name of SETS
+    checkpoint: str  # the shipped checkpoint read
+    iterations: int | None  # routing iterations at test time; None: those it was trained with
+    sha256: str  # of the checkpoint's weights it read (``read_right`` refuses others)
+    n: int
+    accuracy: float
+    wrong: tuple[int, ...]  # the rows it reads wrong
+    seconds: float
+    threads: int
+    torch_version: str
+    command: str = ""  # the line that recorded it; "" for a reading not written to a file
+
+    @classmethod
+    def from_json(cls, row: dict) -> "FullSetReading":
+        """A reading as a results file holds it (the set under ``"set"``)."""
+        fields = {key: value for key, value in row.items() if key != "set"}
+        return cls(**{**fields, "test_set": row["set"], "wrong": tuple(row["wrong"])})
+
+    @property
+    def reading(self) -> Reading:
+        """The reading itself: images, accuracy, the rows read wrong."""
+        return Reading(self.n, self.accuracy, self.wrong)
+
+
 @checked
 def reading(checkpoint: str, iterations: Iterations = None) -> str:
     """The name of a model's reading: its checkpoint, and the routing iterations at test time when
@@ -121,31 +170,32 @@ def _full(test_set: str) -> tuple[torch.Tensor, torch.Tensor]:
 @checked
 def read_wrong(model: nn.Module, images: Tensor("images [N, C, H, W]", ndim=4, pixels=True),
                labels: Tensor("their labels [N], or [N, 2] for pairs"),
-               iterations: Iterations = None) -> dict:
-    """How ``model`` reads ``images`` (routed ``iterations`` times if given, else as trained):
-    ``{"n", "accuracy", "wrong": [the rows it reads wrong]}``, the part of a record that the
-    notebooks turn back into booleans (``read_right``)."""
+               iterations: Iterations = None) -> Reading:
+    """How ``model`` reads ``images`` (routed ``iterations`` times if given, else as trained): a
+    ``Reading``, the part of a record that the notebooks turn back into booleans
+    (``read_right``)."""
     if iterations is None:
         predictions = predict(model, images)
     else:
         with routing_iterations(model, iterations):
             predictions = predict(model, images)
     right = is_correct(predictions, labels)
-    return {"n": len(right), "accuracy": right.float().mean().item(),
-            "wrong": torch.nonzero(~right).flatten().tolist()}
+    return Reading(len(right), right.float().mean().item(),
+                   tuple(torch.nonzero(~right).flatten().tolist()))
 
 
 @checked
 def score(test_set: Choice("a full test set", *SETS), checkpoint: str,
-          iterations: Iterations = None, state_path=None) -> dict:
+          iterations: Iterations = None, state_path=None) -> FullSetReading:
     """Score the shipped ``checkpoint`` on the full ``test_set``, routed ``iterations`` times if
     given: its record (``state_path``: unused, nothing trains)."""
     began = time.perf_counter()
     reading = read_wrong(checkpoints.pretrained(checkpoint), *_full(test_set), iterations)
-    return {"set": test_set, "checkpoint": checkpoint, "iterations": iterations,
-            "sha256": checkpoints.read_manifest()[checkpoint]["sha256"], **reading,
-            "seconds": round(time.perf_counter() - began, 1),
-            "threads": torch.get_num_threads(), "torch_version": torch.__version__}
+    return FullSetReading(test_set=test_set, checkpoint=checkpoint, iterations=iterations,
+                          sha256=checkpoints.read_manifest()[checkpoint]["sha256"], n=reading.n,
+                          accuracy=reading.accuracy, wrong=reading.wrong,
+                          seconds=round(time.perf_counter() - began, 1),
+                          threads=torch.get_num_threads(), torch_version=torch.__version__)
 
 
 def runs() -> dict[str, Callable]:
@@ -167,13 +217,15 @@ def runs() -> dict[str, Callable]:
 
 
 @checked
-def read_results(path: str | Path | None = None) -> dict[str, dict]:
+def read_results(path: str | Path | None = None) -> dict[str, FullSetReading]:
     """The recorded readings by ``run_name`` (the shipped ones by default; empty when none)."""
-    return checkpoints.read_results(path or checkpoints.results_path(RESULTS, True))
+    return {name: FullSetReading.from_json(row) for name, row in
+            checkpoints.read_results(path or checkpoints.results_path(RESULTS, True)).items()}
 
 
 @checked
-def read_right(test_set: str, name: str, rows=None, results: dict | None = None) -> torch.Tensor:
+def read_right(test_set: str, name: str, rows=None,
+               results: dict[str, FullSetReading] | None = None) -> torch.Tensor:
     """Whether the reading ``name`` (a checkpoint, or ``reading(checkpoint, iterations)``) reads
     each image of the full ``test_set`` right, from the record: ``[10,000]`` booleans, or those of
     ``rows`` (a sample). Refused when the shipped checkpoint is no longer the one recorded."""
@@ -183,31 +235,27 @@ def read_right(test_set: str, name: str, rows=None, results: dict | None = None)
         raise KeyError(f"no record of {key!r} in {RESULTS}; record it with {COMMAND} "
                        "--replace-shipped")
     record = results[key]
-    now = checkpoints.read_manifest()[record["checkpoint"]]["sha256"]
-    if now != record["sha256"]:
+    now = checkpoints.read_manifest()[record.checkpoint]["sha256"]
+    if now != record.sha256:
         raise ValueError(f"the record of {key!r} is of other weights than the shipped "
-                         f"{record['checkpoint']} (sha256 {record['sha256'][:12]}..., now "
+                         f"{record.checkpoint} (sha256 {record.sha256[:12]}..., now "
                          f"{now[:12]}...); record it again with {COMMAND} --replace-shipped")
-    right = torch.ones(record["n"], dtype=torch.bool)
-    right[record["wrong"]] = False
+    right = record.reading.right()
     return right if rows is None else right[torch.as_tensor(rows)]
 
 
 @checked
-def summary(record: dict) -> str:
+def summary(record: FullSetReading) -> str:
     """A recorded reading in a few words, as the command prints it."""
-    return (f"{100 * record['accuracy']:.2f} % of {record['n']:,} right, "
-            f"{record['seconds']:.0f} s")
+    return f"{100 * record.accuracy:.2f} % of {record.n:,} right, {record.seconds:.0f} s"
 
 
 @checked
 def main(argv=None) -> int:
     parser = experiment_parser(COMMAND, __doc__)
-    args = parser.parse_args(argv)
+    args = parse_experiment(parser, argv)
     if args.limit:
         parser.error("--limit: the records are of the full sets; there is no trial size")
-    if args.threads:
-        torch.set_num_threads(args.threads)
     record_missing(results_file(args, RESULTS), runs(),
                    command_line(COMMAND, threads=args.threads), summary=summary)
     return 0

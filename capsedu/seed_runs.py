@@ -22,15 +22,17 @@ from its last epoch.
 """
 
 import sys
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
 import torch
 
 from . import checkpoints, config, full_sets
+from .full_sets import Reading
 from .recipe_run import run_recipe
 from .recipes import Limit, command_line, seeded_name
-from .train import experiment_parser, record_missing, results_file, seed_int
+from .train import experiment_parser, parse_experiment, record_missing, results_file, seed_int
 from .validate import Choice, Flag, Seed, checked
 
 RESULTS = "affnist_seeds.json"
@@ -40,6 +42,28 @@ SEEDS = (0, 1, 2)
 TEST_SETS = ("translated", "affnist-style")
 Recipe = Choice("one of 08's affNIST recipes", *RECIPES)
 TestSet = Choice("a full test set of 08", *TEST_SETS)
+
+
+@dataclass(frozen=True)
+class SeedRun:
+    """The record of one run (``run``), as its results file keeps it."""
+
+    recipe: str  # one of RECIPES
+    seed: int
+    row: dict  # its checkpoint's manifest row (``checkpoints.read_manifest``'s form)
+    gpu: str | None  # the GPU it trained on, None on a CPU
+    # test set -> reading (``readings``) -> how that reading reads the full set
+    readings: dict[str, dict[str, Reading]]
+    test_accuracy: float  # on MNIST's test digits, from its manifest row
+    train_time_s: float
+    command: str = ""  # the line that recorded it; "" for a run not written to a results file
+
+    @classmethod
+    def from_json(cls, row: dict) -> "SeedRun":
+        """A run as a results file holds it."""
+        readings = {test_set: {name: Reading.from_json(reading) for name, reading in by.items()}
+                    for test_set, by in row["readings"].items()}
+        return cls(**{**row, "readings": readings})
 
 
 @checked
@@ -58,9 +82,9 @@ def readings(recipe: Recipe) -> dict[str, int | None]:
 
 @checked
 def score(model: torch.nn.Module, test_set: TestSet, iterations: full_sets.Iterations,
-          limit: Limit | None = None) -> dict:
+          limit: Limit | None = None) -> Reading:
     """One reading of ``model`` on the full ``test_set`` (its first ``limit`` images in a trial):
-    ``{"n", "accuracy", "wrong": [rows read wrong]}``."""
+    its images, accuracy and the rows it reads wrong (``full_sets.read_wrong``)."""
     images, labels = full_sets.SETS[test_set](None if limit is None else range(limit))
     return full_sets.read_wrong(model, images, labels, iterations)
 
@@ -68,7 +92,7 @@ def score(model: torch.nn.Module, test_set: TestSet, iterations: full_sets.Itera
 @checked
 def run(recipe: Recipe, seed: Seed, limit: Limit | None = None,
         progress: Flag("True to show progress bars") = True, state_path: Path | None = None
-        ) -> dict:
+        ) -> SeedRun:
     """Train ``recipe`` from ``seed`` (``recipe_run.run_recipe``, its checkpoint into
     ``<data root>/runs/seed_runs``) and read it on every test set: its record."""
     folder = checkpoints.runs_dir() / "seed_runs"
@@ -78,18 +102,21 @@ def run(recipe: Recipe, seed: Seed, limit: Limit | None = None,
     on = {test_set: {name: score(model, test_set, its, limit)
                      for name, its in readings(recipe).items()} for test_set in TEST_SETS}
     gpu = torch.cuda.get_device_name() if torch.cuda.is_available() else None
-    return {"recipe": recipe, "seed": seed, "row": row, "gpu": gpu, "readings": on,
-            "test_accuracy": row["metrics"]["test_accuracy"], "train_time_s": row["train_time_s"]}
+    return SeedRun(recipe=recipe, seed=seed, row=row, gpu=gpu, readings=on,
+                   test_accuracy=row["metrics"]["test_accuracy"],
+                   train_time_s=row["train_time_s"])
 
 
 @checked
-def read_results(path: Path | None = None) -> dict[str, dict]:
+def read_results(path: Path | None = None) -> dict[str, SeedRun]:
     """The recorded runs by ``run_name`` (the shipped ones by default; empty when none)."""
-    return checkpoints.read_results(path or checkpoints.results_path(RESULTS, True))
+    return {name: SeedRun.from_json(row) for name, row in
+            checkpoints.read_results(path or checkpoints.results_path(RESULTS, True)).items()}
 
 
 @checked
-def read_right(results: dict, test_set: TestSet, name: str, seed: Seed) -> torch.Tensor:
+def read_right(results: dict[str, SeedRun], test_set: TestSet, name: str,
+               seed: Seed) -> torch.Tensor:
     """Whether the reading ``name`` (a recipe, or ``full_sets.reading(recipe, iterations)``) of
     the run of ``seed`` reads each image of the full ``test_set`` right: ``[n]`` booleans."""
     recipe = name.split(",")[0]
@@ -97,22 +124,19 @@ def read_right(results: dict, test_set: TestSet, name: str, seed: Seed) -> torch
     if key not in results:
         raise KeyError(f"read_right(): results must hold the run {key!r} ({RESULTS}), got "
                        f"none; record it with {COMMAND} --seeds {seed} --replace-shipped")
-    reading = results[key]["readings"][test_set][name]
-    right = torch.ones(reading["n"], dtype=torch.bool)
-    right[reading["wrong"]] = False
-    return right
+    return results[key].readings[test_set][name].right()
 
 
 @checked
-def how_trained(results: dict) -> str:
+def how_trained(results: dict[str, SeedRun]) -> str:
     """How the recorded runs were trained, in one sentence: how many, under which budget and rule,
     how many the rule stopped, their epochs and times, and where."""
-    rows = [run["row"] for run in results.values()]
+    rows = [run.row for run in results.values()]
     metrics = [row["metrics"] for row in rows]
     budgets = sorted({m["max_epochs"] for m in metrics})
     epochs = [m["epochs"] for m in metrics]
     times = [row["train_time_s"] for row in rows]
-    where = sorted({run["gpu"] or run["row"]["device"] for run in results.values()})
+    where = sorted({run.gpu or run.row["device"] for run in results.values()})
     return (f"{len(rows)} runs, each from scratch under its recipe's budget "
             f"({', '.join(map(str, budgets))} epochs) and rule ({metrics[0]['patience']} epochs "
             f"without a held-out gain): {sum(m['converged'] for m in metrics)} of {len(rows)} "
@@ -125,9 +149,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = experiment_parser(COMMAND, __doc__)
     parser.add_argument("--seeds", type=seed_int, nargs="+", default=list(SEEDS),
                         help=f"training seeds (default: {' '.join(map(str, SEEDS))})")
-    args = parser.parse_args(argv)
-    if args.threads:
-        torch.set_num_threads(args.threads)
+    args = parse_experiment(parser, argv)
     todo = {run_name(recipe, seed): partial(run, recipe, seed, args.limit)
             for seed in args.seeds for recipe in RECIPES}
     command = command_line(COMMAND, seeds=args.seeds, limit=args.limit, threads=args.threads)

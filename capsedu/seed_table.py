@@ -14,7 +14,7 @@ from typing import NamedTuple
 import torch
 
 from . import adversarial_record, full_sets, patch_order, seed_runs
-from .ablations import WEIGHTS, one_change_comparisons, seed_errors, seed_noise
+from .ablations import WEIGHTS, AblationRun, one_change_comparisons, seed_errors, seed_noise
 from .ablations import read_results as read_ablations
 from .adversarial import ADAPTIVE_WEIGHTS, CAPSNET, CAPSNET_1ITER, CNN, EPS, MODELS, Eps
 from .bug_zoo import CELL as ZOO_CELL
@@ -29,9 +29,11 @@ from .data import transformed_mnist as tm
 from .loop import time_predict
 from .parts.scoring import face_rates
 from .parts.training import load_face_models
+from .recipes import Cell
 from .reconstruction_detector import Detection
 from .robustness import seed_verdict
 from .routing_costs import RecordedCost, recorded_cost
+from .seed_runs import SeedRun
 from .statistics import OverSeeds, Paired, SeedDifference, over_seeds, paired
 from .validate import Int, Tensor, checked
 
@@ -107,9 +109,9 @@ class Findings:
 class Records:
     """What the table quotes from the course's records rather than measuring it here."""
 
-    grid: dict  # 09's routing ablations (ablations.read_results)
+    grid: dict[str, AblationRun]  # 09's routing ablations (ablations.read_results)
     zoo: dict[str, ZooRun]  # 09's bug zoo, every run to the rule (bug_zoo.read_results)
-    seeds: dict  # 08's recipes over training seeds (seed_runs.read_results)
+    seeds: dict[str, SeedRun]  # 08's recipes over training seeds (seed_runs.read_results)
     gpu: RecordedCost  # benchmarks/routing_cost.py on a GPU (routing_costs.recorded_cost)
     adversarial: dict  # 11's recorded attacks (adversarial_record.read_results)
 
@@ -163,10 +165,10 @@ class RoutingComparisons(NamedTuple):
 
 
 @checked
-def routing_comparisons(grid: dict) -> RoutingComparisons:
+def routing_comparisons(grid: dict[str, AblationRun]) -> RoutingComparisons:
     """3 iterations' error minus 1's in 09's ``grid`` (``ablations.read_results``), seed by seed,
     with and without the reconstruction loss, among all of 09's one-change comparisons."""
-    e1, e3 = (over_seeds(seed_errors(grid, {"iterations": it, "recon_weight": 0.0005}))
+    e1, e3 = (over_seeds(seed_errors(grid, Cell(it, 0.0005)))
               for it in (1, 3))
     groups = one_change_comparisons(grid)
     routing = {weight: groups[f"reconstruction weight {weight}"]["3 vs 1 iterations"]
@@ -187,7 +189,7 @@ class BugComparisons(NamedTuple):
 
 
 @checked
-def bug_comparisons(zoo: dict[str, ZooRun], grid: dict) -> BugComparisons:
+def bug_comparisons(zoo: dict[str, ZooRun], grid: dict[str, AblationRun]) -> BugComparisons:
     """Each bug of 09's ``zoo`` against the correct run, beside the seed noise of ``grid``."""
     effects = bug_effects(zoo, seed_noise(grid, ZOO_CELL))
     hidden = [name for name, effect in effects.items() if not effect.revealed]

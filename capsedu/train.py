@@ -11,6 +11,7 @@ checkpoints in <data root>/checkpoints/, which the notebooks load, are replaced 
 """
 
 import argparse
+import dataclasses
 import os
 import sys
 import typing
@@ -123,22 +124,80 @@ def results_file(args: argparse.Namespace, file: str) -> Path:
 
 
 @checked
-def test_accuracy(record: dict) -> str:
-    """A finished run of a recorded experiment in a few words: its test accuracy and time."""
-    return f"test accuracy {100 * record['test_accuracy']:.2f} %, {record['train_time_s']:.0f} s"
+def add_budget(parser: argparse.ArgumentParser,
+               budget: Int("the recipes' budget of epochs", ge=1)) -> None:
+    """``--epochs``, the budget of every run of a recorded experiment (the recipes' ``budget`` by
+    default), which the course's rule may stop earlier."""
+    parser.add_argument("--epochs", type=epochs_int, default=budget,
+                        help="the budget of every run, which the course's rule may stop earlier "
+                        f"(default: the recipes', {budget})")
 
 
 @checked
-def record_missing(path: Path, runs: dict[str, Callable[..., dict]], command: str,
-                   summary: Callable[[dict], str] = test_accuracy) -> None:
+def parse_experiment(parser: argparse.ArgumentParser,
+                     argv: list[str] | None) -> argparse.Namespace:
+    """The arguments ``argv`` given to an experiment's command line (``parser``), torch set to
+    ``--threads`` CPU threads when they name them."""
+    args = parser.parse_args(argv)
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    return args
+
+
+@checked
+def refuse_other_budgets(parser: argparse.ArgumentParser, path: Path,
+                         recorded: dict[str, tuple[int, int | None]],
+                         args: argparse.Namespace) -> None:
+    """Refuse to add runs to the results file ``path`` when it holds runs made with another
+    ``--epochs`` or ``--limit`` (``recorded``: name -> (budget, limit) of each run it holds): a file
+    holds runs of one budget only, so that they can be compared."""
+    other = [name for name, made_with in recorded.items()
+             if made_with != (args.epochs, args.limit)]
+    if other:
+        parser.error(f"{path} holds runs made with other --epochs or --limit ({', '.join(other)}):"
+                     " finish it with their flags, or write elsewhere (--out)")
+
+
+@checked
+def json_row(record: Any) -> dict:
+    """A record as its results file keeps it: a dataclass's fields by name (or by the name in a
+    field's ``metadata["json"]``), the records and named tuples inside it as dicts of their
+    fields, tuples as lists; a dict as it is."""
+    return _plain(record)
+
+
+def _plain(value: Any) -> Any:
+    """``value`` as JSON holds it (``json_row``)."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {field.metadata.get("json", field.name): _plain(getattr(value, field.name))
+                for field in dataclasses.fields(value)}
+    if isinstance(value, tuple) and hasattr(value, "_asdict"):  # a named tuple
+        return {key: _plain(item) for key, item in value._asdict().items()}
+    if isinstance(value, list | tuple):
+        return [_plain(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    return value
+
+
+@checked
+def test_accuracy(record: Any) -> str:
+    """A finished run of a recorded experiment (a record with ``test_accuracy`` and
+    ``train_time_s``) in a few words: its test accuracy and time."""
+    return f"test accuracy {100 * record.test_accuracy:.2f} %, {record.train_time_s:.0f} s"
+
+
+@checked
+def record_missing(path: Path, runs: dict[str, Callable[..., Any]], command: str,
+                   summary: Callable[[Any], str] = test_accuracy) -> None:
     """Run each of ``runs`` that the results file ``path`` does not hold yet (name -> a function
     that trains and tests, resumably from the file ``state_path=``, and returns the run's record),
-    and write it to ``path`` as soon as it is done, with ``command`` (the line that regenerates
-    it). An interrupted experiment resumes where it stopped: finished runs are skipped, and the
-    unfinished one resumes from its last epoch, kept in ``<data root>/runs/state/`` (never beside
-    the shipped results). Several processes may work through one experiment at once: each run is
-    trained by the first that takes its state file's lock, and skipped by the others. Each
-    finished run prints its name and ``summary(record)``."""
+    and write it to ``path`` as soon as it is done (``json_row``), with ``command`` (the line that
+    regenerates it). An interrupted experiment resumes where it stopped: finished runs are
+    skipped, and the unfinished one resumes from its last epoch, kept in
+    ``<data root>/runs/state/`` (never beside the shipped results). Several processes may work
+    through one experiment at once: each run is trained by the first that takes its state file's
+    lock, and skipped by the others. Each finished run prints its name and ``summary(record)``."""
     for name, run in runs.items():
         state = checkpoints.runs_dir() / "state" / f"{path.stem}-{name}.pt"
         state.parent.mkdir(parents=True, exist_ok=True)
@@ -155,8 +214,7 @@ def record_missing(path: Path, runs: dict[str, Callable[..., dict]], command: st
             except TooFewExamples as err:  # --limit below the held-out examples: said, not a trace
                 raise SystemExit(f"{command}: --limit must leave examples to train on: {err}"
                                  ) from None
-            record["command"] = command
-            checkpoints.add_result(path, name, record)
+            checkpoints.add_result(path, name, {**json_row(record), "command": command})
             state.unlink(missing_ok=True)
         finally:
             lock.release()

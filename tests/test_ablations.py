@@ -83,13 +83,33 @@ def test_every_cell_of_the_grid_is_a_row_of_the_one_table():
                                              for cell in ABLATION_GRID for seed in ablations.SEEDS}
 
 
+def ablation_run(**fields) -> ablations.AblationRun:
+    """A record of the grid with ``fields`` given and the others neutral: one epoch, 99 % right
+    however it is routed."""
+    record = ablations.AblationRun(
+        overrides=Cell(3, 0.0), seed=0, limit=None, train_examples=10, test_accuracy=0.99,
+        test_accuracy_by_iterations=dict.fromkeys(ablations.TEST_ITERATIONS, 0.99),
+        validation_by_epoch=(0.9,), max_epochs=1, patience=3, converged=False,
+        train_time_s=1.0, threads=1, torch_version="2")
+    return replace(record, **fields)
+
+
+def test_a_record_reads_as_its_results_file_keeps_it():
+    from capsedu.train import json_row
+
+    path = ablations.checkpoints.results_path(ablations.RESULTS, True)
+    shipped = json.loads(path.read_text())["runs"]
+    for name, record in ablations.read_results().items():
+        assert isinstance(record.overrides, Cell) and 3 in record.test_accuracy_by_iterations
+        assert json.dumps(json_row(record)) == json.dumps(shipped[name])  # the same, key by key
+
+
 def test_seed_errors_reads_each_seeds_test_error_in_percent():
     from capsedu.ablations import SEEDS, run_name, seed_errors
 
     cell = Cell(3, 0.0)
-    results = {run_name(cell, seed): {"test_accuracy_by_iterations": {"3": 0.99 - seed / 1000,
-                                                                      "1": 0.98}}
-               for seed in SEEDS}
+    results = {run_name(cell, seed): ablation_run(test_accuracy_by_iterations={
+                   3: 0.99 - seed / 1000, 1: 0.98}) for seed in SEEDS}
     assert seed_errors(results, cell) == pytest.approx([1.0, 1.1, 1.2][:len(SEEDS)])
     assert seed_errors(results, cell, tested_with=1) == pytest.approx([2.0] * len(SEEDS))
 
@@ -99,12 +119,13 @@ def grid_results(error_of):
     held-out accuracies 0.9, 0.95, 0.97 (best at its last epoch) for seed 0, else converged."""
     from capsedu.ablations import SEEDS, TEST_ITERATIONS, run_name
 
-    return {run_name(cell, seed): {
-        "test_accuracy_by_iterations": {str(t): 1 - error_of(cell, seed, t) / 100
-                                        for t in TEST_ITERATIONS},
-        "validation_by_epoch": [0.9, 0.95, 0.97] if seed == 0 else [0.97, 0.9, 0.9, 0.9],
-        "max_epochs": 4, "train_time_s": 1800, "threads": 1,
-        "command": "python -m capsedu.ablations", "torch_version": "x"}
+    return {run_name(cell, seed): ablation_run(
+        overrides=cell, seed=seed,
+        test_accuracy_by_iterations={t: 1 - error_of(cell, seed, t) / 100
+                                     for t in TEST_ITERATIONS},
+        validation_by_epoch=(0.9, 0.95, 0.97) if seed == 0 else (0.97, 0.9, 0.9, 0.9),
+        max_epochs=4, train_time_s=1800.0, command="python -m capsedu.ablations",
+        torch_version="x")
         for cell in ABLATION_GRID for seed in SEEDS}
 
 

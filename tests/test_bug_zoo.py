@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 import torch
 import torch.nn.functional as F
+from test_ablations import ablation_run
 from test_routing import procedure_1
 
 from capsedu import CapsNet, CapsNetConfig, dynamic_routing, margin_loss, routing_step
@@ -341,8 +342,8 @@ def test_seed_noise_is_the_spread_of_a_cells_seeds():
 
     cell = ABLATION_GRID[0]
     accuracies = dict(zip(ablations.SEEDS, (0.99, 0.992, 0.994), strict=True))
-    results = {ablations.run_name(cell, seed): {"test_accuracy_by_iterations": {
-        str(cell.iterations): accuracy}} for seed, accuracy in accuracies.items()}
+    results = {ablations.run_name(cell, seed): ablation_run(test_accuracy_by_iterations={
+        cell.iterations: accuracy}) for seed, accuracy in accuracies.items()}
     assert ablations.seed_noise(results, cell) == pytest.approx(0.002)
 
 

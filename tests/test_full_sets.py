@@ -2,6 +2,9 @@
 what the models really read, and the verdicts that notebooks 08 and 10 print in default mode the
 same as the full set's."""
 
+import json
+from dataclasses import replace
+
 import pytest
 import torch
 
@@ -26,14 +29,23 @@ def test_every_shipped_reading_is_recorded_for_the_weights_shipped(record):
     for key, entry in record.items():
         test_set, name = key.split(": ", 1)
         right = full_sets.read_right(test_set, name, results=record)  # refused if stale
-        assert len(right) == entry["n"] == 10_000
-        assert entry["accuracy"] == pytest.approx(right.float().mean().item())
-        assert entry["command"].startswith(full_sets.COMMAND)
+        assert len(right) == entry.n == 10_000
+        assert entry.accuracy == pytest.approx(right.float().mean().item())
+        assert entry.command.startswith(full_sets.COMMAND)
+
+
+def test_a_record_reads_as_its_results_file_keeps_it(record):
+    from capsedu.checkpoints import results_path
+    from capsedu.train import json_row
+
+    shipped = json.loads(results_path(full_sets.RESULTS, True).read_text())["runs"]
+    assert {key: json_row(entry) for key, entry in record.items()} == shipped
+    assert list(json_row(record["affnist-style: affnist-cnn"]))[0] == "set"  # as the file says
 
 
 def test_a_record_of_other_weights_is_refused(record):
     key = "affnist-style: affnist-cnn"
-    stale = {key: {**record[key], "sha256": "0" * 64}}
+    stale = {key: replace(record[key], sha256="0" * 64)}
     with pytest.raises(ValueError, match="other weights"):
         full_sets.read_right("affnist-style", "affnist-cnn", results=stale)
     with pytest.raises(KeyError, match="no record"):
@@ -46,11 +58,11 @@ def test_the_record_is_what_the_shipped_models_read_on_the_samples_rows(record):
     for test_set in full_sets.SETS:
         images, labels = full_sets.SETS[test_set](rows)
         for key, entry in record.items():
-            if entry["set"] != test_set:
+            if entry.test_set != test_set:
                 continue
-            model = pretrained(entry["checkpoint"])
-            if entry["iterations"] is not None:
-                model.digits.iterations = entry["iterations"]
+            model = pretrained(entry.checkpoint)
+            if entry.iterations is not None:
+                model.digits.iterations = entry.iterations
             read = is_correct(predict(model, images), labels)
             name = key.split(": ", 1)[1]
             assert torch.equal(read, full_sets.read_right(test_set, name, rows, record)), key

@@ -1,6 +1,7 @@
 """The training loop learns, and the command line writes a checkpoint that loads back."""
 
 import json
+from typing import NamedTuple
 
 import pytest
 import torch
@@ -696,6 +697,13 @@ def test_a_resumed_run_draws_the_same_dropout_masks(tmp_path):
         assert torch.equal(a, b)
 
 
+class Finished(NamedTuple):
+    """The record of a finished run of a made-up experiment."""
+
+    test_accuracy: float
+    train_time_s: float
+
+
 def test_an_experiment_records_each_run_once_and_resumes_after_a_crash(tmp_path, monkeypatch):
     monkeypatch.setenv("CAPSEDU_DATA", str(tmp_path))
     path = tmp_path / "results" / "grid.json"
@@ -708,7 +716,7 @@ def test_an_experiment_records_each_run_once_and_resumes_after_a_crash(tmp_path,
             state_path.write_text("an epoch")  # what a resumable run leaves after each epoch
             if crash:
                 raise KeyboardInterrupt
-            return {"test_accuracy": 0.5, "train_time_s": 1.0}
+            return Finished(test_accuracy=0.5, train_time_s=1.0)
         return train
 
     with pytest.raises(KeyboardInterrupt):
@@ -735,7 +743,7 @@ def test_two_processes_share_an_experiment_without_training_a_run_twice(tmp_path
             calls.append(name)
             if name == "a":  # meanwhile another process finishes c
                 checkpoints.add_result(path, "c", {"test_accuracy": 0.7, "train_time_s": 1.0})
-            return {"test_accuracy": 0.5, "train_time_s": 1.0}
+            return Finished(test_accuracy=0.5, train_time_s=1.0)
         return train
 
     state_dir = tmp_path / "runs" / "state"
