@@ -38,11 +38,11 @@ def test_a_run_goes_past_the_recipe_until_the_rule_holds(scripted, tmp_path):
     record = curves.run("deep CNN", 0, tmp_path / "state.pt")
     # epoch 5 is best; epochs 6, 7, 8 bring no gain: the rule holds after 8 (twice the recipe)
     assert trained == list(range(1, 9))
-    assert record["validation_by_epoch"] == [0.5, 0.6, 0.7, 0.8, 0.9, 0.85, 0.85, 0.85]
-    assert (record["best_epoch"], record["recipe_epochs"]) == (5, 4)
-    assert record["converged"] and not record["converged_at_recipe"]
+    assert record.validation_by_epoch == (0.5, 0.6, 0.7, 0.8, 0.9, 0.85, 0.85, 0.85)
+    assert (record.best_epoch, record.recipe_epochs) == (5, 4)
+    assert record.converged and not record.converged_at_recipe
     assert curves.gain_after_recipe(record) == pytest.approx(0.1)
-    assert record["max_weight_difference"] == 0.0
+    assert record.max_weight_difference == 0.0
     assert not (tmp_path / "state.pt.scores.json").exists()  # finished: no scores left beside
 
 
@@ -51,13 +51,13 @@ def test_a_run_that_converged_by_the_recipe_stops_there(scripted, tmp_path):
     record = curves.run("deep CNN", 0, tmp_path / "state.pt")
     assert trained == [1, 2, 3, 4]
     # the best epoch came before the recipe's: training on gained nothing
-    assert record["converged_at_recipe"] and curves.gain_after_recipe(record) == 0
+    assert record.converged_at_recipe and curves.gain_after_recipe(record) == 0
 
 
 def test_a_run_stops_at_twice_the_recipe_unconverged(scripted, tmp_path):
     trained = scripted([k / 10 for k in range(1, 10)])  # rising every epoch
     record = curves.run("deep CNN", 0, tmp_path / "state.pt")
-    assert trained == list(range(1, 9)) and not record["converged"]
+    assert trained == list(range(1, 9)) and not record.converged
 
 
 def test_an_interrupted_run_resumes_from_its_scores(scripted, tmp_path):
@@ -66,14 +66,16 @@ def test_an_interrupted_run_resumes_from_its_scores(scripted, tmp_path):
     trained = scripted([0.7, 0.6, 0.6, 0.6])
     record = curves.run("deep CNN", 0, state)
     assert trained == [3, 4, 5, 6]  # epochs 3.. trained (the state file resumes the weights)
-    assert record["validation_by_epoch"] == [0.5, 0.6, 0.7, 0.6, 0.6, 0.6]
+    assert record.validation_by_epoch == (0.5, 0.6, 0.7, 0.6, 0.6, 0.6)
 
 
 def record(model, seed, at_recipe, converged, gain, epochs=4):
     """A record whose accuracy at the recipe's epoch (4) is 0.8 and ``gain`` above it after."""
-    return {"model": model, "seed": seed, "recipe_epochs": epochs, "best_epoch": 2,
-            "validation_by_epoch": [0.5, 0.9, 0.8, 0.8, 0.8 + gain],
-            "converged_at_recipe": at_recipe, "converged": converged}
+    return curves.FaceCurve(
+        model=model, seed=seed, recipe_epochs=epochs, patience=3,
+        validation_by_epoch=(0.5, 0.9, 0.8, 0.8, 0.8 + gain), validation_examples=800,
+        validation_seed=500, best_epoch=2, converged_at_recipe=at_recipe, converged=converged,
+        max_weight_difference=0.0, train_time_s=1.0, threads=1, torch_version="2")
 
 
 def test_recipe_lengths_count_the_seeds_of_each_model():
@@ -115,8 +117,13 @@ def test_the_shipped_record_covers_every_shipped_face_model():
         == {f"faces-vit{kind}-seed{seed}" for kind in ("", "-no-positions") for seed in (0, 1, 2)}
     assert set(shipped) == names
     for name, run in shipped.items():
-        assert name == curves.run_name(run["model"], run["seed"])
-        assert run["recipe_epochs"] == curves.recipe_epochs(run["model"])
-        assert len(run["validation_by_epoch"]) >= run["recipe_epochs"]
+        assert name == curves.run_name(run.model, run.seed)
+        assert run.recipe_epochs == curves.recipe_epochs(run.model)
+        assert len(run.validation_by_epoch) >= run.recipe_epochs
         # the retrained weights are the shipped recipe's, up to another run's rounding
-        assert run["max_weight_difference"] < 0.05
+        assert run.max_weight_difference < 0.05
+    # read as the file keeps it
+    from capsedu.train import json_row
+
+    file = json.loads(checkpoints.results_path(curves.RESULTS, True).read_text())["runs"]
+    assert {name: json_row(run) for name, run in shipped.items()} == file

@@ -33,19 +33,19 @@ def draw_held_out_curves(ax: Axes, rows: dict[str, dict], patience: Patience = P
 
 
 @checked
-def draw_face_curves(axes, records: dict[str, dict]) -> None:
+def draw_face_curves(axes, records: dict) -> None:
     """The face models' held-out curves (``parts.curves.read_results``), one panel of ``axes``
     per model in the order the records first name them: each seed's held-out accuracy after every
     epoch, its best epoch circled, and a dotted line at the epoch the shipped recipe stops at."""
-    models = list(dict.fromkeys(record["model"] for record in records.values()))
+    models = list(dict.fromkeys(record.model for record in records.values()))
     for ax, model in zip(axes, models, strict=True):
-        for record in (r for r in records.values() if r["model"] == model):
-            curve = [100 * a for a in record["validation_by_epoch"]]
+        for record in (r for r in records.values() if r.model == model):
+            curve = [100 * a for a in record.validation_by_epoch]
             line, = ax.plot(range(1, len(curve) + 1), curve, marker="o", ms=3,
-                            label=f"seed {record['seed']}")
-            best = record["best_epoch"]
+                            label=f"seed {record.seed}")
+            best = record.best_epoch
             ax.plot(best, curve[best - 1], "o", ms=9, mfc="none", color=line.get_color())
-        ax.axvline(record["recipe_epochs"], color="grey", ls=":", lw=1)
+        ax.axvline(record.recipe_epochs, color="grey", ls=":", lw=1)
         ax.set(title=model, xlabel="epoch")
     axes[0].set_ylabel("held-out accuracy (%)")
     axes[0].legend(fontsize=8, loc="lower right")

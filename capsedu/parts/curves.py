@@ -30,7 +30,7 @@ import torch
 from .. import checkpoints
 from ..convergence import PATIENCE, best_epoch, converged
 from ..recipes import command_line
-from ..train import experiment_parser, record_missing, results_file, seed_int
+from ..train import experiment_parser, parse_experiment, record_missing, results_file, seed_int
 from ..validate import Seed, checked
 from . import training
 from .scoring import face_rates
@@ -41,6 +41,34 @@ VALIDATION = 400  # held-out faces, and as many non-faces, scored after every ep
 VALIDATION_SEED = 500  # neither a training seed (0, 1, 2, ...) nor a test seed (1000 on)
 # each face model's recipe (recipes.RECIPES), by the model's name
 RECIPES = {name: training.face_model_recipe(name) for name in training.FACE_MODELS}
+
+
+@dataclass(frozen=True)
+class FaceCurve:
+    """The record of one run (``run``), as its results file keeps it."""
+
+    model: str  # a face model of RECIPES
+    seed: int
+    recipe_epochs: int  # the epochs its recipe trains (``recipe_epochs``)
+    patience: int
+    validation_by_epoch: tuple[float, ...]  # the held-out accuracy after every epoch, 0..1
+    validation_examples: int  # held-out faces and non-faces, VALIDATION of each
+    validation_seed: int
+    best_epoch: int  # the first epoch with the best held-out accuracy
+    converged_at_recipe: bool  # the rule had stopped it by the recipe's epoch
+    converged: bool  # the rule stopped it, within twice the recipe's length
+    # how far its weights at the recipe's epoch are from the shipped model's; None when an
+    # interrupted run resumed past that epoch
+    max_weight_difference: float | None
+    train_time_s: float
+    threads: int
+    torch_version: str
+    command: str = ""  # the line that recorded it; "" for a run not written to a results file
+
+    @classmethod
+    def from_json(cls, row: dict) -> "FaceCurve":
+        """A run as a results file holds it."""
+        return cls(**{**row, "validation_by_epoch": tuple(row["validation_by_epoch"])})
 
 
 @checked
@@ -71,7 +99,7 @@ def weight_difference(model: torch.nn.Module, shipped: torch.nn.Module) -> float
 
 
 @checked
-def run(name: str, seed: Seed, state_path: Path) -> dict:
+def run(name: str, seed: Seed, state_path: Path) -> FaceCurve:
     """Train face model ``name`` with ``seed`` one epoch at a time (``training.train_face_model``
     resuming from ``state_path``, so the weights are those of one straight run) and score it on
     the held-out images after every epoch, until the rule holds after the recipe's length or
@@ -93,23 +121,20 @@ def run(name: str, seed: Seed, state_path: Path) -> dict:
             shipped = checkpoints.pretrained(training.checkpoint_name(name, seed))
             difference = weight_difference(model, shipped)
     scores_file.unlink(missing_ok=True)
-    best = best_epoch(scores)
-    return {"model": name, "seed": seed, "recipe_epochs": own, "patience": PATIENCE,
-            "validation_by_epoch": scores, "validation_examples": 2 * VALIDATION,
-            "validation_seed": VALIDATION_SEED, "best_epoch": best,
-            # had the rule stopped it by the recipe's epoch, and did it stop later on?
-            "converged_at_recipe": converged(scores[:own], PATIENCE),
-            "converged": converged(scores, PATIENCE),
-            # None when an interrupted run resumed past the recipe's epoch
-            "max_weight_difference": difference, "train_time_s": round(seconds, 1),
-            "threads": torch.get_num_threads(), "torch_version": torch.__version__}
+    return FaceCurve(model=name, seed=seed, recipe_epochs=own, patience=PATIENCE,
+                     validation_by_epoch=tuple(scores), validation_examples=2 * VALIDATION,
+                     validation_seed=VALIDATION_SEED, best_epoch=best_epoch(scores),
+                     converged_at_recipe=converged(scores[:own], PATIENCE),
+                     converged=converged(scores, PATIENCE), max_weight_difference=difference,
+                     train_time_s=round(seconds, 1), threads=torch.get_num_threads(),
+                     torch_version=torch.__version__)
 
 
 @checked
-def summary(record: dict) -> str:
+def summary(record: FaceCurve) -> str:
     """A finished run in a few words, as its command prints it."""
-    return (f"best held-out epoch {record['best_epoch']} of {len(record['validation_by_epoch'])} "
-            f"(the recipe trains {record['recipe_epochs']}), {record['train_time_s']:.0f} s")
+    return (f"best held-out epoch {record.best_epoch} of {len(record.validation_by_epoch)} "
+            f"(the recipe trains {record.recipe_epochs}), {record.train_time_s:.0f} s")
 
 
 @checked
@@ -119,9 +144,10 @@ def run_name(name: str, seed: Seed) -> str:
 
 
 @checked
-def read_results(path: Path | None = None) -> dict[str, dict]:
+def read_results(path: Path | None = None) -> dict[str, FaceCurve]:
     """The recorded curves by ``run_name`` (the shipped ones by default; empty when none)."""
-    return checkpoints.read_results(path or checkpoints.results_path(RESULTS, True))
+    return {name: FaceCurve.from_json(row) for name, row in
+            checkpoints.read_results(path or checkpoints.results_path(RESULTS, True)).items()}
 
 
 @dataclass(frozen=True)
@@ -146,22 +172,21 @@ class RecipeLength:
 
 
 @checked
-def gain_after_recipe(record: dict) -> float:
+def gain_after_recipe(record: FaceCurve) -> float:
     """What training on past the recipe's epoch gained on the held-out images (0..1, >= 0): the
     best accuracy from that epoch on, minus the accuracy at it."""
-    scores, own = record["validation_by_epoch"], record["recipe_epochs"]
+    scores, own = record.validation_by_epoch, record.recipe_epochs
     return max(scores[own - 1:]) - scores[own - 1]
 
 
 @checked
-def recipe_lengths(records: dict[str, dict]) -> dict[str, RecipeLength]:
+def recipe_lengths(records: dict[str, FaceCurve]) -> dict[str, RecipeLength]:
     """``RecipeLength`` of every model of ``records`` (``read_results``), in the order of
     ``RECIPES``."""
-    by_model = {name: [r for r in records.values() if r["model"] == name] for name in RECIPES}
-    return {name: RecipeLength(name, len(runs), sum(r["converged_at_recipe"] for r in runs),
-                               sum(r["converged"] for r in runs),
-                               max(gain_after_recipe(r) for r in runs),
-                               runs[0]["recipe_epochs"])
+    by_model = {name: [r for r in records.values() if r.model == name] for name in RECIPES}
+    return {name: RecipeLength(name, len(runs), sum(r.converged_at_recipe for r in runs),
+                               sum(r.converged for r in runs),
+                               max(gain_after_recipe(r) for r in runs), runs[0].recipe_epochs)
             for name, runs in by_model.items() if runs}
 
 
@@ -170,12 +195,10 @@ def main(argv: list[str] | None = None) -> int:
     parser = experiment_parser(COMMAND, __doc__)
     parser.add_argument("--models", nargs="+", default=list(RECIPES), choices=list(RECIPES))
     parser.add_argument("--seeds", nargs="+", type=seed_int, default=[0, 1, 2])
-    args = parser.parse_args(argv)
+    args = parse_experiment(parser, argv)
     if args.limit:
         parser.error("--limit: the face recipes have no trial size; name fewer --models or "
                      "--seeds instead")
-    if args.threads:
-        torch.set_num_threads(args.threads)
     runs = {run_name(name, seed): partial(run, name, seed)
             for name in args.models for seed in args.seeds}
     record_missing(results_file(args, RESULTS), runs,
