@@ -140,7 +140,8 @@ def coupling_stats(routing: RoutingResult) -> list[CouplingStats]:
     splits = [RoutingStep(step.c / step.c.sum(dim=-1, keepdim=True), step.v)
               for step in routing.history]
     trace = coupling_trace(routing._replace(history=splits))
-    return [CouplingStats(**stats, vote=float(step.c.sum(dim=-1).mean()))
+    return [CouplingStats(stats.entropy, stats.distance, stats.polarised,
+                          vote=float(step.c.sum(dim=-1).mean()))
             for stats, step in zip(trace, routing.history, strict=True)]
 
 

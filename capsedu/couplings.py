@@ -8,6 +8,7 @@ couplings as iterations grow; these statistics let a notebook check that for any
 """
 
 import math
+from dataclasses import dataclass
 
 import torch
 from pydantic import InstanceOf
@@ -48,24 +49,34 @@ def distance_from_uniform(c: Couplings) -> torch.Tensor:
     return 0.5 * (c - 1 / c.shape[-1]).abs().sum(dim=-1)
 
 
+@dataclass(frozen=True)
+class CouplingStep:
+    """How far the couplings of one routing iteration are from uniform (``coupling_trace``),
+    means over the children."""
+
+    entropy: float  # normalised entropy of a child's couplings (1: uniform, 0: one parent)
+    distance: float  # total-variation distance from uniform coupling
+    polarised: float  # the share of children sending more than 90 % of their vote to one parent
+
+
 @checked
 def coupling_trace(routing: InstanceOf[RoutingResult],
                    weights: Tensor("each child's weight [B, n_in]", ndim=2) | None = None
-                   ) -> list[dict]:
-    """One dict per routing iteration: the mean ``entropy`` (normalised) and ``distance`` from
-    uniform of the couplings that iteration used, and the share of children sending more than
-    90 % of their vote to one parent (``polarised``). ``weights`` ``[B, n_in]`` (e.g. the
-    lengths of the children's votes) weight each child in the means; without them every child
-    counts the same."""
+                   ) -> list[CouplingStep]:
+    """One ``CouplingStep`` per routing iteration: the mean ``entropy`` (normalised) and
+    ``distance`` from uniform of the couplings that iteration used, and the share of children
+    sending more than 90 % of their vote to one parent (``polarised``). ``weights``
+    ``[B, n_in]`` (e.g. the lengths of the children's votes) weight each child in the means;
+    without them every child counts the same."""
     w = torch.ones(routing.c.shape[:2]) if weights is None else weights  # [B, n_in]
     w = w / w.sum()
 
     def mean(values):
         return float((values * w).sum())
 
-    return [{"entropy": mean(normalised_entropy(step.c)),
-             "distance": mean(distance_from_uniform(step.c)),
-             "polarised": mean((step.c.amax(dim=-1) > 0.9).float())}
+    return [CouplingStep(entropy=mean(normalised_entropy(step.c)),
+                         distance=mean(distance_from_uniform(step.c)),
+                         polarised=mean((step.c.amax(dim=-1) > 0.9).float()))
             for step in routing.history]
 
 
@@ -83,7 +94,7 @@ def route(model: nn.Module, images: Tensor("the images [B, C, H, W]"),
 
 
 @checked
-def trace_line(name: str, trace: list[dict],
+def trace_line(name: str, trace: list[CouplingStep],
                trained_with: Int("the iterations the model was trained with", ge=1,
                                  le=MAX_ITERATIONS) = 3) -> str:
     """One line on a ``coupling_trace``: its mean entropy and polarised share after the
@@ -92,6 +103,6 @@ def trace_line(name: str, trace: list[dict],
         raise ValueError(f"trained_with must be an iteration of the trace (1 to {len(trace)}), "
                          f"got {trained_with}")
     at, last = trace[trained_with - 1], trace[-1]
-    return (f"{name:<28} after {trained_with} iterations: entropy {at['entropy']:.3f}, "
-            f"polarised {100 * at['polarised']:.1f} %; after {len(trace)}: "
-            f"entropy {last['entropy']:.3f}, polarised {100 * last['polarised']:.1f} %")
+    return (f"{name:<28} after {trained_with} iterations: entropy {at.entropy:.3f}, "
+            f"polarised {100 * at.polarised:.1f} %; after {len(trace)}: "
+            f"entropy {last.entropy:.3f}, polarised {100 * last.polarised:.1f} %")

@@ -185,16 +185,22 @@ def shape_measures(images: Tensor("grey images [..., H, W]", floating=True)) -> 
                          height=2 * var_y.clamp_min(0).sqrt(), slant=cov / var_y.clamp_min(1e-6))
 
 
+class DimensionProfile(NamedTuple):
+    """Fig. 4, measured over several digits of one class (``dimension_profile``)."""
+
+    effect: torch.Tensor  # [16] the mean |pixel change| of each dimension (dimension_effect)
+    # each shape measure's change [N, 16] when dimension d moves from the first Delta to the
+    # last (-0.25 to +0.25), per image
+    changes: ShapeMeasures
+
+
 @checked
 @torch.no_grad()
 def dimension_profile(model: CapsNet, images: Tensor("digits [N, 1, 28, 28]", ndim=4, pixels=True),
-                      label: Label, deltas: torch.Tensor = DELTAS) -> tuple[torch.Tensor, dict]:
-    """Fig. 4, measured over several ``images`` ``[N, 1, 28, 28]`` of class ``label``.
-
-    Returns ``effect`` ``[16]``, the mean ``dimension_effect``, and ``changes``: for each
-    ``shape_measures`` name, a ``[N, 16]`` tensor of measure(Delta = last) - measure(Delta =
-    first), i.e. what moving dimension d from -0.25 to +0.25 does to that measure, per image.
-    """
+                      label: Label, deltas: torch.Tensor = DELTAS) -> DimensionProfile:
+    """Fig. 4, measured over several ``images`` ``[N, 1, 28, 28]`` of class ``label``: the mean
+    ``dimension_effect`` ``[16]``, and what moving each dimension from the first of ``deltas`` to
+    the last does to each ``shape_measures`` of each image, ``[N, 16]`` each."""
     v = encode(model, images).v  # [N, 10, 16]
     effects, changes = [], {}
     for k in range(len(images)):
@@ -203,7 +209,8 @@ def dimension_profile(model: CapsNet, images: Tensor("digits [N, 1, 28, 28]", nd
         effects.append(dimension_effect(grid, base))
         for name, m in shape_measures(grid).by_name().items():  # m: [16, K]
             changes.setdefault(name, []).append(m[:, -1] - m[:, 0])
-    return torch.stack(effects).mean(0), {n: torch.stack(c) for n, c in changes.items()}
+    return DimensionProfile(torch.stack(effects).mean(0),
+                            ShapeMeasures(**{n: torch.stack(c) for n, c in changes.items()}))
 
 
 @checked
@@ -275,7 +282,7 @@ class DimensionStudy(NamedTuple):
 
     spread: dict[str, torch.Tensor]  # measure -> its standard deviation over the real digits
     effect: dict[int, torch.Tensor]  # class -> [16] mean |pixel change| (dimension_effect)
-    changes: dict[int, dict[str, torch.Tensor]]  # class -> measure -> [N, 16] (dimension_profile)
+    changes: dict[int, ShapeMeasures]  # class -> each measure's change [N, 16] (dimension_profile)
     relative: dict[int, torch.Tensor]  # class -> [16, n_measures] mean change / spread
 
 
@@ -294,7 +301,7 @@ def measure_dimensions(model: CapsNet,
     for d in classes:
         effect[d], changes[d] = dimension_profile(model, images[labels == d][:n_per_class], d)
     # relative[d][dim, m] = mean over the digits of change_m(dim) / spread_m
-    relative = {d: torch.stack([changes[d][n].mean(0) / spread[n] for n in spread], dim=1)
+    relative = {d: torch.stack([getattr(changes[d], n).mean(0) / spread[n] for n in spread], dim=1)
                 for d in classes}
     return DimensionStudy(spread, effect, changes, relative)
 
@@ -315,7 +322,8 @@ def format_ranking(study: DimensionStudy) -> str:
         lines.append(f"capsule {d}: dimensions sorted by how much they change the picture")
         for dim in effect.argsort(descending=True).tolist():
             name = names[main[dim]]
-            same_sign = torch.sign(study.changes[d][name][:, dim]) == torch.sign(r[dim, main[dim]])
+            change = getattr(study.changes[d], name)[:, dim]  # [N]
+            same_sign = torch.sign(change) == torch.sign(r[dim, main[dim]])
             agree = 100 * same_sign.float().mean()
             lines.append(f"  dim {dim:2d}: mean |pixel change| {effect[dim]:.3f}; mostly "
                          f"{name:6s} {r[dim, main[dim]]:+.1f} SD (same direction in "

@@ -8,6 +8,7 @@ The data comes from ``capsedu.data.transformed_mnist``; the models are the affNI
 
 from contextlib import nullcontext
 from dataclasses import dataclass
+from typing import NamedTuple
 
 import numpy as np
 import torch
@@ -63,21 +64,32 @@ def sweep_accuracy(model: nn.Module, images: Digits, labels: Labels,
     return [evaluate(model, (tm.sweep(images, factor, v, side), labels)) for v in values]
 
 
+@dataclass(frozen=True)
+class Sweep:
+    """A model's accuracy along one sweep of ``transformed_mnist.SWEEPS`` (``sweep_curves``)."""
+
+    factor: str  # the factor swept: "rotation", "shear" or "scale"
+    values: tuple[float, ...]  # its values, SWEEPS[factor]
+    accuracy: tuple[float, ...]  # the accuracy at each value, 0..1
+
+
 @checked
-def sweep_curves(models: dict, images: Digits, labels: Labels) -> dict:
+def sweep_curves(models: dict, images: Digits, labels: Labels) -> dict[str, tuple[Sweep, ...]]:
     """Each of ``models``' (name -> model) ``sweep_accuracy`` on MNIST digits ``[N, 1, 28, 28]``
-    for every factor of ``transformed_mnist.SWEEPS``: name -> factor -> ``[len(SWEEPS[factor])]``
-    accuracies."""
-    return {name: {factor: sweep_accuracy(model, images, labels, factor) for factor in tm.SWEEPS}
+    along every factor of ``transformed_mnist.SWEEPS``: name -> a ``Sweep`` per factor, in the
+    order of ``SWEEPS``."""
+    return {name: tuple(Sweep(factor, tuple(values),
+                              tuple(sweep_accuracy(model, images, labels, factor)))
+                        for factor, values in tm.SWEEPS.items())
             for name, model in models.items()}
 
 
 @checked
-def lowest_points(curves: dict) -> list[str]:
+def lowest_points(curves: dict[str, tuple[Sweep, ...]]) -> list[str]:
     """One line per model of ``sweep_curves``: its lowest accuracy on each sweep."""
     return [f"{name}: lowest accuracy per sweep: "
-            + ", ".join(f"{factor} {100 * min(a):.1f} %" for factor, a in by_factor.items())
-            for name, by_factor in curves.items()]
+            + ", ".join(f"{sweep.factor} {100 * min(sweep.accuracy):.1f} %" for sweep in sweeps)
+            for name, sweeps in curves.items()]
 
 
 @checked
@@ -232,11 +244,17 @@ def pairs_line(name: str, right: Tensor("booleans [N]: which pairs it reads righ
             f"{seen / 1e6:.2f}M training pairs seen | {training_status(row['metrics'])}")
 
 
+class ByOverlap(NamedTuple):
+    """Test pairs in groups by how much their two digits overlap (``accuracy_by_overlap``)."""
+
+    scores: dict[str, list[float]]  # name -> its accuracy (%) in each group, least overlap first
+    ranges: list[str]  # each group's range of overlap in words, e.g. "35-60 %"
+
+
 @checked
 def accuracy_by_overlap(right: dict, overlap: Tensor("overlaps in [0, 1] [N]", ndim=1,
                                                      floating=True),
-                        groups: Int("groups of pairs", ge=1, le=MAX_GROUPS) = 4
-                        ) -> tuple[dict[str, list[float]], list[str]]:
+                        groups: Int("groups of pairs", ge=1, le=MAX_GROUPS) = 4) -> ByOverlap:
     """Test pairs split into ``groups`` equal groups by the ``overlap`` ``[N]`` of their two ink
     boxes (``transformed_mnist.box_overlap``), least overlap first: each model's accuracy (%) in
     every group (``right``: name -> ``[N]`` booleans, ``read_right``) and each group's range of
@@ -247,7 +265,7 @@ def accuracy_by_overlap(right: dict, overlap: Tensor("overlaps in [0, 1] [N]", n
               for name, correct in right.items()}
     ranges = [f"{100 * a:.0f}-{100 * b:.0f} %" for a, b in
               zip([overlap.min(), *edges], [*edges, overlap.max()], strict=True)]
-    return scores, ranges
+    return ByOverlap(scores, ranges)
 
 
 @dataclass(frozen=True)

@@ -34,9 +34,9 @@ def test_trace_starts_uniform_and_routing_of_agreeing_votes_polarises():
     u_hat[:, :, 0] = torch.tensor([1.0, 0.0, 0.0, 0.0])
     trace = coupling_trace(dynamic_routing(u_hat, iterations=5))
     assert len(trace) == 5
-    assert trace[0]["entropy"] == pytest.approx(1.0) and trace[0]["distance"] == pytest.approx(0)
-    assert [t["entropy"] for t in trace] == sorted((t["entropy"] for t in trace), reverse=True)
-    assert trace[-1]["polarised"] > 0.9
+    assert trace[0].entropy == pytest.approx(1.0) and trace[0].distance == pytest.approx(0)
+    assert [t.entropy for t in trace] == sorted((t.entropy for t in trace), reverse=True)
+    assert trace[-1].polarised > 0.9
 
 
 def test_weights_choose_which_children_count():
@@ -44,8 +44,8 @@ def test_weights_choose_which_children_count():
     v = torch.zeros(1, 4, 3)
     routing = RoutingResult(v=v, c=c, b=torch.zeros_like(c), history=[RoutingStep(c, v)])
     only_second = coupling_trace(routing, weights=torch.tensor([[0.0, 1.0]]))
-    assert only_second[0]["entropy"] == pytest.approx(0.0)
-    assert coupling_trace(routing)[0]["entropy"] == pytest.approx(0.5)
+    assert only_second[0].entropy == pytest.approx(0.0)
+    assert coupling_trace(routing)[0].entropy == pytest.approx(0.5)
 
 
 def test_route_runs_a_capsnet_another_number_of_times_and_gives_its_iterations_back():
@@ -76,10 +76,10 @@ def test_route_asks_a_face_model_for_its_capsules():
 
 
 def test_trace_line_quotes_the_trained_iterations_and_the_last():
-    from capsedu.couplings import trace_line
+    from capsedu.couplings import CouplingStep, trace_line
 
-    trace = [{"entropy": 1.0, "polarised": 0.0}, {"entropy": 0.5, "polarised": 0.25},
-             {"entropy": 0.2, "polarised": 0.9}]
+    trace = [CouplingStep(entropy, 0.0, polarised)
+             for entropy, polarised in ((1.0, 0.0), (0.5, 0.25), (0.2, 0.9))]
     assert trace_line("m", trace, trained_with=2) == (
         f"{'m':<28} after 2 iterations: entropy 0.500, polarised 25.0 %; after 3: "
         "entropy 0.200, polarised 90.0 %")

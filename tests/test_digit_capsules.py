@@ -271,11 +271,12 @@ def test_measure_dimensions_is_dimension_profile_in_units_of_the_real_spread():
     effect, changes = dimension_profile(net, images[[0, 2]], 1)  # the first two 1s
     torch.testing.assert_close(study.effect[1], effect)
     spread_ink = shape_measures(images[:, 0]).ink.std()
-    torch.testing.assert_close(study.relative[1][:, 0], changes["ink"].mean(0) / spread_ink)
+    torch.testing.assert_close(study.relative[1][:, 0], changes.ink.mean(0) / spread_ink)
+    assert changes.width.shape == (2, 16)  # [N, 16]: each measure's change per digit
 
 
 def test_format_ranking_by_hand():
-    from capsedu.digit_capsules import DimensionStudy, format_ranking
+    from capsedu.digit_capsules import DimensionStudy, ShapeMeasures, format_ranking
 
     names = ["ink", "x", "y", "width", "height", "slant"]
     spread = {n: torch.tensor(1.0) for n in names}
@@ -283,8 +284,8 @@ def test_format_ranking_by_hand():
     relative = torch.zeros(16, 6)
     relative[:, 1] = 9.0  # x moves most, but x and y are left out of "mostly"
     relative[15, 3] = -2.0  # dim 15: mostly width, 2 SD narrower
-    changes = {n: torch.zeros(4, 16) for n in names}
-    changes["width"][:, 15] = torch.tensor([-1.0, -2.0, -3.0, 4.0])  # 3 of 4 agree
+    changes = ShapeMeasures(**{n: torch.zeros(4, 16) for n in names})
+    changes.width[:, 15] = torch.tensor([-1.0, -2.0, -3.0, 4.0])  # 3 of 4 agree
     lines = format_ranking(DimensionStudy(spread, {7: effect}, {7: changes},
                                           {7: relative})).split("\n")
     assert lines[0] == ("spread of real test digits (SD): ink 1.00, x 1.00, y 1.00, width 1.00, "

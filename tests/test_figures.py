@@ -122,8 +122,9 @@ def test_the_figures_of_notebook_08_draw_what_they_are_given():
     )
     from capsedu.figures.model_scores import draw_group_bars, draw_quoted_bars, draw_sweep_curves
 
-    params = {"rotation": torch.tensor([-19.6, 4.4]), "shear": torch.tensor([0.1, -0.15]),
-              "scale_x": torch.tensor([0.8, 1.2]), "scale_y": torch.tensor([1.0, 0.9])}
+    params = tm.AffineParams(rotation=torch.tensor([-19.6, 4.4]), shear=torch.tensor([0.1, -0.15]),
+                             scale_x=torch.tensor([0.8, 1.2]), scale_y=torch.tensor([1.0, 0.9]),
+                             tx=torch.zeros(2), ty=torch.zeros(2))
     assert affine_titles(params, 2) == ["-20°, sh +0.10\ns 0.80x1.00", "+4°, sh -0.15\ns 1.20x0.90"]
     fig = plt.figure()
     draw_affine_examples(fig, torch.rand(2, 1, 40, 40), torch.rand(2, 1, 40, 40), params)
@@ -147,8 +148,10 @@ def test_the_figures_of_notebook_08_draw_what_they_are_given():
     assert [round(p.get_height()) for p in ax.patches] == [80, 70, 90, 85]
     assert [round(p.get_x() + p.get_width() / 2, 2) for p in ax.patches] == [-0.2, 0.8, 0.2, 1.2]
     fig = plt.figure()
-    curves = {"affnist-capsnet": {f: [1.0] * len(v) for f, v in tm.SWEEPS.items()},
-              "affnist-cnn": {f: [0.5] * len(v) for f, v in tm.SWEEPS.items()}}
+    from capsedu.robustness import Sweep
+
+    curves = {name: tuple(Sweep(f, tuple(v), (accuracy,) * len(v)) for f, v in tm.SWEEPS.items())
+              for name, accuracy in (("affnist-capsnet", 1.0), ("affnist-cnn", 0.5))}
     draw_sweep_curves(fig, curves, 100)
     rotation = fig.axes[0]
     assert rotation.get_ylabel() == "accuracy (%), 100 digits"
@@ -175,6 +178,7 @@ def test_the_figures_of_notebook_09_draw_what_they_are_given():
     import numpy as np
     from test_bug_zoo import zoo_run
 
+    from capsedu.couplings import CouplingStep
     from capsedu.figures.routing_couplings import draw_coupling_traces
     from capsedu.figures.training_curves import draw_epoch_curves, draw_seed_spread, draw_zoo_curves
 
@@ -190,7 +194,7 @@ def test_the_figures_of_notebook_09_draw_what_they_are_given():
     assert [line.get_ydata().tolist() for line in ax.lines] == [[90.0, 95.0], [50.0, 60.0, 70.0]]
     assert ax.get_xticks().tolist() == [1, 2, 3]
     fig = plt.figure()
-    step = {"entropy": 0.5, "distance": 0.25, "polarised": 0.0}
+    step = CouplingStep(entropy=0.5, distance=0.25, polarised=0.0)
     draw_coupling_traces(fig, {"m": [step] * 4, "m, permuted": [step] * 4}, trained_with=2)
     entropy = fig.axes[0]
     assert entropy.get_title() == "normalised entropy" and len(fig.axes) == 3
@@ -211,7 +215,7 @@ def test_course_figures_of_notebook_06_lay_out_one_panel_per_class_map_and_itera
     import torch
 
     from capsedu import SMALL, CapsNet
-    from capsedu.digit_capsules import DimensionStudy, encode
+    from capsedu.digit_capsules import DimensionStudy, ShapeMeasures, encode
     from capsedu.figures.digit_images import draw_capsule_values, draw_dimension_changes
     from capsedu.figures.routing_couplings import draw_couplings_on_grid, draw_map_couplings
 
@@ -220,7 +224,8 @@ def test_course_figures_of_notebook_06_lay_out_one_panel_per_class_map_and_itera
     assert ax.images[0].get_clim() == (-1.0, 1.0)  # symmetric about 0
     names = ["ink", "x", "y", "width", "height", "slant"]
     study = DimensionStudy({n: torch.tensor(1.0) for n in names}, {7: torch.ones(16)},
-                           {7: {n: torch.zeros(3, 16) for n in names}}, {7: torch.zeros(16, 6)})
+                           {7: ShapeMeasures(**{n: torch.zeros(3, 16) for n in names})},
+                           {7: torch.zeros(16, 6)})
     fig = plt.figure(layout="constrained")
     draw_dimension_changes(fig, study)
     assert fig.axes[0].get_title() == "capsule 7 (3 test 7s)" and len(fig.axes[0].texts) == 96

@@ -138,8 +138,9 @@ def test_run_and_pairs_lines_say_how_a_run_was_made_and_ended():
 def test_accuracy_by_overlap_splits_into_equal_groups():
     overlap = torch.tensor([0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8])
     right = {"m": torch.tensor([True, True, True, False, False, False, True, False])}
-    scores, ranges = accuracy_by_overlap(right, overlap)
+    scores, ranges = by_overlap = accuracy_by_overlap(right, overlap)
     assert scores == {"m": [100.0, 50.0, 0.0, 50.0]}  # two pairs a group, least overlap first
+    assert by_overlap.scores is scores and by_overlap.ranges is ranges
     assert ranges[0].startswith("10-") and ranges[-1].endswith("-80 %") and len(ranges) == 4
     with pytest.raises(ValueError, match="overlap"):
         accuracy_by_overlap(right, overlap[None])
@@ -156,10 +157,11 @@ def test_sweep_curves_and_their_lowest_points():
     x = torch.zeros(2, 1, 28, 28)
     x[:, 0, 6:22, 12:16] = 1.0
     curves = sweep_curves({"upright": Upright()}, x, torch.ones(2, dtype=torch.long))
-    assert list(curves["upright"]) == list(tm.SWEEPS)
-    assert curves["upright"]["rotation"][0] == 1.0
-    assert all(len(curves["upright"][f]) == len(v) for f, v in tm.SWEEPS.items())
-    lowest = {f: 100 * min(a) for f, a in curves["upright"].items()}
+    assert [sweep.factor for sweep in curves["upright"]] == list(tm.SWEEPS)
+    rotation = curves["upright"][0]
+    assert rotation.accuracy[0] == 1.0 and rotation.values == tuple(tm.SWEEPS["rotation"])
+    assert all(len(sweep.accuracy) == len(tm.SWEEPS[sweep.factor]) for sweep in curves["upright"])
+    lowest = {sweep.factor: 100 * min(sweep.accuracy) for sweep in curves["upright"]}
     assert lowest_points(curves) == ["upright: lowest accuracy per sweep: " + ", ".join(
         f"{f} {a:.1f} %" for f, a in lowest.items())]
 

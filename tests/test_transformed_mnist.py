@@ -1,5 +1,7 @@
 """The generated viewpoint sets of notebook 08: translated, affNIST-style and MultiMNIST-style."""
 
+from dataclasses import fields
+
 import numpy as np
 import pytest
 import torch
@@ -55,15 +57,15 @@ def test_random_affine_stays_in_range_and_keeps_the_ink_on_the_canvas():
     x = blobs(40)
     out, p = tm.random_affine(x, seed=1)
     assert out.shape == (40, 1, 40, 40) and 0 <= out.min() and out.max() <= 1
-    assert p["rotation"].abs().max() <= 20 and p["shear"].abs().max() <= 0.2
-    for key in ("scale_x", "scale_y"):
-        assert 0.8 <= p[key].min() and p[key].max() <= 1.2
+    assert p.rotation.abs().max() <= 20 and p.shear.abs().max() <= 0.2
+    for scale in (p.scale_x, p.scale_y):
+        assert 0.8 <= scale.min() and scale.max() <= 1.2
     # the ink is (nearly all) still there: whole-pixel moves keep it on the canvas
-    centred = tm.warp(tm.pad_to(x, 40), tm.affine_matrix(p["rotation"], p["shear"], p["scale_x"],
-                                                         p["scale_y"]), torch.zeros(40, 2))
+    centred = tm.warp(tm.pad_to(x, 40), tm.affine_matrix(p.rotation, p.shear, p.scale_x,
+                                                         p.scale_y), torch.zeros(40, 2))
     torch.testing.assert_close(out.sum(dim=(1, 2, 3)), centred.sum(dim=(1, 2, 3)), rtol=0.01,
                                atol=0.5)
-    assert p["tx"].abs().max() > 3  # and it does move the digits around
+    assert p.tx.abs().max() > 3  # and it does move the digits around
     again, _ = tm.random_affine(x, seed=1)
     assert torch.equal(out, again)
 
@@ -139,8 +141,9 @@ def test_translate_moves_each_image_by_its_own_offset_and_drops_what_leaves():
 
 
 def test_drawn_ranges_says_the_lowest_and_highest_map():
-    params = {"rotation": torch.tensor([-12.34, 5.0]), "shear": torch.tensor([0.1, -0.05]),
-              "scale_x": torch.tensor([0.9, 1.1]), "scale_y": torch.tensor([0.85, 1.15])}
+    params = tm.AffineParams(rotation=torch.tensor([-12.34, 5.0]), shear=torch.tensor([0.1, -0.05]),
+                             scale_x=torch.tensor([0.9, 1.1]), scale_y=torch.tensor([0.85, 1.15]),
+                             tx=torch.zeros(2), ty=torch.zeros(2))
     assert tm.drawn_ranges(params) == ("rotation -12.3 to +5.0 degrees, shear -0.05 to +0.10, "
                                        "scales 0.85 to 1.15")
 
@@ -189,9 +192,8 @@ def test_chunked_affnist_and_placement_match_one_pass(monkeypatch):
     monkeypatch.setattr(tm, "CHUNK", 5)  # 12 digits: chunks of 5, 5 and 2
     chunked = tm.random_affine(digits, seed=3)
     torch.testing.assert_close(chunked[0], whole[0])
-    assert chunked[1].keys() == whole[1].keys()
-    for name in whole[1]:
-        assert torch.equal(chunked[1][name], whole[1][name]), name
+    for field in fields(tm.AffineParams):
+        assert torch.equal(getattr(chunked[1], field.name), getattr(whole[1], field.name)), field
     assert torch.equal(tm.place(digits, dx, dy, 40), placed)
 
 
@@ -203,7 +205,8 @@ def test_a_sample_is_the_full_sets_images_at_those_rows():
     full, params = tm.random_affine(x, seed=2)
     sample, sample_params = tm.random_affine(x, seed=2, rows=rows)
     assert torch.equal(sample, full[rows])
-    assert all(torch.equal(sample_params[k], params[k][rows]) for k in params)
+    assert all(torch.equal(getattr(sample_params, f.name), getattr(params, f.name)[rows])
+               for f in fields(tm.AffineParams))
     assert torch.equal(tm.translated(x, seed=5, rows=rows), tm.translated(x, seed=5)[rows])
     # a prefix drawn on its own is another draw: what the rows avoid
     assert not torch.equal(tm.random_affine(x[:4], seed=2)[0], full[:4])

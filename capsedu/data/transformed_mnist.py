@@ -266,16 +266,29 @@ def _ink_box(images: torch.Tensor, level: float = 0.05) -> torch.Tensor:
     return torch.stack([x0, x1, y0, y1], dim=1)
 
 
+@dataclass(frozen=True)
+class AffineParams:
+    """The affine maps ``random_affine`` drew, one per digit, each field ``[N]``."""
+
+    rotation: torch.Tensor  # degrees
+    shear: torch.Tensor  # x += shear * y
+    scale_x: torch.Tensor
+    scale_y: torch.Tensor
+    tx: torch.Tensor  # the translation, pixels
+    ty: torch.Tensor
+
+
 @checked
 def random_affine(images: Tensor("MNIST digits [N, 1, 28, 28]", ndim=4, pixels=True),
                   seed: Seed = 0, ranges: AffineRanges = AFFNIST_RANGES,
                   side: Int("the canvas side in pixels", ge=28, le=MAX_SIDE) = CANVAS,
-                  rows=None) -> tuple[torch.Tensor, dict]:
+                  rows=None) -> tuple[torch.Tensor, AffineParams]:
     """affNIST-style: each digit turned, sheared and scaled (uniformly within ``ranges``) about its
     centre, then moved to a uniformly random place where its ink stays on the ``side`` canvas.
 
-    Returns ``(images [N, 1, side, side], params)``; ``params`` holds the drawn ``rotation``,
-    ``shear``, ``scale_x``, ``scale_y`` and translation ``tx``, ``ty`` (pixels), each ``[N]``.
+    Returns ``(images [N, 1, side, side], params)``; ``params``, an ``AffineParams``, holds the
+    drawn ``rotation``, ``shear``, ``scale_x``, ``scale_y`` and translation ``tx``, ``ty``
+    (pixels), each ``[N]``.
 
     ``rows`` (indices, e.g. ``mnist.fixed_sample(n)``): only those digits, each under the map it
     has in the whole set (the maps are drawn for all of ``images``): a sample of the full set."""
@@ -287,31 +300,31 @@ def random_affine(images: Tensor("MNIST digits [N, 1, 28, 28]", ndim=4, pixels=T
     def uniform(lo, hi):
         return lo + (hi - lo) * torch.rand(n, generator=g)
 
-    p = {"rotation": uniform(-ranges.rotation, ranges.rotation),
-         "shear": uniform(-ranges.shear, ranges.shear),
-         "scale_x": uniform(*ranges.scale), "scale_y": uniform(*ranges.scale)}
+    rotation = uniform(-ranges.rotation, ranges.rotation)[rows]  # drawn for the whole set
+    shear = uniform(-ranges.shear, ranges.shear)[rows]
+    scale_x = uniform(*ranges.scale)[rows]
+    scale_y = uniform(*ranges.scale)[rows]
     u = _uniform_pairs(n, g)  # [n, 2]: where each digit goes, drawn for the whole set
-    p = {name: value[rows] for name, value in p.items()}
     digits, u = digits[rows], u[rows]
-    A = affine_matrix(p["rotation"], p["shear"], p["scale_x"], p["scale_y"])
+    A = affine_matrix(rotation, shear, scale_x, scale_y)
 
     def warped(x, A, t):  # centred and resampled a chunk at a time, never the whole canvas twice
         return _warp(_centred(x, side), A, t)
 
     boxes = _in_chunks(lambda x, A: _ink_box(warped(x, A, torch.zeros(len(x), 2))), digits, A)
     t = _offsets_within(boxes, side, u)  # [N, 2]
-    p["tx"], p["ty"] = t.unbind(1)
-    return _in_chunks(warped, digits, A, t).clamp_(0, 1), p
+    return (_in_chunks(warped, digits, A, t).clamp_(0, 1),
+            AffineParams(rotation, shear, scale_x, scale_y, *t.unbind(1)))
 
 
 @checked
-def drawn_ranges(params: dict) -> str:
+def drawn_ranges(params: AffineParams) -> str:
     """The range of the maps ``random_affine`` drew (its ``params``), in words: the lowest and
     highest rotation, shear and scale (either axis)."""
-    low_scale = min(params["scale_x"].min(), params["scale_y"].min())
-    high_scale = max(params["scale_x"].max(), params["scale_y"].max())
-    return (f"rotation {params['rotation'].min():+.1f} to {params['rotation'].max():+.1f} "
-            f"degrees, shear {params['shear'].min():+.2f} to {params['shear'].max():+.2f}, "
+    low_scale = min(params.scale_x.min(), params.scale_y.min())
+    high_scale = max(params.scale_x.max(), params.scale_y.max())
+    return (f"rotation {params.rotation.min():+.1f} to {params.rotation.max():+.1f} "
+            f"degrees, shear {params.shear.min():+.2f} to {params.shear.max():+.2f}, "
             f"scales {low_scale:.2f} to {high_scale:.2f}")
 
 

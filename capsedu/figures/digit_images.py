@@ -103,7 +103,7 @@ def draw_dimension_changes(fig: FigureBase, study: Record(DimensionStudy)) -> No
         im = ax.imshow(r, cmap="coolwarm", vmin=-3, vmax=3, aspect="auto")
         for (i, j), value in np.ndenumerate(r.numpy()):
             ax.text(j, i, f"{value:+.1f}", ha="center", va="center", fontsize=7)
-        n = len(next(iter(study.changes[d].values())))
+        n = len(study.changes[d].ink)  # the digits measured
         ax.set(xticks=range(len(names)), xticklabels=names, yticks=range(r.shape[0]),
                title=f"capsule {d} ({n} test {d}s)")
     axes[0].set_ylabel("dimension")
@@ -143,16 +143,17 @@ def draw_segmentation(fig: FigureBase, pairs: Pixels,
 
 
 @checked
-def affine_titles(params: dict, n: Int("maps to title", ge=0, le=MAX_BATCH)) -> list[str]:
+def affine_titles(params: Record(tm.AffineParams),
+                  n: Int("maps to title", ge=0, le=MAX_BATCH)) -> list[str]:
     """Short titles of the first ``n`` maps ``random_affine`` drew (its ``params``): the rotation
     in whole degrees, the shear, the two scales."""
-    return [f"{round(float(params['rotation'][k])):+d}°, sh {params['shear'][k]:+.2f}\n"
-            f"s {params['scale_x'][k]:.2f}x{params['scale_y'][k]:.2f}" for k in range(n)]
+    return [f"{round(float(params.rotation[k])):+d}°, sh {params.shear[k]:+.2f}\n"
+            f"s {params.scale_x[k]:.2f}x{params.scale_y[k]:.2f}" for k in range(n)]
 
 
 @checked
 def draw_affine_examples(fig: FigureBase, translated: Pixels, affine: Pixels,
-                         params: dict) -> None:
+                         params: Record(tm.AffineParams)) -> None:
     """The same digits twice on ``fig``: ``translated`` ``[n, 1, S, S]`` on the top row, under
     their affNIST-style maps (``affine`` ``[n, 1, S, S]``, each titled by its map of
     ``params``) on the bottom row."""

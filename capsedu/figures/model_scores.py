@@ -155,15 +155,16 @@ def draw_sweep_curves(fig: FigureBase, curves: dict,
                       n: Int("digits each accuracy was measured on", ge=1),
                       ranges: Record(tm.AffineRanges) = tm.AFFNIST_RANGES) -> None:
     """One panel per factor of ``transformed_mnist.SWEEPS``: each model's accuracy (%) at every
-    value of the sweep (``curves``: ``robustness.sweep_curves``, on ``n`` digits), the range of
-    that factor in ``ranges`` as a grey band."""
+    value of the sweep (``curves``: name -> ``robustness.sweep_curves``' sweeps, one per factor
+    in the order of ``SWEEPS``, on ``n`` digits), the range of that factor in ``ranges`` as a
+    grey band."""
     if len(curves) > len(SWEEP_STYLES):
         raise ValueError(f"draw_sweep_curves draws at most {len(SWEEP_STYLES)} models, got "
                          f"{len(curves)}")
     axes = fig.subplots(1, len(tm.SWEEPS), sharey=True, squeeze=False)[0]
-    for ax, factor in zip(axes, tm.SWEEPS, strict=True):
-        for (name, by_factor), style in zip(curves.items(), SWEEP_STYLES, strict=False):
-            ax.plot(tm.SWEEPS[factor], [100 * a for a in by_factor[factor]], style,
+    for k, (ax, factor) in enumerate(zip(axes, tm.SWEEPS, strict=True)):
+        for (name, sweeps), style in zip(curves.items(), SWEEP_STYLES, strict=False):
+            ax.plot(sweeps[k].values, [100 * a for a in sweeps[k].accuracy], style,
                     color=model_colour(name), ms=4, label=name)
         ax.axvspan(*ranges.band(factor), color="0.92", zorder=0)
         ax.set(xlabel=factor + (" (degrees)" if factor == "rotation" else ""),

@@ -13,6 +13,7 @@ from matplotlib.figure import FigureBase
 from matplotlib.image import AxesImage
 
 from ..capsnet import CapsNetConfig, CapsNetOutput
+from ..couplings import CouplingStep
 from ..digit_capsules import couplings_on_grid, grid_extent
 from ..routing import MAX_ITERATIONS
 from ..validate import MAX_BATCH, MAX_WIDTH, Flag, Int, Record, Tensor, checked
@@ -61,11 +62,11 @@ def draw_couplings_by_iteration(fig: FigureBase, trace, rows, cols) -> None:
 
 
 COUPLING_STATS = {"entropy": "normalised entropy", "distance": "distance from uniform",
-                  "polarised": "share polarised (> 0.9)"}  # couplings.coupling_trace's numbers
+                  "polarised": "share polarised (> 0.9)"}  # the fields of couplings.CouplingStep
 
 
 @checked
-def draw_coupling_traces(fig: FigureBase, traces: dict[str, list[dict]],
+def draw_coupling_traces(fig: FigureBase, traces: dict[str, list[Record(CouplingStep)]],
                          trained_with: Int("the routing iterations the models were trained with",
                                            ge=1, le=MAX_ITERATIONS) = 3) -> None:
     """One panel per number of ``couplings.coupling_trace`` (``COUPLING_STATS``): each model's
@@ -76,8 +77,8 @@ def draw_coupling_traces(fig: FigureBase, traces: dict[str, list[dict]],
     for name, trace in traces.items():
         style = "--" if "permuted" in name else "-"
         for ax, stat in zip(axes, COUPLING_STATS, strict=True):
-            ax.plot(range(1, len(trace) + 1), [step[stat] for step in trace], style, marker="o",
-                    ms=3, label=name)
+            ax.plot(range(1, len(trace) + 1), [getattr(step, stat) for step in trace], style,
+                    marker="o", ms=3, label=name)
     for ax, title in zip(axes, COUPLING_STATS.values(), strict=True):
         ax.axvline(trained_with, color="0.8", zorder=0)
         ax.set(xlabel="routing iteration", title=title, xticks=iterations)

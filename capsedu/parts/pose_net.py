@@ -121,6 +121,16 @@ class PoseCapsules(NamedTuple):
     routing: RoutingResult  # couplings and the face / background capsules
 
 
+class VoteTuning(NamedTuple):
+    """How a pose-capsule model votes (``PoseCapsuleNet.tuning``): the keyword arguments of
+    ``parts.votes.pose_votes``."""
+
+    face_gain: float  # the length of a vote for the face
+    background_gain: float  # the length of a vote for the background
+    sigma_xy: float  # the pose cells' tuning width in position (image widths)
+    sigma_angle: float  # and in angle, degrees
+
+
 class PoseCapsuleNet(nn.Module):
     """Part detector -> part capsules (p_i, P_i) -> votes P_i W_i -> routing to (face,
     background). ``fit_transforms`` and ``fit_threshold`` set the buffers W and threshold."""
@@ -143,10 +153,9 @@ class PoseCapsuleNet(nn.Module):
         self.register_buffer("threshold", torch.tensor(0.5))
 
     @property
-    def tuning(self) -> dict:
-        """The keyword arguments of ``pose_votes`` this model votes with (from ``hparams``)."""
-        keys = ("face_gain", "background_gain", "sigma_xy", "sigma_angle")
-        return {k: self.hparams[k] for k in keys}
+    def tuning(self) -> "VoteTuning":
+        """The votes' lengths and tuning widths this model votes with (from ``hparams``)."""
+        return VoteTuning(**{name: self.hparams[name] for name in VoteTuning._fields})
 
     @property
     def iterations(self) -> int:
@@ -164,7 +173,7 @@ class PoseCapsuleNet(nn.Module):
         votes, and the routing to the face and background capsules."""
         poses, presence = self.detector.detect(x)
         u_hat = pose_votes(poses.double().numpy(), presence.double().numpy(), self.W.numpy(),
-                           **self.tuning)
+                           **self.tuning._asdict())
         routing = dynamic_routing(u_hat, iterations or self.iterations)
         return PoseCapsules(poses, presence, u_hat, routing)
 
