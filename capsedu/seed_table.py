@@ -34,7 +34,7 @@ from .reconstruction_detector import Detection
 from .robustness import seed_verdict
 from .routing_costs import RecordedCost, recorded_cost
 from .seed_runs import SeedRun
-from .statistics import OverSeeds, Paired, SeedDifference, over_seeds, paired
+from .statistics import OverSeeds, Paired, SeedDifference, over_seeds, paired, seed_difference
 from .validate import Int, Tensor, checked
 
 FACE_NAMES = ("bag-of-parts CNN", "deep CNN", "pixel CapsNet", "pose capsules")
@@ -171,8 +171,9 @@ def routing_comparisons(grid: dict[str, AblationRun]) -> RoutingComparisons:
     e1, e3 = (over_seeds(seed_errors(grid, Cell(it, 0.0005)))
               for it in (1, 3))
     groups = one_change_comparisons(grid)
-    routing = {weight: groups[f"reconstruction weight {weight}"]["3 vs 1 iterations"]
-               for weight in WEIGHTS}
+    routing = {weight: seed_difference(seed_errors(grid, Cell(3, weight)),
+                                       seed_errors(grid, Cell(1, weight)), by_seed=True)
+               for weight in WEIGHTS}  # as one_change_comparisons makes it
     every = [c for group in groups.values() for c in group.values()]
     return RoutingComparisons(e1, e3, routing, sum(c.clear for c in every), len(every),
                               len(every) * (1 - every[0].level))
