@@ -45,6 +45,7 @@ from .statistics import SeedDifference, over_seeds, seed_difference
 from .train import (
     add_budget,
     experiment_parser,
+    from_row,
     parse_experiment,
     record_missing,
     refuse_other_budgets,
@@ -80,14 +81,6 @@ class AblationRun:
     torch_version: str
     command: str = ""  # the line that recorded it; "" for a run not written to a results file
 
-    @classmethod
-    def from_json(cls, row: dict) -> "AblationRun":
-        """A run as a results file holds it (iterations as text keys, lists for tuples)."""
-        return cls(**{**row, "overrides": Cell(**row["overrides"]),
-                      "test_accuracy_by_iterations": {
-                          int(k): v for k, v in row["test_accuracy_by_iterations"].items()},
-                      "validation_by_epoch": tuple(row["validation_by_epoch"])})
-
 
 def budget() -> int:
     """The grid's budget of epochs, the one every cell's recipe has: each run stops earlier, once
@@ -104,7 +97,7 @@ def run_name(cell: Cell, seed: Seed) -> str:
 @checked
 def read_results(path: Path | None = None) -> dict[str, AblationRun]:
     """The recorded runs by ``run_name`` (the shipped ones by default; empty when none)."""
-    return {name: AblationRun.from_json(row) for name, row in
+    return {name: from_row(AblationRun, row) for name, row in
             checkpoints.read_results(path or checkpoints.results_path(RESULTS, True)).items()}
 
 

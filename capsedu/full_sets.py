@@ -31,7 +31,7 @@ from .data.patches import shuffled_digits
 from .loop import is_correct, predict
 from .recipes import command_line, seeded_name
 from .routing import MAX_ITERATIONS
-from .train import experiment_parser, parse_experiment, record_missing, results_file
+from .train import experiment_parser, from_row, parse_experiment, record_missing, results_file
 from .validate import Choice, Int, Tensor, checked
 
 RESULTS = "full_test_sets.json"
@@ -106,11 +106,6 @@ class Reading:
     accuracy: float  # the share it reads right, 0..1
     wrong: tuple[int, ...]  # the rows it reads wrong
 
-    @classmethod
-    def from_json(cls, row: dict) -> "Reading":
-        """A reading as a results file holds it."""
-        return cls(row["n"], row["accuracy"], tuple(row["wrong"]))
-
     def right(self) -> torch.Tensor:
         """Whether it reads each image right: ``[n]`` booleans."""
         right = torch.ones(self.n, dtype=torch.bool)
@@ -133,12 +128,6 @@ class FullSetReading:
     threads: int
     torch_version: str
     command: str = ""  # the line that recorded it; "" for a reading not written to a file
-
-    @classmethod
-    def from_json(cls, row: dict) -> "FullSetReading":
-        """A reading as a results file holds it (the set under ``"set"``)."""
-        fields = {key: value for key, value in row.items() if key != "set"}
-        return cls(**{**fields, "test_set": row["set"], "wrong": tuple(row["wrong"])})
 
     @property
     def reading(self) -> Reading:
@@ -219,7 +208,7 @@ def runs() -> dict[str, Callable]:
 @checked
 def read_results(path: str | Path | None = None) -> dict[str, FullSetReading]:
     """The recorded readings by ``run_name`` (the shipped ones by default; empty when none)."""
-    return {name: FullSetReading.from_json(row) for name, row in
+    return {name: from_row(FullSetReading, row) for name, row in
             checkpoints.read_results(path or checkpoints.results_path(RESULTS, True)).items()}
 
 

@@ -28,11 +28,10 @@ from pathlib import Path
 
 import torch
 
-from . import checkpoints, config, full_sets
+from . import checkpoints, config, full_sets, train
 from .full_sets import Reading
 from .recipe_run import run_recipe
 from .recipes import Limit, command_line, seeded_name
-from .train import experiment_parser, parse_experiment, record_missing, results_file, seed_int
 from .validate import Choice, Flag, Seed, checked
 
 RESULTS = "affnist_seeds.json"
@@ -57,13 +56,6 @@ class SeedRun:
     test_accuracy: float  # on MNIST's test digits, from its manifest row
     train_time_s: float
     command: str = ""  # the line that recorded it; "" for a run not written to a results file
-
-    @classmethod
-    def from_json(cls, row: dict) -> "SeedRun":
-        """A run as a results file holds it."""
-        readings = {test_set: {name: Reading.from_json(reading) for name, reading in by.items()}
-                    for test_set, by in row["readings"].items()}
-        return cls(**{**row, "readings": readings})
 
 
 @checked
@@ -110,7 +102,7 @@ def run(recipe: Recipe, seed: Seed, limit: Limit | None = None,
 @checked
 def read_results(path: Path | None = None) -> dict[str, SeedRun]:
     """The recorded runs by ``run_name`` (the shipped ones by default; empty when none)."""
-    return {name: SeedRun.from_json(row) for name, row in
+    return {name: train.from_row(SeedRun, row) for name, row in
             checkpoints.read_results(path or checkpoints.results_path(RESULTS, True)).items()}
 
 
@@ -146,14 +138,14 @@ def how_trained(results: dict[str, SeedRun]) -> str:
 
 @checked
 def main(argv: list[str] | None = None) -> int:
-    parser = experiment_parser(COMMAND, __doc__)
-    parser.add_argument("--seeds", type=seed_int, nargs="+", default=list(SEEDS),
+    parser = train.experiment_parser(COMMAND, __doc__)
+    parser.add_argument("--seeds", type=train.seed_int, nargs="+", default=list(SEEDS),
                         help=f"training seeds (default: {' '.join(map(str, SEEDS))})")
-    args = parse_experiment(parser, argv)
+    args = train.parse_experiment(parser, argv)
     todo = {run_name(recipe, seed): partial(run, recipe, seed, args.limit)
             for seed in args.seeds for recipe in RECIPES}
     command = command_line(COMMAND, seeds=args.seeds, limit=args.limit, threads=args.threads)
-    record_missing(results_file(args, RESULTS), todo, command)
+    train.record_missing(train.results_file(args, RESULTS), todo, command)
     return 0
 
 

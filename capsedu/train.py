@@ -14,6 +14,7 @@ import argparse
 import dataclasses
 import os
 import sys
+import types
 import typing
 from collections.abc import Callable
 from pathlib import Path
@@ -178,6 +179,40 @@ def _plain(value: Any) -> Any:
     if isinstance(value, dict):
         return {key: _plain(item) for key, item in value.items()}
     return value
+
+
+@checked
+def from_row(cls: Any, row: dict) -> Any:
+    """The record of the dataclass ``cls`` that a results file keeps as ``row`` (``json_row``'s
+    inverse): each field read under its name (or its ``metadata["json"]``), typed as the field
+    declares it (tuples from lists, records and named tuples from dicts, numbers from text keys).
+    A key the record has no field for is refused, naming it."""
+    fields = dataclasses.fields(cls)
+    names = {field.metadata.get("json", field.name): field.name for field in fields}
+    unknown = set(row) - set(names)
+    if unknown:
+        raise ValueError(f"from_row(): row has {sorted(unknown)}, which {cls.__name__} has no "
+                         f"field for; pass a row of its results file")
+    hints = typing.get_type_hints(cls)
+    return cls(**{names[key]: _typed(value, hints[names[key]]) for key, value in row.items()})
+
+
+def _typed(value: Any, hint: Any) -> Any:
+    """``value`` as JSON holds it, as the type ``hint`` declares it (``from_row``)."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if value is None or hint is Any:
+        return value
+    if origin in (typing.Union, types.UnionType):  # X | None: the type that is not None
+        return _typed(value, next(arg for arg in args if arg is not type(None)))
+    if origin is tuple:
+        return tuple(_typed(item, args[0]) for item in value)
+    if origin is dict:
+        return {_typed(key, args[0]): _typed(item, args[1]) for key, item in value.items()}
+    if dataclasses.is_dataclass(hint):
+        return from_row(hint, value)
+    if isinstance(hint, type) and issubclass(hint, tuple) and hasattr(hint, "_fields"):
+        return hint(**value)  # a named tuple
+    return hint(value) if hint is int and isinstance(value, str) else value
 
 
 @checked

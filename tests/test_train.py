@@ -824,3 +824,27 @@ def test_inference_takes_arrays_and_lists_and_names_what_it_cannot_use():
             evaluate(model, (x, labels))
     right = np.asarray(expected)  # labels as NumPy: every one read right
     assert evaluate(model, (x, right)) == 1.0
+
+
+def test_a_record_goes_to_its_results_file_and_back_field_by_field():
+    from dataclasses import dataclass, field
+
+    from capsedu.recipes import Cell
+    from capsedu.train import from_row, json_row
+
+    @dataclass(frozen=True)
+    class Run:
+        cell: Cell
+        by_iterations: dict[int, float]
+        curve: tuple[float, ...]
+        done: Finished | None
+        where: str = field(metadata={"json": "set"})
+
+    run = Run(Cell(3, 0.0), {1: 0.5, 3: 0.75}, (0.25, 0.5), Finished(0.5, 1.0), "translated")
+    row = json.loads(json.dumps(json_row(run)))  # as the file keeps it
+    assert row == {"cell": {"iterations": 3, "recon_weight": 0.0},
+                   "by_iterations": {"1": 0.5, "3": 0.75}, "curve": [0.25, 0.5],
+                   "done": {"test_accuracy": 0.5, "train_time_s": 1.0}, "set": "translated"}
+    assert from_row(Run, row) == run
+    with pytest.raises(ValueError, match=r"from_row\(\): row has \['extra'\]"):
+        from_row(Run, {**row, "extra": 1})

@@ -30,7 +30,14 @@ import torch
 from .. import checkpoints
 from ..convergence import PATIENCE, best_epoch, converged
 from ..recipes import command_line
-from ..train import experiment_parser, parse_experiment, record_missing, results_file, seed_int
+from ..train import (
+    experiment_parser,
+    from_row,
+    parse_experiment,
+    record_missing,
+    results_file,
+    seed_int,
+)
 from ..validate import Seed, checked
 from . import training
 from .scoring import face_rates
@@ -64,11 +71,6 @@ class FaceCurve:
     threads: int
     torch_version: str
     command: str = ""  # the line that recorded it; "" for a run not written to a results file
-
-    @classmethod
-    def from_json(cls, row: dict) -> "FaceCurve":
-        """A run as a results file holds it."""
-        return cls(**{**row, "validation_by_epoch": tuple(row["validation_by_epoch"])})
 
 
 @checked
@@ -146,7 +148,7 @@ def run_name(name: str, seed: Seed) -> str:
 @checked
 def read_results(path: Path | None = None) -> dict[str, FaceCurve]:
     """The recorded curves by ``run_name`` (the shipped ones by default; empty when none)."""
-    return {name: FaceCurve.from_json(row) for name, row in
+    return {name: from_row(FaceCurve, row) for name, row in
             checkpoints.read_results(path or checkpoints.results_path(RESULTS, True)).items()}
 
 
