@@ -29,7 +29,6 @@ from .data.transformed_mnist import translate
 from .validate import (
     MAX_BATCH,
     MAX_EPOCHS,
-    MAX_REPEATS,
     MAX_SIDE,
     MAX_WIDTH,
     Flag,
@@ -452,35 +451,6 @@ def _in_batches(model, score, images, batch_size, progress, where: str) -> torch
         return torch.cat([score(images[i : i + batch_size].to(device)).cpu() for i in starts])
     finally:
         model.train(was_training)
-
-
-@dataclass(frozen=True)
-class PredictTimes:
-    """How long ``predict`` took on each model (``time_predict``), keyed by model name."""
-
-    seconds_per_image: dict[str, float]  # the median over the timed runs, per image
-    images: int  # how many images each run scored
-    repeats: int  # the timed runs of each model
-
-
-@checked
-def time_predict(models: dict, images,
-                 repeats: Int("timed runs of each model", ge=1, le=MAX_REPEATS) = 3
-                 ) -> PredictTimes:
-    """The median seconds per image that ``predict`` takes on ``images``, for each of ``models``
-    (name -> model). A first call of each is not timed (memory and kernels get set up); the
-    models take turns within every round, so that load from other processes hits all of them
-    alike and the ratios between them stay fair."""
-    for model in models.values():
-        predict(model, images[:64])
-    times = {name: [] for name in models}
-    for _ in range(repeats):
-        for name, model in models.items():
-            start = time.perf_counter()
-            predict(model, images)
-            times[name].append(time.perf_counter() - start)
-    return PredictTimes({name: float(np.median(seconds)) / len(images)
-                         for name, seconds in times.items()}, len(images), repeats)
 
 
 @checked

@@ -8,9 +8,11 @@ do (the same intervals, and how many of 09's comparisons crossed the line beside
 alone would give). ``claims_table`` writes the rows and the Markdown table from these records.
 """
 
+import time
 from dataclasses import dataclass
 from typing import NamedTuple
 
+import numpy as np
 import torch
 
 from . import adversarial_record, full_sets, patch_order, seed_runs
@@ -26,7 +28,7 @@ from .convergence import still_improving
 from .costs import ROUTING_ROW, anatomy
 from .data import faces
 from .data import transformed_mnist as tm
-from .loop import time_predict
+from .loop import predict
 from .parts.scoring import face_rates
 from .parts.training import load_face_models
 from .recipes import Cell
@@ -35,7 +37,7 @@ from .robustness import seed_verdict
 from .routing_costs import RecordedCost, recorded_cost
 from .seed_runs import SeedRun
 from .statistics import OverSeeds, Paired, SeedDifference, over_seeds, paired, seed_difference
-from .validate import Int, Tensor, checked
+from .validate import MAX_REPEATS, Int, Tensor, checked
 
 FACE_NAMES = ("bag-of-parts CNN", "deep CNN", "pixel CapsNet", "pose capsules")
 VIT_NAMES = tuple(patch_order.VITS)  # 10 §8's ViTs, with and without position embeddings
@@ -57,6 +59,35 @@ class Measured:
     seconds_per_1000: dict[str, float]  # 08's model -> seconds to read 1,000 digits here
     macs: dict[str, int]  # the paper's CapsNet: multiply-adds per image, by layer
     total: int  # ... and in all
+
+
+@dataclass(frozen=True)
+class PredictTimes:
+    """How long ``predict`` took on each model (``time_predict``), keyed by model name."""
+
+    seconds_per_image: dict[str, float]  # the median over the timed runs, per image
+    images: int  # how many images each run scored
+    repeats: int  # the timed runs of each model
+
+
+@checked
+def time_predict(models: dict, images,
+                 repeats: Int("timed runs of each model", ge=1, le=MAX_REPEATS) = 3
+                 ) -> PredictTimes:
+    """The median seconds per image that ``predict`` takes on ``images``, for each of ``models``
+    (name -> model). A first call of each is not timed (memory and kernels get set up); the
+    models take turns within every round, so that load from other processes hits all of them
+    alike and the ratios between them stay fair."""
+    for model in models.values():
+        predict(model, images[:64])
+    times = {name: [] for name in models}
+    for _ in range(repeats):
+        for name, model in models.items():
+            start = time.perf_counter()
+            predict(model, images)
+            times[name].append(time.perf_counter() - start)
+    return PredictTimes({name: float(np.median(seconds)) / len(images)
+                         for name, seconds in times.items()}, len(images), repeats)
 
 
 @checked

@@ -17,6 +17,7 @@ from capsedu import (
     equivariance,
     loop,
     routing,
+    seed_table,
     slot_attention,
     spiking,
     statistics,
@@ -141,7 +142,7 @@ ROUND_FIVE = [
     (lambda: RoutingCapsules(n_in=6, d_in=4, n_out=3, d_out=5)(
         torch.rand(2, 6, 4, dtype=torch.float64)), TypeError,
      r"u must have the model's dtype torch.float32, got torch.float64"),
-    (lambda: loop.time_predict([_bag()], torch.rand(1, 1, 8, 8)), TypeError,
+    (lambda: seed_table.time_predict([_bag()], torch.rand(1, 1, 8, 8)), TypeError,
      r"time_predict\(\): models must be a valid dictionary, got a list \(\[BagOfPartsCNN"),
     (lambda: margin_loss(torch.full((2, 10), 7.0), torch.tensor([1, 2])), ValueError,
      r"margin_loss\(\): lengths must be capsule lengths in \[0, 1\], got values from 7 to 7"),

@@ -770,7 +770,7 @@ def test_probabilities_are_the_softmax_in_batches_and_agree_with_predict():
 
 
 def test_time_predict_gives_each_model_its_seconds_per_image():
-    from capsedu.loop import time_predict
+    from capsedu.seed_table import time_predict
 
     models = {"small": BagOfPartsCNN(channels=(2,)), "wider": BagOfPartsCNN(channels=(8, 8))}
     timed = time_predict(models, torch.rand(32, 1, 8, 8), repeats=2)
