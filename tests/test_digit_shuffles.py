@@ -6,6 +6,7 @@ import json
 from pathlib import Path
 
 import pytest
+import test_patch_order
 import torch
 
 from capsedu import digit_shuffles as ds
@@ -22,9 +23,7 @@ MANIFEST = Path(__file__).parent.parent / "data" / "checkpoints" / "manifest.jso
 
 
 def tiny(position: bool, seed: int) -> VisionTransformer:
-    torch.manual_seed(seed)
-    return VisionTransformer(image_size=28, patch=4, n_classes=10, dim=8, depth=1, heads=2, mlp=8,
-                             position=position).eval()
+    return test_patch_order.tiny(position, seed, image_size=28, n_classes=10)
 
 
 def test_the_mnist_vits_train_like_the_cnn_beside_them_and_are_its_size():

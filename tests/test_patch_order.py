@@ -19,10 +19,12 @@ from capsedu.vit import VisionTransformer
 MANIFEST = Path(__file__).parent.parent / "data" / "checkpoints" / "manifest.json"
 
 
-def tiny(position: bool, seed: int) -> VisionTransformer:
+def tiny(position: bool, seed: int, image_size: int = 32, n_classes: int = 2
+         ) -> VisionTransformer:
+    """A tiny ViT of 4-pixel patches: a face model by default, a digit model with 28 and 10."""
     torch.manual_seed(seed)
-    return VisionTransformer(image_size=32, patch=4, n_classes=2, dim=8, depth=1, heads=2, mlp=8,
-                             position=position).eval()
+    return VisionTransformer(image_size=image_size, patch=4, n_classes=n_classes, dim=8, depth=1,
+                             heads=2, mlp=8, position=position).eval()
 
 
 def test_the_vit_recipes_train_like_the_face_cnns_and_are_sized_like_the_deep_one():
