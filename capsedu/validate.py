@@ -9,11 +9,13 @@ are never counts, and a NaN is never a finite number)::
     def dynamic_routing(u_hat: Tensor("votes u_hat", ndim=4, floating=True),
                         iterations: Int("routing iterations", ge=1, le=MAX_ITERATIONS) = 3): ...
 
-``Int``, ``Float``, ``Flag``, ``Choice``, ``Tensor`` and ``Array`` build those annotations: a type,
-its range and a few words on what the value means (``X | Y`` takes either form; ``Record`` takes a
-NamedTuple as it is). The bounds many entries share live here once (``MAX_WIDTH``, ``MAX_SIDE``,
-...). A refusal is a ``TypeError`` (the wrong kind of value) or a ``ValueError`` (the right kind,
-out of range) naming the function and the argument, what was expected, what came, and what to do.
+``Int``, ``Float``, ``Flag``, ``Choice``, ``Tensor``, ``Array`` and ``Function`` build those
+annotations: a type, its range and a few words on what the value means (``X | Y`` takes either
+form; ``Record`` takes a NamedTuple as it is). The bounds many entries share live here once
+(``MAX_WIDTH``, ``MAX_SIDE``, ...). A refusal is a ``TypeError`` (the wrong kind of value) or a
+``ValueError`` (the right kind, out of range) naming the function and the argument, what was
+expected, what came, and what to do. An exercise checker, which must never raise, is
+``@checked(checker=True)``: the same sentence is printed as a FAIL and the call returns False.
 ``declared(fn)`` hands the declarations back, so tests/test_boundary.py derives bad values from
 them for every checked entry of the package.
 """
@@ -23,6 +25,7 @@ import functools
 import inspect
 import types
 import typing
+from collections.abc import Callable
 from typing import Annotated, Any, Literal
 
 import numpy as np
@@ -50,8 +53,8 @@ class Spec(typing.NamedTuple):
     """What one parameter takes, in words for a message: ``expected`` ("an integer from 1 to
     100 (routing iterations)") and the bounds a test can step outside (None: no bound)."""
     expected: str
-    kind: str  # "int", "float", "bool", "choice", "tensor", "array", "tuple", "list",
-    # "sequence" (a tuple or a list), or "union" of ``members``
+    kind: str  # "int", "float", "bool", "choice", "tensor", "array", "function", "tuple",
+    # "list", "sequence" (a tuple or a list), or "union" of ``members``
     low: float | None = None
     high: float | None = None
     choices: tuple = ()
@@ -164,6 +167,13 @@ def Array(meaning: str, ndim: int | None = None) -> Any:
     return Annotated[np.ndarray, PlainValidator(check), spec]
 
 
+def Function(meaning: str) -> Any:
+    """Anything callable, passed itself: a learner's answer to an exercise is their function, not
+    the result of calling it, a tensor or a string."""
+    spec = Spec(f"a function ({meaning})", "function")
+    return Annotated[Callable, Field(description=spec.expected), spec]
+
+
 def _tensor_error(kind: type, text: str, form: str = "tensor") -> PydanticCustomError:
     """A tensor's (or an array's) refusal inside pydantic: ``tensor_type`` (a TypeError for the
     caller) or ``tensor_value``; the text goes in as a value, so braces in it are not a
@@ -260,6 +270,7 @@ _ADVICE = {
     "literal_error": "pass one of those strings",
     "tuple_type": "pass a tuple, e.g. (512, 1024)",
     "list_type": "pass a list",
+    "callable_type": "pass the function itself, by its name without parentheses: f, not f(x)",
 }
 
 
@@ -287,33 +298,38 @@ def _first_error(err: ValidationError) -> dict:
     return min(err.errors(include_url=False), key=rank)
 
 
-def _refusal(fn, err: ValidationError, parameters: list[str], specs: dict[str, Spec]):
-    """The first error of ``err`` as the exception a learner reads."""
+def _refusal(err: ValidationError, parameters: list[str],
+             specs: dict[str, Spec]) -> tuple[type, str]:
+    """The first error of ``err`` as a learner reads it: the exception's class (``TypeError`` or
+    ``ValueError``) and its sentence, which ``_where`` puts after the function's name."""
     error = _first_error(err)
     loc = error["loc"]
     name = parameters[loc[0]] if loc and isinstance(loc[0], int) and loc[0] < len(parameters) \
         else str(loc[0]) if loc else "an argument"
     index = [part for part in loc[1:] if isinstance(part, int)]  # one of a tuple's items
     item = f"[{index[-1]}]" if index else ""
-    where = f"{fn.__qualname__.removesuffix('.__init__')}()"  # a class: its name
     got = error.get("input")
     kind = error["type"]
     spec = specs.get(name + "[]" if item else name)
     if spec is not None and spec.kind in ("union", "sequence") and not item \
             and not _of_its_form(error):  # no form fits
-        text = (f"{where}: {name} must be {spec.expected}, got {_kind_of(got)}; pass one of "
-                "those")
+        text = f"{name} must be {spec.expected}, got {_kind_of(got)}; pass one of those"
         kind = "union_type"
     elif kind.startswith(("tensor_", "array_")) or kind == "value_error":
-        text = f"{where}: {name}{item} {error['msg'].removeprefix('Value error, ')}"
+        text = f"{name}{item} {error['msg'].removeprefix('Value error, ')}"
         kind = "tensor_type" if kind.endswith("_type") else "value_error"
     elif kind in _TYPE_ERRORS and kind != "is_instance_of":
-        text = f"{where}: {error['msg'].lower()} ({name})"
+        text = f"{error['msg'].lower()} ({name})"
     else:
         expected = spec.expected if spec else error["msg"].removeprefix("Input should be ")
         advice = _ADVICE.get(kind, "see the function's docstring for what it takes")
-        text = f"{where}: {name}{item} must be {expected}, got {_shown(got)}; {advice}"
-    return (TypeError if _is_wrong_type(kind) else ValueError)(text)
+        text = f"{name}{item} must be {expected}, got {_shown(got)}; {advice}"
+    return TypeError if _is_wrong_type(kind) else ValueError, text
+
+
+def _where(fn) -> str:
+    """The function a refusal names, as called: ``squash()``; a class by its name."""
+    return f"{fn.__qualname__.removesuffix('.__init__')}()"
 
 
 def _shown(value) -> str:
@@ -349,12 +365,19 @@ def check_fields(record) -> None:
     try:
         _fields_model(cls).model_validate(values)
     except ValidationError as err:
-        raise _refusal(cls, err, list(values), declared(cls)) from None
+        error, text = _refusal(err, list(values), declared(cls))
+        raise error(f"{_where(cls)}: {text}") from None
 
 
-def checked(fn):
+def checked(fn=None, *, checker: bool = False):
     """Enforce ``fn``'s annotated parameter types and ranges at every call (see the module's
-    docstring); a bad argument is refused before ``fn`` runs, with a message naming it."""
+    docstring); a bad argument is refused before ``fn`` runs, with a message naming it.
+
+    ``@checked(checker=True)`` is for an exercise checker, which never raises (see
+    ``capsedu.exercises.checking``): the refusal's sentence is printed as a FAIL and the call
+    returns False, so a notebook goes on to its next cell."""
+    if fn is None:  # @checked(checker=True)
+        return functools.partial(checked, checker=checker)
     validated = validate_call(fn, config=STRICT)
     parameters = list(inspect.signature(fn).parameters)
     specs = declared(fn)
@@ -364,7 +387,11 @@ def checked(fn):
         try:
             return validated(*args, **kwargs)
         except ValidationError as err:
-            raise _refusal(fn, err, parameters, specs) from None
+            error, text = _refusal(err, parameters, specs)
+            if not checker:
+                raise error(f"{_where(fn)}: {text}") from None
+            print(f"{_where(fn)}: FAIL - {text}")
+            return False
 
     call.declared = specs  # what tests/test_boundary.py reads
     return call

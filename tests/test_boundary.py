@@ -1,13 +1,15 @@
 """The boundary, tested by property: for every checked entry of capsedu (``validate.checked``
 functions, dataclasses checked by ``validate.check_fields``), bad values are derived from each
 parameter's declaration, and each is refused before anything runs, with an error naming the
-parameter, saying what was expected and what came, quickly, and writing nothing."""
+parameter, saying what was expected and what came, quickly, and writing nothing. An exercise
+checker refuses without raising: it prints the same sentence as a FAIL and returns False."""
 
 import dataclasses
 import importlib
 import inspect
 import math
 import pkgutil
+import re
 import time
 
 import pytest
@@ -37,7 +39,9 @@ ENFORCED = ["functional", "routing", "capsnet", "data.mnist", "statistics", "lay
             "widgets.adversarial", "widgets.base", "widgets.bug_zoo", "widgets.capsule",
             "widgets.check", "widgets.digit_capsules", "widgets.face_capsules", "widgets.overlap",
             "widgets.panels", "widgets.parts", "widgets.rotation", "widgets.routing",
-            "widgets.spiking", "widgets.verdicts", "widgets.viewpoint"]
+            "widgets.spiking", "widgets.verdicts", "widgets.viewpoint",
+            "exercises", "exercises.attacks", "exercises.capsules", "exercises.checking",
+            "exercises.geometry", "exercises.networks"]
 
 
 def modules():
@@ -73,6 +77,7 @@ def bad_values(spec: Spec) -> list[tuple[object, type]]:
     wrong_kind = {"int": [True, "3", 2.5, None.__class__], "float": ["0.5", True, [0.5]],
                   "bool": ["False", 1, "yes"], "choice": [],
                   "tensor": [[0.5, 0.5], "pixels"], "array": [[0.5, 0.5], "pixels"],
+                  "function": [None, "my_squash", torch.ones(2)],
                   "tuple": [[1], "12"], "sequence": ["12", 3]}[spec.kind]
     cases = [(v, TypeError) for v in wrong_kind if v is not type(None)]
     if spec.kind == "float":
@@ -93,6 +98,13 @@ def takes(spec: Spec, value) -> bool:
     kinds = {"int": int, "float": (int, float), "bool": bool, "choice": str}
     return isinstance(value, kinds.get(spec.kind, ())) and not isinstance(value, bool) \
         and not (spec.kind == "float" and isinstance(value, float) and not math.isfinite(value))
+
+
+def is_checker(qualname: str) -> bool:
+    """An exercise checker (``check`` and every ``check_*`` of capsedu.exercises), which never
+    raises (see capsedu/exercises/checking.py)."""
+    module, name = qualname.rsplit(".", 1)
+    return module.startswith("capsedu.exercises") and name.startswith("check")
 
 
 CASES = [(qualname, parameter, value, error)
@@ -126,6 +138,14 @@ def test_the_boundary_covers_the_entries_it_should():
     assert len(CASES) > 100  # the property below runs over many entries and values
 
 
+def test_every_checker_declares_the_learners_function():
+    from capsedu import exercises
+
+    checkers = {q: specs for q, (_, specs) in entries_by_name.items() if is_checker(q)}
+    assert {q.rsplit(".", 1)[1] for q in checkers} == set(exercises.__all__)
+    assert all(specs["learner"].kind == "function" for specs in checkers.values()), checkers
+
+
 @pytest.mark.parametrize("module_name", ENFORCED)
 def test_every_public_entry_of_an_enforced_module_is_checked(module_name):
     module = importlib.import_module(f"capsedu.{module_name}")
@@ -139,13 +159,19 @@ def test_every_public_entry_of_an_enforced_module_is_checked(module_name):
 @pytest.mark.parametrize("qualname, parameter, value, error", CASES,
                          ids=[f"{q.removeprefix('capsedu.')}-{p}-{v!r}" for q, p, v, _ in CASES])
 def test_a_bad_value_is_refused_naming_the_parameter(qualname, parameter, value, error, tmp_path,
-                                                     monkeypatch):
+                                                     monkeypatch, capsys):
     entry, _ = entries_by_name[qualname]
     monkeypatch.chdir(tmp_path)
     began = time.perf_counter()
-    with pytest.raises(error) as refusal:
-        entry(**{parameter: value})
-    message = str(refusal.value)
+    if is_checker(qualname):  # one FAIL line (expected, what came, what to do), and no raise
+        assert entry(**{parameter: value}) is False
+        message = capsys.readouterr().out
+        assert re.fullmatch(rf"\w+\(\): FAIL - {parameter} must be .+, got .+; .+\n", message), \
+            message
+    else:
+        with pytest.raises(error) as refusal:
+            entry(**{parameter: value})
+        message = str(refusal.value)
     assert f"{parameter}" in message and "must be" in message and repr(value)[:20] in message \
         or "got" in message, message
     assert time.perf_counter() - began < 1.0  # refused before any work

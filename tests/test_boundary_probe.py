@@ -281,8 +281,8 @@ def test_round_five_files_are_refused_before_anything_is_written(tmp_path, monke
 def test_round_five_a_checker_given_no_capsnet_says_so_and_does_not_raise(capsys):
     from capsedu.exercises.networks import check_decoder_input
 
-    assert check_decoder_input(lambda v, labels: v.flatten(1), None) is None
-    assert "model must be the notebook's CapsNet" in capsys.readouterr().out
+    assert check_decoder_input(lambda v, labels: v.flatten(1), None) is False
+    assert "FAIL - model must be an instance of CapsNet, got None" in capsys.readouterr().out
 
 
 def test_round_five_train_with_options_but_no_recipe_says_so(tmp_path, capsys):

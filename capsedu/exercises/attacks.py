@@ -10,7 +10,8 @@ import torch
 
 from ..attacks import attack_loss, fgsm, gradient
 from ..baselines import MaxPoolCNN
-from .checking import check, hint, near
+from ..validate import Function, checked
+from .checking import _hint, _near, check
 
 
 def _model() -> MaxPoolCNN:
@@ -37,7 +38,8 @@ def _reference(model, images, labels, eps) -> torch.Tensor:
     return fgsm(model, images, labels, eps, "cross-entropy")
 
 
-def check_fgsm(learner: Callable) -> bool | None:
+@checked(checker=True)
+def check_fgsm(learner: Function("your fgsm(model, images, labels, eps)")) -> bool | None:
     """Check a learner's ``fgsm(model, images, labels, eps)``: images ``[B, 1, H, W]`` moved by
     ``eps`` along the sign of the gradient of the cross-entropy of ``model``'s logits at the
     true ``labels`` ``[B]``, then clamped to [0, 1] (notebook 11). A mean or a sum over the batch,
@@ -46,7 +48,7 @@ def check_fgsm(learner: Callable) -> bool | None:
     passed = check("fgsm", learner, _reference, cases, describe=lambda case: (
         f"{len(case[1])} images of shape {tuple(case[1].shape[1:])}, eps={case[3]}"))
     if passed is False:  # hint calls the learner under no_grad: an attack needs the gradient
-        hint(_fgsm_mistake, lambda *case: _with_gradient(learner, *case), cases)
+        _hint(_fgsm_mistake, lambda *case: _with_gradient(learner, *case), cases)
     return passed
 
 
@@ -89,6 +91,6 @@ MISTAKES = [
 def _fgsm_mistake(answers: list, cases: list[tuple]) -> str | None:
     """The first of ``MISTAKES`` that the learner's answers show on every case, in words."""
     for wrong, words in MISTAKES:
-        if all(near(answer, wrong(*case)) for answer, case in zip(answers, cases, strict=True)):
+        if all(_near(answer, wrong(*case)) for answer, case in zip(answers, cases, strict=True)):
             return words
     return None

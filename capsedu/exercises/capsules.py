@@ -11,12 +11,14 @@ import torch
 from ..capsule_vectors import pose_vector
 from ..functional import squash
 from ..routing import dynamic_routing, routing_step
-from .checking import as_tensor, check, hint, near
+from ..validate import Function, checked
+from .checking import _as_tensor, _hint, _near, check
 
 # --- 02 · capsules: vectors, not scalars --------------------------------------------------------
 
 
-def check_pose_vector(learner) -> bool | None:
+@checked(checker=True)
+def check_pose_vector(learner: Function("your pose_vector(angle, presence)")) -> bool | None:
     """Check a learner's ``pose_vector(angle, presence)`` (tensors ``[n]`` -> ``[n, 2]``)."""
     g = torch.Generator().manual_seed(0)
     cases = [(torch.tensor([45.0]), torch.tensor([0.3])),
@@ -28,7 +30,8 @@ def check_pose_vector(learner) -> bool | None:
 # --- 03 · squash, 04 · routing ------------------------------------------------------------------
 
 
-def check_squash(learner: Callable) -> bool | None:
+@checked(checker=True)
+def check_squash(learner: Function("your squash(s)")) -> bool | None:
     """Check a learner's ``squash(s)`` (Eq. 1 along the last dim) on batches and at s = 0: first
     its values, then its gradient, which must be finite at s = 0 too (notebook 03, section 4)."""
     g = torch.Generator().manual_seed(0)
@@ -55,7 +58,8 @@ def _squash_gradient(fn: Callable, s: torch.Tensor) -> torch.Tensor:
     return torch.zeros_like(s) if grad is None else grad
 
 
-def check_routing_step(learner: Callable) -> bool | None:
+@checked(checker=True)
+def check_routing_step(learner: Function("your routing_step(u_hat, b)")) -> bool | None:
     """Check a learner's ``routing_step(u_hat, b) -> (c, v, b_new)``: one iteration of
     Procedure 1 with u_hat ``[batch, n_in, n_out, d]`` and logits b ``[batch, n_in, n_out]``."""
     g = torch.Generator().manual_seed(0)
@@ -66,7 +70,7 @@ def check_routing_step(learner: Callable) -> bool | None:
                    describe=lambda c: f"u_hat of shape {tuple(c[0].shape)}, b of shape "
                                       f"{tuple(c[1].shape)}")
     if passed is False:
-        hint(_routing_step_mistake, learner, cases)
+        _hint(_routing_step_mistake, learner, cases)
     return passed
 
 
@@ -78,21 +82,21 @@ def _routing_step_mistake(answers: list, cases: list[tuple]) -> str | None:
 
     if not every(lambda a, case: isinstance(a, tuple) and len(a) == 3):
         return None
-    if every(lambda a, case: near(a[0].sum(dim=1), torch.ones(a[0].shape[0], a[0].shape[2]))
-             and not near(a[0].sum(dim=2), torch.ones(a[0].shape[:2]))):
+    if every(lambda a, case: _near(a[0].sum(dim=1), torch.ones(a[0].shape[0], a[0].shape[2]))
+             and not _near(a[0].sum(dim=2), torch.ones(a[0].shape[:2]))):
         return ("your couplings sum to 1 over the children i (dim 1): the softmax runs over the "
                 "wrong axis, the bug of notebook 04, section 6. Each child shares one vote among "
                 "its parents: c_i = softmax(b_i) over the parents j, dim 2.")
-    if not every(lambda a, case: near(a[0], torch.softmax(case[1], dim=2))):
+    if not every(lambda a, case: _near(a[0], torch.softmax(case[1], dim=2))):
         return "c = softmax(b) over the parents (dim 2), computed from the b you were given."
     s = lambda case: torch.einsum("bij,bijd->bjd", torch.softmax(case[1], dim=2), case[0])
-    if every(lambda a, case: near(a[1], s(case))):
+    if every(lambda a, case: _near(a[1], s(case))):
         return "v = s: the squash of Eq. 1, v_j = squash(s_j), is missing."
-    if not every(lambda a, case: near(a[1], squash(s(case)))):
+    if not every(lambda a, case: _near(a[1], squash(s(case)))):
         return ("v_j = squash(s_j) with s_j = sum_i c_ij u_hat_j|i: sum the predictions over the "
                 "children i (dim 1), weighted by c.")
     agreement = lambda a, case: torch.einsum("bijd,bjd->bij", case[0], a[1].to(case[0].dtype))
-    if every(lambda a, case: near(a[2], agreement(a, case))):
+    if every(lambda a, case: _near(a[2], agreement(a, case))):
         return ("your new b is the agreement alone: b must accumulate, b_ij <- b_ij + "
                 "u_hat_j|i . v_j (the first case starts from b = 0, where this goes unseen).")
     return None
@@ -117,7 +121,8 @@ def _routed(u_hat: torch.Tensor, iterations: int) -> tuple[torch.Tensor, torch.T
     return result.v, result.c
 
 
-def check_dynamic_routing(learner: Callable) -> bool | None:
+@checked(checker=True)
+def check_dynamic_routing(learner: Function("your routing(u_hat, iterations)")) -> bool | None:
     """Check a learner's ``routing(u_hat, iterations) -> (v, c)``: Procedure 1 on predictions
     u_hat ``[batch, n_in, n_out, d]``, returning the output capsules v ``[batch, n_out, d]`` and
     the couplings c ``[batch, n_in, n_out]`` that produced them (notebook 09's "find the bug").
@@ -128,7 +133,7 @@ def check_dynamic_routing(learner: Callable) -> bool | None:
                    describe=lambda case: f"u_hat of shape {tuple(case[0].shape)}, "
                                          f"iterations={case[1]}")
     if passed is False:
-        hint(lambda answers, cases: _routing_mistake(learner, answers, cases), learner, cases)
+        _hint(lambda answers, cases: _routing_mistake(learner, answers, cases), learner, cases)
     return passed
 
 
@@ -136,7 +141,7 @@ def _routing_mistake(learner: Callable, answers: list, cases: list[tuple]) -> st
     """The first known routing mistake that ``learner``'s ``answers`` on ``cases`` show, in
     words; None when they show none of them (or are not a pair of tensors of the right shapes,
     which ``check`` has already said)."""
-    alone = [as_tensor(learner(u_hat[:1].clone(), r)[0]) for u_hat, r in cases]  # 1st example
+    alone = [_as_tensor(learner(u_hat[:1].clone(), r)[0]) for u_hat, r in cases]  # 1st example
     shapes = lambda answer: [getattr(x, "shape", None) for x in answer]
     if any(not isinstance(answer, tuple) or shapes(answer) != shapes(_routed(*case))
            for answer, case in zip(answers, cases, strict=True)):

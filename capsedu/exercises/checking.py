@@ -1,12 +1,14 @@
 """The checkers' one loop, ``check``, and what every checker shares: the learner's result read as a
-tensor (``as_tensor``), compared within the tolerance (``near``), and, after a FAIL, the known
-mistake its answers show (``hint``).
+tensor (``_as_tensor``), compared within the tolerance (``_near``), and, after a FAIL, the known
+mistake its answers show (``_hint``).
 
 A checker never raises: it prints PASS or FAIL with the largest difference (or the first case it
 gets wrong), or "not implemented yet" while the learner's function still raises
 ``NotImplementedError`` -- so a notebook with unsolved exercises still runs top to bottom. It also
 returns ``True``/``False``/``None``. Every checker of ``capsedu.exercises`` (notebooks 01 to 11)
-is ``check`` on its own cases.
+is ``check`` on its own cases, and declares its parameters with ``@checked(checker=True)``: a
+bad argument (a tensor, or nothing, where the learner's function belongs) is a FAIL that names
+it, never an exception.
 """
 
 from collections.abc import Callable
@@ -14,6 +16,8 @@ from copy import deepcopy
 
 import numpy as np
 import torch
+
+from ..validate import Float, Function, checked
 
 
 def _describe(args: tuple) -> str:
@@ -28,9 +32,11 @@ def _describe(args: tuple) -> str:
     return ", ".join(one(a) for a in args)
 
 
-def check(name: str, learner: Callable, reference: Callable | tuple[Callable, ...],
-          cases: list[tuple], atol=1e-5, describe: Callable = _describe,
-          outputs: tuple[str, ...] | None = None):
+@checked(checker=True)
+def check(name: str, learner: Function("your answer to the exercise"),
+          reference: Callable | tuple[Callable, ...], cases: list[tuple],
+          atol: Float("the largest difference allowed", ge=0) = 1e-5,
+          describe: Callable = _describe, outputs: tuple[str, ...] | None = None):
     """Call ``learner(*case)`` and ``reference(*case)`` for each case and compare the results:
     a tensor, or a tuple (or list) of tensors compared element by element, within ``atol``; or an
     integer, which must be matched exactly by a whole number (``5``, ``5.0`` or a one-number
@@ -98,7 +104,7 @@ def _changed(args: tuple, given: tuple) -> str:
                  if not same(a, g)), "")
 
 
-def as_tensor(value):
+def _as_tensor(value):
     """A learner's result as a CPU tensor: a tensor on any device, a NumPy array or scalar, a
     Python number or a list of numbers (``None`` for anything else)."""
     if isinstance(value, torch.Tensor):
@@ -129,7 +135,7 @@ def _compare(name, got, want, case: str, atol: float, outputs) -> tuple[str, flo
     for k, (g, w) in enumerate(zip(gots, wants, strict=True)):
         which = (f"{outputs[k]}" if outputs else f"result {k + 1}" if len(wants) > 1
                  else "the result")
-        tensor = as_tensor(g)
+        tensor = _as_tensor(g)
         if tensor is None or tensor.shape != w.shape:
             shape = tuple(tensor.shape) if tensor is not None else type(g).__name__
             return (f"{name}: FAIL - for {case}, {which}: expected a tensor of shape "
@@ -153,15 +159,15 @@ def _compare(name, got, want, case: str, atol: float, outputs) -> tuple[str, flo
     return "", worst
 
 
-def hint(find: Callable, learner: Callable, cases: list[tuple]) -> None:
+def _hint(find: Callable, learner: Callable, cases: list[tuple]) -> None:
     """After a FAIL, print the known mistake ``find(answers, cases)`` names in the learner's
-    answers on ``cases`` (each a tuple of tensors, or one tensor, as ``as_tensor`` makes them),
+    answers on ``cases`` (each a tuple of tensors, or one tensor, as ``_as_tensor`` makes them),
     if it names one. Finding it never fails the notebook: answers it cannot read say nothing."""
     try:
         with torch.no_grad():
             answers = [learner(*deepcopy(case)) for case in cases]
-        answers = [tuple(as_tensor(x) for x in a) if isinstance(a, (tuple, list))
-                   else as_tensor(a) for a in answers]
+        answers = [tuple(_as_tensor(x) for x in a) if isinstance(a, (tuple, list))
+                   else _as_tensor(a) for a in answers]
         mistake = find(answers, cases)
     except Exception:  # check has already reported what the answers do wrong
         return
@@ -169,7 +175,7 @@ def hint(find: Callable, learner: Callable, cases: list[tuple]) -> None:
         print(f"  What to look at: {mistake}")
 
 
-def near(a: torch.Tensor, b: torch.Tensor) -> bool:
+def _near(a: torch.Tensor, b: torch.Tensor) -> bool:
     """Two results equal to the checkers' tolerance (in float64, on the CPU)."""
     return (a is not None and a.shape == b.shape
             and torch.allclose(a.double(), b.detach().cpu().double(), rtol=1e-4, atol=1e-5))

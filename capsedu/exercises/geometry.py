@@ -11,6 +11,7 @@ from ..data.transformed_mnist import affine_matrix
 from ..group_conv import GroupConv, group_filters, rotate_c4
 from ..parts.votes import exact_transforms, predicted_faces
 from ..poses import pose_matrix
+from ..validate import Function, checked
 from .checking import check
 
 # --- 07 · faces: parts vote for wholes ----------------------------------------------------------
@@ -21,7 +22,8 @@ def _face_vote(poses, W):
     return torch.from_numpy(predicted_faces(poses.numpy(), W.numpy()))
 
 
-def check_face_vote(learner: Callable) -> bool | None:
+@checked(checker=True)
+def check_face_vote(learner: Function("your face_vote(poses, W)")) -> bool | None:
     """Check a learner's ``face_vote(poses, W) -> [N, 4]``: the face pose (x, y, angle in
     (-180, 180], scale) that parts with poses ``[N, 4]`` (x, y, angle in degrees, scale) predict
     through one part-to-face transform W ``[3, 3]``: P_face|i = P_i W_i (notebook 07)."""
@@ -50,7 +52,8 @@ def _fit_pose_transform(P, F):
     return torch.cat([top, torch.tensor([[0.0, 0.0, 1.0]], dtype=P.dtype)])
 
 
-def check_fit_transform(learner: Callable) -> bool | None:
+@checked(checker=True)
+def check_fit_transform(learner: Function("your fit_transform(P, F)")) -> bool | None:
     """Check a learner's ``fit_transform(P, F) -> W [3, 3]``: the W that best maps part pose
     matrices ``P [N, 3, 3]`` onto face pose matrices ``F [N, 3, 3]``: the least-squares solution
     of all N equations P W = F stacked (3N rows), with W free or, as notebook 07 fits it, with
@@ -72,7 +75,9 @@ def check_fit_transform(learner: Callable) -> bool | None:
 # --- 08 · viewpoint and robustness --------------------------------------------------------------
 
 
-def check_affine_matrix(learner: Callable) -> bool | None:
+@checked(checker=True)
+def check_affine_matrix(
+        learner: Function("your affine_matrix(rotation, shear, scale_x, scale_y)")) -> bool | None:
     """Check a learner's ``affine_matrix(rotation, shear, scale_x, scale_y) -> [2, 2]``: the
     linear part of an affNIST-style map in pixel coordinates (y down), A = R(rotation) Sh(shear)
     S(scale_x, scale_y) with the rotation in degrees, counter-clockwise on screen
@@ -168,7 +173,8 @@ def _c4_mistake(learner: Callable, cases: list[tuple]) -> str | None:
     return None
 
 
-def check_c4_filters(learner: Callable) -> bool | None:
+@checked(checker=True)
+def check_c4_filters(learner: Function("your c4_filters(weight)")) -> bool | None:
     """Check a learner's ``c4_filters(weight) -> [C_out * 4, C_in * 4, k, k]``: the four
     transformed copies of C4 filters ``weight`` ``[C_out, C_in, 4, k, k]`` that a group
     convolution stacks for one ``conv2d`` (``group_conv.group_filters``): copy r turns every

@@ -3,13 +3,12 @@
 masking by the prediction) and a two-digit prediction scored right (08, MultiMNIST).
 """
 
-from collections.abc import Callable
-
 import torch
 
 from ..baselines import receptive_field
 from ..capsnet import CapsNet, CapsNetConfig
-from .checking import check, hint, near
+from ..validate import Function, checked
+from .checking import _hint, _near, check
 
 # --- 01 · what pooling throws away --------------------------------------------------------------
 
@@ -31,7 +30,8 @@ def _reference_rf(stack) -> int:
     return receptive_field(torch.nn.Sequential(*[torch.nn.Conv2d(1, 1, k, s) for k, s in stack]))
 
 
-def check_receptive_field(learner) -> bool | None:
+@checked(checker=True)
+def check_receptive_field(learner: Function("your receptive_field(layers)")) -> bool | None:
     """Check ``learner(layers) -> int``: the receptive field (side, in input pixels) of a stack of
     convolutions / poolings given as ``(kernel, stride)`` pairs, input first."""
     return check("receptive field", lambda stack: learner(list(stack)), _reference_rf,
@@ -41,6 +41,7 @@ def check_receptive_field(learner) -> bool | None:
 # --- 05 · CapsNet on MNIST ----------------------------------------------------------------------
 
 
+@checked
 def digitcaps_parameters(cfg: CapsNetConfig) -> int:
     """Reference for notebook 05's exercise: the number of W_ij weights, read off a model."""
     return CapsNet(cfg).digits.W.numel()
@@ -59,7 +60,8 @@ EXERCISE_CONFIGS = {
 }
 
 
-def check_digitcaps_parameters(learner: Callable[[CapsNetConfig], int]) -> bool | None:
+@checked(checker=True)
+def check_digitcaps_parameters(learner: Function("your digitcaps_parameters(cfg)")) -> bool | None:
     """Check a learner's ``digitcaps_parameters(cfg) -> int`` on the configs above."""
     return check("digitcaps_parameters", learner, digitcaps_parameters,
                  [(cfg,) for cfg in EXERCISE_CONFIGS.values()],
@@ -76,16 +78,13 @@ def _masked(v: torch.Tensor, classes: torch.Tensor) -> torch.Tensor:
     return (v * keep[..., None]).flatten(1)
 
 
-def check_decoder_input(learner: Callable, model: CapsNet) -> bool | None:
+@checked(checker=True)
+def check_decoder_input(learner: Function("your decoder_input(v, labels)"),
+                        model: CapsNet) -> bool | None:
     """Check a learner's ``decoder_input(v, labels)``: capsules ``v`` ``[B, 10, 16]`` with all but
     the true class ``labels`` ``[B]`` zeroed, flattened to ``[B, 160]``, as ``model``'s decoder
     takes it (``digit_capsules.decode`` masks so). In the cases the label is never the longest
     capsule, so masking by the prediction fails, and the FAIL says so."""
-    if not isinstance(model, CapsNet):  # the checker's own argument: said, never raised
-        print(f"decoder_input: cannot check yet - model must be the notebook's CapsNet (its "
-              f"config gives the capsules' sizes), got {type(model).__name__}; pass "
-              "check_decoder_input(decoder_input, model) with model = CapsNet(...)")
-        return None
     g = torch.Generator().manual_seed(0)
     n, dim = model.config.n_classes, model.config.digit_dim
     cases = []
@@ -98,14 +97,14 @@ def check_decoder_input(learner: Callable, model: CapsNet) -> bool | None:
                    describe=lambda c: f"a batch of {len(c[0])} ({n} capsules of {dim} numbers "
                                       "each)")
     if passed is False:
-        hint(_decoder_input_mistake, learner, cases)
+        _hint(_decoder_input_mistake, learner, cases)
     return passed
 
 
 def _decoder_input_mistake(answers: list, cases: list[tuple]) -> str | None:
     """The known mistake of the decoder's input that every answer shows, in words."""
     def every(reference) -> bool:
-        return all(near(a, reference(*case)) for a, case in zip(answers, cases, strict=True))
+        return all(_near(a, reference(*case)) for a, case in zip(answers, cases, strict=True))
 
     if every(lambda v, labels: _masked(v, v.norm(dim=-1).argmax(dim=1))):
         return ("you kept the longest capsule, the prediction. In training the decoder is "
@@ -128,7 +127,8 @@ def _both_correct(predicted: torch.Tensor, labels: torch.Tensor) -> torch.Tensor
     return same.all(dim=1).double().mean()
 
 
-def check_both_correct(learner: Callable) -> bool | None:
+@checked(checker=True)
+def check_both_correct(learner: Function("your both_correct(predicted, labels)")) -> bool | None:
     """Check a learner's ``both_correct(predicted [N, 2], labels [N, 2]) -> float``: the
     fraction of MultiMNIST images whose two predicted classes are exactly the two true classes,
     in either order (the paper's Section 6 counts an image right only when both digits are)."""
