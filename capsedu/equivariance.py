@@ -9,13 +9,12 @@ and returns the numbers a notebook prints:
   (``pooling_shift_change``);
 * the C4 layers and quarter turns (``rotation_error``, ``model_rotation_errors``), with an
   ordinary CNN for contrast;
-* capsules and turns: the pose capsules' face angle against the input's (``angle_slope`` on
-  ``parts.pose_net.rotation_sweep``), and what a CapsNet's digit capsule does as a digit turns
-  (``capsule_under_rotation``), and whether its 16 numbers carry the digit's angle at all
-  (``capsule_angle_readout``);
 * what a rotation-invariant classifier cannot know: a 6 from a 9 turned upside down
   (``confusion_at``, ``six_nine``);
 * what notebook 10's widget shows (``rotation_state``).
+
+Capsules and turns (does a capsule's pose turn with its input?) are measured in
+``capsule_angles``.
 
 Errors are relative: the largest absolute difference divided by the largest absolute value of
 what it is compared with, so 1e-7 means "equal up to float32 rounding" whatever the scale.
@@ -28,6 +27,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from .capsule_angles import MNIST_SIDE, Digit, Digits, Labels, turned
 from .checks import check_labels
 from .data import faces
 from .data import transformed_mnist as tm
@@ -36,14 +36,10 @@ from .loop import predict
 from .parts.pose_net import rotation_sweep
 from .validate import MAX_SIDE, MAX_WIDTH, Choice, Float, Int, Tensor, checked
 
-MNIST_SIDE = 28  # digits are turned on their own 28x28 canvas (their ink stays inside)
 MAX_SHIFT = MAX_SIDE  # a shift past the largest canvas leaves nothing of any image
 MAX_MAP = 1024  # a feature map drawn for a learner: 1024 x 1024 is already 4 MB of floats
 
 Images = Tensor("images [B, C, H, W]", ndim=4, floating=True)
-Digits = Tensor("MNIST digits [N, 1, 28, 28]", ndim=4, pixels=True)
-Labels = Tensor("their labels [N]", ndim=1)
-Digit = Tensor("one MNIST digit [1, 28, 28]", ndim=3, pixels=True)
 Shift = Int("pixels", ge=-MAX_SHIFT, le=MAX_SHIFT)
 
 
@@ -197,221 +193,6 @@ def model_rotation_errors(model: nn.Module, x: Images, turns=(1, 2, 3)) -> Rotat
         turns=list(turns),
         features=np.array([rotation_error(model.features, x, r) for r in turns]).T,
         logits=np.array([rotation_error(model, x, r) for r in turns]))
-
-
-# --- capsules and turns ------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class AngleFit:
-    """The line through the angles a model reads against the input's angles (``angle_slope``)."""
-
-    slope: float  # 1 when the reading turns with the input, 0 when it ignores the turn
-    offset: float  # degrees in [-180, 180): the reading at angle 0
-    residual: float  # degrees: the largest distance of an (unwrapped) reading from the line
-
-
-@checked
-def angle_slope(angles, readings) -> AngleFit:
-    """The least-squares line through angles a model reads (``readings``, degrees, each known
-    only up to whole turns, e.g. in [-180, 180)) against the angles the input was turned by
-    (``angles``, increasing in steps under 180 degrees): ``slope`` (1 when the reading turns
-    with the input, 0 when it ignores the turn), ``offset`` (the reading at angle 0, in
-    [-180, 180)) and the largest ``residual`` from the line.
-
-    The readings are unwrapped first (``np.unwrap``): a step of more than 180 degrees between
-    neighbours is taken as the shorter way round, so 170 -> -175 counts as +15, not -345."""
-    angles, readings = np.asarray(angles, dtype=float), np.asarray(readings, dtype=float)
-    if angles.ndim != 1 or angles.shape != readings.shape or len(angles) < 2:
-        raise ValueError(f"angles and readings must be two lists of the same length >= 2, got "
-                         f"shapes {angles.shape} and {readings.shape}")
-    if not (np.diff(angles) > 0).all() or (np.diff(angles) >= 180).any():
-        raise ValueError("angles must increase in steps under 180 degrees (else a reading "
-                         "cannot be unwrapped)")
-    unwrapped = np.unwrap(readings, period=360.0)
-    # reading ~ slope * angle + offset, least squares
-    slope, offset = np.polyfit(angles, unwrapped, 1)
-    residual = np.abs(unwrapped - (slope * angles + offset)).max()
-    return AngleFit(slope=float(slope), offset=float((offset + 180) % 360 - 180),
-                    residual=float(residual))
-
-
-@checked
-def turned(digit: Digit, angles) -> torch.Tensor:
-    """One MNIST ``digit`` ``[1, 28, 28]`` turned by each of ``angles`` (degrees,
-    counter-clockwise on screen) on its 28x28 canvas: ``[len(angles), 1, 28, 28]``."""
-    angles = _angles(angles, "turned")
-    return torch.cat([tm.affine(digit[None], rotation=a, side=MNIST_SIDE) for a in angles])
-
-
-def _classes(capsnet: nn.Module) -> int:
-    """The classes a CapsNet reads (10 for one without a config)."""
-    return getattr(getattr(capsnet, "config", None), "n_classes", 10)
-
-
-def _angles(angles, where: str) -> list[float]:
-    """``angles`` (a list, a range, an array or a tensor of degrees) as finite floats [n]."""
-    try:
-        values = np.asarray(angles.cpu() if isinstance(angles, torch.Tensor) else angles)
-    except (TypeError, ValueError):
-        values = np.asarray(None)
-    if values.ndim != 1 or values.dtype.kind not in "iuf" or not np.isfinite(values).all():
-        raise TypeError(f"{where}(): angles must be a list of finite numbers (degrees), got "
-                        f"{angles!r:.60}; e.g. range(0, 360, 30)")
-    return [float(a) for a in values]
-
-
-@dataclass(frozen=True)
-class CapsuleUnderRotation:
-    """The true class's digit capsule of N digits, each turned by A angles
-    (``capsule_under_rotation``); v0 is the capsule of the upright digit, D its dimension."""
-
-    v: np.ndarray  # [N, A, D] the capsule of each turned digit
-    length: np.ndarray  # [N, A] its length, the probability that the class is present
-    predictions: np.ndarray  # [N, A] the longest capsule's class
-    right: np.ndarray  # [N, A] bool: whether that is the true class
-    cosine: np.ndarray  # [N, A] v(a) . v0 / (|v(a)| |v0|): 1 where it points as upright
-    dimension_share: np.ndarray  # [N, D] each dimension's share of sum_a (v(a) - v0)^2
-    principal_share: np.ndarray  # [N, min(A, D)] the share along each principal direction
-    radial_share: np.ndarray  # [N] the share along v0 itself (shrinking or growing)
-
-
-@checked
-@torch.no_grad()
-def capsule_under_rotation(capsnet: nn.Module, digits: Digits, labels: Labels, angles
-                           ) -> CapsuleUnderRotation:
-    """What a CapsNet (28x28 input) does with the digit capsule of the true class as each of
-    ``digits`` ``[N, 1, 28, 28]`` (their classes ``labels`` ``[N]``) turns by each of ``angles``
-    ``[A]``; ``v0`` is that capsule for the upright digit, ``v(a)`` for the digit turned by ``a``,
-    D its dimension (16). For every digit:
-
-    * ``v`` ``[N, A, D]``, its ``length`` ``[N, A]`` (the probability that the class is present),
-      the ``predictions`` ``[N, A]`` (the longest capsule) and whether they are ``right``;
-    * ``cosine`` ``[N, A]``: ``v(a) . v0 / (|v(a)| |v0|)``, 1 where the capsule points as for the
-      upright digit;
-    * ``dimension_share`` ``[N, D]``: each dimension's share of the total squared change
-      sum_a (v(a) - v0)^2, and ``principal_share`` ``[N, min(A, D)]``: the share along each
-      principal direction of the changes v(a) - v0, largest first. A change confined to a few
-      dimensions (or directions) shows as a few large shares. Read them with ``length`` and
-      ``radial_share`` ``[N]``, the share along v0 itself: a capsule that shrinks towards 0
-      changes by about -v0, one direction, whatever it encodes.
-    """
-    if capsnet.config.image_size != MNIST_SIDE:
-        raise ValueError(f"capsule_under_rotation(): capsnet must read 28x28 digits, got "
-                         f"image_size {capsnet.config.image_size}")
-    check_labels(labels, "labels", len(digits), _classes(capsnet))
-    angles = _angles(angles, "capsule_under_rotation")
-    capsnet.eval()
-    each = [_one_capsule_under_rotation(capsnet, digit, int(label), angles)
-            for digit, label in zip(digits, labels, strict=True)]
-    return CapsuleUnderRotation(**{key: np.stack([one[key] for one in each]) for key in each[0]})
-
-
-def _one_capsule_under_rotation(capsnet, digit: torch.Tensor, label: int, angles) -> dict:
-    """``capsule_under_rotation`` for one ``digit`` ``[1, 28, 28]`` of class ``label``."""
-    out = capsnet(turned(digit, angles))
-    v = out.v[:, label]  # [A, D]
-    v0 = capsnet(digit[None]).v[0, label]  # [D]
-    change = v - v0  # [A, D]
-    total = (change**2).sum().clamp_min(torch.finfo(v.dtype).tiny)
-    singular = torch.linalg.svdvals(change)  # [min(A, D)], largest first
-    along = change @ (v0 / v0.norm().clamp_min(torch.finfo(v.dtype).tiny))  # [A]
-    predictions = out.lengths.argmax(dim=1)
-    return {"v": v.numpy(), "length": v.norm(dim=1).numpy(), "predictions": predictions.numpy(),
-            "right": (predictions == label).numpy(),
-            "cosine": F.cosine_similarity(v, v0[None], dim=1).numpy(),
-            "dimension_share": ((change**2).sum(dim=0) / total).numpy(),
-            "principal_share": (singular**2 / total).numpy(),
-            "radial_share": ((along**2).sum() / total).numpy()}
-
-
-@dataclass(frozen=True)
-class AngleReadout:
-    """How well a linear read-out recovers angles from vectors (``angle_from_vectors``)."""
-
-    error: float  # degrees: the median absolute angle error on the test vectors
-    baseline: float  # degrees: the same for the best read-out that ignores the vectors
-
-
-@checked
-def angle_from_vectors(train_v: np.ndarray, train_angles: np.ndarray, test_v: np.ndarray,
-                       test_angles: np.ndarray,
-                       ridge: Float("the ridge penalty", ge=0) = 1e-3) -> AngleReadout:
-    """Can the angle be read off the vectors? Fit a linear read-out from each vector ``[N, D]``
-    (with a constant term) to ``(cos a, sin a)`` of its angle ``a`` (degrees) by ridge least
-    squares on ``train_v``, read ``atan2`` of the prediction for ``test_v``, and compare.
-
-    Returns ``error``: the median absolute angle error on the test vectors (degrees), and
-    ``baseline``: the same for the best read-out that ignores the vectors (it always answers the
-    training angles' mean direction). A vector that carries the angle gives an error far below
-    the baseline; one that does not gives about the baseline."""
-    for v, a, which in ((train_v, train_angles, "train"), (test_v, test_angles, "test")):
-        v, a = np.asarray(v), np.asarray(a)
-        if v.ndim != 2 or a.shape != (len(v),):
-            raise ValueError(f"angle_from_vectors(): {which}_v [N, D] and {which}_angles [N] "
-                             f"must hold one angle per vector, got shapes {v.shape} and "
-                             f"{a.shape}")
-    if np.shape(train_v)[1] != np.shape(test_v)[1]:
-        raise ValueError(f"angle_from_vectors(): train_v and test_v must have one dimension D, "
-                         f"got {np.shape(train_v)[1]} and {np.shape(test_v)[1]}")
-
-    def design(v):
-        return np.hstack([v, np.ones((len(v), 1))])  # [N, D + 1]: the constant term
-
-    def unit(angles):
-        radians = np.deg2rad(angles)
-        return np.stack([np.cos(radians), np.sin(radians)], axis=1)  # [N, 2]
-
-    X, Y = design(train_v), unit(train_angles)
-    # w = (X^T X + ridge I)^-1 X^T Y: [D + 1, 2]
-    w = np.linalg.solve(X.T @ X + ridge * np.eye(X.shape[1]), X.T @ Y)
-    guess = design(test_v) @ w  # [N, 2]
-    read = np.rad2deg(np.arctan2(guess[:, 1], guess[:, 0]))
-    mean = Y.mean(axis=0)
-    constant = np.rad2deg(np.arctan2(mean[1], mean[0]))
-    def off(a):  # absolute angle difference to the true angles, in [0, 180]
-        return np.abs((a - test_angles + 180) % 360 - 180)
-    return AngleReadout(error=float(np.median(off(read))),
-                        baseline=float(np.median(off(constant))))
-
-
-@dataclass(frozen=True)
-class CapsuleAngleReadout:
-    """Whether a CapsNet's digit capsule carries the angle of a turned digit
-    (``capsule_angle_readout``)."""
-
-    by_class: dict[int, AngleReadout]  # class -> its read-out, tested on its held-out digits
-    error: float  # degrees: the median over the classes of the read-out's error
-    baseline: float  # degrees: the median over the classes of the baseline's error
-
-
-@checked
-def capsule_angle_readout(capsnet: nn.Module, images: Digits, labels: Labels, angles
-                          ) -> CapsuleAngleReadout:
-    """Does a CapsNet's digit capsule carry the angle of a turned digit? Every digit of
-    ``images`` ``[N, 1, 28, 28]`` is turned by each of ``angles``; for each class, the true
-    class's capsule of the first half of its digits trains a linear read-out of the angle
-    (``angle_from_vectors``) that is tested on the other half. Returns, per class and over all,
-    the median angle error of the read-out and of the baseline that ignores the capsule
-    (a ``CapsuleAngleReadout``: ``by_class``, and ``error`` and ``baseline``, medians over the
-    classes)."""
-    check_labels(labels, "labels", len(images), _classes(capsnet))
-    angles = np.asarray(_angles(angles, "capsule_angle_readout"), dtype=float)
-    by_class = {}
-    for k in sorted(set(labels.tolist())):
-        digits = images[labels == k]
-        if len(digits) < 2:
-            raise ValueError(f"capsule_angle_readout needs at least 2 digits of each class (one "
-                             f"to fit, one to test); class {k} has {len(digits)}")
-        v = capsule_under_rotation(capsnet, digits, labels[labels == k], angles).v
-        half = len(digits) // 2  # v: [digits, A, D]
-        by_class[k] = angle_from_vectors(v[:half].reshape(-1, v.shape[-1]),
-                                         np.tile(angles, half),
-                                         v[half:].reshape(-1, v.shape[-1]),
-                                         np.tile(angles, len(digits) - half))
-    return CapsuleAngleReadout(
-        by_class=by_class, error=float(np.median([r.error for r in by_class.values()])),
-        baseline=float(np.median([r.baseline for r in by_class.values()])))
 
 
 # --- what an invariant classifier cannot know --------------------------------------------------

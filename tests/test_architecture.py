@@ -24,9 +24,9 @@ LAYERS = [
     ("experiments", ["capsule_vectors", "digit_capsules", "parts", "parts.votes",
                      "parts.detector", "parts.pose_net", "parts.pose_mlp", "parts.scoring",
                      "parts.training", "parts.curves", "robustness", "full_sets", "seed_runs",
-                     "bug_zoo", "couplings", "ablations", "equivariance", "seed_table",
-                     "reconstruction_detector", "adversarial", "adversarial_record",
-                     "patch_order", "digit_shuffles"]),
+                     "bug_zoo", "couplings", "ablations", "equivariance", "capsule_angles",
+                     "seed_table", "reconstruction_detector", "adversarial",
+                     "adversarial_record", "patch_order", "digit_shuffles"]),
     ("presentation", ["figures", "figures.*", "bug_zoo_report", "cost_tables", "claims_table",
                       "exercises", "exercises.*", "environment", "widgets", "widgets.*"]),
 ]

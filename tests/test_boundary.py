@@ -22,7 +22,7 @@ from capsedu.validate import Spec, declared
 # module joins the list once all of its entries declare their parameters (issue 37).
 ENFORCED = ["functional", "routing", "capsnet", "data.mnist", "statistics", "layers", "group_conv",
             "baselines", "multi_digit", "gcnn", "costs", "routing_costs", "cost_tables",
-            "capsule_vectors", "couplings",
+            "capsule_vectors", "couplings", "capsule_angles",
             "data.transformed_mnist", "data.faces", "checkpoints", "digit_capsules",
             "equivariance", "robustness", "full_sets", "parts.votes", "parts.detector",
             "parts.pose_net", "seed_runs", "seed_table", "parts.scoring", "claims_table",

@@ -10,6 +10,7 @@ import torch
 
 from capsedu import (
     attacks,
+    capsule_angles,
     capsule_vectors,
     convergence,
     couplings,
@@ -190,10 +191,10 @@ ROUND_FIVE = [
      r"relative_error\(\): got and want must have one shape"),
     (lambda: equivariance.relative_error(torch.rand(2, 3), torch.zeros(2, 3)), ValueError,
      r"relative_error\(\): want must not be all zeros"),
-    (lambda: equivariance.turned(torch.rand(1, 28, 28), "all"), TypeError,
+    (lambda: capsule_angles.turned(torch.rand(1, 28, 28), "all"), TypeError,
      r"turned\(\): angles must be a list of finite numbers"),
-    (lambda: equivariance.angle_from_vectors(np.random.rand(5, 16), np.random.rand(4),
-                                             np.random.rand(3, 16), np.random.rand(3)),
+    (lambda: capsule_angles.angle_from_vectors(np.random.rand(5, 16), np.random.rand(4),
+                                               np.random.rand(3, 16), np.random.rand(3)),
      ValueError, r"angle_from_vectors\(\): train_v \[N, D\] and train_angles \[N\] must hold"),
     (lambda: equivariance.six_nine(_bag(), torch.rand(2, 1, 28, 28), torch.tensor([6])),
      ValueError, r"labels must be integer class labels of shape \[batch\] = \[2\]"),
