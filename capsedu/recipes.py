@@ -23,7 +23,14 @@ from .buggy_capsnet import BuggyCapsNet
 from .capsnet import AFFNIST, LIVE, SMALL, CapsNet, CapsNetConfig
 from .convergence import PATIENCE
 from .data.mnist import load_mnist
-from .data.transformed_mnist import move, multimnist_data, pair_up, translated_mnist
+from .data.transformed_mnist import (
+    CANVAS,
+    MULTI_CANVAS,
+    move,
+    multimnist_data,
+    pair_up,
+    translated_mnist,
+)
 from .gcnn import C4CNN, PlainCNN
 from .loop import random_shift
 from .multi_digit import MultiDigitCapsNet, TwoDigitCNN
@@ -119,36 +126,68 @@ def vit_face_recipe(position: Flag("True for the ViT with position embeddings"))
         lr_decay=0.95, seed=0, trainer="capsedu.patch_order")
 
 
-# The first model of each comparison of Part IV (08's two pairs, 10's pair); the table trains
-# its partners like it (``replace``: all but the model, and the learning rate of a CNN)
+# The first model of each comparison of Part IV (08's two pairs, 10's pair); ``TRAINED_LIKE``
+# trains its partners like it.
+
+# Notebook 08's pair, the paper's Section 5.2: trained on translated MNIST only, tested on
+# affine-transformed digits. Equal parameter counts (3.24M each, the CapsNet's decoder
+# included); every training digit moves to a new place on the canvas in every epoch.
 AFFNIST_CAPSNET = Recipe(
-    description="notebook 08's CapsNet: SMALL's sizes on the 40x40 canvas with PrimaryCaps "
-    "stride 3 (512 primary capsules, 3 routing iterations, paper decoder), trained on "
-    "translated MNIST, each digit moved to a new place in every epoch; the epoch is chosen "
-    "on the last 5,000 training images, held out",
+    description=f"notebook 08's CapsNet: SMALL's sizes on the {CANVAS}x{CANVAS} canvas with "
+    "PrimaryCaps stride 3 (512 primary capsules, 3 routing iterations, paper decoder), trained "
+    "on translated MNIST, each digit moved to a new place in every epoch; the epoch is chosen on "
+    "the last 5,000 training images, held out",
     build=partial(CapsNet, AFFNIST),
     data=translated_mnist, epochs=40, patience=PATIENCE, batch_size=128, lr=2e-3,
     lr_decay=0.85, seed=0, augment=move, validation=5000,
 )
+# Notebook 08's second pair, the paper's Section 6: two overlapping digits, both to be read.
+# Equal parameter counts (3.13M each, the CapsNet's decoder included), the same data, budget
+# and seed. Every batch of training digits is paired up anew (pair_up): pairs hardly repeat.
 MULTIMNIST_CAPSNET = Recipe(
     description="notebook 08's MultiMNIST CapsNet: 32 Conv1 channels and 8x10x10 primary "
-    "capsules on the 36x36 canvas (3 routing iterations, paper decoder), trained with both "
-    "classes present and one reconstruction per digit on pairs of training digits drawn "
-    "anew in every batch; the epoch is chosen on 2,000 pairs of the last 2,000 training "
-    "digits, held out; tested on 10,000 fixed pairs of test digits",
+    f"capsules on the {MULTI_CANVAS}x{MULTI_CANVAS} canvas (3 routing iterations, paper "
+    "decoder), trained with both classes present and one reconstruction per digit on pairs of "
+    "training digits drawn anew in every batch; the epoch is chosen on 2,000 pairs of the last "
+    "2,000 training digits, held out; tested on 10,000 fixed pairs of test digits",
     build=MultiDigitCapsNet,
     data=multimnist_data, epochs=40, patience=PATIENCE, batch_size=128, lr=2e-3,
     lr_decay=0.9, seed=0, compose=pair_up, validation=2000,
 )
+# Notebook 10's pair: trained on upright MNIST only (no augmentation), tested at every angle;
+# each run stops once 3 epochs in a row bring no held-out gain.
 ROTMNIST_GCNN = Recipe(
     description="notebook 10's C4 group-equivariant CNN at the UvA tutorial's size (a "
     "lifting and four group convolutions of 16 channels, 5x5 filters, about 103k "
     "parameters; 2x2 max-pools after the first and the third layer) trained on upright "
-    "MNIST until 3 epochs bring no gain on the last 5,000 training images, held out "
+    f"MNIST until {PATIENCE} epochs bring no gain on the last 5,000 training images, held out "
     "(upright too); the best of those epochs is kept",
     build=C4CNN,
     epochs=30, patience=PATIENCE, batch_size=128, lr=2e-3, lr_decay=0.8, seed=0,
     validation=5000,
+)
+
+
+# The models trained like the first of their comparison (``replace``: the same data, budget,
+# seed, augmentation, held-out examples and stopping rule), another model at its own learning
+# rate. (name, the recipe it is trained like, the model, Adam's learning rate, what it is)
+TRAINED_LIKE = (
+    ("affnist-capsnet-1iter", AFFNIST_CAPSNET, partial(CapsNet, AFFNIST, iterations=1), 2e-3,
+     "affnist-capsnet with 1 routing iteration (uniform coupling: every primary capsule sends "
+     "its vote to every digit capsule with weight 1/10), trained the same way: the ablation of "
+     "Gu & Tresp (2020)"),
+    ("affnist-cnn", AFFNIST_CAPSNET, MaxPoolCNN, 1e-3,
+     "notebook 08's CNN: three 5x5 convolutions with 2x2 max-pooling, two fully connected "
+     "layers with dropout (as the paper's baseline, sized to the CapsNet's parameter count), "
+     "trained like affnist-capsnet"),
+    ("multimnist-cnn", MULTIMNIST_CAPSNET, TwoDigitCNN, 1e-3,
+     "notebook 08's MultiMNIST CNN: three 5x5 convolutions with 2x2 max-pooling, two fully "
+     "connected layers with dropout and 10 independent sigmoid outputs (binary cross-entropy "
+     "against the 2-hot target; sized to the CapsNet's parameter count), trained like "
+     "multimnist-capsnet"),
+    ("rotmnist-cnn", ROTMNIST_GCNN, PlainCNN, 2e-3,
+     "notebook 10's ordinary CNN: the same stack with plain convolutions and twice the channels "
+     "(about the G-CNN's parameter count), trained like rotmnist-gcnn"),
 )
 
 
@@ -164,8 +203,8 @@ def vit_mnist_recipe(position: Flag("True for the ViT with position embeddings")
         description=f"notebook 10's vision transformer {with_or_not} position embeddings on "
         "MNIST (28x28 digits in 4x4 patches, 7x7 tokens, 64 dimensions, 3 layers of 4 heads, MLP "
         "128, about 105k parameters like rotmnist-cnn), trained like rotmnist-cnn on upright "
-        "MNIST until 3 epochs bring no gain on the last 5,000 training images, held out; the "
-        "best of those epochs is kept",
+        f"MNIST until {PATIENCE} epochs bring no gain on the last 5,000 training images, held "
+        "out; the best of those epochs is kept",
         build=partial(VisionTransformer, image_size=28, patch=4, n_classes=10, dim=64, depth=3,
                       heads=4, mlp=128, position=position), lr=1e-3)
 
@@ -255,45 +294,12 @@ RECIPES: dict[str, Recipe] = {
         build=CapsNet,
         epochs=30, batch_size=128, lr=1e-3, lr_decay=0.95, seed=0, augment=random_shift,
     ),
-    # Notebook 08's pair, the paper's Section 5.2: trained on translated MNIST only, tested on
-    # affine-transformed digits. Equal parameter counts (3.24M each, the CapsNet's decoder
-    # included); every training digit moves to a new place on the canvas in every epoch.
+    # Part IV's comparisons: the first model of each, then the models trained like it
     "affnist-capsnet": AFFNIST_CAPSNET,
-    "affnist-capsnet-1iter": replace(
-        AFFNIST_CAPSNET,
-        description="affnist-capsnet with 1 routing iteration (uniform coupling: every primary "
-        "capsule sends its vote to every digit capsule with weight 1/10), trained the same way: "
-        "the ablation of Gu & Tresp (2020)",
-        build=partial(CapsNet, AFFNIST, iterations=1),
-    ),
-    "affnist-cnn": replace(
-        AFFNIST_CAPSNET,
-        description="notebook 08's CNN: three 5x5 convolutions with 2x2 max-pooling, two "
-        "fully connected layers with dropout (as the paper's baseline, sized to the CapsNet's "
-        "parameter count), trained like affnist-capsnet",
-        build=MaxPoolCNN, lr=1e-3,
-    ),
-    # Notebook 08's second pair, the paper's Section 6: two overlapping digits, both to be read.
-    # Equal parameter counts (3.13M each, the CapsNet's decoder included), the same data, budget
-    # and seed. Every batch of training digits is paired up anew (pair_up): pairs hardly repeat.
     "multimnist-capsnet": MULTIMNIST_CAPSNET,
-    "multimnist-cnn": replace(
-        MULTIMNIST_CAPSNET,
-        description="notebook 08's MultiMNIST CNN: three 5x5 convolutions with 2x2 max-pooling, "
-        "two fully connected layers with dropout and 10 independent sigmoid outputs (binary "
-        "cross-entropy against the 2-hot target; sized to the CapsNet's parameter count), "
-        "trained like multimnist-capsnet",
-        build=TwoDigitCNN, lr=1e-3,
-    ),
-    # Notebook 10's pair: trained on upright MNIST only (no augmentation), tested at every angle;
-    # each run stops once 3 epochs in a row bring no held-out gain.
     "rotmnist-gcnn": ROTMNIST_GCNN,
-    "rotmnist-cnn": replace(
-        ROTMNIST_GCNN,
-        description="notebook 10's ordinary CNN: the same stack with plain convolutions and twice "
-        "the channels (about the G-CNN's parameter count), trained like rotmnist-gcnn",
-        build=PlainCNN,
-    ),
+    **{name: replace(first, build=build, lr=lr, description=description)
+       for name, first, build, lr, description in TRAINED_LIKE},
     # Notebook 10's vision transformers on MNIST, with and without position embeddings, trained
     # like the pair above (seeds 0, 1, 2)
     "mnist-vit": vit_mnist_recipe(True),
