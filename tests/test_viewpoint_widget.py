@@ -120,3 +120,13 @@ def test_overlap_widget_moves_the_second_digit(two_digit_pair):
     # two colours: where only the first reconstruction has ink the pixel is orange-ish
     only_first = two_colour(np.stack([np.ones((2, 2)), np.zeros((2, 2))]))
     np.testing.assert_allclose(only_first[0, 0], [1.0, 0.498, 0.055], atol=0.01)
+
+
+def test_overlap_widget_over_digits_of_one_class_pairs_that_class(two_digit_pair):
+    from capsedu.widgets import OverlapExplorer
+
+    capsnet, cnn = two_digit_pair
+    x, _ = digits(2)
+    w = OverlapExplorer(capsnet, cnn, x, torch.tensor([3, 3]))
+    assert w.second.value == 1 and w.truth == [3]
+    assert "the same class twice" in w.readout.value

@@ -2,23 +2,7 @@
 without a browser) and redraw; the computed result is kept in ``.state`` so tests can set a
 control and check what it computed. A notebook cell that ends with a widget displays it.
 
-======== ======================== ==============================
-notebook widget                   pure function
-======== ======================== ==============================
-00       ``WidgetCheck``          ``check.arrow_state``
-01       ``FaceVerdicts``         ``verdicts.verdicts_state``
-02       ``PoseVectorExplorer``   ``capsule.pose_vector_state``
-03       ``SquashExplorer``       ``capsule.squash_state``
-04       ``RoutingExplorer``      ``routing.routing_state``
-06       ``PoseSpaceExplorer``    ``digit_capsules.pose_state``
-07       ``FaceCapsulesExplorer`` ``face_capsules.face_state``
-08       ``ViewpointExplorer``    ``robustness.viewpoint_state``
-08       ``OverlapExplorer``      ``robustness.overlap_state``
-09       ``BugZooExplorer``       ``bug_zoo_report.zoo_state``
-10       ``RotationExplorer``     ``equivariance.rotation_state``
-10       ``SpikingNeuron``        ``spiking.neuron_state``
-11       ``AttackExplorer``       ``adversarial.attack_state``
-======== ======================== ==============================
+docs/api.md lists every widget with its notebook and its pure function.
 
 ``PartsEditor`` (01, 04, 07) edits a face's parts; ``panels`` holds what 04 and 07 draw beside it.
 """

@@ -89,8 +89,9 @@ class Widget:
 
 class TwoReaders(Widget):
     """A widget over test digits that two models read, notebook 08's ``capsnet`` and ``cnn``:
-    ``images`` ``[N, 1, 28, 28]`` and their ``labels`` ``[N]``. A subclass lays out its controls
-    and figure in ``build``; it is then drawn once."""
+    ``images`` ``[N, 1, 28, 28]`` and their ``labels`` ``[N]``; the constructor of
+    ``ViewpointExplorer`` and ``OverlapExplorer``, and so the name a refusal of theirs gives. A
+    subclass lays out its controls and figure in ``build``; it is then drawn once."""
 
     @checked
     def __init__(self, capsnet: nn.Module, cnn: nn.Module, images: Digits, labels: DigitLabels):

@@ -3,15 +3,13 @@ CapsNet's two reconstructions in two colours (``robustness.overlap_state``; the 
 
 import ipywidgets as widgets
 import numpy as np
-from torch import nn
 
 from ..data.transformed_mnist import MULTI_CANVAS, MULTI_SHIFT
 from ..figures.canvas import png_bytes
 from ..figures.digit_images import two_colour
 from ..figures.model_scores import capsnet_vs_cnn_figure, update_class_bars
 from ..robustness import overlap_state
-from ..validate import checked
-from .base import DigitLabels, Digits, TwoReaders
+from .base import TwoReaders
 
 
 class OverlapExplorer(TwoReaders):
@@ -28,13 +26,11 @@ class OverlapExplorer(TwoReaders):
         "probability (blue). Where the orange and the blue fall on different digits, the CapsNet "
         "has split the shared ink between the two.")
 
-    @checked
-    def __init__(self, capsnet: nn.Module, cnn: nn.Module, images: Digits, labels: DigitLabels):
-        super().__init__(capsnet, cnn, images, labels)  # so a refusal names this class
-
     def build(self):
         options = self.digit_options
-        second = next(k for k, y in enumerate(self.labels) if y != self.labels[0])
+        # the first digit of another class; among digits of one class, the last digit
+        second = next((k for k, y in enumerate(self.labels) if y != self.labels[0]),
+                      len(self.labels) - 1)
         self.first = widgets.Dropdown(options=options, value=0, description="first")
         self.second = widgets.Dropdown(options=options, value=second, description="second")
         self.sliders = {name: widgets.IntSlider(value=0, min=-MULTI_SHIFT, max=MULTI_SHIFT,

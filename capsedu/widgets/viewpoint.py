@@ -2,11 +2,9 @@
 answer live (``robustness.viewpoint_state``)."""
 
 import ipywidgets as widgets
-from torch import nn
 
 from ..robustness import viewpoint_state
-from ..validate import checked
-from .base import DigitLabels, Digits, TwoReaders
+from .base import TwoReaders
 
 
 class ViewpointExplorer(TwoReaders):
@@ -20,10 +18,6 @@ class ViewpointExplorer(TwoReaders):
         "class 0 to 9, the CapsNet's capsule length (orange) beside the CNN's softmax probability "
         "(blue), each model's answer drawn full and the other classes pale. When the CapsNet reads "
         "the digit, its reconstruction follows the turn and the shear.")
-
-    @checked
-    def __init__(self, capsnet: nn.Module, cnn: nn.Module, images: Digits, labels: DigitLabels):
-        super().__init__(capsnet, cnn, images, labels)  # so a refusal names this class
 
     def build(self):
         self.digit = widgets.Dropdown(options=self.digit_options, description="digit")
