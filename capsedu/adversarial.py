@@ -31,10 +31,9 @@ import numpy as np
 import torch
 from torch import nn
 
-from . import attacks, checkpoints, config
-from . import reconstruction_detector as detector
+from . import attacks, checkpoints, config, reconstruction_detector
 from .convergence import finished, training_status
-from .data import transformed_mnist as tm
+from .data import transformed_mnist
 from .data.mnist import fixed_sample
 from .recipes import command_line
 from .train import experiment_parser, record_missing, results_file
@@ -116,7 +115,7 @@ def sample_digits(n: Int("test digits", ge=1, le=MAX_IMAGES) | None = SAMPLE):
     """08's translated test digits on the 40x40 canvas, the first ``n`` of the course's fixed
     sample (``mnist.fixed_sample``): ``(rows [n], images [n, 1, 40, 40], labels [n])``."""
     rows = fixed_sample(n)
-    return (rows, *tm.translated_mnist(train=False, rows=rows))
+    return (rows, *transformed_mnist.translated_mnist(train=False, rows=rows))
 
 
 @checked
@@ -221,7 +220,7 @@ def attack_state(capsnet: nn.Module, cnn: nn.Module, images: Images, labels: Lab
     with torch.no_grad():
         out = capsnet.eval()(adversarial)
         probabilities = torch.softmax(cnn.eval()(adversarial), dim=1)[0]
-        distance = detector.reconstruction_distance(capsnet, adversarial).item()
+        distance = reconstruction_detector.reconstruction_distance(capsnet, adversarial).item()
     return AttackState(int(y[0]), attack, eps, against, x[0, 0].numpy(),
                        adversarial[0, 0].numpy(), int(out.lengths[0].argmax()),
                        int(probabilities.argmax()), out.lengths[0].numpy(), probabilities.numpy(),
@@ -262,12 +261,12 @@ def _clean_unit(n: int, state_path=None) -> dict:
     began = time.time()
     models = load_models()
     rows, images, labels = sample_digits(n)
-    held = detector.held_out_images()
+    held = reconstruction_detector.held_out_images()
     return {"rows": rows.tolist(), "labels": labels.tolist(),
             "wrong": {name: _wrong(reads_right(m, images, labels)) for name, m in models.items()},
-            "distance": {name: _rounded(detector.distances(models[name], images))
+            "distance": {name: _rounded(reconstruction_detector.distances(models[name], images))
                          for name in CAPSNETS},
-            "threshold": {name: asdict(detector.threshold(models[name], held, name))
+            "threshold": {name: asdict(reconstruction_detector.threshold(models[name], held, name))
                           for name in CAPSNETS},
             "settings": _settings(n), **_stamp(began)}
 
@@ -284,7 +283,7 @@ def _attack_unit(source: str, attack: str, eps: float, n: int, budget: Budget = 
     return {"source": source, "attack": attack, "eps": eps, "budget": asdict(budget),
             "wrong": {target: {loss: _wrong(reads_right(model, x, labels))
                                for loss, x in made.items()} for target, model in models.items()},
-            "distance": {name: {loss: _rounded(detector.distances(models[name], x))
+            "distance": {name: {loss: _rounded(reconstruction_detector.distances(models[name], x))
                                 for loss, x in made.items()} for name in CAPSNETS},
             **_stamp(began)}
 
@@ -297,10 +296,10 @@ def _adaptive_unit(eps: float, weight: float, n: int, state_path=None) -> dict:
     _, images, labels = sample_digits(n)
     budget = Budget(losses=(ADAPTIVE_LOSS,))  # BUDGET's steps, step size and starts
     x = examples(model, images, labels, "pgd", eps, ADAPTIVE_LOSS, budget,
-                 detector.penalty(model, weight))
+                 reconstruction_detector.penalty(model, weight))
     return {"source": CAPSNET, "eps": eps, "weight": weight, "loss": ADAPTIVE_LOSS,
             "budget": asdict(budget), "wrong": _wrong(reads_right(model, x, labels)),
-            "distance": _rounded(detector.distances(model, x)), **_stamp(began)}
+            "distance": _rounded(reconstruction_detector.distances(model, x)), **_stamp(began)}
 
 
 def _sanity_unit(source: str, n: int, state_path=None) -> dict:
@@ -329,7 +328,8 @@ def _settings(n: int) -> dict:
                 "eps": SANITY_EPS, "images": min(n, SANITY_IMAGES), "steps": SANITY_STEPS,
                 "restarts": SANITY_RESTARTS, "loss": SANITY_LOSS},
             "adaptive": {"eps": ADAPTIVE_EPS, "weights": ADAPTIVE_WEIGHTS,
-                         "loss": ADAPTIVE_LOSS}, "detector": asdict(detector.SETTINGS)}
+                         "loss": ADAPTIVE_LOSS},
+            "detector": asdict(reconstruction_detector.SETTINGS)}
 
 
 @checked

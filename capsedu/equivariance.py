@@ -29,8 +29,7 @@ from torch import nn
 
 from .capsule_angles import MNIST_SIDE, Digit, Digits, Labels, turned
 from .checks import check_labels
-from .data import faces
-from .data import transformed_mnist as tm
+from .data import faces, transformed_mnist
 from .group_conv import N_ROTATIONS, rotate_c4
 from .loop import predict
 from .parts.pose_net import rotation_sweep
@@ -65,7 +64,7 @@ def shift(x: Tensor("maps [B, C, H, W]", ndim=4), dy: Shift, dx: Shift) -> torch
     """Every map of ``x`` ``[B, C, H, W]`` moved ``dy`` pixels down and ``dx`` to the right,
     filled with zeros (``transformed_mnist.translate``: exact, no resampling)."""
     n = len(x)
-    return tm.translate(x, torch.full((n,), dx), torch.full((n,), dy))
+    return transformed_mnist.translate(x, torch.full((n,), dx), torch.full((n,), dy))
 
 
 @checked
@@ -151,10 +150,11 @@ def rotation_error(f, x: Tensor("an input of f: images or C4 maps", floating=Tru
     kind of tensor. ``f`` may be a layer (``LiftingConv``, ``GroupConv``, ``nn.Conv2d``), a
     model (its logits: the error is then how far it is from *invariant*) or ``model.features``,
     which returns one map per layer: then one error per layer."""
-    turned, upright = f(quarter_turn(x, r)), f(x)
-    if isinstance(upright, torch.Tensor):
-        return relative_error(turned, quarter_turn(upright, r))
-    return [relative_error(a, quarter_turn(b, r)) for a, b in zip(turned, upright, strict=True)]
+    from_turned, from_upright = f(quarter_turn(x, r)), f(x)
+    if isinstance(from_upright, torch.Tensor):
+        return relative_error(from_turned, quarter_turn(from_upright, r))
+    return [relative_error(a, quarter_turn(b, r))
+            for a, b in zip(from_turned, from_upright, strict=True)]
 
 
 @checked
@@ -206,7 +206,8 @@ def confusion_at(model: nn.Module, images: Digits, labels: Labels, rotation: Flo
     ``rotation`` degrees; the diagonal is each class's accuracy. A class with no digits gets a
     row of NaN."""
     check_labels(labels, "labels", len(images), n_classes)
-    predictions = predict(model, tm.sweep(images, "rotation", rotation, side=MNIST_SIDE))
+    predictions = predict(model, transformed_mnist.sweep(images, "rotation", rotation,
+                                                         side=MNIST_SIDE))
     counts = torch.zeros(n_classes, n_classes)
     counts.index_put_((labels.long(), predictions), torch.ones(len(labels)), accumulate=True)
     return (counts / counts.sum(dim=1, keepdim=True)).numpy()

@@ -25,7 +25,7 @@ from torch import nn
 
 from . import checkpoints
 from .capsnet import routing_iterations
-from .data import transformed_mnist as tm
+from .data import transformed_mnist
 from .data.mnist import load_mnist
 from .data.patches import shuffled_digits
 from .loop import is_correct, predict
@@ -48,7 +48,7 @@ def turned_mnist(rows=None) -> tuple[torch.Tensor, torch.Tensor]:
     images, labels = load_mnist(train=False)
     angles = 360 * torch.rand(len(labels), generator=torch.Generator().manual_seed(TURN_SEED))
     keep = torch.arange(len(labels)) if rows is None else torch.as_tensor(rows)
-    return tm.affine(images[keep], rotation=angles[keep], side=28), labels[keep]
+    return transformed_mnist.affine(images[keep], rotation=angles[keep], side=28), labels[keep]
 
 
 @checked
@@ -58,14 +58,14 @@ def affnist_style(rows=None) -> tuple[torch.Tensor, torch.Tensor]:
     [N])``. ``rows``: those digits only, each under its map in the whole set."""
     images, labels = load_mnist(train=False)
     keep = torch.arange(len(labels)) if rows is None else torch.as_tensor(rows)
-    return tm.random_affine(images, seed=0, rows=keep)[0], labels[keep]
+    return transformed_mnist.random_affine(images, seed=0, rows=keep)[0], labels[keep]
 
 
 @checked
 def multimnist_pairs(rows=None) -> tuple[torch.Tensor, torch.Tensor]:
     """Notebook 08's test pairs (``transformed_mnist.MULTIMNIST_TEST``): ``(pairs [N, 1, 36, 36],
     labels [N, 2])``, or the pairs of ``rows`` only."""
-    pairs, labels = tm.multimnist_data(train=False)
+    pairs, labels = transformed_mnist.multimnist_data(train=False)
     keep = torch.arange(len(labels)) if rows is None else torch.as_tensor(rows)
     return pairs[keep], labels[keep]
 
@@ -80,7 +80,7 @@ def tiles_set(grid: Int("tiles along each side of a 28 x 28 digit; a divisor of 
 
 TILE_GRIDS = (1, 2, 4, 7, 14)  # 10 §8's grids (digit_shuffles.GRIDS)
 SETS: dict[str, Callable] = {  # name -> (rows=None) -> (images, labels), 10,000 of each
-    "translated": lambda rows=None: tm.translated_mnist(train=False, rows=rows),
+    "translated": lambda rows=None: transformed_mnist.translated_mnist(train=False, rows=rows),
     "affnist-style": affnist_style,
     "multimnist": multimnist_pairs,
     "turned": turned_mnist,

@@ -17,10 +17,10 @@ from pathlib import Path
 
 import numpy as np
 import torch
+import tqdm
+import tqdm.auto
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
-from tqdm import tqdm as text_tqdm
-from tqdm.auto import tqdm
 
 from . import config
 from .checks import check_examples, check_pixels
@@ -342,10 +342,10 @@ def progress_bar(iterable, desc: str, progress: Progress = True, **kwargs):
     except TypeError:  # no length: the time limit alone
         every = {}
     if config.TEXT_PROGRESS:
-        return text_tqdm(iterable, desc=desc, disable=not progress, leave=True, file=sys.stdout,
+        return tqdm.tqdm(iterable, desc=desc, disable=not progress, leave=True, file=sys.stdout,
                          mininterval=TEXT_PROGRESS_INTERVAL_S, **every, **kwargs)
-    return tqdm(iterable, desc=desc, disable=not progress, leave=False,
-                mininterval=1 / PROGRESS_UPDATES_PER_S, **every, **kwargs)
+    return tqdm.auto.tqdm(iterable, desc=desc, disable=not progress, leave=False,
+                          mininterval=1 / PROGRESS_UPDATES_PER_S, **every, **kwargs)
 
 
 @checked

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from .data import transformed_mnist as tm
+from .data import transformed_mnist
 from .data.mnist import SPLITS
 from .recipes import RECIPES
 from .validate import Float, Int, Tensor, check_fields, checked
@@ -59,7 +59,7 @@ def held_out_images(settings: Settings = SETTINGS) -> torch.Tensor:
     ``settings.held_out`` of them: ``[held_out, 1, 40, 40]``."""
     total, held = SPLITS[True][2], RECIPES["affnist-capsnet"].validation
     rows = torch.arange(total - min(held, settings.held_out), total)
-    return tm.translated_mnist(train=True, rows=rows)[0]
+    return transformed_mnist.translated_mnist(train=True, rows=rows)[0]
 
 
 @checked

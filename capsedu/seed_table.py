@@ -15,19 +15,15 @@ from typing import NamedTuple
 import numpy as np
 import torch
 
-from . import adversarial_record, full_sets, patch_order, seed_runs
+from . import ablations, adversarial_record, bug_zoo, full_sets, patch_order, seed_runs
 from .ablations import WEIGHTS, AblationRun, one_change_comparisons, seed_errors, seed_noise
-from .ablations import read_results as read_ablations
 from .adversarial import ADAPTIVE_WEIGHTS, CAPSNET, CAPSNET_1ITER, CNN, EPS, MODELS, Eps
-from .bug_zoo import CELL as ZOO_CELL
 from .bug_zoo import CORRECT, BugEffect, ZooRun, bug_effects
-from .bug_zoo import read_results as read_zoo
 from .capsnet import PAPER, CapsNet
 from .checkpoints import pretrained
 from .convergence import still_improving
 from .costs import ROUTING_ROW, anatomy
-from .data import faces
-from .data import transformed_mnist as tm
+from .data import faces, transformed_mnist
 from .loop import predict
 from .parts.scoring import face_rates
 from .parts.training import load_face_models
@@ -107,7 +103,7 @@ def measure(images: Tensor("MNIST test digits [N, 1, 28, 28]", ndim=4),
     # which of all 10,000 each model reads right, as recorded (a paired comparison needs them)
     right = {name: full_sets.read_right("affnist-style", name) for name in AFFINE_NAMES}
     # the median time to score TIMED digits, the models taking turns; per 1,000 digits
-    affine_digits, _ = tm.random_affine(images[:TIMED], seed=0)
+    affine_digits, _ = transformed_mnist.random_affine(images[:TIMED], seed=0)
     affine_models = {name: pretrained(name) for name in AFFINE_NAMES}
     timed = time_predict(affine_models, affine_digits)
     # 05: the paper's CapsNet, layer by layer
@@ -149,8 +145,8 @@ class Records:
 
 def read_records() -> Records:
     """The shipped records the table quotes."""
-    return Records(read_ablations(), read_zoo(), seed_runs.read_results(), recorded_cost(),
-                   adversarial_record.read_results())
+    return Records(ablations.read_results(), bug_zoo.read_results(), seed_runs.read_results(),
+                   recorded_cost(), adversarial_record.read_results())
 
 
 class Affine(NamedTuple):
@@ -223,7 +219,7 @@ class BugComparisons(NamedTuple):
 @checked
 def bug_comparisons(zoo: dict[str, ZooRun], grid: dict[str, AblationRun]) -> BugComparisons:
     """Each bug of 09's ``zoo`` against the correct run, beside the seed noise of ``grid``."""
-    effects = bug_effects(zoo, seed_noise(grid, ZOO_CELL))
+    effects = bug_effects(zoo, seed_noise(grid, bug_zoo.CELL))
     hidden = [name for name, effect in effects.items() if not effect.revealed]
     return BugComparisons(effects, hidden, zoo[CORRECT].test_accuracy,
                           len(zoo[CORRECT].validation_by_epoch),

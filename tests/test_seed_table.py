@@ -3,11 +3,10 @@ import dataclasses
 import pytest
 import torch
 
+from capsedu import bug_zoo, seed_runs
 from capsedu import claims_table as ct
-from capsedu import seed_runs
 from capsedu import seed_table as st
 from capsedu.bug_zoo import CORRECT
-from capsedu.bug_zoo import read_results as read_zoo
 from capsedu.robustness import seed_verdict
 from capsedu.routing_costs import recorded_cost
 from capsedu.statistics import leader, over_seeds, paired
@@ -115,7 +114,7 @@ def test_rows_write_the_measurements_into_their_cells(monkeypatch):
         "§2: a read-out finds a turned digit's angle in 05's capsule within 20° (within ±45°; "
         "a guess without it: 30°)")
     assert "decode only coarsely" in rows["equivariance"][1]
-    zoo = read_zoo()
+    zoo = bug_zoo.read_results()
     assert rows["maturity"][0].startswith(f"09: {len(zoo) - 1} bugs that public CapsNets shipped")
     epochs = len(zoo[CORRECT].validation_by_epoch)
     assert f"({ct.pct(zoo[CORRECT].test_accuracy)}, {epochs} epoch(s))" in rows["maturity"][0]

@@ -59,7 +59,7 @@ def test_the_progress_bar_redraws_a_few_times_a_second(monkeypatch):
             time.sleep(0.002)
             return (self.w - 1).pow(2).sum(), torch.zeros_like(y)
 
-    monkeypatch.setattr(capsedu.loop, "tqdm", CountingBar)
+    monkeypatch.setattr("tqdm.auto.tqdm", CountingBar)  # the bar progress_bar makes live
     start = time.perf_counter()
     fit(Slow(), (torch.zeros(300, 1), torch.zeros(300, dtype=torch.long)), epochs=1,
         batch_size=1, progress=True)
@@ -87,7 +87,7 @@ def test_a_bar_redraws_a_bounded_number_of_times_however_slow_the_machine(monkey
             redraws.append(self.n)
             return super().display(*args, **kwargs)
 
-    monkeypatch.setattr(capsedu.loop, "tqdm", CountingBar)
+    monkeypatch.setattr("tqdm.auto.tqdm", CountingBar)  # the bar progress_bar makes live
     monkeypatch.setattr(capsedu.loop, "PROGRESS_UPDATES_PER_S", 1e9)  # as if every step were slow
     for _ in capsedu.loop.progress_bar(range(10_000), "slow"):
         pass

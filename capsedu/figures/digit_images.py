@@ -10,7 +10,7 @@ from matplotlib.axes import Axes
 from matplotlib.colors import to_rgb
 from matplotlib.figure import FigureBase
 
-from ..data import transformed_mnist as tm
+from ..data import transformed_mnist
 from ..digit_capsules import DELTAS, DimensionStudy
 from ..validate import MAX_BATCH, Array, Flag, Float, Int, Record, Tensor, checked
 
@@ -143,7 +143,7 @@ def draw_segmentation(fig: FigureBase, pairs: Pixels,
 
 
 @checked
-def affine_titles(params: Record(tm.AffineParams),
+def affine_titles(params: Record(transformed_mnist.AffineParams),
                   n: Int("maps to title", ge=0, le=MAX_BATCH)) -> list[str]:
     """Short titles of the first ``n`` maps ``random_affine`` drew (its ``params``): the rotation
     in whole degrees, the shear, the two scales."""
@@ -153,7 +153,7 @@ def affine_titles(params: Record(tm.AffineParams),
 
 @checked
 def draw_affine_examples(fig: FigureBase, translated: Pixels, affine: Pixels,
-                         params: Record(tm.AffineParams)) -> None:
+                         params: Record(transformed_mnist.AffineParams)) -> None:
     """The same digits twice on ``fig``: ``translated`` ``[n, 1, S, S]`` on the top row, under
     their affNIST-style maps (``affine`` ``[n, 1, S, S]``, each titled by its map of
     ``params``) on the bottom row."""
@@ -173,10 +173,11 @@ def draw_sweep_examples(fig: FigureBase,
                                       pixels=True)) -> None:
     """One MNIST ``digit`` ``[1, 28, 28]`` at every value of each sweep of
     ``transformed_mnist.SWEEPS``, one row per factor, each image titled by its value."""
-    columns = max(len(values) for values in tm.SWEEPS.values())
-    axes = fig.subplots(len(tm.SWEEPS), columns, squeeze=False)
-    for row, (factor, values) in zip(axes, tm.SWEEPS.items(), strict=True):
-        images = torch.cat([tm.sweep(digit[None], factor, value) for value in values])
+    columns = max(len(values) for values in transformed_mnist.SWEEPS.values())
+    axes = fig.subplots(len(transformed_mnist.SWEEPS), columns, squeeze=False)
+    for row, (factor, values) in zip(axes, transformed_mnist.SWEEPS.items(), strict=True):
+        images = torch.cat([transformed_mnist.sweep(digit[None], factor, value)
+                            for value in values])
         draw_digits(row[:len(values)], images[:, 0], [f"{v:g}" for v in values], fontsize=8,
                     frame=True)
         for ax in row[len(values):]:

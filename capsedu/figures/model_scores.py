@@ -16,7 +16,7 @@ from matplotlib.figure import Figure, FigureBase
 from pydantic import InstanceOf
 
 from ..data import faces
-from ..data import transformed_mnist as tm
+from ..data.transformed_mnist import AFFNIST_RANGES, SWEEPS, AffineRanges
 from ..parts.scoring import SeedRuns
 from ..statistics import over_seeds
 from ..validate import MAX_WIDTH, Choice, Float, Int, Record, Tensor, checked
@@ -153,7 +153,7 @@ SWEEP_STYLES = ("o-", "^--", "s-")  # the markers and lines of 08's sweep curves
 @checked
 def draw_sweep_curves(fig: FigureBase, curves: dict,
                       n: Int("digits each accuracy was measured on", ge=1),
-                      ranges: Record(tm.AffineRanges) = tm.AFFNIST_RANGES) -> None:
+                      ranges: Record(AffineRanges) = AFFNIST_RANGES) -> None:
     """One panel per factor of ``transformed_mnist.SWEEPS``: each model's accuracy (%) at every
     value of the sweep (``curves``: name -> ``robustness.sweep_curves``' sweeps, one per factor
     in the order of ``SWEEPS``, on ``n`` digits), the range of that factor in ``ranges`` as a
@@ -161,8 +161,8 @@ def draw_sweep_curves(fig: FigureBase, curves: dict,
     if len(curves) > len(SWEEP_STYLES):
         raise ValueError(f"draw_sweep_curves draws at most {len(SWEEP_STYLES)} models, got "
                          f"{len(curves)}")
-    axes = fig.subplots(1, len(tm.SWEEPS), sharey=True, squeeze=False)[0]
-    for k, (ax, factor) in enumerate(zip(axes, tm.SWEEPS, strict=True)):
+    axes = fig.subplots(1, len(SWEEPS), sharey=True, squeeze=False)[0]
+    for k, (ax, factor) in enumerate(zip(axes, SWEEPS, strict=True)):
         for (name, sweeps), style in zip(curves.items(), SWEEP_STYLES, strict=False):
             ax.plot(sweeps[k].values, [100 * a for a in sweeps[k].accuracy], style,
                     color=model_colour(name), ms=4, label=name)
