@@ -16,7 +16,8 @@ from torch import nn
 
 from .capsnet import routing_iterations
 from .convergence import training_status, verdict
-from .data import transformed_mnist as tm
+from .data import transformed_mnist
+from .data.transformed_mnist import CANVAS, MULTI_CANVAS, MULTI_SHIFT, SWEEPS
 from .loop import evaluate, is_correct, predict
 from .recipes import how_made
 from .statistics import Paired, SeedDifference, paired, seed_difference
@@ -53,15 +54,16 @@ def _check_names(fn: str, argument: str, names, known: dict, what: str) -> None:
 
 @checked
 def sweep_accuracy(model: nn.Module, images: Digits, labels: Labels,
-                   factor: Choice("the factor swept", *tm.SWEEPS), values=None,
-                   side: Int("the canvas side in pixels", ge=28, le=MAX_SIDE) = tm.CANVAS
+                   factor: Choice("the factor swept", *SWEEPS), values=None,
+                   side: Int("the canvas side in pixels", ge=28, le=MAX_SIDE) = CANVAS
                    ) -> list[float]:
     """``model``'s accuracy on MNIST digits ``[N, 1, 28, 28]`` under one transformation at each
     value of a sweep (``transformed_mnist.sweep``; ``values`` default to ``SWEEPS[factor]``), on
     a ``side`` x ``side`` canvas: 40 for 08's affNIST models, 28 for 10's models, which read
     digits turned on their own canvas (``factor="rotation"``, ``values`` 0 to 360)."""
-    values = tm.SWEEPS[factor] if values is None else values
-    return [evaluate(model, (tm.sweep(images, factor, v, side), labels)) for v in values]
+    values = SWEEPS[factor] if values is None else values
+    return [evaluate(model, (transformed_mnist.sweep(images, factor, v, side), labels))
+            for v in values]
 
 
 @dataclass(frozen=True)
@@ -80,7 +82,7 @@ def sweep_curves(models: dict, images: Digits, labels: Labels) -> dict[str, tupl
     order of ``SWEEPS``."""
     return {name: tuple(Sweep(factor, tuple(values),
                               tuple(sweep_accuracy(model, images, labels, factor)))
-                        for factor, values in tm.SWEEPS.items())
+                        for factor, values in SWEEPS.items())
             for name, model in models.items()}
 
 
@@ -304,7 +306,8 @@ def viewpoint_state(capsnet: nn.Module, cnn: nn.Module, digit: Digit,
     * ``probabilities`` ``[10]``: the CNN's softmax, and its ``cnn_prediction``;
     * the map itself: ``rotation``, ``shear``, ``scale``, ``dx`` and ``dy``.
     """
-    x = tm.affine(digit[None], rotation, shear, scale, scale, dx, dy)  # [1, 1, 40, 40]
+    # what both models see, [1, 1, 40, 40]
+    x = transformed_mnist.affine(digit[None], rotation, shear, scale, scale, dx, dy)
     capsnet.eval()
     cnn.eval()
     out = capsnet(x)  # no targets: the decoder redraws the longest capsule
@@ -334,8 +337,8 @@ class OverlapState:
 @checked
 @torch.no_grad()
 def overlap_state(capsnet: nn.Module, cnn: nn.Module, first: Digit, second: Digit,
-                  dx: Int("pixels to the right", ge=-tm.MULTI_SHIFT, le=tm.MULTI_SHIFT) = 0,
-                  dy: Int("pixels down", ge=-tm.MULTI_SHIFT, le=tm.MULTI_SHIFT) = 0
+                  dx: Int("pixels to the right", ge=-MULTI_SHIFT, le=MULTI_SHIFT) = 0,
+                  dy: Int("pixels down", ge=-MULTI_SHIFT, le=MULTI_SHIFT) = 0
                   ) -> OverlapState:
     """What notebook 08's MultiMNIST widget shows for two MNIST digits ``[1, 28, 28]``: the first
     at the centre of the 36x36 canvas, the second moved by ``(dx, dy)`` pixels (each within +-4),
@@ -348,17 +351,18 @@ def overlap_state(capsnet: nn.Module, cnn: nn.Module, first: Digit, second: Digi
       ``[2, 36, 36]``, in the order of ``capsnet_read``);
     * the CNN's ten sigmoid ``probabilities`` and the two classes it reads (``cnn_read``).
     """
-    side, m = tm.MULTI_CANVAS, tm.MULTI_SHIFT
-    place = [(m, m), (m + int(dx), m + int(dy))]  # top-left corners on the canvas
-    parts = torch.cat([tm.place(digit[None], torch.tensor([x]), torch.tensor([y]), side)
-                       for digit, (x, y) in zip((first, second), place, strict=True)])
+    side, m = MULTI_CANVAS, MULTI_SHIFT
+    corners = [(m, m), (m + int(dx), m + int(dy))]  # top-left corners on the canvas
+    parts = torch.cat([transformed_mnist.place(digit[None], torch.tensor([x]), torch.tensor([y]),
+                                               side)
+                       for digit, (x, y) in zip((first, second), corners, strict=True)])
     pair = parts.amax(dim=0, keepdim=True)  # [1, 1, 36, 36]
     capsnet.eval()
     cnn.eval()
     lengths, read, reconstructions = capsnet.reconstruct_each(pair)
     return OverlapState(
         pair=pair[0, 0].numpy(), parts=parts[:, 0].numpy(),
-        overlap=float(tm.box_overlap(parts[None])[0]),
+        overlap=float(transformed_mnist.box_overlap(parts[None])[0]),
         lengths=lengths[0].numpy(), capsnet_read=read[0].tolist(),
         reconstructions=reconstructions[0, :, 0].numpy(),
         probabilities=torch.sigmoid(cnn(pair))[0].numpy(),
