@@ -36,7 +36,7 @@ from .convergence import finished, training_status
 from .data import transformed_mnist
 from .data.mnist import fixed_sample
 from .recipes import command_line
-from .train import experiment_parser, record_missing, results_file
+from .train import experiment_parser, parse_experiment, record_missing, results_file
 from .validate import Choice, Flag, Float, Int, Seed, Tensor, check_fields, checked
 
 RESULTS = "adversarial.json"
@@ -350,9 +350,7 @@ def units(n: Int("test digits of the recorded run", ge=1, le=MAX_IMAGES)) -> dic
 @checked
 def main(argv: list[str] | None = None) -> int:
     parser = experiment_parser(COMMAND, __doc__)
-    args = parser.parse_args(argv)
-    if args.threads:
-        torch.set_num_threads(args.threads)
+    args = parse_experiment(parser, argv)
     n = args.limit or SAMPLE
     command = command_line(COMMAND, limit=args.limit, threads=args.threads)
     record_missing(results_file(args, RESULTS), units(n), command,

@@ -137,8 +137,9 @@ def add_budget(parser: argparse.ArgumentParser,
 @checked
 def parse_experiment(parser: argparse.ArgumentParser,
                      argv: list[str] | None) -> argparse.Namespace:
-    """The arguments ``argv`` given to an experiment's command line (``parser``), torch set to
-    ``--threads`` CPU threads when they name them."""
+    """The arguments ``argv`` given to an experiment's command line (``parser``: its
+    ``experiment_parser``, or ``train_over_seeds``'), torch set to ``--threads`` CPU threads when
+    they name them."""
     args = parser.parse_args(argv)
     if args.threads:
         torch.set_num_threads(args.threads)
@@ -290,9 +291,7 @@ def train_over_seeds(prog: str, description: str, models: list[str] | tuple[str,
     parser.add_argument("--seeds", nargs="+", type=seed_int, default=list(seeds))
     add_output_arguments(parser)
     parser.add_argument("--threads", type=threads_int, help="CPU threads for torch (default: all)")
-    args = parser.parse_args(argv)
-    if args.threads:
-        torch.set_num_threads(args.threads)
+    args = parse_experiment(parser, argv)
     command = command_line(prog,  # the models only when chosen
                            models=None if args.models == list(models) else args.models,
                            seeds=args.seeds, threads=args.threads)
