@@ -226,13 +226,14 @@ def couplings_on_grid(routing, example: Int("an image of the batch", ge=0),
 
 
 @checked
-def grid_extent(config: CapsNetConfig) -> tuple[float, float, float, float]:
-    """Where the primary grid sits on the input image, for ``imshow(..., extent=...)``: primary
-    capsule (row, col) is centred on pixel c0 + stride * (row, col), with c0 the centre of the
-    first unit's 9x9 (Conv1) then 9x9 (PrimaryCaps) window."""
-    c0 = (config.conv_kernel - 1) / 2 + (config.primary_kernel - 1) / 2
-    lo = c0 - config.primary_stride / 2
-    hi = lo + config.primary_stride * config.primary_grid
+def grid_extent(sizes: CapsNetConfig) -> tuple[float, float, float, float]:
+    """Where the primary grid of a CapsNet of ``sizes`` sits on the input image, for
+    ``imshow(..., extent=...)``: primary capsule (row, col) is centred on pixel
+    c0 + stride * (row, col), with c0 the centre of the first unit's 9x9 (Conv1) then 9x9
+    (PrimaryCaps) window."""
+    c0 = (sizes.conv_kernel - 1) / 2 + (sizes.primary_kernel - 1) / 2
+    lo = c0 - sizes.primary_stride / 2
+    hi = lo + sizes.primary_stride * sizes.primary_grid
     return (lo, hi, hi, lo)  # left, right, bottom, top (rows grow downward)
 
 

@@ -353,8 +353,8 @@ def overlap_state(capsnet: nn.Module, cnn: nn.Module, first: Digit, second: Digi
     """
     side, m = MULTI_CANVAS, MULTI_SHIFT
     corners = [(m, m), (m + int(dx), m + int(dy))]  # top-left corners on the canvas
-    parts = torch.cat([transformed_mnist.place(digit[None], torch.tensor([x]), torch.tensor([y]),
-                                               side)
+    parts = torch.cat([transformed_mnist.on_canvas(digit[None], torch.tensor([x]),
+                                                   torch.tensor([y]), side)
                        for digit, (x, y) in zip((first, second), corners, strict=True)])
     pair = parts.amax(dim=0, keepdim=True)  # [1, 1, 36, 36]
     capsnet.eval()

@@ -74,7 +74,7 @@ UINT8 = (DIGITS * 255).to(torch.uint8)
     lambda x: tm.translated(x),
     lambda x: tm.sweep(x, "scale", 1.2),
     lambda x: tm.pad_to(x, 40),
-    lambda x: tm.place(x, torch.tensor([0, 1]), torch.tensor([2, 3]), 40),
+    lambda x: tm.on_canvas(x, torch.tensor([0, 1]), torch.tensor([2, 3]), 40),
     lambda x: tm.multimnist(x, torch.tensor([0, 1]), 2),
 ])
 def test_the_transforms_refuse_uint8_pixels_with_the_conversion(transform):
@@ -100,8 +100,8 @@ def test_affine_and_sweep_refuse_a_zero_scale():
 
 
 def test_place_refuses_nan_shifts():
-    with pytest.raises(ValueError, match=r"place\(\): dx contains 1 NaN"):
-        tm.place(DIGITS, torch.tensor([float("nan"), 1.0]), torch.tensor([1, 1]), 40)
+    with pytest.raises(ValueError, match=r"on_canvas\(\): dx contains 1 NaN"):
+        tm.on_canvas(DIGITS, torch.tensor([float("nan"), 1.0]), torch.tensor([1, 1]), 40)
 
 
 @pytest.mark.parametrize("kwargs, error, message", [

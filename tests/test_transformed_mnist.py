@@ -182,19 +182,19 @@ def test_large_batches_are_moved_in_chunks_exactly_as_one_by_one(monkeypatch):
 
 
 def test_chunked_affnist_and_placement_match_one_pass(monkeypatch):
-    """random_affine and place work a chunk at a time (padding included); the images, the drawn
+    """random_affine and on_canvas work a chunk at a time (padding included); the images, the drawn
     maps and the places must be what one pass over the whole batch gives."""
     digits = blobs()
     whole = tm.random_affine(digits, seed=3)
     g = torch.Generator().manual_seed(0)
     dx, dy = torch.randint(0, 13, (2, 12), generator=g)
-    placed = tm.place(digits, dx, dy, 40)
+    placed = tm.on_canvas(digits, dx, dy, 40)
     monkeypatch.setattr(tm, "CHUNK", 5)  # 12 digits: chunks of 5, 5 and 2
     chunked = tm.random_affine(digits, seed=3)
     torch.testing.assert_close(chunked[0], whole[0])
     for field in fields(tm.AffineParams):
         assert torch.equal(getattr(chunked[1], field.name), getattr(whole[1], field.name)), field
-    assert torch.equal(tm.place(digits, dx, dy, 40), placed)
+    assert torch.equal(tm.on_canvas(digits, dx, dy, 40), placed)
 
 
 def test_a_sample_is_the_full_sets_images_at_those_rows():

@@ -148,13 +148,14 @@ def _translate(images: torch.Tensor, tx: torch.Tensor, ty: torch.Tensor) -> torc
 
 
 @checked
-def place(images: Tensor("images [N, 1, h, w]", pixels=True),
-          dx: Tensor("pixels to the right [N]", ndim=1), dy: Tensor("pixels down [N]", ndim=1),
-          side: Int("the canvas side in pixels", ge=1, le=MAX_SIDE)) -> torch.Tensor:
+def on_canvas(images: Tensor("images [N, 1, h, w]", pixels=True),
+              dx: Tensor("pixels to the right [N]", ndim=1),
+              dy: Tensor("pixels down [N]", ndim=1),
+              side: Int("the canvas side in pixels", ge=1, le=MAX_SIDE)) -> torch.Tensor:
     """Put images ``[N, 1, h, w]`` on a ``side`` x ``side`` canvas with their top-left corner at
     integer pixel offsets ``(dx, dy)`` ``[N]`` (0 .. side - w): exact, no resampling. The images
     hold floating-point pixels in [0, 1]."""
-    _one_per_image("place", images, dx=dx, dy=dy)
+    _one_per_image("on_canvas", images, dx=dx, dy=dy)
     h, w = images.shape[-2:]
     # padded a chunk at a time: the whole padded batch would be one more canvas-sized copy
     return _in_chunks(lambda x, tx, ty: _translate(F.pad(x, (0, side - w, 0, side - h)), tx, ty),
@@ -190,7 +191,7 @@ def translated(images: Tensor("MNIST digits [N, 1, 28, 28]", ndim=4, pixels=True
     g = torch.Generator().manual_seed(seed)
     dx, dy = torch.randint(0, side - 27, (2, len(images)), generator=g)
     rows = _rows(rows, len(images), "translated")
-    return place(images[rows], dx[rows], dy[rows], side)
+    return on_canvas(images[rows], dx[rows], dy[rows], side)
 
 
 TRANSLATED_SEEDS = {True: 0, False: 1}  # the placements of translated_mnist's train and test splits
@@ -463,7 +464,7 @@ def _pairs(images, labels, first, generator, max_shift):
     parts = images.new_empty(n, 2, 1, side, side)  # [n, 2, 1, S, S]
     for k, pick in enumerate((first, second)):
         dx, dy = torch.randint(0, 2 * max_shift + 1, (2, n), generator=generator)
-        parts[:, k] = _in_chunks(lambda i, x, y: place(images[i], x, y, side), pick, dx, dy)
+        parts[:, k] = _in_chunks(lambda i, x, y: on_canvas(images[i], x, y, side), pick, dx, dy)
     return parts.amax(dim=1), torch.stack([labels[first], labels[second]], dim=1), parts
 
 

@@ -92,16 +92,17 @@ def draw_couplings_on_grid(fig: FigureBase, out: Record(CapsNetOutput),
                                          pixels=True),
                            example: Int("the image's index in the batch", ge=0, le=MAX_BATCH),
                            classes: tuple[Class, ...] | list[Class],
-                           config: Record(CapsNetConfig)) -> None:
+                           sizes: Record(CapsNetConfig)) -> None:
     """For each class j of ``classes`` a row: the ``image`` ``[28, 28]`` with the length of its
     capsule j, then the couplings of every primary grid position to j (mean over the maps) at
     each routing iteration, laid over the image where those capsules look (``grid_extent``).
-    ``out``: the ``CapsNetOutput`` of a batch, ``example`` the image's index in it."""
+    ``out``: the ``CapsNetOutput`` of a batch of a CapsNet of ``sizes``, ``example`` the image's
+    index in it."""
     iterations = len(out.routing.history)
     axes = fig.subplots(len(classes), iterations + 1, squeeze=False)
-    extent = grid_extent(config)
+    extent = grid_extent(sizes)
     for row, j in enumerate(classes):
-        c = couplings_on_grid(out.routing, example, j, config.primary_maps)  # [its, maps, g, g]
+        c = couplings_on_grid(out.routing, example, j, sizes.primary_maps)  # [its, maps, g, g]
         axes[row, 0].imshow(image, cmap="gray")
         axes[row, 0].set_title(f"#{example}: ‖v_{j}‖ = {out.lengths[example, j]:.2f}")
         for r in range(iterations):
