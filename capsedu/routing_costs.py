@@ -303,12 +303,15 @@ def iteration_cost(rows: list[InstanceOf[RoutingCost]]) -> dict[int, float]:
     step with 0 iterations (the predictions u_hat = W u alone): n_in -> ratio."""
     ratios = {}
     for n_in in sorted({row.n_in for row in rows}):
-        step = {row.iterations: row.forward + row.backward for row in rows if row.n_in == n_in}
-        if 0 not in step or len(step) < 2:
+        # iterations -> seconds of a training step (forward + backward)
+        step_time = {row.iterations: row.forward + row.backward
+                     for row in rows if row.n_in == n_in}
+        if 0 not in step_time or len(step_time) < 2:
             raise ValueError(f"iteration_cost needs rows with 0 and more iterations for n_in "
-                             f"{n_in}, got iterations {sorted(step)}")
-        added = (step[max(step)] - step[0]) / max(step)  # what one iteration adds, on average
-        ratios[n_in] = added / step[0]
+                             f"{n_in}, got iterations {sorted(step_time)}")
+        most = max(step_time)
+        added = (step_time[most] - step_time[0]) / most  # what one iteration adds, on average
+        ratios[n_in] = added / step_time[0]
     return ratios
 
 
