@@ -126,6 +126,24 @@ def test_the_checks_catch_an_upward_import_and_a_cycle(tmp_path, monkeypatch):
         test_no_import_cycles()
 
 
+def test_the_layout_docs_name_every_module():
+    """ARCHITECTURE.md's table names every module (a package by its folder; exercises/ and
+    widgets/ by their folders alone) and the README's module table every top-level module and
+    folder, so that a new module is placed in both."""
+    architecture = (ROOT / "ARCHITECTURE.md").read_text()
+    readme = (ROOT / "README.md").read_text()
+    packages = {name for name, path in MODULES.items() if path.name == "__init__.py"}
+    for name in MODULES:
+        top = name.split(".")[0]
+        in_readme = f"`{top}/`" if top in packages else f"`{top}.py`"
+        assert in_readme in readme, f"capsedu.{name}: add {in_readme} to the README's module table"
+        if name in packages or top in ("exercises", "widgets"):
+            in_architecture = f"{top}/"
+        else:
+            in_architecture = f"`{name.replace('.', '/')}`"
+        assert in_architecture in architecture, \
+            f"capsedu.{name}: add {in_architecture} to ARCHITECTURE.md's table"
+
 def test_import_capsedu_loads_the_core_only():
     code = ("import sys, capsedu; print(' '.join(sorted(m for m in sys.modules "
             "if m.startswith('capsedu') or m in ('matplotlib', 'ipywidgets'))))")
