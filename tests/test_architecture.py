@@ -144,6 +144,25 @@ def test_the_layout_docs_name_every_module():
         assert in_architecture in architecture, \
             f"capsedu.{name}: add {in_architecture} to ARCHITECTURE.md's table"
 
+MAX_MODULE_LINES = 500  # a module past this holds more than one idea: split it by concept
+MAX_FUNCTION_LINES = 60  # decorators and docstring included: a function that fits on a screen
+
+
+def test_every_module_and_function_fits_its_size():
+    too_long = []
+    for name, path in MODULES.items():
+        source = path.read_text()
+        if len(source.splitlines()) > MAX_MODULE_LINES:
+            too_long.append(f"capsedu.{name}: {len(source.splitlines())} lines")
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                first = min([node.lineno, *(d.lineno for d in node.decorator_list)])
+                if node.end_lineno - first + 1 > MAX_FUNCTION_LINES:
+                    too_long.append(f"capsedu.{name}.{node.name}: "
+                                    f"{node.end_lineno - first + 1} lines")
+    assert not too_long, f"longer than {MAX_MODULE_LINES} (a module) or " \
+                         f"{MAX_FUNCTION_LINES} (a function) lines: {too_long}"
+
 def test_import_capsedu_loads_the_core_only():
     code = ("import sys, capsedu; print(' '.join(sorted(m for m in sys.modules "
             "if m.startswith('capsedu') or m in ('matplotlib', 'ipywidgets'))))")
