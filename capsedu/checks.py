@@ -104,10 +104,11 @@ def check_labels(targets: torch.Tensor, name: str, batch: int, n_classes: int,
             )
 
 
-# how far past [0, 1] a pixel may stray before the images are refused: 0-255 pixels made float
-# but not divided (up to 255), or normalised ones (MNIST's mean and std give up to 2.8), are far
-# past it; an interpolation's overshoot or a little noise added to toy images is not
-PIXEL_SLACK = 0.5
+# how far past [0, 1] a pixel may stray before the images are refused: a float's rounding (an
+# interpolation's weights sum to 1 give or take an ulp), no more, so that 0-255 pixels made float
+# but not divided, normalised ones (MNIST's mean and std give -0.42 to 2.8) and noise added past
+# black or white are all refused; the course's images come clamped to [0, 1]
+PIXEL_ROUNDING = 1e-6
 
 
 def check_pixels(x: torch.Tensor, name: str) -> None:
@@ -126,11 +127,11 @@ def check_pixels(x: torch.Tensor, name: str) -> None:
     check_finite(x, name)
     if x.numel():  # 0-255 pixels made float but not divided, or normalised ones, read as others
         low, high = x.min().item(), x.max().item()
-        if low < -PIXEL_SLACK or high > 1 + PIXEL_SLACK:
+        if low < -PIXEL_ROUNDING or high > 1 + PIXEL_ROUNDING:
             fix = (f"divide 0-255 pixels by 255 ({var} / 255)" if high > 2 else
                    f"undo the normalisation, or clamp them ({var}.clamp(0, 1))")
-            raise ValueError(f"{name} must hold pixels in [0, 1], got values from {low:.4g} to "
-                             f"{high:.4g}; {fix}")
+            raise ValueError(f"{name} must hold pixels in [0, 1], got values from {low:.7g} to "
+                             f"{high:.7g}; {fix}")
 
 
 def check_examples(data, name: str) -> None:

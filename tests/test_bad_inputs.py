@@ -65,6 +65,15 @@ def test_check_pixels_refuses_uint8_lists_and_nan_with_the_conversion():
         check_pixels(torch.full((1, 1, 2, 2), float("nan")), "x")
 
 
+def test_check_pixels_takes_pixels_in_0_1_and_refuses_any_past_them():
+    check_pixels(torch.tensor([0.0, 1.0]), "x")
+    check_pixels(torch.tensor([-1e-7, 1 + 1e-7]), "x")  # a float's rounding
+    for low, high in ((0.0, 1.1), (-0.05, 1.0)):  # noise added past white or black
+        with pytest.raises(ValueError, match=rf"x must hold pixels in \[0, 1\], got values from "
+                                             rf"{low:g} to {high:g}; .*\(x.clamp\(0, 1\)\)"):
+            check_pixels(torch.tensor([low, high]), "x")
+
+
 UINT8 = (DIGITS * 255).to(torch.uint8)
 
 

@@ -22,7 +22,7 @@ def test_fit_learns_a_separable_toy_problem():
     g = torch.Generator().manual_seed(0)
     x = torch.rand(256, 1, 12, 12, generator=g) * 0.1
     y = torch.arange(256) % 2
-    x[y == 1, :, 3:6, 3:6] += 1.0
+    x[y == 1, :, 3:6, 3:6] = 1.0  # white, so the pixels stay in [0, 1]
     torch.manual_seed(0)
     model = BagOfPartsCNN(channels=(8, 8, 8))
     before = evaluate(model, (x, y))
@@ -258,7 +258,7 @@ def test_validation_keeps_the_best_epoch_which_equals_a_shorter_run():
     # it scores there: the best validation epoch comes early, not last
     g = torch.Generator().manual_seed(1)
     x, y = torch.rand(128, 1, 8, 8, generator=g) * 0.1, torch.arange(128) % 2
-    x[y == 1, :, 2:5, 2:5] += 1.0
+    x[y == 1, :, 2:5, 2:5] = 1.0
     validation = (x[:64], 1 - y[:64])
 
     def model():
@@ -284,7 +284,7 @@ def test_patience_stops_once_the_held_out_accuracy_stops_improving(tmp_path):
     # run stops 2 epochs after its best epoch, well before its budget of 30, and resumes no further
     g = torch.Generator().manual_seed(1)
     x, y = torch.rand(128, 1, 8, 8, generator=g) * 0.1, torch.arange(128) % 2
-    x[y == 1, :, 2:5, 2:5] += 1.0
+    x[y == 1, :, 2:5, 2:5] = 1.0
     validation = (x[:64], 1 - y[:64])
     torch.manual_seed(0)
     state = tmp_path / "state.pt"
@@ -307,7 +307,7 @@ def test_a_continued_run_goes_on_from_its_weights_and_stops_by_the_rule():
     # continuation stops after `patience` epochs and keeps the weights it started from
     g = torch.Generator().manual_seed(1)
     x, y = torch.rand(128, 1, 8, 8, generator=g) * 0.1, torch.arange(128) % 2
-    x[y == 1, :, 2:5, 2:5] += 1.0
+    x[y == 1, :, 2:5, 2:5] = 1.0
     validation = (x[:64], 1 - y[:64])
     torch.manual_seed(0)
     start = BagOfPartsCNN(channels=(4, 4))
