@@ -28,6 +28,7 @@ from . import checkpoints
 from .capsnet import routing_iterations
 from .convergence import PATIENCE, best_epoch, converged, held_out_scores
 from .data.mnist import load_mnist
+from .json_records import from_row
 from .loop import evaluate
 from .recipe_run import how_run, train_recipe
 from .recipes import (
@@ -45,7 +46,6 @@ from .statistics import SeedDifference, over_seeds, seed_difference
 from .train import (
     add_budget,
     experiment_parser,
-    from_row,
     parse_experiment,
     record_missing,
     refuse_other_budgets,

@@ -249,9 +249,9 @@ def _models_unit(state_path=None) -> dict:
     (``convergence.training_status``; ``finished``: converged and no longer rising, so a verdict
     may rest on it)."""
     began, manifest = time.time(), checkpoints.read_manifest()
-    return {name: {"sha256": manifest[name]["sha256"],
-                   "status": training_status(manifest[name]["metrics"]),
-                   "finished": finished(manifest[name]["metrics"]["validation_by_epoch"])}
+    return {name: {"sha256": manifest[name].sha256,
+                   "status": training_status(manifest[name].metrics),
+                   "finished": finished(manifest[name].metrics.validation_by_epoch)}
             for name in MODELS} | _stamp(began)
 
 

@@ -73,7 +73,7 @@ def read_models(results: dict) -> dict[str, Trained]:
     unit, manifest = _unit(results, "models"), checkpoints.read_manifest()
     found = {}
     for name in MODELS:
-        if manifest[name]["sha256"] != unit[name]["sha256"]:
+        if manifest[name].sha256 != unit[name]["sha256"]:
             raise ValueError(f"the record attacked other weights than the shipped {name}; "
                              f"record it again with {COMMAND} --replace-shipped")
         found[name] = Trained(name, **unit[name])

@@ -23,6 +23,7 @@ never leave a torn manifest.
 
 import collections
 import contextlib
+import dataclasses
 import difflib
 import hashlib
 import importlib
@@ -39,7 +40,9 @@ import torch
 from filelock import FileLock, Timeout
 
 from . import config
-from .validate import Flag, checked
+from .json_records import from_row, json_row
+from .manifest_rows import RECORDED, ManifestRow
+from .validate import Flag, Record, checked
 
 MANIFEST = "manifest.json"
 SHIPPED_MARKER = "SHIPPED.md"  # in every shipped folder: data/checkpoints/, data/results/
@@ -198,8 +201,9 @@ def sha256(path: str | Path) -> str:
 
 
 @checked
-def read_manifest(root: Root = None) -> dict[str, dict]:
-    """The manifest's entries by name (empty when there is no manifest yet).
+def read_manifest(root: Root = None) -> dict[str, ManifestRow]:
+    """The manifest's rows by name (empty when there is no manifest yet), each checked
+    (``check_row``).
 
     Raises ``ValueError`` naming the file when the manifest is not the JSON ``save`` writes.
     """
@@ -224,7 +228,7 @@ def read_manifest(root: Root = None) -> dict[str, dict]:
         raise ValueError(f"the checkpoint manifest {path.resolve()} has more than one row for "
                          f"{', '.join(map(repr, twice))}; keep one row per checkpoint (git "
                          f"checkout -- {path.resolve()} restores the shipped one)")
-    return entries
+    return {name: check_row(entry, path.resolve()) for name, entry in entries.items()}
 
 
 # what a reader asks of a manifest row, in this order (notebook 05 prints them)
@@ -233,15 +237,15 @@ RECORD_KEYS = ("description", "command", "seed", "train_examples", "train_time_s
 
 
 @checked
-def format_record(row: dict) -> str:
-    """A manifest row as text: one ``key: value`` line for each of ``RECORD_KEYS`` it has; its
-    metrics without ``validation_by_epoch`` (a curve, drawn by
+def format_record(row: Record(ManifestRow)) -> str:
+    """A manifest row as text: one ``field: value`` line for each of ``RECORD_KEYS`` it has; its
+    metrics as the manifest keeps them, without ``validation_by_epoch`` (a curve, drawn by
     ``figures.training_curves.draw_held_out_curves``)."""
     lines = []
     for key in RECORD_KEYS:
-        value = row.get(key)
+        value = getattr(row, key)
         if key == "metrics" and value is not None:
-            value = {k: v for k, v in value.items() if k != "validation_by_epoch"}
+            value = {k: v for k, v in json_row(value).items() if k != "validation_by_epoch"}
         if value is not None:
             lines.append(f"{key:>15}: {value}")
     return "\n".join(lines)
@@ -278,31 +282,39 @@ def check_writable(name: str, root: Root = None, replace_shipped: ReplaceShipped
 
 @checked
 def save(model: torch.nn.Module, name: str, root: Root = None,
-         replace_shipped: ReplaceShipped = False, **record) -> dict:
+         replace_shipped: ReplaceShipped = False, **fields) -> ManifestRow:
     """Write ``<name>.pt`` and add (or replace) its row in the manifest, in ``root`` (default:
-    ``runs_dir()``; the shipped folder only with ``replace_shipped=True``, ``check_writable``).
+    ``runs_dir()``; the shipped folder only with ``replace_shipped=True``, ``check_writable``):
+    the row, a ``manifest_rows.ManifestRow``.
 
-    ``record`` holds what an instructor needs to reproduce it: description, command, seed,
-    train_time_s, metrics. A row that is replaced keeps its ``notes`` unless ``record`` gives
-    new ones. The file and the manifest are each replaced in one step, under the folder's lock.
+    ``fields`` are what an instructor needs to reproduce it, the row's fields by name
+    (description, command, seed, train_time_s, metrics as a ``manifest_rows.Metrics``, ...); the
+    file, its sha256, its class and the torch version are the checkpoint's own. A row that is
+    replaced keeps its ``notes`` unless ``fields`` gives new ones. The file and the manifest are
+    each replaced in one step, under the folder's lock.
     """
-    _check_record("save", record)
+    # every field checked (by ``ManifestRow``) before a folder is made or a file written; the
+    # hash is the one thing still unknown
+    _known("save", fields)
+    draft = _finite("save", ManifestRow(name=name, file=f"{name}.pt", sha256="",
+                                        arch=type(model).__name__,
+                                        torch_version=torch.__version__, **fields))
     root = check_writable(name, root, replace_shipped)
     root.mkdir(parents=True, exist_ok=True)
-    path = inside(root, f"{name}.pt", "the checkpoint name")
-    arch = type(model).__name__
-    blob = {"arch": arch, "hparams": model.hparams, "state_dict": model.state_dict()}
+    path = inside(root, draft.file, "the checkpoint name")
+    blob = {"arch": draft.arch, "hparams": model.hparams, "state_dict": model.state_dict()}
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         torch.save(blob, temporary)
         digest = sha256(temporary)
         with _lock(root):
             entries = read_manifest(root)
-            notes = {"notes": entries[name]["notes"]} if "notes" in entries.get(name, {}) else {}
-            entry = {"name": name, "file": path.name, "sha256": digest, "arch": arch, **notes,
-                     **record, "torch_version": torch.__version__}
+            old = entries.get(name)
+            kept = {"notes": old.notes} if old is not None and "notes" not in fields else {}
+            entry = dataclasses.replace(draft, sha256=digest, **kept)
+            text = _manifest_text("save", root, {**entries, name: entry})  # before the file
             os.replace(temporary, path)
-            _write_manifest(root, {**entries, name: entry})
+            _replace(root / MANIFEST, lambda p: p.write_text(text))
     finally:
         temporary.unlink(missing_ok=True)
     return entry
@@ -310,49 +322,63 @@ def save(model: torch.nn.Module, name: str, root: Root = None,
 
 @checked
 def record(name: str, root: Root = None, replace_shipped: ReplaceShipped = False,
-           **fields) -> dict:
-    """Update fields of checkpoint ``name``'s manifest row (not its file or hash); a shipped
-    row only with ``replace_shipped=True`` (``check_writable``)."""
-    _check_record("record", fields)
+           **fields) -> ManifestRow:
+    """Update fields of checkpoint ``name``'s manifest row (not its file or hash; the fields
+    ``save`` takes), a shipped row only with ``replace_shipped=True`` (``check_writable``): the
+    row as it now is."""
+    _known("record", fields)
     root = check_writable(name, root, replace_shipped)
     with _lock(root):
         entries = read_manifest(root)
         if name not in entries:
             raise KeyError(f"record(): name must be a checkpoint of {root / MANIFEST}, got "
                            f"{name!r}: no checkpoint named so; save it first")
-        entries[name] = {**entries[name], **fields}
-        _write_manifest(root, entries)
+        entries[name] = _finite("record", dataclasses.replace(entries[name], **fields))
+        text = _manifest_text("record", root, entries)
+        _replace(root / MANIFEST, lambda p: p.write_text(text))
     return entries[name]
 
 
-def _check_record(where: str, fields: dict) -> None:
-    """Refuse, before anything is written, manifest fields JSON cannot hold (a tensor, an array)
-    and top-level numbers that are NaN or infinite (a test accuracy of NaN is no record)."""
-    for key, value in fields.items():
+def _known(where: str, fields: dict) -> None:
+    """Refuse, before anything is written, a field a caller may not record in a row
+    (``ManifestRow`` refuses a value of the wrong kind when made: a dict for ``metrics``, a
+    NaN)."""
+    unknown = sorted(set(fields) - RECORDED)
+    if unknown:
+        raise TypeError(f"{where}(): {unknown[0]} is not a field of a manifest row; record one of "
+                        f"{', '.join(sorted(RECORDED))} (a test accuracy is one of the metrics: "
+                        "metrics=manifest_rows.Metrics(test_accuracy=...))")
+
+
+def _finite(where: str, row: ManifestRow) -> ManifestRow:
+    """``row`` if its numbers are finite (``Metrics`` checks its own): a time of NaN is no
+    record."""
+    for key, value in json_row(row).items():
         if isinstance(value, float) and not math.isfinite(value):
             raise ValueError(f"{where}(): {key} must be a finite number for the manifest, got "
                              f"{value}; record what the run measured, or leave {key} out")
-        try:
-            json.dumps(value)
-        except (TypeError, ValueError) as err:
-            raise TypeError(f"{where}(): {key} must be a value the JSON manifest can hold "
-                            f"(a number, a string, a list or a dict of them), got "
-                            f"{type(value).__name__} ({err}); convert it, e.g. x.item() or "
-                            "x.tolist()") from None
+    return row
 
 
-def _write_manifest(root: Path, entries: dict[str, dict]) -> None:
-    """Replace ``root``'s manifest with ``entries`` in one step (the caller holds the lock)."""
-    rows = [entries[k] for k in sorted(entries)]
+def _manifest_text(where: str, root: Path, entries: dict[str, ManifestRow]) -> str:
+    """``root``'s manifest with the rows ``entries``, as its file holds it: the keys other than
+    "checkpoints" that it holds kept (a later version may add some). Refuses, before anything is
+    replaced, a value JSON cannot hold (a tensor, a NumPy number)."""
+    rows = [json_row(entries[k]) for k in sorted(entries)]
     path = root / MANIFEST
-    kept = json.loads(path.read_text()) if path.exists() else {}  # keys a later version may add
-    text = json.dumps({**kept, "checkpoints": rows}, indent=2) + "\n"
-    _replace(path, lambda p: p.write_text(text))
+    kept = json.loads(path.read_text()) if path.exists() else {}
+    try:
+        return json.dumps({**kept, "checkpoints": rows}, indent=2) + "\n"
+    except TypeError as err:
+        raise TypeError(f"{where}(): every field must be a value the JSON manifest can hold (a "
+                        f"number, a string, a record of them), got {err}; convert it, e.g. "
+                        "x.item() or x.tolist()") from None
 
 
 @checked
-def check_row(entry: dict, manifest: str | Path) -> dict:
-    """``entry`` if it holds every key ``pretrained`` reads, of the right kind; else a
+def check_row(entry: dict, manifest: str | Path) -> ManifestRow:
+    """The manifest row ``entry`` (as the file holds it) as a ``ManifestRow``, if it holds every
+    key ``pretrained`` reads, of the right kind, and nothing a row does not have; else a
     ``ValueError`` that names each missing or malformed key and the ``manifest`` it is in."""
     problems = [f"{key!r} is missing" if key not in entry else
                 f"{key!r} should be a {kind.__name__}, not {entry[key]!r}"
@@ -362,11 +388,14 @@ def check_row(entry: dict, manifest: str | Path) -> dict:
         problems.append(f"'sha256' should be 64 hexadecimal digits, not {entry['sha256']!r}")
     if isinstance(entry.get("arch"), str) and entry["arch"] not in ARCHS:
         problems.append(f"'arch' {entry['arch']!r} is not a known model ({', '.join(ARCHS)})")
-    if problems:
-        raise ValueError(f"the row {entry.get('name', '?')!r} of {manifest}: "
-                         + "; ".join(problems) + ". Restore the manifest (git checkout -- "
-                         f"{manifest}) or save the checkpoint again")
-    return entry
+    if not problems:
+        try:
+            return from_row(ManifestRow, entry)
+        except (TypeError, ValueError) as err:  # a key no row has, a value of the wrong kind
+            problems.append(str(err))
+    raise ValueError(f"the row {entry.get('name', '?')!r} of {manifest}: "
+                     + "; ".join(problems) + ". Restore the manifest (git checkout -- "
+                     f"{manifest}) or save the checkpoint again")
 
 
 @checked
@@ -394,23 +423,23 @@ def pretrained(name: str, root: Root = None, map_location="cpu") -> torch.nn.Mod
             raise ValueError(f"pretrained(): map_location must name a device such as 'cpu', "
                              f"'cuda' or 'mps', got {map_location!r}; pass "
                              "capsedu.config.device() for the course's choice") from None
-    entry, path, data = verified_bytes(name, root, manifest, "pretrained")
+    entry, path, data = verified_bytes(name, root, "pretrained")
     blob = torch.load(io.BytesIO(data), map_location=map_location, weights_only=True)
     if not isinstance(blob, dict) or blob.keys() < {"arch", "hparams", "state_dict"}:
         raise ValueError(f"checkpoint {path} is not one that save wrote (it needs arch, hparams "
-                         f"and state_dict); retrain it with: {entry.get('command', '?')}")
-    if blob["arch"] != entry["arch"]:
+                         f"and state_dict); retrain it with: {entry.command or '?'}")
+    if blob["arch"] != entry.arch:
         raise ValueError(f"checkpoint {path} holds a {blob['arch']}, but its manifest row says "
-                         f"{entry['arch']}; restore both (git checkout -- {root.resolve()}) or "
-                         f"retrain it with: {entry.get('command', '?')}")
+                         f"{entry.arch}; restore both (git checkout -- {root.resolve()}) or "
+                         f"retrain it with: {entry.command or '?'}")
     model = model_class(blob["arch"])(**blob["hparams"])
     model.load_state_dict(blob["state_dict"])
     return model.eval()
 
 
 @checked
-def verified_bytes(name: str, root: Path, manifest: str | Path,
-                   where: str = "verified_bytes") -> tuple[dict, Path, bytes]:
+def verified_bytes(name: str, root: Path,
+                   where: str = "verified_bytes") -> tuple[ManifestRow, Path, bytes]:
     """Checkpoint ``name``'s manifest row, file and bytes, once the bytes match the row's sha256.
 
     The bytes are read once, and those very bytes are hashed and loaded. Another process saving
@@ -426,22 +455,22 @@ def verified_bytes(name: str, root: Path, manifest: str | Path,
             known = ", ".join(sorted(entries)) or "none"
             raise KeyError(f"{where}(): name must be a checkpoint of {root / MANIFEST}, "
                            f"got {name!r}: no checkpoint named so; {hint}available: {known}")
-        entry = check_row(entries[name], manifest)
-        path = inside(root, entry["file"], f"the manifest row {name!r}: its file")
+        entry = entries[name]
+        path = inside(root, entry.file, f"the manifest row {name!r}: its file")
         if not path.exists():
             raise FileNotFoundError(
                 f"checkpoint file {path} is missing; restore it (git checkout -- "
-                f"{path.resolve()}) or retrain it with: {entry.get('command', '?')}"
+                f"{path.resolve()}) or retrain it with: {entry.command or '?'}"
             )
         data = path.read_bytes()
         digest = hashlib.sha256(data).hexdigest()
-        if digest == entry["sha256"]:
+        if digest == entry.sha256:
             return entry, path, data
         time.sleep(0.1 * 2**attempt)  # 3.1 s in all: a save's two replacements take far less
     raise ChecksumError(
-        f"checkpoint {path} has sha256 {digest}, but the manifest records {entry['sha256']}: "
+        f"checkpoint {path} has sha256 {digest}, but the manifest records {entry.sha256}: "
         "the file is corrupt or was modified. Restore it "
-        f"(git checkout -- {path.resolve()}) or retrain it with: {entry.get('command', '?')}"
+        f"(git checkout -- {path.resolve()}) or retrain it with: {entry.command or '?'}"
     )
 
 

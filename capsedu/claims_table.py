@@ -6,6 +6,7 @@ from typing import NamedTuple
 
 from .cost_tables import recorded_cost_line
 from .data import faces
+from .manifest_rows import ManifestRow
 from .routing_costs import RecordedCost
 from .seed_table import (
     FACE_NAMES,
@@ -270,7 +271,8 @@ def adversarial_row(adversarial: Record(AdversarialComparisons)) -> Row:
 
 
 @checked
-def rows(measured: Measured, found: Findings, manifest: dict, records: Records) -> list[Row]:
+def rows(measured: Measured, found: Findings, manifest: dict[str, Record(ManifestRow)],
+         records: Records) -> list[Row]:
     """One row per claim of the seed, from ``measure``'s ``measured``, notebook 10's ``found``,
     the checkpoints' ``manifest`` (which says whether 08's runs were still improving) and the
     course's ``records`` (``read_records``)."""

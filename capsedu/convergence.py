@@ -11,7 +11,8 @@ from typing import NamedTuple
 import numpy as np
 from scipy import stats
 
-from .validate import MAX_EPOCHS, Float, Int, checked
+from .manifest_rows import ManifestRow, Metrics
+from .validate import MAX_EPOCHS, Float, Int, Record, checked
 
 PATIENCE = 3  # the course's rule: a run has converged after 3 epochs without a held-out gain
 
@@ -63,15 +64,15 @@ def finished(scores: Scores, patience: Patience = PATIENCE) -> bool:
 
 
 @checked
-def training_status(metrics: dict, patience: Patience = PATIENCE) -> str:
+def training_status(metrics: Record(Metrics), patience: Patience = PATIENCE) -> str:
     """How a recorded run (a manifest row's ``metrics``) ended, in words: converged by the rule,
     still rising over its last epochs although the rule stopped it, or still improving when its
     budget ran out (a verdict resting on either of the last two is not final)."""
-    if "validation_by_epoch" not in metrics:
-        raise ValueError(f"training_status(): metrics must be a manifest row's metrics with "
-                         f"'validation_by_epoch', got keys {sorted(metrics)}; pass "
-                         "row['metrics'] of a run trained with validation")
-    scores = metrics["validation_by_epoch"]
+    scores = metrics.validation_by_epoch
+    if scores is None:
+        raise ValueError("training_status(): metrics must be a manifest row's metrics with "
+                         "validation_by_epoch, got metrics without a held-out curve; pass "
+                         "row.metrics of a run trained with validation")
     best = best_epoch(scores)
     kept = f"epoch {best} of {len(scores)} kept ({100 * max(scores):.2f} % held out)"
     if not converged(scores, patience):
@@ -86,7 +87,7 @@ def training_status(metrics: dict, patience: Patience = PATIENCE) -> str:
 
 
 @checked
-def verdict(comparison, runs: dict[str, dict], patience: Patience = PATIENCE) -> str:
+def verdict(comparison, runs: dict[str, Record(ManifestRow)], patience: Patience = PATIENCE) -> str:
     """A comparison's line (``statistics.paired`` or ``seed_difference``) with the state of the
     recorded runs it rests on (``runs``: name -> manifest row): final only when every one of them
     has finished (``finished``: converged and no longer rising); otherwise it names the others."""
@@ -97,11 +98,12 @@ def verdict(comparison, runs: dict[str, dict], patience: Patience = PATIENCE) ->
 
 
 @checked
-def still_improving(runs: dict[str, dict], patience: Patience = PATIENCE) -> list[str]:
+def still_improving(runs: dict[str, Record(ManifestRow)],
+                    patience: Patience = PATIENCE) -> list[str]:
     """The names of the recorded runs (name -> manifest row) that had not finished
     (``finished``)."""
     return [name for name, row in runs.items()
-            if not finished(row["metrics"]["validation_by_epoch"], patience)]
+            if not finished(row.metrics.validation_by_epoch, patience)]
 
 
 @checked

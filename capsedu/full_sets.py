@@ -28,10 +28,11 @@ from .capsnet import routing_iterations
 from .data import transformed_mnist
 from .data.mnist import load_mnist
 from .data.patches import shuffled_digits
+from .json_records import from_row
 from .loop import is_correct, predict
 from .recipes import command_line, seeded_name
 from .routing import MAX_ITERATIONS
-from .train import experiment_parser, from_row, parse_experiment, record_missing, results_file
+from .train import experiment_parser, parse_experiment, record_missing, results_file
 from .validate import Choice, Int, Tensor, checked
 
 RESULTS = "full_test_sets.json"
@@ -181,7 +182,7 @@ def score(test_set: Choice("a full test set", *SETS), checkpoint: str,
     began = time.perf_counter()
     reading = read_wrong(checkpoints.pretrained(checkpoint), *_full(test_set), iterations)
     return FullSetReading(test_set=test_set, checkpoint=checkpoint, iterations=iterations,
-                          sha256=checkpoints.read_manifest()[checkpoint]["sha256"], n=reading.n,
+                          sha256=checkpoints.read_manifest()[checkpoint].sha256, n=reading.n,
                           accuracy=reading.accuracy, wrong=reading.wrong,
                           seconds=round(time.perf_counter() - began, 1),
                           threads=torch.get_num_threads(), torch_version=torch.__version__)
@@ -224,7 +225,7 @@ def read_right(test_set: str, name: str, rows=None,
         raise KeyError(f"no record of {key!r} in {RESULTS}; record it with {COMMAND} "
                        "--replace-shipped")
     record = results[key]
-    now = checkpoints.read_manifest()[record.checkpoint]["sha256"]
+    now = checkpoints.read_manifest()[record.checkpoint].sha256
     if now != record.sha256:
         raise ValueError(f"the record of {key!r} is of other weights than the shipped "
                          f"{record.checkpoint} (sha256 {record.sha256[:12]}..., now "

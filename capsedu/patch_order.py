@@ -30,6 +30,7 @@ from .convergence import PATIENCE, chosen_epoch, converged, held_out_scores
 from .data import faces
 from .data.patches import SHUFFLE_SEED, shuffle_tiles
 from .loop import Epoch, fit
+from .manifest_rows import ManifestRow, Metrics
 from .parts.curves import VALIDATION, VALIDATION_SEED
 from .parts.scoring import (
     UNSEEN,
@@ -103,18 +104,18 @@ def train_vit(name: Vit, seed: Seed = 0, progress: Flag("whether to show a progr
 
 
 @checked
-def run_metrics(model: torch.nn.Module, history: list[Epoch], epochs: int) -> dict:
+def run_metrics(model: torch.nn.Module, history: list[Epoch], epochs: int) -> Metrics:
     """A trained ViT's manifest metrics: its faces-vs-non-faces accuracy on the test sets (400
     of each, as the face CNNs' rows) and its held-out curve, the epoch kept, and whether the
     course's rule stopped it (``converged``) before its budget of ``epochs``."""
     rates = face_rates(model, ("face", "nonface"), n=400)
     scores = held_out_scores(history)
-    return {"held_out_accuracy": round((rates["face"] + 1 - rates["nonface"]) / 2, 4),
-            "face_rate": round(rates["face"], 4), "nonface_rate": round(rates["nonface"], 4),
-            "validation_examples": 2 * VALIDATION, "validation_seed": VALIDATION_SEED,
-            "validation_by_epoch": scores, "chosen_epoch": chosen_epoch(history).epoch,
-            "epochs": len(history), "max_epochs": epochs, "patience": PATIENCE,
-            "converged": converged(scores, PATIENCE)}
+    return Metrics(held_out_accuracy=round((rates["face"] + 1 - rates["nonface"]) / 2, 4),
+                   face_rate=round(rates["face"], 4), nonface_rate=round(rates["nonface"], 4),
+                   validation_examples=2 * VALIDATION, validation_seed=VALIDATION_SEED,
+                   validation_by_epoch=tuple(scores), chosen_epoch=chosen_epoch(history).epoch,
+                   epochs=len(history), max_epochs=epochs, patience=PATIENCE,
+                   converged=converged(scores, PATIENCE))
 
 
 @checked
@@ -123,10 +124,11 @@ def train_and_save(names: list[Vit] | tuple[Vit, ...] = tuple(VITS),
                    root: str | Path | None = None, command: str = "",
                    progress: Flag("whether to show progress bars") = True,
                    replace_shipped: Flag("True only to write into the shipped checkpoints") = False
-                   ) -> list[dict]:
+                   ) -> list[ManifestRow]:
     """Train every ViT of ``names`` with every seed (``train_vit``) and save it in ``root``
-    (``checkpoints.save``) with ``run_metrics``; ``root`` defaults to ``<data root>/runs`` (the
-    shipped checkpoints with ``replace_shipped=True``; checked before any training)."""
+    (``checkpoints.save``) with ``run_metrics``: their manifest rows. ``root`` defaults to
+    ``<data root>/runs`` (the shipped checkpoints with ``replace_shipped=True``; checked before
+    any training)."""
     folders = {(name, seed): checkpoints.check_writable(checkpoint_name(name, seed), root,
                                                         replace_shipped)
                for name in names for seed in seeds}

@@ -5,7 +5,7 @@ continued from the epoch an earlier run kept (``continue_from``). ``how_run`` is
 record of a training run keeps beside its results."""
 
 import io
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 
 import torch
@@ -13,8 +13,9 @@ import torch
 from . import checkpoints, config
 from .convergence import best_epoch, chosen_epoch, converged, held_out_scores
 from .loop import Epoch, evaluate, fit
+from .manifest_rows import ManifestRow, Metrics, Sitting
 from .recipes import Epochs, Limit, Recipe, command_line, command_recipe, seeded_name
-from .validate import Flag, Seed, checked
+from .validate import Flag, Float, Seed, checked
 
 
 class TooFewExamples(ValueError):
@@ -83,7 +84,8 @@ def how_run(history: list[Epoch]) -> HowRun:
 
 
 @checked
-def continue_from(folder: str | Path, name: str) -> tuple[dict, list[Epoch], list[dict]]:
+def continue_from(folder: str | Path, name: str
+                  ) -> tuple[dict, list[Epoch], tuple[Sitting, ...]]:
     """What a run needs to continue checkpoint ``name`` saved in ``folder`` (``fit``'s ``start``):
     ``(weights, history, sittings)``. ``history``: its held-out accuracy up to the epoch it kept
     (training goes on from the kept weights), each epoch timed at the run's mean (``Epoch``
@@ -96,26 +98,24 @@ def continue_from(folder: str | Path, name: str) -> tuple[dict, list[Epoch], lis
                          f"{folder} is {what}; name a folder holding a finished run of this "
                          "recipe, e.g. the shipped checkpoints")
     row = checkpoints.read_manifest(folder).get(name)
-    if row is None or "validation_by_epoch" not in row.get("metrics", {}):
+    if row is None or row.metrics is None or row.metrics.validation_by_epoch is None:
         raise ValueError(f"continue_from: {folder / checkpoints.MANIFEST} has no row for {name!r} "
                          "with a held-out curve (metrics.validation_by_epoch); name a folder "
                          "holding a finished run of this recipe, e.g. the shipped checkpoints")
-    scores = row["metrics"]["validation_by_epoch"]
+    scores = row.metrics.validation_by_epoch
     kept = best_epoch(scores)
     # the bytes of the file its row names, verified against the row's sha256 (a file swapped or
     # changed since would be recorded as the run it is not): ChecksumError
-    manifest = (folder / checkpoints.MANIFEST).resolve()
-    row, _, data = checkpoints.verified_bytes(name, folder, manifest)
+    row, _, data = checkpoints.verified_bytes(name, folder)
     weights = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
-    if weights["arch"] != row["arch"]:
-        raise ValueError(f"continue_from: {folder / row['file']} holds a {weights['arch']}, its "
-                         f"row says {row['arch']}; name a folder holding this recipe's run")
-    per_epoch = row["train_time_s"] / len(scores)
+    if weights["arch"] != row.arch:
+        raise ValueError(f"continue_from: {folder / row.file} holds a {weights['arch']}, its "
+                         f"row says {row.arch}; name a folder holding this recipe's run")
+    per_epoch = row.train_time_s / len(scores)
     history = [Epoch(i + 1, per_epoch, validation_accuracy=v)
                for i, v in enumerate(scores[:kept])]
-    sitting = {"command": row["command"], "sha256": row["sha256"], "epochs": len(scores),
-               "kept_epoch": kept}
-    return weights["state_dict"], history, [*row.get("sittings", []), sitting]
+    sitting = Sitting(command=row.command, sha256=row.sha256, epochs=len(scores), kept_epoch=kept)
+    return weights["state_dict"], history, (*(row.sittings or ()), sitting)
 
 
 @checked
@@ -124,7 +124,7 @@ def run_recipe(name: str, epochs: Epochs | None = None, limit: Limit | None = No
                progress: Flag("whether to show progress bars") = True,
                state_path: str | Path | None = None,
                replace_shipped: Flag("True only to replace a shipped checkpoint") = False,
-               continue_folder: str | Path | None = None) -> dict:
+               continue_folder: str | Path | None = None) -> ManifestRow:
     """Train recipe ``name`` (``train_recipe``), score it on the test split, save it in ``root``
     and return the manifest row. ``continue_folder``: go on from the epoch the run of this
     checkpoint saved there kept (``continue_from``); its row lists the earlier runs (``sittings``).
@@ -140,31 +140,43 @@ def run_recipe(name: str, epochs: Epochs | None = None, limit: Limit | None = No
                            epochs=None if epochs == recipe.epochs else epochs,
                            seed=None if seed == recipe.seed else seed,
                            continue_from=continue_folder)
-    start, sittings = None, {}
+    start, sittings = None, None
     if continue_folder is not None:
         weights, history, earlier = continue_from(continue_folder, saved_as)
         if len(history) >= epochs:
             raise ValueError(f"continue_folder: {saved_as} in {continue_folder} has already "
                              f"trained {len(history)} epochs, the budget of {epochs}; pass more "
                              "epochs to go on")
-        start, sittings = (weights, history), {"sittings": earlier}
+        start, sittings = (weights, history), earlier
     model, history, train_examples = train_recipe(recipe, epochs, limit, seed, progress,
                                                   state_path, start)
     test_accuracy = evaluate(model, recipe.data(False, None), progress=progress)
-    metrics = {"test_accuracy": test_accuracy, "epochs": len(history),
-               "final_train_loss": round(history[-1].loss, 5)}
-    if recipe.validation:
-        chosen = chosen_epoch(history)
-        metrics.update(validation_examples=recipe.validation, chosen_epoch=chosen.epoch,
-                       validation_accuracy=chosen.validation_accuracy,
-                       validation_by_epoch=held_out_scores(history))
-    if recipe.patience is not None:  # did the rule stop it, or did the budget run out first?
-        metrics.update(max_epochs=epochs, patience=recipe.patience,
-                       converged=converged(metrics["validation_by_epoch"], recipe.patience))
     model.cpu()
+    how = how_run(history)  # its torch version is the one save records
     return checkpoints.save(
         model, saved_as, root, replace_shipped, description=recipe.description,
-        command=command,
-        seed=seed, device=str(config.device()), train_examples=train_examples, metrics=metrics,
-        **asdict(how_run(history)), **sittings,
+        command=command, seed=seed, device=str(config.device()), train_examples=train_examples,
+        train_time_s=how.train_time_s, threads=how.threads,
+        metrics=recipe_metrics(recipe, history, test_accuracy, epochs), sittings=sittings,
     )
+
+
+@checked
+def recipe_metrics(recipe: Recipe, history: list[Epoch],
+                   test_accuracy: Float("the test accuracy", ge=0, le=1),
+                   epochs: Epochs) -> Metrics:
+    """What a run of ``recipe`` reached, for its manifest row: its ``test_accuracy``, epochs and
+    last training loss; with held-out examples, the epoch kept and the held-out curve; with a
+    stopping rule, its budget of ``epochs`` and whether the rule stopped it first."""
+    held_out = {}
+    if recipe.validation:
+        chosen = chosen_epoch(history)
+        held_out = dict(validation_examples=recipe.validation, chosen_epoch=chosen.epoch,
+                        validation_accuracy=chosen.validation_accuracy,
+                        validation_by_epoch=tuple(held_out_scores(history)))
+    stopping = {}
+    if recipe.patience is not None:  # did the rule stop it, or did the budget run out first?
+        stopping = dict(max_epochs=epochs, patience=recipe.patience,
+                        converged=converged(held_out["validation_by_epoch"], recipe.patience))
+    return Metrics(test_accuracy=test_accuracy, epochs=len(history),
+                   final_train_loss=round(history[-1].loss, 5), **held_out, **stopping)

@@ -33,8 +33,9 @@ from .data.transformed_mnist import (
 )
 from .gcnn import C4CNN, PlainCNN
 from .loop import random_shift
+from .manifest_rows import ManifestRow
 from .multi_digit import MultiDigitCapsNet, TwoDigitCNN
-from .validate import MAX_EPOCHS, Choice, Flag, Float, Int, Seed, check_fields, checked
+from .validate import MAX_EPOCHS, Choice, Flag, Float, Int, Record, Seed, check_fields, checked
 from .vit import VisionTransformer
 
 # the commands that train the recipes, each recording its runs its own way
@@ -392,9 +393,9 @@ def recipe_name(checkpoint: str) -> str:
 
 
 @checked
-def how_made(row: dict) -> str:
+def how_made(row: Record(ManifestRow)) -> str:
     """The commands that made a checkpoint (a manifest row), oldest first: one, or the sittings
     of a run continued from the epoch an earlier one kept (``continue_from``)."""
-    earlier = [f"{s['command']} (kept epoch {s['kept_epoch']} of {s['epochs']}), then "
-               for s in row.get("sittings", [])]
-    return "".join(earlier) + row["command"]
+    earlier = [f"{s.command} (kept epoch {s.kept_epoch} of {s.epochs}), then "
+               for s in row.sittings or ()]
+    return "".join(earlier) + row.command

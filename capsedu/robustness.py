@@ -19,9 +19,10 @@ from .convergence import training_status, verdict
 from .data import transformed_mnist
 from .data.transformed_mnist import CANVAS, MULTI_CANVAS, MULTI_SHIFT, SWEEPS
 from .loop import evaluate, is_correct, predict
+from .manifest_rows import ManifestRow
 from .recipes import how_made
 from .statistics import Paired, SeedDifference, paired, seed_difference
-from .validate import MAX_SIDE, Choice, Flag, Float, Int, Tensor, checked
+from .validate import MAX_SIDE, Choice, Flag, Float, Int, Record, Tensor, checked
 
 MAX_GROUPS = 1000  # overlap groups: past this a group holds a handful of the 10,000 test pairs
 Digits = Tensor("MNIST digits [N, 1, 28, 28]", ndim=4, pixels=True)
@@ -170,7 +171,8 @@ class OnSample:
 
 
 @checked
-def sample_verdict(full: Paired | SeedDifference, sample: Paired | SeedDifference, runs: dict,
+def sample_verdict(full: Paired | SeedDifference, sample: Paired | SeedDifference,
+                   runs: dict[str, Record(ManifestRow)],
                    sizes: tuple[Int("images in the full set", ge=1),
                                 Int("images in the sample", ge=1)]) -> tuple[OnSample, str]:
     """The verdict line of a comparison made on whole test sets (``full``) and on a run's sample
@@ -190,11 +192,12 @@ def sample_verdict(full: Paired | SeedDifference, sample: Paired | SeedDifferenc
 
 @checked
 def paired_verdict(sample: dict, full: dict, first: str, second: str,
-                   manifest: dict) -> tuple[OnSample, str]:
+                   manifest: dict[str, Record(ManifestRow)]) -> tuple[OnSample, str]:
     """Model ``first`` minus ``second``, image by image (``statistics.paired``), on the whole test
     set (``full``: name -> booleans, from ``full_sets.read_right``) and on the sample this run
     measured (``sample``: name -> booleans, ``read_right``), and its verdict line
-    (``sample_verdict``), resting on the recorded runs of the two names found in ``manifest``."""
+    (``sample_verdict``), resting on the recorded runs of the two names found in ``manifest``
+    (name -> row, ``checkpoints.read_manifest``)."""
     _check_names("paired_verdict", "first and second", (first, second), sample,
                  "the models read_right scored (sample)")
     _check_names("paired_verdict", "first and second", (first, second), full,
@@ -224,26 +227,26 @@ def sample_line(sample: dict, full: dict, rows) -> str:
 
 
 @checked
-def run_line(name: str, row: dict) -> str:
+def run_line(name: str, row: Record(ManifestRow)) -> str:
     """One line on how the checkpoint ``name`` was made, from its manifest ``row``: every sitting
     of its training (``recipes.how_made``), its seed, minutes and CPU threads, and how the run
     ended (``convergence.training_status``)."""
-    return (f"{name}: {how_made(row)} | seed {row['seed']} | {row['train_time_s'] / 60:.0f} min "
-            f"on {row['threads']} CPU thread(s) | {training_status(row['metrics'])}")
+    return (f"{name}: {how_made(row)} | seed {row.seed} | {row.train_time_s / 60:.0f} min "
+            f"on {row.threads} CPU thread(s) | {training_status(row.metrics)}")
 
 
 @checked
 def pairs_line(name: str, right: Tensor("booleans [N]: which pairs it reads right", ndim=1),
-               row: dict) -> str:
+               row: Record(ManifestRow)) -> str:
     """One line on a two-digit model ``name``: the share of test pairs whose two digits it reads
     right (``right`` ``[N]`` booleans), the minutes and pairs its training took (one pair per
     training digit per epoch, up to the epoch kept) and how the run ended, from its manifest
     ``row``."""
     both = right.float().mean().item()
-    seen = row["train_examples"] * row["metrics"]["chosen_epoch"]
+    seen = row.train_examples * row.metrics.chosen_epoch
     return (f"{name}: both digits right in {100 * both:.2f} % of the test pairs (error "
-            f"{100 * (1 - both):.1f} %) | trained {row['train_time_s'] / 60:.0f} min, "
-            f"{seen / 1e6:.2f}M training pairs seen | {training_status(row['metrics'])}")
+            f"{100 * (1 - both):.1f} %) | trained {row.train_time_s / 60:.0f} min, "
+            f"{seen / 1e6:.2f}M training pairs seen | {training_status(row.metrics)}")
 
 
 class ByOverlap(NamedTuple):

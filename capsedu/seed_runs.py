@@ -30,6 +30,8 @@ import torch
 
 from . import checkpoints, config, full_sets, train
 from .full_sets import Reading
+from .json_records import from_row
+from .manifest_rows import ManifestRow
 from .recipe_run import run_recipe
 from .recipes import Limit, command_line, seeded_name
 from .validate import Choice, Flag, Seed, checked
@@ -49,7 +51,7 @@ class SeedRun:
 
     recipe: str  # one of RECIPES
     seed: int
-    row: dict  # its checkpoint's manifest row (``checkpoints.read_manifest``'s form)
+    row: ManifestRow  # its checkpoint's manifest row
     gpu: str | None  # the GPU it trained on, None on a CPU
     # test set -> reading (``readings``) -> how that reading reads the full set
     readings: dict[str, dict[str, Reading]]
@@ -95,14 +97,13 @@ def run(recipe: Recipe, seed: Seed, limit: Limit | None = None,
                      for name, its in readings(recipe).items()} for test_set in TEST_SETS}
     gpu = torch.cuda.get_device_name() if torch.cuda.is_available() else None
     return SeedRun(recipe=recipe, seed=seed, row=row, gpu=gpu, readings=on,
-                   test_accuracy=row["metrics"]["test_accuracy"],
-                   train_time_s=row["train_time_s"])
+                   test_accuracy=row.metrics.test_accuracy, train_time_s=row.train_time_s)
 
 
 @checked
 def read_results(path: Path | None = None) -> dict[str, SeedRun]:
     """The recorded runs by ``run_name`` (the shipped ones by default; empty when none)."""
-    return {name: train.from_row(SeedRun, row) for name, row in
+    return {name: from_row(SeedRun, row) for name, row in
             checkpoints.read_results(path or checkpoints.results_path(RESULTS, True)).items()}
 
 
@@ -124,14 +125,14 @@ def how_trained(results: dict[str, SeedRun]) -> str:
     """How the recorded runs were trained, in one sentence: how many, under which budget and rule,
     how many the rule stopped, their epochs and times, and where."""
     rows = [run.row for run in results.values()]
-    metrics = [row["metrics"] for row in rows]
-    budgets = sorted({m["max_epochs"] for m in metrics})
-    epochs = [m["epochs"] for m in metrics]
-    times = [row["train_time_s"] for row in rows]
-    where = sorted({run.gpu or run.row["device"] for run in results.values()})
+    metrics = [row.metrics for row in rows]
+    budgets = sorted({m.max_epochs for m in metrics})
+    epochs = [m.epochs for m in metrics]
+    times = [row.train_time_s for row in rows]
+    where = sorted({run.gpu or run.row.device for run in results.values()})
     return (f"{len(rows)} runs, each from scratch under its recipe's budget "
-            f"({', '.join(map(str, budgets))} epochs) and rule ({metrics[0]['patience']} epochs "
-            f"without a held-out gain): {sum(m['converged'] for m in metrics)} of {len(rows)} "
+            f"({', '.join(map(str, budgets))} epochs) and rule ({metrics[0].patience} epochs "
+            f"without a held-out gain): {sum(m.converged for m in metrics)} of {len(rows)} "
             f"stopped by the rule, after {min(epochs)} to {max(epochs)} epochs; trained on "
             f"{', '.join(where)}, {min(times):.0f} to {max(times):.0f} s each")
 

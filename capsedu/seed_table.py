@@ -25,6 +25,7 @@ from .convergence import still_improving
 from .costs import ROUTING_ROW, anatomy
 from .data import faces, transformed_mnist
 from .loop import predict
+from .manifest_rows import ManifestRow
 from .parts.scoring import face_rates
 from .parts.training import load_face_models
 from .recipes import Cell
@@ -33,7 +34,7 @@ from .robustness import seed_verdict
 from .routing_costs import RecordedCost, recorded_cost
 from .seed_runs import SeedRun
 from .statistics import OverSeeds, Paired, SeedDifference, over_seeds, paired, seed_difference
-from .validate import MAX_REPEATS, Int, Tensor, checked
+from .validate import MAX_REPEATS, Int, Record, Tensor, checked
 
 FACE_NAMES = ("bag-of-parts CNN", "deep CNN", "pixel CapsNet", "pose capsules")
 VIT_NAMES = tuple(patch_order.VITS)  # 10 §8's ViTs, with and without position embeddings
@@ -164,7 +165,8 @@ OTHERS = ("affnist-cnn", "affnist-capsnet-1iter")  # what 08's CapsNet is compar
 
 
 @checked
-def affine_comparisons(measured: Measured, manifest: dict, records: Records) -> Affine:
+def affine_comparisons(measured: Measured, manifest: dict[str, Record(ManifestRow)],
+                       records: Records) -> Affine:
     """08's comparisons as 08 makes them: over training seeds (``seed_runs``' record, all 10,000
     digits; paired by seed for the same network, Welch's test for two architectures) and for the
     shipped pair (paired image by image), with the shipped runs that were still improving."""

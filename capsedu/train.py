@@ -11,10 +11,8 @@ checkpoints in <data root>/checkpoints/, which the notebooks load, are replaced 
 """
 
 import argparse
-import dataclasses
 import os
 import sys
-import types
 import typing
 from collections.abc import Callable
 from pathlib import Path
@@ -24,6 +22,7 @@ import torch
 from filelock import FileLock, Timeout
 
 from . import checkpoints
+from .json_records import json_row
 from .recipe_run import TooFewExamples, run_recipe
 from .recipes import RECIPES, Epochs, Limit, command_line, command_recipe, seeded_name
 from .validate import Int, Seed, Spec, checked
@@ -161,62 +160,6 @@ def refuse_other_budgets(parser: argparse.ArgumentParser, path: Path,
 
 
 @checked
-def json_row(record: Any) -> dict:
-    """A record as its results file keeps it: a dataclass's fields by name (or by the name in a
-    field's ``metadata["json"]``), the records and named tuples inside it as dicts of their
-    fields, tuples as lists; a dict as it is."""
-    return _plain(record)
-
-
-def _plain(value: Any) -> Any:
-    """``value`` as JSON holds it (``json_row``)."""
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {field.metadata.get("json", field.name): _plain(getattr(value, field.name))
-                for field in dataclasses.fields(value)}
-    if isinstance(value, tuple) and hasattr(value, "_asdict"):  # a named tuple
-        return {key: _plain(item) for key, item in value._asdict().items()}
-    if isinstance(value, list | tuple):
-        return [_plain(item) for item in value]
-    if isinstance(value, dict):
-        return {key: _plain(item) for key, item in value.items()}
-    return value
-
-
-@checked
-def from_row(cls: Any, row: dict) -> Any:
-    """The record of the dataclass ``cls`` that a results file keeps as ``row`` (``json_row``'s
-    inverse): each field read under its name (or its ``metadata["json"]``), typed as the field
-    declares it (tuples from lists, records and named tuples from dicts, numbers from text keys).
-    A key the record has no field for is refused, naming it."""
-    fields = dataclasses.fields(cls)
-    names = {field.metadata.get("json", field.name): field.name for field in fields}
-    unknown = set(row) - set(names)
-    if unknown:
-        raise ValueError(f"from_row(): row has {sorted(unknown)}, which {cls.__name__} has no "
-                         f"field for; pass a row of its results file")
-    hints = typing.get_type_hints(cls)
-    return cls(**{names[key]: _typed(value, hints[names[key]]) for key, value in row.items()})
-
-
-def _typed(value: Any, hint: Any) -> Any:
-    """``value`` as JSON holds it, as the type ``hint`` declares it (``from_row``)."""
-    origin, args = typing.get_origin(hint), typing.get_args(hint)
-    if value is None or hint is Any:
-        return value
-    if origin in (typing.Union, types.UnionType):  # X | None: the type that is not None
-        return _typed(value, next(arg for arg in args if arg is not type(None)))
-    if origin is tuple:
-        return tuple(_typed(item, args[0]) for item in value)
-    if origin is dict:
-        return {_typed(key, args[0]): _typed(item, args[1]) for key, item in value.items()}
-    if dataclasses.is_dataclass(hint):
-        return from_row(hint, value)
-    if isinstance(hint, type) and issubclass(hint, tuple) and hasattr(hint, "_fields"):
-        return hint(**value)  # a named tuple
-    return hint(value) if hint is int and isinstance(value, str) else value
-
-
-@checked
 def test_accuracy(record: Any) -> str:
     """A finished run of a recorded experiment (a record with ``test_accuracy`` and
     ``train_time_s``) in a few words: its test accuracy and time."""
@@ -285,7 +228,8 @@ def train_over_seeds(prog: str, description: str, models: list[str] | tuple[str,
     """The command line of an experiment that trains some of ``models`` from each of ``seeds``
     (07's face models, 10's face ViTs): ``--models``, ``--seeds``, ``--out``,
     ``--replace-shipped``, ``--threads``; ``train_and_save(models, seeds, folder, command,
-    replace_shipped=...)`` trains and saves them and returns their manifest rows, printed."""
+    replace_shipped=...)`` trains and saves them and returns their manifest rows
+    (``manifest_rows.ManifestRow``), printed."""
     parser = argparse.ArgumentParser(prog=prog, description=description)
     parser.add_argument("--models", nargs="+", default=list(models), choices=models)
     parser.add_argument("--seeds", nargs="+", type=seed_int, default=list(seeds))
@@ -302,7 +246,7 @@ def train_over_seeds(prog: str, description: str, models: list[str] | tuple[str,
     except FileExistsError as err:
         parser.error(str(err))
     for entry in entries:
-        print(f"saved {entry['file']} in {out}: {entry['metrics']}, {entry['train_time_s']} s")
+        print(f"saved {entry.file} in {out}: {json_row(entry.metrics)}, {entry.train_time_s} s")
     return 0
 
 
@@ -314,7 +258,7 @@ def check_not_shorter(parser: argparse.ArgumentParser, name: str, epochs: Epochs
     shipped = checkpoints.read_manifest().get(name)
     if shipped is None:
         return
-    trained = shipped["metrics"].get("epochs", 0)
+    trained = shipped.metrics.epochs if shipped.metrics and shipped.metrics.epochs else 0
     if epochs < trained:
         parser.error(f"--epochs {epochs} with --replace-shipped: the shipped {name} trained "
                      f"{trained} epochs, and a shorter run is a trial, which never replaces it; "
@@ -377,10 +321,10 @@ def main(argv: list[str] | None = None) -> int:
     except (FileExistsError, ValueError) as err:  # a shipped file in the way, or a bad argument
         parser.error(str(err))
     if args.threads:  # part of how the run was timed: keep it in the recorded command
-        entry = checkpoints.record(entry["name"], out, args.replace_shipped,
-                                   command=command_line(entry["command"], threads=args.threads))
-    print(f"saved {entry['file']} in {out} (sha256 {entry['sha256'][:12]}...): "
-          f"{entry['metrics']}, {entry['train_time_s']} s")
+        entry = checkpoints.record(entry.name, out, args.replace_shipped,
+                                   command=command_line(entry.command, threads=args.threads))
+    print(f"saved {entry.file} in {out} (sha256 {entry.sha256[:12]}...): "
+          f"{json_row(entry.metrics)}, {entry.train_time_s} s")
     return 0
 
 

@@ -29,6 +29,8 @@ from sphinx.util import logging
 from traitlets.config import Config
 
 from capsedu.checkpoints import MANIFEST, read_manifest
+from capsedu.json_records import json_row
+from capsedu.manifest_rows import ManifestRow
 
 ROOT = Path(__file__).resolve().parent.parent
 CHECKPOINTS = ROOT / "data" / "checkpoints"  # the shipped ones, whatever $CAPSEDU_DATA says
@@ -58,27 +60,27 @@ def _duration(seconds: float) -> str:
 def _value(value) -> str:
     if isinstance(value, float):
         return f"{value:.4g}"
-    if isinstance(value, list):
+    if isinstance(value, list | tuple):
         return ", ".join(_value(v) for v in value)
     return str(value)
 
 
-def checkpoint_sections(entries: list[dict]) -> str:
+def checkpoint_sections(entries: list[ManifestRow]) -> str:
     """One MyST section per manifest entry: what it is, the command that trains it, its seed,
     training time, device and threads, and the metrics it reached."""
     sections = []
     for e in entries:
-        sittings = [(f"earlier sitting {k}", f"`{s['command']}`, kept epoch {s['kept_epoch']} of "
-                     f"{s['epochs']}") for k, s in enumerate(e.get("sittings", []), 1)]
-        rows = [*sittings, ("command", f"`{e['command']}`"), ("seed", e["seed"]),
-                ("training time", f"{_duration(e['train_time_s'])} on {e['device']}, "
-                                  f"{e['threads']} thread(s), torch {e['torch_version']}"),
-                *((name.replace("_", " "), _value(v)) for name, v in e["metrics"].items())]
+        sittings = [(f"earlier sitting {k}", f"`{s.command}`, kept epoch {s.kept_epoch} of "
+                     f"{s.epochs}") for k, s in enumerate(e.sittings or (), 1)]
+        rows = [*sittings, ("command", f"`{e.command}`"), ("seed", e.seed),
+                ("training time", f"{_duration(e.train_time_s)} on {e.device}, "
+                                  f"{e.threads} thread(s), torch {e.torch_version}"),
+                *((name.replace("_", " "), _value(v)) for name, v in json_row(e.metrics).items())]
         table = "\n".join(["| recipe and result | |", "|---|---|",
                            *(f"| {name} | {value} |" for name, value in rows)])
-        notes = f"\n\n*Notes:* {e['notes']}" if e.get("notes") else ""
-        sections.append(f"## `{e['name']}`\n\n{e['description']}{notes}\n\n{table}\n\n"
-                        f"File `{e['file']}`, sha256 `{e['sha256']}`.")
+        notes = f"\n\n*Notes:* {e.notes}" if e.notes else ""
+        sections.append(f"## `{e.name}`\n\n{e.description}{notes}\n\n{table}\n\n"
+                        f"File `{e.file}`, sha256 `{e.sha256}`.")
     return "\n\n" + "\n\n".join(sections) + "\n"
 
 

@@ -95,7 +95,7 @@ def ablation_run(**fields) -> ablations.AblationRun:
 
 
 def test_a_record_reads_as_its_results_file_keeps_it():
-    from capsedu.train import json_row
+    from capsedu.json_records import json_row
 
     path = ablations.checkpoints.results_path(ablations.RESULTS, True)
     shipped = json.loads(path.read_text())["runs"]

@@ -118,7 +118,7 @@ def hand_made_record(n=5) -> dict:
              "command": adv.COMMAND}
     from capsedu.checkpoints import read_manifest
 
-    models = {m: {"sha256": read_manifest()[m]["sha256"], "status": "converged", "finished": True}
+    models = {m: {"sha256": read_manifest()[m].sha256, "status": "converged", "finished": True}
               for m in adv.MODELS}
     results = {"models": models | stamp, "clean": clean | stamp}
     for attack in adv.ATTACKS:

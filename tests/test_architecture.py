@@ -19,7 +19,8 @@ LAYERS = [
     ("models", ["capsnet", "baselines", "multi_digit", "costs", "routing_costs", "gcnn",
                 "bug_catalogue", "buggy_capsnet", "vit"]),
     ("data and training", ["data", "data.mnist", "data.sprites", "data.faces", "data.patches",
-                           "data.transformed_mnist", "checkpoints", "convergence", "loop",
+                           "data.transformed_mnist", "json_records", "manifest_rows",
+                           "checkpoints", "convergence", "loop",
                            "recipes", "recipe_run", "train"]),
     ("experiments", ["capsule_vectors", "digit_capsules", "parts", "parts.votes",
                      "parts.detector", "parts.pose_net", "parts.pose_mlp", "parts.scoring",
@@ -31,7 +32,7 @@ LAYERS = [
                       "exercises", "exercises.*", "environment", "widgets", "widgets.*"]),
 ]
 CORE = {"config", "checks", "validate", "functional", "routing", "layers", "capsnet", "baselines",
-        "checkpoints"}  # what `import capsedu` may load
+        "json_records", "manifest_rows", "checkpoints"}  # what `import capsedu` may load
 
 
 def module_name(path: Path) -> str:

@@ -358,7 +358,7 @@ def test_a_shorter_run_never_replaces_a_shipped_checkpoint(capsys):
     from capsedu import checkpoints
     from capsedu.train import main
 
-    shipped = checkpoints.read_manifest()["capsnet-mnist-live"]["metrics"]["epochs"]
+    shipped = checkpoints.read_manifest()["capsnet-mnist-live"].metrics.epochs
     with pytest.raises(SystemExit):  # refused before any training
         main(["capsnet-mnist-live", "--epochs", str(shipped - 1), "--replace-shipped"])
     assert "a shorter run is a trial" in capsys.readouterr().err

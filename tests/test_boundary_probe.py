@@ -31,6 +31,7 @@ from capsedu.figures.digit_images import draw_digits, mosaic
 from capsedu.functional import margin_loss, squash
 from capsedu.gcnn import C4CNN
 from capsedu.layers import PrimaryCapsules, RoutingCapsules
+from capsedu.manifest_rows import Metrics
 from capsedu.multi_digit import two_digit_score
 from capsedu.parts import pose_net, scoring, votes
 from capsedu.widgets.parts import PartsEditor
@@ -57,8 +58,8 @@ CASES = [
     (lambda: sprites.render([("nose", "0.5", 0.5)]), TypeError,
      r"render\(\): part 'nose'.s pose .* must be numbers, got \('0.5', 0.5, 0.0, 1.0\)"),
     (lambda: sprites.render([("nose", 0.5, 0.5, 0.0, True)]), TypeError, r"must be numbers"),
-    (lambda: convergence.training_status({}), ValueError,
-     r"training_status\(\): metrics must be .*'validation_by_epoch', got keys \[\]"),
+    (lambda: convergence.training_status(Metrics()), ValueError,
+     r"training_status\(\): metrics must be .*validation_by_epoch, got metrics without"),
     (lambda: convergence.converged([0.5, 90.0]), ValueError,
      r"converged\(\): scores\[1\] must be a finite number >= 0 and <= 1 .*got 90.0"),
     (lambda: convergence.converged([]), ValueError, r"best_epoch\(\): scores must hold"),
@@ -266,17 +267,20 @@ def test_round_five_files_are_refused_before_anything_is_written(tmp_path, monke
         checkpoints.read_results(tmp_path)
     with pytest.raises(NotADirectoryError, match=r"check_writable\(\): root must be a folder"):
         checkpoints.save(_bag(), "mine", root=afile)
-    with pytest.raises(ValueError, match=r"save\(\): test_accuracy must be a finite number"):
-        checkpoints.save(_bag(), "mine", root="out", test_accuracy=float("nan"))
+    with pytest.raises(ValueError, match=r"save\(\): train_time_s must be a finite number"):
+        checkpoints.save(_bag(), "mine", root="out", train_time_s=float("nan"))
     assert not (tmp_path / "out").exists()  # refused before the folder was made
     row = checkpoints.save(_bag(), "mine", root="out")
-    # a field JSON cannot hold is refused before the checkpoint file is replaced, so the
+    # a field the manifest cannot hold is refused before the checkpoint file is replaced, so the
     # manifest's hash still matches the file
-    with pytest.raises(TypeError, match=r"save\(\): metrics must be a value the JSON manifest"):
+    with pytest.raises(TypeError, match=r"ManifestRow\(\): metrics must be an instance of Metrics"):
         checkpoints.save(_bag(), "mine", root="out", metrics={"acc": torch.tensor(0.9)})
-    assert checkpoints.sha256(tmp_path / "out" / "mine.pt") == row["sha256"]
-    with pytest.raises(ValueError, match=r"record\(\): test_accuracy must be a finite number"):
-        checkpoints.record("mine", root="out", test_accuracy=float("inf"))
+    with pytest.raises(TypeError, match=r"save\(\): every field must be a value the JSON manifest"):
+        checkpoints.save(_bag(), "mine", root="out",
+                         metrics=Metrics(test_accuracy=torch.tensor(0.9)))
+    assert checkpoints.sha256(tmp_path / "out" / "mine.pt") == row.sha256
+    with pytest.raises(ValueError, match=r"record\(\): train_time_s must be a finite number"):
+        checkpoints.record("mine", root="out", train_time_s=float("inf"))
 
 
 def test_round_five_a_checker_given_no_capsnet_says_so_and_does_not_raise(capsys):

@@ -14,7 +14,7 @@ def test_round_trip(tmp_path):
     torch.manual_seed(0)
     model = CapsNet(conv_channels=8, primary_maps=2, decoder_hidden=(16,))
     entry = save(model, "tiny", tmp_path, command="python -m capsedu.train tiny", seed=0)
-    assert entry["sha256"] == sha256(tmp_path / "tiny.pt")
+    assert entry.sha256 == sha256(tmp_path / "tiny.pt")
     loaded = pretrained("tiny", tmp_path)
     assert isinstance(loaded, CapsNet) and not loaded.training
     assert loaded.config == model.config
@@ -69,9 +69,36 @@ def test_record_updates_a_row_but_not_the_hash(tmp_path):
 
     entry = save(BagOfPartsCNN(), "cnn", tmp_path, command="python -m capsedu.train cnn")
     updated = record("cnn", tmp_path, command="python -m capsedu.train cnn --threads 1")
-    assert updated["command"].endswith("--threads 1") and updated["sha256"] == entry["sha256"]
-    assert read_manifest(tmp_path)["cnn"]["command"].endswith("--threads 1")
+    assert updated.command.endswith("--threads 1") and updated.sha256 == entry.sha256
+    assert read_manifest(tmp_path)["cnn"].command.endswith("--threads 1")
     pretrained("cnn", tmp_path)  # still verifies
+
+
+def test_the_shipped_manifest_is_written_back_byte_for_byte(tmp_path):
+    """Issue 38.1: the rows read as records and written back give the same file: the order of
+    their fields, the indentation, the optional fields a row lacks left out."""
+    from capsedu.checkpoints import MANIFEST, REPOSITORY_DATA, record
+
+    shipped = (REPOSITORY_DATA / "checkpoints" / MANIFEST).read_bytes()
+    (tmp_path / MANIFEST).write_bytes(shipped)
+    rows = read_manifest(tmp_path)
+    assert rows["capsnet-mnist"].metrics.chosen_epoch >= 1  # read by field
+    record("capsnet-mnist", tmp_path, seed=rows["capsnet-mnist"].seed)  # rewrites every row
+    assert (tmp_path / MANIFEST).read_bytes() == shipped
+
+
+def test_save_refuses_a_field_no_row_has_and_a_value_of_the_wrong_kind(tmp_path):
+    from capsedu.manifest_rows import Metrics
+
+    with pytest.raises(TypeError, match=r"save\(\): accuracy is not a field of a manifest row"):
+        save(BagOfPartsCNN(channels=(2,)), "cnn", tmp_path, accuracy=0.9)
+    with pytest.raises(TypeError, match=r"ManifestRow\(\): metrics must be an instance of Metrics"):
+        save(BagOfPartsCNN(channels=(2,)), "cnn", tmp_path, metrics={"test_accuracy": 0.9})
+    with pytest.raises(ValueError, match=r"Metrics\(\): test_accuracy must be a finite number"):
+        Metrics(test_accuracy=float("nan"))
+    assert list(tmp_path.iterdir()) == []  # refused before anything was written
+    row = save(BagOfPartsCNN(channels=(2,)), "cnn", tmp_path, metrics=Metrics(test_accuracy=0.9))
+    assert read_manifest(tmp_path)["cnn"] == row and row.metrics.test_accuracy == 0.9
 
 
 # --- Nothing lost: a shipped checkpoint is replaced only on purpose ------------------------------
@@ -100,7 +127,7 @@ def test_save_never_replaces_a_shipped_checkpoint_unless_asked(tmp_path, monkeyp
             record("cnn", root, command="changed")
     assert {p.name: p.read_bytes() for p in shipped.iterdir()} == before
     # by default save writes to the runs folder, where a trial run's checkpoints go
-    assert save(BagOfPartsCNN(channels=(3,)), "other")["name"] == "other"
+    assert save(BagOfPartsCNN(channels=(3,)), "other").name == "other"
     assert runs_dir() == tmp_path / "runs" and "other" in read_manifest(runs_dir())
     assert "other" not in read_manifest()
     save(BagOfPartsCNN(channels=(3,)), "cnn", runs_dir())
@@ -109,10 +136,10 @@ def test_save_never_replaces_a_shipped_checkpoint_unless_asked(tmp_path, monkeyp
     assert pretrained("cnn").hparams["channels"] == (2,)
     # on purpose: replaced, and the notes stay
     entry = save(BagOfPartsCNN(channels=(5,)), "cnn", replace_shipped=True, command="retrained")
-    assert entry["notes"] == "why this one was shipped" and entry["command"] == "retrained"
+    assert entry.notes == "why this one was shipped" and entry.command == "retrained"
     assert read_manifest()["cnn"] == entry
     assert pretrained("cnn").hparams["channels"] == (5,)
-    assert record("cnn", None, True, seed=7)["notes"] == "why this one was shipped"
+    assert record("cnn", None, True, seed=7).notes == "why this one was shipped"
 
 
 def test_record_of_an_unknown_checkpoint_says_so(tmp_path):
@@ -187,9 +214,10 @@ def test_the_environment_report_survives_a_corrupt_manifest(tmp_path, monkeypatc
 
 def test_format_record_prints_the_keys_it_has_in_order_without_the_curve():
     from capsedu.checkpoints import format_record
+    from capsedu.manifest_rows import ManifestRow, Metrics
 
-    row = {"notes": "n", "seed": 3, "command": "c", "name": "x",
-           "metrics": {"test_accuracy": 0.99, "validation_by_epoch": [0.9, 0.95]}}
+    row = ManifestRow(notes="n", seed=3, command="c", name="x", file="x.pt", sha256="0" * 64,
+              arch="CapsNet", metrics=Metrics(test_accuracy=0.99, validation_by_epoch=(0.9, 0.95)))
     assert format_record(row).splitlines() == [
         "        command: c", "           seed: 3",
         "        metrics: {'test_accuracy': 0.99}", "          notes: n"]
@@ -246,6 +274,8 @@ def test_pretrained_refuses_a_link_that_leads_out_or_a_special_file(tmp_path, mo
     ({"sha256": "abc"}, "64 hexadecimal"),
     ({"file": 3}, "'file' should be a str"),
     ({"arch": "ResNet"}, "'arch' 'ResNet' is not a known model"),
+    ({"colour": "red"}, r"row has \['colour'\], which ManifestRow has no field for"),
+    ({"metrics": {"test_accuracy": "high"}}, r"Metrics\(\): test_accuracy must be a finite"),
 ])
 def test_a_malformed_row_names_each_key(tmp_path, changes, named):
     crafted_row(tmp_path, **changes)

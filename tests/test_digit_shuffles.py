@@ -2,7 +2,6 @@
 without positions to its own tiles of a digit, and the measurement on shuffled test digits."""
 
 import dataclasses
-import json
 from pathlib import Path
 
 import pytest
@@ -12,6 +11,7 @@ import torch
 from capsedu import digit_shuffles as ds
 from capsedu import patch_order as po
 from capsedu.capsnet import count_parameters
+from capsedu.checkpoints import read_manifest
 from capsedu.convergence import PATIENCE, converged
 from capsedu.data.mnist import fixed_sample, load_mnist
 from capsedu.data.patches import shuffled_digits
@@ -40,14 +40,14 @@ def test_the_mnist_vits_train_like_the_cnn_beside_them_and_are_its_size():
 
 @pytest.mark.parametrize("name", ["ViT", "ViT without positions"])
 def test_every_mnist_vit_run_is_shipped_converged_by_the_rule(name):
-    rows = {row["name"]: row for row in json.loads(MANIFEST.read_text())["checkpoints"]}
+    rows = read_manifest(MANIFEST.parent)
     for seed in po.SEEDS:
         row = rows[seeded_name(ds.MODELS[name], seed)]
-        assert row["command"].startswith(f"python -m capsedu.train {ds.MODELS[name]}")
-        assert row["seed"] == seed and row["arch"] == "VisionTransformer"
-        scores = row["metrics"]["validation_by_epoch"]
-        assert converged(scores, PATIENCE) and row["metrics"]["converged"]
-        assert len(scores) < row["metrics"]["max_epochs"]
+        assert row.command.startswith(f"python -m capsedu.train {ds.MODELS[name]}")
+        assert row.seed == seed and row.arch == "VisionTransformer"
+        scores = row.metrics.validation_by_epoch
+        assert converged(scores, PATIENCE) and row.metrics.converged
+        assert len(scores) < row.metrics.max_epochs
 
 
 def test_the_shipped_vit_without_positions_is_blind_to_its_own_tiles_of_a_digit_only():

@@ -123,7 +123,7 @@ def test_the_shipped_record_covers_every_shipped_face_model():
         # the retrained weights are the shipped recipe's, up to another run's rounding
         assert run.max_weight_difference < 0.05
     # read as the file keeps it
-    from capsedu.train import json_row
+    from capsedu.json_records import json_row
 
     file = json.loads(checkpoints.results_path(curves.RESULTS, True).read_text())["runs"]
     assert {name: json_row(run) for name, run in shipped.items()} == file

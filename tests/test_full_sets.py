@@ -36,7 +36,7 @@ def test_every_shipped_reading_is_recorded_for_the_weights_shipped(record):
 
 def test_a_record_reads_as_its_results_file_keeps_it(record):
     from capsedu.checkpoints import results_path
-    from capsedu.train import json_row
+    from capsedu.json_records import json_row
 
     shipped = json.loads(results_path(full_sets.RESULTS, True).read_text())["runs"]
     assert {key: json_row(entry) for key, entry in record.items()} == shipped

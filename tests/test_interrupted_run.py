@@ -54,7 +54,7 @@ def test_a_killed_run_resumes_from_its_state_and_finishes(tmp_path):
     assert again.returncode == 0, again.stderr[-3000:]
     assert "epoch 2/2" in again.stderr and "epoch 1/2" not in again.stderr  # resumed, not redone
     row = read_manifest(out)["capsnet-mnist-live"]
-    assert row["metrics"]["epochs"] == 2 and row["train_examples"] == 128
+    assert row.metrics.epochs == 2 and row.train_examples == 128
     # 2 epochs is the recipe's own budget: the recorded command leaves it out
-    assert row["command"] == "python -m capsedu.train capsnet-mnist-live --limit 128 --threads 1"
+    assert row.command == "python -m capsedu.train capsnet-mnist-live --limit 128 --threads 1"
     assert digests(SHIPPED) == shipped

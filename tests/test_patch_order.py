@@ -2,7 +2,6 @@
 inputs, and the exact invariance of the shipped ViT without positions to its own tiles."""
 
 import dataclasses
-import json
 from pathlib import Path
 
 import pytest
@@ -10,6 +9,7 @@ import torch
 
 from capsedu import patch_order as po
 from capsedu.capsnet import count_parameters
+from capsedu.checkpoints import read_manifest
 from capsedu.convergence import PATIENCE, converged
 from capsedu.parts.scoring import held_out
 from capsedu.recipes import RECIPES
@@ -41,16 +41,16 @@ def test_the_vit_recipes_train_like_the_face_cnns_and_are_sized_like_the_deep_on
 
 
 def test_every_vit_run_is_shipped_with_its_held_out_curve_and_converged():
-    rows = {row["name"]: row for row in json.loads(MANIFEST.read_text())["checkpoints"]}
+    rows = read_manifest(MANIFEST.parent)
     for name in po.VITS:
         for seed in po.SEEDS:
             row = rows[po.checkpoint_name(name, seed)]
-            assert row["command"].startswith(po.COMMAND) and row["seed"] == seed
-            assert row["description"] == RECIPES[po.VITS[name]].description
-            assert row["arch"] == "VisionTransformer"
-            scores = row["metrics"]["validation_by_epoch"]
-            assert converged(scores, PATIENCE) and row["metrics"]["converged"]
-            assert len(scores) < row["metrics"]["max_epochs"]  # the rule stopped it, not the budget
+            assert row.command.startswith(po.COMMAND) and row.seed == seed
+            assert row.description == RECIPES[po.VITS[name]].description
+            assert row.arch == "VisionTransformer"
+            scores = row.metrics.validation_by_epoch
+            assert converged(scores, PATIENCE) and row.metrics.converged
+            assert len(scores) < row.metrics.max_epochs  # the rule stopped it, not the budget
 
 
 def test_the_shipped_vit_without_positions_is_blind_to_its_own_tiles_and_the_other_is_not():
@@ -89,9 +89,9 @@ def test_run_metrics_reads_fits_history_of_epoch_records():
     history = [Epoch(1, 1.0, validation_accuracy=0.6), Epoch(2, 1.0, validation_accuracy=0.8),
                Epoch(3, 1.0, validation_accuracy=0.7)]
     metrics = po.run_metrics(tiny(False, 0), history, 40)
-    assert (metrics["chosen_epoch"], metrics["epochs"], metrics["max_epochs"]) == (2, 3, 40)
-    assert metrics["validation_by_epoch"] == [0.6, 0.8, 0.7] and not metrics["converged"]
-    assert 0 <= metrics["held_out_accuracy"] <= 1
+    assert (metrics.chosen_epoch, metrics.epochs, metrics.max_epochs) == (2, 3, 40)
+    assert metrics.validation_by_epoch == (0.6, 0.8, 0.7) and not metrics.converged
+    assert 0 <= metrics.held_out_accuracy <= 1
 
 
 @pytest.mark.parametrize("call, words", [
@@ -111,14 +111,13 @@ def test_bad_input_is_refused_naming_it(call, words):
 
 @pytest.mark.parametrize("name", po.VITS)
 def test_a_shipped_vit_is_the_epoch_chosen_on_its_held_out_images(name):
-    from capsedu.checkpoints import read_manifest
     from capsedu.loop import evaluate
 
     row = read_manifest()[po.checkpoint_name(name, 0)]
     images, labels = po.validation_set()
-    assert len(labels) == row["metrics"]["validation_examples"]
+    assert len(labels) == row.metrics.validation_examples
     accuracy = evaluate(po.load_models([0], (name,))[name][0], (images, labels))
-    assert accuracy == pytest.approx(max(row["metrics"]["validation_by_epoch"]), abs=1.5 / 800)
+    assert accuracy == pytest.approx(max(row.metrics.validation_by_epoch), abs=1.5 / 800)
 
 
 def test_each_vit_run_has_its_own_colour_in_the_figures():

@@ -32,10 +32,9 @@ REPO = Path(__file__).resolve().parent.parent
 
 def shipped_commands() -> set[str]:
     """Every command recorded in the shipped manifest (its sittings too) and results files."""
-    rows = json.loads((REPO / "data" / "checkpoints" / "manifest.json").read_text())
     commands = set()
-    for row in rows["checkpoints"]:
-        commands |= {row["command"], *(s["command"] for s in row.get("sittings", []))}
+    for row in read_manifest(REPO / "data" / "checkpoints").values():
+        commands |= {row.command, *(s.command for s in row.sittings or ())}
     for file in ("routing_ablations.json", "bug_zoo.json", "bug_zoo_1_epoch.json",
                  "face_curves.json"):
         runs = json.loads((REPO / "data" / "results" / file).read_text())["runs"]
@@ -65,7 +64,7 @@ def test_the_command_line_records_the_shipped_commands_as_they_were(tmp_path, mo
         main([*argv, "--out", str(tmp_path / "out")])
     finally:
         torch.set_num_threads(threads)
-    assert read_manifest(tmp_path / "out")[saved]["command"] == shipped
+    assert read_manifest(tmp_path / "out")[saved].command == shipped
 
 
 @pytest.mark.parametrize("command, flags, shipped", [
@@ -135,13 +134,13 @@ def test_every_shipped_checkpoint_and_recorded_run_has_its_recipe_in_the_table()
     from capsedu.parts.training import FACE_MODELS, checkpoint_name, face_recipe_name
     from capsedu.recipes import ABLATION_GRID, CORRECT, ablation_name, recipe_name, zoo_name
 
-    rows = json.loads((REPO / "data" / "checkpoints" / "manifest.json").read_text())
-    for row in rows["checkpoints"]:
-        recipe = RECIPES[recipe_name(row["name"])]
-        module = row["command"].split()[2]
-        assert module == f"capsedu.{recipe.trainer.removeprefix('capsedu.')}", row["name"]
-        assert recipe.description == row["description"] or module == "capsedu.train"
-    shipped = {row["name"] for row in rows["checkpoints"]}
+    rows = read_manifest(REPO / "data" / "checkpoints")
+    for row in rows.values():
+        recipe = RECIPES[recipe_name(row.name)]
+        module = row.command.split()[2]
+        assert module == f"capsedu.{recipe.trainer.removeprefix('capsedu.')}", row.name
+        assert recipe.description == row.description or module == "capsedu.train"
+    shipped = set(rows)
     assert {checkpoint_name(name, seed) for name in FACE_MODELS for seed in (0, 1, 2)} <= shipped
     assert all(face_recipe_name(name) in RECIPES for name in FACE_MODELS)
     zoo = json.loads((REPO / "data" / "results" / "bug_zoo.json").read_text())["runs"]

@@ -7,6 +7,7 @@ import torch
 from capsedu import robustness
 from capsedu.capsnet import CapsNet, CapsNetConfig
 from capsedu.data import transformed_mnist as tm
+from capsedu.manifest_rows import ManifestRow, Metrics
 from capsedu.robustness import (
     accuracies,
     accuracy_by_overlap,
@@ -33,13 +34,13 @@ class Says(torch.nn.Module):
         return out
 
 
-def row(scores, chosen_epoch=None, **extra):
+def row(scores, chosen_epoch=None):
     """A manifest row of a run whose held-out accuracy per epoch is ``scores``."""
-    return {"seed": 0, "train_time_s": 600, "threads": 1, "train_examples": 1000,
-            "command": "python -m capsedu.train x",
-            "metrics": {"validation_by_epoch": scores,
-                        "chosen_epoch": chosen_epoch or scores.index(max(scores)) + 1},
-            **extra}
+    return ManifestRow(name="x", file="x.pt", sha256="0" * 64, arch="CapsNet", seed=0,
+                       train_time_s=600, threads=1, train_examples=1000,
+                       command="python -m capsedu.train x",
+                       metrics=Metrics(validation_by_epoch=tuple(scores),
+                                       chosen_epoch=chosen_epoch or scores.index(max(scores)) + 1))
 
 
 def test_read_right_marks_each_image_and_accuracies_count_them():

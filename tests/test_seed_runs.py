@@ -8,6 +8,7 @@ import torch
 from scipy import stats
 
 from capsedu import full_sets, pretrained, seed_runs
+from capsedu.manifest_rows import ManifestRow
 from capsedu.recipes import RECIPES
 from capsedu.robustness import seed_verdict
 from capsedu.statistics import paired
@@ -27,7 +28,7 @@ def test_a_record_reads_as_its_results_file_keeps_it():
     import json
 
     from capsedu.checkpoints import results_path
-    from capsedu.train import json_row
+    from capsedu.json_records import json_row
 
     shipped = json.loads(results_path(seed_runs.RESULTS, True).read_text())["runs"]
     assert {name: json_row(run) for name, run in RECORD.items()} == shipped
@@ -38,13 +39,13 @@ def test_every_recipe_and_seed_ran_from_scratch_under_one_budget_and_rule():
                            for recipe in seed_runs.RECIPES for seed in seed_runs.SEEDS}
     for key, run in RECORD.items():
         row, recipe = run.row, RECIPES[run.recipe]
-        metrics = row["metrics"]
-        assert metrics["max_epochs"] == recipe.epochs and metrics["patience"] == recipe.patience
-        assert metrics["converged"], key  # the rule stopped it, not the budget
-        assert len(metrics["validation_by_epoch"]) == metrics["epochs"] < recipe.epochs
+        metrics = row.metrics
+        assert metrics.max_epochs == recipe.epochs and metrics.patience == recipe.patience
+        assert metrics.converged, key  # the rule stopped it, not the budget
+        assert len(metrics.validation_by_epoch) == metrics.epochs < recipe.epochs
         # one sitting, from scratch, at the recipe's own budget
-        assert "--continue-from" not in row["command"] and "--epochs" not in row["command"]
-        assert row["seed"] == run.seed and "sittings" not in row
+        assert "--continue-from" not in row.command and "--epochs" not in row.command
+        assert row.seed == run.seed and row.sittings is None
         for test_set in seed_runs.TEST_SETS:
             assert set(run.readings[test_set]) == set(seed_runs.readings(run.recipe))
             for reading in run.readings[test_set].values():
@@ -96,7 +97,9 @@ def test_the_command_trains_what_is_missing_and_records_its_line(tmp_path, monke
 
     def run(recipe, seed, limit=None, progress=True, state_path=None):
         trained.append((recipe, seed))
-        return seed_runs.SeedRun(recipe=recipe, seed=seed, row={}, gpu=None, readings={},
+        row = ManifestRow(name=f"{recipe}-seed{seed}", file=f"{recipe}-seed{seed}.pt",
+                          sha256="0" * 64, arch="CapsNet")
+        return seed_runs.SeedRun(recipe=recipe, seed=seed, row=row, gpu=None, readings={},
                                  test_accuracy=0.5, train_time_s=1.0)
 
     monkeypatch.setattr(seed_runs, "run", run)

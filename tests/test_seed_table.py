@@ -7,6 +7,7 @@ from capsedu import bug_zoo, seed_runs
 from capsedu import claims_table as ct
 from capsedu import seed_table as st
 from capsedu.bug_zoo import CORRECT
+from capsedu.checkpoints import read_manifest
 from capsedu.robustness import seed_verdict
 from capsedu.routing_costs import recorded_cost
 from capsedu.statistics import leader, over_seeds, paired
@@ -32,7 +33,7 @@ def fake_measured(pose_rate=0.1):
 FOUND = st.Findings(face_slope=0.987, length_45=0.3, cosine_45=0.25, max_pool_change=0.5,
                     gcnn_error=2e-7, cnn_error=0.83, readout_error=20.0, readout_baseline=30.0,
                     gcnn_turned=0.9, cnn_turned=0.45, n_seeds=3, turned_verdict="G-CNN ahead")
-MANIFEST = {name: {"metrics": {}} for name in st.AFFINE_NAMES}
+MANIFEST = read_manifest()
 RECORDS = st.read_records()
 
 

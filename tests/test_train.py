@@ -10,6 +10,7 @@ from capsedu import BagOfPartsCNN, pretrained
 from capsedu.checkpoints import read_manifest, save
 from capsedu.convergence import converged
 from capsedu.loop import Epoch, evaluate, fit, random_shift
+from capsedu.manifest_rows import Sitting
 from capsedu.recipes import RECIPES, command_line, how_made, recipe_name, seeded_name
 from capsedu.train import main, record_missing
 
@@ -164,9 +165,9 @@ def test_command_line_trains_and_records_a_checkpoint(tmp_path, capsys):
     main(["capsnet-mnist-live", "--epochs", "1", "--limit", "128", "--out", str(tmp_path)])
     assert "saved capsnet-mnist-live.pt" in capsys.readouterr().out
     entry = read_manifest(tmp_path)["capsnet-mnist-live"]
-    assert entry["command"] == "python -m capsedu.train capsnet-mnist-live --limit 128 --epochs 1"
-    assert entry["seed"] == 0 and entry["train_examples"] == 128 and entry["threads"] >= 1
-    assert 0.0 <= entry["metrics"]["test_accuracy"] <= 1.0
+    assert entry.command == "python -m capsedu.train capsnet-mnist-live --limit 128 --epochs 1"
+    assert entry.seed == 0 and entry.train_examples == 128 and entry.threads >= 1
+    assert 0.0 <= entry.metrics.test_accuracy <= 1.0
     model = pretrained("capsnet-mnist-live", tmp_path)
     assert model.config.primary_maps == 8
 
@@ -347,6 +348,7 @@ def test_a_run_the_rule_stopped_while_it_still_climbed_is_not_finished():
     from scipy import stats
 
     from capsedu.convergence import finished, training_status, trend
+    from capsedu.manifest_rows import Metrics
 
     # a slow climb: each epoch a little above the last but one, never above the best for long
     climbing = [0.80, 0.81, 0.82, 0.83, 0.84, 0.845, 0.848, 0.846, 0.850, 0.852, 0.851, 0.856,
@@ -357,11 +359,12 @@ def test_a_run_the_rule_stopped_while_it_still_climbed_is_not_finished():
     # the slope and its one-sided p, by an independent fit of the last 8 epochs
     fit = stats.linregress(range(8), [100 * v for v in climbing[-8:]])
     assert rise.slope == pytest.approx(fit.slope) and rise.p_value == pytest.approx(fit.pvalue / 2)
-    assert "STILL RISING" in training_status({"validation_by_epoch": climbing})
+    assert "STILL RISING" in training_status(Metrics(validation_by_epoch=tuple(climbing)))
     # a run that climbed first and then levelled off: only its second half counts
     levelled = [0.90, 0.95, 0.97, 0.98, 0.985, 0.986, 0.984, 0.985, 0.986, 0.985, 0.984]
     assert converged(levelled) and not trend(levelled).rising and finished(levelled)
-    assert "converged, no held-out gain" in training_status({"validation_by_epoch": levelled})
+    assert "converged, no held-out gain" in training_status(
+        Metrics(validation_by_epoch=tuple(levelled)))
     # a tiny slope is a few held-out images an epoch, not a run still learning
     slow = [0.99 + 0.0001 * k for k in range(10)] + [0.9908, 0.9907, 0.9906]
     assert not trend(slow).rising
@@ -376,8 +379,8 @@ def test_another_seed_is_saved_under_its_own_name(tiny_recipe, capsys):
     assert recipe_name("no-such-seed1") == "no-such-seed1"  # no such recipe
     main(["tiny", "--seed", "3"])
     entry = read_manifest(runs_dir())["tiny-seed3"]
-    assert entry["seed"] == 3 and entry["file"] == "tiny-seed3.pt"
-    assert read_manifest()["tiny"]["notes"] == "the shipped one"  # the shipped one untouched
+    assert entry.seed == 3 and entry.file == "tiny-seed3.pt"
+    assert read_manifest()["tiny"].notes == "the shipped one"  # the shipped one untouched
 
 
 def test_a_recipe_with_validation_records_the_chosen_epoch(tmp_path, capsys):
@@ -392,11 +395,11 @@ def test_a_recipe_with_validation_records_the_chosen_epoch(tmp_path, capsys):
     main(["capsnet-mnist", "--epochs", "2", "--limit", str(held_out + 64), "--out",
           str(tmp_path)])
     entry = read_manifest(tmp_path)["capsnet-mnist"]
-    assert entry["train_examples"] == 64
-    metrics = entry["metrics"]
-    assert metrics["validation_examples"] == held_out and metrics["chosen_epoch"] in (1, 2)
-    assert metrics["validation_accuracy"] == max(metrics["validation_by_epoch"])
-    assert len(metrics["validation_by_epoch"]) == 2
+    assert entry.train_examples == 64
+    metrics = entry.metrics
+    assert metrics.validation_examples == held_out and metrics.chosen_epoch in (1, 2)
+    assert metrics.validation_accuracy == max(metrics.validation_by_epoch)
+    assert len(metrics.validation_by_epoch) == 2
 
 
 # --- Nothing lost: the training commands never replace a shipped checkpoint by accident ---------
@@ -432,10 +435,10 @@ def test_a_trial_run_goes_to_runs_and_leaves_the_shipped_checkpoint_alone(tiny_r
     main(["tiny", "--limit", "10"])
     assert f"saved tiny.pt in {tiny_recipe / 'runs'}" in capsys.readouterr().out
     assert folder_bytes(tiny_recipe / "checkpoints") == shipped
-    assert read_manifest(tiny_recipe / "runs")["tiny"]["train_examples"] == 10
+    assert read_manifest(tiny_recipe / "runs")["tiny"].train_examples == 10
     assert pretrained("tiny", tiny_recipe / "runs").hparams["channels"] == (2,)
     main(["tiny", "--limit", "12", "--threads", "1"])  # a second trial replaces the first
-    assert read_manifest(tiny_recipe / "runs")["tiny"]["command"].endswith("--threads 1")
+    assert read_manifest(tiny_recipe / "runs")["tiny"].command.endswith("--threads 1")
     # --out pointing at the shipped folder is refused too, before any training
     with pytest.raises(SystemExit):
         main(["tiny", "--out", str(tiny_recipe / "checkpoints"), "--threads", "1"])
@@ -451,8 +454,8 @@ def test_replace_shipped_rebuilds_it_and_keeps_its_notes(tiny_recipe, capsys):
     main(["tiny", "--replace-shipped", "--threads", "1"])
     assert f"saved tiny.pt in {tiny_recipe / 'checkpoints'}" in capsys.readouterr().out
     entry = read_manifest()["tiny"]
-    assert entry["notes"] == "the shipped one" and entry["description"] == "a tiny CNN"
-    assert entry["command"] == "python -m capsedu.train tiny --threads 1"
+    assert entry.notes == "the shipped one" and entry.description == "a tiny CNN"
+    assert entry.command == "python -m capsedu.train tiny --threads 1"
     assert pretrained("tiny").hparams["channels"] == (2,)
     assert not (tiny_recipe / "runs").exists()
 
@@ -466,19 +469,19 @@ def test_continue_from_goes_on_from_the_kept_epoch_and_lists_the_sittings(
     first, second = tiny_recipe / "first", tiny_recipe / "second"
     main(["tiny", "--out", str(first), "--threads", "1"])
     before = read_manifest(first)["tiny"]
-    kept = before["metrics"]["chosen_epoch"]
+    kept = before.metrics.chosen_epoch
     main(["tiny", "--continue-from", str(first), "--epochs", "5", "--out", str(second)])
     after = read_manifest(second)["tiny"]
-    scores = after["metrics"]["validation_by_epoch"]
-    assert scores[:kept] == before["metrics"]["validation_by_epoch"][:kept]
-    assert kept < len(scores) <= 5 and after["metrics"]["max_epochs"] == 5
-    assert after["command"] == f"python -m capsedu.train tiny --epochs 5 --continue-from {first}"
-    assert after["sittings"] == [{"command": before["command"], "sha256": before["sha256"],
-                                  "epochs": 2, "kept_epoch": kept}]
+    scores = after.metrics.validation_by_epoch
+    assert scores[:kept] == before.metrics.validation_by_epoch[:kept]
+    assert kept < len(scores) <= 5 and after.metrics.max_epochs == 5
+    assert after.command == f"python -m capsedu.train tiny --epochs 5 --continue-from {first}"
+    assert after.sittings == (Sitting(command=before.command, sha256=before.sha256, epochs=2,
+                                      kept_epoch=kept),)
     assert read_manifest(first)["tiny"] == before  # the run it went on from is untouched
-    assert how_made(after) == (f"{before['command']} (kept epoch {kept} of 2), then "
-                               f"{after['command']}")
-    assert how_made(before) == before["command"]
+    assert how_made(after) == (f"{before.command} (kept epoch {kept} of 2), then "
+                               f"{after.command}")
+    assert how_made(before) == before.command
     for folder, message in ((tiny_recipe / "nowhere", "no row for 'tiny'"),
                             (first, "already trained")):
         budget = str(kept)
@@ -550,7 +553,7 @@ def test_face_models_command_writes_runs_and_replaces_shipped_only_on_purpose(
         training.main([*argv, "--out", str(tmp_path / "checkpoints")])
     assert trained == [] and "--replace-shipped" in capsys.readouterr().err
     training.main([*argv, "--replace-shipped"])
-    assert read_manifest()[name]["notes"] == "shipped"
+    assert read_manifest()[name].notes == "shipped"
     assert pretrained(name).hparams["channels"] == (2,)
 
 
@@ -648,7 +651,7 @@ def test_a_multimnist_recipe_trains_and_loads_back_reading_two_digits(name, tmp_
         recipe, data=lambda train, limit: multimnist_data(train, limit if train else 200)))
     main([name, "--epochs", "1", "--limit", str(recipe.validation + 130), "--out", str(tmp_path)])
     entry = read_manifest(tmp_path)[name]
-    assert entry["train_examples"] == 130 and entry["metrics"]["chosen_epoch"] == 1
+    assert entry.train_examples == 130 and entry.metrics.chosen_epoch == 1
     model = pretrained(name, tmp_path)
     pairs, labels = multimnist_data(False, 4)
     assert model.predict(pairs).shape == labels.shape == (4, 2)
@@ -829,8 +832,8 @@ def test_inference_takes_arrays_and_lists_and_names_what_it_cannot_use():
 def test_a_record_goes_to_its_results_file_and_back_field_by_field():
     from dataclasses import dataclass, field
 
+    from capsedu.json_records import from_row, json_row
     from capsedu.recipes import Cell
-    from capsedu.train import from_row, json_row
 
     @dataclass(frozen=True)
     class Run:
@@ -848,3 +851,19 @@ def test_a_record_goes_to_its_results_file_and_back_field_by_field():
     assert from_row(Run, row) == run
     with pytest.raises(ValueError, match=r"from_row\(\): row has \['extra'\]"):
         from_row(Run, {**row, "extra": 1})
+
+
+def test_a_field_marked_omitted_when_none_is_left_out_while_none_and_read_back():
+    from dataclasses import dataclass, field
+
+    from capsedu.json_records import OMITTED_WHEN_NONE, from_row, json_row
+
+    @dataclass(frozen=True)
+    class Row:
+        name: str
+        notes: str | None = field(default=None, metadata={OMITTED_WHEN_NONE: True})
+        seed: int | None = None  # not marked: kept as null
+
+    assert json_row(Row("a")) == {"name": "a", "seed": None}
+    assert json_row(Row("a", "n", 1)) == {"name": "a", "notes": "n", "seed": 1}
+    assert from_row(Row, {"name": "a", "seed": None}) == Row("a")

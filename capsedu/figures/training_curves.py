@@ -10,18 +10,20 @@ from matplotlib.figure import FigureBase
 from matplotlib.lines import Line2D
 
 from ..convergence import PATIENCE, Patience, best_epoch, finished
+from ..manifest_rows import ManifestRow
 from ..statistics import over_seeds, running_mean
-from ..validate import Int, checked
+from ..validate import Int, Record, checked
 from .colours import model_colour
 
 
 @checked
-def draw_held_out_curves(ax: Axes, rows: dict[str, dict], patience: Patience = PATIENCE) -> None:
+def draw_held_out_curves(ax: Axes, rows: dict[str, Record(ManifestRow)],
+                         patience: Patience = PATIENCE) -> None:
     """The held-out accuracy of every epoch of each recorded run (``rows``: name -> manifest
     row), the kept epoch circled; a dashed line marks a run that had not finished (``finished``:
     the rule had not stopped it, or its last epochs were still rising)."""
     for name, row in rows.items():
-        scores = row["metrics"]["validation_by_epoch"]
+        scores = row.metrics.validation_by_epoch
         curve, best = [100 * a for a in scores], best_epoch(scores)
         done = finished(scores, patience)
         ax.plot(range(1, len(curve) + 1), curve, "-" if done else "--", marker="o", ms=3,

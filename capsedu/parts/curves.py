@@ -29,10 +29,10 @@ import torch
 
 from .. import checkpoints
 from ..convergence import PATIENCE, best_epoch, converged
+from ..json_records import from_row
 from ..recipes import command_line
 from ..train import (
     experiment_parser,
-    from_row,
     parse_experiment,
     record_missing,
     results_file,

@@ -25,6 +25,7 @@ from .. import checkpoints
 from ..capsnet import routing_iterations
 from ..data import faces
 from ..loop import fit
+from ..manifest_rows import ManifestRow, Metrics
 from ..recipes import RECIPES, Epochs, Recipe
 from ..routing import MAX_ITERATIONS
 from ..train import train_over_seeds
@@ -283,11 +284,12 @@ def train_and_save(names: list[FaceModel] | tuple[FaceModel, ...] = FACE_MODELS,
                    root: str | Path | None = None, command: str = "",
                    progress: Flag("whether to show progress bars") = True,
                    replace_shipped: Flag("True only to replace the shipped checkpoints") = False
-                   ) -> list:
+                   ) -> list[ManifestRow]:
     """Train every model of ``names`` with every seed by its recipe (``train_face_model``) and
     save it in ``root`` (``checkpoints.save``) with its faces-vs-non-faces accuracy on the
-    held-out sets (400 images of each). ``root`` defaults to ``<data root>/runs`` (the shipped
-    checkpoints with ``replace_shipped=True``; checked for every model before any training)."""
+    held-out sets (400 images of each): their manifest rows. ``root`` defaults to
+    ``<data root>/runs`` (the shipped checkpoints with ``replace_shipped=True``; checked for every
+    model before any training)."""
     for name in names:
         for seed in seeds:
             folder = checkpoints.check_writable(checkpoint_name(name, seed), root, replace_shipped)
@@ -303,9 +305,9 @@ def train_and_save(names: list[FaceModel] | tuple[FaceModel, ...] = FACE_MODELS,
                 description=RECIPES[face_recipe_name(name)].description,
                 command=command, seed=seed, train_time_s=round(seconds, 1), device="cpu",
                 threads=torch.get_num_threads(),
-                metrics={"held_out_accuracy": round((rates["face"] + 1 - rates["nonface"]) / 2, 4),
-                         "face_rate": round(rates["face"], 4),
-                         "nonface_rate": round(rates["nonface"], 4)}))
+                metrics=Metrics(
+                    held_out_accuracy=round((rates["face"] + 1 - rates["nonface"]) / 2, 4),
+                    face_rate=round(rates["face"], 4), nonface_rate=round(rates["nonface"], 4))))
     return entries
 
 

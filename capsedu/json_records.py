@@ -1,0 +1,76 @@
+"""Records as a JSON file keeps them, and read back: the one writer (``json_row``) and the one
+reader (``from_row``) of every record the course writes to a file, the checkpoint manifest's
+rows (``manifest_rows.ManifestRow``) and the experiments' results alike.
+
+A field is kept under its name, or under the name in its ``metadata["json"]``; a field whose
+``metadata["omitted_when_none"]`` is true is left out while it is None (a manifest row's optional
+fields), and an absent key reads back as the field's default.
+"""
+
+import dataclasses
+import types
+import typing
+from typing import Any
+
+from .validate import checked
+
+OMITTED_WHEN_NONE = "omitted_when_none"  # the metadata key of a field left out while None
+
+
+@checked
+def json_row(record: Any) -> dict:
+    """A record as its results file keeps it: a dataclass's fields by name (or by the name in a
+    field's ``metadata["json"]``; a field marked ``omitted_when_none`` left out while None), the
+    records and named tuples inside it as dicts of their fields, tuples as lists; a dict as it
+    is."""
+    return _plain(record)
+
+
+def _plain(value: Any) -> Any:
+    """``value`` as JSON holds it (``json_row``)."""
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return {field.metadata.get("json", field.name): _plain(getattr(value, field.name))
+                for field in dataclasses.fields(value)
+                if not (field.metadata.get(OMITTED_WHEN_NONE) and
+                        getattr(value, field.name) is None)}
+    if isinstance(value, tuple) and hasattr(value, "_asdict"):  # a named tuple
+        return {key: _plain(item) for key, item in value._asdict().items()}
+    if isinstance(value, list | tuple):
+        return [_plain(item) for item in value]
+    if isinstance(value, dict):
+        return {key: _plain(item) for key, item in value.items()}
+    return value
+
+
+@checked
+def from_row(cls: Any, row: dict) -> Any:
+    """The record of the dataclass ``cls`` that a results file keeps as ``row`` (``json_row``'s
+    inverse): each field read under its name (or its ``metadata["json"]``), typed as the field
+    declares it (tuples from lists, records and named tuples from dicts, numbers from text keys).
+    A key the record has no field for is refused, naming it."""
+    fields = dataclasses.fields(cls)
+    names = {field.metadata.get("json", field.name): field.name for field in fields}
+    unknown = set(row) - set(names)
+    if unknown:
+        raise ValueError(f"from_row(): row has {sorted(unknown)}, which {cls.__name__} has no "
+                         f"field for; pass a row of its results file")
+    hints = typing.get_type_hints(cls)
+    return cls(**{names[key]: _typed(value, hints[names[key]]) for key, value in row.items()})
+
+
+def _typed(value: Any, hint: Any) -> Any:
+    """``value`` as JSON holds it, as the type ``hint`` declares it (``from_row``)."""
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if value is None or hint is Any:
+        return value
+    if origin in (typing.Union, types.UnionType):  # X | None: the type that is not None
+        return _typed(value, next(arg for arg in args if arg is not type(None)))
+    if origin is tuple:
+        return tuple(_typed(item, args[0]) for item in value)
+    if origin is dict:
+        return {_typed(key, args[0]): _typed(item, args[1]) for key, item in value.items()}
+    if dataclasses.is_dataclass(hint):
+        return from_row(hint, value)
+    if isinstance(hint, type) and issubclass(hint, tuple) and hasattr(hint, "_fields"):
+        return hint(**value)  # a named tuple
+    return hint(value) if hint is int and isinstance(value, str) else value

@@ -1,0 +1,97 @@
+"""What a row of the checkpoint manifest holds, as frozen records: the checkpoint
+(``ManifestRow``), what its training reached (``Metrics``) and the earlier sittings of a run
+continued from one (``Sitting``).
+
+``checkpoints`` reads and writes them (``read_manifest``, ``save``, ``record``) through
+``json_records``, in the order of their fields. Every field of a row and of its metrics but the
+checkpoint's name, file, sha256 and class is optional: a row keeps what its training recorded,
+and a field it lacks is None and absent from the file (a face model's metrics have no test
+accuracy, an MNIST model's no face rate). Each record checks its fields' types when made
+(``validate.check_fields``); ``Metrics`` checks its numbers' ranges too. A ``ManifestRow`` and a
+``Sitting`` declare plain types: their name, file, hash and class have no default, which a
+declared range would need (the boundary's tests call a record with one field).
+"""
+
+from dataclasses import dataclass, field, fields
+
+from .json_records import OMITTED_WHEN_NONE
+from .validate import Float, Int, Record, check_fields
+
+
+def _optional():
+    """A field a row may lack: None, and then absent from the manifest."""
+    return field(default=None, metadata={OMITTED_WHEN_NONE: True})
+
+
+Accuracy = Float("an accuracy or a rate", ge=0, le=1)
+Count = Int("a count", ge=0)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Metrics:
+    """What a run reached: an MNIST model's test accuracy, a face model's held-out accuracy and
+    face rates, and, for a run stopped by the course's rule, its held-out curve and the epoch
+    kept."""
+
+    test_accuracy: Accuracy | None = _optional()  # on the test split, scored once
+    held_out_accuracy: Accuracy | None = _optional()  # a face model's faces against non-faces
+    face_rate: Accuracy | None = _optional()  # its share of faces called faces
+    nonface_rate: Accuracy | None = _optional()  # its share of non-faces called faces
+    validation_accuracy: Accuracy | None = _optional()  # the kept epoch's held-out accuracy
+    final_train_loss: Float("the last epoch's training loss", ge=0) | None = _optional()
+    epochs: Count | None = _optional()  # the epochs it trained
+    chosen_epoch: Count | None = _optional()  # the epoch whose weights it kept
+    max_epochs: Count | None = _optional()  # its budget
+    patience: Count | None = _optional()  # the rule's epochs without a held-out gain
+    converged: bool | None = _optional()  # whether the rule stopped it before its budget
+    validation_examples: Count | None = _optional()  # the held-out examples it was chosen on
+    validation_seed: int | None = _optional()  # the seed that drew them (face models)
+    validation_by_epoch: tuple[Accuracy, ...] | None = _optional()  # held-out accuracy per epoch
+
+    def __post_init__(self):
+        check_fields(self)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Sitting:
+    """An earlier run of a checkpoint continued from the epoch it kept
+    (``recipe_run.continue_from``)."""
+
+    command: str  # the line that ran it
+    sha256: str  # the weights it saved
+    epochs: int  # the epochs it trained
+    kept_epoch: int  # the epoch the next sitting went on from
+
+    def __post_init__(self):
+        check_fields(self)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ManifestRow:
+    """A shipped or trained checkpoint: its file and hash, its class, how it was made (the command,
+    seed, examples, time, device, threads and torch) and what it reached."""
+
+    name: str
+    file: str  # its file, in the manifest's folder
+    sha256: str  # of the file's bytes, checked before torch reads them
+    arch: str  # the model class (``checkpoints.ARCHS``)
+    description: str | None = _optional()
+    command: str | None = _optional()  # the line that trains it
+    seed: int | None = _optional()
+    train_examples: int | None = _optional()
+    train_time_s: float | None = _optional()  # finite: ``checkpoints.save`` refuses a NaN
+    device: str | None = _optional()
+    threads: int | None = _optional()  # the CPU threads torch had
+    torch_version: str | None = _optional()
+    sittings: tuple[Record(Sitting), ...] | None = _optional()  # earlier runs, oldest first
+    notes: str | None = _optional()  # why it was shipped: kept when it is trained again
+    metrics: Record(Metrics) | None = _optional()
+
+    def __post_init__(self):
+        check_fields(self)
+
+
+# what a caller records in a row (``checkpoints.save``, ``checkpoints.record``); the others are
+# the checkpoint's own
+RECORDED = frozenset(f.name for f in fields(ManifestRow)) - {"name", "file", "sha256", "arch",
+                                                              "torch_version"}
