@@ -7,7 +7,7 @@ import pytest
 import torch
 import torch.nn.functional as F
 from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis.strategies import floats, integers, sampled_from
 from torch import nn
 
 from capsedu import attacks
@@ -69,9 +69,9 @@ def test_pgd_without_random_start_is_torchattacks_pgd(which):
 
 
 @settings(max_examples=25, deadline=None)
-@given(eps=st.floats(0, 1), steps=st.integers(0, 4), ratio=st.floats(0.1, 4),
-       loss=st.sampled_from(attacks.LOSSES), restarts=st.integers(1, 2),
-       which=st.sampled_from(["cnn", "capsnet"]), seed=st.integers(0, 100))
+@given(eps=floats(0, 1), steps=integers(0, 4), ratio=floats(0.1, 4),
+       loss=sampled_from(attacks.LOSSES), restarts=integers(1, 2),
+       which=sampled_from(["cnn", "capsnet"]), seed=integers(0, 100))
 def test_every_attack_stays_within_eps_and_the_pixel_box(eps, steps, ratio, loss, restarts,
                                                           which, seed):
     model = tiny_cnn() if which == "cnn" else tiny_capsnet()
@@ -100,7 +100,7 @@ def linear(classes: int) -> nn.Module:
 
 @pytest.mark.parametrize("loss, classes", [("margin", 10), ("cross-entropy", 2)])
 @settings(max_examples=15, deadline=None)
-@given(eps=st.floats(0.01, 0.5), seed=st.integers(0, 1000))
+@given(eps=floats(0.01, 0.5), seed=integers(0, 1000))
 def test_pgd_steps_never_lower_the_loss_of_a_linear_model(loss, classes, eps, seed):
     """With linear scores a signed step moves every pixel the way that raises the current
     margin (or, with two classes, the cross-entropy), and the projection only shortens it."""

@@ -10,7 +10,7 @@ import torch
 
 from capsedu.capsnet import CapsNetConfig
 from capsedu.checks import check_pixels
-from capsedu.data import transformed_mnist as tm
+from capsedu.data import transformed_mnist
 from capsedu.validate import Flag, Float, Tensor, checked
 
 DIGITS = torch.rand(2, 1, 28, 28)
@@ -78,13 +78,14 @@ UINT8 = (DIGITS * 255).to(torch.uint8)
 
 
 @pytest.mark.parametrize("transform", [
-    lambda x: tm.affine(x, rotation=10),  # was all ink clamped to 1: a silent white blob
-    lambda x: tm.random_affine(x),
-    lambda x: tm.translated(x),
-    lambda x: tm.sweep(x, "scale", 1.2),
-    lambda x: tm.pad_to(x, 40),
-    lambda x: tm.on_canvas(x, torch.tensor([0, 1]), torch.tensor([2, 3]), 40),
-    lambda x: tm.multimnist(x, torch.tensor([0, 1]), 2),
+    # was all ink clamped to 1: a silent white blob
+    lambda x: transformed_mnist.affine(x, rotation=10),
+    lambda x: transformed_mnist.random_affine(x),
+    lambda x: transformed_mnist.translated(x),
+    lambda x: transformed_mnist.sweep(x, "scale", 1.2),
+    lambda x: transformed_mnist.pad_to(x, 40),
+    lambda x: transformed_mnist.on_canvas(x, torch.tensor([0, 1]), torch.tensor([2, 3]), 40),
+    lambda x: transformed_mnist.multimnist(x, torch.tensor([0, 1]), 2),
 ])
 def test_the_transforms_refuse_uint8_pixels_with_the_conversion(transform):
     with pytest.raises(TypeError, match=r"images.float\(\) / 255"):
@@ -100,17 +101,19 @@ def test_affine_refuses_nan_or_infinite_parameters_naming_them(kwargs, name):
     # was a NaN image
     with pytest.raises(ValueError,
                        match=rf"affine\(\): {name} (must be (a )?finite|contains 1 NaN)"):
-        tm.affine(DIGITS, **kwargs)
+        transformed_mnist.affine(DIGITS, **kwargs)
 
 
 def test_affine_and_sweep_refuse_a_zero_scale():
     with pytest.raises(ValueError, match="scale_x and scale_y must be non-zero"):
-        tm.sweep(DIGITS, "scale", 0.0)  # was torch's "singular matrix" from deep inside
+        # was torch's "singular matrix" from deep inside
+        transformed_mnist.sweep(DIGITS, "scale", 0.0)
 
 
 def test_place_refuses_nan_shifts():
     with pytest.raises(ValueError, match=r"on_canvas\(\): dx contains 1 NaN"):
-        tm.on_canvas(DIGITS, torch.tensor([float("nan"), 1.0]), torch.tensor([1, 1]), 40)
+        transformed_mnist.on_canvas(DIGITS, torch.tensor([float("nan"), 1.0]), torch.tensor([1, 1]),
+                                    40)
 
 
 @pytest.mark.parametrize("kwargs, error, message", [
@@ -177,7 +180,7 @@ def test_a_faces_dataset_too_big_for_memory_is_refused_up_front(monkeypatch):
 
 def test_multimnist_too_big_for_memory_is_refused_up_front():
     with pytest.raises(MemoryError, match=r"multimnist\(n=1000000000000\) needs about"):
-        tm.multimnist(DIGITS, torch.tensor([0, 1]), 10**12)
+        transformed_mnist.multimnist(DIGITS, torch.tensor([0, 1]), 10**12)
 
 
 def test_available_memory_falls_back_to_the_operating_system(monkeypatch):
@@ -445,7 +448,7 @@ def test_empty_out_state_as_a_folder_and_a_negative_limit_are_refused(tmp_path, 
             main(["capsnet-mnist-live", "--limit", "128", *argv])
         assert message in capsys.readouterr().err
     with pytest.raises(ValueError, match="limit must be an integer >= 1"):
-        tm.multimnist_data(train=False, limit=-5)
+        transformed_mnist.multimnist_data(train=False, limit=-5)
 
 
 def test_held_out_images_changed_by_one_caller_are_not_changed_for_the_next():

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis.strategies import floats, sampled_from
 
 from capsedu import capsule_angles
 from capsedu.capsnet import SMALL, CapsNet
@@ -14,7 +14,7 @@ from capsedu.data import transformed_mnist
 
 
 @settings(max_examples=30, deadline=None)
-@given(slope=st.floats(-2, 2), offset=st.floats(-179, 179), step=st.sampled_from([10, 15, 30]))
+@given(slope=floats(-2, 2), offset=floats(-179, 179), step=sampled_from([10, 15, 30]))
 def test_angle_slope_recovers_a_line_from_wrapped_readings(slope, offset, step):
     angles = np.arange(0, 360, step, dtype=float)
     readings = (slope * angles + offset + 180) % 360 - 180  # known only up to whole turns

@@ -19,7 +19,7 @@ from capsedu.capsule_vectors import (
 )
 from capsedu.data.sprites import Part, render
 from capsedu.exercises import check_pose_vector
-from capsedu.functional import squash as capsedu_squash
+from capsedu.functional import squash
 
 
 def test_pose_vector_hand_values():
@@ -231,7 +231,7 @@ def test_at_zero_finds_the_nan_gradient_of_eps_outside_the_root():
 
     value, gradient = at_zero(eps_outside)
     assert value.tolist() == [0.0] * 4 and torch.isnan(gradient).all()
-    value, gradient = at_zero(capsedu_squash)
+    value, gradient = at_zero(squash)
     assert value.tolist() == [0.0] * 4 and torch.isfinite(gradient).all()
     lines = at_zero_table({"eps outside": eps_outside}).splitlines()
     assert len(lines) == 2 and "nan" in lines[0] and lines[1].startswith("capsedu (eps inside)")

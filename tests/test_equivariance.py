@@ -5,10 +5,9 @@ import numpy as np
 import pytest
 import torch
 from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis.strategies import floats, integers, sampled_from
 
-from capsedu import equivariance as eq
-from capsedu import slot_attention
+from capsedu import equivariance, slot_attention
 from capsedu.buggy import step_softmax_over_children
 from capsedu.gcnn import C4CNN, PlainCNN
 from capsedu.group_conv import GroupConv, LiftingConv, group_filters, rotate_c4
@@ -22,21 +21,21 @@ def quarter(x, r=1):
 
 def test_relative_error_is_the_largest_difference_over_the_largest_value():
     want = torch.tensor([2.0, -4.0, 1.0])
-    assert eq.relative_error(want, want) == 0.0
-    assert eq.relative_error(torch.tensor([2.0, -4.0, 2.0]), want) == pytest.approx(0.25)
-    assert eq.relative_error(torch.zeros(3), torch.zeros(3)) == 0.0  # no 0 / 0
+    assert equivariance.relative_error(want, want) == 0.0
+    assert equivariance.relative_error(torch.tensor([2.0, -4.0, 2.0]), want) == pytest.approx(0.25)
+    assert equivariance.relative_error(torch.zeros(3), torch.zeros(3)) == 0.0  # no 0 / 0
 
 
 # --- translations -------------------------------------------------------------------------------
 
 
 @settings(max_examples=20, deadline=None)
-@given(dy=st.integers(-3, 3), dx=st.integers(-3, 3), k=st.sampled_from([1, 3, 5]))
+@given(dy=integers(-3, 3), dx=integers(-3, 3), k=sampled_from([1, 3, 5]))
 def test_a_convolution_is_translation_equivariant_away_from_the_borders(dy, dx, k):
     torch.manual_seed(0)
     conv = torch.nn.Conv2d(2, 3, k, padding=k // 2).double()
     x = torch.rand(2, 2, 20, 20, dtype=torch.float64)
-    assert eq.conv_shift_error(conv, x, dy, dx) < 1e-12
+    assert equivariance.conv_shift_error(conv, x, dy, dx) < 1e-12
 
 
 def test_the_shift_error_sees_a_map_that_is_not_equivariant():
@@ -50,22 +49,23 @@ def test_the_shift_error_sees_a_map_that_is_not_equivariant():
 
     weighted = Weighted(1, 2, 3, padding=1)
     x = torch.rand(1, 1, 20, 20, dtype=torch.float64)
-    assert eq.conv_shift_error(weighted, x, 0, 2) > 0.01
+    assert equivariance.conv_shift_error(weighted, x, 0, 2) > 0.01
 
 
 def test_shift_moves_with_zero_fill():
     x = torch.arange(9.0).view(1, 1, 3, 3)
-    moved = eq.shift(x, 1, -1)  # one down, one to the left
+    moved = equivariance.shift(x, 1, -1)  # one down, one to the left
     torch.testing.assert_close(moved[0, 0], torch.tensor([[0.0, 0, 0], [1, 2, 0], [4, 5, 0]]))
 
 
 def test_conv_shift_error_names_bad_input():
     with pytest.raises(ValueError, match="stride 1"):
-        eq.conv_shift_error(torch.nn.Conv2d(1, 1, 3, stride=2), torch.rand(1, 1, 9, 9), 1, 1)
+        equivariance.conv_shift_error(torch.nn.Conv2d(1, 1, 3, stride=2), torch.rand(1, 1, 9, 9),
+                                      1, 1)
     with pytest.raises(ValueError, match="leaves nothing"):
-        eq.conv_shift_error(torch.nn.Conv2d(1, 1, 3), torch.rand(1, 1, 9, 9), 4, 0)
+        equivariance.conv_shift_error(torch.nn.Conv2d(1, 1, 3), torch.rand(1, 1, 9, 9), 4, 0)
     with pytest.raises(ValueError, match=r"conv_shift_error\(\): x must be .* with 4 dimensions"):
-        eq.conv_shift_error(torch.nn.Conv2d(1, 1, 3), torch.rand(9, 9), 1, 0)
+        equivariance.conv_shift_error(torch.nn.Conv2d(1, 1, 3), torch.rand(9, 9), 1, 0)
 
 
 def test_pooling_by_hand_notebook_01s_spike():
@@ -73,13 +73,13 @@ def test_pooling_by_hand_notebook_01s_spike():
     move reaches the next one; a global pool never notices."""
     spike = torch.zeros(1, 1, 4, 4)
     spike[0, 0, 0, 0] = 1.0
-    assert eq.pooling_shift_change(spike, "2x2 max", [1, 2]) == [0.0, 1.0]
-    assert eq.pooling_shift_change(spike, "global max", [1, 2, 3]) == [0.0, 0.0, 0.0]
-    assert eq.pooling_shift_change(spike, "global mean", [1, 2, 3]) == [0.0, 0.0, 0.0]
+    assert equivariance.pooling_shift_change(spike, "2x2 max", [1, 2]) == [0.0, 1.0]
+    assert equivariance.pooling_shift_change(spike, "global max", [1, 2, 3]) == [0.0, 0.0, 0.0]
+    assert equivariance.pooling_shift_change(spike, "global mean", [1, 2, 3]) == [0.0, 0.0, 0.0]
     # pushed off the edge, the spike is lost: no pooling is invariant to that
-    assert eq.pooling_shift_change(spike, "global max", [4]) == [1.0]
+    assert equivariance.pooling_shift_change(spike, "global max", [4]) == [1.0]
     with pytest.raises(ValueError, match="'global max'"):
-        eq.pooling_shift_change(spike, "average", [1])
+        equivariance.pooling_shift_change(spike, "average", [1])
 
 
 # --- quarter turns -------------------------------------------------------------------------------
@@ -87,11 +87,11 @@ def test_pooling_by_hand_notebook_01s_spike():
 
 def test_quarter_turn_turns_images_cycles_c4_maps_and_keeps_logits():
     image, c4, logits = torch.rand(2, 3, 5, 5), torch.rand(2, 3, 4, 5, 5), torch.rand(2, 10)
-    torch.testing.assert_close(eq.quarter_turn(image, 1), quarter(image))
-    torch.testing.assert_close(eq.quarter_turn(c4, 3), rotate_c4(c4, 3))
-    assert eq.quarter_turn(logits, 2) is logits
+    torch.testing.assert_close(equivariance.quarter_turn(image, 1), quarter(image))
+    torch.testing.assert_close(equivariance.quarter_turn(c4, 3), rotate_c4(c4, 3))
+    assert equivariance.quarter_turn(logits, 2) is logits
     with pytest.raises(ValueError, match="expected"):
-        eq.quarter_turn(torch.rand(2, 3, 4), 1)
+        equivariance.quarter_turn(torch.rand(2, 3, 4), 1)
 
 
 @pytest.mark.parametrize("r", [1, 2, 3])
@@ -99,16 +99,16 @@ def test_every_c4_layer_is_equivariant_and_a_plain_convolution_is_not(r):
     torch.manual_seed(r)
     lift, group = LiftingConv(2, 3, 5).double(), GroupConv(3, 4, 3).double()
     x = torch.randn(2, 2, 13, 13, dtype=torch.float64)
-    assert eq.rotation_error(lift, x, r) < 1e-12
-    assert eq.rotation_error(group, lift(x), r) < 1e-12
-    assert eq.rotation_error(torch.nn.Conv2d(2, 3, 5, padding=2).double(), x, r) > 0.1
+    assert equivariance.rotation_error(lift, x, r) < 1e-12
+    assert equivariance.rotation_error(group, lift(x), r) < 1e-12
+    assert equivariance.rotation_error(torch.nn.Conv2d(2, 3, 5, padding=2).double(), x, r) > 0.1
 
 
 def test_the_gcnn_is_equivariant_layer_by_layer_and_invariant_at_the_top():
     torch.manual_seed(0)
     x = torch.randn(2, 1, 28, 28, dtype=torch.float64)
-    gcnn = eq.model_rotation_errors(C4CNN(channels=(2, 3, 3, 4)).double(), x)
-    cnn = eq.model_rotation_errors(PlainCNN(channels=(2, 3, 3, 4)).double(), x)
+    gcnn = equivariance.model_rotation_errors(C4CNN(channels=(2, 3, 3, 4)).double(), x)
+    cnn = equivariance.model_rotation_errors(PlainCNN(channels=(2, 3, 3, 4)).double(), x)
     assert gcnn.turns == [1, 2, 3]
     assert gcnn.features.shape == cnn.features.shape == (4, 3)
     assert gcnn.features.max() < 1e-10 and gcnn.logits.max() < 1e-10
@@ -122,7 +122,8 @@ def test_the_c4_features_are_equivariant_with_batch_norm_statistics_learned():
     model = C4CNN(channels=(2, 3, 3, 4)).double()
     model.train()
     model(torch.rand(8, 1, 28, 28, dtype=torch.float64))  # updates the running statistics
-    errors = eq.model_rotation_errors(model, torch.rand(2, 1, 28, 28, dtype=torch.float64))
+    errors = equivariance.model_rotation_errors(model,
+                                                torch.rand(2, 1, 28, 28, dtype=torch.float64))
     assert errors.features.max() < 1e-10
 
 
@@ -154,13 +155,14 @@ def six_and_nine():
 
 def test_six_nine_counts_what_a_turn_makes_of_6s_and_9s():
     model, images, labels = six_and_nine()
-    upright, turned = eq.six_nine(model, images, labels, 0.0), eq.six_nine(model, images, labels)
+    upright = equivariance.six_nine(model, images, labels, 0.0)
+    turned = equivariance.six_nine(model, images, labels)
     assert upright.six_as_nine == upright.nine_as_six == 0.0
     assert turned.rotation == 180.0
     assert turned.six_as_nine == turned.nine_as_six == 1.0
     acc = turned.per_class_accuracy
     assert acc[6] == acc[9] == 0.0 and np.isnan(acc[0])  # no 0s in the set: NaN
-    confusion = eq.confusion_at(model, images, labels, 0.0)
+    confusion = equivariance.confusion_at(model, images, labels, 0.0)
     assert np.nansum(confusion, axis=1)[labels].tolist() == [1.0] * 6
 
 
@@ -168,8 +170,8 @@ def test_six_nine_mixed_up_is_the_mean_of_the_two_rates():
     model, images, _ = six_and_nine()
     six, nine = images[0], images[2]  # [1, 28, 28]
     # one 6 of two drawn upside down (read as 9), both 9s upright: rates 1/2 and 0
-    r = eq.six_nine(model, torch.stack([six, torch.rot90(six, 2, dims=(-2, -1)), nine, nine]),
-                    torch.tensor([6, 6, 9, 9]), 0.0)
+    digits = torch.stack([six, torch.rot90(six, 2, dims=(-2, -1)), nine, nine])
+    r = equivariance.six_nine(model, digits, torch.tensor([6, 6, 9, 9]), 0.0)
     assert (r.six_as_nine, r.nine_as_six, r.mixed_up) == (0.5, 0.0, 0.25)
 
 
@@ -178,24 +180,24 @@ def test_turned_only_filters_forget_the_cycle():
     weight = torch.randn(2, 3, 4, 3, 3, generator=g)
     # filters the same in every input orientation: cycling changes nothing, so no mistake shows
     flat = weight[:, :, :1].expand(-1, -1, 4, -1, -1)
-    assert torch.equal(eq.turned_only_filters(flat), group_filters(flat))
+    assert torch.equal(equivariance.turned_only_filters(flat), group_filters(flat))
     # otherwise the copies differ, and a GroupConv with them is not equivariant
-    assert not torch.equal(eq.turned_only_filters(weight), group_filters(weight))
+    assert not torch.equal(equivariance.turned_only_filters(weight), group_filters(weight))
     layer = GroupConv(3, 2, 3).eval()
     layer.weight.data = weight
-    layer.stack = eq.turned_only_filters
+    layer.stack = equivariance.turned_only_filters
     x = torch.randn(2, 3, 4, 9, 9, generator=g)
-    assert eq.rotation_error(layer, x, 1) > 0.1
+    assert equivariance.rotation_error(layer, x, 1) > 0.1
     with pytest.raises(ValueError, match="C_out, C_in, 4, k, k"):
-        eq.turned_only_filters(weight[:, :, 0])
+        equivariance.turned_only_filters(weight[:, :, 0])
 
 
 def test_a_c4_invariant_model_reads_a_digit_turned_upside_down_as_the_upright_one():
     torch.manual_seed(0)
     model = C4CNN(channels=(2, 3, 3, 4)).eval()
     images, labels = torch.rand(20, 1, 28, 28), torch.arange(20) % 10
-    np.testing.assert_array_equal(eq.confusion_at(model, images, labels, 180.0),
-                                  eq.confusion_at(model, images, labels, 0.0))
+    np.testing.assert_array_equal(equivariance.confusion_at(model, images, labels, 180.0),
+                                  equivariance.confusion_at(model, images, labels, 0.0))
 
 
 def test_sweep_accuracy_turns_digits_on_their_own_canvas():
@@ -208,8 +210,8 @@ def test_sweep_accuracy_turns_digits_on_their_own_canvas():
 
 
 @settings(max_examples=30, deadline=None)
-@given(batch=st.integers(1, 3), n_in=st.integers(1, 6), n_slots=st.integers(1, 5),
-       d=st.integers(1, 8), scale=st.floats(0.1, 10))
+@given(batch=integers(1, 3), n_in=integers(1, 6), n_slots=integers(1, 5),
+       d=integers(1, 8), scale=floats(0.1, 10))
 def test_slot_attention_sums_over_slots_attention_over_inputs(batch, n_in, n_slots, d, scale):
     g = torch.Generator().manual_seed(n_in * 100 + n_slots)
     x = scale * torch.randn(batch, n_in, d, generator=g, dtype=torch.float64)

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 import torch
 
-from capsedu import exercises as ex
+from capsedu import exercises
 from capsedu.capsnet import CapsNet, CapsNetConfig
 from capsedu.functional import squash
 from capsedu.routing import dynamic_routing, routing_step
@@ -23,10 +23,10 @@ def test_a_right_answer_that_changes_its_input_fails_and_cannot_change_the_cases
         s.zero_()  # the learner's copy: the checker's cases and the reference stay as they were
         return v
 
-    assert ex.check_squash(squash_in_place) is False
+    assert exercises.check_squash(squash_in_place) is False
     out = out_of(capsys)
     assert "changed its input (argument 1) in place" in out and "x = x.clone()" in out
-    assert ex.check_squash(squash) is True  # the cases are intact
+    assert exercises.check_squash(squash) is True  # the cases are intact
 
 
 def test_a_learner_cannot_pass_the_c4_checker_by_zeroing_its_cases(capsys):
@@ -35,15 +35,15 @@ def test_a_learner_cannot_pass_the_c4_checker_by_zeroing_its_cases(capsys):
         return torch.zeros(weight.shape[0] * 4, weight.shape[1] * 4, *weight.shape[-2:],
                            dtype=weight.dtype)
 
-    assert ex.check_c4_filters(zeroes) is False
+    assert exercises.check_c4_filters(zeroes) is False
 
 
 @pytest.mark.parametrize("convert", [
     lambda t: t.numpy(), lambda t: t.double(), lambda t: t.tolist(),
 ], ids=["numpy", "float64", "list"])
 def test_right_routing_steps_in_other_types_pass(capsys, convert):
-    assert ex.check_routing_step(lambda u, b: tuple(convert(t) for t in routing_step(u, b)))
-    assert ex.check_routing_step(lambda u, b: list(routing_step(u, b)))  # a list for a tuple
+    assert exercises.check_routing_step(lambda u, b: tuple(convert(t) for t in routing_step(u, b)))
+    assert exercises.check_routing_step(lambda u, b: list(routing_step(u, b)))  # a list for a tuple
     assert "FAIL" not in out_of(capsys)
 
 
@@ -54,11 +54,11 @@ def test_whole_numbers_pass_as_zero_d_tensors_and_numpy_scalars(capsys):
         return receptive_field(torch.nn.Sequential(*[torch.nn.Conv2d(1, 1, k, s)
                                                      for k, s in stack]))
 
-    assert ex.check_receptive_field(lambda stack: torch.tensor(rf(stack))) is True
-    assert ex.check_receptive_field(lambda stack: np.int64(rf(stack))) is True
-    assert ex.check_digitcaps_parameters(
+    assert exercises.check_receptive_field(lambda stack: torch.tensor(rf(stack))) is True
+    assert exercises.check_receptive_field(lambda stack: np.int64(rf(stack))) is True
+    assert exercises.check_digitcaps_parameters(
         lambda cfg: torch.tensor(CapsNet(cfg).digits.W.numel())) is True
-    assert ex.check_receptive_field(lambda stack: torch.tensor(True)) is False
+    assert exercises.check_receptive_field(lambda stack: torch.tensor(True)) is False
     assert "FAIL" in out_of(capsys)
 
 
@@ -67,18 +67,18 @@ def test_digitcaps_parameters_rejects_a_grid_off_by_one_pixel(capsys):
         grid = (cfg.image_size - cfg.conv_kernel - cfg.primary_kernel) // cfg.primary_stride + 1
         return grid**2 * cfg.primary_maps * cfg.n_classes * cfg.primary_dim * cfg.digit_dim
 
-    assert ex.check_digitcaps_parameters(grid_off_by_one) is False
+    assert exercises.check_digitcaps_parameters(grid_off_by_one) is False
 
 
 def test_complex_and_nan_answers_fail_with_a_hint(capsys):
-    assert ex.check_squash(lambda s: squash(s).to(torch.complex64)) is False
+    assert exercises.check_squash(lambda s: squash(s).to(torch.complex64)) is False
     assert "complex numbers" in out_of(capsys)
 
     def nan_at_zero(s):
         n = s.norm(dim=-1, keepdim=True)
         return n**2 / (1 + n**2) * s / n
 
-    assert ex.check_squash(nan_at_zero) is False
+    assert exercises.check_squash(nan_at_zero) is False
     assert "NaN where the reference is finite" in out_of(capsys)
 
 
@@ -88,7 +88,7 @@ def test_a_numpy_squash_gets_a_sentence_not_the_checkers_error(capsys):
         n2 = (s**2).sum(-1, keepdims=True)
         return n2 / (1 + n2) * s / np.sqrt(n2 + 1e-12)
 
-    assert ex.check_squash(numpy_squash) is False
+    assert exercises.check_squash(numpy_squash) is False
     out = out_of(capsys)
     assert "no gradient flows through NumPy" in out and "the checker itself" not in out
 
@@ -104,9 +104,9 @@ def test_the_routing_step_names_the_softmax_axis_and_the_missing_squash(capsys):
         s = torch.einsum("bij,bijd->bjd", c, u_hat)
         return c, s, b + torch.einsum("bijd,bjd->bij", u_hat, s)
 
-    assert ex.check_routing_step(over_children) is False
+    assert exercises.check_routing_step(over_children) is False
     assert "notebook 04, section 6" in out_of(capsys)
-    assert ex.check_routing_step(no_squash) is False
+    assert exercises.check_routing_step(no_squash) is False
     assert "the squash of Eq. 1" in out_of(capsys)
 
 
@@ -115,7 +115,7 @@ def test_dynamic_routing_with_numpy_answers_fails_without_crashing(capsys):
         result = dynamic_routing(u_hat, iterations)
         return result.v.numpy(), torch.softmax(result.b, dim=1).numpy()  # wrong axis, NumPy
 
-    assert ex.check_dynamic_routing(numpy_routing) is False
+    assert exercises.check_dynamic_routing(numpy_routing) is False
     out = out_of(capsys)
     assert "FAIL" in out and "Traceback" not in out
 
@@ -131,10 +131,10 @@ def test_decoder_input_names_masking_by_the_prediction(capsys):
         keep = torch.nn.functional.one_hot(labels, v.shape[1]).double()
         return (v.double() * keep[..., None]).flatten(1)
 
-    assert ex.check_decoder_input(by_prediction, model) is False
+    assert exercises.check_decoder_input(by_prediction, model) is False
     out = out_of(capsys)
     assert "the prediction" in out and "the decoder's input at element" in out
-    assert ex.check_decoder_input(right_in_float64, model) is True
+    assert exercises.check_decoder_input(right_in_float64, model) is True
     # the checker's masking is the one the decoder is trained with
     from capsedu.digit_capsules import decode
     from capsedu.exercises.networks import _masked
@@ -152,7 +152,7 @@ def test_fit_transform_accepts_the_fit_07_teaches(capsys):
         top = torch.linalg.lstsq(A, B.reshape(-1, 3)).solution
         return torch.cat([top, torch.tensor([[0.0, 0.0, 1.0]], dtype=P.dtype)])
 
-    assert ex.check_fit_transform(pose_fit) is True
+    assert exercises.check_fit_transform(pose_fit) is True
 
 
 def test_face_vote_accepts_every_read_off_of_the_scale(capsys):
@@ -166,7 +166,7 @@ def test_face_vote_accepts_every_read_off_of_the_scale(capsys):
 
     for scale in (lambda A: A[:, 0].norm(dim=-1), lambda A: torch.linalg.det(A).sqrt(),
                   lambda A: A[:, :, 0].norm(dim=-1)):
-        assert ex.check_face_vote(lambda p, W, scale=scale: vote(p, W, scale)) is True
+        assert exercises.check_face_vote(lambda p, W, scale=scale: vote(p, W, scale)) is True
     assert "FAIL" not in out_of(capsys)
 
 
@@ -182,7 +182,7 @@ def test_both_correct_rejects_one_right_digit_a_row(capsys):
         return (predicted[:, :, None] == labels[:, None, :]).any(dim=2).double().mean()
 
     for wrong in (one_digit_enough, same_places, per_digit):
-        assert ex.check_both_correct(wrong) is False, wrong.__name__
+        assert exercises.check_both_correct(wrong) is False, wrong.__name__
 
 
 # --- 11 · FGSM: right answers in every form the notebook teaches, and the mistakes it names -----
@@ -218,7 +218,7 @@ def fgsm_training_loss(model, images, labels, eps):  # the CNN's own training lo
 
 @pytest.mark.parametrize("answer", [fgsm_backward, fgsm_autograd_sum_numpy, fgsm_training_loss])
 def test_right_fgsm_answers_pass(capsys, answer):
-    assert ex.check_fgsm(answer) is True
+    assert exercises.check_fgsm(answer) is True
     assert "PASS" in out_of(capsys)
 
 
@@ -247,7 +247,7 @@ def fgsm_eps_inside_the_sign(model, images, labels, eps):
     (fgsm_no_sign, "the sign is missing"), (fgsm_eps_inside_the_sign, "eps is lost inside"),
 ], ids=["no clamp", "descent", "no sign", "eps inside the sign"])
 def test_wrong_fgsm_answers_fail_naming_the_mistake(capsys, answer, named):
-    assert ex.check_fgsm(answer) is False
+    assert exercises.check_fgsm(answer) is False
     out = out_of(capsys)
     assert "FAIL" in out and "you returned" in out and "the reference gives" in out
     assert named in out and len(out.splitlines()) <= 3
@@ -257,8 +257,8 @@ def test_the_fgsm_stub_is_not_implemented_yet_and_a_crash_is_a_fail(capsys):
     def stub(model, images, labels, eps):
         raise NotImplementedError("Exercise: move every pixel by eps along the gradient's sign")
 
-    assert ex.check_fgsm(stub) is None
+    assert exercises.check_fgsm(stub) is None
     assert "not implemented yet" in out_of(capsys)
-    assert ex.check_fgsm(lambda model, images, labels, eps: model(images).sign()) is False
-    assert ex.check_fgsm(lambda *case: 1 / 0) is False
+    assert exercises.check_fgsm(lambda model, images, labels, eps: model(images).sign()) is False
+    assert exercises.check_fgsm(lambda *case: 1 / 0) is False
     assert "ZeroDivisionError" in out_of(capsys)

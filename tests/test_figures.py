@@ -113,7 +113,7 @@ def test_the_figures_of_notebook_08_draw_what_they_are_given():
     import numpy as np
     import torch
 
-    from capsedu.data import transformed_mnist as tm
+    from capsedu.data import transformed_mnist
     from capsedu.figures.digit_images import (
         affine_titles,
         draw_affine_examples,
@@ -122,9 +122,11 @@ def test_the_figures_of_notebook_08_draw_what_they_are_given():
     )
     from capsedu.figures.model_scores import draw_group_bars, draw_quoted_bars, draw_sweep_curves
 
-    params = tm.AffineParams(rotation=torch.tensor([-19.6, 4.4]), shear=torch.tensor([0.1, -0.15]),
-                             scale_x=torch.tensor([0.8, 1.2]), scale_y=torch.tensor([1.0, 0.9]),
-                             tx=torch.zeros(2), ty=torch.zeros(2))
+    params = transformed_mnist.AffineParams(rotation=torch.tensor([-19.6, 4.4]),
+                                            shear=torch.tensor([0.1, -0.15]),
+                                            scale_x=torch.tensor([0.8, 1.2]),
+                                            scale_y=torch.tensor([1.0, 0.9]),
+                                            tx=torch.zeros(2), ty=torch.zeros(2))
     assert affine_titles(params, 2) == ["-20°, sh +0.10\ns 0.80x1.00", "+4°, sh -0.15\ns 1.20x0.90"]
     fig = plt.figure()
     draw_affine_examples(fig, torch.rand(2, 1, 40, 40), torch.rand(2, 1, 40, 40), params)
@@ -133,7 +135,8 @@ def test_the_figures_of_notebook_08_draw_what_they_are_given():
     fig = plt.figure()
     draw_sweep_examples(fig, torch.rand(1, 28, 28))
     shown = [ax for ax in fig.axes if ax.axison]
-    assert len(shown) == sum(len(values) for values in tm.SWEEPS.values())  # 28 of 3 x 10
+    # 28 of 3 x 10
+    assert len(shown) == sum(len(values) for values in transformed_mnist.SWEEPS.values())
     assert [ax.get_title() for ax in shown[:2]] == ["0", "5"]
     fig, ax = plt.subplots()
     draw_quoted_bars(ax, {"affnist-capsnet": 96.2, "affnist-cnn": 97.6},
@@ -150,7 +153,8 @@ def test_the_figures_of_notebook_08_draw_what_they_are_given():
     fig = plt.figure()
     from capsedu.robustness import Sweep
 
-    curves = {name: tuple(Sweep(f, tuple(v), (accuracy,) * len(v)) for f, v in tm.SWEEPS.items())
+    curves = {name: tuple(Sweep(f, tuple(v), (accuracy,) * len(v))
+                          for f, v in transformed_mnist.SWEEPS.items())
               for name, accuracy in (("affnist-capsnet", 1.0), ("affnist-cnn", 0.5))}
     draw_sweep_curves(fig, curves, 100)
     rotation = fig.axes[0]

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from capsedu import patch_order as po
+from capsedu import patch_order
 from capsedu.capsnet import count_parameters
 from capsedu.checkpoints import read_manifest
 from capsedu.convergence import PATIENCE, converged
@@ -42,11 +42,11 @@ def test_the_vit_recipes_train_like_the_face_cnns_and_are_sized_like_the_deep_on
 
 def test_every_vit_run_is_shipped_with_its_held_out_curve_and_converged():
     rows = read_manifest(MANIFEST.parent)
-    for name in po.VITS:
-        for seed in po.SEEDS:
-            row = rows[po.checkpoint_name(name, seed)]
-            assert row.command.startswith(po.COMMAND) and row.seed == seed
-            assert row.description == RECIPES[po.VITS[name]].description
+    for name in patch_order.VITS:
+        for seed in patch_order.SEEDS:
+            row = rows[patch_order.checkpoint_name(name, seed)]
+            assert row.command.startswith(patch_order.COMMAND) and row.seed == seed
+            assert row.description == RECIPES[patch_order.VITS[name]].description
             assert row.arch == "VisionTransformer"
             scores = row.metrics.validation_by_epoch
             assert converged(scores, PATIENCE) and row.metrics.converged
@@ -55,17 +55,18 @@ def test_every_vit_run_is_shipped_with_its_held_out_curve_and_converged():
 
 def test_the_shipped_vit_without_positions_is_blind_to_its_own_tiles_and_the_other_is_not():
     images = torch.cat([held_out("face", 32)[0], held_out("swapped", 32)[0]])
-    blind = po.load_models([0], ("ViT without positions", "ViT"))
-    same = po.largest_change(blind["ViT without positions"][0], images, po.OWN_GRID)
+    blind = patch_order.load_models([0], ("ViT without positions", "ViT"))
+    same = patch_order.largest_change(blind["ViT without positions"][0], images,
+                                      patch_order.OWN_GRID)
     assert same.largest_change < 1e-5 and same.answers_changed == 0 and same.n == 64
-    moved = po.largest_change(blind["ViT"][0], images, po.OWN_GRID)
+    moved = patch_order.largest_change(blind["ViT"][0], images, patch_order.OWN_GRID)
     assert moved.largest_change > 0.1 and "answers changed" in str(moved)
 
 
 def test_measure_returns_typed_frozen_records_on_tiny_models():
     models = {"bag": [tiny(False, 0), tiny(False, 1)], "placed": [tiny(True, 0), tiny(True, 1)]}
-    result = po.measure(models, [0, 1], kinds=("face", "swapped"), n=6, grids=(1, 8),
-                        pairs=[("placed", "bag")])
+    result = patch_order.measure(models, [0, 1], kinds=("face", "swapped"), n=6, grids=(1, 8),
+                                 pairs=[("placed", "bag")])
     assert len(result.rates) == 4 and len(result.comparisons) == 2 and len(result.shuffles) == 4
     rate = result.rate("bag", "swapped")
     assert isinstance(rate.over_seeds, OverSeeds) and len(rate.by_seed) == 2
@@ -76,8 +77,8 @@ def test_measure_returns_typed_frozen_records_on_tiny_models():
     # blind to its own 8 x 8 tiles: the same accuracy shuffled as drawn, seed by seed
     assert result.accuracy("bag", 8).by_seed == result.accuracy("bag", 1).by_seed
     assert "of 2 comparisons" in result.tally() and "of 4 comparisons" in result.paired_tally()
-    assert "swapped" in po.rate_table(result, ("face", "swapped"))
-    assert "8x8 shuffled" in po.shuffle_table(result)
+    assert "swapped" in patch_order.rate_table(result, ("face", "swapped"))
+    assert "8x8 shuffled" in patch_order.shuffle_table(result)
     assert result.seed_runs("bag").rates["face"] == list(result.rate("bag", "face").by_seed)
     with pytest.raises(dataclasses.FrozenInstanceError):
         result.n = 3
@@ -88,42 +89,42 @@ def test_run_metrics_reads_fits_history_of_epoch_records():
 
     history = [Epoch(1, 1.0, validation_accuracy=0.6), Epoch(2, 1.0, validation_accuracy=0.8),
                Epoch(3, 1.0, validation_accuracy=0.7)]
-    metrics = po.run_metrics(tiny(False, 0), history, 40)
+    metrics = patch_order.run_metrics(tiny(False, 0), history, 40)
     assert (metrics.chosen_epoch, metrics.epochs, metrics.max_epochs) == (2, 3, 40)
     assert metrics.validation_by_epoch == (0.6, 0.8, 0.7) and not metrics.converged
     assert 0 <= metrics.held_out_accuracy <= 1
 
 
 @pytest.mark.parametrize("call, words", [
-    (lambda: po.measure({"a": [tiny(False, 0)]}, [0]), "seeds must be at least 2"),
-    (lambda: po.measure({"a": [tiny(False, 0)]}, [0, 1]), "one model per seed"),
-    (lambda: po.measure({"a": [tiny(False, 0)] * 2}, [0, 1], pairs=[("a", "b")]),
+    (lambda: patch_order.measure({"a": [tiny(False, 0)]}, [0]), "seeds must be at least 2"),
+    (lambda: patch_order.measure({"a": [tiny(False, 0)]}, [0, 1]), "one model per seed"),
+    (lambda: patch_order.measure({"a": [tiny(False, 0)] * 2}, [0, 1], pairs=[("a", "b")]),
      "pairs must name"),
-    (lambda: po.shuffled_accuracy(tiny(False, 0), grid=5, n=2), "grid must divide"),
-    (lambda: po.load_models([0], ("pixel CapsNet",)), "names must"),
-    (lambda: po.checkpoint_name("CNN", 0), "name"),
-    (lambda: po.largest_change(tiny(False, 0), torch.rand(2, 32, 32)), "images"),
+    (lambda: patch_order.shuffled_accuracy(tiny(False, 0), grid=5, n=2), "grid must divide"),
+    (lambda: patch_order.load_models([0], ("pixel CapsNet",)), "names must"),
+    (lambda: patch_order.checkpoint_name("CNN", 0), "name"),
+    (lambda: patch_order.largest_change(tiny(False, 0), torch.rand(2, 32, 32)), "images"),
 ])
 def test_bad_input_is_refused_naming_it(call, words):
     with pytest.raises((TypeError, ValueError), match=words):
         call()
 
 
-@pytest.mark.parametrize("name", po.VITS)
+@pytest.mark.parametrize("name", patch_order.VITS)
 def test_a_shipped_vit_is_the_epoch_chosen_on_its_held_out_images(name):
     from capsedu.loop import evaluate
 
-    row = read_manifest()[po.checkpoint_name(name, 0)]
-    images, labels = po.validation_set()
+    row = read_manifest()[patch_order.checkpoint_name(name, 0)]
+    images, labels = patch_order.validation_set()
     assert len(labels) == row.metrics.validation_examples
-    accuracy = evaluate(po.load_models([0], (name,))[name][0], (images, labels))
+    accuracy = evaluate(patch_order.load_models([0], (name,))[name][0], (images, labels))
     assert accuracy == pytest.approx(max(row.metrics.validation_by_epoch), abs=1.5 / 800)
 
 
 def test_each_vit_run_has_its_own_colour_in_the_figures():
     from capsedu.figures.colours import MODEL_COLOURS, model_colour
 
-    assert model_colour(po.checkpoint_name("ViT", 1)) == MODEL_COLOURS["ViT"]
-    for name in ("ViT without positions", po.checkpoint_name("ViT without positions", 0)):
+    assert model_colour(patch_order.checkpoint_name("ViT", 1)) == MODEL_COLOURS["ViT"]
+    for name in ("ViT without positions", patch_order.checkpoint_name("ViT without positions", 0)):
         assert model_colour(name) == MODEL_COLOURS["ViT without positions"]
     assert model_colour("rotmnist-gcnn-seed1") == MODEL_COLOURS["G-CNN"]

@@ -4,13 +4,13 @@ import numpy as np
 import pytest
 import torch
 from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis.strategies import floats, tuples
 
 from capsedu.poses import place, pose_from_matrix, pose_matrix, wrap_angle
 
 finite = dict(allow_nan=False, allow_infinity=False)
-poses = st.tuples(st.floats(-1, 2, **finite), st.floats(-1, 2, **finite),
-                  st.floats(-179.9, 180, **finite), st.floats(0.1, 3, **finite))
+poses = tuples(floats(-1, 2, **finite), floats(-1, 2, **finite),
+               floats(-179.9, 180, **finite), floats(0.1, 3, **finite))
 
 
 def test_a_quarter_turn_by_hand():
@@ -21,7 +21,7 @@ def test_a_quarter_turn_by_hand():
 
 
 @settings(max_examples=60, deadline=None)
-@given(poses, st.tuples(st.floats(-1, 1, **finite), st.floats(-1, 1, **finite)))
+@given(poses, tuples(floats(-1, 1, **finite), floats(-1, 1, **finite)))
 def test_the_matrix_is_the_map_and_inverts(pose, point):
     M = pose_matrix(*pose)
     np.testing.assert_allclose(M @ [*point, 1.0], [*place(np.array(point), *pose), 1.0], atol=1e-9)

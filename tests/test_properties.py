@@ -12,8 +12,17 @@ import numpy as np
 import pytest
 import torch
 from hypothesis import given, settings
-from hypothesis import strategies as st
 from hypothesis.extra.numpy import arrays
+from hypothesis.strategies import (
+    composite,
+    floats,
+    integers,
+    lists,
+    one_of,
+    randoms,
+    sampled_from,
+    tuples,
+)
 
 from capsedu import dynamic_routing, margin_loss, squash
 from capsedu.buggy import (
@@ -27,18 +36,18 @@ FAST = settings(max_examples=40, deadline=None, database=None)
 DTYPES = {"float32": (np.float32, 32), "float64": (np.float64, 64)}
 
 
-@st.composite
+@composite
 def capsule_inputs(draw):
     """``s``: 1-3 batch dims, then a capsule dim of 1-8; any finite value of the dtype, so huge
     vectors (||s||^2 past the float range), zeros and subnormals all come up."""
-    np_dtype, width = DTYPES[draw(st.sampled_from(sorted(DTYPES)))]
-    shape = draw(st.lists(st.integers(1, 3), min_size=1, max_size=3)) + [draw(st.integers(1, 8))]
-    values = st.one_of(
-        st.floats(allow_nan=False, allow_infinity=False, width=width),
-        st.sampled_from([0.0, 1.0, -1.0]),
+    np_dtype, width = DTYPES[draw(sampled_from(sorted(DTYPES)))]
+    shape = draw(lists(integers(1, 3), min_size=1, max_size=3)) + [draw(integers(1, 8))]
+    values = one_of(
+        floats(allow_nan=False, allow_infinity=False, width=width),
+        sampled_from([0.0, 1.0, -1.0]),
         # +-10^e around the overflow of ||s||^2 in float32 (||s|| = 1.8e19) and beyond, rounded
         # to float32 so that either dtype holds them exactly
-        st.tuples(st.sampled_from([1.0, -1.0]), st.integers(15, 38)).map(
+        tuples(sampled_from([1.0, -1.0]), integers(15, 38)).map(
             lambda sign_e: float(np.float32(sign_e[0] * 10.0 ** sign_e[1]))),
     )
     return np.asarray(draw(arrays(np_dtype, shape, elements=values)))
@@ -73,13 +82,13 @@ def test_squash_keeps_direction_and_maps_lengths_into_the_unit_ball(s_np):
 
 def predictions(max_batch=3):
     """``u_hat`` ``[batch, n_in, n_out, d_out]`` in float64, values in [-4, 4]."""
-    shape = st.tuples(st.integers(1, max_batch), st.integers(1, 6), st.integers(1, 5),
-                      st.integers(1, 4))
-    return shape.flatmap(lambda sh: arrays(np.float64, sh, elements=st.floats(-4, 4)))
+    shape = tuples(integers(1, max_batch), integers(1, 6), integers(1, 5),
+                   integers(1, 4))
+    return shape.flatmap(lambda sh: arrays(np.float64, sh, elements=floats(-4, 4)))
 
 
 @FAST
-@given(predictions(), st.integers(1, 4))
+@given(predictions(), integers(1, 4))
 def test_couplings_sum_to_one_over_the_parents_at_every_iteration(u_np, iterations):
     result = dynamic_routing(torch.from_numpy(u_np), iterations)
     batch, n_in, n_out, _ = u_np.shape
@@ -90,7 +99,7 @@ def test_couplings_sum_to_one_over_the_parents_at_every_iteration(u_np, iteratio
 
 
 @FAST
-@given(predictions(), st.integers(1, 4), st.randoms(use_true_random=False))
+@given(predictions(), integers(1, 4), randoms(use_true_random=False))
 def test_routing_is_permutation_equivariant_over_children_and_parents(u_np, iterations, rnd):
     u_hat = torch.from_numpy(u_np)
     _, n_in, n_out, _ = u_np.shape
@@ -108,7 +117,7 @@ def test_routing_is_permutation_equivariant_over_children_and_parents(u_np, iter
 
 
 @FAST
-@given(predictions(max_batch=4), st.integers(1, 4))
+@given(predictions(max_batch=4), integers(1, 4))
 def test_routing_is_independent_per_example(u_np, iterations):
     u_hat = torch.from_numpy(u_np)
     batch = dynamic_routing(u_hat, iterations)
@@ -125,20 +134,20 @@ def test_one_iteration_is_uniform_coupling(u_np):
     torch.testing.assert_close(c, torch.full_like(c, 1 / u_np.shape[2]))
 
 
-@st.composite
+@composite
 def margin_cases(draw):
     """Lengths and margins on a grid of hundredths, so that a length is either exactly at a
     margin or at least 0.01 from it (no rounding decides which side it is on); lengths at the
     margins, just inside and just outside come up often."""
-    batch, classes = draw(st.integers(1, 4)), draw(st.integers(1, 5))
-    m_minus = draw(st.integers(0, 99))
-    m_plus = draw(st.integers(m_minus + 1, 100))
+    batch, classes = draw(integers(1, 4)), draw(integers(1, 5))
+    m_minus = draw(integers(0, 99))
+    m_plus = draw(integers(m_minus + 1, 100))
     near = [m_minus - 1, m_minus, m_minus + 1, m_plus - 1, m_plus, m_plus + 1]
-    hundredths = st.one_of(st.sampled_from([k for k in near if 0 <= k <= 100]),
-                           st.integers(0, 100))
+    hundredths = one_of(sampled_from([k for k in near if 0 <= k <= 100]),
+                        integers(0, 100))
     lengths = [[draw(hundredths) / 100 for _ in range(classes)] for _ in range(batch)]
-    targets = [draw(st.integers(0, classes - 1)) for _ in range(batch)]
-    lam = draw(st.integers(1, 10)) / 10
+    targets = [draw(integers(0, classes - 1)) for _ in range(batch)]
+    lam = draw(integers(1, 10)) / 10
     return lengths, targets, m_plus / 100, m_minus / 100, lam
 
 
@@ -160,7 +169,7 @@ def test_margin_loss_is_zero_exactly_when_every_length_is_on_its_side(case):
 
 
 @FAST
-@given(predictions(), st.integers(1, 4))
+@given(predictions(), integers(1, 4))
 def test_softmax_over_children_makes_couplings_sum_to_one_over_the_children(u_np, iterations):
     result = dynamic_routing(torch.from_numpy(u_np), iterations, step=step_softmax_over_children)
     batch, _, n_out, _ = u_np.shape
@@ -170,7 +179,7 @@ def test_softmax_over_children_makes_couplings_sum_to_one_over_the_children(u_np
 
 
 @FAST
-@given(predictions(max_batch=4), st.integers(1, 4), st.randoms(use_true_random=False))
+@given(predictions(max_batch=4), integers(1, 4), randoms(use_true_random=False))
 def test_shared_logits_give_the_whole_batch_one_set_of_couplings(u_np, iterations, rnd):
     u_hat = torch.from_numpy(u_np)
     result = dynamic_routing(u_hat, iterations, step=step_logits_shared_over_batch)

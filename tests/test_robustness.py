@@ -6,7 +6,7 @@ import torch
 
 from capsedu import robustness
 from capsedu.capsnet import CapsNet, CapsNetConfig
-from capsedu.data import transformed_mnist as tm
+from capsedu.data import transformed_mnist
 from capsedu.manifest_rows import ManifestRow, Metrics
 from capsedu.robustness import (
     accuracies,
@@ -158,10 +158,12 @@ def test_sweep_curves_and_their_lowest_points():
     x = torch.zeros(2, 1, 28, 28)
     x[:, 0, 6:22, 12:16] = 1.0
     curves = sweep_curves({"upright": Upright()}, x, torch.ones(2, dtype=torch.long))
-    assert [sweep.factor for sweep in curves["upright"]] == list(tm.SWEEPS)
+    assert [sweep.factor for sweep in curves["upright"]] == list(transformed_mnist.SWEEPS)
     rotation = curves["upright"][0]
-    assert rotation.accuracy[0] == 1.0 and rotation.values == tuple(tm.SWEEPS["rotation"])
-    assert all(len(sweep.accuracy) == len(tm.SWEEPS[sweep.factor]) for sweep in curves["upright"])
+    assert rotation.accuracy[0] == 1.0
+    assert rotation.values == tuple(transformed_mnist.SWEEPS["rotation"])
+    assert all(len(sweep.accuracy) == len(transformed_mnist.SWEEPS[sweep.factor])
+               for sweep in curves["upright"])
     lowest = {sweep.factor: 100 * min(sweep.accuracy) for sweep in curves["upright"]}
     assert lowest_points(curves) == ["upright: lowest accuracy per sweep: " + ", ".join(
         f"{f} {a:.1f} %" for f, a in lowest.items())]

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 import torch
 
-from capsedu.data import transformed_mnist as tm
+from capsedu.data import transformed_mnist
 from capsedu.equivariance import rotation_state
 from capsedu.gcnn import C4CNN, PlainCNN
 from capsedu.group_conv import rotate_c4
@@ -51,7 +51,8 @@ def test_between_quarter_turns_there_is_nothing_to_compare(pair):
     x, _ = digits(1)
     s = rotation_state(gcnn, cnn, x[0], 45.0)
     assert s.quarter_turns is None and s.gcnn_error is None and s.cnn_error is None
-    np.testing.assert_allclose(s.image, tm.affine(x, rotation=45.0, side=28)[0, 0].numpy())
+    turned = transformed_mnist.affine(x, rotation=45.0, side=28)
+    np.testing.assert_allclose(s.image, turned[0, 0].numpy())
     assert s.gcnn_probabilities.sum() == pytest.approx(1.0, abs=1e-5)
     assert s.cnn_prediction == int(np.argmax(s.cnn_probabilities))
     # layer 0 is pooled (pool_after): its maps are 14x14

@@ -3,9 +3,7 @@ import dataclasses
 import pytest
 import torch
 
-from capsedu import bug_zoo, seed_runs
-from capsedu import claims_table as ct
-from capsedu import seed_table as st
+from capsedu import bug_zoo, claims_table, seed_runs, seed_table
 from capsedu.bug_zoo import CORRECT
 from capsedu.checkpoints import read_manifest
 from capsedu.robustness import seed_verdict
@@ -17,30 +15,31 @@ def fake_measured(pose_rate=0.1):
     """Measurements as ``measure`` returns them, hand-made: 4 of 5 digits read right by the
     CapsNet, 3 by its 1-iteration twin, 2 by the CNN."""
     right = {name: torch.tensor([True] * k + [False] * (5 - k))
-             for name, k in zip(st.AFFINE_NAMES, (4, 3, 2), strict=True)}
-    rates = {"face": 0.9, **{kind: 0.2 for kind in st.faces.SCRAMBLED_KINDS}}
-    face_rates = {name: dict(rates) for name in (*st.FACE_NAMES, *st.VIT_NAMES)}
+             for name, k in zip(seed_table.AFFINE_NAMES, (4, 3, 2), strict=True)}
+    rates = {"face": 0.9, **{kind: 0.2 for kind in seed_table.faces.SCRAMBLED_KINDS}}
+    face_rates = {name: dict(rates) for name in (*seed_table.FACE_NAMES, *seed_table.VIT_NAMES)}
     face_rates["ViT without positions"] = {kind: 0.9 for kind in rates}  # a bag of patches
-    face_rates["pixel CapsNet"][st.faces.SCRAMBLED_KINDS[0]] = 0.8
-    face_rates["pose capsules"][st.faces.SCRAMBLED_KINDS[0]] = pose_rate
-    return st.Measured(
+    face_rates["pixel CapsNet"][seed_table.faces.SCRAMBLED_KINDS[0]] = 0.8
+    face_rates["pose capsules"][seed_table.faces.SCRAMBLED_KINDS[0]] = pose_rate
+    return seed_table.Measured(
         n_table=3, face_rates=face_rates, affine_right=right,
         affine={name: r.float().mean().item() for name, r in right.items()},
-        seconds_per_1000=dict(zip(st.AFFINE_NAMES, (3.0, 1.5, 0.5), strict=True)),
-        macs={"Conv1": 750_000, st.ROUTING: 250_000}, total=1_000_000)
+        seconds_per_1000=dict(zip(seed_table.AFFINE_NAMES, (3.0, 1.5, 0.5), strict=True)),
+        macs={"Conv1": 750_000, seed_table.ROUTING: 250_000}, total=1_000_000)
 
 
-FOUND = st.Findings(face_slope=0.987, length_45=0.3, cosine_45=0.25, max_pool_change=0.5,
-                    gcnn_error=2e-7, cnn_error=0.83, readout_error=20.0, readout_baseline=30.0,
-                    gcnn_turned=0.9, cnn_turned=0.45, n_seeds=3, turned_verdict="G-CNN ahead")
+FOUND = seed_table.Findings(face_slope=0.987, length_45=0.3, cosine_45=0.25, max_pool_change=0.5,
+                            gcnn_error=2e-7, cnn_error=0.83, readout_error=20.0,
+                            readout_baseline=30.0, gcnn_turned=0.9, cnn_turned=0.45, n_seeds=3,
+                            turned_verdict="G-CNN ahead")
 MANIFEST = read_manifest()
-RECORDS = st.read_records()
+RECORDS = seed_table.read_records()
 
 
 def seed_right() -> dict:
     """seed -> 08's affNIST readings -> which of the 10,000 digits it reads right (the record)."""
     return {seed: {name: seed_runs.read_right(RECORDS.seeds, "affnist-style", name, seed)
-                   for name in st.AFFINE_NAMES} for seed in seed_runs.SEEDS}
+                   for name in seed_table.AFFINE_NAMES} for seed in seed_runs.SEEDS}
 
 
 def over_the_seeds(name: str) -> str:
@@ -56,7 +55,7 @@ def seed_leader(other: str, first: str, second: str) -> str:
 
 
 def test_measured_lines_say_each_measurement():
-    lines = ct.measured_lines(fake_measured())
+    lines = claims_table.measured_lines(fake_measured())
     assert lines[0] == ("face rates of seed 0's models, 3 images per kind (07 measures 3 seeds, "
                         "400 each):")
     assert lines[7] == ("affNIST-style, all 10,000 test digits (08's record), and the time to read "
@@ -66,11 +65,11 @@ def test_measured_lines_say_each_measurement():
 
 
 def test_rows_write_the_measurements_into_their_cells(monkeypatch):
-    monkeypatch.setattr(st, "still_improving", lambda records: [])
+    monkeypatch.setattr(seed_table, "still_improving", lambda records: [])
     rows = {row.claim: (row.measured, row.verdict)
-            for row in ct.rows(fake_measured(), FOUND, MANIFEST, RECORDS)}
+            for row in claims_table.rows(fake_measured(), FOUND, MANIFEST, RECORDS)}
     assert len(rows) == 10
-    scrambles = ", ".join(st.faces.SCRAMBLED_KINDS)
+    scrambles = ", ".join(seed_table.faces.SCRAMBLED_KINDS)
     assert rows["position in a ViT"][0].startswith(
         "10 §8 (seed 0, here; 3 seeds there): fooled (face rate > 0.5) by ViT without positions: "
         f"{scrambles}; ViT: none; deep CNN: none; pose capsules: none")
@@ -106,7 +105,7 @@ def test_rows_write_the_measurements_into_their_cells(monkeypatch):
     assert rows["cost"][1].startswith(
         f"the CapsNet takes 6.0x the CNN's time here and {gpu.capsnet_step / gpu.cnn_step:.1f}x "
         f"per training step on {gpu.device}")
-    first = st.faces.SCRAMBLED_KINDS[0]
+    first = seed_table.faces.SCRAMBLED_KINDS[0]
     assert f"pixel CapsNet: {first}; pose capsules: none" in rows["part-whole"][0]
     assert rows["part-whole"][1] == ("pose capsules reject every scramble; so does a deep CNN; "
                                      "the paper-style pixel CapsNet is fooled")
@@ -118,7 +117,8 @@ def test_rows_write_the_measurements_into_their_cells(monkeypatch):
     zoo = bug_zoo.read_results()
     assert rows["maturity"][0].startswith(f"09: {len(zoo) - 1} bugs that public CapsNets shipped")
     epochs = len(zoo[CORRECT].validation_by_epoch)
-    assert f"({ct.pct(zoo[CORRECT].test_accuracy)}, {epochs} epoch(s))" in rows["maturity"][0]
+    accuracy = claims_table.pct(zoo[CORRECT].test_accuracy)
+    assert f"({accuracy}, {epochs} epoch(s))" in rows["maturity"][0]
     # the verdict is the paired tests' beside the seed noise: the shipped zoo, every run trained
     # until the course's rule held, reveals 2 (after one epoch it revealed 3)
     assert rows["maturity"][1] == (
@@ -128,10 +128,10 @@ def test_rows_write_the_measurements_into_their_cells(monkeypatch):
 
 
 def test_rows_turn_their_verdicts_with_the_findings(monkeypatch):
-    monkeypatch.setattr(st, "still_improving", lambda records: ["affnist-cnn"])
+    monkeypatch.setattr(seed_table, "still_improving", lambda records: ["affnist-cnn"])
     other = dataclasses.replace(FOUND, length_45=0.8, readout_error=40.0)
     rows = {row.claim: row.verdict
-            for row in ct.rows(fake_measured(pose_rate=0.9), other, MANIFEST, RECORDS)}
+            for row in claims_table.rows(fake_measured(pose_rate=0.9), other, MANIFEST, RECORDS)}
     assert rows["basic unit"].endswith("05's capsule stays long at 45°")
     assert rows["equivariance"] == "exact when built into the layer; absent when left to training"
     assert rows["part-whole"].startswith("even pose capsules are fooled")
@@ -139,31 +139,31 @@ def test_rows_turn_their_verdicts_with_the_findings(monkeypatch):
 
 
 def test_markdown_is_a_table_of_one_row_per_claim(monkeypatch):
-    monkeypatch.setattr(st, "still_improving", lambda records: [])
-    rows = ct.rows(fake_measured(), FOUND, MANIFEST, RECORDS)
-    lines = ct.markdown(rows).split("\n")
+    monkeypatch.setattr(seed_table, "still_improving", lambda records: [])
+    rows = claims_table.rows(fake_measured(), FOUND, MANIFEST, RECORDS)
+    lines = claims_table.markdown(rows).split("\n")
     assert len(lines) == 2 + len(rows)
     assert lines[1] == "|---|---|---|---|"
     # every line has 4 cells between 5 pipes: no cell's text holds a pipe
     assert all(line.count("|") == 5 for line in lines)
     assert lines[2].startswith("| **basic unit** | a neuron outputs a scalar")
     with pytest.raises(ValueError, match="pipe"):
-        ct.markdown([("a", "b | c", "d", "e")])
+        claims_table.markdown([("a", "b | c", "d", "e")])
     with pytest.raises(ValueError, match="table_rows"):
-        ct.markdown([("a", "b")])
+        claims_table.markdown([("a", "b")])
 
 
 def test_measure_refuses_bad_input():
     with pytest.raises(ValueError, match="images"):
-        st.measure(torch.zeros(4, 28, 28), 3)
+        seed_table.measure(torch.zeros(4, 28, 28), 3)
 
 
 def test_the_routing_row_is_09s_comparisons_number_for_number(monkeypatch):
     from capsedu import ablations
 
-    monkeypatch.setattr(st, "still_improving", lambda records: [])
+    monkeypatch.setattr(seed_table, "still_improving", lambda records: [])
     cells = {row.claim: (row.measured, row.verdict)
-             for row in ct.rows(fake_measured(), FOUND, MANIFEST, RECORDS)}
+             for row in claims_table.rows(fake_measured(), FOUND, MANIFEST, RECORDS)}
     measured, verdict = cells["routing"]
     groups = ablations.one_change_comparisons(ablations.read_results())
     every = [c for group in groups.values() for c in group.values()]
@@ -184,17 +184,17 @@ def test_the_routing_row_is_09s_comparisons_number_for_number(monkeypatch):
 def test_the_adversarial_row_quotes_11s_record():
     """11's record read again here, model by model: PGD at eps 0.1, the strongest loss per digit,
     the CapsNet against the CNN on the same digits, and the detector's numbers."""
-    from capsedu import adversarial_record as ar
+    from capsedu import adversarial_record
 
-    row = ct.adversarial_row(st.adversarial_comparisons(RECORDS.adversarial))
-    at = {name: ar.read_attacked(RECORDS.adversarial, name, "pgd", 0.1)
+    row = claims_table.adversarial_row(seed_table.adversarial_comparisons(RECORDS.adversarial))
+    at = {name: adversarial_record.read_attacked(RECORDS.adversarial, name, "pgd", 0.1)
           for name in ("affnist-capsnet", "affnist-capsnet-1iter", "affnist-cnn")}
     for name, attacked in at.items():
         assert f"{name} {100 * attacked.accuracy:.1f} %" in row.measured
     versus = paired(at["affnist-capsnet"].right, at["affnist-cnn"].right)
     assert row.verdict.startswith("CapsNet vs CNN: ")
     assert f"{leader(versus, 'CapsNet', 'CNN')} at eps 0.1" in row.verdict.split("; ")[0]
-    plain = ar.read_detection(RECORDS.adversarial, 0.1)
+    plain = adversarial_record.read_detection(RECORDS.adversarial, 0.1)
     assert f"flags {100 * plain.detection_rate:.1f} % of the digits PGD fools" in row.measured
     assert f"undetected wins {100 * plain.evaded:.1f} % for a plain attacker" in row.verdict
 

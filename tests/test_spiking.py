@@ -7,7 +7,7 @@ import re
 import pytest
 import torch
 from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis.strategies import floats, integers
 
 from capsedu.spiking import (
     Neuron,
@@ -20,7 +20,7 @@ from capsedu.spiking import (
 
 
 @settings(max_examples=15, deadline=None)
-@given(current=st.floats(1.2, 4.0), tau=st.floats(5.0, 40.0), refractory=st.floats(0.0, 5.0))
+@given(current=floats(1.2, 4.0), tau=floats(5.0, 40.0), refractory=floats(0.0, 5.0))
 def test_the_simulated_rate_is_the_closed_form(current, tau, refractory):
     """Above the threshold, the time from reset to the next spike is tau ln((I - reset) / (I -
     theta)) plus the refractory time; with a fine step, the simulation fires at that rate (within
@@ -54,7 +54,7 @@ def test_after_a_spike_the_neuron_rests_at_reset_for_the_refractory_time():
 
 
 @settings(max_examples=10, deadline=None)
-@given(length=st.floats(0.0, 1.0), seed=st.integers(0, 2**16))
+@given(length=floats(0.0, 1.0), seed=integers(0, 2**16))
 def test_a_rate_code_decodes_to_its_length_within_its_spread(length, seed):
     """Spikes are Bernoulli(L p) per step: the decoded length's mean is L, its standard deviation
     sqrt(L p (1 - L p) / n) / p over n steps; 5 of them is a bound a correct code passes."""

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 import torch
 from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis.strategies import booleans, integers, lists, tuples
 
-from capsedu import statistics as S
+from capsedu import statistics
 
 
 def outcomes(only_a, only_b, both, neither):
@@ -18,14 +18,14 @@ def outcomes(only_a, only_b, both, neither):
 
 
 def test_t_multipliers_are_the_table_values():
-    assert S.t_multiplier(2) == pytest.approx(4.302653, abs=1e-6)  # 3 seeds
-    assert S.t_multiplier(4) == pytest.approx(2.776445, abs=1e-6)
-    assert S.t_multiplier(1e6) == pytest.approx(1.959964, abs=1e-5)
+    assert statistics.t_multiplier(2) == pytest.approx(4.302653, abs=1e-6)  # 3 seeds
+    assert statistics.t_multiplier(4) == pytest.approx(2.776445, abs=1e-6)
+    assert statistics.t_multiplier(1e6) == pytest.approx(1.959964, abs=1e-5)
 
 
 def test_accuracy_is_the_wilson_interval_by_hand():
     right = np.array([1] * 90 + [0] * 10, bool)
-    result = S.accuracy(torch.from_numpy(right))
+    result = statistics.accuracy(torch.from_numpy(right))
     z, n, p = 1.959964, 100, 0.9
     centre = (p + z**2 / (2 * n)) / (1 + z**2 / n)
     half = z / (1 + z**2 / n) * math.sqrt(p * (1 - p) / n + z**2 / (4 * n**2))
@@ -36,7 +36,7 @@ def test_accuracy_is_the_wilson_interval_by_hand():
 
 def test_paired_counts_only_the_disagreements_and_is_mcnemar_by_hand():
     a, b = outcomes(only_a=7, only_b=2, both=80, neither=11)
-    result = S.paired(a, b)
+    result = statistics.paired(a, b)
     assert (result.only_a, result.only_b, result.n) == (7, 2, 100)
     assert result.difference == pytest.approx(0.05)
     # exact two-sided binomial: 2 P(X <= 2), X ~ Bin(9, 1/2)
@@ -51,27 +51,27 @@ def test_paired_counts_only_the_disagreements_and_is_mcnemar_by_hand():
     assert at_least(7, p_lo) == pytest.approx(0.025, abs=1e-6)
     assert 1 - at_least(8, p_hi) == pytest.approx(0.025, abs=1e-6)
     # the agreements do not matter: the same split among more agreeing images gives the same p
-    more = S.paired(*outcomes(7, 2, both=9000, neither=500))
+    more = statistics.paired(*outcomes(7, 2, both=9000, neither=500))
     assert more.p_value == pytest.approx(result.p_value)
     assert more.high - more.low < result.high - result.low  # the same split, a smaller share
 
 
 def test_a_lopsided_split_is_told_apart():
-    result = S.paired(*outcomes(only_a=40, only_b=10, both=900, neither=50))
+    result = statistics.paired(*outcomes(only_a=40, only_b=10, both=900, neither=50))
     assert result.clear and result.p_value < 1e-4 and result.low > 0
     assert "told apart" in str(result) and "+3.00 points" in str(result)
 
 
 def test_two_models_that_agree_everywhere_are_not_told_apart():
-    result = S.paired(*outcomes(0, 0, both=90, neither=10))
+    result = statistics.paired(*outcomes(0, 0, both=90, neither=10))
     assert result.difference == 0 and result.p_value == 1.0 and not result.clear
 
 
 @settings(max_examples=40, deadline=None)
-@given(st.lists(st.tuples(st.booleans(), st.booleans()), min_size=2, max_size=200))
+@given(lists(tuples(booleans(), booleans()), min_size=2, max_size=200))
 def test_paired_is_antisymmetric(pairs):
     a, b = (np.array(column, bool) for column in zip(*pairs, strict=True))
-    ab, ba = S.paired(a, b), S.paired(b, a)
+    ab, ba = statistics.paired(a, b), statistics.paired(b, a)
     assert ab.difference == pytest.approx(-ba.difference)
     assert ab.p_value == pytest.approx(ba.p_value) and (ab.only_a, ab.only_b) == (ba.only_b,
                                                                                   ba.only_a)
@@ -79,26 +79,27 @@ def test_paired_is_antisymmetric(pairs):
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.integers(0, 60), st.integers(0, 60), st.integers(0, 500))
+@given(integers(0, 60), integers(0, 60), integers(0, 500))
 def test_the_paired_interval_excludes_zero_exactly_when_mcnemar_tells_apart(only_a, only_b,
                                                                             agree):
-    result = S.paired(*outcomes(only_a, only_b, both=agree, neither=1))
+    result = statistics.paired(*outcomes(only_a, only_b, both=agree, neither=1))
     assert result.low <= result.difference <= result.high
     assert (result.low > 0 or result.high < 0) == result.clear
 
 
 def test_over_seeds_is_the_t_interval_by_hand():
-    result = S.over_seeds([1.0, 2.0, 3.0])
+    result = statistics.over_seeds([1.0, 2.0, 3.0])
     assert (result.mean, result.sd, result.n) == (2.0, 1.0, 3)
     assert result.half_width == pytest.approx(4.302653 / math.sqrt(3), abs=1e-6)
     assert result.low < 2 < result.high
 
 
 def test_an_interval_against_a_published_number():
-    seeds = S.over_seeds([90.0, 91.0, 92.0])  # 91 ± 2.48
+    seeds = statistics.over_seeds([90.0, 91.0, 92.0])  # 91 ± 2.48
     assert seeds.against(88.0) == "above" and seeds.against(94.0) == "below"
     assert seeds.against(90.7) == "level with"
-    share = S.accuracy(np.array([1] * 90 + [0] * 10, bool))  # 0.9, interval about 0.83-0.94
+    # 0.9, interval about 0.83-0.94
+    share = statistics.accuracy(np.array([1] * 90 + [0] * 10, bool))
     assert share.against(0.80) == "above" and share.against(0.97) == "below"
     assert share.against(0.88) == "level with"
 
@@ -106,7 +107,7 @@ def test_an_interval_against_a_published_number():
 def test_paired_seed_difference_by_hand():
     # per-seed differences 1, 2, 2: mean 5/3, standard error 1/3, t = 5 on 2 degrees of freedom;
     # with 2 d.f. the t tail has the closed form P(T > t) = (1 - t / sqrt(t^2 + 2)) / 2
-    result = S.seed_difference([2, 4, 5], [1, 2, 3], by_seed=True)
+    result = statistics.seed_difference([2, 4, 5], [1, 2, 3], by_seed=True)
     assert result.difference == pytest.approx(5 / 3) and result.degrees_of_freedom == 2
     assert result.p_value == pytest.approx(1 - 5 / math.sqrt(27))
     assert result.clear and result.low == pytest.approx(5 / 3 - 4.302653 / 3, abs=1e-6)
@@ -114,7 +115,7 @@ def test_paired_seed_difference_by_hand():
 
 def test_welch_seed_difference_by_hand():
     a, b = [1.0, 2.0, 3.0], [2.0, 6.0, 10.0]  # variances 1 and 16, three seeds each
-    result = S.seed_difference(b, a, by_seed=False)
+    result = statistics.seed_difference(b, a, by_seed=False)
     va, vb = 1 / 3, 16 / 3
     assert result.difference == pytest.approx(4.0)
     assert result.degrees_of_freedom == pytest.approx((va + vb) ** 2 / (va**2 / 2 + vb**2 / 2))
@@ -127,8 +128,8 @@ def test_the_t_rule_crosses_about_one_in_twenty_by_chance_and_two_standard_error
     # error" with 3 seeds tells equal settings apart far more often (issue 23: about 12 %)
     rng = np.random.default_rng(0)
     draws = rng.normal(size=(4000, 2, 3))
-    paired = np.mean([S.seed_difference(a, b, by_seed=True).clear for a, b in draws])
-    welch = np.mean([S.seed_difference(a, b, by_seed=False).clear for a, b in draws])
+    paired = np.mean([statistics.seed_difference(a, b, by_seed=True).clear for a, b in draws])
+    welch = np.mean([statistics.seed_difference(a, b, by_seed=False).clear for a, b in draws])
     two_se = np.mean([abs(b.mean() - a.mean()) > 2 * math.sqrt(a.var(ddof=1) / 3
                                                                + b.var(ddof=1) / 3)
                       for a, b in draws])
@@ -138,35 +139,38 @@ def test_the_t_rule_crosses_about_one_in_twenty_by_chance_and_two_standard_error
 
 
 def test_leader_names_the_side_only_when_told_apart():
-    ahead = S.paired(*outcomes(40, 10, 900, 50))
-    behind = S.paired(*outcomes(10, 40, 900, 50))
-    level = S.paired(*outcomes(7, 2, 80, 11))
-    assert S.leader(ahead, "CapsNet", "CNN") == "CapsNet ahead"
-    assert S.leader(behind, "CapsNet", "CNN") == "CNN ahead"
-    assert S.leader(level, "CapsNet", "CNN") == "not told apart"
+    ahead = statistics.paired(*outcomes(40, 10, 900, 50))
+    behind = statistics.paired(*outcomes(10, 40, 900, 50))
+    level = statistics.paired(*outcomes(7, 2, 80, 11))
+    assert statistics.leader(ahead, "CapsNet", "CNN") == "CapsNet ahead"
+    assert statistics.leader(behind, "CapsNet", "CNN") == "CNN ahead"
+    assert statistics.leader(level, "CapsNet", "CNN") == "not told apart"
     # seed_difference(a, b) is a minus b, as paired(a, b) is: the larger mean leads
-    assert S.leader(S.seed_difference([2, 4, 5], [1, 2, 3], by_seed=True), "a", "b") == "a ahead"
-    assert S.leader(S.seed_difference([1, 2, 3], [2, 4, 5], by_seed=True), "a", "b") == "b ahead"
+    a_ahead = statistics.seed_difference([2, 4, 5], [1, 2, 3], by_seed=True)
+    b_ahead = statistics.seed_difference([1, 2, 3], [2, 4, 5], by_seed=True)
+    assert statistics.leader(a_ahead, "a", "b") == "a ahead"
+    assert statistics.leader(b_ahead, "a", "b") == "b ahead"
     # and for errors, the smaller mean leads
-    errors = S.seed_difference([1, 2, 3], [2, 4, 5], by_seed=True)
-    assert S.leader(errors, "a", "b", lower_is_better=True) == "a ahead"
+    errors = statistics.seed_difference([1, 2, 3], [2, 4, 5], by_seed=True)
+    assert statistics.leader(errors, "a", "b", lower_is_better=True) == "a ahead"
 
 
 def test_tally_counts_beside_chance():
-    comparisons = [S.paired(*outcomes(40, 10, 900, 50)), S.paired(*outcomes(7, 2, 80, 11))]
-    line = S.tally(comparisons)
+    comparisons = [statistics.paired(*outcomes(40, 10, 900, 50)),
+                   statistics.paired(*outcomes(7, 2, 80, 11))]
+    line = statistics.tally(comparisons)
     assert line.startswith("1 of 2 comparisons told apart at 95 %")
     assert "about 0.1" in line
 
 
 @pytest.mark.parametrize("call, message", [
-    (lambda: S.paired([1, 0, 1], [1, 0]), "same images"),
-    (lambda: S.paired([0.3, 0.9], [1, 0]), "booleans"),
-    (lambda: S.accuracy([]), "one right/wrong value"),
-    (lambda: S.over_seeds([1.0]), "at least 2"),
-    (lambda: S.seed_difference([1, 2], [1, 2, 3], by_seed=True), "seed by seed"),
-    (lambda: S.over_seeds([1, 2], level=95), "level must be"),
-    (lambda: S.tally([]), "at least one"),
+    (lambda: statistics.paired([1, 0, 1], [1, 0]), "same images"),
+    (lambda: statistics.paired([0.3, 0.9], [1, 0]), "booleans"),
+    (lambda: statistics.accuracy([]), "one right/wrong value"),
+    (lambda: statistics.over_seeds([1.0]), "at least 2"),
+    (lambda: statistics.seed_difference([1, 2], [1, 2, 3], by_seed=True), "seed by seed"),
+    (lambda: statistics.over_seeds([1, 2], level=95), "level must be"),
+    (lambda: statistics.tally([]), "at least one"),
 ])
 def test_bad_input_gets_a_clear_error(call, message):
     with pytest.raises(ValueError, match=message):

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from capsedu.data import transformed_mnist as tm
+from capsedu.data import transformed_mnist
 
 
 def blobs(n=12, seed=0):
@@ -22,17 +22,18 @@ def blobs(n=12, seed=0):
 
 def test_translated_keeps_every_pixel_and_is_seeded():
     x = blobs()
-    t = tm.translated(x, seed=3)
+    t = transformed_mnist.translated(x, seed=3)
     assert t.shape == (12, 1, 40, 40)
     torch.testing.assert_close(t.sum(dim=(1, 2, 3)), x.sum(dim=(1, 2, 3)))  # moved, not resampled
-    assert torch.equal(t, tm.translated(x, seed=3)) and not torch.equal(t, tm.translated(x, seed=4))
+    assert torch.equal(t, transformed_mnist.translated(x, seed=3))
+    assert not torch.equal(t, transformed_mnist.translated(x, seed=4))
 
 
 def test_a_quarter_turn_moves_a_pixel_as_the_course_turns_points():
     # a dot right of the centre, turned by +90 degrees (counter-clockwise on screen), goes up
     x = torch.zeros(1, 1, 28, 28)
     x[0, 0, 13:15, 20:22] = 1.0  # right of the centre (13.5, 13.5)
-    out = tm.sweep(x, "rotation", 90.0)
+    out = transformed_mnist.sweep(x, "rotation", 90.0)
     rows, cols = torch.nonzero(out[0, 0] > 0.5, as_tuple=True)
     assert rows.float().mean() < 14 and abs(cols.float().mean().item() - 19.5) < 1.0
 
@@ -40,33 +41,33 @@ def test_a_quarter_turn_moves_a_pixel_as_the_course_turns_points():
 def test_identity_sweeps_only_pad():
     x = blobs()
     for factor, value in (("rotation", 0.0), ("shear", 0.0), ("scale", 1.0)):
-        torch.testing.assert_close(tm.sweep(x, factor, value), tm.pad_to(x, 40), atol=1e-5,
-                                   rtol=0)
+        torch.testing.assert_close(transformed_mnist.sweep(x, factor, value),
+                                   transformed_mnist.pad_to(x, 40), atol=1e-5, rtol=0)
     with pytest.raises(ValueError, match="rotation"):
-        tm.sweep(x, "twist", 1.0)
+        transformed_mnist.sweep(x, "twist", 1.0)
 
 
 def test_scaling_scales_the_ink():
     x = blobs()
-    big, small = tm.sweep(x, "scale", 1.2), tm.sweep(x, "scale", 0.8)
+    big, small = transformed_mnist.sweep(x, "scale", 1.2), transformed_mnist.sweep(x, "scale", 0.8)
     ratio = big.sum() / small.sum()
     assert ratio.item() == pytest.approx((1.2 / 0.8) ** 2, rel=0.05)
 
 
 def test_random_affine_stays_in_range_and_keeps_the_ink_on_the_canvas():
     x = blobs(40)
-    out, p = tm.random_affine(x, seed=1)
+    out, p = transformed_mnist.random_affine(x, seed=1)
     assert out.shape == (40, 1, 40, 40) and 0 <= out.min() and out.max() <= 1
     assert p.rotation.abs().max() <= 20 and p.shear.abs().max() <= 0.2
     for scale in (p.scale_x, p.scale_y):
         assert 0.8 <= scale.min() and scale.max() <= 1.2
     # the ink is (nearly all) still there: whole-pixel moves keep it on the canvas
-    centred = tm.warp(tm.pad_to(x, 40), tm.affine_matrix(p.rotation, p.shear, p.scale_x,
-                                                         p.scale_y), torch.zeros(40, 2))
+    A = transformed_mnist.affine_matrix(p.rotation, p.shear, p.scale_x, p.scale_y)
+    centred = transformed_mnist.warp(transformed_mnist.pad_to(x, 40), A, torch.zeros(40, 2))
     torch.testing.assert_close(out.sum(dim=(1, 2, 3)), centred.sum(dim=(1, 2, 3)), rtol=0.01,
                                atol=0.5)
     assert p.tx.abs().max() > 3  # and it does move the digits around
-    again, _ = tm.random_affine(x, seed=1)
+    again, _ = transformed_mnist.random_affine(x, seed=1)
     assert torch.equal(out, again)
 
 
@@ -74,13 +75,13 @@ def test_multimnist_pairs_differ_in_class_and_overlap_like_the_papers():
     from capsedu.data import load_mnist
 
     x, y = load_mnist(False, 2000)
-    pairs, labels, parts = tm.multimnist(x, y, 400, seed=0)
+    pairs, labels, parts = transformed_mnist.multimnist(x, y, 400, seed=0)
     assert pairs.shape == (400, 1, 36, 36) and labels.shape == (400, 2)
     assert (labels[:, 0] != labels[:, 1]).all()
     torch.testing.assert_close(pairs, parts.amax(dim=1))
     # each part is an MNIST digit of its label, shifted by at most 4 pixels
-    assert torch.equal(tm.multimnist(x, y, 400, seed=0)[0], pairs)
-    overlap = tm.box_overlap(parts)
+    assert torch.equal(transformed_mnist.multimnist(x, y, 400, seed=0)[0], pairs)
+    overlap = transformed_mnist.box_overlap(parts)
     # the paper: "two digits bounding boxes on average have 80% overlap"; ours, measured as the
     # shared area over the smaller box, is of that order
     assert 0.6 < overlap.mean() < 0.9
@@ -91,28 +92,28 @@ def test_multimnist_pairs_differ_in_class_and_overlap_like_the_papers():
 
 def test_bad_input_is_named():
     with pytest.raises(ValueError, match=r"\[N, 1, 28, 28\]"):
-        tm.translated(torch.zeros(2, 1, 32, 32))
+        transformed_mnist.translated(torch.zeros(2, 1, 32, 32))
     with pytest.raises(ValueError, match="two classes"):
-        tm.multimnist(blobs(4), torch.zeros(4, dtype=torch.long), 3)
+        transformed_mnist.multimnist(blobs(4), torch.zeros(4, dtype=torch.long), 3)
 
 
 def test_move_keeps_the_ink_whole_and_reaches_every_edge():
-    x = tm.translated(blobs(200, seed=1), seed=0)
-    moved = tm.move(x, torch.Generator().manual_seed(0))
+    x = transformed_mnist.translated(blobs(200, seed=1), seed=0)
+    moved = transformed_mnist.move(x, torch.Generator().manual_seed(0))
     # whole-pixel moves: exact (no resampling) and no ink leaves the canvas
     torch.testing.assert_close(moved.sum(dim=(1, 2, 3)), x.sum(dim=(1, 2, 3)))
     assert set(torch.unique(moved).tolist()) <= {0.0, 1.0}
-    boxes = tm._ink_box(moved)  # x0, x1, y0, y1
+    boxes = transformed_mnist._ink_box(moved)  # x0, x1, y0, y1
     assert (boxes[:, 0] == 0).any() and (boxes[:, 1] == 39).any()  # some touch the left / right
     assert (boxes[:, 2] == 0).any() and (boxes[:, 3] == 39).any()
-    again = tm.move(x, torch.Generator().manual_seed(0))
+    again = transformed_mnist.move(x, torch.Generator().manual_seed(0))
     assert torch.equal(moved, again)
 
 
 def test_ink_keeping_offsets_span_exactly_the_allowed_range():
     x = torch.zeros(400, 1, 10, 10)
     x[:, 0, 3:5, 2:7] = 1.0  # ink in rows 3-4 and columns 2-6
-    t = tm.ink_keeping_offsets(x, torch.Generator().manual_seed(0))
+    t = transformed_mnist.ink_keeping_offsets(x, torch.Generator().manual_seed(0))
     assert t[:, 0].min() == -2 and t[:, 0].max() == 3  # columns 2..6 may move to 0..4 or 5..9
     assert t[:, 1].min() == -3 and t[:, 1].max() == 5
     assert len(torch.unique(t[:, 0])) == 6  # every allowed offset is drawn
@@ -120,17 +121,19 @@ def test_ink_keeping_offsets_span_exactly_the_allowed_range():
 
 def test_translated_mnist_splits_are_placed_with_their_own_seeds(monkeypatch):
     digits, labels = blobs(6), torch.arange(6)
-    monkeypatch.setattr(tm, "load_mnist", lambda train, limit: (digits[:limit], labels[:limit]))
-    train_x, train_y = tm.translated_mnist(True, 6)
-    test_x, _ = tm.translated_mnist(False, 6)
-    assert torch.equal(train_x, tm.translated(digits, seed=tm.TRANSLATED_SEEDS[True]))
-    assert torch.equal(test_x, tm.translated(digits, seed=tm.TRANSLATED_SEEDS[False]))
+    monkeypatch.setattr(transformed_mnist, "load_mnist",
+                        lambda train, limit: (digits[:limit], labels[:limit]))
+    train_x, train_y = transformed_mnist.translated_mnist(True, 6)
+    test_x, _ = transformed_mnist.translated_mnist(False, 6)
+    seeds = transformed_mnist.TRANSLATED_SEEDS
+    assert torch.equal(train_x, transformed_mnist.translated(digits, seed=seeds[True]))
+    assert torch.equal(test_x, transformed_mnist.translated(digits, seed=seeds[False]))
     assert torch.equal(train_y, labels) and not torch.equal(train_x, test_x)
 
 
 def test_translate_moves_each_image_by_its_own_offset_and_drops_what_leaves():
     x = torch.arange(2 * 2 * 3 * 3, dtype=torch.float32).view(2, 2, 3, 3)
-    out = tm.translate(x, torch.tensor([1, -2]), torch.tensor([0, 1]))
+    out = transformed_mnist.translate(x, torch.tensor([1, -2]), torch.tensor([0, 1]))
     # image 0: one pixel right; column 0 becomes zeros, every channel alike
     torch.testing.assert_close(out[0, :, :, 1:], x[0, :, :, :2])
     assert (out[0, :, :, 0] == 0).all()
@@ -141,60 +144,63 @@ def test_translate_moves_each_image_by_its_own_offset_and_drops_what_leaves():
 
 
 def test_drawn_ranges_says_the_lowest_and_highest_map():
-    params = tm.AffineParams(rotation=torch.tensor([-12.34, 5.0]), shear=torch.tensor([0.1, -0.05]),
-                             scale_x=torch.tensor([0.9, 1.1]), scale_y=torch.tensor([0.85, 1.15]),
-                             tx=torch.zeros(2), ty=torch.zeros(2))
-    assert tm.drawn_ranges(params) == ("rotation -12.3 to +5.0 degrees, shear -0.05 to +0.10, "
-                                       "scales 0.85 to 1.15")
+    params = transformed_mnist.AffineParams(rotation=torch.tensor([-12.34, 5.0]),
+                                            shear=torch.tensor([0.1, -0.05]),
+                                            scale_x=torch.tensor([0.9, 1.1]),
+                                            scale_y=torch.tensor([0.85, 1.15]),
+                                            tx=torch.zeros(2), ty=torch.zeros(2))
+    assert transformed_mnist.drawn_ranges(params) == (
+        "rotation -12.3 to +5.0 degrees, shear -0.05 to +0.10, scales 0.85 to 1.15")
 
 
 def test_a_band_is_the_range_of_one_factor():
-    assert tm.AFFNIST_RANGES.band("rotation") == (-20.0, 20.0)
-    assert tm.AFFNIST_RANGES.band("shear") == (-0.2, 0.2)
-    assert tm.AffineRanges(scale=(0.5, 2.0)).band("scale") == (0.5, 2.0)
+    assert transformed_mnist.AFFNIST_RANGES.band("rotation") == (-20.0, 20.0)
+    assert transformed_mnist.AFFNIST_RANGES.band("shear") == (-0.2, 0.2)
+    assert transformed_mnist.AffineRanges(scale=(0.5, 2.0)).band("scale") == (0.5, 2.0)
     with pytest.raises(ValueError, match="factor must be one of"):
-        tm.AFFNIST_RANGES.band("tx")
+        transformed_mnist.AFFNIST_RANGES.band("tx")
 
 
 def test_affine_turns_each_digit_by_its_own_angle():
     x = blobs(3)
     angles = torch.tensor([0.0, 90.0, 30.0])
-    out = tm.affine(x, rotation=angles, side=28)
+    out = transformed_mnist.affine(x, rotation=angles, side=28)
     for k, a in enumerate(angles.tolist()):  # each as if turned alone
-        assert torch.equal(out[k], tm.affine(x[k : k + 1], rotation=a, side=28)[0])
+        assert torch.equal(out[k], transformed_mnist.affine(x[k : k + 1], rotation=a, side=28)[0])
     assert torch.equal(out[0], x[0])  # 0 degrees: every pixel as it was
     with pytest.raises(ValueError, match="one angle or one per digit"):
-        tm.affine(x, rotation=torch.zeros(2), side=28)
+        transformed_mnist.affine(x, rotation=torch.zeros(2), side=28)
 
 
 def test_large_batches_are_moved_in_chunks_exactly_as_one_by_one(monkeypatch):
-    monkeypatch.setattr(tm, "CHUNK", 5)  # 12 images: chunks of 5, 5 and 2
-    x = tm.pad_to(blobs(), 40)
+    monkeypatch.setattr(transformed_mnist, "CHUNK", 5)  # 12 images: chunks of 5, 5 and 2
+    x = transformed_mnist.pad_to(blobs(), 40)
     g = torch.Generator().manual_seed(0)
     tx, ty = torch.randint(-6, 7, (2, 12), generator=g)
-    A = tm.affine_matrix(torch.rand(12, generator=g) * 40, 0.1, 1.1, 0.9)
+    A = transformed_mnist.affine_matrix(torch.rand(12, generator=g) * 40, 0.1, 1.1, 0.9)
     t = torch.rand(12, 2, generator=g) * 4
-    moved, warped = tm.translate(x, tx, ty), tm.warp(x, A, t)
+    moved, warped = transformed_mnist.translate(x, tx, ty), transformed_mnist.warp(x, A, t)
     for k in range(12):
-        assert torch.equal(moved[k], tm.translate(x[k:k + 1], tx[k:k + 1], ty[k:k + 1])[0])
-        torch.testing.assert_close(warped[k], tm.warp(x[k:k + 1], A[k:k + 1], t[k:k + 1])[0])
-    assert tm.translate(x[:0], tx[:0], ty[:0]).shape == (0, 1, 40, 40)
+        one = slice(k, k + 1)
+        assert torch.equal(moved[k], transformed_mnist.translate(x[one], tx[one], ty[one])[0])
+        torch.testing.assert_close(warped[k], transformed_mnist.warp(x[one], A[one], t[one])[0])
+    assert transformed_mnist.translate(x[:0], tx[:0], ty[:0]).shape == (0, 1, 40, 40)
 
 
 def test_chunked_affnist_and_placement_match_one_pass(monkeypatch):
     """random_affine and on_canvas work a chunk at a time (padding included); the images, the drawn
     maps and the places must be what one pass over the whole batch gives."""
     digits = blobs()
-    whole = tm.random_affine(digits, seed=3)
+    whole = transformed_mnist.random_affine(digits, seed=3)
     g = torch.Generator().manual_seed(0)
     dx, dy = torch.randint(0, 13, (2, 12), generator=g)
-    placed = tm.on_canvas(digits, dx, dy, 40)
-    monkeypatch.setattr(tm, "CHUNK", 5)  # 12 digits: chunks of 5, 5 and 2
-    chunked = tm.random_affine(digits, seed=3)
+    placed = transformed_mnist.on_canvas(digits, dx, dy, 40)
+    monkeypatch.setattr(transformed_mnist, "CHUNK", 5)  # 12 digits: chunks of 5, 5 and 2
+    chunked = transformed_mnist.random_affine(digits, seed=3)
     torch.testing.assert_close(chunked[0], whole[0])
-    for field in fields(tm.AffineParams):
+    for field in fields(transformed_mnist.AffineParams):
         assert torch.equal(getattr(chunked[1], field.name), getattr(whole[1], field.name)), field
-    assert torch.equal(tm.on_canvas(digits, dx, dy, 40), placed)
+    assert torch.equal(transformed_mnist.on_canvas(digits, dx, dy, 40), placed)
 
 
 def test_a_sample_is_the_full_sets_images_at_those_rows():
@@ -202,21 +208,22 @@ def test_a_sample_is_the_full_sets_images_at_those_rows():
     # warped as in the whole set, not a fresh draw made for fewer digits
     x = blobs(n=30)
     rows = torch.tensor([29, 3, 17, 0])
-    full, params = tm.random_affine(x, seed=2)
-    sample, sample_params = tm.random_affine(x, seed=2, rows=rows)
+    full, params = transformed_mnist.random_affine(x, seed=2)
+    sample, sample_params = transformed_mnist.random_affine(x, seed=2, rows=rows)
     assert torch.equal(sample, full[rows])
     assert all(torch.equal(getattr(sample_params, f.name), getattr(params, f.name)[rows])
-               for f in fields(tm.AffineParams))
-    assert torch.equal(tm.translated(x, seed=5, rows=rows), tm.translated(x, seed=5)[rows])
+               for f in fields(transformed_mnist.AffineParams))
+    assert torch.equal(transformed_mnist.translated(x, seed=5, rows=rows),
+                       transformed_mnist.translated(x, seed=5)[rows])
     # a prefix drawn on its own is another draw: what the rows avoid
-    assert not torch.equal(tm.random_affine(x[:4], seed=2)[0], full[:4])
+    assert not torch.equal(transformed_mnist.random_affine(x[:4], seed=2)[0], full[:4])
 
 
 def test_rows_are_checked():
     x = blobs(n=5)
     for rows in ([5], [-1], [[0, 1]], [0.5], []):
         with pytest.raises(ValueError, match="rows must"):
-            tm.translated(x, rows=rows)
+            transformed_mnist.translated(x, rows=rows)
 
 
 def test_test_samples_are_nested_fixed_and_spread_over_the_test_set():

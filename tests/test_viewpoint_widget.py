@@ -6,7 +6,7 @@ import torch
 
 from capsedu.baselines import MaxPoolCNN
 from capsedu.capsnet import AFFNIST, CapsNet
-from capsedu.data import transformed_mnist as tm
+from capsedu.data import transformed_mnist
 from capsedu.robustness import overlap_state, sweep_accuracy, viewpoint_state
 from capsedu.widgets import ViewpointExplorer
 
@@ -28,10 +28,10 @@ def test_viewpoint_state_shows_what_both_models_see(pair):
     x, _ = digits(1)
     s = viewpoint_state(capsnet, cnn, x[0], rotation=90.0, dx=5.0)
     torch.testing.assert_close(torch.from_numpy(s.image),
-                               tm.affine(x, rotation=90.0, tx=5.0)[0, 0])
+                               transformed_mnist.affine(x, rotation=90.0, tx=5.0)[0, 0])
     with torch.no_grad():
-        out = capsnet(tm.affine(x, rotation=90.0, tx=5.0))
-        probabilities = torch.softmax(cnn(tm.affine(x, rotation=90.0, tx=5.0)), 1)[0]
+        out = capsnet(transformed_mnist.affine(x, rotation=90.0, tx=5.0))
+        probabilities = torch.softmax(cnn(transformed_mnist.affine(x, rotation=90.0, tx=5.0)), 1)[0]
     np.testing.assert_allclose(s.lengths, out.lengths[0].numpy(), atol=1e-6)
     np.testing.assert_allclose(s.probabilities.sum(), 1.0, atol=1e-5)
     np.testing.assert_allclose(s.probabilities, probabilities.numpy(), atol=1e-6)

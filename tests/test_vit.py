@@ -4,7 +4,7 @@ own tiles (exactly, up to float rounding), with them it is not; tiles cut and pu
 import pytest
 import torch
 from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis.strategies import integers, sampled_from
 
 from capsedu.data.patches import shuffle_tiles, tiles, untile
 from capsedu.vit import VisionTransformer
@@ -40,8 +40,8 @@ def test_tiles_that_do_not_match_its_patches_change_its_answer():
 
 
 @settings(max_examples=20, deadline=None)
-@given(grid=st.sampled_from([1, 2, 3, 4, 6]), seed=st.integers(0, 1000),
-       channels=st.integers(1, 3))
+@given(grid=sampled_from([1, 2, 3, 4, 6]), seed=integers(0, 1000),
+       channels=integers(1, 3))
 def test_shuffled_tiles_are_the_same_pixels_and_untile_inverts_tile(grid, seed, channels):
     x = torch.rand(3, channels, 12, 12)
     assert torch.equal(untile(tiles(x, grid), grid), x)

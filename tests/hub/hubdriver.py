@@ -460,14 +460,23 @@ class Lesson:
 
 
 # Asked of the kernel once the notebook has run: the explorer's control ids, its readout, and
-# what the learner's kernel sees of the course's settings.
+# what the learner's kernel sees of the course's settings. Its imports stay inside a function, out
+# of the learner's names.
 FACTS = """\
-import json as _json, os as _os
-from capsedu import config as _config
-print(_json.dumps({"norm": explorer.norm.model_id, "readout": explorer.readout.model_id,
-                   "readout_value": explorer.readout.value, "cwd": _os.getcwd(),
-                   "home": _os.environ.get("HOME"), "quick": _config.QUICK,
-                   "data_root": str(_config.data_root())}))
+def _kernel_facts():
+    import json
+    import os
+
+    from capsedu import config
+
+    print(json.dumps({"norm": explorer.norm.model_id, "readout": explorer.readout.model_id,
+                      "readout_value": explorer.readout.value, "cwd": os.getcwd(),
+                      "home": os.environ.get("HOME"), "quick": config.QUICK,
+                      "data_root": str(config.data_root())}))
+
+
+_kernel_facts()
+del _kernel_facts
 """
 
 
