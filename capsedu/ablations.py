@@ -44,6 +44,7 @@ from .recipes import (
 from .routing import MAX_ITERATIONS
 from .statistics import SeedDifference, over_seeds, seed_difference
 from .train import (
+    Distinct,
     add_budget,
     experiment_parser,
     parse_experiment,
@@ -296,7 +297,8 @@ def run(cell: Cell, seed: Seed, epochs: Epochs | None = None, limit: Limit | Non
 @checked
 def main(argv: list[str] | None = None) -> int:
     parser = experiment_parser(COMMAND, __doc__)
-    parser.add_argument("--seeds", type=seed_int, nargs="+", default=list(SEEDS))
+    parser.add_argument("--seeds", type=seed_int, nargs="+", default=list(SEEDS),
+                        action=Distinct)
     add_budget(parser, budget())
     args = parse_experiment(parser, argv)
     path = results_file(args, RESULTS)

@@ -26,6 +26,7 @@ import time
 from dataclasses import asdict, dataclass
 from datetime import datetime, timezone
 from functools import partial
+from typing import Annotated
 
 import numpy as np
 import torch
@@ -37,7 +38,7 @@ from .data import transformed_mnist
 from .data.mnist import fixed_sample
 from .recipes import command_line
 from .train import experiment_parser, parse_experiment, record_missing, results_file
-from .validate import Choice, Flag, Float, Int, Seed, Tensor, check_fields, checked
+from .validate import Choice, Distinct, Flag, Float, Int, Seed, Some, Tensor, check_fields, checked
 
 RESULTS = "adversarial.json"
 COMMAND = "python -m capsedu.adversarial"
@@ -69,7 +70,8 @@ class Budget:
     step_ratio: Float("a step's size times steps over eps", gt=0, le=100) = 2.5
     restarts: Int("random starts", ge=1, le=attacks.MAX_RESTARTS) = 1
     random_start: Flag("True to start at a random point of the ball") = True
-    losses: tuple[Choice("an attack loss", *attacks.LOSSES), ...] = attacks.LOSSES
+    losses: Annotated[tuple[Choice("an attack loss", *attacks.LOSSES), ...], Some,
+                      Distinct] = attacks.LOSSES
     seed: Seed = 0
 
     def __post_init__(self):

@@ -12,7 +12,7 @@ from torch import nn
 
 from .capsnet import count_parameters
 from .checks import check_finite, check_labels, check_memory, check_model_dtype, check_shape
-from .validate import MAX_IMAGE, MAX_WIDTH, Float, Int, checked
+from .validate import MAX_IMAGE, MAX_WIDTH, Float, Int, check_class, checked
 
 # Bounds on a CNN's sizes, far past the course's (64 channels, 1,280 hidden units, 40x40
 # images), so that a typo is refused before it allocates; the weights' memory is estimated up
@@ -31,7 +31,8 @@ def _some_layers(channels, where: str) -> None:
     if not channels:
         raise ValueError(f"{where}(): channels must name at least one layer (one width per "
                          f"convolution), got {channels!r}; e.g. channels=(32, 64)")
-Dropout = Float("the share of hidden units dropped in training", ge=0, le=1)
+# below 1: a layer that drops every unit passes nothing on, and trains nothing
+Dropout = Float("the share of hidden units dropped in training", ge=0, lt=1)
 
 
 def _check_weights(numbers: int, model: str) -> None:
@@ -58,6 +59,7 @@ class LogitClassifier(nn.Module):
         predicted ``[B]``: the one it would have if its logit tied the best other logit,
         1 / (1 + sum_{j != label} exp(z_j - max_{j != label} z_j)); 0.5 with two classes."""
         logits = self(x)  # [B, n_classes]
+        label = check_class(f"{type(self).__name__}.score", label, logits.shape[1])
         others = torch.cat([logits[:, :label], logits[:, label + 1:]], dim=1)
         # p_label at a tie: exp(m) / (exp(m) + sum_j exp(z_j)), with m = max_j z_j (j != label)
         cut = 1 / (1 + torch.exp(others - others.amax(dim=1, keepdim=True)).sum(dim=1))
@@ -147,6 +149,11 @@ class MaxPoolCNN(LogitClassifier):
         super().__init__()
         self.hparams = dict(in_channels=in_channels, n_classes=n_classes, image_size=image_size,
                             channels=tuple(channels), hidden=tuple(hidden), dropout=dropout)
+        if image_size // 2 ** len(channels) < 1:
+            raise ValueError(f"{type(self).__name__}(): image_size must be at least "
+                             f"{2 ** len(channels)} to survive its {len(channels)} 2x2 max-pools "
+                             f"(one per item of channels), got {image_size}; pass larger images "
+                             "or fewer channels")
         layers, c_in, side = [], in_channels, image_size
         for c in channels:
             layers += [nn.Conv2d(c_in, c, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2)]

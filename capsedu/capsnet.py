@@ -19,7 +19,7 @@ from .checks import check_finite, check_labels, check_model_dtype, check_shape
 from .functional import margin_loss, reconstruction_loss
 from .layers import PrimaryCapsules, RoutingCapsules
 from .routing import MAX_ITERATIONS, RoutingResult
-from .validate import MAX_IMAGE, MAX_WIDTH, Flag, Float, Int, check_fields, checked
+from .validate import MAX_IMAGE, MAX_WIDTH, Flag, Float, Int, check_class, check_fields, checked
 
 # Upper bounds on a CapsNet's sizes, far past the paper's, so that a typo (a 10**6 channels)
 # is refused before it allocates: sizes of layers, and the image's side.
@@ -179,6 +179,7 @@ class CapsNet(nn.Module):
     def score(self, x, label: int) -> tuple[torch.Tensor, torch.Tensor]:
         """Capsule ``label``'s length ``[B]`` and the length it must beat to be predicted ``[B]``:
         the longest of the other capsules."""
+        label = check_class(f"{type(self).__name__}.score", label, self.config.n_classes)
         lengths = self(x).lengths  # [B, n_classes]
         others = torch.cat([lengths[:, :label], lengths[:, label + 1:]], dim=1)
         return lengths[:, label], others.amax(dim=1)

@@ -26,10 +26,12 @@ squash variant's value and gradient at ``s = 0`` (``at_zero``, ``at_zero_table``
 
 import math
 from collections.abc import Callable
+from typing import Annotated
 
 import numpy as np
 import torch
 import torch.nn.functional as F
+from pydantic import AfterValidator
 
 from .checks import check_memory
 from .data.sprites import Part, render
@@ -45,10 +47,23 @@ MAX_ANGLES = 3600
 MAX_CAPSULES = 10_000_000
 
 Scale = Float("the part's scale", gt=0)
+
+
+def _floating_dtype(dtype: torch.dtype) -> torch.dtype:
+    if not dtype.is_floating_point:
+        raise ValueError(f"must be a floating-point dtype such as torch.float32, got {dtype}")
+    return dtype
+
 Side = Int("the image's side in pixels", ge=1, le=MAX_SIDE)
 
 
 # a part's kind, as sprites draws them
+# a capsule's length ||s|| in a table, and a power of ten of one (float32 holds lengths from
+# about 1e-38 to 3e38)
+Norm = Float("a length ||s||", ge=0, le=1e30)
+Decade = Float("a power of ten of a length", ge=-38, le=38)
+Exponent = Int("a whole power of ten of a length", ge=-38, le=38)
+FloatDtype = Annotated[torch.dtype, AfterValidator(_floating_dtype)]
 Kind = Choice("a part's kind", "left_eye", "right_eye", "nose", "mouth", "stroke")
 
 
@@ -65,6 +80,13 @@ def pose_vector(angle, presence) -> torch.Tensor:
             raise TypeError(f"pose_vector(): {name} must be a number or a tensor of numbers, got "
                             f"{value!r:.60}; pass e.g. pose_vector(30.0, 0.9)")
     angle, presence = torch.as_tensor(angle), torch.as_tensor(presence)
+    for name, value in (("angle", angle), ("presence", presence)):
+        if value.dtype == torch.bool or value.dtype.is_complex:
+            raise TypeError(f"pose_vector(): {name} must be a number or a tensor of real numbers, "
+                            f"got dtype {value.dtype}; pass e.g. pose_vector(30.0, 0.9)")
+        if value.numel() and not torch.isfinite(value).all():
+            raise ValueError(f"pose_vector(): {name} must hold finite numbers, got {value}; a NaN "
+                             "or an infinity has no direction: find where it first appears")
     if presence.numel() and (presence.min() < 0 or presence.max() > 1):
         raise ValueError(f"pose_vector(): presence must be in [0, 1] (a probability), got "
                          f"{presence}; the vector's length is the part's presence")
@@ -92,7 +114,12 @@ def angle_error(v, angles) -> torch.Tensor:
     """How far the angle read from 2-D capsules ``v`` ``[N, 2]`` misses the true ``angles``
     ``[N]`` (degrees): ``[N]``, wrapped around the circle into [-180, 180)."""
     _, read = read_pose(v)
-    return wrap_angle(read - torch.as_tensor(angles, dtype=read.dtype))
+    angles = torch.as_tensor(angles, dtype=read.dtype)
+    if angles.shape != read.shape:
+        raise ValueError(f"angle_error(): angles must hold one true angle per capsule of v "
+                         f"({list(read.shape)}), got shape {tuple(angles.shape)}; pass the angles "
+                         "the capsules were made from")
+    return wrap_angle(read - angles)
 
 
 @checked
@@ -149,7 +176,7 @@ def draw(part, presence: Float("the ink, a capsule's length in [0, 1]; 1e-6 over
 
 
 @checked
-def turned_part_images(kind: str, angles, scale: Scale = 2.0, size: Side = 32,
+def turned_part_images(kind: Kind, angles, scale: Scale = 2.0, size: Side = 32,
                        x: Float("a fraction of the image's width") = 0.5,
                        y: Float("a fraction of the image's height") = 0.5) -> torch.Tensor:
     """``[len(angles), 1, size, size]``: one ``kind`` part at ``(x, y)`` (fractions of the image;
@@ -165,7 +192,7 @@ def turned_part_images(kind: str, angles, scale: Scale = 2.0, size: Side = 32,
 
 
 @checked
-def template_bank(kind: str = "nose",
+def template_bank(kind: Kind = "nose",
                   n_angles: Int("templates, evenly turned", ge=1, le=MAX_ANGLES) = 16,
                   scale: Scale = 2.0, size: Side = 32,
                   crop: Int("a template's side in pixels", ge=1, le=MAX_SIDE) = 12
@@ -249,7 +276,7 @@ def squash_slope(r, dim: Int("the capsules' dimensions", ge=1, le=MAX_WIDTH) = 1
 
 
 @checked
-def length_table(norms) -> str:
+def length_table(norms: tuple[Norm, ...] | list[Norm]) -> str:
     """A table, one row per length ``||s||`` of ``norms``: squash's output length
     ``||s||^2 / (1 + ||s||^2)`` beside sigmoid(||s||) and tanh(||s||)."""
     rows = ["   ||s||   squash  sigmoid    tanh"]
@@ -269,7 +296,9 @@ def direction_and_length(s: Tensor("capsules s [n, d]", ndim=2, floating=True)
 
 
 @checked
-def rounding_table(exponents, dtypes=(torch.float32, torch.float64)) -> str:
+def rounding_table(exponents: tuple[Exponent, ...] | list[Exponent],
+                   dtypes: tuple[FloatDtype, ...] | list[FloatDtype] = (torch.float32,
+                                                                        torch.float64)) -> str:
     """One line per float dtype of ``dtypes``: squash's output length, to 10 decimals, for a
     vector of length ``||s|| = 10^e`` for each ``e`` of ``exponents``; where it prints exactly 1,
     rounding has reached 1."""
@@ -283,8 +312,6 @@ def rounding_table(exponents, dtypes=(torch.float32, torch.float64)) -> str:
     return "\n".join(lines)
 
 
-# float32 holds lengths from about 1e-38 to 3e38
-Decade = Float("a power of ten of a length", ge=-38, le=38)
 
 
 @checked
@@ -331,7 +358,7 @@ def at_zero_table(variants: dict[str, Callable]) -> str:
 
 
 @checked
-def eps_table(norms) -> str:
+def eps_table(norms: tuple[Norm, ...] | list[Norm]) -> str:
     """A table, one row per length of ``norms``: how much ``squash``'s ``eps`` changes the output
     length (relative to the exact ``||s||^2 / (1 + ||s||^2)``, in float64) and the length."""
     rows = ["   ||s||   relative change of ||v|| due to eps    ||v||"]

@@ -173,7 +173,18 @@ def read_results(path: str | Path) -> dict[str, dict]:
     if Path(path).is_dir():
         raise IsADirectoryError(f"read_results(): path must be a results file (JSON), got the "
                                 f"folder {path}; pass the file in it, e.g. {Path(path) / 'x.json'}")
-    return json.loads(Path(path).read_text())["runs"] if Path(path).exists() else {}
+    if not Path(path).exists():
+        return {}
+    try:
+        runs = json.loads(Path(path).read_text())["runs"]
+        if not isinstance(runs, dict):
+            raise TypeError("its 'runs' is no table of runs by name")
+    except (ValueError, KeyError, TypeError) as err:
+        raise ValueError(f"read_results(): path {path} is not a results file (JSON holding "
+                         f"'runs'): {type(err).__name__}: {str(err)[:80]}; restore it (git "
+                         "checkout, or the copy it came from) or pass another path; it was left "
+                         "as it is") from None
+    return runs
 
 
 @checked
@@ -300,7 +311,12 @@ def save(model: torch.nn.Module, name: str, root: Root = None,
                                         arch=type(model).__name__,
                                         torch_version=torch.__version__, **fields))
     root = check_writable(name, root, replace_shipped)
-    root.mkdir(parents=True, exist_ok=True)
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+    except OSError as err:
+        raise type(err)(f"save(): root must be a folder this process can write into (or make), "
+                        f"got {root}, which cannot be made ({err.strerror}); pass another "
+                        "folder") from None
     path = inside(root, draft.file, "the checkpoint name")
     blob = {"arch": draft.arch, "hparams": model.hparams, "state_dict": model.state_dict()}
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")

@@ -157,6 +157,41 @@ def check_examples(data, name: str) -> None:
                          "what made it (a limit of 0, a filter that kept nothing)")
 
 
+def check_offsets(where: str, **offsets: tuple[torch.Tensor, int]) -> None:
+    """Refuse pixel offsets (``name=(offsets, room)``) that are not whole, or that move an image
+    past the ``room`` its canvas leaves (0 .. room): it would be cut, or lost, without a word."""
+    for name, (offset, room) in offsets.items():
+        if offset.dtype.is_floating_point and not torch.equal(offset, offset.round()):
+            raise TypeError(f"{where}(): {name} must hold whole pixel offsets (it moves without "
+                            f"resampling), got {offset.tolist()[:5]}; round them, or use "
+                            "translate for any offset")
+        if len(offset) and (offset.min() < 0 or offset.max() > room):
+            raise ValueError(f"{where}(): {name} must lie in 0 .. {room} (the canvas's side less "
+                             f"the image's) so that every image stays on the canvas, got "
+                             f"{offset.min().item():g} .. {offset.max().item():g}; draw offsets "
+                             "in that range")
+
+
+def check_nonzero(where: str, **scales) -> None:
+    """Refuse a scale of 0 (a number or a tensor of them): it squashes an image to a line, a map
+    that cannot be undone."""
+    for name, scale in scales.items():
+        if bool((torch.as_tensor(scale) == 0).any()):
+            raise ValueError(f"{where}(): {name} must be non-zero (a scale of 0 squashes the image "
+                             f"to a line, a map that cannot be undone), got {name}=0; pass a "
+                             "scale such as 1.0")
+
+
+def check_pair_labels(labels: torch.Tensor, images: torch.Tensor) -> None:
+    """Refuse MultiMNIST's labels unless there is one per image, of at least two classes (a pair
+    overlays two digits of different classes)."""
+    if len(labels) != len(images):
+        raise ValueError(f"labels [{len(labels)}] must match images [{len(images)}]")
+    if len(torch.unique(labels)) < 2:
+        raise ValueError(f"labels must hold digits of at least two classes (a pair's two digits "
+                         f"differ), got only {torch.unique(labels).tolist()}; pass more digits")
+
+
 def available_memory() -> int:
     """Bytes of memory free for a new allocation now: psutil's estimate when installed, else the
     operating system's count of free physical pages."""

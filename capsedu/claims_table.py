@@ -50,7 +50,7 @@ def measured_lines(measured: Measured) -> list[str]:
 
 
 @checked
-def pct(p: Float("a share from 0 to 1")) -> str:
+def pct(p: Float("a share from 0 to 1", ge=0, le=1)) -> str:
     """A share 0..1 as a percentage with one decimal."""
     return f"{100 * p:.1f} %"
 

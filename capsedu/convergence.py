@@ -106,9 +106,22 @@ def still_improving(runs: dict[str, Record(ManifestRow)],
             if not finished(row.metrics.validation_by_epoch, patience)]
 
 
+def _history(where: str, history: list) -> None:
+    """Refuse a history that is empty or whose epochs hold no held-out accuracy."""
+    if not history:
+        raise ValueError(f"{where}(): history must hold at least one epoch, got []; pass the list "
+                         "fit returned")
+    for i, epoch in enumerate(history):
+        if getattr(epoch, "validation_accuracy", None) is None:
+            raise ValueError(f"{where}(): history[{i}] must be an epoch of fit with a held-out "
+                             f"accuracy (fit(..., validation=...)), got {epoch!r:.60}; train "
+                             "with a validation set")
+
+
 @checked
 def held_out_scores(history: list) -> list[float]:
     """The held-out accuracy of every epoch of a ``fit`` history (its ``loop.Epoch`` records)."""
+    _history("held_out_scores", history)
     return [epoch.validation_accuracy for epoch in history]
 
 
@@ -116,6 +129,7 @@ def held_out_scores(history: list) -> list[float]:
 def chosen_epoch(history: list):
     """The epoch ``fit`` keeps when it has a validation set, a ``loop.Epoch`` of its ``history``:
     the first with the best ``validation_accuracy``."""
+    _history("chosen_epoch", history)
     return max(history, key=lambda epoch: epoch.validation_accuracy)  # the first of ties
 
 

@@ -15,6 +15,9 @@ from .validate import checked
 @checked
 def format_table(configs: dict[str, CapsNetConfig]) -> str:
     """A text table of ``anatomy`` for each named config: one line per (layer, config), totals."""
+    if not configs:
+        raise ValueError("format_table(): configs must name at least one CapsNetConfig, got {}; "
+                         "pass e.g. {'paper': CapsNetConfig()}")
     tables = {name: anatomy(CapsNet(cfg)) for name, cfg in configs.items()}
     head = f"{'layer':<28} {'config':<8} {'output':>12} {'parameters':>11} {'MACs':>13}"
     lines = [head, "-" * len(head)]

@@ -90,6 +90,10 @@ def route(model: nn.Module, images: Tensor("the images [B, C, H, W]"),
     if hasattr(model, "digits"):
         with routing_iterations(model, iterations):
             return model(images).routing
+    if not hasattr(model, "capsules"):
+        raise TypeError(f"route(): model must route: a CapsNet (with a 'digits' layer) or a "
+                        f"pose-capsule model (with 'capsules'), got a {type(model).__name__}; a "
+                        "CNN has no couplings to trace")
     return model.capsules(images, iterations=iterations).routing
 
 
@@ -99,9 +103,12 @@ def trace_line(name: str, trace: list[CouplingStep],
                                  le=MAX_ITERATIONS) = 3) -> str:
     """One line on a ``coupling_trace``: its mean entropy and polarised share after the
     ``trained_with`` iterations a model was trained with, and after its last iteration."""
+    if not trace:
+        raise ValueError("trace_line(): trace must hold at least one iteration's CouplingStep, "
+                         "got []; pass coupling_trace(...) of a routing")
     if not 1 <= trained_with <= len(trace):
-        raise ValueError(f"trained_with must be an iteration of the trace (1 to {len(trace)}), "
-                         f"got {trained_with}")
+        raise ValueError(f"trace_line(): trained_with must be an iteration of the trace (1 to "
+                         f"{len(trace)}), got {trained_with}; pass one of those")
     at, last = trace[trained_with - 1], trace[-1]
     return (f"{name:<28} after {trained_with} iterations: entropy {at.entropy:.3f}, "
             f"polarised {100 * at.polarised:.1f} %; after {len(trace)}: "

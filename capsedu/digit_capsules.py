@@ -45,6 +45,9 @@ def check_deltas(deltas, dim: Int("pose dimensions", ge=1, le=MAX_WIDTH) | None 
         wanted = f"[{dim}] (one per pose dimension)" if dim is not None else "[n_deltas]"
         raise ValueError(f"{where}(): deltas must have shape {wanted}, got shape "
                          f"{tuple(deltas.shape)}; give one delta per dimension")
+    if len(deltas) == 0:
+        raise ValueError(f"{where}(): deltas must hold at least one delta, got none; pass e.g. "
+                         "torch.linspace(-0.25, 0.25, 11)")
     worst = float(deltas.abs().max())
     if not worst <= MAX_DELTA + 1e-6:  # also catches NaN
         raise ValueError(f"{where}(): each delta must be in [-{MAX_DELTA}, {MAX_DELTA}] (Fig. 4's "
@@ -169,6 +172,14 @@ def shape_measures(images: Tensor("grey images [..., H, W]", floating=True)) -> 
     ink (sum of pixels: thicker or longer strokes), x and y (centre of mass, pixels), width and
     height (2 standard deviations of the ink along each axis, pixels) and slant (pixels the ink
     moves right per pixel down: cov(x, y) / var(y))."""
+    if images.ndim < 2 or 0 in images.shape:
+        raise ValueError(f"shape_measures(): images must be grey images [..., H, W] holding at "
+                         f"least one, got shape {tuple(images.shape)}; pass e.g. images[:, 0]")
+    blank = images.sum(dim=(-2, -1)) < 1e-3
+    if blank.any():
+        raise ValueError(f"shape_measures(): images must each hold some ink, got "
+                         f"{int(blank.sum())} blank image(s) (all pixels 0): a blank image has no "
+                         "centre, width or slant; leave them out")
     h, w = images.shape[-2:]
     ys = torch.arange(h, dtype=images.dtype).view(h, 1)
     xs = torch.arange(w, dtype=images.dtype).view(1, w)

@@ -94,6 +94,11 @@ def conv_shift_error(conv: nn.Conv2d, x: Images, dy: Shift, dx: Shift) -> float:
 def feature_map(*cells, size: Int("the map's side", ge=1, le=MAX_MAP) = 4) -> torch.Tensor:
     """A ``[size, size]`` feature map: 1 where the detector fired (each ``(row, col)`` of
     ``cells``), else 0 (notebook 01)."""
+    for cell in cells:
+        if not (isinstance(cell, tuple | list) and len(cell) == 2
+                and all(isinstance(i, int) and not isinstance(i, bool) for i in cell)):
+            raise TypeError(f"feature_map(): each cell must be a (row, col) pair of ints, got "
+                            f"{cell!r:.40}; pass the cells one by one: feature_map((0, 1), (2, 3))")
     m = torch.zeros(size, size)
     for row, col in cells:
         if not (0 <= row < size and 0 <= col < size):

@@ -76,6 +76,9 @@ def tiles_set(grid: Int("tiles along each side of a 28 x 28 digit; a divisor of 
               ) -> str:
     """The name of 10 §8's test set of digits whose tiles are shuffled on a ``grid x grid`` grid
     (``data.patches.shuffled_digits``): ``"upright"`` for 1 (as drawn), else ``"tiles 7x7"``."""
+    if 28 % grid:
+        raise ValueError(f"tiles_set(): grid must divide 28 (a digit's side), one of 1, 2, 4, 7, "
+                         f"14, 28, got {grid}: no such set can be made; pick one of those")
     return "upright" if grid == 1 else f"tiles {grid}x{grid}"
 
 

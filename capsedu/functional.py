@@ -92,6 +92,11 @@ def class_targets(targets: Tensor("class labels [batch] or [batch, k]"),
     """T ``[batch, classes]``: 1 for each class present, 0 for the others.
 
     ``targets``: one label per example ``[batch]``, or k different ones ``[batch, k]``."""
+    if targets.ndim not in (1, 2):
+        raise ValueError(f"class_targets(): targets must be class labels [batch] or [batch, k], "
+                         f"got shape {tuple(targets.shape)}; pass one label per example")
+    check_labels(targets, "class_targets(): targets", len(targets), n_classes,
+                 k=targets.shape[1] if targets.ndim == 2 else None)
     present = targets.long() if targets.ndim == 2 else targets.long().unsqueeze(1)  # [batch, k]
     return F.one_hot(present, n_classes).sum(dim=1)  # [batch, k, classes] -> [batch, classes]
 
@@ -114,14 +119,16 @@ def reconstruction_loss(reconstruction: Tensor("the decoder's images", floating=
 
 @checked
 def margin_loss_curves(lengths: Tensor("capsule lengths [n]", ndim=1, floating=True),
-                       **margins) -> tuple[torch.Tensor, torch.Tensor]:
+                       m_plus: MPlus = 0.9, m_minus: MMinus = 0.1, lam: Lambda = 0.5
+                       ) -> tuple[torch.Tensor, torch.Tensor]:
     """Eq. 4's loss L_k of one class as a function of its capsule length ``||v_k||``.
 
     Returns ``(present, absent)``: L_k when k is the true class (T_k = 1) and when it is not
     (T_k = 0), each the shape of ``lengths`` (1D). Computed with ``capsedu.margin_loss`` on
     one-class and two-class examples, so the plot shows the function the model trains with.
-    ``margins``: ``m_plus``, ``m_minus``, ``lam`` as in ``margin_loss``.
+    ``m_plus``, ``m_minus``, ``lam`` as in ``margin_loss``.
     """
+    margins = {"m_plus": m_plus, "m_minus": m_minus, "lam": lam}
     target = torch.zeros(1, dtype=torch.long)  # class 0 is the true class
     present = [margin_loss(length.view(1, 1), target, **margins) for length in lengths]
     # class 1 is absent; class 0 has length 1, above m_plus, so it adds no loss

@@ -39,7 +39,8 @@ Pools = (tuple[Int("a layer a 2x2 max-pool follows", ge=0, le=MAX_LAYERS), ...]
 
 def _check_weights(channels, kernel_size: int, hidden_kernel_size: int, slices: int,
                    copies: int) -> None:
-    """Refuse up front a stack whose float32 weights do not fit: one input channel, then
+    """Refuse up front a stack whose float32 weights do not fit (and, in ``_pools``, a pool after
+    a layer the stack does not have): one input channel, then
     ``channels``; a filter after the first is ``slices`` slices deep per input channel (4 for a
     group convolution), and the weights are held ``copies`` times (a C4 layer's while drawn and
     scaled, and its stacked copies at every forward pass)."""
@@ -49,6 +50,15 @@ def _check_weights(channels, kernel_size: int, hidden_kernel_size: int, slices: 
                                                          strict=False))
     check_memory(4 * copies * numbers, f"a stack of {len(channels)} convolutions",
                  "use fewer channels or layers, or smaller filters")
+
+
+def _pools(where: str, pool_after, channels) -> None:
+    """Refuse a pool after a layer the stack lacks: it would never pool, silently."""
+    beyond = [k for k in pool_after if k >= len(channels)]
+    if beyond:
+        raise ValueError(f"{where}(): pool_after must name layers of the stack, 0 to "
+                         f"{len(channels) - 1} (one per item of channels), got {list(beyond)}; "
+                         "a pool after a layer that does not exist never pools")
 
 
 class _Stack(LogitClassifier):
@@ -95,6 +105,7 @@ class C4CNN(_Stack):
             raise ValueError(f"C4CNN(): channels must name at least one layer, got {channels!r}; "
                              "e.g. channels=(8, 16)")
         _check_weights(channels, kernel_size, hidden_kernel_size, N_ROTATIONS, 2 + N_ROTATIONS)
+        _pools("C4CNN", pool_after, channels)
         convs = [LiftingConv(1, channels[0], kernel_size)]
         convs += [GroupConv(a, b, hidden_kernel_size)
                   for a, b in zip(channels, channels[1:], strict=False)]
@@ -118,6 +129,7 @@ class PlainCNN(_Stack):
                              f"{channels!r}; "
                              "e.g. channels=(8, 16)")
         _check_weights(channels, kernel_size, hidden_kernel_size, 1, 1)
+        _pools("PlainCNN", pool_after, channels)
         k = hidden_kernel_size
         convs = [nn.Conv2d(1, channels[0], kernel_size, padding=kernel_size // 2)]
         convs += [nn.Conv2d(a, b, k, padding=k // 2)

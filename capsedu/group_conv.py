@@ -81,6 +81,12 @@ class _C4Conv(nn.Module):
     def convolve(self, x: torch.Tensor) -> torch.Tensor:
         """``x`` ``[B, C, H, W]`` (the input's channels, flattened) -> ``[B, C_out, 4, H, W]``."""
         k = self.weight.shape[-1]
+        per = 1 if isinstance(self, LiftingConv) else N_ROTATIONS  # a group map: 4 per channel
+        if x.shape[1] != self.weight.shape[1] * per:
+            raise ValueError(f"{type(self).__name__}(): x must have {self.weight.shape[1]} "
+                             f"channels (in_channels), got {x.shape[1] // per}; pass maps of that "
+                             f"many channels, or build the layer with in_channels="
+                             f"{x.shape[1] // per}")
         # [B, C_out * 4, H, W]: channel o * 4 + r is filter o's copy r
         out = F.conv2d(x, self.stack(self.weight), padding=k // 2)
         return out.unflatten(1, (-1, N_ROTATIONS)) + self.bias[:, None, None, None]

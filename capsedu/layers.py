@@ -47,6 +47,11 @@ class PrimaryCapsules(nn.Module):
             raise ValueError(f"PrimaryCapsules(): x must have {channels} channels (in_channels), "
                              f"got shape {tuple(x.shape)}; pass Conv1's feature maps")
         check_model_dtype(x, "x", self.conv.weight.dtype)
+        k = self.conv.kernel_size[0]
+        if min(x.shape[-2:]) < k:
+            raise ValueError(f"PrimaryCapsules(): x must be at least {k} x {k} (the kernel_size) "
+                             f"to hold one capsule, got shape {tuple(x.shape)}; pass larger maps "
+                             "or build the layer with a smaller kernel_size")
         out = self.conv(x)  # [B, n_maps * dim, H', W']
         B, _, H, W = out.shape
         # [B, maps * dim, H', W'] -> [B, maps, H', W', dim]

@@ -31,6 +31,7 @@ from .validate import (
     MAX_EPOCHS,
     MAX_SIDE,
     MAX_WIDTH,
+    Device,
     Flag,
     Float,
     Int,
@@ -52,6 +53,12 @@ TEXT_PROGRESS_INTERVAL_S = 30  # a stored text bar: one line every 30 s at most,
 # 20 MB, for about 5 % more time.
 SCORING_BATCH = 32
 BatchSize = Int("images per batch", ge=1, le=MAX_BATCH)
+# a run's settings, declared once: fit's parameters and a recipe's fields (``recipes.Recipe``)
+Epochs = Int("passes over the training set; with patience, the budget", ge=1, le=MAX_EPOCHS)
+LearningRate = Float("Adam's learning rate, e.g. 1e-3", gt=0, le=1)
+LrDecay = Float("the learning rate's factor after every epoch; 1 keeps it", gt=0, le=1)
+Patience = Int("epochs without a held-out gain before training stops; None trains the whole "
+               "budget", ge=1, le=MAX_EPOCHS)
 Progress = Flag("True to show a progress bar")
 
 
@@ -75,6 +82,11 @@ def random_shift(images: Tensor("images [B, C, H, W]", ndim=4, pixels=True),
     padding" (Section 5). ``images``: ``[B, C, H, W]``, returns the same shape.
     """
     m = max_shift
+    if m >= min(images.shape[-2:]):
+        raise ValueError(f"random_shift(): max_shift must be below the images' side "
+                         f"({images.shape[-2]} x {images.shape[-1]}): a larger shift can move an "
+                         f"image off its canvas and leave it blank, got {m}; the paper moves "
+                         "28x28 digits by up to 2")
     # a crop of the image padded by m at rows i.., columns j..: a move by (m - j, m - i)
     i, j = torch.randint(0, 2 * m + 1, (2, len(images)), generator=generator)
     return translate(images, m - j, m - i)
@@ -98,18 +110,14 @@ class Epoch:
 
 @checked
 def fit(model: nn.Module, train,
-        epochs: Int("passes over the training set; with patience, the budget", ge=1,
-                    le=MAX_EPOCHS) = 1,
+        epochs: Epochs = 1,
         batch_size: Int("training examples per step", ge=1, le=MAX_BATCH) = 128,
-        lr: Float("Adam's learning rate, e.g. 1e-3", gt=0, le=1) = 1e-3,
-        lr_decay: Float("the learning rate's factor after every epoch; 1 keeps it", gt=0,
-                        le=1) = 1.0,
-        seed: Seed = 0, device: str | torch.device | None = None,
+        lr: LearningRate = 1e-3, lr_decay: LrDecay = 1.0,
+        seed: Seed = 0, device: Device | None = None,
         progress: Flag("whether to show a progress bar") = True,
         augment: Callable | None = None, state_path: str | Path | None = None, validation=None,
         compose: Callable | None = None,
-        patience: Int("epochs without a held-out gain before training stops; None trains the "
-                      "whole budget", ge=1, le=MAX_EPOCHS) | None = None,
+        patience: Patience | None = None,
         start=None) -> list[Epoch]:
     """Train ``model`` on ``train = (images, labels, ...)`` with Adam; returns its history, one
     ``Epoch`` record per epoch (``train_one_epoch``'s, with ``validation`` its held-out accuracy
@@ -245,6 +253,12 @@ def begin(model: nn.Module, train, seed: Seed, batch_size: BatchSize, lr: float,
     the draws of the epochs already trained). ``continue_from`` in ``capsedu.recipes`` rebuilds
     ``start`` from a saved checkpoint."""
     history, best = [], None
+    if start is not None and not (isinstance(start, tuple | list) and len(start) == 2
+                                  and isinstance(start[0], dict)
+                                  and isinstance(start[1], tuple | list)):
+        raise TypeError(f"fit(): start must be (weights, history), a state_dict and the epochs "
+                        f"already trained, got {start!r:.60}; build it with "
+                        "recipe_run.continue_from")
     if start is not None:
         weights, history = start[0], list(start[1])
         model.load_state_dict(weights)
@@ -300,7 +314,16 @@ def resume(run: Run, model: nn.Module, state_path: Path | None, epochs: int) -> 
     silently resumed (its record would name a command that did not make it)."""
     if state_path is None or not state_path.exists():
         return
-    state = torch.load(state_path, map_location=config.model_device(model), weights_only=True)
+    try:
+        state = torch.load(state_path, map_location=config.model_device(model), weights_only=True)
+    except Exception as err:  # a file that is not a state: text, another pickle, a cut-off copy
+        raise ValueError(f"state_path: {state_path} is not a training state saved by fit "
+                         f"({type(err).__name__}); it was left as it is. Pass another state file "
+                         "(a new path starts afresh), or move that file away") from None
+    if not isinstance(state, dict) or not {"model", "history", "optimizer"} <= state.keys():
+        raise ValueError(f"state_path: {state_path} is not a training state saved by fit (it "
+                         "holds no model, optimizer and history); it was left as it is. Pass "
+                         "another state file, or move that file away")
     check_same_run(state.get("made_with", run.made_with), run.made_with, state_path)
     if len(state["history"]) > epochs:
         raise ValueError(f"state_path: {state_path} holds {len(state['history'])} epochs, more "

@@ -30,6 +30,9 @@ Scores = Tensor("scores [batch, n_classes], one per class", ndim=2)
 def two_largest(scores: Scores) -> torch.Tensor:
     """The two classes read from ``scores`` ``[B, n_classes]``: the two highest, in ascending
     order of class ``[B, 2]`` (so that a pair reads the same whichever digit is on top)."""
+    if scores.shape[1] < 2:
+        raise ValueError(f"two_largest(): scores must hold at least two classes to read two, got "
+                         f"shape {tuple(scores.shape)}; pass the scores of every class")
     return scores.topk(2, dim=1).indices.sort(dim=1).values
 
 

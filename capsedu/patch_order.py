@@ -53,7 +53,7 @@ from .statistics import (
     tally,
 )
 from .train import train_over_seeds
-from .validate import Choice, Flag, Int, Seed, Tensor, checked
+from .validate import Choice, Flag, Int, Seed, Seeds, Tensor, checked
 
 COMMAND = "python -m capsedu.patch_order"
 # the two transformers, by name, and their recipes in recipes.RECIPES
@@ -120,7 +120,7 @@ def run_metrics(model: torch.nn.Module, history: list[Epoch], epochs: int) -> Me
 
 @checked
 def train_and_save(names: list[Vit] | tuple[Vit, ...] = tuple(VITS),
-                   seeds: list[Seed] | tuple[Seed, ...] = SEEDS,
+                   seeds: Seeds = SEEDS,
                    root: str | Path | None = None, command: str = "",
                    progress: Flag("whether to show progress bars") = True,
                    replace_shipped: Flag("True only to write into the shipped checkpoints") = False
@@ -148,7 +148,7 @@ def train_and_save(names: list[Vit] | tuple[Vit, ...] = tuple(VITS),
 
 
 @checked
-def load_models(seeds: list[Seed] | tuple[Seed, ...] = SEEDS,
+def load_models(seeds: Seeds = SEEDS,
                 names: list[str] | tuple[str, ...] = MODELS,
                 root: str | Path | None = None) -> dict[str, list]:
     """The models ``names`` of ``MODELS``, one per seed of ``seeds``: the shipped face models of
@@ -272,7 +272,7 @@ def compare(outcomes: dict, condition: str | int, first: str, second: str) -> Co
 
 
 @checked
-def measure(models: dict[str, list], seeds: list[Seed] | tuple[Seed, ...],
+def measure(models: dict[str, list], seeds: Seeds,
             kinds: list[str] | tuple[str, ...] = KINDS, n: Count = 500,
             grids: list[Grid] | tuple[Grid, ...] = GRIDS,
             pairs: list[tuple[str, str]] | tuple[tuple[str, str], ...] = PAIRS) -> PatchOrder:

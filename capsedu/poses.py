@@ -65,6 +65,17 @@ def pose_matrix(x: X, y: Y, angle: Angle, scale: Scale) -> np.ndarray:
     """
     x, y, angle, scale = np.broadcast_arrays(*(np.asarray(v, dtype=float)
                                                for v in (x, y, angle, scale)))
+    if (scale <= 0).any():
+        raise ValueError(f"pose_matrix(): scale must be > 0 (it multiplies lengths), got "
+                         f"{np.count_nonzero(scale <= 0)} value(s) <= 0; pass positive scales")
+    return _pose_matrix(x, y, angle, scale)
+
+
+def _pose_matrix(x, y, angle, scale) -> np.ndarray:
+    """``pose_matrix`` for arrays already checked, or holding the zero poses of missing parts
+    (``parts.votes.predicted_faces``: their votes are multiplied by a presence of 0)."""
+    x, y, angle, scale = np.broadcast_arrays(*(np.asarray(v, dtype=float)
+                                               for v in (x, y, angle, scale)))
     c, s = np.cos(np.radians(angle)), np.sin(np.radians(angle))
     zero, one = np.zeros_like(x), np.ones_like(x)
     rows = [[scale * c, scale * s, x], [-scale * s, scale * c, y], [zero, zero, one]]
@@ -78,6 +89,17 @@ def pose_from_matrix(M: Array("pose matrices [..., 3, 3]")):
     if M.shape[-2:] != (3, 3):
         raise ValueError(f"pose_from_matrix(): M must be pose matrices [..., 3, 3], got shape "
                          f"{M.shape}; pass the 3x3 matrices of pose_matrix")
+    if (np.hypot(M[..., 0, 0], M[..., 1, 0]) == 0).any():
+        raise ValueError(f"pose_from_matrix(): M must be pose matrices, whose linear part (scale "
+                         f"cos, scale sin) is non-zero, got "
+                         f"{np.count_nonzero(np.hypot(M[..., 0, 0], M[..., 1, 0]) == 0)} of scale "
+                         "0, which have no angle; pass matrices of pose_matrix")
+    return _pose_from_matrix(M)
+
+
+def _pose_from_matrix(M: np.ndarray):
+    """``pose_from_matrix`` for matrices already checked, or of missing parts (scale 0, read as
+    the zero pose: ``parts.votes.predicted_faces``)."""
     M = M.astype(float)
     scale = np.hypot(M[..., 0, 0], M[..., 1, 0])
     angle = np.degrees(np.arctan2(M[..., 0, 1], M[..., 0, 0]))

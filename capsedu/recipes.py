@@ -32,42 +32,46 @@ from .data.transformed_mnist import (
     translated_mnist,
 )
 from .gcnn import C4CNN, PlainCNN
-from .loop import random_shift
+from .loop import BatchSize, Epochs, LearningRate, LrDecay, Patience, random_shift
 from .manifest_rows import ManifestRow
 from .multi_digit import MultiDigitCapsNet, TwoDigitCNN
-from .validate import MAX_EPOCHS, Choice, Flag, Float, Int, Record, Seed, check_fields, checked
+from .routing import MAX_ITERATIONS
+from .validate import Choice, Flag, Float, Int, Record, Seed, check_fields, checked
 from .vit import VisionTransformer
 
 # the commands that train the recipes, each recording its runs its own way
+Examples = Int("training images per seed", ge=2, le=100_000)
 TRAINERS = ("capsedu.train", "capsedu.parts.training", "capsedu.ablations", "capsedu.bug_zoo",
             "capsedu.patch_order")
-Epochs = Int("epochs: with patience, the budget", ge=1, le=MAX_EPOCHS)
 # a trial on the first N training examples (MNIST's 60,000 at most); None: all of them
 Limit = Int("the first N training examples only; None keeps all", ge=1, le=60_000)
 
 
 @dataclass(frozen=True)
 class Recipe:
-    """Everything that defines a trained model's run. Its field types are enforced when it is
-    made (``validate.check_fields``); their ranges where they are used (``loop.fit``)."""
+    """Everything that defines a trained model's run. Its fields' types and ranges (those of
+    ``loop.fit``'s parameters) are enforced when it is made, and when a field is replaced
+    (``validate.check_fields``): a recipe of 0 epochs or a NaN learning rate is never made."""
 
     description: str
     build: Callable[[], torch.nn.Module]
-    epochs: int  # with patience: the budget, an upper bound
+    epochs: Epochs  # with patience: the budget, an upper bound
     # (train?, limit) -> (images, labels); None for the face models, whose training images are
     # drawn anew for every seed (``examples`` of them: ``parts.training``)
     data: Callable[[bool, int | None], tuple] | None = load_mnist
-    batch_size: int = 128
-    lr: float = 1e-3
-    lr_decay: float = 1.0
-    seed: int = 0
+    batch_size: BatchSize = 128
+    lr: LearningRate = 1e-3
+    lr_decay: LrDecay = 1.0
+    seed: Seed = 0
     augment: Callable | None = None  # (x, generator) -> x, applied to every training batch
-    validation: int = 0  # hold out the last N training examples to choose the epoch (``fit``)
+    # hold out the last N training examples to choose the epoch (``fit``)
+    validation: Int("held-out training examples", ge=0, le=1_000_000) = 0
     # (images, labels, generator) -> (x, *targets): each training batch's examples (``fit``), and
     # the validation set, made once out of the held-out rows (``split_validation``)
     compose: Callable | None = None
-    patience: int | None = None  # stop after this many epochs without a held-out gain (``fit``)
-    examples: int | None = None  # the face models' training images per seed (``parts.training``)
+    patience: Patience | None = None  # stop after this many epochs without a held-out gain (fit)
+    # the face models' training images per seed (``parts.training``)
+    examples: Examples | None = None
     trainer: Literal[TRAINERS] = "capsedu.train"  # the module whose command line trains it
 
     def __post_init__(self):
@@ -98,9 +102,7 @@ def part_pose_mlp() -> torch.nn.Module:
 
 @checked
 def face_recipe(model: str, build: Callable,
-                examples: Int("training images per seed", ge=2, le=100_000), epochs: Epochs,
-                lr: Float("Adam's learning rate", gt=0, le=1),
-                lr_decay: Float("the learning rate's factor after every epoch", gt=0, le=1),
+                examples: Examples, epochs: Epochs, lr: LearningRate, lr_decay: LrDecay,
                 detail: str = "") -> Recipe:
     """A row of notebook 07's face models: trained on faces vs non-faces (``examples`` drawn for
     each seed), in batches of 64, from seed 0 (and seeds 1, 2: ``parts.training``)."""
@@ -210,12 +212,25 @@ def vit_mnist_recipe(position: Flag("True for the ViT with position embeddings")
                       heads=4, mlp=128, position=position), lr=1e-3)
 
 
-class Cell(NamedTuple):
-    """A cell of notebook 09's routing ablation: ``CapsNet(LIVE)`` trained with ``iterations``
-    and ``recon_weight``."""
+Iterations = Int("routing iterations", ge=1, le=MAX_ITERATIONS)
+ReconWeight = Float("the reconstruction loss's weight; the paper's is 0.0005", ge=0, le=1)
 
-    iterations: int
-    recon_weight: float
+
+class _CellFields(NamedTuple):
+    iterations: Iterations
+    recon_weight: ReconWeight
+
+
+class Cell(_CellFields):
+    """A cell of notebook 09's routing ablation: ``CapsNet(LIVE)`` trained with ``iterations``
+    and ``recon_weight``, both declared and enforced when the cell is made (a cell of 0
+    iterations or a negative weight is never made)."""
+
+    __slots__ = ()
+
+    @checked
+    def __new__(cls, iterations: Iterations, recon_weight: ReconWeight):
+        return super().__new__(cls, iterations, recon_weight)
 
 
 # The paper's Table 1 (1 and 3 routing iterations, with and without the reconstruction loss),
@@ -335,6 +350,13 @@ RECIPES: dict[str, Recipe] = {
 def shared_budget(names: list[str] | tuple[str, ...]) -> int:
     """The budget of epochs that the recipes ``names`` share (an experiment's runs, compared with
     one another, train alike); a ``ValueError`` if they do not share one."""
+    if not names:
+        raise ValueError("shared_budget(): names must name at least one recipe, got none; pass "
+                         "the recipes of the experiment, e.g. its runs' names")
+    unknown = [name for name in names if name not in RECIPES]
+    if unknown:
+        raise ValueError(f"shared_budget(): names must be recipes of recipes.RECIPES, got "
+                         f"{unknown}; see python -m capsedu.train --list")
     budgets = {RECIPES[name].epochs for name in names}
     if len(budgets) != 1:
         raise ValueError(f"the recipes {', '.join(names)} have budgets {sorted(budgets)}, not one")
@@ -388,6 +410,9 @@ def seeded_name(name: str, seed: Seed) -> str:
 def recipe_name(checkpoint: str) -> str:
     """The recipe that trained the checkpoint called ``checkpoint``: ``seeded_name`` undone
     (``"rotmnist-gcnn-seed1"`` -> ``"rotmnist-gcnn"``)."""
+    if not checkpoint.strip():
+        raise ValueError("recipe_name(): checkpoint must name a checkpoint, e.g. "
+                         "'rotmnist-gcnn-seed1', got ''; pass a name of the manifest")
     base, _, seed = checkpoint.rpartition("-seed")
     return base if base in RECIPES and seed.isdigit() else checkpoint
 

@@ -44,6 +44,9 @@ def _shaped(where: str, name: str, x: torch.Tensor, sizes: tuple[int, ...], layo
         raise ValueError(f"{where}(): {name} must have shape {layout} = {list(sizes)} to match "
                          f"u_hat of shape {list(u_hat.shape)}, got shape {tuple(x.shape)}; pass "
                          f"the {name} computed from these votes")
+    if x.dtype != u_hat.dtype:
+        raise TypeError(f"{where}(): {name} must have u_hat's dtype {u_hat.dtype}, got {x.dtype}; "
+                        f"convert one of them, e.g. {name}.to(u_hat.dtype)")
 
 
 # one iteration of routing: (u_hat, b) -> (c, v, new b)
@@ -134,6 +137,12 @@ def dynamic_routing(
     history = []
     for r in range(iterations):
         # the last iteration sums u_hat itself: the loss reaches u_hat (and W) through v
-        c, v, b = step(u_hat if r == iterations - 1 else u_hat_inner, b)
+        out = step(u_hat if r == iterations - 1 else u_hat_inner, b)
+        if not (isinstance(out, tuple | list) and len(out) == 3
+                and all(isinstance(t, torch.Tensor) for t in out)):
+            raise TypeError(f"dynamic_routing(): step must return (c, v, b), three tensors, as "
+                            f"routing_step does, got {type(out).__name__} {str(out)[:60]}; see "
+                            "routing.routing_step for the form a step takes")
+        c, v, b = out
         history.append(RoutingStep(c, v))
     return RoutingResult(v=v, c=c, b=b, history=history)

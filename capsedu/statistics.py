@@ -291,17 +291,32 @@ def leader(comparison, first: str, second: str,
     ``"<second> ahead"`` when told apart the other way, else ``"not told
     apart"``. ``lower_is_better``: the numbers are errors, so a negative difference puts
     ``first`` ahead. Any record with ``.clear`` and ``.difference`` will do (e.g. a reading of a
-    sample beside its full set), so ``comparison`` is not declared."""
+    sample beside its full set), so ``comparison`` is checked for those fields."""
+    _comparison("leader", "comparison", comparison, ("clear", "difference"))
     if not comparison.clear:
         return "not told apart"
     return f"{first} ahead" if (comparison.difference > 0) != lower_is_better else f"{second} ahead"
+
+
+def _comparison(where: str, name: str, value, fields: tuple[str, ...]) -> None:
+    """Refuse ``value`` unless it is a comparison with ``fields`` (``paired``'s, ...)."""
+    missing = [f for f in fields if not hasattr(value, f)]
+    if missing:
+        raise TypeError(f"{where}(): {name} must be a comparison with {', '.join(fields)} (the "
+                        f"result of paired(...) or seed_difference(...)), got {value!r:.60}; "
+                        "pass such a result")
 
 
 @checked
 def tally(comparisons) -> str:
     """How many ``comparisons`` (each with ``.clear`` and ``.level``) crossed the line, next to how
     many chance alone would give if no difference were real."""
+    if isinstance(comparisons, str | bytes) or not hasattr(comparisons, "__iter__"):
+        raise TypeError(f"tally(): comparisons must be a list of paired(...) or "
+                        f"seed_difference(...) results, got {comparisons!r:.60}; pass such a list")
     comparisons = list(comparisons)
+    for i, c in enumerate(comparisons):
+        _comparison("tally", f"comparisons[{i}]", c, ("clear", "level"))
     if not comparisons:
         raise ValueError("tally needs at least one comparison (a list of paired(...) or "
                          "seed_difference(...) results)")

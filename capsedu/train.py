@@ -25,7 +25,7 @@ from . import checkpoints
 from .json_records import json_row
 from .recipe_run import TooFewExamples, run_recipe
 from .recipes import RECIPES, Epochs, Limit, command_line, command_recipe, seeded_name
-from .validate import Int, Seed, Spec, checked
+from .validate import Int, Seed, Seeds, Spec, checked
 
 
 @checked
@@ -53,6 +53,18 @@ def integer(declaration: Any) -> Callable[[str], int]:
 epochs_int = integer(Epochs)  # --epochs
 limit_int = integer(Limit)  # --limit
 seed_int = integer(Seed)  # --seed, --seeds
+
+
+class Distinct(argparse.Action):
+    """``nargs="+"`` items that must all differ (``--seeds 0 0`` would train one run twice and
+    count it twice over the seeds): a repeat is refused, naming the option."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        repeated = sorted({str(v) for v in values if values.count(v) > 1})
+        if repeated:
+            parser.error(f"argument {option_string}: each must be given once, got "
+                         f"{', '.join(repeated)} more than once; drop the repeats")
+        setattr(namespace, self.dest, values)
 threads_int = integer(Int("CPU threads for torch", ge=1, le=1024))  # --threads
 
 
@@ -223,7 +235,7 @@ def output_folder(args: argparse.Namespace) -> Path:
 
 @checked
 def train_over_seeds(prog: str, description: str, models: list[str] | tuple[str, ...],
-                     seeds: list[Seed] | tuple[Seed, ...], train_and_save: Callable[..., list],
+                     seeds: Seeds, train_and_save: Callable[..., list],
                      argv: list[str] | None = None) -> int:
     """The command line of an experiment that trains some of ``models`` from each of ``seeds``
     (07's face models, 10's face ViTs): ``--models``, ``--seeds``, ``--out``,
@@ -231,8 +243,9 @@ def train_over_seeds(prog: str, description: str, models: list[str] | tuple[str,
     replace_shipped=...)`` trains and saves them and returns their manifest rows
     (``manifest_rows.ManifestRow``), printed."""
     parser = argparse.ArgumentParser(prog=prog, description=description)
-    parser.add_argument("--models", nargs="+", default=list(models), choices=models)
-    parser.add_argument("--seeds", nargs="+", type=seed_int, default=list(seeds))
+    parser.add_argument("--models", nargs="+", default=list(models), choices=models,
+                        action=Distinct)
+    parser.add_argument("--seeds", nargs="+", type=seed_int, default=list(seeds), action=Distinct)
     add_output_arguments(parser)
     parser.add_argument("--threads", type=threads_int, help="CPU threads for torch (default: all)")
     args = parse_experiment(parser, argv)

@@ -31,6 +31,7 @@ from typing import Annotated, Any, Literal
 import numpy as np
 import torch
 from pydantic import (
+    AfterValidator,
     ConfigDict,
     Field,
     InstanceOf,
@@ -209,9 +210,54 @@ MAX_EPOCHS = 1000
 # CapsNet take about an hour on a CPU, far past the 3 to 5 the notebooks take a median of
 MAX_REPEATS = 1000
 
+def _device(value):
+    """A device this machine has, named by a string or a ``torch.device`` (kept as given)."""
+    if not isinstance(value, str | torch.device):
+        raise PydanticCustomError("device_type", "{text}", {"text": (
+            f"must name a device, a string such as 'cpu' or 'cuda' or a torch.device, got "
+            f"{_kind_of(value)}")})
+    try:
+        device = torch.device(value)
+    except (RuntimeError, ValueError) as err:
+        raise ValueError(f"must name a device such as 'cpu' or 'cuda', got {value!r} "
+                         f"({str(err).splitlines()[0][:80]}); pass 'cpu', or 'cuda' on a GPU "
+                         "machine") from None
+    if device.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(f"must be a device this machine has, got {value!r}, but torch finds no "
+                         "CUDA GPU here; pass 'cpu' (or None: config.device() picks the GPU when "
+                         "there is one)")
+    return value
+
+
+def _distinct(items):
+    """Refuse a list that repeats an item (a seed twice would count one run twice)."""
+    repeated = sorted({repr(item) for item in items if list(items).count(item) > 1})
+    if repeated:
+        raise ValueError(f"must hold each item once, got {', '.join(repeated)} more than once; "
+                         "drop the repeats (a repeated seed or name counts one run twice)")
+    return items
+
+
+def _some(items):
+    """Refuse an empty list (a comparison of no seeds, a figure of no models)."""
+    if len(items) == 0:
+        raise ValueError(f"must hold at least one item, got {items!r}; pass one or more")
+    return items
+
+
+# A list whose items must all differ (``Seeds``; the names of models shown side by side), and one
+# that must hold at least one item
+Distinct = AfterValidator(_distinct)
+Some = AfterValidator(_some)
+
+Device = Annotated[str | torch.device, PlainValidator(_device),
+                   Spec("a device this machine has, such as 'cpu' or 'cuda'", "device")]
+
 # Declarations many entries share.
 # NumPy's generator takes seeds below 2**32 (loop.seed_everything seeds it too).
 Seed = Int("a random seed: the same seed gives the same draws", ge=0, le=2**32 - 1)
+# seeds of a comparison over seeds, each once
+Seeds = Annotated[list[Seed] | tuple[Seed, ...], Some, Distinct]
 
 
 def _spec(hint) -> Spec | None:
@@ -226,6 +272,8 @@ def declared(fn) -> dict[str, Spec]:
     hints = typing.get_type_hints(inspect.unwrap(fn), include_extras=True)
     specs = {}
     for name, hint in hints.items():
+        if typing.get_origin(hint) is Annotated and _spec(hint) is None:  # Seeds: the list inside
+            hint = typing.get_args(hint)[0]
         origin = typing.get_origin(hint)
         union = origin in (typing.Union, types.UnionType)  # X | None, tuple[X, ...] | list[X]
         members = typing.get_args(hint) if union or origin in (tuple, list) else (hint,)
@@ -329,7 +377,7 @@ def _refusal(err: ValidationError, parameters: list[str],
 
 def _where(fn) -> str:
     """The function a refusal names, as called: ``squash()``; a class by its name."""
-    return f"{fn.__qualname__.removesuffix('.__init__')}()"
+    return f"{fn.__qualname__.removesuffix('.__init__').removesuffix('.__new__')}()"
 
 
 def _shown(value) -> str:
@@ -367,6 +415,30 @@ def check_fields(record) -> None:
     except ValidationError as err:
         error, text = _refusal(err, list(values), declared(cls))
         raise error(f"{_where(cls)}: {text}") from None
+
+
+def check_value(where: str, name: str, declaration, value):
+    """Enforce one declaration (``Int``, ``Float``, ...) on a value that is no parameter of its
+    own (a field of a manifest row given as ``**fields``, an entry of a dict), with the messages
+    ``checked`` gives a parameter; hands back the value as validated."""
+    from pydantic import TypeAdapter
+
+    try:
+        return TypeAdapter(declaration, config=STRICT).validate_python(value)
+    except ValidationError as err:
+        error = _first_error(err)
+        spec = _spec(declaration)
+        expected = spec.expected if spec else error["msg"].removeprefix("Input should be ")
+        advice = _ADVICE.get(error["type"], "see the function's docstring for what it takes")
+        text = f"{where}(): {name} must be {expected}, got {_shown(value)}; {advice}"
+        raise (TypeError if _is_wrong_type(error["type"]) else ValueError)(text) from None
+
+
+def check_class(where: str, label, n_classes: int) -> int:
+    """Enforce that ``label`` is a class of a model of ``n_classes`` classes (an int from 0 to
+    n_classes - 1; -1 would read the last class, a string or True no class at all)."""
+    return check_value(where, "label", Int("a class of the model", ge=0, le=n_classes - 1),
+                       label)
 
 
 def checked(fn=None, *, checker: bool = False):

@@ -40,7 +40,7 @@ class VisionTransformer(LogitClassifier):
                  heads: Int("attention heads; they must divide dim", ge=1, le=MAX_WIDTH) = 4,
                  mlp: Int("hidden units of each layer's MLP", ge=1, le=MAX_WIDTH) = 128,
                  position: Flag("True to add a learned position embedding per tile") = True,
-                 dropout: Float("the share of units dropped in training", ge=0, le=1) = 0.0):
+                 dropout: Float("the share of units dropped in training", ge=0, lt=1) = 0.0):
         if image_size % patch:
             raise ValueError(f"VisionTransformer(): patch must divide image_size, got patch={patch}"
                              f" and image_size={image_size}; pick a patch side that divides it")

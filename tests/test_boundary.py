@@ -5,6 +5,7 @@ parameter, saying what was expected and what came, quickly, and writing nothing.
 checker refuses without raising: it prints the same sentence as a FAIL and returns False."""
 
 import dataclasses
+import functools
 import importlib
 import inspect
 import math
@@ -79,6 +80,7 @@ def bad_values(spec: Spec) -> list[tuple[object, type]]:
                   "bool": ["False", 1, "yes"], "choice": [],
                   "tensor": [[0.5, 0.5], "pixels"], "array": [[0.5, 0.5], "pixels"],
                   "function": [None, "my_squash", torch.ones(2)],
+                  "device": [3, [0]],
                   "tuple": [[1], "12"], "sequence": ["12", 3]}[spec.kind]
     cases = [(v, TypeError) for v in wrong_kind if v is not type(None)]
     if spec.kind == "float":
@@ -162,6 +164,9 @@ def test_every_public_entry_of_an_enforced_module_is_checked(module_name):
 def test_a_bad_value_is_refused_naming_the_parameter(qualname, parameter, value, error, tmp_path,
                                                      monkeypatch, capsys):
     entry, _ = entries_by_name[qualname]
+    if qualname in EXAMPLES:  # a record with required fields: a valid one, one field replaced
+        example = EXAMPLES[qualname]()
+        entry = functools.partial(dataclasses.replace, example)
     monkeypatch.chdir(tmp_path)
     began = time.perf_counter()
     if is_checker(qualname):  # one FAIL line (expected, what came, what to do), and no raise
@@ -180,6 +185,9 @@ def test_a_bad_value_is_refused_naming_the_parameter(qualname, parameter, value,
 
 
 entries_by_name = entries()
+# a valid instance of each checked record whose fields are not all optional
+EXAMPLES = {"capsedu.recipes.Recipe": lambda: importlib.import_module("capsedu.recipes").RECIPES[
+    "capsnet-mnist-live"]}
 
 
 def test_a_tensor_parameter_takes_numpy_through_the_same_checks():

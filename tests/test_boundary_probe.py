@@ -3,21 +3,34 @@ learner's or instructor's), each once answered with a torch traceback or a sente
 function, now refused in the one form: the function, the argument, what was expected, what came
 and what to do."""
 
+import dataclasses
+
 import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 import torch
 
 from capsedu import (
+    adversarial,
     attacks,
+    baselines,
     capsule_angles,
     capsule_vectors,
+    claims_table,
     convergence,
+    cost_tables,
     couplings,
     digit_capsules,
     equivariance,
+    full_sets,
+    functional,
+    group_conv,
     loop,
+    multi_digit,
+    poses,
+    recipes,
     routing,
+    routing_costs,
     seed_table,
     slot_attention,
     spiking,
@@ -33,9 +46,11 @@ from capsedu.gcnn import C4CNN
 from capsedu.layers import PrimaryCapsules, RoutingCapsules
 from capsedu.manifest_rows import Metrics
 from capsedu.multi_digit import two_digit_score
-from capsedu.parts import pose_net, scoring, votes
+from capsedu.parts import pose_net, scoring, training, votes
 from capsedu.widgets.parts import PartsEditor
-from capsedu.widgets.routing import RoutingExplorer
+from capsedu.widgets.routing import RoutingExplorer, routing_state
+from capsedu.widgets.verdicts import FaceVerdicts, VerdictsFigure
+from capsedu.widgets.viewpoint import ViewpointExplorer
 
 LABELS = torch.tensor([0, 1, 2, 3])
 TINY = CapsNetConfig(conv_channels=8, primary_maps=2, decoder_hidden=(8, 8))
@@ -315,3 +330,181 @@ def test_round_five_a_limit_below_the_held_out_examples_ends_a_command_in_a_sent
         train.record_missing(tmp_path / "results.json", {"a": run},
                              "python -m capsedu.ablations --limit 10")
     assert not (tmp_path / "results.json").exists()
+
+
+# Round six: a further independent probe (/tmp/lead/probe, 357 new cases over 229 entries) found
+# these answered by a torch, NumPy or Python traceback, by a sentence naming another function, or
+# accepted with a meaningless result; each is now refused in the one form, most by a declaration.
+def _tiny():
+    return CapsNet(TINY)
+
+
+ROUND_SIX = [
+    # declared ranges: a recipe, an ablation cell, a manifest row, a pool, a dropout, a share
+    (lambda: dataclasses.replace(recipes.RECIPES["capsnet-mnist-live"], epochs=0), ValueError,
+     r"Recipe\(\): epochs must be an integer >= 1"),
+    (lambda: dataclasses.replace(recipes.RECIPES["capsnet-mnist-live"], lr=float("nan")),
+     ValueError, r"Recipe\(\): lr must be a finite"),
+    (lambda: recipes.Cell(0, 0.0), ValueError,
+     r"Cell\(\): iterations must be an integer >= 1"),
+    (lambda: recipes.Cell(3, -1.0), ValueError,
+     r"Cell\(\): recon_weight must be a finite number >= 0"),
+    (lambda: recipes.recipe_name(""), ValueError,
+     r"recipe_name\(\): checkpoint must name a checkpoint"),
+    (lambda: recipes.shared_budget([]), ValueError,
+     r"shared_budget\(\): names must name at least one recipe"),
+    (lambda: C4CNN(pool_after=(10,)), ValueError, r"C4CNN\(\): pool_after must name layers"),
+    (lambda: baselines.MaxPoolCNN(dropout=1.0), ValueError,
+     r"MaxPoolCNN\(\): dropout must be a finite number >= 0 and < 1"),
+    (lambda: baselines.MaxPoolCNN(image_size=4), ValueError,
+     r"MaxPoolCNN\(\): image_size must be at least 8"),
+    (lambda: claims_table.pct(1.5), ValueError,
+     r"pct\(\): p must be a finite number >= 0 and <= 1"),
+    (lambda: full_sets.tiles_set(5), ValueError,
+     r"tiles_set\(\): grid must divide 28"),
+    (lambda: adversarial.Budget(losses=()), ValueError,
+     r"Budget\(\): losses must hold at least one item"),
+    (lambda: adversarial.Budget(losses=("training", "training")), ValueError,
+     r"Budget\(\): losses must hold each item once"),
+    (lambda: votes.raw_pose(0.5, 0.5, scale=0.0), ValueError, r"raw_pose\(\): scale must be"),
+    # a model's class, a device, a step, a partner tensor's dtype, a layer's input
+    (lambda: _tiny().score(torch.rand(2, 1, 28, 28), 10), ValueError,
+     r"CapsNet.score\(\): label must be an integer >= 0 and <= 9"),
+    (lambda: _bag().score(torch.rand(2, 1, 8, 8), -1), ValueError,
+     r"BagOfPartsCNN.score\(\): label must be an integer >= 0 and <= 9"),
+    (lambda: loop.fit(_bag(), (torch.rand(4, 1, 8, 8), LABELS), device="tpu", progress=False),
+     ValueError, r"fit\(\): device must name a device such as 'cpu' or 'cuda', got 'tpu'"),
+    (lambda: loop.fit(_bag(), (torch.rand(4, 1, 8, 8), LABELS), start=("a",), progress=False),
+     TypeError, r"fit\(\): start must be \(weights, history\)"),
+    (lambda: loop.random_shift(torch.rand(2, 1, 8, 8), max_shift=8), ValueError,
+     r"random_shift\(\): max_shift must be below the images' side"),
+    (lambda: routing.dynamic_routing(torch.rand(1, 4, 2, 3), step=lambda u, b: 5), TypeError,
+     r"dynamic_routing\(\): step must return \(c, v, b\)"),
+    (lambda: routing.routing_step(torch.rand(1, 4, 2, 3),
+                                  torch.zeros(1, 4, 2, dtype=torch.float64)), TypeError,
+     r"routing_step\(\): b must have u_hat's dtype"),
+    (lambda: PrimaryCapsules(in_channels=8, n_maps=2, dim=4, kernel_size=9, stride=2)(
+        torch.rand(1, 8, 3, 3)), ValueError, r"PrimaryCapsules\(\): x must be at least 9 x 9"),
+    (lambda: group_conv.LiftingConv(1, 4, 3)(
+        torch.rand(1, 2, 8, 8)), ValueError, r"LiftingConv\(\): x must have 1 channels"),
+    (lambda: functional.class_targets(torch.tensor([0, 5]), 3),
+     ValueError, r"class_targets\(\): targets must lie in \[0, 2\]"),
+    (lambda: functional.margin_loss_curves(
+        torch.linspace(0, 1, 5), m_plus=2.0), ValueError, r"margin_loss_curves\(\): m_plus must"),
+    (lambda: multi_digit.two_largest(torch.rand(4, 1)),
+     ValueError, r"two_largest\(\): scores must hold at least two classes"),
+    (lambda: couplings.route(_bag(), torch.rand(1, 1, 28, 28), 3), TypeError,
+     r"route\(\): model must route"),
+    (lambda: couplings.trace_line("x", []), ValueError, r"trace_line\(\): trace must hold"),
+    # images and geometry that would come back blank, off the canvas or degenerate
+    (lambda: tm.pad_to(torch.rand(2, 28, 28), 40), ValueError,
+     r"pad_to\(\): images must be a torch.Tensor .*with 4 dimensions"),
+    (lambda: tm.on_canvas(torch.rand(2, 1, 28, 28), torch.tensor([100, 0]), torch.zeros(2), 40),
+     ValueError, r"on_canvas\(\): dx must lie in 0 \.\. 12"),
+    (lambda: tm.on_canvas(torch.rand(2, 1, 28, 28), torch.tensor([0.5, 0.0]), torch.zeros(2), 40),
+     TypeError, r"on_canvas\(\): dx must hold whole pixel offsets"),
+    (lambda: tm.affine_matrix(0.0, 0.0, 0.0, 1.0), ValueError,
+     r"affine_matrix\(\): scale_x must be non-zero"),
+    (lambda: tm.multimnist(torch.rand(4, 1, 28, 28), torch.tensor([0, 0, 0, 0]), 2), ValueError,
+     r"labels must hold digits of at least two classes"),
+    (lambda: equivariance.feature_map([(1, 1)]), TypeError,
+     r"feature_map\(\): each cell must be a \(row, col\) pair"),
+    (lambda: digit_capsules.shape_measures(torch.zeros(2, 1, 28, 28)), ValueError,
+     r"shape_measures\(\): images must each hold some ink"),
+    (lambda: digit_capsules.perturbation_grid(_tiny(), torch.rand(10, 16), 3,
+                                              deltas=torch.tensor([])), ValueError,
+     r"perturbation_grid\(\): deltas must hold at least one delta"),
+    (lambda: poses.pose_from_matrix(np.zeros((3, 3))), ValueError,
+     r"pose_from_matrix\(\): M must be pose matrices, whose linear part"),
+    (lambda: pose_net.fit_transforms(np.zeros((5, 4, 4))), ValueError,
+     r"fit_transforms\(\): poses must hold finite poses whose scales"),
+    (lambda: capsule_vectors.pose_vector(float("nan"), 0.5), ValueError,
+     r"pose_vector\(\): angle must hold finite numbers"),
+    (lambda: capsule_vectors.angle_error(torch.rand(3, 2), torch.rand(4)), ValueError,
+     r"angle_error\(\): angles must hold one true angle per capsule"),
+    (lambda: capsule_vectors.template_bank(kind="ear"), ValueError,
+     r"template_bank\(\): kind must be one of"),
+    (lambda: capsule_vectors.length_table([-1.0, 2.0]), ValueError,
+     r"length_table\(\): norms\[0\] must be a finite number >= 0"),
+    (lambda: capsule_vectors.eps_table("abc"), TypeError,
+     r"eps_table\(\): norms must be a tuple or a list"),
+    (lambda: capsule_vectors.rounding_table([1], dtypes=(torch.int32,)), ValueError,
+     r"rounding_table\(\): dtypes\[0\] must be a floating-point dtype"),
+    # the parts world
+    (lambda: faces.scattered(3, scale=(1.2, 0.8)), ValueError,
+     r"scattered\(\): scale must be \(low, high\) with low <= high"),
+    (lambda: faces.pair_table(faces.face_parts(), "nose", 9), TypeError,
+     r"pair_table\(\): pairs must be a list of \(a, b\) pairs"),
+    (lambda: votes.face_lengths([]), ValueError, r"face_lengths\(\): scenes must hold"),
+    (lambda: votes.face_length_report({}, threshold=0.5), ValueError,
+     r"face_length_report\(\): lengths must hold the face lengths of every kind"),
+    (lambda: votes.pose_votes(np.zeros((1, 4, 4)), np.ones((1, 3))), ValueError,
+     r"pose_votes\(\): poses must be \[batch, 4, 4\] and presence \[batch, 4\]"),
+    (lambda: routing_state([]), ValueError,
+     r"routing_state\(\): parts must hold at least one face part"),
+    # records read back, and what tables take
+    (lambda: statistics.leader(None, "a", "b"), TypeError,
+     r"leader\(\): comparison must be a comparison with clear, difference"),
+    (lambda: statistics.tally("abc"), TypeError, r"tally\(\): comparisons must be a list"),
+    (lambda: convergence.chosen_epoch([]), ValueError,
+     r"chosen_epoch\(\): history must hold at least one epoch"),
+    (lambda: convergence.held_out_scores([{"epoch": 1}]), ValueError,
+     r"held_out_scores\(\): history\[0\] must be an epoch of fit"),
+    (lambda: convergence.still_improving({"a": {}}), TypeError,
+     r"still_improving\(\): runs must be an instance of ManifestRow"),
+    (lambda: cost_tables.format_table({}), ValueError,
+     r"format_table\(\): configs must name at least one"),
+    (lambda: routing_costs.recorded_cost(
+        file="../../etc/passwd"), ValueError, r"recorded_cost\(\): file must be the name"),
+    (lambda: training.load_face_models(
+        seeds=[0, 0], names=("deep CNN",)), ValueError,
+     r"load_face_models\(\): seeds must hold each item once"),
+    (lambda: FaceVerdicts(models={}), ValueError,
+     r"FaceVerdicts\(\): models must hold at least one item"),
+    (lambda: VerdictsFigure(["a", "a"]),
+     ValueError, r"VerdictsFigure\(\): names must hold each item once"),
+    (lambda: ViewpointExplorer(
+        _tiny(), _tiny(), torch.rand(4, 1, 28, 28), LABELS), ValueError,
+     r"ViewpointExplorer\(\): capsnet must read the 40x40 images"),
+]
+
+
+@pytest.mark.parametrize("call, error, message", ROUND_SIX, ids=range(len(ROUND_SIX)))
+def test_round_six_bad_input_is_refused_in_the_one_form(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
+
+
+def test_round_six_records_and_states_that_are_not_what_they_claim(tmp_path, monkeypatch):
+    from capsedu import checkpoints
+
+    monkeypatch.chdir(tmp_path)
+    # a folder that cannot be made is named, before anything is written
+    with pytest.raises(FileNotFoundError, match=r"save\(\): root must be a folder this process "
+                                                r"can write into"):
+        checkpoints.save(_bag(), "mine", root="/proc/capsedu-probe/out")
+    # a results file that is not one is named, and left as it is
+    (tmp_path / "r.json").write_text("")
+    with pytest.raises(ValueError, match=r"read_results\(\): path r.json is not a results file"):
+        checkpoints.read_results("r.json")
+    # a state path that holds someone's notes is refused, and the notes are kept
+    (tmp_path / "notes.txt").write_text("my notes")
+    with pytest.raises(ValueError, match=r"state_path: notes.txt is not a training state saved "
+                                         r"by fit"):
+        loop.fit(_bag(), (torch.rand(4, 1, 8, 8), LABELS), state_path="notes.txt", progress=False)
+    assert (tmp_path / "notes.txt").read_text() == "my notes"
+
+
+def test_round_six_a_repeated_seed_is_refused_by_the_command_lines(capsys):
+    from capsedu import ablations
+    from capsedu.parts import training
+
+    for main, argv in ((training.main, ["--seeds", "0", "0"]),
+                       (ablations.main, ["--seeds", "1", "1"])):
+        with pytest.raises(SystemExit):
+            main(argv)
+        assert "argument --seeds: each must be given once, got" in capsys.readouterr().err
+
+
+def test_round_six_a_part_given_as_a_short_tuple_is_routed():
+    assert votes.route_parts([("nose", 0.5, 0.5)], 3).lengths.shape == (3, 2)

@@ -290,6 +290,9 @@ def scattered(n: Int("images to draw", ge=0, le=MAX_IMAGES), seed: Seed = 0,
     a part wherever it is, however it is turned and sized, whatever surrounds it. Parts may touch:
     their boxes may overlap by up to 0.04 (about a pixel), as neighbours do in a scramble.
     """
+    if len(scale) != 2 or scale[0] > scale[1]:
+        raise ValueError(f"scattered(): scale must be (low, high) with low <= high, got {scale}; "
+                         "give the smaller end first, e.g. (0.85, 1.1)")
     check_memory(n * (4 * size * size + PART_LIST_BYTES), f"scattered(n={n})",
                  "ask for fewer images, or draw them in chunks with different seeds")
     rng = np.random.default_rng([seed, len(KINDS)])  # a stream no kind of dataset() uses
@@ -477,6 +480,10 @@ def pair_table(parts: Parts, pairs,
     """One line per pair ``(a, b)`` of ``pairs``: how far apart the parts' ink is (``ink_gap``)
     and how many of the ``size * size`` windows of ``window`` pixels hold ink of both
     (``windows_holding_both``)."""
+    if isinstance(pairs, str) or not all(isinstance(p, tuple | list) and len(p) == 2
+                                         for p in pairs):
+        raise TypeError(f"pair_table(): pairs must be a list of (a, b) pairs of part names, e.g. "
+                        f"[('nose', 'mouth')], got {pairs!r:.60}; pass such a list")
     lines = []
     for a, b in pairs:
         both = windows_holding_both(parts, a, b, window, size)

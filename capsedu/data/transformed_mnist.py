@@ -22,6 +22,7 @@ from dataclasses import dataclass
 import torch
 import torch.nn.functional as F
 
+from .. import checks
 from ..checks import check_finite, check_memory, check_pixels, check_shape
 from ..validate import MAX_SIDE, Choice, Flag, Float, Int, Seed, Tensor, check_fields, checked
 from .mnist import load_mnist
@@ -75,7 +76,7 @@ def _as_digits(images: torch.Tensor) -> torch.Tensor:
 
 
 @checked
-def pad_to(images: Tensor("images [N, 1, h, w]", pixels=True),
+def pad_to(images: Tensor("images [N, 1, h, w]", ndim=4, pixels=True),
            side: Int("the canvas side in pixels", ge=1, le=MAX_SIDE)) -> torch.Tensor:
     """Centre images ``[N, 1, h, w]`` (floating-point pixels in [0, 1]) on a black ``side`` x
     ``side`` canvas."""
@@ -148,7 +149,7 @@ def _translate(images: torch.Tensor, tx: torch.Tensor, ty: torch.Tensor) -> torc
 
 
 @checked
-def on_canvas(images: Tensor("images [N, 1, h, w]", pixels=True),
+def on_canvas(images: Tensor("images [N, 1, h, w]", ndim=4, pixels=True),
               dx: Tensor("pixels to the right [N]", ndim=1),
               dy: Tensor("pixels down [N]", ndim=1),
               side: Int("the canvas side in pixels", ge=1, le=MAX_SIDE)) -> torch.Tensor:
@@ -157,6 +158,7 @@ def on_canvas(images: Tensor("images [N, 1, h, w]", pixels=True),
     hold floating-point pixels in [0, 1]."""
     _one_per_image("on_canvas", images, dx=dx, dy=dy)
     h, w = images.shape[-2:]
+    checks.check_offsets("on_canvas", dx=(dx, side - w), dy=(dy, side - h))
     # padded a chunk at a time: the whole padded batch would be one more canvas-sized copy
     return _in_chunks(lambda x, tx, ty: _translate(F.pad(x, (0, side - w, 0, side - h)), tx, ty),
                       images, dx, dy)
@@ -221,7 +223,8 @@ def affine_matrix(rotation: Float("degrees") | Tensor("angles, one per digit [N]
     """The 2x2 linear part ``[N, 2, 2]`` of the map applied about the digit's centre (pixel
     coordinates, y down, a positive rotation counter-clockwise on screen):
     A = R(rotation) Sh(shear) S(scale_x, scale_y), i.e. scale, then shear, then turn. Each is a
-    number or a tensor of them, one per digit."""
+    number or a tensor of them, one per digit; the scales must be non-zero."""
+    checks.check_nonzero("affine_matrix", scale_x=scale_x, scale_y=scale_y)
     a = torch.deg2rad(torch.as_tensor(rotation, dtype=torch.float32))
     c, s = torch.cos(a), torch.sin(a)
     one, zero = torch.ones_like(c), torch.zeros_like(c)
@@ -450,10 +453,7 @@ def pair_up(digits: Tensor("MNIST digits [B, 1, 28, 28]", ndim=4),
 def _pairs(images, labels, first, generator, max_shift):
     """The pairs whose first digits are ``images[first]``: partners of another class drawn from
     ``images``, both digits shifted by up to ``max_shift`` pixels, overlaid."""
-    if len(labels) != len(images):
-        raise ValueError(f"labels [{len(labels)}] must match images [{len(images)}]")
-    if len(torch.unique(labels)) < 2:
-        raise ValueError("MultiMNIST needs digits of at least two classes")
+    checks.check_pair_labels(labels, images)
     n = len(first)
     second = torch.randint(0, len(images), (n,), generator=generator)
     clash = labels[first] == labels[second]

@@ -32,6 +32,7 @@ from ..convergence import PATIENCE, best_epoch, converged
 from ..json_records import from_row
 from ..recipes import command_line
 from ..train import (
+    Distinct,
     experiment_parser,
     parse_experiment,
     record_missing,
@@ -196,7 +197,8 @@ def recipe_lengths(records: dict[str, FaceCurve]) -> dict[str, RecipeLength]:
 def main(argv: list[str] | None = None) -> int:
     parser = experiment_parser(COMMAND, __doc__)
     parser.add_argument("--models", nargs="+", default=list(RECIPES), choices=list(RECIPES))
-    parser.add_argument("--seeds", nargs="+", type=seed_int, default=[0, 1, 2])
+    parser.add_argument("--seeds", nargs="+", type=seed_int, default=[0, 1, 2],
+                        action=Distinct)
     args = parse_experiment(parser, argv)
     if args.limit:
         parser.error("--limit: the face recipes have no trial size; name fewer --models or "

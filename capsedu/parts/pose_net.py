@@ -63,6 +63,13 @@ def fit_transforms(poses) -> np.ndarray:
     the N faces' equations gives one linear least-squares problem per part.
     """
     poses = np.asarray(poses, dtype=float)
+    if poses.ndim != 3 or poses.shape[1:] != (N_KINDS, 4) or len(poses) == 0:
+        raise ValueError(f"fit_transforms(): poses must be the four parts' poses of N >= 1 faces "
+                         f"[N, 4, 4], got shape {poses.shape}; pass faces.part_slots(faces)[0]")
+    if not np.isfinite(poses).all() or (poses[..., 3] <= 0).any():
+        raise ValueError("fit_transforms(): poses must hold finite poses whose scales (the last "
+                         "column) are > 0: a missing part (all zeros) has no pose to fit; keep "
+                         "the faces whose four parts are present")
     F_ = face_frame(poses)  # [N, 3, 3]
     P = pose_matrix(*np.moveaxis(poses, -1, 0))  # [N, 4, 3, 3]
     W = np.zeros((N_KINDS, 3, 3))

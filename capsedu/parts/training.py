@@ -29,7 +29,7 @@ from ..manifest_rows import ManifestRow, Metrics
 from ..recipes import RECIPES, Epochs, Recipe
 from ..routing import MAX_ITERATIONS
 from ..train import train_over_seeds
-from ..validate import Choice, Flag, Int, Seed, checked
+from ..validate import Choice, Flag, Int, Seed, Seeds, checked
 from .detector import detector_training_set
 from .pose_net import PoseCapsuleNet, fit_threshold, fit_transforms
 from .scoring import face_rates, held_out
@@ -207,7 +207,7 @@ class Refitted(NamedTuple):
 
 
 @checked
-def routing_ablation(models: list | tuple, seeds: list[Seed] | tuple[Seed, ...],
+def routing_ablation(models: list | tuple, seeds: Seeds,
                      iterations: list[Iterations] | tuple[Iterations, ...],
                      kinds: list[str] | tuple[str, ...],
                      n_test: Int("held-out images per kind", ge=1, le=100_000) = 500,
@@ -270,7 +270,7 @@ def checkpoint_name(name: FaceModel, seed: Seed) -> str:
 
 
 @checked
-def load_face_models(seeds: list[Seed] | tuple[Seed, ...],
+def load_face_models(seeds: Seeds,
                      names: list[FaceModel] | tuple[FaceModel, ...] = FACE_MODELS,
                      root: str | Path | None = None) -> dict[str, list]:
     """The shipped face models: name -> one model per seed (verified, in eval mode)."""
@@ -280,7 +280,7 @@ def load_face_models(seeds: list[Seed] | tuple[Seed, ...],
 
 @checked
 def train_and_save(names: list[FaceModel] | tuple[FaceModel, ...] = FACE_MODELS,
-                   seeds: list[Seed] | tuple[Seed, ...] = (0, 1, 2),
+                   seeds: Seeds = (0, 1, 2),
                    root: str | Path | None = None, command: str = "",
                    progress: Flag("whether to show progress bars") = True,
                    replace_shipped: Flag("True only to replace the shipped checkpoints") = False

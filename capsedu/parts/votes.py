@@ -20,7 +20,7 @@ import torch
 from ..checks import check_memory
 from ..data import faces, sprites
 from ..data.sprites import Parts
-from ..poses import pose_from_matrix, pose_matrix, wrap_angle
+from ..poses import _pose_from_matrix, _pose_matrix, wrap_angle
 from ..routing import MAX_ITERATIONS, Step, dynamic_routing, routing_step
 from ..validate import Array, Choice, Float, Int, Seed, checked
 
@@ -54,8 +54,9 @@ def predicted_faces(poses, W) -> np.ndarray:
     if W.dtype.kind not in "iuf" or W.shape[-2:] != (3, 3):
         raise ValueError(f"predicted_faces(): W must be transforms [..., 3, 3] (one per part, "
                          f"e.g. exact_transforms()), got shape {W.shape}")
-    P = pose_matrix(*np.moveaxis(poses.astype(float), -1, 0))  # [..., 3, 3]
-    return np.stack(pose_from_matrix(P @ W), axis=-1)
+    # the unchecked forms: a missing part's pose is all zeros (its vote is weighted by 0)
+    P = _pose_matrix(*np.moveaxis(poses.astype(float), -1, 0))  # [..., 3, 3]
+    return np.stack(_pose_from_matrix(P @ W), axis=-1)
 
 
 @checked
@@ -83,7 +84,7 @@ def prediction_table(parts, W=None) -> str:
 
 @checked
 def raw_pose(x: Float("x, in image fractions"), y: Float("y, in image fractions"),
-             angle: Float("degrees") = 0.0, scale: Float("the scale") = 1.0) -> np.ndarray:
+             angle: Float("degrees") = 0.0, scale: Float("the scale", gt=0) = 1.0) -> np.ndarray:
     """The raw pose numbers as one vector ``[4]``: (s cos a, s sin a, x, y), angle a in degrees.
     Its dot product does not measure closeness (notebook 04, section 2): ``pose_code`` does."""
     a = np.radians(angle)
@@ -169,6 +170,10 @@ def pose_votes(poses, presence, W=None, face_gain: Gain = FACE_GAIN,
     adds nothing to any parent.
     """
     poses, presence = np.asarray(poses, dtype=float), np.asarray(presence, dtype=float)
+    if poses.ndim != 3 or poses.shape[1:] != (4, 4) or presence.shape != poses.shape[:2]:
+        raise ValueError(f"pose_votes(): poses must be [batch, 4, 4] and presence [batch, 4], one "
+                         f"row per part of each scene, got shapes {poses.shape} and "
+                         f"{presence.shape}; pass faces.part_slots(scenes)")
     check_memory(presence.size * VOTE_NUMBERS * 8, f"pose_votes of {len(presence):,} scenes",
                  "route fewer scenes at once (PoseCapsuleNet routes VOTE_BATCH at a time)")
     W = exact_transforms() if W is None else np.asarray(W, dtype=float)
@@ -198,6 +203,9 @@ def face_lengths(scenes: Parts, iterations: Iterations = 3, step: Step = routing
                  ) -> np.ndarray:
     """The face capsule's length ``[len(scenes)]`` after routing each scene's parts (``step``: one
     routing iteration, the paper's unless notebook 04 passes a bug of ``capsedu.buggy``)."""
+    if not scenes:
+        raise ValueError("face_lengths(): scenes must hold at least one scene (a list of parts), "
+                         "got none; pass e.g. [faces.face_parts()]")
     u_hat, _ = votes(scenes)
     result = dynamic_routing(u_hat, iterations, step=step)
     return result.v[:, 0].norm(dim=-1).numpy()
@@ -219,10 +227,12 @@ def route_parts(parts: Parts, iterations: Iterations = 3, step: Step = routing_s
     ``face_lengths``), keeping the trace of every iteration for the present parts."""
     u_hat, present = votes([parts])
     if not present.any():
-        raise ValueError("route_parts needs at least one face part")
+        raise ValueError(f"route_parts(): parts must hold at least one face part (left_eye, "
+                         f"right_eye, nose, mouth), got {parts!r:.60}; add one, e.g. "
+                         "faces.face_parts()")
     result = dynamic_routing(u_hat, iterations, step=step)
     rows = np.flatnonzero(present[0])
-    by_kind = {p[0]: sprites.Part._make(p) for p in parts}
+    by_kind = {p[0]: sprites.as_part(p) for p in parts}
     kinds = [faces.PART_KINDS[i] for i in rows]
     return PartRouting(
         kinds=kinds,
@@ -248,6 +258,11 @@ def face_length_report(lengths: dict, threshold: Float("the face length's thresh
     """A table, one row per kind of ``lengths`` (kind -> face lengths ``[n]``): the mean length
     and the percentage of scenes whose length is above ``threshold`` (called a face); then the
     percentages of faces and rotated faces accepted, and the scramble kind accepted most often."""
+    missing = [k for k in ("face", "rotated", *faces.SCRAMBLED_KINDS) if k not in lengths]
+    if missing:
+        raise ValueError(f"face_length_report(): lengths must hold the face lengths of every kind "
+                         f"of faces.KINDS, got kinds {sorted(lengths)}, missing {missing}; pass "
+                         "face_lengths_by_kind(...)")
     rows = [f"{'kind':>12} | mean |v_face| | called a face"]
     for kind, L in lengths.items():
         rows.append(f"{kind:>12} | {L.mean():13.3f} | {100 * (L > threshold).mean():6.1f} %")

@@ -87,19 +87,38 @@ class Widget:
                 f"<figcaption>{html.escape(STILL_NOTE)}</figcaption></figure>")
 
 
+def _input_side(model: nn.Module) -> int | None:
+    """The side of the images ``model`` reads (a CapsNet's config, a CNN's hparams), if it says."""
+    config = getattr(model, "config", None)
+    if config is not None and hasattr(config, "image_size"):
+        return config.image_size
+    return (getattr(model, "hparams", None) or {}).get("image_size")
+
+
 class TwoReaders(Widget):
     """A widget over test digits that two models read, notebook 08's ``capsnet`` and ``cnn``:
     ``images`` ``[N, 1, 28, 28]`` and their ``labels`` ``[N]``; the constructor of
     ``ViewpointExplorer`` and ``OverlapExplorer``, and so the name a refusal of theirs gives. A
-    subclass lays out its controls and figure in ``build``; it is then drawn once."""
+    subclass lays out its controls and figure in ``build``; it is then drawn once. Both models
+    must read ``side`` x ``side`` images (a subclass sets its own)."""
+
+    side = 40
 
     @checked
     def __init__(self, capsnet: nn.Module, cnn: nn.Module, images: Digits, labels: DigitLabels):
         import ipywidgets as widgets  # here, so that every other widget's import stays light
 
+        where = f"{type(self).__name__}()"
         if len(images) == 0:
             raise ValueError(f"images holds no digits ({tuple(images.shape)}); pass at least one")
         check_labels(labels, "labels", len(images), n_classes=10)
+        for name, model in (("capsnet", capsnet), ("cnn", cnn)):
+            side = _input_side(model)
+            if side is not None and side != self.side:
+                raise ValueError(f"{where}: {name} must read the {self.side}x{self.side} images "
+                                 f"this widget shows it (notebook 08's shipped models), got a "
+                                 f"{type(model).__name__} of {side}x{side} images; pass "
+                                 f"checkpoints.pretrained(...) of 08's {name}")
 
         self.capsnet, self.cnn, self.images, self.labels = capsnet, cnn, images, labels
         # the dropdowns' choices: "#k: a y" for the k-th digit, of class y

@@ -26,6 +26,8 @@ class OverlapExplorer(TwoReaders):
         "probability (blue). Where the orange and the blue fall on different digits, the CapsNet "
         "has split the shared ink between the two.")
 
+    side = MULTI_CANVAS  # both models read the pairs' canvas
+
     def build(self):
         options = self.digit_options
         # the first digit of another class; among digits of one class, the last digit

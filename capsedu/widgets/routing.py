@@ -11,6 +11,7 @@ import ipywidgets as widgets
 
 from ..buggy import step_softmax_over_children
 from ..data import sprites
+from ..data.faces import PART_KINDS
 from ..data.sprites import Parts
 from ..parts.votes import route_parts
 from ..routing import Step, routing_step
@@ -33,6 +34,10 @@ def routing_state(parts: Parts, iteration: Iteration = 3, step: Step = routing_s
                   ) -> RoutingState:
     """Everything the widget shows after ``iteration`` iterations of Procedure 1 (pure), each
     iteration a ``step`` (the paper's, or the zoo's softmax over the children)."""
+    if not any(sprites.as_part(p).kind in PART_KINDS for p in parts):
+        raise ValueError(f"routing_state(): parts must hold at least one face part (left_eye, "
+                         f"right_eye, nose, mouth), got {list(parts)!r:.60}; add one, e.g. "
+                         "faces.face_parts()")
     r = route_parts(parts, iterations=iteration, step=step)
     return RoutingState(
         iteration=iteration,

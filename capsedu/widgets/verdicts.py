@@ -7,6 +7,7 @@ score for "face" and where it cuts (``parts.scoring.verdicts``).
 """
 
 from dataclasses import dataclass
+from typing import Annotated
 
 import ipywidgets as widgets
 import numpy as np
@@ -17,7 +18,7 @@ from ..data import sprites
 from ..data.sprites import Parts
 from ..figures.canvas import png_bytes
 from ..parts.scoring import verdicts
-from ..validate import MAX_SIDE, Int, checked
+from ..validate import MAX_SIDE, Distinct, Int, Some, checked
 from .base import Widget
 from .parts import PartsEditor
 
@@ -34,7 +35,8 @@ class VerdictsState:
     called_face: dict[str, bool]  # whether each model calls the image a face (score > cut)
 
 
-Names = list[str] | tuple[str, ...]  # the models' names, one bar each
+# the models' names, one bar each: at least one, each once
+Names = Annotated[list[str] | tuple[str, ...], Some, Distinct]
 Side = Int("the image's side in pixels", ge=1, le=MAX_SIDE)
 
 
@@ -108,7 +110,7 @@ class FaceVerdicts(Widget):
         "and a black tick where that model cuts between the two.")
 
     @checked
-    def __init__(self, models: dict, parts: Parts | None = None):
+    def __init__(self, models: Annotated[dict, Some], parts: Parts | None = None):
         self.models = models
         self.view = VerdictsFigure(list(models))
         self.image = widgets.Image(format="png", width=420)
