@@ -28,7 +28,6 @@ from . import checkpoints
 from .capsnet import routing_iterations
 from .convergence import PATIENCE, best_epoch, converged, held_out_scores
 from .data.mnist import load_mnist
-from .json_records import from_row
 from .loop import evaluate
 from .recipe_run import how_run, train_recipe
 from .recipes import (
@@ -98,8 +97,7 @@ def run_name(cell: Cell, seed: Seed) -> str:
 @checked
 def read_results(path: Path | None = None) -> dict[str, AblationRun]:
     """The recorded runs by ``run_name`` (the shipped ones by default; empty when none)."""
-    return {name: from_row(AblationRun, row) for name, row in
-            checkpoints.read_results(path or checkpoints.results_path(RESULTS, True)).items()}
+    return checkpoints.read_results(path or checkpoints.results_path(RESULTS, True), AblationRun)
 
 
 @checked

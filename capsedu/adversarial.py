@@ -15,7 +15,7 @@ loss of ``attacks.LOSSES`` (a loss that suits one model badly would flatter it):
   attacker and one who knows about it; ``capsedu.adversarial_record`` reads it, and the checks
   that the evaluation is not fooled by masked gradients (``adversarial_record.sanity``);
 * what notebook 11 measures live (``live_digits``, the first of the recorded sample, so the
-  record holds the same digits: ``same_as_record``) and what its widget shows
+  record holds the same digits: ``adversarial_record.same_as_record``) and what its widget shows
   (``attack_state``).
 
     python -m capsedu.adversarial --threads 1 --replace-shipped   # results/adversarial.json
@@ -23,7 +23,7 @@ loss of ``attacks.LOSSES`` (a loss that suits one model badly would flatter it):
 
 import sys
 import time
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from functools import partial
 from typing import Annotated
@@ -36,6 +36,7 @@ from . import attacks, checkpoints, config, reconstruction_detector
 from .convergence import finished, training_status
 from .data import transformed_mnist
 from .data.mnist import fixed_sample
+from .json_records import INLINE
 from .recipes import command_line
 from .train import experiment_parser, parse_experiment, record_missing, results_file
 from .validate import Choice, Distinct, Flag, Float, Int, Seed, Some, Tensor, check_fields, checked
@@ -172,14 +173,6 @@ def robust_accuracy(models: dict, images: Images, labels: Labels, eps: Eps,
     return found
 
 
-@checked
-def same_as_record(live: Attacked, recorded: Attacked) -> int:
-    """On how many of the live digits (the first of the recorded sample) ``live`` reads otherwise
-    than the record does: 0 on the CPU the record was made on; another device's rounding can
-    move a borderline digit."""
-    return int((live.right != recorded.right[:len(live.right)]).sum())
-
-
 @dataclass(frozen=True)
 class AttackState:
     """What notebook 11's widget shows of one test digit attacked (``attack_state``)."""
@@ -232,106 +225,249 @@ def attack_state(capsnet: nn.Module, cnn: nn.Module, images: Images, labels: Lab
 # --- the recorded run -------------------------------------------------------------------------
 
 
-def _wrong(right: torch.Tensor) -> list[int]:
-    """The rows read wrong: how a record keeps ``[n]`` booleans."""
-    return torch.nonzero(~right).flatten().tolist()
-
-
-def _stamp(began: float) -> dict:
+@dataclass(frozen=True)
+class Stamp:
     """What every unit of the record notes of where and when it ran."""
+
+    began: str  # ISO 8601, UTC
+    ended: str
+    seconds: float
+    device: str
+    threads: int
+    torch_version: str
+
+
+@dataclass(frozen=True)
+class Trained:
+    """A model the run attacked: its checkpoint's ``sha256``, how its training ended
+    (``convergence.training_status``) and whether a verdict may rest on it (``finished``)."""
+
+    sha256: str
+    status: str
+    finished: bool
+
+
+@dataclass(frozen=True)
+class ModelsUnit:
+    """The unit ``"models"``: the weights the run attacked, each kept under its model's name
+    (``_models_unit``)."""
+
+    capsnet: Trained = field(metadata={"json": CAPSNET})
+    capsnet_1iter: Trained = field(metadata={"json": CAPSNET_1ITER})
+    cnn: Trained = field(metadata={"json": CNN})
+    stamp: Stamp = field(metadata={INLINE: True})
+    command: str = ""  # the line that recorded it; "" for a unit not written to a results file
+
+
+@dataclass(frozen=True)
+class SanitySettings:
+    """More of the budget on the first ``images`` digits at ``eps``: ``steps`` steps, and
+    ``restarts`` random starts of the usual steps, with ``loss``."""
+
+    eps: float
+    images: int
+    steps: int
+    restarts: int
+    loss: str
+
+
+@dataclass(frozen=True)
+class AdaptiveSettings:
+    """The attacker who knows the detector: every ``eps`` with every weight of ``weights``."""
+
+    eps: tuple[float, ...]
+    weights: tuple[float, ...]
+    loss: str
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """What the recorded run was asked to do (``run_settings``)."""
+
+    models: tuple[str, ...]
+    sample: int
+    eps: tuple[float, ...]
+    budget: Budget
+    attacks: tuple[str, ...]
+    batch: int
+    sanity: SanitySettings
+    adaptive: AdaptiveSettings
+    detector: reconstruction_detector.Settings
+
+
+@dataclass(frozen=True)
+class CleanUnit:
+    """The unit ``"clean"``: the sample's ``rows`` of the test set and ``labels``, the rows each
+    model reads ``wrong``, each CapsNet's reconstruction ``distance`` and its ``threshold``."""
+
+    rows: tuple[int, ...]
+    labels: tuple[int, ...]
+    wrong: dict[str, tuple[int, ...]]  # model -> rows read wrong
+    distance: dict[str, tuple[float, ...]]  # CapsNet -> one distance per digit
+    threshold: dict[str, reconstruction_detector.Threshold]
+    settings: RunSettings
+    stamp: Stamp = field(metadata={INLINE: True})
+    command: str = ""
+
+
+@dataclass(frozen=True)
+class AttackUnit:
+    """The unit ``"<attack>, <source>, eps <eps>"``: examples made on ``source`` with every loss,
+    the rows each model then reads ``wrong`` and each CapsNet's reconstruction ``distance``."""
+
+    source: str
+    attack: str
+    eps: float
+    budget: Budget
+    wrong: dict[str, dict[str, tuple[int, ...]]]  # model -> loss -> rows read wrong
+    distance: dict[str, dict[str, tuple[float, ...]]]  # CapsNet -> loss -> distances
+    stamp: Stamp = field(metadata={INLINE: True})
+    command: str = ""
+
+
+@dataclass(frozen=True)
+class AdaptiveUnit:
+    """The unit ``"adaptive, eps <eps>, weight <weight>"``: the attacker who also lowers the
+    CapsNet's reconstruction distance; the rows it then reads ``wrong``, the ``distance``s."""
+
+    source: str
+    eps: float
+    weight: float
+    loss: str
+    budget: Budget
+    wrong: tuple[int, ...]
+    distance: tuple[float, ...]
+    stamp: Stamp = field(metadata={INLINE: True})
+    command: str = ""
+
+
+@dataclass(frozen=True)
+class SanityBudgets:
+    """The three budgets of a sanity unit: more steps, more restarts, the usual one."""
+
+    steps: Budget
+    restarts: Budget
+    usual: Budget
+
+
+@dataclass(frozen=True)
+class SanityWrong:
+    """The rows read wrong after each budget of ``SanityBudgets``."""
+
+    steps: tuple[int, ...]
+    restarts: tuple[int, ...]
+    usual: tuple[int, ...]
+
+
+@dataclass(frozen=True)
+class SanityUnit:
+    """The unit ``"sanity, <source>"``: more of PGD's budget on ``source`` (``SanitySettings``)."""
+
+    source: str
+    eps: float
+    loss: str
+    budgets: SanityBudgets
+    wrong: SanityWrong
+    stamp: Stamp = field(metadata={INLINE: True})
+    command: str = ""
+
+
+def _wrong(right: torch.Tensor) -> tuple[int, ...]:
+    """The rows read wrong: how a record keeps ``[n]`` booleans."""
+    return tuple(torch.nonzero(~right).flatten().tolist())
+
+
+def _stamp(began: float) -> Stamp:
+    """Where and when a unit begun at ``began`` (``time.time()``) ran."""
     now = datetime.now(timezone.utc)
-    return {"began": datetime.fromtimestamp(began, timezone.utc).isoformat(timespec="seconds"),
-            "ended": now.isoformat(timespec="seconds"), "seconds": round(time.time() - began, 1),
-            "device": str(config.device()), "threads": torch.get_num_threads(),
-            "torch_version": torch.__version__}
+    return Stamp(datetime.fromtimestamp(began, timezone.utc).isoformat(timespec="seconds"),
+                 now.isoformat(timespec="seconds"), round(time.time() - began, 1),
+                 str(config.device()), torch.get_num_threads(), torch.__version__)
 
 
-def _models_unit(state_path=None) -> dict:
-    """The weights the run attacks: each model's checkpoint sha256 and how its training ended
-    (``convergence.training_status``; ``finished``: converged and no longer rising, so a verdict
-    may rest on it)."""
+def _models_unit(state_path=None) -> ModelsUnit:
+    """The weights the run attacks (``ModelsUnit``); ``finished``: converged and no longer rising
+    (``convergence.finished``)."""
     began, manifest = time.time(), checkpoints.read_manifest()
-    return {name: {"sha256": manifest[name].sha256,
-                   "status": training_status(manifest[name].metrics),
-                   "finished": finished(manifest[name].metrics.validation_by_epoch)}
-            for name in MODELS} | _stamp(began)
+    trained = [Trained(manifest[name].sha256, training_status(manifest[name].metrics),
+                       finished(manifest[name].metrics.validation_by_epoch)) for name in MODELS]
+    return ModelsUnit(*trained, _stamp(began))
 
 
-def _clean_unit(n: int, state_path=None) -> dict:
-    """The clean reading of the recorded sample and the detector's thresholds: which digits each
-    model reads wrong, each CapsNet's reconstruction distances on them and its threshold."""
+def _clean_unit(n: int, state_path=None) -> CleanUnit:
+    """The clean reading of the recorded sample and the detector's thresholds (``CleanUnit``)."""
     began = time.time()
     models = load_models()
     rows, images, labels = sample_digits(n)
     held = reconstruction_detector.held_out_images()
-    return {"rows": rows.tolist(), "labels": labels.tolist(),
-            "wrong": {name: _wrong(reads_right(m, images, labels)) for name, m in models.items()},
-            "distance": {name: _rounded(reconstruction_detector.distances(models[name], images))
-                         for name in CAPSNETS},
-            "threshold": {name: asdict(reconstruction_detector.threshold(models[name], held, name))
-                          for name in CAPSNETS},
-            "settings": _settings(n), **_stamp(began)}
+    return CleanUnit(
+        tuple(rows.tolist()), tuple(labels.tolist()),
+        {name: _wrong(reads_right(m, images, labels)) for name, m in models.items()},
+        {name: _rounded(reconstruction_detector.distances(models[name], images))
+         for name in CAPSNETS},
+        {name: reconstruction_detector.threshold(models[name], held, name) for name in CAPSNETS},
+        run_settings(n), _stamp(began))
 
 
 def _attack_unit(source: str, attack: str, eps: float, n: int, budget: Budget = BUDGET,
-                state_path=None) -> dict:
-    """One model attacked at one eps with every loss: which digits it then reads wrong, which
-    of them each other model reads wrong (transfer), and a CapsNet's reconstruction distances."""
+                state_path=None) -> AttackUnit:
+    """``source`` attacked at ``eps`` with every loss, the examples tried on every model
+    (transfer) (``AttackUnit``)."""
     began = time.time()
     models = load_models()
     _, images, labels = sample_digits(n)
     made = {loss: examples(models[source], images, labels, attack, eps, loss, budget)
             for loss in budget.losses}
-    return {"source": source, "attack": attack, "eps": eps, "budget": asdict(budget),
-            "wrong": {target: {loss: _wrong(reads_right(model, x, labels))
-                               for loss, x in made.items()} for target, model in models.items()},
-            "distance": {name: {loss: _rounded(reconstruction_detector.distances(models[name], x))
-                                for loss, x in made.items()} for name in CAPSNETS},
-            **_stamp(began)}
+    return AttackUnit(
+        source, attack, eps, budget,
+        {target: {loss: _wrong(reads_right(model, x, labels)) for loss, x in made.items()}
+         for target, model in models.items()},
+        {name: {loss: _rounded(reconstruction_detector.distances(models[name], x))
+                for loss, x in made.items()} for name in CAPSNETS},
+        _stamp(began))
 
 
-def _adaptive_unit(eps: float, weight: float, n: int, state_path=None) -> dict:
-    """The attacker who knows the detector: PGD on ``ADAPTIVE_LOSS`` minus ``weight`` x the
-    CapsNet's reconstruction distance, within ``BUDGET``; digits read wrong, distances."""
+def _adaptive_unit(eps: float, weight: float, n: int, state_path=None) -> AdaptiveUnit:
+    """PGD on ``ADAPTIVE_LOSS`` minus ``weight`` x the CapsNet's reconstruction distance
+    (``AdaptiveUnit``)."""
     began = time.time()
     model = load_models()[CAPSNET]
     _, images, labels = sample_digits(n)
     budget = Budget(losses=(ADAPTIVE_LOSS,))  # BUDGET's steps, step size and starts
     x = examples(model, images, labels, "pgd", eps, ADAPTIVE_LOSS, budget,
                  reconstruction_detector.penalty(model, weight))
-    return {"source": CAPSNET, "eps": eps, "weight": weight, "loss": ADAPTIVE_LOSS,
-            "budget": asdict(budget), "wrong": _wrong(reads_right(model, x, labels)),
-            "distance": _rounded(reconstruction_detector.distances(model, x)), **_stamp(began)}
+    return AdaptiveUnit(CAPSNET, eps, weight, ADAPTIVE_LOSS, budget,
+                        _wrong(reads_right(model, x, labels)),
+                        _rounded(reconstruction_detector.distances(model, x)), _stamp(began))
 
 
-def _sanity_unit(source: str, n: int, state_path=None) -> dict:
-    """More of the budget at ``SANITY_EPS`` on the first ``n`` digits: ``SANITY_STEPS`` steps,
-    and ``SANITY_RESTARTS`` random starts of the usual steps, with ``SANITY_LOSS``."""
+def _sanity_unit(source: str, n: int, state_path=None) -> SanityUnit:
+    """More of the budget on the first ``n`` digits (``SanityUnit``, ``SanitySettings``)."""
     began = time.time()
     model = load_models()[source]
     _, images, labels = sample_digits(n)
-    budgets = {"steps": Budget(steps=SANITY_STEPS, losses=(SANITY_LOSS,)),
-               "restarts": Budget(restarts=SANITY_RESTARTS, losses=(SANITY_LOSS,)),
-               "usual": Budget(losses=(SANITY_LOSS,))}
-    return {"source": source, "eps": SANITY_EPS, "loss": SANITY_LOSS,
-            "budgets": {k: asdict(b) for k, b in budgets.items()},
-            "wrong": {k: _wrong(reads_right(model, examples(model, images, labels, "pgd",
-                                                            SANITY_EPS, SANITY_LOSS, b), labels))
-                      for k, b in budgets.items()}, **_stamp(began)}
+    budgets = SanityBudgets(Budget(steps=SANITY_STEPS, losses=(SANITY_LOSS,)),
+                            Budget(restarts=SANITY_RESTARTS, losses=(SANITY_LOSS,)),
+                            Budget(losses=(SANITY_LOSS,)))
+    wrong = [_wrong(reads_right(model, examples(model, images, labels, "pgd", SANITY_EPS,
+                                                 SANITY_LOSS, budget), labels))
+             for budget in (budgets.steps, budgets.restarts, budgets.usual)]
+    return SanityUnit(source, SANITY_EPS, SANITY_LOSS, budgets, SanityWrong(*wrong),
+                      _stamp(began))
 
 
-def _rounded(values: torch.Tensor) -> list[float]:
-    return [round(v, 3) for v in values.tolist()]
+def _rounded(values: torch.Tensor) -> tuple[float, ...]:
+    return tuple(round(v, 3) for v in values.tolist())
 
 
-def _settings(n: int) -> dict:
-    return {"models": MODELS, "sample": n, "eps": EPS, "budget": asdict(BUDGET),
-            "attacks": ATTACKS, "batch": BATCH, "sanity": {
-                "eps": SANITY_EPS, "images": min(n, SANITY_IMAGES), "steps": SANITY_STEPS,
-                "restarts": SANITY_RESTARTS, "loss": SANITY_LOSS},
-            "adaptive": {"eps": ADAPTIVE_EPS, "weights": ADAPTIVE_WEIGHTS,
-                         "loss": ADAPTIVE_LOSS},
-            "detector": asdict(reconstruction_detector.SETTINGS)}
+@checked
+def run_settings(n: Int("test digits of the recorded run", ge=1, le=MAX_IMAGES)) -> RunSettings:
+    """What the recorded run on ``n`` digits is asked to do: this module's settings."""
+    return RunSettings(MODELS, n, EPS, BUDGET, ATTACKS, BATCH,
+                       SanitySettings(SANITY_EPS, min(n, SANITY_IMAGES), SANITY_STEPS,
+                                      SANITY_RESTARTS, SANITY_LOSS),
+                       AdaptiveSettings(ADAPTIVE_EPS, ADAPTIVE_WEIGHTS, ADAPTIVE_LOSS),
+                       reconstruction_detector.SETTINGS)
 
 
 @checked
@@ -356,7 +492,7 @@ def main(argv: list[str] | None = None) -> int:
     n = args.limit or SAMPLE
     command = command_line(COMMAND, limit=args.limit, threads=args.threads)
     record_missing(results_file(args, RESULTS), units(n), command,
-                   summary=lambda record: f"{record['seconds']:.0f} s")
+                   summary=lambda unit: f"{unit.stamp.seconds:.0f} s")
     return 0
 
 

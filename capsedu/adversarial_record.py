@@ -5,7 +5,9 @@ against the plain and the adaptive attacker (``read_detection``), more steps and
 (``read_more_budget``), the checks that the evaluation is not fooled by masked gradients
 (``sanity``), and how the run was made (``how_run``).
 
-The record keeps, for each unit, the rows of the sample each model reads wrong; a reader turns
+The record is read as its units by name, each a typed, frozen record of ``adversarial``
+(``unit_type``: ``ModelsUnit``, ``CleanUnit``, ``AttackUnit``, ``AdaptiveUnit``, ``SanityUnit``).
+It keeps, for each unit, the rows of the sample each model reads wrong; a reader turns
 them back into ``[n]`` booleans, for ``statistics.paired`` between models on the same digits.
 """
 
@@ -14,56 +16,62 @@ from pathlib import Path
 
 import torch
 
-from . import checkpoints
-from . import reconstruction_detector as detector
+from . import checkpoints, reconstruction_detector
 from .adversarial import (
     ATTACKS,
     BUDGET,
     CAPSNET,
+    CAPSNET_1ITER,
     CAPSNETS,
+    CNN,
     COMMAND,
     EPS,
     MODELS,
     RESULTS,
     SANITY_IMAGES,
+    AdaptiveUnit,
     Attacked,
+    AttackUnit,
+    CleanUnit,
     Eps,
+    ModelsUnit,
+    RunSettings,
+    SanityUnit,
+    Trained,
 )
 from .statistics import Paired, paired
 from .validate import Choice, Float, checked
 
 MAX_LEFT = 0.02  # "falls to 0": at most this share of digits left read right at the largest eps
+Unit = ModelsUnit | CleanUnit | AttackUnit | AdaptiveUnit | SanityUnit  # a unit of the record
 
 
-def _right(wrong: list[int], n: int) -> torch.Tensor:
+def _right(wrong: tuple[int, ...], n: int) -> torch.Tensor:
     """``[n]`` booleans back from a record's rows read wrong."""
     right = torch.ones(n, dtype=torch.bool)
-    right[wrong] = False
+    right[list(wrong)] = False
     return right
 
 
 @checked
-def read_results(path: str | Path | None = None) -> dict[str, dict]:
-    """The recorded units by name (the shipped ones by default; empty when none)."""
-    return checkpoints.read_results(path or checkpoints.results_path(RESULTS, True))
+def unit_type(name: str) -> type:
+    """The record of the unit ``name`` of the run (``adversarial.units``), by its first word."""
+    return {"models": ModelsUnit, "clean": CleanUnit, "adaptive": AdaptiveUnit,
+            "sanity": SanityUnit}.get(name.split(",")[0], AttackUnit)
 
 
-def _unit(results: dict, name: str) -> dict:
+@checked
+def read_results(path: str | Path | None = None) -> dict[str, Unit]:
+    """The recorded units by name, each the record ``unit_type`` names (the shipped ones by
+    default; empty when none)."""
+    return checkpoints.read_results(path or checkpoints.results_path(RESULTS, True), unit_type)
+
+
+def _unit(results: dict, name: str) -> Unit:
     if name not in results:
         raise KeyError(f"no record of {name!r} in {RESULTS}; record it with {COMMAND} "
                        "--replace-shipped (a stopped run resumes where it stopped)")
     return results[name]
-
-
-@dataclass(frozen=True)
-class Trained:
-    """A model the run attacked: its checkpoint's ``sha256``, how its training ended
-    (``convergence.training_status``) and whether a verdict may rest on it (``finished``)."""
-
-    name: str
-    sha256: str
-    status: str
-    finished: bool
 
 
 @checked
@@ -71,13 +79,20 @@ def read_models(results: dict) -> dict[str, Trained]:
     """The models of the record by name, refused when a shipped checkpoint is no longer the one
     attacked (as ``full_sets.read_right`` refuses a record of other weights)."""
     unit, manifest = _unit(results, "models"), checkpoints.read_manifest()
-    found = {}
-    for name in MODELS:
-        if manifest[name].sha256 != unit[name]["sha256"]:
+    found = {CAPSNET: unit.capsnet, CAPSNET_1ITER: unit.capsnet_1iter, CNN: unit.cnn}
+    for name, trained in found.items():
+        if manifest[name].sha256 != trained.sha256:
             raise ValueError(f"the record attacked other weights than the shipped {name}; "
                              f"record it again with {COMMAND} --replace-shipped")
-        found[name] = Trained(name, **unit[name])
     return found
+
+
+@checked
+def same_as_record(live: Attacked, recorded: Attacked) -> int:
+    """On how many of the live digits (the first of the recorded sample) ``live`` reads otherwise
+    than the record does: 0 on the CPU the record was made on; another device's rounding can
+    move a borderline digit."""
+    return int((live.right != recorded.right[:len(live.right)]).sum())
 
 
 @dataclass(frozen=True)
@@ -90,7 +105,7 @@ class Clean:
     labels: torch.Tensor
     right: dict[str, torch.Tensor]
     distances: dict[str, torch.Tensor]
-    thresholds: dict[str, detector.Threshold]
+    thresholds: dict[str, reconstruction_detector.Threshold]
 
     def false_alarms(self, model: str) -> float:
         """The share of clean test digits the detector flags."""
@@ -102,11 +117,11 @@ class Clean:
 def read_clean(results: dict) -> Clean:
     """The record's clean unit as a ``Clean``."""
     unit = _unit(results, "clean")
-    n = len(unit["rows"])
-    return Clean(torch.tensor(unit["rows"]), torch.tensor(unit["labels"]),
-                 {name: _right(wrong, n) for name, wrong in unit["wrong"].items()},
-                 {name: torch.tensor(d) for name, d in unit["distance"].items()},
-                 {name: detector.Threshold(**t) for name, t in unit["threshold"].items()})
+    n = len(unit.rows)
+    return Clean(torch.tensor(unit.rows), torch.tensor(unit.labels),
+                 {name: _right(wrong, n) for name, wrong in unit.wrong.items()},
+                 {name: torch.tensor(d) for name, d in unit.distance.items()},
+                 unit.threshold)
 
 
 @checked
@@ -122,8 +137,8 @@ def read_attacked(results: dict, model: Choice("a model", *MODELS),
         right = read_clean(results).right[model]
         return Attacked(model, source, attack, 0.0, BUDGET.losses, (right,) * len(BUDGET.losses))
     unit = _unit(results, f"{attack}, {source}, eps {eps}")
-    n = len(_unit(results, "clean")["rows"])
-    wrong = unit["wrong"][model]
+    n = len(_unit(results, "clean").rows)
+    wrong = unit.wrong[model]
     return Attacked(model, source, attack, eps, tuple(wrong),
                     tuple(_right(rows, n) for rows in wrong.values()))
 
@@ -138,20 +153,21 @@ def read_curve(results: dict, model: Choice("a model", *MODELS),
 @checked
 def read_detection(results: dict, eps: Eps, weight: Float("the distance's weight in the "
                                                           "attacker's loss", ge=0) = 0.0,
-                   model: Choice("a CapsNet", *CAPSNETS) = CAPSNET) -> detector.Detection:
+                   model: Choice("a CapsNet", *CAPSNETS) = CAPSNET
+                   ) -> reconstruction_detector.Detection:
     """The detector of ``model`` against PGD at ``eps``: every loss's examples (``weight`` 0),
     or the attacker who also lowers the distance with ``weight`` (``ADAPTIVE_WEIGHTS``)."""
     clean = read_clean(results)
     n, cut = len(clean.rows), clean.thresholds[model].value
     if weight == 0:
         unit = _unit(results, f"pgd, {model}, eps {eps}")
-        wrong = tuple(~_right(rows, n) for rows in unit["wrong"][model].values())
-        distance = tuple(torch.tensor(d) for d in unit["distance"][model].values())
+        wrong = tuple(~_right(rows, n) for rows in unit.wrong[model].values())
+        distance = tuple(torch.tensor(d) for d in unit.distance[model].values())
     else:
         unit = _unit(results, f"adaptive, eps {eps}, weight {weight}")
-        wrong, distance = (~_right(unit["wrong"], n),), (torch.tensor(unit["distance"]),)
-    return detector.detection(model, "pgd", eps, weight, cut, wrong, distance,
-                              clean.false_alarms(model))
+        wrong, distance = (~_right(unit.wrong, n),), (torch.tensor(unit.distance),)
+    return reconstruction_detector.detection(model, "pgd", eps, weight, cut, wrong, distance,
+                                             clean.false_alarms(model))
 
 
 @dataclass(frozen=True)
@@ -173,11 +189,10 @@ class MoreBudget:
 def read_more_budget(results: dict, model: Choice("a model", *MODELS)) -> MoreBudget:
     """The sanity unit of ``model``: the usual budget against more steps and more restarts."""
     unit = _unit(results, f"sanity, {model}")
-    n = min(len(_unit(results, "clean")["rows"]), SANITY_IMAGES)
-    right = {k: _right(rows, n) for k, rows in unit["wrong"].items()}
-    return MoreBudget(model, unit["eps"], unit["loss"], unit["budgets"]["steps"]["steps"],
-                      unit["budgets"]["restarts"]["restarts"], right["usual"], right["steps"],
-                      right["restarts"])
+    n = min(len(_unit(results, "clean").rows), SANITY_IMAGES)
+    return MoreBudget(model, unit.eps, unit.loss, unit.budgets.steps.steps,
+                      unit.budgets.restarts.restarts, _right(unit.wrong.usual, n),
+                      _right(unit.wrong.steps, n), _right(unit.wrong.restarts, n))
 
 
 @dataclass(frozen=True)
@@ -186,7 +201,7 @@ class RunInfo:
 
     command: str
     sample: int
-    settings: dict
+    settings: RunSettings
     devices: tuple[str, ...]
     threads: tuple[int, ...]
     torch_versions: tuple[str, ...]
@@ -200,13 +215,14 @@ class RunInfo:
 def how_run(results: dict) -> RunInfo:
     """The record's ``RunInfo``."""
     units = list(results.values())
-    settings = _unit(results, "clean")["settings"]
-    return RunInfo(units[0]["command"], settings["sample"], settings,
-                   tuple(sorted({u["device"] for u in units})),
-                   tuple(sorted({u["threads"] for u in units})),
-                   tuple(sorted({u["torch_version"] for u in units})),
-                   min(u["began"] for u in units), max(u["ended"] for u in units),
-                   round(sum(u["seconds"] for u in units), 1), len(units))
+    stamps = [unit.stamp for unit in units]
+    settings = _unit(results, "clean").settings
+    return RunInfo(units[0].command, settings.sample, settings,
+                   tuple(sorted({s.device for s in stamps})),
+                   tuple(sorted({s.threads for s in stamps})),
+                   tuple(sorted({s.torch_version for s in stamps})),
+                   min(s.began for s in stamps), max(s.ended for s in stamps),
+                   round(sum(s.seconds for s in stamps), 1), len(units))
 
 
 @dataclass(frozen=True)

@@ -20,7 +20,7 @@ resumes from its last epoch); each record keeps the command, seed, epochs, time 
 """
 
 import sys
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass, field, replace
 from functools import partial
 from pathlib import Path
 
@@ -33,6 +33,7 @@ from .capsnet import LIVE, CapsNet
 from .convergence import chosen_epoch, converged, finished, held_out_scores
 from .couplings import coupling_trace
 from .data.mnist import SPLITS, load_mnist
+from .json_records import OMITTED_WHEN_NONE
 from .loop import predict
 from .recipe_run import how_run, train_recipe
 from .recipes import (
@@ -82,9 +83,10 @@ class CouplingStats:
     vote: float
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class ZooRun:
-    """The record of one run of the zoo (``run``), as its results file keeps it."""
+    """The record of one run of the zoo (``run``), as its results file keeps it (made with its
+    fields by name, since ``n_test``, optional, sits among them)."""
 
     seed: int
     epochs: int  # the budget; the run may have stopped earlier, by the rule
@@ -101,21 +103,14 @@ class ZooRun:
     chosen_epoch: int  # the epoch it kept: the first with the best held-out accuracy
     validation_accuracy: float
     test_accuracy: float
+    # the test images scored, kept by the runs of bug_zoo.json (``limit`` gives it too)
+    n_test: int | None = field(default=None, metadata={OMITTED_WHEN_NONE: True})
     test_wrong: tuple[int, ...]  # the test images it reads wrong, for the paired tests
     couplings: tuple[CouplingStats, ...]  # one per routing iteration, on COUPLING_IMAGES
     train_time_s: float
     threads: int
     torch_version: str
     command: str = ""  # the line that recorded it; "" for a run not written to a results file
-
-    @classmethod
-    def from_json(cls, record: dict) -> "ZooRun":
-        """A run as a results file holds it (the runs of bug_zoo.json also count their test
-        images, ``n_test``, which ``limit`` gives)."""
-        record = {key: value for key, value in record.items() if key != "n_test"}
-        sequences = ("batch_loss", "batch_accuracy", "validation_by_epoch", "test_wrong")
-        return cls(**{**record, **{key: tuple(record[key]) for key in sequences},
-                      "couplings": tuple(CouplingStats(**c) for c in record["couplings"])})
 
 
 # --- Recorded runs: the correct model and each bug's, trained the same way ------------------------
@@ -217,8 +212,7 @@ def read_results(path: Path | None = None, epochs: Epochs | None = None) -> dict
     """The recorded runs by name, ``CORRECT`` and the keys of ``BUGS`` (the shipped ones with a
     budget of ``epochs``, the recipes' own by default; empty when none)."""
     path = path or checkpoints.results_path(results_name(epochs), True)
-    return {name: ZooRun.from_json(record)
-            for name, record in checkpoints.read_results(path).items()}
+    return checkpoints.read_results(path, ZooRun)
 
 
 # --- What each bug did: its run against the correct one -----------------------------------------

@@ -14,7 +14,7 @@ the same angle, while its length (the probability that the entity is present) st
 ``equivariance`` measures the same question for convolutions, pooling and the C4 layers.
 """
 
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 
 import numpy as np
 import torch
@@ -135,11 +135,14 @@ def capsule_under_rotation(capsnet: nn.Module, digits: Digits, labels: Labels, a
     capsnet.eval()
     each = [_one_capsule_under_rotation(capsnet, digit, int(label), angles)
             for digit, label in zip(digits, labels, strict=True)]
-    return CapsuleUnderRotation(**{key: np.stack([one[key] for one in each]) for key in each[0]})
+    return CapsuleUnderRotation(**{f.name: np.stack([getattr(one, f.name) for one in each])
+                                   for f in fields(CapsuleUnderRotation)})
 
 
-def _one_capsule_under_rotation(capsnet, digit: torch.Tensor, label: int, angles) -> dict:
-    """``capsule_under_rotation`` for one ``digit`` ``[1, 28, 28]`` of class ``label``."""
+def _one_capsule_under_rotation(capsnet, digit: torch.Tensor, label: int,
+                                angles) -> CapsuleUnderRotation:
+    """``capsule_under_rotation`` for one ``digit`` ``[1, 28, 28]`` of class ``label`` (each
+    field without the leading ``[N]``)."""
     out = capsnet(turned(digit, angles))
     v = out.v[:, label]  # [A, D]
     v0 = capsnet(digit[None]).v[0, label]  # [D]
@@ -148,12 +151,13 @@ def _one_capsule_under_rotation(capsnet, digit: torch.Tensor, label: int, angles
     singular = torch.linalg.svdvals(change)  # [min(A, D)], largest first
     along = change @ (v0 / v0.norm().clamp_min(torch.finfo(v.dtype).tiny))  # [A]
     predictions = out.lengths.argmax(dim=1)
-    return {"v": v.numpy(), "length": v.norm(dim=1).numpy(), "predictions": predictions.numpy(),
-            "right": (predictions == label).numpy(),
-            "cosine": F.cosine_similarity(v, v0[None], dim=1).numpy(),
-            "dimension_share": ((change**2).sum(dim=0) / total).numpy(),
-            "principal_share": (singular**2 / total).numpy(),
-            "radial_share": ((along**2).sum() / total).numpy()}
+    return CapsuleUnderRotation(
+        v=v.numpy(), length=v.norm(dim=1).numpy(), predictions=predictions.numpy(),
+        right=(predictions == label).numpy(),
+        cosine=F.cosine_similarity(v, v0[None], dim=1).numpy(),
+        dimension_share=((change**2).sum(dim=0) / total).numpy(),
+        principal_share=(singular**2 / total).numpy(),
+        radial_share=((along**2).sum() / total).numpy())
 
 
 @dataclass(frozen=True)

@@ -35,6 +35,7 @@ import re
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import torch
 from filelock import FileLock, Timeout
@@ -42,7 +43,7 @@ from filelock import FileLock, Timeout
 from . import config
 from .json_records import from_row, json_row
 from .manifest_rows import RECORDED, ManifestRow
-from .validate import Flag, Record, checked
+from .validate import Flag, checked
 
 MANIFEST = "manifest.json"
 SHIPPED_MARKER = "SHIPPED.md"  # in every shipped folder: data/checkpoints/, data/results/
@@ -168,8 +169,16 @@ def results_path(file: str, replace_shipped: ReplaceShipped = False) -> Path:
 
 
 @checked
-def read_results(path: str | Path) -> dict[str, dict]:
-    """The runs recorded in the results file ``path``, by name (empty when there is none yet)."""
+def read_results(path: str | Path, record_type: type | Callable[[str], type]) -> dict[str, Any]:
+    """The runs recorded in the results file ``path``, by name (empty when there is none yet),
+    each read as the record it was written from (``json_records.from_row``): a ``record_type``,
+    or, in a file of several kinds of runs, the type ``record_type(name)`` names."""
+    return {name: from_row(record_type if isinstance(record_type, type) else record_type(name),
+                           row) for name, row in _rows(path).items()}
+
+
+def _rows(path: str | Path) -> dict[str, dict]:
+    """The rows of the results file ``path`` by name, as JSON holds them."""
     if Path(path).is_dir():
         raise IsADirectoryError(f"read_results(): path must be a results file (JSON), got the "
                                 f"folder {path}; pass the file in it, e.g. {Path(path) / 'x.json'}")
@@ -188,14 +197,23 @@ def read_results(path: str | Path) -> dict[str, dict]:
 
 
 @checked
-def add_result(path: Path, name: str, run: dict) -> dict[str, dict]:
-    """Add the record ``run`` as ``name`` to the results file ``path`` (made with its folder if
-    need be), keeping what other processes wrote there meanwhile: all the runs it now holds."""
+def recorded_names(path: str | Path) -> set[str]:
+    """The names of the runs the results file ``path`` holds (empty when there is none yet)."""
+    return set(_rows(path))
+
+
+@checked
+def add_result(path: Path, name: str, run: Any) -> None:
+    """Add the record ``run`` (a frozen dataclass) as ``name`` to the results file ``path`` (made
+    with its folder if need be; written by ``json_records.json_row``), keeping what other
+    processes wrote there meanwhile."""
+    if not dataclasses.is_dataclass(run) or isinstance(run, type):
+        raise TypeError(f"add_result(): run must be a record (a dataclass), got "
+                        f"{type(run).__name__}; pass the record the experiment returns")
     path.parent.mkdir(parents=True, exist_ok=True)
     with _lock(path.parent):
-        runs = {**read_results(path), name: run}
+        runs = {**_rows(path), name: json_row(run)}
         _replace(path, lambda p: p.write_text(json.dumps({"runs": runs}, indent=1) + "\n"))
-    return runs
 
 
 @checked
@@ -240,26 +258,6 @@ def read_manifest(root: Root = None) -> dict[str, ManifestRow]:
                          f"{', '.join(map(repr, twice))}; keep one row per checkpoint (git "
                          f"checkout -- {path.resolve()} restores the shipped one)")
     return {name: check_row(entry, path.resolve()) for name, entry in entries.items()}
-
-
-# what a reader asks of a manifest row, in this order (notebook 05 prints them)
-RECORD_KEYS = ("description", "command", "seed", "train_examples", "train_time_s", "device",
-               "metrics", "notes")
-
-
-@checked
-def format_record(row: Record(ManifestRow)) -> str:
-    """A manifest row as text: one ``field: value`` line for each of ``RECORD_KEYS`` it has; its
-    metrics as the manifest keeps them, without ``validation_by_epoch`` (a curve, drawn by
-    ``figures.training_curves.draw_held_out_curves``)."""
-    lines = []
-    for key in RECORD_KEYS:
-        value = getattr(row, key)
-        if key == "metrics" and value is not None:
-            value = {k: v for k, v in json_row(value).items() if k != "validation_by_epoch"}
-        if value is not None:
-            lines.append(f"{key:>15}: {value}")
-    return "\n".join(lines)
 
 
 @checked

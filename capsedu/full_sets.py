@@ -28,7 +28,6 @@ from .capsnet import routing_iterations
 from .data import transformed_mnist
 from .data.mnist import load_mnist
 from .data.patches import shuffled_digits
-from .json_records import from_row
 from .loop import is_correct, predict
 from .recipes import command_line, seeded_name
 from .routing import MAX_ITERATIONS
@@ -212,8 +211,7 @@ def runs() -> dict[str, Callable]:
 @checked
 def read_results(path: str | Path | None = None) -> dict[str, FullSetReading]:
     """The recorded readings by ``run_name`` (the shipped ones by default; empty when none)."""
-    return {name: from_row(FullSetReading, row) for name, row in
-            checkpoints.read_results(path or checkpoints.results_path(RESULTS, True)).items()}
+    return checkpoints.read_results(path or checkpoints.results_path(RESULTS, True), FullSetReading)
 
 
 @checked

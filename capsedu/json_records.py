@@ -4,7 +4,9 @@ rows (``manifest_rows.ManifestRow``) and the experiments' results alike.
 
 A field is kept under its name, or under the name in its ``metadata["json"]``; a field whose
 ``metadata["omitted_when_none"]`` is true is left out while it is None (a manifest row's optional
-fields), and an absent key reads back as the field's default.
+fields), and an absent key reads back as the field's default. A field marked ``inline`` holds a
+record whose fields sit in the row beside the others (what every unit of a run notes of where and
+when it ran, ``adversarial.Stamp``).
 """
 
 import dataclasses
@@ -15,24 +17,29 @@ from typing import Any
 from .validate import checked
 
 OMITTED_WHEN_NONE = "omitted_when_none"  # the metadata key of a field left out while None
+INLINE = "inline"  # the metadata key of a record field kept as its fields, beside the others
 
 
 @checked
 def json_row(record: Any) -> dict:
     """A record as its results file keeps it: a dataclass's fields by name (or by the name in a
-    field's ``metadata["json"]``; a field marked ``omitted_when_none`` left out while None), the
-    records and named tuples inside it as dicts of their fields, tuples as lists; a dict as it
-    is."""
+    field's ``metadata["json"]``; a field marked ``omitted_when_none`` left out while None; an
+    ``inline`` field's record as its fields, in its place), the records and named tuples inside
+    it as dicts of their fields, tuples as lists; a dict as it is."""
     return _plain(record)
 
 
 def _plain(value: Any) -> Any:
     """``value`` as JSON holds it (``json_row``)."""
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return {field.metadata.get("json", field.name): _plain(getattr(value, field.name))
-                for field in dataclasses.fields(value)
-                if not (field.metadata.get(OMITTED_WHEN_NONE) and
-                        getattr(value, field.name) is None)}
+        row = {}
+        for field in dataclasses.fields(value):
+            item = getattr(value, field.name)
+            if field.metadata.get(INLINE):
+                row |= _plain(item)
+            elif not (field.metadata.get(OMITTED_WHEN_NONE) and item is None):
+                row[field.metadata.get("json", field.name)] = _plain(item)
+        return row
     if isinstance(value, tuple) and hasattr(value, "_asdict"):  # a named tuple
         return {key: _plain(item) for key, item in value._asdict().items()}
     if isinstance(value, list | tuple):
@@ -46,16 +53,29 @@ def _plain(value: Any) -> Any:
 def from_row(cls: Any, row: dict) -> Any:
     """The record of the dataclass ``cls`` that a results file keeps as ``row`` (``json_row``'s
     inverse): each field read under its name (or its ``metadata["json"]``), typed as the field
-    declares it (tuples from lists, records and named tuples from dicts, numbers from text keys).
-    A key the record has no field for is refused, naming it."""
+    declares it (tuples from lists, records and named tuples from dicts, numbers from text keys;
+    an ``inline`` field's record from its fields' keys). A key the record has no field for is
+    refused, naming it."""
+    hints = typing.get_type_hints(cls)
     fields = dataclasses.fields(cls)
-    names = {field.metadata.get("json", field.name): field.name for field in fields}
-    unknown = set(row) - set(names)
+    inline = {field.name: _keys(hints[field.name]) for field in fields
+              if field.metadata.get(INLINE)}
+    names = {field.metadata.get("json", field.name): field.name for field in fields
+             if field.name not in inline}
+    unknown = set(row) - set(names) - {key for keys in inline.values() for key in keys}
     if unknown:
         raise ValueError(f"from_row(): row has {sorted(unknown)}, which {cls.__name__} has no "
                          f"field for; pass a row of its results file")
-    hints = typing.get_type_hints(cls)
-    return cls(**{names[key]: _typed(value, hints[names[key]]) for key, value in row.items()})
+    values = {names[key]: _typed(value, hints[names[key]]) for key, value in row.items()
+              if key in names}
+    return cls(**values, **{name: from_row(hints[name], {key: row[key] for key in keys
+                                                        if key in row})
+                            for name, keys in inline.items()})
+
+
+def _keys(cls: type) -> set[str]:
+    """The keys a row of the record ``cls`` may hold."""
+    return {field.metadata.get("json", field.name) for field in dataclasses.fields(cls)}
 
 
 def _typed(value: Any, hint: Any) -> Any:

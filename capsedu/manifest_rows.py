@@ -9,13 +9,14 @@ and a field it lacks is None and absent from the file (a face model's metrics ha
 accuracy, an MNIST model's no face rate). Each record checks its fields' types when made
 (``validate.check_fields``); ``Metrics`` checks its numbers' ranges too. A ``ManifestRow`` and a
 ``Sitting`` declare plain types: their name, file, hash and class have no default, which a
-declared range would need (the boundary's tests call a record with one field).
+declared range would need (the boundary's tests call a record with one field). A row reads as
+text through ``format_record``.
 """
 
 from dataclasses import dataclass, field, fields
 
-from .json_records import OMITTED_WHEN_NONE
-from .validate import Float, Int, Record, check_fields
+from .json_records import OMITTED_WHEN_NONE, json_row
+from .validate import Float, Int, Record, check_fields, checked
 
 
 def _optional():
@@ -95,3 +96,23 @@ class ManifestRow:
 # the checkpoint's own
 RECORDED = frozenset(f.name for f in fields(ManifestRow)) - {"name", "file", "sha256", "arch",
                                                               "torch_version"}
+
+
+# what a reader asks of a manifest row, in this order (notebook 05 prints them)
+RECORD_KEYS = ("description", "command", "seed", "train_examples", "train_time_s", "device",
+               "metrics", "notes")
+
+
+@checked
+def format_record(row: Record(ManifestRow)) -> str:
+    """A manifest row as text: one ``field: value`` line for each of ``RECORD_KEYS`` it has; its
+    metrics as the manifest keeps them, without ``validation_by_epoch`` (a curve, drawn by
+    ``figures.training_curves.draw_held_out_curves``)."""
+    lines = []
+    for key in RECORD_KEYS:
+        value = getattr(row, key)
+        if key == "metrics" and value is not None:
+            value = {k: v for k, v in json_row(value).items() if k != "validation_by_epoch"}
+        if value is not None:
+            lines.append(f"{key:>15}: {value}")
+    return "\n".join(lines)

@@ -30,7 +30,6 @@ import torch
 
 from . import checkpoints, config, full_sets, train
 from .full_sets import Reading
-from .json_records import from_row
 from .manifest_rows import ManifestRow
 from .recipe_run import run_recipe
 from .recipes import Limit, command_line, seeded_name
@@ -103,8 +102,7 @@ def run(recipe: Recipe, seed: Seed, limit: Limit | None = None,
 @checked
 def read_results(path: Path | None = None) -> dict[str, SeedRun]:
     """The recorded runs by ``run_name`` (the shipped ones by default; empty when none)."""
-    return {name: from_row(SeedRun, row) for name, row in
-            checkpoints.read_results(path or checkpoints.results_path(RESULTS, True)).items()}
+    return checkpoints.read_results(path or checkpoints.results_path(RESULTS, True), SeedRun)
 
 
 @checked

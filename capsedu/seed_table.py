@@ -141,7 +141,7 @@ class Records:
     zoo: dict[str, ZooRun]  # 09's bug zoo, every run to the rule (bug_zoo.read_results)
     seeds: dict[str, SeedRun]  # 08's recipes over training seeds (seed_runs.read_results)
     gpu: RecordedCost  # benchmarks/routing_cost.py on a GPU (routing_costs.recorded_cost)
-    adversarial: dict  # 11's recorded attacks (adversarial_record.read_results)
+    adversarial: dict[str, adversarial_record.Unit]  # 11's recorded attacks, by unit
 
 
 def read_records() -> Records:

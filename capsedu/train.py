@@ -11,6 +11,7 @@ checkpoints in <data root>/checkpoints/, which the notebooks load, are replaced 
 """
 
 import argparse
+import dataclasses
 import os
 import sys
 import typing
@@ -182,13 +183,14 @@ def test_accuracy(record: Any) -> str:
 def record_missing(path: Path, runs: dict[str, Callable[..., Any]], command: str,
                    summary: Callable[[Any], str] = test_accuracy) -> None:
     """Run each of ``runs`` that the results file ``path`` does not hold yet (name -> a function
-    that trains and tests, resumably from the file ``state_path=``, and returns the run's record),
-    and write it to ``path`` as soon as it is done (``json_row``), with ``command`` (the line that
-    regenerates it). An interrupted experiment resumes where it stopped: finished runs are
-    skipped, and the unfinished one resumes from its last epoch, kept in
-    ``<data root>/runs/state/`` (never beside the shipped results). Several processes may work
-    through one experiment at once: each run is trained by the first that takes its state file's
-    lock, and skipped by the others. Each finished run prints its name and ``summary(record)``."""
+    that trains and tests, resumably from the file ``state_path=``, and returns the run's record,
+    a frozen dataclass with a ``command`` field), and write it to ``path`` as soon as it is done
+    (``checkpoints.add_result``), its ``command`` the line that regenerates it. An interrupted
+    experiment resumes where it stopped: finished runs are skipped, and the unfinished one resumes
+    from its last epoch, kept in ``<data root>/runs/state/`` (never beside the shipped results).
+    Several processes may work through one experiment at once: each run is trained by the first
+    that takes its state file's lock, and skipped by the others. Each finished run prints its
+    name and ``summary(record)``."""
     for name, run in runs.items():
         state = checkpoints.runs_dir() / "state" / f"{path.stem}-{name}.pt"
         state.parent.mkdir(parents=True, exist_ok=True)
@@ -198,14 +200,14 @@ def record_missing(path: Path, runs: dict[str, Callable[..., Any]], command: str
         except Timeout:  # another process is training this run
             continue
         try:
-            if name in checkpoints.read_results(path):  # finished here or by another process
+            if name in checkpoints.recorded_names(path):  # finished here or by another process
                 continue
             try:
                 record = run(state_path=state)
             except TooFewExamples as err:  # --limit below the held-out examples: said, not a trace
                 raise SystemExit(f"{command}: --limit must leave examples to train on: {err}"
                                  ) from None
-            checkpoints.add_result(path, name, {**json_row(record), "command": command})
+            checkpoints.add_result(path, name, dataclasses.replace(record, command=command))
             state.unlink(missing_ok=True)
         finally:
             lock.release()

@@ -201,9 +201,7 @@ def code_sources() -> dict[str, str]:
 
 # Files whose aliases their owners' changes under way remove (issue 38). An entry goes once its
 # file has none left; the test below says when.
-ALIASES_BEING_REMOVED = {"capsedu/adversarial_record.py", "tests/test_adversarial.py",
-                         "tests/test_boundary_probe.py",
-                         "notebooks/11_harder_to_fool_adversarial_examples.ipynb"}
+ALIASES_BEING_REMOVED = {"tests/test_boundary_probe.py"}
 
 
 def test_no_module_is_imported_under_another_name():

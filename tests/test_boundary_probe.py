@@ -279,7 +279,7 @@ def test_round_five_files_are_refused_before_anything_is_written(tmp_path, monke
     with pytest.raises(FileNotFoundError, match=r"sha256\(\): path must be an existing file"):
         checkpoints.sha256("nope.pt")
     with pytest.raises(IsADirectoryError, match=r"read_results\(\): path must be a results file"):
-        checkpoints.read_results(tmp_path)
+        checkpoints.read_results(tmp_path, checkpoints.ManifestRow)
     with pytest.raises(NotADirectoryError, match=r"check_writable\(\): root must be a folder"):
         checkpoints.save(_bag(), "mine", root=afile)
     with pytest.raises(ValueError, match=r"save\(\): train_time_s must be a finite number"):
@@ -486,7 +486,7 @@ def test_round_six_records_and_states_that_are_not_what_they_claim(tmp_path, mon
     # a results file that is not one is named, and left as it is
     (tmp_path / "r.json").write_text("")
     with pytest.raises(ValueError, match=r"read_results\(\): path r.json is not a results file"):
-        checkpoints.read_results("r.json")
+        checkpoints.read_results("r.json", checkpoints.ManifestRow)
     # a state path that holds someone's notes is refused, and the notes are kept
     (tmp_path / "notes.txt").write_text("my notes")
     with pytest.raises(ValueError, match=r"state_path: notes.txt is not a training state saved "

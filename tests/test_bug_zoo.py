@@ -288,19 +288,20 @@ def zoo_records(accuracy_at_end):
 
 
 def test_a_record_reads_as_its_results_file_keeps_it():
-    from dataclasses import asdict
-
     from capsedu.bug_zoo import read_results
+    from capsedu.json_records import json_row
 
     results = Path(__file__).parent.parent / "data" / "results"
     shipped = json.loads((results / "bug_zoo_1_epoch.json").read_text())["runs"]
     runs = read_results(results / "bug_zoo_1_epoch.json")
     assert list(runs) == list(shipped) == [CORRECT, *BUGS]
     for name, record in runs.items():  # the same fields, in the same order, with the same values
-        assert list(asdict(record)) == list(shipped[name])
-        assert json.loads(json.dumps(asdict(record))) == shipped[name]
+        assert list(json_row(record)) == list(shipped[name])
+        assert json.loads(json.dumps(json_row(record))) == shipped[name]
+        assert record.n_test is None
     # the full budget's runs also count their test images (n_test), which their limit gives
-    assert read_results(results / "bug_zoo.json")[CORRECT].limit is None
+    full = read_results(results / "bug_zoo.json")[CORRECT]
+    assert full.limit is None and full.n_test == 10_000
 
 
 def test_bug_effects_pair_each_bug_with_the_correct_run_on_the_same_test_images():

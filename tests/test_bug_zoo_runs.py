@@ -2,7 +2,6 @@
 trials kept off the shipped results, finished runs never trained twice."""
 
 import json
-from dataclasses import asdict
 
 import pytest
 import torch
@@ -13,6 +12,7 @@ from capsedu.buggy import unsquared_margin_loss
 from capsedu.capsnet import LIVE, CapsNet
 from capsedu.convergence import PATIENCE
 from capsedu.functional import margin_loss, reconstruction_loss
+from capsedu.json_records import json_row
 
 LIMIT = "150"  # 138 training images (2 steps: 128 and 10), 12 held out, 150 test images
 NAMES = [bug_zoo.CORRECT, *bug_zoo.BUGS]
@@ -70,7 +70,7 @@ def test_every_run_is_recorded_with_its_curves(zoo):
     runs = recorded(root)
     assert list(runs) == NAMES
     read = bug_zoo.read_results(root / "runs" / "results" / ONE_EPOCH)
-    assert {name: json.loads(json.dumps(asdict(record))) for name, record in read.items()} == runs
+    assert {name: json.loads(json.dumps(json_row(record))) for name, record in read.items()} == runs
     for name, record in runs.items():
         assert (record["train_examples"], record["validation_examples"]) == (138, 12)
         assert record["steps_per_epoch"] == STEPS and record["epochs"] == 1

@@ -2,6 +2,7 @@
 
 import json
 import pickle
+from pathlib import Path
 
 import pytest
 import torch
@@ -213,8 +214,7 @@ def test_the_environment_report_survives_a_corrupt_manifest(tmp_path, monkeypatc
 
 
 def test_format_record_prints_the_keys_it_has_in_order_without_the_curve():
-    from capsedu.checkpoints import format_record
-    from capsedu.manifest_rows import ManifestRow, Metrics
+    from capsedu.manifest_rows import ManifestRow, Metrics, format_record
 
     row = ManifestRow(notes="n", seed=3, command="c", name="x", file="x.pt", sha256="0" * 64,
               arch="CapsNet", metrics=Metrics(test_accuracy=0.99, validation_by_epoch=(0.9, 0.95)))
@@ -325,13 +325,20 @@ def test_the_repository_folder_is_shipped_whatever_the_data_root(tmp_path, monke
 
 WRITER = """
 import sys, torch
+from dataclasses import dataclass
+from pathlib import Path
 from capsedu.baselines import BagOfPartsCNN
 from capsedu.checkpoints import add_result, save
+
+@dataclass(frozen=True)
+class Run:
+    k: int
+
 root, who = sys.argv[1], sys.argv[2]
 for k in range(8):
     torch.manual_seed(k)
     save(BagOfPartsCNN(channels=(2,)), f"{who}-{k}", root, seed=k)
-    add_result(__import__("pathlib").Path(root) / "results.json", f"{who}-{k}", {"k": k})
+    add_result(Path(root) / "results.json", f"{who}-{k}", Run(k))
 """
 
 
@@ -342,10 +349,10 @@ def test_two_processes_saving_at_once_leave_every_row(tmp_path):
     writers = [subprocess.Popen([sys.executable, "-c", WRITER, str(tmp_path), who])
                for who in ("a", "b")]
     assert [w.wait(timeout=300) for w in writers] == [0, 0]
-    from capsedu.checkpoints import read_results
+    from capsedu.checkpoints import recorded_names
 
     names = {f"{who}-{k}" for who in "ab" for k in range(8)}
-    assert set(read_manifest(tmp_path)) == names == set(read_results(tmp_path / "results.json"))
+    assert set(read_manifest(tmp_path)) == names == recorded_names(tmp_path / "results.json")
     for name in names:  # every file has its row and its hash
         assert pretrained(name, tmp_path).hparams["channels"] == (2,)
     assert not list(tmp_path.glob(".*.tmp"))
@@ -404,3 +411,42 @@ def test_a_manifest_that_is_a_pipe_is_refused_not_read_forever(tmp_path):
     os.mkfifo(tmp_path / "manifest.json")
     with pytest.raises(ValueError, match="not a regular file"):
         read_manifest(tmp_path)
+
+
+def shipped_results() -> dict:
+    """Each shipped results file and how its runs are read (a record type, or adversarial's
+    type by unit name)."""
+    from capsedu import ablations, adversarial_record, bug_zoo, full_sets, seed_runs
+    from capsedu.parts import curves
+
+    return {"bug_zoo.json": bug_zoo.ZooRun, "bug_zoo_1_epoch.json": bug_zoo.ZooRun,
+            "routing_ablations.json": ablations.AblationRun, "face_curves.json": curves.FaceCurve,
+            "affnist_seeds.json": seed_runs.SeedRun,
+            "full_test_sets.json": full_sets.FullSetReading,
+            "adversarial.json": adversarial_record.unit_type}
+
+
+@pytest.mark.parametrize("file", sorted(shipped_results()))
+def test_a_shipped_results_file_written_back_from_its_records_keeps_every_value(tmp_path, file):
+    from capsedu.checkpoints import add_result, read_results
+
+    shipped = Path(__file__).parent.parent / "data" / "results" / file
+    copy = tmp_path / file
+    copy.write_bytes(shipped.read_bytes())
+    runs = read_results(copy, shipped_results()[file])
+    for name, run in runs.items():  # each run written again from its record, in its place
+        add_result(copy, name, run)
+    assert json.loads(copy.read_text()) == json.loads(shipped.read_text())
+    if file != "affnist_seeds.json":  # its runs hold manifest rows of an older key order
+        assert copy.read_text() == shipped.read_text()
+    add_result(copy, "another", next(iter(runs.values())))  # a new run leaves the others as kept
+    assert json.loads(copy.read_text())["runs"] == json.loads(shipped.read_text())["runs"] | {
+        "another": json.loads(shipped.read_text())["runs"][next(iter(runs))]}
+
+
+def test_a_results_file_takes_records_only(tmp_path):
+    from capsedu.checkpoints import add_result
+
+    with pytest.raises(TypeError, match=r"add_result\(\): run must be a record"):
+        add_result(tmp_path / "results.json", "a", {"test_accuracy": 0.5})
+    assert not (tmp_path / "results.json").exists()

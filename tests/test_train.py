@@ -1,6 +1,7 @@
 """The training loop learns, and the command line writes a checkpoint that loads back."""
 
 import json
+from dataclasses import dataclass
 from typing import NamedTuple
 
 import pytest
@@ -701,10 +702,19 @@ def test_a_resumed_run_draws_the_same_dropout_masks(tmp_path):
 
 
 class Finished(NamedTuple):
-    """The record of a finished run of a made-up experiment."""
+    """A finished run's numbers, a named tuple inside a record."""
 
     test_accuracy: float
     train_time_s: float
+
+
+@dataclass(frozen=True)
+class Graded:
+    """The record of a finished run of a made-up experiment, as ``record_missing`` writes it."""
+
+    test_accuracy: float
+    train_time_s: float
+    command: str = ""
 
 
 def test_an_experiment_records_each_run_once_and_resumes_after_a_crash(tmp_path, monkeypatch):
@@ -719,7 +729,7 @@ def test_an_experiment_records_each_run_once_and_resumes_after_a_crash(tmp_path,
             state_path.write_text("an epoch")  # what a resumable run leaves after each epoch
             if crash:
                 raise KeyboardInterrupt
-            return Finished(test_accuracy=0.5, train_time_s=1.0)
+            return Graded(test_accuracy=0.5, train_time_s=1.0)
         return train
 
     with pytest.raises(KeyboardInterrupt):
@@ -745,8 +755,8 @@ def test_two_processes_share_an_experiment_without_training_a_run_twice(tmp_path
         def train(state_path):
             calls.append(name)
             if name == "a":  # meanwhile another process finishes c
-                checkpoints.add_result(path, "c", {"test_accuracy": 0.7, "train_time_s": 1.0})
-            return Finished(test_accuracy=0.5, train_time_s=1.0)
+                checkpoints.add_result(path, "c", Graded(test_accuracy=0.7, train_time_s=1.0))
+            return Graded(test_accuracy=0.5, train_time_s=1.0)
         return train
 
     state_dir = tmp_path / "runs" / "state"
@@ -754,8 +764,8 @@ def test_two_processes_share_an_experiment_without_training_a_run_twice(tmp_path
     with FileLock(f"{state_dir / 'grid-b.pt'}.lock"):  # another process is training b
         record_missing(path, {name: job(name) for name in "abc"}, "cmd")
     assert calls == ["a"]  # b is left to the other process, c is not trained again
-    assert {name: run["test_accuracy"] for name, run in checkpoints.read_results(path).items()} \
-        == {"a": 0.5, "c": 0.7}
+    runs = checkpoints.read_results(path, Graded)
+    assert {name: run.test_accuracy for name, run in runs.items()} == {"a": 0.5, "c": 0.7}
     record_missing(path, {name: job(name) for name in "abc"}, "cmd")  # b's lock is free now
     assert calls == ["a", "b"]
 
@@ -867,3 +877,27 @@ def test_a_field_marked_omitted_when_none_is_left_out_while_none_and_read_back()
     assert json_row(Row("a")) == {"name": "a", "seed": None}
     assert json_row(Row("a", "n", 1)) == {"name": "a", "notes": "n", "seed": 1}
     assert from_row(Row, {"name": "a", "seed": None}) == Row("a")
+
+
+def test_an_inline_field_keeps_its_records_fields_beside_the_others():
+    from dataclasses import field
+
+    from capsedu.json_records import INLINE, from_row, json_row
+
+    @dataclass(frozen=True)
+    class When:
+        began: str
+        seconds: float
+
+    @dataclass(frozen=True)
+    class Unit:
+        source: str
+        when: When = field(metadata={INLINE: True})
+        command: str = ""
+
+    unit = Unit("cnn", When("2026-01-01", 1.5), "cmd")
+    assert list(json_row(unit).items()) == [("source", "cnn"), ("began", "2026-01-01"),
+                                            ("seconds", 1.5), ("command", "cmd")]
+    assert from_row(Unit, json_row(unit)) == unit
+    with pytest.raises(ValueError, match=r"from_row\(\): row has \['when'\]"):
+        from_row(Unit, {**json_row(unit), "when": {}})

@@ -29,7 +29,6 @@ import torch
 
 from .. import checkpoints
 from ..convergence import PATIENCE, best_epoch, converged
-from ..json_records import from_row
 from ..recipes import command_line
 from ..train import (
     Distinct,
@@ -149,8 +148,7 @@ def run_name(name: str, seed: Seed) -> str:
 @checked
 def read_results(path: Path | None = None) -> dict[str, FaceCurve]:
     """The recorded curves by ``run_name`` (the shipped ones by default; empty when none)."""
-    return {name: from_row(FaceCurve, row) for name, row in
-            checkpoints.read_results(path or checkpoints.results_path(RESULTS, True)).items()}
+    return checkpoints.read_results(path or checkpoints.results_path(RESULTS, True), FaceCurve)
 
 
 @dataclass(frozen=True)
