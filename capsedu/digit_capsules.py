@@ -161,9 +161,8 @@ class ShapeMeasures:
     height: torch.Tensor  # 2 standard deviations of the ink along y, pixels
     slant: torch.Tensor  # pixels the ink moves right per pixel down: cov(x, y) / var(y)
 
-    def by_name(self) -> dict[str, torch.Tensor]:
-        """Each measure under its name, in the order above (the columns of a table)."""
-        return {f.name: getattr(self, f.name) for f in fields(self)}
+
+MEASURES = tuple(f.name for f in fields(ShapeMeasures))  # in order: the columns of a table
 
 
 @checked
@@ -213,15 +212,16 @@ def dimension_profile(model: CapsNet, images: Tensor("digits [N, 1, 28, 28]", nd
     ``dimension_effect`` ``[16]``, and what moving each dimension from the first of ``deltas`` to
     the last does to each ``shape_measures`` of each image, ``[N, 16]`` each."""
     v = encode(model, images).v  # [N, 10, 16]
-    effects, changes = [], {}
+    effects, measured = [], []
     for k in range(len(images)):
         grid = perturbation_grid(model, v[k], label, deltas)  # [16, K, 28, 28]
         base = decode(model, v[k : k + 1], torch.tensor([label]))[0]
         effects.append(dimension_effect(grid, base))
-        for name, m in shape_measures(grid).by_name().items():  # m: [16, K]
-            changes.setdefault(name, []).append(m[:, -1] - m[:, 0])
-    return DimensionProfile(torch.stack(effects).mean(0),
-                            ShapeMeasures(**{n: torch.stack(c) for n, c in changes.items()}))
+        measured.append(shape_measures(grid))  # each measure [16, K]
+    # each measure's change from the first Delta to the last, per image: [N, 16]
+    changes = {n: torch.stack([getattr(m, n)[:, -1] - getattr(m, n)[:, 0] for m in measured])
+               for n in MEASURES}
+    return DimensionProfile(torch.stack(effects).mean(0), ShapeMeasures(**changes))
 
 
 @checked
@@ -292,7 +292,7 @@ def reconstruction_error(model: CapsNet,
 class DimensionStudy(NamedTuple):
     """What each dimension of the capsules of some classes does (``measure_dimensions``)."""
 
-    spread: dict[str, torch.Tensor]  # measure -> its standard deviation over the real digits
+    spread: ShapeMeasures  # each measure's standard deviation over the real digits
     effect: dict[int, torch.Tensor]  # class -> [16] mean |pixel change| (dimension_effect)
     changes: dict[int, ShapeMeasures]  # class -> each measure's change [N, 16] (dimension_profile)
     relative: dict[int, torch.Tensor]  # class -> [16, n_measures] mean change / spread
@@ -308,13 +308,14 @@ def measure_dimensions(model: CapsNet,
     ``n_per_class`` of ``images`` ``[N, 1, 28, 28]`` (``labels`` ``[N]``), and each change set
     in units of how much the measure varies among all the real ``images`` (its standard
     deviation): a relative change of 1 is as large as the natural spread of handwriting."""
-    spread = {name: m.std() for name, m in shape_measures(images[:, 0]).by_name().items()}
+    real = shape_measures(images[:, 0])
+    spread = ShapeMeasures(**{n: getattr(real, n).std() for n in MEASURES})
     effect, changes = {}, {}
     for d in classes:
         effect[d], changes[d] = dimension_profile(model, images[labels == d][:n_per_class], d)
     # relative[d][dim, m] = mean over the digits of change_m(dim) / spread_m
-    relative = {d: torch.stack([getattr(changes[d], n).mean(0) / spread[n] for n in spread], dim=1)
-                for d in classes}
+    relative = {d: torch.stack([getattr(changes[d], n).mean(0) / getattr(spread, n)
+                                for n in MEASURES], dim=1) for d in classes}
     return DimensionStudy(spread, effect, changes, relative)
 
 
@@ -324,16 +325,15 @@ def format_ranking(study: DimensionStudy) -> str:
     one that changes the picture most to the least: each with the shape measure it moves most
     (ink, width, height, slant; x and y left out, MNIST centres its digits), by how many SD, and
     in how many of the digits in the same direction; and how many move a measure by > 1 SD."""
-    names = list(study.spread)
     lines = ["spread of real test digits (SD): "
-             + ", ".join(f"{n} {study.spread[n]:.2f}" for n in names)]
-    columns = torch.tensor([names.index(n) for n in names if n not in ("x", "y")])
+             + ", ".join(f"{n} {getattr(study.spread, n):.2f}" for n in MEASURES)]
+    columns = torch.tensor([MEASURES.index(n) for n in MEASURES if n not in ("x", "y")])
     for d, r in study.relative.items():
         effect = study.effect[d]
         main = columns[r[:, columns].abs().argmax(dim=1)]  # [16]: the shape measure moved most
         lines.append(f"capsule {d}: dimensions sorted by how much they change the picture")
         for dim in effect.argsort(descending=True).tolist():
-            name = names[main[dim]]
+            name = MEASURES[main[dim]]
             change = getattr(study.changes[d], name)[:, dim]  # [N]
             same_sign = torch.sign(change) == torch.sign(r[dim, main[dim]])
             agree = 100 * same_sign.float().mean()

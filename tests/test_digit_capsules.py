@@ -279,7 +279,7 @@ def test_format_ranking_by_hand():
     from capsedu.digit_capsules import DimensionStudy, ShapeMeasures, format_ranking
 
     names = ["ink", "x", "y", "width", "height", "slant"]
-    spread = {n: torch.tensor(1.0) for n in names}
+    spread = ShapeMeasures(**{n: torch.tensor(1.0) for n in names})
     effect = torch.linspace(0.1, 1.6, 16)  # dim 15 changes the picture most, dim 0 least
     relative = torch.zeros(16, 6)
     relative[:, 1] = 9.0  # x moves most, but x and y are left out of "mostly"

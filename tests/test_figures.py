@@ -227,7 +227,8 @@ def test_course_figures_of_notebook_06_lay_out_one_panel_per_class_map_and_itera
     draw_capsule_values(fig, ax, torch.tensor([[0.5, -1.0], [0.2, 0.0]]), ["a", "b"])
     assert ax.images[0].get_clim() == (-1.0, 1.0)  # symmetric about 0
     names = ["ink", "x", "y", "width", "height", "slant"]
-    study = DimensionStudy({n: torch.tensor(1.0) for n in names}, {7: torch.ones(16)},
+    spread = ShapeMeasures(**{n: torch.tensor(1.0) for n in names})
+    study = DimensionStudy(spread, {7: torch.ones(16)},
                            {7: ShapeMeasures(**{n: torch.zeros(3, 16) for n in names})},
                            {7: torch.zeros(16, 6)})
     fig = plt.figure(layout="constrained")

@@ -11,7 +11,7 @@ from matplotlib.colors import to_rgb
 from matplotlib.figure import FigureBase
 
 from ..data import transformed_mnist
-from ..digit_capsules import DELTAS, DimensionStudy
+from ..digit_capsules import DELTAS, MEASURES, DimensionStudy
 from ..validate import MAX_BATCH, Array, Flag, Float, Int, Record, Tensor, checked
 
 Titles = list[str] | tuple[str, ...]  # one title per panel
@@ -97,14 +97,13 @@ def draw_dimension_changes(fig: FigureBase, study: Record(DimensionStudy)) -> No
     """One heatmap per class of ``study`` (``digit_capsules.measure_dimensions``): a row per
     dimension, a column per shape measure, each cell its change from Δ = -0.25 to +0.25 in
     standard deviations of real digits, written in. ``fig``: ``layout="constrained"``."""
-    names = list(study.spread)
     axes = fig.subplots(1, len(study.relative), sharey=True, squeeze=False)[0]
     for ax, (d, r) in zip(axes, study.relative.items(), strict=True):
         im = ax.imshow(r, cmap="coolwarm", vmin=-3, vmax=3, aspect="auto")
         for (i, j), value in np.ndenumerate(r.numpy()):
             ax.text(j, i, f"{value:+.1f}", ha="center", va="center", fontsize=7)
         n = len(study.changes[d].ink)  # the digits measured
-        ax.set(xticks=range(len(names)), xticklabels=names, yticks=range(r.shape[0]),
+        ax.set(xticks=range(len(MEASURES)), xticklabels=MEASURES, yticks=range(r.shape[0]),
                title=f"capsule {d} ({n} test {d}s)")
     axes[0].set_ylabel("dimension")
     fig.colorbar(im, ax=axes, shrink=0.8, label="change, in standard deviations of real digits")
