@@ -199,19 +199,11 @@ def code_sources() -> dict[str, str]:
     return sources
 
 
-# Files whose aliases their owners' changes under way remove (issue 38). An entry goes once its
-# file has none left; the test below says when.
-ALIASES_BEING_REMOVED = {"tests/test_boundary_probe.py"}
-
-
 def test_no_module_is_imported_under_another_name():
     """One meaning per name: `from capsedu import equivariance`, then `equivariance.shift`."""
     found = {name: aliases for name, source in code_sources().items()
              if (aliases := aliases_in(source))}
-    new = {name: aliases for name, aliases in found.items() if name not in ALIASES_BEING_REMOVED}
-    assert not new, f"import these by their own names: {new}"
-    gone = ALIASES_BEING_REMOVED - found.keys()
-    assert not gone, f"no alias left in {sorted(gone)}: drop it from ALIASES_BEING_REMOVED"
+    assert not found, f"import these by their own names: {found}"
 
 
 def test_the_alias_check_names_an_alias_and_passes_the_conventional_ones():

@@ -38,8 +38,7 @@ from capsedu import (
 )
 from capsedu.baselines import BagOfPartsCNN
 from capsedu.capsnet import CapsNet, CapsNetConfig
-from capsedu.data import faces, sprites
-from capsedu.data import transformed_mnist as tm
+from capsedu.data import faces, sprites, transformed_mnist
 from capsedu.figures.digit_images import draw_digits, mosaic
 from capsedu.functional import margin_loss, squash
 from capsedu.gcnn import C4CNN
@@ -92,7 +91,8 @@ CASES = [
      r"paired\(\): correct_a and correct_b must score the same images: got 2 and 1"),
     (lambda: statistics.over_seeds([0.9]), ValueError,
      r"over_seeds\(\): values must be .*at least 2.*got \[0.9\]; train and score another seed"),
-    (lambda: tm.affine(torch.rand(4, 1, 28, 28), rotation=torch.tensor([1.0, 2.0, 3.0])),
+    (lambda: transformed_mnist.affine(torch.rand(4, 1, 28, 28),
+                                      rotation=torch.tensor([1.0, 2.0, 3.0])),
      ValueError, r"affine\(\): rotation must be one angle or one per digit \(\[4\]\), got shape"),
     # round two: refused before training, not at the first batch inside the model
     (lambda: loop.fit(BagOfPartsCNN(channels=(2,), n_classes=10),
@@ -195,11 +195,11 @@ ROUND_FIVE = [
      r"spread\(\): factor must be a finite number > 0"),
     (lambda: faces.ink_gap(faces.face_parts(), "nose", "nose"), ValueError,
      r"ink_gap\(\): a and b must name two different parts"),
-    (lambda: tm.pad_to(torch.rand(2, 1, 28, 28), side=20), ValueError,
+    (lambda: transformed_mnist.pad_to(torch.rand(2, 1, 28, 28), side=20), ValueError,
      r"pad_to\(\): side must be at least the images' side \(28 x 28\)"),
-    (lambda: tm.affine_matrix("10", 0.0, 1.0, 1.0), TypeError,
+    (lambda: transformed_mnist.affine_matrix("10", 0.0, 1.0, 1.0), TypeError,
      r"affine_matrix\(\): rotation must be a finite number \(degrees\) or a torch.Tensor"),
-    (lambda: tm.translate(torch.rand(2, 1, 28, 28), torch.tensor([1.0, 2.0, 3.0]),
+    (lambda: transformed_mnist.translate(torch.rand(2, 1, 28, 28), torch.tensor([1.0, 2.0, 3.0]),
                           torch.zeros(2)), ValueError,
      r"translate\(\): tx must hold one offset per image \[2\], got shape \(3,\)"),
     # the geometry and the parts models
@@ -397,15 +397,18 @@ ROUND_SIX = [
      r"route\(\): model must route"),
     (lambda: couplings.trace_line("x", []), ValueError, r"trace_line\(\): trace must hold"),
     # images and geometry that would come back blank, off the canvas or degenerate
-    (lambda: tm.pad_to(torch.rand(2, 28, 28), 40), ValueError,
+    (lambda: transformed_mnist.pad_to(torch.rand(2, 28, 28), 40), ValueError,
      r"pad_to\(\): images must be a torch.Tensor .*with 4 dimensions"),
-    (lambda: tm.on_canvas(torch.rand(2, 1, 28, 28), torch.tensor([100, 0]), torch.zeros(2), 40),
+    (lambda: transformed_mnist.on_canvas(torch.rand(2, 1, 28, 28), torch.tensor([100, 0]),
+                                         torch.zeros(2), 40),
      ValueError, r"on_canvas\(\): dx must lie in 0 \.\. 12"),
-    (lambda: tm.on_canvas(torch.rand(2, 1, 28, 28), torch.tensor([0.5, 0.0]), torch.zeros(2), 40),
+    (lambda: transformed_mnist.on_canvas(torch.rand(2, 1, 28, 28), torch.tensor([0.5, 0.0]),
+                                         torch.zeros(2), 40),
      TypeError, r"on_canvas\(\): dx must hold whole pixel offsets"),
-    (lambda: tm.affine_matrix(0.0, 0.0, 0.0, 1.0), ValueError,
+    (lambda: transformed_mnist.affine_matrix(0.0, 0.0, 0.0, 1.0), ValueError,
      r"affine_matrix\(\): scale_x must be non-zero"),
-    (lambda: tm.multimnist(torch.rand(4, 1, 28, 28), torch.tensor([0, 0, 0, 0]), 2), ValueError,
+    (lambda: transformed_mnist.multimnist(torch.rand(4, 1, 28, 28), torch.tensor([0, 0, 0, 0]), 2),
+     ValueError,
      r"labels must hold digits of at least two classes"),
     (lambda: equivariance.feature_map([(1, 1)]), TypeError,
      r"feature_map\(\): each cell must be a \(row, col\) pair"),
