@@ -43,7 +43,7 @@ from .recipes import (
 from .routing import MAX_ITERATIONS
 from .statistics import SeedDifference, over_seeds, seed_difference
 from .train import (
-    Distinct,
+    EachOnce,
     add_budget,
     experiment_parser,
     parse_experiment,
@@ -296,7 +296,7 @@ def run(cell: Cell, seed: Seed, epochs: Epochs | None = None, limit: Limit | Non
 def main(argv: list[str] | None = None) -> int:
     parser = experiment_parser(COMMAND, __doc__)
     parser.add_argument("--seeds", type=seed_int, nargs="+", default=list(SEEDS),
-                        action=Distinct)
+                        action=EachOnce)
     add_budget(parser, budget())
     args = parse_experiment(parser, argv)
     path = results_file(args, RESULTS)

@@ -139,7 +139,7 @@ def how_trained(results: dict[str, SeedRun]) -> str:
 def main(argv: list[str] | None = None) -> int:
     parser = train.experiment_parser(COMMAND, __doc__)
     parser.add_argument("--seeds", type=train.seed_int, nargs="+", default=list(SEEDS),
-                        action=train.Distinct,
+                        action=train.EachOnce,
                         help=f"training seeds (default: {' '.join(map(str, SEEDS))})")
     args = train.parse_experiment(parser, argv)
     todo = {run_name(recipe, seed): partial(run, recipe, seed, args.limit)

@@ -54,9 +54,10 @@ def integer(declaration: Any) -> Callable[[str], int]:
 epochs_int = integer(Epochs)  # --epochs
 limit_int = integer(Limit)  # --limit
 seed_int = integer(Seed)  # --seed, --seeds
+threads_int = integer(Int("CPU threads for torch", ge=1, le=1024))  # --threads
 
 
-class Distinct(argparse.Action):
+class EachOnce(argparse.Action):
     """``nargs="+"`` items that must all differ (``--seeds 0 0`` would train one run twice and
     count it twice over the seeds): a repeat is refused, naming the option."""
 
@@ -66,7 +67,6 @@ class Distinct(argparse.Action):
             parser.error(f"argument {option_string}: each must be given once, got "
                          f"{', '.join(repeated)} more than once; drop the repeats")
         setattr(namespace, self.dest, values)
-threads_int = integer(Int("CPU threads for torch", ge=1, le=1024))  # --threads
 
 
 @checked
@@ -246,8 +246,8 @@ def train_over_seeds(prog: str, description: str, models: list[str] | tuple[str,
     (``manifest_rows.ManifestRow``), printed."""
     parser = argparse.ArgumentParser(prog=prog, description=description)
     parser.add_argument("--models", nargs="+", default=list(models), choices=models,
-                        action=Distinct)
-    parser.add_argument("--seeds", nargs="+", type=seed_int, default=list(seeds), action=Distinct)
+                        action=EachOnce)
+    parser.add_argument("--seeds", nargs="+", type=seed_int, default=list(seeds), action=EachOnce)
     add_output_arguments(parser)
     parser.add_argument("--threads", type=threads_int, help="CPU threads for torch (default: all)")
     args = parse_experiment(parser, argv)

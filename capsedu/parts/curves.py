@@ -31,7 +31,7 @@ from .. import checkpoints
 from ..convergence import PATIENCE, best_epoch, converged
 from ..recipes import command_line
 from ..train import (
-    Distinct,
+    EachOnce,
     experiment_parser,
     parse_experiment,
     record_missing,
@@ -196,7 +196,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = experiment_parser(COMMAND, __doc__)
     parser.add_argument("--models", nargs="+", default=list(RECIPES), choices=list(RECIPES))
     parser.add_argument("--seeds", nargs="+", type=seed_int, default=[0, 1, 2],
-                        action=Distinct)
+                        action=EachOnce)
     args = parse_experiment(parser, argv)
     if args.limit:
         parser.error("--limit: the face recipes have no trial size; name fewer --models or "
