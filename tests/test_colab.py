@@ -132,11 +132,12 @@ def python_313() -> str | None:
 
 def clean_env(work: Path, **extra: str) -> dict:
     """This process's variables without its Python, pip and course settings, with Jupyter's
-    folders under ``work`` (so no kernelspec of this machine's user is found)."""
+    folders under ``work`` (so no kernelspec of this machine's user is found) and no pip cache
+    (the stack's CUDA build of torch is several GB: keeping a second copy could fill the disk)."""
     env = {k: v for k, v in os.environ.items()
            if not k.startswith(("PYTHON", "CAPSEDU_", "VIRTUAL_ENV", "JUPYTER", "PIP_"))}
     env.update(JUPYTER_DATA_DIR=str(work / "jupyter"), JUPYTER_CONFIG_DIR=str(work / "jupyter"),
-               PIP_DISABLE_PIP_VERSION_CHECK="1", **extra)
+               PIP_DISABLE_PIP_VERSION_CHECK="1", PIP_NO_CACHE_DIR="1", **extra)
     return env
 
 
@@ -183,8 +184,9 @@ def colab(tmp_path_factory):
     kernel = ("import sys, types\nsys.modules['google.colab'] = types.ModuleType('google.colab')\n"
               + cell + "\n" + AFTER_THE_CELL)
     out = run(python, ["-c", kernel], empty, env)
-    return {"python": python, "course": course, "before": before, "after": installed(python, env),
-            "out": out, "empty": empty, "env": env, "kernel": kernel, "work": work}
+    yield {"python": python, "course": course, "before": before, "after": installed(python, env),
+           "out": out, "empty": empty, "env": env, "kernel": kernel, "work": work}
+    shutil.rmtree(work)  # about 5 GB: the tests that run after this module need the disk
 
 
 @pytest.mark.colab
