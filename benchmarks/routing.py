@@ -14,7 +14,9 @@ Measured, in the same run, for each model (images/second, higher is better):
   train step  zero_grad + training_loss(x, y) + backward + Adam step
 Each number is the median over ``--repeats`` timings (time.perf_counter, after warm-up, the two
 models interleaved so that background load hits both alike). "ratio" = vectorised / naive: how
-many times faster capsedu is. Conv1 and PrimaryCaps (a 256->256 9x9 conv) are identical on both
+many times faster capsedu is. Beside the times, the median minor page faults per call: memory
+the OS maps afresh (about a microsecond per 4 KiB page), a large share of the naive side's cost
+and of the variation between runs. Conv1 and PrimaryCaps (a 256->256 9x9 conv) are identical on both
 sides and dominate the cost, so the ratio says how much the DigitCaps layer matters end to end.
 """
 
@@ -33,6 +35,11 @@ from capsedu.costs import anatomy
 from capsedu.functional import squash
 from capsedu.recipes import RECIPES
 from capsedu.routing import RoutingResult, RoutingStep
+
+try:
+    import resource  # page faults (Unix)
+except ImportError:  # Windows
+    resource = None
 
 TARGET = 2.6  # required train-step speed-up of the vectorised path on CPU
 # a training step is timed at the batch size the course trains with
@@ -131,18 +138,29 @@ def make_steps(model: CapsNet, x, y):
     return forward, train_step
 
 
-def bench(fns: dict, warmup: int, repeats: int, device) -> dict:
-    """Median seconds per call of each fn; the fns are interleaved in every round."""
+def page_faults() -> int:
+    """Minor page faults of this process so far (0 where the OS does not count them)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt if resource else 0
+
+
+def bench(fns: dict, warmup: int, repeats: int, device) -> tuple[dict, dict]:
+    """Median seconds per call of each fn, and median minor page faults per call (memory the
+    OS hands over afresh: each costs about a microsecond); the fns are interleaved in every
+    round."""
     times = {name: [] for name in fns}
+    faults = {name: [] for name in fns}
     for r in range(warmup + repeats):
         for name, fn in fns.items():
             sync(device)
-            t0 = time.perf_counter()
+            before, t0 = page_faults(), time.perf_counter()
             fn()
             sync(device)
             if r >= warmup:
                 times[name].append(time.perf_counter() - t0)
-    return {name: statistics.median(ts) for name, ts in times.items()}
+                faults[name].append(page_faults() - before)
+    median = statistics.median
+    return ({name: median(ts) for name, ts in times.items()},
+            {name: median(fs) for name, fs in faults.items()})
 
 
 def machine(device) -> str:
@@ -192,7 +210,7 @@ def main() -> None:
     fns = {}
     for label, model in (("vectorised", vec), ("naive", naive)):
         fns[label, "forward"], fns[label, "train"] = make_steps(model, x, y)
-    t = bench(fns, warmup, repeats, device)
+    t, faults = bench(fns, warmup, repeats, device)
     ips = {key: batch / sec for key, sec in t.items()}
 
     print(f"\n{'images/s':<12}{'forward':>10}{'train step':>12}")
@@ -201,6 +219,10 @@ def main() -> None:
     ratio_f = ips["vectorised", "forward"] / ips["naive", "forward"]
     ratio_t = ips["vectorised", "train"] / ips["naive", "train"]
     print(f"{'ratio':<12}{ratio_f:>9.2f}x{ratio_t:>11.2f}x")
+    if resource:
+        print(f"\n{'page faults':<12}{'forward':>10}{'train step':>12}   (median per call)")
+        for label in ("vectorised", "naive"):
+            print(f"{label:<12}{faults[label, 'forward']:>10,.0f}{faults[label, 'train']:>12,.0f}")
     verdict = "meets" if ratio_t >= TARGET else "is BELOW"
     print(f"\ntrain-step speed-up {ratio_t:.2f}x {verdict} the {TARGET}x target")
     roofline(vec, ips, device)
@@ -215,7 +237,7 @@ def roofline(model, ips, device):
     flops = 2 * sum(layer.macs for layer in anatomy(model))  # forward, per image
     n = 2048
     a, b = torch.randn(n, n, device=device), torch.randn(n, n, device=device)
-    t = bench({"matmul": lambda: a @ b}, warmup=1, repeats=5, device=device)["matmul"]
+    t = bench({"matmul": lambda: a @ b}, warmup=1, repeats=5, device=device)[0]["matmul"]
     peak = 2 * n**3 / t / 1e9
     print(f"\nroofline: {n}x{n} matmul {peak:.1f} GFLOP/s on this device, same run")
     for step, factor in (("forward", 1), ("train", 3)):

@@ -5,7 +5,14 @@ from torch import nn
 
 from .checks import check_memory, check_model_dtype, check_shape
 from .functional import squash
-from .routing import MAX_ITERATIONS, RoutingResult, Step, dynamic_routing, routing_step
+from .routing import (
+    MAX_ITERATIONS,
+    RoutingResult,
+    RoutingStep,
+    Step,
+    dynamic_routing,
+    routing_step,
+)
 from .validate import MAX_IMAGE, MAX_WIDTH, Flag, Int, checked
 
 # Bounds on a layer's sizes, as capsnet.CapsNetConfig's (every config it accepts builds): far
@@ -15,6 +22,26 @@ from .validate import MAX_IMAGE, MAX_WIDTH, Flag, Int, checked
 # children of a RoutingCapsules layer: a 1024x1024 grid of one map (the paper has 1,152); W then
 # holds n_in x n_out x d_out x d_in numbers, checked against the memory
 MAX_CHILDREN = 1_000_000
+
+# The most votes RoutingCapsules routes at once, in bytes. The paper's routing is per example,
+# so a batch can be routed a piece at a time with the same numbers; glibc's malloc keeps and
+# reuses blocks up to 32 MiB but maps every larger one afresh, which the kernel then fills page
+# by page on first touch. The paper's votes for a batch of 128 take 94 MB (5 gradients of that
+# size follow in the backward pass): in pieces of 43 examples, a training step's page faults
+# drop several-fold and the step runs faster on a CPU (benchmarks/routing.py times it).
+PIECE_BYTES = 32 * 2**20
+
+
+def _joined(results: list[RoutingResult]) -> RoutingResult:
+    """The routings of consecutive pieces of one batch as the routing of the whole batch: each
+    tensor, and each iteration's couplings and outputs, concatenated along the batch."""
+    def cat(tensors):
+        return torch.cat(list(tensors))  # along dim 0, the batch
+
+    history = [RoutingStep(cat(step.c for step in steps), cat(step.v for step in steps))
+               for steps in zip(*(r.history for r in results), strict=True)]
+    return RoutingResult(v=cat(r.v for r in results), c=cat(r.c for r in results),
+                         b=cat(r.b for r in results), history=history)
 
 
 class PrimaryCapsules(nn.Module):
@@ -101,8 +128,13 @@ class RoutingCapsules(nn.Module):
 
     def route(self, u_hat: torch.Tensor) -> RoutingResult:
         """Dynamic routing of the predictions ``u_hat`` ``[B, n_in, n_out, d_out]`` with this
-        layer's options."""
-        return dynamic_routing(u_hat, self.iterations, self.grad_through_routing, self.step)
+        layer's options, in pieces of the batch of at most ``PIECE_BYTES`` of votes each."""
+        # the paper's step routes every example on its own; a step that mixes the examples
+        # (buggy.step_logits_shared_over_batch, notebook 09) must see the whole batch
+        per_example = u_hat.shape[1:].numel() * u_hat.element_size()
+        size = PIECE_BYTES // max(per_example, 1) if self.step is routing_step else len(u_hat)
+        return _joined([dynamic_routing(piece, self.iterations, self.grad_through_routing,
+                                        self.step) for piece in u_hat.split(max(size, 1))])
 
     def forward(self, u: torch.Tensor) -> RoutingResult:
         return self.route(self.votes(u))

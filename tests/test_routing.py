@@ -157,3 +157,37 @@ def test_routing_capsules_route_their_own_votes():
     torch.testing.assert_close(result.c.sum(dim=2), torch.ones(3, 5))
     with pytest.raises(ValueError, match=r"u must have shape \[batch, 5, 3\], got shape"):
         layer(torch.randn(3, 6, 3))
+
+
+@pytest.mark.parametrize("piece_examples", [1, 2, 7])
+def test_routing_in_pieces_of_the_batch_gives_the_same_numbers(monkeypatch, piece_examples):
+    """RoutingCapsules routes a batch a piece at a time (layers.PIECE_BYTES): the outputs, the
+    couplings and logits of every iteration and the gradients on W and u are those of routing the
+    whole batch at once, bit for bit; a step that mixes the examples still sees the whole batch."""
+    from capsedu import RoutingCapsules, layers
+    from capsedu.buggy import step_logits_shared_over_batch
+
+    torch.manual_seed(0)
+    layer = RoutingCapsules(n_in=6, d_in=3, n_out=4, d_out=5, iterations=3)
+    u = torch.randn(7, 6, 3, requires_grad=True)
+
+    def routed(piece_bytes):
+        monkeypatch.setattr(layers, "PIECE_BYTES", piece_bytes)
+        result = layer(u)
+        grads = torch.autograd.grad(result.v.pow(2).sum() + result.c[:, 0].sum(), (layer.W, u))
+        history = [t for step in result.history for t in step]
+        return [result.v, result.c, result.b, *history, *grads]
+
+    per_example = 6 * 4 * 5 * 4  # bytes of one example's float32 votes
+    pieces, whole = routed(piece_examples * per_example), routed(10**12)
+    assert len(pieces) == 3 + 2 * 3 + 2
+    for a, b in zip(pieces, whole, strict=True):
+        assert torch.equal(a, b)
+    layer.step = step_logits_shared_over_batch
+    pieces, whole = routed(piece_examples * per_example), routed(10**12)
+    for a, b in zip(pieces, whole, strict=True):
+        assert torch.equal(a, b)
+    # ... which routing it in pieces would have changed (the test can tell the two apart)
+    apart = [dynamic_routing(piece, 3, step=step_logits_shared_over_batch).v
+             for piece in layer.votes(u).split(2)]
+    assert not torch.allclose(torch.cat(apart), whole[0])
