@@ -9,12 +9,13 @@ are never counts, and a NaN is never a finite number)::
     def dynamic_routing(u_hat: Tensor("votes u_hat", ndim=4, floating=True),
                         iterations: Int("routing iterations", ge=1, le=MAX_ITERATIONS) = 3): ...
 
-``Int``, ``Float``, ``Flag``, ``Choice``, ``Tensor``, ``Array`` and ``Function`` build those
-annotations: a type, its range and a few words on what the value means (``X | Y`` takes either
-form; ``Record`` takes a NamedTuple as it is). The bounds many entries share live here once
-(``MAX_WIDTH``, ``MAX_SIDE``, ...). A refusal is a ``TypeError`` (the wrong kind of value) or a
-``ValueError`` (the right kind, out of range) naming the function and the argument, what was
-expected, what came, and what to do. An exercise checker, which must never raise, is
+``Int``, ``Float``, ``Flag``, ``Choice``, ``Tensor``, ``Array``, ``Numbers`` and ``Function``
+build those annotations: a type, its range and a few words on what the value means (``X | Y``
+takes either form; ``Record`` takes a NamedTuple as it is, and a class, such as ``CapsNet``, its
+instances). The bounds many entries share live here once (``MAX_WIDTH``, ``MAX_SIDE``, ...). A
+refusal is a ``TypeError`` (the wrong kind of value) or a ``ValueError`` (the right kind, out of
+range) naming the function and the argument, what was expected, what came, and what to do
+(``capsedu.refusals`` words it). An exercise checker, which must never raise, is
 ``@checked(checker=True)``: the same sentence is printed as a FAIL and the call returns False.
 ``declared(fn)`` hands the declarations back, so tests/test_boundary.py derives bad values from
 them for every checked entry of the package.
@@ -41,9 +42,9 @@ from pydantic import (
     create_model,
     validate_call,
 )
-from pydantic_core import PydanticCustomError
 
 from .checks import check_finite, check_float, check_pixels
+from .refusals import declared_error, kind_of, refusal, where
 
 # Strict: no value is converted into another type ("3" is not 3, 1 is not True); arbitrary
 # classes (tensors, models) are checked with isinstance.
@@ -127,7 +128,7 @@ def Tensor(meaning: str, ndim: int | None = None, floating: bool = False,
         if isinstance(value, np.ndarray):
             value = torch.from_numpy(value)
         if not isinstance(value, torch.Tensor):
-            raise _tensor_error(TypeError, f"must be {spec.expected}, got a "
+            raise declared_error(TypeError, f"must be {spec.expected}, got a "
                                 f"{type(value).__name__}; convert it with torch.as_tensor(...)")
         try:
             if pixels:
@@ -137,9 +138,9 @@ def Tensor(meaning: str, ndim: int | None = None, floating: bool = False,
             if finite:
                 check_finite(value, name)
         except (TypeError, ValueError) as err:  # the shared checks' sentences, which name it
-            raise _tensor_error(type(err), str(err).removeprefix(f"{name} ")) from None
+            raise declared_error(type(err), str(err).removeprefix(f"{name} ")) from None
         if ndim is not None and value.ndim != ndim:
-            raise _tensor_error(ValueError, f"must be {spec.expected}, got shape "
+            raise declared_error(ValueError, f"must be {spec.expected}, got shape "
                                 f"{tuple(value.shape)}")
         return value
 
@@ -154,18 +155,71 @@ def Array(meaning: str, ndim: int | None = None) -> Any:
 
     def check(value, info: ValidationInfo):
         if not isinstance(value, np.ndarray) or value.dtype.kind not in "iuf":
-            raise _tensor_error(TypeError, f"must be {spec.expected}, got {_kind_of(value)}; "
+            raise declared_error(TypeError, f"must be {spec.expected}, got {kind_of(value)}; "
                                 "convert it with np.asarray(..., dtype=float)", "array")
-        if ndim is not None and value.ndim != ndim:
-            raise _tensor_error(ValueError, f"must be {spec.expected}, got shape {value.shape}",
-                                "array")
-        bad = np.count_nonzero(~np.isfinite(value))
-        if bad:
-            raise _tensor_error(ValueError, f"must be {spec.expected}, got {bad} NaN or "
-                                "infinite value(s); find where they first appear upstream", "array")
-        return value
+        return _check_numbers(value, spec, ndim)
 
     return Annotated[np.ndarray, PlainValidator(check), spec]
+
+
+def Numbers(meaning: str, ndim: int | None = None, last: int | None = None,
+            ge: float | None = None, le: float | None = None, at_least: int = 0,
+            bools: bool = False, tensor: bool = False) -> Any:
+    """Numbers however a learner holds them: a torch tensor (on any device), a NumPy array, a
+    list or tuple of numbers, or one number. Torch and NumPy input go through the same checks:
+    real numbers (a string, a boolean or a ragged list is refused), finite, ``ndim`` dimensions,
+    ``last`` entries along the last, at least ``at_least`` along the first, within [``ge``,
+    ``le``]. Handed on as a NumPy array (``tensor``: as a torch tensor, a tensor as it came);
+    ``bools``: whether each example was read right, booleans or 0/1, handed on as booleans."""
+    what = ("booleans (or 0/1)" if bools else "finite real numbers" + (
+        f" in [{ge}, {le}]" if ge is not None and le is not None else f" >= {ge}"
+        if ge is not None else f" <= {le}" if le is not None else ""))
+    shape = [f"{ndim}-d" if ndim else "", f"shape [..., {last}]" if last else "",
+             f"at least {at_least} of them" if at_least > 1 else ""]
+    spec = Spec(f"a tensor, NumPy array or list of {what}"
+                f"{''.join(', ' + words for words in shape if words)} ({meaning})", "numbers")
+
+    def check(value, info: ValidationInfo):
+        given = value
+        if isinstance(value, torch.Tensor):
+            value = value.detach().cpu()
+        try:  # a string, a dict or a ragged list holds no numbers
+            array = np.asarray(value) if not isinstance(value, str | bytes | dict) else None
+        except (TypeError, ValueError, RuntimeError):
+            array = None
+        if array is None or array.dtype.kind not in ("iufb" if bools else "iuf"):
+            raise declared_error(TypeError, f"must be {spec.expected}, got {kind_of(given)}; pass "
+                                "the numbers themselves, e.g. [0.5, 1.0], not strings or "
+                                "booleans", "array")
+        _check_numbers(array, spec, ndim, last, at_least)
+        if bools and not np.isin(array, (0, 1)).all():
+            raise declared_error(ValueError, f"must be {spec.expected}, got values such as "
+                                f"{array[~np.isin(array, (0, 1))][:3].tolist()}; pass whether "
+                                "each was right, e.g. predictions == labels", "array")
+        low, high = (array.min(), array.max()) if array.size else (None, None)
+        if low is not None and (ge is not None and low < ge or le is not None and high > le):
+            raise declared_error(ValueError, f"must be {spec.expected}, got values from {low:g} "
+                                f"to {high:g}; pass values in that range", "array")
+        if tensor:
+            return given if isinstance(given, torch.Tensor) else torch.as_tensor(given)
+        return array.astype(bool) if bools else array
+
+    return Annotated[Any, PlainValidator(check), spec]
+
+
+def _check_numbers(array: np.ndarray, spec: Spec, ndim: int | None = None,
+                   last: int | None = None, at_least: int = 0) -> np.ndarray:
+    """Refuse an array of numbers of the wrong shape (``ndim`` dimensions, ``last`` entries along
+    the last, ``at_least`` rows), or holding a NaN or an infinity (``Array``, ``Numbers``)."""
+    if ndim is not None and array.ndim != ndim or last is not None and array.shape[-1:] != (
+            last,) or array.ndim and len(array) < at_least or not array.ndim and at_least:
+        raise declared_error(ValueError, f"must be {spec.expected}, got shape {array.shape}; pass "
+                            "one of that shape", "array")
+    bad = np.count_nonzero(~np.isfinite(array)) if array.dtype.kind == "f" else 0
+    if bad:
+        raise declared_error(ValueError, f"must be {spec.expected}, got {bad} NaN or infinite "
+                            "value(s); find where they first appear upstream", "array")
+    return array
 
 
 def Function(meaning: str) -> Any:
@@ -173,14 +227,6 @@ def Function(meaning: str) -> Any:
     the result of calling it, a tensor or a string."""
     spec = Spec(f"a function ({meaning})", "function")
     return Annotated[Callable, Field(description=spec.expected), spec]
-
-
-def _tensor_error(kind: type, text: str, form: str = "tensor") -> PydanticCustomError:
-    """A tensor's (or an array's) refusal inside pydantic: ``tensor_type`` (a TypeError for the
-    caller) or ``tensor_value``; the text goes in as a value, so braces in it are not a
-    template."""
-    return PydanticCustomError(f"{form}_type" if kind is TypeError else f"{form}_value", "{text}",
-                               {"text": text})
 
 
 def Record(cls: type) -> Any:
@@ -213,9 +259,8 @@ MAX_REPEATS = 1000
 def _device(value):
     """A device this machine has, named by a string or a ``torch.device`` (kept as given)."""
     if not isinstance(value, str | torch.device):
-        raise PydanticCustomError("device_type", "{text}", {"text": (
-            f"must name a device, a string such as 'cpu' or 'cuda' or a torch.device, got "
-            f"{_kind_of(value)}")})
+        raise declared_error(TypeError, "must name a device, a string such as 'cpu' or 'cuda' or "
+                             f"a torch.device, got {kind_of(value)}", "device")
     try:
         device = torch.device(value)
     except (RuntimeError, ValueError) as err:
@@ -299,104 +344,6 @@ def declared(fn) -> dict[str, Spec]:
     return specs
 
 
-# pydantic's error types that mean "the wrong kind of value" (TypeError); the rest are values of
-# the right kind out of range, or not among the choices (ValueError)
-_TYPE_ERRORS = {"tensor_type", "array_type", "is_instance_of", "missing_argument",
-                "unexpected_keyword_argument", "unexpected_positional_argument",
-                "multiple_argument_values", "dataclass_type"}
-
-_ADVICE = {
-    "bool_type": "pass the boolean itself, not a string or a number (the string 'False' is not "
-                 "empty, so Python would take it as true)",
-    "int_type": "pass a whole number as an int (True, 3.0 and '3' are not counts)",
-    "float_type": "pass a number (an int or a float), not a string",
-    "finite_number": "a NaN or an infinity here would make every result after it NaN",
-    "greater_than_equal": "pass a value in that range",
-    "greater_than": "pass a value in that range",
-    "less_than_equal": "pass a value in that range",
-    "less_than": "pass a value in that range",
-    "literal_error": "pass one of those strings",
-    "tuple_type": "pass a tuple, e.g. (512, 1024)",
-    "list_type": "pass a list",
-    "callable_type": "pass the function itself, by its name without parentheses: f, not f(x)",
-}
-
-
-def _is_wrong_type(kind: str) -> bool:
-    return kind in _TYPE_ERRORS or kind.endswith("_type")
-
-
-def _of_its_form(error: dict) -> bool:
-    """Whether ``error`` is about a value of the form its member takes (a number out of range, a
-    tensor of the wrong dtype or shape), not about a value of another form."""
-    given = error.get("input")
-    return not _is_wrong_type(error["type"]) or (
-        error["type"] == "tensor_type" and isinstance(given, torch.Tensor | np.ndarray)
-        or error["type"] == "array_type" and isinstance(given, np.ndarray))
-
-
-def _first_error(err: ValidationError) -> dict:
-    """The error of ``err`` a learner reads first: a bad value before a missing one, and of a
-    union's errors (one per form it takes) that of the form the value has."""
-    def rank(e):  # an array's or a tensor's own check speaks for it before a number's
-        as_array = isinstance(e.get("input"), torch.Tensor | np.ndarray)
-        return (e["type"] == "missing_argument", not _of_its_form(e),
-                as_array and not e["type"].startswith(("tensor_", "array_")))
-
-    return min(err.errors(include_url=False), key=rank)
-
-
-def _refusal(err: ValidationError, parameters: list[str],
-             specs: dict[str, Spec]) -> tuple[type, str]:
-    """The first error of ``err`` as a learner reads it: the exception's class (``TypeError`` or
-    ``ValueError``) and its sentence, which ``_where`` puts after the function's name."""
-    error = _first_error(err)
-    loc = error["loc"]
-    name = parameters[loc[0]] if loc and isinstance(loc[0], int) and loc[0] < len(parameters) \
-        else str(loc[0]) if loc else "an argument"
-    index = [part for part in loc[1:] if isinstance(part, int)]  # one of a tuple's items
-    item = f"[{index[-1]}]" if index else ""
-    got = error.get("input")
-    kind = error["type"]
-    spec = specs.get(name + "[]" if item else name)
-    if spec is not None and spec.kind in ("union", "sequence") and not item \
-            and not _of_its_form(error):  # no form fits
-        text = f"{name} must be {spec.expected}, got {_kind_of(got)}; pass one of those"
-        kind = "union_type"
-    elif kind.startswith(("tensor_", "array_")) or kind == "value_error":
-        text = f"{name}{item} {error['msg'].removeprefix('Value error, ')}"
-        kind = "tensor_type" if kind.endswith("_type") else "value_error"
-    elif kind in _TYPE_ERRORS and kind != "is_instance_of":
-        text = f"{error['msg'].lower()} ({name})"
-    else:
-        expected = spec.expected if spec else error["msg"].removeprefix("Input should be ")
-        advice = _ADVICE.get(kind, "see the function's docstring for what it takes")
-        text = f"{name}{item} must be {expected}, got {_shown(got)}; {advice}"
-    return TypeError if _is_wrong_type(kind) else ValueError, text
-
-
-def _where(fn) -> str:
-    """The function a refusal names, as called: ``squash()``; a class by its name."""
-    return f"{fn.__qualname__.removesuffix('.__init__').removesuffix('.__new__')}()"
-
-
-def _shown(value) -> str:
-    """A value as a message shows what came: as written when short, else by its kind (a model's
-    repr runs to many lines)."""
-    text = repr(value)
-    if isinstance(value, torch.Tensor | np.ndarray) or "\n" in text or len(text) > 80:
-        return _kind_of(value) if isinstance(value, torch.Tensor | np.ndarray) else \
-            f"a {type(value).__name__} ({text.splitlines()[0][:60]}...)"
-    return text
-
-
-def _kind_of(value) -> str:
-    """A value in a message: a number or a string as it is, a tensor by its shape and dtype."""
-    if isinstance(value, torch.Tensor | np.ndarray):
-        return f"a {type(value).__name__} of shape {tuple(value.shape)}, dtype {value.dtype}"
-    return repr(value)[:80]
-
-
 @functools.cache
 def _fields_model(cls):
     """A pydantic model of the dataclass ``cls``'s declared fields (built once per class)."""
@@ -413,8 +360,8 @@ def check_fields(record) -> None:
     try:
         _fields_model(cls).model_validate(values)
     except ValidationError as err:
-        error, text = _refusal(err, list(values), declared(cls))
-        raise error(f"{_where(cls)}: {text}") from None
+        error, text = refusal(err, list(values), declared(cls))
+        raise error(f"{where(cls)}: {text}") from None
 
 
 def check_value(where: str, name: str, declaration, value):
@@ -426,12 +373,8 @@ def check_value(where: str, name: str, declaration, value):
     try:
         return TypeAdapter(declaration, config=STRICT).validate_python(value)
     except ValidationError as err:
-        error = _first_error(err)
-        spec = _spec(declaration)
-        expected = spec.expected if spec else error["msg"].removeprefix("Input should be ")
-        advice = _ADVICE.get(error["type"], "see the function's docstring for what it takes")
-        text = f"{where}(): {name} must be {expected}, got {_shown(value)}; {advice}"
-        raise (TypeError if _is_wrong_type(error["type"]) else ValueError)(text) from None
+        error, text = refusal(err, [name], {name: _spec(declaration)}, name=name)
+        raise error(f"{where}(): {text}") from None
 
 
 def check_class(where: str, label, n_classes: int) -> int:
@@ -459,10 +402,10 @@ def checked(fn=None, *, checker: bool = False):
         try:
             return validated(*args, **kwargs)
         except ValidationError as err:
-            error, text = _refusal(err, parameters, specs)
+            error, text = refusal(err, parameters, specs)
             if not checker:
-                raise error(f"{_where(fn)}: {text}") from None
-            print(f"{_where(fn)}: FAIL - {text}")
+                raise error(f"{where(fn)}: {text}") from None
+            print(f"{where(fn)}: FAIL - {text}")
             return False
 
     call.declared = specs  # what tests/test_boundary.py reads

@@ -14,7 +14,7 @@ PACKAGE = ROOT / "capsedu"
 
 # Lower layers first. A module may import from its own layer and the layers below, never above.
 LAYERS = [
-    ("settings", ["config", "checks", "validate"]),
+    ("settings", ["config", "checks", "refusals", "validate"]),
     ("maths", ["functional", "routing", "layers", "poses", "group_conv", "statistics", "buggy",
                "spiking", "attacks", "slot_attention"]),
     ("models", ["capsnet", "baselines", "multi_digit", "costs", "routing_costs", "gcnn",
@@ -32,8 +32,8 @@ LAYERS = [
     ("presentation", ["figures", "figures.*", "bug_zoo_report", "cost_tables", "claims_table",
                       "exercises", "exercises.*", "environment", "widgets", "widgets.*"]),
 ]
-CORE = {"config", "checks", "validate", "functional", "routing", "layers", "capsnet", "baselines",
-        "json_records", "manifest_rows", "checkpoints"}  # what `import capsedu` may load
+CORE = {"config", "checks", "refusals", "validate", "functional", "routing", "layers", "capsnet",
+        "baselines", "json_records", "manifest_rows", "checkpoints"}  # what `import capsedu` may load
 
 
 def module_name(path: Path) -> str:

@@ -1,0 +1,130 @@
+"""How a refused argument reads: the one sentence ``validate`` gives for every bad value, naming
+the function and the argument, what was expected, what came, and what to do.
+
+pydantic reports a bad call as a list of errors, one per form a value could take; ``refusal``
+picks the one a learner should read first (``first_error``) and words it: a ``TypeError`` for the
+wrong kind of value, a ``ValueError`` for the right kind out of range, with advice for each kind
+of mistake (``ADVICE``). A declaration with a check of its own (a tensor's, an array's) raises a
+``declared_error``, whose words are used as they are.
+"""
+
+import numpy as np
+import torch
+from pydantic import ValidationError
+from pydantic_core import PydanticCustomError
+
+# pydantic's error types that mean "the wrong kind of value" (TypeError); the rest are values of
+# the right kind out of range, or not among the choices (ValueError)
+TYPE_ERRORS = {"tensor_type", "array_type", "is_instance_of", "missing_argument",
+               "unexpected_keyword_argument", "unexpected_positional_argument",
+               "multiple_argument_values", "dataclass_type"}
+
+ADVICE = {
+    "bool_type": "pass the boolean itself, not a string or a number (the string 'False' is not "
+                 "empty, so Python would take it as true)",
+    "int_type": "pass a whole number as an int (True, 3.0 and '3' are not counts)",
+    "float_type": "pass a number (an int or a float), not a string",
+    "finite_number": "a NaN or an infinity here would make every result after it NaN",
+    "greater_than_equal": "pass a value in that range",
+    "greater_than": "pass a value in that range",
+    "less_than_equal": "pass a value in that range",
+    "less_than": "pass a value in that range",
+    "literal_error": "pass one of those strings",
+    "tuple_type": "pass a tuple, e.g. (512, 1024)",
+    "list_type": "pass a list",
+    "callable_type": "pass the function itself, by its name without parentheses: f, not f(x)",
+}
+
+
+def declared_error(kind: type, text: str, form: str = "tensor") -> PydanticCustomError:
+    """A declaration's own refusal inside pydantic (a tensor's, an array's): ``tensor_type`` (a
+    TypeError for the caller) or ``tensor_value``; the text goes in as a value, so braces in it
+    are not a template."""
+    return PydanticCustomError(f"{form}_type" if kind is TypeError else f"{form}_value", "{text}",
+                               {"text": text})
+
+
+def is_wrong_type(kind: str) -> bool:
+    return kind in TYPE_ERRORS or kind.endswith("_type")
+
+
+def of_its_form(error: dict) -> bool:
+    """Whether ``error`` is about a value of the form its member takes (a number out of range, a
+    tensor of the wrong dtype or shape), not about a value of another form."""
+    given = error.get("input")
+    return not is_wrong_type(error["type"]) or (
+        error["type"] == "tensor_type" and isinstance(given, torch.Tensor | np.ndarray)
+        or error["type"] == "array_type" and isinstance(given, np.ndarray))
+
+
+def first_error(err: ValidationError) -> dict:
+    """The error of ``err`` a learner reads first: a bad value before a missing one, and of a
+    union's errors (one per form it takes) that of the form the value has."""
+    def rank(e):  # an array's or a tensor's own check speaks for it before a number's
+        as_array = isinstance(e.get("input"), torch.Tensor | np.ndarray)
+        return (e["type"] == "missing_argument", not of_its_form(e),
+                as_array and not e["type"].startswith(("tensor_", "array_")))
+
+    return min(err.errors(include_url=False), key=rank)
+
+
+def advice(error: dict) -> str:
+    """What to do about ``error``: an instance of a class is made with the class."""
+    if error["type"] == "is_instance_of":
+        cls = error.get("ctx", {}).get("class", "one")
+        return f"pass a {cls} (made with {cls}(...))"
+    return ADVICE.get(error["type"], "see the function's docstring for what it takes")
+
+
+def refusal(err: ValidationError, parameters: list[str], specs: dict,
+            name: str | None = None) -> tuple[type, str]:
+    """The first error of ``err`` as a learner reads it: the exception's class (``TypeError`` or
+    ``ValueError``) and its sentence, which ``where`` puts after the function's name. ``specs``:
+    the declarations by parameter (``validate.declared``); ``name``: the one value checked, when
+    it is no parameter (``validate.check_value``)."""
+    error = first_error(err)
+    loc = error["loc"]
+    if name is None:
+        name = parameters[loc[0]] if loc and isinstance(loc[0], int) \
+            and loc[0] < len(parameters) else str(loc[0]) if loc else "an argument"
+        loc = loc[1:]
+    index = [part for part in loc if isinstance(part, int)]  # one of a tuple's items
+    item = f"[{index[-1]}]" if index else ""
+    got = error.get("input")
+    kind = error["type"]
+    spec = specs.get(name + "[]" if item else name)
+    if spec is not None and spec.kind in ("union", "sequence") and not item \
+            and not of_its_form(error):  # no form fits
+        text = f"{name} must be {spec.expected}, got {kind_of(got)}; pass one of those"
+        kind = "union_type"
+    elif kind.startswith(("tensor_", "array_")) or kind == "value_error":
+        text = f"{name}{item} {error['msg'].removeprefix('Value error, ')}"
+        kind = "tensor_type" if kind.endswith("_type") else "value_error"
+    elif kind in TYPE_ERRORS and kind != "is_instance_of":
+        text = f"{error['msg'].lower()} ({name})"
+    else:
+        expected = spec.expected if spec else error["msg"].removeprefix("Input should be ")
+        text = f"{name}{item} must be {expected}, got {shown(got)}; {advice(error)}"
+    return TypeError if is_wrong_type(kind) else ValueError, text
+
+
+def where(fn) -> str:
+    """The function a refusal names, as called: ``squash()``; a class by its name."""
+    return f"{fn.__qualname__.removesuffix('.__init__').removesuffix('.__new__')}()"
+
+
+def shown(value) -> str:
+    """A value as a message shows what came: as written when short, else by its kind (a model's
+    repr runs to many lines)."""
+    text = repr(value)
+    if isinstance(value, torch.Tensor | np.ndarray) or "\n" in text or len(text) > 80:
+        return kind_of(value) if isinstance(value, torch.Tensor | np.ndarray) else \
+            f"a {type(value).__name__} ({text.splitlines()[0][:60]}...)"
+    return text
+
+
+def kind_of(value) -> str:
+    """A value in a message: a number or a string as it is, a tensor by its shape and dtype."""
+    if isinstance(value, torch.Tensor | np.ndarray):
+        return f"a {type(value).__name__} of shape {tuple(value.shape)}, dtype {value.dtype}"
+    return repr(value)[:80]
