@@ -32,8 +32,9 @@ LAYERS = [
     ("presentation", ["figures", "figures.*", "bug_zoo_report", "cost_tables", "claims_table",
                       "exercises", "exercises.*", "environment", "widgets", "widgets.*"]),
 ]
+# what `import capsedu` may load
 CORE = {"config", "checks", "refusals", "validate", "functional", "routing", "layers", "capsnet",
-        "baselines", "json_records", "manifest_rows", "checkpoints"}  # what `import capsedu` may load
+        "baselines", "json_records", "manifest_rows", "checkpoints"}
 
 
 def module_name(path: Path) -> str:
