@@ -37,7 +37,18 @@ from .checks import check_memory
 from .data.sprites import Part, render
 from .functional import squash
 from .poses import wrap_angle
-from .validate import MAX_SIDE, MAX_WIDTH, Choice, Float, Int, Seed, Tensor, checked
+from .validate import (
+    MAX_SIDE,
+    MAX_WIDTH,
+    Choice,
+    Float,
+    Int,
+    Numbers,
+    Record,
+    Seed,
+    Tensor,
+    checked,
+)
 
 # Bounds on what a caller can ask for: a bank of 3,600 templates is a tenth of a degree apart (02
 # uses 16), each one a rendered part; 10 million random capsules are a thousand times 03's
@@ -65,10 +76,15 @@ Decade = Float("a power of ten of a length", ge=-38, le=38)
 Exponent = Int("a whole power of ten of a length", ge=-38, le=38)
 FloatDtype = Annotated[torch.dtype, AfterValidator(_floating_dtype)]
 Kind = Choice("a part's kind", "left_eye", "right_eye", "nose", "mouth", "stroke")
+# 2-D capsules and angles, as numbers, arrays, lists or tensors: handed on as tensors
+Capsules2D = Numbers("2-D capsules [..., 2]", last=2, tensor=True,
+                     fix="pass pose_vector's vectors")
+Angles = Numbers("angles in degrees [n]", ndim=1, tensor=True, fix="pass one list of degrees")
 
 
 @checked
-def pose_vector(angle, presence) -> torch.Tensor:
+def pose_vector(angle: Numbers("an angle in degrees: a number or a tensor [...]", tensor=True),
+                presence: Numbers("a probability", ge=0, le=1, tensor=True)) -> torch.Tensor:
     """The 2-D capsule of a part at ``angle`` degrees, present with probability ``presence``.
 
     ``angle`` and ``presence`` are numbers or tensors of the same shape ``[...]``; returns
@@ -96,25 +112,23 @@ def pose_vector(angle, presence) -> torch.Tensor:
 
 
 @checked
-def read_pose(v) -> tuple[torch.Tensor, torch.Tensor]:
+def read_pose(v: Capsules2D) -> tuple[torch.Tensor, torch.Tensor]:
     """``(presence, angle)`` of 2-D capsules ``v`` ``[..., 2]``: ``||v||`` and its direction.
 
     The angle is in degrees, in (-180, 180]. The zero vector (an absent part) has no direction;
     ``atan2(0, 0)`` reports 0 degrees for it.
     """
-    v = torch.as_tensor(v, dtype=torch.get_default_dtype())
-    if v.shape[-1:] != (2,):
-        raise ValueError(f"read_pose(): v must be 2-D capsules [..., 2], got shape "
-                         f"{tuple(v.shape)}; pass pose_vector's vectors")
+    v = v.to(torch.get_default_dtype())
     return v.norm(dim=-1), torch.rad2deg(torch.atan2(v[..., 1], v[..., 0]))
 
 
 @checked
-def angle_error(v, angles) -> torch.Tensor:
+def angle_error(v: Capsules2D,
+                angles: Numbers("the true angles in degrees [N]", tensor=True)) -> torch.Tensor:
     """How far the angle read from 2-D capsules ``v`` ``[N, 2]`` misses the true ``angles``
     ``[N]`` (degrees): ``[N]``, wrapped around the circle into [-180, 180)."""
     _, read = read_pose(v)
-    angles = torch.as_tensor(angles, dtype=read.dtype)
+    angles = angles.to(read.dtype)
     if angles.shape != read.shape:
         raise ValueError(f"angle_error(): angles must hold one true angle per capsule of v "
                          f"({list(read.shape)}), got shape {tuple(angles.shape)}; pass the angles "
@@ -123,11 +137,10 @@ def angle_error(v, angles) -> torch.Tensor:
 
 
 @checked
-def part_from_vector(kind: Kind, v, scale: Scale = 2.5) -> tuple[Part, float]:
+def part_from_vector(kind: Kind, v: Numbers("one capsule, 2-D: [2]", ndim=1, last=2, tensor=True),
+                     scale: Scale = 2.5) -> tuple[Part, float]:
     """The part a 2-D capsule describes, drawn at the image centre, and its presence."""
     presence, angle = read_pose(v)
-    if presence.ndim:
-        raise ValueError(f"expected one capsule [2], got a batch of shape {tuple(presence.shape)}")
     return Part(kind, 0.5, 0.5, float(angle), scale), float(presence)
 
 
@@ -145,15 +158,14 @@ def encode_pose(x: Float("a fraction of the image's width, in [0, 1]", ge=0, le=
 
 
 @checked
-def decode_pose(kind: Kind, v) -> tuple[Part, float]:
+def decode_pose(kind: Kind, v: Numbers("a 5-D capsule [5]", ndim=1, last=5, tensor=True)
+                ) -> tuple[Part, float]:
     """The part a 5-D capsule ``v`` describes, and its presence ``||v||``.
 
     The direction ``v / ||v||`` is ``c / ||c||``; dividing by the last entry gives ``c`` back.
     The zero vector (presence 0) has no direction, hence no pose: ``ValueError``.
     """
-    v = torch.as_tensor(v, dtype=torch.get_default_dtype())
-    if v.shape != (5,):
-        raise ValueError(f"a 5-D capsule has shape [5], got {tuple(v.shape)}")
+    v = v.to(torch.get_default_dtype())
     if v[4] <= 0:
         raise ValueError("this vector encodes no pose: its last entry must be > 0 "
                          "(the zero vector, presence 0, has no direction)")
@@ -164,8 +176,9 @@ def decode_pose(kind: Kind, v) -> tuple[Part, float]:
 
 
 @checked
-def draw(part, presence: Float("the ink, a capsule's length in [0, 1]; 1e-6 over for a length's "
-                               "rounding", ge=0, le=1 + 1e-6),
+def draw(part: Record(Part),
+         presence: Float("the ink, a capsule's length in [0, 1]; 1e-6 over for a length's "
+                         "rounding", ge=0, le=1 + 1e-6),
          size: Side = 48) -> np.ndarray:
     """Render ``part`` (a ``Part``) with ink ``presence``: a part that is barely there is drawn
     faintly."""
@@ -176,14 +189,11 @@ def draw(part, presence: Float("the ink, a capsule's length in [0, 1]; 1e-6 over
 
 
 @checked
-def turned_part_images(kind: Kind, angles, scale: Scale = 2.0, size: Side = 32,
+def turned_part_images(kind: Kind, angles: Angles, scale: Scale = 2.0, size: Side = 32,
                        x: Float("a fraction of the image's width") = 0.5,
                        y: Float("a fraction of the image's height") = 0.5) -> torch.Tensor:
     """``[len(angles), 1, size, size]``: one ``kind`` part at ``(x, y)`` (fractions of the image;
     default its centre), turned to each of ``angles`` (degrees)."""
-    angles = torch.as_tensor(angles)
-    if angles.ndim != 1:
-        raise ValueError(f"angles must be one list of degrees [n], got shape {tuple(angles.shape)}")
     # each image rendered (float32), then stacked into one array
     check_memory(2 * 4 * len(angles) * size * size, f"{len(angles):,} images of {size}x{size}",
                  "use fewer angles or a smaller size")
@@ -259,15 +269,16 @@ def capsule_from_matches(r: Tensor("template matches [N, n]", ndim=2, floating=T
 
 
 @checked
-def squash_slope(r, dim: Int("the capsules' dimensions", ge=1, le=MAX_WIDTH) = 16) -> torch.Tensor:
+def squash_slope(r: Numbers("lengths ||s|| [n]", ndim=1, tensor=True),
+                 dim: Int("the capsules' dimensions", ge=1, le=MAX_WIDTH) = 16) -> torch.Tensor:
     """d||v|| / d||s|| ``[n]`` at each length ``r`` ``[n]``, by autograd through ``squash``.
 
     ``s = r u`` along one random unit direction ``u`` ``[dim]`` (drawn from torch's global
     generator): squash keeps the direction, so the slope does not depend on ``u``.
     """
-    r = torch.as_tensor(r)
-    if r.ndim != 1 or not r.is_floating_point():
-        raise ValueError(f"r must be a float tensor of lengths [n], got {r.dtype} {tuple(r.shape)}")
+    if not r.is_floating_point():  # autograd needs floats
+        raise ValueError(f"squash_slope(): r must be floating-point lengths [n], got {r.dtype}; "
+                         "convert them with r.float()")
     r = r.detach().requires_grad_(True)
     u = F.normalize(torch.randn(dim, dtype=r.dtype), dim=0)  # a direction
     lengths = squash(r[:, None] * u).norm(dim=-1)  # ||v|| for s = r u: [n]

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from .validate import Flag, Float, Int, checked
+from .validate import Flag, Float, Has, Int, Numbers, checked
 
 LEVEL = 0.95  # every interval and test of the course: 95 % (a test at 5 %)
 CURVE_WINDOW = 25  # training steps averaged in each point of a recorded curve
@@ -42,44 +42,15 @@ CURVE_WINDOW = 25  # training steps averaged in each point of a recorded curve
 # thousand steps); the bound only catches a typo, the work does not grow with the window.
 MAX_WINDOW = 1_000_000
 
-# The confidence level of an interval, the one declaration every function here shares.
+# The declarations the functions here share: the confidence level of an interval, whether each
+# image was read right, one number per seed, and a comparison read by its fields.
 Level = Float("the confidence level, e.g. 0.95", gt=0, lt=1)
-
-
-def _as_bools(correct, name: str) -> np.ndarray:
-    """``correct`` (a tensor, array or list of 0/1 or booleans, one per image) as a bool array."""
-    values = np.asarray(correct.cpu() if hasattr(correct, "cpu") else correct)
-    if values.ndim != 1 or len(values) == 0:
-        raise ValueError(f"{name} must be one right/wrong value per test image (a 1-d array of "
-                         f"booleans), got shape {values.shape}")
-    if not np.isin(values, (0, 1)).all():
-        raise ValueError(f"{name} must hold booleans (or 0/1): whether each image was read "
-                         f"right, e.g. predictions == labels; got values such as "
-                         f"{values[~np.isin(values, (0, 1))][:3].tolist()}")
-    return values.astype(bool)
-
-
-def _as_values(values, name: str, at_least: int = 2) -> np.ndarray:
-    """Per-seed numbers as a float array, at least ``at_least`` of them: real numbers (not
-    strings or booleans), finite."""
-    if np.asarray(values).dtype.kind not in "iuf":
-        raise TypeError(f"{name} must be a list of numbers, one per seed, got {values!r:.80}; "
-                        "pass the numbers themselves (float(...)), not strings or booleans")
-    array = np.asarray(values, dtype=float)
-    if not np.isfinite(array).all():
-        raise ValueError(f"{name} must be finite numbers, one per seed, got {array.tolist()}; "
-                         "a NaN or an infinity would make the mean and its interval NaN: find "
-                         "the run that gave it")
-    if array.ndim != 1 or len(array) < at_least:
-        raise ValueError(f"{name} must be a list of one number per seed, at least {at_least} "
-                         f"(a spread needs two), got {array.tolist()}; train and score another "
-                         "seed")
-    return array
-
-
-def _kind(values: np.ndarray) -> str:
-    """An array in a message: its shape and dtype."""
-    return f"shape {values.shape}, dtype {values.dtype}"
+Correct = Numbers("one right/wrong value per test image (a 1-d array of booleans)", ndim=1,
+                  at_least=1, bools=True, fix="score the model on at least one image")
+PerSeed = Numbers("a list of numbers, one per seed", ndim=1, at_least=2,
+                  fix="train and score another seed (a spread needs two)")
+Comparison = Has("a comparison", "clear", "difference",
+                 source="the result of paired(...) or seed_difference(...)")
 
 
 def _side(low: float, high: float, value: float) -> str:
@@ -108,10 +79,9 @@ class Accuracy:
 
 
 @checked
-def accuracy(correct, level: Level = LEVEL) -> Accuracy:
+def accuracy(correct: Correct, level: Level = LEVEL) -> Accuracy:
     """The accuracy of one model from ``correct`` ``[n]`` (whether each image was read right)."""
-    right = _as_bools(correct, "accuracy(): correct")
-    k, n = int(right.sum()), len(right)
+    k, n = int(correct.sum()), len(correct)
     interval = stats.binomtest(k, n).proportion_ci(confidence_level=level, method="wilson")
     return Accuracy(k / n, n, interval.low, interval.high, level)
 
@@ -154,7 +124,7 @@ class Paired(_Test):
 
 
 @checked
-def paired(correct_a, correct_b, level: Level = LEVEL) -> Paired:
+def paired(correct_a: Correct, correct_b: Correct, level: Level = LEVEL) -> Paired:
     """Compare two models scored on the same ``n`` images, ``correct_a`` and ``correct_b``
     ``[n]`` (whether each model read each image right, in the same order).
 
@@ -169,8 +139,7 @@ def paired(correct_a, correct_b, level: Level = LEVEL) -> Paired:
     when the test tells the two apart: the printed interval and the verdict beside it never
     disagree (a normal approximation, mean +- 1.96 se, can).
     """
-    a = _as_bools(correct_a, "paired(): correct_a")
-    b = _as_bools(correct_b, "paired(): correct_b")
+    a, b = correct_a, correct_b
     if a.shape != b.shape:
         raise ValueError(f"paired(): correct_a and correct_b must score the same images: got "
                          f"{len(a)} and {len(b)} values; score both models on one test set")
@@ -222,9 +191,9 @@ def t_multiplier(degrees_of_freedom: Float("degrees of freedom, e.g. seeds - 1",
 
 
 @checked
-def over_seeds(values, level: Level = LEVEL) -> OverSeeds:
+def over_seeds(values: PerSeed, level: Level = LEVEL) -> OverSeeds:
     """The mean of one number per seed (e.g. a test error in %) with its t interval."""
-    x = _as_values(values, "over_seeds(): values")
+    x = values.astype(float)
     sd = x.std(ddof=1)
     return OverSeeds(x.mean(), sd, len(x), t_multiplier(len(x) - 1, level) * sd / np.sqrt(len(x)),
                      level)
@@ -250,7 +219,7 @@ class SeedDifference(_Test):
 
 
 @checked
-def seed_difference(a, b,
+def seed_difference(a: PerSeed, b: PerSeed,
                     by_seed: Flag("True when the runs of one seed share their initial weights and "
                                   "batches, False for Welch's test"),
                     level: Level = LEVEL) -> SeedDifference:
@@ -261,7 +230,7 @@ def seed_difference(a, b,
     per-seed differences, n - 1 degrees of freedom. ``by_seed=False`` for runs that share nothing
     (two architectures): Welch's interval, with the Welch-Satterthwaite degrees of freedom.
     """
-    x, y = _as_values(a, "seed_difference(): a"), _as_values(b, "seed_difference(): b")
+    x, y = a.astype(float), b.astype(float)
     if by_seed:
         if len(x) != len(y):
             raise ValueError(f"by_seed=True compares seed by seed: a and b need one value per "
@@ -283,7 +252,7 @@ def seed_difference(a, b,
 
 
 @checked
-def leader(comparison, first: str, second: str,
+def leader(comparison: Comparison, first: str, second: str,
            lower_is_better: Flag("whether the numbers are errors (a smaller one is better)")
            = False) -> str:
     """A comparison in two words, for a table: ``"<first> ahead"`` when it is told apart and its
@@ -291,35 +260,18 @@ def leader(comparison, first: str, second: str,
     ``"<second> ahead"`` when told apart the other way, else ``"not told
     apart"``. ``lower_is_better``: the numbers are errors, so a negative difference puts
     ``first`` ahead. Any record with ``.clear`` and ``.difference`` will do (e.g. a reading of a
-    sample beside its full set), so ``comparison`` is checked for those fields."""
-    _comparison("leader", "comparison", comparison, ("clear", "difference"))
+    sample beside its full set), so ``comparison`` is declared by those fields."""
     if not comparison.clear:
         return "not told apart"
     return f"{first} ahead" if (comparison.difference > 0) != lower_is_better else f"{second} ahead"
 
 
-def _comparison(where: str, name: str, value, fields: tuple[str, ...]) -> None:
-    """Refuse ``value`` unless it is a comparison with ``fields`` (``paired``'s, ...)."""
-    missing = [f for f in fields if not hasattr(value, f)]
-    if missing:
-        raise TypeError(f"{where}(): {name} must be a comparison with {', '.join(fields)} (the "
-                        f"result of paired(...) or seed_difference(...)), got {value!r:.60}; "
-                        "pass such a result")
-
-
 @checked
-def tally(comparisons) -> str:
-    """How many ``comparisons`` (each with ``.clear`` and ``.level``) crossed the line, next to how
-    many chance alone would give if no difference were real."""
-    if isinstance(comparisons, str | bytes) or not hasattr(comparisons, "__iter__"):
-        raise TypeError(f"tally(): comparisons must be a list of paired(...) or "
-                        f"seed_difference(...) results, got {comparisons!r:.60}; pass such a list")
-    comparisons = list(comparisons)
-    for i, c in enumerate(comparisons):
-        _comparison("tally", f"comparisons[{i}]", c, ("clear", "level"))
-    if not comparisons:
-        raise ValueError("tally needs at least one comparison (a list of paired(...) or "
-                         "seed_difference(...) results)")
+def tally(comparisons: Has("a list of comparisons", "clear", "level", many=True,
+                          source="paired(...) or seed_difference(...) results")) -> str:
+    """How many ``comparisons`` (each with ``.clear`` and ``.level``; a list, or any iterable of
+    them) crossed the line, next to how many chance alone would give if no difference were
+    real."""
     levels = {c.level for c in comparisons}
     if len(levels) != 1:
         raise ValueError(f"tally counts comparisons made at one level, got levels {sorted(levels)}")
@@ -331,14 +283,12 @@ def tally(comparisons) -> str:
 
 
 @checked
-def running_mean(values, window: Int("steps averaged in each point", ge=1, le=MAX_WINDOW)
-                 = CURVE_WINDOW) -> np.ndarray:
+def running_mean(values: Numbers("a 1-d sequence of finite numbers [steps]", ndim=1,
+                                 fix="pass one curve at a time"),
+                 window: Int("steps averaged in each point", ge=1, le=MAX_WINDOW) = CURVE_WINDOW
+                 ) -> np.ndarray:
     """Each step's mean over its last ``window`` values (fewer at the first steps): a per-step
     curve, smoothed. ``values`` ``[steps]`` -> ``[steps]``."""
-    values = np.asarray(values)
-    if values.ndim != 1 or values.dtype.kind not in "iuf" or not np.isfinite(values).all():
-        raise ValueError(f"running_mean(): values must be a 1-d sequence of finite numbers "
-                         f"[steps], got {_kind(values)}; pass one curve at a time")
     # total[t] = values[0] + ... + values[t - 1]
     total = np.concatenate([[0.0], np.cumsum(values)])
     end = np.arange(1, len(values) + 1)

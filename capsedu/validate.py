@@ -157,69 +157,72 @@ def Array(meaning: str, ndim: int | None = None) -> Any:
         if not isinstance(value, np.ndarray) or value.dtype.kind not in "iuf":
             raise declared_error(TypeError, f"must be {spec.expected}, got {kind_of(value)}; "
                                 "convert it with np.asarray(..., dtype=float)", "array")
-        return _check_numbers(value, spec, ndim)
+        if ndim is not None and value.ndim != ndim:
+            raise declared_error(ValueError, f"must be {spec.expected}, got shape {value.shape}",
+                                 "array")
+        bad = np.count_nonzero(~np.isfinite(value))
+        if bad:
+            raise declared_error(ValueError, f"must be {spec.expected}, got {bad} NaN or "
+                                 "infinite value(s); find where they first appear upstream",
+                                 "array")
+        return value
 
     return Annotated[np.ndarray, PlainValidator(check), spec]
 
 
 def Numbers(meaning: str, ndim: int | None = None, last: int | None = None,
             ge: float | None = None, le: float | None = None, at_least: int = 0,
-            bools: bool = False, tensor: bool = False) -> Any:
+            bools: bool = False, whole: bool = False, tensor: bool = False,
+            fix: str = "pass numbers of that shape") -> Any:
     """Numbers however a learner holds them: a torch tensor (on any device), a NumPy array, a
-    list or tuple of numbers, or one number. Torch and NumPy input go through the same checks:
-    real numbers (a string, a boolean or a ragged list is refused), finite, ``ndim`` dimensions,
-    ``last`` entries along the last, at least ``at_least`` along the first, within [``ge``,
-    ``le``]. Handed on as a NumPy array (``tensor``: as a torch tensor, a tensor as it came);
-    ``bools``: whether each example was read right, booleans or 0/1, handed on as booleans."""
-    what = ("booleans (or 0/1)" if bools else "finite real numbers" + (
-        f" in [{ge}, {le}]" if ge is not None and le is not None else f" >= {ge}"
-        if ge is not None else f" <= {le}" if le is not None else ""))
-    shape = [f"{ndim}-d" if ndim else "", f"shape [..., {last}]" if last else "",
-             f"at least {at_least} of them" if at_least > 1 else ""]
-    spec = Spec(f"a tensor, NumPy array or list of {what}"
-                f"{''.join(', ' + words for words in shape if words)} ({meaning})", "numbers")
+    list or tuple of numbers, or one number (``meaning`` says which, and their shape, e.g.
+    "angles in degrees [n]"). Torch and NumPy input go through the same checks: real numbers (a
+    string, a boolean or a ragged list is refused), finite, ``ndim`` dimensions, ``last`` entries
+    along the last, at least ``at_least`` along the first (else ``fix`` says what to do), within
+    [``ge``, ``le``]. Handed on as a NumPy array (``tensor``: a torch tensor, a tensor as it
+    came); ``bools``: right or wrong, booleans or 0/1, handed on as booleans; ``whole``: whole
+    numbers (indices, classes) of an integer dtype."""
+    count = f", at least {at_least} of them" if at_least > 1 else ""
+    within = f" in [{ge}, {le}]" if ge is not None and le is not None else f" >= {ge}" \
+        if ge is not None else f" <= {le}" if le is not None else ""
+    spec = Spec(f"{meaning}{within}{count}", "numbers", ge, le)
 
     def check(value, info: ValidationInfo):
-        given = value
-        if isinstance(value, torch.Tensor):
-            value = value.detach().cpu()
+        given = value.detach().cpu() if isinstance(value, torch.Tensor) else value
         try:  # a string, a dict or a ragged list holds no numbers
-            array = np.asarray(value) if not isinstance(value, str | bytes | dict) else None
+            array = None if isinstance(given, str | bytes | dict) else np.asarray(given)
         except (TypeError, ValueError, RuntimeError):
             array = None
-        if array is None or array.dtype.kind not in ("iufb" if bools else "iuf"):
-            raise declared_error(TypeError, f"must be {spec.expected}, got {kind_of(given)}; pass "
-                                "the numbers themselves, e.g. [0.5, 1.0], not strings or "
-                                "booleans", "array")
-        _check_numbers(array, spec, ndim, last, at_least)
+        if array is None or array.dtype.kind not in ("iu" if whole else "iufb" if bools
+                                                     else "iuf"):
+            raise declared_error(TypeError, f"must be {meaning}, got {kind_of(value)}; pass a "
+                                 "tensor, a NumPy array or a list of the numbers themselves "
+                                 f"({'int(...)' if whole else 'float(...)'}), not strings or "
+                                 "booleans", "array")
+        if ndim is not None and array.ndim != ndim or last is not None and array.shape[-1:] != (
+                last,) or (len(array) if array.ndim else 0) < at_least:
+            got = repr(value) if isinstance(value, list | tuple) and len(repr(value)) < 60 \
+                else f"shape {array.shape}"
+            raise declared_error(ValueError, f"must be {meaning}{count}, got {got}; {fix}", "array")
+        bad = np.count_nonzero(~np.isfinite(array)) if array.dtype.kind == "f" else 0
+        if bad:
+            raise declared_error(ValueError, f"must be finite numbers ({meaning}), got {bad} NaN "
+                                 f"or infinite value(s) of {array.size}; a NaN would make every "
+                                 "result after it NaN: find where it first appears", "array")
         if bools and not np.isin(array, (0, 1)).all():
-            raise declared_error(ValueError, f"must be {spec.expected}, got values such as "
-                                f"{array[~np.isin(array, (0, 1))][:3].tolist()}; pass whether "
-                                "each was right, e.g. predictions == labels", "array")
-        low, high = (array.min(), array.max()) if array.size else (None, None)
-        if low is not None and (ge is not None and low < ge or le is not None and high > le):
-            raise declared_error(ValueError, f"must be {spec.expected}, got values from {low:g} "
-                                f"to {high:g}; pass values in that range", "array")
+            raise declared_error(ValueError, f"must hold booleans or 0/1 ({meaning}), got values "
+                                 f"such as {array[~np.isin(array, (0, 1))][:3].tolist()}; pass "
+                                 "whether each was right, e.g. predictions == labels", "array")
+        if array.size and (ge is not None and array.min() < ge or le is not None
+                           and array.max() > le):
+            raise declared_error(ValueError, f"must be{within} ({meaning}), got values from "
+                                 f"{array.min():g} to {array.max():g}; pass values in that "
+                                 "range", "array")
         if tensor:
-            return given if isinstance(given, torch.Tensor) else torch.as_tensor(given)
+            return value if isinstance(value, torch.Tensor) else torch.as_tensor(value)
         return array.astype(bool) if bools else array
 
     return Annotated[Any, PlainValidator(check), spec]
-
-
-def _check_numbers(array: np.ndarray, spec: Spec, ndim: int | None = None,
-                   last: int | None = None, at_least: int = 0) -> np.ndarray:
-    """Refuse an array of numbers of the wrong shape (``ndim`` dimensions, ``last`` entries along
-    the last, ``at_least`` rows), or holding a NaN or an infinity (``Array``, ``Numbers``)."""
-    if ndim is not None and array.ndim != ndim or last is not None and array.shape[-1:] != (
-            last,) or array.ndim and len(array) < at_least or not array.ndim and at_least:
-        raise declared_error(ValueError, f"must be {spec.expected}, got shape {array.shape}; pass "
-                            "one of that shape", "array")
-    bad = np.count_nonzero(~np.isfinite(array)) if array.dtype.kind == "f" else 0
-    if bad:
-        raise declared_error(ValueError, f"must be {spec.expected}, got {bad} NaN or infinite "
-                            "value(s); find where they first appear upstream", "array")
-    return array
 
 
 def Function(meaning: str) -> Any:
@@ -227,6 +230,29 @@ def Function(meaning: str) -> Any:
     the result of calling it, a tensor or a string."""
     spec = Spec(f"a function ({meaning})", "function")
     return Annotated[Callable, Field(description=spec.expected), spec]
+
+
+def Has(meaning: str, *fields: str, source: str, many: bool = False) -> Any:
+    """A record read by its fields: any value with the attributes ``fields`` (``meaning``, e.g.
+    "a comparison", made by ``source``); ``many``: a list of them, or any other iterable but a
+    string, handed on as a list of at least one."""
+    spec = Spec(f"{meaning} with {', '.join(fields)}", "record")
+
+    def check(value, info: ValidationInfo):
+        items = list(value) if many and not isinstance(value, str | bytes) and hasattr(
+            value, "__iter__") else [value] if not many else None
+        if items is None or many and not items:
+            raise declared_error(TypeError if items is None else ValueError, f"must be "
+                                 f"{spec.expected}, at least one, got {kind_of(value)}; pass "
+                                 f"a list of {source}", "array")
+        for i, item in enumerate(items):
+            if not all(hasattr(item, field) for field in fields):
+                which = f"; its item {i} is {kind_of(item)[:60]}" if many else ""
+                raise declared_error(TypeError, f"must be {spec.expected}, got "
+                                     f"{kind_of(value)[:60]}{which}; pass {source}", "array")
+        return items if many else value
+
+    return Annotated[Any, PlainValidator(check), spec]
 
 
 def Record(cls: type) -> Any:

@@ -79,7 +79,7 @@ def bad_values(spec: Spec) -> list[tuple[object, type]]:
     wrong_kind = {"int": [True, "3", 2.5, None.__class__], "float": ["0.5", True, [0.5]],
                   "bool": ["False", 1, "yes"], "choice": [],
                   "tensor": [[0.5, 0.5], "pixels"], "array": [[0.5, 0.5], "pixels"],
-                  "numbers": ["pixels", [0.5, "a"]],
+                  "numbers": ["pixels", [0.5, "a"]], "record": ["pixels", 3],
                   "function": [None, "my_squash", torch.ones(2)],
                   "device": [3, [0]],
                   "tuple": [[1], "12"], "sequence": ["12", 3]}[spec.kind]
