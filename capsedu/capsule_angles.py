@@ -23,13 +23,15 @@ from torch import nn
 
 from .checks import check_labels
 from .data import transformed_mnist
-from .validate import Float, Tensor, checked
+from .validate import Float, Numbers, Tensor, checked
 
 MNIST_SIDE = 28  # digits are turned on their own 28x28 canvas (their ink stays inside)
 
 Digits = Tensor("MNIST digits [N, 1, 28, 28]", ndim=4, pixels=True)
 Labels = Tensor("their labels [N]", ndim=1)
 Digit = Tensor("one MNIST digit [1, 28, 28]", ndim=3, pixels=True)
+# the angles a digit is turned by: a list, a range, an array or a tensor of degrees
+Angles = Numbers("a list of finite numbers (degrees) [n]", ndim=1, fix="e.g. range(0, 360, 30)")
 
 
 @dataclass(frozen=True)
@@ -42,7 +44,9 @@ class AngleFit:
 
 
 @checked
-def angle_slope(angles, readings) -> AngleFit:
+def angle_slope(angles: Numbers("the angles the input was turned by, degrees [n]", ndim=1,
+                                at_least=2, fix="measure at two angles or more"),
+                readings: Numbers("the angles a model read, degrees [n]", ndim=1)) -> AngleFit:
     """The least-squares line through angles a model reads (``readings``, degrees, each known
     only up to whole turns, e.g. in [-180, 180)) against the angles the input was turned by
     (``angles``, increasing in steps under 180 degrees): ``slope`` (1 when the reading turns
@@ -51,8 +55,8 @@ def angle_slope(angles, readings) -> AngleFit:
 
     The readings are unwrapped first (``np.unwrap``): a step of more than 180 degrees between
     neighbours is taken as the shorter way round, so 170 -> -175 counts as +15, not -345."""
-    angles, readings = np.asarray(angles, dtype=float), np.asarray(readings, dtype=float)
-    if angles.ndim != 1 or angles.shape != readings.shape or len(angles) < 2:
+    angles, readings = angles.astype(float), readings.astype(float)
+    if angles.shape != readings.shape:
         raise ValueError(f"angles and readings must be two lists of the same length >= 2, got "
                          f"shapes {angles.shape} and {readings.shape}")
     if not (np.diff(angles) > 0).all() or (np.diff(angles) >= 180).any():
@@ -67,29 +71,16 @@ def angle_slope(angles, readings) -> AngleFit:
 
 
 @checked
-def turned(digit: Digit, angles) -> torch.Tensor:
+def turned(digit: Digit, angles: Angles) -> torch.Tensor:
     """One MNIST ``digit`` ``[1, 28, 28]`` turned by each of ``angles`` (degrees,
     counter-clockwise on screen) on its 28x28 canvas: ``[len(angles), 1, 28, 28]``."""
-    angles = _angles(angles, "turned")
     return torch.cat([transformed_mnist.affine(digit[None], rotation=a, side=MNIST_SIDE)
-                      for a in angles])
+                      for a in angles.astype(float).tolist()])
 
 
 def _classes(capsnet: nn.Module) -> int:
     """The classes a CapsNet reads (10 for one without a config)."""
     return getattr(getattr(capsnet, "config", None), "n_classes", 10)
-
-
-def _angles(angles, where: str) -> list[float]:
-    """``angles`` (a list, a range, an array or a tensor of degrees) as finite floats [n]."""
-    try:
-        values = np.asarray(angles.cpu() if isinstance(angles, torch.Tensor) else angles)
-    except (TypeError, ValueError):
-        values = np.asarray(None)
-    if values.ndim != 1 or values.dtype.kind not in "iuf" or not np.isfinite(values).all():
-        raise TypeError(f"{where}(): angles must be a list of finite numbers (degrees), got "
-                        f"{angles!r:.60}; e.g. range(0, 360, 30)")
-    return [float(a) for a in values]
 
 
 @dataclass(frozen=True)
@@ -109,7 +100,7 @@ class CapsuleUnderRotation:
 
 @checked
 @torch.no_grad()
-def capsule_under_rotation(capsnet: nn.Module, digits: Digits, labels: Labels, angles
+def capsule_under_rotation(capsnet: nn.Module, digits: Digits, labels: Labels, angles: Angles
                            ) -> CapsuleUnderRotation:
     """What a CapsNet (28x28 input) does with the digit capsule of the true class as each of
     ``digits`` ``[N, 1, 28, 28]`` (their classes ``labels`` ``[N]``) turns by each of ``angles``
@@ -131,7 +122,7 @@ def capsule_under_rotation(capsnet: nn.Module, digits: Digits, labels: Labels, a
         raise ValueError(f"capsule_under_rotation(): capsnet must read 28x28 digits, got "
                          f"image_size {capsnet.config.image_size}")
     check_labels(labels, "labels", len(digits), _classes(capsnet))
-    angles = _angles(angles, "capsule_under_rotation")
+    angles = angles.astype(float).tolist()
     capsnet.eval()
     each = [_one_capsule_under_rotation(capsnet, digit, int(label), angles)
             for digit, label in zip(digits, labels, strict=True)]
@@ -221,7 +212,7 @@ class CapsuleAngleReadout:
 
 
 @checked
-def capsule_angle_readout(capsnet: nn.Module, images: Digits, labels: Labels, angles
+def capsule_angle_readout(capsnet: nn.Module, images: Digits, labels: Labels, angles: Angles
                           ) -> CapsuleAngleReadout:
     """Does a CapsNet's digit capsule carry the angle of a turned digit? Every digit of
     ``images`` ``[N, 1, 28, 28]`` is turned by each of ``angles``; for each class, the true
@@ -231,7 +222,7 @@ def capsule_angle_readout(capsnet: nn.Module, images: Digits, labels: Labels, an
     (a ``CapsuleAngleReadout``: ``by_class``, and ``error`` and ``baseline``, medians over the
     classes)."""
     check_labels(labels, "labels", len(images), _classes(capsnet))
-    angles = np.asarray(_angles(angles, "capsule_angle_readout"), dtype=float)
+    angles = angles.astype(float)
     by_class = {}
     for k in sorted(set(labels.tolist())):
         digits = images[labels == k]

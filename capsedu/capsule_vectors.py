@@ -83,7 +83,7 @@ Angles = Numbers("angles in degrees [n]", ndim=1, tensor=True, fix="pass one lis
 
 
 @checked
-def pose_vector(angle: Numbers("an angle in degrees: a number or a tensor [...]", tensor=True),
+def pose_vector(angle: Numbers("a number or a tensor of numbers", tensor=True),
                 presence: Numbers("a probability", ge=0, le=1, tensor=True)) -> torch.Tensor:
     """The 2-D capsule of a part at ``angle`` degrees, present with probability ``presence``.
 

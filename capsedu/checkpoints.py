@@ -43,7 +43,7 @@ from filelock import FileLock, Timeout
 from . import config
 from .json_records import from_row, json_row
 from .manifest_rows import RECORDED, ManifestRow
-from .validate import Flag, checked
+from .validate import Device, Flag, checked
 
 MANIFEST = "manifest.json"
 SHIPPED_MARKER = "SHIPPED.md"  # in every shipped folder: data/checkpoints/, data/results/
@@ -413,7 +413,7 @@ def check_row(entry: dict, manifest: str | Path) -> ManifestRow:
 
 
 @checked
-def pretrained(name: str, root: Root = None, map_location="cpu") -> torch.nn.Module:
+def pretrained(name: str, root: Root = None, map_location: Device = "cpu") -> torch.nn.Module:
     """Load the shipped checkpoint ``name`` (see the manifest), verified, in eval mode.
 
     ``root``: the folder that holds the checkpoint and its manifest (default: the shipped
@@ -430,13 +430,6 @@ def pretrained(name: str, root: Root = None, map_location="cpu") -> torch.nn.Mod
             f"folder that holds checkpoints/ (the data root is now {config.data_root()}), or pass "
             "root= the folder that holds manifest.json."
         )
-    if isinstance(map_location, str):
-        try:
-            torch.device(map_location)
-        except RuntimeError:
-            raise ValueError(f"pretrained(): map_location must name a device such as 'cpu', "
-                             f"'cuda' or 'mps', got {map_location!r}; pass "
-                             "capsedu.config.device() for the course's choice") from None
     entry, path, data = verified_bytes(name, root, "pretrained")
     blob = torch.load(io.BytesIO(data), map_location=map_location, weights_only=True)
     if not isinstance(blob, dict) or blob.keys() < {"arch", "hparams", "state_dict"}:

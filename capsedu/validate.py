@@ -193,12 +193,13 @@ def Numbers(meaning: str, ndim: int | None = None, last: int | None = None,
             array = None if isinstance(given, str | bytes | dict) else np.asarray(given)
         except (TypeError, ValueError, RuntimeError):
             array = None
-        if array is None or array.dtype.kind not in ("iu" if whole else "iufb" if bools
-                                                     else "iuf"):
+        if array is None or array.dtype.kind not in ("iufb" if bools else "iuf"):
             raise declared_error(TypeError, f"must be {meaning}, got {kind_of(value)}; pass a "
                                  "tensor, a NumPy array or a list of the numbers themselves "
-                                 f"({'int(...)' if whole else 'float(...)'}), not strings or "
-                                 "booleans", "array")
+                                 "(float(...)), not strings or booleans", "array")
+        if whole and array.dtype.kind not in "iu":
+            raise declared_error(ValueError, f"must be whole numbers ({meaning}), got dtype "
+                                 f"{array.dtype}; pass integers (int(...), .long())", "array")
         if ndim is not None and array.ndim != ndim or last is not None and array.shape[-1:] != (
                 last,) or (len(array) if array.ndim else 0) < at_least:
             got = repr(value) if isinstance(value, list | tuple) and len(repr(value)) < 60 \
@@ -206,9 +207,11 @@ def Numbers(meaning: str, ndim: int | None = None, last: int | None = None,
             raise declared_error(ValueError, f"must be {meaning}{count}, got {got}; {fix}", "array")
         bad = np.count_nonzero(~np.isfinite(array)) if array.dtype.kind == "f" else 0
         if bad:
-            raise declared_error(ValueError, f"must be finite numbers ({meaning}), got {bad} NaN "
-                                 f"or infinite value(s) of {array.size}; a NaN would make every "
-                                 "result after it NaN: find where it first appears", "array")
+            verb = "be" if isinstance(value, list | tuple) else "hold"  # a tensor holds them
+            raise declared_error(ValueError, f"must {verb} finite numbers ({meaning}), got {bad} "
+                                 f"NaN or infinite value(s) of {array.size}; a NaN would make "
+                                 "every result after it NaN: find where it first appears",
+                                 "array")
         if bools and not np.isin(array, (0, 1)).all():
             raise declared_error(ValueError, f"must hold booleans or 0/1 ({meaning}), got values "
                                  f"such as {array[~np.isin(array, (0, 1))][:3].tolist()}; pass "
@@ -329,6 +332,9 @@ Device = Annotated[str | torch.device, PlainValidator(_device),
 Seed = Int("a random seed: the same seed gives the same draws", ge=0, le=2**32 - 1)
 # seeds of a comparison over seeds, each once
 Seeds = Annotated[list[Seed] | tuple[Seed, ...], Some, Distinct]
+# rows of a full set, a sample of it (e.g. mnist.fixed_sample(n))
+Rows = Numbers("a 1-d list of image indices (e.g. mnist.fixed_sample(n))", ndim=1, at_least=1,
+               ge=0, whole=True, tensor=True, fix="pass such a list")
 
 
 def _spec(hint) -> Spec | None:

@@ -82,7 +82,7 @@ def bad_values(spec: Spec) -> list[tuple[object, type]]:
                   "numbers": ["pixels", [0.5, "a"]], "record": ["pixels", 3],
                   "function": [None, "my_squash", torch.ones(2)],
                   "device": [3, [0]],
-                  "tuple": [[1], "12"], "sequence": ["12", 3]}[spec.kind]
+                  "tuple": [[1], "12"], "sequence": ["12", 3], "list": ["12", 3]}[spec.kind]
     cases = [(v, TypeError) for v in wrong_kind if v is not type(None)]
     if spec.kind == "float":
         cases += [(math.nan, ValueError), (math.inf, ValueError)]

@@ -15,6 +15,7 @@ No face outline is drawn: a contour alone would tell a face from a scramble.
 """
 
 from dataclasses import astuple, dataclass
+from typing import Annotated
 
 import numpy as np
 import torch
@@ -22,7 +23,7 @@ import torch.nn.functional as F
 
 from ..checks import check_memory
 from ..poses import _place
-from ..validate import MAX_SIDE, Choice, Float, Int, Seed, check_fields, checked
+from ..validate import MAX_SIDE, Choice, Float, Int, Seed, Spec, check_fields, checked
 from .sprites import (
     STROKE,
     STROKE_LENGTH,
@@ -474,16 +475,14 @@ def windows_holding_both(parts: Parts, a: str, b: str,
 
 
 @checked
-def pair_table(parts: Parts, pairs,
+def pair_table(parts: Parts,
+               pairs: Annotated[list[tuple[str, str]], Spec(
+                   "a list of (a, b) pairs of part names, e.g. [('nose', 'mouth')]", "list")],
                window: Int("a window's side in pixels (odd)", ge=1, le=MAX_WINDOW),
                size: Int("the image's side in pixels", ge=1, le=MAX_SIDE) = 32) -> str:
     """One line per pair ``(a, b)`` of ``pairs``: how far apart the parts' ink is (``ink_gap``)
     and how many of the ``size * size`` windows of ``window`` pixels hold ink of both
     (``windows_holding_both``)."""
-    if isinstance(pairs, str) or not all(isinstance(p, tuple | list) and len(p) == 2
-                                         for p in pairs):
-        raise TypeError(f"pair_table(): pairs must be a list of (a, b) pairs of part names, e.g. "
-                        f"[('nose', 'mouth')], got {pairs!r:.60}; pass such a list")
     lines = []
     for a, b in pairs:
         both = windows_holding_both(parts, a, b, window, size)

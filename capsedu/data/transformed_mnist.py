@@ -22,9 +22,9 @@ from dataclasses import dataclass
 import torch
 import torch.nn.functional as F
 
-from .. import checks
+from .. import checks, validate
 from ..checks import check_finite, check_memory, check_pixels, check_shape
-from ..validate import MAX_SIDE, Choice, Flag, Float, Int, Seed, Tensor, check_fields, checked
+from ..validate import MAX_SIDE, Choice, Flag, Float, Int, Rows, Seed, Tensor, checked
 from .mnist import load_mnist
 
 CANVAS = 40  # affNIST's image side
@@ -46,7 +46,7 @@ class AffineRanges:
     def __post_init__(self):
         """Refuse ranges that draw nothing, naming the field: declared types and bounds
         (``validate.check_fields``), and the scale's (low, high) in order."""
-        check_fields(self)
+        validate.check_fields(self)
         if len(self.scale) != 2 or self.scale[0] > self.scale[1]:
             raise ValueError(f"AffineRanges(): scale must be (low, high) with low <= high, got "
                              f"{self.scale!r}; give the smaller end first")
@@ -164,16 +164,12 @@ def on_canvas(images: Tensor("images [N, 1, h, w]", ndim=4, pixels=True),
                       images, dx, dy)
 
 
-def _rows(rows, n: int, where: str) -> torch.Tensor:
-    """``rows`` (indices into a set of ``n`` images; None: all of them) as a tensor of indices."""
+def _rows(rows: torch.Tensor | None, n: int, where: str) -> torch.Tensor:
+    """``rows`` (declared ``Rows``: indices into a set of ``n`` images; None: all of them) as a
+    tensor of indices, each of the set."""
     if rows is None:
         return torch.arange(n)
-    rows = torch.as_tensor(rows)
-    if rows.ndim != 1 or rows.dtype.is_floating_point or len(rows) == 0:
-        raise ValueError(f"{where}(): rows must be a 1-d list of image indices (e.g. "
-                         f"mnist.fixed_sample(n)), got shape {tuple(rows.shape)} and dtype "
-                         f"{rows.dtype}; pass such a list")
-    if rows.min() < 0 or rows.max() >= n:
+    if rows.max() >= n:
         raise ValueError(f"{where}(): rows must index the {n:,} images given (0 .. {n - 1}), got "
                          f"{int(rows.min())} .. {int(rows.max())}; pass rows of the set, e.g. "
                          "mnist.fixed_sample(n)")
@@ -183,7 +179,7 @@ def _rows(rows, n: int, where: str) -> torch.Tensor:
 @checked
 def translated(images: Tensor("MNIST digits [N, 1, 28, 28]", ndim=4, pixels=True),
                seed: Seed = 0, side: Int("the canvas side in pixels", ge=28, le=MAX_SIDE) = CANVAS,
-               rows=None) -> torch.Tensor:
+               rows: Rows | None = None) -> torch.Tensor:
     """Translated MNIST: each digit at a uniformly random place on a ``side`` x ``side`` canvas
     (the whole 28x28 box stays on it): ``[N, 1, side, side]``.
 
@@ -202,7 +198,7 @@ TRANSLATED_SEEDS = {True: 0, False: 1}  # the placements of translated_mnist's t
 @checked
 def translated_mnist(train: Flag("True for the training split, False for the test split") = True,
                      limit: Int("the number of digits to keep", ge=1, le=60_000) | None = None,
-                     rows=None):
+                     rows: Rows | None = None):
     """The MNIST split translated onto the 40x40 canvas (``translated``, seed 0 for the training
     split, 1 for the test split): ``(images [N, 1, 40, 40], labels [N])``, the data of the affNIST
     recipes (``capsedu.train``). ``limit`` keeps the first N digits (a trial); ``rows`` keeps those
@@ -286,7 +282,7 @@ class AffineParams:
 def random_affine(images: Tensor("MNIST digits [N, 1, 28, 28]", ndim=4, pixels=True),
                   seed: Seed = 0, ranges: AffineRanges = AFFNIST_RANGES,
                   side: Int("the canvas side in pixels", ge=28, le=MAX_SIDE) = CANVAS,
-                  rows=None) -> tuple[torch.Tensor, AffineParams]:
+                  rows: Rows | None = None) -> tuple[torch.Tensor, AffineParams]:
     """affNIST-style: each digit turned, sheared and scaled (uniformly within ``ranges``) about its
     centre, then moved to a uniformly random place where its ink stays on the ``side`` canvas.
 
