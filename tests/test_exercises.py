@@ -230,3 +230,25 @@ def test_fit_transform_checker(capsys):
     for wrong in (first_face_only, average_of_solutions, wrong_side):
         assert check_fit_transform(wrong) is False, wrong.__name__
     assert "FAIL" in capsys.readouterr().out
+
+
+def test_a_learner_function_that_exits_is_one_fail_line(capsys):
+    import sys
+
+    from capsedu.exercises import check, check_dynamic_routing
+
+    assert check("x", lambda x: sys.exit(3), lambda x: x, [(torch.ones(2),)]) is False
+    assert check_dynamic_routing(lambda u_hat, iterations: exit(1)) is False
+    out = capsys.readouterr().out.splitlines()
+    assert len(out) == 2 and all("FAIL" in line and "your function exited" in line
+                                 for line in out), out
+
+
+def test_cases_the_reference_cannot_take_are_named(capsys):
+    from capsedu.exercises import check
+
+    assert check("x", lambda x: x, torch.sqrt, [("abc",)]) is None
+    out = capsys.readouterr().out
+    assert "`cases`" in out and "'abc'" in out and "FAIL" not in out
+    assert check("x", lambda x: x, torch.sqrt, cases="abc") is False
+    assert "FAIL - cases must be" in capsys.readouterr().out

@@ -64,6 +64,10 @@ def check(name: str, learner: Function("your answer to the exercise"),
         except Exception as err:  # a learner's bug is a FAIL, never a crash of the notebook
             print(f"{name}: FAIL - for {describe(args)} it raised {type(err).__name__}: {err}")
             return False
+        except SystemExit as err:  # sys.exit(), exit() or quit(): the notebook goes on
+            print(f"{name}: FAIL - for {describe(args)} your function exited (SystemExit "
+                  f"{err.code!r}); return the answer instead of calling sys.exit or exit()")
+            return False
         changed = _changed(args, given)
         if changed:
             print(f"{name}: FAIL - for {describe(args)} your function changed its input "
@@ -74,9 +78,11 @@ def check(name: str, learner: Function("your answer to the exercise"),
         try:
             verdicts = [_compare(name, got, ref(*deepcopy(args)), describe(args), atol,
                                  outputs) for ref in references]
-        except Exception as err:  # the reference or the comparison: the course's bug
-            print(f"{name}: the checker itself failed ({type(err).__name__}: {err}); this is a "
-                  "bug of the course, not of your answer: please report it")
+        except Exception as err:  # the reference or the comparison: the cases', or the course's
+            print(f"{name}: the checker itself failed on the case {describe(args)} "
+                  f"({type(err).__name__}: {err}); if you gave check() these cases, each case "
+                  "in `cases` must be a tuple of the reference's arguments; else this is a bug "
+                  "of the course, not of your answer: please report it")
             return None
         passing = [off for verdict, off in verdicts if not verdict]
         if not passing:
@@ -169,7 +175,7 @@ def _hint(find: Callable, learner: Callable, cases: list[tuple]) -> None:
         answers = [tuple(_as_tensor(x) for x in a) if isinstance(a, (tuple, list))
                    else _as_tensor(a) for a in answers]
         mistake = find(answers, cases)
-    except Exception:  # check has already reported what the answers do wrong
+    except (Exception, SystemExit):  # check has already reported what the answers do wrong
         return
     if mistake:
         print(f"  What to look at: {mistake}")

@@ -143,7 +143,7 @@ def _c4_mistake(learner: Callable, cases: list[tuple]) -> str | None:
     try:
         with torch.no_grad():
             answers = [learner(W.clone()) for (W,) in cases]
-    except Exception:  # check has already reported what it raised
+    except (Exception, SystemExit):  # check has already reported what it raised
         return None
     shapes_right = all(isinstance(a, torch.Tensor) and a.shape == group_filters(W).shape
                        for a, (W,) in zip(answers, cases, strict=True))
