@@ -160,6 +160,114 @@ def test_every_public_entry_of_an_enforced_module_is_checked(module_name):
                           f"declarations: {unchecked}"
 
 
+def undeclared(module) -> list[str]:
+    """The parameters of ``module``'s public entries that no annotation declares, as
+    ``"entry(parameter)"``. ``*args`` and ``**kwargs`` are passed on whole to what checks them (a
+    checked record's fields, tqdm's or matplotlib's options): a test cannot pass them by name."""
+    found = []
+    for name, entry in {**public_functions(module), **public_classes(module)}.items():
+        fn = vars(entry)["__init__"] if inspect.isclass(entry) else entry
+        found += [f"{name}({p.name})"
+                  for p in inspect.signature(inspect.unwrap(fn)).parameters.values()
+                  if p.name not in ("self", "cls") and p.annotation is p.empty
+                  and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)]
+    return found
+
+
+# Parameters of enforced modules still checked by hand, not declared (issue 37): the list only
+# shrinks; the test below fails on any parameter not declared and not listed here, and on any
+# listed one that is now declared.
+PENDING = {
+    "digit_capsules": ["check_deltas(deltas)", "perturb(deltas)", "pose_state(deltas)",
+        "couplings_on_grid(routing)", "measure_dimensions(classes)",
+        "format_coupling_quantiles(routing)"],
+    "equivariance": ["pooling_shift_change(shifts)", "rotation_error(f)",
+        "model_rotation_errors(turns)"],
+    "robustness": ["sweep_accuracy(values)", "sample_line(rows)"],
+    "full_sets": ["turned_mnist(rows)", "affnist_style(rows)", "multimnist_pairs(rows)",
+        "score(state_path)", "read_right(rows)", "main(argv)"],
+    "parts.votes": ["predicted_faces(poses)", "predicted_faces(W)", "predict_face(part)",
+        "predict_face(W)", "prediction_table(parts)", "prediction_table(W)", "decode_pose_code(v)",
+        "pose_votes(poses)", "pose_votes(presence)", "pose_votes(W)",
+        "face_lengths_by_kind(kinds)", "acceptance_by_part_count(scenes)",
+        "acceptance_by_part_count(accepted)"],
+    "parts.detector": ["detector_training_set(part_scales)", "detection_quality(scenes)",
+        "format_detection_quality(kinds)"],
+    "parts.pose_net": ["face_frame(poses)", "fit_transforms(poses)", "format_offsets(W)",
+        "fit_threshold(face_lengths)", "fit_threshold(nonface_lengths)", "rotation_sweep(angles)"],
+    "seed_table": ["time_predict(images)"],
+    "parts.scoring": ["face_rates(kinds)", "turned_faces(kinds)", "probe_rates(models)",
+        "measure_seeds(models)", "measure_seeds(seeds)", "measure_seeds(kinds)",
+        "face_rate_table(kinds)", "probe_table(labels)", "mean_face_rate_by_angle(models)",
+        "turned_face_scores(parts)", "turned_face_scores(angles)"],
+    "claims_table": ["markdown(table_rows)"],
+    "convergence": ["verdict(comparison)"],
+    "loop": ["fit(train)", "fit(validation)", "fit(start)", "train_one_epoch(batches)",
+        "train_one_epoch(device)", "train_one_epoch(bar)", "training_batches(rows)",
+        "check_fit(train)", "check_fit(validation)", "check_fit(compose)", "begin(train)",
+        "begin(compose)", "begin(start)", "begin(device)", "keep_best(validation)",
+        "check_same_run(state_path)", "progress_bar(iterable)", "predict(images)",
+        "probabilities(images)", "as_images(images)", "evaluate(data)"],
+    "config": ["pick(full)", "pick(quick)"],
+    "data.patches": ["shuffled_digits(rows)"],
+    "adversarial": ["examples(penalty)"],
+    "digit_shuffles": ["measure(rows)", "recorded(rows)"],
+    "figures.capsule_poses": ["draw_decoded_poses(vectors)"],
+    "figures.digit_images": ["draw_digits(axes)", "draw_digits(images)", "draw_panels(axes)",
+        "draw_panels(panels)"],
+    "figures.face_scenes": ["draw_detections(image)", "draw_detections(poses)",
+        "draw_detections(presence)", "draw_part_votes(scene)"],
+    "figures.feature_maps": ["draw_feature_map(m)", "draw_receptive_field(image)",
+        "draw_receptive_field(centres)", "draw_receptive_field(colors)",
+        "draw_receptive_fields(face)", "draw_shift_changes(shifts)", "draw_lifted_maps(axes)",
+        "draw_lifted_maps(digits)", "draw_lifted_maps(maps)"],
+    "figures.model_scores": ["within_rates(means)", "within_rates(half_widths)",
+        "draw_accuracy_bars(colors)", "update_class_bars(values)"],
+    "figures.rotations": ["draw_turned_scores(angles)", "draw_capsule_under_rotation(axes)",
+        "draw_capsule_under_rotation(angles)", "draw_capsule_under_rotation(lengths)",
+        "draw_capsule_under_rotation(cosines)", "draw_capsule_under_rotation(v)",
+        "draw_rotation_curves(angles)"],
+    "figures.routing_couplings": ["draw_coupling_heatmap(c)", "draw_coupling_heatmap(rows)",
+        "draw_coupling_heatmap(cols)", "update_coupling_heatmap(c)",
+        "draw_couplings_by_iteration(trace)", "draw_couplings_by_iteration(rows)",
+        "draw_couplings_by_iteration(cols)"],
+    "figures.spikes": ["draw_rate_curve(currents)", "draw_rate_curve(simulated)",
+        "draw_rate_curve(theory)", "draw_spike_trains(trains)"],
+    "figures.training_curves": ["draw_face_curves(axes)", "draw_zoo_curves(bugs)"],
+}
+
+
+@pytest.mark.parametrize("module_name", ENFORCED)
+def test_every_parameter_of_an_enforced_entry_is_declared(module_name):
+    offenders = undeclared(importlib.import_module(f"capsedu.{module_name}"))
+    pending = PENDING.get(module_name, [])
+    assert not set(offenders) - set(pending), \
+        f"capsedu.{module_name}: parameters checked by hand, if at all, not declared: " \
+        f"{sorted(set(offenders) - set(pending))}; declare each (capsedu.validate)"
+    assert not set(pending) - set(offenders), \
+        f"capsedu.{module_name}: now declared, drop from PENDING: {set(pending) - set(offenders)}"
+
+
+def test_an_undeclared_parameter_is_named():
+    import types
+
+    from capsedu.validate import Int, checked
+
+    @checked
+    def count(n: Int("a count", ge=1), values, *cells, **options):
+        return n
+
+    class Shown:
+        def __init__(self, model, size: Int("a side", ge=1) = 3):
+            self.model = model
+
+    module = types.ModuleType("capsedu.probe")
+    for entry in (count, Shown):
+        entry.__module__ = module.__name__
+        setattr(module, entry.__name__, entry)
+    assert undeclared(module) == ["count(values)", "Shown(model)"]
+
+
 @pytest.mark.parametrize("qualname, parameter, value, error", CASES,
                          ids=[f"{q.removeprefix('capsedu.')}-{p}-{v!r}" for q, p, v, _ in CASES])
 def test_a_bad_value_is_refused_naming_the_parameter(qualname, parameter, value, error, tmp_path,
