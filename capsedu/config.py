@@ -16,6 +16,7 @@
 import itertools
 import os
 from pathlib import Path
+from typing import Any
 
 import torch
 
@@ -62,8 +63,10 @@ def data_root() -> Path:
 
 
 @checked
-def pick(full, quick):
-    """Return ``quick`` in quick mode and ``full`` otherwise, e.g. ``epochs = pick(3, 1)``."""
+def pick(full: Any, quick: Any):
+    """Return ``quick`` in quick mode and ``full`` otherwise, e.g. ``epochs = pick(3, 1)``: any
+    two settings of one kind (counts, tuples, records), declared ``Any`` as what they are set
+    for checks them where they are used."""
     return quick if QUICK else full
 
 

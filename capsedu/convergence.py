@@ -12,6 +12,7 @@ import numpy as np
 from scipy import stats
 
 from .manifest_rows import ManifestRow, Metrics
+from .statistics import Comparison
 from .validate import MAX_EPOCHS, Float, Int, Record, checked
 
 PATIENCE = 3  # the course's rule: a run has converged after 3 epochs without a held-out gain
@@ -87,7 +88,8 @@ def training_status(metrics: Record(Metrics), patience: Patience = PATIENCE) -> 
 
 
 @checked
-def verdict(comparison, runs: dict[str, Record(ManifestRow)], patience: Patience = PATIENCE) -> str:
+def verdict(comparison: Comparison, runs: dict[str, Record(ManifestRow)],
+            patience: Patience = PATIENCE) -> str:
     """A comparison's line (``statistics.paired`` or ``seed_difference``) with the state of the
     recorded runs it rests on (``runs``: name -> manifest row): final only when every one of them
     has finished (``finished``: converged and no longer rising); otherwise it names the others."""
