@@ -7,7 +7,7 @@ this core only; the faces world (``capsedu.parts``), figures and widgets are imp
 ARCHITECTURE.md maps the modules.
 """
 
-from . import config
+from . import course_settings
 from .baselines import BagOfPartsCNN, DeepCNN
 from .capsnet import LIVE, PAPER, SMALL, CapsNet, CapsNetConfig, count_parameters
 from .checkpoints import ChecksumError, pretrained
@@ -16,8 +16,8 @@ from .layers import PrimaryCapsules, RoutingCapsules
 from .routing import RoutingResult, RoutingStep, dynamic_routing, routing_step
 
 __all__ = [
-    "config", "pretrained", "ChecksumError", "squash", "margin_loss", "reconstruction_loss",
-    "dynamic_routing", "routing_step", "RoutingResult", "RoutingStep",
+    "course_settings", "pretrained", "ChecksumError", "squash", "margin_loss",
+    "reconstruction_loss", "dynamic_routing", "routing_step", "RoutingResult", "RoutingStep",
     "PrimaryCapsules", "RoutingCapsules",
     "CapsNet", "CapsNetConfig", "PAPER", "SMALL", "LIVE", "BagOfPartsCNN", "DeepCNN",
     "count_parameters",

@@ -21,6 +21,7 @@ import sys
 from dataclasses import asdict, dataclass
 from functools import partial
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -52,7 +53,7 @@ from .train import (
     results_file,
     seed_int,
 )
-from .validate import Flag, Int, Seed, checked
+from .validate import Flag, Int, Record, Seed, checked
 
 RESULTS = "routing_ablations.json"
 TEST_ITERATIONS = (1, 2, 3, 5)
@@ -194,37 +195,71 @@ def finished(results: dict[str, AblationRun]) -> list[str]:
 WEIGHTS = sorted({cell.recon_weight for cell in ABLATION_GRID}, reverse=True)  # with, without
 
 
+class OneChange(NamedTuple):
+    """Two cells of ``ABLATION_GRID`` that differ in one thing, compared seed by seed:
+    ``changed``'s test error minus ``base``'s (points; ``statistics.seed_difference``, paired)."""
+
+    changed: Cell
+    base: Cell
+    difference: SeedDifference
+
+
+class OneChangeComparisons(NamedTuple):
+    """Every pair of cells of ``ABLATION_GRID`` that differ in one thing, each a ``OneChange``
+    (``one_change_comparisons``)."""
+
+    # at each reconstruction weight of WEIGHTS, every two numbers of iterations: more vs fewer
+    iterations: tuple[OneChange, ...]
+    # at each number of iterations, the reconstruction loss (weight WEIGHTS[0]) vs none
+    reconstruction: tuple[OneChange, ...]
+
+    def every(self) -> tuple[OneChange, ...]:
+        """Every comparison, in the order ``comparison_lines`` writes them."""
+        return self.iterations + self.reconstruction
+
+    def between(self, changed: Cell, base: Cell) -> SeedDifference:
+        """``changed``'s test error minus ``base``'s, as compared here."""
+        return next(c.difference for c in self.every() if (c.changed, c.base) == (changed, base))
+
+
 @checked
-def one_change_comparisons(results: dict[str, AblationRun]) -> dict[str, dict[str, SeedDifference]]:
+def one_change(results: dict[str, AblationRun], changed: Cell, base: Cell) -> OneChange:
+    """``changed`` against ``base`` seed by seed (``statistics.seed_difference``, paired: the runs
+    of one seed share their initial weights, batches and shifts)."""
+    return OneChange(changed, base, seed_difference(seed_errors(results, changed),
+                                                    seed_errors(results, base), by_seed=True))
+
+
+@checked
+def one_change_comparisons(results: dict[str, AblationRun]) -> OneChangeComparisons:
     """Every pair of cells of ``ABLATION_GRID`` that differ in one thing, compared seed by seed
-    (``statistics.seed_difference``, paired: the runs of one seed share their initial weights,
-    batches and shifts), grouped under a heading: for each reconstruction weight, every two
-    numbers of iterations (``"3 vs 1 iterations"``: 3's error minus 1's); then, at each number
-    of iterations, the reconstruction loss against none (its error minus none's)."""
-    groups = {}
+    (``one_change``): for each reconstruction weight, every two numbers of iterations (3 vs 1:
+    3's error minus 1's); then, at each number of iterations, the reconstruction loss against
+    none (its error minus none's)."""
+    iterations = []
     for weight in WEIGHTS:
         cells = [cell for cell in ABLATION_GRID if cell.recon_weight == weight]
-        groups[f"reconstruction weight {weight}"] = {
-            f"{b.iterations} vs {a.iterations} iterations":
-                seed_difference(seed_errors(results, b), seed_errors(results, a), by_seed=True)
-            for k, a in enumerate(cells) for b in cells[k + 1:]}
+        iterations += [one_change(results, b, a)
+                       for k, a in enumerate(cells) for b in cells[k + 1:]]
     with_, without = WEIGHTS
-    groups[f"reconstruction (weight {with_}) vs none, at the same iterations"] = {
-        f"{iterations} iteration(s)": seed_difference(
-            seed_errors(results, Cell(iterations, with_)),
-            seed_errors(results, Cell(iterations, without)), by_seed=True)
-        for iterations in sorted({cell.iterations for cell in ABLATION_GRID})}
-    return groups
+    return OneChangeComparisons(tuple(iterations), tuple(
+        one_change(results, Cell(its, with_), Cell(its, without))
+        for its in sorted({cell.iterations for cell in ABLATION_GRID})))
 
 
 @checked
-def comparison_lines(groups: dict[str, dict[str, SeedDifference]]) -> list[str]:
-    """``one_change_comparisons`` as text: each heading, then one indented line per comparison."""
+def comparison_lines(comparisons: Record(OneChangeComparisons)) -> list[str]:
+    """``one_change_comparisons`` as text: each group's heading, then one indented line per
+    comparison."""
     lines = []
-    for heading, comparisons in groups.items():
-        lines.append(f"{heading}:")
-        lines += [f"  {what}, error (points): {comparison}"
-                  for what, comparison in comparisons.items()]
+    for weight in WEIGHTS:
+        lines.append(f"reconstruction weight {weight}:")
+        lines += [f"  {c.changed.iterations} vs {c.base.iterations} iterations, error (points): "
+                  f"{c.difference}"
+                  for c in comparisons.iterations if c.base.recon_weight == weight]
+    lines.append(f"reconstruction (weight {WEIGHTS[0]}) vs none, at the same iterations:")
+    lines += [f"  {c.base.iterations} iteration(s), error (points): {c.difference}"
+              for c in comparisons.reconstruction]
     return lines
 
 

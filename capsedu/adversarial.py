@@ -32,7 +32,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from . import attacks, checkpoints, config, reconstruction_detector
+from . import attacks, checkpoints, course_settings, reconstruction_detector
 from .convergence import finished, training_status
 from .data import transformed_mnist
 from .data.mnist import fixed_sample
@@ -125,7 +125,7 @@ def sample_digits(n: Int("test digits", ge=1, le=MAX_IMAGES) | None = SAMPLE):
 def live_digits():
     """The digits notebook 11 attacks live (a few seconds a digit on 2 cores): the first 48 of
     the recorded sample, 12 in quick mode, so the record holds every one of them."""
-    return sample_digits(config.pick(full=48, quick=12))
+    return sample_digits(course_settings.pick(full=48, quick=12))
 
 
 @checked
@@ -382,7 +382,7 @@ def _stamp(began: float) -> Stamp:
     now = datetime.now(timezone.utc)
     return Stamp(datetime.fromtimestamp(began, timezone.utc).isoformat(timespec="seconds"),
                  now.isoformat(timespec="seconds"), round(time.time() - began, 1),
-                 str(config.device()), torch.get_num_threads(), torch.__version__)
+                 str(course_settings.device()), torch.get_num_threads(), torch.__version__)
 
 
 def _models_unit(state_path=None) -> ModelsUnit:
@@ -471,7 +471,7 @@ def run_settings(n: Int("test digits of the recorded run", ge=1, le=MAX_IMAGES))
 
 
 @checked
-def units(n: Int("test digits of the recorded run", ge=1, le=MAX_IMAGES)) -> dict:
+def units(n: Int("test digits of the recorded run", ge=1, le=MAX_IMAGES)) -> dict[str, partial]:
     """Every unit of the recorded run, the most telling first (a run stopped early has them)."""
     todo = {"models": _models_unit, "clean": partial(_clean_unit, n)}
     for eps in sorted(EPS, key=lambda e: abs(e - 0.1)):  # 0.1, then outwards

@@ -28,7 +28,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from .checks import check_labels
-from .config import model_device
+from .course_settings import model_device
 from .validate import Choice, Flag, Float, Int, Seed, Tensor, checked
 
 LOSSES = ("training", "cross-entropy", "margin")

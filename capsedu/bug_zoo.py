@@ -31,7 +31,7 @@ from . import checkpoints, statistics
 from .bug_catalogue import BUGS
 from .capsnet import LIVE, CapsNet
 from .convergence import chosen_epoch, converged, finished, held_out_scores
-from .couplings import coupling_trace
+from .coupling_polarisation import coupling_trace
 from .data.mnist import SPLITS, load_mnist
 from .json_records import OMITTED_WHEN_NONE
 from .loop import predict

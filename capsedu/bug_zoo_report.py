@@ -16,7 +16,7 @@ import torch
 from .bug_catalogue import BUGS
 from .bug_zoo import COMMAND, CORRECT, BugEffect, CouplingStats, ZooRun, coupling_stats
 from .buggy import step_logits_shared_over_batch
-from .couplings import normalised_entropy
+from .coupling_polarisation import normalised_entropy
 from .layers import MAX_CHILDREN
 from .routing import (
     MAX_ITERATIONS,

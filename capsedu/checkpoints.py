@@ -40,7 +40,7 @@ from typing import Any
 import torch
 from filelock import FileLock, Timeout
 
-from . import config
+from . import course_settings
 from .json_records import from_row, json_row
 from .manifest_rows import RECORDED, ManifestRow
 from .validate import Device, Flag, checked
@@ -83,7 +83,7 @@ class ChecksumError(ValueError):
 def checkpoint_dir(root: Root = None) -> Path:
     """``root`` (``~`` expanded), else the folder of the shipped checkpoints:
     ``<data root>/checkpoints``."""
-    return Path(root).expanduser() if root is not None else config.data_root() / "checkpoints"
+    return Path(root).expanduser() if root else course_settings.data_root() / "checkpoints"
 
 
 @checked
@@ -95,7 +95,7 @@ def is_shipped(folder: str | Path) -> bool:
     folder = Path(folder).expanduser().resolve()
     if (folder / SHIPPED_MARKER).is_file():
         return True
-    shipped = [base / kind for base in (config.data_root(), REPOSITORY_DATA)
+    shipped = [base / kind for base in (course_settings.data_root(), REPOSITORY_DATA)
                for kind in ("checkpoints", "results")]
     return any(folder == other.expanduser().resolve() for other in shipped)
 
@@ -156,7 +156,7 @@ def _replace(path: Path, write: Callable[[Path], None]) -> None:
 def runs_dir() -> Path:
     """Where the training commands write by default: ``<data root>/runs``, away from the
     shipped checkpoints (load a run with ``pretrained(name, runs_dir())``)."""
-    return config.data_root() / "runs"
+    return course_settings.data_root() / "runs"
 
 
 @checked
@@ -164,7 +164,7 @@ def results_path(file: str, replace_shipped: ReplaceShipped = False) -> Path:
     """An experiment's recorded results ``file`` (e.g. ``"routing_ablations.json"``): in the shipped
     ``<data root>/results/`` with ``replace_shipped``, else in ``<data root>/runs/results/``, so
     that trial runs never touch the shipped results."""
-    folder = config.data_root() / "results" if replace_shipped else runs_dir() / "results"
+    folder = course_settings.data_root() / "results" if replace_shipped else runs_dir() / "results"
     return folder / plain_name(file, "the results file")
 
 
@@ -427,8 +427,8 @@ def pretrained(name: str, root: Root = None, map_location: Device = "cpu") -> to
             f"pretrained(): root must hold a checkpoint manifest, got none at "
             f"{manifest}{missing}. The shipped checkpoints come with a "
             "clone of the course repository, in data/checkpoints/: set CAPSEDU_DATA to the data "
-            f"folder that holds checkpoints/ (the data root is now {config.data_root()}), or pass "
-            "root= the folder that holds manifest.json."
+            "folder that holds checkpoints/ (the data root is now "
+            f"{course_settings.data_root()}), or pass root= the folder that holds manifest.json."
         )
     entry, path, data = verified_bytes(name, root, "pretrained")
     blob = torch.load(io.BytesIO(data), map_location=map_location, weights_only=True)

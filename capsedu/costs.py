@@ -11,7 +11,7 @@ from typing import NamedTuple
 import torch
 from torch import nn
 
-from . import config
+from . import course_settings
 from .capsnet import CapsNet
 from .validate import checked
 
@@ -49,7 +49,7 @@ def anatomy(model: CapsNet) -> list[LayerCost]:
     hooks = [layer.register_forward_hook(lambda m, i, o, name=name: outputs.__setitem__(name, o))
              for name, layer in (("conv1", model.conv1), ("primary", model.primary.conv))]
     x = torch.zeros(1, cfg.in_channels, cfg.image_size, cfg.image_size,
-                    device=config.model_device(model))
+                    device=course_settings.model_device(model))
     try:
         with torch.no_grad():
             out = model.eval()(x)

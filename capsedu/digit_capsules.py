@@ -12,7 +12,7 @@ from typing import NamedTuple
 import numpy as np
 import torch
 
-from . import config
+from . import course_settings
 from .capsnet import CapsNet, CapsNetConfig
 from .checks import check_labels, check_memory
 from .validate import MAX_WIDTH, Int, Tensor, checked
@@ -81,7 +81,7 @@ def decode(model: CapsNet, v: Tensor("digit capsules [B, n_classes, digit_dim]",
     """Decode capsules ``v`` ``[B, 10, 16]`` masked to class ``labels`` ``[B]``: images
     ``[B, 28, 28]`` (``CapsNet.reconstruct``: all capsules but the label's are zeroed)."""
     check_labels(labels, "labels", len(v), v.shape[1])  # named here, not as reconstruct's targets
-    device = config.model_device(model)
+    device = course_settings.model_device(model)
     v, labels = v.to(device), labels.to(device)
     return model.reconstruct(v, v.norm(dim=-1), labels)[:, 0].cpu()
 

@@ -9,7 +9,7 @@ import matplotlib
 import torch
 
 from .checkpoints import read_manifest
-from .config import QUICK, data_root, device
+from .course_settings import QUICK, data_root, device
 from .data.mnist import FILES
 
 

@@ -21,7 +21,7 @@ INLINE = "inline"  # the metadata key of a record field kept as its fields, besi
 
 
 @checked
-def json_row(record: Any) -> dict:
+def json_row(record: Any) -> dict[str, Any]:
     """A record as its results file keeps it: a dataclass's fields by name (or by the name in a
     field's ``metadata["json"]``; a field marked ``omitted_when_none`` left out while None; an
     ``inline`` field's record as its fields, in its place), the records and named tuples inside

@@ -22,7 +22,7 @@ import tqdm.auto
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
-from . import config
+from . import course_settings
 from .checks import check_examples, check_pixels
 from .convergence import chosen_epoch, converged, held_out_scores
 from .data.transformed_mnist import translate
@@ -136,11 +136,12 @@ def fit(model: nn.Module, train,
     * ``state_path``: everything needed to continue is saved there after every epoch, and a run
       resumes from it, drawing what an uninterrupted run would (``save_state``, ``resume``);
     * ``start = (weights, history)``: continue an earlier run from its kept epoch (``begin``);
-    * ``device``: where it trains, picked once (default ``config.device()``, the GPU when there is
-      one); the model comes back where it was (the course's device rule).
+    * ``device``: where it trains, picked once (default ``course_settings.device()``, the GPU
+      when there is one); the model comes back where it was (the course's device rule).
     """
     check_fit(train, validation, batch_size, patience, compose)
-    device, home = torch.device(device or config.device()), config.model_device(model)
+    device = torch.device(device or course_settings.device())
+    home = course_settings.model_device(model)
     if state_path is not None:
         state_path = Path(state_path).expanduser()  # "~/run.pt" means the home folder's
     run = begin(model, train, seed, batch_size, lr, lr_decay, compose, start, device,
@@ -315,7 +316,7 @@ def resume(run: Run, model: nn.Module, state_path: Path | None, epochs: int) -> 
     if state_path is None or not state_path.exists():
         return
     try:
-        state = torch.load(state_path, map_location=config.model_device(model), weights_only=True)
+        state = torch.load(state_path, course_settings.model_device(model), weights_only=True)
     except Exception as err:  # a file that is not a state: text, another pickle, a cut-off copy
         raise ValueError(f"state_path: {state_path} is not a training state saved by fit "
                          f"({type(err).__name__}); it was left as it is. Pass another state file "
@@ -357,14 +358,14 @@ def progress_bar(iterable, desc: str, progress: Progress = True, **kwargs):
     notebook), redrawn at most ``PROGRESS_UPDATES_PER_S`` times a second and ``PROGRESS_REDRAWS``
     times in all (so a slow machine sends no more messages than a fast one), which it erases when
     done: in a notebook every redraw is a message to the browser, and a flood of them overruns
-    the kernel's output channel. With ``config.TEXT_PROGRESS`` (the website's build), a text bar
-    on stdout that keeps its finished line, which is what a stored page shows."""
+    the kernel's output channel. With ``course_settings.TEXT_PROGRESS`` (the website's build), a
+    text bar on stdout that keeps its finished line, which is what a stored page shows."""
     try:  # a redraw every 1/PROGRESS_REDRAWS of the way at most (maxinterval: no forced ones)
         every = {"miniters": max(1, -(-len(iterable) // PROGRESS_REDRAWS)),
                  "maxinterval": float("inf")}
     except TypeError:  # no length: the time limit alone
         every = {}
-    if config.TEXT_PROGRESS:
+    if course_settings.TEXT_PROGRESS:
         return tqdm.tqdm(iterable, desc=desc, disable=not progress, leave=True, file=sys.stdout,
                          mininterval=TEXT_PROGRESS_INTERVAL_S, **every, **kwargs)
     return tqdm.auto.tqdm(iterable, desc=desc, disable=not progress, leave=False,
@@ -462,11 +463,11 @@ def _in_batches(model, score, images, batch_size, progress, where: str) -> torch
     concatenated on the CPU.
 
     The course's device rule: a function that takes a model and data runs where the model is
-    (each batch goes to ``config.model_device(model)``), hands its results back on the CPU for
-    plotting, and leaves the caller's model where it was and in the mode it was in (training or
-    eval)."""
+    (each batch goes to ``course_settings.model_device(model)``), hands its results back on the
+    CPU for plotting, and leaves the caller's model where it was and in the mode it was in
+    (training or eval)."""
     images = as_images(images, where)
-    device, was_training = config.model_device(model), model.training
+    device, was_training = course_settings.model_device(model), model.training
     model.eval()
     try:
         starts = progress_bar(range(0, len(images), batch_size), "scoring", progress,

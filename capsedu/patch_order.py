@@ -25,7 +25,7 @@ from pathlib import Path
 
 import torch
 
-from . import checkpoints, config
+from . import checkpoints, course_settings
 from .convergence import PATIENCE, chosen_epoch, converged, held_out_scores
 from .data import faces
 from .data.patches import SHUFFLE_SEED, shuffle_tiles
@@ -141,7 +141,7 @@ def train_and_save(names: list[Vit] | tuple[Vit, ...] = tuple(VITS),
         entries.append(checkpoints.save(
             model, checkpoint_name(name, seed), folder, replace_shipped,
             description=recipe.description, command=command, seed=seed,
-            device=str(config.device()), train_examples=recipe.examples,
+            device=str(course_settings.device()), train_examples=recipe.examples,
             train_time_s=round(seconds, 1), threads=torch.get_num_threads(),
             metrics=run_metrics(model, history, recipe.epochs)))
     return entries

@@ -73,7 +73,7 @@ def pose_matrix(x: X, y: Y, angle: Angle, scale: Scale) -> np.ndarray:
 
 def _pose_matrix(x, y, angle, scale) -> np.ndarray:
     """``pose_matrix`` for arrays already checked, or holding the zero poses of missing parts
-    (``parts.votes.predicted_faces``: their votes are multiplied by a presence of 0)."""
+    (``parts.voting.predicted_faces``: their votes are multiplied by a presence of 0)."""
     x, y, angle, scale = np.broadcast_arrays(*(np.asarray(v, dtype=float)
                                                for v in (x, y, angle, scale)))
     c, s = np.cos(np.radians(angle)), np.sin(np.radians(angle))
@@ -99,7 +99,7 @@ def pose_from_matrix(M: Array("pose matrices [..., 3, 3]")):
 
 def _pose_from_matrix(M: np.ndarray):
     """``pose_from_matrix`` for matrices already checked, or of missing parts (scale 0, read as
-    the zero pose: ``parts.votes.predicted_faces``)."""
+    the zero pose: ``parts.voting.predicted_faces``)."""
     M = M.astype(float)
     scale = np.hypot(M[..., 0, 0], M[..., 1, 0])
     angle = np.degrees(np.arctan2(M[..., 0, 1], M[..., 0, 0]))

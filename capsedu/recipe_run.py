@@ -10,7 +10,7 @@ from pathlib import Path
 
 import torch
 
-from . import checkpoints, config
+from . import checkpoints, course_settings
 from .convergence import best_epoch, chosen_epoch, converged, held_out_scores
 from .loop import Epoch, evaluate, fit
 from .manifest_rows import ManifestRow, Metrics, Sitting
@@ -85,7 +85,7 @@ def how_run(history: list[Epoch]) -> HowRun:
 
 @checked
 def continue_from(folder: str | Path, name: str
-                  ) -> tuple[dict, list[Epoch], tuple[Sitting, ...]]:
+                  ) -> tuple[dict[str, torch.Tensor], list[Epoch], tuple[Sitting, ...]]:
     """What a run needs to continue checkpoint ``name`` saved in ``folder`` (``fit``'s ``start``):
     ``(weights, history, sittings)``. ``history``: its held-out accuracy up to the epoch it kept
     (training goes on from the kept weights), each epoch timed at the run's mean (``Epoch``
@@ -155,7 +155,8 @@ def run_recipe(name: str, epochs: Epochs | None = None, limit: Limit | None = No
     how = how_run(history)  # its torch version is the one save records
     return checkpoints.save(
         model, saved_as, root, replace_shipped, description=recipe.description,
-        command=command, seed=seed, device=str(config.device()), train_examples=train_examples,
+        command=command, seed=seed, device=str(course_settings.device()),
+        train_examples=train_examples,
         train_time_s=how.train_time_s, threads=how.threads,
         metrics=recipe_metrics(recipe, history, test_accuracy, epochs), sittings=sittings,
     )

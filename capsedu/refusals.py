@@ -11,7 +11,7 @@ of mistake (``ADVICE``). A declaration with a check of its own (a tensor's, an a
 import numpy as np
 import torch
 from pydantic import ValidationError
-from pydantic_core import PydanticCustomError
+from pydantic_core import ErrorDetails, PydanticCustomError
 
 # pydantic's error types that mean "the wrong kind of value" (TypeError); the rest are values of
 # the right kind out of range, or not among the choices (ValueError)
@@ -48,7 +48,7 @@ def is_wrong_type(kind: str) -> bool:
     return kind in TYPE_ERRORS or kind.endswith("_type")
 
 
-def of_its_form(error: dict) -> bool:
+def of_its_form(error: ErrorDetails) -> bool:
     """Whether ``error`` is about a value of the form its member takes (a number out of range, a
     tensor of the wrong dtype or shape), not about a value of another form."""
     given = error.get("input")
@@ -57,7 +57,7 @@ def of_its_form(error: dict) -> bool:
         or error["type"] == "array_type" and isinstance(given, np.ndarray))
 
 
-def first_error(err: ValidationError) -> dict:
+def first_error(err: ValidationError) -> ErrorDetails:
     """The error of ``err`` a learner reads first: a bad value before a missing one, and of a
     union's errors (one per form it takes) that of the form the value has."""
     def rank(e):  # an array's or a tensor's own check speaks for it before a number's
@@ -68,7 +68,7 @@ def first_error(err: ValidationError) -> dict:
     return min(err.errors(include_url=False), key=rank)
 
 
-def advice(error: dict) -> str:
+def advice(error: ErrorDetails) -> str:
     """What to do about ``error``: an instance of a class is made with the class."""
     if error["type"] == "is_instance_of":
         cls = error.get("ctx", {}).get("class", "one")

@@ -99,7 +99,7 @@ def lowest_points(curves: dict[str, tuple[Sweep, ...]]) -> list[str]:
 def read_right(models: dict, images: Tensor("images [N, C, H, W]", ndim=4, pixels=True),
                labels: Tensor("their labels [N], or [N, 2] for pairs"),
                iterations: dict | None = None,
-               progress: Flag("True to show a progress bar") = False) -> dict:
+               progress: Flag("True to show a progress bar") = False) -> dict[str, torch.Tensor]:
     """Whether each of ``models`` (name -> model) reads each image right: name -> ``[N]``
     booleans (``loop.is_correct``), for ``images`` ``[N, C, H, W]`` and their ``labels`` ``[N]``
     (``[N, 2]`` for pairs). ``iterations`` (name -> a number) routes that CapsNet so many times

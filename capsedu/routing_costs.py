@@ -19,7 +19,7 @@ import torch
 from pydantic import InstanceOf
 from torch import nn
 
-from . import config
+from . import course_settings
 from .capsnet import AFFNIST, LIVE, MULTIMNIST, PAPER, CapsNet, CapsNetConfig
 from .checks import check_memory
 from .costs import ROUTING_ROW, anatomy
@@ -395,7 +395,7 @@ def recorded_cost(file: str | Path = GPU_RECORD) -> RecordedCost:
         raise ValueError(f"recorded_cost(): file must be the name of a record in <data "
                          f"root>/results (no folder, no '..'), got {str(file)!r}; pass e.g. "
                          f"{GPU_RECORD!r}")
-    path = config.data_root() / "results" / file
+    path = course_settings.data_root() / "results" / file
     if not path.exists():
         raise FileNotFoundError(f"{path} is missing: restore it (git checkout -- {path}) or record "
                                 "it with python benchmarks/routing_cost.py --json FILE")

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import torch
 
-from . import checkpoints, config, full_sets, train
+from . import checkpoints, course_settings, full_sets, train
 from .full_sets import Reading
 from .manifest_rows import ManifestRow
 from .recipe_run import run_recipe
@@ -91,7 +91,7 @@ def run(recipe: Recipe, seed: Seed, limit: Limit | None = None,
     folder = checkpoints.runs_dir() / "seed_runs"
     row = run_recipe(recipe, limit=limit, seed=seed, root=folder, progress=progress,
                      state_path=state_path)
-    model = checkpoints.pretrained(seeded_name(recipe, seed), folder).to(config.device())
+    model = checkpoints.pretrained(seeded_name(recipe, seed), folder).to(course_settings.device())
     on = {test_set: {name: score(model, test_set, its, limit)
                      for name, its in readings(recipe).items()} for test_set in TEST_SETS}
     gpu = torch.cuda.get_device_name() if torch.cuda.is_available() else None

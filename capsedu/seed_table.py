@@ -33,7 +33,7 @@ from .reconstruction_detector import Detection
 from .robustness import seed_verdict
 from .routing_costs import RecordedCost, recorded_cost
 from .seed_runs import SeedRun
-from .statistics import OverSeeds, Paired, SeedDifference, over_seeds, paired, seed_difference
+from .statistics import OverSeeds, Paired, SeedDifference, over_seeds, paired
 from .validate import MAX_REPEATS, Int, Record, Tensor, checked
 
 FACE_NAMES = ("bag-of-parts CNN", "deep CNN", "pixel CapsNet", "pose capsules")
@@ -199,11 +199,9 @@ def routing_comparisons(grid: dict[str, AblationRun]) -> RoutingComparisons:
     with and without the reconstruction loss, among all of 09's one-change comparisons."""
     e1, e3 = (over_seeds(seed_errors(grid, Cell(it, 0.0005)))
               for it in (1, 3))
-    groups = one_change_comparisons(grid)
-    routing = {weight: seed_difference(seed_errors(grid, Cell(3, weight)),
-                                       seed_errors(grid, Cell(1, weight)), by_seed=True)
-               for weight in WEIGHTS}  # as one_change_comparisons makes it
-    every = [c for group in groups.values() for c in group.values()]
+    comparisons = one_change_comparisons(grid)
+    routing = {weight: comparisons.between(Cell(3, weight), Cell(1, weight)) for weight in WEIGHTS}
+    every = [c.difference for c in comparisons.every()]
     return RoutingComparisons(e1, e3, routing, sum(c.clear for c in every), len(every),
                               len(every) * (1 - every[0].level))
 

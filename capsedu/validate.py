@@ -298,8 +298,8 @@ def _device(value):
                          "machine") from None
     if device.type == "cuda" and not torch.cuda.is_available():
         raise ValueError(f"must be a device this machine has, got {value!r}, but torch finds no "
-                         "CUDA GPU here; pass 'cpu' (or None: config.device() picks the GPU when "
-                         "there is one)")
+                         "CUDA GPU here; pass 'cpu' (or None: course_settings.device() picks the "
+                         "GPU when there is one)")
     return value
 
 

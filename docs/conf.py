@@ -12,12 +12,12 @@ from pathlib import Path
 import tomllib
 from sphinx.errors import ConfigError
 
-from capsedu import config
+from capsedu import course_settings
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(Path(__file__).parent))  # for course_site
 
-if config.QUICK:
+if course_settings.QUICK:
     raise ConfigError("CAPSEDU_QUICK is set: the site shows what a learner sees, so its notebooks "
                       "run in default mode. Unset it (env -u CAPSEDU_QUICK make site) and build "
                       "again.")

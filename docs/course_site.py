@@ -146,9 +146,9 @@ class StillsWorker(ExecutionWorkerLocalMProc):
 def execute_notebooks(app) -> None:
     """``builder-inited``: run every notebook of the site that the cache lacks, as many at once as
     there are cores, each kernel on one CPU thread (``OMP_NUM_THREADS=1``, which torch reads when
-    it starts) with text progress bars (``config.TEXT_PROGRESS``: a page shows each bar's finished
-    line, not a widget frozen at 0 %), and stop the build with the notebook's traceback when one
-    fails.
+    it starts) with text progress bars (``course_settings.TEXT_PROGRESS``: a page shows each bar's
+    finished line, not a widget frozen at 0 %), and stop the build with the notebook's traceback
+    when one fails.
 
     jupyter-cache's own parallel executor hands out the notebooks in fixed pairs, in course order;
     here each core takes the next notebook when it is free, the last (the course's longest) first,

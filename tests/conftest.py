@@ -35,6 +35,6 @@ def on_the_cpu(monkeypatch):
     device rule itself is tested on every device: tests/test_device_rule.py)."""
     import torch
 
-    from capsedu import config
+    from capsedu import course_settings
 
-    monkeypatch.setattr(config, "device", lambda: torch.device("cpu"))
+    monkeypatch.setattr(course_settings, "device", lambda: torch.device("cpu"))

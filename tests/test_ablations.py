@@ -12,14 +12,14 @@ from capsedu.recipes import ABLATION_GRID, RECIPES, Cell, ablation_name
 
 @pytest.fixture
 def tiny_grid(monkeypatch, tmp_path):
-    from capsedu import config
+    from capsedu import course_settings
     from capsedu.data.mnist import load_mnist
 
     try:
         load_mnist(False, 1)
     except FileNotFoundError:
         pytest.skip("MNIST is not in the data root")
-    mnist = config.data_root() / "MNIST"
+    mnist = course_settings.data_root() / "MNIST"
     (tmp_path / "MNIST").symlink_to(mnist.resolve())
     monkeypatch.setenv("CAPSEDU_DATA", str(tmp_path))
     cell = Cell(1, 0.0)
@@ -179,19 +179,21 @@ def test_one_change_comparisons_pair_the_seeds_of_cells_that_differ_in_one_thing
     def error_of(cell, seed, tested):
         return 1 + 0.1 * cell.iterations - 0.2 * (cell.recon_weight > 0) + seed
 
-    groups = one_change_comparisons(grid_results(error_of))
-    assert list(groups) == ["reconstruction weight 0.0005", "reconstruction weight 0.0",
-                            "reconstruction (weight 0.0005) vs none, at the same iterations"]
-    assert list(groups["reconstruction weight 0.0"])[:3] == ["2 vs 1 iterations",
-                                                             "3 vs 1 iterations",
-                                                             "5 vs 1 iterations"]
-    assert len(groups["reconstruction weight 0.0"]) == 6  # every two of 1, 2, 3, 5
+    comparisons = one_change_comparisons(grid_results(error_of))
+    without = [(c.changed, c.base) for c in comparisons.iterations if c.base.recon_weight == 0.0]
+    assert without[:3] == [(Cell(2, 0.0), Cell(1, 0.0)), (Cell(3, 0.0), Cell(1, 0.0)),
+                           (Cell(5, 0.0), Cell(1, 0.0))]
+    assert len(without) == 6 and len(comparisons.iterations) == 12  # every two of 1, 2, 3, 5
+    assert [(c.changed, c.base) for c in comparisons.reconstruction] == [
+        (Cell(its, 0.0005), Cell(its, 0.0)) for its in (1, 2, 3, 5)]
+    assert comparisons.every() == comparisons.iterations + comparisons.reconstruction
     # paired by seed, the seeds' offsets cancel: 5 vs 1 is +0.4 points on every seed
-    assert groups["reconstruction weight 0.0"]["5 vs 1 iterations"].difference == \
-        pytest.approx(0.4)
-    assert groups["reconstruction (weight 0.0005) vs none, at the same iterations"][
-        "3 iteration(s)"].difference == pytest.approx(-0.2)
-    lines = comparison_lines(groups)
-    assert lines[0] == "reconstruction weight 0.0005:"
+    assert comparisons.between(Cell(5, 0.0), Cell(1, 0.0)).difference == pytest.approx(0.4)
+    assert comparisons.between(Cell(3, 0.0005), Cell(3, 0.0)).difference == pytest.approx(-0.2)
+    lines = comparison_lines(comparisons)
+    assert [line for line in lines if not line.startswith("  ")] == [
+        "reconstruction weight 0.0005:", "reconstruction weight 0.0:",
+        "reconstruction (weight 0.0005) vs none, at the same iterations:"]
     assert lines[1].startswith("  2 vs 1 iterations, error (points): +0.100")
+    assert lines[-1].startswith("  5 iteration(s), error (points): -0.200")
     assert len(lines) == 3 + 6 + 6 + 4

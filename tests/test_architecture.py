@@ -14,7 +14,7 @@ PACKAGE = ROOT / "capsedu"
 
 # Lower layers first. A module may import from its own layer and the layers below, never above.
 LAYERS = [
-    ("settings", ["config", "checks", "refusals", "validate"]),
+    ("settings", ["course_settings", "checks", "refusals", "validate"]),
     ("maths", ["functional", "routing", "layers", "poses", "group_conv", "statistics", "buggy",
                "spiking", "attacks", "slot_attention"]),
     ("models", ["capsnet", "baselines", "multi_digit", "costs", "routing_costs", "gcnn",
@@ -23,18 +23,18 @@ LAYERS = [
                            "data.transformed_mnist", "json_records", "manifest_rows",
                            "checkpoints", "convergence", "loop",
                            "recipes", "recipe_run", "train"]),
-    ("experiments", ["capsule_vectors", "digit_capsules", "parts", "parts.votes",
+    ("experiments", ["capsule_vectors", "digit_capsules", "parts", "parts.voting",
                      "parts.detector", "parts.pose_net", "parts.pose_mlp", "parts.scoring",
                      "parts.training", "parts.curves", "robustness", "full_sets", "seed_runs",
-                     "bug_zoo", "couplings", "ablations", "equivariance", "capsule_angles",
-                     "seed_table", "reconstruction_detector", "adversarial",
+                     "bug_zoo", "coupling_polarisation", "ablations", "equivariance",
+                     "capsule_angles", "seed_table", "reconstruction_detector", "adversarial",
                      "adversarial_record", "patch_order", "digit_shuffles"]),
     ("presentation", ["figures", "figures.*", "bug_zoo_report", "cost_tables", "claims_table",
                       "exercises", "exercises.*", "environment", "widgets", "widgets.*"]),
 ]
 # what `import capsedu` may load
-CORE = {"config", "checks", "refusals", "validate", "functional", "routing", "layers", "capsnet",
-        "baselines", "json_records", "manifest_rows", "checkpoints"}
+CORE = {"course_settings", "checks", "refusals", "validate", "functional", "routing", "layers",
+        "capsnet", "baselines", "json_records", "manifest_rows", "checkpoints"}
 
 
 def module_name(path: Path) -> str:
@@ -68,7 +68,7 @@ def imports_of(name: str) -> set[str]:
                 target = node.module.removeprefix("capsedu").lstrip(".")
             else:
                 continue
-            for alias in node.names:  # `from . import config` imports the module config
+            for alias in node.names:  # `from . import course_settings` imports that module
                 sub = f"{target}.{alias.name}" if target else alias.name
                 found.add(sub if sub in MODULES else target)
         elif isinstance(node, ast.Import):
@@ -214,6 +214,165 @@ def test_the_alias_check_names_an_alias_and_passes_the_conventional_ones():
         [".routing as r"]
     assert aliases_in("import numpy as numeric\nimport matplotlib.pyplot as plt") == \
         ["numpy as numeric"]
+
+# A public function never hands back a dict whose keys the code fixes (headings, metric names,
+# "clean" and "attacked"): that is a record in disguise, and it returns a frozen record with named
+# fields. A dict keyed by data is a mapping and may stay; each is listed here with what keys it.
+DICT_RETURNS = {
+    "ablations.read_results": "run name (run_name) -> its AblationRun, from the results file",
+    "ablations.errors_by_cell": "the label of each cell of recipes.ABLATION_GRID (the grid's "
+                                "table) -> its errors per seed: the groups of a seed-spread plot",
+    "adversarial.load_models": "checkpoint name of adversarial.MODELS (the manifest's key) -> "
+                               "the shipped model",
+    "adversarial.robust_accuracy": "the names of the models the caller passed -> their Attacked",
+    "adversarial.units": "unit name, the results file's key -> the call that records it",
+    "adversarial_record.read_results": "unit name -> its record, from the results file",
+    "adversarial_record.read_models": "checkpoint name of adversarial.MODELS -> the Trained "
+                                      "record, checked against the manifest's row of that name",
+    "bug_zoo.read_results": "run name (CORRECT, the bugs of BUGS) -> its ZooRun, from the file",
+    "bug_zoo.bug_effects": "bug name, a key of bug_catalogue.BUGS -> its BugEffect",
+    "checkpoints.read_results": "run name -> its record, from the results file",
+    "checkpoints.read_manifest": "checkpoint name -> its ManifestRow, from the manifest",
+    "digit_shuffles.load_models": "the model names the caller passed -> one model per seed",
+    "full_sets.runs": "run name, the results file's key -> the call that records it",
+    "full_sets.read_results": "run name -> its FullSetReading, from the results file",
+    "json_records.json_row": "a record as the JSON object its file keeps: written, not indexed",
+    "parts.curves.read_results": "run name (a checkpoint's name) -> its FaceCurve, from the file",
+    "parts.curves.recipe_lengths": "the face models the records hold -> their RecipeLength",
+    "parts.scoring.face_rates": "the kinds the caller passed -> the face rate on each",
+    "parts.scoring.turned_face_scores": "the model names the caller passed -> score and cut",
+    "parts.training.routing_ablation": "the numbers of iterations the caller passed -> Refitted",
+    "parts.training.load_face_models": "the model names the caller passed -> one model per seed",
+    "parts.voting.face_lengths_by_kind": "the kinds the caller passed -> their face lengths",
+    "parts.voting.acceptance_by_part_count": "each count of face parts found in the scenes -> "
+                                             "(scenes, share accepted)",
+    "patch_order.load_models": "the model names the caller passed -> one model per seed",
+    "patch_order.called": "(model, kind) of those the caller passed -> each seed's calls",
+    "recipe_run.continue_from": "its weights are torch's state_dict (parameter name -> tensor)",
+    "robustness.sweep_curves": "the model names the caller passed -> a Sweep per factor",
+    "robustness.read_right": "the model names the caller passed -> the images read right",
+    "robustness.accuracies": "the model names of read_right's dict -> accuracy",
+    "routing_costs.routing_shares": "the config names the caller passed -> RoutingShare",
+    "routing_costs.iteration_cost": "each n_in of the rows passed -> the cost of an iteration",
+    "seed_runs.readings": "reading name (the recipe, and it routed otherwise) -> its iterations",
+    "seed_runs.read_results": "run name (run_name) -> its SeedRun, from the results file",
+    "validate.declared": "the checked function's parameter names -> their declarations",
+}
+MAPPINGS = {"dict", "Dict", "Mapping", "MutableMapping", "OrderedDict", "defaultdict"}
+
+
+def hands_back_a_dict(annotation: ast.expr | None) -> bool:
+    """Whether a return annotation is a dict or a Mapping, or a union or tuple holding one."""
+    if isinstance(annotation, ast.BinOp):  # X | None
+        return hands_back_a_dict(annotation.left) or hands_back_a_dict(annotation.right)
+    outer = annotation.value if isinstance(annotation, ast.Subscript) else annotation
+    name = outer.attr if isinstance(outer, ast.Attribute) else getattr(outer, "id", None)
+    if name in MAPPINGS:
+        return True
+    if name in ("tuple", "Optional", "Union") and isinstance(annotation, ast.Subscript):
+        inside = annotation.slice
+        return any(map(hands_back_a_dict, inside.elts if isinstance(inside, ast.Tuple)
+                       else [inside]))
+    return False
+
+
+def own_nodes(fn: ast.FunctionDef):
+    """The nodes of ``fn``'s body, not those of the functions and lambdas inside it."""
+    todo = list(fn.body)
+    while todo:
+        node = todo.pop()
+        yield node
+        if not isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda):
+            todo += ast.iter_child_nodes(node)
+
+
+def returns_a_dict(fn: ast.FunctionDef) -> bool:
+    """Whether ``fn`` returns a dict it builds (a literal, a comprehension, ``dict(...)``,
+    ``asdict(...)``, ``vars(...)``, ``._asdict()``, or a name it bound to one), alone or in a
+    tuple: best effort, by reading its source."""
+    def built(node):
+        called = isinstance(node, ast.Call) and (getattr(node.func, "id", None) or
+                                                 getattr(node.func, "attr", None))
+        return isinstance(node, ast.Dict | ast.DictComp) or called in (
+            MAPPINGS | {"asdict", "vars", "_asdict"})
+    nodes = list(own_nodes(fn))
+    names = {target.id for node in nodes if isinstance(node, ast.Assign) and built(node.value)
+             for target in node.targets if isinstance(target, ast.Name)}
+    returned = [node.value for node in nodes if isinstance(node, ast.Return) and node.value]
+    values = [item for value in returned
+              for item in (value.elts if isinstance(value, ast.Tuple) else [value])]
+    return any(built(v) or (isinstance(v, ast.Name) and v.id in names) for v in values)
+
+
+def public_functions(source: str):
+    """``(name, node)`` of every public function of a module and public method of its classes."""
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.FunctionDef) and not node.name.startswith("_"):
+            yield node.name, node
+        elif isinstance(node, ast.ClassDef) and not node.name.startswith("_"):
+            yield from ((f"{node.name}.{fn.name}", fn) for fn in node.body
+                        if isinstance(fn, ast.FunctionDef) and not fn.name.startswith("_"))
+
+
+def dict_problems(module: str, source: str) -> tuple[list[str], set[str]]:
+    """What ``module``'s public functions do wrong with dicts, and those that return one."""
+    problems, found = [], set()
+    for name, fn in public_functions(source):
+        where, said = f"{module}.{name}", ast.unparse(fn.returns) if fn.returns else "none"
+        if hands_back_a_dict(fn.returns):
+            found.add(where)
+            if where not in DICT_RETURNS:
+                problems.append(f"capsedu.{where} returns {said}: return a frozen record with "
+                                "named fields, or list the mapping in DICT_RETURNS with what "
+                                "keys it")
+        elif returns_a_dict(fn):
+            problems.append(f"capsedu.{where} returns a dict, its annotation says {said}: "
+                            "annotate it (a mapping keyed by data) or return a record")
+    return problems, found
+
+
+def test_no_public_function_returns_a_dict_of_fixed_keys():
+    """A dict a public function returns is keyed by data and listed in DICT_RETURNS."""
+    problems, found = [], set()
+    for name, path in MODULES.items():
+        more, returning = dict_problems(name, path.read_text())
+        problems += more
+        found |= returning
+    assert not problems, "\n".join(problems)
+    assert not set(DICT_RETURNS) - found, \
+        f"no longer return a dict: take them out of DICT_RETURNS: {set(DICT_RETURNS) - found}"
+
+
+def test_the_dict_check_names_an_unlisted_dict_and_an_unannotated_one():
+    source = """
+def totals(x) -> dict[str, float]:
+    return {"clean": 1.0, "attacked": 0.5}
+def counts(x):
+    found = {}
+    return found
+def pair(x) -> tuple[Mapping[str, int], int]:
+    return {}, 1
+def _private(x):
+    return {}
+class Report:
+    def table(self) -> dict | None:
+        return None
+    def helper(self):
+        return dict(a=1)
+    def fields(self):
+        return dataclasses.asdict(self)
+def read_results(path) -> dict[str, int]:
+    return {}
+def nested(x) -> int:
+    return len((lambda: {})())
+"""
+    problems, found = dict_problems("ablations", source)
+    assert [p.split()[0] for p in problems] == [
+        "capsedu.ablations.totals", "capsedu.ablations.counts", "capsedu.ablations.pair",
+        "capsedu.ablations.Report.table", "capsedu.ablations.Report.helper",
+        "capsedu.ablations.Report.fields"]
+    assert found == {"ablations.totals", "ablations.pair", "ablations.Report.table",
+                     "ablations.read_results"}  # read_results is listed in DICT_RETURNS
 
 
 def test_import_capsedu_loads_the_core_only():

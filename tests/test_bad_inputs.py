@@ -18,7 +18,8 @@ DIGITS = torch.rand(2, 1, 28, 28)
 
 def quick_mode(value: str) -> subprocess.CompletedProcess:
     """Import the package with ``CAPSEDU_QUICK=value``, as a shell would, and print the mode."""
-    return subprocess.run([sys.executable, "-c", "from capsedu import config; print(config.QUICK)"],
+    return subprocess.run([sys.executable, "-c",
+                           "from capsedu import course_settings; print(course_settings.QUICK)"],
                           env=dict(os.environ, CAPSEDU_QUICK=value), capture_output=True,
                           text=True)
 

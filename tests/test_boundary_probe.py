@@ -19,7 +19,7 @@ from capsedu import (
     claims_table,
     convergence,
     cost_tables,
-    couplings,
+    coupling_polarisation,
     digit_capsules,
     equivariance,
     full_sets,
@@ -45,7 +45,7 @@ from capsedu.gcnn import C4CNN
 from capsedu.layers import PrimaryCapsules, RoutingCapsules
 from capsedu.manifest_rows import Metrics
 from capsedu.multi_digit import two_digit_score
-from capsedu.parts import pose_net, scoring, training, votes
+from capsedu.parts import pose_net, scoring, training, voting
 from capsedu.widgets.parts import PartsEditor
 from capsedu.widgets.routing import RoutingExplorer, routing_state
 from capsedu.widgets.verdicts import FaceVerdicts, VerdictsFigure
@@ -214,8 +214,8 @@ ROUND_FIVE = [
      ValueError, r"angle_from_vectors\(\): train_v \[N, D\] and train_angles \[N\] must hold"),
     (lambda: equivariance.six_nine(_bag(), torch.rand(2, 1, 28, 28), torch.tensor([6])),
      ValueError, r"labels must be integer class labels of shape \[batch\] = \[2\]"),
-    (lambda: votes.pose_code("0.5", 0.5, 0.0), TypeError, r"pose_code\(\): x must be"),
-    (lambda: votes.predicted_faces(np.zeros((4, 4)), np.zeros((2, 2))), ValueError,
+    (lambda: voting.pose_code("0.5", 0.5, 0.0), TypeError, r"pose_code\(\): x must be"),
+    (lambda: voting.predicted_faces(np.zeros((4, 4)), np.zeros((2, 2))), ValueError,
      r"predicted_faces\(\): W must be transforms \[\.\.\., 3, 3\]"),
     (lambda: pose_net.fit_threshold([], [0.1, 0.2]), ValueError,
      r"fit_threshold\(\): face_lengths must be a 1-d array of at least one"),
@@ -233,7 +233,7 @@ ROUND_FIVE = [
     (lambda: BagOfPartsCNN(channels=()), ValueError,
      r"BagOfPartsCNN\(\): channels must name at least one layer"),
     (lambda: C4CNN(channels=()), ValueError, r"C4CNN\(\): channels must name at least one layer"),
-    (lambda: couplings.normalised_entropy(-torch.rand(3, 4, 5)), ValueError,
+    (lambda: coupling_polarisation.normalised_entropy(-torch.rand(3, 4, 5)), ValueError,
      r"normalised_entropy\(\): c must hold couplings in \[0, 1\]"),
     (lambda: capsule_vectors.pose_vector("30", 0.5), TypeError,
      r"pose_vector\(\): angle must be a number or a tensor of numbers, got '30'"),
@@ -366,7 +366,7 @@ ROUND_SIX = [
      r"Budget\(\): losses must hold at least one item"),
     (lambda: adversarial.Budget(losses=("training", "training")), ValueError,
      r"Budget\(\): losses must hold each item once"),
-    (lambda: votes.raw_pose(0.5, 0.5, scale=0.0), ValueError, r"raw_pose\(\): scale must be"),
+    (lambda: voting.raw_pose(0.5, 0.5, scale=0.0), ValueError, r"raw_pose\(\): scale must be"),
     # a model's class, a device, a step, a partner tensor's dtype, a layer's input
     (lambda: _tiny().score(torch.rand(2, 1, 28, 28), 10), ValueError,
      r"CapsNet.score\(\): label must be an integer >= 0 and <= 9"),
@@ -393,9 +393,10 @@ ROUND_SIX = [
         torch.linspace(0, 1, 5), m_plus=2.0), ValueError, r"margin_loss_curves\(\): m_plus must"),
     (lambda: multi_digit.two_largest(torch.rand(4, 1)),
      ValueError, r"two_largest\(\): scores must hold at least two classes"),
-    (lambda: couplings.route(_bag(), torch.rand(1, 1, 28, 28), 3), TypeError,
+    (lambda: coupling_polarisation.route(_bag(), torch.rand(1, 1, 28, 28), 3), TypeError,
      r"route\(\): model must route"),
-    (lambda: couplings.trace_line("x", []), ValueError, r"trace_line\(\): trace must hold"),
+    (lambda: coupling_polarisation.trace_line("x", []), ValueError,
+     r"trace_line\(\): trace must hold"),
     # images and geometry that would come back blank, off the canvas or degenerate
     (lambda: transformed_mnist.pad_to(torch.rand(2, 28, 28), 40), ValueError,
      r"pad_to\(\): images must be a torch.Tensor .*with 4 dimensions"),
@@ -438,10 +439,10 @@ ROUND_SIX = [
      r"scattered\(\): scale must be \(low, high\) with low <= high"),
     (lambda: faces.pair_table(faces.face_parts(), "nose", 9), TypeError,
      r"pair_table\(\): pairs must be a list of \(a, b\) pairs"),
-    (lambda: votes.face_lengths([]), ValueError, r"face_lengths\(\): scenes must hold"),
-    (lambda: votes.face_length_report({}, threshold=0.5), ValueError,
+    (lambda: voting.face_lengths([]), ValueError, r"face_lengths\(\): scenes must hold"),
+    (lambda: voting.face_length_report({}, threshold=0.5), ValueError,
      r"face_length_report\(\): lengths must hold the face lengths of every kind"),
-    (lambda: votes.pose_votes(np.zeros((1, 4, 4)), np.ones((1, 3))), ValueError,
+    (lambda: voting.pose_votes(np.zeros((1, 4, 4)), np.ones((1, 3))), ValueError,
      r"pose_votes\(\): poses must be \[batch, 4, 4\] and presence \[batch, 4\]"),
     (lambda: routing_state([]), ValueError,
      r"routing_state\(\): parts must hold at least one face part"),
@@ -510,4 +511,4 @@ def test_round_six_a_repeated_seed_is_refused_by_the_command_lines(capsys):
 
 
 def test_round_six_a_part_given_as_a_short_tuple_is_routed():
-    assert votes.route_parts([("nose", 0.5, 0.5)], 3).lengths.shape == (3, 2)
+    assert voting.route_parts([("nose", 0.5, 0.5)], 3).lengths.shape == (3, 2)

@@ -23,7 +23,7 @@ STEPS = 2
 def zoo(tmp_path_factory):
     """A trial of the whole zoo in a temporary data root that holds a shipped results file; every
     batch each model trains on is kept, in the order of the runs."""
-    from capsedu import config
+    from capsedu import course_settings
     from capsedu.data.mnist import load_mnist
 
     try:
@@ -31,7 +31,7 @@ def zoo(tmp_path_factory):
     except FileNotFoundError:
         pytest.skip("MNIST is not in the data root")
     root = tmp_path_factory.mktemp("data")
-    (root / "MNIST").symlink_to((config.data_root() / "MNIST").resolve())
+    (root / "MNIST").symlink_to((course_settings.data_root() / "MNIST").resolve())
     shipped = root / "results" / bug_zoo.RESULTS
     shipped.parent.mkdir()
     shipped.write_text('{"runs": {}}\n')
@@ -47,7 +47,7 @@ def zoo(tmp_path_factory):
         patch.setenv("CAPSEDU_DATA", str(root))
         patch.setattr(CapsNet, "training_loss", spy)
         # the runs are compared number for number: on the CPU (as conftest.on_the_cpu)
-        patch.setattr(config, "device", lambda: torch.device("cpu"))
+        patch.setattr(course_settings, "device", lambda: torch.device("cpu"))
         assert bug_zoo.main(["--epochs", "1", "--limit", LIMIT, "--threads", "1"]) == 0
         yield root, batches
     torch.set_num_threads(threads)

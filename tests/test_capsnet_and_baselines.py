@@ -258,7 +258,7 @@ def test_routing_iterations_routes_a_pose_capsule_net_too_and_always_restores():
     from capsedu.data import faces
     from capsedu.data.faces import part_slots
     from capsedu.parts.pose_net import PoseCapsuleNet
-    from capsedu.parts.votes import exact_transforms
+    from capsedu.parts.voting import exact_transforms
 
     model = PoseCapsuleNet()
     model.W.copy_(torch.from_numpy(exact_transforms()))

@@ -315,11 +315,11 @@ def test_the_recorded_gpu_run_is_what_its_file_says():
     steps are the sums of their passes and the shares those the script measured."""
     import json
 
-    from capsedu import config
+    from capsedu import course_settings
     from capsedu.cost_tables import recorded_cost_line
     from capsedu.routing_costs import GPU_RECORD, recorded_cost
 
-    run = json.loads((config.data_root() / "results" / GPU_RECORD).read_text())
+    run = json.loads((course_settings.data_root() / "results" / GPU_RECORD).read_text())
     got = recorded_cost()
     assert got.device == run["device"] and run["device"] in run["machine"]
     assert got.command.startswith("python benchmarks/routing_cost.py")

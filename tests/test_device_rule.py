@@ -6,9 +6,9 @@ was and in the mode it was in. The machine's preferred device is made a device n
 import pytest
 import torch
 
-from capsedu import config
+from capsedu import course_settings
 from capsedu.capsnet import CapsNet, CapsNetConfig
-from capsedu.config import model_device
+from capsedu.course_settings import model_device
 from capsedu.loop import evaluate, fit, predict, probabilities
 
 TINY = CapsNetConfig(image_size=12, conv_kernel=3, conv_channels=4, primary_kernel=3,
@@ -29,8 +29,8 @@ class Logits(torch.nn.Module):
 
 @pytest.fixture
 def elsewhere(monkeypatch):
-    """config.device() names a device the models are not on."""
-    monkeypatch.setattr(config, "device", lambda: torch.device("meta"))
+    """course_settings.device() names a device the models are not on."""
+    monkeypatch.setattr(course_settings, "device", lambda: torch.device("meta"))
 
 
 @pytest.mark.parametrize("build", [lambda: CapsNet(TINY), Logits], ids=["CapsNet", "logits"])

@@ -115,7 +115,7 @@ def test_measure_reads_each_model_on_the_same_shuffled_digits():
 def test_default_modes_verdicts_on_shuffled_digits_are_the_full_sets():
     from capsedu.robustness import OnSample
 
-    # 10 §8 measures 500 digits of the sample in default mode (config.pick(full=500, quick=200)):
+    # 10 §8 measures 500 digits of the sample in default mode (pick(full=500, quick=200)):
     # each comparison over seeds tells there what it tells on all 10,000, from the record
     full, sample = digit_shuffles.recorded(), digit_shuffles.recorded(rows=fixed_sample(500))
     assert full.n == 10_000 and sample.n == 500

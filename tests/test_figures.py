@@ -73,7 +73,7 @@ def test_course_figures_of_notebook_07_draw_what_the_models_read():
     from capsedu.figures.face_scenes import draw_detected_parts, draw_part_votes
     from capsedu.figures.rotations import draw_rotation_sweep, draw_turned_scores
     from capsedu.parts.pose_net import PoseCapsuleNet, RotationSweep
-    from capsedu.parts.votes import exact_transforms
+    from capsedu.parts.voting import exact_transforms
 
     scene = faces.face_parts(0.5, 0.5, 20.0)
     model = PoseCapsuleNet()
@@ -182,7 +182,7 @@ def test_the_figures_of_notebook_09_draw_what_they_are_given():
     import numpy as np
     from test_bug_zoo import zoo_run
 
-    from capsedu.couplings import CouplingStep
+    from capsedu.coupling_polarisation import CouplingStep
     from capsedu.figures.routing_couplings import draw_coupling_traces
     from capsedu.figures.training_curves import draw_epoch_curves, draw_seed_spread, draw_zoo_curves
 

@@ -16,7 +16,7 @@ from capsedu.recipes import seeded_name
 from capsedu.robustness import OnSample
 from capsedu.statistics import paired, seed_difference
 
-DEFAULT, QUICK = 3_000, 500  # notebooks 08 and 10: config.pick(full=3_000, quick=500)
+DEFAULT, QUICK = 3_000, 500  # notebooks 08 and 10: course_settings.pick(full=3_000, quick=500)
 
 
 @pytest.fixture(scope="module")

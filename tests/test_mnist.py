@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 
-from capsedu import config
+from capsedu import course_settings
 from capsedu.data import load_mnist, mnist
 from capsedu.data.mnist import FILES
 
@@ -25,10 +25,10 @@ def test_missing_mnist_offline_names_the_folder_and_files(tmp_path):
 
 
 def test_data_root_follows_the_environment(tmp_path, monkeypatch):
-    from capsedu import config
+    from capsedu import course_settings
 
     monkeypatch.setenv("CAPSEDU_DATA", str(tmp_path))
-    assert config.data_root() == tmp_path
+    assert course_settings.data_root() == tmp_path
     with pytest.raises(FileNotFoundError, match=str(tmp_path)):
         load_mnist(download=False)
 
@@ -47,13 +47,13 @@ def test_loads_the_real_files_when_present():
 def test_loads_the_same_digits_as_torchvision():
     from torchvision.datasets import MNIST
 
-    from capsedu import config
+    from capsedu import course_settings
 
     try:
         images, labels = load_mnist(train=False, download=False)
     except FileNotFoundError:
         pytest.skip("MNIST is not in the data root (link it into data/MNIST)")
-    reference = MNIST(str(config.data_root()), train=False, download=False)
+    reference = MNIST(str(course_settings.data_root()), train=False, download=False)
     assert torch.equal(images[:, 0], reference.data.float() / 255)
     assert torch.equal(labels, reference.targets)
 
@@ -201,7 +201,7 @@ def test_a_download_that_is_not_mnists_file_is_refused_and_not_kept(fake_test_sp
 
 
 def test_the_recorded_hashes_are_those_of_the_real_files():
-    raw = config.data_root() / "MNIST" / "raw"
+    raw = course_settings.data_root() / "MNIST" / "raw"
     if not (raw / mnist.FILES[3]).exists():
         pytest.skip(f"MNIST not in {raw}")
     for name in mnist.FILES:

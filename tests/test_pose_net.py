@@ -15,7 +15,7 @@ from capsedu.parts.detector import (
     part_targets,
 )
 from capsedu.parts.pose_net import PoseCapsuleNet, face_frame, fit_threshold, fit_transforms
-from capsedu.parts.votes import exact_transforms, face_lengths, predicted_faces
+from capsedu.parts.voting import exact_transforms, face_lengths, predicted_faces
 from capsedu.poses import pose_from_matrix
 
 

@@ -6,6 +6,7 @@ import torch
 from capsedu import bug_zoo, claims_table, seed_runs, seed_table
 from capsedu.bug_zoo import CORRECT
 from capsedu.checkpoints import read_manifest
+from capsedu.recipes import Cell
 from capsedu.robustness import seed_verdict
 from capsedu.routing_costs import recorded_cost
 from capsedu.statistics import leader, over_seeds, paired
@@ -165,10 +166,10 @@ def test_the_routing_row_is_09s_comparisons_number_for_number(monkeypatch):
     cells = {row.claim: (row.measured, row.verdict)
              for row in claims_table.rows(fake_measured(), FOUND, MANIFEST, RECORDS)}
     measured, verdict = cells["routing"]
-    groups = ablations.one_change_comparisons(ablations.read_results())
-    every = [c for group in groups.values() for c in group.values()]
+    comparisons = ablations.one_change_comparisons(ablations.read_results())
+    every = [c.difference for c in comparisons.every()]
     for weight, words in zip(ablations.WEIGHTS, ("with", "without"), strict=True):
-        c = groups[f"reconstruction weight {weight}"]["3 vs 1 iterations"]  # as 09 prints it
+        c = comparisons.between(Cell(3, weight), Cell(1, weight))  # as 09 prints it
         assert (f"{words} reconstruction {c.difference:+.3f} points ({c.low:+.3f} to "
                 f"{c.high:+.3f})") in measured
         told = ("not told apart" if not c.clear else "3 ahead" if c.difference < 0 else "1 ahead")

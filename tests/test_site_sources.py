@@ -63,9 +63,9 @@ def test_the_notebooks_run_on_one_thread_each_over_files_and_a_failure_stops_the
 
     kernel = {"name": "python3", "display_name": "Python 3", "language": "python"}
     cells = {"ok": "import os\nimport ipywidgets\nfrom ipykernel.kernelapp import IPKernelApp\n"
-                   "from capsedu import config\n"
+                   "from capsedu import course_settings\n"
                    "print(os.environ.get('OMP_NUM_THREADS'), IPKernelApp.instance().transport, "
-                   "config.TEXT_PROGRESS)\n"
+                   "course_settings.TEXT_PROGRESS)\n"
                    "ipywidgets.IntSlider()",
              "broken": "raise ValueError('a planted failure')"}
     for name, source in cells.items():

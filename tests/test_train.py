@@ -103,14 +103,14 @@ def test_a_bar_redraws_a_bounded_number_of_times_however_slow_the_machine(monkey
 
 
 def test_a_stored_page_gets_the_finished_line_of_every_bar(monkeypatch, capsys):
-    """With config.TEXT_PROGRESS (the website's build), bars are text on stdout that keep their
-    finished line: the page shows "100%", where a stored widget showed a bar frozen at 0 %."""
+    """With course_settings.TEXT_PROGRESS (the website's build), bars are text on stdout that keep
+    their finished line: the page shows "100%", where a stored widget showed a bar frozen at 0 %."""
     from myst_nb.core.utils import coalesce_streams
     from nbformat.v4 import new_output
 
     import capsedu.loop
 
-    monkeypatch.setattr(capsedu.loop.config, "TEXT_PROGRESS", True)
+    monkeypatch.setattr(capsedu.loop.course_settings, "TEXT_PROGRESS", True)
     x, y = torch.rand(64, 1, 8, 8), torch.arange(64) % 2
     model = BagOfPartsCNN(channels=(2,))
     fit(model, (x, y), epochs=2, batch_size=16, progress=True)

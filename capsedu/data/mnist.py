@@ -23,7 +23,7 @@ from pathlib import Path
 import torch
 from tqdm.auto import tqdm
 
-from .. import config
+from .. import course_settings
 from ..validate import Flag, Int, checked
 
 FILES = (
@@ -85,11 +85,11 @@ def load_mnist(
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Return ``(images [N, 1, 28, 28] float32 in [0, 1], labels [N] int64)``.
 
-    Looks in ``<root>/MNIST/raw`` (``root`` defaults to ``capsedu.config.data_root()``) and
+    Looks in ``<root>/MNIST/raw`` (``root`` defaults to ``capsedu.course_settings.data_root()``) and
     downloads the missing files of the split there when ``download`` is true. ``limit`` keeps the
     first ``limit`` examples (quick mode).
     """
-    root = Path(root).expanduser() if root is not None else config.data_root()
+    root = Path(root).expanduser() if root is not None else course_settings.data_root()
     if root.exists() and not root.is_dir():
         raise NotADirectoryError(f"load_mnist(): root must be a folder that holds MNIST/raw/, got "
                                  f"the file {root}; pass its folder, or None for the data root")

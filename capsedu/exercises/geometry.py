@@ -9,7 +9,7 @@ import torch
 
 from ..data.transformed_mnist import affine_matrix
 from ..group_conv import GroupConv, group_filters, rotate_c4
-from ..parts.votes import exact_transforms, predicted_faces
+from ..parts.voting import exact_transforms, predicted_faces
 from ..poses import pose_matrix
 from ..validate import Function, checked
 from .checking import check

@@ -16,23 +16,23 @@ from matplotlib.figure import Figure
 from PIL import Image
 from pydantic import InstanceOf
 
-from .. import config
+from .. import course_settings
 from ..validate import Int, checked
 
-# a PNG's dots per inch: the widgets draw at config.WIDGET_DPI (under 100); print quality is 300
+# a PNG's dots per inch: widgets draw at course_settings.WIDGET_DPI (under 100); print quality: 300
 MAX_DPI = 1200
 
 
 @checked
 def png_bytes(fig: Figure, dpi: Int("dots per inch", ge=1, le=MAX_DPI) | None = None) -> bytes:
-    """Render ``fig`` to PNG bytes at ``dpi`` (default: the widgets' ``config.WIDGET_DPI``); PNG
-    rather than SVG: SVG output embeds a date.
+    """Render ``fig`` to PNG bytes at ``dpi`` (default: ``course_settings.WIDGET_DPI``, the
+    widgets'); PNG rather than SVG: SVG output embeds a date.
 
     No ``bbox_inches="tight"``: it draws the figure twice, and widgets redraw on every change;
     lay the figure out once instead (``layout="constrained"`` or ``subplots_adjust``).
     """
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=dpi or config.WIDGET_DPI)
+    fig.savefig(buf, format="png", dpi=dpi or course_settings.WIDGET_DPI)
     return buf.getvalue()
 
 

@@ -16,7 +16,7 @@ from torch import nn
 from ..data import faces, sprites
 from ..data.sprites import Parts
 from ..parts.pose_net import PoseCapsuleNet
-from ..parts.votes import PARENTS, pose_code, predict_face, predicted_faces
+from ..parts.voting import PARENTS, pose_code, predict_face, predicted_faces
 from ..validate import MAX_SIDE, Array, Choice, Float, Int, Seed, checked
 from .colours import PART_COLORS
 from .routing_couplings import draw_coupling_heatmap
@@ -88,7 +88,7 @@ def draw_kinds(fig: FigureBase, kinds: tuple[Kind, ...] | list[Kind] = faces.KIN
 @checked
 def draw_ghosts(fig: FigureBase, scenes: dict):
     """One panel per scene of ``scenes`` (title -> parts): the parts and, in each part's colour,
-    the face it predicts (``parts.votes.predict_face``), with a key of the part colours."""
+    the face it predicts (``parts.voting.predict_face``), with a key of the part colours."""
     axes = fig.subplots(1, len(scenes), squeeze=False)[0]
     for ax, (title, scene) in zip(axes, scenes.items(), strict=True):
         draw_scene(ax, scene, ghosts={p.kind: predict_face(p) for p in scene})
@@ -104,7 +104,7 @@ def draw_code_agreement(fig: FigureBase,
                                        ndim=1),
                         angle_differences: Array("angles between them in degrees [m]", ndim=1)
                         ) -> None:
-    """The dot product of two pose-cell codes (``parts.votes.pose_code``) against the distance
+    """The dot product of two pose-cell codes (``parts.voting.pose_code``) against the distance
     ``offsets`` ``[n]`` (image widths) and the angle ``angle_differences`` ``[m]`` (degrees)
     between their poses."""
     base = pose_code(0.5, 0.5, 0.0)

@@ -1,8 +1,8 @@
 """The coupling coefficients routing by agreement computes: a heatmap of children by parents
 (``draw_coupling_heatmap``, updated in place by ``update_coupling_heatmap`` for the widgets of 04,
 07 and 09), one per routing iteration (04), how far they move from uniform iteration by iteration
-(``couplings.coupling_trace``, 09), and a CapsNet's couplings over its primary capsules' grid
-(06).
+(``coupling_polarisation.coupling_trace``, 09), and a CapsNet's couplings over its primary
+capsules' grid (06).
 
 Procedure 1 itself, drawn as a flow of tensors, is in ``architecture``.
 """
@@ -13,7 +13,7 @@ from matplotlib.figure import FigureBase
 from matplotlib.image import AxesImage
 
 from ..capsnet import CapsNetConfig, CapsNetOutput
-from ..couplings import CouplingStep
+from ..coupling_polarisation import CouplingStep
 from ..digit_capsules import couplings_on_grid, grid_extent
 from ..routing import MAX_ITERATIONS
 from ..validate import MAX_BATCH, MAX_WIDTH, Flag, Int, Record, Tensor, checked
@@ -62,16 +62,17 @@ def draw_couplings_by_iteration(fig: FigureBase, trace, rows, cols) -> None:
 
 
 COUPLING_STATS = {"entropy": "normalised entropy", "distance": "distance from uniform",
-                  "polarised": "share polarised (> 0.9)"}  # the fields of couplings.CouplingStep
+                  "polarised": "share polarised (> 0.9)"}  # coupling_polarisation.CouplingStep's
 
 
 @checked
 def draw_coupling_traces(fig: FigureBase, traces: dict[str, list[Record(CouplingStep)]],
                          trained_with: Int("the routing iterations the models were trained with",
                                            ge=1, le=MAX_ITERATIONS) = 3) -> None:
-    """One panel per number of ``couplings.coupling_trace`` (``COUPLING_STATS``): each model's
-    value at every routing iteration (``traces``: name -> trace; a name with "permuted" in it
-    dashed), the iterations the models were trained with marked by a grey line."""
+    """One panel per number of ``coupling_polarisation.coupling_trace`` (``COUPLING_STATS``):
+    each model's value at every routing iteration (``traces``: name -> trace; a name with
+    "permuted" in it dashed), the iterations the models were trained with marked by a grey
+    line."""
     axes = fig.subplots(1, len(COUPLING_STATS))
     iterations = range(1, max(len(trace) for trace in traces.values()) + 1)
     for name, trace in traces.items():

@@ -5,7 +5,7 @@
 2. Each part predicts the face's pose through a transformation matrix, P_face|i = P_i W_i.
    ``fit_transforms`` learns the W_i by least squares from clean faces alone.
 3. Routing by agreement with two parents (face, background) decides, per part, where its vote
-   goes (``parts.votes.pose_votes`` and ``dynamic_routing``). The face capsule's length says
+   goes (``parts.voting.pose_votes`` and ``dynamic_routing``). The face capsule's length says
    whether there is a face; the threshold on it is chosen on training faces and non-faces.
 
 ``PoseCapsuleNet`` holds the three pieces and speaks the same language as the CNNs (``predict``,
@@ -24,7 +24,7 @@ from ..poses import pose_matrix, wrap_angle
 from ..routing import MAX_ITERATIONS, RoutingResult, dynamic_routing
 from ..validate import Float, Int, checked
 from .detector import MAX_CHANNELS, N_KINDS, PartDetector
-from .votes import (
+from .voting import (
     BACKGROUND_GAIN,
     FACE_GAIN,
     PARENTS,
@@ -130,7 +130,7 @@ class PoseCapsules(NamedTuple):
 
 class VoteTuning(NamedTuple):
     """How a pose-capsule model votes (``PoseCapsuleNet.tuning``): the keyword arguments of
-    ``parts.votes.pose_votes``."""
+    ``parts.voting.pose_votes``."""
 
     face_gain: float  # the length of a vote for the face
     background_gain: float  # the length of a vote for the background
@@ -150,7 +150,7 @@ class PoseCapsuleNet(nn.Module):
                  sigma_xy: Float("the tuning width in position", gt=0) = SIGMA_XY,
                  sigma_angle: Float("the tuning width in degrees", gt=0) = SIGMA_ANGLE):
         super().__init__()
-        # the votes' lengths and the pose cells' tuning widths (``parts.votes.pose_votes``); a
+        # the votes' lengths and the pose cells' tuning widths (``parts.voting.pose_votes``); a
         # checkpoint saved before they were hyperparameters loads with the defaults, its values
         self.hparams = dict(channels=tuple(channels), iterations=iterations, face_gain=face_gain,
                             background_gain=background_gain, sigma_xy=sigma_xy,

@@ -13,7 +13,7 @@ from matplotlib.figure import Figure
 from pydantic import InstanceOf
 from torch import nn
 
-from .. import config
+from .. import course_settings
 from ..bug_catalogue import BUGS
 from ..bug_zoo import COMMAND, CORRECT, ZooRun, read_results
 from ..bug_zoo_report import SHOWN_CHILDREN, ZooState, zoo_state
@@ -78,7 +78,7 @@ class BugZooExplorer(Widget):
         self.update()
 
     def _build_figure(self, n_in: int, n_out: int):
-        self.figure = Figure(figsize=(12, 4.8), dpi=config.WIDGET_DPI)
+        self.figure = Figure(figsize=(12, 4.8), dpi=course_settings.WIDGET_DPI)
         grid = self.figure.add_gridspec(2, 3, width_ratios=[1.5, 1, 1], left=0.04, right=0.98,
                                         bottom=0.1, top=0.9, wspace=0.4, hspace=0.55)
         heat, sums = (self.figure.add_subplot(g) for g in

@@ -16,7 +16,7 @@ from ..data import faces, sprites
 from ..data.sprites import Parts
 from ..parts.pose_net import PoseCapsuleNet
 from ..parts.scoring import verdicts
-from ..parts.votes import predicted_faces
+from ..parts.voting import predicted_faces
 from ..validate import checked
 from .panels import Iteration, RoutingPanels, RoutingView, RoutingWidget
 

@@ -13,14 +13,14 @@ import numpy as np
 from matplotlib.collections import LineCollection
 from matplotlib.figure import Figure
 
-from .. import config
+from .. import course_settings
 from ..data import faces
 from ..data.sprites import Parts
 from ..figures.canvas import Blitter
 from ..figures.colours import PART_COLORS
 from ..figures.face_scenes import ghost_lines
 from ..figures.routing_couplings import draw_coupling_heatmap, update_coupling_heatmap
-from ..parts.votes import PARENTS
+from ..parts.voting import PARENTS
 from ..validate import MAX_SIDE, Float, Int, checked
 from .base import Widget
 from .parts import PartsEditor
@@ -59,7 +59,7 @@ class RoutingPanels:
         self.names = list(verdicts or [])
         n_panels = 3 + bool(self.names)
         ratios = [1, 0.8, 1, 1.1][:n_panels]
-        self.figure = Figure(figsize=(3.25 * n_panels, 3.4), dpi=config.WIDGET_DPI)
+        self.figure = Figure(figsize=(3.25 * n_panels, 3.4), dpi=course_settings.WIDGET_DPI)
         axes = self.figure.subplots(1, n_panels, gridspec_kw={"width_ratios": ratios})
         self.figure.subplots_adjust(left=0.01, right=0.99, bottom=0.16, top=0.88, wspace=0.45)
         scene, heat, curve = axes[:3]

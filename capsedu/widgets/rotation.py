@@ -8,7 +8,7 @@ import numpy as np
 import torch
 from torch import nn
 
-from .. import config
+from .. import course_settings
 from ..checks import check_labels, check_shape
 from ..equivariance import rotation_state
 from ..figures.canvas import Blitter
@@ -48,7 +48,7 @@ class RotationExplorer(Widget):
         self.rotation = widgets.IntSlider(value=0, min=0, max=345, step=15,
                                           description="rotation", readout_format="d",
                                           continuous_update=False)
-        blank = torch.zeros(1, 1, 28, 28, device=config.model_device(gcnn))
+        blank = torch.zeros(1, 1, 28, 28, device=course_settings.model_device(gcnn))
         sizes = [m.shape[-1] for m in gcnn.features(blank)]
         self.layer = widgets.Dropdown(
             options=[(f"layer {k + 1} ({s}x{s})", k) for k, s in enumerate(sizes)],

@@ -13,7 +13,7 @@ from ..buggy import step_softmax_over_children
 from ..data import sprites
 from ..data.faces import PART_KINDS
 from ..data.sprites import Parts
-from ..parts.votes import route_parts
+from ..parts.voting import route_parts
 from ..routing import Step, routing_step
 from ..validate import checked
 from .panels import FaceThreshold, Iteration, RoutingPanels, RoutingView, RoutingWidget

@@ -467,12 +467,12 @@ def _kernel_facts():
     import json
     import os
 
-    from capsedu import config
+    from capsedu import course_settings
 
     print(json.dumps({"norm": explorer.norm.model_id, "readout": explorer.readout.model_id,
                       "readout_value": explorer.readout.value, "cwd": os.getcwd(),
-                      "home": os.environ.get("HOME"), "quick": config.QUICK,
-                      "data_root": str(config.data_root())}))
+                      "home": os.environ.get("HOME"), "quick": course_settings.QUICK,
+                      "data_root": str(course_settings.data_root())}))
 
 
 _kernel_facts()

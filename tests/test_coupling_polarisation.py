@@ -7,7 +7,7 @@ import pytest
 import torch
 
 from capsedu import dynamic_routing
-from capsedu.couplings import coupling_trace, distance_from_uniform, normalised_entropy
+from capsedu.coupling_polarisation import coupling_trace, distance_from_uniform, normalised_entropy
 from capsedu.routing import RoutingResult, RoutingStep
 
 
@@ -50,7 +50,7 @@ def test_weights_choose_which_children_count():
 
 def test_route_runs_a_capsnet_another_number_of_times_and_gives_its_iterations_back():
     from capsedu import CapsNet, CapsNetConfig
-    from capsedu.couplings import route
+    from capsedu.coupling_polarisation import route
 
     torch.manual_seed(0)
     model = CapsNet(CapsNetConfig(conv_channels=8, primary_maps=2, decoder_hidden=(16,))).eval()
@@ -65,7 +65,7 @@ def test_route_runs_a_capsnet_another_number_of_times_and_gives_its_iterations_b
 
 
 def test_route_asks_a_face_model_for_its_capsules():
-    from capsedu.couplings import route
+    from capsedu.coupling_polarisation import route
 
     class Faces(torch.nn.Module):  # its capsules give poses, presences and the routing
         def capsules(self, x, iterations):
@@ -76,7 +76,7 @@ def test_route_asks_a_face_model_for_its_capsules():
 
 
 def test_trace_line_quotes_the_trained_iterations_and_the_last():
-    from capsedu.couplings import CouplingStep, trace_line
+    from capsedu.coupling_polarisation import CouplingStep, trace_line
 
     trace = [CouplingStep(entropy, 0.0, polarised)
              for entropy, polarised in ((1.0, 0.0), (0.5, 0.25), (0.2, 0.9))]

@@ -4,7 +4,7 @@ import numpy as np
 import pytest
 
 from capsedu.data import faces, sprites
-from capsedu.parts.votes import face_lengths, pose_code, predict_face, route_parts, votes
+from capsedu.parts.voting import face_lengths, pose_code, predict_face, route_parts, votes
 from capsedu.poses import pose_from_matrix, pose_matrix
 
 
@@ -87,7 +87,7 @@ def test_softmax_over_children_bug_and_errors():
 
 
 def test_pose_code_of_a_pose_far_outside_the_image_is_zero_not_nan():
-    from capsedu.parts.votes import pose_code
+    from capsedu.parts.voting import pose_code
 
     code = pose_code(np.array([0.5, 1e6]), np.array([0.5, -1e6]), np.array([0.0, 0.0]))
     assert np.isfinite(code).all()
