@@ -5,7 +5,9 @@
 Both models are the paper's ``CapsNet()`` (Conv1 256@9x9 -> 1152 8D PrimaryCaps -> 10 16D
 DigitCaps, 3 routing iterations, decoder) with the *same weights*; only the DigitCaps layer
 differs. The naive one expands W over the batch and matmuls (u_hat materialises B copies of W),
-then routes with Python loops over the iterations *and* over the output capsules j. Before
+then routes with Python loops over the iterations *and* over the output capsules j, the whole
+batch at once; capsedu's computes the votes in one einsum and routes them in pieces of the batch
+(``layers.PIECE_BYTES``, reused memory instead of fresh pages: see its comment). Before
 timing, the script asserts that both give the same capsule lengths and the same loss gradient on
 W, so both sides do the same work.
 
