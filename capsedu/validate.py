@@ -9,13 +9,13 @@ are never counts, and a NaN is never a finite number)::
     def dynamic_routing(u_hat: Tensor("votes u_hat", ndim=4, floating=True),
                         iterations: Int("routing iterations", ge=1, le=MAX_ITERATIONS) = 3): ...
 
-``Int``, ``Float``, ``Flag``, ``Choice``, ``Tensor``, ``Array``, ``Numbers`` and ``Function``
-build those annotations: a type, its range and a few words on what the value means (``X | Y``
-takes either form; ``Record`` takes a NamedTuple as it is, and a class, such as ``CapsNet``, its
-instances). The bounds many entries share live here once (``MAX_WIDTH``, ``MAX_SIDE``, ...). A
-refusal is a ``TypeError`` (the wrong kind of value) or a ``ValueError`` (the right kind, out of
-range) naming the function and the argument, what was expected, what came, and what to do
-(``capsedu.refusals`` words it). An exercise checker, which must never raise, is
+``Int``, ``Float``, ``Flag``, ``Choice``, ``Tensor``, ``Array``, ``Numbers``, ``Instances`` and
+``Function`` build those annotations: a type, its range and a few words on what the value means
+(``X | Y`` takes either form; ``Record`` takes a NamedTuple as it is, and a class, such as
+``CapsNet``, its instances). The bounds many entries share live here once (``MAX_WIDTH``,
+``MAX_SIDE``, ...). A refusal is a ``TypeError`` (the wrong kind of value) or a ``ValueError`` (the
+right kind, out of range) naming the function and the argument, what was expected, what came, and
+what to do (``capsedu.refusals`` words it). An exercise checker, which must never raise, is
 ``@checked(checker=True)``: the same sentence is printed as a FAIL and the call returns False.
 ``declared(fn)`` hands the declarations back, so tests/test_boundary.py derives bad values from
 them for every checked entry of the package.
@@ -172,7 +172,7 @@ def Array(meaning: str, ndim: int | None = None) -> Any:
 
 def Numbers(meaning: str, ndim: int | None = None, last: int | None = None,
             ge: float | None = None, le: float | None = None, at_least: int = 0,
-            bools: bool = False, whole: bool = False, tensor: bool = False,
+            bools: bool = False, whole: bool = False, tensor: bool = False, nan: bool = False,
             fix: str = "pass numbers of that shape") -> Any:
     """Numbers however a learner holds them: a torch tensor (on any device), a NumPy array, a
     list or tuple of numbers, or one number (``meaning`` says which, and their shape, e.g.
@@ -181,7 +181,8 @@ def Numbers(meaning: str, ndim: int | None = None, last: int | None = None,
     along the last, at least ``at_least`` along the first (else ``fix`` says what to do), within
     [``ge``, ``le``]. Handed on as a NumPy array (``tensor``: a torch tensor, a tensor as it
     came); ``bools``: right or wrong, booleans or 0/1, handed on as booleans; ``whole``: whole
-    numbers (indices, classes) of an integer dtype."""
+    numbers (indices, classes) of an integer dtype; ``nan``: a NaN is a gap (a cell left blank),
+    not a mistake."""
     count = f", at least {at_least} of them" if at_least > 1 else ""
     within = f" in [{ge}, {le}]" if ge is not None and le is not None else f" >= {ge}" \
         if ge is not None else f" <= {le}" if le is not None else ""
@@ -205,7 +206,8 @@ def Numbers(meaning: str, ndim: int | None = None, last: int | None = None,
             got = repr(value) if isinstance(value, list | tuple) and len(repr(value)) < 60 \
                 else f"shape {array.shape}"
             raise declared_error(ValueError, f"must be {meaning}{count}, got {got}; {fix}", "array")
-        bad = np.count_nonzero(~np.isfinite(array)) if array.dtype.kind == "f" else 0
+        bad = np.count_nonzero(np.isinf(array) if nan else ~np.isfinite(array)) \
+            if array.dtype.kind == "f" else 0
         if bad:
             verb = "be" if isinstance(value, list | tuple) else "hold"  # a tensor holds them
             raise declared_error(ValueError, f"must {verb} finite numbers ({meaning}), got {bad} "
@@ -224,6 +226,30 @@ def Numbers(meaning: str, ndim: int | None = None, last: int | None = None,
         if tensor:
             return value if isinstance(value, torch.Tensor) else torch.as_tensor(value)
         return array.astype(bool) if bools else array
+
+    return Annotated[Any, PlainValidator(check), spec]
+
+
+def Instances(cls: type, meaning: str, ndim: int | None = None,
+              fix: str = "pass the axes plt.subplots (or fig.subplots) made") -> Any:
+    """Instances of ``cls`` side by side, such as the axes ``plt.subplots`` makes: a NumPy array
+    of them, a list or a tuple of them, or one; handed on as a NumPy array with ``ndim``
+    dimensions (None: any, flattened to one). ``fix``: what to do when they are not."""
+    shape = f" [{', '.join('n' * ndim)}]" if ndim else ""
+    spec = Spec(f"{meaning}: {cls.__name__} objects{shape}", "record")
+
+    def check(value, info: ValidationInfo):
+        try:
+            array = np.asarray(value, dtype=object)
+        except ValueError:  # a ragged list of lists
+            array = np.asarray(None, dtype=object)
+        if not all(isinstance(item, cls) for item in array.flat) or not array.size:
+            raise declared_error(TypeError, f"must be {spec.expected}, got "
+                                 f"{kind_of(value)[:60]}; {fix}", "array")
+        if ndim is not None and array.ndim != ndim:
+            raise declared_error(ValueError, f"must be {spec.expected}, got shape {array.shape}; "
+                                 f"{fix}", "array")
+        return array if ndim is not None else array.ravel()
 
     return Annotated[Any, PlainValidator(check), spec]
 

@@ -14,7 +14,7 @@ from matplotlib.patches import Circle
 from ..capsule_vectors import decode_pose, draw, part_from_vector, pose_vector
 from ..data.faces import PART_KINDS
 from ..data.sprites import STROKE, Part
-from ..validate import Choice, Float, Record, Tensor, checked
+from ..validate import Choice, Float, Numbers, Record, Tensor, checked
 
 Kind = Choice("a kind of part", *PART_KINDS, STROKE)
 
@@ -66,7 +66,9 @@ def draw_pose_vectors(fig: FigureBase,
 
 
 @checked
-def draw_decoded_poses(fig: FigureBase, kind: Kind, vectors) -> None:
+def draw_decoded_poses(fig: FigureBase, kind: Kind,
+                       vectors: Numbers("5-D capsules, one per panel [n, 5]", ndim=2, last=5,
+                                        at_least=1)) -> None:
     """One panel per 5-D capsule of ``vectors`` (each ``[5]``): the ``kind`` part it decodes to
     (``capsule_vectors.decode_pose``), drawn with ink = its length."""
     axes = fig.subplots(1, len(vectors), squeeze=False)[0]

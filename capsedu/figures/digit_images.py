@@ -4,6 +4,8 @@ viewpoints (08) and a two-digit CapsNet's two reconstructions in two colours (Fi
 overlap widget).
 """
 
+from typing import Annotated
+
 import numpy as np
 import torch
 from matplotlib.axes import Axes
@@ -12,10 +14,25 @@ from matplotlib.figure import FigureBase
 
 from ..data import transformed_mnist
 from ..digit_capsules import DELTAS, MEASURES, DimensionStudy
-from ..validate import MAX_BATCH, Array, Flag, Float, Int, Record, Tensor, checked
+from ..validate import (
+    MAX_BATCH,
+    Array,
+    Flag,
+    Float,
+    Instances,
+    Int,
+    Numbers,
+    Record,
+    Spec,
+    Tensor,
+    checked,
+)
 
 Titles = list[str] | tuple[str, ...]  # one title per panel
 Pixels = Tensor("images [n, 1, S, S], pixels in [0, 1]", ndim=4, pixels=True)
+Row = Instances(Axes, "one axes per image")
+Panels = Annotated[list[tuple[Numbers("an image [H, W]", ndim=2), str, str]],
+                   Spec("a list of (image [H, W], title, colour map) panels", "list")]
 
 
 @checked
@@ -28,23 +45,22 @@ def mosaic(images: Tensor("images [rows, cols, H, W] (a tensor or an array)", nd
 
 
 @checked
-def draw_digits(axes, images, titles: Titles | None = None,
+def draw_digits(axes: Row,
+                images: Numbers("images, one per axes: [n, H, W], or [n, H, W, 3] in colour"),
+                titles: Titles | None = None,
                 fontsize: Float("the titles' font size in points", gt=0, le=100) | None = 9,
                 frame: Flag("True to draw a frame round each image") = False,
                 **imshow) -> None:
     """One image ``[H, W]`` of ``images`` per axes, without ticks (and without a frame unless
     ``frame``), each titled by ``titles`` if given; ``imshow``: e.g. ``cmap``, ``vmin``."""
-    axes, images = list(np.ravel(axes)), list(images)
+    if not (images.ndim == 3 or images.ndim == 4 and images.shape[-1] in (3, 4)):
+        raise ValueError(f"draw_digits(): images must be [H, W] each (or [H, W, 3] in colour), "
+                         f"got images of shape {images.shape}; pass images[:, 0] for a batch "
+                         "[n, 1, H, W]")
     for name, given in (("images", images), ("titles", titles)):
         if given is not None and len(given) != len(axes):
             raise ValueError(f"draw_digits(): {name} must hold one item per axes ({len(axes)}), "
                              f"got {len(given)}; make as many axes as images")
-    for image in images:
-        shape = tuple(np.shape(image))
-        if not (len(shape) == 2 or len(shape) == 3 and shape[-1] in (3, 4)):
-            raise ValueError(f"draw_digits(): images must be [H, W] each (or [H, W, 3] in colour), "
-                             f"got an image of shape {shape}; pass images[:, 0] for a batch "
-                             "[n, 1, H, W]")
     for k, (ax, image) in enumerate(zip(axes, images, strict=True)):
         ax.imshow(image, **{"cmap": "gray_r", **imshow})
         ax.set(xticks=[], yticks=[])
@@ -54,7 +70,7 @@ def draw_digits(axes, images, titles: Titles | None = None,
 
 
 @checked
-def draw_panels(axes, panels) -> None:
+def draw_panels(axes: Row, panels: Panels) -> None:
     """One ``(image [H, W], title, cmap)`` of ``panels`` per axes, without ticks (10 §1: a digit,
     its shift and their feature maps)."""
     for ax, (image, title, cmap) in zip(axes, panels, strict=True):

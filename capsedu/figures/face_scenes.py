@@ -17,7 +17,7 @@ from ..data import faces, sprites
 from ..data.sprites import Parts
 from ..parts.pose_net import PoseCapsuleNet
 from ..parts.voting import PARENTS, pose_code, predict_face, predicted_faces
-from ..validate import MAX_SIDE, Array, Choice, Float, Int, Seed, checked
+from ..validate import MAX_SIDE, Array, Choice, Float, Int, Numbers, Seed, checked
 from .colours import PART_COLORS
 from .routing_couplings import draw_coupling_heatmap
 
@@ -53,7 +53,9 @@ def draw_scene(ax: Axes, parts: Parts, size: Side = 96, ghosts: dict | None = No
 
 
 @checked
-def draw_detections(ax: Axes, image, poses, presence,
+def draw_detections(ax: Axes, image: Numbers("an image [H, W]", ndim=2),
+                    poses: Numbers("each part's pose (x, y, angle, scale) [4, 4]", ndim=2, last=4),
+                    presence: Numbers("each part's presence [4]", ndim=1, ge=0, le=1),
                     threshold: Float("the presence above which a part counts as found", ge=0,
                                      le=1) = 0.5):
     """``image`` ``[H, W]`` with each detected part (presence > ``threshold``) drawn as a dot in
@@ -130,7 +132,8 @@ def draw_detected_parts(fig: FigureBase, detector: nn.Module, examples: dict) ->
 
 
 @checked
-def draw_part_votes(ax_scene: Axes, ax_c: Axes, model: PoseCapsuleNet, scene, title: str):
+def draw_part_votes(ax_scene: Axes, ax_c: Axes, model: PoseCapsuleNet, scene: Parts,
+                    title: str):
     """Render ``scene``, let the pose-capsule ``model`` detect, vote and route it, and draw the
     scene with each detected part's predicted face as a ghost (``ax_scene``) and the couplings
     part -> parent (``ax_c``, ``routing_couplings.draw_coupling_heatmap``). Returns the

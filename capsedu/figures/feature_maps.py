@@ -9,17 +9,18 @@ from matplotlib.figure import FigureBase
 from matplotlib.patches import Rectangle
 
 from ..data import sprites
-from ..validate import MAX_IMAGE, MAX_SIDE, Int, checked
+from ..data.sprites import Parts
+from ..validate import MAX_IMAGE, MAX_SIDE, Instances, Int, Numbers, checked
 
 Window = Int("the side of a pooling window in cells", ge=1, le=MAX_IMAGE)
 Field = Int("a receptive field's side in pixels", ge=1, le=MAX_IMAGE)
 
 
 @checked
-def draw_feature_map(ax: Axes, m, title: str, window: Window | None = None) -> None:
+def draw_feature_map(ax: Axes, m: Numbers("a feature map [H, W]", ndim=2), title: str,
+                     window: Window | None = None) -> None:
     """A feature map ``m`` ``[H, W]`` as a grid of its numbers (blue = fired), with lines between
     the ``window`` x ``window`` pooling windows when ``window`` is given."""
-    m = np.asarray(m)
     ax.imshow(m, cmap="Blues", vmin=0, vmax=1.5)
     for (row, col), value in np.ndenumerate(m):
         ax.text(col, row, f"{value:g}", ha="center", va="center")
@@ -44,22 +45,24 @@ def draw_feature_maps(fig: FigureBase, rows: list, window: Window | None = None)
 
 
 @checked
-def draw_receptive_field(ax: Axes, image, size: Field, centres,
-                         colors=("tab:orange", "tab:cyan")):
+def draw_receptive_field(ax: Axes, image: Numbers("an image [H, W]", ndim=2), size: Field,
+                         centres: Numbers("pixels (row, col) to centre windows on [n, 2]",
+                                          ndim=2, last=2),
+                         colors: list[str] | tuple[str, ...] = ("tab:orange", "tab:cyan")):
     """Draw ``image`` and, at each pixel ``centre`` (row, col), a ``size`` x ``size`` square: the
     window that one output unit of a conv stack with that receptive field sees."""
     ax.imshow(image, cmap="gray", vmin=0, vmax=1)
     for (row, col), color in zip(centres, colors, strict=False):
         ax.add_patch(Rectangle((col - size / 2, row - size / 2), size, size, fill=False,
                                edgecolor=color, lw=2))
-    h, w = np.shape(image)
+    h, w = image.shape
     pad = max(0, (size - min(h, w)) / 2 + 1)  # widen the view when the window is bigger
     ax.set(xlim=(-0.5 - pad, w - 0.5 + pad), ylim=(h - 0.5 + pad, -0.5 - pad),
            xticks=[], yticks=[])
 
 
 @checked
-def draw_receptive_fields(fig: FigureBase, face, bag_rf: Field, deep_rf: Field,
+def draw_receptive_fields(fig: FigureBase, face: Parts, bag_rf: Field, deep_rf: Field,
                           size: Int("the image's side in pixels", ge=8, le=MAX_SIDE) = 32):
     """Two panels on ``fig``: the ``face`` (parts, as ``faces.face_parts`` returns them) with the
     bag-of-parts CNN's ``bag_rf`` window on its left eye and between the eye and the nose, and
@@ -81,7 +84,8 @@ def draw_receptive_fields(fig: FigureBase, face, bag_rf: Field, deep_rf: Field,
 
 
 @checked
-def draw_shift_changes(ax: Axes, shifts, changes: dict) -> None:
+def draw_shift_changes(ax: Axes, shifts: Numbers("shifts of the feature maps in px [n]", ndim=1),
+                       changes: dict) -> None:
     """How much each pooling's output changes (``changes``: pooling -> one value per shift)
     against the shift of the feature maps in px (10 §1)."""
     for (pool, change), style in zip(changes.items(), ["o-", "s--", "^-"], strict=True):
@@ -92,7 +96,10 @@ def draw_shift_changes(ax: Axes, shifts, changes: dict) -> None:
 
 
 @checked
-def draw_lifted_maps(axes, digits, maps) -> None:
+def draw_lifted_maps(axes: Instances(Axes, "axes [rows, 5]", ndim=2),
+                     digits: Numbers("digits [rows, H, W]", ndim=3),
+                     maps: Numbers("each digit's maps in 4 orientations [rows, 4, H, W]", ndim=4)
+                     ) -> None:
     """10 §3, on axes [rows, 5]: each of ``digits`` (upright, turned 90°) and its lifting
     convolution's map of one filter in its 4 orientations (``maps`` [rows, 4, H, W])."""
     for row, (digit, maps_) in enumerate(zip(digits, maps, strict=True)):

@@ -19,18 +19,21 @@ from ..data import faces
 from ..data.transformed_mnist import AFFNIST_RANGES, SWEEPS, AffineRanges
 from ..parts.scoring import SeedRuns
 from ..statistics import over_seeds
-from ..validate import MAX_WIDTH, Choice, Float, Int, Record, Tensor, checked
+from ..validate import MAX_WIDTH, Choice, Float, Int, Numbers, Record, Tensor, checked
 from .colours import model_colour
 
 Percent = Float("an accuracy in %", ge=0, le=100)
 Names = list[str] | tuple[str, ...]  # one label per group or kind
+Colours = str | list[str] | tuple[str, ...]  # one matplotlib colour, or one per bar
 
 
 @checked
-def within_rates(means, half_widths) -> np.ndarray:
+def within_rates(means: Numbers("mean rates [n]", ndim=1, ge=0, le=1),
+                 half_widths: Numbers("their intervals' half-widths [n]", ndim=1, ge=0)
+                 ) -> np.ndarray:
     """Error bars ``[2, n]`` (below, above) of intervals mean ± half-width, cut where they would
     pass a rate of 0 or 1."""
-    means, half = np.asarray(means, dtype=float), np.asarray(half_widths, dtype=float)
+    means, half = means.astype(float), half_widths.astype(float)
     return np.stack([np.minimum(half, means), np.minimum(half, 1 - means)])
 
 
@@ -86,7 +89,7 @@ def draw_probe(fig: FigureBase, probe: dict, rates: dict, xlabel: str):
 
 
 @checked
-def draw_accuracy_bars(ax: Axes, accuracies: dict[str, Percent], colors) -> None:
+def draw_accuracy_bars(ax: Axes, accuracies: dict[str, Percent], colors: Colours) -> None:
     """One horizontal bar per named accuracy (in %), top to bottom, its value written beside it."""
     names, values = list(accuracies), list(accuracies.values())
     ax.barh(names, values, color=colors)
@@ -197,7 +200,8 @@ def capsnet_vs_cnn_figure(cnn_output: Choice("the CNN's output", "softmax", "sig
 
 
 @checked
-def update_class_bars(bars: BarContainer, values,
+def update_class_bars(bars: BarContainer,
+                      values: Numbers("one bar's height per class [classes]", ndim=1, ge=0),
                       chosen: list[Int("a class", ge=0, le=MAX_WIDTH)] | None = None) -> None:
     """Set one bar per class to ``values``; with ``chosen`` classes, the others are drawn pale."""
     for j, (bar, value) in enumerate(zip(bars, values, strict=True)):

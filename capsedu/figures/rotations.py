@@ -13,12 +13,15 @@ from ..capsule_vectors import read_pose
 from ..data import faces
 from ..parts.pose_net import RotationSweep
 from ..poses import wrap_angle
-from ..validate import MAX_SIDE, Array, Float, Int, Record, Tensor, checked
+from ..validate import MAX_SIDE, Array, Float, Instances, Int, Numbers, Record, Tensor, checked
 from .capsule_poses import draw_vector
 from .colours import PART_COLORS, model_colour
 
 MAX_SHOWN = 24  # draw_turned_capsules' images: one panel each, in a row
 FACES_SHOWN = 8  # draw_face_sweep's turned faces: two rows of four panels
+
+Angles = Numbers("the angles turned by, degrees [n]", ndim=1)
+PerDigit = Numbers("one number per digit and angle [digits, angles]", ndim=2)
 
 
 def _per_angle(meaning: str):
@@ -107,7 +110,7 @@ def draw_rotation_sweep(ax: Axes, sweep: Record(RotationSweep)) -> None:
 
 
 @checked
-def draw_turned_scores(ax: Axes, angles, scores: dict) -> None:
+def draw_turned_scores(ax: Axes, angles: Angles, scores: dict) -> None:
     """Each model's score for "face" against the turn of the face, and dotted in the same
     colour where it cuts (``scores``: name -> (score, cut), ``scoring.turned_face_scores``)."""
     for name, (score, cut) in scores.items():
@@ -153,7 +156,11 @@ def draw_face_sweep(fig: FigureBase,
 
 
 @checked
-def draw_capsule_under_rotation(axes, angles, lengths, cosines, v, title: str) -> None:
+def draw_capsule_under_rotation(axes: Instances(Axes, "three axes"), angles: Angles,
+                                lengths: PerDigit, cosines: PerDigit,
+                                v: Numbers("one digit's capsule at each angle [angles, dims]",
+                                           ndim=2),
+                                title: str) -> None:
     """10 §2, on three axes: each digit's true capsule's length and its cosine with the upright
     capsule (``lengths``, ``cosines`` [digits, angles]) against the angle the digit was turned
     by, with their means, and one digit's capsule ``v`` [angles, 16] as a heatmap titled
@@ -174,7 +181,7 @@ def draw_capsule_under_rotation(axes, angles, lengths, cosines, v, title: str) -
 
 
 @checked
-def draw_rotation_curves(ax: Axes, angles, curves: dict,
+def draw_rotation_curves(ax: Axes, angles: Angles, curves: dict,
                          n_digits: Int("test digits each accuracy was measured on", ge=1)
                          ) -> None:
     """10 §4: each model's accuracy (``curves``: name -> % per angle) on ``n_digits`` test

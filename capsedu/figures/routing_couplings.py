@@ -16,16 +16,21 @@ from ..capsnet import CapsNetConfig, CapsNetOutput
 from ..coupling_polarisation import CouplingStep
 from ..digit_capsules import couplings_on_grid, grid_extent
 from ..routing import MAX_ITERATIONS
-from ..validate import MAX_BATCH, MAX_WIDTH, Flag, Int, Record, Tensor, checked
+from ..validate import MAX_BATCH, MAX_WIDTH, Flag, Int, Numbers, Record, Tensor, checked
 
 MAX_COLUMNS = 64  # draw_map_couplings' panels in a row
 
 Class = Int("a class", ge=0, le=MAX_WIDTH)
+# couplings [rows, cols] as a heatmap shows them, NaN where none was computed (left blank); not
+# bounded to [0, 1]: a bug of 09's zoo can make a child's couplings sum past 1
+Couplings = Numbers("coupling coefficients [rows, cols]", ndim=2, nan=True)
+# one label per row or column of a heatmap: the children's or the parents' names or numbers
+Labels = list[str | int] | tuple[str | int, ...] | range
 
 
 @checked
-def draw_coupling_heatmap(ax: Axes, c, rows, cols, title: str | None = None,
-                          fontsize: str | float | None = None,
+def draw_coupling_heatmap(ax: Axes, c: Couplings, rows: Labels, cols: Labels,
+                          title: str | None = None, fontsize: str | float | None = None,
                           values: Flag("True to write each value in its cell") = True):
     """Coupling coefficients ``c`` [rows, cols] as a heatmap with the values written in (a NaN is
     left blank; none with ``values=False``). Returns the image and the texts ``[rows][cols]``
@@ -42,7 +47,7 @@ def draw_coupling_heatmap(ax: Axes, c, rows, cols, title: str | None = None,
 
 
 @checked
-def update_coupling_heatmap(image: AxesImage, texts: list, c) -> None:
+def update_coupling_heatmap(image: AxesImage, texts: list, c: Couplings) -> None:
     """Show the couplings ``c`` [rows, cols] in a ``draw_coupling_heatmap``'s image and texts."""
     image.set_data(np.ma.masked_invalid(c))
     for i, row in enumerate(texts):
@@ -52,7 +57,9 @@ def update_coupling_heatmap(image: AxesImage, texts: list, c) -> None:
 
 
 @checked
-def draw_couplings_by_iteration(fig: FigureBase, trace, rows, cols) -> None:
+def draw_couplings_by_iteration(fig: FigureBase,
+                                trace: Numbers("couplings [iterations, rows, cols]", ndim=3),
+                                rows: Labels, cols: Labels) -> None:
     """One ``draw_coupling_heatmap`` per iteration: ``trace`` ``[iterations, rows, cols]``."""
     axes = fig.subplots(1, len(trace), sharey=True, squeeze=False)[0]
     for r, (ax, c) in enumerate(zip(axes, trace, strict=True), start=1):

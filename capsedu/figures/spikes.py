@@ -7,7 +7,9 @@ import numpy as np
 from matplotlib.axes import Axes
 
 from ..spiking import MAX_NEURONS, Neuron, SpikeReadout, Trace
-from ..validate import Float, Int, Record, checked
+from ..validate import Float, Int, Numbers, Record, checked
+
+Rates = Numbers("firing rates in Hz, one per current [n]", ndim=1, ge=0)
 
 
 @checked
@@ -31,7 +33,8 @@ def draw_membrane(ax: Axes, trace: Record(Trace), neuron: Record(Neuron),
 
 
 @checked
-def draw_rate_curve(ax: Axes, currents, simulated, theory, neuron: Record(Neuron)) -> None:
+def draw_rate_curve(ax: Axes, currents: Numbers("input currents [n]", ndim=1), simulated: Rates,
+                    theory: Rates, neuron: Record(Neuron)) -> None:
     """Firing rate against input current: the simulation's ``simulated`` (dots) over the closed
     form's ``theory`` (a line), both ``[n]``; nothing fires below the threshold."""
     ax.plot(currents, theory, color="k", lw=1, label="closed form")
@@ -42,15 +45,18 @@ def draw_rate_curve(ax: Axes, currents, simulated, theory, neuron: Record(Neuron
 
 
 @checked
-def draw_spike_trains(ax: Axes, trains, names: list[str] | tuple[str, ...],
+def draw_spike_trains(ax: Axes,
+                      trains: Numbers("spike trains [rows, steps], True at a spike", ndim=2,
+                                      bools=True),
+                      names: list[str] | tuple[str, ...],
                       dt_ms: Float("the time step, ms", gt=0, le=100)) -> None:
     """A raster: one row of ticks per spike train of ``trains`` ``[rows, steps]`` (bool), each
     row named by ``names``."""
-    for row, train in enumerate(np.asarray(trains)):
+    for row, train in enumerate(trains):
         times = np.flatnonzero(train) * dt_ms
         ax.vlines(times, row - 0.4, row + 0.4, color="k", lw=0.8)
     ax.set_yticks(range(len(names)), names)
-    ax.set(xlabel="time (ms)", xlim=(0, np.asarray(trains).shape[-1] * dt_ms),
+    ax.set(xlabel="time (ms)", xlim=(0, trains.shape[-1] * dt_ms),
            ylim=(len(names) - 0.5, -0.5))
 
 

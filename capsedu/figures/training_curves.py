@@ -4,6 +4,8 @@ of a recorded run with the kept epoch circled (05, 08, 10), the face models' hel
 bug zoo's step-by-step loss and accuracy beside the correct model's (09).
 """
 
+from typing import Annotated
+
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import FigureBase
@@ -12,7 +14,7 @@ from matplotlib.lines import Line2D
 from ..convergence import PATIENCE, Patience, best_epoch, finished
 from ..manifest_rows import ManifestRow
 from ..statistics import over_seeds, running_mean
-from ..validate import Int, Record, checked
+from ..validate import Instances, Int, Record, Some, checked
 from .colours import model_colour
 
 
@@ -35,7 +37,7 @@ def draw_held_out_curves(ax: Axes, rows: dict[str, Record(ManifestRow)],
 
 
 @checked
-def draw_face_curves(axes, records: dict) -> None:
+def draw_face_curves(axes: Instances(Axes, "one axes per model"), records: dict) -> None:
     """The face models' held-out curves (``parts.curves.read_results``), one panel of ``axes``
     per model in the order the records first name them: each seed's held-out accuracy after every
     epoch, its best epoch circled, and a dotted line at the epoch the shipped recipe stops at."""
@@ -81,9 +83,11 @@ def draw_seed_spread(ax: Axes, errors: dict[str, np.ndarray], ylabel: str,
 
 
 @checked
-def draw_zoo_curves(fig: FigureBase, zoo: dict, correct: str, bugs,
+def draw_zoo_curves(fig: FigureBase, zoo: dict, correct: str,
+                    bugs: Annotated[list[str] | tuple[str, ...] | dict, Some],
                     stopped_at: Int("the training step where a live run stopped", ge=0)) -> None:
-    """One column per bug of ``bugs``: its recorded run's loss (top, log scale) and training
+    """One column per bug of ``bugs`` (names, or a dict by name such as
+    ``bug_catalogue.BUGS``): its recorded run's loss (top, log scale) and training
     accuracy (bottom) of every step, each the mean of its last steps (``statistics.running_mean``),
     in red over the ``correct`` run's in grey (``zoo``: the recorded runs by name, each a
     ``bug_zoo.ZooRun``, ``bug_zoo.read_results``); a dotted line at step ``stopped_at`` (where a
