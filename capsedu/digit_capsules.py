@@ -15,7 +15,7 @@ import torch
 from . import course_settings
 from .capsnet import CapsNet, CapsNetConfig
 from .checks import check_labels, check_memory
-from .validate import MAX_WIDTH, Int, Tensor, checked
+from .validate import MAX_WIDTH, Has, Int, Numbers, Tensor, checked
 
 # Fig. 4: "tweaked by intervals of 0.05 in the range [-0.25, 0.25]": 11 values, 0 in the middle
 MAX_DELTA = 0.25
@@ -24,6 +24,12 @@ MAX_DIGITS = 60_000  # digits of one class to study: MNIST's training split hold
 
 Capsules = Tensor("digit capsules [n_classes, digit_dim]", ndim=2, floating=True)
 Label = Int("a class: the capsule to edit", ge=0, le=MAX_WIDTH)  # CapsNetConfig's classes
+Class = Int("a class", ge=0, le=MAX_WIDTH)
+Deltas = Numbers("the Deltas to add, in Fig. 4's range: the decoder never saw capsules moved "
+                 "farther [n]", ndim=1, at_least=1, ge=-MAX_DELTA, le=MAX_DELTA, tensor=True,
+                 fix="pass e.g. torch.linspace(-0.25, 0.25, 11)")
+Routing = Has("a routing result", "history", source="the routing of a CapsNet's output "
+              "(out.routing), which keeps every iteration")
 
 
 @checked
@@ -36,33 +42,17 @@ def encode(model: CapsNet, images: Tensor("images [B, 1, 28, 28]", ndim=4, pixel
 
 
 @checked
-def check_deltas(deltas, dim: Int("pose dimensions", ge=1, le=MAX_WIDTH) | None = None,
-                 where: str = "check_deltas") -> torch.Tensor:
-    """``deltas`` as a float tensor ``[dim]`` (any length when ``dim`` is None); ValueError
-    unless each is in [-0.25, 0.25], naming the function ``where`` the caller called."""
-    deltas = torch.as_tensor(deltas, dtype=torch.float32)
-    if deltas.ndim != 1 or (dim is not None and len(deltas) != dim):
-        wanted = f"[{dim}] (one per pose dimension)" if dim is not None else "[n_deltas]"
-        raise ValueError(f"{where}(): deltas must have shape {wanted}, got shape "
-                         f"{tuple(deltas.shape)}; give one delta per dimension")
-    if len(deltas) == 0:
-        raise ValueError(f"{where}(): deltas must hold at least one delta, got none; pass e.g. "
-                         "torch.linspace(-0.25, 0.25, 11)")
-    worst = float(deltas.abs().max())
-    if not worst <= MAX_DELTA + 1e-6:  # also catches NaN
-        raise ValueError(f"{where}(): each delta must be in [-{MAX_DELTA}, {MAX_DELTA}] (Fig. 4's "
-                         f"range), got {worst:g}; the decoder never saw capsules moved farther")
-    return deltas
-
-
-@checked
-def perturb(v: Capsules, label: Label, deltas) -> torch.Tensor:
+def perturb(v: Capsules, label: Label, deltas: Deltas) -> torch.Tensor:
     """A copy of the digit capsules ``v`` ``[10, 16]`` with ``deltas`` ``[16]`` added to capsule
     ``label`` (the true class's): v_label + Delta. The other capsules are left as they are."""
     _check_label(v, label, "perturb")
+    if len(deltas) != v.shape[1]:
+        raise ValueError(f"perturb(): deltas must have shape [{v.shape[1]}] (one per pose "
+                         f"dimension), got shape {tuple(deltas.shape)}; give one delta per "
+                         "dimension")
     edited = v.clone()
     # v_label <- v_label + Δ
-    edited[label] += check_deltas(deltas, v.shape[1], "perturb").to(v.dtype)
+    edited[label] += deltas.to(v.dtype)
     return edited
 
 
@@ -100,7 +90,7 @@ class PoseState:
 
 
 @checked
-def pose_state(model: CapsNet, v: Capsules, label: Label, deltas) -> PoseState:
+def pose_state(model: CapsNet, v: Capsules, label: Label, deltas: Deltas) -> PoseState:
     """What the pose widget shows for capsules ``v`` ``[10, 16]`` of one image whose class
     ``label``'s capsule is moved by ``deltas`` ``[16]``: one decoder pass, no routing.
 
@@ -118,7 +108,7 @@ def pose_state(model: CapsNet, v: Capsules, label: Label, deltas) -> PoseState:
 @checked
 @torch.no_grad()
 def perturbation_grid(model: CapsNet, v: Capsules, label: Label,
-                      deltas: torch.Tensor = DELTAS) -> torch.Tensor:
+                      deltas: Deltas = DELTAS) -> torch.Tensor:
     """Fig. 4 for one digit: row d decodes capsule ``label`` of ``v`` ``[10, 16]`` with
     ``deltas[k]`` added to dimension d only. Returns ``[16, len(deltas), 28, 28]``."""
     _check_label(v, label, "perturbation_grid")
@@ -131,7 +121,7 @@ def perturbation_grid(model: CapsNet, v: Capsules, label: Label,
                  "pass fewer deltas")
     grid = torch.zeros(dim, len(deltas), dim)  # [row d, column k, 16]: the Delta to add
     # grid[d, k, d] = Δ_k
-    grid[torch.arange(dim), :, torch.arange(dim)] = check_deltas(deltas, where="perturbation_grid")
+    grid[torch.arange(dim), :, torch.arange(dim)] = deltas.to(grid.dtype)
     edited = v.expand(dim, len(deltas), *v.shape).clone()  # [16, K, 10, 16]
     edited[:, :, label] += grid
     labels = torch.full((dim * len(deltas),), label)
@@ -225,7 +215,7 @@ def dimension_profile(model: CapsNet, images: Tensor("digits [N, 1, 28, 28]", nd
 
 
 @checked
-def couplings_on_grid(routing, example: Int("an image of the batch", ge=0),
+def couplings_on_grid(routing: Routing, example: Int("an image of the batch", ge=0),
                       j: Int("a digit capsule", ge=0, le=MAX_WIDTH),
                       n_maps: Int("primary capsule maps", ge=1, le=MAX_WIDTH)) -> torch.Tensor:
     """The coupling coefficients c_ij of ``example`` from every primary capsule i to digit
@@ -301,7 +291,8 @@ class DimensionStudy(NamedTuple):
 @checked
 def measure_dimensions(model: CapsNet,
                        images: Tensor("images [N, 1, 28, 28]", ndim=4, pixels=True),
-                       labels: Tensor("their labels [N]", ndim=1), classes,
+                       labels: Tensor("their labels [N]", ndim=1),
+                       classes: tuple[Class, ...] | list[Class],
                        n_per_class: Int("digits of each class", ge=1, le=MAX_DIGITS)
                        ) -> DimensionStudy:
     """Fig. 4, measured (``dimension_profile``) for each of ``classes`` on its first
@@ -348,7 +339,8 @@ def format_ranking(study: DimensionStudy) -> str:
 
 
 @checked
-def format_coupling_quantiles(routing, classes: Tensor("a class per image [N]", ndim=1)) -> str:
+def format_coupling_quantiles(routing: Routing,
+                              classes: Tensor("a class per image [N]", ndim=1)) -> str:
     """One line per routing iteration: the 10 %, 50 % and 90 % quantiles, the largest value and
     the share above 0.5 of the couplings of every primary capsule of every image to the image's
     class of ``classes`` ``[N]`` (e.g. its predicted class)."""

@@ -183,7 +183,8 @@ def Numbers(meaning: str, ndim: int | None = None, last: int | None = None,
     came); ``bools``: right or wrong, booleans or 0/1, handed on as booleans; ``whole``: whole
     numbers (indices, classes) of an integer dtype; ``nan``: a NaN is a gap (a cell left blank),
     not a mistake."""
-    count = f", at least {at_least} of them" if at_least > 1 else ""
+    count = f", at least {at_least} of them" if at_least > 1 else \
+        ", at least one" if at_least else ""
     within = f" in [{ge}, {le}]" if ge is not None and le is not None else f" >= {ge}" \
         if ge is not None else f" <= {le}" if le is not None else ""
     spec = Spec(f"{meaning}{within}{count}", "numbers", ge, le)

@@ -179,9 +179,6 @@ def undeclared(module) -> list[str]:
 # shrinks; the test below fails on any parameter not declared and not listed here, and on any
 # listed one that is now declared.
 PENDING = {
-    "digit_capsules": ["check_deltas(deltas)", "perturb(deltas)", "pose_state(deltas)",
-        "couplings_on_grid(routing)", "measure_dimensions(classes)",
-        "format_coupling_quantiles(routing)"],
     "equivariance": ["pooling_shift_change(shifts)", "rotation_error(f)",
         "model_rotation_errors(turns)"],
     "robustness": ["sweep_accuracy(values)", "sample_line(rows)"],

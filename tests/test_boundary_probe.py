@@ -107,7 +107,8 @@ CASES = [
     (lambda: digit_capsules.perturb(torch.rand(10, 16), 10, torch.zeros(16)), ValueError,
      r"perturb\(\): label must be in \[0, 9\] .*got 10"),
     (lambda: digit_capsules.perturb(torch.rand(10, 16), 3, torch.full((16,), 0.5)), ValueError,
-     r"perturb\(\): each delta must be in \[-0.25, 0.25\] .*got 0.5"),
+     r"perturb\(\): deltas must be in \[-0.25, 0.25\] \(.*Fig. 4's range.*\), got values from 0.5 "
+     r"to 0.5"),
 ]
 
 
@@ -417,7 +418,7 @@ ROUND_SIX = [
      r"shape_measures\(\): images must each hold some ink"),
     (lambda: digit_capsules.perturbation_grid(_tiny(), torch.rand(10, 16), 3,
                                               deltas=torch.tensor([])), ValueError,
-     r"perturbation_grid\(\): deltas must hold at least one delta"),
+     r"perturbation_grid\(\): deltas must be the Deltas to add.*, at least one, got shape \(0,\)"),
     (lambda: poses.pose_from_matrix(np.zeros((3, 3))), ValueError,
      r"pose_from_matrix\(\): M must be pose matrices, whose linear part"),
     (lambda: pose_net.fit_transforms(np.zeros((5, 4, 4))), ValueError,
