@@ -22,7 +22,7 @@ from .loop import evaluate, is_correct, predict
 from .manifest_rows import ManifestRow
 from .recipes import how_made
 from .statistics import Paired, SeedDifference, paired, seed_difference
-from .validate import MAX_SIDE, Choice, Flag, Float, Int, Record, Tensor, checked
+from .validate import MAX_SIDE, Choice, Flag, Float, Int, Numbers, Record, Rows, Tensor, checked
 
 MAX_GROUPS = 1000  # overlap groups: past this a group holds a handful of the 10,000 test pairs
 Digits = Tensor("MNIST digits [N, 1, 28, 28]", ndim=4, pixels=True)
@@ -55,14 +55,15 @@ def _check_names(fn: str, argument: str, names, known: dict, what: str) -> None:
 
 @checked
 def sweep_accuracy(model: nn.Module, images: Digits, labels: Labels,
-                   factor: Choice("the factor swept", *SWEEPS), values=None,
+                   factor: Choice("the factor swept", *SWEEPS),
+                   values: Numbers("the factor's values [n]", ndim=1, at_least=1) | None = None,
                    side: Int("the canvas side in pixels", ge=28, le=MAX_SIDE) = CANVAS
                    ) -> list[float]:
     """``model``'s accuracy on MNIST digits ``[N, 1, 28, 28]`` under one transformation at each
     value of a sweep (``transformed_mnist.sweep``; ``values`` default to ``SWEEPS[factor]``), on
     a ``side`` x ``side`` canvas: 40 for 08's affNIST models, 28 for 10's models, which read
     digits turned on their own canvas (``factor="rotation"``, ``values`` 0 to 360)."""
-    values = SWEEPS[factor] if values is None else values
+    values = SWEEPS[factor] if values is None else values.tolist()
     return [evaluate(model, (transformed_mnist.sweep(images, factor, v, side), labels))
             for v in values]
 
@@ -211,13 +212,12 @@ def paired_verdict(sample: dict, full: dict, first: str, second: str,
 
 
 @checked
-def sample_line(sample: dict, full: dict, rows) -> str:
+def sample_line(sample: dict, full: dict, rows: Rows) -> str:
     """What a run measured on its sample, beside the record: each reading's accuracy on the
     sample (``sample``: name -> booleans, ``read_right``) and on how many of the sample's images
     it reads otherwise than the record of the full set does (``full``: name -> booleans of the
     whole set; ``rows``: the sample's rows of it). On the CPU the record and the run agree on
     every image; another device's rounding can flip a borderline one."""
-    rows = torch.as_tensor(rows)
     differ = sum(int((right != full[name][rows]).sum()) for name, right in sample.items())
     agreement = ("each reads every image as the record does" if not differ else
                  f"{differ:,} readings differ from the record's")

@@ -179,9 +179,6 @@ def undeclared(module) -> list[str]:
 # shrinks; the test below fails on any parameter not declared and not listed here, and on any
 # listed one that is now declared.
 PENDING = {
-    "equivariance": ["pooling_shift_change(shifts)", "rotation_error(f)",
-        "model_rotation_errors(turns)"],
-    "robustness": ["sweep_accuracy(values)", "sample_line(rows)"],
     "full_sets": ["turned_mnist(rows)", "affnist_style(rows)", "multimnist_pairs(rows)",
         "score(state_path)", "read_right(rows)", "main(argv)"],
     "parts.voting": ["predicted_faces(poses)", "predicted_faces(W)", "predict_face(part)",
