@@ -138,7 +138,7 @@ def load_models() -> dict[str, nn.Module]:
 def examples(model: nn.Module, images: Images, labels: Labels,
              attack: Choice("an attack", *ATTACKS), eps: Eps, loss: Choice(
                  "an attack loss", *attacks.LOSSES), budget: Budget = BUDGET,
-             penalty=None) -> torch.Tensor:
+             penalty: attacks.Objective | None = None) -> torch.Tensor:
     """Adversarial examples ``[N, 1, 40, 40]`` made on ``model`` with ``attack`` at ``eps`` and
     ``loss``, ``BATCH`` images at a time, within ``budget`` (``penalty``: ``attacks.pgd``'s)."""
     def batch(x, y, seed):  # one batch of examples; each batch its own random starts

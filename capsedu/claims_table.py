@@ -2,7 +2,7 @@
 one line each (``measured_lines``), one row per claim of the seed from ``seed_table``'s records and
 notebook 10's ``Findings`` (``rows``), and the Markdown table (``markdown``)."""
 
-from typing import NamedTuple
+from typing import Annotated, NamedTuple
 
 from .cost_tables import recorded_cost_line
 from .data import faces
@@ -26,7 +26,7 @@ from .seed_table import (
     routing_comparisons,
 )
 from .statistics import OverSeeds, leader
-from .validate import Choice, Float, Record, checked
+from .validate import Choice, Float, Record, Spec, checked
 
 COLUMNS = ("", "the seed says", "this course measured", "verdict")
 SIDES = dict(zip(OTHERS, (("CapsNet", "CNN"), ("3", "1")), strict=True))  # leader's two names
@@ -286,13 +286,16 @@ def rows(measured: Measured, found: Findings, manifest: dict[str, Record(Manifes
 
 
 @checked
-def markdown(table_rows) -> str:
+def markdown(table_rows: Annotated[list[tuple[str, ...]], Spec(
+        "a list of rows, each a tuple of texts (claims_table.rows)", "list")]) -> str:
     """The rows as a Markdown table under ``COLUMNS``, the claim in bold; a cell holding a pipe
     would split its row, so it is refused."""
     for row in table_rows:
         if len(row) != len(COLUMNS):
-            raise ValueError(f"table_rows: each row needs {len(COLUMNS)} cells, got {row!r}")
+            raise ValueError(f"markdown(): table_rows must hold {len(COLUMNS)} cells in each row, "
+                             f"got {row!r}; pass the rows claims_table.rows makes")
         if any("|" in cell for cell in row):
-            raise ValueError(f"table_rows: a cell holds a pipe '|', which splits the row: {row!r}")
+            raise ValueError(f"markdown(): table_rows must hold no pipe '|' in a cell (it splits "
+                             f"the row), got {row!r}; write the cell without one")
     table = "| | the seed says | this course measured | verdict |\n|---|---|---|---|\n"
     return table + "\n".join(f"| **{a}** | {b} | {c} | {d} |" for a, b, c, d in table_rows)

@@ -20,7 +20,7 @@ from .data.patches import SHUFFLE_SEED, shuffle_tiles, shuffled_digits
 from .loop import predict, probabilities
 from .patch_order import SEEDS, Invariance, Shuffles, compare, over_the_seeds
 from .recipes import seeded_name
-from .validate import Choice, Int, Seed, Tensor, checked
+from .validate import Choice, Int, Rows, Seed, Tensor, checked
 
 # the models, by name, and their recipes (each shipped for seeds 0, 1, 2): the same upright
 # training digits, budget, stopping rule and seeds, and about the same size (the G-CNN of 10's
@@ -44,7 +44,8 @@ def load_models(seeds: list[Seed] | tuple[Seed, ...] = SEEDS,
 
 
 @checked
-def measure(models: dict[str, list], seeds: list[Seed] | tuple[Seed, ...], rows=None,
+def measure(models: dict[str, list], seeds: list[Seed] | tuple[Seed, ...],
+            rows: Rows | None = None,
             grids: list[Grid] | tuple[Grid, ...] = full_sets.TILE_GRIDS,
             pairs: list[tuple[str, str]] | tuple[tuple[str, str], ...] = PAIRS) -> Shuffles:
     """``Shuffles`` of ``models`` (name -> one model per seed of ``seeds``, e.g. ``load_models``)
@@ -66,7 +67,7 @@ def measure(models: dict[str, list], seeds: list[Seed] | tuple[Seed, ...], rows=
 
 
 @checked
-def recorded(seeds: list[Seed] | tuple[Seed, ...] = SEEDS, rows=None,
+def recorded(seeds: list[Seed] | tuple[Seed, ...] = SEEDS, rows: Rows | None = None,
              grids: list[Grid] | tuple[Grid, ...] = full_sets.TILE_GRIDS,
              pairs: list[tuple[str, str]] | tuple[tuple[str, str], ...] = PAIRS) -> Shuffles:
     """``measure``'s ``Shuffles`` of the shipped ``MODELS``, read from ``full_sets``' record of

@@ -32,7 +32,7 @@ from .loop import is_correct, predict
 from .recipes import command_line, seeded_name
 from .routing import MAX_ITERATIONS
 from .train import experiment_parser, parse_experiment, record_missing, results_file
-from .validate import Choice, Int, Tensor, checked
+from .validate import Choice, Int, Rows, Tensor, checked
 
 RESULTS = "full_test_sets.json"
 COMMAND = "python -m capsedu.full_sets"
@@ -41,32 +41,32 @@ Iterations = Int("routing iterations at test time", ge=1, le=MAX_ITERATIONS) | N
 
 
 @checked
-def turned_mnist(rows=None) -> tuple[torch.Tensor, torch.Tensor]:
+def turned_mnist(rows: Rows | None = None) -> tuple[torch.Tensor, torch.Tensor]:
     """Notebook 10's test of rotation: each MNIST test digit turned by its own random angle (0 to
     360 degrees, seed ``TURN_SEED``) on its 28x28 canvas: ``(images [N, 1, 28, 28], labels [N])``.
     ``rows``: those digits only, turned as in the whole set (``mnist.fixed_sample``)."""
     images, labels = load_mnist(train=False)
     angles = 360 * torch.rand(len(labels), generator=torch.Generator().manual_seed(TURN_SEED))
-    keep = torch.arange(len(labels)) if rows is None else torch.as_tensor(rows)
+    keep = torch.arange(len(labels)) if rows is None else rows
     return transformed_mnist.affine(images[keep], rotation=angles[keep], side=28), labels[keep]
 
 
 @checked
-def affnist_style(rows=None) -> tuple[torch.Tensor, torch.Tensor]:
+def affnist_style(rows: Rows | None = None) -> tuple[torch.Tensor, torch.Tensor]:
     """Notebook 08's affNIST-style test: every MNIST test digit under its own random map of the
     affNIST ranges (``transformed_mnist.random_affine``, seed 0): ``(images [N, 1, 40, 40], labels
     [N])``. ``rows``: those digits only, each under its map in the whole set."""
     images, labels = load_mnist(train=False)
-    keep = torch.arange(len(labels)) if rows is None else torch.as_tensor(rows)
+    keep = torch.arange(len(labels)) if rows is None else rows
     return transformed_mnist.random_affine(images, seed=0, rows=keep)[0], labels[keep]
 
 
 @checked
-def multimnist_pairs(rows=None) -> tuple[torch.Tensor, torch.Tensor]:
+def multimnist_pairs(rows: Rows | None = None) -> tuple[torch.Tensor, torch.Tensor]:
     """Notebook 08's test pairs (``transformed_mnist.MULTIMNIST_TEST``): ``(pairs [N, 1, 36, 36],
     labels [N, 2])``, or the pairs of ``rows`` only."""
     pairs, labels = transformed_mnist.multimnist_data(train=False)
-    keep = torch.arange(len(labels)) if rows is None else torch.as_tensor(rows)
+    keep = torch.arange(len(labels)) if rows is None else rows
     return pairs[keep], labels[keep]
 
 
@@ -178,7 +178,8 @@ def read_wrong(model: nn.Module, images: Tensor("images [N, C, H, W]", ndim=4, p
 
 @checked
 def score(test_set: Choice("a full test set", *SETS), checkpoint: str,
-          iterations: Iterations = None, state_path=None) -> FullSetReading:
+          iterations: Iterations = None, state_path: str | Path | None = None
+          ) -> FullSetReading:
     """Score the shipped ``checkpoint`` on the full ``test_set``, routed ``iterations`` times if
     given: its record (``state_path``: unused, nothing trains)."""
     began = time.perf_counter()
@@ -215,7 +216,7 @@ def read_results(path: str | Path | None = None) -> dict[str, FullSetReading]:
 
 
 @checked
-def read_right(test_set: str, name: str, rows=None,
+def read_right(test_set: str, name: str, rows: Rows | None = None,
                results: dict[str, FullSetReading] | None = None) -> torch.Tensor:
     """Whether the reading ``name`` (a checkpoint, or ``reading(checkpoint, iterations)``) reads
     each image of the full ``test_set`` right, from the record: ``[10,000]`` booleans, or those of
@@ -232,7 +233,7 @@ def read_right(test_set: str, name: str, rows=None,
                          f"{record.checkpoint} (sha256 {record.sha256[:12]}..., now "
                          f"{now[:12]}...); record it again with {COMMAND} --replace-shipped")
     right = record.reading.right()
-    return right if rows is None else right[torch.as_tensor(rows)]
+    return right if rows is None else right[rows]
 
 
 @checked
@@ -242,7 +243,7 @@ def summary(record: FullSetReading) -> str:
 
 
 @checked
-def main(argv=None) -> int:
+def main(argv: list[str] | None = None) -> int:
     parser = experiment_parser(COMMAND, __doc__)
     args = parse_experiment(parser, argv)
     if args.limit:

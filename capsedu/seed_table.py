@@ -68,7 +68,8 @@ class PredictTimes:
 
 
 @checked
-def time_predict(models: dict, images,
+def time_predict(models: dict,
+                 images: Tensor("images [N, C, H, W], pixels in [0, 1]", ndim=4, pixels=True),
                  repeats: Int("timed runs of each model", ge=1, le=MAX_REPEATS) = 3
                  ) -> PredictTimes:
     """The median seconds per image that ``predict`` takes on ``images``, for each of ``models``

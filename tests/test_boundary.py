@@ -179,8 +179,6 @@ def undeclared(module) -> list[str]:
 # shrinks; the test below fails on any parameter not declared and not listed here, and on any
 # listed one that is now declared.
 PENDING = {
-    "full_sets": ["turned_mnist(rows)", "affnist_style(rows)", "multimnist_pairs(rows)",
-        "score(state_path)", "read_right(rows)", "main(argv)"],
     "parts.voting": ["predicted_faces(poses)", "predicted_faces(W)", "predict_face(part)",
         "predict_face(W)", "prediction_table(parts)", "prediction_table(W)", "decode_pose_code(v)",
         "pose_votes(poses)", "pose_votes(presence)", "pose_votes(W)",
@@ -190,21 +188,16 @@ PENDING = {
         "format_detection_quality(kinds)"],
     "parts.pose_net": ["face_frame(poses)", "fit_transforms(poses)", "format_offsets(W)",
         "fit_threshold(face_lengths)", "fit_threshold(nonface_lengths)", "rotation_sweep(angles)"],
-    "seed_table": ["time_predict(images)"],
     "parts.scoring": ["face_rates(kinds)", "turned_faces(kinds)", "probe_rates(models)",
         "measure_seeds(models)", "measure_seeds(seeds)", "measure_seeds(kinds)",
         "face_rate_table(kinds)", "probe_table(labels)", "mean_face_rate_by_angle(models)",
         "turned_face_scores(parts)", "turned_face_scores(angles)"],
-    "claims_table": ["markdown(table_rows)"],
     "loop": ["fit(train)", "fit(validation)", "fit(start)", "train_one_epoch(batches)",
         "train_one_epoch(device)", "train_one_epoch(bar)", "training_batches(rows)",
         "check_fit(train)", "check_fit(validation)", "check_fit(compose)", "begin(train)",
         "begin(compose)", "begin(start)", "begin(device)", "keep_best(validation)",
         "check_same_run(state_path)", "progress_bar(iterable)", "predict(images)",
         "probabilities(images)", "as_images(images)", "evaluate(data)"],
-    "data.patches": ["shuffled_digits(rows)"],
-    "adversarial": ["examples(penalty)"],
-    "digit_shuffles": ["measure(rows)", "recorded(rows)"],
 }
 
 

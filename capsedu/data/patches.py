@@ -3,7 +3,7 @@ any image (10 §8; notebook 01 scrambles a face's parts, this scrambles any imag
 
 import torch
 
-from ..validate import Int, Seed, Tensor, checked
+from ..validate import Int, Rows, Seed, Tensor, checked
 from .mnist import load_mnist
 
 Grid = Int("tiles along each side; it must divide the image's sides", ge=1, le=1024)
@@ -53,7 +53,8 @@ SHUFFLE_SEED = 0  # the order each image's tiles are put back in (10 §8)
 
 @checked
 def shuffled_digits(grid: Int("tiles along each side of a 28 x 28 digit; a divisor of 28", ge=1,
-                              le=28), rows=None) -> tuple[torch.Tensor, torch.Tensor]:
+                              le=28), rows: Rows | None = None
+                    ) -> tuple[torch.Tensor, torch.Tensor]:
     """The 10,000 MNIST test digits, each with its tiles shuffled on a ``grid x grid`` grid in an
     order of its own (``SHUFFLE_SEED``; 1 leaves them as drawn): ``(images [N, 1, 28, 28], labels
     [N])``. ``rows``: those digits only (``mnist.fixed_sample``), each shuffled as in the whole
@@ -61,5 +62,5 @@ def shuffled_digits(grid: Int("tiles along each side of a 28 x 28 digit; a divis
     images, labels = load_mnist(train=False)
     if grid > 1:
         images = shuffle_tiles(images, grid, SHUFFLE_SEED)
-    keep = torch.arange(len(labels)) if rows is None else torch.as_tensor(rows)
+    keep = torch.arange(len(labels)) if rows is None else rows
     return images[keep], labels[keep]
