@@ -192,6 +192,18 @@ def check_pair_labels(labels: torch.Tensor, images: torch.Tensor) -> None:
                          f"differ), got only {torch.unique(labels).tolist()}; pass more digits")
 
 
+def check_on_canvas(where: str, A: torch.Tensor, side: int, **shifts: float) -> None:
+    """Refuse a shift (``tx``, ``ty``: pixels from the centre) that moves a 28-pixel digit, under
+    its linear maps ``A`` ``[N, 2, 2]``, off the ``side`` canvas: every image would be blank."""
+    reach = side / 2 + 14 * A.abs().sum(-1).amax(0)  # [x, y]: the digit's centre may go this far
+    for (name, shift), most in zip(shifts.items(), reach.tolist(), strict=True):
+        if abs(shift) >= most:
+            raise ValueError(f"{where}(): {name} must move the digit less than {most:.0f} pixels "
+                             f"from the centre of the {side}-pixel canvas (further, it leaves the "
+                             f"canvas: a blank image), got {shift!r}; pass a smaller shift, or a "
+                             "larger side")
+
+
 def available_memory() -> int:
     """Bytes of memory free for a new allocation now: psutil's estimate when installed, else the
     operating system's count of free physical pages."""

@@ -27,7 +27,8 @@ MAX_KERNEL = 255  # a filter's side: 10's are 5 pixels; 255 is wider than any im
 
 
 @checked
-def rotate_c4(features: Tensor("a C4 feature map [B, C, 4, H, W] (or C4 filters)", ndim=5),
+def rotate_c4(features: Tensor("a C4 feature map [B, C, 4, H, W] (or C4 filters)", ndim=5,
+                              sizes={2: N_ROTATIONS}),
               r: Int("quarter turns of the input, counter-clockwise; negative turns back") = 1
               ) -> torch.Tensor:
     """What ``r`` quarter turns of the input do to a C4 feature map ``[B, C, 4, H, W]``: every
@@ -48,7 +49,8 @@ def lifting_filters(weight: Tensor("filters [C_out, C_in, k, k]", ndim=4, floati
 
 
 @checked
-def group_filters(weight: Tensor("C4 filters [C_out, C_in, 4, k, k]", ndim=5, floating=True)
+def group_filters(weight: Tensor("C4 filters [C_out, C_in, 4, k, k]", ndim=5, floating=True,
+                                 sizes={2: N_ROTATIONS})
                   ) -> torch.Tensor:
     """The four transformed copies of C4 filters ``[C_out, C_in, 4, k, k]``, stacked for one
     convolution over the input's ``C_in * 4`` channels: ``[C_out * 4, C_in * 4, k, k]``.

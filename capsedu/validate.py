@@ -115,11 +115,15 @@ def Choice(meaning: str, *options: str) -> Any:
 
 
 def Tensor(meaning: str, ndim: int | None = None, floating: bool = False,
-           finite: bool = False, pixels: bool = False) -> Any:
+           finite: bool = False, pixels: bool = False, sizes: dict[int, int] | None = None
+           ) -> Any:
     """A torch tensor (a NumPy array is taken as the tensor it is, sharing its memory, so it goes
     through the same checks): ``ndim`` dimensions, floating-point numbers, finite ones, or
-    images (``pixels``: floating-point and finite; uint8 pixels are refused, never rescaled)."""
+    images (``pixels``: floating-point and finite; uint8 pixels are refused, never rescaled);
+    ``sizes``: the size some dimensions must have, by index (``{2: 4}``: 4 along dimension 2)."""
+    sizes = sizes or {}
     shape = f" with {ndim} dimensions" if ndim is not None else ""
+    shape += "".join(f", {size} along dimension {d}" for d, size in sizes.items())
     numbers = " of pixels in [0, 1]" if pixels else " of floating-point numbers" if floating else ""
     spec = Spec(f"a torch.Tensor{numbers}{shape} ({meaning})", "tensor")
 
@@ -139,9 +143,10 @@ def Tensor(meaning: str, ndim: int | None = None, floating: bool = False,
                 check_finite(value, name)
         except (TypeError, ValueError) as err:  # the shared checks' sentences, which name it
             raise declared_error(type(err), str(err).removeprefix(f"{name} ")) from None
-        if ndim is not None and value.ndim != ndim:
+        if ndim is not None and value.ndim != ndim or any(
+                value.ndim <= d or value.shape[d] != size for d, size in sizes.items()):
             raise declared_error(ValueError, f"must be {spec.expected}, got shape "
-                                f"{tuple(value.shape)}")
+                                f"{tuple(value.shape)}; pass a tensor of that shape")
         return value
 
     return Annotated[torch.Tensor, PlainValidator(check), spec]

@@ -24,7 +24,7 @@ import torch
 from tqdm.auto import tqdm
 
 from .. import course_settings
-from ..validate import Flag, Int, checked
+from ..validate import Flag, Int, check_value, checked
 
 FILES = (
     "train-images-idx3-ubyte",
@@ -87,14 +87,18 @@ def load_mnist(
 
     Looks in ``<root>/MNIST/raw`` (``root`` defaults to ``capsedu.course_settings.data_root()``) and
     downloads the missing files of the split there when ``download`` is true. ``limit`` keeps the
-    first ``limit`` examples (quick mode).
+    first ``limit`` examples (quick mode), at most the split's size (10,000 for the test split).
     """
+    images_file, labels_file, n = SPLITS[bool(train)]
+    if limit is not None:  # more than the split holds would quietly give fewer
+        split = "training" if train else "test"
+        check_value("load_mnist", "limit",
+                    Int(f"examples to keep: the {split} split holds {n:,}", ge=1, le=n), limit)
     root = Path(root).expanduser() if root is not None else course_settings.data_root()
     if root.exists() and not root.is_dir():
         raise NotADirectoryError(f"load_mnist(): root must be a folder that holds MNIST/raw/, got "
                                  f"the file {root}; pass its folder, or None for the data root")
     raw = root / "MNIST" / "raw"
-    images_file, labels_file, n = SPLITS[bool(train)]
     missing = [raw / f for f in (images_file, labels_file) if not (raw / f).exists()]
     where = (f"Put these four files (uncompressed IDX) in {raw}: {', '.join(FILES)}; "
              "or set CAPSEDU_DATA to a folder that holds MNIST/raw/.")

@@ -24,7 +24,7 @@ import torch.nn.functional as F
 
 from .. import checks, validate
 from ..checks import check_finite, check_memory, check_pixels, check_shape
-from ..validate import MAX_SIDE, Choice, Flag, Float, Int, Rows, Seed, Tensor, checked
+from ..validate import MAX_SIDE, Choice, Flag, Float, Int, Numbers, Rows, Seed, Tensor, checked
 from .mnist import load_mnist
 
 CANVAS = 40  # affNIST's image side
@@ -32,6 +32,7 @@ MULTI_SHIFT = 4  # MultiMNIST: each digit shifted by up to 4 pixels in each dire
 MULTI_CANVAS = 28 + 2 * MULTI_SHIFT  # 36
 MAX_SHEAR = 10.0  # a shear past this lays a digit almost flat: its ink leaves any canvas
 MAX_SCALE = 10.0  # a digit scaled past this fills any canvas of MAX_SIDE with one stroke
+Labels = Numbers("their labels, classes 0 to 9 [N]", ndim=1, ge=0, le=9, whole=True, tensor=True)
 
 
 @dataclass(frozen=True)
@@ -394,6 +395,7 @@ def affine(images: Tensor("MNIST digits [N, 1, 28, 28]", ndim=4, pixels=True),
                          f"shape {tuple(rotation.shape)}; give as many angles as digits")
     A = affine_matrix(rotation.expand(n), float(shear), float(scale_x),
                       float(scale_y))  # [N, 2, 2]
+    checks.check_on_canvas("affine", A, side, tx=tx, ty=ty)
     t = torch.tensor([float(tx), float(ty)]).expand(n, 2)  # [N, 2]
     return warp(images, A, t).clamp(0, 1)
 
@@ -412,7 +414,7 @@ def sweep(images: Tensor("MNIST digits [N, 1, 28, 28]", ndim=4, pixels=True),
 
 @checked
 def multimnist(images: Tensor("MNIST digits [N, 1, 28, 28]", ndim=4, pixels=True),
-               labels: Tensor("their labels [N]", ndim=1), n: Int("pairs to make", ge=1),
+               labels: Labels, n: Int("pairs to make", ge=1),
                seed: Seed = 0,
                max_shift: Int("pixels each digit moves at most", ge=0, le=MAX_SIDE) = MULTI_SHIFT
                ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -433,7 +435,7 @@ def multimnist(images: Tensor("MNIST digits [N, 1, 28, 28]", ndim=4, pixels=True
 
 @checked
 def pair_up(digits: Tensor("MNIST digits [B, 1, 28, 28]", ndim=4),
-            labels: Tensor("their labels [B]", ndim=1), generator: torch.Generator,
+            labels: Labels, generator: torch.Generator,
             max_shift: Int("pixels each digit moves at most", ge=0, le=MAX_SIDE) = MULTI_SHIFT
             ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """MultiMNIST pairs made from one batch of digits ``[B, 1, 28, 28]`` / ``labels`` ``[B]``:
@@ -483,7 +485,8 @@ def multimnist_data(train: Flag("True for the training digits, False for the tes
 
 
 @checked
-def box_overlap(parts: Tensor("pairs, each digit alone [n, 2, 1, S, S]", ndim=5)) -> torch.Tensor:
+def box_overlap(parts: Tensor("pairs, each digit alone [n, 2, 1, S, S]", ndim=5, sizes={1: 2})
+                ) -> torch.Tensor:
     """For pairs ``[n, 2, 1, S, S]`` (each digit alone), the area of the intersection of the two
     ink bounding boxes divided by the area of the smaller box: ``[n]`` in [0, 1]."""
     a, b = (_ink_box(parts[:, k]).float() for k in (0, 1))  # [n, 4]: x0, x1, y0, y1

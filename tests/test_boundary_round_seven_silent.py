@@ -1,0 +1,35 @@
+"""Issue 37, round seven: bad inputs an independent probe found accepted without a word (a wrong
+or meaningless result: 0-255 targets, a limit past the split, blank images, a label that is no
+digit, three orientations for four), each now refused in the one form: the function, the
+argument, what was expected, what came and what to do."""
+
+import pytest
+import torch
+
+from capsedu import functional, group_conv
+from capsedu.data import mnist, transformed_mnist
+
+ROUND_SEVEN = [
+    (lambda: functional.reconstruction_loss(torch.rand(2, 1, 28, 28),
+                                            torch.rand(2, 1, 28, 28) * 255), ValueError,
+     r"reconstruction_loss\(\): images must hold pixels in \[0, 1\].*divide 0-255 pixels by 255"),
+    (lambda: mnist.load_mnist(False, limit=20_000), ValueError,
+     r"load_mnist\(\): limit must be an integer >= 1 and <= 10000 \(.*test split holds 10,000\), "
+     r"got 20000"),
+    (lambda: transformed_mnist.affine(torch.rand(2, 1, 28, 28), tx=1e9), ValueError,
+     r"affine\(\): tx must move the digit less than 34 pixels .*got 1000000000.0; pass a smaller"),
+    (lambda: transformed_mnist.multimnist(torch.rand(4, 1, 28, 28), torch.tensor([0, 1, 2, 30]),
+                                          n=2), ValueError,
+     r"multimnist\(\): labels must be in \[0, 9\] .*got values from 0 to 30"),
+    (lambda: transformed_mnist.box_overlap(torch.rand(3, 3, 1, 28, 28)), ValueError,
+     r"box_overlap\(\): parts must be a torch.Tensor with 5 dimensions, 2 along dimension 1 .*"
+     r"got shape \(3, 3, 1, 28, 28\); pass a tensor of that shape"),
+    (lambda: group_conv.rotate_c4(torch.rand(1, 2, 3, 5, 5)), ValueError,
+     r"rotate_c4\(\): features must be a torch.Tensor with 5 dimensions, 4 along dimension 2"),
+]
+
+
+@pytest.mark.parametrize("call, error, message", ROUND_SEVEN, ids=range(len(ROUND_SEVEN)))
+def test_round_seven_bad_input_is_refused_in_the_one_form(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
