@@ -55,9 +55,16 @@ def _right(wrong: tuple[int, ...], n: int) -> torch.Tensor:
 
 @checked
 def unit_type(name: str) -> type:
-    """The record of the unit ``name`` of the run (``adversarial.units``), by its first word."""
-    return {"models": ModelsUnit, "clean": CleanUnit, "adaptive": AdaptiveUnit,
-            "sanity": SanityUnit}.get(name.split(",")[0], AttackUnit)
+    """The record of the unit ``name`` of the run (``adversarial.units``), by its first word: an
+    attack's name (``ATTACKS``) for an ``AttackUnit``; a name no unit has is refused."""
+    kinds = {"models": ModelsUnit, "clean": CleanUnit, "adaptive": AdaptiveUnit,
+             "sanity": SanityUnit} | dict.fromkeys(ATTACKS, AttackUnit)
+    first = name.split(",")[0]
+    if first not in kinds:
+        raise ValueError(f"unit_type(): name must name a unit of the run, its first word one of "
+                         f"{', '.join(map(repr, kinds))}, got {name!r}; pass a name "
+                         "adversarial.units(n) lists, e.g. 'pgd, affnist-capsnet, eps 0.1'")
+    return kinds[first]
 
 
 @checked

@@ -269,7 +269,7 @@ def capsule_from_matches(r: Tensor("template matches [N, n]", ndim=2, floating=T
 
 
 @checked
-def squash_slope(r: Numbers("lengths ||s|| [n]", ndim=1, tensor=True),
+def squash_slope(r: Numbers("lengths ||s|| [n]", ndim=1, ge=0, tensor=True),
                  dim: Int("the capsules' dimensions", ge=1, le=MAX_WIDTH) = 16) -> torch.Tensor:
     """d||v|| / d||s|| ``[n]`` at each length ``r`` ``[n]``, by autograd through ``squash``.
 

@@ -21,7 +21,7 @@ from .baselines import Channels, Classes, Dropout, ImageSide, MaxPoolCNN, Widths
 from .capsnet import MULTIMNIST, CapsNet, CapsNetConfig
 from .checks import check_labels, check_shape
 from .functional import class_targets
-from .validate import MAX_WIDTH, Int, Tensor, checked
+from .validate import MAX_WIDTH, Int, Tensor, check_value, checked
 
 Scores = Tensor("scores [batch, n_classes], one per class", ndim=2)
 
@@ -62,6 +62,9 @@ class MultiDigitCapsNet(CapsNet):
 
     @checked
     def __init__(self, config: CapsNetConfig = MULTIMNIST, **overrides):
+        check_value("MultiDigitCapsNet", "n_classes", Int("classes: a pair shows two different "
+                                                          "digits", ge=2, le=MAX_WIDTH),
+                    overrides.get("n_classes", config.n_classes))
         super().__init__(config, **overrides)
 
     def reconstruct(self, v, lengths, targets=None) -> torch.Tensor:

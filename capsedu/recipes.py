@@ -409,12 +409,16 @@ def seeded_name(name: str, seed: Seed) -> str:
 @checked
 def recipe_name(checkpoint: str) -> str:
     """The recipe that trained the checkpoint called ``checkpoint``: ``seeded_name`` undone
-    (``"rotmnist-gcnn-seed1"`` -> ``"rotmnist-gcnn"``)."""
-    if not checkpoint.strip():
-        raise ValueError("recipe_name(): checkpoint must name a checkpoint, e.g. "
-                         "'rotmnist-gcnn-seed1', got ''; pass a name of the manifest")
+    (``"rotmnist-gcnn-seed1"`` -> ``"rotmnist-gcnn"``); a name no recipe made is refused."""
     base, _, seed = checkpoint.rpartition("-seed")
-    return base if base in RECIPES and seed.isdigit() else checkpoint
+    if checkpoint in RECIPES:
+        return checkpoint
+    if base in RECIPES and seed.isdigit():
+        return base
+    raise ValueError(f"recipe_name(): checkpoint must name a checkpoint a recipe made (a recipe's "
+                     f"name, or it with -seed<n>), e.g. 'rotmnist-gcnn-seed1', got "
+                     f"{checkpoint!r}; pass a name of the manifest (recipes.RECIPES lists the "
+                     "recipes)")
 
 
 @checked

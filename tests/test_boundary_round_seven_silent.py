@@ -3,11 +3,23 @@ or meaningless result: 0-255 targets, a limit past the split, blank images, a la
 digit, three orientations for four), each now refused in the one form: the function, the
 argument, what was expected, what came and what to do."""
 
+import numpy as np
 import pytest
 import torch
 
-from capsedu import functional, group_conv
+from capsedu import (
+    adversarial_record,
+    capsule_vectors,
+    functional,
+    group_conv,
+    multi_digit,
+    recipes,
+)
+from capsedu.capsnet import CapsNetConfig
 from capsedu.data import mnist, transformed_mnist
+from capsedu.parts import voting
+
+TINY = CapsNetConfig(conv_channels=8, primary_maps=2, decoder_hidden=(8, 8))
 
 ROUND_SEVEN = [
     (lambda: functional.reconstruction_loss(torch.rand(2, 1, 28, 28),
@@ -26,6 +38,17 @@ ROUND_SEVEN = [
      r"got shape \(3, 3, 1, 28, 28\); pass a tensor of that shape"),
     (lambda: group_conv.rotate_c4(torch.rand(1, 2, 3, 5, 5)), ValueError,
      r"rotate_c4\(\): features must be a torch.Tensor with 5 dimensions, 4 along dimension 2"),
+    (lambda: capsule_vectors.squash_slope([-1.0, 1.0]), ValueError,
+     r"squash_slope\(\): r must be >= 0 \(lengths \|\|s\|\| \[n\]\), got values from -1 to 1"),
+    (lambda: multi_digit.MultiDigitCapsNet(TINY, n_classes=1), ValueError,
+     r"MultiDigitCapsNet\(\): n_classes must be an integer >= 2 .*two different digits.*got 1"),
+    (lambda: adversarial_record.unit_type("clen"), ValueError,
+     r"unit_type\(\): name must name a unit of the run, .*got 'clen'; pass a name"),
+    (lambda: recipes.recipe_name("no-such-checkpoint"), ValueError,
+     r"recipe_name\(\): checkpoint must name a checkpoint a recipe made .*"
+     r"got 'no-such-checkpoint'; pass a name of the manifest"),
+    (lambda: voting.pose_votes(np.zeros((1, 4, 4)), np.ones((1, 4)) * 2), ValueError,
+     r"pose_votes\(\): presence must be in \[0, 1\] .*got values from 2 to 2; pass probabilities"),
 ]
 
 

@@ -377,7 +377,9 @@ def test_another_seed_is_saved_under_its_own_name(tiny_recipe, capsys):
     assert seeded_name("tiny", RECIPES["tiny"].seed) == "tiny"
     assert recipe_name("tiny-seed3") == recipe_name("tiny") == "tiny"
     assert recipe_name("faces-deep-cnn-seed1") == "faces-deep-cnn"  # the face models' table row
-    assert recipe_name("no-such-seed1") == "no-such-seed1"  # no such recipe
+    with pytest.raises(ValueError, match=r"recipe_name\(\): checkpoint must name a checkpoint "
+                                         r"a recipe made .*got 'no-such-seed1'"):
+        recipe_name("no-such-seed1")  # no such recipe
     main(["tiny", "--seed", "3"])
     entry = read_manifest(runs_dir())["tiny-seed3"]
     assert entry.seed == 3 and entry.file == "tiny-seed3.pt"

@@ -17,7 +17,7 @@ from typing import NamedTuple
 import numpy as np
 import torch
 
-from ..checks import check_memory
+from ..checks import PIXEL_ROUNDING, check_memory
 from ..data import faces, sprites
 from ..data.sprites import Parts
 from ..poses import _pose_from_matrix, _pose_matrix, wrap_angle
@@ -174,6 +174,10 @@ def pose_votes(poses, presence, W=None, face_gain: Gain = FACE_GAIN,
         raise ValueError(f"pose_votes(): poses must be [batch, 4, 4] and presence [batch, 4], one "
                          f"row per part of each scene, got shapes {poses.shape} and "
                          f"{presence.shape}; pass faces.part_slots(scenes)")
+    if presence.size and (presence.min() < -PIXEL_ROUNDING or presence.max() > 1 + PIXEL_ROUNDING):
+        raise ValueError(f"pose_votes(): presence must be in [0, 1] (how likely each part is "
+                         f"there), got values from {presence.min():g} to {presence.max():g}; "
+                         "pass probabilities, e.g. PartDetector.detect's or faces.part_slots'")
     check_memory(presence.size * VOTE_NUMBERS * 8, f"pose_votes of {len(presence):,} scenes",
                  "route fewer scenes at once (PoseCapsuleNet routes VOTE_BATCH at a time)")
     W = exact_transforms() if W is None else np.asarray(W, dtype=float)
