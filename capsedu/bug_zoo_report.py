@@ -27,7 +27,7 @@ from .routing import (
     routing_step,
 )
 from .statistics import running_mean
-from .validate import Choice, Int, Tensor, checked
+from .validate import Choice, Int, Tensor, check_value, checked
 
 Bug = Choice(f"the bug switched on: {CORRECT!r} for none, or a key of bug_catalogue.BUGS",
              CORRECT, *BUGS)
@@ -116,6 +116,9 @@ def inference_step(bug: Bug) -> Step:
 @checked
 def one_example(routing: RoutingResult, k: Int("an example of the batch", ge=0)) -> RoutingResult:
     """Example ``k`` of a batch's ``routing``, as a batch of one."""
+    check_value("one_example", "k", Int(f"an example of the batch of {len(routing.v)}", ge=0,
+                                        le=len(routing.v) - 1), k)
+
     def pick(t):
         return t[k:k + 1]
 

@@ -33,8 +33,13 @@ def _check_shares(c: torch.Tensor, where: str) -> None:
 def normalised_entropy(c: Couplings) -> torch.Tensor:
     """Entropy of each child's couplings over the parents divided by its maximum, log(n_out):
     1 for uniform coupling, 0 for all vote to one parent. ``c``: ``[B, n_in, n_out]`` ->
-    ``[B, n_in]``."""
+    ``[B, n_in]``. One parent has no choice to measure (log 1 = 0): refused."""
     _check_shares(c, "normalised_entropy")
+    if c.shape[-1] < 2:
+        raise ValueError(f"normalised_entropy(): c must hold couplings to at least 2 parents "
+                         f"(n_out), got shape {tuple(c.shape)}; pass the couplings of a layer "
+                         "with two or more parents (with one, each child sends it everything "
+                         "and the maximum, log 1, is 0)")
     # H_i = -sum_j c_ij log c_ij  (0 log 0 = 0)
     H = -(c * c.clamp_min(1e-30).log()).sum(dim=-1)
     return H / math.log(c.shape[-1])

@@ -20,7 +20,7 @@ from .data.patches import SHUFFLE_SEED, shuffle_tiles, shuffled_digits
 from .loop import predict, probabilities
 from .patch_order import SEEDS, Invariance, Shuffles, compare, over_the_seeds
 from .recipes import seeded_name
-from .validate import Choice, Int, Rows, Seed, Tensor, checked
+from .validate import Choice, Int, Rows, Seed, Seeds, Tensor, checked
 
 # the models, by name, and their recipes (each shipped for seeds 0, 1, 2): the same upright
 # training digits, budget, stopping rule and seeds, and about the same size (the G-CNN of 10's
@@ -36,7 +36,7 @@ BATCH = 256  # digits read at once: the models here are small
 
 
 @checked
-def load_models(seeds: list[Seed] | tuple[Seed, ...] = SEEDS,
+def load_models(seeds: Seeds = SEEDS,
                 names: list[Model] | tuple[Model, ...] = tuple(MODELS)) -> dict[str, list]:
     """The shipped MNIST models ``names``, one per seed of ``seeds`` (verified, in eval mode)."""
     return {name: [checkpoints.pretrained(seeded_name(MODELS[name], s)) for s in seeds]

@@ -148,8 +148,12 @@ def reading(checkpoint: str, iterations: Iterations = None) -> str:
 
 
 @checked
-def run_name(test_set: str, name: str) -> str:
+def run_name(test_set: Choice("a full test set", *SETS), name: str) -> str:
     """A record's key: the set and the reading (``"affnist-style: affnist-cnn-seed1"``)."""
+    if not name.strip():
+        raise ValueError(f"run_name(): name must name a reading (a checkpoint, or "
+                         f"reading(checkpoint, iterations)), e.g. 'affnist-cnn-seed1', got "
+                         f"{name!r}; pass the checkpoint's name")
     return f"{test_set}: {name}"
 
 
@@ -216,7 +220,7 @@ def read_results(path: str | Path | None = None) -> dict[str, FullSetReading]:
 
 
 @checked
-def read_right(test_set: str, name: str, rows: Rows | None = None,
+def read_right(test_set: Choice("a full test set", *SETS), name: str, rows: Rows | None = None,
                results: dict[str, FullSetReading] | None = None) -> torch.Tensor:
     """Whether the reading ``name`` (a checkpoint, or ``reading(checkpoint, iterations)``) reads
     each image of the full ``test_set`` right, from the record: ``[10,000]`` booleans, or those of

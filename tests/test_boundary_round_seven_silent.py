@@ -9,15 +9,21 @@ import torch
 
 from capsedu import (
     adversarial_record,
+    bug_zoo_report,
     capsule_vectors,
+    coupling_polarisation,
+    digit_shuffles,
+    full_sets,
     functional,
     group_conv,
     multi_digit,
     recipes,
+    routing,
 )
+from capsedu.baselines import BagOfPartsCNN
 from capsedu.capsnet import CapsNetConfig
 from capsedu.data import mnist, transformed_mnist
-from capsedu.parts import voting
+from capsedu.parts import scoring, voting
 
 TINY = CapsNetConfig(conv_channels=8, primary_maps=2, decoder_hidden=(8, 8))
 
@@ -49,6 +55,21 @@ ROUND_SEVEN = [
      r"got 'no-such-checkpoint'; pass a name of the manifest"),
     (lambda: voting.pose_votes(np.zeros((1, 4, 4)), np.ones((1, 4)) * 2), ValueError,
      r"pose_votes\(\): presence must be in \[0, 1\] .*got values from 2 to 2; pass probabilities"),
+    (lambda: scoring.verdicts({"bag": BagOfPartsCNN(channels=(2,))}, torch.rand(2, 1, 32, 32)),
+     ValueError, r"verdicts\(\): x must be a torch.Tensor of pixels in \[0, 1\] with 4 "
+     r"dimensions, 1 along dimension 0, .*got shape \(2, 1, 32, 32\)"),
+    (lambda: bug_zoo_report.one_example(routing.dynamic_routing(torch.rand(2, 4, 3, 5)), k=5),
+     ValueError, r"one_example\(\): k must be an integer >= 0 and <= 1 \(an example of the batch "
+     r"of 2\), got 5"),
+    (lambda: full_sets.run_name("translated", ""), ValueError,
+     r"run_name\(\): name must name a reading .*got ''; pass the checkpoint's name"),
+    (lambda: full_sets.run_name("translatd", "affnist-cnn"), ValueError,
+     r"run_name\(\): test_set must be one of 'translated', .*got 'translatd'"),
+    (lambda: digit_shuffles.load_models(seeds=[0, 0]), ValueError,
+     r"load_models\(\): seeds must hold each item once, got 0 more than once; drop the repeats"),
+    (lambda: coupling_polarisation.normalised_entropy(torch.ones(1, 4, 1)), ValueError,
+     r"normalised_entropy\(\): c must hold couplings to at least 2 parents .*got shape "
+     r"\(1, 4, 1\); pass the couplings of a layer with two or more parents"),
 ]
 
 

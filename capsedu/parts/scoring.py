@@ -136,8 +136,8 @@ class Verdicts:
 
 
 @checked
-def verdicts(models: dict, x: Tensor("one image [1, 1, H, W]", ndim=4, pixels=True)
-             ) -> Verdicts:
+def verdicts(models: dict, x: Tensor("one image [1, 1, H, W]", ndim=4, pixels=True,
+                                     sizes={0: 1, 1: 1})) -> Verdicts:
     """Each model's score for "face" on the one image ``x`` ``[1, 1, H, W]``, where it cuts, and
     its verdict (score above the cut), from one forward pass per model (``models``: name ->
     model), each keyed by model name."""
