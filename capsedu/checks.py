@@ -192,6 +192,14 @@ def check_pair_labels(labels: torch.Tensor, images: torch.Tensor) -> None:
                          f"differ), got only {torch.unique(labels).tolist()}; pass more digits")
 
 
+def check_one_each(where: str, name: str, items, n: int, each: str) -> None:
+    """Refuse ``items`` (labels, names, bar heights) unless there is one per ``each`` of ``n``: one
+    too few would leave a row unnamed, or name every row after it wrongly."""
+    if len(items) != n:
+        raise ValueError(f"{where}(): {name} must hold one item per {each} ({n}), got "
+                         f"{len(items)}; pass {n} of them, in order")
+
+
 def check_on_canvas(where: str, A: torch.Tensor, side: int, **shifts: float) -> None:
     """Refuse a shift (``tx``, ``ty``: pixels from the centre) that moves a 28-pixel digit, under
     its linear maps ``A`` ``[N, 2, 2]``, off the ``side`` canvas: every image would be blank."""

@@ -3,6 +3,7 @@ or meaningless result: 0-255 targets, a limit past the split, blank images, a la
 digit, three orientations for four), each now refused in the one form: the function, the
 argument, what was expected, what came and what to do."""
 
+import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 import torch
@@ -23,9 +24,21 @@ from capsedu import (
 from capsedu.baselines import BagOfPartsCNN
 from capsedu.capsnet import CapsNetConfig
 from capsedu.data import mnist, transformed_mnist
+from capsedu.figures.model_scores import update_class_bars
+from capsedu.figures.routing_couplings import draw_coupling_heatmap
+from capsedu.figures.spikes import draw_spike_trains
 from capsedu.parts import scoring, voting
 
 TINY = CapsNetConfig(conv_channels=8, primary_maps=2, decoder_hidden=(8, 8))
+
+
+def _ax():
+    return plt.figure().add_subplot()
+
+
+def _bars():
+    return _ax().bar(range(10), [0.1] * 10)
+
 
 ROUND_SEVEN = [
     (lambda: functional.reconstruction_loss(torch.rand(2, 1, 28, 28),
@@ -70,6 +83,14 @@ ROUND_SEVEN = [
     (lambda: coupling_polarisation.normalised_entropy(torch.ones(1, 4, 1)), ValueError,
      r"normalised_entropy\(\): c must hold couplings to at least 2 parents .*got shape "
      r"\(1, 4, 1\); pass the couplings of a layer with two or more parents"),
+    # figures: one label per row, one name per train, a class per bar
+    (lambda: draw_coupling_heatmap(_ax(), np.random.rand(3, 4), ["a", "b"], list("wxyz")),
+     ValueError, r"draw_coupling_heatmap\(\): rows must hold one item per row of c \(3\), got 2; "
+     r"pass 3 of them"),
+    (lambda: draw_spike_trains(_ax(), torch.zeros(2, 10, dtype=torch.bool), ["a"], dt_ms=1.0),
+     ValueError, r"draw_spike_trains\(\): names must hold one item per row of trains \(2\), got 1"),
+    (lambda: update_class_bars(_bars(), [0.1] * 10, chosen=[10]), ValueError,
+     r"update_class_bars\(\): chosen must hold classes from 0 to 9 \(one per bar\), got \[10\]"),
 ]
 
 
@@ -77,3 +98,4 @@ ROUND_SEVEN = [
 def test_round_seven_bad_input_is_refused_in_the_one_form(call, error, message):
     with pytest.raises(error, match=message):
         call()
+    plt.close("all")

@@ -15,6 +15,7 @@ from matplotlib.container import BarContainer
 from matplotlib.figure import Figure, FigureBase
 from pydantic import InstanceOf
 
+from ..checks import check_one_each
 from ..data import faces
 from ..data.transformed_mnist import AFFNIST_RANGES, SWEEPS, AffineRanges
 from ..parts.scoring import SeedRuns
@@ -204,6 +205,10 @@ def update_class_bars(bars: BarContainer,
                       values: Numbers("one bar's height per class [classes]", ndim=1, ge=0),
                       chosen: list[Int("a class", ge=0, le=MAX_WIDTH)] | None = None) -> None:
     """Set one bar per class to ``values``; with ``chosen`` classes, the others are drawn pale."""
+    check_one_each("update_class_bars", "values", values, len(bars), "bar")
+    if chosen and max(chosen) >= len(bars):
+        raise ValueError(f"update_class_bars(): chosen must hold classes from 0 to "
+                         f"{len(bars) - 1} (one per bar), got {chosen}; pass classes the bars show")
     for j, (bar, value) in enumerate(zip(bars, values, strict=True)):
         bar.set_height(value)
         bar.set_alpha(1.0 if chosen is None or j in chosen else 0.45)

@@ -13,6 +13,7 @@ from matplotlib.figure import FigureBase
 from matplotlib.image import AxesImage
 
 from ..capsnet import CapsNetConfig, CapsNetOutput
+from ..checks import check_one_each
 from ..coupling_polarisation import CouplingStep
 from ..digit_capsules import couplings_on_grid, grid_extent
 from ..routing import MAX_ITERATIONS
@@ -35,6 +36,8 @@ def draw_coupling_heatmap(ax: Axes, c: Couplings, rows: Labels, cols: Labels,
     """Coupling coefficients ``c`` [rows, cols] as a heatmap with the values written in (a NaN is
     left blank; none with ``values=False``). Returns the image and the texts ``[rows][cols]``
     (empty without values), which ``update_coupling_heatmap`` updates."""
+    check_one_each("draw_coupling_heatmap", "rows", rows, c.shape[0], "row of c")
+    check_one_each("draw_coupling_heatmap", "cols", cols, c.shape[1], "column of c")
     image = ax.imshow(np.zeros((len(rows), len(cols))), cmap="viridis", vmin=0, vmax=1,
                       aspect="auto")
     texts = [[ax.text(j, i, "", ha="center", va="center", fontsize=fontsize)

@@ -6,6 +6,7 @@ how long a reader must count spikes to read the longest capsule.
 import numpy as np
 from matplotlib.axes import Axes
 
+from ..checks import check_one_each
 from ..spiking import MAX_NEURONS, Neuron, SpikeReadout, Trace
 from ..validate import Float, Int, Numbers, Record, checked
 
@@ -52,6 +53,7 @@ def draw_spike_trains(ax: Axes,
                       dt_ms: Float("the time step, ms", gt=0, le=100)) -> None:
     """A raster: one row of ticks per spike train of ``trains`` ``[rows, steps]`` (bool), each
     row named by ``names``."""
+    check_one_each("draw_spike_trains", "names", names, len(trains), "row of trains")
     for row, train in enumerate(trains):
         times = np.flatnonzero(train) * dt_ms
         ax.vlines(times, row - 0.4, row + 0.4, color="k", lw=0.8)
