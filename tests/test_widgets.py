@@ -4,6 +4,7 @@ import math
 from html.parser import HTMLParser
 
 import pytest
+from traitlets import TraitError
 
 from capsedu.widgets import WidgetCheck
 from capsedu.widgets.check import arrow_state
@@ -32,9 +33,14 @@ def test_moving_the_slider_updates_state_text_and_image():
     assert w.image.value != before_png and w.image.value[:8] == b"\x89PNG\r\n\x1a\n"
 
 
-def test_slider_clamps_values_out_of_range():
-    w = WidgetCheck()
-    w.slider.value = 999  # ipywidgets clamps to max; the callback sees a valid angle
+def test_a_slider_refuses_a_value_out_of_its_range():
+    w = WidgetCheck(angle=30)
+    # ipywidgets would move it to 360 without a word; the course's sliders refuse it
+    with pytest.raises(TraitError, match=r"the slider 'angle \(°\)' must be set to a value from "
+                                         r"0 to 360 \(its range\), got 999; set a value"):
+        w.slider.value = 999
+    assert w.slider.value == 30 and w.state.angle == 30
+    w.slider.value = 360  # its ends are in range
     assert w.state.angle == 360
 
 

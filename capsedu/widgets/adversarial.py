@@ -9,6 +9,7 @@ from torch import nn
 from ..adversarial import ATTACKS, attack_state
 from ..validate import Float, checked
 from .base import DigitLabels, Digits, TwoReaders
+from .sliders import FloatSlider
 
 MAX_EPS = 0.3  # the slider's end: the largest radius of the recorded run
 
@@ -38,9 +39,9 @@ class AttackExplorer(TwoReaders):
                                                       ("made on the CNN", "cnn")],
                                              value="capsnet", description="examples")
         # each move runs an attack (PGD: 20 gradient steps), so it runs when the handle is let go
-        self.eps = widgets.FloatSlider(value=0.1, min=0, max=MAX_EPS, step=0.01,
-                                       description="eps", readout_format=".2f",
-                                       continuous_update=False)
+        self.eps = FloatSlider(value=0.1, min=0, max=MAX_EPS, step=0.01,
+                               description="eps", readout_format=".2f",
+                               continuous_update=False)
         self.readers_figure("the adversarial digit")
         for control in (self.digit, self.attack, self.against, self.eps):
             control.observe(self._changed, names="value")

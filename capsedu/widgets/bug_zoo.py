@@ -24,6 +24,7 @@ from ..statistics import CURVE_WINDOW
 from ..validate import Int, Record, Tensor, checked
 from .base import Widget
 from .panels import SLIDER_ITERATIONS
+from .sliders import IntSlider
 
 # the histogram's bins: c_ij from 1e-4 (and below) to 1, evenly spaced on a log scale
 BINS = np.logspace(-4, 0, 33)
@@ -63,8 +64,8 @@ class BugZooExplorer(Widget):
         self.shown = min(SHOWN_CHILDREN, n_in)  # the heatmap's rows
         self.digit = widgets.Dropdown(
             options=[(f"#{k}: a {int(y)}", k) for k, y in enumerate(labels)], description="digit")
-        self.iterations = widgets.IntSlider(value=iterations, min=1, max=SLIDER_ITERATIONS,
-                                            description="iterations")
+        self.iterations = IntSlider(value=iterations, min=1, max=SLIDER_ITERATIONS,
+                                    description="iterations")
         self.bug = widgets.RadioButtons(
             options=[("none (the paper's routing)", CORRECT), *((name, name) for name in BUGS)],
             description="bug", layout=widgets.Layout(width="max-content"))

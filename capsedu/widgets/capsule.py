@@ -25,6 +25,7 @@ from ..figures.capsule_poses import draw_vector
 from ..functional import squash
 from ..validate import Choice, Float, checked
 from .base import Widget
+from .sliders import FloatSlider
 
 IMAGE_SIZE = 48  # pixels of the drawn part
 MAX_NORM = 5.0  # the squash slider's range of ||s||
@@ -39,8 +40,8 @@ Direction = Float("s's angle in degrees", ge=0, le=360)
 
 def _slider(description: str, value: float, low: float, high: float, step: float):
     """A slider of this module's widgets: 320 px wide, labelled ``description``."""
-    return widgets.FloatSlider(value=value, min=low, max=high, step=step,
-                               description=description, layout=widgets.Layout(width="320px"))
+    return FloatSlider(value=value, min=low, max=high, step=step,
+                       description=description, layout=widgets.Layout(width="320px"))
 
 
 def _redraw_vector(ax, x: float, y: float, **kwargs):

@@ -10,6 +10,7 @@ from ..figures.canvas import png_bytes
 from ..figures.capsule_poses import draw_vector
 from ..validate import Float, Int, checked
 from .base import Widget
+from .sliders import IntSlider
 
 
 @dataclass(frozen=True)
@@ -37,8 +38,8 @@ class WidgetCheck(Widget):
 
     @checked
     def __init__(self, angle: Int("the slider's angle in degrees", ge=0, le=360) = 30):
-        self.slider = widgets.IntSlider(value=angle, min=0, max=360, step=5,
-                                        description="angle (°)", continuous_update=True)
+        self.slider = IntSlider(value=angle, min=0, max=360, step=5,
+                                description="angle (°)", continuous_update=True)
         self.readout = widgets.HTML()
         self.image = widgets.Image(format="png", width=260)
         self.figure = Figure(figsize=(3, 3), layout="constrained")

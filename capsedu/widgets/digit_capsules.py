@@ -14,6 +14,7 @@ from ..digit_capsules import MAX_DELTA, encode, pose_state
 from ..figures.canvas import png_bytes
 from ..validate import Tensor, checked
 from .base import Widget
+from .sliders import FloatSlider
 
 
 class PoseSpaceExplorer(Widget):
@@ -52,9 +53,9 @@ class PoseSpaceExplorer(Widget):
             options=[(f"{name}: a {int(y)}", k) for k, (name, y) in enumerate(zip(names, labels,
                                                                                    strict=True))],
             description="digit")
-        self.sliders = [widgets.FloatSlider(value=0.0, min=-MAX_DELTA, max=MAX_DELTA, step=0.05,
-                                            description=f"dim {d}", readout_format="+.2f",
-                                            layout=widgets.Layout(width="280px"))
+        self.sliders = [FloatSlider(value=0.0, min=-MAX_DELTA, max=MAX_DELTA, step=0.05,
+                                    description=f"dim {d}", readout_format="+.2f",
+                                    layout=widgets.Layout(width="280px"))
                         for d in range(dim)]
         self.reset_button = widgets.Button(description="reset", icon="undo")
         self.readout = widgets.HTML()

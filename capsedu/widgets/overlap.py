@@ -10,6 +10,7 @@ from ..figures.digit_images import two_colour
 from ..figures.model_scores import capsnet_vs_cnn_figure, update_class_bars
 from ..robustness import overlap_state
 from .base import TwoReaders
+from .sliders import IntSlider
 
 
 class OverlapExplorer(TwoReaders):
@@ -35,8 +36,8 @@ class OverlapExplorer(TwoReaders):
                       len(self.labels) - 1)
         self.first = widgets.Dropdown(options=options, value=0, description="first")
         self.second = widgets.Dropdown(options=options, value=second, description="second")
-        self.sliders = {name: widgets.IntSlider(value=0, min=-MULTI_SHIFT, max=MULTI_SHIFT,
-                                                description=name, continuous_update=False)
+        self.sliders = {name: IntSlider(value=0, min=-MULTI_SHIFT, max=MULTI_SHIFT,
+                                        description=name, continuous_update=False)
                         for name in ("dx", "dy")}
         self.figure, (pair, recon), (self._lengths, self._probabilities) = \
             capsnet_vs_cnn_figure("sigmoid")

@@ -24,6 +24,7 @@ from ..parts.voting import PARENTS
 from ..validate import MAX_SIDE, Float, Int, checked
 from .base import Widget
 from .parts import PartsEditor
+from .sliders import IntSlider
 from .verdicts import VerdictBars
 
 SLIDER_ITERATIONS = 5  # the iteration sliders run 1..5 (routing itself allows MAX_ITERATIONS)
@@ -132,8 +133,8 @@ class RoutingWidget(Widget):
                  extra: tuple | list = ()):
         self.panels = panels
         self.editor = PartsEditor(parts, on_change=lambda _: self.update())
-        self.iteration = widgets.IntSlider(value=iteration, min=1, max=SLIDER_ITERATIONS,
-                                           description="iteration")
+        self.iteration = IntSlider(value=iteration, min=1, max=SLIDER_ITERATIONS,
+                                   description="iteration")
         for control in (self.iteration, *extra):
             control.observe(lambda _: self.update(), names="value")
         self.readout = widgets.HTML()

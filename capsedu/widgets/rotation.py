@@ -17,6 +17,7 @@ from ..figures.rotations import rotation_figure
 from ..parts.pose_net import PoseCapsuleNet
 from ..validate import Tensor, checked
 from .base import Widget
+from .sliders import IntSlider
 
 
 class RotationExplorer(Widget):
@@ -45,16 +46,16 @@ class RotationExplorer(Widget):
         self.face_model = face_model
         self.digit = widgets.Dropdown(
             options=[(f"#{k}: a {int(y)}", k) for k, y in enumerate(labels)], description="digit")
-        self.rotation = widgets.IntSlider(value=0, min=0, max=345, step=15,
-                                          description="rotation", readout_format="d",
-                                          continuous_update=False)
+        self.rotation = IntSlider(value=0, min=0, max=345, step=15,
+                                  description="rotation", readout_format="d",
+                                  continuous_update=False)
         blank = torch.zeros(1, 1, 28, 28, device=course_settings.model_device(gcnn))
         sizes = [m.shape[-1] for m in gcnn.features(blank)]
         self.layer = widgets.Dropdown(
             options=[(f"layer {k + 1} ({s}x{s})", k) for k, s in enumerate(sizes)],
             description="layer")
-        self.channel = widgets.IntSlider(value=0, min=0, description="channel",
-                                         continuous_update=False)
+        self.channel = IntSlider(value=0, min=0, description="channel",
+                                 continuous_update=False)
         self.readout = widgets.HTML()
         self.image = widgets.Image(format="png")
         face_size = face_model.detector.hparams["image_size"] if face_model is not None else None

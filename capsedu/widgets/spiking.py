@@ -17,6 +17,7 @@ from ..figures.spikes import draw_membrane, draw_spike_trains
 from ..spiking import Neuron, Trace, decode_rate, rate_code, rate_theory, simulate
 from ..validate import Float, Seed, checked
 from .base import Widget
+from .sliders import FloatSlider
 
 DURATION_MS = 200.0  # what the widget simulates
 DT_MS = 0.25  # its time step: fine enough that the rate is within about 2 % of the closed form
@@ -71,12 +72,12 @@ class SpikingNeuron(Widget):
     @checked
     def __init__(self, current: Current = 1.5, tau_ms: Tau = 20.0, length: Length = 0.6):
         layout = widgets.Layout(width="360px")
-        self.current = widgets.FloatSlider(value=current, min=0, max=MAX_CURRENT, step=0.05,
-                                           description="current I", layout=layout)
-        self.tau = widgets.FloatSlider(value=tau_ms, min=1, max=100, step=1,
-                                       description="tau (ms)", layout=layout)
-        self.length = widgets.FloatSlider(value=length, min=0, max=1, step=0.05,
-                                          description="length", layout=layout)
+        self.current = FloatSlider(value=current, min=0, max=MAX_CURRENT, step=0.05,
+                                   description="current I", layout=layout)
+        self.tau = FloatSlider(value=tau_ms, min=1, max=100, step=1,
+                               description="tau (ms)", layout=layout)
+        self.length = FloatSlider(value=length, min=0, max=1, step=0.05,
+                                  description="length", layout=layout)
         self.readout, self.image = widgets.HTML(), widgets.Image(format="png", width=640)
         self.figure = Figure(figsize=(8, 4.2), layout="constrained")
         self.ax_v, self.ax_code = self.figure.subplots(

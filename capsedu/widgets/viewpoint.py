@@ -5,6 +5,7 @@ import ipywidgets as widgets
 
 from ..robustness import viewpoint_state
 from .base import TwoReaders
+from .sliders import FloatSlider
 
 
 class ViewpointExplorer(TwoReaders):
@@ -24,9 +25,9 @@ class ViewpointExplorer(TwoReaders):
 
         def slider(description, low, high, step, fmt):
             value = 1.0 if description == "scale" else 0.0
-            return widgets.FloatSlider(value=value, min=low, max=high, step=step,
-                                       description=description, readout_format=fmt,
-                                       continuous_update=False)
+            return FloatSlider(value=value, min=low, max=high, step=step,
+                               description=description, readout_format=fmt,
+                               continuous_update=False)
 
         self.sliders = {
             "rotation": slider("rotation", -90, 90, 5, "+.0f"),

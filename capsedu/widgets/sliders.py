@@ -1,0 +1,30 @@
+"""The course widgets' sliders: ipywidgets' own, except that a value set outside the slider's
+range is refused with a sentence, not moved to the nearest end without a word (``w.norm.value =
+50`` on a slider of 0 to 5 would otherwise show 5 as if 50 had been taken). A drag in the browser
+never leaves the range."""
+
+import ipywidgets as widgets
+from traitlets import TraitError, validate
+
+
+class _Refusing:
+    """A bounded slider's value check: within ``[min, max]``, else a ``TraitError`` naming the
+    slider (its description), its range, what came and what to do."""
+
+    @validate("value")
+    def _validate_value(self, proposal):
+        value = proposal["value"]
+        if not self.min <= value <= self.max:
+            raise TraitError(f"the slider {self.description!r} must be set to a value from "
+                             f"{self.min:g} to {self.max:g} (its range), got {value!r}; set a "
+                             "value in that range (ipywidgets would move it to the nearest end "
+                             "without a word)")
+        return value
+
+
+class IntSlider(_Refusing, widgets.IntSlider):
+    """``ipywidgets.IntSlider`` that refuses a value outside its range."""
+
+
+class FloatSlider(_Refusing, widgets.FloatSlider):
+    """``ipywidgets.FloatSlider`` that refuses a value outside its range."""
