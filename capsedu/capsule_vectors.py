@@ -233,6 +233,11 @@ def match(images: Tensor("images [N, 1, H, W]", ndim=4, floating=True),
     if images.shape[1] != 1:
         raise ValueError(f"images must have shape [N, 1, H, W], got {tuple(images.shape)}")
     k = templates.shape[-1]
+    if k > min(images.shape[-2:]):
+        raise ValueError(f"match(): templates must be no larger than the images, got {k}x{k} "
+                         f"templates over {images.shape[-2]}x{images.shape[-1]} images (they "
+                         "would be matched against the zero padding); pass smaller templates or "
+                         "larger images")
     # the correlations [N, n, H', W'], float32, three times: dot, its quotient, and a temporary
     check_memory(3 * 4 * len(images) * len(templates) * images.shape[-2] * images.shape[-1],
                  f"matching {len(templates):,} templates over {len(images):,} images",

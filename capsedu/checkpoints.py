@@ -103,10 +103,12 @@ def is_shipped(folder: str | Path) -> bool:
 @checked
 def plain_name(name: str, what: str) -> str:
     """``name`` if it is a plain file name (no folder in it: no ``/``, ``\\``, ``..``, not
-    absolute, not empty); else a ``ValueError`` naming ``what`` it is."""
-    if not name or name in (".", "..") or re.search(r"[/\\\0]", name):
-        raise ValueError(f"{what} must be a plain file name inside its folder (no '/', '\\' or "
-                         f"'..'), got {name!r}")
+    absolute, not empty; no control character, such as a newline a careless paste brings);
+    else a ``ValueError`` naming ``what`` it is."""
+    if not name or name in (".", "..") or re.search(r"[/\\\x00-\x1f\x7f]", name):
+        raise ValueError(f"{what} must be a plain file name inside its folder (no '/', '\\', "
+                         f"'..' or control character such as a newline), got {name!r}; pass a "
+                         "name such as 'my-capsnet'")
     return name
 
 
@@ -305,6 +307,7 @@ def save(model: torch.nn.Module, name: str, root: Root = None,
     # every field checked (by ``ManifestRow``) before a folder is made or a file written; the
     # hash is the one thing still unknown
     _known("save", fields)
+    plain_name(name, "save(): name")
     draft = _finite("save", ManifestRow(name=name, file=f"{name}.pt", sha256="",
                                         arch=type(model).__name__,
                                         torch_version=torch.__version__, **fields))

@@ -42,7 +42,8 @@ class PartDetector(nn.Module):
 
     @checked
     def __init__(self, channels: tuple[Channels, ...] | list[Channels] = (32, 64, 64, 64),
-                 image_size: Int("the images' side in pixels", ge=1, le=MAX_SIDE) = 32):
+                 image_size: Int("the images' side in pixels: faces are drawn at 8 or more",
+                                 ge=8, le=MAX_SIDE) = 32):
         if not 1 <= len(channels) <= MAX_LAYERS:
             raise ValueError(f"PartDetector(): channels must name 1 to {MAX_LAYERS} layers, got "
                              f"{len(channels)}")
