@@ -7,11 +7,13 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 import torch
+from traitlets import TraitError
 
 from capsedu import (
     adversarial_record,
     bug_zoo_report,
     capsule_vectors,
+    checkpoints,
     coupling_polarisation,
     digit_shuffles,
     full_sets,
@@ -27,7 +29,8 @@ from capsedu.data import mnist, transformed_mnist
 from capsedu.figures.model_scores import update_class_bars
 from capsedu.figures.routing_couplings import draw_coupling_heatmap
 from capsedu.figures.spikes import draw_spike_trains
-from capsedu.parts import scoring, voting
+from capsedu.parts import detector, scoring, voting
+from capsedu.widgets import SquashExplorer
 
 TINY = CapsNetConfig(conv_channels=8, primary_maps=2, decoder_hidden=(8, 8))
 
@@ -91,6 +94,17 @@ ROUND_SEVEN = [
      ValueError, r"draw_spike_trains\(\): names must hold one item per row of trains \(2\), got 1"),
     (lambda: update_class_bars(_bars(), [0.1] * 10, chosen=[10]), ValueError,
      r"update_class_bars\(\): chosen must hold classes from 0 to 9 \(one per bar\), got \[10\]"),
+    (lambda: checkpoints.save(BagOfPartsCNN(channels=(2,)), "mine\n", root="unused"), ValueError,
+     r"save\(\): name must be a plain file name .*control character such as a newline\), got "
+     r"'mine\\n'; pass a name such as"),
+    (lambda: capsule_vectors.match(torch.rand(2, 1, 32, 32), torch.rand(4, 1, 40, 40)), ValueError,
+     r"match\(\): templates must be no larger than the images, got 40x40 templates over 32x32 "
+     r"images"),
+    (lambda: detector.PartDetector(image_size=4), ValueError,
+     r"PartDetector\(\): image_size must be an integer >= 8 .*faces are drawn at 8 or more.*got 4"),
+    (lambda: setattr(SquashExplorer().norm, "value", 50), TraitError,
+     r"the slider '\|\|s\|\|' must be set to a value from 0 to 5 \(its range\), got 50.0; set a "
+     r"value in that range"),
 ]
 
 
