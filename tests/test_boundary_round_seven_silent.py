@@ -7,7 +7,6 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 import torch
-from traitlets import TraitError
 
 from capsedu import (
     adversarial_record,
@@ -102,9 +101,9 @@ ROUND_SEVEN = [
      r"images"),
     (lambda: detector.PartDetector(image_size=4), ValueError,
      r"PartDetector\(\): image_size must be an integer >= 8 .*faces are drawn at 8 or more.*got 4"),
-    (lambda: setattr(SquashExplorer().norm, "value", 50), TraitError,
-     r"the slider '\|\|s\|\|' must be set to a value from 0 to 5 \(its range\), got 50.0; set a "
-     r"value in that range"),
+    (lambda: setattr(SquashExplorer().norm, "value", 50), ValueError,
+     r"SquashExplorer.norm: the slider '\|\|s\|\|' must be set to a value from 0 to 5 "
+     r"\(its range\), got 50.0; set a value in that range"),
 ]
 
 

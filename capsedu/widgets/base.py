@@ -33,6 +33,13 @@ class Widget:
     figure_alt = None
     _quiet = False  # True while ``moving_several`` moves controls: one redraw, not one each
 
+    def __setattr__(self, name, value):
+        """A slider of ``widgets.sliders`` learns the attribute it is (``slider_name``), so its
+        refusal names it: "SquashExplorer.norm: the slider '||s||' must be ..."."""
+        if hasattr(type(value), "slider_name"):
+            value.slider_name = f"{type(self).__name__}.{name}"
+        super().__setattr__(name, value)
+
     @contextmanager
     def moving_several(self):
         """Move several controls in the ``with`` block, then redraw once."""

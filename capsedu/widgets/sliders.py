@@ -7,17 +7,26 @@ import ipywidgets as widgets
 from traitlets import TraitError, validate
 
 
+class OutOfRange(TraitError, ValueError):
+    """A slider's value outside its range: a ``TraitError`` to traitlets (which puts the old
+    value back) and, as every refusal of a value of the right kind, a ``ValueError``."""
+
+
 class _Refusing:
-    """A bounded slider's value check: within ``[min, max]``, else a ``TraitError`` naming the
-    slider (its description), its range, what came and what to do."""
+    """A bounded slider's value check: within ``[min, max]``, else ``OutOfRange`` naming the
+    slider (``slider_name``, the widget's attribute that ``Widget`` sets, such as
+    "SquashExplorer.norm", and its description), its range, what came and what to do."""
+
+    slider_name = None
 
     @validate("value")
     def _validate_value(self, proposal):
         value = proposal["value"]
         if not self.min <= value <= self.max:
-            raise TraitError(f"the slider {self.description!r} must be set to a value from "
-                             f"{self.min:g} to {self.max:g} (its range), got {value!r}; set a "
-                             "value in that range (ipywidgets would move it to the nearest end "
+            owner = f"{self.slider_name}: " if self.slider_name else ""
+            raise OutOfRange(f"{owner}the slider {self.description!r} must be set to a value "
+                             f"from {self.min:g} to {self.max:g} (its range), got {value!r}; set "
+                             "a value in that range (ipywidgets would move it to the nearest end "
                              "without a word)")
         return value
 
