@@ -15,9 +15,11 @@ seeds than the training sets (``TEST_SEED``), so no image is shared.
 
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import Annotated
 
 import numpy as np
 import torch
+from pydantic import AfterValidator
 
 from ..capsnet import count_parameters
 from ..data import faces, sprites
@@ -55,6 +57,21 @@ UNSEEN_FACES = ("smaller faces", "larger faces", "off-centre faces", "jittered f
 Kind = Choice("a kind of image: one of faces.KINDS or of UNSEEN", *faces.KINDS, *UNSEEN)
 Count = Int("held-out images of each kind", ge=1, le=faces.MAX_IMAGES)
 Images = Tensor("images [n, 1, H, W]", ndim=4, pixels=True)
+
+
+def _two_classes(model: torch.nn.Module) -> torch.nn.Module:
+    """Refuse a model of other classes than face and non-face (an MNIST model's class 1 is a
+    digit, not "face")."""
+    n = getattr(model, "hparams", {}).get("n_classes", 2)  # the capsule and MLP models: 2
+    if n != 2:
+        raise ValueError(f"must tell faces from non-faces (2 classes), got a "
+                         f"{type(model).__name__} of {n} classes; pass a face model, e.g. one "
+                         "of training.load_face_models([0])")
+    return model
+
+
+# a model of the face task: faces against non-faces
+FaceNet = Annotated[torch.nn.Module, AfterValidator(_two_classes)]
 Width = Int("degrees of |angle| per bin", ge=1, le=180)
 
 
@@ -82,7 +99,7 @@ def _drawn(kind: str, n: int, seed: int) -> tuple[torch.Tensor, list]:
 
 @checked
 @torch.no_grad()
-def face_scores(model: torch.nn.Module, images: Images):
+def face_scores(model: FaceNet, images: Images):
     """One forward pass of ``model`` on images ``[n, 1, H, W]``: its score for "face" ``[n]``
     and the score above which it calls an image a face ``[n]`` (``model.score(x, FACE)``):
 
@@ -98,27 +115,27 @@ def face_scores(model: torch.nn.Module, images: Images):
 
 
 @checked
-def face_probability(model: torch.nn.Module, images: Images) -> torch.Tensor:
+def face_probability(model: FaceNet, images: Images) -> torch.Tensor:
     """P(face) ``[n]`` for images ``[n, 1, H, W]``: for a CNN the softmax of its two logits, for
     a capsule network the length of its face capsule (see ``face_scores``)."""
     return face_scores(model, images)[0]
 
 
 @checked
-def face_threshold(model: torch.nn.Module, images: Images) -> torch.Tensor:
+def face_threshold(model: FaceNet, images: Images) -> torch.Tensor:
     """``[n]``: the ``face_probability`` above which ``model`` calls each image a face (see
     ``face_scores``)."""
     return face_scores(model, images)[1]
 
 
 @checked
-def called_face(model: torch.nn.Module, images: Images) -> torch.Tensor:
+def called_face(model: FaceNet, images: Images) -> torch.Tensor:
     """``[n]`` bool: which images ``model.predict`` calls "face"."""
     return predict(model, images, BATCH) == FACE
 
 
 @checked
-def face_rates(model: torch.nn.Module, kinds=faces.KINDS, n: Count = 500,
+def face_rates(model: FaceNet, kinds=faces.KINDS, n: Count = 500,
                seed: Seed = TEST_SEED) -> dict[str, float]:
     """For each kind (of ``faces.KINDS`` or ``UNSEEN``), the fraction of ``n`` held-out images
     that ``model.predict`` calls "face"."""
@@ -193,7 +210,7 @@ def probe_rates(models, probe: dict) -> np.ndarray:
 
 
 @checked
-def face_rate_by_angle(model: torch.nn.Module, n: Count = 500, width: Width = 30,
+def face_rate_by_angle(model: FaceNet, n: Count = 500, width: Width = 30,
                        seed: Seed = TEST_SEED):
     """Face rate on held-out ``rotated`` faces, binned by how far the face is turned.
 
