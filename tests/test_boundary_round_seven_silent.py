@@ -104,6 +104,11 @@ ROUND_SEVEN = [
     (lambda: setattr(SquashExplorer().norm, "value", 50), ValueError,
      r"SquashExplorer.norm: the slider '\|\|s\|\|' must be set to a value from 0 to 5 "
      r"\(its range\), got 50.0; set a value in that range"),
+    # a face score asked of a model of ten classes: its class 1 is a digit, not "face"
+    (lambda: scoring.face_probability(BagOfPartsCNN(channels=(2,), n_classes=10),
+                                      torch.rand(2, 1, 32, 32)), ValueError,
+     r"face_probability\(\): model must tell faces from non-faces \(2 classes\), got a "
+     r"BagOfPartsCNN of 10 classes; pass a face model"),
 ]
 
 
