@@ -57,11 +57,21 @@ def check_model_dtype(x: torch.Tensor, name: str, dtype: torch.dtype) -> None:
     """
     if x.dtype == dtype:
         return
+    short = name.split()[-1]  # "fit(): train's images": images.to(...)
     if x.dtype.is_floating_point:
-        fix = f"{name}.to({dtype}), or convert the model: model.to({x.dtype})"
+        fix = f"{short}.to({dtype}), or convert the model: model.to({x.dtype})"
     else:
-        fix = f"{name}.to({dtype}) / 255 if it holds 0-255 pixels"
+        fix = f"{short}.to({dtype}) / 255 if it holds 0-255 pixels"
     raise TypeError(f"{name} must have the model's dtype {dtype}, got {x.dtype}; use {fix}")
+
+
+def check_model_images(x, name: str, model: torch.nn.Module) -> None:
+    """``check_pixels``, and the dtype of ``model``'s weights: images a model cannot read are
+    refused where they were given (``fit``'s), before any training."""
+    check_pixels(x, name)
+    weights = next((p for p in model.parameters() if p.is_floating_point()), None)
+    if weights is not None:
+        check_model_dtype(x, name, weights.dtype)
 
 
 def check_labels(targets: torch.Tensor, name: str, batch: int, n_classes: int,

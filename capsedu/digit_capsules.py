@@ -14,7 +14,7 @@ import torch
 
 from . import course_settings
 from .capsnet import CapsNet, CapsNetConfig
-from .checks import check_labels, check_memory
+from .checks import check_labels, check_memory, check_shape
 from .validate import MAX_WIDTH, Has, Int, Numbers, Tensor, checked
 
 # Fig. 4: "tweaked by intervals of 0.05 in the range [-0.25, 0.25]": 11 values, 0 in the middle
@@ -38,6 +38,10 @@ def encode(model: CapsNet, images: Tensor("images [B, 1, 28, 28]", ndim=4, pixel
     """Run the CapsNet on ``images`` ``[B, 1, 28, 28]`` (any size its config reads), without
     gradients; return its ``CapsNetOutput`` (v ``[B, 10, 16]``, lengths ``[B, 10]``, routing with
     the couplings of every iteration)."""
+    cfg = model.config
+    check_shape(images, "encode(): images", f"[B, {cfg.in_channels}, {cfg.image_size}, "
+                f"{cfg.image_size}] (the model's config)", 4,
+                (cfg.in_channels, cfg.image_size, cfg.image_size))
     return model(images)
 
 
@@ -299,6 +303,11 @@ def measure_dimensions(model: CapsNet,
     ``n_per_class`` of ``images`` ``[N, 1, 28, 28]`` (``labels`` ``[N]``), and each change set
     in units of how much the measure varies among all the real ``images`` (its standard
     deviation): a relative change of 1 is as large as the natural spread of handwriting."""
+    missing = [d for d in classes if not (labels == d).any()]
+    if missing:
+        raise ValueError(f"measure_dimensions(): classes must be classes that labels hold, got "
+                         f"{missing[:3]}, which label no digit; pick among "
+                         f"{sorted(set(labels.tolist()))[:10]}")
     real = shape_measures(images[:, 0])
     spread = ShapeMeasures(**{n: getattr(real, n).std() for n in MEASURES})
     effect, changes = {}, {}

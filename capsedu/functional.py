@@ -118,7 +118,9 @@ def reconstruction_loss(reconstruction: Tensor("the decoder's images", floating=
 
 
 @checked
-def margin_loss_curves(lengths: Tensor("capsule lengths [n]", ndim=1, floating=True),
+def margin_loss_curves(lengths: Tensor("capsule lengths [n]", ndim=1, finite=True,
+                                       within=(0, 1), fix="pass lengths a squashed capsule "
+                                       "can have, e.g. torch.linspace(0, 1, 101)"),
                        m_plus: MPlus = 0.9, m_minus: MMinus = 0.1, lam: Lambda = 0.5
                        ) -> tuple[torch.Tensor, torch.Tensor]:
     """Eq. 4's loss L_k of one class as a function of its capsule length ``||v_k||``.

@@ -137,4 +137,8 @@ class RoutingCapsules(nn.Module):
                                         self.step) for piece in u_hat.split(max(size, 1))])
 
     def forward(self, u: torch.Tensor) -> RoutingResult:
-        return self.route(self.votes(u))
+        u_hat = self.votes(u)
+        if not len(u_hat):
+            raise ValueError(f"RoutingCapsules(): u must hold at least one example, got shape "
+                             f"{tuple(u.shape)}; pass a batch of one or more")
+        return self.route(u_hat)

@@ -23,7 +23,7 @@ from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
 from . import course_settings
-from .checks import check_examples, check_pixels
+from .checks import check_examples, check_model_images, check_pixels
 from .convergence import chosen_epoch, converged, held_out_scores
 from .data.transformed_mnist import translate
 from .validate import (
@@ -139,7 +139,7 @@ def fit(model: nn.Module, train,
     * ``device``: where it trains, picked once (default ``course_settings.device()``, the GPU
       when there is one); the model comes back where it was (the course's device rule).
     """
-    check_fit(train, validation, batch_size, patience, compose)
+    check_fit(model, train, validation, batch_size, patience, compose)
     device = torch.device(device or course_settings.device())
     home = course_settings.model_device(model)
     if state_path is not None:
@@ -228,14 +228,14 @@ class Run:
 
 
 @checked
-def check_fit(train, validation, batch_size: BatchSize, patience: int | None, compose) -> None:
+def check_fit(model, train, validation, batch_size: BatchSize, patience, compose) -> None:
     """What ``fit``'s declarations cannot say, refused before any training with a sentence that
-    says what to do: the examples, and the arguments that go together."""
+    says what to do: the examples (images the model reads), and the arguments that go together."""
     check_examples(train, "train")
-    check_pixels(train[0], "fit(): train's images")
+    check_model_images(train[0], "fit(): train's images", model)
     if validation is not None:  # refused now, not after the first epoch has trained
         check_examples(validation, "validation")
-        check_pixels(validation[0], "fit(): validation's images")
+        check_model_images(validation[0], "fit(): validation's images", model)
     if patience is not None and validation is None:
         raise ValueError("patience stops training when the held-out accuracy stops improving: "
                          "pass validation=(images, labels) with it, or patience=None")

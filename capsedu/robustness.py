@@ -15,6 +15,7 @@ import torch
 from torch import nn
 
 from .capsnet import routing_iterations
+from .checks import check_nonzero
 from .convergence import training_status, verdict
 from .data import transformed_mnist
 from .data.transformed_mnist import CANVAS, MULTI_CANVAS, MULTI_SHIFT, SWEEPS
@@ -309,6 +310,7 @@ def viewpoint_state(capsnet: nn.Module, cnn: nn.Module, digit: Digit,
     * ``probabilities`` ``[10]``: the CNN's softmax, and its ``cnn_prediction``;
     * the map itself: ``rotation``, ``shear``, ``scale``, ``dx`` and ``dy``.
     """
+    check_nonzero("viewpoint_state", scale=scale)
     # what both models see, [1, 1, 40, 40]
     x = transformed_mnist.affine(digit[None], rotation, shear, scale, scale, dx, dy)
     capsnet.eval()

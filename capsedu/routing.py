@@ -73,8 +73,16 @@ def outputs(u_hat: Tensor("the votes [batch, n_in, n_out, d_out]", ndim=4, float
     _shaped("outputs", "c", c, tuple(u_hat.shape[:3]), "[batch, n_in, n_out]", u_hat)
     # s_j = sum_i c_ij u_hat_j|i; [batch, n_out, d_out]
     s = torch.einsum("bij,bijd->bjd", c, u_hat)
-    # v_j = squash(s_j)
-    return squash(s)
+    try:  # v_j = squash(s_j)
+        return squash(s)
+    except ValueError:  # s holds a NaN or an infinity: name the input it came from (no cost before)
+        for name, x in (("c", c), ("u_hat", u_hat)):
+            bad = int((~torch.isfinite(x)).sum())
+            if bad:
+                raise ValueError(f"outputs(): {name} must hold finite numbers, got {bad} NaN or "
+                                 "infinite value(s); find where they first appear upstream (a "
+                                 "division by 0, a log of 0, a diverging run)") from None
+        raise
 
 
 @checked

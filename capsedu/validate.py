@@ -115,17 +115,19 @@ def Choice(meaning: str, *options: str) -> Any:
 
 
 def Tensor(meaning: str, ndim: int | None = None, floating: bool = False,
-           finite: bool = False, pixels: bool = False, sizes: dict[int, int] | None = None
-           ) -> Any:
+           finite: bool = False, pixels: bool = False, sizes: dict[int, int] | None = None,
+           within: tuple | None = None, fix: str = "pass values in that range") -> Any:
     """A torch tensor (a NumPy array is taken as the tensor it is, sharing its memory, so it goes
     through the same checks): ``ndim`` dimensions, floating-point numbers, finite ones, or
     images (``pixels``: floating-point and finite; uint8 pixels are refused, never rescaled);
-    ``sizes``: the size some dimensions must have, by index (``{2: 4}``: 4 along dimension 2)."""
+    ``sizes``: the size some dimensions must have, by index (``{2: 4}``: 4 along dimension 2);
+    ``within``: its values in ``[low, high]`` (else ``fix`` says what to do)."""
     sizes = sizes or {}
     shape = f" with {ndim} dimensions" if ndim is not None else ""
     shape += "".join(f", {size} along dimension {d}" for d, size in sizes.items())
     numbers = " of pixels in [0, 1]" if pixels else " of floating-point numbers" if floating else ""
-    spec = Spec(f"a torch.Tensor{numbers}{shape} ({meaning})", "tensor")
+    values = f" in [{within[0]}, {within[1]}]" if within else ""
+    spec = Spec(f"a torch.Tensor{numbers}{values}{shape} ({meaning})", "tensor")
 
     def check(value, info: ValidationInfo):
         name = info.field_name or "the tensor"
@@ -147,6 +149,9 @@ def Tensor(meaning: str, ndim: int | None = None, floating: bool = False,
                 value.ndim <= d or value.shape[d] != size for d, size in sizes.items()):
             raise declared_error(ValueError, f"must be {spec.expected}, got shape "
                                 f"{tuple(value.shape)}; pass a tensor of that shape")
+        if within and value.numel() and not within[0] <= value.min() <= value.max() <= within[1]:
+            raise declared_error(ValueError, f"must be {spec.expected}, got values from "
+                                 f"{value.min():.4g} to {value.max():.4g}; {fix}")
         return value
 
     return Annotated[torch.Tensor, PlainValidator(check), spec]

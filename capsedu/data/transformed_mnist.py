@@ -408,6 +408,7 @@ def sweep(images: Tensor("MNIST digits [N, 1, 28, 28]", ndim=4, pixels=True),
     """Every digit under one transformation, centred on the canvas: ``factor`` is "rotation"
     (degrees), "shear" or "scale" (both axes), set to ``value``. ``[N, 1, side, side]``."""
     if factor == "scale":
+        checks.check_nonzero("sweep", value=value)
         return affine(images, scale_x=value, scale_y=value, side=side)
     return affine(images, side=side, **{factor: value})
 
