@@ -135,7 +135,8 @@ def called_face(model: FaceNet, images: Images) -> torch.Tensor:
 
 
 @checked
-def face_rates(model: FaceNet, kinds=faces.KINDS, n: Count = 500,
+def face_rates(model: FaceNet, kinds: tuple[Kind, ...] | list[Kind] = faces.KINDS,
+               n: Count = 500,
                seed: Seed = TEST_SEED) -> dict[str, float]:
     """For each kind (of ``faces.KINDS`` or ``UNSEEN``), the fraction of ``n`` held-out images
     that ``model.predict`` calls "face"."""
@@ -257,7 +258,8 @@ class SeedRuns:
 
 
 @checked
-def measure_seeds(name: str, models, seeds, kinds=faces.KINDS, n_test: Count = 500) -> SeedRuns:
+def measure_seeds(name: str, models, seeds, kinds: tuple[Kind, ...] | list[Kind] = faces.KINDS,
+                  n_test: Count = 500) -> SeedRuns:
     """The face rates of trained ``models`` (one per seed) on the same held-out sets."""
     rates = {kind: [] for kind in kinds}
     for model in models:

@@ -200,6 +200,7 @@ def votes(scenes: Parts, face_gain: Gain = FACE_GAIN, background_gain: Gain = BA
 
 
 Iterations = Int("routing iterations", ge=1, le=MAX_ITERATIONS)
+FaceKind = Choice("the kind of image", *faces.KINDS)
 
 
 @checked
@@ -250,7 +251,8 @@ def route_parts(parts: Parts, iterations: Iterations = 3, step: Step = routing_s
 @checked
 def face_lengths_by_kind(n: Int("scenes of each kind", ge=0, le=faces.MAX_IMAGES),
                          iterations: Iterations = 3, step: Step = routing_step, seed: Seed = 1,
-                         kinds=faces.KINDS) -> dict[str, np.ndarray]:
+                         kinds: tuple[FaceKind, ...] | list[FaceKind] = faces.KINDS
+                         ) -> dict[str, np.ndarray]:
     """For each kind of ``kinds``, the face capsule's length ``[n]`` after routing ``n`` scenes
     of ``faces.dataset(kind, n, seed)`` (``face_lengths``)."""
     return {kind: face_lengths(faces.dataset(kind, n, seed=seed)[2], iterations, step)
