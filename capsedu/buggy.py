@@ -13,7 +13,7 @@ import torch.nn.functional as F
 
 from .checks import check_labels
 from .functional import Lambda, Lengths, MMinus, MPlus, class_targets
-from .routing import agreement, couplings, outputs
+from .routing import _shaped, agreement, couplings, outputs
 from .validate import Tensor, checked
 
 Votes = Tensor("votes u_hat [batch, n_in, n_out, dim]", ndim=4, floating=True)
@@ -23,6 +23,8 @@ Logits = Tensor("routing logits b [batch, n_in, n_out]", ndim=3, floating=True)
 @checked
 def step_softmax_over_children(u_hat: Votes, b: Logits) -> tuple[torch.Tensor, ...]:
     """``routing.routing_step`` with the softmax over the children i instead of the parents j."""
+    _shaped("step_softmax_over_children", "b", b, tuple(u_hat.shape[:3]), "[batch, n_in, n_out]",
+            u_hat)
     # the bug: c_ij = exp(b_ij) / sum_k exp(b_kj), each parent's couplings sum to 1 over the
     # children; [batch, n_in, n_out] (taken on the parent-major transpose, as couplings does)
     c = torch.softmax(b.transpose(1, 2), dim=2).transpose(1, 2)
@@ -34,6 +36,8 @@ def step_softmax_over_children(u_hat: Votes, b: Logits) -> tuple[torch.Tensor, .
 def step_logits_shared_over_batch(u_hat: Votes, b: Logits) -> tuple[torch.Tensor, ...]:
     """``routing.routing_step`` with one set of logits for the whole batch: every example's
     agreement is averaged into the b that all examples share."""
+    _shaped("step_logits_shared_over_batch", "b", b, tuple(u_hat.shape[:3]),
+            "[batch, n_in, n_out]", u_hat)
     c = couplings(b)
     v = outputs(u_hat, c)
     # the bug: a_ij = mean_n a_ij(n), one for the batch; [1, n_in, n_out], added to every b

@@ -274,6 +274,16 @@ def load_face_models(seeds: Seeds,
                      names: list[FaceModel] | tuple[FaceModel, ...] = FACE_MODELS,
                      root: str | Path | None = None) -> dict[str, list]:
     """The shipped face models: name -> one model per seed (verified, in eval mode)."""
+    entries = checkpoints.read_manifest(root)
+    for name in names:
+        prefix = checkpoint_name(name, 0).removesuffix("0")
+        kept = sorted(int(k.removeprefix(prefix)) for k in entries
+                      if k.startswith(prefix) and k.removeprefix(prefix).isdigit())
+        missing = [s for s in seeds if s not in kept]
+        if missing:
+            raise ValueError(f"load_face_models(): seeds must be seeds of a saved {name!r}, got "
+                           f"{missing}: {checkpoints.checkpoint_dir(root) / checkpoints.MANIFEST} "
+                           f"holds its seeds {kept or 'none'}; pass some of those")
     return {name: [checkpoints.pretrained(checkpoint_name(name, s), root) for s in seeds]
             for name in names}
 
