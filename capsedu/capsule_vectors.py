@@ -212,12 +212,17 @@ def template_bank(kind: Kind = "nose",
     Each template is the part rendered at the centre of a ``size`` image, cropped to ``crop``
     pixels around the centre (the crop must hold all the ink).
     """
+    if crop > size:
+        raise ValueError(f"template_bank(): crop must be at most size={size} (a crop of the "
+                         f"image), got {crop}; pass a smaller crop, or a larger size")
     angles = torch.arange(n_angles) * (360.0 / n_angles)
     full = turned_part_images(kind, angles, scale, size)
     lo = (size - crop) // 2
     templates = full[:, :, lo:lo + crop, lo:lo + crop].clone()
     if templates.sum() < full.sum() - 1e-3:
-        raise ValueError(f"crop={crop} cuts off ink of a {kind} at scale {scale}: crop larger")
+        raise ValueError(f"template_bank(): crop must hold all the ink of a {kind} at scale "
+                         f"{scale}, got {crop}, which cuts some off; pass a larger crop (at most "
+                         f"size={size}), or a smaller scale")
     return angles, templates
 
 

@@ -22,7 +22,7 @@ from ..data import faces, sprites
 from ..data.sprites import Parts
 from ..poses import pose_matrix, wrap_angle
 from ..routing import MAX_ITERATIONS, RoutingResult, dynamic_routing
-from ..validate import Float, Int, checked
+from ..validate import Float, Int, Numbers, checked
 from .detector import MAX_CHANNELS, N_KINDS, PartDetector
 from .voting import (
     BACKGROUND_GAIN,
@@ -224,7 +224,9 @@ class RotationSweep(NamedTuple):
 
 
 @checked
-def rotation_sweep(model: PoseCapsuleNet, parts: Parts, angles) -> RotationSweep:
+def rotation_sweep(model: PoseCapsuleNet, parts: Parts,
+                   angles: Numbers("the turns in degrees [n]", ndim=1, at_least=1,
+                                   fix="pass e.g. np.arange(0, 360, 15)")) -> RotationSweep:
     """Turn the scene ``parts`` about its face parts' centre by each of ``angles`` (degrees)
     and record what the model reads: detected part angles ``[len(angles), 4]``, the face pose
     decoded from the face capsule (its angle ``[len(angles)]``) and the face length, with the
