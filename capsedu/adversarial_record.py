@@ -13,8 +13,10 @@ them back into ``[n]`` booleans, for ``statistics.paired`` between models on the
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Annotated
 
 import torch
+from pydantic import AfterValidator
 
 from . import checkpoints, reconstruction_detector
 from .adversarial import (
@@ -42,6 +44,18 @@ from .adversarial import (
 from .statistics import Paired, paired
 from .validate import Choice, Float, checked
 
+
+def _recorded(results: dict) -> dict:
+    """Refuse an empty dict where the record belongs (its units are read by name)."""
+    if not results:
+        raise ValueError(f"must be the record of {COMMAND} (units by name), got an empty dict; "
+                         f"pass read_results(), or, when that is empty too, record the run with "
+                         f"{COMMAND} --replace-shipped")
+    return results
+
+
+# the record, as read_results reads it: at least one unit
+Results = Annotated[dict, AfterValidator(_recorded)]
 MAX_LEFT = 0.02  # "falls to 0": at most this share of digits left read right at the largest eps
 Unit = ModelsUnit | CleanUnit | AttackUnit | AdaptiveUnit | SanityUnit  # a unit of the record
 
@@ -82,7 +96,7 @@ def _unit(results: dict, name: str) -> Unit:
 
 
 @checked
-def read_models(results: dict) -> dict[str, Trained]:
+def read_models(results: Results) -> dict[str, Trained]:
     """The models of the record by name, refused when a shipped checkpoint is no longer the one
     attacked (as ``full_sets.read_right`` refuses a record of other weights)."""
     unit, manifest = _unit(results, "models"), checkpoints.read_manifest()
@@ -121,7 +135,7 @@ class Clean:
 
 
 @checked
-def read_clean(results: dict) -> Clean:
+def read_clean(results: Results) -> Clean:
     """The record's clean unit as a ``Clean``."""
     unit = _unit(results, "clean")
     n = len(unit.rows)
@@ -132,7 +146,7 @@ def read_clean(results: dict) -> Clean:
 
 
 @checked
-def read_attacked(results: dict, model: Choice("a model", *MODELS),
+def read_attacked(results: Results, model: Choice("a model", *MODELS),
                   attack: Choice("an attack", *ATTACKS), eps: Eps,
                   source: Choice("the model the examples were made on", *MODELS) | None = None
                   ) -> Attacked:
@@ -151,14 +165,14 @@ def read_attacked(results: dict, model: Choice("a model", *MODELS),
 
 
 @checked
-def read_curve(results: dict, model: Choice("a model", *MODELS),
+def read_curve(results: Results, model: Choice("a model", *MODELS),
                attack: Choice("an attack", *ATTACKS) = "pgd") -> tuple[Attacked, ...]:
     """``model`` under ``attack`` at eps 0 and every recorded eps of ``EPS``, white-box."""
     return tuple(read_attacked(results, model, attack, eps) for eps in (0.0, *EPS))
 
 
 @checked
-def read_detection(results: dict, eps: Eps, weight: Float("the distance's weight in the "
+def read_detection(results: Results, eps: Eps, weight: Float("the distance's weight in the "
                                                           "attacker's loss", ge=0) = 0.0,
                    model: Choice("a CapsNet", *CAPSNETS) = CAPSNET
                    ) -> reconstruction_detector.Detection:
@@ -193,7 +207,7 @@ class MoreBudget:
 
 
 @checked
-def read_more_budget(results: dict, model: Choice("a model", *MODELS)) -> MoreBudget:
+def read_more_budget(results: Results, model: Choice("a model", *MODELS)) -> MoreBudget:
     """The sanity unit of ``model``: the usual budget against more steps and more restarts."""
     unit = _unit(results, f"sanity, {model}")
     n = min(len(_unit(results, "clean").rows), SANITY_IMAGES)
@@ -219,7 +233,7 @@ class RunInfo:
 
 
 @checked
-def how_run(results: dict) -> RunInfo:
+def how_run(results: Results) -> RunInfo:
     """The record's ``RunInfo``."""
     units = list(results.values())
     stamps = [unit.stamp for unit in units]
@@ -270,7 +284,7 @@ class Sanity:
 
 
 @checked
-def sanity(results: dict, model: Choice("a model", *MODELS),
+def sanity(results: Results, model: Choice("a model", *MODELS),
            eps: Eps = 0.1) -> Sanity:
     """``model``'s ``Sanity`` from the record (PGD; transfer at ``eps``)."""
     largest = read_attacked(results, model, "pgd", max(EPS))

@@ -396,9 +396,15 @@ def recorded_cost(file: str | Path = GPU_RECORD) -> RecordedCost:
                          f"root>/results (no folder, no '..'), got {str(file)!r}; pass e.g. "
                          f"{GPU_RECORD!r}")
     path = course_settings.data_root() / "results" / file
-    if not path.exists():
+    if not path.exists() and str(file) == GPU_RECORD:  # the shipped record, deleted
         raise FileNotFoundError(f"{path} is missing: restore it (git checkout -- {path}) or record "
                                 "it with python benchmarks/routing_cost.py --json FILE")
+    if not path.exists():
+        kept = sorted(p.name for p in path.parent.glob("routing_cost*.json"))
+        raise FileNotFoundError(f"recorded_cost(): file must name a record in {path.parent}, got "
+                                f"{str(file)!r}, which is none; the records there: "
+                                f"{', '.join(kept) or 'none'} (record one with python "
+                                "benchmarks/routing_cost.py --json FILE)")
     run = json.loads(path.read_text())
     share = run["routing_share"]
     return RecordedCost(run["device"], run["date"], run["command"], run["batch"],

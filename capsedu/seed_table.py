@@ -246,7 +246,8 @@ class AdversarialComparisons(NamedTuple):
 
 
 @checked
-def adversarial_comparisons(results: dict, eps: Eps = 0.1) -> AdversarialComparisons:
+def adversarial_comparisons(results: adversarial_record.Results,
+                            eps: Eps = 0.1) -> AdversarialComparisons:
     """11's comparisons at ``eps`` from its record ``results`` (``adversarial_record``)."""
     # every model under PGD at every recorded eps, read once: eps -> model -> Attacked
     every = {e: {name: adversarial_record.read_attacked(results, name, "pgd", e)
