@@ -227,6 +227,12 @@ def read_right(test_set: Choice("a full test set", *SETS), name: str, rows: Rows
     ``rows`` (a sample). Refused when the shipped checkpoint is no longer the one recorded."""
     results = read_results() if results is None else results
     key = run_name(test_set, name)
+    known = [*MODELS.get(test_set, ()), *(reading(m, its) for (t, m), its
+                                           in ROUTED_OTHERWISE.items() if t == test_set)]
+    if key not in results and name not in known:
+        raise KeyError(f"read_right(): name must be a reading of {test_set!r} ({COMMAND}'s), "
+                       f"one of {', '.join(map(repr, known)) or 'none'}, got {name!r}, which is "
+                       "none; pass one of those")
     if key not in results:
         raise KeyError(f"no record of {key!r} in {RESULTS}; record it with {COMMAND} "
                        "--replace-shipped")
