@@ -488,5 +488,6 @@ def verified_bytes(name: str, root: Path,
 def model_class(arch: str) -> type:
     """The model class a checkpoint's ``arch`` names (see ``ARCHS``)."""
     if arch not in ARCHS:
-        raise KeyError(f"unknown model architecture {arch!r}; known: {', '.join(ARCHS)}")
+        raise KeyError(f"model_class(): arch must be a model architecture of the course, one "
+                       f"of {', '.join(ARCHS)}, got {arch!r}; pass one of those")
     return getattr(importlib.import_module(ARCHS[arch]), arch)

@@ -131,7 +131,7 @@ def run_recipe(name: str, epochs: Epochs | None = None, limit: Limit | None = No
     ``root`` defaults to the shipped checkpoints, replaced only with ``replace_shipped=True``
     (checked before training: ``checkpoints.check_writable``). A seed other than the recipe's is
     saved as ``<name>-seed<seed>`` (``seeded_name``)."""
-    recipe = command_recipe(name)
+    recipe = command_recipe(name, "run_recipe(): ")
     epochs = recipe.epochs if epochs is None else epochs
     seed = recipe.seed if seed is None else seed
     saved_as = seeded_name(name, seed)

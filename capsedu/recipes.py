@@ -386,16 +386,18 @@ def command_line(command: str, **flags) -> str:
 
 
 @checked
-def command_recipe(name: str) -> Recipe:
+def command_recipe(name: str, where: str = "command_recipe(): ") -> Recipe:
     """The recipe ``name`` if ``python -m capsedu.train`` trains it; else a ``ValueError`` naming
-    the command that does (an unknown name, or one whose runs another command records)."""
+    the command that does (an unknown name, or one whose runs another command records).
+    ``where``: what the caller called, named first in the refusal."""
     if name not in RECIPES:
         ours = [known for known, recipe in RECIPES.items() if recipe.trainer == "capsedu.train"]
-        raise ValueError(f"unknown recipe {name!r}; choose from {', '.join(ours)}")
+        raise ValueError(f"{where}name must be a recipe python -m capsedu.train trains, one of "
+                         f"{', '.join(ours)}, got {name!r}; pass one of those")
     trainer = RECIPES[name].trainer
     if trainer != "capsedu.train":
-        raise ValueError(f"the recipe {name!r} is trained by python -m {trainer}, which records "
-                         "its runs; run that command instead")
+        raise ValueError(f"{where}the recipe {name!r} is trained by python -m {trainer}, which "
+                         "records its runs; run that command instead")
     return RECIPES[name]
 
 

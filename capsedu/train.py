@@ -317,7 +317,7 @@ def main(argv: list[str] | None = None) -> int:
                   f"python -m {recipe.trainer})")
         return 0
     try:  # an unknown recipe, or one that another command trains and records
-        command_recipe(args.name)
+        command_recipe(args.name, "")
     except ValueError as err:
         parser.error(str(err))
     if args.limit and args.replace_shipped:
