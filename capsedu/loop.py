@@ -228,9 +228,9 @@ class Run:
 
 
 @checked
-def check_fit(model, train, validation, batch_size: BatchSize, patience, compose) -> None:
-    """What ``fit``'s declarations cannot say, refused before any training with a sentence that
-    says what to do: the examples (images the model reads), and the arguments that go together."""
+def check_fit(model: nn.Module, train, validation, batch_size: BatchSize, patience: int | None,
+              compose) -> None:
+    """Refused before any training: ``fit``'s examples, and the arguments that go together."""
     check_examples(train, "train")
     check_model_images(train[0], "fit(): train's images", model)
     if validation is not None:  # refused now, not after the first epoch has trained
