@@ -31,6 +31,7 @@ import io
 import json
 import math
 import os
+import pickle
 import re
 import time
 from collections.abc import Callable
@@ -312,15 +313,16 @@ def save(model: torch.nn.Module, name: str, root: Root = None,
                                         arch=type(model).__name__,
                                         torch_version=torch.__version__, **fields))
     root = check_writable(name, root, replace_shipped)
-    try:
+    path = inside(root, draft.file, "the checkpoint name")
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:  # made and written into before torch writes (a root user's os.access says yes to /sys)
         root.mkdir(parents=True, exist_ok=True)
+        temporary.touch()
     except OSError as err:
         raise type(err)(f"save(): root must be a folder this process can write into (or make), "
-                        f"got {root}, which cannot be made ({err.strerror}); pass another "
-                        "folder") from None
-    path = inside(root, draft.file, "the checkpoint name")
+                        f"got {root}, which cannot be made or written into ({err.strerror}); "
+                        "pass another folder") from None
     blob = {"arch": draft.arch, "hparams": model.hparams, "state_dict": model.state_dict()}
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:
         torch.save(blob, temporary)
         digest = sha256(temporary)
@@ -434,10 +436,16 @@ def pretrained(name: str, root: Root = None, map_location: Device = "cpu") -> to
             f"{course_settings.data_root()}), or pass root= the folder that holds manifest.json."
         )
     entry, path, data = verified_bytes(name, root, "pretrained")
-    blob = torch.load(io.BytesIO(data), map_location=map_location, weights_only=True)
-    if not isinstance(blob, dict) or blob.keys() < {"arch", "hparams", "state_dict"}:
-        raise ValueError(f"checkpoint {path} is not one that save wrote (it needs arch, hparams "
-                         f"and state_dict); retrain it with: {entry.command or '?'}")
+    try:  # a file that is no pickle torch may read (its hash matched: its row was written so)
+        blob = torch.load(io.BytesIO(data), map_location=map_location, weights_only=True)
+    except (pickle.UnpicklingError, RuntimeError, EOFError) as err:
+        blob = f"not a file torch.load reads ({type(err).__name__})"
+    if not isinstance(blob, dict) or not {"arch", "hparams", "state_dict"} <= blob.keys():
+        got = blob if isinstance(blob, str) else f"a dict of {', '.join(map(str, blob))[:60]}" \
+            if isinstance(blob, dict) else f"a {type(blob).__name__}"
+        raise ValueError(f"pretrained(): name {name!r} must be a checkpoint that save() wrote (a "
+                         f"dict of arch, hparams and state_dict), got {path}, {got}; retrain it "
+                         f"({entry.command or 'and save() it'}), or pass a root save() wrote")
     if blob["arch"] != entry.arch:
         raise ValueError(f"checkpoint {path} holds a {blob['arch']}, but its manifest row says "
                          f"{entry.arch}; restore both (git checkout -- {root.resolve()}) or "

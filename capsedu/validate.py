@@ -337,7 +337,22 @@ def _device(value):
         raise ValueError(f"must be a device this machine has, got {value!r}, but torch finds no "
                          "CUDA GPU here; pass 'cpu' (or None: course_settings.device() picks the "
                          "GPU when there is one)")
+    if device.type != "cpu" and not _has(device):
+        gpus = torch.cuda.device_count() if torch.cuda.is_available() else 0
+        has = f"'cpu' and 'cuda:0' to 'cuda:{gpus - 1}'" if gpus else "'cpu' only"
+        raise ValueError(f"must be a device this machine has, got {value!r}, but this machine "
+                         f"has {has}; pass one of those")
     return value
+
+
+def _has(device: torch.device) -> bool:
+    """Whether torch can place a tensor on ``device`` here (an 'mps' or 'xpu' device, a GPU
+    index past the machine's, fails in torch's own words, which differ by backend)."""
+    try:
+        torch.empty(0, device=device)
+    except Exception:  # NotImplementedError, AssertionError, RuntimeError, ImportError, ...
+        return False
+    return True
 
 
 def _distinct(items):
