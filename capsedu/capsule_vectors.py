@@ -33,7 +33,7 @@ import torch
 import torch.nn.functional as F
 from pydantic import AfterValidator
 
-from .checks import check_memory
+from .checks import check_memory, check_same
 from .data.sprites import Part, render
 from .functional import squash
 from .poses import wrap_angle
@@ -267,6 +267,8 @@ def capsule_from_matches(r: Tensor("template matches [N, n]", ndim=2, floating=T
     few dominate; a weighted mean of angles, unlike the argmax, is not limited to the bank's
     angles).
     """
+    check_same("capsule_from_matches", "templates, a column of r each", "pass one angle per "
+               "template", r=r.shape[1], angles=len(angles))
     w = torch.softmax(r / temperature, dim=1)  # [N, n]
     a = torch.deg2rad(angles)
     # vote = sum_k w_k (cos a_k, sin a_k): [N, 2]

@@ -192,6 +192,16 @@ def check_nonzero(where: str, **scales) -> None:
                              "scale such as 1.0")
 
 
+def check_same(where: str, what: str, fix: str, **sizes: int) -> None:
+    """Refuse sizes that must agree but do not (``name=size``: one map per image, one angle per
+    template, a square filter's two sides): each must match the first named, in ``what``."""
+    (first, n), *rest = sizes.items() or [(None, None)]
+    for name, m in rest:
+        if m != n:
+            raise ValueError(f"{where}(): {name} must match {first} in {what} ({first}: {n}, "
+                             f"{name}: {m}); {fix}")
+
+
 def check_pair_labels(labels: torch.Tensor, images: torch.Tensor) -> None:
     """Refuse MultiMNIST's labels unless there is one per image, of at least two classes (a pair
     overlays two digits of different classes)."""

@@ -17,7 +17,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .checks import check_memory, check_shape
+from .checks import check_memory, check_same, check_shape
 from .validate import MAX_WIDTH, Int, Tensor, checked
 
 N_ROTATIONS = 4  # C4: the turns by 0, 90, 180 and 270 degrees
@@ -43,6 +43,9 @@ def lifting_filters(weight: Tensor("filters [C_out, C_in, k, k]", ndim=4, floati
     """The four turned copies of ordinary filters ``[C_out, C_in, k, k]``, stacked for one
     convolution: ``[C_out * 4, C_in, k, k]`` (output channel o * 4 + r is filter o turned r
     times)."""
+    check_same("lifting_filters", "size, a square that a quarter turn keeps", "pass square "
+               "filters [C_out, C_in, k, k]", **{"weight's height": weight.shape[2],
+                                                 "weight's width": weight.shape[3]})
     turned = torch.stack([torch.rot90(weight, r, dims=(-2, -1)) for r in range(N_ROTATIONS)],
                          dim=1)  # [C_out, 4, C_in, k, k]
     return turned.flatten(0, 1)

@@ -222,6 +222,10 @@ def affine_matrix(rotation: Float("degrees") | Tensor("angles, one per digit [N]
     A = R(rotation) Sh(shear) S(scale_x, scale_y), i.e. scale, then shear, then turn. Each is a
     number or a tensor of them, one per digit; the scales must be non-zero."""
     checks.check_nonzero("affine_matrix", scale_x=scale_x, scale_y=scale_y)
+    given = dict(rotation=rotation, shear=shear, scale_x=scale_x, scale_y=scale_y)
+    checks.check_same("affine_matrix", "length, one per digit", "pass as many of each, or one "
+                      "number for all", **{k: len(v) for k, v in given.items()
+                                               if isinstance(v, torch.Tensor) and v.ndim})
     a = torch.deg2rad(torch.as_tensor(rotation, dtype=torch.float32))
     c, s = torch.cos(a), torch.sin(a)
     one, zero = torch.ones_like(c), torch.zeros_like(c)
@@ -238,6 +242,8 @@ def warp(images: Tensor("square images [N, 1, S, S]", ndim=4, floating=True),
     """Resample square images ``[N, 1, S, S]`` so that the point p of the input (pixels, from the
     centre) lands at A p + t: ``A`` ``[N, 2, 2]``, ``t`` ``[N, 2]`` in pixels. Bilinear, zeros
     outside."""
+    checks.check_same("warp", "length, one map and one translation per image", "pass as many of "
+                      "each", images=len(images), A=len(A), t=len(t))
     return _in_chunks(_warp, images, A, t)
 
 
@@ -248,8 +254,7 @@ def _warp(images: torch.Tensor, A: torch.Tensor, t: torch.Tensor) -> torch.Tenso
     # affine_grid works in [-1, 1] units, the same scale on both axes for a square image
     theta = torch.cat([A_inv, (-A_inv @ t[..., None]) * (2 / side)], dim=2)  # [N, 2, 3]
     grid = F.affine_grid(theta, (n, 1, side, side), align_corners=False)
-    return F.grid_sample(images, grid, mode="bilinear", padding_mode="zeros",
-                         align_corners=False)
+    return F.grid_sample(images, grid, mode="bilinear", padding_mode="zeros", align_corners=False)
 
 
 def _ink_box(images: torch.Tensor, level: float = 0.05) -> torch.Tensor:
@@ -355,8 +360,7 @@ def _offsets_within(boxes: torch.Tensor, side: int, u: torch.Tensor) -> torch.Te
 
 
 @checked
-def move(images: Tensor("images [N, 1, S, S]", ndim=4),
-         generator: torch.Generator) -> torch.Tensor:
+def move(images: Tensor("images [N, 1, S, S]", ndim=4), generator: torch.Generator) -> torch.Tensor:
     """The training augmentation of the affNIST recipes: each image ``[N, 1, S, S]`` moved to a
     new random place on its canvas (``ink_keeping_offsets``), so a digit is seen at a new place in
     every epoch. Exact: a whole-pixel move does not resample."""
