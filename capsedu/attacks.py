@@ -29,6 +29,7 @@ from torch import nn
 
 from .checks import check_labels
 from .course_settings import model_device
+from .refusals import kind_of
 from .validate import Choice, Flag, Float, Int, Seed, Tensor, checked
 
 LOSSES = ("training", "cross-entropy", "margin")
@@ -46,8 +47,20 @@ Objective = Callable[[torch.Tensor], torch.Tensor]  # images [B, C, H, W] -> a n
 def class_scores(model: nn.Module, images: Images) -> torch.Tensor:
     """What ``model`` says of each class, ``[B, classes]``, with the gradient: a CapsNet's capsule
     lengths (its output's ``lengths``), any other model's forward pass (a CNN's logits)."""
-    out = model(images)
-    return getattr(out, "lengths", out)
+    try:
+        out = model(images)
+    except torch.OutOfMemoryError:
+        raise
+    except RuntimeError as err:  # a layer that does not take images of this shape
+        out = f"failed on them ({str(err).splitlines()[0][:90]})"
+    scores = getattr(out, "lengths", out)
+    if not isinstance(scores, torch.Tensor) or scores.shape[:1] != images.shape[:1] \
+            or scores.ndim != 2:
+        got = out if isinstance(out, str) else f"returned {kind_of(scores)}"
+        raise ValueError(f"class_scores(): model must take images {list(images.shape)} and return "
+                         f"class scores [B, classes], got a {type(model).__name__} that {got}; "
+                         "pass a model made for such images (e.g. one trained on them)")
+    return scores
 
 
 @checked

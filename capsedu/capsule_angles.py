@@ -21,6 +21,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
+from .capsnet import CapsNet
 from .checks import check_labels
 from .data import transformed_mnist
 from .validate import Float, Numbers, Tensor, checked
@@ -100,7 +101,7 @@ class CapsuleUnderRotation:
 
 @checked
 @torch.no_grad()
-def capsule_under_rotation(capsnet: nn.Module, digits: Digits, labels: Labels, angles: Angles
+def capsule_under_rotation(capsnet: CapsNet, digits: Digits, labels: Labels, angles: Angles
                            ) -> CapsuleUnderRotation:
     """What a CapsNet (28x28 input) does with the digit capsule of the true class as each of
     ``digits`` ``[N, 1, 28, 28]`` (their classes ``labels`` ``[N]``) turns by each of ``angles``
@@ -212,7 +213,7 @@ class CapsuleAngleReadout:
 
 
 @checked
-def capsule_angle_readout(capsnet: nn.Module, images: Digits, labels: Labels, angles: Angles
+def capsule_angle_readout(capsnet: CapsNet, images: Digits, labels: Labels, angles: Angles
                           ) -> CapsuleAngleReadout:
     """Does a CapsNet's digit capsule carry the angle of a turned digit? Every digit of
     ``images`` ``[N, 1, 28, 28]`` is turned by each of ``angles``; for each class, the true

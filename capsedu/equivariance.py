@@ -30,6 +30,7 @@ from torch import nn
 from .capsule_angles import MNIST_SIDE, Digit, Digits, Labels, turned
 from .checks import check_labels
 from .data import faces, transformed_mnist
+from .gcnn import C4CNN, PlainCNN
 from .group_conv import N_ROTATIONS, rotate_c4
 from .loop import predict
 from .parts.pose_net import rotation_sweep
@@ -275,7 +276,7 @@ class RotationState:
 
 @checked
 @torch.no_grad()
-def rotation_state(gcnn: nn.Module, cnn: nn.Module, digit: Digit,
+def rotation_state(gcnn: C4CNN, cnn: PlainCNN, digit: Digit,
                    rotation: Float("degrees, counter-clockwise") = 0.0,
                    layer: Int("a layer of the G-CNN", ge=0, le=MAX_WIDTH) = 0,
                    channel: Int("a channel of that layer", ge=0, le=MAX_WIDTH) = 0,

@@ -16,8 +16,8 @@ An attacker who knows about it lowers the distance at the same time as the class
 from dataclasses import dataclass
 
 import torch
-from torch import nn
 
+from .capsnet import CapsNet
 from .data import transformed_mnist
 from .data.mnist import SPLITS
 from .recipes import RECIPES
@@ -63,7 +63,7 @@ def held_out_images(settings: Settings = SETTINGS) -> torch.Tensor:
 
 
 @checked
-def reconstruction_distance(model: nn.Module, images: Images) -> torch.Tensor:
+def reconstruction_distance(model: CapsNet, images: Images) -> torch.Tensor:
     """``||x - r(x)||`` ``[N]`` with the gradient: the L2 distance between each image and the
     digit ``model``'s decoder draws from its longest capsule."""
     drawn = model(images).reconstruction  # no targets: the longest capsule is drawn
@@ -72,14 +72,14 @@ def reconstruction_distance(model: nn.Module, images: Images) -> torch.Tensor:
 
 @checked
 @torch.no_grad()
-def distances(model: nn.Module, images: Images) -> torch.Tensor:
+def distances(model: CapsNet, images: Images) -> torch.Tensor:
     """``reconstruction_distance`` of many images, ``BATCH`` at a time, on the CPU: ``[N]``."""
     return torch.cat([reconstruction_distance(model, images[i:i + BATCH]).cpu()
                       for i in range(0, len(images), BATCH)])
 
 
 @checked
-def threshold(model: nn.Module, held_out: Images, name: str,
+def threshold(model: CapsNet, held_out: Images, name: str,
               settings: Settings = SETTINGS) -> Threshold:
     """``model``'s threshold (named ``name``) from its distances on the clean ``held_out``
     digits: their ``settings.quantile``."""
@@ -88,7 +88,7 @@ def threshold(model: nn.Module, held_out: Images, name: str,
 
 
 @checked
-def penalty(model: nn.Module, weight: Float("the distance's weight", ge=0, le=100)):
+def penalty(model: CapsNet, weight: Float("the distance's weight", ge=0, le=100)):
     """What an attacker who knows the detector also keeps low: ``weight`` x the mean distance
     of a batch (``attacks.pgd``'s ``penalty``)."""
     return lambda images: weight * reconstruction_distance(model, images).mean()

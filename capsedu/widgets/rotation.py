@@ -6,7 +6,6 @@ capsules of notebook 07 reading the angle of a face turned as far (``equivarianc
 import ipywidgets as widgets
 import numpy as np
 import torch
-from torch import nn
 
 from .. import course_settings
 from ..checks import check_labels, check_shape
@@ -14,6 +13,7 @@ from ..equivariance import rotation_state
 from ..figures.canvas import Blitter
 from ..figures.model_scores import update_class_bars
 from ..figures.rotations import rotation_figure
+from ..gcnn import C4CNN, PlainCNN
 from ..parts.pose_net import PoseCapsuleNet
 from ..validate import Tensor, checked
 from .base import Widget
@@ -34,7 +34,7 @@ class RotationExplorer(Widget):
         "the digit and move one place along the row; the CNN's follow no such rule.")
 
     @checked
-    def __init__(self, gcnn: nn.Module, cnn: nn.Module,
+    def __init__(self, gcnn: C4CNN, cnn: PlainCNN,
                  images: Tensor("MNIST digits [N, 1, 28, 28], pixels in [0, 1]", pixels=True),
                  labels: Tensor("their true classes [N]", ndim=1),
                  face_model: PoseCapsuleNet | None = None):
