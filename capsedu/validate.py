@@ -183,16 +183,16 @@ def Array(meaning: str, ndim: int | None = None) -> Any:
 def Numbers(meaning: str, ndim: int | None = None, last: int | None = None,
             ge: float | None = None, le: float | None = None, at_least: int = 0,
             bools: bool = False, whole: bool = False, tensor: bool = False, nan: bool = False,
-            fix: str = "pass numbers of that shape") -> Any:
+            shape: tuple[int, ...] | None = None, fix: str = "pass numbers of that shape") -> Any:
     """Numbers however a learner holds them: a torch tensor (on any device), a NumPy array, a
     list or tuple of numbers, or one number (``meaning`` says which, and their shape, e.g.
     "angles in degrees [n]"). Torch and NumPy input go through the same checks: real numbers (a
-    string, a boolean or a ragged list is refused), finite, ``ndim`` dimensions, ``last`` entries
-    along the last, at least ``at_least`` along the first (else ``fix`` says what to do), within
-    [``ge``, ``le``]. Handed on as a NumPy array (``tensor``: a torch tensor, a tensor as it
-    came); ``bools``: right or wrong, booleans or 0/1, handed on as booleans; ``whole``: whole
-    numbers (indices, classes) of an integer dtype; ``nan``: a NaN is a gap (a cell left blank),
-    not a mistake."""
+    string, a boolean or a ragged list is refused), finite, ``ndim`` dimensions (or the whole
+    ``shape``), ``last`` entries along the last, at least ``at_least`` along the first (else
+    ``fix`` says what to do), within [``ge``, ``le``]. Handed on as a NumPy array (``tensor``: a
+    torch tensor, a tensor as it came); ``bools``: right or wrong, booleans or 0/1, handed on as
+    booleans; ``whole``: whole numbers (indices, classes) of an integer dtype; ``nan``: a NaN is a
+    gap (a cell left blank), not a mistake."""
     count = f", at least {at_least} of them" if at_least > 1 else \
         ", at least one" if at_least else ""
     within = f" in [{ge}, {le}]" if ge is not None and le is not None else f" >= {ge}" \
@@ -213,7 +213,8 @@ def Numbers(meaning: str, ndim: int | None = None, last: int | None = None,
             raise declared_error(ValueError, f"must be whole numbers ({meaning}), got dtype "
                                  f"{array.dtype}; pass integers (int(...), .long())", "array")
         if ndim is not None and array.ndim != ndim or last is not None and array.shape[-1:] != (
-                last,) or (len(array) if array.ndim else 0) < at_least:
+                last,) or (len(array) if array.ndim else 0) < at_least or shape not in (
+                None, array.shape):
             got = repr(value) if isinstance(value, list | tuple) and len(repr(value)) < 60 \
                 else f"shape {array.shape}"
             raise declared_error(ValueError, f"must be {meaning}{count}, got {got}; {fix}", "array")

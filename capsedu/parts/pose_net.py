@@ -30,6 +30,7 @@ from .voting import (
     PARENTS,
     SIGMA_ANGLE,
     SIGMA_XY,
+    Transforms,
     decode_pose_code,
     pose_votes,
 )
@@ -82,7 +83,7 @@ def fit_transforms(poses) -> np.ndarray:
 
 
 @checked
-def format_offsets(W) -> str:
+def format_offsets(W: Transforms) -> str:
     """A table comparing each part's offset from the face's frame learned in ``W`` ``[4, 3, 3]``
     (the translation of W_i^-1) with the generator's offset from the centre of the four parts
     (``faces.CANONICAL_OFFSETS``): one row per part."""

@@ -22,9 +22,12 @@ from ..data import faces, sprites
 from ..data.sprites import Parts
 from ..poses import _pose_from_matrix, _pose_matrix, wrap_angle
 from ..routing import MAX_ITERATIONS, Step, dynamic_routing, routing_step
-from ..validate import Array, Choice, Float, Int, Seed, checked
+from ..validate import Array, Choice, Float, Int, Numbers, Seed, checked
 
 PARENTS = ("face", "background")
+# a part-to-face transform per part, as exact_transforms() gives them or a model learns them
+Transforms = Numbers("transforms W [4, 3, 3], one per part in faces.PART_KINDS order",
+                     shape=(4, 3, 3), fix="pass exact_transforms() or a trained model's W")
 
 # --- Part -> face transforms --------------------------------------------------------------------
 
@@ -60,7 +63,7 @@ def predicted_faces(poses, W) -> np.ndarray:
 
 
 @checked
-def predict_face(part, W=None) -> tuple[float, float, float, float]:
+def predict_face(part, W: Transforms | None = None) -> tuple[float, float, float, float]:
     """The face pose (x, y, angle, scale) that one ``part`` predicts: P_face|i = P_i W_i.
 
     ``W``: ``[4, 3, 3]`` transforms in ``PART_KINDS`` order (default: ``exact_transforms()``).
@@ -71,7 +74,7 @@ def predict_face(part, W=None) -> tuple[float, float, float, float]:
 
 
 @checked
-def prediction_table(parts, W=None) -> str:
+def prediction_table(parts, W: Transforms | None = None) -> str:
     """A table, one row per part of ``parts``: its pose (x, y, angle, scale) and the face pose it
     predicts, P_face|i = P_i W_i (``predict_face``)."""
     rows = [f"{'part':>10} | {'its pose (x, y, angle, scale)':^30} | predicted face pose"]
@@ -156,7 +159,7 @@ VOTE_NUMBERS = 2 * (ANGLE_CELLS * GRID * GRID + 1) + 4 * ANGLE_CELLS * GRID * GR
 
 
 @checked
-def pose_votes(poses, presence, W=None, face_gain: Gain = FACE_GAIN,
+def pose_votes(poses, presence, W: Transforms | None = None, face_gain: Gain = FACE_GAIN,
                background_gain: Gain = BACKGROUND_GAIN, sigma_xy: Width = SIGMA_XY,
                sigma_angle: Width = SIGMA_ANGLE):
     """u_hat ``[batch, 4, 2, D + 1]`` from part capsules: poses ``[batch, 4, 4]`` (x, y, angle,
