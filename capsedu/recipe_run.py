@@ -7,6 +7,7 @@ record of a training run keeps beside its results."""
 import io
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Annotated
 
 import torch
 
@@ -15,7 +16,7 @@ from .convergence import best_epoch, chosen_epoch, converged, held_out_scores
 from .loop import Epoch, evaluate, fit
 from .manifest_rows import ManifestRow, Metrics, Sitting
 from .recipes import Epochs, Limit, Recipe, command_line, command_recipe, seeded_name
-from .validate import Flag, Float, Seed, checked
+from .validate import Flag, Float, Seed, Some, checked
 
 
 class TooFewExamples(ValueError):
@@ -163,7 +164,7 @@ def run_recipe(name: str, epochs: Epochs | None = None, limit: Limit | None = No
 
 
 @checked
-def recipe_metrics(recipe: Recipe, history: list[Epoch],
+def recipe_metrics(recipe: Recipe, history: Annotated[list[Epoch], Some],
                    test_accuracy: Float("the test accuracy", ge=0, le=1),
                    epochs: Epochs) -> Metrics:
     """What a run of ``recipe`` reached, for its manifest row: its ``test_accuracy``, epochs and

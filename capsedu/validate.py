@@ -183,14 +183,14 @@ def Array(meaning: str, ndim: int | None = None) -> Any:
 def Numbers(meaning: str, ndim: int | None = None, last: int | None = None,
             ge: float | None = None, le: float | None = None, at_least: int = 0,
             bools: bool = False, whole: bool = False, tensor: bool = False, nan: bool = False,
-            shape: tuple[int, ...] | None = None, fix: str = "pass numbers of that shape") -> Any:
-    """Numbers however a learner holds them: a torch tensor (on any device), a NumPy array, a
-    list or tuple of numbers, or one number (``meaning`` says which, and their shape, e.g.
-    "angles in degrees [n]"). Torch and NumPy input go through the same checks: real numbers (a
-    string, a boolean or a ragged list is refused), finite, ``ndim`` dimensions (or the whole
-    ``shape``), ``last`` entries along the last, at least ``at_least`` along the first (else
-    ``fix`` says what to do), within [``ge``, ``le``]. Handed on as a NumPy array (``tensor``: a
-    torch tensor, a tensor as it came); ``bools``: right or wrong, booleans or 0/1, handed on as
+            shape: tuple | None = None, fix: str = "pass numbers of that shape") -> Any:
+    """Numbers however a learner holds them: a torch tensor (on any device), a NumPy array, a list
+    or tuple of numbers, or one number (``meaning`` says which, and their shape, e.g. "angles in
+    degrees [n]"). Torch and NumPy input go through the same checks: real numbers (a string, a
+    boolean or a ragged list is refused), finite, ``ndim`` dimensions (or a whole ``shape``, None
+    where any size will do), ``last`` entries along the last, at least ``at_least`` along the first
+    (else ``fix`` says what to do), within [``ge``, ``le``]. Handed on as a NumPy array (``tensor``:
+    a torch tensor, a tensor as it came); ``bools``: right or wrong, booleans or 0/1, handed on as
     booleans; ``whole``: whole numbers (indices, classes) of an integer dtype; ``nan``: a NaN is a
     gap (a cell left blank), not a mistake."""
     count = f", at least {at_least} of them" if at_least > 1 else \
@@ -213,8 +213,7 @@ def Numbers(meaning: str, ndim: int | None = None, last: int | None = None,
             raise declared_error(ValueError, f"must be whole numbers ({meaning}), got dtype "
                                  f"{array.dtype}; pass integers (int(...), .long())", "array")
         if ndim is not None and array.ndim != ndim or last is not None and array.shape[-1:] != (
-                last,) or (len(array) if array.ndim else 0) < at_least or shape not in (
-                None, array.shape):
+                last,) or (len(array) if array.ndim else 0) < at_least or not _fits(array, shape):
             got = repr(value) if isinstance(value, list | tuple) and len(repr(value)) < 60 \
                 else f"shape {array.shape}"
             raise declared_error(ValueError, f"must be {meaning}{count}, got {got}; {fix}", "array")
@@ -240,6 +239,12 @@ def Numbers(meaning: str, ndim: int | None = None, last: int | None = None,
         return array.astype(bool) if bools else array
 
     return Annotated[Any, PlainValidator(check), spec]
+
+
+def _fits(array: np.ndarray, shape: tuple[int | None, ...] | None) -> bool:
+    """Whether ``array`` has ``shape`` (None: any; a None in it: any size along that axis)."""
+    return shape is None or array.ndim == len(shape) and all(
+        s in (None, n) for s, n in zip(shape, array.shape, strict=True))
 
 
 def Instances(cls: type, meaning: str, ndim: int | None = None,

@@ -16,7 +16,6 @@ from ..data import transformed_mnist
 from ..digit_capsules import DELTAS, MEASURES, DimensionStudy
 from ..validate import (
     MAX_BATCH,
-    Array,
     Flag,
     Float,
     Instances,
@@ -130,7 +129,8 @@ TWO_COLOURS = ("tab:orange", "tab:blue")  # the two digits of a MultiMNIST pair 
 
 
 @checked
-def two_colour(images: Array("two grey images [2, S, S] in [0, 1]", ndim=3)) -> np.ndarray:
+def two_colour(images: Numbers("two grey images [2, S, S] in [0, 1]", shape=(2, None, None),
+                               fix="pass the two reconstructions of one pair")) -> np.ndarray:
     """Two grey images ``[2, S, S]`` in [0, 1] drawn as ink of ``TWO_COLOURS`` on white, over each
     other: ``[S, S, 3]`` RGB (the paper's Fig. 5 draws its two reconstructions so)."""
     ink = 1 - np.array([to_rgb(c) for c in TWO_COLOURS])  # [2, 3]: what full ink takes from white

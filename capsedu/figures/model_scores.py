@@ -15,7 +15,7 @@ from matplotlib.container import BarContainer
 from matplotlib.figure import Figure, FigureBase
 from pydantic import InstanceOf
 
-from ..checks import check_one_each
+from ..checks import check_one_each, check_same
 from ..data import faces
 from ..data.transformed_mnist import AFFNIST_RANGES, SWEEPS, AffineRanges
 from ..parts.scoring import SeedRuns
@@ -104,10 +104,14 @@ def draw_accuracy_bars(ax: Axes, accuracies: dict[str, Percent], colors: Colours
 def draw_confusion(fig: FigureBase,
                    confusion: Tensor("counts [classes, classes] (loop.confusion)", ndim=2)
                    ) -> None:
-    """Two panels on ``fig`` from ``confusion`` ``[10, 10]`` counts (``loop.confusion``): the
-    mistakes (true digit by row, prediction by column, the diagonal left out, each count
-    written in its cell) and the accuracy of each true digit."""
-    per_class = confusion.diag() / confusion.sum(dim=1)  # [10]
+    """Two panels on ``fig`` from ``confusion`` ``[classes, classes]`` counts
+    (``loop.confusion``): the mistakes (true digit by row, prediction by column, the diagonal left
+    out, each count written in its cell) and the accuracy of each true digit."""
+    check_same("draw_confusion", "size, a row and a column per class", "pass loop.confusion's "
+               "counts", **{"confusion's rows": len(confusion), "confusion's columns":
+                            confusion.shape[1]})
+    per_class = confusion.diag() / confusion.sum(dim=1)  # [classes]
+    classes = range(len(confusion))
     errors = confusion.clone().fill_diagonal_(0)
     ax1, ax2 = fig.subplots(1, 2)
     ax1.imshow(errors, cmap="Reds")
@@ -115,10 +119,10 @@ def draw_confusion(fig: FigureBase,
         white = errors[t, p] > errors.max() / 2
         ax1.text(p, t, int(errors[t, p]), ha="center", va="center", fontsize=8,
                  color="white" if white else "black")
-    ax1.set(xticks=range(10), yticks=range(10), xlabel="predicted", ylabel="true",
+    ax1.set(xticks=classes, yticks=classes, xlabel="predicted", ylabel="true",
             title="mistakes (diagonal left out)")
-    ax2.bar(range(10), 100 * per_class)
-    ax2.set(xticks=range(10), xlabel="true digit", ylabel="accuracy (%)",
+    ax2.bar(classes, 100 * per_class)
+    ax2.set(xticks=classes, xlabel="true digit", ylabel="accuracy (%)",
             ylim=(100 * per_class.min().item() - 1, 100), title="per-class accuracy")
 
 
