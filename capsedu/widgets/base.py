@@ -5,6 +5,8 @@ import html
 import re
 from contextlib import contextmanager
 
+import ipywidgets as widgets
+import traitlets
 from torch import nn
 
 from ..checks import check_labels
@@ -17,6 +19,26 @@ DigitLabels = Tensor("their true classes [N]", ndim=1)
 # Shown under a widget's still where no kernel runs it (the course's website, GitHub).
 STILL_NOTE = ("A still of this widget: it moves when the notebook runs, in Colab, Binder or "
               "JupyterLab.")
+
+
+class Dropdown(widgets.Dropdown):
+    """A dropdown that refuses a value none of its options in the course's words, naming the
+    control as a learner reaches it (``name``, e.g. "PoseVectorExplorer().kind") and its options:
+    ipywidgets' own refusal says only "Invalid selection: value not found"."""
+
+    def __init__(self, name: str, **kwargs):
+        self.called = name
+        super().__init__(**kwargs)
+
+    @traitlets.validate("value")
+    def _validate_value(self, proposal):
+        try:
+            return super()._validate_value(proposal)
+        except traitlets.TraitError:
+            listed = ", ".join(map(repr, self._options_values))
+            raise traitlets.TraitError(
+                f"{self.called}.value must be one of its options {listed}, got "
+                f"{proposal.value!r}; pick one of those") from None
 
 
 class Widget:

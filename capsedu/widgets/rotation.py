@@ -16,7 +16,7 @@ from ..figures.rotations import rotation_figure
 from ..gcnn import C4CNN, PlainCNN
 from ..parts.pose_net import PoseCapsuleNet
 from ..validate import Tensor, checked
-from .base import Widget
+from .base import Dropdown, Widget
 from .sliders import IntSlider
 
 
@@ -44,14 +44,14 @@ class RotationExplorer(Widget):
         check_labels(labels, "labels", len(images), n_classes=10)
         self.gcnn, self.cnn, self.images, self.labels = gcnn, cnn, images, labels
         self.face_model = face_model
-        self.digit = widgets.Dropdown(
+        self.digit = Dropdown("RotationExplorer().digit",
             options=[(f"#{k}: a {int(y)}", k) for k, y in enumerate(labels)], description="digit")
         self.rotation = IntSlider(value=0, min=0, max=345, step=15,
                                   description="rotation", readout_format="d",
                                   continuous_update=False)
         blank = torch.zeros(1, 1, 28, 28, device=course_settings.model_device(gcnn))
         sizes = [m.shape[-1] for m in gcnn.features(blank)]
-        self.layer = widgets.Dropdown(
+        self.layer = Dropdown("RotationExplorer().layer",
             options=[(f"layer {k + 1} ({s}x{s})", k) for k, s in enumerate(sizes)],
             description="layer")
         self.channel = IntSlider(value=0, min=0, description="channel",

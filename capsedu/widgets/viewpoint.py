@@ -4,7 +4,7 @@ answer live (``robustness.viewpoint_state``)."""
 import ipywidgets as widgets
 
 from ..robustness import viewpoint_state
-from .base import TwoReaders
+from .base import Dropdown, TwoReaders
 from .sliders import FloatSlider
 
 
@@ -21,7 +21,8 @@ class ViewpointExplorer(TwoReaders):
         "the digit, its reconstruction follows the turn and the shear.")
 
     def build(self):
-        self.digit = widgets.Dropdown(options=self.digit_options, description="digit")
+        self.digit = Dropdown("ViewpointExplorer().digit", options=self.digit_options,
+                              description="digit")
 
         def slider(description, low, high, step, fmt):
             value = 1.0 if description == "scale" else 0.0
