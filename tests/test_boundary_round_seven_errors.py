@@ -11,7 +11,6 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 import torch
-import traitlets
 
 from capsedu import (
     attacks,
@@ -31,6 +30,7 @@ from capsedu.data import patches, transformed_mnist
 from capsedu.figures.digit_images import two_colour
 from capsedu.figures.model_scores import draw_confusion
 from capsedu.parts import pose_net, voting
+from capsedu.widgets.base import NotAnOption
 from capsedu.widgets.capsule import PoseVectorExplorer
 from capsedu.widgets.rotation import RotationExplorer
 
@@ -100,7 +100,7 @@ ROUND_SEVEN = [
                                        test_accuracy=0.5, epochs=1), ValueError,
      r"recipe_metrics\(\): history must hold at least one item, got \[\]"),
     # a dropdown set to none of its options (ipywidgets: "Invalid selection: value not found")
-    (lambda: _choose(PoseVectorExplorer(), "ear"), traitlets.TraitError,
+    (lambda: _choose(PoseVectorExplorer(), "ear"), NotAnOption,
      r"PoseVectorExplorer\(\).kind.value must be one of its options 'left_eye', .*got 'ear'"),
 ]
 

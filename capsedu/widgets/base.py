@@ -21,6 +21,11 @@ STILL_NOTE = ("A still of this widget: it moves when the notebook runs, in Colab
               "JupyterLab.")
 
 
+class NotAnOption(traitlets.TraitError, ValueError):
+    """A control's value that is none of its options: a ``TraitError``, so ipywidgets rolls the
+    control back, and a ``ValueError``, as every refusal of a value of the right kind is."""
+
+
 class Dropdown(widgets.Dropdown):
     """A dropdown that refuses a value none of its options in the course's words, naming the
     control as a learner reaches it (``name``, e.g. "PoseVectorExplorer().kind") and its options:
@@ -36,7 +41,7 @@ class Dropdown(widgets.Dropdown):
             return super()._validate_value(proposal)
         except traitlets.TraitError:
             listed = ", ".join(map(repr, self._options_values))
-            raise traitlets.TraitError(
+            raise NotAnOption(
                 f"{self.called}.value must be one of its options {listed}, got "
                 f"{proposal.value!r}; pick one of those") from None
 
