@@ -180,13 +180,13 @@ def undeclared(module) -> list[str]:
 # listed one that is now declared.
 PENDING = {
     "parts.voting": ["predicted_faces(poses)", "predicted_faces(W)", "predict_face(part)",
-        "predict_face(W)", "prediction_table(parts)", "prediction_table(W)", "decode_pose_code(v)",
-        "pose_votes(poses)", "pose_votes(presence)", "pose_votes(W)",
+        "prediction_table(parts)", "decode_pose_code(v)",
+        "pose_votes(poses)", "pose_votes(presence)",
         "acceptance_by_part_count(scenes)",
         "acceptance_by_part_count(accepted)"],
     "parts.detector": ["detector_training_set(part_scales)", "detection_quality(scenes)",
         "format_detection_quality(kinds)"],
-    "parts.pose_net": ["face_frame(poses)", "fit_transforms(poses)", "format_offsets(W)",
+    "parts.pose_net": ["face_frame(poses)", "fit_transforms(poses)",
         "fit_threshold(face_lengths)", "fit_threshold(nonface_lengths)"],
     "parts.scoring": ["turned_faces(kinds)", "probe_rates(models)",
         "measure_seeds(models)", "measure_seeds(seeds)",

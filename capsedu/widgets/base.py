@@ -31,6 +31,7 @@ class Dropdown(widgets.Dropdown):
     control as a learner reaches it (``name``, e.g. "PoseVectorExplorer().kind") and its options:
     ipywidgets' own refusal says only "Invalid selection: value not found"."""
 
+    @checked
     def __init__(self, name: str, **kwargs):
         self.called = name
         super().__init__(**kwargs)
