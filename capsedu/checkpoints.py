@@ -312,6 +312,7 @@ def save(model: torch.nn.Module, name: str, root: Root = None,
     draft = _finite("save", ManifestRow(name=name, file=f"{name}.pt", sha256="",
                                         arch=type(model).__name__,
                                         torch_version=torch.__version__, **fields))
+    blob = {"arch": draft.arch, "hparams": model.hparams, "state_dict": model.state_dict()}
     root = check_writable(name, root, replace_shipped)
     path = inside(root, draft.file, "the checkpoint name")
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
@@ -322,7 +323,6 @@ def save(model: torch.nn.Module, name: str, root: Root = None,
         raise type(err)(f"save(): root must be a folder this process can write into (or make), "
                         f"got {root}, which cannot be made or written into ({err.strerror}); "
                         "pass another folder") from None
-    blob = {"arch": draft.arch, "hparams": model.hparams, "state_dict": model.state_dict()}
     try:
         torch.save(blob, temporary)
         digest = sha256(temporary)
