@@ -441,8 +441,7 @@ def pretrained(name: str, root: Root = None, map_location: Device = "cpu") -> to
     except (pickle.UnpicklingError, RuntimeError, EOFError) as err:
         blob = f"not a file torch.load reads ({type(err).__name__})"
     if not isinstance(blob, dict) or not {"arch", "hparams", "state_dict"} <= blob.keys():
-        got = blob if isinstance(blob, str) else f"a dict of {', '.join(map(str, blob))[:60]}" \
-            if isinstance(blob, dict) else f"a {type(blob).__name__}"
+        got = blob if isinstance(blob, str) else f"a {type(blob).__name__} {str(blob)[:60]}"
         raise ValueError(f"pretrained(): name {name!r} must be a checkpoint that save() wrote (a "
                          f"dict of arch, hparams and state_dict), got {path}, {got}; retrain it "
                          f"({entry.command or 'and save() it'}), or pass a root save() wrote")

@@ -21,6 +21,7 @@ what to do (``capsedu.refusals`` words it). An exercise checker, which must neve
 them for every checked entry of the package.
 """
 
+import contextlib
 import dataclasses
 import functools
 import inspect
@@ -223,8 +224,7 @@ def Numbers(meaning: str, ndim: int | None = None, last: int | None = None,
             verb = "be" if isinstance(value, list | tuple) else "hold"  # a tensor holds them
             raise declared_error(ValueError, f"must {verb} finite numbers ({meaning}), got {bad} "
                                  f"NaN or infinite value(s) of {array.size}; a NaN would make "
-                                 "every result after it NaN: find where it first appears",
-                                 "array")
+                                 "every result after it NaN: find where it first appears", "array")
         if bools and not np.isin(array, (0, 1)).all():
             raise declared_error(ValueError, f"must hold booleans or 0/1 ({meaning}), got values "
                                  f"such as {array[~np.isin(array, (0, 1))][:3].tolist()}; pass "
@@ -352,13 +352,10 @@ def _device(value):
 
 
 def _has(device: torch.device) -> bool:
-    """Whether torch can place a tensor on ``device`` here (an 'mps' or 'xpu' device, a GPU
-    index past the machine's, fails in torch's own words, which differ by backend)."""
-    try:
-        torch.empty(0, device=device)
-    except Exception:  # NotImplementedError, AssertionError, RuntimeError, ImportError, ...
-        return False
-    return True
+    """Whether torch can place a tensor on ``device`` here ('mps' fails, in words by backend)."""
+    with contextlib.suppress(Exception):  # NotImplementedError, AssertionError, RuntimeError...
+        return torch.empty(0, device=device) is not None
+    return False
 
 
 def _distinct(items):
@@ -470,8 +467,7 @@ def check_value(where: str, name: str, declaration, value):
 def check_class(where: str, label, n_classes: int) -> int:
     """Enforce that ``label`` is a class of a model of ``n_classes`` classes (an int from 0 to
     n_classes - 1; -1 would read the last class, a string or True no class at all)."""
-    return check_value(where, "label", Int("a class of the model", ge=0, le=n_classes - 1),
-                       label)
+    return check_value(where, "label", Int("a class of the model", ge=0, le=n_classes - 1), label)
 
 
 def checked(fn=None, *, checker: bool = False):

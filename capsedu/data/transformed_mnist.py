@@ -151,8 +151,7 @@ def _translate(images: torch.Tensor, tx: torch.Tensor, ty: torch.Tensor) -> torc
 
 @checked
 def on_canvas(images: Tensor("images [N, 1, h, w]", ndim=4, pixels=True),
-              dx: Tensor("pixels to the right [N]", ndim=1),
-              dy: Tensor("pixels down [N]", ndim=1),
+              dx: Tensor("pixels to the right [N]", ndim=1), dy: Tensor("pixels down [N]", ndim=1),
               side: Int("the canvas side in pixels", ge=1, le=MAX_SIDE)) -> torch.Tensor:
     """Put images ``[N, 1, h, w]`` on a ``side`` x ``side`` canvas with their top-left corner at
     integer pixel offsets ``(dx, dy)`` ``[N]`` (0 .. side - w): exact, no resampling. The images
@@ -223,9 +222,8 @@ def affine_matrix(rotation: Float("degrees") | Tensor("angles, one per digit [N]
     number or a tensor of them, one per digit; the scales must be non-zero."""
     checks.check_nonzero("affine_matrix", scale_x=scale_x, scale_y=scale_y)
     given = dict(rotation=rotation, shear=shear, scale_x=scale_x, scale_y=scale_y)
-    checks.check_same("affine_matrix", "length, one per digit", "pass as many of each, or one "
-                      "number for all", **{k: len(v) for k, v in given.items()
-                                               if isinstance(v, torch.Tensor) and v.ndim})
+    checks.check_same("affine_matrix", "length, one per digit", "pass one each, or a number",
+                      **{k: len(v) for k, v in given.items() if getattr(v, "ndim", 0)})
     a = torch.deg2rad(torch.as_tensor(rotation, dtype=torch.float32))
     c, s = torch.cos(a), torch.sin(a)
     one, zero = torch.ones_like(c), torch.zeros_like(c)
@@ -397,8 +395,7 @@ def affine(images: Tensor("MNIST digits [N, 1, 28, 28]", ndim=4, pixels=True),
     if rotation.ndim > 1 or rotation.numel() not in (1, n):
         raise ValueError(f"affine(): rotation must be one angle or one per digit ([{n}]), got "
                          f"shape {tuple(rotation.shape)}; give as many angles as digits")
-    A = affine_matrix(rotation.expand(n), float(shear), float(scale_x),
-                      float(scale_y))  # [N, 2, 2]
+    A = affine_matrix(rotation.expand(n), float(shear), float(scale_x), float(scale_y))  # [N, 2, 2]
     checks.check_on_canvas("affine", A, side, tx=tx, ty=ty)
     t = torch.tensor([float(tx), float(ty)]).expand(n, 2)  # [N, 2]
     return warp(images, A, t).clamp(0, 1)
@@ -419,8 +416,7 @@ def sweep(images: Tensor("MNIST digits [N, 1, 28, 28]", ndim=4, pixels=True),
 
 @checked
 def multimnist(images: Tensor("MNIST digits [N, 1, 28, 28]", ndim=4, pixels=True),
-               labels: Labels, n: Int("pairs to make", ge=1),
-               seed: Seed = 0,
+               labels: Labels, n: Int("pairs to make", ge=1), seed: Seed = 0,
                max_shift: Int("pixels each digit moves at most", ge=0, le=MAX_SIDE) = MULTI_SHIFT
                ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """``n`` MultiMNIST-style pairs: two digits of different classes drawn from ``images``

@@ -8,8 +8,8 @@ from torch import nn
 
 from ..adversarial import ATTACKS, attack_state
 from ..validate import Float, checked
-from .base import DigitLabels, Digits, Dropdown, TwoReaders
-from .sliders import FloatSlider
+from .base import DigitLabels, Digits, TwoReaders
+from .sliders import Dropdown, FloatSlider
 
 MAX_EPS = 0.3  # the slider's end: the largest radius of the recorded run
 
@@ -33,8 +33,7 @@ class AttackExplorer(TwoReaders):
         super().__init__(capsnet, cnn, images, labels)
 
     def build(self):
-        self.digit = Dropdown("AttackExplorer().digit", options=self.digit_options,
-                              description="digit")
+        self.digit = Dropdown(options=self.digit_options, description="digit")
         self.attack = widgets.ToggleButtons(options=ATTACKS, value="pgd", description="attack")
         self.against = widgets.ToggleButtons(options=[("made on the CapsNet", "capsnet"),
                                                       ("made on the CNN", "cnn")],

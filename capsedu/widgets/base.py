@@ -5,8 +5,6 @@ import html
 import re
 from contextlib import contextmanager
 
-import ipywidgets as widgets
-import traitlets
 from torch import nn
 
 from ..checks import check_labels
@@ -19,32 +17,6 @@ DigitLabels = Tensor("their true classes [N]", ndim=1)
 # Shown under a widget's still where no kernel runs it (the course's website, GitHub).
 STILL_NOTE = ("A still of this widget: it moves when the notebook runs, in Colab, Binder or "
               "JupyterLab.")
-
-
-class NotAnOption(traitlets.TraitError, ValueError):
-    """A control's value that is none of its options: a ``TraitError``, so ipywidgets rolls the
-    control back, and a ``ValueError``, as every refusal of a value of the right kind is."""
-
-
-class Dropdown(widgets.Dropdown):
-    """A dropdown that refuses a value none of its options in the course's words, naming the
-    control as a learner reaches it (``name``, e.g. "PoseVectorExplorer().kind") and its options:
-    ipywidgets' own refusal says only "Invalid selection: value not found"."""
-
-    @checked
-    def __init__(self, name: str, **kwargs):
-        self.called = name
-        super().__init__(**kwargs)
-
-    @traitlets.validate("value")
-    def _validate_value(self, proposal):
-        try:
-            return super()._validate_value(proposal)
-        except traitlets.TraitError:
-            listed = ", ".join(map(repr, self._options_values))
-            raise NotAnOption(
-                f"{self.called}.value must be one of its options {listed}, got "
-                f"{proposal.value!r}; pick one of those") from None
 
 
 class Widget:
@@ -62,8 +34,9 @@ class Widget:
     _quiet = False  # True while ``moving_several`` moves controls: one redraw, not one each
 
     def __setattr__(self, name, value):
-        """A slider of ``widgets.sliders`` learns the attribute it is (``slider_name``), so its
-        refusal names it: "SquashExplorer.norm: the slider '||s||' must be ..."."""
+        """A slider or a dropdown of ``widgets.sliders`` learns the attribute it is
+        (``slider_name``), so its refusal names it: "SquashExplorer.norm: the slider '||s||' must
+        be ..."."""
         if hasattr(type(value), "slider_name"):
             value.slider_name = f"{type(self).__name__}.{name}"
         super().__setattr__(name, value)

@@ -22,9 +22,9 @@ from ..figures.model_scores import update_class_bars
 from ..figures.routing_couplings import draw_coupling_heatmap, update_coupling_heatmap
 from ..statistics import CURVE_WINDOW
 from ..validate import Int, Record, Tensor, checked
-from .base import Dropdown, Widget
+from .base import Widget
 from .panels import SLIDER_ITERATIONS
-from .sliders import IntSlider
+from .sliders import Dropdown, IntSlider
 
 # the histogram's bins: c_ij from 1e-4 (and below) to 1, evenly spaced on a log scale
 BINS = np.logspace(-4, 0, 33)
@@ -62,7 +62,7 @@ class BugZooExplorer(Widget):
             self.votes = model.votes(images)  # [N, n_in, n_out, d_out], routed on demand
         n_in, n_out = self.votes.shape[1:3]
         self.shown = min(SHOWN_CHILDREN, n_in)  # the heatmap's rows
-        self.digit = Dropdown("BugZooExplorer().digit",
+        self.digit = Dropdown(
             options=[(f"#{k}: a {int(y)}", k) for k, y in enumerate(labels)], description="digit")
         self.iterations = IntSlider(value=iterations, min=1, max=SLIDER_ITERATIONS,
                                     description="iterations")

@@ -24,8 +24,8 @@ from ..figures.canvas import png_bytes
 from ..figures.capsule_poses import draw_vector
 from ..functional import squash
 from ..validate import Choice, Float, checked
-from .base import Dropdown, Widget
-from .sliders import FloatSlider
+from .base import Widget
+from .sliders import Dropdown, FloatSlider
 
 IMAGE_SIZE = 48  # pixels of the drawn part
 MAX_NORM = 5.0  # the squash slider's range of ||s||
@@ -83,7 +83,7 @@ class PoseVectorExplorer(Widget):
 
     @checked
     def __init__(self, kind: Kind = "nose", angle: PoseAngle = 30.0, length: Presence = 0.8):
-        self.kind = Dropdown("PoseVectorExplorer().kind", options=PART_KINDS, value=kind,
+        self.kind = Dropdown(options=PART_KINDS, value=kind,
                              description="part", layout=widgets.Layout(width="320px"))
         self.angle = _slider("angle (°)", angle, -180, 180, 5)
         self.length = _slider("length", length, 0, 1, 0.05)

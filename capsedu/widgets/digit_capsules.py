@@ -13,8 +13,8 @@ from ..checks import check_labels, check_shape
 from ..digit_capsules import MAX_DELTA, encode, pose_state
 from ..figures.canvas import png_bytes
 from ..validate import Tensor, checked
-from .base import Dropdown, Widget
-from .sliders import FloatSlider
+from .base import Widget
+from .sliders import Dropdown, FloatSlider
 
 
 class PoseSpaceExplorer(Widget):
@@ -49,7 +49,7 @@ class PoseSpaceExplorer(Widget):
         if len(names) != len(images):
             raise ValueError(f"names must give one name per image: {len(images)} images, "
                              f"{len(names)} names; pass {len(images)} names or leave names out")
-        self.digit = Dropdown("PoseSpaceExplorer().digit",
+        self.digit = Dropdown(
             options=[(f"{name}: a {int(y)}", k) for k, (name, y) in enumerate(zip(names, labels,
                                                                                    strict=True))],
             description="digit")

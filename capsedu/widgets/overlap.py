@@ -9,8 +9,8 @@ from ..figures.canvas import png_bytes
 from ..figures.digit_images import two_colour
 from ..figures.model_scores import capsnet_vs_cnn_figure, update_class_bars
 from ..robustness import overlap_state
-from .base import Dropdown, TwoReaders
-from .sliders import IntSlider
+from .base import TwoReaders
+from .sliders import Dropdown, IntSlider
 
 
 class OverlapExplorer(TwoReaders):
@@ -34,10 +34,8 @@ class OverlapExplorer(TwoReaders):
         # the first digit of another class; among digits of one class, the last digit
         second = next((k for k, y in enumerate(self.labels) if y != self.labels[0]),
                       len(self.labels) - 1)
-        self.first = Dropdown("OverlapExplorer().first", options=options, value=0,
-                              description="first")
-        self.second = Dropdown("OverlapExplorer().second", options=options, value=second,
-                               description="second")
+        self.first = Dropdown(options=options, value=0, description="first")
+        self.second = Dropdown(options=options, value=second, description="second")
         self.sliders = {name: IntSlider(value=0, min=-MULTI_SHIFT, max=MULTI_SHIFT,
                                         description=name, continuous_update=False)
                         for name in ("dx", "dy")}

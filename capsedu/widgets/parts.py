@@ -13,8 +13,7 @@ from ..data import faces, sprites
 from ..data.sprites import Parts
 from ..poses import wrap_angle
 from ..validate import Float, Seed, checked
-from .base import Dropdown
-from .sliders import FloatSlider
+from .sliders import Dropdown, FloatSlider
 
 
 class PartsEditor:
@@ -27,13 +26,12 @@ class PartsEditor:
         self.on_change = on_change
         self.seed = seed  # the next scramble's seed; increases at each press, so runs repeat
         layout = widgets.Layout(width="260px")
-        self.part = Dropdown("PartsEditor().part", options=faces.PART_KINDS, description="part",
-                             layout=layout)
+        self.part = Dropdown(options=faces.PART_KINDS, description="part", layout=layout)
         self.x = FloatSlider(min=0, max=1, step=0.01, description="x", layout=layout)
         self.y = FloatSlider(min=0, max=1, step=0.01, description="y", layout=layout)
         self.angle = FloatSlider(min=-180, max=180, step=5, description="angle (°)",
                                  layout=layout)
-        self.swap_with = Dropdown("PartsEditor().swap_with", options=faces.PART_KINDS,
+        self.swap_with = Dropdown(options=faces.PART_KINDS,
                                   value="mouth", description="swap with", layout=layout)
         self.swap_button = widgets.Button(description="swap")
         self.scramble_button = widgets.Button(description="scramble", icon="random")

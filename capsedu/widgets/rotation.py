@@ -16,8 +16,8 @@ from ..figures.rotations import rotation_figure
 from ..gcnn import C4CNN, PlainCNN
 from ..parts.pose_net import PoseCapsuleNet
 from ..validate import Tensor, checked
-from .base import Dropdown, Widget
-from .sliders import IntSlider
+from .base import Widget
+from .sliders import Dropdown, IntSlider
 
 
 class RotationExplorer(Widget):
@@ -44,14 +44,14 @@ class RotationExplorer(Widget):
         check_labels(labels, "labels", len(images), n_classes=10)
         self.gcnn, self.cnn, self.images, self.labels = gcnn, cnn, images, labels
         self.face_model = face_model
-        self.digit = Dropdown("RotationExplorer().digit",
+        self.digit = Dropdown(
             options=[(f"#{k}: a {int(y)}", k) for k, y in enumerate(labels)], description="digit")
         self.rotation = IntSlider(value=0, min=0, max=345, step=15,
                                   description="rotation", readout_format="d",
                                   continuous_update=False)
         blank = torch.zeros(1, 1, 28, 28, device=course_settings.model_device(gcnn))
         sizes = [m.shape[-1] for m in gcnn.features(blank)]
-        self.layer = Dropdown("RotationExplorer().layer",
+        self.layer = Dropdown(
             options=[(f"layer {k + 1} ({s}x{s})", k) for k, s in enumerate(sizes)],
             description="layer")
         self.channel = IntSlider(value=0, min=0, description="channel",

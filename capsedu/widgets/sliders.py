@@ -1,7 +1,8 @@
-"""The course widgets' sliders: ipywidgets' own, except that a value set outside the slider's
-range is refused with a sentence, not moved to the nearest end without a word (``w.norm.value =
-50`` on a slider of 0 to 5 would otherwise show 5 as if 50 had been taken). A drag in the browser
-never leaves the range."""
+"""The course widgets' sliders and dropdowns: ipywidgets' own, except that a value set outside
+a slider's range is refused with a sentence, not moved to the nearest end without a word
+(``w.norm.value = 50`` on a slider of 0 to 5 would otherwise show 5 as if 50 had been taken), and
+a value none of a dropdown's options is refused naming the dropdown and its options. A drag in
+the browser never leaves the range."""
 
 import ipywidgets as widgets
 from traitlets import TraitError, validate
@@ -37,3 +38,22 @@ class IntSlider(_Refusing, widgets.IntSlider):
 
 class FloatSlider(_Refusing, widgets.FloatSlider):
     """``ipywidgets.FloatSlider`` that refuses a value outside its range."""
+
+
+class Dropdown(widgets.Dropdown):
+    """``ipywidgets.Dropdown`` that refuses a value none of its options with a sentence naming it
+    (``slider_name``, which ``Widget`` sets as for a slider), its options and what came, where
+    ipywidgets says only "Invalid selection: value not found"."""
+
+    slider_name = None
+
+    @validate("value")
+    def _validate_value(self, proposal):
+        try:
+            return super()._validate_value(proposal)
+        except TraitError:
+            owner = f"{self.slider_name}: " if self.slider_name else ""
+            listed = ", ".join(map(repr, self._options_values))
+            raise OutOfRange(f"{owner}the dropdown {self.description!r} must be set to one of its "
+                             f"options {listed}, got {proposal['value']!r}; pick one of those"
+                             ) from None

@@ -4,8 +4,8 @@ answer live (``robustness.viewpoint_state``)."""
 import ipywidgets as widgets
 
 from ..robustness import viewpoint_state
-from .base import Dropdown, TwoReaders
-from .sliders import FloatSlider
+from .base import TwoReaders
+from .sliders import Dropdown, FloatSlider
 
 
 class ViewpointExplorer(TwoReaders):
@@ -21,8 +21,7 @@ class ViewpointExplorer(TwoReaders):
         "the digit, its reconstruction follows the turn and the shear.")
 
     def build(self):
-        self.digit = Dropdown("ViewpointExplorer().digit", options=self.digit_options,
-                              description="digit")
+        self.digit = Dropdown(options=self.digit_options, description="digit")
 
         def slider(description, low, high, step, fmt):
             value = 1.0 if description == "scale" else 0.0
