@@ -5,14 +5,7 @@ from torch import nn
 
 from .checks import check_memory, check_model_dtype, check_shape
 from .functional import squash
-from .routing import (
-    MAX_ITERATIONS,
-    RoutingResult,
-    RoutingStep,
-    Step,
-    dynamic_routing,
-    routing_step,
-)
+from .routing import MAX_ITERATIONS, RoutingResult, RoutingStep, Step, dynamic_routing, routing_step
 from .validate import MAX_IMAGE, MAX_WIDTH, Flag, Int, checked
 
 # Bounds on a layer's sizes, as capsnet.CapsNetConfig's (every config it accepts builds): far
