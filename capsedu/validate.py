@@ -21,7 +21,6 @@ what to do (``capsedu.refusals`` words it). An exercise checker, which must neve
 them for every checked entry of the package.
 """
 
-import contextlib
 import dataclasses
 import functools
 import inspect
@@ -353,9 +352,11 @@ def _device(value):
 
 def _has(device: torch.device) -> bool:
     """Whether torch can place a tensor on ``device`` here ('mps' fails, in words by backend)."""
-    with contextlib.suppress(Exception):  # NotImplementedError, AssertionError, RuntimeError...
-        return torch.empty(0, device=device) is not None
-    return False
+    try:
+        torch.empty(0, device=device)
+    except Exception:  # NotImplementedError, AssertionError, RuntimeError, ... by backend
+        return False
+    return True
 
 
 def _distinct(items):
