@@ -25,7 +25,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from . import checkpoints
+from . import checkpoints, train
 from .capsnet import routing_iterations
 from .convergence import PATIENCE, best_epoch, converged, held_out_scores
 from .data.mnist import load_mnist
@@ -43,16 +43,6 @@ from .recipes import (
 )
 from .routing import MAX_ITERATIONS
 from .statistics import SeedDifference, over_seeds, seed_difference
-from .train import (
-    EachOnce,
-    add_budget,
-    experiment_parser,
-    parse_experiment,
-    record_missing,
-    refuse_other_budgets,
-    results_file,
-    seed_int,
-)
 from .validate import Flag, Int, Record, Seed, checked
 
 RESULTS = "routing_ablations.json"
@@ -329,18 +319,19 @@ def run(cell: Cell, seed: Seed, epochs: Epochs | None = None, limit: Limit | Non
 
 @checked
 def main(argv: list[str] | None = None) -> int:
-    parser = experiment_parser(COMMAND, __doc__)
-    parser.add_argument("--seeds", type=seed_int, nargs="+", default=list(SEEDS),
-                        action=EachOnce)
-    add_budget(parser, budget())
-    args = parse_experiment(parser, argv)
-    path = results_file(args, RESULTS)
-    refuse_other_budgets(parser, path, {name: (record.max_epochs, record.limit)
-                                        for name, record in read_results(path).items()}, args)
-    record_missing(path, {run_name(cell, seed): partial(run, cell, seed, args.epochs, args.limit)
-                          for seed in args.seeds for cell in ABLATION_GRID},
-                   command_line(COMMAND, epochs=args.epochs, limit=args.limit,
-                                threads=args.threads))
+    parser = train.experiment_parser(COMMAND, __doc__)
+    parser.add_argument("--seeds", type=train.seed_int, nargs="+", default=list(SEEDS),
+                        action=train.EachOnce)
+    train.add_budget(parser, budget())
+    args = train.parse_experiment(parser, argv)
+    path = train.results_file(args, RESULTS)
+    recorded = {name: (record.max_epochs, record.limit)
+                for name, record in read_results(path).items()}
+    train.refuse_other_budgets(parser, path, recorded, args)
+    runs = {run_name(cell, seed): partial(run, cell, seed, args.epochs, args.limit)
+            for seed in args.seeds for cell in ABLATION_GRID}
+    train.record_missing(path, runs, command_line(COMMAND, epochs=args.epochs, limit=args.limit,
+                                                  threads=args.threads))
     return 0
 
 

@@ -27,7 +27,7 @@ from pathlib import Path
 import numpy as np
 import torch
 
-from . import checkpoints, statistics
+from . import checkpoints, statistics, train
 from .bug_catalogue import BUGS
 from .capsnet import LIVE, CapsNet
 from .convergence import chosen_epoch, converged, finished, held_out_scores
@@ -49,14 +49,6 @@ from .recipes import (
 )
 from .routing import RoutingResult, RoutingStep
 from .statistics import Paired
-from .train import (
-    add_budget,
-    experiment_parser,
-    parse_experiment,
-    record_missing,
-    refuse_other_budgets,
-    results_file,
-)
 from .validate import Float, Tensor, checked
 
 RESULTS = "bug_zoo.json"  # the runs with the full budget; another budget has a file of its own
@@ -263,16 +255,15 @@ def bug_effects(recorded: dict[str, ZooRun],
 
 @checked
 def main(argv: list[str] | None = None) -> int:
-    parser = experiment_parser(COMMAND, __doc__)
-    add_budget(parser, budget())
-    args = parse_experiment(parser, argv)
-    path = results_file(args, results_name(args.epochs))
-    refuse_other_budgets(parser, path, {name: (record.epochs, record.limit)
-                                        for name, record in read_results(path).items()}, args)
-    record_missing(path, {name: partial(run, name, args.epochs, args.limit)
-                          for name in (CORRECT, *BUGS)},
-                   command_line(COMMAND, epochs=args.epochs, limit=args.limit,
-                                threads=args.threads))
+    parser = train.experiment_parser(COMMAND, __doc__)
+    train.add_budget(parser, budget())
+    args = train.parse_experiment(parser, argv)
+    path = train.results_file(args, results_name(args.epochs))
+    recorded = {name: (record.epochs, record.limit) for name, record in read_results(path).items()}
+    train.refuse_other_budgets(parser, path, recorded, args)
+    runs = {name: partial(run, name, args.epochs, args.limit) for name in (CORRECT, *BUGS)}
+    train.record_missing(path, runs, command_line(COMMAND, epochs=args.epochs, limit=args.limit,
+                                                  threads=args.threads))
     return 0
 
 
