@@ -1,0 +1,291 @@
+"""Issue 37, round seven: bad inputs independent probes gave the public entries, each now refused
+in the one form: the function, the argument, what was expected, what came and what to do. They
+were accepted without a word (a wrong or meaningless result: 0-255 targets, a limit past the
+split, blank images, a label that is no digit, three orientations for four); raised from inside
+torch, NumPy, matplotlib or ipywidgets, or as a bare KeyError, IndexError or AttributeError; or
+refused in the words of another function the entry calls (its argument, not the one the learner
+passed) or with a wrong diagnosis. The small models and labels are test_boundary_probe's."""
+
+import hashlib
+import io
+import json
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+import torch
+from test_boundary_probe import LABELS, TINY, _bag, _tiny
+
+from capsedu import (
+    adversarial_record,
+    attacks,
+    bug_zoo_report,
+    buggy,
+    capsule_angles,
+    capsule_vectors,
+    checkpoints,
+    coupling_polarisation,
+    digit_capsules,
+    digit_shuffles,
+    equivariance,
+    full_sets,
+    functional,
+    group_conv,
+    layers,
+    loop,
+    multi_digit,
+    recipe_run,
+    recipes,
+    reconstruction_detector,
+    robustness,
+    routing,
+    routing_costs,
+)
+from capsedu.baselines import BagOfPartsCNN
+from capsedu.data import faces, mnist, patches, transformed_mnist
+from capsedu.figures.digit_images import two_colour
+from capsedu.figures.model_scores import draw_confusion, update_class_bars
+from capsedu.figures.routing_couplings import draw_coupling_heatmap
+from capsedu.figures.spikes import draw_spike_trains
+from capsedu.parts import detector, pose_net, scoring, training, voting
+from capsedu.widgets import SquashExplorer
+from capsedu.widgets.capsule import PoseVectorExplorer
+from capsedu.widgets.rotation import RotationExplorer
+from capsedu.widgets.sliders import OutOfRange
+
+
+def _ax():
+    return plt.figure().add_subplot()
+
+
+def _bars():
+    return _ax().bar(range(10), [0.1] * 10)
+
+
+def _choose(widget, value):
+    widget.kind.value = value
+
+
+NO_MPS = pytest.mark.skipif(torch.backends.mps.is_available(), reason="this machine has 'mps'")
+
+ROUND_SEVEN = [
+    # accepted without a word, the result wrong or meaningless
+    (lambda: functional.reconstruction_loss(torch.rand(2, 1, 28, 28),
+                                            torch.rand(2, 1, 28, 28) * 255), ValueError,
+     r"reconstruction_loss\(\): images must hold pixels in \[0, 1\].*divide 0-255 pixels by 255"),
+    (lambda: mnist.load_mnist(False, limit=20_000), ValueError,
+     r"load_mnist\(\): limit must be an integer >= 1 and <= 10000 \(.*test split holds 10,000\), "
+     r"got 20000"),
+    (lambda: transformed_mnist.affine(torch.rand(2, 1, 28, 28), tx=1e9), ValueError,
+     r"affine\(\): tx must move the digit less than 34 pixels .*got 1000000000.0; pass a smaller"),
+    (lambda: transformed_mnist.multimnist(torch.rand(4, 1, 28, 28), torch.tensor([0, 1, 2, 30]),
+                                          n=2), ValueError,
+     r"multimnist\(\): labels must be in \[0, 9\] .*got values from 0 to 30"),
+    (lambda: transformed_mnist.box_overlap(torch.rand(3, 3, 1, 28, 28)), ValueError,
+     r"box_overlap\(\): parts must be a torch.Tensor with 5 dimensions, 2 along dimension 1 .*"
+     r"got shape \(3, 3, 1, 28, 28\); pass a tensor of that shape"),
+    (lambda: group_conv.rotate_c4(torch.rand(1, 2, 3, 5, 5)), ValueError,
+     r"rotate_c4\(\): features must be a torch.Tensor with 5 dimensions, 4 along dimension 2"),
+    (lambda: capsule_vectors.squash_slope([-1.0, 1.0]), ValueError,
+     r"squash_slope\(\): r must be >= 0 \(lengths \|\|s\|\| \[n\]\), got values from -1 to 1"),
+    (lambda: multi_digit.MultiDigitCapsNet(TINY, n_classes=1), ValueError,
+     r"MultiDigitCapsNet\(\): n_classes must be an integer >= 2 .*two different digits.*got 1"),
+    (lambda: adversarial_record.unit_type("clen"), ValueError,
+     r"unit_type\(\): name must name a unit of the run, .*got 'clen'; pass a name"),
+    (lambda: recipes.recipe_name("no-such-checkpoint"), ValueError,
+     r"recipe_name\(\): checkpoint must name a checkpoint a recipe made .*"
+     r"got 'no-such-checkpoint'; pass a name of the manifest"),
+    (lambda: voting.pose_votes(np.zeros((1, 4, 4)), np.ones((1, 4)) * 2), ValueError,
+     r"pose_votes\(\): presence must be in \[0, 1\] .*got values from 2 to 2; pass probabilities"),
+    (lambda: scoring.verdicts({"bag": BagOfPartsCNN(channels=(2,))}, torch.rand(2, 1, 32, 32)),
+     ValueError, r"verdicts\(\): x must be a torch.Tensor of pixels in \[0, 1\] with 4 "
+     r"dimensions, 1 along dimension 0, .*got shape \(2, 1, 32, 32\)"),
+    (lambda: bug_zoo_report.one_example(routing.dynamic_routing(torch.rand(2, 4, 3, 5)), k=5),
+     ValueError, r"one_example\(\): k must be an integer >= 0 and <= 1 \(an example of the batch "
+     r"of 2\), got 5"),
+    (lambda: full_sets.run_name("translated", ""), ValueError,
+     r"run_name\(\): name must name a reading .*got ''; pass the checkpoint's name"),
+    (lambda: full_sets.run_name("translatd", "affnist-cnn"), ValueError,
+     r"run_name\(\): test_set must be one of 'translated', .*got 'translatd'"),
+    (lambda: digit_shuffles.load_models(seeds=[0, 0]), ValueError,
+     r"load_models\(\): seeds must hold each item once, got 0 more than once; drop the repeats"),
+    (lambda: coupling_polarisation.normalised_entropy(torch.ones(1, 4, 1)), ValueError,
+     r"normalised_entropy\(\): c must hold couplings to at least 2 parents .*got shape "
+     r"\(1, 4, 1\); pass the couplings of a layer with two or more parents"),
+    # figures: one label per row, one name per train, a class per bar
+    (lambda: draw_coupling_heatmap(_ax(), np.random.rand(3, 4), ["a", "b"], list("wxyz")),
+     ValueError, r"draw_coupling_heatmap\(\): rows must hold one item per row of c \(3\), got 2; "
+     r"pass 3 of them"),
+    (lambda: draw_spike_trains(_ax(), torch.zeros(2, 10, dtype=torch.bool), ["a"], dt_ms=1.0),
+     ValueError, r"draw_spike_trains\(\): names must hold one item per row of trains \(2\), got 1"),
+    (lambda: update_class_bars(_bars(), [0.1] * 10, chosen=[10]), ValueError,
+     r"update_class_bars\(\): chosen must hold classes from 0 to 9 \(one per bar\), got \[10\]"),
+    (lambda: checkpoints.save(BagOfPartsCNN(channels=(2,)), "mine\n", root="unused"), ValueError,
+     r"save\(\): name must be a plain file name .*control character such as a newline\), got "
+     r"'mine\\n'; pass a name such as"),
+    (lambda: capsule_vectors.match(torch.rand(2, 1, 32, 32), torch.rand(4, 1, 40, 40)), ValueError,
+     r"match\(\): templates must be no larger than the images, got 40x40 templates over 32x32 "
+     r"images"),
+    (lambda: detector.PartDetector(image_size=4), ValueError,
+     r"PartDetector\(\): image_size must be an integer >= 8 .*faces are drawn at 8 or more.*got 4"),
+    (lambda: setattr(SquashExplorer().norm, "value", 50), ValueError,
+     r"SquashExplorer.norm: the slider '\|\|s\|\|' must be set to a value from 0 to 5 "
+     r"\(its range\), got 50.0; set a value in that range"),
+    # a face score asked of a model of ten classes: its class 1 is a digit, not "face"
+    (lambda: scoring.face_probability(BagOfPartsCNN(channels=(2,), n_classes=10),
+                                      torch.rand(2, 1, 32, 32)), ValueError,
+     r"face_probability\(\): model must tell faces from non-faces \(2 classes\), got a "
+     r"BagOfPartsCNN of 10 classes; pass a face model"),
+
+    # raised from inside torch, NumPy, matplotlib or ipywidgets, or as a bare KeyError,
+    # IndexError or AttributeError
+    # a device this machine lacks (torch: "not linked with support for mps devices")
+    pytest.param(lambda: loop.fit(_bag(), (torch.rand(4, 1, 8, 8), LABELS), device="mps",
+                                  progress=False), ValueError,
+                 r"fit\(\): device must be a device this machine has, got 'mps', but this "
+                 r"machine has 'cpu'", marks=NO_MPS),
+    (lambda: checkpoints.pretrained("capsnet-mnist-live", map_location="cuda:99"), ValueError,
+     r"pretrained\(\): map_location must be a device this machine has, got 'cuda:99'"),
+    # a root the declaration takes that cannot be written into (torch: "open file failed")
+    (lambda: checkpoints.save(_bag(), "mine", root="/sys/kernel"), PermissionError,
+     r"save\(\): root must be a folder this process can write into .*got /sys/kernel"),
+    # sizes that must agree (torch: broadcast, bmm and stack errors)
+    (lambda: transformed_mnist.warp(torch.rand(2, 1, 28, 28), torch.eye(2).repeat(3, 1, 1),
+                                    torch.zeros(3, 2)), ValueError,
+     r"warp\(\): A must match images in length.*\(images: 2, A: 3\)"),
+    (lambda: transformed_mnist.affine_matrix(torch.tensor([1.0, 2.0]), 0.0, 1.0, torch.ones(3)),
+     ValueError, r"affine_matrix\(\): scale_y must match rotation in length"),
+    (lambda: capsule_vectors.capsule_from_matches(torch.rand(2, 4), torch.rand(3)), ValueError,
+     r"capsule_from_matches\(\): angles must match r in templates.*pass one angle per template"),
+    (lambda: group_conv.lifting_filters(torch.rand(4, 1, 3, 5)), ValueError,
+     r"lifting_filters\(\): weight's width must match weight's height"),
+    (lambda: draw_confusion(plt.figure(), torch.rand(3, 4)), ValueError,
+     r"draw_confusion\(\): confusion's columns must match confusion's rows"),
+    (lambda: two_colour(np.random.rand(3, 28, 28)), ValueError,
+     r"two_colour\(\): images must be two grey images \[2, S, S\].*got shape \(3, 28, 28\)"),
+    (lambda: attacks.class_scores(torch.nn.Linear(3, 3), torch.rand(4, 1, 28, 28)), ValueError,
+     r"class_scores\(\): model must take images \[4, 1, 28, 28\].*got a Linear that failed"),
+    # the part-to-face transforms W [4, 3, 3] (NumPy: LinAlgError, IndexError)
+    (lambda: pose_net.format_offsets("W"), TypeError,
+     r"format_offsets\(\): W must be transforms W \[4, 3, 3\].*got 'W'"),
+    (lambda: voting.predict_face(("nose", 0.5, 0.5), W=np.zeros((2, 2))), ValueError,
+     r"predict_face\(\): W must be transforms W \[4, 3, 3\].*got shape \(2, 2\)"),
+    # models of another kind (AttributeError: no 'config', 'reconstruction', 'convs')
+    (lambda: capsule_angles.capsule_under_rotation(_bag(), torch.rand(4, 1, 28, 28), LABELS,
+                                                   [0, 90]), TypeError,
+     r"capsule_under_rotation\(\): capsnet must be an instance of CapsNet"),
+    (lambda: reconstruction_detector.threshold(_bag(), torch.rand(4, 1, 40, 40), "bag"),
+     TypeError, r"threshold\(\): model must be an instance of CapsNet"),
+    (lambda: RotationExplorer(_bag(), _bag(), torch.rand(4, 1, 28, 28), LABELS), TypeError,
+     r"RotationExplorer\(\): gcnn must be an instance of C4CNN"),
+    # rows, deltas, routing and history (IndexError, "new(): invalid data type", AttributeError)
+    (lambda: patches.shuffled_digits(grid=2, rows=[0.5]), ValueError,
+     r"shuffled_digits\(\): rows must be whole numbers"),
+    (lambda: full_sets.turned_mnist(rows=[3.5]), ValueError,
+     r"turned_mnist\(\): rows must be whole numbers"),
+    (lambda: digit_capsules.perturb(torch.rand(10, 16), 0, "0.1"), TypeError,
+     r"perturb\(\): deltas must be the Deltas to add.*got '0.1'"),
+    (lambda: digit_capsules.couplings_on_grid(None, example=0, j=0, n_maps=2), TypeError,
+     r"couplings_on_grid\(\): routing must be a routing result with history, got None"),
+    (lambda: recipe_run.recipe_metrics(recipes.RECIPES["capsnet-mnist-live"], [],
+                                       test_accuracy=0.5, epochs=1), ValueError,
+     r"recipe_metrics\(\): history must hold at least one item, got \[\]"),
+    # a dropdown set to none of its options (ipywidgets: "Invalid selection: value not found")
+    (lambda: _choose(PoseVectorExplorer(), "ear"), OutOfRange,
+     r"PoseVectorExplorer.kind: the dropdown 'part' must be set to one of its options "
+     r"'left_eye', .*got 'ear'"),
+
+    # refused in the words of another function the entry calls, or with a wrong diagnosis
+    # the argument of the entry called, not of the function it calls
+    (lambda: functional.margin_loss_curves(torch.linspace(0, 3, 5)), ValueError,
+     r"margin_loss_curves\(\): lengths must be .* in \[0, 1\].*got values from 0 to 3"),
+    (lambda: routing.outputs(torch.rand(1, 4, 2, 3), torch.full((1, 4, 2), float("nan"))),
+     ValueError, r"outputs\(\): c must hold finite numbers, got 8 NaN"),
+    (lambda: routing.outputs(torch.full((1, 4, 2, 3), float("inf")), torch.rand(1, 4, 2)),
+     ValueError, r"outputs\(\): u_hat must hold finite numbers"),
+    (lambda: layers.RoutingCapsules(n_in=6, d_in=4, n_out=3, d_out=5)(torch.rand(0, 6, 4)),
+     ValueError, r"RoutingCapsules\(\): u must hold at least one example, got shape \(0, 6, 4\)"),
+    (lambda: loop.fit(_bag(), (torch.rand(4, 1, 8, 8).double(), LABELS), progress=False),
+     TypeError, r"fit\(\): train's images must have the model's dtype torch.float32, got "
+                r"torch.float64; use images.to"),
+    (lambda: loop.fit(_bag(), (torch.rand(4, 1, 8, 8), LABELS), progress=False,
+                      validation=(torch.rand(2, 1, 8, 8).double(), LABELS[:2])),
+     TypeError, r"fit\(\): validation's images must have the model's dtype"),
+    (lambda: transformed_mnist.sweep(torch.rand(2, 1, 28, 28), "scale", 0.0), ValueError,
+     r"sweep\(\): value must be non-zero"),
+    (lambda: digit_capsules.encode(_tiny(), torch.rand(2, 1, 40, 40)), ValueError,
+     r"encode\(\): images must have shape \[B, 1, 28, 28\]"),
+    (lambda: equivariance.model_rotation_errors(_bag(), torch.rand(1, 1, 28, 28), turns=(1.5,)),
+     TypeError, r"model_rotation_errors\(\): turns\[0\] must be an integer"),
+    (lambda: voting.face_lengths_by_kind(n=3, kinds=("faces",)), ValueError,
+     r"face_lengths_by_kind\(\): kinds\[0\] must be one of 'face'.*got 'faces'"),
+    (lambda: scoring.face_rates(BagOfPartsCNN(channels=(2,)), kinds=("fase",), n=2), ValueError,
+     r"face_rates\(\): kinds\[0\] must be one of 'face'.*got 'fase'"),
+    (lambda: training.load_face_models(seeds=[7], names=["deep CNN"]), ValueError,
+     r"load_face_models\(\): seeds must be seeds of a saved 'deep CNN', got \[7\]: .* holds "
+     r"its seeds \[0, 1, 2\]"),
+    (lambda: buggy.step_softmax_over_children(torch.rand(1, 4, 2, 3), torch.zeros(1, 3, 2)),
+     ValueError, r"step_softmax_over_children\(\): b must have shape \[batch, n_in, n_out\]"),
+    (lambda: buggy.step_logits_shared_over_batch(torch.rand(1, 4, 2, 3), torch.zeros(1, 3, 2)),
+     ValueError, r"step_logits_shared_over_batch\(\): b must have shape"),
+    (lambda: robustness.viewpoint_state(_tiny(), _bag(), torch.rand(1, 28, 28), scale=0.0),
+     ValueError, r"viewpoint_state\(\): scale must be non-zero"),
+    # the right diagnosis
+    (lambda: capsule_vectors.template_bank(crop=64, size=32), ValueError,
+     r"template_bank\(\): crop must be at most size=32 .*got 64"),
+    (lambda: capsule_vectors.template_bank(crop=4), ValueError,
+     r"template_bank\(\): crop must hold all the ink of a nose .*got 4"),
+    (lambda: digit_capsules.measure_dimensions(_tiny(), torch.rand(4, 1, 28, 28), LABELS,
+                                               classes=[11], n_per_class=1), ValueError,
+     r"measure_dimensions\(\): classes must be classes that labels hold, got \[11\]"),
+    (lambda: pose_net.rotation_sweep(pose_net.PoseCapsuleNet(channels=(2, 2, 2, 2)),
+                                     faces.face_parts(), angles="all"), TypeError,
+     r"rotation_sweep\(\): angles must be the turns in degrees \[n\], got 'all'"),
+    (lambda: routing_costs.recorded_cost(file="routing_cost_cpu.json"), FileNotFoundError,
+     r"recorded_cost\(\): file must name a record in .*got 'routing_cost_cpu.json', which is "
+     r"none; the records there: routing_cost_gpu.json"),
+    (lambda: adversarial_record.read_attacked({}, "affnist-capsnet", "pgd", 0.1), ValueError,
+     r"read_attacked\(\): results must be the record of python -m capsedu.adversarial .*got an "
+     r"empty dict; pass read_results\(\)"),
+    (lambda: full_sets.read_right("translated", "no-such-model", results={}), KeyError,
+     r"read_right\(\): name must be a reading of 'translated' .*'affnist-cnn'.*got "
+     r"'no-such-model'"),
+    (lambda: full_sets.read_right("translatd", "affnist-cnn", results={}), ValueError,
+     r"read_right\(\): test_set must be one of 'translated'"),
+    # the one form
+    (lambda: checkpoints.model_class("CapsNett"), KeyError,
+     r"model_class\(\): arch must be a model architecture of the course, one of CapsNet.*got "
+     r"'CapsNett'"),
+    (lambda: recipes.command_recipe("nonexistent"), ValueError,
+     r"command_recipe\(\): name must be a recipe python -m capsedu.train trains, one of "
+     r"capsnet-mnist-live.*got 'nonexistent'"),
+    (lambda: recipe_run.run_recipe("capsnet-mnist-lve", root="out", progress=False), ValueError,
+     r"run_recipe\(\): name must be a recipe .*got 'capsnet-mnist-lve'"),
+]
+
+
+@pytest.mark.parametrize("call, error, message", ROUND_SEVEN, ids=range(len(ROUND_SEVEN)))
+def test_round_seven_bad_input_is_refused_in_the_one_form(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
+    plt.close("all")
+
+
+@pytest.mark.parametrize("payload, got", [
+    (b"\x80\x02garbage pickle", r"not a file torch.load reads \(UnpicklingError\)"),
+    ({"hello": 1}, r"a dict \{'hello': 1\}"),
+])
+def test_round_seven_a_checkpoint_capsedu_did_not_save_is_named(tmp_path, payload, got):
+    """Its hash matches its row, yet torch cannot read it (torch advised weights_only=False), or
+    it holds no arch (a KeyError 'arch')."""
+    if isinstance(payload, dict):
+        buffer = io.BytesIO()
+        torch.save(payload, buffer)
+        payload = buffer.getvalue()
+    (tmp_path / "mine.pt").write_bytes(payload)
+    row = {"name": "mine", "file": "mine.pt", "sha256": hashlib.sha256(payload).hexdigest(),
+           "arch": "BagOfPartsCNN"}
+    (tmp_path / "manifest.json").write_text(json.dumps({"checkpoints": [row]}))
+    with pytest.raises(ValueError, match=r"pretrained\(\): name 'mine' must be a checkpoint that "
+                                         r"save\(\) wrote .*" + got + r"; retrain it"):
+        checkpoints.pretrained("mine", tmp_path)
