@@ -342,32 +342,24 @@ class AdaptiveUnit:
 
 
 @dataclass(frozen=True)
-class SanityBudgets:
-    """The three budgets of a sanity unit: more steps, more restarts, the usual one."""
+class SanityRun:
+    """PGD on a sanity unit's digits under one ``budget``: the rows it then reads ``wrong``."""
 
-    steps: Budget
-    restarts: Budget
-    usual: Budget
-
-
-@dataclass(frozen=True)
-class SanityWrong:
-    """The rows read wrong after each budget of ``SanityBudgets``."""
-
-    steps: tuple[int, ...]
-    restarts: tuple[int, ...]
-    usual: tuple[int, ...]
+    budget: Budget
+    wrong: tuple[int, ...]
 
 
 @dataclass(frozen=True)
 class SanityUnit:
-    """The unit ``"sanity, <source>"``: more of PGD's budget on ``source`` (``SanitySettings``)."""
+    """The unit ``"sanity, <source>"``: more of PGD's budget on ``source`` (``SanitySettings``),
+    a ``SanityRun`` with more steps, one with more random starts, one with the usual budget."""
 
     source: str
     eps: float
     loss: str
-    budgets: SanityBudgets
-    wrong: SanityWrong
+    more_steps: SanityRun
+    more_restarts: SanityRun
+    usual: SanityRun
     stamp: Stamp = field(metadata={INLINE: True})
     command: str = ""
 
@@ -446,14 +438,19 @@ def _sanity_unit(source: str, n: int, state_path=None) -> SanityUnit:
     began = time.time()
     model = load_models()[source]
     _, images, labels = sample_digits(n)
-    budgets = SanityBudgets(Budget(steps=SANITY_STEPS, losses=(SANITY_LOSS,)),
-                            Budget(restarts=SANITY_RESTARTS, losses=(SANITY_LOSS,)),
-                            Budget(losses=(SANITY_LOSS,)))
-    wrong = [_wrong(reads_right(model, examples(model, images, labels, "pgd", SANITY_EPS,
-                                                 SANITY_LOSS, budget), labels))
-             for budget in (budgets.steps, budgets.restarts, budgets.usual)]
-    return SanityUnit(source, SANITY_EPS, SANITY_LOSS, budgets, SanityWrong(*wrong),
-                      _stamp(began))
+    run = partial(_sanity_run, model, images, labels)
+    return SanityUnit(source, SANITY_EPS, SANITY_LOSS,
+                      more_steps=run(Budget(steps=SANITY_STEPS, losses=(SANITY_LOSS,))),
+                      more_restarts=run(Budget(restarts=SANITY_RESTARTS, losses=(SANITY_LOSS,))),
+                      usual=run(Budget(losses=(SANITY_LOSS,))), stamp=_stamp(began))
+
+
+def _sanity_run(model: nn.Module, images: torch.Tensor, labels: torch.Tensor,
+                budget: Budget) -> SanityRun:
+    """PGD at ``SANITY_EPS`` with ``SANITY_LOSS`` under ``budget``: the rows ``model`` then
+    reads wrong (``SanityRun``)."""
+    x = examples(model, images, labels, "pgd", SANITY_EPS, SANITY_LOSS, budget)
+    return SanityRun(budget, _wrong(reads_right(model, x, labels)))
 
 
 def _rounded(values: torch.Tensor) -> tuple[float, ...]:

@@ -211,9 +211,9 @@ def read_more_budget(results: Results, model: Choice("a model", *MODELS)) -> Mor
     """The sanity unit of ``model``: the usual budget against more steps and more restarts."""
     unit = _unit(results, f"sanity, {model}")
     n = min(len(_unit(results, "clean").rows), SANITY_IMAGES)
-    return MoreBudget(model, unit.eps, unit.loss, unit.budgets.steps.steps,
-                      unit.budgets.restarts.restarts, _right(unit.wrong.usual, n),
-                      _right(unit.wrong.steps, n), _right(unit.wrong.restarts, n))
+    return MoreBudget(model, unit.eps, unit.loss, unit.more_steps.budget.steps,
+                      unit.more_restarts.budget.restarts, _right(unit.usual.wrong, n),
+                      _right(unit.more_steps.wrong, n), _right(unit.more_restarts.wrong, n))
 
 
 @dataclass(frozen=True)

@@ -131,13 +131,13 @@ def hand_made_record(n=5) -> dict:
                 results[f"{attack}, {source}, eps {eps}"] = adversarial.AttackUnit(
                     source, attack, eps, adversarial.BUDGET, wrong, distance, stamp,
                     adversarial.COMMAND)
-    budgets = adversarial.SanityBudgets(adversarial.Budget(steps=100, losses=("margin",)),
-                                        adversarial.Budget(restarts=5, losses=("margin",)),
-                                        adversarial.Budget(losses=("margin",)))
+    runs = [adversarial.SanityRun(budget, (0, 1))
+            for budget in (adversarial.Budget(steps=100, losses=("margin",)),
+                           adversarial.Budget(restarts=5, losses=("margin",)),
+                           adversarial.Budget(losses=("margin",)))]
     for source in adversarial.MODELS:
-        results[f"sanity, {source}"] = adversarial.SanityUnit(
-            source, 0.1, "margin", budgets, adversarial.SanityWrong((0, 1), (0, 1), (0, 1)), stamp,
-            adversarial.COMMAND)
+        results[f"sanity, {source}"] = adversarial.SanityUnit(source, 0.1, "margin", *runs, stamp,
+                                                              adversarial.COMMAND)
     return results
 
 
