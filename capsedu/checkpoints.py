@@ -44,7 +44,7 @@ from filelock import FileLock, Timeout
 from . import course_settings
 from .json_records import from_row, json_row
 from .manifest_rows import RECORDED, ManifestRow
-from .validate import Device, Flag, checked
+from .validate import Flag, checked
 
 MANIFEST = "manifest.json"
 SHIPPED_MARKER = "SHIPPED.md"  # in every shipped folder: data/checkpoints/, data/results/
@@ -67,8 +67,7 @@ ARCHS = {
 }
 
 
-# The repository's own data folder, which is shipped whatever the data root is.
-REPOSITORY_DATA = Path(__file__).resolve().parents[1] / "data"
+REPOSITORY_DATA = Path(__file__).resolve().parents[1] / "data"  # shipped, whatever the data root
 ROW_KEYS = {"name": str, "file": str, "sha256": str, "arch": str}  # what pretrained reads
 
 Root = str | Path | None  # a folder (``~`` expanded); None: the default one
@@ -418,7 +417,8 @@ def check_row(entry: dict, manifest: str | Path) -> ManifestRow:
 
 
 @checked
-def pretrained(name: str, root: Root = None, map_location: Device = "cpu") -> torch.nn.Module:
+def pretrained(name: str, root: Root = None, map_location: course_settings.Device = "cpu"
+               ) -> torch.nn.Module:
     """Load the shipped checkpoint ``name`` (see the manifest), verified, in eval mode.
 
     ``root``: the folder that holds the checkpoint and its manifest (default: the shipped

@@ -7,7 +7,9 @@ checked and says what to do."""
 
 import os
 
+import numpy as np
 import torch
+from torch.utils.data import TensorDataset
 
 
 def check_shape(x: torch.Tensor, name: str, expected: str, ndim: int,
@@ -144,10 +146,14 @@ def check_pixels(x: torch.Tensor, name: str) -> None:
                              f"{high:.7g}; {fix}")
 
 
-def check_examples(data, name: str) -> None:
-    """Raise unless ``data`` is ``(images, labels, ...)``: a tuple of tensors (or arrays) with one
-    row per example each, as many rows in each, at least one. An empty set would train on nothing
-    and end in a division by zero, or score a NaN."""
+def check_examples(data, name: str) -> TensorDataset:
+    """Raise unless ``data`` is ``(images, labels, ...)`` (or a TensorDataset of them): tensors or
+    NumPy arrays with one row per example each, as many rows in each, at least one, the images
+    pixels in [0, 1] (``check_pixels``). An empty set would train on nothing and end in a
+    division by zero, or score a NaN. Hands back the TensorDataset of its tensors (a NumPy array
+    as the tensor it is, sharing its memory)."""
+    if isinstance(data, TensorDataset):
+        data = data.tensors
     if not isinstance(data, (tuple, list)) or len(data) < 2:
         got = f"a {type(data).__name__}" + (f" of {len(data)}" if isinstance(data, (tuple, list))
                                              else "")
@@ -160,11 +166,43 @@ def check_examples(data, name: str) -> None:
                         f"{[type(t).__name__ for t in data]}: {err}") from err
     if len(set(rows)) > 1:
         raise ValueError(f"{name} must hold as many rows in each of its tensors (one per example), "
-                         f"got {rows}; pair every image with its labels")
+                         f"got {rows}; pair every image with its labels, one per image "
+                         f"({rows[0]})")
     if rows[0] == 0:
         shapes = ", ".join(str(tuple(getattr(t, "shape", ()))) for t in data)
         raise ValueError(f"{name} holds no examples (shapes {shapes}); pass at least one: check "
                          "what made it (a limit of 0, a filter that kept nothing)")
+    try:
+        tensors = [t if isinstance(t, torch.Tensor) else torch.as_tensor(np.asarray(t))
+                   for t in data]
+    except (TypeError, ValueError, RuntimeError):  # strings, a ragged list
+        raise TypeError(f"{name} must hold tensors or NumPy arrays of numbers, got "
+                        f"{[type(t).__name__ for t in data]}; pass e.g. {name}=(images, labels), "
+                        "each a tensor") from None
+    check_pixels(tensors[0], f"{name}'s images")
+    return TensorDataset(*tensors)
+
+
+def check_images(images, name: str) -> torch.Tensor:
+    """Raise unless ``images`` are images for a model to score, ``[N, C, H, W]``: a tensor, a
+    NumPy array or nested lists (converted, in their own dtype: 0-255 integers are refused by
+    ``check_pixels``), at least one, pixels in [0, 1]. Hands them back as float32, the models'
+    dtype (a float64 array's pixels included)."""
+    if not isinstance(images, torch.Tensor):
+        try:
+            images = torch.as_tensor(np.asarray(images))
+        except (TypeError, ValueError, RuntimeError) as err:
+            raise TypeError(f"{name} must be a tensor [N, C, H, W] (or a NumPy array), got "
+                            f"{type(images).__name__}: {err}; convert it with "
+                            "torch.as_tensor(...)") from None
+    if images.ndim < 2:
+        raise ValueError(f"{name} must have shape [N, C, H, W], got {tuple(images.shape)}; one "
+                         "image [C, H, W] is images[None]")
+    if len(images) == 0:
+        raise ValueError(f"{name} must hold at least one example, got shape "
+                         f"{tuple(images.shape)}; pass at least one")
+    check_pixels(images, name)
+    return images.float()
 
 
 def check_offsets(where: str, **offsets: tuple[torch.Tensor, int]) -> None:

@@ -11,16 +11,21 @@
   projector (``make demo`` uses 130).
 * ``CAPSEDU_DATA`` moves the data root (MNIST, checkpoints). By default it is the ``data/`` folder
   of the repository this package was installed from, or ``./data`` when that does not exist.
+
+Training runs on ``device()``, the GPU when there is one; ``Device`` declares a device a caller
+names instead, as ``capsedu.validate`` declares every parameter.
 """
 
 import itertools
 import os
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import torch
+from pydantic import PlainValidator
 
-from .validate import checked
+from .refusals import declared_error, kind_of
+from .validate import Spec, checked
 
 _FLAG_VALUES = {"": False, "0": False, "false": False, "no": False, "off": False,
                 "1": True, "true": True, "yes": True, "on": True}
@@ -73,6 +78,44 @@ def pick(full: Any, quick: Any):
 def device() -> torch.device:
     """The GPU when there is one (Colab, Binder with a GPU), else the CPU: where training runs."""
     return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def _device(value):
+    """A device this machine has, named by a string or a ``torch.device`` (kept as given): what
+    ``Device`` declares, for an argument that overrides ``device()``."""
+    if not isinstance(value, str | torch.device):
+        raise declared_error(TypeError, "must name a device, a string such as 'cpu' or 'cuda' or "
+                             f"a torch.device, got {kind_of(value)}", "device")
+    try:
+        named = torch.device(value)
+    except (RuntimeError, ValueError) as err:
+        raise ValueError(f"must name a device such as 'cpu' or 'cuda', got {value!r} "
+                         f"({str(err).splitlines()[0][:80]}); pass 'cpu', or 'cuda' on a GPU "
+                         "machine") from None
+    if named.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(f"must be a device this machine has, got {value!r}, but torch finds no "
+                         "CUDA GPU here; pass 'cpu' (or None: course_settings.device() picks the "
+                         "GPU when there is one)")
+    if named.type != "cpu" and not _has(named):
+        gpus = torch.cuda.device_count() if torch.cuda.is_available() else 0
+        has = f"'cpu' and 'cuda:0' to 'cuda:{gpus - 1}'" if gpus else "'cpu' only"
+        raise ValueError(f"must be a device this machine has, got {value!r}, but this machine "
+                         f"has {has}; pass one of those")
+    return value
+
+
+def _has(device: torch.device) -> bool:
+    """Whether torch can place a tensor on ``device`` here ('mps' fails, in words by backend)."""
+    try:
+        torch.empty(0, device=device)
+    except Exception:  # NotImplementedError, AssertionError, RuntimeError, ... by backend
+        return False
+    return True
+
+
+# a device a caller names (where to train, where to load weights)
+Device = Annotated[str | torch.device, PlainValidator(_device),
+                   Spec("a device this machine has, such as 'cpu' or 'cuda'", "device")]
 
 
 @checked

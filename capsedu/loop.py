@@ -14,28 +14,34 @@ import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
+from typing import Annotated, Any
 
 import numpy as np
 import torch
 import tqdm
 import tqdm.auto
+from pydantic import PlainValidator
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
 from . import course_settings
-from .checks import check_examples, check_model_images, check_pixels
+from .checks import check_model_images
 from .convergence import chosen_epoch, converged, held_out_scores
 from .data.transformed_mnist import translate
+from .refusals import declared_error, kind_of
 from .validate import (
     MAX_BATCH,
     MAX_EPOCHS,
     MAX_SIDE,
     MAX_WIDTH,
-    Device,
+    Examples,
     Flag,
     Float,
+    Has,
+    Images,
     Int,
     Seed,
+    Spec,
     Tensor,
     checked,
 )
@@ -108,17 +114,34 @@ class Epoch:
     validation_accuracy: float | None = None  # the held-out accuracy after it (with validation)
 
 
+def _start(value):
+    """An earlier run to continue: ``(weights, history)``, a state_dict and its ``Epoch``s."""
+    if not (isinstance(value, tuple | list) and len(value) == 2 and isinstance(value[0], dict)
+            and isinstance(value[1], tuple | list)
+            and all(isinstance(epoch, Epoch) for epoch in value[1])):
+        raise declared_error(TypeError, "must be (weights, history), a state_dict and the epochs "
+                             f"already trained (Epoch records), got {kind_of(value):.60}; build "
+                             "it with recipe_run.continue_from", "array")
+    return value
+
+
+Start = Annotated[Any, PlainValidator(_start),
+                  Spec("(weights, history): an earlier run's state_dict and Epochs", "record")]
+# what the training loop goes over, and the bar it reports to (progress_bar's)
+Batches = Has("batches of training rows", "__iter__", source="a DataLoader, or a bar over one")
+Bar = Has("a progress bar", "set_postfix", source="progress_bar(...)")
+
+
 @checked
-def fit(model: nn.Module, train,
+def fit(model: nn.Module, train: Examples,
         epochs: Epochs = 1,
         batch_size: Int("training examples per step", ge=1, le=MAX_BATCH) = 128,
         lr: LearningRate = 1e-3, lr_decay: LrDecay = 1.0,
-        seed: Seed = 0, device: Device | None = None,
+        seed: Seed = 0, device: course_settings.Device | None = None,
         progress: Flag("whether to show a progress bar") = True,
-        augment: Callable | None = None, state_path: str | Path | None = None, validation=None,
-        compose: Callable | None = None,
-        patience: Patience | None = None,
-        start=None) -> list[Epoch]:
+        augment: Callable | None = None, state_path: str | Path | None = None,
+        validation: Examples | None = None, compose: Callable | None = None,
+        patience: Patience | None = None, start: Start | None = None) -> list[Epoch]:
     """Train ``model`` on ``train = (images, labels, ...)`` with Adam; returns its history, one
     ``Epoch`` record per epoch (``train_one_epoch``'s, with ``validation`` its held-out accuracy
     too). The model supplies its own loss, ``model.training_loss(x, *targets) -> (loss,
@@ -139,7 +162,10 @@ def fit(model: nn.Module, train,
     * ``device``: where it trains, picked once (default ``course_settings.device()``, the GPU
       when there is one); the model comes back where it was (the course's device rule).
     """
-    check_fit(model, train, validation, batch_size, patience, compose)
+    for name, data in (("train", train), ("validation", validation)):
+        if data is not None:  # refused now, not after the first epoch has trained
+            check_model_images(data.tensors[0], f"fit(): {name}'s images", model)
+    check_fit(len(train), batch_size, patience, compose, validation is not None)
     device = torch.device(device or course_settings.device())
     home = course_settings.model_device(model)
     if state_path is not None:
@@ -166,7 +192,8 @@ def fit(model: nn.Module, train,
 
 
 @checked
-def train_one_epoch(model: nn.Module, batches, optimizer: torch.optim.Optimizer, device, bar,
+def train_one_epoch(model: nn.Module, batches: Batches, optimizer: torch.optim.Optimizer,
+                    device: course_settings.Device, bar: Bar,
                     epoch: Int("the epoch's number, from 1", ge=1, le=MAX_EPOCHS)) -> Epoch:
     """One pass over the training ``batches`` (``training_batches``): forward, loss, backward,
     step. Returns the ``Epoch`` record of epoch ``epoch``: its mean ``loss``, ``train_accuracy``,
@@ -198,7 +225,7 @@ def train_one_epoch(model: nn.Module, batches, optimizer: torch.optim.Optimizer,
 
 
 @checked
-def training_batches(rows, generator: torch.Generator, compose: Callable | None = None,
+def training_batches(rows: Batches, generator: torch.Generator, compose: Callable | None = None,
                      augment: Callable | None = None):
     """Each training batch as the model sees it: the shuffled ``rows`` of a batch, made into
     examples by ``compose(*rows, generator)`` (e.g. MultiMNIST pairs out of single digits), their
@@ -228,38 +255,30 @@ class Run:
 
 
 @checked
-def check_fit(model: nn.Module, train, validation, batch_size: BatchSize, patience: int | None,
-              compose) -> None:
-    """Refused before any training: ``fit``'s examples, and the arguments that go together."""
-    check_examples(train, "train")
-    check_model_images(train[0], "fit(): train's images", model)
-    if validation is not None:  # refused now, not after the first epoch has trained
-        check_examples(validation, "validation")
-        check_model_images(validation[0], "fit(): validation's images", model)
-    if patience is not None and validation is None:
+def check_fit(rows: Int("training examples", ge=1), batch_size: BatchSize,
+              patience: Patience | None, compose: Callable | None,
+              held_out: Flag("whether fit was given validation examples")) -> None:
+    """What ``fit``'s declarations cannot say, refused before any training with a sentence that
+    says what to do: the arguments that go together."""
+    if patience is not None and not held_out:
         raise ValueError("patience stops training when the held-out accuracy stops improving: "
                          "pass validation=(images, labels) with it, or patience=None")
-    if compose is not None and len(train[0]) < batch_size:
+    if compose is not None and rows < batch_size:
         raise ValueError(f"compose makes the examples out of whole batches: fit needs at least "
-                         f"batch_size={batch_size} training rows, got {len(train[0])}; train on "
+                         f"batch_size={batch_size} training rows, got {rows}; train on "
                          "more rows or pass a smaller batch_size")
 
 
 @checked
-def begin(model: nn.Module, train, seed: Seed, batch_size: BatchSize, lr: float, lr_decay: float,
-          compose, start, device, keeps_best: bool, patience: int | None = None) -> Run:
+def begin(model: nn.Module, train: TensorDataset, seed: Seed, batch_size: BatchSize, lr: float,
+          lr_decay: float, compose: Callable | None, start: Start | None,
+          device: course_settings.Device, keeps_best: bool, patience: int | None = None) -> Run:
     """A run's first state: from scratch, or continuing ``start = (weights, history)`` from the
     epoch it kept, with the learning rate where the schedule had brought it (Adam's moments start
     afresh, and the draws come from ``seed + len(history)``, so the continuation does not replay
     the draws of the epochs already trained). ``continue_from`` in ``capsedu.recipes`` rebuilds
     ``start`` from a saved checkpoint."""
     history, best = [], None
-    if start is not None and not (isinstance(start, tuple | list) and len(start) == 2
-                                  and isinstance(start[0], dict)
-                                  and isinstance(start[1], tuple | list)):
-        raise TypeError(f"fit(): start must be (weights, history), a state_dict and the epochs "
-                        f"already trained, got {start!r:.60}; build it with "
-                        "recipe_run.continue_from")
     if start is not None:
         weights, history = start[0], list(start[1])
         model.load_state_dict(weights)
@@ -267,27 +286,27 @@ def begin(model: nn.Module, train, seed: Seed, batch_size: BatchSize, lr: float,
             best = {k: v.detach().clone() for k, v in weights.items()}
     generator = seed_everything(seed + len(history))
     model.to(device).train()
-    loader = DataLoader(TensorDataset(*train), batch_size=batch_size, shuffle=True,
+    loader = DataLoader(train, batch_size=batch_size, shuffle=True,
                         generator=generator, drop_last=compose is not None)
     # lr_t = lr * lr_decay^t after t epochs (ExponentialLR multiplies by lr_decay once an epoch)
     optimizer = torch.optim.Adam(model.parameters(), lr=lr * lr_decay ** len(history))
     scheduler = torch.optim.lr_scheduler.ExponentialLR(optimizer, gamma=lr_decay)
     made_with = {"model": type(model).__name__, "hparams": getattr(model, "hparams", None),
-                 "seed": seed, "train_examples": len(train[0]), "batch_size": batch_size,
+                 "seed": seed, "train_examples": len(train), "batch_size": batch_size,
                  "lr": lr, "lr_decay": lr_decay, "patience": patience,
                  "continues_epochs": len(history)}
     return Run(loader, generator, optimizer, scheduler, history, best, made_with)
 
 
 @checked
-def keep_best(run: Run, model: nn.Module, validation, batch_size: BatchSize, progress: Progress
-              ) -> None:
+def keep_best(run: Run, model: nn.Module, validation: TensorDataset, batch_size: BatchSize,
+              progress: Progress) -> None:
     """Score the held-out ``validation`` examples after an epoch (in batches of ``batch_size``, as
     the model trained: a model whose predictions depend on the rest of their batch, a bug of
     notebook 09, is scored as it was trained), and keep the weights of the best epoch (the
     earliest, on ties): the epoch is chosen without ever looking at the test set."""
-    run.history[-1] = replace(run.history[-1], validation_accuracy=evaluate(
-        model, validation, batch_size, progress=progress))
+    run.history[-1] = replace(run.history[-1], validation_accuracy=_accuracy(
+        model, validation, batch_size, progress))
     if chosen_epoch(run.history) is run.history[-1]:
         run.best = {k: v.detach().clone() for k, v in model.state_dict().items()}
 
@@ -341,7 +360,7 @@ def resume(run: Run, model: nn.Module, state_path: Path | None, epochs: int) -> 
 
 
 @checked
-def check_same_run(saved: dict, now: dict, state_path) -> None:
+def check_same_run(saved: dict, now: dict, state_path: Path) -> None:
     """Refuse to resume from ``state_path`` when the run that ``saved`` it differs from this one
     (``now``): another model, seed, number of training examples (``--limit``) or schedule."""
     differ = [f"{key} {saved.get(key)!r} there, {value!r} here" for key, value in now.items()
@@ -353,7 +372,9 @@ def check_same_run(saved: dict, now: dict, state_path) -> None:
 
 
 @checked
-def progress_bar(iterable, desc: str, progress: Progress = True, **kwargs):
+def progress_bar(iterable: Has("what the bar counts", "__iter__",
+                                source="a range, a list or a DataLoader"),
+                 desc: str, progress: Progress = True, **kwargs):
     """A bar over ``iterable`` (``progress=False``: none). Live, tqdm.auto's (a widget in a
     notebook), redrawn at most ``PROGRESS_UPDATES_PER_S`` times a second and ``PROGRESS_REDRAWS``
     times in all (so a slow machine sends no more messages than a fast one), which it erases when
@@ -412,61 +433,37 @@ def confusion(labels: Tensor("labels [N]", ndim=1), predictions: Tensor("predict
 
 @checked
 @torch.no_grad()
-def predict(model: nn.Module, images, batch_size: BatchSize = SCORING_BATCH,
+def predict(model: nn.Module, images: Images, batch_size: BatchSize = SCORING_BATCH,
             progress: Progress = False) -> torch.Tensor:
     """``model.predict`` on ``images`` ``[N, C, H, W]`` in batches, where the model is: labels
-    ``[N]`` (``[N, 2]`` for a two-digit model) on the CPU (``_in_batches``).
-
-    ``batch_size``: ``SCORING_BATCH`` (32) by default, small because a CapsNet's ``u_hat`` grows
-    with the batch (see ``SCORING_BATCH``).
-
-    ``progress``: show a progress bar over the batches (scoring 10,000 MNIST test images with a
-    CapsNet takes a while on a CPU).
-    """
-    return _in_batches(model, model.predict, images, batch_size, progress, "predict")
+    ``[N]`` (``[N, 2]`` for a two-digit model) on the CPU (``_in_batches``). ``batch_size``:
+    ``SCORING_BATCH`` (32), small because a CapsNet's ``u_hat`` grows with the batch.
+    ``progress``: a bar over the batches (10,000 MNIST test images take a CapsNet a while on a
+    CPU)."""
+    return _in_batches(model, model.predict, images, batch_size, progress)
 
 
 @checked
 @torch.no_grad()
-def probabilities(model: nn.Module, images, batch_size: BatchSize = SCORING_BATCH,
+def probabilities(model: nn.Module, images: Images, batch_size: BatchSize = SCORING_BATCH,
                   progress: Progress = False) -> torch.Tensor:
     """The softmax over the classes of a classifier whose forward pass gives logits (the CNNs,
     the G-CNN), for ``images`` ``[N, C, H, W]`` in batches (as ``predict``): ``[N, classes]`` on
     the CPU."""
     return _in_batches(model, lambda x: torch.softmax(model(x), dim=1), images, batch_size,
-                       progress, "probabilities")
+                       progress)
 
 
-@checked
-def as_images(images, where: str = "as_images") -> torch.Tensor:
-    """``images`` as a float tensor ``[N, C, H, W]`` (a NumPy array or nested lists converted);
-    a clear error for an empty batch, and for 0-255 integer pixels or NaN (``check_pixels``),
-    naming the function ``where`` the caller called."""
-    if not isinstance(images, torch.Tensor):
-        try:
-            images = torch.as_tensor(np.asarray(images))  # its own dtype: 0-255 is refused below
-        except (TypeError, ValueError) as err:
-            raise TypeError(f"{where}(): images must be a tensor [N, C, H, W] (or a NumPy "
-                            f"array), got {type(images).__name__}: {err}") from err
-    if images.ndim < 2:
-        raise ValueError(f"{where}(): images must have shape [N, C, H, W], got "
-                         f"{tuple(images.shape)}; one image [C, H, W] is images[None]")
-    if len(images) == 0:
-        raise ValueError(f"{where}(): images must hold at least one example, got shape "
-                         f"{tuple(images.shape)}; pass at least one")
-    check_pixels(images, f"{where}(): images")
-    return images.float()  # float32, the models' dtype (a float64 array's pixels included)
-
-
-def _in_batches(model, score, images, batch_size, progress, where: str) -> torch.Tensor:
-    """``score`` on ``images`` in batches of ``batch_size``, in eval mode, the results
-    concatenated on the CPU.
+def _in_batches(model, score, images, batch_size, progress) -> torch.Tensor:
+    """``score`` on checked ``images`` (``validate.Images``, or ``Examples``' first tensor) in
+    batches of ``batch_size``, as float32, the models' dtype (a float64 array's pixels included),
+    in eval mode, the results concatenated on the CPU.
 
     The course's device rule: a function that takes a model and data runs where the model is
     (each batch goes to ``course_settings.model_device(model)``), hands its results back on the
     CPU for plotting, and leaves the caller's model where it was and in the mode it was in
     (training or eval)."""
-    images = as_images(images, where)
+    images = images.float()
     device, was_training = course_settings.model_device(model), model.training
     model.eval()
     try:
@@ -478,22 +475,24 @@ def _in_batches(model, score, images, batch_size, progress, where: str) -> torch
 
 
 @checked
-def evaluate(model: nn.Module, data, batch_size: BatchSize = SCORING_BATCH,
+def evaluate(model: nn.Module, data: Examples, batch_size: BatchSize = SCORING_BATCH,
              progress: Progress = False) -> float:
     """Accuracy of ``model.predict`` on ``data = (images, labels)``: the share of examples read
     right (``is_correct``; for pairs, both digits). ``progress``: a bar."""
-    if not isinstance(data, tuple | list) or len(data) < 2:
-        raise TypeError(f"evaluate(): data must be a tuple (images, labels), got "
-                        f"{type(data).__name__}; pass data=(images, labels)")
-    images, labels = data[:2]
-    predictions = predict(model, images, batch_size, progress)
-    labels = torch.as_tensor(labels)
-    if labels.shape[0] != len(predictions) or labels.is_floating_point() or labels.min() < 0:
+    return _accuracy(model, data, batch_size, progress)
+
+
+@torch.no_grad()
+def _accuracy(model, data: TensorDataset, batch_size: int, progress: bool) -> float:
+    """``evaluate`` on examples already checked (``validate.Examples``): ``fit`` scores its
+    held-out examples with it after every epoch without checking them again."""
+    images, labels = data.tensors[:2]
+    predictions = _in_batches(model, model.predict, images, batch_size, progress)
+    if labels.is_floating_point() or labels.dtype == torch.bool or labels.min() < 0:
         raise ValueError(f"evaluate(): data's labels must hold one non-negative integer class "
-                         f"per image ({len(predictions)}), got {labels.dtype} of shape "
-                         f"{tuple(labels.shape)}" + (f" from {int(labels.min())}" if len(labels)
-                                                     else "")
-                         + "; pass data=(images, labels) with labels.long(), one per image")
+                         f"per image ({len(predictions)}), got {labels.dtype} from "
+                         f"{labels.min().item():g}; pass data=(images, labels) with "
+                         "labels.long(), one per image")
     n_classes = (getattr(model, "hparams", None) or {}).get("n_classes")
     if n_classes is not None and int(labels.max()) >= n_classes:
         raise ValueError(f"labels must be classes in [0, {n_classes - 1}], got {int(labels.max())}")

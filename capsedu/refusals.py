@@ -98,7 +98,9 @@ def refusal(err: ValidationError, parameters: list[str], specs: dict,
         text = f"{name} must be {spec.expected}, got {kind_of(got)}; pass one of those"
         kind = "union_type"
     elif kind.startswith(("tensor_", "array_")) or kind == "value_error":
-        text = f"{name}{item} {error['msg'].removeprefix('Value error, ')}"
+        said = error["msg"].removeprefix("Value error, ")
+        space = "" if said.startswith("'s ") else " "  # "train's images must ...": a part of it
+        text = f"{name}{item}{space}{said}"
         kind = "tensor_type" if kind.endswith("_type") else "value_error"
     elif kind in TYPE_ERRORS and kind != "is_instance_of":
         text = f"{error['msg'].lower()} ({name})"

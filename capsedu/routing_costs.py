@@ -26,7 +26,7 @@ from .costs import ROUTING_ROW, anatomy
 from .functional import squash
 from .layers import RoutingCapsules
 from .routing import MAX_ITERATIONS
-from .validate import MAX_BATCH, MAX_REPEATS, Device, Int, Seed, Tensor, checked
+from .validate import MAX_BATCH, MAX_REPEATS, Int, Seed, Tensor, checked
 
 # Bounds on the sizes a caller can time: far past any CapsNet of the course (1,152 primary
 # capsules of 8D, 10 parents of 16D, batches of 128)
@@ -187,7 +187,7 @@ def digit_caps_pass(n_in: Int("input (child) capsules", ge=1, le=MAX_CAPSULES),
                     n_out: Int("output (parent) capsules", ge=1, le=MAX_CAPSULES),
                     d_out: Int("their dimension", ge=1, le=MAX_DIM),
                     batch: Batch, iterations: Iterations,
-                    device: Device = "cpu") -> Pass:
+                    device: course_settings.Device = "cpu") -> Pass:
     """A training step of a DigitCaps layer alone (``RoutingCapsules``), on ``batch`` random
     squashed input capsules ``u`` ``[batch, n_in, d_in]``:
 
@@ -237,7 +237,7 @@ def time_digit_caps(n_in: Int("input (child) capsules", ge=1, le=MAX_CAPSULES),
                     n_out: Int("output (parent) capsules", ge=1, le=MAX_CAPSULES),
                     d_out: Int("their dimension", ge=1, le=MAX_DIM),
                     batch: Batch, iterations: Iterations, repeats: Repeats = 5,
-                    device: Device = "cpu") -> Times:
+                    device: course_settings.Device = "cpu") -> Times:
     """Median seconds (forward, backward) of a DigitCaps layer's training step, after one
     warm-up run; ``iterations = 0`` times the predictions u_hat = W u alone, with no routing
     (``digit_caps_pass``)."""
@@ -263,7 +263,7 @@ def routing_sweep(configs: tuple[CapsNetConfig, ...] | list[CapsNetConfig]
                   = (LIVE, AFFNIST, MULTIMNIST, PAPER),
                   iterations: tuple[Iterations, ...] | list[Iterations] = (0, 1, 3, 5),
                   batch: Batch = 32, repeats: Repeats = 3,
-                  device: Device = "cpu") -> list[RoutingCost]:
+                  device: course_settings.Device = "cpu") -> list[RoutingCost]:
     """Time the DigitCaps layer of each of ``configs`` with each number of ``iterations``: one
     ``RoutingCost`` row per (config, iterations), in that order.
 

@@ -43,7 +43,7 @@ from pydantic import (
     validate_call,
 )
 
-from .checks import check_finite, check_float, check_pixels
+from .checks import check_examples, check_finite, check_float, check_images, check_pixels
 from .refusals import declared_error, kind_of, refusal, where
 
 # Strict: no value is converted into another type ("3" is not 3, 1 is not True); arbitrary
@@ -155,6 +155,22 @@ def Tensor(meaning: str, ndim: int | None = None, floating: bool = False,
         return value
 
     return Annotated[torch.Tensor, PlainValidator(check), spec]
+
+
+def Checked(check: Callable, expected: str, kind: str) -> Any:
+    """A declaration made of a check of ``capsedu.checks``, ``check(value, name)``: it refuses
+    with its own sentence, which names the argument, and hands on what it returns (``Examples``,
+    ``Images``); ``expected`` and ``kind`` as in ``Spec``."""
+
+    def validate(value, info: ValidationInfo):
+        name = info.field_name or "the argument"
+        try:
+            return check(value, name)
+        except (TypeError, ValueError) as err:
+            said = str(err).removeprefix(name).lstrip(" ")
+            raise declared_error(type(err), said, "array") from None
+
+    return Annotated[Any, PlainValidator(validate), Spec(expected, kind)]
 
 
 def Array(meaning: str, ndim: int | None = None) -> Any:
@@ -278,9 +294,10 @@ def Function(meaning: str) -> Any:
 
 
 def Has(meaning: str, *fields: str, source: str, many: bool = False) -> Any:
-    """A record read by its fields: any value with the attributes ``fields`` (``meaning``, e.g.
-    "a comparison", made by ``source``); ``many``: a list of them, or any other iterable but a
-    string, handed on as a list of at least one."""
+    """A record read by its fields: any value but a string with the attributes ``fields``
+    (``meaning``, e.g. "a comparison", made by ``source``; ``"__iter__"``: anything to go over,
+    taken as it is, a generator not used up); ``many``: a list of them, or any other iterable but
+    a string, handed on as a list of at least one."""
     spec = Spec(f"{meaning} with {', '.join(fields)}", "record")
 
     def check(value, info: ValidationInfo):
@@ -291,7 +308,7 @@ def Has(meaning: str, *fields: str, source: str, many: bool = False) -> Any:
                                  f"{spec.expected}, at least one, got {kind_of(value)}; pass "
                                  f"a list of {source}", "array")
         for i, item in enumerate(items):
-            if not all(hasattr(item, field) for field in fields):
+            if isinstance(item, str | bytes) or not all(hasattr(item, f) for f in fields):
                 which = f"; its item {i} is {kind_of(item)[:60]}" if many else ""
                 raise declared_error(TypeError, f"must be {spec.expected}, got "
                                      f"{kind_of(value)[:60]}{which}; pass {source}", "array")
@@ -327,37 +344,6 @@ MAX_EPOCHS = 1000
 # CapsNet take about an hour on a CPU, far past the 3 to 5 the notebooks take a median of
 MAX_REPEATS = 1000
 
-def _device(value):
-    """A device this machine has, named by a string or a ``torch.device`` (kept as given)."""
-    if not isinstance(value, str | torch.device):
-        raise declared_error(TypeError, "must name a device, a string such as 'cpu' or 'cuda' or "
-                             f"a torch.device, got {kind_of(value)}", "device")
-    try:
-        device = torch.device(value)
-    except (RuntimeError, ValueError) as err:
-        raise ValueError(f"must name a device such as 'cpu' or 'cuda', got {value!r} "
-                         f"({str(err).splitlines()[0][:80]}); pass 'cpu', or 'cuda' on a GPU "
-                         "machine") from None
-    if device.type == "cuda" and not torch.cuda.is_available():
-        raise ValueError(f"must be a device this machine has, got {value!r}, but torch finds no "
-                         "CUDA GPU here; pass 'cpu' (or None: course_settings.device() picks the "
-                         "GPU when there is one)")
-    if device.type != "cpu" and not _has(device):
-        gpus = torch.cuda.device_count() if torch.cuda.is_available() else 0
-        has = f"'cpu' and 'cuda:0' to 'cuda:{gpus - 1}'" if gpus else "'cpu' only"
-        raise ValueError(f"must be a device this machine has, got {value!r}, but this machine "
-                         f"has {has}; pass one of those")
-    return value
-
-
-def _has(device: torch.device) -> bool:
-    """Whether torch can place a tensor on ``device`` here ('mps' fails, in words by backend)."""
-    try:
-        torch.empty(0, device=device)
-    except Exception:  # NotImplementedError, AssertionError, RuntimeError, ... by backend
-        return False
-    return True
-
 
 def _distinct(items):
     """Refuse a list that repeats an item (a seed twice would count one run twice)."""
@@ -380,14 +366,18 @@ def _some(items):
 Distinct = AfterValidator(_distinct)
 Some = AfterValidator(_some)
 
-Device = Annotated[str | torch.device, PlainValidator(_device),
-                   Spec("a device this machine has, such as 'cpu' or 'cuda'", "device")]
-
 # Declarations many entries share.
 # NumPy's generator takes seeds below 2**32 (loop.seed_everything seeds it too).
 Seed = Int("a random seed: the same seed gives the same draws", ge=0, le=2**32 - 1)
 # seeds of a comparison over seeds, each once
 Seeds = Annotated[list[Seed] | tuple[Seed, ...], Some, Distinct]
+# examples for training or scoring, (images, labels, ...), handed on as a TensorDataset: checked
+# once (fit passes it on to its pieces, which take a TensorDataset, not checked again)
+Examples = Checked(check_examples, "a tuple (images, labels, ...) of tensors or NumPy arrays with "
+                   "one row per example in each, the images pixels in [0, 1]", "examples")
+# images a model scores [N, C, H, W], handed on as float32
+Images = Checked(check_images, "images [N, C, H, W] of pixels in [0, 1], at least one",
+                 "numbers")
 # rows of a full set, a sample of it (e.g. mnist.fixed_sample(n))
 Rows = Numbers("a 1-d list of image indices (e.g. mnist.fixed_sample(n))", ndim=1, at_least=1,
                ge=0, whole=True, tensor=True, fix="pass such a list")

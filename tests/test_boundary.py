@@ -81,6 +81,7 @@ def bad_values(spec: Spec) -> list[tuple[object, type]]:
                   "bool": ["False", 1, "yes"], "choice": [],
                   "tensor": [[0.5, 0.5], "pixels"], "array": [[0.5, 0.5], "pixels"],
                   "numbers": ["pixels", [0.5, "a"]], "record": ["pixels", 3],
+                  "examples": ["pixels", 3, (0.5, 0.5)],
                   "function": [None, "my_squash", torch.ones(2)],
                   "device": [3, [0]],
                   "tuple": [[1], "12"], "sequence": ["12", 3], "list": ["12", 3]}[spec.kind]
@@ -192,12 +193,6 @@ PENDING = {
         "measure_seeds(models)", "measure_seeds(seeds)",
         "face_rate_table(kinds)", "probe_table(labels)", "mean_face_rate_by_angle(models)",
         "turned_face_scores(parts)", "turned_face_scores(angles)"],
-    "loop": ["fit(train)", "fit(validation)", "fit(start)", "train_one_epoch(batches)",
-        "train_one_epoch(device)", "train_one_epoch(bar)", "training_batches(rows)",
-        "check_fit(train)", "check_fit(validation)", "check_fit(compose)", "begin(train)",
-        "begin(compose)", "begin(start)", "begin(device)", "keep_best(validation)",
-        "check_same_run(state_path)", "progress_bar(iterable)", "predict(images)",
-        "probabilities(images)", "as_images(images)", "evaluate(data)"],
 }
 
 

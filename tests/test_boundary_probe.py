@@ -226,7 +226,8 @@ ROUND_FIVE = [
      r"verdicts\(\): models\['cnn'\] must be a trained model"),
     # the loop, the models and what reads their outputs
     (lambda: loop.evaluate(_bag(), torch.rand(2, 1, 8, 8)), TypeError,
-     r"evaluate\(\): data must be a tuple \(images, labels\), got Tensor"),
+     r"evaluate\(\): data must be a tuple \(images, labels, ...\) .*got a Tensor; pass e.g. "
+     r"data=\(images, labels\)"),
     (lambda: loop.fit(_bag(), (torch.rand(4, 1, 8, 8), torch.rand(4)), progress=False), TypeError,
      r"labels must be integer class labels .*got dtype torch.float32; convert it with"),
     (lambda: loop.confusion(torch.tensor([0.0, 1.0]), torch.tensor([0, 1]), n_classes=2),
