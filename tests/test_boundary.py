@@ -180,11 +180,6 @@ def undeclared(module) -> list[str]:
 # shrinks; the test below fails on any parameter not declared and not listed here, and on any
 # listed one that is now declared.
 PENDING = {
-    "parts.voting": ["predicted_faces(poses)", "predicted_faces(W)", "predict_face(part)",
-        "prediction_table(parts)", "decode_pose_code(v)",
-        "pose_votes(poses)", "pose_votes(presence)",
-        "acceptance_by_part_count(scenes)",
-        "acceptance_by_part_count(accepted)"],
     "parts.detector": ["detector_training_set(part_scales)", "detection_quality(scenes)",
         "format_detection_quality(kinds)"],
     "parts.pose_net": ["face_frame(poses)", "fit_transforms(poses)",

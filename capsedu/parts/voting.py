@@ -19,15 +19,12 @@ import torch
 
 from ..checks import PIXEL_ROUNDING, check_memory
 from ..data import faces, sprites
-from ..data.sprites import Parts
+from ..data.sprites import Parts, _as_part
 from ..poses import _pose_from_matrix, _pose_matrix, wrap_angle
 from ..routing import MAX_ITERATIONS, Step, dynamic_routing, routing_step
-from ..validate import Array, Choice, Float, Int, Numbers, Seed, checked
+from ..validate import Array, Choice, Float, Int, Numbers, Record, Seed, checked
 
 PARENTS = ("face", "background")
-# a part-to-face transform per part, as exact_transforms() gives them or a model learns them
-Transforms = Numbers("transforms W [4, 3, 3], one per part in faces.PART_KINDS order",
-                     shape=(4, 3, 3), fix="pass exact_transforms() or a trained model's W")
 
 # --- Part -> face transforms --------------------------------------------------------------------
 
@@ -40,21 +37,28 @@ def part_to_face(kind: Choice("a face part", *faces.PART_KINDS)) -> np.ndarray:
     return np.linalg.inv(np.array([[1.0, 0.0, dx], [0.0, 1.0, dy], [0.0, 0.0, 1.0]]))
 
 
+# part poses (x, y, angle, scale), and the part-to-face transforms W_i: any number of them
+# (predicted_faces broadcasts them), or one per part, as exact_transforms() gives them or a model
+# learns them
+Poses = Numbers("part poses [..., 4] (x, y, angle, scale)", last=4,
+                fix="pass one row (x, y, angle, scale) per part")
+AnyTransforms = Numbers("transforms [..., 3, 3], one per part (e.g. exact_transforms())",
+                        last=3, fix="pass 3x3 matrices, e.g. exact_transforms()")
+Transforms = Numbers("transforms W [4, 3, 3], one per part in faces.PART_KINDS order",
+                     shape=(4, 3, 3), fix="pass exact_transforms() or a trained model's W")
+
+
 def exact_transforms() -> np.ndarray:
     """``[4, 3, 3]``: every part's W_i from the generator's offsets, in ``PART_KINDS`` order."""
     return np.stack([part_to_face(kind) for kind in faces.PART_KINDS])
 
 
 @checked
-def predicted_faces(poses, W) -> np.ndarray:
+def predicted_faces(poses: Poses, W: AnyTransforms) -> np.ndarray:
     """The face pose each part predicts, P_face|i = P_i W_i, as (x, y, angle, scale):
     part poses ``[..., 4]`` and transforms ``W`` broadcastable to ``[..., 3, 3]`` -> ``[..., 4]``.
     """
-    poses, W = np.asarray(poses), np.asarray(W)
-    if poses.dtype.kind not in "iuf" or poses.ndim < 1 or poses.shape[-1] != 4:
-        raise ValueError(f"predicted_faces(): poses must be part poses [..., 4] (x, y, angle, "
-                         f"scale), got shape {poses.shape}, dtype {poses.dtype}")
-    if W.dtype.kind not in "iuf" or W.shape[-2:] != (3, 3):
+    if W.shape[-2:] != (3, 3):
         raise ValueError(f"predicted_faces(): W must be transforms [..., 3, 3] (one per part, "
                          f"e.g. exact_transforms()), got shape {W.shape}")
     # the unchecked forms: a missing part's pose is all zeros (its vote is weighted by 0)
@@ -63,18 +67,20 @@ def predicted_faces(poses, W) -> np.ndarray:
 
 
 @checked
-def predict_face(part, W: Transforms | None = None) -> tuple[float, float, float, float]:
-    """The face pose (x, y, angle, scale) that one ``part`` predicts: P_face|i = P_i W_i.
+def predict_face(part: Record(tuple), W: Transforms | None = None
+                 ) -> tuple[float, float, float, float]:
+    """The face pose (x, y, angle, scale) that one ``part`` (a ``Part`` or a tuple (kind, x, y,
+    angle, scale)) predicts: P_face|i = P_i W_i.
 
     ``W``: ``[4, 3, 3]`` transforms in ``PART_KINDS`` order (default: ``exact_transforms()``).
     """
-    p = sprites.Part(*part)
-    W_i = part_to_face(p.kind) if W is None else np.asarray(W)[faces.PART_KINDS.index(p.kind)]
+    p = _as_part(part, "predict_face")
+    W_i = part_to_face(p.kind) if W is None else W[faces.PART_KINDS.index(p.kind)]
     return tuple(float(v) for v in predicted_faces(p[1:], W_i))
 
 
 @checked
-def prediction_table(parts, W: Transforms | None = None) -> str:
+def prediction_table(parts: Parts, W: Transforms | None = None) -> str:
     """A table, one row per part of ``parts``: its pose (x, y, angle, scale) and the face pose it
     predicts, P_face|i = P_i W_i (``predict_face``)."""
     rows = [f"{'part':>10} | {'its pose (x, y, angle, scale)':^30} | predicted face pose"]
@@ -135,7 +141,10 @@ def pose_code(x: Float("x, in image fractions") | Array("x of many poses"),
 
 
 @checked
-def decode_pose_code(v) -> tuple[float, float, float]:
+def decode_pose_code(v: Numbers("a face capsule's vector [ANGLE_CELLS * GRID * GRID (+ 1)]",
+                                 ndim=1, at_least=ANGLE_CELLS * GRID * GRID,
+                                 fix="pass one face vector, e.g. v[0, 0] of a routing")
+                     ) -> tuple[float, float, float]:
     """Read (x, y, angle) off a face vector ``v``: the activity-weighted mean of the pose cells'
     preferred positions, and the circular mean of their preferred angles ("population vector")."""
     cells = np.clip(v[: ANGLE_CELLS * GRID * GRID], 0, None).reshape(ANGLE_CELLS, GRID, GRID)
@@ -159,7 +168,11 @@ VOTE_NUMBERS = 2 * (ANGLE_CELLS * GRID * GRID + 1) + 4 * ANGLE_CELLS * GRID * GR
 
 
 @checked
-def pose_votes(poses, presence, W: Transforms | None = None, face_gain: Gain = FACE_GAIN,
+def pose_votes(poses: Numbers("part poses [batch, 4, 4] (x, y, angle, scale)", ndim=3, last=4,
+                              fix="pass faces.part_slots(scenes)"),
+               presence: Numbers("presence [batch, 4], how likely each part is there", ndim=2,
+                                 fix="pass faces.part_slots(scenes)"),
+               W: Transforms | None = None, face_gain: Gain = FACE_GAIN,
                background_gain: Gain = BACKGROUND_GAIN, sigma_xy: Width = SIGMA_XY,
                sigma_angle: Width = SIGMA_ANGLE):
     """u_hat ``[batch, 4, 2, D + 1]`` from part capsules: poses ``[batch, 4, 4]`` (x, y, angle,
@@ -172,8 +185,8 @@ def pose_votes(poses, presence, W: Transforms | None = None, face_gain: Gain = F
     agrees better. Both votes are scaled by the part's presence, so a missing part (presence 0)
     adds nothing to any parent.
     """
-    poses, presence = np.asarray(poses, dtype=float), np.asarray(presence, dtype=float)
-    if poses.ndim != 3 or poses.shape[1:] != (4, 4) or presence.shape != poses.shape[:2]:
+    poses, presence = poses.astype(float), presence.astype(float)
+    if poses.shape[1] != 4 or presence.shape != poses.shape[:2]:
         raise ValueError(f"pose_votes(): poses must be [batch, 4, 4] and presence [batch, 4], one "
                          f"row per part of each scene, got shapes {poses.shape} and "
                          f"{presence.shape}; pass faces.part_slots(scenes)")
@@ -183,7 +196,7 @@ def pose_votes(poses, presence, W: Transforms | None = None, face_gain: Gain = F
                          "pass probabilities, e.g. PartDetector.detect's or faces.part_slots'")
     check_memory(presence.size * VOTE_NUMBERS * 8, f"pose_votes of {len(presence):,} scenes",
                  "route fewer scenes at once (PoseCapsuleNet routes VOTE_BATCH at a time)")
-    W = exact_transforms() if W is None else np.asarray(W, dtype=float)
+    W = exact_transforms() if W is None else W.astype(float)
     d = ANGLE_CELLS * GRID * GRID
     # P_face|i = P_i W_i, read as (x, y, angle, scale); [batch, 4, 4]
     x, y, angle, _ = np.moveaxis(predicted_faces(poses, W), -1, 0)
@@ -282,12 +295,14 @@ def face_length_report(lengths: dict, threshold: Float("the face length's thresh
     return "\n".join(rows)
 
 
+Accepted = Numbers("whether each scene was accepted [len(scenes)]", ndim=1, bools=True)
+
+
 @checked
-def acceptance_by_part_count(scenes, accepted) -> dict[int, tuple[int, float]]:
+def acceptance_by_part_count(scenes: Parts, accepted: Accepted) -> dict[int, tuple[int, float]]:
     """Scenes grouped by how many face parts (``faces.PART_KINDS``) they hold: for each count
     that occurs, ``(number of scenes, fraction of them accepted)``; ``accepted`` ``[len(scenes)]``
     bool."""
-    accepted = np.asarray(accepted, dtype=bool)
     if accepted.shape != (len(scenes),):
         raise ValueError(f"accepted must hold one bool per scene ({len(scenes)}), "
                          f"got shape {accepted.shape}")
