@@ -180,10 +180,6 @@ def undeclared(module) -> list[str]:
 # shrinks; the test below fails on any parameter not declared and not listed here, and on any
 # listed one that is now declared.
 PENDING = {
-    "parts.detector": ["detector_training_set(part_scales)", "detection_quality(scenes)",
-        "format_detection_quality(kinds)"],
-    "parts.pose_net": ["face_frame(poses)", "fit_transforms(poses)",
-        "fit_threshold(face_lengths)", "fit_threshold(nonface_lengths)"],
     "parts.scoring": ["turned_faces(kinds)", "probe_rates(models)",
         "measure_seeds(models)", "measure_seeds(seeds)",
         "face_rate_table(kinds)", "probe_table(labels)", "mean_face_rate_by_angle(models)",

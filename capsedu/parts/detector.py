@@ -17,8 +17,8 @@ from ..checks import check_finite, check_shape
 from ..data import faces
 from ..data.sprites import Parts
 from ..poses import wrap_angle
-from ..validate import MAX_SIDE, Int, Seed, Tensor, checked
-from .scoring import held_out
+from ..validate import MAX_SIDE, Float, Int, Seed, Tensor, checked
+from .scoring import Kind, held_out
 
 N_KINDS = len(faces.PART_KINDS)
 # per part kind and cell: "where" logit, offset dx, dy in the cell, cos and sin of the angle,
@@ -134,7 +134,8 @@ PART_SCALES = (0.5, 1.6)  # the scales of the scattered parts the detector learn
 
 @checked
 def detector_training_set(n: Int("images to draw", ge=0, le=faces.MAX_IMAGES), seed: Seed = 0,
-                          part_scales=PART_SCALES):
+                          part_scales: tuple[Float("a part's scale", gt=0,
+                                                   le=faces.MAX_SCALE), ...] = PART_SCALES):
     """``n`` images of face parts scattered at any place and angle and at a scale in
     ``part_scales`` (``faces.scattered``), with their part targets: ``([n, 1, 32, 32],
     [n, 4, 5])``.
@@ -156,8 +157,8 @@ class DetectionQuality(NamedTuple):
 
 @checked
 def detection_quality(detector: PartDetector,
-                      images: Tensor("images [N, 1, H, W]", ndim=4, pixels=True), scenes
-                      ) -> DetectionQuality:
+                      images: Tensor("images [N, 1, H, W]", ndim=4, pixels=True),
+                      scenes: Parts) -> DetectionQuality:
     """How well ``detector`` finds the parts that drew ``images``:
 
     * ``presence``: fraction of (image, part kind) pairs where it is right about whether the
@@ -180,7 +181,8 @@ def detection_quality(detector: PartDetector,
 
 
 @checked
-def format_detection_quality(detector: PartDetector, kinds,
+def format_detection_quality(detector: PartDetector,
+                             kinds: tuple[Kind, ...] | list[Kind],
                              n: Int("held-out images of each kind", ge=1, le=faces.MAX_IMAGES)
                              ) -> str:
     """A table of ``detection_quality`` on ``n`` held-out images (``scoring.held_out``) of each

@@ -38,15 +38,18 @@ from .voting import (
 # --- Part -> face transforms, learned from clean faces ---------------------------------------
 
 
+# the four parts' poses (x, y, angle, scale) of N faces, faces.part_slots(scenes)[0]
+PartPoses = Numbers("the four parts' poses of N faces [N, 4, 4]", shape=(None, N_KINDS, 4),
+                    at_least=1, fix="pass faces.part_slots(scenes)[0]")
+Lengths = Numbers("a 1-d array of at least one finite face length", ndim=1, at_least=1,
+                  fix="score some training images of each kind")
+
+
 @checked
-def face_frame(poses) -> np.ndarray:
+def face_frame(poses: PartPoses) -> np.ndarray:
     """The frame we call the face's pose, ``[N, 3, 3]``: the mean position, circular mean angle
     and mean scale of its four parts' poses ``[N, 4, 4]``. Defined from the parts alone, so no
     face pose label is needed to learn the W_i."""
-    poses = np.asarray(poses)
-    if poses.ndim != 3 or poses.shape[1:] != (4, 4) or poses.dtype.kind not in "iuf":
-        raise ValueError(f"face_frame(): poses must be the four parts' poses of N faces "
-                         f"[N, 4, 4], got shape {poses.shape}, dtype {poses.dtype}")
     x, y = poses[..., 0].mean(1), poses[..., 1].mean(1)
     rad = np.radians(poses[..., 2])
     angle = np.degrees(np.arctan2(np.sin(rad).mean(1), np.cos(rad).mean(1)))
@@ -54,7 +57,7 @@ def face_frame(poses) -> np.ndarray:
 
 
 @checked
-def fit_transforms(poses) -> np.ndarray:
+def fit_transforms(poses: PartPoses) -> np.ndarray:
     """W ``[4, 3, 3]`` by least squares from the part poses of N clean faces ``[N, 4, 4]``:
 
         W_i = argmin_W  sum_n || P_i^n W - F^n ||^2,   F^n = face_frame(poses^n)
@@ -63,11 +66,8 @@ def fit_transforms(poses) -> np.ndarray:
     P W = F read A W_top = B, with A = P[:2, :2] and B = F[:2] - P[:2, 2] (0, 0, 1); stacking
     the N faces' equations gives one linear least-squares problem per part.
     """
-    poses = np.asarray(poses, dtype=float)
-    if poses.ndim != 3 or poses.shape[1:] != (N_KINDS, 4) or len(poses) == 0:
-        raise ValueError(f"fit_transforms(): poses must be the four parts' poses of N >= 1 faces "
-                         f"[N, 4, 4], got shape {poses.shape}; pass faces.part_slots(faces)[0]")
-    if not np.isfinite(poses).all() or (poses[..., 3] <= 0).any():
+    poses = poses.astype(float)
+    if (poses[..., 3] <= 0).any():
         raise ValueError("fit_transforms(): poses must hold finite poses whose scales (the last "
                          "column) are > 0: a missing part (all zeros) has no pose to fit; keep "
                          "the faces whose four parts are present")
@@ -98,17 +98,9 @@ def format_offsets(W: Transforms) -> str:
 
 
 @checked
-def fit_threshold(face_lengths, nonface_lengths) -> float:
+def fit_threshold(face_lengths: Lengths, nonface_lengths: Lengths) -> float:
     """The face-length threshold that classifies the most training faces and non-faces right
     (equal weight to both); the middle of the best range, so it sits between the two groups."""
-    for name, lengths in (("face_lengths", face_lengths), ("nonface_lengths", nonface_lengths)):
-        lengths = np.asarray(lengths)
-        if lengths.ndim != 1 or len(lengths) == 0 or lengths.dtype.kind not in "iuf" \
-                or not np.isfinite(lengths).all():
-            raise ValueError(f"fit_threshold(): {name} must be a 1-d array of at least one "
-                             f"finite face length, got shape {lengths.shape}, dtype "
-                             f"{lengths.dtype}; score some training images of each kind")
-    face_lengths, nonface_lengths = np.asarray(face_lengths), np.asarray(nonface_lengths)
     values = np.sort(np.concatenate([face_lengths, nonface_lengths]))
     cuts = np.concatenate([[values[0] - 1e-6], (values[1:] + values[:-1]) / 2, [values[-1]]])
     score = [(face_lengths > t).mean() + (nonface_lengths <= t).mean() for t in cuts]
@@ -243,7 +235,7 @@ def rotation_sweep(model: PoseCapsuleNet, parts: Parts,
     part_angles = out.poses[..., 2].numpy()
     face_angle = np.array([decode_pose_code(v)[2] for v in face.numpy()])
     return RotationSweep(
-        angles=np.asarray(angles, dtype=float), part_angles=part_angles, face_angle=face_angle,
+        angles=angles.astype(float), part_angles=part_angles, face_angle=face_angle,
         face_length=face.norm(dim=-1).float().numpy(), images=x[:, 0].numpy(),
-        part_error=np.abs(wrap_angle(part_angles - np.asarray(angles)[:, None])),
-        face_error=np.abs(wrap_angle(face_angle - np.asarray(angles))))
+        part_error=np.abs(wrap_angle(part_angles - angles[:, None])),
+        face_error=np.abs(wrap_angle(face_angle - angles)))
