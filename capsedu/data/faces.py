@@ -39,6 +39,7 @@ PART_KINDS = ("left_eye", "right_eye", "nose", "mouth")
 KINDS = ("face", "nonface", "swapped", "permuted", "random", "upside_down", "rotated")
 SCRAMBLED_KINDS = ("swapped", "permuted", "random", "upside_down")
 LABELS = {kind: int(kind in ("face", "rotated")) for kind in KINDS}  # 1 = face, 0 = not a face
+PartKind = Choice("a face part", *PART_KINDS)
 
 # Where each part sits relative to the face centre, in the face frame at scale 1 (x right, y down).
 # "left_eye" is the eye on the viewer's left (smaller x).
@@ -412,8 +413,7 @@ def spread(parts: Parts, factor: Float("how many times farther from the face cen
 
 
 @checked
-def turn_over(parts: Parts, kinds: tuple[Choice("a face part", *PART_KINDS), ...]
-              | list[Choice("a face part", *PART_KINDS)]) -> list[Part]:
+def turn_over(parts: Parts, kinds: tuple[PartKind, ...] | list[PartKind]) -> list[Part]:
     """Turn the parts of the given ``kinds`` by 180 degrees where they stand (``upside_down``
     does this to all four): each keeps its place, and looks as it would in a face upside down."""
     parts = [_as_part(p, "turn_over") for p in parts]

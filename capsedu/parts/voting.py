@@ -30,7 +30,7 @@ PARENTS = ("face", "background")
 
 
 @checked
-def part_to_face(kind: Choice("a face part", *faces.PART_KINDS)) -> np.ndarray:
+def part_to_face(kind: faces.PartKind) -> np.ndarray:
     """W_i: the face's frame seen from the part's frame, the inverse of the part's offset."""
     dx, dy = faces.CANONICAL_OFFSETS[kind]
     # a part of a face with pose F sits at P_i = F T(dx, dy), so F = P_i T(dx, dy)^-1

@@ -18,12 +18,12 @@ import torch
 from matplotlib.figure import Figure
 
 from ..capsule_vectors import draw, part_from_vector, pose_vector
-from ..data.faces import PART_KINDS
+from ..data.faces import PART_KINDS, PartKind
 from ..data.sprites import Part
 from ..figures.canvas import png_bytes
 from ..figures.capsule_poses import draw_vector
 from ..functional import squash
-from ..validate import Choice, Float, checked
+from ..validate import Float, checked
 from .base import Widget
 from .sliders import Dropdown, FloatSlider
 
@@ -31,7 +31,6 @@ IMAGE_SIZE = 48  # pixels of the drawn part
 MAX_NORM = 5.0  # the squash slider's range of ||s||
 
 # what each widget's sliders take, declared once for the widget and its pure function
-Kind = Choice("a face part", *PART_KINDS)
 PoseAngle = Float("the pose's angle in degrees", ge=-180, le=180)
 Presence = Float("the vector's length: the part's presence", ge=0, le=1)
 Norm = Float("the length ||s||", ge=0, le=MAX_NORM)
@@ -65,7 +64,7 @@ class PoseVectorState:
 
 
 @checked
-def pose_vector_state(kind: Kind, angle: PoseAngle, length: Presence) -> PoseVectorState:
+def pose_vector_state(kind: PartKind, angle: PoseAngle, length: Presence) -> PoseVectorState:
     """A 2-D capsule for ``kind`` at ``angle`` degrees with length (= presence) ``length``."""
     v = pose_vector(angle, length)
     part, presence = part_from_vector(kind, v)
@@ -82,7 +81,7 @@ class PoseVectorExplorer(Widget):
         "describes, turned to the arrow's angle and drawn with ink as bright as the arrow is long.")
 
     @checked
-    def __init__(self, kind: Kind = "nose", angle: PoseAngle = 30.0, length: Presence = 0.8):
+    def __init__(self, kind: PartKind = "nose", angle: PoseAngle = 30.0, length: Presence = 0.8):
         self.kind = Dropdown(options=PART_KINDS, value=kind,
                              description="part", layout=widgets.Layout(width="320px"))
         self.angle = _slider("angle (°)", angle, -180, 180, 5)
