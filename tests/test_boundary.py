@@ -176,26 +176,11 @@ def undeclared(module) -> list[str]:
     return found
 
 
-# Parameters of enforced modules still checked by hand, not declared (issue 37): the list only
-# shrinks; the test below fails on any parameter not declared and not listed here, and on any
-# listed one that is now declared.
-PENDING = {
-    "parts.scoring": ["turned_faces(kinds)", "probe_rates(models)",
-        "measure_seeds(models)", "measure_seeds(seeds)",
-        "face_rate_table(kinds)", "probe_table(labels)", "mean_face_rate_by_angle(models)",
-        "turned_face_scores(parts)", "turned_face_scores(angles)"],
-}
-
-
 @pytest.mark.parametrize("module_name", ENFORCED)
 def test_every_parameter_of_an_enforced_entry_is_declared(module_name):
     offenders = undeclared(importlib.import_module(f"capsedu.{module_name}"))
-    pending = PENDING.get(module_name, [])
-    assert not set(offenders) - set(pending), \
-        f"capsedu.{module_name}: parameters checked by hand, if at all, not declared: " \
-        f"{sorted(set(offenders) - set(pending))}; declare each (capsedu.validate)"
-    assert not set(pending) - set(offenders), \
-        f"capsedu.{module_name}: now declared, drop from PENDING: {set(pending) - set(offenders)}"
+    assert not offenders, f"capsedu.{module_name}: parameters checked by hand, if at all, not " \
+        f"declared: {offenders}; declare each (capsedu.validate)"
 
 
 def test_an_undeclared_parameter_is_named():

@@ -84,7 +84,12 @@ CASES = [
     (lambda: scoring.verdicts({}, torch.rand(1, 1, 32, 32)), ValueError,
      r"verdicts\(\): models must name at least one trained model"),
     (lambda: scoring.turned_faces("nose", n=4), TypeError,
-     r"turn_over\(\): kinds must be a tuple or a list of items"),
+     r"turned_faces\(\): kinds must be a tuple or a list of items"),
+    (lambda: scoring.measure_seeds("bag", [BagOfPartsCNN(channels=(2,))], [0, 1]), ValueError,
+     r"measure_seeds\(\): models must hold one model per seed, got 1 for the 2 "
+     r"seeds \[0, 1\]"),
+    (lambda: scoring.mean_face_rate_by_angle([]), ValueError,
+     r"mean_face_rate_by_angle\(\): models must hold at least one item, got \[\]"),
     (lambda: scoring.rule_report({}, {"by parts": ["face"]}), ValueError,
      r"rule_report\(\): each rule of rules must name scramble kinds .*\['face'\]"),
     (lambda: statistics.paired([True, False], [True]), ValueError,

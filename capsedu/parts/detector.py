@@ -18,7 +18,7 @@ from ..data import faces
 from ..data.sprites import Parts
 from ..poses import wrap_angle
 from ..validate import MAX_SIDE, Float, Int, Seed, Tensor, checked
-from .scoring import Kind, held_out
+from .scoring import Kinds, held_out
 
 N_KINDS = len(faces.PART_KINDS)
 # per part kind and cell: "where" logit, offset dx, dy in the cell, cos and sin of the angle,
@@ -182,7 +182,7 @@ def detection_quality(detector: PartDetector,
 
 @checked
 def format_detection_quality(detector: PartDetector,
-                             kinds: tuple[Kind, ...] | list[Kind],
+                             kinds: Kinds,
                              n: Int("held-out images of each kind", ge=1, le=faces.MAX_IMAGES)
                              ) -> str:
     """A table of ``detection_quality`` on ``n`` held-out images (``scoring.held_out``) of each

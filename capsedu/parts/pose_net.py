@@ -24,6 +24,7 @@ from ..poses import pose_matrix, wrap_angle
 from ..routing import MAX_ITERATIONS, RoutingResult, dynamic_routing
 from ..validate import Float, Int, Numbers, checked
 from .detector import MAX_CHANNELS, N_KINDS, PartDetector
+from .scoring import Turns
 from .voting import (
     BACKGROUND_GAIN,
     FACE_GAIN,
@@ -217,9 +218,7 @@ class RotationSweep(NamedTuple):
 
 
 @checked
-def rotation_sweep(model: PoseCapsuleNet, parts: Parts,
-                   angles: Numbers("the turns in degrees [n]", ndim=1, at_least=1,
-                                   fix="pass e.g. np.arange(0, 360, 15)")) -> RotationSweep:
+def rotation_sweep(model: PoseCapsuleNet, parts: Parts, angles: Turns) -> RotationSweep:
     """Turn the scene ``parts`` about its face parts' centre by each of ``angles`` (degrees)
     and record what the model reads: detected part angles ``[len(angles), 4]``, the face pose
     decoded from the face capsule (its angle ``[len(angles)]``) and the face length, with the

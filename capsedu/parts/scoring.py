@@ -26,7 +26,7 @@ from ..data import faces, sprites
 from ..loop import predict
 from ..poses import wrap_angle
 from ..statistics import OverSeeds, over_seeds
-from ..validate import Choice, Float, Int, Seed, Tensor, checked
+from ..validate import Choice, Float, Int, Numbers, Seed, Seeds, Some, Tensor, checked
 
 TEST_SEED = 1000  # held-out sets use seeds from here on; training sets use small seeds
 FACE = faces.LABELS["face"]  # the label (and class index) of "face"
@@ -55,6 +55,7 @@ UNSEEN = {
 UNSEEN_FACES = ("smaller faces", "larger faces", "off-centre faces", "jittered faces")
 
 Kind = Choice("a kind of image: one of faces.KINDS or of UNSEEN", *faces.KINDS, *UNSEEN)
+Kinds = tuple[Kind, ...] | list[Kind]
 Count = Int("held-out images of each kind", ge=1, le=faces.MAX_IMAGES)
 Images = Tensor("images [n, 1, H, W]", ndim=4, pixels=True)
 
@@ -70,8 +71,12 @@ def _two_classes(model: torch.nn.Module) -> torch.nn.Module:
     return model
 
 
-# a model of the face task: faces against non-faces
+# a model of the face task: faces against non-faces; and at least one of them, e.g. one per seed
 FaceNet = Annotated[torch.nn.Module, AfterValidator(_two_classes)]
+FaceNets = Annotated[list[FaceNet] | tuple[FaceNet, ...], Some]
+# turns in degrees, of one scene (turned_face_scores; pose_net.rotation_sweep)
+Turns = Numbers("the turns in degrees [n]", ndim=1, at_least=1,
+                fix="pass e.g. np.arange(0, 360, 15)")
 Width = Int("degrees of |angle| per bin", ge=1, le=180)
 
 
@@ -135,8 +140,7 @@ def called_face(model: FaceNet, images: Images) -> torch.Tensor:
 
 
 @checked
-def face_rates(model: FaceNet, kinds: tuple[Kind, ...] | list[Kind] = faces.KINDS,
-               n: Count = 500,
+def face_rates(model: FaceNet, kinds: Kinds = faces.KINDS, n: Count = 500,
                seed: Seed = TEST_SEED) -> dict[str, float]:
     """For each kind (of ``faces.KINDS`` or ``UNSEEN``), the fraction of ``n`` held-out images
     that ``model.predict`` calls "face"."""
@@ -193,7 +197,8 @@ def spread_faces(factor: Float("how far the layout spreads; beyond 1.3 parts lea
 
 
 @checked
-def turned_faces(kinds, n: Count = 500, seed: Seed = TEST_SEED) -> torch.Tensor:
+def turned_faces(kinds: tuple[faces.PartKind, ...] | list[faces.PartKind], n: Count = 500,
+                 seed: Seed = TEST_SEED) -> torch.Tensor:
     """The held-out faces with the parts of ``kinds`` turned over in place: ``[n, 1, 32, 32]``.
 
     ``kinds = ()`` gives the held-out faces themselves; all four kinds, their ``upside_down``
@@ -203,7 +208,7 @@ def turned_faces(kinds, n: Count = 500, seed: Seed = TEST_SEED) -> torch.Tensor:
 
 
 @checked
-def probe_rates(models, probe: dict) -> np.ndarray:
+def probe_rates(models: FaceNets, probe: dict) -> np.ndarray:
     """Face rate of every model (rows, e.g. one per seed) on every image set of ``probe``
     (columns, in the order of ``probe``, a dict label -> images): ``[models, sets]``."""
     return np.array([[called_face(model, images).float().mean().item()
@@ -258,9 +263,14 @@ class SeedRuns:
 
 
 @checked
-def measure_seeds(name: str, models, seeds, kinds: tuple[Kind, ...] | list[Kind] = faces.KINDS,
+def measure_seeds(name: str, models: FaceNets, seeds: Seeds, kinds: Kinds = faces.KINDS,
                   n_test: Count = 500) -> SeedRuns:
-    """The face rates of trained ``models`` (one per seed) on the same held-out sets."""
+    """The face rates of trained ``models`` (one per seed of ``seeds``) on the same held-out
+    sets."""
+    if len(models) != len(seeds):
+        raise ValueError(f"measure_seeds(): models must hold one model per seed, got "
+                         f"{len(models)} for the {len(seeds)} seeds {list(seeds)}; pass the seeds "
+                         "the models were trained with")
     rates = {kind: [] for kind in kinds}
     for model in models:
         for kind, rate in face_rates(model, kinds, n_test).items():
@@ -269,7 +279,7 @@ def measure_seeds(name: str, models, seeds, kinds: tuple[Kind, ...] | list[Kind]
 
 
 @checked
-def face_rate_table(runs: dict, kinds=faces.KINDS,
+def face_rate_table(runs: dict, kinds: Kinds = faces.KINDS,
                     width: Int("a column's characters", ge=8, le=200) = 20) -> str:
     """A table of face rates, one row per kind and one column per model (``runs``: name ->
     ``SeedRuns``), each "mean ± h" over seeds, h the half-width of its 95 % t interval (the mean
@@ -309,7 +319,7 @@ def rule_report(runs: dict, rules: dict) -> str:
 
 
 @checked
-def probe_table(rates: dict, labels) -> str:
+def probe_table(rates: dict, labels: list[str] | tuple[str, ...]) -> str:
     """One line per model (``rates``: name -> ``probe_rates`` array ``[seeds, sets]``): its face
     rate on every probe set, mean over seeds, each after the set's label of ``labels``."""
     lines = []
@@ -320,11 +330,10 @@ def probe_table(rates: dict, labels) -> str:
 
 
 @checked
-def mean_face_rate_by_angle(models, n: Count = 500, width: Width = 30, seed: Seed = TEST_SEED):
+def mean_face_rate_by_angle(models: FaceNets, n: Count = 500, width: Width = 30,
+                            seed: Seed = TEST_SEED):
     """``face_rate_by_angle`` of every model of ``models`` (one per seed), averaged over them:
     ``(centres [bins], rates [bins])`` (an empty bin is left out of the mean)."""
-    if not models:
-        raise ValueError("models must hold at least one trained model")
     curves = [face_rate_by_angle(m, n, width, seed) for m in models]
     return curves[0][0], np.nanmean([rates for _, rates in curves], axis=0)
 
@@ -362,7 +371,8 @@ def format_fooled(runs: dict[str, SeedRuns]) -> str:
 
 
 @checked
-def turned_face_scores(models: dict, parts, angles) -> dict[str, tuple[torch.Tensor, torch.Tensor]]:
+def turned_face_scores(models: dict, parts: sprites.Parts, angles: Turns
+                       ) -> dict[str, tuple[torch.Tensor, torch.Tensor]]:
     """Each model's ``face_scores`` (score and cut, ``[len(angles)]`` each) on the scene
     ``parts`` turned by each of ``angles`` (degrees, ``faces.rotate``); ``models``: name ->
     model."""
