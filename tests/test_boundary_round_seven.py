@@ -100,6 +100,9 @@ ROUND_SEVEN = [
     (lambda: scoring.verdicts({"bag": BagOfPartsCNN(channels=(2,))}, torch.rand(2, 1, 32, 32)),
      ValueError, r"verdicts\(\): x must be a torch.Tensor of pixels in \[0, 1\] with 4 "
      r"dimensions, 1 along dimension 0, .*got shape \(2, 1, 32, 32\)"),
+    (lambda: scoring.probe_table({"bag": np.ones((3, 2))}, ["turned 90"]), ValueError,
+     r"probe_table\(\): labels must hold one label per probe set of rates\['bag'\] \(shape "
+     r"\(3, 2\): \[seeds, sets\]\), got 1; pass the labels"),
     (lambda: bug_zoo_report.one_example(routing.dynamic_routing(torch.rand(2, 4, 3, 5)), k=5),
      ValueError, r"one_example\(\): k must be an integer >= 0 and <= 1 \(an example of the batch "
      r"of 2\), got 5"),

@@ -324,7 +324,12 @@ def probe_table(rates: dict, labels: list[str] | tuple[str, ...]) -> str:
     rate on every probe set, mean over seeds, each after the set's label of ``labels``."""
     lines = []
     for name, r in rates.items():
-        means = zip(labels, np.asarray(r).mean(axis=0), strict=True)
+        r = np.asarray(r)  # [seeds, sets]
+        if r.ndim != 2 or r.shape[1] != len(labels):
+            raise ValueError(f"probe_table(): labels must hold one label per probe set of "
+                             f"rates[{name!r}] (shape {r.shape}: [seeds, sets]), got "
+                             f"{len(labels)}; pass the labels of the sets probe_rates measured")
+        means = zip(labels, r.mean(axis=0), strict=True)
         lines.append(f"{name:>16}: " + "  ".join(f"{label} {m:.2f}" for label, m in means))
     return "\n".join(lines)
 
