@@ -69,9 +69,12 @@ def first_error(err: ValidationError) -> ErrorDetails:
 
 
 def advice(error: ErrorDetails) -> str:
-    """What to do about ``error``: an instance of a class is made with the class."""
+    """What to do about ``error``: an instance of a class is made with the class (a model, a
+    torch ``Module``, by one of the course's classes or loaded)."""
     if error["type"] == "is_instance_of":
         cls = error.get("ctx", {}).get("class", "one")
+        if cls == "Module":
+            return "pass a model, e.g. CapsNet() or one that checkpoints.pretrained(name) loads"
         return f"pass a {cls} (made with {cls}(...))"
     return ADVICE.get(error["type"], "see the function's docstring for what it takes")
 
@@ -95,7 +98,7 @@ def refusal(err: ValidationError, parameters: list[str], specs: dict,
     spec = specs.get(name + "[]" if item else name)
     if spec is not None and spec.kind in ("union", "sequence") and not item \
             and not of_its_form(error):  # no form fits
-        text = f"{name} must be {spec.expected}, got {kind_of(got)}; pass one of those"
+        text = f"{name} must be {spec.expected}, got {shown(got)}; pass one of those"
         kind = "union_type"
     elif kind.startswith(("tensor_", "array_")) or kind == "value_error":
         said = error["msg"].removeprefix("Value error, ")

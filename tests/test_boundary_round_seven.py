@@ -100,6 +100,12 @@ ROUND_SEVEN = [
     (lambda: scoring.verdicts({"bag": BagOfPartsCNN(channels=(2,))}, torch.rand(2, 1, 32, 32)),
      ValueError, r"verdicts\(\): x must be a torch.Tensor of pixels in \[0, 1\] with 4 "
      r"dimensions, 1 along dimension 0, .*got shape \(2, 1, 32, 32\)"),
+    (lambda: scoring.mean_face_rate_by_angle({"bag": _bag()}), TypeError,
+     r"mean_face_rate_by_angle\(\): models must be a list or a tuple of items, each a face model "
+     r".*got a dict \(\{'bag': BagOfPartsCNN\(\.\.\.\); pass one of those$"),
+    (lambda: scoring.mean_face_rate_by_angle([3]), TypeError,
+     r"models\[0\] must be a face model .*got 3; pass a model, e.g. CapsNet\(\) or one that "
+     r"checkpoints.pretrained\(name\) loads"),
     (lambda: scoring.probe_table({"bag": np.ones((3, 2))}, ["turned 90"]), ValueError,
      r"probe_table\(\): labels must hold one label per probe set of rates\['bag'\] \(shape "
      r"\(3, 2\): \[seeds, sets\]\), got 1; pass the labels"),

@@ -26,7 +26,7 @@ from ..data import faces, sprites
 from ..loop import predict
 from ..poses import wrap_angle
 from ..statistics import OverSeeds, over_seeds
-from ..validate import Choice, Float, Int, Numbers, Seed, Seeds, Some, Tensor, checked
+from ..validate import Choice, Float, Int, Numbers, Seed, Seeds, Some, Spec, Tensor, checked
 
 TEST_SEED = 1000  # held-out sets use seeds from here on; training sets use small seeds
 FACE = faces.LABELS["face"]  # the label (and class index) of "face"
@@ -72,7 +72,8 @@ def _two_classes(model: torch.nn.Module) -> torch.nn.Module:
 
 
 # a model of the face task: faces against non-faces; and at least one of them, e.g. one per seed
-FaceNet = Annotated[torch.nn.Module, AfterValidator(_two_classes)]
+FaceNet = Annotated[torch.nn.Module, AfterValidator(_two_classes),
+                    Spec("a face model (a torch.nn.Module of 2 classes: face, non-face)", "record")]
 FaceNets = Annotated[list[FaceNet] | tuple[FaceNet, ...], Some]
 # turns in degrees, of one scene (turned_face_scores; pose_net.rotation_sweep)
 Turns = Numbers("the turns in degrees [n]", ndim=1, at_least=1,
