@@ -44,7 +44,23 @@ ENFORCED = ["functional", "routing", "capsnet", "data.mnist", "statistics", "lay
             "widgets.panels", "widgets.parts", "widgets.rotation", "widgets.routing",
             "widgets.spiking", "widgets.verdicts", "widgets.viewpoint",
             "exercises", "exercises.attacks", "exercises.capsules", "exercises.checking",
-            "exercises.geometry", "exercises.networks"]
+            "exercises.geometry", "exercises.networks", "bug_catalogue", "widgets.sliders"]
+# the modules that are not entries: the boundary itself, and the packages that only group modules
+NOT_ENTRIES = {
+    "validate": "the declarations every entry's annotations are made of",
+    "refusals": "the one wording of a refused argument, which validate raises",
+    "checks": "the checks the declarations run (validate.Checked) and the models' own checks of "
+              "the tensors they are handed; each is told the entry's and the argument's name",
+    "data": "a package", "figures": "a package", "parts": "a package", "widgets": "a package",
+}
+
+
+def test_every_module_is_enforced_or_says_why_not():
+    found = {m.name.removeprefix("capsedu.")
+             for m in pkgutil.walk_packages(capsedu.__path__, "capsedu.")}
+    assert found == set(ENFORCED) | set(NOT_ENTRIES), \
+        f"add to ENFORCED: {sorted(found - set(ENFORCED) - set(NOT_ENTRIES))}; " \
+        f"gone: {sorted((set(ENFORCED) | set(NOT_ENTRIES)) - found)}"
 
 
 def modules():
