@@ -97,6 +97,11 @@ def seed_errors(results: dict[str, AblationRun], cell: Cell,
     """Test error (%) of each seed of a grid ``cell`` ``[len(SEEDS)]``, routed at test time with
     the iterations it was trained with, or with ``tested_with``."""
     tested = tested_with or cell.iterations
+    if any(run_name(cell, seed) not in results for seed in SEEDS):
+        recorded = [c for c in ABLATION_GRID if all(run_name(c, s) in results for s in SEEDS)]
+        raise KeyError(f"seed_errors(): cell must be a cell of which results records every seed "
+                       f"{SEEDS}, got {cell}; pass one of those it records: "
+                       f"{', '.join(map(str, recorded)) or 'none'}")
     return np.array([100 * (1 - results[run_name(cell, seed)].test_accuracy_by_iterations[tested])
                      for seed in SEEDS])
 
@@ -216,6 +221,11 @@ class OneChangeComparisons(NamedTuple):
 def one_change(results: dict[str, AblationRun], changed: Cell, base: Cell) -> OneChange:
     """``changed`` against ``base`` seed by seed (``statistics.seed_difference``, paired: the runs
     of one seed share their initial weights, batches and shifts)."""
+    if sum(a != b for a, b in zip(changed, base, strict=True)) != 1:
+        raise ValueError(f"one_change(): changed must differ from base in one setting "
+                         f"(iterations or recon_weight), got {changed} and {base}; pass two "
+                         "cells of ABLATION_GRID that differ in one, e.g. Cell(3, 0.0005) and "
+                         "Cell(1, 0.0005)")
     return OneChange(changed, base, seed_difference(seed_errors(results, changed),
                                                     seed_errors(results, base), by_seed=True))
 

@@ -30,14 +30,14 @@ from torch import nn
 from .checks import check_labels
 from .course_settings import model_device
 from .refusals import kind_of
-from .validate import Choice, Flag, Float, Int, Seed, Tensor, checked
+from .validate import Choice, Flag, Float, Int, Numbers, Seed, Tensor, checked
 
 LOSSES = ("training", "cross-entropy", "margin")
 MAX_STEPS = 1000  # PGD's steps: 20 to 100 in the literature; each is a forward and backward pass
 MAX_RESTARTS = 100  # random starts per image, each a whole run of PGD
 
 Images = Tensor("images [B, C, H, W], pixels in [0, 1]", ndim=4, pixels=True)
-Labels = Tensor("their true classes [B]", ndim=1)
+Labels = Numbers("their true classes [B]", ndim=1, whole=True, tensor=True)  # 0.5 is no class
 Eps = Float("the largest change of a pixel (L-infinity), in pixel units", ge=0, le=1)
 Loss = Choice("the loss the attacker raises", *LOSSES)
 Objective = Callable[[torch.Tensor], torch.Tensor]  # images [B, C, H, W] -> a number to raise

@@ -11,6 +11,7 @@ from dataclasses import dataclass
 
 from .buggy import step_logits_shared_over_batch, step_softmax_over_children
 from .routing import Step, routing_step
+from .validate import check_fields
 
 
 @dataclass(frozen=True)
@@ -22,6 +23,9 @@ class Bug:
     citations: tuple[str, ...]  # issue and pull-request addresses
     code: str  # where the buggy code is: a name in capsedu (module.name), and what it does
     step: Step = routing_step  # the routing step it uses: the paper's unless the bug is there
+
+    def __post_init__(self):
+        check_fields(self)
 
 
 _BUGS = (

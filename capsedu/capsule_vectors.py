@@ -26,12 +26,10 @@ squash variant's value and gradient at ``s = 0`` (``at_zero``, ``at_zero_table``
 
 import math
 from collections.abc import Callable
-from typing import Annotated
 
 import numpy as np
 import torch
 import torch.nn.functional as F
-from pydantic import AfterValidator
 
 from .checks import check_memory, check_same
 from .data.sprites import Part, render
@@ -42,6 +40,7 @@ from .validate import (
     MAX_WIDTH,
     Choice,
     Float,
+    FloatDtype,
     Int,
     Numbers,
     Record,
@@ -60,11 +59,6 @@ MAX_CAPSULES = 10_000_000
 Scale = Float("the part's scale", gt=0)
 
 
-def _floating_dtype(dtype: torch.dtype) -> torch.dtype:
-    if not dtype.is_floating_point:
-        raise ValueError(f"must be a floating-point dtype such as torch.float32, got {dtype}")
-    return dtype
-
 Side = Int("the image's side in pixels", ge=1, le=MAX_SIDE)
 
 
@@ -74,7 +68,6 @@ Side = Int("the image's side in pixels", ge=1, le=MAX_SIDE)
 Norm = Float("a length ||s||", ge=0, le=1e30)
 Decade = Float("a power of ten of a length", ge=-38, le=38)
 Exponent = Int("a whole power of ten of a length", ge=-38, le=38)
-FloatDtype = Annotated[torch.dtype, AfterValidator(_floating_dtype)]
 Kind = Choice("a part's kind", "left_eye", "right_eye", "nose", "mouth", "stroke")
 # 2-D capsules and angles, as numbers, arrays, lists or tensors: handed on as tensors
 Capsules2D = Numbers("2-D capsules [..., 2]", last=2, tensor=True,

@@ -70,7 +70,7 @@ ARCHS = {
 REPOSITORY_DATA = Path(__file__).resolve().parents[1] / "data"  # shipped, whatever the data root
 ROW_KEYS = {"name": str, "file": str, "sha256": str, "arch": str}  # what pretrained reads
 
-Root = str | Path | None  # a folder (``~`` expanded); None: the default one
+Root = course_settings.Folder | None  # a folder (``~`` expanded); None: the default one
 # a string such as "False" would be true: never replace a shipped file on a misread switch
 ReplaceShipped = Flag("True only to change the shipped checkpoints or results")
 

@@ -205,14 +205,21 @@ def check_images(images, name: str) -> torch.Tensor:
     return images.float()
 
 
+def check_whole_pixels(offset: torch.Tensor, name: str) -> None:
+    """Refuse pixel offsets that are not finite whole numbers: an image moves by whole pixels,
+    without resampling, so 1.5 would be rounded without a word."""
+    if offset.dtype.is_floating_point:
+        check_finite(offset, name)
+        if not torch.equal(offset, offset.round()):
+            raise TypeError(f"{name} must hold whole pixel offsets (it moves without "
+                            f"resampling), got {offset.tolist()[:5]}; round them (.round())")
+
+
 def check_offsets(where: str, **offsets: tuple[torch.Tensor, int]) -> None:
-    """Refuse pixel offsets (``name=(offsets, room)``) that are not whole, or that move an image
-    past the ``room`` its canvas leaves (0 .. room): it would be cut, or lost, without a word."""
+    """Refuse pixel offsets (``name=(offsets, room)``, whole: ``check_whole_pixels``) that move
+    an image past the ``room`` its canvas leaves (0 .. room): it would be cut, or lost, without a
+    word."""
     for name, (offset, room) in offsets.items():
-        if offset.dtype.is_floating_point and not torch.equal(offset, offset.round()):
-            raise TypeError(f"{where}(): {name} must hold whole pixel offsets (it moves without "
-                            f"resampling), got {offset.tolist()[:5]}; round them, or use "
-                            "translate for any offset")
         if len(offset) and (offset.min() < 0 or offset.max() > room):
             raise ValueError(f"{where}(): {name} must lie in 0 .. {room} (the canvas's side less "
                              f"the image's) so that every image stays on the canvas, got "

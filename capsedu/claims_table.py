@@ -51,8 +51,8 @@ def measured_lines(measured: Measured) -> list[str]:
 
 @checked
 def pct(p: Float("a share from 0 to 1", ge=0, le=1)) -> str:
-    """A share 0..1 as a percentage with one decimal."""
-    return f"{100 * p:.1f} %"
+    """A share 0..1 as a percentage with one decimal (a share of -0.0 is 0.0 %, without a sign)."""
+    return f"{abs(100 * p):.1f} %"
 
 
 class Row(NamedTuple):

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import torch
-from pydantic import PlainValidator
+from pydantic import AfterValidator, PlainValidator
 
 from .refusals import declared_error, kind_of
 from .validate import Spec, checked
@@ -113,6 +113,16 @@ def _has(device: torch.device) -> bool:
     return True
 
 
+def _folder(value: str | Path) -> str | Path:
+    """What ``Folder`` declares: '' names no folder (it would read as "not given": the default)."""
+    if not str(value).strip():
+        raise ValueError(f"must name a folder, got {str(value)!r}; pass None for the default "
+                         "folder, or a folder")
+    return value
+
+
+# a folder a caller names (where to read or write checkpoints and results)
+Folder = Annotated[str | Path, AfterValidator(_folder)]
 # a device a caller names (where to train, where to load weights)
 Device = Annotated[str | torch.device, PlainValidator(_device),
                    Spec("a device this machine has, such as 'cpu' or 'cuda'", "device")]

@@ -150,10 +150,10 @@ def reading(checkpoint: str, iterations: Iterations = None) -> str:
 @checked
 def run_name(test_set: Choice("a full test set", *SETS), name: str) -> str:
     """A record's key: the set and the reading (``"affnist-style: affnist-cnn-seed1"``)."""
-    if not name.strip():
+    if not name.strip() or name != name.strip():  # ' affnist-cnn' would be another key
         raise ValueError(f"run_name(): name must name a reading (a checkpoint, or "
-                         f"reading(checkpoint, iterations)), e.g. 'affnist-cnn-seed1', got "
-                         f"{name!r}; pass the checkpoint's name")
+                         f"reading(checkpoint, iterations)) without spaces around it, e.g. "
+                         f"'affnist-cnn-seed1', got {name!r}; pass the checkpoint's name")
     return f"{test_set}: {name}"
 
 

@@ -9,6 +9,7 @@ passed) or with a wrong diagnosis. The small models and labels are test_boundary
 import hashlib
 import io
 import json
+import re
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -17,17 +18,21 @@ import torch
 from test_boundary_probe import LABELS, TINY, _bag, _tiny
 
 from capsedu import (
+    ablations,
     adversarial_record,
     attacks,
+    bug_catalogue,
     bug_zoo_report,
     buggy,
     capsule_angles,
     capsule_vectors,
     checkpoints,
+    claims_table,
     coupling_polarisation,
     digit_capsules,
     digit_shuffles,
     equivariance,
+    exercises,
     full_sets,
     functional,
     group_conv,
@@ -43,6 +48,7 @@ from capsedu import (
 )
 from capsedu.baselines import BagOfPartsCNN
 from capsedu.data import faces, mnist, patches, transformed_mnist
+from capsedu.figures.canvas import Blitter
 from capsedu.figures.digit_images import two_colour
 from capsedu.figures.model_scores import draw_confusion, update_class_bars
 from capsedu.figures.routing_couplings import draw_coupling_heatmap
@@ -270,6 +276,31 @@ ROUND_SEVEN = [
      r"capsnet-mnist-live.*got 'nonexistent'"),
     (lambda: recipe_run.run_recipe("capsnet-mnist-lve", root="out", progress=False), ValueError,
      r"run_recipe\(\): name must be a recipe .*got 'capsnet-mnist-lve'"),
+    # round eight (an independent probe, /tmp/lead/probe3): accepted without a word
+    (lambda: attacks.fgsm(_bag(), torch.rand(4, 1, 28, 28), torch.tensor([0.5, 1.0, 2.0, 3.0]),
+                          eps=0.1), ValueError,
+     r"fgsm\(\): labels must be whole numbers \(their true classes \[B\]\), got dtype float32"),
+    (lambda: transformed_mnist.translate(torch.rand(4, 1, 28, 28), torch.tensor([1.5, 0, 0, 0]),
+                                         torch.zeros(4, dtype=torch.long)), TypeError,
+     r"translate\(\): tx must hold whole pixel offsets .*got \[1.5, 0.0, 0.0, 0.0\]; round them"),
+    (lambda: checkpoints.pretrained("capsnet-mnist-live", root=""), ValueError,
+     r"pretrained\(\): root must name a folder, got ''; pass None for the default folder"),
+    (lambda: ablations.one_change(ablations.read_results(), recipes.Cell(3, 0.0005),
+                                  recipes.Cell(3, 0.0005)), ValueError,
+     r"one_change\(\): changed must differ from base in one setting .*got Cell\(iterations=3, "
+     r"recon_weight=0.0005\) and Cell\(iterations=3, recon_weight=0.0005\)"),
+    (lambda: ablations.seed_errors(ablations.read_results(), recipes.Cell(7, 0.0005)), KeyError,
+     r"seed_errors\(\): cell must be a cell of which results records every seed .*got "
+     r"Cell\(iterations=7, recon_weight=0.0005\); pass one of those it records: "
+     r"Cell\(iterations=1, recon_weight=0.0005\)"),
+    (lambda: routing_costs.routing_memory(TINY, batch=1, dtype=torch.int64), ValueError,
+     r"routing_memory\(\): dtype must be a floating-point dtype .*got torch.int64"),
+    (lambda: full_sets.run_name("translated", "affnist-cnn "), ValueError,
+     r"run_name\(\): name must name a reading .*without spaces around it.*got 'affnist-cnn '"),
+    (lambda: Blitter(plt.figure(), [plt.figure().add_subplot().plot([0, 1])[0]]), ValueError,
+     r"Blitter\(\): artists must be artists of figure, got a Line2D of another figure"),
+    (lambda: bug_catalogue.Bug("x", "d", "w", "e", "a citation", "code"), TypeError,
+     r"Bug\(\): citations must be a valid tuple, got 'a citation'"),
 ]
 
 
@@ -298,3 +329,20 @@ def test_round_seven_a_checkpoint_capsedu_did_not_save_is_named(tmp_path, payloa
     with pytest.raises(ValueError, match=r"pretrained\(\): name 'mine' must be a checkpoint that "
                                          r"save\(\) wrote .*" + got + r"; retrain it"):
         checkpoints.pretrained("mine", tmp_path)
+
+
+@pytest.mark.parametrize("call, line", [
+    (lambda: exercises.check("x", lambda a: a, reference=lambda a: a, cases=[]),
+     r"check\(\): FAIL - cases must hold at least one item, got \[\]"),
+    (lambda: exercises.check_pose_vector(lambda angle, presence: torch.zeros(2, device="meta")),
+     r"pose_vector: FAIL - .*got a tensor without data \(on the 'meta' device\)"),
+])
+def test_round_eight_a_checker_fails_what_it_cannot_check(capsys, call, line):
+    """A checker never PASSes no cases, and a learner's tensor without data is their FAIL (round
+    eight: check passed [] and blamed the course for a 'meta' tensor)."""
+    assert call() is False
+    assert re.search(line, capsys.readouterr().out)
+
+
+def test_round_eight_a_share_of_minus_zero_prints_without_a_sign():
+    assert claims_table.pct(-0.0) == "0.0 %"

@@ -23,7 +23,7 @@ import torch
 import torch.nn.functional as F
 
 from .. import checks, validate
-from ..checks import check_finite, check_memory, check_pixels, check_shape
+from ..checks import check_memory, check_pixels, check_shape, check_whole_pixels
 from ..validate import MAX_SIDE, Choice, Flag, Float, Int, Numbers, Rows, Seed, Tensor, checked
 from .mnist import load_mnist
 
@@ -127,13 +127,13 @@ def translate(images: Tensor("images [N, C, H, W]", ndim=4),
 
 
 def _one_per_image(where: str, images: torch.Tensor, **offsets: torch.Tensor) -> None:
-    """Refuse offsets that are not one per image (a NaN offset would make a NaN image)."""
+    """Refuse offsets that are not one per image, or not whole pixels (a NaN would make a NaN
+    image, 1.5 would be rounded)."""
     for name, t in offsets.items():
         if len(t) != len(images):
             raise ValueError(f"{where}(): {name} must hold one offset per image "
                              f"[{len(images)}], got shape {tuple(t.shape)}")
-        if t.dtype.is_floating_point:
-            check_finite(t, f"{where}(): {name}")
+        check_whole_pixels(t, f"{where}(): {name}")
 
 
 def _translate(images: torch.Tensor, tx: torch.Tensor, ty: torch.Tensor) -> torch.Tensor:

@@ -13,11 +13,12 @@ it, never an exception.
 
 from collections.abc import Callable
 from copy import deepcopy
+from typing import Annotated
 
 import numpy as np
 import torch
 
-from ..validate import Float, Function, checked
+from ..validate import Float, Function, Some, checked
 
 
 def _describe(args: tuple) -> str:
@@ -34,7 +35,7 @@ def _describe(args: tuple) -> str:
 
 @checked(checker=True)
 def check(name: str, learner: Function("your answer to the exercise"),
-          reference: Callable | tuple[Callable, ...], cases: list[tuple],
+          reference: Callable | tuple[Callable, ...], cases: Annotated[list[tuple], Some],
           atol: Float("the largest difference allowed", ge=0) = 1e-5,
           describe: Callable = _describe, outputs: tuple[str, ...] | None = None):
     """Call ``learner(*case)`` and ``reference(*case)`` for each case and compare the results:
@@ -112,9 +113,10 @@ def _changed(args: tuple, given: tuple) -> str:
 
 def _as_tensor(value):
     """A learner's result as a CPU tensor: a tensor on any device, a NumPy array or scalar, a
-    Python number or a list of numbers (``None`` for anything else)."""
+    Python number or a list of numbers (``None`` for anything else, a tensor without data, on
+    the 'meta' device, too)."""
     if isinstance(value, torch.Tensor):
-        return value.detach().cpu()
+        return None if value.is_meta else value.detach().cpu()
     if isinstance(value, bool):
         return None
     if isinstance(value, (np.ndarray, np.generic, float, int, complex, list)):
@@ -143,7 +145,8 @@ def _compare(name, got, want, case: str, atol: float, outputs) -> tuple[str, flo
                  else "the result")
         tensor = _as_tensor(g)
         if tensor is None or tensor.shape != w.shape:
-            shape = tuple(tensor.shape) if tensor is not None else type(g).__name__
+            shape = tuple(tensor.shape) if tensor is not None else "a tensor without data " \
+                "(on the 'meta' device)" if isinstance(g, torch.Tensor) else type(g).__name__
             return (f"{name}: FAIL - for {case}, {which}: expected a tensor of shape "
                     f"{tuple(w.shape)}, got {shape}."), 0.0
         if tensor.is_complex():

@@ -48,6 +48,11 @@ class Blitter:
     def __init__(self, figure: Figure,
                  artists: list[InstanceOf[Artist]] | tuple[InstanceOf[Artist], ...]):
         self.figure, self.artists = figure, list(artists)
+        strays = [a for a in self.artists if a.get_figure(root=True) is not figure]
+        if strays:  # drawn on this figure's canvas, it would show nothing of it, without a word
+            raise ValueError(f"Blitter(): artists must be artists of figure, got a "
+                             f"{type(strays[0]).__name__} of another figure; pass the artists "
+                             "drawn on figure's axes")
         for artist in self.artists:
             artist.set_animated(True)  # left out of the full draw, which is the background
         self.canvas = FigureCanvasAgg(figure)
