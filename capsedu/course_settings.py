@@ -13,7 +13,8 @@
   of the repository this package was installed from, or ``./data`` when that does not exist.
 
 Training runs on ``device()``, the GPU when there is one; ``Device`` declares a device a caller
-names instead, as ``capsedu.validate`` declares every parameter.
+names instead, as ``capsedu.validate`` declares every parameter; ``Folder`` a folder a caller
+names.
 """
 
 import itertools
