@@ -32,7 +32,8 @@ Digits = Tensor("MNIST digits [N, 1, 28, 28]", ndim=4, pixels=True)
 Labels = Tensor("their labels [N]", ndim=1)
 Digit = Tensor("one MNIST digit [1, 28, 28]", ndim=3, pixels=True)
 # the angles a digit is turned by: a list, a range, an array or a tensor of degrees
-Angles = Numbers("a list of finite numbers (degrees) [n]", ndim=1, fix="e.g. range(0, 360, 30)")
+Angles = Numbers("a list of finite numbers (degrees) [n]", ndim=1, at_least=1,
+                 fix="e.g. range(0, 360, 30)")
 
 
 @dataclass(frozen=True)

@@ -24,13 +24,24 @@ def check_shape(x: torch.Tensor, name: str, expected: str, ndim: int,
         raise ValueError(f"{name} must have shape {expected}, got shape {tuple(x.shape)}; {one}")
 
 
+def check_data(x: torch.Tensor, name: str) -> None:
+    """Raise ``ValueError`` if ``x`` holds no data: a tensor on the ``meta`` device has a shape
+    and a dtype but no values, so nothing can be computed from it (torch fails deep inside)."""
+    if x.is_meta:
+        raise ValueError(f"{name} must hold data (a tensor on cpu or cuda), got a tensor on meta "
+                         "(a shape without values); make it on a real device, e.g. "
+                         "torch.rand(..., device='cpu')")
+
+
 def check_finite(x: torch.Tensor, name: str) -> None:
-    """Raise ``ValueError`` if ``x`` holds NaN or infinity (it would poison everything after).
+    """Raise ``ValueError`` if ``x`` holds NaN or infinity (it would poison everything after),
+    or no data at all (``check_data``).
 
     A NaN or an infinity anywhere makes the sum NaN or infinite, so one cheap reduction screens
     the whole tensor (a full ``isfinite`` map costs far more, and this runs at every forward);
     only a suspicious sum pays for counting.
     """
+    check_data(x, name)
     with torch.no_grad():
         if torch.isfinite(x.sum()):
             return

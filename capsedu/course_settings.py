@@ -97,6 +97,10 @@ def _device(value):
         raise ValueError(f"must be a device this machine has, got {value!r}, but torch finds no "
                          "CUDA GPU here; pass 'cpu' (or None: course_settings.device() picks the "
                          "GPU when there is one)")
+    if named.type == "meta":
+        raise ValueError(f"must be a device this machine has, got {value!r}, a device without "
+                         "data (its tensors hold shapes, no values); pass 'cpu', or 'cuda' on a "
+                         "GPU machine")
     if named.type != "cpu" and not _has(named):
         gpus = torch.cuda.device_count() if torch.cuda.is_available() else 0
         has = f"'cpu' and 'cuda:0' to 'cuda:{gpus - 1}'" if gpus else "'cpu' only"

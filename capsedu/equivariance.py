@@ -28,7 +28,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from .capsule_angles import MNIST_SIDE, Digit, Digits, Labels, turned
-from .checks import check_labels
+from .checks import check_labels, check_model_dtype
 from .data import faces, transformed_mnist
 from .gcnn import C4CNN, PlainCNN
 from .group_conv import N_ROTATIONS, rotate_c4
@@ -78,6 +78,7 @@ def conv_shift_error(conv: nn.Conv2d, x: Images, dy: Shift, dx: Shift) -> float:
     Near a border the two differ for a reason that is not the convolution's: what the shift
     pushes off one edge is lost, and the zeros it brings in at the other edge are not what the
     convolution's padding saw. So both sides are cut by ``max(|dy|, |dx|) + kernel // 2``."""
+    check_model_dtype(x, "conv_shift_error(): x", conv.weight.dtype)
     if conv.stride != (1, 1):
         raise ValueError(f"conv must have stride 1 to be equivariant to every shift, got "
                          f"stride {conv.stride}")

@@ -43,6 +43,7 @@ from .validate import (
     Seed,
     Spec,
     Tensor,
+    Trainable,
     checked,
 )
 
@@ -133,7 +134,7 @@ Bar = Has("a progress bar", "set_postfix", source="progress_bar(...)")
 
 
 @checked
-def fit(model: nn.Module, train: Examples,
+def fit(model: Trainable, train: Examples,
         epochs: Epochs = 1,
         batch_size: Int("training examples per step", ge=1, le=MAX_BATCH) = 128,
         lr: LearningRate = 1e-3, lr_decay: LrDecay = 1.0,

@@ -15,7 +15,7 @@ import torch
 from torch import nn
 
 from .capsnet import routing_iterations
-from .checks import check_nonzero
+from .checks import check_nonzero, check_same
 from .convergence import training_status, verdict
 from .data import transformed_mnist
 from .data.transformed_mnist import CANVAS, MULTI_CANVAS, MULTI_SHIFT, SWEEPS
@@ -265,6 +265,8 @@ def accuracy_by_overlap(right: dict, overlap: Tensor("overlaps in [0, 1] [N]", n
     boxes (``transformed_mnist.box_overlap``), least overlap first: each model's accuracy (%) in
     every group (``right``: name -> ``[N]`` booleans, ``read_right``) and each group's range of
     overlap in words, e.g. ``"35-60 %"``."""
+    check_same("accuracy_by_overlap", "length", "pass one overlap per pair each model read",
+               overlap=len(overlap), **{f"right[{n!r}]": len(c) for n, c in right.items()})
     edges = torch.quantile(overlap, torch.arange(1, groups) / groups)  # [groups - 1]
     group = torch.bucketize(overlap, edges)  # [N]: 0 .. groups - 1
     scores = {name: [100 * correct[group == g].float().mean().item() for g in range(groups)]

@@ -43,7 +43,14 @@ from pydantic import (
     validate_call,
 )
 
-from .checks import check_examples, check_finite, check_float, check_images, check_pixels
+from .checks import (
+    check_data,
+    check_examples,
+    check_finite,
+    check_float,
+    check_images,
+    check_pixels,
+)
 from .refusals import declared_error, kind_of, refusal, where
 
 # Strict: no value is converted into another type ("3" is not 3, 1 is not True); arbitrary
@@ -137,6 +144,7 @@ def Tensor(meaning: str, ndim: int | None = None, floating: bool = False,
             raise declared_error(TypeError, f"must be {spec.expected}, got a "
                                 f"{type(value).__name__}; convert it with torch.as_tensor(...)")
         try:
+            check_data(value, name)
             if pixels:
                 check_pixels(value, name)
             elif floating or finite:
@@ -382,6 +390,9 @@ Seeds = Annotated[list[Seed] | tuple[Seed, ...], Some, Distinct]
 # once (fit passes it on to its pieces, which take a TensorDataset, not checked again)
 Examples = Checked(check_examples, "a tuple (images, labels, ...) of tensors or NumPy arrays with "
                    "one row per example in each, the images pixels in [0, 1]", "examples")
+# a model fit trains: one of the course's, which supplies its own loss
+Trainable = Has("a model of the course", "training_loss", "parameters", source="a model of the "
+                "course, e.g. CapsNet(): training_loss(x, *targets) gives (loss, predictions)")
 # images a model scores [N, C, H, W], handed on as float32
 Images = Checked(check_images, "images [N, C, H, W] of pixels in [0, 1], at least one",
                  "numbers")

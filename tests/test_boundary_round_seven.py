@@ -45,16 +45,20 @@ from capsedu import (
     robustness,
     routing,
     routing_costs,
+    spiking,
 )
 from capsedu.baselines import BagOfPartsCNN
-from capsedu.data import faces, mnist, patches, transformed_mnist
+from capsedu.data import faces, mnist, patches, sprites, transformed_mnist
 from capsedu.figures.canvas import Blitter
+from capsedu.figures.capsule_lengths import draw_face_lengths
 from capsedu.figures.digit_images import two_colour
 from capsedu.figures.model_scores import draw_confusion, update_class_bars
 from capsedu.figures.routing_couplings import draw_coupling_heatmap
-from capsedu.figures.spikes import draw_spike_trains
+from capsedu.figures.spikes import draw_rate_curve, draw_spike_trains
 from capsedu.parts import detector, pose_net, scoring, training, voting
 from capsedu.widgets import SquashExplorer
+from capsedu.widgets.adversarial import AttackExplorer
+from capsedu.widgets.bug_zoo import BugZooExplorer
 from capsedu.widgets.capsule import PoseVectorExplorer
 from capsedu.widgets.rotation import RotationExplorer
 from capsedu.widgets.sliders import OutOfRange
@@ -75,6 +79,41 @@ def _choose(widget, value):
 NO_MPS = pytest.mark.skipif(torch.backends.mps.is_available(), reason="this machine has 'mps'")
 
 ROUND_SEVEN = [
+    # round eight (an independent probe, /tmp/lead/probe3): errors that did not name the argument
+    (lambda: functional.squash(torch.ones(2, 3, device="meta")), ValueError,
+     r"squash\(\): s must hold data \(a tensor on cpu or cuda\), got a tensor on meta"),
+    (lambda: _tiny()(torch.rand(2, 1, 28, 28, device="meta")), ValueError,
+     r"x must hold data \(a tensor on cpu or cuda\), got a tensor on meta"),
+    (lambda: loop.predict(_bag(), torch.rand(4, 1, 8, 8, device="meta")), ValueError,
+     r"predict\(\): images must hold data .*got a tensor on meta \(a shape without values\)"),
+    (lambda: checkpoints.pretrained("capsnet-mnist-live", map_location="meta"), ValueError,
+     r"pretrained\(\): map_location must be a device this machine has, got 'meta', a device "
+     r"without data"),
+    (lambda: loop.fit(torch.nn.Linear(64, 10), (torch.rand(4, 1, 8, 8), LABELS), progress=False),
+     TypeError, r"fit\(\): model must be a model of the course with training_loss.*got Linear"),
+    (lambda: BugZooExplorer(_bag(), torch.rand(4, 1, 28, 28), LABELS), TypeError,
+     r"BugZooExplorer\(\): model must be an instance of CapsNet, got a BagOfPartsCNN"),
+    (lambda: AttackExplorer(_bag(), _tiny(), torch.rand(4, 1, 40, 40), LABELS, threshold=0.1),
+     TypeError, r"AttackExplorer\(\): capsnet must be an instance of CapsNet, got a BagOfPartsCNN"),
+    (lambda: capsule_angles.turned(torch.rand(1, 28, 28), []), ValueError,
+     r"turned\(\): angles must be .*at least one, got \[\]"),
+    (lambda: equivariance.conv_shift_error(torch.nn.Conv2d(1, 1, 3, padding=1),
+                                           torch.rand(1, 1, 8, 8).double(), 1, 1), TypeError,
+     r"conv_shift_error\(\): x must have the model's dtype torch.float32, got torch.float64"),
+    (lambda: draw_rate_curve(_ax(), [1.0, 2.0], [10.0], [10.0, 20.0], spiking.Neuron()),
+     ValueError, r"draw_rate_curve\(\): simulated must match currents in length \(currents: 2, "
+     r"simulated: 1\)"),
+    (lambda: draw_face_lengths(_ax(), {"face": ["0.5"]}, threshold=0.5), TypeError,
+     r"draw_face_lengths\(\): lengths must be face-capsule lengths \[n\], got \['0.5'\]"),
+    (lambda: sprites.ink_boxes("nose", np.array([0.5, 0.5]), np.array([0.5, 0.4, 0.3]), 0.0, 1.0),
+     ValueError, r"ink_boxes\(\): y must match x in length \(x: 2, y: 3\)"),
+    (lambda: robustness.accuracy_by_overlap({"a": torch.ones(4, dtype=torch.bool)},
+                                            torch.rand(3)), ValueError,
+     r"accuracy_by_overlap\(\): right\['a'\] must match overlap in length \(overlap: 3"),
+    (lambda: detector.detection_quality(detector.PartDetector(channels=(2, 2, 2, 2)),
+                                        torch.rand(2, 1, 32, 32), [faces.face_parts()]),
+     ValueError, r"detection_quality\(\): scenes must match images in length \(images: 2, "
+     r"scenes: 1\)"),
     # accepted without a word, the result wrong or meaningless
     (lambda: functional.reconstruction_loss(torch.rand(2, 1, 28, 28),
                                             torch.rand(2, 1, 28, 28) * 255), ValueError,

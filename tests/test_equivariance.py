@@ -47,7 +47,7 @@ def test_the_shift_error_sees_a_map_that_is_not_equivariant():
         def forward(self, x):
             return conv(x) * ramp
 
-    weighted = Weighted(1, 2, 3, padding=1)
+    weighted = Weighted(1, 2, 3, padding=1).double()  # the dtype of the images it reads
     x = torch.rand(1, 1, 20, 20, dtype=torch.float64)
     assert equivariance.conv_shift_error(weighted, x, 0, 2) > 0.01
 

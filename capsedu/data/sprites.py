@@ -14,7 +14,7 @@ from typing import NamedTuple
 import numpy as np
 import torch
 
-from ..checks import check_memory
+from ..checks import check_memory, check_same
 from ..poses import Angle, Scale, X, Y, _place
 from ..validate import MAX_SIDE, Choice, Int, Record, checked
 
@@ -127,6 +127,10 @@ def ink_boxes(kind: Choice("a kind of part", *_SPRITES), x: X, y: Y, angle: Angl
               scale: Scale) -> np.ndarray:
     """Boxes around a sprite's ink for m poses (numbers, or arrays of shape [m]): [m, 4] as
     (x0, y0, x1, y1)."""
+    varied = {k: np.size(v) for k, v in dict(x=x, y=y, angle=angle, scale=scale).items()
+              if np.size(v) > 1}  # the poses given as arrays [m]: the same m each
+    check_same("ink_boxes", "length", "pass m values for each pose that varies, one number for "
+               "each that does not", **varied)
     return _ink_boxes(kind, x, y, angle, scale)
 
 

@@ -9,7 +9,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import FigureBase
 
 from ..functional import margin_loss_curves
-from ..validate import Flag, Float, Tensor, checked
+from ..validate import Flag, Float, Numbers, Tensor, checked
 
 
 @checked
@@ -51,7 +51,7 @@ def draw_margin_loss(ax: Axes) -> None:
 
 
 @checked
-def draw_face_lengths(ax: Axes, lengths: dict,
+def draw_face_lengths(ax: Axes, lengths: dict[str, Numbers("face-capsule lengths [n]")],
                       threshold: Float("the face capsule's length that counts as a face", ge=0,
                                        le=1),
                       legend_below: Flag("True to put the key below the axes") = False) -> None:

@@ -6,7 +6,7 @@ how long a reader must count spikes to read the longest capsule.
 import numpy as np
 from matplotlib.axes import Axes
 
-from ..checks import check_one_each
+from ..checks import check_one_each, check_same
 from ..spiking import MAX_NEURONS, Neuron, SpikeReadout, Trace
 from ..validate import Float, Int, Numbers, Record, checked
 
@@ -38,6 +38,8 @@ def draw_rate_curve(ax: Axes, currents: Numbers("input currents [n]", ndim=1), s
                     theory: Rates, neuron: Record(Neuron)) -> None:
     """Firing rate against input current: the simulation's ``simulated`` (dots) over the closed
     form's ``theory`` (a line), both ``[n]``; nothing fires below the threshold."""
+    check_same("draw_rate_curve", "length", "pass one rate per current", currents=len(currents),
+               simulated=len(simulated), theory=len(theory))
     ax.plot(currents, theory, color="k", lw=1, label="closed form")
     ax.plot(currents, simulated, "o", ms=4, color="tab:blue", label="simulated")
     ax.axvline(neuron.threshold, ls=":", color="tab:red", label="threshold")

@@ -13,7 +13,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ..checks import check_finite, check_shape
+from ..checks import check_finite, check_same, check_shape
 from ..data import faces
 from ..data.sprites import Parts
 from ..poses import wrap_angle
@@ -168,6 +168,8 @@ def detection_quality(detector: PartDetector,
     * ``angle_deg``: median error of their angle, in degrees;
     * ``good``: fraction of the parts that are there found within 2 px and 30 degrees.
     """
+    check_same("detection_quality", "length", "pass the scenes that drew the images, one each",
+               images=len(images), scenes=len(scenes))
     target = part_targets(scenes)
     poses, presence = detector.detect(images)
     there = target[..., 0] > 0.5  # [N, 4]

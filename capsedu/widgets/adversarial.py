@@ -7,6 +7,7 @@ import numpy as np
 from torch import nn
 
 from ..adversarial import ATTACKS, attack_state
+from ..capsnet import CapsNet
 from ..validate import Float, checked
 from .base import DigitLabels, Digits, TwoReaders
 from .sliders import Dropdown, FloatSlider
@@ -27,7 +28,7 @@ class AttackExplorer(TwoReaders):
         "the digit stays faint while the answers move.")
 
     @checked
-    def __init__(self, capsnet: nn.Module, cnn: nn.Module, images: Digits, labels: DigitLabels,
+    def __init__(self, capsnet: CapsNet, cnn: nn.Module, images: Digits, labels: DigitLabels,
                  threshold: Float("the CapsNet's reconstruction-distance threshold", ge=0)):
         self.threshold = threshold
         super().__init__(capsnet, cnn, images, labels)

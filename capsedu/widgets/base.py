@@ -7,6 +7,7 @@ from contextlib import contextmanager
 
 from torch import nn
 
+from ..capsnet import CapsNet
 from ..checks import check_labels
 from ..validate import Tensor, checked
 
@@ -113,7 +114,7 @@ class TwoReaders(Widget):
     side = 40
 
     @checked
-    def __init__(self, capsnet: nn.Module, cnn: nn.Module, images: Digits, labels: DigitLabels):
+    def __init__(self, capsnet: CapsNet, cnn: nn.Module, images: Digits, labels: DigitLabels):
         import ipywidgets as widgets  # here, so that every other widget's import stays light
 
         where = f"{type(self).__name__}()"

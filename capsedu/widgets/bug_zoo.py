@@ -11,12 +11,12 @@ import numpy as np
 import torch
 from matplotlib.figure import Figure
 from pydantic import InstanceOf
-from torch import nn
 
 from .. import course_settings
 from ..bug_catalogue import BUGS
 from ..bug_zoo import COMMAND, CORRECT, ZooRun, read_results
 from ..bug_zoo_report import SHOWN_CHILDREN, ZooState, zoo_state
+from ..capsnet import CapsNet
 from ..figures.canvas import Blitter
 from ..figures.model_scores import update_class_bars
 from ..figures.routing_couplings import draw_coupling_heatmap, update_coupling_heatmap
@@ -51,7 +51,7 @@ class BugZooExplorer(Widget):
         "(orange).")
 
     @checked
-    def __init__(self, model: nn.Module,
+    def __init__(self, model: CapsNet,
                  images: Tensor("test digits [N, 1, 28, 28], pixels in [0, 1]", ndim=4,
                                 pixels=True),
                  labels: Tensor("their true classes [N]", ndim=1), results: dict | None = None,
