@@ -206,9 +206,10 @@ def check_images(images, name: str) -> torch.Tensor:
             raise TypeError(f"{name} must be a tensor [N, C, H, W] (or a NumPy array), got "
                             f"{type(images).__name__}: {err}; convert it with "
                             "torch.as_tensor(...)") from None
-    if images.ndim < 2:
-        raise ValueError(f"{name} must have shape [N, C, H, W], got {tuple(images.shape)}; one "
-                         "image [C, H, W] is images[None]")
+    if not 2 <= images.ndim <= 4:
+        fix = ("one image [C, H, W] is images[None]" if images.ndim < 2 else "a list of batches "
+               "is one batch by torch.cat(batches)")
+        raise ValueError(f"{name} must have shape [N, C, H, W], got {tuple(images.shape)}; {fix}")
     if len(images) == 0:
         raise ValueError(f"{name} must hold at least one example, got shape "
                          f"{tuple(images.shape)}; pass at least one")

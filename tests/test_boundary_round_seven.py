@@ -60,6 +60,7 @@ from capsedu.widgets import SquashExplorer
 from capsedu.widgets.adversarial import AttackExplorer
 from capsedu.widgets.bug_zoo import BugZooExplorer
 from capsedu.widgets.capsule import PoseVectorExplorer
+from capsedu.widgets.parts import PartsEditor
 from capsedu.widgets.rotation import RotationExplorer
 from capsedu.widgets.sliders import OutOfRange
 
@@ -114,6 +115,12 @@ ROUND_SEVEN = [
                                         torch.rand(2, 1, 32, 32), [faces.face_parts()]),
      ValueError, r"detection_quality\(\): scenes must match images in length \(images: 2, "
      r"scenes: 1\)"),
+    (lambda: loop.predict(_bag(), [torch.rand(4, 1, 8, 8)]), ValueError,
+     r"predict\(\): images must have shape \[N, C, H, W\], got \(1, 4, 1, 8, 8\); a list of "
+     r"batches is one batch by torch.cat\(batches\)"),
+    (lambda: PartsEditor(parts=[]), ValueError,
+     r"PartsEditor: parts must hold at least one face part of .*got \[\]; pass e.g. "
+     r"faces.face_parts\(\)"),
     # accepted without a word, the result wrong or meaningless
     (lambda: functional.reconstruction_loss(torch.rand(2, 1, 28, 28),
                                             torch.rand(2, 1, 28, 28) * 255), ValueError,

@@ -84,7 +84,9 @@ class PartsEditor:
         parts = [sprites._as_part(p, "PartsEditor") for p in parts]
         kinds = tuple(k for k in faces.PART_KINDS if any(p.kind == k for p in parts))
         if not kinds:
-            raise ValueError(f"the scene needs at least one face part of {faces.PART_KINDS}")
+            raise ValueError(f"PartsEditor: parts must hold at least one face part of "
+                             f"{faces.PART_KINDS}, got {[p.kind for p in parts]}; pass e.g. "
+                             "faces.face_parts()")
         self.parts = parts
         if kinds != self.part.options:  # offer only the parts the scene holds
             self.part.options, self.swap_with.options = kinds, kinds
