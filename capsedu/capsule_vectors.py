@@ -32,6 +32,7 @@ import torch
 import torch.nn.functional as F
 
 from .checks import check_memory, check_same
+from .course_settings import FloatDtype
 from .data.sprites import Part, render
 from .functional import squash
 from .poses import wrap_angle
@@ -40,7 +41,6 @@ from .validate import (
     MAX_WIDTH,
     Choice,
     Float,
-    FloatDtype,
     Int,
     Numbers,
     Record,

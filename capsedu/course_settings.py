@@ -133,6 +133,16 @@ Device = Annotated[str | torch.device, PlainValidator(_device),
                    Spec("a device this machine has, such as 'cpu' or 'cuda'", "device")]
 
 
+def _floating(dtype: torch.dtype) -> torch.dtype:
+    if not dtype.is_floating_point:
+        raise ValueError(f"must be a floating-point dtype such as torch.float32, got {dtype}")
+    return dtype
+
+
+# the dtype a model computes in
+FloatDtype = Annotated[torch.dtype, AfterValidator(_floating)]  # torch.float32, not torch.int64
+
+
 @checked
 def model_device(model: torch.nn.Module) -> torch.device:
     """Where ``model`` is: the device of its first parameter (or buffer); the CPU for a model

@@ -26,7 +26,7 @@ from .costs import ROUTING_ROW, anatomy
 from .functional import squash
 from .layers import RoutingCapsules
 from .routing import MAX_ITERATIONS
-from .validate import MAX_BATCH, MAX_REPEATS, FloatDtype, Int, Seed, Tensor, checked
+from .validate import MAX_BATCH, MAX_REPEATS, Int, Seed, Tensor, checked
 
 # Bounds on the sizes a caller can time: far past any CapsNet of the course (1,152 primary
 # capsules of 8D, 10 parents of 16D, batches of 128)
@@ -328,7 +328,7 @@ class RoutingMemory(NamedTuple):
 
 @checked
 def routing_memory(sizes: CapsNetConfig, batch: Batch,
-                   dtype: FloatDtype = torch.float32) -> RoutingMemory:
+                   dtype: course_settings.FloatDtype = torch.float32) -> RoutingMemory:
     """The memory that ``dynamic_routing`` makes autograd keep for one batch of ``batch``
     examples of a CapsNet of config ``sizes`` (its sizes and ``iterations``), in bytes of ``dtype``.
 

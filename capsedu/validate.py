@@ -369,13 +369,6 @@ def _some(items):
     return items
 
 
-def _floating(dtype: torch.dtype) -> torch.dtype:
-    if not dtype.is_floating_point:
-        raise ValueError(f"must be a floating-point dtype such as torch.float32, got {dtype}")
-    return dtype
-
-
-FloatDtype = Annotated[torch.dtype, AfterValidator(_floating)]  # torch.float32, not torch.int64
 # A list whose items must all differ (``Seeds``; the names of models shown side by side), and one
 # that must hold at least one item
 Distinct = AfterValidator(_distinct)
