@@ -36,6 +36,15 @@ def png_bytes(fig: Figure, dpi: Int("dots per inch", ge=1, le=MAX_DPI) | None = 
     return buf.getvalue()
 
 
+def _root_figure(artist: Artist) -> Figure | None:
+    """The figure ``artist`` is drawn on (a subfigure's parent figure), None when on none; the
+    ``.figure`` links up, which every matplotlib the course runs on has."""
+    figure = artist.figure
+    while figure is not None and figure.figure is not figure:
+        figure = figure.figure
+    return figure
+
+
 class Blitter:
     """PNG frames of ``figure`` where only ``artists`` change: everything else is drawn once and
     kept as a background; each frame restores it and draws just those artists over it.
@@ -48,7 +57,7 @@ class Blitter:
     def __init__(self, figure: Figure,
                  artists: list[InstanceOf[Artist]] | tuple[InstanceOf[Artist], ...]):
         self.figure, self.artists = figure, list(artists)
-        strays = [a for a in self.artists if a.get_figure(root=True) is not figure]
+        strays = [a for a in self.artists if _root_figure(a) is not figure]
         if strays:  # drawn on this figure's canvas, it would show nothing of it, without a word
             raise ValueError(f"Blitter(): artists must be artists of figure, got a "
                              f"{type(strays[0]).__name__} of another figure; pass the artists "
