@@ -78,10 +78,9 @@ def check_model_dtype(x: torch.Tensor, name: str, dtype: torch.dtype) -> None:
     raise TypeError(f"{name} must have the model's dtype {dtype}, got {x.dtype}; use {fix}")
 
 
-def check_model_images(x, name: str, model: torch.nn.Module) -> None:
-    """``check_pixels``, and the dtype of ``model``'s weights: images a model cannot read are
-    refused where they were given (``fit``'s), before any training."""
-    check_pixels(x, name)
+def check_weights_dtype(x, name: str, model: torch.nn.Module) -> None:
+    """``check_model_dtype`` against the dtype of ``model``'s weights: images a model cannot read
+    are refused where they were given (``fit``'s), before any training."""
     weights = next((p for p in model.parameters() if p.is_floating_point()), None)
     if weights is not None:
         check_model_dtype(x, name, weights.dtype)

@@ -25,7 +25,7 @@ from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
 from . import course_settings
-from .checks import check_model_images
+from .checks import check_weights_dtype
 from .convergence import chosen_epoch, converged, held_out_scores
 from .data.transformed_mnist import translate
 from .refusals import declared_error, kind_of
@@ -164,8 +164,8 @@ def fit(model: Trainable, train: Examples,
       when there is one); the model comes back where it was (the course's device rule).
     """
     for name, data in (("train", train), ("validation", validation)):
-        if data is not None:  # refused now, not after the first epoch has trained
-            check_model_images(data.tensors[0], f"fit(): {name}'s images", model)
+        if data is not None:  # refused now, not after an epoch (the pixels: by Examples)
+            check_weights_dtype(data.tensors[0], f"fit(): {name}'s images", model)
     check_fit(len(train), batch_size, patience, compose, validation is not None)
     device = torch.device(device or course_settings.device())
     home = course_settings.model_device(model)
