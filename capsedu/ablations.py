@@ -28,6 +28,7 @@ import numpy as np
 from . import checkpoints, train
 from .capsnet import routing_iterations
 from .convergence import PATIENCE, best_epoch, converged, held_out_scores
+from .course_settings import Seed
 from .data.mnist import load_mnist
 from .loop import evaluate
 from .recipe_run import how_run, train_recipe
@@ -43,7 +44,7 @@ from .recipes import (
 )
 from .routing import MAX_ITERATIONS
 from .statistics import SeedDifference, over_seeds, seed_difference
-from .validate import Flag, Int, Record, Seed, checked
+from .validate import Flag, Int, Record, checked
 
 RESULTS = "routing_ablations.json"
 TEST_ITERATIONS = (1, 2, 3, 5)

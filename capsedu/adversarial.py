@@ -34,12 +34,13 @@ from torch import nn
 
 from . import attacks, checkpoints, course_settings, reconstruction_detector
 from .convergence import finished, training_status
+from .course_settings import Models, Seed
 from .data import transformed_mnist
 from .data.mnist import fixed_sample
 from .json_records import INLINE
 from .recipes import command_line
 from .train import experiment_parser, parse_experiment, record_missing, results_file
-from .validate import Choice, Distinct, Flag, Float, Int, Seed, Some, Tensor, check_fields, checked
+from .validate import Choice, Distinct, Flag, Float, Int, Some, Tensor, check_fields, checked
 
 RESULTS = "adversarial.json"
 COMMAND = "python -m capsedu.adversarial"
@@ -134,7 +135,7 @@ def load_models() -> dict[str, nn.Module]:
     return {name: checkpoints.pretrained(name).eval() for name in MODELS}
 
 
-@checked
+@checked(reads=("model", "images"))
 def examples(model: nn.Module, images: Images, labels: Labels,
              attack: Choice("an attack", *ATTACKS), eps: Eps, loss: Choice(
                  "an attack loss", *attacks.LOSSES), budget: Budget = BUDGET,
@@ -151,7 +152,7 @@ def examples(model: nn.Module, images: Images, labels: Labels,
                       for i in range(0, len(images), BATCH)])
 
 
-@checked
+@checked(reads=("model", "images"))
 @torch.no_grad()
 def reads_right(model: nn.Module, images: Images, labels: Labels) -> torch.Tensor:
     """``[N]``: whether ``model`` reads each image as its label, ``BATCH`` at a time."""
@@ -159,8 +160,8 @@ def reads_right(model: nn.Module, images: Images, labels: Labels) -> torch.Tenso
                       for i in range(0, len(images), BATCH)])
 
 
-@checked
-def robust_accuracy(models: dict, images: Images, labels: Labels, eps: Eps,
+@checked(reads=("models", "images"))
+def robust_accuracy(models: Models, images: Images, labels: Labels, eps: Eps,
                     attack: Choice("an attack", *ATTACKS) = "pgd",
                     budget: Budget = BUDGET) -> dict[str, Attacked]:
     """Each of ``models`` (name -> model) attacked white-box with the same ``attack``, ``eps`` and
@@ -197,7 +198,7 @@ class AttackState:
         return self.distance > self.threshold
 
 
-@checked
+@checked(reads=("capsnet", "cnn", "images"))
 def attack_state(capsnet: nn.Module, cnn: nn.Module, images: Images, labels: Labels,
                  index: Int("which digit", ge=0, le=MAX_IMAGES), attack: Choice(
                      "an attack", *ATTACKS), eps: Eps, against: Choice(

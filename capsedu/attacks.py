@@ -28,9 +28,9 @@ import torch.nn.functional as F
 from torch import nn
 
 from .checks import check_labels
-from .course_settings import model_device
+from .course_settings import Seed, model_device
 from .refusals import kind_of
-from .validate import Choice, Flag, Float, Int, Numbers, Seed, Tensor, checked
+from .validate import Choice, Flag, Float, Int, Numbers, Tensor, checked
 
 LOSSES = ("training", "cross-entropy", "margin")
 MAX_STEPS = 1000  # PGD's steps: 20 to 100 in the literature; each is a forward and backward pass
@@ -43,7 +43,7 @@ Loss = Choice("the loss the attacker raises", *LOSSES)
 Objective = Callable[[torch.Tensor], torch.Tensor]  # images [B, C, H, W] -> a number to raise
 
 
-@checked
+@checked(reads=("model", "images"))
 def class_scores(model: nn.Module, images: Images) -> torch.Tensor:
     """What ``model`` says of each class, ``[B, classes]``, with the gradient: a CapsNet's capsule
     lengths (its output's ``lengths``), any other model's forward pass (a CNN's logits)."""
@@ -63,7 +63,7 @@ def class_scores(model: nn.Module, images: Images) -> torch.Tensor:
     return scores
 
 
-@checked
+@checked(reads=("model", "images"))
 def attack_loss(model: nn.Module, images: Images, labels: Labels, loss: Loss) -> torch.Tensor:
     """The mean over the batch of the ``loss`` the attacker raises, for ``images`` ``[B, C, H, W]``
     of true class ``labels`` ``[B]``: a 0-d tensor with the gradient."""
@@ -112,7 +112,7 @@ def project(adversarial: Tensor("an adversarial batch [B, C, H, W]", ndim=4, flo
     return torch.clamp(images + delta, min=0, max=1).detach()
 
 
-@checked
+@checked(reads=("model", "images"))
 def fgsm(model: nn.Module, images: Images, labels: Labels, eps: Eps,
          loss: Loss = "cross-entropy") -> torch.Tensor:
     """The fast gradient sign method: ``images`` ``[B, C, H, W]`` moved by ``eps`` along the sign
@@ -146,7 +146,7 @@ def random_point(images: Images, eps: Eps, generator: torch.Generator) -> torch.
     return torch.clamp(images + noise.to(images.device), min=0, max=1).detach()
 
 
-@checked
+@checked(reads=("model", "images"))
 def pgd(model: nn.Module, images: Images, labels: Labels, eps: Eps,
         steps: Int("steps", ge=0, le=MAX_STEPS) = 20,
         step_size: Float("how far a step moves each pixel", ge=0, le=1) | None = None,
@@ -182,7 +182,7 @@ def pgd(model: nn.Module, images: Images, labels: Labels, eps: Eps,
     return best
 
 
-@checked
+@checked(reads=("model", "images"))
 @torch.no_grad()
 def misreads(model: nn.Module, images: Images, labels: Labels) -> torch.Tensor:
     """Whether ``model`` reads each image ``[B, C, H, W]`` as another class than its label

@@ -11,8 +11,16 @@ import torch.nn.functional as F
 from torch import nn
 
 from .capsnet import count_parameters
-from .checks import check_finite, check_labels, check_memory, check_model_dtype, check_shape
-from .validate import MAX_IMAGE, MAX_WIDTH, Float, Int, check_class, checked
+from .checks import (
+    check_finite,
+    check_input,
+    check_labels,
+    check_memory,
+    check_model_dtype,
+    check_shape,
+)
+from .course_settings import MAX_IMAGE, MAX_WIDTH
+from .validate import Float, Int, check_class, checked
 
 # Bounds on a CNN's sizes, far past the course's (64 channels, 1,280 hidden units, 40x40
 # images), so that a typo is refused before it allocates; the weights' memory is estimated up
@@ -167,11 +175,7 @@ class MaxPoolCNN(LogitClassifier):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """``x``: ``[B, C, image_size, image_size]`` -> class logits ``[B, n_classes]``."""
-        hp = self.hparams
-        shape = f"[batch, {hp['in_channels']}, {hp['image_size']}, {hp['image_size']}]"
-        check_shape(x, f"{type(self).__name__}(): x", shape, ndim=4)
-        if tuple(x.shape[1:]) != (hp["in_channels"], hp["image_size"], hp["image_size"]):
-            raise ValueError(f"x must have shape {shape}, got {tuple(x.shape)}")
+        check_input(x, f"{type(self).__name__}(): x", self)
         check_model_dtype(x, "x", self.layers[0].weight.dtype)
         check_finite(x, "x")
         return self.layers(x)

@@ -132,7 +132,7 @@ def coupling_stats(routing: RoutingResult) -> list[CouplingStats]:
             for stats, step in zip(trace, routing.history, strict=True)]
 
 
-@checked
+@checked(reads=("model", "images"))
 def trained_couplings(model: CapsNet,
                       images: Tensor("images [n, 1, 28, 28]", ndim=4, pixels=True)
                       ) -> list[CouplingStats]:

@@ -15,11 +15,12 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .checks import check_finite, check_labels, check_model_dtype, check_shape
+from .checks import check_finite, check_input, check_labels, check_model_dtype
+from .course_settings import MAX_IMAGE, MAX_WIDTH
 from .functional import margin_loss, reconstruction_loss
 from .layers import PrimaryCapsules, RoutingCapsules
 from .routing import MAX_ITERATIONS, RoutingResult
-from .validate import MAX_IMAGE, MAX_WIDTH, Flag, Float, Int, check_class, check_fields, checked
+from .validate import Flag, Float, Int, check_class, check_fields, checked
 
 # Upper bounds on a CapsNet's sizes, far past the paper's, so that a typo (a 10**6 channels)
 # is refused before it allocates: sizes of layers, and the image's side.
@@ -129,10 +130,7 @@ class CapsNet(nn.Module):
         """What DigitCaps routes: every primary capsule's prediction of every digit capsule,
         u_hat_j|i = W_ij u_i, ``[B, n_primary, n_classes, digit_dim]``, for ``x`` ``[B, C, H, W]``
         images in the model's dtype (float32 in [0, 1] unless the model was converted)."""
-        cfg = self.config
-        shape = f"[batch, {cfg.in_channels}, {cfg.image_size}, {cfg.image_size}]"
-        check_shape(x, f"{type(self).__name__}(): x", shape, 4,
-                    (cfg.in_channels, cfg.image_size, cfg.image_size))
+        check_input(x, f"{type(self).__name__}(): x", self)
         check_model_dtype(x, "x", self.conv1.weight.dtype)
         check_finite(x, "x")
         u = self.primary(F.relu(self.conv1(x)))  # [B, n_primary, primary_dim]

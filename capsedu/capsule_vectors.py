@@ -32,22 +32,11 @@ import torch
 import torch.nn.functional as F
 
 from .checks import check_memory, check_same
-from .course_settings import FloatDtype
+from .course_settings import MAX_SIDE, MAX_WIDTH, FloatDtype, Seed
 from .data.sprites import Part, render
 from .functional import squash
 from .poses import wrap_angle
-from .validate import (
-    MAX_SIDE,
-    MAX_WIDTH,
-    Choice,
-    Float,
-    Int,
-    Numbers,
-    Record,
-    Seed,
-    Tensor,
-    checked,
-)
+from .validate import Choice, Float, Int, Numbers, Record, Tensor, checked
 
 # Bounds on what a caller can ask for: a bank of 3,600 templates is a tenth of a degree apart (02
 # uses 16), each one a rendered part; 10 million random capsules are a thousand times 03's

@@ -86,6 +86,31 @@ def check_weights_dtype(x, name: str, model: torch.nn.Module) -> None:
         check_model_dtype(x, name, weights.dtype)
 
 
+def input_shape(model: torch.nn.Module) -> tuple[int, int, int] | None:
+    """The one image shape ``(C, H, W)`` a model of the course reads, if it was made for one
+    size (its ``hparams`` hold ``image_size``: the CapsNets, ``MaxPoolCNN``, the ViT, the part
+    detector); None for a model that reads any size (the fully convolutional CNNs, the G-CNN)."""
+    hparams = getattr(model, "hparams", {})
+    if "image_size" not in hparams:
+        return None
+    side = hparams["image_size"]
+    return hparams.get("in_channels", 1), side, side
+
+
+def check_input(x, name: str, model: torch.nn.Module) -> None:
+    """Raise unless images ``x`` are ``[N, C, H, W]`` of the shape ``model`` reads
+    (``input_shape``): checked where they were given, so the message names the caller's
+    argument, not the model's own ``x`` deep inside."""
+    shape = input_shape(model)
+    check_shape(x, name, f"[N, {', '.join(map(str, shape))}]" if shape else "[N, C, H, W]", 4)
+    if shape is None or tuple(x.shape[1:]) == shape:
+        return
+    c, h, w = shape
+    raise ValueError(f"{name} must have shape [N, {c}, {h}, {w}] for {type(model).__name__}, "
+                     f"which reads {h}x{w} images of {c} channel(s), got shape "
+                     f"{tuple(x.shape)}; pass images of that size, or a model made for yours")
+
+
 def check_labels(targets: torch.Tensor, name: str, batch: int, n_classes: int,
                  k: int | None = None) -> None:
     """Raise unless ``targets`` holds integer class labels in [0, n_classes - 1]: one per example,

@@ -11,9 +11,10 @@ from typing import NamedTuple
 import numpy as np
 from scipy import stats
 
+from .course_settings import MAX_EPOCHS
 from .manifest_rows import ManifestRow, Metrics
 from .statistics import Comparison
-from .validate import MAX_EPOCHS, Float, Int, Record, checked
+from .validate import Float, Int, Record, checked
 
 PATIENCE = 3  # the course's rule: a run has converged after 3 epochs without a held-out gain
 

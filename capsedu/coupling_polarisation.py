@@ -86,7 +86,7 @@ def coupling_trace(routing: InstanceOf[RoutingResult],
 
 
 @torch.no_grad()
-@checked
+@checked(reads=("model", "images"))
 def route(model: nn.Module, images: Tensor("the images [B, C, H, W]"),
           iterations: Int("routing iterations", ge=1, le=MAX_ITERATIONS)) -> RoutingResult:
     """``model``'s routing of ``images``, run for ``iterations`` iterations, its weights

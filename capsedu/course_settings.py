@@ -14,7 +14,8 @@
 
 Training runs on ``device()``, the GPU when there is one; ``Device`` declares a device a caller
 names instead, as ``capsedu.validate`` declares every parameter; ``Folder`` a folder a caller
-names.
+names. The bounds (``MAX_WIDTH``, ...) and the declarations many entries share (``Seed``,
+``Images``, ``Models``, ...) live here too, one home each.
 """
 
 import itertools
@@ -25,8 +26,42 @@ from typing import Annotated, Any
 import torch
 from pydantic import AfterValidator, PlainValidator
 
+from .checks import check_examples, check_images
 from .refusals import declared_error, kind_of
-from .validate import Spec, checked
+from .validate import Checked, Distinct, Has, Int, Numbers, Some, Spec, checked
+
+# Upper bounds every entry shares, one home each (issue 37.2): past them a call asks for more
+# work or memory than any lesson needs, and its refusal says so before anything is allocated.
+MAX_WIDTH = 4096  # a layer's channels or units, capsule maps, a capsule's dimensions, classes
+MAX_IMAGE = 1024  # a model's input side in pixels, or a kernel's side or stride
+MAX_SIDE = 256  # a generated image's side in pixels (sprites, faces, MNIST on a new canvas)
+MAX_BATCH = 65_536  # examples in one batch
+# a run's epochs, far past the course's recipes (at most 40): a typo is refused before it trains
+# for days
+MAX_EPOCHS = 1000
+# timed runs of one measurement, their median reported: 1,000 training steps of the paper's
+# CapsNet take about an hour on a CPU, far past the 3 to 5 the notebooks take a median of
+MAX_REPEATS = 1000
+
+# Declarations many entries share. Seeds: NumPy's generator takes them below 2**32.
+Seed = Int("a random seed: the same seed gives the same draws", ge=0, le=2**32 - 1)
+# seeds of a comparison over seeds, each once
+Seeds = Annotated[list[Seed] | tuple[Seed, ...], Some, Distinct]
+# examples for training or scoring, (images, labels, ...), handed on as a TensorDataset: checked
+# once (fit passes it on to its pieces, which take a TensorDataset, not checked again)
+Examples = Checked(check_examples, "a tuple (images, labels, ...) of tensors or NumPy arrays with "
+                   "one row per example in each, the images pixels in [0, 1]", "examples")
+# a model fit trains: one of the course's, which supplies its own loss
+Trainable = Has("a model of the course", "training_loss", "parameters", source="a model of the "
+                "course, e.g. CapsNet(): training_loss(x, *targets) gives (loss, predictions)")
+# images a model scores [N, C, H, W], handed on as float32
+Images = Checked(check_images, "images [N, C, H, W] of pixels in [0, 1], at least one",
+                 "numbers")
+# models side by side, name -> model (e.g. {"CapsNet": capsnet, "CNN": cnn}), at least one
+Models = Annotated[dict[str, torch.nn.Module], Some]
+# rows of a full set, a sample of it (e.g. mnist.fixed_sample(n))
+Rows = Numbers("a 1-d list of image indices (e.g. mnist.fixed_sample(n))", ndim=1, at_least=1,
+               ge=0, whole=True, tensor=True, fix="pass such a list")
 
 _FLAG_VALUES = {"": False, "0": False, "false": False, "no": False, "off": False,
                 "1": True, "true": True, "yes": True, "on": True}

@@ -14,8 +14,9 @@ import torch
 
 from . import course_settings
 from .capsnet import CapsNet, CapsNetConfig
-from .checks import check_labels, check_memory, check_shape
-from .validate import MAX_WIDTH, Has, Int, Numbers, Tensor, checked
+from .checks import check_labels, check_memory
+from .course_settings import MAX_WIDTH
+from .validate import Has, Int, Numbers, Tensor, checked
 
 # Fig. 4: "tweaked by intervals of 0.05 in the range [-0.25, 0.25]": 11 values, 0 in the middle
 MAX_DELTA = 0.25
@@ -32,16 +33,12 @@ Routing = Has("a routing result", "history", source="the routing of a CapsNet's 
               "(out.routing), which keeps every iteration")
 
 
-@checked
+@checked(reads=("model", "images"))
 @torch.no_grad()
 def encode(model: CapsNet, images: Tensor("images [B, 1, 28, 28]", ndim=4, pixels=True)):
     """Run the CapsNet on ``images`` ``[B, 1, 28, 28]`` (any size its config reads), without
     gradients; return its ``CapsNetOutput`` (v ``[B, 10, 16]``, lengths ``[B, 10]``, routing with
     the couplings of every iteration)."""
-    cfg = model.config
-    check_shape(images, "encode(): images", f"[B, {cfg.in_channels}, {cfg.image_size}, "
-                f"{cfg.image_size}] (the model's config)", 4,
-                (cfg.in_channels, cfg.image_size, cfg.image_size))
     return model(images)
 
 
@@ -198,7 +195,7 @@ class DimensionProfile(NamedTuple):
     changes: ShapeMeasures
 
 
-@checked
+@checked(reads=("model", "images"))
 @torch.no_grad()
 def dimension_profile(model: CapsNet, images: Tensor("digits [N, 1, 28, 28]", ndim=4, pixels=True),
                       label: Label, deltas: torch.Tensor = DELTAS) -> DimensionProfile:
@@ -253,7 +250,7 @@ def primary_lengths(model: CapsNet, image: Tensor("one image [1, 28, 28]", ndim=
     return u[0].norm(dim=-1).view(cfg.primary_maps, cfg.primary_grid, cfg.primary_grid)
 
 
-@checked
+@checked(reads=("model", "images"))
 @torch.no_grad()
 def masking_changes(model: CapsNet, images: Tensor("images [B, 1, 28, 28]", ndim=4, pixels=True),
                     labels: Tensor("their labels [B]", ndim=1)) -> tuple[float, float]:
@@ -271,7 +268,7 @@ def masking_changes(model: CapsNet, images: Tensor("images [B, 1, 28, 28]", ndim
             float((changed_true - out.reconstruction).abs().max()))
 
 
-@checked
+@checked(reads=("model", "images"))
 @torch.no_grad()
 def reconstruction_error(model: CapsNet,
                          v: Tensor("digit capsules [N, 10, 16]", ndim=3, floating=True),
@@ -292,7 +289,7 @@ class DimensionStudy(NamedTuple):
     relative: dict[int, torch.Tensor]  # class -> [16, n_measures] mean change / spread
 
 
-@checked
+@checked(reads=("model", "images"))
 def measure_dimensions(model: CapsNet,
                        images: Tensor("images [N, 1, 28, 28]", ndim=4, pixels=True),
                        labels: Tensor("their labels [N]", ndim=1),

@@ -16,11 +16,12 @@ digits (``measure``); ``recorded`` makes the same comparisons from ``full_sets``
 import torch
 
 from . import checkpoints, full_sets
+from .course_settings import Rows, Seed, Seeds
 from .data.patches import SHUFFLE_SEED, shuffle_tiles, shuffled_digits
 from .loop import predict, probabilities
 from .patch_order import SEEDS, Invariance, Shuffles, compare, over_the_seeds
 from .recipes import seeded_name
-from .validate import Choice, Int, Rows, Seed, Seeds, Tensor, checked
+from .validate import Choice, Int, Tensor, checked
 
 # the models, by name, and their recipes (each shipped for seeds 0, 1, 2): the same upright
 # training digits, budget, stopping rule and seeds, and about the same size (the G-CNN of 10's
@@ -90,7 +91,7 @@ def shuffles(right: dict, seeds: list[Seed] | tuple[Seed, ...],
     return Shuffles(tuple(seeds), n, over_the_seeds(right), comparisons)
 
 
-@checked
+@checked(reads=("model", "images"))
 def largest_change(model: torch.nn.Module,
                    images: Tensor("digits [n, 1, 28, 28]", ndim=4, pixels=True),
                    grid: Grid = OWN_GRID) -> Invariance:

@@ -29,12 +29,13 @@ from torch import nn
 
 from .capsule_angles import MNIST_SIDE, Digit, Digits, Labels, turned
 from .checks import check_labels, check_model_dtype
+from .course_settings import MAX_SIDE, MAX_WIDTH
 from .data import faces, transformed_mnist
 from .gcnn import C4CNN, PlainCNN
 from .group_conv import N_ROTATIONS, rotate_c4
 from .loop import predict
 from .parts.pose_net import rotation_sweep
-from .validate import MAX_SIDE, MAX_WIDTH, Choice, Float, Function, Int, Tensor, checked
+from .validate import Choice, Float, Function, Int, Tensor, checked
 
 MAX_SHIFT = MAX_SIDE  # a shift past the largest canvas leaves nothing of any image
 MAX_MAP = 1024  # a feature map drawn for a learner: 1024 x 1024 is already 4 MB of floats
@@ -189,7 +190,7 @@ class RotationErrors:
     logits: np.ndarray  # [len(turns)] the logits' invariance error
 
 
-@checked
+@checked(reads=("model", "x"))
 def model_rotation_errors(model: nn.Module, x: Images,
                           turns: tuple[Turns, ...] | list[Turns] = (1, 2, 3)) -> RotationErrors:
     """``rotation_error`` of a ``gcnn.C4CNN`` or ``gcnn.PlainCNN`` (in eval mode) for images

@@ -25,6 +25,7 @@ from torch import nn
 
 from . import checkpoints
 from .capsnet import routing_iterations
+from .course_settings import Rows
 from .data import transformed_mnist
 from .data.mnist import load_mnist
 from .data.patches import shuffled_digits
@@ -32,7 +33,7 @@ from .loop import is_correct, predict
 from .recipes import command_line, seeded_name
 from .routing import MAX_ITERATIONS
 from .train import experiment_parser, parse_experiment, record_missing, results_file
-from .validate import Choice, Int, Rows, Tensor, checked
+from .validate import Choice, Int, Tensor, checked
 
 RESULTS = "full_test_sets.json"
 COMMAND = "python -m capsedu.full_sets"
@@ -163,7 +164,7 @@ def _full(test_set: str) -> tuple[torch.Tensor, torch.Tensor]:
     return SETS[test_set]()
 
 
-@checked
+@checked(reads=("model", "images"))
 def read_wrong(model: nn.Module, images: Tensor("images [N, C, H, W]", ndim=4, pixels=True),
                labels: Tensor("their labels [N], or [N, 2] for pairs"),
                iterations: Iterations = None) -> Reading:

@@ -18,8 +18,9 @@ from torch import nn
 
 from .baselines import Classes, LogitClassifier
 from .checks import check_finite, check_memory, check_model_dtype, check_shape
+from .course_settings import MAX_WIDTH
 from .group_conv import MAX_KERNEL, N_ROTATIONS, GroupConv, LiftingConv
-from .validate import MAX_WIDTH, Int, checked
+from .validate import Int, checked
 
 # The anchor's size: five layers of 16 channels (x 4 rotations), every filter 5x5; pooling after
 # the first and the third layer (28 -> 14 -> 7) costs less than half the time of pooling after the

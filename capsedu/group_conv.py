@@ -18,7 +18,8 @@ import torch.nn.functional as F
 from torch import nn
 
 from .checks import check_memory, check_same, check_shape
-from .validate import MAX_WIDTH, Int, Tensor, checked
+from .course_settings import MAX_WIDTH
+from .validate import Int, Tensor, checked
 
 N_ROTATIONS = 4  # C4: the turns by 0, 90, 180 and 270 degrees
 # Bounds on a layer's sizes, far past 10's (16 channels, 5x5 filters); a layer's weights are

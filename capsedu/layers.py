@@ -4,9 +4,10 @@ import torch
 from torch import nn
 
 from .checks import check_memory, check_model_dtype, check_shape
+from .course_settings import MAX_IMAGE, MAX_WIDTH
 from .functional import squash
 from .routing import MAX_ITERATIONS, RoutingResult, RoutingStep, Step, dynamic_routing, routing_step
-from .validate import MAX_IMAGE, MAX_WIDTH, Flag, Int, checked
+from .validate import Flag, Int, checked
 
 # Bounds on a layer's sizes, as capsnet.CapsNetConfig's (every config it accepts builds): far
 # past the paper's (256 channels, 32 maps, 16D, 9x9 kernels), so that a typo is refused before it

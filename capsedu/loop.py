@@ -27,25 +27,19 @@ from torch.utils.data import DataLoader, TensorDataset
 from . import course_settings
 from .checks import check_weights_dtype
 from .convergence import chosen_epoch, converged, held_out_scores
-from .data.transformed_mnist import translate
-from .refusals import declared_error, kind_of
-from .validate import (
+from .course_settings import (
     MAX_BATCH,
     MAX_EPOCHS,
     MAX_SIDE,
     MAX_WIDTH,
     Examples,
-    Flag,
-    Float,
-    Has,
     Images,
-    Int,
     Seed,
-    Spec,
-    Tensor,
     Trainable,
-    checked,
 )
+from .data.transformed_mnist import translate
+from .refusals import declared_error, kind_of
+from .validate import Flag, Float, Has, Int, Spec, Tensor, checked
 
 PROGRESS_UPDATES_PER_S = 2  # how often a live progress bar may redraw
 # and how many times in all, however slow the machine: a bar's messages to the browser stay
@@ -432,7 +426,7 @@ def confusion(labels: Tensor("labels [N]", ndim=1), predictions: Tensor("predict
         n_classes, n_classes)
 
 
-@checked
+@checked(reads=("model", "images"))
 @torch.no_grad()
 def predict(model: nn.Module, images: Images, batch_size: BatchSize = SCORING_BATCH,
             progress: Progress = False) -> torch.Tensor:
@@ -444,7 +438,7 @@ def predict(model: nn.Module, images: Images, batch_size: BatchSize = SCORING_BA
     return _in_batches(model, model.predict, images, batch_size, progress)
 
 
-@checked
+@checked(reads=("model", "images"))
 @torch.no_grad()
 def probabilities(model: nn.Module, images: Images, batch_size: BatchSize = SCORING_BATCH,
                   progress: Progress = False) -> torch.Tensor:
@@ -456,9 +450,9 @@ def probabilities(model: nn.Module, images: Images, batch_size: BatchSize = SCOR
 
 
 def _in_batches(model, score, images, batch_size, progress) -> torch.Tensor:
-    """``score`` on checked ``images`` (``validate.Images``, or ``Examples``' first tensor) in
-    batches of ``batch_size``, as float32, the models' dtype (a float64 array's pixels included),
-    in eval mode, the results concatenated on the CPU.
+    """``score`` on checked ``images`` (``course_settings.Images``, or ``Examples``' first tensor)
+    in batches of ``batch_size``, as float32, the models' dtype (a float64 array's pixels
+    included), in eval mode, the results concatenated on the CPU.
 
     The course's device rule: a function that takes a model and data runs where the model is
     (each batch goes to ``course_settings.model_device(model)``), hands its results back on the
@@ -485,7 +479,7 @@ def evaluate(model: nn.Module, data: Examples, batch_size: BatchSize = SCORING_B
 
 @torch.no_grad()
 def _accuracy(model, data: TensorDataset, batch_size: int, progress: bool) -> float:
-    """``evaluate`` on examples already checked (``validate.Examples``): ``fit`` scores its
+    """``evaluate`` on examples already checked (``course_settings.Examples``): ``fit`` scores its
     held-out examples with it after every epoch without checking them again."""
     images, labels = data.tensors[:2]
     predictions = _in_batches(model, model.predict, images, batch_size, progress)

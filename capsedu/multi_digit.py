@@ -20,8 +20,9 @@ import torch.nn.functional as F
 from .baselines import Channels, Classes, Dropout, ImageSide, MaxPoolCNN, Widths
 from .capsnet import MULTIMNIST, CapsNet, CapsNetConfig
 from .checks import check_labels, check_shape
+from .course_settings import MAX_WIDTH
 from .functional import class_targets
-from .validate import MAX_WIDTH, Int, Tensor, check_value, checked
+from .validate import Int, Tensor, check_value, checked
 
 Scores = Tensor("scores [batch, n_classes], one per class", ndim=2)
 

@@ -27,6 +27,7 @@ import torch
 
 from . import checkpoints, course_settings
 from .convergence import PATIENCE, chosen_epoch, converged, held_out_scores
+from .course_settings import Seed, Seeds
 from .data import faces
 from .data.patches import SHUFFLE_SEED, shuffle_tiles
 from .loop import Epoch, fit
@@ -53,7 +54,7 @@ from .statistics import (
     tally,
 )
 from .train import train_over_seeds
-from .validate import Choice, Flag, Int, Seed, Seeds, Tensor, checked
+from .validate import Choice, Flag, Int, Tensor, checked
 
 COMMAND = "python -m capsedu.patch_order"
 # the two transformers, by name, and their recipes in recipes.RECIPES
@@ -312,7 +313,7 @@ class Invariance:
                 f"{self.read} is {small}; {self.answers_changed} of {self.n} answers changed")
 
 
-@checked
+@checked(reads=("model", "images"))
 def largest_change(model: torch.nn.Module,
                    images: Tensor("images [n, 1, 32, 32]", ndim=4, pixels=True),
                    grid: Grid = OWN_GRID) -> Invariance:

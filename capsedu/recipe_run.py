@@ -13,10 +13,11 @@ import torch
 
 from . import checkpoints, course_settings
 from .convergence import best_epoch, chosen_epoch, converged, held_out_scores
+from .course_settings import Seed
 from .loop import Epoch, evaluate, fit
 from .manifest_rows import ManifestRow, Metrics, Sitting
 from .recipes import Epochs, Limit, Recipe, command_line, command_recipe, seeded_name
-from .validate import Flag, Float, Seed, Some, checked
+from .validate import Flag, Float, Some, checked
 
 
 class TooFewExamples(ValueError):

@@ -22,6 +22,7 @@ from .bug_catalogue import BUGS
 from .buggy_capsnet import BuggyCapsNet
 from .capsnet import AFFNIST, LIVE, SMALL, CapsNet, CapsNetConfig
 from .convergence import PATIENCE
+from .course_settings import Seed
 from .data.mnist import load_mnist
 from .data.transformed_mnist import (
     CANVAS,
@@ -36,7 +37,7 @@ from .loop import BatchSize, Epochs, LearningRate, LrDecay, Patience, random_shi
 from .manifest_rows import ManifestRow
 from .multi_digit import MultiDigitCapsNet, TwoDigitCNN
 from .routing import MAX_ITERATIONS
-from .validate import Choice, Flag, Float, Int, Record, Seed, check_fields, checked
+from .validate import Choice, Flag, Float, Int, Record, check_fields, checked
 from .vit import VisionTransformer
 
 # the commands that train the recipes, each recording its runs its own way

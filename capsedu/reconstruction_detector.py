@@ -62,7 +62,7 @@ def held_out_images(settings: Settings = SETTINGS) -> torch.Tensor:
     return transformed_mnist.translated_mnist(train=True, rows=rows)[0]
 
 
-@checked
+@checked(reads=("model", "images"))
 def reconstruction_distance(model: CapsNet, images: Images) -> torch.Tensor:
     """``||x - r(x)||`` ``[N]`` with the gradient: the L2 distance between each image and the
     digit ``model``'s decoder draws from its longest capsule."""
@@ -70,7 +70,7 @@ def reconstruction_distance(model: CapsNet, images: Images) -> torch.Tensor:
     return (images - drawn).flatten(1).norm(dim=1)
 
 
-@checked
+@checked(reads=("model", "images"))
 @torch.no_grad()
 def distances(model: CapsNet, images: Images) -> torch.Tensor:
     """``reconstruction_distance`` of many images, ``BATCH`` at a time, on the CPU: ``[N]``."""
@@ -78,7 +78,7 @@ def distances(model: CapsNet, images: Images) -> torch.Tensor:
                       for i in range(0, len(images), BATCH)])
 
 
-@checked
+@checked(reads=("model", "held_out"))
 def threshold(model: CapsNet, held_out: Images, name: str,
               settings: Settings = SETTINGS) -> Threshold:
     """``model``'s threshold (named ``name``) from its distances on the clean ``held_out``

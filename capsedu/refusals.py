@@ -91,8 +91,9 @@ def refusal(err: ValidationError, parameters: list[str], specs: dict,
         name = parameters[loc[0]] if loc and isinstance(loc[0], int) \
             and loc[0] < len(parameters) else str(loc[0]) if loc else "an argument"
         loc = loc[1:]
-    index = [part for part in loc if isinstance(part, int)]  # one of a tuple's items
-    item = f"[{index[-1]}]" if index else ""
+    # one of a tuple's items, or a dict's value by its key (a union's forms are named "list[...]")
+    index = [part for part in loc if isinstance(part, int) or "[" not in part]
+    item = f"[{index[-1]!r}]" if index else ""
     got = error.get("input")
     kind = error["type"]
     spec = specs.get(name + "[]" if item else name)

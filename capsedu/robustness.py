@@ -17,13 +17,14 @@ from torch import nn
 from .capsnet import routing_iterations
 from .checks import check_nonzero, check_same
 from .convergence import training_status, verdict
+from .course_settings import MAX_SIDE, Models, Rows
 from .data import transformed_mnist
 from .data.transformed_mnist import CANVAS, MULTI_CANVAS, MULTI_SHIFT, SWEEPS
 from .loop import evaluate, is_correct, predict
 from .manifest_rows import ManifestRow
 from .recipes import how_made
 from .statistics import Paired, SeedDifference, paired, seed_difference
-from .validate import MAX_SIDE, Choice, Flag, Float, Int, Numbers, Record, Rows, Tensor, checked
+from .validate import Choice, Flag, Float, Int, Numbers, Record, Tensor, checked
 
 MAX_GROUPS = 1000  # overlap groups: past this a group holds a handful of the 10,000 test pairs
 Digits = Tensor("MNIST digits [N, 1, 28, 28]", ndim=4, pixels=True)
@@ -79,7 +80,7 @@ class Sweep:
 
 
 @checked
-def sweep_curves(models: dict, images: Digits, labels: Labels) -> dict[str, tuple[Sweep, ...]]:
+def sweep_curves(models: Models, images: Digits, labels: Labels) -> dict[str, tuple[Sweep, ...]]:
     """Each of ``models``' (name -> model) ``sweep_accuracy`` on MNIST digits ``[N, 1, 28, 28]``
     along every factor of ``transformed_mnist.SWEEPS``: name -> a ``Sweep`` per factor, in the
     order of ``SWEEPS``."""
@@ -97,8 +98,8 @@ def lowest_points(curves: dict[str, tuple[Sweep, ...]]) -> list[str]:
             for name, sweeps in curves.items()]
 
 
-@checked
-def read_right(models: dict, images: Tensor("images [N, C, H, W]", ndim=4, pixels=True),
+@checked(reads=("models", "images"))
+def read_right(models: Models, images: Tensor("images [N, C, H, W]", ndim=4, pixels=True),
                labels: Tensor("their labels [N], or [N, 2] for pairs"),
                iterations: dict | None = None,
                progress: Flag("True to show a progress bar") = False) -> dict[str, torch.Tensor]:

@@ -23,10 +23,11 @@ from . import course_settings
 from .capsnet import AFFNIST, LIVE, MULTIMNIST, PAPER, CapsNet, CapsNetConfig
 from .checks import check_memory
 from .costs import ROUTING_ROW, anatomy
+from .course_settings import MAX_BATCH, MAX_REPEATS, Seed
 from .functional import squash
 from .layers import RoutingCapsules
 from .routing import MAX_ITERATIONS
-from .validate import MAX_BATCH, MAX_REPEATS, Int, Seed, Tensor, checked
+from .validate import Int, Tensor, checked
 
 # Bounds on the sizes a caller can time: far past any CapsNet of the course (1,152 primary
 # capsules of 8D, 10 parents of 16D, batches of 128)
@@ -87,7 +88,7 @@ def time_passes(passes: list[InstanceOf[Pass]] | tuple[InstanceOf[Pass], ...],
             for seconds in runs]
 
 
-@checked
+@checked(reads=("model", "images"))
 def model_step(model: nn.Module, images: Images, labels: Labels) -> Pass:
     """A training step of any model of the course (a CapsNet, a ``MaxPoolCNN``, ...): forward is
     ``model.training_loss(images, labels)`` (the loss included), backward the loss's gradient
@@ -107,7 +108,7 @@ class StepTimes(NamedTuple):
     routing_backward: float  # the gradient of the routing's output v back to u_hat
 
 
-@checked
+@checked(reads=("model", "images"))
 def time_training_step(model: CapsNet, images: Images, labels: Labels,
                        repeats: Repeats = 5) -> StepTimes:
     """Time a training step of ``model`` on ``images`` ``[B, C, H, W]`` and ``labels`` ``[B]``
@@ -134,7 +135,7 @@ class RoutingShare(NamedTuple):
     times: StepTimes  # the seconds the two time shares come from
 
 
-@checked
+@checked(reads=("model", "images"))
 def routing_share(model: CapsNet, images: Images, labels: Labels,
                   repeats: Repeats = 5) -> RoutingShare:
     """Routing's share of the forward multiply-adds of ``model`` beside its share of the time of

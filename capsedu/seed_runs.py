@@ -29,11 +29,12 @@ from pathlib import Path
 import torch
 
 from . import checkpoints, course_settings, full_sets, train
+from .course_settings import Seed
 from .full_sets import Reading
 from .manifest_rows import ManifestRow
 from .recipe_run import run_recipe
 from .recipes import Limit, command_line, seeded_name
-from .validate import Choice, Flag, Seed, checked
+from .validate import Choice, Flag, checked
 
 RESULTS = "affnist_seeds.json"
 COMMAND = "python -m capsedu.seed_runs"
@@ -73,6 +74,12 @@ def readings(recipe: Recipe) -> dict[str, int | None]:
     return {recipe: None} | {full_sets.reading(recipe, its): its for its in once}
 
 
+# every reading of every recipe (its own routing; the routing CapsNet's once-routed reading too)
+READINGS = tuple(name for recipe in RECIPES for name in readings(recipe))
+ReadingName = Choice("a reading: a recipe of 08, or full_sets.reading(recipe, iterations)",
+                     *READINGS)
+
+
 @checked
 def score(model: torch.nn.Module, test_set: TestSet, iterations: full_sets.Iterations,
           limit: Limit | None = None) -> Reading:
@@ -106,7 +113,7 @@ def read_results(path: Path | None = None) -> dict[str, SeedRun]:
 
 
 @checked
-def read_right(results: dict[str, SeedRun], test_set: TestSet, name: str,
+def read_right(results: dict[str, SeedRun], test_set: TestSet, name: ReadingName,
                seed: Seed) -> torch.Tensor:
     """Whether the reading ``name`` (a recipe, or ``full_sets.reading(recipe, iterations)``) of
     the run of ``seed`` reads each image of the full ``test_set`` right: ``[n]`` booleans."""

@@ -23,6 +23,7 @@ from .capsnet import PAPER, CapsNet
 from .checkpoints import pretrained
 from .convergence import still_improving
 from .costs import ROUTING_ROW, anatomy
+from .course_settings import MAX_REPEATS, Models
 from .data import faces, transformed_mnist
 from .loop import predict
 from .manifest_rows import ManifestRow
@@ -34,7 +35,7 @@ from .robustness import seed_verdict
 from .routing_costs import RecordedCost, recorded_cost
 from .seed_runs import SeedRun
 from .statistics import OverSeeds, Paired, SeedDifference, over_seeds, paired
-from .validate import MAX_REPEATS, Int, Record, Tensor, checked
+from .validate import Int, Record, Tensor, checked
 
 FACE_NAMES = ("bag-of-parts CNN", "deep CNN", "pixel CapsNet", "pose capsules")
 VIT_NAMES = tuple(patch_order.VITS)  # 10 §8's ViTs, with and without position embeddings
@@ -67,8 +68,8 @@ class PredictTimes:
     repeats: int  # the timed runs of each model
 
 
-@checked
-def time_predict(models: dict,
+@checked(reads=("models", "images"))
+def time_predict(models: Models,
                  images: Tensor("images [N, C, H, W], pixels in [0, 1]", ndim=4, pixels=True),
                  repeats: Int("timed runs of each model", ge=1, le=MAX_REPEATS) = 3
                  ) -> PredictTimes:

@@ -23,7 +23,8 @@ from dataclasses import dataclass
 
 import torch
 
-from .validate import Float, Seed, Tensor, check_fields, checked
+from .course_settings import Seed
+from .validate import Float, Tensor, check_fields, checked
 
 MAX_STEPS = 1_000_000  # time steps of one simulation or spike train: duration / dt
 MAX_NEURONS = 100_000  # neurons simulated at once (currents, or capsule lengths)

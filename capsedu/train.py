@@ -23,10 +23,11 @@ import torch
 from filelock import FileLock, Timeout
 
 from . import checkpoints
+from .course_settings import Seed, Seeds
 from .json_records import json_row
 from .recipe_run import TooFewExamples, run_recipe
 from .recipes import RECIPES, Epochs, Limit, command_line, command_recipe, seeded_name
-from .validate import Int, Seed, Seeds, Spec, checked
+from .validate import Int, Spec, checked
 
 
 @checked

@@ -11,14 +11,14 @@ are never counts, and a NaN is never a finite number)::
 
 ``Int``, ``Float``, ``Flag``, ``Choice``, ``Tensor``, ``Array``, ``Numbers``, ``Instances`` and
 ``Function`` build those annotations: a type, its range and a few words on what the value means
-(``X | Y`` takes either form; ``Record`` takes a NamedTuple as it is, and a class, such as
-``CapsNet``, its instances). The bounds many entries share live here once (``MAX_WIDTH``,
-``MAX_SIDE``, ...). A refusal is a ``TypeError`` (the wrong kind of value) or a ``ValueError`` (the
-right kind, out of range) naming the function and the argument, what was expected, what came, and
-what to do (``capsedu.refusals`` words it). An exercise checker, which must never raise, is
-``@checked(checker=True)``: the same sentence is printed as a FAIL and the call returns False.
-``declared(fn)`` hands the declarations back, so tests/test_boundary.py derives bad values from
-them for every checked entry of the package.
+(``X | Y`` takes either form; ``Record`` a NamedTuple as it is; a class, such as ``CapsNet``, its
+instances; the bounds and declarations many share, ``MAX_WIDTH``, ``Seed``, ``Images``, ...,
+are ``course_settings``'). A refusal is a
+``TypeError`` (the wrong kind of value) or a ``ValueError`` (the right kind, out of range) naming
+the function and the argument, what was expected, what came, and what to do (``refusals`` words
+it). An exercise checker, which must never raise, is ``@checked(checker=True)``: the sentence is
+printed as a FAIL and the call returns False. ``declared(fn)`` hands the declarations back, so
+tests/test_boundary.py derives bad values from them for every checked entry of the package.
 """
 
 import dataclasses
@@ -33,6 +33,7 @@ import numpy as np
 import torch
 from pydantic import (
     AfterValidator,
+    BeforeValidator,
     ConfigDict,
     Field,
     InstanceOf,
@@ -45,10 +46,9 @@ from pydantic import (
 
 from .checks import (
     check_data,
-    check_examples,
     check_finite,
     check_float,
-    check_images,
+    check_input,
     check_pixels,
 )
 from .refusals import declared_error, kind_of, refusal, where
@@ -88,12 +88,16 @@ def _as_python_number(value):
     return value
 
 
+# NumPy scalars are taken as the Python numbers they are, before the strict check
+_NUMBERS = BeforeValidator(_as_python_number)
+
+
 def Int(meaning: str, ge: int | None = None, le: int | None = None) -> Any:
     """An integer (never a bool, a float or a string) within ``[ge, le]``; ``le`` bounds the work
     a caller can ask for (a count of images, iterations, repeats)."""
     words = _range_words(ge=ge, le=le)
     spec = Spec(f"an integer {words} ({meaning})".replace("  ", " "), "int", ge, le)
-    return Annotated[int, _Numbers(), Field(ge=ge, le=le, description=spec.expected), spec]
+    return Annotated[int, _NUMBERS, Field(ge=ge, le=le, description=spec.expected), spec]
 
 
 def Float(meaning: str, ge: float | None = None, gt: float | None = None,
@@ -103,7 +107,7 @@ def Float(meaning: str, ge: float | None = None, gt: float | None = None,
     words = _range_words(ge=ge, gt=gt, le=le, lt=lt)
     spec = Spec(f"a finite number {words} ({meaning})".replace("  ", " "), "float",
                 ge if ge is not None else gt, le if le is not None else lt)
-    return Annotated[float, _Numbers(), Field(ge=ge, gt=gt, le=le, lt=lt, allow_inf_nan=False,
+    return Annotated[float, _NUMBERS, Field(ge=ge, gt=gt, le=le, lt=lt, allow_inf_nan=False,
                                               description=spec.expected), spec]
 
 
@@ -111,7 +115,7 @@ def Flag(meaning: str) -> Any:
     """``True`` or ``False`` itself: a string such as ``"False"`` is not empty, so Python would
     take it as true; a number is refused too."""
     spec = Spec(f"True or False ({meaning})", "bool")
-    return Annotated[bool, _Numbers(), Field(description=spec.expected), spec]
+    return Annotated[bool, _NUMBERS, Field(description=spec.expected), spec]
 
 
 def Choice(meaning: str, *options: str) -> Any:
@@ -331,28 +335,6 @@ def Record(cls: type) -> Any:
     return InstanceOf[cls]
 
 
-class _Numbers:
-    """Annotation marker: take NumPy scalars as Python numbers before the strict check."""
-
-    def __get_pydantic_core_schema__(self, source, handler):
-        from pydantic_core import core_schema
-        return core_schema.no_info_before_validator_function(_as_python_number, handler(source))
-
-
-# Upper bounds every entry shares, one home each (issue 37.2): past them a call asks for more
-# work or memory than any lesson needs, and its refusal says so before anything is allocated.
-MAX_WIDTH = 4096  # a layer's channels or units, capsule maps, a capsule's dimensions, classes
-MAX_IMAGE = 1024  # a model's input side in pixels, or a kernel's side or stride
-MAX_SIDE = 256  # a generated image's side in pixels (sprites, faces, MNIST on a new canvas)
-MAX_BATCH = 65_536  # examples in one batch
-# a run's epochs, far past the course's recipes (at most 40): a typo is refused before it trains
-# for days
-MAX_EPOCHS = 1000
-# timed runs of one measurement, their median reported: 1,000 training steps of the paper's
-# CapsNet take about an hour on a CPU, far past the 3 to 5 the notebooks take a median of
-MAX_REPEATS = 1000
-
-
 def _distinct(items):
     """Refuse a list that repeats an item (a seed twice would count one run twice)."""
     repeated = sorted({repr(item) for item in items if list(items).count(item) > 1})
@@ -369,30 +351,9 @@ def _some(items):
     return items
 
 
-# A list whose items must all differ (``Seeds``; the names of models shown side by side), and one
-# that must hold at least one item
+# A list whose items must all differ (``Seeds``; names of models side by side); one of at least one
 Distinct = AfterValidator(_distinct)
 Some = AfterValidator(_some)
-
-# Declarations many entries share.
-# NumPy's generator takes seeds below 2**32 (loop.seed_everything seeds it too).
-Seed = Int("a random seed: the same seed gives the same draws", ge=0, le=2**32 - 1)
-# seeds of a comparison over seeds, each once
-Seeds = Annotated[list[Seed] | tuple[Seed, ...], Some, Distinct]
-# examples for training or scoring, (images, labels, ...), handed on as a TensorDataset: checked
-# once (fit passes it on to its pieces, which take a TensorDataset, not checked again)
-Examples = Checked(check_examples, "a tuple (images, labels, ...) of tensors or NumPy arrays with "
-                   "one row per example in each, the images pixels in [0, 1]", "examples")
-# a model fit trains: one of the course's, which supplies its own loss
-Trainable = Has("a model of the course", "training_loss", "parameters", source="a model of the "
-                "course, e.g. CapsNet(): training_loss(x, *targets) gives (loss, predictions)")
-# images a model scores [N, C, H, W], handed on as float32
-Images = Checked(check_images, "images [N, C, H, W] of pixels in [0, 1], at least one",
-                 "numbers")
-# rows of a full set, a sample of it (e.g. mnist.fixed_sample(n))
-Rows = Numbers("a 1-d list of image indices (e.g. mnist.fixed_sample(n))", ndim=1, at_least=1,
-               ge=0, whole=True, tensor=True, fix="pass such a list")
-
 
 def _spec(hint) -> Spec | None:
     """The declaration inside one annotation, if it has one."""
@@ -472,16 +433,18 @@ def check_class(where: str, label, n_classes: int) -> int:
     return check_value(where, "label", Int("a class of the model", ge=0, le=n_classes - 1), label)
 
 
-def checked(fn=None, *, checker: bool = False):
+def checked(fn=None, *, checker: bool = False, reads: tuple[str, ...] = ()):
     """Enforce ``fn``'s annotated parameter types and ranges at every call (see the module's
     docstring); a bad argument is refused before ``fn`` runs, with a message naming it.
 
     ``@checked(checker=True)`` is for an exercise checker, which never raises (see
     ``capsedu.exercises.checking``): the refusal's sentence is printed as a FAIL and the call
-    returns False, so a notebook goes on to its next cell."""
-    if fn is None:  # @checked(checker=True)
-        return functools.partial(checked, checker=checker)
-    validated = validate_call(fn, config=STRICT)
+    returns False, so a notebook goes on to its next cell. ``reads=("model", "images")``: the
+    last argument named (images) must have the shape each of the others reads (a model, or a
+    dict of them; ``checks.check_input``), refused by its name, not the model's own ``x``."""
+    if fn is None:  # @checked(checker=True) or @checked(reads=...)
+        return functools.partial(checked, checker=checker, reads=reads)
+    validated = validate_call(_reading(fn, *reads) if reads else fn, config=STRICT)
     parameters = list(inspect.signature(fn).parameters)
     specs = declared(fn)
 
@@ -498,3 +461,20 @@ def checked(fn=None, *, checker: bool = False):
 
     call.declared = specs  # what tests/test_boundary.py reads
     return call
+
+
+def _reading(fn, *names: str):
+    """``fn``, first checking its images (the last of ``names``) fit each model named before."""
+    signature = inspect.signature(fn)
+    *models, images = names
+
+    @functools.wraps(fn)
+    def run(*args, **kwargs):
+        given = signature.bind(*args, **kwargs).arguments
+        for m in models:
+            for reader in given[m].values() if isinstance(given.get(m), dict) else [given.get(m)]:
+                if isinstance(reader, torch.nn.Module) and torch.is_tensor(given.get(images)):
+                    check_input(given[images], f"{where(fn)}: {images}", reader)
+        return fn(*args, **kwargs)
+
+    return run

@@ -19,8 +19,9 @@ import torch
 from torch import nn
 
 from .baselines import LogitClassifier
-from .checks import check_finite, check_model_dtype, check_shape
-from .validate import MAX_IMAGE, MAX_WIDTH, Flag, Float, Int, checked
+from .checks import check_finite, check_input, check_model_dtype
+from .course_settings import MAX_IMAGE, MAX_WIDTH
+from .validate import Flag, Float, Int, checked
 
 MAX_DEPTH = 64  # transformer layers
 
@@ -63,10 +64,7 @@ class VisionTransformer(LogitClassifier):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """``x``: ``[B, C, image_size, image_size]`` -> class logits ``[B, n_classes]``."""
-        hp = self.hparams
-        shape = f"[batch, {hp['in_channels']}, {hp['image_size']}, {hp['image_size']}]"
-        check_shape(x, f"{type(self).__name__}(): x", shape, 4,
-                    (hp["in_channels"], hp["image_size"], hp["image_size"]))
+        check_input(x, f"{type(self).__name__}(): x", self)
         check_model_dtype(x, "x", self.embed.weight.dtype)
         check_finite(x, "x")
         tokens = self.embed(x).flatten(2).transpose(1, 2)  # [B, n_tokens, dim], row by row

@@ -82,7 +82,7 @@ CASES = [
     (lambda: loop.is_correct(LABELS, torch.stack([LABELS, LABELS], 1)), ValueError,
      r"is_correct\(\): predictions and labels must have one shape .*\(4,\) and \(4, 2\)"),
     (lambda: scoring.verdicts({}, torch.rand(1, 1, 32, 32)), ValueError,
-     r"verdicts\(\): models must name at least one trained model"),
+     r"verdicts\(\): models must hold at least one item, got \{\}"),
     (lambda: scoring.turned_faces("nose", n=4), TypeError,
      r"turned_faces\(\): kinds must be a tuple or a list of items"),
     (lambda: scoring.measure_seeds("bag", [BagOfPartsCNN(channels=(2,))], [0, 1]), ValueError,
@@ -228,7 +228,7 @@ ROUND_FIVE = [
     (lambda: pose_net.face_frame(np.zeros((3,))), ValueError,
      r"face_frame\(\): poses must be the four parts' poses of N faces \[N, 4, 4\]"),
     (lambda: scoring.verdicts({"cnn": "model"}, torch.rand(1, 1, 32, 32)), TypeError,
-     r"verdicts\(\): models\['cnn'\] must be a trained model"),
+     r"verdicts\(\): models\['cnn'\] must be an instance of Module, got 'model'"),
     # the loop, the models and what reads their outputs
     (lambda: loop.evaluate(_bag(), torch.rand(2, 1, 8, 8)), TypeError,
      r"evaluate\(\): data must be a tuple \(images, labels, ...\) .*got a Tensor; pass e.g. "
@@ -462,7 +462,7 @@ ROUND_SIX = [
     (lambda: convergence.held_out_scores([{"epoch": 1}]), ValueError,
      r"held_out_scores\(\): history\[0\] must be an epoch of fit"),
     (lambda: convergence.still_improving({"a": {}}), TypeError,
-     r"still_improving\(\): runs must be an instance of ManifestRow"),
+     r"still_improving\(\): runs\['a'\] must be an instance of ManifestRow"),
     (lambda: cost_tables.format_table({}), ValueError,
      r"format_table\(\): configs must name at least one"),
     (lambda: routing_costs.recorded_cost(

@@ -100,9 +100,9 @@ def test_capsnet_training_loss_backpropagates(tiny):
 @pytest.mark.parametrize(
     "x, match",
     [
-        (torch.rand(1, 28, 28), r"\[batch, 1, 28, 28\]"),
-        (torch.rand(2, 3, 28, 28), r"\[batch, 1, 28, 28\]"),
-        (torch.rand(2, 1, 32, 32), r"\[batch, 1, 28, 28\]"),
+        (torch.rand(1, 28, 28), r"\[N, 1, 28, 28\]"),
+        (torch.rand(2, 3, 28, 28), r"\[N, 1, 28, 28\]"),
+        (torch.rand(2, 1, 32, 32), r"\[N, 1, 28, 28\]"),
         (torch.full((1, 1, 28, 28), float("nan")), "NaN"),
     ],
 )
@@ -219,7 +219,7 @@ def test_affnist_pair_has_equal_parameter_counts_and_takes_40x40_images():
     x = torch.rand(3, 1, 40, 40)
     assert capsnet(x).lengths.shape == (3, 10) and cnn(x).shape == (3, 10)
     assert capsnet.config.n_primary == 8 * 8 * 8
-    with pytest.raises(ValueError, match=r"x must have shape \[batch, 1, 40, 40\]"):
+    with pytest.raises(ValueError, match=r"x must have shape \[N, 1, 40, 40\] for MaxPoolCNN"):
         cnn(torch.rand(3, 1, 28, 28))
 
 

@@ -56,7 +56,7 @@ def test_detector_output_shapes_and_bad_input():
     det = PartDetector()
     where, regress = det(torch.zeros(2, 1, 32, 32))
     assert where.shape == (2, 4, 16 * 16 + 1) and regress.shape == (2, 4, 5, 256)
-    with pytest.raises(ValueError, match=r"\[batch, 1, 32, 32\]"):
+    with pytest.raises(ValueError, match=r"\[N, 1, 32, 32\]"):
         det(torch.zeros(2, 1, 28, 28))
 
 

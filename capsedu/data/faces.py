@@ -22,8 +22,9 @@ import torch
 import torch.nn.functional as F
 
 from ..checks import check_memory
+from ..course_settings import MAX_SIDE, Seed
 from ..poses import _place
-from ..validate import MAX_SIDE, Choice, Float, Int, Seed, Spec, check_fields, checked
+from ..validate import Choice, Float, Int, Spec, check_fields, checked
 from .sprites import (
     STROKE,
     STROKE_LENGTH,

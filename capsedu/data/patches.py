@@ -3,7 +3,8 @@ any image (10 §8; notebook 01 scrambles a face's parts, this scrambles any imag
 
 import torch
 
-from ..validate import Int, Rows, Seed, Tensor, checked
+from ..course_settings import Rows, Seed
+from ..validate import Int, Tensor, checked
 from .mnist import load_mnist
 
 Grid = Int("tiles along each side; it must divide the image's sides", ge=1, le=1024)

@@ -15,8 +15,9 @@ import numpy as np
 import torch
 
 from ..checks import check_memory, check_same
+from ..course_settings import MAX_SIDE
 from ..poses import Angle, Scale, X, Y, _place
-from ..validate import MAX_SIDE, Choice, Int, Record, checked
+from ..validate import Choice, Int, Record, checked
 
 STROKE = "stroke"  # a distractor: a short straight line, not a face part
 PEN = 0.04  # half-width of the pen, in image fractions (about 1.3 px at 32 x 32)

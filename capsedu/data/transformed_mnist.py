@@ -22,9 +22,10 @@ from dataclasses import dataclass
 import torch
 import torch.nn.functional as F
 
-from .. import checks, validate
+from .. import checks
 from ..checks import check_memory, check_pixels, check_shape, check_whole_pixels
-from ..validate import MAX_SIDE, Choice, Flag, Float, Int, Numbers, Rows, Seed, Tensor, checked
+from ..course_settings import MAX_SIDE, Rows, Seed
+from ..validate import Choice, Flag, Float, Int, Numbers, Tensor, check_fields, checked
 from .mnist import load_mnist
 
 CANVAS = 40  # affNIST's image side
@@ -46,8 +47,8 @@ class AffineRanges:
 
     def __post_init__(self):
         """Refuse ranges that draw nothing, naming the field: declared types and bounds
-        (``validate.check_fields``), and the scale's (low, high) in order."""
-        validate.check_fields(self)
+        (``check_fields``), and the scale's (low, high) in order."""
+        check_fields(self)
         if len(self.scale) != 2 or self.scale[0] > self.scale[1]:
             raise ValueError(f"AffineRanges(): scale must be (low, high) with low <= high, got "
                              f"{self.scale!r}; give the smaller end first")
@@ -107,8 +108,7 @@ def _in_chunks(transform, *tensors: torch.Tensor) -> torch.Tensor:
     first = transform(*(t[:CHUNK] for t in tensors))
     if n <= CHUNK:
         return first
-    # one result tensor, filled chunk by chunk: a list of chunks and their concatenation would
-    # hold every image twice at once
+    # one result, filled chunk by chunk (chunks and their concatenation: every image twice)
     out = first.new_empty((n, *first.shape[1:]))
     out[:CHUNK] = first
     for i in range(CHUNK, n, CHUNK):

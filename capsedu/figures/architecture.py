@@ -9,8 +9,9 @@ from pydantic import InstanceOf
 
 from ..capsnet import CapsNet
 from ..costs import anatomy
+from ..course_settings import MAX_BATCH
 from ..routing_costs import RoutingCost
-from ..validate import MAX_BATCH, Float, Int, checked
+from ..validate import Float, Int, checked
 
 # one size of the votes u_hat [batch, children, parents, dims]: a label here, no work
 VoteSize = Int("a size of the votes u_hat", ge=1, le=MAX_BATCH)

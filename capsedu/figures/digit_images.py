@@ -12,20 +12,10 @@ from matplotlib.axes import Axes
 from matplotlib.colors import to_rgb
 from matplotlib.figure import FigureBase
 
+from ..course_settings import MAX_BATCH
 from ..data import transformed_mnist
 from ..digit_capsules import DELTAS, MEASURES, DimensionStudy
-from ..validate import (
-    MAX_BATCH,
-    Flag,
-    Float,
-    Instances,
-    Int,
-    Numbers,
-    Record,
-    Spec,
-    Tensor,
-    checked,
-)
+from ..validate import Flag, Float, Instances, Int, Numbers, Record, Spec, Tensor, checked
 
 Titles = list[str] | tuple[str, ...]  # one title per panel
 Pixels = Tensor("images [n, 1, S, S], pixels in [0, 1]", ndim=4, pixels=True)

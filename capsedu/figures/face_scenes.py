@@ -13,11 +13,12 @@ from matplotlib.figure import FigureBase
 from matplotlib.lines import Line2D
 from torch import nn
 
+from ..course_settings import MAX_SIDE, Seed
 from ..data import faces, sprites
 from ..data.sprites import Parts
 from ..parts.pose_net import PoseCapsuleNet
 from ..parts.voting import PARENTS, pose_code, predict_face, predicted_faces
-from ..validate import MAX_SIDE, Array, Choice, Float, Int, Numbers, Seed, checked
+from ..validate import Array, Choice, Float, Int, Numbers, checked
 from .colours import PART_COLORS
 from .routing_couplings import draw_coupling_heatmap
 

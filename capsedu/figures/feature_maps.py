@@ -8,9 +8,10 @@ from matplotlib.axes import Axes
 from matplotlib.figure import FigureBase
 from matplotlib.patches import Rectangle
 
+from ..course_settings import MAX_IMAGE, MAX_SIDE
 from ..data import sprites
 from ..data.sprites import Parts
-from ..validate import MAX_IMAGE, MAX_SIDE, Instances, Int, Numbers, checked
+from ..validate import Instances, Int, Numbers, checked
 
 Window = Int("the side of a pooling window in cells", ge=1, le=MAX_IMAGE)
 Field = Int("a receptive field's side in pixels", ge=1, le=MAX_IMAGE)

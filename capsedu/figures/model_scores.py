@@ -16,11 +16,12 @@ from matplotlib.figure import Figure, FigureBase
 from pydantic import InstanceOf
 
 from ..checks import check_one_each, check_same
+from ..course_settings import MAX_WIDTH
 from ..data import faces
 from ..data.transformed_mnist import AFFNIST_RANGES, SWEEPS, AffineRanges
 from ..parts.scoring import SeedRuns
 from ..statistics import over_seeds
-from ..validate import MAX_WIDTH, Choice, Float, Int, Numbers, Record, Tensor, checked
+from ..validate import Choice, Float, Int, Numbers, Record, Tensor, checked
 from .colours import model_colour
 
 Percent = Float("an accuracy in %", ge=0, le=100)

@@ -10,10 +10,11 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure, FigureBase
 
 from ..capsule_vectors import read_pose
+from ..course_settings import MAX_SIDE
 from ..data import faces
 from ..parts.pose_net import RotationSweep
 from ..poses import wrap_angle
-from ..validate import MAX_SIDE, Array, Float, Instances, Int, Numbers, Record, Tensor, checked
+from ..validate import Array, Float, Instances, Int, Numbers, Record, Tensor, checked
 from .capsule_poses import draw_vector
 from .colours import PART_COLORS, model_colour
 

@@ -15,9 +15,10 @@ from matplotlib.image import AxesImage
 from ..capsnet import CapsNetConfig, CapsNetOutput
 from ..checks import check_one_each
 from ..coupling_polarisation import CouplingStep
+from ..course_settings import MAX_BATCH, MAX_WIDTH
 from ..digit_capsules import couplings_on_grid, grid_extent
 from ..routing import MAX_ITERATIONS
-from ..validate import MAX_BATCH, MAX_WIDTH, Flag, Int, Numbers, Record, Tensor, checked
+from ..validate import Flag, Int, Numbers, Record, Tensor, checked
 
 MAX_COLUMNS = 64  # draw_map_couplings' panels in a row
 

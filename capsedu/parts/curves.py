@@ -29,6 +29,7 @@ import torch
 
 from .. import checkpoints
 from ..convergence import PATIENCE, best_epoch, converged
+from ..course_settings import Seed
 from ..recipes import command_line
 from ..train import (
     EachOnce,
@@ -38,7 +39,7 @@ from ..train import (
     results_file,
     seed_int,
 )
-from ..validate import Seed, checked
+from ..validate import checked
 from . import training
 from .scoring import face_rates
 

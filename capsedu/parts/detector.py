@@ -13,11 +13,12 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ..checks import check_finite, check_same, check_shape
+from ..checks import check_finite, check_input, check_same
+from ..course_settings import MAX_SIDE, Seed
 from ..data import faces
 from ..data.sprites import Parts
 from ..poses import wrap_angle
-from ..validate import MAX_SIDE, Float, Int, Seed, Tensor, checked
+from ..validate import Float, Int, Tensor, checked
 from .scoring import Kinds, held_out
 
 N_KINDS = len(faces.PART_KINDS)
@@ -61,10 +62,7 @@ class PartDetector(nn.Module):
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
         """``x`` ``[B, 1, H, W]`` -> where-logits ``[B, 4, cells + 1]`` (last: absent) and the
         regressions ``[B, 4, 5, cells]`` (dx, dy, cos, sin, log scale per cell)."""
-        check_shape(x, "x", "[batch, 1, height, width]", ndim=4)
-        size = self.hparams["image_size"]
-        if tuple(x.shape[1:]) != (1, size, size):
-            raise ValueError(f"x must have shape [batch, 1, {size}, {size}], got {tuple(x.shape)}")
+        check_input(x, "PartDetector(): x", self)
         check_finite(x, "x")
         out = self.head(self.features(x)).flatten(2)  # [B, 4 * 6, cells]
         out = out.view(len(x), N_KINDS, _OUTPUTS, -1)  # [B, 4, 6, cells]

@@ -12,7 +12,8 @@ import torch
 from torch import nn
 
 from ..baselines import LogitClassifier
-from ..validate import MAX_WIDTH, Int, checked
+from ..course_settings import MAX_WIDTH
+from ..validate import Int, checked
 from .detector import N_KINDS, Channels, PartDetector
 
 FEATURES = 6  # per part: presence p, and p x (x, y, cos angle, sin angle, scale)

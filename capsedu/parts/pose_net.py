@@ -46,11 +46,21 @@ Lengths = Numbers("a 1-d array of at least one finite face length", ndim=1, at_l
                   fix="score some training images of each kind")
 
 
+def _check_present(where: str, poses: np.ndarray) -> None:
+    """Refuse part poses ``[N, 4, 4]`` with a scale (the last column) <= 0: a missing part (all
+    zeros) has no pose to fit or to average."""
+    if (poses[..., 3] <= 0).any():
+        raise ValueError(f"{where}(): poses must hold finite poses whose scales (the last column) "
+                         "are > 0: a missing part (all zeros) has no pose; keep the faces whose "
+                         "four parts are present")
+
+
 @checked
 def face_frame(poses: PartPoses) -> np.ndarray:
     """The frame we call the face's pose, ``[N, 3, 3]``: the mean position, circular mean angle
     and mean scale of its four parts' poses ``[N, 4, 4]``. Defined from the parts alone, so no
     face pose label is needed to learn the W_i."""
+    _check_present("face_frame", poses)
     x, y = poses[..., 0].mean(1), poses[..., 1].mean(1)
     rad = np.radians(poses[..., 2])
     angle = np.degrees(np.arctan2(np.sin(rad).mean(1), np.cos(rad).mean(1)))
@@ -68,10 +78,7 @@ def fit_transforms(poses: PartPoses) -> np.ndarray:
     the N faces' equations gives one linear least-squares problem per part.
     """
     poses = poses.astype(float)
-    if (poses[..., 3] <= 0).any():
-        raise ValueError("fit_transforms(): poses must hold finite poses whose scales (the last "
-                         "column) are > 0: a missing part (all zeros) has no pose to fit; keep "
-                         "the faces whose four parts are present")
+    _check_present("fit_transforms", poses)
     F_ = face_frame(poses)  # [N, 3, 3]
     P = pose_matrix(*np.moveaxis(poses, -1, 0))  # [N, 4, 3, 3]
     W = np.zeros((N_KINDS, 3, 3))

@@ -22,11 +22,12 @@ import torch
 from pydantic import AfterValidator
 
 from ..capsnet import count_parameters
+from ..course_settings import Seed, Seeds
 from ..data import faces, sprites
 from ..loop import predict
 from ..poses import wrap_angle
 from ..statistics import OverSeeds, over_seeds
-from ..validate import Choice, Float, Int, Numbers, Seed, Seeds, Some, Spec, Tensor, checked
+from ..validate import Choice, Float, Int, Numbers, Some, Spec, Tensor, checked
 
 TEST_SEED = 1000  # held-out sets use seeds from here on; training sets use small seeds
 FACE = faces.LABELS["face"]  # the label (and class index) of "face"
@@ -75,6 +76,8 @@ def _two_classes(model: torch.nn.Module) -> torch.nn.Module:
 FaceNet = Annotated[torch.nn.Module, AfterValidator(_two_classes),
                     Spec("a face model (a torch.nn.Module of 2 classes: face, non-face)", "record")]
 FaceNets = Annotated[list[FaceNet] | tuple[FaceNet, ...], Some]
+# face models side by side, name -> model
+NamedFaceNets = Annotated[dict[str, FaceNet], Some]
 # turns in degrees, of one scene (turned_face_scores; pose_net.rotation_sweep)
 Turns = Numbers("the turns in degrees [n]", ndim=1, at_least=1,
                 fix="pass e.g. np.arange(0, 360, 15)")
@@ -103,7 +106,7 @@ def _drawn(kind: str, n: int, seed: int) -> tuple[torch.Tensor, list]:
     return images, parts
 
 
-@checked
+@checked(reads=("model", "images"))
 @torch.no_grad()
 def face_scores(model: FaceNet, images: Images):
     """One forward pass of ``model`` on images ``[n, 1, H, W]``: its score for "face" ``[n]``
@@ -120,21 +123,21 @@ def face_scores(model: FaceNet, images: Images):
     return torch.cat(scores).cpu(), torch.cat(cuts).cpu()
 
 
-@checked
+@checked(reads=("model", "images"))
 def face_probability(model: FaceNet, images: Images) -> torch.Tensor:
     """P(face) ``[n]`` for images ``[n, 1, H, W]``: for a CNN the softmax of its two logits, for
     a capsule network the length of its face capsule (see ``face_scores``)."""
     return face_scores(model, images)[0]
 
 
-@checked
+@checked(reads=("model", "images"))
 def face_threshold(model: FaceNet, images: Images) -> torch.Tensor:
     """``[n]``: the ``face_probability`` above which ``model`` calls each image a face (see
     ``face_scores``)."""
     return face_scores(model, images)[1]
 
 
-@checked
+@checked(reads=("model", "images"))
 def called_face(model: FaceNet, images: Images) -> torch.Tensor:
     """``[n]`` bool: which images ``model.predict`` calls "face"."""
     return predict(model, images, BATCH) == FACE
@@ -158,20 +161,12 @@ class Verdicts:
     called_face: dict[str, bool]  # whether each model calls the image a face (score > cut)
 
 
-@checked
-def verdicts(models: dict, x: Tensor("one image [1, 1, H, W]", ndim=4, pixels=True,
+@checked(reads=("models", "x"))
+def verdicts(models: NamedFaceNets, x: Tensor("one image [1, 1, H, W]", ndim=4, pixels=True,
                                      sizes={0: 1, 1: 1})) -> Verdicts:
     """Each model's score for "face" on the one image ``x`` ``[1, 1, H, W]``, where it cuts, and
     its verdict (score above the cut), from one forward pass per model (``models``: name ->
     model), each keyed by model name."""
-    if not models:
-        raise ValueError("verdicts(): models must name at least one trained model, e.g. "
-                         "{'deep CNN': model}, got {}; pass a dict of name -> model")
-    for name, m in models.items():
-        if not isinstance(m, torch.nn.Module):
-            raise TypeError(f"verdicts(): models[{name!r}] must be a trained model (a torch "
-                            f"nn.Module), got {type(m).__name__}; pass a dict of name -> model, "
-                            "e.g. {'deep CNN': pretrained('faces-deep-cnn-seed0')}")
     scores = {name: [float(t[0]) for t in face_scores(m, x)] for name, m in models.items()}
     return Verdicts(face_probability={name: p for name, (p, _) in scores.items()},
                     threshold={name: cut for name, (_, cut) in scores.items()},
@@ -377,7 +372,7 @@ def format_fooled(runs: dict[str, SeedRuns]) -> str:
 
 
 @checked
-def turned_face_scores(models: dict, parts: sprites.Parts, angles: Turns
+def turned_face_scores(models: NamedFaceNets, parts: sprites.Parts, angles: Turns
                        ) -> dict[str, tuple[torch.Tensor, torch.Tensor]]:
     """Each model's ``face_scores`` (score and cut, ``[len(angles)]`` each) on the scene
     ``parts`` turned by each of ``angles`` (degrees, ``faces.rotate``); ``models``: name ->

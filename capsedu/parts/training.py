@@ -23,13 +23,14 @@ import torch
 
 from .. import checkpoints
 from ..capsnet import routing_iterations
+from ..course_settings import Seed, Seeds
 from ..data import faces
 from ..loop import fit
 from ..manifest_rows import ManifestRow, Metrics
 from ..recipes import RECIPES, Epochs, Recipe
 from ..routing import MAX_ITERATIONS
 from ..train import train_over_seeds
-from ..validate import Choice, Flag, Int, Seed, Seeds, checked
+from ..validate import Choice, Flag, Int, checked
 from .detector import detector_training_set
 from .pose_net import PoseCapsuleNet, fit_threshold, fit_transforms
 from .scoring import face_rates, held_out

@@ -18,11 +18,12 @@ import numpy as np
 import torch
 
 from ..checks import PIXEL_ROUNDING, check_memory
+from ..course_settings import Seed
 from ..data import faces, sprites
 from ..data.sprites import Parts, _as_part
 from ..poses import _pose_from_matrix, _pose_matrix, wrap_angle
 from ..routing import MAX_ITERATIONS, Step, dynamic_routing, routing_step
-from ..validate import Array, Choice, Float, Int, Numbers, Record, Seed, checked
+from ..validate import Array, Choice, Float, Int, Numbers, Record, checked
 
 PARENTS = ("face", "background")
 

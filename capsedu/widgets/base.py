@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from torch import nn
 
 from ..capsnet import CapsNet
-from ..checks import check_labels
+from ..checks import check_labels, input_shape
 from ..validate import Tensor, checked
 
 # the test digits a widget of 08 or 11 shows, and their true classes
@@ -96,14 +96,6 @@ class Widget:
                 f"<figcaption>{html.escape(STILL_NOTE)}</figcaption></figure>")
 
 
-def _input_side(model: nn.Module) -> int | None:
-    """The side of the images ``model`` reads (a CapsNet's config, a CNN's hparams), if it says."""
-    config = getattr(model, "config", None)
-    if config is not None and hasattr(config, "image_size"):
-        return config.image_size
-    return (getattr(model, "hparams", None) or {}).get("image_size")
-
-
 class TwoReaders(Widget):
     """A widget over test digits that two models read, notebook 08's ``capsnet`` and ``cnn``:
     ``images`` ``[N, 1, 28, 28]`` and their ``labels`` ``[N]``; the constructor of
@@ -122,7 +114,8 @@ class TwoReaders(Widget):
             raise ValueError(f"images holds no digits ({tuple(images.shape)}); pass at least one")
         check_labels(labels, "labels", len(images), n_classes=10)
         for name, model in (("capsnet", capsnet), ("cnn", cnn)):
-            side = _input_side(model)
+            shape = input_shape(model)
+            side = shape[-1] if shape else None
             if side is not None and side != self.side:
                 raise ValueError(f"{where}: {name} must read the {self.side}x{self.side} images "
                                  f"this widget shows it (notebook 08's shipped models), got a "

@@ -15,7 +15,7 @@ import torch
 from ..data import faces, sprites
 from ..data.sprites import Parts
 from ..parts.pose_net import PoseCapsuleNet
-from ..parts.scoring import verdicts
+from ..parts.scoring import NamedFaceNets, verdicts
 from ..parts.voting import predicted_faces
 from ..validate import checked
 from .panels import Iteration, RoutingPanels, RoutingView, RoutingWidget
@@ -35,8 +35,8 @@ class FaceState(RoutingView):
 
 
 @checked
-def face_state(pose_model: PoseCapsuleNet, models: dict, parts: Parts, iteration: Iteration = 3
-               ) -> FaceState:
+def face_state(pose_model: PoseCapsuleNet, models: NamedFaceNets, parts: Parts,
+               iteration: Iteration = 3) -> FaceState:
     """Render ``parts``, read the part capsules off the image with ``pose_model`` (a
     ``PoseCapsuleNet``), route them for ``iteration`` iterations, and ask every model of
     ``models`` (name -> model, the pose-capsule model included or not) for its verdict."""
@@ -78,8 +78,8 @@ class FaceCapsulesExplorer(RoutingWidget):
         "calls the image a face and red where it does not, a black tick where it cuts.")
 
     @checked
-    def __init__(self, pose_model: PoseCapsuleNet, models: dict, parts: Parts | None = None,
-                 iteration: Iteration = 3):
+    def __init__(self, pose_model: PoseCapsuleNet, models: NamedFaceNets,
+                 parts: Parts | None = None, iteration: Iteration = 3):
         self.pose_model, self.models = pose_model, models
         panels = RoutingPanels("image, detected parts' face votes", verdicts=list(models),
                                face_threshold=round(float(pose_model.threshold), 3))

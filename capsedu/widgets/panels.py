@@ -14,6 +14,7 @@ from matplotlib.collections import LineCollection
 from matplotlib.figure import Figure
 
 from .. import course_settings
+from ..course_settings import MAX_SIDE
 from ..data import faces
 from ..data.sprites import Parts
 from ..figures.canvas import Blitter
@@ -21,7 +22,7 @@ from ..figures.colours import PART_COLORS
 from ..figures.face_scenes import ghost_lines
 from ..figures.routing_couplings import draw_coupling_heatmap, update_coupling_heatmap
 from ..parts.voting import PARENTS
-from ..validate import MAX_SIDE, Float, Int, checked
+from ..validate import Float, Int, checked
 from .base import Widget
 from .parts import PartsEditor
 from .sliders import IntSlider

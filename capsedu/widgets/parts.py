@@ -9,10 +9,11 @@ from collections.abc import Callable
 
 import ipywidgets as widgets
 
+from ..course_settings import Seed
 from ..data import faces, sprites
 from ..data.sprites import Parts
 from ..poses import wrap_angle
-from ..validate import Float, Seed, checked
+from ..validate import Float, checked
 from .sliders import Dropdown, FloatSlider
 
 

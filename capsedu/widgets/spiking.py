@@ -12,10 +12,11 @@ import ipywidgets as widgets
 import torch
 from matplotlib.figure import Figure
 
+from ..course_settings import Seed
 from ..figures.canvas import png_bytes
 from ..figures.spikes import draw_membrane, draw_spike_trains
 from ..spiking import Neuron, Trace, decode_rate, rate_code, rate_theory, simulate
-from ..validate import Float, Seed, checked
+from ..validate import Float, checked
 from .base import Widget
 from .sliders import FloatSlider
 

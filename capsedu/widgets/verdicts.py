@@ -14,11 +14,12 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from ..course_settings import MAX_SIDE
 from ..data import sprites
 from ..data.sprites import Parts
 from ..figures.canvas import png_bytes
-from ..parts.scoring import verdicts
-from ..validate import MAX_SIDE, Distinct, Int, Some, checked
+from ..parts.scoring import NamedFaceNets, verdicts
+from ..validate import Distinct, Int, Some, checked
 from .base import Widget
 from .parts import PartsEditor
 
@@ -41,7 +42,7 @@ Side = Int("the image's side in pixels", ge=1, le=MAX_SIDE)
 
 
 @checked
-def verdicts_state(models: dict, parts: Parts, size: Side = 32) -> VerdictsState:
+def verdicts_state(models: NamedFaceNets, parts: Parts, size: Side = 32) -> VerdictsState:
     """Render ``parts`` at ``size`` x ``size`` and ask each model of ``models`` (name -> model)
     for its verdict."""
     x = sprites.render_many([parts], size=size)  # [1, 1, size, size]; ValueError on a bad part
@@ -110,7 +111,7 @@ class FaceVerdicts(Widget):
         "and a black tick where that model cuts between the two.")
 
     @checked
-    def __init__(self, models: Annotated[dict, Some], parts: Parts | None = None):
+    def __init__(self, models: NamedFaceNets, parts: Parts | None = None):
         self.models = models
         self.view = VerdictsFigure(list(models))
         self.image = widgets.Image(format="png", width=420)

@@ -1,10 +1,11 @@
-"""Issue 37, round seven: bad inputs independent probes gave the public entries, each now refused
-in the one form: the function, the argument, what was expected, what came and what to do. They
-were accepted without a word (a wrong or meaningless result: 0-255 targets, a limit past the
-split, blank images, a label that is no digit, three orientations for four); raised from inside
-torch, NumPy, matplotlib or ipywidgets, or as a bare KeyError, IndexError or AttributeError; or
-refused in the words of another function the entry calls (its argument, not the one the learner
-passed) or with a wrong diagnosis. The small models and labels are test_boundary_probe's."""
+"""Issue 37, rounds seven to nine: bad inputs independent probes gave the public entries, each
+now refused in the one form: the function, the argument, what was expected, what came and what
+to do. They were accepted without a word (a wrong or meaningless result: 0-255 targets, a limit
+past the split, blank images, a label that is no digit, three orientations for four); raised
+from inside torch, NumPy, matplotlib or ipywidgets, or as a bare KeyError, IndexError or
+AttributeError; or refused in the words of another function the entry calls (its argument, not
+the one the learner passed) or with a wrong diagnosis. The small models and labels are
+test_boundary_probe's."""
 
 import hashlib
 import io
@@ -19,6 +20,7 @@ from test_boundary_probe import LABELS, TINY, _bag, _tiny
 
 from capsedu import (
     ablations,
+    adversarial,
     adversarial_record,
     attacks,
     bug_catalogue,
@@ -45,9 +47,10 @@ from capsedu import (
     robustness,
     routing,
     routing_costs,
+    seed_runs,
     spiking,
 )
-from capsedu.baselines import BagOfPartsCNN
+from capsedu.baselines import BagOfPartsCNN, MaxPoolCNN
 from capsedu.data import faces, mnist, patches, sprites, transformed_mnist
 from capsedu.figures.canvas import Blitter
 from capsedu.figures.capsule_lengths import draw_face_lengths
@@ -56,6 +59,7 @@ from capsedu.figures.model_scores import draw_confusion, update_class_bars
 from capsedu.figures.routing_couplings import draw_coupling_heatmap
 from capsedu.figures.spikes import draw_rate_curve, draw_spike_trains
 from capsedu.parts import detector, pose_net, scoring, training, voting
+from capsedu.vit import VisionTransformer
 from capsedu.widgets import SquashExplorer
 from capsedu.widgets.adversarial import AttackExplorer
 from capsedu.widgets.bug_zoo import BugZooExplorer
@@ -63,6 +67,7 @@ from capsedu.widgets.capsule import PoseVectorExplorer
 from capsedu.widgets.parts import PartsEditor
 from capsedu.widgets.rotation import RotationExplorer
 from capsedu.widgets.sliders import OutOfRange
+from capsedu.widgets.verdicts import FaceVerdicts
 
 
 def _ax():
@@ -79,7 +84,7 @@ def _choose(widget, value):
 
 NO_MPS = pytest.mark.skipif(torch.backends.mps.is_available(), reason="this machine has 'mps'")
 
-ROUND_SEVEN = [
+ROUNDS = [
     # round eight (an independent probe, /tmp/lead/probe3): errors that did not name the argument
     (lambda: functional.squash(torch.ones(2, 3, device="meta")), ValueError,
      r"squash\(\): s must hold data \(a tensor on cpu or cuda\), got a tensor on meta"),
@@ -105,7 +110,7 @@ ROUND_SEVEN = [
      ValueError, r"draw_rate_curve\(\): simulated must match currents in length \(currents: 2, "
      r"simulated: 1\)"),
     (lambda: draw_face_lengths(_ax(), {"face": ["0.5"]}, threshold=0.5), TypeError,
-     r"draw_face_lengths\(\): lengths must be face-capsule lengths \[n\], got \['0.5'\]"),
+     r"draw_face_lengths\(\): lengths\['face'\] must be face-capsule lengths \[n\], got \['0.5'\]"),
     (lambda: sprites.ink_boxes("nose", np.array([0.5, 0.5]), np.array([0.5, 0.4, 0.3]), 0.0, 1.0),
      ValueError, r"ink_boxes\(\): y must match x in length \(x: 2, y: 3\)"),
     (lambda: robustness.accuracy_by_overlap({"a": torch.ones(4, dtype=torch.bool)},
@@ -275,7 +280,7 @@ ROUND_SEVEN = [
     (lambda: transformed_mnist.sweep(torch.rand(2, 1, 28, 28), "scale", 0.0), ValueError,
      r"sweep\(\): value must be non-zero"),
     (lambda: digit_capsules.encode(_tiny(), torch.rand(2, 1, 40, 40)), ValueError,
-     r"encode\(\): images must have shape \[B, 1, 28, 28\]"),
+     r"encode\(\): images must have shape \[N, 1, 28, 28\] for CapsNet"),
     (lambda: equivariance.model_rotation_errors(_bag(), torch.rand(1, 1, 28, 28), turns=(1.5,)),
      TypeError, r"model_rotation_errors\(\): turns\[0\] must be an integer"),
     (lambda: voting.face_lengths_by_kind(n=3, kinds=("faces",)), ValueError,
@@ -347,11 +352,40 @@ ROUND_SEVEN = [
      r"Blitter\(\): artists must be artists of figure, got a Line2D of another figure"),
     (lambda: bug_catalogue.Bug("x", "d", "w", "e", "a citation", "code"), TypeError,
      r"Bug\(\): citations must be a valid tuple, got 'a citation'"),
+    # round eight, refused in the words of a function the entry calls (the model's own x)
+    (lambda: reconstruction_detector.distances(_tiny(), torch.rand(4, 1, 40, 40)), ValueError,
+     r"distances\(\): images must have shape \[N, 1, 28, 28\] for CapsNet, which reads 28x28 "
+     r"images of 1 channel\(s\), got shape \(4, 1, 40, 40\); pass images of that size"),
+    (lambda: full_sets.read_wrong(VisionTransformer(image_size=32, patch=8, dim=8, depth=1,
+                                                    heads=1), torch.rand(4, 1, 28, 28), LABELS),
+     ValueError, r"read_wrong\(\): images must have shape \[N, 1, 32, 32\] for "
+     r"VisionTransformer"),
+    (lambda: loop.predict(_tiny(), np.random.rand(2, 1, 40, 40).astype(np.float32)), ValueError,
+     r"predict\(\): images must have shape \[N, 1, 28, 28\] for CapsNet"),
+    (lambda: adversarial.attack_state(_tiny(), MaxPoolCNN(image_size=40, channels=(2,),
+                                                          hidden=()), torch.rand(2, 1, 28, 28),
+                                      LABELS[:2], 0, "fgsm", 0.1, "capsnet", 1.0), ValueError,
+     r"attack_state\(\): images must have shape \[N, 1, 40, 40\] for MaxPoolCNN"),
+    (lambda: adversarial.robust_accuracy({"bag": "bag"}, torch.rand(4, 1, 28, 28), LABELS,
+                                         eps=0.1), TypeError,
+     r"robust_accuracy\(\): models\['bag'\] must be an instance of Module, got 'bag'"),
+    (lambda: robustness.read_right({}, torch.rand(4, 1, 28, 28), LABELS), ValueError,
+     r"read_right\(\): models must hold at least one item, got \{\}"),
+    (lambda: seed_runs.read_right(seed_runs.read_results(), "translated", "", seed=0), ValueError,
+     r"read_right\(\): name must be one of 'affnist-capsnet', 'affnist-capsnet, 1 iteration at "
+     r"test time'.*got ''"),
+    (lambda: FaceVerdicts(models={"bag": _bag()}), ValueError,
+     r"FaceVerdicts\(\): models\['bag'\] must tell faces from non-faces \(2 classes\), got a "
+     r"BagOfPartsCNN of 10 classes"),
+    (lambda: scoring.verdicts({"capsnet": _tiny()}, torch.rand(1, 1, 32, 32)), ValueError,
+     r"verdicts\(\): models\['capsnet'\] must tell faces from non-faces \(2 classes\), got a CapsNet"),
+    (lambda: pose_net.face_frame(np.zeros((1, 4, 4))), ValueError,
+     r"face_frame\(\): poses must hold finite poses whose scales \(the last column\) are > 0"),
 ]
 
 
-@pytest.mark.parametrize("call, error, message", ROUND_SEVEN, ids=range(len(ROUND_SEVEN)))
-def test_round_seven_bad_input_is_refused_in_the_one_form(call, error, message):
+@pytest.mark.parametrize("call, error, message", ROUNDS, ids=range(len(ROUNDS)))
+def test_a_probe_rounds_bad_input_is_refused_in_the_one_form(call, error, message):
     with pytest.raises(error, match=message):
         call()
     plt.close("all")
