@@ -16,10 +16,11 @@ digits (``measure``); ``recorded`` makes the same comparisons from ``full_sets``
 import torch
 
 from . import checkpoints, full_sets
+from .checks import check_same
 from .course_settings import Rows, Seed, Seeds
 from .data.patches import SHUFFLE_SEED, shuffle_tiles, shuffled_digits
 from .loop import predict, probabilities
-from .patch_order import SEEDS, Invariance, Shuffles, compare, over_the_seeds
+from .patch_order import SEEDS, Invariance, Outcomes, Shuffles, compare, over_the_seeds
 from .recipes import seeded_name
 from .validate import Choice, Int, Tensor, checked
 
@@ -81,11 +82,13 @@ def recorded(seeds: list[Seed] | tuple[Seed, ...] = SEEDS, rows: Rows | None = N
 
 
 @checked
-def shuffles(right: dict, seeds: list[Seed] | tuple[Seed, ...],
+def shuffles(right: Outcomes, seeds: list[Seed] | tuple[Seed, ...],
              grids: list[Grid] | tuple[Grid, ...],
              pairs: list[tuple[str, str]] | tuple[tuple[str, str], ...]) -> Shuffles:
     """``Shuffles`` from ``right``: ``(model, grid)`` -> which digits each seed's model reads
     right (the same digits for every model and grid), the ``pairs`` compared on every grid."""
+    check_same("shuffles", "runs, one per seed", "pass one run per seed of each model and grid",
+               seeds=len(seeds), **{f"right[{key!r}]": len(runs) for key, runs in right.items()})
     comparisons = tuple(compare(right, grid, a, b) for a, b in pairs for grid in grids)
     n = len(next(iter(right.values()))[0])
     return Shuffles(tuple(seeds), n, over_the_seeds(right), comparisons)

@@ -22,10 +22,12 @@ The same on MNIST is ``digit_shuffles``'s: it shares this module's records (``Sc
 import time
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Annotated
 
 import torch
 
 from . import checkpoints, course_settings
+from .checks import check_same
 from .convergence import PATIENCE, chosen_epoch, converged, held_out_scores
 from .course_settings import Seed, Seeds
 from .data import faces
@@ -54,7 +56,7 @@ from .statistics import (
     tally,
 )
 from .train import train_over_seeds
-from .validate import Choice, Flag, Int, Tensor, checked
+from .validate import Choice, Flag, Int, Numbers, Some, Tensor, checked
 
 COMMAND = "python -m capsedu.patch_order"
 # the two transformers, by name, and their recipes in recipes.RECIPES
@@ -73,6 +75,12 @@ OWN_GRID = 8  # 8 x 8 tiles of 4 pixels on a 32 x 32 image: the ViT's own patche
 GRIDS = (1, 2, 4, OWN_GRID)  # 1: the images as they are
 Count = Int("held-out images of each kind", ge=2, le=faces.MAX_IMAGES)
 Grid = Int("tiles along each side of a 32 x 32 image; a divisor of 32", ge=1, le=32)
+# (model, condition) -> one run per seed: which images it calls a face, or reads right ([n]
+# booleans each, the same images for every model)
+Runs = Numbers("which images a seed's run calls a face or reads right: booleans [n]", ndim=1,
+               at_least=1, bools=True, tensor=True)
+Outcomes = Annotated[dict[tuple[str, str | int], Annotated[list[Runs] | tuple[Runs, ...], Some]],
+                     Some]
 
 
 @checked
@@ -252,7 +260,7 @@ def find(scores: tuple[Score, ...], model: str, condition: str | int) -> Score:
 
 
 @checked
-def over_the_seeds(outcomes: dict) -> tuple[Score, ...]:
+def over_the_seeds(outcomes: Outcomes) -> tuple[Score, ...]:
     """A ``Score`` for each ``(model, condition)`` of ``outcomes`` (-> one bool tensor per seed:
     which images it calls a face, or reads right): the share of ``True`` per seed."""
     return tuple(Score(name, condition, by_seed, over_seeds(by_seed))
@@ -261,11 +269,21 @@ def over_the_seeds(outcomes: dict) -> tuple[Score, ...]:
 
 
 @checked
-def compare(outcomes: dict, condition: str | int, first: str, second: str) -> Comparison:
+def compare(outcomes: Outcomes, condition: str | int, first: str, second: str) -> Comparison:
     """``Comparison`` of models ``first`` and ``second`` in ``condition`` from ``outcomes``
     (``(model, condition)`` -> one bool tensor per seed, the same images for both): their
     scores over the seeds, and seed by seed image by image."""
+    for name in (first, second):
+        if (name, condition) not in outcomes:
+            raise ValueError(f"compare(): first and second must be models outcomes holds in "
+                             f"condition {condition!r}, got {name!r}; it holds "
+                             f"{sorted(map(str, outcomes))}")
     a, b = outcomes[first, condition], outcomes[second, condition]
+    check_same("compare", "runs, one per seed", "pass the runs of the same seeds",
+               first=len(a), second=len(b))
+    check_same("compare", "images", "pass runs on the same images", **{
+        f"{name}'s run {k}": len(x) for name, runs in ((first, a), (second, b))
+        for k, x in enumerate(runs)})
     over = seed_difference([x.float().mean().item() for x in a],
                            [x.float().mean().item() for x in b], by_seed=False)
     return Comparison(condition, first, second, over,

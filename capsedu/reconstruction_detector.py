@@ -14,14 +14,16 @@ An attacker who knows about it lowers the distance at the same time as the class
 """
 
 from dataclasses import dataclass
+from typing import Annotated
 
 import torch
 
 from .capsnet import CapsNet
+from .checks import check_same
 from .data import transformed_mnist
 from .data.mnist import SPLITS
 from .recipes import RECIPES
-from .validate import Float, Int, Tensor, check_fields, checked
+from .validate import Float, Int, Numbers, Some, Tensor, check_fields, checked
 
 Images = Tensor("images [N, 1, 40, 40]", ndim=4, pixels=True)
 BATCH = 100  # images read at once
@@ -121,12 +123,31 @@ class Detection:
         return (self.fooled & ~self.caught).float().mean().item()
 
 
+# one per loss of an attack: which digits its examples made the model misread, their distances
+Wrong = Numbers("which digits an attack's examples made the model misread: booleans [n]",
+                ndim=1, at_least=1, bools=True, tensor=True)
+Distances = Numbers("the examples' reconstruction distances [n]", ndim=1, at_least=1, ge=0,
+                    tensor=True)
+
+
 @checked
-def detection(model: str, attack: str, eps: float, weight: float, threshold: float,
-              wrong_by_loss: tuple, distance_by_loss: tuple, false_alarms: float) -> Detection:
+def detection(model: str, attack: str, eps: Float("the attack's eps", ge=0, le=1),
+              weight: Float("the distance's weight in the attacker's loss", ge=0),
+              threshold: Float("the detector's threshold", ge=0),
+              wrong_by_loss: Annotated[tuple[Wrong, ...], Some],
+              distance_by_loss: Annotated[tuple[Distances, ...], Some],
+              false_alarms: Float("the share of clean digits flagged", ge=0, le=1)) -> Detection:
     """A ``Detection`` from each loss's examples: which digits they made the model misread
     (``[n]`` booleans each) and their distances (``[n]`` each): a digit is fooled if any example
     fooled it, caught if every example that fooled it is over the ``threshold``."""
+    check_same("detection", "length, one per loss", "pass each loss's "
+               "readings and distances of the same digits", wrong_by_loss=len(wrong_by_loss),
+               distance_by_loss=len(distance_by_loss))
+    check_same("detection", "length, one per digit", "pass each loss's readings and distances "
+               "of the same digits", **{f"wrong_by_loss[{k}]": len(w)
+                                        for k, w in enumerate(wrong_by_loss)},
+               **{f"distance_by_loss[{k}]": len(d) for k, d in enumerate(distance_by_loss)})
+    wrong_by_loss = tuple(torch.as_tensor(w).bool() for w in wrong_by_loss)
     wrong = torch.stack(list(wrong_by_loss))  # [losses, n]
     flagged = torch.stack(list(distance_by_loss)) > threshold  # [losses, n]
     fooled = wrong.any(dim=0)

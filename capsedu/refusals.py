@@ -93,7 +93,7 @@ def refusal(err: ValidationError, parameters: list[str], specs: dict,
         loc = loc[1:]
     # one of a tuple's items, or a dict's value by its key (a union's forms are named "list[...]")
     index = [part for part in loc if isinstance(part, int) or "[" not in part]
-    item = f"[{index[-1]!r}]" if index else ""
+    item = f" key {index[-1]!r}" if "[key]" in loc else f"[{index[-1]!r}]" if index else ""
     got = error.get("input")
     kind = error["type"]
     spec = specs.get(name + "[]" if item else name)

@@ -8,7 +8,7 @@ The data comes from ``capsedu.data.transformed_mnist``; the models are the affNI
 
 from contextlib import nullcontext
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Annotated, NamedTuple
 
 import numpy as np
 import torch
@@ -17,19 +17,25 @@ from torch import nn
 from .capsnet import routing_iterations
 from .checks import check_nonzero, check_same
 from .convergence import training_status, verdict
-from .course_settings import MAX_SIDE, Models, Rows
+from .course_settings import MAX_SIDE, Models, Rows, Seed
 from .data import transformed_mnist
 from .data.transformed_mnist import CANVAS, MULTI_CANVAS, MULTI_SHIFT, SWEEPS
 from .loop import evaluate, is_correct, predict
 from .manifest_rows import ManifestRow
-from .recipes import how_made
+from .recipes import Iterations, how_made
 from .statistics import Paired, SeedDifference, paired, seed_difference
-from .validate import Choice, Flag, Float, Int, Numbers, Record, Tensor, checked
+from .validate import Choice, Flag, Float, Int, Numbers, Record, Some, Tensor, checked
 
 MAX_GROUPS = 1000  # overlap groups: past this a group holds a handful of the 10,000 test pairs
 Digits = Tensor("MNIST digits [N, 1, 28, 28]", ndim=4, pixels=True)
 Digit = Tensor("one MNIST digit [1, 28, 28]", ndim=3, pixels=True)
 Labels = Tensor("their labels [N]", ndim=1)
+# which images each model reads right, by name: [N] booleans each (read_right's)
+Right = Annotated[dict[str, Numbers("which images it reads right: booleans or 0/1 [N]", ndim=1,
+                                    at_least=1, bools=True, tensor=True)], Some]
+# accuracies in [0, 1] by model name, and quoted accuracies in % (translated, affine)
+Accuracies = Annotated[dict[str, Float("an accuracy in [0, 1]", ge=0, le=1)], Some]
+Percent = Float("an accuracy in %", ge=0, le=100)
 
 # Quoted, not measured here: models trained on translated MNIST, their accuracy (%) on translated
 # test digits (None: not reported) and on affine-transformed ones
@@ -101,7 +107,7 @@ def lowest_points(curves: dict[str, tuple[Sweep, ...]]) -> list[str]:
 @checked(reads=("models", "images"))
 def read_right(models: Models, images: Tensor("images [N, C, H, W]", ndim=4, pixels=True),
                labels: Tensor("their labels [N], or [N, 2] for pairs"),
-               iterations: dict | None = None,
+               iterations: dict[str, Iterations] | None = None,
                progress: Flag("True to show a progress bar") = False) -> dict[str, torch.Tensor]:
     """Whether each of ``models`` (name -> model) reads each image right: name -> ``[N]``
     booleans (``loop.is_correct``), for ``images`` ``[N, C, H, W]`` and their ``labels`` ``[N]``
@@ -118,20 +124,22 @@ def read_right(models: Models, images: Tensor("images [N, C, H, W]", ndim=4, pix
 
 
 @checked
-def accuracies(right: dict) -> dict[str, float]:
+def accuracies(right: Right) -> dict[str, float]:
     """The share of images each model reads right: name -> accuracy in [0, 1], from
     ``read_right``'s name -> ``[N]`` booleans."""
     return {name: correct.float().mean().item() for name, correct in right.items()}
 
 
 @checked
-def viewpoint_table(translated: dict, affine: dict, quoted: dict = QUOTED) -> str:
+def viewpoint_table(translated: Accuracies, affine: Accuracies,
+                    quoted: dict[str, tuple[Percent | None, Percent]] = QUOTED) -> str:
     """The accuracy (%) of each model (name -> accuracy in [0, 1]) on translated and on
     affNIST-style test digits and the drop between them, one row each, then the ``quoted`` rows
     (name -> (translated %, affine %), translated None where a source does not report it)."""
     if translated.keys() != affine.keys():
-        raise ValueError(f"translated and affine must score the same models, got "
-                         f"{list(translated)} and {list(affine)}")
+        raise ValueError(f"viewpoint_table(): translated and affine must score the same models, "
+                         f"got {list(translated)} and {list(affine)}; pass one accuracy per "
+                         "model in each")
     lines = [f"{'':<44}{'translated':>12}{'affNIST-style':>15}{'drop':>8}"]
     rows = {name: (100 * translated[name], 100 * affine[name]) for name in affine}
     for name, (on_translated, on_affine) in {**rows, **quoted}.items():
@@ -194,7 +202,7 @@ def sample_verdict(full: Paired | SeedDifference, sample: Paired | SeedDifferenc
 
 
 @checked
-def paired_verdict(sample: dict, full: dict, first: str, second: str,
+def paired_verdict(sample: Right, full: Right, first: str, second: str,
                    manifest: dict[str, Record(ManifestRow)]) -> tuple[OnSample, str]:
     """Model ``first`` minus ``second``, image by image (``statistics.paired``), on the whole test
     set (``full``: name -> booleans, from ``full_sets.read_right``) and on the sample this run
@@ -214,12 +222,20 @@ def paired_verdict(sample: dict, full: dict, first: str, second: str,
 
 
 @checked
-def sample_line(sample: dict, full: dict, rows: Rows) -> str:
+def sample_line(sample: Right, full: Right, rows: Rows) -> str:
     """What a run measured on its sample, beside the record: each reading's accuracy on the
     sample (``sample``: name -> booleans, ``read_right``) and on how many of the sample's images
     it reads otherwise than the record of the full set does (``full``: name -> booleans of the
     whole set; ``rows``: the sample's rows of it). On the CPU the record and the run agree on
     every image; another device's rounding can flip a borderline one."""
+    _check_names("sample_line", "sample's names", sample, full, "the readings of the record (full)")
+    for name, right in sample.items():
+        check_same("sample_line", "length, one reading per row of the sample", "pass the rows "
+                   "the sample was drawn at", rows=len(rows), **{f"sample[{name!r}]": len(right)})
+        if rows.max() >= len(full[name]):
+            raise ValueError(f"sample_line(): rows must be rows of the full set ({len(full[name])} "
+                             f"images in full[{name!r}]), got row {int(rows.max())}; pass the "
+                             "sample's rows (mnist.fixed_sample(n))")
     differ = sum(int((right != full[name][rows]).sum()) for name, right in sample.items())
     agreement = ("each reads every image as the record does" if not differ else
                  f"{differ:,} readings differ from the record's")
@@ -259,7 +275,7 @@ class ByOverlap(NamedTuple):
 
 
 @checked
-def accuracy_by_overlap(right: dict, overlap: Tensor("overlaps in [0, 1] [N]", ndim=1,
+def accuracy_by_overlap(right: Right, overlap: Tensor("overlaps in [0, 1] [N]", ndim=1,
                                                      floating=True),
                         groups: Int("groups of pairs", ge=1, le=MAX_GROUPS) = 4) -> ByOverlap:
     """Test pairs split into ``groups`` equal groups by the ``overlap`` ``[N]`` of their two ink
@@ -394,7 +410,7 @@ class SeedVerdict:
 
 
 @checked
-def seed_verdict(right: dict, first: str, second: str,
+def seed_verdict(right: Annotated[dict[Seed, Right], Some], first: str, second: str,
                  by_seed: Flag("True to pair the seeds, False for Welch's test")) -> SeedVerdict:
     """``first`` minus ``second`` over seeds: ``right[seed][name]`` says which test images the
     run of that seed reads right (``[n]`` booleans, the same images for every run).

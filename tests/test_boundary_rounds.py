@@ -41,6 +41,7 @@ from capsedu import (
     layers,
     loop,
     multi_digit,
+    patch_order,
     recipe_run,
     recipes,
     reconstruction_detector,
@@ -82,6 +83,7 @@ def _choose(widget, value):
     widget.kind.value = value
 
 
+_RIGHT = torch.tensor([True, False, True])  # which of three images a model reads right
 NO_MPS = pytest.mark.skipif(torch.backends.mps.is_available(), reason="this machine has 'mps'")
 
 ROUNDS = [
@@ -378,9 +380,32 @@ ROUNDS = [
      r"FaceVerdicts\(\): models\['bag'\] must tell faces from non-faces \(2 classes\), got a "
      r"BagOfPartsCNN of 10 classes"),
     (lambda: scoring.verdicts({"capsnet": _tiny()}, torch.rand(1, 1, 32, 32)), ValueError,
-     r"verdicts\(\): models\['capsnet'\] must tell faces from non-faces \(2 classes\), got a CapsNet"),
+     r"verdicts\(\): models\['capsnet'\] must tell faces from non-faces \(2 classes\)"),
     (lambda: pose_net.face_frame(np.zeros((1, 4, 4))), ValueError,
      r"face_frame\(\): poses must hold finite poses whose scales \(the last column\) are > 0"),
+    # values inside a dict or a tuple, which bare dict and tuple annotations let through
+    (lambda: robustness.accuracies({"a": "x"}), TypeError,
+     r"accuracies\(\): right\['a'\] must be which images it reads right: booleans or 0/1"),
+    (lambda: robustness.accuracies({"a": torch.tensor([0.5, 2.0])}), ValueError,
+     r"accuracies\(\): right\['a'\] must hold booleans or 0/1 .*got values such as \[0.5, 2.0\]"),
+    (lambda: robustness.viewpoint_table({"a": 99.0}, {"a": 80.0}), ValueError,
+     r"viewpoint_table\(\): translated\['a'\] must be less than or equal to 1, got 99.0"),
+    (lambda: robustness.sample_line({"a": _RIGHT}, {"a": _RIGHT}, np.array([0, 1, 5])),
+     ValueError, r"sample_line\(\): rows must be rows of the full set \(3 images in "
+     r"full\['a'\]\), got row 5"),
+    (lambda: patch_order.over_the_seeds({"a": 1}), TypeError,
+     r"over_the_seeds\(\): outcomes key 'a' must be a valid tuple, got 'a'"),
+    (lambda: patch_order.compare({("a", "face"): [_RIGHT, _RIGHT], ("b", "face"): [_RIGHT]},
+                                 "face", "a", "b"), ValueError,
+     r"compare\(\): second must match first in runs, one per seed \(first: 2, second: 1\)"),
+    (lambda: patch_order.compare({("a", "face"): [_RIGHT]}, "face", "a", "c"), ValueError,
+     r"compare\(\): first and second must be models outcomes holds in condition 'face', got 'c'"),
+    (lambda: digit_shuffles.shuffles({("a", 1): [_RIGHT] * 2, ("b", 1): [_RIGHT] * 2}, [0, 1, 2],
+                                     [1], [("a", "b")]), ValueError,
+     r"shuffles\(\): right\[\('a', 1\)\] must match seeds in runs, one per seed"),
+    (lambda: reconstruction_detector.detection("m", "pgd", 0.1, 0.0, 1.0, (_RIGHT,),
+                                               (torch.rand(2),), 0.05), ValueError,
+     r"detection\(\): distance_by_loss\[0\] must match wrong_by_loss\[0\] in length"),
 ]
 
 
