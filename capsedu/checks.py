@@ -181,6 +181,18 @@ def check_pixels(x: torch.Tensor, name: str) -> None:
                              f"{high:.7g}; {fix}")
 
 
+def as_tensor(value, name: str, expected: str, fix: str) -> torch.Tensor:
+    """``value`` as a tensor: a tensor as it is; a NumPy array (sharing its memory) or nested
+    lists converted, in their own dtype; else (strings, a ragged list) a ``TypeError``: ``name``
+    must be ``expected`` (what came included), and ``fix``."""
+    if isinstance(value, torch.Tensor):
+        return value
+    try:
+        return torch.as_tensor(np.asarray(value))
+    except (TypeError, ValueError, RuntimeError):
+        raise TypeError(f"{name} must be {expected}; {fix}") from None
+
+
 def check_examples(data, name: str) -> TensorDataset:
     """Raise unless ``data`` is ``(images, labels, ...)`` (or a TensorDataset of them): tensors or
     NumPy arrays with one row per example each, as many rows in each, at least one, the images
@@ -207,13 +219,9 @@ def check_examples(data, name: str) -> TensorDataset:
         shapes = ", ".join(str(tuple(getattr(t, "shape", ()))) for t in data)
         raise ValueError(f"{name} holds no examples (shapes {shapes}); pass at least one: check "
                          "what made it (a limit of 0, a filter that kept nothing)")
-    try:
-        tensors = [t if isinstance(t, torch.Tensor) else torch.as_tensor(np.asarray(t))
-                   for t in data]
-    except (TypeError, ValueError, RuntimeError):  # strings, a ragged list
-        raise TypeError(f"{name} must hold tensors or NumPy arrays of numbers, got "
-                        f"{[type(t).__name__ for t in data]}; pass e.g. {name}=(images, labels), "
-                        "each a tensor") from None
+    tensors = [as_tensor(t, name, f"a tuple of tensors or NumPy arrays of numbers, got "
+                         f"{[type(t).__name__ for t in data]}", f"pass e.g. {name}=(images, "
+                         "labels), each a tensor") for t in data]
     check_pixels(tensors[0], f"{name}'s images")
     return TensorDataset(*tensors)
 
@@ -223,13 +231,8 @@ def check_images(images, name: str) -> torch.Tensor:
     NumPy array or nested lists (converted, in their own dtype: 0-255 integers are refused by
     ``check_pixels``), at least one, pixels in [0, 1]. Hands them back as float32, the models'
     dtype (a float64 array's pixels included)."""
-    if not isinstance(images, torch.Tensor):
-        try:
-            images = torch.as_tensor(np.asarray(images))
-        except (TypeError, ValueError, RuntimeError) as err:
-            raise TypeError(f"{name} must be a tensor [N, C, H, W] (or a NumPy array), got "
-                            f"{type(images).__name__}: {err}; convert it with "
-                            "torch.as_tensor(...)") from None
+    images = as_tensor(images, name, f"a tensor [N, C, H, W] (or a NumPy array), got "
+                       f"{type(images).__name__}", "convert it with torch.as_tensor(...)")
     if not 2 <= images.ndim <= 4:
         fix = ("one image [C, H, W] is images[None]" if images.ndim < 2 else "a list of batches "
                "is one batch by torch.cat(batches)")
