@@ -403,7 +403,7 @@ def command_recipe(name: str, where: str = "command_recipe(): ") -> Recipe:
 
 
 @checked
-def seeded_name(name: str, seed: Seed) -> str:
+def seeded_name(name: Choice("a recipe of RECIPES", *RECIPES), seed: Seed) -> str:
     """The checkpoint name of recipe ``name`` trained with ``seed``: ``name`` for the recipe's
     own seed, ``<name>-seed<seed>`` for another (the other seeds of a comparison over seeds)."""
     return name if seed == RECIPES[name].seed else f"{name}-seed{seed}"

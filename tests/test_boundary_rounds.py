@@ -406,6 +406,8 @@ ROUNDS = [
     (lambda: reconstruction_detector.detection("m", "pgd", 0.1, 0.0, 1.0, (_RIGHT,),
                                                (torch.rand(2),), 0.05), ValueError,
      r"detection\(\): distance_by_loss\[0\] must match wrong_by_loss\[0\] in length"),
+    (lambda: recipes.seeded_name("nonexistent", 0), ValueError,
+     r"seeded_name\(\): name must be one of 'capsnet-mnist-live'.*got 'nonexistent'"),
 ]
 
 
