@@ -63,7 +63,7 @@ from capsedu.parts import detector, pose_net, scoring, training, voting
 from capsedu.vit import VisionTransformer
 from capsedu.widgets import SquashExplorer
 from capsedu.widgets.adversarial import AttackExplorer
-from capsedu.widgets.bug_zoo import BugZooExplorer
+from capsedu.widgets.bug_zoo import BugZooExplorer, recorded_effect
 from capsedu.widgets.capsule import PoseVectorExplorer
 from capsedu.widgets.parts import PartsEditor
 from capsedu.widgets.rotation import RotationExplorer
@@ -408,6 +408,8 @@ ROUNDS = [
      r"detection\(\): distance_by_loss\[0\] must match wrong_by_loss\[0\] in length"),
     (lambda: recipes.seeded_name("nonexistent", 0), ValueError,
      r"seeded_name\(\): name must be one of 'capsnet-mnist-live'.*got 'nonexistent'"),
+    (lambda: recorded_effect({}, "nobug"), ValueError,
+     r"recorded_effect\(\): bug must be one of .*got 'nobug'"),
 ]
 
 

@@ -21,7 +21,7 @@ from ..figures.canvas import Blitter
 from ..figures.model_scores import update_class_bars
 from ..figures.routing_couplings import draw_coupling_heatmap, update_coupling_heatmap
 from ..statistics import CURVE_WINDOW
-from ..validate import Int, Record, Tensor, checked
+from ..validate import Choice, Int, Record, Tensor, checked
 from .base import Widget
 from .panels import SLIDER_ITERATIONS
 from .sliders import Dropdown, IntSlider
@@ -188,7 +188,8 @@ def readout(s: Record(ZooState)) -> str:
 
 
 @checked
-def recorded_effect(recorded: dict[str, InstanceOf[ZooRun]], bug: str) -> str:
+def recorded_effect(recorded: dict[str, InstanceOf[ZooRun]],
+                    bug: Choice("a bug of bug_catalogue.BUGS", *BUGS)) -> str:
     """What the recorded runs (by name) say of a training-only ``bug``, in a sentence or two."""
     if bug not in recorded:
         return f"Its recorded run is not there yet: run {COMMAND}."
