@@ -363,7 +363,8 @@ def _spec(hint) -> Spec | None:
 def declared(fn) -> dict[str, Spec]:
     """The declarations of a checked function's parameters, by name (those declared with
     ``Int``, ``Float``, ``Flag``, ``Choice`` or ``Tensor``, inside ``| None`` too; a union of
-    declarations, such as a number or a tensor, is one ``Spec`` whose words join its members')."""
+    declarations, such as a number or a tensor, is one ``Spec`` whose words join its members'; a
+    tuple's or a list's items' under "name[]", a dict's values' under "name{}")."""
     hints = typing.get_type_hints(inspect.unwrap(fn), include_extras=True)
     specs = {}
     for name, hint in hints.items():
@@ -373,6 +374,12 @@ def declared(fn) -> dict[str, Spec]:
         union = origin in (typing.Union, types.UnionType)  # X | None, tuple[X, ...] | list[X]
         members = typing.get_args(hint) if union or origin in (tuple, list) else (hint,)
         found = [spec for spec in map(_spec, members) if spec is not None]
+        dicts = [m for m in members if typing.get_origin(m) is dict]
+        if dicts and _spec(typing.get_args(dicts[0])[1]):  # name -> a declared value: "name{}"
+            value = specs[name + "{}"] = _spec(typing.get_args(dicts[0])[1])
+            specs[name] = value._replace(expected=f"a dict of name -> {value.expected}",
+                                         kind="dict")
+            continue
         # tuple[X, ...] | list[X]: a tuple or a list of items, each declared
         sequences = [m for m in members if typing.get_origin(m) in (tuple, list)]
         if union and sequences and _spec(typing.get_args(sequences[0])[0]):

@@ -100,7 +100,8 @@ def bad_values(spec: Spec) -> list[tuple[object, type]]:
                   "examples": ["pixels", 3, (0.5, 0.5)],
                   "function": [None, "my_squash", torch.ones(2)],
                   "device": [3, [0]],
-                  "tuple": [[1], "12"], "sequence": ["12", 3], "list": ["12", 3]}[spec.kind]
+                  "tuple": [[1], "12"], "sequence": ["12", 3], "list": ["12", 3],
+                  "dict": ["12", 3]}[spec.kind]
     cases = [(v, TypeError) for v in wrong_kind if v is not type(None)]
     if spec.kind == "float":
         cases += [(math.nan, ValueError), (math.inf, ValueError)]
@@ -129,7 +130,9 @@ def is_checker(qualname: str) -> bool:
     return module.startswith("capsedu.exercises") and name.startswith("check")
 
 
-CASES = [(qualname, parameter, value, error)
+# a dict's declared values ("name{}") are tried inside a dict: {"a": the bad value}
+CASES = [(qualname, parameter.removesuffix("{}"),
+          {"a": value} if parameter.endswith("{}") else value, error)
          for qualname, (_, specs) in entries().items()
          for parameter, spec in specs.items() if not parameter.endswith("[]")
          for value, error in bad_values(spec)]
