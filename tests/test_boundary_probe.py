@@ -228,7 +228,7 @@ ROUND_FIVE = [
     (lambda: pose_net.face_frame(np.zeros((3,))), ValueError,
      r"face_frame\(\): poses must be the four parts' poses of N faces \[N, 4, 4\]"),
     (lambda: scoring.verdicts({"cnn": "model"}, torch.rand(1, 1, 32, 32)), TypeError,
-     r"verdicts\(\): models\['cnn'\] must be an instance of Module, got 'model'"),
+     r"verdicts\(\): models\['cnn'\] must be a face model \(a torch.nn.Module of 2 classes"),
     # the loop, the models and what reads their outputs
     (lambda: loop.evaluate(_bag(), torch.rand(2, 1, 8, 8)), TypeError,
      r"evaluate\(\): data must be a tuple \(images, labels, ...\) .*got a Tensor; pass e.g. "

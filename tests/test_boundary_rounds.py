@@ -389,7 +389,8 @@ ROUNDS = [
     (lambda: robustness.accuracies({"a": torch.tensor([0.5, 2.0])}), ValueError,
      r"accuracies\(\): right\['a'\] must hold booleans or 0/1 .*got values such as \[0.5, 2.0\]"),
     (lambda: robustness.viewpoint_table({"a": 99.0}, {"a": 80.0}), ValueError,
-     r"viewpoint_table\(\): translated\['a'\] must be less than or equal to 1, got 99.0"),
+     r"viewpoint_table\(\): translated\['a'\] must be a finite number >= 0 and <= 1 \(an "
+     r"accuracy in \[0, 1\]\), got 99.0"),
     (lambda: robustness.sample_line({"a": _RIGHT}, {"a": _RIGHT}, np.array([0, 1, 5])),
      ValueError, r"sample_line\(\): rows must be rows of the full set \(3 images in "
      r"full\['a'\]\), got row 5"),
