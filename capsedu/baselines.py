@@ -12,11 +12,11 @@ from torch import nn
 
 from .capsnet import count_parameters
 from .checks import (
-    check_finite,
     check_input,
     check_labels,
     check_memory,
     check_model_dtype,
+    check_pixels,
     check_shape,
 )
 from .course_settings import MAX_IMAGE, MAX_WIDTH
@@ -90,7 +90,7 @@ class _CNN(LogitClassifier):
         if x.shape[1] != in_channels:
             raise ValueError(f"x must have {in_channels} channel(s), got shape {tuple(x.shape)}")
         check_model_dtype(x, "x", self.classifier.weight.dtype)
-        check_finite(x, "x")
+        check_pixels(x, f"{type(self).__name__}(): x")
         # global max-pool: "is this feature anywhere?" -- where it is, is thrown away
         return self.classifier(self.features(x).amax(dim=(2, 3)))
 
@@ -177,7 +177,7 @@ class MaxPoolCNN(LogitClassifier):
         """``x``: ``[B, C, image_size, image_size]`` -> class logits ``[B, n_classes]``."""
         check_input(x, f"{type(self).__name__}(): x", self)
         check_model_dtype(x, "x", self.layers[0].weight.dtype)
-        check_finite(x, "x")
+        check_pixels(x, f"{type(self).__name__}(): x")
         return self.layers(x)
 
 

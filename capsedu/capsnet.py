@@ -15,7 +15,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .checks import check_finite, check_input, check_labels, check_model_dtype
+from .checks import check_input, check_labels, check_model_dtype, check_pixels
 from .course_settings import MAX_IMAGE, MAX_WIDTH
 from .functional import margin_loss, reconstruction_loss
 from .layers import PrimaryCapsules, RoutingCapsules
@@ -132,7 +132,7 @@ class CapsNet(nn.Module):
         images in the model's dtype (float32 in [0, 1] unless the model was converted)."""
         check_input(x, f"{type(self).__name__}(): x", self)
         check_model_dtype(x, "x", self.conv1.weight.dtype)
-        check_finite(x, "x")
+        check_pixels(x, f"{type(self).__name__}(): x")
         u = self.primary(F.relu(self.conv1(x)))  # [B, n_primary, primary_dim]
         return self.digits.votes(u)
 

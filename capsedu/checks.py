@@ -5,6 +5,7 @@ dtype, class labels, pixels, examples for training, and whether an allocation fi
 Each raises a ``TypeError`` (the wrong kind) or a ``ValueError`` (out of range) that names what it
 checked and says what to do."""
 
+import math
 import os
 
 import numpy as np
@@ -171,9 +172,12 @@ def check_pixels(x: torch.Tensor, name: str) -> None:
     if not x.dtype.is_floating_point:
         raise TypeError(f"{name} must hold floating-point pixels in [0, 1], got dtype {x.dtype}; "
                         f"use {var}.float() / 255 if it holds 0-255 pixels")
-    check_finite(x, name)
+    check_data(x, name)
     if x.numel():  # 0-255 pixels made float but not divided, or normalised ones, read as others
-        low, high = x.min().item(), x.max().item()
+        # one pass and one read-back (it runs at every forward); a NaN or an infinity shows in them
+        low, high = torch.stack(torch.aminmax(x.detach())).tolist()
+        if not math.isfinite(low) or not math.isfinite(high):
+            check_finite(x, name)  # counts them, says where to look
         if low < -PIXEL_ROUNDING or high > 1 + PIXEL_ROUNDING:
             fix = (f"divide 0-255 pixels by 255 ({var} / 255)" if high > 2 else
                    f"undo the normalisation, or clamp them ({var}.clamp(0, 1))")

@@ -17,7 +17,7 @@ import torch
 from torch import nn
 
 from .baselines import Classes, LogitClassifier
-from .checks import check_finite, check_memory, check_model_dtype, check_shape
+from .checks import check_memory, check_model_dtype, check_pixels, check_shape
 from .course_settings import MAX_WIDTH
 from .group_conv import MAX_KERNEL, N_ROTATIONS, GroupConv, LiftingConv
 from .validate import Int, checked
@@ -79,7 +79,7 @@ class _Stack(LogitClassifier):
         G-CNN (its rotation axis kept)."""
         check_shape(x, f"{type(self).__name__}(): x", "[batch, 1, height, width]", ndim=4)
         check_model_dtype(x, "x", self.classifier.weight.dtype)
-        check_finite(x, "x")
+        check_pixels(x, f"{type(self).__name__}(): x")
         maps = []
         for k, (conv, norm) in enumerate(zip(self.convs, self.norms, strict=True)):
             x = torch.relu(norm(conv(x)))

@@ -37,7 +37,7 @@ from .loop import BatchSize, Epochs, LearningRate, LrDecay, Patience, random_shi
 from .manifest_rows import ManifestRow
 from .multi_digit import MultiDigitCapsNet, TwoDigitCNN
 from .routing import MAX_ITERATIONS
-from .validate import Choice, Flag, Float, Int, Record, check_fields, checked
+from .validate import Choice, Flag, Float, Int, Record, check_fields, check_value, checked
 from .vit import VisionTransformer
 
 # the commands that train the recipes, each recording its runs its own way
@@ -403,9 +403,11 @@ def command_recipe(name: str, where: str = "command_recipe(): ") -> Recipe:
 
 
 @checked
-def seeded_name(name: Choice("a recipe of RECIPES", *RECIPES), seed: Seed) -> str:
+def seeded_name(name: str, seed: Seed) -> str:
     """The checkpoint name of recipe ``name`` trained with ``seed``: ``name`` for the recipe's
-    own seed, ``<name>-seed<seed>`` for another (the other seeds of a comparison over seeds)."""
+    own seed, ``<name>-seed<seed>`` for another (the other seeds of a comparison over seeds).
+    ``name`` is one of RECIPES as it is at the call (a recipe added since counts too)."""
+    check_value("seeded_name", "name", Choice("a recipe of RECIPES", *RECIPES), name)
     return name if seed == RECIPES[name].seed else f"{name}-seed{seed}"
 
 

@@ -96,7 +96,8 @@ def refusal(err: ValidationError, parameters: list[str], specs: dict,
     item = f" key {index[-1]!r}" if "[key]" in loc else f"[{index[-1]!r}]" if index else ""
     got = error.get("input")
     kind = error["type"]
-    spec = specs.get(name + "[]", specs.get(name + "{}")) if item else specs.get(name)
+    spec = None if "[key]" in loc else specs.get(name + "[]", specs.get(name + "{}")) if item \
+        else specs.get(name)  # a refused key is no value: its words are pydantic's
     if spec is not None and spec.kind in ("union", "sequence") and not item \
             and not of_its_form(error):  # no form fits
         text = f"{name} must be {spec.expected}, got {shown(got)}; pass one of those"

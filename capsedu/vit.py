@@ -19,7 +19,7 @@ import torch
 from torch import nn
 
 from .baselines import LogitClassifier
-from .checks import check_finite, check_input, check_model_dtype
+from .checks import check_input, check_model_dtype, check_pixels
 from .course_settings import MAX_IMAGE, MAX_WIDTH
 from .validate import Flag, Float, Int, checked
 
@@ -66,7 +66,7 @@ class VisionTransformer(LogitClassifier):
         """``x``: ``[B, C, image_size, image_size]`` -> class logits ``[B, n_classes]``."""
         check_input(x, f"{type(self).__name__}(): x", self)
         check_model_dtype(x, "x", self.embed.weight.dtype)
-        check_finite(x, "x")
+        check_pixels(x, f"{type(self).__name__}(): x")
         tokens = self.embed(x).flatten(2).transpose(1, 2)  # [B, n_tokens, dim], row by row
         if self.position is not None:
             tokens = tokens + self.position  # each token now says where its tile was

@@ -13,7 +13,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ..checks import check_finite, check_input, check_same
+from ..checks import check_input, check_pixels, check_same
 from ..course_settings import MAX_SIDE, Seed
 from ..data import faces
 from ..data.sprites import Parts
@@ -63,7 +63,7 @@ class PartDetector(nn.Module):
         """``x`` ``[B, 1, H, W]`` -> where-logits ``[B, 4, cells + 1]`` (last: absent) and the
         regressions ``[B, 4, 5, cells]`` (dx, dy, cos, sin, log scale per cell)."""
         check_input(x, "PartDetector(): x", self)
-        check_finite(x, "x")
+        check_pixels(x, f"{type(self).__name__}(): x")
         out = self.head(self.features(x)).flatten(2)  # [B, 4 * 6, cells]
         out = out.view(len(x), N_KINDS, _OUTPUTS, -1)  # [B, 4, 6, cells]
         absent = self.absent.expand(len(x), N_KINDS)[..., None]  # [B, 4, 1]
