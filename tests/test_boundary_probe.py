@@ -90,8 +90,9 @@ CASES = [
      r"seeds \[0, 1\]"),
     (lambda: scoring.mean_face_rate_by_angle([]), ValueError,
      r"mean_face_rate_by_angle\(\): models must hold at least one item, got \[\]"),
-    (lambda: scoring.rule_report({}, {"by parts": ["face"]}), ValueError,
-     r"rule_report\(\): each rule of rules must name scramble kinds .*\['face'\]"),
+    (lambda: scoring.rule_report({"bag": scoring.SeedRuns("bag", [0], [None], {
+        kind: [0.5] for kind in faces.KINDS})}, {"by parts": ["face"]}), ValueError,
+     r"rule_report\(\): rules\['by parts'\] must name scramble kinds .*\['face'\]"),
     (lambda: statistics.paired([True, False], [True]), ValueError,
      r"paired\(\): correct_a and correct_b must score the same images: got 2 and 1"),
     (lambda: statistics.over_seeds([0.9]), ValueError,

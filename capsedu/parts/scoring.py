@@ -22,12 +22,14 @@ import torch
 from pydantic import AfterValidator
 
 from ..capsnet import count_parameters
+from ..checks import check_input
 from ..course_settings import Seed, Seeds
 from ..data import faces, sprites
 from ..loop import predict
 from ..poses import wrap_angle
+from ..refusals import kind_of
 from ..statistics import OverSeeds, over_seeds
-from ..validate import Choice, Float, Int, Numbers, Some, Spec, Tensor, checked
+from ..validate import Checked, Choice, Float, Int, Numbers, Record, Some, Spec, Tensor, checked
 
 TEST_SEED = 1000  # held-out sets use seeds from here on; training sets use small seeds
 FACE = faces.LABELS["face"]  # the label (and class index) of "face"
@@ -82,6 +84,32 @@ NamedFaceNets = Annotated[dict[str, FaceNet], Some]
 Turns = Numbers("the turns in degrees [n]", ndim=1, at_least=1,
                 fix="pass e.g. np.arange(0, 360, 15)")
 Width = Int("degrees of |angle| per bin", ge=1, le=180)
+# image sets to probe every model with, label -> images [n, 1, H, W] (turned_faces, spread_faces)
+Probe = Annotated[dict[str, Images], Some]
+# each model's face rates on a probe, name -> probe_rates' [seeds, sets]
+ProbeRates = Annotated[dict[str, Numbers("face rates [seeds, sets] (probe_rates)", ndim=2, ge=0,
+                                         le=1, at_least=1)], Some]
+
+
+def _angle_curve(curve: np.ndarray) -> np.ndarray:
+    """Refuse a curve of no bins, or of face rates above 1 (a percentage, the bins' counts)."""
+    if not curve.shape[1]:
+        raise ValueError("must hold at least one bin, got none; pass the pair "
+                         "mean_face_rate_by_angle returns")
+    if np.nanmax(curve[1], initial=0) > 1:
+        raise ValueError(f"must hold face rates in [0, 1] in its second row, got values up to "
+                         f"{np.nanmax(curve[1]):g}; pass fractions, as mean_face_rate_by_angle "
+                         "gives them")
+    return curve
+
+
+# face rate against the face's turn, name -> (bin centres [bins], rates [bins]) as
+# mean_face_rate_by_angle gives them, a NaN for an empty bin; handed on as [2, bins] arrays
+AngleCurves = Annotated[dict[str, Annotated[
+    Numbers("(bin centres in degrees [bins], face rates [bins]), as mean_face_rate_by_angle "
+            "gives them", shape=(2, None), ge=0, nan=True,
+            fix="pass the pair mean_face_rate_by_angle returns"),
+    AfterValidator(_angle_curve)]], Some]
 
 
 @checked
@@ -204,9 +232,12 @@ def turned_faces(kinds: tuple[faces.PartKind, ...] | list[faces.PartKind], n: Co
 
 
 @checked
-def probe_rates(models: FaceNets, probe: dict) -> np.ndarray:
+def probe_rates(models: FaceNets, probe: Probe) -> np.ndarray:
     """Face rate of every model (rows, e.g. one per seed) on every image set of ``probe``
     (columns, in the order of ``probe``, a dict label -> images): ``[models, sets]``."""
+    for label, images in probe.items():
+        for model in models:
+            check_input(images, f"probe_rates(): probe[{label!r}]", model)
     return np.array([[called_face(model, images).float().mean().item()
                       for images in probe.values()] for model in models])
 
@@ -274,13 +305,45 @@ def measure_seeds(name: str, models: FaceNets, seeds: Seeds, kinds: Kinds = face
     return SeedRuns(name, list(seeds), list(models), rates)
 
 
+# models side by side, name -> SeedRuns (measure_seeds)
+NamedRuns = Annotated[dict[str, Record(SeedRuns)], Some]
+
+
+def _scramble_kinds(kinds, name: str):
+    """What a rule of ``rule_report`` names: scramble kinds of ``faces.SCRAMBLED_KINDS``."""
+    if not isinstance(kinds, list | tuple) or not all(isinstance(k, str) for k in kinds):
+        raise TypeError(f"{name} must be a list or a tuple of scramble kinds, got "
+                        f"{kind_of(kinds)}; pass e.g. ('swapped', 'permuted')")
+    unknown = sorted(set(kinds) - set(faces.SCRAMBLED_KINDS))
+    if unknown:
+        raise ValueError(f"{name} must name scramble kinds of {faces.SCRAMBLED_KINDS}, got "
+                         f"{unknown}; name only scrambles")
+    return kinds
+
+
+# what each rule calls a face, rule -> scramble kinds (rule_report)
+Rules = Annotated[dict[str, Checked(_scramble_kinds, "scramble kinds of faces.SCRAMBLED_KINDS",
+                                    "sequence")], Some]
+
+
+def _check_measured(where: str, runs: dict, kinds) -> None:
+    """Refuse a run of ``runs`` that holds no face rates of one of ``kinds``."""
+    for name, run in runs.items():
+        missing = [kind for kind in kinds if kind not in run.rates]
+        if missing:
+            raise ValueError(f"{where}(): runs[{name!r}] must hold face rates of {missing}, got "
+                             f"the kinds {list(run.rates)}; measure them (measure_seeds(..., "
+                             "kinds)) or ask for the kinds it holds")
+
+
 @checked
-def face_rate_table(runs: dict, kinds: Kinds = faces.KINDS,
+def face_rate_table(runs: NamedRuns, kinds: Kinds = faces.KINDS,
                     width: Int("a column's characters", ge=8, le=200) = 20) -> str:
     """A table of face rates, one row per kind and one column per model (``runs``: name ->
     ``SeedRuns``), each "mean ± h" over seeds, h the half-width of its 95 % t interval (the mean
     alone for one seed), in columns ``width`` characters wide (the kinds' column 12, or wider for
     longer names)."""
+    _check_measured("face_rate_table", runs, kinds)
     kind_width = max(12, max(len(kind) for kind in kinds) + 1)
     rows = [f"{'kind':<{kind_width}}" + "".join(f"{name:>{width}}" for name in runs)
             + "   (face rate over seeds: mean ± half-width of its 95 % t interval)"]
@@ -294,16 +357,11 @@ def face_rate_table(runs: dict, kinds: Kinds = faces.KINDS,
 
 
 @checked
-def rule_report(runs: dict, rules: dict) -> str:
+def rule_report(runs: NamedRuns, rules: Rules) -> str:
     """For each model of ``runs`` (name -> ``SeedRuns``), the scrambles it is fooled by
     (``SeedRuns.fooled``) and, for each rule of ``rules`` (name -> the scramble kinds the rule
     calls a face), how many of the model's verdicts on ``faces.SCRAMBLED_KINDS`` it predicts."""
-    for rule, predicted in rules.items():
-        unknown = set(predicted) - set(faces.SCRAMBLED_KINDS)
-        if unknown:
-            raise ValueError(f"rule_report(): each rule of rules must name scramble kinds of "
-                             f"{faces.SCRAMBLED_KINDS}, got {sorted(unknown)} in rule {rule!r}; "
-                             "name only scrambles")
+    _check_measured("rule_report", runs, faces.SCRAMBLED_KINDS)
     lines, n = [], len(faces.SCRAMBLED_KINDS)
     for name, run in runs.items():
         fooled = run.fooled()
@@ -315,13 +373,12 @@ def rule_report(runs: dict, rules: dict) -> str:
 
 
 @checked
-def probe_table(rates: dict, labels: list[str] | tuple[str, ...]) -> str:
+def probe_table(rates: ProbeRates, labels: list[str] | tuple[str, ...]) -> str:
     """One line per model (``rates``: name -> ``probe_rates`` array ``[seeds, sets]``): its face
     rate on every probe set, mean over seeds, each after the set's label of ``labels``."""
     lines = []
-    for name, r in rates.items():
-        r = np.asarray(r)  # [seeds, sets]
-        if r.ndim != 2 or r.shape[1] != len(labels):
+    for name, r in rates.items():  # [seeds, sets]
+        if r.shape[1] != len(labels):
             raise ValueError(f"probe_table(): labels must hold one label per probe set of "
                              f"rates[{name!r}] (shape {r.shape}: [seeds, sets]), got "
                              f"{len(labels)}; pass the labels of the sets probe_rates measured")
@@ -382,10 +439,10 @@ def turned_face_scores(models: NamedFaceNets, parts: sprites.Parts, angles: Turn
 
 
 @checked
-def angle_table(curves: dict) -> str:
+def angle_table(curves: AngleCurves) -> str:
     """One line per model of ``curves`` (name -> ``(centres, rates)``, as
-    ``mean_face_rate_by_angle`` returns them): its face rate in the first bin (nearest upright)
-    and in the last (near upside down)."""
-    return "\n".join(f"{name:>16}: face rate {rates[0]:.2f} within {centres[1] - centres[0]:.0f}° "
+    ``mean_face_rate_by_angle`` returns them): its face rate in the first bin (nearest upright:
+    within twice its centre, the bins starting at 0) and in the last (near upside down)."""
+    return "\n".join(f"{name:>16}: face rate {rates[0]:.2f} within {2 * centres[0]:.0f}° "
                       f"of upright, {rates[-1]:.2f} near upside down"
                       for name, (centres, rates) in curves.items())

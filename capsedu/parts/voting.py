@@ -17,7 +17,7 @@ from typing import NamedTuple
 import numpy as np
 import torch
 
-from ..checks import PIXEL_ROUNDING, check_memory
+from ..checks import PIXEL_ROUNDING, check_memory, check_same
 from ..course_settings import Seed
 from ..data import faces, sprites
 from ..data.sprites import Parts, _as_part
@@ -218,6 +218,18 @@ def votes(scenes: Parts, face_gain: Gain = FACE_GAIN, background_gain: Gain = BA
 
 Iterations = Int("routing iterations", ge=1, le=MAX_ITERATIONS)
 FaceKind = Choice("the kind of image", *faces.KINDS)
+# the face capsule's length per kind, kind -> [n] (face_lengths_by_kind)
+KindLengths = dict[FaceKind, Numbers("face-capsule lengths [n]", ndim=1, ge=0, at_least=1)]
+REPORTED = ("face", "rotated", *faces.SCRAMBLED_KINDS)  # the kinds the reports compare
+
+
+def _check_reported(where: str, name: str, lengths: dict) -> None:
+    """Refuse face lengths that miss a kind the reports compare."""
+    missing = [k for k in REPORTED if k not in lengths]
+    if missing:
+        raise ValueError(f"{where}(): {name} must hold the face lengths of every kind of "
+                         f"faces.KINDS, got kinds {sorted(lengths)}, missing {missing}; pass "
+                         "face_lengths_by_kind(...)")
 
 
 @checked
@@ -277,15 +289,12 @@ def face_lengths_by_kind(n: Int("scenes of each kind", ge=0, le=faces.MAX_IMAGES
 
 
 @checked
-def face_length_report(lengths: dict, threshold: Float("the face length's threshold")) -> str:
+def face_length_report(lengths: KindLengths, threshold: Float("the face length's threshold")
+                       ) -> str:
     """A table, one row per kind of ``lengths`` (kind -> face lengths ``[n]``): the mean length
     and the percentage of scenes whose length is above ``threshold`` (called a face); then the
     percentages of faces and rotated faces accepted, and the scramble kind accepted most often."""
-    missing = [k for k in ("face", "rotated", *faces.SCRAMBLED_KINDS) if k not in lengths]
-    if missing:
-        raise ValueError(f"face_length_report(): lengths must hold the face lengths of every kind "
-                         f"of faces.KINDS, got kinds {sorted(lengths)}, missing {missing}; pass "
-                         "face_lengths_by_kind(...)")
+    _check_reported("face_length_report", "lengths", lengths)
     rows = [f"{'kind':>12} | mean |v_face| | called a face"]
     for kind, L in lengths.items():
         rows.append(f"{kind:>12} | {L.mean():13.3f} | {100 * (L > threshold).mean():6.1f} %")
@@ -313,11 +322,19 @@ def acceptance_by_part_count(scenes: Parts, accepted: Accepted) -> dict[int, tup
 
 
 @checked
-def compare_steps(paper: dict, bug: dict, threshold: Float("the face length's threshold")) -> str:
+def compare_steps(paper: KindLengths, bug: KindLengths,
+                  threshold: Float("the face length's threshold")) -> str:
     """Face lengths routed with the paper's step (``paper``: kind -> ``[n]``, as
     ``face_lengths_by_kind`` returns them) beside the same scenes routed with a bug's step
     (``bug``): a table of the mean length per kind, then, for each, the shortest face, the
     longest scramble, the gap between them and the percentage of faces above ``threshold``."""
+    _check_reported("compare_steps", "paper", paper)
+    if set(bug) != set(paper):
+        raise ValueError(f"compare_steps(): bug must hold the kinds of paper ({sorted(paper)}), "
+                         f"got {sorted(bug)}; route the same scenes both ways")
+    for kind in paper:
+        check_same("compare_steps", "length", "route the same scenes both ways",
+                   **{f"paper[{kind!r}]": len(paper[kind]), f"bug[{kind!r}]": len(bug[kind])})
     lines = [f"{'kind':>12} | mean |v_face|, paper's softmax | with the bug"]
     for kind in paper:
         lines.append(f"{kind:>12} | {paper[kind].mean():29.3f} | {bug[kind].mean():12.3f}")
