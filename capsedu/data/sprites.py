@@ -17,7 +17,8 @@ import torch
 from ..checks import check_memory, check_same
 from ..course_settings import MAX_SIDE
 from ..poses import Angle, Scale, X, Y, _place
-from ..validate import Choice, Int, Record, checked
+from ..refusals import kind_of
+from ..validate import Checked, Choice, Int, Record, checked
 
 STROKE = "stroke"  # a distractor: a short straight line, not a face part
 PEN = 0.04  # half-width of the pen, in image fractions (about 1.3 px at 32 x 32)
@@ -165,9 +166,24 @@ def render_many(scenes: Parts, size: Int("the images' side in pixels", ge=1, le=
                          size)
 
 
+def _drawn_scene(scene, name: str) -> list | tuple:
+    """A scene ``render_scenes`` takes as it is: a list of ``Part`` of known kinds (an isinstance
+    and a lookup per part, not ``as_part``'s checks of every pose)."""
+    if not isinstance(scene, list | tuple):
+        raise TypeError(f"{name} must be a scene, a list of Part, got {kind_of(scene)[:60]}; pass "
+                        "a list of scenes, each a list of parts")
+    for i, p in enumerate(scene):
+        if not isinstance(p, Part) or p.kind not in _SPRITES:
+            error = TypeError if not isinstance(p, Part) else ValueError
+            raise error(f"{name} must be a scene, a list of Part of the kinds {tuple(_SPRITES)}, "
+                        f"its item {i} is {kind_of(p)[:60]}; pass such Parts, or plain tuples to "
+                        "render_many, which checks each")
+    return scene
+
+
 @checked
-def render_scenes(scenes: list, size: Int("the images' side in pixels", ge=1, le=MAX_SIDE)
-                  ) -> torch.Tensor:
+def render_scenes(scenes: list[Checked(_drawn_scene, "a scene: a list of Part", "list")],
+                  size: Int("the images' side in pixels", ge=1, le=MAX_SIDE)) -> torch.Tensor:
     """``render_many`` of scenes that are lists of valid ``Part`` already (those ``faces`` draws),
     without checking every part again: ``[len(scenes), 1, size, size]``."""
     return torch.from_numpy(_render_many(scenes, size)).unsqueeze(1)
