@@ -6,19 +6,24 @@ pose-capsule model's votes and couplings on one scene (07).
 The parts' colours are ``colours.PART_COLORS``.
 """
 
+from typing import Annotated
+
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.collections import LineCollection
 from matplotlib.figure import FigureBase
 from matplotlib.lines import Line2D
+from pydantic import AfterValidator
 from torch import nn
 
+from ..checks import check_input
 from ..course_settings import MAX_SIDE, Seed
 from ..data import faces, sprites
 from ..data.sprites import Parts
 from ..parts.pose_net import PoseCapsuleNet
 from ..parts.voting import PARENTS, pose_code, predict_face, predicted_faces
-from ..validate import Array, Choice, Float, Int, Numbers, checked
+from ..refusals import kind_of
+from ..validate import Array, Checked, Choice, Float, Int, Numbers, Some, Tensor, checked
 from .colours import PART_COLORS
 from .routing_couplings import draw_coupling_heatmap
 
@@ -28,8 +33,42 @@ Kind = Choice("a kind of image", *faces.KINDS)
 Side = Int("the image's side in pixels", ge=8, le=MAX_SIDE)
 
 
+def _face_pose(pose: np.ndarray) -> np.ndarray:
+    """Refuse a ghost face of no size: a scale of 0 or less draws no face."""
+    if pose[3] <= 0:
+        raise ValueError(f"must have a scale > 0 (the last of x, y, angle, scale), got "
+                         f"{pose[3]:g}; pass the pose predict_face gives")
+    return pose
+
+
+# the ghost faces the parts predict, part kind -> face pose (x, y, angle, scale) (predict_face)
+Ghosts = dict[faces.PartKind, Annotated[
+    Numbers("a face pose (x, y, angle, scale)", shape=(4,), fix="pass the pose predict_face "
+            "gives"), AfterValidator(_face_pose)]]
+
+
+def _face_scene(scene, name: str) -> list:
+    """A scene whose every part predicts a ghost face: parts of ``faces.PART_KINDS`` (a ``Part``
+    or a tuple (kind, x, y, angle, scale)), handed on as ``Part``s."""
+    if not isinstance(scene, list | tuple):
+        raise TypeError(f"{name} must be a scene, a list of face parts, got "
+                        f"{kind_of(scene)[:60]}; pass e.g. faces.face_parts()")
+    parts = []
+    for i, p in enumerate(scene):
+        try:
+            part, error = sprites.as_part(p), ValueError  # a part, of a kind that is no face's?
+        except (TypeError, ValueError) as err:
+            part, error = None, type(err)
+        if part is None or part.kind not in faces.PART_KINDS:
+            raise error(f"{name} must be a scene of face parts (a Part or a tuple (kind, x, y, "
+                        f"angle, scale) of {faces.PART_KINDS}), its item {i} is "
+                        f"{kind_of(p)[:60]}; pass e.g. faces.face_parts()")
+        parts.append(part)
+    return parts
+
+
 @checked
-def ghost_lines(ghosts: dict) -> tuple[list, list]:
+def ghost_lines(ghosts: Ghosts) -> tuple[list, list]:
     """The line segments ``[n, 2, 2]`` of ghost faces and one colour per segment: ``ghosts``
     maps a part kind to the face pose (x, y, angle, scale) it predicts."""
     segments, colors = [], []
@@ -41,7 +80,7 @@ def ghost_lines(ghosts: dict) -> tuple[list, list]:
 
 
 @checked
-def draw_scene(ax: Axes, parts: Parts, size: Side = 96, ghosts: dict | None = None):
+def draw_scene(ax: Axes, parts: Parts, size: Side = 96, ghosts: Ghosts | None = None):
     """The rendered parts (grey) and, optionally, ghost faces: ``ghosts`` maps a part kind to the
     face pose (x, y, angle, scale) it predicts, drawn as a face outline in that part's colour."""
     ax.imshow(sprites.render(parts, size=size), cmap="gray", extent=(0, 1, 1, 0), vmin=0, vmax=1,
@@ -89,7 +128,8 @@ def draw_kinds(fig: FigureBase, kinds: tuple[Kind, ...] | list[Kind] = faces.KIN
 
 
 @checked
-def draw_ghosts(fig: FigureBase, scenes: dict):
+def draw_ghosts(fig: FigureBase, scenes: Annotated[dict[str, Checked(
+        _face_scene, "a scene of face parts", "list")], Some]):
     """One panel per scene of ``scenes`` (title -> parts): the parts and, in each part's colour,
     the face it predicts (``parts.voting.predict_face``), with a key of the part colours."""
     axes = fig.subplots(1, len(scenes), squeeze=False)[0]
@@ -120,11 +160,16 @@ def draw_code_agreement(fig: FigureBase,
 
 
 @checked
-def draw_detected_parts(fig: FigureBase, detector: nn.Module, examples: dict) -> None:
+def draw_detected_parts(fig: FigureBase, detector: nn.Module, examples: Annotated[dict[
+        str, Tensor("one image [1, 1, H, W]", ndim=4, pixels=True, sizes={0: 1, 1: 1})], Some]
+                        ) -> None:
     """One panel per named image of ``examples`` (name -> ``[1, 1, H, W]``) with the part
     capsules ``detector`` reads off it (``draw_detections``), and a legend of the parts'
     colours below."""
-    for ax, (name, image) in zip(fig.subplots(1, len(examples)), examples.items(), strict=True):
+    for name, image in examples.items():
+        check_input(image, f"draw_detected_parts(): examples[{name!r}]", detector)
+    axes = fig.subplots(1, len(examples), squeeze=False)[0]
+    for ax, (name, image) in zip(axes, examples.items(), strict=True):
         poses, presence = detector.detect(image)
         draw_detections(ax, image[0, 0], poses[0], presence[0])
         ax.set_title(name)
