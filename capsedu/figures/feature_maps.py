@@ -3,18 +3,51 @@ windows (01), the window of a CNN's receptive field on a face (01), how much poo
 changes as the maps shift (10), and a lifting convolution's maps in four orientations (10).
 """
 
+from typing import Annotated
+
 import numpy as np
+import torch
 from matplotlib.axes import Axes
 from matplotlib.figure import FigureBase
 from matplotlib.patches import Rectangle
 
+from ..checks import check_same
 from ..course_settings import MAX_IMAGE, MAX_SIDE
 from ..data import sprites
 from ..data.sprites import Parts
-from ..validate import Instances, Int, Numbers, checked
+from ..refusals import kind_of
+from ..validate import Checked, Instances, Int, Numbers, Some, checked
 
 Window = Int("the side of a pooling window in cells", ge=1, le=MAX_IMAGE)
 Field = Int("a receptive field's side in pixels", ge=1, le=MAX_IMAGE)
+SHIFT_STYLES = ("o-", "s--", "^-")  # draw_shift_changes' markers and lines, pooling by pooling
+
+
+def _is_map(m) -> bool:
+    """Whether ``m`` is a feature map ``[H, W]`` of finite real numbers (a tensor, an array or a
+    list of lists)."""
+    if isinstance(m, str | bytes | dict):
+        return False
+    try:
+        array = np.asarray(m.detach().cpu() if isinstance(m, torch.Tensor) else m)
+    except (TypeError, ValueError, RuntimeError):  # a ragged list
+        return False
+    return array.ndim == 2 and array.dtype.kind in "iuf" and bool(np.isfinite(array).all())
+
+
+def _panel_row(row, name: str) -> list:
+    """A row of ``draw_feature_maps``' panels: at least one (title, feature map [H, W])."""
+    if not isinstance(row, list | tuple) or not row:
+        error = ValueError if isinstance(row, list | tuple) else TypeError  # [] is a row of none
+        raise error(f"{name} must be a row of panels, a list of (title, feature map [H, W]) "
+                    f"pairs, at least one, got {kind_of(row)[:60]}; pass e.g. [('fired', m)]")
+    for i, panel in enumerate(row):
+        if not (isinstance(panel, list | tuple) and len(panel) == 2 and isinstance(panel[0], str)
+                and _is_map(panel[1])):
+            raise TypeError(f"{name} must be a row of (title, feature map [H, W]) pairs, the map "
+                            f"finite real numbers, its item {i} is {kind_of(panel)[:60]}; pass "
+                            "e.g. [('fired', m)]")
+    return list(row)
 
 
 @checked
@@ -32,12 +65,14 @@ def draw_feature_map(ax: Axes, m: Numbers("a feature map [H, W]", ndim=2), title
 
 
 @checked
-def draw_feature_maps(fig: FigureBase, rows: list, window: Window | None = None):
+def draw_feature_maps(fig: FigureBase, rows: Annotated[list[Checked(
+        _panel_row, "a row of (title, feature map [H, W]) panels", "list")], Some],
+                      window: Window | None = None):
     """A grid of ``draw_feature_map`` panels on ``fig``: ``rows`` is a list of rows, each a list
     of ``(title, map [H, W])``; ``window`` as in ``draw_feature_map`` (no line on a map no
     larger than one window). Returns the axes ``[rows, cols]``."""
-    if not rows or len({len(row) for row in rows}) != 1:
-        raise ValueError("rows must be a non-empty list of rows of the same length")
+    check_same("draw_feature_maps", "length", "give every row as many panels",
+               **{f"rows[{i}]": len(row) for i, row in enumerate(rows)})
     axes = fig.subplots(len(rows), len(rows[0]), squeeze=False)
     for ax_row, row in zip(axes, rows, strict=True):
         for ax, (title, m) in zip(ax_row, row, strict=True):
@@ -86,10 +121,19 @@ def draw_receptive_fields(fig: FigureBase, face: Parts, bag_rf: Field, deep_rf: 
 
 @checked
 def draw_shift_changes(ax: Axes, shifts: Numbers("shifts of the feature maps in px [n]", ndim=1),
-                       changes: dict) -> None:
-    """How much each pooling's output changes (``changes``: pooling -> one value per shift)
-    against the shift of the feature maps in px (10 §1)."""
-    for (pool, change), style in zip(changes.items(), ["o-", "s--", "^-"], strict=True):
+                       changes: Annotated[dict[str, Numbers(
+                           "relative changes after pooling, one per shift [n]", ndim=1, ge=0)],
+                           Some]) -> None:
+    """How much each pooling's output changes (``changes``: pooling -> one value per shift, at
+    most 3 poolings, ``equivariance.pooling_shift_change``) against the shift of the feature
+    maps in px (10 §1)."""
+    if len(changes) > len(SHIFT_STYLES):
+        raise ValueError(f"draw_shift_changes(): changes must hold at most {len(SHIFT_STYLES)} "
+                         f"poolings (one style each), got {len(changes)}; draw fewer at once")
+    for pool, change in changes.items():
+        check_same("draw_shift_changes", "length", "pass one change per shift",
+                   shifts=len(shifts), **{f"changes[{pool!r}]": len(change)})
+    for (pool, change), style in zip(changes.items(), SHIFT_STYLES, strict=False):
         ax.plot(shifts, change, style, label=pool)
     ax.set(xticks=shifts, xlabel="shift of the feature maps (px)",
            ylabel="relative change after pooling", title="pooling and shifts")
