@@ -8,6 +8,8 @@ capsule lengths beside a CNN's probabilities (the figure of 08's widgets,
 Each model's colour is ``colours.model_colour``.
 """
 
+from typing import Annotated
+
 import numpy as np
 import torch
 from matplotlib.axes import Axes
@@ -19,9 +21,9 @@ from ..checks import check_one_each, check_same
 from ..course_settings import MAX_WIDTH
 from ..data import faces
 from ..data.transformed_mnist import AFFNIST_RANGES, SWEEPS, AffineRanges
-from ..parts.scoring import SeedRuns
+from ..parts.scoring import Probe, ProbeRates, SeedRuns
 from ..statistics import over_seeds
-from ..validate import Choice, Float, Int, Numbers, Record, Tensor, checked
+from ..validate import Choice, Float, Has, Int, Numbers, Record, Some, Tensor, checked
 from .colours import model_colour
 
 Percent = Float("an accuracy in %", ge=0, le=100)
@@ -67,10 +69,15 @@ def draw_face_rates(ax: Axes, runs: list[InstanceOf[SeedRuns]], kinds: Names = f
 
 
 @checked
-def draw_probe(fig: FigureBase, probe: dict, rates: dict, xlabel: str):
+def draw_probe(fig: FigureBase, probe: Probe, rates: ProbeRates, xlabel: str):
     """Left: the first image of every set of ``probe`` (label -> images) side by side; right:
     each model's face rate on every set (``rates``: name -> ``probe_rates`` array ``[seeds,
     sets]``; mean over seeds, its 95 % t interval as error bar, within 0 and 1)."""
+    check_same("draw_probe", "side", "probe every set at one size",
+               **{f"probe[{label!r}]": tuple(images.shape[-2:]) for label, images in probe.items()})
+    for name, r in rates.items():
+        check_same("draw_probe", "sets", "pass the rates probe_rates measured on probe",
+                   probe=len(probe), **{f"rates[{name!r}]": r.shape[1]})
     ax_examples, ax_rates = fig.subplots(1, 2, gridspec_kw={"width_ratios": [1.6, 1]})
     labels, side = list(probe), next(iter(probe.values())).shape[-1]
     ax_examples.imshow(torch.cat([images[0, 0] for images in probe.values()], dim=1),
@@ -80,7 +87,6 @@ def draw_probe(fig: FigureBase, probe: dict, rates: dict, xlabel: str):
     ax_examples.set_xticklabels(labels)
     x = np.arange(len(labels))
     for name, r in rates.items():
-        r = np.asarray(r)
         half = ([over_seeds(column).half_width for column in r.T] if len(r) > 1
                 else np.zeros(r.shape[1]))
         ax_rates.errorbar(x, r.mean(0), yerr=within_rates(r.mean(0), half), marker="o",
@@ -160,7 +166,9 @@ SWEEP_STYLES = ("o-", "^--", "s-")  # the markers and lines of 08's sweep curves
 
 
 @checked
-def draw_sweep_curves(fig: FigureBase, curves: dict,
+def draw_sweep_curves(fig: FigureBase, curves: Annotated[dict[str, Has(
+        "a model's sweeps, one per factor of SWEEPS, each", "factor", "values", "accuracy",
+        source="robustness.sweep_curves(...)'s sweeps", many=True)], Some],
                       n: Int("digits each accuracy was measured on", ge=1),
                       ranges: Record(AffineRanges) = AFFNIST_RANGES) -> None:
     """One panel per factor of ``transformed_mnist.SWEEPS``: each model's accuracy (%) at every
@@ -168,8 +176,13 @@ def draw_sweep_curves(fig: FigureBase, curves: dict,
     in the order of ``SWEEPS``, on ``n`` digits), the range of that factor in ``ranges`` as a
     grey band."""
     if len(curves) > len(SWEEP_STYLES):
-        raise ValueError(f"draw_sweep_curves draws at most {len(SWEEP_STYLES)} models, got "
-                         f"{len(curves)}")
+        raise ValueError(f"draw_sweep_curves(): curves must hold at most {len(SWEEP_STYLES)} "
+                         f"models (one style each), got {len(curves)}; draw fewer at once")
+    for name, sweeps in curves.items():
+        if [sweep.factor for sweep in sweeps] != list(SWEEPS):
+            raise ValueError(f"draw_sweep_curves(): curves[{name!r}] must hold one sweep per "
+                             f"factor of SWEEPS, in order {list(SWEEPS)}, got "
+                             f"{[sweep.factor for sweep in sweeps]}; pass robustness.sweep_curves")
     axes = fig.subplots(1, len(SWEEPS), sharey=True, squeeze=False)[0]
     for k, (ax, factor) in enumerate(zip(axes, SWEEPS, strict=True)):
         for (name, sweeps), style in zip(curves.items(), SWEEP_STYLES, strict=False):

@@ -84,8 +84,18 @@ NamedFaceNets = Annotated[dict[str, FaceNet], Some]
 Turns = Numbers("the turns in degrees [n]", ndim=1, at_least=1,
                 fix="pass e.g. np.arange(0, 360, 15)")
 Width = Int("degrees of |angle| per bin", ge=1, le=180)
+
+
+def _some_images(images: torch.Tensor) -> torch.Tensor:
+    """Refuse a set of no images: its face rate would be the NaN of an empty mean."""
+    if not len(images):
+        raise ValueError("must hold at least one image, got shape "
+                         f"{tuple(images.shape)}; probe with one or more")
+    return images
+
+
 # image sets to probe every model with, label -> images [n, 1, H, W] (turned_faces, spread_faces)
-Probe = Annotated[dict[str, Images], Some]
+Probe = Annotated[dict[str, Annotated[Images, AfterValidator(_some_images)]], Some]
 # each model's face rates on a probe, name -> probe_rates' [seeds, sets]
 ProbeRates = Annotated[dict[str, Numbers("face rates [seeds, sets] (probe_rates)", ndim=2, ge=0,
                                          le=1, at_least=1)], Some]
