@@ -5,16 +5,20 @@ CapsNet's digit capsule as its digit turns (10), accuracy on turned digits (10),
 10's widget (``rotation_figure``).
 """
 
+from typing import Annotated
+
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure, FigureBase
 
 from ..capsule_vectors import read_pose
+from ..checks import check_same
 from ..course_settings import MAX_SIDE
 from ..data import faces
 from ..parts.pose_net import RotationSweep
+from ..parts.scoring import AngleCurves
 from ..poses import wrap_angle
-from ..validate import Array, Float, Instances, Int, Numbers, Record, Tensor, checked
+from ..validate import Array, Float, Instances, Int, Numbers, Record, Some, Tensor, checked
 from .capsule_poses import draw_vector
 from .colours import PART_COLORS, model_colour
 
@@ -82,7 +86,7 @@ def draw_turned_capsules(fig: FigureBase,
 
 
 @checked
-def draw_angle_curves(ax: Axes, curves: dict) -> None:
+def draw_angle_curves(ax: Axes, curves: AngleCurves) -> None:
     """Face rate against how far the face is turned, one line per model: ``curves`` maps a name
     to ``(centres [bins], rates [bins])`` (``parts.scoring.mean_face_rate_by_angle``); the
     training range (±15°) shaded."""
@@ -111,12 +115,18 @@ def draw_rotation_sweep(ax: Axes, sweep: Record(RotationSweep)) -> None:
 
 
 @checked
-def draw_turned_scores(ax: Axes, angles: Angles, scores: dict) -> None:
+def draw_turned_scores(ax: Axes, angles: Angles, scores: Annotated[dict[str, Numbers(
+        "(score [n], cut [n]), as scoring.turned_face_scores gives them",
+        shape=(2, None), ge=0, le=1, fix="pass the pair turned_face_scores gives")], Some]
+                       ) -> None:
     """Each model's score for "face" against the turn of the face, and dotted in the same
     colour where it cuts (``scores``: name -> (score, cut), ``scoring.turned_face_scores``)."""
+    for name, pair in scores.items():
+        check_same("draw_turned_scores", "length", "pass one score and one cut per angle",
+                   angles=len(angles), **{f"scores[{name!r}]": pair.shape[1]})
     for name, (score, cut) in scores.items():
-        (line,) = ax.plot(angles, score.numpy(), ".-", label=name)
-        ax.plot(angles, cut.numpy(), ":", color=line.get_color(), lw=1)
+        (line,) = ax.plot(angles, score, ".-", label=name)
+        ax.plot(angles, cut, ":", color=line.get_color(), lw=1)
     ax.set(xlabel="face turned by (°)", ylabel="score for face (dotted: its cut)", ylim=(0, 1.05),
            title="the verdict stays (or not)")
     ax.legend(fontsize="x-small", loc="center left", bbox_to_anchor=(1.01, 0.5))
@@ -182,11 +192,15 @@ def draw_capsule_under_rotation(axes: Instances(Axes, "three axes"), angles: Ang
 
 
 @checked
-def draw_rotation_curves(ax: Axes, angles: Angles, curves: dict,
+def draw_rotation_curves(ax: Axes, angles: Angles, curves: Annotated[dict[str, Numbers(
+        "accuracies in %, one per angle [n]", ndim=1, ge=0, le=100)], Some],
                          n_digits: Int("test digits each accuracy was measured on", ge=1)
                          ) -> None:
     """10 §4: each model's accuracy (``curves``: name -> % per angle) on ``n_digits`` test
     digits turned by ``angles``, the quarter turns marked."""
+    for name, curve in curves.items():
+        check_same("draw_rotation_curves", "length", "pass one accuracy per angle",
+                   angles=len(angles), **{f"curves[{name!r}]": len(curve)})
     for name, curve in curves.items():
         ax.plot(angles, curve, "o-", ms=3, color=model_colour(name), label=f"{name}, seed 0")
     for a in (90, 180, 270):
