@@ -11,14 +11,16 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import FigureBase
 from matplotlib.image import AxesImage
+from matplotlib.text import Text
 
 from ..capsnet import CapsNetConfig, CapsNetOutput
 from ..checks import check_one_each
 from ..coupling_polarisation import CouplingStep
 from ..course_settings import MAX_BATCH, MAX_WIDTH
 from ..digit_capsules import couplings_on_grid, grid_extent
+from ..refusals import kind_of
 from ..routing import MAX_ITERATIONS
-from ..validate import Flag, Int, Numbers, Record, Tensor, checked
+from ..validate import Checked, Flag, Int, Numbers, Record, Tensor, checked
 
 MAX_COLUMNS = 64  # draw_map_couplings' panels in a row
 
@@ -28,6 +30,18 @@ Class = Int("a class", ge=0, le=MAX_WIDTH)
 Couplings = Numbers("coupling coefficients [rows, cols]", ndim=2, nan=True)
 # one label per row or column of a heatmap: the children's or the parents' names or numbers
 Labels = list[str | int] | tuple[str | int, ...] | range
+
+
+def _text_grid(texts, name: str) -> list:
+    """The texts of a heatmap's cells, ``[rows][cols]`` matplotlib ``Text``s, as
+    ``draw_coupling_heatmap`` returns them ([] for a heatmap without values)."""
+    rows = texts if isinstance(texts, list | tuple) else None
+    if rows is None or not all(isinstance(row, list | tuple) and len(row) == len(rows[0])
+                               and all(isinstance(t, Text) for t in row) for row in rows):
+        raise TypeError(f"{name} must be the texts draw_coupling_heatmap returned, rows of "
+                        f"matplotlib Text of one length (or [] for none), got "
+                        f"{kind_of(texts)[:60]}; pass the texts it returned with the image")
+    return list(rows)
 
 
 @checked
@@ -51,8 +65,15 @@ def draw_coupling_heatmap(ax: Axes, c: Couplings, rows: Labels, cols: Labels,
 
 
 @checked
-def update_coupling_heatmap(image: AxesImage, texts: list, c: Couplings) -> None:
-    """Show the couplings ``c`` [rows, cols] in a ``draw_coupling_heatmap``'s image and texts."""
+def update_coupling_heatmap(image: AxesImage, texts: Checked(
+        _text_grid, "the texts draw_coupling_heatmap returned, [rows][cols] Text", "list"),
+                            c: Couplings) -> None:
+    """Show the couplings ``c`` [rows, cols] in a ``draw_coupling_heatmap``'s image and texts
+    (``[]``: none)."""
+    if texts and (len(texts), len(texts[0])) != c.shape:
+        raise ValueError(f"update_coupling_heatmap(): texts must hold one text per cell of c "
+                         f"{c.shape}, got {len(texts)} rows of {len(texts[0])}; pass couplings "
+                         "of the shape the heatmap was drawn with")
     image.set_data(np.ma.masked_invalid(c))
     for i, row in enumerate(texts):
         for j, text in enumerate(row):
