@@ -11,10 +11,13 @@ from matplotlib.axes import Axes
 from matplotlib.figure import FigureBase
 from matplotlib.lines import Line2D
 
+from ..bug_zoo import COMMAND, ZooRun
+from ..checks import check_one_each
 from ..convergence import PATIENCE, Patience, best_epoch, finished
 from ..manifest_rows import ManifestRow
+from ..parts.curves import FaceCurve
 from ..statistics import over_seeds, running_mean
-from ..validate import Instances, Int, Record, Some, checked
+from ..validate import Instances, Int, Numbers, Record, Some, checked
 from .colours import model_colour
 
 
@@ -37,11 +40,13 @@ def draw_held_out_curves(ax: Axes, rows: dict[str, Record(ManifestRow)],
 
 
 @checked
-def draw_face_curves(axes: Instances(Axes, "one axes per model"), records: dict) -> None:
+def draw_face_curves(axes: Instances(Axes, "one axes per model"),
+                     records: Annotated[dict[str, Record(FaceCurve)], Some]) -> None:
     """The face models' held-out curves (``parts.curves.read_results``), one panel of ``axes``
     per model in the order the records first name them: each seed's held-out accuracy after every
     epoch, its best epoch circled, and a dotted line at the epoch the shipped recipe stops at."""
     models = list(dict.fromkeys(record.model for record in records.values()))
+    check_one_each("draw_face_curves", "axes", axes, len(models), "model of records")
     for ax, model in zip(axes, models, strict=True):
         for record in (r for r in records.values() if r.model == model):
             curve = [100 * a for a in record.validation_by_epoch]
@@ -56,7 +61,9 @@ def draw_face_curves(axes: Instances(Axes, "one axes per model"), records: dict)
 
 
 @checked
-def draw_epoch_curves(ax: Axes, curves: dict, color: str = "tab:orange") -> None:
+def draw_epoch_curves(ax: Axes, curves: Annotated[dict[str, Numbers(
+        "held-out accuracies, one per epoch [epochs]", ndim=1, ge=0, le=1, at_least=1)],
+        Some], color: str = "tab:orange") -> None:
     """Every run's held-out accuracy (%) after each epoch (``curves``: name -> accuracy in [0, 1]
     per epoch), one faint line each."""
     for curve in curves.values():
@@ -83,7 +90,7 @@ def draw_seed_spread(ax: Axes, errors: dict[str, np.ndarray], ylabel: str,
 
 
 @checked
-def draw_zoo_curves(fig: FigureBase, zoo: dict, correct: str,
+def draw_zoo_curves(fig: FigureBase, zoo: Annotated[dict[str, Record(ZooRun)], Some], correct: str,
                     bugs: Annotated[list[str] | tuple[str, ...] | dict, Some],
                     stopped_at: Int("the training step where a live run stopped", ge=0)) -> None:
     """One column per bug of ``bugs`` (names, or a dict by name such as
@@ -93,6 +100,11 @@ def draw_zoo_curves(fig: FigureBase, zoo: dict, correct: str,
     ``bug_zoo.ZooRun``, ``bug_zoo.read_results``); a dotted line at step ``stopped_at`` (where a
     live run stopped). Steps run 1, 2, ... on a logarithmic axis, so that the first epoch, where
     the bugs differ most, is as wide as the many epochs after it."""
+    missing = [name for name in (correct, *bugs) if name not in zoo]
+    if missing:
+        raise ValueError(f"draw_zoo_curves(): zoo must hold the runs of correct and of every bug "
+                         f"of bugs, got {sorted(zoo)}, missing {missing}; record them ({COMMAND}) "
+                         "or draw the bugs it holds")
     axes = fig.subplots(2, len(bugs), sharex=True, squeeze=False)
     for col, name in enumerate(bugs):
         for row, key in enumerate(("batch_loss", "batch_accuracy")):

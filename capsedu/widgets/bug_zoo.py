@@ -54,7 +54,8 @@ class BugZooExplorer(Widget):
     def __init__(self, model: CapsNet,
                  images: Tensor("test digits [N, 1, 28, 28], pixels in [0, 1]", ndim=4,
                                 pixels=True),
-                 labels: Tensor("their true classes [N]", ndim=1), results: dict | None = None,
+                 labels: Tensor("their true classes [N]", ndim=1),
+                 results: dict[str, Record(ZooRun)] | None = None,
                  iterations: Int("routing iterations", ge=1, le=SLIDER_ITERATIONS) = 3):
         self.labels = labels
         self.results = read_results() if results is None else results
