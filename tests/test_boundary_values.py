@@ -1,0 +1,223 @@
+"""Issue 37: what a dict or a list holds is declared too. A parameter annotated with a bare
+``dict``, ``list`` or ``tuple`` took anything inside, so a learner's wrong value failed deep inside
+(an AttributeError, a TypeError 'int' object is not subscriptable, a ValueError of unpacking, a
+KeyError) or was drawn and printed without a word (a pose of two numbers, rates in %). Each value
+is now refused at the door in the one form, naming the entry and the argument, the key or the
+index inside it (``name['key'] must be ...``), what was expected, what came and what to do."""
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pytest
+import torch
+
+from capsedu.baselines import BagOfPartsCNN
+from capsedu.capsnet import SMALL, CapsNet
+from capsedu.data import faces, sprites, transformed_mnist
+from capsedu.figures import (
+    face_scenes,
+    feature_maps,
+    model_scores,
+    rotations,
+    routing_couplings,
+    training_curves,
+)
+from capsedu.parts import detector, scoring, voting
+from capsedu.robustness import Sweep
+from capsedu.widgets.bug_zoo import BugZooExplorer
+
+P = sprites.Part("nose", 0.5, 0.5)
+LENGTHS = {kind: np.full(3, 0.5) for kind in faces.KINDS}  # kind -> face lengths [3]
+PROBE = {"none": torch.rand(2, 1, 32, 32), "mouth": torch.rand(2, 1, 32, 32)}
+FACE_NET = BagOfPartsCNN(channels=(2,))  # a face model: 2 classes
+SWEEPS = tuple(Sweep(f, tuple(v), (0.5,) * len(v)) for f, v in transformed_mnist.SWEEPS.items())
+
+
+def _ax():
+    return plt.figure().add_subplot()
+
+
+def _runs(kinds=faces.KINDS):
+    """One model's face rates over one seed, on ``kinds``."""
+    return {"bag": scoring.SeedRuns("bag", [0], [None], {kind: [0.5] for kind in kinds})}
+
+
+def _heatmap():
+    """A heatmap of 3 x 2 couplings and its texts."""
+    return routing_couplings.draw_coupling_heatmap(_ax(), np.full((3, 2), 0.5), list("abc"),
+                                                   list("xy"))
+
+
+VALUES = [
+    # the examples that opened the gap
+    (lambda: rotations.draw_angle_curves(_ax(), {"a": (1, 2)}), ValueError,
+     r"draw_angle_curves\(\): curves\['a'\] must be \(bin centres in degrees \[bins\], face rates "
+     r"\[bins\]\).*got \(1, 2\); pass the pair mean_face_rate_by_angle returns"),
+    (lambda: scoring.angle_table({"a": (1, 2)}), ValueError,
+     r"angle_table\(\): curves\['a'\] must be \(bin centres .*got \(1, 2\)"),
+    # parts.scoring
+    (lambda: scoring.angle_table({"a": ([15.0, 45.0], [50, 20])}), ValueError,
+     r"angle_table\(\): curves\['a'\] must hold face rates in \[0, 1\] in its second row, got "
+     r"values up to 50; pass fractions"),
+    (lambda: scoring.probe_rates([FACE_NET], {"mouth": torch.rand(2, 1, 32, 32) * 255}),
+     ValueError, r"probe_rates\(\): probe\['mouth'\] must hold pixels in \[0, 1\]"),
+    (lambda: scoring.probe_rates([FACE_NET], {"mouth": torch.rand(0, 1, 32, 32)}), ValueError,
+     r"probe_rates\(\): probe\['mouth'\] must hold at least one image, got shape \(0, 1, 32, 32\)"),
+    (lambda: scoring.face_rate_table({"bag": 0.5}), TypeError,
+     r"face_rate_table\(\): runs\['bag'\] must be an instance of SeedRuns, got 0.5"),
+    (lambda: scoring.face_rate_table(_runs(), ["smaller faces"]), ValueError,
+     r"face_rate_table\(\): runs\['bag'\] must hold face rates of \['smaller faces'\], got the "
+     r"kinds \['face', .*measure them"),
+    (lambda: scoring.rule_report(_runs(("face", "nonface")), {"r": ["swapped"]}), ValueError,
+     r"rule_report\(\): runs\['bag'\] must hold face rates of \['swapped', 'permuted', 'random', "
+     r"'upside_down'\]"),
+    (lambda: scoring.rule_report(_runs(), {"by parts": "swapped"}), TypeError,
+     r"rule_report\(\): rules\['by parts'\] must be a list or a tuple of scramble kinds, got "
+     r"'swapped'"),
+    (lambda: scoring.probe_table({"bag": [[50, 20]]}, ["none", "mouth"]), ValueError,
+     r"probe_table\(\): rates\['bag'\] must be in \[0, 1\] \(face rates \[seeds, sets\]"),
+    (lambda: scoring.probe_table({"bag": [0.5, 0.2]}, ["none", "mouth"]), ValueError,
+     r"probe_table\(\): rates\['bag'\] must be face rates \[seeds, sets\] .*got \[0.5, 0.2\]"),
+    # parts.voting
+    (lambda: voting.face_length_report({**LENGTHS, "face": "x"}, 0.9), TypeError,
+     r"face_length_report\(\): lengths\['face'\] must be face-capsule lengths \[n\], got 'x'"),
+    (lambda: voting.face_length_report({**LENGTHS, "face": np.zeros(0)}, 0.9), ValueError,
+     r"face_length_report\(\): lengths\['face'\] must be face-capsule lengths \[n\], at least "
+     r"one, got shape \(0,\)"),
+    (lambda: voting.compare_steps(LENGTHS, {"face": np.ones(3)}, 0.9), ValueError,
+     r"compare_steps\(\): bug must hold the kinds of paper \(\[.*\]\), got \['face'\]"),
+    (lambda: voting.compare_steps(LENGTHS, {**LENGTHS, "face": np.ones(2)}, 0.9), ValueError,
+     r"compare_steps\(\): bug\['face'\] must match paper\['face'\] in length \(paper\['face'\]: "
+     r"3, bug\['face'\]: 2\); route the same scenes both ways"),
+    # data.sprites
+    (lambda: sprites.render_scenes([[P], [P, ("nose", 0.5, 0.5)]], 8), TypeError,
+     r"render_scenes\(\): scenes\[1\] must be a scene, a list of Part .*its item 1 is "
+     r"\('nose', 0.5, 0.5\); pass such Parts, or plain tuples to render_many"),
+    (lambda: sprites.render_scenes([[sprites.Part("eye", 0.5, 0.5)]], 8), ValueError,
+     r"render_scenes\(\): scenes\[0\] must be a scene.*its item 0 is Part\(kind='eye'"),
+    # figures.face_scenes
+    (lambda: face_scenes.ghost_lines({"nose": (0.5, 0.5)}), ValueError,
+     r"ghost_lines\(\): ghosts\['nose'\] must be a face pose \(x, y, angle, scale\), got "
+     r"\(0.5, 0.5\); pass the pose predict_face gives"),
+    (lambda: face_scenes.ghost_lines({"nose": (0.5, 0.5, 0.0, 0.0)}), ValueError,
+     r"ghost_lines\(\): ghosts\['nose'\] must have a scale > 0"),
+    (lambda: face_scenes.draw_scene(_ax(), [P], ghosts={"eye": (0.5, 0.5, 0.0, 1.0)}),
+     ValueError, r"draw_scene\(\): ghosts\['eye'\] must be 'left_eye', 'right_eye', 'nose' or "
+                 r"'mouth', got 'eye'"),
+    (lambda: face_scenes.draw_ghosts(plt.figure(), {"a face": [P, 3]}), TypeError,
+     r"draw_ghosts\(\): scenes\['a face'\] must be a scene of face parts .*its item 1 is 3; "
+     r"pass e.g. faces.face_parts\(\)"),
+    (lambda: face_scenes.draw_ghosts(plt.figure(), {"a": [sprites.Part("stroke", 0.5, 0.5)]}),
+     ValueError, r"draw_ghosts\(\): scenes\['a'\] must be a scene of face parts"),
+    (lambda: face_scenes.draw_detected_parts(
+        plt.figure(), detector.PartDetector(channels=(2, 2, 2, 2)),
+        {"face": torch.zeros(1, 1, 28, 28)}), ValueError,
+     r"draw_detected_parts\(\): examples\['face'\] must have shape \[N, 1, 32, 32\] for "
+     r"PartDetector"),
+    (lambda: face_scenes.draw_detected_parts(
+        plt.figure(), detector.PartDetector(channels=(2, 2, 2, 2)), {"face": torch.zeros(32, 32)}),
+     ValueError, r"draw_detected_parts\(\): examples\['face'\] must be a torch.Tensor of pixels "
+                 r"in \[0, 1\] with 4 dimensions"),
+    # figures.feature_maps
+    (lambda: feature_maps.draw_feature_maps(plt.figure(), [[("a", np.zeros((4, 4)))],
+                                                           [("b", 1)]]), TypeError,
+     r"draw_feature_maps\(\): rows\[1\] must be a row of \(title, feature map \[H, W\]\) pairs.*"
+     r"its item 0 is \('b', 1\)"),
+    (lambda: feature_maps.draw_feature_maps(plt.figure(), [[("a", np.zeros((4, 4)))], []]),
+     ValueError, r"draw_feature_maps\(\): rows\[1\] must be a row of panels.*got \[\]"),
+    (lambda: feature_maps.draw_feature_maps(plt.figure(), [[("a", np.zeros((4, 4)))],
+                                                           [("b", np.zeros((4, 4)))] * 2]),
+     ValueError, r"draw_feature_maps\(\): rows\[1\] must match rows\[0\] in length"),
+    (lambda: feature_maps.draw_shift_changes(_ax(), [1, 2], {"global max": [0.0]}), ValueError,
+     r"draw_shift_changes\(\): changes\['global max'\] must match shifts in length \(shifts: 2, "
+     r"changes\['global max'\]: 1\)"),
+    (lambda: feature_maps.draw_shift_changes(_ax(), [1, 2], {"global max": ["0", "0"]}),
+     TypeError, r"draw_shift_changes\(\): changes\['global max'\] must be relative changes"),
+    # figures.model_scores
+    (lambda: model_scores.draw_probe(plt.figure(), PROBE, {"bag": [[0.5, 0.2, 0.1]]}, "x"),
+     ValueError, r"draw_probe\(\): rates\['bag'\] must match probe in sets \(probe: 2, "
+                 r"rates\['bag'\]: 3\)"),
+    (lambda: model_scores.draw_probe(plt.figure(), {**PROBE, "b": torch.rand(2, 1, 28, 28)},
+                                     {"bag": [[0.5, 0.2, 0.1]]}, "x"), ValueError,
+     r"draw_probe\(\): probe\['b'\] must match probe\['none'\] in side"),
+    (lambda: model_scores.draw_probe(plt.figure(), {"none": "faces"}, {"bag": [[0.5]]}, "x"),
+     TypeError, r"draw_probe\(\): probe\['none'\] must be a torch.Tensor"),
+    (lambda: model_scores.draw_sweep_curves(plt.figure(), {"cnn": [1]}, 100), TypeError,
+     r"draw_sweep_curves\(\): curves\['cnn'\] must be a model's sweeps.*its item 0 is 1"),
+    (lambda: model_scores.draw_sweep_curves(plt.figure(), {"cnn": SWEEPS[:2]}, 100), ValueError,
+     r"draw_sweep_curves\(\): curves\['cnn'\] must hold one sweep per factor of SWEEPS"),
+    # figures.rotations
+    (lambda: rotations.draw_turned_scores(_ax(), [0, 90], {"m": ([0.7, 0.2], [0.5])}),
+     TypeError, r"draw_turned_scores\(\): scores\['m'\] must be \(score \[n\], cut \[n\]\)"),
+    (lambda: rotations.draw_turned_scores(_ax(), [0, 90], {"m": ([75, 25], [50, 50])}),
+     ValueError, r"draw_turned_scores\(\): scores\['m'\] must be in \[0, 1\]"),
+    (lambda: rotations.draw_turned_scores(_ax(), [0, 90, 180], {"m": ([0.7, 0.2], [0.5, 0.5])}),
+     ValueError, r"draw_turned_scores\(\): scores\['m'\] must match angles in length"),
+    (lambda: rotations.draw_rotation_curves(_ax(), [0, 90], {"CNN": [95.0, 20.0, 5.0]}, 100),
+     ValueError, r"draw_rotation_curves\(\): curves\['CNN'\] must match angles in length "
+                 r"\(angles: 2, curves\['CNN'\]: 3\)"),
+    (lambda: rotations.draw_rotation_curves(_ax(), [0, 90], {"CNN": [95.0, 120.0]}, 100),
+     ValueError, r"draw_rotation_curves\(\): curves\['CNN'\] must be in \[0, 100\]"),
+    # figures.routing_couplings
+    (lambda: routing_couplings.update_coupling_heatmap(_heatmap()[0], [["0.5"]],
+                                                       np.zeros((3, 2))), TypeError,
+     r"update_coupling_heatmap\(\): texts must be the texts draw_coupling_heatmap returned"),
+    (lambda: routing_couplings.update_coupling_heatmap(*_heatmap(), np.zeros((2, 2))),
+     ValueError, r"update_coupling_heatmap\(\): texts must hold one text per cell of c \(2, 2\), "
+                 r"got 3 rows of 2"),
+    # figures.training_curves
+    (lambda: training_curves.draw_epoch_curves(_ax(), {"run": [90.0, 95.0]}), ValueError,
+     r"draw_epoch_curves\(\): curves\['run'\] must be in \[0, 1\] \(held-out accuracies"),
+    (lambda: training_curves.draw_epoch_curves(_ax(), {}), ValueError,
+     r"draw_epoch_curves\(\): curves must hold at least one item, got \{\}"),
+    (lambda: training_curves.draw_face_curves(plt.subplots(1, 2)[1], {"deep CNN": 0.9}),
+     TypeError, r"draw_face_curves\(\): records\['deep CNN'\] must be an instance of FaceCurve"),
+    (lambda: training_curves.draw_zoo_curves(plt.figure(), {"correct": 0.9}, "correct", ["bug"],
+                                             1), TypeError,
+     r"draw_zoo_curves\(\): zoo\['correct'\] must be an instance of ZooRun, got 0.9"),
+    # widgets.bug_zoo
+    (lambda: BugZooExplorer(CapsNet(SMALL), torch.rand(2, 1, 28, 28), torch.tensor([1, 2]),
+                            results={"correct": 0.9}), TypeError,
+     r"BugZooExplorer\(\): results\['correct'\] must be an instance of ZooRun, got 0.9"),
+]
+
+
+@pytest.mark.parametrize("call, error, message", VALUES, ids=range(len(VALUES)))
+def test_a_wrong_value_inside_a_dict_or_a_list_is_refused_naming_it(call, error, message):
+    with pytest.raises(error, match=message):
+        call()
+    plt.close("all")
+
+
+def test_draw_zoo_curves_refuses_a_zoo_without_the_runs_it_draws():
+    from test_bug_zoo import zoo_run
+
+    with pytest.raises(ValueError, match=r"draw_zoo_curves\(\): zoo must hold the runs of correct "
+                                         r"and of every bug of bugs, got \['correct'\], missing "
+                                         r"\['bug'\]; record them \(python -m capsedu.bug_zoo\)"):
+        training_curves.draw_zoo_curves(plt.figure(), {"correct": zoo_run()}, "correct", ["bug"],
+                                        1)
+    plt.close("all")
+
+
+def test_what_the_notebooks_pass_is_taken():
+    """The values of the notebooks' calls, each in its declared form."""
+    curve = (np.array([15.0, 45.0, 75.0]), np.array([0.9, np.nan, 0.1]))  # an empty bin: NaN
+    assert scoring.angle_table({"bag": curve}).endswith("0.90 within 30° of upright, 0.10 near "
+                                                        "upside down")
+    # one bin only (width 180): its line needs no second bin
+    assert "within 180°" in scoring.angle_table({"bag": ([90.0], [0.5])})
+    rotations.draw_angle_curves(_ax(), {"bag": curve})
+    scores = {"m": (torch.tensor([0.75, 0.25]), torch.tensor([0.5, 0.5]))}  # turned_face_scores
+    rotations.draw_turned_scores(_ax(), [0, 90], scores)
+    rates = {"bag": np.array([[0.5, 0.25], [1.0, 0.0]])}  # probe_rates: [seeds, sets]
+    assert "none 0.75  mouth 0.12" in scoring.probe_table(rates, list(PROBE))
+    model_scores.draw_probe(plt.figure(), PROBE, rates, "parts turned over")
+    face_scenes.draw_ghosts(plt.figure(), {"a face": faces.face_parts(),
+                                           "as tuples": [tuple(p) for p in faces.face_parts()]})
+    axes = feature_maps.draw_feature_maps(plt.figure(), [[("a", torch.zeros(4, 4))],
+                                                         [("b", np.ones((4, 4)))]])
+    assert axes.shape == (2, 1)
+    assert sprites.render_scenes([[], [P]], 8).shape == (2, 1, 8, 8)  # a scene may be empty
+    assert "faces accepted" in voting.face_length_report(LENGTHS, 0.4)
+    assert "with the bug" in voting.compare_steps(LENGTHS, LENGTHS, 0.4)
+    plt.close("all")
