@@ -101,7 +101,7 @@ VALUES = [
     (lambda: face_scenes.ghost_lines({"nose": (0.5, 0.5, 0.0, 0.0)}), ValueError,
      r"ghost_lines\(\): ghosts\['nose'\] must have a scale > 0"),
     (lambda: face_scenes.draw_scene(_ax(), [P], ghosts={"eye": (0.5, 0.5, 0.0, 1.0)}),
-     ValueError, r"draw_scene\(\): ghosts\['eye'\] must be 'left_eye', 'right_eye', 'nose' or "
+     ValueError, r"draw_scene\(\): ghosts key 'eye' must be 'left_eye', 'right_eye', 'nose' or "
                  r"'mouth', got 'eye'"),
     (lambda: face_scenes.draw_ghosts(plt.figure(), {"a face": [P, 3]}), TypeError,
      r"draw_ghosts\(\): scenes\['a face'\] must be a scene of face parts .*its item 1 is 3; "
