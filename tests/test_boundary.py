@@ -12,6 +12,8 @@ import math
 import pkgutil
 import re
 import time
+import types
+import typing
 
 import pytest
 import torch
@@ -130,10 +132,28 @@ def is_checker(qualname: str) -> bool:
     return module.startswith("capsedu.exercises") and name.startswith("check")
 
 
-# a dict's declared values ("name{}") are tried inside a dict: {"a": the bad value}
+def a_key(entry, parameter: str):
+    """A key the dict ``parameter`` of ``entry`` takes, to hold a bad value: the first choice of
+    a dict keyed by a declared ``Choice`` (a kind of image, a part), else "a"."""
+    fn = vars(entry).get("__init__", entry) if inspect.isclass(entry) else entry
+    hint = typing.get_type_hints(inspect.unwrap(fn), include_extras=True)[parameter]
+    while typing.get_origin(hint) is not dict:
+        if typing.get_origin(hint) is typing.Annotated:
+            hint = typing.get_args(hint)[0]
+        else:  # X | None: the dict of the union
+            hint = next(m for m in typing.get_args(hint) if typing.get_origin(m) in (
+                dict, typing.Annotated, typing.Union, types.UnionType))
+    key = typing.get_args(hint)[0]
+    spec = next((m for m in getattr(key, "__metadata__", ()) if isinstance(m, Spec)), None)
+    return spec.choices[0] if spec is not None and spec.choices else "a"
+
+
+# a dict's declared values ("name{}") are tried inside a dict: {"a": the bad value}, under a key
+# it takes
 CASES = [(qualname, parameter.removesuffix("{}"),
-          {"a": value} if parameter.endswith("{}") else value, error)
-         for qualname, (_, specs) in entries().items()
+          {a_key(entry, parameter.removesuffix("{}")): value} if parameter.endswith("{}")
+          else value, error)
+         for qualname, (entry, specs) in entries().items()
          for parameter, spec in specs.items() if not parameter.endswith("[]")
          for value, error in bad_values(spec)]
 
