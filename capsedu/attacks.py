@@ -96,7 +96,12 @@ def evaluating(model: nn.Module) -> Iterator[nn.Module]:
 def gradient(objective: Objective, images: Images) -> torch.Tensor:
     """d objective / d images ``[B, C, H, W]`` (the weights get no gradient)."""
     images = images.detach().requires_grad_(True)
-    return torch.autograd.grad(objective(images), images)[0]
+    value = objective(images)
+    if not isinstance(value, torch.Tensor) or value.ndim != 0:
+        raise ValueError(f"gradient(): objective must return one number (a 0-d tensor, e.g. a "
+                         f"loss summed over the batch), got {kind_of(value)}; sum or average "
+                         "what it returns")
+    return torch.autograd.grad(value, images)[0]
 
 
 @checked

@@ -15,7 +15,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .checks import check_input, check_labels, check_model_dtype, check_pixels
+from .checks import check_input, check_labels, check_model_dtype, check_pixels, check_same
 from .course_settings import MAX_IMAGE, MAX_WIDTH
 from .functional import margin_loss, reconstruction_loss
 from .layers import PrimaryCapsules, RoutingCapsules
@@ -162,6 +162,8 @@ class CapsNet(nn.Module):
 
     def loss(self, out: CapsNetOutput, x, targets) -> torch.Tensor:
         """Margin loss (Eq. 4) plus 0.0005 x the reconstruction's sum of squared errors."""
+        check_same(f"{type(self).__name__}.loss", "batch (one image per output)", "pass the images "
+                   "out was computed from", out=len(out.lengths), x=len(x))
         recon = reconstruction_loss(out.reconstruction, x)
         return margin_loss(out.lengths, targets) + self.config.recon_weight * recon
 

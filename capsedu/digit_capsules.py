@@ -14,9 +14,9 @@ import torch
 
 from . import course_settings
 from .capsnet import CapsNet, CapsNetConfig
-from .checks import check_labels, check_memory
+from .checks import check_labels, check_memory, check_same
 from .course_settings import MAX_WIDTH
-from .validate import Has, Int, Numbers, Tensor, checked
+from .validate import Has, Int, Numbers, Tensor, check_value, checked
 
 # Fig. 4: "tweaked by intervals of 0.05 in the range [-0.25, 0.25]": 11 values, 0 in the middle
 MAX_DELTA = 0.25
@@ -131,12 +131,14 @@ def perturbation_grid(model: CapsNet, v: Capsules, label: Label,
 
 
 @checked
-def dimension_effect(grid: Tensor("decoded edits [16, K, 28, 28]", ndim=4, floating=True),
-                     base: Tensor("the unedited reconstruction [28, 28]", ndim=2, floating=True)
+def dimension_effect(grid: Tensor("decoded edits [16, K, 28, 28]", ndim=4, pixels=True),
+                     base: Tensor("the unedited reconstruction [28, 28]", ndim=2, pixels=True)
                      ) -> torch.Tensor:
     """How much each dimension changes the picture: mean ``|pixel change|`` from the unedited
     reconstruction ``base`` ``[28, 28]`` over the grid's Deltas and pixels. ``grid``:
     ``[16, K, 28, 28]`` -> ``[16]`` (pixels are in [0, 1])."""
+    check_same("dimension_effect", "size", "pass the unedited reconstruction of the grid's digit",
+               **{"grid's images": tuple(grid.shape[2:]), "base": tuple(base.shape)})
     return (grid - base).abs().mean(dim=(1, 2, 3))
 
 
@@ -222,8 +224,17 @@ def couplings_on_grid(routing: Routing, example: Int("an image of the batch", ge
     """The coupling coefficients c_ij of ``example`` from every primary capsule i to digit
     capsule ``j``, per routing iteration, laid out as the primary grid: ``[iterations, n_maps,
     grid, grid]`` (capsule index i runs over (map, row, col), see ``PrimaryCapsules``)."""
+    batch, n_in, n_out = routing.history[0].c.shape
+    check_value("couplings_on_grid", "example", Int(f"an image of the batch of {batch}", ge=0,
+                                                    le=batch - 1), example)
+    check_value("couplings_on_grid", "j", Int(f"one of the {n_out} digit capsules", ge=0,
+                                              le=n_out - 1), j)
+    side = round((n_in // n_maps) ** 0.5)
+    if n_maps * side * side != n_in:
+        raise ValueError(f"couplings_on_grid(): n_maps must lay the {n_in} primary capsules out as "
+                         f"n_maps square grids, got {n_maps}; pass the model's "
+                         "config.primary_maps")
     c = torch.stack([step.c[example, :, j] for step in routing.history])  # [iterations, n_in]
-    side = round((c.shape[1] // n_maps) ** 0.5)
     return c.view(len(routing.history), n_maps, side, side)
 
 
@@ -277,6 +288,8 @@ def reconstruction_error(model: CapsNet,
     """How far each image ``[N, 1, 28, 28]`` is from its reconstruction out of its true-class
     capsule (``decode`` of ``v`` ``[N, 10, 16]`` masked to ``labels`` ``[N]``): the mean
     ``|pixel difference|`` ``[N]`` (pixels are in [0, 1])."""
+    check_same("reconstruction_error", "batch", "pass the capsules, images and labels of the same "
+               "digits", images=len(images), v=len(v), labels=len(labels))
     return (decode(model, v, labels) - images[:, 0]).abs().mean(dim=(1, 2))
 
 
@@ -350,6 +363,8 @@ def format_coupling_quantiles(routing: Routing,
     """One line per routing iteration: the 10 %, 50 % and 90 % quantiles, the largest value and
     the share above 0.5 of the couplings of every primary capsule of every image to the image's
     class of ``classes`` ``[N]`` (e.g. its predicted class)."""
+    batch, _, n_out = routing.history[0].c.shape
+    check_labels(classes, "format_coupling_quantiles(): classes", batch, n_out)
     lines = []
     for r, step in enumerate(routing.history, start=1):
         c = step.c[torch.arange(len(classes)), :, classes]  # [N, n_primary]

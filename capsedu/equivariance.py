@@ -21,6 +21,7 @@ what it is compared with, so 1e-7 means "equal up to float32 rounding" whatever 
 """
 
 from dataclasses import dataclass
+from typing import Annotated
 
 import numpy as np
 import torch
@@ -28,14 +29,14 @@ import torch.nn.functional as F
 from torch import nn
 
 from .capsule_angles import MNIST_SIDE, Digit, Digits, Labels, turned
-from .checks import check_labels, check_model_dtype
+from .checks import check_labels, check_model_dtype, check_same
 from .course_settings import MAX_SIDE, MAX_WIDTH
 from .data import faces, transformed_mnist
 from .gcnn import C4CNN, PlainCNN
 from .group_conv import N_ROTATIONS, rotate_c4
 from .loop import predict
 from .parts.pose_net import rotation_sweep
-from .validate import Choice, Float, Function, Int, Tensor, checked
+from .validate import Choice, Float, Function, Int, Spec, Tensor, checked
 
 MAX_SHIFT = MAX_SIDE  # a shift past the largest canvas leaves nothing of any image
 MAX_MAP = 1024  # a feature map drawn for a learner: 1024 x 1024 is already 4 MB of floats
@@ -80,6 +81,8 @@ def conv_shift_error(conv: nn.Conv2d, x: Images, dy: Shift, dx: Shift) -> float:
     pushes off one edge is lost, and the zeros it brings in at the other edge are not what the
     convolution's padding saw. So both sides are cut by ``max(|dy|, |dx|) + kernel // 2``."""
     check_model_dtype(x, "conv_shift_error(): x", conv.weight.dtype)
+    check_same("conv_shift_error", "channels", "pass images of as many channels as conv reads",
+               **{"conv's in_channels": conv.in_channels, "x's channels": x.shape[1]})
     if conv.stride != (1, 1):
         raise ValueError(f"conv must have stride 1 to be equivariant to every shift, got "
                          f"stride {conv.stride}")
@@ -141,14 +144,15 @@ def quarter_turn(t: Tensor("a map [B, n], [B, C, H, W] or [B, C, 4, H, W]"),
     an image or ordinary feature map ``[B, C, H, W]`` turns (``torch.rot90``); a C4 map
     ``[B, C, 4, H, W]`` turns and cycles its rotation axis (``group_conv.rotate_c4``); one vector
     per example ``[B, n]`` (class logits) stays as it is: invariance."""
-    if t.ndim == 5:
+    if t.ndim == 5 and t.shape[2] == N_ROTATIONS:
         return rotate_c4(t, r)
     if t.ndim == 4:
         return torch.rot90(t, r, dims=(-2, -1))
     if t.ndim == 2:
         return t
-    raise ValueError(f"expected [B, n], [B, C, H, W] or [B, C, 4, H, W], got shape "
-                     f"{tuple(t.shape)}")
+    raise ValueError(f"quarter_turn(): t must be a map [B, n], [B, C, H, W] or [B, C, 4, H, W] "
+                     f"(4: the rotations of a C4 map), got shape {tuple(t.shape)}; pass a model's "
+                     "output or one layer's maps")
 
 
 @checked
@@ -169,7 +173,8 @@ def rotation_error(f: Function("a layer, a model or model.features: what is turn
 
 
 @checked
-def turned_only_filters(weight: Tensor("C4 filters [C_out, C_in, 4, k, k]", ndim=5)
+def turned_only_filters(weight: Tensor("C4 filters [C_out, C_in, 4, k, k]", ndim=5,
+                                        floating=True, sizes={2: N_ROTATIONS})
                         ) -> torch.Tensor:
     """The tempting mistake in a group convolution's filters (notebook 10's exercise 1): each of
     the four copies of C4 filters ``weight`` ``[C_out, C_in, 4, k, k]`` turns its slices but
@@ -191,7 +196,9 @@ class RotationErrors:
 
 
 @checked(reads=("model", "x"))
-def model_rotation_errors(model: nn.Module, x: Images,
+def model_rotation_errors(model: Annotated[C4CNN | PlainCNN, Spec(
+                              "a gcnn.C4CNN or gcnn.PlainCNN (their features are compared)",
+                              "record")], x: Images,
                           turns: tuple[Turns, ...] | list[Turns] = (1, 2, 3)) -> RotationErrors:
     """``rotation_error`` of a ``gcnn.C4CNN`` or ``gcnn.PlainCNN`` (in eval mode) for images
     ``x`` ``[B, 1, H, W]`` and each number of quarter ``turns``:

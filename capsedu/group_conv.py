@@ -60,6 +60,9 @@ def group_filters(weight: Tensor("C4 filters [C_out, C_in, 4, k, k]", ndim=5, fl
     convolution over the input's ``C_in * 4`` channels: ``[C_out * 4, C_in * 4, k, k]``.
     Copy r turns every filter slice by r quarter turns *and* shifts the rotation axis by r:
     W_r[:, :, s] = rot^r(W[:, :, s - r])."""
+    check_same("group_filters", "size: a filter turns a quarter only when it is square (k x k)",
+               "pass square filters", **{"weight's height": weight.shape[3],
+                                         "weight's width": weight.shape[4]})
     turned = torch.stack([rotate_c4(weight, r) for r in range(N_ROTATIONS)], dim=1)
     return turned.flatten(0, 1).flatten(1, 2)  # [C_out * 4, C_in * 4, k, k]
 

@@ -30,7 +30,9 @@ ADVICE = {
     "less_than_equal": "pass a value in that range",
     "less_than": "pass a value in that range",
     "literal_error": "pass one of those strings",
-    "tuple_type": "pass a tuple, e.g. (512, 1024)",
+    "tuple_type": "pass a tuple (tuple(...) makes one of a list)",
+    "dict_type": "pass a dict of name -> value",
+    "missing": "add it (the docstring says what each item holds)",
     "list_type": "pass a list",
     "callable_type": "pass the function itself, by its name without parentheses: f, not f(x)",
 }
@@ -102,6 +104,11 @@ def refusal(err: ValidationError, parameters: list[str], specs: dict,
             and not of_its_form(error):  # no form fits
         text = f"{name} must be {spec.expected}, got {shown(got)}; pass one of those"
         kind = "union_type"
+    elif kind == "missing" and loc:  # an item of a tuple, or a field of a record, is not there
+        held = "".join(f"[{part!r}]" for part in loc[:-1] if isinstance(part, int) or "[" not in
+                       part)
+        part = f"an item {loc[-1]}" if isinstance(loc[-1], int) else f"the field {loc[-1]!r}"
+        text = f"{name}{held} must have {part}, got {shown(got)}; {advice(error)}"
     elif kind.startswith(("tensor_", "array_")) or kind == "value_error":
         said = error["msg"].removeprefix("Value error, ")
         space = "" if said.startswith("'s ") else " "  # "train's images must ...": a part of it
@@ -123,6 +130,8 @@ def where(fn) -> str:
 def shown(value) -> str:
     """A value as a message shows what came: as written when short, else by its kind (a model's
     repr runs to many lines)."""
+    if isinstance(value, torch.nn.Module):  # its repr runs to many lines: its class says it
+        return f"a {type(value).__name__}"
     text = repr(value)
     if isinstance(value, torch.Tensor | np.ndarray) or "\n" in text or len(text) > 80:
         return kind_of(value) if isinstance(value, torch.Tensor | np.ndarray) else \

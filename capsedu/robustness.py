@@ -284,6 +284,9 @@ def accuracy_by_overlap(right: Right, overlap: Tensor("overlaps in [0, 1] [N]", 
     overlap in words, e.g. ``"35-60 %"``."""
     check_same("accuracy_by_overlap", "length", "pass one overlap per pair each model read",
                overlap=len(overlap), **{f"right[{n!r}]": len(c) for n, c in right.items()})
+    if groups > len(overlap):  # a group without pairs has no accuracy
+        raise ValueError(f"accuracy_by_overlap(): groups must be at most the {len(overlap)} pairs "
+                         f"given, got {groups}; pass fewer groups")
     edges = torch.quantile(overlap, torch.arange(1, groups) / groups)  # [groups - 1]
     group = torch.bucketize(overlap, edges)  # [N]: 0 .. groups - 1
     scores = {name: [100 * correct[group == g].float().mean().item() for g in range(groups)]
@@ -418,6 +421,9 @@ def seed_verdict(right: Annotated[dict[Seed, Right], Some], first: str, second: 
     runs share (the same network's initial weights, batches and moves), else Welch's test (two
     architectures: a seed gives each its own initial weights)."""
     seeds = tuple(sorted(right))
+    if len(seeds) < 2:
+        raise ValueError(f"seed_verdict(): right must hold the readings of at least 2 seeds (a "
+                         f"spread over seeds needs two), got {len(seeds)}; pass every seed's")
     for seed in seeds:
         _check_names("seed_verdict", "first and second", (first, second), right[seed],
                      f"the readings of seed {seed}")

@@ -54,7 +54,7 @@ Step = Callable[[torch.Tensor, torch.Tensor], tuple[torch.Tensor, torch.Tensor, 
 
 
 @checked
-def couplings(b: Tensor("the logits b [batch, n_in, n_out]", ndim=3, floating=True)
+def couplings(b: Tensor("the logits b [batch, n_in, n_out]", ndim=3, finite=True)
               ) -> torch.Tensor:
     """c ``[batch, n_in, n_out]`` from the logits ``b`` ``[batch, n_in, n_out]``: a softmax over
     the parents j, so each child's couplings sum to 1."""

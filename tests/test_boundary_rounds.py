@@ -59,7 +59,8 @@ from capsedu.figures.digit_images import two_colour
 from capsedu.figures.model_scores import draw_confusion, update_class_bars
 from capsedu.figures.routing_couplings import draw_coupling_heatmap
 from capsedu.figures.spikes import draw_rate_curve, draw_spike_trains
-from capsedu.parts import detector, pose_net, scoring, training, voting
+from capsedu.gcnn import C4CNN
+from capsedu.parts import curves, detector, pose_net, scoring, training, voting
 from capsedu.vit import VisionTransformer
 from capsedu.widgets import SquashExplorer
 from capsedu.widgets.adversarial import AttackExplorer
@@ -283,7 +284,8 @@ ROUNDS = [
      r"sweep\(\): value must be non-zero"),
     (lambda: digit_capsules.encode(_tiny(), torch.rand(2, 1, 40, 40)), ValueError,
      r"encode\(\): images must have shape \[N, 1, 28, 28\] for CapsNet"),
-    (lambda: equivariance.model_rotation_errors(_bag(), torch.rand(1, 1, 28, 28), turns=(1.5,)),
+    (lambda: equivariance.model_rotation_errors(C4CNN(channels=(2, 2, 2, 2)),
+                                                torch.rand(1, 1, 28, 28), turns=(1.5,)),
      TypeError, r"model_rotation_errors\(\): turns\[0\] must be an integer"),
     (lambda: voting.face_lengths_by_kind(n=3, kinds=("faces",)), ValueError,
      r"face_lengths_by_kind\(\): kinds\[0\] must be one of 'face'.*got 'faces'"),
@@ -456,3 +458,66 @@ def test_round_eight_a_checker_fails_what_it_cannot_check(capsys, call, line):
 
 def test_round_eight_a_share_of_minus_zero_prints_without_a_sign():
     assert claims_table.pct(-0.0) == "0.0 %"
+
+
+# round nine (an independent probe, /tmp/lead/probe4): the core, digit capsules, equivariance
+ROUND_NINE = [
+    (lambda: routing.couplings(torch.tensor([[[0.0, float("inf")]]])), ValueError,
+     r"couplings\(\): b contains 1 NaN or infinite value\(s\)"),
+    (lambda: _tiny()(torch.rand(2, 1, 28, 28) * 255), ValueError,
+     r"CapsNet\(\): x must hold pixels in \[0, 1\], got values from .*; divide 0-255 pixels"),
+    (lambda: _tiny().loss(_tiny()(torch.rand(4, 1, 28, 28)), torch.rand(2, 1, 28, 28), LABELS),
+     ValueError, r"CapsNet.loss\(\): x must match out in batch \(one image per output\) \(out: 4, "
+     r"x: 2\)"),
+    (lambda: group_conv.group_filters(torch.rand(2, 3, 4, 3, 5)), ValueError,
+     r"group_filters\(\): weight's width must match weight's height in size"),
+    (lambda: faces.pair_table(faces.face_parts(), pairs=[("nose",)], window=5), ValueError,
+     r"pair_table\(\): pairs\[0\] must have an item 1, got \('nose',\)"),
+    (lambda: digit_capsules.dimension_effect(torch.rand(16, 5, 28, 28) * 255, torch.rand(28, 28)),
+     ValueError, r"dimension_effect\(\): grid must hold pixels in \[0, 1\]"),
+    (lambda: digit_capsules.dimension_effect(torch.rand(16, 5, 28, 28), torch.rand(32, 32)),
+     ValueError, r"dimension_effect\(\): base must match grid's images in size"),
+    (lambda: digit_capsules.couplings_on_grid(_tiny()(torch.rand(4, 1, 28, 28)).routing,
+                                              example=5, j=0, n_maps=2), ValueError,
+     r"couplings_on_grid\(\): example must be an integer >= 0 and <= 3 \(an image of the batch "
+     r"of 4\), got 5"),
+    (lambda: digit_capsules.couplings_on_grid(_tiny()(torch.rand(4, 1, 28, 28)).routing,
+                                              example=0, j=10, n_maps=2), ValueError,
+     r"couplings_on_grid\(\): j must be an integer >= 0 and <= 9"),
+    (lambda: digit_capsules.couplings_on_grid(_tiny()(torch.rand(4, 1, 28, 28)).routing,
+                                              example=0, j=0, n_maps=5), ValueError,
+     r"couplings_on_grid\(\): n_maps must lay the 72 primary capsules out as n_maps square grids"),
+    (lambda: digit_capsules.reconstruction_error(_tiny(), torch.rand(2, 10, 16),
+                                                 torch.rand(4, 1, 28, 28), LABELS), ValueError,
+     r"reconstruction_error\(\): v must match images in batch \(images: 4, v: 2\)"),
+    (lambda: digit_capsules.format_coupling_quantiles(_tiny()(torch.rand(4, 1, 28, 28)).routing,
+                                                      torch.tensor([0, 1])), ValueError,
+     r"format_coupling_quantiles\(\): classes must be integer class labels of shape \[batch\] = "
+     r"\[4\]"),
+    (lambda: equivariance.conv_shift_error(torch.nn.Conv2d(1, 1, 3), torch.rand(1, 3, 8, 8), 1, 1),
+     ValueError, r"conv_shift_error\(\): x's channels must match conv's in_channels"),
+    (lambda: equivariance.quarter_turn(torch.rand(1, 2, 3, 5, 5), 1), ValueError,
+     r"quarter_turn\(\): t must be a map \[B, n\], \[B, C, H, W\] or \[B, C, 4, H, W\]"),
+    (lambda: equivariance.turned_only_filters(torch.rand(2, 2, 3, 3, 3)), ValueError,
+     r"turned_only_filters\(\): weight must be a torch.Tensor .*4 along dimension 2"),
+    (lambda: equivariance.model_rotation_errors(_bag(), torch.rand(2, 1, 28, 28)), TypeError,
+     r"model_rotation_errors\(\): model must be a gcnn.C4CNN or gcnn.PlainCNN .*got a "
+     r"BagOfPartsCNN;"),
+    (lambda: attacks.gradient(lambda x: _bag()(x), torch.rand(4, 1, 8, 8)), ValueError,
+     r"gradient\(\): objective must return one number \(a 0-d tensor"),
+    (lambda: robustness.accuracy_by_overlap({"m": torch.ones(3, dtype=torch.bool)}, torch.rand(3),
+                                            groups=5), ValueError,
+     r"accuracy_by_overlap\(\): groups must be at most the 3 pairs given, got 5"),
+    (lambda: robustness.seed_verdict({0: {"a": _RIGHT, "b": _RIGHT}}, "a", "b", by_seed=True),
+     ValueError, r"seed_verdict\(\): right must hold the readings of at least 2 seeds"),
+    (lambda: training.format_ablation({3: {"rates": {}}}, kinds=["face"]), ValueError,
+     r"format_ablation\(\): ablation\[3\] must have the field 'thresholds'"),
+    (lambda: curves.weight_difference(_bag(), _tiny()), ValueError,
+     r"weight_difference\(\): model and shipped must be the same architecture"),
+]
+
+
+@pytest.mark.parametrize("call, error, message", ROUND_NINE, ids=range(len(ROUND_NINE)))
+def test_round_nine_bad_input_is_refused_in_the_one_form(call, error, message):
+    with pytest.raises(error, match=message):
+        call()

@@ -97,6 +97,12 @@ def held_out_accuracy(model: torch.nn.Module) -> float:
 def weight_difference(model: torch.nn.Module, shipped: torch.nn.Module) -> float:
     """The largest absolute difference between two models' weights (0.0 when identical)."""
     theirs = shipped.state_dict()
+    ours = {key: tuple(value.shape) for key, value in model.state_dict().items()}
+    if ours != {key: tuple(value.shape) for key, value in theirs.items()}:
+        raise ValueError(f"weight_difference(): model and shipped must be the same architecture "
+                         f"(the same weights, of the same shapes), got a {type(model).__name__} "
+                         f"and a {type(shipped).__name__} that differ; pass a model trained by "
+                         "the recipe shipped was")
     return max((value.float() - theirs[key].float()).abs().max().item()
                for key, value in model.state_dict().items())
 
