@@ -55,7 +55,7 @@ def from_row(cls: Any, row: dict) -> Any:
     inverse): each field read under its name (or its ``metadata["json"]``), typed as the field
     declares it (tuples from lists, records and named tuples from dicts, numbers from text keys;
     an ``inline`` field's record from its fields' keys). A key the record has no field for is
-    refused, naming it."""
+    refused, naming it, and so is a number the file holds as text that is no number."""
     hints = typing.get_type_hints(cls)
     fields = dataclasses.fields(cls)
     inline = {field.name: _keys(hints[field.name]) for field in fields
@@ -66,11 +66,38 @@ def from_row(cls: Any, row: dict) -> Any:
     if unknown:
         raise ValueError(f"from_row(): row has {sorted(unknown)}, which {cls.__name__} has no "
                          f"field for; pass a row of its results file")
-    values = {names[key]: _typed(value, hints[names[key]]) for key, value in row.items()
-              if key in names}
+    values = {}
+    for key in set(row) & set(names):
+        try:
+            values[names[key]] = _typed(row[key], hints[names[key]])
+        except _NotANumber as err:
+            raise ValueError(f"from_row(): row's {key} must be an integer ({cls.__name__}'s "
+                             f"field {names[key]}), got {err.args[0]!r}; pass a row of its "
+                             "results file") from None
     return cls(**values, **{name: from_row(hints[name], {key: row[key] for key in keys
                                                         if key in row})
                             for name, keys in inline.items()})
+
+
+@checked
+def misfit(cls: Any, row: dict) -> str | None:
+    """Why ``row`` is no row of the record ``cls`` as its results file keeps it, in words (keys
+    it has that ``cls`` has no field for, required fields it lacks); None when it is one."""
+    fields = dataclasses.fields(cls)
+    hints = typing.get_type_hints(cls)
+    keys = set().union(*(_keys(hints[field.name]) if field.metadata.get(INLINE) else
+                         {field.metadata.get("json", field.name)} for field in fields))
+    required = {field.metadata.get("json", field.name) for field in fields
+                if not field.metadata.get(INLINE) and field.default is dataclasses.MISSING
+                and field.default_factory is dataclasses.MISSING}
+    unknown, missing = sorted(set(row) - keys), sorted(required - set(row))
+    words = [f"has {unknown}, which {cls.__name__} has no field for"] if unknown else []
+    words += [f"lacks {missing}, which every {cls.__name__} holds"] if missing else []
+    return " and ".join(words) or None
+
+
+class _NotANumber(ValueError):
+    """A key or value the file holds as text that is no integer (``from_row`` names it)."""
 
 
 def _keys(cls: type) -> set[str]:
@@ -93,4 +120,9 @@ def _typed(value: Any, hint: Any) -> Any:
         return from_row(hint, value)
     if isinstance(hint, type) and issubclass(hint, tuple) and hasattr(hint, "_fields"):
         return hint(**value)  # a named tuple
-    return hint(value) if hint is int and isinstance(value, str) else value
+    if hint is int and isinstance(value, str):  # a number kept as text (a JSON object's key)
+        try:
+            return int(value)
+        except ValueError:
+            raise _NotANumber(value) from None
+    return value
