@@ -44,6 +44,7 @@ from filelock import FileLock, Timeout
 from . import course_settings
 from .json_records import from_row, json_row
 from .manifest_rows import RECORDED, ManifestRow
+from .results_kinds import records
 from .validate import Flag, checked
 
 MANIFEST = "manifest.json"
@@ -174,9 +175,9 @@ def results_path(file: str, replace_shipped: ReplaceShipped = False) -> Path:
 def read_results(path: str | Path, record_type: type | Callable[[str], type]) -> dict[str, Any]:
     """The runs recorded in the results file ``path``, by name (empty when there is none yet),
     each read as the record it was written from (``json_records.from_row``): a ``record_type``,
-    or, in a file of several kinds of runs, the type ``record_type(name)`` names."""
-    return {name: from_row(record_type if isinstance(record_type, type) else record_type(name),
-                           row) for name, row in _rows(path).items()}
+    or, in a file of several kinds of runs, the type ``record_type(name)`` names; a file of
+    another experiment's runs is refused, naming it (``results_kinds.records``)."""
+    return records(path, _rows(path), record_type)
 
 
 def _rows(path: str | Path) -> dict[str, dict]:

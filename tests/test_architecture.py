@@ -21,7 +21,7 @@ LAYERS = [
                 "bug_catalogue", "buggy_capsnet", "vit"]),
     ("data and training", ["data", "data.mnist", "data.sprites", "data.faces", "data.patches",
                            "data.transformed_mnist", "json_records", "manifest_rows",
-                           "checkpoints", "convergence", "loop",
+                           "results_kinds", "checkpoints", "convergence", "loop",
                            "recipes", "recipe_run", "train"]),
     ("experiments", ["capsule_vectors", "digit_capsules", "parts", "parts.voting",
                      "parts.detector", "parts.pose_net", "parts.pose_mlp", "parts.scoring",
@@ -34,7 +34,8 @@ LAYERS = [
 ]
 # what `import capsedu` may load
 CORE = {"course_settings", "checks", "refusals", "validate", "functional", "routing", "layers",
-        "capsnet", "baselines", "json_records", "manifest_rows", "checkpoints"}
+        "capsnet", "baselines", "json_records", "manifest_rows", "results_kinds",
+        "checkpoints"}
 
 
 def module_name(path: Path) -> str:
@@ -255,6 +256,7 @@ DICT_RETURNS = {
     "routing_costs.routing_shares": "the config names the caller passed -> RoutingShare",
     "routing_costs.iteration_cost": "each n_in of the rows passed -> the cost of an iteration",
     "seed_runs.readings": "reading name (the recipe, and it routed otherwise) -> its iterations",
+    "results_kinds.records": "run name -> its record, from the results file's rows",
     "seed_runs.read_results": "run name (run_name) -> its SeedRun, from the results file",
     "validate.declared": "the checked function's parameter names -> their declarations",
 }

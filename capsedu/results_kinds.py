@@ -1,0 +1,115 @@
+"""What each experiment's results file holds, and how a file of another experiment is recognised:
+the one reader of a results file's runs as records (``records``, which
+``checkpoints.read_results``, and so every experiment's ``read_results``, calls).
+
+A results file is ``{"runs": {name: row}}`` (``checkpoints.add_result``): it carries no word on
+which experiment wrote it, and the shipped ones stay as they are. Its rows say it: each is the
+record its experiment wrote (``json_records.json_row``). So a file whose rows are not rows of the
+record a reader asks for is refused before any is read, naming the path, the experiment whose
+records its rows are (``results_kind``: each of ``KINDS`` tried in turn) and the file and the
+command that make the right one.
+
+``KINDS`` names each experiment's module and its record as data, as ``checkpoints.ARCHS`` names a
+model's class: a module is imported only to name another experiment's file when one is refused
+(the reader's own module is imported already); its ``RESULTS`` and ``COMMAND`` give the file and
+the command.
+"""
+
+import importlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from .json_records import from_row, misfit
+from .validate import checked
+
+# an experiment's module -> what its results file holds, and the name of its record in that module
+# (a type, or a function of a run's name giving the type, for a file of several kinds of runs)
+KINDS = {
+    "capsedu.ablations": ("09's routing ablation", "AblationRun"),
+    "capsedu.bug_zoo": ("09's bug zoo", "ZooRun"),
+    "capsedu.seed_runs": ("08's affNIST recipes trained from other seeds", "SeedRun"),
+    "capsedu.parts.curves": ("the face models' held-out curves (07)", "FaceCurve"),
+    "capsedu.full_sets": ("Part IV's full test sets read by the shipped models", "FullSetReading"),
+    "capsedu.adversarial_record": ("11's adversarial run", "unit_type"),
+}
+
+
+class Kind(NamedTuple):
+    """An experiment's results file: what it holds, its file and the command that writes it, and
+    its record (a type, or a function of a run's name giving the type)."""
+    what: str
+    file: str
+    command: str
+    record: Any
+
+
+@checked
+def kind(module: str) -> Kind | None:
+    """The results file of the experiment ``module`` (one of ``KINDS``; None for another)."""
+    if module not in KINDS:
+        return None
+    what, record = KINDS[module]
+    found = importlib.import_module(module)
+    return Kind(what, found.RESULTS, found.COMMAND, getattr(found, record))
+
+
+def _misfit(record: type | Callable[[str], type], name: str, row: Any) -> str | None:
+    """Why ``row``, the run ``name``, is no row of ``record`` in words; None when it is one."""
+    if not isinstance(row, dict):
+        return f"is {type(row).__name__}, not a row of fields"
+    if not isinstance(record, type):
+        try:
+            record = record(name)
+        except (TypeError, ValueError):  # a unit no run of that kind has
+            return "has a name no run of that kind has"
+    return misfit(record, row)
+
+
+@checked
+def results_kind(rows: dict[str, Any]) -> Kind | None:
+    """The experiment of ``KINDS`` whose records all of ``rows`` (a results file's runs by name)
+    are; None when no experiment's are (or there are no rows)."""
+    for module in KINDS:
+        found = kind(module)
+        if rows and all(_misfit(found.record, name, row) is None for name, row in rows.items()):
+            return found
+    return None
+
+
+def _other_file(path: Path, rows: dict, record: Any, name: str, words: str) -> ValueError:
+    """The refusal of ``path``, whose run ``name`` is no row of ``record`` (``words`` say why)."""
+    wanted = kind(record.__module__)
+    found = results_kind(rows)
+    own = getattr(record, "__name__", "its")
+    asked = (f"{wanted.what} ({wanted.file}, written by {wanted.command})" if wanted else
+             f"{own} records")
+    got = (f"a results file of {found.what} ({found.file}, written by {found.command})"
+           if found else "a file of other runs")
+    fix = (f"pass the file {wanted.command} writes (read_results() with no path reads the "
+           f"shipped {wanted.file})" if wanted else "pass a file of such records")
+    return ValueError(f"read_results(): path {path} must be a results file of {asked}, got "
+                      f"{got}: its run {name!r} {words}; {fix}")
+
+
+@checked
+def records(path: str | Path, rows: dict[str, Any],
+            record_type: type | Callable[[str], type]) -> dict[str, Any]:
+    """The runs ``rows`` of the results file ``path`` (as JSON holds them) by name, each read as
+    the record it was written from (``json_records.from_row``): a ``record_type``, or, in a file of
+    several kinds of runs, the type ``record_type(name)`` names. A file of another experiment's
+    runs is refused before any is read, naming ``path``, its kind and the file to pass."""
+    for name, row in rows.items():
+        words = _misfit(record_type, name, row)
+        if words:
+            raise _other_file(path, rows, record_type, name, words)
+    found = {}
+    for name, row in rows.items():
+        cls = record_type if isinstance(record_type, type) else record_type(name)
+        try:
+            found[name] = from_row(cls, row)
+        except (TypeError, ValueError) as err:  # a value of the wrong kind: a changed file
+            raise type(err)(f"read_results(): path {path} holds a run {name!r} that is no "
+                            f"{cls.__name__} its experiment wrote: {err}; restore the file (git "
+                            "checkout, or the copy it came from) or record it again") from None
+    return found
