@@ -90,10 +90,17 @@ def misfit(cls: Any, row: dict) -> str | None:
     required = {field.metadata.get("json", field.name) for field in fields
                 if not field.metadata.get(INLINE) and field.default is dataclasses.MISSING
                 and field.default_factory is dataclasses.MISSING}
-    unknown, missing = sorted(set(row) - keys), sorted(required - set(row))
+    unknown, missing = _some(set(row) - keys), _some(required - set(row))
     words = [f"has {unknown}, which {cls.__name__} has no field for"] if unknown else []
     words += [f"lacks {missing}, which every {cls.__name__} holds"] if missing else []
     return " and ".join(words) or None
+
+
+def _some(keys: set[str], shown: int = 4) -> str:
+    """``keys`` in words, the first ``shown`` of them in order and how many more."""
+    ordered = sorted(keys)
+    more = f" and {len(ordered) - shown} more" if len(ordered) > shown else ""
+    return ", ".join(map(repr, ordered[:shown])) + more
 
 
 class _NotANumber(ValueError):
