@@ -81,10 +81,15 @@ class ChecksumError(ValueError):
 
 
 @checked
-def checkpoint_dir(root: Root = None) -> Path:
+def checkpoint_dir(root: Root = None, where: str = "checkpoint_dir") -> Path:
     """``root`` (``~`` expanded), else the folder of the shipped checkpoints:
-    ``<data root>/checkpoints``."""
-    return Path(root).expanduser() if root else course_settings.data_root() / "checkpoints"
+    ``<data root>/checkpoints``; a ``root`` that is a file is refused, naming it and ``where``
+    (the function the caller called)."""
+    folder = Path(root).expanduser() if root else course_settings.data_root() / "checkpoints"
+    if folder.exists() and not folder.is_dir():
+        raise NotADirectoryError(f"{where}(): root must be a folder (for checkpoints and their "
+                                 f"{MANIFEST}), got the file {folder}; pass a folder")
+    return folder
 
 
 @checked
@@ -239,7 +244,7 @@ def read_manifest(root: Root = None) -> dict[str, ManifestRow]:
 
     Raises ``ValueError`` naming the file when the manifest is not the JSON ``save`` writes.
     """
-    path = checkpoint_dir(root) / MANIFEST
+    path = checkpoint_dir(root, "read_manifest") / MANIFEST
     if not path.exists():
         return {}
     if not path.is_file():  # a named pipe or a device would be read forever
@@ -275,11 +280,7 @@ def check_writable(name: str, root: Root = None, replace_shipped: ReplaceShipped
     plain_name(name, "the checkpoint name")
     if root is None:
         root = checkpoint_dir() if replace_shipped else runs_dir()
-    root = checkpoint_dir(root)
-    if root.exists() and not root.is_dir():
-        raise NotADirectoryError(f"check_writable(): root must be a folder (for the checkpoint and "
-                                 f"its manifest), got the file {root}; pass a folder, new or "
-                                 "existing")
+    root = checkpoint_dir(root, "check_writable")
     if is_shipped(root) and not replace_shipped:
         what = (f"{name!r} is a shipped checkpoint in {root}; this would replace it and its "
                 "manifest row" if name in read_manifest(root) else
@@ -306,10 +307,10 @@ def save(model: torch.nn.Module, name: str, root: Root = None,
     each replaced in one step, under the folder's lock.
     """
     # every field checked (by ``ManifestRow``) before a folder is made or a file written; the
-    # hash is the one thing still unknown
+    # hash, the one thing still unknown, a placeholder
     _known("save", fields)
     plain_name(name, "save(): name")
-    draft = _finite("save", ManifestRow(name=name, file=f"{name}.pt", sha256="",
+    draft = _finite("save", ManifestRow(name=name, file=f"{name}.pt", sha256="0" * 64,
                                         arch=type(model).__name__,
                                         torch_version=torch.__version__, **fields))
     blob = {"arch": draft.arch, "hparams": model.hparams, "state_dict": model.state_dict()}
@@ -403,8 +404,6 @@ def check_row(entry: dict, manifest: str | Path) -> ManifestRow:
                 f"{key!r} should be a {kind.__name__}, not {entry[key]!r}"
                 for key, kind in ROW_KEYS.items()
                 if not isinstance(entry.get(key), kind)]
-    if isinstance(entry.get("sha256"), str) and not re.fullmatch(r"[0-9a-f]{64}", entry["sha256"]):
-        problems.append(f"'sha256' should be 64 hexadecimal digits, not {entry['sha256']!r}")
     if isinstance(entry.get("arch"), str) and entry["arch"] not in ARCHS:
         problems.append(f"'arch' {entry['arch']!r} is not a known model ({', '.join(ARCHS)})")
     if not problems:
@@ -425,7 +424,7 @@ def pretrained(name: str, root: Root = None, map_location: course_settings.Devic
     ``root``: the folder that holds the checkpoint and its manifest (default: the shipped
     checkpoints, ``<data root>/checkpoints``; a trial run: ``runs_dir()``).
     """
-    root = checkpoint_dir(root)
+    root = checkpoint_dir(root, "pretrained")
     manifest = (root / MANIFEST).resolve()
     if not manifest.exists():
         missing = "" if root.is_dir() else f" (the folder {root.resolve()} does not exist)"

@@ -7,14 +7,18 @@ continued from one (``Sitting``).
 checkpoint's name, file, sha256 and class is optional: a row keeps what its training recorded,
 and a field it lacks is None and absent from the file (a face model's metrics have no test
 accuracy, an MNIST model's no face rate). Each record checks its fields' types when made
-(``validate.check_fields``); ``Metrics`` checks its numbers' ranges too. A ``ManifestRow`` and a
-``Sitting`` declare plain types: their name, file, hash and class have no default, which a
-declared range would need (the boundary's tests call a record with one field). A row reads as
+(``validate.check_fields``); ``Metrics`` checks its numbers' ranges too, a row its seed
+(``course_settings.Seed``) and its hashes (``Sha256``: 64 hexadecimal digits). A row reads as
 text through ``format_record``.
 """
 
+import re
 from dataclasses import dataclass, field, fields
+from typing import Annotated
 
+from pydantic import AfterValidator
+
+from .course_settings import Seed
 from .json_records import OMITTED_WHEN_NONE, json_row
 from .validate import Float, Int, Record, check_fields, checked
 
@@ -26,6 +30,18 @@ def _optional():
 
 Accuracy = Float("an accuracy or a rate", ge=0, le=1)
 Count = Int("a count", ge=0)
+
+
+def _sha256(value: str) -> str:
+    """What ``Sha256`` declares: a sha256 as ``hashlib`` writes it, 64 lowercase hex digits."""
+    if not re.fullmatch(r"[0-9a-f]{64}", value):
+        raise ValueError(f"must be 64 hexadecimal digits (0-9, a-f), the sha256 of the file's "
+                         f"bytes, got {value!r}; pass checkpoints.sha256(path) of the file")
+    return value
+
+
+# the sha256 of a checkpoint's bytes, as hashlib's hexdigest() writes it
+Sha256 = Annotated[str, AfterValidator(_sha256)]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -59,7 +75,7 @@ class Sitting:
     (``recipe_run.continue_from``)."""
 
     command: str  # the line that ran it
-    sha256: str  # the weights it saved
+    sha256: Sha256  # the weights it saved
     epochs: int  # the epochs it trained
     kept_epoch: int  # the epoch the next sitting went on from
 
@@ -74,11 +90,11 @@ class ManifestRow:
 
     name: str
     file: str  # its file, in the manifest's folder
-    sha256: str  # of the file's bytes, checked before torch reads them
+    sha256: Sha256  # of the file's bytes, checked before torch reads them
     arch: str  # the model class (``checkpoints.ARCHS``)
     description: str | None = _optional()
     command: str | None = _optional()  # the line that trains it
-    seed: int | None = _optional()
+    seed: Seed | None = _optional()
     train_examples: int | None = _optional()
     train_time_s: float | None = _optional()  # finite: ``checkpoints.save`` refuses a NaN
     device: str | None = _optional()

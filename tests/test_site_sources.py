@@ -142,9 +142,9 @@ def test_a_continued_checkpoint_lists_its_earlier_sittings(course_site):
         name="tiny", description="a tiny CNN", command="python -m capsedu.train tiny "
         "--continue-from data/checkpoints", seed=0, train_time_s=4000, device="cpu", threads=1,
         torch_version="2.14.1", metrics=Metrics(epochs=9),
-        sittings=(Sitting(command="python -m capsedu.train tiny --epochs 6", sha256="ab",
+        sittings=(Sitting(command="python -m capsedu.train tiny --epochs 6", sha256="ab" * 32,
                           epochs=6, kept_epoch=5),),
-        file="tiny.pt", sha256="cd", arch="CapsNet")
+        file="tiny.pt", sha256="cd" * 32, arch="CapsNet")
     page = course_site.checkpoint_sections([row])
     first, then = page.index("earlier sitting 1"), page.index("| command |")
     assert first < then and "kept epoch 5 of 6" in page[first:then]
