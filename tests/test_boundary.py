@@ -270,7 +270,10 @@ def test_a_bad_value_is_refused_naming_the_parameter(qualname, parameter, value,
 entries_by_name = entries()
 # a valid instance of each checked record whose fields are not all optional
 EXAMPLES = {"capsedu.recipes.Recipe": lambda: importlib.import_module("capsedu.recipes").RECIPES[
-    "capsnet-mnist-live"]}
+    "capsnet-mnist-live"],
+    "capsedu.manifest_rows.ManifestRow": lambda: importlib.import_module(
+        "capsedu.manifest_rows").ManifestRow(name="x", file="x.pt", sha256="0" * 64,
+                                             arch="CapsNet")}
 
 
 def test_a_tensor_parameter_takes_numpy_through_the_same_checks():
