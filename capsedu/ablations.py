@@ -98,6 +98,7 @@ def seed_errors(results: dict[str, AblationRun], cell: Cell,
     """Test error (%) of each seed of a grid ``cell`` ``[len(SEEDS)]``, routed at test time with
     the iterations it was trained with, or with ``tested_with``."""
     tested = tested_with or cell.iterations
+    _check_tested("seed_errors", results, tested_with)
     if any(run_name(cell, seed) not in results for seed in SEEDS):
         recorded = [c for c in ABLATION_GRID if all(run_name(c, s) in results for s in SEEDS)]
         raise KeyError(f"seed_errors(): cell must be a cell of which results records every seed "
@@ -105,6 +106,16 @@ def seed_errors(results: dict[str, AblationRun], cell: Cell,
                        f"{', '.join(map(str, recorded)) or 'none'}")
     return np.array([100 * (1 - results[run_name(cell, seed)].test_accuracy_by_iterations[tested])
                      for seed in SEEDS])
+
+
+def _check_tested(where: str, results: dict[str, AblationRun], tested_with: int | None) -> None:
+    """Refuse a ``tested_with`` that a run of ``results`` was not tested with (a KeyError deep in
+    its record), naming it and the iterations every run was."""
+    tested = [set(run.test_accuracy_by_iterations) for run in results.values()]
+    if tested_with is not None and tested and tested_with not in set.intersection(*tested):
+        raise ValueError(f"{where}(): tested_with must be one of the iterations every run of "
+                         f"results was tested with, {sorted(set.intersection(*tested))}, got "
+                         f"{tested_with}; pass one of those")
 
 
 @checked
@@ -300,6 +311,7 @@ def best_as_trained(results: dict[str, AblationRun]) -> list[Cell]:
 def routed_more(results: dict[str, AblationRun], tested_with: Iterations) -> list[float]:
     """For every cell trained with fewer than ``tested_with`` iterations, how much routing it
     ``tested_with`` times at test time changes its mean test error (points)."""
+    _check_tested("routed_more", results, tested_with)
     return [seed_errors(results, cell, tested_with).mean() - seed_errors(results, cell).mean()
             for cell in ABLATION_GRID if cell.iterations < tested_with]
 
