@@ -13,7 +13,10 @@ digits (``measure``); ``recorded`` makes the same comparisons from ``full_sets``
 10,000 digits. The records and comparisons are those of the faces, ``patch_order``'s.
 """
 
+from typing import Annotated
+
 import torch
+from pydantic import AfterValidator
 
 from . import checkpoints, full_sets
 from .checks import check_same
@@ -33,7 +36,18 @@ Model = Choice("one of the MNIST models (digit_shuffles.MODELS)", *MODELS)
 OWN_GRID = 7  # 7 x 7 tiles of 4 pixels on a 28 x 28 digit: the ViT's own patches
 # what position embeddings change, and each ViT beside the CNN of its size
 PAIRS = (("ViT", "ViT without positions"), ("ViT", "CNN"), ("ViT without positions", "CNN"))
-Grid = Int("tiles along each side of a 28 x 28 digit; a divisor of 28", ge=1, le=28)
+
+
+def _divides_28(grid: int) -> int:
+    """What ``Grid`` declares beside its range: tiles that cut a 28 x 28 digit evenly."""
+    if 28 % grid:
+        raise ValueError(f"must divide 28 (the digit's side) into whole tiles, one of 1, 2, 4, 7, "
+                         f"14, 28, got {grid}; pass one of those")
+    return grid
+
+
+Grid = Annotated[Int("tiles along each side of a 28 x 28 digit; a divisor of 28", ge=1, le=28),
+                 AfterValidator(_divides_28)]
 BATCH = 256  # digits read at once: the models here are small
 
 
