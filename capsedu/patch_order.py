@@ -255,8 +255,20 @@ def shuffled_accuracy(model: torch.nn.Module, grid: Grid, n: Count) -> float:
 
 @checked
 def find(scores: tuple[Score, ...], model: str, condition: str | int) -> Score:
-    """The ``Score`` of ``model`` in ``condition`` among ``scores``."""
-    return next(s for s in scores if (s.model, s.condition) == (model, condition))
+    """The ``Score`` of ``model`` in ``condition`` among ``scores``; a model or a condition no
+    score has is refused, naming it and those there are."""
+    found = [s for s in scores if (s.model, s.condition) == (model, condition)]
+    if not found:
+        models = sorted({s.model for s in scores})
+        conditions = sorted({s.condition for s in scores if s.model == model}, key=str)
+        wrong = (f"model must be one of the models scores has, {models}, got {model!r}"
+                 if model not in models else f"condition must be one of {model!r}'s conditions "
+                 f"in scores, {conditions}, got {condition!r}")
+        raise ValueError(f"find(): {wrong}; pass one of those" if scores else
+                         "find(): scores must hold at least one Score, got (): no score of model "
+                         f"{model!r} in condition {condition!r}; pass the scores of a measure "
+                         "(e.g. measure(...).shuffles)")
+    return found[0]
 
 
 @checked
