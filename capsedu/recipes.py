@@ -12,9 +12,10 @@ import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import partial
-from typing import Literal, NamedTuple
+from typing import Annotated, Literal, NamedTuple
 
 import torch
+from pydantic import AfterValidator
 
 from . import checkpoints
 from .baselines import BagOfPartsCNN, DeepCNN, MaxPoolCNN
@@ -48,6 +49,20 @@ TRAINERS = ("capsedu.train", "capsedu.parts.training", "capsedu.ablations", "cap
 Limit = Int("the first N training examples only; None keeps all", ge=1, le=60_000)
 
 
+def _maker(build: Callable) -> Callable:
+    """What ``Build`` declares beside a callable: a model is callable too (it runs its forward
+    pass), but no maker of one; every run builds its own from the recipe."""
+    if isinstance(build, torch.nn.Module):
+        raise ValueError(f"must make a new model when called with no argument (a model class or "
+                         f"a lambda), got a {type(build).__name__} instance, a model already "
+                         f"made; pass its class, or lambda: {type(build).__name__}(...)")
+    return build
+
+
+# what a recipe trains: called with no argument, a new model
+Build = Annotated[Callable[[], torch.nn.Module], AfterValidator(_maker)]
+
+
 @dataclass(frozen=True)
 class Recipe:
     """Everything that defines a trained model's run. Its fields' types and ranges (those of
@@ -55,7 +70,7 @@ class Recipe:
     (``validate.check_fields``): a recipe of 0 epochs or a NaN learning rate is never made."""
 
     description: str
-    build: Callable[[], torch.nn.Module]
+    build: Build
     epochs: Epochs  # with patience: the budget, an upper bound
     # (train?, limit) -> (images, labels); None for the face models, whose training images are
     # drawn anew for every seed (``examples`` of them: ``parts.training``)
