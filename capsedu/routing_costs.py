@@ -388,6 +388,28 @@ class RecordedCost(NamedTuple):
     backward: float  # and of the backward time
 
 
+COST_KEYS = ("command", "date", "device", "batch", "capsnet_step", "cnn_step", "routing_share")
+
+
+def _cost_record(path: Path) -> dict:
+    """The record of ``benchmarks/routing_cost.py --json`` at ``path``; another file (not JSON,
+    or an experiment's results file, its runs by name) refused naming it and what it is."""
+    try:
+        run = json.loads(path.read_text())
+    except (ValueError, UnicodeDecodeError) as err:
+        run = f"not JSON ({type(err).__name__})"
+    lacks = [key for key in COST_KEYS if key not in run] if isinstance(run, dict) else COST_KEYS
+    if lacks:
+        what = run if isinstance(run, str) else f"a file without {', '.join(lacks)}"
+        if isinstance(run, dict) and isinstance(run.get("runs"), dict):
+            what = (f"an experiment's results file, its runs by name "
+                    f"({', '.join(list(run['runs'])[:3])}, ...), not a cost record")
+        raise ValueError(f"recorded_cost(): file must be a record of python "
+                         f"benchmarks/routing_cost.py --json (its {', '.join(COST_KEYS)}), got "
+                         f"{path.name!r}, {what}; pass e.g. {GPU_RECORD!r}")
+    return run
+
+
 @checked
 def recorded_cost(file: str | Path = GPU_RECORD) -> RecordedCost:
     """The shipped record ``file`` of ``benchmarks/routing_cost.py --json`` (the GPU's, by
@@ -406,7 +428,7 @@ def recorded_cost(file: str | Path = GPU_RECORD) -> RecordedCost:
                                 f"{str(file)!r}, which is none; the records there: "
                                 f"{', '.join(kept) or 'none'} (record one with python "
                                 "benchmarks/routing_cost.py --json FILE)")
-    run = json.loads(path.read_text())
+    run = _cost_record(path)
     share = run["routing_share"]
     return RecordedCost(run["device"], run["date"], run["command"], run["batch"],
                         sum(run["capsnet_step"].values()), sum(run["cnn_step"].values()),
