@@ -11,6 +11,7 @@ import hashlib
 import io
 import json
 import re
+from pathlib import Path
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -24,6 +25,7 @@ from capsedu import (
     adversarial_record,
     attacks,
     bug_catalogue,
+    bug_zoo,
     bug_zoo_report,
     buggy,
     capsule_angles,
@@ -38,8 +40,10 @@ from capsedu import (
     full_sets,
     functional,
     group_conv,
+    json_records,
     layers,
     loop,
+    manifest_rows,
     multi_digit,
     patch_order,
     recipe_run,
@@ -50,6 +54,7 @@ from capsedu import (
     routing_costs,
     seed_runs,
     spiking,
+    statistics,
 )
 from capsedu.baselines import BagOfPartsCNN, MaxPoolCNN
 from capsedu.data import faces, mnist, patches, sprites, transformed_mnist
@@ -85,6 +90,8 @@ def _choose(widget, value):
 
 
 _RIGHT = torch.tensor([True, False, True])  # which of three images a model reads right
+RESULTS = checkpoints.REPOSITORY_DATA / "results"  # the shipped results: read, never written
+NEVER_WRITTEN = Path(__file__).parent / "never-written"  # a save refused before it writes
 NO_MPS = pytest.mark.skipif(torch.backends.mps.is_available(), reason="this machine has 'mps'")
 
 ROUNDS = [
@@ -413,6 +420,54 @@ ROUNDS = [
      r"seeded_name\(\): name must be one of 'capsnet-mnist-live'.*got 'nonexistent'"),
     (lambda: recorded_effect({}, "nobug"), ValueError,
      r"recorded_effect\(\): bug must be one of .*got 'nobug'"),
+    # round nine, records and readers (an independent probe, /tmp/lead/probe4)
+    (lambda: adversarial_record.read_results(RESULTS / "full_test_sets.json"), ValueError,
+     r"read_results\(\): path .*full_test_sets.json must be a results file of 11's adversarial "
+     r"run \(adversarial.json, written by python -m capsedu.adversarial\), got a results file of "
+     r"Part IV's full test sets .*\(full_test_sets.json, written by python -m capsedu.full_sets\)"),
+    (lambda: ablations.read_results(RESULTS / "bug_zoo.json"), ValueError,
+     r"read_results\(\): path .*bug_zoo.json must be a results file of 09's routing ablation "
+     r"\(routing_ablations.json, .*got a results file of 09's bug zoo .*its run 'correct' has "
+     r"'batch_accuracy', .*which AblationRun has no field for .*pass the file python -m "
+     r"capsedu.ablations writes"),
+    (lambda: bug_zoo.read_results(RESULTS / "routing_ablations.json"), ValueError,
+     r"path .*routing_ablations.json must be a results file of 09's bug zoo \(bug_zoo.json, "
+     r"written by python -m capsedu.bug_zoo\), got a results file of 09's routing ablation"),
+    (lambda: seed_runs.read_results(RESULTS / "face_curves.json"), ValueError,
+     r"path .*face_curves.json must be a results file of 08's affNIST recipes .*got a results "
+     r"file of the face models' held-out curves \(07\) \(face_curves.json, written by python -m "
+     r"capsedu.parts.curves\)"),
+    (lambda: curves.read_results(RESULTS / "bug_zoo.json"), ValueError,
+     r"path .*bug_zoo.json must be a results file of the face models' held-out curves .*got a "
+     r"results file of 09's bug zoo"),
+    (lambda: routing_costs.recorded_cost(file="bug_zoo.json"), ValueError,
+     r"recorded_cost\(\): file must be a record of python benchmarks/routing_cost.py --json .*got "
+     r"'bug_zoo.json', an experiment's results file, its runs by name .*; pass e.g. "
+     r"'routing_cost_gpu.json'"),
+    (lambda: json_records.from_row(statistics.Accuracy, {"value": 0.9, "n": "ten", "low": 0.8,
+                                                        "high": 0.95}), ValueError,
+     r"from_row\(\): row's n must be an integer \(Accuracy's field n\), got 'ten'"),
+    (lambda: manifest_rows.ManifestRow(name="x", file="x.pt", sha256="abc", arch="CapsNet"),
+     ValueError, r"ManifestRow\(\): sha256 must be 64 hexadecimal digits .*got 'abc'"),
+    (lambda: checkpoints.save(_bag(), "mine", root=NEVER_WRITTEN, seed=-1), ValueError,
+     r"seed must be an integer >= 0 and <= 4294967295 \(a random seed.*got -1"),
+    (lambda: checkpoints.read_manifest(root=__file__), NotADirectoryError,
+     r"read_manifest\(\): root must be a folder \(for checkpoints and their manifest.json\), got "
+     r"the file .*test_boundary_rounds.py"),
+    (lambda: recipes.Recipe(description="x", build=_bag(), epochs=1), ValueError,
+     r"Recipe\(\): build must make a new model when called with no argument .*got a "
+     r"BagOfPartsCNN instance, a model already made; pass its class, or lambda: BagOfPartsCNN"),
+    (lambda: ablations.routed_more(ablations.read_results(), tested_with=4), ValueError,
+     r"routed_more\(\): tested_with must be one of the iterations every run of results was "
+     r"tested with, \[1, 2, 3, 5\], got 4"),
+    (lambda: full_sets.read_right("translated", "affnist-capsnet", rows=[0, 10 ** 6]), ValueError,
+     r"read_right\(\): rows must be images of the set, indices 0 to 9999, got 1000000"),
+    (lambda: digit_shuffles.shuffles({("a", 1): [_RIGHT]}, seeds=[0], grids=[3], pairs=[]),
+     ValueError, r"shuffles\(\): grids\[0\] must divide 28 \(the digit's side\) into whole "
+     r"tiles, one of 1, 2, 4, 7, 14, 28, got 3"),
+    (lambda: patch_order.find((), "ViT", 2), ValueError,
+     r"find\(\): scores must hold at least one Score, got \(\): no score of model 'ViT' in "
+     r"condition 2"),
 ]
 
 
