@@ -449,3 +449,32 @@ def test_a_results_file_takes_records_only(tmp_path):
     with pytest.raises(TypeError, match=r"add_result\(\): run must be a record"):
         add_result(tmp_path / "results.json", "a", {"test_accuracy": 0.5})
     assert not (tmp_path / "results.json").exists()
+
+
+def test_every_shipped_results_file_is_recognised_as_its_own_experiments():
+    """results_kinds names each experiment's results file by its runs: every kind resolves to
+    its module's file, command and record, and each shipped file's runs are its own kind's."""
+    from capsedu import checkpoints, results_kinds
+
+    shipped = checkpoints.REPOSITORY_DATA / "results"
+    for module in results_kinds.KINDS:
+        kind = results_kinds.kind(module)
+        assert kind.command == f"python -m {module.replace('_record', '')}"
+        rows = json.loads((shipped / kind.file).read_text())["runs"]
+        assert results_kinds.results_kind(rows) == kind, kind.file
+    assert results_kinds.results_kind({}) is None
+
+
+def test_a_run_of_the_right_kind_with_a_wrong_value_names_the_file_and_the_run(tmp_path):
+    from capsedu import ablations
+
+    rows = json.loads((Path(ablations.__file__).parents[1] / "data" / "results" /
+                       ablations.RESULTS).read_text())
+    name = next(iter(rows["runs"]))
+    rows["runs"][name]["test_accuracy_by_iterations"] = {"three": 0.99}  # iterations as a word
+    (tmp_path / "mine.json").write_text(json.dumps(rows))
+    with pytest.raises(ValueError, match=rf"read_results\(\): path .*mine.json holds a run "
+                                         rf"'{name}' that is no AblationRun its experiment wrote: "
+                                         r"from_row\(\): row's test_accuracy_by_iterations must "
+                                         r"be an integer .*got 'three'"):
+        ablations.read_results(tmp_path / "mine.json")
