@@ -106,7 +106,8 @@ def test_measure_reads_each_model_on_the_same_shuffled_digits():
                                                         pairs=[("bag", "CNN")]),
                          "pairs must name"),
                         (lambda: digit_shuffles.measure(models, [0, 1], rows, grids=(5,),
-                                                        pairs=[("placed", "bag")]), "grid must"),
+                                                        pairs=[("placed", "bag")]),
+                         r"measure\(\): grids\[0\] must divide 28"),
                         (lambda: digit_shuffles.load_models([0], ("G-CNN",)), "names")):
         with pytest.raises((TypeError, ValueError), match=words):
             call()
