@@ -14,7 +14,7 @@ import torch
 from . import checkpoints, course_settings
 from .convergence import best_epoch, chosen_epoch, converged, held_out_scores
 from .course_settings import Seed
-from .loop import Epoch, evaluate, fit
+from .loop import Epoch, Start, evaluate, fit
 from .manifest_rows import ManifestRow, Metrics, Sitting
 from .recipes import Epochs, Limit, Recipe, command_line, command_recipe, seeded_name
 from .validate import Flag, Float, Some, checked
@@ -50,7 +50,7 @@ def split_validation(recipe: Recipe, limit: Limit | None = None):
 @checked
 def train_recipe(recipe: Recipe, epochs: Epochs | None = None, limit: Limit | None = None,
                  seed: Seed | None = None, progress: Flag("whether to show a progress bar") = True,
-                 state_path: str | Path | None = None, start: tuple | None = None):
+                 state_path: str | Path | None = None, start: Start | None = None):
     """Build and train a ``Recipe``: returns ``(model, history, train_examples)``; the test set is
     not touched (``run_recipe`` scores it once). ``state_path``: where to keep the resumable
     training state; ``start``: an earlier run to continue (both as in ``fit``)."""

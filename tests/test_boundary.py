@@ -222,6 +222,42 @@ def test_every_parameter_of_an_enforced_entry_is_declared(module_name):
         f"declared: {offenders}; declare each (capsedu.validate)"
 
 
+# parameters that take a bare dict or list on purpose: what is inside is checked item by item by
+# the entry itself, each item named (a file's JSON as it holds it, a history of records)
+LOOSE = {
+    "checkpoints.check_row(entry)": "a manifest row as the file holds it: each key checked, named",
+    "json_records.from_row(row)": "a results file's row as JSON holds it: misfit names each key",
+    "json_records.misfit(row)": "the same row: it is what names each key that does not fit",
+    "loop.check_same_run(saved)": "two runs' settings, compared key by key, each named",
+    "loop.check_same_run(now)": "two runs' settings, compared key by key, each named",
+    "convergence.held_out_scores(history)": "fit's history of Epochs: _history checks each",
+    "convergence.chosen_epoch(history)": "fit's history of Epochs: _history checks each",
+}
+
+
+def bare_containers(module) -> list[str]:
+    """The parameters of ``module``'s checked entries annotated with a bare ``dict``, ``list`` or
+    ``tuple`` (or one ``| None``): anything inside passes, so a wrong item fails deep inside."""
+    bare = (dict, list, tuple, dict | None, list | None, tuple | None)
+    found = []
+    for name, entry in {**public_functions(module), **public_classes(module)}.items():
+        fn = vars(entry)["__init__"] if inspect.isclass(entry) else entry
+        if not hasattr(fn, "declared"):  # not an entry @checked enforces
+            continue
+        hints = typing.get_type_hints(inspect.unwrap(fn), include_extras=True)
+        found += [f"{module.__name__.removeprefix('capsedu.')}.{name}({p})"
+                  for p, hint in hints.items() if p != "return" and hint in bare]
+    return found
+
+
+def test_no_parameter_takes_a_bare_dict_or_list_unless_it_says_why():
+    found = [entry for module in modules() for entry in bare_containers(module)]
+    assert sorted(set(found) - set(LOOSE)) == [], "declare what goes inside (dict[str, X], " \
+        "list[X], validate's Numbers ...), or add the parameter to LOOSE with the reason"
+    assert set(LOOSE) <= set(found), f"LOOSE names parameters since declared: " \
+        f"{set(LOOSE) - set(found)}"
+
+
 def test_an_undeclared_parameter_is_named():
     import types
 
