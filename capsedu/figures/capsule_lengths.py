@@ -4,12 +4,15 @@ against its input length (Eq. 1, 03), the margin loss of one class against the c
 makes it a face (04, 07).
 """
 
+from typing import Annotated
+
 import torch
 from matplotlib.axes import Axes
 from matplotlib.figure import FigureBase
 
+from ..checks import check_same
 from ..functional import margin_loss_curves
-from ..validate import Flag, Float, Numbers, Tensor, checked
+from ..validate import Flag, Float, Numbers, Some, Tensor, checked
 
 
 @checked
@@ -21,6 +24,8 @@ def draw_squash_curves(fig: FigureBase,
                                              floating=True, finite=True)) -> None:
     """Left: the output length against ``||s|| = r`` ``[n]`` for squash, r^2 / (1 + r^2),
     beside sigmoid(r) and tanh(r); right: squash's slope ``[n]`` by autograd and by formula."""
+    check_same("draw_squash_curves", "length", "pass one slope of each per length",
+               r=len(r), slope_autograd=len(slope_autograd), slope_formula=len(slope_formula))
     ax_len, ax_slope = fig.subplots(1, 2)
     ax_len.plot(r, r**2 / (1 + r**2), label="squash: r² / (1 + r²)", lw=2.5)
     ax_len.plot(r, torch.sigmoid(r), "--", label="sigmoid(r)")
@@ -51,7 +56,9 @@ def draw_margin_loss(ax: Axes) -> None:
 
 
 @checked
-def draw_face_lengths(ax: Axes, lengths: dict[str, Numbers("face-capsule lengths [n]")],
+def draw_face_lengths(ax: Axes, lengths: Annotated[dict[str, Numbers(
+                          "face-capsule lengths [n]", ndim=1, ge=0, le=1, at_least=1,
+                          fix="pass the lengths of face capsules, each in [0, 1]")], Some],
                       threshold: Float("the face capsule's length that counts as a face", ge=0,
                                        le=1),
                       legend_below: Flag("True to put the key below the axes") = False) -> None:

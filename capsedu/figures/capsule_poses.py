@@ -12,6 +12,7 @@ from matplotlib.figure import FigureBase
 from matplotlib.patches import Circle
 
 from ..capsule_vectors import decode_pose, draw, part_from_vector, pose_vector
+from ..checks import check_same
 from ..data.faces import PART_KINDS
 from ..data.sprites import STROKE, Part
 from ..validate import Choice, Float, Numbers, Record, Tensor, checked
@@ -81,6 +82,8 @@ def draw_decoded_poses(fig: FigureBase, kind: Kind,
 def draw_templates(fig: FigureBase, templates: Tensor("template images [n, 1, h, w]", ndim=4),
                    angles: Tensor("their angles in degrees [n]", ndim=1)) -> None:
     """A row of template images ``[n, 1, h, w]``, each titled with its angle ``[n]``."""
+    check_same("draw_templates", "length", "pass one angle per template",
+               templates=len(templates), angles=len(angles))
     axes = fig.subplots(1, len(templates), squeeze=False)[0]
     for ax, t, a in zip(axes, templates, angles, strict=True):
         ax.imshow(t[0], cmap="gray")
