@@ -12,6 +12,7 @@ from matplotlib.axes import Axes
 from matplotlib.colors import to_rgb
 from matplotlib.figure import FigureBase
 
+from ..checks import check_one_each, check_same
 from ..course_settings import MAX_BATCH
 from ..data import transformed_mnist
 from ..digit_capsules import DELTAS, MEASURES, DimensionStudy
@@ -62,6 +63,8 @@ def draw_digits(axes: Row,
 def draw_panels(axes: Row, panels: Panels) -> None:
     """One ``(image [H, W], title, cmap)`` of ``panels`` per axes, without ticks (10 §1: a digit,
     its shift and their feature maps)."""
+    check_same("draw_panels", "length", "make one axes per panel", axes=len(axes),
+               panels=len(panels))
     for ax, (image, title, cmap) in zip(axes, panels, strict=True):
         ax.imshow(image, cmap=cmap)
         ax.set(xticks=[], yticks=[], title=title)
@@ -75,6 +78,8 @@ def draw_perturbation_grid(ax: Axes,
                            title: str | None = None):
     """Show a ``perturbation_grid`` as one image: a row per dimension, a column per Delta."""
     dim, k, h, w = grid.shape
+    check_same("draw_perturbation_grid", "length", "pass the Deltas the grid was made with",
+               **{"grid's columns": k, "deltas": len(deltas)})
     ax.imshow(mosaic(grid), cmap="gray", vmin=0, vmax=1)
     ax.set_xticks(np.arange(k) * w + w / 2, [f"{d:+.2f}" for d in deltas.tolist()], fontsize=7,
                   rotation=90)
@@ -90,6 +95,8 @@ def draw_capsule_values(fig: FigureBase, ax: Axes,
                         row_labels: Titles) -> None:
     """Capsules ``[rows, dims]`` as a heatmap, one row each (labelled ``row_labels``), a colour
     scale symmetric about 0 and its colour bar."""
+    check_one_each("draw_capsule_values", "row_labels", row_labels, len(capsules),
+                   "row of capsules")
     lim = float(capsules.abs().max())
     im = ax.imshow(capsules, cmap="coolwarm", vmin=-lim, vmax=lim)
     ax.set(xticks=range(capsules.shape[1]), yticks=range(len(row_labels)), xlabel="dimension",
@@ -129,14 +136,17 @@ def two_colour(images: Numbers("two grey images [2, S, S] in [0, 1]", shape=(2, 
 
 @checked
 def draw_segmentation(fig: FigureBase, pairs: Pixels,
-                      labels: Tensor("the pairs' two true classes [n, 2]", ndim=2),
-                      read: Tensor("the two classes read [n, 2]", ndim=2),
+                      labels: Tensor("the pairs' two true classes [n, 2]", ndim=2, sizes={1: 2}),
+                      read: Tensor("the two classes read [n, 2]", ndim=2, sizes={1: 2}),
                       redrawn: Tensor("the two reconstructions [n, 2, 1, S, S]", ndim=5,
-                                      pixels=True)) -> None:
+                                      pixels=True, sizes={1: 2})) -> None:
     """The paper's Fig. 5 on ``fig``: test ``pairs`` ``[n, 1, S, S]`` with their true ``labels``
     ``[n, 2]`` on top, below them the two digits a two-digit CapsNet redraws from the two
     capsules it reads (``read`` ``[n, 2]``, ``redrawn`` ``[n, 2, 1, S, S]``, from
     ``reconstruct_each``) in the two colours of ``two_colour``."""
+    check_same("draw_segmentation", "length, one row per pair", "pass the labels, the classes "
+               "read and the reconstructions of these pairs", pairs=len(pairs),
+               labels=len(labels), read=len(read), redrawn=len(redrawn))
     axes = fig.subplots(2, len(pairs), squeeze=False)
     draw_digits(axes[0], pairs[:, 0], [f"true {sorted(pair)}" for pair in labels.tolist()],
                 frame=True)
@@ -152,6 +162,9 @@ def affine_titles(params: Record(transformed_mnist.AffineParams),
                   n: Int("maps to title", ge=0, le=MAX_BATCH)) -> list[str]:
     """Short titles of the first ``n`` maps ``random_affine`` drew (its ``params``): the rotation
     in whole degrees, the shear, the two scales."""
+    if n > len(params.rotation):
+        raise ValueError(f"affine_titles(): n must be at most the {len(params.rotation)} maps "
+                         f"params holds, got {n}; pass n <= len(params.rotation)")
     return [f"{round(float(params.rotation[k])):+d}°, sh {params.shear[k]:+.2f}\n"
             f"s {params.scale_x[k]:.2f}x{params.scale_y[k]:.2f}" for k in range(n)]
 
