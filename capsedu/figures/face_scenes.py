@@ -14,12 +14,12 @@ from matplotlib.collections import LineCollection
 from matplotlib.figure import FigureBase
 from matplotlib.lines import Line2D
 from pydantic import AfterValidator
-from torch import nn
 
 from ..checks import check_input
 from ..course_settings import MAX_SIDE, Seed
 from ..data import faces, sprites
 from ..data.sprites import Parts
+from ..parts.detector import PartDetector
 from ..parts.pose_net import PoseCapsuleNet
 from ..parts.voting import PARENTS, pose_code, predict_face, predicted_faces
 from ..refusals import kind_of
@@ -160,7 +160,7 @@ def draw_code_agreement(fig: FigureBase,
 
 
 @checked
-def draw_detected_parts(fig: FigureBase, detector: nn.Module, examples: Annotated[dict[
+def draw_detected_parts(fig: FigureBase, detector: PartDetector, examples: Annotated[dict[
         str, Tensor("one image [1, 1, H, W]", ndim=4, pixels=True, sizes={0: 1, 1: 1})], Some]
                         ) -> None:
     """One panel per named image of ``examples`` (name -> ``[1, 1, H, W]``) with the part

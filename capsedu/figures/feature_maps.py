@@ -141,12 +141,19 @@ def draw_shift_changes(ax: Axes, shifts: Numbers("shifts of the feature maps in 
 
 
 @checked
-def draw_lifted_maps(axes: Instances(Axes, "axes [rows, 5]", ndim=2),
-                     digits: Numbers("digits [rows, H, W]", ndim=3),
-                     maps: Numbers("each digit's maps in 4 orientations [rows, 4, H, W]", ndim=4)
+def draw_lifted_maps(axes: Instances(Axes, "axes [2, 5]", ndim=2),
+                     digits: Numbers("a digit upright and turned 90° [2, H, W]",
+                                     shape=(2, None, None), fix="pass the two digits"),
+                     maps: Numbers("each digit's maps in 4 orientations [2, 4, H, W]",
+                                   shape=(2, 4, None, None), fix="pass the lifting "
+                                   "convolution's 4 maps of one filter for each digit")
                      ) -> None:
-    """10 §3, on axes [rows, 5]: each of ``digits`` (upright, turned 90°) and its lifting
-    convolution's map of one filter in its 4 orientations (``maps`` [rows, 4, H, W])."""
+    """10 §3, on axes [2, 5]: each of ``digits`` (upright, turned 90°) and its lifting
+    convolution's map of one filter in its 4 orientations (``maps`` [2, 4, H, W])."""
+    if axes.shape != (2, 5):
+        raise ValueError(f"draw_lifted_maps(): axes must be [2, 5], a row per digit of the digit "
+                         f"and its 4 maps, got shape {axes.shape}; make them with "
+                         "plt.subplots(2, 5)")
     for row, (digit, maps_) in enumerate(zip(digits, maps, strict=True)):
         axes[row, 0].imshow(digit, cmap="gray_r")
         axes[row, 0].set_title(["the digit", "turned 90°"][row])
