@@ -37,12 +37,15 @@ def within_rates(means: Numbers("mean rates [n]", ndim=1, ge=0, le=1),
                  ) -> np.ndarray:
     """Error bars ``[2, n]`` (below, above) of intervals mean ± half-width, cut where they would
     pass a rate of 0 or 1."""
+    check_same("within_rates", "length", "pass one half-width per mean", means=len(means),
+               half_widths=len(half_widths))
     means, half = means.astype(float), half_widths.astype(float)
     return np.stack([np.minimum(half, means), np.minimum(half, 1 - means)])
 
 
 @checked
-def draw_face_rates(ax: Axes, runs: list[InstanceOf[SeedRuns]], kinds: Names = faces.KINDS):
+def draw_face_rates(ax: Axes, runs: Annotated[list[InstanceOf[SeedRuns]], Some],
+                    kinds: Names = faces.KINDS):
     """Grouped bars: one group per kind, one bar per model (``runs``: ``parts.scoring.SeedRuns``;
     mean over seeds, its 95 % t interval as error bar, cut at the rates 0 and 1 that a face rate
     cannot pass; one black dot per seed)."""
@@ -151,9 +154,12 @@ def draw_quoted_bars(ax: Axes, measured: dict[str, Percent], quoted: dict[str, P
 
 
 @checked
-def draw_group_bars(ax: Axes, scores: dict[str, list[Percent]], labels: Names) -> None:
+def draw_group_bars(ax: Axes, scores: Annotated[dict[str, list[Percent]], Some],
+                    labels: Names) -> None:
     """Grouped bars: one group per label, one bar per model (``scores``: name -> one accuracy in %
     per group, e.g. ``robustness.accuracy_by_group``), in each model's colour."""
+    for name, values in scores.items():
+        check_one_each("draw_group_bars", f"scores[{name!r}]", values, len(labels), "label")
     width = 0.8 / len(scores)
     for k, (name, values) in enumerate(scores.items()):
         at = np.arange(len(labels)) + (k - (len(scores) - 1) / 2) * width
