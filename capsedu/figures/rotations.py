@@ -10,9 +10,10 @@ from typing import Annotated
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure, FigureBase
+from pydantic import AfterValidator
 
 from ..capsule_vectors import read_pose
-from ..checks import check_same
+from ..checks import check_one_each, check_same
 from ..course_settings import MAX_SIDE
 from ..data import faces
 from ..parts.pose_net import RotationSweep
@@ -29,6 +30,21 @@ Angles = Numbers("the angles turned by, degrees [n]", ndim=1)
 PerDigit = Numbers("one number per digit and angle [digits, angles]", ndim=2)
 
 
+def _in_percent(curve: np.ndarray) -> np.ndarray:
+    """Refuse accuracies that are fractions of 1, not % (every one at most 1 %: below chance at
+    every angle), which the axes, 0 to 100 %, would draw flat on the floor."""
+    if curve.size and curve.max() <= 1:
+        raise ValueError(f"must be accuracies in % (0 to 100), got values from {curve.min():g} "
+                         f"to {curve.max():g}, fractions of 1; multiply them by 100")
+    return curve
+
+
+# each model's accuracy in % on digits turned by each angle, name -> [angles]
+RotationCurves = Annotated[dict[str, Annotated[Numbers(
+    "accuracies in %, one per angle [n]", ndim=1, ge=0, le=100), AfterValidator(_in_percent)]],
+    Some]
+
+
 def _per_angle(meaning: str):
     """One number per input angle ``[n]``, a tensor (notebook 02's readouts)."""
     return Tensor(meaning, ndim=1, finite=True)
@@ -43,6 +59,9 @@ def draw_rotation_readouts(fig: FigureBase, input_angles: _per_angle("input angl
     """Notebook 02's three panels against the input angle ``[n]``: (a) one upright filter's and
     (b) the bank's pooled match ``[n]``; (c) the capsule's angle, the input angle plus its
     ``error`` ``[n]``, against perfect equivariance; and the error alone, magnified."""
+    check_same("draw_rotation_readouts", "length", "pass one value of each per input angle",
+               input_angles=len(input_angles), cnn_unit=len(cnn_unit), pooled=len(pooled),
+               error=len(error))
     ax_inv, ax_eq, ax_err = fig.subplots(1, 3)
     quarters = range(0, 361, 90)
     ax_inv.plot(input_angles, cnn_unit, label="(a) one upright filter")
@@ -176,6 +195,12 @@ def draw_capsule_under_rotation(axes: Instances(Axes, "three axes"), angles: Ang
     capsule (``lengths``, ``cosines`` [digits, angles]) against the angle the digit was turned
     by, with their means, and one digit's capsule ``v`` [angles, 16] as a heatmap titled
     ``title``."""
+    check_one_each("draw_capsule_under_rotation", "axes", axes, 3, "panel (lengths, cosines, v)")
+    check_same("draw_capsule_under_rotation", "number", "pass one column per angle",
+               angles=len(angles), **{"lengths' columns": lengths.shape[1],
+                                      "cosines' columns": cosines.shape[1], "v's rows": len(v)})
+    check_same("draw_capsule_under_rotation", "number", "pass both for the same digits",
+               **{"lengths' rows": len(lengths), "cosines' rows": len(cosines)})
     for length, cosine in zip(lengths, cosines, strict=True):
         axes[0].plot(angles, length, lw=0.8, alpha=0.6)
         axes[1].plot(angles, cosine, lw=0.8, alpha=0.6)
@@ -192,8 +217,7 @@ def draw_capsule_under_rotation(axes: Instances(Axes, "three axes"), angles: Ang
 
 
 @checked
-def draw_rotation_curves(ax: Axes, angles: Angles, curves: Annotated[dict[str, Numbers(
-        "accuracies in %, one per angle [n]", ndim=1, ge=0, le=100)], Some],
+def draw_rotation_curves(ax: Axes, angles: Angles, curves: RotationCurves,
                          n_digits: Int("test digits each accuracy was measured on", ge=1)
                          ) -> None:
     """10 §4: each model's accuracy (``curves``: name -> % per angle) on ``n_digits`` test
