@@ -8,7 +8,7 @@ from matplotlib.axes import Axes
 
 from ..checks import check_one_each, check_same
 from ..spiking import MAX_NEURONS, Neuron, SpikeReadout, Trace
-from ..validate import Float, Int, Numbers, Record, checked
+from ..validate import Float, Int, Numbers, Record, check_value, checked
 
 Rates = Numbers("firing rates in Hz, one per current [n]", ndim=1, ge=0)
 
@@ -20,6 +20,8 @@ def draw_membrane(ax: Axes, trace: Record(Trace), neuron: Record(Neuron),
     """Neuron ``row``'s membrane potential over time under the constant ``current`` (dotted:
     where V would settle without a threshold), the threshold dashed, each spike a tick above it;
     the key to the right of the axes."""
+    n = len(trace.v)
+    check_value("draw_membrane", "row", Int(f"a row of trace's {n} neurons", ge=0, le=n - 1), row)
     t, v = trace.t_ms.numpy(), trace.v[row].numpy()
     top = max(neuron.threshold, current) * 1.25
     ax.plot(t, v, lw=1.2, color="tab:blue", label="membrane potential V")

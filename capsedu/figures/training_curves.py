@@ -6,7 +6,6 @@ bug zoo's step-by-step loss and accuracy beside the correct model's (09).
 
 from typing import Annotated
 
-import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import FigureBase
 from matplotlib.lines import Line2D
@@ -16,7 +15,7 @@ from ..checks import check_one_each
 from ..convergence import PATIENCE, Patience, best_epoch, finished
 from ..manifest_rows import ManifestRow
 from ..parts.curves import FaceCurve
-from ..statistics import over_seeds, running_mean
+from ..statistics import PerSeed, over_seeds, running_mean
 from ..validate import Instances, Int, Numbers, Record, Some, checked
 from .colours import model_colour
 
@@ -74,7 +73,7 @@ def draw_epoch_curves(ax: Axes, curves: Annotated[dict[str, Numbers(
 
 
 @checked
-def draw_seed_spread(ax: Axes, errors: dict[str, np.ndarray], ylabel: str,
+def draw_seed_spread(ax: Axes, errors: Annotated[dict[str, PerSeed], Some], ylabel: str,
                      gap_after: Int("settings before the gap", ge=0) | None = None) -> None:
     """Each setting's value per seed (``errors``: label -> ``[seeds]``, e.g. a test error in %,
     named by ``ylabel``) as grey dots and their mean with its 95 % t interval over the seeds in
