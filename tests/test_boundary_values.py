@@ -10,15 +10,20 @@ import numpy as np
 import pytest
 import torch
 
+from capsedu import spiking
 from capsedu.baselines import BagOfPartsCNN
-from capsedu.capsnet import SMALL, CapsNet
+from capsedu.capsnet import SMALL, CapsNet, CapsNetConfig
 from capsedu.data import faces, sprites, transformed_mnist
 from capsedu.figures import (
+    capsule_lengths,
+    capsule_poses,
+    digit_images,
     face_scenes,
     feature_maps,
     model_scores,
     rotations,
     routing_couplings,
+    spikes,
     training_curves,
 )
 from capsedu.parts import detector, scoring, voting
@@ -39,6 +44,19 @@ def _ax():
 def _runs(kinds=faces.KINDS):
     """One model's face rates over one seed, on ``kinds``."""
     return {"bag": scoring.SeedRuns("bag", [0], [None], {kind: [0.5] for kind in kinds})}
+
+
+def _routed():
+    """A tiny CapsNet's config and its output on two images (routing with history)."""
+    config = CapsNetConfig(conv_channels=8, primary_maps=2, decoder_hidden=(8, 8))
+    with torch.no_grad():
+        return config, CapsNet(config)(torch.rand(2, 1, 28, 28))
+
+
+def _on_grid(example=0, classes=(0, 1), sizes=None):
+    config, out = _routed()
+    routing_couplings.draw_couplings_on_grid(plt.figure(), out, torch.rand(28, 28), example,
+                                             classes, sizes or config)
 
 
 def _heatmap():
@@ -162,8 +180,12 @@ VALUES = [
                                                        np.zeros((3, 2))), TypeError,
      r"update_coupling_heatmap\(\): texts must be the texts draw_coupling_heatmap returned"),
     (lambda: routing_couplings.update_coupling_heatmap(*_heatmap(), np.zeros((2, 2))),
-     ValueError, r"update_coupling_heatmap\(\): texts must hold one text per cell of c \(2, 2\), "
-                 r"got 3 rows of 2"),
+     ValueError, r"update_coupling_heatmap\(\): c must match image in shape \(image: \(3, 2\), "
+                 r"c: \(2, 2\)\); pass couplings of the shape the heatmap was drawn with"),
+    (lambda: routing_couplings.update_coupling_heatmap(_heatmap()[0], _heatmap()[1][:2],
+                                                       np.zeros((3, 2))),
+     ValueError, r"update_coupling_heatmap\(\): texts must hold one text per cell of c \(3, 2\), "
+                 r"got 2 rows of 2; pass the texts draw_coupling_heatmap returned with image"),
     # figures.training_curves
     (lambda: training_curves.draw_epoch_curves(_ax(), {"run": [90.0, 95.0]}), ValueError,
      r"draw_epoch_curves\(\): curves\['run'\] must be in \[0, 1\] \(held-out accuracies"),
@@ -174,6 +196,85 @@ VALUES = [
     (lambda: training_curves.draw_zoo_curves(plt.figure(), {"correct": 0.9}, "correct", ["bug"],
                                              1), TypeError,
      r"draw_zoo_curves\(\): zoo\['correct'\] must be an instance of ZooRun, got 0.9"),
+    # round nine of the independent probe (probe4), one case each: lengths that must agree,
+    # values in range, at least one item, indices within range, one axes per panel
+    (lambda: capsule_lengths.draw_squash_curves(plt.figure(), torch.linspace(0, 5, 10),
+                                                torch.rand(10), torch.rand(9)), ValueError,
+     r"draw_squash_curves\(\): slope_formula must match r in length \(r: 10, slope_formula: 9\)"),
+    (lambda: capsule_lengths.draw_face_lengths(_ax(), {"face": [0.9, 1.5]}, 0.5), ValueError,
+     r"draw_face_lengths\(\): lengths\['face'\] must be in \[0, 1\] \(face-capsule lengths"),
+    (lambda: capsule_poses.draw_templates(plt.figure(), torch.rand(4, 1, 8, 8),
+                                          torch.tensor([0.0, 90.0, 180.0])), ValueError,
+     r"draw_templates\(\): angles must match templates in length \(templates: 4, angles: 3\)"),
+    (lambda: digit_images.draw_panels(plt.subplots(1, 2)[1], [(np.zeros((4, 4)), "a", "gray")] * 3),
+     ValueError, r"draw_panels\(\): panels must match axes in length \(axes: 2, panels: 3\); "
+                 r"make one axes per panel"),
+    (lambda: digit_images.draw_perturbation_grid(_ax(), torch.rand(2, 11, 8, 8),
+                                                 torch.linspace(-0.25, 0.25, 5)), ValueError,
+     r"draw_perturbation_grid\(\): deltas must match grid's columns in length"),
+    (lambda: digit_images.draw_capsule_values(plt.figure(), _ax(), torch.rand(3, 16), ["a", "b"]),
+     ValueError, r"draw_capsule_values\(\): row_labels must hold one item per row of capsules "
+                 r"\(3\), got 2"),
+    (lambda: digit_images.draw_segmentation(plt.figure(), torch.rand(3, 1, 36, 36),
+                                            torch.tensor([[1, 2]] * 3), torch.tensor([[1, 2]] * 2),
+                                            torch.rand(3, 2, 1, 36, 36)), ValueError,
+     r"draw_segmentation\(\): read must match pairs in length, one row per pair \(pairs: 3, "
+     r"read: 2\)"),
+    (lambda: digit_images.affine_titles(transformed_mnist.random_affine(
+        torch.rand(2, 1, 28, 28))[1], 10), ValueError,
+     r"affine_titles\(\): n must be at most the 2 maps params holds, got 10"),
+    (lambda: face_scenes.draw_detected_parts(plt.figure(), FACE_NET,
+                                             {"face": torch.rand(1, 1, 32, 32)}), TypeError,
+     r"draw_detected_parts\(\): detector must be an instance of PartDetector, got a "
+     r"BagOfPartsCNN"),
+    (lambda: feature_maps.draw_lifted_maps(plt.subplots(2, 5)[1], np.zeros((3, 8, 8)),
+                                           np.zeros((3, 4, 8, 8))), ValueError,
+     r"draw_lifted_maps\(\): digits must be a digit upright and turned 90° \[2, H, W\], got "
+     r"shape \(3, 8, 8\)"),
+    (lambda: feature_maps.draw_lifted_maps(plt.subplots(2, 4)[1], np.zeros((2, 8, 8)),
+                                           np.zeros((2, 4, 8, 8))), ValueError,
+     r"draw_lifted_maps\(\): axes must be \[2, 5\].*got shape \(2, 4\)"),
+    (lambda: model_scores.within_rates([0.5, 0.6], [0.1]), ValueError,
+     r"within_rates\(\): half_widths must match means in length \(means: 2, half_widths: 1\)"),
+    (lambda: model_scores.draw_face_rates(_ax(), []), ValueError,
+     r"draw_face_rates\(\): runs must hold at least one item, got \[\]"),
+    (lambda: model_scores.draw_group_bars(_ax(), {"CapsNet": [90.0, 80.0]}, ["x", "y", "z"]),
+     ValueError, r"draw_group_bars\(\): scores\['CapsNet'\] must hold one item per label \(3\), "
+                 r"got 2"),
+    (lambda: model_scores.draw_group_bars(_ax(), {}, ["x"]), ValueError,
+     r"draw_group_bars\(\): scores must hold at least one item, got \{\}"),
+    (lambda: rotations.draw_rotation_readouts(plt.figure(), torch.arange(4.0), torch.rand(3),
+                                              torch.rand(4), torch.rand(4)), ValueError,
+     r"draw_rotation_readouts\(\): cnn_unit must match input_angles in length"),
+    (lambda: rotations.draw_capsule_under_rotation(plt.subplots(1, 3)[1], [0, 90],
+                                                   np.full((4, 3), 0.5), np.full((4, 2), 0.5),
+                                                   np.zeros((2, 16)), "t"), ValueError,
+     r"draw_capsule_under_rotation\(\): lengths' columns must match angles in number \(angles: "
+     r"2, lengths' columns: 3\); pass one column per angle"),
+    (lambda: rotations.draw_rotation_curves(_ax(), [0, 90, 180], {"CNN": [0.98, 0.2, 0.3]}, 100),
+     ValueError, r"draw_rotation_curves\(\): curves\['CNN'\] must be accuracies in % \(0 to "
+                 r"100\), got values from 0.2 to 0.98, fractions of 1; multiply them by 100"),
+    (lambda: routing_couplings.draw_coupling_heatmap(_ax(), np.array([[1.5, -0.5], [0.5, 0.5]]),
+                                                     ["a", "b"], ["x", "y"]), ValueError,
+     r"draw_coupling_heatmap\(\): c must be in \[0, 1\] \(coupling coefficients"),
+    (lambda: routing_couplings.draw_coupling_traces(plt.figure(), {}), ValueError,
+     r"draw_coupling_traces\(\): traces must hold at least one item, got \{\}"),
+    (lambda: _on_grid(example=9), ValueError,
+     r"draw_couplings_on_grid\(\): example must be an integer >= 0 and <= 1 \(an image of "
+     r"out's batch of 2\), got 9"),
+    (lambda: _on_grid(classes=(0, 10)), ValueError,
+     r"draw_couplings_on_grid\(\): classes\[1\] must be an integer >= 0 and <= 9"),
+    (lambda: _on_grid(sizes=CapsNetConfig()), ValueError,
+     r"draw_couplings_on_grid\(\): sizes must match out in primary capsules \(out: 72, sizes: "
+     r"1152\); pass the CapsNetConfig of the model that made out"),
+    (lambda: spikes.draw_membrane(_ax(), spiking.simulate(torch.tensor([1.5]), spiking.Neuron(),
+                                                          duration_ms=10.0),
+                                  spiking.Neuron(), current=1.5, row=5), ValueError,
+     r"draw_membrane\(\): row must be an integer >= 0 and <= 0 \(a row of trace's 1 neurons\), "
+     r"got 5"),
+    (lambda: training_curves.draw_seed_spread(_ax(), {"a": np.array([1.0])}, "error (%)"),
+     ValueError, r"draw_seed_spread\(\): errors\['a'\] must be a list of numbers, one per seed, "
+                 r"at least 2 of them"),
     # widgets.bug_zoo
     (lambda: BugZooExplorer(CapsNet(SMALL), torch.rand(2, 1, 28, 28), torch.tensor([1, 2]),
                             results={"correct": 0.9}), TypeError,
@@ -220,4 +321,8 @@ def test_what_the_notebooks_pass_is_taken():
     assert sprites.render_scenes([[], [P]], 8).shape == (2, 1, 8, 8)  # a scene may be empty
     assert "faces accepted" in voting.face_length_report(LENGTHS, 0.4)
     assert "with the bug" in voting.compare_steps(LENGTHS, LENGTHS, 0.4)
+    _on_grid(example=1, classes=[3])
+    # 09's zoo widget shows each child's couplings summed over the parents: past 1 under a bug
+    routing_couplings.update_coupling_heatmap(*_heatmap(), np.full((3, 2), 1.5))
+    capsule_lengths.draw_face_lengths(_ax(), {"face": [0.9, 1.0], "nonface": [0.0]}, 0.5)
     plt.close("all")

@@ -7,6 +7,8 @@ capsules' grid (06).
 Procedure 1 itself, drawn as a flow of tensors, is in ``architecture``.
 """
 
+from typing import Annotated
+
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import FigureBase
@@ -14,20 +16,23 @@ from matplotlib.image import AxesImage
 from matplotlib.text import Text
 
 from ..capsnet import CapsNetConfig, CapsNetOutput
-from ..checks import check_one_each
+from ..checks import check_one_each, check_same
 from ..coupling_polarisation import CouplingStep
 from ..course_settings import MAX_BATCH, MAX_WIDTH
 from ..digit_capsules import couplings_on_grid, grid_extent
 from ..refusals import kind_of
 from ..routing import MAX_ITERATIONS
-from ..validate import Checked, Flag, Int, Numbers, Record, Tensor, checked
+from ..validate import Checked, Flag, Int, Numbers, Record, Some, Tensor, check_value, checked
 
 MAX_COLUMNS = 64  # draw_map_couplings' panels in a row
 
 Class = Int("a class", ge=0, le=MAX_WIDTH)
-# couplings [rows, cols] as a heatmap shows them, NaN where none was computed (left blank); not
-# bounded to [0, 1]: a bug of 09's zoo can make a child's couplings sum past 1
-Couplings = Numbers("coupling coefficients [rows, cols]", ndim=2, nan=True)
+# couplings [rows, cols] as a heatmap shows them, NaN where none was computed (left blank); each
+# a softmax's share, in [0, 1]
+Couplings = Numbers("coupling coefficients [rows, cols]", ndim=2, nan=True, ge=0, le=1)
+# what a heatmap shows after it is drawn: couplings, or their sums over the parents (09's zoo
+# widget: a bug can make a child's couplings sum past 1)
+Shown = Numbers("coupling coefficients, or their sums, [rows, cols]", ndim=2, nan=True, ge=0)
 # one label per row or column of a heatmap: the children's or the parents' names or numbers
 Labels = list[str | int] | tuple[str | int, ...] | range
 
@@ -67,13 +72,15 @@ def draw_coupling_heatmap(ax: Axes, c: Couplings, rows: Labels, cols: Labels,
 @checked
 def update_coupling_heatmap(image: AxesImage, texts: Checked(
         _text_grid, "the texts draw_coupling_heatmap returned, [rows][cols] Text", "list"),
-                            c: Couplings) -> None:
-    """Show the couplings ``c`` [rows, cols] in a ``draw_coupling_heatmap``'s image and texts
-    (``[]``: none)."""
+                            c: Shown) -> None:
+    """Show the couplings ``c`` [rows, cols] (or their sums) in a ``draw_coupling_heatmap``'s
+    image and texts (``[]``: none)."""
+    check_same("update_coupling_heatmap", "shape", "pass couplings of the shape the heatmap was "
+               "drawn with", image=image.get_array().shape, c=c.shape)
     if texts and (len(texts), len(texts[0])) != c.shape:
         raise ValueError(f"update_coupling_heatmap(): texts must hold one text per cell of c "
-                         f"{c.shape}, got {len(texts)} rows of {len(texts[0])}; pass couplings "
-                         "of the shape the heatmap was drawn with")
+                         f"{c.shape}, got {len(texts)} rows of {len(texts[0])}; pass the texts "
+                         "draw_coupling_heatmap returned with image")
     image.set_data(np.ma.masked_invalid(c))
     for i, row in enumerate(texts):
         for j, text in enumerate(row):
@@ -98,7 +105,8 @@ COUPLING_STATS = {"entropy": "normalised entropy", "distance": "distance from un
 
 
 @checked
-def draw_coupling_traces(fig: FigureBase, traces: dict[str, list[Record(CouplingStep)]],
+def draw_coupling_traces(fig: FigureBase,
+                         traces: Annotated[dict[str, list[Record(CouplingStep)]], Some],
                          trained_with: Int("the routing iterations the models were trained with",
                                            ge=1, le=MAX_ITERATIONS) = 3) -> None:
     """One panel per number of ``coupling_polarisation.coupling_trace`` (``COUPLING_STATS``):
@@ -124,18 +132,28 @@ def draw_couplings_on_grid(fig: FigureBase, out: Record(CapsNetOutput),
                            image: Tensor("the image [28, 28], pixels in [0, 1]", ndim=2,
                                          pixels=True),
                            example: Int("the image's index in the batch", ge=0, le=MAX_BATCH),
-                           classes: tuple[Class, ...] | list[Class],
+                           classes: Annotated[tuple[Class, ...] | list[Class], Some],
                            sizes: Record(CapsNetConfig)) -> None:
     """For each class j of ``classes`` a row: the ``image`` ``[28, 28]`` with the length of its
     capsule j, then the couplings of every primary grid position to j (mean over the maps) at
     each routing iteration, laid over the image where those capsules look (``grid_extent``).
     ``out``: the ``CapsNetOutput`` of a batch of a CapsNet of ``sizes``, ``example`` the image's
     index in it."""
+    batch, n_classes = out.lengths.shape
+    check_value("draw_couplings_on_grid", "example", Int(f"an image of out's batch of {batch}",
+                                                         ge=0, le=batch - 1), example)
+    for i, j in enumerate(classes):
+        check_value("draw_couplings_on_grid", f"classes[{i}]", Int(
+            f"a class of out's {n_classes} classes", ge=0, le=n_classes - 1), j)
+    check_same("draw_couplings_on_grid", "primary capsules", "pass the CapsNetConfig of the "
+               "model that made out (model.config)", out=out.routing.c.shape[1],
+               sizes=sizes.n_primary)
     iterations = len(out.routing.history)
     axes = fig.subplots(len(classes), iterations + 1, squeeze=False)
     extent = grid_extent(sizes)
     for row, j in enumerate(classes):
-        c = couplings_on_grid(out.routing, example, j, sizes.primary_maps)  # [its, maps, g, g]
+        # [iterations, maps, grid, grid]; out may come from a forward that kept its gradients
+        c = couplings_on_grid(out.routing, example, j, sizes.primary_maps).detach()
         axes[row, 0].imshow(image, cmap="gray")
         axes[row, 0].set_title(f"#{example}: ‖v_{j}‖ = {out.lengths[example, j]:.2f}")
         for r in range(iterations):
