@@ -220,22 +220,20 @@ def dimension_profile(model: CapsNet, images: Tensor("digits [N, 1, 28, 28]", nd
 @checked
 def couplings_on_grid(routing: Routing, example: Int("an image of the batch", ge=0),
                       j: Int("a digit capsule", ge=0, le=MAX_WIDTH),
-                      n_maps: Int("primary capsule maps", ge=1, le=MAX_WIDTH)) -> torch.Tensor:
+                      sizes: CapsNetConfig) -> torch.Tensor:
     """The coupling coefficients c_ij of ``example`` from every primary capsule i to digit
-    capsule ``j``, per routing iteration, laid out as the primary grid: ``[iterations, n_maps,
-    grid, grid]`` (capsule index i runs over (map, row, col), see ``PrimaryCapsules``)."""
+    capsule ``j``, per routing iteration, laid out as the primary grid of a CapsNet of ``sizes``
+    (its config): ``[iterations, primary_maps, grid, grid]`` (capsule index i runs over (map,
+    row, col), see ``PrimaryCapsules``)."""
     batch, n_in, n_out = routing.history[0].c.shape
     check_value("couplings_on_grid", "example", Int(f"an image of the batch of {batch}", ge=0,
                                                     le=batch - 1), example)
     check_value("couplings_on_grid", "j", Int(f"one of the {n_out} digit capsules", ge=0,
                                               le=n_out - 1), j)
-    side = round((n_in // n_maps) ** 0.5)
-    if n_maps * side * side != n_in:
-        raise ValueError(f"couplings_on_grid(): n_maps must lay the {n_in} primary capsules out as "
-                         f"n_maps square grids, got {n_maps}; pass the model's "
-                         "config.primary_maps")
+    check_same("couplings_on_grid", "primary capsules", "pass the config of the model that "
+               "routed (model.config)", routing=n_in, sizes=sizes.n_primary)
     c = torch.stack([step.c[example, :, j] for step in routing.history])  # [iterations, n_in]
-    return c.view(len(routing.history), n_maps, side, side)
+    return c.view(len(routing.history), sizes.primary_maps, sizes.primary_grid, sizes.primary_grid)
 
 
 @checked

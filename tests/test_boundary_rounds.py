@@ -57,6 +57,7 @@ from capsedu import (
     statistics,
 )
 from capsedu.baselines import BagOfPartsCNN, MaxPoolCNN
+from capsedu.capsnet import CapsNetConfig
 from capsedu.data import faces, mnist, patches, sprites, transformed_mnist
 from capsedu.figures.canvas import Blitter
 from capsedu.figures.capsule_lengths import draw_face_lengths
@@ -261,7 +262,7 @@ ROUNDS = [
      r"turned_mnist\(\): rows must be whole numbers"),
     (lambda: digit_capsules.perturb(torch.rand(10, 16), 0, "0.1"), TypeError,
      r"perturb\(\): deltas must be the Deltas to add.*got '0.1'"),
-    (lambda: digit_capsules.couplings_on_grid(None, example=0, j=0, n_maps=2), TypeError,
+    (lambda: digit_capsules.couplings_on_grid(None, example=0, j=0, sizes=TINY), TypeError,
      r"couplings_on_grid\(\): routing must be a routing result with history, got None"),
     (lambda: recipe_run.recipe_metrics(recipes.RECIPES["capsnet-mnist-live"], [],
                                        test_accuracy=0.5, epochs=1), ValueError,
@@ -533,15 +534,16 @@ ROUND_NINE = [
     (lambda: digit_capsules.dimension_effect(torch.rand(16, 5, 28, 28), torch.rand(32, 32)),
      ValueError, r"dimension_effect\(\): base must match grid's images in size"),
     (lambda: digit_capsules.couplings_on_grid(_tiny()(torch.rand(4, 1, 28, 28)).routing,
-                                              example=5, j=0, n_maps=2), ValueError,
+                                              example=5, j=0, sizes=TINY), ValueError,
      r"couplings_on_grid\(\): example must be an integer >= 0 and <= 3 \(an image of the batch "
      r"of 4\), got 5"),
     (lambda: digit_capsules.couplings_on_grid(_tiny()(torch.rand(4, 1, 28, 28)).routing,
-                                              example=0, j=10, n_maps=2), ValueError,
+                                              example=0, j=10, sizes=TINY), ValueError,
      r"couplings_on_grid\(\): j must be an integer >= 0 and <= 9"),
     (lambda: digit_capsules.couplings_on_grid(_tiny()(torch.rand(4, 1, 28, 28)).routing,
-                                              example=0, j=0, n_maps=5), ValueError,
-     r"couplings_on_grid\(\): n_maps must lay the 72 primary capsules out as n_maps square grids"),
+                                              example=0, j=0, sizes=CapsNetConfig()),
+     ValueError, r"couplings_on_grid\(\): sizes must match routing in primary capsules "
+     r"\(routing: 72, sizes: \d+\); pass the config of the model that routed"),
     (lambda: digit_capsules.reconstruction_error(_tiny(), torch.rand(2, 10, 16),
                                                  torch.rand(4, 1, 28, 28), LABELS), ValueError,
      r"reconstruction_error\(\): v must match images in batch \(images: 4, v: 2\)"),

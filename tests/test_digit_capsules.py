@@ -128,7 +128,7 @@ def test_mosaic_layout():
 
 def test_couplings_on_grid_follow_the_primary_index():
     net, out = capsules()
-    c = couplings_on_grid(out.routing, 1, 4, net.config.primary_maps)
+    c = couplings_on_grid(out.routing, 1, 4, net.config)
     assert c.shape == (3, 8, 6, 6)
     assert torch.allclose(c[0], torch.full_like(c[0], 0.1))  # iteration 1 is uniform
     # i = (map * 6 + row) * 6 + col

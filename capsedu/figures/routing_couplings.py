@@ -153,7 +153,7 @@ def draw_couplings_on_grid(fig: FigureBase, out: Record(CapsNetOutput),
     extent = grid_extent(sizes)
     for row, j in enumerate(classes):
         # [iterations, maps, grid, grid]; out may come from a forward that kept its gradients
-        c = couplings_on_grid(out.routing, example, j, sizes.primary_maps).detach()
+        c = couplings_on_grid(out.routing, example, j, sizes).detach()
         axes[row, 0].imshow(image, cmap="gray")
         axes[row, 0].set_title(f"#{example}: ‖v_{j}‖ = {out.lengths[example, j]:.2f}")
         for r in range(iterations):
