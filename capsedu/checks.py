@@ -290,6 +290,15 @@ def check_same(where: str, what: str, fix: str, **sizes: int) -> None:
                              f"{name}: {m}); {fix}")
 
 
+def check_square(where: str, name: str, images: torch.Tensor) -> None:
+    """Refuse images ``[N, C, H, W]`` that are not square (H != W) where a transform works on a
+    square canvas (one side for both axes): torch would fail deep inside, or cut the image."""
+    if images.shape[-1] != images.shape[-2]:
+        raise ValueError(f"{where}(): {name} must be square images [N, 1, S, S] (as wide as they "
+                         f"are high), got shape {tuple(images.shape)}; pad or crop them to a "
+                         "square first")
+
+
 def check_pair_labels(labels: torch.Tensor, images: torch.Tensor) -> None:
     """Refuse MultiMNIST's labels unless there is one per image, of at least two classes (a pair
     overlays two digits of different classes)."""

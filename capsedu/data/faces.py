@@ -30,8 +30,11 @@ from .sprites import (
     STROKE_LENGTH,
     Part,
     Parts,
+    Scenes,
     _as_part,
     _ink_boxes,
+    _on_canvas,
+    _refuse_off_canvas,
     render,
     render_scenes,
 )
@@ -73,9 +76,12 @@ def face_parts(x: Float("the face centre's x, in image fractions") = 0.5,
     """The four parts of a face with pose ``(x, y, angle, scale)``, in ``PART_KINDS`` order.
 
     Each part sits at face pose o canonical offset (the offset turned by the face angle, times the
-    scale, added to the centre) and inherits the face's angle and scale.
+    scale, added to the centre) and inherits the face's angle and scale. A face wholly off the
+    image (``x=16``: pixels, not fractions of the image) is refused.
     """
-    return _parts_at(_OFFSETS, x, y, angle, scale)
+    parts = _parts_at(_OFFSETS, x, y, angle, scale)
+    _refuse_off_canvas("face_parts", "x and y", parts, every=False)
+    return parts
 
 
 def _parts_at(offsets, x, y, angle, scale) -> list[Part]:
@@ -90,9 +96,8 @@ def _parts_at(offsets, x, y, angle, scale) -> list[Part]:
 def _index(parts: list[Part], kind: str, where: str) -> int:
     """Where the part of ``kind`` is in ``parts``; a clear ``ValueError`` naming the function
     ``where`` when it is missing."""
-    for i, p in enumerate(parts):
-        if p.kind == kind:
-            return i
+    if kind in (kinds := [p.kind for p in parts]):
+        return kinds.index(kind)
     raise ValueError(f"{where}(): each part named must be one that parts holds "
                      f"({[p.kind for p in parts]}), got {kind!r}; choose a part it has")
 
@@ -367,11 +372,14 @@ def swap(parts: Parts, a: str, b: str) -> list[Part]:
 def rotate(parts: Parts, degrees: Float("degrees, counter-clockwise on screen"),
            about: tuple[Float("the turning point's x"), Float("the turning point's y")]
            = (0.5, 0.5)) -> list[Part]:
-    """Turn every part by ``degrees`` (on-screen counter-clockwise) about the point ``about``."""
-    out = []
-    for p in (_as_part(p, "rotate") for p in parts):
+    """Turn every part by ``degrees`` (on-screen counter-clockwise) about the point ``about``, in
+    fractions of the image (not pixels): a turn that takes every part off the image is refused."""
+    given, out = [_as_part(p, "rotate") for p in parts], []
+    for p in given:
         (x, y), = _place([[p.x - about[0], p.y - about[1]]], *about, degrees, 1.0)
         out.append(p._replace(x=float(x), y=float(y), angle=p.angle + degrees))
+    if _on_canvas(given).any():  # it was on the image: the turn took it off
+        _refuse_off_canvas("rotate", "about", out, every=False)
     return out
 
 
@@ -425,7 +433,7 @@ def turn_over(parts: Parts, kinds: tuple[PartKind, ...] | list[PartKind]) -> lis
 
 
 @checked
-def part_slots(scenes: Parts) -> tuple[np.ndarray, np.ndarray]:
+def part_slots(scenes: Scenes) -> tuple[np.ndarray, np.ndarray]:
     """The face parts of each scene, one slot per part kind: poses ``[len(scenes), 4, 4]`` (x, y,
     angle, scale; slot i holds the part of kind ``PART_KINDS[i]``, zeros where it is missing) and
     presence ``[len(scenes), 4]`` (1 or 0). Distractor strokes have no slot."""

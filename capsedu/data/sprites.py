@@ -9,7 +9,7 @@ which is the same for every part). A part's pose is ``(x, y, angle, scale)``; sp
 the part's own frame, with the same conventions, centred on the part's position, at scale 1.
 """
 
-from typing import NamedTuple
+from typing import Annotated, NamedTuple
 
 import numpy as np
 import torch
@@ -18,7 +18,7 @@ from ..checks import check_memory, check_same
 from ..course_settings import MAX_SIDE
 from ..poses import Angle, Scale, X, Y, _place
 from ..refusals import kind_of
-from ..validate import Checked, Choice, Int, Record, checked
+from ..validate import Checked, Choice, Int, Record, Spec, checked
 
 STROKE = "stroke"  # a distractor: a short straight line, not a face part
 PEN = 0.04  # half-width of the pen, in image fractions (about 1.3 px at 32 x 32)
@@ -74,6 +74,9 @@ _SPRITES: dict[str, np.ndarray] = {
 # A scene's parts (or a batch's scenes): a list or a tuple, never a string (whose letters would be
 # taken as parts one by one) or a single Part.
 Parts = list | tuple
+# scenes: a list (or a tuple) of scenes, each a list or a tuple of parts (never a string)
+Scene = Annotated[list | tuple, Spec("a scene: a list of parts, e.g. [('nose', 0.5, 0.5)]", "list")]
+Scenes = list[Scene] | tuple[Scene, ...]
 
 
 @checked
@@ -144,6 +147,27 @@ def _ink_boxes(kind, x, y, angle, scale) -> np.ndarray:
     return np.concatenate([ends.min(axis=1) - PEN, ends.max(axis=1) + PEN], axis=1)
 
 
+def _on_canvas(parts: list[Part]) -> np.ndarray:
+    """``[len(parts)]`` bool: whether each part's ink box reaches into the image (``[0, 1]`` in
+    x and y); a part outside it draws nothing."""
+    if not parts:
+        return np.zeros(0, dtype=bool)
+    boxes = np.vstack([_ink_boxes(p.kind, p.x, p.y, p.angle, p.scale) for p in parts])
+    return (boxes[:, 0] < 1) & (boxes[:, 2] > 0) & (boxes[:, 1] < 1) & (boxes[:, 3] > 0)
+
+
+def _refuse_off_canvas(where: str, name: str, parts: list[Part], every: bool = True) -> None:
+    """Refuse ``parts`` with a part wholly off the image (``every``), or (not ``every``) with no
+    part on it at all: x and y are fractions of the image, so pixel coordinates (16, not 0.5)
+    put a part far off it, and a blank image would come back without a word."""
+    off = [p for p, on in zip(parts, _on_canvas(parts), strict=True) if not on]
+    if off and (every or len(off) == len(parts)):
+        shown = ", ".join(f"{p.kind!r} at ({p.x:g}, {p.y:g})" for p in off[:4])
+        raise ValueError(f"{where}(): {name} must put ink on the image (x and y are fractions of "
+                         f"it, from 0 to 1), got {shown} wholly off it; pass fractions, e.g. "
+                         "0.5 for the centre, not pixels")
+
+
 # --- Rendering --------------------------------------------------------------------------------
 
 
@@ -152,9 +176,12 @@ def render(parts: Parts, size: Int("the image's side in pixels", ge=1, le=MAX_SI
            ) -> np.ndarray:
     """Draw parts (``Part`` or plain ``(kind, x, y, angle, scale)`` tuples) as a float32 image.
 
-    Returns ``[size, size]`` in [0, 1], black background, ink = 1.
+    Returns ``[size, size]`` in [0, 1], black background, ink = 1. A part whose ink falls wholly
+    off the image (x, y are fractions of it, not pixels) is refused: it would draw nothing.
     """
-    return _render_many([[_as_part(p, "render") for p in parts]], size)[0]
+    parts = [_as_part(p, "render") for p in parts]
+    _refuse_off_canvas("render", "parts", parts)
+    return _render_many([parts], size)[0]
 
 
 @checked

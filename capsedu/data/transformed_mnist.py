@@ -235,11 +235,13 @@ def affine_matrix(rotation: Float("degrees") | Tensor("angles, one per digit [N]
 
 @checked
 def warp(images: Tensor("square images [N, 1, S, S]", ndim=4, floating=True),
-         A: Tensor("linear maps [N, 2, 2]", ndim=3, floating=True),
-         t: Tensor("translations in pixels [N, 2]", ndim=2, floating=True)) -> torch.Tensor:
+         A: Tensor("linear maps [N, 2, 2]", ndim=3, floating=True, finite=True),
+         t: Tensor("translations in pixels [N, 2]", ndim=2, floating=True, finite=True)
+         ) -> torch.Tensor:
     """Resample square images ``[N, 1, S, S]`` so that the point p of the input (pixels, from the
     centre) lands at A p + t: ``A`` ``[N, 2, 2]``, ``t`` ``[N, 2]`` in pixels. Bilinear, zeros
     outside."""
+    checks.check_square("warp", "images", images)
     checks.check_same("warp", "length, one map and one translation per image", "pass as many of "
                       "each", images=len(images), A=len(A), t=len(t))
     return _in_chunks(_warp, images, A, t)
@@ -257,17 +259,12 @@ def _warp(images: torch.Tensor, A: torch.Tensor, t: torch.Tensor) -> torch.Tenso
 
 def _ink_box(images: torch.Tensor, level: float = 0.05) -> torch.Tensor:
     """``[N, 4]``: first and last column, first and last row holding ink above ``level``."""
-    cols = (images[:, 0] > level).any(dim=1)  # [N, W]
-    rows = (images[:, 0] > level).any(dim=2)  # [N, H]
-    idx = torch.arange(cols.shape[1])
-
-    def first_last(mask):
-        lo = torch.where(mask, idx, mask.shape[1]).amin(dim=1)
-        hi = torch.where(mask, idx, -1).amax(dim=1)
-        return lo, hi
-
-    (x0, x1), (y0, y1) = first_last(cols), first_last(rows)
-    return torch.stack([x0, x1, y0, y1], dim=1)
+    inked, ends = images[:, 0] > level, []
+    for mask in (inked.any(dim=1), inked.any(dim=2)):  # columns [N, W], then rows [N, H]
+        idx = torch.arange(mask.shape[1])
+        ends += [torch.where(mask, idx, mask.shape[1]).amin(dim=1),
+                 torch.where(mask, idx, -1).amax(dim=1)]
+    return torch.stack(ends, dim=1)
 
 
 @dataclass(frozen=True)
@@ -362,6 +359,7 @@ def move(images: Tensor("images [N, 1, S, S]", ndim=4), generator: torch.Generat
     """The training augmentation of the affNIST recipes: each image ``[N, 1, S, S]`` moved to a
     new random place on its canvas (``ink_keeping_offsets``), so a digit is seen at a new place in
     every epoch. Exact: a whole-pixel move does not resample."""
+    checks.check_square("move", "images", images)
     return translate(images, *ink_keeping_offsets(images, generator).unbind(1))
 
 

@@ -16,7 +16,7 @@ from torch import nn
 from ..checks import check_input, check_pixels, check_same
 from ..course_settings import MAX_SIDE, Seed
 from ..data import faces
-from ..data.sprites import Parts
+from ..data.sprites import Scenes
 from ..poses import wrap_angle
 from ..validate import Float, Int, Tensor, checked
 from .scoring import Kinds, held_out
@@ -120,7 +120,7 @@ class PartDetector(nn.Module):
 
 
 @checked
-def part_targets(scenes: Parts) -> torch.Tensor:
+def part_targets(scenes: Scenes) -> torch.Tensor:
     """``[len(scenes), 4, 5]`` float: for each part kind, (present, x, y, angle, scale) of that
     part in the scene (zeros where it is missing; strokes are not parts)."""
     poses, presence = faces.part_slots(scenes)  # [n, 4, 4], [n, 4]
@@ -156,7 +156,7 @@ class DetectionQuality(NamedTuple):
 @checked
 def detection_quality(detector: PartDetector,
                       images: Tensor("images [N, 1, H, W]", ndim=4, pixels=True),
-                      scenes: Parts) -> DetectionQuality:
+                      scenes: Scenes) -> DetectionQuality:
     """How well ``detector`` finds the parts that drew ``images``:
 
     * ``presence``: fraction of (image, part kind) pairs where it is right about whether the
