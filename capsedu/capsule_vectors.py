@@ -61,7 +61,8 @@ Kind = Choice("a part's kind", "left_eye", "right_eye", "nose", "mouth", "stroke
 # 2-D capsules and angles, as numbers, arrays, lists or tensors: handed on as tensors
 Capsules2D = Numbers("2-D capsules [..., 2]", last=2, tensor=True,
                      fix="pass pose_vector's vectors")
-Angles = Numbers("angles in degrees [n]", ndim=1, tensor=True, fix="pass one list of degrees")
+Angles = Numbers("angles in degrees [n]", ndim=1, at_least=1, tensor=True,
+                 fix="pass one list of degrees")
 
 
 @checked
@@ -78,6 +79,9 @@ def pose_vector(angle: Numbers("a number or a tensor of numbers", tensor=True),
             raise TypeError(f"pose_vector(): {name} must be a number or a tensor of numbers, got "
                             f"{value!r:.60}; pass e.g. pose_vector(30.0, 0.9)")
     angle, presence = torch.as_tensor(angle), torch.as_tensor(presence)
+    if angle.ndim and presence.ndim:  # a number goes with every angle, or every presence
+        check_same("pose_vector", "shape, one presence per angle", "pass as many of each, or one "
+                   "number for either", angle=tuple(angle.shape), presence=tuple(presence.shape))
     for name, value in (("angle", angle), ("presence", presence)):
         if value.dtype == torch.bool or value.dtype.is_complex:
             raise TypeError(f"pose_vector(): {name} must be a number or a tensor of real numbers, "

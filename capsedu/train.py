@@ -12,6 +12,7 @@ checkpoints in <data root>/checkpoints/, which the notebooks load, are replaced 
 
 import argparse
 import dataclasses
+import functools
 import os
 import sys
 import typing
@@ -70,6 +71,40 @@ class EachOnce(argparse.Action):
         setattr(namespace, self.dest, values)
 
 
+class CourseParser(argparse.ArgumentParser):
+    """The parser of every command line of the course: ``argparse``'s, except that an option
+    given twice (``--epochs 1 --epochs 2``, ``--seeds 0 --seeds 1``) is refused, naming it, where
+    argparse keeps the last without a word (a run of another budget, a seed dropped)."""
+
+    def parse_known_args(self, args=None, namespace=None):
+        for action in self._actions:  # every option, however it was added (groups too)
+            if action.option_strings and not isinstance(action, _Once):
+                action.__class__ = _once(type(action))
+        self.options_given = {}  # dest -> the option as given, as the actions meet them
+        return super().parse_known_args(args, namespace)
+
+
+class _Once:
+    """The mark of an action that ``CourseParser`` has made refuse a second time."""
+
+
+@functools.cache
+def _once(action: type) -> type:
+    """``action`` (an ``argparse.Action`` class) refusing its option a second time."""
+
+    def call(self, parser, namespace, values, option_string=None):
+        shown = " ".join(map(str, values)) if isinstance(values, list) else str(values)
+        given = f"{option_string} {shown}".strip() if values is not None else option_string
+        first = parser.options_given.get(self.dest)
+        if first is not None:
+            parser.error(f"argument {option_string}: must be given once, got {first} and "
+                         f"{given}; give it once (argparse would keep the last without a word)")
+        parser.options_given[self.dest] = given
+        action.__call__(self, parser, namespace, values, option_string)
+
+    return type(action.__name__, (_Once, action), {"__call__": call})
+
+
 @checked
 def out_folder(text: str) -> Path:
     """An ``argparse`` type: the folder a command writes into (``~`` expanded), checked before any
@@ -107,7 +142,7 @@ def state_file(text: str) -> str:
 def experiment_parser(command: str, description: str) -> argparse.ArgumentParser:
     """The command line of a recorded experiment (``python -m capsedu.ablations``, ``.bug_zoo``):
     ``--limit``, ``--threads`` and ``--replace-shipped``; the experiment adds its own options."""
-    parser = argparse.ArgumentParser(prog=command, description=description,
+    parser = CourseParser(prog=command, description=description,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--limit", type=limit_int,
                         help="train and test on the first N images only (a trial)")
@@ -245,7 +280,7 @@ def train_over_seeds(prog: str, description: str, models: list[str] | tuple[str,
     ``--replace-shipped``, ``--threads``; ``train_and_save(models, seeds, folder, command,
     replace_shipped=...)`` trains and saves them and returns their manifest rows
     (``manifest_rows.ManifestRow``), printed."""
-    parser = argparse.ArgumentParser(prog=prog, description=description)
+    parser = CourseParser(prog=prog, description=description)
     parser.add_argument("--models", nargs="+", default=list(models), choices=models,
                         action=EachOnce)
     parser.add_argument("--seeds", nargs="+", type=seed_int, default=list(seeds), action=EachOnce)
@@ -284,7 +319,7 @@ def check_not_shorter(parser: argparse.ArgumentParser, name: str, epochs: Epochs
 
 @checked
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m capsedu.train", description=__doc__,
+    parser = CourseParser(prog="python -m capsedu.train", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("name", nargs="?", help="recipe to train (see --list)")
     parser.add_argument("--list", action="store_true", help="list the recipes and exit")

@@ -42,8 +42,8 @@ from .voting import (
 # the four parts' poses (x, y, angle, scale) of N faces, faces.part_slots(scenes)[0]
 PartPoses = Numbers("the four parts' poses of N faces [N, 4, 4]", shape=(None, N_KINDS, 4),
                     at_least=1, fix="pass faces.part_slots(scenes)[0]")
-Lengths = Numbers("a 1-d array of at least one finite face length", ndim=1, at_least=1,
-                  fix="score some training images of each kind")
+Lengths = Numbers("a 1-d array of at least one finite face length (a capsule's length)", ndim=1,
+                  at_least=1, ge=0, le=1, fix="score some training images of each kind")
 
 
 def _check_present(where: str, poses: np.ndarray) -> None:

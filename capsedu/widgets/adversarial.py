@@ -10,7 +10,7 @@ from ..adversarial import ATTACKS, attack_state
 from ..capsnet import CapsNet
 from ..validate import Float, checked
 from .base import DigitLabels, Digits, TwoReaders
-from .sliders import Dropdown, FloatSlider
+from .sliders import Dropdown, FloatSlider, ToggleButtons
 
 MAX_EPS = 0.3  # the slider's end: the largest radius of the recorded run
 
@@ -35,10 +35,10 @@ class AttackExplorer(TwoReaders):
 
     def build(self):
         self.digit = Dropdown(options=self.digit_options, description="digit")
-        self.attack = widgets.ToggleButtons(options=ATTACKS, value="pgd", description="attack")
-        self.against = widgets.ToggleButtons(options=[("made on the CapsNet", "capsnet"),
-                                                      ("made on the CNN", "cnn")],
-                                             value="capsnet", description="examples")
+        self.attack = ToggleButtons(options=ATTACKS, value="pgd", description="attack")
+        self.against = ToggleButtons(options=[("made on the CapsNet", "capsnet"),
+                                              ("made on the CNN", "cnn")],
+                                     value="capsnet", description="examples")
         # each move runs an attack (PGD: 20 gradient steps), so it runs when the handle is let go
         self.eps = FloatSlider(value=0.1, min=0, max=MAX_EPS, step=0.01,
                                description="eps", readout_format=".2f",

@@ -104,6 +104,8 @@ class TwoReaders(Widget):
     must read ``side`` x ``side`` images (a subclass sets its own)."""
 
     side = 40
+    # what each model must be beyond that, if anything: name -> (class, in words)
+    readers: dict[str, tuple[type, str]] = {}
 
     @checked
     def __init__(self, capsnet: CapsNet, cnn: nn.Module, images: Digits, labels: DigitLabels):
@@ -114,6 +116,10 @@ class TwoReaders(Widget):
             raise ValueError(f"images holds no digits ({tuple(images.shape)}); pass at least one")
         check_labels(labels, "labels", len(images), n_classes=10)
         for name, model in (("capsnet", capsnet), ("cnn", cnn)):
+            kind, words = self.readers.get(name, (nn.Module, ""))
+            if not isinstance(model, kind):
+                raise TypeError(f"{where}: {name} must be a {kind.__name__} ({words}), got a "
+                                f"{type(model).__name__}; pass notebook 08's {name}")
             shape = input_shape(model)
             side = shape[-1] if shape else None
             if side is not None and side != self.side:

@@ -24,7 +24,7 @@ from ..statistics import CURVE_WINDOW
 from ..validate import Choice, Int, Record, Tensor, checked
 from .base import Widget
 from .panels import SLIDER_ITERATIONS
-from .sliders import Dropdown, IntSlider
+from .sliders import Dropdown, IntSlider, RadioButtons
 
 # the histogram's bins: c_ij from 1e-4 (and below) to 1, evenly spaced on a log scale
 BINS = np.logspace(-4, 0, 33)
@@ -67,7 +67,7 @@ class BugZooExplorer(Widget):
             options=[(f"#{k}: a {int(y)}", k) for k, y in enumerate(labels)], description="digit")
         self.iterations = IntSlider(value=iterations, min=1, max=SLIDER_ITERATIONS,
                                     description="iterations")
-        self.bug = widgets.RadioButtons(
+        self.bug = RadioButtons(
             options=[("none (the paper's routing)", CORRECT), *((name, name) for name in BUGS)],
             description="bug", layout=widgets.Layout(width="max-content"))
         self.readout = widgets.HTML()

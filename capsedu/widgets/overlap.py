@@ -8,6 +8,7 @@ from ..data.transformed_mnist import MULTI_CANVAS, MULTI_SHIFT
 from ..figures.canvas import png_bytes
 from ..figures.digit_images import two_colour
 from ..figures.model_scores import capsnet_vs_cnn_figure, update_class_bars
+from ..multi_digit import MultiDigitCapsNet, TwoDigitCNN
 from ..robustness import overlap_state
 from .base import TwoReaders
 from .sliders import Dropdown, IntSlider
@@ -28,6 +29,10 @@ class OverlapExplorer(TwoReaders):
         "has split the shared ink between the two.")
 
     side = MULTI_CANVAS  # both models read the pairs' canvas
+    readers = {"capsnet": (MultiDigitCapsNet, "a CapsNet that reads two overlapping digits at "
+                           "once and redraws each, 08's MultiMNIST CapsNet"),
+               "cnn": (TwoDigitCNN, "a CNN that reads two overlapping digits at once, 08's "
+                       "MultiMNIST CNN")}
 
     def build(self):
         options = self.digit_options

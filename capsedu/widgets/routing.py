@@ -7,8 +7,6 @@ coefficients part -> parent at the chosen iteration, and the parents' lengths pe
 
 from dataclasses import dataclass
 
-import ipywidgets as widgets
-
 from ..buggy import step_softmax_over_children
 from ..data import sprites
 from ..data.faces import PART_KINDS
@@ -17,6 +15,7 @@ from ..parts.voting import route_parts
 from ..routing import Step, routing_step
 from ..validate import checked
 from .panels import FaceThreshold, Iteration, RoutingPanels, RoutingView, RoutingWidget
+from .sliders import ToggleButtons
 
 SCENE_SIZE = 96  # pixels of the drawn scene (the parts' true poses, no model looks at it)
 
@@ -67,7 +66,7 @@ class RoutingExplorer(RoutingWidget):
     @checked
     def __init__(self, parts: Parts | None = None, iteration: Iteration = 3,
                  face_threshold: FaceThreshold | None = None):
-        self.softmax = widgets.ToggleButtons(
+        self.softmax = ToggleButtons(
             options=[("over parents (paper)", routing_step),
                      ("over children (bug)", step_softmax_over_children)],
             description="softmax")

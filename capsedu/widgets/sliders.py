@@ -1,8 +1,9 @@
-"""The course widgets' sliders and dropdowns: ipywidgets' own, except that a value set outside
-a slider's range is refused with a sentence, not moved to the nearest end without a word
-(``w.norm.value = 50`` on a slider of 0 to 5 would otherwise show 5 as if 50 had been taken), and
-a value none of a dropdown's options is refused naming the dropdown and its options. A drag in
-the browser never leaves the range."""
+"""The course widgets' sliders, dropdowns and buttons: ipywidgets' own, except that a value set
+outside a slider's range is refused with a sentence, not moved to the nearest end without a word
+(``w.norm.value = 50`` on a slider of 0 to 5 would otherwise show 5 as if 50 had been taken), a
+slider whose min is above its max is refused naming both, and a value none of a dropdown's (or
+toggle or radio buttons') options is refused naming the control and its options. A drag in the
+browser never leaves the range."""
 
 import ipywidgets as widgets
 from traitlets import TraitError, validate
@@ -19,6 +20,13 @@ class _Refusing:
     "SquashExplorer.norm", and its description), its range, what came and what to do."""
 
     slider_name = None
+
+    def __init__(self, *args, **kwargs):
+        low, high = kwargs.get("min"), kwargs.get("max")
+        if low is not None and high is not None and low > high:
+            raise OutOfRange(f"{type(self).__name__}(): min must be at most max (the slider runs "
+                             f"from min up to max), got min={low!r} and max={high!r}; swap them")
+        super().__init__(*args, **kwargs)
 
     @validate("value")
     def _validate_value(self, proposal):
@@ -40,12 +48,14 @@ class FloatSlider(_Refusing, widgets.FloatSlider):
     """``ipywidgets.FloatSlider`` that refuses a value outside its range."""
 
 
-class Dropdown(widgets.Dropdown):
-    """``ipywidgets.Dropdown`` that refuses a value none of its options with a sentence naming it
-    (``slider_name``, which ``Widget`` sets as for a slider), its options and what came, where
-    ipywidgets says only "Invalid selection: value not found"."""
+class _Choosing:
+    """A selection's value check (a dropdown's, toggle buttons', radio buttons'): one of its
+    options, else ``OutOfRange`` naming the control (``slider_name``, which ``Widget`` sets as
+    for a slider, and its description), its options and what came, where ipywidgets says only
+    "Invalid selection: value not found"."""
 
     slider_name = None
+    control = "dropdown"  # the control, in words
 
     @validate("value")
     def _validate_value(self, proposal):
@@ -53,7 +63,24 @@ class Dropdown(widgets.Dropdown):
             return super()._validate_value(proposal)
         except TraitError:
             owner = f"{self.slider_name}: " if self.slider_name else ""
-            listed = ", ".join(map(repr, self._options_values))
-            raise OutOfRange(f"{owner}the dropdown {self.description!r} must be set to one of its "
-                             f"options {listed}, got {proposal['value']!r}; pick one of those"
-                             ) from None
+            listed = ", ".join(getattr(v, "__name__", None) if callable(v) else repr(v)
+                               for v in self._options_values)  # a function by its name
+            raise OutOfRange(f"{owner}the {self.control} {self.description!r} must be set to one "
+                             f"of its options {listed}, got {proposal['value']!r}; pick one of "
+                             "those") from None
+
+
+class Dropdown(_Choosing, widgets.Dropdown):
+    """``ipywidgets.Dropdown`` that refuses a value none of its options."""
+
+
+class ToggleButtons(_Choosing, widgets.ToggleButtons):
+    """``ipywidgets.ToggleButtons`` that refuses a value none of its options."""
+
+    control = "toggle buttons"
+
+
+class RadioButtons(_Choosing, widgets.RadioButtons):
+    """``ipywidgets.RadioButtons`` that refuses a value none of its options."""
+
+    control = "radio buttons"
