@@ -7,6 +7,7 @@ AttributeError; or refused in the words of another function the entry calls (its
 the one the learner passed) or with a wrong diagnosis. The small models and labels are
 test_boundary_probe's."""
 
+import dataclasses
 import hashlib
 import io
 import json
@@ -55,9 +56,10 @@ from capsedu import (
     seed_runs,
     spiking,
     statistics,
+    train,
 )
 from capsedu.baselines import BagOfPartsCNN, MaxPoolCNN
-from capsedu.capsnet import CapsNetConfig
+from capsedu.capsnet import CapsNet, CapsNetConfig
 from capsedu.data import faces, mnist, patches, sprites, transformed_mnist
 from capsedu.figures.canvas import Blitter
 from capsedu.figures.capsule_lengths import draw_face_lengths
@@ -72,9 +74,11 @@ from capsedu.widgets import SquashExplorer
 from capsedu.widgets.adversarial import AttackExplorer
 from capsedu.widgets.bug_zoo import BugZooExplorer, recorded_effect
 from capsedu.widgets.capsule import PoseVectorExplorer
+from capsedu.widgets.overlap import OverlapExplorer
 from capsedu.widgets.parts import PartsEditor
 from capsedu.widgets.rotation import RotationExplorer
-from capsedu.widgets.sliders import OutOfRange
+from capsedu.widgets.routing import RoutingExplorer
+from capsedu.widgets.sliders import IntSlider, OutOfRange
 from capsedu.widgets.verdicts import FaceVerdicts
 
 
@@ -88,6 +92,20 @@ def _bars():
 
 def _choose(widget, value):
     widget.kind.value = value
+
+
+_MULTI = dataclasses.replace(TINY, image_size=36)
+
+
+def _tiny40():
+    return CapsNet(dataclasses.replace(TINY, image_size=40))
+
+
+def _nan_maps():
+    """Two 2x2 maps, the first holding a NaN."""
+    maps = torch.eye(2).repeat(2, 1, 1)
+    maps[0, 0, 0] = float("nan")
+    return maps
 
 
 _RIGHT = torch.tensor([True, False, True])  # which of three images a model reads right
@@ -469,6 +487,47 @@ ROUNDS = [
     (lambda: patch_order.find((), "ViT", 2), ValueError,
      r"find\(\): scores must hold at least one Score, got \(\): no score of model 'ViT' in "
      r"condition 2"),
+    # round nine (an independent probe, /tmp/lead/probe4)
+    (lambda: faces.face_parts(x=16, y=16), ValueError,
+     r"face_parts\(\): x and y must put ink on the image \(x and y are fractions of it, from 0 "
+     r"to 1\), got 'left_eye' at \(15.82, 15.86\)"),
+    (lambda: faces.rotate(faces.face_parts(), 90, about=(16, 16)), ValueError,
+     r"rotate\(\): about must put ink on the image .*wholly off it; pass fractions"),
+    (lambda: sprites.render([("nose", 16, 16)]), ValueError,
+     r"render\(\): parts must put ink on the image .*got 'nose' at \(16, 16\) wholly off it"),
+    (lambda: transformed_mnist.warp(torch.rand(2, 1, 28, 28), _nan_maps(), torch.zeros(2, 2)),
+     ValueError, r"warp\(\): A contains 1 NaN or infinite value\(s\)"),
+    (lambda: transformed_mnist.move(torch.rand(2, 1, 28, 30), torch.Generator().manual_seed(0)),
+     ValueError, r"move\(\): images must be square images \[N, 1, S, S\] .*got shape "
+     r"\(2, 1, 28, 30\)"),
+    (lambda: capsule_vectors.pose_vector(torch.tensor([0.0, 90.0]), torch.tensor([1.0, 0.5, 0.2])),
+     ValueError, r"pose_vector\(\): presence must match angle in shape, one presence per angle "
+     r"\(angle: \(2,\), presence: \(3,\)\)"),
+    (lambda: capsule_vectors.turned_part_images("nose", angles=[]), ValueError,
+     r"turned_part_images\(\): angles must be angles in degrees \[n\], at least one, got \[\]"),
+    (lambda: pose_net.fit_threshold([0.9, 1.4], [0.1, 0.2]), ValueError,
+     r"fit_threshold\(\): face_lengths must be in \[0, 1\] .*got values from 0.9 to 1.4"),
+    (lambda: detector.part_targets([[("nose", 0.5, 0.5)], "face"]), TypeError,
+     r"part_targets\(\): scenes\[1\] must be a scene: a list of parts.*got 'face'"),
+    (lambda: robustness.viewpoint_state(_tiny(), _bag(), torch.rand(1, 28, 28)), ValueError,
+     r"viewpoint_state\(\): capsnet must read the 40x40 images it is shown .*a CapsNet of 28x28"),
+    (lambda: OverlapExplorer(multi_digit.MultiDigitCapsNet(_MULTI), _bag(),
+                             torch.rand(4, 1, 28, 28), LABELS), TypeError,
+     r"OverlapExplorer\(\): cnn must be a TwoDigitCNN \(a CNN that reads two overlapping digits "
+     r"at once, 08's MultiMNIST CNN\), got a BagOfPartsCNN"),
+    (lambda: setattr(RoutingExplorer().softmax, "value", "children"), OutOfRange,
+     r"RoutingExplorer.softmax: the toggle buttons 'softmax' must be set to one of its options "
+     r"routing_step, step_softmax_over_children, got 'children'"),
+    (lambda: setattr(BugZooExplorer(_tiny(), torch.rand(4, 1, 28, 28), LABELS).bug, "value",
+                     "typo"), OutOfRange,
+     r"BugZooExplorer.bug: the radio buttons 'bug' must be set to one of its options 'correct'.*"
+     r"got 'typo'"),
+    (lambda: setattr(AttackExplorer(_tiny40(), _bag(), torch.rand(4, 1, 40, 40), LABELS,
+                                    threshold=0.1).attack, "value", "cw"), OutOfRange,
+     r"AttackExplorer.attack: the toggle buttons 'attack' must be set to one of its options "
+     r"'pgd', .*got 'cw'"),
+    (lambda: IntSlider(value=5, min=10, max=1), OutOfRange,
+     r"IntSlider\(\): min must be at most max .*got min=10 and max=1; swap them"),
 ]
 
 
@@ -578,3 +637,30 @@ ROUND_NINE = [
 def test_round_nine_bad_input_is_refused_in_the_one_form(call, error, message):
     with pytest.raises(error, match=message):
         call()
+@pytest.mark.parametrize("main, argv, option", [
+    (train.main, ["capsnet-mnist-live", "--epochs", "1", "--epochs", "2", "--limit", "6000"],
+     "--epochs"),
+    (seed_runs.main, ["--limit", "6000", "--seeds", "0", "--seeds", "1"], "--seeds"),
+])
+def test_round_nine_an_option_given_twice_is_refused_before_training(capsys, main, argv, option):
+    """argparse keeps the last of an option given twice, without a word (round nine: 2 epochs
+    trained, seed 0 dropped); the course's parser refuses it, naming it, before any training."""
+    with pytest.raises(SystemExit) as refused:
+        main(argv)
+    assert refused.value.code == 2
+    assert re.search(rf"argument {option}: must be given once, got {option} \S+ and {option} ",
+                     capsys.readouterr().err)
+
+
+def test_round_nine_every_command_line_is_parsed_by_the_course_parser():
+    """Every parser of the course is train.CourseParser, which refuses an option given twice."""
+    from pathlib import Path
+
+    import capsedu
+
+    sources = Path(capsedu.__file__).parent.rglob("*.py")
+    plain = [str(f) for f in sources if "argparse.ArgumentParser(" in f.read_text()
+             and f.name != "train.py"]
+    assert not plain, f"build these command lines with train.CourseParser: {plain}"
+    assert "argparse.ArgumentParser(" not in Path(train.__file__).read_text().replace(
+        "class CourseParser(argparse.ArgumentParser):", "")
