@@ -185,7 +185,7 @@ def render(parts: Parts, size: Int("the image's side in pixels", ge=1, le=MAX_SI
 
 
 @checked
-def render_many(scenes: Parts, size: Int("the images' side in pixels", ge=1, le=MAX_SIDE) = 32
+def render_many(scenes: Scenes, size: Int("the images' side in pixels", ge=1, le=MAX_SIDE) = 32
                 ) -> torch.Tensor:
     """``render`` for a list of scenes at once, as the models read them: a batch
     ``[len(scenes), 1, size, size]`` float32 tensor."""
