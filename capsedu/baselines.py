@@ -17,7 +17,6 @@ from .checks import (
     check_memory,
     check_model_dtype,
     check_pixels,
-    check_shape,
 )
 from .course_settings import MAX_IMAGE, MAX_WIDTH
 from .validate import Float, Int, check_class, checked
@@ -85,10 +84,7 @@ class _CNN(LogitClassifier):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """``x``: ``[B, C, H, W]`` -> class logits ``[B, n_classes]``."""
-        check_shape(x, f"{type(self).__name__}(): x", "[batch, channels, height, width]", ndim=4)
-        in_channels = self.hparams["in_channels"]
-        if x.shape[1] != in_channels:
-            raise ValueError(f"x must have {in_channels} channel(s), got shape {tuple(x.shape)}")
+        check_input(x, f"{type(self).__name__}(): x", self)
         check_model_dtype(x, "x", self.classifier.weight.dtype)
         check_pixels(x, f"{type(self).__name__}(): x")
         # global max-pool: "is this feature anywhere?" -- where it is, is thrown away

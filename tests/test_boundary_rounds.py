@@ -630,6 +630,10 @@ ROUND_NINE = [
      r"format_ablation\(\): ablation\[3\] must have the field 'thresholds'"),
     (lambda: curves.weight_difference(_bag(), _tiny()), ValueError,
      r"weight_difference\(\): model and shipped must be the same architecture"),
+    (lambda: scoring.face_threshold(BagOfPartsCNN(channels=(2,), n_classes=2),
+                                    torch.rand(2, 3, 32, 32)), ValueError,
+     r"face_threshold\(\): images must have 1 channel\(s\) for BagOfPartsCNN, got shape "
+     r"\(2, 3, 32, 32\)"),
 ]
 
 
