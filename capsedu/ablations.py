@@ -354,7 +354,8 @@ def main(argv: list[str] | None = None) -> int:
     runs = {run_name(cell, seed): partial(run, cell, seed, args.epochs, args.limit)
             for seed in args.seeds for cell in ABLATION_GRID}
     train.record_missing(path, runs, command_line(COMMAND, epochs=args.epochs, limit=args.limit,
-                                                  threads=args.threads))
+                                                  threads=args.threads),
+                         replace_shipped=args.replace_shipped)
     return 0
 
 

@@ -490,7 +490,8 @@ def main(argv: list[str] | None = None) -> int:
     n = args.limit or SAMPLE
     command = command_line(COMMAND, limit=args.limit, threads=args.threads)
     record_missing(results_file(args, RESULTS), units(n), command,
-                   summary=lambda unit: f"{unit.stamp.seconds:.0f} s")
+                   summary=lambda unit: f"{unit.stamp.seconds:.0f} s",
+                   replace_shipped=args.replace_shipped)
     return 0
 
 

@@ -263,7 +263,8 @@ def main(argv: list[str] | None = None) -> int:
     train.refuse_other_budgets(parser, path, recorded, args)
     runs = {name: partial(run, name, args.epochs, args.limit) for name in (CORRECT, *BUGS)}
     train.record_missing(path, runs, command_line(COMMAND, epochs=args.epochs, limit=args.limit,
-                                                  threads=args.threads))
+                                                  threads=args.threads),
+                         replace_shipped=args.replace_shipped)
     return 0
 
 

@@ -5,14 +5,11 @@ the exact command that trains it, the seed, the training time and the metrics it
 Loading checks the hash first (a corrupt or tampered file is refused before torch reads it) and
 then uses ``torch.load(..., weights_only=True)``, which cannot run code hidden in a pickle.
 
-The shipped checkpoints are the rows of ``<data root>/checkpoints/manifest.json``. ``save``
-writes to ``<data root>/runs/`` (``runs_dir``) unless told otherwise, and never writes into a
-shipped folder unless asked to (``replace_shipped=True``). A shipped folder is recognised by what
-it is, however its path is spelled and whichever copy of the package is imported: it holds the
-marker file ``SHIPPED.md`` that the repository ships, or it is the data root's ``checkpoints/``
-or the repository's ``data/checkpoints/`` (``is_shipped``). The recorded results of the
-experiments (``results_path``) follow the same rule: ``<data root>/results/`` is shipped,
-``<data root>/runs/results/`` is for trials.
+``save`` writes to ``<data root>/runs/`` (``runs_dir``) unless told otherwise, and ``save`` and
+``add_result`` never write into a shipped folder unless asked to (``replace_shipped=True``): one
+that holds the marker ``SHIPPED.md`` the repository ships, or the data root's or the repository's
+``checkpoints/`` or ``results/`` (``is_shipped``), however its path is spelled and whichever copy
+of the package is imported; ``<data root>/runs/results/`` is for trials (``results_path``).
 
 Names are plain file names inside their folder (``plain_name``, ``inside``): a checkpoint name or a
 manifest ``file`` field with ``/``, ``..`` or an absolute path, or a link that leads out of the
@@ -211,13 +208,16 @@ def recorded_names(path: str | Path) -> set[str]:
 
 
 @checked
-def add_result(path: Path, name: str, run: Any) -> None:
+def add_result(path: Path, name: str, run: Any, replace_shipped: ReplaceShipped = False) -> None:
     """Add the record ``run`` (a frozen dataclass) as ``name`` to the results file ``path`` (made
     with its folder if need be; written by ``json_records.json_row``), keeping what other
-    processes wrote there meanwhile."""
+    processes wrote there meanwhile; a shipped results file only with ``replace_shipped``."""
     if not dataclasses.is_dataclass(run) or isinstance(run, type):
         raise TypeError(f"add_result(): run must be a record (a dataclass), got "
                         f"{type(run).__name__}; pass the record the experiment returns")
+    if is_shipped(path.parent) and not replace_shipped:
+        raise PermissionError(f"add_result(): path {path} is in the shipped results folder; pass "
+                              "a path elsewhere, or replace_shipped=True to add to it on purpose")
     path.parent.mkdir(parents=True, exist_ok=True)
     with _lock(path.parent):
         runs = {**_rows(path), name: json_row(run)}

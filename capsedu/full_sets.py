@@ -272,7 +272,8 @@ def main(argv: list[str] | None = None) -> int:
     if args.limit:
         parser.error("--limit: the records are of the full sets; there is no trial size")
     record_missing(results_file(args, RESULTS), runs(),
-                   command_line(COMMAND, threads=args.threads), summary=summary)
+                   command_line(COMMAND, threads=args.threads), summary=summary,
+                   replace_shipped=args.replace_shipped)
     return 0
 
 

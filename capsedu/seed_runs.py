@@ -152,7 +152,8 @@ def main(argv: list[str] | None = None) -> int:
     todo = {run_name(recipe, seed): partial(run, recipe, seed, args.limit)
             for seed in args.seeds for recipe in RECIPES}
     command = command_line(COMMAND, seeds=args.seeds, limit=args.limit, threads=args.threads)
-    train.record_missing(train.results_file(args, RESULTS), todo, command)
+    train.record_missing(train.results_file(args, RESULTS), todo, command,
+                         replace_shipped=args.replace_shipped)
     return 0
 
 

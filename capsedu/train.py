@@ -217,7 +217,8 @@ def test_accuracy(record: Any) -> str:
 
 @checked
 def record_missing(path: Path, runs: dict[str, Callable[..., Any]], command: str,
-                   summary: Callable[[Any], str] = test_accuracy) -> None:
+                   summary: Callable[[Any], str] = test_accuracy,
+                   replace_shipped: checkpoints.ReplaceShipped = False) -> None:
     """Run each of ``runs`` that the results file ``path`` does not hold yet (name -> a function
     that trains and tests, resumably from the file ``state_path=``, and returns the run's record,
     a frozen dataclass with a ``command`` field), and write it to ``path`` as soon as it is done
@@ -243,7 +244,8 @@ def record_missing(path: Path, runs: dict[str, Callable[..., Any]], command: str
             except TooFewExamples as err:  # --limit below the held-out examples: said, not a trace
                 raise SystemExit(f"{command}: --limit must leave examples to train on: {err}"
                                  ) from None
-            checkpoints.add_result(path, name, dataclasses.replace(record, command=command))
+            checkpoints.add_result(path, name, dataclasses.replace(record, command=command),
+                                   replace_shipped)
             state.unlink(missing_ok=True)
         finally:
             lock.release()

@@ -668,3 +668,15 @@ def test_round_nine_every_command_line_is_parsed_by_the_course_parser():
     assert not plain, f"build these command lines with train.CourseParser: {plain}"
     assert "argparse.ArgumentParser(" not in Path(train.__file__).read_text().replace(
         "class CourseParser(argparse.ArgumentParser):", "")
+
+
+def test_round_ten_a_result_is_never_added_to_a_shipped_results_file_unasked():
+    """Round ten (an independent probe, /tmp/lead/probe5): add_result wrote a run into the shipped
+    data/results/bug_zoo.json (a LOSS); it refuses now, and the file is unchanged."""
+    shipped = checkpoints.results_path("bug_zoo.json", True)
+    before = shipped.read_bytes()
+    run = statistics.Accuracy(value=0.9, n=10, low=0.8, high=0.95)
+    with pytest.raises(PermissionError, match=r"add_result\(\): path .*bug_zoo.json is in the "
+                                              r"shipped results folder; .*replace_shipped=True"):
+        checkpoints.add_result(shipped, "x", run)
+    assert shipped.read_bytes() == before

@@ -735,10 +735,12 @@ def test_an_experiment_records_each_run_once_and_resumes_after_a_crash(tmp_path,
         return train
 
     with pytest.raises(KeyboardInterrupt):
-        record_missing(path, {"a": job("a"), "b": job("b", crash=True)}, "cmd")
+        record_missing(path, {"a": job("a"), "b": job("b", crash=True)}, "cmd",
+                       replace_shipped=True)
     assert list(json.loads(path.read_text())["runs"]) == ["a"]  # a is kept, b is not
     assert states[1].exists() and states[1].parent == tmp_path / "runs" / "state"
-    record_missing(path, {"a": job("a"), "b": job("b")}, command_line("cmd", limit=None, threads=2))
+    record_missing(path, {"a": job("a"), "b": job("b")}, command_line("cmd", limit=None, threads=2),
+                   replace_shipped=True)
     assert calls == ["a", "b", "b"]  # a is not run again; b resumes from the same state file
     assert states[2] == states[1] and not states[2].exists()
     assert json.loads(path.read_text())["runs"]["b"]["command"] == "cmd --threads 2"
@@ -757,18 +759,20 @@ def test_two_processes_share_an_experiment_without_training_a_run_twice(tmp_path
         def train(state_path):
             calls.append(name)
             if name == "a":  # meanwhile another process finishes c
-                checkpoints.add_result(path, "c", Graded(test_accuracy=0.7, train_time_s=1.0))
+                checkpoints.add_result(path, "c", Graded(test_accuracy=0.7, train_time_s=1.0),
+                                       replace_shipped=True)
             return Graded(test_accuracy=0.5, train_time_s=1.0)
         return train
 
     state_dir = tmp_path / "runs" / "state"
     state_dir.mkdir(parents=True)
     with FileLock(f"{state_dir / 'grid-b.pt'}.lock"):  # another process is training b
-        record_missing(path, {name: job(name) for name in "abc"}, "cmd")
+        record_missing(path, {name: job(name) for name in "abc"}, "cmd", replace_shipped=True)
     assert calls == ["a"]  # b is left to the other process, c is not trained again
     runs = checkpoints.read_results(path, Graded)
     assert {name: run.test_accuracy for name, run in runs.items()} == {"a": 0.5, "c": 0.7}
-    record_missing(path, {name: job(name) for name in "abc"}, "cmd")  # b's lock is free now
+    record_missing(path, {name: job(name) for name in "abc"}, "cmd",  # b's lock is free now
+                   replace_shipped=True)
     assert calls == ["a", "b"]
 
 

@@ -211,7 +211,8 @@ def main(argv: list[str] | None = None) -> int:
     runs = {run_name(name, seed): partial(run, name, seed)
             for name in args.models for seed in args.seeds}
     record_missing(results_file(args, RESULTS), runs,
-                   command_line(COMMAND, threads=args.threads), summary=summary)
+                   command_line(COMMAND, threads=args.threads), summary=summary,
+                   replace_shipped=args.replace_shipped)
     return 0
 
 
