@@ -100,7 +100,7 @@ class CapsuleUnderRotation:
     radial_share: np.ndarray  # [N] the share along v0 itself (shrinking or growing)
 
 
-@checked(reads=("capsnet", "digits"))
+@checked
 @torch.no_grad()
 def capsule_under_rotation(capsnet: CapsNet, digits: Digits, labels: Labels, angles: Angles
                            ) -> CapsuleUnderRotation:
@@ -213,7 +213,7 @@ class CapsuleAngleReadout:
     baseline: float  # degrees: the median over the classes of the baseline's error
 
 
-@checked(reads=("capsnet", "images"))
+@checked
 def capsule_angle_readout(capsnet: CapsNet, images: Digits, labels: Labels, angles: Angles
                           ) -> CapsuleAngleReadout:
     """Does a CapsNet's digit capsule carry the angle of a turned digit? Every digit of

@@ -103,8 +103,10 @@ def check_input(x, name: str, model: torch.nn.Module) -> None:
     (``input_shape``): checked where they were given, so the message names the caller's
     argument, not the model's own ``x`` deep inside."""
     shape = input_shape(model)
-    check_shape(x, name, f"[N, {', '.join(map(str, shape))}]" if shape else "[N, C, H, W]", 4)
     channels = getattr(model, "hparams", {}).get("in_channels")  # a model of any size says these
+    if shape is None and channels is None:  # a model that does not say what it reads
+        return
+    check_shape(x, name, f"[N, {', '.join(map(str, shape))}]" if shape else "[N, C, H, W]", 4)
     if shape is None and channels not in (None, x.shape[1]):
         raise ValueError(f"{name} must have {channels} channel(s) for {type(model).__name__}, got "
                          f"shape {tuple(x.shape)}; pass images of {channels} channel(s) [N, "
