@@ -119,6 +119,18 @@ def check_input(x, name: str, model: torch.nn.Module) -> None:
                      f"{tuple(x.shape)}; pass images of that size, or a model made for yours")
 
 
+def check_side(where: str, side: int, **models: torch.nn.Module) -> None:
+    """Refuse a model made for another image size than the ``side`` x ``side`` canvas a widget's
+    state shows it (``input_shape``), by the caller's name for it, before it reads."""
+    for name, model in models.items():
+        shape = input_shape(model)
+        if shape is not None and shape[1:] != (side, side):
+            raise ValueError(f"{where}(): {name} must read the {side}x{side} images it is shown "
+                             f"(notebook 08's models), got a {type(model).__name__} of "
+                             f"{shape[1]}x{shape[2]} images; pass 08's {name}, e.g. "
+                             "checkpoints.pretrained(...) of its recipe")
+
+
 def check_labels(targets: torch.Tensor, name: str, batch: int, n_classes: int,
                  k: int | None = None) -> None:
     """Raise unless ``targets`` holds integer class labels in [0, n_classes - 1]: one per example,

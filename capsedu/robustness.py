@@ -15,7 +15,7 @@ import torch
 from torch import nn
 
 from .capsnet import routing_iterations
-from .checks import check_nonzero, check_same, input_shape
+from .checks import check_nonzero, check_same, check_side
 from .convergence import training_status, verdict
 from .course_settings import MAX_SIDE, Models, Rows, Seed
 from .data import transformed_mnist
@@ -334,7 +334,7 @@ def viewpoint_state(capsnet: nn.Module, cnn: nn.Module, digit: Digit,
     * the map itself: ``rotation``, ``shear``, ``scale``, ``dx`` and ``dy``.
     """
     check_nonzero("viewpoint_state", scale=scale)
-    _reads("viewpoint_state", CANVAS, capsnet=capsnet, cnn=cnn)
+    check_side("viewpoint_state", CANVAS, capsnet=capsnet, cnn=cnn)
     # what both models see, [1, 1, 40, 40]
     x = transformed_mnist.affine(digit[None], rotation, shear, scale, scale, dx, dy)
     capsnet.eval()
@@ -347,18 +347,6 @@ def viewpoint_state(capsnet: nn.Module, cnn: nn.Module, digit: Digit,
         reconstruction=out.reconstruction[0, 0].numpy(),
         probabilities=probabilities.numpy(), cnn_prediction=int(probabilities.argmax()),
         rotation=rotation, shear=shear, scale=scale, dx=dx, dy=dy)
-
-
-def _reads(where: str, side: int, **models: nn.Module) -> None:
-    """Refuse a model made for another image size than the ``side`` x ``side`` canvas a widget's
-    state shows it (``checks.input_shape``), by the caller's name for it, before it reads."""
-    for name, model in models.items():
-        shape = input_shape(model)
-        if shape is not None and shape[1:] != (side, side):
-            raise ValueError(f"{where}(): {name} must read the {side}x{side} images it is shown "
-                             f"(notebook 08's models), got a {type(model).__name__} of "
-                             f"{shape[1]}x{shape[2]} images; pass 08's {name}, e.g. "
-                             "checkpoints.pretrained(...) of its recipe")
 
 
 @dataclass(frozen=True)
@@ -393,7 +381,7 @@ def overlap_state(capsnet: MultiDigitCapsNet, cnn: TwoDigitCNN, first: Digit, se
     * the CNN's ten sigmoid ``probabilities`` and the two classes it reads (``cnn_read``).
     """
     side, m = MULTI_CANVAS, MULTI_SHIFT
-    _reads("overlap_state", side, capsnet=capsnet, cnn=cnn)
+    check_side("overlap_state", side, capsnet=capsnet, cnn=cnn)
     corners = [(m, m), (m + int(dx), m + int(dy))]  # top-left corners on the canvas
     parts = torch.cat([transformed_mnist.on_canvas(digit[None], torch.tensor([x]),
                                                    torch.tensor([y]), side)

@@ -531,11 +531,6 @@ ROUNDS = [
 ]
 
 
-@pytest.mark.parametrize("call, error, message", ROUNDS, ids=range(len(ROUNDS)))
-def test_a_probe_rounds_bad_input_is_refused_in_the_one_form(call, error, message):
-    with pytest.raises(error, match=message):
-        call()
-    plt.close("all")
 
 
 @pytest.mark.parametrize("payload, got", [
@@ -637,10 +632,12 @@ ROUND_NINE = [
 ]
 
 
-@pytest.mark.parametrize("call, error, message", ROUND_NINE, ids=range(len(ROUND_NINE)))
-def test_round_nine_bad_input_is_refused_in_the_one_form(call, error, message):
+@pytest.mark.parametrize("call, error, message", ROUNDS + ROUND_NINE,
+                         ids=range(len(ROUNDS + ROUND_NINE)))
+def test_a_probe_rounds_bad_input_is_refused_in_the_one_form(call, error, message):
     with pytest.raises(error, match=message):
         call()
+    plt.close("all")
 @pytest.mark.parametrize("main, argv, option", [
     (train.main, ["capsnet-mnist-live", "--epochs", "1", "--epochs", "2", "--limit", "6000"],
      "--epochs"),

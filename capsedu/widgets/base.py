@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from torch import nn
 
 from ..capsnet import CapsNet
-from ..checks import check_labels, input_shape
+from ..checks import check_labels, check_side
 from ..validate import Tensor, checked
 
 # the test digits a widget of 08 or 11 shows, and their true classes
@@ -120,13 +120,7 @@ class TwoReaders(Widget):
             if not isinstance(model, kind):
                 raise TypeError(f"{where}: {name} must be a {kind.__name__} ({words}), got a "
                                 f"{type(model).__name__}; pass notebook 08's {name}")
-            shape = input_shape(model)
-            side = shape[-1] if shape else None
-            if side is not None and side != self.side:
-                raise ValueError(f"{where}: {name} must read the {self.side}x{self.side} images "
-                                 f"this widget shows it (notebook 08's shipped models), got a "
-                                 f"{type(model).__name__} of {side}x{side} images; pass "
-                                 f"checkpoints.pretrained(...) of 08's {name}")
+        check_side(type(self).__name__, self.side, capsnet=capsnet, cnn=cnn)
 
         self.capsnet, self.cnn, self.images, self.labels = capsnet, cnn, images, labels
         # the dropdowns' choices: "#k: a y" for the k-th digit, of class y
