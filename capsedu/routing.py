@@ -8,13 +8,16 @@ one unit of vote. This module is the paper's routing and nothing else; the bugs 
 re-implementations shipped live in ``capsedu.buggy`` (notebook 09).
 """
 
-from collections.abc import Callable
+import functools
+import math
+from collections.abc import Hashable
 from typing import NamedTuple
 
 import torch
 
 from .functional import squash
-from .validate import Flag, Int, Tensor, checked
+from .refusals import shown
+from .validate import Checked, Flag, Int, Tensor, checked
 
 # Far past any use (the paper routes 3 times, notebook 09 up to 5): each iteration keeps its
 # couplings and outputs for the backward pass, so a careless 10**6 would fill the memory.
@@ -49,8 +52,50 @@ def _shaped(where: str, name: str, x: torch.Tensor, sizes: tuple[int, ...], layo
                         f"convert one of them, e.g. {name}.to(u_hat.dtype)")
 
 
-# one iteration of routing: (u_hat, b) -> (c, v, new b)
-Step = Callable[[torch.Tensor, torch.Tensor], tuple[torch.Tensor, torch.Tensor, torch.Tensor]]
+# the votes and logits a step is tried on (no random draw: the seed's stream stays untouched), and
+# the shapes of the (c, v, b) it must give: [batch, n_in, n_out], [batch, n_out, d_out], as b
+TRIAL_VOTES = (2, 3, 2, 4)
+TRIAL_SHAPES = [(2, 3, 2), (2, 2, 4), (2, 3, 2)]
+
+
+@functools.lru_cache(maxsize=64)
+def _trial(step) -> str | None:
+    """What goes wrong when ``step`` runs one iteration on small votes (None: nothing)."""
+    u_hat = torch.linspace(-1, 1, math.prod(TRIAL_VOTES)).reshape(TRIAL_VOTES)
+    b = torch.zeros(TRIAL_SHAPES[0])
+    on = f"on votes {list(TRIAL_VOTES)} and logits {list(TRIAL_SHAPES[0])}"
+    try:
+        with torch.no_grad():
+            out = step(u_hat, b)
+    except Exception as err:  # whatever it raises, it is no routing step
+        return f"{getattr(step, '__name__', 'it')} fails {on} ({str(err).split(';')[0][:200]})"
+    shapes = [tuple(t.shape) if isinstance(t, torch.Tensor) else shown(t) for t in out] \
+        if isinstance(out, tuple | list) else None
+    if shapes != TRIAL_SHAPES:
+        got = shown(out) if shapes is None else f"shapes {shapes}"
+        return f"{getattr(step, '__name__', 'it')} gives {got} {on}, not {TRIAL_SHAPES}"
+    return None
+
+
+def _routing_step(step, name: str):
+    """Refuse ``step`` unless it is a function that does one iteration of routing, ``(u_hat, b) ->
+    (c, v, b)`` as ``routing_step``: tried once on small votes, so that a function of another
+    form (``squash``) is refused by the caller's name for it, not by its own error inside."""
+    if not callable(step):
+        raise TypeError(f"{name} must be a routing step, a function (u_hat, b) -> (c, v, b), got "
+                        f"{shown(step)}; pass the function itself, by its name without "
+                        "parentheses: routing_step, not routing_step(u_hat, b)")
+    problem = (_trial if isinstance(step, Hashable) else _trial.__wrapped__)(step)
+    if problem:
+        raise TypeError(f"{name} must return (c, v, b), the couplings, outputs and new logits of "
+                        f"one iteration, as routing_step does, but {problem}; pass routing_step, "
+                        "a step of capsedu.buggy, or a function of that form")
+    return step
+
+
+# one iteration of routing: (u_hat, b) -> (c, v, new b), tried before it routes
+Step = Checked(_routing_step, "a routing step, a function (u_hat, b) -> (c, v, b) as "
+               "routing_step", "function")
 
 
 @checked

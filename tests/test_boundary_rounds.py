@@ -77,8 +77,8 @@ from capsedu.widgets.capsule import PoseVectorExplorer
 from capsedu.widgets.overlap import OverlapExplorer
 from capsedu.widgets.parts import PartsEditor
 from capsedu.widgets.rotation import RotationExplorer
-from capsedu.widgets.routing import RoutingExplorer
-from capsedu.widgets.sliders import IntSlider, OutOfRange
+from capsedu.widgets.routing import RoutingExplorer, routing_state
+from capsedu.widgets.sliders import FloatSlider, IntSlider, OutOfRange
 from capsedu.widgets.verdicts import FaceVerdicts
 
 
@@ -632,8 +632,22 @@ ROUND_NINE = [
 ]
 
 
-@pytest.mark.parametrize("call, error, message", ROUNDS + ROUND_NINE,
-                         ids=range(len(ROUNDS + ROUND_NINE)))
+# round ten (an independent probe, /tmp/lead/probe5)
+ROUND_TEN = [
+    (lambda: routing_state(faces.face_parts(), step=functional.squash), TypeError,
+     r"routing_state\(\): step must return \(c, v, b\), .* but squash fails on votes "
+     r"\[2, 3, 2, 4\] and logits \[2, 3, 2\] \(squash\(\): dim must be an integer"),
+    (lambda: routing.dynamic_routing(torch.rand(1, 4, 2, 3), step=functional.squash), TypeError,
+     r"dynamic_routing\(\): step must return \(c, v, b\), .* but squash fails"),
+    (lambda: IntSlider(value=1, min=0, max=10, step=0), OutOfRange,
+     r"IntSlider\(\): step must be > 0 \(how far one notch moves the slider\), got 0"),
+    (lambda: FloatSlider(value=1, min=0, max=10, step=-0.5), OutOfRange,
+     r"FloatSlider\(\): step must be > 0 .*got -0.5"),
+]
+
+
+@pytest.mark.parametrize("call, error, message", ROUNDS + ROUND_NINE + ROUND_TEN,
+                         ids=range(len(ROUNDS + ROUND_NINE + ROUND_TEN)))
 def test_a_probe_rounds_bad_input_is_refused_in_the_one_form(call, error, message):
     with pytest.raises(error, match=message):
         call()

@@ -1,9 +1,9 @@
 """The course widgets' sliders, dropdowns and buttons: ipywidgets' own, except that a value set
 outside a slider's range is refused with a sentence, not moved to the nearest end without a word
 (``w.norm.value = 50`` on a slider of 0 to 5 would otherwise show 5 as if 50 had been taken), a
-slider whose min is above its max is refused naming both, and a value none of a dropdown's (or
-toggle or radio buttons') options is refused naming the control and its options. A drag in the
-browser never leaves the range."""
+slider whose min is above its max is refused naming both, a step of 0 or less naming it, and a
+value none of a dropdown's (or toggle or radio buttons') options is refused naming the control and
+its options. A drag in the browser never leaves the range."""
 
 import ipywidgets as widgets
 from traitlets import TraitError, validate
@@ -38,6 +38,16 @@ class _Refusing:
                              "a value in that range (ipywidgets would move it to the nearest end "
                              "without a word)")
         return value
+
+    @validate("step")
+    def _validate_step(self, proposal):
+        step = proposal["value"]
+        if step is not None and step <= 0:  # ipywidgets takes it: a slider that never moves
+            owner = f"{self.slider_name}: " if self.slider_name else f"{type(self).__name__}(): "
+            slider = f"the slider {self.description!r}" if self.description else "the slider"
+            raise OutOfRange(f"{owner}step must be > 0 (how far one notch moves {slider}), got "
+                             f"{step!r}; pass a positive step, e.g. {type(self).__name__}(step=1)")
+        return step
 
 
 class IntSlider(_Refusing, widgets.IntSlider):
