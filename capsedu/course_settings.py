@@ -24,9 +24,9 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import torch
-from pydantic import AfterValidator, PlainValidator
+from pydantic import AfterValidator, PlainValidator, ValidationInfo
 
-from .checks import check_examples, check_images
+from .checks import check_examples, check_images, check_pixels
 from .refusals import declared_error, kind_of
 from .validate import Checked, Distinct, Has, Int, Numbers, Some, Spec, checked
 
@@ -57,6 +57,26 @@ Trainable = Has("a model of the course", "training_loss", "parameters", source="
 # images a model scores [N, C, H, W], handed on as float32
 Images = Checked(check_images, "images [N, C, H, W] of pixels in [0, 1], at least one",
                  "numbers")
+
+
+def _pixels(array, info: ValidationInfo):
+    """Refuse a picture whose values are not pixels in [0, 1] (``checks.check_pixels``): drawn on
+    a 0-1 scale, 0-255 pixels would all show white, and normalised ones clipped."""
+    name = info.field_name or "the picture"
+    try:
+        check_pixels(torch.as_tensor(array, dtype=torch.float64), name)
+    except ValueError as err:  # its sentence names the argument: the refusal puts the name first
+        raise ValueError(str(err).removeprefix(f"{name} ")) from None
+    return array
+
+
+@checked
+def Pictures(meaning: str, **numbers) -> Any:
+    """Pictures a figure draws, however a learner holds them (``Numbers``, with its options:
+    ``ndim``, ``shape``, ...), their values pixels in [0, 1]; handed on as a NumPy array."""
+    return Annotated[Numbers(f"{meaning}, pixels in [0, 1]", **numbers), AfterValidator(_pixels)]
+
+
 # models side by side, name -> model (e.g. {"CapsNet": capsnet, "CNN": cnn}), at least one
 Models = Annotated[dict[str, torch.nn.Module], Some]
 # rows of a full set, a sample of it (e.g. mnist.fixed_sample(n))

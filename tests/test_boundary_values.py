@@ -229,8 +229,8 @@ VALUES = [
      r"BagOfPartsCNN"),
     (lambda: feature_maps.draw_lifted_maps(plt.subplots(2, 5)[1], np.zeros((3, 8, 8)),
                                            np.zeros((3, 4, 8, 8))), ValueError,
-     r"draw_lifted_maps\(\): digits must be a digit upright and turned 90° \[2, H, W\], got "
-     r"shape \(3, 8, 8\)"),
+     r"draw_lifted_maps\(\): digits must be a digit upright and turned 90° \[2, H, W\], pixels "
+     r"in \[0, 1\], got shape \(3, 8, 8\)"),
     (lambda: feature_maps.draw_lifted_maps(plt.subplots(2, 4)[1], np.zeros((2, 8, 8)),
                                            np.zeros((2, 4, 8, 8))), ValueError,
      r"draw_lifted_maps\(\): axes must be \[2, 5\].*got shape \(2, 4\)"),
@@ -282,7 +282,48 @@ VALUES = [
 ]
 
 
-@pytest.mark.parametrize("call, error, message", VALUES, ids=range(len(VALUES)))
+# round ten (an independent probe, /tmp/lead/probe5): figures that drew 0-255 pixels all black,
+# a window off the image, a NaN, nothing compared; or refused by what they call, not by the name
+ROUND_TEN = [
+    (lambda: digit_images.two_colour(torch.rand(2, 28, 28) * 255), ValueError,
+     r"two_colour\(\): images must hold pixels in \[0, 1\], got values from .* to .*; divide "
+     r"0-255 pixels by 255"),
+    (lambda: digit_images.draw_affine_examples(plt.figure(), torch.rand(3, 1, 40, 40),
+                                               *transformed_mnist.random_affine(
+                                                   torch.rand(2, 1, 28, 28))), ValueError,
+     r"draw_affine_examples\(\): affine must match translated in length, one per digit "
+     r"\(translated: 3, affine: 2\)"),
+    (lambda: face_scenes.draw_detections(_ax(), np.zeros((32, 32)), np.random.rand(4, 4),
+                                         np.random.rand(3), threshold=0.5), ValueError,
+     r"draw_detections\(\): presence must be each part's presence \[4\], one per part of "
+     r"PART_KINDS, got shape \(3,\)"),
+    (lambda: feature_maps.draw_receptive_field(_ax(), np.zeros((32, 32)), 5,
+                                               np.array([[40, 40]]), ["red"]), ValueError,
+     r"draw_receptive_field\(\): centres must lie on the 32x32 image \(rows from -0.5 to 31.5, "
+     r"columns from -0.5 to 31.5\), got \[\(40, 40\)\]"),
+    (lambda: feature_maps.draw_receptive_field(_ax(), np.zeros((32, 32)), 5,
+                                               np.array([[4, 4], [8, 8]]), ["red"]), ValueError,
+     r"draw_receptive_field\(\): colors must match centres in length \(centres: 2, colors: 1\)"),
+    (lambda: model_scores.draw_quoted_bars(_ax(), {"CapsNet": 0.9}, {"CNN": 0.8}), ValueError,
+     r"draw_quoted_bars\(\): quoted must name each accuracy 'source: model' .*got \['CNN'\]"),
+    (lambda: model_scores.draw_quoted_bars(_ax(), {"CapsNet": 90.0}, {"paper: CNN": 80.0}),
+     ValueError, r"draw_quoted_bars\(\): measured and quoted must share a kind of model .*got "
+                 r"measured \['CapsNet'\] and quoted \['paper: CNN'\]"),
+    (lambda: routing_couplings.draw_coupling_heatmap(_ax(), np.full((2, 2), np.nan),
+                                                     rows=["a", "b"], cols=["x", "y"]), ValueError,
+     r"draw_coupling_heatmap\(\): c must hold finite numbers .*got 4 NaN"),
+    (lambda: routing_couplings.update_coupling_heatmap(*_heatmap(), np.full((3, 2), np.nan)),
+     ValueError, r"update_coupling_heatmap\(\): c must hold finite numbers"),
+    (lambda: training_curves.draw_seed_spread(_ax(), {"a": np.array([1.0, 2.0]),
+                                                      "b": np.array([2.0, 3.0])}, "error (%)",
+                                              gap_after=5), ValueError,
+     r"draw_seed_spread\(\): gap_after must be an integer >= 1 and <= 1 \(settings before the "
+     r"gap, fewer than errors' 2\), got 5"),
+]
+
+
+@pytest.mark.parametrize("call, error, message", VALUES + ROUND_TEN,
+                         ids=range(len(VALUES + ROUND_TEN)))
 def test_a_wrong_value_inside_a_dict_or_a_list_is_refused_naming_it(call, error, message):
     with pytest.raises(error, match=message):
         call()

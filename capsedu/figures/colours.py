@@ -17,14 +17,24 @@ MODEL_COLOURS = {"CapsNet": "tab:orange", "CapsNet, 1 iteration": "tab:red",
 
 
 @checked
-def model_colour(name: str) -> str:
-    """The Part IV colour of a checkpoint ``name`` (e.g. ``"affnist-capsnet-1iter"``, or 10 §8's
-    ``"faces-vit-no-positions-seed0"``)."""
+def model_kind(name: str) -> str | None:
+    """The kind of model (a key of ``MODEL_COLOURS``) a checkpoint ``name`` says it is (e.g.
+    ``"affnist-capsnet-1iter"``, or 10 §8's ``"faces-vit-no-positions-seed0"``); None when it
+    says none."""
     if "1iter" in name or "1 iteration" in name:
-        return MODEL_COLOURS["CapsNet, 1 iteration"]
-    for kind, colour in (("positions", "ViT without positions"), ("vit", "ViT"), ("gcnn", "G-CNN"),
-                         ("capsnet", "CapsNet"), ("cnn", "CNN")):
-        if kind in name.lower().replace("-", ""):  # "G-CNN" and "rotmnist-gcnn" alike
-            return MODEL_COLOURS[colour]
-    raise KeyError(f"no Part IV colour for {name!r}: its name should say capsnet, cnn, gcnn or "
-                   "vit")
+        return "CapsNet, 1 iteration"
+    for word, kind in (("positions", "ViT without positions"), ("vit", "ViT"), ("gcnn", "G-CNN"),
+                       ("capsnet", "CapsNet"), ("cnn", "CNN")):
+        if word in name.lower().replace("-", ""):  # "G-CNN" and "rotmnist-gcnn" alike
+            return kind
+    return None
+
+
+@checked
+def model_colour(name: str) -> str:
+    """The Part IV colour of a checkpoint ``name`` (``model_kind``'s)."""
+    kind = model_kind(name)
+    if kind is None:
+        raise KeyError(f"no Part IV colour for {name!r}: its name should say capsnet, cnn, gcnn "
+                       "or vit")
+    return MODEL_COLOURS[kind]

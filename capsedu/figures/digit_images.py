@@ -13,7 +13,7 @@ from matplotlib.colors import to_rgb
 from matplotlib.figure import FigureBase
 
 from ..checks import check_one_each, check_same
-from ..course_settings import MAX_BATCH
+from ..course_settings import MAX_BATCH, Pictures
 from ..data import transformed_mnist
 from ..digit_capsules import DELTAS, MEASURES, DimensionStudy
 from ..validate import Flag, Float, Instances, Int, Numbers, Record, Spec, Tensor, checked
@@ -36,7 +36,7 @@ def mosaic(images: Tensor("images [rows, cols, H, W] (a tensor or an array)", nd
 
 @checked
 def draw_digits(axes: Row,
-                images: Numbers("images, one per axes: [n, H, W], or [n, H, W, 3] in colour"),
+                images: Pictures("images, one per axes: [n, H, W], or [n, H, W, 3] in colour"),
                 titles: Titles | None = None,
                 fontsize: Float("the titles' font size in points", gt=0, le=100) | None = 9,
                 frame: Flag("True to draw a frame round each image") = False,
@@ -126,8 +126,8 @@ TWO_COLOURS = ("tab:orange", "tab:blue")  # the two digits of a MultiMNIST pair 
 
 
 @checked
-def two_colour(images: Numbers("two grey images [2, S, S] in [0, 1]", shape=(2, None, None),
-                               fix="pass the two reconstructions of one pair")) -> np.ndarray:
+def two_colour(images: Pictures("two grey images [2, S, S]", shape=(2, None, None),
+                                fix="pass the two reconstructions of one pair")) -> np.ndarray:
     """Two grey images ``[2, S, S]`` in [0, 1] drawn as ink of ``TWO_COLOURS`` on white, over each
     other: ``[S, S, 3]`` RGB (the paper's Fig. 5 draws its two reconstructions so)."""
     ink = 1 - np.array([to_rgb(c) for c in TWO_COLOURS])  # [2, 3]: what full ink takes from white
@@ -175,6 +175,9 @@ def draw_affine_examples(fig: FigureBase, translated: Pixels, affine: Pixels,
     """The same digits twice on ``fig``: ``translated`` ``[n, 1, S, S]`` on the top row, under
     their affNIST-style maps (``affine`` ``[n, 1, S, S]``, each titled by its map of
     ``params``) on the bottom row."""
+    check_same("draw_affine_examples", "length, one per digit", "pass the digits random_affine "
+               "mapped, what it made of them and its params", translated=len(translated),
+               affine=len(affine), params=len(params.rotation))
     axes = fig.subplots(2, len(translated), squeeze=False)
     draw_digits(axes[0], translated[:, 0], frame=True)
     draw_digits(axes[1], affine[:, 0], affine_titles(params, len(affine)), fontsize=8,

@@ -16,7 +16,7 @@ from matplotlib.lines import Line2D
 from pydantic import AfterValidator
 
 from ..checks import check_input
-from ..course_settings import MAX_SIDE, Seed
+from ..course_settings import MAX_SIDE, Pictures, Seed
 from ..data import faces, sprites
 from ..data.sprites import Parts
 from ..parts.detector import PartDetector
@@ -93,9 +93,13 @@ def draw_scene(ax: Axes, parts: Parts, size: Side = 96, ghosts: Ghosts | None = 
 
 
 @checked
-def draw_detections(ax: Axes, image: Numbers("an image [H, W]", ndim=2),
-                    poses: Numbers("each part's pose (x, y, angle, scale) [4, 4]", ndim=2, last=4),
-                    presence: Numbers("each part's presence [4]", ndim=1, ge=0, le=1),
+def draw_detections(ax: Axes, image: Pictures("an image [H, W]", ndim=2),
+                    poses: Numbers("each part's pose (x, y, angle, scale) [4, 4], a row per part "
+                                   "of PART_KINDS", shape=(len(faces.PART_KINDS), 4),
+                                   fix="pass the detector's poses of one image"),
+                    presence: Numbers("each part's presence [4], one per part of PART_KINDS",
+                                      shape=(len(faces.PART_KINDS),), ge=0, le=1,
+                                      fix="pass the detector's presence of one image"),
                     threshold: Float("the presence above which a part counts as found", ge=0,
                                      le=1) = 0.5):
     """``image`` ``[H, W]`` with each detected part (presence > ``threshold``) drawn as a dot in

@@ -12,7 +12,7 @@ from matplotlib.figure import FigureBase
 from matplotlib.patches import Rectangle
 
 from ..checks import check_same
-from ..course_settings import MAX_IMAGE, MAX_SIDE
+from ..course_settings import MAX_IMAGE, MAX_SIDE, Pictures
 from ..data import sprites
 from ..data.sprites import Parts
 from ..refusals import kind_of
@@ -21,6 +21,7 @@ from ..validate import Checked, Instances, Int, Numbers, Some, checked
 Window = Int("the side of a pooling window in cells", ge=1, le=MAX_IMAGE)
 Field = Int("a receptive field's side in pixels", ge=1, le=MAX_IMAGE)
 SHIFT_STYLES = ("o-", "s--", "^-")  # draw_shift_changes' markers and lines, pooling by pooling
+WINDOW_COLOURS = ("tab:orange", "tab:cyan")  # draw_receptive_field's windows, in turn
 
 
 def _is_map(m) -> bool:
@@ -81,17 +82,27 @@ def draw_feature_maps(fig: FigureBase, rows: Annotated[list[Checked(
 
 
 @checked
-def draw_receptive_field(ax: Axes, image: Numbers("an image [H, W]", ndim=2), size: Field,
+def draw_receptive_field(ax: Axes, image: Pictures("an image [H, W]", ndim=2), size: Field,
                          centres: Numbers("pixels (row, col) to centre windows on [n, 2]",
                                           ndim=2, last=2),
-                         colors: list[str] | tuple[str, ...] = ("tab:orange", "tab:cyan")):
-    """Draw ``image`` and, at each pixel ``centre`` (row, col), a ``size`` x ``size`` square: the
-    window that one output unit of a conv stack with that receptive field sees."""
+                         colors: list[str] | tuple[str, ...] | None = None):
+    """Draw ``image`` and, at each pixel ``centre`` (row, col) on it, a ``size`` x ``size``
+    square: the window that one output unit of a conv stack with that receptive field sees; one
+    of ``colors`` per centre (None: ``WINDOW_COLOURS`` in turn)."""
+    h, w = image.shape
+    off = [(row, col) for row, col in centres.tolist()
+           if not (-0.5 <= row <= h - 0.5 and -0.5 <= col <= w - 0.5)]
+    if off:  # a pixel's centre is at a whole number: the image spans -0.5 .. side - 0.5
+        raise ValueError(f"draw_receptive_field(): centres must lie on the {h}x{w} image (rows "
+                         f"from -0.5 to {h - 0.5}, columns from -0.5 to {w - 0.5}), got "
+                         f"{off[:3]}; pass pixels of the image")
+    colors = colors or [WINDOW_COLOURS[k % len(WINDOW_COLOURS)] for k in range(len(centres))]
+    check_same("draw_receptive_field", "length", "pass one colour per centre",
+               centres=len(centres), colors=len(colors))
     ax.imshow(image, cmap="gray", vmin=0, vmax=1)
-    for (row, col), color in zip(centres, colors, strict=False):
+    for (row, col), color in zip(centres, colors, strict=True):
         ax.add_patch(Rectangle((col - size / 2, row - size / 2), size, size, fill=False,
                                edgecolor=color, lw=2))
-    h, w = image.shape
     pad = max(0, (size - min(h, w)) / 2 + 1)  # widen the view when the window is bigger
     ax.set(xlim=(-0.5 - pad, w - 0.5 + pad), ylim=(h - 0.5 + pad, -0.5 - pad),
            xticks=[], yticks=[])
@@ -142,8 +153,8 @@ def draw_shift_changes(ax: Axes, shifts: Numbers("shifts of the feature maps in 
 
 @checked
 def draw_lifted_maps(axes: Instances(Axes, "axes [2, 5]", ndim=2),
-                     digits: Numbers("a digit upright and turned 90° [2, H, W]",
-                                     shape=(2, None, None), fix="pass the two digits"),
+                     digits: Pictures("a digit upright and turned 90° [2, H, W]",
+                                      shape=(2, None, None), fix="pass the two digits"),
                      maps: Numbers("each digit's maps in 4 orientations [2, 4, H, W]",
                                    shape=(2, 4, None, None), fix="pass the lifting "
                                    "convolution's 4 maps of one filter for each digit")

@@ -24,7 +24,7 @@ from ..data.transformed_mnist import AFFNIST_RANGES, SWEEPS, AffineRanges
 from ..parts.scoring import Probe, ProbeRates, SeedRuns
 from ..statistics import over_seeds
 from ..validate import Choice, Float, Has, Int, Numbers, Record, Some, Tensor, checked
-from .colours import model_colour
+from .colours import model_colour, model_kind
 
 Percent = Float("an accuracy in %", ge=0, le=100)
 Names = list[str] | tuple[str, ...]  # one label per group or kind
@@ -141,6 +141,17 @@ def draw_quoted_bars(ax: Axes, measured: dict[str, Percent], quoted: dict[str, P
     """One horizontal bar per accuracy (%), top to bottom: the ``measured`` ones (name -> %) in
     each model's colour (``model_colour``), then the ``quoted`` ones (source: model -> %) in grey,
     a lighter grey for each next source; each value written beside its bar."""
+    unsourced = [name for name in quoted if ": " not in name]
+    if unsourced:
+        raise ValueError(f"draw_quoted_bars(): quoted must name each accuracy 'source: model' "
+                         f"(e.g. 'paper: CapsNet'), got {unsourced[:3]}; say where it is quoted "
+                         "from, as robustness.QUOTED_AFFINE does")
+    kinds = {model_kind(name) for name in measured} - {None}
+    if not kinds & {model_kind(name.split(": ", 1)[1]) for name in quoted}:
+        raise ValueError(f"draw_quoted_bars(): measured and quoted must share a kind of model "
+                         f"(a CapsNet, a CNN, ...) for the bars to compare, got measured "
+                         f"{list(measured)[:3]} and quoted {list(quoted)[:3]}; quote accuracies "
+                         "of the kinds measured (robustness.QUOTED_AFFINE)")
     sources = list(dict.fromkeys(name.split(":")[0] for name in quoted))
     greys = {source: f"{0.55 + 0.1 * k:.2f}" for k, source in enumerate(sources)}
     colors = ([model_colour(name) for name in measured]

@@ -27,12 +27,13 @@ from ..validate import Checked, Flag, Int, Numbers, Record, Some, Tensor, check_
 MAX_COLUMNS = 64  # draw_map_couplings' panels in a row
 
 Class = Int("a class", ge=0, le=MAX_WIDTH)
-# couplings [rows, cols] as a heatmap shows them, NaN where none was computed (left blank); each
-# a softmax's share, in [0, 1]
-Couplings = Numbers("coupling coefficients [rows, cols]", ndim=2, nan=True, ge=0, le=1)
+# couplings [rows, cols] as a heatmap shows them, each a softmax's share, in [0, 1]
+Couplings = Numbers("coupling coefficients [rows, cols]", ndim=2, ge=0, le=1)
 # what a heatmap shows after it is drawn: couplings, or their sums over the parents (09's zoo
 # widget: a bug can make a child's couplings sum past 1)
-Shown = Numbers("coupling coefficients, or their sums, [rows, cols]", ndim=2, nan=True, ge=0)
+Shown = Numbers("coupling coefficients, or their sums, [rows, cols]", ndim=2, ge=0)
+# the cells of a heatmap left blank, where no coupling was computed (a part not routed)
+Blank = Numbers("True where a cell is left blank [rows, cols]", ndim=2, bools=True)
 # one label per row or column of a heatmap: the children's or the parents' names or numbers
 Labels = list[str | int] | tuple[str | int, ...] | range
 
@@ -52,17 +53,22 @@ def _text_grid(texts, name: str) -> list:
 @checked
 def draw_coupling_heatmap(ax: Axes, c: Couplings, rows: Labels, cols: Labels,
                           title: str | None = None, fontsize: str | float | None = None,
-                          values: Flag("True to write each value in its cell") = True):
-    """Coupling coefficients ``c`` [rows, cols] as a heatmap with the values written in (a NaN is
-    left blank; none with ``values=False``). Returns the image and the texts ``[rows][cols]``
-    (empty without values), which ``update_coupling_heatmap`` updates."""
+                          values: Flag("True to write each value in its cell") = True,
+                          blank: Blank | None = None):
+    """Coupling coefficients ``c`` [rows, cols] as a heatmap with the values written in (none
+    with ``values=False``), the cells where ``blank`` is True left blank. Returns the image and
+    the texts ``[rows][cols]`` (empty without values), which ``update_coupling_heatmap``
+    updates."""
     check_one_each("draw_coupling_heatmap", "rows", rows, c.shape[0], "row of c")
     check_one_each("draw_coupling_heatmap", "cols", cols, c.shape[1], "column of c")
+    if blank is not None:
+        check_same("draw_coupling_heatmap", "shape", "pass one blank per cell of c", c=c.shape,
+                   blank=blank.shape)
     image = ax.imshow(np.zeros((len(rows), len(cols))), cmap="viridis", vmin=0, vmax=1,
                       aspect="auto")
     texts = [[ax.text(j, i, "", ha="center", va="center", fontsize=fontsize)
               for j in range(len(cols))] for i in range(len(rows))] if values else []
-    update_coupling_heatmap(image, texts, c)
+    update_coupling_heatmap(image, texts, c, blank)
     ax.set(xticks=range(len(cols)), xticklabels=cols, yticks=range(len(rows)), yticklabels=rows)
     if title:
         ax.set_title(title)
@@ -72,25 +78,28 @@ def draw_coupling_heatmap(ax: Axes, c: Couplings, rows: Labels, cols: Labels,
 @checked
 def update_coupling_heatmap(image: AxesImage, texts: Checked(
         _text_grid, "the texts draw_coupling_heatmap returned, [rows][cols] Text", "list"),
-                            c: Shown) -> None:
+                            c: Shown, blank: Blank | None = None) -> None:
     """Show the couplings ``c`` [rows, cols] (or their sums) in a ``draw_coupling_heatmap``'s
-    image and texts (``[]``: none)."""
+    image and texts (``[]``: none), the cells where ``blank`` is True left blank."""
+    blank = np.zeros(c.shape, bool) if blank is None else blank
     check_same("update_coupling_heatmap", "shape", "pass couplings of the shape the heatmap was "
-               "drawn with", image=image.get_array().shape, c=c.shape)
+               "drawn with, and one blank per cell", image=image.get_array().shape, c=c.shape,
+               blank=blank.shape)
     if texts and (len(texts), len(texts[0])) != c.shape:
         raise ValueError(f"update_coupling_heatmap(): texts must hold one text per cell of c "
                          f"{c.shape}, got {len(texts)} rows of {len(texts[0])}; pass the texts "
                          "draw_coupling_heatmap returned with image")
-    image.set_data(np.ma.masked_invalid(c))
+    image.set_data(np.ma.masked_array(c, blank))
     for i, row in enumerate(texts):
         for j, text in enumerate(row):
-            text.set_text("" if np.isnan(c[i, j]) else f"{c[i, j]:.2f}")
+            text.set_text("" if blank[i, j] else f"{c[i, j]:.2f}")
             text.set_color("black" if c[i, j] > 0.6 else "white")
 
 
 @checked
 def draw_couplings_by_iteration(fig: FigureBase,
-                                trace: Numbers("couplings [iterations, rows, cols]", ndim=3),
+                                trace: Numbers("couplings [iterations, rows, cols]", ndim=3,
+                                               ge=0, le=1),
                                 rows: Labels, cols: Labels) -> None:
     """One ``draw_coupling_heatmap`` per iteration: ``trace`` ``[iterations, rows, cols]``."""
     axes = fig.subplots(1, len(trace), sharey=True, squeeze=False)[0]

@@ -16,7 +16,7 @@ from ..convergence import PATIENCE, Patience, best_epoch, finished
 from ..manifest_rows import ManifestRow
 from ..parts.curves import FaceCurve
 from ..statistics import PerSeed, over_seeds, running_mean
-from ..validate import Instances, Int, Numbers, Record, Some, checked
+from ..validate import Instances, Int, Numbers, Record, Some, check_value, checked
 from .colours import model_colour
 
 
@@ -74,11 +74,15 @@ def draw_epoch_curves(ax: Axes, curves: Annotated[dict[str, Numbers(
 
 @checked
 def draw_seed_spread(ax: Axes, errors: Annotated[dict[str, PerSeed], Some], ylabel: str,
-                     gap_after: Int("settings before the gap", ge=0) | None = None) -> None:
+                     gap_after: Int("settings before the gap", ge=1) | None = None) -> None:
     """Each setting's value per seed (``errors``: label -> ``[seeds]``, e.g. a test error in %,
     named by ``ylabel``) as grey dots and their mean with its 95 % t interval over the seeds in
     orange (``statistics.over_seeds``), one column per setting; after the first ``gap_after``
     settings, a gap."""
+    if gap_after is not None:
+        check_value("draw_seed_spread", "gap_after", Int(f"settings before the gap, fewer than "
+                                                         f"errors' {len(errors)}", ge=1,
+                                                         le=len(errors) - 1), gap_after)
     x = [k + 0.6 * (gap_after is not None and k >= gap_after) for k in range(len(errors))]
     for at, values in zip(x, errors.values(), strict=True):
         ax.scatter([at] * len(values), values, color="0.5", s=14, zorder=3)

@@ -76,9 +76,9 @@ class RoutingPanels:
         scene.set_title(scene_title, fontsize="medium")
         dynamic += [self._image, self._ghosts, *self._centres.values()]
         # 2. couplings part -> parent (a row per part kind; blank where it is not routed)
-        self._heat, self._values = draw_coupling_heatmap(
-            heat, np.full((len(faces.PART_KINDS), len(PARENTS)), np.nan), faces.PART_KINDS,
-            PARENTS)
+        none = np.zeros((len(faces.PART_KINDS), len(PARENTS)))
+        self._heat, self._values = draw_coupling_heatmap(heat, none, faces.PART_KINDS, PARENTS,
+                                                         blank=np.ones(none.shape, bool))
         self._heat_title = heat.set_title(" ")
         dynamic += [self._heat, *sum(self._values, []), self._heat_title]
         # 3. the parents' lengths, iteration by iteration; a length never exceeds 1, so the
@@ -110,10 +110,12 @@ class RoutingPanels:
         for kind, marker in self._centres.items():
             pose = s.predictions.get(kind)
             marker.set_data([pose[0]] if pose else [], [pose[1]] if pose else [])
-        c = np.full((len(faces.PART_KINDS), len(PARENTS)), np.nan)
-        for row, kind in zip(s.c, s.found, strict=True):
-            c[faces.PART_KINDS.index(kind)] = row
-        update_coupling_heatmap(self._heat, self._values, c)
+        c = np.zeros((len(faces.PART_KINDS), len(PARENTS)))
+        routed = [faces.PART_KINDS.index(kind) for kind in s.found]  # the rows of s.c
+        c[routed] = s.c
+        blank = np.ones(c.shape, bool)
+        blank[routed] = False
+        update_coupling_heatmap(self._heat, self._values, c, blank)
         self._heat_title.set_text(f"c_ij, iteration {s.iteration}")
         steps = np.arange(1, s.iteration + 1)
         for j, line in enumerate(self._curves):
