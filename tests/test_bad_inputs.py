@@ -300,7 +300,8 @@ NAN_DIGITS[1, 0, 3, 3] = float("nan")
     (NAN_DIGITS, torch.tensor([3, 7]), ValueError, r"images contains 1 NaN or infinite value"),
     (DIGITS[:, 0], torch.tensor([3, 7]), ValueError,
      r"images must have shape \[N, 1, 28, 28\] .*, got shape \(2, 28, 28\)"),
-    (DIGITS[:0], torch.tensor([], dtype=torch.long), ValueError, r"images holds no digits"),
+    (DIGITS[:0], torch.tensor([], dtype=torch.long), ValueError,
+     r"Explorer\(\): images must hold at least one digit to pick from"),
     (DIGITS, torch.tensor([3]), ValueError, r"labels must be integer class labels of shape "
                                             r"\[batch\] = \[2\], got shape \(1,\)"),
 ])
@@ -313,7 +314,8 @@ def test_the_pose_space_widget_wants_one_name_per_image():
     from capsedu.capsnet import LIVE, CapsNet
     from capsedu.widgets import PoseSpaceExplorer
 
-    with pytest.raises(ValueError, match=r"names must give one name per image: 2 images, 3 names"):
+    with pytest.raises(ValueError, match=r"PoseSpaceExplorer\(\): names must hold one item per "
+                                         r"image \(2\), got 3"):
         PoseSpaceExplorer(CapsNet(LIVE).eval(), DIGITS, torch.tensor([3, 7]), names=["a", "b", "c"])
 
 

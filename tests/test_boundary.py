@@ -309,7 +309,9 @@ EXAMPLES = {"capsedu.recipes.Recipe": lambda: importlib.import_module("capsedu.r
     "capsnet-mnist-live"],
     "capsedu.manifest_rows.ManifestRow": lambda: importlib.import_module(
         "capsedu.manifest_rows").ManifestRow(name="x", file="x.pt", sha256="0" * 64,
-                                             arch="CapsNet")}
+                                             arch="CapsNet"),
+    "capsedu.bug_catalogue.Bug": lambda: next(iter(importlib.import_module(
+        "capsedu.bug_catalogue").BUGS.values()))}
 
 
 def test_a_tensor_parameter_takes_numpy_through_the_same_checks():

@@ -254,7 +254,7 @@ ROUNDS = [
      r"capsule_from_matches\(\): angles must match r in templates.*pass one angle per template"),
     (lambda: group_conv.lifting_filters(torch.rand(4, 1, 3, 5)), ValueError,
      r"lifting_filters\(\): weight's width must match weight's height"),
-    (lambda: draw_confusion(plt.figure(), torch.rand(3, 4)), ValueError,
+    (lambda: draw_confusion(plt.figure(), torch.randint(1, 5, (3, 4))), ValueError,
      r"draw_confusion\(\): confusion's columns must match confusion's rows"),
     (lambda: two_colour(np.random.rand(3, 28, 28)), ValueError,
      r"two_colour\(\): images must be two grey images \[2, S, S\].*got shape \(3, 28, 28\)"),

@@ -27,8 +27,10 @@ from capsedu.figures import (
     training_curves,
 )
 from capsedu.parts import detector, scoring, voting
+from capsedu.parts.pose_net import RotationSweep
 from capsedu.robustness import Sweep
 from capsedu.widgets.bug_zoo import BugZooExplorer
+from capsedu.widgets.parts import PartsEditor
 
 P = sprites.Part("nose", 0.5, 0.5)
 LENGTHS = {kind: np.full(3, 0.5) for kind in faces.KINDS}  # kind -> face lengths [3]
@@ -57,6 +59,21 @@ def _on_grid(example=0, classes=(0, 1), sizes=None):
     config, out = _routed()
     routing_couplings.draw_couplings_on_grid(plt.figure(), out, torch.rand(28, 28), example,
                                              classes, sizes or config)
+
+
+def _sweep():
+    """A pose-capsule model's reading of a face turned by 0° and 45° (pose_net.RotationSweep)."""
+    two = np.zeros(2)
+    return RotationSweep(np.array([0.0, 45.0]), np.zeros((2, 4)), two, two, np.zeros((2, 8, 8)),
+                         np.zeros((2, 4)), two)
+
+
+def _zoo_curves(stopped_at):
+    """The zoo's curves of a correct run and a bug's, 10 steps each."""
+    from test_bug_zoo import zoo_run
+
+    training_curves.draw_zoo_curves(plt.figure(), {"correct": zoo_run(), "bug": zoo_run()},
+                                    "correct", ["bug"], stopped_at)
 
 
 def _heatmap():
@@ -319,6 +336,59 @@ ROUND_TEN = [
                                               gap_after=5), ValueError,
      r"draw_seed_spread\(\): gap_after must be an integer >= 1 and <= 1 \(settings before the "
      r"gap, fewer than errors' 2\), got 5"),
+    # the same classes, swept across the figures and widgets: pictures as pixels, lengths that
+    # must agree, an index or a position inside the data, at least one where one is needed
+    (lambda: capsule_poses.draw_templates(plt.figure(), torch.rand(2, 1, 8, 8) * 255,
+                                          torch.tensor([0.0, 90.0])), ValueError,
+     r"draw_templates\(\): templates must hold pixels in \[0, 1\].*divide 0-255 pixels by 255"),
+    (lambda: digit_images.draw_digits(plt.subplots(1, 2)[1], np.full((2, 4, 4), -1.0)),
+     ValueError, r"draw_digits\(\): images must hold pixels in \[0, 1\], got values from -1"),
+    (lambda: capsule_poses.draw_templates(plt.figure(), torch.rand(0, 1, 8, 8), torch.ones(0)),
+     ValueError, r"draw_templates\(\): templates must hold at least one template"),
+    (lambda: capsule_poses.draw_pose_vectors(plt.figure(), []), ValueError,
+     r"draw_pose_vectors\(\): examples must hold at least one item"),
+    (lambda: digit_images.mosaic(torch.full((1, 2, 3, 3), np.nan)), ValueError,
+     r"mosaic\(\): images contains 18 NaN"),
+    (lambda: digit_images.draw_segmentation(plt.figure(), torch.rand(1, 1, 8, 8),
+                                            torch.tensor([[1, 12]]), torch.tensor([[1, 2]]),
+                                            torch.rand(1, 2, 1, 8, 8)), ValueError,
+     r"draw_segmentation\(\): labels must be in \[0, 9\] \(two classes per pair"),
+    (lambda: digit_images.draw_sweep_examples(plt.figure(), torch.rand(1, 40, 40)), ValueError,
+     r"draw_sweep_examples\(\): digit must be .*28 along dimension 2"),
+    (lambda: face_scenes.draw_kinds(plt.figure(), []), ValueError,
+     r"draw_kinds\(\): kinds must hold at least one item"),
+    (lambda: feature_maps.draw_receptive_fields(plt.figure(), faces.face_parts()[1:], 5, 9),
+     ValueError, r"draw_receptive_fields\(\): face must hold a left_eye and a nose"),
+    (lambda: model_scores.draw_face_rates(_ax(), list(_runs(("face",)).values())), ValueError,
+     r"draw_face_rates\(\): kinds must be kinds each run was measured on, got \['nonface'"),
+    (lambda: model_scores.draw_accuracy_bars(_ax(), {"a": 90.0, "b": 95.0}, ["red"]), ValueError,
+     r"draw_accuracy_bars\(\): colors must hold one item per accuracy \(2\), got 1"),
+    (lambda: model_scores.draw_confusion(plt.figure(), torch.tensor([[3, 1], [0, 0]])),
+     ValueError, r"draw_confusion\(\): confusion must count at least one example of every true "
+                 r"class .*class\(es\) \[1\]"),
+    (lambda: rotations.draw_turned_capsules(plt.figure(), torch.rand(4, 1, 8, 8), torch.arange(6.0),
+                                            torch.rand(6, 2), 2), ValueError,
+     r"draw_turned_capsules\(\): input_angles must match images in length"),
+    (lambda: rotations.draw_face_sweep(plt.figure(), np.array([0.0, 90.0]), _sweep(), 1.0, [0]),
+     ValueError, r"draw_face_sweep\(\): face_angles must be the angles sweep turned the face by"),
+    (lambda: routing_couplings.draw_map_couplings(plt.figure(), torch.full((2, 6, 6), 3.0)),
+     ValueError, r"draw_map_couplings\(\): c must be a torch.Tensor in \[0, 1\]"),
+    (lambda: routing_couplings.draw_map_couplings(plt.figure(), torch.zeros(0, 6, 6)),
+     ValueError, r"draw_map_couplings\(\): c must hold at least one map"),
+    (lambda: routing_couplings.draw_couplings_by_iteration(plt.figure(), np.zeros((0, 2, 2)),
+                                                           ["a", "b"], ["x", "y"]), ValueError,
+     r"draw_couplings_by_iteration\(\): trace must be couplings .*at least one"),
+    (lambda: routing_couplings.draw_coupling_heatmap(_ax(), np.full((2, 2), 0.5), ["a", "b"],
+                                                     ["x", "y"], blank=np.zeros((3, 2))),
+     ValueError,
+     r"draw_coupling_heatmap\(\): blank must match c in shape"),
+    (lambda: _zoo_curves(stopped_at=50), ValueError,
+     r"draw_zoo_curves\(\): stopped_at must be an integer >= 1 and <= 10 \(a step of the runs"),
+    (lambda: PartsEditor().move("ear", x=0.3), ValueError,
+     r"PartsEditor.move\(\): kind must be a part of the scene \[.*\], got 'ear'"),
+    (lambda: BugZooExplorer(CapsNet(SMALL), torch.rand(2, 1, 28, 28), torch.tensor([1]),
+                            results={}), ValueError,
+     r"BugZooExplorer\(\): labels must be integer class labels of shape \[batch\] = \[2\]"),
 ]
 
 

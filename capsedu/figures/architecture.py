@@ -3,6 +3,8 @@
 training step against its size and routing iterations (09).
 """
 
+from typing import Annotated
+
 from matplotlib.axes import Axes
 from matplotlib.patches import FancyBboxPatch
 from pydantic import InstanceOf
@@ -11,7 +13,7 @@ from ..capsnet import CapsNet
 from ..costs import anatomy
 from ..course_settings import MAX_BATCH
 from ..routing_costs import RoutingCost
-from ..validate import Float, Int, checked
+from ..validate import Float, Int, Some, checked
 
 # one size of the votes u_hat [batch, children, parents, dims]: a label here, no work
 VoteSize = Int("a size of the votes u_hat", ge=1, le=MAX_BATCH)
@@ -84,7 +86,7 @@ def draw_routing_flow(ax: Axes, u_hat_shape: tuple[VoteSize, VoteSize, VoteSize,
 
 
 @checked
-def draw_routing_cost(ax: Axes, rows: list[InstanceOf[RoutingCost]],
+def draw_routing_cost(ax: Axes, rows: Annotated[list[InstanceOf[RoutingCost]], Some],
                       references: dict[str, Float("seconds a step takes", ge=0)] | None = None
                       ) -> None:
     """Milliseconds of a DigitCaps training step (forward + backward) against n_in x n_out x

@@ -7,6 +7,8 @@ How a capsule's length is made and read is in ``capsule_lengths``; what turns wi
 ``rotations``.
 """
 
+from typing import Annotated
+
 from matplotlib.axes import Axes
 from matplotlib.figure import FigureBase
 from matplotlib.patches import Circle
@@ -15,7 +17,7 @@ from ..capsule_vectors import decode_pose, draw, part_from_vector, pose_vector
 from ..checks import check_same
 from ..data.faces import PART_KINDS
 from ..data.sprites import STROKE, Part
-from ..validate import Choice, Float, Numbers, Record, Tensor, checked
+from ..validate import Choice, Float, Numbers, Record, Some, Tensor, checked
 
 Kind = Choice("a kind of part", *PART_KINDS, STROKE)
 
@@ -50,8 +52,8 @@ def draw_part(ax: Axes, part: Record(Part),
 
 @checked
 def draw_pose_vectors(fig: FigureBase,
-                      examples: list[tuple[Float("an angle in degrees"),
-                                           Float("a presence", ge=0, le=1)]],
+                      examples: Annotated[list[tuple[Float("an angle in degrees"),
+                                                     Float("a presence", ge=0, le=1)]], Some],
                       kind: Kind = "nose"):
     """Top row: each 2-D capsule of ``examples`` (a list of ``(angle in degrees, presence)``) as
     an arrow; bottom row: the ``kind`` part it describes. Returns the axes ``[2, n]``."""
@@ -79,9 +81,14 @@ def draw_decoded_poses(fig: FigureBase, kind: Kind,
 
 
 @checked
-def draw_templates(fig: FigureBase, templates: Tensor("template images [n, 1, h, w]", ndim=4),
-                   angles: Tensor("their angles in degrees [n]", ndim=1)) -> None:
-    """A row of template images ``[n, 1, h, w]``, each titled with its angle ``[n]``."""
+def draw_templates(fig: FigureBase,
+                   templates: Tensor("template images [n, 1, h, w]", ndim=4, pixels=True),
+                   angles: Tensor("their angles in degrees [n]", ndim=1, finite=True)) -> None:
+    """A row of template images ``[n, 1, h, w]``, at least one, each titled with its angle
+    ``[n]``."""
+    if not len(templates):
+        raise ValueError("draw_templates(): templates must hold at least one template, got shape "
+                         f"{tuple(templates.shape)}; pass template_bank's templates")
     check_same("draw_templates", "length", "pass one angle per template",
                templates=len(templates), angles=len(angles))
     axes = fig.subplots(1, len(templates), squeeze=False)[0]

@@ -26,8 +26,8 @@ Panels = Annotated[list[tuple[Numbers("an image [H, W]", ndim=2), str, str]],
 
 
 @checked
-def mosaic(images: Tensor("images [rows, cols, H, W] (a tensor or an array)", ndim=4)
-           ) -> np.ndarray:
+def mosaic(images: Tensor("images [rows, cols, H, W] (a tensor or an array)", ndim=4,
+                          finite=True)) -> np.ndarray:
     """Tile ``images`` ``[rows, cols, H, W]`` into one ``[rows * H, cols * W]`` array."""
     images = np.asarray(images)
     rows, cols, h, w = images.shape
@@ -123,6 +123,9 @@ def draw_dimension_changes(fig: FigureBase, study: Record(DimensionStudy)) -> No
 
 
 TWO_COLOURS = ("tab:orange", "tab:blue")  # the two digits of a MultiMNIST pair (notebook 08)
+# a pair's two classes, [n, 2]: digits
+Pairs = Numbers("two classes per pair [n, 2], digits 0 to 9", shape=(None, 2), ge=0, le=9,
+                whole=True, fix="pass one row of two classes per pair")
 
 
 @checked
@@ -136,8 +139,7 @@ def two_colour(images: Pictures("two grey images [2, S, S]", shape=(2, None, Non
 
 @checked
 def draw_segmentation(fig: FigureBase, pairs: Pixels,
-                      labels: Tensor("the pairs' two true classes [n, 2]", ndim=2, sizes={1: 2}),
-                      read: Tensor("the two classes read [n, 2]", ndim=2, sizes={1: 2}),
+                      labels: Pairs, read: Pairs,
                       redrawn: Tensor("the two reconstructions [n, 2, 1, S, S]", ndim=5,
                                       pixels=True, sizes={1: 2})) -> None:
     """The paper's Fig. 5 on ``fig``: test ``pairs`` ``[n, 1, S, S]`` with their true ``labels``
@@ -190,8 +192,8 @@ def draw_affine_examples(fig: FigureBase, translated: Pixels, affine: Pixels,
 
 @checked
 def draw_sweep_examples(fig: FigureBase,
-                        digit: Tensor("one digit [1, 28, 28], pixels in [0, 1]", ndim=3,
-                                      pixels=True)) -> None:
+                        digit: Tensor("one MNIST digit [1, 28, 28], pixels in [0, 1]", ndim=3,
+                                      pixels=True, sizes={0: 1, 1: 28, 2: 28})) -> None:
     """One MNIST ``digit`` ``[1, 28, 28]`` at every value of each sweep of
     ``transformed_mnist.SWEEPS``, one row per factor, each image titled by its value."""
     columns = max(len(values) for values in transformed_mnist.SWEEPS.values())

@@ -117,7 +117,8 @@ def draw_detections(ax: Axes, image: Pictures("an image [H, W]", ndim=2),
 
 
 @checked
-def draw_kinds(fig: FigureBase, kinds: tuple[Kind, ...] | list[Kind] = faces.KINDS,
+def draw_kinds(fig: FigureBase,
+               kinds: Annotated[tuple[Kind, ...] | list[Kind], Some] = faces.KINDS,
                per_kind: Int("images per kind", ge=1, le=MAX_PER_KIND) = 4, seed: Seed = 0,
                size: Side = 32):
     """A grid of example images: one row per kind, ``per_kind`` images each."""

@@ -115,7 +115,12 @@ def draw_receptive_fields(fig: FigureBase, face: Parts, bag_rf: Field, deep_rf: 
     bag-of-parts CNN's ``bag_rf`` window on its left eye and between the eye and the nose, and
     with the deep CNN's ``deep_rf`` window at the centre (dashed: the image's border)."""
     image = sprites.render(face, size)
-    left_eye, nose = face[0], face[2]
+    found = {p.kind: p for p in map(sprites.as_part, face)}
+    if not {"left_eye", "nose"} <= set(found):  # where the bag-of-parts window sits
+        raise ValueError(f"draw_receptive_fields(): face must hold a left_eye and a nose (the "
+                         f"bag-of-parts window sits on them), got {sorted(found)}; pass e.g. "
+                         "faces.face_parts()")
+    left_eye, nose = found["left_eye"], found["nose"]
 
     def pixel(x, y):  # image fractions (x, y) -> pixel coordinates (row, col)
         return y * size - 0.5, x * size - 0.5

@@ -23,7 +23,7 @@ from ..data import faces
 from ..data.transformed_mnist import AFFNIST_RANGES, SWEEPS, AffineRanges
 from ..parts.scoring import Probe, ProbeRates, SeedRuns
 from ..statistics import over_seeds
-from ..validate import Choice, Float, Has, Int, Numbers, Record, Some, Tensor, checked
+from ..validate import Choice, Float, Has, Int, Numbers, Record, Some, checked
 from .colours import model_colour, model_kind
 
 Percent = Float("an accuracy in %", ge=0, le=100)
@@ -45,10 +45,16 @@ def within_rates(means: Numbers("mean rates [n]", ndim=1, ge=0, le=1),
 
 @checked
 def draw_face_rates(ax: Axes, runs: Annotated[list[InstanceOf[SeedRuns]], Some],
-                    kinds: Names = faces.KINDS):
+                    kinds: Annotated[Names, Some] = faces.KINDS):
     """Grouped bars: one group per kind, one bar per model (``runs``: ``parts.scoring.SeedRuns``;
     mean over seeds, its 95 % t interval as error bar, cut at the rates 0 and 1 that a face rate
     cannot pass; one black dot per seed)."""
+    for run in runs:
+        missing = [kind for kind in kinds if kind not in run.rates]
+        if missing:
+            raise ValueError(f"draw_face_rates(): kinds must be kinds each run was measured on, "
+                             f"got {missing} that {run.name!r} was not (it holds "
+                             f"{list(run.rates)}); pass kinds of its rates")
     width = 0.8 / len(runs)
     x = np.arange(len(kinds))
     for k, run in enumerate(runs):
@@ -100,8 +106,12 @@ def draw_probe(fig: FigureBase, probe: Probe, rates: ProbeRates, xlabel: str):
 
 
 @checked
-def draw_accuracy_bars(ax: Axes, accuracies: dict[str, Percent], colors: Colours) -> None:
-    """One horizontal bar per named accuracy (in %), top to bottom, its value written beside it."""
+def draw_accuracy_bars(ax: Axes, accuracies: Annotated[dict[str, Percent], Some],
+                       colors: Colours) -> None:
+    """One horizontal bar per named accuracy (in %), top to bottom, its value written beside it;
+    ``colors``: one for all, or one per accuracy."""
+    if not isinstance(colors, str):
+        check_one_each("draw_accuracy_bars", "colors", colors, len(accuracies), "accuracy")
     names, values = list(accuracies), list(accuracies.values())
     ax.barh(names, values, color=colors)
     for y, value in enumerate(values):
@@ -112,14 +122,19 @@ def draw_accuracy_bars(ax: Axes, accuracies: dict[str, Percent], colors: Colours
 
 @checked
 def draw_confusion(fig: FigureBase,
-                   confusion: Tensor("counts [classes, classes] (loop.confusion)", ndim=2)
-                   ) -> None:
+                   confusion: Numbers("counts [classes, classes] (loop.confusion)", ndim=2,
+                                      ge=0, whole=True, tensor=True)) -> None:
     """Two panels on ``fig`` from ``confusion`` ``[classes, classes]`` counts
     (``loop.confusion``): the mistakes (true digit by row, prediction by column, the diagonal left
     out, each count written in its cell) and the accuracy of each true digit."""
     check_same("draw_confusion", "size, a row and a column per class", "pass loop.confusion's "
                "counts", **{"confusion's rows": len(confusion), "confusion's columns":
                             confusion.shape[1]})
+    unseen = (confusion.sum(dim=1) == 0).nonzero().flatten().tolist()
+    if unseen:  # their accuracy would be 0 / 0
+        raise ValueError(f"draw_confusion(): confusion must count at least one example of every "
+                         f"true class (a row each), got none of class(es) {unseen}; count the "
+                         "predictions of a set that holds every class")
     per_class = confusion.diag() / confusion.sum(dim=1)  # [classes]
     classes = range(len(confusion))
     errors = confusion.clone().fill_diagonal_(0)

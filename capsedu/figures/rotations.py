@@ -85,11 +85,15 @@ def draw_turned_capsules(fig: FigureBase,
                          images: Tensor("images [N, 1, H, W], pixels in [0, 1]", ndim=4,
                                         pixels=True),
                          input_angles: _per_angle("their angles in degrees [N]"),
-                         capsules: Tensor("their 2-D capsules [N, 2]", ndim=2, finite=True),
+                         capsules: Tensor("their 2-D capsules [N, 2]", ndim=2, finite=True,
+                                          sizes={1: 2}),
                          n_shown: Int("images shown", ge=1, le=MAX_SHOWN) = 6) -> None:
     """Top row: ``n_shown`` evenly spaced of the ``images`` ``[N, 1, H, W]`` at ``input_angles``
     ``[N]``; bottom row: each image's 2-D capsule of ``capsules`` ``[N, 2]`` as an arrow, titled
     with the angle and length read from it."""
+    check_same("draw_turned_capsules", "length, one per image", "pass the angle and the capsule "
+               "of each image", images=len(images), input_angles=len(input_angles),
+               capsules=len(capsules))
     if n_shown > len(input_angles):
         raise ValueError(f"draw_turned_capsules(): n_shown must be at most the {len(input_angles)} "
                          f"images given, got {n_shown}; pass fewer")
@@ -162,6 +166,10 @@ def draw_face_sweep(fig: FigureBase,
     ``face_angle`` and ``images``) against the angle the face was turned by, with the fitted
     line of ``slope``, and the faces turned by the ``shown`` angles (at most 8, each one of
     ``face_angles``), each titled with the angle read."""
+    if face_angles.shape != sweep.angles.shape or not np.allclose(face_angles, sweep.angles):
+        raise ValueError(f"draw_face_sweep(): face_angles must be the angles sweep turned the face "
+                         f"by ({len(sweep.angles)}: {sweep.angles[:3].tolist()}...), got "
+                         f"{len(face_angles)}: {face_angles[:3].tolist()}...; pass sweep.angles")
     missing = [a for a in shown if not np.any(face_angles == a)]
     if len(shown) > FACES_SHOWN or missing:
         raise ValueError(f"draw_face_sweep(): shown must be at most {FACES_SHOWN} angles of "

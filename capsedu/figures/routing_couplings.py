@@ -99,7 +99,7 @@ def update_coupling_heatmap(image: AxesImage, texts: Checked(
 @checked
 def draw_couplings_by_iteration(fig: FigureBase,
                                 trace: Numbers("couplings [iterations, rows, cols]", ndim=3,
-                                               ge=0, le=1),
+                                               ge=0, le=1, at_least=1),
                                 rows: Labels, cols: Labels) -> None:
     """One ``draw_coupling_heatmap`` per iteration: ``trace`` ``[iterations, rows, cols]``."""
     axes = fig.subplots(1, len(trace), sharey=True, squeeze=False)[0]
@@ -178,10 +178,14 @@ def draw_couplings_on_grid(fig: FigureBase, out: Record(CapsNetOutput),
 
 @checked
 def draw_map_couplings(fig: FigureBase,
-                       c: Tensor("couplings [maps, grid, grid]", ndim=3, finite=True),
+                       c: Tensor("couplings [maps, grid, grid]", ndim=3, finite=True,
+                                 within=(0, 1), fix="pass couplings, each a softmax's share"),
                        cols: Int("panels per row", ge=1, le=MAX_COLUMNS) = 8) -> None:
     """The couplings ``c`` ``[maps, grid, grid]`` of every primary map, one panel each, ``cols``
     a row, on one colour scale (uniform coupling to one of ten classes is 0.1)."""
+    if not len(c):
+        raise ValueError(f"draw_map_couplings(): c must hold at least one map, got shape "
+                         f"{tuple(c.shape)}; pass couplings_on_grid's maps")
     rows = -(-len(c) // cols)
     axes = fig.subplots(rows, cols, squeeze=False)
     for m, ax in enumerate(axes.flat):

@@ -95,7 +95,7 @@ def draw_seed_spread(ax: Axes, errors: Annotated[dict[str, PerSeed], Some], ylab
 @checked
 def draw_zoo_curves(fig: FigureBase, zoo: Annotated[dict[str, Record(ZooRun)], Some], correct: str,
                     bugs: Annotated[list[str] | tuple[str, ...] | dict, Some],
-                    stopped_at: Int("the training step where a live run stopped", ge=0)) -> None:
+                    stopped_at: Int("the training step where a live run stopped", ge=1)) -> None:
     """One column per bug of ``bugs`` (names, or a dict by name such as
     ``bug_catalogue.BUGS``): its recorded run's loss (top, log scale) and training
     accuracy (bottom) of every step, each the mean of its last steps (``statistics.running_mean``),
@@ -108,6 +108,9 @@ def draw_zoo_curves(fig: FigureBase, zoo: Annotated[dict[str, Record(ZooRun)], S
         raise ValueError(f"draw_zoo_curves(): zoo must hold the runs of correct and of every bug "
                          f"of bugs, got {sorted(zoo)}, missing {missing}; record them ({COMMAND}) "
                          "or draw the bugs it holds")
+    steps = max(len(zoo[name].batch_loss) for name in (correct, *bugs))
+    check_value("draw_zoo_curves", "stopped_at", Int(f"a step of the runs drawn (they run 1 to "
+                                                     f"{steps})", ge=1, le=steps), stopped_at)
     axes = fig.subplots(2, len(bugs), sharex=True, squeeze=False)
     for col, name in enumerate(bugs):
         for row, key in enumerate(("batch_loss", "batch_accuracy")):

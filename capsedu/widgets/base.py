@@ -52,6 +52,15 @@ class Widget:
             self._quiet = False
         self.update()
 
+    def check_digits(self, images, labels, n_classes: int) -> None:
+        """Refuse no digits ``[N, ...]`` to pick from, or ``labels`` that are not one class of
+        ``n_classes`` per digit, by the widget's name."""
+        where = f"{type(self).__name__}()"
+        if len(images) == 0:
+            raise ValueError(f"{where}: images must hold at least one digit to pick from, got "
+                             f"shape {tuple(images.shape)}; pass at least one")
+        check_labels(labels, f"{where}: labels", len(images), n_classes)
+
     def _changed(self, _):
         """A control's observer: redraw, unless ``moving_several`` is moving controls."""
         if not self._quiet:
@@ -112,9 +121,7 @@ class TwoReaders(Widget):
         import ipywidgets as widgets  # here, so that every other widget's import stays light
 
         where = f"{type(self).__name__}()"
-        if len(images) == 0:
-            raise ValueError(f"images holds no digits ({tuple(images.shape)}); pass at least one")
-        check_labels(labels, "labels", len(images), n_classes=10)
+        self.check_digits(images, labels, n_classes=10)
         for name, model in (("capsnet", capsnet), ("cnn", cnn)):
             kind, words = self.readers.get(name, (nn.Module, ""))
             if not isinstance(model, kind):

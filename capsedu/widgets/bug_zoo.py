@@ -50,13 +50,14 @@ class BugZooExplorer(Widget):
         "accuracy, step by step, of the correct model (grey) and of the chosen bug's model "
         "(orange).")
 
-    @checked
+    @checked(reads=("model", "images"))
     def __init__(self, model: CapsNet,
                  images: Tensor("test digits [N, 1, 28, 28], pixels in [0, 1]", ndim=4,
                                 pixels=True),
                  labels: Tensor("their true classes [N]", ndim=1),
                  results: dict[str, Record(ZooRun)] | None = None,
                  iterations: Int("routing iterations", ge=1, le=SLIDER_ITERATIONS) = 3):
+        self.check_digits(images, labels, model.config.n_classes)
         self.labels = labels
         self.results = read_results() if results is None else results
         with torch.no_grad():

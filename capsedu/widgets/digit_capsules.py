@@ -9,7 +9,7 @@ import numpy as np
 from matplotlib.figure import Figure
 
 from ..capsnet import CapsNet
-from ..checks import check_labels, check_shape
+from ..checks import check_one_each
 from ..digit_capsules import MAX_DELTA, encode, pose_state
 from ..figures.canvas import png_bytes
 from ..validate import Tensor, checked
@@ -28,27 +28,18 @@ class PoseSpaceExplorer(Widget):
         "slider moves one of the capsule's 16 dimensions, and the middle image shows what that "
         "dimension changes in the drawn digit.")
 
-    @checked
+    @checked(reads=("model", "images"))
     def __init__(self, model: CapsNet,
                  images: Tensor("test digits [N, C, H, W] of the model's input, pixels in [0, 1]",
                                 pixels=True),
                  labels: Tensor("their true classes [N]", ndim=1),
                  names: list[str] | tuple[str, ...] | None = None):
-        cfg = model.config
-        shape = (cfg.in_channels, cfg.image_size, cfg.image_size)
-        check_shape(images, "images", f"[N, {', '.join(map(str, shape))}] (the model's input)",
-                    ndim=4, sizes=shape)
-        if len(images) == 0:
-            raise ValueError(f"images holds no digits ([0, {', '.join(map(str, shape))}]); pass "
-                             "at least one")
-        check_labels(labels, "labels", len(images), cfg.n_classes)
+        self.check_digits(images, labels, model.config.n_classes)
         self.model, self.images, self.labels = model, images, labels
         self.v = encode(model, images).v  # [N, 10, 16], cached: sliders never re-route
         dim = self.v.shape[2]
         names = names or [f"#{k}" for k in range(len(images))]
-        if len(names) != len(images):
-            raise ValueError(f"names must give one name per image: {len(images)} images, "
-                             f"{len(names)} names; pass {len(images)} names or leave names out")
+        check_one_each("PoseSpaceExplorer", "names", names, len(images), "image")
         self.digit = Dropdown(
             options=[(f"{name}: a {int(y)}", k) for k, (name, y) in enumerate(zip(names, labels,
                                                                                    strict=True))],

@@ -65,11 +65,13 @@ class PartsEditor:
              y: Float("y, a fraction of the height", ge=0, le=1) | None = None,
              angle: Float("degrees", ge=-180, le=180) | None = None):
         """Move and/or turn the part ``kind`` (values out of range raise ``ValueError``)."""
+        self._held("move", kind=kind)
         new = {k: v for k, v in dict(x=x, y=y, angle=angle).items() if v is not None}
         self.set_parts([p._replace(**new) if p.kind == kind else p for p in self.parts])
 
     @checked
     def swap(self, a: str, b: str):
+        self._held("swap", a=a, b=b)
         self.set_parts(faces.swap(self.parts, a, b))
 
     def scramble(self):
@@ -81,6 +83,14 @@ class PartsEditor:
         self.set_parts(faces.rotate(self.parts, degrees, about=faces.face_centre(self.parts)))
 
     # --- keeping the controls on the scene ----------------------------------------------------
+    def _held(self, method: str, **kinds: str):
+        """Refuse a part kind the scene does not hold: nothing would move, without a word."""
+        held = [p.kind for p in self.parts]
+        for name, kind in kinds.items():
+            if kind not in held:
+                raise ValueError(f"PartsEditor.{method}(): {name} must be a part of the scene "
+                                 f"{held}, got {kind!r}; pick one it holds")
+
     def _load(self, parts):
         parts = [sprites._as_part(p, "PartsEditor") for p in parts]
         kinds = tuple(k for k in faces.PART_KINDS if any(p.kind == k for p in parts))

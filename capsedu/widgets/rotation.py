@@ -8,7 +8,7 @@ import numpy as np
 import torch
 
 from .. import course_settings
-from ..checks import check_labels, check_shape
+from ..checks import check_shape
 from ..equivariance import rotation_state
 from ..figures.canvas import Blitter
 from ..figures.model_scores import update_class_bars
@@ -38,10 +38,9 @@ class RotationExplorer(Widget):
                  images: Tensor("MNIST digits [N, 1, 28, 28], pixels in [0, 1]", pixels=True),
                  labels: Tensor("their true classes [N]", ndim=1),
                  face_model: PoseCapsuleNet | None = None):
-        check_shape(images, "images", "[N, 1, 28, 28] (MNIST digits)", ndim=4, sizes=(1, 28, 28))
-        if len(images) == 0:
-            raise ValueError("images holds no digits ([0, 1, 28, 28]); pass at least one")
-        check_labels(labels, "labels", len(images), n_classes=10)
+        check_shape(images, "RotationExplorer(): images", "[N, 1, 28, 28] (MNIST digits)",
+                    ndim=4, sizes=(1, 28, 28))
+        self.check_digits(images, labels, n_classes=10)
         self.gcnn, self.cnn, self.images, self.labels = gcnn, cnn, images, labels
         self.face_model = face_model
         self.digit = Dropdown(
