@@ -299,7 +299,7 @@ NAN_DIGITS[1, 0, 3, 3] = float("nan")
      r"images.float\(\) / 255"),
     (NAN_DIGITS, torch.tensor([3, 7]), ValueError, r"images contains 1 NaN or infinite value"),
     (DIGITS[:, 0], torch.tensor([3, 7]), ValueError,
-     r"images must have shape \[N, 1, 28, 28\] .*, got shape \(2, 28, 28\)"),
+     r"Explorer\(\): images must have shape \[N, 1, 28, 28\].*, got shape \(2, 28, 28\)"),
     (DIGITS[:0], torch.tensor([], dtype=torch.long), ValueError,
      r"Explorer\(\): images must hold at least one digit to pick from"),
     (DIGITS, torch.tensor([3]), ValueError, r"labels must be integer class labels of shape "

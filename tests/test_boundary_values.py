@@ -322,6 +322,9 @@ ROUND_TEN = [
                                                np.array([[4, 4], [8, 8]]), ["red"]), ValueError,
      r"draw_receptive_field\(\): colors must match centres in length \(centres: 2, colors: 1\)"),
     (lambda: model_scores.draw_quoted_bars(_ax(), {"CapsNet": 0.9}, {"CNN": 0.8}), ValueError,
+     r"draw_quoted_bars\(\): measured must be accuracies in % \(0 to 100\), got values from 0.9 "
+     r"to 0.9, fractions of 1; multiply them by 100"),
+    (lambda: model_scores.draw_quoted_bars(_ax(), {"CapsNet": 90.0}, {"CNN": 80.0}), ValueError,
      r"draw_quoted_bars\(\): quoted must name each accuracy 'source: model' .*got \['CNN'\]"),
     (lambda: model_scores.draw_quoted_bars(_ax(), {"CapsNet": 90.0}, {"paper: CNN": 80.0}),
      ValueError, r"draw_quoted_bars\(\): measured and quoted must share a kind of model .*got "
@@ -347,8 +350,6 @@ ROUND_TEN = [
      ValueError, r"draw_templates\(\): templates must hold at least one template"),
     (lambda: capsule_poses.draw_pose_vectors(plt.figure(), []), ValueError,
      r"draw_pose_vectors\(\): examples must hold at least one item"),
-    (lambda: digit_images.mosaic(torch.full((1, 2, 3, 3), np.nan)), ValueError,
-     r"mosaic\(\): images contains 18 NaN"),
     (lambda: digit_images.draw_segmentation(plt.figure(), torch.rand(1, 1, 8, 8),
                                             torch.tensor([[1, 12]]), torch.tensor([[1, 2]]),
                                             torch.rand(1, 2, 1, 8, 8)), ValueError,

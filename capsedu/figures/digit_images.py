@@ -26,8 +26,8 @@ Panels = Annotated[list[tuple[Numbers("an image [H, W]", ndim=2), str, str]],
 
 
 @checked
-def mosaic(images: Tensor("images [rows, cols, H, W] (a tensor or an array)", ndim=4,
-                          finite=True)) -> np.ndarray:
+def mosaic(images: Tensor("images [rows, cols, H, W] (a tensor or an array)", ndim=4)
+           ) -> np.ndarray:
     """Tile ``images`` ``[rows, cols, H, W]`` into one ``[rows * H, cols * W]`` array."""
     images = np.asarray(images)
     rows, cols, h, w = images.shape

@@ -15,7 +15,7 @@ import torch
 from matplotlib.axes import Axes
 from matplotlib.container import BarContainer
 from matplotlib.figure import Figure, FigureBase
-from pydantic import InstanceOf
+from pydantic import AfterValidator, InstanceOf
 
 from ..checks import check_one_each, check_same
 from ..course_settings import MAX_WIDTH
@@ -27,6 +27,20 @@ from ..validate import Choice, Float, Has, Int, Numbers, Record, Some, checked
 from .colours import model_colour, model_kind
 
 Percent = Float("an accuracy in %", ge=0, le=100)
+
+
+def _in_percent(accuracies: dict[str, float]) -> dict[str, float]:
+    """Refuse accuracies that are fractions of 1, not % (every one at most 1 %: below chance),
+    which bars on an axis of 0 to 100 % would draw as slivers."""
+    if max(accuracies.values()) <= 1:
+        raise ValueError(f"must be accuracies in % (0 to 100), got values from "
+                         f"{min(accuracies.values()):g} to {max(accuracies.values()):g}, "
+                         "fractions of 1; multiply them by 100")
+    return accuracies
+
+
+# accuracies in % by name, at least one
+Accuracies = Annotated[dict[str, Percent], Some, AfterValidator(_in_percent)]
 Names = list[str] | tuple[str, ...]  # one label per group or kind
 Colours = str | list[str] | tuple[str, ...]  # one matplotlib colour, or one per bar
 
@@ -106,8 +120,7 @@ def draw_probe(fig: FigureBase, probe: Probe, rates: ProbeRates, xlabel: str):
 
 
 @checked
-def draw_accuracy_bars(ax: Axes, accuracies: Annotated[dict[str, Percent], Some],
-                       colors: Colours) -> None:
+def draw_accuracy_bars(ax: Axes, accuracies: Accuracies, colors: Colours) -> None:
     """One horizontal bar per named accuracy (in %), top to bottom, its value written beside it;
     ``colors``: one for all, or one per accuracy."""
     if not isinstance(colors, str):
@@ -152,7 +165,7 @@ def draw_confusion(fig: FigureBase,
 
 
 @checked
-def draw_quoted_bars(ax: Axes, measured: dict[str, Percent], quoted: dict[str, Percent]) -> None:
+def draw_quoted_bars(ax: Axes, measured: Accuracies, quoted: Accuracies) -> None:
     """One horizontal bar per accuracy (%), top to bottom: the ``measured`` ones (name -> %) in
     each model's colour (``model_colour``), then the ``quoted`` ones (source: model -> %) in grey,
     a lighter grey for each next source; each value written beside its bar."""
