@@ -8,6 +8,7 @@ is switched on where it acts, at inference; a bug of training only leaves the pa
 its effect is shown by its recorded run. It returns a ``ZooState``.
 """
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -22,7 +23,6 @@ from .routing import (
     MAX_ITERATIONS,
     RoutingResult,
     RoutingStep,
-    Step,
     dynamic_routing,
     routing_step,
 )
@@ -106,7 +106,7 @@ def effect_lines(effects: dict[str, BugEffect]) -> list[str]:
 
 
 @checked
-def inference_step(bug: Bug) -> Step:
+def inference_step(bug: Bug) -> Callable:
     """The routing step with which ``bug`` (``CORRECT`` or a key of ``BUGS``) routes at
     inference: its own for a bug in the routing step, the paper's for ``CORRECT`` and for a bug
     that changes only the loss, the decoder's training input or the gradients."""
