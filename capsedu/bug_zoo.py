@@ -49,7 +49,7 @@ from .recipes import (
 )
 from .routing import RoutingResult, RoutingStep
 from .statistics import Paired
-from .validate import Float, Tensor, checked
+from .validate import Float, Record, Tensor, checked
 
 RESULTS = "bug_zoo.json"  # the runs with the full budget; another budget has a file of its own
 COMMAND = "python -m capsedu.bug_zoo"
@@ -115,7 +115,7 @@ def budget() -> int:
 
 
 @checked
-def coupling_stats(routing: RoutingResult) -> list[CouplingStats]:
+def coupling_stats(routing: Record(RoutingResult, "model(x).routing")) -> list[CouplingStats]:
     """What a ``routing`` did to the couplings, one ``CouplingStats`` per iteration of its
     ``history``: ``coupling_trace``'s entropy, distance from uniform and polarised share of each
     child's split of its vote, and the vote, a child's whole vote sum_j c_ij on average.

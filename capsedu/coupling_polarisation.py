@@ -11,12 +11,11 @@ import math
 from dataclasses import dataclass
 
 import torch
-from pydantic import InstanceOf
 from torch import nn
 
 from .capsnet import routing_iterations
 from .routing import MAX_ITERATIONS, RoutingResult
-from .validate import Int, Tensor, checked
+from .validate import Int, Record, Tensor, checked
 
 Couplings = Tensor("couplings c [batch, n_in, n_out]", ndim=3, floating=True)
 
@@ -65,7 +64,7 @@ class CouplingStep:
 
 
 @checked
-def coupling_trace(routing: InstanceOf[RoutingResult],
+def coupling_trace(routing: Record(RoutingResult, "model(x).routing"),
                    weights: Tensor("each child's weight [B, n_in]", ndim=2) | None = None
                    ) -> list[CouplingStep]:
     """One ``CouplingStep`` per routing iteration: the mean ``entropy`` (normalised) and

@@ -100,7 +100,15 @@ def refusal(err: ValidationError, parameters: list[str], specs: dict,
     kind = error["type"]
     spec = None if "[key]" in loc else specs.get(name + "[]", specs.get(name + "{}")) if item \
         else specs.get(name)  # a refused key is no value: its words are pydantic's
-    if spec is not None and spec.kind in ("union", "sequence") and not item \
+    record = specs[name + "{}"] if loc and name + "{}" in specs and "[key]" not in loc \
+        else specs.get(name)
+    if record is not None and record.kind == "record" and (kind == "missing" or is_wrong_type(
+            kind)):  # a record (a dict's value) that is not one: never "missing an item"
+        at = f"[{loc[0]!r}]" if name + "{}" in specs else ""
+        text = f"{name}{at} must be {record.expected}, got {shown(got)}; pass the record itself " \
+               "(not a tensor, nor a tuple or a list of its parts)"
+        kind = "record_type"
+    elif spec is not None and spec.kind in ("union", "sequence") and not item \
             and not of_its_form(error):  # no form fits
         text = f"{name} must be {spec.expected}, got {shown(got)}; pass one of those"
         kind = "union_type"

@@ -68,6 +68,7 @@ class Spec(typing.NamedTuple):
     high: float | None = None
     choices: tuple = ()
     members: tuple = ()  # a union's: the Spec of each form it takes (a number or a tensor)
+    shape: tuple = ()  # a tensor's, an array's or numbers': the shape of the smallest that fits
 
 
 def _range_words(ge=None, gt=None, le=None, lt=None) -> str:
@@ -138,7 +139,8 @@ def Tensor(meaning: str, ndim: int | None = None, floating: bool = False,
     shape += "".join(f", {size} along dimension {d}" for d, size in sizes.items())
     numbers = " of pixels in [0, 1]" if pixels else " of floating-point numbers" if floating else ""
     values = f" in [{within[0]}, {within[1]}]" if within else ""
-    spec = Spec(f"a torch.Tensor{numbers}{values}{shape} ({meaning})", "tensor")
+    spec = Spec(f"a torch.Tensor{numbers}{values}{shape} ({meaning})", "tensor", *(within or (
+        None, None)), shape=tuple(sizes.get(d, 1) for d in range(ndim if ndim is not None else 1)))
 
     def check(value, info: ValidationInfo):
         name = info.field_name or "the tensor"
@@ -189,7 +191,8 @@ def Array(meaning: str, ndim: int | None = None) -> Any:
     """A NumPy array of finite real numbers (``ndim`` dimensions), kept a NumPy array: for the
     geometry that works in NumPy. A list, a tensor or an array of booleans is refused."""
     shape = f" with {ndim} dimensions" if ndim is not None else ""
-    spec = Spec(f"a NumPy array of finite real numbers{shape} ({meaning})", "array")
+    spec = Spec(f"a NumPy array of finite real numbers{shape} ({meaning})", "array",
+                shape=(1,) * (ndim if ndim is not None else 1))
 
     def check(value, info: ValidationInfo):
         if not isinstance(value, np.ndarray) or value.dtype.kind not in "iuf":
@@ -225,7 +228,10 @@ def Numbers(meaning: str, ndim: int | None = None, last: int | None = None,
         ", at least one" if at_least else ""
     within = f" in [{ge}, {le}]" if ge is not None and le is not None else f" >= {ge}" \
         if ge is not None else f" <= {le}" if le is not None else ""
-    spec = Spec(f"{meaning}{within}{count}", "numbers", ge, le)
+    smallest = tuple(s or 1 for s in shape) if shape else (max(at_least, 1),) * (
+        ndim if ndim is not None else 1)
+    spec = Spec(f"{meaning}{within}{count}", "numbers", ge, le,
+                shape=smallest[:-1] + (last,) if last and smallest else smallest)
 
     def check(value, info: ValidationInfo):
         given = value.detach().cpu() if isinstance(value, torch.Tensor) else value
@@ -329,10 +335,12 @@ def Has(meaning: str, *fields: str, source: str, many: bool = False) -> Any:
     return Annotated[Any, PlainValidator(check), spec]
 
 
-def Record(cls: type) -> Any:
-    """An instance of the record class ``cls`` (a NamedTuple), taken as it is: its fields were
-    checked where it was made (pydantic would otherwise build a new one, field by field)."""
-    return InstanceOf[cls]
+def Record(cls: type, source: str | None = None) -> Any:
+    """An instance of the record class ``cls``, taken as it is: its fields were checked where it
+    was made (pydantic would otherwise build a new one, field by field, or read a NamedTuple as any
+    tuple); ``source`` says where one comes from (``"model(x).routing"``), for the refusal."""
+    spec = Spec(f"a {cls.__name__}" + (f" ({source})" if source else ""), "record")
+    return Annotated[InstanceOf[cls], spec]
 
 
 def _distinct(items):
@@ -356,7 +364,10 @@ Distinct = AfterValidator(_distinct)
 Some = AfterValidator(_some)
 
 def _spec(hint) -> Spec | None:
-    """The declaration inside one annotation, if it has one."""
+    """The declaration inside one annotation, if it has one (a NamedTuple record's class is its
+    own: pydantic would read any tuple as one, and a wrong value as one missing an item)."""
+    if isinstance(hint, type) and issubclass(hint, tuple) and hasattr(hint, "_fields"):
+        return Spec(f"a {hint.__name__}", "record")
     return next((m for m in getattr(hint, "__metadata__", ()) if isinstance(m, Spec)), None)
 
 

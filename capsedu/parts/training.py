@@ -30,7 +30,7 @@ from ..manifest_rows import ManifestRow, Metrics
 from ..recipes import RECIPES, Epochs, Recipe
 from ..routing import MAX_ITERATIONS
 from ..train import train_over_seeds
-from ..validate import Choice, Flag, Int, checked
+from ..validate import Choice, Flag, Int, Record, checked
 from .detector import detector_training_set
 from .pose_net import PoseCapsuleNet, fit_threshold, fit_transforms
 from .scoring import face_rates, held_out
@@ -207,6 +207,10 @@ class Refitted(NamedTuple):
         return float(np.mean(self.rates[kind]))
 
 
+# routing_ablation's results: iterations -> its Refitted
+Ablation = dict[int, Record(Refitted, "routing_ablation(...)'s values")]
+
+
 @checked
 def routing_ablation(models: list | tuple, seeds: Seeds,
                      iterations: list[Iterations] | tuple[Iterations, ...],
@@ -237,7 +241,7 @@ def routing_ablation(models: list | tuple, seeds: Seeds,
 
 
 @checked
-def format_ablation(ablation: dict[int, Refitted], kinds: list[str] | tuple[str, ...]) -> str:
+def format_ablation(ablation: Ablation, kinds: list[str] | tuple[str, ...]) -> str:
     """A table of ``routing_ablation``'s face rates: one row per number of iterations, one
     column per kind of ``kinds``, each the mean over seeds."""
     lines = ["pose capsules, face rate (mean over seeds):",
@@ -248,7 +252,7 @@ def format_ablation(ablation: dict[int, Refitted], kinds: list[str] | tuple[str,
 
 
 @checked
-def format_margins(ablation: dict[int, Refitted]) -> str:
+def format_margins(ablation: Ablation) -> str:
     """A table of ``routing_ablation``'s first seed: one row per number of iterations, its
     refitted threshold and, per margin kind, the median face length minus that threshold."""
     kinds = list(next(iter(ablation.values())).margins)
