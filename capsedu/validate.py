@@ -379,6 +379,8 @@ def declared(fn) -> dict[str, Spec]:
     hints = typing.get_type_hints(inspect.unwrap(fn), include_extras=True)
     specs = {}
     for name, hint in hints.items():
+        if name == "return":  # what it gives back, no parameter
+            continue
         if typing.get_origin(hint) is Annotated and _spec(hint) is None:  # Seeds: the list inside
             hint = typing.get_args(hint)[0]
         origin = typing.get_origin(hint)

@@ -82,11 +82,18 @@ def entries():
                 found[f"{module.__name__}.{name}"] = (value, value.declared)
             elif inspect.isclass(value):
                 init = vars(value).get("__init__")
-                if dataclasses.is_dataclass(value) and declared(value):
+                if dataclasses.is_dataclass(value) and checks_its_fields(value):
                     found[f"{module.__name__}.{name}"] = (value, declared(value))
                 elif init is not None and hasattr(init, "declared"):
                     found[f"{module.__name__}.{name}"] = (value, init.declared)
     return found
+
+
+def checks_its_fields(cls) -> bool:
+    """Whether the dataclass ``cls`` checks its fields when made (``check_fields`` in
+    ``__post_init__``)."""
+    post_init = vars(cls).get("__post_init__")
+    return post_init is not None and "check_fields(self)" in inspect.getsource(post_init)
 
 
 def bad_values(spec: Spec) -> list[tuple[object, type]]:
@@ -283,9 +290,8 @@ def test_an_undeclared_parameter_is_named():
 def test_a_bad_value_is_refused_naming_the_parameter(qualname, parameter, value, error, tmp_path,
                                                      monkeypatch, capsys):
     entry, _ = entries_by_name[qualname]
-    if qualname in EXAMPLES:  # a record with required fields: a valid one, one field replaced
-        example = EXAMPLES[qualname]()
-        entry = functools.partial(dataclasses.replace, example)
+    if dataclasses.is_dataclass(entry):  # a record: a valid one, one field replaced
+        entry = functools.partial(dataclasses.replace, a_valid_record(entry))
     monkeypatch.chdir(tmp_path)
     began = time.perf_counter()
     if is_checker(qualname):  # one FAIL line (expected, what came, what to do), and no raise
@@ -304,14 +310,157 @@ def test_a_bad_value_is_refused_naming_the_parameter(qualname, parameter, value,
 
 
 entries_by_name = entries()
-# a valid instance of each checked record whose fields are not all optional
+# a valid instance of each checked record that a_valid_record cannot derive from its declarations:
+# one holding a field no declaration says how to make (a hash, a model maker), or one whose
+# derived fields break a rule across them
 EXAMPLES = {"capsedu.recipes.Recipe": lambda: importlib.import_module("capsedu.recipes").RECIPES[
     "capsnet-mnist-live"],
     "capsedu.manifest_rows.ManifestRow": lambda: importlib.import_module(
         "capsedu.manifest_rows").ManifestRow(name="x", file="x.pt", sha256="0" * 64,
                                              arch="CapsNet"),
     "capsedu.bug_catalogue.Bug": lambda: next(iter(importlib.import_module(
-        "capsedu.bug_catalogue").BUGS.values()))}
+        "capsedu.bug_catalogue").BUGS.values())),
+    "capsedu.manifest_rows.Sitting": lambda: importlib.import_module(
+        "capsedu.manifest_rows").Sitting(command="x", sha256="0" * 64, epochs=2, kept_epoch=1)}
+
+
+def a_valid_value(hint):
+    """A value the annotation ``hint`` takes, derived from its declaration (``Spec``): an Int's low
+    bound (else 0), a Float inside its range (the middle of two bounds, one past a single bound,
+    else 0), a Choice's first choice, False for a Flag, None for an optional, a tensor, an array or
+    numbers of the declaration's smallest shape (``Spec.shape``), filled with its low bound or 0;
+    one item in a tuple, a list or a dict; "x" for a string; a record as ``a_valid_record`` makes
+    one. Raises LookupError for what no declaration says how to make (a function, a model)."""
+    import numpy as np
+
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    if origin is typing.Annotated:
+        spec = next((m for m in hint.__metadata__ if isinstance(m, Spec)), None)
+        if spec is None or spec.kind == "record":  # a record's class, or a check on a str, a list
+            return a_valid_value(args[0])
+        low, high = spec.low, spec.high
+        made = {"int": lambda: low if low is not None else 0,
+                "float": lambda: (low + high) / 2 if None not in (low, high) else low + 1
+                if low is not None else high - 1 if high is not None else 0.0,
+                "bool": lambda: False, "choice": lambda: spec.choices[0],
+                "tensor": lambda: torch.full(spec.shape, 0.0 if low is None else float(low)),
+                "array": lambda: np.zeros(spec.shape),
+                "numbers": lambda: np.full(spec.shape, 0 if low is None else low)}
+        if spec.kind not in made:
+            raise LookupError(f"no value derived for a declaration of kind {spec.kind!r}")
+        return made[spec.kind]()
+    if origin in (typing.Union, types.UnionType):
+        return None if type(None) in args else a_valid_value(args[0])
+    if origin is tuple:
+        return tuple(a_valid_value(a) for a in args[:1 if args[-1:] == (...,) else None])
+    if origin is list:
+        return [a_valid_value(args[0])]
+    if origin is dict:
+        return {a_valid_value(args[0]): a_valid_value(args[1])}
+    if origin is typing.Literal:
+        return args[0]
+    if hint is str:
+        return "x"
+    if dataclasses.is_dataclass(hint):
+        return a_valid_record(hint)
+    raise LookupError(f"no value derived for {hint!r}: add the record to EXAMPLES")
+
+
+@functools.cache
+def a_valid_record(cls):
+    """A valid instance of the checked record ``cls``: its EXAMPLES entry, else its declarations'
+    ``a_valid_value`` for each field without a default (a default is kept)."""
+    qualname = f"{cls.__module__}.{cls.__qualname__}"
+    if qualname in EXAMPLES:
+        return EXAMPLES[qualname]()
+    hints = typing.get_type_hints(cls, include_extras=True)
+    return cls(**{f.name: a_valid_value(hints[f.name]) for f in dataclasses.fields(cls)
+                  if f.init and f.default is dataclasses.MISSING
+                  and f.default_factory is dataclasses.MISSING})
+
+
+def test_every_checked_record_has_a_valid_example():
+    failed = {}
+    for qualname, (entry, _) in entries_by_name.items():
+        if dataclasses.is_dataclass(entry):
+            try:
+                a_valid_record(entry)
+            except (LookupError, TypeError, ValueError) as err:
+                failed[qualname] = f"{type(err).__name__}: {err}"
+    assert not failed, "no valid instance derived from the declarations: add each to EXAMPLES " \
+        "(tests/test_boundary.py):\n" + "\n".join(f"{q}: {why}" for q, why in failed.items())
+
+
+# public records that are not checked at construction, and why: NamedTuples built on every forward
+# pass, whose tuple behaviour is part of the contract (each is unpacked as a tuple); a function
+# that takes one declares it (validate.Record, or its class), so a wrong value is named as no
+# RoutingResult, never as a tuple missing an item
+RECORDS_UNCHECKED = {
+    "routing.RoutingStep": "built at every routing iteration of every forward pass",
+    "routing.RoutingResult": "built by every forward pass (model(x).routing), unpacked v, c, b, "
+                             "history = ...",
+    "capsnet.CapsNetOutput": "built by every forward pass of a CapsNet, unpacked as a tuple",
+}
+
+
+def records(module) -> dict:
+    """The public record classes ``module`` defines (dataclasses and NamedTuples), by name."""
+    return {name: value for name, value in vars(module).items()
+            if not name.startswith("_") and inspect.isclass(value)
+            and value.__module__ == module.__name__ and (dataclasses.is_dataclass(value) or
+                                                         issubclass(value, tuple)
+                                                         and hasattr(value, "_fields"))}
+
+
+def declares(hint) -> bool:
+    """Whether the annotation ``hint`` says what it takes, to its items: a declaration of
+    ``capsedu.validate`` (a ``Spec``; ``Record``), a check of pydantic's (a sha256's), a string, a
+    Literal, None, or a tuple, list, dict or union of those. A bare int, float, bool, tensor,
+    array, list, dict or record class takes anything of its type, unranged (or rebuilt)."""
+    from pydantic.functional_validators import AfterValidator, PlainValidator
+
+    if typing.get_origin(hint) is typing.Annotated:
+        return any(isinstance(m, Spec | AfterValidator | PlainValidator)
+                   for m in hint.__metadata__) or declares(typing.get_args(hint)[0])
+    if hint in (str, type(None)) or typing.get_origin(hint) is typing.Literal:
+        return True
+    args = [a for a in typing.get_args(hint) if a is not ...]
+    return bool(args) and typing.get_origin(hint) in (tuple, list, dict, typing.Union,
+                                                      types.UnionType) and all(map(declares, args))
+
+
+def unchecked(cls) -> str | None:
+    """What keeps the record class ``cls`` from checking its fields when made, or None."""
+    if not dataclasses.is_dataclass(cls):
+        return "a NamedTuple (nothing runs when one is made: make it a frozen dataclass)"
+    if not checks_its_fields(cls):
+        return "its __post_init__ does not call validate.check_fields(self)"
+    hints = typing.get_type_hints(cls, include_extras=True)
+    loose = [f.name for f in dataclasses.fields(cls) if not declares(hints[f.name])]
+    return f"fields not declared: {loose}" if loose else None
+
+
+def test_every_record_of_an_enforced_module_checks_its_fields():
+    """Every public record (dataclass or NamedTuple) of an ENFORCED module declares every field
+    (capsedu.validate) and checks them when made (check_fields in __post_init__), or is listed
+    in RECORDS_UNCHECKED with the reason: a learner builds records by hand (to try a figure, a
+    sentence, a checker), and an OverSeeds of sd -0.1 or a Trend of p-value 1.5 is never one."""
+    offenders = {}
+    for module_name in ENFORCED:
+        for name, cls in records(importlib.import_module(f"capsedu.{module_name}")).items():
+            why = unchecked(cls) if f"{module_name}.{name}" not in RECORDS_UNCHECKED else None
+            if why:
+                offenders[f"{module_name}.{name}"] = why
+    assert not offenders, "declare these records' fields and call check_fields(self) in " \
+        "__post_init__, or list them in RECORDS_UNCHECKED with the reason:\n" + "\n".join(
+            f"{name}: {why}" for name, why in offenders.items())
+
+
+def test_records_unchecked_are_records_not_checked():
+    for qualname in RECORDS_UNCHECKED:
+        module, name = qualname.rsplit(".", 1)
+        cls = records(importlib.import_module(f"capsedu.{module}")).get(name)
+        assert cls is not None and unchecked(cls), f"{qualname}: gone, or checked now"
 
 
 def test_a_tensor_parameter_takes_numpy_through_the_same_checks():
