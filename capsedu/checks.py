@@ -5,6 +5,7 @@ dtype, class labels, pixels, examples for training, and whether an allocation fi
 Each raises a ``TypeError`` (the wrong kind) or a ``ValueError`` (out of range) that names what it
 checked and says what to do."""
 
+import itertools
 import math
 import os
 
@@ -307,6 +308,15 @@ def check_same(where: str, what: str, fix: str, **sizes: int) -> None:
         if m != n:
             raise ValueError(f"{where}(): {name} must match {first} in {what} ({first}: {n}, "
                              f"{name}: {m}); {fix}")
+
+
+def check_order(where: str, fix: str, **values: float) -> None:
+    """Refuse a record's fields that must be in the order given but are not (``name=value``: low
+    <= value <= high, the epoch kept at most the epochs run), naming them all."""
+    if any(a > b for a, b in itertools.pairwise(values.values())):
+        got = ", ".join(f"{name}={value!r}" for name, value in values.items())
+        raise ValueError(f"{where}(): {', '.join(values)} must be in order "
+                         f"({' <= '.join(values)}), got {got}; {fix}")
 
 
 def check_square(where: str, name: str, images: torch.Tensor) -> None:

@@ -6,7 +6,7 @@ rising (``finished``, ``trend``). ``fit`` (``capsedu.loop``) stops by this rule;
 are read by it (``training_status``, ``verdict``) in notebooks 07-10.
 """
 
-from typing import NamedTuple
+from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats
@@ -14,7 +14,7 @@ from scipy import stats
 from .course_settings import MAX_EPOCHS
 from .manifest_rows import ManifestRow, Metrics
 from .statistics import Comparison
-from .validate import Float, Int, Record, checked
+from .validate import Float, Int, Record, check_fields, checked
 
 PATIENCE = 3  # the course's rule: a run has converged after 3 epochs without a held-out gain
 
@@ -33,12 +33,17 @@ Scores = list[Accuracy] | tuple[Accuracy, ...]
 Patience = Int("epochs without a held-out gain that stop a run", ge=1, le=MAX_EPOCHS)
 
 
-class Trend(NamedTuple):
+@dataclass(frozen=True)
+class Trend:
     """The slope of a run's held-out accuracy over its last epochs, in points per epoch."""
 
-    slope: float
-    p_value: float  # one-sided: a slope this steep with none really there
-    epochs: int
+    slope: Float("held-out accuracy points per epoch")
+    # one-sided: a slope this steep with none really there
+    p_value: Float("a one-sided p-value", ge=0, le=1)
+    epochs: Int("the last epochs fitted", ge=0, le=MAX_EPOCHS)
+
+    def __post_init__(self):
+        check_fields(self)
 
     @property
     def rising(self) -> bool:

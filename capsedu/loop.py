@@ -39,7 +39,7 @@ from .course_settings import (
 )
 from .data.transformed_mnist import translate
 from .refusals import declared_error, kind_of
-from .validate import Flag, Float, Has, Int, Spec, Tensor, checked
+from .validate import Flag, Float, Has, Int, Spec, Tensor, check_fields, checked
 
 PROGRESS_UPDATES_PER_S = 2  # how often a live progress bar may redraw
 # and how many times in all, however slow the machine: a bar's messages to the browser stay
@@ -55,6 +55,7 @@ TEXT_PROGRESS_INTERVAL_S = 30  # a stored text bar: one line every 30 s at most,
 SCORING_BATCH = 32
 BatchSize = Int("images per batch", ge=1, le=MAX_BATCH)
 # a run's settings, declared once: fit's parameters and a recipe's fields (``recipes.Recipe``)
+Share = Float("a share read right, 0..1", ge=0, le=1)
 Epochs = Int("passes over the training set; with patience, the budget", ge=1, le=MAX_EPOCHS)
 LearningRate = Float("Adam's learning rate, e.g. 1e-3", gt=0, le=1)
 LrDecay = Float("the learning rate's factor after every epoch; 1 keeps it", gt=0, le=1)
@@ -99,14 +100,17 @@ class Epoch:
     ``dataclasses.asdict``). An epoch of an earlier run rebuilt from its manifest row
     (``recipe_run.continue_from``) knows only its number, time and held-out accuracy."""
 
-    epoch: int  # its number, from 1
-    seconds: float  # how long it trained (scoring the held-out examples not counted)
-    loss: float | None = None  # the mean training loss over its examples
-    train_accuracy: float | None = None  # the share of them read right (None: not a classifier)
-    batch_loss: tuple[float, ...] = ()  # every step's loss
-    batch_accuracy: tuple[float, ...] | None = None  # every step's share read right
+    epoch: Int("its number, from 1", ge=1, le=MAX_EPOCHS)
+    seconds: Float("seconds it trained (held-out scoring not counted)", ge=0)
+    loss: Float("the mean training loss over its examples") | None = None
+    train_accuracy: Share | None = None  # the share of them read right (None: not a classifier)
+    batch_loss: tuple[Float("a step's training loss"), ...] = ()  # every step's loss
+    batch_accuracy: tuple[Share, ...] | None = None  # every step's share read right
     device: str | None = None  # where it trained, e.g. "cpu" or "cuda"
-    validation_accuracy: float | None = None  # the held-out accuracy after it (with validation)
+    validation_accuracy: Share | None = None  # the held-out accuracy after it (with validation)
+
+    def __post_init__(self):
+        check_fields(self)
 
 
 def _start(value):

@@ -18,6 +18,7 @@ from typing import Annotated
 
 from pydantic import AfterValidator
 
+from .checks import check_order
 from .course_settings import Seed
 from .json_records import OMITTED_WHEN_NONE, json_row
 from .validate import Float, Int, Record, check_fields, checked
@@ -76,11 +77,14 @@ class Sitting:
 
     command: str  # the line that ran it
     sha256: Sha256  # the weights it saved
-    epochs: int  # the epochs it trained
-    kept_epoch: int  # the epoch the next sitting went on from
+    epochs: Int("the epochs it trained", ge=1)
+    kept_epoch: Int("the epoch the next sitting went on from", ge=1)
 
     def __post_init__(self):
+        """Refuse fields out of range (``check_fields``), or an epoch kept that it never ran."""
         check_fields(self)
+        check_order("Sitting", "keep an epoch the sitting ran", kept_epoch=self.kept_epoch,
+                    epochs=self.epochs)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -49,9 +49,13 @@ class Threshold:
     """A model's threshold: the ``quantile`` of its distances on ``held_out`` clean digits."""
 
     model: str
-    value: float
-    quantile: float
-    held_out: int
+    value: Float("the distance over which an image is flagged", ge=0)
+    quantile: Float("the share of clean held-out digits under it (a fraction, not a "
+                    "percentage)", gt=0, lt=1)
+    held_out: Int("the clean held-out digits it was chosen on", ge=1)
+
+    def __post_init__(self):
+        check_fields(self)
 
 
 @checked
@@ -104,12 +108,25 @@ class Detection:
 
     model: str
     attack: str
-    eps: float
-    weight: float  # of the distance in the attacker's loss: 0 for an attacker who ignores it
-    threshold: float
-    fooled: torch.Tensor
-    caught: torch.Tensor
-    false_alarms: float
+    eps: Float("the attack's eps", ge=0, le=1)
+    # of the distance in the attacker's loss: 0 for an attacker who ignores it
+    weight: Float("the distance's weight in the attacker's loss", ge=0)
+    threshold: Float("the detector's threshold", ge=0)
+    fooled: Tensor("whether some example fooled each digit: booleans [n]", ndim=1)
+    caught: Tensor("whether each fooled digit was flagged: booleans [n]", ndim=1)
+    false_alarms: Float("the share of clean digits flagged", ge=0, le=1)
+
+    def __post_init__(self):
+        """Refuse fields out of range (``check_fields``), and ``fooled`` and ``caught`` of other
+        digits or other than booleans (a digit caught is one fooled)."""
+        check_fields(self)
+        check_same("Detection", "length, one per digit", "pass both of the same digits",
+                   fooled=len(self.fooled), caught=len(self.caught))
+        if self.fooled.dtype != torch.bool or self.caught.dtype != torch.bool or bool(
+                (self.caught & ~self.fooled).any()):
+            raise ValueError(f"Detection(): fooled and caught must be booleans with every digit "
+                             f"caught also fooled, got dtypes {self.fooled.dtype} and "
+                             f"{self.caught.dtype}; pass what detection(...) gives")
 
     @property
     def detection_rate(self) -> float:

@@ -11,23 +11,21 @@ in the same call, not across runs or machines.
 import json
 import statistics
 import time
-from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import NamedTuple
 
 import torch
-from pydantic import InstanceOf
 from torch import nn
 
 from . import course_settings
 from .capsnet import AFFNIST, LIVE, MULTIMNIST, PAPER, CapsNet, CapsNetConfig
-from .checks import check_memory
+from .checks import check_memory, check_same
 from .costs import ROUTING_ROW, anatomy
 from .course_settings import MAX_BATCH, MAX_REPEATS, Seed
 from .functional import squash
 from .layers import RoutingCapsules
 from .routing import MAX_ITERATIONS
-from .validate import Int, Tensor, checked
+from .validate import Float, Function, Int, Record, Tensor, check_fields, checked
 
 # Bounds on the sizes a caller can time: far past any CapsNet of the course (1,152 primary
 # capsules of 8D, 10 parents of 16D, batches of 128)
@@ -39,21 +37,46 @@ Images = Tensor("a batch of images [B, C, H, W]", ndim=4)
 Labels = Tensor("the batch's labels")
 Batch = Int("examples per batch", ge=1, le=MAX_BATCH)
 Iterations = Int("routing iterations; 0 times u_hat = W u alone", ge=0, le=MAX_ITERATIONS)
+Seconds = Float("seconds", ge=0)
+Bytes = Int("bytes", ge=0)
+Share = Float("routing's share of the multiply-adds, 0..1", ge=0, le=1)
+# routing timed alone against the whole step: noise can take it past 1 on a tiny model
+TimeShare = Float("routing's share of the time (timed alone, against the whole step)", ge=0)
 
 
-class Times(NamedTuple):
+@dataclass(frozen=True)
+class Times:
     """Median seconds of a forward pass and of its backward pass."""
 
-    forward: float
-    backward: float
+    forward: Seconds
+    backward: Seconds
+
+    def __post_init__(self):
+        check_fields(self)
 
 
-class Pass(NamedTuple):
+@dataclass(frozen=True)
+class Pass:
     """A forward pass to time, and what its backward pass differentiates."""
 
-    forward: Callable[[], torch.Tensor]  # runs the forward pass and returns its output
-    inputs: list[torch.Tensor]  # the tensors the backward pass computes gradients for
-    gradient: torch.Tensor | None = None  # dL/d(output) to start from; None for a scalar loss
+    forward: Function("runs the forward pass and returns its output")
+    # the tensors the backward pass computes gradients for, each requires_grad
+    inputs: list[Tensor("a tensor the backward pass differentiates", floating=True)]
+    # dL/d(output) to start from; None for a scalar loss
+    gradient: Tensor("dL/d(output)", floating=True) | None = None
+
+    def __post_init__(self):
+        """Refuse fields of the wrong kind (``check_fields``), and inputs that no gradient
+        reaches (autograd would fail inside ``time_passes``)."""
+        check_fields(self)
+        for i, tensor in enumerate(self.inputs):
+            if not tensor.requires_grad:
+                raise ValueError(f"Pass(): inputs[{i}] must require a gradient, got a tensor "
+                                 "with requires_grad=False; pass the weights the forward pass "
+                                 "uses (model.parameters()) or call .requires_grad_() on it")
+
+
+APass = Record(Pass, "model_step(...)")
 
 
 def _now() -> float:
@@ -64,7 +87,7 @@ def _now() -> float:
 
 
 @checked
-def time_passes(passes: list[InstanceOf[Pass]] | tuple[InstanceOf[Pass], ...],
+def time_passes(passes: list[APass] | tuple[APass, ...],
                 repeats: Repeats = 5) -> list[Times]:
     """Median seconds of the forward and of the backward pass of each of ``passes``.
 
@@ -99,13 +122,17 @@ def model_step(model: nn.Module, images: Images, labels: Labels) -> Pass:
     return Pass(lambda: model.training_loss(images, labels)[0], weights)
 
 
-class StepTimes(NamedTuple):
+@dataclass(frozen=True)
+class StepTimes:
     """Seconds for one training batch: the whole model, and routing alone on the same batch."""
 
-    forward: float  # the model's forward pass and its loss
-    backward: float  # the backward pass of that loss
-    routing_forward: float  # Procedure 1 on the batch's predictions u_hat
-    routing_backward: float  # the gradient of the routing's output v back to u_hat
+    forward: Seconds  # the model's forward pass and its loss
+    backward: Seconds  # the backward pass of that loss
+    routing_forward: Seconds  # Procedure 1 on the batch's predictions u_hat
+    routing_backward: Seconds  # the gradient of the routing's output v back to u_hat
+
+    def __post_init__(self):
+        check_fields(self)
 
 
 @checked(reads=("model", "images"))
@@ -123,16 +150,21 @@ def time_training_step(model: CapsNet, images: Images, labels: Labels,
     upstream = torch.randn(u_hat.shape[0], u_hat.shape[2], u_hat.shape[3], device=u_hat.device)
     routing = Pass(lambda: digits.route(u_hat).v, [u_hat], upstream)  # dL/dv: [B, n_out, d_out]
     model_times, routing_times = time_passes([whole, routing], repeats)
-    return StepTimes(*model_times, *routing_times)
+    return StepTimes(model_times.forward, model_times.backward, routing_times.forward,
+                     routing_times.backward)
 
 
-class RoutingShare(NamedTuple):
+@dataclass(frozen=True)
+class RoutingShare:
     """Routing's part of a CapsNet's forward multiply-adds, and of its measured time."""
 
-    macs: float  # routing's share of the forward multiply-adds (anatomy)
-    forward: float  # routing's share of the forward time (loss included)
-    backward: float  # routing's share of the backward time
-    times: StepTimes  # the seconds the two time shares come from
+    macs: Share  # routing's share of the forward multiply-adds (anatomy)
+    forward: TimeShare  # routing's share of the forward time (loss included)
+    backward: TimeShare  # routing's share of the backward time
+    times: Record(StepTimes)  # the seconds the two time shares come from
+
+    def __post_init__(self):
+        check_fields(self)
 
 
 @checked(reads=("model", "images"))
@@ -246,17 +278,26 @@ def time_digit_caps(n_in: Int("input (child) capsules", ge=1, le=MAX_CAPSULES),
                        repeats)[0]
 
 
-class RoutingCost(NamedTuple):
+@dataclass(frozen=True)
+class RoutingCost:
     """One row of ``routing_sweep``: a DigitCaps layer's training step on one batch."""
 
-    n_in: int  # primary capsules (children i)
-    n_out: int  # digit capsules (parents j)
-    d_out: int  # their dimension
-    iterations: int  # routing iterations; 0: u_hat = W u only
-    size: int  # n_in * n_out * d_out: the numbers in one example's u_hat
-    u_hat_bytes: int  # u_hat of the whole batch ([batch, n_in, n_out, d_out], float32)
-    forward: float  # seconds
-    backward: float  # seconds
+    n_in: Int("primary capsules (children i)", ge=1)
+    n_out: Int("digit capsules (parents j)", ge=1)
+    d_out: Int("the digit capsules' dimension", ge=1)
+    iterations: Iterations  # 0: u_hat = W u only
+    size: Int("n_in * n_out * d_out: the numbers in one example's u_hat", ge=1)
+    # u_hat of the whole batch ([batch, n_in, n_out, d_out], float32)
+    u_hat_bytes: Int("bytes of the batch's u_hat", ge=0)
+    forward: Seconds
+    backward: Seconds
+
+    def __post_init__(self):
+        """Refuse fields out of range (``check_fields``), or a size other than the sizes'
+        product."""
+        check_fields(self)
+        check_same("RoutingCost", "numbers (size = n_in * n_out * d_out)", "pass their product",
+                   size=self.size, n_in_n_out_d_out=self.n_in * self.n_out * self.d_out)
 
 
 @checked
@@ -298,7 +339,7 @@ def routing_sweep(configs: tuple[CapsNetConfig, ...] | list[CapsNetConfig]
 
 
 @checked
-def iteration_cost(rows: list[InstanceOf[RoutingCost]]) -> dict[int, float]:
+def iteration_cost(rows: list[Record(RoutingCost, "routing_sweep(...)")]) -> dict[int, float]:
     """For each n_in of ``routing_sweep``'s rows, what one routing iteration adds to a training
     step (forward + backward), on average up to the most iterations swept, in multiples of the
     step with 0 iterations (the predictions u_hat = W u alone): n_in -> ratio."""
@@ -319,12 +360,16 @@ def iteration_cost(rows: list[InstanceOf[RoutingCost]]) -> dict[int, float]:
 # --- Memory: what routing keeps for the backward pass -----------------------------------------
 
 
-class RoutingMemory(NamedTuple):
+@dataclass(frozen=True)
+class RoutingMemory:
     """Bytes that the DigitCaps routing of one batch keeps alive for the backward pass."""
 
-    u_hat: int  # the predictions [batch, n_in, n_out, d_out], made once by W u
-    couplings: int  # one c [batch, n_in, n_out] per differentiated iteration
-    capsules: int  # per differentiated iteration: 3 x [batch, n_out, d_out] + 4 x [batch, n_out]
+    u_hat: Bytes  # the predictions [batch, n_in, n_out, d_out], made once by W u
+    couplings: Bytes  # one c [batch, n_in, n_out] per differentiated iteration
+    capsules: Bytes  # per differentiated iteration: 3 x [batch, n_out, d_out] + 4 x [batch, n_out]
+
+    def __post_init__(self):
+        check_fields(self)
 
 
 @checked
@@ -373,19 +418,23 @@ def routing_memory(sizes: CapsNetConfig, batch: Batch,
 GPU_RECORD = "routing_cost_gpu.json"  # in <data root>/results: benchmarks/routing_cost.py --json
 
 
-class RecordedCost(NamedTuple):
+@dataclass(frozen=True)
+class RecordedCost:
     """A run of ``benchmarks/routing_cost.py --json`` on another machine than the learner's: what
     08's parameter-matched pair costs per training step there, and routing's shares."""
 
     device: str  # the accelerator's name, or "cpu"
     date: str
     command: str
-    batch: int
-    capsnet_step: float  # seconds, forward + backward, CapsNet(AFFNIST)
-    cnn_step: float  # the same for MaxPoolCNN()
-    macs: float  # routing's share of CapsNet(AFFNIST)'s forward multiply-adds
-    forward: float  # routing's share of the forward time
-    backward: float  # and of the backward time
+    batch: Batch
+    capsnet_step: Seconds  # forward + backward, CapsNet(AFFNIST)
+    cnn_step: Seconds  # the same for MaxPoolCNN()
+    macs: Share  # routing's share of CapsNet(AFFNIST)'s forward multiply-adds
+    forward: TimeShare  # routing's share of the forward time
+    backward: TimeShare  # and of the backward time
+
+    def __post_init__(self):
+        check_fields(self)
 
 
 COST_KEYS = ("command", "date", "device", "batch", "capsnet_step", "cnn_step", "routing_share")

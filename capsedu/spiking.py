@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 import torch
 
+from .checks import check_same
 from .course_settings import Seed
 from .validate import Float, Tensor, check_fields, checked
 
@@ -51,10 +52,19 @@ class Neuron:
 class Trace:
     """A simulation: the membrane potential ``v`` and the ``spikes`` (bool) of every neuron at
     every step, ``[neurons, steps]``, and the times of the steps, ``t_ms`` ``[steps]``."""
-    t_ms: torch.Tensor
-    v: torch.Tensor
-    spikes: torch.Tensor
-    dt_ms: float
+    t_ms: Tensor("the times of the steps, ms [steps]", ndim=1, floating=True)
+    v: Tensor("the membrane potentials [neurons, steps]", ndim=2, floating=True)
+    spikes: Tensor("whether each neuron spiked at each step: booleans [neurons, steps]", ndim=2)
+    dt_ms: Float("the time step, ms", gt=0, le=100)
+
+    def __post_init__(self):
+        """Refuse fields out of range (``check_fields``), or potentials, spikes and times of other
+        neurons or steps."""
+        check_fields(self)
+        check_same("Trace", "shape [neurons, steps]", "pass what simulate(...) gives",
+                   v=tuple(self.v.shape), spikes=tuple(self.spikes.shape))
+        check_same("Trace", "steps", "one time per step", t_ms=len(self.t_ms),
+                   v=self.v.shape[1])
 
     @property
     def rates_hz(self) -> torch.Tensor:
@@ -161,10 +171,19 @@ class SpikeReadout:
     ``[W]``): the share of examples whose most-spiking class is the longest capsule's class
     (``agreement``; a tie for the most spikes counts as no answer), the mean error of the decoded
     lengths (``length_error``) and the spikes sent per example (``spikes_per_example``)."""
-    windows_ms: tuple[float, ...]
-    agreement: tuple[float, ...]
-    length_error: tuple[float, ...]
-    spikes_per_example: tuple[float, ...]
+    windows_ms: tuple[Float("a counting window, ms", gt=0), ...]
+    agreement: tuple[Float("the share of examples read as the lengths read them", ge=0, le=1),
+                     ...]
+    length_error: tuple[Float("the mean error of the decoded lengths", ge=0), ...]
+    spikes_per_example: tuple[Float("the spikes sent per example", ge=0), ...]
+
+    def __post_init__(self):
+        """Refuse fields out of range (``check_fields``), or numbers of other windows."""
+        check_fields(self)
+        check_same("SpikeReadout", "length, one number per window", "give one of each per "
+                   "window", windows_ms=len(self.windows_ms), agreement=len(self.agreement),
+                   length_error=len(self.length_error),
+                   spikes_per_example=len(self.spikes_per_example))
 
 
 @checked

@@ -34,7 +34,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from .validate import Flag, Float, Has, Int, Numbers, checked
+from .checks import check_order
+from .validate import Flag, Float, Has, Int, Numbers, check_fields, checked
 
 LEVEL = 0.95  # every interval and test of the course: 95 % (a test at 5 %)
 CURVE_WINDOW = 25  # training steps averaged in each point of a recorded curve
@@ -49,6 +50,8 @@ Correct = Numbers("one right/wrong value per test image (a 1-d array of booleans
                   at_least=1, bools=True, fix="score the model on at least one image")
 PerSeed = Numbers("a list of numbers, one per seed", ndim=1, at_least=2,
                   fix="train and score another seed (a spread needs two)")
+Share = Float("a share of images, 0..1", ge=0, le=1)
+Difference = Float("a difference of two shares, -1..1", ge=-1, le=1)
 Comparison = Has("a comparison", "clear", "difference",
                  source="the result of paired(...) or seed_difference(...)")
 
@@ -62,11 +65,17 @@ def _side(low: float, high: float, value: float) -> str:
 class Accuracy:
     """A share of test images read right, with its Wilson interval."""
 
-    value: float  # the share right, 0..1
-    n: int  # images scored
-    low: float
-    high: float
-    level: float = LEVEL
+    value: Share  # the share right, 0..1
+    n: Int("images scored", ge=1)
+    low: Share
+    high: Share
+    level: Level = LEVEL
+
+    def __post_init__(self):
+        """Refuse fields out of range (``check_fields``) or an interval that misses its value."""
+        check_fields(self)
+        check_order("Accuracy", "pass the interval accuracy(...) gives", low=self.low,
+                    value=self.value, high=self.high)
 
     def against(self, value: float) -> str:
         """``"above"``, ``"below"`` or ``"level with"`` a published accuracy ``value`` (0..1):
@@ -107,14 +116,23 @@ class _Test:
 class Paired(_Test):
     """Model A against model B on the same images: A's accuracy minus B's, image by image."""
 
-    difference: float  # accuracy of A minus accuracy of B, 0..1 units
-    low: float  # the exact interval of the difference, McNemar's (``paired``)
-    high: float
-    only_a: int  # images A reads right and B wrong
-    only_b: int  # images B reads right and A wrong
-    n: int
-    p_value: float  # McNemar's exact test: a difference this large by chance alone
-    level: float = LEVEL
+    difference: Difference  # accuracy of A minus accuracy of B, 0..1 units
+    low: Difference  # the exact interval of the difference, McNemar's (``paired``)
+    high: Difference
+    only_a: Int("images A reads right and B wrong", ge=0)
+    only_b: Int("images B reads right and A wrong", ge=0)
+    n: Int("images scored", ge=1)
+    p_value: Float("a p-value", ge=0, le=1)  # McNemar's exact test: a difference this large
+    level: Level = LEVEL  # by chance alone
+
+    def __post_init__(self):
+        """Refuse fields out of range (``check_fields``), an interval that misses the difference,
+        or more disagreements than images."""
+        check_fields(self)
+        check_order("Paired", "pass the interval paired(...) gives", low=self.low,
+                    difference=self.difference, high=self.high)
+        check_order("Paired", "count the disagreements among the n images",
+                    only_a_plus_only_b=self.only_a + self.only_b, n=self.n)
 
     def __str__(self) -> str:
         return (f"{100 * self.difference:+.2f} points ({100 * self.level:.0f} % interval "
@@ -158,11 +176,14 @@ def paired(correct_a: Correct, correct_b: Correct, level: Level = LEVEL) -> Pair
 class OverSeeds:
     """One setting's numbers over seeds: their mean and its t interval."""
 
-    mean: float
-    sd: float  # the spread of one seed's number (ddof=1)
-    n: int  # seeds
-    half_width: float  # t_{n-1} * sd / sqrt(n)
-    level: float = LEVEL
+    mean: Float("the mean over the seeds")
+    sd: Float("the spread of one seed's number (ddof=1)", ge=0)
+    n: Int("seeds", ge=2)
+    half_width: Float("t_{n-1} * sd / sqrt(n), half the interval's width", ge=0)
+    level: Level = LEVEL
+
+    def __post_init__(self):
+        check_fields(self)
 
     @property
     def low(self) -> float:
@@ -203,13 +224,20 @@ def over_seeds(values: PerSeed, level: Level = LEVEL) -> OverSeeds:
 class SeedDifference(_Test):
     """The mean of A's seeds minus the mean of B's, with its t interval and test."""
 
-    difference: float
-    low: float
-    high: float
-    degrees_of_freedom: float
-    p_value: float
-    by_seed: bool  # paired seed by seed (same seeds), or Welch's two-sample test
-    level: float = LEVEL
+    difference: Float("the mean of a minus the mean of b")
+    low: Float("the interval's low end")
+    high: Float("the interval's high end")
+    degrees_of_freedom: Float("the t distribution's degrees of freedom", gt=0)
+    p_value: Float("a p-value", ge=0, le=1)
+    by_seed: Flag("paired seed by seed (same seeds), or Welch's two-sample test")
+    level: Level = LEVEL
+
+    def __post_init__(self):
+        """Refuse fields out of range (``check_fields``) or an interval that misses the
+        difference."""
+        check_fields(self)
+        check_order("SeedDifference", "pass the interval seed_difference(...) gives",
+                    low=self.low, difference=self.difference, high=self.high)
 
     def __str__(self) -> str:
         test = "paired by seed" if self.by_seed else "Welch"
