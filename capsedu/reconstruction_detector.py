@@ -50,8 +50,8 @@ class Threshold:
 
     model: str
     value: Float("the distance over which an image is flagged", ge=0)
-    quantile: Float("the share of clean held-out digits under it (a fraction, not a "
-                    "percentage)", gt=0, lt=1)
+    quantile: Float("the share of clean held-out digits under it: a fraction such as 0.95, "
+                    "not a percentage", gt=0, lt=1)
     held_out: Int("the clean held-out digits it was chosen on", ge=1)
 
     def __post_init__(self):

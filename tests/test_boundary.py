@@ -321,7 +321,15 @@ EXAMPLES = {"capsedu.recipes.Recipe": lambda: importlib.import_module("capsedu.r
     "capsedu.bug_catalogue.Bug": lambda: next(iter(importlib.import_module(
         "capsedu.bug_catalogue").BUGS.values())),
     "capsedu.manifest_rows.Sitting": lambda: importlib.import_module(
-        "capsedu.manifest_rows").Sitting(command="x", sha256="0" * 64, epochs=2, kept_epoch=1)}
+        "capsedu.manifest_rows").Sitting(command="x", sha256="0" * 64, epochs=2, kept_epoch=1),
+    # fooled and caught must be booleans, every digit caught also fooled
+    "capsedu.reconstruction_detector.Detection": lambda: importlib.import_module(
+        "capsedu.reconstruction_detector").Detection(
+        model="m", attack="pgd", eps=0.1, weight=0.0, threshold=1.0,
+        fooled=torch.tensor([True, False]), caught=torch.tensor([True, False]), false_alarms=0.1),
+    # a function, and inputs a gradient reaches
+    "capsedu.routing_costs.Pass": lambda: importlib.import_module("capsedu.routing_costs").Pass(
+        forward=lambda: torch.zeros(1), inputs=[torch.zeros(1, requires_grad=True)])}
 
 
 def a_valid_value(hint):
@@ -400,6 +408,8 @@ RECORDS_UNCHECKED = {
     "routing.RoutingResult": "built by every forward pass (model(x).routing), unpacked v, c, b, "
                              "history = ...",
     "capsnet.CapsNetOutput": "built by every forward pass of a CapsNet, unpacked as a tuple",
+    "loop.Run": "fit's own state between epochs, changed in place (history, best) and never built "
+                "by hand: its parts are fit's checked arguments",
 }
 
 
@@ -479,3 +489,35 @@ def test_an_error_inside_the_function_is_not_dressed_as_a_bad_argument():
 
     with pytest.raises(ValueError, match="leaves no primary capsule"):
         CapsNetConfig(conv_kernel=40)  # every field is in range; together they make no network
+
+
+# records with fields that must agree, each made inconsistent: (record, fields changed, the fields
+# the refusal must name)
+CROSS_FIELDS = [
+    ("capsedu.manifest_rows.Sitting", {"epochs": 2, "kept_epoch": 5}, ("kept_epoch", "epochs")),
+    ("capsedu.statistics.Accuracy", {"value": 0.9, "low": 0.5, "high": 0.6}, ("value", "high")),
+    ("capsedu.statistics.Paired", {"difference": 0.0, "low": 0.1, "high": 0.2},
+     ("low", "difference")),
+    ("capsedu.statistics.Paired", {"only_a": 3, "only_b": 3, "n": 5}, ("only_a", "n")),
+    ("capsedu.statistics.SeedDifference", {"low": 0.2, "high": 0.1}, ("low", "high")),
+    ("capsedu.spiking.SpikeReadout", {"windows_ms": (10.0, 20.0), "agreement": (0.5,)},
+     ("windows_ms", "agreement")),
+    ("capsedu.spiking.Trace", {"v": torch.zeros(2, 3)}, ("v", "spikes")),
+    ("capsedu.reconstruction_detector.Detection", {"caught": torch.tensor([True])},
+     ("fooled", "caught")),
+    ("capsedu.routing_costs.RoutingCost", {"size": 7}, ("size", "n_in")),
+]
+
+
+@pytest.mark.parametrize("qualname, changes, named", CROSS_FIELDS,
+                         ids=[f"{q.rsplit('.', 1)[1]}-{'-'.join(c)}" for q, c, _ in CROSS_FIELDS])
+def test_fields_that_must_agree_are_refused_naming_each(qualname, changes, named):
+    """Round ten: a Sitting that kept epoch 5 of 2 was accepted. A record whose fields are each in
+    range but disagree (an interval that misses its value, lengths or shapes that differ) is
+    refused, naming the record and the fields."""
+    entry, _ = entries_by_name[qualname]
+    with pytest.raises(ValueError) as refusal:
+        dataclasses.replace(a_valid_record(entry), **changes)
+    message = str(refusal.value)
+    assert message.startswith(f"{entry.__name__}(): ") and all(n in message for n in named), \
+        message

@@ -33,6 +33,7 @@ from capsedu import (
     capsule_vectors,
     checkpoints,
     claims_table,
+    convergence,
     coupling_polarisation,
     digit_capsules,
     digit_shuffles,
@@ -621,8 +622,9 @@ ROUND_NINE = [
      r"accuracy_by_overlap\(\): groups must be at most the 3 pairs given, got 5"),
     (lambda: robustness.seed_verdict({0: {"a": _RIGHT, "b": _RIGHT}}, "a", "b", by_seed=True),
      ValueError, r"seed_verdict\(\): right must hold the readings of at least 2 seeds"),
-    (lambda: training.format_ablation({3: {"rates": {}}}, kinds=["face"]), ValueError,
-     r"format_ablation\(\): ablation\[3\] must have the field 'thresholds'"),
+    (lambda: training.format_ablation({3: {"rates": {}}}, kinds=["face"]), TypeError,
+     r"format_ablation\(\): ablation\[3\] must be a Refitted \(routing_ablation\(...\)'s values\), "
+     r"got \{'rates': \{\}\}"),  # round ten: named as the record, not as a dict missing a field
     (lambda: curves.weight_difference(_bag(), _tiny()), ValueError,
      r"weight_difference\(\): model and shipped must be the same architecture"),
     (lambda: scoring.face_threshold(BagOfPartsCNN(channels=(2,), n_classes=2),
@@ -643,6 +645,30 @@ ROUND_TEN = [
      r"IntSlider\(\): step must be > 0 \(how far one notch moves the slider\), got 0"),
     (lambda: FloatSlider(value=1, min=0, max=10, step=-0.5), OutOfRange,
      r"FloatSlider\(\): step must be > 0 .*got -0.5"),
+    # records built by hand with fields out of range or disagreeing were accepted; a record a
+    # function takes was refused as a tuple missing an item; a Pass of no tensors failed inside
+    # autograd
+    (lambda: statistics.OverSeeds(mean=0.9, sd=-0.1, n=3, half_width=0.1), ValueError,
+     r"OverSeeds\(\): sd must be a finite number >= 0 .*, got -0.1"),
+    (lambda: convergence.Trend(slope=0.1, p_value=1.5, epochs=3), ValueError,
+     r"Trend\(\): p_value must be a finite number >= 0 and <= 1 .*, got 1.5"),
+    (lambda: loop.Epoch(epoch=1, seconds=-3.0), ValueError,
+     r"Epoch\(\): seconds must be a finite number >= 0 .*, got -3.0"),
+    (lambda: reconstruction_detector.Threshold(model="m", value=0.1, quantile=95.0, held_out=10),
+     ValueError, r"Threshold\(\): quantile must be a finite number > 0 and < 1 \(.*a fraction "
+     r"such as 0.95, not a percentage\), got 95.0"),
+    (lambda: manifest_rows.Sitting(command="x", sha256="0" * 64, epochs=2, kept_epoch=5),
+     ValueError, r"Sitting\(\): kept_epoch, epochs must be in order \(kept_epoch <= epochs\), got "
+     r"kept_epoch=5, epochs=2"),
+    (lambda: routing_costs.time_passes([routing_costs.Pass(forward=lambda: torch.zeros(1),
+                                                           inputs="x")], repeats=1), TypeError,
+     r"Pass\(\): inputs must be a list of items, each a torch.Tensor"),
+    (lambda: bug_zoo.coupling_stats(torch.rand(2, 72, 10)), TypeError,
+     r"coupling_stats\(\): routing must be a RoutingResult \(model\(x\).routing\), got a Tensor "
+     r"of shape \(2, 72, 10\)"),
+    (lambda: training.format_margins({3: [0.1]}), TypeError,
+     r"format_margins\(\): ablation\[3\] must be a Refitted \(routing_ablation\(...\)'s values\), "
+     r"got \[0.1\]"),
 ]
 
 

@@ -170,8 +170,8 @@ def test_routing_sweep_rows():
 
     configs = (TINY, replace(TINY, primary_maps=2))  # 36 and 72 primary capsules
     rows = routing_sweep(configs, iterations=(0, 2), batch=2, repeats=1)
-    assert tuple(f.name for f in fields(RoutingCost)) == ("n_in", "n_out", "d_out", "iterations", "size", "u_hat_bytes",
-                                   "forward", "backward")
+    assert tuple(f.name for f in fields(RoutingCost)) == (
+        "n_in", "n_out", "d_out", "iterations", "size", "u_hat_bytes", "forward", "backward")
     assert [(r.n_in, r.iterations) for r in rows] == [(36, 0), (36, 2), (72, 0), (72, 2)]
     assert all(r.n_out == 3 and r.d_out == 4 for r in rows)
     assert [r.size for r in rows] == [36 * 3 * 4] * 2 + [72 * 3 * 4] * 2
