@@ -24,7 +24,7 @@ from torch import nn
 from .capsnet import CapsNet
 from .checks import check_labels
 from .data import transformed_mnist
-from .validate import Float, Numbers, Tensor, checked
+from .validate import Float, Numbers, Tensor, check_fields, checked
 
 MNIST_SIDE = 28  # digits are turned on their own 28x28 canvas (their ink stays inside)
 
@@ -40,9 +40,14 @@ Angles = Numbers("a list of finite numbers (degrees) [n]", ndim=1, at_least=1,
 class AngleFit:
     """The line through the angles a model reads against the input's angles (``angle_slope``)."""
 
-    slope: float  # 1 when the reading turns with the input, 0 when it ignores the turn
-    offset: float  # degrees in [-180, 180): the reading at angle 0
-    residual: float  # degrees: the largest distance of an (unwrapped) reading from the line
+    # 1 when the reading turns with the input, 0 when it ignores the turn
+    slope: Float("the reading's degrees per degree of the input")
+    offset: Float("the reading at angle 0, degrees", ge=-180, lt=180)
+    # the largest distance of an (unwrapped) reading from the line
+    residual: Float("degrees off the line at most", ge=0)
+
+    def __post_init__(self):
+        check_fields(self)
 
 
 @checked
@@ -153,12 +158,19 @@ def _one_capsule_under_rotation(capsnet, digit: torch.Tensor, label: int,
         radial_share=((along**2).sum() / total).numpy())
 
 
+# a median absolute angle error: 0 to 180 degrees
+Degrees = Float("a median angle error, degrees", ge=0, le=180)
+
+
 @dataclass(frozen=True)
 class AngleReadout:
     """How well a linear read-out recovers angles from vectors (``angle_from_vectors``)."""
 
-    error: float  # degrees: the median absolute angle error on the test vectors
-    baseline: float  # degrees: the same for the best read-out that ignores the vectors
+    error: Degrees  # the median absolute angle error on the test vectors
+    baseline: Degrees  # the same for the best read-out that ignores the vectors
+
+    def __post_init__(self):
+        check_fields(self)
 
 
 @checked

@@ -15,7 +15,7 @@ from torch import nn
 
 from .capsnet import routing_iterations
 from .routing import MAX_ITERATIONS, RoutingResult
-from .validate import Int, Record, Tensor, checked
+from .validate import Float, Int, Record, Tensor, check_fields, checked
 
 Couplings = Tensor("couplings c [batch, n_in, n_out]", ndim=3, floating=True)
 
@@ -58,9 +58,14 @@ class CouplingStep:
     """How far the couplings of one routing iteration are from uniform (``coupling_trace``),
     means over the children."""
 
-    entropy: float  # normalised entropy of a child's couplings (1: uniform, 0: one parent)
-    distance: float  # total-variation distance from uniform coupling
-    polarised: float  # the share of children sending more than 90 % of their vote to one parent
+    # normalised entropy of a child's couplings (1: uniform, 0: one parent)
+    entropy: Float("the mean normalised entropy of a child's couplings", ge=0)
+    distance: Float("the mean total-variation distance from uniform coupling", ge=0)
+    # the share of children sending more than 90 % of their vote to one parent
+    polarised: Float("the share of children polarised", ge=0)
+
+    def __post_init__(self):
+        check_fields(self)
 
 
 @checked

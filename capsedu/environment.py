@@ -2,7 +2,7 @@
 set-up) needs to know at a glance."""
 
 import platform
-from typing import NamedTuple
+from dataclasses import astuple, dataclass
 
 import ipywidgets
 import matplotlib
@@ -11,9 +11,11 @@ import torch
 from .checkpoints import read_manifest
 from .course_settings import QUICK, data_root, device
 from .data.mnist import FILES
+from .validate import check_fields
 
 
-class Environment(NamedTuple):
+@dataclass(frozen=True)
+class Environment:
     """What notebook 00 prints of the set-up (``report``), each as a line of text."""
 
     python: str  # the interpreter's version
@@ -27,9 +29,12 @@ class Environment(NamedTuple):
     mnist: str  # how many of MNIST's four files are there, and where
     checkpoints: str  # the shipped checkpoints by name, or why the manifest could not be read
 
+    def __post_init__(self):
+        check_fields(self)
+
     def lines(self) -> list[tuple[str, str]]:
         """Each field as (label, value), in order, the label as notebook 00 prints it."""
-        return list(zip(LABELS, self, strict=True))
+        return list(zip(LABELS, astuple(self), strict=True))
 
 
 # the fields of ``Environment`` as notebook 00 prints them, in order
