@@ -68,7 +68,7 @@ class Spec(typing.NamedTuple):
     high: float | None = None
     choices: tuple = ()
     members: tuple = ()  # a union's: the Spec of each form it takes (a number or a tensor)
-    shape: tuple = ()  # a tensor's, an array's or numbers': the shape of the smallest that fits
+    shape: tuple = ()  # a tensor's or an array's: the shape of the smallest that fits
 
 
 def _range_words(ge=None, gt=None, le=None, lt=None) -> str:
@@ -228,10 +228,7 @@ def Numbers(meaning: str, ndim: int | None = None, last: int | None = None,
         ", at least one" if at_least else ""
     within = f" in [{ge}, {le}]" if ge is not None and le is not None else f" >= {ge}" \
         if ge is not None else f" <= {le}" if le is not None else ""
-    smallest = tuple(s or 1 for s in shape) if shape else (max(at_least, 1),) * (
-        ndim if ndim is not None else 1)
-    spec = Spec(f"{meaning}{within}{count}", "numbers", ge, le,
-                shape=smallest[:-1] + (last,) if last and smallest else smallest)
+    spec = Spec(f"{meaning}{within}{count}", "numbers", ge, le)
 
     def check(value, info: ValidationInfo):
         given = value.detach().cpu() if isinstance(value, torch.Tensor) else value
@@ -336,9 +333,8 @@ def Has(meaning: str, *fields: str, source: str, many: bool = False) -> Any:
 
 
 def Record(cls: type, source: str | None = None) -> Any:
-    """An instance of the record class ``cls``, taken as it is: its fields were checked where it
-    was made (pydantic would otherwise build a new one, field by field, or read a NamedTuple as any
-    tuple); ``source`` says where one comes from (``"model(x).routing"``), for the refusal."""
+    """An instance of the record class ``cls``, taken as it is (pydantic would build a new one,
+    or read any tuple as a NamedTuple); ``source``: where one comes from, for the refusal."""
     spec = Spec(f"a {cls.__name__}" + (f" ({source})" if source else ""), "record")
     return Annotated[InstanceOf[cls], spec]
 

@@ -335,8 +335,8 @@ EXAMPLES = {"capsedu.recipes.Recipe": lambda: importlib.import_module("capsedu.r
 def a_valid_value(hint):
     """A value the annotation ``hint`` takes, derived from its declaration (``Spec``): an Int's low
     bound (else 0), a Float inside its range (the middle of two bounds, one past a single bound,
-    else 0), a Choice's first choice, False for a Flag, None for an optional, a tensor, an array or
-    numbers of the declaration's smallest shape (``Spec.shape``), filled with its low bound or 0;
+    else 0), a Choice's first choice, False for a Flag, None for an optional, a tensor or an array
+    of the declaration's smallest shape (``Spec.shape``) and numbers of one, its low bound or 0;
     one item in a tuple, a list or a dict; "x" for a string; a record as ``a_valid_record`` makes
     one. Raises LookupError for what no declaration says how to make (a function, a model)."""
     import numpy as np
@@ -353,7 +353,7 @@ def a_valid_value(hint):
                 "bool": lambda: False, "choice": lambda: spec.choices[0],
                 "tensor": lambda: torch.full(spec.shape, 0.0 if low is None else float(low)),
                 "array": lambda: np.zeros(spec.shape),
-                "numbers": lambda: np.full(spec.shape, 0 if low is None else low)}
+                "numbers": lambda: np.full(1, 0 if low is None else low)}
         if spec.kind not in made:
             raise LookupError(f"no value derived for a declaration of kind {spec.kind!r}")
         return made[spec.kind]()
