@@ -132,6 +132,13 @@ def test_the_figures_of_notebook_08_draw_what_they_are_given():
     draw_affine_examples(fig, torch.rand(2, 1, 40, 40), torch.rand(2, 1, 40, 40), params)
     assert len(fig.axes) == 4 and fig.axes[2].get_ylabel() == "affNIST-style"
     assert fig.axes[3].get_title() == affine_titles(params, 2)[1]
+    fig = plt.figure()  # params of more digits than drawn (08 draws 8 of its 500): the first ones
+    draw_affine_examples(fig, torch.rand(1, 1, 40, 40), torch.rand(1, 1, 40, 40), params)
+    assert fig.axes[1].get_title() == affine_titles(params, 1)[0]
+    with pytest.raises(ValueError, match=r"params must hold a map for each of the 3 digits of "
+                                         r"affine, got 2 maps"):
+        draw_affine_examples(plt.figure(), torch.rand(3, 1, 40, 40), torch.rand(3, 1, 40, 40),
+                             params)
     fig = plt.figure()
     draw_sweep_examples(fig, torch.rand(1, 28, 28))
     shown = [ax for ax in fig.axes if ax.axison]

@@ -176,10 +176,14 @@ def draw_affine_examples(fig: FigureBase, translated: Pixels, affine: Pixels,
                          params: Record(transformed_mnist.AffineParams)) -> None:
     """The same digits twice on ``fig``: ``translated`` ``[n, 1, S, S]`` on the top row, under
     their affNIST-style maps (``affine`` ``[n, 1, S, S]``, each titled by its map of
-    ``params``) on the bottom row."""
+    ``params``, which may hold more maps than are drawn: the first ones title them) on the
+    bottom row."""
     check_same("draw_affine_examples", "length, one per digit", "pass the digits random_affine "
-               "mapped, what it made of them and its params", translated=len(translated),
-               affine=len(affine), params=len(params.rotation))
+               "mapped and what it made of them", translated=len(translated), affine=len(affine))
+    if len(params.rotation) < len(affine):
+        raise ValueError(f"draw_affine_examples(): params must hold a map for each of the "
+                         f"{len(affine)} digits of affine, got {len(params.rotation)} maps; pass "
+                         "the params random_affine drew with affine")
     axes = fig.subplots(2, len(translated), squeeze=False)
     draw_digits(axes[0], translated[:, 0], frame=True)
     draw_digits(axes[1], affine[:, 0], affine_titles(params, len(affine)), fontsize=8,
