@@ -23,31 +23,50 @@ loss of ``attacks.LOSSES`` (a loss that suits one model badly would flatter it):
 
 import sys
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from functools import partial
-from typing import Annotated
 
-import numpy as np
 import torch
 from torch import nn
 
 from . import attacks, checkpoints, course_settings, reconstruction_detector
+from .adversarial_units import (
+    ATTACKS,
+    BUDGET,
+    CAPSNET,
+    CAPSNETS,
+    MAX_IMAGES,
+    MODELS,
+    AdaptiveSettings,
+    AdaptiveUnit,
+    Attack,
+    AttackUnit,
+    Budget,
+    CleanUnit,
+    Distance,
+    Eps,
+    Loss,
+    Losses,
+    ModelsUnit,
+    RunSettings,
+    SanityRun,
+    SanitySettings,
+    SanityUnit,
+    Stamp,
+    Trained,
+)
+from .checks import check_same
 from .convergence import finished, training_status
-from .course_settings import Models, Seed
+from .course_settings import Models
 from .data import transformed_mnist
 from .data.mnist import fixed_sample
-from .json_records import INLINE
 from .recipes import command_line
 from .train import experiment_parser, parse_experiment, record_missing, results_file
-from .validate import Choice, Distinct, Flag, Float, Int, Some, Tensor, check_fields, checked
+from .validate import Array, Choice, Int, Tensor, check_fields, checked
 
 RESULTS = "adversarial.json"
 COMMAND = "python -m capsedu.adversarial"
-CAPSNET, CAPSNET_1ITER, CNN = "affnist-capsnet", "affnist-capsnet-1iter", "affnist-cnn"
-MODELS = (CAPSNET, CAPSNET_1ITER, CNN)
-CAPSNETS = (CAPSNET, CAPSNET_1ITER)  # the models with a decoder: the detector reads them
-ATTACKS = ("pgd", "fgsm")
 SAMPLE = 400  # test digits of the recorded run (mnist.fixed_sample): an hour on a 2-core CPU
 EPS = (0.05, 0.1, 0.2, 0.3)  # the recorded run's radii; 0 is the clean reading
 SANITY_EPS, SANITY_IMAGES = 0.1, 100  # more steps and restarts: at one eps, on fewer digits
@@ -57,34 +76,12 @@ ADAPTIVE_EPS = (0.1, 0.2)
 ADAPTIVE_WEIGHTS = (0.1, 0.3)  # the weight of the reconstruction distance in the attacker's loss
 ADAPTIVE_LOSS = "margin"
 BATCH = 50  # images attacked at once: a CapsNet's votes and their gradient, about 100 MB
-MAX_IMAGES = 10_000
 
 Images = Tensor("test images [N, 1, 40, 40]", ndim=4, pixels=True)
 Labels = Tensor("their labels [N]", ndim=1)
-Eps = Float("the largest change of a pixel (L-infinity)", ge=0, le=1)
-
-
-@dataclass(frozen=True)
-class Budget:
-    """What the attacker may spend on every image, the same for every model."""
-
-    steps: Int("PGD's steps", ge=1, le=attacks.MAX_STEPS) = 20
-    step_ratio: Float("a step's size times steps over eps", gt=0, le=100) = 2.5
-    restarts: Int("random starts", ge=1, le=attacks.MAX_RESTARTS) = 1
-    random_start: Flag("True to start at a random point of the ball") = True
-    losses: Annotated[tuple[Choice("an attack loss", *attacks.LOSSES), ...], Some,
-                      Distinct] = attacks.LOSSES
-    seed: Seed = 0
-
-    def __post_init__(self):
-        check_fields(self)
-
-    def step_size(self, eps: float) -> float:
-        """Madry et al.'s rule: ``step_ratio`` x eps / steps, so the steps can cross the ball."""
-        return self.step_ratio * eps / self.steps
-
-
-BUDGET = Budget()
+Right = Tensor("which digits it reads right [n]", ndim=1)
+Digit = Int("a digit's class", ge=0, le=9)
+Against = Choice("the model attacked", "capsnet", "cnn")
 
 
 @dataclass(frozen=True)
@@ -95,10 +92,17 @@ class Attacked:
 
     model: str
     source: str
-    attack: str
-    eps: float
-    losses: tuple[str, ...]
-    right_by_loss: tuple[torch.Tensor, ...]
+    attack: Attack
+    eps: Eps
+    losses: Losses
+    right_by_loss: tuple[Right, ...]
+
+    def __post_init__(self):
+        check_fields(self)  # and one [n] per loss, of one n
+        check_same("Attacked", "length", "pass one reading per loss",
+                   losses=len(self.losses), right_by_loss=len(self.right_by_loss))
+        check_same("Attacked", "digits", "pass each loss's reading of the same digits",
+                   **{f"right_by_loss[{i}]": len(r) for i, r in enumerate(self.right_by_loss)})
 
     @property
     def right(self) -> torch.Tensor:
@@ -137,8 +141,7 @@ def load_models() -> dict[str, nn.Module]:
 
 @checked(reads=("model", "images"))
 def examples(model: nn.Module, images: Images, labels: Labels,
-             attack: Choice("an attack", *ATTACKS), eps: Eps, loss: Choice(
-                 "an attack loss", *attacks.LOSSES), budget: Budget = BUDGET,
+             attack: Attack, eps: Eps, loss: Loss, budget: Budget = BUDGET,
              penalty: attacks.Objective | None = None) -> torch.Tensor:
     """Adversarial examples ``[N, 1, 40, 40]`` made on ``model`` with ``attack`` at ``eps`` and
     ``loss``, ``BATCH`` images at a time, within ``budget`` (``penalty``: ``attacks.pgd``'s)."""
@@ -162,7 +165,7 @@ def reads_right(model: nn.Module, images: Images, labels: Labels) -> torch.Tenso
 
 @checked(reads=("models", "images"))
 def robust_accuracy(models: Models, images: Images, labels: Labels, eps: Eps,
-                    attack: Choice("an attack", *ATTACKS) = "pgd",
+                    attack: Attack = "pgd",
                     budget: Budget = BUDGET) -> dict[str, Attacked]:
     """Each of ``models`` (name -> model) attacked white-box with the same ``attack``, ``eps`` and
     ``budget``, every loss of ``budget.losses``: name -> ``Attacked``."""
@@ -178,19 +181,22 @@ def robust_accuracy(models: Models, images: Images, labels: Labels, eps: Eps,
 class AttackState:
     """What notebook 11's widget shows of one test digit attacked (``attack_state``)."""
 
-    label: int
-    attack: str
-    eps: float
-    against: str  # the model the example was made on
-    image: np.ndarray  # [40, 40] the digit
-    adversarial: np.ndarray  # [40, 40] what both models see
-    capsnet_prediction: int
-    cnn_prediction: int
-    lengths: np.ndarray  # [10] the CapsNet's capsule lengths
-    probabilities: np.ndarray  # [10] the CNN's softmax
-    reconstruction: np.ndarray  # [40, 40] the CapsNet's drawing from its longest capsule
-    distance: float  # ||x' - r(x')||
-    threshold: float
+    label: Digit
+    attack: Attack
+    eps: Eps
+    against: Against  # the model the example was made on
+    image: Array("the digit [40, 40]", ndim=2)
+    adversarial: Array("what both models see [40, 40]", ndim=2)
+    capsnet_prediction: Digit
+    cnn_prediction: Digit
+    lengths: Array("the CapsNet's capsule lengths [10]", ndim=1)
+    probabilities: Array("the CNN's softmax [10]", ndim=1)
+    reconstruction: Array("the CapsNet's drawing from its longest capsule [40, 40]", ndim=2)
+    distance: Distance  # ||x' - r(x')||
+    threshold: Distance
+
+    def __post_init__(self):
+        check_fields(self)
 
     @property
     def flagged(self) -> bool:
@@ -200,11 +206,8 @@ class AttackState:
 
 @checked(reads=("capsnet", "cnn", "images"))
 def attack_state(capsnet: nn.Module, cnn: nn.Module, images: Images, labels: Labels,
-                 index: Int("which digit", ge=0, le=MAX_IMAGES), attack: Choice(
-                     "an attack", *ATTACKS), eps: Eps, against: Choice(
-                     "the model attacked", "capsnet", "cnn"),
-                 threshold: Float("the detector's threshold", ge=0),
-                 loss: Choice("an attack loss", *attacks.LOSSES) = "margin",
+                 index: Int("which digit", ge=0, le=MAX_IMAGES), attack: Attack, eps: Eps,
+                 against: Against, threshold: Distance, loss: Loss = "margin",
                  budget: Budget = BUDGET) -> AttackState:
     """Digit ``index`` of ``images`` attacked with ``attack`` at ``eps`` on the CapsNet or the CNN
     (``against``, within ``budget``, with ``loss``), and how both models then read it."""
@@ -224,145 +227,6 @@ def attack_state(capsnet: nn.Module, cnn: nn.Module, images: Images, labels: Lab
 
 
 # --- the recorded run -------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Stamp:
-    """What every unit of the record notes of where and when it ran."""
-
-    began: str  # ISO 8601, UTC
-    ended: str
-    seconds: float
-    device: str
-    threads: int
-    torch_version: str
-
-
-@dataclass(frozen=True)
-class Trained:
-    """A model the run attacked: its checkpoint's ``sha256``, how its training ended
-    (``convergence.training_status``) and whether a verdict may rest on it (``finished``)."""
-
-    sha256: str
-    status: str
-    finished: bool
-
-
-@dataclass(frozen=True)
-class ModelsUnit:
-    """The unit ``"models"``: the weights the run attacked, each kept under its model's name
-    (``_models_unit``)."""
-
-    capsnet: Trained = field(metadata={"json": CAPSNET})
-    capsnet_1iter: Trained = field(metadata={"json": CAPSNET_1ITER})
-    cnn: Trained = field(metadata={"json": CNN})
-    stamp: Stamp = field(metadata={INLINE: True})
-    command: str = ""  # the line that recorded it; "" for a unit not written to a results file
-
-
-@dataclass(frozen=True)
-class SanitySettings:
-    """More of the budget on the first ``images`` digits at ``eps``: ``steps`` steps, and
-    ``restarts`` random starts of the usual steps, with ``loss``."""
-
-    eps: float
-    images: int
-    steps: int
-    restarts: int
-    loss: str
-
-
-@dataclass(frozen=True)
-class AdaptiveSettings:
-    """The attacker who knows the detector: every ``eps`` with every weight of ``weights``."""
-
-    eps: tuple[float, ...]
-    weights: tuple[float, ...]
-    loss: str
-
-
-@dataclass(frozen=True)
-class RunSettings:
-    """What the recorded run was asked to do (``run_settings``)."""
-
-    models: tuple[str, ...]
-    sample: int
-    eps: tuple[float, ...]
-    budget: Budget
-    attacks: tuple[str, ...]
-    batch: int
-    sanity: SanitySettings
-    adaptive: AdaptiveSettings
-    detector: reconstruction_detector.Settings
-
-
-@dataclass(frozen=True)
-class CleanUnit:
-    """The unit ``"clean"``: the sample's ``rows`` of the test set and ``labels``, the rows each
-    model reads ``wrong``, each CapsNet's reconstruction ``distance`` and its ``threshold``."""
-
-    rows: tuple[int, ...]
-    labels: tuple[int, ...]
-    wrong: dict[str, tuple[int, ...]]  # model -> rows read wrong
-    distance: dict[str, tuple[float, ...]]  # CapsNet -> one distance per digit
-    threshold: dict[str, reconstruction_detector.Threshold]
-    settings: RunSettings
-    stamp: Stamp = field(metadata={INLINE: True})
-    command: str = ""
-
-
-@dataclass(frozen=True)
-class AttackUnit:
-    """The unit ``"<attack>, <source>, eps <eps>"``: examples made on ``source`` with every loss,
-    the rows each model then reads ``wrong`` and each CapsNet's reconstruction ``distance``."""
-
-    source: str
-    attack: str
-    eps: float
-    budget: Budget
-    wrong: dict[str, dict[str, tuple[int, ...]]]  # model -> loss -> rows read wrong
-    distance: dict[str, dict[str, tuple[float, ...]]]  # CapsNet -> loss -> distances
-    stamp: Stamp = field(metadata={INLINE: True})
-    command: str = ""
-
-
-@dataclass(frozen=True)
-class AdaptiveUnit:
-    """The unit ``"adaptive, eps <eps>, weight <weight>"``: the attacker who also lowers the
-    CapsNet's reconstruction distance; the rows it then reads ``wrong``, the ``distance``s."""
-
-    source: str
-    eps: float
-    weight: float
-    loss: str
-    budget: Budget
-    wrong: tuple[int, ...]
-    distance: tuple[float, ...]
-    stamp: Stamp = field(metadata={INLINE: True})
-    command: str = ""
-
-
-@dataclass(frozen=True)
-class SanityRun:
-    """PGD on a sanity unit's digits under one ``budget``: the rows it then reads ``wrong``."""
-
-    budget: Budget
-    wrong: tuple[int, ...]
-
-
-@dataclass(frozen=True)
-class SanityUnit:
-    """The unit ``"sanity, <source>"``: more of PGD's budget on ``source`` (``SanitySettings``),
-    a ``SanityRun`` with more steps, one with more random starts, one with the usual budget."""
-
-    source: str
-    eps: float
-    loss: str
-    more_steps: SanityRun
-    more_restarts: SanityRun
-    usual: SanityRun
-    stamp: Stamp = field(metadata={INLINE: True})
-    command: str = ""
 
 
 def _wrong(right: torch.Tensor) -> tuple[int, ...]:

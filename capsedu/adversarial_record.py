@@ -16,37 +16,49 @@ from pathlib import Path
 from typing import Annotated
 
 import torch
-from pydantic import AfterValidator
+from pydantic import PlainValidator
 
 from . import checkpoints, reconstruction_detector
-from .adversarial import (
+from .adversarial import COMMAND, EPS, RESULTS, SANITY_IMAGES, Attacked, Right
+from .adversarial_units import (
     ATTACKS,
     BUDGET,
     CAPSNET,
     CAPSNET_1ITER,
     CAPSNETS,
     CNN,
-    COMMAND,
-    EPS,
+    MAX_IMAGES,
     MODELS,
-    RESULTS,
-    SANITY_IMAGES,
     AdaptiveUnit,
-    Attacked,
     AttackUnit,
     CleanUnit,
     Eps,
+    Loss,
     ModelsUnit,
     RunSettings,
     SanityUnit,
     Trained,
 )
+from .attacks import MAX_RESTARTS, MAX_STEPS
+from .checks import check_same
+from .refusals import declared_error, kind_of
 from .statistics import Paired, paired
-from .validate import Choice, Float, checked
+from .validate import Choice, Float, Int, Record, Some, Spec, Tensor, check_fields, checked
+
+Unit = ModelsUnit | CleanUnit | AttackUnit | AdaptiveUnit | SanityUnit  # a unit of the record
 
 
-def _recorded(results: dict) -> dict:
-    """Refuse an empty dict where the record belongs (its units are read by name)."""
+def _recorded(results):
+    """Refuse anything but the record where it belongs: a dict of its units by name, at least
+    one (an empty dict, or a unit of another kind, would fail deep inside, by another name)."""
+    other = {} if not isinstance(results, dict) else {
+        name: unit for name, unit in results.items() if not isinstance(unit, Unit)}
+    if not isinstance(results, dict) or other:
+        name, unit = next(iter(other.items()), (None, results))
+        got = kind_of(results) if name is None else f"{name!r} -> {kind_of(unit)[:40]}"
+        raise declared_error(TypeError, f"must be the record of {COMMAND}: unit name -> its "
+                             f"record (a ModelsUnit, CleanUnit, AttackUnit, AdaptiveUnit or "
+                             f"SanityUnit), got {got}; pass read_results()", "array")
     if not results:
         raise ValueError(f"must be the record of {COMMAND} (units by name), got an empty dict; "
                          f"pass read_results(), or, when that is empty too, record the run with "
@@ -54,10 +66,10 @@ def _recorded(results: dict) -> dict:
     return results
 
 
-# the record, as read_results reads it: at least one unit
-Results = Annotated[dict, AfterValidator(_recorded)]
+# the record, as read_results reads it: at least one unit, each a unit's record
+Results = Annotated[dict, PlainValidator(_recorded), Spec(
+    f"the record of {COMMAND}: unit name -> its record, at least one", "record")]
 MAX_LEFT = 0.02  # "falls to 0": at most this share of digits left read right at the largest eps
-Unit = ModelsUnit | CleanUnit | AttackUnit | AdaptiveUnit | SanityUnit  # a unit of the record
 
 
 def _right(wrong: tuple[int, ...], n: int) -> torch.Tensor:
@@ -122,11 +134,18 @@ class Clean:
     ``[n]``, which digits each model reads right (``right``: name -> ``[n]``), each CapsNet's
     reconstruction distances ``[n]`` and its ``thresholds`` (``reconstruction_detector``)."""
 
-    rows: torch.Tensor
-    labels: torch.Tensor
-    right: dict[str, torch.Tensor]
-    distances: dict[str, torch.Tensor]
-    thresholds: dict[str, reconstruction_detector.Threshold]
+    rows: Tensor("the sample's rows of the test set [n]", ndim=1)
+    labels: Tensor("their labels [n]", ndim=1)
+    right: dict[str, Tensor("which digits the model reads right [n]", ndim=1)]
+    distances: dict[str, Tensor("reconstruction distances [n]", ndim=1, finite=True)]
+    thresholds: dict[str, Record(reconstruction_detector.Threshold)]
+
+    def __post_init__(self):
+        check_fields(self)  # and one label, reading and distance per row
+        check_same("Clean", "digits", "pass one of each per digit of the sample",
+                   rows=len(self.rows), labels=len(self.labels),
+                   **{f"right[{m!r}]": len(r) for m, r in self.right.items()},
+                   **{f"distances[{m!r}]": len(d) for m, d in self.distances.items()})
 
     def false_alarms(self, model: str) -> float:
         """The share of clean test digits the detector flags."""
@@ -196,14 +215,20 @@ class MoreBudget:
     """One model under PGD at ``eps`` with ``loss`` on the first ``n`` recorded digits: which it
     reads right after the usual budget, after ``steps`` steps, after ``restarts`` random starts."""
 
-    model: str
-    eps: float
-    loss: str
-    steps: int
-    restarts: int
-    usual: torch.Tensor
-    more_steps: torch.Tensor
-    more_restarts: torch.Tensor
+    model: Choice("a model of the run", *MODELS)
+    eps: Eps
+    loss: Loss
+    steps: Int("PGD's steps", ge=1, le=MAX_STEPS)
+    restarts: Int("random starts", ge=1, le=MAX_RESTARTS)
+    usual: Right
+    more_steps: Right
+    more_restarts: Right
+
+    def __post_init__(self):
+        check_fields(self)  # and the three readings of the same digits
+        check_same("MoreBudget", "digits", "pass three readings of the same digits",
+                   usual=len(self.usual), more_steps=len(self.more_steps),
+                   more_restarts=len(self.more_restarts))
 
 
 @checked
@@ -221,15 +246,23 @@ class RunInfo:
     """How the recorded run was made: its command, sample, settings, where and when."""
 
     command: str
-    sample: int
-    settings: RunSettings
-    devices: tuple[str, ...]
-    threads: tuple[int, ...]
-    torch_versions: tuple[str, ...]
-    began: str
+    sample: Int("test digits of the recorded run", ge=1, le=MAX_IMAGES)
+    settings: Record(RunSettings)
+    devices: Annotated[tuple[str, ...], Some]
+    threads: Annotated[tuple[Int("CPU threads", ge=1), ...], Some]
+    torch_versions: Annotated[tuple[str, ...], Some]
+    began: str  # ISO 8601, UTC
     ended: str
-    seconds: float  # the units' own time, summed
-    units: int
+    seconds: Float("the units' own time, summed", ge=0)
+    units: Int("units recorded", ge=1)
+
+    def __post_init__(self):
+        check_fields(self)  # and the sample its settings', ended not before began
+        check_same("RunInfo", "test digits", "pass the run's own settings",
+                   sample=self.sample, **{"settings.sample": self.settings.sample})
+        if self.ended < self.began:
+            raise ValueError(f"RunInfo(): ended must not come before began, got began "
+                             f"{self.began!r} and ended {self.ended!r}; pass the times it ran")
 
 
 @checked
@@ -255,13 +288,16 @@ class Sanity:
     those made on this one, at ``eps``: never clearly negative), and the share ``left`` read right
     at the largest eps (about 0)."""
 
-    model: str
-    largest_eps: float
-    left: float
-    more_steps: Paired
-    more_restarts: Paired
-    eps: float
-    transfer: dict[str, Paired]
+    model: Choice("a model of the run", *MODELS)
+    largest_eps: Eps
+    left: Float("the share of digits read right at the largest eps", ge=0, le=1)
+    more_steps: Record(Paired)
+    more_restarts: Record(Paired)
+    eps: Eps
+    transfer: dict[Choice("a model of the run", *MODELS), Record(Paired)]
+
+    def __post_init__(self):
+        check_fields(self)
 
     @property
     def falls_to_zero(self) -> bool:

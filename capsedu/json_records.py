@@ -6,7 +6,7 @@ A field is kept under its name, or under the name in its ``metadata["json"]``; a
 ``metadata["omitted_when_none"]`` is true is left out while it is None (a manifest row's optional
 fields), and an absent key reads back as the field's default. A field marked ``inline`` holds a
 record whose fields sit in the row beside the others (what every unit of a run notes of where and
-when it ran, ``adversarial.Stamp``).
+when it ran, ``adversarial_units.Stamp``).
 """
 
 import dataclasses

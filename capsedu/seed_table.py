@@ -17,7 +17,8 @@ import torch
 
 from . import ablations, adversarial_record, bug_zoo, full_sets, patch_order, seed_runs
 from .ablations import WEIGHTS, AblationRun, one_change_comparisons, seed_errors, seed_noise
-from .adversarial import ADAPTIVE_WEIGHTS, CAPSNET, CAPSNET_1ITER, CNN, EPS, MODELS, Eps
+from .adversarial import ADAPTIVE_WEIGHTS, EPS
+from .adversarial_units import CAPSNET, CAPSNET_1ITER, CNN, MODELS, Eps
 from .bug_zoo import CORRECT, BugEffect, ZooRun, bug_effects
 from .capsnet import PAPER, CapsNet
 from .checkpoints import pretrained

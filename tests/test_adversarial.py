@@ -8,7 +8,13 @@ from dataclasses import replace
 import pytest
 import torch
 
-from capsedu import adversarial, adversarial_record, attacks, reconstruction_detector
+from capsedu import (
+    adversarial,
+    adversarial_record,
+    adversarial_units,
+    attacks,
+    reconstruction_detector,
+)
 from capsedu.baselines import MaxPoolCNN
 from capsedu.capsnet import CapsNet, CapsNetConfig
 from capsedu.data.mnist import fixed_sample
@@ -30,17 +36,17 @@ def digits(n=6, seed=0):
 
 
 def test_a_digit_is_robust_only_if_it_survives_every_loss():
-    attacked = adversarial.Attacked("m", "m", "pgd", 0.1, ("a", "b"),
+    attacked = adversarial.Attacked("m", "m", "pgd", 0.1, ("training", "margin"),
                             (torch.tensor([True, True, False]), torch.tensor([True, False, True])))
     assert attacked.right.tolist() == [True, False, False]
     assert attacked.accuracy == pytest.approx(1 / 3)
-    assert attacked.accuracy_under("b") == pytest.approx(2 / 3)
+    assert attacked.accuracy_under("margin") == pytest.approx(2 / 3)
 
 
 def test_every_model_gets_the_same_budget_and_eps_zero_is_the_clean_reading():
     models = tiny_models()
     x, y = digits()
-    budget = adversarial.Budget(steps=2)
+    budget = adversarial_units.Budget(steps=2)
     assert budget.step_size(0.1) == pytest.approx(2.5 * 0.1 / 2)
     clean = adversarial.robust_accuracy(models, x, y, 0.0, "pgd", budget)
     for name, model in models.items():
@@ -57,7 +63,7 @@ def test_examples_are_made_in_batches_as_on_the_whole_set(monkeypatch):
     monkeypatch.setattr(adversarial, "BATCH", 3)
     assert torch.equal(adversarial.examples(model, x, y, "fgsm", 0.1, "margin"),
                        attacks.fgsm(model, x, y, 0.1, "margin"))
-    no_start = adversarial.Budget(steps=3, random_start=False)
+    no_start = adversarial_units.Budget(steps=3, random_start=False)
     assert torch.equal(adversarial.examples(model, x, y, "pgd", 0.1, "margin", no_start),
                        attacks.pgd(model, x, y, 0.1, 3, no_start.step_size(0.1), "margin",
                                    random_start=False))
@@ -109,53 +115,55 @@ def hand_made_record(n=5) -> dict:
     loss at every eps, the CNN also on row 2 when the examples come from a CapsNet."""
     from capsedu.checkpoints import read_manifest
 
-    stamp = adversarial.Stamp("2026-01-01T00:00:00+00:00", "2026-01-01T00:01:00+00:00", 60.0,
+    stamp = adversarial_units.Stamp("2026-01-01T00:00:00+00:00", "2026-01-01T00:01:00+00:00", 60.0,
                               "cpu", 1, "x")
-    trained = [adversarial.Trained(read_manifest()[m].sha256, "converged", True)
-               for m in adversarial.MODELS]
+    trained = [adversarial_units.Trained(read_manifest()[m].sha256, "converged", True)
+               for m in adversarial_units.MODELS]
     thresholds = {m: reconstruction_detector.Threshold(m, 2.0, 0.95, 10)
-                  for m in adversarial.CAPSNETS}
-    clean = adversarial.CleanUnit(tuple(range(n)), (0,) * n, {m: () for m in adversarial.MODELS},
-                                  {m: (1.0,) * n for m in adversarial.CAPSNETS}, thresholds,
-                                  adversarial.run_settings(n), stamp, adversarial.COMMAND)
-    results = {"models": adversarial.ModelsUnit(*trained, stamp, adversarial.COMMAND),
+                  for m in adversarial_units.CAPSNETS}
+    clean = adversarial_units.CleanUnit(
+        tuple(range(n)), (0,) * n, {m: () for m in adversarial_units.MODELS},
+        {m: (1.0,) * n for m in adversarial_units.CAPSNETS}, thresholds,
+        adversarial.run_settings(n), stamp, adversarial.COMMAND)
+    results = {"models": adversarial_units.ModelsUnit(*trained, stamp, adversarial.COMMAND),
                "clean": clean}
     distance = {m: dict.fromkeys(attacks.LOSSES, (3.0, 1.0, 3.0, 3.0, 3.0))
-                for m in adversarial.CAPSNETS}
-    for attack in adversarial.ATTACKS:
-        for source in adversarial.MODELS:
+                for m in adversarial_units.CAPSNETS}
+    for attack in adversarial_units.ATTACKS:
+        for source in adversarial_units.MODELS:
             for eps in adversarial.EPS:
-                wrong = {m: dict.fromkeys(attacks.LOSSES, (0, 1)) for m in adversarial.MODELS}
-                if source != adversarial.CNN:
-                    wrong[adversarial.CNN] = dict.fromkeys(attacks.LOSSES, (0, 1, 2))
-                results[f"{attack}, {source}, eps {eps}"] = adversarial.AttackUnit(
-                    source, attack, eps, adversarial.BUDGET, wrong, distance, stamp,
+                wrong = {m: dict.fromkeys(attacks.LOSSES, (0, 1)) for m in adversarial_units.MODELS}
+                if source != adversarial_units.CNN:
+                    wrong[adversarial_units.CNN] = dict.fromkeys(attacks.LOSSES, (0, 1, 2))
+                results[f"{attack}, {source}, eps {eps}"] = adversarial_units.AttackUnit(
+                    source, attack, eps, adversarial_units.BUDGET, wrong, distance, stamp,
                     adversarial.COMMAND)
-    runs = [adversarial.SanityRun(budget, (0, 1))
-            for budget in (adversarial.Budget(steps=100, losses=("margin",)),
-                           adversarial.Budget(restarts=5, losses=("margin",)),
-                           adversarial.Budget(losses=("margin",)))]
-    for source in adversarial.MODELS:
-        results[f"sanity, {source}"] = adversarial.SanityUnit(source, 0.1, "margin", *runs, stamp,
-                                                              adversarial.COMMAND)
+    runs = [adversarial_units.SanityRun(budget, (0, 1))
+            for budget in (adversarial_units.Budget(steps=100, losses=("margin",)),
+                           adversarial_units.Budget(restarts=5, losses=("margin",)),
+                           adversarial_units.Budget(losses=("margin",)))]
+    for source in adversarial_units.MODELS:
+        results[f"sanity, {source}"] = adversarial_units.SanityUnit(
+            source, 0.1, "margin", *runs, stamp, adversarial.COMMAND)
     return results
 
 
 def test_the_readers_give_back_what_the_record_holds():
     results = hand_made_record()
-    curve = adversarial_record.read_curve(results, adversarial.CAPSNET)
+    curve = adversarial_record.read_curve(results, adversarial_units.CAPSNET)
     assert [a.eps for a in curve] == [0.0, *adversarial.EPS]
     assert curve[0].accuracy == 1.0 and curve[1].right.tolist() == [False, False, True, True, True]
-    transfer = adversarial_record.read_attacked(results, adversarial.CNN, "pgd", 0.1,
-                                                adversarial.CAPSNET)
-    assert transfer.accuracy == pytest.approx(2 / 5) and transfer.source == adversarial.CAPSNET
+    transfer = adversarial_record.read_attacked(results, adversarial_units.CNN, "pgd", 0.1,
+                                                adversarial_units.CAPSNET)
+    assert transfer.accuracy == pytest.approx(2 / 5)
+    assert transfer.source == adversarial_units.CAPSNET
     found = adversarial_record.read_detection(results, 0.1)
     assert found.threshold == 2.0 and found.false_alarms == 0.0
     assert found.caught.tolist() == [True, False, False, False, False]
-    check = adversarial_record.sanity(results, adversarial.CNN)
+    check = adversarial_record.sanity(results, adversarial_units.CNN)
     assert check.more_does_not_help and check.transfer_is_weaker and not check.falls_to_zero
     assert adversarial_record.how_run(results).units == len(results)
-    assert adversarial_record.read_models(results)[adversarial.CNN].finished
+    assert adversarial_record.read_models(results)[adversarial_units.CNN].finished
 
 
 def test_a_record_of_other_weights_is_refused():
@@ -175,18 +183,18 @@ def test_the_shipped_record_is_complete_and_made_as_it_says():
     clean = adversarial_record.read_clean(results)
     assert torch.equal(clean.rows, fixed_sample(adversarial.SAMPLE))
     assert all(model.finished for model in adversarial_record.read_models(results).values())
-    for name in adversarial.MODELS:
+    for name in adversarial_units.MODELS:
         assert run.settings.budget.losses == attacks.LOSSES
         assert adversarial_record.read_curve(results, name)[-1].eps == max(adversarial.EPS)
 
 
 def test_the_live_measure_reads_the_first_recorded_digits_as_the_record_does():
     results = adversarial_record.read_results()
-    if any(f"fgsm, {name}, eps 0.1" not in results for name in adversarial.MODELS):
+    if any(f"fgsm, {name}, eps 0.1" not in results for name in adversarial_units.MODELS):
         pytest.skip("the recorded run has not attacked with FGSM at eps 0.1 yet")
     models = adversarial.load_models()
     _, images, labels = adversarial.sample_digits(8)
     live = adversarial.robust_accuracy(models, images, labels, 0.1, "fgsm")
-    for name in adversarial.MODELS:
+    for name in adversarial_units.MODELS:
         recorded = adversarial_record.read_attacked(results, name, "fgsm", 0.1)
         assert adversarial_record.same_as_record(live[name], recorded) == 0

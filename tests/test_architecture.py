@@ -27,8 +27,8 @@ LAYERS = [
                      "parts.detector", "parts.pose_net", "parts.pose_mlp", "parts.scoring",
                      "parts.training", "parts.curves", "robustness", "full_sets", "seed_runs",
                      "bug_zoo", "coupling_polarisation", "ablations", "equivariance",
-                     "capsule_angles", "seed_table", "reconstruction_detector", "adversarial",
-                     "adversarial_record", "patch_order", "digit_shuffles"]),
+                     "capsule_angles", "seed_table", "reconstruction_detector",
+                     "adversarial_units", "adversarial", "adversarial_record", "patch_order", "digit_shuffles"]),
     ("presentation", ["figures", "figures.*", "bug_zoo_report", "cost_tables", "claims_table",
                       "exercises", "exercises.*", "environment", "widgets", "widgets.*"]),
 ]

@@ -1,0 +1,238 @@
+"""What the recorded run of ``capsedu.adversarial`` is asked and keeps (notebook 11), as typed,
+frozen records that check their fields when they are made: the models and attacks it names, the
+``Budget`` every model gets, and each unit of its results file (``ModelsUnit`` of ``Trained``,
+``CleanUnit`` with its ``RunSettings``, ``AttackUnit``, ``AdaptiveUnit``, ``SanityUnit`` of
+``SanityRun``s, each with its ``Stamp``), as ``json_records.from_row`` reads them back. A unit of
+rows read wrong past the sample, of a distance below 0 or of a model the run never attacked is
+never made.
+"""
+
+from dataclasses import dataclass, field
+from typing import Annotated
+
+from . import attacks, reconstruction_detector
+from .checks import check_same
+from .course_settings import MAX_BATCH, Seed
+from .json_records import INLINE
+from .manifest_rows import Sha256
+from .validate import Choice, Distinct, Flag, Float, Int, Record, Some, check_fields
+
+CAPSNET, CAPSNET_1ITER, CNN = "affnist-capsnet", "affnist-capsnet-1iter", "affnist-cnn"
+MODELS = (CAPSNET, CAPSNET_1ITER, CNN)
+CAPSNETS = (CAPSNET, CAPSNET_1ITER)  # the models with a decoder: the detector reads them
+ATTACKS = ("pgd", "fgsm")
+MAX_IMAGES = 10_000  # digits of a recorded sample
+
+Eps = Float("the largest change of a pixel (L-infinity)", ge=0, le=1)
+Attack = Choice("an attack", *ATTACKS)
+Weight = Float("the distance's weight in the attacker's loss", ge=0)
+Loss = Choice("an attack loss", *attacks.LOSSES)
+Losses = Annotated[tuple[Loss, ...], Some, Distinct]
+Row = Int("a row of the recorded sample", ge=0, le=MAX_IMAGES)  # rows read wrong
+Distance = Float("a reconstruction distance", ge=0)
+Source = Choice("the model the examples were made on", *MODELS)
+
+
+@dataclass(frozen=True)
+class Budget:
+    """What the attacker may spend on every image, the same for every model."""
+
+    steps: Int("PGD's steps", ge=1, le=attacks.MAX_STEPS) = 20
+    step_ratio: Float("a step's size times steps over eps", gt=0, le=100) = 2.5
+    restarts: Int("random starts", ge=1, le=attacks.MAX_RESTARTS) = 1
+    random_start: Flag("True to start at a random point of the ball") = True
+    losses: Losses = attacks.LOSSES
+    seed: Seed = 0
+
+    def __post_init__(self):
+        check_fields(self)
+
+    def step_size(self, eps: float) -> float:
+        """Madry et al.'s rule: ``step_ratio`` x eps / steps, so the steps can cross the ball."""
+        return self.step_ratio * eps / self.steps
+
+
+BUDGET = Budget()
+
+
+@dataclass(frozen=True)
+class Stamp:
+    """What every unit of the record notes of where and when it ran."""
+
+    began: str  # ISO 8601, UTC
+    ended: str
+    seconds: Float("seconds the unit ran", ge=0)
+    device: str
+    threads: Int("the CPU threads torch had", ge=1)
+    torch_version: str
+
+    def __post_init__(self):
+        check_fields(self)
+        if self.ended < self.began:
+            raise ValueError(f"Stamp(): ended must not come before began, got began "
+                             f"{self.began!r} and ended {self.ended!r}; pass the times it ran")
+
+
+@dataclass(frozen=True)
+class Trained:
+    """A model the run attacked: its checkpoint's ``sha256``, how its training ended
+    (``convergence.training_status``) and whether a verdict may rest on it (``finished``)."""
+
+    sha256: Sha256
+    status: str
+    finished: Flag("whether a verdict may rest on the run")
+
+    def __post_init__(self):
+        check_fields(self)
+
+
+@dataclass(frozen=True)
+class ModelsUnit:
+    """The unit ``"models"``: the weights the run attacked, each kept under its model's name
+    (``_models_unit``)."""
+
+    capsnet: Record(Trained) = field(metadata={"json": CAPSNET})
+    capsnet_1iter: Record(Trained) = field(metadata={"json": CAPSNET_1ITER})
+    cnn: Record(Trained) = field(metadata={"json": CNN})
+    stamp: Record(Stamp) = field(metadata={INLINE: True})
+    command: str = ""  # the line that recorded it; "" for a unit not written to a results file
+
+    def __post_init__(self):
+        check_fields(self)
+
+
+@dataclass(frozen=True)
+class SanitySettings:
+    """More of the budget on the first ``images`` digits at ``eps``: ``steps`` steps, and
+    ``restarts`` random starts of the usual steps, with ``loss``."""
+
+    eps: Eps
+    images: Int("the digits of the sanity units", ge=1, le=MAX_IMAGES)
+    steps: Int("PGD's steps", ge=1, le=attacks.MAX_STEPS)
+    restarts: Int("random starts", ge=1, le=attacks.MAX_RESTARTS)
+    loss: Loss
+
+    def __post_init__(self):
+        check_fields(self)
+
+
+@dataclass(frozen=True)
+class AdaptiveSettings:
+    """The attacker who knows the detector: every ``eps`` with every weight of ``weights``."""
+
+    eps: Annotated[tuple[Eps, ...], Some, Distinct]
+    weights: Annotated[tuple[Weight, ...], Some, Distinct]
+    loss: Loss
+
+    def __post_init__(self):
+        check_fields(self)
+
+
+@dataclass(frozen=True)
+class RunSettings:
+    """What the recorded run was asked to do (``run_settings``)."""
+
+    models: Annotated[tuple[Source, ...], Some, Distinct]
+    sample: Int("test digits of the recorded run", ge=1, le=MAX_IMAGES)
+    eps: Annotated[tuple[Eps, ...], Some, Distinct]
+    budget: Record(Budget)
+    attacks: Annotated[tuple[Attack, ...], Some, Distinct]
+    batch: Int("images attacked at once", ge=1, le=MAX_BATCH)
+    sanity: Record(SanitySettings)
+    adaptive: Record(AdaptiveSettings)
+    detector: Record(reconstruction_detector.Settings)
+
+    def __post_init__(self):
+        check_fields(self)
+        if self.sanity.images > self.sample:
+            raise ValueError(f"RunSettings(): sanity.images must be at most sample "
+                             f"({self.sample}), got {self.sanity.images}; pass at most that")
+
+
+@dataclass(frozen=True)
+class CleanUnit:
+    """The unit ``"clean"``: the sample's ``rows`` of the test set and ``labels``, the rows each
+    model reads ``wrong``, each CapsNet's reconstruction ``distance`` and its ``threshold``."""
+
+    rows: tuple[Int("a row of the test set", ge=0), ...]
+    labels: tuple[Int("a digit's class", ge=0, le=9), ...]
+    wrong: dict[str, tuple[Row, ...]]  # model -> rows read wrong
+    distance: dict[str, tuple[Distance, ...]]  # CapsNet -> one distance per digit
+    threshold: dict[str, Record(reconstruction_detector.Threshold)]
+    settings: Record(RunSettings)
+    stamp: Record(Stamp) = field(metadata={INLINE: True})
+    command: str = ""
+
+    def __post_init__(self):
+        check_fields(self)  # and one label and distance per row, rows read wrong among them
+        check_same("CleanUnit", "digits", "pass one of each per digit of the sample",
+                   rows=len(self.rows), labels=len(self.labels),
+                   **{f"distance[{m!r}]": len(d) for m, d in self.distance.items()},
+                   **{f"wrong[{m!r}]'s last row + 1": max(w) + 1 for m, w in self.wrong.items()
+                      if w and max(w) >= len(self.rows)})
+
+
+@dataclass(frozen=True)
+class AttackUnit:
+    """The unit ``"<attack>, <source>, eps <eps>"``: examples made on ``source`` with every loss,
+    the rows each model then reads ``wrong`` and each CapsNet's reconstruction ``distance``."""
+
+    source: Source
+    attack: Attack
+    eps: Eps
+    budget: Record(Budget)
+    wrong: dict[str, dict[Loss, tuple[Row, ...]]]  # model -> loss -> rows read wrong
+    distance: dict[str, dict[Loss, tuple[Distance, ...]]]  # CapsNet -> loss -> distances
+    stamp: Record(Stamp) = field(metadata={INLINE: True})
+    command: str = ""
+
+    def __post_init__(self):
+        check_fields(self)
+
+
+@dataclass(frozen=True)
+class AdaptiveUnit:
+    """The unit ``"adaptive, eps <eps>, weight <weight>"``: the attacker who also lowers the
+    CapsNet's reconstruction distance; the rows it then reads ``wrong``, the ``distance``s."""
+
+    source: Source
+    eps: Eps
+    weight: Weight
+    loss: Loss
+    budget: Record(Budget)
+    wrong: tuple[Row, ...]
+    distance: tuple[Distance, ...]
+    stamp: Record(Stamp) = field(metadata={INLINE: True})
+    command: str = ""
+
+    def __post_init__(self):
+        check_fields(self)
+
+
+@dataclass(frozen=True)
+class SanityRun:
+    """PGD on a sanity unit's digits under one ``budget``: the rows it then reads ``wrong``."""
+
+    budget: Record(Budget)
+    wrong: tuple[Row, ...]
+
+    def __post_init__(self):
+        check_fields(self)
+
+
+@dataclass(frozen=True)
+class SanityUnit:
+    """The unit ``"sanity, <source>"``: more of PGD's budget on ``source`` (``SanitySettings``),
+    a ``SanityRun`` with more steps, one with more random starts, one with the usual budget."""
+
+    source: Source
+    eps: Eps
+    loss: Loss
+    more_steps: Record(SanityRun)
+    more_restarts: Record(SanityRun)
+    usual: Record(SanityRun)
+    stamp: Record(Stamp) = field(metadata={INLINE: True})
+    command: str = ""
+
+    def __post_init__(self):
+        check_fields(self)
