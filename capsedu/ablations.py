@@ -21,9 +21,10 @@ import sys
 from dataclasses import asdict, dataclass
 from functools import partial
 from pathlib import Path
-from typing import NamedTuple
+from typing import Annotated
 
 import numpy as np
+from pydantic import AfterValidator
 
 from . import checkpoints, train
 from .capsnet import routing_iterations
@@ -31,6 +32,7 @@ from .convergence import PATIENCE, best_epoch, converged, held_out_scores
 from .course_settings import Seed
 from .data.mnist import load_mnist
 from .loop import evaluate
+from .manifest_rows import Accuracy
 from .recipe_run import how_run, train_recipe
 from .recipes import (
     ABLATION_GRID,
@@ -44,7 +46,7 @@ from .recipes import (
 )
 from .routing import MAX_ITERATIONS
 from .statistics import SeedDifference, over_seeds, seed_difference
-from .validate import Flag, Int, Record, checked
+from .validate import Flag, Float, Int, Record, Some, check_fields, checked
 
 RESULTS = "routing_ablations.json"
 TEST_ITERATIONS = (1, 2, 3, 5)
@@ -57,21 +59,54 @@ Iterations = Int("routing iterations at test time", ge=1, le=MAX_ITERATIONS)
 class AblationRun:
     """The record of one run of the grid (``run``), as its results file keeps it."""
 
-    overrides: Cell  # the cell of the grid it trained: its iterations and reconstruction weight
-    seed: int
-    limit: int | None  # a trial's first images, or None for all of MNIST
-    train_examples: int
-    test_accuracy: float  # routed with the iterations it was trained with
+    overrides: Record(Cell)  # the cell of the grid it trained: its iterations and weight
+    seed: Seed
+    limit: Limit | None  # a trial's first images, or None for all of MNIST
+    train_examples: Int("the examples it trained on", ge=1)
+    test_accuracy: Accuracy  # routed with the iterations it was trained with
     # routed 1, 2, 3 and 5 times at test time (TEST_ITERATIONS): iterations -> test accuracy
-    test_accuracy_by_iterations: dict[int, float]
-    validation_by_epoch: tuple[float, ...]  # the held-out accuracy of every epoch
-    max_epochs: int  # the budget; the run may have stopped earlier, by the rule
-    patience: int
-    converged: bool  # the rule held when it stopped (``convergence.converged``)
-    train_time_s: float
-    threads: int
+    test_accuracy_by_iterations: Annotated[dict[Iterations, Accuracy], Some]
+    validation_by_epoch: Annotated[tuple[Accuracy, ...], Some]  # held out, every epoch's
+    max_epochs: Epochs  # the budget; the run may have stopped earlier, by the rule
+    patience: Int("the rule's epochs without a held-out gain", ge=1)
+    converged: Flag("whether the rule held when it stopped (convergence.converged)")
+    train_time_s: Float("the seconds it trained", ge=0)
+    threads: Int("the CPU threads torch had", ge=1)
     torch_version: str
     command: str = ""  # the line that recorded it; "" for a run not written to a results file
+
+    def __post_init__(self):
+        check_fields(self)  # and no more epochs than its budget
+        if len(self.validation_by_epoch) > self.max_epochs:
+            raise ValueError(f"AblationRun(): validation_by_epoch must hold at most max_epochs "
+                             f"({self.max_epochs}) epochs, got {len(self.validation_by_epoch)}; "
+                             "pass the held-out accuracy of each epoch it trained")
+
+
+def _some_runs(results: dict) -> dict:
+    """Refuse results of no runs: each reading of the grid would fail inside, by another name."""
+    if not results:
+        raise ValueError(f"must hold at least one run, got an empty dict: results holds no runs; "
+                         f"run {COMMAND} or read_results() first")
+    return results
+
+
+def _whole_grid(results: dict) -> dict:
+    """Refuse results that lack a run of the grid (a cell at a seed): what reads every cell."""
+    missing = [run_name(cell, seed) for cell in ABLATION_GRID for seed in SEEDS
+               if run_name(cell, seed) not in _some_runs(results)]
+    if missing:
+        more = f" and {len(missing) - 1} more" if len(missing) > 1 else ""
+        raise ValueError(f"must record every cell of ABLATION_GRID at every seed of {SEEDS}, "
+                         f"lacks {missing[0]!r}{more}; run {COMMAND} (it records the missing "
+                         "runs) or pass read_results()")
+    return results
+
+
+# the recorded runs by run_name (read_results), at least one; the whole grid, every cell at
+# every seed, for what reads every cell
+Results = Annotated[dict[str, Record(AblationRun)], AfterValidator(_some_runs)]
+Grid = Annotated[dict[str, Record(AblationRun)], AfterValidator(_whole_grid)]
 
 
 def budget() -> int:
@@ -93,19 +128,25 @@ def read_results(path: Path | None = None) -> dict[str, AblationRun]:
 
 
 @checked
-def seed_errors(results: dict[str, AblationRun], cell: Cell,
+def seed_errors(results: Results, cell: Cell,
                 tested_with: Iterations | None = None) -> np.ndarray:
     """Test error (%) of each seed of a grid ``cell`` ``[len(SEEDS)]``, routed at test time with
     the iterations it was trained with, or with ``tested_with``."""
     tested = tested_with or cell.iterations
     _check_tested("seed_errors", results, tested_with)
-    if any(run_name(cell, seed) not in results for seed in SEEDS):
-        recorded = [c for c in ABLATION_GRID if all(run_name(c, s) in results for s in SEEDS)]
-        raise KeyError(f"seed_errors(): cell must be a cell of which results records every seed "
-                       f"{SEEDS}, got {cell}; pass one of those it records: "
-                       f"{', '.join(map(str, recorded)) or 'none'}")
+    _check_cells("seed_errors", results, cell=cell)
     return np.array([100 * (1 - results[run_name(cell, seed)].test_accuracy_by_iterations[tested])
                      for seed in SEEDS])
+
+
+def _check_cells(where: str, results: dict[str, AblationRun], **cells: Cell) -> None:
+    """Refuse a cell (by the caller's name for it) of which ``results`` lacks a seed's run."""
+    for name, cell in cells.items():
+        if any(run_name(cell, seed) not in results for seed in SEEDS):
+            recorded = [c for c in ABLATION_GRID if all(run_name(c, s) in results for s in SEEDS)]
+            raise KeyError(f"{where}(): {name} must be a cell of which results records every "
+                           f"seed {SEEDS}, got {cell}; pass one of those it records: "
+                           f"{', '.join(map(str, recorded)) or 'none'}")
 
 
 def _check_tested(where: str, results: dict[str, AblationRun], tested_with: int | None) -> None:
@@ -119,10 +160,11 @@ def _check_tested(where: str, results: dict[str, AblationRun], tested_with: int 
 
 
 @checked
-def seed_noise(results: dict[str, AblationRun], cell: Cell) -> float:
+def seed_noise(results: Results, cell: Cell) -> float:
     """How far another training seed moves a grid ``cell``'s test accuracy: the standard
     deviation (ddof 1) of its seeds' accuracies, 0..1 units (the noise a difference between two
     single runs of that recipe must exceed to say anything about the recipes)."""
+    _check_cells("seed_noise", results, cell=cell)
     return float(np.std(seed_errors(results, cell), ddof=1)) / 100
 
 
@@ -135,12 +177,10 @@ QUOTED_WIDTHS = {"paper": 7, "CapsNet-Keras": 14}  # their columns in error_tabl
 
 
 @checked
-def describe(results: dict[str, AblationRun]) -> str:
+def describe(results: Results) -> str:
     """How many runs ``results`` holds and their hours of training, the budget they were given
     and how many epochs they trained, and how the first of them was made (its command, minutes,
     threads and torch)."""
-    if not results:
-        raise ValueError(f"no runs recorded yet: run {COMMAND}")
     name, first = next(iter(results.items()))
     hours = sum(run.train_time_s for run in results.values()) / 3600
     budgets = " or ".join(map(str, sorted({run.max_epochs for run in results.values()})))
@@ -153,7 +193,7 @@ def describe(results: dict[str, AblationRun]) -> str:
 
 
 @checked
-def error_table(results: dict[str, AblationRun]) -> str:
+def error_table(results: Grid) -> str:
     """One row per cell of ``ABLATION_GRID`` (``error_row``) under a header naming the columns."""
     header = (f"{'routing':>9} {'reconstruction':>15} {'test error, ours (%)':>52}"
               + "".join(f" {source:>{QUOTED_WIDTHS[source]}}" for source in QUOTED))
@@ -161,10 +201,11 @@ def error_table(results: dict[str, AblationRun]) -> str:
 
 
 @checked
-def error_row(results: dict[str, AblationRun], cell: Cell) -> str:
+def error_row(results: Results, cell: Cell) -> str:
     """A grid ``cell``'s row of ``error_table``: its iterations, whether it has the
     reconstruction loss, its test error over the seeds (``statistics.over_seeds``) and, for the
     paper's four settings, the errors ``QUOTED``."""
+    _check_cells("error_row", results, cell=cell)
     key = (cell.iterations, cell.recon_weight > 0)
     quoted = "".join(f"{errors[key]:>{QUOTED_WIDTHS[source]}.2f}"
                      for source, errors in QUOTED.items() if key in errors)
@@ -179,21 +220,21 @@ def cell_label(cell: Cell) -> str:
 
 
 @checked
-def errors_by_cell(results: dict[str, AblationRun]) -> dict[str, np.ndarray]:
+def errors_by_cell(results: Grid) -> dict[str, np.ndarray]:
     """Each cell's test error (%) per seed, by ``cell_label``, in the order of ``ABLATION_GRID``:
     label -> ``[len(SEEDS)]``."""
     return {cell_label(cell): seed_errors(results, cell) for cell in ABLATION_GRID}
 
 
 @checked
-def improving(results: dict[str, AblationRun]) -> list[str]:
+def improving(results: Results) -> list[str]:
     """The runs whose best held-out epoch was their last: still improving when they stopped."""
     return [name for name, run in results.items()
             if best_epoch(run.validation_by_epoch) == len(run.validation_by_epoch)]
 
 
 @checked
-def finished(results: dict[str, AblationRun]) -> list[str]:
+def finished(results: Results) -> list[str]:
     """The runs that met the course's stopping rule (``convergence.converged``)."""
     return [name for name, run in results.items()
             if converged(run.validation_by_epoch, PATIENCE)]
@@ -202,23 +243,41 @@ def finished(results: dict[str, AblationRun]) -> list[str]:
 WEIGHTS = sorted({cell.recon_weight for cell in ABLATION_GRID}, reverse=True)  # with, without
 
 
-class OneChange(NamedTuple):
+def _one_change(where: str, changed: Cell, base: Cell) -> None:
+    """Refuse two cells that do not differ in exactly one setting."""
+    if sum(a != b for a, b in zip(changed, base, strict=True)) != 1:
+        raise ValueError(f"{where}(): changed must differ from base in one setting "
+                         f"(iterations or recon_weight), got {changed} and {base}; pass two "
+                         "cells of ABLATION_GRID that differ in one, e.g. Cell(3, 0.0005) and "
+                         "Cell(1, 0.0005)")
+
+
+@dataclass(frozen=True)
+class OneChange:
     """Two cells of ``ABLATION_GRID`` that differ in one thing, compared seed by seed:
     ``changed``'s test error minus ``base``'s (points; ``statistics.seed_difference``, paired)."""
 
-    changed: Cell
-    base: Cell
-    difference: SeedDifference
+    changed: Record(Cell)
+    base: Record(Cell)
+    difference: Record(SeedDifference)
+
+    def __post_init__(self):
+        check_fields(self)
+        _one_change("OneChange", self.changed, self.base)
 
 
-class OneChangeComparisons(NamedTuple):
+@dataclass(frozen=True)
+class OneChangeComparisons:
     """Every pair of cells of ``ABLATION_GRID`` that differ in one thing, each a ``OneChange``
     (``one_change_comparisons``)."""
 
     # at each reconstruction weight of WEIGHTS, every two numbers of iterations: more vs fewer
-    iterations: tuple[OneChange, ...]
+    iterations: tuple[Record(OneChange), ...]
     # at each number of iterations, the reconstruction loss (weight WEIGHTS[0]) vs none
-    reconstruction: tuple[OneChange, ...]
+    reconstruction: tuple[Record(OneChange), ...]
+
+    def __post_init__(self):
+        check_fields(self)
 
     def every(self) -> tuple[OneChange, ...]:
         """Every comparison, in the order ``comparison_lines`` writes them."""
@@ -230,20 +289,17 @@ class OneChangeComparisons(NamedTuple):
 
 
 @checked
-def one_change(results: dict[str, AblationRun], changed: Cell, base: Cell) -> OneChange:
+def one_change(results: Results, changed: Cell, base: Cell) -> OneChange:
     """``changed`` against ``base`` seed by seed (``statistics.seed_difference``, paired: the runs
     of one seed share their initial weights, batches and shifts)."""
-    if sum(a != b for a, b in zip(changed, base, strict=True)) != 1:
-        raise ValueError(f"one_change(): changed must differ from base in one setting "
-                         f"(iterations or recon_weight), got {changed} and {base}; pass two "
-                         "cells of ABLATION_GRID that differ in one, e.g. Cell(3, 0.0005) and "
-                         "Cell(1, 0.0005)")
+    _one_change("one_change", changed, base)
+    _check_cells("one_change", results, changed=changed, base=base)
     return OneChange(changed, base, seed_difference(seed_errors(results, changed),
                                                     seed_errors(results, base), by_seed=True))
 
 
 @checked
-def one_change_comparisons(results: dict[str, AblationRun]) -> OneChangeComparisons:
+def one_change_comparisons(results: Grid) -> OneChangeComparisons:
     """Every pair of cells of ``ABLATION_GRID`` that differ in one thing, compared seed by seed
     (``one_change``): for each reconstruction weight, every two numbers of iterations (3 vs 1:
     3's error minus 1's); then, at each number of iterations, the reconstruction loss against
@@ -276,7 +332,7 @@ def comparison_lines(comparisons: Record(OneChangeComparisons)) -> list[str]:
 
 
 @checked
-def lowest_error(results: dict[str, AblationRun]) -> tuple[Cell, float]:
+def lowest_error(results: Grid) -> tuple[Cell, float]:
     """The cell of ``ABLATION_GRID`` with the lowest mean test error over the seeds (the first of
     ties), and that error (%)."""
     best = min(ABLATION_GRID, key=lambda cell: seed_errors(results, cell).mean())
@@ -284,7 +340,7 @@ def lowest_error(results: dict[str, AblationRun]) -> tuple[Cell, float]:
 
 
 @checked
-def test_time_table(results: dict[str, AblationRun]) -> str:
+def test_time_table(results: Grid) -> str:
     """The mean test error (%) over the seeds of every cell (rows: how it was trained) routed
     with each of ``TEST_ITERATIONS`` at test time (columns), one block per reconstruction
     weight."""
@@ -300,7 +356,7 @@ def test_time_table(results: dict[str, AblationRun]) -> str:
 
 
 @checked
-def best_as_trained(results: dict[str, AblationRun]) -> list[Cell]:
+def best_as_trained(results: Grid) -> list[Cell]:
     """The cells of ``ABLATION_GRID`` whose mean test error is lowest (or tied lowest) of their
     row when routed at test time with the iterations they were trained with."""
     return [cell for cell in ABLATION_GRID if seed_errors(results, cell).mean()
@@ -308,7 +364,7 @@ def best_as_trained(results: dict[str, AblationRun]) -> list[Cell]:
 
 
 @checked
-def routed_more(results: dict[str, AblationRun], tested_with: Iterations) -> list[float]:
+def routed_more(results: Grid, tested_with: Iterations) -> list[float]:
     """For every cell trained with fewer than ``tested_with`` iterations, how much routing it
     ``tested_with`` times at test time changes its mean test error (points)."""
     _check_tested("routed_more", results, tested_with)

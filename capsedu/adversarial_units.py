@@ -167,9 +167,12 @@ class CleanUnit:
         check_fields(self)  # and one label and distance per row, rows read wrong among them
         check_same("CleanUnit", "digits", "pass one of each per digit of the sample",
                    rows=len(self.rows), labels=len(self.labels),
-                   **{f"distance[{m!r}]": len(d) for m, d in self.distance.items()},
-                   **{f"wrong[{m!r}]'s last row + 1": max(w) + 1 for m, w in self.wrong.items()
-                      if w and max(w) >= len(self.rows)})
+                   **{f"distance[{m!r}]": len(d) for m, d in self.distance.items()})
+        for model, wrong in self.wrong.items():
+            if wrong and max(wrong) >= len(self.rows):
+                raise ValueError(f"CleanUnit(): wrong[{model!r}] must hold rows below the "
+                                 f"{len(self.rows)} digits of the sample, got {max(wrong)}; "
+                                 "pass rows of the sample")
 
 
 @dataclass(frozen=True)

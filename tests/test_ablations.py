@@ -138,6 +138,7 @@ def test_the_summaries_of_a_hand_made_grid():
         finished,
         improving,
         lowest_error,
+        one_change,
         routed_more,
         test_time_table,
     )
@@ -150,8 +151,20 @@ def test_the_summaries_of_a_hand_made_grid():
     assert describe(results).startswith(f"{len(results)} runs recorded, {len(results) / 2:.1f} "
                                         "hours of training in all; a budget of 4 epochs each, 3 "
                                         "to 4 epochs trained; e.g. iterations=1,")
-    with pytest.raises(ValueError, match="no runs recorded yet"):
-        describe({})
+    # no runs, or a grid short of a cell, refused by the caller's argument (round ten's c171,
+    # c173: an inner seed_errors() named a cell the caller never passed)
+    for read in (describe, lowest_error, best_as_trained, errors_by_cell):
+        with pytest.raises(ValueError, match=rf"{read.__name__}\(\): results must hold at least "
+                           "one run, got an empty dict: results holds no runs; run python -m "
+                           r"capsedu.ablations or read_results\(\) first"):
+            read({})
+    short = {name: run for name, run in results.items() if not name.endswith("seed=2")}
+    with pytest.raises(ValueError, match=r"lowest_error\(\): results must record every cell of "
+                       r"ABLATION_GRID at every seed of \(0, 1, 2\), lacks 'iterations=1,"):
+        lowest_error(short)
+    with pytest.raises(KeyError, match=r"one_change\(\): changed must be a cell of which"):
+        one_change({**short, **{n: r for n, r in results.items() if "iterations=1," in n}},
+                   Cell(3, 0.0), Cell(1, 0.0))
     errors = errors_by_cell(results)
     assert list(errors)[:2] == ["1 it.\nrecon", "2 it.\nrecon"]
     assert list(errors)[-1] == "5 it.\nno recon"
