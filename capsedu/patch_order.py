@@ -34,6 +34,7 @@ from .data import faces
 from .data.patches import SHUFFLE_SEED, shuffle_tiles
 from .loop import Epoch, fit
 from .manifest_rows import ManifestRow, Metrics
+from .parts import training
 from .parts.curves import VALIDATION, VALIDATION_SEED
 from .parts.scoring import (
     UNSEEN,
@@ -44,7 +45,7 @@ from .parts.scoring import (
     face_rates,
     held_out,
 )
-from .parts.training import load_face_models, training_set
+from .parts.training import check_saved_seeds, load_face_models, training_set
 from .recipes import RECIPES
 from .statistics import (
     OverSeeds,
@@ -165,6 +166,9 @@ def load_models(seeds: Seeds = SEEDS,
     unknown = set(names) - set(MODELS)
     if unknown:
         raise ValueError(f"load_models(): names must be of {MODELS}, got {sorted(unknown)}")
+    check_saved_seeds("load_models", seeds, {name: checkpoint_name(name, 0) if name in VITS else
+                                             training.checkpoint_name(name, 0)
+                                             for name in names}, root)
     models = load_face_models(seeds, [n for n in names if n in BESIDE], root)
     return {**models, **{name: [checkpoints.pretrained(checkpoint_name(name, s), root)
                                 for s in seeds] for name in names if name in VITS}}

@@ -633,7 +633,6 @@ ROUND_NINE = [
      r"\(2, 3, 32, 32\)"),
 ]
 
-
 # round ten (an independent probe, /tmp/lead/probe5)
 ROUND_TEN = [
     (lambda: routing_state(faces.face_parts(), step=functional.squash), TypeError,
@@ -669,6 +668,17 @@ ROUND_TEN = [
     (lambda: training.format_margins({3: [0.1]}), TypeError,
      r"format_margins\(\): ablation\[3\] must be a Refitted \(routing_ablation\(...\)'s values\), "
      r"got \[0.1\]"),
+    (lambda: adversarial_record.how_run({"clean": 1}), TypeError,
+     r"how_run\(\): results must be the record of python -m capsedu.adversarial: unit name -> "
+     r"its record \(a ModelsUnit, .*\), got 'clean' -> 1; pass read_results\(\)"),
+    (lambda: ablations.lowest_error({}), ValueError,
+     r"lowest_error\(\): results must hold at least one run, got an empty dict: results holds "
+     r"no runs; run python -m capsedu.ablations or read_results\(\) first"),
+    (lambda: ablations.best_as_trained({}), ValueError,
+     r"best_as_trained\(\): results must hold at least one run"),
+    (lambda: patch_order.load_models(seeds=[7], names=("ViT",)), ValueError,
+     r"load_models\(\): seeds must be seeds of a saved 'ViT', got \[7\]: .*manifest.json holds "
+     r"its seeds \[0, 1, 2\]; pass some of those"),
 ]
 
 

@@ -275,20 +275,30 @@ def checkpoint_name(name: FaceModel, seed: Seed) -> str:
 
 
 @checked
-def load_face_models(seeds: Seeds,
-                     names: list[FaceModel] | tuple[FaceModel, ...] = FACE_MODELS,
-                     root: str | Path | None = None) -> dict[str, list]:
-    """The shipped face models: name -> one model per seed (verified, in eval mode)."""
+def check_saved_seeds(where: str, seeds: Seeds, checkpoints_of: dict[str, str],
+                      root: str | Path | None = None) -> None:
+    """Refuse ``seeds`` of which the manifest in ``root`` holds no checkpoint of a model of
+    ``checkpoints_of`` (name -> its checkpoint of seed 0), naming the caller, the seeds and the
+    seeds there are (``pretrained`` would refuse the first checkpoint missing, by its own name)."""
     entries = checkpoints.read_manifest(root)
-    for name in names:
-        prefix = checkpoint_name(name, 0).removesuffix("0")
+    for name, first in checkpoints_of.items():
+        prefix = first.removesuffix("0")
         kept = sorted(int(k.removeprefix(prefix)) for k in entries
                       if k.startswith(prefix) and k.removeprefix(prefix).isdigit())
         missing = [s for s in seeds if s not in kept]
         if missing:
-            raise ValueError(f"load_face_models(): seeds must be seeds of a saved {name!r}, got "
-                           f"{missing}: {checkpoints.checkpoint_dir(root) / checkpoints.MANIFEST} "
-                           f"holds its seeds {kept or 'none'}; pass some of those")
+            raise ValueError(f"{where}(): seeds must be seeds of a saved {name!r}, got "
+                             f"{missing}: {checkpoints.checkpoint_dir(root) / checkpoints.MANIFEST}"
+                             f" holds its seeds {kept or 'none'}; pass some of those")
+
+
+@checked
+def load_face_models(seeds: Seeds,
+                     names: list[FaceModel] | tuple[FaceModel, ...] = FACE_MODELS,
+                     root: str | Path | None = None) -> dict[str, list]:
+    """The shipped face models: name -> one model per seed (verified, in eval mode)."""
+    check_saved_seeds("load_face_models", seeds, {name: checkpoint_name(name, 0)
+                                                  for name in names}, root)
     return {name: [checkpoints.pretrained(checkpoint_name(name, s), root) for s in seeds]
             for name in names}
 
