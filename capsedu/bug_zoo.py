@@ -23,6 +23,7 @@ import sys
 from dataclasses import asdict, dataclass, field, replace
 from functools import partial
 from pathlib import Path
+from typing import Annotated
 
 import numpy as np
 import torch
@@ -32,9 +33,11 @@ from .bug_catalogue import BUGS
 from .capsnet import LIVE, CapsNet
 from .convergence import chosen_epoch, converged, finished, held_out_scores
 from .coupling_polarisation import coupling_trace
+from .course_settings import MAX_BATCH, Seed
 from .data.mnist import SPLITS, load_mnist
 from .json_records import OMITTED_WHEN_NONE
 from .loop import predict
+from .manifest_rows import Accuracy, Count
 from .recipe_run import how_run, train_recipe
 from .recipes import (
     CORRECT,
@@ -49,7 +52,7 @@ from .recipes import (
 )
 from .routing import RoutingResult, RoutingStep
 from .statistics import Paired
-from .validate import Float, Record, Tensor, checked
+from .validate import Choice, Flag, Float, Int, Record, Some, Tensor, check_fields, checked
 
 RESULTS = "bug_zoo.json"  # the runs with the full budget; another budget has a file of its own
 COMMAND = "python -m capsedu.bug_zoo"
@@ -69,10 +72,13 @@ class CouplingStats:
     (1: even over the parents), the ``distance`` from uniform and the ``polarised`` share (over
     90 % to one parent); and ``vote``, a child's whole vote sum_j c_ij (1 in the paper)."""
 
-    entropy: float
-    distance: float
-    polarised: float
-    vote: float
+    entropy: Float("the normalised entropy of the splits, 1: even (float32 may pass it)", ge=0)
+    distance: Float("the distance from uniform", ge=0)
+    polarised: Float("the share of children sending over 90 % to one parent", ge=0, le=1)
+    vote: Float("a child's whole vote sum_j c_ij", ge=0)
+
+    def __post_init__(self):
+        check_fields(self)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -80,29 +86,39 @@ class ZooRun:
     """The record of one run of the zoo (``run``), as its results file keeps it (made with its
     fields by name, since ``n_test``, optional, sits among them)."""
 
-    seed: int
-    epochs: int  # the budget; the run may have stopped earlier, by the rule
-    patience: int
-    converged: bool  # the rule held when it stopped (``convergence.converged``)
-    limit: int | None  # a trial's first images, or None for all of MNIST
-    batch_size: int
-    train_examples: int
-    validation_examples: int
-    steps_per_epoch: int
-    batch_loss: tuple[float, ...]  # every step's
-    batch_accuracy: tuple[float, ...]  # every step's training accuracy
-    validation_by_epoch: tuple[float, ...]  # the held-out accuracy of every epoch
-    chosen_epoch: int  # the epoch it kept: the first with the best held-out accuracy
-    validation_accuracy: float
-    test_accuracy: float
+    seed: Seed
+    epochs: Epochs  # the budget; the run may have stopped earlier, by the rule
+    patience: Int("the rule's epochs without a held-out gain", ge=1)
+    converged: Flag("whether the rule held when it stopped (convergence.converged)")
+    limit: Limit | None  # a trial's first images, or None for all of MNIST
+    batch_size: Int("examples a step", ge=1, le=MAX_BATCH)
+    train_examples: Count
+    validation_examples: Count
+    steps_per_epoch: Count
+    batch_loss: tuple[Float("a step's training loss", ge=0), ...]  # every step's
+    batch_accuracy: tuple[Accuracy, ...]  # every step's training accuracy
+    validation_by_epoch: Annotated[tuple[Accuracy, ...], Some]  # held out, every epoch's
+    chosen_epoch: Int("the epoch it kept", ge=1)  # the first with the best held-out accuracy
+    validation_accuracy: Accuracy
+    test_accuracy: Accuracy
     # the test images scored, kept by the runs of bug_zoo.json (``limit`` gives it too)
-    n_test: int | None = field(default=None, metadata={OMITTED_WHEN_NONE: True})
-    test_wrong: tuple[int, ...]  # the test images it reads wrong, for the paired tests
-    couplings: tuple[CouplingStats, ...]  # one per routing iteration, on COUPLING_IMAGES
-    train_time_s: float
-    threads: int
+    n_test: Count | None = field(default=None, metadata={OMITTED_WHEN_NONE: True})
+    test_wrong: tuple[Int("a test image it reads wrong", ge=0), ...]  # for the paired tests
+    couplings: tuple[Record(CouplingStats), ...]  # one per routing iteration, COUPLING_IMAGES
+    train_time_s: Float("the seconds it trained", ge=0)
+    threads: Int("the CPU threads torch had", ge=1)
     torch_version: str
     command: str = ""  # the line that recorded it; "" for a run not written to a results file
+
+    def __post_init__(self):
+        """Its fields as declared (``check_fields``); the epoch kept among those trained, no more
+        than its budget."""
+        check_fields(self)
+        trained = len(self.validation_by_epoch)
+        if not self.chosen_epoch <= trained <= self.epochs:
+            raise ValueError(f"ZooRun(): chosen_epoch <= len(validation_by_epoch) <= epochs must "
+                             f"hold, got {self.chosen_epoch}, {trained} and {self.epochs}; pass "
+                             "the epoch kept among those trained, within the budget")
 
 
 # --- Recorded runs: the correct model and each bug's, trained the same way ------------------------
@@ -218,10 +234,13 @@ class BugEffect:
     accuracy, 0..1 units); ``finished``: both runs met the course's rule
     (``convergence.finished``)."""
 
-    bug: str
-    paired: Paired
-    noise: float
-    finished: bool
+    bug: Choice("a bug of BUGS", *BUGS)
+    paired: Record(Paired)
+    noise: Float("a standard deviation of test accuracy, 0..1", ge=0, le=1)
+    finished: Flag("whether both runs met the course's rule")
+
+    def __post_init__(self):
+        check_fields(self)
 
     @property
     def revealed(self) -> bool:

@@ -33,7 +33,7 @@ from .course_settings import Seed, Seeds
 from .data import faces
 from .data.patches import SHUFFLE_SEED, shuffle_tiles
 from .loop import Epoch, fit
-from .manifest_rows import ManifestRow, Metrics
+from .manifest_rows import Accuracy, ManifestRow, Metrics
 from .parts import training
 from .parts.curves import VALIDATION, VALIDATION_SEED
 from .parts.scoring import (
@@ -57,7 +57,18 @@ from .statistics import (
     tally,
 )
 from .train import train_over_seeds
-from .validate import Choice, Flag, Int, Numbers, Some, Tensor, checked
+from .validate import (
+    Choice,
+    Flag,
+    Float,
+    Int,
+    Numbers,
+    Record,
+    Some,
+    Tensor,
+    check_fields,
+    checked,
+)
 
 COMMAND = "python -m capsedu.patch_order"
 # the two transformers, by name, and their recipes in recipes.RECIPES
@@ -180,9 +191,12 @@ class Score:
     (faces vs non-faces, or digits) with each image's tiles shuffled on a grid."""
 
     model: str
-    condition: str | int  # a kind of image, or a grid: tiles along each side (1: as drawn)
-    by_seed: tuple[float, ...]
-    over_seeds: OverSeeds
+    condition: str | Grid  # a kind of image, or a grid: tiles along each side (1: as drawn)
+    by_seed: Annotated[tuple[Accuracy, ...], Some]
+    over_seeds: Record(OverSeeds)
+
+    def __post_init__(self):
+        check_fields(self)
 
 
 @dataclass(frozen=True)
@@ -191,11 +205,14 @@ class Comparison:
     two architectures share no weights), and seed by seed on the same images (McNemar's test of
     the images each calls a face, or reads right: ``statistics.paired``)."""
 
-    condition: str | int  # a kind of image, or a grid
+    condition: str | Grid  # a kind of image, or a grid
     first: str
     second: str
-    over_seeds: SeedDifference
-    by_seed: tuple[Paired, ...]
+    over_seeds: Record(SeedDifference)
+    by_seed: Annotated[tuple[Record(Paired), ...], Some]
+
+    def __post_init__(self):
+        check_fields(self)
 
 
 @dataclass(frozen=True)
@@ -203,10 +220,17 @@ class Shuffles:
     """Accuracies under tile shuffles over the seeds, and the comparisons of pairs of models: what
     10 §8 measures on MNIST (``measure_digits``), and part of what it measures on faces."""
 
-    seeds: tuple[int, ...]
-    n: int  # images of each kind (faces), or test digits
-    shuffles: tuple[Score, ...]  # accuracies, one per model and grid
-    comparisons: tuple[Comparison, ...]  # one per pair and condition (a kind, or a grid)
+    seeds: Annotated[tuple[Seed, ...], Some]  # a seed twice: a model read twice (tests)
+    n: Int("images of each kind (faces), or test digits", ge=1)
+    shuffles: tuple[Record(Score), ...]  # accuracies, one per model and grid
+    comparisons: tuple[Record(Comparison), ...]  # one per pair and condition (a kind, or a grid)
+
+    def __post_init__(self):
+        check_fields(self)  # and each score and comparison (a PatchOrder's rates) one per seed
+        for each in [*self.shuffles, *self.comparisons, *getattr(self, "rates", ())]:
+            check_same(type(self).__name__, "seeds", "pass one result per seed", seeds=len(
+                self.seeds), **{f"{each.model if isinstance(each, Score) else each.first}'s "
+                                f"by_seed ({each.condition!r})": len(each.by_seed)})
 
     def accuracy(self, model: str, grid: int) -> Score:
         return find(self.shuffles, model, grid)
@@ -225,7 +249,7 @@ class PatchOrder(Shuffles):
     """What 10 §8 measures on faces: face rates per kind, the pairs compared on each kind, and
     accuracies under tile shuffles."""
 
-    rates: tuple[Score, ...] = ()  # face rates, one per model and kind
+    rates: tuple[Record(Score), ...] = ()  # face rates, one per model and kind
 
     def rate(self, model: str, kind: str) -> Score:
         return find(self.rates, model, kind)
@@ -335,11 +359,17 @@ def measure(models: dict[str, list], seeds: Seeds,
 class Invariance:
     """How much a model's answers move when each image's tiles are shuffled on a grid."""
 
-    grid: int
-    largest_change: float  # of ``read``, over the images
-    answers_changed: int  # images whose answer (face or not; the digit read) changed
-    n: int
+    grid: Grid
+    largest_change: Float("the largest change of a probability, over the images", ge=0, le=1)
+    answers_changed: Int("images whose answer changed", ge=0)  # face or not; the digit read
+    n: Int("images", ge=1)
     read: str = "P(face)"  # the probability that moved: P(face), or a digit's probability
+
+    def __post_init__(self):
+        check_fields(self)  # and no more answers changed than images
+        if self.answers_changed > self.n:
+            raise ValueError(f"Invariance(): answers_changed must be at most n ({self.n}), got "
+                             f"{self.answers_changed}; pass how many of the n answers changed")
 
     def __str__(self) -> str:
         small = "below 1e-5" if self.largest_change < 1e-5 else f"{self.largest_change:.3g}"

@@ -17,7 +17,7 @@ from .course_settings import Seed
 from .loop import Epoch, Start, evaluate, fit
 from .manifest_rows import ManifestRow, Metrics, Sitting
 from .recipes import Epochs, Limit, Recipe, command_line, command_recipe, seeded_name
-from .validate import Flag, Float, Some, checked
+from .validate import Flag, Float, Int, Some, check_fields, checked
 
 
 class TooFewExamples(ValueError):
@@ -72,9 +72,12 @@ class HowRun:
     reader can reproduce it and compare its time; a record written to a file keeps the fields
     under their names (``dataclasses.asdict``)."""
 
-    train_time_s: float  # the seconds it trained: its epochs' sum, to 0.1 s
-    threads: int  # the CPU threads torch had
+    train_time_s: Float("the seconds it trained: its epochs' sum, to 0.1 s", ge=0)
+    threads: Int("the CPU threads torch had", ge=1)
     torch_version: str
+
+    def __post_init__(self):
+        check_fields(self)
 
 
 @checked

@@ -28,7 +28,8 @@ LAYERS = [
                      "parts.training", "parts.curves", "robustness", "full_sets", "seed_runs",
                      "bug_zoo", "coupling_polarisation", "ablations", "equivariance",
                      "capsule_angles", "seed_table", "reconstruction_detector",
-                     "adversarial_units", "adversarial", "adversarial_record", "patch_order", "digit_shuffles"]),
+                     "adversarial_units", "adversarial", "adversarial_record", "patch_order",
+                     "digit_shuffles"]),
     ("presentation", ["figures", "figures.*", "bug_zoo_report", "cost_tables", "claims_table",
                       "exercises", "exercises.*", "environment", "widgets", "widgets.*"]),
 ]

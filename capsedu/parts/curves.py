@@ -24,13 +24,15 @@ import time
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from typing import Annotated
 
 import torch
 
 from .. import checkpoints
 from ..convergence import PATIENCE, best_epoch, converged
 from ..course_settings import Seed
-from ..recipes import command_line
+from ..manifest_rows import Accuracy, Count
+from ..recipes import Epochs, command_line
 from ..train import (
     EachOnce,
     experiment_parser,
@@ -39,7 +41,7 @@ from ..train import (
     results_file,
     seed_int,
 )
-from ..validate import checked
+from ..validate import Flag, Float, Int, Some, check_fields, checked
 from . import training
 from .scoring import face_rates
 
@@ -55,23 +57,31 @@ RECIPES = {name: training.face_model_recipe(name) for name in training.FACE_MODE
 class FaceCurve:
     """The record of one run (``run``), as its results file keeps it."""
 
-    model: str  # a face model of RECIPES
-    seed: int
-    recipe_epochs: int  # the epochs its recipe trains (``recipe_epochs``)
-    patience: int
-    validation_by_epoch: tuple[float, ...]  # the held-out accuracy after every epoch, 0..1
-    validation_examples: int  # held-out faces and non-faces, VALIDATION of each
-    validation_seed: int
-    best_epoch: int  # the first epoch with the best held-out accuracy
-    converged_at_recipe: bool  # the rule had stopped it by the recipe's epoch
-    converged: bool  # the rule stopped it, within twice the recipe's length
+    model: training.FaceModel  # a face model of RECIPES
+    seed: Seed
+    recipe_epochs: Epochs  # the epochs its recipe trains (``recipe_epochs``)
+    patience: Int("the rule's epochs without a held-out gain", ge=1)
+    # the held-out accuracy after every epoch, 0..1
+    validation_by_epoch: Annotated[tuple[Accuracy, ...], Some]
+    validation_examples: Int("held-out faces and non-faces", ge=1)  # VALIDATION of each
+    validation_seed: Seed
+    best_epoch: Int("the first epoch with the best held-out accuracy", ge=1)
+    converged_at_recipe: Flag("whether the rule had stopped it by the recipe's epoch")
+    converged: Flag("whether the rule stopped it, within twice the recipe's length")
     # how far its weights at the recipe's epoch are from the shipped model's; None when an
     # interrupted run resumed past that epoch
-    max_weight_difference: float | None
-    train_time_s: float
-    threads: int
+    max_weight_difference: Float("the largest weight difference", ge=0) | None
+    train_time_s: Float("the seconds it trained", ge=0)
+    threads: Int("the CPU threads torch had", ge=1)
     torch_version: str
     command: str = ""  # the line that recorded it; "" for a run not written to a results file
+
+    def __post_init__(self):
+        check_fields(self)  # and its best epoch among those trained
+        if self.best_epoch > len(self.validation_by_epoch):
+            raise ValueError(f"FaceCurve(): best_epoch must be among the "
+                             f"{len(self.validation_by_epoch)} epochs of validation_by_epoch, got "
+                             f"{self.best_epoch}; pass the epoch it kept")
 
 
 @checked
@@ -165,12 +175,20 @@ class RecipeLength:
     it at all within twice the length (``converged``), and the most held-out accuracy any seed
     gained by training on (``largest_gain``, 0..1)."""
 
-    model: str
-    seeds: int
-    at_recipe: int
-    converged: int
-    largest_gain: float
-    recipe_epochs: int
+    model: training.FaceModel
+    seeds: Int("recorded seeds", ge=1)
+    at_recipe: Count
+    converged: Count
+    largest_gain: Float("held-out accuracy gained by training on, 0..1", ge=-1, le=1)
+    recipe_epochs: Epochs
+
+    def __post_init__(self):
+        check_fields(self)  # and counts of the seeds, no more than there are
+        if not self.at_recipe <= self.converged <= self.seeds:
+            raise ValueError(f"RecipeLength(): at_recipe <= converged <= seeds must hold, got "
+                             f"{self.at_recipe}, {self.converged} and {self.seeds}; pass counts "
+                             "of the seeds recorded (the rule held by the recipe's epoch holds "
+                             "within twice it)")
 
     def __str__(self) -> str:
         return (f"{self.model}: the rule held by the recipe's epoch {self.recipe_epochs} for "
