@@ -87,6 +87,7 @@ OWN_GRID = 8  # 8 x 8 tiles of 4 pixels on a 32 x 32 image: the ViT's own patche
 GRIDS = (1, 2, 4, OWN_GRID)  # 1: the images as they are
 Count = Int("held-out images of each kind", ge=2, le=faces.MAX_IMAGES)
 Grid = Int("tiles along each side of a 32 x 32 image; a divisor of 32", ge=1, le=32)
+Condition = Choice("a kind of image", *KINDS) | Grid  # a kind, or a grid (1: as drawn)
 # (model, condition) -> one run per seed: which images it calls a face, or reads right ([n]
 # booleans each, the same images for every model)
 Runs = Numbers("which images a seed's run calls a face or reads right: booleans [n]", ndim=1,
@@ -191,7 +192,7 @@ class Score:
     (faces vs non-faces, or digits) with each image's tiles shuffled on a grid."""
 
     model: str
-    condition: str | Grid  # a kind of image, or a grid: tiles along each side (1: as drawn)
+    condition: Condition
     by_seed: Annotated[tuple[Accuracy, ...], Some]
     over_seeds: Record(OverSeeds)
 
@@ -205,7 +206,7 @@ class Comparison:
     two architectures share no weights), and seed by seed on the same images (McNemar's test of
     the images each calls a face, or reads right: ``statistics.paired``)."""
 
-    condition: str | Grid  # a kind of image, or a grid
+    condition: Condition
     first: str
     second: str
     over_seeds: Record(SeedDifference)

@@ -54,6 +54,9 @@ def of_its_form(error: ErrorDetails) -> bool:
     """Whether ``error`` is about a value of the form its member takes (a number out of range, a
     tensor of the wrong dtype or shape), not about a value of another form."""
     given = error.get("input")
+    if error["type"] == "none_required" or error["type"] == "literal_error" and not isinstance(
+            given, str):  # None's member, or a choice's, given a value of another kind
+        return False
     return not is_wrong_type(error["type"]) or (
         error["type"] == "tensor_type" and isinstance(given, torch.Tensor | np.ndarray)
         or error["type"] == "array_type" and isinstance(given, np.ndarray))

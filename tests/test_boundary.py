@@ -330,7 +330,16 @@ EXAMPLES = {"capsedu.recipes.Recipe": lambda: importlib.import_module("capsedu.r
         fooled=torch.tensor([True, False]), caught=torch.tensor([True, False]), false_alarms=0.1),
     # a function, and inputs a gradient reaches
     "capsedu.routing_costs.Pass": lambda: importlib.import_module("capsedu.routing_costs").Pass(
-        forward=lambda: torch.zeros(1), inputs=[torch.zeros(1, requires_grad=True)])}
+        forward=lambda: torch.zeros(1), inputs=[torch.zeros(1, requires_grad=True)]),
+    # two cells that differ in one setting
+    "capsedu.ablations.OneChange": lambda: importlib.import_module("capsedu.ablations").OneChange(
+        changed=importlib.import_module("capsedu.recipes").Cell(3, 0.0005),
+        base=importlib.import_module("capsedu.recipes").Cell(1, 0.0005),
+        difference=a_valid_record(importlib.import_module("capsedu.statistics").SeedDifference)),
+    # a NamedTuple checked in its own __new__
+    "capsedu.recipes.Cell": lambda: importlib.import_module("capsedu.recipes").Cell(1, 0.0005),
+    "capsedu.adversarial_units.Trained": lambda: importlib.import_module(
+        "capsedu.adversarial_units").Trained(sha256="0" * 64, status="converged", finished=True)}
 
 
 def a_valid_value(hint):
@@ -370,7 +379,7 @@ def a_valid_value(hint):
         return args[0]
     if hint is str:
         return "x"
-    if dataclasses.is_dataclass(hint):
+    if dataclasses.is_dataclass(hint) or f"{hint.__module__}.{hint.__qualname__}" in EXAMPLES:
         return a_valid_record(hint)
     raise LookupError(f"no value derived for {hint!r}: add the record to EXAMPLES")
 

@@ -98,7 +98,7 @@ VALUES = [
     (lambda: scoring.probe_rates([FACE_NET], {"mouth": torch.rand(0, 1, 32, 32)}), ValueError,
      r"probe_rates\(\): probe\['mouth'\] must hold at least one image, got shape \(0, 1, 32, 32\)"),
     (lambda: scoring.face_rate_table({"bag": 0.5}), TypeError,
-     r"face_rate_table\(\): runs\['bag'\] must be an instance of SeedRuns, got 0.5"),
+     r"face_rate_table\(\): runs\['bag'\] must be a SeedRuns, got 0.5"),
     (lambda: scoring.face_rate_table(_runs(), ["smaller faces"]), ValueError,
      r"face_rate_table\(\): runs\['bag'\] must hold face rates of \['smaller faces'\], got the "
      r"kinds \['face', .*measure them"),
@@ -209,10 +209,10 @@ VALUES = [
     (lambda: training_curves.draw_epoch_curves(_ax(), {}), ValueError,
      r"draw_epoch_curves\(\): curves must hold at least one item, got \{\}"),
     (lambda: training_curves.draw_face_curves(plt.subplots(1, 2)[1], {"deep CNN": 0.9}),
-     TypeError, r"draw_face_curves\(\): records\['deep CNN'\] must be an instance of FaceCurve"),
+     TypeError, r"draw_face_curves\(\): records\['deep CNN'\] must be a FaceCurve"),
     (lambda: training_curves.draw_zoo_curves(plt.figure(), {"correct": 0.9}, "correct", ["bug"],
                                              1), TypeError,
-     r"draw_zoo_curves\(\): zoo\['correct'\] must be an instance of ZooRun, got 0.9"),
+     r"draw_zoo_curves\(\): zoo\['correct'\] must be a ZooRun, got 0.9"),
     # round nine of the independent probe (probe4), one case each: lengths that must agree,
     # values in range, at least one item, indices within range, one axes per panel
     (lambda: capsule_lengths.draw_squash_curves(plt.figure(), torch.linspace(0, 5, 10),
@@ -295,7 +295,7 @@ VALUES = [
     # widgets.bug_zoo
     (lambda: BugZooExplorer(CapsNet(SMALL), torch.rand(2, 1, 28, 28), torch.tensor([1, 2]),
                             results={"correct": 0.9}), TypeError,
-     r"BugZooExplorer\(\): results\['correct'\] must be an instance of ZooRun, got 0.9"),
+     r"BugZooExplorer\(\): results\['correct'\] must be a ZooRun, got 0.9"),
 ]
 
 
