@@ -86,8 +86,8 @@ class AblationRun:
 def _some_runs(results: dict) -> dict:
     """Refuse results of no runs: each reading of the grid would fail inside, by another name."""
     if not results:
-        raise ValueError(f"must hold at least one run, got an empty dict: results holds no runs; "
-                         f"run {COMMAND} or read_results() first")
+        raise ValueError(f"must hold at least one run, got an empty dict; run {COMMAND} or "
+                         "read_results() first")
     return results
 
 

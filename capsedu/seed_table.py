@@ -16,7 +16,7 @@ import numpy as np
 import torch
 
 from . import ablations, adversarial_record, bug_zoo, full_sets, patch_order, seed_runs
-from .ablations import WEIGHTS, AblationRun, one_change_comparisons, seed_errors, seed_noise
+from .ablations import WEIGHTS, AblationRun, Grid, one_change_comparisons, seed_errors, seed_noise
 from .adversarial import ADAPTIVE_WEIGHTS, EPS
 from .adversarial_units import CAPSNET, CAPSNET_1ITER, CNN, MODELS, Eps
 from .bug_zoo import CORRECT, BugEffect, ZooRun, bug_effects
@@ -197,7 +197,7 @@ class RoutingComparisons(NamedTuple):
 
 
 @checked
-def routing_comparisons(grid: dict[str, AblationRun]) -> RoutingComparisons:
+def routing_comparisons(grid: Grid) -> RoutingComparisons:
     """3 iterations' error minus 1's in 09's ``grid`` (``ablations.read_results``), seed by seed,
     with and without the reconstruction loss, among all of 09's one-change comparisons."""
     e1, e3 = (over_seeds(seed_errors(grid, Cell(it, 0.0005)))
@@ -220,7 +220,7 @@ class BugComparisons(NamedTuple):
 
 
 @checked
-def bug_comparisons(zoo: dict[str, ZooRun], grid: dict[str, AblationRun]) -> BugComparisons:
+def bug_comparisons(zoo: dict[str, ZooRun], grid: Grid) -> BugComparisons:
     """Each bug of 09's ``zoo`` against the correct run, beside the seed noise of ``grid``."""
     effects = bug_effects(zoo, seed_noise(grid, bug_zoo.CELL))
     hidden = [name for name, effect in effects.items() if not effect.revealed]

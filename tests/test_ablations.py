@@ -155,7 +155,7 @@ def test_the_summaries_of_a_hand_made_grid():
     # c173: an inner seed_errors() named a cell the caller never passed)
     for read in (describe, lowest_error, best_as_trained, errors_by_cell):
         with pytest.raises(ValueError, match=rf"{read.__name__}\(\): results must hold at least "
-                           "one run, got an empty dict: results holds no runs; run python -m "
+                           "one run, got an empty dict; run python -m "
                            r"capsedu.ablations or read_results\(\) first"):
             read({})
     short = {name: run for name, run in results.items() if not name.endswith("seed=2")}

@@ -672,8 +672,8 @@ ROUND_TEN = [
      r"how_run\(\): results must be the record of python -m capsedu.adversarial: unit name -> "
      r"its record \(a ModelsUnit, .*\), got 'clean' -> 1; pass read_results\(\)"),
     (lambda: ablations.lowest_error({}), ValueError,
-     r"lowest_error\(\): results must hold at least one run, got an empty dict: results holds "
-     r"no runs; run python -m capsedu.ablations or read_results\(\) first"),
+     r"lowest_error\(\): results must hold at least one run, got an empty dict; run python -m "
+     r"capsedu.ablations or read_results\(\) first"),
     (lambda: ablations.best_as_trained({}), ValueError,
      r"best_as_trained\(\): results must hold at least one run"),
     (lambda: patch_order.load_models(seeds=[7], names=("ViT",)), ValueError,

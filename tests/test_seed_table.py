@@ -159,6 +159,23 @@ def test_measure_refuses_bad_input():
         seed_table.measure(torch.zeros(4, 28, 28), 3)
 
 
+def test_a_bad_grid_is_refused_by_the_callers_name():
+    """The comparisons pass their grid on to ablations.seed_errors and seed_noise: a grid of no
+    runs, or short of a cell, is refused as the caller's grid, not the inner results or cell."""
+    from capsedu import ablations
+
+    grid = ablations.read_results()
+    short = {name: run for name, run in grid.items() if not name.endswith("seed=2")}
+    zoo = bug_zoo.read_results()
+    for compare in (seed_table.routing_comparisons, lambda grid: seed_table.bug_comparisons(
+            zoo, grid)):
+        with pytest.raises(ValueError, match=r"_comparisons\(\): grid must hold at least one run"):
+            compare({})
+        with pytest.raises(ValueError, match=r"_comparisons\(\): grid must record every cell of "
+                           r"ABLATION_GRID at every seed"):
+            compare(short)
+
+
 def test_the_routing_row_is_09s_comparisons_number_for_number(monkeypatch):
     from capsedu import ablations
 
