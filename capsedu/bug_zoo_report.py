@@ -17,6 +17,7 @@ import torch
 from .bug_catalogue import BUGS
 from .bug_zoo import COMMAND, CORRECT, BugEffect, CouplingStats, ZooRun, coupling_stats
 from .buggy import step_logits_shared_over_batch
+from .checks import check_same
 from .coupling_polarisation import normalised_entropy
 from .layers import MAX_CHILDREN
 from .routing import (
@@ -27,7 +28,18 @@ from .routing import (
     routing_step,
 )
 from .statistics import running_mean
-from .validate import Choice, Int, Tensor, check_value, checked
+from .validate import (
+    Choice,
+    Flag,
+    Float,
+    Int,
+    Numbers,
+    Record,
+    Tensor,
+    check_fields,
+    check_value,
+    checked,
+)
 
 Bug = Choice(f"the bug switched on: {CORRECT!r} for none, or a key of bug_catalogue.BUGS",
              CORRECT, *BUGS)
@@ -131,24 +143,52 @@ class ZooState:
     """What notebook 09's widget shows (``zoo_state``): test digit ``index`` (of ``n_digits``),
     its ``label``, routed for ``iterations`` with ``bug`` (``CORRECT`` or a key of ``BUGS``)."""
 
-    index: int
-    label: int
-    iterations: int
-    bug: str
-    live: bool  # the bug is in the routing step: this routing has it
-    shared: bool  # the logits are shared over the batch: the digits were routed together
-    n_digits: int
-    c: np.ndarray  # [n_in, n_out] the digit's couplings in the last iteration
-    shown: np.ndarray  # [shown] the children with the longest votes, longest first
-    shown_entropy: float  # the mean normalised entropy of their splits of their votes
-    child_sums: np.ndarray  # [n_in] sum_j c_ij, each child's whole vote (1 in the paper)
-    parent_sums: np.ndarray  # [n_out] sum_i c_ij (1 with the softmax over the children)
-    trace: list[CouplingStats]  # coupling_stats of the digit's routing, one per iteration
-    lengths: np.ndarray  # [n_out] ||v_j||
-    prediction: int  # the longest capsule's class
-    recorded: dict[str, ZooRun]  # the recorded runs of CORRECT and bug, by name
+    index: Int("which digit of votes", ge=0)
+    label: Int("its label, a class", ge=0)
+    iterations: Int("routing iterations", ge=1, le=MAX_ITERATIONS)
+    bug: Bug
+    live: Flag("the bug is in the routing step: this routing has it")
+    shared: Flag("the logits are shared over the batch: the digits were routed together")
+    n_digits: Int("the digits of votes", ge=1)
+    c: Numbers("the digit's couplings in the last iteration [n_in, n_out]", ndim=2, ge=0, le=1)
+    shown: Numbers("the children with the longest votes, longest first [shown]", ndim=1,
+                   whole=True, ge=0)
+    # the mean normalised entropy of their splits of their votes (a float32 may pass 1 by 1e-7)
+    shown_entropy: Float("a mean normalised entropy", ge=0)
+    child_sums: Numbers("sum_j c_ij, each child's whole vote (1 in the paper) [n_in]", ndim=1,
+                        ge=0)
+    parent_sums: Numbers("sum_i c_ij (1 with the softmax over the children) [n_out]", ndim=1,
+                         ge=0)
+    # coupling_stats of the digit's routing, one per iteration
+    trace: list[Record(CouplingStats, "bug_zoo.coupling_stats(routing)")]
+    lengths: Numbers("the parents' lengths ||v_j|| [n_out]", ndim=1, ge=0, le=1)
+    prediction: Int("the longest capsule's class", ge=0)
+    recorded: dict[str, Record(ZooRun)]  # the recorded runs of CORRECT and bug, by name
     curve_note: str  # which runs are missing ("" when none is)
-    curves: dict[str, np.ndarray]  # their training accuracy per step, smoothed (running_mean)
+    # their training accuracy per step, smoothed (running_mean)
+    curves: dict[str, Numbers("a training accuracy per step, smoothed", ndim=1, ge=0, le=1)]
+
+    def __post_init__(self):
+        """Refuse fields out of range (``check_fields``), or fields of other digits, children,
+        classes, iterations or runs than each other's."""
+        check_fields(self)
+        n_in, n_out = np.shape(self.c)
+        check_same("ZooState", "children (c's rows)", "pass zoo_state(...)'s", c=n_in,
+                   child_sums=len(self.child_sums))
+        check_same("ZooState", "classes (c's columns)", "pass zoo_state(...)'s", c=n_out,
+                   parent_sums=len(self.parent_sums), lengths=len(self.lengths))
+        check_same("ZooState", "iterations", "one CouplingStats per iteration",
+                   iterations=self.iterations, trace=len(self.trace))
+        for name, value, n, of in (("index", self.index, self.n_digits, "n_digits"),
+                                   ("label", self.label, n_out, "the classes"),
+                                   ("prediction", self.prediction, n_out, "the classes"),
+                                   ("shown", max(self.shown, default=0), n_in, "the children")):
+            if value >= n:
+                raise ValueError(f"ZooState(): {name} must be < {of} ({n}), got {value}; pass "
+                                 "zoo_state(...)'s")
+        if list(self.curves) != list(self.recorded):
+            raise ValueError(f"ZooState(): curves must be keyed by the runs recorded "
+                             f"{list(self.recorded)}, got {list(self.curves)}; one curve per run")
 
 
 @checked

@@ -22,14 +22,27 @@ import torch
 from pydantic import AfterValidator
 
 from ..capsnet import count_parameters
-from ..checks import check_input
+from ..checks import check_input, check_same
 from ..course_settings import Seed, Seeds
 from ..data import faces, sprites
 from ..loop import predict
 from ..poses import wrap_angle
 from ..refusals import kind_of
 from ..statistics import OverSeeds, over_seeds
-from ..validate import Checked, Choice, Float, Int, Numbers, Record, Some, Spec, Tensor, checked
+from ..validate import (
+    Checked,
+    Choice,
+    Flag,
+    Float,
+    Int,
+    Numbers,
+    Record,
+    Some,
+    Spec,
+    Tensor,
+    check_fields,
+    checked,
+)
 
 TEST_SEED = 1000  # held-out sets use seeds from here on; training sets use small seeds
 FACE = faces.LABELS["face"]  # the label (and class index) of "face"
@@ -190,13 +203,32 @@ def face_rates(model: FaceNet, kinds: Kinds = faces.KINDS, n: Count = 500,
             for kind in kinds}
 
 
+# a model's score for "face" (P(face), or a face capsule's length), or where it cuts
+Score = Float("a face model's score for face, or its cut", ge=0, le=1)
+
+
+def check_verdicts(record) -> None:
+    """Refuse verdicts (dicts keyed by model name) of other models than each other's, or a
+    verdict other than score > cut."""
+    p, cut, called = record.face_probability, record.threshold, record.called_face
+    if not list(p) == list(cut) == list(called) or any(called[m] != (p[m] > cut[m]) for m in p):
+        raise ValueError(f"{type(record).__name__}(): called_face must be face_probability > "
+                         f"threshold, for the same models, got {p}, {cut}, {called}; pass the "
+                         "models' own verdicts (scoring.verdicts)")
+
+
 @dataclass(frozen=True)
 class Verdicts:
     """Every model's verdict on one image (``verdicts``): three dicts keyed by model name."""
 
-    face_probability: dict[str, float]  # each model's score for "face"
-    threshold: dict[str, float]  # where each model cuts between face and not
-    called_face: dict[str, bool]  # whether each model calls the image a face (score > cut)
+    face_probability: dict[str, Score]  # each model's score for "face"
+    threshold: dict[str, Score]  # where each model cuts between face and not
+    # whether each model calls the image a face (score > cut)
+    called_face: dict[str, Flag("whether the model calls the image a face")]
+
+    def __post_init__(self):
+        check_fields(self)
+        check_verdicts(self)
 
 
 @checked(reads=("models", "x"))
@@ -275,9 +307,17 @@ class SeedRuns:
     """One baseline trained with several seeds, and its face rates on the same held-out sets."""
 
     name: str
-    seeds: list[int]
-    models: list = field(repr=False)
-    rates: dict[str, list[float]]  # kind -> one face rate per seed
+    seeds: Seeds
+    # one per seed, or none where the rates were recorded without them (patch_order's)
+    models: list[FaceNet] = field(repr=False)
+    rates: dict[str, list[Float("a face rate", ge=0, le=1)]]  # kind -> one face rate per seed
+
+    def __post_init__(self):
+        """Refuse fields out of range (``check_fields``), or models or rates of other seeds."""
+        check_fields(self)
+        check_same("SeedRuns", "length, one per seed", "pass one face rate (and one model, or "
+                   "none) per seed", seeds=len(self.seeds), **{f"rates[{k!r}]": len(r) for k, r
+                   in self.rates.items()}, **{"models": len(self.models)} if self.models else {})
 
     def mean(self, kind: str) -> float:
         return float(np.mean(self.rates[kind]))

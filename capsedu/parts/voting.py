@@ -12,7 +12,7 @@ they scatter. Dynamic routing (Procedure 1) then decides, per part, whether it b
 face or to a "background" parent, and the face capsule's length says whether there is a face.
 """
 
-from typing import NamedTuple
+from dataclasses import dataclass
 
 import numpy as np
 import torch
@@ -23,7 +23,7 @@ from ..data import faces, sprites
 from ..data.sprites import Parts, _as_part
 from ..poses import _pose_from_matrix, _pose_matrix, wrap_angle
 from ..routing import MAX_ITERATIONS, Step, dynamic_routing, routing_step
-from ..validate import Array, Choice, Float, Int, Numbers, Record, checked
+from ..validate import Array, Choice, Float, Int, Numbers, Record, check_fields, checked
 
 PARENTS = ("face", "background")
 
@@ -245,14 +245,33 @@ def face_lengths(scenes: Parts, iterations: Iterations = 3, step: Step = routing
     return result.v[:, 0].norm(dim=-1).numpy()
 
 
-class PartRouting(NamedTuple):
+# a pose (x, y, angle, scale): a part's, or the face's a part predicts; the parents' lengths
+Pose = tuple[Float("x, in image fractions"), Float("y, in image fractions"),
+             Float("angle, degrees"), Float("scale")]
+ParentLengths = Numbers("the parents' lengths ||v|| [iterations, 2]", ndim=2, last=2, ge=0,
+                        le=1)
+
+
+@dataclass(frozen=True)
+class PartRouting:
     """What routing the parts found; arrays are numpy, one row per iteration where relevant."""
 
-    kinds: list[str]  # the voting parts, in PART_KINDS order
-    predictions: list[tuple[float, float, float, float]]  # each part's predicted face pose
-    c: np.ndarray  # [iterations, n_parts, 2]  coupling coefficients at each iteration
-    lengths: np.ndarray  # [iterations, 2]  ||v|| of face and background after each iteration
-    face_pose: tuple[float, float, float]  # decoded from the face capsule's final vector
+    kinds: list[faces.PartKind]  # the voting parts, in PART_KINDS order
+    predictions: list[Pose]  # each part's predicted face pose
+    c: Numbers("couplings part -> parent at each iteration [iterations, parts, 2]", ndim=3,
+               last=2, ge=0, le=1)
+    lengths: ParentLengths  # [iterations, 2]  ||v|| of face and background after each iteration
+    face_pose: tuple[Float("x"), Float("y"), Float("angle, degrees")]  # the face capsule's
+
+    def __post_init__(self):
+        """Refuse fields out of range (``check_fields``), or a trace of other iterations or
+        parts than the others'."""
+        check_fields(self)
+        check_same("PartRouting", "iterations", "pass route_parts(parts)'s",
+                   lengths=len(self.lengths), c=len(self.c))
+        check_same("PartRouting", "parts", "one prediction and one row of c per part",
+                   kinds=len(self.kinds), predictions=len(self.predictions),
+                   c=np.shape(self.c)[1])
 
 
 @checked

@@ -23,7 +23,7 @@ from ..data.sprites import Part
 from ..figures.canvas import png_bytes
 from ..figures.capsule_poses import draw_vector
 from ..functional import squash
-from ..validate import Float, checked
+from ..validate import Array, Float, Numbers, Record, check_fields, checked
 from .base import Widget
 from .sliders import Dropdown, FloatSlider
 
@@ -35,6 +35,9 @@ PoseAngle = Float("the pose's angle in degrees", ge=-180, le=180)
 Presence = Float("the vector's length: the part's presence", ge=0, le=1)
 Norm = Float("the length ||s||", ge=0, le=MAX_NORM)
 Direction = Float("s's angle in degrees", ge=0, le=360)
+# a length of a capsule (1e-6 over for a length's rounding); a 2-D vector as a list (x, y)
+Length = Float("the vector's length: the part's presence", ge=0, le=1 + 1e-6)
+Vector = Numbers("a 2-D vector [x, y]", shape=(2,))
 
 
 def _slider(description: str, value: float, low: float, high: float, step: float):
@@ -54,13 +57,24 @@ def _redraw_vector(ax, x: float, y: float, **kwargs):
 class PoseVectorState:
     """What notebook 02's widget shows (``pose_vector_state``): one part's 2-D capsule."""
 
-    kind: str  # the face part the capsule stands for
-    angle: float  # the vector's direction in degrees: the part's pose
-    presence: float  # the vector's length: the probability the part is present
-    x: float  # the vector's components
-    y: float
-    part: Part  # the part the vector describes
-    image: np.ndarray  # [IMAGE_SIZE, IMAGE_SIZE] the part drawn with ink = presence
+    kind: PartKind  # the face part the capsule stands for
+    angle: PoseAngle  # the vector's direction in degrees: the part's pose
+    presence: Length  # the vector's length: the probability the part is present
+    x: Float("the vector's first component")
+    y: Float("the vector's second component")
+    part: Record(Part, "capsule_vectors.part_from_vector(kind, v)")  # what the vector describes
+    image: Array("the part drawn with ink = presence [size, size]", ndim=2)
+
+    def __post_init__(self):
+        check_fields(self)  # and the part, its pose and its ink the vector's
+        if self.part.kind != self.kind or not math.isclose(self.part.angle, self.angle,
+                                                           abs_tol=1e-3):
+            raise ValueError(f"PoseVectorState(): part must be the {self.kind} at angle "
+                             f"{self.angle:g}, got {self.part}; pass part_from_vector(kind, v)")
+        if not math.isclose(math.hypot(self.x, self.y), self.presence, abs_tol=1e-5):
+            raise ValueError(f"PoseVectorState(): presence must be the length of (x, y) "
+                             f"({math.hypot(self.x, self.y):.4f}), got {self.presence:.4f}; "
+                             "pass pose_vector_state(kind, angle, length)")
 
 
 @checked
@@ -114,12 +128,21 @@ class PoseVectorExplorer(Widget):
 class SquashState:
     """What notebook 03's widget shows (``squash_state``): one vector ``s`` and ``squash(s)``."""
 
-    norm_s: float  # ||s||
-    angle: float  # s's (and v's) direction in degrees
-    s: list[float]  # [2] the input
-    v: list[float]  # [2] the output squash(s)
-    norm_v: float  # ||v|| = ||s||^2 / (1 + ||s||^2)
-    slope: float  # d||v|| / d||s|| = 2 ||s|| / (1 + ||s||^2)^2
+    norm_s: Norm  # ||s||
+    angle: Direction  # s's (and v's) direction in degrees
+    s: Vector  # the input
+    v: Vector  # the output squash(s)
+    norm_v: Float("||v|| = ||s||^2 / (1 + ||s||^2)", ge=0, lt=1)
+    slope: Float("d||v|| / d||s|| = 2 ||s|| / (1 + ||s||^2)^2", ge=0)
+
+    def __post_init__(self):
+        check_fields(self)  # and ||s|| and ||v|| the lengths of s and v
+        for name, vector, norm in (("norm_s", self.s, self.norm_s), ("norm_v", self.v,
+                                                                      self.norm_v)):
+            if not math.isclose(math.hypot(*vector), norm, abs_tol=1e-6):
+                raise ValueError(f"SquashState(): {name} must be the length of {name[-1]} "
+                                 f"({math.hypot(*vector):.4f}), got {norm:.4f}; pass "
+                                 "squash_state(norm, angle)")
 
 
 @checked

@@ -8,23 +8,34 @@ from matplotlib.figure import Figure
 
 from ..figures.canvas import png_bytes
 from ..figures.capsule_poses import draw_vector
-from ..validate import Float, Int, checked
+from ..validate import Float, Int, check_fields, checked
 from .base import Widget
 from .sliders import IntSlider
+
+Angle = Float("degrees counter-clockwise from the x axis", ge=0, le=360)
+Component = Float("a unit vector's component", ge=-1, le=1)
 
 
 @dataclass(frozen=True)
 class ArrowState:
     """What notebook 00's widget shows (``arrow_state``): the unit vector at one angle."""
 
-    angle: float  # degrees counter-clockwise from the x axis
-    x: float  # cos(angle)
-    y: float  # sin(angle)
+    angle: Angle
+    x: Component  # cos(angle)
+    y: Component  # sin(angle)
+
+    def __post_init__(self):
+        check_fields(self)  # and (x, y) the unit vector at angle
+        a = math.radians(self.angle)
+        if not math.isclose(self.x, math.cos(a), abs_tol=1e-6) or not math.isclose(
+                self.y, math.sin(a), abs_tol=1e-6):
+            raise ValueError(f"ArrowState(): x, y must be cos(angle), sin(angle) (angle="
+                             f"{self.angle:g}: {math.cos(a):.4f}, {math.sin(a):.4f}), got x="
+                             f"{self.x:.4f}, y={self.y:.4f}; pass arrow_state(angle)")
 
 
 @checked
-def arrow_state(angle: Float("degrees counter-clockwise from the x axis", ge=0, le=360)
-                ) -> ArrowState:
+def arrow_state(angle: Angle) -> ArrowState:
     """The unit vector at ``angle`` degrees (counter-clockwise from the x axis)."""
     rad = math.radians(angle)
     return ArrowState(angle, math.cos(rad), math.sin(rad))

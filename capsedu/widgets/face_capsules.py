@@ -13,11 +13,12 @@ from dataclasses import dataclass
 import torch
 
 from ..data import faces, sprites
+from ..data.faces import PartKind
 from ..data.sprites import Parts
 from ..parts.pose_net import PoseCapsuleNet
-from ..parts.scoring import NamedFaceNets, verdicts
-from ..parts.voting import predicted_faces
-from ..validate import checked
+from ..parts.scoring import NamedFaceNets, Score, check_verdicts, verdicts
+from ..parts.voting import Pose, predicted_faces
+from ..validate import Flag, Float, check_fields, checked
 from .panels import Iteration, RoutingPanels, RoutingView, RoutingWidget
 
 
@@ -27,11 +28,17 @@ class FaceState(RoutingView):
     ``image`` the rendered 32 x 32 image the detector reads, ``found`` the parts it is sure of;
     then what it read of every part, and every model's verdict (dicts keyed by model name)."""
 
-    presence: dict[str, float]  # part kind -> the detector's presence, for all four kinds
-    poses: dict[str, tuple]  # found part kind -> its pose code read off the image
-    face_probability: dict[str, float]  # each model's score for "face"
-    threshold: dict[str, float]  # where each model cuts between face and not
-    called_face: dict[str, bool]  # whether each model calls the image a face (score > cut)
+    # part kind -> the detector's presence, for all four kinds
+    presence: dict[PartKind, Float("a part's presence", ge=0, le=1)]
+    poses: dict[PartKind, Pose]  # found part kind -> its pose read off the image
+    face_probability: dict[str, Score]  # each model's score for "face"
+    threshold: dict[str, Score]  # where each model cuts between face and not
+    called_face: dict[str, Flag("whether the model calls the image a face")]  # score > cut
+
+    def __post_init__(self):
+        check_fields(self)
+        self._check_rows()
+        check_verdicts(self)
 
 
 @checked

@@ -14,15 +14,18 @@ from matplotlib.collections import LineCollection
 from matplotlib.figure import Figure
 
 from .. import course_settings
+from ..checks import check_same
 from ..course_settings import MAX_SIDE
 from ..data import faces
+from ..data.faces import PartKind
 from ..data.sprites import Parts
 from ..figures.canvas import Blitter
 from ..figures.colours import PART_COLORS
 from ..figures.face_scenes import ghost_lines
 from ..figures.routing_couplings import draw_coupling_heatmap, update_coupling_heatmap
-from ..parts.voting import PARENTS
-from ..validate import Float, Int, checked
+from ..parts.voting import PARENTS, ParentLengths, Pose
+from ..routing import MAX_ITERATIONS
+from ..validate import Array, Float, Int, Numbers, check_fields, checked
 from .base import Widget
 from .parts import PartsEditor
 from .sliders import IntSlider
@@ -39,14 +42,32 @@ class RoutingView:
     (face, background) for ``iteration`` iterations. Notebook 04's ``RoutingState`` and notebook
     07's ``FaceState`` extend it."""
 
-    iteration: int  # the routing iterations run
-    image: np.ndarray  # the scene (any size, drawn over the unit square)
-    found: list[str]  # the part kinds routed: the rows of ``c``
-    predictions: dict[str, tuple]  # part kind -> the face pose it predicts (x, y, angle, scale)
-    c: np.ndarray  # [found, 2] the couplings part -> parent used in the last iteration
-    c_face: dict[str, float]  # part kind -> its coupling to the face, rounded to 3 decimals
-    face_length: float  # the face capsule's length after the last iteration
-    lengths: np.ndarray  # [iteration, 2] the parents' lengths, iteration by iteration
+    iteration: Int("the routing iterations run", ge=1, le=MAX_ITERATIONS)
+    image: Array("the scene (any size, drawn over the unit square)", ndim=2)
+    found: list[PartKind]  # the part kinds routed: the rows of ``c``
+    predictions: dict[PartKind, Pose]  # part kind -> the face pose it predicts
+    c: Numbers("the couplings part -> parent used in the last iteration [found, 2]", ndim=2,
+               last=2, ge=0, le=1)
+    c_face: dict[PartKind, Float("a coupling to the face, to 3 decimals", ge=0, le=1)]
+    face_length: Float("the face capsule's length after the last iteration", ge=0, le=1)
+    lengths: ParentLengths  # [iteration, 2] the parents' lengths, iteration by iteration
+
+    def __post_init__(self):
+        check_fields(self)
+        self._check_rows()
+
+    def _check_rows(self):
+        """Refuse a view whose rows disagree: one row of ``c`` and one prediction and coupling
+        per part ``found``, one row of ``lengths`` per iteration."""
+        check_same(type(self).__name__, "rows", "one row of c per part found", found=len(
+            self.found), c=len(self.c))
+        for name in ("predictions", "c_face"):
+            if list(getattr(self, name)) != list(self.found):
+                raise ValueError(f"{type(self).__name__}(): {name} must be keyed by found "
+                                 f"{self.found}, got {list(getattr(self, name))}; one entry "
+                                 "per part found, in its order")
+        check_same(type(self).__name__, "iterations", "one row of lengths per iteration run",
+                   iteration=self.iteration, lengths=len(self.lengths))
 
 
 class RoutingPanels:

@@ -13,7 +13,7 @@ from ..data.faces import PART_KINDS
 from ..data.sprites import Parts
 from ..parts.voting import route_parts
 from ..routing import Step, routing_step
-from ..validate import checked
+from ..validate import Float, check_fields, checked
 from .panels import FaceThreshold, Iteration, RoutingPanels, RoutingView, RoutingWidget
 from .sliders import ToggleButtons
 
@@ -25,7 +25,12 @@ class RoutingState(RoutingView):
     """What notebook 04's widget shows (``routing_state``): the fields of ``RoutingView``, its
     ``image`` the true parts drawn large, and the pose the face capsule decodes to."""
 
-    face_pose: tuple[float, float, float]  # decoded from the face capsule's final vector
+    # decoded from the face capsule's final vector
+    face_pose: tuple[Float("x"), Float("y"), Float("angle, degrees")]
+
+    def __post_init__(self):
+        check_fields(self)
+        self._check_rows()
 
 
 @checked

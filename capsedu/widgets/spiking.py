@@ -16,7 +16,7 @@ from ..course_settings import Seed
 from ..figures.canvas import png_bytes
 from ..figures.spikes import draw_membrane, draw_spike_trains
 from ..spiking import Neuron, Trace, decode_rate, rate_code, rate_theory, simulate
-from ..validate import Float, checked
+from ..validate import Float, Record, Tensor, check_fields, checked
 from .base import Widget
 from .sliders import FloatSlider
 
@@ -37,14 +37,21 @@ class NeuronState:
     """What the widget shows: the neuron's ``trace`` and its ``rate_hz`` beside the closed form's
     ``theory_hz``; a capsule of ``length`` as a spike ``train`` ``[steps]`` and the ``decoded``
     length."""
-    current: float
-    tau_ms: float
-    length: float
-    trace: Trace
-    rate_hz: float
-    theory_hz: float
-    train: torch.Tensor
-    decoded: float
+
+    current: Current
+    tau_ms: Tau
+    length: Length
+    trace: Record(Trace, "spiking.simulate(...)")
+    rate_hz: Float("the simulated rate, spikes per second", ge=0)
+    theory_hz: Float("the closed form's rate, spikes per second", ge=0)
+    train: Tensor("the capsule's spike train [steps]", ndim=1)
+    decoded: Float("the length decoded from the train", ge=0)
+
+    def __post_init__(self):
+        check_fields(self)  # and the trace one neuron's
+        if len(self.trace.v) != 1:
+            raise ValueError(f"NeuronState(): trace must be one neuron's, got "
+                             f"{len(self.trace.v)}; pass simulate(...) of one current")
 
 
 @checked

@@ -16,10 +16,10 @@ from matplotlib.figure import Figure
 
 from ..course_settings import MAX_SIDE
 from ..data import sprites
-from ..data.sprites import Parts
+from ..data.sprites import Parts, Scene
 from ..figures.canvas import png_bytes
-from ..parts.scoring import NamedFaceNets, verdicts
-from ..validate import Distinct, Int, Some, checked
+from ..parts.scoring import NamedFaceNets, Score, check_verdicts, verdicts
+from ..validate import Array, Distinct, Flag, Int, Some, check_fields, checked
 from .base import Widget
 from .parts import PartsEditor
 
@@ -29,11 +29,16 @@ class VerdictsState:
     """What notebook 01's widget shows (``verdicts_state``): every model's verdict on one edited
     face. The three dicts are keyed by model name (``parts.scoring.verdicts``)."""
 
-    parts: list  # the parts rendered
-    image: np.ndarray  # [size, size] what the models see
-    face_probability: dict[str, float]  # each model's score for "face"
-    threshold: dict[str, float]  # where each model cuts between face and not
-    called_face: dict[str, bool]  # whether each model calls the image a face (score > cut)
+    parts: Scene  # the parts rendered
+    image: Array("what the models see [size, size]", ndim=2)
+    face_probability: dict[str, Score]  # each model's score for "face"
+    threshold: dict[str, Score]  # where each model cuts between face and not
+    # whether each model calls the image a face (score > cut)
+    called_face: dict[str, Flag("whether the model calls the image a face")]
+
+    def __post_init__(self):
+        check_fields(self)
+        check_verdicts(self)
 
 
 # the models' names, one bar each: at least one, each once
