@@ -15,6 +15,7 @@ import time
 import types
 import typing
 
+import numpy as np
 import pytest
 import torch
 
@@ -339,7 +340,46 @@ EXAMPLES = {"capsedu.recipes.Recipe": lambda: importlib.import_module("capsedu.r
     # a NamedTuple checked in its own __new__
     "capsedu.recipes.Cell": lambda: importlib.import_module("capsedu.recipes").Cell(1, 0.0005),
     "capsedu.adversarial_units.Trained": lambda: importlib.import_module(
-        "capsedu.adversarial_units").Trained(sha256="0" * 64, status="converged", finished=True)}
+        "capsedu.adversarial_units").Trained(sha256="0" * 64, status="converged", finished=True),
+    # the states the widgets show, and what they are made of: arrays whose rows, lengths and
+    # keys agree (one row per part, per iteration, per child), as their functions make them
+    "capsedu.widgets.check.ArrowState": lambda: _module("widgets.check").arrow_state(30.0),
+    "capsedu.widgets.capsule.PoseVectorState": lambda: _module(
+        "widgets.capsule").pose_vector_state("nose", 30.0, 0.8),
+    "capsedu.widgets.capsule.SquashState": lambda: _module("widgets.capsule").squash_state(1.5),
+    "capsedu.parts.voting.PartRouting": lambda: _module("parts.voting").route_parts(
+        _module("data.faces").face_parts()),
+    "capsedu.widgets.routing.RoutingState": lambda: _module("widgets.routing").routing_state(
+        _module("data.faces").face_parts()),
+    "capsedu.widgets.panels.RoutingView": lambda: _module("widgets.panels").RoutingView(**{
+        name: value for name, value in vars(a_valid_record(entries_by_name[
+            "capsedu.widgets.routing.RoutingState"][0])).items() if name != "face_pose"}),
+    "capsedu.widgets.face_capsules.FaceState": lambda: _module("widgets.face_capsules").FaceState(
+        **vars(a_valid_record(entries_by_name["capsedu.widgets.panels.RoutingView"][0])),
+        presence=dict.fromkeys(_module("data.faces").PART_KINDS, 0.9),
+        poses={kind: (0.5, 0.5, 0.0, 1.0) for kind in _module("data.faces").PART_KINDS},
+        face_probability={"m": 0.8}, threshold={"m": 0.5}, called_face={"m": True}),
+    "capsedu.widgets.verdicts.VerdictsState": lambda: _module("widgets.verdicts").VerdictsState(
+        parts=_module("data.faces").face_parts(), image=np.zeros((32, 32)),
+        face_probability={"m": 0.8}, threshold={"m": 0.5}, called_face={"m": True}),
+    "capsedu.parts.scoring.SeedRuns": lambda: _module("parts.scoring").SeedRuns(
+        name="m", seeds=[0, 1], models=[], rates={"face": [0.9, 0.8]}),
+    "capsedu.parts.pose_net.RotationSweep": lambda: _module("parts.pose_net").RotationSweep(
+        angles=np.array([0.0, 45.0]), part_angles=np.zeros((2, 4)), face_angle=np.zeros(2),
+        face_length=np.zeros(2), images=np.zeros((2, 8, 8)), part_error=np.zeros((2, 4)),
+        face_error=np.zeros(2)),
+    "capsedu.bug_zoo_report.ZooState": lambda: _zoo_state()}
+
+
+def _module(name: str):
+    return importlib.import_module(f"capsedu.{name}")
+
+
+def _zoo_state():
+    """A ZooState of random votes [2 digits, 8 children, 3 classes, 4]: rows, columns agree."""
+    torch.manual_seed(0)
+    return _module("bug_zoo_report").zoo_state(torch.randn(2, 8, 3, 4), torch.tensor([0, 2]),
+                                               index=1, iterations=2, shown=4)
 
 
 def a_valid_value(hint):
@@ -420,6 +460,12 @@ RECORDS_UNCHECKED = {
     "capsnet.CapsNetOutput": "built by every forward pass of a CapsNet, unpacked as a tuple",
     "loop.Run": "fit's own state between epochs, changed in place (history, best) and never built "
                 "by hand: its parts are fit's checked arguments",
+    "parts.pose_net.PoseCapsules": "built by every pass of a PoseCapsuleNet (capsules), unpacked "
+                                   "poses, presence, u_hat, routing = ...",
+    "data.sprites.Part": "built for every part of every scene (3,083 in faces.dataset('face', "
+                         "512): checking each would add 4 % to it); a plain (kind, x, y, angle, "
+                         "scale) tuple is a part too (Part(*p), p[1:], p._replace): sprites' "
+                         "_as_part checks every part the renderer and faces take",
 }
 
 
@@ -516,6 +562,18 @@ CROSS_FIELDS = [
     ("capsedu.reconstruction_detector.Detection", {"caught": torch.tensor([True])},
      ("fooled", "caught")),
     ("capsedu.routing_costs.RoutingCost", {"size": 7}, ("size", "n_in")),
+    ("capsedu.widgets.check.ArrowState", {"x": 1.0, "y": 0.0}, ("x", "y", "angle")),
+    ("capsedu.widgets.capsule.SquashState", {"norm_v": 0.1}, ("norm_v", "v")),
+    ("capsedu.parts.voting.PartRouting", {"lengths": np.zeros((1, 2))}, ("c", "lengths")),
+    ("capsedu.widgets.routing.RoutingState", {"c_face": {"nose": 0.5}}, ("c_face", "found")),
+    ("capsedu.widgets.verdicts.VerdictsState", {"called_face": {"m": False}},
+     ("called_face", "face_probability", "threshold")),
+    ("capsedu.parts.scoring.SeedRuns", {"rates": {"face": [0.9]}}, ("rates['face']", "seeds")),
+    ("capsedu.parts.training.Refitted", {"thresholds": [0.5, 0.6]}, ("rates", "thresholds")),
+    ("capsedu.parts.pose_net.RotationSweep", {"face_angle": np.zeros(3)}, ("face_angle",
+                                                                            "angles")),
+    ("capsedu.bug_zoo_report.ZooState", {"index": 2}, ("index", "n_digits")),
+    ("capsedu.bug_zoo_report.ZooState", {"lengths": np.zeros(4)}, ("lengths", "c")),
 ]
 
 

@@ -90,7 +90,7 @@ CASES = [
      r"seeds \[0, 1\]"),
     (lambda: scoring.mean_face_rate_by_angle([]), ValueError,
      r"mean_face_rate_by_angle\(\): models must hold at least one item, got \[\]"),
-    (lambda: scoring.rule_report({"bag": scoring.SeedRuns("bag", [0], [None], {
+    (lambda: scoring.rule_report({"bag": scoring.SeedRuns("bag", [0], [], {
         kind: [0.5] for kind in faces.KINDS})}, {"by parts": ["face"]}), ValueError,
      r"rule_report\(\): rules\['by parts'\] must name scramble kinds .*\['face'\]"),
     (lambda: statistics.paired([True, False], [True]), ValueError,

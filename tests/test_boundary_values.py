@@ -45,7 +45,7 @@ def _ax():
 
 def _runs(kinds=faces.KINDS):
     """One model's face rates over one seed, on ``kinds``."""
-    return {"bag": scoring.SeedRuns("bag", [0], [None], {kind: [0.5] for kind in kinds})}
+    return {"bag": scoring.SeedRuns("bag", [0], [], {kind: [0.5] for kind in kinds})}
 
 
 def _routed():

@@ -6,7 +6,7 @@ generator's ground-truth part poses, supervision a real CapsNet does not get: it
 capsule promise is kept", primary capsules that really carry the pose of a part.
 """
 
-from typing import NamedTuple
+from dataclasses import dataclass
 
 import numpy as np
 import torch
@@ -18,7 +18,7 @@ from ..course_settings import MAX_SIDE, Seed
 from ..data import faces
 from ..data.sprites import Scenes
 from ..poses import wrap_angle
-from ..validate import Float, Int, Tensor, checked
+from ..validate import Float, Int, Tensor, check_fields, checked
 from .scoring import Kinds, held_out
 
 N_KINDS = len(faces.PART_KINDS)
@@ -144,13 +144,21 @@ def detector_training_set(n: Int("images to draw", ge=0, le=faces.MAX_IMAGES), s
     return images, part_targets(scenes)
 
 
-class DetectionQuality(NamedTuple):
+@dataclass(frozen=True)
+class DetectionQuality:
     """How well a detector finds the parts that drew a set of images (``detection_quality``)."""
 
-    presence: float  # fraction of (image, part kind) pairs right about whether the part is there
-    position_px: float  # median distance in pixels (at 32 x 32), detected to true centre
-    angle_deg: float  # median error of the angle of the parts that are there, in degrees
-    good: float  # fraction of the parts that are there found within 2 px and 30 degrees
+    # fraction of (image, part kind) pairs right about whether the part is there
+    presence: Float("a fraction of (image, part kind) pairs", ge=0, le=1)
+    # median distance in pixels (at 32 x 32), detected to true centre
+    position_px: Float("a median distance in pixels", ge=0)
+    # median error of the angle of the parts that are there, in degrees
+    angle_deg: Float("a median angle error in degrees", ge=0, le=180)
+    # fraction of the parts that are there found within 2 px and 30 degrees
+    good: Float("a fraction of the parts there", ge=0, le=1)
+
+    def __post_init__(self):
+        check_fields(self)
 
 
 @checked

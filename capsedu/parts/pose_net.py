@@ -12,17 +12,19 @@
 ``score``), so notebook 07 measures all models the same way; ``parts.training`` trains it.
 """
 
+from dataclasses import asdict, dataclass, fields
 from typing import NamedTuple
 
 import numpy as np
 import torch
 from torch import nn
 
+from ..checks import check_same
 from ..data import faces, sprites
 from ..data.sprites import Parts
 from ..poses import pose_matrix, wrap_angle
 from ..routing import MAX_ITERATIONS, RoutingResult, dynamic_routing
-from ..validate import Float, Int, Numbers, checked
+from ..validate import Array, Float, Int, Numbers, check_fields, checked
 from .detector import MAX_CHANNELS, N_KINDS, PartDetector
 from .scoring import Turns
 from .voting import (
@@ -31,7 +33,9 @@ from .voting import (
     PARENTS,
     SIGMA_ANGLE,
     SIGMA_XY,
+    Gain,
     Transforms,
+    Width,
     decode_pose_code,
     pose_votes,
 )
@@ -129,14 +133,18 @@ class PoseCapsules(NamedTuple):
     routing: RoutingResult  # couplings and the face / background capsules
 
 
-class VoteTuning(NamedTuple):
+@dataclass(frozen=True)
+class VoteTuning:
     """How a pose-capsule model votes (``PoseCapsuleNet.tuning``): the keyword arguments of
     ``parts.voting.pose_votes``."""
 
-    face_gain: float  # the length of a vote for the face
-    background_gain: float  # the length of a vote for the background
-    sigma_xy: float  # the pose cells' tuning width in position (image widths)
-    sigma_angle: float  # and in angle, degrees
+    face_gain: Gain  # the length of a vote for the face
+    background_gain: Gain  # the length of a vote for the background
+    sigma_xy: Width  # the pose cells' tuning width in position (image widths)
+    sigma_angle: Width  # and in angle, degrees
+
+    def __post_init__(self):
+        check_fields(self)
 
 
 class PoseCapsuleNet(nn.Module):
@@ -163,7 +171,7 @@ class PoseCapsuleNet(nn.Module):
     @property
     def tuning(self) -> "VoteTuning":
         """The votes' lengths and tuning widths this model votes with (from ``hparams``)."""
-        return VoteTuning(**{name: self.hparams[name] for name in VoteTuning._fields})
+        return VoteTuning(**{f.name: self.hparams[f.name] for f in fields(VoteTuning)})
 
     @property
     def iterations(self) -> int:
@@ -181,7 +189,7 @@ class PoseCapsuleNet(nn.Module):
         votes, and the routing to the face and background capsules."""
         poses, presence = self.detector.detect(x)
         u_hat = pose_votes(poses.double().numpy(), presence.double().numpy(), self.W.numpy(),
-                           **self.tuning._asdict())
+                           **asdict(self.tuning))
         routing = dynamic_routing(u_hat, iterations or self.iterations)
         return PoseCapsules(poses, presence, u_hat, routing)
 
@@ -211,17 +219,29 @@ class PoseCapsuleNet(nn.Module):
         return p, self.threshold.float().expand(len(p))
 
 
-class RotationSweep(NamedTuple):
+@dataclass(frozen=True)
+class RotationSweep:
     """What a pose-capsule model reads off a scene turned by each of ``angles``
     (``rotation_sweep``)."""
 
-    angles: np.ndarray  # [A] degrees the scene was turned by
-    part_angles: np.ndarray  # [A, 4] the detected part angles, degrees, in PART_KINDS order
-    face_angle: np.ndarray  # [A] the angle decoded from the face capsule, degrees
-    face_length: np.ndarray  # [A] the face capsule's length
-    images: np.ndarray  # [A, size, size] what the model read
-    part_error: np.ndarray  # [A, 4] |part angle - turn|, wrapped into [0, 180]
-    face_error: np.ndarray  # [A] |face angle - turn|, wrapped into [0, 180]
+    angles: Array("degrees the scene was turned by [A]", ndim=1)
+    # the detected part angles, degrees, in PART_KINDS order
+    part_angles: Array("the detected part angles, degrees [A, 4]", ndim=2)
+    face_angle: Array("the angle decoded from the face capsule, degrees [A]", ndim=1)
+    face_length: Numbers("the face capsule's length [A]", ndim=1, ge=0, le=1)
+    images: Array("what the model read [A, size, size]", ndim=3)
+    part_error: Numbers("|part angle - turn|, wrapped [A, 4]", ndim=2, ge=0, le=180)
+    face_error: Numbers("|face angle - turn|, wrapped [A]", ndim=1, ge=0, le=180)
+
+    def __post_init__(self):
+        """Refuse fields out of range (``check_fields``), or readings of other turns or parts."""
+        check_fields(self)
+        check_same("RotationSweep", "turns", "one reading per turn of angles", angles=len(
+            self.angles), **{name: len(getattr(self, name)) for name in (
+                "part_angles", "face_angle", "face_length", "images", "part_error", "face_error")})
+        check_same("RotationSweep", "parts", f"one angle per part of {faces.PART_KINDS}",
+                   kinds=N_KINDS, part_angles=self.part_angles.shape[1],
+                   part_error=np.shape(self.part_error)[1])
 
 
 @checked

@@ -13,16 +13,17 @@ from ``training_set``; none ever sees a scrambled face.
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from functools import lru_cache
 from pathlib import Path
-from typing import NamedTuple
+from typing import Annotated
 
 import numpy as np
 import torch
 
 from .. import checkpoints
 from ..capsnet import routing_iterations
+from ..checks import check_same
 from ..course_settings import Seed, Seeds
 from ..data import faces
 from ..loop import fit
@@ -30,7 +31,7 @@ from ..manifest_rows import ManifestRow, Metrics
 from ..recipes import RECIPES, Epochs, Recipe
 from ..routing import MAX_ITERATIONS
 from ..train import train_over_seeds
-from ..validate import Choice, Flag, Int, Record, checked
+from ..validate import Choice, Flag, Float, Int, Record, Some, check_fields, checked
 from .detector import detector_training_set
 from .pose_net import PoseCapsuleNet, fit_threshold, fit_transforms
 from .scoring import face_rates, held_out
@@ -194,13 +195,24 @@ def refitted(model: PoseCapsuleNet, iterations: Iterations, n: Images | None = N
             model.threshold.copy_(threshold)
 
 
-class Refitted(NamedTuple):
+@dataclass(frozen=True)
+class Refitted:
     """Pose-capsule models (one per seed) routed another number of times and refitted
     (``refitted``), measured on the held-out sets."""
 
-    rates: dict[str, list[float]]  # kind -> the face rate of each seed
-    thresholds: list[float]  # each seed's refitted threshold
-    margins: dict[str, list[float]]  # kind -> each seed's median face length minus its threshold
+    rates: dict[str, list[Float("a face rate", ge=0, le=1)]]  # kind -> each seed's face rate
+    # each seed's refitted threshold, a face length
+    thresholds: Annotated[list[Float("a threshold on the face length", ge=0, le=1)], Some]
+    # kind -> each seed's median face length minus its threshold
+    margins: dict[str, list[Float("a face length minus the threshold", ge=-1, le=1)]]
+
+    def __post_init__(self):
+        """Refuse fields out of range (``check_fields``), or rates or margins of other seeds
+        than the thresholds'."""
+        check_fields(self)
+        check_same("Refitted", "length, one per seed", "pass one number per seed", thresholds=len(
+            self.thresholds), **{f"{name}[{kind!r}]": len(values) for name in ("rates", "margins")
+                                 for kind, values in getattr(self, name).items()})
 
     def mean(self, kind: str) -> float:
         """The face rate on ``kind``, averaged over the seeds."""
