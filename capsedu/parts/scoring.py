@@ -207,7 +207,7 @@ def face_rates(model: FaceNet, kinds: Kinds = faces.KINDS, n: Count = 500,
 Score = Float("a face model's score for face, or its cut", ge=0, le=1)
 
 
-def check_verdicts(record) -> None:
+def _check_verdicts(record) -> None:
     """Refuse verdicts (dicts keyed by model name) of other models than each other's, or a
     verdict other than score > cut."""
     p, cut, called = record.face_probability, record.threshold, record.called_face
@@ -228,7 +228,7 @@ class Verdicts:
 
     def __post_init__(self):
         check_fields(self)
-        check_verdicts(self)
+        _check_verdicts(self)
 
 
 @checked(reads=("models", "x"))

@@ -16,7 +16,7 @@ from ..data import faces, sprites
 from ..data.faces import PartKind
 from ..data.sprites import Parts
 from ..parts.pose_net import PoseCapsuleNet
-from ..parts.scoring import NamedFaceNets, Score, check_verdicts, verdicts
+from ..parts.scoring import NamedFaceNets, Score, _check_verdicts, verdicts
 from ..parts.voting import Pose, predicted_faces
 from ..validate import Flag, Float, check_fields, checked
 from .panels import Iteration, RoutingPanels, RoutingView, RoutingWidget
@@ -38,7 +38,7 @@ class FaceState(RoutingView):
     def __post_init__(self):
         check_fields(self)
         self._check_rows()
-        check_verdicts(self)
+        _check_verdicts(self)
 
 
 @checked

@@ -18,7 +18,7 @@ from ..course_settings import MAX_SIDE
 from ..data import sprites
 from ..data.sprites import Parts, Scene
 from ..figures.canvas import png_bytes
-from ..parts.scoring import NamedFaceNets, Score, check_verdicts, verdicts
+from ..parts.scoring import NamedFaceNets, Score, _check_verdicts, verdicts
 from ..validate import Array, Distinct, Flag, Int, Some, check_fields, checked
 from .base import Widget
 from .parts import PartsEditor
@@ -38,7 +38,7 @@ class VerdictsState:
 
     def __post_init__(self):
         check_fields(self)
-        check_verdicts(self)
+        _check_verdicts(self)
 
 
 # the models' names, one bar each: at least one, each once
