@@ -139,6 +139,11 @@ def where(fn) -> str:
     return f"{fn.__qualname__.removesuffix('.__init__').removesuffix('.__new__')}()"
 
 
+def with_article(name: str) -> str:
+    """``name`` with its article, as a message reads it: "a RoutingResult", "an Epoch"."""
+    return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
+
+
 def shown(value) -> str:
     """A value as a message shows what came: as written when short, else by its kind (a model's
     repr runs to many lines)."""

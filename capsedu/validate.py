@@ -51,7 +51,7 @@ from .checks import (
     check_input,
     check_pixels,
 )
-from .refusals import declared_error, kind_of, refusal, where
+from .refusals import declared_error, kind_of, refusal, where, with_article
 
 # Strict: no value is converted into another type ("3" is not 3, 1 is not True); arbitrary
 # classes (tensors, models) are checked with isinstance.
@@ -335,7 +335,7 @@ def Has(meaning: str, *fields: str, source: str, many: bool = False) -> Any:
 def Record(cls: type, source: str | None = None) -> Any:
     """An instance of the record class ``cls``, taken as it is (pydantic would build a new one,
     or read any tuple as a NamedTuple); ``source``: where one comes from, for the refusal."""
-    spec = Spec(f"a {cls.__name__}" + (f" ({source})" if source else ""), "record")
+    spec = Spec(with_article(cls.__name__) + (f" ({source})" if source else ""), "record")
     return Annotated[InstanceOf[cls], spec]
 
 
@@ -363,7 +363,7 @@ def _spec(hint) -> Spec | None:
     """The declaration inside one annotation, if it has one (a NamedTuple record's class is its
     own: pydantic would read any tuple as one, and a wrong value as one missing an item)."""
     if isinstance(hint, type) and issubclass(hint, tuple) and hasattr(hint, "_fields"):
-        return Spec(f"a {hint.__name__}", "record")
+        return Spec(with_article(hint.__name__), "record")
     return next((m for m in getattr(hint, "__metadata__", ()) if isinstance(m, Spec)), None)
 
 
