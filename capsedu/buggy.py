@@ -11,13 +11,9 @@ the paper and nothing else: the bugs live here only.
 import torch
 import torch.nn.functional as F
 
-from .checks import check_labels
-from .functional import Lambda, Lengths, MMinus, MPlus, class_targets
-from .routing import _shaped, agreement, couplings, outputs
-from .validate import Tensor, checked
-
-Votes = Tensor("votes u_hat [batch, n_in, n_out, dim]", ndim=4, floating=True)
-Logits = Tensor("routing logits b [batch, n_in, n_out]", ndim=3, floating=True)
+from .functional import Lambda, Lengths, MMinus, MPlus, Targets, _present_classes
+from .routing import Logits, Votes, _shaped, _squashed_sum, agreement, couplings, outputs
+from .validate import checked
 
 
 @checked
@@ -28,7 +24,7 @@ def step_softmax_over_children(u_hat: Votes, b: Logits) -> tuple[torch.Tensor, .
     # the bug: c_ij = exp(b_ij) / sum_k exp(b_kj), each parent's couplings sum to 1 over the
     # children; [batch, n_in, n_out] (taken on the parent-major transpose, as couplings does)
     c = torch.softmax(b.transpose(1, 2), dim=2).transpose(1, 2)
-    v = outputs(u_hat, c)
+    v = _squashed_sum(u_hat, c)  # outputs(u_hat, c) would refuse them
     return c, v, b + agreement(u_hat, v)
 
 
@@ -45,14 +41,13 @@ def step_logits_shared_over_batch(u_hat: Votes, b: Logits) -> tuple[torch.Tensor
 
 
 @checked
-def unsquared_margin_loss(lengths: Lengths, targets: Tensor("integer class labels [batch]"),
-                          m_plus: MPlus = 0.9, m_minus: MMinus = 0.1,
-                          lam: Lambda = 0.5) -> torch.Tensor:
+def unsquared_margin_loss(lengths: Lengths, targets: Targets, m_plus: MPlus = 0.9,
+                          m_minus: MMinus = 0.1, lam: Lambda = 0.5) -> torch.Tensor:
     """``functional.margin_loss`` with both terms unsquared: zero in the same places, but its slope
     no longer fades near the margins (a length just short of m+ is pushed as hard as one far
-    below it). ``lengths`` ``[batch, classes]``, ``targets`` ``[batch]`` labels."""
-    check_labels(targets, "targets", *lengths.shape)
-    T = class_targets(targets, lengths.shape[1]).to(lengths.dtype)  # [batch, classes]
+    below it). ``lengths`` ``[batch, classes]``, ``targets`` ``[batch]`` or ``[batch, k]`` labels,
+    checked as ``margin_loss`` checks them (the bug is the missing square, nothing else)."""
+    T = _present_classes("unsquared_margin_loss", lengths, targets, m_plus, m_minus)
     # the bug: L_k = T_k max(0, m+ - ||v_k||) + lambda (1 - T_k) max(0, ||v_k|| - m-), power 1
     L = T * F.relu(m_plus - lengths) + lam * (1 - T) * F.relu(lengths - m_minus)
     return L.sum(dim=1).mean()

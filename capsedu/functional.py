@@ -52,9 +52,12 @@ MMinus = Float("the length an absent class is pushed below", ge=0, lt=1)
 Lambda = Float("the weight of the absent classes", ge=0)
 
 
+Targets = Tensor("integer class labels [batch] or [batch, k]")
+
+
 @checked
-def margin_loss(lengths: Lengths, targets: Tensor("integer class labels [batch] or [batch, k]"),
-                m_plus: MPlus = 0.9, m_minus: MMinus = 0.1, lam: Lambda = 0.5) -> torch.Tensor:
+def margin_loss(lengths: Lengths, targets: Targets, m_plus: MPlus = 0.9, m_minus: MMinus = 0.1,
+                lam: Lambda = 0.5) -> torch.Tensor:
     """Eq. 4, summed over classes and averaged over the batch.
 
     ``lengths``: ``[batch, classes]`` capsule lengths ||v_k||; ``targets``: ``[batch]`` integer
@@ -64,26 +67,33 @@ def margin_loss(lengths: Lengths, targets: Tensor("integer class labels [batch] 
     does not shrink every capsule. Both terms are squared, as in the paper (notebook 09's bug zoo
     shows what the unsquared loss of some tutorials does: ``buggy.unsquared_margin_loss``).
     """
-    batch, n_classes = lengths.shape
-    if batch == 0:
-        raise ValueError("lengths holds no examples ([0, classes]); the loss is a mean over the "
-                         "batch, so pass at least one")
-    low, high = lengths.min().item(), lengths.max().item()
-    if low < 0 or high > 1 + 1e-4:  # a squashed vector is shorter than 1 (rounding aside)
-        raise ValueError(f"margin_loss(): lengths must be capsule lengths in [0, 1], got values "
-                         f"from {low:.4g} to {high:.4g}; pass the lengths of squashed capsules "
-                         "(v.norm(dim=-1)), not their unsquashed inputs or logits")
-    if not m_minus < m_plus:
-        raise ValueError(f"margin_loss(): the margins must satisfy 0 <= m_minus < m_plus (a "
-                         f"present class is pushed above m_plus, an absent one below m_minus), "
-                         f"got m_plus={m_plus}, m_minus={m_minus}; the paper's are 0.9 and 0.1")
-    sets = isinstance(targets, torch.Tensor) and targets.ndim == 2
-    check_labels(targets, "targets", batch, n_classes, k=targets.shape[1] if sets else None)
-    # T_k: 1 for the classes present, 0 for the others; [batch, classes]
-    T = class_targets(targets, n_classes).to(lengths.dtype)
+    T = _present_classes("margin_loss", lengths, targets, m_plus, m_minus)
     # L_k = T_k max(0, m+ - ||v_k||)^2 + lambda (1 - T_k) max(0, ||v_k|| - m-)^2
     L = T * F.relu(m_plus - lengths) ** 2 + lam * (1 - T) * F.relu(lengths - m_minus) ** 2
     return L.sum(dim=1).mean()
+
+
+def _present_classes(where: str, lengths: torch.Tensor, targets: torch.Tensor, m_plus: float,
+                    m_minus: float) -> torch.Tensor:
+    """Eq. 4's T ``[batch, classes]`` (1 for the classes present), after the checks a margin
+    loss makes of what it was given (``margin_loss``'s, and ``buggy.unsquared_margin_loss``'s):
+    at least one example, lengths of squashed capsules, margins in order, labels of its classes."""
+    batch, n_classes = lengths.shape
+    if batch == 0:
+        raise ValueError(f"{where}(): lengths holds no examples ([0, classes]); the loss is a "
+                         "mean over the batch, so pass at least one")
+    low, high = lengths.min().item(), lengths.max().item()
+    if low < 0 or high > 1 + 1e-4:  # a squashed vector is shorter than 1 (rounding aside)
+        raise ValueError(f"{where}(): lengths must be capsule lengths in [0, 1], got values "
+                         f"from {low:.4g} to {high:.4g}; pass the lengths of squashed capsules "
+                         "(v.norm(dim=-1)), not their unsquashed inputs or logits")
+    if not m_minus < m_plus:
+        raise ValueError(f"{where}(): the margins must satisfy 0 <= m_minus < m_plus (a "
+                         f"present class is pushed above m_plus, an absent one below m_minus), "
+                         f"got m_plus={m_plus}, m_minus={m_minus}; the paper's are 0.9 and 0.1")
+    sets = targets.ndim == 2
+    check_labels(targets, "targets", batch, n_classes, k=targets.shape[1] if sets else None)
+    return class_targets(targets, n_classes).to(lengths.dtype)
 
 
 @checked

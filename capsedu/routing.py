@@ -98,9 +98,17 @@ Step = Checked(_routing_step, "a routing step, a function (u_hat, b) -> (c, v, b
                "routing_step", "function")
 
 
+# What routing's pieces take, declared once (``buggy``'s steps take the same): finite numbers,
+# as ``dynamic_routing`` checks its votes (a NaN would make every parent after it NaN)
+Votes = Tensor("the votes u_hat [batch, n_in, n_out, d_out]", ndim=4, floating=True, finite=True)
+Logits = Tensor("the logits b [batch, n_in, n_out]", ndim=3, floating=True, finite=True)
+Parents = Tensor("the outputs v [batch, n_out, d_out]", ndim=3, floating=True, finite=True)
+Couplings = Tensor("the couplings c [batch, n_in, n_out]", ndim=3, floating=True, finite=True,
+                   within=(0, 1), fix="pass routing.couplings(b), not b")
+
+
 @checked
-def couplings(b: Tensor("the logits b [batch, n_in, n_out]", ndim=3, finite=True)
-              ) -> torch.Tensor:
+def couplings(b: Logits) -> torch.Tensor:
     """c ``[batch, n_in, n_out]`` from the logits ``b`` ``[batch, n_in, n_out]``: a softmax over
     the parents j, so each child's couplings sum to 1."""
     # c_ij = exp(b_ij) / sum_k exp(b_ik). Taken on the [batch, n_out, n_in] transpose (parents =
@@ -110,30 +118,29 @@ def couplings(b: Tensor("the logits b [batch, n_in, n_out]", ndim=3, finite=True
 
 
 @checked
-def outputs(u_hat: Tensor("the votes [batch, n_in, n_out, d_out]", ndim=4, floating=True),
-            c: Tensor("the couplings [batch, n_in, n_out]", ndim=3, floating=True)
-            ) -> torch.Tensor:
+def outputs(u_hat: Votes, c: Couplings) -> torch.Tensor:
     """The parents' outputs v ``[batch, n_out, d_out]``: the votes ``u_hat``
-    ``[batch, n_in, n_out, d_out]`` weighted by the couplings ``c`` and squashed."""
+    ``[batch, n_in, n_out, d_out]`` weighted by the couplings ``c`` and squashed; each child's
+    couplings sum to 1 over the parents (``couplings(b)``)."""
     _shaped("outputs", "c", c, tuple(u_hat.shape[:3]), "[batch, n_in, n_out]", u_hat)
-    # s_j = sum_i c_ij u_hat_j|i; [batch, n_out, d_out]
-    s = torch.einsum("bij,bijd->bjd", c, u_hat)
-    try:  # v_j = squash(s_j)
-        return squash(s)
-    except ValueError:  # s holds a NaN or an infinity: name the input it came from (no cost before)
-        for name, x in (("c", c), ("u_hat", u_hat)):
-            bad = int((~torch.isfinite(x)).sum())
-            if bad:
-                raise ValueError(f"outputs(): {name} must hold finite numbers, got {bad} NaN or "
-                                 "infinite value(s); find where they first appear upstream (a "
-                                 "division by 0, a log of 0, a diverging run)") from None
-        raise
+    sums = c.sum(dim=2)  # [batch, n_in]: one unit of vote per child
+    rounding = max(1e-4, 100 * torch.finfo(c.dtype).eps)
+    if sums.numel() and not torch.allclose(sums, torch.ones_like(sums), rtol=0, atol=rounding):
+        raise ValueError(f"outputs(): c must sum to 1 over the parents for every child (a "
+                         f"softmax over j), got sums from {sums.min():.4g} to {sums.max():.4g}; "
+                         "pass routing.couplings(b), not b")
+    return _squashed_sum(u_hat, c)
+
+
+def _squashed_sum(u_hat: torch.Tensor, c: torch.Tensor) -> torch.Tensor:
+    """``outputs`` without its checks, for a step whose couplings are not the paper's
+    (``buggy.step_softmax_over_children``: each parent's sum to 1 over the children)."""
+    # v_j = squash(s_j), s_j = sum_i c_ij u_hat_j|i; [batch, n_out, d_out]
+    return squash(torch.einsum("bij,bijd->bjd", c, u_hat))
 
 
 @checked
-def agreement(u_hat: Tensor("the votes [batch, n_in, n_out, d_out]", ndim=4, floating=True),
-              v: Tensor("the outputs [batch, n_out, d_out]", ndim=3, floating=True)
-              ) -> torch.Tensor:
+def agreement(u_hat: Votes, v: Parents) -> torch.Tensor:
     """a ``[batch, n_in, n_out]``: how far each child's vote agrees with each parent's output."""
     batch, _, n_out, d_out = u_hat.shape
     _shaped("agreement", "v", v, (batch, n_out, d_out), "[batch, n_out, d_out]", u_hat)
@@ -142,9 +149,7 @@ def agreement(u_hat: Tensor("the votes [batch, n_in, n_out, d_out]", ndim=4, flo
 
 
 @checked
-def routing_step(u_hat: Tensor("the votes [batch, n_in, n_out, d_out]", ndim=4, floating=True),
-                 b: Tensor("the logits [batch, n_in, n_out]", ndim=3, floating=True)
-                 ) -> tuple[torch.Tensor, ...]:
+def routing_step(u_hat: Votes, b: Logits) -> tuple[torch.Tensor, ...]:
     """One iteration of Procedure 1: logits ``b`` -> couplings ``c``, outputs ``v``, new ``b``.
 
     ``u_hat``: ``[batch, n_in, n_out, d_out]``; ``b``: ``[batch, n_in, n_out]``.
@@ -158,7 +163,7 @@ def routing_step(u_hat: Tensor("the votes [batch, n_in, n_out, d_out]", ndim=4, 
 
 @checked
 def dynamic_routing(
-    u_hat: Tensor("the votes [batch, n_in, n_out, d_out]", ndim=4, floating=True, finite=True),
+    u_hat: Votes,
     iterations: Int("routing iterations; the paper uses 3", ge=1, le=MAX_ITERATIONS) = 3,
     grad_through_routing: Flag("whether gradients flow through every iteration") = True,
     step: Step = routing_step,

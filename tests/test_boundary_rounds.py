@@ -9,6 +9,7 @@ test_boundary_probe's."""
 
 import dataclasses
 import hashlib
+import inspect
 import io
 import json
 import re
@@ -58,6 +59,7 @@ from capsedu import (
     spiking,
     statistics,
     train,
+    validate,
 )
 from capsedu.baselines import BagOfPartsCNN, MaxPoolCNN
 from capsedu.capsnet import CapsNet, CapsNetConfig
@@ -296,9 +298,9 @@ ROUNDS = [
     (lambda: functional.margin_loss_curves(torch.linspace(0, 3, 5)), ValueError,
      r"margin_loss_curves\(\): lengths must be .* in \[0, 1\].*got values from 0 to 3"),
     (lambda: routing.outputs(torch.rand(1, 4, 2, 3), torch.full((1, 4, 2), float("nan"))),
-     ValueError, r"outputs\(\): c must hold finite numbers, got 8 NaN"),
+     ValueError, r"outputs\(\): c contains 8 NaN"),
     (lambda: routing.outputs(torch.full((1, 4, 2, 3), float("inf")), torch.rand(1, 4, 2)),
-     ValueError, r"outputs\(\): u_hat must hold finite numbers"),
+     ValueError, r"outputs\(\): u_hat contains 24 NaN"),
     (lambda: layers.RoutingCapsules(n_in=6, d_in=4, n_out=3, d_out=5)(torch.rand(0, 6, 4)),
      ValueError, r"RoutingCapsules\(\): u must hold at least one example, got shape \(0, 6, 4\)"),
     (lambda: loop.fit(_bag(), (torch.rand(4, 1, 8, 8).double(), LABELS), progress=False),
@@ -679,6 +681,16 @@ ROUND_TEN = [
     (lambda: patch_order.load_models(seeds=[7], names=("ViT",)), ValueError,
      r"load_models\(\): seeds must be seeds of a saved 'ViT', got \[7\]: .*manifest.json holds "
      r"its seeds \[0, 1, 2\]; pass some of those"),
+    (lambda: routing.outputs(torch.rand(1, 4, 2, 3), -torch.rand(1, 4, 2)), ValueError,
+     r"outputs\(\): c must be .* in \[0, 1\] .*got values from -.*; pass routing.couplings\(b\), "
+     r"not b"),
+    (lambda: routing.outputs(torch.rand(1, 4, 2, 3), torch.full((1, 4, 2), 0.25)), ValueError,
+     r"outputs\(\): c must sum to 1 over the parents for every child .*got sums from 0.5 to 0.5"),
+    (lambda: routing.agreement(torch.full((1, 4, 2, 3), float("nan")), torch.rand(1, 2, 3)),
+     ValueError, r"agreement\(\): u_hat contains 24 NaN"),
+    (lambda: buggy.unsquared_margin_loss(torch.rand(4, 10) + 1.0, LABELS), ValueError,
+     r"unsquared_margin_loss\(\): lengths must be capsule lengths in \[0, 1\], got values from "
+     r"1"),
 ]
 
 
@@ -727,3 +739,47 @@ def test_round_ten_a_result_is_never_added_to_a_shipped_results_file_unasked():
                                               r"shipped results folder; .*replace_shipped=True"):
         checkpoints.add_result(shipped, "x", run)
     assert shipped.read_bytes() == before
+
+
+def _routing_tensors():
+    """Finite votes u_hat [1, 4, 2, 3], logits b, couplings c and outputs v that fit them."""
+    u_hat, b = torch.rand(1, 4, 2, 3), torch.zeros(1, 4, 2)
+    return {"u_hat": u_hat, "b": b, "c": routing.couplings(b), "v": torch.rand(1, 2, 3) / 2}
+
+
+@pytest.mark.parametrize("fn", [routing.couplings, routing.outputs, routing.agreement,
+                                routing.routing_step, routing.dynamic_routing,
+                                buggy.step_softmax_over_children,
+                                buggy.step_logits_shared_over_batch])
+def test_round_ten_every_routing_function_refuses_a_nan_in_each_tensor(fn):
+    """Round ten: agreement took votes holding a NaN. Every piece of routing (and buggy's steps)
+    declares its tensors finite, as dynamic_routing does, and names the one holding it."""
+    tensors = _routing_tensors()
+    names = [n for n in inspect.signature(fn).parameters if n in tensors]
+    for name in names:
+        given = {n: tensors[n].clone() for n in names}
+        given[name][(0,) * given[name].ndim] = float("nan")
+        with pytest.raises(ValueError, match=rf"{fn.__name__}\(\): {name} contains 1 NaN"):
+            fn(**given)
+
+
+def test_round_ten_every_buggy_variant_declares_what_its_correct_twin_declares():
+    """Round ten: unsquared_margin_loss took lengths past 1, which margin_loss refuses; the bug it
+    shows is the missing square. Each of buggy's functions takes what the paper's twin takes."""
+    twins = {buggy.step_softmax_over_children: routing.routing_step,
+             buggy.step_logits_shared_over_batch: routing.routing_step,
+             buggy.unsquared_margin_loss: functional.margin_loss}
+    public = {f for name, f in vars(buggy).items() if inspect.isfunction(f)
+              and f.__module__ == buggy.__name__ and not name.startswith("_")}
+    assert public == set(twins)
+    for bug, twin in twins.items():
+        assert validate.declared(bug) == validate.declared(twin), bug.__name__
+    margins = {"m_plus": 0.1, "m_minus": 0.5}
+    for bad in ({"lengths": torch.rand(0, 10)}, {"lengths": torch.rand(4, 10) * 2}, margins,
+                {"targets": LABELS + 10}, {"targets": torch.stack([LABELS, LABELS], 1)}):
+        args = {"lengths": torch.rand(4, 10), "targets": LABELS} | bad
+        with pytest.raises(ValueError) as paper:
+            functional.margin_loss(**args)
+        with pytest.raises(ValueError) as bug:
+            buggy.unsquared_margin_loss(**args)
+        assert str(bug.value).replace("unsquared_", "") == str(paper.value)
