@@ -151,7 +151,7 @@ def check_labels(targets: torch.Tensor, name: str, batch: int, n_classes: int,
         raise ValueError(f"{name} must be {expected}, got shape {tuple(targets.shape)}")
     if targets.dtype.is_floating_point or targets.dtype.is_complex or targets.dtype == torch.bool:
         raise TypeError(f"{name} must be {expected}, got dtype {targets.dtype}; "
-                        f"convert it with {name}.long()")
+                        f"convert it with {name.split()[-1]}.long()")
     outside = (targets < 0) | (targets >= n_classes)
     if outside.any():
         first = outside.nonzero()[0]  # the index of the first label outside: (i,) or (i, j)
@@ -336,6 +336,28 @@ def check_pair_labels(labels: torch.Tensor, images: torch.Tensor) -> None:
     if len(torch.unique(labels)) < 2:
         raise ValueError(f"labels must hold digits of at least two classes (a pair's two digits "
                          f"differ), got only {torch.unique(labels).tolist()}; pass more digits")
+
+
+# how many times apart the means of two sets of numbers may be, one set fractions of 1 and the
+# other above 1, before they read as a fraction against a % (check_one_scale): 100 times for the
+# same quantity; a real 20-fold gap (an error of 0.5 % against 10 %) is still taken
+SCALES_APART = 30
+
+
+def check_one_scale(where: str, **numbers: np.ndarray) -> None:
+    """Refuse numbers to be compared (``name=values``) on different scales, one set fractions
+    of 1 and another in %: all of one in [0, 1], all of the other in (1, 100], their means at
+    least ``SCALES_APART`` times apart (a fraction against its % reads 100 times apart)."""
+    seen = {name: np.asarray(x, dtype=float) for name, x in numbers.items() if np.size(x)}
+    for (a, x), (b, y) in itertools.combinations(seen.items(), 2):
+        (f, small), (p, large) = sorted([(a, x), (b, y)], key=lambda item: item[1].mean())
+        apart = large.mean() / max(small.mean(), 1e-12)
+        if 0 <= small.min() and small.max() <= 1 < large.min() and large.max() <= 100 \
+                and apart >= SCALES_APART:
+            raise ValueError(f"{where}(): {a} and {b} must be on one scale, got {f} from "
+                             f"{small.min():g} to {small.max():g} (fractions of 1?) and {p} "
+                             f"from {large.min():g} to {large.max():g} (in %?), {apart:.0f} "
+                             "times apart; multiply the fractions by 100, or divide the % by 100")
 
 
 def check_one_each(where: str, name: str, items, n: int, each: str) -> None:

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from .checks import check_order
+from .checks import check_one_scale, check_order
 from .validate import Flag, Float, Has, Int, Numbers, check_fields, checked
 
 LEVEL = 0.95  # every interval and test of the course: 95 % (a test at 5 %)
@@ -257,7 +257,9 @@ def seed_difference(a: PerSeed, b: PerSeed,
     batches, augmentation) in both settings, as the routing grid's do: the t interval of the
     per-seed differences, n - 1 degrees of freedom. ``by_seed=False`` for runs that share nothing
     (two architectures): Welch's interval, with the Welch-Satterthwaite degrees of freedom.
+    ``a`` and ``b`` on one scale: both in %, or both fractions of 1.
     """
+    check_one_scale("seed_difference", a=a, b=b)
     x, y = a.astype(float), b.astype(float)
     if by_seed:
         if len(x) != len(y):

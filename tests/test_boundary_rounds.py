@@ -691,6 +691,18 @@ ROUND_TEN = [
     (lambda: buggy.unsquared_margin_loss(torch.rand(4, 10) + 1.0, LABELS), ValueError,
      r"unsquared_margin_loss\(\): lengths must be capsule lengths in \[0, 1\], got values from "
      r"1"),
+    (lambda: statistics.seed_difference([90.0, 91.0, 92.0], [0.8, 0.81, 0.82], by_seed=True),
+     ValueError, r"seed_difference\(\): a and b must be on one scale, got b from 0.8 to 0.82 "
+     r"\(fractions of 1\?\) and a from 90 to 92 \(in %\?\), 112 times apart; multiply"),
+    (lambda: loop.is_correct(torch.tensor([0.9, 0.1]), torch.tensor([0, 1])), TypeError,
+     r"is_correct\(\): predictions must hold integer classes, got dtype torch.float32; pass "
+     r"scores.argmax\(1\)"),
+    (lambda: loop.fit(_bag(), (torch.rand(4, 1, 8, 8), LABELS), patience=1, progress=False,
+                      validation=(torch.rand(4, 1, 8, 8), LABELS + 20)), ValueError,
+     r"fit\(\): validation's labels must lie in \[0, 9\] .*got 20"),
+    (lambda: loop.fit(_bag(), (torch.rand(4, 1, 8, 8), LABELS.float()), progress=False),
+     TypeError, r"fit\(\): train's labels must be integer class labels .*convert it with "
+                r"labels.long\(\)"),
 ]
 
 
