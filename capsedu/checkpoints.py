@@ -39,7 +39,7 @@ import torch
 from filelock import FileLock, Timeout
 
 from . import course_settings
-from .json_records import from_row, json_row
+from .json_records import RecordType, from_row, json_row
 from .manifest_rows import RECORDED, ManifestRow
 from .results_kinds import records
 from .validate import Flag, checked
@@ -159,8 +159,7 @@ def _replace(path: Path, write: Callable[[Path], None]) -> None:
 
 
 def runs_dir() -> Path:
-    """Where the training commands write by default: ``<data root>/runs``, away from the
-    shipped checkpoints (load a run with ``pretrained(name, runs_dir())``)."""
+    """Where the training commands write, ``<data root>/runs``: ``pretrained(name, runs_dir())``."""
     return course_settings.data_root() / "runs"
 
 
@@ -174,7 +173,7 @@ def results_path(file: str, replace_shipped: ReplaceShipped = False) -> Path:
 
 
 @checked
-def read_results(path: str | Path, record_type: type | Callable[[str], type]) -> dict[str, Any]:
+def read_results(path: str | Path, record_type: RecordType) -> dict[str, Any]:
     """The runs recorded in the results file ``path``, by name (empty when there is none yet),
     each read as the record it was written from (``json_records.from_row``): a ``record_type``,
     or, in a file of several kinds of runs, the type ``record_type(name)`` names; a file of
@@ -240,10 +239,7 @@ def sha256(path: str | Path) -> str:
 @checked
 def read_manifest(root: Root = None) -> dict[str, ManifestRow]:
     """The manifest's rows by name (empty when there is no manifest yet), each checked
-    (``check_row``).
-
-    Raises ``ValueError`` naming the file when the manifest is not the JSON ``save`` writes.
-    """
+    (``check_row``); a ``ValueError`` names the file if it is not the JSON ``save`` writes."""
     path = checkpoint_dir(root, "read_manifest") / MANIFEST
     if not path.exists():
         return {}
@@ -373,7 +369,7 @@ def _known(where: str, fields: dict) -> None:
 def _finite(where: str, row: ManifestRow) -> ManifestRow:
     """``row`` if its numbers are finite (``Metrics`` checks its own): a time of NaN is no
     record."""
-    for key, value in json_row(row).items():
+    for key, value in json_row(row, where).items():
         if isinstance(value, float) and not math.isfinite(value):
             raise ValueError(f"{where}(): {key} must be a finite number for the manifest, got "
                              f"{value}; record what the run measured, or leave {key} out")
@@ -384,7 +380,7 @@ def _manifest_text(where: str, root: Path, entries: dict[str, ManifestRow]) -> s
     """``root``'s manifest with the rows ``entries``, as its file holds it: the keys other than
     "checkpoints" that it holds kept (a later version may add some). Refuses, before anything is
     replaced, a value JSON cannot hold (a tensor, a NumPy number)."""
-    rows = [json_row(entries[k]) for k in sorted(entries)]
+    rows = [json_row(entries[k], where) for k in sorted(entries)]
     path = root / MANIFEST
     kept = json.loads(path.read_text()) if path.exists() else {}
     try:
@@ -406,6 +402,10 @@ def check_row(entry: dict, manifest: str | Path) -> ManifestRow:
                 if not isinstance(entry.get(key), kind)]
     if isinstance(entry.get("arch"), str) and entry["arch"] not in ARCHS:
         problems.append(f"'arch' {entry['arch']!r} is not a known model ({', '.join(ARCHS)})")
+    try:  # a file outside the folder would be read from anywhere: save writes a plain name
+        plain_name(entry["file"] if isinstance(entry.get("file"), str) else "-", "'file'")
+    except ValueError as err:
+        problems.append(str(err))
     if not problems:
         try:
             return from_row(ManifestRow, entry)

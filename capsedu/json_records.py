@@ -12,45 +12,88 @@ when it ran, ``adversarial_units.Stamp``).
 import dataclasses
 import types
 import typing
-from typing import Any
+from typing import Annotated, Any
 
-from .validate import checked
+from pydantic import PlainValidator
+
+from .refusals import declared_error, kind_of
+from .validate import Spec, checked
 
 OMITTED_WHEN_NONE = "omitted_when_none"  # the metadata key of a field left out while None
 INLINE = "inline"  # the metadata key of a record field kept as its fields, beside the others
 
 
+def _record_class(value: Any, or_function: bool = False) -> Any:
+    """What ``RecordClass`` takes: a dataclass itself (not a record, nor ``dict``); with
+    ``or_function`` (``RecordType``), a function of a run's name that gives one, too."""
+    if isinstance(value, type) and dataclasses.is_dataclass(value) or or_function and callable(
+            value) and not isinstance(value, type):
+        return value
+    also = ", or a function of a run's name that gives one" if or_function else ""
+    raise declared_error(TypeError, f"must be a record class (a dataclass such as "
+                         f"manifest_rows.ManifestRow){also}, got {kind_of(value)}; pass the class "
+                         "of the records the file holds (its experiment's, e.g. "
+                         "ablations.AblationRun)", "array")
+
+
+# the class of the records a results file holds; or a function of a run's name that gives it
+RecordClass = Annotated[Any, PlainValidator(_record_class),
+                        Spec("a record class (a dataclass)", "record")]
+RecordType = Annotated[Any, PlainValidator(lambda value: _record_class(value, or_function=True)),
+                       Spec("a record class (a dataclass), or a function of a run's name that "
+                            "gives one", "record")]
+
+
 @checked
-def json_row(record: Any) -> dict[str, Any]:
+def json_row(record: Any, where: str = "json_row") -> dict[str, Any]:
     """A record as its results file keeps it: a dataclass's fields by name (or by the name in a
     field's ``metadata["json"]``; a field marked ``omitted_when_none`` left out while None; an
     ``inline`` field's record as its fields, in its place), the records and named tuples inside
-    it as dicts of their fields, tuples as lists; a dict as it is."""
-    return _plain(record)
+    it as dicts of their fields, tuples as lists; a dict as it is. A value JSON cannot hold (a
+    set, a tensor, a NumPy integer) is refused by its place in the record ("metrics.accuracy"),
+    in the words of ``where``, the function the caller called."""
+    return _plain(record, "", where)
 
 
-def _plain(value: Any) -> Any:
-    """``value`` as JSON holds it (``json_row``)."""
+def _plain(value: Any, path: str, where: str) -> Any:
+    """``value``, at ``path`` in the record ("" for the record itself), as JSON holds it."""
+    inside = path or "record"  # an item's place: record[2], record['runs']
     if dataclasses.is_dataclass(value) and not isinstance(value, type):
         row = {}
         for field in dataclasses.fields(value):
-            item = getattr(value, field.name)
+            item, at = getattr(value, field.name), f"{path}.{field.name}".lstrip(".")
             if field.metadata.get(INLINE):
-                row |= _plain(item)
+                row |= _plain(item, at, where)
             elif not (field.metadata.get(OMITTED_WHEN_NONE) and item is None):
-                row[field.metadata.get("json", field.name)] = _plain(item)
+                row[field.metadata.get("json", field.name)] = _plain(item, at, where)
         return row
     if isinstance(value, tuple) and hasattr(value, "_asdict"):  # a named tuple
-        return {key: _plain(item) for key, item in value._asdict().items()}
+        return {key: _plain(item, f"{path}.{key}".lstrip("."), where)
+                for key, item in value._asdict().items()}
     if isinstance(value, list | tuple):
-        return [_plain(item) for item in value]
+        return [_plain(item, f"{inside}[{i}]", where) for i, item in enumerate(value)]
     if isinstance(value, dict):
-        return {key: _plain(item) for key, item in value.items()}
+        for key in value:
+            if not isinstance(key, str | int) or isinstance(key, bool):
+                _unheld(where, f"{inside}'s key {key!r}", key, "a string or a whole number")
+        return {key: _plain(item, f"{inside}[{key!r}]", where) for key, item in value.items()}
+    if value is not None and not isinstance(value, bool | int | float | str):
+        _unheld(where, inside, value, "a value JSON can hold (a number, a string, True, False "
+                "or None, or a list, a dict or a record of them)")
     return value
 
 
+def _unheld(where: str, path: str, value: Any, held: str) -> None:
+    """Refuse ``value`` at ``path`` in the record, which JSON cannot hold as ``held``."""
+    got = kind_of(value) if hasattr(value, "shape") else \
+        f"a {type(value).__name__}, {repr(value)[:60]}"
+    raise TypeError(f"{where}(): {path} must be {held}, got {got}; convert it (x.item() or "
+                    "x.tolist() of a tensor or an array, sorted(...) of a set, str(...) of a "
+                    "path)")
+
+
 @checked
-def from_row(cls: Any, row: dict) -> Any:
+def from_row(cls: RecordClass, row: dict) -> Any:
     """The record of the dataclass ``cls`` that a results file keeps as ``row`` (``json_row``'s
     inverse): each field read under its name (or its ``metadata["json"]``), typed as the field
     declares it (tuples from lists, records and named tuples from dicts, numbers from text keys;
@@ -80,7 +123,7 @@ def from_row(cls: Any, row: dict) -> Any:
 
 
 @checked
-def misfit(cls: Any, row: dict) -> str | None:
+def misfit(cls: RecordClass, row: dict) -> str | None:
     """Why ``row`` is no row of the record ``cls`` as its results file keeps it, in words (keys
     it has that ``cls`` has no field for, required fields it lacks); None when it is one."""
     fields = dataclasses.fields(cls)

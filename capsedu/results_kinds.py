@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from .json_records import from_row, misfit
+from .json_records import RecordType, from_row, misfit
 from .validate import checked
 
 # an experiment's module -> what its results file holds, and the name of its record in that module
@@ -94,7 +94,7 @@ def _other_file(path: Path, rows: dict, record: Any, name: str, words: str) -> V
 
 @checked
 def records(path: str | Path, rows: dict[str, Any],
-            record_type: type | Callable[[str], type]) -> dict[str, Any]:
+            record_type: RecordType) -> dict[str, Any]:
     """The runs ``rows`` of the results file ``path`` (as JSON holds them) by name, each read as
     the record it was written from (``json_records.from_row``): a ``record_type``, or, in a file of
     several kinds of runs, the type ``record_type(name)`` names. A file of another experiment's

@@ -703,6 +703,18 @@ ROUND_TEN = [
     (lambda: loop.fit(_bag(), (torch.rand(4, 1, 8, 8), LABELS.float()), progress=False),
      TypeError, r"fit\(\): train's labels must be integer class labels .*convert it with "
                 r"labels.long\(\)"),
+    (lambda: checkpoints.check_row({"name": "x", "file": "../x.pt", "sha256": "0" * 64,
+                                    "arch": "CapsNet"}, manifest="manifest.json"), ValueError,
+     r"the row 'x' of manifest.json: 'file' must be a plain file name inside its folder .*got "
+     r"'../x.pt'"),
+    (lambda: checkpoints.read_results(RESULTS / "bug_zoo.json", record_type=dict), TypeError,
+     r"read_results\(\): record_type must be a record class \(a dataclass .*got <class 'dict'>"),
+    (lambda: json_records.from_row(dict, {"a": 1}), TypeError,
+     r"from_row\(\): cls must be a record class \(a dataclass"),
+    (lambda: json_records.json_row({1, 2}), TypeError,
+     r"json_row\(\): record must be a value JSON can hold .*got a set, \{1, 2\}"),
+    (lambda: json_records.json_row({"runs": {"a": [1, {2}]}}), TypeError,
+     r"json_row\(\): record\['runs'\]\['a'\]\[1\] must be a value JSON can hold"),
 ]
 
 
