@@ -120,6 +120,21 @@ def check_input(x, name: str, model: torch.nn.Module) -> None:
                      f"{tuple(x.shape)}; pass images of that size, or a model made for yours")
 
 
+def check_read_labels(labels: torch.Tensor, name: str, images: torch.Tensor,
+                      model: torch.nn.Module) -> None:
+    """Refuse the ``labels`` of the ``images`` a model reads unless there is one per image
+    (``[N]``, or ``[N, k]``: k classes each), each a class of ``model`` when it says how many it
+    has (its ``hparams``' ``n_classes``): refused by the caller's name, not by the name a loss
+    deep inside gives them."""
+    n_classes = getattr(model, "hparams", {}).get("n_classes")
+    if n_classes is None and len(labels) != len(images):
+        raise ValueError(f"{name} must hold one label per image ({len(images)}), got "
+                         f"{len(labels)}; pass the labels of these images")
+    if n_classes is not None:
+        check_labels(labels, name, len(images), n_classes,
+                     k=labels.shape[1] if labels.ndim == 2 else None)
+
+
 def check_side(where: str, side: int, **models: torch.nn.Module) -> None:
     """Refuse a model made for another image size than the ``side`` x ``side`` canvas a widget's
     state shows it (``input_shape``), by the caller's name for it, before it reads."""
@@ -328,14 +343,15 @@ def check_square(where: str, name: str, images: torch.Tensor) -> None:
                          "square first")
 
 
-def check_pair_labels(labels: torch.Tensor, images: torch.Tensor) -> None:
-    """Refuse MultiMNIST's labels unless there is one per image, of at least two classes (a pair
-    overlays two digits of different classes)."""
-    if len(labels) != len(images):
-        raise ValueError(f"labels [{len(labels)}] must match images [{len(images)}]")
+def check_pair_labels(where: str, labels: torch.Tensor, images: torch.Tensor, name: str) -> None:
+    """Refuse MultiMNIST's labels unless there is one per image (``images``, the caller's
+    ``name`` for them), of at least two classes (a pair overlays digits of different classes)."""
+    check_same(where, "length (one label per image)", f"pass one label per image of {name}",
+               **{name: len(images), "labels": len(labels)})
     if len(torch.unique(labels)) < 2:
-        raise ValueError(f"labels must hold digits of at least two classes (a pair's two digits "
-                         f"differ), got only {torch.unique(labels).tolist()}; pass more digits")
+        raise ValueError(f"{where}(): labels must hold digits of at least two classes (a pair's "
+                         f"two digits differ), got only {torch.unique(labels).tolist()}; pass "
+                         "more digits")
 
 
 # how many times apart the means of two sets of numbers may be, one set fractions of 1 and the

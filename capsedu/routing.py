@@ -123,7 +123,7 @@ def outputs(u_hat: Votes, c: Couplings) -> torch.Tensor:
     ``[batch, n_in, n_out, d_out]`` weighted by the couplings ``c`` and squashed; each child's
     couplings sum to 1 over the parents (``couplings(b)``)."""
     _shaped("outputs", "c", c, tuple(u_hat.shape[:3]), "[batch, n_in, n_out]", u_hat)
-    sums = c.sum(dim=2)  # [batch, n_in]: one unit of vote per child
+    sums = c.detach().sum(dim=2)  # [batch, n_in]: one unit of vote per child
     rounding = max(1e-4, 100 * torch.finfo(c.dtype).eps)
     if sums.numel() and not torch.allclose(sums, torch.ones_like(sums), rtol=0, atol=rounding):
         raise ValueError(f"outputs(): c must sum to 1 over the parents for every child (a "

@@ -50,6 +50,7 @@ from .checks import (
     check_float,
     check_input,
     check_pixels,
+    check_read_labels,
 )
 from .refusals import declared_error, kind_of, refusal, where, with_article
 
@@ -163,9 +164,10 @@ def Tensor(meaning: str, ndim: int | None = None, floating: bool = False,
                 value.ndim <= d or value.shape[d] != size for d, size in sizes.items()):
             raise declared_error(ValueError, f"must be {spec.expected}, got shape "
                                 f"{tuple(value.shape)}; pass a tensor of that shape")
-        if within and value.numel() and not within[0] <= value.min() <= value.max() <= within[1]:
+        low, high = torch.aminmax(value.detach()) if within and value.numel() else within or (0, 0)
+        if within and not within[0] <= low <= high <= within[1]:  # (not for autograd to keep)
             raise declared_error(ValueError, f"must be {spec.expected}, got values from "
-                                 f"{value.min():.4g} to {value.max():.4g}; {fix}")
+                                 f"{low:.4g} to {high:.4g}; {fix}")
         return value
 
     return Annotated[torch.Tensor, PlainValidator(check), spec]
@@ -457,7 +459,8 @@ def checked(fn=None, *, checker: bool = False, reads: tuple[str, ...] = ()):
     ``capsedu.exercises.checking``): the refusal's sentence is printed as a FAIL and the call
     returns False, so a notebook goes on to its next cell. ``reads=("model", "images")``: the
     last argument named (images) must have the shape each of the others reads (a model, or a
-    dict of them; ``checks.check_input``), refused by its name, not the model's own ``x``."""
+    dict of them; ``checks.check_input``), refused by its name, not the model's own ``x``; and
+    ``labels``, if it takes them, must be one per image, classes of each (``check_read_labels``)."""
     if fn is None:  # @checked(checker=True) or @checked(reads=...)
         return functools.partial(checked, checker=checker, reads=reads)
     validated = validate_call(_reading(fn, *reads) if reads else fn, config=STRICT)
@@ -487,10 +490,13 @@ def _reading(fn, *names: str):
     @functools.wraps(fn)
     def run(*args, **kwargs):
         given = signature.bind(*args, **kwargs).arguments
+        labels = given.get("labels")  # the images' labels, if it takes them: one per image
         for m in models:
             for reader in given[m].values() if isinstance(given.get(m), dict) else [given.get(m)]:
                 if isinstance(reader, torch.nn.Module) and torch.is_tensor(given.get(images)):
                     check_input(given[images], f"{where(fn)}: {images}", reader)
+                    if torch.is_tensor(labels):
+                        check_read_labels(labels, f"{where(fn)}: labels", given[images], reader)
         return fn(*args, **kwargs)
 
     return run

@@ -715,6 +715,21 @@ ROUND_TEN = [
      r"json_row\(\): record must be a value JSON can hold .*got a set, \{1, 2\}"),
     (lambda: json_records.json_row({"runs": {"a": [1, {2}]}}), TypeError,
      r"json_row\(\): record\['runs'\]\['a'\]\[1\] must be a value JSON can hold"),
+    (lambda: transformed_mnist.ink_keeping_offsets(torch.zeros(2, 1, 40, 40),
+                                                   torch.Generator().manual_seed(0)), ValueError,
+     r"ink_keeping_offsets\(\): images must each hold ink .*got 2 blank image\(s\), the first "
+     r"at index 0"),
+    (lambda: transformed_mnist.move(torch.zeros(2, 1, 40, 40), torch.Generator()), ValueError,
+     r"move\(\): images must each hold ink"),
+    (lambda: transformed_mnist.pair_up(torch.rand(4, 1, 40, 40), LABELS, torch.Generator()),
+     ValueError, r"pair_up\(\): digits must be a torch.Tensor .*28 along dimension 3 .*got shape "
+                 r"\(4, 1, 40, 40\)"),
+    (lambda: transformed_mnist.pair_up(torch.rand(4, 1, 28, 28), LABELS[:3], torch.Generator()),
+     ValueError, r"pair_up\(\): labels must match digits in length"),
+    (lambda: routing_costs.time_training_step(_tiny(), torch.rand(4, 1, 28, 28),
+                                              torch.tensor([0, 1]), repeats=1), ValueError,
+     r"time_training_step\(\): labels must be integer class labels of shape \[batch\] = \[4\], "
+     r"got shape \(2,\)"),
 ]
 
 

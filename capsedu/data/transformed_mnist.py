@@ -23,7 +23,7 @@ import torch
 import torch.nn.functional as F
 
 from .. import checks
-from ..checks import check_memory, check_pixels, check_shape, check_whole_pixels
+from ..checks import check_memory, check_whole_pixels
 from ..course_settings import MAX_SIDE, Rows, Seed
 from ..validate import Choice, Flag, Float, Int, Numbers, Tensor, check_fields, checked
 from .mnist import load_mnist
@@ -34,6 +34,8 @@ MULTI_CANVAS = 28 + 2 * MULTI_SHIFT  # 36
 MAX_SHEAR = 10.0  # a shear past this lays a digit almost flat: its ink leaves any canvas
 MAX_SCALE = 10.0  # a digit scaled past this fills any canvas of MAX_SIDE with one stroke
 Labels = Numbers("their labels, classes 0 to 9 [N]", ndim=1, ge=0, le=9, whole=True, tensor=True)
+# MNIST's digits, as every entry here takes them (uint8 pixels 0-255 are refused, never rescaled)
+Digits = Tensor("MNIST digits [N, 1, 28, 28]", ndim=4, pixels=True, sizes={1: 1, 2: 28, 3: 28})
 
 
 @dataclass(frozen=True)
@@ -67,16 +69,6 @@ class AffineRanges:
 AFFNIST_RANGES = AffineRanges()
 
 
-def _as_digits(images: torch.Tensor) -> torch.Tensor:
-    """The digits as float32, after checking them: ``[N, 1, 28, 28]`` floating-point pixels in
-    [0, 1] (uint8 pixels 0-255 are refused with the conversion to make, ``check_pixels``)."""
-    check_shape(images, "images", "[N, 1, 28, 28] MNIST digits in [0, 1]", ndim=4)
-    if tuple(images.shape[1:]) != (1, 28, 28):
-        raise ValueError(f"images must have shape [N, 1, 28, 28], got {tuple(images.shape)}")
-    check_pixels(images, "images")
-    return images.float()
-
-
 @checked
 def pad_to(images: Tensor("images [N, 1, h, w]", ndim=4, pixels=True),
            side: Int("the canvas side in pixels", ge=1, le=MAX_SIDE)) -> torch.Tensor:
@@ -91,7 +83,7 @@ def pad_to(images: Tensor("images [N, 1, h, w]", ndim=4, pixels=True),
 
 
 def _centred(images: torch.Tensor, side: int) -> torch.Tensor:
-    """``pad_to`` for images already checked (``_as_digits``): each pixel is scanned once."""
+    """``pad_to`` for images already checked (``Digits``): each pixel is scanned once."""
     h, w = images.shape[-2:]
     top, left = (side - h) // 2, (side - w) // 2
     return F.pad(images, (left, side - w - left, top, side - h - top))
@@ -177,7 +169,7 @@ def _rows(rows: torch.Tensor | None, n: int, where: str) -> torch.Tensor:
 
 
 @checked
-def translated(images: Tensor("MNIST digits [N, 1, 28, 28]", ndim=4, pixels=True),
+def translated(images: Digits,
                seed: Seed = 0, side: Int("the canvas side in pixels", ge=28, le=MAX_SIDE) = CANVAS,
                rows: Rows | None = None) -> torch.Tensor:
     """Translated MNIST: each digit at a uniformly random place on a ``side`` x ``side`` canvas
@@ -185,7 +177,7 @@ def translated(images: Tensor("MNIST digits [N, 1, 28, 28]", ndim=4, pixels=True
 
     ``rows`` (indices, e.g. ``mnist.fixed_sample(n)``): only those digits, each at the place it has
     in the whole set (the places are drawn for all of ``images``): a sample of the full set."""
-    images = _as_digits(images)
+    images = images.float()
     g = torch.Generator().manual_seed(seed)
     dx, dy = torch.randint(0, side - 27, (2, len(images)), generator=g)
     rows = _rows(rows, len(images), "translated")
@@ -280,7 +272,7 @@ class AffineParams:
 
 
 @checked
-def random_affine(images: Tensor("MNIST digits [N, 1, 28, 28]", ndim=4, pixels=True),
+def random_affine(images: Digits,
                   seed: Seed = 0, ranges: AffineRanges = AFFNIST_RANGES,
                   side: Int("the canvas side in pixels", ge=28, le=MAX_SIDE) = CANVAS,
                   rows: Rows | None = None) -> tuple[torch.Tensor, AffineParams]:
@@ -293,7 +285,7 @@ def random_affine(images: Tensor("MNIST digits [N, 1, 28, 28]", ndim=4, pixels=T
 
     ``rows`` (indices, e.g. ``mnist.fixed_sample(n)``): only those digits, each under the map it
     has in the whole set (the maps are drawn for all of ``images``): a sample of the full set."""
-    digits = _as_digits(images)
+    digits = images.float()
     n = len(digits)
     rows = _rows(rows, n, "random_affine")
     g = torch.Generator().manual_seed(seed)
@@ -313,7 +305,7 @@ def random_affine(images: Tensor("MNIST digits [N, 1, 28, 28]", ndim=4, pixels=T
         return _warp(_centred(x, side), A, t)
 
     boxes = _in_chunks(lambda x, A: _ink_box(warped(x, A, torch.zeros(len(x), 2))), digits, A)
-    t = _offsets_within(boxes, side, u)  # [N, 2]
+    t = _offsets_within(boxes, side, u, "random_affine")  # [N, 2]
     return (_in_chunks(warped, digits, A, t).clamp_(0, 1),
             AffineParams(rotation, shear, scale_x, scale_y, *t.unbind(1)))
 
@@ -335,8 +327,13 @@ def ink_keeping_offsets(images: Tensor("images [N, 1, S, S]", ndim=4),
     """For each image ``[N, 1, S, S]``, a whole-pixel translation ``(tx, ty)`` ``[N, 2]``, uniform
     among those that keep its ink on the canvas: tx from -x0 (ink touching the left edge) to
     S - 1 - x1 (touching the right edge), where x0 .. x1 are its inked columns; ty likewise."""
-    return _offsets_within(_ink_box(images), images.shape[-1], _uniform_pairs(len(images),
-                                                                               generator))
+    return _ink_offsets(images, generator, "ink_keeping_offsets")
+
+
+def _ink_offsets(images: torch.Tensor, generator: torch.Generator, where: str) -> torch.Tensor:
+    """``ink_keeping_offsets`` of the function ``where`` the caller called."""
+    return _offsets_within(_ink_box(images), images.shape[-1],
+                           _uniform_pairs(len(images), generator), where)
 
 
 def _uniform_pairs(n: int, generator: torch.Generator) -> torch.Tensor:
@@ -344,11 +341,16 @@ def _uniform_pairs(n: int, generator: torch.Generator) -> torch.Tensor:
     return torch.stack([torch.rand(n, generator=generator) for _ in range(2)], dim=1)
 
 
-def _offsets_within(boxes: torch.Tensor, side: int, u: torch.Tensor) -> torch.Tensor:
+def _offsets_within(boxes: torch.Tensor, side: int, u: torch.Tensor, where: str) -> torch.Tensor:
     """``ink_keeping_offsets`` from the ink boxes ``[N, 4]`` (``_ink_box``) on a ``side`` canvas
     and uniform numbers ``u`` ``[N, 2]`` (``_uniform_pairs``): u = 0 at one edge, towards 1 at the
-    other."""
+    other. A blank image has no ink to keep on the canvas: refused (``where``: the entry)."""
     x0, x1, y0, y1 = boxes.unbind(1)
+    blank = (x0 > x1).nonzero().flatten().tolist()
+    if blank:
+        raise ValueError(f"{where}(): images must each hold ink (a pixel above 0.05) to keep, "
+                         f"got {len(blank)} blank image(s), the first at index {blank[0]}; drop "
+                         "them (images[images.amax((1, 2, 3)) > 0.05])")
     offsets = [lo + (u[:, k] * (hi - lo + 1)).long().clamp(max=hi - lo)
                for k, (lo, hi) in enumerate(((-x0, side - 1 - x1), (-y0, side - 1 - y1)))]
     return torch.stack(offsets, dim=1).float()
@@ -360,7 +362,7 @@ def move(images: Tensor("images [N, 1, S, S]", ndim=4), generator: torch.Generat
     new random place on its canvas (``ink_keeping_offsets``), so a digit is seen at a new place in
     every epoch. Exact: a whole-pixel move does not resample."""
     checks.check_square("move", "images", images)
-    return translate(images, *ink_keeping_offsets(images, generator).unbind(1))
+    return translate(images, *_ink_offsets(images, generator, "move").unbind(1))
 
 
 SWEEPS = {  # one factor at a time, the others at identity; values for notebook 08's curves
@@ -371,7 +373,7 @@ SWEEPS = {  # one factor at a time, the others at identity; values for notebook 
 
 
 @checked
-def affine(images: Tensor("MNIST digits [N, 1, 28, 28]", ndim=4, pixels=True),
+def affine(images: Digits,
            rotation: Float("degrees") | Tensor("one angle per digit [N], degrees",
                                                 finite=True) = 0.0,
            shear: Float("a shear factor") = 0.0, scale_x: Float("a scale factor") = 1.0,
@@ -387,7 +389,7 @@ def affine(images: Tensor("MNIST digits [N, 1, 28, 28]", ndim=4, pixels=True),
         raise ValueError(f"affine(): scale_x and scale_y must be non-zero (a scale of 0 squashes "
                          f"the digit to a line), got scale_x={scale_x!r}, scale_y={scale_y!r}; "
                          "1 keeps the digit's size")
-    images = _centred(_as_digits(images), side)
+    images = _centred(images.float(), side)
     n = len(images)
     rotation = torch.as_tensor(rotation, dtype=torch.float32)
     if rotation.ndim > 1 or rotation.numel() not in (1, n):
@@ -400,7 +402,7 @@ def affine(images: Tensor("MNIST digits [N, 1, 28, 28]", ndim=4, pixels=True),
 
 
 @checked
-def sweep(images: Tensor("MNIST digits [N, 1, 28, 28]", ndim=4, pixels=True),
+def sweep(images: Digits,
           factor: Choice("the factor swept", *SWEEPS),
           value: Float("its value: degrees, or a factor"),
           side: Int("the canvas side in pixels", ge=28, le=MAX_SIDE) = CANVAS) -> torch.Tensor:
@@ -413,7 +415,7 @@ def sweep(images: Tensor("MNIST digits [N, 1, 28, 28]", ndim=4, pixels=True),
 
 
 @checked
-def multimnist(images: Tensor("MNIST digits [N, 1, 28, 28]", ndim=4, pixels=True),
+def multimnist(images: Digits,
                labels: Labels, n: Int("pairs to make", ge=1), seed: Seed = 0,
                max_shift: Int("pixels each digit moves at most", ge=0, le=MAX_SIDE) = MULTI_SHIFT
                ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -423,8 +425,8 @@ def multimnist(images: Tensor("MNIST digits [N, 1, 28, 28]", ndim=4, pixels=True
 
     Returns ``(pairs [n, 1, S, S], labels [n, 2], parts [n, 2, 1, S, S])``: the overlay, the two
     classes (first, second) and each digit alone on the canvas, for the reconstruction targets."""
-    images = _as_digits(images)
-    side = 28 + 2 * max_shift
+    checks.check_pair_labels("multimnist", labels, images, "images")
+    images, side = images.float(), 28 + 2 * max_shift
     check_memory(n * (3 * 4 * side * side + 2 * 8), f"multimnist(n={n})",  # pair + 2 parts
                  "ask for fewer pairs, or make them in chunks with different seeds")
     g = torch.Generator().manual_seed(seed)
@@ -433,7 +435,7 @@ def multimnist(images: Tensor("MNIST digits [N, 1, 28, 28]", ndim=4, pixels=True
 
 
 @checked
-def pair_up(digits: Tensor("MNIST digits [B, 1, 28, 28]", ndim=4),
+def pair_up(digits: Digits,
             labels: Labels, generator: torch.Generator,
             max_shift: Int("pixels each digit moves at most", ge=0, le=MAX_SIDE) = MULTI_SHIFT
             ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -444,13 +446,13 @@ def pair_up(digits: Tensor("MNIST digits [B, 1, 28, 28]", ndim=4),
     The training batches of the MultiMNIST recipes (``capsedu.train``): the batches are reshuffled
     every epoch, so every digit meets new partners at new shifts, epoch after epoch (the paper
     drew 60M pairs; storing even 60k pairs with their parts would take 600 MB)."""
-    return _pairs(_as_digits(digits), labels, torch.arange(len(digits)), generator, max_shift)
+    checks.check_pair_labels("pair_up", labels, digits, "digits")
+    return _pairs(digits.float(), labels, torch.arange(len(digits)), generator, max_shift)
 
 
 def _pairs(images, labels, first, generator, max_shift):
     """The pairs whose first digits are ``images[first]``: partners of another class drawn from
     ``images``, both digits shifted by up to ``max_shift`` pixels, overlaid."""
-    checks.check_pair_labels(labels, images)
     n = len(first)
     second = torch.randint(0, len(images), (n,), generator=generator)
     clash = labels[first] == labels[second]
