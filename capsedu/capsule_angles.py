@@ -15,10 +15,12 @@ the same angle, while its length (the probability that the entity is present) st
 """
 
 from dataclasses import dataclass, fields
+from typing import Annotated
 
 import numpy as np
 import torch
 import torch.nn.functional as F
+from pydantic import AfterValidator
 from torch import nn
 
 from .capsnet import CapsNet
@@ -36,6 +38,22 @@ Angles = Numbers("a list of finite numbers (degrees) [n]", ndim=1, at_least=1,
                  fix="e.g. range(0, 360, 30)")
 
 
+def _different(angles: np.ndarray) -> np.ndarray:
+    """Refuse angles that are all one: a read-out or a line of one angle fits it exactly,
+    whatever the capsule holds (an error of 0 beside a baseline of 0 says nothing)."""
+    if len(np.unique(angles)) < 2:
+        raise ValueError(f"must hold at least 2 different angles (a read-out of one angle is "
+                         f"exact whatever it reads: its error says nothing), got "
+                         f"{angles.tolist()[:5]}; pass several, e.g. range(-45, 50, 15)")
+    return angles
+
+
+# angles a reading is compared across: at least two different ones
+Several = Annotated[Numbers("a list of different angles in degrees [n]",
+                            ndim=1, at_least=2, fix="e.g. range(-45, 50, 15)"),
+                    AfterValidator(_different)]
+
+
 @dataclass(frozen=True)
 class AngleFit:
     """The line through the angles a model reads against the input's angles (``angle_slope``)."""
@@ -51,8 +69,7 @@ class AngleFit:
 
 
 @checked
-def angle_slope(angles: Numbers("the angles the input was turned by, degrees [n]", ndim=1,
-                                at_least=2, fix="measure at two angles or more"),
+def angle_slope(angles: Several,
                 readings: Numbers("the angles a model read, degrees [n]", ndim=1)) -> AngleFit:
     """The least-squares line through angles a model reads (``readings``, degrees, each known
     only up to whole turns, e.g. in [-180, 180)) against the angles the input was turned by
@@ -226,7 +243,7 @@ class CapsuleAngleReadout:
 
 
 @checked
-def capsule_angle_readout(capsnet: CapsNet, images: Digits, labels: Labels, angles: Angles
+def capsule_angle_readout(capsnet: CapsNet, images: Digits, labels: Labels, angles: Several
                           ) -> CapsuleAngleReadout:
     """Does a CapsNet's digit capsule carry the angle of a turned digit? Every digit of
     ``images`` ``[N, 1, 28, 28]`` is turned by each of ``angles``; for each class, the true

@@ -213,8 +213,9 @@ def template_bank(kind: Kind = "nose",
 
 
 @checked
-def match(images: Tensor("images [N, 1, H, W]", ndim=4, floating=True),
-          templates: Tensor("templates [n, 1, k, k]", ndim=4, floating=True)) -> torch.Tensor:
+def match(images: Tensor("images [N, 1, H, W]", ndim=4, floating=True, finite=True),
+          templates: Tensor("templates [n, 1, k, k]", ndim=4, floating=True, finite=True)
+          ) -> torch.Tensor:
     """Best normalized cross-correlation of each template over all positions: ``[N, n_templates]``.
 
     ``images`` ``[N, 1, H, W]``. At each position, <patch, template> / (||patch|| ||template||),
@@ -242,7 +243,8 @@ def match(images: Tensor("images [N, 1, H, W]", ndim=4, floating=True),
 
 
 @checked
-def capsule_from_matches(r: Tensor("template matches [N, n]", ndim=2, floating=True),
+def capsule_from_matches(r: Tensor("template matches [N, n]", ndim=2, floating=True,
+                                   finite=True),
                          angles: Tensor("the templates' angles [n]", ndim=1),
                          temperature: Float("the softmax's temperature", gt=0) = 0.1
                          ) -> torch.Tensor:
@@ -296,7 +298,7 @@ def length_table(norms: tuple[Norm, ...] | list[Norm]) -> str:
 
 
 @checked
-def direction_and_length(s: Tensor("capsules s [n, d]", ndim=2, floating=True)
+def direction_and_length(s: Tensor("capsules s [n, d]", ndim=2, floating=True, finite=True)
                          ) -> tuple[torch.Tensor, torch.Tensor]:
     """For capsules ``s`` ``[n, d]``: the cosine similarity ``[n]`` between each ``s`` and
     ``v = squash(s)`` (1: the same direction) and the output length ``||v||`` ``[n]``."""

@@ -17,7 +17,7 @@ from .capsnet import routing_iterations
 from .routing import MAX_ITERATIONS, RoutingResult
 from .validate import Float, Int, Record, Tensor, check_fields, checked
 
-Couplings = Tensor("couplings c [batch, n_in, n_out]", ndim=3, floating=True)
+Couplings = Tensor("couplings c [batch, n_in, n_out]", ndim=3, floating=True, finite=True)
 
 
 def _check_shares(c: torch.Tensor, where: str) -> None:

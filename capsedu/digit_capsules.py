@@ -23,7 +23,8 @@ MAX_DELTA = 0.25
 DELTAS = 0.05 * torch.arange(-5, 6)  # [11]: -0.25, -0.20, ..., 0, ..., +0.25
 MAX_DIGITS = 60_000  # digits of one class to study: MNIST's training split holds fewer
 
-Capsules = Tensor("digit capsules [n_classes, digit_dim]", ndim=2, floating=True)
+Capsules = Tensor("digit capsules [n_classes, digit_dim]", ndim=2, floating=True,
+                  finite=True)
 Label = Int("a class: the capsule to edit", ge=0, le=MAX_WIDTH)  # CapsNetConfig's classes
 Class = Int("a class", ge=0, le=MAX_WIDTH)
 Deltas = Numbers("the Deltas to add, in Fig. 4's range: the decoder never saw capsules moved "
@@ -67,7 +68,7 @@ def _check_label(v: torch.Tensor, label: int, where: str) -> None:
 @checked
 @torch.no_grad()
 def decode(model: CapsNet, v: Tensor("digit capsules [B, n_classes, digit_dim]", ndim=3,
-                                     floating=True),
+                                     floating=True, finite=True),
            labels: Tensor("the classes to keep [B]", ndim=1)) -> torch.Tensor:
     """Decode capsules ``v`` ``[B, 10, 16]`` masked to class ``labels`` ``[B]``: images
     ``[B, 28, 28]`` (``CapsNet.reconstruct``: all capsules but the label's are zeroed)."""
@@ -280,7 +281,8 @@ def masking_changes(model: CapsNet, images: Tensor("images [B, 1, 28, 28]", ndim
 @checked(reads=("model", "images"))
 @torch.no_grad()
 def reconstruction_error(model: CapsNet,
-                         v: Tensor("digit capsules [N, 10, 16]", ndim=3, floating=True),
+                         v: Tensor("digit capsules [N, 10, 16]", ndim=3, floating=True,
+                                   finite=True),
                          images: Tensor("images [N, 1, 28, 28]", ndim=4, pixels=True),
                          labels: Tensor("their labels [N]", ndim=1)) -> torch.Tensor:
     """How far each image ``[N, 1, 28, 28]`` is from its reconstruction out of its true-class

@@ -33,7 +33,7 @@ from .checks import check_labels, check_model_dtype, check_same
 from .course_settings import MAX_SIDE, MAX_WIDTH
 from .data import faces, transformed_mnist
 from .gcnn import C4CNN, PlainCNN
-from .group_conv import N_ROTATIONS, rotate_c4
+from .group_conv import N_ROTATIONS, QuarterTurns, rotate_c4
 from .loop import predict
 from .parts.pose_net import rotation_sweep
 from .validate import Choice, Float, Function, Int, Spec, Tensor, checked
@@ -41,9 +41,8 @@ from .validate import Choice, Float, Function, Int, Spec, Tensor, checked
 MAX_SHIFT = MAX_SIDE  # a shift past the largest canvas leaves nothing of any image
 MAX_MAP = 1024  # a feature map drawn for a learner: 1024 x 1024 is already 4 MB of floats
 
-Images = Tensor("images [B, C, H, W]", ndim=4, floating=True)
+Images = Tensor("images [B, C, H, W]", ndim=4, floating=True, finite=True)
 Shift = Int("pixels", ge=-MAX_SHIFT, le=MAX_SHIFT)
-Turns = Int("quarter turns")
 
 
 @checked
@@ -123,7 +122,8 @@ POOLS = {  # name -> (what it keeps, the pooling of maps [B, C, H, W])
 
 
 @checked
-def pooling_shift_change(maps: Tensor("feature maps [B, C, H, W]", ndim=4, floating=True),
+def pooling_shift_change(maps: Tensor("feature maps [B, C, H, W]", ndim=4, floating=True,
+                                      finite=True),
                          pool: Choice("the pooling", *POOLS),
                          shifts: tuple[Shift, ...] | list[Shift] = (1, 2, 3, 4)) -> list[float]:
     """How much pooling's output changes when feature ``maps`` ``[B, C, H, W]`` move ``s``
@@ -139,7 +139,7 @@ def pooling_shift_change(maps: Tensor("feature maps [B, C, H, W]", ndim=4, float
 
 @checked
 def quarter_turn(t: Tensor("a map [B, n], [B, C, H, W] or [B, C, 4, H, W]"),
-                 r: Turns) -> torch.Tensor:
+                 r: QuarterTurns) -> torch.Tensor:
     """What ``r`` quarter turns of the input do to ``t`` if the map that made it is equivariant:
     an image or ordinary feature map ``[B, C, H, W]`` turns (``torch.rot90``); a C4 map
     ``[B, C, 4, H, W]`` turns and cycles its rotation axis (``group_conv.rotate_c4``); one vector
@@ -159,7 +159,7 @@ def quarter_turn(t: Tensor("a map [B, n], [B, C, H, W] or [B, C, 4, H, W]"),
 @torch.no_grad()
 def rotation_error(f: Function("a layer, a model or model.features: what is turned through"),
                    x: Tensor("an input of f: images or C4 maps", floating=True),
-                   r: Turns = 1) -> float | list[float]:
+                   r: QuarterTurns = 1) -> float | list[float]:
     """How far ``f`` is from equivariant to ``r`` quarter turns of ``x``:
     relative_error(f(turn(x)), turn(f(x))), with ``quarter_turn`` saying what a turn does to each
     kind of tensor. ``f`` may be a layer (``LiftingConv``, ``GroupConv``, ``nn.Conv2d``), a
@@ -199,7 +199,8 @@ class RotationErrors:
 def model_rotation_errors(model: Annotated[C4CNN | PlainCNN, Spec(
                               "a gcnn.C4CNN or gcnn.PlainCNN (their features are compared)",
                               "record")], x: Images,
-                          turns: tuple[Turns, ...] | list[Turns] = (1, 2, 3)) -> RotationErrors:
+                          turns: tuple[QuarterTurns, ...] | list[QuarterTurns] = (1, 2, 3)
+                          ) -> RotationErrors:
     """``rotation_error`` of a ``gcnn.C4CNN`` or ``gcnn.PlainCNN`` (in eval mode) for images
     ``x`` ``[B, 1, H, W]`` and each number of quarter ``turns``:
 

@@ -25,12 +25,16 @@ N_ROTATIONS = 4  # C4: the turns by 0, 90, 180 and 270 degrees
 # Bounds on a layer's sizes, far past 10's (16 channels, 5x5 filters); a layer's weights are
 # estimated against the memory too, since sizes in range can still multiply past it.
 MAX_KERNEL = 255  # a filter's side: 10's are 5 pixels; 255 is wider than any image here
+# a rotation in whole quarter turns, counter-clockwise (negative: back), as torch.rot90 takes
+# it: four turn all the way round, so -3 .. 3 names every one; 90 is degrees, not turns
+QuarterTurns = Int("counter-clockwise, negative turning back: r counts quarter turns, 90 "
+                   "degrees -> 1", ge=-3, le=3)
 
 
 @checked
 def rotate_c4(features: Tensor("a C4 feature map [B, C, 4, H, W] (or C4 filters)", ndim=5,
                               sizes={2: N_ROTATIONS}),
-              r: Int("quarter turns of the input, counter-clockwise; negative turns back") = 1
+              r: QuarterTurns = 1
               ) -> torch.Tensor:
     """What ``r`` quarter turns of the input do to a C4 feature map ``[B, C, 4, H, W]``: every
     map turns by ``r`` quarter turns and the rotation axis shifts by ``r``:
@@ -39,7 +43,8 @@ def rotate_c4(features: Tensor("a C4 feature map [B, C, 4, H, W] (or C4 filters)
 
 
 @checked
-def lifting_filters(weight: Tensor("filters [C_out, C_in, k, k]", ndim=4, floating=True)
+def lifting_filters(weight: Tensor("filters [C_out, C_in, k, k]", ndim=4, floating=True,
+                                   finite=True)
                     ) -> torch.Tensor:
     """The four turned copies of ordinary filters ``[C_out, C_in, k, k]``, stacked for one
     convolution: ``[C_out * 4, C_in, k, k]`` (output channel o * 4 + r is filter o turned r

@@ -730,6 +730,22 @@ ROUND_TEN = [
                                               torch.tensor([0, 1]), repeats=1), ValueError,
      r"time_training_step\(\): labels must be integer class labels of shape \[batch\] = \[4\], "
      r"got shape \(2,\)"),
+    (lambda: digit_capsules.perturb(torch.full((10, 16), float("nan")), 3, torch.zeros(16)),
+     ValueError, r"perturb\(\): v contains 160 NaN"),
+    (lambda: digit_capsules.decode(_tiny(), torch.full((2, 10, 16), float("nan")),
+                                   torch.tensor([1, 2])), ValueError,
+     r"decode\(\): v contains 320 NaN"),
+    (lambda: capsule_angles.capsule_angle_readout(_tiny(), torch.rand(4, 1, 28, 28),
+                                                  torch.tensor([0, 0, 1, 1]), [45]), ValueError,
+     r"capsule_angle_readout\(\): angles must be a list of different angles .*at least 2 of "
+     r"them, got \[45\]"),
+    (lambda: capsule_angles.angle_slope([45, 45], [3, 4]), ValueError,
+     r"angle_slope\(\): angles must hold at least 2 different angles"),
+    (lambda: equivariance.rotation_error(torch.nn.Conv2d(1, 1, 3), torch.rand(1, 1, 8, 8), r=90),
+     ValueError, r"rotation_error\(\): r must be an integer >= -3 and <= 3 \(.*r counts quarter "
+                 r"turns, 90 degrees -> 1\), got 90"),
+    (lambda: group_conv.rotate_c4(torch.rand(1, 2, 4, 5, 5), 4), ValueError,
+     r"rotate_c4\(\): r must be an integer >= -3 and <= 3"),
 ]
 
 
