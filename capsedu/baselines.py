@@ -6,6 +6,8 @@ keep their keyword arguments in ``self.hparams`` (for ``capsedu.checkpoints``) a
 model of the course, offer ``training_loss``, ``predict`` and ``score``.
 """
 
+from typing import Annotated
+
 import torch
 import torch.nn.functional as F
 from torch import nn
@@ -19,7 +21,7 @@ from .checks import (
     check_pixels,
 )
 from .course_settings import MAX_IMAGE, MAX_WIDTH
-from .validate import Float, Int, check_class, checked
+from .validate import Float, Int, Spec, check_class, checked
 
 # Bounds on a CNN's sizes, far past the course's (64 channels, 1,280 hidden units, 40x40
 # images), so that a typo is refused before it allocates; the weights' memory is estimated up
@@ -207,7 +209,10 @@ def receptive_field(layers: nn.Module) -> int:
 
 
 @checked
-def describe_features(model: nn.Module, image_size: ImageSide = 32) -> str:
+def describe_features(model: Annotated[BagOfPartsCNN | DeepCNN, Spec(
+                          "a face CNN of the course, baselines.BagOfPartsCNN or DeepCNN (its "
+                          "features are described)", "record")],
+                      image_size: ImageSide = 32) -> str:
     """One line on a face CNN (``BagOfPartsCNN``, ``DeepCNN``): its receptive field, the feature
     maps ``[n_maps, height, width]`` its ``features`` give an ``image_size`` image before the
     global pool, and its number of parameters."""

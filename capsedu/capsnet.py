@@ -8,14 +8,14 @@ Like every model of the course, it keeps the keyword arguments that built it in 
 
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, dataclass
 from typing import NamedTuple
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .checks import check_input, check_labels, check_model_dtype, check_pixels, check_same
+from .checks import check_input, check_labels, check_model_dtype, check_pixels, check_same, replaced
 from .course_settings import MAX_IMAGE, MAX_WIDTH
 from .functional import margin_loss, reconstruction_loss
 from .layers import PrimaryCapsules, RoutingCapsules
@@ -108,7 +108,7 @@ class CapsNet(nn.Module):
     @checked
     def __init__(self, config: CapsNetConfig = PAPER, **overrides):
         super().__init__()
-        cfg = self.config = replace(config, **overrides)
+        cfg = self.config = replaced(type(self).__name__, config, **overrides)
         self.hparams = asdict(cfg)
         self.conv1 = nn.Conv2d(cfg.in_channels, cfg.conv_channels, cfg.conv_kernel)
         self.primary = PrimaryCapsules(

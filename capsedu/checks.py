@@ -5,6 +5,8 @@ dtype, class labels, pixels, examples for training, and whether an allocation fi
 Each raises a ``TypeError`` (the wrong kind) or a ``ValueError`` (out of range) that names what it
 checked and says what to do."""
 
+import dataclasses
+import difflib
 import itertools
 import math
 import os
@@ -394,6 +396,19 @@ def check_on_canvas(where: str, A: torch.Tensor, side: int, **shifts: float) -> 
                              f"from the centre of the {side}-pixel canvas (further, it leaves the "
                              f"canvas: a blank image), got {shift!r}; pass a smaller shift, or a "
                              "larger side")
+
+
+def replaced(where: str, record, **changes):
+    """``dataclasses.replace(record, **changes)``, refusing by name a change of a field the
+    record does not have, with the nearest field it has (a typo's likely meaning)."""
+    fields = [f.name for f in dataclasses.fields(record) if f.init]
+    for name in changes:
+        if name not in fields:
+            close = difflib.get_close_matches(name, fields, n=1)
+            hint = f"did you mean {close[0]}? Its" if close else "its"
+            raise TypeError(f"{where}(): {name} is not a field of {type(record).__name__}; "
+                            f"{hint} fields: {', '.join(fields)}")
+    return dataclasses.replace(record, **changes)
 
 
 def available_memory() -> int:

@@ -8,6 +8,8 @@ of mistake (``ADVICE``). A declaration with a check of its own (a tensor's, an a
 ``declared_error``, whose words are used as they are.
 """
 
+import difflib
+
 import numpy as np
 import torch
 from pydantic import ValidationError
@@ -126,6 +128,10 @@ def refusal(err: ValidationError, parameters: list[str], specs: dict,
         space = "" if said.startswith("'s ") else " "  # "train's images must ...": a part of it
         text = f"{name}{item}{space}{said}"
         kind = "tensor_type" if kind.endswith("_type") else "value_error"
+    elif kind == "unexpected_keyword_argument":  # a typo's likely meaning: the nearest name
+        close = difflib.get_close_matches(name, parameters, n=1)
+        text = (f"{name} is not a parameter; " + (f"did you mean {close[0]}? Its" if close else
+                "its") + f" parameters: {', '.join(p for p in parameters if p != 'self')}")
     elif kind in TYPE_ERRORS and kind != "is_instance_of":
         text = f"{error['msg'].lower()} ({name})"
     else:

@@ -61,7 +61,7 @@ from capsedu import (
     train,
     validate,
 )
-from capsedu.baselines import BagOfPartsCNN, MaxPoolCNN
+from capsedu.baselines import BagOfPartsCNN, MaxPoolCNN, describe_features
 from capsedu.capsnet import CapsNet, CapsNetConfig
 from capsedu.data import faces, mnist, patches, sprites, transformed_mnist
 from capsedu.figures.canvas import Blitter
@@ -746,6 +746,17 @@ ROUND_TEN = [
                  r"turns, 90 degrees -> 1\), got 90"),
     (lambda: group_conv.rotate_c4(torch.rand(1, 2, 4, 5, 5), 4), ValueError,
      r"rotate_c4\(\): r must be an integer >= -3 and <= 3"),
+    (lambda: CapsNet(TINY, conv_chanels=16), TypeError,
+     r"CapsNet\(\): conv_chanels is not a field of CapsNetConfig; did you mean conv_channels\? "
+     r"Its fields: in_channels, "),
+    (lambda: multi_digit.MultiDigitCapsNet(_MULTI, iteration=2), TypeError,
+     r"MultiDigitCapsNet\(\): iteration is not a field of CapsNetConfig; did you mean "
+     r"iterations\?"),
+    (lambda: loop.fit(_bag(), (torch.rand(4, 1, 8, 8), LABELS), epoch=3), TypeError,
+     r"fit\(\): epoch is not a parameter; did you mean epochs\? Its parameters: model, train, "),
+    (lambda: describe_features(torch.nn.Linear(4, 2), image_size=32), TypeError,
+     r"describe_features\(\): model must be a face CNN of the course, baselines.BagOfPartsCNN or "
+     r"DeepCNN .*got a Linear"),
 ]
 
 
