@@ -61,7 +61,8 @@ def of_its_form(error: ErrorDetails) -> bool:
         return False
     return not is_wrong_type(error["type"]) or (
         error["type"] == "tensor_type" and isinstance(given, torch.Tensor | np.ndarray)
-        or error["type"] == "array_type" and isinstance(given, np.ndarray))
+        or error["type"] == "array_type" and isinstance(given, np.ndarray)
+        or error["type"] == "sequence_type")  # a list of items given one item: its own words
 
 
 def first_error(err: ValidationError) -> ErrorDetails:
@@ -123,7 +124,7 @@ def refusal(err: ValidationError, parameters: list[str], specs: dict,
                        part)
         part = f"an item {loc[-1]}" if isinstance(loc[-1], int) else f"the field {loc[-1]!r}"
         text = f"{name}{held} must have {part}, got {shown(got)}; {advice(error)}"
-    elif kind.startswith(("tensor_", "array_")) or kind == "value_error":
+    elif kind.startswith(("tensor_", "array_", "sequence_")) or kind == "value_error":
         said = error["msg"].removeprefix("Value error, ")
         space = "" if said.startswith("'s ") else " "  # "train's images must ...": a part of it
         text = f"{name}{item}{space}{said}"

@@ -320,6 +320,9 @@ def Has(meaning: str, *fields: str, source: str, many: bool = False) -> Any:
     def check(value, info: ValidationInfo):
         items = list(value) if many and not isinstance(value, str | bytes) and hasattr(
             value, "__iter__") else [value] if not many else None
+        if many and not isinstance(value, str | bytes) and all(hasattr(value, f) for f in fields):
+            raise declared_error(TypeError, f"must be {spec.expected}, got a single one, "
+                                 f"{kind_of(value)[:60]}; wrap it in a list: [it]", "sequence")
         if items is None or many and not items:
             raise declared_error(TypeError if items is None else ValueError, f"must be "
                                  f"{spec.expected}, at least one, got {kind_of(value)}; pass "

@@ -757,6 +757,16 @@ ROUND_TEN = [
     (lambda: describe_features(torch.nn.Linear(4, 2), image_size=32), TypeError,
      r"describe_features\(\): model must be a face CNN of the course, baselines.BagOfPartsCNN or "
      r"DeepCNN .*got a Linear"),
+    (lambda: faces.part_slots(faces.face_parts()), TypeError,
+     r"part_slots\(\): scenes must be a list of scenes \(each a list of parts\), got one scene, "
+     r".*; wrap one scene as \[parts\]"),
+    (lambda: sprites.render_many(faces.face_parts()), TypeError,
+     r"render_many\(\): scenes must be a list of scenes .*wrap one scene as \[parts\]"),
+    (lambda: faces.face_centre(faces.face_parts()[0]), TypeError,
+     r"face_centre\(\): parts must be a list of parts, got one part, .*wrap one part as \[part\]"),
+    (lambda: statistics.tally(statistics.seed_difference([1.0, 2.0], [1.5, 2.5], by_seed=True)),
+     TypeError, r"tally\(\): comparisons must be a list of comparisons .*got a single one, .*"
+                r"wrap it in a list"),
 ]
 
 

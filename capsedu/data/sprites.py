@@ -13,11 +13,12 @@ from typing import Annotated, NamedTuple
 
 import numpy as np
 import torch
+from pydantic import BeforeValidator
 
 from ..checks import check_memory, check_same
 from ..course_settings import MAX_SIDE
 from ..poses import Angle, Scale, X, Y, _place
-from ..refusals import kind_of
+from ..refusals import declared_error, kind_of, shown
 from ..validate import Checked, Choice, Int, Record, Spec, checked
 
 STROKE = "stroke"  # a distractor: a short straight line, not a face part
@@ -71,12 +72,32 @@ _SPRITES: dict[str, np.ndarray] = {
 }
 
 
-# A scene's parts (or a batch's scenes): a list or a tuple, never a string (whose letters would be
-# taken as parts one by one) or a single Part.
-Parts = list | tuple
-# scenes: a list (or a tuple) of scenes, each a list or a tuple of parts (never a string)
-Scene = Annotated[list | tuple, Spec("a scene: a list of parts, e.g. [('nose', 0.5, 0.5)]", "list")]
-Scenes = list[Scene] | tuple[Scene, ...]
+
+
+def _is_part(value) -> bool:
+    """Whether ``value`` reads as one part, ``Part(kind, x, y, ...)`` or ``(kind, x, y, ...)``:
+    a tuple or a list whose first item is a kind, a string (a scene's first item is a part)."""
+    return isinstance(value, tuple | list) and len(value) > 0 and isinstance(value[0], str)
+
+
+def _many(value, one: str, items: str, wrap: str):
+    """A list of ``items`` (parts, scenes), refusing one of them given itself (``one``), whose
+    own items would be taken as the list's, saying to ``wrap`` it."""
+    listed = isinstance(value, tuple | list) and not _is_part(value)
+    if _is_part(value) if one == "part" else listed and any(map(_is_part, value)):
+        raise declared_error(TypeError, f"must be a list of {items}, got one {one}, "
+                             f"{shown(value)}; wrap one {one} as {wrap}", "sequence")
+    return value
+
+
+# A scene's parts: a list or a tuple, never a string (whose letters would be taken as parts one
+# by one) or a single Part (whose fields would)
+Parts = Annotated[list | tuple, BeforeValidator(lambda v: _many(v, "part", "parts", "[part]"))]
+# scenes: a list (or a tuple) of scenes, each a list or a tuple of parts (never a string), never
+# one scene (whose parts would be taken as scenes)
+Scene = Annotated[Parts, Spec("a scene: a list of parts, e.g. [('nose', 0.5, 0.5)]", "list")]
+Scenes = Annotated[list[Scene] | tuple[Scene, ...], BeforeValidator(
+    lambda v: _many(v, "scene", "scenes (each a list of parts)", "[parts]"))]
 
 
 @checked
