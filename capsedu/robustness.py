@@ -6,12 +6,14 @@ The data comes from ``capsedu.data.transformed_mnist``; the models are the affNI
 ``capsedu.train`` (``affnist-capsnet``, ``affnist-cnn``). Each function works for either model.
 """
 
+import functools
 from contextlib import nullcontext
 from dataclasses import dataclass
-from typing import Annotated, NamedTuple
+from typing import Annotated, Any, NamedTuple
 
 import numpy as np
 import torch
+from pydantic import AfterValidator
 from torch import nn
 
 from .capsnet import routing_iterations
@@ -24,6 +26,7 @@ from .loop import evaluate, is_correct, predict
 from .manifest_rows import ManifestRow
 from .multi_digit import MultiDigitCapsNet, TwoDigitCNN
 from .recipes import Iterations, how_made
+from .refusals import declared_error
 from .statistics import Paired, SeedDifference, paired, seed_difference
 from .validate import Choice, Flag, Float, Int, Numbers, Record, Some, Tensor, checked
 
@@ -31,9 +34,28 @@ MAX_GROUPS = 1000  # overlap groups: past this a group holds a handful of the 10
 Digits = Tensor("MNIST digits [N, 1, 28, 28]", ndim=4, pixels=True)
 Digit = Tensor("one MNIST digit [1, 28, 28]", ndim=3, pixels=True)
 Labels = Tensor("their labels [N]", ndim=1)
-# which images each model reads right, by name: [N] booleans each (read_right's)
-Right = Annotated[dict[str, Numbers("which images it reads right: booleans or 0/1 [N]", ndim=1,
-                                    at_least=1, bools=True, tensor=True)], Some]
+# which images a model reads right: [N] booleans (read_right's); and each model's, by name
+Reads = Numbers("which images it reads right: booleans or 0/1 [N]", ndim=1, at_least=1,
+                bools=True, tensor=True)
+Right = Annotated[dict[str, Reads], Some]
+
+
+def Recorded(*fields: str) -> Any:
+    """A manifest row that records ``fields`` ("metrics.validation_by_epoch": a field of its
+    metrics), which a row saved without them (a trial's checkpoint) holds as None."""
+
+    def check(row: ManifestRow) -> ManifestRow:
+        missing = [f for f in fields if functools.reduce(
+            lambda record, name: getattr(record, name, None), f.split("."), row) is None]
+        if missing:
+            raise declared_error(ValueError, f"must be a manifest row that records "
+                                 f"{', '.join(fields)}, got the row {row.name!r} without "
+                                 f"{', '.join(missing)} (a checkpoint saved without held-out "
+                                 "curves or a record of its run); pass the row of a shipped "
+                                 "checkpoint, checkpoints.read_manifest()[name]", "array")
+        return row
+
+    return Annotated[Record(ManifestRow), AfterValidator(check)]
 # accuracies in [0, 1] by model name, and quoted accuracies in % (translated, affine)
 Accuracies = Annotated[dict[str, Float("an accuracy in [0, 1]", ge=0, le=1)], Some]
 Percent = Float("an accuracy in %", ge=0, le=100)
@@ -246,7 +268,8 @@ def sample_line(sample: Right, full: Right, rows: Rows) -> str:
 
 
 @checked
-def run_line(name: str, row: Record(ManifestRow)) -> str:
+def run_line(name: str, row: Recorded("command", "seed", "train_time_s", "threads",
+                                       "metrics.validation_by_epoch")) -> str:
     """One line on how the checkpoint ``name`` was made, from its manifest ``row``: every sitting
     of its training (``recipes.how_made``), its seed, minutes and CPU threads, and how the run
     ended (``convergence.training_status``)."""
@@ -255,8 +278,9 @@ def run_line(name: str, row: Record(ManifestRow)) -> str:
 
 
 @checked
-def pairs_line(name: str, right: Tensor("booleans [N]: which pairs it reads right", ndim=1),
-               row: Record(ManifestRow)) -> str:
+def pairs_line(name: str, right: Reads,
+               row: Recorded("train_examples", "train_time_s", "metrics.validation_by_epoch")
+               ) -> str:
     """One line on a two-digit model ``name``: the share of test pairs whose two digits it reads
     right (``right`` ``[N]`` booleans), the minutes and pairs its training took (one pair per
     training digit per epoch, up to the epoch kept) and how the run ended, from its manifest

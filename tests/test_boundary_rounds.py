@@ -56,6 +56,7 @@ from capsedu import (
     routing,
     routing_costs,
     seed_runs,
+    seed_table,
     spiking,
     statistics,
     train,
@@ -111,6 +112,7 @@ def _nan_maps():
     return maps
 
 
+_ROW = manifest_rows.ManifestRow(name="m", file="m.pt", sha256="0" * 64, arch="CapsNet")
 _RIGHT = torch.tensor([True, False, True])  # which of three images a model reads right
 RESULTS = checkpoints.REPOSITORY_DATA / "results"  # the shipped results: read, never written
 NEVER_WRITTEN = Path(__file__).parent / "never-written"  # a save refused before it writes
@@ -767,6 +769,13 @@ ROUND_TEN = [
     (lambda: statistics.tally(statistics.seed_difference([1.0, 2.0], [1.5, 2.5], by_seed=True)),
      TypeError, r"tally\(\): comparisons must be a list of comparisons .*got a single one, .*"
                 r"wrap it in a list"),
+    (lambda: seed_table.routing_comparisons({}), ValueError,
+     r"routing_comparisons\(\): grid must hold at least one run, got an empty dict"),
+    (lambda: robustness.pairs_line("m", torch.tensor([0.5, 0.7]), row=_ROW), ValueError,
+     r"pairs_line\(\): right must hold booleans or 0/1"),
+    (lambda: robustness.pairs_line("m", torch.tensor([True, False]), row=_ROW), ValueError,
+     r"pairs_line\(\): row must be a manifest row that records train_examples, .*got the row "
+     r"'m' without .*metrics.validation_by_epoch \(a checkpoint saved without held-out curves"),
 ]
 
 
