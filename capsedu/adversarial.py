@@ -76,6 +76,7 @@ ADAPTIVE_EPS = (0.1, 0.2)
 ADAPTIVE_WEIGHTS = (0.1, 0.3)  # the weight of the reconstruction distance in the attacker's loss
 ADAPTIVE_LOSS = "margin"
 BATCH = 50  # images attacked at once: a CapsNet's votes and their gradient, about 100 MB
+TestDigits = Int("test digits of the recorded run", ge=1, le=MAX_IMAGES)  # units(), --limit
 
 Images = Tensor("test images [N, 1, 40, 40]", ndim=4, pixels=True)
 Labels = Tensor("their labels [N]", ndim=1)
@@ -333,7 +334,7 @@ def run_settings(n: Int("test digits of the recorded run", ge=1, le=MAX_IMAGES))
 
 
 @checked
-def units(n: Int("test digits of the recorded run", ge=1, le=MAX_IMAGES)) -> dict[str, partial]:
+def units(n: TestDigits) -> dict[str, partial]:
     """Every unit of the recorded run, the most telling first (a run stopped early has them)."""
     todo = {"models": _models_unit, "clean": partial(_clean_unit, n)}
     for eps in sorted(EPS, key=lambda e: abs(e - 0.1)):  # 0.1, then outwards
@@ -349,7 +350,7 @@ def units(n: Int("test digits of the recorded run", ge=1, le=MAX_IMAGES)) -> dic
 
 @checked
 def main(argv: list[str] | None = None) -> int:
-    parser = experiment_parser(COMMAND, __doc__)
+    parser = experiment_parser(COMMAND, __doc__, limit=TestDigits)
     args = parse_experiment(parser, argv)
     n = args.limit or SAMPLE
     command = command_line(COMMAND, limit=args.limit, threads=args.threads)

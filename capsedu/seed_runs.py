@@ -33,8 +33,8 @@ from .course_settings import Seed
 from .full_sets import Reading
 from .manifest_rows import ManifestRow
 from .recipe_run import run_recipe
-from .recipes import Limit, command_line, seeded_name
-from .validate import Choice, Flag, checked
+from .recipes import command_line, seeded_name
+from .validate import Choice, Flag, Int, checked
 
 RESULTS = "affnist_seeds.json"
 COMMAND = "python -m capsedu.seed_runs"
@@ -80,9 +80,14 @@ ReadingName = Choice("a reading: a recipe of 08, or full_sets.reading(recipe, it
                      *READINGS)
 
 
+# a trial's size: the first N training examples, and the first N images of each full test set
+# (10,000 each), which a trial is read on
+TrialLimit = Int("the first N training examples and test images (a trial)", ge=1, le=10_000)
+
+
 @checked
 def score(model: torch.nn.Module, test_set: TestSet, iterations: full_sets.Iterations,
-          limit: Limit | None = None) -> Reading:
+          limit: TrialLimit | None = None) -> Reading:
     """One reading of ``model`` on the full ``test_set`` (its first ``limit`` images in a trial):
     its images, accuracy and the rows it reads wrong (``full_sets.read_wrong``)."""
     images, labels = full_sets.SETS[test_set](None if limit is None else range(limit))
@@ -90,7 +95,7 @@ def score(model: torch.nn.Module, test_set: TestSet, iterations: full_sets.Itera
 
 
 @checked
-def run(recipe: Recipe, seed: Seed, limit: Limit | None = None,
+def run(recipe: Recipe, seed: Seed, limit: TrialLimit | None = None,
         progress: Flag("True to show progress bars") = True, state_path: Path | None = None
         ) -> SeedRun:
     """Train ``recipe`` from ``seed`` (``recipe_run.run_recipe``, its checkpoint into
@@ -144,7 +149,7 @@ def how_trained(results: dict[str, SeedRun]) -> str:
 
 @checked
 def main(argv: list[str] | None = None) -> int:
-    parser = train.experiment_parser(COMMAND, __doc__)
+    parser = train.experiment_parser(COMMAND, __doc__, limit=TrialLimit)
     parser.add_argument("--seeds", type=train.seed_int, nargs="+", default=list(SEEDS),
                         action=train.EachOnce,
                         help=f"training seeds (default: {' '.join(map(str, SEEDS))})")

@@ -12,6 +12,7 @@ checkpoints in <data root>/checkpoints/, which the notebooks load, are replaced 
 
 import argparse
 import dataclasses
+import difflib
 import functools
 import os
 import sys
@@ -139,12 +140,15 @@ def state_file(text: str) -> str:
 
 
 @checked
-def experiment_parser(command: str, description: str) -> argparse.ArgumentParser:
+def experiment_parser(command: str, description: str, limit: Any = Limit
+                      ) -> argparse.ArgumentParser:
     """The command line of a recorded experiment (``python -m capsedu.ablations``, ``.bug_zoo``):
-    ``--limit``, ``--threads`` and ``--replace-shipped``; the experiment adds its own options."""
+    ``--limit``, ``--threads`` and ``--replace-shipped``; the experiment adds its own options.
+    ``limit``: the declaration of what ``--limit`` reaches (``recipes.Limit``: training examples;
+    ``adversarial.TestDigits``), which bounds it as it is parsed."""
     parser = CourseParser(prog=command, description=description,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--limit", type=limit_int,
+    parser.add_argument("--limit", type=integer(limit),
                         help="train and test on the first N images only (a trial)")
     parser.add_argument("--threads", type=threads_int, help="CPU threads (default: all)")
     parser.add_argument("--replace-shipped", action="store_true",
@@ -349,10 +353,16 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"name: a recipe to train is required with {', '.join(given)}, got none; "
                      "name one of --list first, e.g. python -m capsedu.train capsnet-mnist-live "
                      "--limit 1000")
-    if args.list or args.name is None:
+    if args.list and args.name is not None and args.name not in RECIPES:
+        close = difflib.get_close_matches(args.name, list(RECIPES), n=3)
+        parser.error(f"name: --list NAME lists the recipe NAME, got {args.name!r}, no recipe; "
+                     + (f"did you mean {' or '.join(close)}? " if close else "")
+                     + "--list alone lists them all")
+    if args.list or args.name is None:  # --list NAME: that recipe only, what a learner asks
         for name, recipe in RECIPES.items():
-            print(f"{name}: {recipe.description} ({recipe.epochs} epochs, seed {recipe.seed}; "
-                  f"python -m {recipe.trainer})")
+            if args.name in (None, name):
+                print(f"{name}: {recipe.description} ({recipe.epochs} epochs, seed "
+                      f"{recipe.seed}; python -m {recipe.trainer})")
         return 0
     try:  # an unknown recipe, or one that another command trains and records
         command_recipe(args.name, "")

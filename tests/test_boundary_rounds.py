@@ -868,3 +868,29 @@ def test_round_ten_every_buggy_variant_declares_what_its_correct_twin_declares()
         with pytest.raises(ValueError) as bug:
             buggy.unsquared_margin_loss(**args)
         assert str(bug.value).replace("unsquared_", "") == str(paper.value)
+
+
+@pytest.mark.parametrize("main, limit", [(adversarial.main, 10_001), (seed_runs.main, 10_001),
+                                         (ablations.main, 60_001), (bug_zoo.main, 60_001),
+                                         (train.main, 60_001)])
+def test_round_ten_a_limit_is_bounded_by_what_it_reaches_as_it_is_parsed(capsys, main, limit):
+    """Round ten: adversarial --limit 20000 ended in units()'s traceback; every command line's
+    --limit is typed by the declaration of what it reaches (adversarial's test digits, a seed
+    run's trial on 10,000 test images), refused by argparse, naming the option."""
+    with pytest.raises(SystemExit) as refused:
+        main(["--limit", str(limit)])
+    assert refused.value.code == 2
+    assert re.search(rf"argument --limit: must be an integer >= 1 and <= {limit - 1} \(.*\), got "
+                     rf"'{limit}'", capsys.readouterr().err)
+
+
+def test_round_ten_list_with_a_name_lists_that_recipe_only(capsys):
+    """Round ten: train --list NAME ignored the name and listed every recipe; it lists the recipe
+    named (what a learner asks), and refuses a name that is no recipe, with the nearest."""
+    assert train.main(["--list", "capsnet-mnist-live"]) == 0
+    listed = capsys.readouterr().out.splitlines()
+    assert len(listed) == 1 and listed[0].startswith("capsnet-mnist-live: ")
+    with pytest.raises(SystemExit) as refused:
+        train.main(["--list", "capsnet-mnist-liv"])
+    assert refused.value.code == 2
+    assert "did you mean capsnet-mnist-live" in capsys.readouterr().err
