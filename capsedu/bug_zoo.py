@@ -27,6 +27,7 @@ from typing import Annotated
 
 import numpy as np
 import torch
+from pydantic import AfterValidator
 
 from . import checkpoints, statistics, train
 from .bug_catalogue import BUGS
@@ -215,6 +216,19 @@ def results_name(epochs: Epochs | None = None) -> str:
     return f"{Path(RESULTS).stem}_{epochs}_epoch{'s' * (epochs > 1)}.json"
 
 
+def _with_correct(runs: dict) -> dict:
+    """Refuse runs without the correct one, which every bug is read against."""
+    if CORRECT not in runs:
+        raise ValueError(f"must hold 09's bug zoo runs, the correct one ({CORRECT!r}) among them, "
+                         f"got {sorted(runs)[:4] or 'none'}; read them with "
+                         f"bug_zoo.read_results() (or record them: {COMMAND})")
+    return runs
+
+
+# 09's bug zoo runs by name (read_results, or a live run's), the correct one among them
+Zoo = Annotated[dict[str, ZooRun], AfterValidator(_with_correct)]
+
+
 @checked
 def read_results(path: Path | None = None, epochs: Epochs | None = None) -> dict[str, ZooRun]:
     """The recorded runs by name, ``CORRECT`` and the keys of ``BUGS`` (the shipped ones with a
@@ -250,7 +264,7 @@ class BugEffect:
 
 
 @checked
-def bug_effects(recorded: dict[str, ZooRun],
+def bug_effects(recorded: Zoo,
                 noise: Float("a standard deviation of test accuracy, 0..1", ge=0, le=1)
                 ) -> dict[str, BugEffect]:
     """``BugEffect`` of every bug of ``recorded`` (``read_results``) against ``CORRECT``, by name:

@@ -15,7 +15,7 @@ import numpy as np
 import torch
 
 from .bug_catalogue import BUGS
-from .bug_zoo import COMMAND, CORRECT, BugEffect, CouplingStats, ZooRun, coupling_stats
+from .bug_zoo import COMMAND, CORRECT, BugEffect, CouplingStats, Zoo, ZooRun, coupling_stats
 from .buggy import step_logits_shared_over_batch
 from .checks import check_same
 from .coupling_polarisation import normalised_entropy
@@ -78,7 +78,7 @@ def live_table(live: dict[str, ZooRun]) -> str:
 
 
 @checked
-def step_table(recorded: dict[str, ZooRun], live: dict[str, ZooRun]) -> str:
+def step_table(recorded: Zoo, live: Zoo) -> str:
     """The correct model and every bug, one row each: the test accuracy of its ``live`` run, the
     training accuracy of its ``recorded`` run (``bug_zoo.read_results``) over the 5 steps up to
     where the live run stopped, and the recorded run's test accuracy at its end."""

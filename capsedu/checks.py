@@ -129,12 +129,24 @@ def check_read_labels(labels: torch.Tensor, name: str, images: torch.Tensor,
     has (its ``hparams``' ``n_classes``): refused by the caller's name, not by the name a loss
     deep inside gives them."""
     n_classes = getattr(model, "hparams", {}).get("n_classes")
-    if n_classes is None and len(labels) != len(images):
-        raise ValueError(f"{name} must hold one label per image ({len(images)}), got "
-                         f"{len(labels)}; pass the labels of these images")
     if n_classes is not None:
         check_labels(labels, name, len(images), n_classes,
                      k=labels.shape[1] if labels.ndim == 2 else None)
+    elif len(labels) != len(images) or labels.is_floating_point() or labels.dtype == torch.bool \
+            or len(labels) and labels.min() < 0:
+        raise ValueError(f"{name} must hold one non-negative integer class per image "
+                         f"({len(images)}), got {len(labels)} of {labels.dtype}; pass the "
+                         "labels of these images, labels.long()")
+
+
+def check_whole(where: str, **classes: torch.Tensor) -> None:
+    """Refuse classes (``name=tensor``) that are not integers: a model's scores (floats) read as
+    classes compare unequal to every label without a word."""
+    for name, t in classes.items():
+        if t.dtype.is_floating_point or t.dtype.is_complex or t.dtype == torch.bool:
+            raise TypeError(f"{where}(): {name} must hold integer classes, got dtype {t.dtype}; "
+                            f"pass scores.argmax(1) (the class of each row's highest score), or "
+                            f"{name}.long() for classes held as floats")
 
 
 def check_side(where: str, side: int, **models: torch.nn.Module) -> None:

@@ -25,7 +25,7 @@ from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
 from . import course_settings
-from .checks import check_labels, check_weights_dtype
+from .checks import check_read_labels, check_weights_dtype, check_whole
 from .convergence import chosen_epoch, converged, held_out_scores
 from .course_settings import (
     MAX_BATCH,
@@ -164,8 +164,9 @@ def fit(model: Trainable, train: Examples,
     for name, data in (("train", train), ("validation", validation)):
         if data is not None:  # refused now, not after an epoch (the pixels: by Examples)
             check_weights_dtype(data.tensors[0], f"fit(): {name}'s images", model)
-            if name == "validation" or _classes_of(model) is not None:  # else targets: poses
-                _check_classes(data.tensors[1], f"fit(): {name}'s labels", model)
+            images, labels = data.tensors[:2]  # the targets of a model without classes: poses
+            if name == "validation" or "n_classes" in getattr(model, "hparams", {}):
+                check_read_labels(labels, f"fit(): {name}'s labels", images, model)
     check_fit(len(train), batch_size, patience, compose, validation is not None)
     device = torch.device(device or course_settings.device())
     home = course_settings.model_device(model)
@@ -403,21 +404,11 @@ def is_correct(predictions: Tensor("predicted classes [B], or [B, k]"),
         raise ValueError(f"is_correct(): predictions and labels must have one shape ([B], or "
                          f"[B, k] for k classes per example), got {tuple(predictions.shape)} and "
                          f"{tuple(labels.shape)}; score a model with the labels of its images")
-    _whole("is_correct", predictions=predictions, labels=labels)
+    check_whole("is_correct", predictions=predictions, labels=labels)
     if labels.ndim == 1:
         return predictions == labels
     # both sets in ascending order: equal rows <=> the same classes
     return (predictions.sort(dim=1).values == labels.sort(dim=1).values).all(dim=1)
-
-
-def _whole(where: str, **classes: torch.Tensor) -> None:
-    """Refuse classes (``name=tensor``) that are not integers: a model's scores (floats) read as
-    classes compare unequal to every label without a word."""
-    for name, t in classes.items():
-        if t.dtype.is_floating_point or t.dtype.is_complex or t.dtype == torch.bool:
-            raise TypeError(f"{where}(): {name} must hold integer classes, got dtype {t.dtype}; "
-                            f"pass scores.argmax(1) (the class of each row's highest score), or "
-                            f"{name}.long() for classes held as floats")
 
 
 @checked
@@ -430,7 +421,7 @@ def confusion(labels: Tensor("labels [N]", ndim=1), predictions: Tensor("predict
         raise ValueError(f"confusion(): labels and predictions must both have shape [N], got "
                          f"{tuple(labels.shape)} and {tuple(predictions.shape)}; pass one "
                          "prediction per label")
-    _whole("confusion", labels=labels, predictions=predictions)
+    check_whole("confusion", labels=labels, predictions=predictions)
     both = torch.cat([labels, predictions])
     if len(both) and not 0 <= int(both.min()) <= int(both.max()) < n_classes:
         raise ValueError(f"confusion(): labels and predictions must be classes in "
@@ -488,26 +479,8 @@ def evaluate(model: nn.Module, data: Examples, batch_size: BatchSize = SCORING_B
              progress: Progress = False) -> float:
     """Accuracy of ``model.predict`` on ``data = (images, labels)``: the share of examples read
     right (``is_correct``; for pairs, both digits). ``progress``: a bar."""
-    _check_classes(data.tensors[1], "evaluate(): data's labels", model)
+    check_read_labels(data.tensors[1], "evaluate(): data's labels", data.tensors[0], model)
     return _accuracy(model, data, batch_size, progress)
-
-
-def _classes_of(model: nn.Module) -> int | None:
-    """How many classes ``model`` tells apart, if it says (its ``hparams``' ``n_classes``)."""
-    return (getattr(model, "hparams", None) or {}).get("n_classes")
-
-
-def _check_classes(labels: torch.Tensor, name: str, model: nn.Module) -> None:
-    """Refuse ``labels`` ``[N]`` or ``[N, k]`` that are no classes of ``model`` (``name`` says
-    whose: "fit(): validation's labels"), before any training or scoring."""
-    n_classes = _classes_of(model)
-    if n_classes is not None:
-        check_labels(labels, name, len(labels), n_classes,
-                     k=labels.shape[1] if labels.ndim == 2 else None)
-    elif labels.is_floating_point() or labels.dtype == torch.bool or labels.min() < 0:
-        raise ValueError(f"{name} must hold one non-negative integer class per image "
-                         f"({len(labels)}), got {labels.dtype} from {labels.min().item():g}; "
-                         "pass labels.long(), one per image")
 
 
 @torch.no_grad()

@@ -40,7 +40,7 @@ Reads = Numbers("which images it reads right: booleans or 0/1 [N]", ndim=1, at_l
 Right = Annotated[dict[str, Reads], Some]
 
 
-def Recorded(*fields: str) -> Any:
+def _recorded(*fields: str) -> Any:
     """A manifest row that records ``fields`` ("metrics.validation_by_epoch": a field of its
     metrics), which a row saved without them (a trial's checkpoint) holds as None."""
 
@@ -268,7 +268,7 @@ def sample_line(sample: Right, full: Right, rows: Rows) -> str:
 
 
 @checked
-def run_line(name: str, row: Recorded("command", "seed", "train_time_s", "threads",
+def run_line(name: str, row: _recorded("command", "seed", "train_time_s", "threads",
                                        "metrics.validation_by_epoch")) -> str:
     """One line on how the checkpoint ``name`` was made, from its manifest ``row``: every sitting
     of its training (``recipes.how_made``), its seed, minutes and CPU threads, and how the run
@@ -279,7 +279,7 @@ def run_line(name: str, row: Recorded("command", "seed", "train_time_s", "thread
 
 @checked
 def pairs_line(name: str, right: Reads,
-               row: Recorded("train_examples", "train_time_s", "metrics.validation_by_epoch")
+               row: _recorded("train_examples", "train_time_s", "metrics.validation_by_epoch")
                ) -> str:
     """One line on a two-digit model ``name``: the share of test pairs whose two digits it reads
     right (``right`` ``[N]`` booleans), the minutes and pairs its training took (one pair per

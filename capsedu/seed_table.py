@@ -19,7 +19,7 @@ from . import ablations, adversarial_record, bug_zoo, full_sets, patch_order, se
 from .ablations import WEIGHTS, AblationRun, Grid, one_change_comparisons, seed_errors, seed_noise
 from .adversarial import ADAPTIVE_WEIGHTS, EPS
 from .adversarial_units import CAPSNET, CAPSNET_1ITER, CNN, MODELS, Eps
-from .bug_zoo import CORRECT, BugEffect, ZooRun, bug_effects
+from .bug_zoo import CORRECT, BugEffect, Zoo, ZooRun, bug_effects
 from .capsnet import PAPER, CapsNet
 from .checkpoints import pretrained
 from .convergence import still_improving
@@ -220,7 +220,7 @@ class BugComparisons(NamedTuple):
 
 
 @checked
-def bug_comparisons(zoo: dict[str, ZooRun], grid: Grid) -> BugComparisons:
+def bug_comparisons(zoo: Zoo, grid: Grid) -> BugComparisons:
     """Each bug of 09's ``zoo`` against the correct run, beside the seed noise of ``grid``."""
     effects = bug_effects(zoo, seed_noise(grid, bug_zoo.CELL))
     hidden = [name for name, effect in effects.items() if not effect.revealed]

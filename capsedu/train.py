@@ -324,6 +324,22 @@ def check_not_shorter(parser: argparse.ArgumentParser, name: str, epochs: Epochs
 
 
 @checked
+def list_recipes(parser: argparse.ArgumentParser, name: str | None) -> int:
+    """``--list``: every recipe and the command that trains it; ``--list NAME``, that recipe
+    only (what a learner asks; a name that is no recipe is refused, with the nearest)."""
+    if name is not None and name not in RECIPES:
+        close = difflib.get_close_matches(name, list(RECIPES), n=3)
+        parser.error(f"name: --list NAME lists the recipe NAME, got {name!r}, no recipe; "
+                     + (f"did you mean {' or '.join(close)}? " if close else "")
+                     + "--list alone lists them all")
+    for listed, recipe in RECIPES.items():
+        if name in (None, listed):
+            print(f"{listed}: {recipe.description} ({recipe.epochs} epochs, seed {recipe.seed}; "
+                  f"python -m {recipe.trainer})")
+    return 0
+
+
+@checked
 def main(argv: list[str] | None = None) -> int:
     parser = CourseParser(prog="python -m capsedu.train", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -353,17 +369,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"name: a recipe to train is required with {', '.join(given)}, got none; "
                      "name one of --list first, e.g. python -m capsedu.train capsnet-mnist-live "
                      "--limit 1000")
-    if args.list and args.name is not None and args.name not in RECIPES:
-        close = difflib.get_close_matches(args.name, list(RECIPES), n=3)
-        parser.error(f"name: --list NAME lists the recipe NAME, got {args.name!r}, no recipe; "
-                     + (f"did you mean {' or '.join(close)}? " if close else "")
-                     + "--list alone lists them all")
-    if args.list or args.name is None:  # --list NAME: that recipe only, what a learner asks
-        for name, recipe in RECIPES.items():
-            if args.name in (None, name):
-                print(f"{name}: {recipe.description} ({recipe.epochs} epochs, seed "
-                      f"{recipe.seed}; python -m {recipe.trainer})")
-        return 0
+    if args.list or args.name is None:
+        return list_recipes(parser, args.name)
     try:  # an unknown recipe, or one that another command trains and records
         command_recipe(args.name, "")
     except ValueError as err:

@@ -776,6 +776,9 @@ ROUND_TEN = [
     (lambda: robustness.pairs_line("m", torch.tensor([True, False]), row=_ROW), ValueError,
      r"pairs_line\(\): row must be a manifest row that records train_examples, .*got the row "
      r"'m' without .*metrics.validation_by_epoch \(a checkpoint saved without held-out curves"),
+    (lambda: bug_zoo.bug_effects({}, 0.01), ValueError,
+     r"bug_effects\(\): recorded must hold 09's bug zoo runs, the correct one \('correct'\) among "
+     r"them, got none; read them with bug_zoo.read_results\(\)"),
 ]
 
 

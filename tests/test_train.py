@@ -835,11 +835,12 @@ def test_inference_takes_arrays_and_lists_and_names_what_it_cannot_use():
     ]:
         with pytest.raises(error, match=words):
             predict(model, images)
-    for labels, words in [(torch.tensor([0, 1, 10]), r"classes in \[0, 9\], got 10"),
-                          (torch.tensor([0, -1, 2]), "non-negative integer"),
-                          (torch.tensor([0.0, 1.0, 2.0]), "non-negative integer"),
-                          (torch.tensor([0, 1]), r"one .* per image \(3\)")]:
-        with pytest.raises(ValueError, match=words):
+    for labels, error, words in [
+            (torch.tensor([0, 1, 10]), ValueError, r"data's labels must lie in \[0, 9\].*got 10"),
+            (torch.tensor([0, -1, 2]), ValueError, r"data's labels must lie in \[0, 9\].*got -1"),
+            (torch.tensor([0.0, 1.0, 2.0]), TypeError, r"got dtype torch.float32"),
+            (torch.tensor([0, 1]), ValueError, r"of shape \[batch\] = \[3\], got shape \(2,\)")]:
+        with pytest.raises(error, match=words):
             evaluate(model, (x, labels))
     right = np.asarray(expected)  # labels as NumPy: every one read right
     assert evaluate(model, (x, right)) == 1.0
