@@ -839,7 +839,7 @@ def test_inference_takes_arrays_and_lists_and_names_what_it_cannot_use():
             (torch.tensor([0, 1, 10]), ValueError, r"data's labels must lie in \[0, 9\].*got 10"),
             (torch.tensor([0, -1, 2]), ValueError, r"data's labels must lie in \[0, 9\].*got -1"),
             (torch.tensor([0.0, 1.0, 2.0]), TypeError, r"got dtype torch.float32"),
-            (torch.tensor([0, 1]), ValueError, r"of shape \[batch\] = \[3\], got shape \(2,\)")]:
+            (torch.tensor([0, 1]), ValueError, r"one per example\), got \[3, 2\]")]:
         with pytest.raises(error, match=words):
             evaluate(model, (x, labels))
     right = np.asarray(expected)  # labels as NumPy: every one read right
