@@ -44,14 +44,7 @@ from pydantic import (
     validate_call,
 )
 
-from .checks import (
-    check_data,
-    check_finite,
-    check_float,
-    check_input,
-    check_pixels,
-    check_read_labels,
-)
+from . import checks
 from .refusals import declared_error, kind_of, refusal, where, with_article
 
 # Strict: no value is converted into another type ("3" is not 3, 1 is not True); arbitrary
@@ -151,13 +144,13 @@ def Tensor(meaning: str, ndim: int | None = None, floating: bool = False,
             raise declared_error(TypeError, f"must be {spec.expected}, got a "
                                 f"{type(value).__name__}; convert it with torch.as_tensor(...)")
         try:
-            check_data(value, name)
+            checks.check_data(value, name)
             if pixels:
-                check_pixels(value, name)
+                checks.check_pixels(value, name)
             elif floating or finite:
-                check_float(value, name)
+                checks.check_float(value, name)
             if finite:
-                check_finite(value, name)
+                checks.check_finite(value, name)
         except (TypeError, ValueError) as err:  # the shared checks' sentences, which name it
             raise declared_error(type(err), str(err).removeprefix(f"{name} ")) from None
         if ndim is not None and value.ndim != ndim or any(
@@ -497,9 +490,10 @@ def _reading(fn, *names: str):
         for m in models:
             for reader in given[m].values() if isinstance(given.get(m), dict) else [given.get(m)]:
                 if isinstance(reader, torch.nn.Module) and torch.is_tensor(given.get(images)):
-                    check_input(given[images], f"{where(fn)}: {images}", reader)
+                    checks.check_input(given[images], f"{where(fn)}: {images}", reader)
                     if torch.is_tensor(labels):
-                        check_read_labels(labels, f"{where(fn)}: labels", given[images], reader)
+                        checks.check_read_labels(labels, f"{where(fn)}: labels", given[images],
+                                                 reader)
         return fn(*args, **kwargs)
 
     return run
