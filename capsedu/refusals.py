@@ -109,7 +109,7 @@ def refusal(err: ValidationError, parameters: list[str], specs: dict,
     record = specs[name + "{}"] if loc and name + "{}" in specs and "[key]" not in loc \
         else specs.get(name)
     if record is not None and record.kind == "record" and (kind == "missing" or is_wrong_type(
-            kind)) and not kind.startswith(("tensor_", "array_")):  # pydantic's, not Has' own:
+            kind)) and not kind.startswith(("tensor_", "array_", "sequence_")):  # not Has' own:
         # a record (a dict's value) that is not one, never "a tuple missing an item"
         at = f"[{loc[0]!r}]" if name + "{}" in specs else ""
         text = f"{name}{at} must be {record.expected}, got {shown(got)}; pass the record itself " \
