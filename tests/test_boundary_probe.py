@@ -296,7 +296,7 @@ def test_round_five_files_are_refused_before_anything_is_written(tmp_path, monke
     row = checkpoints.save(_bag(), "mine", root="out")
     # a field the manifest cannot hold is refused before the checkpoint file is replaced, so the
     # manifest's hash still matches the file
-    with pytest.raises(TypeError, match=r"ManifestRow\(\): metrics must be an instance of Metrics"):
+    with pytest.raises(TypeError, match=r"ManifestRow\(\): metrics must be a Metrics"):
         checkpoints.save(_bag(), "mine", root="out", metrics={"acc": torch.tensor(0.9)})
     with pytest.raises(TypeError, match=r"save\(\): metrics.test_accuracy must be a value JSON"):
         checkpoints.save(_bag(), "mine", root="out",
@@ -463,7 +463,7 @@ ROUND_SIX = [
     (lambda: convergence.held_out_scores([{"epoch": 1}]), ValueError,
      r"held_out_scores\(\): history\[0\] must be an epoch of fit"),
     (lambda: convergence.still_improving({"a": {}}), TypeError,
-     r"still_improving\(\): runs\['a'\] must be an instance of ManifestRow"),
+     r"still_improving\(\): runs\['a'\] must be a ManifestRow"),
     (lambda: cost_tables.format_table({}), ValueError,
      r"format_table\(\): configs must name at least one"),
     (lambda: routing_costs.recorded_cost(
