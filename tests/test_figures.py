@@ -113,7 +113,7 @@ def test_the_figures_of_notebook_08_draw_what_they_are_given():
     import numpy as np
     import torch
 
-    from capsedu.data import transformed_mnist
+    from capsedu.data import affine_params, transformed_mnist
     from capsedu.figures.digit_images import (
         affine_titles,
         draw_affine_examples,
@@ -122,7 +122,7 @@ def test_the_figures_of_notebook_08_draw_what_they_are_given():
     )
     from capsedu.figures.model_scores import draw_group_bars, draw_quoted_bars, draw_sweep_curves
 
-    params = transformed_mnist.AffineParams(rotation=torch.tensor([-19.6, 4.4]),
+    params = affine_params.AffineParams(rotation=torch.tensor([-19.6, 4.4]),
                                             shear=torch.tensor([0.1, -0.15]),
                                             scale_x=torch.tensor([0.8, 1.2]),
                                             scale_y=torch.tensor([1.0, 0.9]),

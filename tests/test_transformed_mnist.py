@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from capsedu.data import transformed_mnist
+from capsedu.data import affine_params, transformed_mnist
 
 
 def blobs(n=12, seed=0):
@@ -144,7 +144,7 @@ def test_translate_moves_each_image_by_its_own_offset_and_drops_what_leaves():
 
 
 def test_drawn_ranges_says_the_lowest_and_highest_map():
-    params = transformed_mnist.AffineParams(rotation=torch.tensor([-12.34, 5.0]),
+    params = affine_params.AffineParams(rotation=torch.tensor([-12.34, 5.0]),
                                             shear=torch.tensor([0.1, -0.05]),
                                             scale_x=torch.tensor([0.9, 1.1]),
                                             scale_y=torch.tensor([0.85, 1.15]),
@@ -198,7 +198,7 @@ def test_chunked_affnist_and_placement_match_one_pass(monkeypatch):
     monkeypatch.setattr(transformed_mnist, "CHUNK", 5)  # 12 digits: chunks of 5, 5 and 2
     chunked = transformed_mnist.random_affine(digits, seed=3)
     torch.testing.assert_close(chunked[0], whole[0])
-    for field in fields(transformed_mnist.AffineParams):
+    for field in fields(affine_params.AffineParams):
         assert torch.equal(getattr(chunked[1], field.name), getattr(whole[1], field.name)), field
     assert torch.equal(transformed_mnist.on_canvas(digits, dx, dy, 40), placed)
 
@@ -212,7 +212,7 @@ def test_a_sample_is_the_full_sets_images_at_those_rows():
     sample, sample_params = transformed_mnist.random_affine(x, seed=2, rows=rows)
     assert torch.equal(sample, full[rows])
     assert all(torch.equal(getattr(sample_params, f.name), getattr(params, f.name)[rows])
-               for f in fields(transformed_mnist.AffineParams))
+               for f in fields(affine_params.AffineParams))
     assert torch.equal(transformed_mnist.translated(x, seed=5, rows=rows),
                        transformed_mnist.translated(x, seed=5)[rows])
     # a prefix drawn on its own is another draw: what the rows avoid

@@ -26,6 +26,7 @@ from .. import checks
 from ..checks import check_memory, check_whole_pixels
 from ..course_settings import MAX_SIDE, Rows, Seed
 from ..validate import Choice, Flag, Float, Int, Numbers, Tensor, check_fields, checked
+from .affine_params import AffineParams
 from .mnist import load_mnist
 
 CANVAS = 40  # affNIST's image side
@@ -257,18 +258,6 @@ def _ink_box(images: torch.Tensor, level: float = 0.05) -> torch.Tensor:
         ends += [torch.where(mask, idx, mask.shape[1]).amin(dim=1),
                  torch.where(mask, idx, -1).amax(dim=1)]
     return torch.stack(ends, dim=1)
-
-
-@dataclass(frozen=True)
-class AffineParams:
-    """The affine maps ``random_affine`` drew, one per digit, each field ``[N]``."""
-
-    rotation: torch.Tensor  # degrees
-    shear: torch.Tensor  # x += shear * y
-    scale_x: torch.Tensor
-    scale_y: torch.Tensor
-    tx: torch.Tensor  # the translation, pixels
-    ty: torch.Tensor
 
 
 @checked

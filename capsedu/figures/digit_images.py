@@ -15,6 +15,7 @@ from matplotlib.figure import FigureBase
 from ..checks import check_one_each, check_same
 from ..course_settings import MAX_BATCH, Pictures
 from ..data import transformed_mnist
+from ..data.affine_params import AffineParams
 from ..digit_capsules import DELTAS, MEASURES, DimensionStudy
 from ..validate import Flag, Float, Instances, Int, Numbers, Record, Spec, Tensor, checked
 
@@ -160,7 +161,7 @@ def draw_segmentation(fig: FigureBase, pairs: Pixels,
 
 
 @checked
-def affine_titles(params: Record(transformed_mnist.AffineParams),
+def affine_titles(params: Record(AffineParams),
                   n: Int("maps to title", ge=0, le=MAX_BATCH)) -> list[str]:
     """Short titles of the first ``n`` maps ``random_affine`` drew (its ``params``): the rotation
     in whole degrees, the shear, the two scales."""
@@ -173,7 +174,7 @@ def affine_titles(params: Record(transformed_mnist.AffineParams),
 
 @checked
 def draw_affine_examples(fig: FigureBase, translated: Pixels, affine: Pixels,
-                         params: Record(transformed_mnist.AffineParams)) -> None:
+                         params: Record(AffineParams)) -> None:
     """The same digits twice on ``fig``: ``translated`` ``[n, 1, S, S]`` on the top row, under
     their affNIST-style maps (``affine`` ``[n, 1, S, S]``, each titled by its map of
     ``params``, which may hold more maps than are drawn: the first ones title them) on the
