@@ -24,9 +24,9 @@ from pydantic import AfterValidator
 from torch import nn
 
 from .capsnet import CapsNet
-from .checks import check_labels
+from .checks import check_labels, check_same
 from .data import transformed_mnist
-from .validate import Float, Numbers, Tensor, check_fields, checked
+from .validate import Array, Float, Int, Numbers, Record, Tensor, check_fields, checked
 
 MNIST_SIDE = 28  # digits are turned on their own 28x28 canvas (their ink stays inside)
 
@@ -107,19 +107,41 @@ def _classes(capsnet: nn.Module) -> int:
     return getattr(getattr(capsnet, "config", None), "n_classes", 10)
 
 
+# what shares of a capsule's change hold: each >= 0 (their sum over the axis is 1)
+Shares = Numbers("shares of the change, each >= 0", ndim=2, ge=0)
+
+
 @dataclass(frozen=True)
 class CapsuleUnderRotation:
     """The true class's digit capsule of N digits, each turned by A angles
     (``capsule_under_rotation``); v0 is the capsule of the upright digit, D its dimension."""
 
-    v: np.ndarray  # [N, A, D] the capsule of each turned digit
-    length: np.ndarray  # [N, A] its length, the probability that the class is present
-    predictions: np.ndarray  # [N, A] the longest capsule's class
-    right: np.ndarray  # [N, A] bool: whether that is the true class
-    cosine: np.ndarray  # [N, A] v(a) . v0 / (|v(a)| |v0|): 1 where it points as upright
-    dimension_share: np.ndarray  # [N, D] each dimension's share of sum_a (v(a) - v0)^2
-    principal_share: np.ndarray  # [N, min(A, D)] the share along each principal direction
-    radial_share: np.ndarray  # [N] the share along v0 itself (shrinking or growing)
+    v: Array("the capsule of each turned digit [N, A, D]", ndim=3)
+    # the probability that the class is present
+    length: Numbers("the capsule's length [N, A]", ndim=2, ge=0, le=1)
+    predictions: Numbers("the longest capsule's class [N, A]", ndim=2, whole=True, ge=0)
+    right: Numbers("whether that is the true class [N, A]", ndim=2, bools=True)
+    # v(a) . v0 / (|v(a)| |v0|): 1 where it points as upright
+    cosine: Array("the cosine of each capsule with the upright one [N, A]", ndim=2)
+    dimension_share: Shares  # [N, D] each dimension's share of sum_a (v(a) - v0)^2
+    principal_share: Shares  # [N, min(A, D)] the share along each principal direction
+    # the share along v0 itself (shrinking or growing)
+    radial_share: Numbers("the share of the change along v0 [N]", ndim=1, ge=0)
+
+    def __post_init__(self):
+        """Refuse fields out of range (``check_fields``), or fields of other digits, angles or
+        dimensions than ``v``'s [N, A, D]."""
+        check_fields(self)
+        n, a, d = self.v.shape
+        for name in ("length", "predictions", "right", "cosine"):
+            check_same("CapsuleUnderRotation", "shape ([N, A])", "pass fields of the same "
+                       "digits and angles", v=(n, a), **{name: np.shape(getattr(self, name))})
+        check_same("CapsuleUnderRotation", "shape ([N, D])", "pass fields of the same digits",
+                   v=(n, d), dimension_share=np.shape(self.dimension_share))
+        check_same("CapsuleUnderRotation", "shape ([N, min(A, D)])", "pass fields of the same "
+                   "digits", v=(n, min(a, d)), principal_share=np.shape(self.principal_share))
+        check_same("CapsuleUnderRotation", "digits ([N])", "pass fields of the same digits",
+                   v=n, radial_share=len(self.radial_share))
 
 
 @checked
@@ -150,14 +172,13 @@ def capsule_under_rotation(capsnet: CapsNet, digits: Digits, labels: Labels, ang
     capsnet.eval()
     each = [_one_capsule_under_rotation(capsnet, digit, int(label), angles)
             for digit, label in zip(digits, labels, strict=True)]
-    return CapsuleUnderRotation(**{f.name: np.stack([getattr(one, f.name) for one in each])
+    return CapsuleUnderRotation(**{f.name: np.stack([one[f.name] for one in each])
                                    for f in fields(CapsuleUnderRotation)})
 
 
-def _one_capsule_under_rotation(capsnet, digit: torch.Tensor, label: int,
-                                angles) -> CapsuleUnderRotation:
-    """``capsule_under_rotation`` for one ``digit`` ``[1, 28, 28]`` of class ``label`` (each
-    field without the leading ``[N]``)."""
+def _one_capsule_under_rotation(capsnet, digit: torch.Tensor, label: int, angles) -> dict:
+    """``capsule_under_rotation``'s fields for one ``digit`` ``[1, 28, 28]`` of class ``label``
+    (each without the leading ``[N]``)."""
     out = capsnet(turned(digit, angles))
     v = out.v[:, label]  # [A, D]
     v0 = capsnet(digit[None]).v[0, label]  # [D]
@@ -166,7 +187,7 @@ def _one_capsule_under_rotation(capsnet, digit: torch.Tensor, label: int,
     singular = torch.linalg.svdvals(change)  # [min(A, D)], largest first
     along = change @ (v0 / v0.norm().clamp_min(torch.finfo(v.dtype).tiny))  # [A]
     predictions = out.lengths.argmax(dim=1)
-    return CapsuleUnderRotation(
+    return dict(
         v=v.numpy(), length=v.norm(dim=1).numpy(), predictions=predictions.numpy(),
         right=(predictions == label).numpy(),
         cosine=F.cosine_similarity(v, v0[None], dim=1).numpy(),
@@ -237,9 +258,13 @@ class CapsuleAngleReadout:
     """Whether a CapsNet's digit capsule carries the angle of a turned digit
     (``capsule_angle_readout``)."""
 
-    by_class: dict[int, AngleReadout]  # class -> its read-out, tested on its held-out digits
-    error: float  # degrees: the median over the classes of the read-out's error
-    baseline: float  # degrees: the median over the classes of the baseline's error
+    # class -> its read-out, tested on its held-out digits
+    by_class: dict[Int("a class", ge=0), Record(AngleReadout)]
+    error: Degrees  # the median over the classes of the read-out's error
+    baseline: Degrees  # the median over the classes of the baseline's error
+
+    def __post_init__(self):
+        check_fields(self)
 
 
 @checked

@@ -6,25 +6,30 @@ produces), not from the paper's numbers, so the table stays right for any ``Caps
 One multiply-add (MAC) is one ``a * b + c``; FLOPs are often quoted as 2 x MACs.
 """
 
-from typing import NamedTuple
+from dataclasses import dataclass
 
 import torch
 from torch import nn
 
 from . import course_settings
 from .capsnet import CapsNet
-from .validate import checked
+from .validate import Int, check_fields, checked
 
 ROUTING_ROW = "DigitCaps: routing"  # how the name of anatomy's routing row begins
 
 
-class LayerCost(NamedTuple):
+@dataclass(frozen=True)
+class LayerCost:
     """One row of the anatomy table, per image."""
 
     name: str
-    output_shape: tuple[int, ...]  # without the batch dimension
-    parameters: int
-    macs: int  # multiply-adds for one image, forward pass
+    # without the batch dimension
+    output_shape: tuple[Int("a size of the layer's output", ge=1), ...]
+    parameters: Int("the layer's parameters", ge=0)
+    macs: Int("multiply-adds for one image, forward pass", ge=0)
+
+    def __post_init__(self):
+        check_fields(self)
 
 
 def _n_params(module: nn.Module) -> int:

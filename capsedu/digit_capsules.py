@@ -7,7 +7,6 @@ Section 5.1). The functions here are pure: a model and tensors in, tensors out.
 """
 
 from dataclasses import dataclass, fields
-from typing import NamedTuple
 
 import numpy as np
 import torch
@@ -16,7 +15,18 @@ from . import course_settings
 from .capsnet import CapsNet, CapsNetConfig
 from .checks import check_labels, check_memory, check_same
 from .course_settings import MAX_WIDTH
-from .validate import Has, Int, Numbers, Tensor, check_value, checked
+from .validate import (
+    Array,
+    Float,
+    Has,
+    Int,
+    Numbers,
+    Record,
+    Tensor,
+    check_fields,
+    check_value,
+    checked,
+)
 
 # Fig. 4: "tweaked by intervals of 0.05 in the range [-0.25, 0.25]": 11 values, 0 in the middle
 MAX_DELTA = 0.25
@@ -83,12 +93,25 @@ class PoseState:
     """What notebook 06's pose widget shows of one image's capsules after an edit
     (``pose_state``)."""
 
-    label: int  # the class whose capsule is edited
-    deltas: tuple[float, ...]  # [16] the Delta added to each dimension, rounded to 4 places
-    capsule: np.ndarray  # [16] the edited capsule v_label + Delta
-    lengths: np.ndarray  # [10] all ten capsule lengths after the edit (only the label's changes)
-    reconstruction: np.ndarray  # [28, 28] what the decoder draws from the edited capsule
-    prediction: int  # the longest capsule after the edit
+    label: Label  # the class whose capsule is edited
+    # [16] the Delta added to each dimension, rounded to 4 places
+    deltas: tuple[Float("a Delta", ge=-MAX_DELTA, le=MAX_DELTA), ...]
+    capsule: Array("the edited capsule v_label + Delta [16]", ndim=1)
+    # only the label's changes
+    lengths: Numbers("all ten capsule lengths after the edit [10]", ndim=1, at_least=1, ge=0)
+    reconstruction: Array("what the decoder draws from the edited capsule [28, 28]", ndim=2)
+    prediction: Class  # the longest capsule after the edit
+
+    def __post_init__(self):
+        """Refuse fields out of range (``check_fields``), a Delta per dimension of another
+        capsule, or a label or a prediction that is no capsule's class."""
+        check_fields(self)
+        check_same("PoseState", "dimensions", "pass one Delta per dimension of the capsule",
+                   capsule=len(self.capsule), deltas=len(self.deltas))
+        n = len(self.lengths)
+        for name in ("label", "prediction"):
+            check_value("PoseState", name, Int(f"a class of the {n} capsules of lengths", ge=0,
+                                               le=n - 1), getattr(self, name))
 
 
 @checked
@@ -143,17 +166,29 @@ def dimension_effect(grid: Tensor("decoded edits [16, K, 28, 28]", ndim=4, pixel
     return (grid - base).abs().mean(dim=(1, 2, 3))
 
 
+# one shape measure of each image: a tensor of the images' leading shape [...]
+Measure = Tensor("a measure of each image [...]", floating=True)
+
+
 @dataclass(frozen=True)
 class ShapeMeasures:
     """Simple descriptors of grey images (``shape_measures``), each a tensor ``[...]`` of the
     images' leading shape."""
 
-    ink: torch.Tensor  # sum of pixels: thicker or longer strokes
-    x: torch.Tensor  # centre of mass, pixels from the left
-    y: torch.Tensor  # centre of mass, pixels from the top
-    width: torch.Tensor  # 2 standard deviations of the ink along x, pixels
-    height: torch.Tensor  # 2 standard deviations of the ink along y, pixels
-    slant: torch.Tensor  # pixels the ink moves right per pixel down: cov(x, y) / var(y)
+    ink: Measure  # sum of pixels: thicker or longer strokes
+    x: Measure  # centre of mass, pixels from the left
+    y: Measure  # centre of mass, pixels from the top
+    width: Measure  # 2 standard deviations of the ink along x, pixels
+    height: Measure  # 2 standard deviations of the ink along y, pixels
+    slant: Measure  # pixels the ink moves right per pixel down: cov(x, y) / var(y)
+
+    def __post_init__(self):
+        """Refuse fields that are no tensors of numbers (``check_fields``), or measures of other
+        images than ``ink``'s."""
+        check_fields(self)
+        check_same("ShapeMeasures", "shape (one value per image)", "pass the measures of the "
+                   "same images", **{f.name: tuple(getattr(self, f.name).shape)
+                                     for f in fields(self)})
 
 
 MEASURES = tuple(f.name for f in fields(ShapeMeasures))  # in order: the columns of a table
@@ -189,13 +224,26 @@ def shape_measures(images: Tensor("grey images [..., H, W]", floating=True)) -> 
                          height=2 * var_y.clamp_min(0).sqrt(), slant=cov / var_y.clamp_min(1e-6))
 
 
-class DimensionProfile(NamedTuple):
+# [16] the mean |pixel change| of each dimension (dimension_effect)
+Effect = Tensor("the mean |pixel change| of each dimension [16]", ndim=1, floating=True)
+
+
+@dataclass(frozen=True)
+class DimensionProfile:
     """Fig. 4, measured over several digits of one class (``dimension_profile``)."""
 
-    effect: torch.Tensor  # [16] the mean |pixel change| of each dimension (dimension_effect)
+    effect: Effect
     # each shape measure's change [N, 16] when dimension d moves from the first Delta to the
     # last (-0.25 to +0.25), per image
-    changes: ShapeMeasures
+    changes: Record(ShapeMeasures)
+
+    def __post_init__(self):
+        """Refuse fields of the wrong kind (``check_fields``), or changes of other dimensions
+        than the effect's."""
+        check_fields(self)
+        check_same("DimensionProfile", "dimensions (the last axis)", "pass the changes of the "
+                   "same capsule", effect=tuple(self.effect.shape),
+                   changes=tuple(self.changes.ink.shape[-1:]))
 
 
 @checked(reads=("model", "images"))
@@ -215,7 +263,7 @@ def dimension_profile(model: CapsNet, images: Tensor("digits [N, 1, 28, 28]", nd
     # each measure's change from the first Delta to the last, per image: [N, 16]
     changes = {n: torch.stack([getattr(m, n)[:, -1] - getattr(m, n)[:, 0] for m in measured])
                for n in MEASURES}
-    return DimensionProfile(torch.stack(effects).mean(0), ShapeMeasures(**changes))
+    return DimensionProfile(effect=torch.stack(effects).mean(0), changes=ShapeMeasures(**changes))
 
 
 @checked
@@ -293,13 +341,25 @@ def reconstruction_error(model: CapsNet,
     return (decode(model, v, labels) - images[:, 0]).abs().mean(dim=(1, 2))
 
 
-class DimensionStudy(NamedTuple):
+@dataclass(frozen=True)
+class DimensionStudy:
     """What each dimension of the capsules of some classes does (``measure_dimensions``)."""
 
-    spread: ShapeMeasures  # each measure's standard deviation over the real digits
-    effect: dict[int, torch.Tensor]  # class -> [16] mean |pixel change| (dimension_effect)
-    changes: dict[int, ShapeMeasures]  # class -> each measure's change [N, 16] (dimension_profile)
-    relative: dict[int, torch.Tensor]  # class -> [16, n_measures] mean change / spread
+    spread: Record(ShapeMeasures)  # each measure's standard deviation over the real digits
+    effect: dict[Class, Effect]  # class -> [16] mean |pixel change| (dimension_effect)
+    # class -> each measure's change [N, 16] (dimension_profile)
+    changes: dict[Class, Record(ShapeMeasures)]
+    # class -> [16, n_measures] mean change / spread
+    relative: dict[Class, Tensor("mean change / spread [16, n_measures]", ndim=2, floating=True,
+                                 sizes={1: len(MEASURES)})]
+
+    def __post_init__(self):
+        """Refuse fields of the wrong kind (``check_fields``), or fields of other classes than
+        ``effect``'s."""
+        check_fields(self)
+        check_same("DimensionStudy", "classes", "pass each field for the same classes",
+                   effect=sorted(self.effect), changes=sorted(self.changes),
+                   relative=sorted(self.relative))
 
 
 @checked(reads=("model", "images"))
@@ -322,11 +382,12 @@ def measure_dimensions(model: CapsNet,
     spread = ShapeMeasures(**{n: getattr(real, n).std() for n in MEASURES})
     effect, changes = {}, {}
     for d in classes:
-        effect[d], changes[d] = dimension_profile(model, images[labels == d][:n_per_class], d)
+        profile = dimension_profile(model, images[labels == d][:n_per_class], d)
+        effect[d], changes[d] = profile.effect, profile.changes
     # relative[d][dim, m] = mean over the digits of change_m(dim) / spread_m
     relative = {d: torch.stack([getattr(changes[d], n).mean(0) / getattr(spread, n)
                                 for n in MEASURES], dim=1) for d in classes}
-    return DimensionStudy(spread, effect, changes, relative)
+    return DimensionStudy(spread=spread, effect=effect, changes=changes, relative=relative)
 
 
 @checked

@@ -18,10 +18,10 @@ from typing import Annotated
 
 from pydantic import AfterValidator
 
-from .checks import check_order
+from .checks import check_order, check_same
 from .course_settings import Seed
 from .json_records import OMITTED_WHEN_NONE, json_row
-from .validate import Float, Int, Record, check_fields, checked
+from .validate import Flag, Float, Int, Record, check_fields, checked
 
 
 def _optional():
@@ -61,13 +61,21 @@ class Metrics:
     chosen_epoch: Count | None = _optional()  # the epoch whose weights it kept
     max_epochs: Count | None = _optional()  # its budget
     patience: Count | None = _optional()  # the rule's epochs without a held-out gain
-    converged: bool | None = _optional()  # whether the rule stopped it before its budget
+    converged: Flag("whether the rule stopped it before its budget") | None = _optional()
     validation_examples: Count | None = _optional()  # the held-out examples it was chosen on
-    validation_seed: int | None = _optional()  # the seed that drew them (face models)
+    validation_seed: Seed | None = _optional()  # the seed that drew them (face models)
     validation_by_epoch: tuple[Accuracy, ...] | None = _optional()  # held-out accuracy per epoch
 
     def __post_init__(self):
+        """Refuse fields out of range (``check_fields``), an epoch kept past the epochs run or
+        epochs past the budget, or a held-out curve of another length than the epochs run."""
         check_fields(self)
+        epochs = {name: getattr(self, name) for name in ("chosen_epoch", "epochs", "max_epochs")
+                  if getattr(self, name) is not None}
+        check_order("Metrics", "keep an epoch the run ran, within its budget", **epochs)
+        if self.epochs is not None and self.validation_by_epoch is not None:
+            check_same("Metrics", "the epochs run", "record one held-out accuracy per epoch",
+                       epochs=self.epochs, validation_by_epoch=len(self.validation_by_epoch))
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -99,10 +107,10 @@ class ManifestRow:
     description: str | None = _optional()
     command: str | None = _optional()  # the line that trains it
     seed: Seed | None = _optional()
-    train_examples: int | None = _optional()
-    train_time_s: float | None = _optional()  # finite: ``checkpoints.save`` refuses a NaN
+    train_examples: Int("the training examples it saw", ge=1) | None = _optional()
+    train_time_s: Float("seconds it trained", ge=0) | None = _optional()
     device: str | None = _optional()
-    threads: int | None = _optional()  # the CPU threads torch had
+    threads: Int("the CPU threads torch had", ge=1) | None = _optional()
     torch_version: str | None = _optional()
     sittings: tuple[Record(Sitting), ...] | None = _optional()  # earlier runs, oldest first
     notes: str | None = _optional()  # why it was shipped: kept when it is trained again

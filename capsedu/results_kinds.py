@@ -17,11 +17,12 @@ the command.
 
 import importlib
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 from .json_records import RecordType, from_row, misfit
-from .validate import checked
+from .validate import check_fields, checked
 
 # an experiment's module -> what its results file holds, and the name of its record in that module
 # (a type, or a function of a run's name giving the type, for a file of several kinds of runs)
@@ -35,13 +36,17 @@ KINDS = {
 }
 
 
-class Kind(NamedTuple):
+@dataclass(frozen=True)
+class Kind:
     """An experiment's results file: what it holds, its file and the command that writes it, and
     its record (a type, or a function of a run's name giving the type)."""
     what: str
     file: str
     command: str
-    record: Any
+    record: RecordType
+
+    def __post_init__(self):
+        check_fields(self)
 
 
 @checked

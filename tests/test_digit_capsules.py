@@ -268,7 +268,8 @@ def test_measure_dimensions_is_dimension_profile_in_units_of_the_real_spread():
     images, labels = torch.rand(6, 1, 28, 28), torch.tensor([1, 2, 1, 2, 1, 1])
     study = measure_dimensions(net, images, labels, (1, 2), n_per_class=2)
     assert set(study.relative) == {1, 2} and study.relative[1].shape == (16, 6)
-    effect, changes = dimension_profile(net, images[[0, 2]], 1)  # the first two 1s
+    profile = dimension_profile(net, images[[0, 2]], 1)  # the first two 1s
+    effect, changes = profile.effect, profile.changes
     torch.testing.assert_close(study.effect[1], effect)
     spread_ink = shape_measures(images[:, 0]).ink.std()
     torch.testing.assert_close(study.relative[1][:, 0], changes.ink.mean(0) / spread_ink)
