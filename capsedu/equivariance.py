@@ -36,7 +36,19 @@ from .gcnn import C4CNN, PlainCNN
 from .group_conv import N_ROTATIONS, QuarterTurns, rotate_c4
 from .loop import predict
 from .parts.pose_net import rotation_sweep
-from .validate import Choice, Float, Function, Int, Spec, Tensor, checked
+from .validate import (
+    Array,
+    Choice,
+    Float,
+    Function,
+    Int,
+    Numbers,
+    Spec,
+    Tensor,
+    check_fields,
+    check_value,
+    checked,
+)
 
 MAX_SHIFT = MAX_SIDE  # a shift past the largest canvas leaves nothing of any image
 MAX_MAP = 1024  # a feature map drawn for a learner: 1024 x 1024 is already 4 MB of floats
@@ -190,9 +202,17 @@ class RotationErrors:
     """How far a model is from equivariant (its layers) and invariant (its logits) to quarter
     turns (``model_rotation_errors``)."""
 
-    turns: list[int]  # the numbers of quarter turns measured
-    features: np.ndarray  # [n_layers, len(turns)] each layer's equivariance error
-    logits: np.ndarray  # [len(turns)] the logits' invariance error
+    turns: list[Turns]  # the numbers of quarter turns measured
+    features: Numbers("each layer's equivariance error [n_layers, len(turns)]", ndim=2, ge=0)
+    logits: Numbers("the logits' invariance error [len(turns)]", ndim=1, ge=0)
+
+    def __post_init__(self):
+        """Refuse fields out of range (``check_fields``), or errors of other turns than
+        ``turns``."""
+        check_fields(self)
+        check_same("RotationErrors", "turns", "pass one error per number of quarter turns",
+                   turns=len(self.turns), features=np.shape(self.features)[1],
+                   logits=len(self.logits))
 
 
 @checked(reads=("model", "x"))
@@ -233,15 +253,22 @@ def confusion_at(model: nn.Module, images: Digits, labels: Labels, rotation: Flo
     return (counts / counts.sum(dim=1, keepdim=True)).numpy()
 
 
+Share = Float("a share of digits, 0..1", ge=0, le=1)
+
+
 @dataclass(frozen=True)
 class SixNine:
     """What a turn makes of 6s and 9s (``six_nine``)."""
 
-    rotation: float  # degrees the test digits were turned by
-    six_as_nine: float  # the share of 6s read as 9
-    nine_as_six: float  # the share of 9s read as 6
-    mixed_up: float  # the mean of the two
-    per_class_accuracy: np.ndarray  # [10] each class's accuracy (confusion_at's diagonal)
+    rotation: Float("degrees the test digits were turned by")
+    six_as_nine: Share  # the share of 6s read as 9
+    nine_as_six: Share  # the share of 9s read as 6
+    mixed_up: Share  # the mean of the two
+    # confusion_at's diagonal: NaN for a class with no digits
+    per_class_accuracy: Numbers("each class's accuracy [10]", ndim=1, ge=0, le=1, nan=True)
+
+    def __post_init__(self):
+        check_fields(self)
 
 
 @checked
@@ -253,6 +280,9 @@ def six_nine(model: nn.Module, images: Digits, labels: Labels,
     of the two, and the ``per_class_accuracy`` ``[10]`` (``confusion_at``)."""
     confusion = confusion_at(model, images, labels, rotation)
     six_as_nine, nine_as_six = float(confusion[6, 9]), float(confusion[9, 6])
+    if np.isnan([six_as_nine, nine_as_six]).any():  # a share of no digits
+        raise ValueError("six_nine(): labels must hold at least one 6 and one 9, got "
+                         f"{sorted(set(labels.tolist()))[:10]}; pass test digits of both")
     return SixNine(rotation=rotation, six_as_nine=six_as_nine, nine_as_six=nine_as_six,
                    mixed_up=(six_as_nine + nine_as_six) / 2,
                    per_class_accuracy=np.diag(confusion))
@@ -261,27 +291,52 @@ def six_nine(model: nn.Module, images: Digits, labels: Labels,
 # --- what notebook 10's widget shows -------------------------------------------------------------
 
 
+Maps = Array("maps in four orientations, or of four channels [4, h, w]", ndim=3)
+MapsError = Float("maps against the upright's turned: relative_error", ge=0)
+Softmax = Numbers("a softmax over the classes [10]", ndim=1, at_least=1, ge=0, le=1)
+
+
 @dataclass(frozen=True)
 class RotationState:
     """What notebook 10's widget shows for one digit turned by one angle (``rotation_state``)."""
 
-    rotation: float  # degrees, counter-clockwise
-    layer: int  # the layer shown, of both models
-    channel: int  # the G-CNN's channel shown
-    image: np.ndarray  # [28, 28] what both models see
-    gcnn_maps: np.ndarray  # [4, h, w] the G-CNN channel's maps in its four orientations
-    cnn_maps: np.ndarray  # [4, h, w] the CNN's maps of cnn_channels
-    cnn_channels: list[int]  # the CNN's 4 channels shown: 4 channel, ..., 4 channel + 3
-    quarter_turns: int | None  # the rotation in whole quarter turns (0-3), else None
-    gcnn_error: float | None  # at quarter turns: the G-CNN's maps against the upright, turned
-    cnn_error: float | None  # at quarter turns: the CNN's maps against the upright, turned
-    gcnn_probabilities: np.ndarray  # [10] the G-CNN's softmax
-    gcnn_prediction: int
-    cnn_probabilities: np.ndarray  # [10] the CNN's softmax
-    cnn_prediction: int
-    face_image: np.ndarray | None = None  # [32, 32] with a face model: the face, turned as far
-    face_angle: float | None = None  # degrees: the angle the face capsule reads
-    face_length: float | None = None  # the face capsule's length
+    rotation: Float("degrees, counter-clockwise")
+    layer: Int("the layer shown, of both models", ge=0, le=MAX_WIDTH)
+    channel: Int("the G-CNN's channel shown", ge=0, le=MAX_WIDTH)
+    image: Array("what both models see [28, 28]", ndim=2)
+    gcnn_maps: Maps  # [4, h, w] the G-CNN channel's maps in its four orientations
+    cnn_maps: Maps  # [4, h, w] the CNN's maps of cnn_channels
+    # the CNN's 4 channels shown: 4 channel, ..., 4 channel + 3
+    cnn_channels: list[Int("a channel of the CNN", ge=0, le=MAX_WIDTH)]
+    # the rotation in whole quarter turns (0-3), else None
+    quarter_turns: Int("whole quarter turns", ge=0, le=N_ROTATIONS - 1) | None
+    gcnn_error: MapsError | None  # at quarter turns: the G-CNN's maps against the upright, turned
+    cnn_error: MapsError | None  # at quarter turns: the CNN's maps against the upright, turned
+    gcnn_probabilities: Softmax  # [10] the G-CNN's softmax
+    gcnn_prediction: Int("the G-CNN's class", ge=0, le=MAX_WIDTH)
+    cnn_probabilities: Softmax  # [10] the CNN's softmax
+    cnn_prediction: Int("the CNN's class", ge=0, le=MAX_WIDTH)
+    # [32, 32] with a face model: the face, turned as far
+    face_image: Array("the face, turned as far [32, 32]", ndim=2) | None = None
+    face_angle: Float("the angle the face capsule reads, degrees") | None = None
+    face_length: Float("the face capsule's length", ge=0, le=1) | None = None
+
+    def __post_init__(self):
+        """Refuse fields out of range (``check_fields``), a CNN channel per map that does not
+        agree, a class no softmax holds, or errors without a quarter turn (or one without)."""
+        check_fields(self)
+        check_same("RotationState", "channels", "pass the CNN's maps of cnn_channels",
+                   cnn_channels=len(self.cnn_channels), cnn_maps=len(self.cnn_maps))
+        for model in ("gcnn", "cnn"):
+            n = len(getattr(self, f"{model}_probabilities"))
+            check_value("RotationState", f"{model}_prediction", Int(
+                f"a class of the {n} of {model}_probabilities", ge=0, le=n - 1),
+                getattr(self, f"{model}_prediction"))
+            if (self.quarter_turns is None) != (getattr(self, f"{model}_error") is None):
+                raise ValueError(f"RotationState(): {model}_error must be given exactly at a "
+                                 f"quarter turn, got quarter_turns={self.quarter_turns!r} and "
+                                 f"{model}_error={getattr(self, f'{model}_error')!r}; measure "
+                                 "the error at whole quarter turns only")
 
 
 @checked
