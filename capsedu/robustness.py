@@ -11,28 +11,36 @@ from contextlib import nullcontext
 from dataclasses import dataclass
 from typing import Annotated, Any, NamedTuple
 
-import numpy as np
 import torch
 from pydantic import AfterValidator
 from torch import nn
 
 from .capsnet import routing_iterations
-from .checks import check_nonzero, check_same, check_side
+from .checks import check_same
 from .convergence import training_status, verdict
 from .course_settings import MAX_SIDE, Models, Rows, Seed
 from .data import transformed_mnist
-from .data.transformed_mnist import CANVAS, MULTI_CANVAS, MULTI_SHIFT, SWEEPS
+from .data.transformed_mnist import CANVAS, SWEEPS
 from .loop import evaluate, is_correct, predict
 from .manifest_rows import ManifestRow
-from .multi_digit import MultiDigitCapsNet, TwoDigitCNN
 from .recipes import Iterations, how_made
 from .refusals import declared_error
 from .statistics import Paired, SeedDifference, paired, seed_difference
-from .validate import Choice, Flag, Float, Int, Numbers, Record, Some, Tensor, checked
+from .validate import (
+    Choice,
+    Flag,
+    Float,
+    Int,
+    Numbers,
+    Record,
+    Some,
+    Tensor,
+    check_fields,
+    checked,
+)
 
 MAX_GROUPS = 1000  # overlap groups: past this a group holds a handful of the 10,000 test pairs
 Digits = Tensor("MNIST digits [N, 1, 28, 28]", ndim=4, pixels=True)
-Digit = Tensor("one MNIST digit [1, 28, 28]", ndim=3, pixels=True)
 Labels = Tensor("their labels [N]", ndim=1)
 # which images a model reads right: [N] booleans (read_right's); and each model's, by name
 Reads = Numbers("which images it reads right: booleans or 0/1 [N]", ndim=1, at_least=1,
@@ -59,6 +67,7 @@ def _recorded(*fields: str) -> Any:
 # accuracies in [0, 1] by model name, and quoted accuracies in % (translated, affine)
 Accuracies = Annotated[dict[str, Float("an accuracy in [0, 1]", ge=0, le=1)], Some]
 Percent = Float("an accuracy in %", ge=0, le=100)
+Share = Float("an accuracy, 0..1", ge=0, le=1)
 
 # Quoted, not measured here: models trained on translated MNIST, their accuracy (%) on translated
 # test digits (None: not reported) and on affine-transformed ones
@@ -103,9 +112,16 @@ def sweep_accuracy(model: nn.Module, images: Digits, labels: Labels,
 class Sweep:
     """A model's accuracy along one sweep of ``transformed_mnist.SWEEPS`` (``sweep_curves``)."""
 
-    factor: str  # the factor swept: "rotation", "shear" or "scale"
-    values: tuple[float, ...]  # its values, SWEEPS[factor]
-    accuracy: tuple[float, ...]  # the accuracy at each value, 0..1
+    factor: Choice("the factor swept", *SWEEPS)
+    values: tuple[Float("a value of the factor"), ...]  # SWEEPS[factor]
+    accuracy: tuple[Share, ...]  # the accuracy at each value
+
+    def __post_init__(self):
+        """Refuse fields out of range (``check_fields``), or other than one accuracy per
+        value."""
+        check_fields(self)
+        check_same("Sweep", "length", "pass one accuracy per value of the factor",
+                   values=len(self.values), accuracy=len(self.accuracy))
 
 
 @checked
@@ -174,14 +190,27 @@ def viewpoint_table(translated: Accuracies, affine: Accuracies,
     return "\n".join(lines)
 
 
+# a comparison of two models: image by image, or over seeds
+Comparison = Record(Paired, "statistics.paired(...)") | Record(
+    SeedDifference, "statistics.seed_difference(...)")
+
+
 @dataclass(frozen=True)
 class OnSample:
     """A comparison (``statistics.paired`` or ``seed_difference``) on whole test sets, the
     verdict, and the same comparison on the sample of them that a run measured live
     (``mnist.fixed_sample``'s rows of the same images)."""
 
-    full: Paired | SeedDifference
-    sample: Paired | SeedDifference
+    full: Comparison
+    sample: Comparison
+
+    def __post_init__(self):
+        """Refuse fields that are no comparisons (``check_fields``), or two kinds of test."""
+        check_fields(self)
+        if type(self.full) is not type(self.sample):
+            raise TypeError(f"OnSample(): full and sample must be the same test, got a "
+                            f"{type(self.full).__name__} and a {type(self.sample).__name__}; "
+                            "compare the sample as the full set is compared")
 
     @property
     def clear(self) -> bool:
@@ -292,11 +321,24 @@ def pairs_line(name: str, right: Reads,
             f"{seen / 1e6:.2f}M training pairs seen | {training_status(row.metrics)}")
 
 
-class ByOverlap(NamedTuple):
-    """Test pairs in groups by how much their two digits overlap (``accuracy_by_overlap``)."""
-
-    scores: dict[str, list[float]]  # name -> its accuracy (%) in each group, least overlap first
+class _ByOverlapFields(NamedTuple):
+    scores: dict[str, list[Percent]]  # name -> its accuracy (%) in each group, least overlap first
     ranges: list[str]  # each group's range of overlap in words, e.g. "35-60 %"
+
+
+class ByOverlap(_ByOverlapFields):
+    """Test pairs in groups by how much their two digits overlap (``accuracy_by_overlap``): a
+    NamedTuple (notebook 08 unpacks ``scores, ranges``) whose fields are declared and enforced
+    when it is made, each model's accuracies one per group of ``ranges``."""
+
+    __slots__ = ()
+
+    @checked
+    def __new__(cls, scores: dict[str, list[Percent]], ranges: list[str]):
+        for name, each in scores.items():
+            check_same("ByOverlap", "groups", "pass one accuracy per group of overlap",
+                       ranges=len(ranges), **{f"scores[{name!r}]": len(each)})
+        return super().__new__(cls, scores, ranges)
 
 
 @checked
@@ -318,109 +360,7 @@ def accuracy_by_overlap(right: Right, overlap: Tensor("overlaps in [0, 1] [N]", 
               for name, correct in right.items()}
     ranges = [f"{100 * a:.0f}-{100 * b:.0f} %" for a, b in
               zip([overlap.min(), *edges], [*edges, overlap.max()], strict=True)]
-    return ByOverlap(scores, ranges)
-
-
-@dataclass(frozen=True)
-class ViewpointState:
-    """What notebook 08's widget shows of one test digit under one affine map
-    (``viewpoint_state``)."""
-
-    image: np.ndarray  # [40, 40] what both models see
-    lengths: np.ndarray  # [10] the CapsNet's capsule lengths, each P(class present)
-    capsnet_prediction: int  # the longest capsule
-    reconstruction: np.ndarray  # [40, 40] the CapsNet's drawing from its longest capsule
-    probabilities: np.ndarray  # [10] the CNN's softmax
-    cnn_prediction: int
-    rotation: float  # degrees
-    shear: float  # a shear factor
-    scale: float  # a scale factor, both axes
-    dx: float  # pixels to the right
-    dy: float  # pixels down
-
-
-@checked
-@torch.no_grad()
-def viewpoint_state(capsnet: nn.Module, cnn: nn.Module, digit: Digit,
-                    rotation: Float("degrees") = 0.0, shear: Float("a shear factor") = 0.0,
-                    scale: Float("a scale factor, both axes") = 1.0,
-                    dx: Float("pixels to the right") = 0.0,
-                    dy: Float("pixels down") = 0.0) -> ViewpointState:
-    """What notebook 08's widget shows for one MNIST ``digit`` ``[1, 28, 28]`` under one affine
-    map (``transformed_mnist.affine``, both axes scaled by ``scale``, moved by ``(dx, dy)``
-    pixels from the centre of the canvas):
-
-    * ``image`` ``[40, 40]``: what both models see;
-    * ``lengths`` ``[10]``: the CapsNet's capsule lengths, each the probability that its class is
-      present (they need not sum to 1), its ``capsnet_prediction`` (the longest) and the
-      ``reconstruction`` ``[40, 40]`` its decoder draws from that capsule alone;
-    * ``probabilities`` ``[10]``: the CNN's softmax, and its ``cnn_prediction``;
-    * the map itself: ``rotation``, ``shear``, ``scale``, ``dx`` and ``dy``.
-    """
-    check_nonzero("viewpoint_state", scale=scale)
-    check_side("viewpoint_state", CANVAS, capsnet=capsnet, cnn=cnn)
-    # what both models see, [1, 1, 40, 40]
-    x = transformed_mnist.affine(digit[None], rotation, shear, scale, scale, dx, dy)
-    capsnet.eval()
-    cnn.eval()
-    out = capsnet(x)  # no targets: the decoder redraws the longest capsule
-    probabilities = torch.softmax(cnn(x), dim=1)[0]  # [10]
-    return ViewpointState(
-        image=x[0, 0].numpy(), lengths=out.lengths[0].numpy(),
-        capsnet_prediction=int(out.lengths[0].argmax()),
-        reconstruction=out.reconstruction[0, 0].numpy(),
-        probabilities=probabilities.numpy(), cnn_prediction=int(probabilities.argmax()),
-        rotation=rotation, shear=shear, scale=scale, dx=dx, dy=dy)
-
-
-@dataclass(frozen=True)
-class OverlapState:
-    """What notebook 08's MultiMNIST widget shows of two digits overlaid (``overlap_state``)."""
-
-    pair: np.ndarray  # [36, 36] the two digits overlaid (pixel-wise maximum)
-    parts: np.ndarray  # [2, 36, 36] each digit alone on the canvas
-    overlap: float  # how much their ink boxes overlap (transformed_mnist.box_overlap)
-    lengths: np.ndarray  # [10] the CapsNet's capsule lengths
-    capsnet_read: list[int]  # the two classes the CapsNet reads
-    reconstructions: np.ndarray  # [2, 36, 36] its drawing from each, in capsnet_read's order
-    probabilities: np.ndarray  # [10] the CNN's sigmoids
-    cnn_read: list[int]  # the two classes the CNN reads
-
-
-@checked
-@torch.no_grad()
-def overlap_state(capsnet: MultiDigitCapsNet, cnn: TwoDigitCNN, first: Digit, second: Digit,
-                  dx: Int("pixels to the right", ge=-MULTI_SHIFT, le=MULTI_SHIFT) = 0,
-                  dy: Int("pixels down", ge=-MULTI_SHIFT, le=MULTI_SHIFT) = 0
-                  ) -> OverlapState:
-    """What notebook 08's MultiMNIST widget shows for two MNIST digits ``[1, 28, 28]``: the first
-    at the centre of the 36x36 canvas, the second moved by ``(dx, dy)`` pixels (each within +-4),
-    overlaid as in ``transformed_mnist.multimnist`` (pixel-wise maximum).
-
-    * ``pair`` ``[36, 36]`` and ``parts`` ``[2, 36, 36]`` (each digit alone), their ink boxes'
-      ``overlap`` (``transformed_mnist.box_overlap``);
-    * the CapsNet's capsule ``lengths`` ``[10]``, the two classes it reads (``capsnet_read``) and
-      the digit its decoder redraws from each of those capsules (``reconstructions``
-      ``[2, 36, 36]``, in the order of ``capsnet_read``);
-    * the CNN's ten sigmoid ``probabilities`` and the two classes it reads (``cnn_read``).
-    """
-    side, m = MULTI_CANVAS, MULTI_SHIFT
-    check_side("overlap_state", side, capsnet=capsnet, cnn=cnn)
-    corners = [(m, m), (m + int(dx), m + int(dy))]  # top-left corners on the canvas
-    parts = torch.cat([transformed_mnist.on_canvas(digit[None], torch.tensor([x]),
-                                                   torch.tensor([y]), side)
-                       for digit, (x, y) in zip((first, second), corners, strict=True)])
-    pair = parts.amax(dim=0, keepdim=True)  # [1, 1, 36, 36]
-    capsnet.eval()
-    cnn.eval()
-    lengths, read, reconstructions = capsnet.reconstruct_each(pair)
-    return OverlapState(
-        pair=pair[0, 0].numpy(), parts=parts[:, 0].numpy(),
-        overlap=float(transformed_mnist.box_overlap(parts[None])[0]),
-        lengths=lengths[0].numpy(), capsnet_read=read[0].tolist(),
-        reconstructions=reconstructions[0, :, 0].numpy(),
-        probabilities=torch.sigmoid(cnn(pair))[0].numpy(),
-        cnn_read=cnn.predict(pair)[0].tolist())
+    return ByOverlap(scores=scores, ranges=ranges)
 
 
 @dataclass(frozen=True)
@@ -432,11 +372,20 @@ class SeedVerdict:
 
     first: str
     second: str
-    seeds: tuple[int, ...]
-    first_accuracy: tuple[float, ...]  # % of the test images, one per seed
-    second_accuracy: tuple[float, ...]
-    per_seed: tuple[Paired, ...]  # first minus second, McNemar, one per seed
-    over_seeds: SeedDifference  # mean first minus mean second, points
+    seeds: tuple[Seed, ...]
+    first_accuracy: tuple[Percent, ...]  # % of the test images, one per seed
+    second_accuracy: tuple[Percent, ...]
+    # first minus second, McNemar, one per seed
+    per_seed: tuple[Record(Paired, "statistics.paired(...)"), ...]
+    # mean first minus mean second, points
+    over_seeds: Record(SeedDifference, "statistics.seed_difference(...)")
+
+    def __post_init__(self):
+        """Refuse fields out of range (``check_fields``), or other than one of each per seed."""
+        check_fields(self)
+        check_same("SeedVerdict", "seeds", "pass one of each per seed", seeds=len(self.seeds),
+                   first_accuracy=len(self.first_accuracy),
+                   second_accuracy=len(self.second_accuracy), per_seed=len(self.per_seed))
 
 
 @checked

@@ -61,6 +61,7 @@ from capsedu import (
     statistics,
     train,
     validate,
+    viewpoint_states,
 )
 from capsedu.baselines import BagOfPartsCNN, MaxPoolCNN, describe_features
 from capsedu.capsnet import CapsNet, CapsNetConfig
@@ -329,7 +330,7 @@ ROUNDS = [
      ValueError, r"step_softmax_over_children\(\): b must have shape \[batch, n_in, n_out\]"),
     (lambda: buggy.step_logits_shared_over_batch(torch.rand(1, 4, 2, 3), torch.zeros(1, 3, 2)),
      ValueError, r"step_logits_shared_over_batch\(\): b must have shape"),
-    (lambda: robustness.viewpoint_state(_tiny(), _bag(), torch.rand(1, 28, 28), scale=0.0),
+    (lambda: viewpoint_states.viewpoint_state(_tiny(), _bag(), torch.rand(1, 28, 28), scale=0.0),
      ValueError, r"viewpoint_state\(\): scale must be non-zero"),
     # the right diagnosis
     (lambda: capsule_vectors.template_bank(crop=64, size=32), ValueError,
@@ -514,7 +515,7 @@ ROUNDS = [
      r"fit_threshold\(\): face_lengths must be in \[0, 1\] .*got values from 0.9 to 1.4"),
     (lambda: detector.part_targets([[("nose", 0.5, 0.5)], "face"]), TypeError,
      r"part_targets\(\): scenes\[1\] must be a scene: a list of parts.*got 'face'"),
-    (lambda: robustness.viewpoint_state(_tiny(), _bag(), torch.rand(1, 28, 28)), ValueError,
+    (lambda: viewpoint_states.viewpoint_state(_tiny(), _bag(), torch.rand(1, 28, 28)), ValueError,
      r"viewpoint_state\(\): capsnet must read the 40x40 images it is shown .*a CapsNet of 28x28"),
     (lambda: OverlapExplorer(multi_digit.MultiDigitCapsNet(_MULTI), _bag(),
                              torch.rand(4, 1, 28, 28), LABELS), TypeError,

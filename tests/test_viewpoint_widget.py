@@ -7,7 +7,8 @@ import torch
 from capsedu.baselines import MaxPoolCNN
 from capsedu.capsnet import AFFNIST, CapsNet
 from capsedu.data import transformed_mnist
-from capsedu.robustness import overlap_state, sweep_accuracy, viewpoint_state
+from capsedu.robustness import sweep_accuracy
+from capsedu.viewpoint_states import overlap_state, viewpoint_state
 from capsedu.widgets import ViewpointExplorer
 
 

@@ -1,5 +1,6 @@
 """Notebook 08's MultiMNIST widget: overlay two digits, see what each model reads and the
-CapsNet's two reconstructions in two colours (``robustness.overlap_state``; the paper's Fig. 5)."""
+CapsNet's two reconstructions in two colours (``viewpoint_states.overlap_state``; the paper's
+Fig. 5)."""
 
 import ipywidgets as widgets
 import numpy as np
@@ -9,7 +10,7 @@ from ..figures.canvas import png_bytes
 from ..figures.digit_images import two_colour
 from ..figures.model_scores import capsnet_vs_cnn_figure, update_class_bars
 from ..multi_digit import MultiDigitCapsNet, TwoDigitCNN
-from ..robustness import overlap_state
+from ..viewpoint_states import overlap_state
 from .base import TwoReaders
 from .sliders import Dropdown, IntSlider
 
@@ -17,7 +18,7 @@ from .sliders import Dropdown, IntSlider
 class OverlapExplorer(TwoReaders):
     """Pick two test digits and move the second over the first: the CapsNet's two
     reconstructions in two colours, both models' readings and the CapsNet's capsule lengths.
-    ``.state`` holds the last ``robustness.OverlapState``, ``.truth`` the pair's true classes
+    ``.state`` holds the last ``viewpoint_states.OverlapState``, ``.truth`` the pair's true classes
     (sorted)."""
 
     figure_alt = (

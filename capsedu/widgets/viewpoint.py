@@ -1,9 +1,9 @@
 """Notebook 08's widget: sliders turn, shear, scale and move a test digit; both affNIST models
-answer live (``robustness.viewpoint_state``)."""
+answer live (``viewpoint_states.viewpoint_state``)."""
 
 import ipywidgets as widgets
 
-from ..robustness import viewpoint_state
+from ..viewpoint_states import viewpoint_state
 from .base import TwoReaders
 from .sliders import Dropdown, FloatSlider
 
@@ -11,7 +11,7 @@ from .sliders import Dropdown, FloatSlider
 class ViewpointExplorer(TwoReaders):
     """Pick a test digit and transform it: the CapsNet's capsule lengths and reconstruction and
     the CNN's softmax probabilities, for the image both of them see. ``.state`` holds the last
-    ``robustness.ViewpointState``, ``.label`` the digit's true class."""
+    ``viewpoint_states.ViewpointState``, ``.label`` the digit's true class."""
 
     figure_alt = (
         "Left: the test digit on the 40×40 canvas as both models see it, turned, sheared, scaled "
