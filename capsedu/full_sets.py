@@ -30,10 +30,11 @@ from .data import transformed_mnist
 from .data.mnist import load_mnist
 from .data.patches import shuffled_digits
 from .loop import is_correct, predict
+from .manifest_rows import Sha256
 from .recipes import command_line, seeded_name
 from .routing import MAX_ITERATIONS
 from .train import experiment_parser, parse_experiment, record_missing, results_file
-from .validate import Choice, Int, Tensor, checked
+from .validate import Choice, Float, Int, Tensor, check_fields, checked
 
 RESULTS = "full_test_sets.json"
 COMMAND = "python -m capsedu.full_sets"
@@ -114,13 +115,37 @@ MODELS = {"translated": ("affnist-capsnet", "affnist-capsnet-1iter", "affnist-cn
 ROUTED_OTHERWISE = {("translated", "affnist-capsnet"): 1, ("affnist-style", "affnist-capsnet"): 1}
 
 
+Images = Int("the images it read", ge=1)
+Share = Float("the share it reads right, 0..1", ge=0, le=1)
+Wrong = tuple[Int("a row it reads wrong", ge=0), ...]
+
+
+def _check_reading(where: str, n: int, accuracy: float, wrong: tuple[int, ...]) -> None:
+    """Refuse rows read wrong that are not distinct rows of the ``n`` images, or an ``accuracy``
+    other than the share of them not read wrong (to float32 rounding)."""
+    if len(set(wrong)) != len(wrong) or wrong and max(wrong) >= n:
+        raise ValueError(f"{where}(): wrong must hold distinct rows of the n={n} images, got "
+                         f"{len(wrong)} rows from {min(wrong)} to {max(wrong)}; pass the rows "
+                         "the model reads wrong, each once")
+    if abs(accuracy - (1 - len(wrong) / n)) > 1e-6:  # 1 - wrong / n
+        raise ValueError(f"{where}(): accuracy must be the share of the n images not read wrong, "
+                         f"1 - {len(wrong)} / {n} = {1 - len(wrong) / n:.6f}, got "
+                         f"accuracy={accuracy!r}; pass the reading's own accuracy")
+
+
 @dataclass(frozen=True)
 class Reading:
     """How a model reads a test set, image by image (``read_wrong``)."""
 
-    n: int  # the images it read
-    accuracy: float  # the share it reads right, 0..1
-    wrong: tuple[int, ...]  # the rows it reads wrong
+    n: Images  # the images it read
+    accuracy: Share  # the share it reads right, 0..1
+    wrong: Wrong  # the rows it reads wrong
+
+    def __post_init__(self):
+        """Refuse fields out of range (``check_fields``), or rows and an accuracy that do not
+        agree (``_check_reading``)."""
+        check_fields(self)
+        _check_reading("Reading", self.n, self.accuracy, self.wrong)
 
     def right(self) -> torch.Tensor:
         """Whether it reads each image right: ``[n]`` booleans."""
@@ -133,17 +158,23 @@ class Reading:
 class FullSetReading:
     """The record of one reading of a full set (``score``), as its results file keeps it."""
 
-    test_set: str = field(metadata={"json": "set"})  # a name of SETS
+    test_set: Choice("a full test set", *SETS) = field(metadata={"json": "set"})
     checkpoint: str  # the shipped checkpoint read
-    iterations: int | None  # routing iterations at test time; None: those it was trained with
-    sha256: str  # of the checkpoint's weights it read (``read_right`` refuses others)
-    n: int
-    accuracy: float
-    wrong: tuple[int, ...]  # the rows it reads wrong
-    seconds: float
-    threads: int
+    iterations: Iterations  # routing iterations at test time; None: those it was trained with
+    sha256: Sha256  # of the checkpoint's weights it read (``read_right`` refuses others)
+    n: Images
+    accuracy: Share
+    wrong: Wrong  # the rows it reads wrong
+    seconds: Float("seconds the reading took", ge=0)
+    threads: Int("the CPU threads torch had", ge=1)
     torch_version: str
     command: str = ""  # the line that recorded it; "" for a reading not written to a file
+
+    def __post_init__(self):
+        """Refuse fields out of range (``check_fields``), or rows and an accuracy that do not
+        agree (``_check_reading``)."""
+        check_fields(self)
+        _check_reading("FullSetReading", self.n, self.accuracy, self.wrong)
 
     @property
     def reading(self) -> Reading:
