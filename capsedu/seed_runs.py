@@ -29,12 +29,13 @@ from pathlib import Path
 import torch
 
 from . import checkpoints, course_settings, full_sets, train
+from .checks import check_same
 from .course_settings import Seed
 from .full_sets import Reading
 from .manifest_rows import ManifestRow
 from .recipe_run import run_recipe
 from .recipes import command_line, seeded_name
-from .validate import Choice, Flag, Int, checked
+from .validate import Choice, Flag, Float, Int, Record, check_fields, checked
 
 RESULTS = "affnist_seeds.json"
 COMMAND = "python -m capsedu.seed_runs"
@@ -43,21 +44,6 @@ SEEDS = (0, 1, 2)
 TEST_SETS = ("translated", "affnist-style")
 Recipe = Choice("one of 08's affNIST recipes", *RECIPES)
 TestSet = Choice("a full test set of 08", *TEST_SETS)
-
-
-@dataclass(frozen=True)
-class SeedRun:
-    """The record of one run (``run``), as its results file keeps it."""
-
-    recipe: str  # one of RECIPES
-    seed: int
-    row: ManifestRow  # its checkpoint's manifest row
-    gpu: str | None  # the GPU it trained on, None on a CPU
-    # test set -> reading (``readings``) -> how that reading reads the full set
-    readings: dict[str, dict[str, Reading]]
-    test_accuracy: float  # on MNIST's test digits, from its manifest row
-    train_time_s: float
-    command: str = ""  # the line that recorded it; "" for a run not written to a results file
 
 
 @checked
@@ -83,6 +69,39 @@ ReadingName = Choice("a reading: a recipe of 08, or full_sets.reading(recipe, it
 # a trial's size: the first N training examples, and the first N images of each full test set
 # (10,000 each), which a trial is read on
 TrialLimit = Int("the first N training examples and test images (a trial)", ge=1, le=10_000)
+
+
+@dataclass(frozen=True)
+class SeedRun:
+    """The record of one run (``run``), as its results file keeps it."""
+
+    recipe: Recipe
+    seed: Seed
+    row: Record(ManifestRow)  # its checkpoint's manifest row
+    gpu: str | None  # the GPU it trained on, None on a CPU
+    # test set -> reading (``readings``) -> how that reading reads the full set
+    readings: dict[TestSet, dict[ReadingName, Record(Reading, "full_sets.read_wrong(...)")]]
+    # on MNIST's test digits, from its manifest row
+    test_accuracy: Float("an accuracy, 0..1", ge=0, le=1)
+    train_time_s: Float("seconds it trained", ge=0)  # from its manifest row
+    command: str = ""  # the line that recorded it; "" for a run not written to a results file
+
+    def __post_init__(self):
+        """Refuse fields out of range (``check_fields``), values other than its manifest row's,
+        or readings of another recipe."""
+        check_fields(self)
+        metrics = self.row.metrics
+        for name, rows in (("seed", self.row.seed), ("train_time_s", self.row.train_time_s),
+                           ("test_accuracy", metrics and metrics.test_accuracy)):
+            if rows is not None:  # what the row holds
+                check_same("SeedRun", "value", "pass the values of the run's manifest row",
+                           **{name: getattr(self, name), f"row.{name}": rows})
+        others = sorted({n for each in self.readings.values() for n in each}
+                        - set(readings(self.recipe)))
+        if others:
+            raise ValueError(f"SeedRun(): readings must be readings of recipe {self.recipe!r} "
+                             f"({', '.join(map(repr, readings(self.recipe)))}), got {others}; "
+                             "pass the readings of its own model")
 
 
 @checked
