@@ -10,10 +10,8 @@ alone would give). ``claims_table`` writes the rows and the Markdown table from 
 
 import time
 from dataclasses import dataclass
-from typing import NamedTuple
 
 import numpy as np
-import torch
 
 from . import ablations, adversarial_record, bug_zoo, full_sets, patch_order, seed_runs
 from .ablations import WEIGHTS, AblationRun, Grid, one_change_comparisons, seed_errors, seed_noise
@@ -21,10 +19,12 @@ from .adversarial import ADAPTIVE_WEIGHTS, EPS
 from .adversarial_units import CAPSNET, CAPSNET_1ITER, CNN, MODELS, Eps
 from .bug_zoo import CORRECT, BugEffect, Zoo, ZooRun, bug_effects
 from .capsnet import PAPER, CapsNet
+from .capsule_angles import Degrees
 from .checkpoints import pretrained
+from .checks import check_order, check_same
 from .convergence import still_improving
 from .costs import ROUTING_ROW, anatomy
-from .course_settings import MAX_REPEATS, Models
+from .course_settings import MAX_EPOCHS, MAX_REPEATS, Models
 from .data import faces, transformed_mnist
 from .loop import predict
 from .manifest_rows import ManifestRow
@@ -36,7 +36,7 @@ from .robustness import seed_verdict
 from .routing_costs import RecordedCost, recorded_cost
 from .seed_runs import SeedRun
 from .statistics import OverSeeds, Paired, SeedDifference, over_seeds, paired
-from .validate import Int, Record, Tensor, checked
+from .validate import Choice, Flag, Float, Int, Record, Tensor, check_fields, checked
 
 FACE_NAMES = ("bag-of-parts CNN", "deep CNN", "pixel CapsNet", "pose capsules")
 VIT_NAMES = tuple(patch_order.VITS)  # 10 §8's ViTs, with and without position embeddings
@@ -44,29 +44,48 @@ AFFINE_NAMES = ("affnist-capsnet", "affnist-capsnet-1iter", "affnist-cnn")
 ROUTING = f"{ROUTING_ROW} x{PAPER.iterations}"  # the routing's row in costs.anatomy
 TIMED = 200  # digits each of 08's models reads for its time
 MAX_TABLE = 10_000  # held-out images per face kind: far past 07's 400
+OTHERS = ("affnist-cnn", "affnist-capsnet-1iter")  # what 08's CapsNet is compared with
+Share = Float("a share, 0..1", ge=0, le=1)
+Seconds = Float("seconds", ge=0)
+MACs = Int("multiply-adds per image", ge=0)
+Other = Choice("what 08's CapsNet is compared with", *OTHERS)
+Affine08 = Choice("one of 08's affNIST recipes", *AFFINE_NAMES)
 
 
 @dataclass(frozen=True)
 class Measured:
     """What ``measure`` measures here for the table."""
 
-    n_table: int  # held-out images per face kind
+    n_table: Int("held-out images per face kind", ge=1, le=MAX_TABLE)
     # 07's models and 10 §8's ViTs -> face kind -> share called "face"
-    face_rates: dict[str, dict[str, float]]
-    affine_right: dict[str, torch.Tensor]  # 08's model -> [10,000] read right, from the record
-    affine: dict[str, float]  # 08's model -> accuracy on all 10,000 affNIST-style digits (0..1)
-    seconds_per_1000: dict[str, float]  # 08's model -> seconds to read 1,000 digits here
-    macs: dict[str, int]  # the paper's CapsNet: multiply-adds per image, by layer
-    total: int  # ... and in all
+    face_rates: dict[str, dict[str, Share]]
+    # 08's model -> [10,000] read right, from the record
+    affine_right: dict[Affine08, Tensor("which digits it reads right [10,000]", ndim=1)]
+    affine: dict[Affine08, Share]  # 08's model -> accuracy on all 10,000 affNIST-style digits
+    seconds_per_1000: dict[Affine08, Seconds]  # 08's model -> seconds to read 1,000 digits here
+    macs: dict[str, MACs]  # the paper's CapsNet: multiply-adds per image, by layer
+    total: MACs  # ... and in all
+
+    def __post_init__(self):
+        """Refuse fields out of range (``check_fields``), accuracies of other models than those
+        read, or a total other than the layers' sum."""
+        check_fields(self)
+        check_same("Measured", "models", "pass an accuracy per model read", affine_right=sorted(
+            self.affine_right), affine=sorted(self.affine))
+        check_same("Measured", "multiply-adds", "pass the sum of the layers' as the total",
+                   total=self.total, macs_summed=sum(self.macs.values()))
 
 
 @dataclass(frozen=True)
 class PredictTimes:
     """How long ``predict`` took on each model (``time_predict``), keyed by model name."""
 
-    seconds_per_image: dict[str, float]  # the median over the timed runs, per image
-    images: int  # how many images each run scored
-    repeats: int  # the timed runs of each model
+    seconds_per_image: dict[str, Seconds]  # the median over the timed runs, per image
+    images: Int("how many images each run scored", ge=1)
+    repeats: Int("the timed runs of each model", ge=1, le=MAX_REPEATS)
+
+    def __post_init__(self):
+        check_fields(self)
 
 
 @checked(reads=("models", "images"))
@@ -118,33 +137,47 @@ def measure(images: Tensor("MNIST test digits [N, 1, 28, 28]", ndim=4),
                     {row.name: row.macs for row in layers}, sum(row.macs for row in layers))
 
 
+Error = Float("a relative error: max |got - want| / max |want|", ge=0)
+
+
 @dataclass(frozen=True)
 class Findings:
     """What notebook 10's earlier sections found, for the table."""
 
-    face_slope: float  # §2: the face capsule's angle against the face's (face_fit["slope"])
-    length_45: float  # 05's digit capsule at 45°: mean length
-    cosine_45: float  # ... and mean cosine with the upright capsule
-    max_pool_change: float  # §1: the 2x2 max-pool's change after a 1 px shift
-    gcnn_error: float  # §3: the G-CNN's largest layer error after a quarter turn
-    cnn_error: float  # §3: the CNN's smallest
-    readout_error: float  # §2: the read-out's error within ±45° (degrees)
-    readout_baseline: float  # ... and a guess's without the capsule
-    gcnn_turned: float  # §4: accuracy on randomly turned digits, mean over seeds (0..1)
-    cnn_turned: float
-    n_seeds: int  # how many seeds §4 trained
+    # §2: the face capsule's angle against the face's (face_fit.slope)
+    face_slope: Float("degrees of the face capsule per degree of the face")
+    length_45: Float("05's digit capsule at 45°: its mean length", ge=0, le=1)
+    cosine_45: Float("... and its mean cosine with the upright capsule", ge=-1, le=1)
+    max_pool_change: Error  # §1: the 2x2 max-pool's change after a 1 px shift
+    gcnn_error: Error  # §3: the G-CNN's largest layer error after a quarter turn
+    cnn_error: Error  # §3: the CNN's smallest
+    readout_error: Degrees  # §2: the read-out's error within ±45°
+    readout_baseline: Degrees  # ... and a guess's without the capsule
+    gcnn_turned: Share  # §4: accuracy on randomly turned digits, mean over seeds
+    cnn_turned: Share
+    n_seeds: Int("how many seeds §4 trained", ge=1)
     turned_verdict: str  # §4: G-CNN against CNN over seeds (statistics.leader)
+
+    def __post_init__(self):
+        check_fields(self)
 
 
 @dataclass(frozen=True)
 class Records:
     """What the table quotes from the course's records rather than measuring it here."""
 
-    grid: dict[str, AblationRun]  # 09's routing ablations (ablations.read_results)
-    zoo: dict[str, ZooRun]  # 09's bug zoo, every run to the rule (bug_zoo.read_results)
-    seeds: dict[str, SeedRun]  # 08's recipes over training seeds (seed_runs.read_results)
-    gpu: RecordedCost  # benchmarks/routing_cost.py on a GPU (routing_costs.recorded_cost)
-    adversarial: dict[str, adversarial_record.Unit]  # 11's recorded attacks, by unit
+    # 09's routing ablations (ablations.read_results)
+    grid: dict[str, Record(AblationRun, "ablations.read_results()")]
+    # 09's bug zoo, every run to the rule (bug_zoo.read_results)
+    zoo: dict[str, Record(ZooRun, "bug_zoo.read_results()")]
+    # 08's recipes over training seeds (seed_runs.read_results)
+    seeds: dict[str, Record(SeedRun, "seed_runs.read_results()")]
+    # benchmarks/routing_cost.py on a GPU (routing_costs.recorded_cost)
+    gpu: Record(RecordedCost, "routing_costs.recorded_cost()")
+    adversarial: adversarial_record.Results  # 11's recorded attacks, by unit
+
+    def __post_init__(self):
+        check_fields(self)
 
 
 def read_records() -> Records:
@@ -153,18 +186,25 @@ def read_records() -> Records:
                    recorded_cost(), adversarial_record.read_results())
 
 
-class Affine(NamedTuple):
+@dataclass(frozen=True)
+class Affine:
     """08's affNIST-style comparisons as the table quotes them: the CapsNet against ``other``
     (the CNN, or the CapsNet trained with 1 iteration), over seeds and for the shipped pair."""
 
-    over_seeds: dict[str, SeedDifference]  # other -> CapsNet minus other over training seeds
-    means: dict[str, OverSeeds]  # recipe -> its accuracy over training seeds, %
-    shipped: dict[str, Paired]  # other -> the shipped CapsNet minus other, image by image
-    unfinished: list[str]  # the shipped runs still improving (their verdict is not final)
-    n_seeds: int
+    # other -> CapsNet minus other over training seeds
+    over_seeds: dict[Other, Record(SeedDifference)]
+    means: dict[Affine08, Record(OverSeeds)]  # recipe -> its accuracy over training seeds, %
+    shipped: dict[Other, Record(Paired)]  # other -> the shipped CapsNet minus other, image by image
+    unfinished: list[Affine08]  # the shipped runs still improving (their verdict is not final)
+    n_seeds: Int("the training seeds compared", ge=2)
 
-
-OTHERS = ("affnist-cnn", "affnist-capsnet-1iter")  # what 08's CapsNet is compared with
+    def __post_init__(self):
+        """Refuse fields out of range (``check_fields``), or means over other seeds than
+        ``n_seeds``."""
+        check_fields(self)
+        for name, mean in self.means.items():
+            check_same("Affine", "seeds", "pass the means over the seeds compared",
+                       n_seeds=self.n_seeds, **{f"means[{name!r}].n": mean.n})
 
 
 @checked
@@ -185,15 +225,26 @@ def affine_comparisons(measured: Measured, manifest: dict[str, Record(ManifestRo
     return Affine(over, means, shipped, list(unfinished), len(right))
 
 
-class RoutingComparisons(NamedTuple):
+@dataclass(frozen=True)
+class RoutingComparisons:
     """09's routing comparisons as 09 prints them: MNIST test error over its seeds."""
 
-    one: OverSeeds  # 1 iteration's test error, %, over 09's seeds
-    three: OverSeeds  # 3 iterations'
-    by_weight: dict[float, SeedDifference]  # reconstruction weight -> 3 iterations minus 1
-    crossed: int  # of all 09's one-change comparisons, how many were told apart
-    compared: int  # how many there are
-    chance: float  # how many chance alone would tell apart
+    one: Record(OverSeeds)  # 1 iteration's test error, %, over 09's seeds
+    three: Record(OverSeeds)  # 3 iterations'
+    # reconstruction weight -> 3 iterations minus 1
+    by_weight: dict[Float("a reconstruction weight", ge=0), Record(SeedDifference)]
+    # of all 09's one-change comparisons, how many were told apart
+    crossed: Int("comparisons told apart", ge=0)
+    compared: Int("comparisons made", ge=0)  # how many there are
+    chance: Float("comparisons chance alone would tell apart", ge=0)
+
+    def __post_init__(self):
+        """Refuse fields out of range (``check_fields``), or more told apart than compared."""
+        check_fields(self)
+        check_order("RoutingComparisons", "count among the comparisons made",
+                    crossed=self.crossed, compared=self.compared)
+        check_order("RoutingComparisons", "count among the comparisons made",
+                    chance=self.chance, compared=self.compared)
 
 
 @checked
@@ -209,14 +260,24 @@ def routing_comparisons(grid: Grid) -> RoutingComparisons:
                               len(every) * (1 - every[0].level))
 
 
-class BugComparisons(NamedTuple):
+@dataclass(frozen=True)
+class BugComparisons:
     """09's bug zoo: each bug against the correct run, paired, beside 09's seed noise."""
 
-    effects: dict[str, BugEffect]  # bug -> its effect (bug_zoo.bug_effects)
+    effects: dict[str, Record(BugEffect)]  # bug -> its effect (bug_zoo.bug_effects)
     hidden: list[str]  # the bugs the test accuracy does not reveal
-    correct_accuracy: float  # the correct run's test accuracy, 0..1
-    epochs: int  # the epochs the correct run trained
-    finished: bool  # whether every run met the course's stopping rule
+    correct_accuracy: Share  # the correct run's test accuracy
+    epochs: Int("the epochs the correct run trained", ge=1, le=MAX_EPOCHS)
+    finished: Flag("whether every run met the course's stopping rule")
+
+    def __post_init__(self):
+        """Refuse fields out of range (``check_fields``), or a hidden bug with no effect."""
+        check_fields(self)
+        unknown = [bug for bug in self.hidden if bug not in self.effects]
+        if unknown:
+            raise ValueError(f"BugComparisons(): hidden must name bugs of effects "
+                             f"({', '.join(self.effects)}), got {unknown}; pass the bugs "
+                             "among effects that the test accuracy does not reveal")
 
 
 @checked
@@ -229,22 +290,34 @@ def bug_comparisons(zoo: Zoo, grid: Grid) -> BugComparisons:
                           all(effect.finished for effect in effects.values()))
 
 
-class AdversarialComparisons(NamedTuple):
+@dataclass(frozen=True)
+class AdversarialComparisons:
     """11's recorded attacks as 11 prints them: PGD with the same budget for every model and the
     strongest of its losses per digit, on ``n`` test digits; accuracies and the detector at
     ``eps``, the paired comparisons at every recorded eps."""
 
-    eps: float
-    n: int
-    accuracy: dict[str, float]  # model -> robust accuracy at eps, 0..1
-    largest_eps: float
-    at_largest: dict[str, float]  # model -> robust accuracy at the largest recorded eps
-    versus_cnn: dict[float, Paired]  # eps -> the CapsNet minus the CNN, on the same digits
-    routing: dict[float, Paired]  # eps -> 3 routing iterations minus 1
-    sound: bool  # every model passed 11's checks against masked gradients
-    false_alarms: float  # clean test digits the reconstruction detector flags, 0..1
-    plain: Detection  # the detector against PGD that ignores it, at eps
-    adaptive: Detection  # against the attacker who also lowers the distance (its best weight)
+    eps: Eps
+    n: Int("test digits attacked", ge=1)
+    accuracy: dict[str, Share]  # model -> robust accuracy at eps
+    largest_eps: Eps
+    at_largest: dict[str, Share]  # model -> robust accuracy at the largest recorded eps
+    # eps -> the CapsNet minus the CNN, on the same digits
+    versus_cnn: dict[Eps, Record(Paired)]
+    routing: dict[Eps, Record(Paired)]  # eps -> 3 routing iterations minus 1
+    sound: Flag("every model passed 11's checks against masked gradients")
+    false_alarms: Share  # clean test digits the reconstruction detector flags
+    plain: Record(Detection)  # the detector against PGD that ignores it, at eps
+    # against the attacker who also lowers the distance (its best weight)
+    adaptive: Record(Detection)
+
+    def __post_init__(self):
+        """Refuse fields out of range (``check_fields``), an eps past the largest, or
+        accuracies of other models at the two."""
+        check_fields(self)
+        check_order("AdversarialComparisons", "pass the largest recorded eps as largest_eps",
+                    eps=self.eps, largest_eps=self.largest_eps)
+        check_same("AdversarialComparisons", "models", "pass an accuracy per model at both",
+                   accuracy=sorted(self.accuracy), at_largest=sorted(self.at_largest))
 
 
 @checked
