@@ -55,13 +55,22 @@ def pct(p: Float("a share from 0 to 1", ge=0, le=1)) -> str:
     return f"{abs(100 * p):.1f} %"
 
 
-class Row(NamedTuple):
-    """One claim of the seed, and what the course measured of it."""
-
+class _RowCells(NamedTuple):
     claim: str
     says: str  # the seed's claim, in our words
     measured: str
     verdict: str
+
+
+class Row(_RowCells):
+    """One claim of the seed, and what the course measured of it: a tuple of its cells, as
+    ``markdown`` takes any row (a learner's own too), each a text, checked when it is made."""
+
+    __slots__ = ()
+
+    @checked
+    def __new__(cls, claim: str, says: str, measured: str, verdict: str):
+        return super().__new__(cls, claim, says, measured, verdict)
 
 
 @checked

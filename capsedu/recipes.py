@@ -38,7 +38,17 @@ from .loop import BatchSize, Epochs, LearningRate, LrDecay, Patience, random_shi
 from .manifest_rows import ManifestRow
 from .multi_digit import MultiDigitCapsNet, TwoDigitCNN
 from .routing import MAX_ITERATIONS
-from .validate import Choice, Flag, Float, Int, Record, check_fields, check_value, checked
+from .validate import (
+    Choice,
+    Flag,
+    Float,
+    Function,
+    Int,
+    Record,
+    check_fields,
+    check_value,
+    checked,
+)
 from .vit import VisionTransformer
 
 # the commands that train the recipes, each recording its runs its own way
@@ -74,17 +84,18 @@ class Recipe:
     epochs: Epochs  # with patience: the budget, an upper bound
     # (train?, limit) -> (images, labels); None for the face models, whose training images are
     # drawn anew for every seed (``examples`` of them: ``parts.training``)
-    data: Callable[[bool, int | None], tuple] | None = load_mnist
+    data: Function("(train?, limit) -> (images, labels)") | None = load_mnist
     batch_size: BatchSize = 128
     lr: LearningRate = 1e-3
     lr_decay: LrDecay = 1.0
     seed: Seed = 0
-    augment: Callable | None = None  # (x, generator) -> x, applied to every training batch
+    # applied to every training batch
+    augment: Function("(x, generator) -> x") | None = None
     # hold out the last N training examples to choose the epoch (``fit``)
     validation: Int("held-out training examples", ge=0, le=1_000_000) = 0
     # (images, labels, generator) -> (x, *targets): each training batch's examples (``fit``), and
     # the validation set, made once out of the held-out rows (``split_validation``)
-    compose: Callable | None = None
+    compose: Function("(images, labels, generator) -> (x, *targets)") | None = None
     patience: Patience | None = None  # stop after this many epochs without a held-out gain (fit)
     # the face models' training images per seed (``parts.training``)
     examples: Examples | None = None

@@ -84,12 +84,38 @@ def entries():
             if inspect.isfunction(value) and hasattr(value, "declared"):
                 found[f"{module.__name__}.{name}"] = (value, value.declared)
             elif inspect.isclass(value):
-                init = vars(value).get("__init__")
+                init = constructor(value)
                 if dataclasses.is_dataclass(value) and checks_its_fields(value):
                     found[f"{module.__name__}.{name}"] = (value, declared(value))
                 elif init is not None and hasattr(init, "declared"):
                     found[f"{module.__name__}.{name}"] = (value, init.declared)
     return found
+
+
+def is_named_tuple(cls) -> bool:
+    """Whether ``cls`` is a NamedTuple class (a record with tuple behaviour)."""
+    return inspect.isclass(cls) and issubclass(cls, tuple) and hasattr(cls, "_fields")
+
+
+def checked_named_tuple(cls) -> bool:
+    """Whether the NamedTuple ``cls`` is checked when made: its ``__new__`` a checked entry
+    (``recipes.Cell``: a NamedTuple's fields cannot run ``__post_init__``)."""
+    return is_named_tuple(cls) and hasattr(constructor(cls), "declared")
+
+
+def constructor(cls):
+    """The class's own ``__init__``, else its own ``__new__`` (a staticmethod in the class's
+    dict, read as the function), else None."""
+    own = vars(cls)
+    return own["__init__"] if "__init__" in own else cls.__new__ if "__new__" in own else None
+
+
+def takes_none(entry, parameter: str) -> bool:
+    """Whether ``parameter`` of ``entry`` is optional (``X | None``): None is no bad value there."""
+    fn = entry if dataclasses.is_dataclass(entry) or not inspect.isclass(entry) else \
+        constructor(entry)
+    hint = typing.get_type_hints(inspect.unwrap(fn), include_extras=True)[parameter]
+    return type(None) in typing.get_args(hint)
 
 
 def checks_its_fields(cls) -> bool:
@@ -165,7 +191,8 @@ CASES = [(qualname, parameter.removesuffix("{}"),
           else value, error)
          for qualname, (entry, specs) in entries().items()
          for parameter, spec in specs.items() if not parameter.endswith("[]")
-         for value, error in bad_values(spec)]
+         for value, error in bad_values(spec)
+         if not (value is None and takes_none(entry, parameter.removesuffix("{}")))]
 
 
 def public_functions(module) -> dict:
@@ -295,6 +322,8 @@ def test_a_bad_value_is_refused_naming_the_parameter(qualname, parameter, value,
     entry, _ = entries_by_name[qualname]
     if dataclasses.is_dataclass(entry):  # a record: a valid one, one field replaced
         entry = functools.partial(dataclasses.replace, a_valid_record(entry))
+    elif is_named_tuple(entry):  # made anew, one field given otherwise (_replace checks nothing)
+        entry = functools.partial(entry, **a_valid_record(entry)._asdict())
     monkeypatch.chdir(tmp_path)
     began = time.perf_counter()
     if is_checker(qualname):  # one FAIL line (expected, what came, what to do), and no raise
@@ -369,7 +398,32 @@ EXAMPLES = {"capsedu.recipes.Recipe": lambda: importlib.import_module("capsedu.r
         angles=np.array([0.0, 45.0]), part_angles=np.zeros((2, 4)), face_angle=np.zeros(2),
         face_length=np.zeros(2), images=np.zeros((2, 8, 8)), part_error=np.zeros((2, 4)),
         face_error=np.zeros(2)),
-    "capsedu.bug_zoo_report.ZooState": lambda: _zoo_state()}
+    "capsedu.bug_zoo_report.ZooState": lambda: _zoo_state(),
+    # fields of one digit, two angles and two dimensions, their shapes agreeing
+    "capsedu.capsule_angles.CapsuleUnderRotation": lambda: _module("capsule_angles").CapsuleUnderRotation(
+        v=np.zeros((1, 2, 2)), length=np.zeros((1, 2)), predictions=np.zeros((1, 2), int),
+        right=np.ones((1, 2), bool), cosine=np.ones((1, 2)), dimension_share=np.zeros((1, 2)),
+        principal_share=np.zeros((1, 2)), radial_share=np.zeros(1)),
+    "capsedu.equivariance.RotationErrors": lambda: _module("equivariance").RotationErrors(turns=[1], features=np.zeros((2, 1)),
+                                               logits=np.zeros(1)),
+    # the accuracy the rows read wrong leave, a sha256
+    "capsedu.full_sets.Reading": lambda: _module("full_sets").Reading(
+        n=2, accuracy=0.5, wrong=(1,)),
+    "capsedu.full_sets.FullSetReading": lambda: _module("full_sets").FullSetReading(
+        test_set="translated", checkpoint="x", iterations=None, sha256="0" * 64, n=2,
+        accuracy=0.5, wrong=(1,), seconds=1.0, threads=1, torch_version="x"),
+    # a record type (a function)
+    "capsedu.results_kinds.Kind": lambda: _module("results_kinds").kind(
+        "capsedu.seed_runs"),
+    # the shipped records (their runs are records no declaration makes)
+    "capsedu.seed_table.Records": lambda: _module("seed_table").read_records(),
+    # told apart and chance at most the comparisons made
+    "capsedu.seed_table.RoutingComparisons": lambda: _module("seed_table").RoutingComparisons(
+        one=a_valid_record(_module("statistics").OverSeeds),
+        three=a_valid_record(_module("statistics").OverSeeds),
+        by_weight={}, crossed=1, compared=2, chance=0.1),
+    "capsedu.seed_table.BugComparisons": lambda: _module("seed_table").BugComparisons(effects={}, hidden=[], correct_accuracy=0.99,
+                                             epochs=1, finished=True)}
 
 
 def _module(name: str):
@@ -390,8 +444,6 @@ def a_valid_value(hint):
     of the declaration's smallest shape (``Spec.shape``) and numbers of one, its low bound or 0;
     one item in a tuple, a list or a dict; "x" for a string; a record as ``a_valid_record`` makes
     one. Raises LookupError for what no declaration says how to make (a function, a model)."""
-    import numpy as np
-
     origin, args = typing.get_origin(hint), typing.get_args(hint)
     if origin is typing.Annotated:
         spec = next((m for m in hint.__metadata__ if isinstance(m, Spec)), None)
@@ -433,6 +485,9 @@ def a_valid_record(cls):
     if qualname in EXAMPLES:
         return EXAMPLES[qualname]()
     hints = typing.get_type_hints(cls, include_extras=True)
+    if is_named_tuple(cls):
+        return cls(**{name: a_valid_value(hints[name]) for name in cls._fields
+                      if name not in cls._field_defaults})
     return cls(**{f.name: a_valid_value(hints[f.name]) for f in dataclasses.fields(cls)
                   if f.init and f.default is dataclasses.MISSING
                   and f.default_factory is dataclasses.MISSING})
@@ -441,7 +496,7 @@ def a_valid_record(cls):
 def test_every_checked_record_has_a_valid_example():
     failed = {}
     for qualname, (entry, _) in entries_by_name.items():
-        if dataclasses.is_dataclass(entry):
+        if dataclasses.is_dataclass(entry) or is_named_tuple(entry):
             try:
                 a_valid_record(entry)
             except (LookupError, TypeError, ValueError) as err:
@@ -497,13 +552,16 @@ def declares(hint) -> bool:
 
 
 def unchecked(cls) -> str | None:
-    """What keeps the record class ``cls`` from checking its fields when made, or None."""
-    if not dataclasses.is_dataclass(cls):
-        return "a NamedTuple (nothing runs when one is made: make it a frozen dataclass)"
-    if not checks_its_fields(cls):
+    """What keeps the record class ``cls`` from checking its fields when made, or None: a
+    dataclass checks them in ``__post_init__``, a NamedTuple in a checked ``__new__``."""
+    if not dataclasses.is_dataclass(cls) and not checked_named_tuple(cls):
+        return "a NamedTuple (nothing runs when one is made: make it a frozen dataclass, or give " \
+               "it a @checked __new__ as recipes.Cell)"
+    if dataclasses.is_dataclass(cls) and not checks_its_fields(cls):
         return "its __post_init__ does not call validate.check_fields(self)"
     hints = typing.get_type_hints(cls, include_extras=True)
-    loose = [f.name for f in dataclasses.fields(cls) if not declares(hints[f.name])]
+    names = cls._fields if is_named_tuple(cls) else [f.name for f in dataclasses.fields(cls)]
+    loose = [name for name in names if not declares(hints[name])]
     return f"fields not declared: {loose}" if loose else None
 
 
@@ -531,8 +589,6 @@ def test_records_unchecked_are_records_not_checked():
 
 
 def test_a_tensor_parameter_takes_numpy_through_the_same_checks():
-    import numpy as np
-
     from capsedu import squash
 
     v = squash(np.ones((2, 3), dtype=np.float32))
