@@ -202,7 +202,7 @@ class RotationErrors:
     """How far a model is from equivariant (its layers) and invariant (its logits) to quarter
     turns (``model_rotation_errors``)."""
 
-    turns: list[Turns]  # the numbers of quarter turns measured
+    turns: list[QuarterTurns]  # the numbers of quarter turns measured
     features: Numbers("each layer's equivariance error [n_layers, len(turns)]", ndim=2, ge=0)
     logits: Numbers("the logits' invariance error [len(turns)]", ndim=1, ge=0)
 

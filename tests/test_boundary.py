@@ -400,12 +400,13 @@ EXAMPLES = {"capsedu.recipes.Recipe": lambda: importlib.import_module("capsedu.r
         face_error=np.zeros(2)),
     "capsedu.bug_zoo_report.ZooState": lambda: _zoo_state(),
     # fields of one digit, two angles and two dimensions, their shapes agreeing
-    "capsedu.capsule_angles.CapsuleUnderRotation": lambda: _module("capsule_angles").CapsuleUnderRotation(
+    "capsedu.capsule_angles.CapsuleUnderRotation": lambda: _module(
+        "capsule_angles").CapsuleUnderRotation(
         v=np.zeros((1, 2, 2)), length=np.zeros((1, 2)), predictions=np.zeros((1, 2), int),
         right=np.ones((1, 2), bool), cosine=np.ones((1, 2)), dimension_share=np.zeros((1, 2)),
         principal_share=np.zeros((1, 2)), radial_share=np.zeros(1)),
-    "capsedu.equivariance.RotationErrors": lambda: _module("equivariance").RotationErrors(turns=[1], features=np.zeros((2, 1)),
-                                               logits=np.zeros(1)),
+    "capsedu.equivariance.RotationErrors": lambda: _module("equivariance").RotationErrors(
+        turns=[1], features=np.zeros((2, 1)), logits=np.zeros(1)),
     # the accuracy the rows read wrong leave, a sha256
     "capsedu.full_sets.Reading": lambda: _module("full_sets").Reading(
         n=2, accuracy=0.5, wrong=(1,)),
@@ -422,8 +423,8 @@ EXAMPLES = {"capsedu.recipes.Recipe": lambda: importlib.import_module("capsedu.r
         one=a_valid_record(_module("statistics").OverSeeds),
         three=a_valid_record(_module("statistics").OverSeeds),
         by_weight={}, crossed=1, compared=2, chance=0.1),
-    "capsedu.seed_table.BugComparisons": lambda: _module("seed_table").BugComparisons(effects={}, hidden=[], correct_accuracy=0.99,
-                                             epochs=1, finished=True)}
+    "capsedu.seed_table.BugComparisons": lambda: _module("seed_table").BugComparisons(
+        effects={}, hidden=[], correct_accuracy=0.99, epochs=1, finished=True)}
 
 
 def _module(name: str):
@@ -632,6 +633,22 @@ CROSS_FIELDS = [
                                                                             "angles")),
     ("capsedu.bug_zoo_report.ZooState", {"index": 2}, ("index", "n_digits")),
     ("capsedu.bug_zoo_report.ZooState", {"lengths": np.zeros(4)}, ("lengths", "c")),
+    ("capsedu.manifest_rows.Metrics", {"epochs": 3, "chosen_epoch": 5},
+     ("chosen_epoch", "epochs")),
+    ("capsedu.manifest_rows.Metrics", {"epochs": 2, "validation_by_epoch": (0.9,)},
+     ("validation_by_epoch", "epochs")),
+    ("capsedu.full_sets.Reading", {"accuracy": 0.9}, ("accuracy", "wrong")),
+    ("capsedu.full_sets.Reading", {"wrong": (5,)}, ("wrong", "n=")),
+    ("capsedu.robustness.Sweep", {"values": (1.0, 2.0)}, ("values", "accuracy")),
+    ("capsedu.robustness.SeedVerdict", {"seeds": (0, 1)}, ("seeds", "first_accuracy")),
+    ("capsedu.seed_table.Measured", {"total": 5}, ("total", "macs")),
+    ("capsedu.seed_table.RoutingComparisons", {"crossed": 3}, ("crossed", "compared")),
+    ("capsedu.seed_table.AdversarialComparisons", {"eps": 0.6, "largest_eps": 0.5},
+     ("eps", "largest_eps")),
+    ("capsedu.digit_capsules.PoseState", {"prediction": 3}, ("prediction", "lengths")),
+    ("capsedu.equivariance.RotationState", {"quarter_turns": 1}, ("quarter_turns", "_error")),
+    ("capsedu.capsule_angles.CapsuleUnderRotation", {"radial_share": np.zeros(2)},
+     ("radial_share", "v")),
 ]
 
 
