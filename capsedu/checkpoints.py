@@ -26,7 +26,6 @@ import hashlib
 import importlib
 import io
 import json
-import math
 import os
 import pickle
 import re
@@ -306,9 +305,8 @@ def save(model: torch.nn.Module, name: str, root: Root = None,
     # hash, the one thing still unknown, a placeholder
     _known("save", fields)
     plain_name(name, "save(): name")
-    draft = _finite("save", ManifestRow(name=name, file=f"{name}.pt", sha256="0" * 64,
-                                        arch=type(model).__name__,
-                                        torch_version=torch.__version__, **fields))
+    draft = ManifestRow(name=name, file=f"{name}.pt", sha256="0" * 64, arch=type(model).__name__,
+                        torch_version=torch.__version__, **fields)
     blob = {"arch": draft.arch, "hparams": model.hparams, "state_dict": model.state_dict()}
     root = check_writable(name, root, replace_shipped)
     path = inside(root, draft.file, "the checkpoint name")
@@ -349,7 +347,7 @@ def record(name: str, root: Root = None, replace_shipped: ReplaceShipped = False
         if name not in entries:
             raise KeyError(f"record(): name must be a checkpoint of {root / MANIFEST}, got "
                            f"{name!r}: no checkpoint named so; save it first")
-        entries[name] = _finite("record", dataclasses.replace(entries[name], **fields))
+        entries[name] = dataclasses.replace(entries[name], **fields)
         text = _manifest_text("record", root, entries)
         _replace(root / MANIFEST, lambda p: p.write_text(text))
     return entries[name]
@@ -364,16 +362,6 @@ def _known(where: str, fields: dict) -> None:
         raise TypeError(f"{where}(): {unknown[0]} is not a field of a manifest row; record one of "
                         f"{', '.join(sorted(RECORDED))} (a test accuracy is one of the metrics: "
                         "metrics=manifest_rows.Metrics(test_accuracy=...))")
-
-
-def _finite(where: str, row: ManifestRow) -> ManifestRow:
-    """``row`` if its numbers are finite (``Metrics`` checks its own): a time of NaN is no
-    record."""
-    for key, value in json_row(row, where).items():
-        if isinstance(value, float) and not math.isfinite(value):
-            raise ValueError(f"{where}(): {key} must be a finite number for the manifest, got "
-                             f"{value}; record what the run measured, or leave {key} out")
-    return row
 
 
 def _manifest_text(where: str, root: Path, entries: dict[str, ManifestRow]) -> str:

@@ -290,7 +290,7 @@ def test_round_five_files_are_refused_before_anything_is_written(tmp_path, monke
         checkpoints.read_results(tmp_path, checkpoints.ManifestRow)
     with pytest.raises(NotADirectoryError, match=r"check_writable\(\): root must be a folder"):
         checkpoints.save(_bag(), "mine", root=afile)
-    with pytest.raises(ValueError, match=r"save\(\): train_time_s must be a finite number"):
+    with pytest.raises(ValueError, match=r"ManifestRow\(\): train_time_s must be a finite number"):
         checkpoints.save(_bag(), "mine", root="out", train_time_s=float("nan"))
     assert not (tmp_path / "out").exists()  # refused before the folder was made
     row = checkpoints.save(_bag(), "mine", root="out")
@@ -302,7 +302,7 @@ def test_round_five_files_are_refused_before_anything_is_written(tmp_path, monke
         checkpoints.save(_bag(), "mine", root="out",
                          metrics=Metrics(test_accuracy=torch.tensor(0.9)))
     assert checkpoints.sha256(tmp_path / "out" / "mine.pt") == row.sha256
-    with pytest.raises(ValueError, match=r"record\(\): train_time_s must be a finite number"):
+    with pytest.raises(ValueError, match=r"ManifestRow\(\): train_time_s must be a finite number"):
         checkpoints.record("mine", root="out", train_time_s=float("inf"))
 
 
