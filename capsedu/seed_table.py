@@ -14,10 +14,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from . import ablations, adversarial_record, bug_zoo, full_sets, patch_order, seed_runs
-from .ablations import WEIGHTS, AblationRun, Grid, one_change_comparisons, seed_errors, seed_noise
+from .ablations import WEIGHTS, Grid, one_change_comparisons, seed_errors, seed_noise
 from .adversarial import ADAPTIVE_WEIGHTS, EPS
 from .adversarial_units import CAPSNET, CAPSNET_1ITER, CNN, MODELS, Eps
-from .bug_zoo import CORRECT, BugEffect, Zoo, ZooRun, bug_effects
+from .bug_zoo import CORRECT, BugEffect, Zoo, bug_effects
 from .capsnet import PAPER, CapsNet
 from .capsule_angles import Degrees
 from .checkpoints import pretrained
@@ -166,10 +166,8 @@ class Findings:
 class Records:
     """What the table quotes from the course's records rather than measuring it here."""
 
-    # 09's routing ablations (ablations.read_results)
-    grid: dict[str, Record(AblationRun, "ablations.read_results()")]
-    # 09's bug zoo, every run to the rule (bug_zoo.read_results)
-    zoo: dict[str, Record(ZooRun, "bug_zoo.read_results()")]
+    grid: Grid  # 09's routing ablations (ablations.read_results)
+    zoo: Zoo  # 09's bug zoo, every run to the rule (bug_zoo.read_results)
     # 08's recipes over training seeds (seed_runs.read_results)
     seeds: dict[str, Record(SeedRun, "seed_runs.read_results()")]
     # benchmarks/routing_cost.py on a GPU (routing_costs.recorded_cost)
