@@ -120,8 +120,8 @@ def takes_none(entry, parameter: str) -> bool:
 
 def checks_its_fields(cls) -> bool:
     """Whether the dataclass ``cls`` checks its fields when made (``check_fields`` in
-    ``__post_init__``)."""
-    post_init = vars(cls).get("__post_init__")
+    ``__post_init__``, its own or inherited: check_fields checks the fields of ``type(self)``)."""
+    post_init = getattr(cls, "__post_init__", None)
     return post_init is not None and "check_fields(self)" in inspect.getsource(post_init)
 
 
