@@ -122,6 +122,10 @@ def test_format_accuracies_rates_and_fooled_from_hand_made_runs():
     assert format_accuracies(runs) == (
         f"           a CNN: {count_parameters(cnn):>9,} parameters, "
         "faces vs non-faces accuracy 0.900 ± 1.271 (95 % t interval over 2 seeds)")
+    recorded = {"a CNN": SeedRuns("a CNN", [0, 1], [], rates)}  # rates without models
+    assert format_accuracies(recorded) == (
+        "           a CNN: parameters not recorded, faces vs non-faces accuracy 0.900 ± 1.271 "
+        "(95 % t interval over 2 seeds)")
     assert "face rate over seeds: mean ± half-width of its 95 % t interval" in face_rate_table(runs)
     wide = face_rate_table(runs, ["face", "off-centre upside_down"], width=19).splitlines()
     assert wide[1].startswith("face" + " " * 19) and wide[2].startswith("off-centre upside_down ")

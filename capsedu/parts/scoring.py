@@ -450,14 +450,17 @@ def mean_face_rate_by_angle(models: FaceNets, n: Count = 500, width: Width = 30,
 def format_accuracies(runs: dict[str, SeedRuns]) -> str:
     """One line per model (``runs``: name -> ``SeedRuns`` with the kinds ``face`` and
     ``nonface``): its parameters and its faces-vs-non-faces accuracy over the seeds, mean ± the
-    half-width of its 95 % t interval (the mean alone for one seed)."""
+    half-width of its 95 % t interval (the mean alone for one seed). A model whose rates were
+    recorded without the models (patch_order's) has no parameters to count: the line says so."""
     lines = []
     for name, run in runs.items():
         accuracy = run.accuracy()  # [seeds]
         spread = (f" ± {over_seeds(accuracy).half_width:.3f} (95 % t interval over "
                   f"{len(accuracy)} seeds)" if len(accuracy) > 1 else " (one seed)")
-        lines.append(f"{name:>16}: {count_parameters(run.models[0]):>9,} parameters, faces vs "
-                     f"non-faces accuracy {accuracy.mean():.3f}{spread}")
+        size = f"{count_parameters(run.models[0]):>9,} parameters" if run.models else \
+            "parameters not recorded"
+        lines.append(f"{name:>16}: {size}, faces vs non-faces accuracy {accuracy.mean():.3f}"
+                     f"{spread}")
     return "\n".join(lines)
 
 
