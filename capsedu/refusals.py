@@ -101,7 +101,8 @@ def refusal(err: ValidationError, parameters: list[str], specs: dict,
         loc = loc[1:]
     # one of a tuple's items, or a dict's value by its key (a union's forms are named "list[...]")
     index = [part for part in loc if isinstance(part, int) or "[" not in part]
-    item = f" key {index[-1]!r}" if "[key]" in loc else f"[{index[-1]!r}]" if index else ""
+    # the whole path to it: scores['m'][0], a list's item inside a dict
+    item = f" key {index[-1]!r}" if "[key]" in loc else "".join(f"[{part!r}]" for part in index)
     got = error.get("input")
     kind = error["type"]
     spec = None if "[key]" in loc else specs.get(name + "[]", specs.get(name + "{}")) if item \
