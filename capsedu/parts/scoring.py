@@ -449,9 +449,8 @@ def mean_face_rate_by_angle(models: FaceNets, n: Count = 500, width: Width = 30,
 @checked
 def format_accuracies(runs: dict[str, SeedRuns]) -> str:
     """One line per model (``runs``: name -> ``SeedRuns`` with the kinds ``face`` and
-    ``nonface``): its parameters and its faces-vs-non-faces accuracy over the seeds, mean ± the
-    half-width of its 95 % t interval (the mean alone for one seed). A model whose rates were
-    recorded without the models (patch_order's) has no parameters to count: the line says so."""
+    ``nonface``): its parameters ("not recorded" for patch_order's rates, kept without models)
+    and its faces-vs-non-faces accuracy over the seeds, mean ± its 95 % t interval's half-width."""
     lines = []
     for name, run in runs.items():
         accuracy = run.accuracy()  # [seeds]
