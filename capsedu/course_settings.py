@@ -23,12 +23,13 @@ import os
 from pathlib import Path
 from typing import Annotated, Any
 
+import numpy as np
 import torch
 from pydantic import AfterValidator, PlainValidator, ValidationInfo
 
 from .checks import check_examples, check_images, check_pixels
 from .refusals import declared_error, kind_of
-from .validate import Checked, Distinct, Has, Int, Numbers, Some, Spec, checked
+from .validate import Checked, Choice, Distinct, Float, Has, Int, Numbers, Some, Spec, checked
 
 # Upper bounds every entry shares, one home each (issue 37.2): past them a call asks for more
 # work or memory than any lesson needs, and its refusal says so before anything is allocated.
@@ -75,6 +76,34 @@ def Pictures(meaning: str, **numbers) -> Any:
     """Pictures a figure draws, however a learner holds them (``Numbers``, with its options:
     ``ndim``, ``shape``, ...), their values pixels in [0, 1]; handed on as a NumPy array."""
     return Annotated[Numbers(f"{meaning}, pixels in [0, 1]", **numbers), AfterValidator(_pixels)]
+
+
+def _in_percent(accuracies):
+    """Refuse accuracies that are fractions of 1, not % (every one at most 1 %: below chance),
+    which an axis of 0 to 100 % would draw as slivers on the floor; hands them on."""
+    values = np.asarray(list(accuracies.values()) if isinstance(accuracies, dict) else accuracies,
+                        dtype=float)
+    if values.size and values.max() <= 1:
+        raise ValueError(f"must be accuracies in % (0 to 100), got values from {values.min():g} "
+                         f"to {values.max():g}, fractions of 1; multiply them by 100")
+    return accuracies
+
+
+# accuracies a figure draws on an axis of 0 to 100 %: in %, not fractions of 1 (after a
+# declaration of numbers in [0, 100]: a dict of them by name, or a list or an array of them)
+InPercent = AfterValidator(_in_percent)
+
+
+@checked
+def Points(meaning: str) -> Any:
+    """A size in points a figure draws with (a font's, an arrow head's): a finite number above 0
+    (matplotlib draws a size of 0 or below as nothing, without a word) and at most 100."""
+    return Float(f"{meaning} in points", gt=0, le=100)
+
+
+# a font size: in points, or one of matplotlib's names for one
+FontSize = Points("a font size") | Choice("a font size by name", "xx-small", "x-small", "small",
+                                          "medium", "large", "x-large", "xx-large")
 
 
 # models side by side, name -> model (e.g. {"CapsNet": capsnet, "CNN": cnn}), at least one

@@ -7,6 +7,7 @@ How a capsule's length is made and read is in ``capsule_lengths``; what turns wi
 ``rotations``.
 """
 
+import math
 from typing import Annotated
 
 from matplotlib.axes import Axes
@@ -15,6 +16,7 @@ from matplotlib.patches import Circle
 
 from ..capsule_vectors import decode_pose, draw, part_from_vector, pose_vector
 from ..checks import check_same
+from ..course_settings import Points
 from ..data.faces import PART_KINDS
 from ..data.sprites import STROKE, Part
 from ..validate import Choice, Float, Numbers, Record, Some, Tensor, checked
@@ -25,16 +27,17 @@ Kind = Choice("a kind of part", *PART_KINDS, STROKE)
 @checked
 def draw_vector(ax: Axes, x: Float("the arrow's x"), y: Float("the arrow's y"),
                 color: str = "tab:blue", label: str | None = None,
-                head: Float("the size of the arrow's head in points", gt=0, le=100) = 20):
-    """An arrow from the origin to (x, y) on a square unit-circle canvas; ``head``: the size of
-    its head in points (smaller for an arrow drawn short on a larger canvas, which a full-size
-    head would hide)."""
+                head: Points("the size of the arrow's head") = 20):
+    """An arrow from the origin to (x, y) on a square unit-circle canvas, widened to show an
+    arrow longer than 1 whole; ``head``: the size of its head in points (smaller for an arrow
+    drawn short on a larger canvas, which a full-size head would hide)."""
     ax.annotate("", xy=(x, y), xytext=(0, 0),
                 arrowprops=dict(arrowstyle="-|>", color=color, lw=2.5, mutation_scale=head))
     if label:
         ax.text(x * 1.12, y * 1.12, label, color=color, ha="center", va="center")
     ax.add_patch(_unit_circle())
-    ax.set(xlim=(-1.25, 1.25), ylim=(-1.25, 1.25), aspect="equal", xticks=[], yticks=[])
+    reach = 1.25 * max(1.0, math.hypot(x, y))  # the unit circle, or the arrow and its label
+    ax.set(xlim=(-reach, reach), ylim=(-reach, reach), aspect="equal", xticks=[], yticks=[])
 
 
 def _unit_circle():

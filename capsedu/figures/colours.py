@@ -1,7 +1,13 @@
 """The course's colours, the same in every figure: one per face part (``PART_COLORS``: the faces
 world of 01, 04 and 07 and their widgets) and one per kind of model in Part IV (``MODEL_COLOURS``,
-``model_colour``: 08-10, capsules warm, convolutions cool).
+``model_colour``: 08-10, capsules warm, convolutions cool), and the colour maps a caller names
+(``ColourMap``).
 """
+
+from typing import Annotated
+
+import matplotlib
+from pydantic import AfterValidator
 
 from ..validate import checked
 
@@ -38,3 +44,15 @@ def model_colour(name: str) -> str:
         raise KeyError(f"no Part IV colour for {name!r}: its name should say capsnet, cnn, gcnn "
                        "or vit")
     return MODEL_COLOURS[kind]
+
+
+def _colour_map(name: str) -> str:
+    """Refuse a name matplotlib has no colour map of (it would fail deep inside ``imshow``)."""
+    if name not in matplotlib.colormaps:
+        raise ValueError(f"must be the name of a matplotlib colour map (e.g. 'gray', 'viridis'), "
+                         f"got {name!r}; pick one of list(matplotlib.colormaps)")
+    return name
+
+
+# the name of a matplotlib colour map, e.g. "gray"
+ColourMap = Annotated[str, AfterValidator(_colour_map)]

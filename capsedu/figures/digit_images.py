@@ -13,24 +13,24 @@ from matplotlib.colors import to_rgb
 from matplotlib.figure import FigureBase
 
 from ..checks import check_one_each, check_same
-from ..course_settings import MAX_BATCH, Pictures
+from ..course_settings import MAX_BATCH, Pictures, Points
 from ..data import transformed_mnist
 from ..data.affine_params import AffineParams
 from ..digit_capsules import DELTAS, MEASURES, DimensionStudy
-from ..validate import Flag, Float, Instances, Int, Numbers, Record, Spec, Tensor, checked
+from ..validate import Flag, Instances, Int, Numbers, Record, Spec, Tensor, checked
+from .colours import ColourMap
 
 Titles = list[str] | tuple[str, ...]  # one title per panel
 Pixels = Tensor("images [n, 1, S, S], pixels in [0, 1]", ndim=4, pixels=True)
 Row = Instances(Axes, "one axes per image")
-Panels = Annotated[list[tuple[Numbers("an image [H, W]", ndim=2), str, str]],
+Panels = Annotated[list[tuple[Numbers("an image [H, W]", ndim=2), str, ColourMap]],
                    Spec("a list of (image [H, W], title, colour map) panels", "list")]
 
 
 @checked
-def mosaic(images: Tensor("images [rows, cols, H, W] (a tensor or an array)", ndim=4)
+def mosaic(images: Numbers("images [rows, cols, H, W] (a tensor or an array)", ndim=4)
            ) -> np.ndarray:
     """Tile ``images`` ``[rows, cols, H, W]`` into one ``[rows * H, cols * W]`` array."""
-    images = np.asarray(images)
     rows, cols, h, w = images.shape
     return images.transpose(0, 2, 1, 3).reshape(rows * h, cols * w)
 
@@ -39,7 +39,7 @@ def mosaic(images: Tensor("images [rows, cols, H, W] (a tensor or an array)", nd
 def draw_digits(axes: Row,
                 images: Pictures("images, one per axes: [n, H, W], or [n, H, W, 3] in colour"),
                 titles: Titles | None = None,
-                fontsize: Float("the titles' font size in points", gt=0, le=100) | None = 9,
+                fontsize: Points("the titles' font size") | None = 9,
                 frame: Flag("True to draw a frame round each image") = False,
                 **imshow) -> None:
     """One image ``[H, W]`` of ``images`` per axes, without ticks (and without a frame unless

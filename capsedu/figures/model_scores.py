@@ -15,10 +15,10 @@ import torch
 from matplotlib.axes import Axes
 from matplotlib.container import BarContainer
 from matplotlib.figure import Figure, FigureBase
-from pydantic import AfterValidator, InstanceOf
+from pydantic import InstanceOf
 
 from ..checks import check_one_each, check_same
-from ..course_settings import MAX_WIDTH
+from ..course_settings import MAX_WIDTH, InPercent
 from ..data import faces
 from ..data.transformed_mnist import AFFNIST_RANGES, SWEEPS, AffineRanges
 from ..parts.scoring import Probe, ProbeRates, SeedRuns
@@ -29,18 +29,8 @@ from .colours import model_colour, model_kind
 Percent = Float("an accuracy in %", ge=0, le=100)
 
 
-def _in_percent(accuracies: dict[str, float]) -> dict[str, float]:
-    """Refuse accuracies that are fractions of 1, not % (every one at most 1 %: below chance),
-    which bars on an axis of 0 to 100 % would draw as slivers."""
-    if max(accuracies.values()) <= 1:
-        raise ValueError(f"must be accuracies in % (0 to 100), got values from "
-                         f"{min(accuracies.values()):g} to {max(accuracies.values()):g}, "
-                         "fractions of 1; multiply them by 100")
-    return accuracies
-
-
 # accuracies in % by name, at least one
-Accuracies = Annotated[dict[str, Percent], Some, AfterValidator(_in_percent)]
+Accuracies = Annotated[dict[str, Percent], Some, InPercent]
 Names = list[str] | tuple[str, ...]  # one label per group or kind
 Colours = str | list[str] | tuple[str, ...]  # one matplotlib colour, or one per bar
 
@@ -193,7 +183,8 @@ def draw_quoted_bars(ax: Axes, measured: Accuracies, quoted: Accuracies) -> None
 
 
 @checked
-def draw_group_bars(ax: Axes, scores: Annotated[dict[str, list[Percent]], Some],
+def draw_group_bars(ax: Axes, scores: Annotated[dict[str, Annotated[list[Percent], InPercent]],
+                                                Some],
                     labels: Names) -> None:
     """Grouped bars: one group per label, one bar per model (``scores``: name -> one accuracy in %
     per group, e.g. ``robustness.accuracy_by_group``), in each model's colour."""

@@ -10,11 +10,10 @@ from typing import Annotated
 import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure, FigureBase
-from pydantic import AfterValidator
 
 from ..capsule_vectors import read_pose
 from ..checks import check_one_each, check_same
-from ..course_settings import MAX_SIDE
+from ..course_settings import MAX_SIDE, InPercent
 from ..data import faces
 from ..parts.pose_net import RotationSweep
 from ..parts.scoring import AngleCurves
@@ -30,18 +29,9 @@ Angles = Numbers("the angles turned by, degrees [n]", ndim=1)
 PerDigit = Numbers("one number per digit and angle [digits, angles]", ndim=2)
 
 
-def _in_percent(curve: np.ndarray) -> np.ndarray:
-    """Refuse accuracies that are fractions of 1, not % (every one at most 1 %: below chance at
-    every angle), which the axes, 0 to 100 %, would draw flat on the floor."""
-    if curve.size and curve.max() <= 1:
-        raise ValueError(f"must be accuracies in % (0 to 100), got values from {curve.min():g} "
-                         f"to {curve.max():g}, fractions of 1; multiply them by 100")
-    return curve
-
-
 # each model's accuracy in % on digits turned by each angle, name -> [angles]
 RotationCurves = Annotated[dict[str, Annotated[Numbers(
-    "accuracies in %, one per angle [n]", ndim=1, ge=0, le=100), AfterValidator(_in_percent)]],
+    "accuracies in %, one per angle [n]", ndim=1, ge=0, le=100), InPercent]],
     Some]
 
 

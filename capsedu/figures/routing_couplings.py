@@ -18,7 +18,7 @@ from matplotlib.text import Text
 from ..capsnet import CapsNetConfig, CapsNetOutput
 from ..checks import check_one_each, check_same
 from ..coupling_polarisation import CouplingStep
-from ..course_settings import MAX_BATCH, MAX_WIDTH
+from ..course_settings import MAX_BATCH, MAX_WIDTH, FontSize
 from ..digit_capsules import couplings_on_grid, grid_extent
 from ..refusals import kind_of
 from ..routing import MAX_ITERATIONS
@@ -52,7 +52,7 @@ def _text_grid(texts, name: str) -> list:
 
 @checked
 def draw_coupling_heatmap(ax: Axes, c: Couplings, rows: Labels, cols: Labels,
-                          title: str | None = None, fontsize: str | float | None = None,
+                          title: str | None = None, fontsize: FontSize | None = None,
                           values: Flag("True to write each value in its cell") = True,
                           blank: Blank | None = None):
     """Coupling coefficients ``c`` [rows, cols] as a heatmap with the values written in (none
