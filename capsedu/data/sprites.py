@@ -13,7 +13,7 @@ from typing import Annotated, NamedTuple
 
 import numpy as np
 import torch
-from pydantic import BeforeValidator
+from pydantic import AfterValidator, BeforeValidator
 
 from ..checks import check_memory, check_same
 from ..course_settings import MAX_SIDE
@@ -90,9 +90,23 @@ def _many(value, one: str, items: str, wrap: str):
     return value
 
 
+def _each_part(parts):
+    """Refuse parts holding one ``as_part`` refuses (an unknown kind, a NaN pose) by its index,
+    as the caller's argument: the renderer or the router that would meet it is not the caller's."""
+    for i, p in enumerate(parts):
+        try:
+            _as_part(p, "")
+        except (TypeError, ValueError) as err:
+            raise declared_error(type(err), f"must hold parts of known kinds and finite poses; "
+                                 f"its item {i}: {str(err).removeprefix('(): ')}",
+                                 "sequence") from None
+    return parts
+
+
 # A scene's parts: a list or a tuple, never a string (whose letters would be taken as parts one
-# by one) or a single Part (whose fields would)
-Parts = Annotated[list | tuple, BeforeValidator(lambda v: _many(v, "part", "parts", "[part]"))]
+# by one) or a single Part (whose fields would), each part of a known kind and a finite pose
+Parts = Annotated[list | tuple, BeforeValidator(lambda v: _many(v, "part", "parts", "[part]")),
+                  AfterValidator(lambda v: _each_part(v))]
 # scenes: a list (or a tuple) of scenes, each a list or a tuple of parts (never a string), never
 # one scene (whose parts would be taken as scenes)
 Scene = Annotated[Parts, Spec("a scene: a list of parts, e.g. [('nose', 0.5, 0.5)]", "list")]

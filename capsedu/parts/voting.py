@@ -20,7 +20,7 @@ import torch
 from ..checks import PIXEL_ROUNDING, check_memory, check_same
 from ..course_settings import Seed
 from ..data import faces, sprites
-from ..data.sprites import Parts, _as_part
+from ..data.sprites import Parts, Scenes, _as_part
 from ..poses import _pose_from_matrix, _pose_matrix, wrap_angle
 from ..routing import MAX_ITERATIONS, Step, dynamic_routing, routing_step
 from ..validate import Array, Choice, Float, Int, Numbers, Record, check_fields, checked
@@ -209,7 +209,7 @@ def pose_votes(poses: Numbers("part poses [batch, 4, 4] (x, y, angle, scale)", n
 
 
 @checked
-def votes(scenes: Parts, face_gain: Gain = FACE_GAIN, background_gain: Gain = BACKGROUND_GAIN):
+def votes(scenes: Scenes, face_gain: Gain = FACE_GAIN, background_gain: Gain = BACKGROUND_GAIN):
     """u_hat ``[batch, 4, 2, D + 1]`` and presence ``[batch, 4]`` (bool) for a list of scenes,
     with the exact transforms: ``pose_votes`` on the scenes' true part poses."""
     poses, presence = faces.part_slots(scenes)
@@ -233,7 +233,7 @@ def _check_reported(where: str, name: str, lengths: dict) -> None:
 
 
 @checked
-def face_lengths(scenes: Parts, iterations: Iterations = 3, step: Step = routing_step
+def face_lengths(scenes: Scenes, iterations: Iterations = 3, step: Step = routing_step
                  ) -> np.ndarray:
     """The face capsule's length ``[len(scenes)]`` after routing each scene's parts (``step``: one
     routing iteration, the paper's unless notebook 04 passes a bug of ``capsedu.buggy``)."""
