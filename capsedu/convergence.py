@@ -7,8 +7,10 @@ are read by it (``training_status``, ``verdict``) in notebooks 07-10.
 """
 
 from dataclasses import dataclass
+from typing import Annotated
 
 import numpy as np
+from pydantic import AfterValidator
 from scipy import stats
 
 from .course_settings import MAX_EPOCHS
@@ -31,6 +33,20 @@ TREND_MIN = 0.1
 Accuracy = Float("a held-out accuracy, from 0 to 1", ge=0, le=1)
 Scores = list[Accuracy] | tuple[Accuracy, ...]
 Patience = Int("epochs without a held-out gain that stop a run", ge=1, le=MAX_EPOCHS)
+
+
+def _with_curve(row: ManifestRow) -> ManifestRow:
+    """Refuse a manifest row recorded without its held-out curve (a face model's, or one saved
+    without validation): there is no curve to draw or to judge."""
+    if row.metrics is None or row.metrics.validation_by_epoch is None:
+        raise ValueError(f"must be a manifest row with a held-out curve "
+                         f"(metrics.validation_by_epoch), got the row of {row.name!r} without "
+                         "one; pass rows of runs trained with validation")
+    return row
+
+
+# the manifest row of a run trained with validation: its held-out accuracy at every epoch
+CurvedRow = Annotated[Record(ManifestRow), AfterValidator(_with_curve)]
 
 
 @dataclass(frozen=True)
@@ -94,7 +110,7 @@ def training_status(metrics: Record(Metrics), patience: Patience = PATIENCE) -> 
 
 
 @checked
-def verdict(comparison: Comparison, runs: dict[str, Record(ManifestRow)],
+def verdict(comparison: Comparison, runs: dict[str, CurvedRow],
             patience: Patience = PATIENCE) -> str:
     """A comparison's line (``statistics.paired`` or ``seed_difference``) with the state of the
     recorded runs it rests on (``runs``: name -> manifest row): final only when every one of them
@@ -106,7 +122,7 @@ def verdict(comparison: Comparison, runs: dict[str, Record(ManifestRow)],
 
 
 @checked
-def still_improving(runs: dict[str, Record(ManifestRow)],
+def still_improving(runs: dict[str, CurvedRow],
                     patience: Patience = PATIENCE) -> list[str]:
     """The names of the recorded runs (name -> manifest row) that had not finished
     (``finished``)."""

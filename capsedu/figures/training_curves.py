@@ -12,8 +12,7 @@ from matplotlib.lines import Line2D
 
 from ..bug_zoo import COMMAND, ZooRun
 from ..checks import check_one_each
-from ..convergence import PATIENCE, Patience, best_epoch, finished
-from ..manifest_rows import ManifestRow
+from ..convergence import PATIENCE, CurvedRow, Patience, best_epoch, finished
 from ..parts.curves import FaceCurve
 from ..statistics import PerSeed, over_seeds, running_mean
 from ..validate import Instances, Int, Numbers, Record, Some, check_value, checked
@@ -21,7 +20,7 @@ from .colours import model_colour
 
 
 @checked
-def draw_held_out_curves(ax: Axes, rows: dict[str, Record(ManifestRow)],
+def draw_held_out_curves(ax: Axes, rows: dict[str, CurvedRow],
                          patience: Patience = PATIENCE) -> None:
     """The held-out accuracy of every epoch of each recorded run (``rows``: name -> manifest
     row), the kept epoch circled; a dashed line marks a run that had not finished (``finished``:
