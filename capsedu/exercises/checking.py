@@ -143,7 +143,7 @@ def _compare(name, got, want, case: str, atol: float, outputs) -> tuple[str, flo
     for k, (g, w) in enumerate(zip(gots, wants, strict=True)):
         which = (f"{outputs[k]}" if outputs else f"result {k + 1}" if len(wants) > 1
                  else "the result")
-        tensor = _as_tensor(g)
+        tensor, w = _as_tensor(g), _as_tensor(w)  # a number or an array: the tensor it holds
         if tensor is None or tensor.shape != w.shape:
             shape = tuple(tensor.shape) if tensor is not None else "a tensor without data " \
                 "(on the 'meta' device)" if isinstance(g, torch.Tensor) else type(g).__name__
@@ -152,7 +152,7 @@ def _compare(name, got, want, case: str, atol: float, outputs) -> tuple[str, flo
         if tensor.is_complex():
             return (f"{name}: FAIL - for {case}, {which} holds complex numbers; the answer is "
                     "real. Look for a square root or a power of a negative number."), 0.0
-        g64, w64 = tensor.double(), w.detach().cpu().double()
+        g64, w64 = tensor.double(), w.double()
         if (g64.isnan() & ~w64.isnan()).any():
             return (f"{name}: FAIL - for {case} your result contains NaN where the reference "
                     f"is finite ({which}, element {_element(g64.isnan() & ~w64.isnan())}). "

@@ -52,13 +52,17 @@ class Widget:
             self._quiet = False
         self.update()
 
+    # the digits a widget picks from at the least (two: one to overlay on another)
+    least_digits = 1
+
     def check_digits(self, images, labels, n_classes: int) -> None:
-        """Refuse no digits ``[N, ...]`` to pick from, or ``labels`` that are not one class of
-        ``n_classes`` per digit, by the widget's name."""
+        """Refuse fewer than ``least_digits`` digits ``[N, ...]`` to pick from, or ``labels`` that
+        are not one class of ``n_classes`` per digit, by the widget's name."""
         where = f"{type(self).__name__}()"
-        if len(images) == 0:
-            raise ValueError(f"{where}: images must hold at least one digit to pick from, got "
-                             f"shape {tuple(images.shape)}; pass at least one")
+        least = "one digit" if self.least_digits == 1 else f"{self.least_digits} digits"
+        if len(images) < self.least_digits:
+            raise ValueError(f"{where}: images must hold at least {least} to pick from, got "
+                             f"shape {tuple(images.shape)}; pass at least {least}")
         check_labels(labels, f"{where}: labels", len(images), n_classes)
 
     def _changed(self, _):

@@ -30,6 +30,7 @@ class OverlapExplorer(TwoReaders):
         "has split the shared ink between the two.")
 
     side = MULTI_CANVAS  # both models read the pairs' canvas
+    least_digits = 2  # one digit, overlaid on another
     readers = {"capsnet": (MultiDigitCapsNet, "a CapsNet that reads two overlapping digits at "
                            "once and redraws each, 08's MultiMNIST CapsNet"),
                "cnn": (TwoDigitCNN, "a CNN that reads two overlapping digits at once, 08's "

@@ -29,7 +29,7 @@ from ..validate import Array, Float, Int, Numbers, check_fields, checked
 from .base import Widget
 from .parts import PartsEditor
 from .sliders import IntSlider
-from .verdicts import VerdictBars
+from .verdicts import Names, VerdictBars
 
 SLIDER_ITERATIONS = 5  # the iteration sliders run 1..5 (routing itself allows MAX_ITERATIONS)
 Iteration = Int("routing iterations", ge=1, le=SLIDER_ITERATIONS)
@@ -76,10 +76,10 @@ class RoutingPanels:
     ``face_threshold``: the face length that counts as a face, a dashed line on the lengths."""
 
     @checked
-    def __init__(self, scene_title: str, verdicts: list[str] | tuple[str, ...] | None = None,
+    def __init__(self, scene_title: str, verdicts: Names | None = None,
                  size: Int("the scene's side in pixels", ge=8, le=MAX_SIDE) = 32,
                  face_threshold: FaceThreshold | None = None):
-        self.names = list(verdicts or [])
+        self.names = list(verdicts or [])  # none: no panel of verdicts
         n_panels = 3 + bool(self.names)
         ratios = [1, 0.8, 1, 1.1][:n_panels]
         self.figure = Figure(figsize=(3.25 * n_panels, 3.4), dpi=course_settings.WIDGET_DPI)

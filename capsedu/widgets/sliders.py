@@ -1,9 +1,11 @@
 """The course widgets' sliders, dropdowns and buttons: ipywidgets' own, except that a value set
 outside a slider's range is refused with a sentence, not moved to the nearest end without a word
 (``w.norm.value = 50`` on a slider of 0 to 5 would otherwise show 5 as if 50 had been taken), a
-slider whose min is above its max is refused naming both, a step of 0 or less naming it, and a
-value none of a dropdown's (or toggle or radio buttons') options is refused naming the control and
-its options. A drag in the browser never leaves the range."""
+slider whose min is above its max is refused naming both, a NaN min or max naming it, a step of 0
+or less (or NaN) naming it, and a value none of a dropdown's (or toggle or radio buttons') options
+is refused naming the control and its options. A drag in the browser never leaves the range."""
+
+import math
 
 import ipywidgets as widgets
 from traitlets import TraitError, validate
@@ -22,6 +24,13 @@ class _Refusing:
     slider_name = None
 
     def __init__(self, *args, **kwargs):
+        for name in ("min", "max"):  # a NaN end would refuse every value, blaming the value
+            end = kwargs.get(name)
+            number = isinstance(end, int | float) and not isinstance(end, bool)
+            if end is not None and not (number and math.isfinite(end)):
+                raise (OutOfRange if number else TypeError)(
+                    f"{type(self).__name__}(): {name} must be a finite number (an end of the "
+                    f"slider's range), got {end!r}; pass a number")
         low, high = kwargs.get("min"), kwargs.get("max")
         if low is not None and high is not None and low > high:
             raise OutOfRange(f"{type(self).__name__}(): min must be at most max (the slider runs "
@@ -42,7 +51,8 @@ class _Refusing:
     @validate("step")
     def _validate_step(self, proposal):
         step = proposal["value"]
-        if step is not None and step <= 0:  # ipywidgets takes it: a slider that never moves
+        if step is not None and not step > 0:  # ipywidgets takes it (0, or NaN): a slider that
+            # never moves
             owner = f"{self.slider_name}: " if self.slider_name else f"{type(self).__name__}(): "
             slider = f"the slider {self.description!r}" if self.description else "the slider"
             raise OutOfRange(f"{owner}step must be > 0 (how far one notch moves {slider}), got "
