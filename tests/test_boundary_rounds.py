@@ -79,7 +79,9 @@ from capsedu.widgets import SquashExplorer
 from capsedu.widgets.adversarial import AttackExplorer
 from capsedu.widgets.bug_zoo import BugZooExplorer, recorded_effect
 from capsedu.widgets.capsule import PoseVectorExplorer
+from capsedu.widgets.face_capsules import face_state
 from capsedu.widgets.overlap import OverlapExplorer
+from capsedu.widgets.panels import RoutingPanels
 from capsedu.widgets.parts import PartsEditor
 from capsedu.widgets.rotation import RotationExplorer
 from capsedu.widgets.routing import RoutingExplorer, routing_state
@@ -783,8 +785,47 @@ ROUND_TEN = [
 ]
 
 
-@pytest.mark.parametrize("call, error, message", ROUNDS + ROUND_NINE + ROUND_TEN,
-                         ids=range(len(ROUNDS + ROUND_NINE + ROUND_TEN)))
+# round eleven (an independent probe, /tmp/lead/probe6): widgets refused by what they call
+# (render_many(), VerdictBars()) or by the value, not by the argument that was wrong; one digit
+# taken to overlay on another
+ROUND_ELEVEN = [
+    (lambda: FloatSlider(value=0.5, min=float("nan"), max=1.0), OutOfRange,
+     r"FloatSlider\(\): min must be a finite number \(an end of the slider's range\), got nan"),
+    (lambda: IntSlider(value=0, min=0, max="3"), TypeError,
+     r"IntSlider\(\): max must be a finite number .*got '3'"),
+    (lambda: FloatSlider(value=0.5, min=0, max=1, step=float("nan")), OutOfRange,
+     r"FloatSlider\(\): step must be > 0 .*got nan"),
+    (lambda: RoutingPanels("t", verdicts=["a", "a"]), ValueError,
+     r"RoutingPanels\(\): verdicts must hold each item once, got 'a' more than once"),
+    (lambda: face_state(pose_net.PoseCapsuleNet(channels=(2, 2, 2, 2)),
+                        {"m": BagOfPartsCNN(channels=(2,))}, [("ear", 0.5, 0.5)], iteration=1),
+     ValueError, r"face_state\(\): parts must hold parts of known kinds and finite poses; its "
+                 r"item 0: a part's kind must be one of .*got 'ear'"),
+    (lambda: routing_state([faces.face_parts()[0], ("nose", 0.5, float("inf"))]), ValueError,
+     r"routing_state\(\): parts must hold parts .*; its item 1: part 'nose'"),
+    (lambda: voting.face_lengths([[("ear", 0.5, 0.5)]]), ValueError,
+     r"face_lengths\(\): scenes\[0\] must hold parts .*; its item 0: a part's kind"),
+    (lambda: OverlapExplorer(multi_digit.MultiDigitCapsNet(_MULTI),
+                             multi_digit.TwoDigitCNN(channels=(2, 2, 2), hidden=(4, 4)),
+                             torch.rand(1, 1, 28, 28), LABELS[:1]), ValueError,
+     r"OverlapExplorer\(\): images must hold at least 2 digits to pick from, got shape "
+     r"\(1, 1, 28, 28\)"),
+]
+
+
+@pytest.mark.parametrize("reference", [lambda a: 1.0, lambda a: np.float64(1.0),
+                                       lambda a: np.ones(2)])
+def test_round_eleven_a_learners_nan_fails_against_a_reference_number(capsys, reference):
+    """check() compares a reference's Python or NumPy number as the tensor it holds: the
+    learner's NaN is their FAIL (it was 'the checker itself failed', blaming the course)."""
+    assert exercises.check("x", lambda a: reference(a) * float("nan"), reference,
+                           [(1.0,)]) is False
+    assert "FAIL - for 1.0 your result contains NaN" in capsys.readouterr().out
+    assert exercises.check("x", lambda a: reference(a), reference, [(1.0,)]) is True
+
+
+@pytest.mark.parametrize("call, error, message", ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN,
+                         ids=range(len(ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN)))
 def test_a_probe_rounds_bad_input_is_refused_in_the_one_form(call, error, message):
     with pytest.raises(error, match=message):
         call()

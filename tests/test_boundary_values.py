@@ -26,8 +26,9 @@ from capsedu.figures import (
     spikes,
     training_curves,
 )
+from capsedu.manifest_rows import ManifestRow
 from capsedu.parts import detector, scoring, voting
-from capsedu.parts.pose_net import RotationSweep
+from capsedu.parts.pose_net import PoseCapsuleNet, RotationSweep
 from capsedu.robustness import Sweep
 from capsedu.widgets.bug_zoo import BugZooExplorer
 from capsedu.widgets.parts import PartsEditor
@@ -393,8 +394,54 @@ ROUND_TEN = [
 ]
 
 
-@pytest.mark.parametrize("call, error, message", VALUES + ROUND_TEN,
-                         ids=range(len(VALUES + ROUND_TEN)))
+# round eleven (an independent probe, /tmp/lead/probe6): figures that drew NaN images, shares
+# on an axis of %, text of a negative size, or were refused by what they call (render_many(),
+# matplotlib's colour maps, an AttributeError), not by the name the caller gave
+_ROW = ManifestRow(name="m", file="m.pt", sha256="0" * 64, arch="CapsNet")  # without metrics
+ROUND_ELEVEN = [
+    (lambda: digit_images.mosaic(torch.full((2, 2, 4, 4), float("nan"))), ValueError,
+     r"mosaic\(\): images must hold finite numbers .*got 64 NaN"),
+    (lambda: model_scores.draw_group_bars(_ax(), {"CapsNet": [0.9, 0.8]}, ["x", "y"]), ValueError,
+     r"draw_group_bars\(\): scores\['CapsNet'\] must be accuracies in % \(0 to 100\), got "
+     r"values from 0.8 to 0.9, fractions of 1; multiply them by 100"),
+    (lambda: routing_couplings.draw_coupling_heatmap(_ax(), np.full((2, 2), 0.5), ["a", "b"],
+                                                     ["x", "y"], fontsize=-3), ValueError,
+     r"draw_coupling_heatmap\(\): fontsize must be a finite number > 0 and <= 100 \(a font "
+     r"size in points\) or one of 'xx-small'.*got -3"),
+    (lambda: digit_images.draw_digits(plt.figure().subplots(1, 1, squeeze=False)[0],
+                                      np.zeros((1, 4, 4)), fontsize=0), ValueError,
+     r"draw_digits\(\): fontsize must be a finite number > 0 .*got 0"),
+    (lambda: capsule_poses.draw_vector(_ax(), 0.5, 0.5, head=float("nan")), ValueError,
+     r"draw_vector\(\): head must be a finite number > 0"),
+    (lambda: digit_images.draw_panels(plt.figure().subplots(1, 2), [
+        (np.zeros((4, 4)), "a", "no-such-cmap"), (np.zeros((4, 4)), "b", "gray")]), ValueError,
+     r"draw_panels\(\): panels\[0\]\[2\] must be the name of a matplotlib colour map .*got "
+     r"'no-such-cmap'"),
+    (lambda: face_scenes.draw_part_votes(_ax(), _ax(), PoseCapsuleNet(channels=(2, 2, 2, 2)),
+                                         [("ear", 0.5, 0.5)], "t"), ValueError,
+     r"draw_part_votes\(\): scene must hold parts of known kinds and finite poses; its item 0: "
+     r"a part's kind must be one of .*got 'ear'"),
+    (lambda: face_scenes.draw_scene(_ax(), [P, ("nose", float("nan"), 0.5)]), ValueError,
+     r"draw_scene\(\): parts must hold parts .*; its item 1: part 'nose'"),
+    (lambda: training_curves.draw_held_out_curves(_ax(), {"m": _ROW}), ValueError,
+     r"draw_held_out_curves\(\): rows\['m'\] must be a manifest row with a held-out curve "
+     r"\(metrics.validation_by_epoch\), got the row of 'm' without one"),
+]
+
+
+def test_an_arrow_longer_than_1_is_drawn_whole():
+    """Round eleven: draw_vector drew an arrow of length 2 off its unit-circle canvas."""
+    ax = _ax()
+    capsule_poses.draw_vector(ax, 2.0, 0.0, label="v")
+    assert ax.get_xlim()[1] >= 2 * 1.12 and ax.get_ylim()[1] >= 2 * 1.12
+
+
+def test_a_figures_integer_images_are_tiled():
+    assert digit_images.mosaic(np.arange(16).reshape(2, 2, 2, 2)).shape == (4, 4)
+
+
+@pytest.mark.parametrize("call, error, message", VALUES + ROUND_TEN + ROUND_ELEVEN,
+                         ids=range(len(VALUES + ROUND_TEN + ROUND_ELEVEN)))
 def test_a_wrong_value_inside_a_dict_or_a_list_is_refused_naming_it(call, error, message):
     with pytest.raises(error, match=message):
         call()
