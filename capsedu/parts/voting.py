@@ -328,7 +328,7 @@ Accepted = Numbers("whether each scene was accepted [len(scenes)]", ndim=1, bool
 
 
 @checked
-def acceptance_by_part_count(scenes: Parts, accepted: Accepted) -> dict[int, tuple[int, float]]:
+def acceptance_by_part_count(scenes: Scenes, accepted: Accepted) -> dict[int, tuple[int, float]]:
     """Scenes grouped by how many face parts (``faces.PART_KINDS``) they hold: for each count
     that occurs, ``(number of scenes, fraction of them accepted)``; ``accepted`` ``[len(scenes)]``
     bool."""
