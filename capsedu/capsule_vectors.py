@@ -36,6 +36,7 @@ from .course_settings import MAX_SIDE, MAX_WIDTH, FloatDtype, Seed
 from .data.sprites import Part, render
 from .functional import squash
 from .poses import wrap_angle
+from .refusals import kind_of
 from .validate import Choice, Float, Int, Numbers, Record, Tensor, checked
 
 # Bounds on what a caller can ask for: a bank of 3,600 templates is a tenth of a degree apart (02
@@ -122,10 +123,19 @@ def angle_error(v: Capsules2D,
     return wrap_angle(read - angles)
 
 
+def _check_presence(where: str, v: torch.Tensor) -> None:
+    """Refuse a capsule ``v`` longer than 1: its length is a part's presence, a probability."""
+    if v.norm() > 1 + 1e-6:  # 1e-6 over for a length's rounding
+        raise ValueError(f"{where}(): v must be a capsule of length at most 1 (its length is the "
+                         f"part's presence, a probability), got length {v.norm().item():.4g}; "
+                         "squash it first: squash(v)")
+
+
 @checked
 def part_from_vector(kind: Kind, v: Numbers("one capsule, 2-D: [2]", ndim=1, last=2, tensor=True),
                      scale: Scale = 2.5) -> tuple[Part, float]:
     """The part a 2-D capsule describes, drawn at the image centre, and its presence."""
+    _check_presence("part_from_vector", v)
     presence, angle = read_pose(v)
     return Part(kind, 0.5, 0.5, float(angle), scale), float(presence)
 
@@ -152,9 +162,11 @@ def decode_pose(kind: Kind, v: Numbers("a 5-D capsule [5]", ndim=1, last=5, tens
     The zero vector (presence 0) has no direction, hence no pose: ``ValueError``.
     """
     v = v.to(torch.get_default_dtype())
+    _check_presence("decode_pose", v)
     if v[4] <= 0:
-        raise ValueError("this vector encodes no pose: its last entry must be > 0 "
-                         "(the zero vector, presence 0, has no direction)")
+        raise ValueError(f"decode_pose(): v must have a last entry > 0, got {v[4].item():g}: "
+                         "it encodes no pose (the zero vector, presence 0, has no direction); "
+                         "pass a capsule of encode_pose")
     # c = v / v[4]: the code, whatever the length of v
     dx, dy, kc, ks, _ = (v / v[4]).tolist()
     part = Part(kind, dx + 0.5, dy + 0.5, math.degrees(math.atan2(ks, kc)), math.hypot(kc, ks))
@@ -223,7 +235,8 @@ def match(images: Tensor("images [N, 1, H, W]", ndim=4, floating=True, finite=Tr
     then a global max over positions, the pooling of a CNN.
     """
     if images.shape[1] != 1:
-        raise ValueError(f"images must have shape [N, 1, H, W], got {tuple(images.shape)}")
+        raise ValueError(f"match(): images must have shape [N, 1, H, W], got "
+                         f"{tuple(images.shape)}; pass one channel (grey images)")
     k = templates.shape[-1]
     if k > min(images.shape[-2:]):
         raise ValueError(f"match(): templates must be no larger than the images, got {k}x{k} "
@@ -243,8 +256,9 @@ def match(images: Tensor("images [N, 1, H, W]", ndim=4, floating=True, finite=Tr
 
 
 @checked
-def capsule_from_matches(r: Tensor("template matches [N, n]", ndim=2, floating=True,
-                                   finite=True),
+def capsule_from_matches(r: Tensor("template matches [N, n]: normalised, each in [0, 1]",
+                                   ndim=2, floating=True, finite=True, within=(0, 1),
+                                   fix="pass the matches match(images, templates) gives"),
                          angles: Tensor("the templates' angles [n]", ndim=1),
                          temperature: Float("the softmax's temperature", gt=0) = 0.1
                          ) -> torch.Tensor:
@@ -349,10 +363,19 @@ def at_zero(squash_fn: Callable, dim: Int("the capsule's dimensions", ge=1, le=M
             ) -> tuple[torch.Tensor, torch.Tensor]:
     """A squash function's value ``[dim]`` at ``s = 0`` ``[1, dim]`` and the gradient ``[dim]``
     of the sum of its output with respect to ``s`` there (NaN where 0/0 appears)."""
+    return _at_zero(squash_fn, dim, "at_zero(): squash_fn")
+
+
+def _at_zero(squash_fn: Callable, dim: int, name: str) -> tuple[torch.Tensor, torch.Tensor]:
+    """``at_zero``, its refusal naming the function as its caller knows it (``name``)."""
     s = torch.zeros(1, dim, requires_grad=True)
     v = squash_fn(s)
-    if v.shape != s.shape:
-        raise ValueError(f"a squash keeps the shape: got {tuple(v.shape)} for {tuple(s.shape)}")
+    if not isinstance(v, torch.Tensor) or v.shape != s.shape or not v.requires_grad:
+        got = (kind_of(v) if not isinstance(v, torch.Tensor) else f"shape {tuple(v.shape)}"
+               if v.shape != s.shape else "a tensor that does not depend on s")
+        raise ValueError(f"{name} must be a squash, which keeps the shape of s and depends on "
+                         f"it, got {got} for s of shape {tuple(s.shape)}; pass a function of s "
+                         "that gives v of s's shape")
     v.sum().backward()
     return v[0].detach(), s.grad[0]
 
@@ -363,7 +386,7 @@ def at_zero_table(variants: dict[str, Callable]) -> str:
     ``squash`` (eps inside the root): its value and gradient at ``s = 0`` (``at_zero``)."""
     lines = []
     for name, fn in {**variants, "capsedu (eps inside)": squash}.items():
-        value, gradient = at_zero(fn)
+        value, gradient = _at_zero(fn, 4, f"at_zero_table(): variants[{name!r}]")
         lines.append(f"{name:21}  value {value.tolist()}  gradient {gradient.tolist()}")
     return "\n".join(lines)
 

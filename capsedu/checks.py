@@ -440,3 +440,16 @@ def check_memory(needed: int, what: str, fix: str) -> None:
     if needed > free:
         raise MemoryError(f"{what} needs about {needed / 2**30:.1f} GiB of memory, "
                           f"{free / 2**30:.1f} GiB is free; {fix}")
+
+
+def check_broadcast(where: str, **arrays) -> None:
+    """Refuse numbers (``name=value``: a number or an array) whose shapes do not broadcast
+    together (one pose's x, y, angle and scale: a number, or arrays of one shape), naming them."""
+    shapes = {name: np.shape(value) for name, value in arrays.items()}
+    try:
+        np.broadcast_shapes(*shapes.values())
+    except ValueError:
+        got = ", ".join(f"{name} {shape}" for name, shape in shapes.items())
+        raise ValueError(f"{where}(): {', '.join(shapes)} must be numbers or arrays of shapes "
+                         f"that broadcast together, got shapes {got}; give one value per pose "
+                         "in each (or one number for all)") from None

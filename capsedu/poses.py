@@ -16,6 +16,7 @@ matrices: a part whose pose is P predicts a face with pose P W (notebooks 04 and
 
 import numpy as np
 
+from .checks import check_broadcast
 from .validate import Array, Float, Tensor, checked
 
 # A pose's numbers: one pose, or arrays of many (of one shape, or shapes that broadcast)
@@ -43,6 +44,7 @@ def place(points: Array("points [..., 2]: (u, v) in the pose's frame"), x: X, y:
     if points.shape[-1:] != (2,):
         raise ValueError(f"place(): points must be an array [..., 2] of (u, v) points, got shape "
                          f"{points.shape}; give each point as a pair")
+    check_broadcast("place", x=x, y=y, angle=angle, scale=scale)
     return _place(points, x, y, angle, scale)
 
 
@@ -63,6 +65,7 @@ def pose_matrix(x: X, y: Y, angle: Angle, scale: Scale) -> np.ndarray:
 
     Scalars give one ``[3, 3]`` matrix; arrays of one shape ``S`` give ``[*S, 3, 3]``.
     """
+    check_broadcast("pose_matrix", x=x, y=y, angle=angle, scale=scale)
     x, y, angle, scale = np.broadcast_arrays(*(np.asarray(v, dtype=float)
                                                for v in (x, y, angle, scale)))
     if (scale <= 0).any():
@@ -94,6 +97,11 @@ def pose_from_matrix(M: Array("pose matrices [..., 3, 3]")):
                          f"cos, scale sin) is non-zero, got "
                          f"{np.count_nonzero(np.hypot(M[..., 0, 0], M[..., 1, 0]) == 0)} of scale "
                          "0, which have no angle; pass matrices of pose_matrix")
+    if not np.allclose(M[..., 2, :], (0, 0, 1)):
+        raise ValueError(f"pose_from_matrix(): M must be pose matrices, whose last row is (0, 0, "
+                         f"1), got {np.count_nonzero(~np.isclose(M[..., 2, :], (0, 0, 1)).all(-1))}"
+                         " with another last row (a projective map, no pose); pass matrices of "
+                         "pose_matrix, or a product of them")
     return _pose_from_matrix(M)
 
 

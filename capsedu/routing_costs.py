@@ -15,13 +15,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import torch
-from torch import nn
 
 from . import course_settings
 from .capsnet import AFFNIST, LIVE, MULTIMNIST, PAPER, CapsNet, CapsNetConfig
 from .checks import check_memory, check_same
 from .costs import ROUTING_ROW, anatomy
-from .course_settings import MAX_BATCH, MAX_REPEATS, Seed
+from .course_settings import MAX_BATCH, MAX_REPEATS, Seed, Trainable
 from .functional import squash
 from .layers import RoutingCapsules
 from .routing import MAX_ITERATIONS
@@ -42,6 +41,8 @@ Bytes = Int("bytes", ge=0)
 Share = Float("routing's share of the multiply-adds, 0..1", ge=0, le=1)
 # routing timed alone against the whole step: noise can take it past 1 on a tiny model
 TimeShare = Float("routing's share of the time (timed alone, against the whole step)", ge=0)
+# ... but not this many times the step it is part of: such times are mixed up or not of one step
+NOISE = 2
 
 
 @dataclass(frozen=True)
@@ -112,7 +113,7 @@ def time_passes(passes: list[APass] | tuple[APass, ...],
 
 
 @checked(reads=("model", "images"))
-def model_step(model: nn.Module, images: Images, labels: Labels) -> Pass:
+def model_step(model: Trainable, images: Images, labels: Labels) -> Pass:
     """A training step of any model of the course (a CapsNet, a ``MaxPoolCNN``, ...): forward is
     ``model.training_loss(images, labels)`` (the loss included), backward the loss's gradient
     for every trainable weight; no weight update. The model is put in training mode (dropout
@@ -132,7 +133,15 @@ class StepTimes:
     routing_backward: Seconds  # the gradient of the routing's output v back to u_hat
 
     def __post_init__(self):
+        """Refuse fields out of range, or routing taking longer than the step it is part of
+        (more than ``NOISE`` times: timing noise takes it a little past it on a tiny model)."""
         check_fields(self)
+        for part, whole in (("routing_forward", "forward"), ("routing_backward", "backward")):
+            if getattr(self, part) > NOISE * getattr(self, whole):
+                raise ValueError(f"StepTimes(): {part} must be at most {NOISE} times {whole} "
+                                 f"(routing is part of the step), got {part}="
+                                 f"{getattr(self, part)!r} and {whole}={getattr(self, whole)!r}; "
+                                 "pass the times of one step, each in its own field")
 
 
 @checked(reads=("model", "images"))

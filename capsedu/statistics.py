@@ -77,9 +77,10 @@ class Accuracy:
         check_order("Accuracy", "pass the interval accuracy(...) gives", low=self.low,
                     value=self.value, high=self.high)
 
-    def against(self, value: float) -> str:
-        """``"above"``, ``"below"`` or ``"level with"`` a published accuracy ``value`` (0..1):
-        where this interval lies."""
+    @checked
+    def against(self, value: Share) -> str:
+        """``"above"``, ``"below"`` or ``"level with"`` a published accuracy ``value`` (0..1,
+        a share like this one's: 90.0, a %, is refused): where this interval lies."""
         return _side(self.low, self.high, value)
 
     def __str__(self) -> str:
@@ -193,9 +194,13 @@ class OverSeeds:
     def high(self) -> float:
         return self.mean + self.half_width
 
-    def against(self, value: float) -> str:
+    @checked
+    def against(self, value: Float("a published number, in the units of the seeds' numbers")
+                ) -> str:
         """``"above"``, ``"below"`` or ``"level with"`` a published ``value`` (in the units of
-        the seeds' numbers): where this interval lies."""
+        the seeds' numbers: a share against seeds' %, or a % against shares, is refused): where
+        this interval lies."""
+        check_one_scale("OverSeeds.against", mean=self.mean, value=value)
         return _side(self.low, self.high, value)
 
     def __str__(self) -> str:

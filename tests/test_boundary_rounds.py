@@ -49,6 +49,7 @@ from capsedu import (
     manifest_rows,
     multi_digit,
     patch_order,
+    poses,
     recipe_run,
     recipes,
     reconstruction_detector,
@@ -824,8 +825,39 @@ def test_round_eleven_a_learners_nan_fails_against_a_reference_number(capsys, re
     assert exercises.check("x", lambda a: reference(a), reference, [(1.0,)]) is True
 
 
-@pytest.mark.parametrize("call, error, message", ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN,
-                         ids=range(len(ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN)))
+# round eleven, maths and models (helper-50)
+ROUND_ELEVEN_MODELS = [
+    # maths and models: values out of their meaning's range were accepted (routing slower than
+    # the step it is part of, a projective matrix, a % against a share, a capsule longer than 1)
+    (lambda: routing_costs.StepTimes(forward=0.1, backward=0.2, routing_forward=0.5,
+                                     routing_backward=0.01), ValueError,
+     r"StepTimes\(\): routing_forward must be at most 2 times forward .*got routing_forward=0.5"),
+    (lambda: poses.pose_from_matrix(np.array([[1.0, 0, 0.5], [0, 1.0, 0.5], [0.3, 0.3, 1.0]])),
+     ValueError, r"pose_from_matrix\(\): M must be pose matrices, whose last row is \(0, 0, 1\)"),
+    (lambda: statistics.accuracy([True] * 90 + [False] * 10).against(90.0), ValueError,
+     r"Accuracy.against\(\): value must be a finite number >= 0 and <= 1 .*got 90.0"),
+    (lambda: statistics.OverSeeds(mean=0.9, sd=0.1, n=3, half_width=0.1).against(90.0),
+     ValueError, r"OverSeeds.against\(\): mean and value must be on one scale"),
+    (lambda: capsule_vectors.part_from_vector("nose", torch.tensor([3.0, 4.0])), ValueError,
+     r"part_from_vector\(\): v must be a capsule of length at most 1 .*got length 5"),
+    (lambda: capsule_vectors.capsule_from_matches(torch.rand(2, 4) * 5 + 1.5,
+                                                  torch.tensor([0.0, 90.0, 180.0, 270.0])),
+     ValueError, r"capsule_from_matches\(\): r must be .* in \[0, 1\] .*got values from"),
+    # an inner function's words, or torch's, where the entry's own argument is wrong
+    (lambda: routing_costs.model_step(torch.nn.Conv2d(1, 2, 3), torch.rand(4, 1, 8, 8), LABELS),
+     TypeError, r"model_step\(\): model must be a model of the course with training_loss"),
+    (lambda: poses.pose_matrix(np.array([0.5, 0.6]), np.array([0.5, 0.6, 0.7]), 0.0, 1.0),
+     ValueError, r"pose_matrix\(\): x, y, angle, scale must be numbers or arrays of shapes that "
+                 r"broadcast together, got shapes x \(2,\), y \(3,\)"),
+    (lambda: capsule_vectors.at_zero(lambda s: s.sum()), ValueError,
+     r"at_zero\(\): squash_fn must be a squash, which keeps the shape .*got shape \(\)"),
+    (lambda: capsule_vectors.at_zero_table({"mine": lambda s: s.sum()}), ValueError,
+     r"at_zero_table\(\): variants\['mine'\] must be a squash"),
+]
+ALL_ROUNDS = ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
+
+
+@pytest.mark.parametrize("call, error, message", ALL_ROUNDS, ids=range(len(ALL_ROUNDS)))
 def test_a_probe_rounds_bad_input_is_refused_in_the_one_form(call, error, message):
     with pytest.raises(error, match=message):
         call()
