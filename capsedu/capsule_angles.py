@@ -48,10 +48,19 @@ def _different(angles: np.ndarray) -> np.ndarray:
     return angles
 
 
-# angles a reading is compared across: at least two different ones
+def _degrees(angles: np.ndarray) -> np.ndarray:
+    """Refuse angles that look like radians: all within one turn in radians (|a| <= 2 pi), not
+    all whole numbers (a sweep in degrees over a few degrees is in whole ones, 0, 1, 2, ...)."""
+    if np.abs(angles).max() <= 2 * np.pi and not np.all(angles == np.round(angles)):
+        raise ValueError(f"must be angles in degrees, got {np.round(angles, 3).tolist()[:5]}, "
+                         f"all within 2 pi (radians?); convert them with np.degrees(...)")
+    return angles
+
+
+# angles a reading is compared across: at least two different ones, in degrees
 Several = Annotated[Numbers("a list of different angles in degrees [n]",
                             ndim=1, at_least=2, fix="e.g. range(-45, 50, 15)"),
-                    AfterValidator(_different)]
+                    AfterValidator(_different), AfterValidator(_degrees)]
 
 
 @dataclass(frozen=True)
@@ -212,8 +221,10 @@ class AngleReadout:
 
 
 @checked
-def angle_from_vectors(train_v: np.ndarray, train_angles: np.ndarray, test_v: np.ndarray,
-                       test_angles: np.ndarray,
+def angle_from_vectors(train_v: Numbers("the training vectors [N, D]", ndim=2, at_least=2),
+                       train_angles: Numbers("their angles in degrees [N]", ndim=1),
+                       test_v: Numbers("the test vectors [M, D]", ndim=2, at_least=1),
+                       test_angles: Numbers("their angles in degrees [M]", ndim=1),
                        ridge: Float("the ridge penalty", ge=0) = 1e-3) -> AngleReadout:
     """Can the angle be read off the vectors? Fit a linear read-out from each vector ``[N, D]``
     (with a constant term) to ``(cos a, sin a)`` of its angle ``a`` (degrees) by ridge least
@@ -223,15 +234,11 @@ def angle_from_vectors(train_v: np.ndarray, train_angles: np.ndarray, test_v: np
     ``baseline``: the same for the best read-out that ignores the vectors (it always answers the
     training angles' mean direction). A vector that carries the angle gives an error far below
     the baseline; one that does not gives about the baseline."""
-    for v, a, which in ((train_v, train_angles, "train"), (test_v, test_angles, "test")):
-        v, a = np.asarray(v), np.asarray(a)
-        if v.ndim != 2 or a.shape != (len(v),):
-            raise ValueError(f"angle_from_vectors(): {which}_v [N, D] and {which}_angles [N] "
-                             f"must hold one angle per vector, got shapes {v.shape} and "
-                             f"{a.shape}")
-    if np.shape(train_v)[1] != np.shape(test_v)[1]:
-        raise ValueError(f"angle_from_vectors(): train_v and test_v must have one dimension D, "
-                         f"got {np.shape(train_v)[1]} and {np.shape(test_v)[1]}")
+    for which, (v, a) in {"train": (train_v, train_angles), "test": (test_v, test_angles)}.items():
+        check_same("angle_from_vectors", "length (one angle per vector)", "pass one angle per "
+                   "vector", **{f"{which}_v": len(v), f"{which}_angles": len(a)})
+    check_same("angle_from_vectors", "dimension D", "pass vectors of one capsule",
+               train_v=train_v.shape[1], test_v=test_v.shape[1])
 
     def design(v):
         return np.hstack([v, np.ones((len(v), 1))])  # [N, D + 1]: the constant term
@@ -283,8 +290,9 @@ def capsule_angle_readout(capsnet: CapsNet, images: Digits, labels: Labels, angl
     for k in sorted(set(labels.tolist())):
         digits = images[labels == k]
         if len(digits) < 2:
-            raise ValueError(f"capsule_angle_readout needs at least 2 digits of each class (one "
-                             f"to fit, one to test); class {k} has {len(digits)}")
+            raise ValueError(f"capsule_angle_readout(): labels must hold at least 2 digits of "
+                             f"each class they name (one to fit, one to test), got {len(digits)} "
+                             f"of class {k}; pass more digits of it, or none")
         v = capsule_under_rotation(capsnet, digits, labels[labels == k], angles).v
         half = len(digits) // 2  # v: [digits, A, D]
         by_class[k] = angle_from_vectors(v[:half].reshape(-1, v.shape[-1]),

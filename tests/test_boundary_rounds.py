@@ -853,6 +853,17 @@ ROUND_ELEVEN_MODELS = [
      r"at_zero\(\): squash_fn must be a squash, which keeps the shape .*got shape \(\)"),
     (lambda: capsule_vectors.at_zero_table({"mine": lambda s: s.sum()}), ValueError,
      r"at_zero_table\(\): variants\['mine'\] must be a squash"),
+    (lambda: capsule_angles.angle_slope([0, 0.5, 1.0, 1.5], [0, 0.5, 1.0, 1.5]), ValueError,
+     r"angle_slope\(\): angles must be angles in degrees, got .*\(radians\?\); convert"),
+    (lambda: capsule_angles.angle_from_vectors(np.full((10, 4), np.nan), np.arange(10.0),
+                                               np.ones((5, 4)), np.arange(5.0)), ValueError,
+     r"angle_from_vectors\(\): train_v must hold finite numbers"),
+    (lambda: capsule_angles.angle_from_vectors(np.ones((0, 4)), np.ones(0), np.ones((5, 4)),
+                                               np.arange(5.0)), ValueError,
+     r"angle_from_vectors\(\): train_v must be the training vectors \[N, D\], at least 2"),
+    (lambda: capsule_angles.capsule_angle_readout(_tiny(), torch.rand(4, 1, 28, 28), LABELS,
+                                                  [0, 45, 90]), ValueError,
+     r"capsule_angle_readout\(\): labels must hold at least 2 digits of each class"),
 ]
 ALL_ROUNDS = ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
 
