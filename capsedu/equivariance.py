@@ -35,7 +35,7 @@ from .data import faces, transformed_mnist
 from .gcnn import C4CNN, PlainCNN
 from .group_conv import N_ROTATIONS, QuarterTurns, rotate_c4
 from .loop import predict
-from .parts.pose_net import rotation_sweep
+from .parts.pose_net import PoseCapsuleNet, rotation_sweep
 from .validate import (
     Array,
     Choice,
@@ -58,8 +58,8 @@ Shift = Int("pixels", ge=-MAX_SHIFT, le=MAX_SHIFT)
 
 
 @checked
-def relative_error(got: Tensor("the values got", floating=True),
-                   want: Tensor("the values wanted", floating=True)) -> float:
+def relative_error(got: Tensor("the values got", floating=True, finite=True),
+                   want: Tensor("the values wanted", floating=True, finite=True)) -> float:
     """``max |got - want| / max |want|``: 0 when equal, about 1e-7 at float32 rounding."""
     if got.shape != want.shape:
         raise ValueError(f"relative_error(): got and want must have one shape, got "
@@ -95,13 +95,14 @@ def conv_shift_error(conv: nn.Conv2d, x: Images, dy: Shift, dx: Shift) -> float:
     check_same("conv_shift_error", "channels", "pass images of as many channels as conv reads",
                **{"conv's in_channels": conv.in_channels, "x's channels": x.shape[1]})
     if conv.stride != (1, 1):
-        raise ValueError(f"conv must have stride 1 to be equivariant to every shift, got "
-                         f"stride {conv.stride}")
+        raise ValueError(f"conv_shift_error(): conv must have stride 1 to be equivariant to "
+                         f"every shift, got stride {conv.stride}; pass a convolution of stride 1")
     border = max(abs(dy), abs(dx)) + max(conv.kernel_size) // 2
     if 2 * border >= min(x.shape[-2:]):
-        raise ValueError(f"a shift of ({dy}, {dx}) leaves nothing of a {tuple(x.shape[-2:])} "
-                         f"image {border} px away from the borders; shift less or use a larger "
-                         "image")
+        raise ValueError(f"conv_shift_error(): dy and dx must leave some of x away from the "
+                         f"borders, got dy={dy}, dx={dx}: with the kernel's half that leaves "
+                         f"nothing of a {tuple(x.shape[-2:])} image {border} px from the borders; "
+                         "shift less or use a larger image")
     h, w = x.shape[-2:]
     inner = (..., slice(border, h - border), slice(border, w - border))
     # f(T x) against T f(x)
@@ -170,7 +171,7 @@ def quarter_turn(t: Tensor("a map [B, n], [B, C, H, W] or [B, C, 4, H, W]"),
 @checked
 @torch.no_grad()
 def rotation_error(f: Function("a layer, a model or model.features: what is turned through"),
-                   x: Tensor("an input of f: images or C4 maps", floating=True),
+                   x: Tensor("an input of f: images or C4 maps", floating=True, finite=True),
                    r: QuarterTurns = 1) -> float | list[float]:
     """How far ``f`` is from equivariant to ``r`` quarter turns of ``x``:
     relative_error(f(turn(x)), turn(f(x))), with ``quarter_turn`` saying what a turn does to each
@@ -186,7 +187,7 @@ def rotation_error(f: Function("a layer, a model or model.features: what is turn
 
 @checked
 def turned_only_filters(weight: Tensor("C4 filters [C_out, C_in, 4, k, k]", ndim=5,
-                                        floating=True, sizes={2: N_ROTATIONS})
+                                        floating=True, finite=True, sizes={2: N_ROTATIONS})
                         ) -> torch.Tensor:
     """The tempting mistake in a group convolution's filters (notebook 10's exercise 1): each of
     the four copies of C4 filters ``weight`` ``[C_out, C_in, 4, k, k]`` turns its slices but
@@ -345,7 +346,7 @@ def rotation_state(gcnn: C4CNN, cnn: PlainCNN, digit: Digit,
                    rotation: Float("degrees, counter-clockwise") = 0.0,
                    layer: Int("a layer of the G-CNN", ge=0, le=MAX_WIDTH) = 0,
                    channel: Int("a channel of that layer", ge=0, le=MAX_WIDTH) = 0,
-                   face_model: nn.Module | None = None) -> RotationState:
+                   face_model: PoseCapsuleNet | None = None) -> RotationState:
     """What notebook 10's widget shows (``RotationState``) for one MNIST ``digit`` ``[1, 28, 28]``
     turned by ``rotation`` degrees, read by a ``C4CNN`` and a ``PlainCNN``: the maps of
     ``layer`` (the G-CNN's ``channel`` in its four orientations, four of the CNN's channels); at
@@ -355,11 +356,13 @@ def rotation_state(gcnn: C4CNN, cnn: PlainCNN, digit: Digit,
     capsule reads (``parts.pose_net.rotation_sweep``)."""
     n_layers = len(gcnn.convs)
     if layer >= n_layers:
-        raise ValueError(f"layer must be in [0, {n_layers - 1}], got {layer}")
+        raise ValueError(f"rotation_state(): layer must be in [0, {n_layers - 1}] (the G-CNN's "
+                         f"layers), got {layer}; pass one of them")
     n_channels = gcnn.convs[layer].weight.shape[0]
     if channel >= n_channels:
-        raise ValueError(f"channel must be in [0, {n_channels - 1}] (the G-CNN's layer {layer} "
-                         f"has {n_channels} channels), got {channel}")
+        raise ValueError(f"rotation_state(): channel must be in [0, {n_channels - 1}] (the "
+                         f"G-CNN's layer {layer} has {n_channels} channels), got {channel}; pass "
+                         "one of them")
     gcnn.eval()
     cnn.eval()
     x = turned(digit, [rotation])  # [1, 1, 28, 28]

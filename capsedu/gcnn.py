@@ -19,7 +19,7 @@ from torch import nn
 from .baselines import Classes, LogitClassifier
 from .checks import check_memory, check_model_dtype, check_pixels, check_shape
 from .course_settings import MAX_WIDTH
-from .group_conv import MAX_KERNEL, N_ROTATIONS, GroupConv, LiftingConv
+from .group_conv import N_ROTATIONS, GroupConv, Kernel, LiftingConv
 from .validate import Int, checked
 
 # The anchor's size: five layers of 16 channels (x 4 rotations), every filter 5x5; pooling after
@@ -33,7 +33,6 @@ ANCHOR_POOLS = (0, 2)
 MAX_LAYERS = 256  # a pool index names one of the stack's layers (the anchor has 5)
 Width = Int("a layer's channels", ge=1, le=MAX_WIDTH)
 Widths = tuple[Width, ...] | list[Width]  # one per layer, a tuple or a list
-Kernel = Int("a filter's side, odd", ge=1, le=MAX_KERNEL)
 Pools = (tuple[Int("a layer a 2x2 max-pool follows", ge=0, le=MAX_LAYERS), ...]
          | list[Int("a layer a 2x2 max-pool follows", ge=0, le=MAX_LAYERS)])
 

@@ -12,9 +12,11 @@ and feature maps alike; odd kernels with "same" padding keep every layer exactly
 """
 
 import math
+from typing import Annotated
 
 import torch
 import torch.nn.functional as F
+from pydantic import AfterValidator
 from torch import nn
 
 from .checks import check_memory, check_same, check_shape
@@ -27,6 +29,18 @@ N_ROTATIONS = 4  # C4: the turns by 0, 90, 180 and 270 degrees
 MAX_KERNEL = 255  # a filter's side: 10's are 5 pixels; 255 is wider than any image here
 # a rotation in whole quarter turns, counter-clockwise (negative: back), as torch.rot90 takes
 # it: four turn all the way round, so -3 .. 3 names every one; 90 is degrees, not turns
+
+
+def _odd(kernel_size: int) -> int:
+    """Refuse an even filter side: a filter turns about its centre pixel, which it then lacks."""
+    if kernel_size % 2 != 1:
+        raise ValueError(f"must be odd (a centre pixel to turn about), got {kernel_size}; pass "
+                         f"{kernel_size - 1} or {kernel_size + 1}")
+    return kernel_size
+
+
+# a filter's side: odd, so that "same" padding keeps every layer exactly equivariant
+Kernel = Annotated[Int("a filter's side, odd", ge=1, le=MAX_KERNEL), AfterValidator(_odd)]
 QuarterTurns = Int("counter-clockwise, negative turning back: r counts quarter turns, 90 "
                    "degrees -> 1", ge=-3, le=3)
 
@@ -59,7 +73,7 @@ def lifting_filters(weight: Tensor("filters [C_out, C_in, k, k]", ndim=4, floati
 
 @checked
 def group_filters(weight: Tensor("C4 filters [C_out, C_in, 4, k, k]", ndim=5, floating=True,
-                                 sizes={2: N_ROTATIONS})
+                                 finite=True, sizes={2: N_ROTATIONS})
                   ) -> torch.Tensor:
     """The four transformed copies of C4 filters ``[C_out, C_in, 4, k, k]``, stacked for one
     convolution over the input's ``C_in * 4`` channels: ``[C_out * 4, C_in * 4, k, k]``.
@@ -79,10 +93,6 @@ class _C4Conv(nn.Module):
 
     def __init__(self, weight_shape: tuple, fan_in: int, stack):
         super().__init__()
-        kernel_size = weight_shape[-1]
-        if kernel_size % 2 != 1:
-            raise ValueError(f"kernel_size must be odd (a centre pixel to turn about), got "
-                             f"{kernel_size}")
         # the weights, float32, twice while they are drawn and scaled; the four stacked copies
         # a forward pass makes
         check_memory(4 * (2 + N_ROTATIONS) * math.prod(weight_shape),
@@ -113,7 +123,7 @@ class LiftingConv(_C4Conv):
     @checked
     def __init__(self, in_channels: Int("the image's channels", ge=1, le=MAX_WIDTH),
                  out_channels: Int("filters, each in four orientations", ge=1, le=MAX_WIDTH),
-                 kernel_size: Int("a filter's side, odd", ge=1, le=MAX_KERNEL)):
+                 kernel_size: Kernel):
         super().__init__((out_channels, in_channels, kernel_size, kernel_size),
                          in_channels * kernel_size**2, lifting_filters)
 
@@ -132,7 +142,7 @@ class GroupConv(_C4Conv):
                                         le=MAX_WIDTH),
                  out_channels: Int("filters, each in four transformed copies", ge=1,
                                    le=MAX_WIDTH),
-                 kernel_size: Int("a filter's side, odd", ge=1, le=MAX_KERNEL)):
+                 kernel_size: Kernel):
         super().__init__((out_channels, in_channels, N_ROTATIONS, kernel_size, kernel_size),
                          in_channels * N_ROTATIONS * kernel_size**2, group_filters)
 

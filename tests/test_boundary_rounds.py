@@ -73,7 +73,7 @@ from capsedu.figures.digit_images import two_colour
 from capsedu.figures.model_scores import draw_confusion, update_class_bars
 from capsedu.figures.routing_couplings import draw_coupling_heatmap
 from capsedu.figures.spikes import draw_rate_curve, draw_spike_trains
-from capsedu.gcnn import C4CNN
+from capsedu.gcnn import C4CNN, PlainCNN
 from capsedu.parts import curves, detector, pose_net, scoring, training, voting
 from capsedu.vit import VisionTransformer
 from capsedu.widgets import SquashExplorer
@@ -864,6 +864,23 @@ ROUND_ELEVEN_MODELS = [
     (lambda: capsule_angles.capsule_angle_readout(_tiny(), torch.rand(4, 1, 28, 28), LABELS,
                                                   [0, 45, 90]), ValueError,
      r"capsule_angle_readout\(\): labels must hold at least 2 digits of each class"),
+    (lambda: equivariance.relative_error(torch.tensor([1.0, float("nan")]), torch.ones(2)),
+     ValueError, r"relative_error\(\): got contains 1 NaN or infinite value"),
+    (lambda: equivariance.turned_only_filters(torch.full((2, 2, 4, 3, 3), float("nan"))),
+     ValueError, r"turned_only_filters\(\): weight contains 144 NaN or infinite value"),
+    (lambda: group_conv.group_filters(torch.full((2, 2, 4, 3, 3), float("nan"))),
+     ValueError, r"group_filters\(\): weight contains 144 NaN or infinite value"),
+    (lambda: equivariance.conv_shift_error(torch.nn.Conv2d(1, 1, 3, padding=1),
+                                           torch.rand(1, 1, 8, 8), 20, 0), ValueError,
+     r"conv_shift_error\(\): dy and dx must leave some of x away from the borders, got dy=20"),
+    (lambda: equivariance.rotation_state(C4CNN(channels=(2,), pool_after=()),
+                                         PlainCNN(channels=(2,), pool_after=()),
+                                         torch.rand(1, 28, 28), face_model=_bag()), TypeError,
+     r"rotation_state\(\): face_model must be an instance of PoseCapsuleNet, got a BagOfPartsCNN"),
+    (lambda: C4CNN(channels=(2, 2), hidden_kernel_size=4, pool_after=()), ValueError,
+     r"C4CNN\(\): hidden_kernel_size must be odd \(a centre pixel to turn about\), got 4"),
+    (lambda: PlainCNN(channels=(2, 2), kernel_size=4, pool_after=()), ValueError,
+     r"PlainCNN\(\): kernel_size must be odd"),
 ]
 ALL_ROUNDS = ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
 
