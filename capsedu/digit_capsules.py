@@ -14,7 +14,7 @@ import torch
 from . import course_settings
 from .capsnet import CapsNet, CapsNetConfig
 from .checks import check_labels, check_memory, check_same
-from .course_settings import MAX_WIDTH
+from .course_settings import MAX_WIDTH, Images
 from .validate import (
     Array,
     Float,
@@ -23,6 +23,7 @@ from .validate import (
     Numbers,
     Record,
     Tensor,
+    check_class,
     check_fields,
     check_value,
     checked,
@@ -58,6 +59,10 @@ def perturb(v: Capsules, label: Label, deltas: Deltas) -> torch.Tensor:
     """A copy of the digit capsules ``v`` ``[10, 16]`` with ``deltas`` ``[16]`` added to capsule
     ``label`` (the true class's): v_label + Delta. The other capsules are left as they are."""
     _check_label(v, label, "perturb")
+    if len(deltas) == v.shape[0] != v.shape[1]:  # one delta per row of v: v [16, 10]?
+        raise ValueError(f"perturb(): v must be digit capsules [n_classes, digit_dim], one row "
+                         f"per class, got shape {tuple(v.shape)} beside {len(deltas)} deltas "
+                         "(one per row, as if v were turned on its side); pass v, not v.T")
     if len(deltas) != v.shape[1]:
         raise ValueError(f"perturb(): deltas must have shape [{v.shape[1]}] (one per pose "
                          f"dimension), got shape {tuple(deltas.shape)}; give one delta per "
@@ -66,6 +71,16 @@ def perturb(v: Capsules, label: Label, deltas: Deltas) -> torch.Tensor:
     # v_label <- v_label + Δ
     edited[label] += deltas.to(v.dtype)
     return edited
+
+
+def _check_capsules(where: str, v: torch.Tensor, model: CapsNet) -> None:
+    """A ``ValueError`` unless capsules ``v`` ``[..., n_classes, digit_dim]`` are of ``model``'s
+    size (its config), which its decoder reads."""
+    cfg = model.config
+    if tuple(v.shape[-2:]) != (cfg.n_classes, cfg.digit_dim):
+        raise ValueError(f"{where}(): v must be digit capsules of the model, [..., "
+                         f"{cfg.n_classes}, {cfg.digit_dim}] (n_classes, digit_dim of its "
+                         f"config), got shape {tuple(v.shape)}; pass the v the model gives")
 
 
 def _check_label(v: torch.Tensor, label: int, where: str) -> None:
@@ -82,7 +97,8 @@ def decode(model: CapsNet, v: Tensor("digit capsules [B, n_classes, digit_dim]",
            labels: Tensor("the classes to keep [B]", ndim=1)) -> torch.Tensor:
     """Decode capsules ``v`` ``[B, 10, 16]`` masked to class ``labels`` ``[B]``: images
     ``[B, 28, 28]`` (``CapsNet.reconstruct``: all capsules but the label's are zeroed)."""
-    check_labels(labels, "labels", len(v), v.shape[1])  # named here, not as reconstruct's targets
+    _check_capsules("decode", v, model)
+    check_labels(labels, "decode(): labels", len(v), v.shape[1])  # not reconstruct's targets
     device = course_settings.model_device(model)
     v, labels = v.to(device), labels.to(device)
     return model.reconstruct(v, v.norm(dim=-1), labels)[:, 0].cpu()
@@ -122,6 +138,8 @@ def pose_state(model: CapsNet, v: Capsules, label: Label, deltas: Deltas) -> Pos
     Returns the edited capsule ``v_label + Delta`` ``[16]``, all ten ``lengths`` ``[10]`` after the
     edit (only the label's changes), the ``reconstruction`` ``[28, 28]`` (numpy arrays) and the
     longest capsule (``prediction``)."""
+    _check_capsules("pose_state", v, model)
+    _check_label(v, label, "pose_state")
     edited = perturb(v, label, deltas)  # [10, 16]
     image = decode(model, edited[None], torch.tensor([label]))[0]  # [28, 28]
     lengths = edited.norm(dim=-1).numpy()
@@ -136,6 +154,7 @@ def perturbation_grid(model: CapsNet, v: Capsules, label: Label,
                       deltas: Deltas = DELTAS) -> torch.Tensor:
     """Fig. 4 for one digit: row d decodes capsule ``label`` of ``v`` ``[10, 16]`` with
     ``deltas[k]`` added to dimension d only. Returns ``[16, len(deltas), 28, 28]``."""
+    _check_capsules("perturbation_grid", v, model)
     _check_label(v, label, "perturbation_grid")
     dim = v.shape[1]
     # per decoded image: the edited capsules and their Delta, the decoder's hidden layers and
@@ -248,11 +267,12 @@ class DimensionProfile:
 
 @checked(reads=("model", "images"))
 @torch.no_grad()
-def dimension_profile(model: CapsNet, images: Tensor("digits [N, 1, 28, 28]", ndim=4, pixels=True),
-                      label: Label, deltas: torch.Tensor = DELTAS) -> DimensionProfile:
+def dimension_profile(model: CapsNet, images: Images, label: Label,
+                      deltas: Deltas = DELTAS) -> DimensionProfile:
     """Fig. 4, measured over several ``images`` ``[N, 1, 28, 28]`` of class ``label``: the mean
     ``dimension_effect`` ``[16]``, and what moving each dimension from the first of ``deltas`` to
     the last does to each ``shape_measures`` of each image, ``[N, 16]`` each."""
+    check_class("dimension_profile", label, model.config.n_classes)
     v = encode(model, images).v  # [N, 10, 16]
     effects, measured = [], []
     for k in range(len(images)):
@@ -338,6 +358,8 @@ def reconstruction_error(model: CapsNet,
     ``|pixel difference|`` ``[N]`` (pixels are in [0, 1])."""
     check_same("reconstruction_error", "batch", "pass the capsules, images and labels of the same "
                "digits", images=len(images), v=len(v), labels=len(labels))
+    _check_capsules("reconstruction_error", v, model)
+    check_labels(labels, "reconstruction_error(): labels", len(v), v.shape[1])
     return (decode(model, v, labels) - images[:, 0]).abs().mean(dim=(1, 2))
 
 

@@ -881,6 +881,13 @@ ROUND_ELEVEN_MODELS = [
      r"C4CNN\(\): hidden_kernel_size must be odd \(a centre pixel to turn about\), got 4"),
     (lambda: PlainCNN(channels=(2, 2), kernel_size=4, pool_after=()), ValueError,
      r"PlainCNN\(\): kernel_size must be odd"),
+    (lambda: digit_capsules.perturb(torch.rand(16, 10), 3, torch.zeros(16)), ValueError,
+     r"perturb\(\): v must be digit capsules \[n_classes, digit_dim\], .*got shape \(16, 10\)"),
+    (lambda: digit_capsules.dimension_profile(_tiny(), torch.rand(0, 1, 28, 28), label=3),
+     ValueError, r"dimension_profile\(\): images must hold at least one example"),
+    (lambda: digit_capsules.reconstruction_error(_tiny(), torch.rand(4, 10, 8),
+                                                 torch.rand(4, 1, 28, 28), LABELS), ValueError,
+     r"reconstruction_error\(\): v must be digit capsules of the model, \[\.\.\., 10, 16\]"),
 ]
 ALL_ROUNDS = ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
 
