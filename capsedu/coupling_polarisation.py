@@ -14,8 +14,8 @@ import torch
 from torch import nn
 
 from .capsnet import routing_iterations
-from .routing import MAX_ITERATIONS, RoutingResult
-from .validate import Float, Int, Record, Tensor, check_fields, checked
+from .routing import MAX_ITERATIONS, Routed, RoutingResult
+from .validate import Float, Int, Tensor, check_fields, checked
 
 Couplings = Tensor("couplings c [batch, n_in, n_out]", ndim=3, floating=True, finite=True)
 
@@ -60,24 +60,36 @@ class CouplingStep:
 
     # normalised entropy of a child's couplings (1: uniform, 0: one parent)
     entropy: Float("the mean normalised entropy of a child's couplings", ge=0)
-    distance: Float("the mean total-variation distance from uniform coupling", ge=0)
+    distance: Float("the mean total-variation distance from uniform coupling, below 1", ge=0,
+                    lt=1)
     # the share of children sending more than 90 % of their vote to one parent
-    polarised: Float("the share of children polarised", ge=0)
+    polarised: Float("the share of children polarised", ge=0, le=1)
 
     def __post_init__(self):
         check_fields(self)
 
 
 @checked
-def coupling_trace(routing: Record(RoutingResult, "model(x).routing"),
-                   weights: Tensor("each child's weight [B, n_in]", ndim=2) | None = None
+def coupling_trace(routing: Routed,
+                   weights: Tensor("each child's weight [B, n_in], each >= 0", ndim=2,
+                                   floating=True, finite=True, within=(0, math.inf),
+                                   fix="pass weights >= 0, e.g. the votes' lengths") | None = None
                    ) -> list[CouplingStep]:
     """One ``CouplingStep`` per routing iteration: the mean ``entropy`` (normalised) and
     ``distance`` from uniform of the couplings that iteration used, and the share of children
     sending more than 90 % of their vote to one parent (``polarised``). ``weights``
     ``[B, n_in]`` (e.g. the lengths of the children's votes) weight each child in the means;
     without them every child counts the same."""
+    if routing.c.shape[-1] < 2:
+        raise ValueError(f"coupling_trace(): routing must route to at least 2 parents (n_out), "
+                         f"got c of shape {tuple(routing.c.shape)}; with one, each child sends "
+                         "it everything and there is no choice to measure")
     w = torch.ones(routing.c.shape[:2]) if weights is None else weights  # [B, n_in]
+    if w.shape != routing.c.shape[:2] or not w.sum() > 0:
+        raise ValueError(f"coupling_trace(): weights must hold one weight >= 0 per child of the "
+                         f"routing, [B, n_in] = {list(routing.c.shape[:2])}, not all 0, got shape "
+                         f"{tuple(w.shape)} summing to {w.sum().item():g}; pass e.g. the lengths "
+                         "of the children's votes")
     w = w / w.sum()
 
     def mean(values):

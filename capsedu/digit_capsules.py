@@ -15,10 +15,10 @@ from . import course_settings
 from .capsnet import CapsNet, CapsNetConfig
 from .checks import check_labels, check_memory, check_same
 from .course_settings import MAX_WIDTH, Images
+from .routing import Routed
 from .validate import (
     Array,
     Float,
-    Has,
     Int,
     Numbers,
     Record,
@@ -41,8 +41,6 @@ Class = Int("a class", ge=0, le=MAX_WIDTH)
 Deltas = Numbers("the Deltas to add, in Fig. 4's range: the decoder never saw capsules moved "
                  "farther [n]", ndim=1, at_least=1, ge=-MAX_DELTA, le=MAX_DELTA, tensor=True,
                  fix="pass e.g. torch.linspace(-0.25, 0.25, 11)")
-Routing = Has("a routing result", "history", source="the routing of a CapsNet's output "
-              "(out.routing), which keeps every iteration")
 
 
 @checked(reads=("model", "images"))
@@ -287,7 +285,7 @@ def dimension_profile(model: CapsNet, images: Images, label: Label,
 
 
 @checked
-def couplings_on_grid(routing: Routing, example: Int("an image of the batch", ge=0),
+def couplings_on_grid(routing: Routed, example: Int("an image of the batch", ge=0),
                       j: Int("a digit capsule", ge=0, le=MAX_WIDTH),
                       sizes: CapsNetConfig) -> torch.Tensor:
     """The coupling coefficients c_ij of ``example`` from every primary capsule i to digit
@@ -441,7 +439,7 @@ def format_ranking(study: DimensionStudy) -> str:
 
 
 @checked
-def format_coupling_quantiles(routing: Routing,
+def format_coupling_quantiles(routing: Routed,
                               classes: Tensor("a class per image [N]", ndim=1)) -> str:
     """One line per routing iteration: the 10 %, 50 % and 90 % quantiles, the largest value and
     the share above 0.5 of the couplings of every primary capsule of every image to the image's

@@ -16,7 +16,7 @@ from typing import NamedTuple
 import torch
 
 from .functional import squash
-from .refusals import shown
+from .refusals import kind_of, shown
 from .validate import Checked, Flag, Int, Tensor, checked
 
 # Far past any use (the paper routes 3 times, notebook 09 up to 5): each iteration keeps its
@@ -38,6 +38,32 @@ class RoutingResult(NamedTuple):
     c: torch.Tensor  # [batch, n_in, n_out]   coupling coefficients that produced v
     b: torch.Tensor  # [batch, n_in, n_out]   logits after the last agreement update
     history: list[RoutingStep]
+
+
+def check_routed(routing, name: str) -> RoutingResult:
+    """Refuse anything but a ``RoutingResult`` of at least one step, each step's ``c`` and ``v``
+    of the result's shapes: a record built by hand, read by a statistic or a figure, would give
+    numbers off their bounds without a word (the results routing makes are never refused)."""
+    if not isinstance(routing, RoutingResult):
+        raise TypeError(f"{name} must be a RoutingResult (model(x).routing), got "
+                        f"{kind_of(routing)[:60]}; pass the routing of a model's output")
+    if not routing.history:
+        raise ValueError(f"{name} must hold at least one routing step in its history, got none; "
+                         "pass the routing of a model's output, which keeps every iteration")
+    for i, step in enumerate(routing.history):
+        for field in ("c", "v"):
+            got, want = getattr(step, field, None), getattr(routing, field)
+            if not isinstance(got, torch.Tensor) or got.shape != want.shape:
+                shape = tuple(got.shape) if isinstance(got, torch.Tensor) else shown(got)[:40]
+                raise ValueError(f"{name} must hold steps of its own shapes, got history[{i}]."
+                                 f"{field} of shape {shape} where its {field} has "
+                                 f"{tuple(want.shape)}; pass the routing of one model's output")
+    return routing
+
+
+# the routing of a model's output (out.routing), its steps agreeing with it
+Routed = Checked(check_routed, "a RoutingResult (model(x).routing) of at least one step, each "
+                 "of its c's and v's shapes", "record")
 
 
 def _shaped(where: str, name: str, x: torch.Tensor, sizes: tuple[int, ...], layout: str,

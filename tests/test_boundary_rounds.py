@@ -290,7 +290,7 @@ ROUNDS = [
     (lambda: digit_capsules.perturb(torch.rand(10, 16), 0, "0.1"), TypeError,
      r"perturb\(\): deltas must be the Deltas to add.*got '0.1'"),
     (lambda: digit_capsules.couplings_on_grid(None, example=0, j=0, sizes=TINY), TypeError,
-     r"couplings_on_grid\(\): routing must be a routing result with history, got None"),
+     r"couplings_on_grid\(\): routing must be a RoutingResult \(model\(x\)\.routing\), got None"),
     (lambda: recipe_run.recipe_metrics(recipes.RECIPES["capsnet-mnist-live"], [],
                                        test_accuracy=0.5, epochs=1), ValueError,
      r"recipe_metrics\(\): history must hold at least one item, got \[\]"),
@@ -888,6 +888,24 @@ ROUND_ELEVEN_MODELS = [
     (lambda: digit_capsules.reconstruction_error(_tiny(), torch.rand(4, 10, 8),
                                                  torch.rand(4, 1, 28, 28), LABELS), ValueError,
      r"reconstruction_error\(\): v must be digit capsules of the model, \[\.\.\., 10, 16\]"),
+    (lambda: coupling_polarisation.coupling_trace(routing.dynamic_routing(torch.rand(2, 4, 1, 3))),
+     ValueError, r"coupling_trace\(\): routing must route to at least 2 parents \(n_out\)"),
+    (lambda: coupling_polarisation.coupling_trace(
+        routing.dynamic_routing(torch.rand(2, 4, 3, 3)), weights=torch.full((2, 4), float("nan"))),
+     ValueError, r"coupling_trace\(\): weights contains 8 NaN or infinite value"),
+    (lambda: coupling_polarisation.coupling_trace(
+        routing.dynamic_routing(torch.rand(2, 4, 3, 3)), weights=torch.ones(3, 4)),
+     ValueError, r"coupling_trace\(\): weights must hold one weight >= 0 per child .*\[2, 4\]"),
+    # a RoutingStep built by hand of other shapes than its result's (the hot path keeps them
+    # unchecked NamedTuples): refused where a result is read from outside
+    (lambda: coupling_polarisation.coupling_trace(routing.RoutingResult(
+        torch.zeros(1, 2, 3), torch.full((1, 4, 2), 0.5), torch.zeros(1, 4, 2),
+        [routing.RoutingStep(torch.rand(1, 4, 5), torch.zeros(1, 2, 3))])), ValueError,
+     r"coupling_trace\(\): routing must hold steps of its own shapes, got history\[0\]\.c of "
+     r"shape \(1, 4, 5\)"),
+    (lambda: digit_capsules.couplings_on_grid(routing.RoutingResult(
+        torch.zeros(1, 10, 16), torch.zeros(1, 72, 10), torch.zeros(1, 72, 10), []), 0, 0, TINY),
+     ValueError, r"couplings_on_grid\(\): routing must hold at least one routing step"),
 ]
 ALL_ROUNDS = ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
 

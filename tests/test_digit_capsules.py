@@ -300,13 +300,14 @@ def test_format_ranking_by_hand():
 
 def test_format_coupling_quantiles_of_uniform_and_of_polarised_couplings():
     from capsedu.digit_capsules import format_coupling_quantiles
-    from capsedu.routing import RoutingStep
+    from capsedu.routing import RoutingResult, RoutingStep
 
     uniform = torch.full((2, 5, 10), 0.1)  # [N, n_primary, classes]
     polarised = uniform.clone()
     polarised[0, :, 3] = 0.91  # image 0 sends everything to class 3
-    routing = type("Routing", (), {"history": [RoutingStep(uniform, None),
-                                               RoutingStep(polarised, None)]})
+    v = torch.zeros(2, 10, 1)
+    routing = RoutingResult(v, polarised, polarised,
+                            [RoutingStep(uniform, v), RoutingStep(polarised, v)])
     lines = format_coupling_quantiles(routing, torch.tensor([3, 4])).splitlines()
     assert lines[0] == ("iteration 1: c(i -> predicted class) 10 % / 50 % / 90 % quantiles = "
                         "0.100 / 0.100 / 0.100; largest 0.100; share above 0.5: 0.00 %")
