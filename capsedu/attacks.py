@@ -70,7 +70,7 @@ def attack_loss(model: nn.Module, images: Images, labels: Labels, loss: Loss) ->
     if loss == "training":  # a CapsNet's margin loss + 0.0005 x reconstruction; a CNN's CE
         return model.training_loss(images, labels)[0]
     z = class_scores(model, images)  # [B, classes]
-    check_labels(labels, "labels", len(images), z.shape[1])
+    check_labels(labels, "attack_loss(): labels", len(images), z.shape[1])
     if loss == "cross-entropy":  # -log softmax(z)_y: lengths in [0, 1] taken as logits
         return F.cross_entropy(z, labels)
     # max_{j != y} z_j - z_y: positive exactly when another class wins
@@ -193,7 +193,7 @@ def misreads(model: nn.Module, images: Images, labels: Labels) -> torch.Tensor:
     """Whether ``model`` reads each image ``[B, C, H, W]`` as another class than its label
     ``[B]``: ``[B]`` booleans (the highest class score)."""
     scores = class_scores(model, images)
-    check_labels(labels, "labels", len(images), scores.shape[1])
+    check_labels(labels, "misreads(): labels", len(images), scores.shape[1])
     return scores.argmax(dim=1) != labels
 
 

@@ -55,7 +55,8 @@ class LogitClassifier(nn.Module):
 
     def training_loss(self, x, y):
         logits = self(x)
-        check_labels(y, "labels", len(logits), logits.shape[1])  # not cross-entropy's own words
+        check_labels(y, f"{type(self).__name__}.training_loss(): y", len(logits),
+                     logits.shape[1])  # not cross-entropy's own words
         return F.cross_entropy(logits, y), logits.argmax(dim=1)
 
     @torch.no_grad()

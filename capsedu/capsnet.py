@@ -19,8 +19,9 @@ from .checks import check_input, check_labels, check_model_dtype, check_pixels, 
 from .course_settings import MAX_IMAGE, MAX_WIDTH
 from .functional import margin_loss, reconstruction_loss
 from .layers import PrimaryCapsules, RoutingCapsules
-from .routing import MAX_ITERATIONS, RoutingResult
-from .validate import Flag, Float, Int, check_class, check_fields, checked
+from .refusals import kind_of
+from .routing import MAX_ITERATIONS, RoutingResult, check_routed
+from .validate import Checked, Flag, Float, Int, check_class, check_fields, checked
 
 # Upper bounds on a CapsNet's sizes, far past the paper's, so that a typo (a 10**6 channels)
 # is refused before it allocates: sizes of layers, and the image's side.
@@ -97,6 +98,31 @@ class CapsNetOutput(NamedTuple):
     routing: RoutingResult  # couplings and per-iteration trace of the DigitCaps routing
 
 
+def check_output(out, name: str) -> CapsNetOutput:
+    """Refuse anything but a ``CapsNetOutput`` whose fields share one batch and one set of
+    capsules (lengths ``[B, n_classes]`` of v ``[B, n_classes, digit_dim]``, a reconstruction
+    and a routing of the same B: ``Routed``): one built by hand of mixed outputs would be drawn,
+    or read, image by image wrongly (the outputs a model gives are never refused)."""
+    if not isinstance(out, CapsNetOutput):
+        raise TypeError(f"{name} must be a CapsNetOutput (model(x)), got {kind_of(out)[:60]}; "
+                        "pass what a CapsNet gives")
+    check_routed(out.routing, f"{name}.routing")
+    shapes = {"v": tuple(out.v.shape), "lengths": tuple(out.lengths.shape),
+              "reconstruction": tuple(out.reconstruction.shape),
+              "routing.v": tuple(out.routing.v.shape)}
+    if len({shape[:1] for shape in shapes.values()}) > 1 or shapes["lengths"] != shapes["v"][:2]:
+        got = ", ".join(f"{field} {shape}" for field, shape in shapes.items())
+        raise ValueError(f"{name} must hold one batch: lengths [B, n_classes] of v [B, n_classes, "
+                         f"digit_dim], a reconstruction and a routing of the same B, got {got}; "
+                         "pass the output of one call of the model")
+    return out
+
+
+# a CapsNet's output (model(x)), its fields of one batch
+Output = Checked(check_output, "a CapsNetOutput (model(x)) whose fields share one batch",
+                 "record")
+
+
 class CapsNet(nn.Module):
     """Conv1 -> PrimaryCaps -> DigitCaps (routing) -> decoder (Sabour et al. 2017, Fig. 1-2).
 
@@ -153,7 +179,8 @@ class CapsNet(nn.Module):
         if targets is None:
             chosen = lengths.argmax(dim=1)
         else:
-            check_labels(targets, "targets", v.shape[0], self.config.n_classes)
+            check_labels(targets, f"{type(self).__name__}.reconstruct(): targets", v.shape[0],
+                         self.config.n_classes)
             chosen = targets.long()
         mask = F.one_hot(chosen, self.config.n_classes).to(v.dtype)  # [B, n_classes]
         flat = (v * mask.unsqueeze(-1)).flatten(1)  # [B, n_classes * digit_dim]
@@ -168,6 +195,9 @@ class CapsNet(nn.Module):
         return margin_loss(out.lengths, targets) + self.config.recon_weight * recon
 
     def training_loss(self, x, y):
+        """``(loss, predictions [B])`` for images ``x`` ``[B, C, H, W]`` and labels ``y`` ``[B]``,
+        refused by their own names (not forward's or margin_loss's targets)."""
+        check_labels(y, f"{type(self).__name__}.training_loss(): y", len(x), self.config.n_classes)
         out = self(x, y)  # the decoder is masked by the TRUE label during training
         return self.loss(out, x, y), out.lengths.argmax(dim=1)
 

@@ -176,7 +176,7 @@ def capsule_under_rotation(capsnet: CapsNet, digits: Digits, labels: Labels, ang
     if capsnet.config.image_size != MNIST_SIDE:
         raise ValueError(f"capsule_under_rotation(): capsnet must read 28x28 digits, got "
                          f"image_size {capsnet.config.image_size}")
-    check_labels(labels, "labels", len(digits), _classes(capsnet))
+    check_labels(labels, "capsule_under_rotation(): labels", len(digits), _classes(capsnet))
     angles = angles.astype(float).tolist()
     capsnet.eval()
     each = [_one_capsule_under_rotation(capsnet, digit, int(label), angles)
@@ -284,7 +284,7 @@ def capsule_angle_readout(capsnet: CapsNet, images: Digits, labels: Labels, angl
     the median angle error of the read-out and of the baseline that ignores the capsule
     (a ``CapsuleAngleReadout``: ``by_class``, and ``error`` and ``baseline``, medians over the
     classes)."""
-    check_labels(labels, "labels", len(images), _classes(capsnet))
+    check_labels(labels, "capsule_angle_readout(): labels", len(images), _classes(capsnet))
     angles = angles.astype(float)
     by_class = {}
     for k in sorted(set(labels.tolist())):

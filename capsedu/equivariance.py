@@ -246,7 +246,7 @@ def confusion_at(model: nn.Module, images: Digits, labels: Labels, rotation: Flo
     (``images`` ``[N, 1, 28, 28]``, ``labels`` ``[N]``) that ``model`` reads as k once turned by
     ``rotation`` degrees; the diagonal is each class's accuracy. A class with no digits gets a
     row of NaN."""
-    check_labels(labels, "labels", len(images), n_classes)
+    check_labels(labels, "confusion_at(): labels", len(images), n_classes)
     predictions = predict(model, transformed_mnist.sweep(images, "rotation", rotation,
                                                          side=MNIST_SIDE))
     counts = torch.zeros(n_classes, n_classes)

@@ -92,7 +92,8 @@ def _present_classes(where: str, lengths: torch.Tensor, targets: torch.Tensor, m
                          f"present class is pushed above m_plus, an absent one below m_minus), "
                          f"got m_plus={m_plus}, m_minus={m_minus}; the paper's are 0.9 and 0.1")
     sets = targets.ndim == 2
-    check_labels(targets, "targets", batch, n_classes, k=targets.shape[1] if sets else None)
+    check_labels(targets, f"{where}(): targets", batch, n_classes,
+                 k=targets.shape[1] if sets else None)
     return class_targets(targets, n_classes).to(lengths.dtype)
 
 

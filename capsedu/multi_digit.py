@@ -76,7 +76,8 @@ class MultiDigitCapsNet(CapsNet):
         if targets is None:
             chosen = two_largest(lengths)
         else:
-            check_labels(targets, "targets", v.shape[0], self.config.n_classes, k=2)
+            check_labels(targets, f"{type(self).__name__}.reconstruct(): targets", v.shape[0],
+                         self.config.n_classes, k=2)
             chosen = targets
         decode_one = super().reconstruct  # CapsNet's: keeps one capsule per image, decodes it
         return torch.stack([decode_one(v, lengths, chosen[:, k]) for k in range(2)], dim=1)
@@ -88,7 +89,8 @@ class MultiDigitCapsNet(CapsNet):
 
         ``x``: pairs ``[B, C, S, S]``, ``labels``: ``[B, 2]``, ``parts``: ``[B, 2, C, S, S]``
         (as ``multimnist`` returns them). Returns ``(loss, the two longest capsules [B, 2])``."""
-        check_labels(labels, "labels", len(x), self.config.n_classes, k=2)
+        check_labels(labels, f"{type(self).__name__}.training_loss(): labels", len(x),
+                     self.config.n_classes, k=2)
         cfg = self.config
         shape = (len(x), 2, cfg.in_channels, cfg.image_size, cfg.image_size)
         expected = (f"[batch, 2, {cfg.in_channels}, {cfg.image_size}, {cfg.image_size}] (each "
@@ -138,7 +140,8 @@ class TwoDigitCNN(MaxPoolCNN):
         """Binary cross-entropy of every class, summed over classes and averaged over the batch.
         ``labels``: ``[B, 2]``; ``parts`` is not used (there is no decoder): it is accepted so
         that both models train on the same batches. Returns ``(loss, two_largest [B, 2])``."""
-        check_labels(labels, "labels", len(x), self.hparams["n_classes"], k=2)
+        check_labels(labels, f"{type(self).__name__}.training_loss(): labels", len(x),
+                     self.hparams["n_classes"], k=2)
         logits = self(x)  # [B, n_classes]
         T = class_targets(labels, logits.shape[1]).to(logits.dtype)  # the 2-hot target
         # L = -sum_k [T_k log sigma(z_k) + (1 - T_k) log(1 - sigma(z_k))]

@@ -218,7 +218,7 @@ ROUND_FIVE = [
      r"turned\(\): angles must be a list of finite numbers"),
     (lambda: capsule_angles.angle_from_vectors(np.random.rand(5, 16), np.random.rand(4),
                                                np.random.rand(3, 16), np.random.rand(3)),
-     ValueError, r"angle_from_vectors\(\): train_v \[N, D\] and train_angles \[N\] must hold"),
+     ValueError, r"angle_from_vectors\(\): train_angles must match train_v in length"),
     (lambda: equivariance.six_nine(_bag(), torch.rand(2, 1, 28, 28), torch.tensor([6])),
      ValueError, r"labels must be integer class labels of shape \[batch\] = \[2\]"),
     (lambda: voting.pose_code("0.5", 0.5, 0.0), TypeError, r"pose_code\(\): x must be"),

@@ -71,7 +71,7 @@ from capsedu.figures.canvas import Blitter
 from capsedu.figures.capsule_lengths import draw_face_lengths
 from capsedu.figures.digit_images import two_colour
 from capsedu.figures.model_scores import draw_confusion, update_class_bars
-from capsedu.figures.routing_couplings import draw_coupling_heatmap
+from capsedu.figures.routing_couplings import draw_coupling_heatmap, draw_couplings_on_grid
 from capsedu.figures.spikes import draw_rate_curve, draw_spike_trains
 from capsedu.gcnn import C4CNN, PlainCNN
 from capsedu.parts import curves, detector, pose_net, scoring, training, voting
@@ -114,6 +114,11 @@ def _nan_maps():
     maps = torch.eye(2).repeat(2, 1, 1)
     maps[0, 0, 0] = float("nan")
     return maps
+
+
+def _halved(out):
+    """A CapsNetOutput built by hand: the lengths of its first image only."""
+    return out._replace(lengths=out.lengths[:1])
 
 
 _ROW = manifest_rows.ManifestRow(name="m", file="m.pt", sha256="0" * 64, arch="CapsNet")
@@ -906,6 +911,13 @@ ROUND_ELEVEN_MODELS = [
     (lambda: digit_capsules.couplings_on_grid(routing.RoutingResult(
         torch.zeros(1, 10, 16), torch.zeros(1, 72, 10), torch.zeros(1, 72, 10), []), 0, 0, TINY),
      ValueError, r"couplings_on_grid\(\): routing must hold at least one routing step"),
+    (lambda: _tiny().training_loss(torch.rand(4, 1, 28, 28), torch.tensor([0, 1, 2, 12])),
+     ValueError, r"CapsNet.training_loss\(\): y must lie in \[0, 9\]"),
+    (lambda: _bag().training_loss(torch.rand(4, 1, 28, 28), torch.tensor([0, 1, 2, 12])),
+     ValueError, r"BagOfPartsCNN.training_loss\(\): y must lie in \[0, 9\]"),
+    (lambda: draw_couplings_on_grid(plt.figure(), _halved(_tiny()(torch.rand(2, 1, 28, 28))),
+                                    torch.rand(28, 28), example=1, classes=(0,), sizes=TINY),
+     ValueError, r"draw_couplings_on_grid\(\): out must hold one batch: .*lengths \(1, 10\)"),
 ]
 ALL_ROUNDS = ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
 

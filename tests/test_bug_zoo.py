@@ -200,8 +200,8 @@ def test_mask_by_prediction_decodes_the_longest_capsule_even_with_labels():
     torch.testing.assert_close(seen, masked(out, wrong))
     seen, out = decoder_input(paper, x)
     torch.testing.assert_close(seen, masked(out, predicted))
-    # labels are still checked, by the loss
-    with pytest.raises(ValueError, match=r"targets must lie in \[0, 9\]"):
+    # labels are still checked, by the loss, in their own name
+    with pytest.raises(ValueError, match=r"BuggyCapsNet.training_loss\(\): y must lie in \[0, 9\]"):
         buggy.training_loss(x, torch.tensor([0, 1, 2, 10]))
 
 

@@ -171,8 +171,9 @@ def test_predictions_are_W_ij_times_u_i():
 def test_capsnet_checks_targets(tiny, targets, error, match):
     with pytest.raises(error, match=match):
         tiny(torch.rand(2, 1, 28, 28), targets)
-    with pytest.raises(error, match=match):
-        tiny.training_loss(torch.rand(2, 1, 28, 28), targets)
+    with pytest.raises(error, match=match.replace("targets", "y")) as refused:
+        tiny.training_loss(torch.rand(2, 1, 28, 28), targets)  # y, its own name
+    assert str(refused.value).startswith("CapsNet.training_loss(): y ")
 
 
 def test_capsnet_takes_any_integer_targets(tiny):

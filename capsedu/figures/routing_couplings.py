@@ -15,7 +15,7 @@ from matplotlib.figure import FigureBase
 from matplotlib.image import AxesImage
 from matplotlib.text import Text
 
-from ..capsnet import CapsNetConfig, CapsNetOutput
+from ..capsnet import CapsNetConfig, Output
 from ..checks import check_one_each, check_same
 from ..coupling_polarisation import CouplingStep
 from ..course_settings import MAX_BATCH, MAX_WIDTH, FontSize
@@ -137,7 +137,7 @@ def draw_coupling_traces(fig: FigureBase,
 
 
 @checked
-def draw_couplings_on_grid(fig: FigureBase, out: Record(CapsNetOutput),
+def draw_couplings_on_grid(fig: FigureBase, out: Output,
                            image: Tensor("the image [28, 28], pixels in [0, 1]", ndim=2,
                                          pixels=True),
                            example: Int("the image's index in the batch", ge=0, le=MAX_BATCH),
