@@ -101,7 +101,13 @@ def gradient(objective: Objective, images: Images) -> torch.Tensor:
         raise ValueError(f"gradient(): objective must return one number (a 0-d tensor, e.g. a "
                          f"loss summed over the batch), got {kind_of(value)}; sum or average "
                          "what it returns")
-    return torch.autograd.grad(value, images)[0]
+    found = torch.autograd.grad(value, images, allow_unused=True)[0] if value.requires_grad \
+        else None
+    if found is None:
+        raise ValueError("gradient(): objective must compute its number from images (with "
+                         "gradients on), got one that does not depend on them; use images in "
+                         "it, outside torch.no_grad()")
+    return found
 
 
 @checked

@@ -21,7 +21,7 @@ from .checks import (
     check_pixels,
 )
 from .course_settings import MAX_IMAGE, MAX_WIDTH
-from .validate import Float, Int, Spec, check_class, checked
+from .validate import Float, Has, Int, Spec, check_class, checked
 
 # Bounds on a CNN's sizes, far past the course's (64 channels, 1,280 hidden units, 40x40
 # images), so that a typo is refused before it allocates; the weights' memory is estimated up
@@ -194,7 +194,9 @@ def _maxpool_cnn_weights(in_channels: int, n_classes: int, image_size: int, chan
 
 
 @checked
-def receptive_field(layers: nn.Module) -> int:
+def receptive_field(layers: Has("a stack of layers to go over", "__iter__",
+                                source="a model's features, e.g. an nn.Sequential of conv and "
+                                "pool layers (model.features)")) -> int:
     """Side, in input pixels, of the window one output unit of ``layers`` can see.
 
     r <- r + (k - 1) * j and j <- j * s for each conv / pool of kernel k and stride s, where j is

@@ -73,12 +73,15 @@ class Trace:
         return self.spikes.sum(-1) / seconds
 
 
-def _steps(duration_ms: float, dt_ms: float) -> int:
+def _steps(where: str, name: str, duration_ms: float, dt_ms: float) -> int:
+    """The time steps of dt_ms in ``duration_ms`` (the caller's ``name`` for it), 1 to
+    ``MAX_STEPS``: else refused, with the way out that fits (too few: a shorter step)."""
     steps = round(duration_ms / dt_ms)
     if not 1 <= steps <= MAX_STEPS:
-        raise ValueError(f"duration_ms / dt_ms must give 1 to {MAX_STEPS:,} time steps, got "
-                         f"{duration_ms} / {dt_ms} = {duration_ms / dt_ms:,.0f}; lengthen dt_ms or "
-                         "shorten duration_ms")
+        fix = (f"lengthen {name} or shorten dt_ms" if steps < 1 else
+               f"shorten {name} or lengthen dt_ms")
+        raise ValueError(f"{where}(): {name} / dt_ms must give 1 to {MAX_STEPS:,} time steps, "
+                         f"got {duration_ms} / {dt_ms} = {duration_ms / dt_ms:,.2f}; {fix}")
     return steps
 
 
@@ -93,7 +96,7 @@ def simulate(currents: Tensor("constant input currents, one per neuron [neurons]
     if len(currents) > MAX_NEURONS:
         raise ValueError(f"simulate(): currents must hold at most {MAX_NEURONS:,} neurons, got "
                          f"{len(currents):,}; simulate fewer at once")
-    steps = _steps(duration_ms, dt_ms)
+    steps = _steps("simulate", "duration_ms", duration_ms, dt_ms)
     current = currents.double()
     v = torch.zeros_like(current)  # [N], starting at rest
     resting = torch.zeros_like(current)  # [N] refractory time left, ms
@@ -125,22 +128,19 @@ def rate_theory(currents: Tensor("constant input currents [neurons]", ndim=1, fi
 
 
 @checked
-def rate_code(lengths: Tensor("capsule lengths in [0, 1]", finite=True),
+def rate_code(lengths: Tensor("capsule lengths", finite=True, within=(0, 1),
+                             fix="pass the lengths of squashed capsules"),
               duration_ms: Float("how long each capsule fires, ms", gt=0, le=1e6) = 100.0,
               max_rate_hz: Float("the rate of a capsule of length 1, Hz", gt=0, le=1000) = 200.0,
               dt_ms: Float("the time step, ms", gt=0, le=100) = 1.0,
               seed: Seed = 0) -> torch.Tensor:
     """Spike trains ``[*lengths.shape, steps]`` (bool): a capsule of length ``L`` fires in each
     step with probability ``L * max_rate_hz * dt`` (a Bernoulli, or Poisson, rate code)."""
-    if lengths.numel() and not 0 <= float(lengths.min()) <= float(lengths.max()) <= 1:
-        raise ValueError(f"rate_code(): lengths must be in [0, 1] (capsule lengths), got values "
-                         f"from {float(lengths.min()):.3g} to {float(lengths.max()):.3g}; pass "
-                         "the lengths of squashed capsules")
     p = max_rate_hz * dt_ms / 1000  # a length-1 capsule's chance to fire in one step
     if p > 1:
         raise ValueError(f"rate_code(): max_rate_hz * dt_ms must be at most 1,000 (one spike per "
                          f"step), got {max_rate_hz} * {dt_ms}; shorten dt_ms")
-    steps = _steps(duration_ms, dt_ms)
+    steps = _steps("rate_code", "duration_ms", duration_ms, dt_ms)
     if lengths.numel() * steps > MAX_NEURONS * 1000:
         raise ValueError(f"rate_code(): {lengths.numel():,} capsules x {steps:,} steps is more "
                          "than this course ever needs; code fewer capsules or fewer steps")
@@ -187,8 +187,8 @@ class SpikeReadout:
 
 
 @checked
-def spike_readout(lengths: Tensor("capsule lengths [examples, classes] in [0, 1]", ndim=2,
-                                  finite=True),
+def spike_readout(lengths: Tensor("capsule lengths [examples, classes]", ndim=2, finite=True,
+                                  within=(0, 1), fix="pass the lengths of squashed capsules"),
                   windows_ms: tuple[Float("a counting window, ms", gt=0, le=1e5), ...],
                   max_rate_hz: Float("the rate of a capsule of length 1, Hz", gt=0,
                                      le=1000) = 200.0,
@@ -199,15 +199,17 @@ def spike_readout(lengths: Tensor("capsule lengths [examples, classes] in [0, 1]
     if not windows_ms:
         raise ValueError("spike_readout(): windows_ms must hold at least one counting window, "
                          "got (); pass e.g. (25.0, 100.0)")
+    steps = [_steps("spike_readout", f"windows_ms[{i}]", window, dt_ms)
+             for i, window in enumerate(windows_ms)]  # each window's, named as the caller's
     trains = rate_code(lengths, max(windows_ms), max_rate_hz, dt_ms, seed)  # [N, K, steps]
     longest = lengths.argmax(-1)  # [N]: the class the lengths choose
     agreement, error, sent = [], [], []
-    for window in windows_ms:
-        counts = trains[..., :_steps(window, dt_ms)].sum(-1)  # [N, K]
+    for window in steps:
+        counts = trains[..., :window].sum(-1)  # [N, K]
         top = counts.max(-1, keepdim=True).values  # [N, 1]
         alone = (counts == top).sum(-1) == 1  # one class has the most spikes
         agrees = alone & (counts.argmax(-1) == longest)
-        decoded = decode_rate(trains[..., :_steps(window, dt_ms)], max_rate_hz, dt_ms)
+        decoded = decode_rate(trains[..., :window], max_rate_hz, dt_ms)
         agreement.append(agrees.double().mean().item())
         error.append((decoded - lengths.double()).abs().mean().item())
         sent.append(counts.sum(-1).double().mean().item())

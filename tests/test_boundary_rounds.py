@@ -26,6 +26,7 @@ from capsedu import (
     adversarial,
     adversarial_record,
     attacks,
+    baselines,
     bug_catalogue,
     bug_zoo,
     bug_zoo_report,
@@ -918,6 +919,17 @@ ROUND_ELEVEN_MODELS = [
     (lambda: draw_couplings_on_grid(plt.figure(), _halved(_tiny()(torch.rand(2, 1, 28, 28))),
                                     torch.rand(28, 28), example=1, classes=(0,), sizes=TINY),
      ValueError, r"draw_couplings_on_grid\(\): out must hold one batch: .*lengths \(1, 10\)"),
+    (lambda: spiking.spike_readout(torch.rand(3, 10), windows_ms=(0.5,), dt_ms=1.0), ValueError,
+     r"spike_readout\(\): windows_ms\[0\] / dt_ms must give 1 to .* lengthen windows_ms\[0\] "
+     r"or shorten dt_ms"),
+    (lambda: loop.probabilities(_tiny(), torch.rand(4, 1, 28, 28)), TypeError,
+     r"probabilities\(\): model must give class logits \[B, classes\] .*got a CapsNetOutput"),
+    (lambda: baselines.receptive_field(torch.nn.Linear(4, 2)), TypeError,
+     r"receptive_field\(\): layers must be a stack of layers"),
+    (lambda: attacks.gradient(lambda x: torch.tensor(1.0), torch.rand(4, 1, 8, 8)), ValueError,
+     r"gradient\(\): objective must compute its number from images"),
+    (lambda: reconstruction_detector.threshold(_tiny40(), torch.rand(0, 1, 40, 40), "mine"),
+     ValueError, r"threshold\(\): held_out must hold at least one example"),
 ]
 ALL_ROUNDS = ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
 

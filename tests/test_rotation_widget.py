@@ -62,9 +62,9 @@ def test_between_quarter_turns_there_is_nothing_to_compare(pair):
 def test_rotation_state_names_a_bad_layer_or_channel(pair):
     gcnn, cnn = pair
     x, _ = digits(1)
-    with pytest.raises(ValueError, match=r"layer must be in \[0, 3\], got 4"):
+    with pytest.raises(ValueError, match=r"rotation_state\(\): layer must be in \[0, 3\] .*got 4"):
         rotation_state(gcnn, cnn, x[0], layer=4)
-    with pytest.raises(ValueError, match=r"channel must be in \[0, 3\]"):
+    with pytest.raises(ValueError, match=r"rotation_state\(\): channel must be in \[0, 3\]"):
         rotation_state(gcnn, cnn, x[0], channel=4)
 
 

@@ -89,7 +89,7 @@ def test_the_read_out_agrees_more_the_longer_it_counts():
 @pytest.mark.parametrize("call, words", [
     (lambda: Neuron(reset=1.0), "reset must be below threshold"),
     (lambda: simulate(torch.tensor([1.0]), duration_ms=1e6, dt_ms=1e-3), "time steps"),
-    (lambda: rate_code(torch.tensor([1.2])), "lengths must be in [0, 1]"),
+    (lambda: rate_code(torch.tensor([1.2])), "lengths must be a torch.Tensor in [0, 1]"),
     (lambda: rate_code(torch.tensor([0.5]), max_rate_hz=1000.0, dt_ms=2.0), "shorten dt_ms"),
     (lambda: simulate([1.0]), "currents must be a torch.Tensor"),
 ])
