@@ -20,7 +20,7 @@ from .course_settings import MAX_IMAGE, MAX_WIDTH
 from .functional import margin_loss, reconstruction_loss
 from .layers import PrimaryCapsules, RoutingCapsules
 from .refusals import kind_of
-from .routing import MAX_ITERATIONS, RoutingResult, check_routed
+from .routing import MAX_ITERATIONS, RoutingResult, _check_routed
 from .validate import Checked, Flag, Float, Int, check_class, check_fields, checked
 
 # Upper bounds on a CapsNet's sizes, far past the paper's, so that a typo (a 10**6 channels)
@@ -98,7 +98,7 @@ class CapsNetOutput(NamedTuple):
     routing: RoutingResult  # couplings and per-iteration trace of the DigitCaps routing
 
 
-def check_output(out, name: str) -> CapsNetOutput:
+def _check_output(out, name: str) -> CapsNetOutput:
     """Refuse anything but a ``CapsNetOutput`` whose fields share one batch and one set of
     capsules (lengths ``[B, n_classes]`` of v ``[B, n_classes, digit_dim]``, a reconstruction
     and a routing of the same B: ``Routed``): one built by hand of mixed outputs would be drawn,
@@ -106,7 +106,7 @@ def check_output(out, name: str) -> CapsNetOutput:
     if not isinstance(out, CapsNetOutput):
         raise TypeError(f"{name} must be a CapsNetOutput (model(x)), got {kind_of(out)[:60]}; "
                         "pass what a CapsNet gives")
-    check_routed(out.routing, f"{name}.routing")
+    _check_routed(out.routing, name)  # its words name the routing's steps
     shapes = {"v": tuple(out.v.shape), "lengths": tuple(out.lengths.shape),
               "reconstruction": tuple(out.reconstruction.shape),
               "routing.v": tuple(out.routing.v.shape)}
@@ -119,7 +119,7 @@ def check_output(out, name: str) -> CapsNetOutput:
 
 
 # a CapsNet's output (model(x)), its fields of one batch
-Output = Checked(check_output, "a CapsNetOutput (model(x)) whose fields share one batch",
+Output = Checked(_check_output, "a CapsNetOutput (model(x)) whose fields share one batch",
                  "record")
 
 

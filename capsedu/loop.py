@@ -450,21 +450,15 @@ def probabilities(model: nn.Module, images: Images, batch_size: BatchSize = SCOR
     """The softmax over the classes of a classifier whose forward pass gives logits (the CNNs,
     the G-CNN), for ``images`` ``[N, C, H, W]`` in batches (as ``predict``): ``[N, classes]`` on
     the CPU."""
-    return _in_batches(model, lambda x: torch.softmax(_logits(model, x), dim=1), images,
-                       batch_size, progress)
+    def softmax(x):  # of class logits [B, classes]: a CapsNet gives a CapsNetOutput, none
+        logits = model(x)
+        if not isinstance(logits, torch.Tensor) or logits.ndim != 2:
+            raise TypeError(f"probabilities(): model must give class logits [B, classes], got "
+                            f"a {type(logits).__name__}; for a CapsNet read model(x).lengths, "
+                            "or its answers, loop.predict")
+        return torch.softmax(logits, dim=1)
 
-
-def _logits(model: nn.Module, x: torch.Tensor) -> torch.Tensor:
-    """``model(x)``, refused unless it is class logits ``[B, classes]`` (a CapsNet gives a
-    ``CapsNetOutput``: its lengths, not logits, say how sure it is)."""
-    out = model(x)
-    if not isinstance(out, torch.Tensor) or out.ndim != 2:
-        got = f"shape {tuple(out.shape)}" if isinstance(out, torch.Tensor) else \
-            f"a {type(out).__name__}"
-        raise TypeError(f"probabilities(): model must give class logits [B, classes] from its "
-                        f"forward pass, got {got}; for a CapsNet read its lengths "
-                        "(model(x).lengths) or its answers (loop.predict)")
-    return out
+    return _in_batches(model, softmax, images, batch_size, progress)
 
 
 def _in_batches(model, score, images, batch_size, progress) -> torch.Tensor:

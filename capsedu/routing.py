@@ -40,7 +40,7 @@ class RoutingResult(NamedTuple):
     history: list[RoutingStep]
 
 
-def check_routed(routing, name: str) -> RoutingResult:
+def _check_routed(routing, name: str) -> RoutingResult:
     """Refuse anything but a ``RoutingResult`` of at least one step, each step's ``c`` and ``v``
     of the result's shapes: a record built by hand, read by a statistic or a figure, would give
     numbers off their bounds without a word (the results routing makes are never refused)."""
@@ -62,7 +62,7 @@ def check_routed(routing, name: str) -> RoutingResult:
 
 
 # the routing of a model's output (out.routing), its steps agreeing with it
-Routed = Checked(check_routed, "a RoutingResult (model(x).routing) of at least one step, each "
+Routed = Checked(_check_routed, "a RoutingResult (model(x).routing) of at least one step, each "
                  "of its c's and v's shapes", "record")
 
 
