@@ -1048,3 +1048,14 @@ def test_round_ten_list_with_a_name_lists_that_recipe_only(capsys):
         train.main(["--list", "capsnet-mnist-liv"])
     assert refused.value.code == 2
     assert "did you mean capsnet-mnist-live" in capsys.readouterr().err
+
+
+def test_round_eleven_every_label_check_names_the_function_a_learner_called():
+    """Round eleven: CapsNet.training_loss refused its labels y as margin_loss's 'targets'. Every
+    check_labels of the package names its argument with its function ("f(): labels", or the
+    caller's where), so a refusal names the entry called, not a bare name of an inner one."""
+    package = Path(__file__).parent.parent / "capsedu"
+    bare = [f"{path.relative_to(package)}: {name}" for path in package.rglob("*.py")
+            for name in re.findall(r'check_labels\(\s*[^,()]+,\s*(f?"[^"]*")', path.read_text())
+            if "(): " not in name and "{where" not in name]
+    assert not bare, f"check_labels names without their function: {bare}"
