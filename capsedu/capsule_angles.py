@@ -26,11 +26,11 @@ from torch import nn
 from .capsnet import CapsNet
 from .checks import check_labels, check_same
 from .data import transformed_mnist
-from .validate import Array, Float, Int, Numbers, Record, Tensor, check_fields, checked
+from .validate import Array, Float, Int, Numbers, Record, Some, Tensor, check_fields, checked
 
 MNIST_SIDE = 28  # digits are turned on their own 28x28 canvas (their ink stays inside)
 
-Digits = Tensor("MNIST digits [N, 1, 28, 28]", ndim=4, pixels=True)
+Digits = Annotated[Tensor("MNIST digits [N, 1, 28, 28]", ndim=4, pixels=True), Some]  # one or more
 Labels = Tensor("their labels [N]", ndim=1)
 Digit = Tensor("one MNIST digit [1, 28, 28]", ndim=3, pixels=True)
 # the angles a digit is turned by: a list, a range, an array or a tensor of degrees

@@ -45,7 +45,7 @@ Deltas = Numbers("the Deltas to add, in Fig. 4's range: the decoder never saw ca
 
 @checked(reads=("model", "images"))
 @torch.no_grad()
-def encode(model: CapsNet, images: Tensor("images [B, 1, 28, 28]", ndim=4, pixels=True)):
+def encode(model: CapsNet, images: Images):
     """Run the CapsNet on ``images`` ``[B, 1, 28, 28]`` (any size its config reads), without
     gradients; return its ``CapsNetOutput`` (v ``[B, 10, 16]``, lengths ``[B, 10]``, routing with
     the couplings of every iteration)."""
@@ -328,7 +328,7 @@ def primary_lengths(model: CapsNet, image: Tensor("one image [1, 28, 28]", ndim=
 
 @checked(reads=("model", "images"))
 @torch.no_grad()
-def masking_changes(model: CapsNet, images: Tensor("images [B, 1, 28, 28]", ndim=4, pixels=True),
+def masking_changes(model: CapsNet, images: Images,
                     labels: Tensor("their labels [B]", ndim=1)) -> tuple[float, float]:
     """Whether the decoder sees only the label's capsule: the largest pixel change of the
     reconstructions of ``images`` ``[B, 1, 28, 28]`` (masked by ``labels`` ``[B]``) when random
@@ -349,7 +349,7 @@ def masking_changes(model: CapsNet, images: Tensor("images [B, 1, 28, 28]", ndim
 def reconstruction_error(model: CapsNet,
                          v: Tensor("digit capsules [N, 10, 16]", ndim=3, floating=True,
                                    finite=True),
-                         images: Tensor("images [N, 1, 28, 28]", ndim=4, pixels=True),
+                         images: Images,
                          labels: Tensor("their labels [N]", ndim=1)) -> torch.Tensor:
     """How far each image ``[N, 1, 28, 28]`` is from its reconstruction out of its true-class
     capsule (``decode`` of ``v`` ``[N, 10, 16]`` masked to ``labels`` ``[N]``): the mean
@@ -384,7 +384,7 @@ class DimensionStudy:
 
 @checked(reads=("model", "images"))
 def measure_dimensions(model: CapsNet,
-                       images: Tensor("images [N, 1, 28, 28]", ndim=4, pixels=True),
+                       images: Images,
                        labels: Tensor("their labels [N]", ndim=1),
                        classes: tuple[Class, ...] | list[Class],
                        n_per_class: Int("digits of each class", ge=1, le=MAX_DIGITS)

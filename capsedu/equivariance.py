@@ -43,6 +43,7 @@ from .validate import (
     Function,
     Int,
     Numbers,
+    Some,
     Spec,
     Tensor,
     check_fields,
@@ -53,7 +54,7 @@ from .validate import (
 MAX_SHIFT = MAX_SIDE  # a shift past the largest canvas leaves nothing of any image
 MAX_MAP = 1024  # a feature map drawn for a learner: 1024 x 1024 is already 4 MB of floats
 
-Images = Tensor("images [B, C, H, W]", ndim=4, floating=True, finite=True)
+Images = Annotated[Tensor("images [B, C, H, W]", ndim=4, floating=True, finite=True), Some]
 Shift = Int("pixels", ge=-MAX_SHIFT, le=MAX_SHIFT)
 
 

@@ -923,13 +923,23 @@ ROUND_ELEVEN_MODELS = [
      r"spike_readout\(\): windows_ms\[0\] / dt_ms must give 1 to .* lengthen windows_ms\[0\] "
      r"or shorten dt_ms"),
     (lambda: loop.probabilities(_tiny(), torch.rand(4, 1, 28, 28)), TypeError,
-     r"probabilities\(\): model must give class logits \[B, classes\] .*got a CapsNetOutput"),
+     r"probabilities\(\): model must give class logits \[B, classes\], got a CapsNetOutput"),
     (lambda: baselines.receptive_field(torch.nn.Linear(4, 2)), TypeError,
      r"receptive_field\(\): layers must be a stack of layers"),
     (lambda: attacks.gradient(lambda x: torch.tensor(1.0), torch.rand(4, 1, 8, 8)), ValueError,
      r"gradient\(\): objective must compute its number from images"),
     (lambda: reconstruction_detector.threshold(_tiny40(), torch.rand(0, 1, 40, 40), "mine"),
      ValueError, r"threshold\(\): held_out must hold at least one example"),
+    # the same class: no images, refused by their own name before any layer sees them
+    (lambda: equivariance.conv_shift_error(torch.nn.Conv2d(1, 1, 3, padding=1),
+                                           torch.rand(0, 1, 8, 8), 1, 0), ValueError,
+     r"conv_shift_error\(\): x must hold at least one item"),
+    (lambda: capsule_angles.capsule_under_rotation(_tiny(), torch.rand(0, 1, 28, 28),
+                                                   torch.zeros(0, dtype=torch.long), [0, 90]),
+     ValueError, r"capsule_under_rotation\(\): digits must hold at least one item"),
+    (lambda: digit_capsules.masking_changes(_tiny(), torch.rand(0, 1, 28, 28),
+                                            torch.zeros(0, dtype=torch.long)), ValueError,
+     r"masking_changes\(\): images must hold at least one example"),
 ]
 ALL_ROUNDS = ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
 
