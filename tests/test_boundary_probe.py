@@ -67,10 +67,12 @@ CASES = [
     (lambda: faces.face_centre([("stroke", 0.5, 0.5)]), ValueError,
      r"face_centre\(\): parts must hold a face part .*got \['stroke'\]"),
     (lambda: sprites.render([("nose", 0.5)]), TypeError,
-     r"render\(\): a part must be a Part or a tuple \(kind, x, y.*got \('nose', 0.5\)"),
+     r"render\(\): parts must hold parts of known kinds .*; its item 0: a part must be a Part or a "
+     r"tuple \(kind, x, y.*got \('nose', 0.5\)"),
     (lambda: sprites.as_part(("nose",)), TypeError, r"as_part\(\): a part must be a Part"),
     (lambda: sprites.render([("nose", "0.5", 0.5)]), TypeError,
-     r"render\(\): part 'nose'.s pose .* must be numbers, got \('0.5', 0.5, 0.0, 1.0\)"),
+     r"render\(\): parts must hold .*; its item 0: part 'nose'.s pose .* must be numbers, got "
+     r"\('0.5', 0.5, 0.0, 1.0\)"),
     (lambda: sprites.render([("nose", 0.5, 0.5, 0.0, True)]), TypeError, r"must be numbers"),
     (lambda: convergence.training_status(Metrics()), ValueError,
      r"training_status\(\): metrics must be .*validation_by_epoch, got metrics without"),
@@ -253,7 +255,7 @@ ROUND_FIVE = [
      ValueError, r"labels must lie in \[0, 9\]"),
     (lambda: two_digit_score(torch.rand(2, 10), label=10), ValueError,
      r"two_digit_score\(\): label must be a class of scores, in \[0, 9\], got 10"),
-    (lambda: mosaic("digits"), TypeError, r"mosaic\(\): images must be a torch.Tensor"),
+    (lambda: mosaic("digits"), TypeError, r"mosaic\(\): images must be images \[rows"),
     (lambda: draw_digits(plt.subplots(1, 2)[1], torch.rand(2, 1, 28, 28)), ValueError,
      r"draw_digits\(\): images must be \[H, W\] each .*images\[:, 0\]"),
     (lambda: draw_digits(plt.subplots(1, 2)[1], torch.rand(2, 28, 28), titles=["a", "b", "c"]),
@@ -261,7 +263,7 @@ ROUND_FIVE = [
     (lambda: RoutingExplorer(parts="face"), TypeError,
      r"RoutingExplorer\(\): parts must be a valid list, got 'face'"),
     (lambda: PartsEditor(parts=[("ear", 0.5, 0.5)]), ValueError,
-     r"PartsEditor\(\): a part's kind must be one of .*got 'ear'"),
+     r"PartsEditor\(\): parts must hold .*; its item 0: a part's kind must be one of .*got 'ear'"),
 ]
 
 
