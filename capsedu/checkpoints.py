@@ -6,7 +6,8 @@ Loading checks the hash first (a corrupt or tampered file is refused before torc
 then uses ``torch.load(..., weights_only=True)``, which cannot run code hidden in a pickle.
 
 ``save`` writes to ``<data root>/runs/`` (``runs_dir``) unless told otherwise, and ``save`` and
-``add_result`` never write into a shipped folder unless asked to (``replace_shipped=True``): one
+``add_result`` never write into a shipped folder, nor a folder in one, unless asked to
+(``replace_shipped=True``; ``check_not_shipped``, which every writer of the package calls): one
 that holds the marker ``SHIPPED.md`` the repository ships, or the data root's or the repository's
 ``checkpoints/`` or ``results/`` (``is_shipped``), however its path is spelled and whichever copy
 of the package is imported; ``<data root>/runs/results/`` is for trials (``results_path``).
@@ -89,17 +90,35 @@ def checkpoint_dir(root: Root = None, where: str = "checkpoint_dir") -> Path:
 
 
 @checked
-def is_shipped(folder: str | Path) -> bool:
-    """Whether ``folder`` is a shipped folder, however it is spelled (``..``, links, ``~``): one
-    that holds the marker ``SHIPPED.md`` (another clone's shipped folder too), the data root's
-    ``checkpoints/`` or ``results/``, or the repository's ``data/checkpoints/`` or
-    ``data/results/`` whatever the data root is."""
-    folder = Path(folder).expanduser().resolve()
-    if (folder / SHIPPED_MARKER).is_file():
-        return True
-    shipped = [base / kind for base in (course_settings.data_root(), REPOSITORY_DATA)
-               for kind in ("checkpoints", "results")]
-    return any(folder == other.expanduser().resolve() for other in shipped)
+def is_shipped(path: str | Path) -> bool:
+    """Whether ``path`` is a shipped folder or lies in one at any depth, however it is spelled
+    (``..``, links, ``~``): a folder that holds the marker ``SHIPPED.md`` (another clone's shipped
+    folder too), the data root's ``checkpoints/`` or ``results/``, or the repository's
+    ``data/checkpoints/`` or ``data/results/`` whatever the data root is."""
+    path = Path(path).expanduser().resolve()
+    shipped = {(base / kind).expanduser().resolve() for base in (course_settings.data_root(),
+                                                                 REPOSITORY_DATA)
+               for kind in ("checkpoints", "results")}
+    return any(folder in shipped or (folder / SHIPPED_MARKER).is_file()
+               for folder in (path, *path.parents))
+
+
+@checked
+def check_not_shipped(path: str | Path, what: str,
+                      replace_shipped: ReplaceShipped | None = None) -> Path:
+    """``path`` (``~`` expanded) if writing there leaves the shipped folders as they are: a file or
+    folder in or under one (``is_shipped``) is refused, naming ``what`` it is, unless
+    ``replace_shipped`` (None: the writer never writes there, e.g. a training state). The one
+    check every writer calls before it writes or makes a folder: a trial never changes what the
+    notebooks load."""
+    path = Path(path).expanduser()
+    if is_shipped(path) and not replace_shipped:
+        hint = ("" if replace_shipped is None else ", or pass replace_shipped=True "
+                "(--replace-shipped) to change the shipped files on purpose")
+        raise PermissionError(f"{what} must lie outside the shipped folders (data/checkpoints, "
+                              f"data/results), got {path}, which is in one (the notebooks read "
+                              f"it); write elsewhere, e.g. under {runs_dir()}{hint}")
+    return path
 
 
 @checked
@@ -213,9 +232,7 @@ def add_result(path: Path, name: str, run: Any, replace_shipped: ReplaceShipped 
     if not dataclasses.is_dataclass(run) or isinstance(run, type):
         raise TypeError(f"add_result(): run must be a record (a dataclass), got "
                         f"{type(run).__name__}; pass the record the experiment returns")
-    if is_shipped(path.parent) and not replace_shipped:
-        raise PermissionError(f"add_result(): path {path} is in the shipped results folder; pass "
-                              "a path elsewhere, or replace_shipped=True to add to it on purpose")
+    check_not_shipped(path, "add_result(): path", replace_shipped)
     path.parent.mkdir(parents=True, exist_ok=True)
     with _lock(path.parent):
         runs = {**_rows(path), name: json_row(run)}
@@ -264,27 +281,21 @@ def read_manifest(root: Root = None) -> dict[str, ManifestRow]:
 
 
 @checked
-def check_writable(name: str, root: Root = None, replace_shipped: ReplaceShipped = False) -> Path:
+def check_writable(name: str, root: Root = None, replace_shipped: ReplaceShipped = False,
+                   where: str = "check_writable") -> Path:
     """The folder ``save(model, name, root)`` writes to: ``root``, else ``runs_dir()``, else (with
     ``replace_shipped``) the shipped folder. Refuses a ``name`` that is not a plain file name.
 
-    Raises ``FileExistsError`` when the folder is a shipped one (``is_shipped``) and
-    ``replace_shipped`` is false: a trial run must never change what the notebooks load. Called
-    by ``save`` and ``record``, and by the training commands before they train.
+    Raises ``PermissionError`` when the folder is, or lies in, a shipped one
+    (``check_not_shipped``) and ``replace_shipped`` is false, naming ``where`` (the function the
+    caller called). Called by ``save`` and ``record``, and by the training commands before they
+    train.
     """
     plain_name(name, "the checkpoint name")
     if root is None:
         root = checkpoint_dir() if replace_shipped else runs_dir()
-    root = checkpoint_dir(root, "check_writable")
-    if is_shipped(root) and not replace_shipped:
-        what = (f"{name!r} is a shipped checkpoint in {root}; this would replace it and its "
-                "manifest row" if name in read_manifest(root) else
-                f"{root} is the shipped checkpoint folder; this would add {name!r} to it")
-        raise FileExistsError(
-            f"{what}. Write elsewhere (root=..., or the command line's --out; the default is "
-            f"{runs_dir()}), or pass replace_shipped=True (--replace-shipped) to change the "
-            "shipped checkpoints on purpose."
-        )
+    root = checkpoint_dir(root, where)
+    check_not_shipped(root, f"{where}(): root", replace_shipped)
     return root
 
 
@@ -308,7 +319,7 @@ def save(model: torch.nn.Module, name: str, root: Root = None,
     draft = ManifestRow(name=name, file=f"{name}.pt", sha256="0" * 64, arch=type(model).__name__,
                         torch_version=torch.__version__, **fields)
     blob = {"arch": draft.arch, "hparams": model.hparams, "state_dict": model.state_dict()}
-    root = check_writable(name, root, replace_shipped)
+    root = check_writable(name, root, replace_shipped, "save")
     path = inside(root, draft.file, "the checkpoint name")
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:  # made and written into before torch writes (a root user's os.access says yes to /sys)
@@ -341,7 +352,7 @@ def record(name: str, root: Root = None, replace_shipped: ReplaceShipped = False
     ``save`` takes), a shipped row only with ``replace_shipped=True`` (``check_writable``): the
     row as it now is."""
     _known("record", fields)
-    root = check_writable(name, root, replace_shipped)
+    root = check_writable(name, root, replace_shipped, "record")
     with _lock(root):
         entries = read_manifest(root)
         if name not in entries:

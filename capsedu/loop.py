@@ -25,6 +25,7 @@ from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
 from . import course_settings
+from .checkpoints import check_not_shipped
 from .checks import check_read_labels, check_weights_dtype, check_whole
 from .convergence import chosen_epoch, converged, held_out_scores
 from .course_settings import (
@@ -170,8 +171,8 @@ def fit(model: Trainable, train: Examples,
     check_fit(len(train), batch_size, patience, compose, validation is not None)
     device = torch.device(device or course_settings.device())
     home = course_settings.model_device(model)
-    if state_path is not None:
-        state_path = Path(state_path).expanduser()  # "~/run.pt" means the home folder's
+    if state_path is not None:  # refused before training; "~/run.pt" means the home folder's
+        state_path = check_not_shipped(state_path, "fit(): state_path")
     run = begin(model, train, seed, batch_size, lr, lr_decay, compose, start, device,
                 keeps_best=validation is not None, patience=patience)
     resume(run, model, state_path, epochs)
@@ -320,6 +321,7 @@ def save_state(run: Run, model: nn.Module, state_path: Path | None) -> None:
     the last state whole (it is written beside, then put in place)."""
     if state_path is None:
         return
+    state_path = check_not_shipped(state_path, "save_state(): state_path")
     state_path.parent.mkdir(parents=True, exist_ok=True)
     partial = Path(f"{state_path}.partial")
     torch.save({"model": model.state_dict(), "optimizer": run.optimizer.state_dict(),

@@ -169,11 +169,11 @@ def results_file(args: argparse.Namespace, file: str) -> Path:
                          "data is never recorded as the shipped results; drop one of them")
     if not args.out:
         return checkpoints.results_path(file, args.replace_shipped)
-    path = args.out / file
-    if checkpoints.is_shipped(path.parent) and not args.replace_shipped:
-        raise SystemExit(f"--out {args.out}: {path.parent} is the shipped results folder; write "
-                         "elsewhere, or pass --replace-shipped to rebuild it on purpose")
-    return path
+    try:
+        return checkpoints.check_not_shipped(args.out / file, "--out's results file",
+                                             args.replace_shipped)
+    except PermissionError as err:
+        raise SystemExit(str(err)) from None
 
 
 @checked
@@ -300,7 +300,7 @@ def train_over_seeds(prog: str, description: str, models: list[str] | tuple[str,
     try:  # refused before any training when it would replace a shipped checkpoint
         entries = train_and_save(args.models, args.seeds, out, command,
                                  replace_shipped=args.replace_shipped)
-    except FileExistsError as err:
+    except PermissionError as err:
         parser.error(str(err))
     for entry in entries:
         print(f"saved {entry.file} in {out}: {json_row(entry.metrics)}, {entry.train_time_s} s")
@@ -388,7 +388,7 @@ def main(argv: list[str] | None = None) -> int:
         entry = run_recipe(args.name, args.epochs, args.limit, args.seed, out,
                            state_path=args.state, replace_shipped=args.replace_shipped,
                            continue_folder=args.continue_from)
-    except (FileExistsError, ValueError) as err:  # a shipped file in the way, or a bad argument
+    except (PermissionError, ValueError) as err:  # a shipped folder in the way, or a bad argument
         parser.error(str(err))
     if args.threads:  # part of how the run was timed: keep it in the recorded command
         entry = checkpoints.record(entry.name, out, args.replace_shipped,

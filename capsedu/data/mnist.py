@@ -23,7 +23,7 @@ from pathlib import Path
 import torch
 from tqdm.auto import tqdm
 
-from .. import course_settings
+from .. import checkpoints, course_settings
 from ..validate import Flag, Int, check_value, checked
 
 FILES = (
@@ -105,6 +105,8 @@ def load_mnist(
     if missing and not download:
         raise FileNotFoundError(f"load_mnist(): root {root} holds no MNIST: {raw} lacks "
                                 f"{', '.join(p.name for p in missing)} (download=False).\n{where}")
+    if missing:  # downloaded into root: never into a shipped folder
+        checkpoints.check_not_shipped(raw, "load_mnist(): root's MNIST/raw")
     try:
         for path in missing:
             _download(path)
