@@ -124,7 +124,16 @@ def read_models(results: Results) -> dict[str, Trained]:
 def same_as_record(live: Attacked, recorded: Attacked) -> int:
     """On how many of the live digits (the first of the recorded sample) ``live`` reads otherwise
     than the record does: 0 on the CPU the record was made on; another device's rounding can
-    move a borderline digit."""
+    move a borderline digit. Refuses a ``recorded`` of another attack (model, source, attack, eps
+    or losses) and a ``live`` of more digits than the record holds."""
+    differ = [f"{field} {getattr(live, field)!r} vs {getattr(recorded, field)!r}"
+              for field in ("model", "source", "attack", "eps", "losses")
+              if getattr(live, field) != getattr(recorded, field)]
+    if differ or len(live.right) > len(recorded.right):
+        raise ValueError(f"same_as_record(): recorded must be the record of live's attack on at "
+                         f"least live's {len(live.right)} digits, got {len(recorded.right)} digits"
+                         f"{''.join(f'; {d}' for d in differ)}; pass the record of that attack "
+                         "(adversarial_record's)")
     return int((live.right != recorded.right[:len(live.right)]).sum())
 
 

@@ -234,7 +234,14 @@ def read_results(path: Path | None = None, epochs: Epochs | None = None) -> dict
     """The recorded runs by name, ``CORRECT`` and the keys of ``BUGS`` (the shipped ones with a
     budget of ``epochs``, the recipes' own by default; empty when none)."""
     path = path or checkpoints.results_path(results_name(epochs), True)
-    return checkpoints.read_results(path, ZooRun)
+    runs = checkpoints.read_results(path, ZooRun)
+    wanted = budget() if epochs is None else epochs
+    if other := sorted(name for name, run in runs.items() if run.epochs != wanted):
+        raise ValueError(f"read_results(): path {path} must hold runs with a budget of epochs="
+                         f"{wanted}, got {other[0]!r} with {runs[other[0]].epochs}; pass the "
+                         f"file of that budget ({results_name(runs[other[0]].epochs)}), or its "
+                         "epochs")
+    return runs
 
 
 # --- What each bug did: its run against the correct one -----------------------------------------

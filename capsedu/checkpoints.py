@@ -40,7 +40,7 @@ from filelock import FileLock, Timeout
 
 from . import course_settings
 from .json_records import RecordType, from_row, json_row
-from .manifest_rows import RECORDED, ManifestRow
+from .manifest_rows import RECORDED, ManifestRow, plain_name
 from .results_kinds import records
 from .validate import Flag, checked
 
@@ -119,18 +119,6 @@ def check_not_shipped(path: str | Path, what: str,
                               f"data/results), got {path}, which is in one (the notebooks read "
                               f"it); write elsewhere, e.g. under {runs_dir()}{hint}")
     return path
-
-
-@checked
-def plain_name(name: str, what: str) -> str:
-    """``name`` if it is a plain file name (no folder in it: no ``/``, ``\\``, ``..``, not
-    absolute, not empty; no control character, such as a newline a careless paste brings);
-    else a ``ValueError`` naming ``what`` it is."""
-    if not name or name in (".", "..") or re.search(r"[/\\\x00-\x1f\x7f]", name):
-        raise ValueError(f"{what} must be a plain file name inside its folder (no '/', '\\', "
-                         f"'..' or control character such as a newline), got {name!r}; pass a "
-                         "name such as 'my-capsnet'")
-    return name
 
 
 @checked

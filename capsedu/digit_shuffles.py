@@ -88,6 +88,9 @@ def recorded(seeds: list[Seed] | tuple[Seed, ...] = SEEDS, rows: Rows | None = N
              pairs: list[tuple[str, str]] | tuple[tuple[str, str], ...] = PAIRS) -> Shuffles:
     """``measure``'s ``Shuffles`` of the shipped ``MODELS``, read from ``full_sets``' record of
     all 10,000 shuffled test digits (``rows``: those of a sample only) instead of read here."""
+    if unknown := sorted(set(seeds) - set(SEEDS)):
+        raise ValueError(f"recorded(): seeds must be seeds of the shipped models, {list(SEEDS)}, "
+                         f"got {unknown[0]}, which has none; pass some of those")
     right = {(name, grid): [full_sets.read_right(full_sets.tiles_set(grid),
                                                  seeded_name(recipe, seed), rows)
                             for seed in seeds]
@@ -103,6 +106,12 @@ def shuffles(right: Outcomes, seeds: list[Seed] | tuple[Seed, ...],
     right (the same digits for every model and grid), the ``pairs`` compared on every grid."""
     check_same("shuffles", "runs, one per seed", "pass one run per seed of each model and grid",
                seeds=len(seeds), **{f"right[{key!r}]": len(runs) for key, runs in right.items()})
+    check_same("shuffles", "images", "pass runs on the same digits", **{
+        f"right[{key!r}][{k}]": len(run) for key, runs in right.items()
+        for k, run in enumerate(runs)})
+    if same := [pair for pair in pairs if pair[0] == pair[1]]:
+        raise ValueError(f"shuffles(): pairs must pair two models, got {same[0]}; pass pairs of "
+                         f"two models, e.g. {PAIRS[0]}")
     comparisons = tuple(compare(right, grid, a, b) for a, b in pairs for grid in grids)
     n = len(next(iter(right.values()))[0])
     return Shuffles(tuple(seeds), n, over_the_seeds(right), comparisons)

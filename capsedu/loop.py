@@ -118,10 +118,12 @@ def _start(value):
     """An earlier run to continue: ``(weights, history)``, a state_dict and its ``Epoch``s."""
     if not (isinstance(value, tuple | list) and len(value) == 2 and isinstance(value[0], dict)
             and isinstance(value[1], tuple | list)
-            and all(isinstance(epoch, Epoch) for epoch in value[1])):
+            and all(isinstance(epoch, Epoch) for epoch in value[1])
+            and [epoch.epoch for epoch in value[1]] == list(range(1, len(value[1]) + 1))):
         raise declared_error(TypeError, "must be (weights, history), a state_dict and the epochs "
-                             f"already trained (Epoch records), got {kind_of(value):.60}; build "
-                             "it with recipe_run.continue_from", "array")
+                             f"already trained (Epoch records numbered from 1), got "
+                             f"{kind_of(value):.60}; build it with recipe_run.continue_from",
+                             "array")
     return value
 
 
@@ -169,6 +171,9 @@ def fit(model: Trainable, train: Examples,
             if name == "validation" or "n_classes" in getattr(model, "hparams", {}):
                 check_read_labels(labels, f"fit(): {name}'s labels", images, model)
     check_fit(len(train), batch_size, patience, compose, validation is not None)
+    if start is not None and len(start[1]) > epochs:
+        raise ValueError(f"fit(): epochs must be at least the {len(start[1])} epochs start has "
+                         f"trained, got {epochs}; pass a larger budget, or start=None")
     device = torch.device(device or course_settings.device())
     home = course_settings.model_device(model)
     if state_path is not None:  # refused before training; "~/run.pt" means the home folder's

@@ -45,6 +45,22 @@ def _sha256(value: str) -> str:
 Sha256 = Annotated[str, AfterValidator(_sha256)]
 
 
+@checked
+def plain_name(name: str, what: str) -> str:
+    """``name`` if it is a plain file name (no folder in it: no ``/``, ``\\``, ``..``, not
+    absolute, not empty; no control character, such as a newline a careless paste brings);
+    else a ``ValueError`` naming ``what`` it is (``""``: the declaration ``PlainName`` names it)."""
+    if not name or name in (".", "..") or re.search(r"[/\\\x00-\x1f\x7f]", name):
+        raise ValueError(f"{what} must be a plain file name inside its folder (no '/', '\\', "
+                         f"'..' or control character such as a newline), got {name!r}; pass a "
+                         "name such as 'my-capsnet'".lstrip())
+    return name
+
+
+# a checkpoint's name and file: plain file names in the manifest's folder
+PlainName = Annotated[str, AfterValidator(lambda value: plain_name(value, ""))]
+
+
 @dataclass(frozen=True, kw_only=True)
 class Metrics:
     """What a run reached: an MNIST model's test accuracy, a face model's held-out accuracy and
@@ -100,8 +116,8 @@ class ManifestRow:
     """A shipped or trained checkpoint: its file and hash, its class, how it was made (the command,
     seed, examples, time, device, threads and torch) and what it reached."""
 
-    name: str
-    file: str  # its file, in the manifest's folder
+    name: PlainName
+    file: PlainName  # its file, in the manifest's folder
     sha256: Sha256  # of the file's bytes, checked before torch reads them
     arch: str  # the model class (``checkpoints.ARCHS``)
     description: str | None = _optional()

@@ -314,6 +314,9 @@ def compare(outcomes: Outcomes, condition: str | int, first: str, second: str) -
     """``Comparison`` of models ``first`` and ``second`` in ``condition`` from ``outcomes``
     (``(model, condition)`` -> one bool tensor per seed, the same images for both): their
     scores over the seeds, and seed by seed image by image."""
+    if first == second:
+        raise ValueError(f"compare(): second must be another model than first, got {first!r} "
+                         "for both; pass two models")
     for name in (first, second):
         if (name, condition) not in outcomes:
             raise ValueError(f"compare(): first and second must be models outcomes holds in "

@@ -174,6 +174,10 @@ def recipe_metrics(recipe: Recipe, history: Annotated[list[Epoch], Some],
     """What a run of ``recipe`` reached, for its manifest row: its ``test_accuracy``, epochs and
     last training loss; with held-out examples, the epoch kept and the held-out curve; with a
     stopping rule, its budget of ``epochs`` and whether the rule stopped it first."""
+    if len(history) > epochs:
+        raise ValueError(f"recipe_metrics(): epochs must be the budget the history was trained "
+                         f"within, got {epochs} for {len(history)} epochs trained; pass fit's "
+                         "epochs")
     held_out = {}
     if recipe.validation:
         chosen = chosen_epoch(history)

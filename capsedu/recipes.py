@@ -103,6 +103,10 @@ class Recipe:
 
     def __post_init__(self):
         check_fields(self)
+        if self.patience is not None and not self.validation and self.examples is None:
+            raise ValueError("Recipe(): patience stops when the held-out accuracy stops improving: "
+                             "pass validation=N held-out examples with it (a face recipe, with "
+                             "examples, holds its own out), or patience=None")
 
 
 # The pixel CapsNet of notebook 07: the paper's architecture (Conv1, PrimaryCaps, routing to one

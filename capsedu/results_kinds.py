@@ -74,7 +74,11 @@ def _misfit(record: type | Callable[[str], type], name: str, row: Any) -> str | 
 @checked
 def results_kind(rows: dict[str, Any]) -> Kind | None:
     """The experiment of ``KINDS`` whose records all of ``rows`` (a results file's runs by name)
-    are; None when no experiment's are (or there are no rows)."""
+    are; None when no experiment's are (or there are no rows). A whole results file (``{"runs":
+    {...}}``) is refused: its runs are ``rows``."""
+    if set(rows) == {"runs"} and isinstance(rows["runs"], dict):
+        raise ValueError("results_kind(): rows must be a results file's runs by name, got the "
+                         "whole file (its one key 'runs'); pass json.loads(text)['runs']")
     for module in KINDS:
         found = kind(module)
         if rows and all(_misfit(found.record, name, row) is None for name, row in rows.items()):

@@ -122,6 +122,11 @@ def train_pose_capsules(recipe: Recipe, seed: Seed = 0,
        faces and as many non-faces of training seed ``seed`` (never a scramble), like the CNNs.
 
     Returns the model on the CPU, in eval mode."""
+    own = RECIPES[face_recipe_name("pose capsules")]
+    if recipe.build is not own.build or recipe.examples is None:
+        raise ValueError(f"train_pose_capsules(): recipe must be the pose-capsule recipe "
+                         f"(face_model_recipe('pose capsules'), its examples changed or not), got "
+                         f"{recipe.description[:60]!r}; pass that recipe")
     torch.manual_seed(seed)  # the initial weights depend on the seed too
     model = recipe.build()
     detector_data = detector_training_set(3 * recipe.examples, seed)
