@@ -29,7 +29,6 @@ import io
 import json
 import os
 import pickle
-import re
 import time
 from collections.abc import Callable
 from pathlib import Path

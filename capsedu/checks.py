@@ -7,6 +7,7 @@ checked and says what to do."""
 
 import dataclasses
 import difflib
+import inspect
 import itertools
 import math
 import os
@@ -453,3 +454,15 @@ def check_broadcast(where: str, **arrays) -> None:
         raise ValueError(f"{where}(): {', '.join(shapes)} must be numbers or arrays of shapes "
                          f"that broadcast together, got shapes {got}; give one value per pose "
                          "in each (or one number for all)") from None
+
+
+def check_takes(fn, name: str, n: int) -> None:
+    """Refuse a function ``fn`` that cannot be called with ``n`` arguments, naming it ``name``,
+    before a call fails inside it."""
+    try:
+        inspect.signature(fn).bind(*range(n))
+    except TypeError as err:
+        raise TypeError(f"{name} must take {n} arguments, got {getattr(fn, '__name__', fn)!r}, "
+                        f"which cannot ({err}); pass a function of {n} arguments") from None
+    except ValueError:  # a built-in without a signature to read: it is called as it is
+        pass

@@ -269,7 +269,7 @@ def read_right(test_set: Choice("a full test set", *SETS), name: str, rows: Rows
     """Whether the reading ``name`` (a checkpoint, or ``reading(checkpoint, iterations)``) reads
     each image of the full ``test_set`` right, from the record: ``[10,000]`` booleans, or those of
     ``rows`` (a sample). Refused when the shipped checkpoint is no longer the one recorded."""
-    results = read_results() if results is None else results
+    given, results = results, read_results() if results is None else results
     key = run_name(test_set, name)
     known = [*MODELS.get(test_set, ()), *(reading(m, its) for (t, m), its
                                            in ROUTED_OTHERWISE.items() if t == test_set)]
@@ -277,6 +277,9 @@ def read_right(test_set: Choice("a full test set", *SETS), name: str, rows: Rows
         raise KeyError(f"read_right(): name must be a reading of {test_set!r} ({COMMAND}'s), "
                        f"one of {', '.join(map(repr, known)) or 'none'}, got {name!r}, which is "
                        "none; pass one of those")
+    if key not in results and given is not None:
+        raise KeyError(f"read_right(): results must hold a reading of {key!r}, got "
+                       f"{len(results)} readings without it; pass read_results() or None")
     if key not in results:
         raise KeyError(f"no record of {key!r} in {RESULTS}; record it with {COMMAND} "
                        "--replace-shipped")

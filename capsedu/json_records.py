@@ -109,6 +109,8 @@ def from_row(cls: RecordClass, row: dict) -> Any:
     if unknown:
         raise ValueError(f"from_row(): row has {sorted(unknown)}, which {cls.__name__} has no "
                          f"field for; pass a row of its results file")
+    if (why := misfit(cls, row)) is not None:  # a field it lacks
+        raise ValueError(f"from_row(): row {why}; pass a row of its results file")
     values = {}
     for key in set(row) & set(names):
         try:

@@ -26,7 +26,7 @@ from torch.utils.data import DataLoader, TensorDataset
 
 from . import course_settings
 from .checkpoints import check_not_shipped
-from .checks import check_read_labels, check_weights_dtype, check_whole
+from .checks import check_read_labels, check_takes, check_weights_dtype, check_whole
 from .convergence import chosen_epoch, converged, held_out_scores
 from .course_settings import (
     MAX_BATCH,
@@ -242,6 +242,7 @@ def training_batches(rows: Batches, generator: torch.Generator, compose: Callabl
     one would."""
     for batch in rows:
         if compose is not None:
+            check_takes(compose, "training_batches(): compose", len(batch) + 1)
             batch = compose(*batch, generator)
         x, *targets = batch
         if augment is not None:

@@ -54,6 +54,7 @@ from capsedu import (
     recipe_run,
     recipes,
     reconstruction_detector,
+    results_kinds,
     robustness,
     routing,
     routing_costs,
@@ -941,7 +942,77 @@ ROUND_ELEVEN_MODELS = [
                                             torch.zeros(0, dtype=torch.long)), ValueError,
      r"masking_changes\(\): images must hold at least one example"),
 ]
-ALL_ROUNDS = ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
+# round eleven (an independent probe, /tmp/lead/probe6); the LOSS cases: test_shipped_writers
+_T2, _T3 = torch.tensor([True, False]), torch.tensor([True, False, True])
+
+
+def _attacked(model="m", attack="pgd", eps=0.1, right=_T2):
+    return adversarial.Attacked(model=model, source=model, attack=attack, eps=eps,
+                                losses=("margin",), right_by_loss=(right,))
+
+
+def _refitted():
+    return {3: training.Refitted(rates={"face": [0.9]}, thresholds=[0.5], margins={})}
+
+
+ROUND_ELEVEN_LOOP = [
+    (lambda: manifest_rows.ManifestRow(name="", file="m.pt", sha256="0" * 64, arch="CapsNet"),
+     ValueError, r"ManifestRow\(\): name must be a plain file name .*got ''"),
+    (lambda: results_kinds.results_kind(json.loads((RESULTS / "bug_zoo.json").read_text())),
+     ValueError, r"results_kind\(\): rows must be a results file's runs by name, got the whole"),
+    (lambda: loop.fit(_bag(), (torch.rand(4, 1, 8, 8), LABELS), epochs=2, progress=False,
+                      start=(_bag().state_dict(), [loop.Epoch(epoch=5, seconds=1.0)])),
+     TypeError, r"fit\(\): start must be \(weights, history\).*numbered from 1"),
+    (lambda: loop.fit(_bag(), (torch.rand(4, 1, 8, 8), LABELS), epochs=1, progress=False,
+                      start=(_bag().state_dict(), [loop.Epoch(epoch=k, seconds=1.0)
+                                                   for k in (1, 2)])),
+     ValueError, r"fit\(\): epochs must be at least the 2 epochs start has trained, got 1"),
+    (lambda: recipes.Recipe(description="x", build=_bag, epochs=5, patience=2, validation=0),
+     ValueError, r"Recipe\(\): patience stops .*pass validation=N held-out examples"),
+    (lambda: recipe_run.recipe_metrics(
+        recipes.command_recipe("capsnet-mnist-live"),
+        [loop.Epoch(epoch=1, seconds=1.0, loss=0.5), loop.Epoch(epoch=2, seconds=1.0, loss=0.4)],
+        test_accuracy=0.9, epochs=1),
+     ValueError, r"recipe_metrics\(\): epochs must be the budget .*got 1 for 2 epochs"),
+    (lambda: bug_zoo.read_results(path=RESULTS / "bug_zoo.json", epochs=1), ValueError,
+     r"read_results\(\): path .*bug_zoo.json must hold runs with a budget of epochs=1, got "),
+    (lambda: adversarial_record.same_as_record(_attacked(right=_T3), _attacked()), ValueError,
+     r"same_as_record\(\): recorded must be the record of live's attack on at least live's 3 "),
+    (lambda: adversarial_record.same_as_record(_attacked(), _attacked("other", "fgsm", 0.3)),
+     ValueError, r"same_as_record\(\): recorded .*model 'm' vs 'other'.*eps 0.1 vs 0.3"),
+    (lambda: digit_shuffles.recorded(seeds=[0, 1], rows=[0, 1, 2], grids=[1],
+                                     pairs=[("CNN", "CNN")]),
+     ValueError, r"shuffles\(\): pairs must pair two models, got \('CNN', 'CNN'\)"),
+    (lambda: digit_shuffles.shuffles({("CNN", 1): [_T2, _T2], ("CNN", 2): [_T3, _T3]},
+                                     seeds=[0, 1], grids=[1, 2], pairs=[]),
+     ValueError, r"shuffles\(\): right\[\('CNN', 2\)\]\[0\] must match .* in images"),
+    (lambda: json_records.from_row(statistics.Accuracy, {"value": 0.9, "n": 10, "low": 0.8}),
+     ValueError, r"from_row\(\): row lacks 'high', which every Accuracy holds"),
+    (lambda: list(loop.training_batches([(torch.rand(4, 1, 8, 8), LABELS)],
+                                        generator=torch.Generator(), compose=lambda x: x)),
+     TypeError, r"training_batches\(\): compose must take 3 arguments, got '<lambda>'"),
+    (lambda: full_sets.read_right("translated", "affnist-capsnet", rows=[0, 1], results={}),
+     KeyError, r"read_right\(\): results must hold a reading of 'translated: affnist-capsnet'"),
+    (lambda: digit_shuffles.recorded(seeds=[5], rows=[0, 1, 2]), ValueError,
+     r"recorded\(\): seeds must be seeds of the shipped models, \[0, 1, 2\], got 5"),
+    (lambda: training.format_ablation(_refitted(), kinds=["nonface"]), ValueError,
+     r"format_ablation\(\): kinds must be kinds the ablation holds rates of, \['face'\]"),
+    (lambda: training.routing_ablation([pose_net.PoseCapsuleNet(), pose_net.PoseCapsuleNet()],
+                                       seeds=[0], iterations=[1], kinds=("face",), n_test=2,
+                                       n_fit=4),
+     ValueError, r"routing_ablation\(\): seeds must match models in length"),
+    (lambda: training.load_face_models(seeds=[0], names=["deep CNN"], root=RESULTS), ValueError,
+     r"load_face_models\(\): root must hold saved face models, got .*results"),
+    (lambda: dataclasses.replace(next(iter(curves.read_results().values())), recipe_epochs=99),
+     ValueError, r"FaceCurve\(\): recipe_epochs must be among the \d+ epochs"),
+    (lambda: training.train_pose_capsules(recipes.command_recipe("capsnet-mnist-live"), seed=0,
+                                          progress=False),
+     ValueError, r"train_pose_capsules\(\): recipe must be the pose-capsule recipe"),
+]
+
+
+ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
+              + ROUND_ELEVEN_LOOP)
 
 
 @pytest.mark.parametrize("call, error, message", ALL_ROUNDS, ids=range(len(ALL_ROUNDS)))

@@ -77,11 +77,12 @@ class FaceCurve:
     command: str = ""  # the line that recorded it; "" for a run not written to a results file
 
     def __post_init__(self):
-        check_fields(self)  # and its best epoch among those trained
-        if self.best_epoch > len(self.validation_by_epoch):
-            raise ValueError(f"FaceCurve(): best_epoch must be among the "
-                             f"{len(self.validation_by_epoch)} epochs of validation_by_epoch, got "
-                             f"{self.best_epoch}; pass the epoch it kept")
+        check_fields(self)  # and its best epoch and its recipe's among those trained
+        for name in ("best_epoch", "recipe_epochs"):
+            if getattr(self, name) > len(self.validation_by_epoch):
+                raise ValueError(f"FaceCurve(): {name} must be among the "
+                                 f"{len(self.validation_by_epoch)} epochs of validation_by_epoch, "
+                                 f"got {getattr(self, name)}; pass the epoch it is")
 
 
 @checked

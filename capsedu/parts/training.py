@@ -240,6 +240,8 @@ def routing_ablation(models: list | tuple, seeds: Seeds,
     non-faces), its face rates on ``n_test`` held-out images of each of ``kinds``, and its median
     face length on each of ``margin_kinds`` minus its threshold. The models are left as they
     were."""
+    check_same("routing_ablation", "length, one model per seed", "pass one model per seed",
+               models=len(models), seeds=len(seeds))
     results = {}
     for its in iterations:
         rates, thresholds = {kind: [] for kind in kinds}, []
@@ -261,6 +263,11 @@ def routing_ablation(models: list | tuple, seeds: Seeds,
 def format_ablation(ablation: Ablation, kinds: list[str] | tuple[str, ...]) -> str:
     """A table of ``routing_ablation``'s face rates: one row per number of iterations, one
     column per kind of ``kinds``, each the mean over seeds."""
+    every = [set(run.rates) for run in ablation.values()]
+    recorded = set.intersection(*every) if every else set()
+    if unknown := sorted(set(kinds) - recorded):
+        raise ValueError(f"format_ablation(): kinds must be kinds the ablation holds rates of, "
+                         f"{sorted(recorded)}, got {unknown[0]!r}; pass some of those")
     lines = ["pose capsules, face rate (mean over seeds):",
              f"{'iterations':>10} " + " ".join(f"{k:>11}" for k in kinds)]
     lines += [f"{its:>10} " + " ".join(f"{run.mean(k):>11.2f}" for k in kinds)
@@ -303,6 +310,11 @@ def check_saved_seeds(where: str, seeds: Seeds, checkpoints_of: dict[str, str],
         kept = sorted(int(k.removeprefix(prefix)) for k in entries
                       if k.startswith(prefix) and k.removeprefix(prefix).isdigit())
         missing = [s for s in seeds if s not in kept]
+        if not kept:
+            raise ValueError(f"{where}(): root must hold saved face models, got "
+                             f"{checkpoints.checkpoint_dir(root)}, whose {checkpoints.MANIFEST} "
+                             f"holds no {name!r}; pass the folder they were saved in (None: the "
+                             "shipped ones)")
         if missing:
             raise ValueError(f"{where}(): seeds must be seeds of a saved {name!r}, got "
                              f"{missing}: {checkpoints.checkpoint_dir(root) / checkpoints.MANIFEST}"
