@@ -121,9 +121,8 @@ def _start(value):
             and all(isinstance(epoch, Epoch) for epoch in value[1])
             and [epoch.epoch for epoch in value[1]] == list(range(1, len(value[1]) + 1))):
         raise declared_error(TypeError, "must be (weights, history), a state_dict and the epochs "
-                             f"already trained (Epoch records numbered from 1), got "
-                             f"{kind_of(value):.60}; build it with recipe_run.continue_from",
-                             "array")
+                             f"trained (Epochs numbered from 1), got {kind_of(value):.60}; build "
+                             "it with recipe_run.continue_from", "array")
     return value
 
 
@@ -170,14 +169,11 @@ def fit(model: Trainable, train: Examples,
             images, labels = data.tensors[:2]  # the targets of a model without classes: poses
             if name == "validation" or "n_classes" in getattr(model, "hparams", {}):
                 check_read_labels(labels, f"fit(): {name}'s labels", images, model)
-    check_fit(len(train), batch_size, patience, compose, validation is not None)
-    if start is not None and len(start[1]) > epochs:
-        raise ValueError(f"fit(): epochs must be at least the {len(start[1])} epochs start has "
-                         f"trained, got {epochs}; pass a larger budget, or start=None")
+    check_fit(len(train), batch_size, patience, compose, validation is not None, epochs,
+              len(start[1]) if start else 0)
     device = torch.device(device or course_settings.device())
     home = course_settings.model_device(model)
-    if state_path is not None:  # refused before training; "~/run.pt" means the home folder's
-        state_path = check_not_shipped(state_path, "fit(): state_path")
+    state_path = None if state_path is None else check_not_shipped(state_path, "fit(): state_path")
     run = begin(model, train, seed, batch_size, lr, lr_decay, compose, start, device,
                 keeps_best=validation is not None, patience=patience)
     resume(run, model, state_path, epochs)
@@ -266,7 +262,8 @@ class Run:
 @checked
 def check_fit(rows: Int("training examples", ge=1), batch_size: BatchSize,
               patience: Patience | None, compose: Callable | None,
-              held_out: Flag("whether fit was given validation examples")) -> None:
+              held_out: Flag("whether fit was given validation examples"), epochs: Epochs = 1,
+              trained: Int("the epochs start has trained", ge=0) = 0) -> None:
     """What ``fit``'s declarations cannot say, refused before any training with a sentence that
     says what to do: the arguments that go together."""
     if patience is not None and not held_out:
@@ -276,6 +273,9 @@ def check_fit(rows: Int("training examples", ge=1), batch_size: BatchSize,
         raise ValueError(f"compose makes the examples out of whole batches: fit needs at least "
                          f"batch_size={batch_size} training rows, got {rows}; train on "
                          "more rows or pass a smaller batch_size")
+    if trained > epochs:
+        raise ValueError(f"fit(): epochs must be at least the {trained} epochs start has trained, "
+                         f"got {epochs}; pass a larger budget, or start=None")
 
 
 @checked
@@ -327,8 +327,8 @@ def save_state(run: Run, model: nn.Module, state_path: Path | None) -> None:
     the last state whole (it is written beside, then put in place)."""
     if state_path is None:
         return
-    state_path = check_not_shipped(state_path, "save_state(): state_path")
-    state_path.parent.mkdir(parents=True, exist_ok=True)
+    check_not_shipped(state_path, "save_state(): state_path").parent.mkdir(parents=True,
+                                                                          exist_ok=True)
     partial = Path(f"{state_path}.partial")
     torch.save({"model": model.state_dict(), "optimizer": run.optimizer.state_dict(),
                 "scheduler": run.scheduler.state_dict(), "generator": run.generator.get_state(),
