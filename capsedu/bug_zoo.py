@@ -232,13 +232,15 @@ Zoo = Annotated[dict[str, ZooRun], AfterValidator(_with_correct)]
 @checked
 def read_results(path: Path | None = None, epochs: Epochs | None = None) -> dict[str, ZooRun]:
     """The recorded runs by name, ``CORRECT`` and the keys of ``BUGS`` (the shipped ones with a
-    budget of ``epochs``, the recipes' own by default; empty when none)."""
+    budget of ``epochs``, the recipes' own by default; empty when none); the runs of ``path``
+    are refused when they were made with another budget than ``epochs``."""
     path = path or checkpoints.results_path(results_name(epochs), True)
     runs = checkpoints.read_results(path, ZooRun)
-    wanted = budget() if epochs is None else epochs
-    if other := sorted(name for name, run in runs.items() if run.epochs != wanted):
+    if epochs is None:  # any one budget's file
+        return runs
+    if other := sorted(name for name, run in runs.items() if run.epochs != epochs):
         raise ValueError(f"read_results(): path {path} must hold runs with a budget of epochs="
-                         f"{wanted}, got {other[0]!r} with {runs[other[0]].epochs}; pass the "
+                         f"{epochs}, got {other[0]!r} with {runs[other[0]].epochs}; pass the "
                          f"file of that budget ({results_name(runs[other[0]].epochs)}), or its "
                          "epochs")
     return runs

@@ -48,8 +48,8 @@ def test_a_record_of_other_weights_is_refused(record):
     stale = {key: replace(record[key], sha256="0" * 64)}
     with pytest.raises(ValueError, match="other weights"):
         full_sets.read_right("affnist-style", "affnist-cnn", results=stale)
-    with pytest.raises(KeyError, match="no record"):  # a known reading, not recorded
-        full_sets.read_right("affnist-style", "affnist-cnn", results={})
+    with pytest.raises(KeyError, match=r"read_right\(\): results must hold a reading of "):
+        full_sets.read_right("affnist-style", "affnist-cnn", results={})  # a known one, not there
     with pytest.raises(KeyError, match=r"read_right\(\): name must be a reading of "):
         full_sets.read_right("affnist-style", "no-such-model", results=record)
 
