@@ -290,7 +290,7 @@ def test_round_five_files_are_refused_before_anything_is_written(tmp_path, monke
         checkpoints.sha256("nope.pt")
     with pytest.raises(IsADirectoryError, match=r"read_results\(\): path must be a results file"):
         checkpoints.read_results(tmp_path, checkpoints.ManifestRow)
-    with pytest.raises(NotADirectoryError, match=r"check_writable\(\): root must be a folder"):
+    with pytest.raises(NotADirectoryError, match=r"save\(\): root must be a folder"):
         checkpoints.save(_bag(), "mine", root=afile)
     with pytest.raises(ValueError, match=r"ManifestRow\(\): train_time_s must be a finite number"):
         checkpoints.save(_bag(), "mine", root="out", train_time_s=float("nan"))
