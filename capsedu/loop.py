@@ -9,7 +9,6 @@ the shipped checkpoints are ``capsedu.recipes``, their command line ``capsedu.tr
 
 import os
 import random
-import sys
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, replace
@@ -18,8 +17,6 @@ from typing import Annotated, Any
 
 import numpy as np
 import torch
-import tqdm
-import tqdm.auto
 from pydantic import PlainValidator
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
@@ -39,14 +36,10 @@ from .course_settings import (
     Trainable,
 )
 from .data.transformed_mnist import translate
+from .progress import Progress, progress_bar
 from .refusals import declared_error, kind_of
 from .validate import Flag, Float, Has, Int, Spec, Tensor, check_fields, checked
 
-PROGRESS_UPDATES_PER_S = 2  # how often a live progress bar may redraw
-# and how many times in all, however slow the machine: a bar's messages to the browser stay
-# bounded (the kernel's output channel drops messages past about a thousand, nbval's among them)
-PROGRESS_REDRAWS = 50
-TEXT_PROGRESS_INTERVAL_S = 30  # a stored text bar: one line every 30 s at most, the last kept
 # Images per batch when a trained model scores them (predict, probabilities, evaluate). Small,
 # because a CapsNet's predictions u_hat grow with the batch (a batch of 512 on notebook 08's
 # network is 168 MB): large batches pay in page faults (benchmarks/scoring.py), and in a Jupyter
@@ -62,7 +55,6 @@ LearningRate = Float("Adam's learning rate, e.g. 1e-3", gt=0, le=1)
 LrDecay = Float("the learning rate's factor after every epoch; 1 keeps it", gt=0, le=1)
 Patience = Int("epochs without a held-out gain before training stops; None trains the whole "
                "budget", ge=1, le=MAX_EPOCHS)
-Progress = Flag("True to show a progress bar")
 
 
 @checked
@@ -379,28 +371,6 @@ def check_same_run(saved: dict, now: dict, state_path: Path) -> None:
         raise ValueError(f"state_path: {state_path} was saved by another run ({'; '.join(differ)})"
                          ". Pass the arguments it was made with, another state file, or delete it "
                          "to start afresh")
-
-
-@checked
-def progress_bar(iterable: Has("what the bar counts", "__iter__",
-                                source="a range, a list or a DataLoader"),
-                 desc: str, progress: Progress = True, **kwargs):
-    """A bar over ``iterable`` (``progress=False``: none). Live, tqdm.auto's (a widget in a
-    notebook), redrawn at most ``PROGRESS_UPDATES_PER_S`` times a second and ``PROGRESS_REDRAWS``
-    times in all (so a slow machine sends no more messages than a fast one), which it erases when
-    done: in a notebook every redraw is a message to the browser, and a flood of them overruns
-    the kernel's output channel. With ``course_settings.TEXT_PROGRESS`` (the website's build), a
-    text bar on stdout that keeps its finished line, which is what a stored page shows."""
-    try:  # a redraw every 1/PROGRESS_REDRAWS of the way at most (maxinterval: no forced ones)
-        every = {"miniters": max(1, -(-len(iterable) // PROGRESS_REDRAWS)),
-                 "maxinterval": float("inf")}
-    except TypeError:  # no length: the time limit alone
-        every = {}
-    if course_settings.TEXT_PROGRESS:
-        return tqdm.tqdm(iterable, desc=desc, disable=not progress, leave=True, file=sys.stdout,
-                         mininterval=TEXT_PROGRESS_INTERVAL_S, **every, **kwargs)
-    return tqdm.auto.tqdm(iterable, desc=desc, disable=not progress, leave=False,
-                          mininterval=1 / PROGRESS_UPDATES_PER_S, **every, **kwargs)
 
 
 @checked

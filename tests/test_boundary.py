@@ -33,7 +33,7 @@ ENFORCED = ["functional", "routing", "capsnet", "data.mnist", "statistics", "lay
             "parts.detector",
             "parts.pose_net", "seed_runs", "seed_table", "parts.scoring", "claims_table",
             "bug_zoo_report", "parts.curves", "parts.pose_mlp", "data.sprites", "poses",
-            "convergence", "loop", "course_settings", "environment", "recipes", "train",
+            "convergence", "progress", "loop", "course_settings", "environment", "recipes", "train",
             "ablations", "bug_zoo", "parts.training", "patch_order", "spiking", "vit",
             "data.patches",
             "adversarial_record", "reconstruction_detector", "buggy_capsnet", "attacks",

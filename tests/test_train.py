@@ -40,7 +40,7 @@ def test_the_progress_bar_redraws_a_few_times_a_second(monkeypatch):
 
     from tqdm.std import tqdm
 
-    import capsedu.loop
+    import capsedu.progress
 
     redraws = []
 
@@ -67,7 +67,7 @@ def test_the_progress_bar_redraws_a_few_times_a_second(monkeypatch):
         batch_size=1, progress=True)
     seconds = time.perf_counter() - start
     # the first and the last draw, and at most PROGRESS_UPDATES_PER_S a second in between
-    assert len(redraws) <= 2 + capsedu.loop.PROGRESS_UPDATES_PER_S * seconds + 1
+    assert len(redraws) <= 2 + capsedu.progress.PROGRESS_UPDATES_PER_S * seconds + 1
 
 
 def test_a_bar_redraws_a_bounded_number_of_times_however_slow_the_machine(monkeypatch):
@@ -77,7 +77,7 @@ def test_a_bar_redraws_a_bounded_number_of_times_however_slow_the_machine(monkey
 
     from tqdm.std import tqdm
 
-    import capsedu.loop
+    import capsedu.progress
 
     redraws = []
 
@@ -90,14 +90,14 @@ def test_a_bar_redraws_a_bounded_number_of_times_however_slow_the_machine(monkey
             return super().display(*args, **kwargs)
 
     monkeypatch.setattr("tqdm.auto.tqdm", CountingBar)  # the bar progress_bar makes live
-    monkeypatch.setattr(capsedu.loop, "PROGRESS_UPDATES_PER_S", 1e9)  # as if every step were slow
-    for _ in capsedu.loop.progress_bar(range(10_000), "slow"):
+    monkeypatch.setattr(capsedu.progress, "PROGRESS_UPDATES_PER_S", 1e9)  # every step slow
+    for _ in capsedu.progress.progress_bar(range(10_000), "slow"):
         pass
     # the first draw, one every 1/PROGRESS_REDRAWS of the way, the last
-    assert len(redraws) <= capsedu.loop.PROGRESS_REDRAWS + 3
+    assert len(redraws) <= capsedu.progress.PROGRESS_REDRAWS + 3
     assert redraws[-1] == 10_000
     redraws.clear()
-    for _ in capsedu.loop.progress_bar(iter(range(300)), "no length"):  # a generator: time only
+    for _ in capsedu.progress.progress_bar(iter(range(300)), "no length"):  # a generator: time only
         pass
     assert redraws[-1] == 300
 
@@ -108,9 +108,9 @@ def test_a_stored_page_gets_the_finished_line_of_every_bar(monkeypatch, capsys):
     from myst_nb.core.utils import coalesce_streams
     from nbformat.v4 import new_output
 
-    import capsedu.loop
+    import capsedu.progress
 
-    monkeypatch.setattr(capsedu.loop.course_settings, "TEXT_PROGRESS", True)
+    monkeypatch.setattr(capsedu.progress.course_settings, "TEXT_PROGRESS", True)
     x, y = torch.rand(64, 1, 8, 8), torch.arange(64) % 2
     model = BagOfPartsCNN(channels=(2,))
     fit(model, (x, y), epochs=2, batch_size=16, progress=True)
