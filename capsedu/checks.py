@@ -340,6 +340,27 @@ def check_same(where: str, what: str, fix: str, **sizes: int) -> None:
                              f"{name}: {m}); {fix}")
 
 
+def check_different(where: str, fix: str, **values) -> None:
+    """Refuse two arguments that must differ but are equal (``name=value``: the two parts of a
+    pair, the two runs compared): a thing against itself says nothing."""
+    (a, x), (b, y) = values.items()
+    if x == y:
+        raise ValueError(f"{where}(): {a} and {b} must differ (two things to compare), got "
+                         f"{x!r} for both; {fix}")
+
+
+def check_rows(where: str, rows: torch.Tensor | None, n: int) -> torch.Tensor:
+    """``rows`` (declared ``Rows``: indices of images of a set of ``n``; None: all of them) as a
+    tensor of indices, refused by name past the set's end (an IndexError deep in torch else)."""
+    if rows is None:
+        return torch.arange(n)
+    if int(rows.max()) >= n:
+        raise ValueError(f"{where}(): rows must index the {n:,} images of the set (0 .. {n - 1}), "
+                         f"got {int(rows.min())} .. {int(rows.max())}; pass rows of the set, "
+                         "e.g. mnist.fixed_sample(n)")
+    return rows
+
+
 def check_order(where: str, fix: str, **values: float) -> None:
     """Refuse a record's fields that must be in the order given but are not (``name=value``: low
     <= value <= high, the epoch kept at most the epochs run), naming them all."""
@@ -400,9 +421,10 @@ def check_one_each(where: str, name: str, items, n: int, each: str) -> None:
 
 
 def check_on_canvas(where: str, A: torch.Tensor, side: int, **shifts: float) -> None:
-    """Refuse a shift (``tx``, ``ty``: pixels from the centre) that moves a 28-pixel digit, under
-    its linear maps ``A`` ``[N, 2, 2]``, off the ``side`` canvas: every image would be blank."""
-    reach = side / 2 + 14 * A.abs().sum(-1).amax(0)  # [x, y]: the digit's centre may go this far
+    """Refuse a shift (``tx``, ``ty``: pixels from the centre) that moves an MNIST digit's ink
+    (the centre 20 x 20 of its 28 x 28 frame), under its linear maps ``A`` ``[N, 2, 2]``, off the
+    ``side`` canvas: every image would be blank."""
+    reach = side / 2 + 10 * A.abs().sum(-1).amax(0)  # [x, y]: the digit's centre may go this far
     for (name, shift), most in zip(shifts.items(), reach.tolist(), strict=True):
         if abs(shift) >= most:
             raise ValueError(f"{where}(): {name} must move the digit less than {most:.0f} pixels "

@@ -25,6 +25,7 @@ from torch import nn
 
 from . import checkpoints
 from .capsnet import routing_iterations
+from .checks import check_rows
 from .course_settings import Rows
 from .data import transformed_mnist
 from .data.mnist import load_mnist
@@ -42,16 +43,6 @@ TURN_SEED = 0  # notebook 10's digits turned by random angles: the angles' seed
 Iterations = Int("routing iterations at test time", ge=1, le=MAX_ITERATIONS) | None
 
 
-def _inside(where: str, rows: torch.Tensor | None, n: int) -> torch.Tensor | None:
-    """``rows`` if each is an image of a set of ``n`` (an IndexError deep in torch otherwise),
-    else refused naming rows."""
-    if rows is not None and len(rows) and int(torch.as_tensor(rows).max()) >= n:
-        raise ValueError(f"{where}(): rows must be images of the set, indices 0 to {n - 1}, got "
-                         f"{int(torch.as_tensor(rows).max())}; pass rows below {n} (e.g. "
-                         "mnist.fixed_sample(n))")
-    return rows
-
-
 @checked
 def turned_mnist(rows: Rows | None = None) -> tuple[torch.Tensor, torch.Tensor]:
     """Notebook 10's test of rotation: each MNIST test digit turned by its own random angle (0 to
@@ -59,7 +50,7 @@ def turned_mnist(rows: Rows | None = None) -> tuple[torch.Tensor, torch.Tensor]:
     ``rows``: those digits only, turned as in the whole set (``mnist.fixed_sample``)."""
     images, labels = load_mnist(train=False)
     angles = 360 * torch.rand(len(labels), generator=torch.Generator().manual_seed(TURN_SEED))
-    keep = torch.arange(len(labels)) if rows is None else _inside("turned_mnist", rows, len(labels))
+    keep = check_rows("turned_mnist", rows, len(labels))
     return transformed_mnist.affine(images[keep], rotation=angles[keep], side=28), labels[keep]
 
 
@@ -69,8 +60,7 @@ def affnist_style(rows: Rows | None = None) -> tuple[torch.Tensor, torch.Tensor]
     affNIST ranges (``transformed_mnist.random_affine``, seed 0): ``(images [N, 1, 40, 40], labels
     [N])``. ``rows``: those digits only, each under its map in the whole set."""
     images, labels = load_mnist(train=False)
-    keep = torch.arange(len(labels)) if rows is None else _inside("affnist_style", rows,
-                                                                  len(labels))
+    keep = check_rows("affnist_style", rows, len(labels))
     return transformed_mnist.random_affine(images, seed=0, rows=keep)[0], labels[keep]
 
 
@@ -79,8 +69,7 @@ def multimnist_pairs(rows: Rows | None = None) -> tuple[torch.Tensor, torch.Tens
     """Notebook 08's test pairs (``transformed_mnist.MULTIMNIST_TEST``): ``(pairs [N, 1, 36, 36],
     labels [N, 2])``, or the pairs of ``rows`` only."""
     pairs, labels = transformed_mnist.multimnist_data(train=False)
-    keep = torch.arange(len(labels)) if rows is None else _inside("multimnist_pairs", rows,
-                                                                  len(labels))
+    keep = check_rows("multimnist_pairs", rows, len(labels))
     return pairs[keep], labels[keep]
 
 
@@ -290,7 +279,7 @@ def read_right(test_set: Choice("a full test set", *SETS), name: str, rows: Rows
                          f"{record.checkpoint} (sha256 {record.sha256[:12]}..., now "
                          f"{now[:12]}...); record it again with {COMMAND} --replace-shipped")
     right = record.reading.right()
-    return right if rows is None else right[_inside("read_right", rows, len(right))]
+    return right if rows is None else right[check_rows("read_right", rows, len(right))]
 
 
 @checked

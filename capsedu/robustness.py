@@ -16,7 +16,7 @@ from pydantic import AfterValidator
 from torch import nn
 
 from .capsnet import routing_iterations
-from .checks import check_same
+from .checks import check_different, check_one_scale, check_order, check_same
 from .convergence import training_status, verdict
 from .course_settings import MAX_SIDE, Models, Rows, Seed
 from .data import transformed_mnist
@@ -181,6 +181,9 @@ def viewpoint_table(translated: Accuracies, affine: Accuracies,
                          "model in each")
     lines = [f"{'':<44}{'translated':>12}{'affNIST-style':>15}{'drop':>8}"]
     rows = {name: (100 * translated[name], 100 * affine[name]) for name in affine}
+    check_one_scale("viewpoint_table", **{"translated and affine (in %)": list(rows.values()),
+                                          "quoted": [v for r in quoted.values() for v in r
+                                                     if v is not None]})
     for name, (on_translated, on_affine) in {**rows, **quoted}.items():
         if on_translated is None:
             lines.append(f"{name:<44}{'':>12}{on_affine:>14.2f}%")
@@ -245,6 +248,12 @@ def sample_verdict(full: Paired | SeedDifference, sample: Paired | SeedDifferenc
     verdict that differs is no conclusion)."""
     comparison = OnSample(full, sample)
     n_full, n_sample = sizes
+    check_order("sample_verdict", "sizes is (full set, sample), and a sample is no larger than "
+                "its full set", **{"sizes[1]": n_sample, "sizes[0]": n_full})
+    for name, compared, n in (("full", full, n_full), ("sample", sample, n_sample)):
+        if isinstance(compared, Paired):  # a comparison image by image counts its images
+            check_same("sample_verdict", "images", f"pass the sizes {name} was made on",
+                       **{f"{name}.n": compared.n, f"sizes[{int(name == 'sample')}]": n})
     line = f"all {n_full:,} test images (recorded): {verdict(full, runs)}"
     if n_sample != n_full:
         line += (f"\n    this run's sample of {n_sample:,}: {sample}; "
@@ -261,6 +270,7 @@ def paired_verdict(sample: Right, full: Right, first: str, second: str,
     measured (``sample``: name -> booleans, ``read_right``), and its verdict line
     (``sample_verdict``), resting on the recorded runs of the two names found in ``manifest``
     (name -> row, ``checkpoints.read_manifest``)."""
+    check_different("paired_verdict", "name two models", first=first, second=second)
     _check_names("paired_verdict", "first and second", (first, second), sample,
                  "the models read_right scored (sample)")
     _check_names("paired_verdict", "first and second", (first, second), full,
@@ -296,12 +306,20 @@ def sample_line(sample: Right, full: Right, rows: Rows) -> str:
                         for name, right in sample.items()) + f"; {agreement}")
 
 
+def _check_row(where: str, name: str, row: ManifestRow) -> None:
+    """Refuse a manifest ``row`` of another checkpoint than ``name``: its line would credit one
+    run's record to another."""
+    check_same(where, "the checkpoint named", "pass its row, checkpoints.read_manifest()[name]",
+               name=name, **{"row.name": row.name})
+
+
 @checked
 def run_line(name: str, row: _recorded("command", "seed", "train_time_s", "threads",
                                        "metrics.validation_by_epoch")) -> str:
     """One line on how the checkpoint ``name`` was made, from its manifest ``row``: every sitting
     of its training (``recipes.how_made``), its seed, minutes and CPU threads, and how the run
     ended (``convergence.training_status``)."""
+    _check_row("run_line", name, row)
     return (f"{name}: {how_made(row)} | seed {row.seed} | {row.train_time_s / 60:.0f} min "
             f"on {row.threads} CPU thread(s) | {training_status(row.metrics)}")
 
@@ -314,6 +332,7 @@ def pairs_line(name: str, right: Reads,
     right (``right`` ``[N]`` booleans), the minutes and pairs its training took (one pair per
     training digit per epoch, up to the epoch kept) and how the run ended, from its manifest
     ``row``."""
+    _check_row("pairs_line", name, row)
     both = right.float().mean().item()
     seen = row.train_examples * row.metrics.chosen_epoch
     return (f"{name}: both digits right in {100 * both:.2f} % of the test pairs (error "
@@ -342,8 +361,8 @@ class ByOverlap(_ByOverlapFields):
 
 
 @checked
-def accuracy_by_overlap(right: Right, overlap: Tensor("overlaps in [0, 1] [N]", ndim=1,
-                                                     floating=True),
+def accuracy_by_overlap(right: Right, overlap: Tensor("overlaps [N]", ndim=1, finite=True,
+                                                     within=(0, 1)),
                         groups: Int("groups of pairs", ge=1, le=MAX_GROUPS) = 4) -> ByOverlap:
     """Test pairs split into ``groups`` equal groups by the ``overlap`` ``[N]`` of their two ink
     boxes (``transformed_mnist.box_overlap``), least overlap first: each model's accuracy (%) in
@@ -396,6 +415,7 @@ def seed_verdict(right: Annotated[dict[Seed, Right], Some], first: str, second: 
     ``by_seed``: pair the seeds (``statistics.seed_difference``) when a seed fixes what both
     runs share (the same network's initial weights, batches and moves), else Welch's test (two
     architectures: a seed gives each its own initial weights)."""
+    check_different("seed_verdict", "name two models", first=first, second=second)
     seeds = tuple(sorted(right))
     if len(seeds) < 2:
         raise ValueError(f"seed_verdict(): right must hold the readings of at least 2 seeds (a "

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from .checks import check_nonzero, check_same, check_side
+from .checks import check_nonzero, check_on_canvas, check_same, check_side
 from .data import transformed_mnist
 from .data.transformed_mnist import CANVAS, MULTI_CANVAS, MULTI_SHIFT
 from .multi_digit import MultiDigitCapsNet, TwoDigitCNN
@@ -74,6 +74,8 @@ def viewpoint_state(capsnet: nn.Module, cnn: nn.Module, digit: Digit,
     * the map itself: ``rotation``, ``shear``, ``scale``, ``dx`` and ``dy``.
     """
     check_nonzero("viewpoint_state", scale=scale)
+    check_on_canvas("viewpoint_state", transformed_mnist.affine_matrix(
+        torch.tensor([rotation]), shear, scale, scale), CANVAS, dx=dx, dy=dy)
     check_side("viewpoint_state", CANVAS, capsnet=capsnet, cnn=cnn)
     # what both models see, [1, 1, 40, 40]
     x = transformed_mnist.affine(digit[None], rotation, shear, scale, scale, dx, dy)

@@ -21,7 +21,7 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from ..checks import check_memory
+from ..checks import check_different, check_memory
 from ..course_settings import MAX_SIDE, Seed
 from ..poses import _place
 from ..validate import Choice, Float, Int, Spec, check_fields, checked
@@ -32,6 +32,7 @@ from .sprites import (
     Parts,
     Scenes,
     _as_part,
+    _one_each,
     _ink_boxes,
     _on_canvas,
     _refuse_off_canvas,
@@ -94,9 +95,9 @@ def _parts_at(offsets, x, y, angle, scale) -> list[Part]:
 
 
 def _index(parts: list[Part], kind: str, where: str) -> int:
-    """Where the part of ``kind`` is in ``parts``; a clear ``ValueError`` naming the function
-    ``where`` when it is missing."""
-    if kind in (kinds := [p.kind for p in parts]):
+    """Where the part of ``kind`` is in ``parts``, refused naming ``where`` when it is missing or
+    when parts holds a face part twice."""
+    if kind in (kinds := [p.kind for p in _one_each(parts, where, "parts")]):
         return kinds.index(kind)
     raise ValueError(f"{where}(): each part named must be one that parts holds "
                      f"({[p.kind for p in parts]}), got {kind!r}; choose a part it has")
@@ -120,7 +121,6 @@ def _clear(boxes, placed, gap=0.01) -> np.ndarray:
 
 
 # --- Scenes -----------------------------------------------------------------------------------
-
 
 
 @dataclass(frozen=True)
@@ -361,6 +361,7 @@ def dataset(
 @checked
 def swap(parts: Parts, a: str, b: str) -> list[Part]:
     """Swap the positions of the parts of kinds ``a`` and ``b``; each keeps its own angle."""
+    check_different("swap", "swapping a part with itself changes nothing", a=a, b=b)
     parts = [_as_part(p, "swap") for p in parts]
     i, j = _index(parts, a, "swap"), _index(parts, b, "swap")
     parts[i], parts[j] = (parts[i]._replace(x=parts[j].x, y=parts[j].y),
@@ -439,7 +440,7 @@ def part_slots(scenes: Scenes) -> tuple[np.ndarray, np.ndarray]:
     presence ``[len(scenes), 4]`` (1 or 0). Distractor strokes have no slot."""
     poses, presence = np.zeros((len(scenes), len(PART_KINDS), 4)), np.zeros((len(scenes), 4))
     for b, parts in enumerate(scenes):
-        for part in (_as_part(p, "part_slots") for p in parts):
+        for part in _one_each(parts, "part_slots", f"scenes[{b}]"):
             if part.kind in PART_KINDS:
                 i = PART_KINDS.index(part.kind)
                 poses[b, i], presence[b, i] = part[1:], 1.0
@@ -456,9 +457,7 @@ def _ink(parts, kind: str, size: int) -> np.ndarray:
 def ink_gap(parts: Parts, a: str, b: str,
             size: Int("the image's side in pixels", ge=1, le=MAX_SIDE) = 32) -> float:
     """Distance in pixels between the nearest inked pixels (> 0.5) of parts ``a`` and ``b``."""
-    if a == b:
-        raise ValueError(f"ink_gap(): a and b must name two different parts, got {a!r} twice; "
-                         "the gap of a part to itself is 0")
+    check_different("ink_gap", "the gap of a part to itself is 0", a=a, b=b)
     pa, pb = np.argwhere(_ink(parts, a, size)), np.argwhere(_ink(parts, b, size))  # [pixels, 2]
     return float(np.sqrt(((pa[:, None, :] - pb[None, :, :]) ** 2).sum(-1)).min())
 
@@ -475,6 +474,7 @@ def windows_holding_both(parts: Parts, a: str, b: str,
     if window % 2 == 0:
         raise ValueError(f"windows_holding_both(): window must be an odd number of pixels (a "
                          f"window centred on a pixel), got {window}; pass {window + 1}")
+    check_different("windows_holding_both", "name two parts", a=a, b=b)
     held = []
     for kind in (a, b):
         ink = torch.from_numpy(_ink(parts, kind, size)).float()[None, None]  # [1, 1, size, size]

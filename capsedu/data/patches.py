@@ -3,6 +3,7 @@ any image (10 §8; notebook 01 scrambles a face's parts, this scrambles any imag
 
 import torch
 
+from ..checks import check_rows
 from ..course_settings import Rows, Seed
 from ..validate import Int, Tensor, checked
 from .mnist import load_mnist
@@ -63,5 +64,5 @@ def shuffled_digits(grid: Int("tiles along each side of a 28 x 28 digit; a divis
     images, labels = load_mnist(train=False)
     if grid > 1:
         images = shuffle_tiles(images, grid, SHUFFLE_SEED)
-    keep = torch.arange(len(labels)) if rows is None else rows
+    keep = check_rows("shuffled_digits", rows, len(labels))
     return images[keep], labels[keep]

@@ -72,8 +72,6 @@ _SPRITES: dict[str, np.ndarray] = {
 }
 
 
-
-
 def _is_part(value) -> bool:
     """Whether ``value`` reads as one part, ``Part(kind, x, y, ...)`` or ``(kind, x, y, ...)``:
     a tuple or a list whose first item is a kind, a string (a scene's first item is a part)."""
@@ -142,6 +140,18 @@ def _as_part(p, where: str) -> Part:
             f"its scale > 0, got {tuple(part[1:])}; find where the NaN, the infinity or the "
             "scale came from (a division by 0?)")
     return part
+
+
+def _one_each(parts, where: str, name: str) -> list[Part]:
+    """``parts`` as ``Part``\ s (``_as_part``), refusing a face part's kind twice (strokes may
+    repeat): where one of each is meant (a slot per kind, a part named) the second would
+    overwrite the first, or go unread."""
+    parts = [_as_part(p, where) for p in parts]
+    kinds = [p.kind for p in parts]
+    if twice := sorted({k for k in kinds if k != STROKE and kinds.count(k) > 1}):
+        raise ValueError(f"{where}(): {name} must hold at most one part of each kind (strokes "
+                         f"aside), got {', '.join(twice)} more than once; drop the extra ones")
+    return parts
 
 
 # --- Where a part's ink is ------------------------------------------------------------------------

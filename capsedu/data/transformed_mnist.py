@@ -37,6 +37,8 @@ MAX_SCALE = 10.0  # a digit scaled past this fills any canvas of MAX_SIDE with o
 Labels = Numbers("their labels, classes 0 to 9 [N]", ndim=1, ge=0, le=9, whole=True, tensor=True)
 # MNIST's digits, as every entry here takes them (uint8 pixels 0-255 are refused, never rescaled)
 Digits = Tensor("MNIST digits [N, 1, 28, 28]", ndim=4, pixels=True, sizes={1: 1, 2: 28, 3: 28})
+# MultiMNIST's shift: the canvas, 28 + 2 max_shift pixels, is at most MAX_SIDE
+MaxShift = Int("pixels each digit moves at most", ge=0, le=(MAX_SIDE - 28) // 2)
 
 
 @dataclass(frozen=True)
@@ -151,22 +153,13 @@ def on_canvas(images: Tensor("images [N, 1, h, w]", ndim=4, pixels=True),
     hold floating-point pixels in [0, 1]."""
     _one_per_image("on_canvas", images, dx=dx, dy=dy)
     h, w = images.shape[-2:]
+    if side < max(h, w):
+        raise ValueError(f"on_canvas(): side must be at least the images' ({h} x {w} px), got "
+                         f"{side}; pass a canvas as large as the images, or larger")
     checks.check_offsets("on_canvas", dx=(dx, side - w), dy=(dy, side - h))
     # padded a chunk at a time: the whole padded batch would be one more canvas-sized copy
     return _in_chunks(lambda x, tx, ty: _translate(F.pad(x, (0, side - w, 0, side - h)), tx, ty),
                       images, dx, dy)
-
-
-def _rows(rows: torch.Tensor | None, n: int, where: str) -> torch.Tensor:
-    """``rows`` (declared ``Rows``: indices into a set of ``n`` images; None: all of them) as a
-    tensor of indices, each of the set."""
-    if rows is None:
-        return torch.arange(n)
-    if rows.max() >= n:
-        raise ValueError(f"{where}(): rows must index the {n:,} images given (0 .. {n - 1}), got "
-                         f"{int(rows.min())} .. {int(rows.max())}; pass rows of the set, e.g. "
-                         "mnist.fixed_sample(n)")
-    return rows
 
 
 @checked
@@ -181,7 +174,7 @@ def translated(images: Digits,
     images = images.float()
     g = torch.Generator().manual_seed(seed)
     dx, dy = torch.randint(0, side - 27, (2, len(images)), generator=g)
-    rows = _rows(rows, len(images), "translated")
+    rows = checks.check_rows("translated", rows, len(images))
     return on_canvas(images[rows], dx[rows], dy[rows], side)
 
 
@@ -198,7 +191,7 @@ def translated_mnist(train: Flag("True for the training split, False for the tes
     digits of the whole split, each placed as in the whole split (a sample of the test set:
     ``mnist.fixed_sample``)."""
     images, labels = load_mnist(train, limit)
-    keep = _rows(rows, len(labels), "translated_mnist")
+    keep = checks.check_rows("translated_mnist", rows, len(labels))
     return translated(images, TRANSLATED_SEEDS[train], rows=rows), labels[keep]
 
 
@@ -237,6 +230,7 @@ def warp(images: Tensor("square images [N, 1, S, S]", ndim=4, floating=True),
     checks.check_square("warp", "images", images)
     checks.check_same("warp", "length, one map and one translation per image", "pass as many of "
                       "each", images=len(images), A=len(A), t=len(t))
+    checks.check_nonzero("warp", **{"A's determinant": torch.linalg.det(A)})
     return _in_chunks(_warp, images, A, t)
 
 
@@ -276,7 +270,7 @@ def random_affine(images: Digits,
     has in the whole set (the maps are drawn for all of ``images``): a sample of the full set."""
     digits = images.float()
     n = len(digits)
-    rows = _rows(rows, n, "random_affine")
+    rows = checks.check_rows("random_affine", rows, n)
     g = torch.Generator().manual_seed(seed)
 
     def uniform(lo, hi):
@@ -303,6 +297,9 @@ def random_affine(images: Digits,
 def drawn_ranges(params: AffineParams) -> str:
     """The range of the maps ``random_affine`` drew (its ``params``), in words: the lowest and
     highest rotation, shear and scale (either axis)."""
+    if not len(params.rotation):
+        raise ValueError("drawn_ranges(): params must hold at least one map, got none; pass the "
+                         "params of random_affine on some images")
     low_scale = min(params.scale_x.min(), params.scale_y.min())
     high_scale = max(params.scale_x.max(), params.scale_y.max())
     return (f"rotation {params.rotation.min():+.1f} to {params.rotation.max():+.1f} "
@@ -374,10 +371,7 @@ def affine(images: Digits,
     from the centre of the ``side`` canvas. ``[N, 1, side, side]``. ``rotation`` may also be
     ``[N]``, one angle per digit (each digit turned by its own). Every number must be finite and
     the scales non-zero."""
-    if scale_x == 0 or scale_y == 0:
-        raise ValueError(f"affine(): scale_x and scale_y must be non-zero (a scale of 0 squashes "
-                         f"the digit to a line), got scale_x={scale_x!r}, scale_y={scale_y!r}; "
-                         "1 keeps the digit's size")
+    checks.check_nonzero("affine", scale_x=scale_x, scale_y=scale_y)
     images = _centred(images.float(), side)
     n = len(images)
     rotation = torch.as_tensor(rotation, dtype=torch.float32)
@@ -406,7 +400,7 @@ def sweep(images: Digits,
 @checked
 def multimnist(images: Digits,
                labels: Labels, n: Int("pairs to make", ge=1), seed: Seed = 0,
-               max_shift: Int("pixels each digit moves at most", ge=0, le=MAX_SIDE) = MULTI_SHIFT
+               max_shift: MaxShift = MULTI_SHIFT
                ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """``n`` MultiMNIST-style pairs: two digits of different classes drawn from ``images``
     ``[N, 1, 28, 28]`` / ``labels`` ``[N]``, each shifted by up to ``max_shift`` pixels in each
@@ -426,7 +420,7 @@ def multimnist(images: Digits,
 @checked
 def pair_up(digits: Digits,
             labels: Labels, generator: torch.Generator,
-            max_shift: Int("pixels each digit moves at most", ge=0, le=MAX_SIDE) = MULTI_SHIFT
+            max_shift: MaxShift = MULTI_SHIFT
             ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """MultiMNIST pairs made from one batch of digits ``[B, 1, 28, 28]`` / ``labels`` ``[B]``:
     each digit is the first of one pair, its partner a random digit of another class from the
@@ -479,6 +473,11 @@ def box_overlap(parts: Tensor("pairs, each digit alone [n, 2, 1, S, S]", ndim=5,
                 ) -> torch.Tensor:
     """For pairs ``[n, 2, 1, S, S]`` (each digit alone), the area of the intersection of the two
     ink bounding boxes divided by the area of the smaller box: ``[n]`` in [0, 1]."""
+    blank = (parts.flatten(2).amax(-1) <= 0.05).nonzero()  # [pair, digit]: no ink above 0.05
+    if len(blank):
+        raise ValueError(f"box_overlap(): parts must show ink in every digit (an empty box has no "
+                         f"overlap), got none in parts[{blank[0, 0]}, {blank[0, 1]}]; drop the "
+                         "blank digits")
     a, b = (_ink_box(parts[:, k]).float() for k in (0, 1))  # [n, 4]: x0, x1, y0, y1
 
     def area(box):
