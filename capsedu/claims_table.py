@@ -4,6 +4,7 @@ notebook 10's ``Findings`` (``rows``), and the Markdown table (``markdown``)."""
 
 from typing import Annotated, NamedTuple
 
+from .checks import check_percent
 from .cost_tables import recorded_cost_line
 from .data import faces
 from .manifest_rows import ManifestRow
@@ -138,7 +139,8 @@ def position_row(measured: Measured) -> Row:
 
 @checked
 def mean_line(o: OverSeeds) -> str:
-    """A mean over training seeds with the half-width of its 95 % t interval, in %."""
+    """A mean accuracy over training seeds with the half-width of its 95 % t interval, in %."""
+    check_percent("mean_line", **{"o.mean": o.mean})
     return f"{o.mean:.2f} ± {o.half_width:.2f} %"
 
 

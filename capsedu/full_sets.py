@@ -24,7 +24,7 @@ import torch
 from torch import nn
 
 from . import checkpoints
-from .capsnet import routing_iterations
+from .capsnet import CapsNet, routing_iterations
 from .checks import check_rows
 from .course_settings import Rows
 from .data import transformed_mnist
@@ -177,6 +177,11 @@ def reading(checkpoint: str, iterations: Iterations = None) -> str:
     they are not those it was trained with (``"affnist-capsnet, 1 iteration at test time"``)."""
     if iterations is None:
         return checkpoint
+    row = checkpoints.read_manifest().get(checkpoint)
+    model = row and checkpoints.model_class(row.arch)  # as routing_iterations tells one that routes
+    if model and not (issubclass(model, CapsNet) or hasattr(model, "iterations")):
+        raise ValueError(f"reading(): iterations must be None for {checkpoint}, a {row.arch}, "
+                         f"which does not route, got {iterations}; pass iterations=None")
     return f"{checkpoint}, {iterations} iteration{'s' * (iterations != 1)} at test time"
 
 

@@ -390,12 +390,10 @@ def shared_budget(names: list[str] | tuple[str, ...]) -> int:
                          f"{unknown}; see python -m capsedu.train --list")
     budgets = {RECIPES[name].epochs for name in names}
     if len(budgets) != 1:
-        raise ValueError(f"the recipes {', '.join(names)} have budgets {sorted(budgets)}, not one")
+        each = ", ".join(f"{name} has {RECIPES[name].epochs}" for name in names)
+        raise ValueError(f"shared_budget(): names must share one budget of epochs, got {each}; "
+                         "pass recipes that train alike")
     return budgets.pop()
-
-
-
-
 
 
 @checked
@@ -413,7 +411,6 @@ def command_line(command: str, **flags) -> str:
             values = value if isinstance(value, list | tuple) else [value]
             words += [f"--{name.replace('_', '-')}", *(shlex.quote(str(v)) for v in values)]
     return " ".join(words)
-
 
 
 @checked

@@ -179,7 +179,7 @@ ROUNDS = [
      r"load_mnist\(\): limit must be an integer >= 1 and <= 10000 \(.*test split holds 10,000\), "
      r"got 20000"),
     (lambda: transformed_mnist.affine(torch.rand(2, 1, 28, 28), tx=1e9), ValueError,
-     r"affine\(\): tx must move the digit less than 34 pixels .*got 1000000000.0; pass a smaller"),
+     r"affine\(\): tx must move the digit less than 30 pixels .*got 1000000000.0; pass a smaller"),
     (lambda: transformed_mnist.multimnist(torch.rand(4, 1, 28, 28), torch.tensor([0, 1, 2, 30]),
                                           n=2), ValueError,
      r"multimnist\(\): labels must be in \[0, 9\] .*got values from 0 to 30"),
@@ -496,7 +496,8 @@ ROUNDS = [
      r"routed_more\(\): tested_with must be one of the iterations every run of results was "
      r"tested with, \[1, 2, 3, 5\], got 4"),
     (lambda: full_sets.read_right("translated", "affnist-capsnet", rows=[0, 10 ** 6]), ValueError,
-     r"read_right\(\): rows must be images of the set, indices 0 to 9999, got 1000000"),
+     r"read_right\(\): rows must index the 10,000 images of the set \(0 .. 9999\), got "
+     r"0 .. 1000000"),
     (lambda: digit_shuffles.shuffles({("a", 1): [_RIGHT]}, seeds=[0], grids=[3], pairs=[]),
      ValueError, r"shuffles\(\): grids\[0\] must divide 28 \(the digit's side\) into whole "
      r"tiles, one of 1, 2, 4, 7, 14, 28, got 3"),
@@ -1011,8 +1012,75 @@ ROUND_ELEVEN_LOOP = [
 ]
 
 
+_T = torch.tensor([True, False, True, True])  # which of four images a model reads right
+_P = statistics.paired(_T, ~_T)  # a comparison image by image on those four
+
+ROUND_ELEVEN_DATA = [
+    # two arguments that must differ, given one thing twice
+    (lambda: faces.windows_holding_both(faces.face_parts(), "nose", "nose", window=5), ValueError,
+     r"windows_holding_both\(\): a and b must differ .*got 'nose' for both"),
+    (lambda: faces.swap(faces.face_parts(), "nose", "nose"), ValueError,
+     r"swap\(\): a and b must differ"),
+    (lambda: robustness.seed_verdict({0: {"a": _T}, 1: {"a": ~_T}}, "a", "a", by_seed=True),
+     ValueError, r"seed_verdict\(\): first and second must differ .*got 'a' for both"),
+    # a face part twice where one of each is meant: the second nose overwrote the first
+    (lambda: faces.part_slots([faces.face_parts() + [sprites.Part("nose", 0.2, 0.2)]]),
+     ValueError, r"part_slots\(\): scenes\[0\] must hold at most one part of each kind .*got "
+                 r"nose more than once"),
+    (lambda: faces.ink_gap(faces.face_parts() + [sprites.Part("nose", 0.2, 0.2)], "nose",
+                           "mouth"), ValueError, r"ink_gap\(\): parts must hold at most one part"),
+    # positions that must keep a thing on its canvas, and the canvas itself
+    (lambda: transformed_mnist.multimnist(torch.rand(4, 1, 28, 28), torch.tensor([0, 1, 2, 3]),
+                                          n=2, max_shift=200), ValueError,
+     r"multimnist\(\): max_shift must be an integer >= 0 and <= 114"),
+    (lambda: viewpoint_states.viewpoint_state(_tiny40(), _bag(), torch.rand(1, 28, 28), dx=30.0),
+     ValueError, r"viewpoint_state\(\): dx must move the digit less than 30 pixels"),
+    (lambda: transformed_mnist.on_canvas(torch.rand(2, 1, 28, 28), torch.tensor([0, 0]),
+                                         torch.tensor([0, 0]), side=20), ValueError,
+     r"on_canvas\(\): side must be at least the images' \(28 x 28 px\), got 20"),
+    # a value with no meaning for the function: a blank digit, a zero vector, empty params
+    (lambda: transformed_mnist.box_overlap(torch.zeros(2, 2, 1, 28, 28)), ValueError,
+     r"box_overlap\(\): parts must show ink in every digit .*got none in parts\[0, 0\]"),
+    (lambda: voting.decode_pose_code(np.zeros(voting.pose_code(0.5, 0.5, 0.0).shape[-1])),
+     ValueError, r"decode_pose_code\(\): v must have a pose cell above 0"),
+    (lambda: transformed_mnist.warp(torch.rand(4, 1, 28, 28), torch.zeros(4, 2, 2),
+                                    torch.zeros(4, 2)), ValueError,
+     r"warp\(\): A's determinant must be non-zero"),
+    (lambda: transformed_mnist.drawn_ranges(transformed_mnist.AffineParams(*[torch.zeros(0)] * 6)),
+     ValueError, r"drawn_ranges\(\): params must hold at least one map, got none"),
+    (lambda: full_sets.reading("affnist-cnn", iterations=1), ValueError,
+     r"reading\(\): iterations must be None for affnist-cnn, a MaxPoolCNN, which does not route"),
+    # shares where % goes
+    (lambda: claims_table.mean_line(statistics.over_seeds([0.91, 0.92, 0.93])), ValueError,
+     r"mean_line\(\): o.mean must be accuracies in % .*fractions of 1; multiply them by 100"),
+    (lambda: robustness.viewpoint_table({"a": 0.9}, {"a": 0.8}, quoted={"p": (0.9923, 0.79)}),
+     ValueError, r"viewpoint_table\(\): quoted\['p'\] must be accuracies in %"),
+    # sizes and rows that disagree with what they describe
+    (lambda: robustness.sample_verdict(_P, _P, runs={}, sizes=(100, 1000)), ValueError,
+     r"sample_verdict\(\): sizes\[1\], sizes\[0\] must be in order"),
+    (lambda: robustness.sample_verdict(_P, _P, runs={}, sizes=(100, 4)), ValueError,
+     r"sample_verdict\(\): sizes\[0\] must match full.n in images \(full.n: 4, sizes\[0\]: 100\)"),
+    (lambda: robustness.run_line("capsnet-mnist", checkpoints.read_manifest()["affnist-cnn"]),
+     ValueError, r"run_line\(\): row.name must match name .*name: capsnet-mnist, row.name: "
+                 r"affnist-cnn"),
+    (lambda: robustness.pairs_line("x", _T, checkpoints.read_manifest()["multimnist-capsnet"]),
+     ValueError, r"pairs_line\(\): row.name must match name"),
+    (lambda: patches.shuffled_digits(grid=4, rows=[10000]), ValueError,
+     r"shuffled_digits\(\): rows must index the 10,000 images of the set \(0 .. 9999\)"),
+    # refused, but in other words than the argument's
+    (lambda: recipes.shared_budget(["bug-zoo-correct", "capsnet-mnist-live"]), ValueError,
+     r"shared_budget\(\): names must share one budget of epochs, got bug-zoo-correct has \d+, "
+     r"capsnet-mnist-live has \d+"),
+    (lambda: robustness.accuracy_by_overlap({"a": torch.ones(4, dtype=torch.bool)},
+                                            torch.tensor([0.1, float("nan"), 0.3, 0.4]), groups=2),
+     ValueError, r"accuracy_by_overlap\(\): overlap contains 1 NaN"),
+    (lambda: voting.pose_code(np.array([0.5, 0.6]), np.array([0.5, 0.6, 0.7]), 0.0), ValueError,
+     r"pose_code\(\): y must match x in shape"),
+]
+
+
 ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
-              + ROUND_ELEVEN_LOOP)
+              + ROUND_ELEVEN_LOOP + ROUND_ELEVEN_DATA)
 
 
 @pytest.mark.parametrize("call, error, message", ALL_ROUNDS, ids=range(len(ALL_ROUNDS)))

@@ -447,10 +447,9 @@ def part_slots(scenes: Scenes) -> tuple[np.ndarray, np.ndarray]:
     return poses, presence
 
 
-def _ink(parts, kind: str, size: int) -> np.ndarray:
+def _ink(parts, kind: str, size: int, where: str) -> np.ndarray:
     """``[size, size]`` bool: the pixels where part ``kind`` alone puts ink (> 0.5)."""
-    parts = [_as_part(p, "ink") for p in parts]
-    return render([parts[_index(parts, kind, "ink")]], size) > 0.5
+    return render([parts[_index(parts, kind, where)]], size) > 0.5
 
 
 @checked
@@ -458,7 +457,7 @@ def ink_gap(parts: Parts, a: str, b: str,
             size: Int("the image's side in pixels", ge=1, le=MAX_SIDE) = 32) -> float:
     """Distance in pixels between the nearest inked pixels (> 0.5) of parts ``a`` and ``b``."""
     check_different("ink_gap", "the gap of a part to itself is 0", a=a, b=b)
-    pa, pb = np.argwhere(_ink(parts, a, size)), np.argwhere(_ink(parts, b, size))  # [pixels, 2]
+    pa, pb = (np.argwhere(_ink(parts, kind, size, "ink_gap")) for kind in (a, b))  # [pixels, 2]
     return float(np.sqrt(((pa[:, None, :] - pb[None, :, :]) ** 2).sum(-1)).min())
 
 
@@ -477,7 +476,8 @@ def windows_holding_both(parts: Parts, a: str, b: str,
     check_different("windows_holding_both", "name two parts", a=a, b=b)
     held = []
     for kind in (a, b):
-        ink = torch.from_numpy(_ink(parts, kind, size)).float()[None, None]  # [1, 1, size, size]
+        ink = _ink(parts, kind, size, "windows_holding_both")
+        ink = torch.from_numpy(ink).float()[None, None]  # [1, 1, size, size]
         # a window holds some of the part <=> the max of its ink mask over the window is 1
         held.append(F.max_pool2d(ink, window, stride=1, padding=window // 2)[0, 0])
     return int((held[0] * held[1]).sum())

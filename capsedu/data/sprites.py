@@ -143,7 +143,7 @@ def _as_part(p, where: str) -> Part:
 
 
 def _one_each(parts, where: str, name: str) -> list[Part]:
-    """``parts`` as ``Part``\ s (``_as_part``), refusing a face part's kind twice (strokes may
+    """``parts`` as ``Part`` records (``_as_part``), refusing a face part's kind twice (strokes may
     repeat): where one of each is meant (a slot per kind, a part named) the second would
     overwrite the first, or go unread."""
     parts = [_as_part(p, where) for p in parts]

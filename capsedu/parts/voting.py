@@ -130,6 +130,8 @@ def pose_code(x: Float("x, in image fractions") | Array("x of many poses"),
     (x, y, angle may be scalars or arrays of the same shape); zero for a pose so far outside the
     image that no cell responds. ``sigma_xy`` and ``sigma_angle``: the cells' tuning widths
     (wider: poses further apart still count as agreeing)."""
+    check_same("pose_code", "shape, one pose each", "pass as many of each, or a number",
+               **{k: np.shape(v) for k, v in dict(x=x, y=y, angle=angle).items() if np.ndim(v)})
     x, y, angle = (np.asarray(v, dtype=float)[..., None] for v in (x, y, angle))
     gx = np.exp(-((x - _CENTRES) ** 2) / (2 * sigma_xy**2))  # [..., GRID]
     gy = np.exp(-((y - _CENTRES) ** 2) / (2 * sigma_xy**2))  # [..., GRID]
@@ -149,6 +151,9 @@ def decode_pose_code(v: Numbers("a face capsule's vector [ANGLE_CELLS * GRID * G
     """Read (x, y, angle) off a face vector ``v``: the activity-weighted mean of the pose cells'
     preferred positions, and the circular mean of their preferred angles ("population vector")."""
     cells = np.clip(v[: ANGLE_CELLS * GRID * GRID], 0, None).reshape(ANGLE_CELLS, GRID, GRID)
+    if not cells.any():  # the weights of the means below would sum to 0
+        raise ValueError("decode_pose_code(): v must have a pose cell above 0, got none: no pose "
+                         "to read; pass the vector of a face capsule that is there")
     by_x, by_y, by_angle = cells.sum(axis=(0, 1)), cells.sum(axis=(0, 2)), cells.sum(axis=(1, 2))
     x = float(by_x @ _CENTRES / by_x.sum())
     y = float(by_y @ _CENTRES / by_y.sum())
