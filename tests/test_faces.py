@@ -237,7 +237,7 @@ def test_swap_and_ink_gap_name_a_missing_part():
     with pytest.raises(ValueError, match=r"swap\(\): each part named must be one that parts "
                                          r"holds \(\['left_eye', .*got 'mouth'"):
         faces.swap(parts, "nose", "mouth")
-    with pytest.raises(ValueError, match=r"ink\(\): each part named .*got 'mouth'"):
+    with pytest.raises(ValueError, match=r"ink_gap\(\): each part named .*got 'mouth'"):
         faces.ink_gap(parts, "mouth", "nose")
 
 

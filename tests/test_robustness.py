@@ -93,7 +93,7 @@ def test_the_quoted_rows_are_the_papers_numbers():
 
 def test_paired_verdict_rests_only_on_the_recorded_runs():
     right = {"a": torch.tensor([True] * 8 + [False] * 2), "b": torch.tensor([False] * 10),
-             "a once": torch.tensor([True] * 10)}
+             "a once": torch.tensor([True] * 10), "b once": torch.tensor([False] * 10)}
     manifest = {"a": row([0.5, 0.9, 0.8, 0.8, 0.8]), "b": row([0.5, 0.6])}
     comparison, line = paired_verdict(right, right, "a", "b", manifest)
     assert comparison.difference == pytest.approx(0.8) and comparison.full.only_a == 8
@@ -102,7 +102,9 @@ def test_paired_verdict_rests_only_on_the_recorded_runs():
     _, line = paired_verdict(right, right, "a once", "a", manifest)  # "a once": no recorded run
     assert line.endswith("final: every run it rests on converged")
     with pytest.raises(ValueError, match="neither"):
-        paired_verdict(right, right, "a once", "a once", manifest)
+        paired_verdict(right, right, "a once", "b once", manifest)
+    with pytest.raises(ValueError, match="first and second must differ .*got 'a' for both"):
+        paired_verdict(right, right, "a", "a", manifest)
     with pytest.raises(ValueError, match="first and second"):
         paired_verdict(right, right, "a", "c", manifest)
 
