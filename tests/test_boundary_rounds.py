@@ -1035,6 +1035,9 @@ ROUND_ELEVEN_DATA = [
      r"multimnist\(\): max_shift must be an integer >= 0 and <= 114"),
     (lambda: viewpoint_states.viewpoint_state(_tiny40(), _bag(), torch.rand(1, 28, 28), dx=30.0),
      ValueError, r"viewpoint_state\(\): dx must move the digit less than 30 pixels"),
+    (lambda: faces.spread(faces.face_parts(), 10), ValueError,
+     r"spread\(\): factor must put ink on the image .*'left_eye' at \(-1.3, -0.855\).*pass a "
+     r"smaller factor"),
     (lambda: transformed_mnist.on_canvas(torch.rand(2, 1, 28, 28), torch.tensor([0, 0]),
                                          torch.tensor([0, 0]), side=20), ValueError,
      r"on_canvas\(\): side must be at least the images' \(28 x 28 px\), got 20"),

@@ -32,9 +32,9 @@ from .sprites import (
     Parts,
     Scenes,
     _as_part,
-    _one_each,
     _ink_boxes,
     _on_canvas,
+    _one_each,
     _refuse_off_canvas,
     render,
     render_scenes,
@@ -413,13 +413,14 @@ def spread(parts: Parts, factor: Float("how many times farther from the face cen
     """Move every part ``factor`` times farther from the centre of the four face parts.
 
     A uniform stretch of the layout: the arrangement stays a face's, each sprite keeps its size
-    and angle, and only the gaps between neighbouring sprites grow (so none start to overlap).
-    """
+    and angle, and only the gaps between neighbouring sprites grow (so none start to overlap). A
+    part the stretch takes wholly off the image is refused."""
     parts = [_as_part(p, "spread") for p in parts]
-    cx, cy = face_centre(parts)
-    # x' = c + factor (x - c), the same for y
-    return [p._replace(x=float(cx + factor * (p.x - cx)), y=float(cy + factor * (p.y - cy)))
-            for p in parts]
+    cx, cy = face_centre(parts)  # then x' = c + factor (x - c), the same for y
+    out = [p._replace(x=float(cx + factor * (p.x - cx)), y=float(cy + factor * (p.y - cy)))
+           for p in parts]
+    _refuse_off_canvas("spread", "factor", out, fix="pass a smaller factor, e.g. 1.5")
+    return out
 
 
 @checked
@@ -476,10 +477,9 @@ def windows_holding_both(parts: Parts, a: str, b: str,
     check_different("windows_holding_both", "name two parts", a=a, b=b)
     held = []
     for kind in (a, b):
-        ink = _ink(parts, kind, size, "windows_holding_both")
-        ink = torch.from_numpy(ink).float()[None, None]  # [1, 1, size, size]
+        ink = torch.from_numpy(_ink(parts, kind, size, "windows_holding_both")).float()  # [S, S]
         # a window holds some of the part <=> the max of its ink mask over the window is 1
-        held.append(F.max_pool2d(ink, window, stride=1, padding=window // 2)[0, 0])
+        held.append(F.max_pool2d(ink[None, None], window, stride=1, padding=window // 2)[0, 0])
     return int((held[0] * held[1]).sum())
 
 

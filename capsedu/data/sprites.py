@@ -201,7 +201,8 @@ def _on_canvas(parts: list[Part]) -> np.ndarray:
     return (boxes[:, 0] < 1) & (boxes[:, 2] > 0) & (boxes[:, 1] < 1) & (boxes[:, 3] > 0)
 
 
-def _refuse_off_canvas(where: str, name: str, parts: list[Part], every: bool = True) -> None:
+def _refuse_off_canvas(where: str, name: str, parts: list[Part], every: bool = True,
+                       fix: str = "pass fractions, e.g. 0.5 for the centre, not pixels") -> None:
     """Refuse ``parts`` with a part wholly off the image (``every``), or (not ``every``) with no
     part on it at all: x and y are fractions of the image, so pixel coordinates (16, not 0.5)
     put a part far off it, and a blank image would come back without a word."""
@@ -209,8 +210,7 @@ def _refuse_off_canvas(where: str, name: str, parts: list[Part], every: bool = T
     if off and (every or len(off) == len(parts)):
         shown = ", ".join(f"{p.kind!r} at ({p.x:g}, {p.y:g})" for p in off[:4])
         raise ValueError(f"{where}(): {name} must put ink on the image (x and y are fractions of "
-                         f"it, from 0 to 1), got {shown} wholly off it; pass fractions, e.g. "
-                         "0.5 for the centre, not pixels")
+                         f"it, from 0 to 1), got {shown} wholly off it; {fix}")
 
 
 # --- Rendering --------------------------------------------------------------------------------
