@@ -410,16 +410,16 @@ def face_centre(parts: Parts) -> tuple[float, float]:
 @checked
 def spread(parts: Parts, factor: Float("how many times farther from the face centre (1 keeps the "
                                        "layout)", gt=0, le=10)) -> list[Part]:
-    """Move every part ``factor`` times farther from the centre of the four face parts.
-
-    A uniform stretch of the layout: the arrangement stays a face's, each sprite keeps its size
-    and angle, and only the gaps between neighbouring sprites grow (so none start to overlap). A
-    part the stretch takes wholly off the image is refused."""
+    """Move every part ``factor`` times farther from the centre of the four face parts: a uniform
+    stretch of the layout (the arrangement stays a face's, each sprite keeps its size and angle,
+    only the gaps between neighbouring sprites grow, so none start to overlap). A face part it
+    takes wholly off the image is refused (a stroke may leave: it is a distractor)."""
     parts = [_as_part(p, "spread") for p in parts]
     cx, cy = face_centre(parts)  # then x' = c + factor (x - c), the same for y
     out = [p._replace(x=float(cx + factor * (p.x - cx)), y=float(cy + factor * (p.y - cy)))
            for p in parts]
-    _refuse_off_canvas("spread", "factor", out, fix="pass a smaller factor, e.g. 1.5")
+    face = [q for q in out if q.kind != STROKE]
+    _refuse_off_canvas("spread", "factor", face, fix="pass a smaller factor, e.g. 1.2")
     return out
 
 
