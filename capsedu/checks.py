@@ -412,17 +412,6 @@ def check_one_scale(where: str, **numbers: np.ndarray) -> None:
                              "times apart; multiply the fractions by 100, or divide the % by 100")
 
 
-def check_percent(where: str, **accuracies) -> None:
-    """Refuse accuracies meant in % (``name=values``) that are all fractions of 1 (every one at
-    most 1 %, below chance): a share where % goes reads 100 times too small."""
-    for name, values in accuracies.items():
-        x = np.asarray(values, dtype=float)
-        if x.size and x.max() <= 1:
-            raise ValueError(f"{where}(): {name} must be accuracies in % (0 to 100), got values "
-                             f"from {x.min():g} to {x.max():g}, fractions of 1; multiply them "
-                             "by 100")
-
-
 def check_one_each(where: str, name: str, items, n: int, each: str) -> None:
     """Refuse ``items`` (labels, names, bar heights) unless there is one per ``each`` of ``n``: one
     too few would leave a row unnamed, or name every row after it wrongly."""

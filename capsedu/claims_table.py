@@ -4,8 +4,8 @@ notebook 10's ``Findings`` (``rows``), and the Markdown table (``markdown``)."""
 
 from typing import Annotated, NamedTuple
 
-from .checks import check_percent
 from .cost_tables import recorded_cost_line
+from .course_settings import InPercent
 from .data import faces
 from .manifest_rows import ManifestRow
 from .routing_costs import RecordedCost
@@ -27,7 +27,7 @@ from .seed_table import (
     routing_comparisons,
 )
 from .statistics import OverSeeds, leader
-from .validate import Choice, Float, Record, Spec, checked
+from .validate import Choice, Float, Record, Spec, check_value, checked
 
 COLUMNS = ("", "the seed says", "this course measured", "verdict")
 SIDES = dict(zip(OTHERS, (("CapsNet", "CNN"), ("3", "1")), strict=True))  # leader's two names
@@ -140,7 +140,7 @@ def position_row(measured: Measured) -> Row:
 @checked
 def mean_line(o: OverSeeds) -> str:
     """A mean accuracy over training seeds with the half-width of its 95 % t interval, in %."""
-    check_percent("mean_line", **{"o.mean": o.mean})
+    check_value("mean_line", "o.mean", Annotated[float, InPercent], o.mean)
     return f"{o.mean:.2f} ± {o.half_width:.2f} %"
 
 

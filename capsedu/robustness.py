@@ -16,9 +16,9 @@ from pydantic import AfterValidator
 from torch import nn
 
 from .capsnet import routing_iterations
-from .checks import check_different, check_order, check_percent, check_same
+from .checks import check_different, check_order, check_same
 from .convergence import training_status, verdict
-from .course_settings import MAX_SIDE, Models, Rows, Seed
+from .course_settings import MAX_SIDE, InPercent, Models, Rows, Seed
 from .data import transformed_mnist
 from .data.transformed_mnist import CANVAS, SWEEPS
 from .loop import evaluate, is_correct, predict
@@ -36,6 +36,7 @@ from .validate import (
     Some,
     Tensor,
     check_fields,
+    check_value,
     checked,
 )
 
@@ -181,8 +182,9 @@ def viewpoint_table(translated: Accuracies, affine: Accuracies,
                          "model in each")
     lines = [f"{'':<44}{'translated':>12}{'affNIST-style':>15}{'drop':>8}"]
     rows = {name: (100 * translated[name], 100 * affine[name]) for name in affine}
-    check_percent("viewpoint_table", **{f"quoted[{name!r}]": [v for v in each if v is not None]
-                                        for name, each in quoted.items()})
+    for name, each in quoted.items():
+        check_value("viewpoint_table", f"quoted[{name!r}]", Annotated[list, InPercent],
+                    [v for v in each if v is not None])
     for name, (on_translated, on_affine) in {**rows, **quoted}.items():
         if on_translated is None:
             lines.append(f"{name:<44}{'':>12}{on_affine:>14.2f}%")
