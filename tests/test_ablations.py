@@ -58,7 +58,7 @@ def test_out_refuses_the_shipped_results_without_replace_shipped(tiny_grid, caps
     shipped = tiny_grid / "results" / ablations.RESULTS
     shipped.parent.mkdir()
     shipped.write_text('{"runs": {}}\n')
-    with pytest.raises(SystemExit, match="is the shipped results folder"):
+    with pytest.raises(SystemExit, match="results file must lie outside the shipped folders"):
         ablations.main(["--seeds", "0", "--limit", "120", "--out", str(shipped.parent)])
     assert shipped.read_text() == '{"runs": {}}\n'
 
