@@ -18,27 +18,19 @@ from ..course_settings import MAX_SIDE
 from ..data import sprites
 from ..data.sprites import Parts, Scene
 from ..figures.canvas import png_bytes
-from ..parts.scoring import NamedFaceNets, Score, _check_verdicts, verdicts
-from ..validate import Array, Distinct, Flag, Int, Some, check_fields, checked
+from ..parts.scoring import NamedFaceNets, Verdicts, verdicts
+from ..validate import Array, Distinct, Int, Some, checked
 from .base import Widget
 from .parts import PartsEditor
 
 
 @dataclass(frozen=True)
-class VerdictsState:
+class VerdictsState(Verdicts):
     """What notebook 01's widget shows (``verdicts_state``): every model's verdict on one edited
-    face. The three dicts are keyed by model name (``parts.scoring.verdicts``)."""
+    face (the three dicts of ``parts.scoring.Verdicts``, checked as there), and the face."""
 
     parts: Scene  # the parts rendered
     image: Array("what the models see [size, size]", ndim=2)
-    face_probability: dict[str, Score]  # each model's score for "face"
-    threshold: dict[str, Score]  # where each model cuts between face and not
-    # whether each model calls the image a face (score > cut)
-    called_face: dict[str, Flag("whether the model calls the image a face")]
-
-    def __post_init__(self):
-        check_fields(self)
-        _check_verdicts(self)
 
 
 # the models' names, one bar each: at least one, each once
@@ -52,8 +44,8 @@ def verdicts_state(models: NamedFaceNets, parts: Parts, size: Side = 32) -> Verd
     for its verdict."""
     x = sprites.render_many([parts], size=size)  # [1, 1, size, size]; ValueError on a bad part
     v = verdicts(models, x)
-    return VerdictsState(list(parts), x[0, 0].numpy(), v.face_probability, v.threshold,
-                         v.called_face)
+    return VerdictsState(face_probability=v.face_probability, threshold=v.threshold,
+                         called_face=v.called_face, parts=list(parts), image=x[0, 0].numpy())
 
 
 class VerdictBars:
