@@ -11,6 +11,7 @@ import inspect
 import itertools
 import math
 import os
+import warnings
 
 import numpy as np
 import torch
@@ -391,25 +392,28 @@ def check_pair_labels(where: str, labels: torch.Tensor, images: torch.Tensor, na
 
 
 # how many times apart the means of two sets of numbers may be, one set fractions of 1 and the
-# other above 1, before they read as a fraction against a % (check_one_scale): 100 times for the
-# same quantity; a real 20-fold gap (an error of 0.5 % against 10 %) is still taken
+# other above 1, before they may read as a fraction against a % (warn_two_scales): 100 times for
+# the same quantity
 SCALES_APART = 30
 
 
-def check_one_scale(where: str, **numbers: np.ndarray) -> None:
-    """Refuse numbers to be compared (``name=values``) on different scales, one set fractions
+def warn_two_scales(where: str, **numbers: np.ndarray) -> None:
+    """Warn when numbers to be compared (``name=values``) look like two scales, one set fractions
     of 1 and another in %: all of one in [0, 1], all of the other in (1, 100], their means at
-    least ``SCALES_APART`` times apart (a fraction against its % reads 100 times apart)."""
+    least ``SCALES_APART`` times apart (a fraction against its % reads 100 times apart). A warning,
+    not a refusal: the same numbers can be a real gap (an error of 0.5 % against 20 %, or a
+    trained model's 0.8 % against chance's 90 %), and only the caller knows which."""
     seen = {name: np.asarray(x, dtype=float) for name, x in numbers.items() if np.size(x)}
     for (a, x), (b, y) in itertools.combinations(seen.items(), 2):
         (f, small), (p, large) = sorted([(a, x), (b, y)], key=lambda item: item[1].mean())
         apart = large.mean() / max(small.mean(), 1e-12)
         if 0 <= small.min() and small.max() <= 1 < large.min() and large.max() <= 100 \
                 and apart >= SCALES_APART:
-            raise ValueError(f"{where}(): {a} and {b} must be on one scale, got {f} from "
-                             f"{small.min():g} to {small.max():g} (fractions of 1?) and {p} "
-                             f"from {large.min():g} to {large.max():g} (in %?), {apart:.0f} "
-                             "times apart; multiply the fractions by 100, or divide the % by 100")
+            warnings.warn(f"{where}(): {a} and {b} may be on two scales: {f} from "
+                          f"{small.min():g} to {small.max():g} (fractions of 1?) and {p} from "
+                          f"{large.min():g} to {large.max():g} (in %?), {apart:.0f} times apart. "
+                          "If so, multiply the fractions by 100, or divide the % by 100; if this "
+                          "is a real gap, the result stands", UserWarning, stacklevel=3)
 
 
 def check_one_each(where: str, name: str, items, n: int, each: str) -> None:

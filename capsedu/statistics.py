@@ -34,7 +34,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from .checks import check_one_scale, check_order
+from .checks import check_order, warn_two_scales
 from .validate import Flag, Float, Has, Int, Numbers, check_fields, checked
 
 LEVEL = 0.95  # every interval and test of the course: 95 % (a test at 5 %)
@@ -198,9 +198,9 @@ class OverSeeds:
     def against(self, value: Float("a published number, in the units of the seeds' numbers")
                 ) -> str:
         """``"above"``, ``"below"`` or ``"level with"`` a published ``value`` (in the units of
-        the seeds' numbers: a share against seeds' %, or a % against shares, is refused): where
+        the seeds' numbers: a share against seeds' %, or a % against shares, is warned of): where
         this interval lies."""
-        check_one_scale("OverSeeds.against", mean=self.mean, value=value)
+        warn_two_scales("OverSeeds.against", mean=self.mean, value=value)
         return _side(self.low, self.high, value)
 
     def __str__(self) -> str:
@@ -262,9 +262,10 @@ def seed_difference(a: PerSeed, b: PerSeed,
     batches, augmentation) in both settings, as the routing grid's do: the t interval of the
     per-seed differences, n - 1 degrees of freedom. ``by_seed=False`` for runs that share nothing
     (two architectures): Welch's interval, with the Welch-Satterthwaite degrees of freedom.
-    ``a`` and ``b`` on one scale: both in %, or both fractions of 1.
+    ``a`` and ``b`` on one scale: both in %, or both fractions of 1 (a warning says when they
+    look like one of each).
     """
-    check_one_scale("seed_difference", a=a, b=b)
+    warn_two_scales("seed_difference", a=a, b=b)
     x, y = a.astype(float), b.astype(float)
     if by_seed:
         if len(x) != len(y):
