@@ -46,7 +46,7 @@ from .recipes import (
 )
 from .routing import MAX_ITERATIONS
 from .statistics import SeedDifference, over_seeds, seed_difference
-from .validate import Flag, Float, Int, Record, Some, check_fields, checked
+from .validate import CheckedRecord, Flag, Float, Int, Record, Some, checked
 
 RESULTS = "routing_ablations.json"
 TEST_ITERATIONS = (1, 2, 3, 5)
@@ -56,7 +56,7 @@ Iterations = Int("routing iterations at test time", ge=1, le=MAX_ITERATIONS)
 
 
 @dataclass(frozen=True)
-class AblationRun:
+class AblationRun(CheckedRecord):
     """The record of one run of the grid (``run``), as its results file keeps it."""
 
     overrides: Record(Cell)  # the cell of the grid it trained: its iterations and weight
@@ -76,7 +76,7 @@ class AblationRun:
     command: str = ""  # the line that recorded it; "" for a run not written to a results file
 
     def __post_init__(self):
-        check_fields(self)  # and no more epochs than its budget
+        super().__post_init__()  # and no more epochs than its budget
         if len(self.validation_by_epoch) > self.max_epochs:
             raise ValueError(f"AblationRun(): validation_by_epoch must hold at most max_epochs "
                              f"({self.max_epochs}) epochs, got {len(self.validation_by_epoch)}; "
@@ -253,7 +253,7 @@ def _one_change(where: str, changed: Cell, base: Cell) -> None:
 
 
 @dataclass(frozen=True)
-class OneChange:
+class OneChange(CheckedRecord):
     """Two cells of ``ABLATION_GRID`` that differ in one thing, compared seed by seed:
     ``changed``'s test error minus ``base``'s (points; ``statistics.seed_difference``, paired)."""
 
@@ -262,12 +262,12 @@ class OneChange:
     difference: Record(SeedDifference)
 
     def __post_init__(self):
-        check_fields(self)
+        super().__post_init__()
         _one_change("OneChange", self.changed, self.base)
 
 
 @dataclass(frozen=True)
-class OneChangeComparisons:
+class OneChangeComparisons(CheckedRecord):
     """Every pair of cells of ``ABLATION_GRID`` that differ in one thing, each a ``OneChange``
     (``one_change_comparisons``)."""
 
@@ -275,9 +275,6 @@ class OneChangeComparisons:
     iterations: tuple[Record(OneChange), ...]
     # at each number of iterations, the reconstruction loss (weight WEIGHTS[0]) vs none
     reconstruction: tuple[Record(OneChange), ...]
-
-    def __post_init__(self):
-        check_fields(self)
 
     def every(self) -> tuple[OneChange, ...]:
         """Every comparison, in the order ``comparison_lines`` writes them."""

@@ -63,7 +63,7 @@ from .data import transformed_mnist
 from .data.mnist import fixed_sample
 from .recipes import command_line
 from .train import experiment_parser, parse_experiment, record_missing, results_file
-from .validate import Array, Choice, Int, Tensor, check_fields, checked
+from .validate import Array, CheckedRecord, Choice, Int, Tensor, checked
 
 RESULTS = "adversarial.json"
 COMMAND = "python -m capsedu.adversarial"
@@ -86,7 +86,7 @@ Against = Choice("the model attacked", "capsnet", "cnn")
 
 
 @dataclass(frozen=True)
-class Attacked:
+class Attacked(CheckedRecord):
     """Which test digits ``model`` still reads right after ``attack`` at ``eps`` (made on
     ``source``: the model itself, or another one for a transfer attack), one ``[n]`` boolean
     tensor per loss of ``losses``."""
@@ -99,7 +99,7 @@ class Attacked:
     right_by_loss: tuple[Right, ...]
 
     def __post_init__(self):
-        check_fields(self)  # and one [n] per loss, of one n
+        super().__post_init__()  # and one [n] per loss, of one n
         check_same("Attacked", "length", "pass one reading per loss",
                    losses=len(self.losses), right_by_loss=len(self.right_by_loss))
         check_same("Attacked", "digits", "pass each loss's reading of the same digits",
@@ -179,7 +179,7 @@ def robust_accuracy(models: Models, images: Images, labels: Labels, eps: Eps,
 
 
 @dataclass(frozen=True)
-class AttackState:
+class AttackState(CheckedRecord):
     """What notebook 11's widget shows of one test digit attacked (``attack_state``)."""
 
     label: Digit
@@ -195,9 +195,6 @@ class AttackState:
     reconstruction: Array("the CapsNet's drawing from its longest capsule [40, 40]", ndim=2)
     distance: Distance  # ||x' - r(x')||
     threshold: Distance
-
-    def __post_init__(self):
-        check_fields(self)
 
     @property
     def flagged(self) -> bool:

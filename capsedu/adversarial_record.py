@@ -43,7 +43,7 @@ from .attacks import MAX_RESTARTS, MAX_STEPS
 from .checks import check_same
 from .refusals import declared_error, kind_of
 from .statistics import Paired, paired
-from .validate import Choice, Float, Int, Record, Some, Spec, Tensor, check_fields, checked
+from .validate import CheckedRecord, Choice, Float, Int, Record, Some, Spec, Tensor, checked
 
 Unit = ModelsUnit | CleanUnit | AttackUnit | AdaptiveUnit | SanityUnit  # a unit of the record
 
@@ -138,7 +138,7 @@ def same_as_record(live: Attacked, recorded: Attacked) -> int:
 
 
 @dataclass(frozen=True)
-class Clean:
+class Clean(CheckedRecord):
     """The recorded sample read without attack: its ``rows`` of the test set and ``labels``
     ``[n]``, which digits each model reads right (``right``: name -> ``[n]``), each CapsNet's
     reconstruction distances ``[n]`` and its ``thresholds`` (``reconstruction_detector``)."""
@@ -150,7 +150,7 @@ class Clean:
     thresholds: dict[str, Record(reconstruction_detector.Threshold)]
 
     def __post_init__(self):
-        check_fields(self)  # and one label, reading and distance per row
+        super().__post_init__()  # and one label, reading and distance per row
         check_same("Clean", "digits", "pass one of each per digit of the sample",
                    rows=len(self.rows), labels=len(self.labels),
                    **{f"right[{m!r}]": len(r) for m, r in self.right.items()},
@@ -220,7 +220,7 @@ def read_detection(results: Results, eps: Eps, weight: Float("the distance's wei
 
 
 @dataclass(frozen=True)
-class MoreBudget:
+class MoreBudget(CheckedRecord):
     """One model under PGD at ``eps`` with ``loss`` on the first ``n`` recorded digits: which it
     reads right after the usual budget, after ``steps`` steps, after ``restarts`` random starts."""
 
@@ -234,7 +234,7 @@ class MoreBudget:
     more_restarts: Right
 
     def __post_init__(self):
-        check_fields(self)  # and the three readings of the same digits
+        super().__post_init__()  # and the three readings of the same digits
         check_same("MoreBudget", "digits", "pass three readings of the same digits",
                    usual=len(self.usual), more_steps=len(self.more_steps),
                    more_restarts=len(self.more_restarts))
@@ -251,7 +251,7 @@ def read_more_budget(results: Results, model: Choice("a model", *MODELS)) -> Mor
 
 
 @dataclass(frozen=True)
-class RunInfo:
+class RunInfo(CheckedRecord):
     """How the recorded run was made: its command, sample, settings, where and when."""
 
     command: str
@@ -266,7 +266,7 @@ class RunInfo:
     units: Int("units recorded", ge=1)
 
     def __post_init__(self):
-        check_fields(self)  # and the sample its settings', ended not before began
+        super().__post_init__()  # and the sample its settings', ended not before began
         check_same("RunInfo", "test digits", "pass the run's own settings",
                    sample=self.sample, **{"settings.sample": self.settings.sample})
         if self.ended < self.began:
@@ -289,7 +289,7 @@ def how_run(results: Results) -> RunInfo:
 
 
 @dataclass(frozen=True)
-class Sanity:
+class Sanity(CheckedRecord):
     """The checks that one model's robust accuracy is not an artefact of masked gradients
     (Athalye, Carlini & Wagner 2018; Carlini et al. 2019), each ``statistics.paired`` on the same
     digits, a minus b: ``more_steps`` and ``more_restarts`` (the stronger attack minus the usual
@@ -304,9 +304,6 @@ class Sanity:
     more_restarts: Record(Paired)
     eps: Eps
     transfer: dict[Choice("a model of the run", *MODELS), Record(Paired)]
-
-    def __post_init__(self):
-        check_fields(self)
 
     @property
     def falls_to_zero(self) -> bool:

@@ -15,7 +15,7 @@ from .checks import check_same
 from .course_settings import MAX_BATCH, Seed
 from .json_records import INLINE
 from .manifest_rows import Sha256
-from .validate import Choice, Distinct, Flag, Float, Int, Record, Some, check_fields
+from .validate import CheckedRecord, Choice, Distinct, Flag, Float, Int, Record, Some
 
 CAPSNET, CAPSNET_1ITER, CNN = "affnist-capsnet", "affnist-capsnet-1iter", "affnist-cnn"
 MODELS = (CAPSNET, CAPSNET_1ITER, CNN)
@@ -34,7 +34,7 @@ Source = Choice("the model the examples were made on", *MODELS)
 
 
 @dataclass(frozen=True)
-class Budget:
+class Budget(CheckedRecord):
     """What the attacker may spend on every image, the same for every model."""
 
     steps: Int("PGD's steps", ge=1, le=attacks.MAX_STEPS) = 20
@@ -43,9 +43,6 @@ class Budget:
     random_start: Flag("True to start at a random point of the ball") = True
     losses: Losses = attacks.LOSSES
     seed: Seed = 0
-
-    def __post_init__(self):
-        check_fields(self)
 
     def step_size(self, eps: float) -> float:
         """Madry et al.'s rule: ``step_ratio`` x eps / steps, so the steps can cross the ball."""
@@ -56,7 +53,7 @@ BUDGET = Budget()
 
 
 @dataclass(frozen=True)
-class Stamp:
+class Stamp(CheckedRecord):
     """What every unit of the record notes of where and when it ran."""
 
     began: str  # ISO 8601, UTC
@@ -67,14 +64,14 @@ class Stamp:
     torch_version: str
 
     def __post_init__(self):
-        check_fields(self)
+        super().__post_init__()
         if self.ended < self.began:
             raise ValueError(f"Stamp(): ended must not come before began, got began "
                              f"{self.began!r} and ended {self.ended!r}; pass the times it ran")
 
 
 @dataclass(frozen=True)
-class Trained:
+class Trained(CheckedRecord):
     """A model the run attacked: its checkpoint's ``sha256``, how its training ended
     (``convergence.training_status``) and whether a verdict may rest on it (``finished``)."""
 
@@ -82,12 +79,9 @@ class Trained:
     status: str
     finished: Flag("whether a verdict may rest on the run")
 
-    def __post_init__(self):
-        check_fields(self)
-
 
 @dataclass(frozen=True)
-class ModelsUnit:
+class ModelsUnit(CheckedRecord):
     """The unit ``"models"``: the weights the run attacked, each kept under its model's name
     (``_models_unit``)."""
 
@@ -97,12 +91,9 @@ class ModelsUnit:
     stamp: Record(Stamp) = field(metadata={INLINE: True})
     command: str = ""  # the line that recorded it; "" for a unit not written to a results file
 
-    def __post_init__(self):
-        check_fields(self)
-
 
 @dataclass(frozen=True)
-class SanitySettings:
+class SanitySettings(CheckedRecord):
     """More of the budget on the first ``images`` digits at ``eps``: ``steps`` steps, and
     ``restarts`` random starts of the usual steps, with ``loss``."""
 
@@ -112,24 +103,18 @@ class SanitySettings:
     restarts: Int("random starts", ge=1, le=attacks.MAX_RESTARTS)
     loss: Loss
 
-    def __post_init__(self):
-        check_fields(self)
-
 
 @dataclass(frozen=True)
-class AdaptiveSettings:
+class AdaptiveSettings(CheckedRecord):
     """The attacker who knows the detector: every ``eps`` with every weight of ``weights``."""
 
     eps: Annotated[tuple[Eps, ...], Some, Distinct]
     weights: Annotated[tuple[Weight, ...], Some, Distinct]
     loss: Loss
 
-    def __post_init__(self):
-        check_fields(self)
-
 
 @dataclass(frozen=True)
-class RunSettings:
+class RunSettings(CheckedRecord):
     """What the recorded run was asked to do (``run_settings``)."""
 
     models: Annotated[tuple[Source, ...], Some, Distinct]
@@ -143,14 +128,14 @@ class RunSettings:
     detector: Record(reconstruction_detector.Settings)
 
     def __post_init__(self):
-        check_fields(self)
+        super().__post_init__()
         if self.sanity.images > self.sample:
             raise ValueError(f"RunSettings(): sanity.images must be at most sample "
                              f"({self.sample}), got {self.sanity.images}; pass at most that")
 
 
 @dataclass(frozen=True)
-class CleanUnit:
+class CleanUnit(CheckedRecord):
     """The unit ``"clean"``: the sample's ``rows`` of the test set and ``labels``, the rows each
     model reads ``wrong``, each CapsNet's reconstruction ``distance`` and its ``threshold``."""
 
@@ -164,7 +149,7 @@ class CleanUnit:
     command: str = ""
 
     def __post_init__(self):
-        check_fields(self)  # and one label and distance per row, rows read wrong among them
+        super().__post_init__()  # and one label and distance per row, rows read wrong among them
         check_same("CleanUnit", "digits", "pass one of each per digit of the sample",
                    rows=len(self.rows), labels=len(self.labels),
                    **{f"distance[{m!r}]": len(d) for m, d in self.distance.items()})
@@ -176,7 +161,7 @@ class CleanUnit:
 
 
 @dataclass(frozen=True)
-class AttackUnit:
+class AttackUnit(CheckedRecord):
     """The unit ``"<attack>, <source>, eps <eps>"``: examples made on ``source`` with every loss,
     the rows each model then reads ``wrong`` and each CapsNet's reconstruction ``distance``."""
 
@@ -189,12 +174,9 @@ class AttackUnit:
     stamp: Record(Stamp) = field(metadata={INLINE: True})
     command: str = ""
 
-    def __post_init__(self):
-        check_fields(self)
-
 
 @dataclass(frozen=True)
-class AdaptiveUnit:
+class AdaptiveUnit(CheckedRecord):
     """The unit ``"adaptive, eps <eps>, weight <weight>"``: the attacker who also lowers the
     CapsNet's reconstruction distance; the rows it then reads ``wrong``, the ``distance``s."""
 
@@ -208,23 +190,17 @@ class AdaptiveUnit:
     stamp: Record(Stamp) = field(metadata={INLINE: True})
     command: str = ""
 
-    def __post_init__(self):
-        check_fields(self)
-
 
 @dataclass(frozen=True)
-class SanityRun:
+class SanityRun(CheckedRecord):
     """PGD on a sanity unit's digits under one ``budget``: the rows it then reads ``wrong``."""
 
     budget: Record(Budget)
     wrong: tuple[Row, ...]
 
-    def __post_init__(self):
-        check_fields(self)
-
 
 @dataclass(frozen=True)
-class SanityUnit:
+class SanityUnit(CheckedRecord):
     """The unit ``"sanity, <source>"``: more of PGD's budget on ``source`` (``SanitySettings``),
     a ``SanityRun`` with more steps, one with more random starts, one with the usual budget."""
 
@@ -236,6 +212,3 @@ class SanityUnit:
     usual: Record(SanityRun)
     stamp: Record(Stamp) = field(metadata={INLINE: True})
     command: str = ""
-
-    def __post_init__(self):
-        check_fields(self)

@@ -11,11 +11,11 @@ from dataclasses import dataclass
 
 from .buggy import step_logits_shared_over_batch, step_softmax_over_children
 from .routing import Step, routing_step
-from .validate import check_fields
+from .validate import CheckedRecord
 
 
 @dataclass(frozen=True)
-class Bug:
+class Bug(CheckedRecord):
     name: str  # the registry's key, e.g. "softmax-over-children"
     description: str  # one line: what the buggy code does
     why_wrong: str  # what the paper does instead, and what the bug breaks
@@ -23,9 +23,6 @@ class Bug:
     citations: tuple[str, ...]  # issue and pull-request addresses
     code: str  # where the buggy code is: a name in capsedu (module.name), and what it does
     step: Step = routing_step  # the routing step it uses: the paper's unless the bug is there
-
-    def __post_init__(self):
-        check_fields(self)
 
 
 _BUGS = (

@@ -53,7 +53,7 @@ from .recipes import (
 )
 from .routing import RoutingResult, RoutingStep
 from .statistics import Paired
-from .validate import Choice, Flag, Float, Int, Record, Some, Tensor, check_fields, checked
+from .validate import CheckedRecord, Choice, Flag, Float, Int, Record, Some, Tensor, checked
 
 RESULTS = "bug_zoo.json"  # the runs with the full budget; another budget has a file of its own
 COMMAND = "python -m capsedu.bug_zoo"
@@ -67,7 +67,7 @@ COUPLING_IMAGES = 128  # the first test images (one training batch), whose coupl
 
 
 @dataclass(frozen=True)
-class CouplingStats:
+class CouplingStats(CheckedRecord):
     """What one routing iteration did to the couplings (``coupling_stats``), means over the
     children: of each child's split of its vote, c_ij / sum_k c_ik, the normalised ``entropy``
     (1: even over the parents), the ``distance`` from uniform and the ``polarised`` share (over
@@ -78,12 +78,9 @@ class CouplingStats:
     polarised: Float("the share of children sending over 90 % to one parent", ge=0, le=1)
     vote: Float("a child's whole vote sum_j c_ij", ge=0)
 
-    def __post_init__(self):
-        check_fields(self)
-
 
 @dataclass(frozen=True, kw_only=True)
-class ZooRun:
+class ZooRun(CheckedRecord):
     """The record of one run of the zoo (``run``), as its results file keeps it (made with its
     fields by name, since ``n_test``, optional, sits among them)."""
 
@@ -112,9 +109,9 @@ class ZooRun:
     command: str = ""  # the line that recorded it; "" for a run not written to a results file
 
     def __post_init__(self):
-        """Its fields as declared (``check_fields``); the epoch kept among those trained, no more
+        """Its fields as declared (``CheckedRecord``); the epoch kept among those trained, no more
         than its budget."""
-        check_fields(self)
+        super().__post_init__()
         trained = len(self.validation_by_epoch)
         if not self.chosen_epoch <= trained <= self.epochs:
             raise ValueError(f"ZooRun(): chosen_epoch <= len(validation_by_epoch) <= epochs must "
@@ -250,7 +247,7 @@ def read_results(path: Path | None = None, epochs: Epochs | None = None) -> dict
 
 
 @dataclass(frozen=True)
-class BugEffect:
+class BugEffect(CheckedRecord):
     """What one bug did to its recorded run: its test accuracy against the correct run's, image by
     image on the same test images (``paired``: the bug's minus the correct model's), beside the
     run-to-run ``noise`` of the correct recipe over training seeds (a standard deviation of test
@@ -261,9 +258,6 @@ class BugEffect:
     paired: Record(Paired)
     noise: Float("a standard deviation of test accuracy, 0..1", ge=0, le=1)
     finished: Flag("whether both runs met the course's rule")
-
-    def __post_init__(self):
-        check_fields(self)
 
     @property
     def revealed(self) -> bool:

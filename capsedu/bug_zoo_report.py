@@ -29,6 +29,7 @@ from .routing import (
 )
 from .statistics import running_mean
 from .validate import (
+    CheckedRecord,
     Choice,
     Flag,
     Float,
@@ -36,7 +37,6 @@ from .validate import (
     Numbers,
     Record,
     Tensor,
-    check_fields,
     check_value,
     checked,
 )
@@ -139,7 +139,7 @@ def one_example(routing: RoutingResult, k: Int("an example of the batch", ge=0))
 
 
 @dataclass(frozen=True)
-class ZooState:
+class ZooState(CheckedRecord):
     """What notebook 09's widget shows (``zoo_state``): test digit ``index`` (of ``n_digits``),
     its ``label``, routed for ``iterations`` with ``bug`` (``CORRECT`` or a key of ``BUGS``)."""
 
@@ -169,9 +169,9 @@ class ZooState:
     curves: dict[str, Numbers("a training accuracy per step, smoothed", ndim=1, ge=0, le=1)]
 
     def __post_init__(self):
-        """Refuse fields out of range (``check_fields``), or fields of other digits, children,
+        """Refuse fields out of range (``CheckedRecord``), or fields of other digits, children,
         classes, iterations or runs than each other's."""
-        check_fields(self)
+        super().__post_init__()
         n_in, n_out = np.shape(self.c)
         check_same("ZooState", "children (c's rows)", "pass zoo_state(...)'s", c=n_in,
                    child_sums=len(self.child_sums))

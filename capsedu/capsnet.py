@@ -21,14 +21,14 @@ from .functional import margin_loss, reconstruction_loss
 from .layers import PrimaryCapsules, RoutingCapsules
 from .refusals import kind_of
 from .routing import MAX_ITERATIONS, RoutingResult, _check_routed
-from .validate import Checked, Flag, Float, Int, check_class, check_fields, checked
+from .validate import Checked, CheckedRecord, Flag, Float, Int, check_class, checked
 
 # Upper bounds on a CapsNet's sizes, far past the paper's, so that a typo (a 10**6 channels)
 # is refused before it allocates: sizes of layers, and the image's side.
 
 
 @dataclass(frozen=True)
-class CapsNetConfig:
+class CapsNetConfig(CheckedRecord):
     """Sizes of a CapsNet. The defaults are the paper's (Section 4, Fig. 1 and 2)."""
 
     in_channels: Int("the images' channels", ge=1, le=MAX_WIDTH) = 1
@@ -52,9 +52,9 @@ class CapsNetConfig:
 
     def __post_init__(self):
         """Refuse sizes that make no network, naming the field: the declared types and ranges
-        above (``validate.check_fields``), and sizes that leave no primary capsule (the model
+        above (``CheckedRecord``), and sizes that leave no primary capsule (the model
         would fail only at forward)."""
-        check_fields(self)
+        super().__post_init__()
         if self.primary_grid < 1:
             after_conv = max(0, self.image_size - self.conv_kernel + 1)
             raise ValueError(

@@ -26,7 +26,7 @@ from torch import nn
 from .capsnet import CapsNet
 from .checks import check_labels, check_same
 from .data import transformed_mnist
-from .validate import Array, Float, Int, Numbers, Record, Some, Tensor, check_fields, checked
+from .validate import Array, CheckedRecord, Float, Int, Numbers, Record, Some, Tensor, checked
 
 MNIST_SIDE = 28  # digits are turned on their own 28x28 canvas (their ink stays inside)
 
@@ -64,7 +64,7 @@ Several = Annotated[Numbers("a list of different angles in degrees [n]",
 
 
 @dataclass(frozen=True)
-class AngleFit:
+class AngleFit(CheckedRecord):
     """The line through the angles a model reads against the input's angles (``angle_slope``)."""
 
     # 1 when the reading turns with the input, 0 when it ignores the turn
@@ -72,9 +72,6 @@ class AngleFit:
     offset: Float("the reading at angle 0, degrees", ge=-180, lt=180)
     # the largest distance of an (unwrapped) reading from the line
     residual: Float("degrees off the line at most", ge=0)
-
-    def __post_init__(self):
-        check_fields(self)
 
 
 @checked
@@ -121,7 +118,7 @@ Shares = Numbers("shares of the change, each >= 0", ndim=2, ge=0)
 
 
 @dataclass(frozen=True)
-class CapsuleUnderRotation:
+class CapsuleUnderRotation(CheckedRecord):
     """The true class's digit capsule of N digits, each turned by A angles
     (``capsule_under_rotation``); v0 is the capsule of the upright digit, D its dimension."""
 
@@ -138,9 +135,9 @@ class CapsuleUnderRotation:
     radial_share: Numbers("the share of the change along v0 [N]", ndim=1, ge=0)
 
     def __post_init__(self):
-        """Refuse fields out of range (``check_fields``), or fields of other digits, angles or
+        """Refuse fields out of range (``CheckedRecord``), or fields of other digits, angles or
         dimensions than ``v``'s [N, A, D]."""
-        check_fields(self)
+        super().__post_init__()
         n, a, d = self.v.shape
         for name in ("length", "predictions", "right", "cosine"):
             check_same("CapsuleUnderRotation", "shape ([N, A])", "pass fields of the same "
@@ -210,14 +207,11 @@ Degrees = Float("a median angle error, degrees", ge=0, le=180)
 
 
 @dataclass(frozen=True)
-class AngleReadout:
+class AngleReadout(CheckedRecord):
     """How well a linear read-out recovers angles from vectors (``angle_from_vectors``)."""
 
     error: Degrees  # the median absolute angle error on the test vectors
     baseline: Degrees  # the same for the best read-out that ignores the vectors
-
-    def __post_init__(self):
-        check_fields(self)
 
 
 @checked
@@ -261,7 +255,7 @@ def angle_from_vectors(train_v: Numbers("the training vectors [N, D]", ndim=2, a
 
 
 @dataclass(frozen=True)
-class CapsuleAngleReadout:
+class CapsuleAngleReadout(CheckedRecord):
     """Whether a CapsNet's digit capsule carries the angle of a turned digit
     (``capsule_angle_readout``)."""
 
@@ -269,9 +263,6 @@ class CapsuleAngleReadout:
     by_class: dict[Int("a class", ge=0), Record(AngleReadout)]
     error: Degrees  # the median over the classes of the read-out's error
     baseline: Degrees  # the median over the classes of the baseline's error
-
-    def __post_init__(self):
-        check_fields(self)
 
 
 @checked

@@ -16,7 +16,7 @@ from scipy import stats
 from .course_settings import MAX_EPOCHS
 from .manifest_rows import ManifestRow, Metrics
 from .statistics import Comparison
-from .validate import Float, Int, Record, check_fields, checked
+from .validate import CheckedRecord, Float, Int, Record, checked
 
 PATIENCE = 3  # the course's rule: a run has converged after 3 epochs without a held-out gain
 
@@ -50,16 +50,13 @@ CurvedRow = Annotated[Record(ManifestRow), AfterValidator(_with_curve)]
 
 
 @dataclass(frozen=True)
-class Trend:
+class Trend(CheckedRecord):
     """The slope of a run's held-out accuracy over its last epochs, in points per epoch."""
 
     slope: Float("held-out accuracy points per epoch")
     # one-sided: a slope this steep with none really there
     p_value: Float("a one-sided p-value", ge=0, le=1)
     epochs: Int("the last epochs fitted", ge=0, le=MAX_EPOCHS)
-
-    def __post_init__(self):
-        check_fields(self)
 
     @property
     def rising(self) -> bool:

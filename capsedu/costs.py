@@ -13,13 +13,13 @@ from torch import nn
 
 from . import course_settings
 from .capsnet import CapsNet
-from .validate import Int, check_fields, checked
+from .validate import CheckedRecord, Int, checked
 
 ROUTING_ROW = "DigitCaps: routing"  # how the name of anatomy's routing row begins
 
 
 @dataclass(frozen=True)
-class LayerCost:
+class LayerCost(CheckedRecord):
     """One row of the anatomy table, per image."""
 
     name: str
@@ -27,9 +27,6 @@ class LayerCost:
     output_shape: tuple[Int("a size of the layer's output", ge=1), ...]
     parameters: Int("the layer's parameters", ge=0)
     macs: Int("multiply-adds for one image, forward pass", ge=0)
-
-    def __post_init__(self):
-        check_fields(self)
 
 
 def _n_params(module: nn.Module) -> int:

@@ -15,7 +15,7 @@ from torch import nn
 
 from .capsnet import routing_iterations
 from .routing import MAX_ITERATIONS, Routed, RoutingResult
-from .validate import Float, Int, Tensor, check_fields, checked
+from .validate import CheckedRecord, Float, Int, Tensor, checked
 
 Couplings = Tensor("couplings c [batch, n_in, n_out]", ndim=3, floating=True, finite=True)
 
@@ -54,7 +54,7 @@ def distance_from_uniform(c: Couplings) -> torch.Tensor:
 
 
 @dataclass(frozen=True)
-class CouplingStep:
+class CouplingStep(CheckedRecord):
     """How far the couplings of one routing iteration are from uniform (``coupling_trace``),
     means over the children."""
 
@@ -64,9 +64,6 @@ class CouplingStep:
                     lt=1)
     # the share of children sending more than 90 % of their vote to one parent
     polarised: Float("the share of children polarised", ge=0, le=1)
-
-    def __post_init__(self):
-        check_fields(self)
 
 
 @checked

@@ -18,13 +18,13 @@ from .course_settings import MAX_WIDTH, Images
 from .routing import Routed
 from .validate import (
     Array,
+    CheckedRecord,
     Float,
     Int,
     Numbers,
     Record,
     Tensor,
     check_class,
-    check_fields,
     check_value,
     checked,
 )
@@ -103,7 +103,7 @@ def decode(model: CapsNet, v: Tensor("digit capsules [B, n_classes, digit_dim]",
 
 
 @dataclass(frozen=True)
-class PoseState:
+class PoseState(CheckedRecord):
     """What notebook 06's pose widget shows of one image's capsules after an edit
     (``pose_state``)."""
 
@@ -117,9 +117,9 @@ class PoseState:
     prediction: Class  # the longest capsule after the edit
 
     def __post_init__(self):
-        """Refuse fields out of range (``check_fields``), a Delta per dimension of another
+        """Refuse fields out of range (``CheckedRecord``), a Delta per dimension of another
         capsule, or a label or a prediction that is no capsule's class."""
-        check_fields(self)
+        super().__post_init__()
         check_same("PoseState", "dimensions", "pass one Delta per dimension of the capsule",
                    capsule=len(self.capsule), deltas=len(self.deltas))
         n = len(self.lengths)
@@ -188,7 +188,7 @@ Measure = Tensor("a measure of each image [...]", floating=True)
 
 
 @dataclass(frozen=True)
-class ShapeMeasures:
+class ShapeMeasures(CheckedRecord):
     """Simple descriptors of grey images (``shape_measures``), each a tensor ``[...]`` of the
     images' leading shape."""
 
@@ -200,9 +200,9 @@ class ShapeMeasures:
     slant: Measure  # pixels the ink moves right per pixel down: cov(x, y) / var(y)
 
     def __post_init__(self):
-        """Refuse fields that are no tensors of numbers (``check_fields``), or measures of other
+        """Refuse fields that are no tensors of numbers (``CheckedRecord``), or measures of other
         images than ``ink``'s."""
-        check_fields(self)
+        super().__post_init__()
         check_same("ShapeMeasures", "shape (one value per image)", "pass the measures of the "
                    "same images", **{f.name: tuple(getattr(self, f.name).shape)
                                      for f in fields(self)})
@@ -246,7 +246,7 @@ Effect = Tensor("the mean |pixel change| of each dimension [16]", ndim=1, floati
 
 
 @dataclass(frozen=True)
-class DimensionProfile:
+class DimensionProfile(CheckedRecord):
     """Fig. 4, measured over several digits of one class (``dimension_profile``)."""
 
     effect: Effect
@@ -255,9 +255,9 @@ class DimensionProfile:
     changes: Record(ShapeMeasures)
 
     def __post_init__(self):
-        """Refuse fields of the wrong kind (``check_fields``), or changes of other dimensions
+        """Refuse fields of the wrong kind (``CheckedRecord``), or changes of other dimensions
         than the effect's."""
-        check_fields(self)
+        super().__post_init__()
         check_same("DimensionProfile", "dimensions (the last axis)", "pass the changes of the "
                    "same capsule", effect=tuple(self.effect.shape),
                    changes=tuple(self.changes.ink.shape[-1:]))
@@ -362,7 +362,7 @@ def reconstruction_error(model: CapsNet,
 
 
 @dataclass(frozen=True)
-class DimensionStudy:
+class DimensionStudy(CheckedRecord):
     """What each dimension of the capsules of some classes does (``measure_dimensions``)."""
 
     spread: Record(ShapeMeasures)  # each measure's standard deviation over the real digits
@@ -374,9 +374,9 @@ class DimensionStudy:
                                  sizes={1: len(MEASURES)})]
 
     def __post_init__(self):
-        """Refuse fields of the wrong kind (``check_fields``), or fields of other classes than
+        """Refuse fields of the wrong kind (``CheckedRecord``), or fields of other classes than
         ``effect``'s."""
-        check_fields(self)
+        super().__post_init__()
         check_same("DimensionStudy", "classes", "pass each field for the same classes",
                    effect=sorted(self.effect), changes=sorted(self.changes),
                    relative=sorted(self.relative))

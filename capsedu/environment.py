@@ -11,11 +11,11 @@ import torch
 from .checkpoints import read_manifest
 from .course_settings import QUICK, data_root, device
 from .data.mnist import FILES
-from .validate import check_fields
+from .validate import CheckedRecord
 
 
 @dataclass(frozen=True)
-class Environment:
+class Environment(CheckedRecord):
     """What notebook 00 prints of the set-up (``report``), each as a line of text."""
 
     python: str  # the interpreter's version
@@ -28,9 +28,6 @@ class Environment:
     data_root: str  # where the data sets are
     mnist: str  # how many of MNIST's four files are there, and where
     checkpoints: str  # the shipped checkpoints by name, or why the manifest could not be read
-
-    def __post_init__(self):
-        check_fields(self)
 
     def lines(self) -> list[tuple[str, str]]:
         """Each field as (label, value), in order, the label as notebook 00 prints it."""

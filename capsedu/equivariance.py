@@ -38,6 +38,7 @@ from .loop import predict
 from .parts.pose_net import PoseCapsuleNet, rotation_sweep
 from .validate import (
     Array,
+    CheckedRecord,
     Choice,
     Float,
     Function,
@@ -46,7 +47,6 @@ from .validate import (
     Some,
     Spec,
     Tensor,
-    check_fields,
     check_value,
     checked,
 )
@@ -200,7 +200,7 @@ def turned_only_filters(weight: Tensor("C4 filters [C_out, C_in, 4, k, k]", ndim
 
 
 @dataclass(frozen=True)
-class RotationErrors:
+class RotationErrors(CheckedRecord):
     """How far a model is from equivariant (its layers) and invariant (its logits) to quarter
     turns (``model_rotation_errors``)."""
 
@@ -209,9 +209,9 @@ class RotationErrors:
     logits: Numbers("the logits' invariance error [len(turns)]", ndim=1, ge=0)
 
     def __post_init__(self):
-        """Refuse fields out of range (``check_fields``), or errors of other turns than
+        """Refuse fields out of range (``CheckedRecord``), or errors of other turns than
         ``turns``."""
-        check_fields(self)
+        super().__post_init__()
         check_same("RotationErrors", "turns", "pass one error per number of quarter turns",
                    turns=len(self.turns), features=np.shape(self.features)[1],
                    logits=len(self.logits))
@@ -259,7 +259,7 @@ Share = Float("a share of digits, 0..1", ge=0, le=1)
 
 
 @dataclass(frozen=True)
-class SixNine:
+class SixNine(CheckedRecord):
     """What a turn makes of 6s and 9s (``six_nine``)."""
 
     rotation: Float("degrees the test digits were turned by")
@@ -268,9 +268,6 @@ class SixNine:
     mixed_up: Share  # the mean of the two
     # confusion_at's diagonal: NaN for a class with no digits
     per_class_accuracy: Numbers("each class's accuracy [10]", ndim=1, ge=0, le=1, nan=True)
-
-    def __post_init__(self):
-        check_fields(self)
 
 
 @checked
@@ -299,7 +296,7 @@ Softmax = Numbers("a softmax over the classes [10]", ndim=1, at_least=1, ge=0, l
 
 
 @dataclass(frozen=True)
-class RotationState:
+class RotationState(CheckedRecord):
     """What notebook 10's widget shows for one digit turned by one angle (``rotation_state``)."""
 
     rotation: Float("degrees, counter-clockwise")
@@ -324,9 +321,9 @@ class RotationState:
     face_length: Float("the face capsule's length", ge=0, le=1) | None = None
 
     def __post_init__(self):
-        """Refuse fields out of range (``check_fields``), a CNN channel per map that does not
+        """Refuse fields out of range (``CheckedRecord``), a CNN channel per map that does not
         agree, a class no softmax holds, or errors without a quarter turn (or one without)."""
-        check_fields(self)
+        super().__post_init__()
         check_same("RotationState", "channels", "pass the CNN's maps of cnn_channels",
                    cnn_channels=len(self.cnn_channels), cnn_maps=len(self.cnn_maps))
         for model in ("gcnn", "cnn"):

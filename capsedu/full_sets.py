@@ -35,7 +35,7 @@ from .manifest_rows import Sha256
 from .recipes import command_line, seeded_name
 from .routing import MAX_ITERATIONS
 from .train import experiment_parser, parse_experiment, record_missing, results_file
-from .validate import Choice, Float, Int, Tensor, check_fields, checked
+from .validate import CheckedRecord, Choice, Float, Int, Tensor, checked
 
 RESULTS = "full_test_sets.json"
 COMMAND = "python -m capsedu.full_sets"
@@ -123,7 +123,7 @@ def _check_reading(where: str, n: int, accuracy: float, wrong: tuple[int, ...]) 
 
 
 @dataclass(frozen=True)
-class Reading:
+class Reading(CheckedRecord):
     """How a model reads a test set, image by image (``read_wrong``)."""
 
     n: Images  # the images it read
@@ -131,9 +131,9 @@ class Reading:
     wrong: Wrong  # the rows it reads wrong
 
     def __post_init__(self):
-        """Refuse fields out of range (``check_fields``), or rows and an accuracy that do not
+        """Refuse fields out of range (``CheckedRecord``), or rows and an accuracy that do not
         agree (``_check_reading``)."""
-        check_fields(self)
+        super().__post_init__()
         _check_reading("Reading", self.n, self.accuracy, self.wrong)
 
     def right(self) -> torch.Tensor:
@@ -144,7 +144,7 @@ class Reading:
 
 
 @dataclass(frozen=True)
-class FullSetReading:
+class FullSetReading(CheckedRecord):
     """The record of one reading of a full set (``score``), as its results file keeps it."""
 
     test_set: Choice("a full test set", *SETS) = field(metadata={"json": "set"})
@@ -160,9 +160,9 @@ class FullSetReading:
     command: str = ""  # the line that recorded it; "" for a reading not written to a file
 
     def __post_init__(self):
-        """Refuse fields out of range (``check_fields``), or rows and an accuracy that do not
+        """Refuse fields out of range (``CheckedRecord``), or rows and an accuracy that do not
         agree (``_check_reading``)."""
-        check_fields(self)
+        super().__post_init__()
         _check_reading("FullSetReading", self.n, self.accuracy, self.wrong)
 
     @property

@@ -38,7 +38,7 @@ from .course_settings import (
 from .data.transformed_mnist import translate
 from .progress import Progress, progress_bar
 from .refusals import declared_error, kind_of
-from .validate import Flag, Float, Has, Int, Spec, Tensor, check_fields, checked
+from .validate import CheckedRecord, Flag, Float, Has, Int, Spec, Tensor, checked
 
 # Images per batch when a trained model scores them (predict, probabilities, evaluate). Small,
 # because a CapsNet's predictions u_hat grow with the batch (a batch of 512 on notebook 08's
@@ -88,7 +88,7 @@ def random_shift(images: Tensor("images [B, C, H, W]", ndim=4, pixels=True),
 
 
 @dataclass(frozen=True)
-class Epoch:
+class Epoch(CheckedRecord):
     """One epoch of ``fit``'s history, read by field (a state file keeps it as a plain dict,
     ``dataclasses.asdict``). An epoch of an earlier run rebuilt from its manifest row
     (``recipe_run.continue_from``) knows only its number, time and held-out accuracy."""
@@ -101,9 +101,6 @@ class Epoch:
     batch_accuracy: tuple[Share, ...] | None = None  # every step's share read right
     device: str | None = None  # where it trained, e.g. "cpu" or "cuda"
     validation_accuracy: Share | None = None  # the held-out accuracy after it (with validation)
-
-    def __post_init__(self):
-        check_fields(self)
 
 
 def _start(value):

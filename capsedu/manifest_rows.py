@@ -7,7 +7,7 @@ continued from one (``Sitting``).
 checkpoint's name, file, sha256 and class is optional: a row keeps what its training recorded,
 and a field it lacks is None and absent from the file (a face model's metrics have no test
 accuracy, an MNIST model's no face rate). Each record checks its fields' types when made
-(``validate.check_fields``); ``Metrics`` checks its numbers' ranges too, a row its seed
+(``CheckedRecord``); ``Metrics`` checks its numbers' ranges too, a row its seed
 (``course_settings.Seed``) and its hashes (``Sha256``: 64 hexadecimal digits). A row reads as
 text through ``format_record``.
 """
@@ -21,7 +21,7 @@ from pydantic import AfterValidator
 from .checks import check_order, check_same
 from .course_settings import Seed
 from .json_records import OMITTED_WHEN_NONE, json_row
-from .validate import Flag, Float, Int, Record, check_fields, checked
+from .validate import CheckedRecord, Flag, Float, Int, Record, checked
 
 
 def _optional():
@@ -62,7 +62,7 @@ PlainName = Annotated[str, AfterValidator(lambda value: plain_name(value, ""))]
 
 
 @dataclass(frozen=True, kw_only=True)
-class Metrics:
+class Metrics(CheckedRecord):
     """What a run reached: an MNIST model's test accuracy, a face model's held-out accuracy and
     face rates, and, for a run stopped by the course's rule, its held-out curve and the epoch
     kept."""
@@ -83,9 +83,9 @@ class Metrics:
     validation_by_epoch: tuple[Accuracy, ...] | None = _optional()  # held-out accuracy per epoch
 
     def __post_init__(self):
-        """Refuse fields out of range (``check_fields``), an epoch kept past the epochs run or
+        """Refuse fields out of range (``CheckedRecord``), an epoch kept past the epochs run or
         epochs past the budget, or a held-out curve of another length than the epochs run."""
-        check_fields(self)
+        super().__post_init__()
         epochs = {name: getattr(self, name) for name in ("chosen_epoch", "epochs", "max_epochs")
                   if getattr(self, name) is not None}
         check_order("Metrics", "keep an epoch the run ran, within its budget", **epochs)
@@ -95,7 +95,7 @@ class Metrics:
 
 
 @dataclass(frozen=True, kw_only=True)
-class Sitting:
+class Sitting(CheckedRecord):
     """An earlier run of a checkpoint continued from the epoch it kept
     (``recipe_run.continue_from``)."""
 
@@ -105,14 +105,14 @@ class Sitting:
     kept_epoch: Int("the epoch the next sitting went on from", ge=1)
 
     def __post_init__(self):
-        """Refuse fields out of range (``check_fields``), or an epoch kept that it never ran."""
-        check_fields(self)
+        """Refuse fields out of range (``CheckedRecord``), or an epoch kept that it never ran."""
+        super().__post_init__()
         check_order("Sitting", "keep an epoch the sitting ran", kept_epoch=self.kept_epoch,
                     epochs=self.epochs)
 
 
 @dataclass(frozen=True, kw_only=True)
-class ManifestRow:
+class ManifestRow(CheckedRecord):
     """A shipped or trained checkpoint: its file and hash, its class, how it was made (the command,
     seed, examples, time, device, threads and torch) and what it reached."""
 
@@ -131,9 +131,6 @@ class ManifestRow:
     sittings: tuple[Record(Sitting), ...] | None = _optional()  # earlier runs, oldest first
     notes: str | None = _optional()  # why it was shipped: kept when it is trained again
     metrics: Record(Metrics) | None = _optional()
-
-    def __post_init__(self):
-        check_fields(self)
 
 
 # what a caller records in a row (``checkpoints.save``, ``checkpoints.record``); the others are

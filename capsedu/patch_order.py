@@ -58,6 +58,7 @@ from .statistics import (
 )
 from .train import train_over_seeds
 from .validate import (
+    CheckedRecord,
     Choice,
     Flag,
     Float,
@@ -66,7 +67,6 @@ from .validate import (
     Record,
     Some,
     Tensor,
-    check_fields,
     checked,
 )
 
@@ -187,7 +187,7 @@ def load_models(seeds: Seeds = SEEDS,
 
 
 @dataclass(frozen=True)
-class Score:
+class Score(CheckedRecord):
     """One model's score in one condition over the seeds: a kind's face rate, or the accuracy
     (faces vs non-faces, or digits) with each image's tiles shuffled on a grid."""
 
@@ -196,12 +196,9 @@ class Score:
     by_seed: Annotated[tuple[Accuracy, ...], Some]
     over_seeds: Record(OverSeeds)
 
-    def __post_init__(self):
-        check_fields(self)
-
 
 @dataclass(frozen=True)
-class Comparison:
+class Comparison(CheckedRecord):
     """Two models in one condition: ``first``'s score minus ``second``'s over the seeds (Welch:
     two architectures share no weights), and seed by seed on the same images (McNemar's test of
     the images each calls a face, or reads right: ``statistics.paired``)."""
@@ -212,12 +209,9 @@ class Comparison:
     over_seeds: Record(SeedDifference)
     by_seed: Annotated[tuple[Record(Paired), ...], Some]
 
-    def __post_init__(self):
-        check_fields(self)
-
 
 @dataclass(frozen=True)
-class Shuffles:
+class Shuffles(CheckedRecord):
     """Accuracies under tile shuffles over the seeds, and the comparisons of pairs of models: what
     10 §8 measures on MNIST (``measure_digits``), and part of what it measures on faces."""
 
@@ -227,7 +221,7 @@ class Shuffles:
     comparisons: tuple[Record(Comparison), ...]  # one per pair and condition (a kind, or a grid)
 
     def __post_init__(self):
-        check_fields(self)  # and each score and comparison (a PatchOrder's rates) one per seed
+        super().__post_init__()  # and each score and comparison (a PatchOrder's rates) one per seed
         for each in [*self.shuffles, *self.comparisons, *getattr(self, "rates", ())]:
             check_same(type(self).__name__, "seeds", "pass one result per seed", seeds=len(
                 self.seeds), **{f"{each.model if isinstance(each, Score) else each.first}'s "
@@ -360,7 +354,7 @@ def measure(models: dict[str, list], seeds: Seeds,
 
 
 @dataclass(frozen=True)
-class Invariance:
+class Invariance(CheckedRecord):
     """How much a model's answers move when each image's tiles are shuffled on a grid."""
 
     grid: Grid
@@ -370,7 +364,7 @@ class Invariance:
     read: str = "P(face)"  # the probability that moved: P(face), or a digit's probability
 
     def __post_init__(self):
-        check_fields(self)  # and no more answers changed than images
+        super().__post_init__()  # and no more answers changed than images
         if self.answers_changed > self.n:
             raise ValueError(f"Invariance(): answers_changed must be at most n ({self.n}), got "
                              f"{self.answers_changed}; pass how many of the n answers changed")

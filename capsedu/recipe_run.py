@@ -17,7 +17,7 @@ from .course_settings import Seed
 from .loop import Epoch, Start, evaluate, fit
 from .manifest_rows import ManifestRow, Metrics, Sitting
 from .recipes import Epochs, Limit, Recipe, command_line, command_recipe, seeded_name
-from .validate import Flag, Float, Int, Some, check_fields, checked
+from .validate import CheckedRecord, Flag, Float, Int, Some, checked
 
 
 class TooFewExamples(ValueError):
@@ -67,7 +67,7 @@ def train_recipe(recipe: Recipe, epochs: Epochs | None = None, limit: Limit | No
 
 
 @dataclass(frozen=True)
-class HowRun:
+class HowRun(CheckedRecord):
     """What the record of every training run keeps beside its results (``how_run``), so that a
     reader can reproduce it and compare its time; a record written to a file keeps the fields
     under their names (``dataclasses.asdict``)."""
@@ -75,9 +75,6 @@ class HowRun:
     train_time_s: Float("the seconds it trained: its epochs' sum, to 0.1 s", ge=0)
     threads: Int("the CPU threads torch had", ge=1)
     torch_version: str
-
-    def __post_init__(self):
-        check_fields(self)
 
 
 @checked

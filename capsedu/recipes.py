@@ -39,13 +39,13 @@ from .manifest_rows import ManifestRow
 from .multi_digit import MultiDigitCapsNet, TwoDigitCNN
 from .routing import MAX_ITERATIONS
 from .validate import (
+    CheckedRecord,
     Choice,
     Flag,
     Float,
     Function,
     Int,
     Record,
-    check_fields,
     check_value,
     checked,
 )
@@ -74,10 +74,10 @@ Build = Annotated[Callable[[], torch.nn.Module], AfterValidator(_maker)]
 
 
 @dataclass(frozen=True)
-class Recipe:
+class Recipe(CheckedRecord):
     """Everything that defines a trained model's run. Its fields' types and ranges (those of
     ``loop.fit``'s parameters) are enforced when it is made, and when a field is replaced
-    (``validate.check_fields``): a recipe of 0 epochs or a NaN learning rate is never made."""
+    (``CheckedRecord``): a recipe of 0 epochs or a NaN learning rate is never made."""
 
     description: str
     build: Build
@@ -102,7 +102,7 @@ class Recipe:
     trainer: Literal[TRAINERS] = "capsedu.train"  # the module whose command line trains it
 
     def __post_init__(self):
-        check_fields(self)
+        super().__post_init__()
         if self.patience is not None and not self.validation and self.examples is None:
             raise ValueError("Recipe(): patience stops when the held-out accuracy stops improving: "
                              "pass validation=N held-out examples with it (a face recipe, with "

@@ -24,28 +24,25 @@ from .course_settings import Images  # at least one: a threshold of no digits is
 from .data import transformed_mnist
 from .data.mnist import SPLITS
 from .recipes import RECIPES
-from .validate import Float, Int, Numbers, Some, Tensor, check_fields, checked
+from .validate import CheckedRecord, Float, Int, Numbers, Some, Tensor, checked
 
 BATCH = 100  # images read at once
 
 
 @dataclass(frozen=True)
-class Settings:
+class Settings(CheckedRecord):
     """How the threshold is chosen: the ``quantile`` of the distances of ``held_out`` clean
     digits, the last of the training split (held out by the recipes, never trained on)."""
 
     quantile: Float("the share of clean held-out digits under the threshold", gt=0, lt=1) = 0.95
     held_out: Int("held-out training digits", ge=1, le=10_000) = 5000
 
-    def __post_init__(self):
-        check_fields(self)
-
 
 SETTINGS = Settings()
 
 
 @dataclass(frozen=True)
-class Threshold:
+class Threshold(CheckedRecord):
     """A model's threshold: the ``quantile`` of its distances on ``held_out`` clean digits."""
 
     model: str
@@ -53,9 +50,6 @@ class Threshold:
     quantile: Float("the share of clean held-out digits under it: a fraction such as 0.95, "
                     "not a percentage", gt=0, lt=1)
     held_out: Int("the clean held-out digits it was chosen on", ge=1)
-
-    def __post_init__(self):
-        check_fields(self)
 
 
 @checked
@@ -101,7 +95,7 @@ def penalty(model: CapsNet, weight: Float("the distance's weight", ge=0, le=100)
 
 
 @dataclass(frozen=True)
-class Detection:
+class Detection(CheckedRecord):
     """The detector against one attack on ``model``: ``fooled`` ``[n]``, the digits some example
     made it misread; ``caught`` ``[n]``, those whose every fooling example was flagged; and the
     share of clean test digits flagged (``false_alarms``)."""
@@ -117,9 +111,9 @@ class Detection:
     false_alarms: Float("the share of clean digits flagged", ge=0, le=1)
 
     def __post_init__(self):
-        """Refuse fields out of range (``check_fields``), and ``fooled`` and ``caught`` of other
+        """Refuse fields out of range (``CheckedRecord``), and ``fooled`` and ``caught`` of other
         digits or other than booleans (a digit caught is one fooled)."""
-        check_fields(self)
+        super().__post_init__()
         check_same("Detection", "length, one per digit", "pass both of the same digits",
                    fooled=len(self.fooled), caught=len(self.caught))
         if self.fooled.dtype != torch.bool or self.caught.dtype != torch.bool or bool(

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from .json_records import RecordType, from_row, misfit
-from .validate import check_fields, checked
+from .validate import CheckedRecord, checked
 
 # an experiment's module -> what its results file holds, and the name of its record in that module
 # (a type, or a function of a run's name giving the type, for a file of several kinds of runs)
@@ -37,16 +37,13 @@ KINDS = {
 
 
 @dataclass(frozen=True)
-class Kind:
+class Kind(CheckedRecord):
     """An experiment's results file: what it holds, its file and the command that writes it, and
     its record (a type, or a function of a run's name giving the type)."""
     what: str
     file: str
     command: str
     record: RecordType
-
-    def __post_init__(self):
-        check_fields(self)
 
 
 @checked

@@ -27,6 +27,7 @@ from .recipes import Iterations, how_made
 from .refusals import declared_error
 from .statistics import Paired, SeedDifference, paired, seed_difference
 from .validate import (
+    CheckedRecord,
     Choice,
     Flag,
     Float,
@@ -35,7 +36,6 @@ from .validate import (
     Record,
     Some,
     Tensor,
-    check_fields,
     check_value,
     checked,
 )
@@ -110,7 +110,7 @@ def sweep_accuracy(model: nn.Module, images: Digits, labels: Labels,
 
 
 @dataclass(frozen=True)
-class Sweep:
+class Sweep(CheckedRecord):
     """A model's accuracy along one sweep of ``transformed_mnist.SWEEPS`` (``sweep_curves``)."""
 
     factor: Choice("the factor swept", *SWEEPS)
@@ -118,9 +118,9 @@ class Sweep:
     accuracy: tuple[Share, ...]  # the accuracy at each value
 
     def __post_init__(self):
-        """Refuse fields out of range (``check_fields``), or other than one accuracy per
+        """Refuse fields out of range (``CheckedRecord``), or other than one accuracy per
         value."""
-        check_fields(self)
+        super().__post_init__()
         check_same("Sweep", "length", "pass one accuracy per value of the factor",
                    values=len(self.values), accuracy=len(self.accuracy))
 
@@ -200,7 +200,7 @@ Comparison = Record(Paired, "statistics.paired(...)") | Record(
 
 
 @dataclass(frozen=True)
-class OnSample:
+class OnSample(CheckedRecord):
     """A comparison (``statistics.paired`` or ``seed_difference``) on whole test sets, the
     verdict, and the same comparison on the sample of them that a run measured live
     (``mnist.fixed_sample``'s rows of the same images)."""
@@ -209,8 +209,8 @@ class OnSample:
     sample: Comparison
 
     def __post_init__(self):
-        """Refuse fields that are no comparisons (``check_fields``), or two kinds of test."""
-        check_fields(self)
+        """Refuse fields that are no comparisons (``CheckedRecord``), or two kinds of test."""
+        super().__post_init__()
         if type(self.full) is not type(self.sample):
             raise TypeError(f"OnSample(): full and sample must be the same test, got a "
                             f"{type(self.full).__name__} and a {type(self.sample).__name__}; "
@@ -384,7 +384,7 @@ def accuracy_by_overlap(right: Right, overlap: Tensor("overlaps [N]", ndim=1, fi
 
 
 @dataclass(frozen=True)
-class SeedVerdict:
+class SeedVerdict(CheckedRecord):
     """Reading ``first`` against ``second`` over training seeds: each seed's pair read the same
     test images (``per_seed``, image by image), and the seeds' accuracies give the spread of
     training runs (``over_seeds``: the mean of first minus second, in points, with its t
@@ -401,8 +401,8 @@ class SeedVerdict:
     over_seeds: Record(SeedDifference, "statistics.seed_difference(...)")
 
     def __post_init__(self):
-        """Refuse fields out of range (``check_fields``), or other than one of each per seed."""
-        check_fields(self)
+        """Refuse fields out of range (``CheckedRecord``), or other than one of each per seed."""
+        super().__post_init__()
         check_same("SeedVerdict", "seeds", "pass one of each per seed", seeds=len(self.seeds),
                    first_accuracy=len(self.first_accuracy),
                    second_accuracy=len(self.second_accuracy), per_seed=len(self.per_seed))

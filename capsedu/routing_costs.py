@@ -24,7 +24,7 @@ from .course_settings import MAX_BATCH, MAX_REPEATS, Seed, Trainable
 from .functional import squash
 from .layers import RoutingCapsules
 from .routing import MAX_ITERATIONS
-from .validate import Float, Function, Int, Record, Tensor, check_fields, checked
+from .validate import CheckedRecord, Float, Function, Int, Record, Tensor, checked
 
 # Bounds on the sizes a caller can time: far past any CapsNet of the course (1,152 primary
 # capsules of 8D, 10 parents of 16D, batches of 128)
@@ -46,18 +46,15 @@ NOISE = 2
 
 
 @dataclass(frozen=True)
-class Times:
+class Times(CheckedRecord):
     """Median seconds of a forward pass and of its backward pass."""
 
     forward: Seconds
     backward: Seconds
 
-    def __post_init__(self):
-        check_fields(self)
-
 
 @dataclass(frozen=True)
-class Pass:
+class Pass(CheckedRecord):
     """A forward pass to time, and what its backward pass differentiates."""
 
     forward: Function("runs the forward pass and returns its output")
@@ -67,9 +64,9 @@ class Pass:
     gradient: Tensor("dL/d(output)", floating=True) | None = None
 
     def __post_init__(self):
-        """Refuse fields of the wrong kind (``check_fields``), and inputs that no gradient
+        """Refuse fields of the wrong kind (``CheckedRecord``), and inputs that no gradient
         reaches (autograd would fail inside ``time_passes``)."""
-        check_fields(self)
+        super().__post_init__()
         for i, tensor in enumerate(self.inputs):
             if not tensor.requires_grad:
                 raise ValueError(f"Pass(): inputs[{i}] must require a gradient, got a tensor "
@@ -124,7 +121,7 @@ def model_step(model: Trainable, images: Images, labels: Labels) -> Pass:
 
 
 @dataclass(frozen=True)
-class StepTimes:
+class StepTimes(CheckedRecord):
     """Seconds for one training batch: the whole model, and routing alone on the same batch."""
 
     forward: Seconds  # the model's forward pass and its loss
@@ -135,7 +132,7 @@ class StepTimes:
     def __post_init__(self):
         """Refuse fields out of range, or routing taking longer than the step it is part of
         (more than ``NOISE`` times: timing noise takes it a little past it on a tiny model)."""
-        check_fields(self)
+        super().__post_init__()
         for part, whole in (("routing_forward", "forward"), ("routing_backward", "backward")):
             if getattr(self, part) > NOISE * getattr(self, whole):
                 raise ValueError(f"StepTimes(): {part} must be at most {NOISE} times {whole} "
@@ -164,16 +161,13 @@ def time_training_step(model: CapsNet, images: Images, labels: Labels,
 
 
 @dataclass(frozen=True)
-class RoutingShare:
+class RoutingShare(CheckedRecord):
     """Routing's part of a CapsNet's forward multiply-adds, and of its measured time."""
 
     macs: Share  # routing's share of the forward multiply-adds (anatomy)
     forward: TimeShare  # routing's share of the forward time (loss included)
     backward: TimeShare  # routing's share of the backward time
     times: Record(StepTimes)  # the seconds the two time shares come from
-
-    def __post_init__(self):
-        check_fields(self)
 
 
 @checked(reads=("model", "images"))
@@ -288,7 +282,7 @@ def time_digit_caps(n_in: Int("input (child) capsules", ge=1, le=MAX_CAPSULES),
 
 
 @dataclass(frozen=True)
-class RoutingCost:
+class RoutingCost(CheckedRecord):
     """One row of ``routing_sweep``: a DigitCaps layer's training step on one batch."""
 
     n_in: Int("primary capsules (children i)", ge=1)
@@ -302,9 +296,9 @@ class RoutingCost:
     backward: Seconds
 
     def __post_init__(self):
-        """Refuse fields out of range (``check_fields``), or a size other than the sizes'
+        """Refuse fields out of range (``CheckedRecord``), or a size other than the sizes'
         product."""
-        check_fields(self)
+        super().__post_init__()
         check_same("RoutingCost", "numbers (size = n_in * n_out * d_out)", "pass their product",
                    size=self.size, n_in_n_out_d_out=self.n_in * self.n_out * self.d_out)
 
@@ -370,15 +364,12 @@ def iteration_cost(rows: list[Record(RoutingCost, "routing_sweep(...)")]) -> dic
 
 
 @dataclass(frozen=True)
-class RoutingMemory:
+class RoutingMemory(CheckedRecord):
     """Bytes that the DigitCaps routing of one batch keeps alive for the backward pass."""
 
     u_hat: Bytes  # the predictions [batch, n_in, n_out, d_out], made once by W u
     couplings: Bytes  # one c [batch, n_in, n_out] per differentiated iteration
     capsules: Bytes  # per differentiated iteration: 3 x [batch, n_out, d_out] + 4 x [batch, n_out]
-
-    def __post_init__(self):
-        check_fields(self)
 
 
 @checked
@@ -428,7 +419,7 @@ GPU_RECORD = "routing_cost_gpu.json"  # in <data root>/results: benchmarks/routi
 
 
 @dataclass(frozen=True)
-class RecordedCost:
+class RecordedCost(CheckedRecord):
     """A run of ``benchmarks/routing_cost.py --json`` on another machine than the learner's: what
     08's parameter-matched pair costs per training step there, and routing's shares."""
 
@@ -441,9 +432,6 @@ class RecordedCost:
     macs: Share  # routing's share of CapsNet(AFFNIST)'s forward multiply-adds
     forward: TimeShare  # routing's share of the forward time
     backward: TimeShare  # and of the backward time
-
-    def __post_init__(self):
-        check_fields(self)
 
 
 COST_KEYS = ("command", "date", "device", "batch", "capsnet_step", "cnn_step", "routing_share")

@@ -35,7 +35,7 @@ from .full_sets import Reading
 from .manifest_rows import ManifestRow
 from .recipe_run import run_recipe
 from .recipes import command_line, seeded_name
-from .validate import Choice, Flag, Float, Int, Record, check_fields, checked
+from .validate import CheckedRecord, Choice, Flag, Float, Int, Record, checked
 
 RESULTS = "affnist_seeds.json"
 COMMAND = "python -m capsedu.seed_runs"
@@ -72,7 +72,7 @@ TrialLimit = Int("the first N training examples and test images (a trial)", ge=1
 
 
 @dataclass(frozen=True)
-class SeedRun:
+class SeedRun(CheckedRecord):
     """The record of one run (``run``), as its results file keeps it."""
 
     recipe: Recipe
@@ -87,9 +87,9 @@ class SeedRun:
     command: str = ""  # the line that recorded it; "" for a run not written to a results file
 
     def __post_init__(self):
-        """Refuse fields out of range (``check_fields``), values other than its manifest row's,
+        """Refuse fields out of range (``CheckedRecord``), values other than its manifest row's,
         or readings of another recipe."""
-        check_fields(self)
+        super().__post_init__()
         metrics = self.row.metrics
         for name, rows in (("seed", self.row.seed), ("train_time_s", self.row.train_time_s),
                            ("test_accuracy", metrics and metrics.test_accuracy)):

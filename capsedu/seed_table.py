@@ -36,7 +36,7 @@ from .robustness import seed_verdict
 from .routing_costs import RecordedCost, recorded_cost
 from .seed_runs import SeedRun
 from .statistics import OverSeeds, Paired, SeedDifference, over_seeds, paired
-from .validate import Choice, Flag, Float, Int, Record, Tensor, check_fields, checked
+from .validate import CheckedRecord, Choice, Flag, Float, Int, Record, Tensor, checked
 
 FACE_NAMES = ("bag-of-parts CNN", "deep CNN", "pixel CapsNet", "pose capsules")
 VIT_NAMES = tuple(patch_order.VITS)  # 10 §8's ViTs, with and without position embeddings
@@ -53,7 +53,7 @@ Affine08 = Choice("one of 08's affNIST recipes", *AFFINE_NAMES)
 
 
 @dataclass(frozen=True)
-class Measured:
+class Measured(CheckedRecord):
     """What ``measure`` measures here for the table."""
 
     n_table: Int("held-out images per face kind", ge=1, le=MAX_TABLE)
@@ -67,9 +67,9 @@ class Measured:
     total: MACs  # ... and in all
 
     def __post_init__(self):
-        """Refuse fields out of range (``check_fields``), accuracies of other models than those
+        """Refuse fields out of range (``CheckedRecord``), accuracies of other models than those
         read, or a total other than the layers' sum."""
-        check_fields(self)
+        super().__post_init__()
         check_same("Measured", "models", "pass an accuracy per model read", affine_right=sorted(
             self.affine_right), affine=sorted(self.affine))
         check_same("Measured", "multiply-adds", "pass the sum of the layers' as the total",
@@ -77,15 +77,12 @@ class Measured:
 
 
 @dataclass(frozen=True)
-class PredictTimes:
+class PredictTimes(CheckedRecord):
     """How long ``predict`` took on each model (``time_predict``), keyed by model name."""
 
     seconds_per_image: dict[str, Seconds]  # the median over the timed runs, per image
     images: Int("how many images each run scored", ge=1)
     repeats: Int("the timed runs of each model", ge=1, le=MAX_REPEATS)
-
-    def __post_init__(self):
-        check_fields(self)
 
 
 @checked(reads=("models", "images"))
@@ -141,7 +138,7 @@ Error = Float("a relative error: max |got - want| / max |want|", ge=0)
 
 
 @dataclass(frozen=True)
-class Findings:
+class Findings(CheckedRecord):
     """What notebook 10's earlier sections found, for the table."""
 
     # §2: the face capsule's angle against the face's (face_fit.slope)
@@ -158,12 +155,9 @@ class Findings:
     n_seeds: Int("how many seeds §4 trained", ge=1)
     turned_verdict: str  # §4: G-CNN against CNN over seeds (statistics.leader)
 
-    def __post_init__(self):
-        check_fields(self)
-
 
 @dataclass(frozen=True)
-class Records:
+class Records(CheckedRecord):
     """What the table quotes from the course's records rather than measuring it here."""
 
     grid: Grid  # 09's routing ablations (ablations.read_results)
@@ -174,9 +168,6 @@ class Records:
     gpu: Record(RecordedCost, "routing_costs.recorded_cost()")
     adversarial: adversarial_record.Results  # 11's recorded attacks, by unit
 
-    def __post_init__(self):
-        check_fields(self)
-
 
 def read_records() -> Records:
     """The shipped records the table quotes."""
@@ -185,7 +176,7 @@ def read_records() -> Records:
 
 
 @dataclass(frozen=True)
-class Affine:
+class Affine(CheckedRecord):
     """08's affNIST-style comparisons as the table quotes them: the CapsNet against ``other``
     (the CNN, or the CapsNet trained with 1 iteration), over seeds and for the shipped pair."""
 
@@ -197,9 +188,9 @@ class Affine:
     n_seeds: Int("the training seeds compared", ge=2)
 
     def __post_init__(self):
-        """Refuse fields out of range (``check_fields``), or means over other seeds than
+        """Refuse fields out of range (``CheckedRecord``), or means over other seeds than
         ``n_seeds``."""
-        check_fields(self)
+        super().__post_init__()
         for name, mean in self.means.items():
             check_same("Affine", "seeds", "pass the means over the seeds compared",
                        n_seeds=self.n_seeds, **{f"means[{name!r}].n": mean.n})
@@ -224,7 +215,7 @@ def affine_comparisons(measured: Measured, manifest: dict[str, Record(ManifestRo
 
 
 @dataclass(frozen=True)
-class RoutingComparisons:
+class RoutingComparisons(CheckedRecord):
     """09's routing comparisons as 09 prints them: MNIST test error over its seeds."""
 
     one: Record(OverSeeds)  # 1 iteration's test error, %, over 09's seeds
@@ -237,8 +228,8 @@ class RoutingComparisons:
     chance: Float("comparisons chance alone would tell apart", ge=0)
 
     def __post_init__(self):
-        """Refuse fields out of range (``check_fields``), or more told apart than compared."""
-        check_fields(self)
+        """Refuse fields out of range (``CheckedRecord``), or more told apart than compared."""
+        super().__post_init__()
         check_order("RoutingComparisons", "count among the comparisons made",
                     crossed=self.crossed, compared=self.compared)
         check_order("RoutingComparisons", "count among the comparisons made",
@@ -259,7 +250,7 @@ def routing_comparisons(grid: Grid) -> RoutingComparisons:
 
 
 @dataclass(frozen=True)
-class BugComparisons:
+class BugComparisons(CheckedRecord):
     """09's bug zoo: each bug against the correct run, paired, beside 09's seed noise."""
 
     effects: dict[str, Record(BugEffect)]  # bug -> its effect (bug_zoo.bug_effects)
@@ -269,8 +260,8 @@ class BugComparisons:
     finished: Flag("whether every run met the course's stopping rule")
 
     def __post_init__(self):
-        """Refuse fields out of range (``check_fields``), or a hidden bug with no effect."""
-        check_fields(self)
+        """Refuse fields out of range (``CheckedRecord``), or a hidden bug with no effect."""
+        super().__post_init__()
         unknown = [bug for bug in self.hidden if bug not in self.effects]
         if unknown:
             raise ValueError(f"BugComparisons(): hidden must name bugs of effects "
@@ -289,7 +280,7 @@ def bug_comparisons(zoo: Zoo, grid: Grid) -> BugComparisons:
 
 
 @dataclass(frozen=True)
-class AdversarialComparisons:
+class AdversarialComparisons(CheckedRecord):
     """11's recorded attacks as 11 prints them: PGD with the same budget for every model and the
     strongest of its losses per digit, on ``n`` test digits; accuracies and the detector at
     ``eps``, the paired comparisons at every recorded eps."""
@@ -309,9 +300,9 @@ class AdversarialComparisons:
     adaptive: Record(Detection)
 
     def __post_init__(self):
-        """Refuse fields out of range (``check_fields``), an eps past the largest, or
+        """Refuse fields out of range (``CheckedRecord``), an eps past the largest, or
         accuracies of other models at the two."""
-        check_fields(self)
+        super().__post_init__()
         check_order("AdversarialComparisons", "pass the largest recorded eps as largest_eps",
                     eps=self.eps, largest_eps=self.largest_eps)
         check_same("AdversarialComparisons", "models", "pass an accuracy per model at both",

@@ -25,14 +25,14 @@ import torch
 
 from .checks import check_same
 from .course_settings import Seed
-from .validate import Float, Tensor, check_fields, checked
+from .validate import CheckedRecord, Float, Tensor, checked
 
 MAX_STEPS = 1_000_000  # time steps of one simulation or spike train: duration / dt
 MAX_NEURONS = 100_000  # neurons simulated at once (currents, or capsule lengths)
 
 
 @dataclass(frozen=True)
-class Neuron:
+class Neuron(CheckedRecord):
     """A leaky integrate-and-fire neuron's settings: times in milliseconds, potentials in units
     where rest is 0 and the input current is measured as the potential it would hold ``V`` at."""
     tau_ms: Float("the membrane time constant, ms", gt=0, le=10_000) = 20.0
@@ -41,7 +41,7 @@ class Neuron:
     refractory_ms: Float("the time it stays at reset after a spike, ms", ge=0, le=10_000) = 2.0
 
     def __post_init__(self):
-        check_fields(self)
+        super().__post_init__()
         if self.reset >= self.threshold:
             raise ValueError(f"Neuron(): reset must be below threshold, got reset={self.reset} "
                              f"and threshold={self.threshold}; a reset at or above the threshold "
@@ -49,7 +49,7 @@ class Neuron:
 
 
 @dataclass(frozen=True)
-class Trace:
+class Trace(CheckedRecord):
     """A simulation: the membrane potential ``v`` and the ``spikes`` (bool) of every neuron at
     every step, ``[neurons, steps]``, and the times of the steps, ``t_ms`` ``[steps]``."""
     t_ms: Tensor("the times of the steps, ms [steps]", ndim=1, floating=True)
@@ -58,9 +58,9 @@ class Trace:
     dt_ms: Float("the time step, ms", gt=0, le=100)
 
     def __post_init__(self):
-        """Refuse fields out of range (``check_fields``), or potentials, spikes and times of other
+        """Refuse fields out of range (``CheckedRecord``), or potentials, spikes and times of other
         neurons or steps."""
-        check_fields(self)
+        super().__post_init__()
         check_same("Trace", "shape [neurons, steps]", "pass what simulate(...) gives",
                    v=tuple(self.v.shape), spikes=tuple(self.spikes.shape))
         check_same("Trace", "steps", "one time per step", t_ms=len(self.t_ms),
@@ -166,7 +166,7 @@ def decode_rate(spikes: Tensor("spike trains [..., steps] of bool"),
 
 
 @dataclass(frozen=True)
-class SpikeReadout:
+class SpikeReadout(CheckedRecord):
     """How well spike counts over a window stand in for the lengths they code (``windows_ms``
     ``[W]``): the share of examples whose most-spiking class is the longest capsule's class
     (``agreement``; a tie for the most spikes counts as no answer), the mean error of the decoded
@@ -178,8 +178,8 @@ class SpikeReadout:
     spikes_per_example: tuple[Float("the spikes sent per example", ge=0), ...]
 
     def __post_init__(self):
-        """Refuse fields out of range (``check_fields``), or numbers of other windows."""
-        check_fields(self)
+        """Refuse fields out of range (``CheckedRecord``), or numbers of other windows."""
+        super().__post_init__()
         check_same("SpikeReadout", "length, one number per window", "give one of each per "
                    "window", windows_ms=len(self.windows_ms), agreement=len(self.agreement),
                    length_error=len(self.length_error),

@@ -35,7 +35,7 @@ import numpy as np
 from scipy import stats
 
 from .checks import check_order, warn_two_scales
-from .validate import Flag, Float, Has, Int, Numbers, check_fields, checked
+from .validate import CheckedRecord, Flag, Float, Has, Int, Numbers, checked
 
 LEVEL = 0.95  # every interval and test of the course: 95 % (a test at 5 %)
 CURVE_WINDOW = 25  # training steps averaged in each point of a recorded curve
@@ -62,7 +62,7 @@ def _side(low: float, high: float, value: float) -> str:
 
 
 @dataclass(frozen=True)
-class Accuracy:
+class Accuracy(CheckedRecord):
     """A share of test images read right, with its Wilson interval."""
 
     value: Share  # the share right, 0..1
@@ -72,8 +72,8 @@ class Accuracy:
     level: Level = LEVEL
 
     def __post_init__(self):
-        """Refuse fields out of range (``check_fields``) or an interval that misses its value."""
-        check_fields(self)
+        """Refuse fields out of range (``CheckedRecord``) or an interval that misses its value."""
+        super().__post_init__()
         check_order("Accuracy", "pass the interval accuracy(...) gives", low=self.low,
                     value=self.value, high=self.high)
 
@@ -96,7 +96,7 @@ def accuracy(correct: Correct, level: Level = LEVEL) -> Accuracy:
     return Accuracy(k / n, n, interval.low, interval.high, level)
 
 
-class _Test:
+class _Test(CheckedRecord):
     """What a comparison with a ``p_value`` at a ``level`` answers (``Paired``,
     ``SeedDifference``)."""
 
@@ -127,9 +127,9 @@ class Paired(_Test):
     level: Level = LEVEL  # by chance alone
 
     def __post_init__(self):
-        """Refuse fields out of range (``check_fields``), an interval that misses the difference,
+        """Refuse fields out of range (``CheckedRecord``), an interval that misses the difference,
         or more disagreements than images."""
-        check_fields(self)
+        super().__post_init__()
         check_order("Paired", "pass the interval paired(...) gives", low=self.low,
                     difference=self.difference, high=self.high)
         check_order("Paired", "count the disagreements among the n images",
@@ -174,7 +174,7 @@ def paired(correct_a: Correct, correct_b: Correct, level: Level = LEVEL) -> Pair
 
 
 @dataclass(frozen=True)
-class OverSeeds:
+class OverSeeds(CheckedRecord):
     """One setting's numbers over seeds: their mean and its t interval."""
 
     mean: Float("the mean over the seeds")
@@ -182,9 +182,6 @@ class OverSeeds:
     n: Int("seeds", ge=2)
     half_width: Float("t_{n-1} * sd / sqrt(n), half the interval's width", ge=0)
     level: Level = LEVEL
-
-    def __post_init__(self):
-        check_fields(self)
 
     @property
     def low(self) -> float:
@@ -238,9 +235,9 @@ class SeedDifference(_Test):
     level: Level = LEVEL
 
     def __post_init__(self):
-        """Refuse fields out of range (``check_fields``) or an interval that misses the
+        """Refuse fields out of range (``CheckedRecord``) or an interval that misses the
         difference."""
-        check_fields(self)
+        super().__post_init__()
         check_order("SeedDifference", "pass the interval seed_difference(...) gives",
                     low=self.low, difference=self.difference, high=self.high)
 

@@ -38,6 +38,7 @@ from pydantic import (
     Field,
     InstanceOf,
     PlainValidator,
+    TypeAdapter,
     ValidationError,
     ValidationInfo,
     create_model,
@@ -416,24 +417,24 @@ def _fields_model(cls):
     return create_model(cls.__name__, __config__=STRICT, **fields)
 
 
-def check_fields(record) -> None:
-    """Enforce a dataclass's declared field types and ranges (call it from ``__post_init__``):
-    the same declarations, enforcement and messages as ``checked`` gives a function."""
-    cls = type(record)
-    values = {f.name: getattr(record, f.name) for f in dataclasses.fields(cls)}
-    try:
-        _fields_model(cls).model_validate(values)
-    except ValidationError as err:
-        error, text = refusal(err, list(values), declared(cls))
-        raise error(f"{where(cls)}: {text}") from None
+class CheckedRecord:
+    """A record that checks its fields when made: a dataclass subclassing it declares its fields
+    (``Int``, ``Float``, ...) and a bad one is refused as ``checked`` refuses a bad argument. A
+    record with checks across its fields calls ``super().__post_init__()`` in its own first."""
+
+    def __post_init__(self) -> None:  # the dataclass calls it once the fields are set
+        values = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        try:
+            _fields_model(type(self)).model_validate(values)
+        except ValidationError as err:
+            error, text = refusal(err, list(values), declared(type(self)))
+            raise error(f"{where(type(self))}: {text}") from None
 
 
 def check_value(where: str, name: str, declaration, value):
     """Enforce one declaration (``Int``, ``Float``, ...) on a value that is no parameter of its
     own (a field of a manifest row given as ``**fields``, an entry of a dict), with the messages
     ``checked`` gives a parameter; hands back the value as validated."""
-    from pydantic import TypeAdapter
-
     try:
         return TypeAdapter(declaration, config=STRICT).validate_python(value)
     except ValidationError as err:

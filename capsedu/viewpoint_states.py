@@ -12,7 +12,7 @@ from .checks import check_nonzero, check_on_canvas, check_same, check_side
 from .data import transformed_mnist
 from .data.transformed_mnist import CANVAS, MULTI_CANVAS, MULTI_SHIFT
 from .multi_digit import MultiDigitCapsNet, TwoDigitCNN
-from .validate import Array, Float, Int, Numbers, Tensor, check_fields, check_value, checked
+from .validate import Array, CheckedRecord, Float, Int, Numbers, Tensor, check_value, checked
 
 Digit = Tensor("one MNIST digit [1, 28, 28]", ndim=3, pixels=True)
 Image = Array("an image [side, side]", ndim=2)
@@ -29,7 +29,7 @@ def _check_read(where: str, name: str, read: list[int], scores_name: str, scores
 
 
 @dataclass(frozen=True)
-class ViewpointState:
+class ViewpointState(CheckedRecord):
     """What notebook 08's widget shows of one test digit under one affine map
     (``viewpoint_state``)."""
 
@@ -46,9 +46,9 @@ class ViewpointState:
     dy: Float("pixels down")
 
     def __post_init__(self):
-        """Refuse fields out of range (``check_fields``), or a prediction that is no class of
+        """Refuse fields out of range (``CheckedRecord``), or a prediction that is no class of
         its scores."""
-        check_fields(self)
+        super().__post_init__()
         _check_read("ViewpointState", "capsnet_prediction", [self.capsnet_prediction],
                     "lengths", self.lengths)
         _check_read("ViewpointState", "cnn_prediction", [self.cnn_prediction], "probabilities",
@@ -92,7 +92,7 @@ def viewpoint_state(capsnet: nn.Module, cnn: nn.Module, digit: Digit,
 
 
 @dataclass(frozen=True)
-class OverlapState:
+class OverlapState(CheckedRecord):
     """What notebook 08's MultiMNIST widget shows of two digits overlaid (``overlap_state``)."""
 
     pair: Image  # [36, 36] the two digits overlaid (pixel-wise maximum)
@@ -106,9 +106,9 @@ class OverlapState:
     cnn_read: list[Class]  # the two classes the CNN reads
 
     def __post_init__(self):
-        """Refuse fields out of range (``check_fields``), other than one class read and one
+        """Refuse fields out of range (``CheckedRecord``), other than one class read and one
         drawing per digit, or a class read that is none of its scores'."""
-        check_fields(self)
+        super().__post_init__()
         check_same("OverlapState", "digits", "pass one of each per digit of the pair",
                    parts=len(self.parts), capsnet_read=len(self.capsnet_read),
                    reconstructions=len(self.reconstructions), cnn_read=len(self.cnn_read))

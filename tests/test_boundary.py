@@ -1,5 +1,5 @@
 """The boundary, tested by property: for every checked entry of capsedu (``validate.checked``
-functions, dataclasses checked by ``validate.check_fields``), bad values are derived from each
+functions, dataclasses that subclass ``validate.CheckedRecord``), bad values are derived from each
 parameter's declaration, and each is refused before anything runs, with an error naming the
 parameter, saying what was expected and what came, quickly, and writing nothing. An exercise
 checker refuses without raising: it prints the same sentence as a FAIL and returns False."""
@@ -20,7 +20,7 @@ import pytest
 import torch
 
 import capsedu
-from capsedu.validate import Spec, declared
+from capsedu.validate import CheckedRecord, Spec, declared
 
 # Modules whose every public function and class takes its parameters through the boundary. A
 # module joins the list once all of its entries declare their parameters (issue 37).
@@ -119,10 +119,10 @@ def takes_none(entry, parameter: str) -> bool:
 
 
 def checks_its_fields(cls) -> bool:
-    """Whether the dataclass ``cls`` checks its fields when made (``check_fields`` in
-    ``__post_init__``, its own or inherited: check_fields checks the fields of ``type(self)``)."""
-    post_init = getattr(cls, "__post_init__", None)
-    return post_init is not None and "check_fields(self)" in inspect.getsource(post_init)
+    """Whether the dataclass ``cls`` checks its fields when made: it subclasses ``CheckedRecord``,
+    directly or through another record (it checks the fields of ``type(self)``). A subclass whose
+    own ``__post_init__`` forgets ``super().__post_init__()`` is caught by the bad values below."""
+    return issubclass(cls, CheckedRecord)
 
 
 def bad_values(spec: Spec) -> list[tuple[object, type]]:
@@ -204,7 +204,7 @@ def public_functions(module) -> dict:
 
 def public_classes(module) -> dict:
     """The public classes ``module`` defines whose own constructor takes parameters (a widget, a
-    model), by name; records (dataclasses, NamedTuples) declare their fields for check_fields."""
+    model), by name; records (dataclasses, NamedTuples) declare their fields for CheckedRecord."""
     return {name: value for name, value in vars(module).items()
             if not name.startswith("_") and inspect.isclass(value)
             and value.__module__ == module.__name__ and "__init__" in vars(value)
@@ -554,12 +554,12 @@ def declares(hint) -> bool:
 
 def unchecked(cls) -> str | None:
     """What keeps the record class ``cls`` from checking its fields when made, or None: a
-    dataclass checks them in ``__post_init__``, a NamedTuple in a checked ``__new__``."""
+    dataclass by subclassing ``CheckedRecord``, a NamedTuple in a checked ``__new__``."""
     if not dataclasses.is_dataclass(cls) and not checked_named_tuple(cls):
         return "a NamedTuple (nothing runs when one is made: make it a frozen dataclass, or give " \
                "it a @checked __new__ as recipes.Cell)"
     if dataclasses.is_dataclass(cls) and not checks_its_fields(cls):
-        return "its __post_init__ does not call validate.check_fields(self)"
+        return "it does not subclass validate.CheckedRecord"
     hints = typing.get_type_hints(cls, include_extras=True)
     names = cls._fields if is_named_tuple(cls) else [f.name for f in dataclasses.fields(cls)]
     loose = [name for name in names if not declares(hints[name])]
@@ -568,7 +568,7 @@ def unchecked(cls) -> str | None:
 
 def test_every_record_of_an_enforced_module_checks_its_fields():
     """Every public record (dataclass or NamedTuple) of an ENFORCED module declares every field
-    (capsedu.validate) and checks them when made (check_fields in __post_init__), or is listed
+    (capsedu.validate) and checks them when made (it subclasses CheckedRecord), or is listed
     in RECORDS_UNCHECKED with the reason: a learner builds records by hand (to try a figure, a
     sentence, a checker), and an OverSeeds of sd -0.1 or a Trend of p-value 1.5 is never one."""
     offenders = {}
@@ -577,8 +577,9 @@ def test_every_record_of_an_enforced_module_checks_its_fields():
             why = unchecked(cls) if f"{module_name}.{name}" not in RECORDS_UNCHECKED else None
             if why:
                 offenders[f"{module_name}.{name}"] = why
-    assert not offenders, "declare these records' fields and call check_fields(self) in " \
-        "__post_init__, or list them in RECORDS_UNCHECKED with the reason:\n" + "\n".join(
+    assert not offenders, "declare these records' fields and subclass validate.CheckedRecord " \
+        "(@dataclass(frozen=True) class X(CheckedRecord): ...), or list them in " \
+        "RECORDS_UNCHECKED with the reason:\n" + "\n".join(
             f"{name}: {why}" for name, why in offenders.items())
 
 

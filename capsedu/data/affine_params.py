@@ -5,13 +5,13 @@ rules as the one ``random_affine`` returns."""
 from dataclasses import dataclass, fields
 
 from ..checks import check_same
-from ..validate import Tensor, check_fields
+from ..validate import CheckedRecord, Tensor
 
 PerDigit = Tensor("one value per digit [N]", ndim=1, floating=True)
 
 
 @dataclass(frozen=True)
-class AffineParams:
+class AffineParams(CheckedRecord):
     """The affine maps ``random_affine`` drew, one per digit, each field ``[N]``."""
 
     rotation: PerDigit  # degrees
@@ -22,6 +22,6 @@ class AffineParams:
     ty: PerDigit
 
     def __post_init__(self):
-        check_fields(self)
+        super().__post_init__()
         check_same("AffineParams", "length, one map per digit", "give every field one value per "
                    "digit", **{f.name: len(getattr(self, f.name)) for f in fields(self)})

@@ -24,7 +24,7 @@ import torch.nn.functional as F
 from ..checks import check_different, check_memory
 from ..course_settings import MAX_SIDE, Seed
 from ..poses import _place
-from ..validate import Choice, Float, Int, Spec, check_fields, checked
+from ..validate import CheckedRecord, Choice, Float, Int, Spec, checked
 from .sprites import (
     STROKE,
     STROKE_LENGTH,
@@ -124,7 +124,7 @@ def _clear(boxes, placed, gap=0.01) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class FacePoses:
+class FacePoses(CheckedRecord):
     """The ranges a scene's face pose is drawn from, and how far each face part strays from it.
 
     The defaults (``TRAINING_POSES``) are the ones every training and held-out set of the course
@@ -147,10 +147,10 @@ class FacePoses:
 
     def __post_init__(self):
         """Refuse ranges that draw nothing, naming the field: declared types and bounds
-        (``validate.check_fields``), and each (low, high) pair in order; a shift's low end below
+        (``CheckedRecord``), and each (low, high) pair in order; a shift's low end below
         its high end, or both 0 (the shift is drawn again until the larger one reaches the low
         end: equal ends never would)."""
-        check_fields(self)
+        super().__post_init__()
         for name in ("shift", "scale", "jitter", "displace"):
             low_high = getattr(self, name)
             if len(low_high) != 2 or low_high[0] > low_high[1]:

@@ -25,7 +25,7 @@ import torch.nn.functional as F
 from .. import checks
 from ..checks import check_memory, check_whole_pixels
 from ..course_settings import MAX_SIDE, Rows, Seed
-from ..validate import Choice, Flag, Float, Int, Numbers, Tensor, check_fields, checked
+from ..validate import CheckedRecord, Choice, Flag, Float, Int, Numbers, Tensor, checked
 from .affine_params import AffineParams
 from .mnist import load_mnist
 
@@ -42,7 +42,7 @@ MaxShift = Int("pixels each digit moves at most", ge=0, le=(MAX_SIDE - 28) // 2)
 
 
 @dataclass(frozen=True)
-class AffineRanges:
+class AffineRanges(CheckedRecord):
     """Uniform ranges of the random affine maps (rotation in degrees; shear as a factor)."""
 
     rotation: Float("degrees a digit turns at most", ge=0, le=180) = 20.0  # +- degrees
@@ -52,8 +52,8 @@ class AffineRanges:
 
     def __post_init__(self):
         """Refuse ranges that draw nothing, naming the field: declared types and bounds
-        (``check_fields``), and the scale's (low, high) in order."""
-        check_fields(self)
+        (``CheckedRecord``), and the scale's (low, high) in order."""
+        super().__post_init__()
         if len(self.scale) != 2 or self.scale[0] > self.scale[1]:
             raise ValueError(f"AffineRanges(): scale must be (low, high) with low <= high, got "
                              f"{self.scale!r}; give the smaller end first")

@@ -41,7 +41,7 @@ from ..train import (
     results_file,
     seed_int,
 )
-from ..validate import Flag, Float, Int, Some, check_fields, checked
+from ..validate import CheckedRecord, Flag, Float, Int, Some, checked
 from . import training
 from .scoring import face_rates
 
@@ -54,7 +54,7 @@ RECIPES = {name: training.face_model_recipe(name) for name in training.FACE_MODE
 
 
 @dataclass(frozen=True)
-class FaceCurve:
+class FaceCurve(CheckedRecord):
     """The record of one run (``run``), as its results file keeps it."""
 
     model: training.FaceModel  # a face model of RECIPES
@@ -77,7 +77,7 @@ class FaceCurve:
     command: str = ""  # the line that recorded it; "" for a run not written to a results file
 
     def __post_init__(self):
-        check_fields(self)  # and its best epoch and its recipe's among those trained
+        super().__post_init__()  # and its best epoch and its recipe's among those trained
         for name in ("best_epoch", "recipe_epochs"):
             if getattr(self, name) > len(self.validation_by_epoch):
                 raise ValueError(f"FaceCurve(): {name} must be among the "
@@ -170,7 +170,7 @@ def read_results(path: Path | None = None) -> dict[str, FaceCurve]:
 
 
 @dataclass(frozen=True)
-class RecipeLength:
+class RecipeLength(CheckedRecord):
     """Whether one face model's recipe trains long enough, over its recorded seeds: how many of
     them had met the course's rule by the recipe's epoch (``at_recipe`` of ``seeds``), how many met
     it at all within twice the length (``converged``), and the most held-out accuracy any seed
@@ -184,7 +184,7 @@ class RecipeLength:
     recipe_epochs: Epochs
 
     def __post_init__(self):
-        check_fields(self)  # and counts of the seeds, no more than there are
+        super().__post_init__()  # and counts of the seeds, no more than there are
         if not self.at_recipe <= self.converged <= self.seeds:
             raise ValueError(f"RecipeLength(): at_recipe <= converged <= seeds must hold, got "
                              f"{self.at_recipe}, {self.converged} and {self.seeds}; pass counts "

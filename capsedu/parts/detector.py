@@ -18,7 +18,7 @@ from ..course_settings import MAX_SIDE, Seed
 from ..data import faces
 from ..data.sprites import Scenes
 from ..poses import wrap_angle
-from ..validate import Float, Int, Tensor, check_fields, checked
+from ..validate import CheckedRecord, Float, Int, Tensor, checked
 from .scoring import Kinds, held_out
 
 N_KINDS = len(faces.PART_KINDS)
@@ -145,7 +145,7 @@ def detector_training_set(n: Int("images to draw", ge=0, le=faces.MAX_IMAGES), s
 
 
 @dataclass(frozen=True)
-class DetectionQuality:
+class DetectionQuality(CheckedRecord):
     """How well a detector finds the parts that drew a set of images (``detection_quality``)."""
 
     # fraction of (image, part kind) pairs right about whether the part is there
@@ -156,9 +156,6 @@ class DetectionQuality:
     angle_deg: Float("a median angle error in degrees", ge=0, le=180)
     # fraction of the parts that are there found within 2 px and 30 degrees
     good: Float("a fraction of the parts there", ge=0, le=1)
-
-    def __post_init__(self):
-        check_fields(self)
 
 
 @checked

@@ -24,7 +24,7 @@ from ..data import faces, sprites
 from ..data.sprites import Parts
 from ..poses import pose_matrix, wrap_angle
 from ..routing import MAX_ITERATIONS, RoutingResult, dynamic_routing
-from ..validate import Array, Float, Int, Numbers, check_fields, checked
+from ..validate import Array, CheckedRecord, Float, Int, Numbers, checked
 from .detector import MAX_CHANNELS, N_KINDS, PartDetector
 from .scoring import Turns
 from .voting import (
@@ -134,7 +134,7 @@ class PoseCapsules(NamedTuple):
 
 
 @dataclass(frozen=True)
-class VoteTuning:
+class VoteTuning(CheckedRecord):
     """How a pose-capsule model votes (``PoseCapsuleNet.tuning``): the keyword arguments of
     ``parts.voting.pose_votes``."""
 
@@ -142,9 +142,6 @@ class VoteTuning:
     background_gain: Gain  # the length of a vote for the background
     sigma_xy: Width  # the pose cells' tuning width in position (image widths)
     sigma_angle: Width  # and in angle, degrees
-
-    def __post_init__(self):
-        check_fields(self)
 
 
 class PoseCapsuleNet(nn.Module):
@@ -220,7 +217,7 @@ class PoseCapsuleNet(nn.Module):
 
 
 @dataclass(frozen=True)
-class RotationSweep:
+class RotationSweep(CheckedRecord):
     """What a pose-capsule model reads off a scene turned by each of ``angles``
     (``rotation_sweep``)."""
 
@@ -234,8 +231,8 @@ class RotationSweep:
     face_error: Numbers("|face angle - turn|, wrapped [A]", ndim=1, ge=0, le=180)
 
     def __post_init__(self):
-        """Refuse fields out of range (``check_fields``), or readings of other turns or parts."""
-        check_fields(self)
+        """Refuse fields out of range (``CheckedRecord``), or readings of other turns or parts."""
+        super().__post_init__()
         check_same("RotationSweep", "turns", "one reading per turn of angles", angles=len(
             self.angles), **{name: len(getattr(self, name)) for name in (
                 "part_angles", "face_angle", "face_length", "images", "part_error", "face_error")})

@@ -31,16 +31,17 @@ from ..refusals import kind_of
 from ..statistics import OverSeeds, over_seeds
 from ..validate import (
     Checked,
+    CheckedRecord,
     Choice,
     Flag,
     Float,
+    Has,
     Int,
     Numbers,
     Record,
     Some,
     Spec,
     Tensor,
-    check_fields,
     checked,
 )
 
@@ -149,11 +150,8 @@ def held_out(kind: Kind, n: Count, seed: Seed = TEST_SEED) -> tuple[torch.Tensor
 @lru_cache(maxsize=64)
 def _drawn(kind: str, n: int, seed: int) -> tuple[torch.Tensor, list]:
     """``held_out``'s images and parts, drawn once per (kind, n, seed)."""
-    if kind in UNSEEN:
-        kind, poses = UNSEEN[kind]
-        images, _, parts = faces.dataset(kind, n, seed, poses=poses)
-    else:
-        images, _, parts = faces.dataset(kind, n, seed)
+    kind, poses = UNSEEN.get(kind, (kind, faces.TRAINING_POSES))
+    images, _, parts = faces.dataset(kind, n, seed, poses=poses)
     return images, parts
 
 
@@ -207,7 +205,9 @@ def face_rates(model: FaceNet, kinds: Kinds = faces.KINDS, n: Count = 500,
 Score = Float("a face model's score for face, or its cut", ge=0, le=1)
 
 
-def _check_verdicts(record) -> None:
+@checked
+def check_verdicts(record: Has("verdicts", "face_probability", "threshold", "called_face",
+                               source="a Verdicts, or a widget's FaceState")) -> None:
     """Refuse verdicts (dicts keyed by model name) of other models than each other's, or a
     verdict other than score > cut."""
     p, cut, called = record.face_probability, record.threshold, record.called_face
@@ -218,17 +218,16 @@ def _check_verdicts(record) -> None:
 
 
 @dataclass(frozen=True)
-class Verdicts:
+class Verdicts(CheckedRecord):
     """Every model's verdict on one image (``verdicts``): three dicts keyed by model name."""
 
     face_probability: dict[str, Score]  # each model's score for "face"
     threshold: dict[str, Score]  # where each model cuts between face and not
-    # whether each model calls the image a face (score > cut)
-    called_face: dict[str, Flag("whether the model calls the image a face")]
+    called_face: dict[str, Flag("whether the model calls the image a face")]  # score > cut
 
     def __post_init__(self):
-        check_fields(self)
-        _check_verdicts(self)
+        super().__post_init__()
+        check_verdicts(self)
 
 
 @checked(reads=("models", "x"))
@@ -303,7 +302,7 @@ def face_rate_by_angle(model: FaceNet, n: Count = 500, width: Width = 30,
 
 
 @dataclass
-class SeedRuns:
+class SeedRuns(CheckedRecord):
     """One baseline trained with several seeds, and its face rates on the same held-out sets."""
 
     name: str
@@ -313,8 +312,8 @@ class SeedRuns:
     rates: dict[str, list[Float("a face rate", ge=0, le=1)]]  # kind -> one face rate per seed
 
     def __post_init__(self):
-        """Refuse fields out of range (``check_fields``), or models or rates of other seeds."""
-        check_fields(self)
+        """Refuse fields out of range (``CheckedRecord``), or models or rates of other seeds."""
+        super().__post_init__()
         check_same("SeedRuns", "length, one per seed", "pass one face rate (and one model, or "
                    "none) per seed", seeds=len(self.seeds), **{f"rates[{k!r}]": len(r) for k, r
                    in self.rates.items()}, **{"models": len(self.models)} if self.models else {})

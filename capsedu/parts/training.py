@@ -31,7 +31,7 @@ from ..manifest_rows import ManifestRow, Metrics
 from ..recipes import RECIPES, Epochs, Recipe
 from ..routing import MAX_ITERATIONS
 from ..train import train_over_seeds
-from ..validate import Choice, Flag, Float, Int, Record, Some, check_fields, checked
+from ..validate import CheckedRecord, Choice, Flag, Float, Int, Record, Some, checked
 from .detector import detector_training_set
 from .pose_net import PoseCapsuleNet, fit_threshold, fit_transforms
 from .scoring import face_rates, held_out
@@ -201,7 +201,7 @@ def refitted(model: PoseCapsuleNet, iterations: Iterations, n: Images | None = N
 
 
 @dataclass(frozen=True)
-class Refitted:
+class Refitted(CheckedRecord):
     """Pose-capsule models (one per seed) routed another number of times and refitted
     (``refitted``), measured on the held-out sets."""
 
@@ -212,9 +212,9 @@ class Refitted:
     margins: dict[str, list[Float("a face length minus the threshold", ge=-1, le=1)]]
 
     def __post_init__(self):
-        """Refuse fields out of range (``check_fields``), or rates or margins of other seeds
+        """Refuse fields out of range (``CheckedRecord``), or rates or margins of other seeds
         than the thresholds'."""
-        check_fields(self)
+        super().__post_init__()
         check_same("Refitted", "length, one per seed", "pass one number per seed", thresholds=len(
             self.thresholds), **{f"{name}[{kind!r}]": len(values) for name in ("rates", "margins")
                                  for kind, values in getattr(self, name).items()})

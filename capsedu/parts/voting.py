@@ -23,7 +23,7 @@ from ..data import faces, sprites
 from ..data.sprites import Parts, Scenes, _as_part
 from ..poses import _pose_from_matrix, _pose_matrix, wrap_angle
 from ..routing import MAX_ITERATIONS, Step, dynamic_routing, routing_step
-from ..validate import Array, Choice, Float, Int, Numbers, Record, check_fields, checked
+from ..validate import Array, CheckedRecord, Choice, Float, Int, Numbers, Record, checked
 
 PARENTS = ("face", "background")
 
@@ -258,7 +258,7 @@ ParentLengths = Numbers("the parents' lengths ||v|| [iterations, 2]", ndim=2, la
 
 
 @dataclass(frozen=True)
-class PartRouting:
+class PartRouting(CheckedRecord):
     """What routing the parts found; arrays are numpy, one row per iteration where relevant."""
 
     kinds: list[faces.PartKind]  # the voting parts, in PART_KINDS order
@@ -269,9 +269,9 @@ class PartRouting:
     face_pose: tuple[Float("x"), Float("y"), Float("angle, degrees")]  # the face capsule's
 
     def __post_init__(self):
-        """Refuse fields out of range (``check_fields``), or a trace of other iterations or
+        """Refuse fields out of range (``CheckedRecord``), or a trace of other iterations or
         parts than the others'."""
-        check_fields(self)
+        super().__post_init__()
         check_same("PartRouting", "iterations", "pass route_parts(parts)'s",
                    lengths=len(self.lengths), c=len(self.c))
         check_same("PartRouting", "parts", "one prediction and one row of c per part",

@@ -23,7 +23,7 @@ from ..data.sprites import Part
 from ..figures.canvas import png_bytes
 from ..figures.capsule_poses import draw_vector
 from ..functional import squash
-from ..validate import Array, Float, Numbers, Record, check_fields, checked
+from ..validate import Array, CheckedRecord, Float, Numbers, Record, checked
 from .base import Widget
 from .sliders import Dropdown, FloatSlider
 
@@ -54,7 +54,7 @@ def _redraw_vector(ax, x: float, y: float, **kwargs):
 
 
 @dataclass(frozen=True)
-class PoseVectorState:
+class PoseVectorState(CheckedRecord):
     """What notebook 02's widget shows (``pose_vector_state``): one part's 2-D capsule."""
 
     kind: PartKind  # the face part the capsule stands for
@@ -66,7 +66,7 @@ class PoseVectorState:
     image: Array("the part drawn with ink = presence [size, size]", ndim=2)
 
     def __post_init__(self):
-        check_fields(self)  # and the part, its pose and its ink the vector's
+        super().__post_init__()  # and the part, its pose and its ink the vector's
         if self.part.kind != self.kind or not math.isclose(self.part.angle, self.angle,
                                                            abs_tol=1e-3):
             raise ValueError(f"PoseVectorState(): part must be the {self.kind} at angle "
@@ -125,7 +125,7 @@ class PoseVectorExplorer(Widget):
 
 
 @dataclass(frozen=True)
-class SquashState:
+class SquashState(CheckedRecord):
     """What notebook 03's widget shows (``squash_state``): one vector ``s`` and ``squash(s)``."""
 
     norm_s: Norm  # ||s||
@@ -136,7 +136,7 @@ class SquashState:
     slope: Float("d||v|| / d||s|| = 2 ||s|| / (1 + ||s||^2)^2", ge=0)
 
     def __post_init__(self):
-        check_fields(self)  # and ||s|| and ||v|| the lengths of s and v
+        super().__post_init__()  # and ||s|| and ||v|| the lengths of s and v
         for name, vector, norm in (("norm_s", self.s, self.norm_s), ("norm_v", self.v,
                                                                       self.norm_v)):
             if not math.isclose(math.hypot(*vector), norm, abs_tol=1e-6):

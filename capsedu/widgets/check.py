@@ -8,7 +8,7 @@ from matplotlib.figure import Figure
 
 from ..figures.canvas import png_bytes
 from ..figures.capsule_poses import draw_vector
-from ..validate import Float, Int, check_fields, checked
+from ..validate import CheckedRecord, Float, Int, checked
 from .base import Widget
 from .sliders import IntSlider
 
@@ -17,7 +17,7 @@ Component = Float("a unit vector's component", ge=-1, le=1)
 
 
 @dataclass(frozen=True)
-class ArrowState:
+class ArrowState(CheckedRecord):
     """What notebook 00's widget shows (``arrow_state``): the unit vector at one angle."""
 
     angle: Angle
@@ -25,7 +25,7 @@ class ArrowState:
     y: Component  # sin(angle)
 
     def __post_init__(self):
-        check_fields(self)  # and (x, y) the unit vector at angle
+        super().__post_init__()  # and (x, y) the unit vector at angle
         a = math.radians(self.angle)
         if not math.isclose(self.x, math.cos(a), abs_tol=1e-6) or not math.isclose(
                 self.y, math.sin(a), abs_tol=1e-6):

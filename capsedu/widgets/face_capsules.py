@@ -16,9 +16,9 @@ from ..data import faces, sprites
 from ..data.faces import PartKind
 from ..data.sprites import Parts
 from ..parts.pose_net import PoseCapsuleNet
-from ..parts.scoring import NamedFaceNets, Score, _check_verdicts, verdicts
+from ..parts.scoring import NamedFaceNets, Score, check_verdicts, verdicts
 from ..parts.voting import Pose, predicted_faces
-from ..validate import Flag, Float, check_fields, checked
+from ..validate import Flag, Float, checked
 from .panels import Iteration, RoutingPanels, RoutingView, RoutingWidget
 
 
@@ -36,9 +36,8 @@ class FaceState(RoutingView):
     called_face: dict[str, Flag("whether the model calls the image a face")]  # score > cut
 
     def __post_init__(self):
-        check_fields(self)
-        self._check_rows()
-        _check_verdicts(self)
+        super().__post_init__()
+        check_verdicts(self)
 
 
 @checked

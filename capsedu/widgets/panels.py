@@ -25,7 +25,7 @@ from ..figures.face_scenes import ghost_lines
 from ..figures.routing_couplings import draw_coupling_heatmap, update_coupling_heatmap
 from ..parts.voting import PARENTS, ParentLengths, Pose
 from ..routing import MAX_ITERATIONS
-from ..validate import Array, Float, Int, Numbers, check_fields, checked
+from ..validate import Array, CheckedRecord, Float, Int, Numbers, checked
 from .base import Widget
 from .parts import PartsEditor
 from .sliders import IntSlider
@@ -37,7 +37,7 @@ FaceThreshold = Float("the face capsule's length that counts as a face", ge=0, l
 
 
 @dataclass(frozen=True)
-class RoutingView:
+class RoutingView(CheckedRecord):
     """What ``RoutingPanels`` draws and ``RoutingWidget`` reads out: parts routed to the parents
     (face, background) for ``iteration`` iterations. Notebook 04's ``RoutingState`` and notebook
     07's ``FaceState`` extend it."""
@@ -53,12 +53,10 @@ class RoutingView:
     lengths: ParentLengths  # [iteration, 2] the parents' lengths, iteration by iteration
 
     def __post_init__(self):
-        check_fields(self)
-        self._check_rows()
-
-    def _check_rows(self):
-        """Refuse a view whose rows disagree: one row of ``c`` and one prediction and coupling
-        per part ``found``, one row of ``lengths`` per iteration."""
+        """Refuse fields out of range (``CheckedRecord``), or a view whose rows disagree: one row
+        of ``c`` and one prediction and coupling per part ``found``, one row of ``lengths`` per
+        iteration."""
+        super().__post_init__()
         check_same(type(self).__name__, "rows", "one row of c per part found", found=len(
             self.found), c=len(self.c))
         for name in ("predictions", "c_face"):

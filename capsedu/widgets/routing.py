@@ -13,7 +13,7 @@ from ..data.faces import PART_KINDS
 from ..data.sprites import Parts
 from ..parts.voting import route_parts
 from ..routing import Step, routing_step
-from ..validate import Float, check_fields, checked
+from ..validate import Float, checked
 from .panels import FaceThreshold, Iteration, RoutingPanels, RoutingView, RoutingWidget
 from .sliders import ToggleButtons
 
@@ -27,10 +27,6 @@ class RoutingState(RoutingView):
 
     # decoded from the face capsule's final vector
     face_pose: tuple[Float("x"), Float("y"), Float("angle, degrees")]
-
-    def __post_init__(self):
-        check_fields(self)
-        self._check_rows()
 
 
 @checked

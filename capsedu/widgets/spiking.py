@@ -16,7 +16,7 @@ from ..course_settings import Seed
 from ..figures.canvas import png_bytes
 from ..figures.spikes import draw_membrane, draw_spike_trains
 from ..spiking import Neuron, Trace, decode_rate, rate_code, rate_theory, simulate
-from ..validate import Float, Record, Tensor, check_fields, checked
+from ..validate import CheckedRecord, Float, Record, Tensor, checked
 from .base import Widget
 from .sliders import FloatSlider
 
@@ -33,7 +33,7 @@ Length = Float("a capsule's length", ge=0, le=1)
 
 
 @dataclass(frozen=True)
-class NeuronState:
+class NeuronState(CheckedRecord):
     """What the widget shows: the neuron's ``trace`` and its ``rate_hz`` beside the closed form's
     ``theory_hz``; a capsule of ``length`` as a spike ``train`` ``[steps]`` and the ``decoded``
     length."""
@@ -48,7 +48,7 @@ class NeuronState:
     decoded: Float("the length decoded from the train", ge=0)
 
     def __post_init__(self):
-        check_fields(self)  # and the trace one neuron's
+        super().__post_init__()  # and the trace one neuron's
         if len(self.trace.v) != 1:
             raise ValueError(f"NeuronState(): trace must be one neuron's, got "
                              f"{len(self.trace.v)}; pass simulate(...) of one current")
