@@ -827,7 +827,7 @@ def test_round_eleven_a_learners_nan_fails_against_a_reference_number(capsys, re
     learner's NaN is their FAIL (it was 'the checker itself failed', blaming the course)."""
     assert exercises.check("x", lambda a: reference(a) * float("nan"), reference,
                            [(1.0,)]) is False
-    assert "FAIL - for 1.0 your result contains NaN" in capsys.readouterr().out
+    assert "FAIL - for 1.0, your result contains NaN" in capsys.readouterr().out
     assert exercises.check("x", lambda a: reference(a), reference, [(1.0,)]) is True
 
 

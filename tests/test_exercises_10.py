@@ -95,5 +95,9 @@ def test_the_checker_waits_for_an_answer_and_survives_a_crash(capsys):
 
     assert check_c4_filters(stub) is None
     assert "not implemented yet" in capsys.readouterr().out
-    assert check_c4_filters(lambda W: W.flatten(0, 2)) is False  # a shape conv2d refuses
-    assert "raised RuntimeError" in capsys.readouterr().out
+    # a shape conv2d would refuse: told by the filters' shapes, before the layer runs
+    assert check_c4_filters(lambda W: W.flatten(0, 2)) is False
+    assert ("the filters you returned: expected a tensor of shape (4, 4, 3, 3), got one of shape "
+            "(4, 3, 3)") in capsys.readouterr().out
+    assert check_c4_filters(lambda W: group_filters(W).view(-1, 5)) is False  # a learner's crash
+    assert "it raised RuntimeError" in capsys.readouterr().out

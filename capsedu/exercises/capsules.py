@@ -12,7 +12,7 @@ from ..capsule_vectors import pose_vector
 from ..functional import squash
 from ..routing import dynamic_routing, routing_step
 from ..validate import Function, checked
-from .checking import _as_tensor, _hint, _near, check
+from .checking import Returned, _as_tensor, _hint, _near, _what, check
 
 # --- 02 · capsules: vectors, not scalars --------------------------------------------------------
 
@@ -41,20 +41,37 @@ def check_squash(learner: Function("your squash(s)")) -> bool | None:
     values = check("squash", learner, squash, cases, describe=describe)
     if not values:
         return values
-    return check("squash's gradient", lambda s: _squash_gradient(learner, s),
-                 lambda s: _squash_gradient(squash, s), cases, describe=describe)
+    return check("squash's gradient", lambda s: _learners_gradient(learner, s),
+                 lambda s: _gradient(squash, s), cases, describe=describe)
 
 
-def _squash_gradient(fn: Callable, s: torch.Tensor) -> torch.Tensor:
-    """d(sum of v * w)/ds for v = fn(s) and fixed weights w: the gradient training would see."""
+def _gradient(fn: Callable, s: torch.Tensor) -> torch.Tensor | None:
+    """d(sum of v * w)/ds for v = fn(s) and fixed weights w: the gradient training would see;
+    None where v is not computed from s (the graph from s to v is cut)."""
     s = s.detach().requires_grad_(True)
     w = torch.linspace(-1, 1, s.numel()).view(s.shape)  # weighs every output differently
     v = fn(s)
     if not isinstance(v, torch.Tensor):
-        raise TypeError(f"it returned a {type(v).__name__}, and no gradient flows through "
-                        "NumPy: write squash with torch operations so that training can "
-                        "differentiate it")
+        raise Returned(f"your squash returned {_what(v)}, and no gradient flows through NumPy: "
+                       "write squash with torch operations so that training can differentiate it")
+    if not v.requires_grad:
+        return None
     (grad,) = torch.autograd.grad((v * w).sum(), s, allow_unused=True)
+    return grad
+
+
+def _learners_gradient(learner: Callable, s: torch.Tensor) -> torch.Tensor:
+    """The gradient through the learner's squash; ``Returned`` where their result does not carry
+    it back to s and squash's gradient is not 0 there (at s = 0 it is: a result made anew, such
+    as zeros, is then right)."""
+    grad = _gradient(learner, s)
+    if grad is None and _gradient(squash, s).any():
+        raise Returned(
+            "your squash's result does not carry the gradient back to s, so training could not "
+            "learn through it: something cuts the graph from s to the result, such as .detach(), "
+            "torch.tensor(...) of its numbers, .tolist(), .item() or .numpy(), a torch.no_grad() "
+            "block, or requires_grad_() on a tensor made anew. Compute the result from s with "
+            "torch operations only.")
     return torch.zeros_like(s) if grad is None else grad
 
 

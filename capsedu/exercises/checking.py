@@ -1,6 +1,8 @@
-"""The checkers' one loop, ``check``, and what every checker shares: the learner's result read as a
-tensor (``_as_tensor``), compared within the tolerance (``_near``), and, after a FAIL, the known
-mistake its answers show (``_hint``).
+"""The checkers' one loop, ``check``, and what every checker shares: the learner's result read
+against the reference's (``_read``: its kind, layout, shape, dtype and finiteness, in words when
+it is not what the exercise asks; ``expect`` for a checker's own code that computes with it),
+compared within the tolerance (``_near``), and, after a FAIL, the known mistake its answers show
+(``_hint``).
 
 A checker never raises: it prints PASS or FAIL with the largest difference (or the first case it
 gets wrong), or "not implemented yet" while the learner's function still raises
@@ -18,7 +20,14 @@ from typing import Annotated
 import numpy as np
 import torch
 
-from ..validate import Float, Function, Some, checked
+from ..refusals import shown
+from ..validate import Checked, Float, Function, Some, checked
+
+
+class Returned(Exception):
+    """The learner's function returned what the exercise cannot use (its words say what came and
+    what was expected): raised by ``expect`` inside a checker's own code, and told as the
+    learner's FAIL, never as an error of the checker."""
 
 
 def _describe(args: tuple) -> str:
@@ -33,11 +42,25 @@ def _describe(args: tuple) -> str:
     return ", ".join(one(a) for a in args)
 
 
+def _references(value, name: str) -> tuple:
+    """``check``'s reference: one function, or a tuple of at least one (the right answers a
+    notebook teaches), handed on as a tuple."""
+    references = value if isinstance(value, tuple) else (value,)
+    if not references or not all(callable(r) for r in references):
+        raise TypeError(f"{name} must be the reference function, or a tuple of at least one, got "
+                        f"{shown(value)}; pass the function itself (squash, not squash(s)), or "
+                        "(answer_1, answer_2) where the notebook teaches two right answers")
+    return references
+
+
 @checked(checker=True)
 def check(name: str, learner: Function("your answer to the exercise"),
-          reference: Callable | tuple[Callable, ...], cases: Annotated[list[tuple], Some],
+          reference: Checked(_references, "the reference function, or a tuple of right answers",
+                             "function"),
+          cases: Annotated[list[tuple], Some],
           atol: Float("the largest difference allowed", ge=0) = 1e-5,
-          describe: Callable = _describe, outputs: tuple[str, ...] | None = None):
+          describe: Function("turns a case into words") = _describe,
+          outputs: tuple[str, ...] | None = None):
     """Call ``learner(*case)`` and ``reference(*case)`` for each case and compare the results:
     a tensor, or a tuple (or list) of tensors compared element by element, within ``atol``; or an
     integer, which must be matched exactly by a whole number (``5``, ``5.0`` or a one-number
@@ -51,40 +74,60 @@ def check(name: str, learner: Function("your answer to the exercise"),
     against). The first result off the reference is a FAIL on a few lines that names the case
     (``describe(case)``: shapes, not numbers), the result (``outputs``, e.g. ``("c", "v", "b")``,
     else its position), the element, both values and by how much they differ. An error in the
-    learner's function is a FAIL; one in the checker's own code is said to be the course's,
-    never the learner's."""
-    references = reference if isinstance(reference, tuple) else (reference,)
+    learner's function, or a result the exercise cannot use (``Returned``), is a FAIL; one in the
+    checker's own code is said to be the course's, never the learner's. What the instructor gives
+    check() is checked first: ``describe`` on every case before any runs, then each reference's
+    result (something to compare, as many results as ``outputs`` names): a FAIL that names the
+    argument, never an exception."""
+    try:  # every case in words, before any runs: describe is the instructor's code
+        said = [str(describe(case)) for case in cases]
+    except Exception as err:
+        print(f"check(): FAIL - describe raised {type(err).__name__}: {err}; describe must turn "
+              "each case in `cases` into a few words: fix it, or leave it out to describe the "
+              "cases by their shapes")
+        return False
     worst = 0.0
-    for args in cases:
+    for args, case in zip(cases, said, strict=True):
         given = deepcopy(args)  # the learner's own copy of the case
         try:
             got = learner(*given)
         except NotImplementedError:
             print(f"{name}: not implemented yet - replace the `raise NotImplementedError` line.")
             return None
+        except Returned as err:  # a checker's own code could not use what the learner returned
+            print(f"{name}: FAIL - for {case}, {err}")
+            return False
         except Exception as err:  # a learner's bug is a FAIL, never a crash of the notebook
-            print(f"{name}: FAIL - for {describe(args)} it raised {type(err).__name__}: {err}")
+            print(f"{name}: FAIL - for {case} it raised {type(err).__name__}: {err}")
             return False
         except SystemExit as err:  # sys.exit(), exit() or quit(): the notebook goes on
-            print(f"{name}: FAIL - for {describe(args)} your function exited (SystemExit "
+            print(f"{name}: FAIL - for {case} your function exited (SystemExit "
                   f"{err.code!r}); return the answer instead of calling sys.exit or exit()")
             return False
         changed = _changed(args, given)
         if changed:
-            print(f"{name}: FAIL - for {describe(args)} your function changed its input "
+            print(f"{name}: FAIL - for {case} your function changed its input "
                   f"({changed}) in place. Leave the inputs as they are: work on a copy "
                   "(x = x.clone()) or with operations that return new tensors (x = x / n, "
                   "not x /= n).")
             return False
         try:
-            verdicts = [_compare(name, got, ref(*deepcopy(args)), describe(args), atol,
-                                 outputs) for ref in references]
+            wants = [ref(*deepcopy(args)) for ref in reference]  # reference: a tuple, declared
+            wrong = next(filter(None, (_reference_problem(want, outputs) for want in wants)), "")
+            verdicts = [] if wrong else [_compare(name, got, want, case, atol, outputs)
+                                         for want in wants]
+        except Returned as err:  # an equivariance reference runs the learner's function too
+            print(f"{name}: FAIL - for {case}, {err}")
+            return False
         except Exception as err:  # the reference or the comparison: the cases', or the course's
-            print(f"{name}: the checker itself failed on the case {describe(args)} "
+            print(f"{name}: the checker itself failed on the case {case} "
                   f"({type(err).__name__}: {err}); if you gave check() these cases, each case "
                   "in `cases` must be a tuple of the reference's arguments; else this is a bug "
                   "of the course, not of your answer: please report it")
             return None
+        if wrong:
+            print(f"check(): FAIL - for the case {case}, {wrong}")
+            return False
         passing = [off for verdict, off in verdicts if not verdict]
         if not passing:
             print(verdicts[0][0])  # measured against the first (the main) reference
@@ -92,6 +135,21 @@ def check(name: str, learner: Function("your answer to the exercise"),
         worst = max(worst, min(passing))
     print(f"{name}: PASS (largest difference {worst:.2e} on {len(cases)} cases)")
     return True
+
+
+def _reference_problem(want, outputs: tuple[str, ...] | None) -> str:
+    """What is wrong with a reference's result ``want`` for ``check`` to compare with, in words
+    naming check()'s argument; "" when nothing is."""
+    if isinstance(want, int) and not isinstance(want, bool):  # a count, matched exactly
+        return ""
+    wants = want if isinstance(want, tuple) else (want,)
+    if not wants or any(_as_tensor(w) is None for w in wants):
+        return (f"reference returned {_what(want)}; a reference must return what the learner's "
+                "function must: a tensor, a NumPy array, a number, or a tuple of them")
+    if outputs is not None and len(outputs) != len(wants):
+        return (f"outputs names {len(outputs)} result(s), {outputs!r}, but reference returns "
+                f"{len(wants)}; give outputs one name per result, in order, or leave it out")
+    return ""
 
 
 def _changed(args: tuple, given: tuple) -> str:
@@ -113,10 +171,12 @@ def _changed(args: tuple, given: tuple) -> str:
 
 def _as_tensor(value):
     """A learner's result as a CPU tensor: a tensor on any device, a NumPy array or scalar, a
-    Python number or a list of numbers (``None`` for anything else, a tensor without data, on
-    the 'meta' device, too)."""
+    Python number or a list of numbers (``None`` for anything else: also a tensor without data,
+    on the 'meta' device, a sparse, nested or quantized one, which ``_what`` names)."""
     if isinstance(value, torch.Tensor):
-        return None if value.is_meta else value.detach().cpu()
+        unusual = (value.is_meta or value.layout != torch.strided or value.is_nested
+                   or value.is_quantized)
+        return None if unusual else value.detach().cpu()
     if isinstance(value, bool):
         return None
     if isinstance(value, (np.ndarray, np.generic, float, int, complex, list)):
@@ -125,6 +185,65 @@ def _as_tensor(value):
         except (TypeError, ValueError, RuntimeError):  # a list of things that are not numbers
             return None
     return None
+
+
+def _what(value) -> str:
+    """What a learner's function returned, in words, where no tensor can be read from it."""
+    if isinstance(value, torch.Tensor):
+        if value.is_meta:
+            return "a tensor without data (on the 'meta' device)"
+        if value.layout != torch.strided or value.is_nested:
+            kind = "nested" if value.is_nested else f"sparse ({value.layout})"
+            return (f"a {kind} tensor; return an ordinary (dense) tensor: leave out "
+                    ".to_sparse() and the like, or call .to_dense() on it")
+        return f"a tensor of dtype {value.dtype}; return one of real numbers (float)"
+    if isinstance(value, np.ndarray):
+        return f"a NumPy array of shape {value.shape}, dtype {value.dtype}"
+    shown = value is None or isinstance(value, (str, bool, int, float, list, tuple, dict))
+    return ("None" if value is None else f"{repr(value)[:60]} (a {type(value).__name__})") \
+        if shown else f"a {type(value).__name__}"
+
+
+def _read(value, want: torch.Tensor, which: str, strict: bool = False):
+    """The learner's result ``value`` read against the reference's ``want``: ``(tensor, "")``, or
+    ``(None, words)`` saying what is wrong with it (``which`` names it): no tensor in it, a shape
+    or (``strict``, for a checker's own code that computes with it: a torch tensor of ``want``'s
+    dtype) a dtype other than the reference's, complex numbers, NaN or inf where the reference
+    is finite."""
+    tensor, want = _as_tensor(value), _as_tensor(want)
+    expected = f"expected a tensor of shape {tuple(want.shape)}"
+    if tensor is None:
+        forgot = "; does your function end with `return` and its answer?" if value is None else ""
+        return None, f"{which}: {expected}, got {_what(value)}{forgot}"
+    if strict and not isinstance(value, torch.Tensor):
+        return None, (f"{which}: {expected}, got {_what(value)}; the checker computes with it in "
+                      "torch: return a torch tensor (torch.from_numpy turns an array into one)")
+    if tensor.shape != want.shape:
+        return None, f"{which}: {expected}, got one of shape {tuple(tensor.shape)}"
+    if tensor.is_complex():
+        return None, (f"{which} holds complex numbers; the answer is real. Look for a square "
+                      "root or a power of a negative number.")
+    if strict and tensor.dtype != want.dtype:
+        return None, (f"{which}: expected {want.dtype} numbers, the dtype of the input, got "
+                      f"{tensor.dtype}; keep the input's dtype (no .float(), .half() or .to())")
+    finite = want.isfinite() if want.is_floating_point() else torch.ones_like(want, dtype=bool)
+    for bad, words in ((tensor.isnan(), "NaN"), (tensor.isinf(), "an infinite value")):
+        if (bad & finite).any():
+            return None, (f"your result contains {words} where the reference is finite "
+                          f"({which}, element {_element(bad & finite)}). Look for 0 / 0, a "
+                          "division by 0 or the square root of a negative number.")
+    return tensor, ""
+
+
+def expect(value, want: torch.Tensor, which: str):
+    """``value``, what the learner's function returned, for a checker's own code to compute
+    with (a layer built with the learner's filters, a gradient through their squash): a torch
+    tensor of ``want``'s shape and dtype, finite where ``want`` is; else ``Returned`` saying what
+    came and what was expected."""
+    _, wrong = _read(value, want, which, strict=True)
+    if wrong:
+        raise Returned(wrong)
+    return value
 
 
 def _compare(name, got, want, case: str, atol: float, outputs) -> tuple[str, float]:
@@ -138,25 +257,19 @@ def _compare(name, got, want, case: str, atol: float, outputs) -> tuple[str, flo
     gots = tuple(got) if isinstance(got, (tuple, list)) and len(wants) > 1 else (
         got if isinstance(got, tuple) else (got,))
     if len(gots) != len(wants):
-        return f"{name}: FAIL - expected {len(wants)} result(s), got {len(gots)}.", 0.0
+        came = "" if isinstance(got, (tuple, list)) else f", {_what(got)}"
+        fix = ("return one result, not a tuple" if len(wants) == 1 else
+               f"return them as a tuple: return {', '.join(outputs)}" if outputs else
+               "return them as a tuple")
+        return f"{name}: FAIL - expected {len(wants)} result(s), got {len(gots)}{came}; {fix}.", 0.0
     worst = 0.0
     for k, (g, w) in enumerate(zip(gots, wants, strict=True)):
         which = (f"{outputs[k]}" if outputs else f"result {k + 1}" if len(wants) > 1
                  else "the result")
-        tensor, w = _as_tensor(g), _as_tensor(w)  # a number or an array: the tensor it holds
-        if tensor is None or tensor.shape != w.shape:
-            shape = tuple(tensor.shape) if tensor is not None else "a tensor without data " \
-                "(on the 'meta' device)" if isinstance(g, torch.Tensor) else type(g).__name__
-            return (f"{name}: FAIL - for {case}, {which}: expected a tensor of shape "
-                    f"{tuple(w.shape)}, got {shape}."), 0.0
-        if tensor.is_complex():
-            return (f"{name}: FAIL - for {case}, {which} holds complex numbers; the answer is "
-                    "real. Look for a square root or a power of a negative number."), 0.0
-        g64, w64 = tensor.double(), w.double()
-        if (g64.isnan() & ~w64.isnan()).any():
-            return (f"{name}: FAIL - for {case} your result contains NaN where the reference "
-                    f"is finite ({which}, element {_element(g64.isnan() & ~w64.isnan())}). "
-                    "Look for 0 / 0 or the square root of a negative number."), 0.0
+        tensor, wrong = _read(g, w, which)
+        if wrong:
+            return f"{name}: FAIL - for {case}, {wrong}", 0.0
+        g64, w64 = tensor.double(), _as_tensor(w).double()
         diff = (g64 - w64).abs().nan_to_num(float("inf"))
         if diff.numel() and diff.max() > atol:
             at = _element(diff == diff.max())
@@ -198,7 +311,10 @@ def _element(mask: torch.Tensor) -> list[int]:
 def _same_whole_number(got, want: int) -> bool:
     """``got`` is the whole number ``want``: an integer, a float with no fractional part, or a
     tensor or array holding one such number."""
-    if isinstance(got, torch.Tensor) and got.numel() == 1 and got.dtype != torch.bool:
+    if isinstance(got, torch.Tensor):  # a tensor of data: its one number
+        got = _as_tensor(got)
+        if got is None or got.numel() != 1 or got.dtype == torch.bool:
+            return False
         got = got.item()
     elif isinstance(got, np.ndarray) and got.size == 1 and got.dtype.kind != "b":
         got = got.item()

@@ -12,7 +12,7 @@ from ..group_conv import GroupConv, group_filters, rotate_c4
 from ..parts.voting import exact_transforms, predicted_faces
 from ..poses import pose_matrix
 from ..validate import Function, checked
-from .checking import check
+from .checking import check, expect
 
 # --- 07 · faces: parts vote for wholes ----------------------------------------------------------
 
@@ -89,10 +89,7 @@ def check_affine_matrix(
     def reference(rotation, shear, scale_x, scale_y):
         return affine_matrix(rotation, shear, scale_x, scale_y).double()
 
-    def as_matrix(*case):
-        return torch.as_tensor(learner(*case), dtype=torch.float64)
-
-    return check("affine_matrix", as_matrix, reference, cases, atol=1e-5,
+    return check("affine_matrix", learner, reference, cases, atol=1e-5,
                  describe=lambda c: "rotation={}, shear={}, scale_x={}, scale_y={}".format(*c))
 
 
@@ -109,11 +106,13 @@ def _c4_cases() -> list[tuple]:
 @torch.no_grad()
 def _turned_group_conv(stack: Callable, weight: torch.Tensor, x: torch.Tensor, r: int):
     """A ``GroupConv`` with filters ``weight``, stacked by ``stack``, applied to ``x`` turned by
-    ``r`` quarter turns (``rotate_c4``)."""
+    ``r`` quarter turns (``rotate_c4``). The layer computes with the filters ``stack`` returns:
+    first they must be what ``group_filters`` returns in kind, shape, dtype and finiteness
+    (``expect``), so that a wrong one is told as the learner's, not as the layer's error."""
     c_out, c_in, _, k, _ = weight.shape
     layer = GroupConv(c_in, c_out, k).double()
     layer.weight.data = weight
-    layer.stack = stack
+    layer.stack = lambda w: expect(stack(w), group_filters(w), "the filters you returned")
     return layer(rotate_c4(x, r))
 
 

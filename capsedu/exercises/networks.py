@@ -7,7 +7,8 @@ import torch
 
 from ..baselines import receptive_field
 from ..capsnet import CapsNet, CapsNetConfig
-from ..validate import Function, checked
+from ..refusals import shown
+from ..validate import Checked, Function, checked
 from .checking import _hint, _near, check
 
 # --- 01 · what pooling throws away --------------------------------------------------------------
@@ -78,20 +79,38 @@ def _masked(v: torch.Tensor, classes: torch.Tensor) -> torch.Tensor:
     return (v * keep[..., None]).flatten(1)
 
 
+def _classes_to_mask(model, name: str) -> CapsNet:
+    """Refuse a model of which masking cannot be checked: no CapsNet, or one of a single class,
+    whose one capsule is kept by the right answer and by keeping every capsule alike."""
+    if not isinstance(model, CapsNet):
+        raise TypeError(f"{name} must be a CapsNet of at least 2 classes, got {shown(model)}; "
+                        "pass the notebook's model (made with CapsNet(...))")
+    if model.config.n_classes < 2:
+        raise ValueError(f"{name} must be a CapsNet of at least 2 classes, got one of "
+                         f"n_classes={model.config.n_classes}: with one capsule, masking all but "
+                         "the label's keeps everything, so a wrong answer would pass; pass the "
+                         "notebook's 10-class model")
+    return model
+
+
 @checked(checker=True)
 def check_decoder_input(learner: Function("your decoder_input(v, labels)"),
-                        model: CapsNet) -> bool | None:
+                        model: Checked(_classes_to_mask, "a CapsNet of at least 2 classes",
+                                       "record")) -> bool | None:
     """Check a learner's ``decoder_input(v, labels)``: capsules ``v`` ``[B, 10, 16]`` with all but
     the true class ``labels`` ``[B]`` zeroed, flattened to ``[B, 160]``, as ``model``'s decoder
-    takes it (``digit_capsules.decode`` masks so). In the cases the label is never the longest
-    capsule, so masking by the prediction fails, and the FAIL says so."""
+    takes it (``digit_capsules.decode`` masks so). In the cases the label's capsule is half as
+    long as the longest, so masking by the prediction fails, and the FAIL says so."""
     g = torch.Generator().manual_seed(0)
     n, dim = model.config.n_classes, model.config.digit_dim
     cases = []
     for batch in (1, 4, 7):
         v = 0.3 * torch.randn(batch, n, dim, generator=g)
         labels = torch.randint(0, n, (batch,), generator=g)
-        v[torch.arange(batch), labels] *= 0.5  # the true class is not the longest capsule
+        rows = torch.arange(batch)
+        longest = v.norm(dim=-1).max(dim=1).values  # [batch]
+        # the true class is never the longest capsule, whatever the model's sizes
+        v[rows, labels] *= (0.5 * longest / v[rows, labels].norm(dim=-1))[:, None]
         cases.append((v, labels))
     passed = check("decoder_input", learner, _masked, cases, outputs=("the decoder's input",),
                    describe=lambda c: f"a batch of {len(c[0])} ({n} capsules of {dim} numbers "
@@ -145,8 +164,5 @@ def check_both_correct(learner: Function("your both_correct(predicted, labels)")
          torch.tensor([[4, 2], [4, 7], [7, 1], [3, 9], [0, 5]])),
     ]
 
-    def as_number(predicted, labels):
-        return torch.as_tensor(learner(predicted, labels), dtype=torch.float64)
-
-    return check("both_correct", as_number, _both_correct, cases,
+    return check("both_correct", learner, _both_correct, cases,
                  describe=lambda c: f"predicted={c[0].tolist()}, labels={c[1].tolist()}")
