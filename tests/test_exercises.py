@@ -59,7 +59,7 @@ def test_rejects_eps_outside_the_root_by_its_gradient(capsys):
     assert check_squash(eps_outside_the_root) is False
     out = capsys.readouterr().out
     assert "squash: PASS" in out  # its values are right...
-    assert "squash's gradient: FAIL - for s = 0, your result contains NaN" in out  # ...not its slope
+    assert "squash's gradient: FAIL - for s = 0, your result contains NaN" in out  # ...not slope
 
 
 def test_stub_is_reported_as_not_implemented(capsys):

@@ -12,7 +12,7 @@ from ..capsule_vectors import pose_vector
 from ..functional import squash
 from ..routing import dynamic_routing, routing_step
 from ..validate import Function, checked
-from .checking import Returned, _as_tensor, _hint, _near, _what, check
+from .checking import _as_tensor, _hint, _near, _Returned, _what, check
 
 # --- 02 · capsules: vectors, not scalars --------------------------------------------------------
 
@@ -52,8 +52,9 @@ def _gradient(fn: Callable, s: torch.Tensor) -> torch.Tensor | None:
     w = torch.linspace(-1, 1, s.numel()).view(s.shape)  # weighs every output differently
     v = fn(s)
     if not isinstance(v, torch.Tensor):
-        raise Returned(f"your squash returned {_what(v)}, and no gradient flows through NumPy: "
-                       "write squash with torch operations so that training can differentiate it")
+        raise _Returned(f"your squash returned {_what(v)}, not a tensor: no gradient flows "
+                        "through NumPy, Python lists or numbers. Write squash with torch "
+                        "operations so that training can differentiate it")
     if not v.requires_grad:
         return None
     (grad,) = torch.autograd.grad((v * w).sum(), s, allow_unused=True)
@@ -61,12 +62,12 @@ def _gradient(fn: Callable, s: torch.Tensor) -> torch.Tensor | None:
 
 
 def _learners_gradient(learner: Callable, s: torch.Tensor) -> torch.Tensor:
-    """The gradient through the learner's squash; ``Returned`` where their result does not carry
+    """The gradient through the learner's squash; ``_Returned`` where their result does not carry
     it back to s and squash's gradient is not 0 there (at s = 0 it is: a result made anew, such
     as zeros, is then right)."""
     grad = _gradient(learner, s)
     if grad is None and _gradient(squash, s).any():
-        raise Returned(
+        raise _Returned(
             "your squash's result does not carry the gradient back to s, so training could not "
             "learn through it: something cuts the graph from s to the result, such as .detach(), "
             "torch.tensor(...) of its numbers, .tolist(), .item() or .numpy(), a torch.no_grad() "

@@ -1,6 +1,6 @@
 """The checkers' one loop, ``check``, and what every checker shares: the learner's result read
 against the reference's (``_read``: its kind, layout, shape, dtype and finiteness, in words when
-it is not what the exercise asks; ``expect`` for a checker's own code that computes with it),
+it is not what the exercise asks; ``_expect`` for a checker's own code that computes with it),
 compared within the tolerance (``_near``), and, after a FAIL, the known mistake its answers show
 (``_hint``).
 
@@ -24,9 +24,9 @@ from ..refusals import shown
 from ..validate import Checked, Float, Function, Some, checked
 
 
-class Returned(Exception):
+class _Returned(Exception):
     """The learner's function returned what the exercise cannot use (its words say what came and
-    what was expected): raised by ``expect`` inside a checker's own code, and told as the
+    what was expected): raised by ``_expect`` inside a checker's own code, and told as the
     learner's FAIL, never as an error of the checker."""
 
 
@@ -74,7 +74,7 @@ def check(name: str, learner: Function("your answer to the exercise"),
     against). The first result off the reference is a FAIL on a few lines that names the case
     (``describe(case)``: shapes, not numbers), the result (``outputs``, e.g. ``("c", "v", "b")``,
     else its position), the element, both values and by how much they differ. An error in the
-    learner's function, or a result the exercise cannot use (``Returned``), is a FAIL; one in the
+    learner's function, or a result the exercise cannot use (``_Returned``), is a FAIL; one in the
     checker's own code is said to be the course's, never the learner's. What the instructor gives
     check() is checked first: ``describe`` on every case before any runs, then each reference's
     result (something to compare, as many results as ``outputs`` names): a FAIL that names the
@@ -94,7 +94,7 @@ def check(name: str, learner: Function("your answer to the exercise"),
         except NotImplementedError:
             print(f"{name}: not implemented yet - replace the `raise NotImplementedError` line.")
             return None
-        except Returned as err:  # a checker's own code could not use what the learner returned
+        except _Returned as err:  # a checker's own code could not use what the learner returned
             print(f"{name}: FAIL - for {case}, {err}")
             return False
         except Exception as err:  # a learner's bug is a FAIL, never a crash of the notebook
@@ -116,7 +116,7 @@ def check(name: str, learner: Function("your answer to the exercise"),
             wrong = next(filter(None, (_reference_problem(want, outputs) for want in wants)), "")
             verdicts = [] if wrong else [_compare(name, got, want, case, atol, outputs)
                                          for want in wants]
-        except Returned as err:  # an equivariance reference runs the learner's function too
+        except _Returned as err:  # an equivariance reference runs the learner's function too
             print(f"{name}: FAIL - for {case}, {err}")
             return False
         except Exception as err:  # the reference or the comparison: the cases', or the course's
@@ -188,7 +188,8 @@ def _as_tensor(value):
 
 
 def _what(value) -> str:
-    """What a learner's function returned, in words, where no tensor can be read from it."""
+    """What a learner's function returned, in words: as written when short, else by its kind
+    (a tensor by its shape, or what makes it one ``_as_tensor`` cannot read)."""
     if isinstance(value, torch.Tensor):
         if value.is_meta:
             return "a tensor without data (on the 'meta' device)"
@@ -196,12 +197,22 @@ def _what(value) -> str:
             kind = "nested" if value.is_nested else f"sparse ({value.layout})"
             return (f"a {kind} tensor; return an ordinary (dense) tensor: leave out "
                     ".to_sparse() and the like, or call .to_dense() on it")
-        return f"a tensor of dtype {value.dtype}; return one of real numbers (float)"
+        if value.is_quantized:
+            return f"a quantized tensor ({value.dtype}); return one of real numbers (float)"
+        if value.numel() <= 6:  # a few numbers: as they are (a count, a fraction)
+            return f"a tensor holding {value.detach().cpu().tolist()}"
+        return f"a tensor of shape {tuple(value.shape)}"
     if isinstance(value, np.ndarray):
-        return f"a NumPy array of shape {value.shape}, dtype {value.dtype}"
-    shown = value is None or isinstance(value, (str, bool, int, float, list, tuple, dict))
-    return ("None" if value is None else f"{repr(value)[:60]} (a {type(value).__name__})") \
-        if shown else f"a {type(value).__name__}"
+        return f"a NumPy array holding {value.tolist()}" if value.size <= 6 else \
+            f"a NumPy array of shape {value.shape}, dtype {value.dtype}"
+    text = repr(value)
+    if isinstance(value, str | bool | int | float) or value is None:
+        return text if len(text) <= 60 else text[:57] + "..."
+    if isinstance(value, list | tuple | dict):
+        short = "\n" not in text and len(text) <= 60
+        return f"{text} (a {type(value).__name__})" if short else \
+            f"a {type(value).__name__} of {len(value)} item(s)"
+    return f"a {type(value).__name__}"
 
 
 def _read(value, want: torch.Tensor, which: str, strict: bool = False):
@@ -221,8 +232,8 @@ def _read(value, want: torch.Tensor, which: str, strict: bool = False):
     if tensor.shape != want.shape:
         return None, f"{which}: {expected}, got one of shape {tuple(tensor.shape)}"
     if tensor.is_complex():
-        return None, (f"{which} holds complex numbers; the answer is real. Look for a square "
-                      "root or a power of a negative number.")
+        return None, (f"{which}: expected real numbers, got complex numbers ({tensor.dtype}). "
+                      "Look for a square root or a power of a negative number.")
     if strict and tensor.dtype != want.dtype:
         return None, (f"{which}: expected {want.dtype} numbers, the dtype of the input, got "
                       f"{tensor.dtype}; keep the input's dtype (no .float(), .half() or .to())")
@@ -235,14 +246,14 @@ def _read(value, want: torch.Tensor, which: str, strict: bool = False):
     return tensor, ""
 
 
-def expect(value, want: torch.Tensor, which: str):
+def _expect(value, want: torch.Tensor, which: str):
     """``value``, what the learner's function returned, for a checker's own code to compute
     with (a layer built with the learner's filters, a gradient through their squash): a torch
-    tensor of ``want``'s shape and dtype, finite where ``want`` is; else ``Returned`` saying what
+    tensor of ``want``'s shape and dtype, finite where ``want`` is; else ``_Returned`` saying what
     came and what was expected."""
     _, wrong = _read(value, want, which, strict=True)
     if wrong:
-        raise Returned(wrong)
+        raise _Returned(wrong)
     return value
 
 
@@ -252,7 +263,7 @@ def _compare(name, got, want, case: str, atol: float, outputs) -> tuple[str, flo
     if isinstance(want, int):
         if _same_whole_number(got, want):
             return "", 0.0
-        return f"{name}: FAIL - for {case} the answer is {want:,}, you returned {got!r}.", 0.0
+        return f"{name}: FAIL - for {case} the answer is {want:,}, you returned {_what(got)}.", 0.0
     wants = want if isinstance(want, tuple) else (want,)
     gots = tuple(got) if isinstance(got, (tuple, list)) and len(wants) > 1 else (
         got if isinstance(got, tuple) else (got,))

@@ -12,7 +12,7 @@ from ..group_conv import GroupConv, group_filters, rotate_c4
 from ..parts.voting import exact_transforms, predicted_faces
 from ..poses import pose_matrix
 from ..validate import Function, checked
-from .checking import check, expect
+from .checking import _expect, _hint, check
 
 # --- 07 · faces: parts vote for wholes ----------------------------------------------------------
 
@@ -108,11 +108,11 @@ def _turned_group_conv(stack: Callable, weight: torch.Tensor, x: torch.Tensor, r
     """A ``GroupConv`` with filters ``weight``, stacked by ``stack``, applied to ``x`` turned by
     ``r`` quarter turns (``rotate_c4``). The layer computes with the filters ``stack`` returns:
     first they must be what ``group_filters`` returns in kind, shape, dtype and finiteness
-    (``expect``), so that a wrong one is told as the learner's, not as the layer's error."""
+    (``_expect``), so that a wrong one is told as the learner's, not as the layer's error."""
     c_out, c_in, _, k, _ = weight.shape
     layer = GroupConv(c_in, c_out, k).double()
     layer.weight.data = weight
-    layer.stack = lambda w: expect(stack(w), group_filters(w), "the filters you returned")
+    layer.stack = lambda w: _expect(stack(w), group_filters(w), "the filters you returned")
     return layer(rotate_c4(x, r))
 
 
@@ -136,14 +136,10 @@ C4_MISTAKES = {
 }
 
 
-def _c4_mistake(learner: Callable, cases: list[tuple]) -> str | None:
+def _c4_mistake(answers: list, cases: list[tuple]) -> str | None:
     """The known mistake (``C4_MISTAKES``, or the order of the stacked copies) that the
-    learner's filters show on every case, in words; None when they show none of them."""
-    try:
-        with torch.no_grad():
-            answers = [learner(W.clone()) for (W,) in cases]
-    except (Exception, SystemExit):  # check has already reported what it raised
-        return None
+    learner's filters ``answers`` show on every case, in words; None when they show none of
+    them."""
     shapes_right = all(isinstance(a, torch.Tensor) and a.shape == group_filters(W).shape
                        for a, (W,) in zip(answers, cases, strict=True))
     if not shapes_right:
@@ -196,7 +192,6 @@ def check_c4_filters(learner: Function("your c4_filters(weight)")) -> bool | Non
     if passed:
         passed = check("c4_filters", learner, group_filters, cases, atol=1e-9,
                        describe=lambda c: f"filters of shape {tuple(c[0].shape)}")
-    mistake = _c4_mistake(learner, cases) if passed is False else None
-    if mistake:
-        print(f"  What to look at: {mistake}")
+    if passed is False:
+        _hint(_c4_mistake, learner, cases)
     return passed
