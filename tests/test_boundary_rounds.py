@@ -1233,3 +1233,97 @@ def test_numbers_on_one_scale_are_compared_without_a_word():
         assert statistics.seed_difference([0.5, 0.6, 0.4], [2.0, 2.1, 1.9], by_seed=True).low < 0
         assert statistics.OverSeeds(mean=0.9, sd=0.1, n=3, half_width=0.1).against(0.95) \
             == "level with"
+
+
+def _pose_vector(angle, presence):
+    turn = torch.deg2rad(angle)
+    return torch.stack([presence * torch.cos(turn), presence * torch.sin(turn)], dim=1)
+
+
+# round twelve (an independent probe, /tmp/lead/probe7), the checkers: one PASSed wrong code
+# (a 1-class CapsNet, where masking keeps everything), check() raised on an instructor's describe
+# or empty reference, and what the learner returned was told by the checker's own failure: its
+# GroupConv's dtype, conv2d or unflatten error, its conversion of None or a string, autograd's
+# message for a result cut from s, "a bug of the course" for a sparse tensor. Each is now one
+# FAIL line that says what the learner's function returned and what was expected (or names
+# check()'s argument). (call, what it returns, the line it prints)
+_CUT = r"your squash's result does not carry the gradient back to s.*\.detach\(\)"
+_C4 = r"GroupConv with your filters, equivariance: FAIL - for filters \(1, 1, 4, 3, 3\), .*"
+ROUND_TWELVE_CHECKERS = [
+    (lambda: exercises.check_decoder_input(lambda v, labels: v.flatten(1),
+                                           CapsNet(TINY, n_classes=1)), False,
+     r"check_decoder_input\(\): FAIL - model must be a CapsNet of at least 2 classes, got one "
+     r"of n_classes=1: .*a wrong answer would pass"),
+    (lambda: exercises.check_decoder_input(lambda v, labels: v.flatten(1),
+                                           CapsNet(TINY, n_classes=2)), False,
+     r"decoder_input: FAIL .*\n  What to look at: every capsule is kept"),
+    (lambda: exercises.check("x", lambda a: a, lambda a: a, [(1.0,)], describe=lambda c: 1 / 0),
+     False, r"check\(\): FAIL - describe raised ZeroDivisionError: division by zero; describe "
+            r"must turn each case"),
+    (lambda: exercises.check("x", lambda a: a, (), [(1.0,)]), False,
+     r"check\(\): FAIL - reference must be the reference function, or a tuple of at least one, "
+     r"got \(\); pass"),
+    (lambda: exercises.check("x", lambda a: a, lambda a: a, [(1.0, 2.0)]), False,
+     r"check\(\): FAIL - cases\[0\] holds 2 argument\(s\), which reference <lambda>\(a\) cannot "
+     r"take"),
+    (lambda: exercises.check("x", lambda a: a, lambda a: None, [(1.0,)]), False,
+     r"check\(\): FAIL - for the case 1.0, reference returned None; a reference must return"),
+    (lambda: exercises.check("x", lambda a: (a, a), lambda a: (a, a), [(torch.ones(2),)],
+                             outputs=("a",)), False,
+     r"check\(\): FAIL - for the case a tensor of shape \(2,\), outputs names 1 result\(s\), "
+     r"\('a',\), but reference returns 2"),
+    (lambda: exercises.check_c4_filters(lambda w: group_conv.group_filters(w).float()), False,
+     _C4 + r"the filters you returned: expected torch.float64 numbers, the dtype of the input, "
+           r"got torch.float32; keep the input's dtype"),
+    (lambda: exercises.check_c4_filters(lambda w: group_conv.group_filters(w).long()), False,
+     _C4 + r"expected torch.float64 numbers, .* got torch.int64"),
+    (lambda: exercises.check_c4_filters(lambda w: group_conv.group_filters(w).numpy()), False,
+     _C4 + r"got a NumPy array of shape \(4, 4, 3, 3\), dtype float64; .* return a torch tensor"),
+    (lambda: exercises.check_c4_filters(lambda w: w.flatten(1, 2)), False,
+     _C4 + r"expected a tensor of shape \(4, 4, 3, 3\), got one of shape \(1, 4, 3, 3\)"),
+    (lambda: exercises.check_c4_filters(
+        lambda w: torch.full_like(group_conv.group_filters(w), float("nan"))), False,
+     _C4 + r"your result contains NaN where the reference is finite \(the filters you returned"),
+    (lambda: exercises.check_c4_filters(lambda w: group_conv.group_filters(w)[:, :, :3]), False,
+     r"for filters \(3, 2, 4, 5, 5\), .*expected a tensor of shape \(12, 8, 5, 5\), got one of "
+     r"shape \(12, 8, 3, 5\)"),
+    (lambda: exercises.check_c4_filters(lambda w: group_conv.group_filters(w).to("meta")), False,
+     _C4 + r"got a tensor without data \(on the 'meta' device\)\n$"),
+    (lambda: exercises.check_affine_matrix(lambda r, sh, sx, sy: None), False,
+     r"affine_matrix: FAIL - .*, the result: expected a tensor of shape \(2, 2\), got None; does "
+     r"your function end with `return`"),
+    (lambda: exercises.check_affine_matrix(lambda r, sh, sx, sy: "identity"), False,
+     r"the result: expected a tensor of shape \(2, 2\), got 'identity'\n"),
+    (lambda: exercises.check_both_correct(lambda predicted, labels: None), False,
+     r"both_correct: FAIL - .*, the result: expected a tensor of shape \(\), got None"),
+    (lambda: exercises.check_pose_vector(lambda a, p: _pose_vector(a, p).to_sparse()), False,
+     r"pose_vector: FAIL - .*got a sparse \(torch.sparse_coo\) tensor; return an ordinary "
+     r"\(dense\) tensor"),
+    (lambda: exercises.check_fgsm(lambda model, images, labels, eps: attacks.fgsm(
+        model, images, labels, eps).requires_grad_(True).to_sparse()), False,
+     r"fgsm: FAIL - .*got a sparse \(torch.sparse_coo\) tensor"),
+    (lambda: exercises.check_routing_step(lambda u_hat, b: routing.routing_step(u_hat, b)[1]),
+     False, r"routing_step: FAIL - expected 3 result\(s\), got 1, a tensor of shape \(2, 3, 4\); "
+            r"return them as a tuple: return c, v, b"),
+    (lambda: exercises.check_squash(lambda s: functional.squash(s).detach()), False,
+     r"squash: PASS .*\nsquash's gradient: FAIL - for s of shape \(4, 8\), " + _CUT),
+    (lambda: exercises.check_squash(
+        lambda s: functional.squash(s.detach().requires_grad_(False)).clone()), False, _CUT),
+    (lambda: exercises.check_squash(lambda s: torch.tensor(functional.squash(s).tolist())),
+     False, _CUT),
+    (lambda: exercises.check_squash(lambda s: functional.squash(s).detach().requires_grad_()),
+     False, _CUT),
+    (lambda: exercises.check_squash(lambda s: functional.squash(s).tolist()), False,
+     r"your squash returned a list of 4 item\(s\), not a tensor: no gradient flows through "
+     r"NumPy, Python lists or numbers"),
+]
+
+
+@pytest.mark.parametrize("call, returned, line", ROUND_TWELVE_CHECKERS,
+                         ids=range(len(ROUND_TWELVE_CHECKERS)))
+def test_round_twelve_a_checker_tells_what_the_learner_returned(capsys, call, returned, line):
+    """A checker never raises and never blames the course or torch for the learner's result."""
+    assert call() is returned
+    out = capsys.readouterr().out
+    assert re.search(line, out), out
+    assert "it raised" not in out and "checker itself" not in out

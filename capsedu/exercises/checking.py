@@ -13,6 +13,7 @@ bad argument (a tensor, or nothing, where the learner's function belongs) is a F
 it, never an exception.
 """
 
+import inspect
 from collections.abc import Callable
 from copy import deepcopy
 from typing import Annotated
@@ -86,6 +87,11 @@ def check(name: str, learner: Function("your answer to the exercise"),
               "each case in `cases` into a few words: fix it, or leave it out to describe the "
               "cases by their shapes")
         return False
+    unfit = _unfit_case(reference, cases)
+    if unfit:
+        print(f"check(): FAIL - {unfit}; each case in `cases` must be a tuple of the reference's "
+              "arguments, (x,) for one")
+        return False
     worst = 0.0
     for args, case in zip(cases, said, strict=True):
         given = deepcopy(args)  # the learner's own copy of the case
@@ -135,6 +141,23 @@ def check(name: str, learner: Function("your answer to the exercise"),
         worst = max(worst, min(passing))
     print(f"{name}: PASS (largest difference {worst:.2e} on {len(cases)} cases)")
     return True
+
+
+def _unfit_case(references: tuple, cases: list[tuple]) -> str:
+    """The first case that a reference cannot take as its arguments, in words ("" when every
+    case fits every reference that has a signature to read)."""
+    for ref in references:
+        try:
+            signature = inspect.signature(ref)
+        except (TypeError, ValueError):  # no signature to read (a builtin): its call will tell
+            continue
+        for k, case in enumerate(cases):
+            try:
+                signature.bind(*case)
+            except TypeError as err:
+                return (f"cases[{k}] holds {len(case)} argument(s), which reference "
+                        f"{getattr(ref, '__name__', '')}{signature} cannot take ({err})")
+    return ""
 
 
 def _reference_problem(want, outputs: tuple[str, ...] | None) -> str:
