@@ -80,67 +80,77 @@ def check(name: str, learner: Function("your answer to the exercise"),
     check() is checked first: ``describe`` on every case before any runs, then each reference's
     result (something to compare, as many results as ``outputs`` names): a FAIL that names the
     argument, never an exception."""
-    try:  # every case in words, before any runs: describe is the instructor's code
-        said = [str(describe(case)) for case in cases]
-    except Exception as err:
-        print(f"check(): FAIL - describe raised {type(err).__name__}: {err}; describe must turn "
-              "each case in `cases` into a few words: fix it, or leave it out to describe the "
-              "cases by their shapes")
-        return False
-    unfit = _unfit_case(reference, cases)
-    if unfit:
-        print(f"check(): FAIL - {unfit}; each case in `cases` must be a tuple of the reference's "
-              "arguments, (x,) for one")
+    said, wrong = _said(describe, reference, cases)
+    if wrong:
+        print(f"check(): FAIL - {wrong}")
         return False
     worst = 0.0
     for args, case in zip(cases, said, strict=True):
-        given = deepcopy(args)  # the learner's own copy of the case
-        try:
-            got = learner(*given)
-        except NotImplementedError:
-            print(f"{name}: not implemented yet - replace the `raise NotImplementedError` line.")
-            return None
-        except _Returned as err:  # a checker's own code could not use what the learner returned
-            print(f"{name}: FAIL - for {case}, {err}")
-            return False
-        except Exception as err:  # a learner's bug is a FAIL, never a crash of the notebook
-            print(f"{name}: FAIL - for {case} it raised {type(err).__name__}: {err}")
-            return False
-        except SystemExit as err:  # sys.exit(), exit() or quit(): the notebook goes on
-            print(f"{name}: FAIL - for {case} your function exited (SystemExit "
-                  f"{err.code!r}); return the answer instead of calling sys.exit or exit()")
-            return False
-        changed = _changed(args, given)
-        if changed:
-            print(f"{name}: FAIL - for {case} your function changed its input "
-                  f"({changed}) in place. Leave the inputs as they are: work on a copy "
-                  "(x = x.clone()) or with operations that return new tensors (x = x / n, "
-                  "not x /= n).")
-            return False
-        try:
-            wants = [ref(*deepcopy(args)) for ref in reference]  # reference: a tuple, declared
-            wrong = next(filter(None, (_reference_problem(want, outputs) for want in wants)), "")
-            verdicts = [] if wrong else [_compare(name, got, want, case, atol, outputs)
-                                         for want in wants]
-        except _Returned as err:  # an equivariance reference runs the learner's function too
-            print(f"{name}: FAIL - for {case}, {err}")
-            return False
-        except Exception as err:  # the reference or the comparison: the cases', or the course's
-            print(f"{name}: the checker itself failed on the case {case} "
-                  f"({type(err).__name__}: {err}); if you gave check() these cases, each case "
-                  "in `cases` must be a tuple of the reference's arguments; else this is a bug "
-                  "of the course, not of your answer: please report it")
-            return None
-        if wrong:
-            print(f"check(): FAIL - for the case {case}, {wrong}")
-            return False
-        passing = [off for verdict, off in verdicts if not verdict]
-        if not passing:
-            print(verdicts[0][0])  # measured against the first (the main) reference
-            return False
-        worst = max(worst, min(passing))
+        line, verdict, off = _one_case(name, learner, reference, args, case, atol, outputs)
+        if line:
+            print(line)
+            return verdict
+        worst = max(worst, off)
     print(f"{name}: PASS (largest difference {worst:.2e} on {len(cases)} cases)")
     return True
+
+
+def _said(describe: Callable, references: tuple, cases: list[tuple]) -> tuple[list[str], str]:
+    """What the instructor gave ``check``, checked before any case runs: every case in words
+    (``describe`` is their code) and "", or what is wrong with it, naming the argument."""
+    try:
+        said = [str(describe(case)) for case in cases]
+    except Exception as err:
+        return [], (f"describe raised {type(err).__name__}: {err}; describe must turn each case "
+                    "in `cases` into a few words: fix it, or leave it out to describe the cases "
+                    "by their shapes")
+    unfit = _unfit_case(references, cases)
+    if unfit:
+        return [], (f"{unfit}; each case in `cases` must be a tuple of the reference's "
+                    "arguments, (x,) for one")
+    return said, ""
+
+
+def _one_case(name, learner, references, args, case: str, atol, outputs):
+    """One case of ``check``: ``("", True, largest difference)`` when the learner's result
+    matches a reference; else the line to print and what check returns (False for a FAIL, None
+    while the exercise is not implemented yet or when the checker itself failed)."""
+    given = deepcopy(args)  # the learner's own copy of the case
+    try:
+        got = learner(*given)
+    except NotImplementedError:
+        return (f"{name}: not implemented yet - replace the `raise NotImplementedError` line.",
+                None, 0.0)
+    except _Returned as err:  # a checker's own code could not use what the learner returned
+        return f"{name}: FAIL - for {case}, {err}", False, 0.0
+    except Exception as err:  # a learner's bug is a FAIL, never a crash of the notebook
+        return f"{name}: FAIL - for {case} it raised {type(err).__name__}: {err}", False, 0.0
+    except SystemExit as err:  # sys.exit(), exit() or quit(): the notebook goes on
+        return (f"{name}: FAIL - for {case} your function exited (SystemExit {err.code!r}); "
+                "return the answer instead of calling sys.exit or exit()"), False, 0.0
+    changed = _changed(args, given)
+    if changed:
+        return (f"{name}: FAIL - for {case} your function changed its input ({changed}) in "
+                "place. Leave the inputs as they are: work on a copy (x = x.clone()) or with "
+                "operations that return new tensors (x = x / n, not x /= n)."), False, 0.0
+    try:
+        wants = [ref(*deepcopy(args)) for ref in references]  # reference: a tuple, declared
+        wrong = next(filter(None, (_reference_problem(want, outputs) for want in wants)), "")
+        verdicts = [] if wrong else [_compare(name, got, want, case, atol, outputs)
+                                     for want in wants]
+    except _Returned as err:  # an equivariance reference runs the learner's function too
+        return f"{name}: FAIL - for {case}, {err}", False, 0.0
+    except Exception as err:  # the reference or the comparison: the cases', or the course's
+        return (f"{name}: the checker itself failed on the case {case} ({type(err).__name__}: "
+                f"{err}); if you gave check() these cases, each case in `cases` must be a tuple "
+                "of the reference's arguments; else this is a bug of the course, not of your "
+                "answer: please report it"), None, 0.0
+    if wrong:
+        return f"check(): FAIL - for the case {case}, {wrong}", False, 0.0
+    passing = [off for verdict, off in verdicts if not verdict]
+    if not passing:
+        return verdicts[0][0], False, 0.0  # measured against the first (the main) reference
+    return "", True, min(passing)
 
 
 def _unfit_case(references: tuple, cases: list[tuple]) -> str:

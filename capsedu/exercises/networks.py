@@ -83,8 +83,8 @@ def _classes_to_mask(model, name: str) -> CapsNet:
     """Refuse a model of which masking cannot be checked: no CapsNet, or one of a single class,
     whose one capsule is kept by the right answer and by keeping every capsule alike."""
     if not isinstance(model, CapsNet):
-        raise TypeError(f"{name} must be a CapsNet of at least 2 classes, got {shown(model)}; "
-                        "pass the notebook's model (made with CapsNet(...))")
+        raise TypeError(f"{name} must be an instance of CapsNet, got {shown(model)}; pass the "
+                        "notebook's model (made with CapsNet(...))")
     if model.config.n_classes < 2:
         raise ValueError(f"{name} must be a CapsNet of at least 2 classes, got one of "
                          f"n_classes={model.config.n_classes}: with one capsule, masking all but "
