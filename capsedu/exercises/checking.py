@@ -250,10 +250,10 @@ def _what(value) -> str:
 
 def _read(value, want: torch.Tensor, which: str, strict: bool = False):
     """The learner's result ``value`` read against the reference's ``want``: ``(tensor, "")``, or
-    ``(None, words)`` saying what is wrong with it (``which`` names it): no tensor in it, a shape
-    or (``strict``, for a checker's own code that computes with it: a torch tensor of ``want``'s
-    dtype) a dtype other than the reference's, complex numbers, NaN or inf where the reference
-    is finite."""
+    ``(None, words)`` saying what came and what was expected (``which`` names the result): no
+    tensor in it, another shape, complex numbers, NaN or inf where the reference is finite. With
+    ``strict`` (a checker's own code computes with it) it must also be a torch tensor of
+    ``want``'s dtype."""
     tensor, want = _as_tensor(value), _as_tensor(want)
     expected = f"expected a tensor of shape {tuple(want.shape)}"
     if tensor is None:
