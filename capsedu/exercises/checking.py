@@ -260,8 +260,9 @@ def _read(value, want: torch.Tensor, which: str, strict: bool = False):
         forgot = "; does your function end with `return` and its answer?" if value is None else ""
         return None, f"{which}: {expected}, got {_what(value)}{forgot}"
     if strict and not isinstance(value, torch.Tensor):
-        return None, (f"{which}: {expected}, got {_what(value)}; the checker computes with it in "
-                      "torch: return a torch tensor (torch.from_numpy turns an array into one)")
+        return None, (f"{which}: expected a torch tensor of shape {tuple(want.shape)}, got "
+                      f"{_what(value)}; the checker computes with it in torch: return a torch "
+                      "tensor (torch.from_numpy turns an array into one)")
     if tensor.shape != want.shape:
         return None, f"{which}: {expected}, got one of shape {tuple(tensor.shape)}"
     if tensor.is_complex():
