@@ -337,7 +337,9 @@ def test_a_bad_value_is_refused_naming_the_parameter(qualname, parameter, value,
         message = str(refusal.value)
     assert f"{parameter}" in message and "must be" in message and repr(value)[:20] in message \
         or "got" in message, message
-    assert time.perf_counter() - began < 1.0  # refused before any work
+    # refused before any work (a record's first refusal builds its pydantic model, which a loaded
+    # machine can take a second over; the work it stands in front of takes far longer)
+    assert time.perf_counter() - began < 5.0
     assert not any(tmp_path.iterdir())  # nothing written
 
 
