@@ -193,22 +193,55 @@ def _maxpool_cnn_weights(in_channels: int, n_classes: int, image_size: int, chan
     return count
 
 
+# layers that act on each pixel alone: they leave the window a unit sees as it is
+_PER_PIXEL = (nn.ReLU, nn.LeakyReLU, nn.ELU, nn.GELU, nn.SiLU, nn.Sigmoid, nn.Tanh, nn.Identity,
+              nn.BatchNorm2d, nn.InstanceNorm2d, nn.Dropout, nn.Dropout2d)
+
+
+def _sides(value) -> tuple[int, int]:
+    """A layer's kernel, stride or dilation as (rows, columns): torch keeps one int for both."""
+    return (value, value) if isinstance(value, int) else tuple(value)
+
+
+def _windows(layers, where: str):
+    """(kernel, stride, dilation), each as (rows, columns), of every layer that widens the
+    window, in order; a layer whose window is not a fixed kernel is refused by name."""
+    for i, layer in enumerate(layers):
+        if isinstance(layer, nn.Sequential):
+            yield from _windows(layer, where)
+        elif isinstance(layer, (nn.Conv2d, nn.MaxPool2d)):
+            yield _sides(layer.kernel_size), _sides(layer.stride), _sides(layer.dilation)
+        elif isinstance(layer, nn.AvgPool2d):  # no dilation in an average pool
+            yield _sides(layer.kernel_size), _sides(layer.stride), (1, 1)
+        elif (isinstance(layer, tuple) and len(layer) == 2
+              and all(type(n) is int and n >= 1 for n in layer)):
+            yield (layer[0],) * 2, (layer[1],) * 2, (1, 1)  # exercise 01's (kernel, stride)
+        elif not isinstance(layer, _PER_PIXEL):
+            raise ValueError(
+                f"{where}(): layers must be 2-d conv and pool layers (nn.Conv2d, nn.MaxPool2d, "
+                f"nn.AvgPool2d), per-pixel layers (activations, batch norm, dropout) or "
+                f"(kernel, stride) pairs of whole numbers >= 1, got {layer!r} at layers[{i}], "
+                f"whose window is not a fixed kernel (a Linear, Flatten or adaptive pool sees the "
+                f"whole input); pass only the layers before it (e.g. model.features)")
+
+
 @checked
 def receptive_field(layers: Has("a stack of layers to go over", "__iter__",
                                 source="a model's features, e.g. an nn.Sequential of conv and "
-                                "pool layers (model.features)")) -> int:
-    """Side, in input pixels, of the window one output unit of ``layers`` can see.
+                                "pool layers (model.features)")) -> int | tuple[int, int]:
+    """Side, in input pixels, of the window one output unit of ``layers`` can see: an int when
+    the window is square, ``(height, width)`` when it is not.
 
-    r <- r + (k - 1) * j and j <- j * s for each conv / pool of kernel k and stride s, where j is
-    the distance in input pixels between neighbouring units (the "jump").
+    r <- r + (k - 1) * d * j and j <- j * s for each conv / pool of kernel k, dilation d and
+    stride s (each per side), where j is the distance in input pixels between neighbouring units
+    (the "jump"). ``layers`` may also be (kernel, stride) pairs, as exercise 01 writes them.
     """
-    r, jump = 1, 1
-    for layer in layers:
-        if isinstance(layer, (nn.Conv2d, nn.MaxPool2d)):
-            k = layer.kernel_size if isinstance(layer.kernel_size, int) else layer.kernel_size[0]
-            s = layer.stride if isinstance(layer.stride, int) else layer.stride[0]
-            r, jump = r + (k - 1) * jump, jump * s
-    return r
+    r, jump = [1, 1], [1, 1]
+    for kernel, stride, dilation in _windows(layers, "receptive_field"):
+        for side in (0, 1):
+            r[side] += (kernel[side] - 1) * dilation[side] * jump[side]
+            jump[side] *= stride[side]
+    return r[0] if r[0] == r[1] else tuple(r)
 
 
 @checked

@@ -36,6 +36,10 @@ from .validate import Checked, Choice, Distinct, Float, Has, Int, Numbers, Some,
 MAX_WIDTH = 4096  # a layer's channels or units, capsule maps, a capsule's dimensions, classes
 MAX_IMAGE = 1024  # a model's input side in pixels, or a kernel's side or stride
 MAX_SIDE = 256  # a generated image's side in pixels (sprites, faces, MNIST on a new canvas)
+# ... and the least a drawn part needs: at 16 pixels its pen (PEN, 0.04 of the side) still covers a
+# pixel centre wherever it goes; on a smaller image a small part can fall between the centres and
+# draw nothing (a blank image)
+MIN_SIDE = 16
 MAX_BATCH = 65_536  # examples in one batch
 # a run's epochs, far past the course's recipes (at most 40): a typo is refused before it trains
 # for days

@@ -79,6 +79,7 @@ def relative_error(got: Tensor("the values got", floating=True, finite=True),
 def shift(x: Tensor("maps [B, C, H, W]", ndim=4), dy: Shift, dx: Shift) -> torch.Tensor:
     """Every map of ``x`` ``[B, C, H, W]`` moved ``dy`` pixels down and ``dx`` to the right,
     filled with zeros (``transformed_mnist.translate``: exact, no resampling)."""
+    transformed_mnist.check_moves("shift", x, dx=dx, dy=dy)
     n = len(x)
     return transformed_mnist.translate(x, torch.full((n,), dx), torch.full((n,), dy))
 

@@ -22,7 +22,7 @@ import torch
 import torch.nn.functional as F
 
 from ..checks import check_different, check_memory
-from ..course_settings import MAX_SIDE, Seed
+from ..course_settings import MAX_SIDE, MIN_SIDE, Seed
 from ..poses import _place
 from ..validate import CheckedRecord, Choice, Float, Int, Spec, checked
 from .sprites import (
@@ -289,7 +289,7 @@ def _add_strokes(parts: list[Part], boxes: list, rng) -> list[Part]:
 
 @checked
 def scattered(n: Int("images to draw", ge=0, le=MAX_IMAGES), seed: Seed = 0,
-              size: Int("the images' side in pixels", ge=8, le=MAX_SIDE) = 32,
+              size: Int("the images' side in pixels", ge=MIN_SIDE, le=MAX_SIDE) = 32,
               scale: tuple[Float("a part's scale", gt=0, le=MAX_SCALE), ...] = (0.85, 1.1)):
     """``n`` images of 1-4 face parts, each anywhere, at any angle and a scale drawn from
     ``scale`` (low, high), with 1-3 strokes: ``(images [n, 1, size, size], parts)``.
@@ -323,7 +323,7 @@ PART_LIST_BYTES = 2_000  # about what one image's list of Part tuples takes in m
 @checked
 def dataset(
     kind: Choice("the kind of image", *KINDS), n: Int("images to draw", ge=0, le=MAX_IMAGES),
-    seed: Seed = 0, size: Int("the images' side in pixels", ge=8, le=MAX_SIDE) = 32,
+    seed: Seed = 0, size: Int("the images' side in pixels", ge=MIN_SIDE, le=MAX_SIDE) = 32,
     poses: FacePoses = TRAINING_POSES,
 ) -> tuple[torch.Tensor, torch.Tensor, list[list[Part]]]:
     """``n`` images of one kind: ``(images, labels, parts)``.
@@ -455,7 +455,7 @@ def _ink(parts, kind: str, size: int, where: str) -> np.ndarray:
 
 @checked
 def ink_gap(parts: Parts, a: str, b: str,
-            size: Int("the image's side in pixels", ge=1, le=MAX_SIDE) = 32) -> float:
+            size: Int("the image's side in pixels", ge=MIN_SIDE, le=MAX_SIDE) = 32) -> float:
     """Distance in pixels between the nearest inked pixels (> 0.5) of parts ``a`` and ``b``."""
     check_different("ink_gap", "the gap of a part to itself is 0", a=a, b=b)
     pa, pb = (np.argwhere(_ink(parts, kind, size, "ink_gap")) for kind in (a, b))  # [pixels, 2]
@@ -465,7 +465,7 @@ def ink_gap(parts: Parts, a: str, b: str,
 @checked
 def windows_holding_both(parts: Parts, a: str, b: str,
                          window: Int("a window's side in pixels (odd)", ge=1, le=MAX_WINDOW),
-                         size: Int("the image's side in pixels", ge=1, le=MAX_SIDE) = 32) -> int:
+                         size: Int("the image's side in pixels", ge=MIN_SIDE, le=MAX_SIDE) = 32) -> int:
     """How many ``window`` x ``window`` squares, one centred on each pixel (the inputs of the
     units of a padded stack of convolutions with that receptive field), hold ink of both parts.
 
@@ -488,7 +488,7 @@ def pair_table(parts: Parts,
                pairs: Annotated[list[tuple[str, str]], Spec(
                    "a list of (a, b) pairs of part names, e.g. [('nose', 'mouth')]", "list")],
                window: Int("a window's side in pixels (odd)", ge=1, le=MAX_WINDOW),
-               size: Int("the image's side in pixels", ge=1, le=MAX_SIDE) = 32) -> str:
+               size: Int("the image's side in pixels", ge=MIN_SIDE, le=MAX_SIDE) = 32) -> str:
     """One line per pair ``(a, b)`` of ``pairs``: how far apart the parts' ink is (``ink_gap``)
     and how many of the ``size * size`` windows of ``window`` pixels hold ink of both
     (``windows_holding_both``)."""

@@ -16,7 +16,7 @@ import torch
 from pydantic import AfterValidator, BeforeValidator
 
 from ..checks import check_memory, check_same
-from ..course_settings import MAX_SIDE
+from ..course_settings import MAX_SIDE, MIN_SIDE
 from ..poses import Angle, Scale, X, Y, _place
 from ..refusals import declared_error, kind_of, shown
 from ..validate import Checked, Choice, Int, Record, Spec, checked
@@ -217,7 +217,7 @@ def _refuse_off_canvas(where: str, name: str, parts: list[Part], every: bool = T
 
 
 @checked
-def render(parts: Parts, size: Int("the image's side in pixels", ge=1, le=MAX_SIDE) = 32
+def render(parts: Parts, size: Int("the image's side in pixels", ge=MIN_SIDE, le=MAX_SIDE) = 32
            ) -> np.ndarray:
     """Draw parts (``Part`` or plain ``(kind, x, y, angle, scale)`` tuples) as a float32 image.
 
@@ -230,7 +230,7 @@ def render(parts: Parts, size: Int("the image's side in pixels", ge=1, le=MAX_SI
 
 
 @checked
-def render_many(scenes: Scenes, size: Int("the images' side in pixels", ge=1, le=MAX_SIDE) = 32
+def render_many(scenes: Scenes, size: Int("the images' side in pixels", ge=MIN_SIDE, le=MAX_SIDE) = 32
                 ) -> torch.Tensor:
     """``render`` for a list of scenes at once, as the models read them: a batch
     ``[len(scenes), 1, size, size]`` float32 tensor."""
@@ -255,7 +255,7 @@ def _drawn_scene(scene, name: str) -> list | tuple:
 
 @checked
 def render_scenes(scenes: list[Checked(_drawn_scene, "a scene: a list of Part", "list")],
-                  size: Int("the images' side in pixels", ge=1, le=MAX_SIDE)) -> torch.Tensor:
+                  size: Int("the images' side in pixels", ge=MIN_SIDE, le=MAX_SIDE)) -> torch.Tensor:
     """``render_many`` of scenes that are lists of valid ``Part`` already (those ``faces`` draws),
     without checking every part again: ``[len(scenes), 1, size, size]``."""
     return torch.from_numpy(_render_many(scenes, size)).unsqueeze(1)

@@ -26,14 +26,12 @@ from .. import checks
 from ..checks import check_memory, check_whole_pixels
 from ..course_settings import MAX_SIDE, Rows, Seed
 from ..validate import CheckedRecord, Choice, Flag, Float, Int, Numbers, Tensor, checked
-from .affine_params import AffineParams
+from .affine_params import MAX_SHEAR, AffineParams, Scale, Shear, check_sweep_value
 from .mnist import load_mnist
 
 CANVAS = 40  # affNIST's image side
 MULTI_SHIFT = 4  # MultiMNIST: each digit shifted by up to 4 pixels in each direction
 MULTI_CANVAS = 28 + 2 * MULTI_SHIFT  # 36
-MAX_SHEAR = 10.0  # a shear past this lays a digit almost flat: its ink leaves any canvas
-MAX_SCALE = 10.0  # a digit scaled past this fills any canvas of MAX_SIDE with one stroke
 Labels = Numbers("their labels, classes 0 to 9 [N]", ndim=1, ge=0, le=9, whole=True, tensor=True)
 # MNIST's digits, as every entry here takes them (uint8 pixels 0-255 are refused, never rescaled)
 Digits = Tensor("MNIST digits [N, 1, 28, 28]", ndim=4, pixels=True, sizes={1: 1, 2: 28, 3: 28})
@@ -48,7 +46,7 @@ class AffineRanges(CheckedRecord):
     rotation: Float("degrees a digit turns at most", ge=0, le=180) = 20.0  # +- degrees
     shear: Float("the largest shear factor", ge=0, le=MAX_SHEAR) = 0.2  # +- x += shear * y
     # horizontal and vertical, drawn independently
-    scale: tuple[Float("a scale factor", gt=0, le=MAX_SCALE), ...] = (0.8, 1.2)
+    scale: tuple[Scale, ...] = (0.8, 1.2)
 
     def __post_init__(self):
         """Refuse ranges that draw nothing, naming the field: declared types and bounds
@@ -97,8 +95,7 @@ CHUNK = 1024  # images moved or resampled at once: the index and grid tensors th
 
 
 def _in_chunks(transform, *tensors: torch.Tensor) -> torch.Tensor:
-    """``transform(*tensors)`` on ``CHUNK`` images at a time, the tensors sliced alike along
-    their first dimension."""
+    """``transform(*tensors)`` on ``CHUNK`` images at a time, each sliced along dimension 0."""
     n = len(tensors[0])
     first = transform(*(t[:CHUNK] for t in tensors))
     if n <= CHUNK:
@@ -118,7 +115,17 @@ def translate(images: Tensor("images [N, C, H, W]", ndim=4),
     """Move each image ``[N, C, H, W]`` by whole pixels, ``tx`` ``[N]`` to the right and ``ty``
     ``[N]`` down, filling with zeros: exact, no resampling; what leaves the image is lost."""
     _one_per_image("translate", images, tx=tx, ty=ty)
+    check_moves("translate", images, tx=tx, ty=ty)
     return _in_chunks(_translate, images, tx, ty)
+
+
+def check_moves(where: str, images: torch.Tensor, **moves: torch.Tensor) -> None:
+    """Refuse moves (across, then down) as large as the images' side: a blank image, no word."""
+    for (name, move), side in zip(moves.items(), (images.shape[-1], images.shape[-2]), strict=True):
+        most = float(torch.as_tensor(move, dtype=torch.float).abs().flatten().max(0).values)
+        if most >= side:
+            raise ValueError(f"{where}(): {name} must move less than the images' side ({side} px: "
+                             f"further, the image is blank), got {most:g}; pass a smaller move")
 
 
 def _one_per_image(where: str, images: torch.Tensor, **offsets: torch.Tensor) -> None:
@@ -175,6 +182,7 @@ def translated(images: Digits,
     g = torch.Generator().manual_seed(seed)
     dx, dy = torch.randint(0, side - 27, (2, len(images)), generator=g)
     rows = checks.check_rows("translated", rows, len(images))
+    _check_ink("translated", images[rows].flatten(1).amax(1) > 0.05)
     return on_canvas(images[rows], dx[rows], dy[rows], side)
 
 
@@ -322,6 +330,15 @@ def _ink_offsets(images: torch.Tensor, generator: torch.Generator, where: str) -
                            _uniform_pairs(len(images), generator), where)
 
 
+def _check_ink(where: str, inked: torch.Tensor) -> None:
+    """Refuse blank images (``inked`` ``[N]``: each has a pixel above 0.05): no digit to move."""
+    blank = (~inked).nonzero().flatten().tolist()
+    if blank:
+        raise ValueError(f"{where}(): images must each hold ink (a pixel above 0.05), got "
+                         f"{len(blank)} blank image(s), the first at index {blank[0]}; drop "
+                         "them (images[images.amax((1, 2, 3)) > 0.05])")
+
+
 def _uniform_pairs(n: int, generator: torch.Generator) -> torch.Tensor:
     """``[n, 2]`` uniform numbers in [0, 1): all n first numbers, then all n second ones."""
     return torch.stack([torch.rand(n, generator=generator) for _ in range(2)], dim=1)
@@ -332,11 +349,7 @@ def _offsets_within(boxes: torch.Tensor, side: int, u: torch.Tensor, where: str)
     and uniform numbers ``u`` ``[N, 2]`` (``_uniform_pairs``): u = 0 at one edge, towards 1 at the
     other. A blank image has no ink to keep on the canvas: refused (``where``: the entry)."""
     x0, x1, y0, y1 = boxes.unbind(1)
-    blank = (x0 > x1).nonzero().flatten().tolist()
-    if blank:
-        raise ValueError(f"{where}(): images must each hold ink (a pixel above 0.05) to keep, "
-                         f"got {len(blank)} blank image(s), the first at index {blank[0]}; drop "
-                         "them (images[images.amax((1, 2, 3)) > 0.05])")
+    _check_ink(where, x0 <= x1)
     offsets = [lo + (u[:, k] * (hi - lo + 1)).long().clamp(max=hi - lo)
                for k, (lo, hi) in enumerate(((-x0, side - 1 - x1), (-y0, side - 1 - y1)))]
     return torch.stack(offsets, dim=1).float()
@@ -362,16 +375,15 @@ SWEEPS = {  # one factor at a time, the others at identity; values for notebook 
 def affine(images: Digits,
            rotation: Float("degrees") | Tensor("one angle per digit [N], degrees",
                                                 finite=True) = 0.0,
-           shear: Float("a shear factor") = 0.0, scale_x: Float("a scale factor") = 1.0,
-           scale_y: Float("a scale factor") = 1.0, tx: Float("pixels to the right") = 0.0,
+           shear: Shear = 0.0, scale_x: Scale = 1.0,
+           scale_y: Scale = 1.0, tx: Float("pixels to the right") = 0.0,
            ty: Float("pixels down") = 0.0,
            side: Int("the canvas side in pixels", ge=28, le=MAX_SIDE) = CANVAS) -> torch.Tensor:
     """Every digit ``[N, 1, 28, 28]`` under one affine map: turned by ``rotation`` degrees,
     sheared and scaled about its centre (``affine_matrix``), then moved by ``(tx, ty)`` pixels
     from the centre of the ``side`` canvas. ``[N, 1, side, side]``. ``rotation`` may also be
-    ``[N]``, one angle per digit (each digit turned by its own). Every number must be finite and
-    the scales non-zero."""
-    checks.check_nonzero("affine", scale_x=scale_x, scale_y=scale_y)
+    ``[N]``, one angle per digit (each digit turned by its own); the shear and scales within
+    ``Shear`` and ``Scale`` (past them the digit leaves the canvas or shrinks to nothing)."""
     images = _centred(images.float(), side)
     n = len(images)
     rotation = torch.as_tensor(rotation, dtype=torch.float32)
@@ -391,8 +403,8 @@ def sweep(images: Digits,
           side: Int("the canvas side in pixels", ge=28, le=MAX_SIDE) = CANVAS) -> torch.Tensor:
     """Every digit under one transformation, centred on the canvas: ``factor`` is "rotation"
     (degrees), "shear" or "scale" (both axes), set to ``value``. ``[N, 1, side, side]``."""
+    check_sweep_value("sweep", "value", factor, value)
     if factor == "scale":
-        checks.check_nonzero("sweep", value=value)
         return affine(images, scale_x=value, scale_y=value, side=side)
     return affine(images, side=side, **{factor: value})
 

@@ -12,7 +12,7 @@ from matplotlib.figure import FigureBase
 from matplotlib.patches import Rectangle
 
 from ..checks import check_same
-from ..course_settings import MAX_IMAGE, MAX_SIDE, Pictures
+from ..course_settings import MAX_IMAGE, MAX_SIDE, MIN_SIDE, Pictures
 from ..data import sprites
 from ..data.sprites import Parts
 from ..refusals import kind_of
@@ -110,7 +110,7 @@ def draw_receptive_field(ax: Axes, image: Pictures("an image [H, W]", ndim=2), s
 
 @checked
 def draw_receptive_fields(fig: FigureBase, face: Parts, bag_rf: Field, deep_rf: Field,
-                          size: Int("the image's side in pixels", ge=8, le=MAX_SIDE) = 32):
+                          size: Int("the image's side in pixels", ge=MIN_SIDE, le=MAX_SIDE) = 32):
     """Two panels on ``fig``: the ``face`` (parts, as ``faces.face_parts`` returns them) with the
     bag-of-parts CNN's ``bag_rf`` window on its left eye and between the eye and the nose, and
     with the deep CNN's ``deep_rf`` window at the centre (dashed: the image's border)."""

@@ -13,7 +13,7 @@ from matplotlib.figure import Figure, FigureBase
 
 from ..capsule_vectors import read_pose
 from ..checks import check_one_each, check_same
-from ..course_settings import MAX_SIDE, InPercent
+from ..course_settings import MAX_SIDE, MIN_SIDE, InPercent
 from ..data import faces
 from ..parts.pose_net import RotationSweep
 from ..parts.scoring import AngleCurves
@@ -233,7 +233,7 @@ def draw_rotation_curves(ax: Axes, angles: Angles, curves: RotationCurves,
 
 
 @checked
-def rotation_figure(face_size: Int("the face image's side in pixels", ge=8, le=MAX_SIDE)
+def rotation_figure(face_size: Int("the face image's side in pixels", ge=MIN_SIDE, le=MAX_SIDE)
                     | None = None):
     """The figure of notebook 10's widget: what both models see (and, with a ``face_size``, the
     turned face of notebook 07's world), four feature maps of the G-CNN (one channel, one map

@@ -14,7 +14,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from ..checks import check_input, check_pixels, check_same
-from ..course_settings import MAX_SIDE, Seed
+from ..course_settings import MAX_SIDE, MIN_SIDE, Seed
 from ..data import faces
 from ..data.sprites import Scenes
 from ..poses import wrap_angle
@@ -43,8 +43,8 @@ class PartDetector(nn.Module):
 
     @checked
     def __init__(self, channels: tuple[Channels, ...] | list[Channels] = (32, 64, 64, 64),
-                 image_size: Int("the images' side in pixels: faces are drawn at 8 or more",
-                                 ge=8, le=MAX_SIDE) = 32):
+                 image_size: Int("the images' side in pixels: faces are drawn at "
+                                 f"{MIN_SIDE} or more", ge=MIN_SIDE, le=MAX_SIDE) = 32):
         if not 1 <= len(channels) <= MAX_LAYERS:
             raise ValueError(f"PartDetector(): channels must name 1 to {MAX_LAYERS} layers, got "
                              f"{len(channels)}")

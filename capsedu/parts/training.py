@@ -24,7 +24,7 @@ import torch
 from .. import checkpoints
 from ..capsnet import routing_iterations
 from ..checks import check_same
-from ..course_settings import Seed, Seeds
+from ..course_settings import MIN_SIDE, Seed, Seeds
 from ..data import faces
 from ..loop import fit
 from ..manifest_rows import ManifestRow, Metrics
@@ -47,7 +47,7 @@ Iterations = Int("routing iterations", ge=1, le=MAX_ITERATIONS)
 @checked
 def training_set(n: Int("images, half faces and half non-faces", ge=2, le=1_000_000),
                  seed: Seed = 0,
-                 size: Int("the image side in pixels", ge=8, le=512) = 32
+                 size: Int("the image side in pixels", ge=MIN_SIDE, le=512) = 32
                  ) -> tuple[torch.Tensor, torch.Tensor]:
     """``n`` images, half faces and half non-faces, shuffled: ``([n, 1, size, size], [n])``.
 

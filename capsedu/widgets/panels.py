@@ -15,7 +15,7 @@ from matplotlib.figure import Figure
 
 from .. import course_settings
 from ..checks import check_same
-from ..course_settings import MAX_SIDE
+from ..course_settings import MAX_SIDE, MIN_SIDE
 from ..data import faces
 from ..data.faces import PartKind
 from ..data.sprites import Parts
@@ -75,7 +75,7 @@ class RoutingPanels:
 
     @checked
     def __init__(self, scene_title: str, verdicts: Names | None = None,
-                 size: Int("the scene's side in pixels", ge=8, le=MAX_SIDE) = 32,
+                 size: Int("the scene's side in pixels", ge=MIN_SIDE, le=MAX_SIDE) = 32,
                  face_threshold: FaceThreshold | None = None):
         self.names = list(verdicts or [])  # none: no panel of verdicts
         n_panels = 3 + bool(self.names)

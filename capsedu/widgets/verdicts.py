@@ -14,7 +14,7 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from ..course_settings import MAX_SIDE
+from ..course_settings import MAX_SIDE, MIN_SIDE
 from ..data import sprites
 from ..data.sprites import Parts, Scene
 from ..figures.canvas import png_bytes
@@ -35,7 +35,7 @@ class VerdictsState(Verdicts):
 
 # the models' names, one bar each: at least one, each once
 Names = Annotated[list[str] | tuple[str, ...], Some, Distinct]
-Side = Int("the image's side in pixels", ge=1, le=MAX_SIDE)
+Side = Int("the image's side in pixels", ge=MIN_SIDE, le=MAX_SIDE)
 
 
 @checked
