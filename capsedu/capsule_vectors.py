@@ -114,7 +114,12 @@ def angle_error(v: Capsules2D,
                 angles: Numbers("the true angles in degrees [N]", tensor=True)) -> torch.Tensor:
     """How far the angle read from 2-D capsules ``v`` ``[N, 2]`` misses the true ``angles``
     ``[N]`` (degrees): ``[N]``, wrapped around the circle into [-180, 180)."""
-    _, read = read_pose(v)
+    presence, read = read_pose(v)
+    if (presence == 0).any():
+        raise ValueError(f"angle_error(): v must have a direction in every capsule, got "
+                         f"{int((presence == 0).sum())} zero capsule(s), the first at index "
+                         f"{int((presence == 0).nonzero()[0, 0])} (an absent part has no angle to "
+                         "miss); drop them (v[v.norm(dim=-1) > 0])")
     angles = angles.to(read.dtype)
     if angles.shape != read.shape:
         raise ValueError(f"angle_error(): angles must hold one true angle per capsule of v "

@@ -196,6 +196,9 @@ def turned_only_filters(weight: Tensor("C4 filters [C_out, C_in, 4, k, k]", ndim
     does not cycle the rotation axis; stacked as ``group_conv.group_filters`` stacks the right
     copies, ``[C_out * 4, C_in * 4, k, k]``. A ``GroupConv`` with these filters is not
     equivariant."""
+    check_same("turned_only_filters", "size: a filter turns a quarter only when it is square "
+               "(k x k)", "pass square filters", **{"weight's height": weight.shape[3],
+                                                    "weight's width": weight.shape[4]})
     copies = [torch.rot90(weight, r, dims=(-2, -1)) for r in range(N_ROTATIONS)]
     return torch.stack(copies, dim=1).flatten(0, 1).flatten(1, 2)
 

@@ -141,6 +141,9 @@ def margin_loss_curves(lengths: Tensor("capsule lengths [n]", ndim=1, finite=Tru
     one-class and two-class examples, so the plot shows the function the model trains with.
     ``m_plus``, ``m_minus``, ``lam`` as in ``margin_loss``.
     """
+    if not len(lengths):
+        raise ValueError("margin_loss_curves(): lengths must hold at least one length to draw the "
+                         "curves at, got none; pass e.g. torch.linspace(0, 1, 101)")
     margins = {"m_plus": m_plus, "m_minus": m_minus, "lam": lam}
     target = torch.zeros(1, dtype=torch.long)  # class 0 is the true class
     present = [margin_loss(length.view(1, 1), target, **margins) for length in lengths]

@@ -24,7 +24,8 @@ from .course_settings import MAX_WIDTH
 from .functional import class_targets
 from .validate import Int, Tensor, check_value, checked
 
-Scores = Tensor("scores [batch, n_classes], one per class", ndim=2)
+# finite: a NaN or an infinity would be ranked as if it were a score
+Scores = Tensor("scores [batch, n_classes], one per class", ndim=2, finite=True)
 
 
 @checked

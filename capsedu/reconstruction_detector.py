@@ -124,9 +124,15 @@ class Detection(CheckedRecord):
 
     @property
     def detection_rate(self) -> float:
-        """The share of the fooled digits that the detector flags (NaN if none was fooled)."""
+        """The share of the fooled digits that the detector flags; refused when none was fooled
+        (a share of nothing is no rate)."""
         fooled = int(self.fooled.sum())
-        return int(self.caught.sum()) / fooled if fooled else float("nan")
+        if not fooled:
+            raise ValueError(f"Detection.detection_rate: fooled must hold at least one digit the "
+                             f"attack fooled to give a share of them, got none of "
+                             f"{len(self.fooled)} (the attack fooled no digit at eps={self.eps:g});"
+                             " check d.fooled.any() first, or attack with a larger eps")
+        return int(self.caught.sum()) / fooled
 
     @property
     def evaded(self) -> float:

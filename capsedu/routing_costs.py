@@ -67,6 +67,10 @@ class Pass(CheckedRecord):
         """Refuse fields of the wrong kind (``CheckedRecord``), and inputs that no gradient
         reaches (autograd would fail inside ``time_passes``)."""
         super().__post_init__()
+        if not self.inputs:
+            raise ValueError("Pass(): inputs must hold at least one tensor the backward pass "
+                             "differentiates, got none (a backward pass of nothing is no pass to "
+                             "time); pass the weights the forward pass uses (model.parameters())")
         for i, tensor in enumerate(self.inputs):
             if not tensor.requires_grad:
                 raise ValueError(f"Pass(): inputs[{i}] must require a gradient, got a tensor "

@@ -162,7 +162,7 @@ ROUND_FIVE = [
     (lambda: routing.dynamic_routing(_nan_votes()), ValueError,
      r"dynamic_routing\(\): u_hat contains 1 NaN"),
     (lambda: routing.dynamic_routing(torch.rand(1, 0, 2, 3)), ValueError,
-     r"dynamic_routing\(\): u_hat must hold at least one vote"),
+     r"dynamic_routing\(\): u_hat must hold at least one of each of \[batch, n_in"),
     (lambda: PrimaryCapsules(in_channels=8, n_maps=2, dim=4, kernel_size=3, stride=1)(
         torch.rand(1, 3, 10, 10)), ValueError, r"PrimaryCapsules\(\): x must have 8 channels"),
     (lambda: RoutingCapsules(n_in=6, d_in=4, n_out=3, d_out=5)(

@@ -229,8 +229,8 @@ def affine_matrix(rotation: Float("degrees") | Tensor("angles, one per digit [N]
 
 @checked
 def warp(images: Tensor("square images [N, 1, S, S]", ndim=4, floating=True),
-         A: Tensor("linear maps [N, 2, 2]", ndim=3, floating=True, finite=True),
-         t: Tensor("translations in pixels [N, 2]", ndim=2, floating=True, finite=True)
+         A: Tensor("linear maps [N, 2, 2]", ndim=3, floating=True, finite=True, sizes={1: 2, 2: 2}),
+         t: Tensor("translations in pixels [N, 2]", ndim=2, floating=True, finite=True, sizes={1: 2})
          ) -> torch.Tensor:
     """Resample square images ``[N, 1, S, S]`` so that the point p of the input (pixels, from the
     centre) lands at A p + t: ``A`` ``[N, 2, 2]``, ``t`` ``[N, 2]`` in pixels. Bilinear, zeros

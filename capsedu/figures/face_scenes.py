@@ -23,7 +23,7 @@ from ..parts.detector import PartDetector
 from ..parts.pose_net import PoseCapsuleNet
 from ..parts.voting import PARENTS, pose_code, predict_face, predicted_faces
 from ..refusals import kind_of
-from ..validate import Array, Checked, Choice, Float, Int, Numbers, Some, Tensor, checked
+from ..validate import Checked, Choice, Float, Int, Numbers, Some, Tensor, checked
 from .colours import PART_COLORS
 from .routing_couplings import draw_coupling_heatmap
 
@@ -148,9 +148,10 @@ def draw_ghosts(fig: FigureBase, scenes: Annotated[dict[str, Checked(
 
 @checked
 def draw_code_agreement(fig: FigureBase,
-                        offsets: Array("distances between two predictions in image widths [n]",
-                                       ndim=1),
-                        angle_differences: Array("angles between them in degrees [m]", ndim=1)
+                        offsets: Numbers("distances between two predictions in image widths "
+                                         "[n]", ndim=1, at_least=1),
+                        angle_differences: Numbers("angles between them in degrees [m]", ndim=1,
+                                                   at_least=1)
                         ) -> None:
     """The dot product of two pose-cell codes (``parts.voting.pose_code``) against the distance
     ``offsets`` ``[n]`` (image widths) and the angle ``angle_differences`` ``[m]`` (degrees)

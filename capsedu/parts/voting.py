@@ -62,7 +62,28 @@ def predicted_faces(poses: Poses, W: AnyTransforms) -> np.ndarray:
     if W.shape[-2:] != (3, 3):
         raise ValueError(f"predicted_faces(): W must be transforms [..., 3, 3] (one per part, "
                          f"e.g. exact_transforms()), got shape {W.shape}")
-    # the unchecked forms: a missing part's pose is all zeros (its vote is weighted by 0)
+    return _face_poses("predicted_faces", poses, W)
+
+
+def _face_poses(where: str, poses: np.ndarray, W: np.ndarray) -> np.ndarray:
+    """``predicted_faces`` for the entry ``where``: refuses a part of scale <= 0 (a missing part,
+    all zeros, has no pose to predict from) and a W that predicts a face of scale 0 (its linear
+    part is zero: no face frame, no angle)."""
+    if (poses[..., 3] <= 0).any():
+        raise ValueError(f"{where}(): poses must have scales (the last column) > 0: a missing part "
+                         f"(all zeros) predicts no face, got {np.count_nonzero(poses[..., 3] <= 0)}"
+                         " of scale <= 0; keep the parts that are present")
+    predicted = _predicted(poses, W)
+    if (predicted[..., 3] == 0).any():
+        raise ValueError(f"{where}(): W must map a part's frame onto a face's (a linear part that "
+                         "is not zero), got transforms that predict faces of scale 0; pass "
+                         "exact_transforms() or a trained model's W")
+    return predicted
+
+
+def _predicted(poses: np.ndarray, W: np.ndarray) -> np.ndarray:
+    """P_i W_i read as (x, y, angle, scale), unchecked: ``pose_votes`` passes the zero poses of
+    missing parts (their votes are weighted by 0)."""
     P = _pose_matrix(*np.moveaxis(poses.astype(float), -1, 0))  # [..., 3, 3]
     return np.stack(_pose_from_matrix(P @ W), axis=-1)
 
@@ -77,7 +98,7 @@ def predict_face(part: Record(tuple), W: Transforms | None = None
     """
     p = _as_part(part, "predict_face")
     W_i = part_to_face(p.kind) if W is None else W[faces.PART_KINDS.index(p.kind)]
-    return tuple(float(v) for v in predicted_faces(p[1:], W_i))
+    return tuple(float(v) for v in _face_poses("predict_face", np.array(p[1:], float), W_i))
 
 
 @checked
@@ -138,7 +159,7 @@ def pose_code(x: Float("x, in image fractions") | Array("x of many poses"),
     dang = wrap_angle(angle - _ANGLES)
     ga = np.exp(-(dang**2) / (2 * sigma_angle**2))  # [..., ANGLE_CELLS]
     code = np.einsum("...a,...i,...j->...aij", ga, gy, gx)  # [..., ANGLE_CELLS, GRID, GRID]
-    code = code.reshape(*code.shape[:-3], -1)
+    code = code.reshape(*code.shape[:-3], ANGLE_CELLS * GRID * GRID)  # (-1 fails for no pose)
     # a pose far outside the image excites no cell at all: its code is zero, not 0 / 0
     return code / np.maximum(np.linalg.norm(code, axis=-1, keepdims=True), 1e-300)
 
@@ -205,7 +226,7 @@ def pose_votes(poses: Numbers("part poses [batch, 4, 4] (x, y, angle, scale)", n
     W = exact_transforms() if W is None else W.astype(float)
     d = ANGLE_CELLS * GRID * GRID
     # P_face|i = P_i W_i, read as (x, y, angle, scale); [batch, 4, 4]
-    x, y, angle, _ = np.moveaxis(predicted_faces(poses, W), -1, 0)
+    x, y, angle, _ = np.moveaxis(_predicted(poses, W), -1, 0)
     u_hat = np.zeros((*presence.shape, len(PARENTS), d + 1))
     u_hat[:, :, 0, :d] = face_gain * pose_code(x, y, angle, sigma_xy, sigma_angle)
     u_hat[:, :, 1, d] = background_gain
@@ -217,8 +238,16 @@ def pose_votes(poses: Numbers("part poses [batch, 4, 4] (x, y, angle, scale)", n
 def votes(scenes: Scenes, face_gain: Gain = FACE_GAIN, background_gain: Gain = BACKGROUND_GAIN):
     """u_hat ``[batch, 4, 2, D + 1]`` and presence ``[batch, 4]`` (bool) for a list of scenes,
     with the exact transforms: ``pose_votes`` on the scenes' true part poses."""
+    _some_scenes("votes", scenes)
     poses, presence = faces.part_slots(scenes)
     return pose_votes(poses, presence, None, face_gain, background_gain), presence > 0
+
+
+def _some_scenes(where: str, scenes) -> None:
+    """Refuse no scene at all: there are no votes to route, nothing to read a face from."""
+    if not scenes:
+        raise ValueError(f"{where}(): scenes must hold at least one scene (a list of parts), got "
+                         "none; pass e.g. [faces.face_parts()]")
 
 
 Iterations = Int("routing iterations", ge=1, le=MAX_ITERATIONS)
@@ -242,9 +271,7 @@ def face_lengths(scenes: Scenes, iterations: Iterations = 3, step: Step = routin
                  ) -> np.ndarray:
     """The face capsule's length ``[len(scenes)]`` after routing each scene's parts (``step``: one
     routing iteration, the paper's unless notebook 04 passes a bug of ``capsedu.buggy``)."""
-    if not scenes:
-        raise ValueError("face_lengths(): scenes must hold at least one scene (a list of parts), "
-                         "got none; pass e.g. [faces.face_parts()]")
+    _some_scenes("face_lengths", scenes)
     u_hat, _ = votes(scenes)
     result = dynamic_routing(u_hat, iterations, step=step)
     return result.v[:, 0].norm(dim=-1).numpy()
