@@ -247,9 +247,9 @@ def angle_from_vectors(train_v: Numbers("the training vectors [N, D]", ndim=2, a
         w = np.linalg.solve(X.T @ X + ridge * np.eye(X.shape[1]), X.T @ Y)
     except np.linalg.LinAlgError:  # vectors that repeat or lie on a line leave X^T X singular
         raise ValueError(f"angle_from_vectors(): ridge must be > 0 for these train_v, whose "
-                         f"{train_v.shape[1]} columns and the constant are not independent: the least "
-                         f"squares have no single answer, got ridge={ridge:g}; pass the default "
-                         "1e-3") from None
+                         f"{train_v.shape[1]} columns and the constant are not independent: the "
+                         f"least squares have no single answer, got ridge={ridge:g}; pass the "
+                         "default 1e-3") from None
     guess = design(test_v) @ w  # [N, 2]
     read = np.rad2deg(np.arctan2(guess[:, 1], guess[:, 0]))
     mean = Y.mean(axis=0)

@@ -32,7 +32,7 @@ import torch
 import torch.nn.functional as F
 
 from .checks import check_memory, check_same
-from .course_settings import MAX_SIDE, MIN_SIDE, MAX_WIDTH, FloatDtype, Seed
+from .course_settings import MAX_SIDE, MAX_WIDTH, MIN_SIDE, FloatDtype, Seed
 from .data.sprites import Part, render
 from .functional import squash
 from .poses import wrap_angle
@@ -193,8 +193,9 @@ def draw(part: Record(Part),
 
 @checked
 def turned_part_images(kind: Kind, angles: Angles, scale: Scale = 2.0, size: Side = 32,
-                       x: Float("a fraction of the image's width") = 0.5,
-                       y: Float("a fraction of the image's height") = 0.5) -> torch.Tensor:
+                       x: Float("a fraction of the image's width", ge=0, le=1) = 0.5,
+                       y: Float("a fraction of the image's height", ge=0, le=1) = 0.5
+                       ) -> torch.Tensor:
     """``[len(angles), 1, size, size]``: one ``kind`` part at ``(x, y)`` (fractions of the image;
     default its centre), turned to each of ``angles`` (degrees)."""
     # each image rendered (float32), then stacked into one array

@@ -159,15 +159,18 @@ def quarter_turn(t: Tensor("a map [B, n], [B, C, H, W] or [B, C, 4, H, W]"),
     an image or ordinary feature map ``[B, C, H, W]`` turns (``torch.rot90``); a C4 map
     ``[B, C, 4, H, W]`` turns and cycles its rotation axis (``group_conv.rotate_c4``); one vector
     per example ``[B, n]`` (class logits) stays as it is: invariance."""
-    if t.ndim == 5 and t.shape[2] == N_ROTATIONS:
+    return _turned(t, r, "quarter_turn", "t", "pass a model's output or one layer's maps")
+
+
+def _turned(t: torch.Tensor, r: int, where: str, name: str, fix: str) -> torch.Tensor:
+    """``quarter_turn`` of ``t``, refused as the argument ``name`` of the entry ``where``."""
+    if isinstance(t, torch.Tensor) and t.ndim == 5 and t.shape[2] == N_ROTATIONS:
         return rotate_c4(t, r)
-    if t.ndim == 4:
-        return torch.rot90(t, r, dims=(-2, -1))
-    if t.ndim == 2:
-        return t
-    raise ValueError(f"quarter_turn(): t must be a map [B, n], [B, C, H, W] or [B, C, 4, H, W] "
-                     f"(4: the rotations of a C4 map), got shape {tuple(t.shape)}; pass a model's "
-                     "output or one layer's maps")
+    if isinstance(t, torch.Tensor) and t.ndim in (2, 4):
+        return torch.rot90(t, r, dims=(-2, -1)) if t.ndim == 4 else t
+    got = f"shape {tuple(t.shape)}" if isinstance(t, torch.Tensor) else type(t).__name__
+    raise ValueError(f"{where}(): {name} must be a map [B, n], [B, C, H, W] or [B, C, 4, H, W] "
+                     f"(4: the rotations of a C4 map), got {got}; {fix}")
 
 
 @checked
@@ -180,11 +183,16 @@ def rotation_error(f: Function("a layer, a model or model.features: what is turn
     kind of tensor. ``f`` may be a layer (``LiftingConv``, ``GroupConv``, ``nn.Conv2d``), a
     model (its logits: the error is then how far it is from *invariant*) or ``model.features``,
     which returns one map per layer: then one error per layer."""
-    from_turned, from_upright = f(quarter_turn(x, r)), f(x)
+    fix = "pass a layer or model whose output is its maps or logits (or a list of maps)"
+    from_turned = f(_turned(x, r, "rotation_error", "x", "pass images or C4 maps"))
+    from_upright = f(x)
     if isinstance(from_upright, torch.Tensor):
-        return relative_error(from_turned, quarter_turn(from_upright, r))
-    return [relative_error(a, quarter_turn(b, r))
-            for a, b in zip(from_turned, from_upright, strict=True)]
+        return relative_error(from_turned,
+                              _turned(from_upright, r, "rotation_error", "f's output", fix))
+    if not isinstance(from_upright, list | tuple):
+        _turned(from_upright, r, "rotation_error", "f's output", fix)  # refused: no map
+    return [relative_error(a, _turned(b, r, "rotation_error", f"f's output[{i}]", fix))
+            for i, (a, b) in enumerate(zip(from_turned, from_upright, strict=True))]
 
 
 @checked

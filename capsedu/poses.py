@@ -106,10 +106,10 @@ def pose_from_matrix(M: Array("pose matrices [..., 3, 3]")):
     scale = np.hypot(a, c)
     turned = np.isclose(d, a, atol=1e-6 * scale) & np.isclose(c, -b, atol=1e-6 * scale)
     if not turned.all():
-        raise ValueError(f"pose_from_matrix(): M must be pose matrices, whose linear part is a turn "
-                         f"times one scale ((s cos, s sin), (-s sin, s cos)), got "
-                         f"{np.count_nonzero(~turned)} that also stretch or shear; pass matrices of "
-                         "pose_matrix, or a product of them")
+        raise ValueError(f"pose_from_matrix(): M must be pose matrices, whose linear part is a "
+                         f"turn times one scale ((s cos, s sin), (-s sin, s cos)), got "
+                         f"{np.count_nonzero(~turned)} that also stretch or shear; pass matrices "
+                         "of pose_matrix, or a product of them")
     return _pose_from_matrix(M)
 
 

@@ -22,7 +22,7 @@ import torch
 import torch.nn.functional as F
 
 from ..checks import check_different, check_memory
-from ..course_settings import MAX_SIDE, MIN_SIDE, Seed
+from ..course_settings import MAX_SIDE, Seed
 from ..poses import _place
 from ..validate import CheckedRecord, Choice, Float, Int, Spec, checked
 from .sprites import (
@@ -31,6 +31,7 @@ from .sprites import (
     Part,
     Parts,
     Scenes,
+    Side,
     _as_part,
     _ink_boxes,
     _on_canvas,
@@ -63,6 +64,7 @@ _OFFSETS = [CANONICAL_OFFSETS[k] for k in PART_KINDS]
 MAX_SCALE = 3.0
 MAX_IMAGES = 1_000_000
 MAX_WINDOW = 2 * MAX_SIDE + 1  # a window this wide, centred on any pixel, covers the whole image
+Window = Int("a window's side in pixels (odd)", ge=1, le=MAX_WINDOW)
 SHIFT_DRAWS = 100_000  # a face's shift is drawn again at most this many times
 
 
@@ -288,8 +290,7 @@ def _add_strokes(parts: list[Part], boxes: list, rng) -> list[Part]:
 
 
 @checked
-def scattered(n: Int("images to draw", ge=0, le=MAX_IMAGES), seed: Seed = 0,
-              size: Int("the images' side in pixels", ge=MIN_SIDE, le=MAX_SIDE) = 32,
+def scattered(n: Int("images to draw", ge=0, le=MAX_IMAGES), seed: Seed = 0, size: Side = 32,
               scale: tuple[Float("a part's scale", gt=0, le=MAX_SCALE), ...] = (0.85, 1.1)):
     """``n`` images of 1-4 face parts, each anywhere, at any angle and a scale drawn from
     ``scale`` (low, high), with 1-3 strokes: ``(images [n, 1, size, size], parts)``.
@@ -323,8 +324,7 @@ PART_LIST_BYTES = 2_000  # about what one image's list of Part tuples takes in m
 @checked
 def dataset(
     kind: Choice("the kind of image", *KINDS), n: Int("images to draw", ge=0, le=MAX_IMAGES),
-    seed: Seed = 0, size: Int("the images' side in pixels", ge=MIN_SIDE, le=MAX_SIDE) = 32,
-    poses: FacePoses = TRAINING_POSES,
+    seed: Seed = 0, size: Side = 32, poses: FacePoses = TRAINING_POSES,
 ) -> tuple[torch.Tensor, torch.Tensor, list[list[Part]]]:
     """``n`` images of one kind: ``(images, labels, parts)``.
 
@@ -454,8 +454,7 @@ def _ink(parts, kind: str, size: int, where: str) -> np.ndarray:
 
 
 @checked
-def ink_gap(parts: Parts, a: str, b: str,
-            size: Int("the image's side in pixels", ge=MIN_SIDE, le=MAX_SIDE) = 32) -> float:
+def ink_gap(parts: Parts, a: str, b: str, size: Side = 32) -> float:
     """Distance in pixels between the nearest inked pixels (> 0.5) of parts ``a`` and ``b``."""
     check_different("ink_gap", "the gap of a part to itself is 0", a=a, b=b)
     pa, pb = (np.argwhere(_ink(parts, kind, size, "ink_gap")) for kind in (a, b))  # [pixels, 2]
@@ -464,20 +463,22 @@ def ink_gap(parts: Parts, a: str, b: str,
 
 @checked
 def windows_holding_both(parts: Parts, a: str, b: str,
-                         window: Int("a window's side in pixels (odd)", ge=1, le=MAX_WINDOW),
-                         size: Int("the image's side in pixels", ge=MIN_SIDE, le=MAX_SIDE) = 32) -> int:
+                         window: Window, size: Side = 32) -> int:
     """How many ``window`` x ``window`` squares, one centred on each pixel (the inputs of the
     units of a padded stack of convolutions with that receptive field), hold ink of both parts.
+    A unit can only respond to how two parts meet if its window holds some of each."""
+    return _held(parts, a, b, window, size, "windows_holding_both")
 
-    A unit can only respond to how two parts meet if its window holds some of each.
-    """
+
+def _held(parts, a: str, b: str, window: int, size: int, where: str) -> int:
+    """``windows_holding_both``, refused in the words of the entry ``where``."""
     if window % 2 == 0:
-        raise ValueError(f"windows_holding_both(): window must be an odd number of pixels (a "
-                         f"window centred on a pixel), got {window}; pass {window + 1}")
-    check_different("windows_holding_both", "name two parts", a=a, b=b)
+        raise ValueError(f"{where}(): window must be an odd number of pixels (a window centred on "
+                         f"a pixel), got {window}; pass {window + 1}")
+    check_different(where, "name two parts", a=a, b=b)
     held = []
     for kind in (a, b):
-        ink = torch.from_numpy(_ink(parts, kind, size, "windows_holding_both")).float()  # [S, S]
+        ink = torch.from_numpy(_ink(parts, kind, size, where)).float()  # [S, S]
         # a window holds some of the part <=> the max of its ink mask over the window is 1
         held.append(F.max_pool2d(ink[None, None], window, stride=1, padding=window // 2)[0, 0])
     return int((held[0] * held[1]).sum())
@@ -487,14 +488,13 @@ def windows_holding_both(parts: Parts, a: str, b: str,
 def pair_table(parts: Parts,
                pairs: Annotated[list[tuple[str, str]], Spec(
                    "a list of (a, b) pairs of part names, e.g. [('nose', 'mouth')]", "list")],
-               window: Int("a window's side in pixels (odd)", ge=1, le=MAX_WINDOW),
-               size: Int("the image's side in pixels", ge=MIN_SIDE, le=MAX_SIDE) = 32) -> str:
+               window: Window, size: Side = 32) -> str:
     """One line per pair ``(a, b)`` of ``pairs``: how far apart the parts' ink is (``ink_gap``)
     and how many of the ``size * size`` windows of ``window`` pixels hold ink of both
     (``windows_holding_both``)."""
     lines = []
     for a, b in pairs:
-        both = windows_holding_both(parts, a, b, window, size)
+        both = _held(parts, a, b, window, size, "pair_table")
         lines.append(f"{a:>9} - {b:<9}: {ink_gap(parts, a, b, size):.1f} px apart, "
                      f"{both:>2} of the {size * size} {window}x{window} windows hold ink of both")
     return "\n".join(lines)

@@ -25,7 +25,9 @@ STROKE = "stroke"  # a distractor: a short straight line, not a face part
 PEN = 0.04  # half-width of the pen, in image fractions (about 1.3 px at 32 x 32)
 STROKE_LENGTH = 0.13  # a stroke at scale 1; faces.dataset draws lengths in [0.10, 0.16]
 # the largest image side a caller may ask for: past it a sprite's pen (PEN, about 1.3 px at 32)
-# is a thin line in a sea of pixels, no longer a parts world, and each image is side**2 floats
+# is a thin line in a sea of pixels, no longer a parts world, and each image is side**2 floats;
+# the least (MIN_SIDE) is where a part's pen still covers a pixel centre wherever it is drawn
+Side = Int("an image's side in pixels", ge=MIN_SIDE, le=MAX_SIDE)
 
 
 class Part(NamedTuple):
@@ -217,7 +219,7 @@ def _refuse_off_canvas(where: str, name: str, parts: list[Part], every: bool = T
 
 
 @checked
-def render(parts: Parts, size: Int("the image's side in pixels", ge=MIN_SIDE, le=MAX_SIDE) = 32
+def render(parts: Parts, size: Side = 32
            ) -> np.ndarray:
     """Draw parts (``Part`` or plain ``(kind, x, y, angle, scale)`` tuples) as a float32 image.
 
@@ -230,7 +232,7 @@ def render(parts: Parts, size: Int("the image's side in pixels", ge=MIN_SIDE, le
 
 
 @checked
-def render_many(scenes: Scenes, size: Int("the images' side in pixels", ge=MIN_SIDE, le=MAX_SIDE) = 32
+def render_many(scenes: Scenes, size: Side = 32
                 ) -> torch.Tensor:
     """``render`` for a list of scenes at once, as the models read them: a batch
     ``[len(scenes), 1, size, size]`` float32 tensor."""
@@ -255,7 +257,7 @@ def _drawn_scene(scene, name: str) -> list | tuple:
 
 @checked
 def render_scenes(scenes: list[Checked(_drawn_scene, "a scene: a list of Part", "list")],
-                  size: Int("the images' side in pixels", ge=MIN_SIDE, le=MAX_SIDE)) -> torch.Tensor:
+                  size: Side) -> torch.Tensor:
     """``render_many`` of scenes that are lists of valid ``Part`` already (those ``faces`` draws),
     without checking every part again: ``[len(scenes), 1, size, size]``."""
     return torch.from_numpy(_render_many(scenes, size)).unsqueeze(1)

@@ -229,9 +229,10 @@ def affine_matrix(rotation: Float("degrees") | Tensor("angles, one per digit [N]
 
 @checked
 def warp(images: Tensor("square images [N, 1, S, S]", ndim=4, floating=True),
-         A: Tensor("linear maps [N, 2, 2]", ndim=3, floating=True, finite=True, sizes={1: 2, 2: 2}),
-         t: Tensor("translations in pixels [N, 2]", ndim=2, floating=True, finite=True, sizes={1: 2})
-         ) -> torch.Tensor:
+         A: Tensor("linear maps [N, 2, 2]", ndim=3, floating=True, finite=True,
+                   sizes={1: 2, 2: 2}),
+         t: Tensor("translations in pixels [N, 2]", ndim=2, floating=True, finite=True,
+                   sizes={1: 2})) -> torch.Tensor:
     """Resample square images ``[N, 1, S, S]`` so that the point p of the input (pixels, from the
     centre) lands at A p + t: ``A`` ``[N, 2, 2]``, ``t`` ``[N, 2]`` in pixels. Bilinear, zeros
     outside."""
@@ -332,8 +333,7 @@ def _ink_offsets(images: torch.Tensor, generator: torch.Generator, where: str) -
 
 def _check_ink(where: str, inked: torch.Tensor) -> None:
     """Refuse blank images (``inked`` ``[N]``: each has a pixel above 0.05): no digit to move."""
-    blank = (~inked).nonzero().flatten().tolist()
-    if blank:
+    if blank := (~inked).nonzero().flatten().tolist():
         raise ValueError(f"{where}(): images must each hold ink (a pixel above 0.05), got "
                          f"{len(blank)} blank image(s), the first at index {blank[0]}; drop "
                          "them (images[images.amax((1, 2, 3)) > 0.05])")

@@ -13,7 +13,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from ..checks import check_input, check_pixels, check_same
+from ..checks import check_input, check_order, check_pixels, check_same
 from ..course_settings import MAX_SIDE, MIN_SIDE, Seed
 from ..data import faces
 from ..data.sprites import Scenes
@@ -140,6 +140,11 @@ def detector_training_set(n: Int("images to draw", ge=0, le=faces.MAX_IMAGES), s
 
     No face is ever shown: the detector learns the four parts, alone or in random company, and
     what it knows of every angle and size it knows of parts, not of faces."""
+    if len(part_scales) != 2:
+        raise ValueError(f"detector_training_set(): part_scales must be (low, high), two scales, "
+                         f"got {part_scales!r}; pass e.g. {PART_SCALES}")
+    check_order("detector_training_set", "give the smaller end first",
+                **{"part_scales[0]": part_scales[0], "part_scales[1]": part_scales[1]})
     images, scenes = faces.scattered(n, seed, scale=part_scales)
     return images, part_targets(scenes)
 

@@ -329,7 +329,7 @@ def route_parts(parts: Parts, iterations: Iterations = 3, step: Step = routing_s
 
 
 @checked
-def face_lengths_by_kind(n: Int("scenes of each kind", ge=0, le=faces.MAX_IMAGES),
+def face_lengths_by_kind(n: Int("scenes of each kind", ge=1, le=faces.MAX_IMAGES),
                          iterations: Iterations = 3, step: Step = routing_step, seed: Seed = 1,
                          kinds: tuple[FaceKind, ...] | list[FaceKind] = faces.KINDS
                          ) -> dict[str, np.ndarray]:
