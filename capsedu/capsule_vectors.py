@@ -32,8 +32,8 @@ import torch
 import torch.nn.functional as F
 
 from .checks import check_memory, check_same
-from .course_settings import MAX_SIDE, MAX_WIDTH, MIN_SIDE, FloatDtype, Seed
-from .data.sprites import Part, render
+from .course_settings import MAX_SIDE, MAX_WIDTH, FloatDtype, Seed
+from .data.sprites import Part, Side, render
 from .functional import squash
 from .poses import wrap_angle
 from .refusals import kind_of
@@ -49,7 +49,6 @@ MAX_CAPSULES = 10_000_000
 Scale = Float("the part's scale", gt=0)
 
 
-Side = Int("the image's side in pixels", ge=MIN_SIDE, le=MAX_SIDE)
 
 
 # a part's kind, as sprites draws them

@@ -61,6 +61,7 @@ from capsedu import (
     routing_costs,
     seed_runs,
     seed_table,
+    slot_attention,
     spiking,
     statistics,
     train,
@@ -70,6 +71,7 @@ from capsedu import (
 from capsedu.baselines import BagOfPartsCNN, MaxPoolCNN, describe_features
 from capsedu.capsnet import CapsNet, CapsNetConfig
 from capsedu.data import faces, mnist, patches, sprites, transformed_mnist
+from capsedu.figures import face_scenes
 from capsedu.figures.canvas import Blitter
 from capsedu.figures.capsule_lengths import draw_face_lengths
 from capsedu.figures.digit_images import two_colour
@@ -239,7 +241,8 @@ ROUNDS = [
      r"match\(\): templates must be no larger than the images, got 40x40 templates over 32x32 "
      r"images"),
     (lambda: detector.PartDetector(image_size=4), ValueError,
-     r"PartDetector\(\): image_size must be an integer >= 8 .*faces are drawn at 8 or more.*got 4"),
+     r"PartDetector\(\): image_size must be an integer >= 16 .*faces are drawn at 16 or more.*"
+     r"got 4"),
     (lambda: setattr(SquashExplorer().norm, "value", 50), ValueError,
      r"SquashExplorer.norm: the slider '\|\|s\|\|' must be set to a value from 0 to 5 "
      r"\(its range\), got 50.0; set a value in that range"),
@@ -324,7 +327,7 @@ ROUNDS = [
                       validation=(torch.rand(2, 1, 8, 8).double(), LABELS[:2])),
      TypeError, r"fit\(\): validation's images must have the model's dtype"),
     (lambda: transformed_mnist.sweep(torch.rand(2, 1, 28, 28), "scale", 0.0), ValueError,
-     r"sweep\(\): value must be non-zero"),
+     r"sweep\(\): value must be a finite number >= 0.2 .*a scale factor"),
     (lambda: digit_capsules.encode(_tiny(), torch.rand(2, 1, 40, 40)), ValueError,
      r"encode\(\): images must have shape \[N, 1, 28, 28\] for CapsNet"),
     (lambda: equivariance.model_rotation_errors(C4CNN(channels=(2, 2, 2, 2)),
@@ -1078,8 +1081,134 @@ ROUND_ELEVEN_DATA = [
 ]
 
 
+def _detection(fooled):
+    return reconstruction_detector.Detection(model="m", attack="pgd", eps=0.1, weight=0.0,
+                                             threshold=1.0, fooled=fooled, caught=~fooled,
+                                             false_alarms=0.05)
+
+
+ROUND_TWELVE_MATHS = [
+    # layers whose window is no fixed kernel (a Linear, an adaptive pool) are refused by name
+    (lambda: baselines.receptive_field([torch.nn.Linear(2, 2)]), ValueError,
+     r"receptive_field\(\): layers must be 2-d conv and pool layers .*got Linear\(.*at "
+     r"layers\[0\]"),
+    (lambda: baselines.receptive_field([torch.nn.Conv2d(1, 1, 3), torch.nn.AdaptiveAvgPool2d(1)]),
+     ValueError, r"receptive_field\(\): layers must be .*got AdaptiveAvgPool2d.*at layers\[1\]"),
+    # values that blank an image: one bound per kind of value, shared by the siblings
+    (lambda: transformed_mnist.translate(torch.rand(2, 1, 28, 28), torch.tensor([100, 0]),
+                                         torch.tensor([0, 0])), ValueError,
+     r"translate\(\): tx must move less than the images' side \(28 px: further, the image is "
+     r"blank\), got 100"),
+    (lambda: equivariance.shift(torch.rand(1, 1, 4, 4), 10, 0), ValueError,
+     r"shift\(\): dy must move less than the images' side \(4 px"),
+    (lambda: transformed_mnist.sweep(torch.rand(2, 1, 28, 28), "shear", 50.0), ValueError,
+     r"sweep\(\): value must be a finite number >= -10.0 and <= 10.0 \(a shear factor\), got 50"),
+    (lambda: transformed_mnist.affine(torch.rand(2, 1, 28, 28), scale_x=1e-3, scale_y=1e-3),
+     ValueError, r"affine\(\): scale_x must be a finite number >= 0.2 and <= 10.0 \(a scale "
+                 r"factor\), got 0.001"),
+    (lambda: transformed_mnist.AffineRanges(scale=(0.01, 1.0)), ValueError,
+     r"AffineRanges\(\): scale\[0\] must be a finite number >= 0.2"),
+    (lambda: robustness.sweep_accuracy(MaxPoolCNN(channels=(2, 2, 2), hidden=(4, 4)),
+                                       torch.rand(2, 1, 28, 28), torch.tensor([0, 1]), "scale",
+                                       values=[1.0, 0.0]), ValueError,
+     r"sweep_accuracy\(\): values\[1\] must be a finite number >= 0.2 and <= 10.0 \(a scale "
+     r"factor\), got 0"),
+    (lambda: sprites.render([sprites.Part("nose", 0.5, 0.5)], size=2), ValueError,
+     r"render\(\): size must be an integer >= 16 and <= 256 \(an image's side in pixels\), got 2"),
+    (lambda: capsule_vectors.draw(sprites.Part("nose", 0.5, 0.5), 0.5, size=4), ValueError,
+     r"draw\(\): size must be an integer >= 16"),
+    (lambda: faces.dataset("face", 2, size=8), ValueError,
+     r"dataset\(\): size must be an integer >= 16"),
+    (lambda: faces.ink_gap(faces.face_parts(), "nose", "mouth", size=1), ValueError,
+     r"ink_gap\(\): size must be an integer >= 16"),
+    (lambda: transformed_mnist.translated(torch.zeros(2, 1, 28, 28)), ValueError,
+     r"translated\(\): images must each hold ink \(a pixel above 0.05\), got 2 blank image"),
+    # matrices that are no pose, and zero poses
+    (lambda: poses.pose_from_matrix(np.array([[2.0, 0, 0], [0, 1, 0], [0, 0, 1]])), ValueError,
+     r"pose_from_matrix\(\): M must be pose matrices, whose linear part is a turn times one "
+     r"scale .*got 1 that also stretch or shear"),
+    (lambda: poses.pose_from_matrix(np.array([[1.0, 0.5, 0], [0, 1, 0], [0, 0, 1]])), ValueError,
+     r"pose_from_matrix\(\): M must be pose matrices, whose linear part is a turn"),
+    (lambda: voting.predict_face(sprites.Part("nose", 0.5, 0.5), W=np.zeros((4, 3, 3))),
+     ValueError, r"predict_face\(\): W must map a part's frame onto a face's .*scale 0"),
+    (lambda: voting.predicted_faces(np.zeros((2, 4, 4)), np.eye(3)), ValueError,
+     r"predicted_faces\(\): poses must have scales \(the last column\) > 0: a missing part"),
+    (lambda: transformed_mnist.AffineParams(rotation=torch.zeros(2), shear=torch.zeros(2),
+                                            scale_x=torch.zeros(2), scale_y=torch.ones(2),
+                                            tx=torch.zeros(2), ty=torch.zeros(2)), ValueError,
+     r"AffineParams\(\): scale_x must be non-zero"),
+    # NaN and infinity ranked, a rate of nothing, the angle of no direction
+    (lambda: multi_digit.two_largest(torch.tensor([[0.5, float("nan"), 0.1]])), ValueError,
+     r"two_largest\(\): scores contains 1 NaN"),
+    (lambda: multi_digit.two_digit_score(torch.tensor([[0.5, float("inf"), 0.1]]), 0), ValueError,
+     r"two_digit_score\(\): scores contains 1 NaN or infinite"),
+    (lambda: _detection(torch.tensor([False, False])).detection_rate, ValueError,
+     r"Detection.detection_rate: fooled must hold at least one digit the attack fooled .*got "
+     r"none of 2"),
+    (lambda: capsule_vectors.angle_error(torch.zeros(2, 2), torch.tensor([10.0, 20.0])),
+     ValueError, r"angle_error\(\): v must have a direction in every capsule, got 2 zero"),
+    (lambda: capsule_angles.angle_from_vectors(np.ones((5, 3)), np.arange(5.0) * 60,
+                                               np.ones((2, 3)), np.zeros(2), ridge=0.0),
+     ValueError, r"angle_from_vectors\(\): ridge must be > 0 for these train_v"),
+    # nothing to route, attend to, draw or time
+    (lambda: routing.couplings(torch.zeros(2, 6, 0)), ValueError,
+     r"couplings\(\): b must hold at least one of each of \[batch, n_in, n_out\], got shape "
+     r"\(2, 6, 0\)"),
+    (lambda: routing.agreement(torch.rand(2, 0, 3, 4), torch.rand(2, 3, 4)), ValueError,
+     r"agreement\(\): u_hat must hold at least one of each"),
+    (lambda: slot_attention.attention_step(torch.rand(2, 0, 4), torch.rand(2, 3, 4)), ValueError,
+     r"attention_step\(\): inputs must hold at least one of each of \[batch, n_in, d\]"),
+    (lambda: functional.margin_loss_curves(torch.linspace(0, 1, 0)), ValueError,
+     r"margin_loss_curves\(\): lengths must hold at least one length"),
+    (lambda: routing_costs.Pass(forward=lambda: torch.ones(2).sum(), inputs=[]), ValueError,
+     r"Pass\(\): inputs must hold at least one tensor the backward pass differentiates"),
+    (lambda: voting.votes([]), ValueError, r"votes\(\): scenes must hold at least one scene"),
+    (lambda: face_scenes.draw_code_agreement(plt.figure(), np.array([]), np.array([])),
+     ValueError, r"draw_code_agreement\(\): offsets must be distances .*at least one, got "
+                 r"shape \(0,\)"),
+    # shapes torch or NumPy refused from inside
+    (lambda: transformed_mnist.warp(torch.rand(2, 1, 28, 28), torch.eye(3)[None].expand(2, 3, 3),
+                                    torch.zeros(2, 2)), ValueError,
+     r"warp\(\): A must be .*2 along dimension 1, 2 along dimension 2 .*got shape \(2, 3, 3\)"),
+    (lambda: equivariance.turned_only_filters(torch.rand(2, 1, 4, 3, 5)), ValueError,
+     r"turned_only_filters\(\): weight's width must match weight's height"),
+    # refused in the words of the function called, naming its own argument
+    (lambda: capsule_vectors.turned_part_images("nose", [0.0, 90.0], x=3.0), ValueError,
+     r"turned_part_images\(\): x must be a finite number >= 0 and <= 1"),
+    (lambda: equivariance.rotation_error(lambda x: x.mean(), torch.rand(1, 1, 8, 8)), ValueError,
+     r"rotation_error\(\): f's output must be a map \[B, n\], .*got shape \(\)"),
+    (lambda: equivariance.rotation_error(lambda x: x, torch.rand(1, 8, 8)), ValueError,
+     r"rotation_error\(\): x must be a map"),
+    (lambda: voting.face_lengths_by_kind(0), ValueError,
+     r"face_lengths_by_kind\(\): n must be an integer >= 1"),
+    (lambda: detector.detector_training_set(2, part_scales=(2.0, 1.0)), ValueError,
+     r"detector_training_set\(\): part_scales\[0\], part_scales\[1\] must be in order"),
+    (lambda: patch_order.largest_change(_bag(), torch.rand(2, 1, 28, 28)), ValueError,
+     r"largest_change\(\): grid must divide the images' sides, got grid=8 for 28x28 images"),
+    (lambda: patches.shuffle_tiles(torch.rand(1, 1, 28, 28), 3), ValueError,
+     r"shuffle_tiles\(\): grid must divide the images' sides, got grid=3"),
+    (lambda: faces.pair_table(faces.face_parts(), [("nose", "tail")], window=5), ValueError,
+     r"pair_table\(\): each part named must be one that parts holds .*got 'tail'"),
+    (lambda: faces.pair_table(faces.face_parts(), [("nose", "mouth")], window=4), ValueError,
+     r"pair_table\(\): window must be an odd number of pixels"),
+]
+
+
+@pytest.mark.parametrize("layers, field", [
+    (torch.nn.Sequential(torch.nn.Conv2d(1, 1, (3, 5))), (3, 5)),  # per side: not square
+    (torch.nn.Sequential(torch.nn.Conv2d(1, 1, 3, dilation=2)), 5),
+    ([(3, 1), (3, 1)], 5),  # exercise 01's (kernel, stride) pairs
+    (torch.nn.Sequential(torch.nn.Conv2d(1, 1, 3), torch.nn.AvgPool2d(2)), 4),
+    (torch.nn.Sequential(torch.nn.Conv2d(1, 1, 3), torch.nn.ReLU(), torch.nn.MaxPool2d(2),
+                         torch.nn.Conv2d(1, 1, 3)), 8),
+    (baselines.DeepCNN().features, 38),  # the docstring's number
+])
+def test_round_twelve_receptive_field_reads_every_side_dilation_and_pool(layers, field):
+    assert baselines.receptive_field(layers) == field
+
+
 ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
-              + ROUND_ELEVEN_LOOP + ROUND_ELEVEN_DATA)
+              + ROUND_ELEVEN_LOOP + ROUND_ELEVEN_DATA + ROUND_TWELVE_MATHS)
 
 
 @pytest.mark.parametrize("call, error, message", ALL_ROUNDS, ids=range(len(ALL_ROUNDS)))

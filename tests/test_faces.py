@@ -294,5 +294,5 @@ def test_the_renderer_counts_its_temporaries_before_it_allocates(monkeypatch):
     monkeypatch.setattr(checks, "available_memory", lambda: 3 * 256 * 256 * 4)  # images fit
     with pytest.raises(MemoryError, match="temporaries counted"):
         sprites.render_scenes(scenes, 256)
-    with pytest.raises(ValueError, match="size must be an integer >= 8 and <= 256"):
+    with pytest.raises(ValueError, match="size must be an integer >= 16 and <= 256"):
         faces.dataset("face", 2, size=4096)

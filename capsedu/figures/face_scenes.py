@@ -16,9 +16,9 @@ from matplotlib.lines import Line2D
 from pydantic import AfterValidator
 
 from ..checks import check_input
-from ..course_settings import MAX_SIDE, MIN_SIDE, Pictures, Seed
+from ..course_settings import Pictures, Seed
 from ..data import faces, sprites
-from ..data.sprites import Parts
+from ..data.sprites import Parts, Side
 from ..parts.detector import PartDetector
 from ..parts.pose_net import PoseCapsuleNet
 from ..parts.voting import PARENTS, pose_code, predict_face, predicted_faces
@@ -30,7 +30,6 @@ from .routing_couplings import draw_coupling_heatmap
 MAX_PER_KIND = 32  # draw_kinds' images per kind: one panel each, in a row
 
 Kind = Choice("a kind of image", *faces.KINDS)
-Side = Int("the image's side in pixels", ge=MIN_SIDE, le=MAX_SIDE)
 
 
 def _face_pose(pose: np.ndarray) -> np.ndarray:

@@ -14,12 +14,11 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
-from ..course_settings import MAX_SIDE, MIN_SIDE
 from ..data import sprites
-from ..data.sprites import Parts, Scene
+from ..data.sprites import Parts, Scene, Side
 from ..figures.canvas import png_bytes
 from ..parts.scoring import NamedFaceNets, Verdicts, verdicts
-from ..validate import Array, Distinct, Int, Some, checked
+from ..validate import Array, Distinct, Some, checked
 from .base import Widget
 from .parts import PartsEditor
 
@@ -35,7 +34,6 @@ class VerdictsState(Verdicts):
 
 # the models' names, one bar each: at least one, each once
 Names = Annotated[list[str] | tuple[str, ...], Some, Distinct]
-Side = Int("the image's side in pixels", ge=MIN_SIDE, le=MAX_SIDE)
 
 
 @checked
