@@ -78,10 +78,21 @@ def relative_error(got: Tensor("the values got", floating=True, finite=True),
 @checked
 def shift(x: Tensor("maps [B, C, H, W]", ndim=4), dy: Shift, dx: Shift) -> torch.Tensor:
     """Every map of ``x`` ``[B, C, H, W]`` moved ``dy`` pixels down and ``dx`` to the right,
-    filled with zeros (``transformed_mnist.translate``: exact, no resampling)."""
+    filled with zeros (exact, no resampling); a move as large as a side, which would leave a
+    blank map, is refused."""
     transformed_mnist.check_moves("shift", x, dx=dx, dy=dy)
-    n = len(x)
-    return transformed_mnist.translate(x, torch.full((n,), dx), torch.full((n,), dy))
+    return _moved(x, dy, dx)
+
+
+def _moved(x: torch.Tensor, dy: int, dx: int) -> torch.Tensor:
+    """``shift`` without its bound: ``pooling_shift_change`` shows what pushing a map's content
+    off its edge does to pooling."""
+    out = torch.zeros_like(x)
+    h, w = x.shape[-2:]
+    if abs(dy) < h and abs(dx) < w:  # else every pixel has left: zeros
+        out[..., max(dy, 0):h + min(dy, 0), max(dx, 0):w + min(dx, 0)] = \
+            x[..., max(-dy, 0):h - max(dy, 0), max(-dx, 0):w - max(dx, 0)]
+    return out
 
 
 @checked
@@ -146,7 +157,7 @@ def pooling_shift_change(maps: Tensor("feature maps [B, C, H, W]", ndim=4, float
     pool(maps)). 0 means invariant. Keep the maps' content ``max(shifts)`` pixels away from the
     right edge, or what leaves the map changes the pooled value too."""
     _, pooling = POOLS[pool]
-    return [relative_error(pooling(shift(maps, 0, s)), pooling(maps)) for s in shifts]
+    return [relative_error(pooling(_moved(maps, 0, s)), pooling(maps)) for s in shifts]
 
 
 # --- quarter turns: the C4 layers, the G-CNN and the plain CNN -----------------------------------

@@ -8,8 +8,9 @@ from dataclasses import dataclass
 import torch
 from torch import nn
 
-from .checks import check_nonzero, check_on_canvas, check_same, check_side
+from .checks import check_on_canvas, check_same, check_side
 from .data import transformed_mnist
+from .data.affine_params import Scale, Shear
 from .data.transformed_mnist import CANVAS, MULTI_CANVAS, MULTI_SHIFT
 from .multi_digit import MultiDigitCapsNet, TwoDigitCNN
 from .validate import Array, CheckedRecord, Float, Int, Numbers, Tensor, check_value, checked
@@ -58,8 +59,7 @@ class ViewpointState(CheckedRecord):
 @checked
 @torch.no_grad()
 def viewpoint_state(capsnet: nn.Module, cnn: nn.Module, digit: Digit,
-                    rotation: Float("degrees") = 0.0, shear: Float("a shear factor") = 0.0,
-                    scale: Float("a scale factor, both axes") = 1.0,
+                    rotation: Float("degrees") = 0.0, shear: Shear = 0.0, scale: Scale = 1.0,
                     dx: Float("pixels to the right") = 0.0,
                     dy: Float("pixels down") = 0.0) -> ViewpointState:
     """What notebook 08's widget shows for one MNIST ``digit`` ``[1, 28, 28]`` under one affine
@@ -73,7 +73,6 @@ def viewpoint_state(capsnet: nn.Module, cnn: nn.Module, digit: Digit,
     * ``probabilities`` ``[10]``: the CNN's softmax, and its ``cnn_prediction``;
     * the map itself: ``rotation``, ``shear``, ``scale``, ``dx`` and ``dy``.
     """
-    check_nonzero("viewpoint_state", scale=scale)
     check_on_canvas("viewpoint_state", transformed_mnist.affine_matrix(
         torch.tensor([rotation]), shear, scale, scale), CANVAS, dx=dx, dy=dy)
     check_side("viewpoint_state", CANVAS, capsnet=capsnet, cnn=cnn)

@@ -345,7 +345,7 @@ ROUNDS = [
     (lambda: buggy.step_logits_shared_over_batch(torch.rand(1, 4, 2, 3), torch.zeros(1, 3, 2)),
      ValueError, r"step_logits_shared_over_batch\(\): b must have shape"),
     (lambda: viewpoint_states.viewpoint_state(_tiny(), _bag(), torch.rand(1, 28, 28), scale=0.0),
-     ValueError, r"viewpoint_state\(\): scale must be non-zero"),
+     ValueError, r"viewpoint_state\(\): scale must be a finite number >= 0.2"),
     # the right diagnosis
     (lambda: capsule_vectors.template_bank(crop=64, size=32), ValueError,
      r"template_bank\(\): crop must be at most size=32 .*got 64"),
@@ -1083,7 +1083,7 @@ ROUND_ELEVEN_DATA = [
 
 def _detection(fooled):
     return reconstruction_detector.Detection(model="m", attack="pgd", eps=0.1, weight=0.0,
-                                             threshold=1.0, fooled=fooled, caught=~fooled,
+                                             threshold=1.0, fooled=fooled, caught=fooled,
                                              false_alarms=0.05)
 
 

@@ -125,10 +125,10 @@ VALUES = [
      r"compare_steps\(\): bug\['face'\] must match paper\['face'\] in length \(paper\['face'\]: "
      r"3, bug\['face'\]: 2\); route the same scenes both ways"),
     # data.sprites
-    (lambda: sprites.render_scenes([[P], [P, ("nose", 0.5, 0.5)]], 8), TypeError,
+    (lambda: sprites.render_scenes([[P], [P, ("nose", 0.5, 0.5)]], 16), TypeError,
      r"render_scenes\(\): scenes\[1\] must be a scene, a list of Part .*its item 1 is "
      r"\('nose', 0.5, 0.5\); pass such Parts, or plain tuples to render_many"),
-    (lambda: sprites.render_scenes([[sprites.Part("eye", 0.5, 0.5)]], 8), ValueError,
+    (lambda: sprites.render_scenes([[sprites.Part("eye", 0.5, 0.5)]], 16), ValueError,
      r"render_scenes\(\): scenes\[0\] must be a scene.*its item 0 is Part\(kind='eye'"),
     # figures.face_scenes
     (lambda: face_scenes.ghost_lines({"nose": (0.5, 0.5)}), ValueError,
@@ -477,7 +477,7 @@ def test_what_the_notebooks_pass_is_taken():
     axes = feature_maps.draw_feature_maps(plt.figure(), [[("a", torch.zeros(4, 4))],
                                                          [("b", np.ones((4, 4)))]])
     assert axes.shape == (2, 1)
-    assert sprites.render_scenes([[], [P]], 8).shape == (2, 1, 8, 8)  # a scene may be empty
+    assert sprites.render_scenes([[], [P]], 16).shape == (2, 1, 16, 16)  # a scene may be empty
     assert "faces accepted" in voting.face_length_report(LENGTHS, 0.4)
     assert "with the bug" in voting.compare_steps(LENGTHS, LENGTHS, 0.4)
     _on_grid(example=1, classes=[3])

@@ -122,7 +122,8 @@ def translate(images: Tensor("images [N, C, H, W]", ndim=4),
 def check_moves(where: str, images: torch.Tensor, **moves: torch.Tensor) -> None:
     """Refuse moves (across, then down) as large as the images' side: a blank image, no word."""
     for (name, move), side in zip(moves.items(), (images.shape[-1], images.shape[-2]), strict=True):
-        most = float(torch.as_tensor(move, dtype=torch.float).abs().flatten().max(0).values)
+        move = torch.as_tensor(move).abs().flatten().float()
+        most = float(move.max()) if len(move) else 0.0  # (no image: nothing moves)
         if most >= side:
             raise ValueError(f"{where}(): {name} must move less than the images' side ({side} px: "
                              f"further, the image is blank), got {most:g}; pass a smaller move")
@@ -404,9 +405,8 @@ def sweep(images: Digits,
     """Every digit under one transformation, centred on the canvas: ``factor`` is "rotation"
     (degrees), "shear" or "scale" (both axes), set to ``value``. ``[N, 1, side, side]``."""
     check_sweep_value("sweep", "value", factor, value)
-    if factor == "scale":
-        return affine(images, scale_x=value, scale_y=value, side=side)
-    return affine(images, side=side, **{factor: value})
+    given = dict(scale_x=value, scale_y=value) if factor == "scale" else {factor: value}
+    return affine(images, side=side, **given)
 
 
 @checked
