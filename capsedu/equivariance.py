@@ -80,7 +80,7 @@ def shift(x: Tensor("maps [B, C, H, W]", ndim=4), dy: Shift, dx: Shift) -> torch
     """Every map of ``x`` ``[B, C, H, W]`` moved ``dy`` pixels down and ``dx`` to the right,
     filled with zeros (exact, no resampling); a move as large as a side, which would leave a
     blank map, is refused."""
-    transformed_mnist.check_moves("shift", x, dx=dx, dy=dy)
+    transformed_mnist._check_moves("shift", x, dx=dx, dy=dy)
     return _moved(x, dy, dx)
 
 

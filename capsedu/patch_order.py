@@ -31,7 +31,7 @@ from .checks import check_same
 from .convergence import PATIENCE, chosen_epoch, converged, held_out_scores
 from .course_settings import Seed, Seeds
 from .data import faces
-from .data.patches import SHUFFLE_SEED, check_grid, shuffle_tiles
+from .data.patches import SHUFFLE_SEED, _check_grid, shuffle_tiles
 from .loop import Epoch, fit
 from .manifest_rows import Accuracy, ManifestRow, Metrics
 from .parts import training
@@ -270,7 +270,7 @@ def shuffled_accuracy(model: torch.nn.Module, grid: Grid, n: Count) -> float:
     image's tiles shuffled on a ``grid x grid`` grid (``data.patches.shuffle_tiles``; 1 leaves
     them as they are): the mean of its face rate on faces and one minus it on non-faces."""
     face_x, non_x = (held_out(kind, n)[0] for kind in ("face", "nonface"))
-    check_grid("shuffled_accuracy", face_x, grid)
+    _check_grid("shuffled_accuracy", face_x, grid)
     if grid > 1:
         face_x, non_x = (shuffle_tiles(x, grid, SHUFFLE_SEED) for x in (face_x, non_x))
     return (called_face(model, face_x).float().mean().item()
@@ -382,7 +382,7 @@ def largest_change(model: torch.nn.Module,
                    grid: Grid = OWN_GRID) -> Invariance:
     """``Invariance`` of ``model`` on ``images`` with their tiles shuffled on a ``grid x grid``
     grid: for the ViT without positions on its own grid, nothing but float rounding."""
-    check_grid("largest_change", images, grid)  # (grid's default, 8, divides 32x32 faces)
+    _check_grid("largest_change", images, grid)  # (grid's default, 8, divides 32x32 faces)
     shuffled = shuffle_tiles(images, grid, SHUFFLE_SEED)
     change = (face_probability(model, images) - face_probability(model, shuffled)).abs().max()
     flips = (called_face(model, images) != called_face(model, shuffled)).sum()

@@ -20,7 +20,7 @@ from .checks import check_different, check_order, check_same
 from .convergence import training_status, verdict
 from .course_settings import MAX_SIDE, InPercent, Models, Rows, Seed
 from .data import transformed_mnist
-from .data.affine_params import check_sweep_value
+from .data.affine_params import _check_sweep_value
 from .data.transformed_mnist import CANVAS, SWEEPS
 from .loop import evaluate, is_correct, predict
 from .manifest_rows import ManifestRow
@@ -107,7 +107,7 @@ def sweep_accuracy(model: nn.Module, images: Digits, labels: Labels,
     digits turned on their own canvas (``factor="rotation"``, ``values`` 0 to 360)."""
     values = SWEEPS[factor] if values is None else values.tolist()
     for i, v in enumerate(values):  # each refused as this call's, before any model is run
-        check_sweep_value("sweep_accuracy", f"values[{i}]", factor, v)
+        _check_sweep_value("sweep_accuracy", f"values[{i}]", factor, v)
     return [evaluate(model, (transformed_mnist.sweep(images, factor, v, side), labels))
             for v in values]
 

@@ -133,7 +133,7 @@ Couplings = Tensor("the couplings c [batch, n_in, n_out]", ndim=3, floating=True
                    within=(0, 1), fix="pass routing.couplings(b), not b")
 
 
-def check_some(where: str, name: str, x: torch.Tensor, layout: str) -> None:
+def _check_some(where: str, name: str, x: torch.Tensor, layout: str) -> None:
     """Refuse a tensor with a dimension of size 0 (no child, no parent, no slot): a softmax over
     nothing, or a mean of nothing, gives an empty or a zero result without a word."""
     if 0 in x.shape:
@@ -145,7 +145,7 @@ def check_some(where: str, name: str, x: torch.Tensor, layout: str) -> None:
 def couplings(b: Logits) -> torch.Tensor:
     """c ``[batch, n_in, n_out]`` from the logits ``b`` ``[batch, n_in, n_out]``: a softmax over
     the parents j, so each child's couplings sum to 1."""
-    check_some("couplings", "b", b, "[batch, n_in, n_out]")
+    _check_some("couplings", "b", b, "[batch, n_in, n_out]")
     # c_ij = exp(b_ij) / sum_k exp(b_ik). Taken on the [batch, n_out, n_in] transpose (parents =
     # dim 1): on a CPU a softmax over a short last dimension (10 parents) is many times slower
     # than over a middle one.
@@ -157,7 +157,7 @@ def outputs(u_hat: Votes, c: Couplings) -> torch.Tensor:
     """The parents' outputs v ``[batch, n_out, d_out]``: the votes ``u_hat``
     ``[batch, n_in, n_out, d_out]`` weighted by the couplings ``c`` and squashed; each child's
     couplings sum to 1 over the parents (``couplings(b)``)."""
-    check_some("outputs", "u_hat", u_hat, "[batch, n_in, n_out, d_out]")
+    _check_some("outputs", "u_hat", u_hat, "[batch, n_in, n_out, d_out]")
     _shaped("outputs", "c", c, tuple(u_hat.shape[:3]), "[batch, n_in, n_out]", u_hat)
     sums = c.detach().sum(dim=2)  # [batch, n_in]: one unit of vote per child
     rounding = max(1e-4, 100 * torch.finfo(c.dtype).eps)
@@ -178,7 +178,7 @@ def _squashed_sum(u_hat: torch.Tensor, c: torch.Tensor) -> torch.Tensor:
 @checked
 def agreement(u_hat: Votes, v: Parents) -> torch.Tensor:
     """a ``[batch, n_in, n_out]``: how far each child's vote agrees with each parent's output."""
-    check_some("agreement", "u_hat", u_hat, "[batch, n_in, n_out, d_out]")
+    _check_some("agreement", "u_hat", u_hat, "[batch, n_in, n_out, d_out]")
     batch, _, n_out, d_out = u_hat.shape
     _shaped("agreement", "v", v, (batch, n_out, d_out), "[batch, n_out, d_out]", u_hat)
     # a_ij = u_hat_j|i . v_j
@@ -191,7 +191,7 @@ def routing_step(u_hat: Votes, b: Logits) -> tuple[torch.Tensor, ...]:
 
     ``u_hat``: ``[batch, n_in, n_out, d_out]``; ``b``: ``[batch, n_in, n_out]``.
     """
-    check_some("routing_step", "u_hat", u_hat, "[batch, n_in, n_out, d_out]")
+    _check_some("routing_step", "u_hat", u_hat, "[batch, n_in, n_out, d_out]")
     _shaped("routing_step", "b", b, tuple(u_hat.shape[:3]), "[batch, n_in, n_out]", u_hat)
     c = couplings(b)
     v = outputs(u_hat, c)
@@ -222,7 +222,7 @@ def dynamic_routing(
     Returns ``RoutingResult(v, c, b, history)``; ``c`` sums to 1 over the output capsules, and
     ``b`` includes the final update of Procedure 1 (so ``c = softmax(b)`` before that update).
     """
-    check_some("dynamic_routing", "u_hat", u_hat, "[batch, n_in, n_out, d_out]")
+    _check_some("dynamic_routing", "u_hat", u_hat, "[batch, n_in, n_out, d_out]")
     u_hat_inner = u_hat if grad_through_routing else u_hat.detach()
     # b_ij = 0: the prior log-probability that child i couples to parent j; [batch, n_in, n_out],
     # stored parent-major (as u_hat from RoutingCapsules), so the softmax above needs no copy

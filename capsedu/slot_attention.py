@@ -6,7 +6,7 @@ bug (notebooks 04 and 09)."""
 
 import torch
 
-from .routing import check_some
+from .routing import _check_some
 from .validate import Choice, Tensor, checked
 
 SOFTMAX_OVER = {
@@ -39,8 +39,8 @@ def attention_step(inputs: Tensor("inputs [batch, n_in, d]", ndim=3, finite=True
     if inputs.shape[0] != slots.shape[0] or inputs.shape[2] != slots.shape[2]:
         raise ValueError(f"inputs [batch, n_in, d] and slots [batch, n_slots, d] must share batch "
                          f"and d, got {tuple(inputs.shape)} and {tuple(slots.shape)}")
-    check_some("attention_step", "inputs", inputs, "[batch, n_in, d]")
-    check_some("attention_step", "slots", slots, "[batch, n_slots, d]")
+    _check_some("attention_step", "inputs", inputs, "[batch, n_in, d]")
+    _check_some("attention_step", "slots", slots, "[batch, n_slots, d]")
     d = inputs.shape[-1]
     # logit_ij = x_i . s_j / sqrt(d): how well input i matches slot j; [batch, n_in, n_slots]
     logits = torch.einsum("bid,bjd->bij", inputs, slots) / d**0.5

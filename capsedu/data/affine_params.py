@@ -16,7 +16,7 @@ Scale = Float("a scale factor", ge=MIN_SCALE, le=MAX_SCALE)
 PerDigit = Tensor("one value per digit [N]", ndim=1, floating=True)
 
 
-def check_sweep_value(where: str, name: str, factor: str, value: float) -> None:
+def _check_sweep_value(where: str, name: str, factor: str, value: float) -> None:
     """Refuse a ``transformed_mnist.sweep`` value past the bound its factor shares with
     ``affine`` (``Shear``, ``Scale``; any angle turns), in the words of the entry ``where``."""
     if factor in ("shear", "scale"):

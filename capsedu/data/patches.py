@@ -11,7 +11,7 @@ from .mnist import load_mnist
 Grid = Int("tiles along each side; it must divide the image's sides", ge=1, le=1024)
 
 
-def check_grid(where: str, images: torch.Tensor, grid: int) -> None:
+def _check_grid(where: str, images: torch.Tensor, grid: int) -> None:
     """Refuse a ``grid`` that does not divide the sides of ``images`` ``[..., H, W]`` (tiles of
     unequal sizes cannot trade places), in the words of the entry ``where``."""
     h, w = images.shape[-2:]
@@ -24,7 +24,7 @@ def check_grid(where: str, images: torch.Tensor, grid: int) -> None:
 def tiles(images: Tensor("images [B, C, H, W]", ndim=4), grid: Grid) -> torch.Tensor:
     """``images`` ``[B, C, H, W]`` cut into ``grid x grid`` tiles, row by row:
     ``[B, grid * grid, C, H / grid, W / grid]``."""
-    check_grid("tiles", images, grid)
+    _check_grid("tiles", images, grid)
     b, c, h, w = images.shape
     th, tw = h // grid, w // grid
     # [B, C, grid, th, grid, tw] -> [B, grid, grid, C, th, tw]
@@ -50,7 +50,7 @@ def shuffle_tiles(images: Tensor("images [B, C, H, W]", ndim=4, floating=True),
     """Each image of ``images`` ``[B, C, H, W]`` cut into ``grid x grid`` tiles, the tiles put
     back in an order of its own (drawn with ``seed``): ``[B, C, H, W]``, the same pixels."""
     b = len(images)
-    check_grid("shuffle_tiles", images, grid)
+    _check_grid("shuffle_tiles", images, grid)
     pieces = tiles(images, grid)
     generator = torch.Generator().manual_seed(seed)
     order = torch.rand(b, grid * grid, generator=generator).argsort(dim=1)  # [B, grid^2]

@@ -26,7 +26,7 @@ from .. import checks
 from ..checks import check_memory, check_whole_pixels
 from ..course_settings import MAX_SIDE, Rows, Seed
 from ..validate import CheckedRecord, Choice, Flag, Float, Int, Numbers, Tensor, checked
-from .affine_params import MAX_SHEAR, AffineParams, Scale, Shear, check_sweep_value
+from .affine_params import MAX_SHEAR, AffineParams, Scale, Shear, _check_sweep_value
 from .mnist import load_mnist
 
 CANVAS = 40  # affNIST's image side
@@ -115,11 +115,11 @@ def translate(images: Tensor("images [N, C, H, W]", ndim=4),
     """Move each image ``[N, C, H, W]`` by whole pixels, ``tx`` ``[N]`` to the right and ``ty``
     ``[N]`` down, filling with zeros: exact, no resampling; what leaves the image is lost."""
     _one_per_image("translate", images, tx=tx, ty=ty)
-    check_moves("translate", images, tx=tx, ty=ty)
+    _check_moves("translate", images, tx=tx, ty=ty)
     return _in_chunks(_translate, images, tx, ty)
 
 
-def check_moves(where: str, images: torch.Tensor, **moves: torch.Tensor) -> None:
+def _check_moves(where: str, images: torch.Tensor, **moves: torch.Tensor) -> None:
     """Refuse moves (across, then down) as large as the images' side: a blank image, no word."""
     for (name, move), side in zip(moves.items(), (images.shape[-1], images.shape[-2]), strict=True):
         move = torch.as_tensor(move).abs().flatten().float()
@@ -404,7 +404,7 @@ def sweep(images: Digits,
           side: Int("the canvas side in pixels", ge=28, le=MAX_SIDE) = CANVAS) -> torch.Tensor:
     """Every digit under one transformation, centred on the canvas: ``factor`` is "rotation"
     (degrees), "shear" or "scale" (both axes), set to ``value``. ``[N, 1, side, side]``."""
-    check_sweep_value("sweep", "value", factor, value)
+    _check_sweep_value("sweep", "value", factor, value)
     given = dict(scale_x=value, scale_y=value) if factor == "scale" else {factor: value}
     return affine(images, side=side, **given)
 
