@@ -363,8 +363,8 @@ EXAMPLES = {"capsedu.recipes.Recipe": lambda: importlib.import_module("capsedu.r
         fooled=torch.tensor([True, False]), caught=torch.tensor([True, False]), false_alarms=0.1),
     # scales that are not 0 (a map that squashes the digit to a line is no map random_affine draws)
     "capsedu.data.affine_params.AffineParams": lambda: importlib.import_module(
-        "capsedu.data.affine_params").AffineParams(*[torch.zeros(2)] * 2, *[torch.ones(2)] * 2,
-                                                   *[torch.zeros(2)] * 2),
+        "capsedu.data.affine_params").AffineParams(*[torch.zeros(1)] * 2, *[torch.ones(1)] * 2,
+                                                   *[torch.zeros(1)] * 2),
     # a function, and inputs a gradient reaches
     "capsedu.routing_costs.Pass": lambda: importlib.import_module("capsedu.routing_costs").Pass(
         forward=lambda: torch.zeros(1), inputs=[torch.zeros(1, requires_grad=True)]),
