@@ -10,6 +10,7 @@ its effect is shown by its recorded run. It returns a ``ZooState``.
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Annotated
 
 import numpy as np
 import torch
@@ -36,6 +37,7 @@ from .validate import (
     Int,
     Numbers,
     Record,
+    Some,
     Tensor,
     check_value,
     checked,
@@ -61,7 +63,7 @@ def describe_record(record: ZooRun) -> str:
 
 
 @checked
-def live_table(live: dict[str, ZooRun]) -> str:
+def live_table(live: Annotated[dict[str, ZooRun], Some]) -> str:
     """One row per run of ``live`` (name -> a record of ``bug_zoo.run``, e.g. a short run): its
     test accuracy, its loss over its last 5 steps, and what its trained routing does to the
     couplings after its last iteration (``coupling_stats``: the entropy of each child's split of
@@ -95,7 +97,7 @@ def step_table(recorded: Zoo, live: Zoo) -> str:
 
 
 @checked
-def effect_lines(effects: dict[str, BugEffect]) -> list[str]:
+def effect_lines(effects: Annotated[dict[str, BugEffect], Some]) -> list[str]:
     """One line per bug of ``effects`` (``bug_zoo.bug_effects``): what it did to the test
     accuracy, the paired test, and whether accuracy reveals it by the noise criterion; and a last
     line that counts them and says whether the runs were finished (a count from unfinished runs

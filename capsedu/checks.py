@@ -391,24 +391,30 @@ def check_pair_labels(where: str, labels: torch.Tensor, images: torch.Tensor, na
                          "more digits")
 
 
-# how many times apart the means of two sets of numbers may be, one set fractions of 1 and the
-# other above 1, before they may read as a fraction against a % (warn_two_scales): 100 times for
-# the same quantity
+# how many times apart the means of fractions of 1 and numbers above 1 may be before they may
+# read as one quantity on two scales (two_scales): a fraction against its % is 100 times apart
 SCALES_APART = 30
 
 
+def two_scales(small: np.ndarray, large: np.ndarray) -> float | None:
+    """How many times apart the means of ``small`` (all in [0, 1]: fractions of 1?) and ``large``
+    (all in (1, 100]: in %?) are when at least ``SCALES_APART``; else, or either empty, None."""
+    apart = large.mean() / max(small.mean(), 1e-12) if small.size and large.size else 0
+    return apart if apart >= SCALES_APART and 0 <= small.min() and small.max() <= 1 < large.min() \
+        and large.max() <= 100 else None
+
+
 def warn_two_scales(where: str, **numbers: np.ndarray) -> None:
-    """Warn when numbers to be compared (``name=values``) look like two scales, one set fractions
-    of 1 and another in %: all of one in [0, 1], all of the other in (1, 100], their means at
-    least ``SCALES_APART`` times apart (a fraction against its % reads 100 times apart). A warning,
-    not a refusal: the same numbers can be a real gap (an error of 0.5 % against 20 %, or a
-    trained model's 0.8 % against chance's 90 %), and only the caller knows which."""
-    seen = {name: np.asarray(x, dtype=float) for name, x in numbers.items() if np.size(x)}
+    """Warn when numbers to be compared (``name=values``, or one list's values in (0, 1] and above
+    1) look like fractions of 1 against % (``two_scales``). Not a refusal: the same numbers can be
+    a real gap (an error of 0.5 % against 20 %, a model's 0.8 % against chance's 90 %)."""
+    seen = {name: np.asarray(x, dtype=float).ravel() for name, x in numbers.items() if np.size(x)}
+    if len(seen) == 1:  # one list, perhaps seeds scored two ways (a zero is 0 on both scales)
+        (name, x), = seen.items()
+        seen = {f"{name} <= 1": x[(x > 0) & (x <= 1)], f"{name} > 1": x[x > 1]}
     for (a, x), (b, y) in itertools.combinations(seen.items(), 2):
         (f, small), (p, large) = sorted([(a, x), (b, y)], key=lambda item: item[1].mean())
-        apart = large.mean() / max(small.mean(), 1e-12)
-        if 0 <= small.min() and small.max() <= 1 < large.min() and large.max() <= 100 \
-                and apart >= SCALES_APART:
+        if (apart := two_scales(small, large)) is not None:
             warnings.warn(f"{where}(): {a} and {b} may be on two scales: {f} from "
                           f"{small.min():g} to {small.max():g} (fractions of 1?) and {p} from "
                           f"{large.min():g} to {large.max():g} (in %?), {apart:.0f} times apart. "

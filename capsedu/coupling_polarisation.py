@@ -41,7 +41,8 @@ def normalised_entropy(c: Couplings) -> torch.Tensor:
                          "and the maximum, log 1, is 0)")
     # H_i = -sum_j c_ij log c_ij  (0 log 0 = 0)
     H = -(c * c.clamp_min(1e-30).log()).sum(dim=-1)
-    return H / math.log(c.shape[-1])
+    # uniform couplings' float rounding can pass the maximum by an ulp: 1 is the most there is
+    return (H / math.log(c.shape[-1])).clamp(max=1)
 
 
 @checked
@@ -59,7 +60,7 @@ class CouplingStep(CheckedRecord):
     means over the children."""
 
     # normalised entropy of a child's couplings (1: uniform, 0: one parent)
-    entropy: Float("the mean normalised entropy of a child's couplings", ge=0)
+    entropy: Float("the mean normalised entropy of a child's couplings, 0..1", ge=0, le=1)
     distance: Float("the mean total-variation distance from uniform coupling, below 1", ge=0,
                     lt=1)
     # the share of children sending more than 90 % of their vote to one parent

@@ -27,7 +27,7 @@ import numpy as np
 import torch
 from pydantic import AfterValidator, PlainValidator, ValidationInfo
 
-from .checks import check_examples, check_images, check_pixels
+from .checks import check_examples, check_images, check_pixels, two_scales
 from .refusals import declared_error, kind_of
 from .validate import Checked, Choice, Distinct, Float, Has, Int, Numbers, Some, Spec, checked
 
@@ -84,12 +84,19 @@ def Pictures(meaning: str, **numbers) -> Any:
 
 def _in_percent(accuracies):
     """Refuse accuracies that are fractions of 1, not % (every one at most 1 %: below chance),
-    which an axis of 0 to 100 % would draw as slivers on the floor; hands them on."""
+    which an axis of 0 to 100 % would draw as slivers on the floor, or some of them so, beside
+    others in % (``checks.two_scales``); hands them on."""
     values = np.asarray(list(accuracies.values()) if isinstance(accuracies, dict) else accuracies,
-                        dtype=float)
+                        dtype=float).ravel()
     if values.size and values.max() <= 1:
         raise ValueError(f"must be accuracies in % (0 to 100), got values from {values.min():g} "
                          f"to {values.max():g}, fractions of 1; multiply them by 100")
+    fractions = values[(values > 0) & (values <= 1)]  # a zero is 0 % and 0 alike
+    if two_scales(fractions, values[values > 1]) is not None:
+        raise ValueError(f"must be accuracies in % (0 to 100), all of them, got "
+                         f"{fractions.tolist()} (fractions of 1?) beside values from "
+                         f"{values[values > 1].min():g} to {values.max():g} in %; multiply the "
+                         "fractions by 100")
     return accuracies
 
 

@@ -29,6 +29,7 @@ A curve recorded step by step (a training accuracy per batch) is read smoothed: 
 each step the mean of its last ``CURVE_WINDOW`` (09's bug zoo).
 """
 
+import math
 from dataclasses import dataclass
 
 import numpy as np
@@ -128,12 +129,18 @@ class Paired(_Test):
 
     def __post_init__(self):
         """Refuse fields out of range (``CheckedRecord``), an interval that misses the difference,
-        or more disagreements than images."""
+        more disagreements than images, or a difference other than (only_a - only_b) / n."""
         super().__post_init__()
         check_order("Paired", "pass the interval paired(...) gives", low=self.low,
                     difference=self.difference, high=self.high)
         check_order("Paired", "count the disagreements among the n images",
                     only_a_plus_only_b=self.only_a + self.only_b, n=self.n)
+        counted = (self.only_a - self.only_b) / self.n
+        if not math.isclose(self.difference, counted, abs_tol=1e-9):
+            raise ValueError(f"Paired(): difference must be (only_a - only_b) / n = "
+                             f"({self.only_a} - {self.only_b}) / {self.n} = {counted:g}, got "
+                             f"{self.difference!r}; make it with paired(correct_a, correct_b), "
+                             "or give the counts the difference comes from")
 
     def __str__(self) -> str:
         return (f"{100 * self.difference:+.2f} points ({100 * self.level:.0f} % interval "
@@ -215,7 +222,9 @@ def t_multiplier(degrees_of_freedom: Float("degrees of freedom, e.g. seeds - 1",
 
 @checked
 def over_seeds(values: PerSeed, level: Level = LEVEL) -> OverSeeds:
-    """The mean of one number per seed (e.g. a test error in %) with its t interval."""
+    """The mean of one number per seed (e.g. a test error in %) with its t interval; warns of
+    numbers that look like fractions of 1 and % mixed (``checks.warn_two_scales``)."""
+    warn_two_scales("over_seeds", values=values)
     x = values.astype(float)
     sd = x.std(ddof=1)
     return OverSeeds(x.mean(), sd, len(x), t_multiplier(len(x) - 1, level) * sd / np.sqrt(len(x)),
