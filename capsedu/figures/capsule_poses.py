@@ -20,13 +20,14 @@ from ..course_settings import Points
 from ..data.faces import PART_KINDS
 from ..data.sprites import STROKE, Part
 from ..validate import Choice, Float, Numbers, Record, Some, Tensor, checked
+from .colours import Colour
 
 Kind = Choice("a kind of part", *PART_KINDS, STROKE)
 
 
 @checked
 def draw_vector(ax: Axes, x: Float("the arrow's x"), y: Float("the arrow's y"),
-                color: str = "tab:blue", label: str | None = None,
+                color: Colour = "tab:blue", label: str | None = None,
                 head: Points("the size of the arrow's head") = 20):
     """An arrow from the origin to (x, y) on a square unit-circle canvas, widened to show an
     arrow longer than 1 whole; ``head``: the size of its head in points (smaller for an arrow

@@ -1,12 +1,13 @@
 """The course's colours, the same in every figure: one per face part (``PART_COLORS``: the faces
 world of 01, 04 and 07 and their widgets) and one per kind of model in Part IV (``MODEL_COLOURS``,
 ``model_colour``: 08-10, capsules warm, convolutions cool), and the colour maps a caller names
-(``ColourMap``).
+(``ColourMap``) and colours (``Colour``).
 """
 
 from typing import Annotated
 
 import matplotlib
+from matplotlib.colors import is_color_like
 from pydantic import AfterValidator
 
 from ..validate import checked
@@ -56,3 +57,17 @@ def _colour_map(name: str) -> str:
 
 # the name of a matplotlib colour map, e.g. "gray"
 ColourMap = Annotated[str, AfterValidator(_colour_map)]
+
+
+def _colour(name: str) -> str:
+    """Refuse a string matplotlib reads as no colour (it would fail deep inside the drawing, in
+    words that name no argument)."""
+    if not is_color_like(name):
+        raise ValueError(f"must be a matplotlib colour (a name such as 'red' or 'tab:blue', a hex "
+                         f"code such as '#3182bd', or a grey level such as '0.6'), got {name!r}; "
+                         "pick one of those")
+    return name
+
+
+# one matplotlib colour, e.g. "tab:blue"
+Colour = Annotated[str, AfterValidator(_colour)]

@@ -41,9 +41,10 @@ def draw_digits(axes: Row,
                 titles: Titles | None = None,
                 fontsize: Points("the titles' font size") | None = 9,
                 frame: Flag("True to draw a frame round each image") = False,
-                **imshow) -> None:
+                cmap: ColourMap = "gray_r", **imshow) -> None:
     """One image ``[H, W]`` of ``images`` per axes, without ticks (and without a frame unless
-    ``frame``), each titled by ``titles`` if given; ``imshow``: e.g. ``cmap``, ``vmin``."""
+    ``frame``), each titled by ``titles`` if given, in the colour map ``cmap``; ``imshow``: more
+    of matplotlib's, e.g. ``vmin``."""
     if not (images.ndim == 3 or images.ndim == 4 and images.shape[-1] in (3, 4)):
         raise ValueError(f"draw_digits(): images must be [H, W] each (or [H, W, 3] in colour), "
                          f"got images of shape {images.shape}; pass images[:, 0] for a batch "
@@ -53,7 +54,7 @@ def draw_digits(axes: Row,
             raise ValueError(f"draw_digits(): {name} must hold one item per axes ({len(axes)}), "
                              f"got {len(given)}; make as many axes as images")
     for k, (ax, image) in enumerate(zip(axes, images, strict=True)):
-        ax.imshow(image, **{"cmap": "gray_r", **imshow})
+        ax.imshow(image, cmap=cmap, **imshow)
         ax.set(xticks=[], yticks=[])
         ax.set_frame_on(frame)
         if titles is not None:

@@ -183,8 +183,8 @@ def draw_detected_parts(fig: FigureBase, detector: PartDetector, examples: Annot
 
 
 @checked
-def draw_part_votes(ax_scene: Axes, ax_c: Axes, model: PoseCapsuleNet, scene: Parts,
-                    title: str):
+def draw_part_votes(ax_scene: Axes, ax_c: Axes, model: PoseCapsuleNet,
+                    scene: Annotated[Parts, Some], title: str):
     """Render ``scene``, let the pose-capsule ``model`` detect, vote and route it, and draw the
     scene with each detected part's predicted face as a ghost (``ax_scene``) and the couplings
     part -> parent (``ax_c``, ``routing_couplings.draw_coupling_heatmap``). Returns the

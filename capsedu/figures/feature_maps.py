@@ -17,6 +17,7 @@ from ..data import sprites
 from ..data.sprites import Parts
 from ..refusals import kind_of
 from ..validate import Checked, Instances, Int, Numbers, Some, checked
+from .colours import Colour
 
 Window = Int("the side of a pooling window in cells", ge=1, le=MAX_IMAGE)
 Field = Int("a receptive field's side in pixels", ge=1, le=MAX_IMAGE)
@@ -85,7 +86,7 @@ def draw_feature_maps(fig: FigureBase, rows: Annotated[list[Checked(
 def draw_receptive_field(ax: Axes, image: Pictures("an image [H, W]", ndim=2), size: Field,
                          centres: Numbers("pixels (row, col) to centre windows on [n, 2]",
                                           ndim=2, last=2),
-                         colors: list[str] | tuple[str, ...] | None = None):
+                         colors: list[Colour] | tuple[Colour, ...] | None = None):
     """Draw ``image`` and, at each pixel ``centre`` (row, col) on it, a ``size`` x ``size``
     square: the window that one output unit of a conv stack with that receptive field sees; one
     of ``colors`` per centre (None: ``WINDOW_COLOURS`` in turn)."""

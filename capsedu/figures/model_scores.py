@@ -23,8 +23,8 @@ from ..data import faces
 from ..data.transformed_mnist import AFFNIST_RANGES, SWEEPS, AffineRanges
 from ..parts.scoring import Probe, ProbeRates, SeedRuns
 from ..statistics import over_seeds
-from ..validate import Choice, Float, Has, Int, Numbers, Record, Some, checked
-from .colours import model_colour, model_kind
+from ..validate import Choice, Float, Has, Int, Numbers, Record, Some, Spec, checked
+from .colours import Colour, model_colour, model_kind
 
 Percent = Float("an accuracy in %", ge=0, le=100)
 
@@ -32,7 +32,8 @@ Percent = Float("an accuracy in %", ge=0, le=100)
 # accuracies in % by name, at least one
 Accuracies = Annotated[dict[str, Percent], Some, InPercent]
 Names = list[str] | tuple[str, ...]  # one label per group or kind
-Colours = str | list[str] | tuple[str, ...]  # one matplotlib colour, or one per bar
+Colours = Annotated[Colour | list[Colour] | tuple[Colour, ...],
+                    Spec("one matplotlib colour, or a list of them, one per bar", "union")]
 
 
 @checked

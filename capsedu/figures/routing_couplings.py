@@ -115,7 +115,8 @@ COUPLING_STATS = {"entropy": "normalised entropy", "distance": "distance from un
 
 @checked
 def draw_coupling_traces(fig: FigureBase,
-                         traces: Annotated[dict[str, list[Record(CouplingStep)]], Some],
+                         traces: Annotated[dict[str, Annotated[list[Record(CouplingStep)], Some]],
+                                           Some],
                          trained_with: Int("the routing iterations the models were trained with",
                                            ge=1, le=MAX_ITERATIONS) = 3) -> None:
     """One panel per number of ``coupling_polarisation.coupling_trace`` (``COUPLING_STATS``):

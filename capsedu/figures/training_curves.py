@@ -16,11 +16,11 @@ from ..convergence import PATIENCE, CurvedRow, Patience, best_epoch, finished
 from ..parts.curves import FaceCurve
 from ..statistics import PerSeed, over_seeds, running_mean
 from ..validate import Instances, Int, Numbers, Record, Some, check_value, checked
-from .colours import model_colour
+from .colours import Colour, model_colour
 
 
 @checked
-def draw_held_out_curves(ax: Axes, rows: dict[str, CurvedRow],
+def draw_held_out_curves(ax: Axes, rows: Annotated[dict[str, CurvedRow], Some],
                          patience: Patience = PATIENCE) -> None:
     """The held-out accuracy of every epoch of each recorded run (``rows``: name -> manifest
     row), the kept epoch circled; a dashed line marks a run that had not finished (``finished``:
@@ -61,7 +61,7 @@ def draw_face_curves(axes: Instances(Axes, "one axes per model"),
 @checked
 def draw_epoch_curves(ax: Axes, curves: Annotated[dict[str, Numbers(
         "held-out accuracies, one per epoch [epochs]", ndim=1, ge=0, le=1, at_least=1)],
-        Some], color: str = "tab:orange") -> None:
+        Some], color: Colour = "tab:orange") -> None:
     """Every run's held-out accuracy (%) after each epoch (``curves``: name -> accuracy in [0, 1]
     per epoch), one faint line each."""
     for curve in curves.values():
