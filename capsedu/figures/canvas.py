@@ -17,10 +17,28 @@ from PIL import Image
 from pydantic import InstanceOf
 
 from .. import course_settings
+from ..checks import check_memory
 from ..validate import Int, checked
 
 # a PNG's dots per inch: widgets draw at course_settings.WIDGET_DPI (under 100); print quality: 300
 MAX_DPI = 1200
+# the pixels a side of a picture must stay under: matplotlib's Agg renderer draws no larger
+MAX_PIXELS_SIDE = 2**16
+
+
+def check_picture_size(where: str, fig: Figure, dpi: float) -> None:
+    """Refuse to render ``fig`` at ``dpi`` where the picture would be too large to draw (a side
+    of ``MAX_PIXELS_SIDE`` pixels or more) or to hold in memory (4 bytes a pixel), before
+    matplotlib fails deep inside, in words that name no argument."""
+    inches = fig.get_size_inches()
+    width, height = (int(round(side * dpi)) for side in inches)
+    fix = "make the figure smaller (figsize, in inches) or pass a lower dpi"
+    if max(width, height) >= MAX_PIXELS_SIDE:
+        raise ValueError(f"{where}(): fig must render under {MAX_PIXELS_SIDE:,} pixels a side, "
+                         f"got {inches[0]:g} x {inches[1]:g} inches at {dpi:g} dpi: {width:,} x "
+                         f"{height:,} pixels; {fix}")
+    check_memory(4 * width * height, f"{where}(): a {width:,} x {height:,}-pixel picture of fig",
+                 fix)
 
 
 @checked
@@ -31,8 +49,10 @@ def png_bytes(fig: Figure, dpi: Int("dots per inch", ge=1, le=MAX_DPI) | None = 
     No ``bbox_inches="tight"``: it draws the figure twice, and widgets redraw on every change;
     lay the figure out once instead (``layout="constrained"`` or ``subplots_adjust``).
     """
+    dpi = dpi or course_settings.WIDGET_DPI
+    check_picture_size("png_bytes", fig, dpi)
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=dpi or course_settings.WIDGET_DPI)
+    fig.savefig(buf, format="png", dpi=dpi)
     return buf.getvalue()
 
 
@@ -62,6 +82,7 @@ class Blitter:
             raise ValueError(f"Blitter(): artists must be artists of figure, got a "
                              f"{type(strays[0]).__name__} of another figure; pass the artists "
                              "drawn on figure's axes")
+        check_picture_size("Blitter", figure, figure.dpi)
         for artist in self.artists:
             artist.set_animated(True)  # left out of the full draw, which is the background
         self.canvas = FigureCanvasAgg(figure)
