@@ -37,6 +37,38 @@ class _Refusing:
                              f"from min up to max), got min={low!r} and max={high!r}; swap them")
         super().__init__(*args, **kwargs)
 
+    def __setattr__(self, name, value):
+        # a bool would be cast to 0 or 1 before any check sees it: True drawn as 1 degree
+        if name in ("value", "min", "max", "step") and isinstance(value, bool):
+            raise TypeError(f"{self._named(name)} must be a number, got {value!r} (a bool, which "
+                            f"it would read as {int(value)}); pass a number")
+        super().__setattr__(name, value)
+
+    def _named(self, name: str) -> str:
+        """``name`` of this slider, as a refusal names it: its owner's attribute (or class) and
+        description."""
+        owner = f"{self.slider_name}: " if self.slider_name else f"{type(self).__name__}(): "
+        return owner + name + (f" of the slider {self.description!r}" if self.description else "")
+
+    def _end(self, proposal, low, high):
+        """An end set after the slider is made: finite, and min at most max, naming the slider
+        (ipywidgets says only "setting max < min", or takes a NaN)."""
+        name, end = proposal["trait"].name, proposal["value"]
+        if not math.isfinite(end) or low > high:
+            raise OutOfRange(f"{self._named(name)} must be a finite number with min at most max "
+                             f"(the slider runs from min up to max), got min={low!r} and max="
+                             f"{high!r}; set the other end first, or swap them")
+
+    @validate("min")
+    def _validate_min(self, proposal):
+        self._end(proposal, proposal["value"], self.max)
+        return super()._validate_min(proposal)
+
+    @validate("max")
+    def _validate_max(self, proposal):
+        self._end(proposal, self.min, proposal["value"])
+        return super()._validate_max(proposal)
+
     @validate("value")
     def _validate_value(self, proposal):
         value = proposal["value"]
