@@ -5,6 +5,7 @@ Fig. 5)."""
 import ipywidgets as widgets
 import numpy as np
 
+from ..checks import check_pair_labels
 from ..data.transformed_mnist import MULTI_CANVAS, MULTI_SHIFT
 from ..figures.canvas import png_bytes
 from ..figures.digit_images import two_colour
@@ -35,6 +36,12 @@ class OverlapExplorer(TwoReaders):
                            "once and redraws each, 08's MultiMNIST CapsNet"),
                "cnn": (TwoDigitCNN, "a CNN that reads two overlapping digits at once, 08's "
                        "MultiMNIST CNN")}
+
+    def check_digits(self, images, labels, n_classes: int) -> None:
+        """As every widget over digits, and at least two classes among them: a pair's two digits
+        differ (MultiMNIST's never share a class)."""
+        super().check_digits(images, labels, n_classes)
+        check_pair_labels(type(self).__name__, labels, images, "images")
 
     def build(self):
         options = self.digit_options
