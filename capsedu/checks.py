@@ -488,13 +488,13 @@ def check_broadcast(where: str, **arrays) -> None:
                          "in each (or one number for all)") from None
 
 
-def check_takes(fn, name: str, n: int) -> None:
-    """Refuse a function ``fn`` that cannot be called with ``n`` arguments, naming it ``name``,
-    before a call fails inside it."""
+def check_takes(fn, name: str, n: int, form: str) -> None:
+    """Refuse ``fn`` (``name``) unless it takes ``n`` arguments, ``form``, before a call fails."""
     try:
         inspect.signature(fn).bind(*range(n))
     except TypeError as err:
-        raise TypeError(f"{name} must take {n} arguments, got {getattr(fn, '__name__', fn)!r}, "
-                        f"which cannot ({err}); pass a function of {n} arguments") from None
+        raise TypeError(f"{name} must take {n} argument{'s' * (n != 1)}, {form}, got "
+                        f"{getattr(fn, '__name__', fn)!r}, which cannot ({err}); pass a function "
+                        "of that form") from None
     except ValueError:  # a built-in without a signature to read: it is called as it is
         pass

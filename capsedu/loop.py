@@ -36,6 +36,7 @@ from .course_settings import (
     Trainable,
 )
 from .data.transformed_mnist import translate
+from .fit_inputs import AUGMENT, COMPOSE, check_augmented, check_batches
 from .progress import Progress, progress_bar
 from .refusals import declared_error, kind_of
 from .validate import CheckedRecord, Flag, Float, Has, Int, Spec, Tensor, checked
@@ -160,6 +161,7 @@ def fit(model: Trainable, train: Examples,
                 check_read_labels(labels, f"fit(): {name}'s labels", images, model)
     check_fit(len(train), batch_size, patience, compose, validation is not None, epochs,
               len(start[1]) if start else 0)
+    check_batches("fit", model, train, validation, compose, augment)
     device = torch.device(device or course_settings.device())
     home = course_settings.model_device(model)
     state_path = None if state_path is None else check_not_shipped(state_path, "fit(): state_path")
@@ -225,13 +227,15 @@ def training_batches(rows: Batches, generator: torch.Generator, compose: Callabl
     images transformed by ``augment(x, generator)`` (e.g. the paper's random shifts). Both draw
     from the shuffling ``generator``, in that order, so a resumed run draws what an uninterrupted
     one would."""
+    if augment is not None:
+        check_takes(augment, "training_batches(): augment", 2, AUGMENT)
     for batch in rows:
         if compose is not None:
-            check_takes(compose, "training_batches(): compose", len(batch) + 1)
+            check_takes(compose, "training_batches(): compose", len(batch) + 1, COMPOSE)
             batch = compose(*batch, generator)
         x, *targets = batch
         if augment is not None:
-            x = augment(x, generator)
+            x = check_augmented("training_batches", x, augment(x, generator))
         yield (x, *targets)
 
 

@@ -22,7 +22,7 @@ LAYERS = [
     ("data and training", ["data", "data.mnist", "data.sprites", "data.faces", "data.patches",
                            "data.affine_params", "data.transformed_mnist", "json_records",
                            "manifest_rows", "results_kinds", "checkpoints", "convergence",
-                           "progress", "loop", "recipes", "recipe_run", "train"]),
+                           "progress", "fit_inputs", "loop", "recipes", "recipe_run", "train"]),
     ("experiments", ["capsule_vectors", "digit_capsules", "parts", "parts.voting",
                      "parts.detector", "parts.pose_net", "parts.pose_mlp", "parts.scoring",
                      "parts.training", "parts.curves", "robustness", "viewpoint_states",

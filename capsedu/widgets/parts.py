@@ -9,6 +9,7 @@ from collections.abc import Callable
 
 import ipywidgets as widgets
 
+from ..checks import check_takes
 from ..course_settings import Seed
 from ..data import faces, sprites
 from ..data.sprites import Parts
@@ -24,6 +25,9 @@ class PartsEditor:
     def __init__(self, parts: Parts | None = None, on_change: Callable | None = None,
                  seed: Seed = 0):
         self.initial = list(parts) if parts is not None else faces.face_parts()
+        if on_change is not None:  # refused now, not at the first edit
+            check_takes(on_change, "PartsEditor(): on_change", 1,
+                        "as on_change(parts), called with the parts after every edit")
         self.on_change = on_change
         self.seed = seed  # the next scramble's seed; increases at each press, so runs repeat
         layout = widgets.Layout(width="260px")
