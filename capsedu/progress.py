@@ -1,6 +1,8 @@
 """A progress bar that a notebook's kernel can keep up with: ``progress_bar``, what the training
 loop and the experiments show while they run."""
 
+import difflib
+import inspect
 import sys
 
 import tqdm
@@ -15,6 +17,9 @@ PROGRESS_UPDATES_PER_S = 2  # how often a live progress bar may redraw
 PROGRESS_REDRAWS = 50
 TEXT_PROGRESS_INTERVAL_S = 30  # a stored text bar: one line every 30 s at most, the last kept
 Progress = Flag("True to show a progress bar")
+# the tqdm keywords progress_bar sets itself, which a caller's would clash with
+SET_HERE = {"iterable", "desc", "disable", "leave", "file", "mininterval", "miniters",
+            "maxinterval"}
 
 
 @checked
@@ -26,7 +31,19 @@ def progress_bar(iterable: Has("what the bar counts", "__iter__",
     times in all (so a slow machine sends no more messages than a fast one), which it erases when
     done: in a notebook every redraw is a message to the browser, and a flood of them overruns
     the kernel's output channel. With ``course_settings.TEXT_PROGRESS`` (the website's build), a
-    text bar on stdout that keeps its finished line, which is what a stored page shows."""
+    text bar on stdout that keeps its finished line, which is what a stored page shows.
+    ``kwargs``: more of tqdm's keywords (e.g. ``total``), each refused by name unless tqdm takes
+    it and this function does not set it (a typo would be dropped without a word when the bar is
+    off)."""
+    takes = set(inspect.signature(tqdm.tqdm.__init__).parameters) - SET_HERE - {"self", "kwargs"}
+    for name in kwargs:
+        if name not in takes:
+            close = difflib.get_close_matches(name, sorted(takes), n=1)
+            hint = f"did you mean {close[0]}? " if close else ""
+            raise TypeError(f"progress_bar(): {name} is not a keyword of tqdm's that progress_bar "
+                            f"passes on; {hint}"
+                            + ("progress_bar sets it itself" if name in SET_HERE else
+                               f"tqdm's keywords: {', '.join(sorted(takes))}"))
     try:  # a redraw every 1/PROGRESS_REDRAWS of the way at most (maxinterval: no forced ones)
         every = {"miniters": max(1, -(-len(iterable) // PROGRESS_REDRAWS)),
                  "maxinterval": float("inf")}
