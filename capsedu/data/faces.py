@@ -425,10 +425,10 @@ def spread(parts: Parts, factor: Float("how many times farther from the face cen
 
 @checked
 def turn_over(parts: Parts, kinds: tuple[PartKind, ...] | list[PartKind]) -> list[Part]:
-    """Turn the parts of the given ``kinds`` by 180 degrees where they stand (``upside_down``
-    does this to all four): each keeps its place, and looks as it would in a face upside down."""
+    """Turn the parts of ``kinds``, each one ``parts`` holds, by 180 degrees where they stand."""
     parts = [_as_part(p, "turn_over") for p in parts]
-    return [p._replace(angle=p.angle + 180.0) if p.kind in kinds else p for p in parts]
+    turned = [_index(parts, kind, "turn_over") for kind in kinds]  # a kind missing: refused
+    return [p._replace(angle=p.angle + 180.0) if i in turned else p for i, p in enumerate(parts)]
 
 
 # --- Reading scenes ------------------------------------------------------------------------------

@@ -12,6 +12,7 @@
 ``score``), so notebook 07 measures all models the same way; ``parts.training`` trains it.
 """
 
+import warnings
 from dataclasses import asdict, dataclass, fields
 from typing import NamedTuple
 
@@ -112,7 +113,16 @@ def format_offsets(W: Transforms) -> str:
 @checked
 def fit_threshold(face_lengths: Lengths, nonface_lengths: Lengths) -> float:
     """The face-length threshold that classifies the most training faces and non-faces right
-    (equal weight to both); the middle of the best range, so it sits between the two groups."""
+    (equal weight to both); the middle of the best range, so it sits between the two groups.
+    Warns when the faces are the shorter (the arguments swapped?): the threshold calls a face
+    only what is longer than it."""
+    face_median, nonface_median = np.median(face_lengths), np.median(nonface_lengths)
+    if face_median < nonface_median:
+        warnings.warn(f"fit_threshold(): face_lengths (median {face_median:.3g}) are shorter than "
+                      f"nonface_lengths (median {nonface_median:.3g}), yet a face is what is "
+                      "longer than the threshold; were the two swapped? Pass the faces' lengths "
+                      "first. If the model is untrained, train it first", UserWarning,
+                      stacklevel=3)
     values = np.sort(np.concatenate([face_lengths, nonface_lengths]))
     cuts = np.concatenate([[values[0] - 1e-6], (values[1:] + values[:-1]) / 2, [values[-1]]])
     score = [(face_lengths > t).mean() + (nonface_lengths <= t).mean() for t in cuts]
