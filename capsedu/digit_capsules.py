@@ -71,14 +71,21 @@ def perturb(v: Capsules, label: Label, deltas: Deltas) -> torch.Tensor:
     return edited
 
 
-def _check_capsules(where: str, v: torch.Tensor, model: CapsNet) -> None:
+def _check_capsules(where: str, v: torch.Tensor, model: CapsNet, squashed: bool = True
+                    ) -> None:
     """A ``ValueError`` unless capsules ``v`` ``[..., n_classes, digit_dim]`` are of ``model``'s
-    size (its config), which its decoder reads."""
+    size (its config), which its decoder reads, and (``squashed``: the model's own v, not yet
+    edited) each of length at most 1."""
     cfg = model.config
     if tuple(v.shape[-2:]) != (cfg.n_classes, cfg.digit_dim):
         raise ValueError(f"{where}(): v must be digit capsules of the model, [..., "
                          f"{cfg.n_classes}, {cfg.digit_dim}] (n_classes, digit_dim of its "
                          f"config), got shape {tuple(v.shape)}; pass the v the model gives")
+    longest = float(v.norm(dim=-1).max()) if v.numel() else 0.0
+    if squashed and longest > 1 + 1e-5:  # an unsquashed s: a length no decoder was trained on
+        raise ValueError(f"{where}(): v must be squashed capsules, each of length at most 1, got "
+                         f"one of length {longest:.3g}; squash it first: squash(v), or pass the "
+                         "v the model gives")
 
 
 def _check_label(v: torch.Tensor, label: int, where: str) -> None:
@@ -95,7 +102,7 @@ def decode(model: CapsNet, v: Tensor("digit capsules [B, n_classes, digit_dim]",
            labels: Tensor("the classes to keep [B]", ndim=1)) -> torch.Tensor:
     """Decode capsules ``v`` ``[B, 10, 16]`` masked to class ``labels`` ``[B]``: images
     ``[B, 28, 28]`` (``CapsNet.reconstruct``: all capsules but the label's are zeroed)."""
-    _check_capsules("decode", v, model)
+    _check_capsules("decode", v, model, squashed=False)  # an edited capsule may pass 1
     check_labels(labels, "decode(): labels", len(v), v.shape[1])  # not reconstruct's targets
     device = course_settings.model_device(model)
     v, labels = v.to(device), labels.to(device)
@@ -212,7 +219,8 @@ MEASURES = tuple(f.name for f in fields(ShapeMeasures))  # in order: the columns
 
 
 @checked
-def shape_measures(images: Tensor("grey images [..., H, W]", floating=True)) -> ShapeMeasures:
+def shape_measures(images: Tensor("grey images [..., H, W], pixels in [0, 1]", floating=True,
+                                  pixels=True)) -> ShapeMeasures:
     """Simple descriptors of grey images ``[..., H, W]`` (pixels in [0, 1]), each ``[...]``:
     ink (sum of pixels: thicker or longer strokes), x and y (centre of mass, pixels), width and
     height (2 standard deviations of the ink along each axis, pixels) and slant (pixels the ink
