@@ -19,7 +19,7 @@ import torch.nn.functional as F
 
 from .baselines import Channels, Classes, Dropout, ImageSide, MaxPoolCNN, Widths
 from .capsnet import MULTIMNIST, CapsNet, CapsNetConfig
-from .checks import check_labels, check_shape
+from .checks import check_labels, check_pixels, check_shape
 from .course_settings import MAX_WIDTH
 from .functional import class_targets
 from .validate import Int, Tensor, check_value, checked
@@ -90,15 +90,17 @@ class MultiDigitCapsNet(CapsNet):
 
         ``x``: pairs ``[B, C, S, S]``, ``labels``: ``[B, 2]``, ``parts``: ``[B, 2, C, S, S]``
         (as ``multimnist`` returns them). Returns ``(loss, the two longest capsules [B, 2])``."""
-        check_labels(labels, f"{type(self).__name__}.training_loss(): labels", len(x),
-                     self.config.n_classes, k=2)
+        where = f"{type(self).__name__}.training_loss()"
+        check_labels(labels, f"{where}: labels", len(x), self.config.n_classes, k=2)
         cfg = self.config
         shape = (len(x), 2, cfg.in_channels, cfg.image_size, cfg.image_size)
         expected = (f"[batch, 2, {cfg.in_channels}, {cfg.image_size}, {cfg.image_size}] (each "
                     "digit of a pair alone, as multimnist returns them)")
-        check_shape(parts, "parts", expected, ndim=5)
+        check_shape(parts, f"{where}: parts", expected, ndim=5)
         if tuple(parts.shape) != shape:
-            raise ValueError(f"parts must have shape {expected}, got shape {tuple(parts.shape)}")
+            raise ValueError(f"{where}: parts must have shape {expected}, got shape "
+                             f"{tuple(parts.shape)}")
+        check_pixels(parts, f"{where}: parts")  # the decoder's targets, as the pairs' pixels
         out = self(x, labels)  # the decoder masked by each TRUE class in turn
         # L = sum_k L_k (T_k = 1 for both digits) + 0.0005 (||r_1 - part_1||^2 + ||r_2 - part_2||^2)
         return self.loss(out, parts, labels), two_largest(out.lengths)
