@@ -408,11 +408,11 @@ def warn_two_scales(where: str, **numbers: np.ndarray) -> None:
     """Warn when numbers to be compared (``name=values``, or one list's values in (0, 1] and above
     1) look like fractions of 1 against % (``two_scales``). Not a refusal: the same numbers can be
     a real gap (an error of 0.5 % against 20 %, a model's 0.8 % against chance's 90 %)."""
-    seen = {name: np.asarray(x, dtype=float).ravel() for name, x in numbers.items() if np.size(x)}
+    seen = {name: np.asarray(x, dtype=float).ravel() for name, x in numbers.items()}
     if len(seen) == 1:  # one list, perhaps seeds scored two ways (a zero is 0 on both scales)
         (name, x), = seen.items()
         seen = {f"{name} <= 1": x[(x > 0) & (x <= 1)], f"{name} > 1": x[x > 1]}
-    for (a, x), (b, y) in itertools.combinations(seen.items(), 2):
+    for (a, x), (b, y) in itertools.combinations([(n, v) for n, v in seen.items() if v.size], 2):
         (f, small), (p, large) = sorted([(a, x), (b, y)], key=lambda item: item[1].mean())
         if (apart := two_scales(small, large)) is not None:
             warnings.warn(f"{where}(): {a} and {b} may be on two scales: {f} from "

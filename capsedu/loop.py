@@ -140,8 +140,7 @@ def fit(model: Trainable, train: Examples,
 
     The loop is the four lines below the checks; each option is one named piece:
 
-    * ``lr_decay`` multiplies the learning rate after every epoch (the paper decays it
-      exponentially);
+    * ``lr_decay`` multiplies the learning rate after every epoch (the paper's exponential decay);
     * ``augment(x, generator) -> x`` and ``compose(rows..., generator) -> (x, *targets)`` make
       each batch (``training_batches``: e.g. ``random_shift``, ``pair_up``);
     * ``validation = (images, labels)``: held-out examples scored after every epoch; the model

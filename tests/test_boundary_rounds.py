@@ -52,6 +52,7 @@ from capsedu import (
     multi_digit,
     patch_order,
     poses,
+    progress,
     recipe_run,
     recipes,
     reconstruction_detector,
@@ -71,7 +72,15 @@ from capsedu import (
 from capsedu.baselines import BagOfPartsCNN, MaxPoolCNN, describe_features
 from capsedu.capsnet import CapsNet, CapsNetConfig
 from capsedu.data import faces, mnist, patches, sprites, transformed_mnist
-from capsedu.figures import face_scenes
+from capsedu.figures import (
+    canvas,
+    capsule_poses,
+    digit_images,
+    face_scenes,
+    model_scores,
+    routing_couplings,
+    training_curves,
+)
 from capsedu.figures.canvas import Blitter
 from capsedu.figures.capsule_lengths import draw_face_lengths
 from capsedu.figures.digit_images import two_colour
@@ -85,6 +94,7 @@ from capsedu.widgets import SquashExplorer
 from capsedu.widgets.adversarial import AttackExplorer
 from capsedu.widgets.bug_zoo import BugZooExplorer, recorded_effect
 from capsedu.widgets.capsule import PoseVectorExplorer
+from capsedu.widgets.check import WidgetCheck
 from capsedu.widgets.face_capsules import face_state
 from capsedu.widgets.overlap import OverlapExplorer
 from capsedu.widgets.panels import RoutingPanels
@@ -990,7 +1000,8 @@ ROUND_ELEVEN_LOOP = [
      ValueError, r"from_row\(\): row lacks 'high', which every Accuracy holds"),
     (lambda: list(loop.training_batches([(torch.rand(4, 1, 8, 8), LABELS)],
                                         generator=torch.Generator(), compose=lambda x: x)),
-     TypeError, r"training_batches\(\): compose must take 3 arguments, got '<lambda>'"),
+     TypeError, r"training_batches\(\): compose must take 3 arguments, as compose\(images, "
+                r"labels, ..., generator\) .*got '<lambda>'"),
     (lambda: full_sets.read_right("translated", "affnist-capsnet", rows=[0, 1], results={}),
      KeyError, r"read_right\(\): results must hold a reading of 'translated: affnist-capsnet'"),
     (lambda: digit_shuffles.recorded(seeds=[5], rows=[0, 1, 2]), ValueError,
@@ -1207,8 +1218,129 @@ def test_round_twelve_receptive_field_reads_every_side_dilation_and_pool(layers,
     assert baselines.receptive_field(layers) == field
 
 
+def _fit(train, **options):
+    """``loop.fit`` of a tiny bag-of-parts CNN, one quiet epoch: what round twelve's loop cases
+    give it."""
+    return loop.fit(_bag(), train, epochs=1, progress=False, **options)
+
+
+_PAIR32 = (torch.rand(4, 1, 32, 32), torch.tensor([0, 1, 0, 1]))
+_HUGE = dict(figsize=(1000, 1000))  # inches: 100,000 pixels a side at 100 dpi
+
+
+def _set(widget, **values):
+    """Set ``values`` on a control as a learner's code does (attribute by attribute)."""
+    for name, value in values.items():
+        setattr(widget, name, value)
+
+
+ROUND_TWELVE_PRESENTATION = [
+    # one list of accuracies, some in % and some fractions of 1, under "accuracies in %"
+    (lambda: model_scores.draw_accuracy_bars(_ax(), {"a": 99.0, "b": 0.98}, ["red", "blue"]),
+     ValueError, r"draw_accuracy_bars\(\): accuracies must be accuracies in % \(0 to 100\), all "
+                 r"of them, got \[0.98\] \(fractions of 1\?\) beside values from 99 to 99"),
+    (lambda: model_scores.draw_group_bars(_ax(), {"m": [99.0, 0.98]}, ["x", "y"]), ValueError,
+     r"draw_group_bars\(\): scores\['m'\] must be accuracies in % \(0 to 100\), all of them"),
+    # records whose fields contradict each other or their meaning
+    (lambda: statistics.Paired(difference=0.5, low=-0.1, high=0.9, only_a=1, only_b=0, n=1,
+                               p_value=1.0), ValueError,
+     r"Paired\(\): difference must be \(only_a - only_b\) / n = \(1 - 0\) / 1 = 1, got 0.5"),
+    (lambda: coupling_polarisation.CouplingStep(entropy=1.5, distance=0.2, polarised=0.1),
+     ValueError, r"CouplingStep\(\): entropy must be .*<= 1 .*got 1.5"),
+    # nothing to report or draw
+    (lambda: bug_zoo_report.effect_lines({}), ValueError,
+     r"effect_lines\(\): effects must hold at least one item, got \{\}"),
+    (lambda: bug_zoo_report.live_table({}), ValueError,
+     r"live_table\(\): live must hold at least one item, got \{\}"),
+    (lambda: face_scenes.draw_part_votes(_ax(), _ax(), pose_net.PoseCapsuleNet(
+        channels=(2, 2, 2, 2)), [], "t"), ValueError,
+     r"draw_part_votes\(\): scene must hold at least one item, got \[\]"),
+    (lambda: routing_couplings.draw_coupling_traces(plt.figure(), {"a": []}), ValueError,
+     r"draw_coupling_traces\(\): traces\['a'\] must hold at least one item, got \[\]"),
+    (lambda: training_curves.draw_held_out_curves(_ax(), {}), ValueError,
+     r"draw_held_out_curves\(\): rows must hold at least one item, got \{\}"),
+    # arguments that do not belong together
+    (lambda: _fit(_PAIR32, validation=(torch.rand(2, 1, 28, 28), torch.tensor([0, 1]))),
+     ValueError, r"fit\(\): validation's images must be of train's shape \[1, 32, 32\], got "
+                 r"\[1, 28, 28\]"),
+    (lambda: OverlapExplorer(multi_digit.MultiDigitCapsNet(dataclasses.replace(
+        TINY, image_size=36)), multi_digit.TwoDigitCNN(channels=(2, 2, 2), hidden=(4, 4)),
+        torch.rand(3, 1, 28, 28), torch.tensor([1, 1, 1])), ValueError,
+     r"OverlapExplorer\(\): labels must hold digits of at least two classes .*got only \[1\]"),
+    (lambda: faces.turn_over([sprites.Part("stroke", 0.5, 0.5)], ["nose"]), ValueError,
+     r"turn_over\(\): each part named must be one that parts holds \(\['stroke'\]\), got "
+     r"'nose'"),
+    (lambda: digit_capsules.pose_state(_tiny(), torch.ones(10, 16), 3, [0.0] * 16), ValueError,
+     r"pose_state\(\): v must be squashed capsules, each of length at most 1, got one of "
+     r"length 4; squash it first"),
+    (lambda: digit_capsules.perturbation_grid(_tiny(), torch.ones(10, 16), 3), ValueError,
+     r"perturbation_grid\(\): v must be squashed capsules"),
+    (lambda: digit_capsules.shape_measures(torch.rand(2, 28, 28) * 255), ValueError,
+     r"shape_measures\(\): images must hold pixels in \[0, 1\], .*divide 0-255 pixels by 255"),
+    (lambda: multi_digit.MultiDigitCapsNet(dataclasses.replace(TINY, image_size=36))
+     .training_loss(torch.rand(2, 1, 36, 36), torch.tensor([[0, 1], [2, 3]]),
+                    torch.rand(2, 2, 1, 36, 36) * 255), ValueError,
+     r"MultiDigitCapsNet.training_loss\(\): parts must hold pixels in \[0, 1\]"),
+    # a keyword typo, a bool for a number
+    (lambda: list(progress.progress_bar(range(3), "x", progress=False, totl=3)), TypeError,
+     r"progress_bar\(\): totl is not a keyword of tqdm's .*did you mean total\?"),
+    (lambda: progress.progress_bar(range(3), "x", progress=False, miniters=3), TypeError,
+     r"progress_bar\(\): miniters is not .*progress_bar sets it itself"),
+    (lambda: _set(WidgetCheck().slider, value=True), TypeError,
+     r"WidgetCheck.slider: value of the slider 'angle \(°\)' must be a number, got True \(a "
+     r"bool, which it would read as 1\)"),
+    (lambda: IntSlider(value=True, min=0, max=3), TypeError,
+     r"IntSlider\(\): value must be a number, got True"),
+    # what matplotlib or ipywidgets would refuse deep inside, in words that name nothing
+    (lambda: canvas.png_bytes(plt.figure(**_HUGE), dpi=100), ValueError,
+     r"png_bytes\(\): fig must render under 65,536 pixels a side, got 1000 x 1000 inches at "
+     r"100 dpi"),
+    (lambda: Blitter(plt.figure(**_HUGE), []), ValueError,
+     r"Blitter\(\): fig must render under 65,536 pixels a side"),
+    (lambda: digit_images.draw_digits(plt.subplots(1, 2)[1], torch.rand(2, 28, 28),
+                                      cmap="notacmap"), ValueError,
+     r"draw_digits\(\): cmap must be the name of a matplotlib colour map .*got 'notacmap'"),
+    (lambda: capsule_poses.draw_vector(_ax(), 0.5, 0.5, color="notacolour"), ValueError,
+     r"draw_vector\(\): color must be a matplotlib colour .*got 'notacolour'"),
+    (lambda: training_curves.draw_epoch_curves(_ax(), {"a": [0.5]}, color="notacolour"),
+     ValueError, r"draw_epoch_curves\(\): color must be a matplotlib colour"),
+    (lambda: model_scores.draw_accuracy_bars(_ax(), {"a": 99.0, "b": 98.0}, ["red", "nocol"]),
+     ValueError, r"draw_accuracy_bars\(\): colors\[1\] must be a matplotlib colour"),
+    (lambda: _set(FloatSlider(value=0.5, min=0, max=1), max=-1), OutOfRange,
+     r"FloatSlider\(\): max must be a finite number with min at most max .*got min=0.0 and "
+     r"max=-1.0"),
+    (lambda: _set(IntSlider(value=1, min=0, max=3, description="n"), min=5), OutOfRange,
+     r"IntSlider\(\): min of the slider 'n' must be .*got min=5 and max=3"),
+    # callbacks and tuples of the wrong form, refused up front naming the argument and its form
+    (lambda: _fit(_PAIR32, augment=lambda x: x), TypeError,
+     r"fit\(\): augment must take 2 arguments, as augment\(x, generator\) -> x"),
+    (lambda: list(loop.training_batches([_PAIR32], torch.Generator(), augment=lambda x: x)),
+     TypeError, r"training_batches\(\): augment must take 2 arguments, as augment\(x, "
+                r"generator\)"),
+    (lambda: _fit(_PAIR32, compose=lambda x: x, batch_size=2), TypeError,
+     r"fit\(\): compose must take 3 arguments, as compose\(images, labels, ..., generator\)"),
+    (lambda: PartsEditor(on_change=lambda: None), TypeError,
+     r"PartsEditor\(\): on_change must take 1 argument, as on_change\(parts\)"),
+    (lambda: _fit((*_PAIR32, torch.rand(4))), ValueError,
+     r"fit\(\): train must hold the images and targets BagOfPartsCNN.training_loss\(x, y\) "
+     r"takes, got 3 tensors"),
+    (lambda: _fit(_PAIR32, augment=lambda x, g: x[:2]), ValueError,
+     r"fit\(\): augment must return images of the batch's shape \(4, 1, 32, 32\) .*got a "
+     r"Tensor of shape \(2, 1, 32, 32\)"),
+    (lambda: list(loop.training_batches([_PAIR32], torch.Generator(),
+                                        augment=lambda x, g: x[:1])), ValueError,
+     r"training_batches\(\): augment must return images of the batch's shape"),
+    # a garbled message: a dict of colours where one colour or a list is declared
+    (lambda: model_scores.draw_accuracy_bars(_ax(), {"a": 99.0, "b": 98.0},
+                                             {"a": "red", "b": "blue"}), TypeError,
+     r"draw_accuracy_bars\(\): colors must be one matplotlib colour, or a list of them, one "
+     r"per bar, got \{'a': 'red', 'b': 'blue'\}"),
+]
+
+
 ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
-              + ROUND_ELEVEN_LOOP + ROUND_ELEVEN_DATA + ROUND_TWELVE_MATHS)
+              + ROUND_ELEVEN_LOOP + ROUND_ELEVEN_DATA + ROUND_TWELVE_MATHS
+              + ROUND_TWELVE_PRESENTATION)
 
 
 @pytest.mark.parametrize("call, error, message", ALL_ROUNDS, ids=range(len(ALL_ROUNDS)))
@@ -1456,3 +1588,26 @@ def test_round_twelve_a_checker_tells_what_the_learner_returned(capsys, call, re
     out = capsys.readouterr().out
     assert re.search(line, out), out
     assert "it raised" not in out and "checker itself" not in out
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: statistics.over_seeds([99.1, 0.98, 99.0]),
+     r"over_seeds\(\): values <= 1 and values > 1 may be on two scales: values <= 1 from 0.98 "
+     r"to 0.98 \(fractions of 1\?\) and values > 1 from 99 to 99.1 \(in %\?\), 101 times apart"),
+    (lambda: pose_net.fit_threshold(np.array([0.9, 0.8]), np.array([0.95, 0.99])),
+     r"fit_threshold\(\): face_lengths \(median 0.85\) are shorter than nonface_lengths "
+     r"\(median 0.97\).*were the two swapped\?"),
+])
+def test_round_twelve_a_likely_mix_up_is_warned_of_and_still_answered(call, message):
+    with pytest.warns(UserWarning, match=message):
+        assert call() is not None
+
+
+def test_round_twelve_one_scale_and_zeros_pass_without_a_word():
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        statistics.over_seeds([99.1, 0.0, 99.0])  # a zero is 0 on both scales
+        statistics.over_seeds([0.8, 0.9, 25.0])  # an error of 25 % beside 0.8 %: 30 times apart
+        model_scores.draw_accuracy_bars(_ax(), {"a": 99.0, "b": 0.0}, "red")
+        pose_net.fit_threshold(np.array([0.95, 0.99]), np.array([0.9, 0.8]))
+    plt.close("all")
