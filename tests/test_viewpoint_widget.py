@@ -123,11 +123,15 @@ def test_overlap_widget_moves_the_second_digit(two_digit_pair):
     np.testing.assert_allclose(only_first[0, 0], [1.0, 0.498, 0.055], atol=0.01)
 
 
-def test_overlap_widget_over_digits_of_one_class_pairs_that_class(two_digit_pair):
+def test_overlap_widget_refuses_digits_all_of_one_class_and_names_a_pair_of_one(two_digit_pair):
     from capsedu.widgets import OverlapExplorer
 
     capsnet, cnn = two_digit_pair
-    x, _ = digits(2)
-    w = OverlapExplorer(capsnet, cnn, x, torch.tensor([3, 3]))
-    assert w.second.value == 1 and w.truth == [3]
-    assert "the same class twice" in w.readout.value
+    x, _ = digits(3)
+    with pytest.raises(ValueError, match=r"OverlapExplorer\(\): labels must hold digits of at "
+                                         r"least two classes .*got only \[3\]"):
+        OverlapExplorer(capsnet, cnn, x[:2], torch.tensor([3, 3]))  # no pair could differ
+    w = OverlapExplorer(capsnet, cnn, x, torch.tensor([3, 5, 3]))
+    assert w.second.value == 1  # the first digit of another class
+    w.second.value = 2  # the learner picks two digits of one class: drawn, and said so
+    assert w.truth == [3] and "the same class twice" in w.readout.value
