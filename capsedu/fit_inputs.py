@@ -30,15 +30,18 @@ def check_augmented(where: str, x: torch.Tensor, out) -> torch.Tensor:
 
 def check_batches(where: str, model: nn.Module, train: TensorDataset,
                   validation: TensorDataset | None, compose, augment) -> None:
-    """Before an epoch's work: ``validation``'s images of ``train``'s shape, the callbacks of
-    their forms (``augment`` tried on 8 images), ``train`` what ``model.training_loss`` takes."""
+    """Before an epoch's work: the callbacks of their forms (``augment`` tried on 8 images); with
+    no ``compose``, ``validation``'s images of ``train``'s shape and ``train`` the tensors that
+    ``model.training_loss`` takes."""
     x = train.tensors[0]
+    if augment is not None:
+        check_takes(augment, f"{where}(): augment", 2, AUGMENT)
+    if compose is not None:  # it makes the examples (MultiMNIST's pairs), and so their shape
+        return check_takes(compose, f"{where}(): compose", len(train.tensors) + 1, COMPOSE)
     if validation is not None and validation.tensors[0].shape[1:] != x.shape[1:]:
         raise ValueError(f"{where}(): validation's images must be of train's shape "
                          f"{list(x.shape[1:])}, got {list(validation.tensors[0].shape[1:])}; "
                          "hold out images of the training set's kind")
-    if compose is not None:  # it makes the examples, and so the targets
-        return check_takes(compose, f"{where}(): compose", len(train.tensors) + 1, COMPOSE)
     try:
         inspect.signature(model.training_loss).bind(*train.tensors)
     except TypeError:
@@ -46,5 +49,4 @@ def check_batches(where: str, model: nn.Module, train: TensorDataset,
                          f".training_loss{inspect.signature(model.training_loss)} takes, got "
                          f"{len(train.tensors)} tensors; drop the extra ones") from None
     if augment is not None:
-        check_takes(augment, f"{where}(): augment", 2, AUGMENT)
         check_augmented(where, x[:8], augment(x[:8], torch.Generator()))
