@@ -56,6 +56,8 @@ NOT_ENTRIES = {
     "refusals": "the one wording of a refused argument, which validate raises",
     "checks": "the checks the declarations run (validate.Checked) and the models' own checks of "
               "the tensors they are handed; each is told the entry's and the argument's name",
+    "fit_inputs": "the checks loop.fit and loop.training_batches run on their examples and "
+                  "callbacks, each told the entry's name",
     "data": "a package", "figures": "a package", "parts": "a package", "widgets": "a package",
 }
 
