@@ -26,7 +26,7 @@ MAX_DPI = 1200
 MAX_PIXELS_SIDE = 2**16
 
 
-def check_picture_size(where: str, fig: Figure, dpi: float) -> None:
+def _check_picture_size(where: str, fig: Figure, dpi: float) -> None:
     """Refuse to render ``fig`` at ``dpi`` where the picture would be too large to draw (a side
     of ``MAX_PIXELS_SIDE`` pixels or more) or to hold in memory (4 bytes a pixel), before
     matplotlib fails deep inside, in words that name no argument."""
@@ -50,7 +50,7 @@ def png_bytes(fig: Figure, dpi: Int("dots per inch", ge=1, le=MAX_DPI) | None = 
     lay the figure out once instead (``layout="constrained"`` or ``subplots_adjust``).
     """
     dpi = dpi or course_settings.WIDGET_DPI
-    check_picture_size("png_bytes", fig, dpi)
+    _check_picture_size("png_bytes", fig, dpi)
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=dpi)
     return buf.getvalue()
@@ -82,7 +82,7 @@ class Blitter:
             raise ValueError(f"Blitter(): artists must be artists of figure, got a "
                              f"{type(strays[0]).__name__} of another figure; pass the artists "
                              "drawn on figure's axes")
-        check_picture_size("Blitter", figure, figure.dpi)
+        _check_picture_size("Blitter", figure, figure.dpi)
         for artist in self.artists:
             artist.set_animated(True)  # left out of the full draw, which is the background
         self.canvas = FigureCanvasAgg(figure)
