@@ -40,7 +40,7 @@ from filelock import FileLock, Timeout
 from . import course_settings
 from .json_records import RecordType, from_row, json_row
 from .manifest_rows import RECORDED, ManifestRow, plain_name
-from .results_kinds import records
+from .results_kinds import read_rows, records
 from .validate import Flag, checked
 
 MANIFEST = "manifest.json"
@@ -111,6 +111,9 @@ def check_not_shipped(path: str | Path, what: str,
     check every writer calls before it writes or makes a folder: a trial never changes what the
     notebooks load."""
     path = Path(path).expanduser()
+    if (part := course_settings.spaced_part(path)) is not None:  # a typo: a file no one would find
+        raise ValueError(f"{what} must name a path without a space at either end of a name, got "
+                         f"{str(path)!r} ({part!r}); remove the space")
     if is_shipped(path) and not replace_shipped:
         hint = ("" if replace_shipped is None else ", or pass replace_shipped=True "
                 "(--replace-shipped) to change the shipped files on purpose")
@@ -174,55 +177,46 @@ def results_path(file: str, replace_shipped: ReplaceShipped = False) -> Path:
     ``<data root>/results/`` with ``replace_shipped``, else in ``<data root>/runs/results/``, so
     that trial runs never touch the shipped results."""
     folder = course_settings.data_root() / "results" if replace_shipped else runs_dir() / "results"
-    return folder / plain_name(file, "the results file")
+    return folder / plain_name(file, "results_path(): file")
 
 
 @checked
 def read_results(path: str | Path, record_type: RecordType) -> dict[str, Any]:
-    """The runs recorded in the results file ``path``, by name (empty when there is none yet),
-    each read as the record it was written from (``json_records.from_row``): a ``record_type``,
-    or, in a file of several kinds of runs, the type ``record_type(name)`` names; a file of
-    another experiment's runs is refused, naming it (``results_kinds.records``)."""
-    return records(path, _rows(path), record_type)
-
-
-def _rows(path: str | Path) -> dict[str, dict]:
-    """The rows of the results file ``path`` by name, as JSON holds them."""
-    if Path(path).is_dir():
-        raise IsADirectoryError(f"read_results(): path must be a results file (JSON), got the "
-                                f"folder {path}; pass the file in it, e.g. {Path(path) / 'x.json'}")
-    if not Path(path).exists():
-        return {}
-    try:
-        runs = json.loads(Path(path).read_text())["runs"]
-        if not isinstance(runs, dict):
-            raise TypeError("its 'runs' is no table of runs by name")
-    except (ValueError, KeyError, TypeError) as err:
-        raise ValueError(f"read_results(): path {path} is not a results file (JSON holding "
-                         f"'runs'): {type(err).__name__}: {str(err)[:80]}; restore it (git "
-                         "checkout, or the copy it came from) or pass another path; it was left "
-                         "as it is") from None
-    return runs
+    """The runs recorded in the results file ``path``, by name, each read as the record it was
+    written from (``json_records.from_row``): a ``record_type``, or, in a file of several kinds of
+    runs, the type ``record_type(name)`` names; a file of another experiment's runs is refused,
+    naming it (``results_kinds.records``). A file not there is refused (a typo, or a path relative
+    to another folder), unless it is a trial's in ``runs_dir()``: empty when none is recorded."""
+    trial = Path(path).expanduser().resolve().is_relative_to(runs_dir().resolve())
+    return records(path, read_rows(path, "read_results", trial), record_type)
 
 
 @checked
-def recorded_names(path: str | Path) -> set[str]:
-    """The names of the runs the results file ``path`` holds (empty when there is none yet)."""
-    return set(_rows(path))
+def recorded_names(path: str | Path, replace_shipped: ReplaceShipped = False) -> set[str]:
+    """The names of the runs the results file ``path`` holds, before ``add_result`` adds one
+    (empty when there is none yet; a file not there in a shipped folder, which holds every one it
+    ships, only with ``replace_shipped``, when it is about to be recorded there)."""
+    return set(read_rows(path, "recorded_names", replace_shipped or not is_shipped(path)))
 
 
 @checked
 def add_result(path: Path, name: str, run: Any, replace_shipped: ReplaceShipped = False) -> None:
     """Add the record ``run`` (a frozen dataclass) as ``name`` to the results file ``path`` (made
     with its folder if need be; written by ``json_records.json_row``), keeping what other
-    processes wrote there meanwhile; a shipped results file only with ``replace_shipped``."""
+    processes wrote there meanwhile; a shipped results file only with ``replace_shipped``. Every
+    argument, and the file there, is checked before a folder, a lock or a file is made."""
     if not dataclasses.is_dataclass(run) or isinstance(run, type):
         raise TypeError(f"add_result(): run must be a record (a dataclass), got "
                         f"{type(run).__name__}; pass the record the experiment returns")
+    if not name.strip() or name != name.strip():
+        raise ValueError(f"add_result(): name must name the run, without a space at either end, "
+                         f"got {name!r}; pass a name such as 'capsnet-seed0'")
     check_not_shipped(path, "add_result(): path", replace_shipped)
+    row = json_row(run, "add_result")
+    read_rows(path, "add_result", True)  # a corrupt file refused before the lock is made
     path.parent.mkdir(parents=True, exist_ok=True)
     with _lock(path.parent):
-        runs = {**_rows(path), name: json_row(run)}
+        runs = {**read_rows(path, "add_result", True), name: row}
         _replace(path, lambda p: p.write_text(json.dumps({"runs": runs}, indent=1) + "\n"))
 
 
@@ -278,7 +272,10 @@ def check_writable(name: str, root: Root = None, replace_shipped: ReplaceShipped
     caller called). Called by ``save`` and ``record``, and by the training commands before they
     train.
     """
-    plain_name(name, "the checkpoint name")
+    plain_name(name, f"{where}(): name")
+    if name.endswith(".pt"):  # the file would be <name>.pt.pt, a name pretrained() never finds
+        raise ValueError(f"{where}(): name must be a checkpoint's name, without '.pt' (its file is "
+                         f"<name>.pt), got {name!r}; pass {name.removesuffix('.pt')!r}")
     if root is None:
         root = checkpoint_dir() if replace_shipped else runs_dir()
     root = checkpoint_dir(root, where)
@@ -302,11 +299,16 @@ def save(model: torch.nn.Module, name: str, root: Root = None,
     # every field checked (by ``ManifestRow``) before a folder is made or a file written; the
     # hash, the one thing still unknown, a placeholder
     _known("save", fields)
-    plain_name(name, "save(): name")
+    if type(model).__name__ not in ARCHS or not hasattr(model, "hparams"):
+        raise TypeError(f"save(): model must be one of the course's models ({', '.join(ARCHS)}), "
+                        f"which keep the settings they were made with, got a "
+                        f"{type(model).__name__}; save another with torch.save(model.state_dict()"
+                        ", path)")
+    root = check_writable(name, root, replace_shipped, "save")
     draft = ManifestRow(name=name, file=f"{name}.pt", sha256="0" * 64, arch=type(model).__name__,
                         torch_version=torch.__version__, **fields)
+    json_row(draft, "save")  # a value JSON cannot hold refused before a folder or lock is made
     blob = {"arch": draft.arch, "hparams": model.hparams, "state_dict": model.state_dict()}
-    root = check_writable(name, root, replace_shipped, "save")
     path = inside(root, draft.file, "the checkpoint name")
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:  # made and written into before torch writes (a root user's os.access says yes to /sys)
@@ -340,15 +342,28 @@ def record(name: str, root: Root = None, replace_shipped: ReplaceShipped = False
     row as it now is."""
     _known("record", fields)
     root = check_writable(name, root, replace_shipped, "record")
+    # every check before the lock is made: the row there, its new fields JSON can hold
+    json_row(dataclasses.replace(_row_of(name, root), **fields), "record")
     with _lock(root):
         entries = read_manifest(root)
-        if name not in entries:
-            raise KeyError(f"record(): name must be a checkpoint of {root / MANIFEST}, got "
-                           f"{name!r}: no checkpoint named so; save it first")
-        entries[name] = dataclasses.replace(entries[name], **fields)
+        entries[name] = dataclasses.replace(entries[name], **fields)  # no row is ever removed
         text = _manifest_text("record", root, entries)
         _replace(root / MANIFEST, lambda p: p.write_text(text))
     return entries[name]
+
+
+def _row_of(name: str, root: Path) -> ManifestRow:
+    """Checkpoint ``name``'s row in ``root``'s manifest, for ``record``; a name only the shipped
+    folder holds is refused in words that say so."""
+    entries = read_manifest(root)
+    if name in entries:
+        return entries[name]
+    shipped = name in read_manifest() and root.resolve() != checkpoint_dir().resolve()
+    fix = (f"the shipped folder {checkpoint_dir()} holds it: change its row there with "
+           "replace_shipped=True, or save your own into this root first" if shipped else
+           "save it first")
+    raise KeyError(f"record(): name must be a checkpoint of {root / MANIFEST}, got {name!r}: no "
+                   f"checkpoint named so there; {fix}")
 
 
 def _known(where: str, fields: dict) -> None:

@@ -213,11 +213,23 @@ def _has(device: torch.device) -> bool:
     return True
 
 
+@checked
+def spaced_part(path: str | Path) -> str | None:
+    """The part of ``path`` (a folder's or the file's name) that starts or ends with a space, a
+    paste's or a typo's (no folder of the course is named so), else None."""
+    return next((part for part in Path(path).parts if part != part.strip()), None)
+
+
 def _folder(value: str | Path) -> str | Path:
-    """What ``Folder`` declares: '' names no folder (it would read as "not given": the default)."""
+    """What ``Folder`` declares: '' names no folder (it would read as "not given": the default),
+    and a name with a space at either end names a folder no one meant (``spaced_part``)."""
     if not str(value).strip():
         raise ValueError(f"must name a folder, got {str(value)!r}; pass None for the default "
                          "folder, or a folder")
+    if (part := spaced_part(value)) is not None:
+        raise ValueError(f"must name a folder without a space at either end of a name, got "
+                         f"{str(value)!r}" + (f" ({part!r})" if part != str(value) else "")
+                         + "; remove the space")
     return value
 
 

@@ -48,12 +48,14 @@ Sha256 = Annotated[str, AfterValidator(_sha256)]
 @checked
 def plain_name(name: str, what: str) -> str:
     """``name`` if it is a plain file name (no folder in it: no ``/``, ``\\``, ``..``, not
-    absolute, not empty; no control character, such as a newline a careless paste brings);
-    else a ``ValueError`` naming ``what`` it is (``""``: the declaration ``PlainName`` names it)."""
-    if not name or name in (".", "..") or re.search(r"[/\\\x00-\x1f\x7f]", name):
+    absolute, not empty; no control character, such as a newline a careless paste brings, and
+    no space at either end, which names another file); else a ``ValueError`` naming ``what`` it
+    is (``""``: the declaration ``PlainName`` names it)."""
+    if not name or name in (".", "..") or re.search(r"[/\\\x00-\x1f\x7f]", name) \
+            or name != name.strip():
         raise ValueError(f"{what} must be a plain file name inside its folder (no '/', '\\', "
-                         f"'..' or control character such as a newline), got {name!r}; pass a "
-                         "name such as 'my-capsnet'".lstrip())
+                         f"'..', control character such as a newline, or space at either end), "
+                         f"got {name!r}; pass a name such as 'my-capsnet'".lstrip())
     return name
 
 

@@ -15,14 +15,18 @@ model's class: a module is imported only to name another experiment's file when 
 the command.
 """
 
+import difflib
 import importlib
+import json
+import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from . import course_settings
 from .json_records import RecordType, from_row, misfit
-from .validate import CheckedRecord, checked
+from .validate import CheckedRecord, Flag, checked
 
 # an experiment's module -> what its results file holds, and the name of its record in that module
 # (a type, or a function of a run's name giving the type, for a file of several kinds of runs)
@@ -96,6 +100,61 @@ def _other_file(path: Path, rows: dict, record: Any, name: str, words: str) -> V
            f"shipped {wanted.file})" if wanted else "pass a file of such records")
     return ValueError(f"read_results(): path {path} must be a results file of {asked}, got "
                       f"{got}: its run {name!r} {words}; {fix}")
+
+
+@checked
+def read_rows(path: str | Path, where: str,
+              missing_ok: Flag("whether a file not there yet reads as no runs")) -> dict[str, dict]:
+    """The rows of the results file ``path`` by name, as JSON holds them: none when it does not
+    exist and ``missing_ok`` (a trial's file, nothing recorded yet), else refused, saying what
+    the caller likely meant (``missing_file``). A name with a space at either end, a folder, or
+    a file that is not a results file is refused, naming ``where`` (the function called)."""
+    if (part := course_settings.spaced_part(path)) is not None:
+        raise ValueError(f"{where}(): path must name a results file without a space at either end "
+                         f"of a name, got {str(path)!r} ({part!r}); remove the space")
+    if Path(path).is_dir():
+        raise IsADirectoryError(f"{where}(): path must be a results file (JSON), got the "
+                                f"folder {path}; pass the file in it, e.g. {Path(path) / 'x.json'}")
+    if not Path(path).exists():
+        if missing_ok:
+            return {}
+        raise missing_file(Path(path), where)
+    try:
+        runs = json.loads(Path(path).read_text())["runs"]
+        if not isinstance(runs, dict):
+            raise TypeError("its 'runs' is no table of runs by name")
+    except (ValueError, KeyError, TypeError) as err:
+        raise ValueError(f"read_results(): path {path} is not a results file (JSON holding "
+                         f"'runs'): {type(err).__name__}: {str(err)[:80]}; restore it (git "
+                         "checkout, or the copy it came from) or pass another path; it was left "
+                         "as it is") from None
+    return runs
+
+
+@checked
+def missing_file(path: Path, where: str) -> FileNotFoundError:
+    """The refusal of the results file ``path``, which is not there: a typo, a budget never
+    recorded, or a path relative to another folder (a notebook runs in notebooks/). It names
+    what is there instead: the files of close names in its folder, or the file of that path or
+    name from the repository's folder or in the data root's results."""
+    folder, cwd = path.parent, Path.cwd()
+    shipped = course_settings.data_root() / "results"
+    relative = "" if path.is_absolute() else f" (relative to the current folder {cwd})"
+    meant = [found for found in (cwd.parent / path, shipped / path.name)
+             if not path.is_absolute() and found.is_file()]
+    record = "record the runs first (the experiment's command)"
+    if meant:
+        fix = (f"pass {os.path.relpath(meant[0], cwd)} or the absolute path "
+               f"{meant[0].resolve()}")
+    elif close := difflib.get_close_matches(
+            path.name, [p.name for p in folder.glob("*.json")] if folder.is_dir() else [], n=3):
+        fix = f"did you mean {' or '.join(map(repr, close))}, in {folder}? Or {record}"
+    else:
+        there = "the folder exists, the file does not" if folder.is_dir() else \
+            f"its folder {folder} does not exist"
+        fix = f"{there}; {record}, or pass another path"
+    return FileNotFoundError(f"{where}(): path must be a results file that exists, got {path}"
+                             f"{relative}, where nothing is recorded; {fix}")
 
 
 @checked

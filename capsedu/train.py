@@ -241,7 +241,8 @@ def record_missing(path: Path, runs: dict[str, Callable[..., Any]], command: str
         except Timeout:  # another process is training this run
             continue
         try:
-            if name in checkpoints.recorded_names(path):  # finished here or by another process
+            # finished here or by another process
+            if name in checkpoints.recorded_names(path, replace_shipped):
                 continue
             try:
                 record = run(state_path=state)

@@ -80,7 +80,7 @@ def fixed_sample(n: Int("the number of test digits to sample; None takes them al
 def load_mnist(
     train: Flag("True for the 60,000 training images, False for the 10,000 test images") = True,
     limit: Int("the number of examples to keep; None keeps all", ge=1, le=60_000) | None = None,
-    root: str | Path | None = None,
+    root: course_settings.Folder | None = None,
     download: Flag("whether to download the files that are missing") = True,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """Return ``(images [N, 1, 28, 28] float32 in [0, 1], labels [N] int64)``.
@@ -100,6 +100,13 @@ def load_mnist(
                                  f"the file {root}; pass its folder, or None for the data root")
     raw = root / "MNIST" / "raw"
     missing = [raw / f for f in (images_file, labels_file) if not (raw / f).exists()]
+    # root given as the MNIST folder or its raw/: the files are there, a download would make
+    # MNIST/raw/ inside it
+    above = next((up for up, inner in ((root.parent, root / "raw"), (root.parent.parent, root))
+                  if (inner / images_file).is_file()), None)
+    if missing and above is not None:
+        raise FileNotFoundError(f"load_mnist(): root must be the folder that holds MNIST/raw/, got "
+                                f"{root}, which holds MNIST's files itself; pass {above}")
     where = (f"Put these four files (uncompressed IDX) in {raw}: {', '.join(FILES)}; "
              "or set CAPSEDU_DATA to a folder that holds MNIST/raw/.")
     if missing and not download:
@@ -179,9 +186,9 @@ def _read_idx(path: Path, shape: tuple[int, ...]) -> torch.Tensor:
 
 def _download(path: Path) -> None:
     """Fetch ``<path.name>.gz`` from the first mirror that answers with MNIST's file (its
-    ``SHA256``), showing progress, and write it, decompressed, to ``path``. Raises ``OSError``
-    when every mirror fails."""
-    path.parent.mkdir(parents=True, exist_ok=True)
+    ``SHA256``), showing progress, and write it, decompressed, to ``path`` (its folder made only
+    then: a failed download leaves no empty folders). Raises ``OSError`` when every mirror
+    fails."""
     errors = []
     for mirror in MIRRORS:
         url = f"{mirror}{path.name}.gz"
@@ -195,6 +202,7 @@ def _download(path: Path) -> None:
             errors.append(f"{url}: not MNIST's {path.name} (sha256 {digest[:12]}..., "
                           f"expected {SHA256[path.name][:12]}...)")
             continue
+        path.parent.mkdir(parents=True, exist_ok=True)
         partial = path.with_name(path.name + ".part")  # never leave a half-written file behind
         partial.write_bytes(data)
         partial.replace(path)
