@@ -218,7 +218,8 @@ class CapsNet(nn.Module):
 @contextmanager
 @checked
 def routing_iterations(model: nn.Module,
-                       iterations: Int("routing iterations", ge=1, le=MAX_ITERATIONS)
+                       iterations: Int("routing iterations", ge=1, le=MAX_ITERATIONS),
+                       where: str = "routing_iterations", argument: str = "model"
                        ) -> Iterator[nn.Module]:
     """Route ``model`` (a ``CapsNet``, any model whose ``digits`` layer routes, or a model that
     routes by its own ``iterations``, as ``parts.pose_net.PoseCapsuleNet``) with ``iterations``
@@ -227,12 +228,15 @@ def routing_iterations(model: nn.Module,
 
         with routing_iterations(capsnet, 1):  # uniform coupling, the same weights
             accuracy = evaluate(capsnet, test)
-    """
+
+    A model that does not route is refused in the words of ``where`` (the function the caller
+    called) and its ``argument``."""
     router = getattr(model, "digits", model)  # the layer (or model) that holds the iterations
     if not hasattr(router, "iterations"):
-        raise TypeError(f"a {type(model).__name__} does not route: routing_iterations needs a "
-                        "model with a routing 'digits' layer (CapsNet) or an 'iterations' of its "
-                        "own (PoseCapsuleNet)")
+        raise TypeError(f"{where}(): {argument} must be a model that routes, to be routed "
+                        f"{iterations} times: one with a routing 'digits' layer (CapsNet) or an "
+                        f"'iterations' of its own (PoseCapsuleNet), got a {type(model).__name__}, "
+                        "which does not route; pass iterations=None (as trained), or such a model")
     trained_with = router.iterations
     router.iterations = iterations
     try:

@@ -39,7 +39,7 @@ from filelock import FileLock, Timeout
 
 from . import course_settings
 from .json_records import RecordType, from_row, json_row
-from .manifest_rows import RECORDED, ManifestRow, plain_name
+from .manifest_rows import ARCHS, RECORDED, ManifestRow, plain_name
 from .results_kinds import read_rows, records
 from .validate import Flag, checked
 
@@ -47,21 +47,6 @@ MANIFEST = "manifest.json"
 SHIPPED_MARKER = "SHIPPED.md"  # in every shipped folder: data/checkpoints/, data/results/
 READ_TRIES = 5  # a reader's tries when a file and its manifest row disagree (a save under way)
 LOCK_TIMEOUT_S = 120  # the longest a writer waits for another to finish writing a folder
-# The class a checkpoint's "arch" names, and the module that defines it. Imported only when such a
-# checkpoint is loaded, so that loading a CapsNet never pulls in the faces world.
-ARCHS = {
-    "CapsNet": "capsedu.capsnet",
-    "BagOfPartsCNN": "capsedu.baselines",
-    "DeepCNN": "capsedu.baselines",
-    "MaxPoolCNN": "capsedu.baselines",
-    "C4CNN": "capsedu.gcnn",
-    "PlainCNN": "capsedu.gcnn",
-    "MultiDigitCapsNet": "capsedu.multi_digit",
-    "TwoDigitCNN": "capsedu.multi_digit",
-    "PoseCapsuleNet": "capsedu.parts.pose_net",
-    "PartPoseMLP": "capsedu.parts.pose_mlp",
-    "VisionTransformer": "capsedu.vit",
-}
 
 
 REPOSITORY_DATA = Path(__file__).resolve().parents[1] / "data"  # shipped, whatever the data root
@@ -401,8 +386,6 @@ def check_row(entry: dict, manifest: str | Path) -> ManifestRow:
                 f"{key!r} should be a {kind.__name__}, not {entry[key]!r}"
                 for key, kind in ROW_KEYS.items()
                 if not isinstance(entry.get(key), kind)]
-    if isinstance(entry.get("arch"), str) and entry["arch"] not in ARCHS:
-        problems.append(f"'arch' {entry['arch']!r} is not a known model ({', '.join(ARCHS)})")
     try:  # a file outside the folder would be read from anywhere: save writes a plain name
         plain_name(entry["file"] if isinstance(entry.get("file"), str) else "-", "'file'")
     except ValueError as err:

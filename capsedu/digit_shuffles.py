@@ -54,7 +54,16 @@ BATCH = 256  # digits read at once: the models here are small
 @checked
 def load_models(seeds: Seeds = SEEDS,
                 names: list[Model] | tuple[Model, ...] = tuple(MODELS)) -> dict[str, list]:
-    """The shipped MNIST models ``names``, one per seed of ``seeds`` (verified, in eval mode)."""
+    """The shipped MNIST models ``names``, one per seed of ``seeds`` (verified, in eval mode); a
+    seed none is shipped for is refused in these words, naming the seeds there are."""
+    shipped = checkpoints.read_manifest()
+    for name in names:
+        missing = [s for s in seeds if seeded_name(MODELS[name], s) not in shipped]
+        if missing:
+            kept = [s for s in SEEDS if seeded_name(MODELS[name], s) in shipped]
+            raise ValueError(f"load_models(): seeds must be seeds the shipped {name!r} was "
+                             f"trained from, {kept} (SEEDS), got {missing}: no checkpoint "
+                             f"{seeded_name(MODELS[name], missing[0])!r}; pass some of those")
     return {name: [checkpoints.pretrained(seeded_name(MODELS[name], s)) for s in seeds]
             for name in names}
 

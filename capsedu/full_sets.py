@@ -211,7 +211,7 @@ def read_wrong(model: nn.Module, images: Tensor("images [N, C, H, W]", ndim=4, p
     if iterations is None:
         predictions = predict(model, images)
     else:
-        with routing_iterations(model, iterations):
+        with routing_iterations(model, iterations, "read_wrong"):
             predictions = predict(model, images)
     right = is_correct(predictions, labels)
     return Reading(len(right), right.float().mean().item(),

@@ -21,12 +21,30 @@ from pydantic import AfterValidator
 from .checks import check_order, check_same
 from .course_settings import Seed
 from .json_records import OMITTED_WHEN_NONE, json_row
-from .validate import CheckedRecord, Flag, Float, Int, Record, checked
+from .validate import CheckedRecord, Choice, Flag, Float, Int, Record, checked
 
 
 def _optional():
     """A field a row may lack: None, and then absent from the manifest."""
     return field(default=None, metadata={OMITTED_WHEN_NONE: True})
+
+
+# The class a checkpoint's "arch" names, and the module that defines it. Imported only when such a
+# checkpoint is loaded, so that loading a CapsNet never pulls in the faces world.
+# (one list: a row made by hand and a row read from a manifest are checked against it alike)
+ARCHS = {
+    "CapsNet": "capsedu.capsnet",
+    "BagOfPartsCNN": "capsedu.baselines",
+    "DeepCNN": "capsedu.baselines",
+    "MaxPoolCNN": "capsedu.baselines",
+    "C4CNN": "capsedu.gcnn",
+    "PlainCNN": "capsedu.gcnn",
+    "MultiDigitCapsNet": "capsedu.multi_digit",
+    "TwoDigitCNN": "capsedu.multi_digit",
+    "PoseCapsuleNet": "capsedu.parts.pose_net",
+    "PartPoseMLP": "capsedu.parts.pose_mlp",
+    "VisionTransformer": "capsedu.vit",
+}
 
 
 Accuracy = Float("an accuracy or a rate", ge=0, le=1)
@@ -121,7 +139,7 @@ class ManifestRow(CheckedRecord):
     name: PlainName
     file: PlainName  # its file, in the manifest's folder
     sha256: Sha256  # of the file's bytes, checked before torch reads them
-    arch: str  # the model class (``checkpoints.ARCHS``)
+    arch: Choice("a model class of the course", *ARCHS)  # ``checkpoints.pretrained`` makes it
     description: str | None = _optional()
     command: str | None = _optional()  # the line that trains it
     seed: Seed | None = _optional()

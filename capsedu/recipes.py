@@ -456,7 +456,12 @@ def recipe_name(checkpoint: str) -> str:
 @checked
 def how_made(row: Record(ManifestRow)) -> str:
     """The commands that made a checkpoint (a manifest row), oldest first: one, or the sittings
-    of a run continued from the epoch an earlier one kept (``continue_from``)."""
+    of a run continued from the epoch an earlier one kept (``continue_from``). A row that
+    records no command (one made by hand) is refused: nothing says how it was made."""
+    if row.command is None:
+        raise ValueError(f"how_made(): row must record the command that made it, got the row "
+                         f"{row.name!r} without one; pass a row of the manifest "
+                         "(checkpoints.read_manifest()[name]), or one made with command=...")
     earlier = [f"{s.command} (kept epoch {s.kept_epoch} of {s.epochs}), then "
                for s in row.sittings or ()]
     return "".join(earlier) + row.command

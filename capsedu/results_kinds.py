@@ -9,7 +9,7 @@ record a reader asks for is refused before any is read, naming the path, the exp
 records its rows are (``results_kind``: each of ``KINDS`` tried in turn) and the file and the
 command that make the right one.
 
-``KINDS`` names each experiment's module and its record as data, as ``checkpoints.ARCHS`` names a
+``KINDS`` names each experiment's module and its record as data, as ``manifest_rows.ARCHS`` names a
 model's class: a module is imported only to name another experiment's file when one is refused
 (the reader's own module is imported already); its ``RESULTS`` and ``COMMAND`` give the file and
 the command.

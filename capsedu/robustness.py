@@ -160,8 +160,8 @@ def read_right(models: Models, images: Tensor("images [N, C, H, W]", ndim=4, pix
     _check_names("read_right", "iterations' names", iterations, models, "the names of models")
     right = {}
     for name, model in models.items():
-        with (routing_iterations(model, iterations[name]) if name in iterations
-              else nullcontext()):
+        with (routing_iterations(model, iterations[name], "read_right", f"models[{name!r}]")
+              if name in iterations else nullcontext()):
             right[name] = is_correct(predict(model, images, progress=progress), labels)
     return right
 

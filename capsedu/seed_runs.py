@@ -25,6 +25,7 @@ import sys
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from typing import Annotated
 
 import torch
 
@@ -35,7 +36,7 @@ from .full_sets import Reading
 from .manifest_rows import ManifestRow
 from .recipe_run import run_recipe
 from .recipes import command_line, seeded_name
-from .validate import CheckedRecord, Choice, Flag, Float, Int, Record, checked
+from .validate import CheckedRecord, Choice, Flag, Float, Int, Record, Some, checked
 
 RESULTS = "affnist_seeds.json"
 COMMAND = "python -m capsedu.seed_runs"
@@ -150,7 +151,7 @@ def read_right(results: dict[str, SeedRun], test_set: TestSet, name: ReadingName
 
 
 @checked
-def how_trained(results: dict[str, SeedRun]) -> str:
+def how_trained(results: Annotated[dict[str, SeedRun], Some]) -> str:
     """How the recorded runs were trained, in one sentence: how many, under which budget and rule,
     how many the rule stopped, their epochs and times, and where."""
     rows = [run.row for run in results.values()]

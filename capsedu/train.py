@@ -37,7 +37,10 @@ def integer(declaration: Any) -> Callable[[str], int]:
     """An ``argparse`` type made from a declaration (``validate.Int``): the text as the integer it
     takes, else argparse's error in the boundary's words (``must be <what it takes>, got
     '<text>'``), before any training."""
-    spec = next(m for m in typing.get_args(declaration)[1:] if isinstance(m, Spec))
+    spec = next((m for m in typing.get_args(declaration)[1:] if isinstance(m, Spec)), None)
+    if spec is None or spec.kind != "int":
+        raise TypeError(f"integer(): declaration must be a declaration of whole numbers made by "
+                        f"validate.Int, got {declaration!r}; pass one, e.g. Int('epochs', ge=1)")
 
     @checked
     def parse(text: str) -> int:

@@ -273,7 +273,7 @@ def test_pretrained_refuses_a_link_that_leads_out_or_a_special_file(tmp_path, mo
     ({"sha256": None}, "'sha256' should be a str"),
     ({"sha256": "abc"}, "64 hexadecimal"),
     ({"file": 3}, "'file' should be a str"),
-    ({"arch": "ResNet"}, "'arch' 'ResNet' is not a known model"),
+    ({"arch": "ResNet"}, r"ManifestRow\(\): arch must be one of 'CapsNet', .* got 'ResNet'"),
     ({"colour": "red"}, r"row has \['colour'\], which ManifestRow has no field for"),
     ({"metrics": {"test_accuracy": "high"}}, r"Metrics\(\): test_accuracy must be a finite"),
 ])

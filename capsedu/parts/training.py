@@ -192,7 +192,7 @@ def refitted(model: PoseCapsuleNet, iterations: Iterations, n: Images | None = N
             rates = face_rates(pose_model)
     """
     W, threshold = model.W.clone(), model.threshold.clone()
-    with routing_iterations(model, iterations):
+    with routing_iterations(model, iterations, "refitted"):
         try:
             yield fit_readout(model, n, seed)
         finally:
