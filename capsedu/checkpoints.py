@@ -292,7 +292,9 @@ def save(model: torch.nn.Module, name: str, root: Root = None,
     root = check_writable(name, root, replace_shipped, "save")
     draft = ManifestRow(name=name, file=f"{name}.pt", sha256="0" * 64, arch=type(model).__name__,
                         torch_version=torch.__version__, **fields)
-    json_row(draft, "save")  # a value JSON cannot hold refused before a folder or lock is made
+    # a value JSON cannot hold, or a corrupt manifest, refused before a folder or lock is made
+    json_row(draft, "save")
+    read_manifest(root)
     blob = {"arch": draft.arch, "hparams": model.hparams, "state_dict": model.state_dict()}
     path = inside(root, draft.file, "the checkpoint name")
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")

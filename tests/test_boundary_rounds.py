@@ -1338,9 +1338,70 @@ ROUND_TWELVE_PRESENTATION = [
 ]
 
 
+# Round twelve (an independent probe, /tmp/lead/probe7): files, paths and names. A results path
+# not there read as "nothing recorded yet", a space at the end of a name kept, a checkpoint name
+# given with its .pt, a model or a row that is not the course's, and refusals in another
+# function's words.
+ROUND_TWELVE_FILES = [
+    # a results file not there is refused, saying what was likely meant; a stray space too
+    (lambda: checkpoints.read_results(str(RESULTS / "full_test_sets.json "),
+                                      full_sets.FullSetReading), ValueError,
+     r"read_results\(\): path must name a results file without a space at either end .*"
+     r"'full_test_sets.json '"),
+    (lambda: checkpoints.recorded_names(str(RESULTS / "bug_zoo.jsn")), FileNotFoundError,
+     r"recorded_names\(\): path must be a results file that exists, got .*bug_zoo.jsn.*did you "
+     r"mean 'bug_zoo.json'"),
+    (lambda: bug_zoo.read_results(epochs=7), FileNotFoundError,
+     r"read_results\(\): path must be a results file that exists, got .*bug_zoo_7_epochs.json, "
+     r"where nothing is recorded; did you mean 'bug_zoo_1_epoch.json'"),
+    (lambda: seed_runs.read_results(Path("/no-such-folder/affnist_seeds.json")),
+     FileNotFoundError, r"read_results\(\): path must be .* its folder /no-such-folder does not "
+                        r"exist; record the runs first"),
+    (lambda: checkpoints.results_path("x.json "), ValueError,
+     r"results_path\(\): file must be a plain file name .*space at either end.*got 'x.json '"),
+    (lambda: mnist.load_mnist(False, limit=5, root="data "), ValueError,
+     r"load_mnist\(\): root must name a folder without a space at either end of a name, got "
+     r"'data '"),
+    (lambda: checkpoints.pretrained("capsnet-mnist", root=RESULTS.parent / "checkpoints "),
+     ValueError, r"pretrained\(\): root must name a folder without a space .*'checkpoints '"),
+    (lambda: loop.fit(_bag(), (torch.rand(4, 1, 8, 8), LABELS), state_path="s.pt ",
+                      progress=False), ValueError,
+     r"fit\(\): state_path must name a path without a space at either end .*'s.pt '"),
+    # a checkpoint name with its .pt, a model or a row that is not the course's
+    (lambda: checkpoints.save(_tiny(), "t1.pt"), ValueError,
+     r"save\(\): name must be a checkpoint's name, without '.pt' .*got 't1.pt'; pass 't1'"),
+    (lambda: checkpoints.record("t1.pt", notes="n"), ValueError,
+     r"record\(\): name must be a checkpoint's name, without '.pt'"),
+    (lambda: checkpoints.save(torch.nn.Linear(2, 2), "lin"), TypeError,
+     r"save\(\): model must be one of the course's models \(CapsNet, .*got a Linear; save another "
+     r"with torch.save"),
+    (lambda: manifest_rows.ManifestRow(name="a", file="a.pt", sha256="0" * 64, arch="capsnet"),
+     ValueError, r"ManifestRow\(\): arch must be one of 'CapsNet', .*got 'capsnet'"),
+    (lambda: recipes.how_made(manifest_rows.ManifestRow(name="m", file="m.pt", sha256="0" * 64,
+                                                        arch="CapsNet")), ValueError,
+     r"how_made\(\): row must record the command that made it, got the row 'm' without one"),
+    # refused in the words of the function called, not of one it calls
+    (lambda: digit_shuffles.load_models(seeds=(9,)), ValueError,
+     r"load_models\(\): seeds must be seeds the shipped 'CNN' was trained from, \[0, 1, 2\] "
+     r"\(SEEDS\), got \[9\]"),
+    (lambda: train.integer(3), TypeError,
+     r"integer\(\): declaration must be a declaration of whole numbers made by validate.Int, "
+     r"got 3"),
+    (lambda: seed_runs.how_trained({}), ValueError,
+     r"how_trained\(\): results must hold at least one item, got \{\}"),
+    (lambda: full_sets.read_wrong(_bag(), torch.rand(2, 1, 32, 32), torch.tensor([0, 1]),
+                                  iterations=3), TypeError,
+     r"read_wrong\(\): model must be a model that routes, to be routed 3 times.*got a "
+     r"BagOfPartsCNN.*pass iterations=None"),
+    (lambda: robustness.read_right({"cnn": _bag()}, torch.rand(2, 1, 32, 32),
+                                   torch.tensor([0, 1]), iterations={"cnn": 3}), TypeError,
+     r"read_right\(\): models\['cnn'\] must be a model that routes"),
+]
+
+
 ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
               + ROUND_ELEVEN_LOOP + ROUND_ELEVEN_DATA + ROUND_TWELVE_MATHS
-              + ROUND_TWELVE_PRESENTATION)
+              + ROUND_TWELVE_PRESENTATION + ROUND_TWELVE_FILES)
 
 
 @pytest.mark.parametrize("call, error, message", ALL_ROUNDS, ids=range(len(ALL_ROUNDS)))
@@ -1611,3 +1672,83 @@ def test_round_twelve_one_scale_and_zeros_pass_without_a_word():
         model_scores.draw_accuracy_bars(_ax(), {"a": 99.0, "b": 0.0}, "red")
         pose_net.fit_threshold(np.array([0.95, 0.99]), np.array([0.9, 0.8]))
     plt.close("all")
+
+
+def _made(folder: Path) -> set[str]:
+    return {str(p.relative_to(folder)) for p in folder.rglob("*")}
+
+
+def test_round_twelve_a_refused_write_leaves_no_folder_and_no_lock(tmp_path):
+    """Round twelve: save, record and add_result refused after making a folder or an empty
+    .capsedu.lock (a LOSS: debris of a refused write); every check comes first now."""
+    (tmp_path / "corrupt.json").write_text("not json")
+    run = statistics.accuracy(torch.tensor([True]))
+    before = _made(tmp_path)
+    refused = [
+        (lambda: checkpoints.save(_tiny(), "x", root=tmp_path, seed=np.int64(3)), TypeError,
+         r"save\(\): seed must be a value JSON can hold"),
+        (lambda: checkpoints.save(_tiny(), "x", root=tmp_path / "new", seed=np.int64(3)),
+         TypeError, r"save\(\): seed must be a value JSON can hold"),
+        (lambda: checkpoints.add_result(tmp_path / "corrupt.json", "a", run), ValueError,
+         r"path .*corrupt.json is not a results file"),
+        (lambda: checkpoints.add_result(tmp_path / "new" / "r.json", "", run), ValueError,
+         r"add_result\(\): name must name the run, without a space at either end, got ''"),
+        (lambda: checkpoints.add_result(tmp_path / "new" / "r.json", "a", {"value": 1}),
+         TypeError, r"add_result\(\): run must be a record"),
+        (lambda: checkpoints.record("x", root=tmp_path / "new", notes="n"), KeyError,
+         r"record\(\): name must be a checkpoint of .*no checkpoint named so there; save it"),
+    ]
+    for call, error, message in refused:
+        with pytest.raises(error, match=message):
+            call()
+    (tmp_path / "manifest.json").write_text("{")  # a corrupt manifest: refused before the lock
+    with pytest.raises(ValueError, match=r"the checkpoint manifest .* is corrupt"):
+        checkpoints.save(_tiny(), "x", root=tmp_path)
+    assert _made(tmp_path) == before | {"manifest.json"}
+
+
+def test_round_twelve_a_name_only_the_shipped_folder_holds_is_named_so(tmp_path, monkeypatch):
+    """Round twelve: record() of a shipped checkpoint's name made data/runs/ and a lock, then
+    said "save it first"; it now says the shipped folder holds it, and makes nothing."""
+    monkeypatch.setattr(checkpoints, "runs_dir", lambda: tmp_path / "runs")
+    with pytest.raises(KeyError, match=r"record\(\): name must be a checkpoint of .*runs/manifest"
+                                       r".json, got 'capsnet-mnist-live'.*the shipped folder .* "
+                                       r"holds it: .*replace_shipped=True"):
+        checkpoints.record("capsnet-mnist-live", notes="hi")
+    assert not (tmp_path / "runs").exists()
+
+
+@pytest.mark.parametrize("call, shown", [
+    (lambda: checkpoints.read_results("data/results/full_test_sets.json",
+                                      full_sets.FullSetReading),
+     r"\.\./data/results/full_test_sets.json"),
+    (lambda: full_sets.read_results("data/results/full_test_sets.json"),
+     r"\.\./data/results/full_test_sets.json"),
+    (lambda: seed_runs.read_results(Path("affnist_seeds.json")),
+     r"\.\./data/results/affnist_seeds.json"),
+    (lambda: bug_zoo.read_results(path=Path("bug_zoo.json")), r"\.\./data/results/bug_zoo.json"),
+])
+def test_round_twelve_a_path_relative_to_another_folder_is_named_so(monkeypatch, call, shown):
+    """Round twelve: from notebooks/, a results path written from the repository's folder read
+    as {}; it is refused now, saying the folder it was read from and the path to pass."""
+    monkeypatch.chdir(RESULTS.parents[1] / "notebooks")
+    with pytest.raises(FileNotFoundError, match=r"read_results\(\): path must be a results file "
+                                                r"that exists, got .*\(relative to the current "
+                                                rf"folder .*notebooks\).* pass {shown} or the "
+                                                r"absolute path"):
+        call()
+
+
+def test_round_twelve_a_root_that_is_the_mnist_folder_itself_is_named_before_a_download(tmp_path):
+    """Round twelve: load_mnist(root=<the MNIST folder>) tried a download and left empty
+    MNIST/MNIST/raw/ folders inside the dataset; it is refused now, naming the root to pass."""
+    raw = tmp_path / "MNIST" / "raw"
+    raw.mkdir(parents=True)
+    (raw / "t10k-images-idx3-ubyte").write_bytes(b"")
+    before = _made(tmp_path)
+    for root in (raw.parent, raw):
+        with pytest.raises(FileNotFoundError, match=rf"load_mnist\(\): root must be the folder "
+                                                    rf"that holds MNIST/raw/, got .*; pass "
+                                                    rf"{re.escape(str(tmp_path))}$"):
+            mnist.load_mnist(False, limit=5, root=root)
+    assert _made(tmp_path) == before
