@@ -401,8 +401,8 @@ def main(argv: list[str] | None = None) -> int:
     train.add_budget(parser, budget())
     args = train.parse_experiment(parser, argv)
     path = train.results_file(args, RESULTS)
-    recorded = {name: (record.max_epochs, record.limit)
-                for name, record in read_results(path).items()}
+    earlier = read_results(path) if path.exists() else {}  # none before the first run
+    recorded = {name: (record.max_epochs, record.limit) for name, record in earlier.items()}
     train.refuse_other_budgets(parser, path, recorded, args)
     runs = {run_name(cell, seed): partial(run, cell, seed, args.epochs, args.limit)
             for seed in args.seeds for cell in ABLATION_GRID}

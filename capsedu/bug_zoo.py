@@ -295,7 +295,8 @@ def main(argv: list[str] | None = None) -> int:
     train.add_budget(parser, budget())
     args = train.parse_experiment(parser, argv)
     path = train.results_file(args, results_name(args.epochs))
-    recorded = {name: (record.epochs, record.limit) for name, record in read_results(path).items()}
+    earlier = read_results(path) if path.exists() else {}  # none before the first run
+    recorded = {name: (record.epochs, record.limit) for name, record in earlier.items()}
     train.refuse_other_budgets(parser, path, recorded, args)
     runs = {name: partial(run, name, args.epochs, args.limit) for name in (CORRECT, *BUGS)}
     train.record_missing(path, runs, command_line(COMMAND, epochs=args.epochs, limit=args.limit,

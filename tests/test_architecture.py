@@ -234,6 +234,7 @@ DICT_RETURNS = {
     "bug_zoo.read_results": "run name (CORRECT, the bugs of BUGS) -> its ZooRun, from the file",
     "bug_zoo.bug_effects": "bug name, a key of bug_catalogue.BUGS -> its BugEffect",
     "checkpoints.read_results": "run name -> its record, from the results file",
+    "results_kinds.read_rows": "run name -> its row as JSON holds it, from the results file",
     "checkpoints.read_manifest": "checkpoint name -> its ManifestRow, from the manifest",
     "digit_shuffles.load_models": "the model names the caller passed -> one model per seed",
     "full_sets.runs": "run name, the results file's key -> the call that records it",

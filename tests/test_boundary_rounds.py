@@ -245,7 +245,8 @@ ROUNDS = [
     (lambda: update_class_bars(_bars(), [0.1] * 10, chosen=[10]), ValueError,
      r"update_class_bars\(\): chosen must hold classes from 0 to 9 \(one per bar\), got \[10\]"),
     (lambda: checkpoints.save(BagOfPartsCNN(channels=(2,)), "mine\n", root="unused"), ValueError,
-     r"save\(\): name must be a plain file name .*control character such as a newline\), got "
+     r"save\(\): name must be a plain file name .*control character such as a newline, or "
+     r"space at either end\), got "
      r"'mine\\n'; pass a name such as"),
     (lambda: capsule_vectors.match(torch.rand(2, 1, 32, 32), torch.rand(4, 1, 40, 40)), ValueError,
      r"match\(\): templates must be no larger than the images, got 40x40 templates over 32x32 "

@@ -281,6 +281,7 @@ def test_routing_iterations_routes_a_pose_capsule_net_too_and_always_restores():
 def test_routing_iterations_refuses_a_model_that_does_not_route():
     from capsedu.capsnet import routing_iterations
 
-    with pytest.raises(TypeError, match="a BagOfPartsCNN does not route"):
+    with pytest.raises(TypeError, match=r"routing_iterations\(\): model must be a model that "
+                                        r"routes.*got a BagOfPartsCNN, which does not route"):
         with routing_iterations(BagOfPartsCNN(), 1):
             pass

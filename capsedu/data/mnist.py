@@ -95,18 +95,8 @@ def load_mnist(
         check_value("load_mnist", "limit",
                     Int(f"examples to keep: the {split} split holds {n:,}", ge=1, le=n), limit)
     root = Path(root).expanduser() if root is not None else course_settings.data_root()
-    if root.exists() and not root.is_dir():
-        raise NotADirectoryError(f"load_mnist(): root must be a folder that holds MNIST/raw/, got "
-                                 f"the file {root}; pass its folder, or None for the data root")
-    raw = root / "MNIST" / "raw"
+    raw = _raw_folder(root, images_file)
     missing = [raw / f for f in (images_file, labels_file) if not (raw / f).exists()]
-    # root given as the MNIST folder or its raw/: the files are there, a download would make
-    # MNIST/raw/ inside it
-    above = next((up for up, inner in ((root.parent, root / "raw"), (root.parent.parent, root))
-                  if (inner / images_file).is_file()), None)
-    if missing and above is not None:
-        raise FileNotFoundError(f"load_mnist(): root must be the folder that holds MNIST/raw/, got "
-                                f"{root}, which holds MNIST's files itself; pass {above}")
     where = (f"Put these four files (uncompressed IDX) in {raw}: {', '.join(FILES)}; "
              "or set CAPSEDU_DATA to a folder that holds MNIST/raw/.")
     if missing and not download:
@@ -142,6 +132,22 @@ def load_mnist(
     loaded = images[:limit].unsqueeze(1).float().div_(255), labels[:limit].long()
     _IN_USE[key] = tuple((weakref.ref(t), t._version) for t in loaded)
     return loaded
+
+
+def _raw_folder(root: Path, images_file: str) -> Path:
+    """``root``'s ``MNIST/raw``, where ``load_mnist`` looks. A ``root`` that is a file, or MNIST's
+    own folder or its ``raw/`` (the files there: a download would make ``MNIST/raw/`` inside it)
+    is refused, naming the folder to pass, before anything is made."""
+    if root.exists() and not root.is_dir():
+        raise NotADirectoryError(f"load_mnist(): root must be a folder that holds MNIST/raw/, got "
+                                 f"the file {root}; pass its folder, or None for the data root")
+    raw = root / "MNIST" / "raw"
+    above = next((up for up, inner in ((root.parent, root / "raw"), (root.parent.parent, root))
+                  if (inner / images_file).is_file()), None)
+    if not (raw / images_file).exists() and above is not None:
+        raise FileNotFoundError(f"load_mnist(): root must be the folder that holds MNIST/raw/, got "
+                                f"{root}, which holds MNIST's files itself; pass {above}")
+    return raw
 
 
 def _still_in_use(key: tuple) -> tuple[torch.Tensor, torch.Tensor] | None:
