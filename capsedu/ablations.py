@@ -123,7 +123,8 @@ def run_name(cell: Cell, seed: Seed) -> str:
 
 @checked
 def read_results(path: Path | None = None) -> dict[str, AblationRun]:
-    """The recorded runs by ``run_name`` (the shipped ones by default; empty when none)."""
+    """The recorded runs by ``run_name`` (the shipped ones by default; a file not there
+    refused: ``checkpoints.read_results``)."""
     return checkpoints.read_results(path or checkpoints.results_path(RESULTS, True), AblationRun)
 
 

@@ -96,7 +96,7 @@ def unit_type(name: str) -> type:
 @checked
 def read_results(path: str | Path | None = None) -> dict[str, Unit]:
     """The recorded units by name, each the record ``unit_type`` names (the shipped ones by
-    default; empty when none)."""
+    default; a file not there refused: ``checkpoints.read_results``)."""
     return checkpoints.read_results(path or checkpoints.results_path(RESULTS, True), unit_type)
 
 

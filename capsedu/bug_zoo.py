@@ -229,8 +229,9 @@ Zoo = Annotated[dict[str, ZooRun], AfterValidator(_with_correct)]
 @checked
 def read_results(path: Path | None = None, epochs: Epochs | None = None) -> dict[str, ZooRun]:
     """The recorded runs by name, ``CORRECT`` and the keys of ``BUGS`` (the shipped ones with a
-    budget of ``epochs``, the recipes' own by default; empty when none); the runs of ``path``
-    are refused when they were made with another budget than ``epochs``."""
+    budget of ``epochs``, the recipes' own by default; a file not there refused:
+    ``checkpoints.read_results``); the runs of ``path`` are refused when they were made with
+    another budget than ``epochs``."""
     path = path or checkpoints.results_path(results_name(epochs), True)
     runs = checkpoints.read_results(path, ZooRun)
     if epochs is None:  # any one budget's file

@@ -253,7 +253,8 @@ def runs() -> dict[str, Callable]:
 
 @checked
 def read_results(path: str | Path | None = None) -> dict[str, FullSetReading]:
-    """The recorded readings by ``run_name`` (the shipped ones by default; empty when none)."""
+    """The recorded readings by ``run_name`` (the shipped ones by default; a file not there
+    refused: ``checkpoints.read_results``)."""
     return checkpoints.read_results(path or checkpoints.results_path(RESULTS, True), FullSetReading)
 
 

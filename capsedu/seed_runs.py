@@ -133,7 +133,8 @@ def run(recipe: Recipe, seed: Seed, limit: TrialLimit | None = None,
 
 @checked
 def read_results(path: Path | None = None) -> dict[str, SeedRun]:
-    """The recorded runs by ``run_name`` (the shipped ones by default; empty when none)."""
+    """The recorded runs by ``run_name`` (the shipped ones by default; a file not there
+    refused: ``checkpoints.read_results``)."""
     return checkpoints.read_results(path or checkpoints.results_path(RESULTS, True), SeedRun)
 
 

@@ -165,7 +165,8 @@ def run_name(name: str, seed: Seed) -> str:
 
 @checked
 def read_results(path: Path | None = None) -> dict[str, FaceCurve]:
-    """The recorded curves by ``run_name`` (the shipped ones by default; empty when none)."""
+    """The recorded curves by ``run_name`` (the shipped ones by default; a file not there
+    refused: ``checkpoints.read_results``)."""
     return checkpoints.read_results(path or checkpoints.results_path(RESULTS, True), FaceCurve)
 
 
