@@ -21,7 +21,6 @@ The same on MNIST is ``digit_shuffles``'s: it shares this module's records (``Sc
 
 import time
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Annotated
 
 import torch
@@ -143,7 +142,7 @@ def run_metrics(model: torch.nn.Module, history: list[Epoch], epochs: int) -> Me
 @checked
 def train_and_save(names: list[Vit] | tuple[Vit, ...] = tuple(VITS),
                    seeds: Seeds = SEEDS,
-                   root: str | Path | None = None, command: str = "",
+                   root: checkpoints.Root = None, command: str = "",
                    progress: Flag("whether to show progress bars") = True,
                    replace_shipped: Flag("True only to write into the shipped checkpoints") = False
                    ) -> list[ManifestRow]:
@@ -172,7 +171,7 @@ def train_and_save(names: list[Vit] | tuple[Vit, ...] = tuple(VITS),
 @checked
 def load_models(seeds: Seeds = SEEDS,
                 names: list[str] | tuple[str, ...] = MODELS,
-                root: str | Path | None = None) -> dict[str, list]:
+                root: checkpoints.Root = None) -> dict[str, list]:
     """The models ``names`` of ``MODELS``, one per seed of ``seeds``: the shipped face models of
     07 (``parts.training.load_face_models``) and the ViTs (verified, in eval mode)."""
     unknown = set(names) - set(MODELS)

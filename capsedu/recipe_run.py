@@ -86,7 +86,7 @@ def how_run(history: list[Epoch]) -> HowRun:
 
 
 @checked
-def continue_from(folder: str | Path, name: str
+def continue_from(folder: course_settings.Folder, name: str
                   ) -> tuple[dict[str, torch.Tensor], list[Epoch], tuple[Sitting, ...]]:
     """What a run needs to continue checkpoint ``name`` saved in ``folder`` (``fit``'s ``start``):
     ``(weights, history, sittings)``. ``history``: its held-out accuracy up to the epoch it kept
@@ -122,11 +122,11 @@ def continue_from(folder: str | Path, name: str
 
 @checked
 def run_recipe(name: str, epochs: Epochs | None = None, limit: Limit | None = None,
-               seed: Seed | None = None, root: str | Path | None = None,
+               seed: Seed | None = None, root: checkpoints.Root = None,
                progress: Flag("whether to show progress bars") = True,
                state_path: str | Path | None = None,
                replace_shipped: Flag("True only to replace a shipped checkpoint") = False,
-               continue_folder: str | Path | None = None) -> ManifestRow:
+               continue_folder: checkpoints.Root = None) -> ManifestRow:
     """Train recipe ``name`` (``train_recipe``), score it on the test split, save it in ``root``
     and return the manifest row. ``continue_folder``: go on from the epoch the run of this
     checkpoint saved there kept (``continue_from``); its row lists the earlier runs (``sittings``).

@@ -82,7 +82,7 @@ def face_model_recipe(name: FaceModel, examples: Images | None = None,
 @checked
 def train_face_model(name: FaceModel, seed: Seed = 0,
                      progress: Flag("whether to show a progress bar") = True,
-                     root: str | Path | None = None, epochs: Epochs | None = None,
+                     root: checkpoints.Root = None, epochs: Epochs | None = None,
                      examples: Images | None = None, state_path: str | Path | None = None):
     """Train face model ``name`` by its recipe (``face_model_recipe``: its own number of epochs
     and training images, or ``epochs`` and ``examples``) with ``seed``, on ``training_set``:
@@ -136,7 +136,7 @@ def train_pose_capsules(recipe: Recipe, seed: Seed = 0,
 
 
 @checked
-def shipped_or_trained(name: FaceModel, seed: Seed, root: str | Path | None = None):
+def shipped_or_trained(name: FaceModel, seed: Seed, root: checkpoints.Root = None):
     """Face model ``name`` of ``seed``: the one in ``root`` when a run saved it there, else the
     shipped one (verified, in eval mode)."""
     saved = checkpoint_name(name, seed)
@@ -300,7 +300,7 @@ def checkpoint_name(name: FaceModel, seed: Seed) -> str:
 
 @checked
 def check_saved_seeds(where: str, seeds: Seeds, checkpoints_of: dict[str, str],
-                      root: str | Path | None = None) -> None:
+                      root: checkpoints.Root = None) -> None:
     """Refuse ``seeds`` of which the manifest in ``root`` holds no checkpoint of a model of
     ``checkpoints_of`` (name -> its checkpoint of seed 0), naming the caller, the seeds and the
     seeds there are (``pretrained`` would refuse the first checkpoint missing, by its own name)."""
@@ -324,7 +324,7 @@ def check_saved_seeds(where: str, seeds: Seeds, checkpoints_of: dict[str, str],
 @checked
 def load_face_models(seeds: Seeds,
                      names: list[FaceModel] | tuple[FaceModel, ...] = FACE_MODELS,
-                     root: str | Path | None = None) -> dict[str, list]:
+                     root: checkpoints.Root = None) -> dict[str, list]:
     """The shipped face models: name -> one model per seed (verified, in eval mode)."""
     check_saved_seeds("load_face_models", seeds, {name: checkpoint_name(name, 0)
                                                   for name in names}, root)
@@ -335,7 +335,7 @@ def load_face_models(seeds: Seeds,
 @checked
 def train_and_save(names: list[FaceModel] | tuple[FaceModel, ...] = FACE_MODELS,
                    seeds: Seeds = (0, 1, 2),
-                   root: str | Path | None = None, command: str = "",
+                   root: checkpoints.Root = None, command: str = "",
                    progress: Flag("whether to show progress bars") = True,
                    replace_shipped: Flag("True only to replace the shipped checkpoints") = False
                    ) -> list[ManifestRow]:
