@@ -281,9 +281,16 @@ class OneChangeComparisons(CheckedRecord):
         """Every comparison, in the order ``comparison_lines`` writes them."""
         return self.iterations + self.reconstruction
 
+    @checked
     def between(self, changed: Cell, base: Cell) -> SeedDifference:
         """``changed``'s test error minus ``base``'s, as compared here."""
-        return next(c.difference for c in self.every() if (c.changed, c.base) == (changed, base))
+        found = [c.difference for c in self.every() if (c.changed, c.base) == (changed, base)]
+        if not found:
+            pairs = ", ".join(f"({tuple(c.changed)}, {tuple(c.base)})" for c in self.every())
+            raise ValueError(f"OneChangeComparisons.between(): changed and base must be a pair "
+                             f"of cells compared here, got {tuple(changed)} and {tuple(base)}; "
+                             f"pass one of the pairs (changed, base): {pairs}")
+        return found[0]
 
 
 @checked

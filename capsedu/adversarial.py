@@ -63,7 +63,7 @@ from .data import transformed_mnist
 from .data.mnist import fixed_sample
 from .recipes import command_line
 from .train import experiment_parser, parse_experiment, record_missing, results_file
-from .validate import Array, CheckedRecord, Choice, Int, Tensor, checked
+from .validate import Array, CheckedRecord, Choice, Int, Tensor, check_value, checked
 
 RESULTS = "adversarial.json"
 COMMAND = "python -m capsedu.adversarial"
@@ -114,8 +114,11 @@ class Attacked(CheckedRecord):
     def accuracy(self) -> float:
         return self.right.float().mean().item()
 
-    def accuracy_under(self, loss: str) -> float:
-        """The accuracy against the examples of one loss alone."""
+    @checked
+    def accuracy_under(self, loss: Loss) -> float:
+        """The accuracy against the examples of one loss alone (one of ``losses``)."""
+        check_value("Attacked.accuracy_under", "loss", Choice("a loss this attack used",
+                                                              *self.losses), loss)
         return self.right_by_loss[self.losses.index(loss)].float().mean().item()
 
 

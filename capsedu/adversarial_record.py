@@ -43,7 +43,18 @@ from .attacks import MAX_RESTARTS, MAX_STEPS
 from .checks import check_same
 from .refusals import declared_error, kind_of
 from .statistics import Paired, paired
-from .validate import CheckedRecord, Choice, Float, Int, Record, Some, Spec, Tensor, checked
+from .validate import (
+    CheckedRecord,
+    Choice,
+    Float,
+    Int,
+    Record,
+    Some,
+    Spec,
+    Tensor,
+    check_value,
+    checked,
+)
 
 Unit = ModelsUnit | CleanUnit | AttackUnit | AdaptiveUnit | SanityUnit  # a unit of the record
 
@@ -156,8 +167,11 @@ class Clean(CheckedRecord):
                    **{f"right[{m!r}]": len(r) for m, r in self.right.items()},
                    **{f"distances[{m!r}]": len(d) for m, d in self.distances.items()})
 
+    @checked
     def false_alarms(self, model: str) -> float:
-        """The share of clean test digits the detector flags."""
+        """The share of clean test digits the detector of CapsNet ``model`` flags."""
+        check_value("Clean.false_alarms", "model", Choice("a CapsNet with a detector here",
+                                                          *self.thresholds), model)
         flagged = self.distances[model] > self.thresholds[model].value
         return flagged.float().mean().item()
 

@@ -15,7 +15,7 @@ from .checks import check_same
 from .course_settings import MAX_BATCH, Seed
 from .json_records import INLINE
 from .manifest_rows import Sha256
-from .validate import CheckedRecord, Choice, Distinct, Flag, Float, Int, Record, Some
+from .validate import CheckedRecord, Choice, Distinct, Flag, Float, Int, Record, Some, checked
 
 CAPSNET, CAPSNET_1ITER, CNN = "affnist-capsnet", "affnist-capsnet-1iter", "affnist-cnn"
 MODELS = (CAPSNET, CAPSNET_1ITER, CNN)
@@ -44,7 +44,8 @@ class Budget(CheckedRecord):
     losses: Losses = attacks.LOSSES
     seed: Seed = 0
 
-    def step_size(self, eps: float) -> float:
+    @checked
+    def step_size(self, eps: Eps) -> float:
         """Madry et al.'s rule: ``step_ratio`` x eps / steps, so the steps can cross the ball."""
         return self.step_ratio * eps / self.steps
 

@@ -12,7 +12,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .capsnet import count_parameters
+from .capsnet import Labels, count_parameters
 from .checks import (
     check_input,
     check_labels,
@@ -20,7 +20,7 @@ from .checks import (
     check_model_dtype,
     check_pixels,
 )
-from .course_settings import MAX_IMAGE, MAX_WIDTH
+from .course_settings import MAX_IMAGE, MAX_WIDTH, Batch, Label
 from .validate import Float, Has, Int, Spec, check_class, checked
 
 # Bounds on a CNN's sizes, far past the course's (64 channels, 1,280 hidden units, 40x40
@@ -53,18 +53,21 @@ class LogitClassifier(nn.Module):
     """What a model whose ``forward`` returns class logits ``[B, n_classes]`` offers the
     training loop and the experiments: ``training_loss``, ``predict`` and ``score``."""
 
-    def training_loss(self, x, y):
+    @checked(reads=("self", "x"))
+    def training_loss(self, x: Batch, y: Labels):
         logits = self(x)
         check_labels(y, f"{type(self).__name__}.training_loss(): y", len(logits),
                      logits.shape[1])  # not cross-entropy's own words
         return F.cross_entropy(logits, y), logits.argmax(dim=1)
 
+    @checked(reads=("self", "x"))
     @torch.no_grad()
-    def predict(self, x) -> torch.Tensor:
+    def predict(self, x: Batch) -> torch.Tensor:
         return self(x).argmax(dim=1)
 
+    @checked(reads=("self", "x"))
     @torch.no_grad()
-    def score(self, x, label: int) -> tuple[torch.Tensor, torch.Tensor]:
+    def score(self, x: Batch, label: Label) -> tuple[torch.Tensor, torch.Tensor]:
         """P(``label``) ``[B]`` (softmax of the logits) and the probability it must beat to be
         predicted ``[B]``: the one it would have if its logit tied the best other logit,
         1 / (1 + sum_{j != label} exp(z_j - max_{j != label} z_j)); 0.5 with two classes."""
@@ -88,7 +91,7 @@ class _CNN(LogitClassifier):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """``x``: ``[B, C, H, W]`` -> class logits ``[B, n_classes]``."""
         check_input(x, f"{type(self).__name__}(): x", self)
-        check_model_dtype(x, "x", self.classifier.weight.dtype)
+        check_model_dtype(x, f"{type(self).__name__}(): x", self.classifier.weight.dtype)
         check_pixels(x, f"{type(self).__name__}(): x")
         # global max-pool: "is this feature anywhere?" -- where it is, is thrown away
         return self.classifier(self.features(x).amax(dim=(2, 3)))
@@ -175,7 +178,7 @@ class MaxPoolCNN(LogitClassifier):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """``x``: ``[B, C, image_size, image_size]`` -> class logits ``[B, n_classes]``."""
         check_input(x, f"{type(self).__name__}(): x", self)
-        check_model_dtype(x, "x", self.layers[0].weight.dtype)
+        check_model_dtype(x, f"{type(self).__name__}(): x", self.layers[0].weight.dtype)
         check_pixels(x, f"{type(self).__name__}(): x")
         return self.layers(x)
 

@@ -10,8 +10,8 @@ import torch
 
 from .bug_catalogue import BUGS
 from .buggy import unsquared_margin_loss
-from .capsnet import PAPER, CapsNet, CapsNetConfig, CapsNetOutput
-from .functional import reconstruction_loss
+from .capsnet import PAPER, CapsNet, CapsNetConfig, Labels, Originals, Output, Vectors
+from .functional import Lengths, Targets, reconstruction_loss
 from .validate import Choice, checked
 
 
@@ -28,18 +28,22 @@ class BuggyCapsNet(CapsNet):
         self.hparams = {"bug": bug, **self.hparams}
         self.digits.step = BUGS[bug].step  # the paper's, unless the bug is in the routing step
 
-    def votes(self, x: torch.Tensor) -> torch.Tensor:
-        u_hat = super().votes(x)
+    def _votes(self, x: torch.Tensor) -> torch.Tensor:
+        u_hat = super()._votes(x)
         # detached-output: the stop-gradient covers the last routing iteration too
         return u_hat.detach() if self.bug == "detached-output" else u_hat
 
-    def reconstruct(self, v, lengths, targets=None) -> torch.Tensor:
+    @checked
+    def reconstruct(self, v: Vectors, lengths: Lengths, targets: Labels | None = None
+                    ) -> torch.Tensor:
         # mask-by-prediction: the decoder sees the longest capsule, in training too
         by_label = None if self.bug == "mask-by-prediction" else targets
         return super().reconstruct(v, lengths, by_label)
 
-    def loss(self, out: CapsNetOutput, x, targets) -> torch.Tensor:
+    @checked
+    def loss(self, out: Output, x: Originals, targets: Targets) -> torch.Tensor:
         if self.bug != "unsquared-margin-loss":
             return super().loss(out, x, targets)
+        self._check_loss(out, x, targets)
         recon = reconstruction_loss(out.reconstruction, x)
         return unsquared_margin_loss(out.lengths, targets) + self.config.recon_weight * recon

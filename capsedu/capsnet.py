@@ -15,13 +15,21 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from .checks import check_input, check_labels, check_model_dtype, check_pixels, check_same, replaced
-from .course_settings import MAX_IMAGE, MAX_WIDTH
-from .functional import margin_loss, reconstruction_loss
+from .checks import (
+    check_input,
+    check_labels,
+    check_model_dtype,
+    check_pixels,
+    check_same,
+    check_shape,
+    replaced,
+)
+from .course_settings import MAX_IMAGE, MAX_WIDTH, Batch, Label
+from .functional import Lengths, Targets, margin_loss, reconstruction_loss
 from .layers import PrimaryCapsules, RoutingCapsules
 from .refusals import kind_of
 from .routing import MAX_ITERATIONS, RoutingResult, _check_routed
-from .validate import Checked, CheckedRecord, Flag, Float, Int, check_class, checked
+from .validate import Checked, CheckedRecord, Flag, Float, Int, Tensor, check_class, checked
 
 # Upper bounds on a CapsNet's sizes, far past the paper's, so that a typo (a 10**6 channels)
 # is refused before it allocates: sizes of layers, and the image's side.
@@ -121,6 +129,11 @@ def _check_output(out, name: str) -> CapsNetOutput:
 # a CapsNet's output (model(x)), its fields of one batch
 Output = Checked(_check_output, "a CapsNetOutput (model(x)) whose fields share one batch",
                  "record")
+# what a CapsNet's decoder reads: DigitCaps vectors, and the true classes (one per image)
+Vectors = Tensor("DigitCaps vectors [B, n_classes, digit_dim]", ndim=3, floating=True)
+Labels = Tensor("the true classes [B], one per image", ndim=1)
+# the images a reconstruction is compared with ([B, C, H, W]; [B, 2, C, H, W] for two digits)
+Originals = Tensor("the images out was computed from [B, ...]", pixels=True)
 
 
 class CapsNet(nn.Module):
@@ -152,30 +165,40 @@ class CapsNet(nn.Module):
         n_pixels = cfg.in_channels * cfg.image_size**2
         self.decoder = nn.Sequential(*layers, nn.Linear(sizes[-1], n_pixels), nn.Sigmoid())
 
-    def votes(self, x: torch.Tensor) -> torch.Tensor:
+    @checked(reads=("self", "x"))
+    def votes(self, x: Batch) -> torch.Tensor:
         """What DigitCaps routes: every primary capsule's prediction of every digit capsule,
         u_hat_j|i = W_ij u_i, ``[B, n_primary, n_classes, digit_dim]``, for ``x`` ``[B, C, H, W]``
         images in the model's dtype (float32 in [0, 1] unless the model was converted)."""
-        check_input(x, f"{type(self).__name__}(): x", self)
-        check_model_dtype(x, "x", self.conv1.weight.dtype)
-        check_pixels(x, f"{type(self).__name__}(): x")
+        check_model_dtype(x, f"{type(self).__name__}.votes(): x", self.conv1.weight.dtype)
+        return self._votes(x)
+
+    def _votes(self, x: torch.Tensor) -> torch.Tensor:
+        """``votes``, its input checked (a bug of the zoo changes what it gives)."""
         u = self.primary(F.relu(self.conv1(x)))  # [B, n_primary, primary_dim]
         return self.digits.votes(u)
 
     def forward(self, x: torch.Tensor, targets: torch.Tensor | None = None) -> CapsNetOutput:
-        """``x``: ``[B, C, H, W]`` images (``votes``). The decoder sees only one DigitCaps vector:
+        """``x``: ``[B, C, H, W]`` images (``votes``), checked by hand at every pass (the hot
+        path: ``@checked`` would check them again). The decoder sees only one DigitCaps vector:
         the true class's when integer ``targets`` ``[B]`` are given (training; checked by
         ``reconstruct``), else the longest (test)."""
-        routing = self.digits.route(self.votes(x))
+        check_input(x, f"{type(self).__name__}(): x", self)
+        check_model_dtype(x, f"{type(self).__name__}(): x", self.conv1.weight.dtype)
+        check_pixels(x, f"{type(self).__name__}(): x")
+        routing = self.digits.route(self._votes(x))
         v = routing.v  # [B, n_classes, digit_dim]
         lengths = v.norm(dim=-1)  # [B, n_classes]
         return CapsNetOutput(v, lengths, self.reconstruct(v, lengths, targets), routing)
 
-    def reconstruct(self, v, lengths, targets=None) -> torch.Tensor:
+    @checked
+    def reconstruct(self, v: Vectors, lengths: Lengths, targets: Labels | None = None
+                    ) -> torch.Tensor:
         """Mask all but one capsule (the target's, else the longest) and decode it to an image.
 
         ``v``: ``[B, n_classes, digit_dim]``, ``lengths``: ``[B, n_classes]``, ``targets``:
         ``[B]`` integer labels or None."""
+        self._check_capsules("reconstruct", v, lengths)
         if targets is None:
             chosen = lengths.argmax(dim=1)
         else:
@@ -187,26 +210,46 @@ class CapsNet(nn.Module):
         cfg = self.config
         return self.decoder(flat).view(-1, cfg.in_channels, cfg.image_size, cfg.image_size)
 
-    def loss(self, out: CapsNetOutput, x, targets) -> torch.Tensor:
+    def _check_capsules(self, method: str, v: torch.Tensor, lengths: torch.Tensor) -> None:
+        """Refuse digit capsules ``v`` of another model's sizes, or ``lengths`` not theirs."""
+        n, d = self.config.n_classes, self.config.digit_dim
+        where = f"{type(self).__name__}.{method}()"
+        check_shape(v, f"{where}: v", f"[batch, {n}, {d}] (n_classes, digit_dim)", 3, (n, d))
+        check_shape(lengths, f"{where}: lengths", f"[batch, {n}] = v's [B, n_classes]", 2, (n,))
+        check_same(where, "batch", "pass the lengths of v", v=len(v), lengths=len(lengths))
+
+    @checked
+    def loss(self, out: Output, x: Originals, targets: Targets) -> torch.Tensor:
         """Margin loss (Eq. 4) plus 0.0005 x the reconstruction's sum of squared errors."""
-        check_same(f"{type(self).__name__}.loss", "batch (one image per output)", "pass the images "
-                   "out was computed from", out=len(out.lengths), x=len(x))
+        self._check_loss(out, x, targets)
         recon = reconstruction_loss(out.reconstruction, x)
         return margin_loss(out.lengths, targets) + self.config.recon_weight * recon
 
-    def training_loss(self, x, y):
+    def _check_loss(self, out: CapsNetOutput, x: torch.Tensor, targets: torch.Tensor) -> None:
+        """Refuse images ``x`` of another batch than ``out``, or ``targets`` that are not one
+        (or k) classes of this model per image, by ``loss``'s name (not margin_loss's)."""
+        where = f"{type(self).__name__}.loss"
+        check_same(where, "batch (one image per output)", "pass the images out was computed "
+                   "from", out=len(out.lengths), x=len(x))
+        check_labels(targets, f"{where}(): targets", len(x), self.config.n_classes,
+                     k=targets.shape[1] if targets.ndim == 2 else None)
+
+    @checked(reads=("self", "x"))
+    def training_loss(self, x: Batch, y: Labels):
         """``(loss, predictions [B])`` for images ``x`` ``[B, C, H, W]`` and labels ``y`` ``[B]``,
         refused by their own names (not forward's or margin_loss's targets)."""
         check_labels(y, f"{type(self).__name__}.training_loss(): y", len(x), self.config.n_classes)
         out = self(x, y)  # the decoder is masked by the TRUE label during training
         return self.loss(out, x, y), out.lengths.argmax(dim=1)
 
+    @checked(reads=("self", "x"))
     @torch.no_grad()
-    def predict(self, x) -> torch.Tensor:
+    def predict(self, x: Batch) -> torch.Tensor:
         return self(x).lengths.argmax(dim=1)
 
+    @checked(reads=("self", "x"))
     @torch.no_grad()
-    def score(self, x, label: int) -> tuple[torch.Tensor, torch.Tensor]:
+    def score(self, x: Batch, label: Label) -> tuple[torch.Tensor, torch.Tensor]:
         """Capsule ``label``'s length ``[B]`` and the length it must beat to be predicted ``[B]``:
         the longest of the other capsules."""
         label = check_class(f"{type(self).__name__}.score", label, self.config.n_classes)

@@ -29,7 +29,19 @@ from pydantic import AfterValidator, PlainValidator, ValidationInfo
 
 from .checks import check_examples, check_images, check_pixels, two_scales
 from .refusals import declared_error, kind_of
-from .validate import Checked, Choice, Distinct, Float, Has, Int, Numbers, Some, Spec, checked
+from .validate import (
+    Checked,
+    Choice,
+    Distinct,
+    Float,
+    Has,
+    Int,
+    Numbers,
+    Some,
+    Spec,
+    Tensor,
+    checked,
+)
 
 # Upper bounds every entry shares, one home each (issue 37.2): past them a call asks for more
 # work or memory than any lesson needs, and its refusal says so before anything is allocated.
@@ -62,6 +74,12 @@ Trainable = Has("a model of the course", "training_loss", "parameters", source="
 # images a model scores [N, C, H, W], handed on as float32
 Images = Checked(check_images, "images [N, C, H, W] of pixels in [0, 1], at least one",
                  "numbers")
+# what a model's own methods read (predict, score, training_loss): a batch as given, in the
+# model's dtype (a model made float64 reads float64), its shape the model's to check
+# (``checked(reads=("self", "x"))``: [N, C, H, W] of its size); and a class of the model, an int
+# (``check_class`` bounds it by the model's own classes)
+Batch = Tensor("images [B, C, H, W] of pixels in [0, 1]", pixels=True)
+Label = Int("a class of the model")
 
 
 def _pixels(array, info: ValidationInfo):

@@ -77,7 +77,7 @@ class _Stack(LogitClassifier):
         """The maps after each block: ``[B, C, H, W]`` for the CNN, ``[B, C, 4, H, W]`` for the
         G-CNN (its rotation axis kept)."""
         check_shape(x, f"{type(self).__name__}(): x", "[batch, 1, height, width]", ndim=4)
-        check_model_dtype(x, "x", self.classifier.weight.dtype)
+        check_model_dtype(x, f"{type(self).__name__}(): x", self.classifier.weight.dtype)
         check_pixels(x, f"{type(self).__name__}(): x")
         maps = []
         for k, (conv, norm) in enumerate(zip(self.convs, self.norms, strict=True)):

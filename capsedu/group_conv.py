@@ -128,7 +128,7 @@ class LiftingConv(_C4Conv):
                          in_channels * kernel_size**2, lifting_filters)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        check_shape(x, "x", "[batch, channels, height, width]", ndim=4)
+        check_shape(x, "LiftingConv(): x", "[batch, channels, height, width]", ndim=4)
         return self.convolve(x)
 
 
@@ -147,8 +147,8 @@ class GroupConv(_C4Conv):
                          in_channels * N_ROTATIONS * kernel_size**2, group_filters)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        check_shape(x, "x", "[batch, channels, 4, height, width]", ndim=5)
+        check_shape(x, "GroupConv(): x", "[batch, channels, 4, height, width]", ndim=5)
         if x.shape[2] != N_ROTATIONS:
-            raise ValueError(f"x must have {N_ROTATIONS} rotation channels (dim 2), got shape "
-                             f"{tuple(x.shape)}; lift an image with LiftingConv first")
+            raise ValueError(f"GroupConv(): x must have {N_ROTATIONS} rotation channels (dim 2), "
+                             f"got shape {tuple(x.shape)}; lift an image with LiftingConv first")
         return self.convolve(x.flatten(1, 2))

@@ -67,7 +67,7 @@ class PrimaryCapsules(nn.Module):
         if x.shape[1] != channels:
             raise ValueError(f"PrimaryCapsules(): x must have {channels} channels (in_channels), "
                              f"got shape {tuple(x.shape)}; pass Conv1's feature maps")
-        check_model_dtype(x, "x", self.conv.weight.dtype)
+        check_model_dtype(x, "PrimaryCapsules(): x", self.conv.weight.dtype)
         k = self.conv.kernel_size[0]
         if min(x.shape[-2:]) < k:
             raise ValueError(f"PrimaryCapsules(): x must be at least {k} x {k} (the kernel_size) "
@@ -113,8 +113,9 @@ class RoutingCapsules(nn.Module):
 
     def votes(self, u: torch.Tensor) -> torch.Tensor:
         """``u``: ``[B, n_in, d_in]`` -> ``u_hat``: ``[B, n_in, n_out, d_out]``."""
-        check_shape(u, "u", f"[batch, {self.n_in}, {self.d_in}]", 3, (self.n_in, self.d_in))
-        check_model_dtype(u, "u", self.W.dtype)
+        check_shape(u, "RoutingCapsules.votes(): u", f"[batch, {self.n_in}, {self.d_in}]", 3,
+                    (self.n_in, self.d_in))
+        check_model_dtype(u, "RoutingCapsules.votes(): u", self.W.dtype)
         # u_hat_j|i = W_ij u_i. Computed parent-major ([B, n_out, n_in, d_out] in memory) and
         # returned as a [B, n_in, n_out, d_out] view: the routing sums over i then read
         # contiguous memory, which makes a training step measurably faster on a CPU
@@ -123,6 +124,9 @@ class RoutingCapsules(nn.Module):
     def route(self, u_hat: torch.Tensor) -> RoutingResult:
         """Dynamic routing of the predictions ``u_hat`` ``[B, n_in, n_out, d_out]`` with this
         layer's options, in pieces of the batch of at most ``PIECE_BYTES`` of votes each."""
+        n_out, d_out = self.W.shape[1:3]
+        check_shape(u_hat, "RoutingCapsules.route(): u_hat", f"[batch, {self.n_in}, {n_out}, "
+                    f"{d_out}] (votes)", 4, (self.n_in, n_out, d_out))
         # the paper's step routes every example on its own; a step that mixes the examples
         # (buggy.step_logits_shared_over_batch, notebook 09) must see the whole batch
         per_example = u_hat.shape[1:].numel() * u_hat.element_size()

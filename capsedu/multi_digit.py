@@ -18,14 +18,18 @@ import torch
 import torch.nn.functional as F
 
 from .baselines import Channels, Classes, Dropout, ImageSide, MaxPoolCNN, Widths
-from .capsnet import MULTIMNIST, CapsNet, CapsNetConfig
+from .capsnet import MULTIMNIST, CapsNet, CapsNetConfig, Vectors
 from .checks import check_labels, check_pixels, check_shape
-from .course_settings import MAX_WIDTH
-from .functional import class_targets
-from .validate import Int, Tensor, check_value, checked
+from .course_settings import MAX_WIDTH, Batch, Label
+from .functional import Lengths, class_targets
+from .validate import Int, Tensor, check_class, check_value, checked
 
 # finite: a NaN or an infinity would be ranked as if it were a score
 Scores = Tensor("scores [batch, n_classes], one per class", ndim=2, finite=True)
+# a pair's two classes [B, 2], and each digit of it alone [B, 2, C, S, S] (as multimnist gives):
+# their shapes are the model's to check, in words that say what each holds
+Pairs = Tensor("the two classes of each pair [B, 2]")
+Parts = Tensor("each digit of a pair alone [B, 2, C, S, S]", pixels=True)
 
 
 @checked
@@ -69,11 +73,14 @@ class MultiDigitCapsNet(CapsNet):
                     overrides.get("n_classes", config.n_classes))
         super().__init__(config, **overrides)
 
-    def reconstruct(self, v, lengths, targets=None) -> torch.Tensor:
+    @checked
+    def reconstruct(self, v: Vectors, lengths: Lengths, targets: Pairs | None = None
+                    ) -> torch.Tensor:
         """Decode each of two digits from its own capsule, all the others masked: the true classes
         ``targets`` ``[B, 2]`` (training), else the two longest capsules (test). ``v``:
         ``[B, n_classes, digit_dim]``, ``lengths``: ``[B, n_classes]``; returns
         ``[B, 2, C, S, S]``."""
+        self._check_capsules("reconstruct", v, lengths)
         if targets is None:
             chosen = two_largest(lengths)
         else:
@@ -83,7 +90,8 @@ class MultiDigitCapsNet(CapsNet):
         decode_one = super().reconstruct  # CapsNet's: keeps one capsule per image, decodes it
         return torch.stack([decode_one(v, lengths, chosen[:, k]) for k in range(2)], dim=1)
 
-    def training_loss(self, x, labels, parts):
+    @checked(reads=("self", "x"))
+    def training_loss(self, x: Batch, labels: Pairs, parts: Parts):
         """Margin loss with both classes present, plus 0.0005 x the sum of the two digits'
         reconstruction errors: the decoder masked by ``labels[:, k]`` must redraw
         ``parts[:, k]``, that digit alone.
@@ -105,19 +113,23 @@ class MultiDigitCapsNet(CapsNet):
         # L = sum_k L_k (T_k = 1 for both digits) + 0.0005 (||r_1 - part_1||^2 + ||r_2 - part_2||^2)
         return self.loss(out, parts, labels), two_largest(out.lengths)
 
+    @checked(reads=("self", "x"))
     @torch.no_grad()
-    def predict(self, x) -> torch.Tensor:
+    def predict(self, x: Batch) -> torch.Tensor:
         """The two longest digit capsules ``[B, 2]``, in ascending order of class."""
         return two_largest(self(x).lengths)
 
+    @checked(reads=("self", "x"))
     @torch.no_grad()
-    def score(self, x, label: int) -> tuple[torch.Tensor, torch.Tensor]:
+    def score(self, x: Batch, label: Label) -> tuple[torch.Tensor, torch.Tensor]:
         """Capsule ``label``'s length ``[B]`` and the length it must beat to be one of the two
         read ``[B]``: the second longest of the other capsules."""
+        label = check_class(f"{type(self).__name__}.score", label, self.config.n_classes)
         return two_digit_score(self(x).lengths, label)
 
+    @checked(reads=("self", "x"))
     @torch.no_grad()
-    def reconstruct_each(self, x):
+    def reconstruct_each(self, x: Batch):
         """Fig. 5: the capsule lengths ``[B, n_classes]``, the two classes read ``[B, 2]`` and
         each one's reconstruction from its own capsule ``[B, 2, C, S, S]`` (to draw in two
         colours over the pair)."""
@@ -139,7 +151,8 @@ class TwoDigitCNN(MaxPoolCNN):
                  hidden: Widths = (1280, 192), dropout: Dropout = 0.5):
         super().__init__(in_channels, n_classes, image_size, channels, hidden, dropout)
 
-    def training_loss(self, x, labels, parts=None):
+    @checked(reads=("self", "x"))
+    def training_loss(self, x: Batch, labels: Pairs, parts: Parts | None = None):
         """Binary cross-entropy of every class, summed over classes and averaged over the batch.
         ``labels``: ``[B, 2]``; ``parts`` is not used (there is no decoder): it is accepted so
         that both models train on the same batches. Returns ``(loss, two_largest [B, 2])``."""
@@ -151,13 +164,16 @@ class TwoDigitCNN(MaxPoolCNN):
         L = F.binary_cross_entropy_with_logits(logits, T, reduction="none")  # [B, n_classes]
         return L.sum(dim=1).mean(), two_largest(logits)
 
+    @checked(reads=("self", "x"))
     @torch.no_grad()
-    def predict(self, x) -> torch.Tensor:
+    def predict(self, x: Batch) -> torch.Tensor:
         """The two most probable classes ``[B, 2]``, in ascending order of class."""
         return two_largest(self(x))  # sigma is increasing: the largest logits, the most probable
 
+    @checked(reads=("self", "x"))
     @torch.no_grad()
-    def score(self, x, label: int) -> tuple[torch.Tensor, torch.Tensor]:
+    def score(self, x: Batch, label: Label) -> tuple[torch.Tensor, torch.Tensor]:
         """P(``label``) ``[B]`` (its sigmoid) and the probability it must beat to be one of the
         two read ``[B]``: the second highest of the other classes'."""
+        label = check_class(f"{type(self).__name__}.score", label, self.hparams["n_classes"])
         return two_digit_score(torch.sigmoid(self(x)), label)

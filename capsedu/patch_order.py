@@ -226,8 +226,11 @@ class Shuffles(CheckedRecord):
                 self.seeds), **{f"{each.model if isinstance(each, Score) else each.first}'s "
                                 f"by_seed ({each.condition!r})": len(each.by_seed)})
 
-    def accuracy(self, model: str, grid: int) -> Score:
-        return find(self.shuffles, model, grid)
+    @checked
+    def accuracy(self, model: str, grid: Int("tiles along each side of the images", ge=1)
+                 ) -> Score:
+        """``model``'s accuracy over the seeds on images of ``grid`` x ``grid`` tiles shuffled."""
+        return _found(f"{type(self).__name__}.accuracy", self.shuffles, model, grid, "grid")
 
     def tally(self) -> str:
         """How many comparisons over seeds were told apart, beside what chance would give."""
@@ -245,11 +248,15 @@ class PatchOrder(Shuffles):
 
     rates: tuple[Record(Score), ...] = ()  # face rates, one per model and kind
 
+    @checked
     def rate(self, model: str, kind: str) -> Score:
-        return find(self.rates, model, kind)
+        """``model``'s face rate over the seeds on held-out images of ``kind``."""
+        return _found("PatchOrder.rate", self.rates, model, kind, "kind")
 
+    @checked
     def seed_runs(self, model: str) -> SeedRuns:
         """``model``'s rates as ``parts.scoring.SeedRuns``, for ``figures.model_scores``."""
+        _found("PatchOrder.seed_runs", self.rates, model, None, "kind")  # a model measured
         rates = {r.condition: list(r.by_seed) for r in self.rates if r.model == model}
         return SeedRuns(model, list(self.seeds), [], rates)
 
@@ -280,17 +287,26 @@ def shuffled_accuracy(model: torch.nn.Module, grid: Grid, n: Count) -> float:
 def find(scores: tuple[Score, ...], model: str, condition: str | int) -> Score:
     """The ``Score`` of ``model`` in ``condition`` among ``scores``; a model or a condition no
     score has is refused, naming it and those there are."""
-    found = [s for s in scores if (s.model, s.condition) == (model, condition)]
+    if not scores:
+        raise ValueError("find(): scores must hold at least one Score, got (): no score of model "
+                         f"{model!r} in condition {condition!r}; pass the scores of a measure "
+                         "(e.g. measure(...).shuffles)")
+    return _found("find", scores, model, condition, "condition", " scores has")
+
+
+def _found(where: str, scores: tuple[Score, ...], model: str, condition: str | int | None,
+           name: str, among: str = " measured") -> Score:
+    """``find`` for ``where`` (a method of the records that hold ``scores``), which calls the
+    condition ``name`` (a grid, a kind; None: any): a model or a condition no score has is
+    refused by ``where``'s name, naming those there are (the models ``among`` the scores)."""
+    found = [s for s in scores if s.model == model and condition in (None, s.condition)]
     if not found:
         models = sorted({s.model for s in scores})
         conditions = sorted({s.condition for s in scores if s.model == model}, key=str)
-        wrong = (f"model must be one of the models scores has, {models}, got {model!r}"
-                 if model not in models else f"condition must be one of {model!r}'s conditions "
-                 f"in scores, {conditions}, got {condition!r}")
-        raise ValueError(f"find(): {wrong}; pass one of those" if scores else
-                         "find(): scores must hold at least one Score, got (): no score of model "
-                         f"{model!r} in condition {condition!r}; pass the scores of a measure "
-                         "(e.g. measure(...).shuffles)")
+        wrong = (f"model must be one of the models{among}, {models}, got {model!r}"
+                 if model not in models else f"{name} must be one of {model!r}'s {name}s"
+                 f"{among}, {conditions}, got {condition!r}")
+        raise ValueError(f"{where}(): {wrong}; pass one of those")
     return found[0]
 
 

@@ -142,9 +142,15 @@ def refusal(err: ValidationError, parameters: list[str], specs: dict,
     return TypeError if is_wrong_type(kind) else ValueError, text
 
 
-def where(fn) -> str:
-    """The function a refusal names, as called: ``squash()``; a class by its name."""
-    return f"{fn.__qualname__.removesuffix('.__init__').removesuffix('.__new__')}()"
+def where(fn, args: tuple = ()) -> str:
+    """The function a refusal names, as called: ``squash()``; a class by its name; a method, given
+    the call's ``args``, by the class of the object it was called on (``BuggyCapsNet.loss()``,
+    which ``CapsNet`` defines)."""
+    name = fn.__qualname__.removesuffix(".__init__").removesuffix(".__new__")
+    owner, _, method = name.rpartition(".")
+    if args and owner in {cls.__qualname__ for cls in type(args[0]).__mro__}:
+        name = f"{type(args[0]).__name__}.{method}"
+    return f"{name}()"
 
 
 def with_article(name: str) -> str:

@@ -455,8 +455,8 @@ def checked(fn=None, *, checker: bool = False, reads: tuple[str, ...] = ()):
     ``@checked(checker=True)`` is for an exercise checker, which never raises (see
     ``capsedu.exercises.checking``): the refusal's sentence is printed as a FAIL and the call
     returns False, so a notebook goes on to its next cell. ``reads=("model", "images")``: the
-    last argument named (images) must have the shape each of the others reads (a model, or a
-    dict of them; ``checks.check_input``), refused by its name, not the model's own ``x``; and
+    last argument named (images) must have the shape each of the others reads (a model, a dict
+    of them, or a method's ``self``; ``checks.check_input``), refused by its name; and
     ``labels``, if it takes them, must be one per image, classes of each (``check_read_labels``)."""
     if fn is None:  # @checked(checker=True) or @checked(reads=...)
         return functools.partial(checked, checker=checker, reads=reads)
@@ -471,8 +471,8 @@ def checked(fn=None, *, checker: bool = False, reads: tuple[str, ...] = ()):
         except ValidationError as err:
             error, text = refusal(err, parameters, specs)
             if not checker:
-                raise error(f"{where(fn)}: {text}") from None
-            print(f"{where(fn)}: FAIL - {text}")
+                raise error(f"{where(fn, args)}: {text}") from None
+            print(f"{where(fn, args)}: FAIL - {text}")
             return False
 
     call.declared = specs  # what tests/test_boundary.py reads
@@ -486,14 +486,14 @@ def _reading(fn, *names: str):
 
     @functools.wraps(fn)
     def run(*args, **kwargs):
-        given = signature.bind(*args, **kwargs).arguments
+        given, called = signature.bind(*args, **kwargs).arguments, where(fn, args)
         labels = given.get("labels")  # the images' labels, if it takes them: one per image
         for m in models:
             for reader in given[m].values() if isinstance(given.get(m), dict) else [given.get(m)]:
                 if isinstance(reader, torch.nn.Module) and torch.is_tensor(given.get(images)):
-                    checks.check_input(given[images], f"{where(fn)}: {images}", reader)
+                    checks.check_input(given[images], f"{called}: {images}", reader)
                     if torch.is_tensor(labels):
-                        checks.check_read_labels(labels, f"{where(fn)}: labels", given[images],
+                        checks.check_read_labels(labels, f"{called}: labels", given[images],
                                                  reader)
         return fn(*args, **kwargs)
 

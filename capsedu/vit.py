@@ -65,7 +65,7 @@ class VisionTransformer(LogitClassifier):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """``x``: ``[B, C, image_size, image_size]`` -> class logits ``[B, n_classes]``."""
         check_input(x, f"{type(self).__name__}(): x", self)
-        check_model_dtype(x, "x", self.embed.weight.dtype)
+        check_model_dtype(x, f"{type(self).__name__}(): x", self.embed.weight.dtype)
         check_pixels(x, f"{type(self).__name__}(): x")
         tokens = self.embed(x).flatten(2).transpose(1, 2)  # [B, n_tokens, dim], row by row
         if self.position is not None:

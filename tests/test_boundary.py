@@ -11,6 +11,7 @@ import inspect
 import math
 import pkgutil
 import re
+import sys
 import time
 import types
 import typing
@@ -18,6 +19,7 @@ import typing
 import numpy as np
 import pytest
 import torch
+from matplotlib.figure import Figure
 
 import capsedu
 from capsedu.validate import CheckedRecord, Spec, declared
@@ -77,7 +79,9 @@ def modules():
 
 
 def entries():
-    """(qualified name, callable, declarations) of every checked entry of the package."""
+    """(qualified name, callable, declarations) of every checked entry of the package: its
+    functions, its classes (made), and its classes' checked methods (``module.Class.method``,
+    the function, called on ``an_instance`` of the class)."""
     found = {}
     for module in modules():
         for name, value in vars(module).items():
@@ -91,7 +95,28 @@ def entries():
                     found[f"{module.__name__}.{name}"] = (value, declared(value))
                 elif init is not None and hasattr(init, "declared"):
                     found[f"{module.__name__}.{name}"] = (value, init.declared)
+                found.update({f"{module.__name__}.{name}.{method}": (fn, fn.declared)
+                              for method, fn in methods(value).items()
+                              if hasattr(fn, "declared")})
     return found
+
+
+def methods(cls) -> dict:
+    """The public methods ``cls`` defines itself (``__call__`` too) that take parameters, by
+    name: the function (a static or class method's, unwrapped); properties are no methods."""
+    found = {}
+    for name, value in vars(cls).items():
+        fn = value.__func__ if isinstance(value, staticmethod | classmethod) else value
+        if (not name.startswith("_") or name == "__call__") and inspect.isfunction(fn) and [
+                p for p in inspect.signature(fn).parameters if p not in ("self", "cls")]:
+            found[name] = fn
+    return found
+
+
+def is_method(entry) -> bool:
+    """Whether the checked ``entry`` is a class's method (its qualified name says so)."""
+    return inspect.isfunction(entry) and "." in entry.__qualname__ \
+        and "<locals>" not in entry.__qualname__
 
 
 def is_named_tuple(cls) -> bool:
@@ -186,12 +211,16 @@ def a_key(entry, parameter: str):
     return spec.choices[0] if spec is not None and spec.choices else "a"
 
 
+# classes with checked methods that no test builds an instance of, and why (none now: a record
+# as a_valid_record makes it, a model or a widget of its defaults, or one of INSTANCES)
+NOT_BUILT: dict[str, str] = {}
 # a dict's declared values ("name{}") are tried inside a dict: {"a": the bad value}, under a key
 # it takes
 CASES = [(qualname, parameter.removesuffix("{}"),
           {a_key(entry, parameter.removesuffix("{}")): value} if parameter.endswith("{}")
           else value, error)
          for qualname, (entry, specs) in entries().items()
+         if not (is_method(entry) and qualname.rsplit(".", 1)[0] in NOT_BUILT)
          for parameter, spec in specs.items() if not parameter.endswith("[]")
          for value, error in bad_values(spec)
          if not (value is None and takes_none(entry, parameter.removesuffix("{}")))]
@@ -322,7 +351,9 @@ def test_an_undeclared_parameter_is_named():
 def test_a_bad_value_is_refused_naming_the_parameter(qualname, parameter, value, error, tmp_path,
                                                      monkeypatch, capsys):
     entry, _ = entries_by_name[qualname]
-    if dataclasses.is_dataclass(entry):  # a record: a valid one, one field replaced
+    if is_method(entry):  # called on an instance of its class, made before the clock starts
+        entry = getattr(an_instance(owner(qualname)), entry.__name__)
+    elif dataclasses.is_dataclass(entry):  # a record: a valid one, one field replaced
         entry = functools.partial(dataclasses.replace, a_valid_record(entry))
     elif is_named_tuple(entry):  # made anew, one field given otherwise (_replace checks nothing)
         entry = functools.partial(entry, **a_valid_record(entry)._asdict())
@@ -346,6 +377,12 @@ def test_a_bad_value_is_refused_naming_the_parameter(qualname, parameter, value,
 
 
 entries_by_name = entries()
+# an instance of each class with checked methods that an_instance cannot derive from its
+# constructor's declarations (a matplotlib axes)
+INSTANCES = {
+    "capsedu.widgets.verdicts.VerdictBars": lambda: _module("widgets.verdicts").VerdictBars(
+        Figure().add_subplot(), ["m"], "x", "t"),
+}
 # a valid instance of each checked record that a_valid_record cannot derive from its declarations:
 # one holding a field no declaration says how to make (a hash, a model maker), or one whose
 # derived fields break a rule across them
@@ -596,6 +633,140 @@ def test_records_unchecked_are_records_not_checked():
         module, name = qualname.rsplit(".", 1)
         cls = records(importlib.import_module(f"capsedu.{module}")).get(name)
         assert cls is not None and unchecked(cls), f"{qualname}: gone, or checked now"
+
+
+# public methods that are not checked, and why: a forward pass (and a layer's, which its model's
+# forward runs) checks its input by hand at every pass, where @checked would check it again on
+# the hot path (a model's own methods, predict, score, training_loss, are checked; so are the
+# records', the widgets'); argparse's own protocol; nn.Module.train's
+_FORWARD = "a model's forward pass: checks x by hand through checks.check_input at every pass " \
+           "(the hot path), naming the model"
+_LAYER = "a layer's per-pass method, run by its model's forward at every pass (the hot path) " \
+         "and timed alone by routing_costs: checks its input's shape by hand, naming the layer"
+METHODS_UNCHECKED = {
+    "baselines.MaxPoolCNN.forward": _FORWARD,
+    "capsnet.CapsNet.forward": _FORWARD,
+    "parts.detector.PartDetector.forward": _FORWARD,
+    "parts.pose_mlp.PartPoseMLP.forward": _FORWARD + " (against its detector's input)",
+    "parts.pose_net.PoseCapsuleNet.forward": _FORWARD + " (against its detector's input)",
+    "vit.VisionTransformer.forward": _FORWARD,
+    "layers.PrimaryCapsules.forward": _LAYER,
+    "layers.RoutingCapsules.votes": _LAYER,
+    "layers.RoutingCapsules.route": _LAYER,
+    "layers.RoutingCapsules.forward": _LAYER + " (in votes)",
+    "group_conv.LiftingConv.forward": _LAYER,
+    "group_conv.GroupConv.forward": _LAYER,
+    "parts.pose_mlp.PartPoseMLP.train": "nn.Module.train(mode), called by torch's own code with "
+                                        "its own protocol (model.eval() calls train(False))",
+    "train.EachOnce.__call__": "argparse's Action protocol: argparse calls it, with its parser "
+                               "and namespace; the values are parsed by the option's type",
+    "train.CourseParser.parse_known_args": "argparse's protocol: parse_args calls it with "
+                                           "argparse's own arguments",
+}
+
+
+def method_offenders(module_name: str) -> dict[str, str]:
+    """The public methods of ``module_name``'s public classes that are not checked with every
+    parameter declared, by ``module.Class.method``, each with what is missing."""
+    module = importlib.import_module(f"capsedu.{module_name}")
+    found = {}
+    for cls_name, cls in vars(module).items():
+        if cls_name.startswith("_") or not inspect.isclass(cls) \
+                or cls.__module__ != module.__name__:
+            continue
+        for name, fn in methods(cls).items():
+            qualname = f"{module_name}.{cls_name}.{name}"
+            parameters = list(inspect.signature(inspect.unwrap(fn)).parameters.values())[1:]
+            hints = typing.get_type_hints(inspect.unwrap(fn), include_extras=True)
+            loose = [p.name for p in parameters if p.kind not in (p.VAR_POSITIONAL,
+                                                                  p.VAR_KEYWORD)
+                     and (p.annotation is p.empty or hints[p.name] in (dict, list, tuple))]
+            if qualname in METHODS_UNCHECKED:
+                continue
+            if not hasattr(fn, "declared"):
+                found[qualname] = "not @checked"
+            elif loose:
+                found[qualname] = f"parameters not declared: {loose}"
+    return found
+
+
+@pytest.mark.parametrize("module_name", ENFORCED)
+def test_every_public_method_of_an_enforced_module_is_checked(module_name):
+    """Every public method (and ``__call__``) that takes parameters, of every public class of an
+    ENFORCED module, is ``@checked`` with each parameter declared, so a refusal names
+    "Class.method(): argument", or is listed in METHODS_UNCHECKED with the reason (issue 37)."""
+    offenders = method_offenders(module_name)
+    assert not offenders, "check these methods (@checked, each parameter declared), or list " \
+        "them in METHODS_UNCHECKED with the reason:\n" + "\n".join(
+            f"capsedu.{name}: {why}" for name, why in offenders.items())
+
+
+def test_methods_unchecked_are_public_methods_not_checked():
+    for qualname in METHODS_UNCHECKED:
+        module, cls, name = qualname.rsplit(".", 2)
+        fn = methods(vars(importlib.import_module(f"capsedu.{module}")).get(cls, object)).get(name)
+        assert fn is not None and not hasattr(fn, "declared"), f"{qualname}: gone, or checked now"
+        assert module in ENFORCED, f"{qualname}: its module is not enforced"
+
+
+def test_the_structural_check_names_an_unchecked_method_and_an_undeclared_parameter(
+        monkeypatch):
+    from capsedu.validate import Int, checked
+
+    class Probe:
+        def read(self, x):
+            return x
+
+        @checked
+        def count(self, n: Int("a count", ge=1), values: dict):
+            return n
+
+    module = types.ModuleType("capsedu.probe")
+    Probe.__module__ = module.__name__
+    module.Probe = Probe
+    monkeypatch.setitem(sys.modules, "capsedu.probe", module)
+    assert method_offenders("probe") == {"probe.Probe.read": "not @checked",
+                                         "probe.Probe.count": "parameters not declared: "
+                                                              "['values']"}
+
+
+@functools.cache
+def an_instance(cls):
+    """An instance of ``cls`` to call its checked methods on: a record as ``a_valid_record``
+    makes it, one of ``INSTANCES``, else ``cls`` made of a valid value (``a_valid_value``) for
+    each parameter without a default (a model, a widget of its defaults)."""
+    qualname = f"{cls.__module__}.{cls.__qualname__}"
+    if dataclasses.is_dataclass(cls) or is_named_tuple(cls):
+        return a_valid_record(cls)
+    if qualname in INSTANCES:
+        return INSTANCES[qualname]()
+    init = inspect.unwrap(cls.__init__)
+    hints = typing.get_type_hints(init, include_extras=True)
+    return cls(**{p.name: a_valid_value(hints[p.name])
+                  for p in inspect.signature(init).parameters.values()
+                  if p.name != "self" and p.default is p.empty
+                  and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)})
+
+
+def owner(qualname: str) -> type:
+    """The class of the method ``capsedu.module.Class.method``."""
+    module, cls, _ = qualname.rsplit(".", 2)
+    return getattr(importlib.import_module(module), cls)
+
+
+def test_every_class_with_checked_methods_is_built_or_says_why_not():
+    classes = {q.rsplit(".", 1)[0] for q, (entry, _) in entries_by_name.items()
+               if is_method(entry)}
+    failed = {}
+    for qualname in sorted(classes - set(NOT_BUILT)):
+        try:
+            an_instance(owner(qualname + ".method"))
+        except (LookupError, TypeError, ValueError) as err:
+            failed[qualname] = f"{type(err).__name__}: {err}"
+    assert not failed, "no instance to call the checked methods on: add each to INSTANCES, or " \
+        "to NOT_BUILT with the reason:\n" + "\n".join(f"{q}: {why}" for q, why in failed.items())
+    assert set(NOT_BUILT) <= classes, f"NOT_BUILT names classes without checked methods: " \
+        f"{set(NOT_BUILT) - classes}"
 
 
 def test_a_tensor_parameter_takes_numpy_through_the_same_checks():

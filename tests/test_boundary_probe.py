@@ -60,7 +60,7 @@ CASES = [
     (lambda: margin_loss(torch.rand(4, 10), LABELS, m_plus=0.1, m_minus=0.9), ValueError,
      r"margin_loss\(\): the margins must satisfy .*got m_plus=0.1"),
     (lambda: CapsNet(TINY).predict(torch.rand(28, 28)), ValueError,
-     r"CapsNet\(\): x must have shape .*got shape \(28, 28\); pass a tensor"),
+     r"CapsNet\.predict\(\): x must have shape .*got shape \(28, 28\); pass a tensor"),
     (lambda: CapsNet(TINY).predict(torch.rand(1, 28, 28)), ValueError, r"one example is x\[None\]"),
     (lambda: faces.swap(faces.face_parts(), "nose", "ear"), ValueError,
      r"swap\(\): each part named must be one that parts holds .*got 'ear'; choose"),

@@ -70,6 +70,7 @@ from capsedu import (
     viewpoint_states,
 )
 from capsedu.baselines import BagOfPartsCNN, MaxPoolCNN, describe_features
+from capsedu.buggy_capsnet import BuggyCapsNet
 from capsedu.capsnet import CapsNet, CapsNetConfig
 from capsedu.data import faces, mnist, patches, sprites, transformed_mnist
 from capsedu.figures import (
@@ -1400,9 +1401,49 @@ ROUND_TWELVE_FILES = [
 ]
 
 
+def _seed_runs():
+    return scoring.SeedRuns(name="m", seeds=[0, 1], models=[], rates={"face": [0.9, 0.8]})
+
+
+# Round twelve: the public methods (a model's predict, score, loss, a record's and a widget's
+# own), which checked by hand if at all, in the words of the function they call, or not at all
+# (an AttributeError from deep inside): each is refused as a function is, "Class.method(): ..."
+ROUND_TWELVE_METHODS = [
+    (lambda: _tiny().loss(torch.rand(4, 10), torch.rand(4, 1, 28, 28), LABELS), TypeError,
+     r"^CapsNet\.loss\(\): out must be a CapsNetOutput \(model\(x\)\).*got a Tensor of shape "
+     r"\(4, 10\)"),
+    (lambda: _tiny().predict((torch.rand(4, 1, 28, 28) * 255).to(torch.uint8)), TypeError,
+     r"^CapsNet\.predict\(\): x must hold floating-point pixels in \[0, 1\], got dtype "
+     r"torch\.uint8; use x\.float\(\) / 255"),
+    (lambda: transformed_mnist.AffineRanges().band(-1.0), ValueError,
+     r"^AffineRanges\.band\(\): factor must be one of 'rotation', 'shear', 'scale' .*got -1\.0"),
+    # a method a subclass inherits is refused by the class it was called on
+    (lambda: BuggyCapsNet("detached-output", TINY).predict(torch.rand(4, 1, 20, 20)), ValueError,
+     r"^BuggyCapsNet\.predict\(\): x must have shape \[N, 1, 28, 28\] for BuggyCapsNet"),
+    (lambda: _tiny().score(torch.rand(4, 1, 28, 28), 10), ValueError,
+     r"^CapsNet\.score\(\): label must be an integer >= 0 and <= 9 \(a class of the model\)"),
+    (lambda: _bag().training_loss(torch.rand(4, 1, 8, 8), LABELS.float()), TypeError,
+     r"^BagOfPartsCNN\.training_loss\(\): y must be integer class labels .*y\.long\(\)"),
+    (lambda: _tiny().reconstruct(torch.rand(4, 10, 8), torch.rand(4, 10)), ValueError,
+     r"^CapsNet\.reconstruct\(\): v must have shape \[batch, 10, 16\]"),
+    (lambda: _seed_runs().mean("fase"), ValueError,
+     r"^SeedRuns\.mean\(\): kind must be one of .*got 'fase'"),
+    (lambda: _seed_runs().mean("swapped"), ValueError,
+     r"^SeedRuns\.mean\(\): kind must be one of 'face' \(a kind measured here\)"),
+    (lambda: _attacked().accuracy_under("training"), ValueError,
+     r"^Attacked\.accuracy_under\(\): loss must be one of 'margin' \(a loss this attack used\)"),
+    (lambda: adversarial.BUDGET.step_size(2.0), ValueError,
+     r"^Budget\.step_size\(\): eps must be a finite number >= 0 and <= 1"),
+    (lambda: PartsEditor().set_parts("nose"), TypeError, r"^PartsEditor\.set_parts\(\): parts"),
+    (lambda: pose_net.PoseCapsuleNet().score(torch.rand(2, 1, 32, 32), 0), ValueError,
+     r"^PoseCapsuleNet\.score\(\): label must be the face label 1"),
+]
+
+
 ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
               + ROUND_ELEVEN_LOOP + ROUND_ELEVEN_DATA + ROUND_TWELVE_MATHS
-              + ROUND_TWELVE_PRESENTATION + ROUND_TWELVE_FILES)
+              + ROUND_TWELVE_PRESENTATION + ROUND_TWELVE_FILES
+              + ROUND_TWELVE_METHODS)
 
 
 @pytest.mark.parametrize("call, error, message", ALL_ROUNDS, ids=range(len(ALL_ROUNDS)))

@@ -37,6 +37,8 @@ Labels = Numbers("their labels, classes 0 to 9 [N]", ndim=1, ge=0, le=9, whole=T
 Digits = Tensor("MNIST digits [N, 1, 28, 28]", ndim=4, pixels=True, sizes={1: 1, 2: 28, 3: 28})
 # MultiMNIST's shift: the canvas, 28 + 2 max_shift pixels, is at most MAX_SIDE
 MaxShift = Int("pixels each digit moves at most", ge=0, le=(MAX_SIDE - 28) // 2)
+# the three factors of an affine map a sweep varies (SWEEPS), and AffineRanges bounds
+Factor = Choice("the factor swept", "rotation", "shear", "scale")
 
 
 @dataclass(frozen=True)
@@ -56,11 +58,10 @@ class AffineRanges(CheckedRecord):
             raise ValueError(f"AffineRanges(): scale must be (low, high) with low <= high, got "
                              f"{self.scale!r}; give the smaller end first")
 
-    def band(self, factor: str) -> tuple[float, float]:
+    @checked
+    def band(self, factor: Factor) -> tuple[float, float]:
         """The lowest and highest value of one factor of ``SWEEPS`` ("rotation", "shear" or
         "scale") within these ranges."""
-        if factor not in SWEEPS:
-            raise ValueError(f"factor must be one of {list(SWEEPS)}, got {factor!r}")
         if factor == "scale":
             return self.scale
         spread = getattr(self, factor)
@@ -365,7 +366,7 @@ def move(images: Tensor("images [N, 1, S, S]", ndim=4), generator: torch.Generat
     return translate(images, *_ink_offsets(images, generator, "move").unbind(1))
 
 
-SWEEPS = {  # one factor at a time, the others at identity; values for notebook 08's curves
+SWEEPS = {  # one Factor at a time, the others at identity; values for notebook 08's curves
     "rotation": [0.0, 5.0, 10.0, 15.0, 20.0, 25.0, 30.0, 35.0, 40.0, 45.0],
     "shear": [-0.4, -0.3, -0.2, -0.1, 0.0, 0.1, 0.2, 0.3, 0.4],
     "scale": [0.6, 0.7, 0.8, 0.9, 1.0, 1.1, 1.2, 1.3, 1.4],
@@ -399,7 +400,7 @@ def affine(images: Digits,
 
 @checked
 def sweep(images: Digits,
-          factor: Choice("the factor swept", *SWEEPS),
+          factor: Factor,
           value: Float("its value: degrees, or a factor"),
           side: Int("the canvas side in pixels", ge=28, le=MAX_SIDE) = CANVAS) -> torch.Tensor:
     """Every digit under one transformation, centred on the canvas: ``factor`` is "rotation"

@@ -14,7 +14,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from ..checks import check_input, check_order, check_pixels, check_same
-from ..course_settings import MAX_SIDE, MIN_SIDE, Seed
+from ..course_settings import MAX_SIDE, MIN_SIDE, Batch, Seed
 from ..data import faces
 from ..data.sprites import Scenes
 from ..poses import wrap_angle
@@ -29,6 +29,9 @@ DETECT_BATCH = 128  # images per forward pass in ``PartDetector.detect``
 MAX_CHANNELS = 1024  # a layer's channels: 1024 x 1024 3x3 filters are already 38 MB of weights
 MAX_LAYERS = 16  # convolutions: past this the 13x13 window of a 32x32 image's cell is long gone
 Channels = Int("a layer's channels", ge=1, le=MAX_CHANNELS)
+# what the detector learns from, per image: for each part kind, (present, x, y, angle, scale)
+Targets = Tensor("part targets [B, 4, 5] (part_targets)", ndim=3, finite=True,
+                 sizes={1: N_KINDS, 2: 5})
 
 
 class PartDetector(nn.Module):
@@ -69,10 +72,13 @@ class PartDetector(nn.Module):
         absent = self.absent.expand(len(x), N_KINDS)[..., None]  # [B, 4, 1]
         return torch.cat([out[:, :, 0], absent], dim=2), out[:, :, 1:]
 
-    def training_loss(self, x, targets):
+    @checked(reads=("self", "x"))
+    def training_loss(self, x: Batch, targets: Targets):
         """Cross-entropy on where each part is (or that it is absent), plus squared errors of
         the pose read at the true cell. ``targets`` ``[B, 4, 5]``: present, x, y, angle, scale
         (as ``part_targets`` makes them). Returns ``(loss, None)``: no class predictions."""
+        check_same("PartDetector.training_loss", "batch", "pass the targets of these images "
+                   "(part_targets)", x=len(x), targets=len(targets))
         where, regress = self(x)
         present = targets[..., 0] > 0.5  # [B, 4]
         col, row, cell = self._cells(targets[..., 1], targets[..., 2])
@@ -93,8 +99,9 @@ class PartDetector(nn.Module):
         row = (y * self.grid).long().clamp(0, self.grid - 1)
         return col, row, row * self.grid + col
 
+    @checked(reads=("self", "x"))
     @torch.no_grad()
-    def detect(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def detect(self, x: Batch) -> tuple[torch.Tensor, torch.Tensor]:
         """The part capsules of images ``x``: poses ``[B, 4, 4]`` (x, y, angle in degrees,
         scale), read at each kind's most likely cell, and presences ``[B, 4]`` in [0, 1].
 

@@ -12,7 +12,8 @@ import torch
 from torch import nn
 
 from ..baselines import LogitClassifier
-from ..course_settings import MAX_WIDTH
+from ..checks import check_input, check_pixels
+from ..course_settings import MAX_WIDTH, Batch
 from ..validate import Int, checked
 from .detector import N_KINDS, Channels, PartDetector
 
@@ -31,9 +32,15 @@ class PartPoseMLP(LogitClassifier):
         self.mlp = nn.Sequential(nn.Linear(N_KINDS * FEATURES, hidden), nn.ReLU(),
                                  nn.Linear(hidden, hidden), nn.ReLU(), nn.Linear(hidden, 2))
 
-    def features(self, x: torch.Tensor) -> torch.Tensor:
+    @checked
+    def features(self, x: Batch) -> torch.Tensor:
         """``[B, 4 * 6]``: each part's presence p and its pose scaled by p (an absent part's
         pose read-out is meaningless, so it is zeroed)."""
+        check_input(x, f"{type(self).__name__}.features(): x", self.detector)
+        return self._features(x)
+
+    def _features(self, x: torch.Tensor) -> torch.Tensor:
+        """``features`` of images checked."""
         poses, presence = self.detector.detect(x)  # [B, 4, 4], [B, 4]
         angle = torch.deg2rad(poses[..., 2])
         pose = torch.stack([poses[..., 0], poses[..., 1], torch.cos(angle), torch.sin(angle),
@@ -41,8 +48,11 @@ class PartPoseMLP(LogitClassifier):
         return torch.cat([presence[..., None], presence[..., None] * pose], dim=-1).flatten(1)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        """Class logits ``[B, 2]`` (not a face, face) for images ``[B, 1, 32, 32]``."""
-        return self.mlp(self.features(x))
+        """Class logits ``[B, 2]`` (not a face, face) for images ``[B, 1, 32, 32]``, checked by
+        hand at every pass (the detector's size, and pixels in [0, 1])."""
+        check_input(x, f"{type(self).__name__}(): x", self.detector)
+        check_pixels(x, f"{type(self).__name__}(): x")
+        return self.mlp(self._features(x))
 
     def train(self, mode: bool = True):
         """Train the MLP only: the detector stays in eval mode, as it was trained."""

@@ -20,7 +20,8 @@ import numpy as np
 import torch
 from torch import nn
 
-from ..checks import check_same
+from ..checks import check_input, check_pixels, check_same
+from ..course_settings import Batch, Label
 from ..data import faces, sprites
 from ..data.sprites import Parts
 from ..poses import pose_matrix, wrap_angle
@@ -190,10 +191,18 @@ class PoseCapsuleNet(nn.Module):
     def iterations(self, iterations: int) -> None:
         self.hparams["iterations"] = iterations
 
+    @checked
     @torch.no_grad()
-    def capsules(self, x: torch.Tensor, iterations: int | None = None) -> "PoseCapsules":
+    def capsules(self, x: Batch, iterations: Int("routing iterations", ge=1, le=MAX_ITERATIONS)
+                 | None = None) -> "PoseCapsules":
         """Everything the model computes for images ``x``, in one pass: the part capsules, their
-        votes, and the routing to the face and background capsules."""
+        votes, and the routing to the face and background capsules (``iterations``: the
+        model's own, unless given)."""
+        check_input(x, f"{type(self).__name__}.capsules(): x", self.detector)
+        return self._capsules(x, iterations)
+
+    def _capsules(self, x: torch.Tensor, iterations: int | None = None) -> "PoseCapsules":
+        """``capsules`` of images checked."""
         poses, presence = self.detector.detect(x)
         u_hat = pose_votes(poses.double().numpy(), presence.double().numpy(), self.W.numpy(),
                            **asdict(self.tuning))
@@ -202,27 +211,38 @@ class PoseCapsuleNet(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """The parents' lengths ``[B, 2]`` (face, background), in ``PARENTS`` order; in batches of
-        ``VOTE_BATCH`` images (each image's votes u_hat are 4 x 2 x 2,049 doubles, 131 kB)."""
-        return torch.cat([self.capsules(batch).routing.v.norm(dim=-1).float()
-                          for batch in x.split(VOTE_BATCH)])
+        ``VOTE_BATCH`` images (each image's votes u_hat are 4 x 2 x 2,049 doubles, 131 kB).
+        ``x`` is checked by hand at every pass (the detector's size, and pixels in [0, 1])."""
+        check_input(x, f"{type(self).__name__}(): x", self.detector)
+        check_pixels(x, f"{type(self).__name__}(): x")
+        with torch.no_grad():
+            return torch.cat([self._capsules(batch).routing.v.norm(dim=-1).float()
+                              for batch in x.split(VOTE_BATCH)])
 
-    def face_probability(self, x: torch.Tensor) -> torch.Tensor:
+    @checked
+    def face_probability(self, x: Batch) -> torch.Tensor:
         """The face capsule's length ``[B]``: the probability that a face is present."""
+        check_input(x, f"{type(self).__name__}.face_probability(): x", self.detector)
         return self(x)[:, PARENTS.index("face")]
 
+    @checked
     @torch.no_grad()
-    def predict(self, x: torch.Tensor) -> torch.Tensor:
+    def predict(self, x: Batch) -> torch.Tensor:
         """1 ("face") where the face capsule is longer than the threshold, else 0."""
-        return (self.face_probability(x) > self.threshold).long()
+        check_input(x, f"{type(self).__name__}.predict(): x", self.detector)
+        return (self(x)[:, PARENTS.index("face")] > self.threshold).long()
 
+    @checked
     @torch.no_grad()
-    def score(self, x: torch.Tensor, label: int) -> tuple[torch.Tensor, torch.Tensor]:
+    def score(self, x: Batch, label: Label) -> tuple[torch.Tensor, torch.Tensor]:
         """The face capsule's length ``[B]`` and the threshold it must pass ``[B]``. The model
         has one verdict, face or not, so ``label`` must be the face label (1)."""
         if label != faces.LABELS["face"]:
-            raise ValueError(f"a PoseCapsuleNet scores only the face label "
-                             f"{faces.LABELS['face']}, got label {label}")
-        p = self.face_probability(x)
+            raise ValueError(f"{type(self).__name__}.score(): label must be the face label "
+                             f"{faces.LABELS['face']} (the model scores faces only), got {label}; "
+                             f"pass {faces.LABELS['face']}")
+        check_input(x, f"{type(self).__name__}.score(): x", self.detector)
+        p = self(x)[:, PARENTS.index("face")]
         return p, self.threshold.float().expand(len(p))
 
 

@@ -42,6 +42,7 @@ from ..validate import (
     Some,
     Spec,
     Tensor,
+    check_value,
     checked,
 )
 
@@ -318,12 +319,15 @@ class SeedRuns(CheckedRecord):
                    "none) per seed", seeds=len(self.seeds), **{f"rates[{k!r}]": len(r) for k, r
                    in self.rates.items()}, **{"models": len(self.models)} if self.models else {})
 
-    def mean(self, kind: str) -> float:
+    @checked
+    def mean(self, kind: Kind) -> float:
+        check_value("SeedRuns.mean", "kind", Choice("a kind measured here", *self.rates), kind)
         return float(np.mean(self.rates[kind]))
 
-    def interval(self, kind: str) -> OverSeeds | None:
-        """The face rate on ``kind`` over the seeds with its 95 % t interval
-        (``statistics.over_seeds``); None for a single seed, which has no spread to measure."""
+    @checked
+    def interval(self, kind: Kind) -> OverSeeds | None:
+        """The face rates on ``kind`` over the seeds (``over_seeds``); None for one seed."""
+        check_value("SeedRuns.interval", "kind", Choice("a kind measured here", *self.rates), kind)
         return over_seeds(self.rates[kind]) if len(self.seeds) > 1 else None
 
     def accuracy(self) -> np.ndarray:
@@ -332,7 +336,8 @@ class SeedRuns(CheckedRecord):
         faces_ok, nonfaces_ok = np.array(self.rates["face"]), 1 - np.array(self.rates["nonface"])
         return (faces_ok + nonfaces_ok) / 2
 
-    def fooled(self, threshold: float = 0.5) -> list[str]:
+    @checked
+    def fooled(self, threshold: Float("a face rate", ge=0, le=1) = 0.5) -> list[str]:
         """The scramble kinds (``faces.SCRAMBLED_KINDS``) whose mean face rate is above
         ``threshold``: the scrambles this model calls a face."""
         return [kind for kind in faces.SCRAMBLED_KINDS if self.mean(kind) > threshold]
@@ -341,17 +346,13 @@ class SeedRuns(CheckedRecord):
 @checked
 def measure_seeds(name: str, models: FaceNets, seeds: Seeds, kinds: Kinds = faces.KINDS,
                   n_test: Count = 500) -> SeedRuns:
-    """The face rates of trained ``models`` (one per seed of ``seeds``) on the same held-out
-    sets."""
+    """The face rates of ``models`` (one per seed of ``seeds``) on the same held-out sets."""
     if len(models) != len(seeds):
         raise ValueError(f"measure_seeds(): models must hold one model per seed, got "
                          f"{len(models)} for the {len(seeds)} seeds {list(seeds)}; pass the seeds "
                          "the models were trained with")
-    rates = {kind: [] for kind in kinds}
-    for model in models:
-        for kind, rate in face_rates(model, kinds, n_test).items():
-            rates[kind].append(rate)
-    return SeedRuns(name, list(seeds), list(models), rates)
+    rates = [face_rates(model, kinds, n_test) for model in models]  # one dict per seed
+    return SeedRuns(name, list(seeds), list(models), {k: [r[k] for r in rates] for k in kinds})
 
 
 # models side by side, name -> SeedRuns (measure_seeds)

@@ -31,10 +31,10 @@ from ..manifest_rows import ManifestRow, Metrics
 from ..recipes import RECIPES, Epochs, Recipe
 from ..routing import MAX_ITERATIONS
 from ..train import train_over_seeds
-from ..validate import CheckedRecord, Choice, Flag, Float, Int, Record, Some, checked
+from ..validate import CheckedRecord, Choice, Flag, Float, Int, Record, Some, check_value, checked
 from .detector import detector_training_set
 from .pose_net import PoseCapsuleNet, fit_threshold, fit_transforms
-from .scoring import face_rates, held_out
+from .scoring import Kind, face_rates, held_out
 
 FACE_MODELS = ("bag-of-parts CNN", "deep CNN", "pixel CapsNet", "pose capsules", "part-pose MLP")
 BASELINES = ("bag-of-parts CNN", "deep CNN")  # notebook 01's CNNs
@@ -219,8 +219,10 @@ class Refitted(CheckedRecord):
             self.thresholds), **{f"{name}[{kind!r}]": len(values) for name in ("rates", "margins")
                                  for kind, values in getattr(self, name).items()})
 
-    def mean(self, kind: str) -> float:
-        """The face rate on ``kind``, averaged over the seeds."""
+    @checked
+    def mean(self, kind: Kind) -> float:
+        """The face rate on ``kind`` (one of ``rates``), averaged over the seeds."""
+        check_value("Refitted.mean", "kind", Choice("a kind measured here", *self.rates), kind)
         return float(np.mean(self.rates[kind]))
 
 

@@ -43,7 +43,7 @@ class AttackExplorer(TwoReaders):
         self.eps = FloatSlider(value=0.1, min=0, max=MAX_EPS, step=0.01,
                                description="eps", readout_format=".2f",
                                continuous_update=False)
-        self.readers_figure("the adversarial digit")
+        self._readers_figure("the adversarial digit")
         for control in (self.digit, self.attack, self.against, self.eps):
             control.observe(self._changed, names="value")
         self.widget = widgets.VBox([widgets.HBox([self.digit, self.eps]), self.attack,
@@ -67,4 +67,4 @@ class AttackExplorer(TwoReaders):
             f"CNN: {cnn} (p = {s.probabilities[cnn]:.2f}, {verdict(cnn)})<br>"
             f"reconstruction distance {s.distance:.2f} against the threshold "
             f"{s.threshold:.2f}: {flag}")
-        self.draw_readings(s.adversarial, s.reconstruction, s.lengths, s.probabilities, caps, cnn)
+        self._draw_readings(s.adversarial, s.reconstruction, s.lengths, s.probabilities, caps, cnn)

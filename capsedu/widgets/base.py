@@ -55,7 +55,7 @@ class Widget:
     # the digits a widget picks from at the least (two: one to overlay on another)
     least_digits = 1
 
-    def check_digits(self, images, labels, n_classes: int) -> None:
+    def _check_digits(self, images, labels, n_classes: int) -> None:
         """Refuse fewer than ``least_digits`` digits ``[N, ...]`` to pick from, or ``labels`` that
         are not one class of ``n_classes`` per digit, by the widget's name."""
         where = f"{type(self).__name__}()"
@@ -125,7 +125,7 @@ class TwoReaders(Widget):
         import ipywidgets as widgets  # here, so that every other widget's import stays light
 
         where = f"{type(self).__name__}()"
-        self.check_digits(images, labels, n_classes=10)
+        self._check_digits(images, labels, n_classes=10)
         for name, model in (("capsnet", capsnet), ("cnn", cnn)):
             kind, words = self.readers.get(name, (nn.Module, ""))
             if not isinstance(model, kind):
@@ -143,7 +143,7 @@ class TwoReaders(Widget):
     def build(self):
         raise NotImplementedError("a TwoReaders widget lays out its controls in build()")
 
-    def readers_figure(self, seen_title: str) -> None:
+    def _readers_figure(self, seen_title: str) -> None:
         """08's figure for both readers (``figures.model_scores.capsnet_vs_cnn_figure``): the
         image both models see, titled ``seen_title``, the CapsNet's reconstruction, and per class
         its capsule length beside the CNN's softmax probability."""
@@ -159,9 +159,9 @@ class TwoReaders(Widget):
         seen.set_title(seen_title)
         recon.set_title("CapsNet reconstruction")
 
-    def draw_readings(self, seen, reconstruction, lengths, probabilities, capsnet_reads: int,
+    def _draw_readings(self, seen, reconstruction, lengths, probabilities, capsnet_reads: int,
                       cnn_reads: int) -> None:
-        """Redraw ``readers_figure`` in place: the two images ``[40, 40]``, the ten lengths and
+        """Redraw ``_readers_figure`` in place: the two images ``[40, 40]``, the ten lengths and
         probabilities, each model's answer drawn full and the other classes pale."""
         from ..figures.canvas import png_bytes
         from ..figures.model_scores import update_class_bars

@@ -57,7 +57,7 @@ class BugZooExplorer(Widget):
                  labels: Tensor("their true classes [N]", ndim=1),
                  results: dict[str, Record(ZooRun)] | None = None,
                  iterations: Int("routing iterations", ge=1, le=SLIDER_ITERATIONS) = 3):
-        self.check_digits(images, labels, model.config.n_classes)
+        self._check_digits(images, labels, model.config.n_classes)
         self.labels = labels
         self.results = read_results() if results is None else results
         with torch.no_grad():

@@ -109,11 +109,11 @@ class PoseVectorExplorer(Widget):
         self.ax_part.set(xticks=[], yticks=[])
         self.ax_v.set_title("the capsule's vector")
         for control in (self.kind, self.angle, self.length):
-            control.observe(self.update, names="value")
+            control.observe(self._changed, names="value")
         self.widget = widgets.VBox([self.kind, self.angle, self.length, self.readout, self.image])
         self.update()
 
-    def update(self, change=None):
+    def update(self):
         self.state = s = pose_vector_state(self.kind.value, self.angle.value, self.length.value)
         self.readout.value = (
             f"<b>{s.kind}</b>: v = ({s.x:+.2f}, {s.y:+.2f}); "
@@ -181,11 +181,11 @@ class SquashExplorer(Widget):
         self.ax_s.set_title("input s")
         self.ax_v.set_title("output v = squash(s)")
         for control in (self.norm, self.angle):
-            control.observe(self.update, names="value")
+            control.observe(self._changed, names="value")
         self.widget = widgets.VBox([self.norm, self.angle, self.readout, self.image])
         self.update()
 
-    def update(self, change=None):
+    def update(self):
         self.state = st = squash_state(self.norm.value, self.angle.value)
         self.readout.value = (
             f"||s|| = {st.norm_s:.2f} &rarr; ||v|| = {st.norm_v:.3f}; "

@@ -54,11 +54,11 @@ class WidgetCheck(Widget):
         self.readout = widgets.HTML()
         self.image = widgets.Image(format="png", width=260)
         self.figure = Figure(figsize=(3, 3), layout="constrained")
-        self.slider.observe(self.update, names="value")
+        self.slider.observe(self._changed, names="value")
         self.widget = widgets.VBox([self.slider, self.readout, self.image])
         self.update()
 
-    def update(self, change=None):
+    def update(self):
         self.state = s = arrow_state(self.slider.value)
         self.readout.value = (f"<b>angle {s.angle:g}°</b>: vector = ({s.x:+.2f}, "
                               f"{s.y:+.2f}), length {math.hypot(s.x, s.y):.2f}")

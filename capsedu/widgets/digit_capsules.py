@@ -34,7 +34,7 @@ class PoseSpaceExplorer(Widget):
                                 pixels=True),
                  labels: Tensor("their true classes [N]", ndim=1),
                  names: list[str] | tuple[str, ...] | None = None):
-        self.check_digits(images, labels, model.config.n_classes)
+        self._check_digits(images, labels, model.config.n_classes)
         self.model, self.images, self.labels = model, images, labels
         self.v = encode(model, images).v  # [N, 10, 16], cached: sliders never re-route
         dim = self.v.shape[2]

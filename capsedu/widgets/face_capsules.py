@@ -94,7 +94,7 @@ class FaceCapsulesExplorer(RoutingWidget):
     def compute(self) -> FaceState:
         return face_state(self.pose_model, self.models, self.editor.parts, self.iteration.value)
 
-    def more_readout(self, s: FaceState) -> str:
+    def _more_readout(self, s: FaceState) -> str:
         return "<br><br>" + "<br>".join(
             f"<b>{name}</b>: {p:.2f} (face above {s.threshold[name]:.2f}) &rarr; "
             f"{'face' if s.called_face[name] else 'not a face'}"

@@ -25,7 +25,7 @@ from ..figures.face_scenes import ghost_lines
 from ..figures.routing_couplings import draw_coupling_heatmap, update_coupling_heatmap
 from ..parts.voting import PARENTS, ParentLengths, Pose
 from ..routing import MAX_ITERATIONS
-from ..validate import Array, CheckedRecord, Float, Int, Numbers, checked
+from ..validate import Array, CheckedRecord, Float, Int, Numbers, Record, checked
 from .base import Widget
 from .parts import PartsEditor
 from .sliders import IntSlider
@@ -120,7 +120,8 @@ class RoutingPanels:
             dynamic += self._verdicts.artists
         self.blitter = Blitter(self.figure, dynamic)
 
-    def show(self, s: RoutingView) -> bytes:
+    @checked
+    def show(self, s: Record(RoutingView, "a RoutingWidget's compute()")) -> bytes:
         """Draw the state ``s`` and return the figure as PNG bytes."""
         self._image.set_data(s.image)
         segments, colors = ghost_lines(s.predictions)
@@ -148,7 +149,7 @@ class RoutingWidget(Widget):
     """What notebooks 04 and 07's widgets share: a ``PartsEditor``, an iteration slider and any
     ``extra`` controls on the left; a readout and the ``panels`` (a ``RoutingPanels``) on the
     right. A subclass says what to compute (``compute() -> state``) and may add lines to the
-    readout (``more_readout(state)``); every change recomputes and redraws at once."""
+    readout (``_more_readout(state)``); every change recomputes and redraws at once."""
 
     @checked
     def __init__(self, panels: RoutingPanels, parts: Parts | None = None, iteration: Iteration = 3,
@@ -172,7 +173,7 @@ class RoutingWidget(Widget):
     def compute(self) -> RoutingView:
         raise NotImplementedError
 
-    def more_readout(self, state: RoutingView) -> str:
+    def _more_readout(self, state: RoutingView) -> str:
         return ""
 
     def update(self):
@@ -181,5 +182,5 @@ class RoutingWidget(Widget):
         self.readout.value = (
             f"<h4>after iteration {s.iteration}</h4>"
             f"face capsule length ‖v_face‖ = <b>{s.face_length:.3f}</b><br>"
-            f"couplings to the face: {couplings}{self.more_readout(s)}")
+            f"couplings to the face: {couplings}{self._more_readout(s)}")
         self.image.value = self.panels.show(s)

@@ -58,7 +58,8 @@ class PartsEditor:
         self._load(self.initial)
 
     # --- edits: each one replaces self.parts and notifies -------------------------------------
-    def set_parts(self, parts):
+    @checked
+    def set_parts(self, parts: Parts):
         """Replace the scene (it may hold fewer than four face parts, but at least one)."""
         self._load(parts)
         if self.on_change:

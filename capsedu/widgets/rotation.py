@@ -40,7 +40,7 @@ class RotationExplorer(Widget):
                  face_model: PoseCapsuleNet | None = None):
         check_shape(images, "RotationExplorer(): images", "[N, 1, 28, 28] (MNIST digits)",
                     ndim=4, sizes=(1, 28, 28))
-        self.check_digits(images, labels, n_classes=10)
+        self._check_digits(images, labels, n_classes=10)
         self.gcnn, self.cnn, self.images, self.labels = gcnn, cnn, images, labels
         self.face_model = face_model
         self.digit = Dropdown(

@@ -17,8 +17,8 @@ from matplotlib.figure import Figure
 from ..data import sprites
 from ..data.sprites import Parts, Scene, Side
 from ..figures.canvas import png_bytes
-from ..parts.scoring import NamedFaceNets, Verdicts, verdicts
-from ..validate import Array, Distinct, Some, checked
+from ..parts.scoring import NamedFaceNets, Score, Verdicts, verdicts
+from ..validate import Array, Distinct, Flag, Record, Some, checked
 from .base import Widget
 from .parts import PartsEditor
 
@@ -64,8 +64,17 @@ class VerdictBars:
     def artists(self) -> list:
         return self.bars + self.labels + self.cuts
 
-    def show(self, scores: dict, called: dict, cuts: dict):
-        """``scores``, ``called`` (bool) and ``cuts``: dicts keyed by model name."""
+    @checked
+    def show(self, scores: dict[str, Score], called: dict[str, Flag("whether the model calls "
+                                                                    "the image a face")],
+             cuts: dict[str, Score]):
+        """``scores``, ``called`` (bool) and ``cuts``: dicts keyed by model name, an entry for
+        each model of the bars (``names``)."""
+        for name, given in (("scores", scores), ("called", called), ("cuts", cuts)):
+            if not set(self.names) <= set(given):
+                raise ValueError(f"VerdictBars.show(): {name} must hold an entry for each model "
+                                 f"of the bars, {self.names}, got {sorted(given)}; pass one "
+                                 "for each")
         for bar, label, cut, name in zip(self.bars, self.labels, self.cuts, self.names,
                                          strict=True):
             bar.set_width(scores[name])
@@ -89,7 +98,8 @@ class VerdictsFigure:
         ax_image.set(xticks=[], yticks=[], title="what the CNNs see")
         self.bars = VerdictBars(ax_bars, names, "P(face)", "verdicts (face if > 0.5)")
 
-    def show(self, state: VerdictsState) -> bytes:
+    @checked
+    def show(self, state: Record(VerdictsState, "verdicts_state(...)")) -> bytes:
         """Draw ``state`` (from ``verdicts_state``) and return the figure as PNG bytes."""
         self._image.set_data(state.image)
         self.bars.show(state.face_probability, state.called_face, state.threshold)
@@ -111,12 +121,12 @@ class FaceVerdicts(Widget):
         self.view = VerdictsFigure(list(models))
         self.image = widgets.Image(format="png", width=420)
         self.readout = widgets.HTML()
-        self.editor = PartsEditor(parts, on_change=self.update)
+        self.editor = PartsEditor(parts, on_change=lambda _: self.update())
         self.widget = widgets.HBox([self.editor.widget, widgets.VBox([self.image, self.readout])])
-        self.update(self.editor.parts)
+        self.update()
 
-    def update(self, parts):
-        self.state = s = verdicts_state(self.models, parts)
+    def update(self):
+        self.state = s = verdicts_state(self.models, self.editor.parts)
         self.readout.value = "<br>".join(
             f"<b>{name}</b>: P(face) = {p:.2f} &rarr; "
             f"{'face' if s.called_face[name] else 'not a face'}"

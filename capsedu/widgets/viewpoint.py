@@ -37,7 +37,7 @@ class ViewpointExplorer(TwoReaders):
             "dy": slider("dy", -12, 12, 1, "+.0f"),
         }
         self.reset_button = widgets.Button(description="reset", icon="undo")
-        self.readers_figure("what both models see")
+        self._readers_figure("what both models see")
 
         for s in self.sliders.values():
             s.observe(self._changed, names="value")
@@ -70,4 +70,4 @@ class ViewpointExplorer(TwoReaders):
             f"scaled {values['scale']:.2f}, moved ({values['dx']:+.0f}, {values['dy']:+.0f}) px"
             f"<br>CapsNet: {caps} (‖v‖ = {s.lengths[caps]:.2f}, {verdict(caps)}) · "
             f"CNN: {cnn} (p = {s.probabilities[cnn]:.2f}, {verdict(cnn)})")
-        self.draw_readings(s.image, s.reconstruction, s.lengths, s.probabilities, caps, cnn)
+        self._draw_readings(s.image, s.reconstruction, s.lengths, s.probabilities, caps, cnn)
