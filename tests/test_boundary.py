@@ -211,16 +211,12 @@ def a_key(entry, parameter: str):
     return spec.choices[0] if spec is not None and spec.choices else "a"
 
 
-# classes with checked methods that no test builds an instance of, and why (none now: a record
-# as a_valid_record makes it, a model or a widget of its defaults, or one of INSTANCES)
-NOT_BUILT: dict[str, str] = {}
 # a dict's declared values ("name{}") are tried inside a dict: {"a": the bad value}, under a key
 # it takes
 CASES = [(qualname, parameter.removesuffix("{}"),
           {a_key(entry, parameter.removesuffix("{}")): value} if parameter.endswith("{}")
           else value, error)
          for qualname, (entry, specs) in entries().items()
-         if not (is_method(entry) and qualname.rsplit(".", 1)[0] in NOT_BUILT)
          for parameter, spec in specs.items() if not parameter.endswith("[]")
          for value, error in bad_values(spec)
          if not (value is None and takes_none(entry, parameter.removesuffix("{}")))]
@@ -352,7 +348,7 @@ def test_a_bad_value_is_refused_naming_the_parameter(qualname, parameter, value,
                                                      monkeypatch, capsys):
     entry, _ = entries_by_name[qualname]
     if is_method(entry):  # called on an instance of its class, made before the clock starts
-        entry = getattr(an_instance(owner(qualname)), entry.__name__)
+        entry = getattr(an_instance(owner(qualname.rsplit(".", 1)[0])), entry.__name__)
     elif dataclasses.is_dataclass(entry):  # a record: a valid one, one field replaced
         entry = functools.partial(dataclasses.replace, a_valid_record(entry))
     elif is_named_tuple(entry):  # made anew, one field given otherwise (_replace checks nothing)
@@ -676,13 +672,13 @@ def method_offenders(module_name: str) -> dict[str, str]:
             continue
         for name, fn in methods(cls).items():
             qualname = f"{module_name}.{cls_name}.{name}"
+            if qualname in METHODS_UNCHECKED:
+                continue
             parameters = list(inspect.signature(inspect.unwrap(fn)).parameters.values())[1:]
             hints = typing.get_type_hints(inspect.unwrap(fn), include_extras=True)
             loose = [p.name for p in parameters if p.kind not in (p.VAR_POSITIONAL,
                                                                   p.VAR_KEYWORD)
                      and (p.annotation is p.empty or hints[p.name] in (dict, list, tuple))]
-            if qualname in METHODS_UNCHECKED:
-                continue
             if not hasattr(fn, "declared"):
                 found[qualname] = "not @checked"
             elif loose:
@@ -749,24 +745,24 @@ def an_instance(cls):
 
 
 def owner(qualname: str) -> type:
-    """The class of the method ``capsedu.module.Class.method``."""
-    module, cls, _ = qualname.rsplit(".", 2)
+    """The class ``capsedu.module.Class``."""
+    module, cls = qualname.rsplit(".", 1)
     return getattr(importlib.import_module(module), cls)
 
 
-def test_every_class_with_checked_methods_is_built_or_says_why_not():
+def test_every_class_with_checked_methods_is_built():
+    """The bad-value property calls every checked method on an instance of its class: each is
+    built (a record, a model or a widget of its defaults, or one of INSTANCES)."""
     classes = {q.rsplit(".", 1)[0] for q, (entry, _) in entries_by_name.items()
                if is_method(entry)}
     failed = {}
-    for qualname in sorted(classes - set(NOT_BUILT)):
+    for qualname in sorted(classes):
         try:
-            an_instance(owner(qualname + ".method"))
+            an_instance(owner(qualname))
         except (LookupError, TypeError, ValueError) as err:
             failed[qualname] = f"{type(err).__name__}: {err}"
-    assert not failed, "no instance to call the checked methods on: add each to INSTANCES, or " \
-        "to NOT_BUILT with the reason:\n" + "\n".join(f"{q}: {why}" for q, why in failed.items())
-    assert set(NOT_BUILT) <= classes, f"NOT_BUILT names classes without checked methods: " \
-        f"{set(NOT_BUILT) - classes}"
+    assert not failed, "no instance to call the checked methods on: add each to INSTANCES " \
+        "(tests/test_boundary.py):\n" + "\n".join(f"{q}: {why}" for q, why in failed.items())
 
 
 def test_a_tensor_parameter_takes_numpy_through_the_same_checks():

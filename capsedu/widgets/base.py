@@ -160,7 +160,7 @@ class TwoReaders(Widget):
         recon.set_title("CapsNet reconstruction")
 
     def _draw_readings(self, seen, reconstruction, lengths, probabilities, capsnet_reads: int,
-                      cnn_reads: int) -> None:
+                       cnn_reads: int) -> None:
         """Redraw ``_readers_figure`` in place: the two images ``[40, 40]``, the ten lengths and
         probabilities, each model's answer drawn full and the other classes pale."""
         from ..figures.canvas import png_bytes
