@@ -42,11 +42,12 @@ def check_batches(where: str, model: nn.Module, train: TensorDataset,
         raise ValueError(f"{where}(): validation's images must be of train's shape "
                          f"{list(x.shape[1:])}, got {list(validation.tensors[0].shape[1:])}; "
                          "hold out images of the training set's kind")
+    takes = inspect.signature(model.training_loss)
     try:
-        inspect.signature(model.training_loss).bind(*train.tensors)
+        takes.bind(*train.tensors)
     except TypeError:
         raise ValueError(f"{where}(): train must hold the images and targets {type(model).__name__}"
-                         f".training_loss{inspect.signature(model.training_loss)} takes, got "
+                         f".training_loss({', '.join(takes.parameters)}) takes, got "
                          f"{len(train.tensors)} tensors; drop the extra ones") from None
     if augment is not None:
         check_augmented(where, x[:8], augment(x[:8], torch.Generator()))

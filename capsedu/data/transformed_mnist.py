@@ -37,8 +37,7 @@ Labels = Numbers("their labels, classes 0 to 9 [N]", ndim=1, ge=0, le=9, whole=T
 Digits = Tensor("MNIST digits [N, 1, 28, 28]", ndim=4, pixels=True, sizes={1: 1, 2: 28, 3: 28})
 # MultiMNIST's shift: the canvas, 28 + 2 max_shift pixels, is at most MAX_SIDE
 MaxShift = Int("pixels each digit moves at most", ge=0, le=(MAX_SIDE - 28) // 2)
-# the three factors of an affine map a sweep varies (SWEEPS), and AffineRanges bounds
-Factor = Choice("the factor swept", "rotation", "shear", "scale")
+Factor = Choice("the factor swept", "rotation", "shear", "scale")  # SWEEPS' and AffineRanges'
 
 
 @dataclass(frozen=True)

@@ -37,10 +37,10 @@ class OverlapExplorer(TwoReaders):
                "cnn": (TwoDigitCNN, "a CNN that reads two overlapping digits at once, 08's "
                        "MultiMNIST CNN")}
 
-    def check_digits(self, images, labels, n_classes: int) -> None:
+    def _check_digits(self, images, labels, n_classes: int) -> None:
         """As every widget over digits, and at least two classes among them: a pair's two digits
         differ (MultiMNIST's never share a class)."""
-        super().check_digits(images, labels, n_classes)
+        super()._check_digits(images, labels, n_classes)
         check_pair_labels(type(self).__name__, labels, images, "images")
 
     def build(self):
