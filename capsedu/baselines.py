@@ -60,6 +60,14 @@ class LogitClassifier(nn.Module):
                      logits.shape[1])  # not cross-entropy's own words
         return F.cross_entropy(logits, y), logits.argmax(dim=1)
 
+    def _check_side(self, x: torch.Tensor, pools: int) -> None:
+        """Refuse images under ``2 ** pools`` pixels a side: each 2x2 max-pool halves the maps,
+        and a side of 0 leaves nothing to read."""
+        if min(x.shape[-2:]) < 2**pools:
+            raise ValueError(f"{type(self).__name__}(): x must be at least {2**pools} x "
+                             f"{2**pools} pixels ({pools} 2x2 max-pools halve it), got shape "
+                             f"{tuple(x.shape)}; pass larger images")
+
     @checked(reads=("self", "x"))
     @torch.no_grad()
     def predict(self, x: Batch) -> torch.Tensor:
@@ -93,6 +101,7 @@ class _CNN(LogitClassifier):
         check_input(x, f"{type(self).__name__}(): x", self)
         check_model_dtype(x, f"{type(self).__name__}(): x", self.classifier.weight.dtype)
         check_pixels(x, f"{type(self).__name__}(): x")
+        self._check_side(x, sum(isinstance(m, nn.MaxPool2d) for m in self.features))
         # global max-pool: "is this feature anywhere?" -- where it is, is thrown away
         return self.classifier(self.features(x).amax(dim=(2, 3)))
 

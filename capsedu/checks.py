@@ -31,12 +31,15 @@ def check_shape(x: torch.Tensor, name: str, expected: str, ndim: int,
 
 
 def check_data(x: torch.Tensor, name: str) -> None:
-    """Raise ``ValueError`` if ``x`` holds no data: a tensor on the ``meta`` device has a shape
-    and a dtype but no values, so nothing can be computed from it (torch fails deep inside)."""
+    """Raise unless ``x`` holds its values densely: a tensor on the ``meta`` device has a shape
+    and a dtype but no values, and a sparse one only some (torch fails deep inside on either)."""
     if x.is_meta:
         raise ValueError(f"{name} must hold data (a tensor on cpu or cuda), got a tensor on meta "
                          "(a shape without values); make it on a real device, e.g. "
                          "torch.rand(..., device='cpu')")
+    if x.layout != torch.strided:
+        raise TypeError(f"{name} must be a dense tensor, got a {x.layout} one; pass "
+                        f"{name.split()[-1]}.to_dense()")
 
 
 def check_finite(x: torch.Tensor, name: str) -> None:
@@ -53,19 +56,16 @@ def check_finite(x: torch.Tensor, name: str) -> None:
             return
         bad = (~torch.isfinite(x)).sum().item()
     if bad:  # else the finite values merely added up past the float range
-        raise ValueError(
-            f"{name} contains {bad} NaN or infinite value(s); expected finite numbers. Find where "
-            "they first appear upstream (a division by 0, a log of 0, a diverging training run)."
-        )
+        raise ValueError(f"{name} contains {bad} NaN or infinite value(s); expected finite "
+                         "numbers. Find where they first appear upstream (a division by 0, a log "
+                         "of 0, a diverging training run).")
 
 
 def check_float(x: torch.Tensor, name: str) -> None:
     """Raise ``TypeError`` unless ``x`` holds floating-point numbers (capsule maths needs them)."""
     if not x.dtype.is_floating_point:
-        raise TypeError(
-            f"{name} must be a floating-point tensor, got dtype {x.dtype}; convert it first, "
-            f"e.g. {name}.float()"
-        )
+        raise TypeError(f"{name} must be a floating-point tensor, got dtype {x.dtype}; convert it "
+                        f"first, e.g. {name}.float()")
 
 
 def check_model_dtype(x: torch.Tensor, name: str, dtype: torch.dtype) -> None:

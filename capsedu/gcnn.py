@@ -77,6 +77,10 @@ class _Stack(LogitClassifier):
         """The maps after each block: ``[B, C, H, W]`` for the CNN, ``[B, C, 4, H, W]`` for the
         G-CNN (its rotation axis kept)."""
         check_shape(x, f"{type(self).__name__}(): x", "[batch, 1, height, width]", ndim=4)
+        if x.shape[1] != 1:
+            raise ValueError(f"{type(self).__name__}(): x must have 1 channel [batch, 1, height, "
+                             f"width], got shape {tuple(x.shape)}; pass grey images")
+        self._check_side(x, len(self.pool_after))
         check_model_dtype(x, f"{type(self).__name__}(): x", self.classifier.weight.dtype)
         check_pixels(x, f"{type(self).__name__}(): x")
         maps = []

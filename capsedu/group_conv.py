@@ -19,7 +19,7 @@ import torch.nn.functional as F
 from pydantic import AfterValidator
 from torch import nn
 
-from .checks import check_memory, check_same, check_shape
+from .checks import check_memory, check_model_dtype, check_same, check_shape
 from .course_settings import MAX_WIDTH
 from .validate import Int, Tensor, checked
 
@@ -129,6 +129,7 @@ class LiftingConv(_C4Conv):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         check_shape(x, "LiftingConv(): x", "[batch, channels, height, width]", ndim=4)
+        check_model_dtype(x, "LiftingConv(): x", self.weight.dtype)
         return self.convolve(x)
 
 
@@ -151,4 +152,5 @@ class GroupConv(_C4Conv):
         if x.shape[2] != N_ROTATIONS:
             raise ValueError(f"GroupConv(): x must have {N_ROTATIONS} rotation channels (dim 2), "
                              f"got shape {tuple(x.shape)}; lift an image with LiftingConv first")
+        check_model_dtype(x, "GroupConv(): x", self.weight.dtype)
         return self.convolve(x.flatten(1, 2))

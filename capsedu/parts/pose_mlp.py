@@ -56,6 +56,9 @@ class PartPoseMLP(LogitClassifier):
 
     def train(self, mode: bool = True):
         """Train the MLP only: the detector stays in eval mode, as it was trained."""
+        if not isinstance(mode, bool):  # torch's own words name neither the method nor mode
+            raise TypeError(f"PartPoseMLP.train(): mode must be True (train) or False (evaluate), "
+                            f"got {mode!r}; pass a bool, or call model.eval()")
         super().train(mode)
         self.detector.eval()
         return self

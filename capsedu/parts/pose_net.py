@@ -26,7 +26,7 @@ from ..data import faces, sprites
 from ..data.sprites import Parts
 from ..poses import pose_matrix, wrap_angle
 from ..routing import MAX_ITERATIONS, RoutingResult, dynamic_routing
-from ..validate import Array, CheckedRecord, Float, Int, Numbers, checked
+from ..validate import Array, CheckedRecord, Float, Int, Numbers, check_value, checked
 from .detector import MAX_CHANNELS, N_KINDS, PartDetector
 from .scoring import Turns
 from .voting import (
@@ -189,7 +189,9 @@ class PoseCapsuleNet(nn.Module):
 
     @iterations.setter
     def iterations(self, iterations: int) -> None:
-        self.hparams["iterations"] = iterations
+        self.hparams["iterations"] = check_value(
+            "PoseCapsuleNet.iterations", "iterations",
+            Int("routing iterations", ge=1, le=MAX_ITERATIONS), iterations)
 
     @checked
     @torch.no_grad()

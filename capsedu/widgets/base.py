@@ -101,6 +101,10 @@ class Widget:
     def still_html(self) -> str:
         """The readout and the figure as they are now, as one HTML figure with ``STILL_NOTE``;
         the image's alt text is ``still_alt()``."""
+        if self.image is None:
+            raise TypeError(f"{type(self).__name__}.still_html(): a {type(self).__name__} has no "
+                            "figure: Widget is the base of the course's widgets; make one of them "
+                            "(e.g. SquashExplorer()) and call its still_html()")
         png = base64.b64encode(self.image.value).decode("ascii")
         alt = html.escape(self.still_alt(), quote=True)
         return (f'<figure class="capsedu-widget-still">'
