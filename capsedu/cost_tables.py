@@ -56,11 +56,14 @@ def format_share(name: str, share: InstanceOf[RoutingShare]) -> str:
     """One line: routing's share of ``name``'s multiply-adds, then of its forward and backward
     time, with the milliseconds the time shares come from."""
     t = share.times  # seconds: the whole step, and routing alone on the same batch
+    noisy = max(share.forward, share.backward) > 1  # a part timed longer than its whole
     return (f"{name:>6}: routing is {100 * share.macs:.1f} % of the multiply-adds, but "
             f"{100 * share.forward:.0f} % of the forward time "
             f"({1000 * t.routing_forward:.0f} of {1000 * t.forward:.0f} ms) and "
             f"{100 * share.backward:.0f} % of the backward time "
-            f"({1000 * t.routing_backward:.0f} of {1000 * t.backward:.0f} ms)")
+            f"({1000 * t.routing_backward:.0f} of {1000 * t.backward:.0f} ms)"
+            + ("; over 100 %: timing noise (routing and the step were timed apart on a busy "
+               "machine), time it again with more repeats" if noisy else ""))
 
 
 @checked

@@ -41,8 +41,6 @@ Bytes = Int("bytes", ge=0)
 Share = Float("routing's share of the multiply-adds, 0..1", ge=0, le=1)
 # routing timed alone against the whole step: noise can take it past 1 on a tiny model
 TimeShare = Float("routing's share of the time (timed alone, against the whole step)", ge=0)
-# ... but not this many times the step it is part of: such times are mixed up or not of one step
-NOISE = 2
 
 
 @dataclass(frozen=True)
@@ -132,17 +130,8 @@ class StepTimes(CheckedRecord):
     backward: Seconds  # the backward pass of that loss
     routing_forward: Seconds  # Procedure 1 on the batch's predictions u_hat
     routing_backward: Seconds  # the gradient of the routing's output v back to u_hat
-
-    def __post_init__(self):
-        """Refuse fields out of range, or routing taking longer than the step it is part of
-        (more than ``NOISE`` times: timing noise takes it a little past it on a tiny model)."""
-        super().__post_init__()
-        for part, whole in (("routing_forward", "forward"), ("routing_backward", "backward")):
-            if getattr(self, part) > NOISE * getattr(self, whole):
-                raise ValueError(f"StepTimes(): {part} must be at most {NOISE} times {whole} "
-                                 f"(routing is part of the step), got {part}="
-                                 f"{getattr(self, part)!r} and {whole}={getattr(self, whole)!r}; "
-                                 "pass the times of one step, each in its own field")
+    # no rule between a part and its whole: timed apart, on a busy machine routing alone can
+    # measure longer than the step it is part of (format_share says so where it prints them)
 
 
 @checked(reads=("model", "images"))

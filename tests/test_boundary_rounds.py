@@ -851,9 +851,6 @@ def test_round_eleven_a_learners_nan_fails_against_a_reference_number(capsys, re
 ROUND_ELEVEN_MODELS = [
     # maths and models: values out of their meaning's range were accepted (routing slower than
     # the step it is part of, a projective matrix, a % against a share, a capsule longer than 1)
-    (lambda: routing_costs.StepTimes(forward=0.1, backward=0.2, routing_forward=0.5,
-                                     routing_backward=0.01), ValueError,
-     r"StepTimes\(\): routing_forward must be at most 2 times forward .*got routing_forward=0.5"),
     (lambda: poses.pose_from_matrix(np.array([[1.0, 0, 0.5], [0, 1.0, 0.5], [0.3, 0.3, 1.0]])),
      ValueError, r"pose_from_matrix\(\): M must be pose matrices, whose last row is \(0, 0, 1\)"),
     (lambda: statistics.accuracy([True] * 90 + [False] * 10).against(90.0), ValueError,
