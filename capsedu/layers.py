@@ -7,7 +7,7 @@ from .checks import check_memory, check_model_dtype, check_shape
 from .course_settings import MAX_IMAGE, MAX_WIDTH
 from .functional import squash
 from .routing import MAX_ITERATIONS, RoutingResult, RoutingStep, Step, dynamic_routing, routing_step
-from .validate import Flag, Int, checked
+from .validate import Flag, Int, Tensor, checked
 
 # Bounds on a layer's sizes, as capsnet.CapsNetConfig's (every config it accepts builds): far
 # past the paper's (256 channels, 32 maps, 16D, 9x9 kernels), so that a typo is refused before it
@@ -111,7 +111,9 @@ class RoutingCapsules(nn.Module):
         # the first squashed outputs well inside (0, 1).
         self.W = nn.Parameter(0.05 * torch.randn(n_in, n_out, d_out, d_in))
 
-    def votes(self, u: torch.Tensor) -> torch.Tensor:
+    @checked
+    def votes(self, u: Tensor("child capsules [B, n_in, d_in]", ndim=3, floating=True)
+              ) -> torch.Tensor:
         """``u``: ``[B, n_in, d_in]`` -> ``u_hat``: ``[B, n_in, n_out, d_out]``."""
         check_shape(u, "RoutingCapsules.votes(): u", f"[batch, {self.n_in}, {self.d_in}]", 3,
                     (self.n_in, self.d_in))
@@ -121,7 +123,9 @@ class RoutingCapsules(nn.Module):
         # contiguous memory, which makes a training step measurably faster on a CPU
         return torch.einsum("ijdk,bik->bjid", self.W, u).contiguous().transpose(1, 2)
 
-    def route(self, u_hat: torch.Tensor) -> RoutingResult:
+    @checked
+    def route(self, u_hat: Tensor("votes [B, n_in, n_out, d_out]", ndim=4, floating=True)
+              ) -> RoutingResult:
         """Dynamic routing of the predictions ``u_hat`` ``[B, n_in, n_out, d_out]`` with this
         layer's options, in pieces of the batch of at most ``PIECE_BYTES`` of votes each."""
         n_out, d_out = self.W.shape[1:3]

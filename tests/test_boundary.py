@@ -631,14 +631,15 @@ def test_records_unchecked_are_records_not_checked():
         assert cls is not None and unchecked(cls), f"{qualname}: gone, or checked now"
 
 
-# public methods that are not checked, and why: a forward pass (and a layer's, which its model's
-# forward runs) checks its input by hand at every pass, where @checked would check it again on
-# the hot path (a model's own methods, predict, score, training_loss, are checked; so are the
-# records', the widgets'); argparse's own protocol; nn.Module.train's
+# public methods that are not checked, and why: a forward pass checks its input by hand at every
+# pass, where @checked would check it again on the hot path, and names the model as it is called,
+# model(x) (a model's own methods, predict, score, training_loss, are checked, and so are the
+# records', the widgets' and the layers' votes and route); argparse's own protocol;
+# nn.Module.train's
 _FORWARD = "a model's forward pass: checks x by hand through checks.check_input at every pass " \
            "(the hot path), naming the model"
-_LAYER = "a layer's per-pass method, run by its model's forward at every pass (the hot path) " \
-         "and timed alone by routing_costs: checks its input's shape by hand, naming the layer"
+_LAYER = "a layer's forward pass, run inside its model's forward at every pass: checks x's shape " \
+         "by hand (checks.check_shape), naming the layer as it is called, layer(x)"
 METHODS_UNCHECKED = {
     "baselines.MaxPoolCNN.forward": _FORWARD,
     "capsnet.CapsNet.forward": _FORWARD,
@@ -647,9 +648,7 @@ METHODS_UNCHECKED = {
     "parts.pose_net.PoseCapsuleNet.forward": _FORWARD + " (against its detector's input)",
     "vit.VisionTransformer.forward": _FORWARD,
     "layers.PrimaryCapsules.forward": _LAYER,
-    "layers.RoutingCapsules.votes": _LAYER,
-    "layers.RoutingCapsules.route": _LAYER,
-    "layers.RoutingCapsules.forward": _LAYER + " (in votes)",
+    "layers.RoutingCapsules.forward": "a layer's forward pass: its votes and route are checked",
     "group_conv.LiftingConv.forward": _LAYER,
     "group_conv.GroupConv.forward": _LAYER,
     "parts.pose_mlp.PartPoseMLP.train": "nn.Module.train(mode), called by torch's own code with "
