@@ -90,8 +90,8 @@ def coupling_trace(routing: Routed,
                          "of the children's votes")
     w = w / w.sum()
 
-    def mean(values):
-        return float((values * w).sum())
+    def mean(values):  # a weighted mean is at most the largest value (float rounding aside)
+        return min(float((values * w).sum()), float(values.max()))
 
     return [CouplingStep(entropy=mean(normalised_entropy(step.c)),
                          distance=mean(distance_from_uniform(step.c)),
