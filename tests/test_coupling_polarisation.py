@@ -42,8 +42,8 @@ def test_trace_starts_uniform_and_routing_of_agreeing_votes_polarises():
 def test_uniform_couplings_under_any_weights_trace_an_entropy_of_at_most_1():
     """Weights that sum to 1 only up to float rounding must not take a mean of 1s past 1 (a
     CouplingStep refuses an entropy above 1: the bug zoo's training fixture hit it)."""
-    c = torch.full((3, 1152, 10), 0.1)
-    v = torch.zeros(3, 10, 4)
+    c = torch.full((3, 1152, 2), 0.5)  # each child's entropy: 1, exactly
+    v = torch.zeros(3, 2, 4)
     routing = RoutingResult(v=v, c=c, b=torch.zeros_like(c), history=[RoutingStep(c, v)])
     for seed in range(10):  # seed 4's weights, divided by their sum, sum to 1.0000001
         weights = torch.rand(3, 1152, generator=torch.Generator().manual_seed(seed))
