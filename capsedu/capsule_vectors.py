@@ -320,7 +320,13 @@ def length_table(norms: tuple[Norm, ...] | list[Norm]) -> str:
 def direction_and_length(s: Tensor("capsules s [n, d]", ndim=2, floating=True, finite=True)
                          ) -> tuple[torch.Tensor, torch.Tensor]:
     """For capsules ``s`` ``[n, d]``: the cosine similarity ``[n]`` between each ``s`` and
-    ``v = squash(s)`` (1: the same direction) and the output length ``||v||`` ``[n]``."""
+    ``v = squash(s)`` (1: the same direction) and the output length ``||v||`` ``[n]``. A zero
+    capsule has no direction (its cosine would read 0, "perpendicular"): ``ValueError``."""
+    zero = (s.norm(dim=1) == 0).nonzero().flatten()  # [rows that are zero vectors]
+    if len(zero):
+        raise ValueError(f"direction_and_length(): s must hold no zero vector (one has no "
+                         f"direction, so no cosine with squash(s)), got {len(zero)} of them, the "
+                         f"first at row {zero[0].item()}; drop them, e.g. s[s.norm(dim=1) > 0]")
     v = squash(s)
     return F.cosine_similarity(s, v, dim=1), v.norm(dim=1)
 

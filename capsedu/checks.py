@@ -96,11 +96,11 @@ def input_shape(model: torch.nn.Module) -> tuple[int, int, int] | None:
     """The one image shape ``(C, H, W)`` a model of the course reads, if it was made for one
     size (its ``hparams`` hold ``image_size``: the CapsNets, ``MaxPoolCNN``, the ViT, the part
     detector); None for a model that reads any size (the fully convolutional CNNs, the G-CNN)."""
-    hparams = getattr(model, "hparams", {})
-    if "image_size" not in hparams:
-        return None
-    side = hparams["image_size"]
-    return hparams.get("in_channels", 1), side, side
+    if not isinstance(model, torch.nn.Module):  # a name or a state dict would read as "any size"
+        raise TypeError(f"input_shape(): model must be a torch.nn.Module, got {model!r:.60}; pass "
+                        "the model itself, e.g. CapsNet(), not its name or its state_dict()")
+    side = getattr(model, "hparams", {}).get("image_size")
+    return None if side is None else (model.hparams.get("in_channels", 1), side, side)
 
 
 def check_input(x, name: str, model: torch.nn.Module) -> None:

@@ -175,10 +175,20 @@ _REPO_DATA = Path(__file__).resolve().parent.parent / "data"
 
 
 def data_root() -> Path:
-    """Where datasets and checkpoints live (``$CAPSEDU_DATA``, else the repository's ``data/``)."""
-    if os.environ.get("CAPSEDU_DATA"):
-        return Path(os.environ["CAPSEDU_DATA"]).expanduser()
-    return _REPO_DATA if _REPO_DATA.is_dir() else Path.cwd() / "data"
+    """Where datasets and checkpoints live (``$CAPSEDU_DATA``, else the repository's ``data/``):
+    a folder, so a stray space or a file named in the variable is refused, naming it."""
+    named = os.environ.get("CAPSEDU_DATA")
+    if not named:
+        return _REPO_DATA if _REPO_DATA.is_dir() else Path.cwd() / "data"
+    try:
+        root = Path(_folder(named)).expanduser()
+    except ValueError as err:  # its sentence starts "must name a folder ..."
+        raise ValueError(f"data_root(): the variable CAPSEDU_DATA {err}") from None
+    if root.exists() and not root.is_dir():  # MNIST and checkpoints would go inside a file
+        raise ValueError(f"data_root(): the variable CAPSEDU_DATA must name a folder (datasets "
+                         f"and checkpoints go in it), got {named!r}, a file; set it to a folder, e.g. "
+                         "CAPSEDU_DATA=~/capsedu-data, or unset it for the repository's data/")
+    return root
 
 
 @checked

@@ -113,7 +113,7 @@ def class_targets(targets: Tensor("class labels [batch] or [batch, k]"),
 
 
 @checked
-def reconstruction_loss(reconstruction: Tensor("the decoder's images", floating=True, finite=True),
+def reconstruction_loss(reconstruction: Tensor("the decoder's images", pixels=True),
                         images: Tensor("the images it reconstructs", pixels=True)
                         ) -> torch.Tensor:
     """Sum of squared pixel differences per image, averaged over the batch (Section 4.1).

@@ -44,12 +44,28 @@ RecordType = Annotated[Any, PlainValidator(lambda value: _record_class(value, or
                             "gives one", "record")]
 
 
+def _record(value: Any) -> Any:
+    """What ``Record`` takes: a record (a dataclass's instance or a named tuple), whose fields
+    make the row; a dict or a list has no fields, and would pass for a row as it is."""
+    if (dataclasses.is_dataclass(value) and not isinstance(value, type)
+            or isinstance(value, tuple) and hasattr(value, "_asdict")):
+        return value
+    raise declared_error(TypeError, f"must be a record (a dataclass or a named tuple, e.g. a "
+                         f"manifest_rows.ManifestRow), got {kind_of(value)}; pass the record "
+                         "itself (a dict is already a row: json.dumps takes it)", "array")
+
+
+# a record a results file keeps as a row: a dataclass's instance or a named tuple
+Record = Annotated[Any, PlainValidator(_record),
+                   Spec("a record (a dataclass or a named tuple)", "record")]
+
+
 @checked
-def json_row(record: Any, where: str = "json_row") -> dict[str, Any]:
+def json_row(record: Record, where: str = "json_row") -> dict[str, Any]:
     """A record as its results file keeps it: a dataclass's fields by name (or by the name in a
     field's ``metadata["json"]``; a field marked ``omitted_when_none`` left out while None; an
     ``inline`` field's record as its fields, in its place), the records and named tuples inside
-    it as dicts of their fields, tuples as lists; a dict as it is. A value JSON cannot hold (a
+    it as dicts of their fields, tuples as lists, dicts as they are. A value JSON cannot hold (a
     set, a tensor, a NumPy integer) is refused by its place in the record ("metrics.accuracy"),
     in the words of ``where``, the function the caller called."""
     return _plain(record, "", where)

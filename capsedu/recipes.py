@@ -9,6 +9,7 @@ rule) and the command that trains it (``trainer``); and how runs of them are nam
 """
 
 import shlex
+from numbers import Integral
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import partial
@@ -396,6 +397,10 @@ def shared_budget(names: list[str] | tuple[str, ...]) -> int:
     return budgets.pop()
 
 
+# the flags of the course's commands that take whole numbers: counts, seeds, threads
+_COUNTS = ("epochs", "limit", "seed", "seeds", "threads")
+
+
 @checked
 def command_line(command: str, **flags) -> str:
     """The recorded command of a run, the line that regenerates it, for every record (manifest
@@ -409,7 +414,13 @@ def command_line(command: str, **flags) -> str:
     for name, value in flags.items():
         if value is not None:
             values = value if isinstance(value, list | tuple) else [value]
-            words += [f"--{name.replace('_', '-')}", *(shlex.quote(str(v)) for v in values)]
+            flag = f"--{name.replace('_', '-')}"
+            if name in _COUNTS and not all(isinstance(v, Integral) and not isinstance(v, bool)
+                                           for v in values):  # the command would refuse it
+                raise TypeError(f"command_line(): {name} must be a whole number (the command's "
+                                f"{flag} takes no other), got {value!r}; pass an int, e.g. "
+                                f"{name}=10")
+            words += [flag, *(shlex.quote(str(v)) for v in values)]
     return " ".join(words)
 
 

@@ -38,11 +38,23 @@ def check_squash(learner: Function("your squash(s)")) -> bool | None:
     cases = [(torch.randn(4, 8, generator=g),), (3 * torch.randn(2, 5, 16, generator=g),),
              (torch.zeros(3, 8),), (torch.tensor([[3.0, 4.0]]),)]
     describe = lambda args: ("s = 0" if not args[0].any() else f"s of shape {tuple(args[0].shape)}")
-    values = check("squash", learner, squash, cases, describe=describe)
+    kept = lambda s: _in_its_dtype(learner, s)
+    values = check("squash", kept, squash, cases, describe=describe)
     if not values:
         return values
-    return check("squash's gradient", lambda s: _learners_gradient(learner, s),
+    return check("squash's gradient", lambda s: _learners_gradient(kept, s),
                  lambda s: _gradient(squash, s), cases, describe=describe)
+
+
+def _in_its_dtype(learner: Callable, s: torch.Tensor):
+    """The learner's ``squash(s)``; ``_Returned`` when it is a tensor of another dtype than ``s``:
+    float64 for float32 input is right in value, but a model's next layer would refuse it."""
+    v = learner(s)
+    if isinstance(v, torch.Tensor) and v.dtype != s.dtype:
+        raise _Returned(f"your squash returned {v.dtype} numbers for {s.dtype} input; keep the "
+                        "input's dtype (no .double(), .float() or .to()): a model's next layer "
+                        "would refuse the other one")
+    return v
 
 
 def _gradient(fn: Callable, s: torch.Tensor) -> torch.Tensor | None:

@@ -42,6 +42,12 @@ class _Refusing:
         if name in ("value", "min", "max", "step") and isinstance(value, bool):
             raise TypeError(f"{self._named(name)} must be a number, got {value!r} (a bool, which "
                             f"it would read as {int(value)}); pass a number")
+        # ipywidgets' IntSlider casts 2.7 to 2 without a word: a whole number or nothing
+        if (name in ("value", "min", "max", "step") and isinstance(self, widgets.IntSlider)
+                and isinstance(value, float) and not value.is_integer()):
+            raise TypeError(f"{self._named(name)} must be a whole number (an IntSlider), got "
+                            f"{value!r}, which it would cut to {int(value)}; pass an int, e.g. "
+                            f"round({value!r}), or use a FloatSlider")
         super().__setattr__(name, value)
 
     def _named(self, name: str) -> str:
