@@ -25,6 +25,7 @@ from torch import nn
 
 from .capsnet import CapsNet
 from .checks import check_labels, check_same
+from .course_settings import InDegrees
 from .data import transformed_mnist
 from .validate import Array, CheckedRecord, Float, Int, Numbers, Record, Some, Tensor, checked
 
@@ -48,19 +49,10 @@ def _different(angles: np.ndarray) -> np.ndarray:
     return angles
 
 
-def _degrees(angles: np.ndarray) -> np.ndarray:
-    """Refuse angles that look like radians: all within one turn in radians (|a| <= 2 pi), not
-    all whole numbers (a sweep in degrees over a few degrees is in whole ones, 0, 1, 2, ...)."""
-    if np.abs(angles).max() <= 2 * np.pi and not np.all(angles == np.round(angles)):
-        raise ValueError(f"must be angles in degrees, got {np.round(angles, 3).tolist()[:5]}, "
-                         f"all within 2 pi (radians?); convert them with np.degrees(...)")
-    return angles
-
-
 # angles a reading is compared across: at least two different ones, in degrees
 Several = Annotated[Numbers("a list of different angles in degrees [n]",
                             ndim=1, at_least=2, fix="e.g. range(-45, 50, 15)"),
-                    AfterValidator(_different), AfterValidator(_degrees)]
+                    AfterValidator(_different), InDegrees]
 
 
 @dataclass(frozen=True)
@@ -216,9 +208,11 @@ class AngleReadout(CheckedRecord):
 
 @checked
 def angle_from_vectors(train_v: Numbers("the training vectors [N, D]", ndim=2, at_least=2),
-                       train_angles: Numbers("their angles in degrees [N]", ndim=1),
+                       train_angles: Annotated[Numbers("their angles in degrees [N]", ndim=1),
+                                               InDegrees],
                        test_v: Numbers("the test vectors [M, D]", ndim=2, at_least=1),
-                       test_angles: Numbers("their angles in degrees [M]", ndim=1),
+                       test_angles: Annotated[Numbers("their angles in degrees [M]", ndim=1),
+                                              InDegrees],
                        ridge: Float("the ridge penalty", ge=0) = 1e-3) -> AngleReadout:
     """Can the angle be read off the vectors? Fit a linear read-out from each vector ``[N, D]``
     (with a constant term) to ``(cos a, sin a)`` of its angle ``a`` (degrees) by ridge least

@@ -26,13 +26,14 @@ squash variant's value and gradient at ``s = 0`` (``at_zero``, ``at_zero_table``
 
 import math
 from collections.abc import Callable
+from typing import Annotated
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 
 from .checks import check_memory, check_same
-from .course_settings import MAX_SIDE, MAX_WIDTH, FloatDtype, Seed
+from .course_settings import MAX_SIDE, MAX_WIDTH, FloatDtype, ImageFraction, InDegrees, Seed
 from .data.sprites import Part, Side, render
 from .functional import squash
 from .poses import wrap_angle
@@ -61,8 +62,8 @@ Kind = Choice("a part's kind", "left_eye", "right_eye", "nose", "mouth", "stroke
 # 2-D capsules and angles, as numbers, arrays, lists or tensors: handed on as tensors
 Capsules2D = Numbers("2-D capsules [..., 2]", last=2, tensor=True,
                      fix="pass pose_vector's vectors")
-Angles = Numbers("angles in degrees [n]", ndim=1, at_least=1, tensor=True,
-                 fix="pass one list of degrees")
+Angles = Annotated[Numbers("angles in degrees [n]", ndim=1, at_least=1, tensor=True,
+                           fix="pass one list of degrees"), InDegrees]
 
 
 @checked
@@ -110,7 +111,8 @@ def read_pose(v: Capsules2D) -> tuple[torch.Tensor, torch.Tensor]:
 
 @checked
 def angle_error(v: Capsules2D,
-                angles: Numbers("the true angles in degrees [N]", tensor=True)) -> torch.Tensor:
+                angles: Annotated[Numbers("the true angles in degrees [N]", tensor=True),
+                                  InDegrees]) -> torch.Tensor:
     """How far the angle read from 2-D capsules ``v`` ``[N, 2]`` misses the true ``angles``
     ``[N]`` (degrees): ``[N]``, wrapped around the circle into [-180, 180)."""
     presence, read = read_pose(v)
@@ -145,8 +147,7 @@ def part_from_vector(kind: Kind, v: Numbers("one capsule, 2-D: [2]", ndim=1, las
 
 
 @checked
-def encode_pose(x: Float("a fraction of the image's width, in [0, 1]", ge=0, le=1),
-                y: Float("a fraction of the image's height, in [0, 1]", ge=0, le=1),
+def encode_pose(x: ImageFraction("x"), y: ImageFraction("y"),
                 angle: Float("degrees, counter-clockwise"), scale: Scale,
                 presence: Float("a probability, in [0, 1]", ge=0, le=1)) -> torch.Tensor:
     """The 5-D capsule ``[5]`` of a part with pose ``(x, y, angle, scale)`` and ``presence``."""

@@ -124,6 +124,29 @@ InPercent = AfterValidator(_in_percent)
 
 
 @checked
+def ImageFraction(meaning: str) -> Any:
+    """A place across the image as a fraction of its side, in [0, 1] (0.5: the centre): a pixel
+    position such as 16 would sit far off the image, so it is refused."""
+    return Float(f"{meaning}, a fraction of the image's side in [0, 1]", ge=0, le=1)
+
+
+def _in_degrees(angles):
+    """Refuse angles that look like radians: all within one turn in radians (|a| <= 2 pi) and not
+    all whole numbers (a sweep in degrees over a few degrees is in whole ones, 0, 1, 2, ...);
+    read as degrees they would all be turns of a few degrees. Hands them on."""
+    values = np.asarray(angles, dtype=float).ravel()
+    if values.size and np.abs(values).max() <= 2 * np.pi and not np.all(values == values.round()):
+        raise ValueError(f"must be angles in degrees, got {np.round(values, 3).tolist()[:5]}, "
+                         f"all within 2 pi (radians?); convert them with np.degrees(...)")
+    return angles
+
+
+# angles a caller gives in degrees, refused when they look like radians (after a declaration
+# of numbers: a list, an array or a tensor of them)
+InDegrees = AfterValidator(_in_degrees)
+
+
+@checked
 def Points(meaning: str) -> Any:
     """A size in points a figure draws with (a font's, an arrow head's): a finite number above 0
     (matplotlib draws a size of 0 or below as nothing, without a word) and at most 100."""
@@ -186,8 +209,9 @@ def data_root() -> Path:
         raise ValueError(f"data_root(): the variable CAPSEDU_DATA {err}") from None
     if root.exists() and not root.is_dir():  # MNIST and checkpoints would go inside a file
         raise ValueError(f"data_root(): the variable CAPSEDU_DATA must name a folder (datasets "
-                         f"and checkpoints go in it), got {named!r}, a file; set it to a folder, e.g. "
-                         "CAPSEDU_DATA=~/capsedu-data, or unset it for the repository's data/")
+                         f"and checkpoints go in it), got {named!r}, a file; set it to a "
+                         "folder, e.g. CAPSEDU_DATA=~/capsedu-data, or unset it for the "
+                         "repository's data/")
     return root
 
 

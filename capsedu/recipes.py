@@ -9,10 +9,10 @@ rule) and the command that trains it (``trainer``); and how runs of them are nam
 """
 
 import shlex
-from numbers import Integral
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from functools import partial
+from numbers import Integral
 from typing import Annotated, Literal, NamedTuple
 
 import torch

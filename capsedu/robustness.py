@@ -357,7 +357,7 @@ class ByOverlap(_ByOverlapFields):
     __slots__ = ()
 
     @checked
-    def __new__(cls, scores: dict[str, list[Percent]], ranges: list[str]):
+    def __new__(cls, scores: dict[str, Annotated[list[Percent], InPercent]], ranges: list[str]):
         for name, each in scores.items():
             check_same("ByOverlap", "groups", "pass one accuracy per group of overlap",
                        ranges=len(ranges), **{f"scores[{name!r}]": len(each)})

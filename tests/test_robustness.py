@@ -149,7 +149,7 @@ def test_accuracy_by_overlap_splits_into_equal_groups():
         accuracy_by_overlap(right, overlap[None])
     # a NamedTuple (08 unpacks it), checked when made: an accuracy per group of overlap
     with pytest.raises(ValueError, match=r"ByOverlap\(\): scores\['m'\] must match ranges"):
-        type(by_overlap)(scores={"m": [1.0]}, ranges=["10-50 %", "50-80 %"])
+        type(by_overlap)(scores={"m": [50.0]}, ranges=["10-50 %", "50-80 %"])
 
 
 def test_sweep_curves_and_their_lowest_points():

@@ -18,7 +18,7 @@ import numpy as np
 import torch
 
 from ..checks import PIXEL_ROUNDING, check_memory, check_same
-from ..course_settings import Seed
+from ..course_settings import ImageFraction, Seed
 from ..data import faces, sprites
 from ..data.sprites import Parts, Scenes, _as_part
 from ..poses import _pose_from_matrix, _pose_matrix, wrap_angle
@@ -114,10 +114,11 @@ def prediction_table(parts: Parts, W: Transforms | None = None) -> str:
 
 
 @checked
-def raw_pose(x: Float("x, in image fractions"), y: Float("y, in image fractions"),
-             angle: Float("degrees") = 0.0, scale: Float("the scale", gt=0) = 1.0) -> np.ndarray:
-    """The raw pose numbers as one vector ``[4]``: (s cos a, s sin a, x, y), angle a in degrees.
-    Its dot product does not measure closeness (notebook 04, section 2): ``pose_code`` does."""
+def raw_pose(x: ImageFraction("x"), y: ImageFraction("y"), angle: Float("degrees") = 0.0,
+             scale: Float("the scale", gt=0) = 1.0) -> np.ndarray:
+    """The raw pose numbers as one vector ``[4]``: (s cos a, s sin a, x, y), angle a in degrees,
+    x and y fractions of the image (``raw_pose(16, 16)``, pixels, is refused). Its dot product
+    does not measure closeness (notebook 04, section 2): ``pose_code`` does."""
     a = np.radians(angle)
     return np.array([scale * np.cos(a), scale * np.sin(a), x, y])
 
