@@ -35,6 +35,7 @@ from capsedu import (
     capsule_angles,
     capsule_vectors,
     checkpoints,
+    checks,
     claims_table,
     convergence,
     coupling_polarisation,
@@ -1465,10 +1466,84 @@ ROUND_TWELVE_LEFT = [
 ]
 
 
+def _data_root_with(value: str):
+    """``course_settings.data_root()`` with the variable CAPSEDU_DATA set to ``value``."""
+    from unittest import mock
+
+    from capsedu import course_settings
+    with mock.patch.dict("os.environ", {"CAPSEDU_DATA": value}):
+        return course_settings.data_root()
+
+
+# Round thirteen's units, types and paths taken as given (S5, S6), each with a sibling: % for
+# fractions, image fractions for pixels, degrees for radians, pixels in [0, 1] on both sides of a
+# loss, whole numbers for an IntSlider and a count flag, a model, a record, a folder, a direction
+ROUND_THIRTEEN_UNITS = [
+    (lambda: robustness.ByOverlap(scores={"capsnet": [0.9, 0.8]}, ranges=["0-0.5", "0.5-1"]),
+     ValueError, r"^ByOverlap\(\): scores\['capsnet'\] must be accuracies in % \(0 to 100\), got "
+     r"values from 0.8 to 0.9, fractions of 1; multiply them by 100"),
+    (lambda: voting.raw_pose(16, 16, 0.0, 1.0), ValueError,
+     r"^raw_pose\(\): x must be a finite number >= 0 and <= 1 \(x, a fraction of the image's "
+     r"side in \[0, 1\]\), got 16"),
+    (lambda: capsule_vectors.encode_pose(0.5, 16, 0.0, 1.0, 1.0), ValueError,
+     r"^encode_pose\(\): y must be a finite number >= 0 and <= 1 \(y, a fraction of the image"),
+    (lambda: capsule_angles.angle_from_vectors(
+        np.random.rand(5, 3), np.radians(np.arange(5) * 10.0), np.random.rand(2, 3),
+        np.radians([0.0, 10.0])), ValueError,
+     r"^angle_from_vectors\(\): train_angles must be angles in degrees, got \[0.0, 0.175, .*"
+     r"\(radians\?\); convert them with np.degrees"),
+    (lambda: capsule_vectors.angle_error(torch.tensor([[0.0, 1.0]]), torch.tensor([1.5708])),
+     ValueError, r"^angle_error\(\): angles must be angles in degrees, got \[1.571\]"),
+    (lambda: functional.reconstruction_loss(torch.rand(2, 784) * 255, torch.rand(2, 784)),
+     ValueError, r"^reconstruction_loss\(\): reconstruction must hold pixels in \[0, 1\], got "
+     r"values from .*; divide 0-255 pixels by 255"),
+    (lambda: functional.reconstruction_loss(torch.rand(2, 784) - 0.5, torch.rand(2, 784)),
+     ValueError, r"^reconstruction_loss\(\): reconstruction must hold pixels in \[0, 1\]"),
+    (lambda: _set(IntSlider(value=5, min=0, max=10), value=2.7), TypeError,
+     r"^IntSlider\(\): value must be a whole number \(an IntSlider\), got 2.7, which it would "
+     r"cut to 2; pass an int"),
+    (lambda: IntSlider(value=5, min=0.5, max=10, description="n"), TypeError,
+     r"^IntSlider\(\): min of the slider 'n' must be a whole number .*got 0.5"),
+    (lambda: checks.input_shape("model"), TypeError,
+     r"^input_shape\(\): model must be a torch.nn.Module, got 'model'; pass the model itself"),
+    (lambda: json_records.json_row({"a": 1}), TypeError,
+     r"^json_row\(\): record must be a record \(a dataclass or a named tuple.*got \{'a': 1\}; "
+     r"pass the record itself"),
+    (lambda: json_records.json_row([1, 2]), TypeError, r"^json_row\(\): record must be a record"),
+    (lambda: recipes.command_line("python -m capsedu.train x", epochs=None, limit="ten"),
+     TypeError, r"^command_line\(\): limit must be a whole number \(the command's --limit takes "
+     r"no other\), got 'ten'; pass an int"),
+    (lambda: recipes.command_line("python -m capsedu.seed_runs", seeds=[0, "1"]), TypeError,
+     r"^command_line\(\): seeds must be a whole number .*got \[0, '1'\]"),
+    (lambda: _data_root_with("~/capsedu-data "), ValueError,
+     r"^data_root\(\): the variable CAPSEDU_DATA must name a folder without a space at either "
+     r"end of a name, got '~/capsedu-data ' \('capsedu-data '\); remove the space"),
+    (lambda: _data_root_with(str(RESULTS / "bug_zoo.json")), ValueError,
+     r"^data_root\(\): the variable CAPSEDU_DATA must name a folder \(datasets and checkpoints "
+     r"go in it\), got '.*bug_zoo.json', a file; set it to a folder"),
+    (lambda: capsule_vectors.direction_and_length(torch.zeros(2, 3)), ValueError,
+     r"^direction_and_length\(\): s must hold no zero vector \(one has no direction, so no "
+     r"cosine with squash\(s\)\), got 2 of them, the first at row 0; drop them"),
+    (lambda: capsule_vectors.direction_and_length(torch.tensor([[3.0, 4.0], [0.0, 0.0]])),
+     ValueError, r"^direction_and_length\(\): s must hold no zero vector .*got 1 of them, the "
+     r"first at row 1"),
+]
+
+
+def test_round_thirteen_check_squash_fails_a_squash_that_changes_the_dtype(capsys):
+    """S7: a squash right in value but float64 for float32 input PASSed; a model's next layer
+    would refuse its output. The checker FAILs it, saying so; the reference still PASSes."""
+    assert exercises.check_squash(lambda s: functional.squash(s.double())) is False
+    assert re.search(r"squash: FAIL - for s of shape \(4, 8\), your squash returned "
+                     r"torch.float64 numbers for torch.float32 input; keep the input's dtype",
+                     capsys.readouterr().out)
+    assert exercises.check_squash(functional.squash) is True
+
+
 ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
               + ROUND_ELEVEN_LOOP + ROUND_ELEVEN_DATA + ROUND_TWELVE_MATHS
               + ROUND_TWELVE_PRESENTATION + ROUND_TWELVE_FILES
-              + ROUND_TWELVE_METHODS + ROUND_TWELVE_LEFT)
+              + ROUND_TWELVE_METHODS + ROUND_TWELVE_LEFT + ROUND_THIRTEEN_UNITS)
 
 
 @pytest.mark.parametrize("call, error, message", ALL_ROUNDS, ids=range(len(ALL_ROUNDS)))
