@@ -83,7 +83,9 @@ def advice(error: ErrorDetails) -> str:
         cls = error.get("ctx", {}).get("class", "one")
         if cls == "Module":
             return "pass a model, e.g. CapsNet() or one that checkpoints.pretrained(name) loads"
-        return f"pass a {cls} (made with {cls}(...))"
+        if cls == "Axes":  # axes come from a figure, not from their class
+            return "pass an Axes, e.g. fig.add_subplot() or the ax of fig, ax = plt.subplots()"
+        return f"pass {with_article(cls)} (made with {cls}(...))"
     return ADVICE.get(error["type"], "see the function's docstring for what it takes")
 
 
@@ -113,7 +115,10 @@ def refusal(err: ValidationError, parameters: list[str], specs: dict,
             kind)) and not kind.startswith(("tensor_", "array_", "sequence_")):  # not Has' own:
         # a record (a dict's value) that is not one, never "a tuple missing an item"
         at = f"[{loc[0]!r}]" if name + "{}" in specs else ""
-        text = f"{name}{at} must be {record.expected}, got {shown(got)}; pass the record itself " \
+        inner = loc[1:] if at else loc  # where in what came pydantic stopped: an item of it
+        came = f"another tuple, whose item {inner[0]} is {shown(got)}" if inner and isinstance(
+            inner[0], int) and kind != "missing" else shown(got)  # that item may be the record
+        text = f"{name}{at} must be {record.expected}, got {came}; pass the record itself " \
                "(not a tensor, nor a tuple or a list of its parts)"
         kind = "record_type"
     elif spec is not None and spec.kind in ("union", "sequence") and not item \

@@ -79,6 +79,7 @@ from capsedu.figures import (
     capsule_poses,
     digit_images,
     face_scenes,
+    feature_maps,
     model_scores,
     routing_couplings,
     training_curves,
@@ -1527,6 +1528,14 @@ ROUND_THIRTEEN_UNITS = [
     (lambda: capsule_vectors.direction_and_length(torch.tensor([[3.0, 4.0], [0.0, 0.0]])),
      ValueError, r"^direction_and_length\(\): s must hold no zero vector .*got 1 of them, the "
      r"first at row 1"),
+    # U5, misleading words: "pass a Axes (made with Axes(...))", which no learner does; "must be
+    # a RoutingResult, got a RoutingResult" of a record (a CapsNetOutput) whose item is one
+    (lambda: feature_maps.draw_feature_map(plt.figure(), np.zeros((4, 4)), "m"), TypeError,
+     r"^draw_feature_map\(\): ax must be an instance of Axes, got <Figure .*; pass an Axes, e\.g\. "
+     r"fig\.add_subplot\(\) or the ax of fig, ax = plt\.subplots\(\)"),
+    (lambda: bug_zoo_report.one_example(_tiny()(torch.rand(2, 1, 28, 28)), 0), TypeError,
+     r"^one_example\(\): routing must be a RoutingResult, got another tuple, whose item 3 is a "
+     r"RoutingResult \(.*; pass the record itself"),
 ]
 
 
