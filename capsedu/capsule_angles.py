@@ -260,7 +260,7 @@ class CapsuleAngleReadout(CheckedRecord):
     (``capsule_angle_readout``)."""
 
     # class -> its read-out, tested on its held-out digits
-    by_class: dict[Int("a class", ge=0), Record(AngleReadout)]
+    by_class: Annotated[dict[Int("a class", ge=0), Record(AngleReadout)], Some]
     error: Degrees  # the median over the classes of the read-out's error
     baseline: Degrees  # the median over the classes of the baseline's error
 

@@ -38,7 +38,7 @@ from .data.sprites import Part, Side, render
 from .functional import squash
 from .poses import wrap_angle
 from .refusals import kind_of
-from .validate import Choice, Float, Int, Numbers, Record, Tensor, checked
+from .validate import Choice, Float, Int, Numbers, Record, Some, Tensor, checked
 
 # Bounds on what a caller can ask for: a bank of 3,600 templates is a tenth of a degree apart (02
 # uses 16), each one a rendered part; 10 million random capsules are a thousand times 03's
@@ -307,7 +307,7 @@ def squash_slope(r: Numbers("lengths ||s|| [n]", ndim=1, ge=0, tensor=True),
 
 
 @checked
-def length_table(norms: tuple[Norm, ...] | list[Norm]) -> str:
+def length_table(norms: Annotated[tuple[Norm, ...] | list[Norm], Some]) -> str:
     """A table, one row per length ``||s||`` of ``norms``: squash's output length
     ``||s||^2 / (1 + ||s||^2)`` beside sigmoid(||s||) and tanh(||s||)."""
     rows = ["   ||s||   squash  sigmoid    tanh"]

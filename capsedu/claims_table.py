@@ -27,7 +27,7 @@ from .seed_table import (
     routing_comparisons,
 )
 from .statistics import OverSeeds, leader
-from .validate import Choice, Float, Record, Spec, check_value, checked
+from .validate import Choice, Float, Record, Some, Spec, check_value, checked
 
 COLUMNS = ("", "the seed says", "this course measured", "verdict")
 SIDES = dict(zip(OTHERS, (("CapsNet", "CNN"), ("3", "1")), strict=True))  # leader's two names
@@ -298,7 +298,7 @@ def rows(measured: Measured, found: Findings, manifest: dict[str, Record(Manifes
 
 @checked
 def markdown(table_rows: Annotated[list[tuple[str, ...]], Spec(
-        "a list of rows, each a tuple of texts (claims_table.rows)", "list")]) -> str:
+        "a list of rows, each a tuple of texts (claims_table.rows)", "list"), Some]) -> str:
     """The rows as a Markdown table under ``COLUMNS``, the claim in bold; a cell holding a pipe
     would split its row, so it is refused."""
     for row in table_rows:

@@ -2,13 +2,15 @@
 shares (``format_shares``), routing's share of a step (``format_share``), the DigitCaps sweep
 (``format_sweep``) and a run recorded on a GPU (``recorded_cost_line``) (notebooks 05 and 09)."""
 
+from typing import Annotated
+
 import torch
 from pydantic import InstanceOf
 
 from .capsnet import CapsNet, CapsNetConfig
 from .costs import anatomy
 from .routing_costs import RecordedCost, RoutingCost, RoutingShare
-from .validate import checked
+from .validate import Some, checked
 
 
 @torch.no_grad()
@@ -67,7 +69,7 @@ def format_share(name: str, share: InstanceOf[RoutingShare]) -> str:
 
 
 @checked
-def format_sweep(rows: list[InstanceOf[RoutingCost]]) -> str:
+def format_sweep(rows: Annotated[list[InstanceOf[RoutingCost]], Some]) -> str:
     """``routing_sweep``'s rows as a table: n_in, iterations, forward and backward milliseconds
     and the MB of the batch's u_hat."""
     lines = [f"{'n_in':>6}{'iterations':>11}{'forward ms':>12}{'backward ms':>13}{'u_hat MB':>10}"]

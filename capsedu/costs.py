@@ -22,7 +22,7 @@ ROUTING_ROW = "DigitCaps: routing"  # how the name of anatomy's routing row begi
 class LayerCost(CheckedRecord):
     """One row of the anatomy table, per image."""
 
-    name: str
+    name: course_settings.Name
     # without the batch dimension
     output_shape: tuple[Int("a size of the layer's output", ge=1), ...]
     parameters: Int("the layer's parameters", ge=0)

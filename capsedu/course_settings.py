@@ -215,12 +215,37 @@ def data_root() -> Path:
     return root
 
 
+def _kind(setting) -> str:
+    """A setting's kind as ``pick`` compares two: a number (an int or a float alike), a list or
+    a tuple alike, else its class."""
+    if isinstance(setting, int | float) and not isinstance(setting, bool):
+        return "number"
+    return "sequence" if isinstance(setting, list | tuple) else type(setting).__name__
+
+
 @checked
 def pick(full: Any, quick: Any):
     """Return ``quick`` in quick mode and ``full`` otherwise, e.g. ``epochs = pick(3, 1)``: any
-    two settings of one kind (counts, tuples, records), declared ``Any`` as what they are set
-    for checks them where they are used."""
+    two settings of one kind (counts, tuples, records; None, the default, beside any), declared
+    ``Any`` as what they are set for checks them where they are used."""
+    if full is not None and quick is not None and _kind(full) != _kind(quick):
+        raise TypeError(f"pick(): full and quick must be two settings of one kind (None, a "
+                        f"default, beside any), got {full!r}, a {_kind(full)}, and {quick!r}, a "
+                        f"{_kind(quick)}; pass two of one kind, e.g. pick(3, 1)")
     return quick if QUICK else full
+
+
+def _name(value: str) -> str:
+    """What ``Name`` declares: a name with something in it ('' or spaces would begin a line with
+    a comma, or leave a row of a table unnamed)."""
+    if not value.strip():
+        raise ValueError(f"must be a name, got {value!r}, which names nothing; pass a name such "
+                         "as 'capsnet'")
+    return value
+
+
+# a name a caller gives a model, a layer or a line of a table: not empty
+Name = Annotated[str, AfterValidator(_name)]
 
 
 def device() -> torch.device:

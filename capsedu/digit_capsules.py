@@ -7,6 +7,7 @@ Section 5.1). The functions here are pure: a model and tensors in, tensors out.
 """
 
 from dataclasses import dataclass, fields
+from typing import Annotated
 
 import numpy as np
 import torch
@@ -23,6 +24,7 @@ from .validate import (
     Int,
     Numbers,
     Record,
+    Some,
     Tensor,
     check_class,
     check_value,
@@ -374,7 +376,8 @@ class DimensionStudy(CheckedRecord):
     """What each dimension of the capsules of some classes does (``measure_dimensions``)."""
 
     spread: Record(ShapeMeasures)  # each measure's standard deviation over the real digits
-    effect: dict[Class, Effect]  # class -> [16] mean |pixel change| (dimension_effect)
+    # class -> [16] mean |pixel change| (dimension_effect), of one class or more
+    effect: Annotated[dict[Class, Effect], Some]
     # class -> each measure's change [N, 16] (dimension_profile)
     changes: dict[Class, Record(ShapeMeasures)]
     # class -> [16, n_measures] mean change / spread

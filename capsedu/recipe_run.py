@@ -78,7 +78,7 @@ class HowRun(CheckedRecord):
 
 
 @checked
-def how_run(history: list[Epoch]) -> HowRun:
+def how_run(history: Annotated[list[Epoch], Some]) -> HowRun:
     """``HowRun`` of a run from ``fit``'s ``history`` (its ``loop.Epoch`` records): the seconds it
     trained, the CPU threads it had and the torch version."""
     return HowRun(round(sum(epoch.seconds for epoch in history), 1), torch.get_num_threads(),

@@ -106,7 +106,8 @@ class Detection(CheckedRecord):
     # of the distance in the attacker's loss: 0 for an attacker who ignores it
     weight: Float("the distance's weight in the attacker's loss", ge=0)
     threshold: Float("the detector's threshold", ge=0)
-    fooled: Tensor("whether some example fooled each digit: booleans [n]", ndim=1)
+    # at least one digit: a share of no digits is no number (NaN)
+    fooled: Annotated[Tensor("whether some example fooled each digit: booleans [n]", ndim=1), Some]
     caught: Tensor("whether each fooled digit was flagged: booleans [n]", ndim=1)
     false_alarms: Float("the share of clean digits flagged", ge=0, le=1)
 

@@ -160,6 +160,9 @@ def where(fn, args: tuple = ()) -> str:
 
 def with_article(name: str) -> str:
     """``name`` with its article, as a message reads it: "a RoutingResult", "an Epoch"."""
+    if not isinstance(name, str) or not name.strip():  # below validate: checked here, by hand
+        raise ValueError(f"with_article(): name must be a name, got {name!r}; pass a name such "
+                         "as 'Epoch'")
     return f"{'an' if name[:1].lower() in 'aeiou' else 'a'} {name}"
 
 

@@ -18,7 +18,7 @@ from torch import nn
 from .capsnet import routing_iterations
 from .checks import check_different, check_order, check_same
 from .convergence import training_status, verdict
-from .course_settings import MAX_SIDE, InPercent, Models, Rows, Seed
+from .course_settings import MAX_SIDE, InPercent, Models, Name, Rows, Seed
 from .data import transformed_mnist
 from .data.affine_params import _check_sweep_value
 from .data.transformed_mnist import CANVAS, SWEEPS
@@ -435,7 +435,7 @@ def seed_verdict(right: Annotated[dict[Seed, Right], Some], first: str, second: 
 
 
 @checked
-def seed_line(what: str, verdict: SeedVerdict) -> str:
+def seed_line(what: Name, verdict: SeedVerdict) -> str:
     """A ``SeedVerdict`` in two lines: each seed's difference and how many of them the seed's own
     test images told apart, then the mean over seeds with its interval and verdict."""
     each = ", ".join(f"seed {s} {100 * p.difference:+.2f}"

@@ -447,7 +447,7 @@ def mean_face_rate_by_angle(models: FaceNets, n: Count = 500, width: Width = 30,
 
 
 @checked
-def format_accuracies(runs: dict[str, SeedRuns]) -> str:
+def format_accuracies(runs: Annotated[dict[str, SeedRuns], Some]) -> str:
     """One line per model (``runs``: name -> ``SeedRuns`` with the kinds ``face`` and
     ``nonface``): its parameters ("not recorded" for patch_order's rates, kept without models)
     and its faces-vs-non-faces accuracy over the seeds, mean ± its 95 % t interval's half-width."""
