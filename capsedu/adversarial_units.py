@@ -44,6 +44,11 @@ class Budget(CheckedRecord):
     losses: Losses = attacks.LOSSES
     seed: Seed = 0
 
+    def __post_init__(self):
+        """Refuse fields out of range (``CheckedRecord``), and restarts without random starts."""
+        super().__post_init__()
+        attacks.check_restarts("Budget", self.restarts, self.random_start)
+
     @checked
     def step_size(self, eps: Eps) -> float:
         """Madry et al.'s rule: ``step_ratio`` x eps / steps, so the steps can cross the ball."""

@@ -139,8 +139,18 @@ def fgsm(model: nn.Module, images: Images, labels: Labels, eps: Eps,
 def ascend(objective: Objective, images: Images, start: Images, eps: Eps,
            steps: Int("steps", ge=0, le=MAX_STEPS),
            step_size: Float("how far a step moves each pixel", ge=0, le=1)) -> torch.Tensor:
-    """PGD's loop from ``start`` ``[B, C, H, W]``: ``steps`` signed gradient steps that raise
-    ``objective`` (images -> a 0-d tensor), each projected into the ball of ``images``."""
+    """PGD's loop from ``start`` ``[B, C, H, W]``, a point of the ball of ``images``: ``steps``
+    signed gradient steps that raise ``objective`` (images -> a 0-d tensor), each projected into
+    the ball."""
+    if start.shape != images.shape:
+        raise ValueError(f"ascend(): start must have the shape of images {tuple(images.shape)}, "
+                         f"got {tuple(start.shape)}; start from the batch itself or "
+                         "random_point(images, eps, generator)")
+    away = (start.detach() - images.to(start.device)).abs().max().item() if start.numel() else 0
+    if away > eps + 1e-6:  # with no step to project it, a start outside is what comes back
+        raise ValueError(f"ascend(): start must lie in the ball of images (each pixel at most "
+                         f"eps={eps:g} from its image), got a pixel {away:.4g} away; start from "
+                         "the batch itself or random_point(images, eps, generator)")
     adversarial = start.detach()
     for _ in range(steps):
         # x <- Proj_{|x' - x| <= eps, [0, 1]}(x + step_size sign(grad objective(x)))
@@ -155,6 +165,18 @@ def random_point(images: Images, eps: Eps, generator: torch.Generator) -> torch.
     (drawn on the CPU with ``generator``, so a seed gives the same start on every device)."""
     noise = torch.empty(images.shape).uniform_(-eps, eps, generator=generator)
     return torch.clamp(images + noise.to(images.device), min=0, max=1).detach()
+
+
+@checked
+def check_restarts(where: str, restarts: Int("random starts", ge=1, le=MAX_RESTARTS),
+                   random_start: Flag("True to start each restart at a random point")) -> None:
+    """Refuse more than one restart without a random start: each would start from the image
+    itself and walk the same steps, one run of PGD paid for ``restarts`` times."""
+    if restarts > 1 and not random_start:
+        raise ValueError(f"{where}(): restarts and random_start contradict each other: "
+                         f"restarts={restarts} random starts with random_start=False would run the "
+                         "same attack from the image each time; pass restarts=1, or "
+                         "random_start=True")
 
 
 @checked(reads=("model", "images"))
@@ -173,6 +195,7 @@ def pgd(model: nn.Module, images: Images, labels: Labels, eps: Eps,
 
     ``penalty`` (images -> a 0-d tensor): a number the attacker keeps low at the same time,
     subtracted from the loss (notebook 11's attacker who knows about a detector)."""
+    check_restarts("pgd", restarts, random_start)
     images, labels = _on_device(model, images, labels)
     step_size = 2.5 * eps / max(steps, 1) if step_size is None else step_size
     generator = torch.Generator().manual_seed(seed)

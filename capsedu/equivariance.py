@@ -156,6 +156,11 @@ def pooling_shift_change(maps: Tensor("feature maps [B, C, H, W]", ndim=4, float
     pixels to the right, for each ``s`` of ``shifts``: relative_error(pool(shift(maps)),
     pool(maps)). 0 means invariant. Keep the maps' content ``max(shifts)`` pixels away from the
     right edge, or what leaves the map changes the pooled value too."""
+    width = maps.shape[-1]
+    if beyond := [s for s in shifts if abs(s) > width]:  # a shift of the width empties it already
+        raise ValueError(f"pooling_shift_change(): shifts must move the {width}-pixel-wide maps "
+                         f"at most {width} pixels (that shift already pushes everything off the "
+                         f"map), got {beyond}; pass shifts from -{width} to {width}")
     _, pooling = POOLS[pool]
     return [relative_error(pooling(_moved(maps, 0, s)), pooling(maps)) for s in shifts]
 

@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from .checks import check_order, warn_two_scales
+from .checks import check_different, check_order, warn_two_scales
 from .validate import CheckedRecord, Flag, Float, Has, Int, Numbers, checked
 
 LEVEL = 0.95  # every interval and test of the course: 95 % (a test at 5 %)
@@ -303,6 +303,8 @@ def leader(comparison: Comparison, first: str, second: str,
     apart"``. ``lower_is_better``: the numbers are errors, so a negative difference puts
     ``first`` ahead. Any record with ``.clear`` and ``.difference`` will do (e.g. a reading of a
     sample beside its full set), so ``comparison`` is declared by those fields."""
+    check_different("leader", "pass the names of the two things compared", first=first,
+                    second=second)
     if not comparison.clear:
         return "not told apart"
     return f"{first} ahead" if (comparison.difference > 0) != lower_is_better else f"{second} ahead"

@@ -172,6 +172,7 @@ def results_file(args: argparse.Namespace, file: str) -> Path:
                          "data is never recorded as the shipped results; drop one of them")
     if not args.out:
         return checkpoints.results_path(file, args.replace_shipped)
+    check_out_shipped(args.out / file, args)
     try:
         return checkpoints.check_not_shipped(args.out / file, "--out's results file",
                                              args.replace_shipped)
@@ -277,8 +278,20 @@ def output_folder(args: argparse.Namespace) -> Path:
     """Where a training command writes: ``--out``, else the shipped folder with
     ``--replace-shipped``, else ``<data root>/runs``."""
     if args.out:
+        check_out_shipped(args.out, args)
         return args.out
     return checkpoints.checkpoint_dir() if args.replace_shipped else checkpoints.runs_dir()
+
+
+@checked
+def check_out_shipped(path: Path, args: argparse.Namespace) -> None:
+    """Refuse ``--replace-shipped`` with an ``--out`` outside the shipped folders (``path``: where
+    the command would write): one option asks to replace the shipped files, the other to write
+    elsewhere, and nothing shipped would be replaced; refused before any run."""
+    if args.replace_shipped and not checkpoints.is_shipped(path):
+        raise SystemExit(f"--replace-shipped with --out {args.out}: --replace-shipped replaces the "
+                         "shipped files, --out writes outside them, so nothing shipped would be "
+                         "replaced; drop one of them")
 
 
 @checked
@@ -369,7 +382,10 @@ def main(argv: list[str] | None = None) -> int:
                                       ("--threads", args.threads), ("--state", args.state),
                                       ("--continue-from", args.continue_from))
              if value is not None and value is not False]
-    if args.name is None and given and not args.list:  # nothing would train: say so
+    if args.list and given:  # --list trains nothing: its options would be dropped
+        parser.error(f"--list: lists the recipes and trains nothing, got it with "
+                     f"{', '.join(given)}; drop {', '.join(given)} to list, or --list to train")
+    if args.name is None and given:  # nothing would train: say so
         parser.error(f"name: a recipe to train is required with {', '.join(given)}, got none; "
                      "name one of --list first, e.g. python -m capsedu.train capsnet-mnist-live "
                      "--limit 1000")

@@ -3,6 +3,7 @@ windows (01), the window of a CNN's receptive field on a face (01), how much poo
 changes as the maps shift (10), and a lifting convolution's maps in four orientations (10).
 """
 
+import itertools
 from typing import Annotated
 
 import numpy as np
@@ -52,11 +53,21 @@ def _panel_row(row, name: str) -> list:
     return list(row)
 
 
+def _check_window(where: str, m, window: int | None) -> None:
+    """Refuse a pooling ``window`` larger than the map ``m`` ``[H, W]``'s smaller side."""
+    if window and window > min(m.shape):
+        raise ValueError(f"{where}(): window must fit on the map, at most its smaller side "
+                         f"{min(m.shape)}, got {window} on a {m.shape[0]}x{m.shape[1]} map; pass "
+                         "the pooling's window, or None for no lines")
+
+
 @checked
 def draw_feature_map(ax: Axes, m: Numbers("a feature map [H, W]", ndim=2), title: str,
                      window: Window | None = None) -> None:
     """A feature map ``m`` ``[H, W]`` as a grid of its numbers (blue = fired), with lines between
-    the ``window`` x ``window`` pooling windows when ``window`` is given."""
+    the ``window`` x ``window`` pooling windows when ``window`` is given (at most the map's
+    smaller side: a larger window does not fit on it)."""
+    _check_window("draw_feature_map", m, window)
     ax.imshow(m, cmap="Blues", vmin=0, vmax=1.5)
     for (row, col), value in np.ndenumerate(m):
         ax.text(col, row, f"{value:g}", ha="center", va="center")
@@ -71,10 +82,12 @@ def draw_feature_maps(fig: FigureBase, rows: Annotated[list[Checked(
         _panel_row, "a row of (title, feature map [H, W]) panels", "list")], Some],
                       window: Window | None = None):
     """A grid of ``draw_feature_map`` panels on ``fig``: ``rows`` is a list of rows, each a list
-    of ``(title, map [H, W])``; ``window`` as in ``draw_feature_map`` (no line on a map no
-    larger than one window). Returns the axes ``[rows, cols]``."""
+    of ``(title, map [H, W])``; ``window`` as in ``draw_feature_map``, fitting every map (no
+    line on a map of one window). Returns the axes ``[rows, cols]``."""
     check_same("draw_feature_maps", "length", "give every row as many panels",
                **{f"rows[{i}]": len(row) for i, row in enumerate(rows)})
+    for _, m in itertools.chain(*rows):  # refused before any panel is drawn
+        _check_window("draw_feature_maps", np.asarray(m), window)
     axes = fig.subplots(len(rows), len(rows[0]), squeeze=False)
     for ax_row, row in zip(axes, rows, strict=True):
         for ax, (title, m) in zip(ax_row, row, strict=True):
