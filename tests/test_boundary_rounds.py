@@ -7,6 +7,7 @@ AttributeError; or refused in the words of another function the entry calls (its
 the one the learner passed) or with a wrong diagnosis. The small models and labels are
 test_boundary_probe's."""
 
+import argparse
 import dataclasses
 import hashlib
 import inspect
@@ -26,6 +27,7 @@ from capsedu import (
     ablations,
     adversarial,
     adversarial_record,
+    adversarial_units,
     attacks,
     baselines,
     bug_catalogue,
@@ -38,7 +40,10 @@ from capsedu import (
     checks,
     claims_table,
     convergence,
+    cost_tables,
+    costs,
     coupling_polarisation,
+    course_settings,
     digit_capsules,
     digit_shuffles,
     equivariance,
@@ -57,6 +62,7 @@ from capsedu import (
     recipe_run,
     recipes,
     reconstruction_detector,
+    refusals,
     results_kinds,
     robustness,
     routing,
@@ -1549,10 +1555,109 @@ def test_round_thirteen_check_squash_fails_a_squash_that_changes_the_dtype(capsy
     assert exercises.check_squash(functional.squash) is True
 
 
+def _verdict():
+    """Two training seeds' verdict of a against b (robustness.seed_verdict), for seed_line."""
+    g = torch.Generator().manual_seed(0)
+    right = {s: {"a": torch.rand(30, generator=g) < 0.8, "b": torch.rand(30, generator=g) < 0.6}
+             for s in (0, 1)}
+    return robustness.seed_verdict(right, "a", "b", by_seed=True)
+
+
+_X8 = torch.rand(1, 1, 8, 8) * 0.5  # a batch an attack starts from
+_SOME = r"must hold at least one item, got "
+_NAMED = r"must be a name, got '\s*', which names nothing; pass a name"
+_SCRATCH = Path(__file__).parent / "never-written-scratch"  # an --out that is no shipped folder
+
+# Round thirteen, S2 and S4: nothing (an empty list, dict, tensor or name) turned into a table,
+# a text, a record or NaN; and arguments that contradict each other, or a size past the map
+ROUND_THIRTEEN_EMPTY = [
+    (lambda: capsule_angles.CapsuleAngleReadout(by_class={}, error=5.0, baseline=90.0),
+     ValueError, rf"CapsuleAngleReadout\(\): by_class {_SOME}\{{\}}"),
+    (lambda: digit_capsules.DimensionStudy(
+        spread=digit_capsules.shape_measures(torch.rand(3, 28, 28)), effect={}, changes={},
+        relative={}), ValueError, rf"DimensionStudy\(\): effect {_SOME}\{{\}}"),
+    (lambda: capsule_vectors.length_table([]), ValueError, rf"length_table\(\): norms {_SOME}"),
+    (lambda: capsule_vectors.length_table(()), ValueError, rf"length_table\(\): norms {_SOME}"),
+    (lambda: claims_table.markdown([]), ValueError, rf"markdown\(\): table_rows {_SOME}"),
+    (lambda: cost_tables.format_sweep([]), ValueError, rf"format_sweep\(\): rows {_SOME}"),
+    (lambda: scoring.format_accuracies({}), ValueError, rf"format_accuracies\(\): runs {_SOME}"),
+    (lambda: recipe_run.how_run([]), ValueError, rf"how_run\(\): history {_SOME}"),
+    (lambda: reconstruction_detector.Detection(
+        model="m", attack="pgd", eps=0.1, weight=0.0, threshold=1.0,
+        fooled=torch.zeros(0, dtype=torch.bool), caught=torch.zeros(0, dtype=torch.bool),
+        false_alarms=0.0), ValueError, rf"Detection\(\): fooled {_SOME}tensor\(\[\]"),
+    (lambda: costs.LayerCost("", (5,), 10, 10), ValueError, rf"LayerCost\(\): name {_NAMED}"),
+    (lambda: costs.LayerCost("  ", (5,), 10, 10), ValueError, rf"LayerCost\(\): name {_NAMED}"),
+    (lambda: robustness.seed_line("", _verdict()), ValueError, rf"seed_line\(\): what {_NAMED}"),
+    (lambda: refusals.with_article(""), ValueError,
+     r"with_article\(\): name must be a name, got ''; pass a name such as 'Epoch'"),
+    (lambda: attacks.ascend(lambda a: a.sum(), _X8, 1 - _X8, eps=0.01, steps=0, step_size=0.005),
+     ValueError, r"ascend\(\): start must lie in the ball of images \(each pixel at most "
+                 r"eps=0.01 from its image\), got a pixel 0\.\d+ away; start from the batch"),
+    (lambda: attacks.ascend(lambda a: a.sum(), _X8, _X8[:, :, :4], eps=0.1, steps=1,
+                            step_size=0.01), ValueError,
+     r"ascend\(\): start must have the shape of images \(1, 1, 8, 8\), got \(1, 1, 4, 8\)"),
+    (lambda: attacks.pgd(_bag(), torch.rand(2, 1, 8, 8), torch.tensor([0, 1]), eps=0.1, steps=3,
+                         restarts=3, random_start=False), ValueError,
+     r"pgd\(\): restarts and random_start contradict each other: restarts=3 .*pass restarts=1, "
+     r"or random_start=True"),
+    (lambda: adversarial_units.Budget(restarts=2, random_start=False), ValueError,
+     r"Budget\(\): restarts and random_start contradict each other: restarts=2"),
+    (lambda: course_settings.pick(3, "one"), TypeError,
+     r"pick\(\): full and quick must be two settings of one kind .*got 3, a number, and 'one', "
+     r"a str; pass two of one kind"),
+    (lambda: course_settings.pick([0, 1], 1), TypeError,
+     r"pick\(\): full and quick must be two settings of one kind .*got \[0, 1\], a sequence, "
+     r"and 1, a number"),
+    (lambda: statistics.leader(_P, "capsnet", "capsnet"), ValueError,
+     r"leader\(\): first and second must differ \(two things to compare\), got 'capsnet' for "
+     r"both"),
+    (lambda: equivariance.pooling_shift_change(torch.rand(1, 1, 4, 4), "global max", (10,)),
+     ValueError, r"pooling_shift_change\(\): shifts must move the 4-pixel-wide maps at most 4 "
+                 r"pixels .*got \[10\]; pass shifts from -4 to 4"),
+    (lambda: equivariance.pooling_shift_change(torch.rand(1, 1, 4, 4), "2x2 max", [1, -5]),
+     ValueError, r"pooling_shift_change\(\): shifts .*got \[-5\]"),
+    (lambda: feature_maps.draw_feature_map(_ax(), np.zeros((4, 4)), "m", window=8), ValueError,
+     r"draw_feature_map\(\): window must fit on the map, at most its smaller side 4, got 8 on a "
+     r"4x4 map"),
+    (lambda: feature_maps.draw_feature_maps(plt.figure(), [[("a", np.zeros((4, 4)))],
+                                                           [("b", np.zeros((2, 2)))]], window=4),
+     ValueError, r"draw_feature_maps\(\): window must fit on the map, .* got 4 on a 2x2 map"),
+    (lambda: full_sets.main(["--replace-shipped", "--out", str(_SCRATCH)]), SystemExit,
+     r"--replace-shipped with --out .*never-written-scratch: --replace-shipped replaces the "
+     r"shipped files, --out writes outside them, .*drop one of them"),
+    (lambda: train.output_folder(argparse.Namespace(out=_SCRATCH, replace_shipped=True)),
+     SystemExit, r"--replace-shipped with --out .*never-written-scratch: "),
+]
+
+
+@pytest.mark.parametrize("argv", [["--list", "--epochs", "3"], ["--list", "tiny", "--seed", "1"]])
+def test_round_thirteen_train_list_refuses_training_options(capsys, argv):
+    """Round thirteen: ``--list --epochs 3`` listed the recipes and dropped --epochs, exit 0."""
+    with pytest.raises(SystemExit):
+        train.main(argv)
+    assert re.search(r"error: --list: lists the recipes and trains nothing, got it with "
+                     r"--(epochs|seed); drop", capsys.readouterr().err)
+    assert not _SCRATCH.exists()
+
+
+def test_round_thirteen_valid_uses_stay_accepted():
+    """What the notebooks and tests do beside round thirteen's refusals: a start in the ball, a
+    shift of the map's whole width, None beside a count, a window of the whole map."""
+    start = attacks.random_point(_X8, 0.1, torch.Generator().manual_seed(0))
+    assert attacks.ascend(lambda a: a.sum(), _X8, start, 0.1, 0, 0.01).equal(start)
+    assert equivariance.pooling_shift_change(torch.rand(1, 1, 4, 4), "global max", [4]) == [1.0]
+    assert course_settings.pick(None, 400) is None and course_settings.pick(2.5, 1) == 2.5
+    feature_maps.draw_feature_maps(plt.figure(), [[("a", np.zeros((4, 4)))],
+                                                  [("b", np.zeros((2, 2)))]], window=2)
+    plt.close("all")
+
+
 ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
               + ROUND_ELEVEN_LOOP + ROUND_ELEVEN_DATA + ROUND_TWELVE_MATHS
               + ROUND_TWELVE_PRESENTATION + ROUND_TWELVE_FILES
-              + ROUND_TWELVE_METHODS + ROUND_TWELVE_LEFT + ROUND_THIRTEEN_UNITS)
+              + ROUND_TWELVE_METHODS + ROUND_TWELVE_LEFT + ROUND_THIRTEEN_UNITS
+              + ROUND_THIRTEEN_EMPTY)
 
 
 @pytest.mark.parametrize("call, error, message", ALL_ROUNDS, ids=range(len(ALL_ROUNDS)))
