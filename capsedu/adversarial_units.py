@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Annotated
 
 from . import attacks, reconstruction_detector
+from .attacks import ATTACKS, Attack
 from .checks import check_same
 from .course_settings import MAX_BATCH, Seed
 from .json_records import INLINE
@@ -20,15 +21,15 @@ from .validate import CheckedRecord, Choice, Distinct, Flag, Float, Int, Record,
 CAPSNET, CAPSNET_1ITER, CNN = "affnist-capsnet", "affnist-capsnet-1iter", "affnist-cnn"
 MODELS = (CAPSNET, CAPSNET_1ITER, CNN)
 CAPSNETS = (CAPSNET, CAPSNET_1ITER)  # the models with a decoder: the detector reads them
-ATTACKS = ("pgd", "fgsm")
 MAX_IMAGES = 10_000  # digits of a recorded sample
 
 Eps = Float("the largest change of a pixel (L-infinity)", ge=0, le=1)
-Attack = Choice("an attack", *ATTACKS)
 Weight = Float("the distance's weight in the attacker's loss", ge=0)
 Loss = Choice("an attack loss", *attacks.LOSSES)
 Losses = Annotated[tuple[Loss, ...], Some, Distinct]
-Row = Int("a row of the recorded sample", ge=0, le=MAX_IMAGES)  # rows read wrong
+Row = Int("a row of the recorded sample", ge=0, le=MAX_IMAGES)
+# rows read wrong, each once (a row twice would count one digit's miss twice)
+Wrong = Annotated[tuple[Row, ...], Distinct]
 Distance = Float("a reconstruction distance", ge=0)
 Source = Choice("the model the examples were made on", *MODELS)
 
@@ -145,9 +146,9 @@ class CleanUnit(CheckedRecord):
     """The unit ``"clean"``: the sample's ``rows`` of the test set and ``labels``, the rows each
     model reads ``wrong``, each CapsNet's reconstruction ``distance`` and its ``threshold``."""
 
-    rows: tuple[Int("a row of the test set", ge=0), ...]
+    rows: Annotated[tuple[Int("a row of the test set", ge=0), ...], Distinct]
     labels: tuple[Int("a digit's class", ge=0, le=9), ...]
-    wrong: dict[str, tuple[Row, ...]]  # model -> rows read wrong
+    wrong: dict[str, Wrong]  # model -> rows read wrong
     distance: dict[str, tuple[Distance, ...]]  # CapsNet -> one distance per digit
     threshold: dict[str, Record(reconstruction_detector.Threshold)]
     settings: Record(RunSettings)
@@ -175,7 +176,7 @@ class AttackUnit(CheckedRecord):
     attack: Attack
     eps: Eps
     budget: Record(Budget)
-    wrong: dict[str, dict[Loss, tuple[Row, ...]]]  # model -> loss -> rows read wrong
+    wrong: dict[str, dict[Loss, Wrong]]  # model -> loss -> rows read wrong
     distance: dict[str, dict[Loss, tuple[Distance, ...]]]  # CapsNet -> loss -> distances
     stamp: Record(Stamp) = field(metadata={INLINE: True})
     command: str = ""
@@ -191,7 +192,7 @@ class AdaptiveUnit(CheckedRecord):
     weight: Weight
     loss: Loss
     budget: Record(Budget)
-    wrong: tuple[Row, ...]
+    wrong: Wrong
     distance: tuple[Distance, ...]
     stamp: Record(Stamp) = field(metadata={INLINE: True})
     command: str = ""
@@ -202,7 +203,7 @@ class SanityRun(CheckedRecord):
     """PGD on a sanity unit's digits under one ``budget``: the rows it then reads ``wrong``."""
 
     budget: Record(Budget)
-    wrong: tuple[Row, ...]
+    wrong: Wrong
 
 
 @dataclass(frozen=True)

@@ -33,6 +33,8 @@ from .refusals import kind_of
 from .validate import Choice, Flag, Float, Int, Numbers, Tensor, checked
 
 LOSSES = ("training", "cross-entropy", "margin")
+ATTACKS = ("pgd", "fgsm")  # the attacks the course runs: PGD's many steps, FGSM's one
+Attack = Choice("an attack", *ATTACKS)
 MAX_STEPS = 1000  # PGD's steps: 20 to 100 in the literature; each is a forward and backward pass
 MAX_RESTARTS = 100  # random starts per image, each a whole run of PGD
 

@@ -160,9 +160,11 @@ FontSize = Points("a font size") | Choice("a font size by name", "xx-small", "x-
 
 # models side by side, name -> model (e.g. {"CapsNet": capsnet, "CNN": cnn}), at least one
 Models = Annotated[dict[str, torch.nn.Module], Some]
-# rows of a full set, a sample of it (e.g. mnist.fixed_sample(n))
-Rows = Numbers("a 1-d list of image indices (e.g. mnist.fixed_sample(n))", ndim=1, at_least=1,
-               ge=0, whole=True, tensor=True, fix="pass such a list")
+# rows of a full set, a sample of it (e.g. mnist.fixed_sample(n)), each once (a row twice would
+# count one digit twice)
+Rows = Annotated[Numbers("a 1-d list of image indices (e.g. mnist.fixed_sample(n))", ndim=1,
+                         at_least=1, ge=0, whole=True, tensor=True, fix="pass such a list"),
+                 Distinct]
 
 _FLAG_VALUES = {"": False, "0": False, "false": False, "no": False, "off": False,
                 "1": True, "true": True, "yes": True, "on": True}

@@ -18,6 +18,7 @@ from typing import Annotated
 
 import torch
 
+from .attacks import Attack
 from .capsnet import CapsNet
 from .checks import check_same
 from .course_settings import Images  # at least one: a threshold of no digits is none
@@ -101,7 +102,7 @@ class Detection(CheckedRecord):
     share of clean test digits flagged (``false_alarms``)."""
 
     model: str
-    attack: str
+    attack: Attack
     eps: Float("the attack's eps", ge=0, le=1)
     # of the distance in the attacker's loss: 0 for an attacker who ignores it
     weight: Float("the distance's weight in the attacker's loss", ge=0)
@@ -149,7 +150,7 @@ Distances = Numbers("the examples' reconstruction distances [n]", ndim=1, at_lea
 
 
 @checked
-def detection(model: str, attack: str, eps: Float("the attack's eps", ge=0, le=1),
+def detection(model: str, attack: Attack, eps: Float("the attack's eps", ge=0, le=1),
               weight: Float("the distance's weight in the attacker's loss", ge=0),
               threshold: Float("the detector's threshold", ge=0),
               wrong_by_loss: Annotated[tuple[Wrong, ...], Some],

@@ -339,11 +339,11 @@ def Record(cls: type, source: str | None = None) -> Any:
 
 
 def _distinct(items):
-    """Refuse a list that repeats an item (a seed twice would count one run twice)."""
-    repeated = sorted({repr(item) for item in items if list(items).count(item) > 1})
+    seen = set()  # refuse items (a list, a tensor) that repeat one: those met once already
+    repeated = sorted({repr(x) for x in np.asarray(items).tolist() if x in seen or seen.add(x)})
     if repeated:
         raise ValueError(f"must hold each item once, got {', '.join(repeated)} more than once; "
-                         "drop the repeats (a repeated seed or name counts one run twice)")
+                         "drop the repeats (a repeated seed, row or name counts one thing twice)")
     return items
 
 
