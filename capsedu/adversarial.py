@@ -32,7 +32,6 @@ from torch import nn
 
 from . import attacks, checkpoints, course_settings, reconstruction_detector
 from .adversarial_units import (
-    ATTACKS,
     BUDGET,
     CAPSNET,
     CAPSNETS,
@@ -199,6 +198,17 @@ class AttackState(CheckedRecord):
     distance: Distance  # ||x' - r(x')||
     threshold: Distance
 
+    def __post_init__(self):
+        """Refuse fields out of range (``CheckedRecord``), drawings of other shapes than the
+        digit, or probabilities that are no softmax (they sum to 1)."""
+        super().__post_init__()
+        check_same("AttackState", "shape", "pass what attack_state(...) gives",
+                   image=self.image.shape, adversarial=self.adversarial.shape,
+                   reconstruction=self.reconstruction.shape)
+        if abs(self.probabilities.sum() - 1) > 1e-3:
+            raise ValueError(f"AttackState(): probabilities must sum to 1 (the CNN's softmax), "
+                             f"got {self.probabilities.sum():g}; pass the softmax of its scores")
+
     @property
     def flagged(self) -> bool:
         """Whether the reconstruction detector flags the adversarial digit."""
@@ -326,7 +336,7 @@ def _rounded(values: torch.Tensor) -> tuple[float, ...]:
 @checked
 def run_settings(n: Int("test digits of the recorded run", ge=1, le=MAX_IMAGES)) -> RunSettings:
     """What the recorded run on ``n`` digits is asked to do: this module's settings."""
-    return RunSettings(MODELS, n, EPS, BUDGET, ATTACKS, BATCH,
+    return RunSettings(MODELS, n, EPS, BUDGET, attacks.ATTACKS, BATCH,
                        SanitySettings(SANITY_EPS, min(n, SANITY_IMAGES), SANITY_STEPS,
                                       SANITY_RESTARTS, SANITY_LOSS),
                        AdaptiveSettings(ADAPTIVE_EPS, ADAPTIVE_WEIGHTS, ADAPTIVE_LOSS),
@@ -338,7 +348,7 @@ def units(n: TestDigits) -> dict[str, partial]:
     """Every unit of the recorded run, the most telling first (a run stopped early has them)."""
     todo = {"models": _models_unit, "clean": partial(_clean_unit, n)}
     for eps in sorted(EPS, key=lambda e: abs(e - 0.1)):  # 0.1, then outwards
-        for attack in ATTACKS:
+        for attack in attacks.ATTACKS:
             todo |= {f"{attack}, {name}, eps {eps}": partial(_attack_unit, name, attack, eps, n)
                      for name in MODELS}
     todo |= {f"adaptive, eps {eps}, weight {w}": partial(_adaptive_unit, eps, w, n)

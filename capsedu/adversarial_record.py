@@ -21,7 +21,6 @@ from pydantic import PlainValidator
 from . import checkpoints, reconstruction_detector
 from .adversarial import COMMAND, EPS, RESULTS, SANITY_IMAGES, Attacked, Right
 from .adversarial_units import (
-    ATTACKS,
     BUDGET,
     CAPSNET,
     CAPSNET_1ITER,
@@ -39,7 +38,7 @@ from .adversarial_units import (
     SanityUnit,
     Trained,
 )
-from .attacks import MAX_RESTARTS, MAX_STEPS
+from .attacks import ATTACKS, MAX_RESTARTS, MAX_STEPS
 from .checks import check_same
 from .refusals import declared_error, kind_of
 from .statistics import Paired, paired

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Annotated
 
 from . import attacks, reconstruction_detector
-from .attacks import ATTACKS, Attack
+from .attacks import Attack
 from .checks import check_same
 from .course_settings import MAX_BATCH, Seed
 from .json_records import INLINE

@@ -264,6 +264,17 @@ class CapsuleAngleReadout(CheckedRecord):
     error: Degrees  # the median over the classes of the read-out's error
     baseline: Degrees  # the median over the classes of the baseline's error
 
+    def __post_init__(self):
+        """Refuse fields out of range (``CheckedRecord``), or an ``error`` or ``baseline`` that
+        is not the median of ``by_class``'s."""
+        super().__post_init__()
+        for name in ("error", "baseline"):
+            median = float(np.median([getattr(r, name) for r in self.by_class.values()]))
+            if self.by_class and not np.isclose(getattr(self, name), median):
+                raise ValueError(f"CapsuleAngleReadout(): {name} must be the median of by_class's "
+                                 f"{name}s ({median:g}), got {getattr(self, name)!r}; pass their "
+                                 "median, as capsule_angle_readout(...) does")
+
 
 @checked
 def capsule_angle_readout(capsnet: CapsNet, images: Digits, labels: Labels, angles: Several

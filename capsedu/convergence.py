@@ -58,6 +58,15 @@ class Trend(CheckedRecord):
     p_value: Float("a one-sided p-value", ge=0, le=1)
     epochs: Int("the last epochs fitted", ge=0, le=MAX_EPOCHS)
 
+    def __post_init__(self):
+        """Refuse fields out of range (``CheckedRecord``), or a slope fitted to fewer than 3
+        epochs: too few to tell a trend (``trend`` gives them slope 0, p-value 1)."""
+        super().__post_init__()
+        if self.epochs < 3 and (self.slope, self.p_value) != (0, 1):
+            raise ValueError(f"Trend(): fewer than 3 epochs (epochs={self.epochs}) are no trend: "
+                             f"slope must be 0.0 and p_value 1.0, got slope={self.slope!r}, "
+                             f"p_value={self.p_value!r}; pass those, as trend(...) does")
+
     @property
     def rising(self) -> bool:
         return self.slope > TREND_MIN and self.p_value < 0.05

@@ -297,6 +297,16 @@ class SixNine(CheckedRecord):
     # confusion_at's diagonal: NaN for a class with no digits
     per_class_accuracy: Numbers("each class's accuracy [10]", ndim=1, ge=0, le=1, nan=True)
 
+    def __post_init__(self):
+        """Refuse fields out of range (``CheckedRecord``), or a ``mixed_up`` that is not the mean
+        of the two shares."""
+        super().__post_init__()
+        mean = (self.six_as_nine + self.nine_as_six) / 2
+        if not np.isclose(self.mixed_up, mean):
+            raise ValueError(f"SixNine(): mixed_up must be the mean of six_as_nine and "
+                             f"nine_as_six ({mean:g}), got {self.mixed_up!r}; pass their mean, "
+                             "as six_nine(...) does")
+
 
 @checked
 def six_nine(model: nn.Module, images: Digits, labels: Labels,

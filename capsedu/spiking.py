@@ -20,12 +20,13 @@ in how often a neuron fires: a capsule of length ``L`` fires in each time step w
 """
 
 from dataclasses import dataclass
+from typing import Annotated
 
 import torch
 
 from .checks import check_same
 from .course_settings import Seed
-from .validate import CheckedRecord, Float, Tensor, checked
+from .validate import CheckedRecord, Distinct, Float, Tensor, checked
 
 MAX_STEPS = 1_000_000  # time steps of one simulation or spike train: duration / dt
 MAX_NEURONS = 100_000  # neurons simulated at once (currents, or capsule lengths)
@@ -65,6 +66,11 @@ class Trace(CheckedRecord):
                    v=tuple(self.v.shape), spikes=tuple(self.spikes.shape))
         check_same("Trace", "steps", "one time per step", t_ms=len(self.t_ms),
                    v=self.v.shape[1])
+        steps = self.t_ms.diff()  # rates_hz counts time in steps of dt_ms
+        if len(steps) and not torch.allclose(steps, torch.full_like(steps, self.dt_ms), rtol=1e-2):
+            raise ValueError(f"Trace(): t_ms must step by dt_ms ({self.dt_ms!r} ms), got steps "
+                             f"from {steps.min().item():g} to {steps.max().item():g} ms; pass "
+                             "the dt_ms the times were made with, as simulate(...) does")
 
     @property
     def rates_hz(self) -> torch.Tensor:
@@ -171,7 +177,7 @@ class SpikeReadout(CheckedRecord):
     ``[W]``): the share of examples whose most-spiking class is the longest capsule's class
     (``agreement``; a tie for the most spikes counts as no answer), the mean error of the decoded
     lengths (``length_error``) and the spikes sent per example (``spikes_per_example``)."""
-    windows_ms: tuple[Float("a counting window, ms", gt=0), ...]
+    windows_ms: Annotated[tuple[Float("a counting window, ms", gt=0), ...], Distinct]
     agreement: tuple[Float("the share of examples read as the lengths read them", ge=0, le=1),
                      ...]
     length_error: tuple[Float("the mean error of the decoded lengths", ge=0), ...]
@@ -189,7 +195,9 @@ class SpikeReadout(CheckedRecord):
 @checked
 def spike_readout(lengths: Tensor("capsule lengths [examples, classes]", ndim=2, finite=True,
                                   within=(0, 1), fix="pass the lengths of squashed capsules"),
-                  windows_ms: tuple[Float("a counting window, ms", gt=0, le=1e5), ...],
+                  # each window once: one twice would give its row twice
+                  windows_ms: Annotated[tuple[Float("a counting window, ms", gt=0, le=1e5), ...],
+                                        Distinct],
                   max_rate_hz: Float("the rate of a capsule of length 1, Hz", gt=0,
                                      le=1000) = 200.0,
                   dt_ms: Float("the time step, ms", gt=0, le=100) = 1.0,

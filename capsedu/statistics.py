@@ -190,6 +190,16 @@ class OverSeeds(CheckedRecord):
     half_width: Float("t_{n-1} * sd / sqrt(n), half the interval's width", ge=0)
     level: Level = LEVEL
 
+    def __post_init__(self):
+        """Refuse fields out of range (``CheckedRecord``), or a ``half_width`` other than
+        t_{n-1} x sd / sqrt(n) at ``level``."""
+        super().__post_init__()
+        width = t_multiplier(self.n - 1, self.level) * self.sd / math.sqrt(self.n)
+        if not np.isclose(self.half_width, width, rtol=1e-3):
+            raise ValueError(f"OverSeeds(): half_width must be t_{{n-1}} * sd / sqrt(n) "
+                             f"({width:g} for sd={self.sd!r}, n={self.n}, level={self.level!r}), "
+                             f"got {self.half_width!r}; pass that, as over_seeds(...) does")
+
     @property
     def low(self) -> float:
         return self.mean - self.half_width

@@ -4,6 +4,7 @@ and two digits overlaid read by the two-digit models (``overlap_state``, ``widge
 Accuracy under new viewpoints, measured, is ``robustness``."""
 
 from dataclasses import dataclass
+from typing import Annotated
 
 import torch
 from torch import nn
@@ -13,13 +14,25 @@ from .data import transformed_mnist
 from .data.affine_params import Scale, Shear
 from .data.transformed_mnist import CANVAS, MULTI_CANVAS, MULTI_SHIFT
 from .multi_digit import MultiDigitCapsNet, TwoDigitCNN
-from .validate import Array, CheckedRecord, Float, Int, Numbers, Tensor, check_value, checked
+from .validate import (
+    Array,
+    CheckedRecord,
+    Distinct,
+    Float,
+    Int,
+    Numbers,
+    Tensor,
+    check_value,
+    checked,
+)
 
 Digit = Tensor("one MNIST digit [1, 28, 28]", ndim=3, pixels=True)
 Image = Array("an image [side, side]", ndim=2)
 Images = Array("images [2, side, side]", ndim=3)
 Lengths = Numbers("a score per class, each 0..1 [10]", ndim=1, at_least=1, ge=0, le=1)
 Class = Int("a class", ge=0)
+# the two classes a model reads in a pair: two different ones (a pair's digits never share one)
+Read = Annotated[list[Class], Distinct]
 
 
 def _check_read(where: str, name: str, read: list[int], scores_name: str, scores) -> None:
@@ -50,6 +63,8 @@ class ViewpointState(CheckedRecord):
         """Refuse fields out of range (``CheckedRecord``), or a prediction that is no class of
         its scores."""
         super().__post_init__()
+        check_same("ViewpointState", "shape", "pass what viewpoint_state(...) gives",
+                   image=self.image.shape, reconstruction=self.reconstruction.shape)
         _check_read("ViewpointState", "capsnet_prediction", [self.capsnet_prediction],
                     "lengths", self.lengths)
         _check_read("ViewpointState", "cnn_prediction", [self.cnn_prediction], "probabilities",
@@ -99,10 +114,10 @@ class OverlapState(CheckedRecord):
     # how much their ink boxes overlap (transformed_mnist.box_overlap)
     overlap: Float("the share of the smaller ink box inside the other", ge=0, le=1)
     lengths: Lengths  # [10] the CapsNet's capsule lengths
-    capsnet_read: list[Class]  # the two classes the CapsNet reads
+    capsnet_read: Read  # the two classes the CapsNet reads
     reconstructions: Images  # [2, 36, 36] its drawing from each, in capsnet_read's order
     probabilities: Lengths  # [10] the CNN's sigmoids
-    cnn_read: list[Class]  # the two classes the CNN reads
+    cnn_read: Read  # the two classes the CNN reads
 
     def __post_init__(self):
         """Refuse fields out of range (``CheckedRecord``), other than one class read and one
@@ -135,6 +150,10 @@ def overlap_state(capsnet: MultiDigitCapsNet, cnn: TwoDigitCNN, first: Digit, se
     """
     side, m = MULTI_CANVAS, MULTI_SHIFT
     check_side("overlap_state", side, capsnet=capsnet, cnn=cnn)
+    if torch.equal(first, second):
+        raise ValueError("overlap_state(): first and second must be two different digits (a "
+                         "digit overlaid on itself is no pair), got the same digit twice; pass "
+                         "two digits, of different classes as MultiMNIST's pairs")
     corners = [(m, m), (m + int(dx), m + int(dy))]  # top-left corners on the canvas
     parts = torch.cat([transformed_mnist.on_canvas(digit[None], torch.tensor([x]),
                                                    torch.tensor([y]), side)

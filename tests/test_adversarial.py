@@ -129,7 +129,7 @@ def hand_made_record(n=5) -> dict:
                "clean": clean}
     distance = {m: dict.fromkeys(attacks.LOSSES, (3.0, 1.0, 3.0, 3.0, 3.0))
                 for m in adversarial_units.CAPSNETS}
-    for attack in adversarial_units.ATTACKS:
+    for attack in attacks.ATTACKS:
         for source in adversarial_units.MODELS:
             for eps in adversarial.EPS:
                 wrong = {m: dict.fromkeys(attacks.LOSSES, (0, 1)) for m in adversarial_units.MODELS}

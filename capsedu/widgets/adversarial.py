@@ -6,7 +6,8 @@ import ipywidgets as widgets
 import numpy as np
 from torch import nn
 
-from ..adversarial import ATTACKS, attack_state
+from ..adversarial import attack_state
+from ..attacks import ATTACKS
 from ..capsnet import CapsNet
 from ..validate import Float, checked
 from .base import DigitLabels, Digits, TwoReaders

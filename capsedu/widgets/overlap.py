@@ -67,6 +67,10 @@ class OverlapExplorer(TwoReaders):
 
     def update(self):
         a, b = self.first.value, self.second.value
+        if a == b:  # a digit over itself is no pair (overlap_state refuses it): say so
+            self.readout.value = ("first and second are the same digit: a digit overlaid on "
+                                  "itself is no pair; pick another second digit")
+            return
         dx, dy = (s.value for s in self.sliders.values())
         self.state = s = overlap_state(self.capsnet, self.cnn, self.images[a], self.images[b],
                                        dx, dy)

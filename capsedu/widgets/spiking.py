@@ -52,6 +52,17 @@ class NeuronState(CheckedRecord):
         if len(self.trace.v) != 1:
             raise ValueError(f"NeuronState(): trace must be one neuron's, got "
                              f"{len(self.trace.v)}; pass simulate(...) of one current")
+        # the rates must be those of this current and time constant (a current replaced alone
+        # would leave the trace and the rates of another)
+        theory = float(rate_theory(torch.tensor([self.current], dtype=torch.float64),
+                                   Neuron(tau_ms=self.tau_ms))[0])
+        for name, value, rate in (("rate_hz", self.rate_hz, float(self.trace.rates_hz[0])),
+                                  ("theory_hz", self.theory_hz, theory)):
+            if abs(value - rate) > 1e-6 * max(1.0, rate):
+                raise ValueError(f"NeuronState(): {name} must be the rate of this neuron "
+                                 f"(current={self.current!r}, tau_ms={self.tau_ms!r}): {rate:g} "
+                                 f"Hz, got {value!r}; make it with neuron_state(...), not by "
+                                 "replacing one field")
 
 
 @checked
