@@ -60,11 +60,15 @@ class ViewpointState(CheckedRecord):
     dy: Float("pixels down")
 
     def __post_init__(self):
-        """Refuse fields out of range (``CheckedRecord``), or a prediction that is no class of
-        its scores."""
+        """Refuse fields out of range (``CheckedRecord``), a drawing of another shape than the
+        image, probabilities that are no softmax, or a prediction that is no class of its
+        scores."""
         super().__post_init__()
         check_same("ViewpointState", "shape", "pass what viewpoint_state(...) gives",
                    image=self.image.shape, reconstruction=self.reconstruction.shape)
+        if abs(self.probabilities.sum() - 1) > 1e-3:
+            raise ValueError(f"ViewpointState(): probabilities must sum to 1 (the CNN's softmax), "
+                             f"got {self.probabilities.sum():g}; pass the softmax of its scores")
         _check_read("ViewpointState", "capsnet_prediction", [self.capsnet_prediction],
                     "lengths", self.lengths)
         _check_read("ViewpointState", "cnn_prediction", [self.cnn_prediction], "probabilities",

@@ -10,6 +10,7 @@ test_boundary_probe's."""
 import argparse
 import dataclasses
 import hashlib
+import importlib
 import inspect
 import io
 import json
@@ -1653,11 +1654,135 @@ def test_round_thirteen_valid_uses_stay_accepted():
     plt.close("all")
 
 
+def _capsedu(name):
+    """A capsedu module by name (round thirteen's block imports its own)."""
+    return importlib.import_module(f"capsedu.{name}")
+
+
+def _attack_state(**changes):
+    z = np.zeros((40, 40))
+    fields = dict(label=1, attack="pgd", eps=0.1, against="capsnet", image=z, adversarial=z,
+                  capsnet_prediction=1, cnn_prediction=1, lengths=np.zeros(10),
+                  probabilities=np.full(10, 0.1), reconstruction=z, distance=1.0, threshold=2.0)
+    return _capsedu("adversarial").AttackState(**fields | changes)
+
+
+def _viewpoint_state(**changes):
+    z = np.zeros((40, 40))
+    fields = dict(image=z, lengths=np.full(10, 0.1), capsnet_prediction=1, reconstruction=z,
+                  probabilities=np.full(10, 0.1), cnn_prediction=1, rotation=0.0, shear=0.0,
+                  scale=1.0, dx=0, dy=0)
+    return _capsedu("viewpoint_states").ViewpointState(**fields | changes)
+
+
+def _overlap_state(**changes):
+    z = np.zeros((2, 36, 36))
+    fields = dict(pair=z[0], parts=z, overlap=0.5, lengths=np.full(10, 0.1), capsnet_read=[1, 2],
+                  reconstructions=z, probabilities=np.full(10, 0.1), cnn_read=[1, 2])
+    return _capsedu("viewpoint_states").OverlapState(**fields | changes)
+
+
+def _angles(error=5.0, baseline=90.0):
+    angles = _capsedu("capsule_angles")
+    return angles.CapsuleAngleReadout(by_class={0: angles.AngleReadout(error=5.0, baseline=90.0)},
+                                      error=error, baseline=baseline)
+
+
+def _trace(t_ms, dt_ms):
+    return _capsedu("spiking").Trace(t_ms=t_ms, v=torch.zeros(1, 4),
+                                     spikes=torch.ones(1, 4, dtype=torch.bool), dt_ms=dt_ms)
+
+
+def _neuron_state(**changes):
+    return dataclasses.replace(_capsedu("widgets.spiking").neuron_state(1.5, 20.0, 0.6),
+                               **changes)
+
+
+def _clean(**changes):
+    return dataclasses.replace(_capsedu("adversarial_record").read_results()["clean"], **changes)
+
+
+def test_round_thirteen_a_digit_overlaid_on_itself_is_named_in_the_readout():
+    multi = _capsedu("multi_digit")
+    w = _capsedu("widgets.overlap").OverlapExplorer(
+        multi.MultiDigitCapsNet(dataclasses.replace(TINY, image_size=36)),
+        multi.TwoDigitCNN(channels=(2, 2, 2), hidden=(4, 4)), torch.rand(3, 1, 28, 28),
+        torch.tensor([1, 2, 3]))
+    w.second.value = w.first.value
+    assert w.readout.value.startswith("first and second are the same digit: a digit overlaid on "
+                                      "itself is no pair; pick another second digit")
+    plt.close("all")
+
+
+# Round thirteen (probe8, S1 and S3): records whose fields contradict each other or their meaning,
+# and repeated items where the siblings refuse repeats (Distinct)
+ROUND_THIRTEEN_RECORDS = [
+    (lambda: _attack_state(probabilities=np.full(10, 0.5)), ValueError,
+     r"^AttackState\(\): probabilities must sum to 1 \(the CNN's softmax\), got 5"),
+    (lambda: _attack_state(reconstruction=np.zeros((28, 28))), ValueError,
+     r"^AttackState\(\): reconstruction must match image in shape"),
+    (lambda: _angles(error=50.0), ValueError,
+     r"^CapsuleAngleReadout\(\): error must be the median of by_class's errors \(5\), got 50.0"),
+    (lambda: _angles(baseline=80.0), ValueError,
+     r"^CapsuleAngleReadout\(\): baseline must be the median of by_class's baselines"),
+    (lambda: _capsedu("convergence").Trend(slope=1.0, p_value=0.001, epochs=2).rising,
+     ValueError, r"^Trend\(\): fewer than 3 epochs \(epochs=2\) are no trend: slope must be 0.0"),
+    (lambda: _capsedu("equivariance").SixNine(rotation=180.0, six_as_nine=0.5, nine_as_six=0.5,
+                                              mixed_up=0.1, per_class_accuracy=np.full(10, 0.5)),
+     ValueError, r"^SixNine\(\): mixed_up must be the mean of six_as_nine and nine_as_six "
+     r"\(0.5\), got 0.1"),
+    (lambda: _trace(torch.arange(4.0), 0.5).rates_hz, ValueError,
+     r"^Trace\(\): t_ms must step by dt_ms \(0.5 ms\), got steps from 1 to 1 ms"),
+    (lambda: _capsedu("statistics").OverSeeds(mean=0.9, sd=0.01, n=3, half_width=5.0,
+                                              level=0.95), ValueError,
+     r"^OverSeeds\(\): half_width must be t_\{n-1\} \* sd / sqrt\(n\) \(0.0248414"),
+    (lambda: _viewpoint_state(reconstruction=np.zeros((28, 28))), ValueError,
+     r"^ViewpointState\(\): reconstruction must match image in shape"),
+    (lambda: _viewpoint_state(probabilities=np.full(10, 0.5)), ValueError,
+     r"^ViewpointState\(\): probabilities must sum to 1"),
+    (lambda: _neuron_state(current=3.0), ValueError,
+     r"^NeuronState\(\): theory_hz must be the rate of this neuron \(current=3.0, tau_ms=20.0\)"),
+    (lambda: _neuron_state(tau_ms=30.0), ValueError,
+     r"^NeuronState\(\): theory_hz must be the rate of this neuron"),
+    (lambda: _capsedu("reconstruction_detector").Detection(
+        model="m", attack="bim", eps=0.1, weight=0.0, threshold=1.0, fooled=torch.tensor([True]),
+        caught=torch.tensor([True]), false_alarms=0.0), ValueError,
+     r"^Detection\(\): attack must be one of 'pgd', 'fgsm' \(an attack\), got 'bim'"),
+    (lambda: _capsedu("reconstruction_detector").detection(
+        "m", "bim", 0.1, 0.0, 1.0, (torch.tensor([True]),), (torch.tensor([1.0]),), 0.0),
+     ValueError, r"^detection\(\): attack must be one of 'pgd', 'fgsm'"),
+    (lambda: _capsedu("adversarial_units").SanityRun(
+        budget=_capsedu("adversarial_units").Budget(), wrong=(3, 3, 1)), ValueError,
+     r"^SanityRun\(\): wrong must hold each item once, got 3 more than once"),
+    (lambda: _clean(rows=(5, 5) + _clean().rows[2:]), ValueError,
+     r"^CleanUnit\(\): rows must hold each item once, got 5 more than once"),
+    (lambda: _capsedu("full_sets").affnist_style(rows=[3, 3]), ValueError,
+     r"^affnist_style\(\): rows must hold each item once, got 3 more than once"),
+    (lambda: _capsedu("full_sets").turned_mnist(rows=torch.tensor([4, 4])), ValueError,
+     r"^turned_mnist\(\): rows must hold each item once, got 4 more than once"),
+    (lambda: _capsedu("spiking").spike_readout(torch.rand(3, 10), windows_ms=(10.0, 10.0)),
+     ValueError, r"^spike_readout\(\): windows_ms must hold each item once, got 10.0"),
+    (lambda: _capsedu("spiking").SpikeReadout(windows_ms=(10.0, 10.0), agreement=(0.3, 0.3),
+                                              length_error=(0.3, 0.3),
+                                              spikes_per_example=(6.0, 6.0)), ValueError,
+     r"^SpikeReadout\(\): windows_ms must hold each item once"),
+    (lambda: _overlap_state(capsnet_read=[2, 2]), ValueError,
+     r"^OverlapState\(\): capsnet_read must hold each item once, got 2 more than once"),
+    (lambda: _overlap_state(cnn_read=[1, 1]), ValueError,
+     r"^OverlapState\(\): cnn_read must hold each item once"),
+    (lambda: _capsedu("viewpoint_states").overlap_state(
+        _capsedu("multi_digit").MultiDigitCapsNet(dataclasses.replace(TINY, image_size=36)),
+        _capsedu("multi_digit").TwoDigitCNN(channels=(2, 2, 2), hidden=(4, 4)),
+        *[torch.rand(1, 28, 28)] * 2), ValueError,
+     r"^overlap_state\(\): first and second must be two different digits"),
+]
+
+
 ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
               + ROUND_ELEVEN_LOOP + ROUND_ELEVEN_DATA + ROUND_TWELVE_MATHS
               + ROUND_TWELVE_PRESENTATION + ROUND_TWELVE_FILES
               + ROUND_TWELVE_METHODS + ROUND_TWELVE_LEFT + ROUND_THIRTEEN_UNITS
-              + ROUND_THIRTEEN_EMPTY)
+              + ROUND_THIRTEEN_EMPTY + ROUND_THIRTEEN_RECORDS)
 
 
 @pytest.mark.parametrize("call, error, message", ALL_ROUNDS, ids=range(len(ALL_ROUNDS)))
