@@ -465,7 +465,24 @@ EXAMPLES = {"capsedu.recipes.Recipe": lambda: importlib.import_module("capsedu.r
         three=a_valid_record(_module("statistics").OverSeeds),
         by_weight={}, crossed=1, compared=2, chance=0.1),
     "capsedu.seed_table.BugComparisons": lambda: _module("seed_table").BugComparisons(
-        effects={}, hidden=[], correct_accuracy=0.99, epochs=1, finished=True)}
+        effects={}, hidden=[], correct_accuracy=0.99, epochs=1, finished=True),
+    # round thirteen's rules across fields: a half_width of t x sd / sqrt(n); probabilities that
+    # are a softmax and drawings of the image's shape; a slope over 3 epochs or more; rates of the
+    # neuron's own current
+    "capsedu.statistics.OverSeeds": lambda: _module("statistics").over_seeds([0.8, 0.9]),
+    "capsedu.adversarial.AttackState": lambda: _module("adversarial").AttackState(
+        label=1, attack="pgd", eps=0.1, against="capsnet", image=np.zeros((40, 40)),
+        adversarial=np.zeros((40, 40)), capsnet_prediction=1, cnn_prediction=1,
+        lengths=np.zeros(10), probabilities=np.full(10, 0.1), reconstruction=np.zeros((40, 40)),
+        distance=1.0, threshold=2.0),
+    "capsedu.viewpoint_states.ViewpointState": lambda: _module("viewpoint_states").ViewpointState(
+        image=np.zeros((40, 40)), lengths=np.full(10, 0.1), capsnet_prediction=1,
+        reconstruction=np.zeros((40, 40)), probabilities=np.full(10, 0.1), cnn_prediction=1,
+        rotation=0.0, shear=0.0, scale=1.0, dx=0.0, dy=0.0),
+    "capsedu.convergence.Trend": lambda: _module("convergence").Trend(slope=0.5, p_value=0.01,
+                                                                      epochs=5),
+    "capsedu.widgets.spiking.NeuronState": lambda: _module("widgets.spiking").neuron_state(
+        1.5, 20.0, 0.6)}
 
 
 def _module(name: str):

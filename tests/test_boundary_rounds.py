@@ -1916,7 +1916,7 @@ def test_round_eleven_every_label_check_names_the_function_a_learner_called():
     (lambda: statistics.seed_difference([90.0, 91.0, 92.0], [0.8, 0.81, 0.82], by_seed=True),
      r"seed_difference\(\): a and b may be on two scales: b from 0.8 to 0.82 \(fractions of "
      r"1\?\) and a from 90 to 92 \(in %\?\), 112 times apart. If so, multiply"),
-    (lambda: statistics.OverSeeds(mean=0.9, sd=0.1, n=3, half_width=0.1).against(90.0),
+    (lambda: statistics.over_seeds([0.8, 0.9, 1.0]).against(90.0),
      r"OverSeeds.against\(\): mean and value may be on two scales"),
     # a real gap looks the same (an error of 0.5 % against 20 %), so it is a word, not a refusal
     (lambda: statistics.seed_difference([20.0, 21.0, 19.0], [0.5, 0.6, 0.4], by_seed=False),
@@ -1934,7 +1934,7 @@ def test_numbers_on_one_scale_are_compared_without_a_word():
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert statistics.seed_difference([0.5, 0.6, 0.4], [2.0, 2.1, 1.9], by_seed=True).low < 0
-        assert statistics.OverSeeds(mean=0.9, sd=0.1, n=3, half_width=0.1).against(0.95) \
+        assert statistics.over_seeds([0.8, 0.9, 1.0]).against(0.95) \
             == "level with"
 
 
