@@ -1770,11 +1770,6 @@ ROUND_THIRTEEN_RECORDS = [
      r"^OverlapState\(\): capsnet_read must hold each item once, got 2 more than once"),
     (lambda: _overlap_state(cnn_read=[1, 1]), ValueError,
      r"^OverlapState\(\): cnn_read must hold each item once"),
-    (lambda: _capsedu("viewpoint_states").overlap_state(
-        _capsedu("multi_digit").MultiDigitCapsNet(dataclasses.replace(TINY, image_size=36)),
-        _capsedu("multi_digit").TwoDigitCNN(channels=(2, 2, 2), hidden=(4, 4)),
-        *[torch.rand(1, 28, 28)] * 2), ValueError,
-     r"^overlap_state\(\): first and second must be two different digits"),
 ]
 
 

@@ -67,7 +67,7 @@ class OverlapExplorer(TwoReaders):
 
     def update(self):
         a, b = self.first.value, self.second.value
-        if a == b:  # a digit over itself is no pair (overlap_state refuses it): say so
+        if a == b:  # one digit picked twice is no pair: say so rather than read it as two
             self.readout.value = ("first and second are the same digit: a digit overlaid on "
                                   "itself is no pair; pick another second digit")
             return
