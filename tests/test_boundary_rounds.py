@@ -1642,9 +1642,10 @@ def test_round_thirteen_train_list_refuses_training_options(capsys, argv):
     assert not _SCRATCH.exists()
 
 
-def test_round_thirteen_valid_uses_stay_accepted():
+def test_round_thirteen_valid_uses_stay_accepted(monkeypatch):
     """What the notebooks and tests do beside round thirteen's refusals: a start in the ball, a
     shift of the map's whole width, None beside a count, a window of the whole map."""
+    monkeypatch.setattr(course_settings, "QUICK", False)  # pick's full setting, in either mode
     start = attacks.random_point(_X8, 0.1, torch.Generator().manual_seed(0))
     assert attacks.ascend(lambda a: a.sum(), _X8, start, 0.1, 0, 0.01).equal(start)
     assert equivariance.pooling_shift_change(torch.rand(1, 1, 4, 4), "global max", [4]) == [1.0]

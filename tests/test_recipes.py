@@ -20,7 +20,8 @@ from capsedu.train import main
 def test_how_run_sums_the_epochs_seconds_and_names_threads_and_torch():
     history = [Epoch(1, 1.04, loss=0.3), Epoch(2, 2.03, loss=0.2)]
     assert how_run(history) == HowRun(3.1, torch.get_num_threads(), torch.__version__)
-    assert how_run([]).train_time_s == 0
+    with pytest.raises(ValueError, match=r"how_run\(\): history must hold at least one"):
+        how_run([])  # no epoch trained is no run to record
     # the keys every manifest row and results file keeps
     assert list(asdict(how_run(history))) == ["train_time_s", "threads", "torch_version"]
 

@@ -51,7 +51,8 @@ def _in_its_dtype(learner: Callable, s: torch.Tensor):
     float64 for float32 input is right in value, but a model's next layer would refuse it."""
     v = learner(s)
     if isinstance(v, torch.Tensor) and v.dtype != s.dtype:
-        raise _Returned(f"your squash returned {v.dtype} numbers for {s.dtype} input; keep the "
+        kind = "complex" if v.is_complex() else str(v.dtype)
+        raise _Returned(f"your squash returned {kind} numbers for {s.dtype} input; keep the "
                         "input's dtype (no .double(), .float() or .to()): a model's next layer "
                         "would refuse the other one")
     return v
