@@ -100,8 +100,9 @@ def recorded(seeds: list[Seed] | tuple[Seed, ...] = SEEDS, rows: Rows | None = N
     if unknown := sorted(set(seeds) - set(SEEDS)):
         raise ValueError(f"recorded(): seeds must be seeds of the shipped models, {list(SEEDS)}, "
                          f"got {unknown[0]}, which has none; pass some of those")
+    results = full_sets.read_results()  # read once: the file holds every reading
     right = {(name, grid): [full_sets.read_right(full_sets.tiles_set(grid),
-                                                 seeded_name(recipe, seed), rows)
+                                                 seeded_name(recipe, seed), rows, results)
                             for seed in seeds]
              for name, recipe in MODELS.items() for grid in grids}
     return shuffles(right, seeds, grids, pairs)

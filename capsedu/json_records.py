@@ -180,17 +180,24 @@ def _typed(value: Any, hint: Any) -> Any:
         return value
     if origin in (typing.Union, types.UnionType):  # X | None: the type that is not None
         return _typed(value, next(arg for arg in args if arg is not type(None)))
+    if origin is tuple and args[0] in (int, float, bool, str):  # JSON's own: as they are
+        return tuple(value)
     if origin is tuple:
         return tuple(_typed(item, args[0]) for item in value)
     if origin is dict:
-        return {_typed(key, args[0]): _typed(item, args[1]) for key, item in value.items()}
+        return {_key(key, args[0]): _typed(item, args[1]) for key, item in value.items()}
     if dataclasses.is_dataclass(hint):
         return from_row(hint, value)
     if isinstance(hint, type) and issubclass(hint, tuple) and hasattr(hint, "_fields"):
         return hint(**value)  # a named tuple
-    if hint is int and isinstance(value, str):  # a number kept as text (a JSON object's key)
-        try:
-            return int(value)
-        except ValueError:
-            raise _NotANumber(value) from None
     return value
+
+
+def _key(key: str, hint: Any) -> Any:
+    """A JSON object's ``key`` as the type ``hint`` declares it: an integer key is kept as text."""
+    if hint is not int:
+        return _typed(key, hint)
+    try:
+        return int(key)
+    except ValueError:
+        raise _NotANumber(key) from None

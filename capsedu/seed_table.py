@@ -121,7 +121,9 @@ def measure(images: Tensor("MNIST test digits [N, 1, 28, 28]", ndim=4),
              for name, trained in face_models.items()}
     # 08: trained on translated digits, tested on affNIST-style digits (turned, sheared, scaled):
     # which of all 10,000 each model reads right, as recorded (a paired comparison needs them)
-    right = {name: full_sets.read_right("affnist-style", name) for name in AFFINE_NAMES}
+    recorded = full_sets.read_results()
+    right = {name: full_sets.read_right("affnist-style", name, results=recorded)
+             for name in AFFINE_NAMES}
     # the median time to score TIMED digits, the models taking turns; per 1,000 digits
     affine_digits, _ = transformed_mnist.random_affine(images[:TIMED], seed=0)
     affine_models = {name: pretrained(name) for name in AFFINE_NAMES}

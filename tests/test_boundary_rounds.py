@@ -506,8 +506,8 @@ ROUNDS = [
      r"'bug_zoo.json', an experiment's results file, its runs by name .*; pass e.g. "
      r"'routing_cost_gpu.json'"),
     (lambda: json_records.from_row(statistics.Accuracy, {"value": 0.9, "n": "ten", "low": 0.8,
-                                                        "high": 0.95}), ValueError,
-     r"from_row\(\): row's n must be an integer \(Accuracy's field n\), got 'ten'"),
+                                                        "high": 0.95}), TypeError,
+     r"Accuracy\(\): n must be an integer >= 1 \(images scored\), got 'ten'"),
     (lambda: manifest_rows.ManifestRow(name="x", file="x.pt", sha256="abc", arch="CapsNet"),
      ValueError, r"ManifestRow\(\): sha256 must be 64 hexadecimal digits .*got 'abc'"),
     (lambda: checkpoints.save(_bag(), "mine", root=NEVER_WRITTEN, seed=-1), ValueError,

@@ -908,3 +908,17 @@ def test_an_inline_field_keeps_its_records_fields_beside_the_others():
     assert from_row(Unit, json_row(unit)) == unit
     with pytest.raises(ValueError, match=r"from_row\(\): row has \['when'\]"):
         from_row(Unit, {**json_row(unit), "when": {}})
+
+
+def test_an_integer_key_is_read_from_text_and_a_key_that_is_no_number_is_named():
+    from capsedu.json_records import from_row
+
+    @dataclass(frozen=True)
+    class Run:
+        by_iterations: dict[int, float]
+        wrong: tuple[int, ...]
+
+    assert from_row(Run, {"by_iterations": {"1": 0.5}, "wrong": [3, 7]}) == Run({1: 0.5}, (3, 7))
+    with pytest.raises(ValueError, match=r"from_row\(\): row's by_iterations must be an integer "
+                                         r"\(Run's field by_iterations\), got 'one'"):
+        from_row(Run, {"by_iterations": {"one": 0.5}, "wrong": []})
