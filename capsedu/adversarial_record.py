@@ -110,11 +110,38 @@ def read_results(path: str | Path | None = None) -> dict[str, Unit]:
     return checkpoints.read_results(path or checkpoints.results_path(RESULTS, True), unit_type)
 
 
-def _unit(results: dict, name: str) -> Unit:
-    if name not in results:
-        raise KeyError(f"no record of {name!r} in {RESULTS}; record it with {COMMAND} "
-                       "--replace-shipped (a stopped run resumes where it stopped)")
-    return results[name]
+def _unit(results: dict, name: str, where: str = "") -> Unit:
+    """The unit ``name`` of ``results``. A setting in the name (``eps 0.07``, ``weight 1.0``)
+    that no unit of its kind (``pgd``, ``adaptive``) recorded is refused as ``where``'s argument,
+    naming the values recorded; a unit of recorded settings not there is one a stopped run has yet
+    to do."""
+    if name in results:
+        return results[name]
+    parts = name.split(", ")
+    for i, (setting, value) in enumerate(map(_setting, parts)):
+        recorded = sorted({_setting(other.split(", ")[i])[1] for other in results
+                           if _kin(other.split(", "), parts, i)})
+        if value is not None and recorded and value not in recorded:
+            raise ValueError(f"{where}(): {setting} must be one the run recorded, "
+                             f"{', '.join(map(str, recorded))}, got {value}; pass one of those "
+                             f"({RESULTS} holds no other)")
+    raise KeyError(f"no record of {name!r} in {RESULTS}; record it with {COMMAND} "
+                   "--replace-shipped (a stopped run resumes where it stopped)")
+
+
+def _setting(part: str) -> tuple[str, float | None]:
+    """A part of a unit's name as a setting and its number (``"eps 0.1"``: eps, 0.1); None for a
+    part that holds no number (``"pgd"``)."""
+    setting, _, value = part.partition(" ")
+    return setting, float(value) if value.replace(".", "", 1).isdigit() else None
+
+
+def _kin(other: list[str], parts: list[str], i: int) -> bool:
+    """Whether the unit named by ``other``'s parts is of ``parts``' kind (its first word) and
+    records a number for the setting at ``i``."""
+    setting = _setting(parts[i])[0]
+    return (len(other) == len(parts) and other[0] == parts[0]
+            and _setting(other[i])[0] == setting and _setting(other[i])[1] is not None)
 
 
 @checked
@@ -198,7 +225,7 @@ def read_attacked(results: Results, model: Choice("a model", *MODELS),
     if eps == 0:
         right = read_clean(results).right[model]
         return Attacked(model, source, attack, 0.0, BUDGET.losses, (right,) * len(BUDGET.losses))
-    unit = _unit(results, f"{attack}, {source}, eps {eps}")
+    unit = _unit(results, f"{attack}, {source}, eps {eps}", "read_attacked")
     n = len(_unit(results, "clean").rows)
     wrong = unit.wrong[model]
     return Attacked(model, source, attack, eps, tuple(wrong),
@@ -222,11 +249,11 @@ def read_detection(results: Results, eps: Eps, weight: Float("the distance's wei
     clean = read_clean(results)
     n, cut = len(clean.rows), clean.thresholds[model].value
     if weight == 0:
-        unit = _unit(results, f"pgd, {model}, eps {eps}")
+        unit = _unit(results, f"pgd, {model}, eps {eps}", "read_detection")
         wrong = tuple(~_right(rows, n) for rows in unit.wrong[model].values())
         distance = tuple(torch.tensor(d) for d in unit.distance[model].values())
     else:
-        unit = _unit(results, f"adaptive, eps {eps}, weight {weight}")
+        unit = _unit(results, f"adaptive, eps {eps}, weight {weight}", "read_detection")
         wrong, distance = (~_right(unit.wrong, n),), (torch.tensor(unit.distance),)
     return reconstruction_detector.detection(model, "pgd", eps, weight, cut, wrong, distance,
                                              clean.false_alarms(model))

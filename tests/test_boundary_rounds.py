@@ -1774,11 +1774,32 @@ ROUND_THIRTEEN_RECORDS = [
 ]
 
 
+# Round thirteen's unclear errors (U5): an eps or a weight the adversarial run never recorded was
+# a KeyError advising a recording that would not hold it; now the argument and the values recorded
+_ADVERSARIAL = adversarial_record.read_results()
+ROUND_THIRTEEN_UNCLEAR = [
+    (lambda: adversarial_record.read_attacked(_ADVERSARIAL, "affnist-cnn", "pgd", 0.07),
+     ValueError, r"^read_attacked\(\): eps must be one the run recorded, 0.05, 0.1, 0.2, 0.3, "
+                 r"got 0.07; pass one of those"),
+    (lambda: adversarial_record.read_detection(_ADVERSARIAL, 0.3, 0.1), ValueError,
+     r"^read_detection\(\): eps must be one the run recorded, 0.1, 0.2, got 0.3"),
+    (lambda: adversarial_record.read_detection(_ADVERSARIAL, 0.1, 1.0), ValueError,
+     r"^read_detection\(\): weight must be one the run recorded, 0.1, 0.3, got 1.0"),
+    (lambda: seed_table.adversarial_comparisons(_ADVERSARIAL, 0.15), ValueError,
+     r"eps must be one the run recorded, 0.05, 0.1, 0.2, 0.3, got 0.15"),
+    # a unit of recorded settings that is not there: a stopped run, resumed by recording again
+    (lambda: adversarial_record.read_attacked(
+        {k: v for k, v in _ADVERSARIAL.items() if k != "pgd, affnist-cnn, eps 0.3"},
+        "affnist-cnn", "pgd", 0.3), KeyError,
+     r"no record of 'pgd, affnist-cnn, eps 0.3' .*a stopped run resumes where it stopped"),
+]
+
+
 ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
               + ROUND_ELEVEN_LOOP + ROUND_ELEVEN_DATA + ROUND_TWELVE_MATHS
               + ROUND_TWELVE_PRESENTATION + ROUND_TWELVE_FILES
               + ROUND_TWELVE_METHODS + ROUND_TWELVE_LEFT + ROUND_THIRTEEN_UNITS
-              + ROUND_THIRTEEN_EMPTY + ROUND_THIRTEEN_RECORDS)
+              + ROUND_THIRTEEN_EMPTY + ROUND_THIRTEEN_RECORDS + ROUND_THIRTEEN_UNCLEAR)
 
 
 @pytest.mark.parametrize("call, error, message", ALL_ROUNDS, ids=range(len(ALL_ROUNDS)))
