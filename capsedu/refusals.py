@@ -9,6 +9,10 @@ of mistake (``ADVICE``). A declaration with a check of its own (a tensor's, an a
 """
 
 import difflib
+import inspect
+import types
+import typing
+from pathlib import Path
 
 import numpy as np
 import torch
@@ -90,11 +94,12 @@ def advice(error: ErrorDetails) -> str:
 
 
 def refusal(err: ValidationError, parameters: list[str], specs: dict,
-            name: str | None = None) -> tuple[type, str]:
+            name: str | None = None, annotated=None) -> tuple[type, str]:
     """The first error of ``err`` as a learner reads it: the exception's class (``TypeError`` or
     ``ValueError``) and its sentence, which ``where`` puts after the function's name. ``specs``:
     the declarations by parameter (``validate.declared``); ``name``: the one value checked, when
-    it is no parameter (``validate.check_value``)."""
+    it is no parameter (``validate.check_value``); ``annotated``: the function or the record whose
+    annotations say what a tuple, a list or a dict it takes holds (``described``)."""
     error = first_error(err)
     loc = error["loc"]
     if name is None:
@@ -142,7 +147,10 @@ def refusal(err: ValidationError, parameters: list[str], specs: dict,
     elif kind in TYPE_ERRORS and kind != "is_instance_of":
         text = f"{error['msg'].lower()} ({name})"
     else:
-        expected = spec.expected if spec else error["msg"].removeprefix("Input should be ")
+        hints = typing.get_type_hints(inspect.unwrap(annotated), include_extras=True) \
+            if annotated is not None and kind in CONTAINERS else {}
+        held = described(hints[name], loc) if name in hints else None  # what it holds, in words
+        expected = spec.expected if spec else held or error["msg"].removeprefix("Input should be ")
         text = f"{name}{item} must be {expected}, got {shown(got)}; {advice(error)}"
     return TypeError if is_wrong_type(kind) else ValueError, text
 
@@ -183,3 +191,62 @@ def kind_of(value) -> str:
     if isinstance(value, torch.Tensor | np.ndarray):
         return f"a {type(value).__name__} of shape {tuple(value.shape)}, dtype {value.dtype}"
     return repr(value)[:80]
+
+
+# pydantic's errors for a container of the wrong kind: their words say what it holds (``described``)
+CONTAINERS = {"tuple_type", "list_type", "dict_type"}
+PLAIN = {int: "an integer", float: "a number", str: "a string", bool: "True or False",
+         Path: "a path", type(None): "None", typing.Any: "any value"}
+
+
+def described(hint, loc: tuple) -> str | None:
+    """What the annotation ``hint`` declares at ``loc`` (pydantic's path into the value: an item's
+    index, a dict's key, a union's form), in words; None where the path or the type has none."""
+    for part in loc:
+        hint = _bare(hint)
+        origin, args = typing.get_origin(hint), typing.get_args(hint)
+        if origin in (typing.Union, types.UnionType):  # the form pydantic names, e.g. "tuple[..."
+            forms = [a for a in args if isinstance(part, str)
+                     and part.startswith(getattr(typing.get_origin(_bare(a)), "__name__", "?"))]
+            if len(forms) != 1:
+                return None
+            hint, origin, args = forms[0], typing.get_origin(_bare(forms[0])), \
+                typing.get_args(_bare(forms[0]))
+            continue
+        if origin is dict:
+            hint = args[0] if part == "[key]" else args[1]
+        elif origin is list or origin is tuple and args[-1:] == (Ellipsis,):
+            hint = args[0]
+        elif origin is tuple and isinstance(part, int) and part < len(args):
+            hint = args[part]
+        else:
+            return None
+    return words(hint)
+
+
+def words(hint) -> str | None:
+    """The annotation ``hint`` in words ("a tuple of items, each a Sweep"); None for one that
+    has none (a function's signature)."""
+    said = next((m.expected for m in getattr(hint, "__metadata__", ()) if hasattr(m, "expected")),
+                None)
+    hint = _bare(hint)
+    origin, args = typing.get_origin(hint), typing.get_args(hint)
+    parts = [words(a) for a in args if a is not Ellipsis]
+    if said or None in parts:
+        return said
+    if origin in (typing.Union, types.UnionType):
+        return " or ".join(parts)
+    if origin is tuple and args[-1:] == (Ellipsis,) or origin is list:
+        return f"a {origin.__name__} of items, each {parts[0]}"
+    if origin is tuple:
+        return f"a tuple of {len(parts)} items: {', '.join(parts)}"
+    if origin is dict:
+        return f"a dict of {parts[0]} -> {parts[1]}"
+    if hint in PLAIN:
+        return PLAIN[hint]
+    return with_article(hint.__name__) if isinstance(hint, type) and not origin else None
+
+
+def _bare(hint):
+    """``hint`` without its ``Annotated`` declarations."""
+    return typing.get_args(hint)[0] if typing.get_origin(hint) is typing.Annotated else hint

@@ -427,7 +427,7 @@ class CheckedRecord:
         try:
             _fields_model(type(self)).model_validate(values)
         except ValidationError as err:
-            error, text = refusal(err, list(values), declared(type(self)))
+            error, text = refusal(err, list(values), declared(type(self)), annotated=type(self))
             raise error(f"{where(type(self))}: {text}") from None
 
 
@@ -469,7 +469,7 @@ def checked(fn=None, *, checker: bool = False, reads: tuple[str, ...] = ()):
         try:
             return validated(*args, **kwargs)
         except ValidationError as err:
-            error, text = refusal(err, parameters, specs)
+            error, text = refusal(err, parameters, specs, annotated=fn)
             if not checker:
                 raise error(f"{where(fn, args)}: {text}") from None
             print(f"{where(fn, args)}: FAIL - {text}")

@@ -423,7 +423,7 @@ ROUNDS = [
     (lambda: Blitter(plt.figure(), [plt.figure().add_subplot().plot([0, 1])[0]]), ValueError,
      r"Blitter\(\): artists must be artists of figure, got a Line2D of another figure"),
     (lambda: bug_catalogue.Bug("x", "d", "w", "e", "a citation", "code"), TypeError,
-     r"Bug\(\): citations must be a valid tuple, got 'a citation'"),
+     r"Bug\(\): citations must be a tuple of items, each a string, got 'a citation'"),
     # round eight, refused in the words of a function the entry calls (the model's own x)
     (lambda: reconstruction_detector.distances(_tiny(), torch.rand(4, 1, 40, 40)), ValueError,
      r"distances\(\): images must have shape \[N, 1, 28, 28\] for CapsNet, which reads 28x28 "
