@@ -155,6 +155,21 @@ def refusal(err: ValidationError, parameters: list[str], specs: dict,
     return TypeError if is_wrong_type(kind) else ValueError, text
 
 
+def numbers_advice(value) -> str:
+    """What to do with ``value``, which holds no array of numbers: a ragged list's items differ
+    in length; anything else holds something that is no number."""
+    try:
+        lengths = [len(item) for item in value] if isinstance(value, list | tuple) and not any(
+            isinstance(item, str) for item in value) else []
+    except TypeError:  # an item that is a number: no ragged rows
+        lengths = []
+    if len(set(lengths)) > 1:
+        return (f"its items differ in length ({', '.join(map(str, lengths[:6]))}"
+                f"{', ...' if len(lengths) > 6 else ''}); pass items of one length")
+    return ("pass a tensor, a NumPy array or a list of the numbers themselves (float(...)), not "
+            "strings or booleans")
+
+
 def where(fn, args: tuple = ()) -> str:
     """The function a refusal names, as called: ``squash()``; a class by its name; a method, given
     the call's ``args``, by the class of the object it was called on (``BuggyCapsNet.loss()``,

@@ -46,7 +46,7 @@ from pydantic import (
 )
 
 from . import checks
-from .refusals import declared_error, kind_of, refusal, where, with_article
+from .refusals import declared_error, kind_of, numbers_advice, refusal, where, with_article
 
 # Strict: no value is converted into another type ("3" is not 3, 1 is not True); arbitrary
 # classes (tensors, models) are checked with isinstance.
@@ -233,9 +233,8 @@ def Numbers(meaning: str, ndim: int | None = None, last: int | None = None,
         except (TypeError, ValueError, RuntimeError):
             array = None
         if array is None or array.dtype.kind not in ("iufb" if bools else "iuf"):
-            raise declared_error(TypeError, f"must be {meaning}, got {kind_of(value)}; pass a "
-                                 "tensor, a NumPy array or a list of the numbers themselves "
-                                 "(float(...)), not strings or booleans", "array")
+            raise declared_error(TypeError, f"must be {meaning}, got {kind_of(value)}; "
+                                 f"{numbers_advice(given)}", "array")
         if whole and array.dtype.kind not in "iu":
             raise declared_error(ValueError, f"must be whole numbers ({meaning}), got dtype "
                                  f"{array.dtype}; pass integers (int(...), .long())", "array")

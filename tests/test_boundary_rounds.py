@@ -1792,6 +1792,15 @@ ROUND_THIRTEEN_UNCLEAR = [
         {k: v for k, v in _ADVERSARIAL.items() if k != "pgd, affnist-cnn, eps 0.3"},
         "affnist-cnn", "pgd", 0.3), KeyError,
      r"no record of 'pgd, affnist-cnn, eps 0.3' .*a stopped run resumes where it stopped"),
+    # a ragged pair of rows was advised to hold numbers; a tuple was "a valid tuple"
+    (lambda: scoring.angle_table({"a": (np.array([1.0, 2.0, 3.0]), np.array([0.5, 0.5]))}),
+     TypeError, r"angle_table\(\): curves\['a'\] must be \(bin centres .*its items differ in "
+                r"length \(3, 2\); pass items of one length"),
+    (lambda: robustness.lowest_points({"a": 3}), TypeError,
+     r"^lowest_points\(\): curves\['a'\] must be a tuple of items, each a Sweep, got 3"),
+    (lambda: robustness.viewpoint_table({"a": 0.5}, {"a": 0.5}, {"x": 3}), TypeError,
+     r"viewpoint_table\(\): quoted\['x'\] must be a tuple of 2 items: .*\(an accuracy in %\) "
+     r"or None, .*got 3"),
 ]
 
 
