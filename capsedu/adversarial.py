@@ -57,7 +57,7 @@ from .adversarial_units import (
 )
 from .checks import check_same
 from .convergence import finished, training_status
-from .course_settings import Models
+from .course_settings import Models, Name
 from .data import transformed_mnist
 from .data.mnist import fixed_sample
 from .recipes import command_line
@@ -90,8 +90,8 @@ class Attacked(CheckedRecord):
     ``source``: the model itself, or another one for a transfer attack), one ``[n]`` boolean
     tensor per loss of ``losses``."""
 
-    model: str
-    source: str
+    model: Name
+    source: Name
     attack: Attack
     eps: Eps
     losses: Losses

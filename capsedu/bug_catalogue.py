@@ -10,13 +10,14 @@ widget read it.
 from dataclasses import dataclass
 
 from .buggy import step_logits_shared_over_batch, step_softmax_over_children
+from .course_settings import Name
 from .routing import Step, routing_step
 from .validate import CheckedRecord
 
 
 @dataclass(frozen=True)
 class Bug(CheckedRecord):
-    name: str  # the registry's key, e.g. "softmax-over-children"
+    name: Name  # the registry's key, e.g. "softmax-over-children"
     description: str  # one line: what the buggy code does
     why_wrong: str  # what the paper does instead, and what the bug breaks
     evidence: str  # what the cited threads and code show, and what they do not

@@ -9,6 +9,7 @@ from pydantic import InstanceOf
 
 from .capsnet import CapsNet, CapsNetConfig
 from .costs import anatomy
+from .course_settings import Name
 from .routing_costs import RecordedCost, RoutingCost, RoutingShare
 from .validate import Some, checked
 
@@ -38,7 +39,7 @@ def format_table(configs: dict[str, CapsNetConfig]) -> str:
 
 
 @checked
-def format_shares(name: str, model: CapsNet) -> str:
+def format_shares(name: Name, model: CapsNet) -> str:
     """What ``anatomy(model)`` adds up to, as text: one line of totals (parameters, without the
     decoder, multiply-adds per image), then one line per layer with its share of each."""
     rows = anatomy(model)

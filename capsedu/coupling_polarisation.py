@@ -14,6 +14,7 @@ import torch
 from torch import nn
 
 from .capsnet import routing_iterations
+from .course_settings import Name
 from .routing import MAX_ITERATIONS, Routed, RoutingResult
 from .validate import CheckedRecord, Float, Int, Tensor, checked
 
@@ -117,7 +118,7 @@ def route(model: nn.Module, images: Tensor("the images [B, C, H, W]"),
 
 
 @checked
-def trace_line(name: str, trace: list[CouplingStep],
+def trace_line(name: Name, trace: list[CouplingStep],
                trained_with: Int("the iterations the model was trained with", ge=1,
                                  le=MAX_ITERATIONS) = 3) -> str:
     """One line on a ``coupling_trace``: its mean entropy and polarised share after the

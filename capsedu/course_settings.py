@@ -25,7 +25,7 @@ from typing import Annotated, Any
 
 import numpy as np
 import torch
-from pydantic import AfterValidator, PlainValidator, ValidationInfo
+from pydantic import AfterValidator, Field, PlainValidator, ValidationInfo
 
 from .checks import check_examples, check_images, check_pixels, two_scales
 from .refusals import declared_error, kind_of
@@ -313,7 +313,8 @@ def _folder(value: str | Path) -> str | Path:
 
 
 # a folder a caller names (where to read or write checkpoints and results)
-Folder = Annotated[str | Path, AfterValidator(_folder)]
+Folder = Annotated[str | Path, AfterValidator(_folder),
+                   Field(description="a folder path (a str or a Path)")]
 # a device a caller names (where to train, where to load weights)
 Device = Annotated[str | torch.device, PlainValidator(_device),
                    Spec("a device this machine has, such as 'cpu' or 'cuda'", "device")]

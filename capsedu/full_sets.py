@@ -13,6 +13,7 @@ figures are the record's on those rows, and a test checks that they are.
 A record names the checkpoint's sha256: a record of other weights is refused (``read_right``).
 """
 
+import difflib
 import sys
 import time
 from collections.abc import Callable
@@ -174,10 +175,17 @@ class FullSetReading(CheckedRecord):
 @checked
 def reading(checkpoint: str, iterations: Iterations = None) -> str:
     """The name of a model's reading: its checkpoint, and the routing iterations at test time when
-    they are not those it was trained with (``"affnist-capsnet, 1 iteration at test time"``)."""
+    they are not those it was trained with (``"affnist-capsnet, 1 iteration at test time"``);
+    a checkpoint the shipped manifest does not hold names no reading (none shipped: any)."""
+    shipped = checkpoints.read_manifest()
+    if shipped and checkpoint not in shipped:
+        close = " or ".join(map(repr, difflib.get_close_matches(checkpoint, list(shipped), n=2)))
+        raise ValueError(f"reading(): checkpoint must be a shipped checkpoint, got {checkpoint!r}, "
+                         "which the manifest does not hold; pass one of those "
+                         "checkpoints.read_manifest() lists" + (f", e.g. {close}" if close else ""))
     if iterations is None:
         return checkpoint
-    row = checkpoints.read_manifest().get(checkpoint)
+    row = shipped.get(checkpoint)
     model = row and checkpoints.model_class(row.arch)  # as routing_iterations tells one that routes
     if model and not (issubclass(model, CapsNet) or hasattr(model, "iterations")):
         raise ValueError(f"reading(): iterations must be None for {checkpoint}, a {row.arch}, "

@@ -49,6 +49,7 @@ ARCHS = {
 
 Accuracy = Float("an accuracy or a rate", ge=0, le=1)
 Count = Int("a count", ge=0)
+EpochCount = Int("epochs, counted from 1", ge=1)  # a run trains one at least, and keeps one of them
 
 
 def _sha256(value: str) -> str:
@@ -93,10 +94,10 @@ class Metrics(CheckedRecord):
     nonface_rate: Accuracy | None = _optional()  # its share of non-faces called faces
     validation_accuracy: Accuracy | None = _optional()  # the kept epoch's held-out accuracy
     final_train_loss: Float("the last epoch's training loss", ge=0) | None = _optional()
-    epochs: Count | None = _optional()  # the epochs it trained
-    chosen_epoch: Count | None = _optional()  # the epoch whose weights it kept
-    max_epochs: Count | None = _optional()  # its budget
-    patience: Count | None = _optional()  # the rule's epochs without a held-out gain
+    epochs: EpochCount | None = _optional()  # the epochs it trained
+    chosen_epoch: EpochCount | None = _optional()  # the epoch whose weights it kept
+    max_epochs: EpochCount | None = _optional()  # its budget
+    patience: EpochCount | None = _optional()  # the rule's epochs without a held-out gain
     converged: Flag("whether the rule stopped it before its budget") | None = _optional()
     validation_examples: Count | None = _optional()  # the held-out examples it was chosen on
     validation_seed: Seed | None = _optional()  # the seed that drew them (face models)

@@ -28,7 +28,7 @@ import torch
 from . import checkpoints, course_settings
 from .checks import check_same
 from .convergence import PATIENCE, chosen_epoch, converged, held_out_scores
-from .course_settings import Seed, Seeds
+from .course_settings import Name, Seed, Seeds
 from .data import faces
 from .data.patches import SHUFFLE_SEED, _check_grid, shuffle_tiles
 from .loop import Epoch, fit
@@ -190,7 +190,7 @@ class Score(CheckedRecord):
     """One model's score in one condition over the seeds: a kind's face rate, or the accuracy
     (faces vs non-faces, or digits) with each image's tiles shuffled on a grid."""
 
-    model: str
+    model: Name
     condition: Condition
     by_seed: Annotated[tuple[Accuracy, ...], Some]
     over_seeds: Record(OverSeeds)

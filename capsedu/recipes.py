@@ -58,6 +58,7 @@ TRAINERS = ("capsedu.train", "capsedu.parts.training", "capsedu.ablations", "cap
             "capsedu.patch_order")
 # a trial on the first N training examples (MNIST's 60,000 at most); None: all of them
 Limit = Int("the first N training examples only; None keeps all", ge=1, le=60_000)
+Threads = Int("CPU threads for torch", ge=1, le=1024)
 
 
 def _maker(build: Callable) -> Callable:
@@ -397,8 +398,9 @@ def shared_budget(names: list[str] | tuple[str, ...]) -> int:
     return budgets.pop()
 
 
-# the flags of the course's commands that take whole numbers: counts, seeds, threads
-_COUNTS = ("epochs", "limit", "seed", "seeds", "threads")
+# the flags of the course's commands that take whole numbers (counts, seeds, threads), each
+# declared as the commands declare it (a seeds flag: each seed), so a line they would refuse is
+_COUNTS = {"epochs": Epochs, "limit": Limit, "seed": Seed, "seeds": Seed, "threads": Threads}
 
 
 @checked
@@ -420,6 +422,8 @@ def command_line(command: str, **flags) -> str:
                 raise TypeError(f"command_line(): {name} must be a whole number (the command's "
                                 f"{flag} takes no other), got {value!r}; pass an int, e.g. "
                                 f"{name}=10")
+            for v in values if name in _COUNTS else ():
+                check_value("command_line", name, _COUNTS[name], v)
             words += [flag, *(shlex.quote(str(v)) for v in values)]
     return " ".join(words)
 

@@ -21,7 +21,7 @@ import torch
 from .attacks import Attack
 from .capsnet import CapsNet
 from .checks import check_same
-from .course_settings import Images  # at least one: a threshold of no digits is none
+from .course_settings import Images, Name  # at least one: a threshold of no digits is none
 from .data import transformed_mnist
 from .data.mnist import SPLITS
 from .recipes import RECIPES
@@ -46,7 +46,7 @@ SETTINGS = Settings()
 class Threshold(CheckedRecord):
     """A model's threshold: the ``quantile`` of its distances on ``held_out`` clean digits."""
 
-    model: str
+    model: Name
     value: Float("the distance over which an image is flagged", ge=0)
     quantile: Float("the share of clean held-out digits under it: a fraction such as 0.95, "
                     "not a percentage", gt=0, lt=1)
@@ -80,7 +80,7 @@ def distances(model: CapsNet, images: Images) -> torch.Tensor:
 
 
 @checked(reads=("model", "held_out"))
-def threshold(model: CapsNet, held_out: Images, name: str,
+def threshold(model: CapsNet, held_out: Images, name: Name,
               settings: Settings = SETTINGS) -> Threshold:
     """``model``'s threshold (named ``name``) from its distances on the clean ``held_out``
     digits: their ``settings.quantile``."""
@@ -101,7 +101,7 @@ class Detection(CheckedRecord):
     made it misread; ``caught`` ``[n]``, those whose every fooling example was flagged; and the
     share of clean test digits flagged (``false_alarms``)."""
 
-    model: str
+    model: Name
     attack: Attack
     eps: Float("the attack's eps", ge=0, le=1)
     # of the distance in the attacker's loss: 0 for an attacker who ignores it

@@ -52,7 +52,37 @@ def declared_error(kind: type, text: str, form: str = "tensor") -> PydanticCusto
                                {"text": text})
 
 
+def impossible(builder: str, meaning: str, *problems: str | bool) -> None:
+    """Refuse a declaration no value can meet (``Int("n", ge=5, le=1)``) when it is built, at
+    import: ``problems`` say what is wrong with it, each False where that is right."""
+    said = next((p for p in problems if p), None)
+    if said:
+        raise ValueError(f"{builder}(): the declaration {meaning!r} takes no value: {said}; "
+                         "declare what some value can be")
+
+
+def no_range(low, high, strict: bool = False) -> str | bool:
+    """What is wrong with the bounds ``low`` to ``high`` (None: none) that leave no number
+    between them (``strict``: a bound is excluded, so equal bounds leave none too), else False."""
+    empty = low is not None and high is not None and (low > high or strict and low == high)
+    return empty and f"its bounds leave no number between them ({low} to {high})"
+
+
+def range_words(builder: str, meaning: str, ge=None, gt=None, le=None, lt=None) -> str:
+    """The bounds of a declaration ``builder`` makes, in words (">= 1 and <= 100"); bounds that
+    leave no number are refused (``no_range``)."""
+    low = f">= {ge}" if ge is not None else f"> {gt}" if gt is not None else None
+    high = f"<= {le}" if le is not None else f"< {lt}" if lt is not None else None
+    impossible(builder, meaning, no_range(ge if gt is None else gt, le if lt is None else lt,
+                                          strict=gt is not None or lt is not None))
+    return " and ".join(w for w in (low, high) if w)
+
+
 def is_wrong_type(kind: str) -> bool:
+    """Whether pydantic's error type ``kind`` means a value of the wrong kind (a TypeError)."""
+    if not isinstance(kind, str):  # below validate: checked here, by hand
+        raise TypeError(f"is_wrong_type(): kind must be a pydantic error type, a str such as "
+                        f"'int_type', got {kind_of(kind)}; pass an error's ['type']")
     return kind in TYPE_ERRORS or kind.endswith("_type")
 
 
@@ -126,9 +156,9 @@ def refusal(err: ValidationError, parameters: list[str], specs: dict,
         text = f"{name}{at} must be {record.expected}, got {came}; pass the record itself " \
                "(not a tensor, nor a tuple or a list of its parts)"
         kind = "record_type"
-    elif spec is not None and spec.kind in ("union", "sequence") and not item \
-            and not of_its_form(error):  # no form fits
-        text = f"{name} must be {spec.expected}, got {shown(got)}; pass one of those"
+    elif ((plain := not spec and len(loc) == 1 and _union_words(annotated, name)) or spec is not
+          None and spec.kind in ("union", "sequence") and not item) and not of_its_form(error):
+        text = f"{name} must be {plain or spec.expected}, got {shown(got)}; pass one of those"
         kind = "union_type"
     elif kind == "missing" and loc:  # an item of a tuple, or a field of a record, is not there
         held = "".join(f"[{part!r}]" for part in loc[:-1] if isinstance(part, int) or "[" not in
@@ -174,6 +204,9 @@ def where(fn, args: tuple = ()) -> str:
     """The function a refusal names, as called: ``squash()``; a class by its name; a method, given
     the call's ``args``, by the class of the object it was called on (``BuggyCapsNet.loss()``,
     which ``CapsNet`` defines)."""
+    if not isinstance(getattr(fn, "__qualname__", None), str):  # checked here, by hand
+        raise TypeError(f"where(): fn must be a function or a class, got {kind_of(fn)}; pass "
+                        "the function refused, e.g. where(squash)")
     name = fn.__qualname__.removesuffix(".__init__").removesuffix(".__new__")
     owner, _, method = name.rpartition(".")
     if args and owner in {cls.__qualname__ for cls in type(args[0]).__mro__}:
@@ -242,13 +275,16 @@ def described(hint, loc: tuple) -> str | None:
 def words(hint) -> str | None:
     """The annotation ``hint`` in words ("a tuple of items, each a Sweep"); None for one that
     has none (a function's signature)."""
-    said = next((m.expected for m in getattr(hint, "__metadata__", ()) if hasattr(m, "expected")),
-                None)
+    said = next((w for m in getattr(hint, "__metadata__", ()) if (w := getattr(
+        m, "expected", None) or getattr(m, "description", None))), None)  # or a Folder's Field
     hint = _bare(hint)
     origin, args = typing.get_origin(hint), typing.get_args(hint)
     parts = [words(a) for a in args if a is not Ellipsis]
     if said or None in parts:
         return said
+    if origin in (typing.Union, types.UnionType) and {str, Path} <= set(args):
+        rest = [words(a) for a in args if a not in (str, Path)]  # None, beside a path
+        return " or ".join(["a path (a str or a Path)", *rest])
     if origin in (typing.Union, types.UnionType):
         return " or ".join(parts)
     if origin is tuple and args[-1:] == (Ellipsis,) or origin is list:
@@ -260,6 +296,23 @@ def words(hint) -> str | None:
     if hint in PLAIN:
         return PLAIN[hint]
     return with_article(hint.__name__) if isinstance(hint, type) and not origin else None
+
+
+def _union_words(annotated, name: str) -> str | None:
+    """What ``annotated`` declares ``name`` to be, in words, where it is a union of two forms or
+    more beside None, undeclared ("a path (a str or a Path) or None"): pydantic then tried each,
+    and its error's loc names the form, not an item; else None."""
+    hints = typing.get_type_hints(inspect.unwrap(annotated), include_extras=True) \
+        if annotated is not None else {}
+    hint = _bare(hints.get(name))
+    forms = [_bare(a) for a in typing.get_args(hint) if a is not type(None)] if _union(hint) else []
+    if len(forms) == 1:  # a Folder or None: the Folder's forms
+        forms = typing.get_args(forms[0]) if _union(forms[0]) else []
+    return words(hint) if len(forms) > 1 else None
+
+
+def _union(hint) -> bool:
+    return typing.get_origin(hint) in (typing.Union, types.UnionType)
 
 
 def _bare(hint):

@@ -318,7 +318,7 @@ def _check_row(where: str, name: str, row: ManifestRow) -> None:
 
 
 @checked
-def run_line(name: str, row: _recorded("command", "seed", "train_time_s", "threads",
+def run_line(name: Name, row: _recorded("command", "seed", "train_time_s", "threads",
                                        "metrics.validation_by_epoch")) -> str:
     """One line on how the checkpoint ``name`` was made, from its manifest ``row``: every sitting
     of its training (``recipes.how_made``), its seed, minutes and CPU threads, and how the run
@@ -329,7 +329,7 @@ def run_line(name: str, row: _recorded("command", "seed", "train_time_s", "threa
 
 
 @checked
-def pairs_line(name: str, right: Reads,
+def pairs_line(name: Name, right: Reads,
                row: _recorded("train_examples", "train_time_s", "metrics.validation_by_epoch")
                ) -> str:
     """One line on a two-digit model ``name``: the share of test pairs whose two digits it reads

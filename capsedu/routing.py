@@ -31,13 +31,33 @@ class RoutingStep(NamedTuple):
     v: torch.Tensor  # [batch, n_out, d_out]
 
 
-class RoutingResult(NamedTuple):
-    """What routing computed, with one ``RoutingStep`` per iteration for plots and widgets."""
-
+class _Routing(NamedTuple):
     v: torch.Tensor  # [batch, n_out, d_out]  output capsules of the last iteration
     c: torch.Tensor  # [batch, n_in, n_out]   coupling coefficients that produced v
     b: torch.Tensor  # [batch, n_in, n_out]   logits after the last agreement update
     history: list[RoutingStep]
+
+
+class RoutingResult(_Routing):
+    """What routing computed, with one ``RoutingStep`` per iteration for plots and widgets;
+    checked when made (by hand, a few isinstance and shape checks: routing makes one per call)."""
+
+    __slots__ = ()
+
+    def __new__(cls, v, c, b, history):
+        for name, got in (("v", v), ("c", c), ("b", b)):
+            if not isinstance(got, torch.Tensor) or got.ndim != 3:
+                raise TypeError(f"RoutingResult(): {name} must be a torch.Tensor with 3 "
+                                f"dimensions, got {kind_of(got)[:60]}; pass what routing "
+                                "computed, e.g. dynamic_routing(u_hat)")
+        if c.shape != b.shape or v.shape[:2] != (c.shape[0], c.shape[2]):
+            raise ValueError(f"RoutingResult(): c and b must be [batch, n_in, n_out] and v "
+                             f"[batch, n_out, d_out], got c {tuple(c.shape)}, b "
+                             f"{tuple(b.shape)}, v {tuple(v.shape)}; pass one routing's")
+        if not isinstance(history, list) or not all(isinstance(s, RoutingStep) for s in history):
+            raise TypeError(f"RoutingResult(): history must be a list of RoutingStep, one per "
+                            f"iteration, got {kind_of(history)[:60]}; pass [] or the steps")
+        return super().__new__(cls, v, c, b, history)
 
 
 def _check_routed(routing, name: str) -> RoutingResult:

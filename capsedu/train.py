@@ -28,7 +28,7 @@ from . import checkpoints
 from .course_settings import Seed, Seeds
 from .json_records import json_row
 from .recipe_run import TooFewExamples, run_recipe
-from .recipes import RECIPES, Epochs, Limit, command_line, command_recipe, seeded_name
+from .recipes import RECIPES, Epochs, Limit, Threads, command_line, command_recipe, seeded_name
 from .validate import Int, Spec, checked
 
 
@@ -60,7 +60,7 @@ def integer(declaration: Any) -> Callable[[str], int]:
 epochs_int = integer(Epochs)  # --epochs
 limit_int = integer(Limit)  # --limit
 seed_int = integer(Seed)  # --seed, --seeds
-threads_int = integer(Int("CPU threads for torch", ge=1, le=1024))  # --threads
+threads_int = integer(Threads)  # --threads
 
 
 class EachOnce(argparse.Action):

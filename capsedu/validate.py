@@ -11,14 +11,14 @@ are never counts, and a NaN is never a finite number)::
 
 ``Int``, ``Float``, ``Flag``, ``Choice``, ``Tensor``, ``Array``, ``Numbers``, ``Instances`` and
 ``Function`` build those annotations: a type, its range and a few words on what the value means
-(``X | Y`` takes either form; ``Record`` a NamedTuple as it is; a class, such as ``CapsNet``, its
-instances; the bounds and declarations many share, ``MAX_WIDTH``, ``Seed``, ``Images``, ...,
-are ``course_settings``'). A refusal is a
-``TypeError`` (the wrong kind of value) or a ``ValueError`` (the right kind, out of range) naming
-the function and the argument, what was expected, what came, and what to do (``refusals`` words
-it). An exercise checker, which must never raise, is ``@checked(checker=True)``: the sentence is
-printed as a FAIL and the call returns False. ``declared(fn)`` hands the declarations back, so
-tests/test_boundary.py derives bad values from them for every checked entry of the package.
+(``X | Y`` takes either form; ``Record`` a NamedTuple as it is; a class, its instances; the bounds
+and declarations many share, ``MAX_WIDTH``, ``Seed``, ``Images``, ..., are ``course_settings``');
+one no value can meet is refused when built. A refusal is a ``TypeError`` (the wrong kind of
+value) or a ``ValueError`` (the right kind, out of range) naming the function and the argument,
+what was expected, what came, and what to do (``refusals`` words it). An exercise checker, which
+must never raise, is ``@checked(checker=True)``: the sentence is printed as a FAIL and the call
+returns False. ``declared(fn)`` hands the declarations back, so tests/test_boundary.py derives
+bad values from them for every checked entry of the package.
 """
 
 import dataclasses
@@ -45,7 +45,7 @@ from pydantic import (
     validate_call,
 )
 
-from . import checks
+from . import checks, refusals
 from .refusals import declared_error, kind_of, numbers_advice, refusal, where, with_article
 
 # Strict: no value is converted into another type ("3" is not 3, 1 is not True); arbitrary
@@ -64,12 +64,6 @@ class Spec(typing.NamedTuple):
     choices: tuple = ()
     members: tuple = ()  # a union's: the Spec of each form it takes (a number or a tensor)
     shape: tuple = ()  # a tensor's or an array's: the shape of the smallest that fits
-
-
-def _range_words(ge=None, gt=None, le=None, lt=None) -> str:
-    low = f">= {ge}" if ge is not None else f"> {gt}" if gt is not None else None
-    high = f"<= {le}" if le is not None else f"< {lt}" if lt is not None else None
-    return " and ".join(w for w in (low, high) if w)
 
 
 def _as_python_number(value):
@@ -91,7 +85,7 @@ _NUMBERS = BeforeValidator(_as_python_number)
 def Int(meaning: str, ge: int | None = None, le: int | None = None) -> Any:
     """An integer (never a bool, a float or a string) within ``[ge, le]``; ``le`` bounds the work
     a caller can ask for (a count of images, iterations, repeats)."""
-    words = _range_words(ge=ge, le=le)
+    words = refusals.range_words("Int", meaning, ge=ge, le=le)
     spec = Spec(f"an integer {words} ({meaning})".replace("  ", " "), "int", ge, le)
     return Annotated[int, _NUMBERS, Field(ge=ge, le=le, description=spec.expected), spec]
 
@@ -100,7 +94,7 @@ def Float(meaning: str, ge: float | None = None, gt: float | None = None,
           le: float | None = None, lt: float | None = None) -> Any:
     """A finite real number (an int will do; a NaN, an infinity, a bool or a string will not)
     within the bounds given."""
-    words = _range_words(ge=ge, gt=gt, le=le, lt=lt)
+    words = refusals.range_words("Float", meaning, ge=ge, gt=gt, le=le, lt=lt)
     spec = Spec(f"a finite number {words} ({meaning})".replace("  ", " "), "float",
                 ge if ge is not None else gt, le if le is not None else lt)
     return Annotated[float, _NUMBERS, Field(ge=ge, gt=gt, le=le, lt=lt, allow_inf_nan=False,
@@ -116,6 +110,7 @@ def Flag(meaning: str) -> Any:
 
 def Choice(meaning: str, *options: str) -> Any:
     """One of the strings ``options``."""
+    refusals.impossible("Choice", meaning, not options and "it has no options (list them after it)")
     listed = ", ".join(repr(o) for o in options)
     spec = Spec(f"one of {listed} ({meaning})", "choice", choices=options)
     return Annotated[Literal[options], Field(description=spec.expected), spec]
@@ -129,6 +124,7 @@ def Tensor(meaning: str, ndim: int | None = None, floating: bool = False,
     images (``pixels``: floating-point and finite; uint8 pixels are refused, never rescaled);
     ``sizes``: the size some dimensions must have, by index (``{2: 4}``: 4 along dimension 2);
     ``within``: its values in ``[low, high]`` (else ``fix`` says what to do)."""
+    refusals.impossible("Tensor", meaning, ndim is not None and ndim < 0 and f"ndim is {ndim}, < 0")
     sizes = sizes or {}
     shape = f" with {ndim} dimensions" if ndim is not None else ""
     shape += "".join(f", {size} along dimension {d}" for d, size in sizes.items())
@@ -220,6 +216,9 @@ def Numbers(meaning: str, ndim: int | None = None, last: int | None = None,
     a torch tensor, a tensor as it came); ``bools``: right or wrong, booleans or 0/1, handed on as
     booleans; ``whole``: whole numbers (indices, classes) of an integer dtype; ``nan``: a NaN is a
     gap (a cell left blank), not a mistake."""
+    refusals.impossible("Numbers", meaning, refusals.no_range(ge, le), at_least < 0 and
+                        f"at_least is {at_least}, < 0", ndim is not None and ndim < 0 and
+                        f"ndim is {ndim}, < 0")
     count = f", at least {at_least} of them" if at_least > 1 else \
         ", at least one" if at_least else ""
     within = f" in [{ge}, {le}]" if ge is not None and le is not None else f" >= {ge}" \
@@ -459,6 +458,8 @@ def checked(fn=None, *, checker: bool = False, reads: tuple[str, ...] = ()):
     ``labels``, if it takes them, must be one per image, classes of each (``check_read_labels``)."""
     if fn is None:  # @checked(checker=True) or @checked(reads=...)
         return functools.partial(checked, checker=checker, reads=reads)
+    if not callable(fn):  # the boundary's own: checked by hand
+        raise TypeError(f"checked(): fn must be a function, got {kind_of(fn)}; put it above a def")
     validated = validate_call(_reading(fn, *reads) if reads else fn, config=STRICT)
     parameters = list(inspect.signature(fn).parameters)
     specs = declared(fn)

@@ -197,7 +197,7 @@ ROUND_FIVE = [
      TypeError, r"attention_step\(\): inputs and slots must share one dtype"),
     # a scene's parts: a list or a tuple, never a string read letter by letter
     (lambda: faces.scramble("face", seed=0), TypeError,
-     r"scramble\(\): parts must be a valid list, got 'face'"),
+     r"scramble\(\): parts must be a list or a tuple, got 'face'; pass one of those"),
     (lambda: sprites.render_many("nose"), TypeError, r"render_many\(\): scenes must be"),
     (lambda: faces.rotate(faces.face_parts(), 30.0, about=0.5), TypeError,
      r"rotate\(\): about must be a tuple of items, each a finite number .*got 0.5"),
@@ -262,7 +262,7 @@ ROUND_FIVE = [
     (lambda: draw_digits(plt.subplots(1, 2)[1], torch.rand(2, 28, 28), titles=["a", "b", "c"]),
      ValueError, r"draw_digits\(\): titles must hold one item per axes \(2\), got 3"),
     (lambda: RoutingExplorer(parts="face"), TypeError,
-     r"RoutingExplorer\(\): parts must be a valid list, got 'face'"),
+     r"RoutingExplorer\(\): parts must be a list or a tuple or None, got 'face'; pass one"),
     (lambda: PartsEditor(parts=[("ear", 0.5, 0.5)]), ValueError,
      r"PartsEditor\(\): parts must hold .*; its item 0: a part's kind must be one of .*got 'ear'"),
 ]

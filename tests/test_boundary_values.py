@@ -128,8 +128,10 @@ VALUES = [
     (lambda: sprites.render_scenes([[P], [P, ("nose", 0.5, 0.5)]], 16), TypeError,
      r"render_scenes\(\): scenes\[1\] must be a scene, a list of Part .*its item 1 is "
      r"\('nose', 0.5, 0.5\); pass such Parts, or plain tuples to render_many"),
-    (lambda: sprites.render_scenes([[sprites.Part("eye", 0.5, 0.5)]], 16), ValueError,
-     r"render_scenes\(\): scenes\[0\] must be a scene.*its item 0 is Part\(kind='eye'"),
+    (lambda: sprites.render_scenes([[("eye", 0.5, 0.5)]], 16), TypeError,
+     r"render_scenes\(\): scenes\[0\] must be a scene.*its item 0 is \('eye'"),
+    (lambda: sprites.Part("eye", 0.5, 0.5), ValueError,  # a Part is checked when made
+     r"^Part\(\): a part's kind must be one of .*got 'eye'"),
     # figures.face_scenes
     (lambda: face_scenes.ghost_lines({"nose": (0.5, 0.5)}), ValueError,
      r"ghost_lines\(\): ghosts\['nose'\] must be a face pose \(x, y, angle, scale\), got "

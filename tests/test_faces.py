@@ -223,11 +223,13 @@ def test_jittered_parts_stray_by_the_drawn_distance_and_angle():
 @pytest.mark.parametrize("field, bad", [("x", float("nan")), ("angle", float("inf")),
                                         ("scale", float("nan"))])
 def test_a_part_with_a_nan_pose_is_named(field, bad):
-    parts = faces.face_parts()
-    parts[2] = parts[2]._replace(**{field: bad})
+    parts = [tuple(p) for p in faces.face_parts()]  # plain tuples: a Part is checked when made
+    parts[2] = tuple(bad if f == field else v for f, v in zip(sprites.Part._fields, parts[2]))
     for draw in (sprites.render, lambda p: sprites.render_many([p]), sprites.segments):
         with pytest.raises(ValueError, match=r"part 'nose'.s pose .*must be finite numbers"):
             draw(parts)
+    with pytest.raises(ValueError, match=r"^Part\(\): part 'nose'.s pose .*must be finite"):
+        faces.face_parts()[2]._replace(**{field: bad})
     with pytest.raises(ValueError, match="part 'nose'"):
         sprites.render([("nose", *parts[2][1:])])  # plain tuples too
 

@@ -13,7 +13,7 @@ MAX_SCALE = 10.0  # a digit scaled past this fills any canvas of MAX_SIDE with o
 MIN_SCALE = 0.2  # a digit's 20 px of ink shrunk to 4; smaller, resampling loses its strokes
 Shear = Float("a shear factor", ge=-MAX_SHEAR, le=MAX_SHEAR)
 Scale = Float("a scale factor", ge=MIN_SCALE, le=MAX_SCALE)
-PerDigit = Tensor("one value per digit [N]", ndim=1, floating=True)
+PerDigit = Tensor("one value per digit [N]", ndim=1, finite=True)
 
 
 def _check_sweep_value(where: str, name: str, factor: str, value: float) -> None:

@@ -30,14 +30,26 @@ STROKE_LENGTH = 0.13  # a stroke at scale 1; faces.dataset draws lengths in [0.1
 Side = Int("an image's side in pixels", ge=MIN_SIDE, le=MAX_SIDE)
 
 
-class Part(NamedTuple):
-    """One sprite and its pose: ``kind`` is one of ``faces.PART_KINDS`` or ``STROKE``."""
-
+class _Pose(NamedTuple):
     kind: str
     x: float
     y: float
     angle: float = 0.0
     scale: float = 1.0
+
+
+class Part(_Pose):
+    """One sprite and its pose: ``kind`` is one of ``faces.PART_KINDS`` or ``STROKE``; checked
+    when made (``_replace`` too): a known kind, a finite pose, a scale > 0 (``_checked``)."""
+
+    __slots__ = ()
+
+    def __new__(cls, kind, x, y, angle=0.0, scale=1.0):
+        return super().__new__(cls, *_checked(_Pose(kind, x, y, angle, scale), "Part"))
+
+    @classmethod
+    def _make(cls, iterable):  # what _replace builds with: checked too
+        return cls(*iterable)
 
 
 # --- Sprites ----------------------------------------------------------------------------------
@@ -124,11 +136,19 @@ def as_part(p: Record(tuple)) -> Part:
 def _as_part(p, where: str) -> Part:
     """``as_part`` for the renderer and ``faces``, which call it for every part of every scene:
     the part's own checks only, their messages naming ``where`` it was called."""
+    if isinstance(p, Part):  # checked when made
+        return p
     try:
-        part = p if isinstance(p, Part) else Part(*p)
+        part = _Pose(*p)
     except TypeError:  # too few or too many fields, or not a sequence at all
         raise TypeError(f"{where}(): a part must be a Part or a tuple (kind, x, y[, angle, "
                         f"scale]), got {p!r}; e.g. Part('nose', 0.5, 0.5)") from None
+    return tuple.__new__(Part, _checked(part, where))  # checked above: made as it is
+
+
+def _checked(part: _Pose, where: str) -> _Pose:
+    """Refuse a part of an unknown kind, a pose that is not finite numbers or a scale <= 0, in
+    words naming ``where`` it was made (a NaN would blank the image)."""
     if any(isinstance(v, str | bytes | bool | np.bool_) for v in part[1:]):
         raise TypeError(f"{where}(): part {part.kind!r}'s pose (x, y, angle, scale) must be "
                         f"numbers, got {tuple(part[1:])}; pass floats, e.g. 0.5, not '0.5'")

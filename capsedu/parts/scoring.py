@@ -23,7 +23,7 @@ from pydantic import AfterValidator
 
 from ..capsnet import count_parameters
 from ..checks import check_input, check_same
-from ..course_settings import Seed, Seeds
+from ..course_settings import Name, Seed, Seeds
 from ..data import faces, sprites
 from ..loop import predict
 from ..poses import wrap_angle
@@ -306,7 +306,7 @@ def face_rate_by_angle(model: FaceNet, n: Count = 500, width: Width = 30,
 class SeedRuns(CheckedRecord):
     """One baseline trained with several seeds, and its face rates on the same held-out sets."""
 
-    name: str
+    name: Name
     seeds: Seeds
     # one per seed, or none where the rates were recorded without them (patch_order's)
     models: list[FaceNet] = field(repr=False)
@@ -344,7 +344,7 @@ class SeedRuns(CheckedRecord):
 
 
 @checked
-def measure_seeds(name: str, models: FaceNets, seeds: Seeds, kinds: Kinds = faces.KINDS,
+def measure_seeds(name: Name, models: FaceNets, seeds: Seeds, kinds: Kinds = faces.KINDS,
                   n_test: Count = 500) -> SeedRuns:
     """The face rates of ``models`` (one per seed of ``seeds``) on the same held-out sets."""
     if len(models) != len(seeds):
