@@ -220,9 +220,8 @@ def sha256(path: str | Path) -> str:
 
 @checked
 def read_manifest(root: Root = None) -> dict[str, ManifestRow]:
-    """The manifest's rows by name, each checked (``check_row``): none in a folder not saved into
-    yet (absent, empty, or ``runs_dir()``); one of other files but no manifest (the data root, not
-    its checkpoints/) is refused, as ``pretrained`` does; so is a manifest ``save`` never wrote."""
+    """The manifest's rows by name, checked (``check_row``); none where no run saved yet (absent,
+    empty, ``runs_dir()``); a folder of other files (the data root) or a bad manifest refused."""
     folder = checkpoint_dir(root, "read_manifest")
     if root is not None and not (folder / MANIFEST).exists() and folder.is_dir() and any(
             folder.iterdir()) and folder.resolve() != runs_dir().resolve():
@@ -231,11 +230,12 @@ def read_manifest(root: Root = None) -> dict[str, ManifestRow]:
                                 f"holds their {MANIFEST}, got {folder}, which holds other files "
                                 "but no manifest; pass " + (f"{inner}, which holds one" if (
                                     inner / MANIFEST).exists() else "the folder save wrote to"))
-    return _rows(folder)
+    return rows_in(folder)
 
 
-def _rows(folder: Path) -> dict[str, ManifestRow]:
-    """``read_manifest`` of a folder ``save`` and ``record`` write to: no rows before the first."""
+@checked
+def rows_in(folder: Path) -> dict[str, ManifestRow]:
+    """``read_manifest`` of a folder that may hold none yet (before a first save): no rows."""
     path = folder / MANIFEST
     if not path.exists():
         return {}
@@ -308,7 +308,7 @@ def save(model: torch.nn.Module, name: str, root: Root = None,
                         torch_version=torch.__version__, **fields)
     # a value JSON cannot hold, or a corrupt manifest, refused before a folder or lock is made
     json_row(draft, "save")
-    _rows(root)
+    rows_in(root)
     blob = {"arch": draft.arch, "hparams": model.hparams, "state_dict": model.state_dict()}
     path = inside(root, draft.file, "the checkpoint name")
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
@@ -323,7 +323,7 @@ def save(model: torch.nn.Module, name: str, root: Root = None,
         torch.save(blob, temporary)
         digest = sha256(temporary)
         with _lock(root):
-            entries = _rows(root)
+            entries = rows_in(root)
             old = entries.get(name)
             kept = {"notes": old.notes} if old is not None and "notes" not in fields else {}
             entry = dataclasses.replace(draft, sha256=digest, **kept)
@@ -346,7 +346,7 @@ def record(name: str, root: Root = None, replace_shipped: ReplaceShipped = False
     # every check before the lock is made: the row there, its new fields JSON can hold
     json_row(dataclasses.replace(_row_of(name, root), **fields), "record")
     with _lock(root):
-        entries = _rows(root)
+        entries = rows_in(root)
         entries[name] = dataclasses.replace(entries[name], **fields)  # no row is ever removed
         text = _manifest_text("record", root, entries)
         _replace(root / MANIFEST, lambda p: p.write_text(text))
@@ -356,7 +356,7 @@ def record(name: str, root: Root = None, replace_shipped: ReplaceShipped = False
 def _row_of(name: str, root: Path) -> ManifestRow:
     """Checkpoint ``name``'s row in ``root``'s manifest, for ``record``; a name only the shipped
     folder holds is refused in words that say so."""
-    entries = _rows(root)
+    entries = rows_in(root)
     if name in entries:
         return entries[name]
     shipped = name in read_manifest() and root.resolve() != checkpoint_dir().resolve()
@@ -465,7 +465,7 @@ def verified_bytes(name: str, root: Path,
     apart) before the file is called corrupt. ``where``: the function the caller called, named
     when ``name`` is no checkpoint of the manifest."""
     for attempt in range(READ_TRIES):
-        entries = _rows(root)
+        entries = rows_in(root)
         if name not in entries:
             close = difflib.get_close_matches(str(name), list(entries), n=3)
             hint = f"did you mean {' or '.join(map(repr, close))}? " if close else ""

@@ -99,7 +99,7 @@ def continue_from(folder: course_settings.Folder, name: str
         raise ValueError(f"continue_from: {folder / checkpoints.MANIFEST} has no row for {name!r}: "
                          f"{folder} is {what}; name a folder holding a finished run of this "
                          "recipe, e.g. the shipped checkpoints")
-    row = checkpoints.read_manifest(folder).get(name)
+    row = checkpoints.rows_in(folder).get(name)
     if row is None or row.metrics is None or row.metrics.validation_by_epoch is None:
         raise ValueError(f"continue_from: {folder / checkpoints.MANIFEST} has no row for {name!r} "
                          "with a held-out curve (metrics.validation_by_epoch); name a folder "

@@ -236,6 +236,7 @@ DICT_RETURNS = {
     "checkpoints.read_results": "run name -> its record, from the results file",
     "results_kinds.read_rows": "run name -> its row as JSON holds it, from the results file",
     "checkpoints.read_manifest": "checkpoint name -> its ManifestRow, from the manifest",
+    "checkpoints.rows_in": "checkpoint name -> its ManifestRow, from a folder's manifest (if any)",
     "digit_shuffles.load_models": "the model names the caller passed -> one model per seed",
     "full_sets.runs": "run name, the results file's key -> the call that records it",
     "full_sets.read_results": "run name -> its FullSetReading, from the results file",

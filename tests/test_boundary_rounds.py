@@ -1804,11 +1804,95 @@ ROUND_THIRTEEN_UNCLEAR = [
 ]
 
 
+_NAMELESS = r"must be a name, got '', which names nothing; pass a name"
+_NO_VALUE = r"\(\): the declaration '\w' takes no value: "
+
+ROUND_FOURTEEN_RECORDS = [
+    # S5: a command line no command would take, a reading of no shipped checkpoint
+    (lambda: recipes.command_line("python -m capsedu.train", epochs=-1), ValueError,
+     r"^command_line\(\): epochs must be an integer >= 1 and <= 1000 .*got -1; pass a value"),
+    (lambda: recipes.command_line("python -m capsedu.seed_runs", seeds=[0, -1]), ValueError,
+     r"^command_line\(\): seeds must be an integer >= 0 .*got -1"),
+    (lambda: recipes.command_line("python -m capsedu.train", threads=0), ValueError,
+     r"^command_line\(\): threads must be an integer >= 1 and <= 1024 .*got 0"),
+    (lambda: full_sets.reading("no-such-checkpoint"), ValueError,
+     r"^reading\(\): checkpoint must be a shipped checkpoint, got 'no-such-checkpoint', which "
+     r"the manifest does not hold; pass one of those checkpoints.read_manifest\(\) lists$"),
+    (lambda: full_sets.reading("no-such-checkpoint", iterations=3), ValueError,
+     r"^reading\(\): checkpoint must be a shipped checkpoint"),
+    (lambda: full_sets.reading("affnist-capsnt", iterations=1), ValueError,
+     r"^reading\(\): checkpoint .*, e.g. 'affnist-capsnet'"),
+    # S6: a folder of other files but no manifest (the data root, not its checkpoints/)
+    (lambda: checkpoints.read_manifest(checkpoints.REPOSITORY_DATA), FileNotFoundError,
+     r"^read_manifest\(\): root must be a folder of checkpoints, which holds their "
+     r"manifest.json, got .*data, which holds other files but no manifest; pass .*checkpoints, "
+     r"which holds one$"),
+    # S7: records, and labels, that no run makes
+    (lambda: routing.RoutingResult(v=torch.rand(2, 3, 4), c="c", b=None, history=[]), TypeError,
+     r"^RoutingResult\(\): c must be a torch.Tensor with 3 dimensions, got 'c'; pass what"),
+    (lambda: routing.RoutingResult(torch.rand(2, 3, 4), torch.rand(2, 5, 4), torch.rand(2, 5, 3),
+                                   []), ValueError,
+     r"^RoutingResult\(\): c and b must be \[batch, n_in, n_out\] .*got c \(2, 5, 4\)"),
+    (lambda: routing.RoutingResult(torch.rand(2, 3, 4), torch.rand(2, 5, 3), torch.rand(2, 5, 3),
+                                   None), TypeError,
+     r"^RoutingResult\(\): history must be a list of RoutingStep, one per iteration, got None"),
+    (lambda: sprites.Part("nose", 0.5, 0.5, scale=0), ValueError,
+     r"^Part\(\): part 'nose''s pose \(x, y, angle, scale\) must be finite numbers, its "
+     r"scale > 0, got \(0.5, 0.5, 0.0, 0\)"),
+    (lambda: sprites.Part("wing", 0.5, 0.5), ValueError,
+     r"^Part\(\): a part's kind must be one of \('left_eye', .*got 'wing'"),
+    (lambda: sprites.Part("nose", 0.5, 0.5)._replace(x=float("nan")), ValueError,
+     r"^Part\(\): part 'nose''s pose"),
+    (lambda: transformed_mnist.AffineParams(torch.tensor([float("nan"), 0.]),
+                                            *[torch.ones(2)] * 5), ValueError,
+     r"^AffineParams\(\): rotation contains 1 NaN or infinite value"),
+    (lambda: manifest_rows.Metrics(chosen_epoch=0), ValueError,
+     r"^Metrics\(\): chosen_epoch must be an integer >= 1 \(epochs, counted from 1\), got 0"),
+    (lambda: manifest_rows.Metrics(max_epochs=0), ValueError,
+     r"^Metrics\(\): max_epochs must be an integer >= 1"),
+    (lambda: bug_catalogue.Bug(name="", description="d", why_wrong="w", evidence="e",
+                               citations=(), code="c"), ValueError, r"^Bug\(\): name " + _NAMELESS),
+    (lambda: reconstruction_detector.threshold(_tiny(), torch.rand(2, 1, 28, 28), ""), ValueError,
+     r"^threshold\(\): name " + _NAMELESS),
+    (lambda: cost_tables.format_shares("", _tiny()), ValueError,
+     r"^format_shares\(\): name " + _NAMELESS),
+    (lambda: coupling_polarisation.trace_line(" ", []), ValueError,
+     r"^trace_line\(\): name must be a name, got ' '"),
+    # S8: declarations no value can meet, refused when built
+    (lambda: validate.Int("n", ge=5, le=1), ValueError,
+     r"^Int" + _NO_VALUE + r"its bounds leave no number between them \(5 to 1\); declare"),
+    (lambda: validate.Float("x", gt=1.0, lt=0.0), ValueError, r"^Float" + _NO_VALUE),
+    (lambda: validate.Float("x", ge=1.0, lt=1.0), ValueError, r"^Float" + _NO_VALUE),
+    (lambda: validate.Choice("c"), ValueError, r"^Choice" + _NO_VALUE + "it has no options"),
+    (lambda: validate.Tensor("t", ndim=-1), ValueError, r"^Tensor" + _NO_VALUE + "ndim is -1"),
+    (lambda: validate.Numbers("x", at_least=-1), ValueError,
+     r"^Numbers" + _NO_VALUE + "at_least is -1, < 0"),
+    (lambda: validate.Numbers("x", ge=1, le=0), ValueError, r"^Numbers" + _NO_VALUE),
+    # U5: the boundary's own helpers, given what they do not take
+    (lambda: refusals.where(42), TypeError,
+     r"^where\(\): fn must be a function or a class, got 42; pass the function refused"),
+    (lambda: refusals.is_wrong_type(None), TypeError,
+     r"^is_wrong_type\(\): kind must be a pydantic error type, a str such as 'int_type', got "
+     r"None"),
+    (lambda: validate.checked(42), TypeError,
+     r"^checked\(\): fn must be a function, got 42; put it above a def$"),
+    # U6: a union of a str and a Path refused in its own words, not root['str']
+    (lambda: checkpoints.read_manifest(root=123), TypeError,
+     r"^read_manifest\(\): root must be a folder path \(a str or a Path\) or None, got 123; "
+     r"pass one of those$"),
+    (lambda: checkpoints.sha256(b"/etc/hostname"), TypeError,
+     r"^sha256\(\): path must be a path \(a str or a Path\), got b'/etc/hostname'; pass one"),
+    (lambda: full_sets.read_results(3), TypeError,
+     r"^read_results\(\): path must be a path \(a str or a Path\) or None, got 3; pass one"),
+]
+
+
 ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
               + ROUND_ELEVEN_LOOP + ROUND_ELEVEN_DATA + ROUND_TWELVE_MATHS
               + ROUND_TWELVE_PRESENTATION + ROUND_TWELVE_FILES
               + ROUND_TWELVE_METHODS + ROUND_TWELVE_LEFT + ROUND_THIRTEEN_UNITS
-              + ROUND_THIRTEEN_EMPTY + ROUND_THIRTEEN_RECORDS + ROUND_THIRTEEN_UNCLEAR)
+              + ROUND_THIRTEEN_EMPTY + ROUND_THIRTEEN_RECORDS + ROUND_THIRTEEN_UNCLEAR
+              + ROUND_FOURTEEN_RECORDS)
 
 
 @pytest.mark.parametrize("call, error, message", ALL_ROUNDS, ids=range(len(ALL_ROUNDS)))

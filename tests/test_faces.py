@@ -224,7 +224,8 @@ def test_jittered_parts_stray_by_the_drawn_distance_and_angle():
                                         ("scale", float("nan"))])
 def test_a_part_with_a_nan_pose_is_named(field, bad):
     parts = [tuple(p) for p in faces.face_parts()]  # plain tuples: a Part is checked when made
-    parts[2] = tuple(bad if f == field else v for f, v in zip(sprites.Part._fields, parts[2]))
+    parts[2] = tuple(bad if f == field else v
+                     for f, v in zip(sprites.Part._fields, parts[2], strict=True))
     for draw in (sprites.render, lambda p: sprites.render_many([p]), sprites.segments):
         with pytest.raises(ValueError, match=r"part 'nose'.s pose .*must be finite numbers"):
             draw(parts)

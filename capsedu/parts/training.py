@@ -140,7 +140,7 @@ def shipped_or_trained(name: FaceModel, seed: Seed, root: checkpoints.Root = Non
     """Face model ``name`` of ``seed``: the one in ``root`` when a run saved it there, else the
     shipped one (verified, in eval mode)."""
     saved = checkpoint_name(name, seed)
-    in_root = root is not None and saved in checkpoints.read_manifest(root)
+    in_root = root is not None and saved in checkpoints.rows_in(Path(root).expanduser())
     return checkpoints.pretrained(saved, root if in_root else None)
 
 
@@ -306,7 +306,7 @@ def check_saved_seeds(where: str, seeds: Seeds, checkpoints_of: dict[str, str],
     """Refuse ``seeds`` of which the manifest in ``root`` holds no checkpoint of a model of
     ``checkpoints_of`` (name -> its checkpoint of seed 0), naming the caller, the seeds and the
     seeds there are (``pretrained`` would refuse the first checkpoint missing, by its own name)."""
-    entries = checkpoints.read_manifest(root)
+    entries = checkpoints.rows_in(checkpoints.checkpoint_dir(root, where))
     for name, first in checkpoints_of.items():
         prefix = first.removesuffix("0")
         kept = sorted(int(k.removeprefix(prefix)) for k in entries
