@@ -80,10 +80,10 @@ def test_route_asks_a_face_model_for_its_capsules():
 
     class Faces(torch.nn.Module):  # its capsules give poses, presences and the routing
         def capsules(self, x, iterations):
-            routing = RoutingResult(None, None, None, [iterations])
+            routing = dynamic_routing(torch.rand(1, 3, 2, 4), iterations)  # a RoutingResult
             return SimpleNamespace(routing=routing)
 
-    assert route(Faces(), torch.zeros(1), 4).history == [4]
+    assert len(route(Faces(), torch.zeros(1), 4).history) == 4
 
 
 def test_trace_line_quotes_the_trained_iterations_and_the_last():
