@@ -193,7 +193,7 @@ ROUNDS = [
      r"predict\(\): images must have shape \[N, C, H, W\], got \(1, 4, 1, 8, 8\); a list of "
      r"batches is one batch by torch.cat\(batches\)"),
     (lambda: PartsEditor(parts=[]), ValueError,
-     r"PartsEditor: parts must hold at least one face part of .*got \[\]; pass e.g. "
+     r"^PartsEditor\(\): parts must hold at least one face part of .*got \[\]; pass e.g. "
      r"faces.face_parts\(\)"),
     # accepted without a word, the result wrong or meaningless
     (lambda: functional.reconstruction_loss(torch.rand(2, 1, 28, 28),
@@ -1804,11 +1804,58 @@ ROUND_THIRTEEN_UNCLEAR = [
 ]
 
 
+# Round fourteen's widgets: a string set on a numeric control was read as the number it spells; a
+# scene with a part kind twice was edited (both noses moved); a control built by hand was named
+# ''; a part outside the image was refused as "the slider 'x'"
+_TEXT = r"must be a number, got '90' \(text, which it would read as the number it spells\)"
+_FACE = faces.face_parts()
+
+
+def _rotation_explorer():
+    return RotationExplorer(C4CNN(channels=(2, 2, 2)), PlainCNN(channels=(2, 2, 2)),
+                            torch.rand(4, 1, 28, 28), LABELS)
+
+
+ROUND_FOURTEEN_WIDGETS = [
+    (lambda: _set(SquashExplorer().angle, value="90"), TypeError,
+     r"^SquashExplorer.angle: value of the slider 'angle \(°\)' " + _TEXT),
+    (lambda: _set(_capsedu("widgets.spiking").SpikingNeuron().current, value="2.5"), TypeError,
+     r"^SpikingNeuron.current: value of the slider 'current I' must be a number, got '2.5'"),
+    (lambda: _set(_rotation_explorer().rotation, value="90"), TypeError,
+     r"^RotationExplorer.rotation: value of the slider 'rotation' " + _TEXT),
+    (lambda: IntSlider(value="3", min=0, max=5), TypeError,
+     r"^IntSlider\(\): value must be a number, got '3' \(text"),
+    (lambda: _set(FloatSlider(min=0, max=5), step="0.5"), TypeError,
+     r"^FloatSlider\(\): step must be a number, got '0.5' \(text"),
+    (lambda: IntSlider(value=50, min=0, max=10), OutOfRange,
+     r"^IntSlider\(\): value must be set to a value from 0 to 10 \(its range\), got 50"),
+    (lambda: _set(_capsedu("widgets.sliders").Dropdown(options=["a", "b"]), value="c"),
+     OutOfRange, r"^Dropdown\(\): value must be set to one of its options 'a', 'b', got 'c'"),
+    (lambda: _capsedu("widgets.sliders").RadioButtons(options=["x", "y"], value="z"), OutOfRange,
+     r"^RadioButtons\(\): value must be set to one of its options 'x', 'y', got 'z'"),
+    (lambda: PartsEditor(parts=_FACE + _FACE), ValueError,
+     r"^PartsEditor\(\): parts must hold at most one part of each kind \(strokes aside\), got "
+     r"left_eye, mouth, nose, right_eye more than once"),
+    (lambda: PartsEditor().set_parts(_FACE + _FACE[:1]), ValueError,
+     r"^PartsEditor.set_parts\(\): parts must hold at most one part of each kind .*got left_eye"),
+    (lambda: RoutingExplorer(parts=_FACE + _FACE), ValueError,
+     r"^RoutingExplorer\(\): parts must hold at most one part of each kind"),
+    (lambda: RoutingExplorer(parts=[("nose", 2.0, 0.5)]), ValueError,
+     r"^RoutingExplorer\(\): parts must place each face part in the image \(x and y from 0 to "
+     r"1, .*got nose at x=2, y=0.5"),
+    (lambda: FaceVerdicts(models={"bag": BagOfPartsCNN(channels=(2,), n_classes=2)},
+                          parts=[("mouth", 0.5, -0.1)]), ValueError,
+     r"^FaceVerdicts\(\): parts must place each face part in the image .*got mouth at x=0.5, "
+     r"y=-0.1"),
+]
+
+
 ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
               + ROUND_ELEVEN_LOOP + ROUND_ELEVEN_DATA + ROUND_TWELVE_MATHS
               + ROUND_TWELVE_PRESENTATION + ROUND_TWELVE_FILES
               + ROUND_TWELVE_METHODS + ROUND_TWELVE_LEFT + ROUND_THIRTEEN_UNITS
-              + ROUND_THIRTEEN_EMPTY + ROUND_THIRTEEN_RECORDS + ROUND_THIRTEEN_UNCLEAR)
+              + ROUND_THIRTEEN_EMPTY + ROUND_THIRTEEN_RECORDS + ROUND_THIRTEEN_UNCLEAR
+              + ROUND_FOURTEEN_WIDGETS)
 
 
 @pytest.mark.parametrize("call, error, message", ALL_ROUNDS, ids=range(len(ALL_ROUNDS)))

@@ -121,7 +121,8 @@ class FaceVerdicts(Widget):
         self.view = VerdictsFigure(list(models))
         self.image = widgets.Image(format="png", width=420)
         self.readout = widgets.HTML()
-        self.editor = PartsEditor(parts, on_change=lambda _: self.update())
+        self.editor = PartsEditor(parts, on_change=lambda _: self.update(),
+                                  owner=type(self).__name__)
         self.widget = widgets.HBox([self.editor.widget, widgets.VBox([self.image, self.readout])])
         self.update()
 
