@@ -1847,6 +1847,27 @@ ROUND_FOURTEEN_WIDGETS = [
                           parts=[("mouth", 0.5, -0.1)]), ValueError,
      r"^FaceVerdicts\(\): parts must place each face part in the image .*got mouth at x=0.5, "
      r"y=-0.1"),
+    # scenes of a side the face models never read; digits of the canvas's side, not MNIST's
+    (lambda: _capsedu("widgets.verdicts").verdicts_state(
+        {"bag": BagOfPartsCNN(channels=(2,), n_classes=2)}, _FACE, size=64),
+     ValueError, r"^verdicts_state\(\): size must be the side of the scenes models\['bag'\] "
+                 r"reads, 32 \(a BagOfPartsCNN of 32x32 scenes\), got 64; leave size at 32"),
+    (lambda: OverlapExplorer(multi_digit.MultiDigitCapsNet(_MULTI),
+                             multi_digit.TwoDigitCNN(channels=(2, 2, 2), hidden=(4, 4)),
+                             torch.rand(4, 1, 40, 40), LABELS), ValueError,
+     r"^OverlapExplorer\(\): images must have shape \[N, 1, 28, 28\] \(the test digits it "
+     r"shows\), got shape \(4, 1, 40, 40\)"),
+    (lambda: _capsedu("widgets.viewpoint").ViewpointExplorer(_tiny40(), _bag(),
+                                                            torch.rand(4, 1, 40, 40), LABELS),
+     ValueError, r"^ViewpointExplorer\(\): images must have shape \[N, 1, 28, 28\]"),
+    (lambda: viewpoint_states.viewpoint_state(_tiny40(), _bag(), torch.rand(1, 40, 40)),
+     ValueError, r"^viewpoint_state\(\): digit must be a torch.Tensor .*28 along dimension 2 "
+                 r"\(one MNIST digit \[1, 28, 28\]\), got shape \(1, 40, 40\)"),
+    (lambda: viewpoint_states.overlap_state(multi_digit.MultiDigitCapsNet(_MULTI),
+                                            multi_digit.TwoDigitCNN(channels=(2, 2, 2),
+                                                                    hidden=(4, 4)),
+                                            torch.rand(1, 28, 28), torch.rand(1, 36, 36)),
+     ValueError, r"^overlap_state\(\): second must be a torch.Tensor .*got shape \(1, 36, 36\)"),
 ]
 
 
