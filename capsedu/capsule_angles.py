@@ -31,9 +31,12 @@ from .validate import Array, CheckedRecord, Float, Int, Numbers, Record, Some, T
 
 MNIST_SIDE = 28  # digits are turned on their own 28x28 canvas (their ink stays inside)
 
-Digits = Annotated[Tensor("MNIST digits [N, 1, 28, 28]", ndim=4, pixels=True), Some]  # one or more
+# MNIST digits, one or more, each turned on its own 28x28 canvas: another side is refused here
+Digits = Annotated[Tensor("MNIST digits [N, 1, 28, 28]", ndim=4, pixels=True, sizes={
+    1: 1, 2: MNIST_SIDE, 3: MNIST_SIDE}), Some]
 Labels = Tensor("their labels [N]", ndim=1)
-Digit = Tensor("one MNIST digit [1, 28, 28]", ndim=3, pixels=True)
+Digit = Tensor("one MNIST digit [1, 28, 28]", ndim=3, pixels=True,
+               sizes={0: 1, 1: MNIST_SIDE, 2: MNIST_SIDE})
 # the angles a digit is turned by: a list, a range, an array or a tensor of degrees
 Angles = Numbers("a list of finite numbers (degrees) [n]", ndim=1, at_least=1,
                  fix="e.g. range(0, 360, 30)")

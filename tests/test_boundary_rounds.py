@@ -1868,6 +1868,13 @@ ROUND_FOURTEEN_WIDGETS = [
                                                                     hidden=(4, 4)),
                                             torch.rand(1, 28, 28), torch.rand(1, 36, 36)),
      ValueError, r"^overlap_state\(\): second must be a torch.Tensor .*got shape \(1, 36, 36\)"),
+    (lambda: capsule_angles.turned(torch.rand(1, 40, 40), [0.0, 90.0]), ValueError,
+     r"^turned\(\): digit must be a torch.Tensor .*\(one MNIST digit \[1, 28, 28\]\), got shape "
+     r"\(1, 40, 40\)"),
+    (lambda: equivariance.confusion_at(PlainCNN(channels=(2, 2, 2)), torch.rand(4, 1, 40, 40),
+                                       LABELS, 90.0), ValueError,
+     r"^confusion_at\(\): images must be a torch.Tensor .*\(MNIST digits \[N, 1, 28, 28\]\), got "
+     r"shape \(4, 1, 40, 40\)"),
 ]
 
 
