@@ -1843,6 +1843,9 @@ ROUND_FOURTEEN_WIDGETS = [
     (lambda: RoutingExplorer(parts=[("nose", 2.0, 0.5)]), ValueError,
      r"^RoutingExplorer\(\): parts must place each face part in the image \(x and y from 0 to "
      r"1, .*got nose at x=2, y=0.5"),
+    (lambda: PartsEditor(parts=[("left_eye", 0.05, 0.05), ("mouth", 0.95, 0.95)]).rotate(45),
+     ValueError, r"^PartsEditor.rotate\(\): degrees must keep every face part in the image .*got "
+                 r"45, which turns left_eye to x=-0.14, y=0.50; turn by less"),
     (lambda: FaceVerdicts(models={"bag": BagOfPartsCNN(channels=(2,), n_classes=2)},
                           parts=[("mouth", 0.5, -0.1)]), ValueError,
      r"^FaceVerdicts\(\): parts must place each face part in the image .*got mouth at x=0.5, "

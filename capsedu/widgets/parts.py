@@ -18,6 +18,13 @@ from ..validate import Float, checked
 from .sliders import Dropdown, FloatSlider
 
 
+def _outside(parts: list[sprites.Part]) -> sprites.Part | None:
+    """The first face part of ``parts`` outside the image (x or y outside 0 to 1), which the
+    editor's sliders cannot show; None if there is none (strokes are not edited)."""
+    return next((p for p in parts if p.kind in faces.PART_KINDS
+                 and not (0 <= p.x <= 1 and 0 <= p.y <= 1)), None)
+
+
 class PartsEditor:
     """Edit a list of ``sprites.Part``; ``on_change(parts)`` runs after every edit. ``owner``:
     the widget a learner passed ``parts`` to, which a refusal of them names (e.g.
@@ -88,7 +95,13 @@ class PartsEditor:
 
     @checked
     def rotate(self, degrees: Float("degrees, counter-clockwise on screen")):
-        self.set_parts(faces.rotate(self.parts, degrees, about=faces.face_centre(self.parts)))
+        turned = faces.rotate(self.parts, degrees, about=faces.face_centre(self.parts))
+        if off := _outside(turned):
+            raise ValueError(f"PartsEditor.rotate(): degrees must keep every face part in the "
+                             f"image (x and y from 0 to 1), got {degrees:g}, which turns "
+                             f"{off.kind} to x={off.x:.2f}, y={off.y:.2f}; turn by less, or move "
+                             "the parts nearer the centre first")
+        self.set_parts(turned)
 
     # --- keeping the controls on the scene ----------------------------------------------------
     def _held(self, method: str, **kinds: str):
@@ -109,10 +122,10 @@ class PartsEditor:
             raise ValueError(f"{where}(): parts must hold at least one face part of "
                              f"{faces.PART_KINDS}, got {[p.kind for p in parts]}; pass e.g. "
                              "faces.face_parts()")
-        if off := [p for p in parts if p.kind in kinds and not (0 <= p.x <= 1 and 0 <= p.y <= 1)]:
+        if off := _outside(parts):
             raise ValueError(f"{where}(): parts must place each face part in the image (x and y "
-                             f"from 0 to 1, as the editor's sliders run), got {off[0].kind} at "
-                             f"x={off[0].x:g}, y={off[0].y:g}; move it into the image")
+                             f"from 0 to 1, as the editor's sliders run), got {off.kind} at "
+                             f"x={off.x:g}, y={off.y:g}; move it into the image")
         self.parts = parts
         if kinds != self.part.options:  # offer only the parts the scene holds
             self.part.options, self.swap_with.options = kinds, kinds
