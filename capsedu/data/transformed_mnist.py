@@ -206,10 +206,13 @@ def translated_mnist(train: Flag("True for the training split, False for the tes
 
 @checked
 def affine_matrix(rotation: Float("degrees") | Tensor("angles, one per digit [N], degrees",
-                                                     finite=True),
-                  shear: Float("a shear factor") | Tensor("shear factors [N]", finite=True),
-                  scale_x: Float("a scale factor") | Tensor("scale factors [N]", finite=True),
-                  scale_y: Float("a scale factor") | Tensor("scale factors [N]", finite=True)
+                                                     ndim=1, finite=True),
+                  shear: Float("a shear factor") | Tensor("shear factors [N]", ndim=1,
+                                                          finite=True),
+                  scale_x: Float("a scale factor") | Tensor("scale factors [N]", ndim=1,
+                                                            finite=True),
+                  scale_y: Float("a scale factor") | Tensor("scale factors [N]", ndim=1,
+                                                            finite=True)
                   ) -> torch.Tensor:
     """The 2x2 linear part ``[N, 2, 2]`` of the map applied about the digit's centre (pixel
     coordinates, y down, a positive rotation counter-clockwise on screen):
