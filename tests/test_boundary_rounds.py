@@ -84,6 +84,7 @@ from capsedu.data import faces, mnist, patches, sprites, transformed_mnist
 from capsedu.figures import (
     canvas,
     capsule_poses,
+    colours,
     digit_images,
     face_scenes,
     feature_maps,
@@ -671,8 +672,8 @@ ROUND_NINE = [
      r"weight_difference\(\): model and shipped must be the same architecture"),
     (lambda: scoring.face_threshold(BagOfPartsCNN(channels=(2,), n_classes=2),
                                     torch.rand(2, 3, 32, 32)), ValueError,
-     r"face_threshold\(\): images must have 1 channel\(s\) for BagOfPartsCNN, got shape "
-     r"\(2, 3, 32, 32\)"),
+     r"face_threshold\(\): images must be .*1 along dimension 1, .*\(face scenes \[n, 1, 32, "
+     r"32\]\), got shape \(2, 3, 32, 32\)"),
 ]
 
 # round ten (an independent probe, /tmp/lead/probe5)
@@ -1203,8 +1204,8 @@ ROUND_TWELVE_MATHS = [
      r"face_lengths_by_kind\(\): n must be an integer >= 1"),
     (lambda: detector.detector_training_set(2, part_scales=(2.0, 1.0)), ValueError,
      r"detector_training_set\(\): part_scales\[0\], part_scales\[1\] must be in order"),
-    (lambda: patch_order.largest_change(_bag(), torch.rand(2, 1, 28, 28)), ValueError,
-     r"largest_change\(\): grid must divide the images' sides, got grid=8 for 28x28 images"),
+    (lambda: patch_order.largest_change(_bag(), torch.rand(2, 1, 32, 32), grid=3), ValueError,
+     r"largest_change\(\): grid must divide the images' sides, got grid=3 for 32x32 images"),
     (lambda: patches.shuffle_tiles(torch.rand(1, 1, 28, 28), 3), ValueError,
      r"shuffle_tiles\(\): grid must divide the images' sides, got grid=3"),
     (lambda: faces.pair_table(faces.face_parts(), [("nose", "tail")], window=5), ValueError,
@@ -1881,12 +1882,78 @@ ROUND_FOURTEEN_WIDGETS = [
 ]
 
 
+# round fourteen (models): a ViT too large to read one image, images of another side than the
+# one declared, meaningless numbers, and refusals that named no function
+ROUND_FOURTEEN_MODELS = [
+    (lambda: VisionTransformer(image_size=1024, patch=1, dim=4096, depth=64), MemoryError,
+     r"^VisionTransformer's weights and one image's attention \(1,048,576 tokens of 4096 "
+     r"dimensions, 4 heads, 64 layers\) needs about .* GiB of memory"),
+    (lambda: digit_shuffles.largest_change(PlainCNN(channels=(2, 2, 2)), torch.rand(2, 1, 40, 40),
+                                           grid=4), ValueError,
+     r"^largest_change\(\): images must be .*28 along dimension 2, 28 along dimension 3 "
+     r"\(MNIST digits \[n, 1, 28, 28\]\), got shape \(2, 1, 40, 40\)"),
+    (lambda: scoring.face_probability(BagOfPartsCNN(channels=(2,)), torch.rand(2, 1, 28, 28)),
+     ValueError, r"^face_probability\(\): images must be .*\(face scenes \[n, 1, 32, 32\]\), "
+                 r"got shape \(2, 1, 28, 28\)"),
+    (lambda: patch_order.largest_change(BagOfPartsCNN(channels=(2,)), torch.rand(2, 1, 28, 28),
+                                        grid=4), ValueError,
+     r"^largest_change\(\): images must be .*\(face scenes \[n, 1, 32, 32\]\), got shape "
+     r"\(2, 1, 28, 28\)"),
+    (lambda: transformed_mnist.affine_matrix(torch.zeros(2, 2), 0.0, 1.0, 1.0), ValueError,
+     r"^affine_matrix\(\): rotation must be a torch.Tensor with 1 dimensions \(angles, one per "
+     r"digit \[N\], degrees\), got shape \(2, 2\)"),
+    (lambda: coupling_polarisation.normalised_entropy(torch.full((2, 4, 3), 0.5)), ValueError,
+     r"^normalised_entropy\(\): c must sum to 1 over the parents for every child .*got sums "
+     r"from 1.5 to 1.5; pass routing.couplings\(b\)"),
+    (lambda: coupling_polarisation.distance_from_uniform(torch.full((1, 2, 2), 0.25)), ValueError,
+     r"^distance_from_uniform\(\): c must sum to 1 over the parents"),
+    (lambda: digit_capsules.primary_lengths(_tiny(), torch.rand(2, 28, 28)), ValueError,
+     r"^primary_lengths\(\): image must be one image \[1, 28, 28\], the size the CapsNet "
+     r"reads, got shape \(2, 28, 28\); pass one image of a batch, images\[k\]"),
+    (lambda: functional.reconstruction_loss(torch.rand(2, 784), torch.rand(2, 1, 28, 28)),
+     ValueError, r"^reconstruction_loss\(\): reconstruction must match images in shape "
+                 r"\(images: \(2, 1, 28, 28\), reconstruction: \(2, 784\)\); pass .*view"),
+    (lambda: functional.reconstruction_loss(torch.rand(2, 1, 28, 28), torch.rand(3, 1, 28, 28)),
+     ValueError, r"^reconstruction_loss\(\): reconstruction must match images in shape"),
+    (lambda: CapsNetConfig(image_size=8), ValueError,
+     r"^CapsNetConfig\(\): image_size=8, with conv_kernel=9 and primary_kernel=9, leaves no "
+     r"primary capsule: .*Use image_size >= 17"),
+    (lambda: CapsNetConfig(conv_kernel=29), ValueError,
+     r"^CapsNetConfig\(\): image_size=28, with conv_kernel=29 and primary_kernel=9, leaves no "
+     r"primary capsule"),
+    (lambda: statistics.seed_difference([0.1, 0.2, 0.3], [0.2, 0.3], by_seed=True), ValueError,
+     r"^seed_difference\(\): b must match a in length \(a: 3, b: 2\); by_seed=True compares "
+     r"seed by seed"),
+    (lambda: colours.model_colour(""), ValueError,
+     r"^model_colour\(\): name must say which kind of model it is \(capsnet, cnn, gcnn or "
+     r"vit\), got ''"),
+    (lambda: capsule_angles.angle_slope([0, 10, 20], [0, 10]), ValueError,
+     r"^angle_slope\(\): readings must match angles in length \(angles: 3, readings: 2\)"),
+    (lambda: capsule_angles.angle_slope([0, 10, 200], [0, 10, 20]), ValueError,
+     r"^angle_slope\(\): angles must increase in steps under 180 degrees .*got \[0.0, 10.0, "
+     r"200.0\]"),
+    (lambda: capsule_vectors.random_capsules(n=10, decades=(3, -3)), ValueError,
+     r"^random_capsules\(\): decades must be \(low, high\) with low < high, got \(3.0, "
+     r"-3.0\); pass the lower power of ten first"),
+    (lambda: voting.acceptance_by_part_count([faces.face_parts()] * 2, [True]), ValueError,
+     r"^acceptance_by_part_count\(\): accepted must match scenes in length \(scenes: 2, "
+     r"accepted: 1\)"),
+    (lambda: routing_costs.routing_sweep(configs=(), iterations=(1,), batch=2), ValueError,
+     r"^routing_sweep\(\): configs must name at least one CapsNetConfig, got none; pass"),
+    (lambda: slot_attention.attention_step(torch.rand(2, 5, 8), torch.rand(2, 3, 4)), ValueError,
+     r"^attention_step\(\): slots \[batch, n_slots, d\] must share batch and d with inputs "
+     r"\[batch, n_in, d\], got \(2, 3, 4\) and \(2, 5, 8\)"),
+    (lambda: slot_attention.attention_step(torch.rand(2, 5, 8), torch.rand(3, 3, 8)), ValueError,
+     r"^attention_step\(\): slots .* got \(3, 3, 8\) and \(2, 5, 8\)"),
+]
+
+
 ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
               + ROUND_ELEVEN_LOOP + ROUND_ELEVEN_DATA + ROUND_TWELVE_MATHS
               + ROUND_TWELVE_PRESENTATION + ROUND_TWELVE_FILES
               + ROUND_TWELVE_METHODS + ROUND_TWELVE_LEFT + ROUND_THIRTEEN_UNITS
               + ROUND_THIRTEEN_EMPTY + ROUND_THIRTEEN_RECORDS + ROUND_THIRTEEN_UNCLEAR
-              + ROUND_FOURTEEN_WIDGETS)
+              + ROUND_FOURTEEN_WIDGETS + ROUND_FOURTEEN_MODELS)
 
 
 @pytest.mark.parametrize("call, error, message", ALL_ROUNDS, ids=range(len(ALL_ROUNDS)))
