@@ -26,7 +26,7 @@ from .validate import Flag, Float, Int, checked
 MAX_DEPTH = 64  # transformer layers
 
 
-def vit_bytes(n_tokens: int, patch_numbers: int, dim: int, depth: int, heads: int, mlp: int,
+def _vit_bytes(n_tokens: int, patch_numbers: int, dim: int, depth: int, heads: int, mlp: int,
               n_classes: int) -> int:
     """Bytes (float32) of a ViT's weights and of what one layer holds while it reads one image:
     sizes in range can still multiply past the memory (1024 x 1024 tiles of 1 pixel are a
@@ -62,7 +62,8 @@ class VisionTransformer(LogitClassifier):
             raise ValueError(f"VisionTransformer(): heads must divide dim, got heads={heads} and "
                              f"dim={dim}; pick a number of heads that divides dim")
         n_tokens = (image_size // patch) ** 2
-        check_memory(vit_bytes(n_tokens, in_channels * patch**2, dim, depth, heads, mlp, n_classes),
+        check_memory(_vit_bytes(n_tokens, in_channels * patch**2, dim, depth, heads, mlp,
+                                n_classes),
                      f"VisionTransformer's weights and one image's attention ({n_tokens:,} "
                      f"tokens of {dim} dimensions, {heads} heads, {depth} layers)", "use larger "
                      "patches (fewer tokens), a smaller dim or fewer layers")

@@ -1899,6 +1899,13 @@ ROUND_FOURTEEN_MODELS = [
                                         grid=4), ValueError,
      r"^largest_change\(\): images must be .*\(face scenes \[n, 1, 32, 32\]\), got shape "
      r"\(2, 1, 28, 28\)"),
+    # siblings: MNIST digits declared 28x28, read on a 28x28 canvas
+    (lambda: capsule_angles.turned(torch.rand(1, 40, 40), [0, 10]), ValueError,
+     r"^turned\(\): digit must be .*\(one MNIST digit \[1, 28, 28\]\), got shape \(1, 40, 40\)"),
+    (lambda: robustness.sweep_accuracy(PlainCNN(channels=(2, 2, 2)), torch.rand(2, 1, 40, 40),
+                                       LABELS[:2], "rotation"), ValueError,
+     r"^sweep_accuracy\(\): images must be .*\(MNIST digits \[N, 1, 28, 28\]\), got shape "
+     r"\(2, 1, 40, 40\)"),
     (lambda: transformed_mnist.affine_matrix(torch.zeros(2, 2), 0.0, 1.0, 1.0), ValueError,
      r"^affine_matrix\(\): rotation must be a torch.Tensor with 1 dimensions \(angles, one per "
      r"digit \[N\], degrees\), got shape \(2, 2\)"),

@@ -75,11 +75,8 @@ UNSEEN_FACES = ("smaller faces", "larger faces", "off-centre faces", "jittered f
 Kind = Choice("a kind of image: one of faces.KINDS or of UNSEEN", *faces.KINDS, *UNSEEN)
 Kinds = tuple[Kind, ...] | list[Kind]
 Count = Int("held-out images of each kind", ge=1, le=faces.MAX_IMAGES)
-# the faces world's scenes at the side every face model of the course is trained on (held_out's):
-# a model that reads any size (the CNNs) would score a scene of another side without a word
-SIDE = 32
-Images = Tensor(f"face scenes [n, 1, {SIDE}, {SIDE}]", ndim=4, pixels=True,
-                sizes={1: 1, 2: SIDE, 3: SIDE})
+# the side every face model is trained on (held_out's): a CNN would read any side without a word
+Images = Tensor("face scenes [n, 1, 32, 32]", ndim=4, pixels=True, sizes={1: 1, 2: 32, 3: 32})
 
 
 def _two_classes(model: torch.nn.Module) -> torch.nn.Module:
@@ -97,8 +94,7 @@ def _two_classes(model: torch.nn.Module) -> torch.nn.Module:
 FaceNet = Annotated[torch.nn.Module, AfterValidator(_two_classes),
                     Spec("a face model (a torch.nn.Module of 2 classes: face, non-face)", "record")]
 FaceNets = Annotated[list[FaceNet] | tuple[FaceNet, ...], Some]
-# face models side by side, name -> model
-NamedFaceNets = Annotated[dict[str, FaceNet], Some]
+NamedFaceNets = Annotated[dict[str, FaceNet], Some]  # face models side by side, name -> model
 # turns in degrees, of one scene (turned_face_scores; pose_net.rotation_sweep)
 Turns = Numbers("the turns in degrees [n]", ndim=1, at_least=1,
                 fix="pass e.g. np.arange(0, 360, 15)")
