@@ -253,7 +253,8 @@ def Numbers(meaning: str, ndim: int | None = None, last: int | None = None,
         if bools and not np.isin(array, (0, 1)).all():
             raise declared_error(ValueError, f"must hold booleans or 0/1 ({meaning}), got values "
                                  f"such as {array[~np.isin(array, (0, 1))][:3].tolist()}; pass "
-                                 "whether each was right, e.g. predictions == labels", "array")
+                                 "booleans, each True where it holds (a comparison such as x > "
+                                 "threshold, or predictions == labels)", "array")
         if array.size and (ge is not None and array.min() < ge or le is not None
                            and array.max() > le):
             raise declared_error(ValueError, f"must be{within} ({meaning}), got values from "
