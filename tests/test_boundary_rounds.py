@@ -1955,12 +1955,121 @@ ROUND_FOURTEEN_MODELS = [
 ]
 
 
+# Round fourteen: a message names the function called and gives advice that fits the file, the
+# data or the flag (a trial folder is no file git restores; spike trains are no scores)
+_PIXELS = torch.rand(4, 1, 28, 28)
+ROUND_FOURTEEN_FILES = [
+    (lambda: results_kinds.read_rows(checkpoints.REPOSITORY_DATA / "checkpoints" / "manifest.json",
+                                     "read_results", missing_ok=False), ValueError,
+     r"^read_results\(\): path .*manifest.json is not a results file .*got the checkpoints' "
+     r"manifest .*; pass a results file instead \(the shipped ones are in "),
+    (lambda: draw_spike_trains(plt.subplots()[1], np.random.rand(2, 10), ["a", "b"], dt_ms=1),
+     ValueError, r"^draw_spike_trains\(\): trains must hold booleans or 0/1 \(spike trains .*; "
+                 r"pass booleans, each True where it holds \(a comparison such as x > threshold"),
+    (lambda: loop.fit(_tiny(), (_PIXELS, LABELS), epochs=1, progress=False,
+                      augment=lambda x, g: x * 3), ValueError,
+     r"^fit\(\): augment must return pixels in \[0, 1\], as it got them, got values from "
+     r".* to 3; keep them in range"),
+    (lambda: loop.fit(_tiny(), (_PIXELS, LABELS), epochs=1, progress=False,
+                      augment=lambda x, g: x.double()), ValueError,
+     r"^fit\(\): augment must return images of the batch's shape \(4, 1, 28, 28\) and dtype "
+     r"torch.float32 .*dtype torch.float64; .*out.to\(x.dtype\)"),
+    (lambda: train.limit_int("1,000"), argparse.ArgumentTypeError,
+     r"^--limit must be an integer >= 1 .*got '1,000'"),
+    (lambda: train.seed_int("0.0"), argparse.ArgumentTypeError,
+     r"^--seed \(or each of --seeds\) must be an integer >= 0 .*got '0.0'"),
+    (lambda: train.threads_int(""), argparse.ArgumentTypeError,
+     r"^--threads must be an integer >= 1 and <= 1024 \(CPU threads for torch\), got ''"),
+]
+
+
+def test_round_fourteen_a_file_of_another_kind_names_the_function_called(tmp_path):
+    """Round fourteen: add_result and read_rows(where=...) named read_results(); a results file
+    holding a list of runs, or no JSON, is refused naming the function the caller called."""
+    from capsedu.statistics import paired
+
+    (tmp_path / "res.json").write_text('{"runs": 5}')
+    with pytest.raises(ValueError, match=r"^add_result\(\): path .*res.json is not a results "
+                                         r"file .*got 'runs' holding 5; restore it"):
+        checkpoints.add_result(tmp_path / "res.json", "x", paired([True, False], [True, True]))
+    (tmp_path / "bad.json").write_text('{"runs": []}')
+    with pytest.raises(ValueError, match=r"^f\(\): path .*bad.json is not a results file"):
+        results_kinds.read_rows(tmp_path / "bad.json", "f", missing_ok=False)
+
+
+def test_round_fourteen_a_trial_folder_is_not_restored_by_git(tmp_path):
+    """Round fourteen: a corrupt manifest or checkpoint in a learner's own folder was advised
+    "git checkout -- <a path outside the repository>" and "retrain it with: ?"; a manifest that
+    is a JSON list leaked "list indices must be integers"."""
+    root = tmp_path / "r"
+    root.mkdir()
+    trial = r"\(the folder is not a shipped one: git does not hold it\)$"
+    for text, got in (("{not json", "no JSON: JSONDecodeError"), ("[]", r"a JSON list: \[\]")):
+        (root / "manifest.json").write_text(text)
+        with pytest.raises(ValueError, match=rf"^save\(\): the checkpoint manifest .* is corrupt "
+                                             rf"\(.*got {got}.*; delete it and save the "
+                                             rf"checkpoints it listed again {trial}"):
+            checkpoints.save(_bag(), "mine", root=root)
+    (root / "manifest.json").unlink()
+    checkpoints.save(_bag(), "a", root=root)
+    with open(root / "a.pt", "ab") as f:
+        f.write(b"junk")
+    with pytest.raises(checkpoints.ChecksumError, match=r"^pretrained\(\): .*corrupt or was "
+                       rf"modified; save it again: save\(model, 'a', root\) {trial}"):
+        checkpoints.pretrained("a", root=root)
+    checkpoints.save(_bag(), "a", root=root, command="python -m capsedu.train a")
+    (root / "a.pt").unlink()
+    with pytest.raises(FileNotFoundError, match=r"^pretrained\(\): checkpoint file .*a.pt is "
+                       rf"missing; retrain it with: python -m capsedu.train a {trial}"):
+        checkpoints.pretrained("a", root=root)
+
+
+def test_round_fourteen_a_lock_wait_names_the_function_and_the_holder(tmp_path, monkeypatch):
+    """Round fourteen: a wait on a folder's lock timed out naming the lock file only; it names
+    the function called and the holder (what it recorded in the lock file: pid, host, command)."""
+    import subprocess
+    import sys
+
+    monkeypatch.setattr(checkpoints, "LOCK_TIMEOUT_S", 0.5)
+    holder = subprocess.Popen([sys.executable, "-c", (
+        "import pathlib, time; from capsedu.folder_lock import folder_lock\n"
+        f"with folder_lock(pathlib.Path({str(tmp_path)!r}), 'x', 5):\n"
+        "    print('held', flush=True); time.sleep(30)")], stdout=subprocess.PIPE, text=True,
+        cwd=Path(checkpoints.__file__).parents[1])
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        with pytest.raises(TimeoutError, match=rf"^save\(\): .*\.capsedu\.lock has been held by "
+                                               rf"another process for 0.5 s: pid {holder.pid} on "
+                                               r".*, since .*, running .*python"):
+            checkpoints.save(_bag(), "tiny", tmp_path)
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--replace-shipped=yes"], r"--replace-shipped is a switch, taking no value, got "
+                                r"--replace-shipped='yes'; give --replace-shipped alone"),
+    (["--replace", "--limit", "100"], r"unrecognized arguments: --replace; did you mean "
+                                      r"--replace-shipped\? \(no option is abbreviated\)"),
+    (["--epoch", "2"], r"did you mean --epochs\?"),
+])
+def test_round_fourteen_a_flag_is_never_abbreviated_nor_given_a_value_it_takes_not(
+        capsys, argv, words):
+    """Round fourteen: --replace-shipped=yes met argparse's "ignored explicit argument 'yes'";
+    --replace was taken as --replace-shipped and --epoch as --epochs (argparse's abbreviations)."""
+    with pytest.raises(SystemExit) as refused:
+        train.main(["capsnet-mnist-live", *argv])
+    assert refused.value.code == 2
+    assert re.search(words, capsys.readouterr().err)
+
+
 ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
               + ROUND_ELEVEN_LOOP + ROUND_ELEVEN_DATA + ROUND_TWELVE_MATHS
               + ROUND_TWELVE_PRESENTATION + ROUND_TWELVE_FILES
               + ROUND_TWELVE_METHODS + ROUND_TWELVE_LEFT + ROUND_THIRTEEN_UNITS
               + ROUND_THIRTEEN_EMPTY + ROUND_THIRTEEN_RECORDS + ROUND_THIRTEEN_UNCLEAR
-              + ROUND_FOURTEEN_WIDGETS + ROUND_FOURTEEN_MODELS)
+              + ROUND_FOURTEEN_WIDGETS + ROUND_FOURTEEN_MODELS + ROUND_FOURTEEN_FILES)
 
 
 @pytest.mark.parametrize("call, error, message", ALL_ROUNDS, ids=range(len(ALL_ROUNDS)))
