@@ -83,14 +83,11 @@ class CourseParser(argparse.ArgumentParser):
     option is never abbreviated (``--replace`` would be ``--replace-shipped``, ``--epoch``
     ``--epochs``)."""
 
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, allow_abbrev=False, **kwargs)
-
     def error(self, message):
-        """argparse's ``message``, without its prefix where the type's words name the option
-        already; a value given to a switch refused in words that say it takes none; an unknown
+        """argparse's ``message``, without the option named twice (the type's words name it,
+        ``integer``); a value given to a switch refused in words that say it takes none; an unknown
         option with the closest one named."""
-        message = re.sub(r"^argument \S+: (?=--)", "", message)
+        message = re.sub(r"^(argument \S+: )--.*? (?=must be)", r"\1", message)
         if switch := re.match(r"argument (\S+): ignored explicit argument (.*)", message):
             message = (f"{switch[1]} is a switch, taking no value, got {switch[1]}={switch[2]}; "
                        f"give {switch[1]} alone to switch it on, or leave it out")
@@ -105,6 +102,7 @@ class CourseParser(argparse.ArgumentParser):
             if action.option_strings and not isinstance(action, _Once):
                 action.__class__ = _once(type(action))
         self.options_given = {}  # dest -> the option as given, as the actions meet them
+        self.allow_abbrev = False  # --replace is no --replace-shipped, --epoch no --epochs
         return super().parse_known_args(args, namespace)
 
 

@@ -200,8 +200,7 @@ def test_the_train_command_refuses_a_seed_that_is_not_an_integer_at_least_0(seed
     with pytest.raises(SystemExit):
         main(["capsnet-mnist", "--seed", seed, "--limit", "1"])
     err = capsys.readouterr().err
-    assert (f"--seed (or each of --seeds) must be an integer >= 0 and <= {2**32 - 1} (a random"
-            in err)
+    assert f"--seed: must be an integer >= 0 and <= {2**32 - 1} (a random seed" in err
     assert f"got '{seed}'" in err
 
 
