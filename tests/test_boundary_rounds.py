@@ -1969,7 +1969,7 @@ ROUND_FOURTEEN_FILES = [
     (lambda: loop.fit(_tiny(), (_PIXELS, LABELS), epochs=1, progress=False,
                       augment=lambda x, g: x * 3), ValueError,
      r"^fit\(\): augment must return pixels in \[0, 1\], as it got them, got values from "
-     r".* to 2.99\d*; keep them in range"),
+     r"\S+ to \S+; keep them in range"),
     (lambda: loop.fit(_tiny(), (_PIXELS, LABELS), epochs=1, progress=False,
                       augment=lambda x, g: x.double()), ValueError,
      r"^fit\(\): augment must return images of the batch's shape \(4, 1, 28, 28\) and dtype "
