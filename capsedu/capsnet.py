@@ -66,8 +66,10 @@ class CapsNetConfig(CheckedRecord):
         if self.primary_grid < 1:
             after_conv = max(0, self.image_size - self.conv_kernel + 1)
             raise ValueError(
-                f"image_size={self.image_size} leaves no primary capsule: Conv1 "
-                f"({self.conv_kernel}x{self.conv_kernel}) gives {after_conv} pixels a side, "
+                f"CapsNetConfig(): image_size={self.image_size}, with conv_kernel="
+                f"{self.conv_kernel} and primary_kernel={self.primary_kernel}, leaves no primary "
+                f"capsule: Conv1 ({self.conv_kernel}x{self.conv_kernel}) gives {after_conv} "
+                "pixels a side, "
                 f"PrimaryCaps needs at least primary_kernel={self.primary_kernel}. Use image_size "
                 f">= {self.conv_kernel + self.primary_kernel - 1}, or smaller conv_kernel / "
                 "primary_kernel."

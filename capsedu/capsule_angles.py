@@ -31,9 +31,12 @@ from .validate import Array, CheckedRecord, Float, Int, Numbers, Record, Some, T
 
 MNIST_SIDE = 28  # digits are turned on their own 28x28 canvas (their ink stays inside)
 
-Digits = Annotated[Tensor("MNIST digits [N, 1, 28, 28]", ndim=4, pixels=True), Some]  # one or more
+# MNIST digits, one or more, each turned on its own 28x28 canvas: another side is refused here
+Digits = Annotated[Tensor("MNIST digits [N, 1, 28, 28]", ndim=4, pixels=True, sizes={
+    1: 1, 2: MNIST_SIDE, 3: MNIST_SIDE}), Some]
 Labels = Tensor("their labels [N]", ndim=1)
-Digit = Tensor("one MNIST digit [1, 28, 28]", ndim=3, pixels=True)
+Digit = Tensor("one MNIST digit [1, 28, 28]", ndim=3, pixels=True,
+               sizes={0: 1, 1: MNIST_SIDE, 2: MNIST_SIDE})
 # the angles a digit is turned by: a list, a range, an array or a tensor of degrees
 Angles = Numbers("a list of finite numbers (degrees) [n]", ndim=1, at_least=1,
                  fix="e.g. range(0, 360, 30)")
@@ -78,12 +81,12 @@ def angle_slope(angles: Several,
     The readings are unwrapped first (``np.unwrap``): a step of more than 180 degrees between
     neighbours is taken as the shorter way round, so 170 -> -175 counts as +15, not -345."""
     angles, readings = angles.astype(float), readings.astype(float)
-    if angles.shape != readings.shape:
-        raise ValueError(f"angles and readings must be two lists of the same length >= 2, got "
-                         f"shapes {angles.shape} and {readings.shape}")
+    check_same("angle_slope", "length", "pass one reading per angle, in the angles' order",
+               angles=len(angles), readings=len(readings))
     if not (np.diff(angles) > 0).all() or (np.diff(angles) >= 180).any():
-        raise ValueError("angles must increase in steps under 180 degrees (else a reading "
-                         "cannot be unwrapped)")
+        raise ValueError(f"angle_slope(): angles must increase in steps under 180 degrees (else "
+                         f"a reading cannot be unwrapped), got {angles.tolist()}; sort them, and "
+                         "add angles between those further apart")
     unwrapped = np.unwrap(readings, period=360.0)
     # reading ~ slope * angle + offset, least squares
     slope, offset = np.polyfit(angles, unwrapped, 1)

@@ -359,7 +359,8 @@ def random_capsules(n: Int("capsules", ge=0, le=MAX_CAPSULES) = 10_000,
     ``[10^decades[0], 10^decades[1]]``, from a generator seeded with ``seed``."""
     low, high = decades
     if not low < high:
-        raise ValueError(f"decades must be (low, high) with low < high, got {decades}")
+        raise ValueError(f"random_capsules(): decades must be (low, high) with low < high, got "
+                         f"{decades}; pass the lower power of ten first, e.g. (-3, 3)")
     # float32 [n, dim]: the normal draws, the directions, the capsules; [n, 1] lengths
     check_memory(4 * n * (3 * dim + 2), f"{n:,} random capsules of {dim}D",
                  "draw fewer capsules")

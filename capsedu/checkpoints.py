@@ -20,7 +20,6 @@ never leave a torn manifest.
 """
 
 import collections
-import contextlib
 import dataclasses
 import difflib
 import hashlib
@@ -35,11 +34,11 @@ from pathlib import Path
 from typing import Any
 
 import torch
-from filelock import FileLock, Timeout
 
 from . import course_settings
+from .folder_lock import folder_lock
 from .json_records import RecordType, from_row, json_row
-from .manifest_rows import ARCHS, RECORDED, ManifestRow, plain_name
+from .manifest_rows import ARCHS, RECORDED, ManifestRow, manifest_misfit, plain_name
 from .results_kinds import read_rows, records
 from .validate import Flag, checked
 
@@ -123,24 +122,6 @@ def inside(root: Path, file: str, what: str) -> Path:
     return path
 
 
-@contextlib.contextmanager
-def _lock(folder: Path):
-    """Hold the lock that every writer of ``folder``'s manifest or results holds, waiting at most
-    ``LOCK_TIMEOUT_S`` for another process to let it go (a paused or killed run may never do)."""
-    lock = FileLock(folder / ".capsedu.lock", timeout=LOCK_TIMEOUT_S)
-    try:
-        lock.acquire()
-    except Timeout as err:
-        raise TimeoutError(
-            f"{lock.lock_file} has been held by another process for {LOCK_TIMEOUT_S} s: a run "
-            "writing this folder, paused or stopped? Let it finish, or, if no command of the "
-            "course is running, delete that file and try again") from err
-    try:
-        yield
-    finally:
-        lock.release()
-
-
 def _replace(path: Path, write: Callable[[Path], None]) -> None:
     """Write ``path`` through ``write(temporary path)``, then put it in place in one step."""
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
@@ -200,7 +181,7 @@ def add_result(path: Path, name: str, run: Any, replace_shipped: ReplaceShipped 
     row = json_row(run, "add_result")
     read_rows(path, "add_result", True)  # a corrupt file refused before the lock is made
     path.parent.mkdir(parents=True, exist_ok=True)
-    with _lock(path.parent):
+    with folder_lock(path.parent, "add_result", LOCK_TIMEOUT_S):
         runs = {**read_rows(path, "add_result", True), name: row}
         _replace(path, lambda p: p.write_text(json.dumps({"runs": runs}, indent=1) + "\n"))
 
@@ -219,45 +200,63 @@ def sha256(path: str | Path) -> str:
 
 
 @checked
-def read_manifest(root: Root = None) -> dict[str, ManifestRow]:
+def read_manifest(root: Root = None, where: str = "read_manifest") -> dict[str, ManifestRow]:
     """The manifest's rows by name, checked (``check_row``); none where no run saved yet (absent,
-    empty, ``runs_dir()``); a folder of other files (the data root) or a bad manifest refused."""
-    folder = checkpoint_dir(root, "read_manifest")
+    empty, ``runs_dir()``); a folder of other files (the data root) or a bad manifest refused,
+    naming ``where`` (the function the caller called)."""
+    folder = checkpoint_dir(root, where)
     if root is not None and not (folder / MANIFEST).exists() and folder.is_dir() and any(
             folder.iterdir()) and folder.resolve() != runs_dir().resolve():
         inner = folder / "checkpoints"
-        raise FileNotFoundError(f"read_manifest(): root must be a folder of checkpoints, which "
+        raise FileNotFoundError(f"{where}(): root must be a folder of checkpoints, which "
                                 f"holds their {MANIFEST}, got {folder}, which holds other files "
                                 "but no manifest; pass " + (f"{inner}, which holds one" if (
                                     inner / MANIFEST).exists() else "the folder save wrote to"))
-    return rows_in(folder)
+    return rows_in(folder, where)
 
 
 @checked
-def rows_in(folder: Path) -> dict[str, ManifestRow]:
-    """``read_manifest`` of a folder that may hold none yet (before a first save): no rows."""
+def rows_in(folder: Path, where: str = "rows_in") -> dict[str, ManifestRow]:
+    """``read_manifest`` of a folder that may hold none yet (before a first save): no rows; a bad
+    manifest refused, naming ``where``."""
     path = folder / MANIFEST
     if not path.exists():
         return {}
     if not path.is_file():  # a named pipe or a device would be read forever
-        raise ValueError(f"the checkpoint manifest {path} is not a regular file (it leads to "
-                         f"{path.resolve()}); restore it (git checkout -- {path}) or remove it")
+        raise ValueError(f"{where}(): the checkpoint manifest {path} is not a regular file (it "
+                         f"leads to {path.resolve()}); {_restore(path, 'remove it')}")
     try:
-        rows = json.loads(path.read_text())["checkpoints"]
-        entries = {entry["name"]: entry for entry in rows}
-    except (ValueError, KeyError, TypeError) as err:  # not JSON, or not {"checkpoints": [...]}
+        held = json.loads(path.read_text())
+    except ValueError as err:  # not JSON, or not text
+        held = f"no JSON: {type(err).__name__}: {err}"
+    if (bad := manifest_misfit(held)) is not None:
         raise ValueError(
-            f"the checkpoint manifest {path.resolve()} is corrupt ({type(err).__name__}: {err}). "
-            f"Restore it (git checkout -- {path.resolve()}) or delete it and retrain the "
-            "checkpoints it listed."
-        ) from err
+            f"{where}(): the checkpoint manifest {path.resolve()} is corrupt (it must be a JSON "
+            f"object whose 'checkpoints' lists rows by name, got {bad[:120]}); "
+            f"{_restore(path, 'delete it and save the checkpoints it listed again')}")
+    rows = held["checkpoints"]
+    entries = {entry["name"]: entry for entry in rows}
     if len(entries) != len(rows):  # a second row of one name would be lost without a word
         counts = collections.Counter(row["name"] for row in rows)
         twice = sorted(name for name, count in counts.items() if count > 1)
-        raise ValueError(f"the checkpoint manifest {path.resolve()} has more than one row for "
-                         f"{', '.join(map(repr, twice))}; keep one row per checkpoint (git "
-                         f"checkout -- {path.resolve()} restores the shipped one)")
+        raise ValueError(f"{where}(): the checkpoint manifest {path.resolve()} has more than one "
+                         f"row for {', '.join(map(repr, twice))}; "
+                         f"{_restore(path, 'delete all rows of one name but one')}")
     return {name: check_row(entry, path.resolve()) for name, entry in entries.items()}
+
+
+def _restore(path: Path, again: str) -> str:
+    """What to do about ``path``, a corrupt or missing file of a checkpoints' folder: git restores
+    it where the repository tracks it (a shipped folder), else ``again`` makes it anew."""
+    if is_shipped(path):
+        return f"restore it (git checkout -- {path.resolve()}) or {again}"
+    return f"{again} (the folder is not a shipped one: git does not hold it)"
+
+
+def _again(entry: ManifestRow) -> str:
+    """How checkpoint ``entry`` is made again: the command its row recorded, else save()."""
+    return (f"retrain it with: {entry.command}" if entry.command else
+            f"save it again: save(model, {entry.name!r}, root)")
 
 
 @checked
@@ -308,7 +307,7 @@ def save(model: torch.nn.Module, name: str, root: Root = None,
                         torch_version=torch.__version__, **fields)
     # a value JSON cannot hold, or a corrupt manifest, refused before a folder or lock is made
     json_row(draft, "save")
-    rows_in(root)
+    rows_in(root, "save")
     blob = {"arch": draft.arch, "hparams": model.hparams, "state_dict": model.state_dict()}
     path = inside(root, draft.file, "the checkpoint name")
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
@@ -322,8 +321,8 @@ def save(model: torch.nn.Module, name: str, root: Root = None,
     try:
         torch.save(blob, temporary)
         digest = sha256(temporary)
-        with _lock(root):
-            entries = rows_in(root)
+        with folder_lock(root, "save", LOCK_TIMEOUT_S):
+            entries = rows_in(root, "save")
             old = entries.get(name)
             kept = {"notes": old.notes} if old is not None and "notes" not in fields else {}
             entry = dataclasses.replace(draft, sha256=digest, **kept)
@@ -345,8 +344,8 @@ def record(name: str, root: Root = None, replace_shipped: ReplaceShipped = False
     root = check_writable(name, root, replace_shipped, "record")
     # every check before the lock is made: the row there, its new fields JSON can hold
     json_row(dataclasses.replace(_row_of(name, root), **fields), "record")
-    with _lock(root):
-        entries = rows_in(root)
+    with folder_lock(root, "record", LOCK_TIMEOUT_S):
+        entries = rows_in(root, "record")
         entries[name] = dataclasses.replace(entries[name], **fields)  # no row is ever removed
         text = _manifest_text("record", root, entries)
         _replace(root / MANIFEST, lambda p: p.write_text(text))
@@ -356,7 +355,7 @@ def record(name: str, root: Root = None, replace_shipped: ReplaceShipped = False
 def _row_of(name: str, root: Path) -> ManifestRow:
     """Checkpoint ``name``'s row in ``root``'s manifest, for ``record``; a name only the shipped
     folder holds is refused in words that say so."""
-    entries = rows_in(root)
+    entries = rows_in(root, "record")
     if name in entries:
         return entries[name]
     shipped = name in read_manifest() and root.resolve() != checkpoint_dir().resolve()
@@ -411,9 +410,8 @@ def check_row(entry: dict, manifest: str | Path) -> ManifestRow:
             return from_row(ManifestRow, entry)
         except (TypeError, ValueError) as err:  # a key no row has, a value of the wrong kind
             problems.append(str(err))
-    raise ValueError(f"the row {entry.get('name', '?')!r} of {manifest}: "
-                     + "; ".join(problems) + ". Restore the manifest (git checkout -- "
-                     f"{manifest}) or save the checkpoint again")
+    raise ValueError(f"the row {entry.get('name', '?')!r} of {manifest}: " + "; ".join(problems)
+                     + f". {_restore(Path(manifest), 'save the checkpoint again')}")
 
 
 @checked
@@ -447,8 +445,7 @@ def pretrained(name: str, root: Root = None, map_location: course_settings.Devic
                          f"({entry.command or 'and save() it'}), or pass a root save() wrote")
     if blob["arch"] != entry.arch:
         raise ValueError(f"checkpoint {path} holds a {blob['arch']}, but its manifest row says "
-                         f"{entry.arch}; restore both (git checkout -- {root.resolve()}) or "
-                         f"retrain it with: {entry.command or '?'}")
+                         f"{entry.arch}; {_restore(path, _again(entry))}")
     model = model_class(blob["arch"])(**blob["hparams"])
     model.load_state_dict(blob["state_dict"])
     return model.eval()
@@ -465,7 +462,7 @@ def verified_bytes(name: str, root: Path,
     apart) before the file is called corrupt. ``where``: the function the caller called, named
     when ``name`` is no checkpoint of the manifest."""
     for attempt in range(READ_TRIES):
-        entries = rows_in(root)
+        entries = rows_in(root, where)
         if name not in entries:
             close = difflib.get_close_matches(str(name), list(entries), n=3)
             hint = f"did you mean {' or '.join(map(repr, close))}? " if close else ""
@@ -475,20 +472,16 @@ def verified_bytes(name: str, root: Path,
         entry = entries[name]
         path = inside(root, entry.file, f"the manifest row {name!r}: its file")
         if not path.exists():
-            raise FileNotFoundError(
-                f"checkpoint file {path} is missing; restore it (git checkout -- "
-                f"{path.resolve()}) or retrain it with: {entry.command or '?'}"
-            )
+            raise FileNotFoundError(f"{where}(): checkpoint file {path} is missing; "
+                                    f"{_restore(path, _again(entry))}")
         data = path.read_bytes()
         digest = hashlib.sha256(data).hexdigest()
         if digest == entry.sha256:
             return entry, path, data
         time.sleep(0.1 * 2**attempt)  # 3.1 s in all: a save's two replacements take far less
     raise ChecksumError(
-        f"checkpoint {path} has sha256 {digest}, but the manifest records {entry.sha256}: "
-        "the file is corrupt or was modified. Restore it "
-        f"(git checkout -- {path.resolve()}) or retrain it with: {entry.command or '?'}"
-    )
+        f"{where}(): checkpoint {path} has sha256 {digest}, but the manifest records "
+        f"{entry.sha256}: the file is corrupt or was modified; {_restore(path, _again(entry))}")
 
 
 @checked

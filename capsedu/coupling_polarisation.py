@@ -22,11 +22,19 @@ Couplings = Tensor("couplings c [batch, n_in, n_out]", ndim=3, floating=True, fi
 
 
 def _check_shares(c: torch.Tensor, where: str) -> None:
-    """Refuse couplings outside [0, 1]: logits b, or votes, passed where c belongs."""
+    """Refuse couplings outside [0, 1] (logits b, or votes, passed where c belongs), or whose
+    children do not each sum to 1 over the parents (float rounding aside): an entropy or a
+    distance from uniform of numbers that are no split of one vote would measure nothing."""
     if c.numel() and (c.min() < -1e-6 or c.max() > 1 + 1e-6):
         raise ValueError(f"{where}(): c must hold couplings in [0, 1] (a softmax of the logits), "
                          f"got values from {c.min().item():.4g} to {c.max().item():.4g}; pass "
                          "routing's c, not its logits b (c = routing.couplings(b))")
+    sums = c.detach().sum(dim=-1)  # [batch, n_in]: one unit of vote per child
+    if sums.numel() and (sums - 1).abs().max() > max(1e-4, 100 * torch.finfo(c.dtype).eps):
+        raise ValueError(f"{where}(): c must sum to 1 over the parents for every child (a "
+                         f"softmax over j), got sums from {sums.min():.4g} to {sums.max():.4g}; "
+                         "pass routing.couplings(b), or divide each child's couplings by their "
+                         "sum, c / c.sum(dim=-1, keepdim=True)")
 
 
 @checked

@@ -332,6 +332,11 @@ def primary_lengths(model: CapsNet, image: Tensor("one image [1, 28, 28]", ndim=
     """||u_i|| of every primary capsule for one ``image`` ``[1, 28, 28]``, laid out as
     ``[n_maps, grid, grid]``: how strongly each one says "my feature is here"."""
     cfg = model.config
+    if tuple(image.shape) != (cfg.in_channels, cfg.image_size, cfg.image_size):
+        raise ValueError(f"primary_lengths(): image must be one image [{cfg.in_channels}, "
+                         f"{cfg.image_size}, {cfg.image_size}], the size the CapsNet reads, got "
+                         f"shape {tuple(image.shape)}; pass one image of a batch, images[k], "
+                         "not a slice of several such as images[:2, 0]")
     u = model.primary(torch.relu(model.conv1(image[None])))  # [1, n_primary, 8]
     return u[0].norm(dim=-1).view(cfg.primary_maps, cfg.primary_grid, cfg.primary_grid)
 

@@ -129,7 +129,8 @@ def shuffles(right: Outcomes, seeds: list[Seed] | tuple[Seed, ...],
 
 @checked(reads=("model", "images"))
 def largest_change(model: torch.nn.Module,
-                   images: Tensor("digits [n, 1, 28, 28]", ndim=4, pixels=True),
+                   images: Tensor("MNIST digits [n, 1, 28, 28]", ndim=4, pixels=True,
+                                  sizes={1: 1, 2: 28, 3: 28}),
                    grid: Grid = OWN_GRID) -> Invariance:
     """``Invariance`` of an MNIST ``model`` on ``images`` with their tiles shuffled on a ``grid x
     grid`` grid: the largest change of any digit's probability, and the digits read otherwise. For

@@ -2,7 +2,8 @@
 epoch's work, so that a mistake is refused by the argument's name, not met inside a learner's
 function or the model's loss: held-out images of another shape than the training images, a tensor
 too many for ``model.training_loss``, an ``augment`` or a ``compose`` of another form
-(``AUGMENT``, ``COMPOSE``), an ``augment`` that drops or adds images (``check_augmented``)."""
+(``AUGMENT``, ``COMPOSE``), an ``augment`` that drops or adds images or leaves [0, 1]
+(``check_augmented``)."""
 
 import inspect
 
@@ -10,7 +11,7 @@ import torch
 from torch import nn
 from torch.utils.data import TensorDataset
 
-from .checks import check_takes
+from .checks import PIXEL_ROUNDING, check_takes
 from .refusals import kind_of
 
 # the forms of the callbacks fit and training_batches take, in words for a refusal
@@ -19,13 +20,26 @@ AUGMENT, COMPOSE = ("as augment(x, generator) -> x (e.g. random_shift)",
 
 
 def check_augmented(where: str, x: torch.Tensor, out) -> torch.Tensor:
-    """``augment``'s images ``out`` of the batch ``x``, refused unless of ``x``'s shape (a dropped
-    image would pair each image after it with another's label)."""
-    if not isinstance(out, torch.Tensor) or out.shape != x.shape:
+    """``augment``'s images ``out`` of the batch ``x``, refused unless of ``x``'s shape and dtype
+    (a dropped image would pair each image after it with another's label) and, where ``x`` holds
+    pixels in [0, 1], in [0, 1] too (the model's loss would refuse them, not naming augment)."""
+    if not isinstance(out, torch.Tensor) or out.shape != x.shape or out.dtype != x.dtype:
         raise ValueError(f"{where}(): augment must return images of the batch's shape "
-                         f"{tuple(x.shape)} (one out per image in), got {kind_of(out)}; return "
-                         "every image, in order")
+                         f"{tuple(x.shape)} and dtype {x.dtype} (one out per image in), got "
+                         f"{kind_of(out)}; return every image, in order, of the batch's dtype "
+                         "(out.to(x.dtype))")
+    if x.numel() and x.dtype.is_floating_point and _pixels(x) and not _pixels(out):
+        low, high = torch.stack(torch.aminmax(out.detach())).tolist()
+        raise ValueError(f"{where}(): augment must return pixels in [0, 1], as it got them, got "
+                         f"values from {low:.4g} to {high:.4g}; keep them in range (e.g. return "
+                         "out.clamp(0, 1))")
     return out
+
+
+def _pixels(x: torch.Tensor) -> bool:
+    """Whether ``x`` holds pixels in [0, 1], give or take a float's rounding (``check_pixels``)."""
+    low, high = torch.stack(torch.aminmax(x.detach())).tolist()
+    return -PIXEL_ROUNDING <= low and high <= 1 + PIXEL_ROUNDING
 
 
 def check_batches(where: str, model: nn.Module, train: TensorDataset,

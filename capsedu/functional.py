@@ -6,7 +6,7 @@ Sabour, Frosst & Hinton (2017), "Dynamic Routing Between Capsules", arXiv:1710.0
 import torch
 import torch.nn.functional as F
 
-from .checks import check_finite, check_labels
+from .checks import check_finite, check_labels, check_same
 from .validate import Float, Int, Tensor, checked
 
 
@@ -120,11 +120,9 @@ def reconstruction_loss(reconstruction: Tensor("the decoder's images", pixels=Tr
 
     The paper scales it by 0.0005 before adding it to the margin loss; the model does that.
     """
-    if reconstruction.shape != images.shape:
-        raise ValueError(
-            f"reconstruction {tuple(reconstruction.shape)} and images {tuple(images.shape)} "
-            "must have the same shape"
-        )
+    check_same("reconstruction_loss", "shape", "pass the decoder's images for the same batch, "
+               "shaped as the images (.view(images.shape) for a flat [batch, pixels] output)",
+               images=tuple(images.shape), reconstruction=tuple(reconstruction.shape))
     return ((reconstruction - images) ** 2).flatten(1).sum(dim=1).mean()
 
 

@@ -14,7 +14,7 @@ text through ``format_record``.
 
 import re
 from dataclasses import dataclass, field, fields
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import AfterValidator
 
@@ -178,3 +178,18 @@ def format_record(row: Record(ManifestRow)) -> str:
         if value is not None:
             lines.append(f"{key:>15}: {value}")
     return "\n".join(lines)
+
+
+@checked
+def manifest_misfit(held: Any) -> str | None:
+    """What a manifest's JSON ``held`` (or why it is none, a string) holds that save never writes
+    (``{"checkpoints": [rows, each with its name]}``), in words; None when it holds that."""
+    if isinstance(held, str):
+        return held
+    if not isinstance(held, dict):
+        return f"a JSON {type(held).__name__}: {held}"
+    rows = held.get("checkpoints")
+    if not isinstance(rows, list):
+        return f"'checkpoints': {rows}" if "checkpoints" in held else f"no 'checkpoints' in {held}"
+    return next((f"the row {row}" for row in rows
+                 if not isinstance(row, dict) or not isinstance(row.get("name"), str)), None)

@@ -393,7 +393,8 @@ class Invariance(CheckedRecord):
 
 @checked(reads=("model", "images"))
 def largest_change(model: torch.nn.Module,
-                   images: Tensor("images [n, 1, 32, 32]", ndim=4, pixels=True),
+                   images: Tensor("face scenes [n, 1, 32, 32]", ndim=4, pixels=True,
+                                  sizes={1: 1, 2: 32, 3: 32}),
                    grid: Grid = OWN_GRID) -> Invariance:
     """``Invariance`` of ``model`` on ``images`` with their tiles shuffled on a ``grid x grid``
     grid: for the ViT without positions on its own grid, nothing but float rounding."""

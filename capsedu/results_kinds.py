@@ -120,15 +120,31 @@ def read_rows(path: str | Path, where: str,
             return {}
         raise missing_file(Path(path), where)
     try:
-        runs = json.loads(Path(path).read_text())["runs"]
-        if not isinstance(runs, dict):
-            raise TypeError("its 'runs' is no table of runs by name")
-    except (ValueError, KeyError, TypeError) as err:
-        raise ValueError(f"read_results(): path {path} is not a results file (JSON holding "
-                         f"'runs'): {type(err).__name__}: {str(err)[:80]}; restore it (git "
-                         "checkout, or the copy it came from) or pass another path; it was left "
-                         "as it is") from None
+        held = json.loads(Path(path).read_text())
+    except ValueError as err:  # not JSON, or not text: a torn or changed file
+        held = f"no JSON ({type(err).__name__}: {str(err)[:80]})"
+    runs = held.get("runs") if isinstance(held, dict) else None
+    if not isinstance(runs, dict):
+        raise ValueError(f"{where}(): path {path} is not a results file (JSON holding 'runs', "
+                         f"a table of runs by name), got {_other_json(held)}; it was left as it "
+                         "is")
     return runs
+
+
+def _other_json(held: Any) -> str:
+    """What a file that is no results file holds (``held``: its JSON, or why it is none), and
+    what to do: a file of another kind is passed by mistake, a torn one is restored."""
+    results = course_settings.data_root() / "results"
+    other = f"pass a results file instead (the shipped ones are in {results})"
+    if isinstance(held, dict) and isinstance(held.get("checkpoints"), list):
+        return (f"the checkpoints' manifest (its 'checkpoints' rows, which "
+                f"checkpoints.read_manifest reads); {other}")
+    if isinstance(held, dict) and "runs" not in held:
+        return f"JSON of another kind (keys {', '.join(map(repr, list(held)[:4]))}); {other}"
+    got = held if isinstance(held, str) else (
+        f"'runs' holding {str(held['runs'])[:40]}" if isinstance(held, dict)
+        else f"JSON that is no table: {str(held)[:40]}")
+    return f"{got}; restore it (git checkout, or the copy it came from) or pass another path"
 
 
 @checked

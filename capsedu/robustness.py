@@ -42,7 +42,7 @@ from .validate import (
 )
 
 MAX_GROUPS = 1000  # overlap groups: past this a group holds a handful of the 10,000 test pairs
-Digits = Tensor("MNIST digits [N, 1, 28, 28]", ndim=4, pixels=True)
+Digits = Tensor("MNIST digits [N, 1, 28, 28]", ndim=4, pixels=True, sizes={1: 1, 2: 28, 3: 28})
 Labels = Tensor("their labels [N]", ndim=1)
 # which images a model reads right: [N] booleans (read_right's); and each model's, by name
 Reads = Numbers("which images it reads right: booleans or 0/1 [N]", ndim=1, at_least=1,

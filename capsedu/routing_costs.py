@@ -317,7 +317,8 @@ def routing_sweep(configs: tuple[CapsNetConfig, ...] | list[CapsNetConfig]
     against the paper's table).
     """
     if not configs:
-        raise ValueError("configs must name at least one CapsNetConfig, got none")
+        raise ValueError("routing_sweep(): configs must name at least one CapsNetConfig, got "
+                         "none; pass e.g. (LIVE, PAPER), or leave configs out for the course's")
     cells = [(cfg, r) for cfg in configs for r in iterations]
     if torch.device(device).type == "cpu":  # every layer is made before the first is timed
         check_memory(sum(digit_caps_bytes(cfg.n_primary, cfg.primary_dim, cfg.n_classes,
@@ -345,8 +346,9 @@ def iteration_cost(rows: list[Record(RoutingCost, "routing_sweep(...)")]) -> dic
         step_time = {row.iterations: row.forward + row.backward
                      for row in rows if row.n_in == n_in}
         if 0 not in step_time or len(step_time) < 2:
-            raise ValueError(f"iteration_cost needs rows with 0 and more iterations for n_in "
-                             f"{n_in}, got iterations {sorted(step_time)}")
+            raise ValueError(f"iteration_cost(): rows must hold 0 and more iterations for n_in "
+                             f"{n_in}, got iterations {sorted(step_time)}; pass the rows of a "
+                             "routing_sweep whose iterations include 0, e.g. (0, 1, 3)")
         most = max(step_time)
         added = (step_time[most] - step_time[0]) / most  # what one iteration adds, on average
         ratios[n_in] = added / step_time[0]

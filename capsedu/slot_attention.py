@@ -37,8 +37,10 @@ def attention_step(inputs: Tensor("inputs [batch, n_in, d]", ndim=3, finite=True
                         f"{inputs.dtype} and {slots.dtype}; convert one, e.g. "
                         "slots.to(inputs.dtype)")
     if inputs.shape[0] != slots.shape[0] or inputs.shape[2] != slots.shape[2]:
-        raise ValueError(f"inputs [batch, n_in, d] and slots [batch, n_slots, d] must share batch "
-                         f"and d, got {tuple(inputs.shape)} and {tuple(slots.shape)}")
+        raise ValueError(f"attention_step(): slots [batch, n_slots, d] must share batch and d with "
+                         f"inputs [batch, n_in, d], got {tuple(slots.shape)} and "
+                         f"{tuple(inputs.shape)}; pass slots for the same batch as the "
+                         "inputs, each of the inputs' length d")
     _check_some("attention_step", "inputs", inputs, "[batch, n_in, d]")
     _check_some("attention_step", "slots", slots, "[batch, n_slots, d]")
     d = inputs.shape[-1]

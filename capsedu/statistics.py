@@ -35,7 +35,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats
 
-from .checks import check_different, check_order, warn_two_scales
+from .checks import check_different, check_order, check_same, warn_two_scales
 from .validate import CheckedRecord, Flag, Float, Has, Int, Numbers, checked
 
 LEVEL = 0.95  # every interval and test of the course: 95 % (a test at 5 %)
@@ -284,9 +284,9 @@ def seed_difference(a: PerSeed, b: PerSeed,
     warn_two_scales("seed_difference", a=a, b=b)
     x, y = a.astype(float), b.astype(float)
     if by_seed:
-        if len(x) != len(y):
-            raise ValueError(f"by_seed=True compares seed by seed: a and b need one value per "
-                             f"seed each, got {len(x)} and {len(y)}")
+        check_same("seed_difference", "length", "by_seed=True compares seed by seed: pass one "
+                   "value per seed in each, the seeds in the same order (by_seed=False for runs "
+                   "that share nothing)", a=len(x), b=len(y))
         d = x - y
         df, se = len(d) - 1, d.std(ddof=1) / np.sqrt(len(d))
     else:
@@ -328,7 +328,8 @@ def tally(comparisons: Has("a list of comparisons", "clear", "level", many=True,
     real."""
     levels = {c.level for c in comparisons}
     if len(levels) != 1:
-        raise ValueError(f"tally counts comparisons made at one level, got levels {sorted(levels)}")
+        raise ValueError(f"tally(): comparisons must be made at one level, got levels "
+                         f"{sorted(levels)}; tally the comparisons of each level apart")
     level, crossed = levels.pop(), sum(c.clear for c in comparisons)
     chance = len(comparisons) * (1 - level)
     return (f"{crossed} of {len(comparisons)} comparisons told apart at {100 * level:.0f} %; "

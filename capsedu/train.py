@@ -15,6 +15,7 @@ import dataclasses
 import difflib
 import functools
 import os
+import re
 import sys
 import typing
 from collections.abc import Callable
@@ -33,10 +34,10 @@ from .validate import Int, Spec, checked
 
 
 @checked
-def integer(declaration: Any) -> Callable[[str], int]:
-    """An ``argparse`` type made from a declaration (``validate.Int``): the text as the integer it
-    takes, else argparse's error in the boundary's words (``must be <what it takes>, got
-    '<text>'``), before any training."""
+def integer(declaration: Any, flag: str) -> Callable[[str], int]:
+    """An ``argparse`` type made from a declaration (``validate.Int``) for the option ``flag``: the
+    text as the integer it takes, else argparse's error in the boundary's words (``<flag> must be
+    <what it takes>, got '<text>'``: called directly too), before any training."""
     spec = next((m for m in typing.get_args(declaration)[1:] if isinstance(m, Spec)), None)
     if spec is None or spec.kind != "int":
         raise TypeError(f"integer(): declaration must be a declaration of whole numbers made by "
@@ -50,17 +51,17 @@ def integer(declaration: Any) -> Callable[[str], int]:
             value = None
         if value is None or (spec.low is not None and value < spec.low) \
                 or (spec.high is not None and value > spec.high):
-            raise argparse.ArgumentTypeError(f"must be {spec.expected}, got {text!r}")
+            raise argparse.ArgumentTypeError(f"{flag} must be {spec.expected}, got {text!r}")
         return value
 
     return parse
 
 
 # The command lines' numbers, declared as the functions they reach declare them
-epochs_int = integer(Epochs)  # --epochs
-limit_int = integer(Limit)  # --limit
-seed_int = integer(Seed)  # --seed, --seeds
-threads_int = integer(Threads)  # --threads
+epochs_int = integer(Epochs, "--epochs")
+limit_int = integer(Limit, "--limit")
+seed_int = integer(Seed, "--seed (or each of --seeds)")
+threads_int = integer(Threads, "--threads")
 
 
 class EachOnce(argparse.Action):
@@ -78,13 +79,30 @@ class EachOnce(argparse.Action):
 class CourseParser(argparse.ArgumentParser):
     """The parser of every command line of the course: ``argparse``'s, except that an option
     given twice (``--epochs 1 --epochs 2``, ``--seeds 0 --seeds 1``) is refused, naming it, where
-    argparse keeps the last without a word (a run of another budget, a seed dropped)."""
+    argparse keeps the last without a word (a run of another budget, a seed dropped), and an
+    option is never abbreviated (``--replace`` would be ``--replace-shipped``, ``--epoch``
+    ``--epochs``)."""
+
+    def error(self, message):
+        """argparse's ``message``, without the option named twice (the type's words name it,
+        ``integer``); a value given to a switch refused in words that say it takes none; an unknown
+        option with the closest one named."""
+        message = re.sub(r"^(argument \S+: )--.*? (?=must be)", r"\1", message)
+        if switch := re.match(r"argument (\S+): ignored explicit argument (.*)", message):
+            message = (f"{switch[1]} is a switch, taking no value, got {switch[1]}={switch[2]}; "
+                       f"give {switch[1]} alone to switch it on, or leave it out")
+        if unknown := re.match(r"unrecognized arguments: (--[\w-]+)", message):
+            options = [option for action in self._actions for option in action.option_strings]
+            close = difflib.get_close_matches(unknown[1], options, n=1)
+            message += f"; did you mean {close[0]}? (no option is abbreviated)" if close else ""
+        super().error(message)
 
     def parse_known_args(self, args=None, namespace=None):
         for action in self._actions:  # every option, however it was added (groups too)
             if action.option_strings and not isinstance(action, _Once):
                 action.__class__ = _once(type(action))
         self.options_given = {}  # dest -> the option as given, as the actions meet them
+        self.allow_abbrev = False  # --replace is no --replace-shipped, --epoch no --epochs
         return super().parse_known_args(args, namespace)
 
 
@@ -151,7 +169,7 @@ def experiment_parser(command: str, description: str, limit: Any = Limit
     ``adversarial.TestDigits``), which bounds it as it is parsed."""
     parser = CourseParser(prog=command, description=description,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--limit", type=integer(limit),
+    parser.add_argument("--limit", type=integer(limit, "--limit"),
                         help="train and test on the first N images only (a trial)")
     parser.add_argument("--threads", type=threads_int, help="CPU threads (default: all)")
     parser.add_argument("--replace-shipped", action="store_true",

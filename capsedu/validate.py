@@ -11,14 +11,13 @@ are never counts, and a NaN is never a finite number)::
 
 ``Int``, ``Float``, ``Flag``, ``Choice``, ``Tensor``, ``Array``, ``Numbers``, ``Instances`` and
 ``Function`` build those annotations: a type, its range and a few words on what the value means
-(``X | Y`` takes either form; ``Record`` a NamedTuple as it is; a class, its instances; the bounds
-and declarations many share, ``MAX_WIDTH``, ``Seed``, ``Images``, ..., are ``course_settings``');
-one no value can meet is refused when built. A refusal is a ``TypeError`` (the wrong kind of
-value) or a ``ValueError`` (the right kind, out of range) naming the function and the argument,
-what was expected, what came, and what to do (``refusals`` words it). An exercise checker, which
-must never raise, is ``@checked(checker=True)``: the sentence is printed as a FAIL and the call
-returns False. ``declared(fn)`` hands the declarations back, so tests/test_boundary.py derives
-bad values from them for every checked entry of the package.
+(``X | Y`` takes either form; ``Record`` a NamedTuple as it is; a class, its instances; shared
+ones, ``Seed``, ``Images``, ..., are ``course_settings``'); one no value can meet is refused when
+built. A refusal is a ``TypeError`` (the wrong kind of value) or a ``ValueError`` (the right
+kind, out of range) naming the function and the argument, what was expected, what came, and
+what to do (``refusals`` words it). An exercise checker, which must never raise, is
+``@checked(checker=True)``: the sentence is printed as a FAIL and the call returns False.
+``declared(fn)`` hands the declarations back: tests/test_boundary.py derives bad values from them.
 """
 
 import dataclasses
@@ -252,7 +251,8 @@ def Numbers(meaning: str, ndim: int | None = None, last: int | None = None,
         if bools and not np.isin(array, (0, 1)).all():
             raise declared_error(ValueError, f"must hold booleans or 0/1 ({meaning}), got values "
                                  f"such as {array[~np.isin(array, (0, 1))][:3].tolist()}; pass "
-                                 "whether each was right, e.g. predictions == labels", "array")
+                                 "booleans, each True where it holds (a comparison such as x > "
+                                 "threshold, or predictions == labels)", "array")
         if array.size and (ge is not None and array.min() < ge or le is not None
                            and array.max() > le):
             raise declared_error(ValueError, f"must be{within} ({meaning}), got values from "

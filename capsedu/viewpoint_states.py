@@ -26,7 +26,9 @@ from .validate import (
     checked,
 )
 
-Digit = Tensor("one MNIST digit [1, 28, 28]", ndim=3, pixels=True)
+# one MNIST digit, which the state places on its canvas: 28x28 (another side is no digit it
+# can place, and a canvas-sized image would be placed again)
+Digit = Tensor("one MNIST digit [1, 28, 28]", ndim=3, pixels=True, sizes={0: 1, 1: 28, 2: 28})
 Image = Array("an image [side, side]", ndim=2)
 Images = Array("images [2, side, side]", ndim=3)
 Lengths = Numbers("a score per class, each 0..1 [10]", ndim=1, at_least=1, ge=0, le=1)

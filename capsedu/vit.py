@@ -19,11 +19,24 @@ import torch
 from torch import nn
 
 from .baselines import LogitClassifier
-from .checks import check_input, check_model_dtype, check_pixels
+from .checks import check_input, check_memory, check_model_dtype, check_pixels
 from .course_settings import MAX_IMAGE, MAX_WIDTH
 from .validate import Flag, Float, Int, checked
 
 MAX_DEPTH = 64  # transformer layers
+
+
+def _vit_bytes(n_tokens: int, patch_numbers: int, dim: int, depth: int, heads: int, mlp: int,
+              n_classes: int) -> int:
+    """Bytes (float32) of a ViT's weights and of what one layer holds while it reads one image:
+    sizes in range can still multiply past the memory (1024 x 1024 tiles of 1 pixel are a
+    million tokens, whose attention is heads x a million x a million numbers)."""
+    layer = 4 * dim * dim + 2 * dim * mlp + mlp + 9 * dim  # attention, MLP, biases, 2 norms
+    weights = (patch_numbers + 1) * dim + n_tokens * dim + depth * layer + (dim + 1) * n_classes
+    # one image: the attention's scores and weights [heads, n_tokens, n_tokens], and the
+    # tokens' q, k, v, output [n_tokens, 4 * dim] and MLP hidden units [n_tokens, mlp]
+    reading = 2 * heads * n_tokens**2 + n_tokens * (4 * dim + mlp)
+    return 4 * (weights + reading)
 
 
 class VisionTransformer(LogitClassifier):
@@ -48,11 +61,16 @@ class VisionTransformer(LogitClassifier):
         if dim % heads:
             raise ValueError(f"VisionTransformer(): heads must divide dim, got heads={heads} and "
                              f"dim={dim}; pick a number of heads that divides dim")
+        n_tokens = (image_size // patch) ** 2
+        check_memory(_vit_bytes(n_tokens, in_channels * patch**2, dim, depth, heads, mlp,
+                                n_classes),
+                     f"VisionTransformer's weights and one image's attention ({n_tokens:,} "
+                     f"tokens of {dim} dimensions, {heads} heads, {depth} layers)", "use larger "
+                     "patches (fewer tokens), a smaller dim or fewer layers")
         super().__init__()
         self.hparams = dict(image_size=image_size, patch=patch, in_channels=in_channels,
                             n_classes=n_classes, dim=dim, depth=depth, heads=heads, mlp=mlp,
                             position=position, dropout=dropout)
-        n_tokens = (image_size // patch) ** 2
         # a patch x patch convolution with stride patch embeds each tile on its own
         self.embed = nn.Conv2d(in_channels, dim, patch, stride=patch)
         self.position = nn.Parameter(0.02 * torch.randn(1, n_tokens, dim)) if position else None

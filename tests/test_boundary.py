@@ -58,6 +58,7 @@ NOT_ENTRIES = {
     "refusals": "the one wording of a refused argument, which validate raises",
     "checks": "the checks the declarations run (validate.Checked) and the models' own checks of "
               "the tensors they are handed; each is told the entry's and the argument's name",
+    "folder_lock": "the lock the writers of checkpoints hold, each telling it its own name",
     "fit_inputs": "the checks loop.fit and loop.training_batches run on their examples and "
                   "callbacks, each told the entry's name",
     "data": "a package", "figures": "a package", "parts": "a package", "widgets": "a package",
@@ -674,6 +675,7 @@ METHODS_UNCHECKED = {
                                "and namespace; the values are parsed by the option's type",
     "train.CourseParser.parse_known_args": "argparse's protocol: parse_args calls it with "
                                            "argparse's own arguments",
+    "train.CourseParser.error": "argparse's protocol: argparse calls it with its own message",
 }
 
 

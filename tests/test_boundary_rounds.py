@@ -84,6 +84,7 @@ from capsedu.data import faces, mnist, patches, sprites, transformed_mnist
 from capsedu.figures import (
     canvas,
     capsule_poses,
+    colours,
     digit_images,
     face_scenes,
     feature_maps,
@@ -193,7 +194,7 @@ ROUNDS = [
      r"predict\(\): images must have shape \[N, C, H, W\], got \(1, 4, 1, 8, 8\); a list of "
      r"batches is one batch by torch.cat\(batches\)"),
     (lambda: PartsEditor(parts=[]), ValueError,
-     r"PartsEditor: parts must hold at least one face part of .*got \[\]; pass e.g. "
+     r"^PartsEditor\(\): parts must hold at least one face part of .*got \[\]; pass e.g. "
      r"faces.face_parts\(\)"),
     # accepted without a word, the result wrong or meaningless
     (lambda: functional.reconstruction_loss(torch.rand(2, 1, 28, 28),
@@ -671,8 +672,8 @@ ROUND_NINE = [
      r"weight_difference\(\): model and shipped must be the same architecture"),
     (lambda: scoring.face_threshold(BagOfPartsCNN(channels=(2,), n_classes=2),
                                     torch.rand(2, 3, 32, 32)), ValueError,
-     r"face_threshold\(\): images must have 1 channel\(s\) for BagOfPartsCNN, got shape "
-     r"\(2, 3, 32, 32\)"),
+     r"face_threshold\(\): images must be .*1 along dimension 1, .*\(face scenes \[n, 1, 32, "
+     r"32\]\), got shape \(2, 3, 32, 32\)"),
 ]
 
 # round ten (an independent probe, /tmp/lead/probe5)
@@ -1203,8 +1204,8 @@ ROUND_TWELVE_MATHS = [
      r"face_lengths_by_kind\(\): n must be an integer >= 1"),
     (lambda: detector.detector_training_set(2, part_scales=(2.0, 1.0)), ValueError,
      r"detector_training_set\(\): part_scales\[0\], part_scales\[1\] must be in order"),
-    (lambda: patch_order.largest_change(_bag(), torch.rand(2, 1, 28, 28)), ValueError,
-     r"largest_change\(\): grid must divide the images' sides, got grid=8 for 28x28 images"),
+    (lambda: patch_order.largest_change(_bag(), torch.rand(2, 1, 32, 32), grid=3), ValueError,
+     r"largest_change\(\): grid must divide the images' sides, got grid=3 for 32x32 images"),
     (lambda: patches.shuffle_tiles(torch.rand(1, 1, 28, 28), 3), ValueError,
      r"shuffle_tiles\(\): grid must divide the images' sides, got grid=3"),
     (lambda: faces.pair_table(faces.face_parts(), [("nose", "tail")], window=5), ValueError,
@@ -1393,7 +1394,7 @@ ROUND_TWELVE_FILES = [
     (lambda: digit_shuffles.load_models(seeds=(9,)), ValueError,
      r"load_models\(\): seeds must be seeds the shipped 'CNN' was trained from, \[0, 1, 2\] "
      r"\(SEEDS\), got \[9\]"),
-    (lambda: train.integer(3), TypeError,
+    (lambda: train.integer(3, "--x"), TypeError,
      r"integer\(\): declaration must be a declaration of whole numbers made by validate.Int, "
      r"got 3"),
     (lambda: seed_runs.how_trained({}), ValueError,
@@ -1887,11 +1888,271 @@ ROUND_FOURTEEN_RECORDS = [
 ]
 
 
+# Round fourteen's widgets: a string set on a numeric control was read as the number it spells; a
+# scene with a part kind twice was edited (both noses moved); a control built by hand was named
+# ''; a part outside the image was refused as "the slider 'x'"
+_TEXT = r"must be a number, got '90' \(text, which it would read as the number it spells\)"
+_FACE = faces.face_parts()
+
+
+def _rotation_explorer():
+    return RotationExplorer(C4CNN(channels=(2, 2, 2)), PlainCNN(channels=(2, 2, 2)),
+                            torch.rand(4, 1, 28, 28), LABELS)
+
+
+ROUND_FOURTEEN_WIDGETS = [
+    (lambda: _set(SquashExplorer().angle, value="90"), TypeError,
+     r"^SquashExplorer.angle: value of the slider 'angle \(°\)' " + _TEXT),
+    (lambda: _set(_capsedu("widgets.spiking").SpikingNeuron().current, value="2.5"), TypeError,
+     r"^SpikingNeuron.current: value of the slider 'current I' must be a number, got '2.5'"),
+    (lambda: _set(_rotation_explorer().rotation, value="90"), TypeError,
+     r"^RotationExplorer.rotation: value of the slider 'rotation' " + _TEXT),
+    (lambda: IntSlider(value="3", min=0, max=5), TypeError,
+     r"^IntSlider\(\): value must be a number, got '3' \(text"),
+    (lambda: _set(FloatSlider(min=0, max=5), step="0.5"), TypeError,
+     r"^FloatSlider\(\): step must be a number, got '0.5' \(text"),
+    (lambda: IntSlider(value=50, min=0, max=10), OutOfRange,
+     r"^IntSlider\(\): value must be set to a value from 0 to 10 \(its range\), got 50"),
+    (lambda: _set(_capsedu("widgets.sliders").Dropdown(options=["a", "b"]), value="c"),
+     OutOfRange, r"^Dropdown\(\): value must be set to one of its options 'a', 'b', got 'c'"),
+    (lambda: _capsedu("widgets.sliders").RadioButtons(options=["x", "y"], value="z"), OutOfRange,
+     r"^RadioButtons\(\): value must be set to one of its options 'x', 'y', got 'z'"),
+    (lambda: PartsEditor(parts=_FACE + _FACE), ValueError,
+     r"^PartsEditor\(\): parts must hold at most one part of each kind \(strokes aside\), got "
+     r"left_eye, mouth, nose, right_eye more than once"),
+    (lambda: PartsEditor().set_parts(_FACE + _FACE[:1]), ValueError,
+     r"^PartsEditor.set_parts\(\): parts must hold at most one part of each kind .*got left_eye"),
+    (lambda: RoutingExplorer(parts=_FACE + _FACE), ValueError,
+     r"^RoutingExplorer\(\): parts must hold at most one part of each kind"),
+    (lambda: RoutingExplorer(parts=[("nose", 2.0, 0.5)]), ValueError,
+     r"^RoutingExplorer\(\): parts must place each face part in the image \(x and y from 0 to "
+     r"1, .*got nose at x=2, y=0.5"),
+    (lambda: PartsEditor(parts=[("left_eye", 0.05, 0.05), ("mouth", 0.95, 0.95)]).rotate(45),
+     ValueError, r"^PartsEditor.rotate\(\): degrees must keep every face part in the image .*got "
+                 r"45, which turns left_eye to x=-0.14, y=0.50; turn by less"),
+    (lambda: FaceVerdicts(models={"bag": BagOfPartsCNN(channels=(2,), n_classes=2)},
+                          parts=[("mouth", 0.5, -0.1)]), ValueError,
+     r"^FaceVerdicts\(\): parts must place each face part in the image .*got mouth at x=0.5, "
+     r"y=-0.1"),
+    # scenes of a side the face models never read; digits of the canvas's side, not MNIST's
+    (lambda: _capsedu("widgets.verdicts").verdicts_state(
+        {"bag": BagOfPartsCNN(channels=(2,), n_classes=2)}, _FACE, size=64),
+     ValueError, r"^verdicts_state\(\): size must be the side of the scenes models\['bag'\] "
+                 r"reads, 32 \(a BagOfPartsCNN of 32x32 scenes\), got 64; leave size at 32"),
+    (lambda: OverlapExplorer(multi_digit.MultiDigitCapsNet(_MULTI),
+                             multi_digit.TwoDigitCNN(channels=(2, 2, 2), hidden=(4, 4)),
+                             torch.rand(4, 1, 40, 40), LABELS), ValueError,
+     r"^OverlapExplorer\(\): images must have shape \[N, 1, 28, 28\] \(the test digits it "
+     r"shows\), got shape \(4, 1, 40, 40\)"),
+    (lambda: _capsedu("widgets.viewpoint").ViewpointExplorer(_tiny40(), _bag(),
+                                                            torch.rand(4, 1, 40, 40), LABELS),
+     ValueError, r"^ViewpointExplorer\(\): images must have shape \[N, 1, 28, 28\]"),
+    (lambda: viewpoint_states.viewpoint_state(_tiny40(), _bag(), torch.rand(1, 40, 40)),
+     ValueError, r"^viewpoint_state\(\): digit must be a torch.Tensor .*28 along dimension 2 "
+                 r"\(one MNIST digit \[1, 28, 28\]\), got shape \(1, 40, 40\)"),
+    (lambda: viewpoint_states.overlap_state(multi_digit.MultiDigitCapsNet(_MULTI),
+                                            multi_digit.TwoDigitCNN(channels=(2, 2, 2),
+                                                                    hidden=(4, 4)),
+                                            torch.rand(1, 28, 28), torch.rand(1, 36, 36)),
+     ValueError, r"^overlap_state\(\): second must be a torch.Tensor .*got shape \(1, 36, 36\)"),
+    (lambda: capsule_angles.turned(torch.rand(1, 40, 40), [0.0, 90.0]), ValueError,
+     r"^turned\(\): digit must be a torch.Tensor .*\(one MNIST digit \[1, 28, 28\]\), got shape "
+     r"\(1, 40, 40\)"),
+    (lambda: equivariance.confusion_at(PlainCNN(channels=(2, 2, 2)), torch.rand(4, 1, 40, 40),
+                                       LABELS, 90.0), ValueError,
+     r"^confusion_at\(\): images must be a torch.Tensor .*\(MNIST digits \[N, 1, 28, 28\]\), got "
+     r"shape \(4, 1, 40, 40\)"),
+]
+
+
+# round fourteen (models): a ViT too large to read one image, images of another side than the
+# one declared, meaningless numbers, and refusals that named no function
+ROUND_FOURTEEN_MODELS = [
+    (lambda: VisionTransformer(image_size=1024, patch=1, dim=4096, depth=64), MemoryError,
+     r"^VisionTransformer's weights and one image's attention \(1,048,576 tokens of 4096 "
+     r"dimensions, 4 heads, 64 layers\) needs about .* GiB of memory"),
+    (lambda: digit_shuffles.largest_change(PlainCNN(channels=(2, 2, 2)), torch.rand(2, 1, 40, 40),
+                                           grid=4), ValueError,
+     r"^largest_change\(\): images must be .*28 along dimension 2, 28 along dimension 3 "
+     r"\(MNIST digits \[n, 1, 28, 28\]\), got shape \(2, 1, 40, 40\)"),
+    (lambda: scoring.face_probability(BagOfPartsCNN(channels=(2,)), torch.rand(2, 1, 28, 28)),
+     ValueError, r"^face_probability\(\): images must be .*\(face scenes \[n, 1, 32, 32\]\), "
+                 r"got shape \(2, 1, 28, 28\)"),
+    (lambda: patch_order.largest_change(BagOfPartsCNN(channels=(2,)), torch.rand(2, 1, 28, 28),
+                                        grid=4), ValueError,
+     r"^largest_change\(\): images must be .*\(face scenes \[n, 1, 32, 32\]\), got shape "
+     r"\(2, 1, 28, 28\)"),
+    # siblings: MNIST digits declared 28x28, read on a 28x28 canvas
+    (lambda: capsule_angles.turned(torch.rand(1, 40, 40), [0, 10]), ValueError,
+     r"^turned\(\): digit must be .*\(one MNIST digit \[1, 28, 28\]\), got shape \(1, 40, 40\)"),
+    (lambda: robustness.sweep_accuracy(PlainCNN(channels=(2, 2, 2)), torch.rand(2, 1, 40, 40),
+                                       LABELS[:2], "rotation"), ValueError,
+     r"^sweep_accuracy\(\): images must be .*\(MNIST digits \[N, 1, 28, 28\]\), got shape "
+     r"\(2, 1, 40, 40\)"),
+    (lambda: transformed_mnist.affine_matrix(torch.zeros(2, 2), 0.0, 1.0, 1.0), ValueError,
+     r"^affine_matrix\(\): rotation must be a torch.Tensor with 1 dimensions \(angles, one per "
+     r"digit \[N\], degrees\), got shape \(2, 2\)"),
+    (lambda: coupling_polarisation.normalised_entropy(torch.full((2, 4, 3), 0.5)), ValueError,
+     r"^normalised_entropy\(\): c must sum to 1 over the parents for every child .*got sums "
+     r"from 1.5 to 1.5; pass routing.couplings\(b\)"),
+    (lambda: coupling_polarisation.distance_from_uniform(torch.full((1, 2, 2), 0.25)), ValueError,
+     r"^distance_from_uniform\(\): c must sum to 1 over the parents"),
+    (lambda: digit_capsules.primary_lengths(_tiny(), torch.rand(2, 28, 28)), ValueError,
+     r"^primary_lengths\(\): image must be one image \[1, 28, 28\], the size the CapsNet "
+     r"reads, got shape \(2, 28, 28\); pass one image of a batch, images\[k\]"),
+    (lambda: functional.reconstruction_loss(torch.rand(2, 784), torch.rand(2, 1, 28, 28)),
+     ValueError, r"^reconstruction_loss\(\): reconstruction must match images in shape "
+                 r"\(images: \(2, 1, 28, 28\), reconstruction: \(2, 784\)\); pass .*view"),
+    (lambda: functional.reconstruction_loss(torch.rand(2, 1, 28, 28), torch.rand(3, 1, 28, 28)),
+     ValueError, r"^reconstruction_loss\(\): reconstruction must match images in shape"),
+    (lambda: CapsNetConfig(image_size=8), ValueError,
+     r"^CapsNetConfig\(\): image_size=8, with conv_kernel=9 and primary_kernel=9, leaves no "
+     r"primary capsule: .*Use image_size >= 17"),
+    (lambda: CapsNetConfig(conv_kernel=29), ValueError,
+     r"^CapsNetConfig\(\): image_size=28, with conv_kernel=29 and primary_kernel=9, leaves no "
+     r"primary capsule"),
+    (lambda: statistics.seed_difference([0.1, 0.2, 0.3], [0.2, 0.3], by_seed=True), ValueError,
+     r"^seed_difference\(\): b must match a in length \(a: 3, b: 2\); by_seed=True compares "
+     r"seed by seed"),
+    (lambda: colours.model_colour(""), ValueError,
+     r"^model_colour\(\): name must say which kind of model it is \(capsnet, cnn, gcnn or "
+     r"vit\), got ''"),
+    (lambda: capsule_angles.angle_slope([0, 10, 20], [0, 10]), ValueError,
+     r"^angle_slope\(\): readings must match angles in length \(angles: 3, readings: 2\)"),
+    (lambda: capsule_angles.angle_slope([0, 10, 200], [0, 10, 20]), ValueError,
+     r"^angle_slope\(\): angles must increase in steps under 180 degrees .*got \[0.0, 10.0, "
+     r"200.0\]"),
+    (lambda: capsule_vectors.random_capsules(n=10, decades=(3, -3)), ValueError,
+     r"^random_capsules\(\): decades must be \(low, high\) with low < high, got \(3.0, "
+     r"-3.0\); pass the lower power of ten first"),
+    (lambda: voting.acceptance_by_part_count([faces.face_parts()] * 2, [True]), ValueError,
+     r"^acceptance_by_part_count\(\): accepted must match scenes in length \(scenes: 2, "
+     r"accepted: 1\)"),
+    (lambda: routing_costs.routing_sweep(configs=(), iterations=(1,), batch=2), ValueError,
+     r"^routing_sweep\(\): configs must name at least one CapsNetConfig, got none; pass"),
+    (lambda: slot_attention.attention_step(torch.rand(2, 5, 8), torch.rand(2, 3, 4)), ValueError,
+     r"^attention_step\(\): slots \[batch, n_slots, d\] must share batch and d with inputs "
+     r"\[batch, n_in, d\], got \(2, 3, 4\) and \(2, 5, 8\)"),
+    (lambda: slot_attention.attention_step(torch.rand(2, 5, 8), torch.rand(3, 3, 8)), ValueError,
+     r"^attention_step\(\): slots .* got \(3, 3, 8\) and \(2, 5, 8\)"),
+]
+
+
+# Round fourteen: a message names the function called and gives advice that fits the file, the
+# data or the flag (a trial folder is no file git restores; spike trains are no scores)
+_PIXELS = torch.rand(4, 1, 28, 28)
+ROUND_FOURTEEN_FILES = [
+    (lambda: results_kinds.read_rows(checkpoints.REPOSITORY_DATA / "checkpoints" / "manifest.json",
+                                     "read_results", missing_ok=False), ValueError,
+     r"^read_results\(\): path .*manifest.json is not a results file .*got the checkpoints' "
+     r"manifest .*; pass a results file instead \(the shipped ones are in "),
+    (lambda: draw_spike_trains(plt.subplots()[1], np.random.rand(2, 10), ["a", "b"], dt_ms=1),
+     ValueError, r"^draw_spike_trains\(\): trains must hold booleans or 0/1 \(spike trains .*; "
+                 r"pass booleans, each True where it holds \(a comparison such as x > threshold"),
+    (lambda: loop.fit(_tiny(), (_PIXELS, LABELS), epochs=1, progress=False,
+                      augment=lambda x, g: x * 3), ValueError,
+     r"^fit\(\): augment must return pixels in \[0, 1\], as it got them, got values from "
+     r"\S+ to \S+; keep them in range"),
+    (lambda: loop.fit(_tiny(), (_PIXELS, LABELS), epochs=1, progress=False,
+                      augment=lambda x, g: x.double()), ValueError,
+     r"^fit\(\): augment must return images of the batch's shape \(4, 1, 28, 28\) and dtype "
+     r"torch.float32 .*dtype torch.float64; .*out.to\(x.dtype\)"),
+    (lambda: train.limit_int("1,000"), argparse.ArgumentTypeError,
+     r"^--limit must be an integer >= 1 .*got '1,000'"),
+    (lambda: train.seed_int("0.0"), argparse.ArgumentTypeError,
+     r"^--seed \(or each of --seeds\) must be an integer >= 0 .*got '0.0'"),
+    (lambda: train.threads_int(""), argparse.ArgumentTypeError,
+     r"^--threads must be an integer >= 1 and <= 1024 \(CPU threads for torch\), got ''"),
+]
+
+
+def test_round_fourteen_a_file_of_another_kind_names_the_function_called(tmp_path):
+    """Round fourteen: add_result and read_rows(where=...) named read_results(); a results file
+    holding a list of runs, or no JSON, is refused naming the function the caller called."""
+    from capsedu.statistics import paired
+
+    (tmp_path / "res.json").write_text('{"runs": 5}')
+    with pytest.raises(ValueError, match=r"^add_result\(\): path .*res.json is not a results "
+                                         r"file .*got 'runs' holding 5; restore it"):
+        checkpoints.add_result(tmp_path / "res.json", "x", paired([True, False], [True, True]))
+    (tmp_path / "bad.json").write_text('{"runs": []}')
+    with pytest.raises(ValueError, match=r"^f\(\): path .*bad.json is not a results file"):
+        results_kinds.read_rows(tmp_path / "bad.json", "f", missing_ok=False)
+
+
+def test_round_fourteen_a_trial_folder_is_not_restored_by_git(tmp_path):
+    """Round fourteen: a corrupt manifest or checkpoint in a learner's own folder was advised
+    "git checkout -- <a path outside the repository>" and "retrain it with: ?"; a manifest that
+    is a JSON list leaked "list indices must be integers"."""
+    root = tmp_path / "r"
+    root.mkdir()
+    trial = r"\(the folder is not a shipped one: git does not hold it\)$"
+    for text, got in (("{not json", "no JSON: JSONDecodeError"), ("[]", r"a JSON list: \[\]")):
+        (root / "manifest.json").write_text(text)
+        with pytest.raises(ValueError, match=rf"^save\(\): the checkpoint manifest .* is corrupt "
+                                             rf"\(.*got {got}.*; delete it and save the "
+                                             rf"checkpoints it listed again {trial}"):
+            checkpoints.save(_bag(), "mine", root=root)
+    (root / "manifest.json").unlink()
+    checkpoints.save(_bag(), "a", root=root)
+    with open(root / "a.pt", "ab") as f:
+        f.write(b"junk")
+    with pytest.raises(checkpoints.ChecksumError, match=r"^pretrained\(\): .*corrupt or was "
+                       rf"modified; save it again: save\(model, 'a', root\) {trial}"):
+        checkpoints.pretrained("a", root=root)
+    checkpoints.save(_bag(), "a", root=root, command="python -m capsedu.train a")
+    (root / "a.pt").unlink()
+    with pytest.raises(FileNotFoundError, match=r"^pretrained\(\): checkpoint file .*a.pt is "
+                       rf"missing; retrain it with: python -m capsedu.train a {trial}"):
+        checkpoints.pretrained("a", root=root)
+
+
+def test_round_fourteen_a_lock_wait_names_the_function_and_the_holder(tmp_path, monkeypatch):
+    """Round fourteen: a wait on a folder's lock timed out naming the lock file only; it names
+    the function called and the holder (what it recorded in the lock file: pid, host, command)."""
+    import subprocess
+    import sys
+
+    monkeypatch.setattr(checkpoints, "LOCK_TIMEOUT_S", 0.5)
+    holder = subprocess.Popen([sys.executable, "-c", (
+        "import pathlib, time; from capsedu.folder_lock import folder_lock\n"
+        f"with folder_lock(pathlib.Path({str(tmp_path)!r}), 'x', 5):\n"
+        "    print('held', flush=True); time.sleep(30)")], stdout=subprocess.PIPE, text=True,
+        cwd=Path(checkpoints.__file__).parents[1])
+    try:
+        assert holder.stdout.readline().strip() == "held"
+        with pytest.raises(TimeoutError, match=rf"^save\(\): .*\.capsedu\.lock has been held by "
+                                               rf"another process for 0.5 s: pid {holder.pid} on "
+                                               r".*, since .*, running .*python"):
+            checkpoints.save(_bag(), "tiny", tmp_path)
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+@pytest.mark.parametrize("argv, words", [
+    (["--replace-shipped=yes"], r"--replace-shipped is a switch, taking no value, got "
+                                r"--replace-shipped='yes'; give --replace-shipped alone"),
+    (["--replace", "--limit", "100"], r"unrecognized arguments: --replace; did you mean "
+                                      r"--replace-shipped\? \(no option is abbreviated\)"),
+    (["--epoch", "2"], r"did you mean --epochs\?"),
+])
+def test_round_fourteen_a_flag_is_never_abbreviated_nor_given_a_value_it_takes_not(
+        capsys, argv, words):
+    """Round fourteen: --replace-shipped=yes met argparse's "ignored explicit argument 'yes'";
+    --replace was taken as --replace-shipped and --epoch as --epochs (argparse's abbreviations)."""
+    with pytest.raises(SystemExit) as refused:
+        train.main(["capsnet-mnist-live", *argv])
+    assert refused.value.code == 2
+    assert re.search(words, capsys.readouterr().err)
+
+
 ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
               + ROUND_ELEVEN_LOOP + ROUND_ELEVEN_DATA + ROUND_TWELVE_MATHS
               + ROUND_TWELVE_PRESENTATION + ROUND_TWELVE_FILES
               + ROUND_TWELVE_METHODS + ROUND_TWELVE_LEFT + ROUND_THIRTEEN_UNITS
               + ROUND_THIRTEEN_EMPTY + ROUND_THIRTEEN_RECORDS + ROUND_THIRTEEN_UNCLEAR
+              + ROUND_FOURTEEN_WIDGETS + ROUND_FOURTEEN_MODELS + ROUND_FOURTEEN_FILES
               + ROUND_FOURTEEN_RECORDS)
 
 

@@ -176,7 +176,8 @@ VALUES = [
                  r"rates\['bag'\]: 3\)"),
     (lambda: model_scores.draw_probe(plt.figure(), {**PROBE, "b": torch.rand(2, 1, 28, 28)},
                                      {"bag": [[0.5, 0.2, 0.1]]}, "x"), ValueError,
-     r"draw_probe\(\): probe\['b'\] must match probe\['none'\] in side"),
+     r"draw_probe\(\): probe\['b'\] must be .*\(face scenes \[n, 1, 32, 32\]\), got shape "
+     r"\(2, 1, 28, 28\)"),
     (lambda: model_scores.draw_probe(plt.figure(), {"none": "faces"}, {"bag": [[0.5]]}, "x"),
      TypeError, r"draw_probe\(\): probe\['none'\] must be a torch.Tensor"),
     (lambda: model_scores.draw_sweep_curves(plt.figure(), {"cnn": [1]}, 100), TypeError,

@@ -27,7 +27,7 @@ def test_angle_slope_recovers_a_line_from_wrapped_readings(slope, offset, step):
 def test_angle_slope_names_bad_angles():
     with pytest.raises(ValueError, match="increase in steps under 180"):
         capsule_angles.angle_slope([0, 200, 300], [0, 0, 0])
-    with pytest.raises(ValueError, match="same length"):
+    with pytest.raises(ValueError, match=r"^angle_slope\(\): readings must match angles in length"):
         capsule_angles.angle_slope([0, 10], [0])
 
 

@@ -111,7 +111,8 @@ def test_reconstruction_loss_sums_pixels_and_averages_batch():
     recon = torch.tensor([[[[1.0, 0.0], [0.0, 0.0]]], [[[1.0, 1.0], [1.0, 0.0]]]])
     # per image: 1 and 3 squared errors; mean over the batch: 2
     assert reconstruction_loss(recon, images).item() == pytest.approx(2.0)
-    with pytest.raises(ValueError, match="same shape"):
+    with pytest.raises(ValueError, match=r"^reconstruction_loss\(\): reconstruction must match "
+                                         r"images in shape"):
         reconstruction_loss(recon, torch.zeros(2, 1, 28, 28))
 
 

@@ -38,6 +38,7 @@ Digits = Tensor("MNIST digits [N, 1, 28, 28]", ndim=4, pixels=True, sizes={1: 1,
 # MultiMNIST's shift: the canvas, 28 + 2 max_shift pixels, is at most MAX_SIDE
 MaxShift = Int("pixels each digit moves at most", ge=0, le=(MAX_SIDE - 28) // 2)
 Factor = Choice("the factor swept", "rotation", "shear", "scale")  # SWEEPS' and AffineRanges'
+Scales = Float("a scale factor") | Tensor("scale factors [N]", ndim=1, finite=True)
 
 
 @dataclass(frozen=True)
@@ -206,11 +207,9 @@ def translated_mnist(train: Flag("True for the training split, False for the tes
 
 @checked
 def affine_matrix(rotation: Float("degrees") | Tensor("angles, one per digit [N], degrees",
-                                                     finite=True),
-                  shear: Float("a shear factor") | Tensor("shear factors [N]", finite=True),
-                  scale_x: Float("a scale factor") | Tensor("scale factors [N]", finite=True),
-                  scale_y: Float("a scale factor") | Tensor("scale factors [N]", finite=True)
-                  ) -> torch.Tensor:
+                                                     ndim=1, finite=True),
+                  shear: Float("a shear factor") | Tensor("shear factors [N]", ndim=1, finite=True),
+                  scale_x: Scales, scale_y: Scales) -> torch.Tensor:
     """The 2x2 linear part ``[N, 2, 2]`` of the map applied about the digit's centre (pixel
     coordinates, y down, a positive rotation counter-clockwise on screen):
     A = R(rotation) Sh(shear) S(scale_x, scale_y), i.e. scale, then shear, then turn. Each is a

@@ -42,8 +42,9 @@ def model_colour(name: str) -> str:
     """The Part IV colour of a checkpoint ``name`` (``model_kind``'s)."""
     kind = model_kind(name)
     if kind is None:
-        raise KeyError(f"no Part IV colour for {name!r}: its name should say capsnet, cnn, gcnn "
-                       "or vit")
+        raise ValueError(f"model_colour(): name must say which kind of model it is (capsnet, cnn, "
+                         f"gcnn or vit), got {name!r}, which has no Part IV colour; pass a "
+                         "checkpoint's name, e.g. 'affnist-capsnet'")
     return MODEL_COLOURS[kind]
 
 

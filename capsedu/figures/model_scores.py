@@ -87,8 +87,6 @@ def draw_probe(fig: FigureBase, probe: Probe, rates: ProbeRates, xlabel: str):
     """Left: the first image of every set of ``probe`` (label -> images) side by side; right:
     each model's face rate on every set (``rates``: name -> ``probe_rates`` array ``[seeds,
     sets]``; mean over seeds, its 95 % t interval as error bar, within 0 and 1)."""
-    check_same("draw_probe", "side", "probe every set at one size",
-               **{f"probe[{label!r}]": tuple(images.shape[-2:]) for label, images in probe.items()})
     for name, r in rates.items():
         check_same("draw_probe", "sets", "pass the rates probe_rates measured on probe",
                    probe=len(probe), **{f"rates[{name!r}]": r.shape[1]})

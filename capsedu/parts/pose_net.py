@@ -116,7 +116,9 @@ def fit_threshold(face_lengths: Lengths, nonface_lengths: Lengths) -> float:
     """The face-length threshold that classifies the most training faces and non-faces right
     (equal weight to both); the middle of the best range, so it sits between the two groups.
     Warns when the faces are the shorter (the arguments swapped?): the threshold calls a face
-    only what is longer than it."""
+    only what is longer than it. Warned, not refused: a model that learned little (early in
+    training, or a run that failed) scores faces this way too, and training goes on to show its
+    face rates, the place to see that it failed; the threshold is still the best cut there is."""
     face_median, nonface_median = np.median(face_lengths), np.median(nonface_lengths)
     if face_median < nonface_median:
         warnings.warn(f"fit_threshold(): face_lengths (median {face_median:.3g}) are shorter than "

@@ -75,7 +75,8 @@ UNSEEN_FACES = ("smaller faces", "larger faces", "off-centre faces", "jittered f
 Kind = Choice("a kind of image: one of faces.KINDS or of UNSEEN", *faces.KINDS, *UNSEEN)
 Kinds = tuple[Kind, ...] | list[Kind]
 Count = Int("held-out images of each kind", ge=1, le=faces.MAX_IMAGES)
-Images = Tensor("images [n, 1, H, W]", ndim=4, pixels=True)
+# the side every face model is trained on (held_out's): a CNN would read any side without a word
+Images = Tensor("face scenes [n, 1, 32, 32]", ndim=4, pixels=True, sizes={1: 1, 2: 32, 3: 32})
 
 
 def _two_classes(model: torch.nn.Module) -> torch.nn.Module:
@@ -93,8 +94,7 @@ def _two_classes(model: torch.nn.Module) -> torch.nn.Module:
 FaceNet = Annotated[torch.nn.Module, AfterValidator(_two_classes),
                     Spec("a face model (a torch.nn.Module of 2 classes: face, non-face)", "record")]
 FaceNets = Annotated[list[FaceNet] | tuple[FaceNet, ...], Some]
-# face models side by side, name -> model
-NamedFaceNets = Annotated[dict[str, FaceNet], Some]
+NamedFaceNets = Annotated[dict[str, FaceNet], Some]  # face models side by side, name -> model
 # turns in degrees, of one scene (turned_face_scores; pose_net.rotation_sweep)
 Turns = Numbers("the turns in degrees [n]", ndim=1, at_least=1,
                 fix="pass e.g. np.arange(0, 360, 15)")
@@ -109,7 +109,7 @@ def _some_images(images: torch.Tensor) -> torch.Tensor:
     return images
 
 
-# image sets to probe every model with, label -> images [n, 1, H, W] (turned_faces, spread_faces)
+# image sets to probe every model with, label -> scenes [n, 1, 32, 32] (turned_faces, spread_faces)
 Probe = Annotated[dict[str, Annotated[Images, AfterValidator(_some_images)]], Some]
 # each model's face rates on a probe, name -> probe_rates' [seeds, sets]
 ProbeRates = Annotated[dict[str, Numbers("face rates [seeds, sets] (probe_rates)", ndim=2, ge=0,
@@ -159,8 +159,8 @@ def _drawn(kind: str, n: int, seed: int) -> tuple[torch.Tensor, list]:
 @checked(reads=("model", "images"))
 @torch.no_grad()
 def face_scores(model: FaceNet, images: Images):
-    """One forward pass of ``model`` on images ``[n, 1, H, W]``: its score for "face" ``[n]``
-    and the score above which it calls an image a face ``[n]`` (``model.score(x, FACE)``):
+    """One forward pass of ``model`` on face scenes ``[n, 1, 32, 32]``: its score for "face"
+    ``[n]`` and the score above which it calls an image a face ``[n]`` (``model.score(x, FACE)``):
 
     * a CNN: P(face), the softmax of its two logits; cut at 0.5 (the larger output wins);
     * the pixel CapsNet: the face capsule's length; cut at the other capsule's length;
@@ -175,8 +175,8 @@ def face_scores(model: FaceNet, images: Images):
 
 @checked(reads=("model", "images"))
 def face_probability(model: FaceNet, images: Images) -> torch.Tensor:
-    """P(face) ``[n]`` for images ``[n, 1, H, W]``: for a CNN the softmax of its two logits, for
-    a capsule network the length of its face capsule (see ``face_scores``)."""
+    """P(face) ``[n]`` for face scenes ``[n, 1, 32, 32]``: for a CNN the softmax of its two
+    logits, for a capsule network the length of its face capsule (see ``face_scores``)."""
     return face_scores(model, images)[0]
 
 

@@ -365,9 +365,8 @@ def acceptance_by_part_count(scenes: Scenes, accepted: Accepted) -> dict[int, tu
     """Scenes grouped by how many face parts (``faces.PART_KINDS``) they hold: for each count
     that occurs, ``(number of scenes, fraction of them accepted)``; ``accepted`` ``[len(scenes)]``
     bool."""
-    if accepted.shape != (len(scenes),):
-        raise ValueError(f"accepted must hold one bool per scene ({len(scenes)}), "
-                         f"got shape {accepted.shape}")
+    check_same("acceptance_by_part_count", "length", "pass one bool per scene, in the scenes' "
+               "order", scenes=len(scenes), accepted=len(accepted))
     n_parts = np.array([sum(p[0] in faces.PART_KINDS for p in s) for s in scenes])
     return {int(k): (int((n_parts == k).sum()), float(accepted[n_parts == k].mean()))
             for k in np.unique(n_parts)}

@@ -28,6 +28,8 @@ class AttackExplorer(TwoReaders):
         "model's answer drawn full. At eps 0 it is the clean digit; as eps grows the change to "
         "the digit stays faint while the answers move.")
 
+    digit_side = 40  # the translated set's images, attacked as they are on the canvas
+
     @checked
     def __init__(self, capsnet: CapsNet, cnn: nn.Module, images: Digits, labels: DigitLabels,
                  threshold: Float("the CapsNet's reconstruction-distance threshold", ge=0)):

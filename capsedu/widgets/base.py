@@ -8,7 +8,7 @@ from contextlib import contextmanager
 from torch import nn
 
 from ..capsnet import CapsNet
-from ..checks import check_labels, check_side
+from ..checks import check_labels, check_shape, check_side
 from ..validate import Tensor, checked
 
 # the test digits a widget of 08 or 11 shows, and their true classes
@@ -118,9 +118,12 @@ class TwoReaders(Widget):
     ``images`` ``[N, 1, 28, 28]`` and their ``labels`` ``[N]``; the constructor of
     ``ViewpointExplorer`` and ``OverlapExplorer``, and so the name a refusal of theirs gives. A
     subclass lays out its controls and figure in ``build``; it is then drawn once. Both models
-    must read ``side`` x ``side`` images (a subclass sets its own)."""
+    must read ``side`` x ``side`` images (a subclass sets its own), and ``images`` must be
+    ``digit_side`` x ``digit_side``: MNIST digits, which the widget places on its canvas, or (a
+    subclass that shows the images as they are) the canvas itself."""
 
     side = 40
+    digit_side = 28
     # what each model must be beyond that, if anything: name -> (class, in words)
     readers: dict[str, tuple[type, str]] = {}
 
@@ -130,6 +133,9 @@ class TwoReaders(Widget):
 
         where = f"{type(self).__name__}()"
         self._check_digits(images, labels, n_classes=10)
+        d = self.digit_side
+        check_shape(images, f"{where}: images", f"[N, 1, {d}, {d}] (the test digits it shows)", 4,
+                    (1, d, d))
         for name, model in (("capsnet", capsnet), ("cnn", cnn)):
             kind, words = self.readers.get(name, (nn.Module, ""))
             if not isinstance(model, kind):

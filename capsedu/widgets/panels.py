@@ -155,7 +155,8 @@ class RoutingWidget(Widget):
     def __init__(self, panels: RoutingPanels, parts: Parts | None = None, iteration: Iteration = 3,
                  extra: tuple | list = ()):
         self.panels = panels
-        self.editor = PartsEditor(parts, on_change=lambda _: self.update())
+        self.editor = PartsEditor(parts, on_change=lambda _: self.update(),
+                                  owner=type(self).__name__)
         self.iteration = IntSlider(value=iteration, min=1, max=SLIDER_ITERATIONS,
                                    description="iteration")
         for control in (self.iteration, *extra):

@@ -18,12 +18,21 @@ from ..validate import Float, checked
 from .sliders import Dropdown, FloatSlider
 
 
+def _outside(parts: list[sprites.Part]) -> sprites.Part | None:
+    """The first face part of ``parts`` outside the image (x or y outside 0 to 1), which the
+    editor's sliders cannot show; None if there is none (strokes are not edited)."""
+    return next((p for p in parts if p.kind in faces.PART_KINDS
+                 and not (0 <= p.x <= 1 and 0 <= p.y <= 1)), None)
+
+
 class PartsEditor:
-    """Edit a list of ``sprites.Part``; ``on_change(parts)`` runs after every edit."""
+    """Edit a list of ``sprites.Part``; ``on_change(parts)`` runs after every edit. ``owner``:
+    the widget a learner passed ``parts`` to, which a refusal of them names (e.g.
+    "RoutingExplorer"), where the editor is part of one."""
 
     @checked
     def __init__(self, parts: Parts | None = None, on_change: Callable | None = None,
-                 seed: Seed = 0):
+                 seed: Seed = 0, owner: str = "PartsEditor"):
         self.initial = list(parts) if parts is not None else faces.face_parts()
         if on_change is not None:  # refused now, not at the first edit
             check_takes(on_change, "PartsEditor(): on_change", 1,
@@ -55,13 +64,14 @@ class PartsEditor:
             widgets.HBox([self.swap_with, self.swap_button]),
             widgets.HBox([self.scramble_button, self.rotate_button, self.reset_button]),
         ])
-        self._load(self.initial)
+        self._load(self.initial, owner)
 
     # --- edits: each one replaces self.parts and notifies -------------------------------------
     @checked
     def set_parts(self, parts: Parts):
-        """Replace the scene (it may hold fewer than four face parts, but at least one)."""
-        self._load(parts)
+        """Replace the scene (it may hold fewer than four face parts, but at least one, and at
+        most one of each kind)."""
+        self._load(parts, "PartsEditor.set_parts")
         if self.on_change:
             self.on_change(self.parts)
 
@@ -85,7 +95,13 @@ class PartsEditor:
 
     @checked
     def rotate(self, degrees: Float("degrees, counter-clockwise on screen")):
-        self.set_parts(faces.rotate(self.parts, degrees, about=faces.face_centre(self.parts)))
+        turned = faces.rotate(self.parts, degrees, about=faces.face_centre(self.parts))
+        if off := _outside(turned):
+            raise ValueError(f"PartsEditor.rotate(): degrees must keep every face part in the "
+                             f"image (x and y from 0 to 1), got {degrees:g}, which turns "
+                             f"{off.kind} to x={off.x:.2f}, y={off.y:.2f}; turn by less, or move "
+                             "the parts nearer the centre first")
+        self.set_parts(turned)
 
     # --- keeping the controls on the scene ----------------------------------------------------
     def _held(self, method: str, **kinds: str):
@@ -96,13 +112,20 @@ class PartsEditor:
                 raise ValueError(f"PartsEditor.{method}(): {name} must be a part of the scene "
                                  f"{held}, got {kind!r}; pick one it holds")
 
-    def _load(self, parts):
-        parts = [sprites._as_part(p, "PartsEditor") for p in parts]
+    def _load(self, parts, where: str):
+        """Show ``parts``, refused (naming ``where``) without a face part, with a kind twice
+        (the controls pick a part by its kind, and would move both noses of two), or with a face
+        part outside the image (where the x and y sliders, 0 to 1, cannot show it)."""
+        parts = sprites._one_each(parts, where, "parts")
         kinds = tuple(k for k in faces.PART_KINDS if any(p.kind == k for p in parts))
         if not kinds:
-            raise ValueError(f"PartsEditor: parts must hold at least one face part of "
+            raise ValueError(f"{where}(): parts must hold at least one face part of "
                              f"{faces.PART_KINDS}, got {[p.kind for p in parts]}; pass e.g. "
                              "faces.face_parts()")
+        if off := _outside(parts):
+            raise ValueError(f"{where}(): parts must place each face part in the image (x and y "
+                             f"from 0 to 1, as the editor's sliders run), got {off.kind} at "
+                             f"x={off.x:g}, y={off.y:g}; move it into the image")
         self.parts = parts
         if kinds != self.part.options:  # offer only the parts the scene holds
             self.part.options, self.swap_with.options = kinds, kinds

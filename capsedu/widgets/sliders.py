@@ -2,8 +2,11 @@
 outside a slider's range is refused with a sentence, not moved to the nearest end without a word
 (``w.norm.value = 50`` on a slider of 0 to 5 would otherwise show 5 as if 50 had been taken), a
 slider whose min is above its max is refused naming both, a NaN min or max naming it, a step of 0
-or less (or NaN) naming it, and a value none of a dropdown's (or toggle or radio buttons') options
-is refused naming the control and its options. A drag in the browser never leaves the range."""
+or less (or NaN) naming it, a bool or a string set as a number naming it (ipywidgets would cast
+``'90'`` to 90 without a word), and a value none of a dropdown's (or toggle or radio buttons')
+options is refused naming the control and its options. A control built by hand, with no
+description, is named by its class: "IntSlider(): value must be ...". A drag in the browser never
+leaves the range."""
 
 import math
 
@@ -14,6 +17,20 @@ from traitlets import TraitError, validate
 class OutOfRange(TraitError, ValueError):
     """A slider's value outside its range: a ``TraitError`` to traitlets (which puts the old
     value back) and, as every refusal of a value of the right kind, a ``ValueError``."""
+
+
+def _owner(control) -> str:
+    """Who owns ``control`` in a refusal: the widget's attribute it is (``slider_name``, e.g.
+    "SquashExplorer.norm: ") or, for a control built by hand, its class ("IntSlider(): ")."""
+    return f"{control.slider_name}: " if control.slider_name else f"{type(control).__name__}(): "
+
+
+def _control(control, words: str) -> str:
+    """``control``'s value, as a refusal names it: "SquashExplorer.norm: the slider '||s||'" by
+    its description, or "IntSlider(): value" where it has none."""
+    if control.description:
+        return f"{_owner(control)}the {words} {control.description!r}"
+    return f"{_owner(control)}value"
 
 
 class _Refusing:
@@ -35,13 +52,23 @@ class _Refusing:
         if low is not None and high is not None and low > high:
             raise OutOfRange(f"{type(self).__name__}(): min must be at most max (the slider runs "
                              f"from min up to max), got min={low!r} and max={high!r}; swap them")
+        # the value set once the range stands: traitlets checks the arguments in an order that
+        # changes from run to run, and a max checked first would move the value without a word
+        given = {"value": kwargs.pop("value")} if "value" in kwargs else {}
         super().__init__(*args, **kwargs)
+        for name, value in given.items():
+            setattr(self, name, value)
 
     def __setattr__(self, name, value):
         # a bool would be cast to 0 or 1 before any check sees it: True drawn as 1 degree
         if name in ("value", "min", "max", "step") and isinstance(value, bool):
             raise TypeError(f"{self._named(name)} must be a number, got {value!r} (a bool, which "
                             f"it would read as {int(value)}); pass a number")
+        # and a string cast to the number it spells: '90' taken as 90, text never a number
+        if name in ("value", "min", "max", "step") and isinstance(value, str | bytes):
+            raise TypeError(f"{self._named(name)} must be a number, got {value!r} (text, which "
+                            "it would read as the number it spells); pass a number, without "
+                            "quotes (e.g. 90, not '90')")
         # ipywidgets' IntSlider casts 2.7 to 2 without a word: a whole number or nothing
         if (name in ("value", "min", "max", "step") and isinstance(self, widgets.IntSlider)
                 and isinstance(value, float) and not value.is_integer()):
@@ -53,8 +80,8 @@ class _Refusing:
     def _named(self, name: str) -> str:
         """``name`` of this slider, as a refusal names it: its owner's attribute (or class) and
         description."""
-        owner = f"{self.slider_name}: " if self.slider_name else f"{type(self).__name__}(): "
-        return owner + name + (f" of the slider {self.description!r}" if self.description else "")
+        return _owner(self) + name + (f" of the slider {self.description!r}"
+                                      if self.description else "")
 
     def _end(self, proposal, low, high):
         """An end set after the slider is made: finite, and min at most max, naming the slider
@@ -79,10 +106,9 @@ class _Refusing:
     def _validate_value(self, proposal):
         value = proposal["value"]
         if not self.min <= value <= self.max:
-            owner = f"{self.slider_name}: " if self.slider_name else ""
-            raise OutOfRange(f"{owner}the slider {self.description!r} must be set to a value "
-                             f"from {self.min:g} to {self.max:g} (its range), got {value!r}; set "
-                             "a value in that range (ipywidgets would move it to the nearest end "
+            raise OutOfRange(f"{_control(self, 'slider')} must be set to a value from "
+                             f"{self.min:g} to {self.max:g} (its range), got {value!r}; set a "
+                             "value in that range (ipywidgets would move it to the nearest end "
                              "without a word)")
         return value
 
@@ -91,10 +117,10 @@ class _Refusing:
         step = proposal["value"]
         if step is not None and not step > 0:  # ipywidgets takes it (0, or NaN): a slider that
             # never moves
-            owner = f"{self.slider_name}: " if self.slider_name else f"{type(self).__name__}(): "
             slider = f"the slider {self.description!r}" if self.description else "the slider"
-            raise OutOfRange(f"{owner}step must be > 0 (how far one notch moves {slider}), got "
-                             f"{step!r}; pass a positive step, e.g. {type(self).__name__}(step=1)")
+            raise OutOfRange(f"{_owner(self)}step must be > 0 (how far one notch moves "
+                             f"{slider}), got {step!r}; pass a positive step, e.g. "
+                             f"{type(self).__name__}(step=1)")
         return step
 
 
@@ -120,12 +146,10 @@ class _Choosing:
         try:
             return super()._validate_value(proposal)
         except TraitError:
-            owner = f"{self.slider_name}: " if self.slider_name else ""
             listed = ", ".join(getattr(v, "__name__", None) if callable(v) else repr(v)
                                for v in self._options_values)  # a function by its name
-            raise OutOfRange(f"{owner}the {self.control} {self.description!r} must be set to one "
-                             f"of its options {listed}, got {proposal['value']!r}; pick one of "
-                             "those") from None
+            raise OutOfRange(f"{_control(self, self.control)} must be set to one of its options "
+                             f"{listed}, got {proposal['value']!r}; pick one of those") from None
 
 
 class Dropdown(_Choosing, widgets.Dropdown):

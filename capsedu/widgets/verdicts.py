@@ -14,6 +14,7 @@ import numpy as np
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
+from ..checks import input_shape
 from ..data import sprites
 from ..data.sprites import Parts, Scene, Side
 from ..figures.canvas import png_bytes
@@ -34,12 +35,28 @@ class VerdictsState(Verdicts):
 
 # the models' names, one bar each: at least one, each once
 Names = Annotated[list[str] | tuple[str, ...], Some, Distinct]
+# the side of the scenes the course's face models train on (parts.training.training_set's)
+SCENE_SIDE = 32
+
+
+def _check_reads(models: dict, size: int) -> None:
+    """Refuse a ``size`` other than the side each model reads: the one it was made for
+    (``input_shape``) or, for one that reads any size (the CNNs, the pose capsules), the
+    ``SCENE_SIDE`` it trained on; another side gives a number that means nothing."""
+    for name, model in models.items():
+        side = (input_shape(model) or (1, SCENE_SIDE))[1]
+        if size != side:
+            raise ValueError(f"verdicts_state(): size must be the side of the scenes "
+                             f"models[{name!r}] reads, {side} (a {type(model).__name__} of "
+                             f"{side}x{side} scenes), got {size}; leave size at {side}, or pass "
+                             f"a model trained on {size}x{size} scenes")
 
 
 @checked
-def verdicts_state(models: NamedFaceNets, parts: Parts, size: Side = 32) -> VerdictsState:
-    """Render ``parts`` at ``size`` x ``size`` and ask each model of ``models`` (name -> model)
-    for its verdict."""
+def verdicts_state(models: NamedFaceNets, parts: Parts, size: Side = SCENE_SIDE) -> VerdictsState:
+    """Render ``parts`` at ``size`` x ``size`` (the side the models read) and ask each model of
+    ``models`` (name -> model) for its verdict."""
+    _check_reads(models, size)
     x = sprites.render_many([parts], size=size)  # [1, 1, size, size]; ValueError on a bad part
     v = verdicts(models, x)
     return VerdictsState(face_probability=v.face_probability, threshold=v.threshold,
@@ -91,7 +108,7 @@ class VerdictsFigure:
     """
 
     @checked
-    def __init__(self, names: Names, size: Side = 32):
+    def __init__(self, names: Names, size: Side = SCENE_SIDE):
         self.figure = Figure(figsize=(5.5, 2.4))
         ax_image, ax_bars = self.figure.subplots(1, 2, gridspec_kw={"width_ratios": [1, 1.3]})
         self._image = ax_image.imshow(np.zeros((size, size)), cmap="gray", vmin=0, vmax=1)
@@ -121,7 +138,8 @@ class FaceVerdicts(Widget):
         self.view = VerdictsFigure(list(models))
         self.image = widgets.Image(format="png", width=420)
         self.readout = widgets.HTML()
-        self.editor = PartsEditor(parts, on_change=lambda _: self.update())
+        self.editor = PartsEditor(parts, on_change=lambda _: self.update(),
+                                  owner=type(self).__name__)
         self.widget = widgets.HBox([self.editor.widget, widgets.VBox([self.image, self.readout])])
         self.update()
 
