@@ -218,8 +218,7 @@ def Numbers(meaning: str, ndim: int | None = None, last: int | None = None,
     refusals.impossible("Numbers", meaning, refusals.no_range(ge, le), at_least < 0 and
                         f"at_least is {at_least}, < 0", ndim is not None and ndim < 0 and
                         f"ndim is {ndim}, < 0")
-    count = f", at least {at_least} of them" if at_least > 1 else \
-        ", at least one" if at_least else ""
+    count = f", at least {at_least} of them" if at_least > 1 else ", at least one" * at_least
     within = f" in [{ge}, {le}]" if ge is not None and le is not None else f" >= {ge}" \
         if ge is not None else f" <= {le}" if le is not None else ""
     spec = Spec(f"{meaning}{within}{count}", "numbers", ge, le)
