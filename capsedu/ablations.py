@@ -386,7 +386,7 @@ def run(cell: Cell, seed: Seed, epochs: Epochs | None = None, limit: Limit | Non
     recipe = RECIPES[ablation_name(cell)]
     epochs = recipe.epochs if epochs is None else epochs
     model, history, train_examples = train_recipe(recipe, epochs, limit, seed, progress,
-                                                  state_path)
+                                                  state_path, where="run")
     test = load_mnist(False, limit)
     by_iterations = {}
     for iterations in TEST_ITERATIONS:  # the same weights, routing a different number of times

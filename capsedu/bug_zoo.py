@@ -183,7 +183,7 @@ def run(name: ZooRunName, epochs: Epochs | None = None, limit: Limit | None = No
         training = replace(training, validation=max(1, limit // 12))
     epochs = training.epochs if epochs is None else epochs
     model, history, train_examples = train_recipe(training, epochs, limit, progress=progress,
-                                                  state_path=state_path)
+                                                  state_path=state_path, where="run")
     test = load_mnist(False, limit)
     right = predict(model, test[0], training.batch_size) == test[1]  # [n_test]
     chosen, scores = chosen_epoch(history), held_out_scores(history)

@@ -10,7 +10,8 @@ then uses ``torch.load(..., weights_only=True)``, which cannot run code hidden i
 (``replace_shipped=True``; ``check_not_shipped``, which every writer of the package calls): one
 that holds the marker ``SHIPPED.md`` the repository ships, or the data root's or the repository's
 ``checkpoints/`` or ``results/`` (``is_shipped``), however its path is spelled and whichever copy
-of the package is imported; ``<data root>/runs/results/`` is for trials (``results_path``).
+of the package is imported; ``<data root>/runs/results/`` is for trials (``results_path``). Nor do
+they write into the data root itself or a data set's folder (``shipped_folders``).
 
 Names are plain file names inside their folder (``plain_name``, ``inside``): a checkpoint name or a
 manifest ``file`` field with ``/``, ``..`` or an absolute path, or a link that leads out of the
@@ -40,15 +41,14 @@ from .folder_lock import folder_lock
 from .json_records import RecordType, from_row, json_row
 from .manifest_rows import ARCHS, RECORDED, ManifestRow, manifest_misfit, plain_name
 from .results_kinds import read_rows, records
+from .shipped_folders import data_folder_of, is_shipped, restore_advice
 from .validate import Flag, checked
 
 MANIFEST = "manifest.json"
-SHIPPED_MARKER = "SHIPPED.md"  # in every shipped folder: data/checkpoints/, data/results/
 READ_TRIES = 5  # a reader's tries when a file and its manifest row disagree (a save under way)
 LOCK_TIMEOUT_S = 120  # the longest a writer waits for another to finish writing a folder
 
 
-REPOSITORY_DATA = Path(__file__).resolve().parents[1] / "data"  # shipped, whatever the data root
 ROW_KEYS = {"name": str, "file": str, "sha256": str, "arch": str}  # what pretrained reads
 
 Root = course_settings.Folder | None  # a folder (``~`` expanded); None: the default one
@@ -73,27 +73,15 @@ def checkpoint_dir(root: Root = None, where: str = "checkpoint_dir") -> Path:
 
 
 @checked
-def is_shipped(path: str | Path) -> bool:
-    """Whether ``path`` is a shipped folder or lies in one at any depth, however it is spelled
-    (``..``, links, ``~``): a folder that holds the marker ``SHIPPED.md`` (another clone's shipped
-    folder too), the data root's ``checkpoints/`` or ``results/``, or the repository's
-    ``data/checkpoints/`` or ``data/results/`` whatever the data root is."""
-    path = Path(path).expanduser().resolve()
-    shipped = {(base / kind).expanduser().resolve() for base in (course_settings.data_root(),
-                                                                 REPOSITORY_DATA)
-               for kind in ("checkpoints", "results")}
-    return any(folder in shipped or (folder / SHIPPED_MARKER).is_file()
-               for folder in (path, *path.parents))
-
-
-@checked
-def check_not_shipped(path: str | Path, what: str,
-                      replace_shipped: ReplaceShipped | None = None) -> Path:
+def check_not_shipped(path: str | Path, what: str, replace_shipped: ReplaceShipped | None = None,
+                      data_set: Flag("True for a loader filling a data set's folder") = False
+                      ) -> Path:
     """``path`` (``~`` expanded) if writing there leaves the shipped folders as they are: a file or
     folder in or under one (``is_shipped``) is refused, naming ``what`` it is, unless
-    ``replace_shipped`` (None: the writer never writes there, e.g. a training state). The one
-    check every writer calls before it writes or makes a folder: a trial never changes what the
-    notebooks load."""
+    ``replace_shipped`` (None: the writer never writes there, e.g. a training state); so is one in
+    a data set's folder or elsewhere in a data root than its ``runs/`` (``data_folder_of``), unless
+    ``data_set`` (a loader downloading MNIST). The one check every writer calls before it writes
+    or makes a folder: a trial never changes what the notebooks load, nor the repository."""
     path = Path(path).expanduser()
     if (part := course_settings.spaced_part(path)) is not None:  # a typo: a file no one would find
         raise ValueError(f"{what} must name a path without a space at either end of a name, got "
@@ -104,6 +92,10 @@ def check_not_shipped(path: str | Path, what: str,
         raise PermissionError(f"{what} must lie outside the shipped folders (data/checkpoints, "
                               f"data/results), got {path}, which is in one (the notebooks read "
                               f"it); write elsewhere, e.g. under {runs_dir()}{hint}")
+    if not (data_set or is_shipped(path)) and (held := data_folder_of(path)) is not None:
+        raise PermissionError(f"{what} must lie outside the data folder, got {path}, which is in "
+                              f"{held}; trials go in {runs_dir()} (the default), or write "
+                              "outside the data root")
     return path
 
 
@@ -205,6 +197,8 @@ def read_manifest(root: Root = None, where: str = "read_manifest") -> dict[str, 
     empty, ``runs_dir()``); a folder of other files (the data root) or a bad manifest refused,
     naming ``where`` (the function the caller called)."""
     folder = checkpoint_dir(root, where)
+    if root is not None and not folder.exists() and folder.resolve() != runs_dir().resolve():
+        raise _no_folder(folder, where)  # a typo would read as a folder of no checkpoints
     if root is not None and not (folder / MANIFEST).exists() and folder.is_dir() and any(
             folder.iterdir()) and folder.resolve() != runs_dir().resolve():
         inner = folder / "checkpoints"
@@ -213,6 +207,14 @@ def read_manifest(root: Root = None, where: str = "read_manifest") -> dict[str, 
                                 "but no manifest; pass " + (f"{inner}, which holds one" if (
                                     inner / MANIFEST).exists() else "the folder save wrote to"))
     return rows_in(folder, where)
+
+
+def _no_folder(folder: Path, where: str) -> FileNotFoundError:
+    """The refusal of ``root``, the folder ``folder`` that is not there (or is a file)."""
+    got = "a file" if folder.exists() else f"which does not exist ({folder.resolve()})"
+    return FileNotFoundError(f"{where}(): root must be a folder of checkpoints (which holds their "
+                             f"{MANIFEST}), got {folder}, {got}; pass the folder save wrote to, "
+                             f"e.g. {runs_dir()}")
 
 
 @checked
@@ -224,7 +226,7 @@ def rows_in(folder: Path, where: str = "rows_in") -> dict[str, ManifestRow]:
         return {}
     if not path.is_file():  # a named pipe or a device would be read forever
         raise ValueError(f"{where}(): the checkpoint manifest {path} is not a regular file (it "
-                         f"leads to {path.resolve()}); {_restore(path, 'remove it')}")
+                         f"leads to {path.resolve()}); {restore_advice(path, 'remove it')}")
     try:
         held = json.loads(path.read_text())
     except ValueError as err:  # not JSON, or not text
@@ -233,7 +235,7 @@ def rows_in(folder: Path, where: str = "rows_in") -> dict[str, ManifestRow]:
         raise ValueError(
             f"{where}(): the checkpoint manifest {path.resolve()} is corrupt (it must be a JSON "
             f"object whose 'checkpoints' lists rows by name, got {bad[:120]}); "
-            f"{_restore(path, 'delete it and save the checkpoints it listed again')}")
+            f"{restore_advice(path, 'delete it and save the checkpoints it listed again')}")
     rows = held["checkpoints"]
     entries = {entry["name"]: entry for entry in rows}
     if len(entries) != len(rows):  # a second row of one name would be lost without a word
@@ -241,16 +243,8 @@ def rows_in(folder: Path, where: str = "rows_in") -> dict[str, ManifestRow]:
         twice = sorted(name for name, count in counts.items() if count > 1)
         raise ValueError(f"{where}(): the checkpoint manifest {path.resolve()} has more than one "
                          f"row for {', '.join(map(repr, twice))}; "
-                         f"{_restore(path, 'delete all rows of one name but one')}")
+                         f"{restore_advice(path, 'delete all rows of one name but one')}")
     return {name: check_row(entry, path.resolve()) for name, entry in entries.items()}
-
-
-def _restore(path: Path, again: str) -> str:
-    """What to do about ``path``, a corrupt or missing file of a checkpoints' folder: git restores
-    it where the repository tracks it (a shipped folder), else ``again`` makes it anew."""
-    if is_shipped(path):
-        return f"restore it (git checkout -- {path.resolve()}) or {again}"
-    return f"{again} (the folder is not a shipped one: git does not hold it)"
 
 
 def _again(entry: ManifestRow) -> str:
@@ -411,7 +405,7 @@ def check_row(entry: dict, manifest: str | Path) -> ManifestRow:
         except (TypeError, ValueError) as err:  # a key no row has, a value of the wrong kind
             problems.append(str(err))
     raise ValueError(f"the row {entry.get('name', '?')!r} of {manifest}: " + "; ".join(problems)
-                     + f". {_restore(Path(manifest), 'save the checkpoint again')}")
+                     + f". {restore_advice(Path(manifest), 'save the checkpoint again')}")
 
 
 @checked
@@ -445,7 +439,7 @@ def pretrained(name: str, root: Root = None, map_location: course_settings.Devic
                          f"({entry.command or 'and save() it'}), or pass a root save() wrote")
     if blob["arch"] != entry.arch:
         raise ValueError(f"checkpoint {path} holds a {blob['arch']}, but its manifest row says "
-                         f"{entry.arch}; {_restore(path, _again(entry))}")
+                         f"{entry.arch}; {restore_advice(path, _again(entry))}")
     model = model_class(blob["arch"])(**blob["hparams"])
     model.load_state_dict(blob["state_dict"])
     return model.eval()
@@ -460,7 +454,9 @@ def verified_bytes(name: str, root: Path,
     this checkpoint replaces the file and then its row: a reader caught between the two sees a
     mismatch for a moment, so a mismatch is read again (``READ_TRIES`` times, 0.1 s, 0.2 s, ...
     apart) before the file is called corrupt. ``where``: the function the caller called, named
-    when ``name`` is no checkpoint of the manifest."""
+    when ``root`` is no folder or ``name`` no checkpoint of its manifest."""
+    if not root.is_dir():
+        raise _no_folder(root, where)
     for attempt in range(READ_TRIES):
         entries = rows_in(root, where)
         if name not in entries:
@@ -473,7 +469,7 @@ def verified_bytes(name: str, root: Path,
         path = inside(root, entry.file, f"the manifest row {name!r}: its file")
         if not path.exists():
             raise FileNotFoundError(f"{where}(): checkpoint file {path} is missing; "
-                                    f"{_restore(path, _again(entry))}")
+                                    f"{restore_advice(path, _again(entry))}")
         data = path.read_bytes()
         digest = hashlib.sha256(data).hexdigest()
         if digest == entry.sha256:
@@ -481,7 +477,8 @@ def verified_bytes(name: str, root: Path,
         time.sleep(0.1 * 2**attempt)  # 3.1 s in all: a save's two replacements take far less
     raise ChecksumError(
         f"{where}(): checkpoint {path} has sha256 {digest}, but the manifest records "
-        f"{entry.sha256}: the file is corrupt or was modified; {_restore(path, _again(entry))}")
+        f"{entry.sha256}: the file is corrupt or was modified; "
+        f"{restore_advice(path, _again(entry))}")
 
 
 @checked

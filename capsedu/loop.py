@@ -259,11 +259,11 @@ def check_fit(rows: Int("training examples", ge=1), batch_size: BatchSize,
     """What ``fit``'s declarations cannot say, refused before any training with a sentence that
     says what to do: the arguments that go together."""
     if patience is not None and not held_out:
-        raise ValueError("patience stops training when the held-out accuracy stops improving: "
-                         "pass validation=(images, labels) with it, or patience=None")
+        raise ValueError("fit(): patience stops training when the held-out accuracy stops "
+                         "improving: pass validation=(images, labels) with it, or patience=None")
     if compose is not None and rows < batch_size:
-        raise ValueError(f"compose makes the examples out of whole batches: fit needs at least "
-                         f"batch_size={batch_size} training rows, got {rows}; train on "
+        raise ValueError(f"fit(): compose makes the examples out of whole batches: fit needs at "
+                         f"least batch_size={batch_size} training rows, got {rows}; train on "
                          "more rows or pass a smaller batch_size")
     if trained > epochs:
         raise ValueError(f"fit(): epochs must be at least the {trained} epochs start has trained, "

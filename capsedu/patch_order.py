@@ -151,7 +151,7 @@ def train_and_save(names: list[Vit] | tuple[Vit, ...] = tuple(VITS),
     ``<data root>/runs`` (the shipped checkpoints with ``replace_shipped=True``; checked before
     any training)."""
     folders = {(name, seed): checkpoints.check_writable(checkpoint_name(name, seed), root,
-                                                        replace_shipped)
+                                                        replace_shipped, "train_and_save")
                for name in names for seed in seeds}
     entries = []
     for (name, seed), folder in folders.items():

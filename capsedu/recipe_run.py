@@ -26,18 +26,19 @@ class TooFewExamples(ValueError):
 
 
 @checked
-def split_validation(recipe: Recipe, limit: Limit | None = None):
+def split_validation(recipe: Recipe, limit: Limit | None = None, where: str = "split_validation"):
     """A ``Recipe``'s training data as ``(train, validation)``: the last
     ``recipe.validation`` examples are held out (``validation`` is None if it holds none), as a
     copy, so that a caller who keeps only ``validation`` does not keep the whole training set. A
     recipe that composes its batches (``recipe.compose``) composes the held-out rows once, with a
-    fixed seed, into its validation set: MultiMNIST pairs made of held-out digits only."""
+    fixed seed, into its validation set: MultiMNIST pairs made of held-out digits only. A ``limit``
+    that leaves no example to train on is refused, naming ``where`` (the function called)."""
     images, labels = recipe.data(True, limit)
     n = recipe.validation
     if n and len(labels) <= n:
-        raise TooFewExamples(f"the recipe holds out {n} validation examples but has only "
-                             f"{len(labels)} training examples (limit={limit}); use a limit "
-                             f"above {n}")
+        raise TooFewExamples(f"{where}(): limit must leave examples to train on: the recipe "
+                             f"holds out {n} validation examples but has only {len(labels)} "
+                             f"training examples (limit={limit}); use a limit above {n}")
     cut = len(labels) - n
     train, validation = (images[:cut], labels[:cut]), (images[cut:].clone(), labels[cut:].clone())
     if not n:
@@ -50,15 +51,17 @@ def split_validation(recipe: Recipe, limit: Limit | None = None):
 @checked
 def train_recipe(recipe: Recipe, epochs: Epochs | None = None, limit: Limit | None = None,
                  seed: Seed | None = None, progress: Flag("whether to show a progress bar") = True,
-                 state_path: str | Path | None = None, start: Start | None = None):
+                 state_path: str | Path | None = None, start: Start | None = None,
+                 where: str = "train_recipe"):
     """Build and train a ``Recipe``: returns ``(model, history, train_examples)``; the test set is
     not touched (``run_recipe`` scores it once). ``state_path``: where to keep the resumable
-    training state; ``start``: an earlier run to continue (both as in ``fit``)."""
+    training state; ``start``: an earlier run to continue (both as in ``fit``); ``where``: the
+    function called, named when ``limit`` leaves no example to train on."""
     epochs = recipe.epochs if epochs is None else epochs
     seed = recipe.seed if seed is None else seed
     torch.manual_seed(seed)  # the initial weights depend on the seed too
     model = recipe.build()
-    train, validation = split_validation(recipe, limit)
+    train, validation = split_validation(recipe, limit, where)
     history = fit(model, train, epochs, recipe.batch_size, recipe.lr, recipe.lr_decay, seed,
                   progress=progress, augment=recipe.augment, state_path=state_path,
                   validation=validation, compose=recipe.compose, patience=recipe.patience,
@@ -137,7 +140,7 @@ def run_recipe(name: str, epochs: Epochs | None = None, limit: Limit | None = No
     epochs = recipe.epochs if epochs is None else epochs
     seed = recipe.seed if seed is None else seed
     saved_as = seeded_name(name, seed)
-    checkpoints.check_writable(saved_as, root, replace_shipped)
+    checkpoints.check_writable(saved_as, root, replace_shipped, "run_recipe")
     command = command_line(f"python -m capsedu.train {name}", limit=limit,
                            epochs=None if epochs == recipe.epochs else epochs,
                            seed=None if seed == recipe.seed else seed,
@@ -151,7 +154,7 @@ def run_recipe(name: str, epochs: Epochs | None = None, limit: Limit | None = No
                              "epochs to go on")
         start, sittings = (weights, history), earlier
     model, history, train_examples = train_recipe(recipe, epochs, limit, seed, progress,
-                                                  state_path, start)
+                                                  state_path, start, "run_recipe")
     test_accuracy = evaluate(model, recipe.data(False, None), progress=progress)
     model.cpu()
     how = how_run(history)  # its torch version is the one save records

@@ -26,6 +26,7 @@ from typing import Any
 
 from . import course_settings
 from .json_records import RecordType, from_row, misfit
+from .shipped_folders import restore_advice
 from .validate import CheckedRecord, Flag, checked
 
 # an experiment's module -> what its results file holds, and the name of its record in that module
@@ -126,14 +127,15 @@ def read_rows(path: str | Path, where: str,
     runs = held.get("runs") if isinstance(held, dict) else None
     if not isinstance(runs, dict):
         raise ValueError(f"{where}(): path {path} is not a results file (JSON holding 'runs', "
-                         f"a table of runs by name), got {_other_json(held)}; it was left as it "
-                         "is")
+                         f"a table of runs by name), got {_other_json(held, path)}; it was left "
+                         "as it is")
     return runs
 
 
-def _other_json(held: Any) -> str:
-    """What a file that is no results file holds (``held``: its JSON, or why it is none), and
-    what to do: a file of another kind is passed by mistake, a torn one is restored."""
+def _other_json(held: Any, path: str | Path) -> str:
+    """What the file ``path``, no results file, holds (``held``: its JSON, or why it is none), and
+    what to do: a file of another kind is passed by mistake, a torn one is restored (by git only
+    where the repository ships it, ``restore_advice``)."""
     results = course_settings.data_root() / "results"
     other = f"pass a results file instead (the shipped ones are in {results})"
     if isinstance(held, dict) and isinstance(held.get("checkpoints"), list):
@@ -144,7 +146,7 @@ def _other_json(held: Any) -> str:
     got = held if isinstance(held, str) else (
         f"'runs' holding {str(held['runs'])[:40]}" if isinstance(held, dict)
         else f"JSON that is no table: {str(held)[:40]}")
-    return f"{got}; restore it (git checkout, or the copy it came from) or pass another path"
+    return f"{got}; {restore_advice(path, 'pass another path, or record its runs again')}"
 
 
 @checked
@@ -191,6 +193,6 @@ def records(path: str | Path, rows: dict[str, Any],
             found[name] = from_row(cls, row)
         except (TypeError, ValueError) as err:  # a value of the wrong kind: a changed file
             raise type(err)(f"read_results(): path {path} holds a run {name!r} that is no "
-                            f"{cls.__name__} its experiment wrote: {err}; restore the file (git "
-                            "checkout, or the copy it came from) or record it again") from None
+                            f"{cls.__name__} its experiment wrote: {err}; "
+                            f"{restore_advice(path, 'record it again')}") from None
     return found

@@ -128,13 +128,16 @@ def _once(action: type) -> type:
 
 
 @checked
-def out_folder(text: str) -> Path:
+def out_folder(text: str, flag: str = "--out") -> Path:
     """An ``argparse`` type: the folder a command writes into (``~`` expanded), checked before any
-    training. It may not exist yet (it is made, with its parents), but it is not a file, not under
-    a file, and the folder it is or would be made in is writable."""
+    training, naming its ``flag``. It may not exist yet (it is made, with its parents), but it is
+    not a file, not under a file, nor in a data set's folder or the data root outside its
+    ``runs/`` (``checkpoints.check_not_shipped``; a shipped folder is refused later, without
+    ``--replace-shipped``), and the folder it is or would be made in is writable."""
     if not text.strip():  # Path("") is the current folder
-        raise argparse.ArgumentTypeError("must name a folder, got an empty one, which would write "
-                                         "into the current folder; pass '.' to mean that")
+        raise argparse.ArgumentTypeError(f"{flag} must name a folder, got an empty one, which "
+                                         "would write into the current folder; pass '.' to mean "
+                                         "that")
     folder = Path(text).expanduser()
     # the folder itself, or the nearest folder above it that exists, where it would be made
     existing = next(p for p in (folder, *folder.parents) if p.exists())
@@ -145,7 +148,10 @@ def out_folder(text: str) -> Path:
     if not os.access(existing, os.W_OK | os.X_OK):
         raise argparse.ArgumentTypeError(f"{text!r} {here} not writable by you; name a folder "
                                          "you can write to, or change its permissions")
-    return folder
+    try:  # the repository's data/ or MNIST/ taken for a folder of one's own
+        return checkpoints.check_not_shipped(folder, flag, replace_shipped=True)
+    except (PermissionError, ValueError) as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
 
 
 @checked
@@ -154,9 +160,9 @@ def state_file(text: str) -> str:
     checked before any training (``out_folder``), not after the first epoch has trained."""
     path = Path(text).expanduser()
     if not text.strip() or path.is_dir():
-        raise argparse.ArgumentTypeError(f"must name a file, got {text!r}; e.g. "
+        raise argparse.ArgumentTypeError(f"--state must name a file, got {text!r}; e.g. "
                                          "data/runs/state.pt")
-    out_folder(str(path.parent))
+    out_folder(str(path.parent), "--state")
     return str(path)
 
 
@@ -343,19 +349,31 @@ def train_over_seeds(prog: str, description: str, models: list[str] | tuple[str,
 
 
 @checked
-def check_not_shorter(parser: argparse.ArgumentParser, name: str, epochs: Epochs) -> None:
-    """Refuse ``--replace-shipped`` with a budget of ``epochs`` under what the shipped checkpoint
-    ``name`` trained: a shorter run is a trial, and a trial never replaces a shipped file (the
-    shipped run's own budget, or a longer one, may)."""
-    shipped = checkpoints.read_manifest().get(name)
-    if shipped is None:
-        return
-    trained = shipped.metrics.epochs if shipped.metrics and shipped.metrics.epochs else 0
-    if epochs < trained:
-        parser.error(f"--epochs {epochs} with --replace-shipped: the shipped {name} trained "
+def check_not_trial(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Refuse ``--replace-shipped`` with an option that makes the run differ from the recipe that
+    made the shipped checkpoint: a trial, which never replaces a shipped file. ``--limit`` (part
+    of the data), a budget of ``--epochs`` under the one the shipped checkpoint trained (its own,
+    or a longer one, may), a ``--seed`` of which the shipped folder holds no checkpoint (each row
+    records its seed: the recipe's, or the other seeds shipped, ``seeded_name``)."""
+    recipe = RECIPES[args.name]
+    seed = recipe.seed if args.seed is None else args.seed
+    name, shipped = seeded_name(args.name, seed), checkpoints.read_manifest()
+    drop = "or drop --replace-shipped to write the trial into <data root>/runs"
+    if args.limit:
+        parser.error(f"--limit {args.limit} with --replace-shipped: a trial on part of the data "
+                     "never replaces a shipped checkpoint; drop one of them")
+    if seed != recipe.seed and name not in shipped:
+        seeds = sorted(row.seed for key, row in shipped.items()  # its own, -seed<n>: seeded_name
+                       if args.name in (key, key.rpartition("-seed")[0]) and row.seed is not None)
+        parser.error(f"--seed {seed} with --replace-shipped: the shipped {args.name} was trained "
+                     f"from seed {recipe.seed}, and no {name} is shipped (the seeds shipped: "
+                     f"{seeds or 'none'}), so this run is a trial, which never replaces one; pass "
+                     f"one of those seeds, {drop}")
+    trained = shipped[name].metrics.epochs if name in shipped and shipped[name].metrics else None
+    if args.epochs and trained and args.epochs < trained:
+        parser.error(f"--epochs {args.epochs} with --replace-shipped: the shipped {name} trained "
                      f"{trained} epochs, and a shorter run is a trial, which never replaces it; "
-                     f"pass --epochs {trained} or more, or drop --replace-shipped to write the "
-                     "trial into <data root>/runs")
+                     f"pass --epochs {trained} or more, {drop}")
 
 
 @checked
@@ -413,12 +431,8 @@ def main(argv: list[str] | None = None) -> int:
         command_recipe(args.name, "")
     except ValueError as err:
         parser.error(str(err))
-    if args.limit and args.replace_shipped:
-        parser.error(f"--limit {args.limit} with --replace-shipped: a trial on part of the data "
-                     "never replaces a shipped checkpoint; drop one of them")
-    if args.replace_shipped and args.epochs:
-        check_not_shorter(parser, seeded_name(args.name, args.seed if args.seed is not None
-                                              else RECIPES[args.name].seed), args.epochs)
+    if args.replace_shipped:
+        check_not_trial(parser, args)
     if args.threads:
         torch.set_num_threads(args.threads)
     out = output_folder(args)

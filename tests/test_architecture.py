@@ -21,7 +21,8 @@ LAYERS = [
                 "bug_catalogue", "buggy_capsnet", "vit"]),
     ("data and training", ["data", "data.mnist", "data.sprites", "data.faces", "data.patches",
                            "data.affine_params", "data.transformed_mnist", "json_records",
-                           "manifest_rows", "results_kinds", "folder_lock", "checkpoints",
+                           "manifest_rows", "shipped_folders", "results_kinds", "folder_lock",
+                           "checkpoints",
                            "convergence",
                            "progress", "fit_inputs", "loop", "recipes", "recipe_run", "train"]),
     ("experiments", ["capsule_vectors", "digit_capsules", "parts", "parts.voting",
@@ -36,7 +37,7 @@ LAYERS = [
 ]
 # what `import capsedu` may load
 CORE = {"course_settings", "checks", "refusals", "validate", "functional", "routing", "layers",
-        "capsnet", "baselines", "json_records", "manifest_rows", "results_kinds",
+        "capsnet", "baselines", "json_records", "manifest_rows", "shipped_folders", "results_kinds",
         "folder_lock", "checkpoints"}
 
 

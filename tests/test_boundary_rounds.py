@@ -70,6 +70,7 @@ from capsedu import (
     routing_costs,
     seed_runs,
     seed_table,
+    shipped_folders,
     slot_attention,
     spiking,
     statistics,
@@ -150,7 +151,7 @@ def _halved(out):
 
 _ROW = manifest_rows.ManifestRow(name="m", file="m.pt", sha256="0" * 64, arch="CapsNet")
 _RIGHT = torch.tensor([True, False, True])  # which of three images a model reads right
-RESULTS = checkpoints.REPOSITORY_DATA / "results"  # the shipped results: read, never written
+RESULTS = shipped_folders.REPOSITORY_DATA / "results"  # the shipped results: read, never written
 NEVER_WRITTEN = Path(__file__).parent / "never-written"  # a save refused before it writes
 NO_MPS = pytest.mark.skipif(torch.backends.mps.is_available(), reason="this machine has 'mps'")
 
@@ -1824,7 +1825,7 @@ ROUND_FOURTEEN_RECORDS = [
     (lambda: full_sets.reading("affnist-capsnt", iterations=1), ValueError,
      r"^reading\(\): checkpoint .*, e.g. 'affnist-capsnet'"),
     # S6: a folder of other files but no manifest (the data root, not its checkpoints/)
-    (lambda: checkpoints.read_manifest(checkpoints.REPOSITORY_DATA), FileNotFoundError,
+    (lambda: checkpoints.read_manifest(shipped_folders.REPOSITORY_DATA), FileNotFoundError,
      r"^read_manifest\(\): root must be a folder of checkpoints, which holds their "
      r"manifest.json, got .*data, which holds other files but no manifest; pass .*checkpoints, "
      r"which holds one$"),
@@ -2042,8 +2043,9 @@ ROUND_FOURTEEN_MODELS = [
 # data or the flag (a trial folder is no file git restores; spike trains are no scores)
 _PIXELS = torch.rand(4, 1, 28, 28)
 ROUND_FOURTEEN_FILES = [
-    (lambda: results_kinds.read_rows(checkpoints.REPOSITORY_DATA / "checkpoints" / "manifest.json",
-                                     "read_results", missing_ok=False), ValueError,
+    (lambda: results_kinds.read_rows(
+        shipped_folders.REPOSITORY_DATA / "checkpoints" / "manifest.json", "read_results",
+        missing_ok=False), ValueError,
      r"^read_results\(\): path .*manifest.json is not a results file .*got the checkpoints' "
      r"manifest .*; pass a results file instead \(the shipped ones are in "),
     (lambda: draw_spike_trains(plt.subplots()[1], np.random.rand(2, 10), ["a", "b"], dt_ms=1),

@@ -77,7 +77,8 @@ def test_record_updates_a_row_but_not_the_hash(tmp_path):
 def test_the_shipped_manifest_is_written_back_byte_for_byte(tmp_path):
     """Issue 38.1: the rows read as records and written back give the same file: the order of
     their fields, the indentation, the optional fields a row lacks left out."""
-    from capsedu.checkpoints import MANIFEST, REPOSITORY_DATA, record
+    from capsedu.checkpoints import MANIFEST, record
+    from capsedu.shipped_folders import REPOSITORY_DATA
 
     shipped = (REPOSITORY_DATA / "checkpoints" / MANIFEST).read_bytes()
     (tmp_path / MANIFEST).write_bytes(shipped)
@@ -308,11 +309,11 @@ def test_a_typo_in_a_name_gets_the_closest_names(tmp_path):
 
 
 def test_the_repository_folder_is_shipped_whatever_the_data_root(tmp_path, monkeypatch):
-    from capsedu import checkpoints
+    from capsedu import shipped_folders
 
     repository = tmp_path / "repo" / "data"
     (repository / "checkpoints").mkdir(parents=True)
-    monkeypatch.setattr(checkpoints, "REPOSITORY_DATA", repository)
+    monkeypatch.setattr(shipped_folders, "REPOSITORY_DATA", repository)
     monkeypatch.setenv("CAPSEDU_DATA", str(tmp_path / "elsewhere"))
     (tmp_path / "spelled").symlink_to(repository / "checkpoints")
     spellings = [repository / "checkpoints", repository / ".." / "data" / "checkpoints",
@@ -388,7 +389,7 @@ def test_a_reader_never_calls_a_checkpoint_being_saved_corrupt(tmp_path):
 def test_a_folder_with_the_marker_is_shipped_wherever_it_is(tmp_path):
     """Issue 37: another clone's shipped folder (its path unknown to this copy of the package) is
     recognised by the marker the repository ships in it."""
-    from capsedu.checkpoints import SHIPPED_MARKER, is_shipped
+    from capsedu.shipped_folders import SHIPPED_MARKER, is_shipped
 
     other_clone = tmp_path / "clone" / "data" / "checkpoints"
     other_clone.mkdir(parents=True)
@@ -401,7 +402,7 @@ def test_a_folder_with_the_marker_is_shipped_wherever_it_is(tmp_path):
 
 
 def test_the_repository_ships_the_marker_in_its_shipped_folders():
-    from capsedu.checkpoints import REPOSITORY_DATA, SHIPPED_MARKER
+    from capsedu.shipped_folders import REPOSITORY_DATA, SHIPPED_MARKER
 
     for kind in ("checkpoints", "results"):
         assert (REPOSITORY_DATA / kind / SHIPPED_MARKER).is_file()
@@ -457,9 +458,9 @@ def test_a_results_file_takes_records_only(tmp_path):
 def test_every_shipped_results_file_is_recognised_as_its_own_experiments():
     """results_kinds names each experiment's results file by its runs: every kind resolves to
     its module's file, command and record, and each shipped file's runs are its own kind's."""
-    from capsedu import checkpoints, results_kinds
+    from capsedu import results_kinds, shipped_folders
 
-    shipped = checkpoints.REPOSITORY_DATA / "results"
+    shipped = shipped_folders.REPOSITORY_DATA / "results"
     for module in results_kinds.KINDS:
         kind = results_kinds.kind(module)
         assert kind.command == f"python -m {module.replace('_record', '')}"

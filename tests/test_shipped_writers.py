@@ -11,7 +11,7 @@ import pytest
 import torch
 from torch.utils.data import TensorDataset
 
-from capsedu import checkpoints, loop, statistics, train
+from capsedu import checkpoints, loop, shipped_folders, statistics, train
 from capsedu.baselines import BagOfPartsCNN
 from capsedu.data import mnist
 
@@ -55,7 +55,7 @@ def shipped(tmp_path):
     """A shipped folder (it holds the marker), as another clone's data/results would be."""
     folder = tmp_path / "clone" / "data" / "results"
     folder.mkdir(parents=True)
-    (folder / checkpoints.SHIPPED_MARKER).write_text("shipped")
+    (folder / shipped_folders.SHIPPED_MARKER).write_text("shipped")
     return folder
 
 

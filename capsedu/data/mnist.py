@@ -103,7 +103,7 @@ def load_mnist(
         raise FileNotFoundError(f"load_mnist(): root {root} holds no MNIST: {raw} lacks "
                                 f"{', '.join(p.name for p in missing)} (download=False).\n{where}")
     if missing:  # downloaded into root: never into a shipped folder
-        checkpoints.check_not_shipped(raw, "load_mnist(): root's MNIST/raw")
+        checkpoints.check_not_shipped(raw, "load_mnist(): root's MNIST/raw", data_set=True)
     try:
         for path in missing:
             _download(path)

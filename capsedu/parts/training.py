@@ -141,6 +141,9 @@ def shipped_or_trained(name: FaceModel, seed: Seed, root: checkpoints.Root = Non
     shipped one (verified, in eval mode)."""
     saved = checkpoint_name(name, seed)
     in_root = root is not None and saved in checkpoints.rows_in(Path(root).expanduser())
+    if not in_root:  # the seeds there are, not pretrained()'s word on a name never passed
+        check_saved_seeds("shipped_or_trained", [seed], {name: checkpoint_name(name, 0)},
+                          argument="seed")
     return checkpoints.pretrained(saved, root if in_root else None)
 
 
@@ -302,10 +305,11 @@ def checkpoint_name(name: FaceModel, seed: Seed) -> str:
 
 @checked
 def check_saved_seeds(where: str, seeds: Seeds, checkpoints_of: dict[str, str],
-                      root: checkpoints.Root = None) -> None:
+                      root: checkpoints.Root = None, argument: str = "seeds") -> None:
     """Refuse ``seeds`` of which the manifest in ``root`` holds no checkpoint of a model of
-    ``checkpoints_of`` (name -> its checkpoint of seed 0), naming the caller, the seeds and the
-    seeds there are (``pretrained`` would refuse the first checkpoint missing, by its own name)."""
+    ``checkpoints_of`` (name -> its checkpoint of seed 0), naming the caller, its ``argument``,
+    the seeds and the seeds there are (``pretrained`` would refuse the first checkpoint missing,
+    by its own name)."""
     entries = checkpoints.rows_in(checkpoints.checkpoint_dir(root, where))
     for name, first in checkpoints_of.items():
         prefix = first.removesuffix("0")
@@ -318,7 +322,7 @@ def check_saved_seeds(where: str, seeds: Seeds, checkpoints_of: dict[str, str],
                              f"holds no {name!r}; pass the folder they were saved in (None: the "
                              "shipped ones)")
         if missing:
-            raise ValueError(f"{where}(): seeds must be seeds of a saved {name!r}, got "
+            raise ValueError(f"{where}(): {argument} must be seeds of a saved {name!r}, got "
                              f"{missing}: {checkpoints.checkpoint_dir(root) / checkpoints.MANIFEST}"
                              f" holds its seeds {kept or 'none'}; pass some of those")
 
@@ -348,7 +352,8 @@ def train_and_save(names: list[FaceModel] | tuple[FaceModel, ...] = FACE_MODELS,
     model before any training)."""
     for name in names:
         for seed in seeds:
-            folder = checkpoints.check_writable(checkpoint_name(name, seed), root, replace_shipped)
+            folder = checkpoints.check_writable(checkpoint_name(name, seed), root, replace_shipped,
+                                                "train_and_save")
     entries = []
     for name in names:
         for seed in seeds:
