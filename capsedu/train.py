@@ -87,7 +87,7 @@ class CourseParser(argparse.ArgumentParser):
         """argparse's ``message``, without the option named twice (the type's words name it,
         ``integer``); a value given to a switch refused in words that say it takes none; an unknown
         option with the closest one named."""
-        message = re.sub(r"^(argument \S+: )--.*? (?=must be)", r"\1", message)
+        message = re.sub(r"^(argument \S+: )--.*? (?=must )", r"\1", message)
         if switch := re.match(r"argument (\S+): ignored explicit argument (.*)", message):
             message = (f"{switch[1]} is a switch, taking no value, got {switch[1]}={switch[2]}; "
                        f"give {switch[1]} alone to switch it on, or leave it out")

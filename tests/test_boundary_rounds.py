@@ -2149,13 +2149,119 @@ def test_round_fourteen_a_flag_is_never_abbreviated_nor_given_a_value_it_takes_n
     assert re.search(words, capsys.readouterr().err)
 
 
+ROUND_FIFTEEN_FILES = [
+    (lambda: checkpoints.read_manifest(root="nowhere"), FileNotFoundError,
+     r"^read_manifest\(\): root must be a folder of checkpoints .*got nowhere, which does not "
+     r"exist .*; pass the folder save wrote to"),
+    (lambda: checkpoints.verified_bytes("capsnet-mnist-live", Path("nowhere")), FileNotFoundError,
+     r"^verified_bytes\(\): root must be a folder of checkpoints .*got nowhere, which does not "
+     r"exist"),
+    (lambda: train.out_folder(""), argparse.ArgumentTypeError,
+     r"^--out must name a folder, got an empty one"),
+    (lambda: train.state_file(""), argparse.ArgumentTypeError,
+     r"^--state must name a file, got ''"),
+    (lambda: loop.fit(_tiny(), (_PIXELS, LABELS), epochs=1, progress=False, patience=3),
+     ValueError, r"^fit\(\): patience stops training when the held-out accuracy stops improving: "
+                 r"pass validation=\(images, labels\) with it"),
+    (lambda: ablations.run(recipes.Cell(3, 0.0005), 0, epochs=1, limit=10, progress=False),
+     recipe_run.TooFewExamples, r"^run\(\): limit must leave examples to train on: the recipe "
+                                r"holds out 5000 .*use a limit above 5000"),
+    (lambda: training.shipped_or_trained("deep CNN", seed=99,
+                                         root=shipped_folders.REPOSITORY_DATA / "checkpoints"),
+     ValueError, r"^shipped_or_trained\(\): seed must be seeds of a saved 'deep CNN', got \[99\]: "
+                 r".*manifest.json holds its seeds \[0, 1, 2\]"),
+]
+
+
+def _data_root(tmp_path):
+    """A copy of the repository's data layout: the data root, its shipped folders (with the
+    marker) and MNIST's folder (its raw IDX files), to be written into by no trial."""
+    root = tmp_path / "data"
+    for kind in ("checkpoints", "results"):
+        (root / kind).mkdir(parents=True)
+        (root / kind / shipped_folders.SHIPPED_MARKER).write_text("shipped")
+    (root / "MNIST" / "raw").mkdir(parents=True)
+    (root / "MNIST" / "raw" / "t10k-images-idx3-ubyte").write_bytes(b"")
+    return root
+
+
+def _files(folder):
+    return sorted(str(p.relative_to(folder)) for p in folder.rglob("*"))
+
+
+def test_round_fifteen_no_trial_writes_into_the_data_root_or_a_data_set(tmp_path, capsys):
+    """Round fifteen (L1: train-20, recipe_run-05, parts.training-17; S1: train-21,
+    checkpoints-28): the data root (the parent of the shipped folders) and MNIST's folder are
+    refused as a place to write, naming the argument and where trials go; nothing is written.
+    Its runs/ stays the place for trials."""
+    root = _data_root(tmp_path)
+    before = _files(root)
+    refusals = {
+        "--out": lambda f: train.main(["capsnet-mnist-live", "--out", str(f), "--limit", "100",
+                                       "--epochs", "1"]),
+        "run_recipe(): root": lambda f: recipe_run.run_recipe(
+            "capsnet-mnist-live", epochs=1, limit=10, root=f, progress=False),
+        "train_and_save(): root": lambda f: training.train_and_save(
+            names=("deep CNN",), seeds=(0,), root=f, progress=False),
+        "save(): root": lambda f: checkpoints.save(_bag(), "mine", root=f),
+        "add_result(): path": lambda f: checkpoints.add_result(
+            f / "x.json", "x", statistics.Accuracy(value=0.9, n=10, low=0.8, high=0.95)),
+    }
+    for what, write in refusals.items():
+        for folder, held in ((root, "the data root"), (root / "mine", "the data root"),
+                             (root / "MNIST", "a data set's folder")):
+            with pytest.raises((PermissionError, SystemExit)) as err:
+                write(folder)
+            said = str(err.value) if err.type is PermissionError else capsys.readouterr().err
+            assert re.search(rf"{re.escape(what.removeprefix('--'))}: must lie outside the data "
+                             rf"folder|^{re.escape(what)} must lie outside the data folder", said,
+                             re.M), said
+            assert held in said and "trials go in" in said and "runs" in said, said
+            assert _files(root) == before
+    checkpoints.save(_bag(), "mine", root=root / "runs")  # the data root's runs/: trials' own
+    assert "runs/manifest.json" in _files(root)
+
+
+def test_round_fifteen_replace_shipped_with_a_seed_not_shipped_is_a_trial(capsys):
+    """Round fifteen (S2: train-34): --replace-shipped --seed 5 would add a seed-5 model to the
+    shipped folder, which holds capsnet-mnist-live of the recipe's seed only: a trial, refused
+    before any training, naming the seeds shipped."""
+    with pytest.raises(SystemExit):
+        train.main(["capsnet-mnist-live", "--replace-shipped", "--seed", "5"])
+    said = capsys.readouterr().err
+    assert re.search(r"--seed 5 with --replace-shipped: the shipped capsnet-mnist-live was "
+                     r"trained from seed 0, and no capsnet-mnist-live-seed5 is shipped \(the "
+                     r"seeds shipped: \[0\]\), so this run is a trial", said), said
+
+
+def test_round_fifteen_a_learners_own_results_file_is_not_restored_by_git(tmp_path):
+    """Round fifteen (U3: checkpoints-60, results_kinds-07): a results file of one's own that is
+    not one (JSON of another kind, or empty) is not advised 'git checkout': git does not hold it.
+    A shipped one still is."""
+    (tmp_path / "r.json").write_text("[1, 2]")
+    (tmp_path / "e.json").write_text("")
+    for call in (lambda: checkpoints.read_results(tmp_path / "r.json", statistics.Paired),
+                 lambda: results_kinds.read_rows(tmp_path / "e.json", "f", missing_ok=False)):
+        with pytest.raises(ValueError, match=r"^(read_results|f)\(\): path .* is not a results "
+                                             r"file .*\(the folder is not a shipped one: git does "
+                                             r"not hold it\)") as err:
+            call()
+        assert "git checkout" not in str(err.value)
+    shipped = tmp_path / "clone" / "data" / "results"
+    shipped.mkdir(parents=True)
+    (shipped / shipped_folders.SHIPPED_MARKER).write_text("shipped")
+    (shipped / "e.json").write_text("")
+    with pytest.raises(ValueError, match=r"restore it \(git checkout -- .*e.json\)"):
+        results_kinds.read_rows(shipped / "e.json", "f", missing_ok=False)
+
+
 ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
               + ROUND_ELEVEN_LOOP + ROUND_ELEVEN_DATA + ROUND_TWELVE_MATHS
               + ROUND_TWELVE_PRESENTATION + ROUND_TWELVE_FILES
               + ROUND_TWELVE_METHODS + ROUND_TWELVE_LEFT + ROUND_THIRTEEN_UNITS
               + ROUND_THIRTEEN_EMPTY + ROUND_THIRTEEN_RECORDS + ROUND_THIRTEEN_UNCLEAR
               + ROUND_FOURTEEN_WIDGETS + ROUND_FOURTEEN_MODELS + ROUND_FOURTEEN_FILES
-              + ROUND_FOURTEEN_RECORDS)
+              + ROUND_FOURTEEN_RECORDS + ROUND_FIFTEEN_FILES)
 
 
 @pytest.mark.parametrize("call, error, message", ALL_ROUNDS, ids=range(len(ALL_ROUNDS)))
