@@ -30,7 +30,7 @@ ENFORCED = ["functional", "routing", "capsnet", "data.mnist", "statistics", "lay
             "baselines", "multi_digit", "gcnn", "costs", "routing_costs", "cost_tables",
             "capsule_vectors", "coupling_polarisation", "capsule_angles",
             "data.transformed_mnist", "data.affine_params", "data.faces", "json_records",
-            "manifest_rows", "results_kinds", "checkpoints", "digit_capsules",
+            "manifest_rows", "shipped_folders", "results_kinds", "checkpoints", "digit_capsules",
             "equivariance", "robustness", "viewpoint_states", "full_sets", "parts.voting",
             "parts.detector",
             "parts.pose_net", "seed_runs", "seed_table", "parts.scoring", "claims_table",

@@ -2075,7 +2075,7 @@ def test_round_fourteen_a_file_of_another_kind_names_the_function_called(tmp_pat
 
     (tmp_path / "res.json").write_text('{"runs": 5}')
     with pytest.raises(ValueError, match=r"^add_result\(\): path .*res.json is not a results "
-                                         r"file .*got 'runs' holding 5; restore it"):
+                                         r"file .*got 'runs' holding 5; pass another path"):
         checkpoints.add_result(tmp_path / "res.json", "x", paired([True, False], [True, True]))
     (tmp_path / "bad.json").write_text('{"runs": []}')
     with pytest.raises(ValueError, match=r"^f\(\): path .*bad.json is not a results file"):
