@@ -42,14 +42,14 @@ def check_data(x: torch.Tensor, name: str) -> None:
                         f"{name.split()[-1]}.to_dense()")
 
 
-def check_finite(x: torch.Tensor, name: str) -> None:
-    """Raise ``ValueError`` if ``x`` holds NaN or infinity (it would poison everything after),
-    or no data at all (``check_data``).
+def check_finite(x: torch.Tensor | np.ndarray, name: str) -> None:
+    """Raise ``ValueError`` if ``x`` (a tensor, or an array, read as the tensor it is) holds NaN
+    or infinity (it would poison everything after), or no data at all (``check_data``).
 
     A NaN or an infinity anywhere makes the sum NaN or infinite, so one cheap reduction screens
     the whole tensor (a full ``isfinite`` map costs far more, and this runs at every forward);
-    only a suspicious sum pays for counting.
-    """
+    only a suspicious sum pays for counting."""
+    x = torch.from_numpy(x) if isinstance(x, np.ndarray) else x
     check_data(x, name)
     with torch.no_grad():
         if torch.isfinite(x.sum()):

@@ -10,6 +10,7 @@ of mistake (``ADVICE``). A declaration with a check of its own (a tensor's, an a
 
 import difflib
 import inspect
+import numbers
 import types
 import typing
 from pathlib import Path
@@ -48,13 +49,22 @@ def declared_error(kind: type, text: str, form: str = "tensor") -> PydanticCusto
     """A declaration's own refusal inside pydantic (a tensor's, an array's): ``tensor_type`` (a
     TypeError for the caller) or ``tensor_value``; the text goes in as a value, so braces in it
     are not a template."""
+    if kind not in (TypeError, ValueError) or not isinstance(text, str):  # checked by hand
+        raise TypeError(f"declared_error(): kind must be the class TypeError or ValueError and "
+                        f"text a str, got {kind_of(kind)} and {kind_of(text)}; pass e.g. "
+                        "declared_error(ValueError, 'must be ..., got ...')")
     return PydanticCustomError(f"{form}_type" if kind is TypeError else f"{form}_value", "{text}",
                                {"text": text})
 
 
 def impossible(builder: str, meaning: str, *problems: str | bool) -> None:
-    """Refuse a declaration no value can meet (``Int("n", ge=5, le=1)``) when it is built, at
-    import: ``problems`` say what is wrong with it, each False where that is right."""
+    """Refuse a declaration no value can meet (``Int("n", ge=5, le=1)``), or whose meaning says
+    nothing (a refusal quotes it as what was expected), when it is built, at import:
+    ``problems`` say what is wrong with it, each False where that is right."""
+    if not isinstance(meaning, str) or not meaning.strip():
+        raise (ValueError if isinstance(meaning, str) else TypeError)(
+            f"{builder}(): meaning must say what the value means, a few words such as 'routing "
+            f"iterations', got {meaning!r}; a refusal quotes it as what was expected")
     said = next((p for p in problems if p), None)
     if said:
         raise ValueError(f"{builder}(): the declaration {meaning!r} takes no value: {said}; "
@@ -68,9 +78,25 @@ def no_range(low, high, strict: bool = False) -> str | bool:
     return empty and f"its bounds leave no number between them ({low} to {high})"
 
 
+def of_kind(builder: str, name: str, value, kind, words: str) -> None:
+    """Refuse the argument ``name`` of a declaration builder where it is not ``words``, an
+    instance of ``kind`` (None: not given; a bool is no number), when it is built: a string where
+    a number or a class belongs would fail later, in pydantic's or Python's words."""
+    if value is not None and (not isinstance(value, kind) or isinstance(value, bool)):
+        raise TypeError(f"{builder}(): {name} must be {words}, got {kind_of(value)}, "
+                        f"{with_article(type(value).__name__)}; declare it so")
+
+
 def range_words(builder: str, meaning: str, ge=None, gt=None, le=None, lt=None) -> str:
-    """The bounds of a declaration ``builder`` makes, in words (">= 1 and <= 100"); bounds that
-    leave no number are refused (``no_range``)."""
+    """The bounds of a declaration ``builder`` makes, in words (">= 1 and <= 100"); a bound that
+    is no number, a NaN, two on one side (">= 0" and "> 0": which one holds?) or bounds that leave
+    no number are refused (``no_range``)."""
+    for name, bound in {"ge": ge, "gt": gt, "le": le, "lt": lt}.items():
+        of_kind(builder, name, bound, numbers.Real, "a number")
+    impossible(builder, meaning, any(b != b for b in (ge, gt, le, lt)) and "a bound is NaN, "
+               "which no number is above or below", ge is not None and gt is not None and
+               f"it has two lower bounds, ge={ge} and gt={gt}: keep one", le is not None and
+               lt is not None and f"it has two upper bounds, le={le} and lt={lt}: keep one")
     low = f">= {ge}" if ge is not None else f"> {gt}" if gt is not None else None
     high = f"<= {le}" if le is not None else f"< {lt}" if lt is not None else None
     impossible(builder, meaning, no_range(ge if gt is None else gt, le if lt is None else lt,

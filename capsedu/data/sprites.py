@@ -16,10 +16,10 @@ import torch
 from pydantic import AfterValidator, BeforeValidator
 
 from ..checks import check_memory, check_same
-from ..course_settings import MAX_SIDE, MIN_SIDE
+from ..course_settings import MAX_SIDE, MIN_SIDE, Checked
 from ..poses import Angle, Scale, X, Y, _place
 from ..refusals import declared_error, kind_of, shown
-from ..validate import Checked, Choice, Int, Record, Spec, checked
+from ..validate import Choice, Int, Record, Spec, checked
 
 STROKE = "stroke"  # a distractor: a short straight line, not a face part
 PEN = 0.04  # half-width of the pen, in image fractions (about 1.3 px at 32 x 32)

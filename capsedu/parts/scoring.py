@@ -23,14 +23,13 @@ from pydantic import AfterValidator
 
 from ..capsnet import count_parameters
 from ..checks import check_input, check_same
-from ..course_settings import Name, Seed, Seeds
+from ..course_settings import Checked, Name, Seed, Seeds
 from ..data import faces, sprites
 from ..loop import predict
 from ..poses import wrap_angle
 from ..refusals import kind_of
 from ..statistics import OverSeeds, over_seeds
 from ..validate import (
-    Checked,
     CheckedRecord,
     Choice,
     Flag,
