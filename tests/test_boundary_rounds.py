@@ -49,6 +49,7 @@ from capsedu import (
     digit_shuffles,
     equivariance,
     exercises,
+    folder_lock,
     full_sets,
     functional,
     group_conv,
@@ -923,11 +924,11 @@ ROUND_ELEVEN_MODELS = [
     (lambda: coupling_polarisation.coupling_trace(
         routing.dynamic_routing(torch.rand(2, 4, 3, 3)), weights=torch.ones(3, 4)),
      ValueError, r"coupling_trace\(\): weights must hold one weight >= 0 per child .*\[2, 4\]"),
-    # a RoutingStep built by hand of other shapes than its result's (the hot path keeps them
-    # unchecked NamedTuples): refused where a result is read from outside
+    # a RoutingStep built by hand of other shapes than its result's (each step checks only its
+    # own): refused where a result is read from outside
     (lambda: coupling_polarisation.coupling_trace(routing.RoutingResult(
         torch.zeros(1, 2, 3), torch.full((1, 4, 2), 0.5), torch.zeros(1, 4, 2),
-        [routing.RoutingStep(torch.rand(1, 4, 5), torch.zeros(1, 2, 3))])), ValueError,
+        [routing.RoutingStep(torch.rand(1, 4, 5), torch.zeros(1, 5, 3))])), ValueError,
      r"coupling_trace\(\): routing must hold steps of its own shapes, got history\[0\]\.c of "
      r"shape \(1, 4, 5\)"),
     (lambda: digit_capsules.couplings_on_grid(routing.RoutingResult(
@@ -2147,13 +2148,132 @@ def test_round_fourteen_a_flag_is_never_abbreviated_nor_given_a_value_it_takes_n
     assert re.search(words, capsys.readouterr().err)
 
 
+_SAYS_NOTHING = r"must say something, got '', an empty text; write it out"
+_TAKES_NONE = r"\(\): the declaration 'm' takes no value: "
+
+ROUND_FIFTEEN_DECLARATIONS = [
+    # S4: a text a sentence, a table or a command is built from, and a declaration's meaning,
+    # said nothing
+    (lambda: bug_catalogue.Bug(name="x", description="d", why_wrong="", evidence="e",
+                               citations=(), code="c"), ValueError,
+     rf"^Bug\(\): why_wrong {_SAYS_NOTHING}"),
+    (lambda: claims_table.Row(claim="", says="s", measured="m", verdict="v"), ValueError,
+     rf"^Row\(\): claim {_SAYS_NOTHING}"),
+    (lambda: manifest_rows.Sitting(command="", sha256="0" * 64, epochs=2, kept_epoch=1),
+     ValueError, rf"^Sitting\(\): command {_SAYS_NOTHING}"),
+    (lambda: results_kinds.Kind(what="", file="x.json", command="c", record=statistics.Paired),
+     ValueError, rf"^Kind\(\): what {_SAYS_NOTHING}"),
+    (lambda: recipes.command_line("", epochs=2), ValueError,
+     rf"^command_line\(\): command {_SAYS_NOTHING}"),
+    (lambda: course_settings.Points(""), ValueError, rf"^Points\(\): meaning {_SAYS_NOTHING}"),
+    (lambda: validate.Int(""), ValueError,
+     r"^Int\(\): meaning must say what the value means, .*got ''; a refusal quotes it"),
+    (lambda: validate.Flag("  "), ValueError, r"^Flag\(\): meaning must say what the value means"),
+    (lambda: validate.Tensor(None), TypeError, r"^Tensor\(\): meaning must say what the value"),
+    # S5: a declaration no value can meet, or one that says one bound and enforces another
+    (lambda: validate.Int("m", ge="0"), TypeError,
+     r"^Int\(\): ge must be a number, got '0', a str; declare it so$"),
+    (lambda: validate.Float("m", ge=float("nan")), ValueError,
+     rf"^Float{_TAKES_NONE}a bound is NaN"),
+    (lambda: validate.Float("m", ge=0, gt=0), ValueError,
+     rf"^Float{_TAKES_NONE}it has two lower bounds, ge=0 and gt=0: keep one"),
+    (lambda: validate.Float("m", le=1, lt=1), ValueError,
+     rf"^Float{_TAKES_NONE}it has two upper bounds"),
+    (lambda: validate.Choice("m", "a", "a"), ValueError,
+     rf"^Choice{_TAKES_NONE}its options repeat: \('a', 'a'\)"),
+    (lambda: validate.Choice("m", 1), TypeError, r"^Choice\(\): each option must be a str, got 1"),
+    (lambda: validate.Tensor("m", within=(1, 0)), ValueError,
+     rf"^Tensor{_TAKES_NONE}its bounds leave no number between them \(1 to 0\)"),
+    # U4: a str or a float where a class or an int belongs, an unknown option, a direct call
+    (lambda: validate.Tensor("m", ndim=2.5), TypeError,
+     r"^Tensor\(\): ndim must be an int, got 2.5, a float; declare it so$"),
+    (lambda: validate.Array("m", ndim="2"), TypeError, r"^Array\(\): ndim must be an int"),
+    (lambda: validate.Instances("Axes", "axes"), TypeError,
+     r"^Instances\(\): cls must be a class, e.g. matplotlib.axes.Axes, got 'Axes', a str"),
+    (lambda: validate.Record("Paired"), TypeError,
+     r"^Record\(\): cls must be a record's class, e.g. statistics.Paired, got 'Paired', a str"),
+    (lambda: validate.check_value("f", "x", "not a declaration", 0), TypeError,
+     r"^check_value\(\): declaration must be one such as Int\(...\), got a str, 'not a "
+     r"declaration'; pass one validate builds$"),
+    (lambda: course_settings.Pictures("m", a=-1), TypeError,
+     r"^Pictures\(\): a is not a parameter; its parameters: meaning, ndim, shape, fix$"),
+    (lambda: course_settings.Checked("x", "e", "k"), TypeError,
+     r"^Checked\(\): check must be a function"),
+    (lambda: train.epochs_int(3), TypeError,
+     r"^--epochs must be text to read as an integer >= 1 .*got 3; pass the option's text"),
+    (lambda: train.seed_int(None), TypeError, r"^--seed \(or each of --seeds\) must be text"),
+    # S8: a string where a class or a tensor belongs
+    (lambda: refusals.declared_error("TypeError", "text"), TypeError,
+     r"^declared_error\(\): kind must be the class TypeError or ValueError and text a str, got "
+     r"'TypeError' and 'text'"),
+    (lambda: routing.RoutingStep(c=torch.rand(2, 6, 3), v="v"), TypeError,
+     r"^RoutingStep\(\): v must be a torch.Tensor with 3 dimensions, got 'v'; pass one "
+     r"iteration's"),
+    (lambda: routing.RoutingStep(torch.rand(2, 6, 3), torch.rand(2, 4, 4)), ValueError,
+     r"^RoutingStep\(\): c must be \[batch, n_in, n_out\] and v \[batch, n_out, d_out\], got c "
+     r"\(2, 6, 3\), v \(2, 4, 4\)"),
+    # U5, S3: folder_lock's paths and timeouts are declared
+    (lambda: folder_lock.holder(None), TypeError,
+     r"^holder\(\): path must be a path \(a str or a Path\), got None"),
+    (lambda: folder_lock.holder(Path(".")), ValueError,
+     r"^holder\(\): path must be a lock file's path, got '.', a folder"),
+    (lambda: folder_lock.folder_lock(None, "f", timeout_s=1).__enter__(), TypeError,
+     r"^folder_lock\(\): folder must be a path \(a str or a Path\), got None"),
+    (lambda: folder_lock.folder_lock("r", "f", timeout_s="5").__enter__(), TypeError,
+     r"^folder_lock\(\): timeout_s must be a finite number > 0 \(seconds to wait for the lock's "
+     r"holder\), got '5'"),
+    (lambda: folder_lock.folder_lock(Path("r"), "f", timeout_s=-1).__enter__(), ValueError,
+     r"^folder_lock\(\): timeout_s must be a finite number > 0 .*got -1"),
+    (lambda: folder_lock.folder_lock(Path("r"), "f", timeout_s=float("nan")).__enter__(),
+     ValueError, r"^folder_lock\(\): timeout_s must be a finite number > 0 .*got nan"),
+    (lambda: folder_lock.folder_lock("r", "f", timeout_s=float("inf")).__enter__(), ValueError,
+     r"^folder_lock\(\): timeout_s must be a finite number > 0 .*got inf"),
+    (lambda: folder_lock.folder_lock(Path("r"), "", timeout_s=1).__enter__(), ValueError,
+     r"^folder_lock\(\): where must be a name, got ''"),
+]
+
+
+def test_round_fifteen_check_finite_takes_a_numpy_array():
+    """Round fifteen (U4): check_finite(np.array([1.0, nan]), 'x') met AttributeError 'is_meta';
+    an array is read as the tensor it is."""
+    with pytest.raises(ValueError, match=r"^x contains 1 NaN or infinite value\(s\)"):
+        checks.check_finite(np.array([1.0, np.nan]), "x")
+    checks.check_finite(np.array([1.0, 2.0]), "x")
+
+
+def test_round_fifteen_an_exercise_check_of_no_name_fails_naming_it(capsys):
+    """Round fifteen (S4): check('', ...) printed ': FAIL - ...' with no exercise's name."""
+    assert exercises.check("", lambda s: s, functional.squash, [(torch.ones(2, 3),)]) is False
+    assert re.search(rf"^check\(\): FAIL - name {_SAYS_NOTHING}", capsys.readouterr().out)
+
+
+@pytest.mark.parametrize("folder", [str, Path])
+def test_round_fifteen_a_lock_in_a_file_is_refused_naming_the_folder(tmp_path, folder):
+    """Round fifteen (U5): a file where the folder belongs met filelock's FileExistsError (or,
+    as a str, "unsupported operand type(s) for /")."""
+    (tmp_path / "afile").write_text("x")
+    with pytest.raises(ValueError, match=r"^folder_lock\(\): folder must be a folder, got "
+                                         r"'.*afile', a file; pass the folder whose files"), \
+            folder_lock.folder_lock(folder(tmp_path / "afile"), "f", timeout_s=1):
+        pass
+    with folder_lock.folder_lock(str(tmp_path), "f", timeout_s=1):  # a str folder: locked
+        assert folder_lock.holder(str(tmp_path / folder_lock.LOCK_FILE)).startswith("pid ")
+
+
+def test_round_fifteen_the_holder_of_no_lock_file_is_no_one(tmp_path):
+    """Round fifteen (S7): holder() of a lock file that is not there answered 'a process that
+    did not say who it is'."""
+    assert folder_lock.holder(tmp_path / "nowhere" / ".capsedu.lock").startswith(
+        "no one: there is no lock file ")
+
+
 ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
               + ROUND_ELEVEN_LOOP + ROUND_ELEVEN_DATA + ROUND_TWELVE_MATHS
               + ROUND_TWELVE_PRESENTATION + ROUND_TWELVE_FILES
               + ROUND_TWELVE_METHODS + ROUND_TWELVE_LEFT + ROUND_THIRTEEN_UNITS
               + ROUND_THIRTEEN_EMPTY + ROUND_THIRTEEN_RECORDS + ROUND_THIRTEEN_UNCLEAR
               + ROUND_FOURTEEN_WIDGETS + ROUND_FOURTEEN_MODELS + ROUND_FOURTEEN_FILES
-              + ROUND_FOURTEEN_RECORDS)
+              + ROUND_FOURTEEN_RECORDS + ROUND_FIFTEEN_DECLARATIONS)
 
 
 @pytest.mark.parametrize("call, error, message", ALL_ROUNDS, ids=range(len(ALL_ROUNDS)))
