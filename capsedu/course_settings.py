@@ -14,8 +14,9 @@
 
 Training runs on ``device()``, the GPU when there is one; ``Device`` declares a device a caller
 names instead, as ``capsedu.validate`` declares every parameter; ``Folder`` a folder a caller
-names. The bounds (``MAX_WIDTH``, ...) and the declarations many entries share (``Seed``,
-``Images``, ``Models``, ...) live here too, one home each.
+names; ``Name`` and ``Text`` a name or a text that says something; ``Checked`` a declaration made
+of a check of ``capsedu.checks``. The bounds (``MAX_WIDTH``, ...) and the declarations many
+entries share (``Seed``, ``Images``, ``Models``, ...) live here too, one home each.
 """
 
 import itertools

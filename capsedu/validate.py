@@ -204,6 +204,7 @@ def Numbers(meaning: str, ndim: int | None = None, last: int | None = None,
     a torch tensor, a tensor as it came); ``bools``: right or wrong, booleans or 0/1, handed on as
     booleans; ``whole``: whole numbers (indices, classes) of an integer dtype; ``nan``: a NaN is a
     gap (a cell left blank), not a mistake."""
+    refusals.of_kind("Numbers", "ndim", ndim, int, "an int")
     refusals.impossible("Numbers", meaning, refusals.no_range(ge, le), at_least < 0 and
                         f"at_least is {at_least}, < 0", ndim is not None and ndim < 0 and
                         f"ndim is {ndim}, < 0")
