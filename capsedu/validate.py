@@ -205,9 +205,8 @@ def Numbers(meaning: str, ndim: int | None = None, last: int | None = None,
     booleans; ``whole``: whole numbers (indices, classes) of an integer dtype; ``nan``: a NaN is a
     gap (a cell left blank), not a mistake."""
     refusals.of_kind("Numbers", "ndim", ndim, int, "an int")
-    refusals.impossible("Numbers", meaning, refusals.no_range(ge, le), at_least < 0 and
-                        f"at_least is {at_least}, < 0", ndim is not None and ndim < 0 and
-                        f"ndim is {ndim}, < 0")
+    refusals.impossible("Numbers", meaning, refusals.no_range(ge, le), at_least < 0 and f"at_least "
+                        f"is {at_least}, < 0", (ndim or 0) < 0 and f"ndim is {ndim}, < 0")
     count = f", at least {at_least} of them" if at_least > 1 else ", at least one" * at_least
     within = f" in [{ge}, {le}]" if ge is not None and le is not None else f" >= {ge}" \
         if ge is not None else f" <= {le}" if le is not None else ""

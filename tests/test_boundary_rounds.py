@@ -2188,6 +2188,7 @@ ROUND_FIFTEEN_DECLARATIONS = [
     (lambda: validate.Tensor("m", ndim=2.5), TypeError,
      r"^Tensor\(\): ndim must be an int, got 2.5, a float; declare it so$"),
     (lambda: validate.Array("m", ndim="2"), TypeError, r"^Array\(\): ndim must be an int"),
+    (lambda: validate.Numbers("m", ndim=2.5), TypeError, r"^Numbers\(\): ndim must be an int"),
     (lambda: validate.Instances("Axes", "axes"), TypeError,
      r"^Instances\(\): cls must be a class, e.g. matplotlib.axes.Axes, got 'Axes', a str"),
     (lambda: validate.Record("Paired"), TypeError,
