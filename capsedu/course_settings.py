@@ -158,8 +158,6 @@ FontSize = Points("a font size") | Choice("a font size by name", "xx-small", "x-
                                           "medium", "large", "x-large", "xx-large")
 
 
-# models side by side, name -> model (e.g. {"CapsNet": capsnet, "CNN": cnn}), at least one
-Models = Annotated[dict[str, torch.nn.Module], Some]
 # rows of a full set, a sample of it (e.g. mnist.fixed_sample(n)), each once (a row twice would
 # count one digit twice)
 Rows = Annotated[Numbers("a 1-d list of image indices (e.g. mnist.fixed_sample(n))", ndim=1,
@@ -248,6 +246,9 @@ def _name(value: str) -> str:
 
 # a name a caller gives a model, a layer or a line of a table: not empty
 Name = Annotated[str, AfterValidator(_name)]
+# models side by side, name -> model (e.g. {"CapsNet": capsnet, "CNN": cnn}), at least one,
+# each named
+Models = Annotated[dict[Name, torch.nn.Module], Some]
 
 
 def device() -> torch.device:
