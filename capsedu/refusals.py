@@ -203,13 +203,17 @@ def numbers_advice(value) -> str:
 def where(fn, args: tuple = ()) -> str:
     """The function a refusal names, as called: ``squash()``; a class by its name; a method, given
     the call's ``args``, by the class of the object it was called on (``BuggyCapsNet.loss()``,
-    which ``CapsNet`` defines)."""
+    which ``CapsNet`` defines), and a subclass made by the constructor it inherits by its own
+    name (``ViewpointExplorer()``, which ``TwoReaders`` makes)."""
     if not isinstance(getattr(fn, "__qualname__", None), str):  # checked here, by hand
         raise TypeError(f"where(): fn must be a function or a class, got {kind_of(fn)}; pass "
                         "the function refused, e.g. where(squash)")
     name = fn.__qualname__.removesuffix(".__init__").removesuffix(".__new__")
     owner, _, method = name.rpartition(".")
-    if args and owner in {cls.__qualname__ for cls in type(args[0]).__mro__}:
+    classes = {cls.__qualname__ for cls in type(args[0]).__mro__} if args else set()
+    if fn.__qualname__.endswith(".__init__") and name in classes:
+        name = type(args[0]).__name__
+    elif owner in classes:
         name = f"{type(args[0]).__name__}.{method}"
     return f"{name}()"
 

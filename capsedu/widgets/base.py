@@ -7,7 +7,7 @@ from contextlib import contextmanager
 
 from torch import nn
 
-from ..capsnet import CapsNet
+from ..capsnet import CapsNet, LogitsCNN
 from ..checks import check_labels, check_shape, check_side
 from ..validate import Tensor, checked
 
@@ -138,7 +138,7 @@ class TwoReaders(Widget):
         return super().__new__(cls)
 
     @checked
-    def __init__(self, capsnet: CapsNet, cnn: nn.Module, images: Digits, labels: DigitLabels):
+    def __init__(self, capsnet: CapsNet, cnn: LogitsCNN, images: Digits, labels: DigitLabels):
         import ipywidgets as widgets  # here, so that every other widget's import stays light
 
         where = f"{type(self).__name__}()"

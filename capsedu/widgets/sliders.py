@@ -6,9 +6,9 @@ or less (or NaN) naming it, a bool or a string set as a number naming it (ipywid
 ``'90'`` to 90 without a word) or None naming it, a min or max that would leave the value
 outside the range naming it (ipywidgets would move the value to the new end without a word), a
 value none of a dropdown's (or toggle or radio buttons') options naming the control and its
-options, and options that are text (each letter an option) or None naming them. A control built by hand, with no
-description, is named by its class: "IntSlider(): value must be ...". A drag in the browser never
-leaves the range."""
+options, and options that are text (each letter an option) or None naming them. A control
+built by hand, with no description, is named by its class: "IntSlider(): value must be ...". A
+drag in the browser never leaves the range."""
 
 import math
 from collections.abc import Iterable
