@@ -479,7 +479,7 @@ ROUND_SIX = [
     (lambda: VerdictsFigure(["a", "a"]),
      ValueError, r"VerdictsFigure\(\): names must hold each item once"),
     (lambda: ViewpointExplorer(
-        _tiny(), _tiny(), torch.rand(4, 1, 28, 28), LABELS), ValueError,
+        _tiny(), _bag(), torch.rand(4, 1, 28, 28), LABELS), ValueError,
      r"ViewpointExplorer\(\): capsnet must read the 40x40 images"),
 ]
 

@@ -127,21 +127,16 @@ class TwoReaders(Widget):
     # what each model must be beyond that, if anything: name -> (class, in words)
     readers: dict[str, tuple[type, str]] = {}
 
-    def __new__(cls, *args, **kwargs):
-        """Refuse ``TwoReaders`` itself, which has no controls: only its subclasses lay them
-        out."""
-        if cls is TwoReaders:
-            made = ", ".join(sorted(kind.__name__ for kind in cls.__subclasses__()))
-            raise TypeError(f"TwoReaders(): TwoReaders is the base of the widgets over digits "
-                            f"that two models read, with no controls of its own; make one of "
-                            f"them with the same arguments: {made}")
-        return super().__new__(cls)
-
     @checked
     def __init__(self, capsnet: CapsNet, cnn: LogitsCNN, images: Digits, labels: DigitLabels):
         import ipywidgets as widgets  # here, so that every other widget's import stays light
 
         where = f"{type(self).__name__}()"
+        if type(self) is TwoReaders:  # no controls of its own: only its subclasses lay them out
+            made = ", ".join(sorted(kind.__name__ for kind in TwoReaders.__subclasses__()))
+            raise TypeError(f"{where}: TwoReaders is the base of the widgets over digits that "
+                            "two models read, with no controls of its own; make one of them "
+                            f"with the same arguments: {made}")
         self._check_digits(images, labels, n_classes=10)
         d = self.digit_side
         check_shape(images, f"{where}: images", f"[N, 1, {d}, {d}] (the test digits it shows)", 4,
