@@ -116,8 +116,9 @@ class Widget:
 class TwoReaders(Widget):
     """A widget over test digits that two models read, notebook 08's ``capsnet`` and ``cnn``:
     ``images`` ``[N, 1, 28, 28]`` and their ``labels`` ``[N]``; the constructor of
-    ``ViewpointExplorer`` and ``OverlapExplorer``, and so the name a refusal of theirs gives. A
-    subclass lays out its controls and figure in ``build``; it is then drawn once. Both models
+    ``ViewpointExplorer``, ``OverlapExplorer`` and ``AttackExplorer``, whose refusals name the
+    widget made. It is made only as one of them (it has no controls of its own). A subclass lays
+    out its controls and figure in ``build``; it is then drawn once. Both models
     must read ``side`` x ``side`` images (a subclass sets its own), and ``images`` must be
     ``digit_side`` x ``digit_side``: MNIST digits, which the widget places on its canvas, or (a
     subclass that shows the images as they are) the canvas itself."""
