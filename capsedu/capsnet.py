@@ -24,7 +24,7 @@ from .checks import (
     check_shape,
     replaced,
 )
-from .course_settings import MAX_IMAGE, MAX_WIDTH, Batch, Label
+from .course_settings import MAX_IMAGE, MAX_WIDTH, Batch, Classes, Label
 from .functional import Lengths, Targets, margin_loss, reconstruction_loss
 from .layers import PrimaryCapsules, RoutingCapsules
 from .refusals import kind_of, shown
@@ -50,7 +50,7 @@ class CapsNetConfig(CheckedRecord):
     primary_kernel: Int("PrimaryCaps' kernel side", ge=1, le=MAX_IMAGE) = 9
     primary_stride: Int("PrimaryCaps' stride", ge=1, le=MAX_IMAGE) = 2
     # DigitCaps: one 16D capsule per class
-    n_classes: Int("classes, one digit capsule each", ge=1, le=MAX_WIDTH) = 10
+    n_classes: Classes = 10
     digit_dim: Int("a digit capsule's dimensions", ge=1, le=MAX_WIDTH) = 16
     iterations: Int("routing iterations", ge=1, le=MAX_ITERATIONS) = 3
     grad_through_routing: Flag("whether gradients flow through the routing iterations") = True

@@ -80,6 +80,8 @@ Images = Checked(check_images, "images [N, C, H, W] of pixels in [0, 1], at leas
 # (``check_class`` bounds it by the model's own classes)
 Batch = Tensor("images [B, C, H, W] of pixels in [0, 1]", pixels=True)
 Label = Int("a class of the model")
+# the classes of a model (one output or digit capsule each) or of one-hot targets (a column each)
+Classes = Int("classes, one output each", ge=1, le=MAX_WIDTH)
 
 
 def _pixels(array, info: ValidationInfo):

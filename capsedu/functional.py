@@ -7,6 +7,7 @@ import torch
 import torch.nn.functional as F
 
 from .checks import check_finite, check_labels, check_same
+from .course_settings import Classes
 from .validate import Float, Int, Tensor, checked
 
 
@@ -99,7 +100,7 @@ def _present_classes(where: str, lengths: torch.Tensor, targets: torch.Tensor, m
 
 @checked
 def class_targets(targets: Tensor("class labels [batch] or [batch, k]"),
-                  n_classes: Int("the number of classes", ge=1)) -> torch.Tensor:
+                  n_classes: Classes) -> torch.Tensor:
     """T ``[batch, classes]``: 1 for each class present, 0 for the others.
 
     ``targets``: one label per example ``[batch]``, or k different ones ``[batch, k]``."""
