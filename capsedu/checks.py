@@ -44,7 +44,7 @@ def check_data(x: torch.Tensor, name: str) -> None:
 
 def check_finite(x: torch.Tensor, name: str) -> None:
     """Raise ``ValueError`` if ``x`` holds NaN or infinity (it would poison everything after),
-    or no data at all (``check_data``).
+    or no data at all (``check_data``); ``name`` names the function too, ``"squash(): s"``.
 
     A NaN or an infinity anywhere makes the sum NaN or infinite, so one cheap reduction screens
     the whole tensor (a full ``isfinite`` map costs far more, and this runs at every forward);
