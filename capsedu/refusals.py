@@ -174,6 +174,10 @@ def refusal(err: ValidationError, parameters: list[str], specs: dict,
         close = difflib.get_close_matches(name, parameters, n=1)
         text = (f"{name} is not a parameter; " + (f"did you mean {close[0]}? Its" if close else
                 "its") + f" parameters: {', '.join(p for p in parameters if p != 'self')}")
+    elif kind == "unexpected_positional_argument":  # loc[0]: how many it takes by position
+        taken = [p for p in parameters[:error["loc"][0]] if p != "self"]
+        text = (f"takes {len(taken)} positional argument(s) ({', '.join(taken) or 'none'}), got "
+                f"one more, {shown(got)}; pass the others by keyword, name=value")
     elif kind in TYPE_ERRORS and kind != "is_instance_of":
         text = f"{error['msg'].lower()} ({name})"
     else:
