@@ -249,7 +249,8 @@ class RotationErrors(CheckedRecord):
 def model_rotation_errors(model: Annotated[C4CNN | PlainCNN, Spec(
                               "a gcnn.C4CNN or gcnn.PlainCNN (their features are compared)",
                               "record")], x: Images,
-                          turns: tuple[QuarterTurns, ...] | list[QuarterTurns] = (1, 2, 3)
+                          turns: Annotated[tuple[QuarterTurns, ...] | list[QuarterTurns],
+                                           Some] = (1, 2, 3)
                           ) -> RotationErrors:
     """``rotation_error`` of a ``gcnn.C4CNN`` or ``gcnn.PlainCNN`` (in eval mode) for images
     ``x`` ``[B, 1, H, W]`` and each number of quarter ``turns``:
