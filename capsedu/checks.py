@@ -189,7 +189,7 @@ def check_labels(targets: torch.Tensor, name: str, batch: int, n_classes: int,
         raise ValueError(
             f"{name} must lie in [0, {n_classes - 1}] (one label per class), got "
             f"{targets[tuple(first)].item()} at index {', '.join(map(str, first.tolist()))} "
-            f"({outside.sum().item()} of {targets.numel()} outside)"
+            f"({outside.sum().item()} of {targets.numel()} outside); pass the classes' labels"
         )
     if k is not None:
         repeats = (targets.sort(dim=1).values.diff(dim=1) == 0).any(dim=1)  # [batch]

@@ -37,8 +37,9 @@ def squash(s: Tensor("a capsule's total input", floating=True),
     if torch.isfinite(squared_norm.detach().sum()):
         # v = ||s||^2 / (1 + ||s||^2) * s / ||s||
         return squared_norm / (1 + squared_norm) * s / torch.sqrt(squared_norm + eps)
-    check_finite(s, "squash(): s")  # a NaN or an infinity in s is an error; else ||s||^2 overflowed:
-    # write s = m t with m = max(1, max_i |s_i|), so that the squares of t cannot overflow;
+    # a NaN or an infinity in s is an error; else ||s||^2 overflowed: write s = m t with
+    # m = max(1, max_i |s_i|), so that the squares of t cannot overflow;
+    check_finite(s, "squash(): s")
     # then v = ||t||^2 / (1/m^2 + ||t||^2) * t / ||t||, the same v
     m = s.abs().amax(dim=dim, keepdim=True).clamp_min(1.0)
     t = s / m

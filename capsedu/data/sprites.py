@@ -223,6 +223,14 @@ def _on_canvas(parts: list[Part]) -> np.ndarray:
     return (boxes[:, 0] < 1) & (boxes[:, 2] > 0) & (boxes[:, 1] < 1) & (boxes[:, 3] > 0)
 
 
+def _outside(parts: list[Part]) -> Part | None:
+    """The first part of ``parts`` placed outside the image (x or y outside 0 to 1), where a
+    slider or the detector's grid cannot put it; None if there is none (a stroke, a distractor,
+    may leave)."""
+    return next((p for p in parts if p.kind != STROKE and not (0 <= p.x <= 1 and 0 <= p.y <= 1)),
+                None)
+
+
 def _refuse_off_canvas(where: str, name: str, parts: list[Part], every: bool = True,
                        fix: str = "pass fractions, e.g. 0.5 for the centre, not pixels") -> None:
     """Refuse ``parts`` with a part wholly off the image (``every``), or (not ``every``) with no
