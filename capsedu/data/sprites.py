@@ -19,7 +19,7 @@ from ..checks import check_memory, check_same
 from ..course_settings import MAX_SIDE, MIN_SIDE
 from ..poses import Angle, Scale, X, Y, _place
 from ..refusals import declared_error, kind_of, shown
-from ..validate import Checked, Choice, Int, Record, Spec, checked
+from ..validate import Checked, Choice, Int, Spec, checked
 
 STROKE = "stroke"  # a distractor: a short straight line, not a face part
 PEN = 0.04  # half-width of the pen, in image fractions (about 1.3 px at 32 x 32)
@@ -126,11 +126,31 @@ Scenes = Annotated[list[Scene] | tuple[Scene, ...], BeforeValidator(
     lambda v: _many(v, "scene", "scenes (each a list of parts)", "[parts]"))]
 
 
+ONE_PART = "a Part or a tuple (kind, x, y[, angle, scale])"
+
+
+def _one_part(value, name: str) -> Part:
+    """``value`` as a ``Part``: a ``Part``, or a plain tuple (or a list, as a scene may hold it)
+    ``(kind, x, y[, angle, scale])`` of a known kind and a finite pose, refused by ``name``."""
+    if not _is_part(value) or not 3 <= len(value) <= len(_Pose._fields):
+        raise TypeError(f"{name} must be {ONE_PART}, got {shown(value)}; pass e.g. "
+                        "Part('nose', 0.5, 0.5) or ('nose', 0.5, 0.5)")
+    try:
+        return _as_part(value, "")
+    except (TypeError, ValueError) as err:  # an unknown kind, a pose that is not finite numbers
+        raise type(err)(f"{name} must be {ONE_PART} of a known kind and a finite pose: "
+                        f"{str(err).removeprefix('(): ')}") from None
+
+
+# one part, however it is written: handed on as a Part
+OnePart = Checked(_one_part, ONE_PART, "record")
+
+
 @checked
-def as_part(p: Record(tuple)) -> Part:
+def as_part(p: OnePart) -> Part:
     """``p`` (a ``Part`` or a plain ``(kind, x, y, angle, scale)`` tuple) as a ``Part``, checked:
     a known kind, a finite pose (a NaN would blank the image)."""
-    return _as_part(p, "as_part")
+    return p
 
 
 def _as_part(p, where: str) -> Part:
