@@ -229,7 +229,9 @@ def ink_boxes(kind: Choice("a kind of part", *_SPRITES), x: X, y: Y, angle: Angl
 def _ink_boxes(kind, x, y, angle, scale) -> np.ndarray:
     """``ink_boxes`` without the checks at the door: ``faces`` calls it for every batch of
     candidate places it draws (thousands per dataset), with kinds and poses it made itself."""
-    x, y, angle, scale = (np.asarray(v, dtype=float).reshape(-1, 1) for v in (x, y, angle, scale))
+    # [m, 1] each (one number, or one array of 1, stands for all m)
+    x, y, angle, scale = np.broadcast_arrays(*(np.asarray(v, dtype=float).reshape(-1, 1)
+                                               for v in (x, y, angle, scale)))
     ends = _place(_SPRITES[kind].reshape(-1, 2), x, y, angle, scale)  # [m, points, 2]
     return np.concatenate([ends.min(axis=1) - PEN, ends.max(axis=1) + PEN], axis=1)
 
