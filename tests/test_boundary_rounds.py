@@ -49,6 +49,7 @@ from capsedu import (
     digit_shuffles,
     equivariance,
     exercises,
+    fit_inputs,
     full_sets,
     functional,
     group_conv,
@@ -2235,13 +2236,64 @@ def test_round_fifteen_valid_ranges_and_options_stay_accepted():
     assert (explorer.channel.value, explorer.channel.max, explorer.state.channel) == (1, 1, 1)
 
 
+ROUND_FIFTEEN_MODELS = [
+    (lambda: functional.class_targets(torch.tensor([0, 1, 2]), n_classes=10**9), ValueError,
+     r"^class_targets\(\): n_classes must be an integer >= 1 and <= 4096 \(classes, one output "
+     r"each\), got 1000000000"),
+    (lambda: loop.confusion(torch.tensor([0]), torch.tensor([0]), n_classes=10**6), ValueError,
+     r"^confusion\(\): n_classes must be an integer >= 1 and <= 4096"),
+    (lambda: detector.part_targets([[("nose", 1.5, 0.5)]]), ValueError,
+     r"^part_targets\(\): scenes\[0\] must place each face part in the image \(x and y are "
+     r"fractions of it, from 0 to 1\), got nose at x=1.5, y=0.5; pass fractions"),
+    (lambda: bug_zoo_report.zoo_state(torch.rand(3, 6, 10, 4), torch.tensor([1, 2, 13])),
+     ValueError, r"^zoo_state\(\): labels must lie in \[0, 9\] .*got 13 at index 2"),
+    (lambda: functional.squash(torch.full((2, 3), float("inf"))), ValueError,
+     r"^squash\(\): s contains 6 NaN or infinite value\(s\)"),
+    (lambda: CapsNet(TINY, TINY), TypeError,
+     r"^CapsNet\(\): takes 1 positional argument\(s\) \(config\), got one more, a "
+     r"CapsNetConfig .*; pass the others by keyword, name=value"),
+    (lambda: coupling_polarisation.route(_tiny(), torch.rand(2, 1, 28, 28) * 255, iterations=3),
+     ValueError, r"^route\(\): images must hold pixels in \[0, 1\], got values from .*; "
+                 r"divide 0-255 pixels by 255 \(images / 255\)"),
+    (lambda: equivariance.model_rotation_errors(C4CNN(channels=(2, 2, 2)),
+                                                torch.rand(2, 1, 28, 28), turns=()),
+     ValueError, r"^model_rotation_errors\(\): turns must hold at least one item, got \(\)"),
+    (lambda: robustness.sweep_accuracy(PlainCNN(channels=(2, 2, 2)), torch.rand(4, 1, 28, 28),
+                                       LABELS[:2], "rotation", side=28), ValueError,
+     r"^sweep_accuracy\(\): labels must be integer class labels of shape \[batch\] = \[4\], "
+     r"got shape \(2,\)"),
+    (lambda: sprites.as_part("nose"), TypeError,
+     r"^as_part\(\): p must be a Part or a tuple \(kind, x, y\[, angle, scale\]\), got 'nose'; "
+     r"pass e.g. Part\('nose', 0.5, 0.5\) or \('nose', 0.5, 0.5\)"),
+    (lambda: faces.ink_gap([("nose", 0.5, 0.5)], "nose", "mouth"), ValueError,
+     r"^ink_gap\(\): each part named must be one that parts holds \(\['nose'\]\), got 'mouth'"),
+    (lambda: fit_inputs.check_batches("fit", _tiny(), (torch.rand(2, 1, 28, 28), LABELS[:2]),
+                                      None, None, None), TypeError,
+     r"^check_batches\(\): train must be a TensorDataset \(TensorDataset\(images, labels, "
+     r"\.\.\.\), as fit makes of a tuple\), got a tuple"),
+]
+
+
+def test_round_fifteen_a_part_a_pose_array_of_one_and_numpy_maps_are_taken():
+    """Round fifteen: as_part(['nose', 0.5, 0.5]) was refused with advice against itself ('p
+    must be a tuple ... not a tuple or a list'); ink_boxes with x of 2 and y of 1 met NumPy's
+    shape error; warp with float64 maps (NumPy's) met torch's dtype error."""
+    assert sprites.as_part(["nose", 0.5, 0.5]) == sprites.Part("nose", 0.5, 0.5)
+    boxes = sprites.ink_boxes("nose", np.array([0.5, 0.6]), np.array([0.5]), 0.0, 1.0)
+    assert np.allclose(boxes, sprites.ink_boxes("nose", np.array([0.5, 0.6]), 0.5, 0.0, 1.0))
+    images = torch.rand(2, 1, 28, 28)
+    warped = transformed_mnist.warp(images, np.eye(2)[None].repeat(2, 0), torch.zeros(2, 2))
+    assert warped.dtype == torch.float32 and torch.allclose(warped, images, atol=1e-5)
+
+
 ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
               + ROUND_ELEVEN_LOOP + ROUND_ELEVEN_DATA + ROUND_TWELVE_MATHS
               + ROUND_TWELVE_PRESENTATION + ROUND_TWELVE_FILES
               + ROUND_TWELVE_METHODS + ROUND_TWELVE_LEFT + ROUND_THIRTEEN_UNITS
               + ROUND_THIRTEEN_EMPTY + ROUND_THIRTEEN_RECORDS + ROUND_THIRTEEN_UNCLEAR
               + ROUND_FOURTEEN_WIDGETS + ROUND_FOURTEEN_MODELS + ROUND_FOURTEEN_FILES
-              + ROUND_FOURTEEN_RECORDS + ROUND_FIFTEEN_WIDGETS)
+              + ROUND_FOURTEEN_RECORDS + ROUND_FIFTEEN_WIDGETS
+              + ROUND_FOURTEEN_RECORDS + ROUND_FIFTEEN_MODELS)
 
 
 @pytest.mark.parametrize("call, error, message", ALL_ROUNDS, ids=range(len(ALL_ROUNDS)))
