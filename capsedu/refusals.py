@@ -170,14 +170,8 @@ def refusal(err: ValidationError, parameters: list[str], specs: dict,
         space = "" if said.startswith("'s ") else " "  # "train's images must ...": a part of it
         text = f"{name}{item}{space}{said}"
         kind = "tensor_type" if kind.endswith("_type") else "value_error"
-    elif kind == "unexpected_keyword_argument":  # a typo's likely meaning: the nearest name
-        close = difflib.get_close_matches(name, parameters, n=1)
-        text = (f"{name} is not a parameter; " + (f"did you mean {close[0]}? Its" if close else
-                "its") + f" parameters: {', '.join(p for p in parameters if p != 'self')}")
-    elif kind == "unexpected_positional_argument":  # loc[0]: how many it takes by position
-        taken = [p for p in parameters[:error["loc"][0]] if p != "self"]
-        text = (f"takes {len(taken)} positional argument(s) ({', '.join(taken) or 'none'}), got "
-                f"one more, {shown(got)}; pass the others by keyword, name=value")
+    elif kind in ("unexpected_keyword_argument", "unexpected_positional_argument"):
+        text = _unexpected(error, name, parameters)
     elif kind in TYPE_ERRORS and kind != "is_instance_of":
         text = f"{error['msg'].lower()} ({name})"
     else:
@@ -187,6 +181,19 @@ def refusal(err: ValidationError, parameters: list[str], specs: dict,
         expected = spec.expected if spec else held or error["msg"].removeprefix("Input should be ")
         text = f"{name}{item} must be {expected}, got {shown(got)}; {advice(error)}"
     return TypeError if is_wrong_type(kind) else ValueError, text
+
+
+def _unexpected(error: ErrorDetails, name: str, parameters: list[str]) -> str:
+    """An argument the function has no place for: a keyword that is no parameter (a typo's
+    likely meaning, the nearest name), or one positional argument too many (``loc[0]`` counts
+    the ones it takes)."""
+    if error["type"] == "unexpected_keyword_argument":
+        close = difflib.get_close_matches(name, parameters, n=1)
+        return (f"{name} is not a parameter; " + (f"did you mean {close[0]}? Its" if close else
+                "its") + f" parameters: {', '.join(p for p in parameters if p != 'self')}")
+    taken = [p for p in parameters[:error["loc"][0]] if p != "self"]
+    return (f"takes {len(taken)} positional argument(s) ({', '.join(taken) or 'none'}), got one "
+            f"more, {shown(error.get('input'))}; pass the others by keyword, name=value")
 
 
 def numbers_advice(value) -> str:
