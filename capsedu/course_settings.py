@@ -125,6 +125,8 @@ Images = Checked(check_images, "images [N, C, H, W] of pixels in [0, 1], at leas
 # (``check_class`` bounds it by the model's own classes)
 Batch = Tensor("images [B, C, H, W] of pixels in [0, 1]", pixels=True)
 Label = Int("a class of the model")
+# the classes of a model (one output or digit capsule each) or of one-hot targets (a column each)
+Classes = Int("classes, one output each", ge=1, le=MAX_WIDTH)
 
 
 def _pixels(array, info: ValidationInfo):
@@ -206,8 +208,6 @@ FontSize = Points("a font size") | Choice("a font size by name", "xx-small", "x-
                                           "medium", "large", "x-large", "xx-large")
 
 
-# models side by side, name -> model (e.g. {"CapsNet": capsnet, "CNN": cnn}), at least one
-Models = Annotated[dict[str, torch.nn.Module], Some]
 # rows of a full set, a sample of it (e.g. mnist.fixed_sample(n)), each once (a row twice would
 # count one digit twice)
 Rows = Annotated[Numbers("a 1-d list of image indices (e.g. mnist.fixed_sample(n))", ndim=1,
@@ -283,6 +283,11 @@ def pick(full: Any, quick: Any):
                         f"default, beside any), got {full!r}, a {_kind(full)}, and {quick!r}, a "
                         f"{_kind(quick)}; pass two of one kind, e.g. pick(3, 1)")
     return quick if QUICK else full
+
+
+# models side by side, name -> model (e.g. {"CapsNet": capsnet, "CNN": cnn}), at least one,
+# each named
+Models = Annotated[dict[Name, torch.nn.Module], Some]
 
 
 def device() -> torch.device:

@@ -196,10 +196,8 @@ def refusal(err: ValidationError, parameters: list[str], specs: dict,
         space = "" if said.startswith("'s ") else " "  # "train's images must ...": a part of it
         text = f"{name}{item}{space}{said}"
         kind = "tensor_type" if kind.endswith("_type") else "value_error"
-    elif kind == "unexpected_keyword_argument":  # a typo's likely meaning: the nearest name
-        close = difflib.get_close_matches(name, parameters, n=1)
-        text = (f"{name} is not a parameter; " + (f"did you mean {close[0]}? Its" if close else
-                "its") + f" parameters: {', '.join(p for p in parameters if p != 'self')}")
+    elif kind in ("unexpected_keyword_argument", "unexpected_positional_argument"):
+        text = _unexpected(error, name, parameters)
     elif kind in TYPE_ERRORS and kind != "is_instance_of":
         text = f"{error['msg'].lower()} ({name})"
     else:
@@ -209,6 +207,19 @@ def refusal(err: ValidationError, parameters: list[str], specs: dict,
         expected = spec.expected if spec else held or error["msg"].removeprefix("Input should be ")
         text = f"{name}{item} must be {expected}, got {shown(got)}; {advice(error)}"
     return TypeError if is_wrong_type(kind) else ValueError, text
+
+
+def _unexpected(error: ErrorDetails, name: str, parameters: list[str]) -> str:
+    """An argument the function has no place for: a keyword that is no parameter (a typo's
+    likely meaning, the nearest name), or one positional argument too many (``loc[0]`` counts
+    the ones it takes)."""
+    if error["type"] == "unexpected_keyword_argument":
+        close = difflib.get_close_matches(name, parameters, n=1)
+        return (f"{name} is not a parameter; " + (f"did you mean {close[0]}? Its" if close else
+                "its") + f" parameters: {', '.join(p for p in parameters if p != 'self')}")
+    taken = [p for p in parameters[:error["loc"][0]] if p != "self"]
+    return (f"takes {len(taken)} positional argument(s) ({', '.join(taken) or 'none'}), got one "
+            f"more, {shown(error.get('input'))}; pass the others by keyword, name=value")
 
 
 def numbers_advice(value) -> str:
@@ -229,13 +240,17 @@ def numbers_advice(value) -> str:
 def where(fn, args: tuple = ()) -> str:
     """The function a refusal names, as called: ``squash()``; a class by its name; a method, given
     the call's ``args``, by the class of the object it was called on (``BuggyCapsNet.loss()``,
-    which ``CapsNet`` defines)."""
+    which ``CapsNet`` defines), and a subclass made by the constructor it inherits by its own
+    name (``ViewpointExplorer()``, which ``TwoReaders`` makes)."""
     if not isinstance(getattr(fn, "__qualname__", None), str):  # checked here, by hand
         raise TypeError(f"where(): fn must be a function or a class, got {kind_of(fn)}; pass "
                         "the function refused, e.g. where(squash)")
     name = fn.__qualname__.removesuffix(".__init__").removesuffix(".__new__")
     owner, _, method = name.rpartition(".")
-    if args and owner in {cls.__qualname__ for cls in type(args[0]).__mro__}:
+    classes = {cls.__qualname__ for cls in type(args[0]).__mro__} if args else set()
+    if fn.__qualname__.endswith(".__init__") and name in classes:
+        name = type(args[0]).__name__
+    elif owner in classes:
         name = f"{type(args[0]).__name__}.{method}"
     return f"{name}()"
 
