@@ -55,6 +55,7 @@ from .adversarial_units import (
     Stamp,
     Trained,
 )
+from .capsnet import CapsNet, LogitsCNN
 from .checks import check_same
 from .convergence import finished, training_status
 from .course_settings import Models, Name
@@ -216,7 +217,7 @@ class AttackState(CheckedRecord):
 
 
 @checked(reads=("capsnet", "cnn", "images"))
-def attack_state(capsnet: nn.Module, cnn: nn.Module, images: Images, labels: Labels,
+def attack_state(capsnet: CapsNet, cnn: LogitsCNN, images: Images, labels: Labels,
                  index: Int("which digit", ge=0, le=MAX_IMAGES), attack: Attack, eps: Eps,
                  against: Against, threshold: Distance, loss: Loss = "margin",
                  budget: Budget = BUDGET) -> AttackState:

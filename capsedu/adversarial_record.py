@@ -40,6 +40,7 @@ from .adversarial_units import (
 )
 from .attacks import ATTACKS, MAX_RESTARTS, MAX_STEPS
 from .checks import check_same
+from .course_settings import Text
 from .refusals import declared_error, kind_of
 from .statistics import Paired, paired
 from .validate import (
@@ -294,14 +295,14 @@ def read_more_budget(results: Results, model: Choice("a model", *MODELS)) -> Mor
 class RunInfo(CheckedRecord):
     """How the recorded run was made: its command, sample, settings, where and when."""
 
-    command: str
+    command: Text
     sample: Int("test digits of the recorded run", ge=1, le=MAX_IMAGES)
     settings: Record(RunSettings)
-    devices: Annotated[tuple[str, ...], Some]
+    devices: Annotated[tuple[Text, ...], Some]
     threads: Annotated[tuple[Int("CPU threads", ge=1), ...], Some]
-    torch_versions: Annotated[tuple[str, ...], Some]
-    began: str  # ISO 8601, UTC
-    ended: str
+    torch_versions: Annotated[tuple[Text, ...], Some]
+    began: Text  # ISO 8601, UTC
+    ended: Text
     seconds: Float("the units' own time, summed", ge=0)
     units: Int("units recorded", ge=1)
 

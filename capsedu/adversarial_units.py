@@ -13,7 +13,7 @@ from typing import Annotated
 from . import attacks, reconstruction_detector
 from .attacks import Attack
 from .checks import check_same
-from .course_settings import MAX_BATCH, Seed
+from .course_settings import MAX_BATCH, Seed, Text
 from .json_records import INLINE
 from .manifest_rows import Sha256
 from .validate import CheckedRecord, Choice, Distinct, Flag, Float, Int, Record, Some, checked
@@ -63,12 +63,12 @@ BUDGET = Budget()
 class Stamp(CheckedRecord):
     """What every unit of the record notes of where and when it ran."""
 
-    began: str  # ISO 8601, UTC
-    ended: str
+    began: Text  # ISO 8601, UTC
+    ended: Text
     seconds: Float("seconds the unit ran", ge=0)
-    device: str
+    device: Text
     threads: Int("the CPU threads torch had", ge=1)
-    torch_version: str
+    torch_version: Text
 
     def __post_init__(self):
         super().__post_init__()

@@ -20,7 +20,7 @@ from .checks import (
     check_model_dtype,
     check_pixels,
 )
-from .course_settings import MAX_IMAGE, MAX_WIDTH, Batch, Label
+from .course_settings import MAX_IMAGE, MAX_WIDTH, Batch, Classes, Label
 from .validate import Float, Has, Int, Spec, check_class, checked
 
 # Bounds on a CNN's sizes, far past the course's (64 channels, 1,280 hidden units, 40x40
@@ -28,7 +28,6 @@ from .validate import Float, Has, Int, Spec, check_class, checked
 # front too (``_check_weights``), since sizes in range can still multiply past it.
 
 Channels = Int("the image's channels", ge=1, le=MAX_WIDTH)
-Classes = Int("classes, one output each", ge=1, le=MAX_WIDTH)
 ImageSide = Int("the images' side in pixels", ge=1, le=MAX_IMAGE)
 Width = Int("a layer's channels or units", ge=1, le=MAX_WIDTH)
 # widths, one per layer: a tuple as the defaults have them, or a list as a learner may write them

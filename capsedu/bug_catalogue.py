@@ -10,7 +10,7 @@ widget read it.
 from dataclasses import dataclass
 
 from .buggy import step_logits_shared_over_batch, step_softmax_over_children
-from .course_settings import Name
+from .course_settings import Name, Text
 from .routing import Step, routing_step
 from .validate import CheckedRecord
 
@@ -18,11 +18,11 @@ from .validate import CheckedRecord
 @dataclass(frozen=True)
 class Bug(CheckedRecord):
     name: Name  # the registry's key, e.g. "softmax-over-children"
-    description: str  # one line: what the buggy code does
-    why_wrong: str  # what the paper does instead, and what the bug breaks
-    evidence: str  # what the cited threads and code show, and what they do not
-    citations: tuple[str, ...]  # issue and pull-request addresses
-    code: str  # where the buggy code is: a name in capsedu (module.name), and what it does
+    description: Text  # one line: what the buggy code does
+    why_wrong: Text  # what the paper does instead, and what the bug breaks
+    evidence: Text  # what the cited threads and code show, and what they do not
+    citations: tuple[Text, ...]  # issue and pull-request addresses
+    code: Text  # where the buggy code is: a name in capsedu (module.name), and what it does
     step: Step = routing_step  # the routing step it uses: the paper's unless the bug is there
 
 

@@ -18,7 +18,7 @@ import torch
 from .bug_catalogue import BUGS
 from .bug_zoo import COMMAND, CORRECT, BugEffect, CouplingStats, Zoo, ZooRun, coupling_stats
 from .buggy import step_logits_shared_over_batch
-from .checks import check_same
+from .checks import check_labels, check_same
 from .coupling_polarisation import normalised_entropy
 from .layers import MAX_CHILDREN
 from .routing import (
@@ -217,6 +217,7 @@ def zoo_state(votes: Tensor("votes u_hat [n_digits, n_in, n_out, d_out]", ndim=4
     if len(labels) != len(votes):
         raise ValueError(f"zoo_state(): labels must hold one label per digit of votes "
                          f"({len(votes)}), got {len(labels)}; pass the labels of those digits")
+    check_labels(labels, "zoo_state(): labels", len(votes), votes.shape[2])  # classes: parents
     if index >= len(votes):
         raise ValueError(f"zoo_state(): index must be < {len(votes)} (the digits in votes), got "
                          f"{index}; pick one of them")

@@ -24,12 +24,12 @@ from .checks import (
     check_shape,
     replaced,
 )
-from .course_settings import MAX_IMAGE, MAX_WIDTH, Batch, Label
+from .course_settings import MAX_IMAGE, MAX_WIDTH, Batch, Checked, Classes, Label
 from .functional import Lengths, Targets, margin_loss, reconstruction_loss
 from .layers import PrimaryCapsules, RoutingCapsules
-from .refusals import kind_of
+from .refusals import kind_of, shown
 from .routing import MAX_ITERATIONS, RoutingResult, _check_routed
-from .validate import Checked, CheckedRecord, Flag, Float, Int, Tensor, check_class, checked
+from .validate import CheckedRecord, Flag, Float, Int, Tensor, check_class, checked
 
 # Upper bounds on a CapsNet's sizes, far past the paper's, so that a typo (a 10**6 channels)
 # is refused before it allocates: sizes of layers, and the image's side.
@@ -50,7 +50,7 @@ class CapsNetConfig(CheckedRecord):
     primary_kernel: Int("PrimaryCaps' kernel side", ge=1, le=MAX_IMAGE) = 9
     primary_stride: Int("PrimaryCaps' stride", ge=1, le=MAX_IMAGE) = 2
     # DigitCaps: one 16D capsule per class
-    n_classes: Int("classes, one digit capsule each", ge=1, le=MAX_WIDTH) = 10
+    n_classes: Classes = 10
     digit_dim: Int("a digit capsule's dimensions", ge=1, le=MAX_WIDTH) = 16
     iterations: Int("routing iterations", ge=1, le=MAX_ITERATIONS) = 3
     grad_through_routing: Flag("whether gradients flow through the routing iterations") = True
@@ -258,6 +258,23 @@ class CapsNet(nn.Module):
         lengths = self(x).lengths  # [B, n_classes]
         others = torch.cat([lengths[:, :label], lengths[:, label + 1:]], dim=1)
         return lengths[:, label], others.amax(dim=1)
+
+
+def _check_cnn(model, name: str) -> nn.Module:
+    """Refuse anything but a model whose forward pass gives class logits: a CapsNet gives a
+    ``CapsNetOutput``, which no softmax reads (most likely the two models passed swapped)."""
+    if isinstance(model, CapsNet) or not isinstance(model, nn.Module):
+        raise TypeError(f"{name} must be a CNN whose forward pass gives class logits [B, "
+                        f"classes] (a torch.nn.Module, not a CapsNet), got {shown(model)}; "
+                        "pass the CNN here"
+                        + " and the CapsNet as capsnet (were the two swapped?)"
+                        * isinstance(model, CapsNet))
+    return model
+
+
+# the CNN read beside a CapsNet (notebook 08's readers): a model that gives class logits
+LogitsCNN = Checked(_check_cnn, "a CNN whose forward pass gives class logits (not a CapsNet)",
+                    "record")
 
 
 @contextmanager

@@ -5,7 +5,7 @@ notebook 10's ``Findings`` (``rows``), and the Markdown table (``markdown``)."""
 from typing import Annotated, NamedTuple
 
 from .cost_tables import recorded_cost_line
-from .course_settings import InPercent
+from .course_settings import InPercent, Text
 from .data import faces
 from .manifest_rows import ManifestRow
 from .routing_costs import RecordedCost
@@ -70,7 +70,7 @@ class Row(_RowCells):
     __slots__ = ()
 
     @checked
-    def __new__(cls, claim: str, says: str, measured: str, verdict: str):
+    def __new__(cls, claim: Text, says: Text, measured: Text, verdict: Text):
         return super().__new__(cls, claim, says, measured, verdict)
 
 

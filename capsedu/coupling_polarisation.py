@@ -14,7 +14,7 @@ import torch
 from torch import nn
 
 from .capsnet import routing_iterations
-from .course_settings import Name
+from .course_settings import Batch, Name
 from .routing import MAX_ITERATIONS, Routed, RoutingResult
 from .validate import CheckedRecord, Float, Int, Tensor, checked
 
@@ -110,7 +110,7 @@ def coupling_trace(routing: Routed,
 
 @torch.no_grad()
 @checked(reads=("model", "images"))
-def route(model: nn.Module, images: Tensor("the images [B, C, H, W]"),
+def route(model: nn.Module, images: Batch,
           iterations: Int("routing iterations", ge=1, le=MAX_ITERATIONS)) -> RoutingResult:
     """``model``'s routing of ``images``, run for ``iterations`` iterations, its weights
     unchanged: a CapsNet (a model with a ``digits`` layer) through

@@ -14,8 +14,9 @@
 
 Training runs on ``device()``, the GPU when there is one; ``Device`` declares a device a caller
 names instead, as ``capsedu.validate`` declares every parameter; ``Folder`` a folder a caller
-names. The bounds (``MAX_WIDTH``, ...) and the declarations many entries share (``Seed``,
-``Images``, ``Models``, ...) live here too, one home each.
+names; ``Name`` and ``Text`` a name or a text that says something; ``Checked`` a declaration made
+of a check of ``capsedu.checks``. The bounds (``MAX_WIDTH``, ...) and the declarations many
+entries share (``Seed``, ``Images``, ``Models``, ...) live here too, one home each.
 """
 
 import itertools
@@ -30,10 +31,10 @@ from pydantic import AfterValidator, Field, PlainValidator, ValidationInfo
 from .checks import check_examples, check_images, check_pixels, two_scales
 from .refusals import declared_error, kind_of
 from .validate import (
-    Checked,
     Choice,
     Distinct,
     Float,
+    Function,
     Has,
     Int,
     Numbers,
@@ -60,6 +61,50 @@ MAX_EPOCHS = 1000
 # CapsNet take about an hour on a CPU, far past the 3 to 5 the notebooks take a median of
 MAX_REPEATS = 1000
 
+
+def _name(value: str) -> str:
+    """What ``Name`` declares: a name with something in it ('' or spaces would begin a line with
+    a comma, or leave a row of a table unnamed)."""
+    if not value.strip():
+        raise ValueError(f"must be a name, got {value!r}, which names nothing; pass a name such "
+                         "as 'capsnet'")
+    return value
+
+
+# a name a caller gives a model, a layer or a line of a table: not empty
+Name = Annotated[str, AfterValidator(_name)]
+
+
+def _text(value: str) -> str:
+    """What ``Text`` declares: words that say something ('' or spaces would leave a sentence, a
+    cell of a table or a command empty)."""
+    if not value.strip():
+        raise ValueError(f"must say something, got {value!r}, an empty text; write it out")
+    return value
+
+
+# a text a sentence, a table or a command is built from: not empty
+Text = Annotated[str, AfterValidator(_text)]
+
+
+@checked
+def Checked(check: Function("a check of capsedu.checks, check(value, name)"), expected: Text,
+            kind: Text) -> Any:
+    """A declaration made of a check of ``capsedu.checks``, ``check(value, name)``: it refuses
+    with its own sentence, which names the argument, and hands on what it returns (``Examples``,
+    ``Images``); ``expected`` and ``kind`` as in ``Spec``."""
+
+    def validate(value, info: ValidationInfo):
+        name = info.field_name or "the argument"
+        try:
+            return check(value, name)
+        except (TypeError, ValueError) as err:
+            said = str(err).removeprefix(name).lstrip(" ")
+            raise declared_error(type(err), said, "array") from None
+
+    return Annotated[Any, PlainValidator(validate), Spec(expected, kind)]
+
+
 # Declarations many entries share. Seeds: NumPy's generator takes them below 2**32.
 Seed = Int("a random seed: the same seed gives the same draws", ge=0, le=2**32 - 1)
 # seeds of a comparison over seeds, each once
@@ -80,6 +125,8 @@ Images = Checked(check_images, "images [N, C, H, W] of pixels in [0, 1], at leas
 # (``check_class`` bounds it by the model's own classes)
 Batch = Tensor("images [B, C, H, W] of pixels in [0, 1]", pixels=True)
 Label = Int("a class of the model")
+# the classes of a model (one output or digit capsule each) or of one-hot targets (a column each)
+Classes = Int("classes, one output each", ge=1, le=MAX_WIDTH)
 
 
 def _pixels(array, info: ValidationInfo):
@@ -94,10 +141,13 @@ def _pixels(array, info: ValidationInfo):
 
 
 @checked
-def Pictures(meaning: str, **numbers) -> Any:
-    """Pictures a figure draws, however a learner holds them (``Numbers``, with its options:
-    ``ndim``, ``shape``, ...), their values pixels in [0, 1]; handed on as a NumPy array."""
-    return Annotated[Numbers(f"{meaning}, pixels in [0, 1]", **numbers), AfterValidator(_pixels)]
+def Pictures(meaning: Text, ndim: Int("dimensions", ge=0) | None = None,
+             shape: tuple[int | None, ...] | None = None,
+             fix: Text = "pass numbers of that shape") -> Any:
+    """Pictures a figure draws, however a learner holds them (``Numbers``, with its options
+    ``ndim``, ``shape`` and ``fix``), their values pixels in [0, 1]; handed on as a NumPy array."""
+    return Annotated[Numbers(f"{meaning}, pixels in [0, 1]", ndim=ndim, shape=shape, fix=fix),
+                     AfterValidator(_pixels)]
 
 
 def _in_percent(accuracies):
@@ -124,7 +174,7 @@ InPercent = AfterValidator(_in_percent)
 
 
 @checked
-def ImageFraction(meaning: str) -> Any:
+def ImageFraction(meaning: Text) -> Any:
     """A place across the image as a fraction of its side, in [0, 1] (0.5: the centre): a pixel
     position such as 16 would sit far off the image, so it is refused."""
     return Float(f"{meaning}, a fraction of the image's side in [0, 1]", ge=0, le=1)
@@ -147,7 +197,7 @@ InDegrees = AfterValidator(_in_degrees)
 
 
 @checked
-def Points(meaning: str) -> Any:
+def Points(meaning: Text) -> Any:
     """A size in points a figure draws with (a font's, an arrow head's): a finite number above 0
     (matplotlib draws a size of 0 or below as nothing, without a word) and at most 100."""
     return Float(f"{meaning} in points", gt=0, le=100)
@@ -158,8 +208,6 @@ FontSize = Points("a font size") | Choice("a font size by name", "xx-small", "x-
                                           "medium", "large", "x-large", "xx-large")
 
 
-# models side by side, name -> model (e.g. {"CapsNet": capsnet, "CNN": cnn}), at least one
-Models = Annotated[dict[str, torch.nn.Module], Some]
 # rows of a full set, a sample of it (e.g. mnist.fixed_sample(n)), each once (a row twice would
 # count one digit twice)
 Rows = Annotated[Numbers("a 1-d list of image indices (e.g. mnist.fixed_sample(n))", ndim=1,
@@ -237,17 +285,9 @@ def pick(full: Any, quick: Any):
     return quick if QUICK else full
 
 
-def _name(value: str) -> str:
-    """What ``Name`` declares: a name with something in it ('' or spaces would begin a line with
-    a comma, or leave a row of a table unnamed)."""
-    if not value.strip():
-        raise ValueError(f"must be a name, got {value!r}, which names nothing; pass a name such "
-                         "as 'capsnet'")
-    return value
-
-
-# a name a caller gives a model, a layer or a line of a table: not empty
-Name = Annotated[str, AfterValidator(_name)]
+# models side by side, name -> model (e.g. {"CapsNet": capsnet, "CNN": cnn}), at least one,
+# each named
+Models = Annotated[dict[Name, torch.nn.Module], Some]
 
 
 def device() -> torch.device:

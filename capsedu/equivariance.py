@@ -30,7 +30,7 @@ from torch import nn
 
 from .capsule_angles import MNIST_SIDE, Digit, Digits, Labels, turned
 from .checks import check_labels, check_model_dtype, check_same
-from .course_settings import MAX_SIDE, MAX_WIDTH
+from .course_settings import MAX_SIDE, MAX_WIDTH, Classes
 from .data import faces, transformed_mnist
 from .gcnn import C4CNN, PlainCNN
 from .group_conv import N_ROTATIONS, QuarterTurns, rotate_c4
@@ -249,7 +249,8 @@ class RotationErrors(CheckedRecord):
 def model_rotation_errors(model: Annotated[C4CNN | PlainCNN, Spec(
                               "a gcnn.C4CNN or gcnn.PlainCNN (their features are compared)",
                               "record")], x: Images,
-                          turns: tuple[QuarterTurns, ...] | list[QuarterTurns] = (1, 2, 3)
+                          turns: Annotated[tuple[QuarterTurns, ...] | list[QuarterTurns],
+                                           Some] = (1, 2, 3)
                           ) -> RotationErrors:
     """``rotation_error`` of a ``gcnn.C4CNN`` or ``gcnn.PlainCNN`` (in eval mode) for images
     ``x`` ``[B, 1, H, W]`` and each number of quarter ``turns``:
@@ -270,7 +271,7 @@ def model_rotation_errors(model: Annotated[C4CNN | PlainCNN, Spec(
 
 @checked
 def confusion_at(model: nn.Module, images: Digits, labels: Labels, rotation: Float("degrees"),
-                 n_classes: Int("classes", ge=1, le=MAX_WIDTH) = 10) -> np.ndarray:
+                 n_classes: Classes = 10) -> np.ndarray:
     """``[n_classes, n_classes]``: row y, column k is the share of the digits of class y
     (``images`` ``[N, 1, 28, 28]``, ``labels`` ``[N]``) that ``model`` reads as k once turned by
     ``rotation`` degrees; the diagonal is each class's accuracy. A class with no digits gets a

@@ -6,14 +6,18 @@ too many for ``model.training_loss``, an ``augment`` or a ``compose`` of another
 (``check_augmented``)."""
 
 import inspect
+from collections.abc import Callable
 
 import torch
-from torch import nn
 from torch.utils.data import TensorDataset
 
 from .checks import PIXEL_ROUNDING, check_takes
+from .course_settings import Trainable
 from .refusals import kind_of
+from .validate import Record, checked
 
+# examples as fit hands them on: its (images, labels, ...) made a TensorDataset
+Dataset = Record(TensorDataset, "TensorDataset(images, labels, ...), as fit makes of a tuple")
 # the forms of the callbacks fit and training_batches take, in words for a refusal
 AUGMENT, COMPOSE = ("as augment(x, generator) -> x (e.g. random_shift)",
                     "as compose(images, labels, ..., generator) -> (x, *targets) (e.g. pair_up)")
@@ -42,8 +46,10 @@ def _pixels(x: torch.Tensor) -> bool:
     return -PIXEL_ROUNDING <= low and high <= 1 + PIXEL_ROUNDING
 
 
-def check_batches(where: str, model: nn.Module, train: TensorDataset,
-                  validation: TensorDataset | None, compose, augment) -> None:
+@checked
+def check_batches(where: str, model: Trainable, train: Dataset,
+                  validation: Dataset | None, compose: Callable | None,
+                  augment: Callable | None) -> None:
     """Before an epoch's work: the callbacks of their forms (``augment`` tried on 8 images); with
     no ``compose``, ``validation``'s images of ``train``'s shape and ``train`` the tensors that
     ``model.training_loss`` takes."""

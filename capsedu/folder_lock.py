@@ -9,15 +9,49 @@ import socket
 import sys
 import time
 from pathlib import Path
+from typing import Annotated
 
 from filelock import FileLock, Timeout
+from pydantic import AfterValidator, Field
+
+from .course_settings import Folder, Name
+from .validate import Float, checked
 
 LOCK_FILE = ".capsedu.lock"
 
 
-def holder(path: Path) -> str:
+def _lock_file(value: str | Path) -> str | Path:
+    """What ``LockFile`` declares: a path that names a file, not '' nor a folder."""
+    if not str(value).strip() or Path(value).is_dir():
+        raise ValueError(f"must be a lock file's path, got {str(value)!r}, "
+                         f"{'a folder' if str(value).strip() else 'no path'}; pass the folder's "
+                         f"lock file, folder / {LOCK_FILE!r}")
+    return value
+
+
+def _not_a_file(value: str | Path) -> str | Path:
+    """What ``LockedFolder`` declares besides a ``Folder``: no file (its lock file would go
+    inside a file)."""
+    if Path(value).is_file():
+        raise ValueError(f"must be a folder, got {str(value)!r}, a file; pass the folder whose "
+                         "files are written (its parent, if this file is one of them)")
+    return value
+
+
+# a lock file's path (a str or a Path); a folder a writer locks, which is no file
+LockFile = Annotated[str | Path, AfterValidator(_lock_file),
+                     Field(description="a lock file's path (a str or a Path)")]
+LockedFolder = Annotated[Folder, AfterValidator(_not_a_file)]
+
+
+@checked
+def holder(path: LockFile) -> str:
     """Who holds the lock file ``path``, in words: what its holder wrote there, else the process
-    Linux lists as holding it (``/proc/locks``), else that it said nothing."""
+    Linux lists as holding it (``/proc/locks``), else that it said nothing; no one where there is
+    no such file (its holder let it go, or the path is wrong)."""
+    path = Path(path)
+    if not path.exists():
+        return f"no one: there is no lock file {path} (its holder let it go, or it is another path)"
     with contextlib.suppress(OSError):
         if written := path.read_text().strip():
             return written
@@ -30,12 +64,15 @@ def holder(path: Path) -> str:
     return f"a process that did not say who it is (fuser -v {path} names it)"
 
 
+@checked
 @contextlib.contextmanager
-def folder_lock(folder: Path, where: str, timeout_s: float):
+def folder_lock(folder: LockedFolder, where: Name,
+                timeout_s: Float("seconds to wait for the lock's holder", gt=0)):
     """Hold ``folder``'s lock, waiting at most ``timeout_s`` for its holder to let it go (a paused
-    or killed run may never do); ``where``: the function the caller called, named if it waits too
-    long, with the holder (``holder``)."""
-    lock = FileLock(folder / LOCK_FILE, timeout=timeout_s)
+    or killed run may never do: a wait that never ends is refused, as filelock reads a negative
+    timeout); ``where``: the function the caller called, named if it waits too long, with the
+    holder (``holder``)."""
+    lock = FileLock(Path(folder) / LOCK_FILE, timeout=timeout_s)
     path = Path(lock.lock_file)
     try:
         lock.acquire()

@@ -7,6 +7,7 @@ import torch
 import torch.nn.functional as F
 
 from .checks import check_finite, check_labels, check_same
+from .course_settings import Classes
 from .validate import Float, Int, Tensor, checked
 
 
@@ -36,8 +37,9 @@ def squash(s: Tensor("a capsule's total input", floating=True),
     if torch.isfinite(squared_norm.detach().sum()):
         # v = ||s||^2 / (1 + ||s||^2) * s / ||s||
         return squared_norm / (1 + squared_norm) * s / torch.sqrt(squared_norm + eps)
-    check_finite(s, "s")  # a NaN or an infinity in s is an error; else ||s||^2 overflowed:
-    # write s = m t with m = max(1, max_i |s_i|), so that the squares of t cannot overflow;
+    # a NaN or an infinity in s is an error; else ||s||^2 overflowed: write s = m t with
+    # m = max(1, max_i |s_i|), so that the squares of t cannot overflow;
+    check_finite(s, "squash(): s")
     # then v = ||t||^2 / (1/m^2 + ||t||^2) * t / ||t||, the same v
     m = s.abs().amax(dim=dim, keepdim=True).clamp_min(1.0)
     t = s / m
@@ -99,7 +101,7 @@ def _present_classes(where: str, lengths: torch.Tensor, targets: torch.Tensor, m
 
 @checked
 def class_targets(targets: Tensor("class labels [batch] or [batch, k]"),
-                  n_classes: Int("the number of classes", ge=1)) -> torch.Tensor:
+                  n_classes: Classes) -> torch.Tensor:
     """T ``[batch, classes]``: 1 for each class present, 0 for the others.
 
     ``targets``: one label per example ``[batch]``, or k different ones ``[batch, k]``."""

@@ -16,9 +16,9 @@ and the equivariance of the later layers is approximate.
 import torch
 from torch import nn
 
-from .baselines import Classes, LogitClassifier
+from .baselines import LogitClassifier
 from .checks import check_memory, check_model_dtype, check_pixels, check_shape
-from .course_settings import MAX_WIDTH
+from .course_settings import MAX_WIDTH, Classes
 from .group_conv import N_ROTATIONS, GroupConv, Kernel, LiftingConv
 from .validate import Int, checked
 

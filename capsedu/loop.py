@@ -29,7 +29,7 @@ from .course_settings import (
     MAX_BATCH,
     MAX_EPOCHS,
     MAX_SIDE,
-    MAX_WIDTH,
+    Classes,
     Examples,
     Images,
     Seed,
@@ -391,7 +391,7 @@ def is_correct(predictions: Tensor("predicted classes [B], or [B, k]"),
 
 @checked
 def confusion(labels: Tensor("labels [N]", ndim=1), predictions: Tensor("predictions [N]", ndim=1),
-              n_classes: Int("classes", ge=1, le=MAX_WIDTH) = 10) -> torch.Tensor:
+              n_classes: Classes = 10) -> torch.Tensor:
     """``[n_classes, n_classes]`` counts: row t, column p is how many examples of class t
     (``labels`` ``[N]``) were read as p (``predictions`` ``[N]``); the diagonal is those read
     right."""

@@ -19,7 +19,7 @@ from typing import Annotated, Any
 from pydantic import AfterValidator
 
 from .checks import check_order, check_same
-from .course_settings import Seed
+from .course_settings import Seed, Text
 from .json_records import OMITTED_WHEN_NONE, json_row
 from .validate import CheckedRecord, Choice, Flag, Float, Int, Record, checked
 
@@ -120,7 +120,7 @@ class Sitting(CheckedRecord):
     """An earlier run of a checkpoint continued from the epoch it kept
     (``recipe_run.continue_from``)."""
 
-    command: str  # the line that ran it
+    command: Text  # the line that ran it
     sha256: Sha256  # the weights it saved
     epochs: Int("the epochs it trained", ge=1)
     kept_epoch: Int("the epoch the next sitting went on from", ge=1)
@@ -141,16 +141,16 @@ class ManifestRow(CheckedRecord):
     file: PlainName  # its file, in the manifest's folder
     sha256: Sha256  # of the file's bytes, checked before torch reads them
     arch: Choice("a model class of the course", *ARCHS)  # ``checkpoints.pretrained`` makes it
-    description: str | None = _optional()
-    command: str | None = _optional()  # the line that trains it
+    description: Text | None = _optional()
+    command: Text | None = _optional()  # the line that trains it
     seed: Seed | None = _optional()
     train_examples: Int("the training examples it saw", ge=1) | None = _optional()
     train_time_s: Float("seconds it trained", ge=0) | None = _optional()
-    device: str | None = _optional()
+    device: Text | None = _optional()
     threads: Int("the CPU threads torch had", ge=1) | None = _optional()
-    torch_version: str | None = _optional()
+    torch_version: Text | None = _optional()
     sittings: tuple[Record(Sitting), ...] | None = _optional()  # earlier runs, oldest first
-    notes: str | None = _optional()  # why it was shipped: kept when it is trained again
+    notes: Text | None = _optional()  # why it was shipped: kept when it is trained again
     metrics: Record(Metrics) | None = _optional()
 
 

@@ -17,10 +17,10 @@ Like every model of the course they keep ``hparams`` and offer ``training_loss``
 import torch
 import torch.nn.functional as F
 
-from .baselines import Channels, Classes, Dropout, ImageSide, MaxPoolCNN, Widths
+from .baselines import Channels, Dropout, ImageSide, MaxPoolCNN, Widths
 from .capsnet import MULTIMNIST, CapsNet, CapsNetConfig, Vectors
 from .checks import check_labels, check_pixels, check_shape
-from .course_settings import MAX_WIDTH, Batch, Label
+from .course_settings import MAX_WIDTH, Batch, Classes, Label
 from .functional import Lengths, class_targets
 from .validate import Int, Tensor, check_class, check_value, checked
 

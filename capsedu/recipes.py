@@ -24,7 +24,7 @@ from .bug_catalogue import BUGS
 from .buggy_capsnet import BuggyCapsNet
 from .capsnet import AFFNIST, LIVE, SMALL, CapsNet, CapsNetConfig
 from .convergence import PATIENCE
-from .course_settings import Seed
+from .course_settings import Seed, Text
 from .data.mnist import load_mnist
 from .data.transformed_mnist import (
     CANVAS,
@@ -81,7 +81,7 @@ class Recipe(CheckedRecord):
     ``loop.fit``'s parameters) are enforced when it is made, and when a field is replaced
     (``CheckedRecord``): a recipe of 0 epochs or a NaN learning rate is never made."""
 
-    description: str
+    description: Text
     build: Build
     epochs: Epochs  # with patience: the budget, an upper bound
     # (train?, limit) -> (images, labels); None for the face models, whose training images are
@@ -404,7 +404,7 @@ _COUNTS = {"epochs": Epochs, "limit": Limit, "seed": Seed, "seeds": Seed, "threa
 
 
 @checked
-def command_line(command: str, **flags) -> str:
+def command_line(command: Text, **flags) -> str:
     """The recorded command of a run, the line that regenerates it, for every record (manifest
     rows and results files): ``command`` followed by each flag given (``None`` ones left out) as
     ``--name value`` (a list as ``--name v1 v2 ...``), ``_`` in a name written ``-`` and each

@@ -10,6 +10,7 @@ of mistake (``ADVICE``). A declaration with a check of its own (a tensor's, an a
 
 import difflib
 import inspect
+import numbers
 import types
 import typing
 from pathlib import Path
@@ -48,13 +49,22 @@ def declared_error(kind: type, text: str, form: str = "tensor") -> PydanticCusto
     """A declaration's own refusal inside pydantic (a tensor's, an array's): ``tensor_type`` (a
     TypeError for the caller) or ``tensor_value``; the text goes in as a value, so braces in it
     are not a template."""
+    if kind not in (TypeError, ValueError) or not isinstance(text, str):  # checked by hand
+        raise TypeError(f"declared_error(): kind must be the class TypeError or ValueError and "
+                        f"text a str, got {kind_of(kind)} and {kind_of(text)}; pass e.g. "
+                        "declared_error(ValueError, 'must be ..., got ...')")
     return PydanticCustomError(f"{form}_type" if kind is TypeError else f"{form}_value", "{text}",
                                {"text": text})
 
 
 def impossible(builder: str, meaning: str, *problems: str | bool) -> None:
-    """Refuse a declaration no value can meet (``Int("n", ge=5, le=1)``) when it is built, at
-    import: ``problems`` say what is wrong with it, each False where that is right."""
+    """Refuse a declaration no value can meet (``Int("n", ge=5, le=1)``), or whose meaning says
+    nothing (a refusal quotes it as what was expected), when it is built, at import:
+    ``problems`` say what is wrong with it, each False where that is right."""
+    if not isinstance(meaning, str) or not meaning.strip():
+        raise (ValueError if isinstance(meaning, str) else TypeError)(
+            f"{builder}(): meaning must say what the value means, a few words such as 'routing "
+            f"iterations', got {meaning!r}; a refusal quotes it as what was expected")
     said = next((p for p in problems if p), None)
     if said:
         raise ValueError(f"{builder}(): the declaration {meaning!r} takes no value: {said}; "
@@ -68,9 +78,25 @@ def no_range(low, high, strict: bool = False) -> str | bool:
     return empty and f"its bounds leave no number between them ({low} to {high})"
 
 
+def of_kind(builder: str, name: str, value, kind, words: str) -> None:
+    """Refuse the argument ``name`` of a declaration builder where it is not ``words``, an
+    instance of ``kind`` (None: not given; a bool is no number), when it is built: a string where
+    a number or a class belongs would fail later, in pydantic's or Python's words."""
+    if value is not None and (not isinstance(value, kind) or isinstance(value, bool)):
+        raise TypeError(f"{builder}(): {name} must be {words}, got {kind_of(value)}, "
+                        f"{with_article(type(value).__name__)}; declare it so")
+
+
 def range_words(builder: str, meaning: str, ge=None, gt=None, le=None, lt=None) -> str:
-    """The bounds of a declaration ``builder`` makes, in words (">= 1 and <= 100"); bounds that
-    leave no number are refused (``no_range``)."""
+    """The bounds of a declaration ``builder`` makes, in words (">= 1 and <= 100"); a bound that
+    is no number, a NaN, two on one side (">= 0" and "> 0": which one holds?) or bounds that leave
+    no number are refused (``no_range``)."""
+    for name, bound in {"ge": ge, "gt": gt, "le": le, "lt": lt}.items():
+        of_kind(builder, name, bound, numbers.Real, "a number")
+    impossible(builder, meaning, any(b != b for b in (ge, gt, le, lt)) and "a bound is NaN, "
+               "which no number is above or below", ge is not None and gt is not None and
+               f"it has two lower bounds, ge={ge} and gt={gt}: keep one", le is not None and
+               lt is not None and f"it has two upper bounds, le={le} and lt={lt}: keep one")
     low = f">= {ge}" if ge is not None else f"> {gt}" if gt is not None else None
     high = f"<= {le}" if le is not None else f"< {lt}" if lt is not None else None
     impossible(builder, meaning, no_range(ge if gt is None else gt, le if lt is None else lt,
@@ -170,10 +196,8 @@ def refusal(err: ValidationError, parameters: list[str], specs: dict,
         space = "" if said.startswith("'s ") else " "  # "train's images must ...": a part of it
         text = f"{name}{item}{space}{said}"
         kind = "tensor_type" if kind.endswith("_type") else "value_error"
-    elif kind == "unexpected_keyword_argument":  # a typo's likely meaning: the nearest name
-        close = difflib.get_close_matches(name, parameters, n=1)
-        text = (f"{name} is not a parameter; " + (f"did you mean {close[0]}? Its" if close else
-                "its") + f" parameters: {', '.join(p for p in parameters if p != 'self')}")
+    elif kind in ("unexpected_keyword_argument", "unexpected_positional_argument"):
+        text = _unexpected(error, name, parameters)
     elif kind in TYPE_ERRORS and kind != "is_instance_of":
         text = f"{error['msg'].lower()} ({name})"
     else:
@@ -183,6 +207,19 @@ def refusal(err: ValidationError, parameters: list[str], specs: dict,
         expected = spec.expected if spec else held or error["msg"].removeprefix("Input should be ")
         text = f"{name}{item} must be {expected}, got {shown(got)}; {advice(error)}"
     return TypeError if is_wrong_type(kind) else ValueError, text
+
+
+def _unexpected(error: ErrorDetails, name: str, parameters: list[str]) -> str:
+    """An argument the function has no place for: a keyword that is no parameter (a typo's
+    likely meaning, the nearest name), or one positional argument too many (``loc[0]`` counts
+    the ones it takes)."""
+    if error["type"] == "unexpected_keyword_argument":
+        close = difflib.get_close_matches(name, parameters, n=1)
+        return (f"{name} is not a parameter; " + (f"did you mean {close[0]}? Its" if close else
+                "its") + f" parameters: {', '.join(p for p in parameters if p != 'self')}")
+    taken = [p for p in parameters[:error["loc"][0]] if p != "self"]
+    return (f"takes {len(taken)} positional argument(s) ({', '.join(taken) or 'none'}), got one "
+            f"more, {shown(error.get('input'))}; pass the others by keyword, name=value")
 
 
 def numbers_advice(value) -> str:
@@ -203,13 +240,17 @@ def numbers_advice(value) -> str:
 def where(fn, args: tuple = ()) -> str:
     """The function a refusal names, as called: ``squash()``; a class by its name; a method, given
     the call's ``args``, by the class of the object it was called on (``BuggyCapsNet.loss()``,
-    which ``CapsNet`` defines)."""
+    which ``CapsNet`` defines), and a subclass made by the constructor it inherits by its own
+    name (``ViewpointExplorer()``, which ``TwoReaders`` makes)."""
     if not isinstance(getattr(fn, "__qualname__", None), str):  # checked here, by hand
         raise TypeError(f"where(): fn must be a function or a class, got {kind_of(fn)}; pass "
                         "the function refused, e.g. where(squash)")
     name = fn.__qualname__.removesuffix(".__init__").removesuffix(".__new__")
     owner, _, method = name.rpartition(".")
-    if args and owner in {cls.__qualname__ for cls in type(args[0]).__mro__}:
+    classes = {cls.__qualname__ for cls in type(args[0]).__mro__} if args else set()
+    if fn.__qualname__.endswith(".__init__") and name in classes:
+        name = type(args[0]).__name__
+    elif owner in classes:
         name = f"{type(args[0]).__name__}.{method}"
     return f"{name}()"
 

@@ -45,9 +45,9 @@ KINDS = {
 class Kind(CheckedRecord):
     """An experiment's results file: what it holds, its file and the command that writes it, and
     its record (a type, or a function of a run's name giving the type)."""
-    what: str
-    file: str
-    command: str
+    what: course_settings.Text
+    file: course_settings.Text
+    command: course_settings.Text
     record: RecordType
 
 

@@ -16,7 +16,7 @@ from pydantic import AfterValidator
 from torch import nn
 
 from .capsnet import routing_iterations
-from .checks import check_different, check_order, check_same
+from .checks import check_different, check_order, check_read_labels, check_same
 from .convergence import training_status, verdict
 from .course_settings import MAX_SIDE, InPercent, Models, Name, Rows, Seed
 from .data import transformed_mnist
@@ -105,6 +105,7 @@ def sweep_accuracy(model: nn.Module, images: Digits, labels: Labels,
     value of a sweep (``transformed_mnist.sweep``; ``values`` default to ``SWEEPS[factor]``), on
     a ``side`` x ``side`` canvas: 40 for 08's affNIST models, 28 for 10's models, which read
     digits turned on their own canvas (``factor="rotation"``, ``values`` 0 to 360)."""
+    check_read_labels(labels, "sweep_accuracy(): labels", images, model)  # one per image
     values = SWEEPS[factor] if values is None else values.tolist()
     for i, v in enumerate(values):  # each refused as this call's, before any model is run
         _check_sweep_value("sweep_accuracy", f"values[{i}]", factor, v)
@@ -133,6 +134,8 @@ def sweep_curves(models: Models, images: Digits, labels: Labels) -> dict[str, tu
     """Each of ``models``' (name -> model) ``sweep_accuracy`` on MNIST digits ``[N, 1, 28, 28]``
     along every factor of ``transformed_mnist.SWEEPS``: name -> a ``Sweep`` per factor, in the
     order of ``SWEEPS``."""
+    for model in models.values():  # one label per image, a class of each model
+        check_read_labels(labels, "sweep_curves(): labels", images, model)
     return {name: tuple(Sweep(factor, tuple(values),
                               tuple(sweep_accuracy(model, images, labels, factor)))
                         for factor, values in SWEEPS.items())

@@ -15,20 +15,38 @@ from typing import NamedTuple
 
 import torch
 
+from .course_settings import Checked
 from .functional import squash
 from .refusals import kind_of, shown
-from .validate import Checked, Flag, Int, Tensor, checked
+from .validate import Flag, Int, Tensor, checked
 
 # Far past any use (the paper routes 3 times, notebook 09 up to 5): each iteration keeps its
 # couplings and outputs for the backward pass, so a careless 10**6 would fill the memory.
 MAX_ITERATIONS = 100
 
 
-class RoutingStep(NamedTuple):
-    """One iteration of Procedure 1: the couplings used and the outputs they gave."""
-
+class _Step(NamedTuple):
     c: torch.Tensor  # [batch, n_in, n_out]
     v: torch.Tensor  # [batch, n_out, d_out]
+
+
+class RoutingStep(_Step):
+    """One iteration of Procedure 1: the couplings used and the outputs they gave; checked when
+    made (by hand, as ``RoutingResult``: routing makes one per iteration)."""
+
+    __slots__ = ()
+
+    def __new__(cls, c, v):
+        for name, got in (("c", c), ("v", v)):
+            if not isinstance(got, torch.Tensor) or got.ndim != 3:
+                raise TypeError(f"RoutingStep(): {name} must be a torch.Tensor with 3 dimensions, "
+                                f"got {kind_of(got)[:60]}; pass one iteration's couplings c and "
+                                "outputs v, e.g. a step of dynamic_routing(u_hat).history")
+        if v.shape[:2] != (c.shape[0], c.shape[2]):
+            raise ValueError(f"RoutingStep(): c must be [batch, n_in, n_out] and v [batch, n_out, "
+                             f"d_out], got c {tuple(c.shape)}, v {tuple(v.shape)}; pass one "
+                             "iteration's")
+        return super().__new__(cls, c, v)
 
 
 class _Routing(NamedTuple):

@@ -20,7 +20,7 @@ from . import course_settings
 from .capsnet import AFFNIST, LIVE, MULTIMNIST, PAPER, CapsNet, CapsNetConfig
 from .checks import check_memory, check_same
 from .costs import ROUTING_ROW, anatomy
-from .course_settings import MAX_BATCH, MAX_REPEATS, Seed, Trainable
+from .course_settings import MAX_BATCH, MAX_REPEATS, Seed, Text, Trainable
 from .functional import squash
 from .layers import RoutingCapsules
 from .routing import MAX_ITERATIONS
@@ -418,9 +418,9 @@ class RecordedCost(CheckedRecord):
     """A run of ``benchmarks/routing_cost.py --json`` on another machine than the learner's: what
     08's parameter-matched pair costs per training step there, and routing's shares."""
 
-    device: str  # the accelerator's name, or "cpu"
-    date: str
-    command: str
+    device: Text  # the accelerator's name, or "cpu"
+    date: Text
+    command: Text
     batch: Batch
     capsnet_step: Seconds  # forward + backward, CapsNet(AFFNIST)
     cnn_step: Seconds  # the same for MaxPoolCNN()

@@ -26,7 +26,7 @@ import torch
 from filelock import FileLock, Timeout
 
 from . import checkpoints
-from .course_settings import Seed, Seeds
+from .course_settings import Seed, Seeds, Text
 from .json_records import json_row
 from .recipe_run import TooFewExamples, run_recipe
 from .recipes import RECIPES, Epochs, Limit, Threads, command_line, command_recipe, seeded_name
@@ -44,7 +44,10 @@ def integer(declaration: Any, flag: str) -> Callable[[str], int]:
                         f"validate.Int, got {declaration!r}; pass one, e.g. Int('epochs', ge=1)")
 
     @checked
-    def parse(text: str) -> int:
+    def parse(text: Any) -> int:
+        if not isinstance(text, str):  # argparse hands it the option's text; a caller may not
+            raise TypeError(f"{flag} must be text to read as {spec.expected}, got {text!r}; pass "
+                            "the option's text, e.g. '3'")
         try:
             value = int(text)
         except ValueError:
@@ -167,7 +170,7 @@ def state_file(text: str) -> str:
 
 
 @checked
-def experiment_parser(command: str, description: str, limit: Any = Limit
+def experiment_parser(command: Text, description: Text, limit: Any = Limit
                       ) -> argparse.ArgumentParser:
     """The command line of a recorded experiment (``python -m capsedu.ablations``, ``.bug_zoo``):
     ``--limit``, ``--threads`` and ``--replace-shipped``; the experiment adds its own options.

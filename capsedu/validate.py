@@ -68,16 +68,12 @@ class Spec(typing.NamedTuple):
 def _as_python_number(value):
     """NumPy scalars count as the Python numbers they are (an ``np.int64`` from an array is a
     count like any int); ``np.bool_`` stays a bool, so it is refused where a count belongs."""
-    if isinstance(value, np.integer):
-        return int(value)
-    if isinstance(value, np.floating):
-        return float(value)
-    if isinstance(value, np.bool_):
-        return bool(value)
+    for numpy, python in ((np.integer, int), (np.floating, float), (np.bool_, bool)):
+        if isinstance(value, numpy):
+            return python(value)
     return value
 
 
-# NumPy scalars are taken as the Python numbers they are, before the strict check
 _NUMBERS = BeforeValidator(_as_python_number)
 
 
@@ -103,13 +99,17 @@ def Float(meaning: str, ge: float | None = None, gt: float | None = None,
 def Flag(meaning: str) -> Any:
     """``True`` or ``False`` itself: a string such as ``"False"`` is not empty, so Python would
     take it as true; a number is refused too."""
+    refusals.impossible("Flag", meaning)
     spec = Spec(f"True or False ({meaning})", "bool")
     return Annotated[bool, _NUMBERS, Field(description=spec.expected), spec]
 
 
 def Choice(meaning: str, *options: str) -> Any:
     """One of the strings ``options``."""
-    refusals.impossible("Choice", meaning, not options and "it has no options (list them after it)")
+    for option in options:
+        refusals.of_kind("Choice", "each option", option, str, "a str")
+    refusals.impossible("Choice", meaning, not options and "it has no options (list them after it)",
+                        len(set(options)) < len(options) and f"its options repeat: {options}")
     listed = ", ".join(repr(o) for o in options)
     spec = Spec(f"one of {listed} ({meaning})", "choice", choices=options)
     return Annotated[Literal[options], Field(description=spec.expected), spec]
@@ -123,7 +123,10 @@ def Tensor(meaning: str, ndim: int | None = None, floating: bool = False,
     images (``pixels``: floating-point and finite; uint8 pixels are refused, never rescaled);
     ``sizes``: the size some dimensions must have, by index (``{2: 4}``: 4 along dimension 2);
     ``within``: its values in ``[low, high]`` (else ``fix`` says what to do)."""
-    refusals.impossible("Tensor", meaning, ndim is not None and ndim < 0 and f"ndim is {ndim}, < 0")
+    refusals.of_kind("Tensor", "ndim", ndim, int, "an int")
+    refusals.of_kind("Tensor", "within", within, tuple, "a pair of numbers (low, high)")
+    refusals.impossible("Tensor", meaning, ndim is not None and ndim < 0 and f"ndim is {ndim}, < 0",
+                        within is not None and refusals.no_range(*within))
     sizes = sizes or {}
     shape = f" with {ndim} dimensions" if ndim is not None else ""
     shape += "".join(f", {size} along dimension {d}" for d, size in sizes.items())
@@ -162,25 +165,11 @@ def Tensor(meaning: str, ndim: int | None = None, floating: bool = False,
     return Annotated[torch.Tensor, PlainValidator(check), spec]
 
 
-def Checked(check: Callable, expected: str, kind: str) -> Any:
-    """A declaration made of a check of ``capsedu.checks``, ``check(value, name)``: it refuses
-    with its own sentence, which names the argument, and hands on what it returns (``Examples``,
-    ``Images``); ``expected`` and ``kind`` as in ``Spec``."""
-
-    def validate(value, info: ValidationInfo):
-        name = info.field_name or "the argument"
-        try:
-            return check(value, name)
-        except (TypeError, ValueError) as err:
-            said = str(err).removeprefix(name).lstrip(" ")
-            raise declared_error(type(err), said, "array") from None
-
-    return Annotated[Any, PlainValidator(validate), Spec(expected, kind)]
-
-
 def Array(meaning: str, ndim: int | None = None) -> Any:
     """A NumPy array of finite real numbers (``ndim`` dimensions), kept a NumPy array: for the
     geometry that works in NumPy. A list, a tensor or an array of booleans is refused."""
+    refusals.of_kind("Array", "ndim", ndim, int, "an int")
+    refusals.impossible("Array", meaning)
     shape = f" with {ndim} dimensions" if ndim is not None else ""
     spec = Spec(f"a NumPy array of finite real numbers{shape} ({meaning})", "array",
                 shape=(1,) * (ndim if ndim is not None else 1))
@@ -215,9 +204,9 @@ def Numbers(meaning: str, ndim: int | None = None, last: int | None = None,
     a torch tensor, a tensor as it came); ``bools``: right or wrong, booleans or 0/1, handed on as
     booleans; ``whole``: whole numbers (indices, classes) of an integer dtype; ``nan``: a NaN is a
     gap (a cell left blank), not a mistake."""
-    refusals.impossible("Numbers", meaning, refusals.no_range(ge, le), at_least < 0 and
-                        f"at_least is {at_least}, < 0", ndim is not None and ndim < 0 and
-                        f"ndim is {ndim}, < 0")
+    refusals.of_kind("Numbers", "ndim", ndim, int, "an int")
+    refusals.impossible("Numbers", meaning, refusals.no_range(ge, le), at_least < 0 and f"at_least "
+                        f"is {at_least}, < 0", (ndim or 0) < 0 and f"ndim is {ndim}, < 0")
     count = f", at least {at_least} of them" if at_least > 1 else ", at least one" * at_least
     within = f" in [{ge}, {le}]" if ge is not None and le is not None else f" >= {ge}" \
         if ge is not None else f" <= {le}" if le is not None else ""
@@ -275,6 +264,8 @@ def Instances(cls: type, meaning: str, ndim: int | None = None,
     """Instances of ``cls`` side by side, such as the axes ``plt.subplots`` makes: a NumPy array
     of them, a list or a tuple of them, or one; handed on as a NumPy array with ``ndim``
     dimensions (None: any, flattened to one). ``fix``: what to do when they are not."""
+    refusals.of_kind("Instances", "cls", cls, type, "a class, e.g. matplotlib.axes.Axes")
+    refusals.impossible("Instances", meaning)
     shape = f" [{', '.join('n' * ndim)}]" if ndim else ""
     spec = Spec(f"{meaning}: {cls.__name__} objects{shape}", "record")
 
@@ -297,6 +288,7 @@ def Instances(cls: type, meaning: str, ndim: int | None = None,
 def Function(meaning: str) -> Any:
     """Anything callable, passed itself: a learner's answer to an exercise is their function, not
     the result of calling it, a tensor or a string."""
+    refusals.impossible("Function", meaning)
     spec = Spec(f"a function ({meaning})", "function")
     return Annotated[Callable, Field(description=spec.expected), spec]
 
@@ -306,6 +298,7 @@ def Has(meaning: str, *fields: str, source: str, many: bool = False) -> Any:
     (``meaning``, e.g. "a comparison", made by ``source``; ``"__iter__"``: anything to go over,
     taken as it is, a generator not used up); ``many``: a list of them, or any other iterable but
     a string, handed on as a list of at least one."""
+    refusals.impossible("Has", meaning)
     spec = Spec(f"{meaning} with {', '.join(fields)}", "record")
 
     def check(value, info: ValidationInfo):
@@ -331,6 +324,7 @@ def Has(meaning: str, *fields: str, source: str, many: bool = False) -> Any:
 def Record(cls: type, source: str | None = None) -> Any:
     """An instance of the record class ``cls``, taken as it is (pydantic would build a new one,
     or read any tuple as a NamedTuple); ``source``: where one comes from, for the refusal."""
+    refusals.of_kind("Record", "cls", cls, type, "a record's class, e.g. statistics.Paired")
     spec = Spec(with_article(cls.__name__) + (f" ({source})" if source else ""), "record")
     return Annotated[InstanceOf[cls], spec]
 
@@ -432,6 +426,9 @@ def check_value(where: str, name: str, declaration, value):
     """Enforce one declaration (``Int``, ``Float``, ...) on a value that is no parameter of its
     own (a field of a manifest row given as ``**fields``, an entry of a dict), with the messages
     ``checked`` gives a parameter; hands back the value as validated."""
+    if isinstance(declaration, str):  # pydantic would read it as a type's name: checked by hand
+        raise TypeError(f"check_value(): declaration must be one such as Int(...), got a str, "
+                        f"{declaration!r}; pass one validate builds")
     try:
         return TypeAdapter(declaration, config=STRICT).validate_python(value)
     except ValidationError as err:

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from typing import Annotated
 
 import torch
-from torch import nn
 
+from .capsnet import CapsNet, LogitsCNN
 from .checks import check_on_canvas, check_same, check_side
 from .data import transformed_mnist
 from .data.affine_params import Scale, Shear
@@ -79,7 +79,7 @@ class ViewpointState(CheckedRecord):
 
 @checked
 @torch.no_grad()
-def viewpoint_state(capsnet: nn.Module, cnn: nn.Module, digit: Digit,
+def viewpoint_state(capsnet: CapsNet, cnn: LogitsCNN, digit: Digit,
                     rotation: Float("degrees") = 0.0, shear: Shear = 0.0, scale: Scale = 1.0,
                     dx: Float("pixels to the right") = 0.0,
                     dy: Float("pixels down") = 0.0) -> ViewpointState:

@@ -51,14 +51,15 @@ ENFORCED = ["functional", "routing", "capsnet", "data.mnist", "statistics", "lay
             "widgets.panels", "widgets.parts", "widgets.rotation", "widgets.routing",
             "widgets.spiking", "widgets.verdicts", "widgets.viewpoint",
             "exercises", "exercises.attacks", "exercises.capsules", "exercises.checking",
-            "exercises.geometry", "exercises.networks", "bug_catalogue", "widgets.sliders"]
+            "exercises.geometry", "exercises.networks", "bug_catalogue", "widgets.sliders",
+            "folder_lock"]
 # the modules that are not entries: the boundary itself, and the packages that only group modules
 NOT_ENTRIES = {
     "validate": "the declarations every entry's annotations are made of",
     "refusals": "the one wording of a refused argument, which validate raises",
-    "checks": "the checks the declarations run (validate.Checked) and the models' own checks of "
-              "the tensors they are handed; each is told the entry's and the argument's name",
-    "folder_lock": "the lock the writers of checkpoints hold, each telling it its own name",
+    "checks": "the checks the declarations run (course_settings.Checked) and the models' own "
+              "checks of the tensors they are handed; each is told the entry's and the "
+              "argument's name",
     "fit_inputs": "the checks loop.fit and loop.training_batches run on their examples and "
                   "callbacks, each told the entry's name",
     "data": "a package", "figures": "a package", "parts": "a package", "widgets": "a package",

@@ -69,7 +69,7 @@ CASES = [
     (lambda: sprites.render([("nose", 0.5)]), TypeError,
      r"render\(\): parts must hold parts of known kinds .*; its item 0: a part must be a Part or a "
      r"tuple \(kind, x, y.*got \('nose', 0.5\)"),
-    (lambda: sprites.as_part(("nose",)), TypeError, r"as_part\(\): a part must be a Part"),
+    (lambda: sprites.as_part(("nose",)), TypeError, r"as_part\(\): p must be a Part or a tuple"),
     (lambda: sprites.render([("nose", "0.5", 0.5)]), TypeError,
      r"render\(\): parts must hold .*; its item 0: part 'nose'.s pose .* must be numbers, got "
      r"\('0.5', 0.5, 0.0, 1.0\)"),
@@ -479,7 +479,7 @@ ROUND_SIX = [
     (lambda: VerdictsFigure(["a", "a"]),
      ValueError, r"VerdictsFigure\(\): names must hold each item once"),
     (lambda: ViewpointExplorer(
-        _tiny(), _tiny(), torch.rand(4, 1, 28, 28), LABELS), ValueError,
+        _tiny(), _bag(), torch.rand(4, 1, 28, 28), LABELS), ValueError,
      r"ViewpointExplorer\(\): capsnet must read the 40x40 images"),
 ]
 

@@ -49,6 +49,8 @@ from capsedu import (
     digit_shuffles,
     equivariance,
     exercises,
+    fit_inputs,
+    folder_lock,
     full_sets,
     functional,
     group_conv,
@@ -924,11 +926,11 @@ ROUND_ELEVEN_MODELS = [
     (lambda: coupling_polarisation.coupling_trace(
         routing.dynamic_routing(torch.rand(2, 4, 3, 3)), weights=torch.ones(3, 4)),
      ValueError, r"coupling_trace\(\): weights must hold one weight >= 0 per child .*\[2, 4\]"),
-    # a RoutingStep built by hand of other shapes than its result's (the hot path keeps them
-    # unchecked NamedTuples): refused where a result is read from outside
+    # a RoutingStep built by hand of other shapes than its result's (each step checks only its
+    # own): refused where a result is read from outside
     (lambda: coupling_polarisation.coupling_trace(routing.RoutingResult(
         torch.zeros(1, 2, 3), torch.full((1, 4, 2), 0.5), torch.zeros(1, 4, 2),
-        [routing.RoutingStep(torch.rand(1, 4, 5), torch.zeros(1, 2, 3))])), ValueError,
+        [routing.RoutingStep(torch.rand(1, 4, 5), torch.zeros(1, 5, 3))])), ValueError,
      r"coupling_trace\(\): routing must hold steps of its own shapes, got history\[0\]\.c of "
      r"shape \(1, 4, 5\)"),
     (lambda: digit_capsules.couplings_on_grid(routing.RoutingResult(
@@ -2255,13 +2257,272 @@ def test_round_fifteen_a_learners_own_results_file_is_not_restored_by_git(tmp_pa
         results_kinds.read_rows(shipped / "e.json", "f", missing_ok=False)
 
 
+_SAYS_NOTHING = r"must say something, got '', an empty text; write it out"
+_TAKES_NONE = r"\(\): the declaration 'm' takes no value: "
+
+ROUND_FIFTEEN_DECLARATIONS = [
+    # S4: a text a sentence, a table or a command is built from, and a declaration's meaning,
+    # said nothing
+    (lambda: bug_catalogue.Bug(name="x", description="d", why_wrong="", evidence="e",
+                               citations=(), code="c"), ValueError,
+     rf"^Bug\(\): why_wrong {_SAYS_NOTHING}"),
+    (lambda: claims_table.Row(claim="", says="s", measured="m", verdict="v"), ValueError,
+     rf"^Row\(\): claim {_SAYS_NOTHING}"),
+    (lambda: manifest_rows.Sitting(command="", sha256="0" * 64, epochs=2, kept_epoch=1),
+     ValueError, rf"^Sitting\(\): command {_SAYS_NOTHING}"),
+    (lambda: results_kinds.Kind(what="", file="x.json", command="c", record=statistics.Paired),
+     ValueError, rf"^Kind\(\): what {_SAYS_NOTHING}"),
+    (lambda: recipes.command_line("", epochs=2), ValueError,
+     rf"^command_line\(\): command {_SAYS_NOTHING}"),
+    (lambda: course_settings.Points(""), ValueError, rf"^Points\(\): meaning {_SAYS_NOTHING}"),
+    (lambda: validate.Int(""), ValueError,
+     r"^Int\(\): meaning must say what the value means, .*got ''; a refusal quotes it"),
+    (lambda: validate.Flag("  "), ValueError, r"^Flag\(\): meaning must say what the value means"),
+    (lambda: validate.Tensor(None), TypeError, r"^Tensor\(\): meaning must say what the value"),
+    # S5: a declaration no value can meet, or one that says one bound and enforces another
+    (lambda: validate.Int("m", ge="0"), TypeError,
+     r"^Int\(\): ge must be a number, got '0', a str; declare it so$"),
+    (lambda: validate.Float("m", ge=float("nan")), ValueError,
+     rf"^Float{_TAKES_NONE}a bound is NaN"),
+    (lambda: validate.Float("m", ge=0, gt=0), ValueError,
+     rf"^Float{_TAKES_NONE}it has two lower bounds, ge=0 and gt=0: keep one"),
+    (lambda: validate.Float("m", le=1, lt=1), ValueError,
+     rf"^Float{_TAKES_NONE}it has two upper bounds"),
+    (lambda: validate.Choice("m", "a", "a"), ValueError,
+     rf"^Choice{_TAKES_NONE}its options repeat: \('a', 'a'\)"),
+    (lambda: validate.Choice("m", 1), TypeError, r"^Choice\(\): each option must be a str, got 1"),
+    (lambda: validate.Tensor("m", within=(1, 0)), ValueError,
+     rf"^Tensor{_TAKES_NONE}its bounds leave no number between them \(1 to 0\)"),
+    # U4: a str or a float where a class or an int belongs, an unknown option, a direct call
+    (lambda: validate.Tensor("m", ndim=2.5), TypeError,
+     r"^Tensor\(\): ndim must be an int, got 2.5, a float; declare it so$"),
+    (lambda: validate.Array("m", ndim="2"), TypeError, r"^Array\(\): ndim must be an int"),
+    (lambda: validate.Numbers("m", ndim=2.5), TypeError, r"^Numbers\(\): ndim must be an int"),
+    (lambda: validate.Instances("Axes", "axes"), TypeError,
+     r"^Instances\(\): cls must be a class, e.g. matplotlib.axes.Axes, got 'Axes', a str"),
+    (lambda: validate.Record("Paired"), TypeError,
+     r"^Record\(\): cls must be a record's class, e.g. statistics.Paired, got 'Paired', a str"),
+    (lambda: validate.check_value("f", "x", "not a declaration", 0), TypeError,
+     r"^check_value\(\): declaration must be one such as Int\(...\), got a str, 'not a "
+     r"declaration'; pass one validate builds$"),
+    (lambda: course_settings.Pictures("m", a=-1), TypeError,
+     r"^Pictures\(\): a is not a parameter; its parameters: meaning, ndim, shape, fix$"),
+    (lambda: course_settings.Checked("x", "e", "k"), TypeError,
+     r"^Checked\(\): check must be a function"),
+    (lambda: train.epochs_int(3), TypeError,
+     r"^--epochs must be text to read as an integer >= 1 .*got 3; pass the option's text"),
+    (lambda: train.seed_int(None), TypeError, r"^--seed \(or each of --seeds\) must be text"),
+    # S8: a string where a class or a tensor belongs
+    (lambda: refusals.declared_error("TypeError", "text"), TypeError,
+     r"^declared_error\(\): kind must be the class TypeError or ValueError and text a str, got "
+     r"'TypeError' and 'text'"),
+    (lambda: routing.RoutingStep(c=torch.rand(2, 6, 3), v="v"), TypeError,
+     r"^RoutingStep\(\): v must be a torch.Tensor with 3 dimensions, got 'v'; pass one "
+     r"iteration's"),
+    (lambda: routing.RoutingStep(torch.rand(2, 6, 3), torch.rand(2, 4, 4)), ValueError,
+     r"^RoutingStep\(\): c must be \[batch, n_in, n_out\] and v \[batch, n_out, d_out\], got c "
+     r"\(2, 6, 3\), v \(2, 4, 4\)"),
+    # U5, S3: folder_lock's paths and timeouts are declared
+    (lambda: folder_lock.holder(None), TypeError,
+     r"^holder\(\): path must be a path \(a str or a Path\), got None"),
+    (lambda: folder_lock.holder(Path(".")), ValueError,
+     r"^holder\(\): path must be a lock file's path, got '.', a folder"),
+    (lambda: folder_lock.folder_lock(None, "f", timeout_s=1).__enter__(), TypeError,
+     r"^folder_lock\(\): folder must be a path \(a str or a Path\), got None"),
+    (lambda: folder_lock.folder_lock("r", "f", timeout_s="5").__enter__(), TypeError,
+     r"^folder_lock\(\): timeout_s must be a finite number > 0 \(seconds to wait for the lock's "
+     r"holder\), got '5'"),
+    (lambda: folder_lock.folder_lock(Path("r"), "f", timeout_s=-1).__enter__(), ValueError,
+     r"^folder_lock\(\): timeout_s must be a finite number > 0 .*got -1"),
+    (lambda: folder_lock.folder_lock(Path("r"), "f", timeout_s=float("nan")).__enter__(),
+     ValueError, r"^folder_lock\(\): timeout_s must be a finite number > 0 .*got nan"),
+    (lambda: folder_lock.folder_lock("r", "f", timeout_s=float("inf")).__enter__(), ValueError,
+     r"^folder_lock\(\): timeout_s must be a finite number > 0 .*got inf"),
+    (lambda: folder_lock.folder_lock(Path("r"), "", timeout_s=1).__enter__(), ValueError,
+     r"^folder_lock\(\): where must be a name, got ''"),
+]
+
+
+def test_round_fifteen_check_finite_takes_a_numpy_array():
+    """Round fifteen (U4): check_finite(np.array([1.0, nan]), 'x') met AttributeError 'is_meta';
+    an array is read as the tensor it is."""
+    with pytest.raises(ValueError, match=r"^x contains 1 NaN or infinite value\(s\)"):
+        checks.check_finite(np.array([1.0, np.nan]), "x")
+    checks.check_finite(np.array([1.0, 2.0]), "x")
+
+
+def test_round_fifteen_an_exercise_check_of_no_name_fails_naming_it(capsys):
+    """Round fifteen (S4): check('', ...) printed ': FAIL - ...' with no exercise's name."""
+    assert exercises.check("", lambda s: s, functional.squash, [(torch.ones(2, 3),)]) is False
+    assert re.search(rf"^check\(\): FAIL - name {_SAYS_NOTHING}", capsys.readouterr().out)
+
+
+@pytest.mark.parametrize("folder", [str, Path])
+def test_round_fifteen_a_lock_in_a_file_is_refused_naming_the_folder(tmp_path, folder):
+    """Round fifteen (U5): a file where the folder belongs met filelock's FileExistsError (or,
+    as a str, "unsupported operand type(s) for /")."""
+    (tmp_path / "afile").write_text("x")
+    with pytest.raises(ValueError, match=r"^folder_lock\(\): folder must be a folder, got "
+                                         r"'.*afile', a file; pass the folder whose files"), \
+            folder_lock.folder_lock(folder(tmp_path / "afile"), "f", timeout_s=1):
+        pass
+    with folder_lock.folder_lock(str(tmp_path), "f", timeout_s=1):  # a str folder: locked
+        assert folder_lock.holder(str(tmp_path / folder_lock.LOCK_FILE)).startswith("pid ")
+
+
+def test_round_fifteen_the_holder_of_no_lock_file_is_no_one(tmp_path):
+    """Round fifteen (S7): holder() of a lock file that is not there answered 'a process that
+    did not say who it is'."""
+    assert folder_lock.holder(tmp_path / "nowhere" / ".capsedu.lock").startswith(
+        "no one: there is no lock file ")
+
+
+# Round fifteen's widgets: a min or max set below or above the value moved it without a word;
+# text taken as a list of options (each letter one); None set on a control, or as options, met a
+# bare TraitError, "not iterable" or the pure function's words; a model named ''; the base of the
+# two-reader widgets made itself; the two models swapped met torch's softmax
+_SLIDERS = _capsedu("widgets.sliders")
+_OPTIONS = r"options must be a list or a tuple of options \(or of \(label, value\) pairs\), got "
+_LOGITS = (r"cnn must be a CNN whose forward pass gives class logits \[B, classes\] \(a "
+           r"torch.nn.Module, not a CapsNet\), got a CapsNet; pass the CNN here and the CapsNet "
+           r"as capsnet \(were the two swapped\?\)")
+
+
+def _face_bag():
+    return BagOfPartsCNN(channels=(2,), n_classes=2)
+
+
+ROUND_FIFTEEN_WIDGETS = [
+    (lambda: _set(IntSlider(value=5, min=0, max=10), max=2), OutOfRange,
+     r"^IntSlider\(\): max must keep the slider's value 5 in its range, got 2; set the value "
+     r"first \(into 0 to 2\), then max \(ipywidgets would move the value"),
+    (lambda: _set(FloatSlider(value=0.5, min=0, max=1), min=0.75), OutOfRange,
+     r"^FloatSlider\(\): min must keep the slider's value 0.5 in its range, got 0.75; set the "
+     r"value first"),
+    (lambda: _set(SquashExplorer().angle, min=100), OutOfRange,
+     r"^SquashExplorer.angle: min of the slider 'angle \(°\)' must keep the slider's value"),
+    (lambda: _SLIDERS.Dropdown(options="abc"), TypeError,
+     r"^Dropdown\(\): " + _OPTIONS + r"'abc' \(text, each letter of which would be an option\); "
+     r"pass a list, e.g. Dropdown\(options=\['a', 'b'\]\)"),
+    (lambda: _SLIDERS.Dropdown(options=None), TypeError, r"^Dropdown\(\): " + _OPTIONS + "None;"),
+    (lambda: _set(_SLIDERS.ToggleButtons(options=["a"]), options="xy"), TypeError,
+     r"^ToggleButtons\(\): " + _OPTIONS + "'xy'"),
+    (lambda: _set(SquashExplorer().norm, value=None), TypeError,
+     r"^SquashExplorer.norm: value of the slider '\|\|s\|\|' must be a number, got None; pass a "
+     r"number"),
+    (lambda: _set(IntSlider(min=0, max=5), max=None), TypeError,
+     r"^IntSlider\(\): max must be a number, got None"),
+    (lambda: _set(RoutingExplorer().softmax, value=None), OutOfRange,
+     r"^RoutingExplorer.softmax: the toggle buttons 'softmax' must be set to one of its options "
+     r"routing_step, step_softmax_over_children, got None; pick one of those"),
+    (lambda: _set(_SLIDERS.Dropdown(options=["a", "b"]), value=None), OutOfRange,
+     r"^Dropdown\(\): value must be set to one of its options 'a', 'b', got None"),
+    (lambda: FaceVerdicts({"": _face_bag()}), ValueError,
+     r"^FaceVerdicts\(\): models key '' must be a name, got '', which names nothing"),
+    (lambda: _capsedu("widgets.verdicts").verdicts_state({" ": _face_bag()}, _FACE), ValueError,
+     r"^verdicts_state\(\): models key ' ' must be a name"),
+    (lambda: _capsedu("widgets.verdicts").VerdictsFigure(["bag", ""]), ValueError,
+     r"^VerdictsFigure\(\): names\[1\] must be a name"),
+    (lambda: robustness.read_right({"": _bag()}, torch.rand(4, 1, 28, 28), LABELS), ValueError,
+     r"^read_right\(\): models key '' must be a name"),
+    (lambda: _capsedu("widgets.base").TwoReaders(_tiny40(), _bag(), torch.rand(4, 1, 28, 28),
+                                                 LABELS), TypeError,
+     r"^TwoReaders\(\): TwoReaders is the base of the widgets over digits that two models read, "
+     r"with no controls of its own; make one of them with the same arguments: AttackExplorer, "
+     r"OverlapExplorer, ViewpointExplorer"),
+    (lambda: viewpoint_states.viewpoint_state(_bag(), _tiny40(), torch.rand(1, 28, 28)),
+     TypeError, r"^viewpoint_state\(\): capsnet must be an instance of CapsNet, got a "
+                r"BagOfPartsCNN"),
+    (lambda: viewpoint_states.viewpoint_state(_tiny40(), _tiny40(), torch.rand(1, 28, 28)),
+     TypeError, r"^viewpoint_state\(\): " + _LOGITS),
+    (lambda: _capsedu("widgets.viewpoint").ViewpointExplorer(_tiny40(), _tiny40(),
+                                                            torch.rand(4, 1, 28, 28), LABELS),
+     TypeError, r"^ViewpointExplorer\(\): " + _LOGITS),
+    (lambda: AttackExplorer(_tiny40(), _tiny40(), torch.rand(4, 1, 40, 40), LABELS), TypeError,
+     r"^AttackExplorer\(\): " + _LOGITS),
+    (lambda: adversarial.attack_state(_tiny40(), _tiny40(), torch.rand(4, 1, 40, 40), LABELS, 0,
+                                      "fgsm", 0.1, "cnn", 0.5), TypeError,
+     r"^attack_state\(\): " + _LOGITS),
+]
+
+
+def test_round_fifteen_valid_ranges_and_options_stay_accepted():
+    """Round fifteen: an end that keeps the value, a range set with the value first, a slider
+    made with its value left out (ipywidgets moves its 0 into the range), a dict or a range of
+    options, and a layer of fewer channels (RotationExplorer sets the channel first) are taken."""
+    slider = IntSlider(value=5, min=0, max=10)
+    _set(slider, max=5, min=5)
+    _set(slider, min=0, value=2, max=2)  # the value first, then the end below it
+    assert (slider.value, slider.min, slider.max) == (2, 0, 2)
+    assert IntSlider(min=5, max=10).value == 5
+    assert _SLIDERS.Dropdown(options={"a": 1, "b": 2}).value == 1
+    assert _SLIDERS.Dropdown(options=range(3)).options == (0, 1, 2)
+    assert _SLIDERS.Dropdown().value is None  # no options: no option chosen
+    explorer = RotationExplorer(C4CNN(channels=(4, 2, 2)), PlainCNN(channels=(2, 2, 2)),
+                                torch.rand(4, 1, 28, 28), LABELS)
+    explorer.channel.value = explorer.channel.max  # 3 of the first layer's 4
+    explorer.layer.value = 2  # 2 channels: the channel moves to 1 with the slider's end
+    assert (explorer.channel.value, explorer.channel.max, explorer.state.channel) == (1, 1, 1)
+
+
+ROUND_FIFTEEN_MODELS = [
+    (lambda: functional.class_targets(torch.tensor([0, 1, 2]), n_classes=10**9), ValueError,
+     r"^class_targets\(\): n_classes must be an integer >= 1 and <= 4096 \(classes, one output "
+     r"each\), got 1000000000"),
+    (lambda: loop.confusion(torch.tensor([0]), torch.tensor([0]), n_classes=10**6), ValueError,
+     r"^confusion\(\): n_classes must be an integer >= 1 and <= 4096"),
+    (lambda: detector.part_targets([[("nose", 1.5, 0.5)]]), ValueError,
+     r"^part_targets\(\): scenes\[0\] must place each face part in the image \(x and y are "
+     r"fractions of it, from 0 to 1\), got nose at x=1.5, y=0.5; pass fractions"),
+    (lambda: bug_zoo_report.zoo_state(torch.rand(3, 6, 10, 4), torch.tensor([1, 2, 13])),
+     ValueError, r"^zoo_state\(\): labels must lie in \[0, 9\] .*got 13 at index 2"),
+    (lambda: functional.squash(torch.full((2, 3), float("inf"))), ValueError,
+     r"^squash\(\): s contains 6 NaN or infinite value\(s\)"),
+    (lambda: CapsNet(TINY, TINY), TypeError,
+     r"^CapsNet\(\): takes 1 positional argument\(s\) \(config\), got one more, a "
+     r"CapsNetConfig .*; pass the others by keyword, name=value"),
+    (lambda: coupling_polarisation.route(_tiny(), torch.rand(2, 1, 28, 28) * 255, iterations=3),
+     ValueError, r"^route\(\): images must hold pixels in \[0, 1\], got values from .*; "
+                 r"divide 0-255 pixels by 255 \(images / 255\)"),
+    (lambda: equivariance.model_rotation_errors(C4CNN(channels=(2, 2, 2)),
+                                                torch.rand(2, 1, 28, 28), turns=()),
+     ValueError, r"^model_rotation_errors\(\): turns must hold at least one item, got \(\)"),
+    (lambda: robustness.sweep_accuracy(PlainCNN(channels=(2, 2, 2)), torch.rand(4, 1, 28, 28),
+                                       LABELS[:2], "rotation", side=28), ValueError,
+     r"^sweep_accuracy\(\): labels must be integer class labels of shape \[batch\] = \[4\], "
+     r"got shape \(2,\)"),
+    (lambda: sprites.as_part("nose"), TypeError,
+     r"^as_part\(\): p must be a Part or a tuple \(kind, x, y\[, angle, scale\]\), got 'nose'; "
+     r"pass e.g. Part\('nose', 0.5, 0.5\) or \('nose', 0.5, 0.5\)"),
+    (lambda: faces.ink_gap([("nose", 0.5, 0.5)], "nose", "mouth"), ValueError,
+     r"^ink_gap\(\): each part named must be one that parts holds \(\['nose'\]\), got 'mouth'"),
+    (lambda: fit_inputs.check_batches("fit", _tiny(), (torch.rand(2, 1, 28, 28), LABELS[:2]),
+                                      None, None, None), TypeError,
+     r"^check_batches\(\): train must be a TensorDataset \(TensorDataset\(images, labels, "
+     r"\.\.\.\), as fit makes of a tuple\), got a tuple"),
+]
+
+
+def test_round_fifteen_a_part_a_pose_array_of_one_and_numpy_maps_are_taken():
+    """Round fifteen: as_part(['nose', 0.5, 0.5]) was refused with advice against itself ('p
+    must be a tuple ... not a tuple or a list'); ink_boxes with x of 2 and y of 1 met NumPy's
+    shape error; warp with float64 maps (NumPy's) met torch's dtype error."""
+    assert sprites.as_part(["nose", 0.5, 0.5]) == sprites.Part("nose", 0.5, 0.5)
+    boxes = sprites.ink_boxes("nose", np.array([0.5, 0.6]), np.array([0.5]), 0.0, 1.0)
+    assert np.allclose(boxes, sprites.ink_boxes("nose", np.array([0.5, 0.6]), 0.5, 0.0, 1.0))
+    images = torch.rand(2, 1, 28, 28)
+    warped = transformed_mnist.warp(images, np.eye(2)[None].repeat(2, 0), torch.zeros(2, 2))
+    assert warped.dtype == torch.float32 and torch.allclose(warped, images, atol=1e-5)
+
+
 ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
               + ROUND_ELEVEN_LOOP + ROUND_ELEVEN_DATA + ROUND_TWELVE_MATHS
               + ROUND_TWELVE_PRESENTATION + ROUND_TWELVE_FILES
               + ROUND_TWELVE_METHODS + ROUND_TWELVE_LEFT + ROUND_THIRTEEN_UNITS
               + ROUND_THIRTEEN_EMPTY + ROUND_THIRTEEN_RECORDS + ROUND_THIRTEEN_UNCLEAR
               + ROUND_FOURTEEN_WIDGETS + ROUND_FOURTEEN_MODELS + ROUND_FOURTEEN_FILES
-              + ROUND_FOURTEEN_RECORDS + ROUND_FIFTEEN_FILES)
+              + ROUND_FOURTEEN_RECORDS + ROUND_FIFTEEN_WIDGETS + ROUND_FIFTEEN_MODELS
+              + ROUND_FIFTEEN_DECLARATIONS + ROUND_FIFTEEN_FILES)
 
 
 @pytest.mark.parametrize("call, error, message", ALL_ROUNDS, ids=range(len(ALL_ROUNDS)))

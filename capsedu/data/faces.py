@@ -102,7 +102,7 @@ def _index(parts: list[Part], kind: str, where: str) -> int:
     if kind in (kinds := [p.kind for p in _one_each(parts, where, "parts")]):
         return kinds.index(kind)
     raise ValueError(f"{where}(): each part named must be one that parts holds "
-                     f"({[p.kind for p in parts]}), got {kind!r}; choose a part it has")
+                     f"({kinds}), got {kind!r}; choose a part it has")
 
 
 def _box(part: Part) -> np.ndarray:

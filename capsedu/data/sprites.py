@@ -16,10 +16,10 @@ import torch
 from pydantic import AfterValidator, BeforeValidator
 
 from ..checks import check_memory, check_same
-from ..course_settings import MAX_SIDE, MIN_SIDE
+from ..course_settings import MAX_SIDE, MIN_SIDE, Checked
 from ..poses import Angle, Scale, X, Y, _place
 from ..refusals import declared_error, kind_of, shown
-from ..validate import Checked, Choice, Int, Record, Spec, checked
+from ..validate import Choice, Int, Spec, checked
 
 STROKE = "stroke"  # a distractor: a short straight line, not a face part
 PEN = 0.04  # half-width of the pen, in image fractions (about 1.3 px at 32 x 32)
@@ -126,11 +126,31 @@ Scenes = Annotated[list[Scene] | tuple[Scene, ...], BeforeValidator(
     lambda v: _many(v, "scene", "scenes (each a list of parts)", "[parts]"))]
 
 
+ONE_PART = "a Part or a tuple (kind, x, y[, angle, scale])"
+
+
+def _one_part(value, name: str) -> Part:
+    """``value`` as a ``Part``: a ``Part``, or a plain tuple (or a list, as a scene may hold it)
+    ``(kind, x, y[, angle, scale])`` of a known kind and a finite pose, refused by ``name``."""
+    if not _is_part(value) or not 3 <= len(value) <= len(_Pose._fields):
+        raise TypeError(f"{name} must be {ONE_PART}, got {shown(value)}; pass e.g. "
+                        "Part('nose', 0.5, 0.5) or ('nose', 0.5, 0.5)")
+    try:
+        return _as_part(value, "")
+    except (TypeError, ValueError) as err:  # an unknown kind, a pose that is not finite numbers
+        raise type(err)(f"{name} must be {ONE_PART} of a known kind and a finite pose: "
+                        f"{str(err).removeprefix('(): ')}") from None
+
+
+# one part, however it is written: handed on as a Part
+OnePart = Checked(_one_part, ONE_PART, "record")
+
+
 @checked
-def as_part(p: Record(tuple)) -> Part:
+def as_part(p: OnePart) -> Part:
     """``p`` (a ``Part`` or a plain ``(kind, x, y, angle, scale)`` tuple) as a ``Part``, checked:
     a known kind, a finite pose (a NaN would blank the image)."""
-    return _as_part(p, "as_part")
+    return p
 
 
 def _as_part(p, where: str) -> Part:
@@ -209,7 +229,9 @@ def ink_boxes(kind: Choice("a kind of part", *_SPRITES), x: X, y: Y, angle: Angl
 def _ink_boxes(kind, x, y, angle, scale) -> np.ndarray:
     """``ink_boxes`` without the checks at the door: ``faces`` calls it for every batch of
     candidate places it draws (thousands per dataset), with kinds and poses it made itself."""
-    x, y, angle, scale = (np.asarray(v, dtype=float).reshape(-1, 1) for v in (x, y, angle, scale))
+    # [m, 1] each (one number, or one array of 1, stands for all m)
+    x, y, angle, scale = np.broadcast_arrays(*(np.asarray(v, dtype=float).reshape(-1, 1)
+                                               for v in (x, y, angle, scale)))
     ends = _place(_SPRITES[kind].reshape(-1, 2), x, y, angle, scale)  # [m, points, 2]
     return np.concatenate([ends.min(axis=1) - PEN, ends.max(axis=1) + PEN], axis=1)
 
@@ -221,6 +243,14 @@ def _on_canvas(parts: list[Part]) -> np.ndarray:
         return np.zeros(0, dtype=bool)
     boxes = np.vstack([_ink_boxes(p.kind, p.x, p.y, p.angle, p.scale) for p in parts])
     return (boxes[:, 0] < 1) & (boxes[:, 2] > 0) & (boxes[:, 1] < 1) & (boxes[:, 3] > 0)
+
+
+def _outside(parts: list[Part]) -> Part | None:
+    """The first part of ``parts`` placed outside the image (x or y outside 0 to 1), where a
+    slider or the detector's grid cannot put it; None if there is none (a stroke, a distractor,
+    may leave)."""
+    return next((p for p in parts if p.kind != STROKE and not (0 <= p.x <= 1 and 0 <= p.y <= 1)),
+                None)
 
 
 def _refuse_off_canvas(where: str, name: str, parts: list[Part], every: bool = True,

@@ -240,7 +240,8 @@ def warp(images: Tensor("square images [N, 1, S, S]", ndim=4, floating=True),
     checks.check_same("warp", "length, one map and one translation per image", "pass as many of "
                       "each", images=len(images), A=len(A), t=len(t))
     checks.check_nonzero("warp", **{"A's determinant": torch.linalg.det(A)})
-    return _in_chunks(_warp, images, A, t)
+    # the maps in the images' dtype (float64 ones from NumPy resample float32 images)
+    return _in_chunks(_warp, images, A.to(images.dtype), t.to(images.dtype))
 
 
 def _warp(images: torch.Tensor, A: torch.Tensor, t: torch.Tensor) -> torch.Tensor:

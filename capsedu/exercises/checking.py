@@ -21,8 +21,9 @@ from typing import Annotated
 import numpy as np
 import torch
 
+from ..course_settings import Checked, Text
 from ..refusals import shown
-from ..validate import Checked, Float, Function, Some, checked
+from ..validate import Float, Function, Some, checked
 
 
 class _Returned(Exception):
@@ -55,7 +56,7 @@ def _references(value, name: str) -> tuple:
 
 
 @checked(checker=True)
-def check(name: str, learner: Function("your answer to the exercise"),
+def check(name: Text, learner: Function("your answer to the exercise"),
           reference: Checked(_references, "the reference function, or a tuple of right answers",
                              "function"),
           cases: Annotated[list[tuple], Some],

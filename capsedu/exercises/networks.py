@@ -7,8 +7,9 @@ import torch
 
 from ..baselines import receptive_field
 from ..capsnet import CapsNet, CapsNetConfig
+from ..course_settings import Checked
 from ..refusals import shown
-from ..validate import Checked, Function, checked
+from ..validate import Function, checked
 from .checking import _hint, _near, check
 
 # --- 01 · what pooling throws away --------------------------------------------------------------

@@ -16,14 +16,14 @@ from matplotlib.lines import Line2D
 from pydantic import AfterValidator
 
 from ..checks import check_input
-from ..course_settings import Pictures, Seed
+from ..course_settings import Checked, Pictures, Seed
 from ..data import faces, sprites
 from ..data.sprites import Parts, Side
 from ..parts.detector import PartDetector
 from ..parts.pose_net import PoseCapsuleNet
 from ..parts.voting import PARENTS, pose_code, predict_face, predicted_faces
 from ..refusals import kind_of
-from ..validate import Checked, Choice, Float, Int, Numbers, Some, Tensor, checked
+from ..validate import Choice, Float, Int, Numbers, Some, Tensor, checked
 from .colours import PART_COLORS
 from .routing_couplings import draw_coupling_heatmap
 

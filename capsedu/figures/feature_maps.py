@@ -13,11 +13,11 @@ from matplotlib.figure import FigureBase
 from matplotlib.patches import Rectangle
 
 from ..checks import check_same
-from ..course_settings import MAX_IMAGE, MAX_SIDE, MIN_SIDE, Pictures
+from ..course_settings import MAX_IMAGE, MAX_SIDE, MIN_SIDE, Checked, Pictures
 from ..data import sprites
 from ..data.sprites import Parts
 from ..refusals import kind_of
-from ..validate import Checked, Instances, Int, Numbers, Some, checked
+from ..validate import Instances, Int, Numbers, Some, checked
 from .colours import Colour
 
 Window = Int("the side of a pooling window in cells", ge=1, le=MAX_IMAGE)

@@ -16,7 +16,7 @@ from torch import nn
 from ..checks import check_input, check_order, check_pixels, check_same
 from ..course_settings import MAX_SIDE, MIN_SIDE, Batch, Seed
 from ..data import faces
-from ..data.sprites import Scenes
+from ..data.sprites import Scenes, _as_part, _outside
 from ..poses import wrap_angle
 from ..validate import CheckedRecord, Float, Int, Tensor, checked
 from .scoring import Kinds, held_out
@@ -129,7 +129,13 @@ class PartDetector(nn.Module):
 @checked
 def part_targets(scenes: Scenes) -> torch.Tensor:
     """``[len(scenes), 4, 5]`` float: for each part kind, (present, x, y, angle, scale) of that
-    part in the scene (zeros where it is missing; strokes are not parts)."""
+    part in the scene (zeros where it is missing; strokes are not parts), each face part in the
+    image: the detector's grid covers the image, no cell holds a part off it."""
+    for b, parts in enumerate(scenes):
+        if off := _outside([_as_part(p, "part_targets") for p in parts]):
+            raise ValueError(f"part_targets(): scenes[{b}] must place each face part in the image "
+                             f"(x and y are fractions of it, from 0 to 1), got {off.kind} at "
+                             f"x={off.x:g}, y={off.y:g}; pass fractions, e.g. 0.5 for the centre")
     poses, presence = faces.part_slots(scenes)  # [n, 4, 4], [n, 4]
     return torch.from_numpy(np.concatenate([presence[..., None], poses], axis=-1)).float()
 

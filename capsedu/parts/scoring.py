@@ -23,14 +23,13 @@ from pydantic import AfterValidator
 
 from ..capsnet import count_parameters
 from ..checks import check_input, check_same
-from ..course_settings import Name, Seed, Seeds
+from ..course_settings import Checked, Name, Seed, Seeds
 from ..data import faces, sprites
 from ..loop import predict
 from ..poses import wrap_angle
 from ..refusals import kind_of
 from ..statistics import OverSeeds, over_seeds
 from ..validate import (
-    Checked,
     CheckedRecord,
     Choice,
     Flag,
@@ -94,7 +93,7 @@ def _two_classes(model: torch.nn.Module) -> torch.nn.Module:
 FaceNet = Annotated[torch.nn.Module, AfterValidator(_two_classes),
                     Spec("a face model (a torch.nn.Module of 2 classes: face, non-face)", "record")]
 FaceNets = Annotated[list[FaceNet] | tuple[FaceNet, ...], Some]
-NamedFaceNets = Annotated[dict[str, FaceNet], Some]  # face models side by side, name -> model
+NamedFaceNets = Annotated[dict[Name, FaceNet], Some]  # face models side by side, name -> model
 # turns in degrees, of one scene (turned_face_scores; pose_net.rotation_sweep)
 Turns = Numbers("the turns in degrees [n]", ndim=1, at_least=1,
                 fix="pass e.g. np.arange(0, 360, 15)")

@@ -20,10 +20,10 @@ import torch
 from ..checks import PIXEL_ROUNDING, check_memory, check_same
 from ..course_settings import ImageFraction, Seed
 from ..data import faces, sprites
-from ..data.sprites import Parts, Scenes, _as_part
+from ..data.sprites import OnePart, Parts, Scenes
 from ..poses import _pose_from_matrix, _pose_matrix, wrap_angle
 from ..routing import MAX_ITERATIONS, Step, dynamic_routing, routing_step
-from ..validate import Array, CheckedRecord, Choice, Float, Int, Numbers, Record, checked
+from ..validate import Array, CheckedRecord, Choice, Float, Int, Numbers, checked
 
 PARENTS = ("face", "background")
 
@@ -89,16 +89,15 @@ def _predicted(poses: np.ndarray, W: np.ndarray) -> np.ndarray:
 
 
 @checked
-def predict_face(part: Record(tuple), W: Transforms | None = None
+def predict_face(part: OnePart, W: Transforms | None = None
                  ) -> tuple[float, float, float, float]:
     """The face pose (x, y, angle, scale) that one ``part`` (a ``Part`` or a tuple (kind, x, y,
     angle, scale)) predicts: P_face|i = P_i W_i.
 
     ``W``: ``[4, 3, 3]`` transforms in ``PART_KINDS`` order (default: ``exact_transforms()``).
     """
-    p = _as_part(part, "predict_face")
-    W_i = part_to_face(p.kind) if W is None else W[faces.PART_KINDS.index(p.kind)]
-    return tuple(float(v) for v in _face_poses("predict_face", np.array(p[1:], float), W_i))
+    W_i = part_to_face(part.kind) if W is None else W[faces.PART_KINDS.index(part.kind)]
+    return tuple(float(v) for v in _face_poses("predict_face", np.array(part[1:], float), W_i))
 
 
 @checked

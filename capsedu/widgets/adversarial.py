@@ -4,11 +4,10 @@ the reconstruction detector's verdict (``adversarial.attack_state``)."""
 
 import ipywidgets as widgets
 import numpy as np
-from torch import nn
 
 from ..adversarial import attack_state
 from ..attacks import ATTACKS
-from ..capsnet import CapsNet
+from ..capsnet import CapsNet, LogitsCNN
 from ..validate import Float, checked
 from .base import DigitLabels, Digits, TwoReaders
 from .sliders import Dropdown, FloatSlider, ToggleButtons
@@ -31,7 +30,7 @@ class AttackExplorer(TwoReaders):
     digit_side = 40  # the translated set's images, attacked as they are on the canvas
 
     @checked
-    def __init__(self, capsnet: CapsNet, cnn: nn.Module, images: Digits, labels: DigitLabels,
+    def __init__(self, capsnet: CapsNet, cnn: LogitsCNN, images: Digits, labels: DigitLabels,
                  threshold: Float("the CapsNet's reconstruction-distance threshold", ge=0)):
         self.threshold = threshold
         super().__init__(capsnet, cnn, images, labels)

@@ -7,7 +7,7 @@ from contextlib import contextmanager
 
 from torch import nn
 
-from ..capsnet import CapsNet
+from ..capsnet import CapsNet, LogitsCNN
 from ..checks import check_labels, check_shape, check_side
 from ..validate import Tensor, checked
 
@@ -116,8 +116,9 @@ class Widget:
 class TwoReaders(Widget):
     """A widget over test digits that two models read, notebook 08's ``capsnet`` and ``cnn``:
     ``images`` ``[N, 1, 28, 28]`` and their ``labels`` ``[N]``; the constructor of
-    ``ViewpointExplorer`` and ``OverlapExplorer``, and so the name a refusal of theirs gives. A
-    subclass lays out its controls and figure in ``build``; it is then drawn once. Both models
+    ``ViewpointExplorer``, ``OverlapExplorer`` and ``AttackExplorer``, whose refusals name the
+    widget made. It is made only as one of them (it has no controls of its own). A subclass lays
+    out its controls and figure in ``build``; it is then drawn once. Both models
     must read ``side`` x ``side`` images (a subclass sets its own), and ``images`` must be
     ``digit_side`` x ``digit_side``: MNIST digits, which the widget places on its canvas, or (a
     subclass that shows the images as they are) the canvas itself."""
@@ -128,10 +129,15 @@ class TwoReaders(Widget):
     readers: dict[str, tuple[type, str]] = {}
 
     @checked
-    def __init__(self, capsnet: CapsNet, cnn: nn.Module, images: Digits, labels: DigitLabels):
+    def __init__(self, capsnet: CapsNet, cnn: LogitsCNN, images: Digits, labels: DigitLabels):
         import ipywidgets as widgets  # here, so that every other widget's import stays light
 
         where = f"{type(self).__name__}()"
+        if type(self) is TwoReaders:  # no controls of its own: only its subclasses lay them out
+            made = ", ".join(sorted(kind.__name__ for kind in TwoReaders.__subclasses__()))
+            raise TypeError(f"{where}: TwoReaders is the base of the widgets over digits that "
+                            "two models read, with no controls of its own; make one of them "
+                            f"with the same arguments: {made}")
         self._check_digits(images, labels, n_classes=10)
         d = self.digit_side
         check_shape(images, f"{where}: images", f"[N, 1, {d}, {d}] (the test digits it shows)", 4,

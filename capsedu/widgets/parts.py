@@ -18,13 +18,6 @@ from ..validate import Float, checked
 from .sliders import Dropdown, FloatSlider
 
 
-def _outside(parts: list[sprites.Part]) -> sprites.Part | None:
-    """The first face part of ``parts`` outside the image (x or y outside 0 to 1), which the
-    editor's sliders cannot show; None if there is none (strokes are not edited)."""
-    return next((p for p in parts if p.kind in faces.PART_KINDS
-                 and not (0 <= p.x <= 1 and 0 <= p.y <= 1)), None)
-
-
 class PartsEditor:
     """Edit a list of ``sprites.Part``; ``on_change(parts)`` runs after every edit. ``owner``:
     the widget a learner passed ``parts`` to, which a refusal of them names (e.g.
@@ -96,7 +89,7 @@ class PartsEditor:
     @checked
     def rotate(self, degrees: Float("degrees, counter-clockwise on screen")):
         turned = faces.rotate(self.parts, degrees, about=faces.face_centre(self.parts))
-        if off := _outside(turned):
+        if off := sprites._outside(turned):
             raise ValueError(f"PartsEditor.rotate(): degrees must keep every face part in the "
                              f"image (x and y from 0 to 1), got {degrees:g}, which turns "
                              f"{off.kind} to x={off.x:.2f}, y={off.y:.2f}; turn by less, or move "
@@ -122,7 +115,7 @@ class PartsEditor:
             raise ValueError(f"{where}(): parts must hold at least one face part of "
                              f"{faces.PART_KINDS}, got {[p.kind for p in parts]}; pass e.g. "
                              "faces.face_parts()")
-        if off := _outside(parts):
+        if off := sprites._outside(parts):
             raise ValueError(f"{where}(): parts must place each face part in the image (x and y "
                              f"from 0 to 1, as the editor's sliders run), got {off.kind} at "
                              f"x={off.x:g}, y={off.y:g}; move it into the image")

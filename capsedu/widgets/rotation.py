@@ -72,8 +72,10 @@ class RotationExplorer(Widget):
 
     def _layer_changed(self, _):
         """A layer has its own number of channels: the channel slider follows, then one redraw."""
-        with self.moving_several():
-            self.channel.max = self.gcnn.convs[self.layer.value].weight.shape[0] - 1
+        top = self.gcnn.convs[self.layer.value].weight.shape[0] - 1
+        with self.moving_several():  # the value first: the slider refuses a max below it
+            self.channel.value = min(self.channel.value, top)
+            self.channel.max = top
 
 
     def update(self):

@@ -3,12 +3,15 @@ outside a slider's range is refused with a sentence, not moved to the nearest en
 (``w.norm.value = 50`` on a slider of 0 to 5 would otherwise show 5 as if 50 had been taken), a
 slider whose min is above its max is refused naming both, a NaN min or max naming it, a step of 0
 or less (or NaN) naming it, a bool or a string set as a number naming it (ipywidgets would cast
-``'90'`` to 90 without a word), and a value none of a dropdown's (or toggle or radio buttons')
-options is refused naming the control and its options. A control built by hand, with no
-description, is named by its class: "IntSlider(): value must be ...". A drag in the browser never
-leaves the range."""
+``'90'`` to 90 without a word) or None naming it, a min or max that would leave the value
+outside the range naming it (ipywidgets would move the value to the new end without a word), a
+value none of a dropdown's (or toggle or radio buttons') options naming the control and its
+options, and options that are text (each letter an option) or None naming them. A control
+built by hand, with no description, is named by its class: "IntSlider(): value must be ...". A
+drag in the browser never leaves the range."""
 
 import math
+from collections.abc import Iterable
 
 import ipywidgets as widgets
 from traitlets import TraitError, validate
@@ -39,6 +42,7 @@ class _Refusing:
     "SquashExplorer.norm", and its description), its range, what came and what to do."""
 
     slider_name = None
+    _made = False  # True once made: while it is made, ipywidgets moves the default value in
 
     def __init__(self, *args, **kwargs):
         for name in ("min", "max"):  # a NaN end would refuse every value, blaming the value
@@ -56,10 +60,14 @@ class _Refusing:
         # changes from run to run, and a max checked first would move the value without a word
         given = {"value": kwargs.pop("value")} if "value" in kwargs else {}
         super().__init__(*args, **kwargs)
+        self._made = True  # from here on, an end that leaves the value outside is refused
         for name, value in given.items():
             setattr(self, name, value)
 
     def __setattr__(self, name, value):
+        # None, where traitlets would say only "expected a float, not the NoneType None"
+        if name in ("value", "min", "max") and value is None:
+            raise TypeError(f"{self._named(name)} must be a number, got None; pass a number")
         # a bool would be cast to 0 or 1 before any check sees it: True drawn as 1 degree
         if name in ("value", "min", "max", "step") and isinstance(value, bool):
             raise TypeError(f"{self._named(name)} must be a number, got {value!r} (a bool, which "
@@ -84,13 +92,19 @@ class _Refusing:
                                       if self.description else "")
 
     def _end(self, proposal, low, high):
-        """An end set after the slider is made: finite, and min at most max, naming the slider
-        (ipywidgets says only "setting max < min", or takes a NaN)."""
+        """An end set after the slider is made: finite, min at most max, and the value still
+        between them, naming the slider (ipywidgets says only "setting max < min", takes a NaN,
+        or moves the value to the new end without a word)."""
         name, end = proposal["trait"].name, proposal["value"]
         if not math.isfinite(end) or low > high:
             raise OutOfRange(f"{self._named(name)} must be a finite number with min at most max "
                              f"(the slider runs from min up to max), got min={low!r} and max="
                              f"{high!r}; set the other end first, or swap them")
+        if self._made and not low <= self.value <= high:
+            raise OutOfRange(f"{self._named(name)} must keep the slider's value {self.value!r} "
+                             f"in its range, got {end!r}; set the value first (into "
+                             f"{low:g} to {high:g}), then {name} (ipywidgets would move the "
+                             "value to the new end without a word)")
 
     @validate("min")
     def _validate_min(self, proposal):
@@ -141,15 +155,44 @@ class _Choosing:
     slider_name = None
     control = "dropdown"  # the control, in words
 
+    def __init__(self, *args, **kwargs):
+        self._check_options(kwargs.get("options", ()))  # ipywidgets reads them before any check
+        super().__init__(*args, **kwargs)
+
+    def _check_options(self, options) -> None:
+        """Refuse ``options`` that are no collection of options: a string (ipywidgets would make
+        each of its letters an option) or None (a bare "not iterable")."""
+        if isinstance(options, str | bytes) or not isinstance(options, Iterable):
+            text = " (text, each letter of which would be an option)" * isinstance(options, str)
+            raise TypeError(f"{_owner(self)}options must be a list or a tuple of options (or of "
+                            f"(label, value) pairs), got {options!r}{text}; pass a list, e.g. "
+                            f"{type(self).__name__}(options=['a', 'b'])")
+
+    @validate("options")
+    def _validate_options(self, proposal):
+        self._check_options(proposal["value"])
+        return super()._validate_options(proposal)
+
     @validate("value")
     def _validate_value(self, proposal):
         try:
             return super()._validate_value(proposal)
         except TraitError:
-            listed = ", ".join(getattr(v, "__name__", None) if callable(v) else repr(v)
-                               for v in self._options_values)  # a function by its name
-            raise OutOfRange(f"{_control(self, self.control)} must be set to one of its options "
-                             f"{listed}, got {proposal['value']!r}; pick one of those") from None
+            self._refuse(proposal["value"])
+
+    def __setattr__(self, name, value):
+        # None, which ipywidgets takes as no option chosen before any check sees it, only where
+        # there is none to choose
+        if name == "value" and value is None and self._options_values:
+            self._refuse(value)
+        super().__setattr__(name, value)
+
+    def _refuse(self, value):
+        """Refuse ``value``, none of the options, naming the control and its options."""
+        listed = ", ".join(getattr(v, "__name__", None) if callable(v) else repr(v)
+                           for v in self._options_values)  # a function by its name
+        raise OutOfRange(f"{_control(self, self.control)} must be set to one of its options "
+                         f"{listed}, got {value!r}; pick one of those") from None
 
 
 class Dropdown(_Choosing, widgets.Dropdown):

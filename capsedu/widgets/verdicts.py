@@ -15,6 +15,7 @@ from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from ..checks import input_shape
+from ..course_settings import Name
 from ..data import sprites
 from ..data.sprites import Parts, Scene, Side
 from ..figures.canvas import png_bytes
@@ -34,7 +35,7 @@ class VerdictsState(Verdicts):
 
 
 # the models' names, one bar each: at least one, each once
-Names = Annotated[list[str] | tuple[str, ...], Some, Distinct]
+Names = Annotated[list[Name] | tuple[Name, ...], Some, Distinct]
 # the side of the scenes the course's face models train on (parts.training.training_set's)
 SCENE_SIDE = 32
 
