@@ -118,10 +118,9 @@ def _unit(results: dict, name: str, where: str = "") -> Unit:
     to do."""
     if name in results:
         return results[name]
-    parts = name.split(", ")
+    parts, others = name.split(", "), [other.split(", ") for other in results]
     for i, (setting, value) in enumerate(map(_setting, parts)):
-        recorded = sorted({_setting(other.split(", ")[i])[1] for other in results
-                           if _kin(other.split(", "), parts, i)})
+        recorded = sorted({_setting(other[i])[1] for other in others if _kin(other, parts, i)})
         if value is not None and recorded and value not in recorded:
             raise ValueError(f"{where}(): {setting} must be one the run recorded, "
                              f"{', '.join(map(str, recorded))}, got {value}; pass one of those "
@@ -140,9 +139,9 @@ def _setting(part: str) -> tuple[str, float | None]:
 def _kin(other: list[str], parts: list[str], i: int) -> bool:
     """Whether the unit named by ``other``'s parts is of ``parts``' kind (its first word) and
     records a number for the setting at ``i``."""
-    setting = _setting(parts[i])[0]
     return (len(other) == len(parts) and other[0] == parts[0]
-            and _setting(other[i])[0] == setting and _setting(other[i])[1] is not None)
+            and _setting(other[i])[0] == _setting(parts[i])[0]
+            and _setting(other[i])[1] is not None)
 
 
 @checked

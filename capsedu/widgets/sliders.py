@@ -65,25 +65,30 @@ class _Refusing:
             setattr(self, name, value)
 
     def __setattr__(self, name, value):
+        if name in ("value", "min", "max", "step"):
+            self._check_number(name, value)
+        super().__setattr__(name, value)
+
+    def _check_number(self, name: str, value) -> None:
+        """Refuse what ipywidgets would cast to a number without a word, naming ``name``."""
         # None, where traitlets would say only "expected a float, not the NoneType None"
-        if name in ("value", "min", "max") and value is None:
+        if value is None and name != "step":
             raise TypeError(f"{self._named(name)} must be a number, got None; pass a number")
         # a bool would be cast to 0 or 1 before any check sees it: True drawn as 1 degree
-        if name in ("value", "min", "max", "step") and isinstance(value, bool):
+        if isinstance(value, bool):
             raise TypeError(f"{self._named(name)} must be a number, got {value!r} (a bool, which "
                             f"it would read as {int(value)}); pass a number")
         # and a string cast to the number it spells: '90' taken as 90, text never a number
-        if name in ("value", "min", "max", "step") and isinstance(value, str | bytes):
+        if isinstance(value, str | bytes):
             raise TypeError(f"{self._named(name)} must be a number, got {value!r} (text, which "
                             "it would read as the number it spells); pass a number, without "
                             "quotes (e.g. 90, not '90')")
         # ipywidgets' IntSlider casts 2.7 to 2 without a word: a whole number or nothing
-        if (name in ("value", "min", "max", "step") and isinstance(self, widgets.IntSlider)
-                and isinstance(value, float) and not value.is_integer()):
+        if isinstance(self, widgets.IntSlider) and isinstance(value, float) \
+                and not value.is_integer():
             raise TypeError(f"{self._named(name)} must be a whole number (an IntSlider), got "
                             f"{value!r}, which it would cut to {int(value)}; pass an int, e.g. "
                             f"round({value!r}), or use a FloatSlider")
-        super().__setattr__(name, value)
 
     def _named(self, name: str) -> str:
         """``name`` of this slider, as a refusal names it: its owner's attribute (or class) and
