@@ -2515,6 +2515,26 @@ def test_round_fifteen_a_part_a_pose_array_of_one_and_numpy_maps_are_taken():
     assert warped.dtype == torch.float32 and torch.allclose(warped, images, atol=1e-5)
 
 
+ROUND_SIXTEEN_LEFTOVERS = [
+    # 1: a list or a str given to the tensor checks met an AttributeError ('is_meta') from torch
+    (lambda: checks.check_finite([1.0, 2.0], "f(): x"), TypeError,
+     r"^f\(\): x must be a torch.Tensor, got a list, \[1.0, 2.0\]; convert it with "
+     r"torch.as_tensor\(x\)$"),
+    (lambda: checks.check_finite("abc", "f(): x"), TypeError,
+     r"^f\(\): x must be a torch.Tensor, got a str, 'abc'; convert it with torch.as_tensor"),
+    (lambda: checks.check_data(None, "f(): x"), TypeError, r"^f\(\): x must be a torch.Tensor"),
+    (lambda: functional.squash([1.0, 2.0]), TypeError, r"^squash\(\): s must be a torch.Tensor"),
+    # 3: labels of the wrong shape were refused without saying what to do
+    (lambda: checks.check_labels(torch.zeros(2, 10), "f(): labels", 2, 10), ValueError,
+     r"^f\(\): labels must be integer class labels of shape \[batch\] = \[2\], got shape "
+     r"\(2, 10\); scores or one-hot rows give their classes by labels.argmax\(1\)$"),
+    (lambda: checks.check_labels(LABELS[:3], "f(): labels", 2, 10), ValueError,
+     r"^f\(\): labels must be .*got shape \(3,\); pass one label per example \(2\)$"),
+    (lambda: checks.check_labels(LABELS[:2], "f(): labels", 2, 10, k=2), ValueError,
+     r"^f\(\): labels must be .*got shape \(2,\); pass one row of 2 classes per example"),
+]
+
+
 ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
               + ROUND_ELEVEN_LOOP + ROUND_ELEVEN_DATA + ROUND_TWELVE_MATHS
               + ROUND_TWELVE_PRESENTATION + ROUND_TWELVE_FILES
@@ -2522,7 +2542,8 @@ ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODE
               + ROUND_THIRTEEN_EMPTY + ROUND_THIRTEEN_RECORDS + ROUND_THIRTEEN_UNCLEAR
               + ROUND_FOURTEEN_WIDGETS + ROUND_FOURTEEN_MODELS + ROUND_FOURTEEN_FILES
               + ROUND_FOURTEEN_RECORDS + ROUND_FIFTEEN_WIDGETS + ROUND_FIFTEEN_MODELS
-              + ROUND_FIFTEEN_DECLARATIONS + ROUND_FIFTEEN_FILES)
+              + ROUND_FIFTEEN_DECLARATIONS + ROUND_FIFTEEN_FILES
+              + ROUND_SIXTEEN_LEFTOVERS)
 
 
 @pytest.mark.parametrize("call, error, message", ALL_ROUNDS, ids=range(len(ALL_ROUNDS)))
