@@ -13,7 +13,7 @@ import torch
 
 from . import checkpoints, course_settings
 from .convergence import best_epoch, chosen_epoch, converged, held_out_scores
-from .course_settings import Seed
+from .course_settings import Seed, Text
 from .loop import Epoch, Start, evaluate, fit
 from .manifest_rows import ManifestRow, Metrics, Sitting
 from .recipes import Epochs, Limit, Recipe, command_line, command_recipe, seeded_name
@@ -77,7 +77,7 @@ class HowRun(CheckedRecord):
 
     train_time_s: Float("the seconds it trained: its epochs' sum, to 0.1 s", ge=0)
     threads: Int("the CPU threads torch had", ge=1)
-    torch_version: str
+    torch_version: Text
 
 
 @checked
