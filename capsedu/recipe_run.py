@@ -22,7 +22,12 @@ from .validate import CheckedRecord, Flag, Float, Int, Some, checked
 
 class TooFewExamples(ValueError):
     """A ``limit`` that leaves no training example once the held-out ones are taken: the command
-    lines turn it into a message about ``--limit``, not a traceback."""
+    lines turn it into a message about ``--limit``, not a traceback (``detail``: what it leaves,
+    said once after the command's own words)."""
+
+    def __init__(self, where: str, detail: str):
+        super().__init__(f"{where}(): limit must leave examples to train on: {detail}")
+        self.detail = detail
 
 
 @checked
@@ -36,9 +41,9 @@ def split_validation(recipe: Recipe, limit: Limit | None = None, where: str = "s
     images, labels = recipe.data(True, limit)
     n = recipe.validation
     if n and len(labels) <= n:
-        raise TooFewExamples(f"{where}(): limit must leave examples to train on: the recipe "
-                             f"holds out {n} validation examples but has only {len(labels)} "
-                             f"training examples (limit={limit}); use a limit above {n}")
+        raise TooFewExamples(where, f"the recipe holds out {n} validation examples but has only "
+                             f"{len(labels)} training examples (limit={limit}); use a limit above "
+                             f"{n}")
     cut = len(labels) - n
     train, validation = (images[:cut], labels[:cut]), (images[cut:].clone(), labels[cut:].clone())
     if not n:
