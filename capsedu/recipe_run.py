@@ -13,7 +13,7 @@ import torch
 
 from . import checkpoints, course_settings
 from .convergence import best_epoch, chosen_epoch, converged, held_out_scores
-from .course_settings import Seed, Text
+from .course_settings import Name, Seed, Text
 from .loop import Epoch, Start, evaluate, fit
 from .manifest_rows import ManifestRow, Metrics, Sitting
 from .recipes import Epochs, Limit, Recipe, command_line, command_recipe, seeded_name
@@ -25,7 +25,8 @@ class TooFewExamples(ValueError):
     lines turn it into a message about ``--limit``, not a traceback (``detail``: what it leaves,
     said once after the command's own words)."""
 
-    def __init__(self, where: str, detail: str):
+    @checked
+    def __init__(self, where: Name, detail: Text):
         super().__init__(f"{where}(): limit must leave examples to train on: {detail}")
         self.detail = detail
 
