@@ -19,7 +19,7 @@ LAYERS = [
                "spiking", "attacks", "slot_attention"]),
     ("models", ["capsnet", "baselines", "multi_digit", "costs", "routing_costs", "gcnn",
                 "bug_catalogue", "buggy_capsnet", "vit"]),
-    ("data and training", ["data", "data.mnist", "data.sprites", "data.faces", "data.patches",
+    ("data and training", ["data", "data.mnist", "data.sprites", "data.faces", "data.face_ink", "data.patches",
                            "data.affine_params", "data.transformed_mnist", "json_records",
                            "manifest_rows", "shipped_folders", "results_kinds", "folder_lock",
                            "checkpoints",
@@ -33,6 +33,7 @@ LAYERS = [
                      "adversarial_units", "adversarial", "adversarial_record", "patch_order",
                      "digit_shuffles"]),
     ("presentation", ["figures", "figures.*", "bug_zoo_report", "cost_tables", "claims_table",
+                      "face_tables",
                       "exercises", "exercises.*", "environment", "widgets", "widgets.*"]),
 ]
 # what `import capsedu` may load
