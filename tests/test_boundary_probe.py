@@ -39,7 +39,7 @@ from capsedu import (
 )
 from capsedu.baselines import BagOfPartsCNN
 from capsedu.capsnet import CapsNet, CapsNetConfig
-from capsedu.data import face_ink, faces, sprites, transformed_mnist
+from capsedu.data import digit_pairs, face_ink, faces, sprites, transformed_mnist
 from capsedu.figures.digit_images import draw_digits, mosaic
 from capsedu.functional import margin_loss, squash
 from capsedu.gcnn import C4CNN
@@ -420,7 +420,7 @@ ROUND_SIX = [
      TypeError, r"on_canvas\(\): dx must hold whole pixel offsets"),
     (lambda: transformed_mnist.affine_matrix(0.0, 0.0, 0.0, 1.0), ValueError,
      r"affine_matrix\(\): scale_x must be non-zero"),
-    (lambda: transformed_mnist.multimnist(torch.rand(4, 1, 28, 28), torch.tensor([0, 0, 0, 0]), 2),
+    (lambda: digit_pairs.multimnist(torch.rand(4, 1, 28, 28), torch.tensor([0, 0, 0, 0]), 2),
      ValueError,
      r"labels must hold digits of at least two classes"),
     (lambda: equivariance.feature_map([(1, 1)]), TypeError,

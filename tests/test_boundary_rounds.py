@@ -84,7 +84,7 @@ from capsedu import (
 from capsedu.baselines import BagOfPartsCNN, MaxPoolCNN, describe_features
 from capsedu.buggy_capsnet import BuggyCapsNet
 from capsedu.capsnet import CapsNet, CapsNetConfig
-from capsedu.data import face_ink, faces, mnist, patches, sprites, transformed_mnist
+from capsedu.data import digit_pairs, face_ink, faces, mnist, patches, sprites, transformed_mnist
 from capsedu.figures import (
     canvas,
     capsule_poses,
@@ -209,10 +209,10 @@ ROUNDS = [
      r"got 20000"),
     (lambda: transformed_mnist.affine(torch.rand(2, 1, 28, 28), tx=1e9), ValueError,
      r"affine\(\): tx must move the digit less than 30 pixels .*got 1000000000.0; pass a smaller"),
-    (lambda: transformed_mnist.multimnist(torch.rand(4, 1, 28, 28), torch.tensor([0, 1, 2, 30]),
+    (lambda: digit_pairs.multimnist(torch.rand(4, 1, 28, 28), torch.tensor([0, 1, 2, 30]),
                                           n=2), ValueError,
      r"multimnist\(\): labels must be in \[0, 9\] .*got values from 0 to 30"),
-    (lambda: transformed_mnist.box_overlap(torch.rand(3, 3, 1, 28, 28)), ValueError,
+    (lambda: digit_pairs.box_overlap(torch.rand(3, 3, 1, 28, 28)), ValueError,
      r"box_overlap\(\): parts must be a torch.Tensor with 5 dimensions, 2 along dimension 1 .*"
      r"got shape \(3, 3, 1, 28, 28\); pass a tensor of that shape"),
     (lambda: group_conv.rotate_c4(torch.rand(1, 2, 3, 5, 5)), ValueError,
@@ -763,10 +763,10 @@ ROUND_TEN = [
      r"at index 0"),
     (lambda: transformed_mnist.move(torch.zeros(2, 1, 40, 40), torch.Generator()), ValueError,
      r"move\(\): images must each hold ink"),
-    (lambda: transformed_mnist.pair_up(torch.rand(4, 1, 40, 40), LABELS, torch.Generator()),
+    (lambda: digit_pairs.pair_up(torch.rand(4, 1, 40, 40), LABELS, torch.Generator()),
      ValueError, r"pair_up\(\): digits must be a torch.Tensor .*28 along dimension 3 .*got shape "
                  r"\(4, 1, 40, 40\)"),
-    (lambda: transformed_mnist.pair_up(torch.rand(4, 1, 28, 28), LABELS[:3], torch.Generator()),
+    (lambda: digit_pairs.pair_up(torch.rand(4, 1, 28, 28), LABELS[:3], torch.Generator()),
      ValueError, r"pair_up\(\): labels must match digits in length"),
     (lambda: routing_costs.time_training_step(_tiny(), torch.rand(4, 1, 28, 28),
                                               torch.tensor([0, 1]), repeats=1), ValueError,
@@ -1055,7 +1055,7 @@ ROUND_ELEVEN_DATA = [
     (lambda: face_ink.ink_gap(faces.face_parts() + [sprites.Part("nose", 0.2, 0.2)], "nose",
                            "mouth"), ValueError, r"ink_gap\(\): parts must hold at most one part"),
     # positions that must keep a thing on its canvas, and the canvas itself
-    (lambda: transformed_mnist.multimnist(torch.rand(4, 1, 28, 28), torch.tensor([0, 1, 2, 3]),
+    (lambda: digit_pairs.multimnist(torch.rand(4, 1, 28, 28), torch.tensor([0, 1, 2, 3]),
                                           n=2, max_shift=200), ValueError,
      r"multimnist\(\): max_shift must be an integer >= 0 and <= 114"),
     (lambda: viewpoint_states.viewpoint_state(_tiny40(), _bag(), torch.rand(1, 28, 28), dx=30.0),
@@ -1067,7 +1067,7 @@ ROUND_ELEVEN_DATA = [
                                          torch.tensor([0, 0]), side=20), ValueError,
      r"on_canvas\(\): side must be at least the images' \(28 x 28 px\), got 20"),
     # a value with no meaning for the function: a blank digit, a zero vector, empty params
-    (lambda: transformed_mnist.box_overlap(torch.zeros(2, 2, 1, 28, 28)), ValueError,
+    (lambda: digit_pairs.box_overlap(torch.zeros(2, 2, 1, 28, 28)), ValueError,
      r"box_overlap\(\): parts must show ink in every digit .*got none in parts\[0, 0\]"),
     (lambda: voting.decode_pose_code(np.zeros(voting.pose_code(0.5, 0.5, 0.0).shape[-1])),
      ValueError, r"decode_pose_code\(\): v must have a pose cell above 0"),
