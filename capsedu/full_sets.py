@@ -28,7 +28,7 @@ from . import checkpoints
 from .capsnet import CapsNet, routing_iterations
 from .checks import check_rows
 from .course_settings import Name, Rows, Text
-from .data import transformed_mnist
+from .data import digit_pairs, transformed_mnist
 from .data.mnist import load_mnist
 from .data.patches import shuffled_digits
 from .loop import is_correct, predict
@@ -67,9 +67,9 @@ def affnist_style(rows: Rows | None = None) -> tuple[torch.Tensor, torch.Tensor]
 
 @checked
 def multimnist_pairs(rows: Rows | None = None) -> tuple[torch.Tensor, torch.Tensor]:
-    """Notebook 08's test pairs (``transformed_mnist.MULTIMNIST_TEST``): ``(pairs [N, 1, 36, 36],
+    """Notebook 08's test pairs (``digit_pairs.MULTIMNIST_TEST``): ``(pairs [N, 1, 36, 36],
     labels [N, 2])``, or the pairs of ``rows`` only."""
-    pairs, labels = transformed_mnist.multimnist_data(train=False)
+    pairs, labels = digit_pairs.multimnist_data(train=False)
     keep = check_rows("multimnist_pairs", rows, len(labels))
     return pairs[keep], labels[keep]
 

@@ -25,15 +25,9 @@ from .buggy_capsnet import BuggyCapsNet
 from .capsnet import AFFNIST, LIVE, SMALL, CapsNet, CapsNetConfig
 from .convergence import PATIENCE
 from .course_settings import Seed, Text
+from .data.digit_pairs import MULTI_CANVAS, multimnist_data, pair_up
 from .data.mnist import load_mnist
-from .data.transformed_mnist import (
-    CANVAS,
-    MULTI_CANVAS,
-    move,
-    multimnist_data,
-    pair_up,
-    translated_mnist,
-)
+from .data.transformed_mnist import CANVAS, move, translated_mnist
 from .gcnn import C4CNN, PlainCNN
 from .loop import BatchSize, Epochs, LearningRate, LrDecay, Patience, random_shift
 from .manifest_rows import ManifestRow

@@ -372,7 +372,7 @@ def accuracy_by_overlap(right: Right, overlap: Tensor("overlaps [N]", ndim=1, fi
                                                      within=(0, 1)),
                         groups: Int("groups of pairs", ge=1, le=MAX_GROUPS) = 4) -> ByOverlap:
     """Test pairs split into ``groups`` equal groups by the ``overlap`` ``[N]`` of their two ink
-    boxes (``transformed_mnist.box_overlap``), least overlap first: each model's accuracy (%) in
+    boxes (``digit_pairs.box_overlap``), least overlap first: each model's accuracy (%) in
     every group (``right``: name -> ``[N]`` booleans, ``read_right``) and each group's range of
     overlap in words, e.g. ``"35-60 %"``."""
     check_same("accuracy_by_overlap", "length", "pass one overlap per pair each model read",

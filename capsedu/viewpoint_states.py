@@ -10,9 +10,10 @@ import torch
 
 from .capsnet import CapsNet, LogitsCNN
 from .checks import check_on_canvas, check_same, check_side
-from .data import transformed_mnist
+from .data import digit_pairs, transformed_mnist
 from .data.affine_params import Scale, Shear
-from .data.transformed_mnist import CANVAS, MULTI_CANVAS, MULTI_SHIFT
+from .data.digit_pairs import MULTI_CANVAS, MULTI_SHIFT
+from .data.transformed_mnist import CANVAS
 from .multi_digit import MultiDigitCapsNet, TwoDigitCNN
 from .validate import (
     Array,
@@ -117,7 +118,7 @@ class OverlapState(CheckedRecord):
 
     pair: Image  # [36, 36] the two digits overlaid (pixel-wise maximum)
     parts: Images  # [2, 36, 36] each digit alone on the canvas
-    # how much their ink boxes overlap (transformed_mnist.box_overlap)
+    # how much their ink boxes overlap (digit_pairs.box_overlap)
     overlap: Float("the share of the smaller ink box inside the other", ge=0, le=1)
     lengths: Lengths  # [10] the CapsNet's capsule lengths
     capsnet_read: Read  # the two classes the CapsNet reads
@@ -145,10 +146,10 @@ def overlap_state(capsnet: MultiDigitCapsNet, cnn: TwoDigitCNN, first: Digit, se
                   ) -> OverlapState:
     """What notebook 08's MultiMNIST widget shows for two MNIST digits ``[1, 28, 28]``: the first
     at the centre of the 36x36 canvas, the second moved by ``(dx, dy)`` pixels (each within +-4),
-    overlaid as in ``transformed_mnist.multimnist`` (pixel-wise maximum).
+    overlaid as in ``digit_pairs.multimnist`` (pixel-wise maximum).
 
     * ``pair`` ``[36, 36]`` and ``parts`` ``[2, 36, 36]`` (each digit alone), their ink boxes'
-      ``overlap`` (``transformed_mnist.box_overlap``);
+      ``overlap`` (``digit_pairs.box_overlap``);
     * the CapsNet's capsule ``lengths`` ``[10]``, the two classes it reads (``capsnet_read``) and
       the digit its decoder redraws from each of those capsules (``reconstructions``
       ``[2, 36, 36]``, in the order of ``capsnet_read``);
@@ -166,7 +167,7 @@ def overlap_state(capsnet: MultiDigitCapsNet, cnn: TwoDigitCNN, first: Digit, se
     lengths, read, reconstructions = capsnet.reconstruct_each(pair)
     return OverlapState(
         pair=pair[0, 0].numpy(), parts=parts[:, 0].numpy(),
-        overlap=float(transformed_mnist.box_overlap(parts[None])[0]),
+        overlap=float(digit_pairs.box_overlap(parts[None])[0]),
         lengths=lengths[0].numpy(), capsnet_read=read[0].tolist(),
         reconstructions=reconstructions[0, :, 0].numpy(),
         probabilities=torch.sigmoid(cnn(pair))[0].numpy(),

@@ -19,8 +19,9 @@ LAYERS = [
                "spiking", "attacks", "slot_attention"]),
     ("models", ["capsnet", "baselines", "multi_digit", "costs", "routing_costs", "gcnn",
                 "bug_catalogue", "buggy_capsnet", "vit"]),
-    ("data and training", ["data", "data.mnist", "data.sprites", "data.faces", "data.patches",
-                           "data.affine_params", "data.transformed_mnist", "json_records",
+    ("data and training", ["data", "data.mnist", "data.sprites", "data.faces", "data.face_ink",
+                           "data.patches", "data.affine_params", "data.transformed_mnist",
+                           "data.digit_pairs", "json_records",
                            "manifest_rows", "shipped_folders", "results_kinds", "folder_lock",
                            "checkpoints",
                            "convergence",
@@ -33,6 +34,7 @@ LAYERS = [
                      "adversarial_units", "adversarial", "adversarial_record", "patch_order",
                      "digit_shuffles"]),
     ("presentation", ["figures", "figures.*", "bug_zoo_report", "cost_tables", "claims_table",
+                      "face_tables",
                       "exercises", "exercises.*", "environment", "widgets", "widgets.*"]),
 ]
 # what `import capsedu` may load

@@ -10,7 +10,7 @@ import torch
 
 from capsedu.capsnet import CapsNetConfig
 from capsedu.checks import check_pixels
-from capsedu.data import transformed_mnist
+from capsedu.data import digit_pairs, transformed_mnist
 from capsedu.validate import Flag, Float, Tensor, checked
 
 DIGITS = torch.rand(2, 1, 28, 28)
@@ -86,7 +86,7 @@ UINT8 = (DIGITS * 255).to(torch.uint8)
     lambda x: transformed_mnist.sweep(x, "scale", 1.2),
     lambda x: transformed_mnist.pad_to(x, 40),
     lambda x: transformed_mnist.on_canvas(x, torch.tensor([0, 1]), torch.tensor([2, 3]), 40),
-    lambda x: transformed_mnist.multimnist(x, torch.tensor([0, 1]), 2),
+    lambda x: digit_pairs.multimnist(x, torch.tensor([0, 1]), 2),
 ])
 def test_the_transforms_refuse_uint8_pixels_with_the_conversion(transform):
     with pytest.raises(TypeError, match=r"images.float\(\) / 255"):
@@ -183,7 +183,7 @@ def test_a_faces_dataset_too_big_for_memory_is_refused_up_front(monkeypatch):
 
 def test_multimnist_too_big_for_memory_is_refused_up_front():
     with pytest.raises(MemoryError, match=r"multimnist\(n=1000000000000\) needs about"):
-        transformed_mnist.multimnist(DIGITS, torch.tensor([0, 1]), 10**12)
+        digit_pairs.multimnist(DIGITS, torch.tensor([0, 1]), 10**12)
 
 
 def test_available_memory_falls_back_to_the_operating_system(monkeypatch):
@@ -453,7 +453,7 @@ def test_empty_out_state_as_a_folder_and_a_negative_limit_are_refused(tmp_path, 
             main(["capsnet-mnist-live", "--limit", "128", *argv])
         assert message in capsys.readouterr().err
     with pytest.raises(ValueError, match="limit must be an integer >= 1"):
-        transformed_mnist.multimnist_data(train=False, limit=-5)
+        digit_pairs.multimnist_data(train=False, limit=-5)
 
 
 def test_held_out_images_changed_by_one_caller_are_not_changed_for_the_next():

@@ -29,7 +29,8 @@ from capsedu.validate import CheckedRecord, Spec, declared
 ENFORCED = ["functional", "routing", "capsnet", "data.mnist", "statistics", "layers", "group_conv",
             "baselines", "multi_digit", "gcnn", "costs", "routing_costs", "cost_tables",
             "capsule_vectors", "coupling_polarisation", "capsule_angles",
-            "data.transformed_mnist", "data.affine_params", "data.faces", "json_records",
+            "data.transformed_mnist", "data.digit_pairs", "data.affine_params", "data.faces",
+            "data.face_ink", "json_records",
             "manifest_rows", "shipped_folders", "results_kinds", "checkpoints", "digit_capsules",
             "equivariance", "robustness", "viewpoint_states", "full_sets", "parts.voting",
             "parts.detector",
@@ -52,7 +53,7 @@ ENFORCED = ["functional", "routing", "capsnet", "data.mnist", "statistics", "lay
             "widgets.spiking", "widgets.verdicts", "widgets.viewpoint",
             "exercises", "exercises.attacks", "exercises.capsules", "exercises.checking",
             "exercises.geometry", "exercises.networks", "bug_catalogue", "widgets.sliders",
-            "folder_lock"]
+            "folder_lock", "face_tables"]
 # the modules that are not entries: the boundary itself, and the packages that only group modules
 NOT_ENTRIES = {
     "validate": "the declarations every entry's annotations are made of",

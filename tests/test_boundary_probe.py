@@ -22,6 +22,7 @@ from capsedu import (
     coupling_polarisation,
     digit_capsules,
     equivariance,
+    face_tables,
     full_sets,
     functional,
     group_conv,
@@ -38,7 +39,7 @@ from capsedu import (
 )
 from capsedu.baselines import BagOfPartsCNN
 from capsedu.capsnet import CapsNet, CapsNetConfig
-from capsedu.data import faces, sprites, transformed_mnist
+from capsedu.data import digit_pairs, face_ink, faces, sprites, transformed_mnist
 from capsedu.figures.digit_images import draw_digits, mosaic
 from capsedu.functional import margin_loss, squash
 from capsedu.gcnn import C4CNN
@@ -92,7 +93,7 @@ CASES = [
      r"seeds \[0, 1\]"),
     (lambda: scoring.mean_face_rate_by_angle([]), ValueError,
      r"mean_face_rate_by_angle\(\): models must hold at least one item, got \[\]"),
-    (lambda: scoring.rule_report({"bag": scoring.SeedRuns("bag", [0], [], {
+    (lambda: face_tables.rule_report({"bag": scoring.SeedRuns("bag", [0], [], {
         kind: [0.5] for kind in faces.KINDS})}, {"by parts": ["face"]}), ValueError,
      r"rule_report\(\): rules\['by parts'\] must name scramble kinds .*\['face'\]"),
     (lambda: statistics.paired([True, False], [True]), ValueError,
@@ -203,7 +204,7 @@ ROUND_FIVE = [
      r"rotate\(\): about must be a tuple of items, each a finite number .*got 0.5"),
     (lambda: faces.spread(faces.face_parts(), -2.0), ValueError,
      r"spread\(\): factor must be a finite number > 0"),
-    (lambda: faces.ink_gap(faces.face_parts(), "nose", "nose"), ValueError,
+    (lambda: face_ink.ink_gap(faces.face_parts(), "nose", "nose"), ValueError,
      r"ink_gap\(\): a and b must differ .*the gap of a part to itself is 0"),
     (lambda: transformed_mnist.pad_to(torch.rand(2, 1, 28, 28), side=20), ValueError,
      r"pad_to\(\): side must be at least the images' side \(28 x 28\)"),
@@ -420,7 +421,7 @@ ROUND_SIX = [
      TypeError, r"on_canvas\(\): dx must hold whole pixel offsets"),
     (lambda: transformed_mnist.affine_matrix(0.0, 0.0, 0.0, 1.0), ValueError,
      r"affine_matrix\(\): scale_x must be non-zero"),
-    (lambda: transformed_mnist.multimnist(torch.rand(4, 1, 28, 28), torch.tensor([0, 0, 0, 0]), 2),
+    (lambda: digit_pairs.multimnist(torch.rand(4, 1, 28, 28), torch.tensor([0, 0, 0, 0]), 2),
      ValueError,
      r"labels must hold digits of at least two classes"),
     (lambda: equivariance.feature_map([(1, 1)]), TypeError,
@@ -449,7 +450,7 @@ ROUND_SIX = [
     # the parts world
     (lambda: faces.scattered(3, scale=(1.2, 0.8)), ValueError,
      r"scattered\(\): scale must be \(low, high\) with low <= high"),
-    (lambda: faces.pair_table(faces.face_parts(), "nose", 9), TypeError,
+    (lambda: face_ink.pair_table(faces.face_parts(), "nose", 9), TypeError,
      r"pair_table\(\): pairs must be a list of \(a, b\) pairs"),
     (lambda: voting.face_lengths([]), ValueError, r"face_lengths\(\): scenes must hold"),
     (lambda: voting.face_length_report({}, threshold=0.5), ValueError,

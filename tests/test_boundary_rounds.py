@@ -49,6 +49,7 @@ from capsedu import (
     digit_shuffles,
     equivariance,
     exercises,
+    face_tables,
     fit_inputs,
     folder_lock,
     full_sets,
@@ -83,7 +84,7 @@ from capsedu import (
 from capsedu.baselines import BagOfPartsCNN, MaxPoolCNN, describe_features
 from capsedu.buggy_capsnet import BuggyCapsNet
 from capsedu.capsnet import CapsNet, CapsNetConfig
-from capsedu.data import faces, mnist, patches, sprites, transformed_mnist
+from capsedu.data import digit_pairs, face_ink, faces, mnist, patches, sprites, transformed_mnist
 from capsedu.figures import (
     canvas,
     capsule_poses,
@@ -208,10 +209,10 @@ ROUNDS = [
      r"got 20000"),
     (lambda: transformed_mnist.affine(torch.rand(2, 1, 28, 28), tx=1e9), ValueError,
      r"affine\(\): tx must move the digit less than 30 pixels .*got 1000000000.0; pass a smaller"),
-    (lambda: transformed_mnist.multimnist(torch.rand(4, 1, 28, 28), torch.tensor([0, 1, 2, 30]),
+    (lambda: digit_pairs.multimnist(torch.rand(4, 1, 28, 28), torch.tensor([0, 1, 2, 30]),
                                           n=2), ValueError,
      r"multimnist\(\): labels must be in \[0, 9\] .*got values from 0 to 30"),
-    (lambda: transformed_mnist.box_overlap(torch.rand(3, 3, 1, 28, 28)), ValueError,
+    (lambda: digit_pairs.box_overlap(torch.rand(3, 3, 1, 28, 28)), ValueError,
      r"box_overlap\(\): parts must be a torch.Tensor with 5 dimensions, 2 along dimension 1 .*"
      r"got shape \(3, 3, 1, 28, 28\); pass a tensor of that shape"),
     (lambda: group_conv.rotate_c4(torch.rand(1, 2, 3, 5, 5)), ValueError,
@@ -236,7 +237,7 @@ ROUNDS = [
     (lambda: scoring.mean_face_rate_by_angle([3]), TypeError,
      r"models\[0\] must be a face model .*got 3; pass a model, e.g. CapsNet\(\) or one that "
      r"checkpoints.pretrained\(name\) loads"),
-    (lambda: scoring.probe_table({"bag": np.ones((3, 2))}, ["turned 90"]), ValueError,
+    (lambda: face_tables.probe_table({"bag": np.ones((3, 2))}, ["turned 90"]), ValueError,
      r"probe_table\(\): labels must hold one label per probe set of rates\['bag'\] \(shape "
      r"\(3, 2\): \[seeds, sets\]\), got 1; pass the labels"),
     (lambda: bug_zoo_report.one_example(routing.dynamic_routing(torch.rand(2, 4, 3, 5)), k=5),
@@ -628,7 +629,7 @@ ROUND_NINE = [
      r"x: 2\)"),
     (lambda: group_conv.group_filters(torch.rand(2, 3, 4, 3, 5)), ValueError,
      r"group_filters\(\): weight's width must match weight's height in size"),
-    (lambda: faces.pair_table(faces.face_parts(), pairs=[("nose",)], window=5), ValueError,
+    (lambda: face_ink.pair_table(faces.face_parts(), pairs=[("nose",)], window=5), ValueError,
      r"pair_table\(\): pairs\[0\] must have an item 1, got \('nose',\)"),
     (lambda: digit_capsules.dimension_effect(torch.rand(16, 5, 28, 28) * 255, torch.rand(28, 28)),
      ValueError, r"dimension_effect\(\): grid must hold pixels in \[0, 1\]"),
@@ -762,10 +763,10 @@ ROUND_TEN = [
      r"at index 0"),
     (lambda: transformed_mnist.move(torch.zeros(2, 1, 40, 40), torch.Generator()), ValueError,
      r"move\(\): images must each hold ink"),
-    (lambda: transformed_mnist.pair_up(torch.rand(4, 1, 40, 40), LABELS, torch.Generator()),
+    (lambda: digit_pairs.pair_up(torch.rand(4, 1, 40, 40), LABELS, torch.Generator()),
      ValueError, r"pair_up\(\): digits must be a torch.Tensor .*28 along dimension 3 .*got shape "
                  r"\(4, 1, 40, 40\)"),
-    (lambda: transformed_mnist.pair_up(torch.rand(4, 1, 28, 28), LABELS[:3], torch.Generator()),
+    (lambda: digit_pairs.pair_up(torch.rand(4, 1, 28, 28), LABELS[:3], torch.Generator()),
      ValueError, r"pair_up\(\): labels must match digits in length"),
     (lambda: routing_costs.time_training_step(_tiny(), torch.rand(4, 1, 28, 28),
                                               torch.tensor([0, 1]), repeats=1), ValueError,
@@ -1040,7 +1041,8 @@ _P = statistics.paired(_T, ~_T)  # a comparison image by image on those four
 
 ROUND_ELEVEN_DATA = [
     # two arguments that must differ, given one thing twice
-    (lambda: faces.windows_holding_both(faces.face_parts(), "nose", "nose", window=5), ValueError,
+    (lambda: face_ink.windows_holding_both(faces.face_parts(), "nose", "nose", window=5),
+     ValueError,
      r"windows_holding_both\(\): a and b must differ .*got 'nose' for both"),
     (lambda: faces.swap(faces.face_parts(), "nose", "nose"), ValueError,
      r"swap\(\): a and b must differ"),
@@ -1050,10 +1052,10 @@ ROUND_ELEVEN_DATA = [
     (lambda: faces.part_slots([faces.face_parts() + [sprites.Part("nose", 0.2, 0.2)]]),
      ValueError, r"part_slots\(\): scenes\[0\] must hold at most one part of each kind .*got "
                  r"nose more than once"),
-    (lambda: faces.ink_gap(faces.face_parts() + [sprites.Part("nose", 0.2, 0.2)], "nose",
+    (lambda: face_ink.ink_gap(faces.face_parts() + [sprites.Part("nose", 0.2, 0.2)], "nose",
                            "mouth"), ValueError, r"ink_gap\(\): parts must hold at most one part"),
     # positions that must keep a thing on its canvas, and the canvas itself
-    (lambda: transformed_mnist.multimnist(torch.rand(4, 1, 28, 28), torch.tensor([0, 1, 2, 3]),
+    (lambda: digit_pairs.multimnist(torch.rand(4, 1, 28, 28), torch.tensor([0, 1, 2, 3]),
                                           n=2, max_shift=200), ValueError,
      r"multimnist\(\): max_shift must be an integer >= 0 and <= 114"),
     (lambda: viewpoint_states.viewpoint_state(_tiny40(), _bag(), torch.rand(1, 28, 28), dx=30.0),
@@ -1065,7 +1067,7 @@ ROUND_ELEVEN_DATA = [
                                          torch.tensor([0, 0]), side=20), ValueError,
      r"on_canvas\(\): side must be at least the images' \(28 x 28 px\), got 20"),
     # a value with no meaning for the function: a blank digit, a zero vector, empty params
-    (lambda: transformed_mnist.box_overlap(torch.zeros(2, 2, 1, 28, 28)), ValueError,
+    (lambda: digit_pairs.box_overlap(torch.zeros(2, 2, 1, 28, 28)), ValueError,
      r"box_overlap\(\): parts must show ink in every digit .*got none in parts\[0, 0\]"),
     (lambda: voting.decode_pose_code(np.zeros(voting.pose_code(0.5, 0.5, 0.0).shape[-1])),
      ValueError, r"decode_pose_code\(\): v must have a pose cell above 0"),
@@ -1143,7 +1145,7 @@ ROUND_TWELVE_MATHS = [
      r"draw\(\): size must be an integer >= 16"),
     (lambda: faces.dataset("face", 2, size=8), ValueError,
      r"dataset\(\): size must be an integer >= 16"),
-    (lambda: faces.ink_gap(faces.face_parts(), "nose", "mouth", size=1), ValueError,
+    (lambda: face_ink.ink_gap(faces.face_parts(), "nose", "mouth", size=1), ValueError,
      r"ink_gap\(\): size must be an integer >= 16"),
     (lambda: transformed_mnist.translated(torch.zeros(2, 1, 28, 28)), ValueError,
      r"translated\(\): images must each hold ink \(a pixel above 0.05\), got 2 blank image"),
@@ -1211,9 +1213,9 @@ ROUND_TWELVE_MATHS = [
      r"largest_change\(\): grid must divide the images' sides, got grid=3 for 32x32 images"),
     (lambda: patches.shuffle_tiles(torch.rand(1, 1, 28, 28), 3), ValueError,
      r"shuffle_tiles\(\): grid must divide the images' sides, got grid=3"),
-    (lambda: faces.pair_table(faces.face_parts(), [("nose", "tail")], window=5), ValueError,
+    (lambda: face_ink.pair_table(faces.face_parts(), [("nose", "tail")], window=5), ValueError,
      r"pair_table\(\): each part named must be one that parts holds .*got 'tail'"),
-    (lambda: faces.pair_table(faces.face_parts(), [("nose", "mouth")], window=4), ValueError,
+    (lambda: face_ink.pair_table(faces.face_parts(), [("nose", "mouth")], window=4), ValueError,
      r"pair_table\(\): window must be an odd number of pixels"),
 ]
 
@@ -1586,7 +1588,8 @@ ROUND_THIRTEEN_EMPTY = [
     (lambda: capsule_vectors.length_table(()), ValueError, rf"length_table\(\): norms {_SOME}"),
     (lambda: claims_table.markdown([]), ValueError, rf"markdown\(\): table_rows {_SOME}"),
     (lambda: cost_tables.format_sweep([]), ValueError, rf"format_sweep\(\): rows {_SOME}"),
-    (lambda: scoring.format_accuracies({}), ValueError, rf"format_accuracies\(\): runs {_SOME}"),
+    (lambda: face_tables.format_accuracies({}), ValueError,
+     rf"format_accuracies\(\): runs {_SOME}"),
     (lambda: recipe_run.how_run([]), ValueError, rf"how_run\(\): history {_SOME}"),
     (lambda: reconstruction_detector.Detection(
         model="m", attack="pgd", eps=0.1, weight=0.0, threshold=1.0,
@@ -1798,7 +1801,7 @@ ROUND_THIRTEEN_UNCLEAR = [
         "affnist-cnn", "pgd", 0.3), KeyError,
      r"no record of 'pgd, affnist-cnn, eps 0.3' .*a stopped run resumes where it stopped"),
     # a ragged pair of rows was advised to hold numbers; a tuple was "a valid tuple"
-    (lambda: scoring.angle_table({"a": (np.array([1.0, 2.0, 3.0]), np.array([0.5, 0.5]))}),
+    (lambda: face_tables.angle_table({"a": (np.array([1.0, 2.0, 3.0]), np.array([0.5, 0.5]))}),
      TypeError, r"angle_table\(\): curves\['a'\] must be \(bin centres .*its items differ in "
                 r"length \(3, 2\); pass items of one length"),
     (lambda: robustness.lowest_points({"a": 3}), TypeError,
@@ -2496,7 +2499,7 @@ ROUND_FIFTEEN_MODELS = [
     (lambda: sprites.as_part("nose"), TypeError,
      r"^as_part\(\): p must be a Part or a tuple \(kind, x, y\[, angle, scale\]\), got 'nose'; "
      r"pass e.g. Part\('nose', 0.5, 0.5\) or \('nose', 0.5, 0.5\)"),
-    (lambda: faces.ink_gap([("nose", 0.5, 0.5)], "nose", "mouth"), ValueError,
+    (lambda: face_ink.ink_gap([("nose", 0.5, 0.5)], "nose", "mouth"), ValueError,
      r"^ink_gap\(\): each part named must be one that parts holds \(\['nose'\]\), got 'mouth'"),
     (lambda: fit_inputs.check_batches("fit", _tiny(), (torch.rand(2, 1, 28, 28), LABELS[:2]),
                                       None, None, None), TypeError,

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 
-from capsedu import spiking
+from capsedu import face_tables, spiking
 from capsedu.baselines import BagOfPartsCNN
 from capsedu.capsnet import SMALL, CapsNet, CapsNetConfig
 from capsedu.data import faces, sprites, transformed_mnist
@@ -88,30 +88,30 @@ VALUES = [
     (lambda: rotations.draw_angle_curves(_ax(), {"a": (1, 2)}), ValueError,
      r"draw_angle_curves\(\): curves\['a'\] must be \(bin centres in degrees \[bins\], face rates "
      r"\[bins\]\).*got \(1, 2\); pass the pair mean_face_rate_by_angle returns"),
-    (lambda: scoring.angle_table({"a": (1, 2)}), ValueError,
+    (lambda: face_tables.angle_table({"a": (1, 2)}), ValueError,
      r"angle_table\(\): curves\['a'\] must be \(bin centres .*got \(1, 2\)"),
     # parts.scoring
-    (lambda: scoring.angle_table({"a": ([15.0, 45.0], [50, 20])}), ValueError,
+    (lambda: face_tables.angle_table({"a": ([15.0, 45.0], [50, 20])}), ValueError,
      r"angle_table\(\): curves\['a'\] must hold face rates in \[0, 1\] in its second row, got "
      r"values up to 50; pass fractions"),
     (lambda: scoring.probe_rates([FACE_NET], {"mouth": torch.rand(2, 1, 32, 32) * 255}),
      ValueError, r"probe_rates\(\): probe\['mouth'\] must hold pixels in \[0, 1\]"),
     (lambda: scoring.probe_rates([FACE_NET], {"mouth": torch.rand(0, 1, 32, 32)}), ValueError,
      r"probe_rates\(\): probe\['mouth'\] must hold at least one image, got shape \(0, 1, 32, 32\)"),
-    (lambda: scoring.face_rate_table({"bag": 0.5}), TypeError,
+    (lambda: face_tables.face_rate_table({"bag": 0.5}), TypeError,
      r"face_rate_table\(\): runs\['bag'\] must be a SeedRuns, got 0.5"),
-    (lambda: scoring.face_rate_table(_runs(), ["smaller faces"]), ValueError,
+    (lambda: face_tables.face_rate_table(_runs(), ["smaller faces"]), ValueError,
      r"face_rate_table\(\): runs\['bag'\] must hold face rates of \['smaller faces'\], got the "
      r"kinds \['face', .*measure them"),
-    (lambda: scoring.rule_report(_runs(("face", "nonface")), {"r": ["swapped"]}), ValueError,
+    (lambda: face_tables.rule_report(_runs(("face", "nonface")), {"r": ["swapped"]}), ValueError,
      r"rule_report\(\): runs\['bag'\] must hold face rates of \['swapped', 'permuted', 'random', "
      r"'upside_down'\]"),
-    (lambda: scoring.rule_report(_runs(), {"by parts": "swapped"}), TypeError,
+    (lambda: face_tables.rule_report(_runs(), {"by parts": "swapped"}), TypeError,
      r"rule_report\(\): rules\['by parts'\] must be a list or a tuple of scramble kinds, got "
      r"'swapped'"),
-    (lambda: scoring.probe_table({"bag": [[50, 20]]}, ["none", "mouth"]), ValueError,
+    (lambda: face_tables.probe_table({"bag": [[50, 20]]}, ["none", "mouth"]), ValueError,
      r"probe_table\(\): rates\['bag'\] must be in \[0, 1\] \(face rates \[seeds, sets\]"),
-    (lambda: scoring.probe_table({"bag": [0.5, 0.2]}, ["none", "mouth"]), ValueError,
+    (lambda: face_tables.probe_table({"bag": [0.5, 0.2]}, ["none", "mouth"]), ValueError,
      r"probe_table\(\): rates\['bag'\] must be face rates \[seeds, sets\] .*got \[0.5, 0.2\]"),
     # parts.voting
     (lambda: voting.face_length_report({**LENGTHS, "face": "x"}, 0.9), TypeError,
@@ -465,15 +465,15 @@ def test_draw_zoo_curves_refuses_a_zoo_without_the_runs_it_draws():
 def test_what_the_notebooks_pass_is_taken():
     """The values of the notebooks' calls, each in its declared form."""
     curve = (np.array([15.0, 45.0, 75.0]), np.array([0.9, np.nan, 0.1]))  # an empty bin: NaN
-    assert scoring.angle_table({"bag": curve}).endswith("0.90 within 30° of upright, 0.10 near "
+    assert face_tables.angle_table({"bag": curve}).endswith("0.90 within 30° of upright, 0.10 near "
                                                         "upside down")
     # one bin only (width 180): its line needs no second bin
-    assert "within 180°" in scoring.angle_table({"bag": ([90.0], [0.5])})
+    assert "within 180°" in face_tables.angle_table({"bag": ([90.0], [0.5])})
     rotations.draw_angle_curves(_ax(), {"bag": curve})
     scores = {"m": (torch.tensor([0.75, 0.25]), torch.tensor([0.5, 0.5]))}  # turned_face_scores
     rotations.draw_turned_scores(_ax(), [0, 90], scores)
     rates = {"bag": np.array([[0.5, 0.25], [1.0, 0.0]])}  # probe_rates: [seeds, sets]
-    assert "none 0.75  mouth 0.12" in scoring.probe_table(rates, list(PROBE))
+    assert "none 0.75  mouth 0.12" in face_tables.probe_table(rates, list(PROBE))
     model_scores.draw_probe(plt.figure(), PROBE, rates, "parts turned over")
     face_scenes.draw_ghosts(plt.figure(), {"a face": faces.face_parts(),
                                            "as tuples": [tuple(p) for p in faces.face_parts()]})

@@ -7,7 +7,8 @@ import torch
 from capsedu import BagOfPartsCNN, DeepCNN
 from capsedu.baselines import LogitClassifier
 from capsedu.data import faces, sprites
-from capsedu.data.faces import ink_gap, spread, turn_over, windows_holding_both
+from capsedu.data.face_ink import ink_gap, windows_holding_both
+from capsedu.data.faces import spread, turn_over
 from capsedu.exercises import check_receptive_field
 from capsedu.parts.scoring import (
     FACE,

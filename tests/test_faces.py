@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from capsedu.data import faces, sprites
+from capsedu.data import face_ink, faces, sprites
 
 N = 40  # images per kind in the property tests
 
@@ -241,7 +241,7 @@ def test_swap_and_ink_gap_name_a_missing_part():
                                          r"holds \(\['left_eye', .*got 'mouth'"):
         faces.swap(parts, "nose", "mouth")
     with pytest.raises(ValueError, match=r"ink_gap\(\): each part named .*got 'mouth'"):
-        faces.ink_gap(parts, "mouth", "nose")
+        face_ink.ink_gap(parts, "mouth", "nose")
 
 
 @pytest.mark.parametrize("seed, error", [(None, TypeError), (1.5, TypeError), (-1, ValueError),

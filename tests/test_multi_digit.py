@@ -6,7 +6,7 @@ import torch
 import torch.nn.functional as F
 
 from capsedu import count_parameters, margin_loss
-from capsedu.data.transformed_mnist import pair_up
+from capsedu.data.digit_pairs import pair_up
 from capsedu.loop import evaluate, fit, is_correct
 from capsedu.multi_digit import MultiDigitCapsNet, TwoDigitCNN, two_largest
 

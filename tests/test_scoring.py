@@ -109,7 +109,8 @@ def test_the_part_pose_mlp_reads_presence_masked_poses():
 
 def test_format_accuracies_rates_and_fooled_from_hand_made_runs():
     from capsedu import count_parameters
-    from capsedu.parts.scoring import SeedRuns, face_rate_table, format_accuracies, format_fooled
+    from capsedu.face_tables import face_rate_table, format_accuracies, format_fooled
+    from capsedu.parts.scoring import SeedRuns
 
     cnn = BagOfPartsCNN(channels=(2,))
     rates = {"face": [1.0, 0.8], "nonface": [0.0, 0.2], "rotated": [0.5, 0.5],

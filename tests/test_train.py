@@ -597,7 +597,7 @@ def test_a_single_label_run_is_the_plain_seeded_adam_loop():
 
 
 def test_a_pairs_recipe_validates_on_pairs_of_held_out_digits_only(monkeypatch):
-    from capsedu.data.transformed_mnist import pair_up
+    from capsedu.data.digit_pairs import pair_up
     from capsedu.multi_digit import TwoDigitCNN
     from capsedu.recipe_run import split_validation
     from capsedu.recipes import Recipe
@@ -642,7 +642,7 @@ def test_a_multimnist_recipe_trains_and_loads_back_reading_two_digits(name, tmp_
                                                                       monkeypatch):
     from dataclasses import replace
 
-    from capsedu.data.transformed_mnist import multimnist_data
+    from capsedu.data.digit_pairs import multimnist_data
 
     try:
         multimnist_data(False, 1)

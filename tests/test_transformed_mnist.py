@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import torch
 
-from capsedu.data import affine_params, transformed_mnist
+from capsedu.data import affine_params, digit_pairs, transformed_mnist
 
 
 def blobs(n=12, seed=0):
@@ -75,13 +75,13 @@ def test_multimnist_pairs_differ_in_class_and_overlap_like_the_papers():
     from capsedu.data import load_mnist
 
     x, y = load_mnist(False, 2000)
-    pairs, labels, parts = transformed_mnist.multimnist(x, y, 400, seed=0)
+    pairs, labels, parts = digit_pairs.multimnist(x, y, 400, seed=0)
     assert pairs.shape == (400, 1, 36, 36) and labels.shape == (400, 2)
     assert (labels[:, 0] != labels[:, 1]).all()
     torch.testing.assert_close(pairs, parts.amax(dim=1))
     # each part is an MNIST digit of its label, shifted by at most 4 pixels
-    assert torch.equal(transformed_mnist.multimnist(x, y, 400, seed=0)[0], pairs)
-    overlap = transformed_mnist.box_overlap(parts)
+    assert torch.equal(digit_pairs.multimnist(x, y, 400, seed=0)[0], pairs)
+    overlap = digit_pairs.box_overlap(parts)
     # the paper: "two digits bounding boxes on average have 80% overlap"; ours, measured as the
     # shared area over the smaller box, is of that order
     assert 0.6 < overlap.mean() < 0.9
@@ -94,7 +94,7 @@ def test_bad_input_is_named():
     with pytest.raises(ValueError, match=r"\[N, 1, 28, 28\]"):
         transformed_mnist.translated(torch.zeros(2, 1, 32, 32))
     with pytest.raises(ValueError, match="two classes"):
-        transformed_mnist.multimnist(blobs(4), torch.zeros(4, dtype=torch.long), 3)
+        digit_pairs.multimnist(blobs(4), torch.zeros(4, dtype=torch.long), 3)
 
 
 def test_move_keeps_the_ink_whole_and_reaches_every_edge():

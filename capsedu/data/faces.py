@@ -7,24 +7,22 @@ check that the poses agree on one face. This module generates both kinds of imag
 download, and returns the poses of the parts that drew each image so that you can inspect them
 (notebooks 01, 04, 07 and 10). It holds where a face's parts go, the kinds of image and the ranges
 of their poses (``dataset``, ``FacePoses``), the edits the widgets make (``swap``, ``scramble``,
-...) and what a scene's ink shows (``ink_gap``, ...); a part (``sprites.Part``), its sprite and
-the renderer are in ``sprites``, whose coordinate conventions (those of ``capsedu.poses``) every
-pose here follows.
+...). What a scene's ink shows a convolution is in ``face_ink``; a part (``sprites.Part``), its
+sprite and the renderer are in ``sprites``, whose coordinate conventions (those of
+``capsedu.poses``) every pose here follows.
 
 No face outline is drawn: a contour alone would tell a face from a scramble.
 """
 
 from dataclasses import astuple, dataclass
-from typing import Annotated
 
 import numpy as np
 import torch
-import torch.nn.functional as F
 
 from ..checks import check_different, check_memory
-from ..course_settings import MAX_SIDE, Seed
+from ..course_settings import Seed
 from ..poses import _place
-from ..validate import CheckedRecord, Choice, Float, Int, Spec, checked
+from ..validate import CheckedRecord, Choice, Float, Int, checked
 from .sprites import (
     STROKE,
     STROKE_LENGTH,
@@ -37,7 +35,6 @@ from .sprites import (
     _on_canvas,
     _one_each,
     _refuse_off_canvas,
-    render,
     render_scenes,
 )
 
@@ -63,8 +60,6 @@ _OFFSETS = [CANONICAL_OFFSETS[k] for k in PART_KINDS]
 # images take about half an hour; an image's side past MAX_SIDE is no longer a parts world.
 MAX_SCALE = 3.0
 MAX_IMAGES = 1_000_000
-MAX_WINDOW = 2 * MAX_SIDE + 1  # a window this wide, centred on any pixel, covers the whole image
-Window = Int("a window's side in pixels (odd)", ge=1, le=MAX_WINDOW)
 SHIFT_DRAWS = 100_000  # a face's shift is drawn again at most this many times
 
 
@@ -446,55 +441,3 @@ def part_slots(scenes: Scenes) -> tuple[np.ndarray, np.ndarray]:
                 i = PART_KINDS.index(part.kind)
                 poses[b, i], presence[b, i] = part[1:], 1.0
     return poses, presence
-
-
-def _ink(parts, kind: str, size: int, where: str) -> np.ndarray:
-    """``[size, size]`` bool: the pixels where part ``kind`` alone puts ink (> 0.5)."""
-    return render([parts[_index(parts, kind, where)]], size) > 0.5
-
-
-@checked
-def ink_gap(parts: Parts, a: str, b: str, size: Side = 32) -> float:
-    """Distance in pixels between the nearest inked pixels (> 0.5) of parts ``a`` and ``b``."""
-    check_different("ink_gap", "the gap of a part to itself is 0", a=a, b=b)
-    pa, pb = (np.argwhere(_ink(parts, kind, size, "ink_gap")) for kind in (a, b))  # [pixels, 2]
-    return float(np.sqrt(((pa[:, None, :] - pb[None, :, :]) ** 2).sum(-1)).min())
-
-
-@checked
-def windows_holding_both(parts: Parts, a: str, b: str,
-                         window: Window, size: Side = 32) -> int:
-    """How many ``window`` x ``window`` squares, one centred on each pixel (the inputs of the
-    units of a padded stack of convolutions with that receptive field), hold ink of both parts.
-    A unit can only respond to how two parts meet if its window holds some of each."""
-    return _held(parts, a, b, window, size, "windows_holding_both")
-
-
-def _held(parts, a: str, b: str, window: int, size: int, where: str) -> int:
-    """``windows_holding_both``, refused in the words of the entry ``where``."""
-    if window % 2 == 0:
-        raise ValueError(f"{where}(): window must be an odd number of pixels (a window centred on "
-                         f"a pixel), got {window}; pass {window + 1}")
-    check_different(where, "name two parts", a=a, b=b)
-    held = []
-    for kind in (a, b):
-        ink = torch.from_numpy(_ink(parts, kind, size, where)).float()  # [S, S]
-        # a window holds some of the part <=> the max of its ink mask over the window is 1
-        held.append(F.max_pool2d(ink[None, None], window, stride=1, padding=window // 2)[0, 0])
-    return int((held[0] * held[1]).sum())
-
-
-@checked
-def pair_table(parts: Parts,
-               pairs: Annotated[list[tuple[str, str]], Spec(
-                   "a list of (a, b) pairs of part names, e.g. [('nose', 'mouth')]", "list")],
-               window: Window, size: Side = 32) -> str:
-    """One line per pair ``(a, b)`` of ``pairs``: how far apart the parts' ink is (``ink_gap``)
-    and how many of the ``size * size`` windows of ``window`` pixels hold ink of both
-    (``windows_holding_both``)."""
-    lines = []
-    for a, b in pairs:
-        both = _held(parts, a, b, window, size, "pair_table")
-        lines.append(f"{a:>9} - {b:<9}: {ink_gap(parts, a, b, size):.1f} px apart, "
-                     f"{both:>2} of the {size * size} {window}x{window} windows hold ink of both")
-    return "\n".join(lines)

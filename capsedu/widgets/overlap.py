@@ -6,7 +6,7 @@ import ipywidgets as widgets
 import numpy as np
 
 from ..checks import check_pair_labels
-from ..data.transformed_mnist import MULTI_CANVAS, MULTI_SHIFT
+from ..data.digit_pairs import MULTI_CANVAS, MULTI_SHIFT
 from ..figures.canvas import png_bytes
 from ..figures.digit_images import two_colour
 from ..figures.model_scores import capsnet_vs_cnn_figure, update_class_bars

@@ -29,7 +29,7 @@ wider_rf = my_receptive_field([(3, 1)] * 3)
 
 if __name__ == "__main__":
     from capsedu.data import faces
-    from capsedu.data.faces import windows_holding_both
+    from capsedu.data.face_ink import windows_holding_both
     from capsedu.exercises import check_receptive_field
 
     check_receptive_field(my_receptive_field)
