@@ -28,9 +28,10 @@ from pydantic import AfterValidator
 
 from . import checkpoints, train
 from .capsnet import routing_iterations
+from .checks import check_order
 from .convergence import PATIENCE, best_epoch, converged, held_out_scores
 from .course_settings import Seed, Text
-from .data.mnist import load_mnist
+from .data.mnist import TRAIN_IMAGES, load_mnist
 from .loop import evaluate
 from .manifest_rows import Accuracy
 from .recipe_run import how_run, train_recipe
@@ -76,7 +77,10 @@ class AblationRun(CheckedRecord):
     command: str = ""  # the line that recorded it; "" for a run not written to a results file
 
     def __post_init__(self):
-        super().__post_init__()  # and no more epochs than its budget
+        super().__post_init__()  # and no more epochs than its budget, or examples than drawn
+        check_order("AblationRun", "a run trains on the first limit images (all of MNIST's "
+                    "without a limit), less those it holds out", train_examples=self.train_examples,
+                    limit=self.limit or TRAIN_IMAGES)
         if len(self.validation_by_epoch) > self.max_epochs:
             raise ValueError(f"AblationRun(): validation_by_epoch must hold at most max_epochs "
                              f"({self.max_epochs}) epochs, got {len(self.validation_by_epoch)}; "

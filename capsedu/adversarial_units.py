@@ -7,6 +7,7 @@ rows read wrong past the sample, of a distance below 0 or of a model the run nev
 never made.
 """
 
+import re
 from dataclasses import dataclass, field
 from typing import Annotated
 
@@ -77,6 +78,11 @@ class Stamp(CheckedRecord):
                              f"{self.began!r} and ended {self.ended!r}; pass the times it ran")
 
 
+# how convergence.training_status says a run ended: converged, still improving, still rising
+STATUS = re.compile(r"epoch \d+ of \d+ kept \(.*\): (converged|STILL IMPROVING"
+                    r"|the rule stopped it, but it was STILL RISING)(,.*)?")
+
+
 @dataclass(frozen=True)
 class Trained(CheckedRecord):
     """A model the run attacked: its checkpoint's ``sha256``, how its training ended
@@ -85,6 +91,21 @@ class Trained(CheckedRecord):
     sha256: Sha256
     status: Text  # convergence.training_status's words
     finished: Flag("whether a verdict may rest on the run")
+
+    def __post_init__(self):
+        """Refuse fields out of range (``CheckedRecord``), a status in other words than
+        ``training_status``'s, or one that disagrees with ``finished`` (a verdict rests only on a
+        run that converged)."""
+        super().__post_init__()
+        said = STATUS.fullmatch(self.status)
+        if said is None:
+            raise ValueError(f"Trained(): status must be convergence.training_status's words "
+                             f"('epoch 13 of 16 kept (99.30 % held out): converged, ...'), got "
+                             f"{self.status!r:.80}; pass training_status(row.metrics)")
+        if self.finished != (said[1] == "converged"):
+            raise ValueError(f"Trained(): finished must be True exactly when status says "
+                             f"'converged', got finished={self.finished} with a status ending "
+                             f"{said[1]!r}; pass finished(...) of the same run")
 
 
 @dataclass(frozen=True)

@@ -31,11 +31,12 @@ from pydantic import AfterValidator
 
 from . import checkpoints, statistics, train
 from .bug_catalogue import BUGS
+from .checks import check_order, check_same
 from .capsnet import LIVE, CapsNet
 from .convergence import chosen_epoch, converged, finished, held_out_scores
 from .coupling_polarisation import coupling_trace
 from .course_settings import MAX_BATCH, Seed, Text
-from .data.mnist import SPLITS, load_mnist
+from .data.mnist import SPLITS, TRAIN_IMAGES, load_mnist
 from .json_records import OMITTED_WHEN_NONE
 from .loop import predict
 from .manifest_rows import Accuracy, Count
@@ -117,6 +118,17 @@ class ZooRun(CheckedRecord):
             raise ValueError(f"ZooRun(): chosen_epoch <= len(validation_by_epoch) <= epochs must "
                              f"hold, got {self.chosen_epoch}, {trained} and {self.epochs}; pass "
                              "the epoch kept among those trained, within the budget")
+        drawn = self.train_examples + self.validation_examples  # the first limit images, split
+        check_order("ZooRun", "a run trains on and holds out the first limit images (all of "
+                    "MNIST's without a limit)", **{"train_examples + validation_examples": drawn,
+                                                   "limit": self.limit or TRAIN_IMAGES})
+        steps = -(-self.train_examples // self.batch_size)  # the last batch may be short
+        check_same("ZooRun", "an epoch of one step per batch", "pass the run's own",
+                   steps_per_epoch=self.steps_per_epoch,
+                   **{"ceil(train_examples / batch_size)": steps})
+        tested = self.n_test or min(self.limit or SPLITS[False][2], SPLITS[False][2])
+        check_order("ZooRun", "test_wrong holds indices of the test images scored", **{
+            "max(test_wrong) + 1": max(self.test_wrong, default=-1) + 1, "n_test": tested})
 
 
 # --- Recorded runs: the correct model and each bug's, trained the same way ------------------------

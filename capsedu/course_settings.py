@@ -57,6 +57,9 @@ MAX_BATCH = 65_536  # examples in one batch
 # a run's epochs, far past the course's recipes (at most 40): a typo is refused before it trains
 # for days
 MAX_EPOCHS = 1000
+# the examples a run trains on, as a record keeps them: the course's sets hold 60,000 at most, and
+# a count past ten million is a typo (10**12 would pass for a run no machine makes)
+MAX_EXAMPLES = 10_000_000
 # timed runs of one measurement, their median reported: 1,000 training steps of the paper's
 # CapsNet take about an hour on a CPU, far past the 3 to 5 the notebooks take a median of
 MAX_REPEATS = 1000
@@ -358,6 +361,21 @@ Folder = Annotated[str | Path, AfterValidator(_folder),
 # a device a caller names (where to train, where to load weights)
 Device = Annotated[str | torch.device, PlainValidator(_device),
                    Spec("a device this machine has, such as 'cpu' or 'cuda'", "device")]
+
+
+def _device_name(value: str) -> str:
+    """What ``DeviceName`` declares: a device torch knows by that name ('cpu', 'cuda', 'cuda:0'),
+    on this machine or on the one that made a record ('gpu' or 'tpu' is no torch device)."""
+    try:
+        torch.device(value)
+    except (RuntimeError, ValueError):
+        raise ValueError(f"must name a device torch knows, such as 'cpu', 'cuda' or 'cuda:0', got "
+                         f"{value!r}; pass str(torch.device(...)) of where it ran") from None
+    return value
+
+
+# the device a record says a run used: a name torch knows (the machine need not have it)
+DeviceName = Annotated[str, AfterValidator(_device_name)]
 
 
 def _floating(dtype: torch.dtype) -> torch.dtype:

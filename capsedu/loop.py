@@ -33,7 +33,6 @@ from .course_settings import (
     Examples,
     Images,
     Seed,
-    Text,
     Trainable,
 )
 from .data.transformed_mnist import translate
@@ -101,8 +100,21 @@ class Epoch(CheckedRecord):
     train_accuracy: Share | None = None  # the share of them read right (None: not a classifier)
     batch_loss: tuple[Float("a step's training loss"), ...] = ()  # every step's loss
     batch_accuracy: tuple[Share, ...] | None = None  # every step's share read right
-    device: Text | None = None  # where it trained, e.g. "cpu" or "cuda"
+    device: course_settings.DeviceName | None = None  # where it trained, e.g. "cpu" or "cuda"
     validation_accuracy: Share | None = None  # the held-out accuracy after it (with validation)
+
+    def __post_init__(self):
+        """Refuse fields out of range (``CheckedRecord``), or a mean loss outside its steps'
+        losses (``loss`` is their mean over the examples: it lies between the least and the
+        most)."""
+        super().__post_init__()
+        if self.loss is not None and self.batch_loss:
+            low, high = min(self.batch_loss), max(self.batch_loss)
+            slack = 1e-6 * max(1.0, abs(low), abs(high))  # a float sum's rounding
+            if not low - slack <= self.loss <= high + slack:
+                raise ValueError(f"Epoch(): loss must be the mean of batch_loss over the examples, "
+                                 f"between {low!r} and {high!r}, got loss={self.loss!r}; pass "
+                                 "the epoch fit records")
 
 
 def _start(value):

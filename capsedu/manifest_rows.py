@@ -19,7 +19,7 @@ from typing import Annotated, Any
 from pydantic import AfterValidator
 
 from .checks import check_order, check_same
-from .course_settings import Seed, Text
+from .course_settings import MAX_EXAMPLES, DeviceName, Seed, Text
 from .json_records import OMITTED_WHEN_NONE, json_row
 from .validate import CheckedRecord, Choice, Flag, Float, Int, Record, checked
 
@@ -99,7 +99,8 @@ class Metrics(CheckedRecord):
     max_epochs: EpochCount | None = _optional()  # its budget
     patience: EpochCount | None = _optional()  # the rule's epochs without a held-out gain
     converged: Flag("whether the rule stopped it before its budget") | None = _optional()
-    validation_examples: Count | None = _optional()  # the held-out examples it was chosen on
+    # the held-out examples it was chosen on (a run without them records none: None)
+    validation_examples: Int("held-out examples, one at least", ge=1) | None = _optional()
     validation_seed: Seed | None = _optional()  # the seed that drew them (face models)
     validation_by_epoch: tuple[Accuracy, ...] | None = _optional()  # held-out accuracy per epoch
 
@@ -115,10 +116,10 @@ class Metrics(CheckedRecord):
                        epochs=self.epochs, validation_by_epoch=len(self.validation_by_epoch))
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclass(frozen=True)
 class Sitting(CheckedRecord):
     """An earlier run of a checkpoint continued from the epoch it kept
-    (``recipe_run.continue_from``)."""
+    (``recipe_run.continue_from``); its fields by name or in their order."""
 
     command: Text  # the line that ran it
     sha256: Sha256  # the weights it saved
@@ -144,14 +145,30 @@ class ManifestRow(CheckedRecord):
     description: Text | None = _optional()
     command: Text | None = _optional()  # the line that trains it
     seed: Seed | None = _optional()
-    train_examples: Int("the training examples it saw", ge=1) | None = _optional()
+    train_examples: Int("the training examples it saw", ge=1, le=MAX_EXAMPLES) | None = _optional()
     train_time_s: Float("seconds it trained", ge=0) | None = _optional()
-    device: Text | None = _optional()
+    device: DeviceName | None = _optional()  # where it trained, as torch names it
     threads: Int("the CPU threads torch had", ge=1) | None = _optional()
     torch_version: Text | None = _optional()
     sittings: tuple[Record(Sitting), ...] | None = _optional()  # earlier runs, oldest first
     notes: Text | None = _optional()  # why it was shipped: kept when it is trained again
     metrics: Record(Metrics) | None = _optional()
+
+    def __post_init__(self):
+        """Refuse fields out of range (``CheckedRecord``), a file other than the name's own
+        (``save`` writes ``<name>.pt``: another's would be loaded, or hashed, for this one), or a
+        sitting kept past the epochs its metrics say the run trained in all."""
+        super().__post_init__()
+        if self.file != f"{self.name}.pt":
+            raise ValueError(f"ManifestRow(): file must be the name's own file, "
+                             f"{self.name + '.pt'!r}, got file={self.file!r} for "
+                             f"name={self.name!r}; pass file=name + '.pt', as save writes it")
+        if self.metrics is None or self.metrics.epochs is None:
+            return
+        for i, sitting in enumerate(self.sittings or ()):
+            check_order("ManifestRow", "a run goes on from each sitting's kept epoch", **{
+                f"sittings[{i}].kept_epoch": sitting.kept_epoch,
+                "metrics.epochs": self.metrics.epochs})
 
 
 # what a caller records in a row (``checkpoints.save``, ``checkpoints.record``); the others are

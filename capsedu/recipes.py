@@ -26,7 +26,7 @@ from .capsnet import AFFNIST, LIVE, SMALL, CapsNet, CapsNetConfig
 from .convergence import PATIENCE
 from .course_settings import Seed, Text
 from .data.digit_pairs import MULTI_CANVAS, multimnist_data, pair_up
-from .data.mnist import load_mnist
+from .data.mnist import TRAIN_IMAGES, load_mnist
 from .data.transformed_mnist import CANVAS, move, translated_mnist
 from .gcnn import C4CNN, PlainCNN
 from .loop import BatchSize, Epochs, LearningRate, LrDecay, Patience, random_shift
@@ -103,6 +103,11 @@ class Recipe(CheckedRecord):
             raise ValueError("Recipe(): patience stops when the held-out accuracy stops improving: "
                              "pass validation=N held-out examples with it (a face recipe, with "
                              "examples, holds its own out), or patience=None")
+        pool = self.examples or TRAIN_IMAGES  # what it holds out from: its images, or MNIST's
+        if self.validation >= pool:
+            raise ValueError(f"Recipe(): validation must leave images to train on, fewer than "
+                             f"the {pool:,} it holds out from, got validation={self.validation:,}"
+                             f"; pass fewer held-out examples (MNIST's recipes hold out 5,000)")
 
 
 # The pixel CapsNet of notebook 07: the paper's architecture (Conv1, PrimaryCaps, routing to one

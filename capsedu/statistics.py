@@ -43,6 +43,8 @@ CURVE_WINDOW = 25  # training steps averaged in each point of a recorded curve
 # A window past a curve's length averages from its first step anyway (09's curves are a few
 # thousand steps); the bound only catches a typo, the work does not grow with the window.
 MAX_WINDOW = 1_000_000
+# how far a recorded share may lie from what its counts give: a results file keeps float32's
+TOLERANCE = 1e-6
 
 # The declarations the functions here share: the confidence level of an interval, whether each
 # image was read right, one number per seed, and a comparison read by its fields.
@@ -73,10 +75,23 @@ class Accuracy(CheckedRecord):
     level: Level = LEVEL
 
     def __post_init__(self):
-        """Refuse fields out of range (``CheckedRecord``) or an interval that misses its value."""
+        """Refuse fields out of range (``CheckedRecord``), an interval that misses its value, a
+        value that is no k/n of whole images, or an interval other than its Wilson interval (one
+        of 0.5 to 0.5 on 10 images, or of 0.4 to 0.6 on a trillion, is no interval of the data)."""
         super().__post_init__()
         check_order("Accuracy", "pass the interval accuracy(...) gives", low=self.low,
                     value=self.value, high=self.high)
+        k = round(self.value * self.n)  # the images read right
+        if not math.isclose(self.value, k / self.n, abs_tol=TOLERANCE):
+            raise ValueError(f"Accuracy(): value must be k/n, a whole number k of the n={self.n:,} "
+                             f"images read right, got value={self.value!r} "
+                             f"({self.value * self.n:g} images); pass accuracy(correct)")
+        low, high = wilson(k, self.n, self.level)
+        if not all(math.isclose(a, b, abs_tol=TOLERANCE)
+                   for a, b in ((self.low, low), (self.high, high))):
+            raise ValueError(f"Accuracy(): low and high must be the {self.level:.0%} Wilson "
+                             f"interval of {k:,} of {self.n:,} images, {low:.6g} to {high:.6g}, got "
+                             f"low={self.low!r}, high={self.high!r}; pass accuracy(correct)")
 
     @checked
     def against(self, value: Share) -> str:
@@ -93,8 +108,13 @@ class Accuracy(CheckedRecord):
 def accuracy(correct: Correct, level: Level = LEVEL) -> Accuracy:
     """The accuracy of one model from ``correct`` ``[n]`` (whether each image was read right)."""
     k, n = int(correct.sum()), len(correct)
+    return Accuracy(k / n, n, *wilson(k, n, level), level)
+
+
+def wilson(k: int, n: int, level: float) -> tuple[float, float]:
+    """The Wilson interval ``(low, high)`` of ``k`` right of ``n`` at ``level`` (``Accuracy``'s)."""
     interval = stats.binomtest(k, n).proportion_ci(confidence_level=level, method="wilson")
-    return Accuracy(k / n, n, interval.low, interval.high, level)
+    return interval.low, interval.high
 
 
 class _Test(CheckedRecord):

@@ -2212,7 +2212,7 @@ def test_round_fifteen_no_trial_writes_into_the_data_root_or_a_data_set(tmp_path
             names=("deep CNN",), seeds=(0,), root=f, progress=False),
         "save(): root": lambda f: checkpoints.save(_bag(), "mine", root=f),
         "add_result(): path": lambda f: checkpoints.add_result(
-            f / "x.json", "x", statistics.Accuracy(value=0.9, n=10, low=0.8, high=0.95)),
+            f / "x.json", "x", statistics.accuracy(torch.tensor([True] * 9 + [False]))),
     }
     for what, write in refusals.items():
         for folder, held in ((root, "the data root"), (root / "mine", "the data root"),
@@ -2639,7 +2639,7 @@ def test_round_ten_a_result_is_never_added_to_a_shipped_results_file_unasked():
     data/results/bug_zoo.json (a LOSS); it refuses now, and the file is unchanged."""
     shipped = checkpoints.results_path("bug_zoo.json", True)
     before = shipped.read_bytes()
-    run = statistics.Accuracy(value=0.9, n=10, low=0.8, high=0.95)
+    run = statistics.accuracy(torch.tensor([True] * 9 + [False]))
     with pytest.raises(PermissionError, match=r"add_result\(\): path must lie outside the "
                                               r"shipped.*bug_zoo.json.*replace_shipped=True"):
         checkpoints.add_result(shipped, "x", run)

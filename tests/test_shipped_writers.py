@@ -35,7 +35,7 @@ WRITERS = {
     "checkpoints.save(root)": lambda p: checkpoints.save(_bag(), "mine", root=p),
     "checkpoints.record(root)": lambda p: checkpoints.record("mine", root=p, notes="x"),
     "checkpoints.add_result(path)": lambda p: checkpoints.add_result(
-        p / "x.json", "x", statistics.Accuracy(value=0.9, n=10, low=0.8, high=0.95)),
+        p / "x.json", "x", statistics.accuracy(torch.tensor([True] * 9 + [False]))),
     "loop.fit(state_path)": lambda p: loop.fit(_bag(), (IMAGES, LABELS), epochs=1,
                                                progress=False, state_path=p / "state.pt"),
     "loop.save_state(state_path)": lambda p: _save_state(p / "state.pt"),

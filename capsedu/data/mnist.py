@@ -32,8 +32,9 @@ FILES = (
     "t10k-images-idx3-ubyte",
     "t10k-labels-idx1-ubyte",
 )
+TRAIN_IMAGES = 60_000  # MNIST's training split: what a run trains on and holds out from
 # train? -> (images file, labels file, number of examples)
-SPLITS = {True: (*FILES[:2], 60_000), False: (*FILES[2:], 10_000)}
+SPLITS = {True: (*FILES[:2], TRAIN_IMAGES), False: (*FILES[2:], 10_000)}
 # Where a missing file is downloaded from (as <file>.gz), in order; torchvision uses the same.
 MIRRORS = ("https://ossci-datasets.s3.amazonaws.com/mnist/", "http://yann.lecun.com/exdb/mnist/")
 # Each file's sha256, uncompressed: a download that does not match is not MNIST's and is not kept.
