@@ -86,6 +86,12 @@ class AblationRun(CheckedRecord):
                              f"({self.max_epochs}) epochs, got {len(self.validation_by_epoch)}; "
                              "pass the held-out accuracy of each epoch it trained")
 
+    def misnamed(self, name: str) -> str | None:
+        """Why ``name`` is not this run's key in its results file (``run_name`` of its overrides
+        and seed), in words; None when it is (``results_kinds.records`` asks)."""
+        made = run_name(self.overrides, self.seed)
+        return None if name == made else f"whose overrides and seed make the name {made!r}"
+
 
 def _some_runs(results: dict) -> dict:
     """Refuse results of no runs: each reading of the grid would fail inside, by another name."""

@@ -12,7 +12,7 @@ import torch
 from torch.utils.data import TensorDataset
 
 from .checks import PIXEL_ROUNDING, check_takes
-from .course_settings import Trainable
+from .course_settings import Name, Trainable
 from .refusals import kind_of
 from .validate import Record, checked
 
@@ -47,7 +47,7 @@ def _pixels(x: torch.Tensor) -> bool:
 
 
 @checked
-def check_batches(where: str, model: Trainable, train: Dataset,
+def check_batches(where: Name, model: Trainable, train: Dataset,
                   validation: Dataset | None, compose: Callable | None,
                   augment: Callable | None) -> None:
     """Before an epoch's work: the callbacks of their forms (``augment`` tried on 8 images); with

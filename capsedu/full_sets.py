@@ -171,6 +171,13 @@ class FullSetReading(CheckedRecord):
         """The reading itself: images, accuracy, the rows read wrong."""
         return Reading(self.n, self.accuracy, self.wrong)
 
+    def misnamed(self, name: str) -> str | None:
+        """Why ``name`` is not this reading's key in its results file (``run_name`` of its set,
+        checkpoint and iterations), in words; None when it is (``results_kinds.records`` asks)."""
+        made = run_name(self.test_set, _reading_name(self.checkpoint, self.iterations))
+        return None if name == made else (f"whose set, checkpoint and iterations make the name "
+                                          f"{made!r}")
+
 
 @checked
 def reading(checkpoint: str, iterations: Iterations = None) -> str:
@@ -184,12 +191,19 @@ def reading(checkpoint: str, iterations: Iterations = None) -> str:
                          "which the manifest does not hold; pass one of those "
                          "checkpoints.read_manifest() lists" + (f", e.g. {close}" if close else ""))
     if iterations is None:
-        return checkpoint
+        return _reading_name(checkpoint, iterations)
     row = shipped.get(checkpoint)
     model = row and checkpoints.model_class(row.arch)  # as routing_iterations tells one that routes
     if model and not (issubclass(model, CapsNet) or hasattr(model, "iterations")):
         raise ValueError(f"reading(): iterations must be None for {checkpoint}, a {row.arch}, "
                          f"which does not route, got {iterations}; pass iterations=None")
+    return _reading_name(checkpoint, iterations)
+
+
+def _reading_name(checkpoint: str, iterations: int | None) -> str:
+    """``reading``'s name, made from its fields only (a record's key is checked against it)."""
+    if iterations is None:
+        return checkpoint
     return f"{checkpoint}, {iterations} iteration{'s' * (iterations != 1)} at test time"
 
 

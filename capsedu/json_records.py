@@ -16,6 +16,7 @@ from typing import Annotated, Any
 
 from pydantic import PlainValidator
 
+from .course_settings import Name
 from .refusals import declared_error, kind_of
 from .validate import Spec, checked
 
@@ -61,7 +62,7 @@ Record = Annotated[Any, PlainValidator(_record),
 
 
 @checked
-def json_row(record: Record, where: str = "json_row") -> dict[str, Any]:
+def json_row(record: Record, where: Name = "json_row") -> dict[str, Any]:
     """A record as its results file keeps it: a dataclass's fields by name (or by the name in a
     field's ``metadata["json"]``; a field marked ``omitted_when_none`` left out while None; an
     ``inline`` field's record as its fields, in its place), the records and named tuples inside
@@ -131,10 +132,11 @@ def from_row(cls: RecordClass, row: dict) -> Any:
     for key in set(row) & set(names):
         try:
             values[names[key]] = _typed(row[key], hints[names[key]])
-        except _NotANumber as err:
-            raise ValueError(f"from_row(): row's {key} must be an integer ({cls.__name__}'s "
-                             f"field {names[key]}), got {err.args[0]!r}; pass a row of its "
-                             "results file") from None
+        except _Misheld as err:
+            value, expected, error = err.args
+            raise error(f"from_row(): row's {key} must be {expected} ({cls.__name__}'s field "
+                        f"{names[key]}), got {value!r:.60}; pass a row of its results file"
+                        ) from None
     return cls(**values, **{name: from_row(hints[name], {key: row[key] for key in keys
                                                         if key in row})
                             for name, keys in inline.items()})
@@ -164,8 +166,10 @@ def _some(keys: set[str], shown: int = 4) -> str:
     return ", ".join(map(repr, ordered[:shown])) + more
 
 
-class _NotANumber(ValueError):
-    """A key or value the file holds as text that is no integer (``from_row`` names it)."""
+class _Misheld(Exception):
+    """A value the file holds in another form than its field declares, ``(value, expected,
+    error)``: a list where a record's dict belongs, a dict where a list does, text that is no
+    integer (``from_row`` names the field)."""
 
 
 def _keys(cls: type) -> set[str]:
@@ -180,6 +184,10 @@ def _typed(value: Any, hint: Any) -> Any:
         return value
     if origin in (typing.Union, types.UnionType):  # X | None: the type that is not None
         return _typed(value, next(arg for arg in args if arg is not type(None)))
+    if (origin is dict or dataclasses.is_dataclass(hint)) and not isinstance(value, dict):
+        raise _Misheld(value, "a JSON object", TypeError)  # a record's fields, or a table
+    if origin is tuple and not isinstance(value, list | tuple):  # {} would read as ()
+        raise _Misheld(value, "a JSON array", TypeError)
     if origin is tuple and args[0] in (int, float, bool, str):  # JSON's own: as they are
         return tuple(value)
     if origin is tuple:
@@ -200,4 +208,4 @@ def _key(key: str, hint: Any) -> Any:
     try:
         return int(key)
     except ValueError:
-        raise _NotANumber(key) from None
+        raise _Misheld(key, "an integer", ValueError) from None

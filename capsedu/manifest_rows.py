@@ -64,22 +64,30 @@ def _sha256(value: str) -> str:
 Sha256 = Annotated[str, AfterValidator(_sha256)]
 
 
+def _plain_name(value: str) -> str:
+    """What ``PlainName`` declares: a plain file name (no folder in it: no ``/``, ``\\``, ``..``,
+    not absolute, not empty; no control character, such as a newline a careless paste brings,
+    and no space at either end, which names another file)."""
+    if not value or value in (".", "..") or re.search(r"[/\\\x00-\x1f\x7f]", value) \
+            or value != value.strip():
+        raise ValueError(f"must be a plain file name inside its folder (no '/', '\\', '..', "
+                         f"control character such as a newline, or space at either end), got "
+                         f"{value!r}; pass a name such as 'my-capsnet'")
+    return value
+
+
 @checked
-def plain_name(name: str, what: str) -> str:
-    """``name`` if it is a plain file name (no folder in it: no ``/``, ``\\``, ``..``, not
-    absolute, not empty; no control character, such as a newline a careless paste brings, and
-    no space at either end, which names another file); else a ``ValueError`` naming ``what`` it
-    is (``""``: the declaration ``PlainName`` names it)."""
-    if not name or name in (".", "..") or re.search(r"[/\\\x00-\x1f\x7f]", name) \
-            or name != name.strip():
-        raise ValueError(f"{what} must be a plain file name inside its folder (no '/', '\\', "
-                         f"'..', control character such as a newline, or space at either end), "
-                         f"got {name!r}; pass a name such as 'my-capsnet'".lstrip())
-    return name
+def plain_name(name: str, what: Text) -> str:
+    """``name`` if it is a plain file name (``PlainName``); else a ``ValueError`` naming ``what``
+    it is (e.g. ``"save(): name"``)."""
+    try:
+        return _plain_name(name)
+    except ValueError as err:
+        raise ValueError(f"{what} {err}") from None
 
 
 # a checkpoint's name and file: plain file names in the manifest's folder
-PlainName = Annotated[str, AfterValidator(lambda value: plain_name(value, ""))]
+PlainName = Annotated[str, AfterValidator(_plain_name)]
 
 
 @dataclass(frozen=True, kw_only=True)

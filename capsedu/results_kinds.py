@@ -181,7 +181,12 @@ def records(path: str | Path, rows: dict[str, Any],
     """The runs ``rows`` of the results file ``path`` (as JSON holds them) by name, each read as
     the record it was written from (``json_records.from_row``): a ``record_type``, or, in a file of
     several kinds of runs, the type ``record_type(name)`` names. A file of another experiment's
-    runs is refused before any is read, naming ``path``, its kind and the file to pass."""
+    runs is refused before any is read, naming ``path``, its kind and the file to pass; so is a file
+    of no runs, and a run kept under a name its fields do not make (a record whose name follows
+    from its fields says why in ``misnamed(name)``: words, or None when the name fits)."""
+    if not rows and Path(path).exists():  # add_result writes one run at least
+        raise ValueError(f"read_results(): path {path} must hold runs, got 'runs': {{}} (none); "
+                         f"{restore_advice(path, 'record them again')}")
     for name, row in rows.items():
         words = _misfit(record_type, name, row)
         if words:
@@ -195,4 +200,8 @@ def records(path: str | Path, rows: dict[str, Any],
             raise type(err)(f"read_results(): path {path} holds a run {name!r} that is no "
                             f"{cls.__name__} its experiment wrote: {err}; "
                             f"{restore_advice(path, 'record it again')}") from None
+        if hasattr(found[name], "misnamed") and (words := found[name].misnamed(name)):
+            raise ValueError(f"read_results(): path {path} holds the run {name!r}, {words}; a "
+                             f"run is kept under the name its fields make: "
+                             f"{restore_advice(path, 'record it again')}")
     return found

@@ -21,6 +21,7 @@ start one process per run); a finished run is never trained again, and an interr
 from its last epoch.
 """
 
+import functools
 import sys
 from dataclasses import dataclass
 from functools import partial
@@ -29,7 +30,7 @@ from typing import Annotated
 
 import torch
 
-from . import checkpoints, course_settings, full_sets, train
+from . import checkpoints, course_settings, full_sets, recipes, train
 from .checks import check_same
 from .course_settings import Seed, Text
 from .full_sets import Reading
@@ -103,6 +104,26 @@ class SeedRun(CheckedRecord):
             raise ValueError(f"SeedRun(): readings must be readings of recipe {self.recipe!r} "
                              f"({', '.join(map(repr, readings(self.recipe)))}), got {others}; "
                              "pass the readings of its own model")
+        check_same("SeedRun", "the checkpoint its recipe and seed make", "pass the row of the "
+                   "run's own checkpoint", **{"seeded_name(recipe, seed)": seeded_name(
+                       self.recipe, self.seed), "row.name": self.row.name})
+        check_same("SeedRun", "the class its recipe builds", "pass the row of the run's own "
+                   "checkpoint", **{f"{self.recipe}'s model": recipe_arch(self.recipe),
+                                    "row.arch": self.row.arch})
+
+    def misnamed(self, name: str) -> str | None:
+        """Why ``name`` is not this run's key in its results file (``run_name`` of its recipe and
+        seed), in words; None when it is (``results_kinds.records`` asks)."""
+        made = run_name(self.recipe, self.seed)
+        return None if name == made else f"whose recipe and seed make the name {made!r}"
+
+
+@functools.cache
+def recipe_arch(recipe: str) -> str:
+    """The class of the model ``recipe`` builds (built once, away from the caller's random
+    draws: building draws initial weights)."""
+    with torch.random.fork_rng(devices=[]):
+        return type(recipes.RECIPES[recipe].build()).__name__
 
 
 @checked

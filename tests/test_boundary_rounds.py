@@ -2589,6 +2589,150 @@ def test_round_sixteen_a_limit_below_the_held_out_examples_is_said_once(tmp_path
                                   "train on: the recipe holds out 5000 validation examples")
 
 
+def _shipped_row(name: str = "capsnet-mnist-live") -> manifest_rows.ManifestRow:
+    """A shipped checkpoint's manifest row, to be changed by hand (round sixteen)."""
+    return checkpoints.read_manifest()[name]
+
+
+def _ablation_run() -> ablations.AblationRun:
+    """The first recorded run of 09's routing ablation."""
+    return next(iter(ablations.read_results().values()))
+
+
+def _zoo_run() -> bug_zoo.ZooRun:
+    """The correct model's recorded run of 09's bug zoo."""
+    return bug_zoo.read_results()["correct"]
+
+
+def _sitting_kept_at(epoch: int) -> tuple[manifest_rows.Sitting, ...]:
+    """affnist-capsnet's sitting (of a run whose metrics say 16 epochs), kept at ``epoch``."""
+    first = _shipped_row("affnist-capsnet").sittings[0]
+    return (dataclasses.replace(first, epochs=epoch + 1, kept_epoch=epoch),)
+
+
+# Round sixteen (probe 16, S1, S5, S6, U3, S10): records whose fields contradict one another, and
+# devices, counts and statuses that are none
+ROUND_SIXTEEN_RECORDS = [
+    (lambda: dataclasses.replace(_shipped_row(), file="capsnet-mnist.pt"), ValueError,
+     r"^ManifestRow\(\): file must be the name's own file, 'capsnet-mnist-live\.pt', got "
+     r"file='capsnet-mnist\.pt'"),
+    (lambda: dataclasses.replace(_shipped_row(), file="capsnet-mnist-live.pth"), ValueError,
+     r"^ManifestRow\(\): file must be the name's own file"),
+    (lambda: dataclasses.replace(_shipped_row("affnist-capsnet"), sittings=_sitting_kept_at(39)),
+     ValueError, r"^ManifestRow\(\): sittings\[0\]\.kept_epoch, metrics\.epochs must be in "
+     r"order .*sittings\[0\]\.kept_epoch=39, metrics\.epochs=16"),
+    (lambda: dataclasses.replace(_shipped_row(), metrics=dataclasses.replace(
+        _shipped_row().metrics, validation_accuracy=0.98, validation_examples=0)), ValueError,
+     r"^Metrics\(\): validation_examples must be an integer >= 1"),
+    (lambda: dataclasses.replace(_ablation_run(), limit=100, train_examples=55000), ValueError,
+     r"^AblationRun\(\): train_examples, limit must be in order"),
+    (lambda: dataclasses.replace(_zoo_run(), n_test=10, test_wrong=tuple(range(20))), ValueError,
+     r"^ZooRun\(\): max\(test_wrong\) \+ 1, n_test must be in order .*=20, n_test=10"),
+    (lambda: dataclasses.replace(_zoo_run(), steps_per_epoch=0), ValueError,
+     r"^ZooRun\(\): ceil\(train_examples / batch_size\) must match steps_per_epoch"),
+    (lambda: dataclasses.replace(_zoo_run(), train_examples=55000, validation_examples=10000),
+     ValueError, r"^ZooRun\(\): train_examples \+ validation_examples, limit must be in order"),
+    (lambda: statistics.Accuracy(value=0.55, n=10, low=0.2, high=0.8), ValueError,
+     r"^Accuracy\(\): value must be k/n, .* got value=0\.55 \(5\.5 images\)"),
+    (lambda: statistics.Accuracy(value=0.5, n=10, low=0.5, high=0.5), ValueError,
+     r"^Accuracy\(\): low and high must be the 95% Wilson interval of 5 of 10 images, 0\.2365"),
+    (lambda: statistics.Accuracy(value=0.5, n=10**12, low=0.4, high=0.6), ValueError,
+     r"^Accuracy\(\): low and high must be the 95% Wilson interval of 500,000,000,000 of"),
+    (lambda: loop.Epoch(epoch=1, seconds=1.0, loss=0.5, batch_loss=(1.0, 2.0)), ValueError,
+     r"^Epoch\(\): loss must be the mean of batch_loss .*between 1\.0 and 2\.0, got loss=0\.5"),
+    (lambda: recipes.Recipe("d", build=_tiny, epochs=2, validation=60000), ValueError,
+     r"^Recipe\(\): validation must leave images to train on, fewer than the 60,000"),
+    (lambda: recipes.Recipe("d", build=_tiny, epochs=2, examples=100, validation=200),
+     ValueError, r"^Recipe\(\): validation must leave images to train on, fewer than the 100 "),
+    (lambda: dataclasses.replace(_shipped_row(), device="tpu"), ValueError,
+     r"^ManifestRow\(\): device must name a device torch knows, .* got 'tpu'"),
+    (lambda: dataclasses.replace(_shipped_row(), train_examples=10**12), ValueError,
+     r"^ManifestRow\(\): train_examples must be an integer >= 1 and <= 10000000"),
+    (lambda: loop.Epoch(epoch=1, seconds=1.0, device="gpu"), ValueError,
+     r"^Epoch\(\): device must name a device torch knows, .* got 'gpu'"),
+    (lambda: adversarial_units.Trained(sha256="0" * 64, status="half", finished=True), ValueError,
+     r"^Trained\(\): status must be convergence\.training_status's words"),
+    (lambda: adversarial_units.Trained(sha256="0" * 64, finished=True, status=(
+        "epoch 3 of 5 kept (99.00 % held out): STILL IMPROVING, its best epoch lies within")),
+     ValueError, r"^Trained\(\): finished must be True exactly when status says 'converged'"),
+    (lambda: json_records.from_row(manifest_rows.ManifestRow, {
+        **json_records.json_row(_shipped_row()), "sittings": {}}), TypeError,
+     r"^from_row\(\): row's sittings must be a JSON array \(ManifestRow's field sittings\), "
+     r"got \{\}"),
+    (lambda: json_records.from_row(manifest_rows.ManifestRow, {
+        **json_records.json_row(_shipped_row()), "metrics": [1, 2]}), TypeError,
+     r"^from_row\(\): row's metrics must be a JSON object \(ManifestRow's field metrics\)"),
+    (lambda: manifest_rows.Sitting("python -m capsedu.train x", "0" * 64, 0, 0), ValueError,
+     r"^Sitting\(\): epochs must be an integer >= 1"),
+    (lambda: manifest_rows.plain_name("mine", ""), ValueError, r"^plain_name\(\): what must"),
+    (lambda: json_records.json_row(_shipped_row(), where=""), ValueError,
+     r"^json_row\(\): where must be a name"),
+]
+
+
+def test_round_sixteen_a_sitting_given_in_its_fields_order_is_taken():
+    """Round sixteen (U3): Sitting(command, sha256, epochs, kept_epoch) failed with Python's "takes
+    1 positional argument"; its fields are taken in their order, as the other records take them."""
+    sitting = manifest_rows.Sitting("python -m capsedu.train capsnet-mnist-live", "0" * 64, 2, 1)
+    row = dataclasses.replace(_shipped_row(), sittings=(sitting,))
+    assert row.sittings == (sitting,) and sitting.kept_epoch == 1
+
+
+def _edited_copy(tmp_path: Path, file: str, edit) -> Path:
+    """A copy under ``tmp_path`` of the shipped results ``file``, its runs edited by ``edit``."""
+    held = json.loads(checkpoints.results_path(file, True).read_text())
+    edit(held["runs"])
+    (tmp_path / file).write_text(json.dumps(held))
+    return tmp_path / file
+
+
+def _first(runs: dict) -> dict:
+    return runs[next(iter(runs))]
+
+
+@pytest.mark.parametrize("read, file, edit, words", [
+    (full_sets.read_results, "full_test_sets.json",
+     lambda runs: _first(runs).update(checkpoint="mine"),
+     r"run 'translated: affnist-capsnet', whose set, checkpoint and iterations make the name "
+     r"'translated: mine'"),
+    (ablations.read_results, "routing_ablations.json", lambda runs: _first(runs).update(seed=7),
+     r"run 'iterations=1,recon_weight=0\.0005,seed=0', whose overrides and seed make the name "
+     r"'iterations=1,recon_weight=0\.0005,seed=7'"),
+    (ablations.read_results, "routing_ablations.json",
+     lambda runs: runs.update(renamed=runs.pop(next(iter(runs)))),
+     r"run 'renamed', whose overrides and seed make the name 'iterations=1,"),
+    (bug_zoo.read_results, "bug_zoo.json", lambda runs: runs.update({"no such bug": runs[
+        "correct"]}), r"run 'no such bug', which is no run of the zoo: 'correct' or a bug of BUGS"),
+    (seed_runs.read_results, "affnist_seeds.json",
+     lambda runs: _first(runs)["row"].update(arch="CapsNet"),
+     r"run 'affnist-cnn, seed 0' that is no SeedRun .*SeedRun\(\): row\.arch must match "
+     r"affnist-cnn's model .*row\.arch: CapsNet"),
+    (curves.read_results, "face_curves.json", lambda runs: _first(runs).update(seed=2),
+     r"run 'faces-bag-of-parts-cnn-seed0', whose model and seed make the name "
+     r"'faces-bag-of-parts-cnn-seed2'"),
+    (adversarial_record.read_results, "adversarial.json", lambda runs: runs.clear(),
+     r"runs, got 'runs': \{\} \(none\)"),
+])
+def test_round_sixteen_a_results_file_whose_names_and_fields_disagree_is_refused(
+        tmp_path, read, file, edit, words):
+    """Round sixteen (S2): copies of the shipped results edited by hand (seed 7 under 'seed=0', a
+    checkpoint 'mine' under 'affnist-capsnet', a 'no such bug', a CNN's row saying CapsNet, no
+    runs at all) were read back as they were. The one reader (``results_kinds.records``) checks
+    each run's name against the fields that make it, naming the file, the run and the fields."""
+    path = _edited_copy(tmp_path, file, edit)
+    with pytest.raises(ValueError, match=rf"^read_results\(\): path {re.escape(str(path))} "
+                                         rf"(holds the|holds a|must hold).*{words}"):
+        read(path)
+
+
+def test_round_sixteen_a_manifest_row_device_or_count_that_is_none_is_refused_by_save(tmp_path):
+    """Round sixteen (S5): save(device='tpu') and save(train_examples=10**12) were recorded."""
+    for recorded, words in (({"device": "tpu"}, "device must name a device torch knows"),
+                            ({"train_examples": 10**12}, "train_examples must be an integer")):
+        with pytest.raises(ValueError, match=rf"\(\): {words}"):
+            checkpoints.save(_tiny(), "mine", root=tmp_path / "o", **recorded)
+
+
 ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
               + ROUND_ELEVEN_LOOP + ROUND_ELEVEN_DATA + ROUND_TWELVE_MATHS
               + ROUND_TWELVE_PRESENTATION + ROUND_TWELVE_FILES
@@ -2597,7 +2741,7 @@ ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODE
               + ROUND_FOURTEEN_WIDGETS + ROUND_FOURTEEN_MODELS + ROUND_FOURTEEN_FILES
               + ROUND_FOURTEEN_RECORDS + ROUND_FIFTEEN_WIDGETS + ROUND_FIFTEEN_MODELS
               + ROUND_FIFTEEN_DECLARATIONS + ROUND_FIFTEEN_FILES
-              + ROUND_SIXTEEN_LEFTOVERS)
+              + ROUND_SIXTEEN_LEFTOVERS + ROUND_SIXTEEN_RECORDS)
 
 
 @pytest.mark.parametrize("call, error, message", ALL_ROUNDS, ids=range(len(ALL_ROUNDS)))

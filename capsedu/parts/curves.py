@@ -84,6 +84,12 @@ class FaceCurve(CheckedRecord):
                                  f"{len(self.validation_by_epoch)} epochs of validation_by_epoch, "
                                  f"got {getattr(self, name)}; pass the epoch it is")
 
+    def misnamed(self, name: str) -> str | None:
+        """Why ``name`` is not this curve's key in its results file (``run_name`` of its model
+        and seed), in words; None when it is (``results_kinds.records`` asks)."""
+        made = run_name(self.model, self.seed)
+        return None if name == made else f"whose model and seed make the name {made!r}"
+
 
 @checked
 def recipe_epochs(name: str) -> int:
