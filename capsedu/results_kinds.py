@@ -181,12 +181,9 @@ def records(path: str | Path, rows: dict[str, Any],
     """The runs ``rows`` of the results file ``path`` (as JSON holds them) by name, each read as
     the record it was written from (``json_records.from_row``): a ``record_type``, or, in a file of
     several kinds of runs, the type ``record_type(name)`` names. A file of another experiment's
-    runs is refused before any is read, naming ``path``, its kind and the file to pass; so is a file
-    of no runs, and a run kept under a name its fields do not make (a record whose name follows
-    from its fields says why in ``misnamed(name)``: words, or None when the name fits)."""
-    if not rows and Path(path).exists():  # add_result writes one run at least
-        raise ValueError(f"read_results(): path {path} must hold runs, got 'runs': {{}} (none); "
-                         f"{restore_advice(path, 'record them again')}")
+    runs is refused before any is read, naming ``path``, its kind and the file to pass; so is a run
+    kept under a name its fields do not make (a record whose name follows from its fields says
+    why in ``misnamed(name)``: words, or None when the name fits)."""
     for name, row in rows.items():
         words = _misfit(record_type, name, row)
         if words:

@@ -90,8 +90,8 @@ class Accuracy(CheckedRecord):
         if not all(math.isclose(a, b, abs_tol=TOLERANCE)
                    for a, b in ((self.low, low), (self.high, high))):
             raise ValueError(f"Accuracy(): low and high must be the {self.level:.0%} Wilson "
-                             f"interval of {k:,} of {self.n:,} images, {low:.6g} to {high:.6g}, got "
-                             f"low={self.low!r}, high={self.high!r}; pass accuracy(correct)")
+                             f"interval of {k:,} of {self.n:,} images, {low:.6g} to {high:.6g}, "
+                             f"got low={self.low!r}, high={self.high!r}; pass accuracy(correct)")
 
     @checked
     def against(self, value: Share) -> str:

@@ -272,7 +272,7 @@ def zoo_run(**fields) -> ZooRun:
     (of a budget of 20) whose training accuracy is the step / 10, uniform couplings over 3
     iterations."""
     uniform = CouplingStats(entropy=1.0, distance=0.0, polarised=0.0, vote=1.0)
-    record = ZooRun(seed=0, epochs=20, patience=5, converged=False, limit=None, batch_size=1,
+    record = ZooRun(seed=0, epochs=20, patience=5, converged=False, limit=None, batch_size=128,
                     train_examples=10, validation_examples=1, steps_per_epoch=10,
                     batch_loss=(1.0,) * 10, batch_accuracy=tuple(k / 10 for k in range(10)),
                     validation_by_epoch=(0.5,), chosen_epoch=1, validation_accuracy=0.5,
