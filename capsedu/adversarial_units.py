@@ -78,9 +78,8 @@ class Stamp(CheckedRecord):
                              f"{self.began!r} and ended {self.ended!r}; pass the times it ran")
 
 
-# how convergence.training_status says a run ended: converged, still improving, still rising
-STATUS = re.compile(r"epoch \d+ of \d+ kept \(.*\): (converged|STILL IMPROVING"
-                    r"|the rule stopped it, but it was STILL RISING)(,.*)?")
+# the words convergence.training_status ends a run with: converged, still improving, still rising
+STATUS = re.compile(r"converged|STILL IMPROVING|STILL RISING")
 
 
 @dataclass(frozen=True)
@@ -97,15 +96,15 @@ class Trained(CheckedRecord):
         ``training_status``'s, or one that disagrees with ``finished`` (a verdict rests only on a
         run that converged)."""
         super().__post_init__()
-        said = STATUS.fullmatch(self.status)
+        said = STATUS.search(self.status)
         if said is None:
             raise ValueError(f"Trained(): status must be convergence.training_status's words "
                              f"('epoch 13 of 16 kept (99.30 % held out): converged, ...'), got "
                              f"{self.status!r:.80}; pass training_status(row.metrics)")
-        if self.finished != (said[1] == "converged"):
+        if self.finished != (said[0] == "converged"):
             raise ValueError(f"Trained(): finished must be True exactly when status says "
-                             f"'converged', got finished={self.finished} with a status ending "
-                             f"{said[1]!r}; pass finished(...) of the same run")
+                             f"'converged', got finished={self.finished} with a status saying "
+                             f"{said[0]!r}; pass finished(...) of the same run")
 
 
 @dataclass(frozen=True)

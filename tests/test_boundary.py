@@ -392,6 +392,12 @@ EXAMPLES = {"capsedu.recipes.Recipe": lambda: importlib.import_module("capsedu.r
                                              arch="CapsNet"),
     "capsedu.bug_catalogue.Bug": lambda: next(iter(importlib.import_module(
         "capsedu.bug_catalogue").BUGS.values())),
+    "capsedu.statistics.Accuracy": lambda: _module("statistics").accuracy(
+        torch.tensor([True, False])),  # value k/n and its Wilson interval
+    "capsedu.seed_runs.SeedRun": lambda: _module("seed_runs").SeedRun(
+        recipe="affnist-capsnet", seed=0, gpu=None, readings={}, test_accuracy=0.9,
+        train_time_s=1.0, row=_module("manifest_rows").ManifestRow(
+            name="affnist-capsnet", file="affnist-capsnet.pt", sha256="0" * 64, arch="CapsNet")),
     "capsedu.manifest_rows.Sitting": lambda: importlib.import_module(
         "capsedu.manifest_rows").Sitting(command="x", sha256="0" * 64, epochs=2, kept_epoch=1),
     # fooled and caught must be booleans, every digit caught also fooled
@@ -852,6 +858,26 @@ CROSS_FIELDS = [
      ("chosen_epoch", "epochs")),
     ("capsedu.manifest_rows.Metrics", {"epochs": 2, "validation_by_epoch": (0.9,)},
      ("validation_by_epoch", "epochs")),
+    ("capsedu.manifest_rows.ManifestRow", {"file": "y.pt"}, ("file", "name")),
+    ("capsedu.manifest_rows.ManifestRow", {"metrics": _module("manifest_rows").Metrics(epochs=2),
+                                           "sittings": (_module("manifest_rows").Sitting(
+                                               "x", "0" * 64, 5, 4),)},
+     ("sittings[0].kept_epoch", "metrics.epochs")),
+    ("capsedu.statistics.Accuracy", {"value": 0.55, "low": 0.2, "high": 0.8}, ("value", "n=2")),
+    ("capsedu.statistics.Accuracy", {"low": 0.5, "high": 0.5}, ("low", "high", "Wilson")),
+    ("capsedu.loop.Epoch", {"loss": 0.5, "batch_loss": (1.0, 2.0)}, ("loss", "batch_loss")),
+    ("capsedu.recipes.Recipe", {"validation": 60_000}, ("validation", "60,000")),
+    ("capsedu.ablations.AblationRun", {"limit": 100, "train_examples": 200},
+     ("train_examples", "limit")),
+    ("capsedu.bug_zoo.ZooRun", {"limit": 100, "train_examples": 100, "validation_examples": 10},
+     ("train_examples + validation_examples", "limit")),
+    ("capsedu.bug_zoo.ZooRun", {"n_test": 5, "test_wrong": (7,)}, ("test_wrong", "n_test")),
+    ("capsedu.seed_runs.SeedRun", {"row": _module("manifest_rows").ManifestRow(
+        name="affnist-capsnet", file="affnist-capsnet.pt", sha256="0" * 64, arch="MaxPoolCNN")},
+     ("row.arch", "affnist-capsnet")),
+    ("capsedu.adversarial_units.Trained", {"status": "half"}, ("status",)),
+    ("capsedu.adversarial_units.Trained", {"status": "STILL IMPROVING", "finished": True},
+     ("finished", "status")),
     ("capsedu.full_sets.Reading", {"accuracy": 0.9}, ("accuracy", "wrong")),
     ("capsedu.full_sets.Reading", {"wrong": (5,)}, ("wrong", "n=")),
     ("capsedu.robustness.Sweep", {"values": (1.0, 2.0)}, ("values", "accuracy")),
