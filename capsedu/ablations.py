@@ -86,6 +86,7 @@ class AblationRun(CheckedRecord):
                              f"({self.max_epochs}) epochs, got {len(self.validation_by_epoch)}; "
                              "pass the held-out accuracy of each epoch it trained")
 
+    @checked
     def misnamed(self, name: str) -> str | None:
         """Why ``name`` is not this run's key in its results file (``run_name`` of its overrides
         and seed), in words; None when it is (``results_kinds.records`` asks)."""

@@ -126,6 +126,7 @@ class ZooRun(CheckedRecord):
         check_order("ZooRun", "test_wrong holds indices of the test images scored", **{
             "max(test_wrong) + 1": max(self.test_wrong, default=-1) + 1, "n_test": tested})
 
+    @checked
     def misnamed(self, name: str) -> str | None:
         """Why ``name`` is no run of the zoo (the correct model's or a bug's of ``BUGS``), in
         words; None when it is one (``results_kinds.records`` asks)."""

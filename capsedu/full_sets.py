@@ -171,6 +171,7 @@ class FullSetReading(CheckedRecord):
         """The reading itself: images, accuracy, the rows read wrong."""
         return Reading(self.n, self.accuracy, self.wrong)
 
+    @checked
     def misnamed(self, name: str) -> str | None:
         """Why ``name`` is not this reading's key in its results file (``run_name`` of its set,
         checkpoint and iterations), in words; None when it is (``results_kinds.records`` asks)."""

@@ -108,9 +108,10 @@ class SeedRun(CheckedRecord):
                    "run's own checkpoint", **{"seeded_name(recipe, seed)": seeded_name(
                        self.recipe, self.seed), "row.name": self.row.name})
         check_same("SeedRun", "the class its recipe builds", "pass the row of the run's own "
-                   "checkpoint", **{f"{self.recipe}'s model": recipe_arch(self.recipe),
+                   "checkpoint", **{f"{self.recipe}'s model": _recipe_arch(self.recipe),
                                     "row.arch": self.row.arch})
 
+    @checked
     def misnamed(self, name: str) -> str | None:
         """Why ``name`` is not this run's key in its results file (``run_name`` of its recipe and
         seed), in words; None when it is (``results_kinds.records`` asks)."""
@@ -119,7 +120,7 @@ class SeedRun(CheckedRecord):
 
 
 @functools.cache
-def recipe_arch(recipe: str) -> str:
+def _recipe_arch(recipe: str) -> str:
     """The class of the model ``recipe`` builds (built once, away from the caller's random
     draws: building draws initial weights)."""
     with torch.random.fork_rng(devices=[]):

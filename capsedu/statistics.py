@@ -86,7 +86,7 @@ class Accuracy(CheckedRecord):
             raise ValueError(f"Accuracy(): value must be k/n, a whole number k of the n={self.n:,} "
                              f"images read right, got value={self.value!r} "
                              f"({self.value * self.n:g} images); pass accuracy(correct)")
-        low, high = wilson(k, self.n, self.level)
+        low, high = _wilson(k, self.n, self.level)
         if not all(math.isclose(a, b, abs_tol=TOLERANCE)
                    for a, b in ((self.low, low), (self.high, high))):
             raise ValueError(f"Accuracy(): low and high must be the {self.level:.0%} Wilson "
@@ -108,10 +108,10 @@ class Accuracy(CheckedRecord):
 def accuracy(correct: Correct, level: Level = LEVEL) -> Accuracy:
     """The accuracy of one model from ``correct`` ``[n]`` (whether each image was read right)."""
     k, n = int(correct.sum()), len(correct)
-    return Accuracy(k / n, n, *wilson(k, n, level), level)
+    return Accuracy(k / n, n, *_wilson(k, n, level), level)
 
 
-def wilson(k: int, n: int, level: float) -> tuple[float, float]:
+def _wilson(k: int, n: int, level: float) -> tuple[float, float]:
     """The Wilson interval ``(low, high)`` of ``k`` right of ``n`` at ``level`` (``Accuracy``'s)."""
     interval = stats.binomtest(k, n).proportion_ci(confidence_level=level, method="wilson")
     return interval.low, interval.high

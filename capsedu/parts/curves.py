@@ -84,6 +84,7 @@ class FaceCurve(CheckedRecord):
                                  f"{len(self.validation_by_epoch)} epochs of validation_by_epoch, "
                                  f"got {getattr(self, name)}; pass the epoch it is")
 
+    @checked
     def misnamed(self, name: str) -> str | None:
         """Why ``name`` is not this curve's key in its results file (``run_name`` of its model
         and seed), in words; None when it is (``results_kinds.records`` asks)."""
