@@ -259,14 +259,15 @@ def test_pretrained_never_opens_a_file_outside_its_folder(tmp_path, monkeypatch,
 
 def test_pretrained_refuses_a_link_that_leads_out_or_a_special_file(tmp_path, monkeypatch):
     root = tmp_path / "root"
-    crafted_row(root, file="link.pt")
-    (root / "link.pt").symlink_to("/dev/zero")
+    crafted_row(root)  # the row's file, cnn.pt, made a link
+    (root / "cnn.pt").unlink()
+    (root / "cnn.pt").symlink_to("/dev/zero")
     opened = []
     monkeypatch.setattr("capsedu.checkpoints.sha256", lambda path: opened.append(path))
     with pytest.raises(ValueError, match="leads outside"):
         pretrained("cnn", root)
-    (root / "link.pt").unlink()
-    (root / "link.pt").mkdir()  # inside the folder, but not a regular file
+    (root / "cnn.pt").unlink()
+    (root / "cnn.pt").mkdir()  # inside the folder, but not a regular file
     with pytest.raises(ValueError, match="not a regular file"):
         pretrained("cnn", root)
     assert opened == []
