@@ -21,6 +21,7 @@ entries share (``Seed``, ``Images``, ``Models``, ...) live here too, one home ea
 
 import itertools
 import os
+import re
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -85,6 +86,19 @@ def _text(value: str) -> str:
 
 # a text a sentence, a table or a command is built from: not empty
 Text = Annotated[str, AfterValidator(_text)]
+
+
+def _argument(value: str) -> str:
+    """What ``Argument`` declares: the caller's argument a refusal names, as "function():
+    argument" or a command's "--option" (a learner reads whose argument it was)."""
+    if not re.match(r"(\w+\(\): |--)\S", value):
+        raise ValueError(f"must name the argument refused, as 'save(): root' or '--out', got "
+                         f"{value!r}; pass the function called and its argument")
+    return value
+
+
+# the caller's argument a refusal names: "save(): root", "--out"
+Argument = Annotated[str, AfterValidator(_argument)]
 
 
 @checked
@@ -355,6 +369,20 @@ def _folder(value: str | Path) -> str | Path:
 # a folder a caller names (where to read or write checkpoints and results)
 Folder = Annotated[str | Path, AfterValidator(_folder),
                    Field(description="a folder path (a str or a Path)")]
+
+
+def _state_file(value: str | Path) -> str | Path:
+    """What ``StateFile`` declares: a file's path, not '' (the current folder), a folder, nor a
+    path ending in '/' (which names a folder: the state would become a file of that name)."""
+    if not str(value).strip() or str(value).endswith(("/", os.sep)) or Path(value).is_dir():
+        raise ValueError(f"must name a file for the training state, got {str(value)!r}, which "
+                         "names a folder; name a file in it, e.g. data/runs/state.pt")
+    return value
+
+
+# a resumable training state's file (saved after every epoch)
+StateFile = Annotated[str | Path, AfterValidator(_state_file),
+                      Field(description="a state file's path (a str or a Path)")]
 # a device a caller names (where to train, where to load weights)
 Device = Annotated[str | torch.device, PlainValidator(_device),
                    Spec("a device this machine has, such as 'cpu' or 'cuda'", "device")]

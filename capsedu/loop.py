@@ -33,6 +33,7 @@ from .course_settings import (
     Examples,
     Images,
     Seed,
+    StateFile,
     Text,
     Trainable,
 )
@@ -131,7 +132,7 @@ def fit(model: Trainable, train: Examples,
         lr: LearningRate = 1e-3, lr_decay: LrDecay = 1.0,
         seed: Seed = 0, device: course_settings.Device | None = None,
         progress: Flag("whether to show a progress bar") = True,
-        augment: Callable | None = None, state_path: str | Path | None = None,
+        augment: Callable | None = None, state_path: StateFile | None = None,
         validation: Examples | None = None, compose: Callable | None = None,
         patience: Patience | None = None, start: Start | None = None) -> list[Epoch]:
     """Train ``model`` on ``train = (images, labels, ...)`` with Adam; returns its history, one

@@ -15,6 +15,8 @@ import json
 from pathlib import Path
 
 from . import course_settings
+from .course_settings import Text
+from .folder_lock import LOCK_FILE
 from .validate import checked
 
 SHIPPED_MARKER = "SHIPPED.md"  # in every shipped folder: data/checkpoints/, data/results/
@@ -120,7 +122,26 @@ def data_folder_of(path: str | Path) -> str | None:
 
 
 @checked
-def restore_advice(path: str | Path, again: str) -> str:
+def other_files(folder: str | Path) -> str | None:
+    """What makes ``folder`` no checkpoint folder, in words: it holds other files and no
+    manifest (a repository's source, its notebooks, a home folder, /), where a save would add a
+    checkpoint, a manifest and a lock among files of another kind; None for a folder not there
+    yet, an empty one, or one that holds a manifest (a save wrote it). A folder's lock and a
+    save's temporary files are not counted (a save that was refused or stopped leaves them)."""
+    folder = Path(folder).expanduser()
+    if not folder.is_dir() or (folder / MANIFEST).exists():
+        return None
+    others = sorted(entry.name for entry in folder.iterdir() if entry.name != LOCK_FILE
+                    and not (entry.name.startswith(".") and entry.name.endswith(".tmp")))
+    if not others:
+        return None
+    shown = next((name for name in others if not name.startswith(".")), others[0])
+    kind = "files or folders" if len(others) > 1 else "file or folder"
+    return f"holds {len(others)} other {kind}, such as {shown}, and no {MANIFEST}"
+
+
+@checked
+def restore_advice(path: str | Path, again: Text) -> str:
     """What to do about ``path``, a corrupt or missing file: git restores it where the repository
     tracks it (a shipped folder), else ``again`` makes it anew (a learner's own file, which git
     never held)."""
