@@ -42,8 +42,15 @@ from .folder_lock import folder_lock
 from .json_records import RecordType, from_row, json_row
 from .manifest_rows import ARCHS, RECORDED, ManifestRow, manifest_misfit, plain_name
 from .results_kinds import check_one_kind, read_rows, records
-from .shipped_folders import (MANIFEST, data_folder_of, is_shipped, other_files, restore_advice,
-                              sha256)
+from .shipped_folders import (
+    MANIFEST,
+    checkpoint_folder,
+    data_folder_of,
+    is_shipped,
+    restore_advice,
+    sha256,
+    trials_advice,
+)
 from .validate import Flag, checked
 
 READ_TRIES = 5  # a reader's tries when a file and its manifest row disagree (a save under way)
@@ -75,7 +82,8 @@ def checkpoint_dir(root: Root = None, where: str = "checkpoint_dir") -> Path:
 
 
 @checked
-def check_not_shipped(path: str | Path, what: course_settings.Argument, replace_shipped: ReplaceShipped | None = None,
+def check_not_shipped(path: str | Path, what: course_settings.Argument,
+                      replace_shipped: ReplaceShipped | None = None,
                       data_set: Flag("True for a loader filling a data set's folder") = False
                       ) -> Path:
     """``path`` (``~`` expanded) if writing there leaves the shipped folders as they are: a file or
@@ -93,11 +101,11 @@ def check_not_shipped(path: str | Path, what: course_settings.Argument, replace_
                 "(--replace-shipped) to change the shipped files on purpose")
         raise PermissionError(f"{what} must lie outside the shipped folders (data/checkpoints, "
                               f"data/results), got {path}, which is in one (the notebooks read "
-                              f"it); write elsewhere, e.g. under {runs_dir()}{hint}")
+                              f"it); write elsewhere: {trials_advice()}{hint}")
     if not (data_set or is_shipped(path)) and (held := data_folder_of(path)) is not None:
         raise PermissionError(f"{what} must lie outside the data folder, got {path}, which is in "
-                              f"{held}; trials go in {runs_dir()} (the default), or write "
-                              "outside the data root")
+                              f"{held}; {trials_advice()}, or write outside the data "
+                              "root")
     return path
 
 
@@ -267,19 +275,6 @@ def check_writable(name: str, root: Root = None, replace_shipped: ReplaceShipped
     root = checkpoint_dir(root, where)
     check_not_shipped(root, f"{where}(): root", replace_shipped)
     return checkpoint_folder(root, f"{where}(): root")
-
-
-@checked
-def checkpoint_folder(folder: Path, what: str) -> Path:
-    """``folder`` if it is a checkpoint folder, by what it holds, not where it lies: new, empty,
-    one a save wrote (it holds a manifest) or ``runs_dir()``; a folder of other files (source
-    code, notebooks, a home folder, /) is refused, naming ``what``, before anything is written."""
-    if folder.resolve() != runs_dir().resolve() and (found := other_files(folder)) is not None:
-        raise ValueError(f"{what} must be a checkpoint folder (a new or empty one, or one a save "
-                         f"wrote, which holds its {MANIFEST}), got {folder}, which {found}; pass "
-                         f"a new folder, e.g. {runs_dir() / 'mine'}, or leave it out for the "
-                         f"default runs folder {runs_dir()}")
-    return folder
 
 
 @checked

@@ -359,6 +359,11 @@ def _folder(value: str | Path) -> str | Path:
     if not str(value).strip():
         raise ValueError(f"must name a folder, got {str(value)!r}; pass None for the default "
                          "folder, or a folder")
+    head = str(value).split("/")[0]  # ~user: os.path leaves it as it is, Path raises
+    if head.startswith("~") and os.path.expanduser(head) == head:
+        raise ValueError(f"must name a folder whose '~' is a home folder of this machine, got "
+                         f"{str(value)!r} (no user {head[1:]!r} here); "
+                         "write the whole path, or ~ alone for your own home folder")
     if (part := spaced_part(value)) is not None:
         raise ValueError(f"must name a folder without a space at either end of a name, got "
                          f"{str(value)!r}" + (f" ({part!r})" if part != str(value) else "")

@@ -121,6 +121,18 @@ def data_folder_of(path: str | Path) -> str | None:
     return None
 
 
+def trials_advice() -> str:
+    """Where a trial goes instead of a refused folder, in words: ``<data root>/runs``, unless
+    ``CAPSEDU_DATA`` names a folder in the data folder (``data/MNIST``, ``data/checkpoints``),
+    whose ``runs/`` is refused too: then the variable is the cause, and is named."""
+    runs = course_settings.data_root() / "runs"
+    if is_shipped(runs) or data_folder_of(runs) is not None:
+        return (f"CAPSEDU_DATA names {runs.parent}, in the data folder, so no trial may go in its "
+                "runs/ either: set CAPSEDU_DATA to a folder of your own (e.g. ~/capsedu-data), "
+                "or unset it")
+    return f"trials go in {runs} (the default)"
+
+
 @checked
 def other_files(folder: str | Path) -> str | None:
     """What makes ``folder`` no checkpoint folder, in words: it holds other files and no
@@ -138,6 +150,21 @@ def other_files(folder: str | Path) -> str | None:
     shown = next((name for name in others if not name.startswith(".")), others[0])
     kind = "files or folders" if len(others) > 1 else "file or folder"
     return f"holds {len(others)} other {kind}, such as {shown}, and no {MANIFEST}"
+
+
+@checked
+def checkpoint_folder(folder: Path, what: course_settings.Argument) -> Path:
+    """``folder`` if it is a checkpoint folder, by what it holds, not where it lies: new, empty,
+    one a save wrote (it holds a manifest) or ``<data root>/runs``; a folder of other files
+    (source code, notebooks, a home folder, /) is refused, naming ``what``, before anything is
+    written (``checkpoints.check_writable``, the training commands' ``--out``)."""
+    runs = course_settings.data_root() / "runs"
+    if folder.resolve() != runs.resolve() and (found := other_files(folder)) is not None:
+        raise ValueError(f"{what} must be a checkpoint folder (a new or empty one, or one a save "
+                         f"wrote, which holds its {MANIFEST}), got {folder}, which {found}; pass "
+                         f"a new folder, e.g. {runs / 'mine'}, or leave it out for the default "
+                         f"runs folder {runs}")
+    return folder
 
 
 @checked

@@ -31,6 +31,7 @@ from .course_settings import Seed, Seeds, Text
 from .json_records import json_row
 from .recipe_run import TooFewExamples, run_recipe
 from .recipes import RECIPES, Epochs, Limit, Threads, command_line, command_recipe, seeded_name
+from .shipped_folders import checkpoint_folder
 from .validate import Int, Spec, checked
 
 
@@ -99,6 +100,10 @@ class CourseParser(argparse.ArgumentParser):
             options = [option for action in self._actions for option in action.option_strings]
             close = difflib.get_close_matches(unknown[1], options, n=1)
             message += f"; did you mean {close[0]}? (no option is abbreviated)" if close else ""
+            if "--" in getattr(self, "args_given", ()):  # after it an option is read as a name
+                message = (f"unrecognized arguments: {message.split(': ', 1)[1].split(';')[0]}, "
+                           "given after '--', which makes every word after it a name, not an "
+                           "option; drop the '--'")
         super().error(message)
 
     def parse_known_args(self, args=None, namespace=None):
@@ -106,6 +111,7 @@ class CourseParser(argparse.ArgumentParser):
             if action.option_strings and not isinstance(action, _Once):
                 action.__class__ = _once(type(action))
         self.options_given = {}  # dest -> the option as given, as the actions meet them
+        self.args_given = list(sys.argv[1:] if args is None else args)
         self.allow_abbrev = False  # --replace is no --replace-shipped, --epoch no --epochs
         return super().parse_known_args(args, namespace)
 
@@ -324,7 +330,7 @@ def output_folder(args: argparse.Namespace) -> Path:
     if args.out:
         check_out_shipped(args.out, args)
         try:  # a folder of other files (the repository, notebooks, /) refused before training
-            return checkpoints.checkpoint_folder(args.out, "--out")
+            return checkpoint_folder(args.out, "--out")
         except ValueError as err:
             raise SystemExit(str(err)) from None
     return checkpoints.checkpoint_dir() if args.replace_shipped else checkpoints.runs_dir()
