@@ -2563,15 +2563,15 @@ def test_round_sixteen_shipped_files_without_the_marker_are_guarded_by_what_they
     """Round sixteen (6): a copy of shipped checkpoints without SHIPPED.md was written into where
     it lay outside the data root, and beside it in a data root CAPSEDU_DATA names."""
     copy = _shipped_copy(tmp_path / "copy" / "checkpoints")
-    with pytest.raises(PermissionError, match=r"^out must lie outside the shipped folders"):
-        checkpoints.check_not_shipped(copy.parent / "x.pt", "out")
+    with pytest.raises(PermissionError, match=r"^--out must lie outside the shipped folders"):
+        checkpoints.check_not_shipped(copy.parent / "x.pt", "--out")
     monkeypatch.setenv("CAPSEDU_DATA", str(tmp_path / "copy"))
-    with pytest.raises(PermissionError, match=r"^out must lie outside the data folder, got .*in "
+    with pytest.raises(PermissionError, match=r"^--out must lie outside the data folder, got .*in "
                                               r"the data root"):
-        checkpoints.check_not_shipped(tmp_path / "copy" / "x.pt", "out")
-    checkpoints.check_not_shipped(tmp_path / "copy" / "runs" / "x.pt", "out")  # trials go there
+        checkpoints.check_not_shipped(tmp_path / "copy" / "x.pt", "--out")
+    checkpoints.check_not_shipped(tmp_path / "copy" / "runs" / "x.pt", "--out")  # trials go there
     copy.write_bytes(b"not the shipped weights")  # a file that is not what its row says
-    checkpoints.check_not_shipped(tmp_path / "other" / "x.pt", "out")
+    checkpoints.check_not_shipped(tmp_path / "other" / "x.pt", "--out")
     assert not shipped_folders.holds_shipped_checkpoint(copy.parent)
 
 
@@ -2589,6 +2589,120 @@ def test_round_sixteen_a_limit_below_the_held_out_examples_is_said_once(tmp_path
                                   "train on: the recipe holds out 5000 validation examples")
 
 
+# Round sixteen's files, folders, locks and the train command line (probe 16, r75): a folder of
+# other files is no checkpoint folder (L1), --threads bounded by the machine (H1), a lock that
+# waits for ever or for itself, a state file that is a folder or the checkpoint, empty texts, the
+# function named, CAPSEDU_DATA named as the cause, '~user' and '--' said
+ROUND_SIXTEEN_FILES = [
+    # L1: checkpoints-49, -50: the package's folder, the repository, the notebooks
+    *[(lambda folder=folder: checkpoints.check_writable("mine", root=folder), ValueError,
+       r"^check_writable\(\): root must be a checkpoint folder \(a new or empty one, or one a "
+       r"save wrote, which holds its manifest.json\), got .*, which holds \d+ other files or "
+       r"folders, such as .*, and no manifest.json; pass a new folder")
+      for folder in (Path(checkpoints.__file__).parent, Path(checkpoints.__file__).parents[1],
+                     Path(checkpoints.__file__).parents[1] / "notebooks")],
+    (lambda: checkpoints.save(_tiny(), "mine", root=Path(checkpoints.__file__).parent), ValueError,
+     r"^save\(\): root must be a checkpoint folder .*such as __init__.py"),
+    # H1: train-14: more torch threads than the machine's cores
+    (lambda: train.threads_int(str(recipes.CORES + 1)), argparse.ArgumentTypeError,
+     rf"^--threads must be an integer >= 1 and <= {recipes.CORES} \(CPU threads for torch, at "
+     rf"most the {recipes.CORES} cores this machine has\)"),
+    # U5: train-59: --out that cannot be written, refused as it is parsed (before training)
+    (lambda: train.out_folder("/proc"), argparse.ArgumentTypeError,
+     r"^'/proc' is not writable by you \(.*\); name a folder you can write to"),
+    # S11: train-84, loop-12: a state path ending in '/' names a folder
+    (lambda: train.state_file("dir/"), argparse.ArgumentTypeError,
+     r"^--state must name a file, got 'dir/', which names a folder"),
+    (lambda: loop.fit(_tiny(), (torch.rand(4, 1, 28, 28), torch.tensor(LABELS[:4])), epochs=1,
+                      progress=False, state_path="sdir/"), ValueError,
+     r"^fit\(\): state_path must name a file for the training state, got 'sdir/', which names a "
+     r"folder"),
+    # S7: folder_lock-02: a wait of 31 years
+    (lambda: folder_lock.folder_lock(Path("r"), "save", timeout_s=10**9).__enter__(), ValueError,
+     r"^folder_lock\(\): timeout_s must be a finite number > 0 and <= 3600"),
+    # S6: checkpoints-78, shipped_folders-14: empty texts a sentence is built from
+    (lambda: checkpoints.check_not_shipped(Path("x.pt"), "", replace_shipped=False), ValueError,
+     r"^check_not_shipped\(\): what must name the argument refused, as 'save\(\): root' or "
+     r"'--out', got ''"),
+    (lambda: shipped_folders.restore_advice(Path("x.json"), ""), ValueError,
+     r"^restore_advice\(\): again must say something, got ''"),
+    # U1: checkpoints-79: the message names the function (what is the caller's argument)
+    (lambda: checkpoints.check_not_shipped(
+        str(shipped_folders.REPOSITORY_DATA / "results" / ".." / "checkpoints" / "x.pt"),
+        "a checkpoint"), ValueError,
+     r"^check_not_shipped\(\): what must name the argument refused, .*got 'a checkpoint'"),
+    # U3: checkpoints-74: a '~user' of no user of this machine
+    (lambda: checkpoints.check_writable("mine", root="~nosuchuser/x"), ValueError,
+     r"^check_writable\(\): root must name a folder whose '~' is a home folder of this machine, "
+     r"got '~nosuchuser/x' \(no user 'nosuchuser' here\)"),
+]
+
+
+def test_round_sixteen_files_what_a_folder_holds(tmp_path, monkeypatch, capsys):
+    """Round sixteen (r75; L1 train-55..58, S3 train-47, S4 checkpoints-35, S9 checkpoints-113,
+    U1 checkpoints-11): a folder of other files refused as --out before training, nothing written
+    there; a state file that is the checkpoint; the manifest given as its folder; runs of two kinds
+    in one results file; a checkpoint that is a folder named with the function called. Valid uses
+    (a new folder, an empty one, one a save wrote, the runs folder) stay taken."""
+    monkeypatch.setattr(checkpoints, "runs_dir", lambda: tmp_path / "runs")
+    source = tmp_path / "source"
+    source.mkdir()
+    (source / "README.md").write_text("mine")
+    said = []
+    for argv in (["--out", str(source)], ["--out", str(tmp_path / "o"), "--state",
+                                           str(tmp_path / "o" / "capsnet-mnist-live.pt")]):
+        with pytest.raises(SystemExit) as refused:
+            train.main(["capsnet-mnist-live", "--limit", "20", "--epochs", "1", *argv])
+        said.append(f"{refused.value} {capsys.readouterr().err}")
+    assert re.search(r"^--out must be a checkpoint folder .*which holds 1 other file or folder, "
+                     r"such as README.md, and no manifest.json", said[0]), said[0]
+    assert "--state must be a file of its own" in said[1], said[1]
+    assert sorted(p.name for p in source.iterdir()) == ["README.md"]  # no lock, no manifest
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    for folder in (tmp_path / "new", empty, tmp_path / "runs"):
+        checkpoints.save(_tiny(), "mine", root=folder)
+    checkpoints.save(_tiny(), "mine2", root=empty)  # a folder a save wrote
+    with pytest.raises(NotADirectoryError, match=r"^rows_in\(\): the checkpoints' folder must be "
+                                                  r"a folder .*got the file"):
+        checkpoints.rows_in(empty / "manifest.json")
+    (empty / "mine.pt").unlink()
+    (empty / "mine.pt").mkdir()
+    with pytest.raises(ValueError, match=r"^pretrained\(\): the manifest row 'mine': its file "
+                                         r"'mine.pt' in .* is not a regular file; .*save that"):
+        checkpoints.pretrained("mine", root=empty)
+    results = tmp_path / "r.json"
+    checkpoints.add_result(results, "x", statistics.accuracy(torch.tensor([True])))
+    checkpoints.add_result(results, "x2", statistics.accuracy(torch.tensor([True, False])))
+    with pytest.raises(ValueError, match=r"^add_result\(\): run must be a record of the kind .* "
+                                         r"holds \(the fields of its run 'x'\)"):
+        checkpoints.add_result(results, "y", statistics.over_seeds([0.9, 0.91, 0.92]))
+
+
+def test_round_sixteen_locks_and_advice(tmp_path, monkeypatch, capsys):
+    """Round sixteen (r75; folder_lock-01, -14, course_settings-04/-06/-13, train-25): a lock
+    this process holds is said so at once; a lock file that is no text is named so; CAPSEDU_DATA
+    inside the data folder is named as the cause, not advised; '--' before options is said."""
+    with folder_lock.folder_lock(tmp_path, "save", timeout_s=0.5):
+        with pytest.raises(RuntimeError, match=r"^save\(\): .* is held by this very process"):
+            with folder_lock.folder_lock(tmp_path, "save", timeout_s=0.5):
+                pass
+    with folder_lock.folder_lock(tmp_path, "save", timeout_s=0.5):  # let go: taken again
+        pass
+    (tmp_path / folder_lock.LOCK_FILE).write_bytes(b"\xff\xfe\x00")
+    assert folder_lock.holder(tmp_path / folder_lock.LOCK_FILE).startswith("no holder's record")
+    for inner in ("checkpoints", "results"):
+        monkeypatch.setenv("CAPSEDU_DATA", str(shipped_folders.REPOSITORY_DATA / inner))
+        with pytest.raises(PermissionError, match=r"^save\(\): root must lie outside .*"
+                                                  r"CAPSEDU_DATA names .*set CAPSEDU_DATA to a "
+                                                  r"folder of your"):
+            checkpoints.save(_tiny(), "mine")
+    monkeypatch.delenv("CAPSEDU_DATA")
+    with pytest.raises(SystemExit):
+        train.main(["--", "capsnet-mnist-live", "--out", "o"])
+    assert "given after '--'" in capsys.readouterr().err
+
+
 ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
               + ROUND_ELEVEN_LOOP + ROUND_ELEVEN_DATA + ROUND_TWELVE_MATHS
               + ROUND_TWELVE_PRESENTATION + ROUND_TWELVE_FILES
@@ -2597,7 +2711,7 @@ ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODE
               + ROUND_FOURTEEN_WIDGETS + ROUND_FOURTEEN_MODELS + ROUND_FOURTEEN_FILES
               + ROUND_FOURTEEN_RECORDS + ROUND_FIFTEEN_WIDGETS + ROUND_FIFTEEN_MODELS
               + ROUND_FIFTEEN_DECLARATIONS + ROUND_FIFTEEN_FILES
-              + ROUND_SIXTEEN_LEFTOVERS)
+              + ROUND_SIXTEEN_LEFTOVERS + ROUND_SIXTEEN_FILES)
 
 
 @pytest.mark.parametrize("call, error, message", ALL_ROUNDS, ids=range(len(ALL_ROUNDS)))
