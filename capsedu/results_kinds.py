@@ -199,7 +199,8 @@ def records(path: str | Path, rows: dict[str, Any],
 
 
 @checked
-def check_one_kind(path: str | Path, rows: dict[str, Any], name: str, row: dict) -> None:
+def check_one_kind(path: str | Path, rows: dict[str, Any], name: str,
+                   row: dict[str, Any]) -> None:
     """Refuse to add ``row``, the run ``name``, to the results file ``path`` (its runs ``rows``)
     when it is a record of another kind than theirs (its fields differ from every run's there,
     and the file would no longer be one experiment's, ``results_kind``): a reader refuses a file

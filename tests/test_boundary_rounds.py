@@ -289,8 +289,8 @@ ROUNDS = [
     (lambda: checkpoints.pretrained("capsnet-mnist-live", map_location="cuda:99"), ValueError,
      r"pretrained\(\): map_location must be a device this machine has, got 'cuda:99'"),
     # a root the declaration takes that cannot be written into (torch: "open file failed")
-    (lambda: checkpoints.save(_bag(), "mine", root="/sys/kernel"), PermissionError,
-     r"save\(\): root must be a folder this process can write into .*got /sys/kernel"),
+    (lambda: checkpoints.save(_bag(), "mine", root="/sys/kernel/runs"), PermissionError,
+     r"save\(\): root must be a folder this process can write into .*got /sys/kernel/runs"),
     # sizes that must agree (torch: broadcast, bmm and stack errors)
     (lambda: transformed_mnist.warp(torch.rand(2, 1, 28, 28), torch.eye(2).repeat(3, 1, 1),
                                     torch.zeros(3, 2)), ValueError,
@@ -1822,7 +1822,7 @@ ROUND_FOURTEEN_RECORDS = [
     (lambda: recipes.command_line("python -m capsedu.seed_runs", seeds=[0, -1]), ValueError,
      r"^command_line\(\): seeds must be an integer >= 0 .*got -1"),
     (lambda: recipes.command_line("python -m capsedu.train", threads=0), ValueError,
-     r"^command_line\(\): threads must be an integer >= 1 and <= 1024 .*got 0"),
+     rf"^command_line\(\): threads must be an integer >= 1 and <= {recipes.CORES} .*got 0"),
     (lambda: full_sets.reading("no-such-checkpoint"), ValueError,
      r"^reading\(\): checkpoint must be a shipped checkpoint, got 'no-such-checkpoint', which "
      r"the manifest does not hold; pass one of those checkpoints.read_manifest\(\) lists$"),
@@ -2070,7 +2070,8 @@ ROUND_FOURTEEN_FILES = [
     (lambda: train.seed_int("0.0"), argparse.ArgumentTypeError,
      r"^--seed \(or each of --seeds\) must be an integer >= 0 .*got '0.0'"),
     (lambda: train.threads_int(""), argparse.ArgumentTypeError,
-     r"^--threads must be an integer >= 1 and <= 1024 \(CPU threads for torch\), got ''"),
+     rf"^--threads must be an integer >= 1 and <= {recipes.CORES} \(CPU threads for torch, at "
+     rf"most the {recipes.CORES} cores this machine has\), got ''"),
 ]
 
 
@@ -2335,8 +2336,8 @@ ROUND_FIFTEEN_DECLARATIONS = [
     (lambda: folder_lock.folder_lock(None, "f", timeout_s=1).__enter__(), TypeError,
      r"^folder_lock\(\): folder must be a path \(a str or a Path\), got None"),
     (lambda: folder_lock.folder_lock("r", "f", timeout_s="5").__enter__(), TypeError,
-     r"^folder_lock\(\): timeout_s must be a finite number > 0 \(seconds to wait for the lock's "
-     r"holder\), got '5'"),
+     r"^folder_lock\(\): timeout_s must be a finite number > 0 and <= 3600 \(seconds to wait for "
+     r"the lock's holder\), got '5'"),
     (lambda: folder_lock.folder_lock(Path("r"), "f", timeout_s=-1).__enter__(), ValueError,
      r"^folder_lock\(\): timeout_s must be a finite number > 0 .*got -1"),
     (lambda: folder_lock.folder_lock(Path("r"), "f", timeout_s=float("nan")).__enter__(),
@@ -2995,8 +2996,8 @@ def test_round_twelve_a_refused_write_leaves_no_folder_and_no_lock(tmp_path):
     run = statistics.accuracy(torch.tensor([True]))
     before = _made(tmp_path)
     refused = [
-        (lambda: checkpoints.save(_tiny(), "x", root=tmp_path, seed=np.int64(3)), TypeError,
-         r"save\(\): seed must be a value JSON can hold"),
+        (lambda: checkpoints.save(_tiny(), "x", root=tmp_path, seed=np.int64(3)), ValueError,
+         r"save\(\): root must be a checkpoint folder .*such as corrupt.json"),  # r75: L1
         (lambda: checkpoints.save(_tiny(), "x", root=tmp_path / "new", seed=np.int64(3)),
          TypeError, r"save\(\): seed must be a value JSON can hold"),
         (lambda: checkpoints.add_result(tmp_path / "corrupt.json", "a", run), ValueError,
