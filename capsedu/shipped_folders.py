@@ -7,7 +7,9 @@ a shipped checkpoint its manifest lists (``holds_shipped_checkpoint``: a copy ma
 marker is recognised by what its files are, not by where it lies); its parent is a data root
 (``is_data_root``): it holds the shipped folders, the data sets and ``runs/``, where trials go.
 A data set's folder (``MNIST/``, which holds ``raw/`` and the IDX files) is read by the data
-loaders, never a place for a checkpoint (``holds_data_set``).
+loaders, never a place for a checkpoint (``holds_data_set``). A checkpoint folder is known by
+what it holds, not where it lies: new, empty, or holding a manifest; a folder of other files (the
+package's source, the notebooks, a home folder, /) is none (``checkpoint_folder``).
 """
 
 import hashlib
