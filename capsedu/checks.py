@@ -22,6 +22,9 @@ def check_shape(x: torch.Tensor, name: str, expected: str, ndim: int,
                 sizes: tuple[int, ...] | None = None) -> None:
     """Raise ``ValueError`` unless ``x`` is a tensor with ``ndim`` dimensions and, if ``sizes``
     are given, those sizes after the first (batch) dimension."""
+    if not isinstance(ndim, int) or ndim < 0:  # the caller's mistake, not the tensor's
+        raise ValueError(f"check_shape(): ndim must be an int >= 0 ({name}'s dimensions), got "
+                         f"{ndim!r}; pass e.g. ndim=4 for images [N, C, H, W]")
     if not isinstance(x, torch.Tensor):
         raise TypeError(f"{name} must be a torch.Tensor {expected}, got {type(x).__name__}")
     if x.ndim != ndim or (sizes is not None and tuple(x.shape[1:]) != tuple(sizes)):
@@ -45,10 +48,8 @@ def check_data(x: torch.Tensor, name: str) -> None:
 def check_finite(x: torch.Tensor | np.ndarray, name: str) -> None:
     """Raise ``ValueError`` if ``x`` (a tensor, or an array read as one) holds NaN or infinity (it
     would poison everything after), or no data (``check_data``); ``name`` says the function too.
-
-    A NaN or an infinity anywhere makes the sum NaN or infinite, so one cheap reduction screens
-    the whole tensor (a full ``isfinite`` map costs far more, and this runs at every forward);
-    only a suspicious sum pays for counting."""
+    A NaN or an infinity anywhere makes the sum one, so one cheap reduction screens the whole
+    tensor (it runs at every forward); only a suspicious sum pays for counting."""
     x = torch.from_numpy(x) if isinstance(x, np.ndarray) else x
     check_data(x, name)
     with torch.no_grad():
@@ -69,11 +70,9 @@ def check_float(x: torch.Tensor, name: str) -> None:
 
 
 def check_model_dtype(x: torch.Tensor, name: str, dtype: torch.dtype) -> None:
-    """Raise ``TypeError`` unless the images ``x`` have the dtype of the model's weights.
-
-    Images are not converted silently: uint8 pixels (0-255) would need scaling to [0, 1] as
-    well, and a float64 batch usually means the data was built with numpy's default dtype.
-    """
+    """Raise ``TypeError`` unless the images ``x`` have the dtype of the model's weights. Not
+    converted silently: uint8 pixels (0-255) would need scaling to [0, 1] as well, and a float64
+    batch usually means the data was built with numpy's default dtype."""
     if x.dtype == dtype:
         return
     short = name.split()[-1]  # "fit(): train's images": images.to(...)
@@ -93,9 +92,8 @@ def check_weights_dtype(x, name: str, model: torch.nn.Module) -> None:
 
 
 def input_shape(model: torch.nn.Module) -> tuple[int, int, int] | None:
-    """The one image shape ``(C, H, W)`` a model of the course reads, if it was made for one
-    size (its ``hparams`` hold ``image_size``: the CapsNets, ``MaxPoolCNN``, the ViT, the part
-    detector); None for a model that reads any size (the fully convolutional CNNs, the G-CNN)."""
+    """The one image shape ``(C, H, W)`` a model of the course reads, if made for one size (its
+    ``hparams`` hold ``image_size``); None for one that reads any (a fully convolutional one)."""
     if not isinstance(model, torch.nn.Module):  # a name or a state dict would read as "any size"
         raise TypeError(f"input_shape(): model must be a torch.nn.Module, got {model!r:.60}; pass "
                         "the model itself, e.g. CapsNet(), not its name or its state_dict()")
@@ -128,8 +126,7 @@ def check_read_labels(labels: torch.Tensor, name: str, images: torch.Tensor,
                       model: torch.nn.Module) -> None:
     """Refuse the ``labels`` of the ``images`` a model reads unless there is one per image
     (``[N]``, or ``[N, k]``: k classes each), each a class of ``model`` when it says how many it
-    has (its ``hparams``' ``n_classes``): refused by the caller's name, not by the name a loss
-    deep inside gives them."""
+    has (its ``hparams``' ``n_classes``), by the caller's name, not a loss's deep inside."""
     n_classes = getattr(model, "hparams", {}).get("n_classes")
     if n_classes is not None:
         check_labels(labels, name, len(images), n_classes,
@@ -167,17 +164,15 @@ def check_labels(targets: torch.Tensor, name: str, batch: int, n_classes: int,
                  k: int | None = None) -> None:
     """Raise unless ``targets`` holds integer class labels in [0, n_classes - 1]: one per example,
     shape ``[batch]`` (``k`` None), or ``k`` different classes per example, shape ``[batch, k]``
-    (the classes present in it, e.g. a MultiMNIST pair's two digits).
-
-    Any integer dtype is accepted (int64, int32, uint8, ...); callers convert with ``.long()``.
-    """
+    (the classes present in it, e.g. a MultiMNIST pair's two digits). Any integer dtype will do
+    (int64, int32, uint8, ...); callers convert with ``.long()``."""
     shape = (batch,) if k is None else (batch, k)
     expected = (f"integer class labels of shape [batch] = [{batch}]" if k is None else
                 f"integer class labels of shape [batch, {k}] = [{batch}, {k}] ({k} different "
                 "classes per example)")
     if not isinstance(targets, torch.Tensor):
-        raise TypeError(f"{name} must be a torch.Tensor of {expected}, "
-                        f"got {type(targets).__name__}")
+        raise TypeError(f"{name} must be a torch.Tensor of {expected}, got "
+                        f"{type(targets).__name__}")
     if tuple(targets.shape) != shape:
         raise ValueError(f"{name} must be {expected}, got shape {tuple(targets.shape)}")
     if targets.dtype.is_floating_point or targets.dtype.is_complex or targets.dtype == torch.bool:
@@ -186,27 +181,23 @@ def check_labels(targets: torch.Tensor, name: str, batch: int, n_classes: int,
     outside = (targets < 0) | (targets >= n_classes)
     if outside.any():
         first = outside.nonzero()[0]  # the index of the first label outside: (i,) or (i, j)
-        raise ValueError(
-            f"{name} must lie in [0, {n_classes - 1}] (one label per class), got "
-            f"{targets[tuple(first)].item()} at index {', '.join(map(str, first.tolist()))} "
-            f"({outside.sum().item()} of {targets.numel()} outside); pass the classes' labels"
-        )
+        raise ValueError(f"{name} must lie in [0, {n_classes - 1}] (one label per class), got "
+                         f"{targets[tuple(first)].item()} at index "
+                         f"{', '.join(map(str, first.tolist()))} ({outside.sum().item()} of "
+                         f"{targets.numel()} outside); pass the classes' labels")
     if k is not None:
         repeats = (targets.sort(dim=1).values.diff(dim=1) == 0).any(dim=1)  # [batch]
         if repeats.any():
             row = repeats.nonzero()[0, 0].item()
-            raise ValueError(
-                f"{name} must list {k} different classes per example, got "
-                f"{targets[row].tolist()} at row {row} ({repeats.sum().item()} of {batch} rows "
-                "repeat a class); give each example's classes once, e.g. pairs of digits of "
-                "two different classes"
-            )
+            raise ValueError(f"{name} must list {k} different classes per example, got "
+                             f"{targets[row].tolist()} at row {row} ({repeats.sum().item()} of "
+                             f"{batch} rows repeat a class); give each example's classes once, "
+                             "e.g. pairs of digits of two different classes")
 
 
-# how far past [0, 1] a pixel may stray before the images are refused: a float's rounding (an
-# interpolation's weights sum to 1 give or take an ulp), no more, so that 0-255 pixels made float
-# but not divided, normalised ones (MNIST's mean and std give -0.42 to 2.8) and noise added past
-# black or white are all refused; the course's images come clamped to [0, 1]
+# how far past [0, 1] a pixel may stray before the images are refused: a float's rounding, no
+# more, so that 0-255 pixels made float but not divided, normalised ones (MNIST's mean and std
+# give -0.42 to 2.8) and noise past black or white are refused; the course's come clamped
 PIXEL_ROUNDING = 1e-6
 
 
@@ -218,8 +209,8 @@ def check_pixels(x: torch.Tensor, name: str) -> None:
     ``"fit(): train's images"``: the code shown uses its last word)."""
     var = name.split()[-1]
     if not isinstance(x, torch.Tensor):
-        raise TypeError(f"{name} must be a torch.Tensor of pixels in [0, 1], "
-                        f"got {type(x).__name__}; convert it with torch.as_tensor({var})")
+        raise TypeError(f"{name} must be a torch.Tensor of pixels in [0, 1], got "
+                        f"{type(x).__name__}; convert it with torch.as_tensor({var})")
     if not x.dtype.is_floating_point:
         raise TypeError(f"{name} must hold floating-point pixels in [0, 1], got dtype {x.dtype}; "
                         f"use {var}.float() / 255 if it holds 0-255 pixels")
@@ -250,10 +241,8 @@ def as_tensor(value, name: str, expected: str, fix: str) -> torch.Tensor:
 
 def check_examples(data, name: str) -> TensorDataset:
     """Raise unless ``data`` is ``(images, labels, ...)`` (or a TensorDataset of them): tensors or
-    NumPy arrays with one row per example each, as many rows in each, at least one, the images
-    pixels in [0, 1] (``check_pixels``). An empty set would train on nothing and end in a
-    division by zero, or score a NaN. Hands back the TensorDataset of its tensors (a NumPy array
-    as the tensor it is, sharing its memory)."""
+    NumPy arrays with one row per example each, at least one (an empty set would train on nothing,
+    or score a NaN), the images pixels in [0, 1]. Hands back the TensorDataset of its tensors."""
     if isinstance(data, TensorDataset):
         data = data.tensors
     if not isinstance(data, (tuple, list)) or len(data) < 2:
@@ -268,8 +257,7 @@ def check_examples(data, name: str) -> TensorDataset:
                         f"{[type(t).__name__ for t in data]}: {err}") from err
     if len(set(rows)) > 1:
         raise ValueError(f"{name} must hold as many rows in each of its tensors (one per example), "
-                         f"got {rows}; pair every image with its labels, one per image "
-                         f"({rows[0]})")
+                         f"got {rows}; pair every image with its labels, one each ({rows[0]})")
     if rows[0] == 0:
         shapes = ", ".join(str(tuple(getattr(t, "shape", ()))) for t in data)
         raise ValueError(f"{name} holds no examples (shapes {shapes}); pass at least one: check "
@@ -283,9 +271,8 @@ def check_examples(data, name: str) -> TensorDataset:
 
 def check_images(images, name: str) -> torch.Tensor:
     """Raise unless ``images`` are images for a model to score, ``[N, C, H, W]``: a tensor, a
-    NumPy array or nested lists (converted, in their own dtype: 0-255 integers are refused by
-    ``check_pixels``), at least one, pixels in [0, 1]. Hands them back as float32, the models'
-    dtype (a float64 array's pixels included)."""
+    NumPy array or nested lists (in their own dtype: 0-255 integers are refused), at least one,
+    pixels in [0, 1]. Hands them back as float32, the models' dtype."""
     images = as_tensor(images, name, f"a tensor [N, C, H, W] (or a NumPy array), got "
                        f"{type(images).__name__}", "convert it with torch.as_tensor(...)")
     if not 2 <= images.ndim <= 4:
@@ -399,6 +386,7 @@ SCALES_APART = 30
 def two_scales(small: np.ndarray, large: np.ndarray) -> float | None:
     """How many times apart the means of ``small`` (all in [0, 1]: fractions of 1?) and ``large``
     (all in (1, 100]: in %?) are when at least ``SCALES_APART``; else, or either empty, None."""
+    small, large = np.asarray(small, dtype=float), np.asarray(large, dtype=float)
     apart = large.mean() / max(small.mean(), 1e-12) if small.size and large.size else 0
     return apart if apart >= SCALES_APART and 0 <= small.min() and small.max() <= 1 < large.min() \
         and large.max() <= 100 else None
@@ -458,17 +446,29 @@ def replaced(where: str, record, **changes):
 
 def available_memory() -> int:
     """Bytes of memory free for a new allocation now: psutil's estimate when installed, else the
-    operating system's count of free physical pages."""
+    operating system's count of free physical pages; less where the process's own limit on its
+    address space (``ulimit -v``) leaves less, less what it has mapped (Linux's /proc)."""
     try:
         import psutil
+        free = psutil.virtual_memory().available
     except ImportError:
-        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    return psutil.virtual_memory().available
+        free = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    try:
+        import resource
+        with open("/proc/self/statm") as statm:  # its first number: the pages mapped
+            mapped = int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (ImportError, OSError):  # no such limit to read (Windows, macOS)
+        return free
+    limit = resource.getrlimit(resource.RLIMIT_AS)[0]
+    return free if limit == resource.RLIM_INFINITY else max(min(free, limit - mapped), 0)
 
 
 def check_memory(needed: int, what: str, fix: str) -> None:
     """Raise ``MemoryError`` up front, with the estimate, when making ``what`` needs more than the
     free memory, instead of running until the operating system kills the process."""
+    if not isinstance(needed, int) or needed < 0:  # an estimate that went wrong says nothing
+        raise ValueError(f"check_memory(): needed must be a number of bytes >= 0 (for {what}), "
+                         f"got {needed!r}; estimate the bytes of what is made")
     free = available_memory()
     if needed > free:
         raise MemoryError(f"{what} needs about {needed / 2**30:.1f} GiB of memory, "

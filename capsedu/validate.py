@@ -206,7 +206,9 @@ def Numbers(meaning: str, ndim: int | None = None, last: int | None = None,
     gap (a cell left blank), not a mistake."""
     refusals.of_kind("Numbers", "ndim", ndim, int, "an int")
     refusals.impossible("Numbers", meaning, refusals.no_range(ge, le), at_least < 0 and f"at_least "
-                        f"is {at_least}, < 0", (ndim or 0) < 0 and f"ndim is {ndim}, < 0")
+                        f"is {at_least}, < 0", (ndim or 0) < 0 and f"ndim is {ndim}, < 0",
+                        None not in (ndim, shape) and len(shape) != ndim and f"ndim is {ndim} "
+                        f"but shape {shape} has {len(shape)} dimensions: give one of them")
     count = f", at least {at_least} of them" if at_least > 1 else ", at least one" * at_least
     within = f" in [{ge}, {le}]" if ge is not None and le is not None else f" >= {ge}" \
         if ge is not None else f" <= {le}" if le is not None else ""
@@ -298,7 +300,7 @@ def Has(meaning: str, *fields: str, source: str, many: bool = False) -> Any:
     (``meaning``, e.g. "a comparison", made by ``source``; ``"__iter__"``: anything to go over,
     taken as it is, a generator not used up); ``many``: a list of them, or any other iterable but
     a string, handed on as a list of at least one."""
-    refusals.impossible("Has", meaning)
+    refusals.impossible("Has", meaning, not fields and "it names no fields (list them after it)")
     spec = Spec(f"{meaning} with {', '.join(fields)}", "record")
 
     def check(value, info: ValidationInfo):
