@@ -20,7 +20,7 @@ from torch import nn
 
 from .baselines import LogitClassifier
 from .checks import check_input, check_memory, check_model_dtype, check_pixels
-from .course_settings import MAX_IMAGE, MAX_WIDTH, Classes
+from .course_settings import MAX_IMAGE, MAX_WIDTH, LogitClasses
 from .validate import Flag, Float, Int, checked
 
 MAX_DEPTH = 64  # transformer layers
@@ -48,7 +48,7 @@ class VisionTransformer(LogitClassifier):
                  patch: Int("a tile's side in pixels; it must divide image_size", ge=1,
                             le=MAX_IMAGE) = 4,
                  in_channels: Int("the image's channels", ge=1, le=MAX_WIDTH) = 1,
-                 n_classes: Classes = 10,
+                 n_classes: LogitClasses = 10,
                  dim: Int("a token's dimensions", ge=1, le=MAX_WIDTH) = 64,
                  depth: Int("transformer layers", ge=1, le=MAX_DEPTH) = 4,
                  heads: Int("attention heads; they must divide dim", ge=1, le=MAX_WIDTH) = 4,
