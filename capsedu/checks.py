@@ -103,13 +103,16 @@ def input_shape(model: torch.nn.Module) -> tuple[int, int, int] | None:
 
 def check_input(x, name: str, model: torch.nn.Module) -> None:
     """Raise unless images ``x`` are ``[N, C, H, W]`` of the shape ``model`` reads
-    (``input_shape``): checked where they were given, so the message names the caller's
-    argument, not the model's own ``x`` deep inside."""
+    (``input_shape``), at least one, in its weights' dtype: the one check of every model's input,
+    where they were given, so the message names the caller's argument, not a layer's deep inside."""
     shape = input_shape(model)
     channels = getattr(model, "hparams", {}).get("in_channels")  # a model of any size says these
     if shape is None and channels is None:  # a model that does not say what it reads
         return
     check_shape(x, name, f"[N, {', '.join(map(str, shape))}]" if shape else "[N, C, H, W]", 4)
+    if not len(x):
+        raise ValueError(f"{name} must hold at least one image, got {tuple(x.shape)}; pass some")
+    check_weights_dtype(x, name, model)
     if shape is None and channels not in (None, x.shape[1]):
         raise ValueError(f"{name} must have {channels} channel(s) for {type(model).__name__}, got "
                          f"shape {tuple(x.shape)}; pass images of {channels} channel(s) [N, "
@@ -287,8 +290,7 @@ def check_images(images, name: str) -> torch.Tensor:
 
 
 def check_whole_pixels(offset: torch.Tensor, name: str) -> None:
-    """Refuse pixel offsets that are not finite whole numbers: an image moves by whole pixels,
-    without resampling, so 1.5 would be rounded without a word."""
+    """Refuse pixel offsets that are not finite whole numbers: images move without resampling."""
     if offset.dtype.is_floating_point:
         check_finite(offset, name)
         if not torch.equal(offset, offset.round()):
@@ -329,8 +331,7 @@ def check_same(where: str, what: str, fix: str, **sizes: int) -> None:
 
 
 def check_different(where: str, fix: str, **values) -> None:
-    """Refuse two arguments that must differ but are equal (``name=value``: the two parts of a
-    pair, the two runs compared): a thing against itself says nothing."""
+    """Refuse two arguments (``name=value``) that must differ but are equal: two runs compared."""
     (a, x), (b, y) = values.items()
     if x == y:
         raise ValueError(f"{where}(): {a} and {b} must differ (two things to compare), got "
@@ -359,8 +360,7 @@ def check_order(where: str, fix: str, **values: float) -> None:
 
 
 def check_square(where: str, name: str, images: torch.Tensor) -> None:
-    """Refuse images ``[N, C, H, W]`` that are not square (H != W) where a transform works on a
-    square canvas (one side for both axes): torch would fail deep inside, or cut the image."""
+    """Refuse images ``[N, C, H, W]`` not square where a transform works on a square canvas."""
     if images.shape[-1] != images.shape[-2]:
         raise ValueError(f"{where}(): {name} must be square images [N, 1, S, S] (as wide as they "
                          f"are high), got shape {tuple(images.shape)}; pad or crop them to a "
@@ -466,9 +466,9 @@ def available_memory() -> int:
 def check_memory(needed: int, what: str, fix: str) -> None:
     """Raise ``MemoryError`` up front, with the estimate, when making ``what`` needs more than the
     free memory, instead of running until the operating system kills the process."""
-    if not isinstance(needed, int) or needed < 0:  # an estimate that went wrong says nothing
-        raise ValueError(f"check_memory(): needed must be a number of bytes >= 0 (for {what}), "
-                         f"got {needed!r}; estimate the bytes of what is made")
+    if not isinstance(needed, int) or needed < 0:  # an estimate gone wrong would pass any size
+        raise ValueError(f"check_memory(): needed must be bytes, an int >= 0, got {needed!r}; "
+                         f"count the bytes of {what}")
     free = available_memory()
     if needed > free:
         raise MemoryError(f"{what} needs about {needed / 2**30:.1f} GiB of memory, "
