@@ -183,7 +183,7 @@ class CapsNet(nn.Module):
         path: ``@checked`` would check them again). The decoder sees only one DigitCaps vector:
         the true class's when integer ``targets`` ``[B]`` are given (training; checked by
         ``reconstruct``), else the longest (test)."""
-        check_input(x, f"{type(self).__name__}(): x", self)  # its shape, dtype, at least one
+        check_input(x, f"{type(self).__name__}(): x", self, some=True)  # shape, dtype, one or more
         check_pixels(x, f"{type(self).__name__}(): x")
         routing = self.digits.route(self._votes(x))
         v = routing.v  # [B, n_classes, digit_dim]

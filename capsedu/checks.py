@@ -101,16 +101,16 @@ def input_shape(model: torch.nn.Module) -> tuple[int, int, int] | None:
     return None if side is None else (model.hparams.get("in_channels", 1), side, side)
 
 
-def check_input(x, name: str, model: torch.nn.Module) -> None:
-    """Raise unless images ``x`` are ``[N, C, H, W]`` of the shape ``model`` reads
-    (``input_shape``), at least one, in its weights' dtype: the one check of every model's input,
+def check_input(x, name: str, model: torch.nn.Module, some: bool = False) -> None:
+    """Raise unless images ``x`` are ``[N, C, H, W]`` of the shape ``model`` reads (``input_shape``)
+    in its weights' dtype (``some``: a model's own pass, at least one): every model's input check,
     where they were given, so the message names the caller's argument, not a layer's deep inside."""
     shape = input_shape(model)
     channels = getattr(model, "hparams", {}).get("in_channels")  # a model of any size says these
     if shape is None and channels is None:  # a model that does not say what it reads
         return
     check_shape(x, name, f"[N, {', '.join(map(str, shape))}]" if shape else "[N, C, H, W]", 4)
-    if not len(x):
+    if some and not len(x):
         raise ValueError(f"{name} must hold at least one image, got {tuple(x.shape)}; pass some")
     check_weights_dtype(x, name, model)
     if shape is None and channels not in (None, x.shape[1]):

@@ -57,8 +57,9 @@ def check_targets(where: str, name: str, model, data: Dataset, scoring: bool = F
     try:
         takes.bind_partial(*data.tensors) if scoring else takes.bind(*data.tensors)
     except TypeError:
-        raise ValueError(f"{where}(): {name} must hold the images and targets {type(model).__name__}"
-                         f".training_loss({', '.join(takes.parameters)}) takes, got "
+        raise ValueError(f"{where}(): {name} must hold the images and targets "
+                         f"{type(model).__name__}.training_loss({', '.join(takes.parameters)}) "
+                         "takes, got "
                          f"{len(data.tensors)} tensors; drop the extra ones") from None
 
 

@@ -19,7 +19,7 @@ import torch
 from torch import nn
 
 from .baselines import LogitClassifier
-from .checks import check_input, check_memory, check_model_dtype, check_pixels
+from .checks import check_input, check_memory, check_pixels
 from .course_settings import MAX_IMAGE, MAX_WIDTH, LogitClasses
 from .validate import Flag, Float, Int, checked
 
@@ -82,8 +82,7 @@ class VisionTransformer(LogitClassifier):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """``x``: ``[B, C, image_size, image_size]`` -> class logits ``[B, n_classes]``."""
-        check_input(x, f"{type(self).__name__}(): x", self)
-        check_model_dtype(x, f"{type(self).__name__}(): x", self.embed.weight.dtype)
+        check_input(x, f"{type(self).__name__}(): x", self, some=True)
         check_pixels(x, f"{type(self).__name__}(): x")
         tokens = self.embed(x).flatten(2).transpose(1, 2)  # [B, n_tokens, dim], row by row
         if self.position is not None:

@@ -85,7 +85,8 @@ def check_routing_step(learner: Function("your routing_step(u_hat, b)")) -> bool
     cases = [(torch.randn(2, 6, 3, 4, generator=g), torch.zeros(2, 6, 3)),
              (torch.randn(1, 5, 4, 8, generator=g), torch.randn(1, 5, 4, generator=g)),
              (torch.randn(3, 4, 2, 16, generator=g), 2 * torch.randn(3, 4, 2, generator=g))]
-    passed = check("routing_step", keeping_dtype(learner, "routing_step"), routing_step, cases, outputs=("c", "v", "b"),
+    passed = check("routing_step", keeping_dtype(learner, "routing_step"), routing_step, cases,
+                   outputs=("c", "v", "b"),
                    describe=lambda c: f"u_hat of shape {tuple(c[0].shape)}, b of shape "
                                       f"{tuple(c[1].shape)}")
     if passed is False:
