@@ -20,7 +20,7 @@ from pydantic import AfterValidator
 
 from . import checkpoints, full_sets
 from .checks import check_same
-from .course_settings import Rows, Seed, Seeds
+from .course_settings import Rows, Seeds
 from .data.patches import SHUFFLE_SEED, shuffle_tiles, shuffled_digits
 from .loop import predict, probabilities
 from .patch_order import SEEDS, Invariance, Outcomes, Shuffles, compare, over_the_seeds
@@ -69,7 +69,7 @@ def load_models(seeds: Seeds = SEEDS,
 
 
 @checked
-def measure(models: dict[str, list], seeds: list[Seed] | tuple[Seed, ...],
+def measure(models: dict[str, list], seeds: Seeds,
             rows: Rows | None = None,
             grids: list[Grid] | tuple[Grid, ...] = full_sets.TILE_GRIDS,
             pairs: list[tuple[str, str]] | tuple[tuple[str, str], ...] = PAIRS) -> Shuffles:
@@ -92,7 +92,7 @@ def measure(models: dict[str, list], seeds: list[Seed] | tuple[Seed, ...],
 
 
 @checked
-def recorded(seeds: list[Seed] | tuple[Seed, ...] = SEEDS, rows: Rows | None = None,
+def recorded(seeds: Seeds = SEEDS, rows: Rows | None = None,
              grids: list[Grid] | tuple[Grid, ...] = full_sets.TILE_GRIDS,
              pairs: list[tuple[str, str]] | tuple[tuple[str, str], ...] = PAIRS) -> Shuffles:
     """``measure``'s ``Shuffles`` of the shipped ``MODELS``, read from ``full_sets``' record of
@@ -109,7 +109,7 @@ def recorded(seeds: list[Seed] | tuple[Seed, ...] = SEEDS, rows: Rows | None = N
 
 
 @checked
-def shuffles(right: Outcomes, seeds: list[Seed] | tuple[Seed, ...],
+def shuffles(right: Outcomes, seeds: Seeds,
              grids: list[Grid] | tuple[Grid, ...],
              pairs: list[tuple[str, str]] | tuple[tuple[str, str], ...]) -> Shuffles:
     """``Shuffles`` from ``right``: ``(model, grid)`` -> which digits each seed's model reads
