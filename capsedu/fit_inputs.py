@@ -46,8 +46,8 @@ def _pixels(x: torch.Tensor) -> bool:
     return -PIXEL_ROUNDING <= low and high <= 1 + PIXEL_ROUNDING
 
 
-@checked
-def check_targets(where: str, name: str, model, data: Dataset, scoring: bool = False) -> None:
+def check_targets(where: str, name: str, model, data: TensorDataset,
+                  scoring: bool = False) -> None:
     """Refuse examples ``data`` (``name``) whose tensors are not the images and targets that
     ``model.training_loss`` takes (``scoring``: some of them, the images and labels at least; a
     model without a loss reads those two alone): an extra one would fail inside, or be dropped
@@ -59,10 +59,10 @@ def check_targets(where: str, name: str, model, data: Dataset, scoring: bool = F
     except TypeError:
         raise ValueError(f"{where}(): {name} must hold the images and targets "
                          f"{type(model).__name__}.training_loss({', '.join(takes.parameters)}) "
-                         "takes, got "
-                         f"{len(data.tensors)} tensors; drop the extra ones") from None
+                         f"takes, got {len(data.tensors)} tensors; drop the extra ones") from None
 
 
+@checked
 def check_batches(where: str, model: Trainable, train: Dataset,
                   validation: Dataset | None, compose: Callable | None,
                   augment: Callable | None) -> None:

@@ -84,7 +84,16 @@ from capsedu import (
 from capsedu.baselines import BagOfPartsCNN, MaxPoolCNN, describe_features
 from capsedu.buggy_capsnet import BuggyCapsNet
 from capsedu.capsnet import CapsNet, CapsNetConfig
-from capsedu.data import digit_pairs, face_ink, faces, mnist, patches, sprites, transformed_mnist
+from capsedu.data import (
+    affine_params,
+    digit_pairs,
+    face_ink,
+    faces,
+    mnist,
+    patches,
+    sprites,
+    transformed_mnist,
+)
 from capsedu.figures import (
     canvas,
     capsule_poses,
@@ -1162,7 +1171,8 @@ ROUND_TWELVE_MATHS = [
     (lambda: transformed_mnist.AffineParams(rotation=torch.zeros(2), shear=torch.zeros(2),
                                             scale_x=torch.zeros(2), scale_y=torch.ones(2),
                                             tx=torch.zeros(2), ty=torch.zeros(2)), ValueError,
-     r"AffineParams\(\): scale_x must be non-zero"),
+     r"AffineParams\(\): scale_x must be a torch.Tensor in \[0.2, 10.0\] .*got values from 0 "
+     r"to 0"),
     # NaN and infinity ranked, a rate of nothing, the angle of no direction
     (lambda: multi_digit.two_largest(torch.tensor([[0.5, float("nan"), 0.1]])), ValueError,
      r"two_largest\(\): scores contains 1 NaN"),
@@ -2518,6 +2528,137 @@ def test_round_fifteen_a_part_a_pose_array_of_one_and_numpy_maps_are_taken():
     assert warped.dtype == torch.float32 and torch.allclose(warped, images, atol=1e-5)
 
 
+# Round sixteen, models, maths helpers, declarations and figures: declarations whose parts
+# disagree (a NaN bound, ndim against shape, a record of no fields, a kind that is no class),
+# negative sizes (a pose's scale, an affNIST scale, a memory estimate, a bar's total), an extra
+# tuple item evaluate dropped, a one-class softmax classifier, empty mosaics and tables, messages
+# that named no function, bare errors of the face models (one input check for every model), a
+# helper's own bad argument blamed on the tensor, and a learner's bad value told as a broken
+# declaration.
+_ONE_CNN = dict(channels=(2,), hidden=())  # the smallest MaxPoolCNN
+ROUND_SIXTEEN_MODELS = [
+    (lambda: course_settings.Pictures("m", ndim=4, shape=(1, 2)), ValueError,
+     r"^Numbers\(\): the declaration 'm, pixels in \[0, 1\]' takes no value: ndim is 4 but "
+     r"shape \(1, 2\) has 2 dimensions"),
+    (lambda: validate.Numbers("m", ge=float("nan")), ValueError,
+     r"^Numbers\(\): the declaration 'm' takes no value: a bound is NaN"),
+    (lambda: validate.Tensor("m", within=(float("nan"), 1.0)), ValueError,
+     r"^Tensor\(\): the declaration 'm' takes no value: a bound is NaN"),
+    (lambda: validate.Float("m", ge=float("nan")), ValueError,
+     r"^Float\(\): the declaration 'm' takes no value: a bound is NaN"),
+    (lambda: validate.Has("m", source="x"), ValueError,
+     r"^Has\(\): the declaration 'm' takes no value: it names no fields"),
+    (lambda: refusals.of_kind("f", "x", 3, kind="int", words=""), TypeError,
+     r"^of_kind\(\): kind must be a class \(or a tuple of classes\) and words say what it is, "
+     r"got 'int' and ''"),
+    (lambda: sprites.ink_boxes("nose", np.array([0.5]), np.array([0.5]), np.array([0.0]),
+                               np.array([-1.0])), ValueError,
+     r"^ink_boxes\(\): scale must be > 0 \(a scale multiplies lengths\), got -1"),
+    (lambda: affine_params.AffineParams(
+        rotation=torch.zeros(3), shear=torch.zeros(3), scale_x=-torch.ones(3),
+        scale_y=torch.ones(3), tx=torch.zeros(3), ty=torch.zeros(3)), ValueError,
+     r"^AffineParams\(\): scale_x must be a torch.Tensor in \[0.2, 10.0\] .*got values from -1 "
+     r"to -1; pass scales that random_affine can draw"),
+    (lambda: checks.check_memory(-1, "a tensor", "x"), ValueError,
+     r"^check_memory\(\): needed must be bytes, an int >= 0, got -1"),
+    (lambda: list(progress.progress_bar(iter([1, 2]), desc="x", progress=True, total=-1)),
+     ValueError, r"^progress_bar\(\): total must be an integer >= 0"),
+    (lambda: loop.evaluate(_tiny(), (torch.rand(4, 1, 28, 28), LABELS, LABELS)), ValueError,
+     r"^evaluate\(\): data must hold the images and targets CapsNet.training_loss\(x, y\) takes, "
+     r"got 3 tensors; drop the extra ones"),
+    (lambda: PlainCNN(n_classes=1), ValueError,
+     r"^PlainCNN\(\): n_classes must be an integer >= 2 .*a softmax over one class is always 1"),
+    (lambda: MaxPoolCNN(n_classes=1, **_ONE_CNN), ValueError,
+     r"^MaxPoolCNN\(\): n_classes must be an integer >= 2"),
+    (lambda: VisionTransformer(n_classes=1), ValueError,
+     r"^VisionTransformer\(\): n_classes must be an integer >= 2"),
+    (lambda: digit_images.mosaic(torch.rand(0, 1, 28, 28)), ValueError,
+     r"^mosaic\(\): images must hold at least one row and one column"),
+    (lambda: face_ink.pair_table(faces.face_parts(), pairs=[], window=8), ValueError,
+     r"^pair_table\(\): pairs must hold at least one item, got \[\]"),
+    (lambda: equivariance.feature_map((0, 0), (9, 9), size=4), ValueError,
+     r"^feature_map\(\): cell \(9, 9\)'s row must be an integer >= 0 and <= 3"),
+    (lambda: adversarial.attack_state(_tiny(), MaxPoolCNN(image_size=28, **_ONE_CNN),
+                                      torch.rand(2, 1, 28, 28),
+                                      LABELS[:2], index=9, attack="fgsm", eps=0.1,
+                                      against="capsnet", threshold=0.1), ValueError,
+     r"^attack_state\(\): index must be an integer >= 0 and <= 1 \(which of the 2 digits"),
+    (lambda: train.test_accuracy(None), TypeError,
+     r"^test_accuracy\(\): record must be a finished run with test_accuracy, train_time_s, "
+     r"got None"),
+    (lambda: pose_mlp.PartPoseMLP(channels=(2, 2, 2, 2))(torch.rand(2, 1, 32, 32).double()),
+     TypeError, r"^PartPoseMLP\(\): x must have the model's dtype torch.float32, got "
+                r"torch.float64"),
+    (lambda: pose_mlp.PartPoseMLP(channels=(2, 2, 2, 2))(torch.rand(0, 1, 32, 32)), ValueError,
+     r"^PartPoseMLP\(\): x must hold at least one image, got \(0, 1, 32, 32\)"),
+    (lambda: pose_net.PoseCapsuleNet(channels=(2, 2, 2, 2))(
+        torch.rand(2, 1, 32, 32, dtype=torch.float16)), TypeError,
+     r"^PoseCapsuleNet\(\): x must have the model's dtype torch.float32, got torch.float16"),
+    (lambda: pose_net.PoseCapsuleNet(channels=(2, 2, 2, 2))(torch.rand(0, 1, 32, 32)),
+     ValueError, r"^PoseCapsuleNet\(\): x must hold at least one image"),
+    (lambda: _tiny()(torch.rand(0, 1, 28, 28)), ValueError,
+     r"^CapsNet\(\): x must hold at least one image"),
+    (lambda: digit_shuffles.recorded(seeds=(), rows=None), ValueError,
+     r"^recorded\(\): seeds must hold at least one item, got \(\)"),
+    (lambda: checks.check_shape(torch.rand(2, 3), "x", "a [B, 3] tensor", ndim=-1), ValueError,
+     r"^check_shape\(\): ndim must be an int >= 0 \(x's dimensions\), got -1"),
+    (lambda: training_curves.draw_seed_spread(_ax(), {"a": [1.0, 2.0]}, ylabel="",
+                                              gap_after=5), ValueError,
+     r"^draw_seed_spread\(\): gap_after must be None where errors holds one setting"),
+]
+
+
+def test_round_sixteen_a_layer_past_the_process_memory_limit_is_refused_up_front(monkeypatch):
+    """Round sixteen: RoutingCapsules(n_in=10**6, ...) under a 6 GiB address-space limit (ulimit
+    -v) met torch's allocator's bare RuntimeError: the estimate was held against the machine's
+    free memory, not what the process may still map."""
+    import resource
+
+    if not Path("/proc/self/statm").exists():
+        pytest.skip("no /proc to read what the process has mapped (not Linux)")
+    with open("/proc/self/statm") as statm:  # the limit set below leaves 1 GiB past it
+        mapped = int(statm.read().split()[0]) * resource.getpagesize()
+    monkeypatch.setattr(resource, "getrlimit", lambda which: (mapped + 2**30, -1))
+    assert checks.available_memory() <= 2**30
+    with pytest.raises(MemoryError, match=r"^RoutingCapsules\(\): its W \(1,000,000 x 10 "
+                                          r"matrices of 16 x 8\) needs about 9.5 GiB"):
+        layers.RoutingCapsules(n_in=10**6, d_in=8, n_out=10, d_out=16)
+
+
+def test_round_sixteen_checkers_read_nan_dtypes_and_in_place_edits_alike(capsys):
+    """Round sixteen: an identical NaN answer FAILed ('you returned nan, the reference gives nan');
+    a float64 routing step PASSed where a float64 squash FAILs (one dtype rule now,
+    checking.keeping_dtype); s.mul_(1.0), which torch refuses on s, got torch's words."""
+    nan = torch.tensor([float("nan"), 1.0])
+    assert exercises.check("double", lambda x: 2 * x, lambda x: 2 * x, [(nan,)]) is True
+    assert exercises.check("double", lambda x: 2 * x.nan_to_num(), lambda x: 2 * x,
+                           [(nan,)]) is False  # a number where the reference has NaN
+    capsys.readouterr()
+    assert exercises.check_routing_step(
+        lambda u, b: tuple(t.double() for t in routing.routing_step(u, b))) is False
+    assert "your routing_step returned torch.float64 numbers for torch.float32 input; keep the " \
+           "input's dtype" in capsys.readouterr().out
+    assert exercises.check_squash(lambda s: functional.squash(s.mul_(1.0))) is False
+    out = capsys.readouterr().out
+    assert "your function changed its input (an argument that carries a gradient) in place" in out
+    assert "it raised" not in out
+
+
+def test_round_sixteen_valid_inputs_stay_taken():
+    """What round sixteen's fixes must not refuse: a 1-class CapsNet (its capsule still learns
+    a length), a generator with its total, MultiMNIST's (pairs, labels, parts) scored, one pose's
+    positive scale, check_memory of 0 bytes, two_scales of plain numbers."""
+    assert CapsNet(TINY, n_classes=1).config.n_classes == 1
+    assert list(progress.progress_bar((i for i in range(3)), desc="x", progress=False,
+                                      total=3)) == [0, 1, 2]
+    assert sprites.ink_boxes("nose", 0.5, 0.5, 0.0, np.array([1.0, 2.0])).shape == (2, 4)
+    checks.check_memory(0, "nothing", "x")
+    assert checks.two_scales(0.0, 1.0) is None and checks.two_scales([0.5], [50.0]) == 100
+    pairs = torch.rand(2, 1, 28, 28), torch.tensor([[0, 1], [2, 3]]), torch.rand(2, 2, 1, 28, 28)
+    model = multi_digit.MultiDigitCapsNet(TINY)
+    assert 0 <= loop.evaluate(model, pairs) <= 1
+
+
 ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
               + ROUND_ELEVEN_LOOP + ROUND_ELEVEN_DATA + ROUND_TWELVE_MATHS
               + ROUND_TWELVE_PRESENTATION + ROUND_TWELVE_FILES
@@ -2525,7 +2666,7 @@ ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODE
               + ROUND_THIRTEEN_EMPTY + ROUND_THIRTEEN_RECORDS + ROUND_THIRTEEN_UNCLEAR
               + ROUND_FOURTEEN_WIDGETS + ROUND_FOURTEEN_MODELS + ROUND_FOURTEEN_FILES
               + ROUND_FOURTEEN_RECORDS + ROUND_FIFTEEN_WIDGETS + ROUND_FIFTEEN_MODELS
-              + ROUND_FIFTEEN_DECLARATIONS + ROUND_FIFTEEN_FILES)
+              + ROUND_FIFTEEN_DECLARATIONS + ROUND_FIFTEEN_FILES + ROUND_SIXTEEN_MODELS)
 
 
 @pytest.mark.parametrize("call, error, message", ALL_ROUNDS, ids=range(len(ALL_ROUNDS)))
