@@ -196,14 +196,12 @@ def Numbers(meaning: str, ndim: int | None = None, last: int | None = None,
             bools: bool = False, whole: bool = False, tensor: bool = False, nan: bool = False,
             shape: tuple | None = None, fix: str = "pass numbers of that shape") -> Any:
     """Numbers however a learner holds them: a torch tensor (on any device), a NumPy array, a list
-    or tuple of numbers, or one number (``meaning`` says which, and their shape, e.g. "angles in
-    degrees [n]"). Torch and NumPy input go through the same checks: real numbers (a string, a
-    boolean or a ragged list is refused), finite, ``ndim`` dimensions (or a whole ``shape``, None
-    where any size will do), ``last`` entries along the last, at least ``at_least`` along the first
-    (else ``fix`` says what to do), within [``ge``, ``le``]. Handed on as a NumPy array (``tensor``:
-    a torch tensor, a tensor as it came); ``bools``: right or wrong, booleans or 0/1, handed on as
-    booleans; ``whole``: whole numbers (indices, classes) of an integer dtype; ``nan``: a NaN is a
-    gap (a cell left blank), not a mistake."""
+    or tuple of numbers, or one number (``meaning`` says which and their shape, "angles [n]"), all
+    through the same checks: real numbers (no string, boolean or ragged list), finite, ``ndim``
+    dimensions (or a whole ``shape``, None where any size will do), ``last`` entries along the
+    last, at least ``at_least`` along the first (else ``fix`` says what to do), within [``ge``,
+    ``le``]. Handed on as a NumPy array (``tensor``: a torch tensor); ``bools``: booleans or 0/1,
+    handed on as booleans; ``whole``: integers (indices, classes); ``nan``: a NaN is a gap."""
     refusals.of_kind("Numbers", "ndim", ndim, int, "an int")
     refusals.impossible("Numbers", meaning, refusals.no_range(ge, le), at_least < 0 and f"at_least "
                         f"is {at_least}, < 0", (ndim or 0) < 0 and f"ndim is {ndim}, < 0",

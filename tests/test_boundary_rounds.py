@@ -2628,7 +2628,7 @@ def test_round_sixteen_a_layer_past_the_process_memory_limit_is_refused_up_front
 def test_round_sixteen_checkers_read_nan_dtypes_and_in_place_edits_alike(capsys):
     """Round sixteen: an identical NaN answer FAILed ('you returned nan, the reference gives nan');
     a float64 routing step PASSed where a float64 squash FAILs (one dtype rule now,
-    checking.keeping_dtype); s.mul_(1.0), which torch refuses on s, got torch's words."""
+    checking._kept_dtype); s.mul_(1.0), which torch refuses on s, got torch's words."""
     nan = torch.tensor([float("nan"), 1.0])
     assert exercises.check("double", lambda x: 2 * x, lambda x: 2 * x, [(nan,)]) is True
     assert exercises.check("double", lambda x: 2 * x.nan_to_num(), lambda x: 2 * x,

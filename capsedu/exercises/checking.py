@@ -162,7 +162,7 @@ def _in_place(name: str, case: str, which: str) -> str:
             "that return new tensors (x = x / n, not x /= n).")
 
 
-def keeping_dtype(learner: Callable, name: str) -> Callable:
+def _kept_dtype(learner: Callable, name: str) -> Callable:
     """The learner's function as a checker calls it where its results feed a model's next layer
     (squash, a routing step, the routing): the one dtype rule, every tensor it returns in the
     dtype of its first argument (float64 for float32 input is right in value, but the next layer
