@@ -2518,6 +2518,110 @@ def test_round_fifteen_a_part_a_pose_array_of_one_and_numpy_maps_are_taken():
     assert warped.dtype == torch.float32 and torch.allclose(warped, images, atol=1e-5)
 
 
+# Round sixteen's widgets: a control's min, max or step set past what its widget computes, or its
+# options changed to drop its value (moved to the first without a word), emptied (blamed on an
+# inner function's argument) or made of one label twice; an index, a label or a (label, value)
+# pair none of its own met a bare TraitError or ipywidgets' own formatting error; -180, the
+# angle slider's own minimum, failed PoseVectorState's check; float64 images met CapsNet.votes()
+_RANGE = r"must stay from {} to {} \(its limits: the range its widget computes\), got {}; set "
+
+
+def _rotation():
+    return RotationExplorer(C4CNN(channels=(4, 2, 2)), PlainCNN(channels=(2, 2, 2)),
+                            torch.rand(4, 1, 28, 28), LABELS)
+
+
+def _zoo():
+    return BugZooExplorer(_tiny(), torch.rand(4, 1, 28, 28), LABELS)
+
+
+def _pair(control, k=-1):
+    """Set ``control`` to one of its own (label, value) pairs, as ``.options`` lists them."""
+    control.value = control.options[k]
+
+
+ROUND_SIXTEEN_WIDGETS = [
+    (lambda: _set(WidgetCheck().slider, max=720), OutOfRange,
+     r"^WidgetCheck.slider: max of the slider 'angle \(°\)' " + _RANGE.format(0, 360, 720)),
+    (lambda: _set(_capsedu("widgets.spiking").SpikingNeuron().tau, min=0), OutOfRange,
+     r"^SpikingNeuron.tau: min of the slider 'tau \(ms\)' " + _RANGE.format(1, 100, r"0\.0")),
+    (lambda: _set(AttackExplorer(_tiny40(), _bag(), torch.rand(4, 1, 40, 40), LABELS,
+                                 threshold=0.1).eps, max=2.0), OutOfRange,
+     r"^AttackExplorer.eps: max of the slider 'eps' " + _RANGE.format(0, r"0\.3", r"2\.0")),
+    (lambda: _set(_rotation().channel, max=10**6), OutOfRange,
+     r"^RotationExplorer.channel: max of the slider 'channel' " + _RANGE.format(0, 3, 1000000)),
+    (lambda: _set(_capsedu("widgets.viewpoint").ViewpointExplorer(
+        _tiny40(), _bag(), torch.rand(4, 1, 28, 28), LABELS).sliders["scale"], min=0),
+     OutOfRange, r"^ViewpointExplorer.sliders\['scale'\]: min of the slider 'scale' "
+                 + _RANGE.format(0.5, 1.5, r"0\.0")),
+    (lambda: FloatSlider(value=0.5, min=0, max=1, step=2.0), OutOfRange,
+     r"^FloatSlider\(\): step must be at most the slider's range, 1 \(max - min\), got 2.0; "
+     r"pass a smaller step, or widen the range"),
+    (lambda: _set(IntSlider(value=9, min=0, max=10, step=5), min=8), OutOfRange,
+     r"^IntSlider\(\): min must leave the slider a range \(max - min\) at least as long as its "
+     r"step, 5, got 8 \(a range of 2\); set a smaller step first"),
+    (lambda: _set(IntSlider(value=5, min=0, max=10), step=20), OutOfRange,
+     r"^IntSlider\(\): step must be at most the slider's range, 10 \(max - min\), got 20"),
+    (lambda: _set(_SLIDERS.Dropdown(options=["a", "b"]), value="b", options=["a", "c"]),
+     OutOfRange, r"^Dropdown\(\): options must keep its value 'b' among them, got \['a', 'c'\]; "
+                 r"set a value the new options keep first, or call replace_options\(options, "
+                 r"value\) to change both"),
+    (lambda: _SLIDERS.Dropdown(options=[("one", 1), ("one", 2)]), ValueError,
+     r"^Dropdown\(\): options must each have a label of their own \(the dropdown shows the "
+     r"labels\), got 'one' 2 times in \[\('one', 1\), \('one', 2\)\]; label each option apart"),
+    (lambda: _SLIDERS.ToggleButtons(options=[]), ValueError,
+     r"^ToggleButtons\(\): options must hold at least one option \(something to pick\), got "
+     r"\[\]; pass one or more"),
+    (lambda: _set(PoseVectorExplorer().kind, index=99), OutOfRange,
+     r"^PoseVectorExplorer.kind: index of the dropdown 'part' must be from 0 to 3 \(one of its "
+     r"4 options, counted from 0\), got 99; pass an index in that range \(the last is 3"),
+    (lambda: _set(PoseVectorExplorer().kind, label="Mouth"), OutOfRange,
+     r"^PoseVectorExplorer.kind: label of the dropdown 'part' must be one of its labels "
+     r"'left_eye', 'right_eye', 'nose', 'mouth', got 'Mouth'; pick one of those"),
+    (lambda: _set(_SLIDERS.RadioButtons(options=["x", "y"]), index=-1), OutOfRange,
+     r"^RadioButtons\(\): index must be from 0 to 1 .*got -1; .*\(the last is 1, not -1\)"),
+    (lambda: _pair(_zoo().digit), OutOfRange,
+     r"^BugZooExplorer.digit: the dropdown 'digit' must be set to one of its options 0, 1, 2, "
+     r"3, got \('#3: a 3', 3\) \(a \(label, value\) pair, as .options lists them: set its value, "
+     r"3\); pick one of those"),
+    (lambda: _pair(_rotation().layer, 0), OutOfRange,
+     r"^RotationExplorer.layer: the dropdown 'layer' must be set to one of its options 0, 1, 2, "
+     r"got \('layer 1 \(14x14\)', 0\) \(a \(label, value\) pair"),
+    (lambda: _set(RoutingExplorer().softmax, options=[]), ValueError,
+     r"^RoutingExplorer.softmax: options of the toggle buttons 'softmax' must hold at least one "
+     r"option \(something to pick\), got \[\]"),
+    (lambda: _set(_zoo().digit, options=[]), ValueError,
+     r"^BugZooExplorer.digit: options of the dropdown 'digit' must hold at least one option"),
+    (lambda: BugZooExplorer(_tiny(), torch.rand(4, 1, 28, 28, dtype=torch.float64), LABELS),
+     TypeError, r"^BugZooExplorer\(\): images must have the model's dtype torch.float32, got "
+                r"torch.float64; use images.to\(torch.float32\), or convert the model"),
+]
+
+
+def test_round_sixteen_a_control_keeps_what_its_widget_computes():
+    """Round sixteen: -180, the angle slider's own minimum, is the angle 180 (PoseVectorState
+    compares directions); options that keep the value keep it (ipywidgets would move it to the
+    first); ``replace_options`` changes both; a range within the limits, and RotationExplorer's
+    layers of more channels (their limits follow the layer), are taken."""
+    explorer = PoseVectorExplorer(angle=-180.0)
+    assert (explorer.angle.value, explorer.state.angle) == (-180.0, -180.0)
+    explorer.kind.value, explorer.length.value = "mouth", 0.0
+    assert explorer.state.kind == "mouth"
+    dropdown = _SLIDERS.Dropdown(options=["a", "b"])
+    _set(dropdown, value="b", options=["c", "b"])
+    assert dropdown.value == "b"
+    dropdown.replace_options(["x", "y"], "y")
+    assert (dropdown.options, dropdown.value) == (("x", "y"), "y")
+    slider = IntSlider(value=5, min=0, max=10)
+    _set(slider, min=2, max=8)
+    assert (slider.min, slider.max, slider.limits) == (2, 8, (0, 10))
+    rotation = RotationExplorer(C4CNN(channels=(2, 4, 2)), PlainCNN(channels=(2, 2, 2)),
+                                torch.rand(4, 1, 28, 28), LABELS)
+    rotation.layer.value = 1  # 4 channels: the channel's limits and max follow
+    rotation.channel.value = 3
+    assert (rotation.channel.max, rotation.state.channel) == (3, 3)
+
+
 ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
               + ROUND_ELEVEN_LOOP + ROUND_ELEVEN_DATA + ROUND_TWELVE_MATHS
               + ROUND_TWELVE_PRESENTATION + ROUND_TWELVE_FILES
@@ -2525,7 +2629,8 @@ ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODE
               + ROUND_THIRTEEN_EMPTY + ROUND_THIRTEEN_RECORDS + ROUND_THIRTEEN_UNCLEAR
               + ROUND_FOURTEEN_WIDGETS + ROUND_FOURTEEN_MODELS + ROUND_FOURTEEN_FILES
               + ROUND_FOURTEEN_RECORDS + ROUND_FIFTEEN_WIDGETS + ROUND_FIFTEEN_MODELS
-              + ROUND_FIFTEEN_DECLARATIONS + ROUND_FIFTEEN_FILES)
+              + ROUND_FIFTEEN_DECLARATIONS + ROUND_FIFTEEN_FILES
+              + ROUND_SIXTEEN_WIDGETS)
 
 
 @pytest.mark.parametrize("call, error, message", ALL_ROUNDS, ids=range(len(ALL_ROUNDS)))

@@ -129,7 +129,10 @@ class _Refusing(_Control):
             raise OutOfRange(f"{self._named(name)} must stay from {bottom:g} to {top:g} (its "
                              f"limits: the range its widget computes), got {end!r}; set {name} "
                              "within that range")
-        self._check_step(self.step, high - low)
+        if self.step is not None and 0 < high - low < self.step:  # as _check_step, by the end
+            raise OutOfRange(f"{self._named(name)} must leave the slider a range (max - min) at "
+                             f"least as long as its step, {self.step:g}, got {end!r} (a range of "
+                             f"{high - low:g}); set a smaller step first")
         if not low <= self.value <= high:
             raise OutOfRange(f"{self._named(name)} must keep the slider's value {self.value!r} "
                              f"in its range, got {end!r}; set the value first (into "
@@ -169,10 +172,10 @@ class _Refusing(_Control):
             self._check_step(step)
         return step
 
-    def _check_step(self, step, span: float | None = None) -> None:
-        """Refuse a step longer than the range (``span``, max - min): one notch would leave it,
-        and the slider could show only its ends. A range of one value has no step to take."""
-        span = self.max - self.min if span is None else span
+    def _check_step(self, step) -> None:
+        """Refuse a step longer than the range (max - min): one notch would leave it, and the
+        slider could show only its ends. A range of one value has no step to take."""
+        span = self.max - self.min
         if step is not None and 0 < span < step:
             raise OutOfRange(f"{self._named('step')} must be at most the slider's range, "
                              f"{span:g} (max - min), got {step!r}; pass a smaller step, or "
