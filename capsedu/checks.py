@@ -22,17 +22,25 @@ def check_shape(x: torch.Tensor, name: str, expected: str, ndim: int,
                 sizes: tuple[int, ...] | None = None) -> None:
     """Raise ``ValueError`` unless ``x`` is a tensor with ``ndim`` dimensions and, if ``sizes``
     are given, those sizes after the first (batch) dimension."""
-    if not isinstance(x, torch.Tensor):
-        raise TypeError(f"{name} must be a torch.Tensor {expected}, got {type(x).__name__}")
+    check_tensor(x, name, f" {expected}")
     if x.ndim != ndim or (sizes is not None and tuple(x.shape[1:]) != tuple(sizes)):
         one = (f"one example is {name.split()[-1]}[None]" if x.ndim == ndim - 1 else
                "pass a tensor of that shape")
         raise ValueError(f"{name} must have shape {expected}, got shape {tuple(x.shape)}; {one}")
 
 
+def check_tensor(x, name: str, of: str = "") -> None:
+    """Raise ``TypeError`` unless ``x`` is a torch tensor (``of`` says of what): the checks here
+    read a tensor's shape and dtype, which a list or a str lacks (torch would fail unclearly)."""
+    if not isinstance(x, torch.Tensor):
+        raise TypeError(f"{name} must be a torch.Tensor{of}, got a {type(x).__name__}, {x!r:.40}; "
+                        f"convert it with torch.as_tensor({name.split()[-1]})")
+
+
 def check_data(x: torch.Tensor, name: str) -> None:
-    """Raise unless ``x`` holds its values densely: a tensor on the ``meta`` device has a shape
-    and a dtype but no values, and a sparse one only some (torch fails deep inside on either)."""
+    """Raise unless ``x`` is a tensor (``check_tensor``) holding its values densely: one on ``meta``
+    has a shape and a dtype but no values, a sparse one only some (torch fails deep inside)."""
+    check_tensor(x, name)
     if x.is_meta:
         raise ValueError(f"{name} must hold data (a tensor on cpu or cuda), got a tensor on meta "
                          "(a shape without values); make it on a real device, e.g. "
@@ -77,10 +85,8 @@ def check_model_dtype(x: torch.Tensor, name: str, dtype: torch.dtype) -> None:
     if x.dtype == dtype:
         return
     short = name.split()[-1]  # "fit(): train's images": images.to(...)
-    if x.dtype.is_floating_point:
-        fix = f"{short}.to({dtype}), or convert the model: model.to({x.dtype})"
-    else:
-        fix = f"{short}.to({dtype}) / 255 if it holds 0-255 pixels"
+    fix = (f"{short}.to({dtype}), or convert the model: model.to({x.dtype})"
+           if x.dtype.is_floating_point else f"{short}.to({dtype}) / 255 if it holds 0-255 pixels")
     raise TypeError(f"{name} must have the model's dtype {dtype}, got {x.dtype}; use {fix}")
 
 
@@ -165,21 +171,19 @@ def check_side(where: str, side: int, **models: torch.nn.Module) -> None:
 
 def check_labels(targets: torch.Tensor, name: str, batch: int, n_classes: int,
                  k: int | None = None) -> None:
-    """Raise unless ``targets`` holds integer class labels in [0, n_classes - 1]: one per example,
-    shape ``[batch]`` (``k`` None), or ``k`` different classes per example, shape ``[batch, k]``
-    (the classes present in it, e.g. a MultiMNIST pair's two digits).
-
-    Any integer dtype is accepted (int64, int32, uint8, ...); callers convert with ``.long()``.
-    """
+    """Raise unless ``targets`` holds integer class labels (any integer dtype; callers convert
+    with ``.long()``) in [0, n_classes - 1]: one per example, shape ``[batch]`` (``k`` None), or
+    ``k`` different classes per example, shape ``[batch, k]`` (e.g. a MultiMNIST pair's digits)."""
     shape = (batch,) if k is None else (batch, k)
     expected = (f"integer class labels of shape [batch] = [{batch}]" if k is None else
                 f"integer class labels of shape [batch, {k}] = [{batch}, {k}] ({k} different "
                 "classes per example)")
-    if not isinstance(targets, torch.Tensor):
-        raise TypeError(f"{name} must be a torch.Tensor of {expected}, "
-                        f"got {type(targets).__name__}")
+    check_tensor(targets, name, f" of {expected}")
     if tuple(targets.shape) != shape:
-        raise ValueError(f"{name} must be {expected}, got shape {tuple(targets.shape)}")
+        fix = (f"scores or one-hot rows give their classes by {name.split()[-1]}.argmax(1)"
+               if k is None and targets.ndim == 2 and len(targets) == batch else
+               f"pass one {'label' if k is None else f'row of {k} classes'} per example ({batch})")
+        raise ValueError(f"{name} must be {expected}, got shape {tuple(targets.shape)}; {fix}")
     if targets.dtype.is_floating_point or targets.dtype.is_complex or targets.dtype == torch.bool:
         raise TypeError(f"{name} must be {expected}, got dtype {targets.dtype}; "
                         f"convert it with {name.split()[-1]}.long()")
@@ -217,9 +221,7 @@ def check_pixels(x: torch.Tensor, name: str) -> None:
     the message gives the conversion, ``x.float() / 255`` (``name`` may name the function too,
     ``"fit(): train's images"``: the code shown uses its last word)."""
     var = name.split()[-1]
-    if not isinstance(x, torch.Tensor):
-        raise TypeError(f"{name} must be a torch.Tensor of pixels in [0, 1], "
-                        f"got {type(x).__name__}; convert it with torch.as_tensor({var})")
+    check_tensor(x, name, " of pixels in [0, 1]")
     if not x.dtype.is_floating_point:
         raise TypeError(f"{name} must hold floating-point pixels in [0, 1], got dtype {x.dtype}; "
                         f"use {var}.float() / 255 if it holds 0-255 pixels")
@@ -250,10 +252,9 @@ def as_tensor(value, name: str, expected: str, fix: str) -> torch.Tensor:
 
 def check_examples(data, name: str) -> TensorDataset:
     """Raise unless ``data`` is ``(images, labels, ...)`` (or a TensorDataset of them): tensors or
-    NumPy arrays with one row per example each, as many rows in each, at least one, the images
-    pixels in [0, 1] (``check_pixels``). An empty set would train on nothing and end in a
-    division by zero, or score a NaN. Hands back the TensorDataset of its tensors (a NumPy array
-    as the tensor it is, sharing its memory)."""
+    NumPy arrays with one row per example each, as many rows in each, at least one (an empty set
+    ends in a division by zero, or a NaN), the images pixels in [0, 1] (``check_pixels``). Hands
+    back the TensorDataset of its tensors (a NumPy array as the tensor it is, sharing memory)."""
     if isinstance(data, TensorDataset):
         data = data.tensors
     if not isinstance(data, (tuple, list)) or len(data) < 2:
@@ -283,9 +284,8 @@ def check_examples(data, name: str) -> TensorDataset:
 
 def check_images(images, name: str) -> torch.Tensor:
     """Raise unless ``images`` are images for a model to score, ``[N, C, H, W]``: a tensor, a
-    NumPy array or nested lists (converted, in their own dtype: 0-255 integers are refused by
-    ``check_pixels``), at least one, pixels in [0, 1]. Hands them back as float32, the models'
-    dtype (a float64 array's pixels included)."""
+    NumPy array or nested lists (converted, in their own dtype: ``check_pixels`` refuses 0-255
+    integers), at least one, pixels in [0, 1]. Hands them back as float32, the models' dtype."""
     images = as_tensor(images, name, f"a tensor [N, C, H, W] (or a NumPy array), got "
                        f"{type(images).__name__}", "convert it with torch.as_tensor(...)")
     if not 2 <= images.ndim <= 4:
@@ -310,9 +310,8 @@ def check_whole_pixels(offset: torch.Tensor, name: str) -> None:
 
 
 def check_offsets(where: str, **offsets: tuple[torch.Tensor, int]) -> None:
-    """Refuse pixel offsets (``name=(offsets, room)``, whole: ``check_whole_pixels``) that move
-    an image past the ``room`` its canvas leaves (0 .. room): it would be cut, or lost, without a
-    word."""
+    """Refuse pixel offsets (``name=(offsets, room)``) that move an image past the ``room`` its
+    canvas leaves (0 .. room): it would be cut, or lost, without a word."""
     for name, (offset, room) in offsets.items():
         if len(offset) and (offset.min() < 0 or offset.max() > room):
             raise ValueError(f"{where}(): {name} must lie in 0 .. {room} (the canvas's side less "

@@ -365,7 +365,7 @@ ROUNDS = [
     (lambda: scoring.face_rates(BagOfPartsCNN(channels=(2,)), kinds=("fase",), n=2), ValueError,
      r"face_rates\(\): kinds\[0\] must be one of 'face'.*got 'fase'"),
     (lambda: training.load_face_models(seeds=[7], names=["deep CNN"]), ValueError,
-     r"load_face_models\(\): seeds must be seeds of a saved 'deep CNN', got \[7\]: .* holds "
+     r"load_face_models\(\): seeds must be among the seeds of a saved 'deep CNN', got 7: .* holds "
      r"its seeds \[0, 1, 2\]"),
     (lambda: buggy.step_softmax_over_children(torch.rand(1, 4, 2, 3), torch.zeros(1, 3, 2)),
      ValueError, r"step_softmax_over_children\(\): b must have shape \[batch, n_in, n_out\]"),
@@ -724,8 +724,8 @@ ROUND_TEN = [
     (lambda: ablations.best_as_trained({}), ValueError,
      r"best_as_trained\(\): results must hold at least one run"),
     (lambda: patch_order.load_models(seeds=[7], names=("ViT",)), ValueError,
-     r"load_models\(\): seeds must be seeds of a saved 'ViT', got \[7\]: .*manifest.json holds "
-     r"its seeds \[0, 1, 2\]; pass some of those"),
+     r"load_models\(\): seeds must be among the seeds of a saved 'ViT', got 7: .*manifest.json "
+     r"holds its seeds \[0, 1, 2\]; pass one of those"),
     (lambda: routing.outputs(torch.rand(1, 4, 2, 3), -torch.rand(1, 4, 2)), ValueError,
      r"outputs\(\): c must be .* in \[0, 1\] .*got values from -.*; pass routing.couplings\(b\), "
      r"not b"),
@@ -1019,7 +1019,7 @@ ROUND_ELEVEN_LOOP = [
     (lambda: full_sets.read_right("translated", "affnist-capsnet", rows=[0, 1], results={}),
      KeyError, r"read_right\(\): results must hold a reading of 'translated: affnist-capsnet'"),
     (lambda: digit_shuffles.recorded(seeds=[5], rows=[0, 1, 2]), ValueError,
-     r"recorded\(\): seeds must be seeds of the shipped models, \[0, 1, 2\], got 5"),
+     r"recorded\(\): seeds must be among those of the shipped models, \[0, 1, 2\], got 5"),
     (lambda: training.format_ablation(_refitted(), kinds=["nonface"]), ValueError,
      r"format_ablation\(\): kinds must be kinds the ablation holds rates of, \['face'\]"),
     (lambda: training.routing_ablation([pose_net.PoseCapsuleNet(), pose_net.PoseCapsuleNet()],
@@ -1397,7 +1397,8 @@ ROUND_TWELVE_FILES = [
      r"how_made\(\): row must record the command that made it, got the row 'm' without one"),
     # refused in the words of the function called, not of one it calls
     (lambda: digit_shuffles.load_models(seeds=(9,)), ValueError,
-     r"load_models\(\): seeds must be seeds the shipped 'CNN' was trained from, \[0, 1, 2\] "
+     r"load_models\(\): seeds must be among the seeds the shipped 'CNN' was trained from, "
+     r"\[0, 1, 2\] "
      r"\(SEEDS\), got \[9\]"),
     (lambda: train.integer(3, "--x"), TypeError,
      r"integer\(\): declaration must be a declaration of whole numbers made by validate.Int, "
@@ -2173,7 +2174,8 @@ ROUND_FIFTEEN_FILES = [
                                 r"holds out 5000 .*use a limit above 5000"),
     (lambda: training.shipped_or_trained("deep CNN", seed=99,
                                          root=shipped_folders.REPOSITORY_DATA / "checkpoints"),
-     ValueError, r"^shipped_or_trained\(\): seed must be seeds of a saved 'deep CNN', got \[99\]: "
+     ValueError, r"^shipped_or_trained\(\): seed must be among the seeds of a saved 'deep CNN', "
+                 r"got 99: "
                  r".*manifest.json holds its seeds \[0, 1, 2\]"),
 ]
 
@@ -2622,6 +2624,75 @@ def test_round_sixteen_a_control_keeps_what_its_widget_computes():
     assert (rotation.channel.max, rotation.state.channel) == (3, 3)
 
 
+ROUND_SIXTEEN_LEFTOVERS = [
+    # 1: a list or a str given to the tensor checks met an AttributeError ('is_meta') from torch
+    (lambda: checks.check_finite([1.0, 2.0], "f(): x"), TypeError,
+     r"^f\(\): x must be a torch.Tensor, got a list, \[1.0, 2.0\]; convert it with "
+     r"torch.as_tensor\(x\)$"),
+    (lambda: checks.check_finite("abc", "f(): x"), TypeError,
+     r"^f\(\): x must be a torch.Tensor, got a str, 'abc'; convert it with torch.as_tensor"),
+    (lambda: checks.check_data(None, "f(): x"), TypeError, r"^f\(\): x must be a torch.Tensor"),
+    (lambda: functional.squash([1.0, 2.0]), TypeError, r"^squash\(\): s must be a torch.Tensor"),
+    # 3: labels of the wrong shape were refused without saying what to do
+    (lambda: checks.check_labels(torch.zeros(2, 10), "f(): labels", 2, 10), ValueError,
+     r"^f\(\): labels must be integer class labels of shape \[batch\] = \[2\], got shape "
+     r"\(2, 10\); scores or one-hot rows give their classes by labels.argmax\(1\)$"),
+    (lambda: checks.check_labels(LABELS[:3], "f(): labels", 2, 10), ValueError,
+     r"^f\(\): labels must be .*got shape \(3,\); pass one label per example \(2\)$"),
+    (lambda: checks.check_labels(LABELS[:2], "f(): labels", 2, 10, k=2), ValueError,
+     r"^f\(\): labels must be .*got shape \(2,\); pass one row of 2 classes per example"),
+    # 5: one seed was refused as "seed must be seeds of a saved ..."
+    (lambda: training.shipped_or_trained("deep CNN", seed=7), ValueError,
+     r"^shipped_or_trained\(\): seed must be among the seeds of a saved 'deep CNN', got 7: "
+     r".*holds its seeds \[0, 1, 2\]; pass one of those$"),
+    (lambda: training.load_face_models(seeds=[0, 7, 8], names=["deep CNN"]), ValueError,
+     r"^load_face_models\(\): seeds must be among the seeds of a saved 'deep CNN', got 7, 8: "),
+]
+
+
+def _shipped_copy(folder: Path) -> Path:
+    """``folder`` holding a copy of the smallest shipped checkpoint and a manifest of its row, and
+    no marker (SHIPPED.md): a shipped folder copied by hand."""
+    shipped = shipped_folders.REPOSITORY_DATA / "checkpoints"
+    manifest = json.loads((shipped / "manifest.json").read_text())
+    row = min(manifest["checkpoints"], key=lambda row: (shipped / row["file"]).stat().st_size)
+    folder.mkdir(parents=True)
+    (folder / row["file"]).write_bytes((shipped / row["file"]).read_bytes())
+    (folder / "manifest.json").write_text(json.dumps({**manifest, "checkpoints": [row]}))
+    return folder / row["file"]
+
+
+def test_round_sixteen_shipped_files_without_the_marker_are_guarded_by_what_they_are(
+        tmp_path, monkeypatch):
+    """Round sixteen (6): a copy of shipped checkpoints without SHIPPED.md was written into where
+    it lay outside the data root, and beside it in a data root CAPSEDU_DATA names."""
+    copy = _shipped_copy(tmp_path / "copy" / "checkpoints")
+    with pytest.raises(PermissionError, match=r"^out must lie outside the shipped folders"):
+        checkpoints.check_not_shipped(copy.parent / "x.pt", "out")
+    monkeypatch.setenv("CAPSEDU_DATA", str(tmp_path / "copy"))
+    with pytest.raises(PermissionError, match=r"^out must lie outside the data folder, got .*in "
+                                              r"the data root"):
+        checkpoints.check_not_shipped(tmp_path / "copy" / "x.pt", "out")
+    checkpoints.check_not_shipped(tmp_path / "copy" / "runs" / "x.pt", "out")  # trials go there
+    copy.write_bytes(b"not the shipped weights")  # a file that is not what its row says
+    checkpoints.check_not_shipped(tmp_path / "other" / "x.pt", "out")
+    assert not shipped_folders.holds_shipped_checkpoint(copy.parent)
+
+
+def test_round_sixteen_a_limit_below_the_held_out_examples_is_said_once(tmp_path, monkeypatch):
+    """Round sixteen (4): a command's --limit below a recipe's held-out examples said "--limit
+    must leave examples to train on: run(): limit must leave examples to train on: ..."."""
+    monkeypatch.setattr(checkpoints, "runs_dir", lambda: tmp_path / "runs")
+
+    def run(state_path):  # what split_validation raises, as a run of a command meets it
+        raise recipe_run.TooFewExamples("run", "the recipe holds out 5000 validation examples")
+
+    with pytest.raises(SystemExit) as refused:
+        train.record_missing(tmp_path / "r.json", {"a": run}, "python -m capsedu.ablations")
+    assert str(refused.value) == ("python -m capsedu.ablations: --limit must leave examples to "
+                                  "train on: the recipe holds out 5000 validation examples")
+
+
 ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
               + ROUND_ELEVEN_LOOP + ROUND_ELEVEN_DATA + ROUND_TWELVE_MATHS
               + ROUND_TWELVE_PRESENTATION + ROUND_TWELVE_FILES
@@ -2630,7 +2701,7 @@ ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODE
               + ROUND_FOURTEEN_WIDGETS + ROUND_FOURTEEN_MODELS + ROUND_FOURTEEN_FILES
               + ROUND_FOURTEEN_RECORDS + ROUND_FIFTEEN_WIDGETS + ROUND_FIFTEEN_MODELS
               + ROUND_FIFTEEN_DECLARATIONS + ROUND_FIFTEEN_FILES
-              + ROUND_SIXTEEN_WIDGETS)
+              + ROUND_SIXTEEN_WIDGETS + ROUND_SIXTEEN_LEFTOVERS)
 
 
 @pytest.mark.parametrize("call, error, message", ALL_ROUNDS, ids=range(len(ALL_ROUNDS)))
