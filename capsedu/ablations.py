@@ -29,7 +29,7 @@ from pydantic import AfterValidator
 from . import checkpoints, train
 from .capsnet import routing_iterations
 from .convergence import PATIENCE, best_epoch, converged, held_out_scores
-from .course_settings import Seed
+from .course_settings import Seed, Text
 from .data.mnist import load_mnist
 from .loop import evaluate
 from .manifest_rows import Accuracy
@@ -72,7 +72,7 @@ class AblationRun(CheckedRecord):
     converged: Flag("whether the rule held when it stopped (convergence.converged)")
     train_time_s: Float("the seconds it trained", ge=0)
     threads: Int("the CPU threads torch had", ge=1)
-    torch_version: str
+    torch_version: Text
     command: str = ""  # the line that recorded it; "" for a run not written to a results file
 
     def __post_init__(self):

@@ -83,7 +83,7 @@ class Trained(CheckedRecord):
     (``convergence.training_status``) and whether a verdict may rest on it (``finished``)."""
 
     sha256: Sha256
-    status: str
+    status: Text  # convergence.training_status's words
     finished: Flag("whether a verdict may rest on the run")
 
 

@@ -34,7 +34,7 @@ from .bug_catalogue import BUGS
 from .capsnet import LIVE, CapsNet
 from .convergence import chosen_epoch, converged, finished, held_out_scores
 from .coupling_polarisation import coupling_trace
-from .course_settings import MAX_BATCH, Seed
+from .course_settings import MAX_BATCH, Seed, Text
 from .data.mnist import SPLITS, load_mnist
 from .json_records import OMITTED_WHEN_NONE
 from .loop import predict
@@ -105,7 +105,7 @@ class ZooRun(CheckedRecord):
     couplings: tuple[Record(CouplingStats), ...]  # one per routing iteration, COUPLING_IMAGES
     train_time_s: Float("the seconds it trained", ge=0)
     threads: Int("the CPU threads torch had", ge=1)
-    torch_version: str
+    torch_version: Text
     command: str = ""  # the line that recorded it; "" for a run not written to a results file
 
     def __post_init__(self):

@@ -8,9 +8,10 @@ then uses ``torch.load(..., weights_only=True)``, which cannot run code hidden i
 ``save`` writes to ``<data root>/runs/`` (``runs_dir``) unless told otherwise, and ``save`` and
 ``add_result`` never write into a shipped folder, nor a folder in one, unless asked to
 (``replace_shipped=True``; ``check_not_shipped``, which every writer of the package calls): one
-that holds the marker ``SHIPPED.md`` the repository ships, or the data root's or the repository's
-``checkpoints/`` or ``results/`` (``is_shipped``), however its path is spelled and whichever copy
-of the package is imported; ``<data root>/runs/results/`` is for trials (``results_path``). Nor do
+that holds the marker ``SHIPPED.md`` the repository ships, or a shipped checkpoint (its manifest's
+sha256, a copy made without the marker), or the data root's or the repository's ``checkpoints/``
+or ``results/`` (``is_shipped``), however its path is spelled and whichever copy of the package
+is imported; ``<data root>/runs/results/`` is for trials (``results_path``). Nor do
 they write into the data root itself or a data set's folder (``shipped_folders``).
 
 Names are plain file names inside their folder (``plain_name``, ``inside``): a checkpoint name or a
@@ -41,10 +42,9 @@ from .folder_lock import folder_lock
 from .json_records import RecordType, from_row, json_row
 from .manifest_rows import ARCHS, RECORDED, ManifestRow, manifest_misfit, plain_name
 from .results_kinds import read_rows, records
-from .shipped_folders import data_folder_of, is_shipped, restore_advice
+from .shipped_folders import MANIFEST, data_folder_of, is_shipped, restore_advice, sha256
 from .validate import Flag, checked
 
-MANIFEST = "manifest.json"
 READ_TRIES = 5  # a reader's tries when a file and its manifest row disagree (a save under way)
 LOCK_TIMEOUT_S = 120  # the longest a writer waits for another to finish writing a folder
 
@@ -176,19 +176,6 @@ def add_result(path: Path, name: str, run: Any, replace_shipped: ReplaceShipped 
     with folder_lock(path.parent, "add_result", LOCK_TIMEOUT_S):
         runs = {**read_rows(path, "add_result", True), name: row}
         _replace(path, lambda p: p.write_text(json.dumps({"runs": runs}, indent=1) + "\n"))
-
-
-@checked
-def sha256(path: str | Path) -> str:
-    if not Path(path).is_file():
-        raise FileNotFoundError(f"sha256(): path must be an existing file, got {str(path)!r} "
-                                f"({'a folder' if Path(path).is_dir() else 'nothing there'}); "
-                                "pass the checkpoint's own file")
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
 
 
 @checked

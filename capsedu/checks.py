@@ -25,17 +25,24 @@ def check_shape(x: torch.Tensor, name: str, expected: str, ndim: int,
     if not isinstance(ndim, int) or ndim < 0:  # the caller's mistake, not the tensor's
         raise ValueError(f"check_shape(): ndim must be an int >= 0 ({name}'s dimensions), got "
                          f"{ndim!r}; pass e.g. ndim=4 for images [N, C, H, W]")
-    if not isinstance(x, torch.Tensor):
-        raise TypeError(f"{name} must be a torch.Tensor {expected}, got {type(x).__name__}")
+    check_tensor(x, name, f" {expected}")
     if x.ndim != ndim or (sizes is not None and tuple(x.shape[1:]) != tuple(sizes)):
         one = (f"one example is {name.split()[-1]}[None]" if x.ndim == ndim - 1 else
                "pass a tensor of that shape")
         raise ValueError(f"{name} must have shape {expected}, got shape {tuple(x.shape)}; {one}")
 
 
+def check_tensor(x, name: str, of: str = "") -> None:
+    """Raise ``TypeError`` unless ``x`` is a torch tensor (``of``: of what) for the checks here."""
+    if not isinstance(x, torch.Tensor):
+        raise TypeError(f"{name} must be a torch.Tensor{of}, got a {type(x).__name__}, {x!r:.40}; "
+                        f"convert it with torch.as_tensor({name.split()[-1]})")
+
+
 def check_data(x: torch.Tensor, name: str) -> None:
-    """Raise unless ``x`` holds its values densely: a tensor on the ``meta`` device has a shape
-    and a dtype but no values, and a sparse one only some (torch fails deep inside on either)."""
+    """Raise unless ``x`` is a tensor (``check_tensor``) holding its values densely: one on ``meta``
+    has a shape and a dtype but no values, a sparse one only some (torch fails deep inside)."""
+    check_tensor(x, name)
     if x.is_meta:
         raise ValueError(f"{name} must hold data (a tensor on cpu or cuda), got a tensor on meta "
                          "(a shape without values); make it on a real device, e.g. "
@@ -47,9 +54,8 @@ def check_data(x: torch.Tensor, name: str) -> None:
 
 def check_finite(x: torch.Tensor | np.ndarray, name: str) -> None:
     """Raise ``ValueError`` if ``x`` (a tensor, or an array read as one) holds NaN or infinity (it
-    would poison everything after), or no data (``check_data``); ``name`` says the function too.
-    A NaN or an infinity anywhere makes the sum one, so one cheap reduction screens the whole
-    tensor (it runs at every forward); only a suspicious sum pays for counting."""
+    would poison everything after), or no data (``check_data``). One NaN or infinity makes the sum
+    one, so one cheap reduction screens it at every forward; only a suspicious sum is counted."""
     x = torch.from_numpy(x) if isinstance(x, np.ndarray) else x
     check_data(x, name)
     with torch.no_grad():
@@ -71,15 +77,12 @@ def check_float(x: torch.Tensor, name: str) -> None:
 
 def check_model_dtype(x: torch.Tensor, name: str, dtype: torch.dtype) -> None:
     """Raise ``TypeError`` unless the images ``x`` have the dtype of the model's weights. Not
-    converted silently: uint8 pixels (0-255) would need scaling to [0, 1] as well, and a float64
-    batch usually means the data was built with numpy's default dtype."""
+    converted silently: uint8 pixels (0-255) need scaling too; float64 is often NumPy's default."""
     if x.dtype == dtype:
         return
     short = name.split()[-1]  # "fit(): train's images": images.to(...)
-    if x.dtype.is_floating_point:
-        fix = f"{short}.to({dtype}), or convert the model: model.to({x.dtype})"
-    else:
-        fix = f"{short}.to({dtype}) / 255 if it holds 0-255 pixels"
+    fix = (f"{short}.to({dtype}), or convert the model: model.to({x.dtype})"
+           if x.dtype.is_floating_point else f"{short}.to({dtype}) / 255 if it holds 0-255 pixels")
     raise TypeError(f"{name} must have the model's dtype {dtype}, got {x.dtype}; use {fix}")
 
 
@@ -120,9 +123,9 @@ def check_input(x, name: str, model: torch.nn.Module, some: bool = False) -> Non
     if shape is None or tuple(x.shape[1:]) == shape:
         return
     c, h, w = shape
-    raise ValueError(f"{name} must have shape [N, {c}, {h}, {w}] for {type(model).__name__}, "
-                     f"which reads {h}x{w} images of {c} channel(s), got shape "
-                     f"{tuple(x.shape)}; pass images of that size, or a model made for yours")
+    raise ValueError(f"{name} must have shape [N, {c}, {h}, {w}] for {type(model).__name__}, which "
+                     f"reads {h}x{w} images of {c} channel(s), got shape {tuple(x.shape)}; pass "
+                     "images of that size, or a model made for yours")
 
 
 def check_read_labels(labels: torch.Tensor, name: str, images: torch.Tensor,
@@ -165,19 +168,19 @@ def check_side(where: str, side: int, **models: torch.nn.Module) -> None:
 
 def check_labels(targets: torch.Tensor, name: str, batch: int, n_classes: int,
                  k: int | None = None) -> None:
-    """Raise unless ``targets`` holds integer class labels in [0, n_classes - 1]: one per example,
-    shape ``[batch]`` (``k`` None), or ``k`` different classes per example, shape ``[batch, k]``
-    (the classes present in it, e.g. a MultiMNIST pair's two digits). Any integer dtype will do
-    (int64, int32, uint8, ...); callers convert with ``.long()``."""
+    """Raise unless ``targets`` holds integer class labels (any integer dtype; callers convert
+    with ``.long()``) in [0, n_classes - 1]: one per example, shape ``[batch]`` (``k`` None), or
+    ``k`` different classes per example, shape ``[batch, k]`` (e.g. a MultiMNIST pair's digits)."""
     shape = (batch,) if k is None else (batch, k)
     expected = (f"integer class labels of shape [batch] = [{batch}]" if k is None else
                 f"integer class labels of shape [batch, {k}] = [{batch}, {k}] ({k} different "
                 "classes per example)")
-    if not isinstance(targets, torch.Tensor):
-        raise TypeError(f"{name} must be a torch.Tensor of {expected}, got "
-                        f"{type(targets).__name__}")
+    check_tensor(targets, name, f" of {expected}")
     if tuple(targets.shape) != shape:
-        raise ValueError(f"{name} must be {expected}, got shape {tuple(targets.shape)}")
+        fix = (f"scores or one-hot rows give their classes by {name.split()[-1]}.argmax(1)"
+               if k is None and targets.ndim == 2 and len(targets) == batch else
+               f"pass one {'label' if k is None else f'row of {k} classes'} per example ({batch})")
+        raise ValueError(f"{name} must be {expected}, got shape {tuple(targets.shape)}; {fix}")
     if targets.dtype.is_floating_point or targets.dtype.is_complex or targets.dtype == torch.bool:
         raise TypeError(f"{name} must be {expected}, got dtype {targets.dtype}; "
                         f"convert it with {name.split()[-1]}.long()")
@@ -211,9 +214,7 @@ def check_pixels(x: torch.Tensor, name: str) -> None:
     the message gives the conversion, ``x.float() / 255`` (``name`` may name the function too,
     ``"fit(): train's images"``: the code shown uses its last word)."""
     var = name.split()[-1]
-    if not isinstance(x, torch.Tensor):
-        raise TypeError(f"{name} must be a torch.Tensor of pixels in [0, 1], got "
-                        f"{type(x).__name__}; convert it with torch.as_tensor({var})")
+    check_tensor(x, name, " of pixels in [0, 1]")
     if not x.dtype.is_floating_point:
         raise TypeError(f"{name} must hold floating-point pixels in [0, 1], got dtype {x.dtype}; "
                         f"use {var}.float() / 255 if it holds 0-255 pixels")
@@ -274,8 +275,8 @@ def check_examples(data, name: str) -> TensorDataset:
 
 def check_images(images, name: str) -> torch.Tensor:
     """Raise unless ``images`` are images for a model to score, ``[N, C, H, W]``: a tensor, a
-    NumPy array or nested lists (in their own dtype: 0-255 integers are refused), at least one,
-    pixels in [0, 1]. Hands them back as float32, the models' dtype."""
+    NumPy array or nested lists (converted, in their own dtype: ``check_pixels`` refuses 0-255
+    integers), at least one, pixels in [0, 1]. Hands them back as float32, the models' dtype."""
     images = as_tensor(images, name, f"a tensor [N, C, H, W] (or a NumPy array), got "
                        f"{type(images).__name__}", "convert it with torch.as_tensor(...)")
     if not 2 <= images.ndim <= 4:
@@ -299,9 +300,8 @@ def check_whole_pixels(offset: torch.Tensor, name: str) -> None:
 
 
 def check_offsets(where: str, **offsets: tuple[torch.Tensor, int]) -> None:
-    """Refuse pixel offsets (``name=(offsets, room)``, whole: ``check_whole_pixels``) that move
-    an image past the ``room`` its canvas leaves (0 .. room): it would be cut, or lost, without a
-    word."""
+    """Refuse pixel offsets (``name=(offsets, room)``) that move an image past the ``room`` its
+    canvas leaves (0 .. room): it would be cut, or lost, without a word."""
     for name, (offset, room) in offsets.items():
         if len(offset) and (offset.min() < 0 or offset.max() > room):
             raise ValueError(f"{where}(): {name} must lie in 0 .. {room} (the canvas's side less "

@@ -64,8 +64,8 @@ def load_models(seeds: Seeds = SEEDS,
         missing = [s for s in seeds if seeded_name(MODELS[name], s) not in shipped]
         if missing:
             kept = [s for s in SEEDS if seeded_name(MODELS[name], s) in shipped]
-            raise ValueError(f"load_models(): seeds must be seeds the shipped {name!r} was "
-                             f"trained from, {kept} (SEEDS), got {missing}: no checkpoint "
+            raise ValueError(f"load_models(): seeds must be among the seeds the shipped {name!r} "
+                             f"was trained from, {kept} (SEEDS), got {missing}: no checkpoint "
                              f"{seeded_name(MODELS[name], missing[0])!r}; pass some of those")
     return {name: [checkpoints.pretrained(seeded_name(MODELS[name], s)) for s in seeds]
             for name in names}
@@ -101,8 +101,8 @@ def recorded(seeds: SomeSeeds = SEEDS, rows: Rows | None = None,
     """``measure``'s ``Shuffles`` of the shipped ``MODELS``, read from ``full_sets``' record of
     all 10,000 shuffled test digits (``rows``: those of a sample only) instead of read here."""
     if unknown := sorted(set(seeds) - set(SEEDS)):
-        raise ValueError(f"recorded(): seeds must be seeds of the shipped models, {list(SEEDS)}, "
-                         f"got {unknown[0]}, which has none; pass some of those")
+        raise ValueError(f"recorded(): seeds must be among those of the shipped models, "
+                         f"{list(SEEDS)}, got {unknown[0]}, which has none; pass some of those")
     results = full_sets.read_results()  # read once: the file holds every reading
     right = {(name, grid): [full_sets.read_right(full_sets.tiles_set(grid),
                                                  seeded_name(recipe, seed), rows, results)

@@ -9,7 +9,7 @@ import matplotlib
 import torch
 
 from .checkpoints import read_manifest
-from .course_settings import QUICK, data_root, device
+from .course_settings import QUICK, Text, data_root, device
 from .data.mnist import FILES
 from .validate import CheckedRecord
 
@@ -18,16 +18,16 @@ from .validate import CheckedRecord
 class Environment(CheckedRecord):
     """What notebook 00 prints of the set-up (``report``), each as a line of text."""
 
-    python: str  # the interpreter's version
-    torch: str  # PyTorch's version
-    ipywidgets: str  # ipywidgets' version
-    matplotlib: str  # matplotlib's version
-    device: str  # where the models run, with the GPU's name when there is one
-    cpu_threads: str  # how many threads PyTorch uses on the CPU
-    quick_mode: str  # whether CAPSEDU_QUICK is set
-    data_root: str  # where the data sets are
-    mnist: str  # how many of MNIST's four files are there, and where
-    checkpoints: str  # the shipped checkpoints by name, or why the manifest could not be read
+    python: Text  # the interpreter's version
+    torch: Text  # PyTorch's version
+    ipywidgets: Text  # ipywidgets' version
+    matplotlib: Text  # matplotlib's version
+    device: Text  # where the models run, with the GPU's name when there is one
+    cpu_threads: Text  # how many threads PyTorch uses on the CPU
+    quick_mode: Text  # whether CAPSEDU_QUICK is set
+    data_root: Text  # where the data sets are
+    mnist: Text  # how many of MNIST's four files are there, and where
+    checkpoints: Text  # the shipped checkpoints by name, or why the manifest could not be read
 
     def lines(self) -> list[tuple[str, str]]:
         """Each field as (label, value), in order, the label as notebook 00 prints it."""

@@ -27,7 +27,7 @@ from torch import nn
 from . import checkpoints
 from .capsnet import CapsNet, routing_iterations
 from .checks import check_rows
-from .course_settings import Rows
+from .course_settings import Name, Rows, Text
 from .data import digit_pairs, transformed_mnist
 from .data.mnist import load_mnist
 from .data.patches import shuffled_digits
@@ -149,7 +149,7 @@ class FullSetReading(CheckedRecord):
     """The record of one reading of a full set (``score``), as its results file keeps it."""
 
     test_set: Choice("a full test set", *SETS) = field(metadata={"json": "set"})
-    checkpoint: str  # the shipped checkpoint read
+    checkpoint: Name  # the shipped checkpoint read
     iterations: Iterations  # routing iterations at test time; None: those it was trained with
     sha256: Sha256  # of the checkpoint's weights it read (``read_right`` refuses others)
     n: Images
@@ -157,7 +157,7 @@ class FullSetReading(CheckedRecord):
     wrong: Wrong  # the rows it reads wrong
     seconds: Float("seconds the reading took", ge=0)
     threads: Int("the CPU threads torch had", ge=1)
-    torch_version: str
+    torch_version: Text
     command: str = ""  # the line that recorded it; "" for a reading not written to a file
 
     def __post_init__(self):

@@ -33,6 +33,7 @@ from .course_settings import (
     Examples,
     Images,
     Seed,
+    Text,
     Trainable,
 )
 from .data.transformed_mnist import translate
@@ -100,7 +101,7 @@ class Epoch(CheckedRecord):
     train_accuracy: Share | None = None  # the share of them read right (None: not a classifier)
     batch_loss: tuple[Float("a step's training loss"), ...] = ()  # every step's loss
     batch_accuracy: tuple[Share, ...] | None = None  # every step's share read right
-    device: str | None = None  # where it trained, e.g. "cpu" or "cuda"
+    device: Text | None = None  # where it trained, e.g. "cpu" or "cuda"
     validation_accuracy: Share | None = None  # the held-out accuracy after it (with validation)
 
 

@@ -28,7 +28,7 @@ import torch
 from . import checkpoints, course_settings
 from .checks import check_same
 from .convergence import PATIENCE, chosen_epoch, converged, held_out_scores
-from .course_settings import Name, Seed, Seeds
+from .course_settings import Name, Seed, Seeds, Text
 from .data import faces
 from .data.patches import SHUFFLE_SEED, _check_grid, shuffle_tiles
 from .loop import Epoch, fit
@@ -203,8 +203,8 @@ class Comparison(CheckedRecord):
     the images each calls a face, or reads right: ``statistics.paired``)."""
 
     condition: Condition
-    first: str
-    second: str
+    first: Name
+    second: Name
     over_seeds: Record(SeedDifference)
     by_seed: Annotated[tuple[Record(Paired), ...], Some]
 
@@ -377,7 +377,7 @@ class Invariance(CheckedRecord):
     largest_change: Float("the largest change of a probability, over the images", ge=0, le=1)
     answers_changed: Int("images whose answer changed", ge=0)  # face or not; the digit read
     n: Int("images", ge=1)
-    read: str = "P(face)"  # the probability that moved: P(face), or a digit's probability
+    read: Text = "P(face)"  # the probability that moved: P(face), or a digit's probability
 
     def __post_init__(self):
         super().__post_init__()  # and no more answers changed than images

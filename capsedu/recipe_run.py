@@ -13,7 +13,7 @@ import torch
 
 from . import checkpoints, course_settings
 from .convergence import best_epoch, chosen_epoch, converged, held_out_scores
-from .course_settings import Seed
+from .course_settings import Name, Seed, Text
 from .loop import Epoch, Start, evaluate, fit
 from .manifest_rows import ManifestRow, Metrics, Sitting
 from .recipes import Epochs, Limit, Recipe, command_line, command_recipe, seeded_name
@@ -22,7 +22,13 @@ from .validate import CheckedRecord, Flag, Float, Int, Some, checked
 
 class TooFewExamples(ValueError):
     """A ``limit`` that leaves no training example once the held-out ones are taken: the command
-    lines turn it into a message about ``--limit``, not a traceback."""
+    lines turn it into a message about ``--limit``, not a traceback (``detail``: what it leaves,
+    said once after the command's own words)."""
+
+    @checked
+    def __init__(self, where: Name, detail: Text):
+        super().__init__(f"{where}(): limit must leave examples to train on: {detail}")
+        self.detail = detail
 
 
 @checked
@@ -36,9 +42,9 @@ def split_validation(recipe: Recipe, limit: Limit | None = None, where: str = "s
     images, labels = recipe.data(True, limit)
     n = recipe.validation
     if n and len(labels) <= n:
-        raise TooFewExamples(f"{where}(): limit must leave examples to train on: the recipe "
-                             f"holds out {n} validation examples but has only {len(labels)} "
-                             f"training examples (limit={limit}); use a limit above {n}")
+        raise TooFewExamples(where, f"the recipe holds out {n} validation examples but has only "
+                             f"{len(labels)} training examples (limit={limit}); use a limit above "
+                             f"{n}")
     cut = len(labels) - n
     train, validation = (images[:cut], labels[:cut]), (images[cut:].clone(), labels[cut:].clone())
     if not n:
@@ -77,7 +83,7 @@ class HowRun(CheckedRecord):
 
     train_time_s: Float("the seconds it trained: its epochs' sum, to 0.1 s", ge=0)
     threads: Int("the CPU threads torch had", ge=1)
-    torch_version: str
+    torch_version: Text
 
 
 @checked

@@ -396,8 +396,8 @@ class SeedVerdict(CheckedRecord):
     training runs (``over_seeds``: the mean of first minus second, in points, with its t
     interval)."""
 
-    first: str
-    second: str
+    first: Name
+    second: Name
     seeds: tuple[Seed, ...]
     first_accuracy: tuple[Percent, ...]  # % of the test images, one per seed
     second_accuracy: tuple[Percent, ...]

@@ -31,7 +31,7 @@ import torch
 
 from . import checkpoints, course_settings, full_sets, train
 from .checks import check_same
-from .course_settings import Seed
+from .course_settings import Seed, Text
 from .full_sets import Reading
 from .manifest_rows import ManifestRow
 from .recipe_run import run_recipe
@@ -79,7 +79,7 @@ class SeedRun(CheckedRecord):
     recipe: Recipe
     seed: Seed
     row: Record(ManifestRow)  # its checkpoint's manifest row
-    gpu: str | None  # the GPU it trained on, None on a CPU
+    gpu: Text | None  # the GPU it trained on, None on a CPU
     # test set -> reading (``readings``) -> how that reading reads the full set
     readings: dict[TestSet, dict[ReadingName, Record(Reading, "full_sets.read_wrong(...)")]]
     # on MNIST's test digits, from its manifest row

@@ -24,7 +24,7 @@ from .checkpoints import pretrained
 from .checks import check_order, check_same
 from .convergence import still_improving
 from .costs import ROUTING_ROW, anatomy
-from .course_settings import MAX_EPOCHS, MAX_REPEATS, Models
+from .course_settings import MAX_EPOCHS, MAX_REPEATS, Models, Name, Text
 from .data import faces, transformed_mnist
 from .loop import predict
 from .manifest_rows import ManifestRow
@@ -155,7 +155,7 @@ class Findings(CheckedRecord):
     gcnn_turned: Share  # §4: accuracy on randomly turned digits, mean over seeds
     cnn_turned: Share
     n_seeds: Int("how many seeds §4 trained", ge=1)
-    turned_verdict: str  # §4: G-CNN against CNN over seeds (statistics.leader)
+    turned_verdict: Text  # §4: G-CNN against CNN over seeds (statistics.leader)
 
 
 @dataclass(frozen=True)
@@ -256,7 +256,7 @@ class BugComparisons(CheckedRecord):
     """09's bug zoo: each bug against the correct run, paired, beside 09's seed noise."""
 
     effects: dict[str, Record(BugEffect)]  # bug -> its effect (bug_zoo.bug_effects)
-    hidden: list[str]  # the bugs the test accuracy does not reveal
+    hidden: list[Name]  # the bugs the test accuracy does not reveal
     correct_accuracy: Share  # the correct run's test accuracy
     epochs: Int("the epochs the correct run trained", ge=1, le=MAX_EPOCHS)
     finished: Flag("whether every run met the course's stopping rule")

@@ -2,43 +2,96 @@
 every writer (``checkpoints.check_not_shipped``) and every reader's advice (git restores a file
 only where the repository tracks it, ``restore_advice``) follow.
 
-A shipped folder holds the marker ``SHIPPED.md`` (``data/checkpoints/``, ``data/results/``); its
-parent is a data root (``is_data_root``): it holds the shipped folders, the data sets and
-``runs/``, where trials go. A data set's folder (``MNIST/``, which holds ``raw/`` and the IDX
-files) is read by the data loaders, never a place for a checkpoint (``holds_data_set``).
+A shipped folder holds the marker ``SHIPPED.md`` (``data/checkpoints/``, ``data/results/``), or
+a shipped checkpoint its manifest lists (``holds_shipped_checkpoint``: a copy made without the
+marker is recognised by what its files are, not by where it lies); its parent is a data root
+(``is_data_root``): it holds the shipped folders, the data sets and ``runs/``, where trials go.
+A data set's folder (``MNIST/``, which holds ``raw/`` and the IDX files) is read by the data
+loaders, never a place for a checkpoint (``holds_data_set``).
 """
 
+import hashlib
+import json
 from pathlib import Path
 
 from . import course_settings
 from .validate import checked
 
 SHIPPED_MARKER = "SHIPPED.md"  # in every shipped folder: data/checkpoints/, data/results/
+MANIFEST = "manifest.json"  # a checkpoint folder's list of its files, with their sha256
 REPOSITORY_DATA = Path(__file__).resolve().parents[1] / "data"  # shipped, whatever the data root
 SHIPPED_KINDS = ("checkpoints", "results")  # the shipped folders of a data root
+
+
+@checked
+def sha256(path: str | Path) -> str:
+    """The sha256 of the file ``path``, read a MiB at a time (a checkpoint may be large)."""
+    if not Path(path).is_file():
+        raise FileNotFoundError(f"sha256(): path must be an existing file, got {str(path)!r} "
+                                f"({'a folder' if Path(path).is_dir() else 'nothing there'}); "
+                                "pass the checkpoint's own file")
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for block in iter(lambda: f.read(1 << 20), b""):
+            h.update(block)
+    return h.hexdigest()
+
+
+def _manifest_rows(folder: Path) -> list[dict]:
+    """The rows of ``folder``'s manifest that name a file (a plain name, in ``folder``) and its
+    sha256; none where there is no manifest (or a device, a pipe: ``is_file``) or it cannot be
+    read as one."""
+    manifest = folder / MANIFEST
+    try:
+        rows = json.loads(manifest.read_text())["checkpoints"] if manifest.is_file() else []
+    except (OSError, ValueError, KeyError, TypeError):  # not a manifest: it ships nothing
+        return []
+    return [row for row in rows if isinstance(row, dict) and isinstance(row.get("file"), str)
+            and Path(row["file"]).name == row["file"] and isinstance(row.get("sha256"), str)
+            ] if isinstance(rows, list) else []
+
+
+@checked
+def holds_shipped_checkpoint(folder: str | Path) -> bool:
+    """Whether ``folder``'s manifest lists a checkpoint the repository ships (its sha256 is one
+    of ``data/checkpoints/manifest.json``'s) and the file there has that sha256: a copy of the
+    shipped folder, wherever it lies. The smallest such file is hashed, once."""
+    folder = Path(folder).expanduser()
+    if not (rows := _manifest_rows(folder)):  # most folders: no manifest to read further
+        return False
+    shipped = {row["sha256"] for row in _manifest_rows(REPOSITORY_DATA / "checkpoints")}
+    files = [(folder / row["file"], row["sha256"]) for row in rows
+             if row["sha256"] in shipped and (folder / row["file"]).is_file()]
+    if not files:
+        return False
+    file, digest = min(files, key=lambda item: item[0].stat().st_size)
+    return sha256(file) == digest
 
 
 @checked
 def is_shipped(path: str | Path) -> bool:
     """Whether ``path`` is a shipped folder or lies in one at any depth, however it is spelled
     (``..``, links, ``~``): a folder that holds the marker ``SHIPPED.md`` (another clone's shipped
-    folder too), the data root's ``checkpoints/`` or ``results/``, or the repository's
+    folder too) or a shipped checkpoint (``holds_shipped_checkpoint``: a copy without the
+    marker), the data root's ``checkpoints/`` or ``results/``, or the repository's
     ``data/checkpoints/`` or ``data/results/`` whatever the data root is."""
     path = Path(path).expanduser().resolve()
     shipped = {(base / kind).expanduser().resolve() for base in (course_settings.data_root(),
                                                                  REPOSITORY_DATA)
                for kind in SHIPPED_KINDS}
     return any(folder in shipped or (folder / SHIPPED_MARKER).is_file()
-               for folder in (path, *path.parents))
+               or holds_shipped_checkpoint(folder) for folder in (path, *path.parents))
 
 
 @checked
 def is_data_root(folder: str | Path) -> bool:
     """Whether ``folder`` is a data root: the repository's ``data/``, or a folder whose
-    ``checkpoints/`` or ``results/`` holds the marker (another clone's, a copy's)."""
+    ``checkpoints/`` or ``results/`` holds the marker, or whose ``checkpoints/`` holds a shipped
+    checkpoint (another clone's, a copy's, a data root ``CAPSEDU_DATA`` names)."""
     folder = Path(folder).expanduser().resolve()
     return folder == REPOSITORY_DATA.resolve() or any(
-        (folder / kind / SHIPPED_MARKER).is_file() for kind in SHIPPED_KINDS)
+        (folder / kind / SHIPPED_MARKER).is_file() for kind in SHIPPED_KINDS) or \
+        holds_shipped_checkpoint(folder / "checkpoints")
 
 
 @checked

@@ -279,8 +279,8 @@ def record_missing(path: Path, runs: dict[str, Callable[..., Any]], command: str
             try:
                 record = run(state_path=state)
             except TooFewExamples as err:  # --limit below the held-out examples: said, not a trace
-                raise SystemExit(f"{command}: --limit must leave examples to train on: {err}"
-                                 ) from None
+                raise SystemExit(f"{command}: --limit must leave examples to train on: "
+                                 f"{err.detail}") from None
             checkpoints.add_result(path, name, dataclasses.replace(record, command=command),
                                    replace_shipped)
             state.unlink(missing_ok=True)

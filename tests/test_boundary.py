@@ -570,20 +570,14 @@ def test_every_checked_record_has_a_valid_example():
 # public records that are not checked at construction, and why: NamedTuples built on every forward
 # pass, whose tuple behaviour is part of the contract (each is unpacked as a tuple); a function
 # that takes one declares it (validate.Record, or its class), so a wrong value is named as no
-# RoutingResult, never as a tuple missing an item
+# CapsNetOutput, never as a tuple missing an item. A record that comes to check what it is made of
+# (routing's, sprites' Part) leaves the list: test_records_unchecked_are_records_not_checked
 RECORDS_UNCHECKED = {
-    "routing.RoutingStep": "built at every routing iteration of every forward pass",
-    "routing.RoutingResult": "built by every forward pass (model(x).routing), unpacked v, c, b, "
-                             "history = ...",
     "capsnet.CapsNetOutput": "built by every forward pass of a CapsNet, unpacked as a tuple",
     "loop.Run": "fit's own state between epochs, changed in place (history, best) and never built "
                 "by hand: its parts are fit's checked arguments",
     "parts.pose_net.PoseCapsules": "built by every pass of a PoseCapsuleNet (capsules), unpacked "
                                    "poses, presence, u_hat, routing = ...",
-    "data.sprites.Part": "built for every part of every scene (3,083 in faces.dataset('face', "
-                         "512): checking each would add 4 % to it); a plain (kind, x, y, angle, "
-                         "scale) tuple is a part too (Part(*p), p[1:], p._replace): sprites' "
-                         "_as_part checks every part the renderer and faces take",
 }
 
 
@@ -613,9 +607,30 @@ def declares(hint) -> bool:
                                                       types.UnionType) and all(map(declares, args))
 
 
+def refuses_nonsense(cls) -> bool:
+    """Whether making the record ``cls`` of a str in every field is refused: it checks what it is
+    made of, by declaration or by hand."""
+    n = len(cls._fields) if is_named_tuple(cls) else sum(f.init for f in dataclasses.fields(cls))
+    try:
+        cls(*["nonsense"] * n)
+    except (TypeError, ValueError):
+        return True
+    return False
+
+
+def checked_by_hand(cls) -> bool:
+    """Whether the NamedTuple ``cls`` checks what it is made of in its own ``__new__`` by hand
+    (routing's records, made at every iteration of every forward pass, where a checked entry would
+    cost): made of nonsense, it refuses."""
+    return is_named_tuple(cls) and "__new__" in vars(cls) and refuses_nonsense(cls)
+
+
 def unchecked(cls) -> str | None:
     """What keeps the record class ``cls`` from checking its fields when made, or None: a
-    dataclass by subclassing ``CheckedRecord``, a NamedTuple in a checked ``__new__``."""
+    dataclass by subclassing ``CheckedRecord``, a NamedTuple in a checked ``__new__`` (or one
+    that checks by hand, ``checked_by_hand``)."""
+    if checked_by_hand(cls):
+        return None
     if not dataclasses.is_dataclass(cls) and not checked_named_tuple(cls):
         return "a NamedTuple (nothing runs when one is made: make it a frozen dataclass, or give " \
                "it a @checked __new__ as recipes.Cell)"
@@ -645,10 +660,14 @@ def test_every_record_of_an_enforced_module_checks_its_fields():
 
 
 def test_records_unchecked_are_records_not_checked():
+    """Every record RECORDS_UNCHECKED lists is there, declares no check, and is made of nonsense
+    without a word: one that came to check by hand leaves the list (it cannot go stale)."""
     for qualname in RECORDS_UNCHECKED:
         module, name = qualname.rsplit(".", 1)
         cls = records(importlib.import_module(f"capsedu.{module}")).get(name)
-        assert cls is not None and unchecked(cls), f"{qualname}: gone, or checked now"
+        assert cls is not None, f"{qualname}: gone; remove it from RECORDS_UNCHECKED"
+        assert unchecked(cls) and not refuses_nonsense(cls), \
+            f"{qualname}: checked when made now; remove it from RECORDS_UNCHECKED"
 
 
 # public methods that are not checked, and why: a forward pass checks its input by hand at every

@@ -334,11 +334,12 @@ def test_round_five_a_limit_below_the_held_out_examples_ends_a_command_in_a_sent
     monkeypatch.setattr(checkpoints, "runs_dir", lambda: tmp_path / "runs")
 
     def run(state_path):
-        raise TooFewExamples("the recipe holds out 5000 validation examples but has only 10 "
-                             "training examples (limit=10); use a limit above 5000")
+        raise TooFewExamples("run", "the recipe holds out 5000 validation examples but has "
+                             "only 10 training examples (limit=10); use a limit above 5000")
 
-    with pytest.raises(SystemExit, match=r"python -m capsedu.ablations --limit 10: --limit must "
-                                         r"leave examples to train on: .*above 5000"):
+    with pytest.raises(SystemExit, match=r"^python -m capsedu.ablations --limit 10: --limit must "
+                                         r"leave examples to train on: the recipe holds out 5000 "
+                                         r"validation examples .*above 5000$"):
         train.record_missing(tmp_path / "results.json", {"a": run},
                              "python -m capsedu.ablations --limit 10")
     assert not (tmp_path / "results.json").exists()

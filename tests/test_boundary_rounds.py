@@ -374,7 +374,7 @@ ROUNDS = [
     (lambda: scoring.face_rates(BagOfPartsCNN(channels=(2,)), kinds=("fase",), n=2), ValueError,
      r"face_rates\(\): kinds\[0\] must be one of 'face'.*got 'fase'"),
     (lambda: training.load_face_models(seeds=[7], names=["deep CNN"]), ValueError,
-     r"load_face_models\(\): seeds must be seeds of a saved 'deep CNN', got \[7\]: .* holds "
+     r"load_face_models\(\): seeds must be among the seeds of a saved 'deep CNN', got 7: .* holds "
      r"its seeds \[0, 1, 2\]"),
     (lambda: buggy.step_softmax_over_children(torch.rand(1, 4, 2, 3), torch.zeros(1, 3, 2)),
      ValueError, r"step_softmax_over_children\(\): b must have shape \[batch, n_in, n_out\]"),
@@ -733,8 +733,8 @@ ROUND_TEN = [
     (lambda: ablations.best_as_trained({}), ValueError,
      r"best_as_trained\(\): results must hold at least one run"),
     (lambda: patch_order.load_models(seeds=[7], names=("ViT",)), ValueError,
-     r"load_models\(\): seeds must be seeds of a saved 'ViT', got \[7\]: .*manifest.json holds "
-     r"its seeds \[0, 1, 2\]; pass some of those"),
+     r"load_models\(\): seeds must be among the seeds of a saved 'ViT', got 7: .*manifest.json "
+     r"holds its seeds \[0, 1, 2\]; pass one of those"),
     (lambda: routing.outputs(torch.rand(1, 4, 2, 3), -torch.rand(1, 4, 2)), ValueError,
      r"outputs\(\): c must be .* in \[0, 1\] .*got values from -.*; pass routing.couplings\(b\), "
      r"not b"),
@@ -1028,7 +1028,7 @@ ROUND_ELEVEN_LOOP = [
     (lambda: full_sets.read_right("translated", "affnist-capsnet", rows=[0, 1], results={}),
      KeyError, r"read_right\(\): results must hold a reading of 'translated: affnist-capsnet'"),
     (lambda: digit_shuffles.recorded(seeds=[5], rows=[0, 1, 2]), ValueError,
-     r"recorded\(\): seeds must be seeds of the shipped models, \[0, 1, 2\], got 5"),
+     r"recorded\(\): seeds must be among those of the shipped models, \[0, 1, 2\], got 5"),
     (lambda: training.format_ablation(_refitted(), kinds=["nonface"]), ValueError,
      r"format_ablation\(\): kinds must be kinds the ablation holds rates of, \['face'\]"),
     (lambda: training.routing_ablation([pose_net.PoseCapsuleNet(), pose_net.PoseCapsuleNet()],
@@ -1407,7 +1407,8 @@ ROUND_TWELVE_FILES = [
      r"how_made\(\): row must record the command that made it, got the row 'm' without one"),
     # refused in the words of the function called, not of one it calls
     (lambda: digit_shuffles.load_models(seeds=(9,)), ValueError,
-     r"load_models\(\): seeds must be seeds the shipped 'CNN' was trained from, \[0, 1, 2\] "
+     r"load_models\(\): seeds must be among the seeds the shipped 'CNN' was trained from, "
+     r"\[0, 1, 2\] "
      r"\(SEEDS\), got \[9\]"),
     (lambda: train.integer(3, "--x"), TypeError,
      r"integer\(\): declaration must be a declaration of whole numbers made by validate.Int, "
@@ -2183,7 +2184,8 @@ ROUND_FIFTEEN_FILES = [
                                 r"holds out 5000 .*use a limit above 5000"),
     (lambda: training.shipped_or_trained("deep CNN", seed=99,
                                          root=shipped_folders.REPOSITORY_DATA / "checkpoints"),
-     ValueError, r"^shipped_or_trained\(\): seed must be seeds of a saved 'deep CNN', got \[99\]: "
+     ValueError, r"^shipped_or_trained\(\): seed must be among the seeds of a saved 'deep CNN', "
+                 r"got 99: "
                  r".*manifest.json holds its seeds \[0, 1, 2\]"),
 ]
 
@@ -2659,6 +2661,179 @@ def test_round_sixteen_valid_inputs_stay_taken():
     assert 0 <= loop.evaluate(model, pairs) <= 1
 
 
+# Round sixteen's widgets: a control's min, max or step set past what its widget computes, or its
+# options changed to drop its value (moved to the first without a word), emptied (blamed on an
+# inner function's argument) or made of one label twice; an index, a label or a (label, value)
+# pair none of its own met a bare TraitError or ipywidgets' own formatting error; -180, the
+# angle slider's own minimum, failed PoseVectorState's check; float64 images met CapsNet.votes()
+_RANGE = r"must stay from {} to {} \(its limits: the range its widget computes\), got {}; set "
+
+
+def _rotation():
+    return RotationExplorer(C4CNN(channels=(4, 2, 2)), PlainCNN(channels=(2, 2, 2)),
+                            torch.rand(4, 1, 28, 28), LABELS)
+
+
+def _zoo():
+    return BugZooExplorer(_tiny(), torch.rand(4, 1, 28, 28), LABELS)
+
+
+def _pair(control, k=-1):
+    """Set ``control`` to one of its own (label, value) pairs, as ``.options`` lists them."""
+    control.value = control.options[k]
+
+
+ROUND_SIXTEEN_WIDGETS = [
+    (lambda: _set(WidgetCheck().slider, max=720), OutOfRange,
+     r"^WidgetCheck.slider: max of the slider 'angle \(°\)' " + _RANGE.format(0, 360, 720)),
+    (lambda: _set(_capsedu("widgets.spiking").SpikingNeuron().tau, min=0), OutOfRange,
+     r"^SpikingNeuron.tau: min of the slider 'tau \(ms\)' " + _RANGE.format(1, 100, r"0\.0")),
+    (lambda: _set(AttackExplorer(_tiny40(), _bag(), torch.rand(4, 1, 40, 40), LABELS,
+                                 threshold=0.1).eps, max=2.0), OutOfRange,
+     r"^AttackExplorer.eps: max of the slider 'eps' " + _RANGE.format(0, r"0\.3", r"2\.0")),
+    (lambda: _set(_rotation().channel, max=10**6), OutOfRange,
+     r"^RotationExplorer.channel: max of the slider 'channel' " + _RANGE.format(0, 3, 1000000)),
+    (lambda: _set(_capsedu("widgets.viewpoint").ViewpointExplorer(
+        _tiny40(), _bag(), torch.rand(4, 1, 28, 28), LABELS).sliders["scale"], min=0),
+     OutOfRange, r"^ViewpointExplorer.sliders\['scale'\]: min of the slider 'scale' "
+                 + _RANGE.format(0.5, 1.5, r"0\.0")),
+    (lambda: FloatSlider(value=0.5, min=0, max=1, step=2.0), OutOfRange,
+     r"^FloatSlider\(\): step must be at most the slider's range, 1 \(max - min\), got 2.0; "
+     r"pass a smaller step, or widen the range"),
+    (lambda: _set(IntSlider(value=9, min=0, max=10, step=5), min=8), OutOfRange,
+     r"^IntSlider\(\): min must leave the slider a range \(max - min\) at least as long as its "
+     r"step, 5, got 8 \(a range of 2\); set a smaller step first"),
+    (lambda: _set(IntSlider(value=5, min=0, max=10), step=20), OutOfRange,
+     r"^IntSlider\(\): step must be at most the slider's range, 10 \(max - min\), got 20"),
+    (lambda: _set(_SLIDERS.Dropdown(options=["a", "b"]), value="b", options=["a", "c"]),
+     OutOfRange, r"^Dropdown\(\): options must keep its value 'b' among them, got \['a', 'c'\]; "
+                 r"set a value the new options keep first, or call replace_options\(options, "
+                 r"value\) to change both"),
+    (lambda: _SLIDERS.Dropdown(options=[("one", 1), ("one", 2)]), ValueError,
+     r"^Dropdown\(\): options must each have a label of their own \(the dropdown shows the "
+     r"labels\), got 'one' 2 times in \[\('one', 1\), \('one', 2\)\]; label each option apart"),
+    (lambda: _SLIDERS.ToggleButtons(options=[]), ValueError,
+     r"^ToggleButtons\(\): options must hold at least one option \(something to pick\), got "
+     r"\[\]; pass one or more"),
+    (lambda: _set(PoseVectorExplorer().kind, index=99), OutOfRange,
+     r"^PoseVectorExplorer.kind: index of the dropdown 'part' must be from 0 to 3 \(one of its "
+     r"4 options, counted from 0\), got 99; pass an index in that range \(the last is 3"),
+    (lambda: _set(PoseVectorExplorer().kind, label="Mouth"), OutOfRange,
+     r"^PoseVectorExplorer.kind: label of the dropdown 'part' must be one of its labels "
+     r"'left_eye', 'right_eye', 'nose', 'mouth', got 'Mouth'; pick one of those"),
+    (lambda: _set(_SLIDERS.RadioButtons(options=["x", "y"]), index=-1), OutOfRange,
+     r"^RadioButtons\(\): index must be from 0 to 1 .*got -1; .*\(the last is 1, not -1\)"),
+    (lambda: _pair(_zoo().digit), OutOfRange,
+     r"^BugZooExplorer.digit: the dropdown 'digit' must be set to one of its options 0, 1, 2, "
+     r"3, got \('#3: a 3', 3\) \(a \(label, value\) pair, as .options lists them: set its value, "
+     r"3\); pick one of those"),
+    (lambda: _pair(_rotation().layer, 0), OutOfRange,
+     r"^RotationExplorer.layer: the dropdown 'layer' must be set to one of its options 0, 1, 2, "
+     r"got \('layer 1 \(14x14\)', 0\) \(a \(label, value\) pair"),
+    (lambda: _set(RoutingExplorer().softmax, options=[]), ValueError,
+     r"^RoutingExplorer.softmax: options of the toggle buttons 'softmax' must hold at least one "
+     r"option \(something to pick\), got \[\]"),
+    (lambda: _set(_zoo().digit, options=[]), ValueError,
+     r"^BugZooExplorer.digit: options of the dropdown 'digit' must hold at least one option"),
+    (lambda: BugZooExplorer(_tiny(), torch.rand(4, 1, 28, 28, dtype=torch.float64), LABELS),
+     TypeError, r"^BugZooExplorer\(\): images must have the model's dtype torch.float32, got "
+                r"torch.float64; use images.to\(torch.float32\), or convert the model"),
+]
+
+
+def test_round_sixteen_a_control_keeps_what_its_widget_computes():
+    """Round sixteen: -180, the angle slider's own minimum, is the angle 180 (PoseVectorState
+    compares directions); options that keep the value keep it (ipywidgets would move it to the
+    first); ``replace_options`` changes both; a range within the limits, and RotationExplorer's
+    layers of more channels (their limits follow the layer), are taken."""
+    explorer = PoseVectorExplorer(angle=-180.0)
+    assert (explorer.angle.value, explorer.state.angle) == (-180.0, -180.0)
+    explorer.kind.value, explorer.length.value = "mouth", 0.0
+    assert explorer.state.kind == "mouth"
+    dropdown = _SLIDERS.Dropdown(options=["a", "b"])
+    _set(dropdown, value="b", options=["c", "b"])
+    assert dropdown.value == "b"
+    dropdown.replace_options(["x", "y"], "y")
+    assert (dropdown.options, dropdown.value) == (("x", "y"), "y")
+    slider = IntSlider(value=5, min=0, max=10)
+    _set(slider, min=2, max=8)
+    assert (slider.min, slider.max, slider.limits) == (2, 8, (0, 10))
+    rotation = RotationExplorer(C4CNN(channels=(2, 4, 2)), PlainCNN(channels=(2, 2, 2)),
+                                torch.rand(4, 1, 28, 28), LABELS)
+    rotation.layer.value = 1  # 4 channels: the channel's limits and max follow
+    rotation.channel.value = 3
+    assert (rotation.channel.max, rotation.state.channel) == (3, 3)
+
+
+ROUND_SIXTEEN_LEFTOVERS = [
+    # 1: a list or a str given to the tensor checks met an AttributeError ('is_meta') from torch
+    (lambda: checks.check_finite([1.0, 2.0], "f(): x"), TypeError,
+     r"^f\(\): x must be a torch.Tensor, got a list, \[1.0, 2.0\]; convert it with "
+     r"torch.as_tensor\(x\)$"),
+    (lambda: checks.check_finite("abc", "f(): x"), TypeError,
+     r"^f\(\): x must be a torch.Tensor, got a str, 'abc'; convert it with torch.as_tensor"),
+    (lambda: checks.check_data(None, "f(): x"), TypeError, r"^f\(\): x must be a torch.Tensor"),
+    (lambda: functional.squash([1.0, 2.0]), TypeError, r"^squash\(\): s must be a torch.Tensor"),
+    # 3: labels of the wrong shape were refused without saying what to do
+    (lambda: checks.check_labels(torch.zeros(2, 10), "f(): labels", 2, 10), ValueError,
+     r"^f\(\): labels must be integer class labels of shape \[batch\] = \[2\], got shape "
+     r"\(2, 10\); scores or one-hot rows give their classes by labels.argmax\(1\)$"),
+    (lambda: checks.check_labels(LABELS[:3], "f(): labels", 2, 10), ValueError,
+     r"^f\(\): labels must be .*got shape \(3,\); pass one label per example \(2\)$"),
+    (lambda: checks.check_labels(LABELS[:2], "f(): labels", 2, 10, k=2), ValueError,
+     r"^f\(\): labels must be .*got shape \(2,\); pass one row of 2 classes per example"),
+    # 5: one seed was refused as "seed must be seeds of a saved ..."
+    (lambda: training.shipped_or_trained("deep CNN", seed=7), ValueError,
+     r"^shipped_or_trained\(\): seed must be among the seeds of a saved 'deep CNN', got 7: "
+     r".*holds its seeds \[0, 1, 2\]; pass one of those$"),
+    (lambda: training.load_face_models(seeds=[0, 7, 8], names=["deep CNN"]), ValueError,
+     r"^load_face_models\(\): seeds must be among the seeds of a saved 'deep CNN', got 7, 8: "),
+]
+
+
+def _shipped_copy(folder: Path) -> Path:
+    """``folder`` holding a copy of the smallest shipped checkpoint and a manifest of its row, and
+    no marker (SHIPPED.md): a shipped folder copied by hand."""
+    shipped = shipped_folders.REPOSITORY_DATA / "checkpoints"
+    manifest = json.loads((shipped / "manifest.json").read_text())
+    row = min(manifest["checkpoints"], key=lambda row: (shipped / row["file"]).stat().st_size)
+    folder.mkdir(parents=True)
+    (folder / row["file"]).write_bytes((shipped / row["file"]).read_bytes())
+    (folder / "manifest.json").write_text(json.dumps({**manifest, "checkpoints": [row]}))
+    return folder / row["file"]
+
+
+def test_round_sixteen_shipped_files_without_the_marker_are_guarded_by_what_they_are(
+        tmp_path, monkeypatch):
+    """Round sixteen (6): a copy of shipped checkpoints without SHIPPED.md was written into where
+    it lay outside the data root, and beside it in a data root CAPSEDU_DATA names."""
+    copy = _shipped_copy(tmp_path / "copy" / "checkpoints")
+    with pytest.raises(PermissionError, match=r"^out must lie outside the shipped folders"):
+        checkpoints.check_not_shipped(copy.parent / "x.pt", "out")
+    monkeypatch.setenv("CAPSEDU_DATA", str(tmp_path / "copy"))
+    with pytest.raises(PermissionError, match=r"^out must lie outside the data folder, got .*in "
+                                              r"the data root"):
+        checkpoints.check_not_shipped(tmp_path / "copy" / "x.pt", "out")
+    checkpoints.check_not_shipped(tmp_path / "copy" / "runs" / "x.pt", "out")  # trials go there
+    copy.write_bytes(b"not the shipped weights")  # a file that is not what its row says
+    checkpoints.check_not_shipped(tmp_path / "other" / "x.pt", "out")
+    assert not shipped_folders.holds_shipped_checkpoint(copy.parent)
+
+
+def test_round_sixteen_a_limit_below_the_held_out_examples_is_said_once(tmp_path, monkeypatch):
+    """Round sixteen (4): a command's --limit below a recipe's held-out examples said "--limit
+    must leave examples to train on: run(): limit must leave examples to train on: ..."."""
+    monkeypatch.setattr(checkpoints, "runs_dir", lambda: tmp_path / "runs")
+
+    def run(state_path):  # what split_validation raises, as a run of a command meets it
+        raise recipe_run.TooFewExamples("run", "the recipe holds out 5000 validation examples")
+
+    with pytest.raises(SystemExit) as refused:
+        train.record_missing(tmp_path / "r.json", {"a": run}, "python -m capsedu.ablations")
+    assert str(refused.value) == ("python -m capsedu.ablations: --limit must leave examples to "
+                                  "train on: the recipe holds out 5000 validation examples")
+
+
 ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
               + ROUND_ELEVEN_LOOP + ROUND_ELEVEN_DATA + ROUND_TWELVE_MATHS
               + ROUND_TWELVE_PRESENTATION + ROUND_TWELVE_FILES
@@ -2666,7 +2841,8 @@ ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODE
               + ROUND_THIRTEEN_EMPTY + ROUND_THIRTEEN_RECORDS + ROUND_THIRTEEN_UNCLEAR
               + ROUND_FOURTEEN_WIDGETS + ROUND_FOURTEEN_MODELS + ROUND_FOURTEEN_FILES
               + ROUND_FOURTEEN_RECORDS + ROUND_FIFTEEN_WIDGETS + ROUND_FIFTEEN_MODELS
-              + ROUND_FIFTEEN_DECLARATIONS + ROUND_FIFTEEN_FILES + ROUND_SIXTEEN_MODELS)
+              + ROUND_FIFTEEN_DECLARATIONS + ROUND_FIFTEEN_FILES + ROUND_SIXTEEN_MODELS
+              + ROUND_SIXTEEN_WIDGETS + ROUND_SIXTEEN_LEFTOVERS)
 
 
 @pytest.mark.parametrize("call, error, message", ALL_ROUNDS, ids=range(len(ALL_ROUNDS)))

@@ -30,7 +30,7 @@ import torch
 
 from .. import checkpoints
 from ..convergence import PATIENCE, best_epoch, converged
-from ..course_settings import Seed
+from ..course_settings import Seed, Text
 from ..manifest_rows import Accuracy, Count
 from ..recipes import Epochs, command_line
 from ..train import (
@@ -73,7 +73,7 @@ class FaceCurve(CheckedRecord):
     max_weight_difference: Float("the largest weight difference", ge=0) | None
     train_time_s: Float("the seconds it trained", ge=0)
     threads: Int("the CPU threads torch had", ge=1)
-    torch_version: str
+    torch_version: Text
     command: str = ""  # the line that recorded it; "" for a run not written to a results file
 
     def __post_init__(self):

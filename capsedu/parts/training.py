@@ -322,9 +322,10 @@ def check_saved_seeds(where: str, seeds: Seeds, checkpoints_of: dict[str, str],
                              f"holds no {name!r}; pass the folder they were saved in (None: the "
                              "shipped ones)")
         if missing:
-            raise ValueError(f"{where}(): {argument} must be seeds of a saved {name!r}, got "
-                             f"{missing}: {checkpoints.checkpoint_dir(root) / checkpoints.MANIFEST}"
-                             f" holds its seeds {kept or 'none'}; pass some of those")
+            raise ValueError(f"{where}(): {argument} must be among the seeds of a saved "
+                             f"{name!r}, got {', '.join(map(str, missing))}: "
+                             f"{checkpoints.checkpoint_dir(root) / checkpoints.MANIFEST} holds its "
+                             f"seeds {kept or 'none'}; pass one of those")
 
 
 @checked
