@@ -141,6 +141,10 @@ Batch = Tensor("images [B, C, H, W] of pixels in [0, 1]", pixels=True)
 Label = Int("a class of the model")
 # the classes of a model (one output or digit capsule each) or of one-hot targets (a column each)
 Classes = Int("classes, one output each", ge=1, le=MAX_WIDTH)
+# the classes of a model read by a softmax of its logits: over one class it is always 1, so the
+# loss is 0 and nothing can be learned (a CapsNet's capsule of one class still learns its length)
+LogitClasses = Int("classes, one logit each; a softmax over one class is always 1", ge=2,
+                   le=MAX_WIDTH)
 
 
 def _pixels(array, info: ValidationInfo):

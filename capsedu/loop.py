@@ -38,7 +38,7 @@ from .course_settings import (
     Trainable,
 )
 from .data.transformed_mnist import translate
-from .fit_inputs import AUGMENT, COMPOSE, check_augmented, check_batches
+from .fit_inputs import AUGMENT, COMPOSE, check_augmented, check_batches, check_targets
 from .progress import Progress, progress_bar
 from .refusals import declared_error, kind_of
 from .validate import CheckedRecord, Flag, Float, Has, Int, Spec, Tensor, checked
@@ -467,6 +467,7 @@ def evaluate(model: nn.Module, data: Examples, batch_size: BatchSize = SCORING_B
     """Accuracy of ``model.predict`` on ``data = (images, labels)``: the share of examples read
     right (``is_correct``; for pairs, both digits). ``progress``: a bar."""
     check_read_labels(data.tensors[1], "evaluate(): data's labels", data.tensors[0], model)
+    check_targets("evaluate", "data", model, data, scoring=True)
     return _accuracy(model, data, batch_size, progress)
 
 

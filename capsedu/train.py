@@ -32,7 +32,7 @@ from .json_records import json_row
 from .recipe_run import TooFewExamples, run_recipe
 from .recipes import RECIPES, Epochs, Limit, Threads, command_line, command_recipe, seeded_name
 from .shipped_folders import checkpoint_folder
-from .validate import Int, Spec, checked
+from .validate import Has, Int, Spec, checked
 
 
 @checked
@@ -267,7 +267,8 @@ def refuse_other_budgets(parser: argparse.ArgumentParser, path: Path,
 
 
 @checked
-def test_accuracy(record: Any) -> str:
+def test_accuracy(record: Has("a finished run", "test_accuracy", "train_time_s",
+                              source="a run's record, e.g. one that record_missing wrote")) -> str:
     """A finished run of a recorded experiment (a record with ``test_accuracy`` and
     ``train_time_s``) in a few words: its test accuracy and time."""
     return f"test accuracy {100 * record.test_accuracy:.2f} %, {record.train_time_s:.0f} s"
