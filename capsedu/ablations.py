@@ -30,7 +30,7 @@ from . import checkpoints, train
 from .capsnet import routing_iterations
 from .checks import check_order
 from .convergence import PATIENCE, best_epoch, converged, held_out_scores
-from .course_settings import Seed, Text
+from .course_settings import Seed, StateFile, Text
 from .data.mnist import TRAIN_IMAGES, load_mnist
 from .loop import evaluate
 from .manifest_rows import Accuracy
@@ -391,7 +391,7 @@ def routed_more(results: Grid, tested_with: Iterations) -> list[float]:
 @checked
 def run(cell: Cell, seed: Seed, epochs: Epochs | None = None, limit: Limit | None = None,
         progress: Flag("whether to show progress bars") = True,
-        state_path: str | Path | None = None) -> AblationRun:
+        state_path: StateFile | None = None) -> AblationRun:
     """Train one ``cell`` of the grid (its recipe, ``recipes.ablation_recipe``) with ``seed``
     within ``epochs`` (the recipe's budget by default) and score it: the record of the run."""
     recipe = RECIPES[ablation_name(cell)]

@@ -223,8 +223,8 @@ def attack_state(capsnet: CapsNet, cnn: LogitsCNN, images: Images, labels: Label
                  budget: Budget = BUDGET) -> AttackState:
     """Digit ``index`` of ``images`` attacked with ``attack`` at ``eps`` on the CapsNet or the CNN
     (``against``, within ``budget``, with ``loss``), and how both models then read it."""
-    if index >= len(images):
-        raise ValueError(f"index must be below the {len(images)} digits given, got {index}")
+    check_value("attack_state", "index", Int(f"which of the {len(images)} digits given",
+                                             ge=0, le=len(images) - 1), index)
     x, y = images[index:index + 1], labels[index:index + 1]
     target = capsnet if against == "capsnet" else cnn
     adversarial = examples(target, x, y, attack, eps, loss, budget)

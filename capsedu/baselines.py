@@ -17,10 +17,9 @@ from .checks import (
     check_input,
     check_labels,
     check_memory,
-    check_model_dtype,
     check_pixels,
 )
-from .course_settings import MAX_IMAGE, MAX_WIDTH, Batch, Classes, Label
+from .course_settings import MAX_IMAGE, MAX_WIDTH, Batch, Label, LogitClasses
 from .validate import Float, Has, Int, Spec, check_class, checked
 
 # Bounds on a CNN's sizes, far past the course's (64 channels, 1,280 hidden units, 40x40
@@ -97,8 +96,7 @@ class _CNN(LogitClassifier):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """``x``: ``[B, C, H, W]`` -> class logits ``[B, n_classes]``."""
-        check_input(x, f"{type(self).__name__}(): x", self)
-        check_model_dtype(x, f"{type(self).__name__}(): x", self.classifier.weight.dtype)
+        check_input(x, f"{type(self).__name__}(): x", self, some=True)
         check_pixels(x, f"{type(self).__name__}(): x")
         self._check_side(x, sum(isinstance(m, nn.MaxPool2d) for m in self.features))
         # global max-pool: "is this feature anywhere?" -- where it is, is thrown away
@@ -115,7 +113,7 @@ class BagOfPartsCNN(_CNN):
     parts are present, never *where* they are relative to each other."""
 
     @checked
-    def __init__(self, in_channels: Channels = 1, n_classes: Classes = 2,
+    def __init__(self, in_channels: Channels = 1, n_classes: LogitClasses = 2,
                  channels: Widths = (32, 64)):
         _some_layers(channels, "BagOfPartsCNN")
         widths = [in_channels, *channels]  # 3x3 convolutions, then the classifier
@@ -134,7 +132,7 @@ class DeepCNN(_CNN):
     covers a whole 32x32 input, so its features can encode the arrangement of parts."""
 
     @checked
-    def __init__(self, in_channels: Channels = 1, n_classes: Classes = 2,
+    def __init__(self, in_channels: Channels = 1, n_classes: LogitClasses = 2,
                  channels: Widths = (16, 32, 64, 64)):
         _some_layers(channels, "DeepCNN")
         widths = [in_channels, *channels]  # 3x3 convolutions, then the classifier
@@ -158,7 +156,7 @@ class MaxPoolCNN(LogitClassifier):
     ours is sized to the CapsNet it is compared with (``recipes`` in ``capsedu.train``)."""
 
     @checked
-    def __init__(self, in_channels: Channels = 1, n_classes: Classes = 10,
+    def __init__(self, in_channels: Channels = 1, n_classes: LogitClasses = 10,
                  image_size: ImageSide = 40, channels: Widths = (32, 64, 128),
                  hidden: Widths = (880, 192), dropout: Dropout = 0.5):
         _some_layers(channels, "MaxPoolCNN")
@@ -185,8 +183,7 @@ class MaxPoolCNN(LogitClassifier):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """``x``: ``[B, C, image_size, image_size]`` -> class logits ``[B, n_classes]``."""
-        check_input(x, f"{type(self).__name__}(): x", self)
-        check_model_dtype(x, f"{type(self).__name__}(): x", self.layers[0].weight.dtype)
+        check_input(x, f"{type(self).__name__}(): x", self, some=True)
         check_pixels(x, f"{type(self).__name__}(): x")
         return self.layers(x)
 

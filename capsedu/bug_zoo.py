@@ -35,7 +35,7 @@ from .capsnet import LIVE, CapsNet
 from .checks import check_order
 from .convergence import chosen_epoch, converged, finished, held_out_scores
 from .coupling_polarisation import coupling_trace
-from .course_settings import MAX_BATCH, Seed, Text
+from .course_settings import MAX_BATCH, Seed, StateFile, Text
 from .data.mnist import SPLITS, TRAIN_IMAGES, load_mnist
 from .json_records import OMITTED_WHEN_NONE
 from .loop import predict
@@ -173,7 +173,7 @@ def trained_couplings(model: CapsNet,
 
 @checked
 def run(name: ZooRunName, epochs: Epochs | None = None, limit: Limit | None = None,
-        progress: bool = True, state_path: str | Path | None = None) -> ZooRun:
+        progress: bool = True, state_path: StateFile | None = None) -> ZooRun:
     """Train the zoo's model ``name`` by its recipe (``recipes.zoo_recipe``), within ``epochs``
     (the recipe's budget by default), and score it: the record of the run.
 

@@ -18,7 +18,6 @@ from torch import nn
 from .checks import (
     check_input,
     check_labels,
-    check_model_dtype,
     check_pixels,
     check_same,
     check_shape,
@@ -172,7 +171,6 @@ class CapsNet(nn.Module):
         """What DigitCaps routes: every primary capsule's prediction of every digit capsule,
         u_hat_j|i = W_ij u_i, ``[B, n_primary, n_classes, digit_dim]``, for ``x`` ``[B, C, H, W]``
         images in the model's dtype (float32 in [0, 1] unless the model was converted)."""
-        check_model_dtype(x, f"{type(self).__name__}.votes(): x", self.conv1.weight.dtype)
         return self._votes(x)
 
     def _votes(self, x: torch.Tensor) -> torch.Tensor:
@@ -185,8 +183,7 @@ class CapsNet(nn.Module):
         path: ``@checked`` would check them again). The decoder sees only one DigitCaps vector:
         the true class's when integer ``targets`` ``[B]`` are given (training; checked by
         ``reconstruct``), else the longest (test)."""
-        check_input(x, f"{type(self).__name__}(): x", self)
-        check_model_dtype(x, f"{type(self).__name__}(): x", self.conv1.weight.dtype)
+        check_input(x, f"{type(self).__name__}(): x", self, some=True)  # shape, dtype, one or more
         check_pixels(x, f"{type(self).__name__}(): x")
         routing = self.digits.route(self._votes(x))
         v = routing.v  # [B, n_classes, digit_dim]

@@ -41,8 +41,16 @@ from . import course_settings
 from .folder_lock import folder_lock
 from .json_records import RecordType, from_row, json_row
 from .manifest_rows import ARCHS, RECORDED, ManifestRow, manifest_misfit, plain_name
-from .results_kinds import read_rows, records
-from .shipped_folders import MANIFEST, data_folder_of, is_shipped, restore_advice, sha256
+from .results_kinds import check_one_kind, read_rows, records
+from .shipped_folders import (
+    MANIFEST,
+    checkpoint_folder,
+    data_folder_of,
+    is_shipped,
+    restore_advice,
+    sha256,
+    trials_advice,
+)
 from .validate import Flag, checked
 
 READ_TRIES = 5  # a reader's tries when a file and its manifest row disagree (a save under way)
@@ -52,6 +60,7 @@ LOCK_TIMEOUT_S = 120  # the longest a writer waits for another to finish writing
 ROW_KEYS = {"name": str, "file": str, "sha256": str, "arch": str}  # what pretrained reads
 
 Root = course_settings.Folder | None  # a folder (``~`` expanded); None: the default one
+
 # a string such as "False" would be true: never replace a shipped file on a misread switch
 ReplaceShipped = Flag("True only to change the shipped checkpoints or results")
 
@@ -73,7 +82,8 @@ def checkpoint_dir(root: Root = None, where: str = "checkpoint_dir") -> Path:
 
 
 @checked
-def check_not_shipped(path: str | Path, what: str, replace_shipped: ReplaceShipped | None = None,
+def check_not_shipped(path: str | Path, what: course_settings.Argument,
+                      replace_shipped: ReplaceShipped | None = None,
                       data_set: Flag("True for a loader filling a data set's folder") = False
                       ) -> Path:
     """``path`` (``~`` expanded) if writing there leaves the shipped folders as they are: a file or
@@ -91,11 +101,11 @@ def check_not_shipped(path: str | Path, what: str, replace_shipped: ReplaceShipp
                 "(--replace-shipped) to change the shipped files on purpose")
         raise PermissionError(f"{what} must lie outside the shipped folders (data/checkpoints, "
                               f"data/results), got {path}, which is in one (the notebooks read "
-                              f"it); write elsewhere, e.g. under {runs_dir()}{hint}")
+                              f"it); write elsewhere: {trials_advice()}{hint}")
     if not (data_set or is_shipped(path)) and (held := data_folder_of(path)) is not None:
         raise PermissionError(f"{what} must lie outside the data folder, got {path}, which is in "
-                              f"{held}; trials go in {runs_dir()} (the default), or write "
-                              "outside the data root")
+                              f"{held}; {trials_advice()}, or write outside the data "
+                              "root")
     return path
 
 
@@ -110,7 +120,7 @@ def inside(root: Path, file: str, what: str) -> Path:
                          "a checkpoint must be a file inside its folder")
     if path.exists() and not path.is_file():
         raise ValueError(f"{what} {file!r} in {root} is not a regular file; a checkpoint is a "
-                         ".pt file that save wrote")
+                         ".pt file that save wrote: remove it and save that checkpoint again")
     return path
 
 
@@ -171,7 +181,8 @@ def add_result(path: Path, name: str, run: Any, replace_shipped: ReplaceShipped 
                          f"got {name!r}; pass a name such as 'capsnet-seed0'")
     check_not_shipped(path, "add_result(): path", replace_shipped)
     row = json_row(run, "add_result")
-    read_rows(path, "add_result", True)  # a corrupt file refused before the lock is made
+    # a corrupt file, or one of runs of another kind, refused before the lock is made
+    check_one_kind(path, read_rows(path, "add_result", True), name, row)
     path.parent.mkdir(parents=True, exist_ok=True)
     with folder_lock(path.parent, "add_result", LOCK_TIMEOUT_S):
         runs = {**read_rows(path, "add_result", True), name: row}
@@ -208,6 +219,10 @@ def _no_folder(folder: Path, where: str) -> FileNotFoundError:
 def rows_in(folder: Path, where: str = "rows_in") -> dict[str, ManifestRow]:
     """``read_manifest`` of a folder that may hold none yet (before a first save): no rows; a bad
     manifest refused, naming ``where``."""
+    if folder.exists() and not folder.is_dir():  # the manifest itself named: no "no rows"
+        raise NotADirectoryError(f"{where}(): the checkpoints' folder must be a folder (it holds "
+                                 f"their {MANIFEST}), got the file {folder}; pass its folder, "
+                                 f"{folder.parent}")
     path = folder / MANIFEST
     if not path.exists():
         return {}
@@ -259,7 +274,7 @@ def check_writable(name: str, root: Root = None, replace_shipped: ReplaceShipped
         root = checkpoint_dir() if replace_shipped else runs_dir()
     root = checkpoint_dir(root, where)
     check_not_shipped(root, f"{where}(): root", replace_shipped)
-    return root
+    return checkpoint_folder(root, f"{where}(): root")
 
 
 @checked
@@ -290,7 +305,7 @@ def save(model: torch.nn.Module, name: str, root: Root = None,
     json_row(draft, "save")
     rows_in(root, "save")
     blob = {"arch": draft.arch, "hparams": model.hparams, "state_dict": model.state_dict()}
-    path = inside(root, draft.file, "the checkpoint name")
+    path = inside(root, draft.file, "save(): the checkpoint name")
     temporary = path.with_name(f".{path.name}.{os.getpid()}.tmp")
     try:  # made and written into before torch writes (a root user's os.access says yes to /sys)
         root.mkdir(parents=True, exist_ok=True)
@@ -453,7 +468,7 @@ def verified_bytes(name: str, root: Path,
             raise KeyError(f"{where}(): name must be a checkpoint of {root / MANIFEST}, "
                            f"got {name!r}: no checkpoint named so; {hint}available: {known}")
         entry = entries[name]
-        path = inside(root, entry.file, f"the manifest row {name!r}: its file")
+        path = inside(root, entry.file, f"{where}(): the manifest row {name!r}: its file")
         if not path.exists():
             raise FileNotFoundError(f"{where}(): checkpoint file {path} is missing; "
                                     f"{restore_advice(path, _again(entry))}")

@@ -22,6 +22,9 @@ def check_shape(x: torch.Tensor, name: str, expected: str, ndim: int,
                 sizes: tuple[int, ...] | None = None) -> None:
     """Raise ``ValueError`` unless ``x`` is a tensor with ``ndim`` dimensions and, if ``sizes``
     are given, those sizes after the first (batch) dimension."""
+    if not isinstance(ndim, int) or ndim < 0:  # the caller's mistake, not the tensor's
+        raise ValueError(f"check_shape(): ndim must be an int >= 0 ({name}'s dimensions), got "
+                         f"{ndim!r}; pass e.g. ndim=4 for images [N, C, H, W]")
     check_tensor(x, name, f" {expected}")
     if x.ndim != ndim or (sizes is not None and tuple(x.shape[1:]) != tuple(sizes)):
         one = (f"one example is {name.split()[-1]}[None]" if x.ndim == ndim - 1 else
@@ -30,8 +33,7 @@ def check_shape(x: torch.Tensor, name: str, expected: str, ndim: int,
 
 
 def check_tensor(x, name: str, of: str = "") -> None:
-    """Raise ``TypeError`` unless ``x`` is a torch tensor (``of`` says of what): the checks here
-    read a tensor's shape and dtype, which a list or a str lacks (torch would fail unclearly)."""
+    """Raise ``TypeError`` unless ``x`` is a torch tensor (``of``: of what) for the checks here."""
     if not isinstance(x, torch.Tensor):
         raise TypeError(f"{name} must be a torch.Tensor{of}, got a {type(x).__name__}, {x!r:.40}; "
                         f"convert it with torch.as_tensor({name.split()[-1]})")
@@ -52,11 +54,8 @@ def check_data(x: torch.Tensor, name: str) -> None:
 
 def check_finite(x: torch.Tensor | np.ndarray, name: str) -> None:
     """Raise ``ValueError`` if ``x`` (a tensor, or an array read as one) holds NaN or infinity (it
-    would poison everything after), or no data (``check_data``); ``name`` says the function too.
-
-    A NaN or an infinity anywhere makes the sum NaN or infinite, so one cheap reduction screens
-    the whole tensor (a full ``isfinite`` map costs far more, and this runs at every forward);
-    only a suspicious sum pays for counting."""
+    would poison everything after), or no data (``check_data``). One NaN or infinity makes the sum
+    one, so one cheap reduction screens it at every forward; only a suspicious sum is counted."""
     x = torch.from_numpy(x) if isinstance(x, np.ndarray) else x
     check_data(x, name)
     with torch.no_grad():
@@ -77,11 +76,8 @@ def check_float(x: torch.Tensor, name: str) -> None:
 
 
 def check_model_dtype(x: torch.Tensor, name: str, dtype: torch.dtype) -> None:
-    """Raise ``TypeError`` unless the images ``x`` have the dtype of the model's weights.
-
-    Images are not converted silently: uint8 pixels (0-255) would need scaling to [0, 1] as
-    well, and a float64 batch usually means the data was built with numpy's default dtype.
-    """
+    """Raise ``TypeError`` unless the images ``x`` have the dtype of the model's weights. Not
+    converted silently: uint8 pixels (0-255) need scaling too; float64 is often NumPy's default."""
     if x.dtype == dtype:
         return
     short = name.split()[-1]  # "fit(): train's images": images.to(...)
@@ -99,9 +95,8 @@ def check_weights_dtype(x, name: str, model: torch.nn.Module) -> None:
 
 
 def input_shape(model: torch.nn.Module) -> tuple[int, int, int] | None:
-    """The one image shape ``(C, H, W)`` a model of the course reads, if it was made for one
-    size (its ``hparams`` hold ``image_size``: the CapsNets, ``MaxPoolCNN``, the ViT, the part
-    detector); None for a model that reads any size (the fully convolutional CNNs, the G-CNN)."""
+    """The one image shape ``(C, H, W)`` a model of the course reads, if made for one size (its
+    ``hparams`` hold ``image_size``); None for one that reads any (a fully convolutional one)."""
     if not isinstance(model, torch.nn.Module):  # a name or a state dict would read as "any size"
         raise TypeError(f"input_shape(): model must be a torch.nn.Module, got {model!r:.60}; pass "
                         "the model itself, e.g. CapsNet(), not its name or its state_dict()")
@@ -109,15 +104,18 @@ def input_shape(model: torch.nn.Module) -> tuple[int, int, int] | None:
     return None if side is None else (model.hparams.get("in_channels", 1), side, side)
 
 
-def check_input(x, name: str, model: torch.nn.Module) -> None:
-    """Raise unless images ``x`` are ``[N, C, H, W]`` of the shape ``model`` reads
-    (``input_shape``): checked where they were given, so the message names the caller's
-    argument, not the model's own ``x`` deep inside."""
+def check_input(x, name: str, model: torch.nn.Module, some: bool = False) -> None:
+    """Raise unless images ``x`` are ``[N, C, H, W]`` of the shape ``model`` reads (``input_shape``)
+    in its weights' dtype (``some``: a model's own pass, at least one): every model's input check,
+    where they were given, so the message names the caller's argument, not a layer's deep inside."""
     shape = input_shape(model)
     channels = getattr(model, "hparams", {}).get("in_channels")  # a model of any size says these
     if shape is None and channels is None:  # a model that does not say what it reads
         return
     check_shape(x, name, f"[N, {', '.join(map(str, shape))}]" if shape else "[N, C, H, W]", 4)
+    if some and not len(x):
+        raise ValueError(f"{name} must hold at least one image, got {tuple(x.shape)}; pass some")
+    check_weights_dtype(x, name, model)
     if shape is None and channels not in (None, x.shape[1]):
         raise ValueError(f"{name} must have {channels} channel(s) for {type(model).__name__}, got "
                          f"shape {tuple(x.shape)}; pass images of {channels} channel(s) [N, "
@@ -125,17 +123,16 @@ def check_input(x, name: str, model: torch.nn.Module) -> None:
     if shape is None or tuple(x.shape[1:]) == shape:
         return
     c, h, w = shape
-    raise ValueError(f"{name} must have shape [N, {c}, {h}, {w}] for {type(model).__name__}, "
-                     f"which reads {h}x{w} images of {c} channel(s), got shape "
-                     f"{tuple(x.shape)}; pass images of that size, or a model made for yours")
+    raise ValueError(f"{name} must have shape [N, {c}, {h}, {w}] for {type(model).__name__}, which "
+                     f"reads {h}x{w} images of {c} channel(s), got shape {tuple(x.shape)}; pass "
+                     "images of that size, or a model made for yours")
 
 
 def check_read_labels(labels: torch.Tensor, name: str, images: torch.Tensor,
                       model: torch.nn.Module) -> None:
     """Refuse the ``labels`` of the ``images`` a model reads unless there is one per image
     (``[N]``, or ``[N, k]``: k classes each), each a class of ``model`` when it says how many it
-    has (its ``hparams``' ``n_classes``): refused by the caller's name, not by the name a loss
-    deep inside gives them."""
+    has (its ``hparams``' ``n_classes``), by the caller's name, not a loss's deep inside."""
     n_classes = getattr(model, "hparams", {}).get("n_classes")
     if n_classes is not None:
         check_labels(labels, name, len(images), n_classes,
@@ -190,27 +187,23 @@ def check_labels(targets: torch.Tensor, name: str, batch: int, n_classes: int,
     outside = (targets < 0) | (targets >= n_classes)
     if outside.any():
         first = outside.nonzero()[0]  # the index of the first label outside: (i,) or (i, j)
-        raise ValueError(
-            f"{name} must lie in [0, {n_classes - 1}] (one label per class), got "
-            f"{targets[tuple(first)].item()} at index {', '.join(map(str, first.tolist()))} "
-            f"({outside.sum().item()} of {targets.numel()} outside); pass the classes' labels"
-        )
+        raise ValueError(f"{name} must lie in [0, {n_classes - 1}] (one label per class), got "
+                         f"{targets[tuple(first)].item()} at index "
+                         f"{', '.join(map(str, first.tolist()))} ({outside.sum().item()} of "
+                         f"{targets.numel()} outside); pass the classes' labels")
     if k is not None:
         repeats = (targets.sort(dim=1).values.diff(dim=1) == 0).any(dim=1)  # [batch]
         if repeats.any():
             row = repeats.nonzero()[0, 0].item()
-            raise ValueError(
-                f"{name} must list {k} different classes per example, got "
-                f"{targets[row].tolist()} at row {row} ({repeats.sum().item()} of {batch} rows "
-                "repeat a class); give each example's classes once, e.g. pairs of digits of "
-                "two different classes"
-            )
+            raise ValueError(f"{name} must list {k} different classes per example, got "
+                             f"{targets[row].tolist()} at row {row} ({repeats.sum().item()} of "
+                             f"{batch} rows repeat a class); give each example's classes once, "
+                             "e.g. pairs of digits of two different classes")
 
 
-# how far past [0, 1] a pixel may stray before the images are refused: a float's rounding (an
-# interpolation's weights sum to 1 give or take an ulp), no more, so that 0-255 pixels made float
-# but not divided, normalised ones (MNIST's mean and std give -0.42 to 2.8) and noise added past
-# black or white are all refused; the course's images come clamped to [0, 1]
+# how far past [0, 1] a pixel may stray before the images are refused: a float's rounding, no
+# more, so that 0-255 pixels made float but not divided, normalised ones (MNIST's mean and std
+# give -0.42 to 2.8) and noise past black or white are refused; the course's come clamped
 PIXEL_ROUNDING = 1e-6
 
 
@@ -252,9 +245,8 @@ def as_tensor(value, name: str, expected: str, fix: str) -> torch.Tensor:
 
 def check_examples(data, name: str) -> TensorDataset:
     """Raise unless ``data`` is ``(images, labels, ...)`` (or a TensorDataset of them): tensors or
-    NumPy arrays with one row per example each, as many rows in each, at least one (an empty set
-    ends in a division by zero, or a NaN), the images pixels in [0, 1] (``check_pixels``). Hands
-    back the TensorDataset of its tensors (a NumPy array as the tensor it is, sharing memory)."""
+    NumPy arrays with one row per example each, at least one (an empty set would train on nothing,
+    or score a NaN), the images pixels in [0, 1]. Hands back the TensorDataset of its tensors."""
     if isinstance(data, TensorDataset):
         data = data.tensors
     if not isinstance(data, (tuple, list)) or len(data) < 2:
@@ -269,8 +261,7 @@ def check_examples(data, name: str) -> TensorDataset:
                         f"{[type(t).__name__ for t in data]}: {err}") from err
     if len(set(rows)) > 1:
         raise ValueError(f"{name} must hold as many rows in each of its tensors (one per example), "
-                         f"got {rows}; pair every image with its labels, one per image "
-                         f"({rows[0]})")
+                         f"got {rows}; pair every image with its labels, one each ({rows[0]})")
     if rows[0] == 0:
         shapes = ", ".join(str(tuple(getattr(t, "shape", ()))) for t in data)
         raise ValueError(f"{name} holds no examples (shapes {shapes}); pass at least one: check "
@@ -300,8 +291,7 @@ def check_images(images, name: str) -> torch.Tensor:
 
 
 def check_whole_pixels(offset: torch.Tensor, name: str) -> None:
-    """Refuse pixel offsets that are not finite whole numbers: an image moves by whole pixels,
-    without resampling, so 1.5 would be rounded without a word."""
+    """Refuse pixel offsets that are not finite whole numbers: images move without resampling."""
     if offset.dtype.is_floating_point:
         check_finite(offset, name)
         if not torch.equal(offset, offset.round()):
@@ -341,8 +331,7 @@ def check_same(where: str, what: str, fix: str, **sizes: int) -> None:
 
 
 def check_different(where: str, fix: str, **values) -> None:
-    """Refuse two arguments that must differ but are equal (``name=value``: the two parts of a
-    pair, the two runs compared): a thing against itself says nothing."""
+    """Refuse two arguments (``name=value``) that must differ but are equal: two runs compared."""
     (a, x), (b, y) = values.items()
     if x == y:
         raise ValueError(f"{where}(): {a} and {b} must differ (two things to compare), got "
@@ -371,8 +360,7 @@ def check_order(where: str, fix: str, **values: float) -> None:
 
 
 def check_square(where: str, name: str, images: torch.Tensor) -> None:
-    """Refuse images ``[N, C, H, W]`` that are not square (H != W) where a transform works on a
-    square canvas (one side for both axes): torch would fail deep inside, or cut the image."""
+    """Refuse images ``[N, C, H, W]`` not square where a transform works on a square canvas."""
     if images.shape[-1] != images.shape[-2]:
         raise ValueError(f"{where}(): {name} must be square images [N, 1, S, S] (as wide as they "
                          f"are high), got shape {tuple(images.shape)}; pad or crop them to a "
@@ -398,6 +386,7 @@ SCALES_APART = 30
 def two_scales(small: np.ndarray, large: np.ndarray) -> float | None:
     """How many times apart the means of ``small`` (all in [0, 1]: fractions of 1?) and ``large``
     (all in (1, 100]: in %?) are when at least ``SCALES_APART``; else, or either empty, None."""
+    small, large = np.asarray(small, dtype=float), np.asarray(large, dtype=float)
     apart = large.mean() / max(small.mean(), 1e-12) if small.size and large.size else 0
     return apart if apart >= SCALES_APART and 0 <= small.min() and small.max() <= 1 < large.min() \
         and large.max() <= 100 else None
@@ -457,17 +446,29 @@ def replaced(where: str, record, **changes):
 
 def available_memory() -> int:
     """Bytes of memory free for a new allocation now: psutil's estimate when installed, else the
-    operating system's count of free physical pages."""
+    operating system's count of free physical pages; less where the process's own limit on its
+    address space (``ulimit -v``) leaves less, less what it has mapped (Linux's /proc)."""
     try:
         import psutil
+        free = psutil.virtual_memory().available
     except ImportError:
-        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    return psutil.virtual_memory().available
+        free = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    try:
+        import resource
+        with open("/proc/self/statm") as statm:  # its first number: the pages mapped
+            mapped = int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+    except (ImportError, OSError):  # no such limit to read (Windows, macOS)
+        return free
+    limit = resource.getrlimit(resource.RLIMIT_AS)[0]
+    return free if limit == resource.RLIM_INFINITY else max(min(free, limit - mapped), 0)
 
 
 def check_memory(needed: int, what: str, fix: str) -> None:
     """Raise ``MemoryError`` up front, with the estimate, when making ``what`` needs more than the
     free memory, instead of running until the operating system kills the process."""
+    if not isinstance(needed, int) or needed < 0:  # an estimate gone wrong would pass any size
+        raise ValueError(f"check_memory(): needed must be bytes, an int >= 0, got {needed!r}; "
+                         f"count the bytes of {what}")
     free = available_memory()
     if needed > free:
         raise MemoryError(f"{what} needs about {needed / 2**30:.1f} GiB of memory, "

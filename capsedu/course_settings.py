@@ -21,6 +21,7 @@ entries share (``Seed``, ``Images``, ``Models``, ...) live here too, one home ea
 
 import itertools
 import os
+import re
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -90,6 +91,19 @@ def _text(value: str) -> str:
 Text = Annotated[str, AfterValidator(_text)]
 
 
+def _argument(value: str) -> str:
+    """What ``Argument`` declares: the caller's argument a refusal names, as "function():
+    argument" or a command's "--option" (a learner reads whose argument it was)."""
+    if not re.match(r"(\w+\(\): |--)\S", value):
+        raise ValueError(f"must name the argument refused, as 'save(): root' or '--out', got "
+                         f"{value!r}; pass the function called and its argument")
+    return value
+
+
+# the caller's argument a refusal names: "save(): root", "--out"
+Argument = Annotated[str, AfterValidator(_argument)]
+
+
 @checked
 def Checked(check: Function("a check of capsedu.checks, check(value, name)"), expected: Text,
             kind: Text) -> Any:
@@ -130,6 +144,10 @@ Batch = Tensor("images [B, C, H, W] of pixels in [0, 1]", pixels=True)
 Label = Int("a class of the model")
 # the classes of a model (one output or digit capsule each) or of one-hot targets (a column each)
 Classes = Int("classes, one output each", ge=1, le=MAX_WIDTH)
+# the classes of a model read by a softmax of its logits: over one class it is always 1, so the
+# loss is 0 and nothing can be learned (a CapsNet's capsule of one class still learns its length)
+LogitClasses = Int("classes, one logit each; a softmax over one class is always 1", ge=2,
+                   le=MAX_WIDTH)
 
 
 def _pixels(array, info: ValidationInfo):
@@ -348,6 +366,11 @@ def _folder(value: str | Path) -> str | Path:
     if not str(value).strip():
         raise ValueError(f"must name a folder, got {str(value)!r}; pass None for the default "
                          "folder, or a folder")
+    head = str(value).split("/")[0]  # ~user: os.path leaves it as it is, Path raises
+    if head.startswith("~") and os.path.expanduser(head) == head:
+        raise ValueError(f"must name a folder whose '~' is a home folder of this machine, got "
+                         f"{str(value)!r} (no user {head[1:]!r} here); "
+                         "write the whole path, or ~ alone for your own home folder")
     if (part := spaced_part(value)) is not None:
         raise ValueError(f"must name a folder without a space at either end of a name, got "
                          f"{str(value)!r}" + (f" ({part!r})" if part != str(value) else "")
@@ -358,6 +381,20 @@ def _folder(value: str | Path) -> str | Path:
 # a folder a caller names (where to read or write checkpoints and results)
 Folder = Annotated[str | Path, AfterValidator(_folder),
                    Field(description="a folder path (a str or a Path)")]
+
+
+def _state_file(value: str | Path) -> str | Path:
+    """What ``StateFile`` declares: a file's path, not '' (the current folder), a folder, nor a
+    path ending in '/' (which names a folder: the state would become a file of that name)."""
+    if not str(value).strip() or str(value).endswith(("/", os.sep)) or Path(value).is_dir():
+        raise ValueError(f"must name a file for the training state, got {str(value)!r}, which "
+                         "names a folder; name a file in it, e.g. data/runs/state.pt")
+    return value
+
+
+# a resumable training state's file (saved after every epoch)
+StateFile = Annotated[str | Path, AfterValidator(_state_file),
+                      Field(description="a state file's path (a str or a Path)")]
 # a device a caller names (where to train, where to load weights)
 Device = Annotated[str | torch.device, PlainValidator(_device),
                    Spec("a device this machine has, such as 'cpu' or 'cuda'", "device")]

@@ -25,7 +25,7 @@ from .data.patches import SHUFFLE_SEED, shuffle_tiles, shuffled_digits
 from .loop import predict, probabilities
 from .patch_order import SEEDS, Invariance, Outcomes, Shuffles, compare, over_the_seeds
 from .recipes import seeded_name
-from .validate import Choice, Int, Tensor, checked
+from .validate import Choice, Int, Some, Tensor, checked
 
 # the models, by name, and their recipes (each shipped for seeds 0, 1, 2): the same upright
 # training digits, budget, stopping rule and seeds, and about the same size (the G-CNN of 10's
@@ -48,6 +48,9 @@ def _divides_28(grid: int) -> int:
 
 Grid = Annotated[Int("tiles along each side of a 28 x 28 digit; a divisor of 28", ge=1, le=28),
                  AfterValidator(_divides_28)]
+# the seeds of the runs compared, at least one; a seed may repeat (a model read twice stands
+# for two runs in a quick check of the comparison)
+SomeSeeds = Annotated[list[Seed] | tuple[Seed, ...], Some]
 BATCH = 256  # digits read at once: the models here are small
 
 
@@ -69,7 +72,7 @@ def load_models(seeds: Seeds = SEEDS,
 
 
 @checked
-def measure(models: dict[str, list], seeds: list[Seed] | tuple[Seed, ...],
+def measure(models: dict[str, list], seeds: SomeSeeds,
             rows: Rows | None = None,
             grids: list[Grid] | tuple[Grid, ...] = full_sets.TILE_GRIDS,
             pairs: list[tuple[str, str]] | tuple[tuple[str, str], ...] = PAIRS) -> Shuffles:
@@ -92,7 +95,7 @@ def measure(models: dict[str, list], seeds: list[Seed] | tuple[Seed, ...],
 
 
 @checked
-def recorded(seeds: list[Seed] | tuple[Seed, ...] = SEEDS, rows: Rows | None = None,
+def recorded(seeds: SomeSeeds = SEEDS, rows: Rows | None = None,
              grids: list[Grid] | tuple[Grid, ...] = full_sets.TILE_GRIDS,
              pairs: list[tuple[str, str]] | tuple[tuple[str, str], ...] = PAIRS) -> Shuffles:
     """``measure``'s ``Shuffles`` of the shipped ``MODELS``, read from ``full_sets``' record of
@@ -109,7 +112,7 @@ def recorded(seeds: list[Seed] | tuple[Seed, ...] = SEEDS, rows: Rows | None = N
 
 
 @checked
-def shuffles(right: Outcomes, seeds: list[Seed] | tuple[Seed, ...],
+def shuffles(right: Outcomes, seeds: SomeSeeds,
              grids: list[Grid] | tuple[Grid, ...],
              pairs: list[tuple[str, str]] | tuple[tuple[str, str], ...]) -> Shuffles:
     """``Shuffles`` from ``right``: ``(model, grid)`` -> which digits each seed's model reads

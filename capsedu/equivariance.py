@@ -132,9 +132,10 @@ def feature_map(*cells, size: Int("the map's side", ge=1, le=MAX_MAP) = 4) -> to
             raise TypeError(f"feature_map(): each cell must be a (row, col) pair of ints, got "
                             f"{cell!r:.40}; pass the cells one by one: feature_map((0, 1), (2, 3))")
     m = torch.zeros(size, size)
+    on_map = Int(f"a row or column of the {size} x {size} map", ge=0, le=size - 1)
     for row, col in cells:
-        if not (0 <= row < size and 0 <= col < size):
-            raise ValueError(f"cell {(row, col)} is outside a {size} x {size} map")
+        check_value("feature_map", f"cell {(row, col)}'s row", on_map, row)
+        check_value("feature_map", f"cell {(row, col)}'s column", on_map, col)
         m[row, col] = 1.0
     return m
 

@@ -46,6 +46,22 @@ def _pixels(x: torch.Tensor) -> bool:
     return -PIXEL_ROUNDING <= low and high <= 1 + PIXEL_ROUNDING
 
 
+def check_targets(where: str, name: str, model, data: TensorDataset,
+                  scoring: bool = False) -> None:
+    """Refuse examples ``data`` (``name``) whose tensors are not the images and targets that
+    ``model.training_loss`` takes (``scoring``: some of them, the images and labels at least; a
+    model without a loss reads those two alone): an extra one would fail inside, or be dropped
+    without a word."""
+    loss = getattr(model, "training_loss", lambda x, y: None)
+    takes = inspect.signature(loss)
+    try:
+        takes.bind_partial(*data.tensors) if scoring else takes.bind(*data.tensors)
+    except TypeError:
+        raise ValueError(f"{where}(): {name} must hold the images and targets "
+                         f"{type(model).__name__}.training_loss({', '.join(takes.parameters)}) "
+                         f"takes, got {len(data.tensors)} tensors; drop the extra ones") from None
+
+
 @checked
 def check_batches(where: Name, model: Trainable, train: Dataset,
                   validation: Dataset | None, compose: Callable | None,
@@ -62,12 +78,6 @@ def check_batches(where: Name, model: Trainable, train: Dataset,
         raise ValueError(f"{where}(): validation's images must be of train's shape "
                          f"{list(x.shape[1:])}, got {list(validation.tensors[0].shape[1:])}; "
                          "hold out images of the training set's kind")
-    takes = inspect.signature(model.training_loss)
-    try:
-        takes.bind(*train.tensors)
-    except TypeError:
-        raise ValueError(f"{where}(): train must hold the images and targets {type(model).__name__}"
-                         f".training_loss({', '.join(takes.parameters)}) takes, got "
-                         f"{len(train.tensors)} tensors; drop the extra ones") from None
+    check_targets(where, "train", model, train)
     if augment is not None:
         check_augmented(where, x[:8], augment(x[:8], torch.Generator()))

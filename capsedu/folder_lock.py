@@ -7,6 +7,7 @@ import contextlib
 import os
 import socket
 import sys
+import threading
 import time
 from pathlib import Path
 from typing import Annotated
@@ -18,6 +19,10 @@ from .course_settings import Folder, Name
 from .validate import Float, checked
 
 LOCK_FILE = ".capsedu.lock"
+MAX_WAIT_S = 3600  # an hour: a longer wait is a paused or stopped holder, never a slow save
+# (lock file, thread) of the locks this process holds: a second take in that thread would wait
+# for itself forever (another thread waits for the first to let go)
+HELD: set[tuple[Path, int]] = set()
 
 
 def _lock_file(value: str | Path) -> str | Path:
@@ -44,6 +49,15 @@ LockFile = Annotated[str | Path, AfterValidator(_lock_file),
 LockedFolder = Annotated[Folder, AfterValidator(_not_a_file)]
 
 
+def _is_text(data: bytes) -> bool:
+    """Whether ``data`` reads as UTF-8 text (what a holder writes)."""
+    try:
+        data.decode()
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
 @checked
 def holder(path: LockFile) -> str:
     """Who holds the lock file ``path``, in words: what its holder wrote there, else the process
@@ -53,7 +67,11 @@ def holder(path: LockFile) -> str:
     if not path.exists():
         return f"no one: there is no lock file {path} (its holder let it go, or it is another path)"
     with contextlib.suppress(OSError):
-        if written := path.read_text().strip():
+        data = path.read_bytes()
+        if not _is_text(data):  # no holder wrote it: another program
+            return (f"no holder's record: {path} holds {len(data)} bytes that are not text "
+                    f"({data[:8]!r}...), a file another program wrote")
+        if written := data.decode().strip():
             return written
     with contextlib.suppress(OSError, IndexError):
         inode = path.stat().st_ino
@@ -67,13 +85,19 @@ def holder(path: LockFile) -> str:
 @checked
 @contextlib.contextmanager
 def folder_lock(folder: LockedFolder, where: Name,
-                timeout_s: Float("seconds to wait for the lock's holder", gt=0)):
+                timeout_s: Float("seconds to wait for the lock's holder", gt=0, le=MAX_WAIT_S)):
     """Hold ``folder``'s lock, waiting at most ``timeout_s`` for its holder to let it go (a paused
     or killed run may never do: a wait that never ends is refused, as filelock reads a negative
     timeout); ``where``: the function the caller called, named if it waits too long, with the
-    holder (``holder``)."""
+    holder (``holder``). A lock this process holds already is refused at once: it would wait
+    for itself."""
     lock = FileLock(Path(folder) / LOCK_FILE, timeout=timeout_s)
     path = Path(lock.lock_file)
+    key = (path.resolve(), threading.get_ident())
+    if key in HELD:
+        raise RuntimeError(f"{where}(): {path} is held by this very process already (a write to "
+                           f"{folder} inside another, e.g. a save called while one is under way, "
+                           "or a notebook cell left inside one): finish the first, then write")
     try:
         lock.acquire()
     except Timeout:
@@ -81,6 +105,7 @@ def folder_lock(folder: LockedFolder, where: Name,
             f"{where}(): {path} has been held by another process for {timeout_s} s: "
             f"{holder(path)}. Is that run writing this folder, paused or stopped? Let it finish "
             "(or stop it), or, if it no longer runs, delete that file and try again") from None
+    HELD.add(key)
     try:
         with contextlib.suppress(OSError):  # a record for a waiter only: the lock holds without
             path.write_text(f"pid {os.getpid()} on {socket.gethostname()}, since "
@@ -91,3 +116,4 @@ def folder_lock(folder: LockedFolder, where: Name,
         with contextlib.suppress(OSError):  # no holder's record left once it is let go
             path.write_text("")
         lock.release()
+        HELD.discard(key)

@@ -18,7 +18,7 @@ from torch import nn
 
 from .baselines import LogitClassifier
 from .checks import check_memory, check_model_dtype, check_pixels, check_shape
-from .course_settings import MAX_WIDTH, Classes
+from .course_settings import MAX_WIDTH, LogitClasses
 from .group_conv import N_ROTATIONS, GroupConv, Kernel, LiftingConv
 from .validate import Int, checked
 
@@ -103,7 +103,7 @@ class C4CNN(_Stack):
 
     @checked
     def __init__(self, channels: Widths = ANCHOR_CHANNELS, kernel_size: Kernel = 5,
-                 n_classes: Classes = 10, hidden_kernel_size: Kernel = 5,
+                 n_classes: LogitClasses = 10, hidden_kernel_size: Kernel = 5,
                  pool_after: Pools = ANCHOR_POOLS):
         if not channels:
             raise ValueError(f"C4CNN(): channels must name at least one layer, got {channels!r}; "
@@ -126,7 +126,7 @@ class PlainCNN(_Stack):
 
     @checked
     def __init__(self, channels: Widths = tuple(2 * c for c in ANCHOR_CHANNELS),
-                 kernel_size: Kernel = 5, n_classes: Classes = 10,
+                 kernel_size: Kernel = 5, n_classes: LogitClasses = 10,
                  hidden_kernel_size: Kernel = 5, pool_after: Pools = ANCHOR_POOLS):
         if not channels:
             raise ValueError(f"PlainCNN(): channels must name at least one layer, got "

@@ -53,9 +53,9 @@ class PrimaryCapsules(nn.Module):
                  stride: Int("the stride", ge=1, le=MAX_IMAGE) = 2):
         # the convolution's weights and biases, float32, made in place
         check_memory(4 * n_maps * dim * (in_channels * kernel_size**2 + 1),
-                     f"PrimaryCapsules' weights ({n_maps * dim:,} channels of {in_channels:,} x "
-                     f"{kernel_size}x{kernel_size})", "use fewer channels or maps, or a smaller "
-                     "kernel")
+                     f"PrimaryCapsules(): its weights ({n_maps * dim:,} channels of "
+                     f"{in_channels:,} x {kernel_size}x{kernel_size})", "use fewer channels or "
+                     "maps, or a smaller kernel")
         super().__init__()
         self.n_maps, self.dim = n_maps, dim
         self.conv = nn.Conv2d(in_channels, n_maps * dim, kernel_size, stride)
@@ -101,8 +101,8 @@ class RoutingCapsules(nn.Module):
                  step: Step = routing_step):
         # W = 0.05 * randn: two float32 tensors of n_in x n_out x d_out x d_in while it is made
         check_memory(8 * n_in * n_out * d_out * d_in,
-                     f"RoutingCapsules' W ({n_in:,} x {n_out:,} matrices of {d_out} x {d_in})",
-                     "use fewer or smaller capsules")
+                     f"RoutingCapsules(): its W ({n_in:,} x {n_out:,} matrices of {d_out} x "
+                     f"{d_in})", "use fewer or smaller capsules")
         super().__init__()
         self.n_in, self.d_in = n_in, d_in
         self.iterations, self.grad_through_routing = iterations, grad_through_routing

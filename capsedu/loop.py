@@ -33,10 +33,11 @@ from .course_settings import (
     Examples,
     Images,
     Seed,
+    StateFile,
     Trainable,
 )
 from .data.transformed_mnist import translate
-from .fit_inputs import AUGMENT, COMPOSE, check_augmented, check_batches
+from .fit_inputs import AUGMENT, COMPOSE, check_augmented, check_batches, check_targets
 from .progress import Progress, progress_bar
 from .refusals import declared_error, kind_of
 from .validate import CheckedRecord, Flag, Float, Has, Int, Spec, Tensor, checked
@@ -143,7 +144,7 @@ def fit(model: Trainable, train: Examples,
         lr: LearningRate = 1e-3, lr_decay: LrDecay = 1.0,
         seed: Seed = 0, device: course_settings.Device | None = None,
         progress: Flag("whether to show a progress bar") = True,
-        augment: Callable | None = None, state_path: str | Path | None = None,
+        augment: Callable | None = None, state_path: StateFile | None = None,
         validation: Examples | None = None, compose: Callable | None = None,
         patience: Patience | None = None, start: Start | None = None) -> list[Epoch]:
     """Train ``model`` on ``train = (images, labels, ...)`` with Adam; returns its history, one
@@ -478,6 +479,7 @@ def evaluate(model: nn.Module, data: Examples, batch_size: BatchSize = SCORING_B
     """Accuracy of ``model.predict`` on ``data = (images, labels)``: the share of examples read
     right (``is_correct``; for pairs, both digits). ``progress``: a bar."""
     check_read_labels(data.tensors[1], "evaluate(): data's labels", data.tensors[0], model)
+    check_targets("evaluate", "data", model, data, scoring=True)
     return _accuracy(model, data, batch_size, progress)
 
 

@@ -14,7 +14,10 @@ which as a 3x3 matrix acting on (u, v, 1) is ``pose_matrix``. Composing poses is
 matrices: a part whose pose is P predicts a face with pose P W (notebooks 04 and 07).
 """
 
+from typing import Annotated
+
 import numpy as np
+from pydantic import AfterValidator
 
 from .checks import check_broadcast
 from .validate import Array, Float, Tensor, checked
@@ -23,7 +26,19 @@ from .validate import Array, Float, Tensor, checked
 X = Float("x, a fraction of the image's width") | Array("x of many poses")
 Y = Float("y, a fraction of the image's height, growing downward") | Array("y of many poses")
 Angle = Float("an angle in degrees, counter-clockwise on screen") | Array("angles in degrees")
-Scale = Float("a scale: it multiplies lengths", gt=0) | Array("scales of many poses")
+
+
+def _positive(scales: np.ndarray) -> np.ndarray:
+    """Refuse scales that are not > 0: a scale multiplies lengths, so 0 draws a dot and a negative
+    one turns the part half round, without a word."""
+    if (scales <= 0).any():
+        raise ValueError(f"must be > 0 (a scale multiplies lengths), got {scales.min():g}; pass "
+                         "positive scales")
+    return scales
+
+
+Scale = Float("a scale: it multiplies lengths", gt=0) | Annotated[
+    Array("scales of many poses, each > 0"), AfterValidator(_positive)]
 
 
 @checked

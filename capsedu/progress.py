@@ -9,7 +9,7 @@ import tqdm
 import tqdm.auto
 
 from . import course_settings
-from .validate import Flag, Has, checked
+from .validate import Flag, Has, Int, checked
 
 PROGRESS_UPDATES_PER_S = 2  # how often a live progress bar may redraw
 # and how many times in all, however slow the machine: a bar's messages to the browser stay
@@ -25,14 +25,16 @@ SET_HERE = {"iterable", "desc", "disable", "leave", "file", "mininterval", "mini
 @checked
 def progress_bar(iterable: Has("what the bar counts", "__iter__",
                                 source="a range, a list or a DataLoader"),
-                 desc: str, progress: Progress = True, **kwargs):
+                 desc: str, progress: Progress = True,
+                 total: Int("how many items the bar counts to", ge=0) | None = None, **kwargs):
     """A bar over ``iterable`` (``progress=False``: none). Live, tqdm.auto's (a widget in a
     notebook), redrawn at most ``PROGRESS_UPDATES_PER_S`` times a second and ``PROGRESS_REDRAWS``
     times in all (so a slow machine sends no more messages than a fast one), which it erases when
     done: in a notebook every redraw is a message to the browser, and a flood of them overruns
     the kernel's output channel. With ``course_settings.TEXT_PROGRESS`` (the website's build), a
     text bar on stdout that keeps its finished line, which is what a stored page shows.
-    ``kwargs``: more of tqdm's keywords (e.g. ``total``), each refused by name unless tqdm takes
+    ``total``: the count the bar goes to where ``iterable`` has no length (a generator);
+    ``kwargs``: more of tqdm's keywords (e.g. ``unit``), each refused by name unless tqdm takes
     it and this function does not set it (a typo would be dropped without a word when the bar is
     off)."""
     takes = set(inspect.signature(tqdm.tqdm.__init__).parameters) - SET_HERE - {"self", "kwargs"}
@@ -45,12 +47,14 @@ def progress_bar(iterable: Has("what the bar counts", "__iter__",
                             + ("progress_bar sets it itself" if name in SET_HERE else
                                f"tqdm's keywords: {', '.join(sorted(takes))}"))
     try:  # a redraw every 1/PROGRESS_REDRAWS of the way at most (maxinterval: no forced ones)
-        every = {"miniters": max(1, -(-len(iterable) // PROGRESS_REDRAWS)),
+        count = len(iterable) if total is None else total
+        every = {"miniters": max(1, -(-count // PROGRESS_REDRAWS)),
                  "maxinterval": float("inf")}
     except TypeError:  # no length: the time limit alone
         every = {}
     if course_settings.TEXT_PROGRESS:
         return tqdm.tqdm(iterable, desc=desc, disable=not progress, leave=True, file=sys.stdout,
-                         mininterval=TEXT_PROGRESS_INTERVAL_S, **every, **kwargs)
+                         mininterval=TEXT_PROGRESS_INTERVAL_S, total=total, **every, **kwargs)
     return tqdm.auto.tqdm(iterable, desc=desc, disable=not progress, leave=False,
-                          mininterval=1 / PROGRESS_UPDATES_PER_S, **every, **kwargs)
+                          mininterval=1 / PROGRESS_UPDATES_PER_S, total=total, **every,
+                          **kwargs)

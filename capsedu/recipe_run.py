@@ -13,7 +13,7 @@ import torch
 
 from . import checkpoints, course_settings
 from .convergence import best_epoch, chosen_epoch, converged, held_out_scores
-from .course_settings import Name, Seed, Text
+from .course_settings import Name, Seed, StateFile, Text
 from .loop import Epoch, Start, evaluate, fit
 from .manifest_rows import ManifestRow, Metrics, Sitting
 from .recipes import Epochs, Limit, Recipe, command_line, command_recipe, seeded_name
@@ -57,7 +57,7 @@ def split_validation(recipe: Recipe, limit: Limit | None = None, where: str = "s
 @checked
 def train_recipe(recipe: Recipe, epochs: Epochs | None = None, limit: Limit | None = None,
                  seed: Seed | None = None, progress: Flag("whether to show a progress bar") = True,
-                 state_path: str | Path | None = None, start: Start | None = None,
+                 state_path: StateFile | None = None, start: Start | None = None,
                  where: str = "train_recipe"):
     """Build and train a ``Recipe``: returns ``(model, history, train_examples)``; the test set is
     not touched (``run_recipe`` scores it once). ``state_path``: where to keep the resumable
@@ -133,7 +133,7 @@ def continue_from(folder: course_settings.Folder, name: str
 def run_recipe(name: str, epochs: Epochs | None = None, limit: Limit | None = None,
                seed: Seed | None = None, root: checkpoints.Root = None,
                progress: Flag("whether to show progress bars") = True,
-               state_path: str | Path | None = None,
+               state_path: StateFile | None = None,
                replace_shipped: Flag("True only to replace a shipped checkpoint") = False,
                continue_folder: checkpoints.Root = None) -> ManifestRow:
     """Train recipe ``name`` (``train_recipe``), score it on the test split, save it in ``root``

@@ -8,6 +8,7 @@ rule) and the command that trains it (``trainer``); and how runs of them are nam
 ``recipe_run``'s.
 """
 
+import os
 import shlex
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -52,7 +53,11 @@ TRAINERS = ("capsedu.train", "capsedu.parts.training", "capsedu.ablations", "cap
             "capsedu.patch_order")
 # a trial on the first N training examples (MNIST's 60,000 at most); None: all of them
 Limit = Int("the first N training examples only; None keeps all", ge=1, le=60_000)
-Threads = Int("CPU threads for torch", ge=1, le=1024)
+# torch's CPU threads: more than the machine's cores only slow a run (each thread has its own
+# buffers: 512 of them exhaust a small machine's memory)
+CORES = os.cpu_count() or 1
+Threads = Int(f"CPU threads for torch, at most the {CORES} cores this machine has", ge=1,
+              le=CORES)
 
 
 def _maker(build: Callable) -> Callable:

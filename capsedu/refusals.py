@@ -73,7 +73,10 @@ def impossible(builder: str, meaning: str, *problems: str | bool) -> None:
 
 def no_range(low, high, strict: bool = False) -> str | bool:
     """What is wrong with the bounds ``low`` to ``high`` (None: none) that leave no number
-    between them (``strict``: a bound is excluded, so equal bounds leave none too), else False."""
+    between them (``strict``: a bound is excluded, so equal bounds leave none too; a NaN: no
+    number is above or below it), else False."""
+    if any(bound != bound for bound in (low, high)):
+        return f"a bound is NaN ({low} to {high}), which no number is above or below"
     empty = low is not None and high is not None and (low > high or strict and low == high)
     return empty and f"its bounds leave no number between them ({low} to {high})"
 
@@ -82,6 +85,10 @@ def of_kind(builder: str, name: str, value, kind, words: str) -> None:
     """Refuse the argument ``name`` of a declaration builder where it is not ``words``, an
     instance of ``kind`` (None: not given; a bool is no number), when it is built: a string where
     a number or a class belongs would fail later, in pydantic's or Python's words."""
+    if not isinstance(kind, type | tuple) or not isinstance(words, str) or not words.strip():
+        raise TypeError(f"of_kind(): kind must be a class (or a tuple of classes) and words say "
+                        f"what it is, got {kind_of(kind)} and {words!r}; pass e.g. of_kind("
+                        "'Int', 'ge', ge, numbers.Real, 'a number')")  # below validate: by hand
     if value is not None and (not isinstance(value, kind) or isinstance(value, bool)):
         raise TypeError(f"{builder}(): {name} must be {words}, got {kind_of(value)}, "
                         f"{with_article(type(value).__name__)}; declare it so")
@@ -93,8 +100,7 @@ def range_words(builder: str, meaning: str, ge=None, gt=None, le=None, lt=None) 
     no number are refused (``no_range``)."""
     for name, bound in {"ge": ge, "gt": gt, "le": le, "lt": lt}.items():
         of_kind(builder, name, bound, numbers.Real, "a number")
-    impossible(builder, meaning, any(b != b for b in (ge, gt, le, lt)) and "a bound is NaN, "
-               "which no number is above or below", ge is not None and gt is not None and
+    impossible(builder, meaning, ge is not None and gt is not None and
                f"it has two lower bounds, ge={ge} and gt={gt}: keep one", le is not None and
                lt is not None and f"it has two upper bounds, le={le} and lt={lt}: keep one")
     low = f">= {ge}" if ge is not None else f"> {gt}" if gt is not None else None

@@ -202,3 +202,21 @@ def records(path: str | Path, rows: dict[str, Any],
                              f"run is kept under the name its fields make: "
                              f"{restore_advice(path, 'record it again')}")
     return found
+
+
+@checked
+def check_one_kind(path: str | Path, rows: dict[str, Any], name: str,
+                   row: dict[str, Any]) -> None:
+    """Refuse to add ``row``, the run ``name``, to the results file ``path`` (its runs ``rows``)
+    when it is a record of another kind than theirs (its fields differ from every run's there,
+    and the file would no longer be one experiment's, ``results_kind``): a reader refuses a file
+    whose runs are of several kinds, so all of it would be lost to it."""
+    if not rows or any(set(held) == set(row) for held in rows.values() if isinstance(held, dict)):
+        return
+    if (found := results_kind(rows)) is not None and results_kind({**rows, name: row}) == found:
+        return  # a file of several kinds of runs (11's adversarial units), one more of them
+    first = next(iter(rows))
+    raise ValueError(f"add_result(): run must be a record of the kind {path} holds (the fields "
+                     f"of its run {first!r}), got {name!r} with the fields "
+                     f"{', '.join(sorted(row))}; record it in a results file of its own")
+

@@ -32,7 +32,7 @@ import torch
 
 from . import checkpoints, course_settings, full_sets, recipes, train
 from .checks import check_same
-from .course_settings import Seed, Text
+from .course_settings import Seed, StateFile, Text
 from .full_sets import Reading
 from .manifest_rows import ManifestRow
 from .recipe_run import run_recipe
@@ -138,7 +138,7 @@ def score(model: torch.nn.Module, test_set: TestSet, iterations: full_sets.Itera
 
 @checked
 def run(recipe: Recipe, seed: Seed, limit: TrialLimit | None = None,
-        progress: Flag("True to show progress bars") = True, state_path: Path | None = None
+        progress: Flag("True to show progress bars") = True, state_path: StateFile | None = None
         ) -> SeedRun:
     """Train ``recipe`` from ``seed`` (``recipe_run.run_recipe``, its checkpoint into
     ``<data root>/runs/seed_runs``) and read it on every test set: its record."""

@@ -7,7 +7,9 @@ a shipped checkpoint its manifest lists (``holds_shipped_checkpoint``: a copy ma
 marker is recognised by what its files are, not by where it lies); its parent is a data root
 (``is_data_root``): it holds the shipped folders, the data sets and ``runs/``, where trials go.
 A data set's folder (``MNIST/``, which holds ``raw/`` and the IDX files) is read by the data
-loaders, never a place for a checkpoint (``holds_data_set``).
+loaders, never a place for a checkpoint (``holds_data_set``). A checkpoint folder is known by
+what it holds, not where it lies: new, empty, or holding a manifest; a folder of other files (the
+package's source, the notebooks, a home folder, /) is none (``checkpoint_folder``).
 """
 
 import hashlib
@@ -15,6 +17,8 @@ import json
 from pathlib import Path
 
 from . import course_settings
+from .course_settings import Text
+from .folder_lock import LOCK_FILE
 from .validate import checked
 
 SHIPPED_MARKER = "SHIPPED.md"  # in every shipped folder: data/checkpoints/, data/results/
@@ -119,8 +123,54 @@ def data_folder_of(path: str | Path) -> str | None:
     return None
 
 
+def trials_advice() -> str:
+    """Where a trial goes instead of a refused folder, in words: ``<data root>/runs``, unless
+    ``CAPSEDU_DATA`` names a folder in the data folder (``data/MNIST``, ``data/checkpoints``),
+    whose ``runs/`` is refused too: then the variable is the cause, and is named."""
+    runs = course_settings.data_root() / "runs"
+    if is_shipped(runs) or data_folder_of(runs) is not None:
+        return (f"CAPSEDU_DATA names {runs.parent}, in the data folder, so no trial may go in its "
+                "runs/ either: set CAPSEDU_DATA to a folder of your own (e.g. ~/capsedu-data), "
+                "or unset it")
+    return f"trials go in {runs} (the default)"
+
+
 @checked
-def restore_advice(path: str | Path, again: str) -> str:
+def other_files(folder: str | Path) -> str | None:
+    """What makes ``folder`` no checkpoint folder, in words: it holds other files and no
+    manifest (a repository's source, its notebooks, a home folder, /), where a save would add a
+    checkpoint, a manifest and a lock among files of another kind; None for a folder not there
+    yet, an empty one, or one that holds a manifest (a save wrote it). A folder's lock and a
+    save's temporary files are not counted (a save that was refused or stopped leaves them)."""
+    folder = Path(folder).expanduser()
+    if not folder.is_dir() or (folder / MANIFEST).exists():
+        return None
+    others = sorted(entry.name for entry in folder.iterdir() if entry.name != LOCK_FILE
+                    and not (entry.name.startswith(".") and entry.name.endswith(".tmp")))
+    if not others:
+        return None
+    shown = next((name for name in others if not name.startswith(".")), others[0])
+    kind = "files or folders" if len(others) > 1 else "file or folder"
+    return f"holds {len(others)} other {kind}, such as {shown}, and no {MANIFEST}"
+
+
+@checked
+def checkpoint_folder(folder: Path, what: course_settings.Argument) -> Path:
+    """``folder`` if it is a checkpoint folder, by what it holds, not where it lies: new, empty,
+    one a save wrote (it holds a manifest) or ``<data root>/runs``; a folder of other files
+    (source code, notebooks, a home folder, /) is refused, naming ``what``, before anything is
+    written (``checkpoints.check_writable``, the training commands' ``--out``)."""
+    runs = course_settings.data_root() / "runs"
+    if folder.resolve() != runs.resolve() and (found := other_files(folder)) is not None:
+        raise ValueError(f"{what} must be a checkpoint folder (a new or empty one, or one a save "
+                         f"wrote, which holds its {MANIFEST}), got {folder}, which {found}; pass "
+                         f"a new folder, e.g. {runs / 'mine'}, or leave it out for the default "
+                         f"runs folder {runs}")
+    return folder
+
+
+@checked
+def restore_advice(path: str | Path, again: Text) -> str:
     """What to do about ``path``, a corrupt or missing file: git restores it where the repository
     tracks it (a shipped folder), else ``again`` makes it anew (a learner's own file, which git
     never held)."""

@@ -17,6 +17,7 @@ import functools
 import os
 import re
 import sys
+import tempfile
 import typing
 from collections.abc import Callable
 from pathlib import Path
@@ -30,7 +31,8 @@ from .course_settings import Seed, Seeds, Text
 from .json_records import json_row
 from .recipe_run import TooFewExamples, run_recipe
 from .recipes import RECIPES, Epochs, Limit, Threads, command_line, command_recipe, seeded_name
-from .validate import Int, Spec, checked
+from .shipped_folders import checkpoint_folder
+from .validate import Has, Int, Spec, checked
 
 
 @checked
@@ -98,6 +100,10 @@ class CourseParser(argparse.ArgumentParser):
             options = [option for action in self._actions for option in action.option_strings]
             close = difflib.get_close_matches(unknown[1], options, n=1)
             message += f"; did you mean {close[0]}? (no option is abbreviated)" if close else ""
+            if "--" in getattr(self, "args_given", ()):  # after it an option is read as a name
+                message = (f"unrecognized arguments: {message.split(': ', 1)[1].split(';')[0]}, "
+                           "given after '--', which makes every word after it a name, not an "
+                           "option; drop the '--'")
         super().error(message)
 
     def parse_known_args(self, args=None, namespace=None):
@@ -105,6 +111,7 @@ class CourseParser(argparse.ArgumentParser):
             if action.option_strings and not isinstance(action, _Once):
                 action.__class__ = _once(type(action))
         self.options_given = {}  # dest -> the option as given, as the actions meet them
+        self.args_given = list(sys.argv[1:] if args is None else args)
         self.allow_abbrev = False  # --replace is no --replace-shipped, --epoch no --epochs
         return super().parse_known_args(args, namespace)
 
@@ -148,9 +155,12 @@ def out_folder(text: str, flag: str = "--out") -> Path:
     if not existing.is_dir():
         raise argparse.ArgumentTypeError(f"{text!r} {here} a file, not a folder; name a folder to "
                                          "write into (one that does not exist yet is made)")
-    if not os.access(existing, os.W_OK | os.X_OK):
-        raise argparse.ArgumentTypeError(f"{text!r} {here} not writable by you; name a folder "
-                                         "you can write to, or change its permissions")
+    try:  # a file made there and gone: os.access says yes to root for /proc or /sys
+        tempfile.TemporaryFile(dir=existing).close()
+    except OSError as err:
+        raise argparse.ArgumentTypeError(f"{text!r} {here} not writable by you ({err.strerror});"
+                                         " name a folder you can write to, or change its "
+                                         "permissions") from None
     try:  # the repository's data/ or MNIST/ taken for a folder of one's own
         return checkpoints.check_not_shipped(folder, flag, replace_shipped=True)
     except (PermissionError, ValueError) as err:
@@ -162,11 +172,24 @@ def state_file(text: str) -> str:
     """An ``argparse`` type: a resumable state file (``~`` expanded) whose folder can be written,
     checked before any training (``out_folder``), not after the first epoch has trained."""
     path = Path(text).expanduser()
-    if not text.strip() or path.is_dir():
-        raise argparse.ArgumentTypeError(f"--state must name a file, got {text!r}; e.g. "
-                                         "data/runs/state.pt")
+    if not text.strip() or path.is_dir() or text.endswith(("/", os.sep)):  # '/': a folder
+        raise argparse.ArgumentTypeError(f"--state must name a file, got {text!r}, which names "
+                                         "a folder; name a file, e.g. data/runs/state.pt")
     out_folder(str(path.parent), "--state")
     return str(path)
+
+
+@checked
+def check_state(parser: argparse.ArgumentParser, args: argparse.Namespace, out: Path) -> None:
+    """Refuse a ``--state`` that is the file the run saves its checkpoint or manifest as (in
+    ``out``): the checkpoint would be written over the state, and a resumed run would read a
+    checkpoint as its state."""
+    seed = RECIPES[args.name].seed if args.seed is None else args.seed
+    for file in (f"{seeded_name(args.name, seed)}.pt", checkpoints.MANIFEST):
+        if args.state and Path(args.state).resolve() == (out / file).resolve():
+            parser.error(f"--state must be a file of its own, got {args.state}, the file the run "
+                         f"saves its {'manifest' if file == checkpoints.MANIFEST else 'checkpoint'}"
+                         f" as in {out}; pass another, e.g. {out / 'state.pt'}")
 
 
 @checked
@@ -244,7 +267,8 @@ def refuse_other_budgets(parser: argparse.ArgumentParser, path: Path,
 
 
 @checked
-def test_accuracy(record: Any) -> str:
+def test_accuracy(record: Has("a finished run", "test_accuracy", "train_time_s",
+                              source="a run's record, e.g. one that record_missing wrote")) -> str:
     """A finished run of a recorded experiment (a record with ``test_accuracy`` and
     ``train_time_s``) in a few words: its test accuracy and time."""
     return f"test accuracy {100 * record.test_accuracy:.2f} %, {record.train_time_s:.0f} s"
@@ -306,7 +330,10 @@ def output_folder(args: argparse.Namespace) -> Path:
     ``--replace-shipped``, else ``<data root>/runs``."""
     if args.out:
         check_out_shipped(args.out, args)
-        return args.out
+        try:  # a folder of other files (the repository, notebooks, /) refused before training
+            return checkpoint_folder(args.out, "--out")
+        except ValueError as err:
+            raise SystemExit(str(err)) from None
     return checkpoints.checkpoint_dir() if args.replace_shipped else checkpoints.runs_dir()
 
 
@@ -439,6 +466,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.threads:
         torch.set_num_threads(args.threads)
     out = output_folder(args)
+    check_state(parser, args, out)
     try:  # refused before any training when it would replace a shipped checkpoint
         entry = run_recipe(args.name, args.epochs, args.limit, args.seed, out,
                            state_path=args.state, replace_shipped=args.replace_shipped,

@@ -196,17 +196,17 @@ def Numbers(meaning: str, ndim: int | None = None, last: int | None = None,
             bools: bool = False, whole: bool = False, tensor: bool = False, nan: bool = False,
             shape: tuple | None = None, fix: str = "pass numbers of that shape") -> Any:
     """Numbers however a learner holds them: a torch tensor (on any device), a NumPy array, a list
-    or tuple of numbers, or one number (``meaning`` says which, and their shape, e.g. "angles in
-    degrees [n]"). Torch and NumPy input go through the same checks: real numbers (a string, a
-    boolean or a ragged list is refused), finite, ``ndim`` dimensions (or a whole ``shape``, None
-    where any size will do), ``last`` entries along the last, at least ``at_least`` along the first
-    (else ``fix`` says what to do), within [``ge``, ``le``]. Handed on as a NumPy array (``tensor``:
-    a torch tensor, a tensor as it came); ``bools``: right or wrong, booleans or 0/1, handed on as
-    booleans; ``whole``: whole numbers (indices, classes) of an integer dtype; ``nan``: a NaN is a
-    gap (a cell left blank), not a mistake."""
+    or tuple of numbers, or one number (``meaning`` says which and their shape, "angles [n]"), all
+    through the same checks: real numbers (no string, boolean or ragged list), finite, ``ndim``
+    dimensions (or a whole ``shape``, None where any size will do), ``last`` entries along the
+    last, at least ``at_least`` along the first (else ``fix`` says what to do), within [``ge``,
+    ``le``]. Handed on as a NumPy array (``tensor``: a torch tensor); ``bools``: booleans or 0/1,
+    handed on as booleans; ``whole``: integers (indices, classes); ``nan``: a NaN is a gap."""
     refusals.of_kind("Numbers", "ndim", ndim, int, "an int")
     refusals.impossible("Numbers", meaning, refusals.no_range(ge, le), at_least < 0 and f"at_least "
-                        f"is {at_least}, < 0", (ndim or 0) < 0 and f"ndim is {ndim}, < 0")
+                        f"is {at_least}, < 0", (ndim or 0) < 0 and f"ndim is {ndim}, < 0",
+                        None not in (ndim, shape) and len(shape) != ndim and f"ndim is {ndim} "
+                        f"but shape {shape} has {len(shape)} dimensions: give one of them")
     count = f", at least {at_least} of them" if at_least > 1 else ", at least one" * at_least
     within = f" in [{ge}, {le}]" if ge is not None and le is not None else f" >= {ge}" \
         if ge is not None else f" <= {le}" if le is not None else ""
@@ -298,7 +298,7 @@ def Has(meaning: str, *fields: str, source: str, many: bool = False) -> Any:
     (``meaning``, e.g. "a comparison", made by ``source``; ``"__iter__"``: anything to go over,
     taken as it is, a generator not used up); ``many``: a list of them, or any other iterable but
     a string, handed on as a list of at least one."""
-    refusals.impossible("Has", meaning)
+    refusals.impossible("Has", meaning, not fields and "it names no fields (list them after it)")
     spec = Spec(f"{meaning} with {', '.join(fields)}", "record")
 
     def check(value, info: ValidationInfo):

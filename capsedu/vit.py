@@ -19,8 +19,8 @@ import torch
 from torch import nn
 
 from .baselines import LogitClassifier
-from .checks import check_input, check_memory, check_model_dtype, check_pixels
-from .course_settings import MAX_IMAGE, MAX_WIDTH, Classes
+from .checks import check_input, check_memory, check_pixels
+from .course_settings import MAX_IMAGE, MAX_WIDTH, LogitClasses
 from .validate import Flag, Float, Int, checked
 
 MAX_DEPTH = 64  # transformer layers
@@ -48,7 +48,7 @@ class VisionTransformer(LogitClassifier):
                  patch: Int("a tile's side in pixels; it must divide image_size", ge=1,
                             le=MAX_IMAGE) = 4,
                  in_channels: Int("the image's channels", ge=1, le=MAX_WIDTH) = 1,
-                 n_classes: Classes = 10,
+                 n_classes: LogitClasses = 10,
                  dim: Int("a token's dimensions", ge=1, le=MAX_WIDTH) = 64,
                  depth: Int("transformer layers", ge=1, le=MAX_DEPTH) = 4,
                  heads: Int("attention heads; they must divide dim", ge=1, le=MAX_WIDTH) = 4,
@@ -82,8 +82,7 @@ class VisionTransformer(LogitClassifier):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """``x``: ``[B, C, image_size, image_size]`` -> class logits ``[B, n_classes]``."""
-        check_input(x, f"{type(self).__name__}(): x", self)
-        check_model_dtype(x, f"{type(self).__name__}(): x", self.embed.weight.dtype)
+        check_input(x, f"{type(self).__name__}(): x", self, some=True)
         check_pixels(x, f"{type(self).__name__}(): x")
         tokens = self.embed(x).flatten(2).transpose(1, 2)  # [B, n_tokens, dim], row by row
         if self.position is not None:

@@ -40,7 +40,8 @@ def test_each_control_changes_the_attack(explorer):
 
 
 def test_the_state_refuses_a_digit_it_was_not_given(explorer):
-    with pytest.raises(ValueError, match="index must be below the 2 digits"):
+    with pytest.raises(ValueError, match=r"^attack_state\(\): index must be an integer >= 0 and "
+                                         r"<= 1 \(which of the 2 digits given\), got 5"):
         adversarial.attack_state(explorer.capsnet, explorer.cnn, explorer.images,
                                  explorer.labels, 5, "fgsm", 0.1, "cnn", 5.0)
     assert isinstance(explorer.images, torch.Tensor)

@@ -147,7 +147,11 @@ def test_a_correct_answer_passes_whatever_its_numeric_type(capsys):
         return tuple(t.double() for t in reference_step(u_hat, b))
 
     assert check_routing_step(as_numpy) is True
-    assert check_routing_step(in_float64) is True
+    # a torch result in another dtype than the input's is refused, as check_squash refuses it
+    # (checking._kept_dtype): a model's next layer would refuse it
+    capsys.readouterr()
+    assert check_routing_step(in_float64) is False
+    assert "returned torch.float64 numbers for torch.float32 input" in capsys.readouterr().out
 
     from capsedu.exercises import check_both_correct
 

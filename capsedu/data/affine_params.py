@@ -5,7 +5,7 @@ to try ``drawn_ranges``) is held to the same rules as the one ``random_affine`` 
 
 from dataclasses import dataclass, fields
 
-from ..checks import check_nonzero, check_same
+from ..checks import check_same
 from ..validate import CheckedRecord, Float, Tensor, check_value
 
 MAX_SHEAR = 10.0  # a shear past this lays a digit almost flat: its ink leaves any canvas
@@ -14,6 +14,10 @@ MIN_SCALE = 0.2  # a digit's 20 px of ink shrunk to 4; smaller, resampling loses
 Shear = Float("a shear factor", ge=-MAX_SHEAR, le=MAX_SHEAR)
 Scale = Float("a scale factor", ge=MIN_SCALE, le=MAX_SCALE)
 PerDigit = Tensor("one value per digit [N]", ndim=1, finite=True)
+# a drawn scale lies where random_affine's ranges can put it (AffineRanges' Scale): a negative
+# one would be a mirror image, not an affNIST scale
+Scales = Tensor("scale factors, one per digit [N]", ndim=1, finite=True,
+                within=(MIN_SCALE, MAX_SCALE), fix="pass scales that random_affine can draw")
 
 
 def _check_sweep_value(where: str, name: str, factor: str, value: float) -> None:
@@ -29,8 +33,8 @@ class AffineParams(CheckedRecord):
 
     rotation: PerDigit  # degrees
     shear: PerDigit  # x += shear * y
-    scale_x: PerDigit
-    scale_y: PerDigit
+    scale_x: Scales
+    scale_y: Scales
     tx: PerDigit  # the translation, pixels
     ty: PerDigit
 
@@ -38,4 +42,3 @@ class AffineParams(CheckedRecord):
         super().__post_init__()
         check_same("AffineParams", "length, one map per digit", "give every field one value per "
                    "digit", **{f.name: len(getattr(self, f.name)) for f in fields(self)})
-        check_nonzero("AffineParams", scale_x=self.scale_x, scale_y=self.scale_y)

@@ -14,7 +14,7 @@ import torch.nn.functional as F
 
 from ..checks import check_different
 from ..course_settings import MAX_SIDE
-from ..validate import Int, Spec, checked
+from ..validate import Int, Some, Spec, checked
 from .faces import _index
 from .sprites import Parts, Side, render
 
@@ -60,7 +60,7 @@ def _held(parts, a: str, b: str, window: int, size: int, where: str) -> int:
 
 @checked
 def pair_table(parts: Parts,
-               pairs: Annotated[list[tuple[str, str]], Spec(
+               pairs: Annotated[list[tuple[str, str]], Some, Spec(
                    "a list of (a, b) pairs of part names, e.g. [('nose', 'mouth')]", "list")],
                window: Window, size: Side = 32) -> str:
     """One line per pair ``(a, b)`` of ``pairs``: how far apart the parts' ink is (``ink_gap``)

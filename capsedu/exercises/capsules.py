@@ -12,7 +12,7 @@ from ..capsule_vectors import pose_vector
 from ..functional import squash
 from ..routing import dynamic_routing, routing_step
 from ..validate import Function, checked
-from .checking import _as_tensor, _hint, _near, _Returned, _what, check
+from .checking import _as_tensor, _hint, _kept_dtype, _near, _Returned, _what, check
 
 # --- 02 · capsules: vectors, not scalars --------------------------------------------------------
 
@@ -38,24 +38,12 @@ def check_squash(learner: Function("your squash(s)")) -> bool | None:
     cases = [(torch.randn(4, 8, generator=g),), (3 * torch.randn(2, 5, 16, generator=g),),
              (torch.zeros(3, 8),), (torch.tensor([[3.0, 4.0]]),)]
     describe = lambda args: ("s = 0" if not args[0].any() else f"s of shape {tuple(args[0].shape)}")
-    kept = lambda s: _in_its_dtype(learner, s)
+    kept = _kept_dtype(learner, "squash")
     values = check("squash", kept, squash, cases, describe=describe)
     if not values:
         return values
     return check("squash's gradient", lambda s: _learners_gradient(kept, s),
                  lambda s: _gradient(squash, s), cases, describe=describe)
-
-
-def _in_its_dtype(learner: Callable, s: torch.Tensor):
-    """The learner's ``squash(s)``; ``_Returned`` when it is a tensor of another dtype than ``s``:
-    float64 for float32 input is right in value, but a model's next layer would refuse it."""
-    v = learner(s)
-    if isinstance(v, torch.Tensor) and v.dtype != s.dtype:
-        kind = "complex" if v.is_complex() else str(v.dtype)
-        raise _Returned(f"your squash returned {kind} numbers for {s.dtype} input; keep the "
-                        "input's dtype (no .double(), .float() or .to()): a model's next layer "
-                        "would refuse the other one")
-    return v
 
 
 def _gradient(fn: Callable, s: torch.Tensor) -> torch.Tensor | None:
@@ -97,7 +85,8 @@ def check_routing_step(learner: Function("your routing_step(u_hat, b)")) -> bool
     cases = [(torch.randn(2, 6, 3, 4, generator=g), torch.zeros(2, 6, 3)),
              (torch.randn(1, 5, 4, 8, generator=g), torch.randn(1, 5, 4, generator=g)),
              (torch.randn(3, 4, 2, 16, generator=g), 2 * torch.randn(3, 4, 2, generator=g))]
-    passed = check("routing_step", learner, routing_step, cases, outputs=("c", "v", "b"),
+    passed = check("routing_step", _kept_dtype(learner, "routing_step"), routing_step, cases,
+                   outputs=("c", "v", "b"),
                    describe=lambda c: f"u_hat of shape {tuple(c[0].shape)}, b of shape "
                                       f"{tuple(c[1].shape)}")
     if passed is False:
@@ -160,7 +149,8 @@ def check_dynamic_routing(learner: Function("your routing(u_hat, iterations)")) 
     A FAIL is followed by the mistake the answers show, when it is a known one
     (``_routing_mistake``)."""
     cases = _routing_cases()
-    passed = check("dynamic_routing", learner, _routed, cases, outputs=("v", "c"),
+    passed = check("dynamic_routing", _kept_dtype(learner, "routing"), _routed, cases,
+                   outputs=("v", "c"),
                    describe=lambda case: f"u_hat of shape {tuple(case[0].shape)}, "
                                          f"iterations={case[1]}")
     if passed is False:

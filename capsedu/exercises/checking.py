@@ -125,15 +125,15 @@ def _one_case(name, learner, references, args, case: str, atol, outputs):
     except _Returned as err:  # a checker's own code could not use what the learner returned
         return f"{name}: FAIL - for {case}, {err}", False, 0.0
     except Exception as err:  # a learner's bug is a FAIL, never a crash of the notebook
+        if "in-place operation" in str(err):  # torch refused to change an input needing a grad
+            return _in_place(name, case, "an argument that carries a gradient"), False, 0.0
         return f"{name}: FAIL - for {case} it raised {type(err).__name__}: {err}", False, 0.0
     except SystemExit as err:  # sys.exit(), exit() or quit(): the notebook goes on
         return (f"{name}: FAIL - for {case} your function exited (SystemExit {err.code!r}); "
                 "return the answer instead of calling sys.exit or exit()"), False, 0.0
     changed = _changed(args, given)
     if changed:
-        return (f"{name}: FAIL - for {case} your function changed its input ({changed}) in "
-                "place. Leave the inputs as they are: work on a copy (x = x.clone()) or with "
-                "operations that return new tensors (x = x / n, not x /= n)."), False, 0.0
+        return _in_place(name, case, changed), False, 0.0
     try:
         wants = [ref(*deepcopy(args)) for ref in references]  # reference: a tuple, declared
         wrong = next(filter(None, (_reference_problem(want, outputs) for want in wants)), "")
@@ -152,6 +152,31 @@ def _one_case(name, learner, references, args, case: str, atol, outputs):
     if not passing:
         return verdicts[0][0], False, 0.0  # measured against the first (the main) reference
     return "", True, min(passing)
+
+
+def _in_place(name: str, case: str, which: str) -> str:
+    """The FAIL of a learner's function that changed its input ``which`` in place (or tried to,
+    and torch refused: an input whose gradient is being computed cannot be changed)."""
+    return (f"{name}: FAIL - for {case} your function changed its input ({which}) in place. "
+            "Leave the inputs as they are: work on a copy (x = x.clone()) or with operations "
+            "that return new tensors (x = x / n, not x /= n).")
+
+
+def _kept_dtype(learner: Callable, name: str) -> Callable:
+    """The learner's function as a checker calls it where its results feed a model's next layer
+    (squash, a routing step, the routing): the one dtype rule, every tensor it returns in the
+    dtype of its first argument (float64 for float32 input is right in value, but the next layer
+    would refuse it); else ``_Returned``, a FAIL that says so."""
+    def call(x, *rest):
+        got = learner(x, *rest)
+        for v in got if isinstance(got, tuple | list) else (got,):
+            if isinstance(v, torch.Tensor) and v.dtype != x.dtype:
+                kind = "complex" if v.is_complex() else str(v.dtype)
+                raise _Returned(f"your {name} returned {kind} numbers for {x.dtype} input; keep "
+                                "the input's dtype (no .double(), .float() or .to()): a model's "
+                                "next layer would refuse the other one")
+        return got
+    return call
 
 
 def _unfit_case(references: tuple, cases: list[tuple]) -> str:
@@ -316,7 +341,8 @@ def _compare(name, got, want, case: str, atol: float, outputs) -> tuple[str, flo
         if wrong:
             return f"{name}: FAIL - for {case}, {wrong}", 0.0
         g64, w64 = tensor.double(), _as_tensor(w).double()
-        diff = (g64 - w64).abs().nan_to_num(float("inf"))
+        same = (g64 == w64) | g64.isnan() & w64.isnan()  # NaN where the reference has NaN too
+        diff = torch.where(same, 0.0, (g64 - w64).abs().nan_to_num(float("inf")))
         if diff.numel() and diff.max() > atol:
             at = _element(diff == diff.max())
             index = tuple(int(i) for i in at) if at else ()

@@ -31,6 +31,9 @@ Panels = Annotated[list[tuple[Numbers("an image [H, W]", ndim=2), str, ColourMap
 def mosaic(images: Numbers("images [rows, cols, H, W] (a tensor or an array)", ndim=4)
            ) -> np.ndarray:
     """Tile ``images`` ``[rows, cols, H, W]`` into one ``[rows * H, cols * W]`` array."""
+    if not images.size:  # a mosaic of no tiles, or of empty ones, shows nothing
+        raise ValueError(f"mosaic(): images must hold at least one row and one column of images "
+                         f"of at least one pixel, got shape {images.shape}; pass some images")
     rows, cols, h, w = images.shape
     return images.transpose(0, 2, 1, 3).reshape(rows * h, cols * w)
 

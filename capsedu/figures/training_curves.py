@@ -78,6 +78,10 @@ def draw_seed_spread(ax: Axes, errors: Annotated[dict[str, PerSeed], Some], ylab
     named by ``ylabel``) as grey dots and their mean with its 95 % t interval over the seeds in
     orange (``statistics.over_seeds``), one column per setting; after the first ``gap_after``
     settings, a gap."""
+    if gap_after is not None and len(errors) < 2:  # no bounds to declare: a gap goes between two
+        raise ValueError(f"draw_seed_spread(): gap_after must be None where errors holds one "
+                         f"setting (a gap goes between two), got {gap_after}; leave it out, or "
+                         "pass more settings")
     if gap_after is not None:
         check_value("draw_seed_spread", "gap_after", Int(f"settings before the gap, fewer than "
                                                          f"errors' {len(errors)}", ge=1,

@@ -50,7 +50,7 @@ class PartPoseMLP(LogitClassifier):
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """Class logits ``[B, 2]`` (not a face, face) for images ``[B, 1, 32, 32]``, checked by
         hand at every pass (the detector's size, and pixels in [0, 1])."""
-        check_input(x, f"{type(self).__name__}(): x", self.detector)
+        check_input(x, f"{type(self).__name__}(): x", self.detector, some=True)
         check_pixels(x, f"{type(self).__name__}(): x")
         return self.mlp(self._features(x))
 

@@ -217,7 +217,7 @@ class PoseCapsuleNet(nn.Module):
         """The parents' lengths ``[B, 2]`` (face, background), in ``PARENTS`` order; in batches of
         ``VOTE_BATCH`` images (each image's votes u_hat are 4 x 2 x 2,049 doubles, 131 kB).
         ``x`` is checked by hand at every pass (the detector's size, and pixels in [0, 1])."""
-        check_input(x, f"{type(self).__name__}(): x", self.detector)
+        check_input(x, f"{type(self).__name__}(): x", self.detector, some=True)
         check_pixels(x, f"{type(self).__name__}(): x")
         with torch.no_grad():
             return torch.cat([self._capsules(batch).routing.v.norm(dim=-1).float()

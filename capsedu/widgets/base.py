@@ -37,9 +37,14 @@ class Widget:
     def __setattr__(self, name, value):
         """A slider or a dropdown of ``widgets.sliders`` learns the attribute it is
         (``slider_name``), so its refusal names it: "SquashExplorer.norm: the slider '||s||' must
-        be ..."."""
-        if hasattr(type(value), "slider_name"):
-            value.slider_name = f"{type(self).__name__}.{name}"
+        be ...", and so does each of a dict or a list of them ("ViewpointExplorer.sliders['scale']:
+        ...")."""
+        owner = f"{type(self).__name__}.{name}"
+        controls = value.items() if isinstance(value, dict) else \
+            enumerate(value) if isinstance(value, list) else [(None, value)]
+        for key, control in controls:
+            if hasattr(type(control), "slider_name"):
+                control.slider_name = owner if key is None else f"{owner}[{key!r}]"
         super().__setattr__(name, value)
 
     @contextmanager

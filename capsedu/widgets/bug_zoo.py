@@ -17,6 +17,7 @@ from ..bug_catalogue import BUGS
 from ..bug_zoo import COMMAND, CORRECT, ZooRun, read_results
 from ..bug_zoo_report import SHOWN_CHILDREN, ZooState, zoo_state
 from ..capsnet import CapsNet
+from ..checks import check_weights_dtype
 from ..figures.canvas import Blitter
 from ..figures.model_scores import update_class_bars
 from ..figures.routing_couplings import draw_coupling_heatmap, update_coupling_heatmap
@@ -58,6 +59,8 @@ class BugZooExplorer(Widget):
                  results: dict[str, Record(ZooRun)] | None = None,
                  iterations: Int("routing iterations", ge=1, le=SLIDER_ITERATIONS) = 3):
         self._check_digits(images, labels, model.config.n_classes)
+        # here, where the images were given: the model reads them once, in its own dtype
+        check_weights_dtype(images, "BugZooExplorer(): images", model)
         self.labels = labels
         self.results = read_results() if results is None else results
         with torch.no_grad():

@@ -23,6 +23,7 @@ from ..data.sprites import Part
 from ..figures.canvas import png_bytes
 from ..figures.capsule_poses import draw_vector
 from ..functional import squash
+from ..poses import wrap_angle
 from ..validate import Array, CheckedRecord, Float, Numbers, Record, checked
 from .base import Widget
 from .sliders import Dropdown, FloatSlider
@@ -67,8 +68,8 @@ class PoseVectorState(CheckedRecord):
 
     def __post_init__(self):
         super().__post_init__()  # and the part, its pose and its ink the vector's
-        if self.part.kind != self.kind or not math.isclose(self.part.angle, self.angle,
-                                                           abs_tol=1e-3):
+        # the angles compared as directions: -180 and 180 are one (the part's is wrapped)
+        if self.part.kind != self.kind or abs(wrap_angle(self.part.angle - self.angle)) > 1e-3:
             raise ValueError(f"PoseVectorState(): part must be the {self.kind} at angle "
                              f"{self.angle:g}, got {self.part}; pass part_from_vector(kind, v)")
         if not math.isclose(math.hypot(self.x, self.y), self.presence, abs_tol=1e-5):

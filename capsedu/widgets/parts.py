@@ -120,8 +120,9 @@ class PartsEditor:
                              f"from 0 to 1, as the editor's sliders run), got {off.kind} at "
                              f"x={off.x:g}, y={off.y:g}; move it into the image")
         self.parts = parts
-        if kinds != self.part.options:  # offer only the parts the scene holds
-            self.part.options, self.swap_with.options = kinds, kinds
+        if kinds != self.part.options:  # offer only the parts the scene holds, the first chosen
+            self.part.replace_options(kinds)
+            self.swap_with.replace_options(kinds)
         self._show_selected()
 
     def _selected(self) -> sprites.Part:

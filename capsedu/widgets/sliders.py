@@ -6,14 +6,19 @@ or less (or NaN) naming it, a bool or a string set as a number naming it (ipywid
 ``'90'`` to 90 without a word) or None naming it, a min or max that would leave the value
 outside the range naming it (ipywidgets would move the value to the new end without a word), a
 value none of a dropdown's (or toggle or radio buttons') options naming the control and its
-options, and options that are text (each letter an option) or None naming them. A control
-built by hand, with no description, is named by its class: "IntSlider(): value must be ...". A
-drag in the browser never leaves the range."""
+options, and options that are text (each letter an option) or None naming them. A slider knows
+the range its widget computes (``limits``: the range it was made with, unless declared wider) and
+refuses a min or max beyond it, and a step longer than its range; a selection refuses options
+that are empty, that read alike (two of one label) or that drop its value (ipywidgets would move
+the value to the first option without a word: ``replace_options`` changes both at once), and an
+index or label none of its options. A control built by hand, with no description, is named by
+its class: "IntSlider(): value must be ...". A drag in the browser never leaves the range."""
 
 import math
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 import ipywidgets as widgets
+from ipywidgets.widgets.widget_selection import _make_options
 from traitlets import TraitError, validate
 
 
@@ -36,15 +41,30 @@ def _control(control, words: str) -> str:
     return f"{_owner(control)}value"
 
 
-class _Refusing:
-    """A bounded slider's value check: within ``[min, max]``, else ``OutOfRange`` naming the
-    slider (``slider_name``, the widget's attribute that ``Widget`` sets, such as
-    "SquashExplorer.norm", and its description), its range, what came and what to do."""
+class _Control:
+    """What the course's controls share: the widget's attribute they are (``slider_name``, which
+    ``Widget`` sets, such as "SquashExplorer.norm"), the control in words, and whether it is made
+    (while it is made, ipywidgets sets its traits in an order of its own)."""
 
     slider_name = None
-    _made = False  # True once made: while it is made, ipywidgets moves the default value in
+    control = "slider"  # the control, in words
+    _made = False
 
-    def __init__(self, *args, **kwargs):
+    def _named(self, name: str) -> str:
+        """``name`` of this control, as a refusal names it: its owner's attribute (or class) and
+        description."""
+        return _owner(self) + name + (f" of the {self.control} {self.description!r}"
+                                      if self.description else "")
+
+
+class _Refusing(_Control):
+    """A bounded slider's value check: within ``[min, max]``, else ``OutOfRange`` naming the
+    slider (``slider_name`` and its description), its range, what came and what to do.
+
+    ``limits``: the range its widget computes, ``(low, high)``, which min and max never leave
+    (by default the range it is made with: a widget's function refuses beyond it)."""
+
+    def __init__(self, *args, limits: tuple[float, float] | None = None, **kwargs):
         for name in ("min", "max"):  # a NaN end would refuse every value, blaming the value
             end = kwargs.get(name)
             number = isinstance(end, int | float) and not isinstance(end, bool)
@@ -60,6 +80,8 @@ class _Refusing:
         # changes from run to run, and a max checked first would move the value without a word
         given = {"value": kwargs.pop("value")} if "value" in kwargs else {}
         super().__init__(*args, **kwargs)
+        self.limits = (self.min, self.max) if limits is None else limits
+        self._check_step(self.step)
         self._made = True  # from here on, an end that leaves the value outside is refused
         for name, value in given.items():
             setattr(self, name, value)
@@ -90,22 +112,28 @@ class _Refusing:
                             f"{value!r}, which it would cut to {int(value)}; pass an int, e.g. "
                             f"round({value!r}), or use a FloatSlider")
 
-    def _named(self, name: str) -> str:
-        """``name`` of this slider, as a refusal names it: its owner's attribute (or class) and
-        description."""
-        return _owner(self) + name + (f" of the slider {self.description!r}"
-                                      if self.description else "")
-
     def _end(self, proposal, low, high):
-        """An end set after the slider is made: finite, min at most max, and the value still
-        between them, naming the slider (ipywidgets says only "setting max < min", takes a NaN,
-        or moves the value to the new end without a word)."""
+        """An end set after the slider is made: finite, min at most max, within ``limits``, the
+        value still between them and the step no longer than the range, naming the slider
+        (ipywidgets says only "setting max < min", takes a NaN, moves the value to the new end
+        without a word, or takes a range the widget cannot compute)."""
         name, end = proposal["trait"].name, proposal["value"]
         if not math.isfinite(end) or low > high:
             raise OutOfRange(f"{self._named(name)} must be a finite number with min at most max "
                              f"(the slider runs from min up to max), got min={low!r} and max="
                              f"{high!r}; set the other end first, or swap them")
-        if self._made and not low <= self.value <= high:
+        if not self._made:
+            return
+        bottom, top = self.limits
+        if not bottom <= end <= top:
+            raise OutOfRange(f"{self._named(name)} must stay from {bottom:g} to {top:g} (its "
+                             f"limits: the range its widget computes), got {end!r}; set {name} "
+                             "within that range")
+        if self.step is not None and 0 < high - low < self.step:  # as _check_step, by the end
+            raise OutOfRange(f"{self._named(name)} must leave the slider a range (max - min) at "
+                             f"least as long as its step, {self.step:g}, got {end!r} (a range of "
+                             f"{high - low:g}); set a smaller step first")
+        if not low <= self.value <= high:
             raise OutOfRange(f"{self._named(name)} must keep the slider's value {self.value!r} "
                              f"in its range, got {end!r}; set the value first (into "
                              f"{low:g} to {high:g}), then {name} (ipywidgets would move the "
@@ -140,7 +168,18 @@ class _Refusing:
             raise OutOfRange(f"{_owner(self)}step must be > 0 (how far one notch moves "
                              f"{slider}), got {step!r}; pass a positive step, e.g. "
                              f"{type(self).__name__}(step=1)")
+        if self._made:
+            self._check_step(step)
         return step
+
+    def _check_step(self, step) -> None:
+        """Refuse a step longer than the range (max - min): one notch would leave it, and the
+        slider could show only its ends. A range of one value has no step to take."""
+        span = self.max - self.min
+        if step is not None and 0 < span < step:
+            raise OutOfRange(f"{self._named('step')} must be at most the slider's range, "
+                             f"{span:g} (max - min), got {step!r}; pass a smaller step, or "
+                             "widen the range")
 
 
 class IntSlider(_Refusing, widgets.IntSlider):
@@ -151,53 +190,125 @@ class FloatSlider(_Refusing, widgets.FloatSlider):
     """``ipywidgets.FloatSlider`` that refuses a value outside its range."""
 
 
-class _Choosing:
-    """A selection's value check (a dropdown's, toggle buttons', radio buttons'): one of its
-    options, else ``OutOfRange`` naming the control (``slider_name``, which ``Widget`` sets as
-    for a slider, and its description), its options and what came, where ipywidgets says only
-    "Invalid selection: value not found"."""
+class _Choosing(_Control):
+    """A selection's checks (a dropdown's, toggle buttons', radio buttons'): a value, an index or
+    a label one of its options, else ``OutOfRange`` naming the control (``slider_name`` and its
+    description), its options and what came, where ipywidgets says only "Invalid selection: value
+    not found"; options given that are none, or read alike, or (once made) drop its value are
+    refused, and options that keep it keep it (ipywidgets would move it to the first)."""
 
-    slider_name = None
-    control = "dropdown"  # the control, in words
+    control = "dropdown"
+    _replacing = False  # True while ``replace_options`` changes the options and the value
 
     def __init__(self, *args, **kwargs):
-        self._check_options(kwargs.get("options", ()))  # ipywidgets reads them before any check
+        options = kwargs.get("options", ())
+        self._check_options(options)  # ipywidgets reads them before any check
+        if isinstance(options, Iterator):  # read once: the checks must not use them up
+            kwargs["options"] = options = tuple(options)
+        if "options" in kwargs and not len(options):  # left out, none is chosen (ipywidgets')
+            self._refuse_empty(options)
         super().__init__(*args, **kwargs)
+        self._made = True
 
     def _check_options(self, options) -> None:
         """Refuse ``options`` that are no collection of options: a string (ipywidgets would make
-        each of its letters an option) or None (a bare "not iterable")."""
+        each of its letters an option) or None (a bare "not iterable"); or two of one label (the
+        learner picks by label: which one would it be?)."""
         if isinstance(options, str | bytes) or not isinstance(options, Iterable):
             text = " (text, each letter of which would be an option)" * isinstance(options, str)
             raise TypeError(f"{_owner(self)}options must be a list or a tuple of options (or of "
                             f"(label, value) pairs), got {options!r}{text}; pass a list, e.g. "
                             f"{type(self).__name__}(options=['a', 'b'])")
+        if isinstance(options, Iterator):
+            return
+        labels = [label for label, _ in _make_options(options)]
+        if twice := next((label for label in labels if labels.count(label) > 1), None):
+            raise ValueError(f"{_owner(self)}options must each have a label of their own (the "
+                             f"{self.control} shows the labels), got {twice!r} "
+                             f"{labels.count(twice)} times in {options!r}; label each option "
+                             "apart")
+
+    def _refuse_empty(self, options):
+        """Refuse options that hold none: nothing to pick (the value would be None)."""
+        raise ValueError(f"{self._named('options')} must hold at least one option (something to "
+                         f"pick), got {options!r}; pass one or more, e.g. "
+                         f"{type(self).__name__}(options=['a', 'b'])")
 
     @validate("options")
     def _validate_options(self, proposal):
-        self._check_options(proposal["value"])
+        if isinstance(proposal["value"], Iterator):
+            proposal["value"] = tuple(proposal["value"])
+        options = proposal["value"]
+        self._check_options(options)
+        values = [value for _, value in _make_options(options)] if self._made else []
+        if self._made and not self._replacing and self.value is not None \
+                and not any(self.equals(v, self.value) for v in values):
+            if not values:
+                self._refuse_empty(options)
+            raise OutOfRange(f"{self._named('options')} must keep its value {self.value!r} "
+                             f"among them, got {options!r}; set a value the new options keep "
+                             f"first, or call replace_options(options, value) to change both "
+                             "(ipywidgets would move the value to the first option without a "
+                             "word)")
         return super()._validate_options(proposal)
+
+    def replace_options(self, options, value=None) -> None:
+        """Change the options and the value together: ``value`` one of the new ``options`` (by
+        default the first), where a change of options alone must keep the value."""
+        self._replacing = True
+        try:
+            self.options = options
+        finally:
+            self._replacing = False
+        if value is not None:
+            self.value = value
 
     @validate("value")
     def _validate_value(self, proposal):
         try:
             return super()._validate_value(proposal)
-        except TraitError:
+        except (TraitError, TypeError):  # TypeError: ipywidgets formats a tuple with %
             self._refuse(proposal["value"])
+
+    @validate("index")
+    def _validate_index(self, proposal):
+        try:
+            return super()._validate_index(proposal)
+        except TraitError:
+            index, n = proposal["value"], len(self._options_labels)
+            raise OutOfRange(f"{self._named('index')} must be from 0 to {n - 1} (one of its {n} "
+                             f"options, counted from 0), got {index!r}; pass an index in that "
+                             f"range (the last is {n - 1}, not -1)") from None
+
+    @validate("label")
+    def _validate_label(self, proposal):
+        try:
+            return super()._validate_label(proposal)
+        except TraitError:
+            raise OutOfRange(f"{self._named('label')} must be one of its labels "
+                             f"{', '.join(map(repr, self._options_labels))}, got "
+                             f"{proposal['value']!r}; pick one of those, as written") from None
 
     def __setattr__(self, name, value):
         # None, which ipywidgets takes as no option chosen before any check sees it, only where
         # there is none to choose
         if name == "value" and value is None and self._options_values:
             self._refuse(value)
+        kept = self.value if name == "options" and self._made and not self._replacing else None
         super().__setattr__(name, value)
+        if kept is not None and not self.equals(self.value, kept):  # ipywidgets chose the first
+            self.value = kept
 
     def _refuse(self, value):
-        """Refuse ``value``, none of the options, naming the control and its options."""
+        """Refuse ``value``, none of the options, naming the control and its options (and, for
+        one of its (label, value) pairs, the value to set)."""
         listed = ", ".join(getattr(v, "__name__", None) if callable(v) else repr(v)
                            for v in self._options_values)  # a function by its name
+        pairs = list(zip(self._options_labels, self._options_values, strict=True))
+        pair = (f" (a (label, value) pair, as .options lists them: set its value, "
+                f"{value[1]!r})" if isinstance(value, tuple) and value in pairs else "")
         raise OutOfRange(f"{_control(self, self.control)} must be set to one of its options "
-                         f"{listed}, got {value!r}; pick one of those") from None
+                         f"{listed}, got {value!r}{pair}; pick one of those") from None
 
 
 class Dropdown(_Choosing, widgets.Dropdown):
