@@ -140,12 +140,14 @@ def other_files(folder: str | Path) -> str | None:
     """What makes ``folder`` no checkpoint folder, in words: it holds other files and no
     manifest (a repository's source, its notebooks, a home folder, /), where a save would add a
     checkpoint, a manifest and a lock among files of another kind; None for a folder not there
-    yet, an empty one, or one that holds a manifest (a save wrote it). A folder's lock and a
-    save's temporary files are not counted (a save that was refused or stopped leaves them)."""
+    yet, an empty one, or one that holds a manifest (a save wrote it). The course's own files are
+    not counted: a training state or a checkpoint (``.pt``, e.g. ``--state`` in ``--out``), a
+    results file (``.json``), a folder's lock and a save's temporary files."""
     folder = Path(folder).expanduser()
     if not folder.is_dir() or (folder / MANIFEST).exists():
         return None
     others = sorted(entry.name for entry in folder.iterdir() if entry.name != LOCK_FILE
+                    and not (entry.is_file() and entry.suffix in (".pt", ".json"))
                     and not (entry.name.startswith(".") and entry.name.endswith(".tmp")))
     if not others:
         return None

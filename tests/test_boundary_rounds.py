@@ -3048,7 +3048,11 @@ def test_round_sixteen_files_what_a_folder_holds(tmp_path, monkeypatch, capsys):
     assert sorted(p.name for p in source.iterdir()) == ["README.md"]  # no lock, no manifest
     empty = tmp_path / "empty"
     empty.mkdir()
-    for folder in (tmp_path / "new", empty, tmp_path / "runs"):
+    own = tmp_path / "own"  # the course's own files only: a run's --state and a results file
+    own.mkdir()
+    (own / "capsnet-mnist-live.state.pt").write_bytes(b"state")
+    (own / "results.json").write_text("{}")
+    for folder in (tmp_path / "new", empty, tmp_path / "runs", own):
         checkpoints.save(_tiny(), "mine", root=folder)
     checkpoints.save(_tiny(), "mine2", root=empty)  # a folder a save wrote
     with pytest.raises(NotADirectoryError, match=r"^rows_in\(\): the checkpoints' folder must be "
