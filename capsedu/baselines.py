@@ -13,13 +13,9 @@ import torch.nn.functional as F
 from torch import nn
 
 from .capsnet import Labels, count_parameters
-from .checks import (
-    check_input,
-    check_labels,
-    check_memory,
-    check_pixels,
-)
+from .checks import check_input, check_labels, check_pixels
 from .course_settings import MAX_IMAGE, MAX_WIDTH, Batch, Label, LogitClasses
+from .memory import check_memory
 from .validate import Float, Has, Int, Spec, check_class, checked
 
 # Bounds on a CNN's sizes, far past the course's (64 channels, 1,280 hidden units, 40x40

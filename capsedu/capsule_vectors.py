@@ -32,10 +32,11 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from .checks import check_memory, check_same
+from .checks import check_same
 from .course_settings import MAX_SIDE, MAX_WIDTH, FloatDtype, ImageFraction, InDegrees, Seed
 from .data.sprites import Part, Side, render
 from .functional import squash
+from .memory import check_memory
 from .poses import wrap_angle
 from .refusals import kind_of
 from .validate import Choice, Float, Int, Numbers, Record, Some, Tensor, checked

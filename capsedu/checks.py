@@ -10,7 +10,6 @@ import difflib
 import inspect
 import itertools
 import math
-import os
 import warnings
 
 import numpy as np
@@ -442,37 +441,6 @@ def replaced(where: str, record, **changes):
             raise TypeError(f"{where}(): {name} is not a field of {type(record).__name__}; "
                             f"{hint} fields: {', '.join(fields)}")
     return dataclasses.replace(record, **changes)
-
-
-def available_memory() -> int:
-    """Bytes of memory free for a new allocation now: psutil's estimate when installed, else the
-    operating system's count of free physical pages; less where the process's own limit on its
-    address space (``ulimit -v``) leaves less, less what it has mapped (Linux's /proc)."""
-    try:
-        import psutil
-        free = psutil.virtual_memory().available
-    except ImportError:
-        free = os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    try:
-        import resource
-        with open("/proc/self/statm") as statm:  # its first number: the pages mapped
-            mapped = int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
-    except (ImportError, OSError):  # no such limit to read (Windows, macOS)
-        return free
-    limit = resource.getrlimit(resource.RLIMIT_AS)[0]
-    return free if limit == resource.RLIM_INFINITY else max(min(free, limit - mapped), 0)
-
-
-def check_memory(needed: int, what: str, fix: str) -> None:
-    """Raise ``MemoryError`` up front, with the estimate, when making ``what`` needs more than the
-    free memory, instead of running until the operating system kills the process."""
-    if not isinstance(needed, int) or needed < 0:  # an estimate gone wrong would pass any size
-        raise ValueError(f"check_memory(): needed must be bytes, an int >= 0, got {needed!r}; "
-                         f"count the bytes of {what}")
-    free = available_memory()
-    if needed > free:
-        raise MemoryError(f"{what} needs about {needed / 2**30:.1f} GiB of memory, "
-                          f"{free / 2**30:.1f} GiB is free; {fix}")
 
 
 def check_broadcast(where: str, **arrays) -> None:

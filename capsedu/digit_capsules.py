@@ -14,8 +14,9 @@ import torch
 
 from . import course_settings
 from .capsnet import CapsNet, CapsNetConfig
-from .checks import check_labels, check_memory, check_same
+from .checks import check_labels, check_same
 from .course_settings import MAX_WIDTH, Images
+from .memory import check_memory
 from .routing import Routed
 from .validate import (
     Array,

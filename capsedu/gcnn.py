@@ -17,9 +17,10 @@ import torch
 from torch import nn
 
 from .baselines import LogitClassifier
-from .checks import check_memory, check_model_dtype, check_pixels, check_shape
+from .checks import check_model_dtype, check_pixels, check_shape
 from .course_settings import MAX_WIDTH, LogitClasses
 from .group_conv import N_ROTATIONS, GroupConv, Kernel, LiftingConv
+from .memory import check_memory
 from .validate import Int, checked
 
 # The anchor's size: five layers of 16 channels (x 4 rotations), every filter 5x5; pooling after

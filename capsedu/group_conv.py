@@ -19,8 +19,9 @@ import torch.nn.functional as F
 from pydantic import AfterValidator
 from torch import nn
 
-from .checks import check_memory, check_model_dtype, check_same, check_shape
+from .checks import check_model_dtype, check_same, check_shape
 from .course_settings import MAX_WIDTH
+from .memory import check_memory
 from .validate import Int, Tensor, checked
 
 N_ROTATIONS = 4  # C4: the turns by 0, 90, 180 and 270 degrees

@@ -3,9 +3,10 @@
 import torch
 from torch import nn
 
-from .checks import check_memory, check_model_dtype, check_shape
+from .checks import check_model_dtype, check_shape
 from .course_settings import MAX_IMAGE, MAX_WIDTH
 from .functional import squash
+from .memory import check_memory
 from .routing import MAX_ITERATIONS, RoutingResult, RoutingStep, Step, dynamic_routing, routing_step
 from .validate import Flag, Int, Tensor, checked
 

@@ -18,11 +18,12 @@ import torch
 
 from . import course_settings
 from .capsnet import AFFNIST, LIVE, MULTIMNIST, PAPER, CapsNet, CapsNetConfig
-from .checks import check_memory, check_same
+from .checks import check_same
 from .costs import ROUTING_ROW, anatomy
 from .course_settings import MAX_BATCH, MAX_REPEATS, Seed, Text, Trainable
 from .functional import squash
 from .layers import RoutingCapsules
+from .memory import check_memory
 from .routing import MAX_ITERATIONS
 from .validate import CheckedRecord, Float, Function, Int, Record, Tensor, checked
 

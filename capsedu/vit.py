@@ -19,8 +19,9 @@ import torch
 from torch import nn
 
 from .baselines import LogitClassifier
-from .checks import check_input, check_memory, check_pixels
+from .checks import check_input, check_pixels
 from .course_settings import MAX_IMAGE, MAX_WIDTH, LogitClasses
+from .memory import check_memory
 from .validate import Flag, Float, Int, checked
 
 MAX_DEPTH = 64  # transformer layers

@@ -14,7 +14,7 @@ PACKAGE = ROOT / "capsedu"
 
 # Lower layers first. A module may import from its own layer and the layers below, never above.
 LAYERS = [
-    ("settings", ["course_settings", "checks", "refusals", "validate"]),
+    ("settings", ["course_settings", "checks", "memory", "refusals", "validate"]),
     ("maths", ["functional", "routing", "layers", "poses", "group_conv", "statistics", "buggy",
                "spiking", "attacks", "slot_attention"]),
     ("models", ["capsnet", "baselines", "multi_digit", "costs", "routing_costs", "gcnn",
@@ -38,9 +38,9 @@ LAYERS = [
                       "exercises", "exercises.*", "environment", "widgets", "widgets.*"]),
 ]
 # what `import capsedu` may load
-CORE = {"course_settings", "checks", "refusals", "validate", "functional", "routing", "layers",
-        "capsnet", "baselines", "json_records", "manifest_rows", "shipped_folders", "results_kinds",
-        "folder_lock", "checkpoints"}
+CORE = {"course_settings", "checks", "memory", "refusals", "validate", "functional", "routing",
+        "layers", "capsnet", "baselines", "json_records", "manifest_rows", "shipped_folders",
+        "results_kinds", "folder_lock", "checkpoints"}
 
 
 def module_name(path: Path) -> str:

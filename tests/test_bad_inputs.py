@@ -169,12 +169,12 @@ def test_the_train_command_expands_a_tilde_in_state_and_continue_from(tmp_path, 
 
 
 def test_a_faces_dataset_too_big_for_memory_is_refused_up_front(monkeypatch):
-    from capsedu import checks
+    from capsedu import memory
     from capsedu.data.faces import dataset
 
     with pytest.raises(ValueError, match=r"n must be an integer >= 0 and <= 1000000"):
         dataset("face", 10**11)  # was a run until the machine killed it
-    monkeypatch.setattr(checks, "available_memory", lambda: 2**30)
+    monkeypatch.setattr(memory, "available_memory", lambda: 2**30)
     with pytest.raises(MemoryError, match=r"dataset\('face', n=1000000\) needs about .* GiB "
                                           r"of memory, 1.0 GiB is free; ask for fewer"):
         dataset("face", 10**6)
@@ -187,10 +187,33 @@ def test_multimnist_too_big_for_memory_is_refused_up_front():
 
 
 def test_available_memory_falls_back_to_the_operating_system(monkeypatch):
-    from capsedu.checks import available_memory
+    from capsedu.memory import available_memory
 
     monkeypatch.setitem(sys.modules, "psutil", None)  # as if psutil were not installed
     assert 0 < available_memory()
+
+
+def test_available_memory_counts_what_a_container_leaves(tmp_path, monkeypatch):
+    """On Binder or a JupyterHub the machine's free memory is the host's: a cgroup's limit (v2's
+    memory.max, v1's memory.limit_in_bytes) less what it uses is all a learner's kernel has."""
+    from capsedu import memory
+
+    assert memory._container_left(tmp_path) is None  # no cgroup files shown
+    (tmp_path / "memory.max").write_text("max\n")  # v2, no limit
+    (tmp_path / "memory.current").write_text("1000\n")
+    assert memory._container_left(tmp_path) is None
+    (tmp_path / "memory.max").write_text(f"{2 * 2**30}\n")  # v2: 2 GiB, 1.5 GiB used
+    (tmp_path / "memory.current").write_text(f"{3 * 2**29}\n")
+    assert memory._container_left(tmp_path) == 2**29
+    v1 = tmp_path / "v1"
+    (v1 / "memory").mkdir(parents=True)
+    (v1 / "memory" / "memory.limit_in_bytes").write_text(f"{2**30}\n")
+    (v1 / "memory" / "memory.usage_in_bytes").write_text(f"{2**28}\n")
+    assert memory._container_left(v1) == 3 * 2**28
+    monkeypatch.setattr(memory, "_container_left", lambda root=tmp_path: 2**20)
+    assert memory.available_memory() == 2**20
+    with pytest.raises(MemoryError, match=r"^a batch needs about 0.0 GiB of memory, 0.0 GiB is "):
+        memory.check_memory(2**21, "a batch", "ask for less")
 
 
 @pytest.mark.parametrize("seed", ["-1", "1.5", "one"])

@@ -61,6 +61,8 @@ NOT_ENTRIES = {
     "checks": "the checks the declarations run (course_settings.Checked) and the models' own "
               "checks of the tensors they are handed; each is told the entry's and the "
               "argument's name",
+    "memory": "the up-front memory estimate the entries that allocate run (check_memory), told "
+              "what is made and what to do",
     "fit_inputs": "the checks loop.fit and loop.training_batches run on their examples and "
                   "callbacks, each told the entry's name",
     "data": "a package", "figures": "a package", "parts": "a package", "widgets": "a package",

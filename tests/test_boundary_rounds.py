@@ -59,6 +59,7 @@ from capsedu import (
     layers,
     loop,
     manifest_rows,
+    memory,
     multi_digit,
     patch_order,
     poses,
@@ -2562,7 +2563,7 @@ ROUND_SIXTEEN_MODELS = [
         scale_y=torch.ones(3), tx=torch.zeros(3), ty=torch.zeros(3)), ValueError,
      r"^AffineParams\(\): scale_x must be a torch.Tensor in \[0.2, 10.0\] .*got values from -1 "
      r"to -1; pass scales that random_affine can draw"),
-    (lambda: checks.check_memory(-1, "a tensor", "x"), ValueError,
+    (lambda: memory.check_memory(-1, "a tensor", "x"), ValueError,
      r"^check_memory\(\): needed must be bytes, an int >= 0, got -1"),
     (lambda: list(progress.progress_bar(iter([1, 2]), desc="x", progress=True, total=-1)),
      ValueError, r"^progress_bar\(\): total must be an integer >= 0"),
@@ -2622,7 +2623,7 @@ def test_round_sixteen_a_layer_past_the_process_memory_limit_is_refused_up_front
     with open("/proc/self/statm") as statm:  # the limit set below leaves 1 GiB past it
         mapped = int(statm.read().split()[0]) * resource.getpagesize()
     monkeypatch.setattr(resource, "getrlimit", lambda which: (mapped + 2**30, -1))
-    assert checks.available_memory() <= 2**30
+    assert memory.available_memory() <= 2**30
     with pytest.raises(MemoryError, match=r"^RoutingCapsules\(\): its W \(1,000,000 x 10 "
                                           r"matrices of 16 x 8\) needs about 9.5 GiB"):
         layers.RoutingCapsules(n_in=10**6, d_in=8, n_out=10, d_out=16)
@@ -2655,7 +2656,7 @@ def test_round_sixteen_valid_inputs_stay_taken():
     assert list(progress.progress_bar((i for i in range(3)), desc="x", progress=False,
                                       total=3)) == [0, 1, 2]
     assert sprites.ink_boxes("nose", 0.5, 0.5, 0.0, np.array([1.0, 2.0])).shape == (2, 4)
-    checks.check_memory(0, "nothing", "x")
+    memory.check_memory(0, "nothing", "x")
     assert checks.two_scales(0.0, 1.0) is None and checks.two_scales([0.5], [50.0]) == 100
     pairs = torch.rand(2, 1, 28, 28), torch.tensor([[0, 1], [2, 3]]), torch.rand(2, 2, 1, 28, 28)
     model = multi_digit.MultiDigitCapsNet(TINY)
@@ -3384,11 +3385,12 @@ def test_round_twelve_a_refused_write_leaves_no_folder_and_no_lock(tmp_path):
     """Round twelve: save, record and add_result refused after making a folder or an empty
     .capsedu.lock (a LOSS: debris of a refused write); every check comes first now."""
     (tmp_path / "corrupt.json").write_text("not json")
+    (tmp_path / "notes.md").write_text("mine")
     run = statistics.accuracy(torch.tensor([True]))
     before = _made(tmp_path)
     refused = [
         (lambda: checkpoints.save(_tiny(), "x", root=tmp_path, seed=np.int64(3)), ValueError,
-         r"save\(\): root must be a checkpoint folder .*such as corrupt.json"),  # r75: L1
+         r"save\(\): root must be a checkpoint folder .*such as notes.md"),  # r75: L1
         (lambda: checkpoints.save(_tiny(), "x", root=tmp_path / "new", seed=np.int64(3)),
          TypeError, r"save\(\): seed must be a value JSON can hold"),
         (lambda: checkpoints.add_result(tmp_path / "corrupt.json", "a", run), ValueError,

@@ -347,10 +347,10 @@ def test_the_recorded_gpu_run_is_what_its_file_says():
 
 
 def test_a_digit_caps_step_too_large_for_the_memory_is_refused_before_it_allocates(monkeypatch):
-    from capsedu import checks
+    from capsedu import memory
     from capsedu.routing_costs import digit_caps_bytes, digit_caps_pass
 
     needed = digit_caps_bytes(1152, 8, 10, 16, 60_000, 3)
-    monkeypatch.setattr(checks, "available_memory", lambda: needed - 1)
+    monkeypatch.setattr(memory, "available_memory", lambda: needed - 1)
     with pytest.raises(MemoryError, match="a DigitCaps step of batch 60,000"):
         digit_caps_pass(1152, 8, 10, 16, 60_000, 3)

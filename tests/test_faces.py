@@ -290,11 +290,11 @@ def test_face_poses_that_draw_nothing_are_refused(poses, message):
 def test_the_renderer_counts_its_temporaries_before_it_allocates(monkeypatch):
     """Issue 37: dataset(size=4096) passed the memory check, which counted the images only; the
     renderer's temporaries (segments x pixels per image) then filled the memory."""
-    from capsedu import checks
+    from capsedu import memory
     from capsedu.data import sprites
 
     scenes = [faces.face_parts()] * 2
-    monkeypatch.setattr(checks, "available_memory", lambda: 3 * 256 * 256 * 4)  # images fit
+    monkeypatch.setattr(memory, "available_memory", lambda: 3 * 256 * 256 * 4)  # images fit
     with pytest.raises(MemoryError, match="temporaries counted"):
         sprites.render_scenes(scenes, 256)
     with pytest.raises(ValueError, match="size must be an integer >= 16 and <= 256"):

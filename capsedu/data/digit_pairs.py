@@ -12,8 +12,8 @@ Every function is deterministic given its ``seed`` (a ``torch.Generator``), take
 import torch
 
 from .. import checks
-from ..checks import check_memory
 from ..course_settings import MAX_SIDE, Seed
+from ..memory import check_memory
 from ..validate import Flag, Int, Tensor, checked
 from .mnist import load_mnist
 from .transformed_mnist import Digits, Labels, _in_chunks, _ink_box, on_canvas

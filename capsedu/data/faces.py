@@ -19,8 +19,9 @@ from dataclasses import astuple, dataclass
 import numpy as np
 import torch
 
-from ..checks import check_different, check_memory
+from ..checks import check_different
 from ..course_settings import Seed
+from ..memory import check_memory
 from ..poses import _place
 from ..validate import CheckedRecord, Choice, Float, Int, checked
 from .sprites import (

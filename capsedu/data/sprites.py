@@ -15,8 +15,9 @@ import numpy as np
 import torch
 from pydantic import AfterValidator, BeforeValidator
 
-from ..checks import check_memory, check_same
+from ..checks import check_same
 from ..course_settings import MAX_SIDE, MIN_SIDE, Checked
+from ..memory import check_memory
 from ..poses import Angle, Scale, X, Y, _place
 from ..refusals import declared_error, kind_of, shown
 from ..validate import Choice, Int, Spec, checked

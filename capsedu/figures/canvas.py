@@ -17,7 +17,7 @@ from PIL import Image
 from pydantic import InstanceOf
 
 from .. import course_settings
-from ..checks import check_memory
+from ..memory import check_memory
 from ..validate import Int, checked
 
 # a PNG's dots per inch: widgets draw at course_settings.WIDGET_DPI (under 100); print quality: 300

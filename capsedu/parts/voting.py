@@ -17,10 +17,11 @@ from dataclasses import dataclass
 import numpy as np
 import torch
 
-from ..checks import PIXEL_ROUNDING, check_memory, check_same
+from ..checks import PIXEL_ROUNDING, check_same
 from ..course_settings import ImageFraction, Seed
 from ..data import faces, sprites
 from ..data.sprites import OnePart, Parts, Scenes
+from ..memory import check_memory
 from ..poses import _pose_from_matrix, _pose_matrix, wrap_angle
 from ..routing import MAX_ITERATIONS, Step, dynamic_routing, routing_step
 from ..validate import Array, CheckedRecord, Choice, Float, Int, Numbers, checked
