@@ -49,6 +49,7 @@ from .shipped_folders import (
     is_shipped,
     restore_advice,
     sha256,
+    shipped_reason,
     trials_advice,
 )
 from .validate import Flag, checked
@@ -96,13 +97,13 @@ def check_not_shipped(path: str | Path, what: course_settings.Argument,
     if (part := course_settings.spaced_part(path)) is not None:  # a typo: a file no one would find
         raise ValueError(f"{what} must name a path without a space at either end of a name, got "
                          f"{str(path)!r} ({part!r}); remove the space")
-    if is_shipped(path) and not replace_shipped:
+    if (shipped := shipped_reason(path)) is not None and not replace_shipped:
         hint = ("" if replace_shipped is None else ", or pass replace_shipped=True "
                 "(--replace-shipped) to change the shipped files on purpose")
         raise PermissionError(f"{what} must lie outside the shipped folders (data/checkpoints, "
-                              f"data/results), got {path}, which is in one (the notebooks read "
-                              f"it); write elsewhere: {trials_advice()}{hint}")
-    if not (data_set or is_shipped(path)) and (held := data_folder_of(path)) is not None:
+                              f"data/results), got {path}, {shipped}; write elsewhere: "
+                              f"{trials_advice()}{hint}")
+    if not (data_set or shipped) and (held := data_folder_of(path)) is not None:
         raise PermissionError(f"{what} must lie outside the data folder, got {path}, which is in "
                               f"{held}; {trials_advice()}, or write outside the data "
                               "root")

@@ -40,6 +40,7 @@ from .data.transformed_mnist import translate
 from .fit_inputs import AUGMENT, COMPOSE, check_augmented, check_batches, check_targets
 from .progress import Progress, progress_bar
 from .refusals import declared_error, kind_of
+from .shipped_folders import state_folder
 from .validate import CheckedRecord, Flag, Float, Has, Int, Spec, Tensor, checked
 
 # Images per batch when a trained model scores them (predict, probabilities, evaluate). Small,
@@ -177,7 +178,9 @@ def fit(model: Trainable, train: Examples,
     check_batches("fit", model, train, validation, compose, augment)
     device = torch.device(device or course_settings.device())
     home = course_settings.model_device(model)
-    state_path = None if state_path is None else check_not_shipped(state_path, "fit(): state_path")
+    if state_path is not None:  # outside the shipped files, in a folder a checkpoint may go in
+        state_path = state_folder(check_not_shipped(state_path, "fit(): state_path"),
+                                  "fit(): state_path")
     run = begin(model, train, seed, batch_size, lr, lr_decay, compose, start, device,
                 keeps_best=validation is not None, patience=patience)
     resume(run, model, state_path, epochs)

@@ -64,15 +64,22 @@ def _sha256(value: str) -> str:
 Sha256 = Annotated[str, AfterValidator(_sha256)]
 
 
+NAME_BYTES = 200  # the longest name a checkpoint's files may have (255 bytes, less what is added)
+
+
 def _plain_name(value: str) -> str:
     """What ``PlainName`` declares: a plain file name (no folder in it: no ``/``, ``\\``, ``..``,
     not absolute, not empty; no control character, such as a newline a careless paste brings,
-    and no space at either end, which names another file)."""
+    and no space at either end, which names another file; at most ``NAME_BYTES`` long)."""
     if not value or value in (".", "..") or re.search(r"[/\\\x00-\x1f\x7f]", value) \
             or value != value.strip():
         raise ValueError(f"must be a plain file name inside its folder (no '/', '\\', '..', "
                          f"control character such as a newline, or space at either end), got "
                          f"{value!r}; pass a name such as 'my-capsnet'")
+    if len(value.encode()) > NAME_BYTES:
+        raise ValueError(f"must be a file name of at most {NAME_BYTES} bytes (file systems hold "
+                         f"255, and a save adds '.pt' and a temporary file's '.<pid>.tmp'), got "
+                         f"{len(value.encode())} bytes, {value[:20]!r}...; pass a shorter name")
     return value
 
 

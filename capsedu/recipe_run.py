@@ -17,6 +17,7 @@ from .course_settings import Name, Seed, StateFile, Text
 from .loop import Epoch, Start, evaluate, fit
 from .manifest_rows import ManifestRow, Metrics, Sitting
 from .recipes import Epochs, Limit, Recipe, command_line, command_recipe, seeded_name
+from .shipped_folders import state_folder
 from .validate import CheckedRecord, Flag, Float, Int, Some, checked
 
 
@@ -147,6 +148,9 @@ def run_recipe(name: str, epochs: Epochs | None = None, limit: Limit | None = No
     seed = recipe.seed if seed is None else seed
     saved_as = seeded_name(name, seed)
     checkpoints.check_writable(saved_as, root, replace_shipped, "run_recipe")
+    if state_path is not None:  # refused now, naming run_recipe, not by fit after the data loads
+        state_folder(checkpoints.check_not_shipped(state_path, "run_recipe(): state_path"),
+                     "run_recipe(): state_path")
     command = command_line(f"python -m capsedu.train {name}", limit=limit,
                            epochs=None if epochs == recipe.epochs else epochs,
                            seed=None if seed == recipe.seed else seed,

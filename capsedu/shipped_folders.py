@@ -15,10 +15,12 @@ package's source, the notebooks, a home folder, /) is none (``checkpoint_folder`
 import hashlib
 import json
 from pathlib import Path
+from typing import Annotated
+
+from pydantic import AfterValidator
 
 from . import course_settings
 from .course_settings import Text
-from .folder_lock import LOCK_FILE
 from .validate import checked
 
 SHIPPED_MARKER = "SHIPPED.md"  # in every shipped folder: data/checkpoints/, data/results/
@@ -73,18 +75,33 @@ def holds_shipped_checkpoint(folder: str | Path) -> bool:
 
 
 @checked
-def is_shipped(path: str | Path) -> bool:
-    """Whether ``path`` is a shipped folder or lies in one at any depth, however it is spelled
-    (``..``, links, ``~``): a folder that holds the marker ``SHIPPED.md`` (another clone's shipped
-    folder too) or a shipped checkpoint (``holds_shipped_checkpoint``: a copy without the
-    marker), the data root's ``checkpoints/`` or ``results/``, or the repository's
-    ``data/checkpoints/`` or ``data/results/`` whatever the data root is."""
+def shipped_reason(path: str | Path) -> str | None:
+    """Why ``path`` is a shipped folder or lies in one at any depth, however it is spelled (``..``,
+    links, ``~``), in words; None where it is not. The data root's ``checkpoints/`` or
+    ``results/``, or the repository's ``data/checkpoints/`` or ``data/results/`` whatever the data
+    root is: the notebooks read it; elsewhere (a copy, another clone) a folder that holds a
+    shipped checkpoint (``holds_shipped_checkpoint``: known by what its files are) or the marker
+    ``SHIPPED.md``."""
     path = Path(path).expanduser().resolve()
     shipped = {(base / kind).expanduser().resolve() for base in (course_settings.data_root(),
                                                                  REPOSITORY_DATA)
                for kind in SHIPPED_KINDS}
-    return any(folder in shipped or (folder / SHIPPED_MARKER).is_file()
-               or holds_shipped_checkpoint(folder) for folder in (path, *path.parents))
+    for folder in (path, *path.parents):
+        if folder in shipped:
+            return "which is in one (the notebooks read it)"
+        if holds_shipped_checkpoint(folder):
+            return (f"which is in {folder}, a copy of them: it holds the course's shipped "
+                    "checkpoints, recognised by their sha256")
+        if (folder / SHIPPED_MARKER).is_file():
+            return (f"which is in {folder}, another copy of them: it holds {SHIPPED_MARKER}, "
+                    "the mark of the course's shipped files")
+    return None
+
+
+@checked
+def is_shipped(path: str | Path) -> bool:
+    """Whether ``path`` is a shipped folder or lies in one (``shipped_reason`` says why)."""
+    return shipped_reason(path) is not None
 
 
 @checked
@@ -135,25 +152,35 @@ def trials_advice() -> str:
     return f"trials go in {runs} (the default)"
 
 
+COURSE_FILES = (".pt", ".json", ".pt.lock", ".pt.partial")  # states, checkpoints, results
+
+
 @checked
 def other_files(folder: str | Path) -> str | None:
-    """What makes ``folder`` no checkpoint folder, in words: it holds other files and no
-    manifest (a repository's source, its notebooks, a home folder, /), where a save would add a
-    checkpoint, a manifest and a lock among files of another kind; None for a folder not there
-    yet, an empty one, or one that holds a manifest (a save wrote it). The course's own files are
-    not counted: a training state or a checkpoint (``.pt``, e.g. ``--state`` in ``--out``), a
-    results file (``.json``), a folder's lock and a save's temporary files."""
+    """What makes ``folder`` no checkpoint folder, in words: it is a file, it holds other files and
+    no manifest (a repository's source, its notebooks, a home folder, /), where a save would add a
+    checkpoint, a manifest and a lock among files of another kind, or its manifest is a link (a
+    save would read another folder's rows, and write them here); None for a folder not there
+    yet, an empty one, or one that holds a manifest (a save wrote it). Not counted: the course's
+    own files (``COURSE_FILES``: a training state or a checkpoint, e.g. ``--state`` in ``--out``,
+    a results file, a state's lock or part-written copy) and hidden ones (a folder's lock, a
+    save's temporary files, ``.ipynb_checkpoints`` from Jupyter, ``.DS_Store`` from macOS)."""
     folder = Path(folder).expanduser()
-    if not folder.is_dir() or (folder / MANIFEST).exists():
+    if not folder.exists():
         return None
-    others = sorted(entry.name for entry in folder.iterdir() if entry.name != LOCK_FILE
-                    and not (entry.is_file() and entry.suffix in (".pt", ".json"))
-                    and not (entry.name.startswith(".") and entry.name.endswith(".tmp")))
+    if not folder.is_dir():
+        return "is a file, not a folder"
+    if (folder / MANIFEST).is_symlink():
+        return (f"holds a {MANIFEST} that is a link (to {(folder / MANIFEST).resolve()}), not one "
+                "a save wrote")
+    if (folder / MANIFEST).exists():
+        return None
+    others = sorted(entry.name for entry in folder.iterdir() if not entry.name.startswith(".")
+                    and not (entry.is_file() and entry.name.endswith(COURSE_FILES)))
     if not others:
         return None
-    shown = next((name for name in others if not name.startswith(".")), others[0])
     kind = "files or folders" if len(others) > 1 else "file or folder"
-    return f"holds {len(others)} other {kind}, such as {shown}, and no {MANIFEST}"
+    return f"holds {len(others)} other {kind}, such as {others[0]}, and no {MANIFEST}"
 
 
 @checked
@@ -172,7 +199,32 @@ def checkpoint_folder(folder: Path, what: course_settings.Argument) -> Path:
 
 
 @checked
-def restore_advice(path: str | Path, again: Text) -> str:
+def state_folder(path: Path, what: course_settings.Argument) -> Path:
+    """``path``, a training state's file, if its folder is one a checkpoint may go in (as
+    ``checkpoint_folder`` says): a state is the course's own file, never kept among the
+    package's source, the notebooks or a home folder's files; refused before training, naming
+    ``what``."""
+    folder, runs = path.expanduser().parent, course_settings.data_root() / "runs"
+    if folder.resolve() != runs.resolve() and (found := other_files(folder)) is not None:
+        raise ValueError(f"{what} must be a file in a checkpoint folder (a new or empty one, or "
+                         f"one a save wrote), got {path}, whose folder {folder} {found}; keep the "
+                         f"state among the course's files, e.g. {runs / 'state.pt'}")
+    return path
+
+
+def _named(value: str | Path) -> str | Path:
+    """What ``Place`` declares: a path that names something ('' would be the current folder)."""
+    if not str(value).strip():
+        raise ValueError(f"must name a file or folder, got {str(value)!r}; pass the path of the "
+                         "file that is corrupt or missing")
+    return value
+
+
+Place = Annotated[str | Path, AfterValidator(_named)]  # a file's or folder's path
+
+
+@checked
+def restore_advice(path: Place, again: Text) -> str:
     """What to do about ``path``, a corrupt or missing file: git restores it where the repository
     tracks it (a shipped folder), else ``again`` makes it anew (a learner's own file, which git
     never held)."""

@@ -28,10 +28,11 @@ from filelock import FileLock, Timeout
 
 from . import checkpoints
 from .course_settings import Seed, Seeds, Text
+from .folder_lock import LOCK_FILE
 from .json_records import json_row
 from .recipe_run import TooFewExamples, run_recipe
 from .recipes import RECIPES, Epochs, Limit, Threads, command_line, command_recipe, seeded_name
-from .shipped_folders import checkpoint_folder
+from .shipped_folders import checkpoint_folder, state_folder
 from .validate import Has, Int, Spec, checked
 
 
@@ -176,20 +177,33 @@ def state_file(text: str) -> str:
         raise argparse.ArgumentTypeError(f"--state must name a file, got {text!r}, which names "
                                          "a folder; name a file, e.g. data/runs/state.pt")
     out_folder(str(path.parent), "--state")
+    try:  # a state goes where a checkpoint may: not among the package's source or the notebooks
+        state_folder(path, "--state")
+    except ValueError as err:
+        raise argparse.ArgumentTypeError(str(err)) from None
     return str(path)
 
 
 @checked
 def check_state(parser: argparse.ArgumentParser, args: argparse.Namespace, out: Path) -> None:
-    """Refuse a ``--state`` that is the file the run saves its checkpoint or manifest as (in
-    ``out``): the checkpoint would be written over the state, and a resumed run would read a
-    checkpoint as its state."""
-    seed = RECIPES[args.name].seed if args.seed is None else args.seed
-    for file in (f"{seeded_name(args.name, seed)}.pt", checkpoints.MANIFEST):
-        if args.state and Path(args.state).resolve() == (out / file).resolve():
-            parser.error(f"--state must be a file of its own, got {args.state}, the file the run "
-                         f"saves its {'manifest' if file == checkpoints.MANIFEST else 'checkpoint'}"
-                         f" as in {out}; pass another, e.g. {out / 'state.pt'}")
+    """Refuse a ``--state`` that is a file the run saves in ``out`` (its checkpoint, its manifest,
+    the folder's lock: the state would be written over, or a resumed run would read a checkpoint
+    as its state), or ``out`` itself or a folder above it (the state would be a file where the
+    folder goes); before any training."""
+    if not args.state:
+        return
+    state, seed = Path(args.state).resolve(), RECIPES[args.name].seed if args.seed is None else \
+        args.seed
+    files = {f"{seeded_name(args.name, seed)}.pt": "checkpoint", checkpoints.MANIFEST: "manifest",
+             LOCK_FILE: "lock"}
+    saved = next((kind for file, kind in files.items() if state == (out / file).resolve()), None)
+    if saved is not None:
+        parser.error(f"--state must be a file of its own, got {args.state}, the file the run "
+                     f"saves its {saved} as in {out}; pass another, e.g. {out / 'state.pt'}")
+    if out.resolve().is_relative_to(state):
+        parser.error(f"--state must be a file of its own, got {args.state}, which is --out's "
+                     f"folder {out}{'' if out.resolve() == state else ' or a folder above it'}; "
+                     f"pass a file in it, e.g. {out / 'state.pt'}")
 
 
 @checked
@@ -327,14 +341,23 @@ def add_output_arguments(parser: argparse.ArgumentParser) -> None:
 @checked
 def output_folder(args: argparse.Namespace) -> Path:
     """Where a training command writes: ``--out``, else the shipped folder with
-    ``--replace-shipped``, else ``<data root>/runs``."""
-    if args.out:
-        check_out_shipped(args.out, args)
-        try:  # a folder of other files (the repository, notebooks, /) refused before training
-            return checkpoint_folder(args.out, "--out")
-        except ValueError as err:
-            raise SystemExit(str(err)) from None
-    return checkpoints.checkpoint_dir() if args.replace_shipped else checkpoints.runs_dir()
+    ``--replace-shipped``, else ``<data root>/runs``. Checked before training, naming ``--out``:
+    a shipped folder without ``--replace-shipped``, a folder of other files (the repository,
+    notebooks, /), a manifest that the save after training could not read."""
+    folder = args.out or (checkpoints.checkpoint_dir() if args.replace_shipped
+                          else checkpoints.runs_dir())
+    try:
+        if args.out:
+            check_out_shipped(args.out, args)
+            checkpoints.check_not_shipped(args.out, "--out", args.replace_shipped)
+            checkpoint_folder(args.out, "--out")
+        checkpoints.rows_in(folder, "save")
+    except (PermissionError, ValueError) as err:
+        said = str(err).removeprefix("save(): ")
+        raise SystemExit(said if said == str(err) else
+                         f"{'--out' if args.out else folder}: the run saves into it after "
+                         f"training, and {said}") from None
+    return folder
 
 
 @checked

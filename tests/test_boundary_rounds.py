@@ -3096,6 +3096,90 @@ def test_round_sixteen_locks_and_advice(tmp_path, monkeypatch, capsys):
     assert "given after '--'" in capsys.readouterr().err
 
 
+REPOSITORY = shipped_folders.REPOSITORY_DATA.parent  # its package and notebooks: no state there
+
+# Round seventeen (r80): a training state kept among the package's source or the notebooks (L1);
+# a file or '' taken for a folder (S14); a checkpoint name too long for the file system (U4)
+ROUND_SEVENTEEN_FILES = [
+    (lambda: recipe_run.run_recipe("capsnet-mnist-live", epochs=1, limit=20, progress=False,
+                                   state_path=REPOSITORY / "notebooks" / "s.pt"), ValueError,
+     r"^run_recipe\(\): state_path must be a file in a checkpoint folder .*notebooks holds \d+ "
+     r"other files or folders"),
+    (lambda: loop.fit(_bag(), (torch.rand(4, 1, 8, 8), LABELS), progress=False,
+                      state_path=REPOSITORY / "capsedu" / "s.pt"), ValueError,
+     r"^fit\(\): state_path must be a file in a checkpoint folder .*capsedu holds"),
+    (lambda: train.state_file(str(REPOSITORY / "capsedu" / "state.pt")),
+     argparse.ArgumentTypeError, r"^--state must be a file in a checkpoint folder"),
+    (lambda: shipped_folders.restore_advice("", "run it again"), ValueError,
+     r"^restore_advice\(\): path must name a file or folder, got ''"),
+    (lambda: checkpoints.save(_tiny(), "x" * 300, root="d"), ValueError,
+     r"^save\(\): name must be a file name of at most 200 bytes .*got 300 bytes"),
+]
+
+
+def test_round_seventeen_state_and_out_checked_before_training(tmp_path, capsys):
+    """Round seventeen (r80; L1 train-17/-52, S26 train-51, U1 train-03/-04/-14, U4 train-57):
+    --state among the notebooks, on the folder's lock, or naming --out itself; a corrupt
+    manifest in --out; --out in a shipped folder however spelled: each refused before training,
+    naming the option, and nothing written."""
+    out = tmp_path / "o"
+    bad = tmp_path / "bad"
+    bad.mkdir()
+    (bad / "manifest.json").write_text("{}")
+    said = {}
+    for key, argv in {
+            "notebooks": ["--out", str(out), "--state", str(REPOSITORY / "notebooks" / "s.pt")],
+            "lock": ["--out", str(out), "--state", str(out / folder_lock.LOCK_FILE)],
+            "out": ["--out", str(out), "--state", str(out)],
+            "manifest": ["--out", str(bad)],
+            "shipped": ["--out", str(REPOSITORY / "data" / "runs" / ".." / "checkpoints")]}.items():
+        with pytest.raises(SystemExit) as refused:
+            train.main(["capsnet-mnist-live", "--limit", "20", "--epochs", "1", *argv])
+        said[key] = f"{refused.value} {capsys.readouterr().err}"
+    assert "argument --state: must be a file in a checkpoint folder" in said["notebooks"]
+    assert "--state must be a file of its own, got " in said["lock"]
+    assert "saves its lock" in said["lock"]
+    assert "which is --out's folder" in said["out"]
+    assert re.search(r"^--out: the run saves into it after training, and the checkpoint "
+                     r"manifest .* is corrupt", said["manifest"]), said["manifest"]
+    assert re.search(r"^--out must lie outside the shipped folders", said["shipped"])
+    assert not out.exists() and not (REPOSITORY / "notebooks" / "s.pt").exists()
+    assert sorted(p.name for p in bad.iterdir()) == ["manifest.json"]
+
+
+def test_round_seventeen_what_a_checkpoint_folder_is(tmp_path):
+    """Round seventeen (r80; S12 checkpoints-01/-02, train-02; S13 checkpoints-17; S14
+    shipped_folders-03/-13; U7 checkpoints-32/-47): a folder of hidden tool files only is a
+    checkpoint folder; a manifest that is a link, or a file, is none; a learner's copy of the
+    shipped checkpoints stays refused, saying truly why."""
+    tools = tmp_path / "tools"
+    (tools / ".ipynb_checkpoints").mkdir(parents=True)
+    (tools / ".DS_Store").write_text("x")
+    assert checkpoints.save(_tiny(), "mine", root=tools).name == "mine"
+    linked = tmp_path / "linked"
+    linked.mkdir()
+    (linked / "manifest.json").symlink_to(shipped_folders.REPOSITORY_DATA / "checkpoints"
+                                          / "manifest.json")
+    with pytest.raises(ValueError, match=r"^save\(\): root must be a checkpoint folder .*holds "
+                                         r"a manifest.json that is a link"):
+        checkpoints.save(_tiny(), "mine", root=linked)
+    notes = tmp_path / "f.txt"
+    notes.write_text("mine")
+    assert shipped_folders.other_files(notes) == "is a file, not a folder"
+    with pytest.raises(ValueError, match=r"^--out must be a checkpoint folder .*which is a file"):
+        shipped_folders.checkpoint_folder(notes, "--out")
+    copy = _shipped_copy(tmp_path / "mine" / "checkpoints")
+    with pytest.raises(PermissionError, match=r"^save\(\): root must lie outside the shipped "
+                                              r"folders .*it holds the course's shipped "
+                                              r"checkpoints, recognised by their sha256"):
+        checkpoints.save(_tiny(), "mine", root=copy.parent)
+    marked = tmp_path / "marked"
+    marked.mkdir()
+    (marked / shipped_folders.SHIPPED_MARKER).write_text("shipped")
+    with pytest.raises(PermissionError, match=r"it holds SHIPPED.md, the mark of the course's"):
+        checkpoints.save(_tiny(), "mine", root=marked)
+
+
 ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
               + ROUND_ELEVEN_LOOP + ROUND_ELEVEN_DATA + ROUND_TWELVE_MATHS
               + ROUND_TWELVE_PRESENTATION + ROUND_TWELVE_FILES + ROUND_TWELVE_METHODS
@@ -3104,7 +3188,8 @@ ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODE
               + ROUND_FOURTEEN_MODELS + ROUND_FOURTEEN_FILES + ROUND_FOURTEEN_RECORDS
               + ROUND_FIFTEEN_WIDGETS + ROUND_FIFTEEN_MODELS + ROUND_FIFTEEN_DECLARATIONS
               + ROUND_FIFTEEN_FILES + ROUND_SIXTEEN_LEFTOVERS + ROUND_SIXTEEN_RECORDS
-              + ROUND_SIXTEEN_FILES + ROUND_SIXTEEN_MODELS + ROUND_SIXTEEN_WIDGETS)
+              + ROUND_SIXTEEN_FILES + ROUND_SIXTEEN_MODELS + ROUND_SIXTEEN_WIDGETS
+              + ROUND_SEVENTEEN_FILES)
 
 
 @pytest.mark.parametrize("call, error, message", ALL_ROUNDS, ids=range(len(ALL_ROUNDS)))
