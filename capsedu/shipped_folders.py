@@ -155,6 +155,13 @@ def trials_advice() -> str:
 COURSE_FILES = (".pt", ".json", ".pt.lock", ".pt.partial")  # states, checkpoints, results
 
 
+def counted(entry: Path) -> bool:
+    """Whether ``entry``, in a folder, is another kind of file than the course's: not hidden, and
+    not one of ``COURSE_FILES``."""
+    return not entry.name.startswith(".") and not (entry.is_file()
+                                                   and entry.name.endswith(COURSE_FILES))
+
+
 @checked
 def other_files(folder: str | Path) -> str | None:
     """What makes ``folder`` no checkpoint folder, in words: it is a file, it holds other files and
@@ -175,8 +182,7 @@ def other_files(folder: str | Path) -> str | None:
                 "a save wrote")
     if (folder / MANIFEST).exists():
         return None
-    others = sorted(entry.name for entry in folder.iterdir() if not entry.name.startswith(".")
-                    and not (entry.is_file() and entry.name.endswith(COURSE_FILES)))
+    others = sorted(entry.name for entry in folder.iterdir() if counted(entry))
     if not others:
         return None
     kind = "files or folders" if len(others) > 1 else "file or folder"
@@ -200,15 +206,18 @@ def checkpoint_folder(folder: Path, what: course_settings.Argument) -> Path:
 
 @checked
 def state_folder(path: Path, what: course_settings.Argument) -> Path:
-    """``path``, a training state's file, if its folder is one a checkpoint may go in (as
-    ``checkpoint_folder`` says): a state is the course's own file, never kept among the
-    package's source, the notebooks or a home folder's files; refused before training, naming
-    ``what``."""
+    """``path``, a training state's file, if its folder holds no files of other kinds than the
+    course's (``counted``; folders may be there, e.g. ``--out`` beside it): a state is never kept
+    among the package's source, the notebooks, a repository's files; refused before training,
+    naming ``what``. The state's own files (``<state>``, ``<state>.partial``, ...) are its."""
     folder, runs = path.expanduser().parent, course_settings.data_root() / "runs"
-    if folder.resolve() != runs.resolve() and (found := other_files(folder)) is not None:
-        raise ValueError(f"{what} must be a file in a checkpoint folder (a new or empty one, or "
-                         f"one a save wrote), got {path}, whose folder {folder} {found}; keep the "
-                         f"state among the course's files, e.g. {runs / 'state.pt'}")
+    others = sorted(entry.name for entry in folder.iterdir() if entry.is_file() and counted(entry)
+                    and not entry.name.startswith(path.name)) if folder.is_dir() else []
+    if others and folder.resolve() != runs.resolve():
+        raise ValueError(f"{what} must be a file in a folder of the course's files, got {path}, "
+                         f"whose folder {folder} holds files of other kinds ({len(others)}, such "
+                         f"as {others[0]}); keep the state among the course's files, e.g. "
+                         f"{runs / 'state.pt'}")
     return path
 
 

@@ -3103,13 +3103,13 @@ REPOSITORY = shipped_folders.REPOSITORY_DATA.parent  # its package and notebooks
 ROUND_SEVENTEEN_FILES = [
     (lambda: recipe_run.run_recipe("capsnet-mnist-live", epochs=1, limit=20, progress=False,
                                    state_path=REPOSITORY / "notebooks" / "s.pt"), ValueError,
-     r"^run_recipe\(\): state_path must be a file in a checkpoint folder .*notebooks holds \d+ "
-     r"other files or folders"),
+     r"^run_recipe\(\): state_path must be a file in a folder of the course's files, got .*"
+     r"notebooks holds files of other kinds \(\d+, such as "),
     (lambda: loop.fit(_bag(), (torch.rand(4, 1, 8, 8), LABELS), progress=False,
                       state_path=REPOSITORY / "capsedu" / "s.pt"), ValueError,
-     r"^fit\(\): state_path must be a file in a checkpoint folder .*capsedu holds"),
+     r"^fit\(\): state_path must be a file in a folder of the course's files"),
     (lambda: train.state_file(str(REPOSITORY / "capsedu" / "state.pt")),
-     argparse.ArgumentTypeError, r"^--state must be a file in a checkpoint folder"),
+     argparse.ArgumentTypeError, r"^--state must be a file in a folder of the course's files"),
     (lambda: shipped_folders.restore_advice("", "run it again"), ValueError,
      r"^restore_advice\(\): path must name a file or folder, got ''"),
     (lambda: checkpoints.save(_tiny(), "x" * 300, root="d"), ValueError,
@@ -3136,7 +3136,7 @@ def test_round_seventeen_state_and_out_checked_before_training(tmp_path, capsys)
         with pytest.raises(SystemExit) as refused:
             train.main(["capsnet-mnist-live", "--limit", "20", "--epochs", "1", *argv])
         said[key] = f"{refused.value} {capsys.readouterr().err}"
-    assert "argument --state: must be a file in a checkpoint folder" in said["notebooks"]
+    assert "argument --state: must be a file in a folder of the course's" in said["notebooks"]
     assert "--state must be a file of its own, got " in said["lock"]
     assert "saves its lock" in said["lock"]
     assert "which is --out's folder" in said["out"]
