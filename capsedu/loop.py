@@ -178,7 +178,7 @@ def fit(model: Trainable, train: Examples,
     check_batches("fit", model, train, validation, compose, augment)
     device = torch.device(device or course_settings.device())
     home = course_settings.model_device(model)
-    if state_path is not None:  # outside the shipped files, in a folder a checkpoint may go in
+    if state_path is not None:  # outside the shipped files, in a folder of the course's files
         state_path = state_folder(check_not_shipped(state_path, "fit(): state_path"),
                                   "fit(): state_path")
     run = begin(model, train, seed, batch_size, lr, lr_decay, compose, start, device,

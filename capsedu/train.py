@@ -177,7 +177,7 @@ def state_file(text: str) -> str:
         raise argparse.ArgumentTypeError(f"--state must name a file, got {text!r}, which names "
                                          "a folder; name a file, e.g. data/runs/state.pt")
     out_folder(str(path.parent), "--state")
-    try:  # a state goes where a checkpoint may: not among the package's source or the notebooks
+    try:  # a state goes among the course's files: not the package's source or the notebooks
         state_folder(path, "--state")
     except ValueError as err:
         raise argparse.ArgumentTypeError(str(err)) from None
