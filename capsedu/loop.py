@@ -164,8 +164,7 @@ def fit(model: Trainable, train: Examples,
     * ``state_path``: everything needed to continue is saved there after every epoch, and a run
       resumes from it, drawing what an uninterrupted run would (``save_state``, ``resume``);
     * ``start = (weights, history)``: continue an earlier run from its kept epoch (``begin``);
-    * ``device``: where it trains, picked once (default ``course_settings.device()``, the GPU
-      when there is one); the model comes back where it was (the course's device rule).
+    * ``device``: where it trains (``course_settings.device()``: the GPU if any); it comes back.
     """
     for name, data in (("train", train), ("validation", validation)):
         if data is not None:  # refused now, not after an epoch (the pixels: by Examples)
@@ -179,8 +178,7 @@ def fit(model: Trainable, train: Examples,
     device = torch.device(device or course_settings.device())
     home = course_settings.model_device(model)
     if state_path is not None:  # outside the shipped files, in a folder of the course's files
-        state_path = state_folder(check_not_shipped(state_path, "fit(): state_path"),
-                                  "fit(): state_path")
+        state_path = state_folder(check_not_shipped(state_path, what := "fit(): state_path"), what)
     run = begin(model, train, seed, batch_size, lr, lr_decay, compose, start, device,
                 keeps_best=validation is not None, patience=patience)
     resume(run, model, state_path, epochs)

@@ -188,22 +188,15 @@ def state_file(text: str) -> str:
 def check_state(parser: argparse.ArgumentParser, args: argparse.Namespace, out: Path) -> None:
     """Refuse a ``--state`` that is a file the run saves in ``out`` (its checkpoint, its manifest,
     the folder's lock: the state would be written over, or a resumed run would read a checkpoint
-    as its state), or ``out`` itself or a folder above it (the state would be a file where the
-    folder goes); before any training."""
-    if not args.state:
-        return
-    state, seed = Path(args.state).resolve(), RECIPES[args.name].seed if args.seed is None else \
-        args.seed
+    as its state), or a folder above one (``out`` itself); before any training."""
+    seed = RECIPES[args.name].seed if args.seed is None else args.seed
     files = {f"{seeded_name(args.name, seed)}.pt": "checkpoint", checkpoints.MANIFEST: "manifest",
              LOCK_FILE: "lock"}
-    saved = next((kind for file, kind in files.items() if state == (out / file).resolve()), None)
-    if saved is not None:
-        parser.error(f"--state must be a file of its own, got {args.state}, the file the run "
-                     f"saves its {saved} as in {out}; pass another, e.g. {out / 'state.pt'}")
-    if out.resolve().is_relative_to(state):
-        parser.error(f"--state must be a file of its own, got {args.state}, which is --out's "
-                     f"folder {out}{'' if out.resolve() == state else ' or a folder above it'}; "
-                     f"pass a file in it, e.g. {out / 'state.pt'}")
+    for file, kind in files.items():
+        if args.state and (out / file).resolve().is_relative_to(Path(args.state).resolve()):
+            parser.error(f"--state must be a file of its own, got {args.state}, which is "
+                         f"{out / file} or a folder above it, where the run saves its {kind}; "
+                         f"pass another, e.g. {out / 'state.pt'}")
 
 
 @checked
@@ -354,9 +347,8 @@ def output_folder(args: argparse.Namespace) -> Path:
         checkpoints.rows_in(folder, "save")
     except (PermissionError, ValueError) as err:
         said = str(err).removeprefix("save(): ")
-        raise SystemExit(said if said == str(err) else
-                         f"{'--out' if args.out else folder}: the run saves into it after "
-                         f"training, and {said}") from None
+        raise SystemExit(said if said == str(err) else f"{'--out' if args.out else folder}: "
+                         f"the run saves into it after training, and {said}") from None
     return folder
 
 
