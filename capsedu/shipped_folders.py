@@ -155,7 +155,7 @@ def trials_advice() -> str:
 COURSE_FILES = (".pt", ".json", ".pt.lock", ".pt.partial")  # states, checkpoints, results
 
 
-def counted(entry: Path) -> bool:
+def _counted(entry: Path) -> bool:
     """Whether ``entry``, in a folder, is another kind of file than the course's: not hidden, and
     not one of ``COURSE_FILES``."""
     return not entry.name.startswith(".") and not (entry.is_file()
@@ -182,7 +182,7 @@ def other_files(folder: str | Path) -> str | None:
                 "a save wrote")
     if (folder / MANIFEST).exists():
         return None
-    others = sorted(entry.name for entry in folder.iterdir() if counted(entry))
+    others = sorted(entry.name for entry in folder.iterdir() if _counted(entry))
     if not others:
         return None
     kind = "files or folders" if len(others) > 1 else "file or folder"
@@ -207,11 +207,11 @@ def checkpoint_folder(folder: Path, what: course_settings.Argument) -> Path:
 @checked
 def state_folder(path: Path, what: course_settings.Argument) -> Path:
     """``path``, a training state's file, if its folder holds no files of other kinds than the
-    course's (``counted``; folders may be there, e.g. ``--out`` beside it): a state is never kept
+    course's (``_counted``; folders may be there, e.g. ``--out`` beside it): a state is never kept
     among the package's source, the notebooks, a repository's files; refused before training,
     naming ``what``. The state's own files (``<state>``, ``<state>.partial``, ...) are its."""
     folder, runs = path.expanduser().parent, course_settings.data_root() / "runs"
-    others = sorted(entry.name for entry in folder.iterdir() if entry.is_file() and counted(entry)
+    others = sorted(entry.name for entry in folder.iterdir() if entry.is_file() and _counted(entry)
                     and not entry.name.startswith(path.name)) if folder.is_dir() else []
     if others and folder.resolve() != runs.resolve():
         raise ValueError(f"{what} must be a file in a folder of the course's files, got {path}, "
