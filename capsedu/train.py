@@ -178,8 +178,8 @@ def state_file(text: str) -> str:
                                          "a folder; name a file, e.g. data/runs/state.pt")
     out_folder(str(path.parent), "--state")
     try:  # a state goes among the course's files: not the package's source or the notebooks
-        state_folder(path, "--state")
-    except ValueError as err:
+        state_folder(checkpoints.check_not_shipped(path, "--state"), "--state")
+    except (PermissionError, ValueError) as err:
         raise argparse.ArgumentTypeError(str(err)) from None
     return str(path)
 
