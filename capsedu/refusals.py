@@ -41,6 +41,8 @@ ADVICE = {
     "dict_type": "pass a dict of name -> value",
     "missing": "add it (the docstring says what each item holds)",
     "list_type": "pass a list",
+    "too_long": "drop the items past those it takes",
+    "too_short": "add the items it lacks",
     "callable_type": "pass the function itself, by its name without parentheses: f, not f(x)",
 }
 

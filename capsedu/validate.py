@@ -331,7 +331,8 @@ def Record(cls: type, source: str | None = None) -> Any:
 
 def _distinct(items):
     seen = set()  # refuse items (a list, a tensor) that repeat one: those met once already
-    repeated = sorted({repr(x) for x in np.asarray(items).tolist() if x in seen or seen.add(x)})
+    values = items.tolist() if hasattr(items, "tolist") else items  # a tensor's: numbers
+    repeated = sorted({repr(x) for x in values if x in seen or seen.add(x)})
     if repeated:
         raise ValueError(f"must hold each item once, got {', '.join(repeated)} more than once; "
                          "drop the repeats (a repeated seed, row or name counts one thing twice)")

@@ -3096,6 +3096,42 @@ def test_round_sixteen_locks_and_advice(tmp_path, monkeypatch, capsys):
     assert "given after '--'" in capsys.readouterr().err
 
 
+def _all_kinds(seeds=(0, 1)):
+    """A SeedRuns of every kind measured (probe 17's SR)."""
+    return scoring.SeedRuns("m", list(seeds), [], {k: [0.5, 0.6][:len(seeds)] for k in faces.KINDS})
+
+
+ROUND_SEVENTEEN_MODELS = [
+    # one declaration for "models side by side" (named, at least one), kinds each once (S11, U2)
+    (lambda: face_tables.face_rate_table({"m": _all_kinds()}, kinds=["face", "face"]),
+     ValueError, r"^face_rate_table\(\): kinds must hold each item once, got 'face' more"),
+    (lambda: face_tables.face_rate_table({"m": _all_kinds()}, kinds=[]), ValueError,
+     r"^face_rate_table\(\): kinds must hold at least one item"),
+    (lambda: face_tables.face_rate_table({"": _all_kinds()}), ValueError,
+     r"^face_rate_table\(\): runs key '' must be a name"),
+    (lambda: face_tables.rule_report({"m": _all_kinds()}, {"": ["swapped"]}), ValueError,
+     r"^rule_report\(\): rules key '' must be a name"),
+    (lambda: face_tables.format_fooled({}), ValueError,
+     r"^format_fooled\(\): runs must hold at least one item"),
+    (lambda: face_tables.format_accuracies({"m": scoring.SeedRuns("m", [0, 1], [], {
+        "swapped": [0.5, 0.6]})}), ValueError,
+     r"^format_accuracies\(\): runs\['m'\] must hold face rates of \['face', 'nonface'\]"),
+    (lambda: face_tables.format_fooled({"m": scoring.SeedRuns("m", [0], [], {
+        "face": [0.5], "rotated": [0.5]})}), ValueError,
+     r"^format_fooled\(\): runs\['m'\] must hold face rates of \['swapped'"),
+    (lambda: face_ink.pair_table(faces.face_parts(), [("nose", "mouth")] * 2, 9), ValueError,
+     r"^pair_table\(\): pairs must hold each item once, got \('nose', 'mouth'\)"),
+    (lambda: face_ink.pair_table(faces.face_parts(), [("nose", "mouth", "left_eye")], 9),
+     ValueError, r"^pair_table\(\): pairs\[0\] must be a pair \(a, b\) of two part names.*"
+     r"drop the items past"),
+    # angle_table's bins in order, each once (S19)
+    (lambda: face_tables.angle_table({"m": (np.array([45.0, 15.0]), np.array([0.9, 0.1]))}),
+     ValueError, r"^angle_table\(\): curves\['m'\] must hold bin centres in increasing order"),
+    (lambda: face_tables.angle_table({"m": (np.array([15.0, 15.0]), np.array([0.9, 0.1]))}),
+     ValueError, r"^angle_table\(\): curves\['m'\] must hold bin centres in increasing order"),
+]
+
+
 ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
               + ROUND_ELEVEN_LOOP + ROUND_ELEVEN_DATA + ROUND_TWELVE_MATHS
               + ROUND_TWELVE_PRESENTATION + ROUND_TWELVE_FILES + ROUND_TWELVE_METHODS
@@ -3104,7 +3140,8 @@ ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODE
               + ROUND_FOURTEEN_MODELS + ROUND_FOURTEEN_FILES + ROUND_FOURTEEN_RECORDS
               + ROUND_FIFTEEN_WIDGETS + ROUND_FIFTEEN_MODELS + ROUND_FIFTEEN_DECLARATIONS
               + ROUND_FIFTEEN_FILES + ROUND_SIXTEEN_LEFTOVERS + ROUND_SIXTEEN_RECORDS
-              + ROUND_SIXTEEN_FILES + ROUND_SIXTEEN_MODELS + ROUND_SIXTEEN_WIDGETS)
+              + ROUND_SIXTEEN_FILES + ROUND_SIXTEEN_MODELS + ROUND_SIXTEEN_WIDGETS
+              + ROUND_SEVENTEEN_MODELS)
 
 
 @pytest.mark.parametrize("call, error, message", ALL_ROUNDS, ids=range(len(ALL_ROUNDS)))
