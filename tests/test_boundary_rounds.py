@@ -3132,6 +3132,19 @@ ROUND_SEVENTEEN_MODELS = [
 ]
 
 
+def test_round_seventeen_every_checker_keeps_the_dtype(capsys):
+    """Round seventeen (r83; exercises-39, -72): check() and every checker that compares tensors
+    FAIL a float64 answer for float32 input (the model's next layer would refuse it)."""
+    def fgsm64(model, images, labels, eps):
+        return attacks.fgsm(model, images, labels, eps).double()
+
+    assert exercises.check_fgsm(fgsm64) is False
+    assert "fgsm: FAIL" in capsys.readouterr().out
+    assert exercises.check("mine", lambda x: x.double(), lambda x: x, [(torch.ones(2),)]) is False
+    assert re.search(r"^mine: FAIL - .*your mine returned torch.float64 numbers for "
+                     r"torch.float32 input; keep the input's dtype", capsys.readouterr().out)
+
+
 ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
               + ROUND_ELEVEN_LOOP + ROUND_ELEVEN_DATA + ROUND_TWELVE_MATHS
               + ROUND_TWELVE_PRESENTATION + ROUND_TWELVE_FILES + ROUND_TWELVE_METHODS
