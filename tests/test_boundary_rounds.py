@@ -223,7 +223,7 @@ ROUNDS = [
                                           n=2), ValueError,
      r"multimnist\(\): labels must be in \[0, 9\] .*got values from 0 to 30"),
     (lambda: digit_pairs.box_overlap(torch.rand(3, 3, 1, 28, 28)), ValueError,
-     r"box_overlap\(\): parts must be a torch.Tensor with 5 dimensions, 2 along dimension 1 .*"
+     r"box_overlap\(\): parts must be a torch.Tensor .*with 5 dimensions, 2 along dimension 1 .*"
      r"got shape \(3, 3, 1, 28, 28\); pass a tensor of that shape"),
     (lambda: group_conv.rotate_c4(torch.rand(1, 2, 3, 5, 5)), ValueError,
      r"rotate_c4\(\): features must be a torch.Tensor with 5 dimensions, 4 along dimension 2"),
@@ -3129,6 +3129,24 @@ ROUND_SEVENTEEN_MODELS = [
      ValueError, r"^angle_table\(\): curves\['m'\] must hold bin centres in increasing order"),
     (lambda: face_tables.angle_table({"m": (np.array([15.0, 15.0]), np.array([0.9, 0.1]))}),
      ValueError, r"^angle_table\(\): curves\['m'\] must hold bin centres in increasing order"),
+    # the shared checks of inputs, named and worded (S18, U6)
+    (lambda: checks.check_input(torch.rand(4, 1, 28, 28), "f(): x", _tiny(), some="yes"),
+     TypeError, r"^check_input\(\): some must be True or False, got 'yes'"),
+    (lambda: checks.check_labels(LABELS, "f(): y", 4, 0), ValueError,
+     r"^check_labels\(\): n_classes must be a count of classes, at least 1, got 0"),
+    (lambda: checks.check_takes(lambda: 1, "learner", 2, "f(a, b)"), TypeError,
+     r"^learner must take 2 arguments, f\(a, b\), got '<lambda>', whose parameters are \(\);"),
+    # no attack of no steps, no data set of no images, no NaN read as no ink (S20, S22, S23)
+    (lambda: attacks.pgd(_bag(), torch.rand(4, 1, 8, 8), LABELS, eps=0.1, steps=0), ValueError,
+     r"^pgd\(\): steps must be an integer >= 1"),
+    (lambda: faces.scattered(0), ValueError, r"^scattered\(\): n must be an integer >= 1"),
+    (lambda: detector.detector_training_set(0), ValueError,
+     r"^detector_training_set\(\): n must be an integer >= 1"),
+    (lambda: digit_pairs.box_overlap(torch.full((3, 2, 1, 36, 36), float("nan"))), ValueError,
+     r"^box_overlap\(\): parts contains .* NaN"),
+    # quick mode runs less: pick's arguments swapped (S25)
+    (lambda: course_settings.pick(1, 10), ValueError,
+     r"^pick\(\): quick must be at most full .*got full=1 and quick=10; .*pick\(10, 1\)"),
 ]
 
 
