@@ -3147,6 +3147,15 @@ ROUND_SEVENTEEN_MODELS = [
     # quick mode runs less: pick's arguments swapped (S25)
     (lambda: course_settings.pick(1, 10), ValueError,
      r"^pick\(\): quick must be at most full .*got full=1 and quick=10; .*pick\(10, 1\)"),
+    # the entry called named, with its argument (U2, U4)
+    (lambda: fit_inputs.check_targets("f", "targets", _tiny(), (torch.rand(4, 1, 28, 28), LABELS)),
+     TypeError, r"^check_targets\(\): data must be an instance of TensorDataset"),
+    (lambda: patches.shuffled_digits(3), ValueError,
+     r"^shuffled_digits\(\): grid must divide the images' sides, got grid=3"),
+    (lambda: seed_table.adversarial_comparisons(adversarial_record.read_results(), eps=0.33),
+     ValueError, r"^adversarial_comparisons\(\): eps must be one the run recorded, .*got 0.33"),
+    (lambda: validate.check_class("f", 0, 0), ValueError,
+     r"^f\(\): n_classes must be at least 1, got 0"),
 ]
 
 
