@@ -1476,7 +1476,8 @@ ROUND_TWELVE_LEFT = [
     (lambda: PlainCNN(channels=(2, 2), pool_after=(0,))(torch.rand(2, 3, 28, 28)), ValueError,
      r"^PlainCNN\(\): x must have 1 channel \[batch, 1, height, width\], got shape "
      r"\(2, 3, 28, 28\)"),
-    (lambda: baselines.DeepCNN(channels=(2, 2, 2, 2))(torch.rand(2, 1, 4, 4)), ValueError,
+    (lambda: baselines.DeepCNN(channels=(2, 2, 2, 2), image_size=None)(torch.rand(2, 1, 4, 4)),
+     ValueError,
      r"^DeepCNN\(\): x must be at least 8 x 8 pixels \(3 2x2 max-pools halve it\)"),
     (lambda: PlainCNN(channels=(2, 2), pool_after=(0, 1))(torch.rand(2, 1, 3, 3)), ValueError,
      r"^PlainCNN\(\): x must be at least 4 x 4 pixels"),
@@ -3156,6 +3157,19 @@ ROUND_SEVENTEEN_MODELS = [
      ValueError, r"^adversarial_comparisons\(\): eps must be one the run recorded, .*got 0.33"),
     (lambda: validate.check_class("f", 0, 0), ValueError,
      r"^f\(\): n_classes must be at least 1, got 0"),
+    # a model made for one size says it (hparams' image_size): check_input refuses others (S17)
+    (lambda: C4CNN(channels=(2, 2))(torch.rand(4, 1, 28, 28)[:0]), ValueError,
+     r"^C4CNN\(\): x must hold at least one image, got \(0, 1, 28, 28\)"),
+    (lambda: C4CNN(channels=(2, 2))(torch.rand(4, 1, 28, 27)), ValueError,
+     r"^C4CNN\(\): x must have shape \[N, 1, 28, 28\] for C4CNN"),
+    (lambda: PlainCNN(channels=(2, 2))(torch.rand(4, 1, 40, 40)), ValueError,
+     r"^PlainCNN\(\): x must have shape \[N, 1, 28, 28\] for PlainCNN"),
+    (lambda: BagOfPartsCNN(channels=(2,))(torch.rand(4, 1, 28, 28)), ValueError,
+     r"^BagOfPartsCNN\(\): x must have shape \[N, 1, 32, 32\] for BagOfPartsCNN"),
+    (lambda: BagOfPartsCNN(channels=(2,))(torch.rand(2, 1, 64, 64)), ValueError,
+     r"^BagOfPartsCNN\(\): x must have shape \[N, 1, 32, 32\]"),
+    (lambda: baselines.DeepCNN(channels=(2, 2))(torch.rand(2, 1, 28, 28)), ValueError,
+     r"^DeepCNN\(\): x must have shape \[N, 1, 32, 32\] for DeepCNN"),
 ]
 
 
