@@ -7,14 +7,15 @@ rows read wrong past the sample, of a distance below 0 or of a model the run nev
 never made.
 """
 
-import re
 from dataclasses import dataclass, field
 from typing import Annotated
 
 from . import attacks, reconstruction_detector
 from .attacks import Attack
 from .checks import check_same
+from .convergence import status_ending
 from .course_settings import MAX_BATCH, Seed, Text
+from .derived import check_derived
 from .json_records import INLINE
 from .manifest_rows import Sha256
 from .validate import CheckedRecord, Choice, Distinct, Flag, Float, Int, Record, Some, checked
@@ -78,9 +79,6 @@ class Stamp(CheckedRecord):
                              f"{self.began!r} and ended {self.ended!r}; pass the times it ran")
 
 
-# the words convergence.training_status ends a run with: converged, still improving, still rising
-STATUS = re.compile(r"converged|STILL IMPROVING|STILL RISING")
-
 
 @dataclass(frozen=True)
 class Trained(CheckedRecord):
@@ -96,15 +94,16 @@ class Trained(CheckedRecord):
         ``training_status``'s, or one that disagrees with ``finished`` (a verdict rests only on a
         run that converged)."""
         super().__post_init__()
-        said = STATUS.search(self.status)
+        said = status_ending(self.status)
         if said is None:
-            raise ValueError(f"Trained(): status must be convergence.training_status's words "
-                             f"('epoch 13 of 16 kept (99.30 % held out): converged, ...'), got "
-                             f"{self.status!r:.80}; pass training_status(row.metrics)")
-        if self.finished != (said[0] == "converged"):
-            raise ValueError(f"Trained(): finished must be True exactly when status says "
-                             f"'converged', got finished={self.finished} with a status saying "
-                             f"{said[0]!r}; pass finished(...) of the same run")
+            raise ValueError(f"Trained(): status must be one of convergence.training_status's "
+                             f"sentences ('epoch 13 of 16 kept (99.30 % held out): converged, no "
+                             f"held-out gain in the 3 epochs after it', or one STILL IMPROVING or "
+                             f"STILL RISING), got {self.status!r:.80}; pass "
+                             "training_status(row.metrics)")
+        check_derived("Trained", "pass finished(...) of the same run", finished=(
+            self.finished, said == "converged", f"True exactly when status is the sentence of a "
+            f"converged run (this one ends {said})"))
 
 
 @dataclass(frozen=True)
