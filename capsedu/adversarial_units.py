@@ -8,7 +8,10 @@ never made.
 """
 
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from typing import Annotated
+
+from pydantic import AfterValidator
 
 from . import attacks, reconstruction_detector
 from .attacks import Attack
@@ -18,7 +21,18 @@ from .course_settings import MAX_BATCH, Seed, Text
 from .derived import check_derived
 from .json_records import INLINE
 from .manifest_rows import Sha256
-from .validate import CheckedRecord, Choice, Distinct, Flag, Float, Int, Record, Some, checked
+from .validate import (
+    CheckedRecord,
+    Choice,
+    Distinct,
+    Flag,
+    Float,
+    Int,
+    Record,
+    Some,
+    Spec,
+    checked,
+)
 
 CAPSNET, CAPSNET_1ITER, CNN = "affnist-capsnet", "affnist-capsnet-1iter", "affnist-cnn"
 MODELS = (CAPSNET, CAPSNET_1ITER, CNN)
@@ -61,23 +75,55 @@ class Budget(CheckedRecord):
 BUDGET = Budget()
 
 
+def as_time(value: str) -> datetime:
+    """The time an ISO 8601 ``value`` names, in UTC when it names no zone (the records' own)."""
+    time = datetime.fromisoformat(value)
+    return time if time.tzinfo else time.replace(tzinfo=timezone.utc)
+
+
+def _iso_time(value: str) -> str:
+    """What ``IsoTime`` declares: a time as ``datetime.isoformat`` writes it."""
+    try:
+        as_time(value)
+    except ValueError:
+        raise ValueError(f"must be an ISO 8601 time, e.g. '2026-12-07T10:00:00+00:00', got "
+                         f"{value!r}; pass datetime.now(timezone.utc).isoformat(timespec="
+                         "'seconds')") from None
+    return value
+
+
+# when a unit or a run began or ended: ISO 8601 (UTC in the records)
+IsoTime = Annotated[str, AfterValidator(_iso_time),
+                    Spec("an ISO 8601 time, e.g. '2026-12-07T10:00:00+00:00'", "text")]
+
+
+def check_time_order(where: str, began: str, ended: str) -> None:
+    """Refuse an ``ended`` before ``began`` (two ``IsoTime``s, compared as times)."""
+    if as_time(ended) < as_time(began):
+        raise ValueError(f"{where}(): ended must not come before began, got began {began!r} and "
+                         f"ended {ended!r}; pass the times it ran")
+
+
 @dataclass(frozen=True)
 class Stamp(CheckedRecord):
     """What every unit of the record notes of where and when it ran."""
 
-    began: Text  # ISO 8601, UTC
-    ended: Text
+    began: IsoTime
+    ended: IsoTime
     seconds: Float("seconds the unit ran", ge=0)
     device: Text
     threads: Int("the CPU threads torch had", ge=1)
     torch_version: Text
 
     def __post_init__(self):
+        """Refuse fields out of range (``CheckedRecord``), an end before the beginning, or
+        ``seconds`` other than the time between them (each time kept to the second)."""
         super().__post_init__()
-        if self.ended < self.began:
-            raise ValueError(f"Stamp(): ended must not come before began, got began "
-                             f"{self.began!r} and ended {self.ended!r}; pass the times it ran")
-
+        check_time_order("Stamp", self.began, self.ended)
+        gap = as_time(self.ended) - as_time(self.began)
+        check_derived("Stamp", "pass the times the unit ran and the seconds between them", 2.0,
+                      seconds=(self.seconds, gap.total_seconds(), "the seconds from began to "
+                               "ended (within 2 s: each time is kept to the second)"))
 
 
 @dataclass(frozen=True)
@@ -106,8 +152,23 @@ class Trained(CheckedRecord):
             f"converged run (this one ends {said})"))
 
 
+class _Unit(CheckedRecord):
+    """A unit of the record, kept under the name its fields make (``adversarial.units``'s)."""
+
+    def unit_name(self) -> str:
+        """The name ``adversarial.units`` gives this unit."""
+        raise NotImplementedError  # each unit's own
+
+    @checked
+    def misnamed(self, name: str) -> str | None:
+        """Why ``name`` is not this unit's key in its results file, in words; None when it is
+        (``results_kinds.records`` asks)."""
+        made = self.unit_name()
+        return None if name == made else f"whose fields make the name {made!r}"
+
+
 @dataclass(frozen=True)
-class ModelsUnit(CheckedRecord):
+class ModelsUnit(_Unit):
     """The unit ``"models"``: the weights the run attacked, each kept under its model's name
     (``_models_unit``)."""
 
@@ -116,6 +177,9 @@ class ModelsUnit(CheckedRecord):
     cnn: Record(Trained) = field(metadata={"json": CNN})
     stamp: Record(Stamp) = field(metadata={INLINE: True})
     command: str = ""  # the line that recorded it; "" for a unit not written to a results file
+
+    def unit_name(self) -> str:
+        return "models"
 
 
 @dataclass(frozen=True)
@@ -161,7 +225,7 @@ class RunSettings(CheckedRecord):
 
 
 @dataclass(frozen=True)
-class CleanUnit(CheckedRecord):
+class CleanUnit(_Unit):
     """The unit ``"clean"``: the sample's ``rows`` of the test set and ``labels``, the rows each
     model reads ``wrong``, each CapsNet's reconstruction ``distance`` and its ``threshold``."""
 
@@ -173,6 +237,9 @@ class CleanUnit(CheckedRecord):
     settings: Record(RunSettings)
     stamp: Record(Stamp) = field(metadata={INLINE: True})
     command: str = ""
+
+    def unit_name(self) -> str:
+        return "clean"
 
     def __post_init__(self):
         super().__post_init__()  # and one label and distance per row, rows read wrong among them
@@ -187,7 +254,7 @@ class CleanUnit(CheckedRecord):
 
 
 @dataclass(frozen=True)
-class AttackUnit(CheckedRecord):
+class AttackUnit(_Unit):
     """The unit ``"<attack>, <source>, eps <eps>"``: examples made on ``source`` with every loss,
     the rows each model then reads ``wrong`` and each CapsNet's reconstruction ``distance``."""
 
@@ -200,9 +267,12 @@ class AttackUnit(CheckedRecord):
     stamp: Record(Stamp) = field(metadata={INLINE: True})
     command: str = ""
 
+    def unit_name(self) -> str:
+        return f"{self.attack}, {self.source}, eps {self.eps}"
+
 
 @dataclass(frozen=True)
-class AdaptiveUnit(CheckedRecord):
+class AdaptiveUnit(_Unit):
     """The unit ``"adaptive, eps <eps>, weight <weight>"``: the attacker who also lowers the
     CapsNet's reconstruction distance; the rows it then reads ``wrong``, the ``distance``s."""
 
@@ -216,6 +286,9 @@ class AdaptiveUnit(CheckedRecord):
     stamp: Record(Stamp) = field(metadata={INLINE: True})
     command: str = ""
 
+    def unit_name(self) -> str:
+        return f"adaptive, eps {self.eps}, weight {self.weight}"
+
 
 @dataclass(frozen=True)
 class SanityRun(CheckedRecord):
@@ -226,7 +299,7 @@ class SanityRun(CheckedRecord):
 
 
 @dataclass(frozen=True)
-class SanityUnit(CheckedRecord):
+class SanityUnit(_Unit):
     """The unit ``"sanity, <source>"``: more of PGD's budget on ``source`` (``SanitySettings``),
     a ``SanityRun`` with more steps, one with more random starts, one with the usual budget."""
 
@@ -238,3 +311,6 @@ class SanityUnit(CheckedRecord):
     usual: Record(SanityRun)
     stamp: Record(Stamp) = field(metadata={INLINE: True})
     command: str = ""
+
+    def unit_name(self) -> str:
+        return f"sanity, {self.source}"

@@ -36,9 +36,9 @@ from .capsnet import LIVE, CapsNet
 from .checks import check_order
 from .convergence import best_epoch, chosen_epoch, converged, finished, held_out_scores
 from .coupling_polarisation import coupling_trace
-from .derived import check_derived
 from .course_settings import MAX_BATCH, Seed, StateFile, Text
 from .data.mnist import SPLITS, TRAIN_IMAGES, load_mnist
+from .derived import check_derived
 from .json_records import OMITTED_WHEN_NONE
 from .loop import predict
 from .manifest_rows import Accuracy, Count

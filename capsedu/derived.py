@@ -11,10 +11,10 @@ TOLERANCE = 1e-6
 
 
 def _same(got, want, tolerance: float) -> bool:
-    """Whether ``got`` is ``want``: numbers within ``tolerance`` (absolute, or relative for
-    large ones), flags and anything else equal."""
+    """Whether ``got`` is ``want``: numbers within ``tolerance`` (or ``TOLERANCE`` of the larger,
+    for large ones), flags and anything else equal."""
     if all(isinstance(x, numbers.Real) and not isinstance(x, bool) for x in (got, want)):
-        return math.isclose(got, want, rel_tol=tolerance, abs_tol=tolerance)
+        return math.isclose(got, want, rel_tol=TOLERANCE, abs_tol=tolerance)
     return got == want
 
 
@@ -25,7 +25,8 @@ def _show(value) -> str:
 def check_derived(where: str, fix: str, tolerance: float = TOLERANCE, **fields: tuple) -> None:
     """Refuse a field of the record ``where`` that differs from what its inputs give: each keyword
     is a field's name -> ``(its value, the value its inputs give, how they give it in words)``,
-    checked in order; ``fix`` says how to make a record that agrees."""
+    checked in order; ``tolerance``: how far a number may lie from it; ``fix`` says how to make a
+    record that agrees."""
     for name, (got, want, how) in fields.items():
         if not _same(got, want, tolerance):
             raise ValueError(f"{where}(): {name} must be {how}, {_show(want)}, got "

@@ -41,6 +41,7 @@ ADVICE = {
     "dict_type": "pass a dict of name -> value",
     "missing": "add it (the docstring says what each item holds)",
     "list_type": "pass a list",
+    "string_type": "pass it as a str, in quotes",
     "callable_type": "pass the function itself, by its name without parentheses: f, not f(x)",
 }
 

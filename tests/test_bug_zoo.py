@@ -270,8 +270,8 @@ def test_an_unknown_bug_is_named_with_the_known_ones():
 def zoo_run(**fields) -> ZooRun:
     """A record of the zoo with ``fields`` given and the others neutral, the fields a run derives
     made to agree (``ZooRun`` checks them): epochs of 10 steps of 8 examples (of a budget of 20)
-    whose training accuracy is the step / 10 (of steps), uniform couplings over 3 iterations; steps as many
-    as the given curve or training examples make; a ``test_accuracy`` given without
+    whose training accuracy is the step / steps, uniform couplings over 3 iterations; steps as
+    many as the given curve or training examples make; a ``test_accuracy`` given without
     ``test_wrong`` reads the first test images wrong."""
     from capsedu.convergence import best_epoch, converged
 
