@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Annotated
 
-from pydantic import AfterValidator
+from pydantic import PlainValidator
 
 from . import attacks, reconstruction_detector
 from .attacks import Attack
@@ -21,6 +21,7 @@ from .course_settings import MAX_BATCH, Seed, Text
 from .derived import check_derived
 from .json_records import INLINE
 from .manifest_rows import Sha256
+from .refusals import declared_error, kind_of
 from .validate import (
     CheckedRecord,
     Choice,
@@ -30,7 +31,6 @@ from .validate import (
     Int,
     Record,
     Some,
-    Spec,
     checked,
 )
 
@@ -75,28 +75,31 @@ class Budget(CheckedRecord):
 BUDGET = Budget()
 
 
+@checked
 def as_time(value: str) -> datetime:
     """The time an ISO 8601 ``value`` names, in UTC when it names no zone (the records' own)."""
     time = datetime.fromisoformat(value)
     return time if time.tzinfo else time.replace(tzinfo=timezone.utc)
 
 
-def _iso_time(value: str) -> str:
+def _iso_time(value) -> str:
     """What ``IsoTime`` declares: a time as ``datetime.isoformat`` writes it."""
     try:
         as_time(value)
-    except ValueError:
-        raise ValueError(f"must be an ISO 8601 time, e.g. '2026-12-07T10:00:00+00:00', got "
-                         f"{value!r}; pass datetime.now(timezone.utc).isoformat(timespec="
-                         "'seconds')") from None
+    except (TypeError, ValueError):
+        raise declared_error(ValueError if isinstance(value, str) else TypeError,
+                             f"must be an ISO 8601 time, a str such as "
+                             f"'2026-12-07T10:00:00+00:00', got {kind_of(value)}; pass "
+                             "datetime.now(timezone.utc).isoformat(timespec='seconds')",
+                             "array") from None
     return value
 
 
 # when a unit or a run began or ended: ISO 8601 (UTC in the records)
-IsoTime = Annotated[str, AfterValidator(_iso_time),
-                    Spec("an ISO 8601 time, e.g. '2026-12-07T10:00:00+00:00'", "text")]
+IsoTime = Annotated[str, PlainValidator(_iso_time)]
 
 
+@checked
 def check_time_order(where: str, began: str, ended: str) -> None:
     """Refuse an ``ended`` before ``began`` (two ``IsoTime``s, compared as times)."""
     if as_time(ended) < as_time(began):

@@ -106,6 +106,7 @@ STATUS_FORMS = {
         r"over its last \d+ \(one-sided p = \S+\)" + _LONGER)}
 
 
+@checked
 def status_ending(status: str) -> str | None:
     """Which of ``training_status``'s sentences ``status`` is: ``"converged"``, ``"STILL
     IMPROVING"`` or ``"STILL RISING"``; None for any other words."""

@@ -3096,6 +3096,103 @@ def test_round_sixteen_locks_and_advice(tmp_path, monkeypatch, capsys):
     assert "given after '--'" in capsys.readouterr().err
 
 
+# Round seventeen (probe 17, S1-S5, S21, U2, U4, U6): fields a record derives from others must be
+# what those give (derived.check_derived), and a results file's unit kept under its own name
+_PAIRED = statistics.paired(torch.tensor([True] * 6 + [False] * 4),
+                            torch.tensor([True] * 4 + [False] * 6))
+_BY_SEED = statistics.seed_difference([0.9, 0.91, 0.92], [0.8, 0.81, 0.83], by_seed=True)
+_CONVERGED = ("epoch 13 of 16 kept (99.30 % held out): converged, no held-out gain in the 3 "
+              "epochs after it")
+ROUND_SEVENTEEN_RECORDS = [
+    (lambda: dataclasses.replace(_PAIRED, p_value=0.0001), ValueError,
+     r"^Paired\(\): p_value must be McNemar's for only_a=2, only_b=0 of n=10 .*0\.5, got 0\.0001"),
+    (lambda: dataclasses.replace(_PAIRED, low=-0.5), ValueError,
+     r"^Paired\(\): low must be McNemar's .*its interval's low end"),
+    (lambda: dataclasses.replace(_BY_SEED, degrees_of_freedom=100), ValueError,
+     r"^SeedDifference\(\): p_value must be the t test's of difference, low, high and "
+     r"degrees_of_freedom=100"),
+    (lambda: dataclasses.replace(_BY_SEED, degrees_of_freedom=2.5), ValueError,
+     r"^SeedDifference\(\): degrees_of_freedom must be seeds - 1 when by_seed"),
+    (lambda: loop.Epoch(1, 1.0, loss=1.0, batch_loss=(1.0,), batch_accuracy=(0.5, 0.6)),
+     ValueError, r"^Epoch\(\): batch_accuracy must match batch_loss in length"),
+    (lambda: loop.Epoch(1, 1.0, loss=1.0, batch_loss=(1.0,), train_accuracy=0.5,
+                        batch_accuracy=(0.9,)), ValueError,
+     r"^Epoch\(\): train_accuracy must be the mean of batch_accuracy .*got train_accuracy=0\.5"),
+    (lambda: loop.Epoch(1, 1.0, loss=None, batch_loss=(1.0, 2.0)), ValueError,
+     r"^Epoch\(\): loss must be the mean of batch_loss .*got loss=None"),
+    (lambda: loop.Epoch(1, 1.0, loss=1.0, batch_loss=(-1.0,)), ValueError,
+     r"^Epoch\(\): loss must be the mean of batch_loss .*got loss=1\.0: it or its steps are wrong"),
+    (lambda: dataclasses.replace(_zoo_run(), steps_per_epoch=4300), ValueError,
+     r"^ZooRun\(\): steps_per_epoch must be train_examples / batch_size, rounded up, 430, got "
+     r"4300"),
+    (lambda: dataclasses.replace(_zoo_run(), batch_size=1), ValueError,
+     r"^ZooRun\(\): steps_per_epoch must be .*55000, got 430"),
+    (lambda: dataclasses.replace(_zoo_run(), batch_loss=_zoo_run().batch_loss[:5]), ValueError,
+     r"^ZooRun\(\): len\(batch_loss\) must be steps_per_epoch x the epochs .*got 5"),
+    (lambda: dataclasses.replace(_zoo_run(), batch_accuracy=_zoo_run().batch_accuracy[:3]),
+     ValueError, r"^ZooRun\(\): len\(batch_accuracy\) must be steps_per_epoch x .*got 3"),
+    (lambda: dataclasses.replace(_zoo_run(), validation_accuracy=_zoo_run().validation_by_epoch[0]),
+     ValueError, r"^ZooRun\(\): validation_accuracy must be the held-out accuracy of chosen_epoch"),
+    (lambda: dataclasses.replace(_zoo_run(), converged=not _zoo_run().converged), ValueError,
+     r"^ZooRun\(\): converged must be the course's rule on validation_by_epoch with patience 3"),
+    (lambda: dataclasses.replace(_zoo_run(), patience=100), ValueError,
+     r"^ZooRun\(\): converged must be the course's rule .* patience 100 .*False, got True"),
+    (lambda: dataclasses.replace(_zoo_run(), validation_examples=1), ValueError,
+     r"^ZooRun\(\): validation_by_epoch\[0\] must be k / validation_examples, a whole number k "
+     r"of the 1 held-out images"),
+    (lambda: dataclasses.replace(_zoo_run(), couplings=()), ValueError,
+     r"^ZooRun\(\): couplings must hold at least one item"),
+    (lambda: dataclasses.replace(_zoo_run(), test_wrong=_zoo_run().test_wrong
+                                 + _zoo_run().test_wrong[:1]), ValueError,
+     r"^ZooRun\(\): len\(test_wrong\) must be the number of distinct images in it"),
+    (lambda: dataclasses.replace(_zoo_run(), test_accuracy=0.5), ValueError,
+     r"^ZooRun\(\): test_accuracy must be 1 - len\(test_wrong\) / n_test"),
+    (lambda: dataclasses.replace(_zoo_run(), test_accuracy=statistics.accuracy(
+        torch.tensor([True] * 7 + [False] * 3))), TypeError,
+     r"^ZooRun\(\): test_accuracy must be .*got an Accuracy .*pass a number \(an int or a "
+     r"float\), not an Accuracy \(its \.value is one\)$"),
+    (lambda: dataclasses.replace(_ablation_run(), converged=not _ablation_run().converged),
+     ValueError, r"^AblationRun\(\): converged must be the course's rule on validation_by_epoch"),
+    (lambda: adversarial_units.Trained("a" * 64, "not converged", True), ValueError,
+     r"^Trained\(\): status must be one of convergence.training_status's sentences .*got "
+     r"'not converged'"),
+    (lambda: adversarial_units.Trained("a" * 64, "has not converged yet", True), ValueError,
+     r"^Trained\(\): status must be one of .*got 'has not converged yet'"),
+    (lambda: adversarial_units.Trained("a" * 64, _CONVERGED, False), ValueError,
+     r"^Trained\(\): finished must be True exactly when status is the sentence of a converged"),
+    (lambda: adversarial_units.Stamp("today", "tomorrow", 5.0, "cpu", 1, "2.1"), ValueError,
+     r"^Stamp\(\): began must be an ISO 8601 time, a str such as .*got 'today'"),
+    (lambda: adversarial_units.Stamp("2026-12-07T10:00:00", "2026-12-07T10:00:05", 3600.0, "cpu",
+                                     1, "2.1"), ValueError,
+     r"^Stamp\(\): seconds must be the seconds from began to ended .*5, got 3600"),
+    (lambda: adversarial_units.Stamp(10.0, 5.0, 5.0, "cpu", 1, "2.1"), TypeError,
+     r"^Stamp\(\): began must be an ISO 8601 time, a str such as .*got 10\.0; pass "),
+]
+
+
+def test_round_seventeen_records_read_back(tmp_path):
+    """Round seventeen (S21, U2): a unit of adversarial.json kept under another unit's name is
+    refused by read_results, as the other results files' runs are; an Accuracy given its value as
+    a 0-d tensor keeps the number its declaration reads; the shipped units read as they are."""
+    shipped = json.loads((RESULTS / "adversarial.json").read_text())
+    assert len(adversarial_record.read_results(RESULTS / "adversarial.json")) == len(
+        shipped["runs"])
+    for old, new in (("pgd, affnist-cnn, eps 0.1", "pgd, affnist-cnn, eps 0.2"),
+                     ("pgd, affnist-cnn, eps 0.1", "fgsm, affnist-cnn, eps 0.1"),
+                     ("pgd, affnist-capsnet, eps 0.1", "pgd, affnist-cnn, eps 0.1x")):
+        edited = json.loads(json.dumps(shipped))
+        edited["runs"][new] = edited["runs"].pop(old)
+        path = tmp_path / "adversarial.json"
+        path.write_text(json.dumps(edited))
+        with pytest.raises(ValueError, match=rf"^read_results\(\): path .* holds the run "
+                                             rf"{re.escape(repr(new))}, whose fields make the "
+                                             rf"name {re.escape(repr(old))}"):
+            adversarial_record.read_results(path)
+    right = statistics.accuracy(torch.tensor([True] * 7 + [False] * 3))
+    held = statistics.Accuracy(torch.tensor(right.value), right.n, right.low, right.high)
+    assert type(held.value) is float and held.value == pytest.approx(0.7)
+
+
 ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
               + ROUND_ELEVEN_LOOP + ROUND_ELEVEN_DATA + ROUND_TWELVE_MATHS
               + ROUND_TWELVE_PRESENTATION + ROUND_TWELVE_FILES + ROUND_TWELVE_METHODS
@@ -3104,7 +3201,8 @@ ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODE
               + ROUND_FOURTEEN_MODELS + ROUND_FOURTEEN_FILES + ROUND_FOURTEEN_RECORDS
               + ROUND_FIFTEEN_WIDGETS + ROUND_FIFTEEN_MODELS + ROUND_FIFTEEN_DECLARATIONS
               + ROUND_FIFTEEN_FILES + ROUND_SIXTEEN_LEFTOVERS + ROUND_SIXTEEN_RECORDS
-              + ROUND_SIXTEEN_FILES + ROUND_SIXTEEN_MODELS + ROUND_SIXTEEN_WIDGETS)
+              + ROUND_SIXTEEN_FILES + ROUND_SIXTEEN_MODELS + ROUND_SIXTEEN_WIDGETS
+              + ROUND_SEVENTEEN_RECORDS)
 
 
 @pytest.mark.parametrize("call, error, message", ALL_ROUNDS, ids=range(len(ALL_ROUNDS)))
