@@ -37,6 +37,7 @@ from scipy import stats
 
 from .checks import check_different, check_order, check_same, warn_two_scales
 from .derived import check_derived
+from .refusals import kind_of
 from .validate import CheckedRecord, Flag, Float, Has, Int, Numbers, checked
 
 LEVEL = 0.95  # every interval and test of the course: 95 % (a test at 5 %)
@@ -80,6 +81,11 @@ class Accuracy(CheckedRecord):
         value that is no k/n of whole images, or an interval other than its Wilson interval (one
         of 0.5 to 0.5 on 10 images, or of 0.4 to 0.6 on a trillion, is no interval of the data)."""
         super().__post_init__()
+        for name in ("value", "low", "high"):  # a 0-d tensor passes for a float: not kept as one
+            if not isinstance(getattr(self, name), int | float):
+                raise TypeError(f"Accuracy(): {name} must be a number 0..1 (a float), got "
+                                f"{kind_of(getattr(self, name))}; pass tensor.item(), or "
+                                "make it with accuracy(correct)")
         check_order("Accuracy", "pass the interval accuracy(...) gives", low=self.low,
                     value=self.value, high=self.high)
         k = round(self.value * self.n)  # the images read right

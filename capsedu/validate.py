@@ -411,19 +411,15 @@ def _fields_model(cls):
 class CheckedRecord:
     """A record that checks its fields when made: a dataclass subclassing it declares its fields
     (``Int``, ``Float``, ...) and a bad one is refused as ``checked`` refuses a bad argument. A
-    record with checks across its fields calls ``super().__post_init__()`` in its own first;
-    a number given as another kind (a 0-d tensor, an ``np.int64``) is kept as the number read."""
+    record with checks across its fields calls ``super().__post_init__()`` in its own first."""
 
     def __post_init__(self) -> None:  # the dataclass calls it once the fields are set
         values = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
         try:
-            read = _fields_model(type(self)).model_validate(values)
+            _fields_model(type(self)).model_validate(values)
         except ValidationError as err:
             error, text = refusal(err, list(values), declared(type(self)), annotated=type(self))
             raise error(f"{where(type(self))}: {text}") from None
-        for name, value in values.items():
-            if isinstance(getattr(read, name), int | float) and not isinstance(value, int | float):
-                object.__setattr__(self, name, getattr(read, name))  # frozen records too
 
 
 def check_value(where: str, name: str, declaration, value):

@@ -2898,10 +2898,12 @@ ROUND_SIXTEEN_RECORDS = [
     (lambda: loop.Epoch(epoch=1, seconds=1.0, device="gpu"), ValueError,
      r"^Epoch\(\): device must name a device torch knows, .* got 'gpu'"),
     (lambda: adversarial_units.Trained(sha256="0" * 64, status="half", finished=True), ValueError,
-     r"^Trained\(\): status must be convergence\.training_status's words"),
+     r"^Trained\(\): status must be one of convergence\.training_status's sentences"),
     (lambda: adversarial_units.Trained(sha256="0" * 64, finished=True, status=(
-        "epoch 3 of 5 kept (99.00 % held out): STILL IMPROVING, its best epoch lies within")),
-     ValueError, r"^Trained\(\): finished must be True exactly when status says 'converged'"),
+        "epoch 3 of 5 kept (99.00 % held out): STILL IMPROVING, its best epoch lies within the "
+        "last 3; a longer run could change a verdict that rests on it")),
+     ValueError, r"^Trained\(\): finished must be True exactly when status is the sentence of a "
+                 r"converged run \(this one ends STILL IMPROVING\)"),
     (lambda: json_records.from_row(manifest_rows.ManifestRow, {
         **json_records.json_row(_shipped_row()), "sittings": {}}), TypeError,
      r"^from_row\(\): row's sittings must be a JSON array \(ManifestRow's field sittings\), "
@@ -3173,7 +3175,7 @@ ROUND_SEVENTEEN_RECORDS = [
 def test_round_seventeen_records_read_back(tmp_path):
     """Round seventeen (S21, U2): a unit of adversarial.json kept under another unit's name is
     refused by read_results, as the other results files' runs are; an Accuracy given its value as
-    a 0-d tensor keeps the number its declaration reads; the shipped units read as they are."""
+    a 0-d tensor is refused by name; the shipped units read as they are."""
     shipped = json.loads((RESULTS / "adversarial.json").read_text())
     assert len(adversarial_record.read_results(RESULTS / "adversarial.json")) == len(
         shipped["runs"])
@@ -3189,8 +3191,9 @@ def test_round_seventeen_records_read_back(tmp_path):
                                              rf"name {re.escape(repr(old))}"):
             adversarial_record.read_results(path)
     right = statistics.accuracy(torch.tensor([True] * 7 + [False] * 3))
-    held = statistics.Accuracy(torch.tensor(right.value), right.n, right.low, right.high)
-    assert type(held.value) is float and held.value == pytest.approx(0.7)
+    with pytest.raises(TypeError, match=r"^Accuracy\(\): value must be a number 0\.\.1 \(a float\), "
+                                        r"got a Tensor of shape \(\), .*pass tensor\.item\(\)"):
+        statistics.Accuracy(torch.tensor(right.value), right.n, right.low, right.high)
 
 
 ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
