@@ -3191,8 +3191,9 @@ def test_round_seventeen_records_read_back(tmp_path):
                                              rf"name {re.escape(repr(old))}"):
             adversarial_record.read_results(path)
     right = statistics.accuracy(torch.tensor([True] * 7 + [False] * 3))
-    with pytest.raises(TypeError, match=r"^Accuracy\(\): value must be a number 0\.\.1 \(a float\), "
-                                        r"got a Tensor of shape \(\), .*pass tensor\.item\(\)"):
+    with pytest.raises(TypeError, match=r"^Accuracy\(\): value must be a number 0\.\.1 "
+                                        r"\(a float\), got a Tensor of shape \(\), .*pass "
+                                        r"tensor\.item\(\)"):
         statistics.Accuracy(torch.tensor(right.value), right.n, right.low, right.high)
 
 
