@@ -15,6 +15,7 @@ index or label none of its options. A control built by hand, with no description
 its class: "IntSlider(): value must be ...". A drag in the browser never leaves the range."""
 
 import math
+import numbers
 from collections.abc import Iterable, Iterator
 
 import ipywidgets as widgets
@@ -25,6 +26,12 @@ from traitlets import TraitError, validate
 class OutOfRange(TraitError, ValueError):
     """A slider's value outside its range: a ``TraitError`` to traitlets (which puts the old
     value back) and, as every refusal of a value of the right kind, a ``ValueError``."""
+
+
+def _number(value) -> bool:
+    """A number a slider takes: an int or a float, NumPy's too (np.int64, np.float64), not a
+    bool (which ipywidgets would read as 0 or 1)."""
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
 def _owner(control) -> str:
@@ -50,6 +57,14 @@ class _Control:
     control = "slider"  # the control, in words
     _made = False
 
+    def __setattr__(self, name, value):
+        # ipywidgets' bare "expected a unicode string"
+        if name == "description" and not isinstance(value, str):
+            raise TypeError(f"{_owner(self)}description must be text (the words shown beside "
+                            f"the {self.control}), got {value!r}; pass a string, e.g. "
+                            f"description='{value}'")
+        super().__setattr__(name, value)
+
     def _named(self, name: str) -> str:
         """``name`` of this control, as a refusal names it: its owner's attribute (or class) and
         description."""
@@ -65,30 +80,70 @@ class _Refusing(_Control):
     (by default the range it is made with: a widget's function refuses beyond it)."""
 
     def __init__(self, *args, limits: tuple[float, float] | None = None, **kwargs):
+        if len(args) > 4:
+            raise TypeError(f"{type(self).__name__}(): takes value, min, max and step by position, "
+                            f"got {len(args)} values; pass the others by name")
+        # by position, as ipywidgets takes them: checked as by name (a value given by position
+        # would reach ipywidgets, which moves it into the range without a word)
+        kwargs = dict(zip(("value", "min", "max", "step"), args), **kwargs)
         for name in ("min", "max"):  # a NaN end would refuse every value, blaming the value
             end = kwargs.get(name)
-            number = isinstance(end, int | float) and not isinstance(end, bool)
-            if end is not None and not (number and math.isfinite(end)):
-                raise (OutOfRange if number else TypeError)(
+            if end is not None and not (_number(end) and math.isfinite(end)):
+                raise (OutOfRange if _number(end) else TypeError)(
                     f"{type(self).__name__}(): {name} must be a finite number (an end of the "
                     f"slider's range), got {end!r}; pass a number")
         low, high = kwargs.get("min"), kwargs.get("max")
         if low is not None and high is not None and low > high:
             raise OutOfRange(f"{type(self).__name__}(): min must be at most max (the slider runs "
                              f"from min up to max), got min={low!r} and max={high!r}; swap them")
-        # the value set once the range stands: traitlets checks the arguments in an order that
-        # changes from run to run, and a max checked first would move the value without a word
+        # the value set once the range stands: traitlets cross-validates the arguments in the
+        # order of a set of their names, which changes from run to run (PYTHONHASHSEED), and a
+        # max checked first would move the value without a word
         given = {"value": kwargs.pop("value")} if "value" in kwargs else {}
-        super().__init__(*args, **kwargs)
+        super().__init__(**kwargs)
         self.limits = (self.min, self.max) if limits is None else limits
         self._check_step(self.step)
         self._made = True  # from here on, an end that leaves the value outside is refused
         for name, value in given.items():
             setattr(self, name, value)
 
+    def _check_limits(self, limits, low, high) -> tuple:
+        """Refuse ``limits`` that are no range holding ``low`` to ``high`` (the slider's min and
+        max): two finite numbers, low at most high (whole numbers for an IntSlider)."""
+        whole = isinstance(self, widgets.IntSlider)
+        pair = not isinstance(limits, str | bytes) and isinstance(limits, Iterable) \
+            and len(limits := tuple(limits)) == 2 and all(map(_number, limits))
+        if not pair or not all(math.isfinite(end) and (not whole or float(end).is_integer())
+                               for end in limits) or not limits[0] <= low <= high <= limits[1]:
+            kind = "whole numbers" if whole else "finite numbers"
+            raise (OutOfRange if pair else TypeError)(
+                f"{self._named('limits')} must be two {kind} (low, high), the range its widget "
+                f"computes, holding its min and max ({low:g} to {high:g}), got {limits!r}; "
+                f"pass e.g. ({low:g}, {high:g})")
+        return limits
+
+    def span(self, low, high) -> None:
+        """Move the range its widget computes (``limits``) to ``low`` to ``high``, and the
+        slider's min and max with it: a widget's own change (RotationExplorer's layer of other
+        channels). The value must lie in it already."""
+        limits = self._check_limits((low, high), low, high)
+        # the ends move one by one within both ranges: min at most max at each step
+        super().__setattr__("limits", (min(low, self.min), max(high, self.max)))
+        ends = {"min": low, "max": high}
+        for name in ("max", "min") if low > self.max else ("min", "max"):
+            setattr(self, name, ends[name])
+        super().__setattr__("limits", limits)
+
     def __setattr__(self, name, value):
         if name in ("value", "min", "max", "step"):
             self._check_number(name, value)
+        if name == "limits" and self._made:  # a learner's wider limits: ends the widget refuses
+            raise AttributeError(f"{self._named('limits')} is the range its widget computes, "
+                                 f"fixed when the slider is made ({self.limits[0]:g} to "
+                                 f"{self.limits[1]:g}), got {value!r}; set min and max within "
+                                 "it, or make a slider with other limits")
+        if name == "limits":
+            value = self._check_limits(value, self.min, self.max)
         super().__setattr__(name, value)
 
     def _check_number(self, name: str, value) -> None:
@@ -105,6 +160,10 @@ class _Refusing(_Control):
             raise TypeError(f"{self._named(name)} must be a number, got {value!r} (text, which "
                             "it would read as the number it spells); pass a number, without "
                             "quotes (e.g. 90, not '90')")
+        # a list, an array, a complex number: ipywidgets' bare "expected a float"
+        if value is not None and not _number(value):
+            raise TypeError(f"{self._named(name)} must be a number (an int or a float), got "
+                            f"{value!r:.60}; pass one number (x.item() of a one-element array)")
         # ipywidgets' IntSlider casts 2.7 to 2 without a word: a whole number or nothing
         if isinstance(self, widgets.IntSlider) and isinstance(value, float) \
                 and not value.is_integer():
