@@ -34,6 +34,11 @@ def _number(value) -> bool:
     return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
+def _listed(values) -> str:
+    """A selection's option values, as a refusal lists them: a function by its name."""
+    return ", ".join(getattr(v, "__name__", None) if callable(v) else repr(v) for v in values)
+
+
 def _owner(control) -> str:
     """Who owns ``control`` in a refusal: the widget's attribute it is (``slider_name``, e.g.
     "SquashExplorer.norm: ") or, for a control built by hand, its class ("IntSlider(): ")."""
@@ -267,6 +272,7 @@ class _Choosing(_Control):
         if "options" in kwargs and not len(options):  # left out, none is chosen (ipywidgets')
             self._refuse_empty(options)
         super().__init__(*args, **kwargs)
+        self._computes = self._options_values  # what a widget's own control may offer
         self._made = True
 
     def _check_options(self, options) -> None:
@@ -302,8 +308,6 @@ class _Choosing(_Control):
         values = [value for _, value in _make_options(options)] if self._made else []
         if self._made and not self._replacing and self.value is not None \
                 and not any(self.equals(v, self.value) for v in values):
-            if not values:
-                self._refuse_empty(options)
             raise OutOfRange(f"{self._named('options')} must keep its value {self.value!r} "
                              f"among them, got {options!r}; set a value the new options keep "
                              f"first, or call replace_options(options, value) to change both "
@@ -334,21 +338,58 @@ class _Choosing(_Control):
         try:
             return super()._validate_index(proposal)
         except TraitError:
-            index, n = proposal["value"], len(self._options_labels)
-            raise OutOfRange(f"{self._named('index')} must be from 0 to {n - 1} (one of its {n} "
-                             f"options, counted from 0), got {index!r}; pass an index in that "
-                             f"range (the last is {n - 1}, not -1)") from None
+            raise OutOfRange(self._pick_refused("index", proposal["value"])) from None
 
     @validate("label")
     def _validate_label(self, proposal):
         try:
             return super()._validate_label(proposal)
         except TraitError:
-            raise OutOfRange(f"{self._named('label')} must be one of its labels "
-                             f"{', '.join(map(repr, self._options_labels))}, got "
-                             f"{proposal['value']!r}; pick one of those, as written") from None
+            raise OutOfRange(self._pick_refused("label", proposal["value"])) from None
+
+    def _pick_refused(self, name: str, value, kind: str = "") -> str:
+        """The refusal of ``value`` set as the ``index`` or the ``label``: what it must be, what
+        came (``kind``: what it is, where it is no int or no text) and what to do."""
+        if name == "label":
+            return (f"{self._named('label')} must be one of its labels "
+                    f"{', '.join(map(repr, self._options_labels))}, got {value!r}{kind}; pick "
+                    "one of those, as written")
+        n = len(self._options_labels)
+        return (f"{self._named('index')} must be from 0 to {n - 1} (one of its {n} options, "
+                f"counted from 0), got {value!r}{kind}; pass an index in that range (the last "
+                f"is {n - 1}, not -1)")
+
+    def _check_pick(self, name: str, value) -> None:
+        """Refuse an index that is no int (ipywidgets takes True and 1.0 as 1; '1' meets a bare
+        TraitError) or a label that is no text, and None (no option chosen, which ipywidgets
+        passes on to the value) where there are options."""
+        right = isinstance(value, str) if name == "label" else \
+            isinstance(value, numbers.Integral) and not isinstance(value, bool)
+        if not right and (value is not None or self._options_values):
+            kind = "" if value is None else f" (of type {type(value).__name__}, not " + \
+                ("text)" if name == "label" else "an int)")
+            raise TypeError(self._pick_refused(name, value, kind))
+
+    def _check_computed(self, options) -> None:
+        """Refuse, on a widget's own control (``slider_name``), an option its widget cannot
+        compute: one it was not made with (a layer the model lacks, a routing step it has not);
+        a control built by hand takes any."""
+        strange = [value for _, value in _make_options(options)
+                   if not any(self.equals(value, known) for known in self._computes)]
+        if self.slider_name and strange:
+            raise OutOfRange(f"{self._named('options')} must be among the options its widget "
+                             f"computes, {_listed(self._computes)}, got {strange[0]!r}; pick "
+                             "among those (replace_options(options) may leave some out)")
 
     def __setattr__(self, name, value):
+        if self._made and name == "options":  # None too, which traitlets takes unchecked
+            value = tuple(value) if isinstance(value, Iterator) else value
+            self._check_options(value)
+            if not len(value):
+                self._refuse_empty(value)
+            self._check_computed(value)
+        if self._made and name in ("index", "label"):
+            self._check_pick(name, value)
         # None, which ipywidgets takes as no option chosen before any check sees it, only where
         # there is none to choose
         if name == "value" and value is None and self._options_values:
@@ -361,8 +402,7 @@ class _Choosing(_Control):
     def _refuse(self, value):
         """Refuse ``value``, none of the options, naming the control and its options (and, for
         one of its (label, value) pairs, the value to set)."""
-        listed = ", ".join(getattr(v, "__name__", None) if callable(v) else repr(v)
-                           for v in self._options_values)  # a function by its name
+        listed = _listed(self._options_values)
         pairs = list(zip(self._options_labels, self._options_values, strict=True))
         pair = (f" (a (label, value) pair, as .options lists them: set its value, "
                 f"{value[1]!r})" if isinstance(value, tuple) and value in pairs else "")
