@@ -90,7 +90,7 @@ class _Refusing(_Control):
                             f"got {len(args)} values; pass the others by name")
         # by position, as ipywidgets takes them: checked as by name (a value given by position
         # would reach ipywidgets, which moves it into the range without a word)
-        kwargs = dict(zip(("value", "min", "max", "step"), args), **kwargs)
+        kwargs = dict(zip(("value", "min", "max", "step")[:len(args)], args, strict=True), **kwargs)
         for name in ("min", "max"):  # a NaN end would refuse every value, blaming the value
             end = kwargs.get(name)
             if end is not None and not (_number(end) and math.isfinite(end)):
