@@ -7,11 +7,13 @@ or less (or NaN) naming it, a bool or a string set as a number naming it (ipywid
 outside the range naming it (ipywidgets would move the value to the new end without a word), a
 value none of a dropdown's (or toggle or radio buttons') options naming the control and its
 options, and options that are text (each letter an option) or None naming them. A slider knows
-the range its widget computes (``limits``: the range it was made with, unless declared wider) and
-refuses a min or max beyond it, and a step longer than its range; a selection refuses options
-that are empty, that read alike (two of one label) or that drop its value (ipywidgets would move
-the value to the first option without a word: ``replace_options`` changes both at once), and an
-index or label none of its options. A control built by hand, with no description, is named by
+the range its widget computes (``limits``: the range it was made with, unless declared wider;
+fixed once made, but for its widget's own ``span``) and refuses a min or max beyond it, and a
+step longer than its range; a selection refuses options that are empty, that read alike (two of
+one label), that drop its value (ipywidgets would move the value to the first option without a
+word: ``replace_options`` changes both at once) or, on a widget's own control, that its widget
+cannot compute, and an index or label none of its options (an index that is no int, a label
+that is no text). A control built by hand, with no description, is named by
 its class: "IntSlider(): value must be ...". A drag in the browser never leaves the range."""
 
 import math
@@ -82,7 +84,8 @@ class _Refusing(_Control):
     slider (``slider_name`` and its description), its range, what came and what to do.
 
     ``limits``: the range its widget computes, ``(low, high)``, which min and max never leave
-    (by default the range it is made with: a widget's function refuses beyond it)."""
+    (by default the range it is made with: a widget's function refuses beyond it). Checked when
+    the slider is made; after, only its widget moves it (``span``)."""
 
     def __init__(self, *args, limits: tuple[float, float] | None = None, **kwargs):
         if len(args) > 4:
