@@ -3197,6 +3197,113 @@ def test_round_seventeen_records_read_back(tmp_path):
         statistics.Accuracy(torch.tensor(right.value), right.n, right.low, right.high)
 
 
+# Round seventeen's widgets (probe17, S6-S11, U2-U5, U7): a slider's limits never checked (reversed,
+# narrower than min and max, NaN, a bare number, text, 3 items) and reassignable wider; a value by
+# position clamped in some runs; replace_options([]) or (None), an index True or 1.0 taken; bare
+# TraitErrors for an array, a complex value, an index '1', a label 1, a description 5; index or
+# label None blamed on value; a widget's control given options its widget cannot compute; a
+# PartsEditor owner or a RoutingPanels title ''
+_LIMITS = (r"limits must be two {} numbers \(low, high\), the range its widget computes, holding "
+           r"its min and max \({} to {}\), got {}; pass e\.g\. \({}, {}\)")
+_FLOATS = dict(min=0, max=1, step=0.1, value=0.5)
+_ONE_TWO = [("one", 1), ("two", 2)]
+_INDEX = (r"^Dropdown\(\): index must be from 0 to 1 \(one of its 2 options, counted from 0\), "
+          r"got {}; pass an index in that range")
+_LABEL = r"^Dropdown\(\): label must be one of its labels 'one', 'two', got {}; pick one of those"
+_NUMBER = r"^FloatSlider\(\): value must be a number \(an int or a float\), got {}; pass one number"
+ROUND_SEVENTEEN_WIDGETS = [
+    (lambda: FloatSlider(**_FLOATS, limits=(1, 0)), OutOfRange,
+     r"^FloatSlider\(\): " + _LIMITS.format("finite", 0, 1, r"\(1, 0\)", 0, 1)),
+    (lambda: FloatSlider(**_FLOATS, limits=(0.2, 0.8)), OutOfRange,
+     r"^FloatSlider\(\): " + _LIMITS.format("finite", 0, 1, r"\(0\.2, 0\.8\)", 0, 1)),
+    (lambda: FloatSlider(**_FLOATS, limits=(0, float("nan"))), OutOfRange,
+     r"^FloatSlider\(\): limits must be two finite numbers .*got \(0, nan\)"),
+    (lambda: FloatSlider(**_FLOATS, limits=(0, float("inf"))), OutOfRange,
+     r"^FloatSlider\(\): limits must be two finite numbers .*got \(0, inf\)"),
+    (lambda: FloatSlider(**_FLOATS, limits=5), TypeError,
+     r"^FloatSlider\(\): limits must be two finite numbers .*got 5; pass e\.g\. \(0, 1\)"),
+    (lambda: FloatSlider(**_FLOATS, limits=("0", "1")), TypeError,
+     r"^FloatSlider\(\): limits must be two finite numbers .*got \('0', '1'\)"),
+    (lambda: FloatSlider(**_FLOATS, limits=(0, 1, 2)), TypeError,
+     r"^FloatSlider\(\): limits must be two finite numbers .*got \(0, 1, 2\)"),
+    (lambda: IntSlider(min=0, max=10, value=5, limits=(0, 10.5)), OutOfRange,
+     r"^IntSlider\(\): " + _LIMITS.format("whole", 0, 10, r"\(0, 10\.5\)", 0, 10)),
+    (lambda: _set(FloatSlider(**_FLOATS), limits=(-5, 5)), AttributeError,
+     r"^FloatSlider\(\): limits is the range its widget computes, fixed when the slider is made "
+     r"\(0 to 1\), got \(-5, 5\); set min and max within it"),
+    (lambda: _set(IntSlider(min=0, max=10, value=5), limits=(0.5, 9.5)), AttributeError,
+     r"^IntSlider\(\): limits is the range its widget computes"),
+    (lambda: _set(FloatSlider(**_FLOATS), limits=None), AttributeError,
+     r"^FloatSlider\(\): limits is the range its widget computes, .*got None"),
+    (lambda: _set(_rotation().channel, limits=(0, 99)), AttributeError,
+     r"^RotationExplorer.channel: limits of the slider 'channel' is the range its widget "
+     r"computes, fixed when the slider is made \(0 to 3\)"),
+    (lambda: IntSlider(50, min=0, max=10), OutOfRange,
+     r"^IntSlider\(\): value must be set to a value from 0 to 10 \(its range\), got 50"),
+    (lambda: IntSlider(5, 0, 10, 20), OutOfRange,
+     r"^IntSlider\(\): step must be at most the slider's range, 10 \(max - min\), got 20"),
+    (lambda: FloatSlider(min=0, max=1, value=np.array([0.5])), TypeError,
+     _NUMBER.format(r"array\(\[0\.5\]\)")),
+    (lambda: FloatSlider(min=0, max=1, value=1 + 0j), TypeError, _NUMBER.format(r"\(1\+0j\)")),
+    (lambda: _set(FloatSlider(min=0, max=1, value=0.5), value=[0.7]), TypeError,
+     _NUMBER.format(r"\[0\.7\]")),
+    (lambda: _SLIDERS.RadioButtons(options=["a", "b"], description=5), TypeError,
+     r"^RadioButtons\(\): description must be text \(the words shown beside the radio "
+     r"buttons\), got 5; pass a string"),
+    (lambda: _SLIDERS.Dropdown(options=["a", "b"]).replace_options([], None), ValueError,
+     r"^Dropdown\(\): options must hold at least one option \(something to pick\), got \[\]"),
+    (lambda: _SLIDERS.Dropdown(options=["a", "b"]).replace_options(None), TypeError,
+     r"^Dropdown\(\): options must be a list or a tuple of options .*got None; pass a list"),
+    (lambda: _set(_SLIDERS.Dropdown(options=_ONE_TWO), index=1.0), TypeError,
+     _INDEX.format(r"1\.0 \(of type float, not an int\)")),
+    (lambda: _set(_SLIDERS.Dropdown(options=_ONE_TWO), index=True), TypeError,
+     _INDEX.format(r"True \(of type bool, not an int\)")),
+    (lambda: _set(_SLIDERS.Dropdown(options=_ONE_TWO), index="1"), TypeError,
+     _INDEX.format(r"'1' \(of type str, not an int\)")),
+    (lambda: _set(_SLIDERS.Dropdown(options=_ONE_TWO), index=None), TypeError,
+     _INDEX.format("None")),
+    (lambda: _set(_SLIDERS.Dropdown(options=_ONE_TWO), label=1), TypeError,
+     _LABEL.format(r"1 \(of type int, not text\)")),
+    (lambda: _set(_SLIDERS.Dropdown(options=_ONE_TWO), label=None), TypeError,
+     _LABEL.format("None")),
+    (lambda: RoutingExplorer().softmax.replace_options(["children"]), OutOfRange,
+     r"^RoutingExplorer.softmax: options of the toggle buttons 'softmax' must be among the "
+     r"options its widget computes, routing_step, step_softmax_over_children, got 'children'"),
+    (lambda: _rotation().layer.replace_options(["conv9"]), OutOfRange,
+     r"^RotationExplorer.layer: options of the dropdown 'layer' must be among the options its "
+     r"widget computes, 0, 1, 2, got 'conv9'"),
+    (lambda: PartsEditor(owner=""), ValueError,
+     r"^PartsEditor\(\): owner must be a name, got '', which names nothing"),
+    (lambda: RoutingPanels("", size=32), ValueError,
+     r"^RoutingPanels\(\): scene_title must say something, got '', an empty text"),
+]
+
+
+def test_round_seventeen_what_a_control_takes_is_taken():
+    """Round seventeen: NumPy's ints as a slider's ends (as its floats), limits wider than the
+    range, a value, min, max and step by position, an index of NumPy's ints; a widget's own
+    control narrowed to options it computes, and RotationExplorer's channel slider following a
+    layer of more channels, then fewer (``span``)."""
+    slider = FloatSlider(min=np.int64(0), max=np.int64(1), value=0.5, limits=(-1, np.int64(2)))
+    assert (slider.min, slider.max, slider.limits) == (0.0, 1.0, (-1, 2))
+    slider = IntSlider(3, 0, 10, 1)
+    assert (slider.value, slider.min, slider.max, slider.step) == (3, 0, 10, 1)
+    dropdown = _SLIDERS.Dropdown(options=_ONE_TWO)
+    dropdown.index = np.int64(1)
+    assert (dropdown.value, dropdown.label) == (2, "two")
+    routing = RoutingExplorer()
+    routing.softmax.replace_options(routing.softmax.options[1:])
+    assert routing.softmax.value is routing.softmax.options[0][1]
+    rotation = RotationExplorer(C4CNN(channels=(2, 4, 2)), PlainCNN(channels=(2, 2, 2)),
+                                torch.rand(4, 1, 28, 28), LABELS)
+    rotation.layer.value = 1
+    rotation.channel.value = 3
+    assert (rotation.channel.max, rotation.channel.limits) == (3, (0, 3))
+    rotation.layer.value = 2
+    assert (rotation.channel.value, rotation.channel.max, rotation.channel.limits) == (1, 1, (0, 1))
+    plt.close("all")
+
+
 ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
               + ROUND_ELEVEN_LOOP + ROUND_ELEVEN_DATA + ROUND_TWELVE_MATHS
               + ROUND_TWELVE_PRESENTATION + ROUND_TWELVE_FILES + ROUND_TWELVE_METHODS
@@ -3206,7 +3313,7 @@ ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODE
               + ROUND_FIFTEEN_WIDGETS + ROUND_FIFTEEN_MODELS + ROUND_FIFTEEN_DECLARATIONS
               + ROUND_FIFTEEN_FILES + ROUND_SIXTEEN_LEFTOVERS + ROUND_SIXTEEN_RECORDS
               + ROUND_SIXTEEN_FILES + ROUND_SIXTEEN_MODELS + ROUND_SIXTEEN_WIDGETS
-              + ROUND_SEVENTEEN_RECORDS)
+              + ROUND_SEVENTEEN_RECORDS + ROUND_SEVENTEEN_WIDGETS)
 
 
 @pytest.mark.parametrize("call, error, message", ALL_ROUNDS, ids=range(len(ALL_ROUNDS)))
