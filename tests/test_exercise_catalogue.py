@@ -38,13 +38,20 @@ def test_a_learner_cannot_pass_the_c4_checker_by_zeroing_its_cases(capsys):
     assert exercises.check_c4_filters(zeroes) is False
 
 
-@pytest.mark.parametrize("convert", [  # a float64 tensor is a FAIL: the checkers' dtype rule
-    lambda t: t.numpy(), lambda t: t.tolist(),
-], ids=["numpy", "list"])
+@pytest.mark.parametrize("convert", [lambda t: t.numpy(), lambda t: t.tolist()],
+                         ids=["numpy", "list"])
 def test_right_routing_steps_in_other_types_pass(capsys, convert):
     assert exercises.check_routing_step(lambda u, b: tuple(convert(t) for t in routing_step(u, b)))
     assert exercises.check_routing_step(lambda u, b: list(routing_step(u, b)))  # a list for a tuple
     assert "FAIL" not in out_of(capsys)
+
+
+def test_a_routing_step_that_changes_the_dtype_fails_as_squash_does(capsys):
+    """Round sixteen (r77): float64 out of float32 in is a FAIL that teaches, as check_squash's
+    is: the model's next layer would refuse it (NumPy and lists of the same values still pass)."""
+    assert exercises.check_routing_step(
+        lambda u, b: tuple(t.double() for t in routing_step(u, b))) is False
+    assert "dtype" in out_of(capsys)
 
 
 def test_whole_numbers_pass_as_zero_d_tensors_and_numpy_scalars(capsys):
