@@ -32,6 +32,7 @@ from .checks import check_order
 from .convergence import PATIENCE, best_epoch, converged, held_out_scores
 from .course_settings import Seed, StateFile, Text
 from .data.mnist import TRAIN_IMAGES, load_mnist
+from .derived import check_derived
 from .loop import evaluate
 from .manifest_rows import Accuracy
 from .recipe_run import how_run, train_recipe
@@ -85,6 +86,10 @@ class AblationRun(CheckedRecord):
             raise ValueError(f"AblationRun(): validation_by_epoch must hold at most max_epochs "
                              f"({self.max_epochs}) epochs, got {len(self.validation_by_epoch)}; "
                              "pass the held-out accuracy of each epoch it trained")
+        check_derived("AblationRun", "pass the record run(...) makes", converged=(
+            self.converged, converged(list(self.validation_by_epoch), self.patience),
+            f"the course's rule on validation_by_epoch with patience {self.patience} "
+            "(convergence.converged)"))
 
     @checked
     def misnamed(self, name: str) -> str | None:

@@ -32,11 +32,13 @@ from .adversarial_units import (
     AttackUnit,
     CleanUnit,
     Eps,
+    IsoTime,
     Loss,
     ModelsUnit,
     RunSettings,
     SanityUnit,
     Trained,
+    check_time_order,
 )
 from .attacks import ATTACKS, MAX_RESTARTS, MAX_STEPS
 from .checks import check_same
@@ -300,8 +302,8 @@ class RunInfo(CheckedRecord):
     devices: Annotated[tuple[Text, ...], Some]
     threads: Annotated[tuple[Int("CPU threads", ge=1), ...], Some]
     torch_versions: Annotated[tuple[Text, ...], Some]
-    began: Text  # ISO 8601, UTC
-    ended: Text
+    began: IsoTime  # the first unit's
+    ended: IsoTime  # the last unit's
     seconds: Float("the units' own time, summed", ge=0)
     units: Int("units recorded", ge=1)
 
@@ -309,9 +311,7 @@ class RunInfo(CheckedRecord):
         super().__post_init__()  # and the sample its settings', ended not before began
         check_same("RunInfo", "test digits", "pass the run's own settings",
                    sample=self.sample, **{"settings.sample": self.settings.sample})
-        if self.ended < self.began:
-            raise ValueError(f"RunInfo(): ended must not come before began, got began "
-                             f"{self.began!r} and ended {self.ended!r}; pass the times it ran")
+        check_time_order("RunInfo", self.began, self.ended)
 
 
 @checked

@@ -7,17 +7,32 @@ rows read wrong past the sample, of a distance below 0 or of a model the run nev
 never made.
 """
 
-import re
 from dataclasses import dataclass, field
+from datetime import datetime, timezone
 from typing import Annotated
+
+from pydantic import PlainValidator
 
 from . import attacks, reconstruction_detector
 from .attacks import Attack
 from .checks import check_same
+from .convergence import status_ending
 from .course_settings import MAX_BATCH, Seed, Text
+from .derived import check_derived
 from .json_records import INLINE
 from .manifest_rows import Sha256
-from .validate import CheckedRecord, Choice, Distinct, Flag, Float, Int, Record, Some, checked
+from .refusals import declared_error, kind_of
+from .validate import (
+    CheckedRecord,
+    Choice,
+    Distinct,
+    Flag,
+    Float,
+    Int,
+    Record,
+    Some,
+    checked,
+)
 
 CAPSNET, CAPSNET_1ITER, CNN = "affnist-capsnet", "affnist-capsnet-1iter", "affnist-cnn"
 MODELS = (CAPSNET, CAPSNET_1ITER, CNN)
@@ -60,26 +75,58 @@ class Budget(CheckedRecord):
 BUDGET = Budget()
 
 
+@checked
+def as_time(value: str) -> datetime:
+    """The time an ISO 8601 ``value`` names, in UTC when it names no zone (the records' own)."""
+    time = datetime.fromisoformat(value)
+    return time if time.tzinfo else time.replace(tzinfo=timezone.utc)
+
+
+def _iso_time(value) -> str:
+    """What ``IsoTime`` declares: a time as ``datetime.isoformat`` writes it."""
+    try:
+        as_time(value)
+    except (TypeError, ValueError):
+        raise declared_error(ValueError if isinstance(value, str) else TypeError,
+                             f"must be an ISO 8601 time, a str such as "
+                             f"'2026-12-07T10:00:00+00:00', got {kind_of(value)}; pass "
+                             "datetime.now(timezone.utc).isoformat(timespec='seconds')",
+                             "array") from None
+    return value
+
+
+# when a unit or a run began or ended: ISO 8601 (UTC in the records)
+IsoTime = Annotated[str, PlainValidator(_iso_time)]
+
+
+@checked
+def check_time_order(where: str, began: str, ended: str) -> None:
+    """Refuse an ``ended`` before ``began`` (two ``IsoTime``s, compared as times)."""
+    if as_time(ended) < as_time(began):
+        raise ValueError(f"{where}(): ended must not come before began, got began {began!r} and "
+                         f"ended {ended!r}; pass the times it ran")
+
+
 @dataclass(frozen=True)
 class Stamp(CheckedRecord):
     """What every unit of the record notes of where and when it ran."""
 
-    began: Text  # ISO 8601, UTC
-    ended: Text
+    began: IsoTime
+    ended: IsoTime
     seconds: Float("seconds the unit ran", ge=0)
     device: Text
     threads: Int("the CPU threads torch had", ge=1)
     torch_version: Text
 
     def __post_init__(self):
+        """Refuse fields out of range (``CheckedRecord``), an end before the beginning, or
+        ``seconds`` other than the time between them (each time kept to the second)."""
         super().__post_init__()
-        if self.ended < self.began:
-            raise ValueError(f"Stamp(): ended must not come before began, got began "
-                             f"{self.began!r} and ended {self.ended!r}; pass the times it ran")
-
-
-# the words convergence.training_status ends a run with: converged, still improving, still rising
-STATUS = re.compile(r"converged|STILL IMPROVING|STILL RISING")
+        check_time_order("Stamp", self.began, self.ended)
+        gap = as_time(self.ended) - as_time(self.began)
+        check_derived("Stamp", "pass the times the unit ran and the seconds between them", 2.0,
+                      seconds=(self.seconds, gap.total_seconds(), "the seconds from began to "
+                               "ended (within 2 s: each time is kept to the second)"))
 
 
 @dataclass(frozen=True)
@@ -96,19 +143,35 @@ class Trained(CheckedRecord):
         ``training_status``'s, or one that disagrees with ``finished`` (a verdict rests only on a
         run that converged)."""
         super().__post_init__()
-        said = STATUS.search(self.status)
+        said = status_ending(self.status)
         if said is None:
-            raise ValueError(f"Trained(): status must be convergence.training_status's words "
-                             f"('epoch 13 of 16 kept (99.30 % held out): converged, ...'), got "
-                             f"{self.status!r:.80}; pass training_status(row.metrics)")
-        if self.finished != (said[0] == "converged"):
-            raise ValueError(f"Trained(): finished must be True exactly when status says "
-                             f"'converged', got finished={self.finished} with a status saying "
-                             f"{said[0]!r}; pass finished(...) of the same run")
+            raise ValueError(f"Trained(): status must be one of convergence.training_status's "
+                             f"sentences ('epoch 13 of 16 kept (99.30 % held out): converged, no "
+                             f"held-out gain in the 3 epochs after it', or one STILL IMPROVING or "
+                             f"STILL RISING), got {self.status!r:.80}; pass "
+                             "training_status(row.metrics)")
+        check_derived("Trained", "pass finished(...) of the same run", finished=(
+            self.finished, said == "converged", f"True exactly when status is the sentence of a "
+            f"converged run (this one ends {said})"))
+
+
+class _Unit(CheckedRecord):
+    """A unit of the record, kept under the name its fields make (``adversarial.units``'s)."""
+
+    def unit_name(self) -> str:
+        """The name ``adversarial.units`` gives this unit."""
+        raise NotImplementedError  # each unit's own
+
+    @checked
+    def misnamed(self, name: str) -> str | None:
+        """Why ``name`` is not this unit's key in its results file, in words; None when it is
+        (``results_kinds.records`` asks)."""
+        made = self.unit_name()
+        return None if name == made else f"whose fields make the name {made!r}"
 
 
 @dataclass(frozen=True)
-class ModelsUnit(CheckedRecord):
+class ModelsUnit(_Unit):
     """The unit ``"models"``: the weights the run attacked, each kept under its model's name
     (``_models_unit``)."""
 
@@ -117,6 +180,9 @@ class ModelsUnit(CheckedRecord):
     cnn: Record(Trained) = field(metadata={"json": CNN})
     stamp: Record(Stamp) = field(metadata={INLINE: True})
     command: str = ""  # the line that recorded it; "" for a unit not written to a results file
+
+    def unit_name(self) -> str:
+        return "models"
 
 
 @dataclass(frozen=True)
@@ -162,7 +228,7 @@ class RunSettings(CheckedRecord):
 
 
 @dataclass(frozen=True)
-class CleanUnit(CheckedRecord):
+class CleanUnit(_Unit):
     """The unit ``"clean"``: the sample's ``rows`` of the test set and ``labels``, the rows each
     model reads ``wrong``, each CapsNet's reconstruction ``distance`` and its ``threshold``."""
 
@@ -174,6 +240,9 @@ class CleanUnit(CheckedRecord):
     settings: Record(RunSettings)
     stamp: Record(Stamp) = field(metadata={INLINE: True})
     command: str = ""
+
+    def unit_name(self) -> str:
+        return "clean"
 
     def __post_init__(self):
         super().__post_init__()  # and one label and distance per row, rows read wrong among them
@@ -188,7 +257,7 @@ class CleanUnit(CheckedRecord):
 
 
 @dataclass(frozen=True)
-class AttackUnit(CheckedRecord):
+class AttackUnit(_Unit):
     """The unit ``"<attack>, <source>, eps <eps>"``: examples made on ``source`` with every loss,
     the rows each model then reads ``wrong`` and each CapsNet's reconstruction ``distance``."""
 
@@ -201,9 +270,12 @@ class AttackUnit(CheckedRecord):
     stamp: Record(Stamp) = field(metadata={INLINE: True})
     command: str = ""
 
+    def unit_name(self) -> str:
+        return f"{self.attack}, {self.source}, eps {self.eps}"
+
 
 @dataclass(frozen=True)
-class AdaptiveUnit(CheckedRecord):
+class AdaptiveUnit(_Unit):
     """The unit ``"adaptive, eps <eps>, weight <weight>"``: the attacker who also lowers the
     CapsNet's reconstruction distance; the rows it then reads ``wrong``, the ``distance``s."""
 
@@ -217,6 +289,9 @@ class AdaptiveUnit(CheckedRecord):
     stamp: Record(Stamp) = field(metadata={INLINE: True})
     command: str = ""
 
+    def unit_name(self) -> str:
+        return f"adaptive, eps {self.eps}, weight {self.weight}"
+
 
 @dataclass(frozen=True)
 class SanityRun(CheckedRecord):
@@ -227,7 +302,7 @@ class SanityRun(CheckedRecord):
 
 
 @dataclass(frozen=True)
-class SanityUnit(CheckedRecord):
+class SanityUnit(_Unit):
     """The unit ``"sanity, <source>"``: more of PGD's budget on ``source`` (``SanitySettings``),
     a ``SanityRun`` with more steps, one with more random starts, one with the usual budget."""
 
@@ -239,3 +314,6 @@ class SanityUnit(CheckedRecord):
     usual: Record(SanityRun)
     stamp: Record(Stamp) = field(metadata={INLINE: True})
     command: str = ""
+
+    def unit_name(self) -> str:
+        return f"sanity, {self.source}"

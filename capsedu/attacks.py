@@ -183,7 +183,7 @@ def check_restarts(where: str, restarts: Int("random starts", ge=1, le=MAX_RESTA
 
 @checked(reads=("model", "images"))
 def pgd(model: nn.Module, images: Images, labels: Labels, eps: Eps,
-        steps: Int("steps", ge=0, le=MAX_STEPS) = 20,
+        steps: Int("steps", ge=1, le=MAX_STEPS) = 20,
         step_size: Float("how far a step moves each pixel", ge=0, le=1) | None = None,
         loss: Loss = "cross-entropy",
         restarts: Int("random starts", ge=1, le=MAX_RESTARTS) = 1,
@@ -199,7 +199,7 @@ def pgd(model: nn.Module, images: Images, labels: Labels, eps: Eps,
     subtracted from the loss (notebook 11's attacker who knows about a detector)."""
     check_restarts("pgd", restarts, random_start)
     images, labels = _on_device(model, images, labels)
-    step_size = 2.5 * eps / max(steps, 1) if step_size is None else step_size
+    step_size = 2.5 * eps / steps if step_size is None else step_size
     generator = torch.Generator().manual_seed(seed)
 
     def objective(x):

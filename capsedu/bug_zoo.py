@@ -19,6 +19,7 @@ A finished run is written at once, so an interrupted zoo resumes where it stoppe
 resumes from its last epoch); each record keeps the command, seed, epochs, time and threads.
 """
 
+import math
 import sys
 from dataclasses import asdict, dataclass, field, replace
 from functools import partial
@@ -33,10 +34,11 @@ from . import checkpoints, statistics, train
 from .bug_catalogue import BUGS
 from .capsnet import LIVE, CapsNet
 from .checks import check_order
-from .convergence import chosen_epoch, converged, finished, held_out_scores
+from .convergence import best_epoch, chosen_epoch, converged, finished, held_out_scores
 from .coupling_polarisation import coupling_trace
 from .course_settings import MAX_BATCH, Seed, StateFile, Text
 from .data.mnist import SPLITS, TRAIN_IMAGES, load_mnist
+from .derived import check_derived
 from .json_records import OMITTED_WHEN_NONE
 from .loop import predict
 from .manifest_rows import Accuracy, Count
@@ -103,7 +105,7 @@ class ZooRun(CheckedRecord):
     # the test images scored, kept by the runs of bug_zoo.json (``limit`` gives it too)
     n_test: Count | None = field(default=None, metadata={OMITTED_WHEN_NONE: True})
     test_wrong: tuple[Int("a test image it reads wrong", ge=0), ...]  # for the paired tests
-    couplings: tuple[Record(CouplingStats), ...]  # one per routing iteration, COUPLING_IMAGES
+    couplings: Annotated[tuple[Record(CouplingStats), ...], Some]  # per routing iteration
     train_time_s: Float("the seconds it trained", ge=0)
     threads: Int("the CPU threads torch had", ge=1)
     torch_version: Text
@@ -125,6 +127,35 @@ class ZooRun(CheckedRecord):
         tested = self.n_test or min(self.limit or SPLITS[False][2], SPLITS[False][2])
         check_order("ZooRun", "test_wrong holds indices of the test images scored", **{
             "max(test_wrong) + 1": max(self.test_wrong, default=-1) + 1, "n_test": tested})
+        self._check_derived(tested)
+
+    def _check_derived(self, tested: int) -> None:
+        """Refuse a field other than what the run's other fields give (``run`` derives them)."""
+        epochs, steps = len(self.validation_by_epoch), self.steps_per_epoch
+        scores, fix = list(self.validation_by_epoch), "pass the record run(...) makes"
+        check_derived("ZooRun", fix, **{
+            "steps_per_epoch": (steps, math.ceil(self.train_examples / self.batch_size),
+                                "train_examples / batch_size, rounded up"),
+            "len(batch_loss)": (len(self.batch_loss), steps * epochs,
+                                "steps_per_epoch x the epochs of validation_by_epoch"),
+            "len(batch_accuracy)": (len(self.batch_accuracy), steps * epochs,
+                                    "steps_per_epoch x the epochs of validation_by_epoch"),
+            "chosen_epoch": (self.chosen_epoch, best_epoch(scores),
+                             "the first epoch with the best held-out accuracy"),
+            "validation_accuracy": (self.validation_accuracy, scores[self.chosen_epoch - 1],
+                                    "the held-out accuracy of chosen_epoch"),
+            "converged": (self.converged, converged(scores, self.patience),
+                          f"the course's rule on validation_by_epoch with patience "
+                          f"{self.patience} (convergence.converged)"),
+            "len(test_wrong)": (len(self.test_wrong), len(set(self.test_wrong)),
+                                "the number of distinct images in it (each counted once)"),
+            "test_accuracy": (self.test_accuracy, 1 - len(self.test_wrong) / tested,
+                              f"1 - len(test_wrong) / n_test, n_test={tested}")})
+        n = self.validation_examples
+        for epoch, score in enumerate(scores):  # a share of the held-out images
+            check_derived("ZooRun", fix, **{f"validation_by_epoch[{epoch}]": (
+                score, round(score * n) / n, f"k / validation_examples, a whole number k of the "
+                f"{n:,} held-out images")})
 
     @checked
     def misnamed(self, name: str) -> str | None:

@@ -107,6 +107,8 @@ def check_input(x, name: str, model: torch.nn.Module, some: bool = False) -> Non
     """Raise unless images ``x`` are ``[N, C, H, W]`` of the shape ``model`` reads (``input_shape``)
     in its weights' dtype (``some``: a model's own pass, at least one): every model's input check,
     where they were given, so the message names the caller's argument, not a layer's deep inside."""
+    if not isinstance(some, bool):  # strict, as every flag: the string 'no' would be true
+        raise TypeError(f"check_input(): some must be True or False, got {some!r}; pass a bool")
     shape = input_shape(model)
     channels = getattr(model, "hparams", {}).get("in_channels")  # a model of any size says these
     if shape is None and channels is None:  # a model that does not say what it reads
@@ -170,6 +172,9 @@ def check_labels(targets: torch.Tensor, name: str, batch: int, n_classes: int,
     """Raise unless ``targets`` holds integer class labels (any integer dtype; callers convert
     with ``.long()``) in [0, n_classes - 1]: one per example, shape ``[batch]`` (``k`` None), or
     ``k`` different classes per example, shape ``[batch, k]`` (e.g. a MultiMNIST pair's digits)."""
+    if not isinstance(n_classes, int) or isinstance(n_classes, bool) or n_classes < 1:
+        raise ValueError(f"check_labels(): n_classes must be a count of classes, at least 1, got "
+                         f"{n_classes!r}; pass the model's number of classes")
     shape = (batch,) if k is None else (batch, k)
     expected = (f"integer class labels of shape [batch] = [{batch}]" if k is None else
                 f"integer class labels of shape [batch, {k}] = [{batch}, {k}] ({k} different "
@@ -459,10 +464,12 @@ def check_broadcast(where: str, **arrays) -> None:
 def check_takes(fn, name: str, n: int, form: str) -> None:
     """Refuse ``fn`` (``name``) unless it takes ``n`` arguments, ``form``, before a call fails."""
     try:
-        inspect.signature(fn).bind(*range(n))
-    except TypeError as err:
-        raise TypeError(f"{name} must take {n} argument{'s' * (n != 1)}, {form}, got "
-                        f"{getattr(fn, '__name__', fn)!r}, which cannot ({err}); pass a function "
-                        "of that form") from None
+        signature = inspect.signature(fn)
     except ValueError:  # a built-in without a signature to read: it is called as it is
-        pass
+        return
+    try:
+        signature.bind(*range(n))
+    except TypeError:
+        raise TypeError(f"{name} must take {n} argument{'s' * (n != 1)}, {form}, got "
+                        f"{getattr(fn, '__name__', fn)!r}, whose parameters are {signature}; "
+                        "pass a function of that form") from None

@@ -6,6 +6,7 @@ rising (``finished``, ``trend``). ``fit`` (``capsedu.loop``) stops by this rule;
 are read by it (``training_status``, ``verdict``) in notebooks 07-10.
 """
 
+import re
 from dataclasses import dataclass
 from typing import Annotated
 
@@ -90,6 +91,26 @@ def finished(scores: Scores, patience: Patience = PATIENCE) -> bool:
     """Whether a verdict may rest on a run with these held-out ``scores``: it met the rule
     (``converged``) and its last epochs are not still rising (``trend``)."""
     return converged(scores, patience) and not trend(scores).rising
+
+
+# training_status's three sentences, each read whole (a status is its sentence, not a word in
+# it: "not converged" says no more than "converged"): how it ends -> the sentence's pattern
+_KEPT = r"epoch \d+ of \d+ kept \(\d+\.\d\d % held out\): "
+_LONGER = r"; a longer run could change a verdict that rests on it"
+STATUS_FORMS = {
+    "converged": re.compile(_KEPT + r"converged, no held-out gain in the \d+ epochs after it"),
+    "STILL IMPROVING": re.compile(
+        _KEPT + r"STILL IMPROVING, its best epoch lies within the last \d+" + _LONGER),
+    "STILL RISING": re.compile(
+        _KEPT + r"the rule stopped it, but it was STILL RISING, [+-]\d+\.\d\d points an epoch "
+        r"over its last \d+ \(one-sided p = \S+\)" + _LONGER)}
+
+
+@checked
+def status_ending(status: str) -> str | None:
+    """Which of ``training_status``'s sentences ``status`` is: ``"converged"``, ``"STILL
+    IMPROVING"`` or ``"STILL RISING"``; None for any other words."""
+    return next((end for end, form in STATUS_FORMS.items() if form.fullmatch(status)), None)
 
 
 @checked

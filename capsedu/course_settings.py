@@ -298,11 +298,17 @@ def _kind(setting) -> str:
 def pick(full: Any, quick: Any):
     """Return ``quick`` in quick mode and ``full`` otherwise, e.g. ``epochs = pick(3, 1)``: any
     two settings of one kind (counts, tuples, records; None, the default, beside any), declared
-    ``Any`` as what they are set for checks them where they are used."""
+    ``Any`` as what they are set for checks them where they are used. Quick mode runs less (less
+    data, fewer epochs): of two numbers, ``quick`` is at most ``full``."""
     if full is not None and quick is not None and _kind(full) != _kind(quick):
         raise TypeError(f"pick(): full and quick must be two settings of one kind (None, a "
                         f"default, beside any), got {full!r}, a {_kind(full)}, and {quick!r}, a "
                         f"{_kind(quick)}; pass two of one kind, e.g. pick(3, 1)")
+    numbers = all(isinstance(v, int | float) and not isinstance(v, bool) for v in (full, quick))
+    if numbers and quick > full:  # swapped: pick(1, 10) would run more in quick mode
+        raise ValueError(f"pick(): quick must be at most full (quick mode runs less: less data, "
+                         f"fewer epochs), got full={full!r} and quick={quick!r}; pass the full "
+                         f"setting first, pick({quick!r}, {full!r})")
     return quick if QUICK else full
 
 

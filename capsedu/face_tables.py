@@ -11,15 +11,15 @@ from typing import Annotated
 import numpy as np
 
 from .capsnet import count_parameters
-from .course_settings import Checked
+from .course_settings import Checked, Name
 from .data import faces
 from .parts.scoring import AngleCurves, Kinds, ProbeRates, SeedRuns
 from .refusals import kind_of
 from .statistics import over_seeds
 from .validate import Int, Record, Some, checked
 
-# models side by side, name -> SeedRuns (measure_seeds)
-NamedRuns = Annotated[dict[str, Record(SeedRuns)], Some]
+# models side by side, name -> SeedRuns (measure_seeds), each named: every table's columns or lines
+NamedRuns = Annotated[dict[Name, Record(SeedRuns)], Some]
 
 
 def _scramble_kinds(kinds, name: str):
@@ -35,7 +35,7 @@ def _scramble_kinds(kinds, name: str):
 
 
 # what each rule calls a face, rule -> scramble kinds (rule_report)
-Rules = Annotated[dict[str, Checked(_scramble_kinds, "scramble kinds of faces.SCRAMBLED_KINDS",
+Rules = Annotated[dict[Name, Checked(_scramble_kinds, "scramble kinds of faces.SCRAMBLED_KINDS",
                                     "sequence")], Some]
 
 
@@ -102,10 +102,11 @@ def probe_table(rates: ProbeRates, labels: list[str] | tuple[str, ...]) -> str:
 
 
 @checked
-def format_accuracies(runs: Annotated[dict[str, SeedRuns], Some]) -> str:
+def format_accuracies(runs: NamedRuns) -> str:
     """One line per model (``runs``: name -> ``SeedRuns`` with the kinds ``face`` and
     ``nonface``): its parameters ("not recorded" for patch_order's rates, kept without models)
     and its faces-vs-non-faces accuracy over the seeds, mean ± its 95 % t interval's half-width."""
+    _check_measured("format_accuracies", runs, ("face", "nonface"))
     lines = []
     for name, run in runs.items():
         accuracy = run.accuracy()  # [seeds]
@@ -119,10 +120,11 @@ def format_accuracies(runs: Annotated[dict[str, SeedRuns], Some]) -> str:
 
 
 @checked
-def format_fooled(runs: dict[str, SeedRuns]) -> str:
+def format_fooled(runs: NamedRuns) -> str:
     """One line per model: the share of faces and turned faces it accepts, the scrambles that
     fool it (a mean face rate above 0.5) and its spread over seeds on the scrambles (the mean
     standard deviation of its face rate, ddof 1; 0 for one seed)."""
+    _check_measured("format_fooled", runs, ("face", "rotated", *faces.SCRAMBLED_KINDS))
     lines = []
     for name, run in runs.items():
         fooled = run.fooled()

@@ -46,7 +46,8 @@ def _pixels(x: torch.Tensor) -> bool:
     return -PIXEL_ROUNDING <= low and high <= 1 + PIXEL_ROUNDING
 
 
-def check_targets(where: str, name: str, model, data: TensorDataset,
+@checked
+def check_targets(where: Name, name: Name, model: torch.nn.Module, data: TensorDataset,
                   scoring: bool = False) -> None:
     """Refuse examples ``data`` (``name``) whose tensors are not the images and targets that
     ``model.training_loss`` takes (``scoring``: some of them, the images and labels at least; a

@@ -16,8 +16,8 @@ and the equivariance of the later layers is approximate.
 import torch
 from torch import nn
 
-from .baselines import LogitClassifier
-from .checks import check_model_dtype, check_pixels, check_shape
+from .baselines import ImageSide, LogitClassifier
+from .checks import check_input, check_model_dtype, check_pixels, check_shape
 from .course_settings import MAX_WIDTH, LogitClasses
 from .group_conv import N_ROTATIONS, GroupConv, Kernel, LiftingConv
 from .memory import check_memory
@@ -77,13 +77,18 @@ class _Stack(LogitClassifier):
     def features(self, x: torch.Tensor) -> list[torch.Tensor]:
         """The maps after each block: ``[B, C, H, W]`` for the CNN, ``[B, C, 4, H, W]`` for the
         G-CNN (its rotation axis kept)."""
-        check_shape(x, f"{type(self).__name__}(): x", "[batch, 1, height, width]", ndim=4)
+        where = f"{type(self).__name__}(): x"
+        check_shape(x, where, "[batch, 1, height, width]", ndim=4)
         if x.shape[1] != 1:
-            raise ValueError(f"{type(self).__name__}(): x must have 1 channel [batch, 1, height, "
-                             f"width], got shape {tuple(x.shape)}; pass grey images")
+            raise ValueError(f"{where} must have 1 channel [batch, 1, height, width], got shape "
+                             f"{tuple(x.shape)}; pass grey images")
+        if not len(x):  # an empty batch would give empty scores without a word
+            raise ValueError(f"{where} must hold at least one image, got {tuple(x.shape)}; pass "
+                             "some")
         self._check_side(x, len(self.pool_after))
-        check_model_dtype(x, f"{type(self).__name__}(): x", self.classifier.weight.dtype)
-        check_pixels(x, f"{type(self).__name__}(): x")
+        check_input(x, where, self)  # the side it was made for (hparams' image_size)
+        check_model_dtype(x, where, self.classifier.weight.dtype)
+        check_pixels(x, where)
         maps = []
         for k, (conv, norm) in enumerate(zip(self.convs, self.norms, strict=True)):
             x = torch.relu(norm(conv(x)))
@@ -100,12 +105,14 @@ class _Stack(LogitClassifier):
 
 class C4CNN(_Stack):
     """The C4 group-equivariant CNN: a lifting convolution then group convolutions, one per
-    channel count after the first (``hidden_kernel_size`` filters)."""
+    channel count after the first (``hidden_kernel_size`` filters). ``image_size``: the side it
+    reads, 28 (the MNIST digits it is trained on: ``check_input`` refuses others), or None for
+    any (the stack is fully convolutional)."""
 
     @checked
     def __init__(self, channels: Widths = ANCHOR_CHANNELS, kernel_size: Kernel = 5,
                  n_classes: LogitClasses = 10, hidden_kernel_size: Kernel = 5,
-                 pool_after: Pools = ANCHOR_POOLS):
+                 pool_after: Pools = ANCHOR_POOLS, image_size: ImageSide | None = 28):
         if not channels:
             raise ValueError(f"C4CNN(): channels must name at least one layer, got {channels!r}; "
                              "e.g. channels=(8, 16)")
@@ -115,7 +122,8 @@ class C4CNN(_Stack):
         convs += [GroupConv(a, b, hidden_kernel_size)
                   for a, b in zip(channels, channels[1:], strict=False)]
         hp = dict(channels=tuple(channels), kernel_size=kernel_size, n_classes=n_classes,
-                  hidden_kernel_size=hidden_kernel_size, pool_after=tuple(pool_after))
+                  hidden_kernel_size=hidden_kernel_size, pool_after=tuple(pool_after),
+                  image_size=image_size)
         # BatchNorm3d over [B, C, 4, H, W]: one mean and scale per channel, shared by its four
         # rotations, so normalising keeps the layer equivariant
         super().__init__(convs, nn.BatchNorm3d, tuple(channels), n_classes, hp)
@@ -123,12 +131,14 @@ class C4CNN(_Stack):
 
 class PlainCNN(_Stack):
     """The same stack with ordinary convolutions: twice the channels of ``C4CNN`` gives about
-    its number of parameters (a group convolution holds 4 filter slices per channel pair)."""
+    its number of parameters (a group convolution holds 4 filter slices per channel pair);
+    ``image_size`` as ``C4CNN``'s."""
 
     @checked
     def __init__(self, channels: Widths = tuple(2 * c for c in ANCHOR_CHANNELS),
                  kernel_size: Kernel = 5, n_classes: LogitClasses = 10,
-                 hidden_kernel_size: Kernel = 5, pool_after: Pools = ANCHOR_POOLS):
+                 hidden_kernel_size: Kernel = 5, pool_after: Pools = ANCHOR_POOLS,
+                 image_size: ImageSide | None = 28):
         if not channels:
             raise ValueError(f"PlainCNN(): channels must name at least one layer, got "
                              f"{channels!r}; "
@@ -140,5 +150,6 @@ class PlainCNN(_Stack):
         convs += [nn.Conv2d(a, b, k, padding=k // 2)
                   for a, b in zip(channels, channels[1:], strict=False)]
         hp = dict(channels=tuple(channels), kernel_size=kernel_size, n_classes=n_classes,
-                  hidden_kernel_size=hidden_kernel_size, pool_after=tuple(pool_after))
+                  hidden_kernel_size=hidden_kernel_size, pool_after=tuple(pool_after),
+                  image_size=image_size)
         super().__init__(convs, nn.BatchNorm2d, tuple(channels), n_classes, hp)

@@ -23,7 +23,7 @@ from torch.utils.data import DataLoader, TensorDataset
 
 from . import course_settings
 from .checkpoints import check_not_shipped
-from .checks import check_read_labels, check_takes, check_weights_dtype, check_whole
+from .checks import check_read_labels, check_same, check_takes, check_weights_dtype, check_whole
 from .convergence import chosen_epoch, converged, held_out_scores
 from .course_settings import (
     MAX_BATCH,
@@ -106,17 +106,22 @@ class Epoch(CheckedRecord):
     validation_accuracy: Share | None = None  # the held-out accuracy after it (with validation)
 
     def __post_init__(self):
-        """Refuse fields out of range (``CheckedRecord``), or a mean loss outside its steps'
-        losses (``loss`` is their mean over the examples: it lies between the least and the
-        most)."""
+        """Refuse fields out of range (``CheckedRecord``), step curves of two lengths, or a mean
+        ``loss`` (``train_accuracy``) missing beside its steps or outside them."""
         super().__post_init__()
-        if self.loss is not None and self.batch_loss:
-            low, high = min(self.batch_loss), max(self.batch_loss)
-            slack = 1e-6 * max(1.0, abs(low), abs(high))  # a float sum's rounding
-            if not low - slack <= self.loss <= high + slack:
-                raise ValueError(f"Epoch(): loss must be the mean of batch_loss over the examples, "
-                                 f"between {low!r} and {high!r}, got loss={self.loss!r}; pass "
-                                 "the epoch fit records")
+        if self.batch_accuracy is not None and self.batch_loss:
+            check_same("Epoch", "length", "pass one loss and one accuracy per step, as fit "
+                       "records them", batch_loss=len(self.batch_loss),
+                       batch_accuracy=len(self.batch_accuracy))
+        for name, steps in (("loss", self.batch_loss), ("train_accuracy", self.batch_accuracy)):
+            if steps:  # the mean over the examples lies between the least step and the most
+                low, high, mean = min(steps), max(steps), getattr(self, name)
+                slack = 1e-6 * max(1.0, abs(low), abs(high))  # a float sum's rounding
+                if mean is None or not low - slack <= mean <= high + slack:
+                    raise ValueError(
+                        f"Epoch(): {name} must be the mean of batch_{name.split('_')[-1]} over "
+                        f"the examples, between {low!r} and {high!r}, got {name}={mean!r}: it "
+                        "or its steps are wrong; pass the epoch fit records")
 
 
 def _start(value):

@@ -41,6 +41,9 @@ ADVICE = {
     "dict_type": "pass a dict of name -> value",
     "missing": "add it (the docstring says what each item holds)",
     "list_type": "pass a list",
+    "too_long": "drop the items past those it takes",
+    "too_short": "add the items it lacks",
+    "string_type": "pass it as a str, in quotes",
     "callable_type": "pass the function itself, by its name without parentheses: f, not f(x)",
 }
 
@@ -152,6 +155,11 @@ def advice(error: ErrorDetails) -> str:
         if cls == "Axes":  # axes come from a figure, not from their class
             return "pass an Axes, e.g. fig.add_subplot() or the ax of fig, ax = plt.subplots()"
         return f"pass {with_article(cls)} (made with {cls}(...))"
+    if error["type"] == "float_type" and not isinstance(got := error.get("input"), str):
+        held = " (its .value is one)" if isinstance(getattr(got, "value", None), numbers.Real) \
+            else ""  # a record that holds the number, e.g. an Accuracy
+        came = "None" if got is None else with_article(type(got).__name__)
+        return f"pass a number (an int or a float), not {came}{held}"
     return ADVICE.get(error["type"], "see the function's docstring for what it takes")
 
 
@@ -277,7 +285,7 @@ def shown(value) -> str:
     text = repr(value)
     if isinstance(value, torch.Tensor | np.ndarray) or "\n" in text or len(text) > 80:
         return kind_of(value) if isinstance(value, torch.Tensor | np.ndarray) else \
-            f"a {type(value).__name__} ({text.splitlines()[0][:60]}...)"
+            f"{with_article(type(value).__name__)} ({text.splitlines()[0][:60]}...)"
     return text
 
 

@@ -315,6 +315,9 @@ class AdversarialComparisons(CheckedRecord):
 def adversarial_comparisons(results: adversarial_record.Results,
                             eps: Eps = 0.1) -> AdversarialComparisons:
     """11's comparisons at ``eps`` from its record ``results`` (``adversarial_record``)."""
+    if eps not in EPS:  # refused here, in the words of the entry called
+        raise ValueError(f"adversarial_comparisons(): eps must be one the run recorded, "
+                         f"{', '.join(map(str, EPS))}, got {eps}; pass one of those")
     # every model under PGD at every recorded eps, read once: eps -> model -> Attacked
     every = {e: {name: adversarial_record.read_attacked(results, name, "pgd", e)
                  for name in MODELS} for e in EPS}

@@ -36,6 +36,8 @@ import numpy as np
 from scipy import stats
 
 from .checks import check_different, check_order, check_same, warn_two_scales
+from .derived import check_derived
+from .refusals import kind_of
 from .validate import CheckedRecord, Flag, Float, Has, Int, Numbers, checked
 
 LEVEL = 0.95  # every interval and test of the course: 95 % (a test at 5 %)
@@ -79,6 +81,11 @@ class Accuracy(CheckedRecord):
         value that is no k/n of whole images, or an interval other than its Wilson interval (one
         of 0.5 to 0.5 on 10 images, or of 0.4 to 0.6 on a trillion, is no interval of the data)."""
         super().__post_init__()
+        for name in ("value", "low", "high"):  # a 0-d tensor passes for a float: not kept as one
+            if not isinstance(getattr(self, name), int | float):
+                raise TypeError(f"Accuracy(): {name} must be a number 0..1 (a float), got "
+                                f"{kind_of(getattr(self, name))}; pass tensor.item(), or "
+                                "make it with accuracy(correct)")
         check_order("Accuracy", "pass the interval accuracy(...) gives", low=self.low,
                     value=self.value, high=self.high)
         k = round(self.value * self.n)  # the images read right
@@ -161,6 +168,12 @@ class Paired(_Test):
                              f"({self.only_a} - {self.only_b}) / {self.n} = {counted:g}, got "
                              f"{self.difference!r}; make it with paired(correct_a, correct_b), "
                              "or give the counts the difference comes from")
+        low, high, p_value = _mcnemar(self.only_a, self.only_b, self.n, self.level)
+        how = f"McNemar's for only_a={self.only_a}, only_b={self.only_b} of n={self.n}"
+        check_derived("Paired", "make it with paired(correct_a, correct_b)",
+                      p_value=(self.p_value, p_value, f"{how} (its exact test)"),
+                      low=(self.low, low, f"{how} (its interval's low end)"),
+                      high=(self.high, high, f"{how} (its interval's high end)"))
 
     def __str__(self) -> str:
         return (f"{100 * self.difference:+.2f} points ({100 * self.level:.0f} % interval "
@@ -191,13 +204,20 @@ def paired(correct_a: Correct, correct_b: Correct, level: Level = LEVEL) -> Pair
                          f"{len(a)} and {len(b)} values; score both models on one test set")
     n = len(a)
     only_a, only_b = int((a & ~b).sum()), int((~a & b).sum())
+    low, high, p_value = _mcnemar(only_a, only_b, n, level)
+    return Paired((only_a - only_b) / n, low, high, only_a, only_b, n, p_value, level)
+
+
+def _mcnemar(only_a: int, only_b: int, n: int, level: float) -> tuple[float, float, float]:
+    """``(low, high, p_value)`` of ``paired``: the interval of the difference and McNemar's exact
+    p for ``only_a`` and ``only_b`` disagreements among ``n`` images (``Paired`` checks its own)."""
     m = only_a + only_b  # the disagreements
     if not m:  # the models agree on every image: no difference, and nothing to test
-        return Paired(0.0, 0.0, 0.0, only_a, only_b, n, 1.0, level)
+        return 0.0, 0.0, 1.0
     test = stats.binomtest(only_a, m)
     share = test.proportion_ci(confidence_level=level, method="exact")  # of the m, A's wins
     low, high = ((2 * p - 1) * m / n for p in (share.low, share.high))
-    return Paired((only_a - only_b) / n, low, high, only_a, only_b, n, test.pvalue, level)
+    return low, high, test.pvalue
 
 
 @dataclass(frozen=True)
@@ -274,11 +294,26 @@ class SeedDifference(_Test):
     level: Level = LEVEL
 
     def __post_init__(self):
-        """Refuse fields out of range (``CheckedRecord``) or an interval that misses the
-        difference."""
+        """Refuse fields out of range (``CheckedRecord``), an interval that misses the
+        difference or is not centred on it, degrees of freedom other than seeds - 1 by seed, or
+        a p-value other than the t test's of the difference, interval and degrees of freedom."""
         super().__post_init__()
         check_order("SeedDifference", "pass the interval seed_difference(...) gives",
                     low=self.low, difference=self.difference, high=self.high)
+        half = (self.high - self.low) / 2
+        se = half / t_multiplier(self.degrees_of_freedom, self.level)
+        fix = "make it with seed_difference(a, b, by_seed)"
+        check_derived("SeedDifference", fix, difference=(
+            self.difference, self.low + half, "the middle of the t interval low..high"))
+        if self.by_seed:
+            check_derived("SeedDifference", fix, degrees_of_freedom=(
+                self.degrees_of_freedom, round(self.degrees_of_freedom),
+                "seeds - 1 when by_seed (the paired t test), a whole number"))
+        p_value = (float(2 * stats.t.sf(abs(self.difference) / se, self.degrees_of_freedom))
+                   if se else float(self.difference == 0))
+        check_derived("SeedDifference", fix, p_value=(
+            self.p_value, p_value, f"the t test's of difference, low, high and "
+            f"degrees_of_freedom={self.degrees_of_freedom:g} at level {self.level:g}"))
 
     def __str__(self) -> str:
         test = "paired by seed" if self.by_seed else "Welch"

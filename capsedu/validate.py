@@ -331,7 +331,8 @@ def Record(cls: type, source: str | None = None) -> Any:
 
 def _distinct(items):
     seen = set()  # refuse items (a list, a tensor) that repeat one: those met once already
-    repeated = sorted({repr(x) for x in np.asarray(items).tolist() if x in seen or seen.add(x)})
+    values = items.tolist() if hasattr(items, "tolist") else items  # a tensor's: numbers
+    repeated = sorted({repr(x) for x in values if x in seen or seen.add(x)})
     if repeated:
         raise ValueError(f"must hold each item once, got {', '.join(repeated)} more than once; "
                          "drop the repeats (a repeated seed, row or name counts one thing twice)")
@@ -439,6 +440,9 @@ def check_value(where: str, name: str, declaration, value):
 def check_class(where: str, label, n_classes: int) -> int:
     """Enforce that ``label`` is a class of a model of ``n_classes`` classes (an int from 0 to
     n_classes - 1; -1 would read the last class, a string or True no class at all)."""
+    if n_classes < 1:  # no class to be one of: the caller's count is wrong, not the label
+        raise ValueError(f"{where}(): n_classes must be at least 1, got {n_classes}; pass the "
+                         "model's number of classes")
     return check_value(where, "label", Int("a class of the model", ge=0, le=n_classes - 1), label)
 
 

@@ -85,12 +85,15 @@ def test_every_cell_of_the_grid_is_a_row_of_the_one_table():
 
 def ablation_run(**fields) -> ablations.AblationRun:
     """A record of the grid with ``fields`` given and the others neutral: one epoch, 99 % right
-    however it is routed."""
+    however it is routed; ``converged`` as its curve gives it (``AblationRun`` checks it)."""
+    from capsedu.convergence import converged
+
+    scores, patience = fields.pop("validation_by_epoch", (0.9,)), fields.pop("patience", 3)
     record = ablations.AblationRun(
         overrides=Cell(3, 0.0), seed=0, limit=None, train_examples=10, test_accuracy=0.99,
         test_accuracy_by_iterations=dict.fromkeys(ablations.TEST_ITERATIONS, 0.99),
-        validation_by_epoch=(0.9,), max_epochs=1, patience=3, converged=False,
-        train_time_s=1.0, threads=1, torch_version="2")
+        validation_by_epoch=scores, max_epochs=max(1, len(scores)), patience=patience,
+        converged=converged(scores, patience), train_time_s=1.0, threads=1, torch_version="2")
     return replace(record, **fields)
 
 

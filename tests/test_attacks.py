@@ -69,7 +69,7 @@ def test_pgd_without_random_start_is_torchattacks_pgd(which):
 
 
 @settings(max_examples=25, deadline=None)
-@given(eps=floats(0, 1), steps=integers(0, 4), ratio=floats(0.1, 4),
+@given(eps=floats(0, 1), steps=integers(1, 4), ratio=floats(0.1, 4),
        loss=sampled_from(attacks.LOSSES), restarts=integers(1, 2),
        which=sampled_from(["cnn", "capsnet"]), seed=integers(0, 100))
 def test_every_attack_stays_within_eps_and_the_pixel_box(eps, steps, ratio, loss, restarts,
@@ -77,7 +77,7 @@ def test_every_attack_stays_within_eps_and_the_pixel_box(eps, steps, ratio, loss
     model = tiny_cnn() if which == "cnn" else tiny_capsnet()
     x, y = digits(4, seed)
     made = [attacks.fgsm(model, x, y, eps, loss),
-            attacks.pgd(model, x, y, eps, steps, min(1.0, ratio * eps / max(steps, 1)), loss,
+            attacks.pgd(model, x, y, eps, steps, min(1.0, ratio * eps / steps), loss,
                         restarts, seed=seed)]
     for adversarial in made:
         assert adversarial.shape == x.shape

@@ -63,6 +63,8 @@ NOT_ENTRIES = {
               "argument's name",
     "memory": "the up-front memory estimate the entries that allocate run (check_memory), told "
               "what is made and what to do",
+    "derived": "the check the records run on the fields they derive (check_derived), told the "
+               "record's name, the field and how it is derived",
     "fit_inputs": "the checks loop.fit and loop.training_batches run on their examples and "
                   "callbacks, each told the entry's name",
     "data": "a package", "figures": "a package", "parts": "a package", "widgets": "a package",
@@ -421,8 +423,20 @@ EXAMPLES = {"capsedu.recipes.Recipe": lambda: importlib.import_module("capsedu.r
         difference=a_valid_record(importlib.import_module("capsedu.statistics").SeedDifference)),
     # a NamedTuple checked in its own __new__
     "capsedu.recipes.Cell": lambda: importlib.import_module("capsedu.recipes").Cell(1, 0.0005),
+    # fields derived from others as their functions derive them (derived.check_derived)
+    "capsedu.statistics.Paired": lambda: _module("statistics").paired(
+        torch.tensor([True, False]), torch.tensor([False, False])),
+    "capsedu.statistics.SeedDifference": lambda: _module("statistics").seed_difference(
+        [0.9, 0.91, 0.92], [0.8, 0.81, 0.83], by_seed=True),
+    "capsedu.bug_zoo.ZooRun": lambda: _module("bug_zoo").read_results()["correct"],
+    "capsedu.adversarial_units.Stamp": lambda: _module("adversarial_units").Stamp(
+        "2026-01-01T00:00:00+00:00", "2026-01-01T00:01:00+00:00", 60.0, "cpu", 1, "x"),
+    "capsedu.adversarial_record.RunInfo": lambda: _module("adversarial_record").how_run(
+        _module("adversarial_record").read_results()),
     "capsedu.adversarial_units.Trained": lambda: importlib.import_module(
-        "capsedu.adversarial_units").Trained(sha256="0" * 64, status="converged", finished=True),
+        "capsedu.adversarial_units").Trained(sha256="0" * 64, status=(
+            "epoch 2 of 5 kept (99.00 % held out): converged, no held-out gain in the 3 epochs "
+            "after it"), finished=True),
     # the states the widgets show, and what they are made of: arrays whose rows, lengths and
     # keys agree (one row per part, per iteration, per child), as their functions make them
     "capsedu.widgets.check.ArrowState": lambda: _module("widgets.check").arrow_state(30.0),
@@ -878,7 +892,9 @@ CROSS_FIELDS = [
         name="affnist-capsnet", file="affnist-capsnet.pt", sha256="0" * 64, arch="MaxPoolCNN")},
      ("row.arch", "affnist-capsnet")),
     ("capsedu.adversarial_units.Trained", {"status": "half"}, ("status",)),
-    ("capsedu.adversarial_units.Trained", {"status": "STILL IMPROVING", "finished": True},
+    ("capsedu.adversarial_units.Trained", {"status": (
+        "epoch 5 of 5 kept (99.00 % held out): STILL IMPROVING, its best epoch lies within the "
+        "last 3; a longer run could change a verdict that rests on it"), "finished": True},
      ("finished", "status")),
     ("capsedu.full_sets.Reading", {"accuracy": 0.9}, ("accuracy", "wrong")),
     ("capsedu.full_sets.Reading", {"wrong": (5,)}, ("wrong", "n=")),

@@ -142,8 +142,8 @@ def test_a_union_names_every_form_it_takes_and_reports_the_one_the_value_has():
 # Round five: what a further independent probe (/tmp/lead/probe, 303 new cases over 191 entries)
 # found answered by a torch or NumPy traceback, by a sentence naming another function's argument,
 # or not at all (a result computed from a wrong input): each is now refused in the one form.
-def _bag():
-    return BagOfPartsCNN(channels=(2,), n_classes=10)
+def _bag():  # a model of any size: the tests give it small images
+    return BagOfPartsCNN(channels=(2,), n_classes=10, image_size=None)
 
 
 def _nan_votes():
@@ -451,7 +451,7 @@ ROUND_SIX = [
     (lambda: faces.scattered(3, scale=(1.2, 0.8)), ValueError,
      r"scattered\(\): scale must be \(low, high\) with low <= high"),
     (lambda: face_ink.pair_table(faces.face_parts(), "nose", 9), TypeError,
-     r"pair_table\(\): pairs must be a list of \(a, b\) pairs"),
+     r"pair_table\(\): pairs must be a list of items, each a pair \(a, b\) of two part names"),
     (lambda: voting.face_lengths([]), ValueError, r"face_lengths\(\): scenes must hold"),
     (lambda: voting.face_length_report({}, threshold=0.5), ValueError,
      r"face_length_report\(\): lengths must hold the face lengths of every kind"),

@@ -223,7 +223,7 @@ ROUNDS = [
                                           n=2), ValueError,
      r"multimnist\(\): labels must be in \[0, 9\] .*got values from 0 to 30"),
     (lambda: digit_pairs.box_overlap(torch.rand(3, 3, 1, 28, 28)), ValueError,
-     r"box_overlap\(\): parts must be a torch.Tensor with 5 dimensions, 2 along dimension 1 .*"
+     r"box_overlap\(\): parts must be a torch.Tensor .*with 5 dimensions, 2 along dimension 1 .*"
      r"got shape \(3, 3, 1, 28, 28\); pass a tensor of that shape"),
     (lambda: group_conv.rotate_c4(torch.rand(1, 2, 3, 5, 5)), ValueError,
      r"rotate_c4\(\): features must be a torch.Tensor with 5 dimensions, 4 along dimension 2"),
@@ -1476,7 +1476,8 @@ ROUND_TWELVE_LEFT = [
     (lambda: PlainCNN(channels=(2, 2), pool_after=(0,))(torch.rand(2, 3, 28, 28)), ValueError,
      r"^PlainCNN\(\): x must have 1 channel \[batch, 1, height, width\], got shape "
      r"\(2, 3, 28, 28\)"),
-    (lambda: baselines.DeepCNN(channels=(2, 2, 2, 2))(torch.rand(2, 1, 4, 4)), ValueError,
+    (lambda: baselines.DeepCNN(channels=(2, 2, 2, 2), image_size=None)(torch.rand(2, 1, 4, 4)),
+     ValueError,
      r"^DeepCNN\(\): x must be at least 8 x 8 pixels \(3 2x2 max-pools halve it\)"),
     (lambda: PlainCNN(channels=(2, 2), pool_after=(0, 1))(torch.rand(2, 1, 3, 3)), ValueError,
      r"^PlainCNN\(\): x must be at least 4 x 4 pixels"),
@@ -2898,10 +2899,12 @@ ROUND_SIXTEEN_RECORDS = [
     (lambda: loop.Epoch(epoch=1, seconds=1.0, device="gpu"), ValueError,
      r"^Epoch\(\): device must name a device torch knows, .* got 'gpu'"),
     (lambda: adversarial_units.Trained(sha256="0" * 64, status="half", finished=True), ValueError,
-     r"^Trained\(\): status must be convergence\.training_status's words"),
+     r"^Trained\(\): status must be one of convergence\.training_status's sentences"),
     (lambda: adversarial_units.Trained(sha256="0" * 64, finished=True, status=(
-        "epoch 3 of 5 kept (99.00 % held out): STILL IMPROVING, its best epoch lies within")),
-     ValueError, r"^Trained\(\): finished must be True exactly when status says 'converged'"),
+        "epoch 3 of 5 kept (99.00 % held out): STILL IMPROVING, its best epoch lies within the "
+        "last 3; a longer run could change a verdict that rests on it")),
+     ValueError, r"^Trained\(\): finished must be True exactly when status is the sentence of a "
+                 r"converged run \(this one ends STILL IMPROVING\)"),
     (lambda: json_records.from_row(manifest_rows.ManifestRow, {
         **json_records.json_row(_shipped_row()), "sittings": {}}), TypeError,
      r"^from_row\(\): row's sittings must be a JSON array \(ManifestRow's field sittings\), "
@@ -3181,6 +3184,301 @@ def test_round_seventeen_what_a_checkpoint_folder_is(tmp_path):
         checkpoints.save(_tiny(), "mine", root=marked)
 
 
+def _all_kinds(seeds=(0, 1)):
+    """A SeedRuns of every kind measured (probe 17's SR)."""
+    return scoring.SeedRuns("m", list(seeds), [], {k: [0.5, 0.6][:len(seeds)] for k in faces.KINDS})
+
+
+ROUND_SEVENTEEN_MODELS = [
+    # one declaration for "models side by side" (named, at least one), kinds each once (S11, U2)
+    (lambda: face_tables.face_rate_table({"m": _all_kinds()}, kinds=["face", "face"]),
+     ValueError, r"^face_rate_table\(\): kinds must hold each item once, got 'face' more"),
+    (lambda: face_tables.face_rate_table({"m": _all_kinds()}, kinds=[]), ValueError,
+     r"^face_rate_table\(\): kinds must hold at least one item"),
+    (lambda: face_tables.face_rate_table({"": _all_kinds()}), ValueError,
+     r"^face_rate_table\(\): runs key '' must be a name"),
+    (lambda: face_tables.rule_report({"m": _all_kinds()}, {"": ["swapped"]}), ValueError,
+     r"^rule_report\(\): rules key '' must be a name"),
+    (lambda: face_tables.format_fooled({}), ValueError,
+     r"^format_fooled\(\): runs must hold at least one item"),
+    (lambda: face_tables.format_accuracies({"m": scoring.SeedRuns("m", [0, 1], [], {
+        "swapped": [0.5, 0.6]})}), ValueError,
+     r"^format_accuracies\(\): runs\['m'\] must hold face rates of \['face', 'nonface'\]"),
+    (lambda: face_tables.format_fooled({"m": scoring.SeedRuns("m", [0], [], {
+        "face": [0.5], "rotated": [0.5]})}), ValueError,
+     r"^format_fooled\(\): runs\['m'\] must hold face rates of \['swapped'"),
+    (lambda: face_ink.pair_table(faces.face_parts(), [("nose", "mouth")] * 2, 9), ValueError,
+     r"^pair_table\(\): pairs must hold each item once, got \('nose', 'mouth'\)"),
+    (lambda: face_ink.pair_table(faces.face_parts(), [("nose", "mouth", "left_eye")], 9),
+     ValueError, r"^pair_table\(\): pairs\[0\] must be a pair \(a, b\) of two part names.*"
+     r"drop the items past"),
+    # angle_table's bins in order, each once (S19)
+    (lambda: face_tables.angle_table({"m": (np.array([45.0, 15.0]), np.array([0.9, 0.1]))}),
+     ValueError, r"^angle_table\(\): curves\['m'\] must hold bin centres in increasing order"),
+    (lambda: face_tables.angle_table({"m": (np.array([15.0, 15.0]), np.array([0.9, 0.1]))}),
+     ValueError, r"^angle_table\(\): curves\['m'\] must hold bin centres in increasing order"),
+    # the shared checks of inputs, named and worded (S18, U6)
+    (lambda: checks.check_input(torch.rand(4, 1, 28, 28), "f(): x", _tiny(), some="yes"),
+     TypeError, r"^check_input\(\): some must be True or False, got 'yes'"),
+    (lambda: checks.check_labels(LABELS, "f(): y", 4, 0), ValueError,
+     r"^check_labels\(\): n_classes must be a count of classes, at least 1, got 0"),
+    (lambda: checks.check_takes(lambda: 1, "learner", 2, "f(a, b)"), TypeError,
+     r"^learner must take 2 arguments, f\(a, b\), got '<lambda>', whose parameters are \(\);"),
+    # no attack of no steps, no data set of no images, no NaN read as no ink (S20, S22, S23)
+    (lambda: attacks.pgd(_bag(), torch.rand(4, 1, 8, 8), LABELS, eps=0.1, steps=0), ValueError,
+     r"^pgd\(\): steps must be an integer >= 1"),
+    (lambda: faces.scattered(0), ValueError, r"^scattered\(\): n must be an integer >= 1"),
+    (lambda: detector.detector_training_set(0), ValueError,
+     r"^detector_training_set\(\): n must be an integer >= 1"),
+    (lambda: digit_pairs.box_overlap(torch.full((3, 2, 1, 36, 36), float("nan"))), ValueError,
+     r"^box_overlap\(\): parts contains .* NaN"),
+    # quick mode runs less: pick's arguments swapped (S25)
+    (lambda: course_settings.pick(1, 10), ValueError,
+     r"^pick\(\): quick must be at most full .*got full=1 and quick=10; .*pick\(10, 1\)"),
+    # the entry called named, with its argument (U2, U4)
+    (lambda: fit_inputs.check_targets("f", "targets", _tiny(), (torch.rand(4, 1, 28, 28), LABELS)),
+     TypeError, r"^check_targets\(\): data must be an instance of TensorDataset"),
+    (lambda: patches.shuffled_digits(3), ValueError,
+     r"^shuffled_digits\(\): grid must divide the images' sides, got grid=3"),
+    (lambda: seed_table.adversarial_comparisons(adversarial_record.read_results(), eps=0.33),
+     ValueError, r"^adversarial_comparisons\(\): eps must be one the run recorded, .*got 0.33"),
+    (lambda: validate.check_class("f", 0, 0), ValueError,
+     r"^f\(\): n_classes must be at least 1, got 0"),
+    # a model made for one size says it (hparams' image_size): check_input refuses others (S17)
+    (lambda: C4CNN(channels=(2, 2, 2))(torch.rand(4, 1, 28, 28)[:0]), ValueError,
+     r"^C4CNN\(\): x must hold at least one image, got \(0, 1, 28, 28\)"),
+    (lambda: C4CNN(channels=(2, 2, 2))(torch.rand(4, 1, 28, 27)), ValueError,
+     r"^C4CNN\(\): x must have shape \[N, 1, 28, 28\] for C4CNN"),
+    (lambda: PlainCNN(channels=(2, 2, 2))(torch.rand(4, 1, 40, 40)), ValueError,
+     r"^PlainCNN\(\): x must have shape \[N, 1, 28, 28\] for PlainCNN"),
+    (lambda: BagOfPartsCNN(channels=(2,))(torch.rand(4, 1, 28, 28)), ValueError,
+     r"^BagOfPartsCNN\(\): x must have shape \[N, 1, 32, 32\] for BagOfPartsCNN"),
+    (lambda: BagOfPartsCNN(channels=(2,))(torch.rand(2, 1, 64, 64)), ValueError,
+     r"^BagOfPartsCNN\(\): x must have shape \[N, 1, 32, 32\]"),
+    (lambda: baselines.DeepCNN(channels=(2, 2))(torch.rand(2, 1, 28, 28)), ValueError,
+     r"^DeepCNN\(\): x must have shape \[N, 1, 32, 32\] for DeepCNN"),
+]
+
+
+def test_round_seventeen_every_checker_keeps_the_dtype(capsys):
+    """Round seventeen (r83; exercises-39, -72): check() and every checker that compares tensors
+    FAIL a float64 answer for float32 input (the model's next layer would refuse it)."""
+    def fgsm64(model, images, labels, eps):
+        return attacks.fgsm(model, images, labels, eps).double()
+
+    assert exercises.check_fgsm(fgsm64) is False
+    assert "fgsm: FAIL" in capsys.readouterr().out
+    assert exercises.check("mine", lambda x: x.double(), lambda x: x, [(torch.ones(2),)]) is False
+    assert re.search(r"^mine: FAIL - .*your mine returned torch.float64 numbers for "
+                     r"torch.float32 input; keep the input's dtype", capsys.readouterr().out)
+
+
+# Round seventeen (probe 17, S1-S5, S21, U2, U4, U6): fields a record derives from others must be
+# what those give (derived.check_derived), and a results file's unit kept under its own name
+_PAIRED = statistics.paired(torch.tensor([True] * 6 + [False] * 4),
+                            torch.tensor([True] * 4 + [False] * 6))
+_BY_SEED = statistics.seed_difference([0.9, 0.91, 0.92], [0.8, 0.81, 0.83], by_seed=True)
+_CONVERGED = ("epoch 13 of 16 kept (99.30 % held out): converged, no held-out gain in the 3 "
+              "epochs after it")
+ROUND_SEVENTEEN_RECORDS = [
+    (lambda: dataclasses.replace(_PAIRED, p_value=0.0001), ValueError,
+     r"^Paired\(\): p_value must be McNemar's for only_a=2, only_b=0 of n=10 .*0\.5, got 0\.0001"),
+    (lambda: dataclasses.replace(_PAIRED, low=-0.5), ValueError,
+     r"^Paired\(\): low must be McNemar's .*its interval's low end"),
+    (lambda: dataclasses.replace(_BY_SEED, degrees_of_freedom=100), ValueError,
+     r"^SeedDifference\(\): p_value must be the t test's of difference, low, high and "
+     r"degrees_of_freedom=100"),
+    (lambda: dataclasses.replace(_BY_SEED, degrees_of_freedom=2.5), ValueError,
+     r"^SeedDifference\(\): degrees_of_freedom must be seeds - 1 when by_seed"),
+    (lambda: loop.Epoch(1, 1.0, loss=1.0, batch_loss=(1.0,), batch_accuracy=(0.5, 0.6)),
+     ValueError, r"^Epoch\(\): batch_accuracy must match batch_loss in length"),
+    (lambda: loop.Epoch(1, 1.0, loss=1.0, batch_loss=(1.0,), train_accuracy=0.5,
+                        batch_accuracy=(0.9,)), ValueError,
+     r"^Epoch\(\): train_accuracy must be the mean of batch_accuracy .*got train_accuracy=0\.5"),
+    (lambda: loop.Epoch(1, 1.0, loss=None, batch_loss=(1.0, 2.0)), ValueError,
+     r"^Epoch\(\): loss must be the mean of batch_loss .*got loss=None"),
+    (lambda: loop.Epoch(1, 1.0, loss=1.0, batch_loss=(-1.0,)), ValueError,
+     r"^Epoch\(\): loss must be the mean of batch_loss .*got loss=1\.0: it or its steps are wrong"),
+    (lambda: dataclasses.replace(_zoo_run(), steps_per_epoch=4300), ValueError,
+     r"^ZooRun\(\): steps_per_epoch must be train_examples / batch_size, rounded up, 430, got "
+     r"4300"),
+    (lambda: dataclasses.replace(_zoo_run(), batch_size=1), ValueError,
+     r"^ZooRun\(\): steps_per_epoch must be .*55000, got 430"),
+    (lambda: dataclasses.replace(_zoo_run(), batch_loss=_zoo_run().batch_loss[:5]), ValueError,
+     r"^ZooRun\(\): len\(batch_loss\) must be steps_per_epoch x the epochs .*got 5"),
+    (lambda: dataclasses.replace(_zoo_run(), batch_accuracy=_zoo_run().batch_accuracy[:3]),
+     ValueError, r"^ZooRun\(\): len\(batch_accuracy\) must be steps_per_epoch x .*got 3"),
+    (lambda: dataclasses.replace(_zoo_run(), validation_accuracy=_zoo_run().validation_by_epoch[0]),
+     ValueError, r"^ZooRun\(\): validation_accuracy must be the held-out accuracy of chosen_epoch"),
+    (lambda: dataclasses.replace(_zoo_run(), converged=not _zoo_run().converged), ValueError,
+     r"^ZooRun\(\): converged must be the course's rule on validation_by_epoch with patience 3"),
+    (lambda: dataclasses.replace(_zoo_run(), patience=100), ValueError,
+     r"^ZooRun\(\): converged must be the course's rule .* patience 100 .*False, got True"),
+    (lambda: dataclasses.replace(_zoo_run(), validation_examples=1), ValueError,
+     r"^ZooRun\(\): validation_by_epoch\[0\] must be k / validation_examples, a whole number k "
+     r"of the 1 held-out images"),
+    (lambda: dataclasses.replace(_zoo_run(), couplings=()), ValueError,
+     r"^ZooRun\(\): couplings must hold at least one item"),
+    (lambda: dataclasses.replace(_zoo_run(), test_wrong=_zoo_run().test_wrong
+                                 + _zoo_run().test_wrong[:1]), ValueError,
+     r"^ZooRun\(\): len\(test_wrong\) must be the number of distinct images in it"),
+    (lambda: dataclasses.replace(_zoo_run(), test_accuracy=0.5), ValueError,
+     r"^ZooRun\(\): test_accuracy must be 1 - len\(test_wrong\) / n_test"),
+    (lambda: dataclasses.replace(_zoo_run(), test_accuracy=statistics.accuracy(
+        torch.tensor([True] * 7 + [False] * 3))), TypeError,
+     r"^ZooRun\(\): test_accuracy must be .*got an Accuracy .*pass a number \(an int or a "
+     r"float\), not an Accuracy \(its \.value is one\)$"),
+    (lambda: dataclasses.replace(_ablation_run(), converged=not _ablation_run().converged),
+     ValueError, r"^AblationRun\(\): converged must be the course's rule on validation_by_epoch"),
+    (lambda: adversarial_units.Trained("a" * 64, "not converged", True), ValueError,
+     r"^Trained\(\): status must be one of convergence.training_status's sentences .*got "
+     r"'not converged'"),
+    (lambda: adversarial_units.Trained("a" * 64, "has not converged yet", True), ValueError,
+     r"^Trained\(\): status must be one of .*got 'has not converged yet'"),
+    (lambda: adversarial_units.Trained("a" * 64, _CONVERGED, False), ValueError,
+     r"^Trained\(\): finished must be True exactly when status is the sentence of a converged"),
+    (lambda: adversarial_units.Stamp("today", "tomorrow", 5.0, "cpu", 1, "2.1"), ValueError,
+     r"^Stamp\(\): began must be an ISO 8601 time, a str such as .*got 'today'"),
+    (lambda: adversarial_units.Stamp("2026-12-07T10:00:00", "2026-12-07T10:00:05", 3600.0, "cpu",
+                                     1, "2.1"), ValueError,
+     r"^Stamp\(\): seconds must be the seconds from began to ended .*5, got 3600"),
+    (lambda: adversarial_units.Stamp(10.0, 5.0, 5.0, "cpu", 1, "2.1"), TypeError,
+     r"^Stamp\(\): began must be an ISO 8601 time, a str such as .*got 10\.0; pass "),
+]
+
+
+def test_round_seventeen_records_read_back(tmp_path):
+    """Round seventeen (S21, U2): a unit of adversarial.json kept under another unit's name is
+    refused by read_results, as the other results files' runs are; an Accuracy given its value as
+    a 0-d tensor is refused by name; the shipped units read as they are."""
+    shipped = json.loads((RESULTS / "adversarial.json").read_text())
+    assert len(adversarial_record.read_results(RESULTS / "adversarial.json")) == len(
+        shipped["runs"])
+    for old, new in (("pgd, affnist-cnn, eps 0.1", "pgd, affnist-cnn, eps 0.2"),
+                     ("pgd, affnist-cnn, eps 0.1", "fgsm, affnist-cnn, eps 0.1"),
+                     ("pgd, affnist-capsnet, eps 0.1", "pgd, affnist-cnn, eps 0.1x")):
+        edited = json.loads(json.dumps(shipped))
+        edited["runs"][new] = edited["runs"].pop(old)
+        path = tmp_path / "adversarial.json"
+        path.write_text(json.dumps(edited))
+        with pytest.raises(ValueError, match=rf"^read_results\(\): path .* holds the run "
+                                             rf"{re.escape(repr(new))}, whose fields make the "
+                                             rf"name {re.escape(repr(old))}"):
+            adversarial_record.read_results(path)
+    right = statistics.accuracy(torch.tensor([True] * 7 + [False] * 3))
+    with pytest.raises(TypeError, match=r"^Accuracy\(\): value must be a number 0\.\.1 "
+                                        r"\(a float\), got a Tensor of shape \(\), .*pass "
+                                        r"tensor\.item\(\)"):
+        statistics.Accuracy(torch.tensor(right.value), right.n, right.low, right.high)
+
+
+# Round seventeen's widgets (probe17, S6-S11, U2-U5, U7): a slider's limits never checked (reversed,
+# narrower than min and max, NaN, a bare number, text, 3 items) and reassignable wider; a value by
+# position clamped in some runs; replace_options([]) or (None), an index True or 1.0 taken; bare
+# TraitErrors for an array, a complex value, an index '1', a label 1, a description 5; index or
+# label None blamed on value; a widget's control given options its widget cannot compute; a
+# PartsEditor owner or a RoutingPanels title ''
+_LIMITS = (r"limits must be two {} numbers \(low, high\), the range its widget computes, holding "
+           r"its min and max \({} to {}\), got {}; pass e\.g\. \({}, {}\)")
+_FLOATS = dict(min=0, max=1, step=0.1, value=0.5)
+_ONE_TWO = [("one", 1), ("two", 2)]
+_INDEX = (r"^Dropdown\(\): index must be from 0 to 1 \(one of its 2 options, counted from 0\), "
+          r"got {}; pass an index in that range")
+_LABEL = r"^Dropdown\(\): label must be one of its labels 'one', 'two', got {}; pick one of those"
+_NUMBER = r"^FloatSlider\(\): value must be a number \(an int or a float\), got {}; pass one number"
+ROUND_SEVENTEEN_WIDGETS = [
+    (lambda: FloatSlider(**_FLOATS, limits=(1, 0)), OutOfRange,
+     r"^FloatSlider\(\): " + _LIMITS.format("finite", 0, 1, r"\(1, 0\)", 0, 1)),
+    (lambda: FloatSlider(**_FLOATS, limits=(0.2, 0.8)), OutOfRange,
+     r"^FloatSlider\(\): " + _LIMITS.format("finite", 0, 1, r"\(0\.2, 0\.8\)", 0, 1)),
+    (lambda: FloatSlider(**_FLOATS, limits=(0, float("nan"))), OutOfRange,
+     r"^FloatSlider\(\): limits must be two finite numbers .*got \(0, nan\)"),
+    (lambda: FloatSlider(**_FLOATS, limits=(0, float("inf"))), OutOfRange,
+     r"^FloatSlider\(\): limits must be two finite numbers .*got \(0, inf\)"),
+    (lambda: FloatSlider(**_FLOATS, limits=5), TypeError,
+     r"^FloatSlider\(\): limits must be two finite numbers .*got 5; pass e\.g\. \(0, 1\)"),
+    (lambda: FloatSlider(**_FLOATS, limits=("0", "1")), TypeError,
+     r"^FloatSlider\(\): limits must be two finite numbers .*got \('0', '1'\)"),
+    (lambda: FloatSlider(**_FLOATS, limits=(0, 1, 2)), TypeError,
+     r"^FloatSlider\(\): limits must be two finite numbers .*got \(0, 1, 2\)"),
+    (lambda: IntSlider(min=0, max=10, value=5, limits=(0, 10.5)), OutOfRange,
+     r"^IntSlider\(\): " + _LIMITS.format("whole", 0, 10, r"\(0, 10\.5\)", 0, 10)),
+    (lambda: _set(FloatSlider(**_FLOATS), limits=(-5, 5)), AttributeError,
+     r"^FloatSlider\(\): limits is the range its widget computes, fixed when the slider is made "
+     r"\(0 to 1\), got \(-5, 5\); set min and max within it"),
+    (lambda: _set(IntSlider(min=0, max=10, value=5), limits=(0.5, 9.5)), AttributeError,
+     r"^IntSlider\(\): limits is the range its widget computes"),
+    (lambda: _set(FloatSlider(**_FLOATS), limits=None), AttributeError,
+     r"^FloatSlider\(\): limits is the range its widget computes, .*got None"),
+    (lambda: _set(_rotation().channel, limits=(0, 99)), AttributeError,
+     r"^RotationExplorer.channel: limits of the slider 'channel' is the range its widget "
+     r"computes, fixed when the slider is made \(0 to 3\)"),
+    (lambda: IntSlider(50, min=0, max=10), OutOfRange,
+     r"^IntSlider\(\): value must be set to a value from 0 to 10 \(its range\), got 50"),
+    (lambda: IntSlider(5, 0, 10, 20), OutOfRange,
+     r"^IntSlider\(\): step must be at most the slider's range, 10 \(max - min\), got 20"),
+    (lambda: FloatSlider(min=0, max=1, value=np.array([0.5])), TypeError,
+     _NUMBER.format(r"array\(\[0\.5\]\)")),
+    (lambda: FloatSlider(min=0, max=1, value=1 + 0j), TypeError, _NUMBER.format(r"\(1\+0j\)")),
+    (lambda: _set(FloatSlider(min=0, max=1, value=0.5), value=[0.7]), TypeError,
+     _NUMBER.format(r"\[0\.7\]")),
+    (lambda: _SLIDERS.RadioButtons(options=["a", "b"], description=5), TypeError,
+     r"^RadioButtons\(\): description must be text \(the words shown beside the radio "
+     r"buttons\), got 5; pass a string"),
+    (lambda: _SLIDERS.Dropdown(options=["a", "b"]).replace_options([], None), ValueError,
+     r"^Dropdown\(\): options must hold at least one option \(something to pick\), got \[\]"),
+    (lambda: _SLIDERS.Dropdown(options=["a", "b"]).replace_options(None), TypeError,
+     r"^Dropdown\(\): options must be a list or a tuple of options .*got None; pass a list"),
+    (lambda: _set(_SLIDERS.Dropdown(options=_ONE_TWO), index=1.0), TypeError,
+     _INDEX.format(r"1\.0 \(of type float, not an int\)")),
+    (lambda: _set(_SLIDERS.Dropdown(options=_ONE_TWO), index=True), TypeError,
+     _INDEX.format(r"True \(of type bool, not an int\)")),
+    (lambda: _set(_SLIDERS.Dropdown(options=_ONE_TWO), index="1"), TypeError,
+     _INDEX.format(r"'1' \(of type str, not an int\)")),
+    (lambda: _set(_SLIDERS.Dropdown(options=_ONE_TWO), index=None), TypeError,
+     _INDEX.format("None")),
+    (lambda: _set(_SLIDERS.Dropdown(options=_ONE_TWO), label=1), TypeError,
+     _LABEL.format(r"1 \(of type int, not text\)")),
+    (lambda: _set(_SLIDERS.Dropdown(options=_ONE_TWO), label=None), TypeError,
+     _LABEL.format("None")),
+    (lambda: RoutingExplorer().softmax.replace_options(["children"]), OutOfRange,
+     r"^RoutingExplorer.softmax: options of the toggle buttons 'softmax' must be among the "
+     r"options its widget computes, routing_step, step_softmax_over_children, got 'children'"),
+    (lambda: _rotation().layer.replace_options(["conv9"]), OutOfRange,
+     r"^RotationExplorer.layer: options of the dropdown 'layer' must be among the options its "
+     r"widget computes, 0, 1, 2, got 'conv9'"),
+    (lambda: PartsEditor(owner=""), ValueError,
+     r"^PartsEditor\(\): owner must be a name, got '', which names nothing"),
+    (lambda: RoutingPanels("", size=32), ValueError,
+     r"^RoutingPanels\(\): scene_title must say something, got '', an empty text"),
+]
+
+
+def test_round_seventeen_what_a_control_takes_is_taken():
+    """Round seventeen: NumPy's ints as a slider's ends (as its floats), limits wider than the
+    range, a value, min, max and step by position, an index of NumPy's ints; a widget's own
+    control narrowed to options it computes, and RotationExplorer's channel slider following a
+    layer of more channels, then fewer (``span``)."""
+    slider = FloatSlider(min=np.int64(0), max=np.int64(1), value=0.5, limits=(-1, np.int64(2)))
+    assert (slider.min, slider.max, slider.limits) == (0.0, 1.0, (-1, 2))
+    slider = IntSlider(3, 0, 10, 1)
+    assert (slider.value, slider.min, slider.max, slider.step) == (3, 0, 10, 1)
+    dropdown = _SLIDERS.Dropdown(options=_ONE_TWO)
+    dropdown.index = np.int64(1)
+    assert (dropdown.value, dropdown.label) == (2, "two")
+    routing = RoutingExplorer()
+    routing.softmax.replace_options(routing.softmax.options[1:])
+    assert routing.softmax.value is routing.softmax.options[0][1]
+    rotation = RotationExplorer(C4CNN(channels=(2, 4, 2)), PlainCNN(channels=(2, 2, 2)),
+                                torch.rand(4, 1, 28, 28), LABELS)
+    rotation.layer.value = 1
+    rotation.channel.value = 3
+    assert (rotation.channel.max, rotation.channel.limits) == (3, (0, 3))
+    rotation.layer.value = 2
+    assert (rotation.channel.value, rotation.channel.max, rotation.channel.limits) == (1, 1, (0, 1))
+    plt.close("all")
+
+
 ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
               + ROUND_ELEVEN_LOOP + ROUND_ELEVEN_DATA + ROUND_TWELVE_MATHS
               + ROUND_TWELVE_PRESENTATION + ROUND_TWELVE_FILES + ROUND_TWELVE_METHODS
@@ -3190,7 +3488,8 @@ ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODE
               + ROUND_FIFTEEN_WIDGETS + ROUND_FIFTEEN_MODELS + ROUND_FIFTEEN_DECLARATIONS
               + ROUND_FIFTEEN_FILES + ROUND_SIXTEEN_LEFTOVERS + ROUND_SIXTEEN_RECORDS
               + ROUND_SIXTEEN_FILES + ROUND_SIXTEEN_MODELS + ROUND_SIXTEEN_WIDGETS
-              + ROUND_SEVENTEEN_FILES)
+              + ROUND_SEVENTEEN_FILES + ROUND_SEVENTEEN_MODELS + ROUND_SEVENTEEN_RECORDS
+              + ROUND_SEVENTEEN_WIDGETS)
 
 
 @pytest.mark.parametrize("call, error, message", ALL_ROUNDS, ids=range(len(ALL_ROUNDS)))

@@ -268,16 +268,32 @@ def test_an_unknown_bug_is_named_with_the_known_ones():
 
 
 def zoo_run(**fields) -> ZooRun:
-    """A record of the zoo with ``fields`` given and the others neutral: one epoch of 10 steps
-    (of a budget of 20) whose training accuracy is the step / 10, uniform couplings over 3
-    iterations."""
+    """A record of the zoo with ``fields`` given and the others neutral, the fields a run derives
+    made to agree (``ZooRun`` checks them): epochs of 10 steps of 8 examples (of a budget of 20)
+    whose training accuracy is the step / steps, uniform couplings over 3 iterations; steps as
+    many as the given curve or training examples make; a ``test_accuracy`` given without
+    ``test_wrong`` reads the first test images wrong."""
+    from capsedu.convergence import best_epoch, converged
+
     uniform = CouplingStats(entropy=1.0, distance=0.0, polarised=0.0, vote=1.0)
-    record = ZooRun(seed=0, epochs=20, patience=5, converged=False, limit=None, batch_size=128,
-                    train_examples=10, validation_examples=1, steps_per_epoch=10,
-                    batch_loss=(1.0,) * 10, batch_accuracy=tuple(k / 10 for k in range(10)),
-                    validation_by_epoch=(0.5,), chosen_epoch=1, validation_accuracy=0.5,
-                    test_accuracy=0.5, test_wrong=(), couplings=(uniform,) * 3,
-                    train_time_s=1.0, threads=1, torch_version="2")
+    scores, batch = fields.pop("validation_by_epoch", (0.5,)), fields.pop("batch_size", 8)
+    curve, losses = fields.pop("batch_accuracy", None), fields.pop("batch_loss", None)
+    train = fields.pop("train_examples", None)
+    steps = len(curve or losses or ()) // len(scores) or (-(-train // batch) if train else 10)
+    limit = fields.pop("limit", None)
+    tested = min(limit or 10_000, 10_000)
+    wrong = fields.pop("test_wrong", tuple(range(round(
+        (1 - fields.pop("test_accuracy", 0.5)) * tested))))
+    patience = fields.pop("patience", 5)
+    record = ZooRun(seed=0, epochs=20, patience=patience, converged=converged(scores, patience),
+                    limit=limit, batch_size=batch, train_examples=train or steps * batch,
+                    validation_examples=10 if limit else 200,
+                    steps_per_epoch=steps, batch_loss=losses or (1.0,) * steps * len(scores),
+                    batch_accuracy=curve or tuple(k / steps for k in range(steps)) * len(scores),
+                    validation_by_epoch=scores, chosen_epoch=best_epoch(list(scores)),
+                    validation_accuracy=max(scores), test_accuracy=1 - len(wrong) / tested,
+                    test_wrong=wrong, couplings=(uniform,) * 3, train_time_s=1.0, threads=1,
+                    torch_version="2")
     return replace(record, **fields)
 
 
@@ -314,8 +330,10 @@ def test_bug_effects_pair_each_bug_with_the_correct_run_on_the_same_test_images(
     rising = (0.5, 0.6, 0.7)
     zoo = {name: zoo_run(limit=100, test_wrong=(0, 1, 2, 3), validation_by_epoch=finished)
            for name in (CORRECT, *BUGS)}
-    zoo["detached-output"] = replace(zoo["detached-output"], test_wrong=tuple(range(90)))  # 86
-    zoo["mask-by-prediction"] = replace(zoo["mask-by-prediction"], test_wrong=(0, 1, 2, 3, 4))
+    zoo["detached-output"] = zoo_run(limit=100, test_wrong=tuple(range(90)),  # 86 more wrong
+                                     validation_by_epoch=finished)
+    zoo["mask-by-prediction"] = zoo_run(limit=100, test_wrong=(0, 1, 2, 3, 4),
+                                        validation_by_epoch=finished)
     effects = bug_effects(zoo, noise=0.002)
     dead, mask = effects["detached-output"], effects["mask-by-prediction"]
     assert (dead.paired.only_a, dead.paired.only_b, dead.paired.n) == (0, 86, 100)
@@ -328,11 +346,12 @@ def test_bug_effects_pair_each_bug_with_the_correct_run_on_the_same_test_images(
     assert lines[-1] == (f"accuracy reveals 1 of {len(BUGS)} bugs; every run met the course's "
                          "rule: this is where they end")
     # a difference the exact test tells apart but smaller than the seed noise is not revealed
-    zoo["mask-by-prediction"] = replace(zoo["mask-by-prediction"], test_wrong=tuple(range(12)))
+    zoo["mask-by-prediction"] = zoo_run(limit=100, test_wrong=tuple(range(12)),
+                                        validation_by_epoch=finished)
     assert bug_effects(zoo, noise=0.002)["mask-by-prediction"].paired.clear
     assert not bug_effects(zoo, noise=0.1)["mask-by-prediction"].revealed
     # a run still rising: the count says where training stopped, not where it ends
-    zoo[CORRECT] = replace(zoo[CORRECT], validation_by_epoch=rising)
+    zoo[CORRECT] = zoo_run(limit=100, test_wrong=(0, 1, 2, 3), validation_by_epoch=rising)
     assert effect_lines(bug_effects(zoo, noise=0.002))[-1].endswith(
         f"{len(BUGS)} of {len(BUGS)} bugs' runs (or the correct one) did not meet the course's "
         "rule: this is where training stopped, not where the runs would end")
@@ -353,8 +372,7 @@ def test_step_table_reads_the_recorded_runs_where_the_live_run_stopped():
     from capsedu.bug_zoo_report import live_table, step_table
 
     zoo = zoo_records({CORRECT: 0.98})
-    live = {name: replace(record, batch_loss=(1.0,) * 6, test_accuracy=0.3)
-            for name, record in zoo.items()}
+    live = {name: zoo_run(batch_loss=(1.0,) * 6, test_accuracy=0.3) for name in zoo}
     lines = step_table(zoo, live).split("\n")
     assert "recorded, at step 6" in lines[0]
     # the live run stopped after 6 steps: the recorded steps 2..6 had accuracy 0.1 .. 0.5

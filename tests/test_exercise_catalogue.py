@@ -38,13 +38,20 @@ def test_a_learner_cannot_pass_the_c4_checker_by_zeroing_its_cases(capsys):
     assert exercises.check_c4_filters(zeroes) is False
 
 
-@pytest.mark.parametrize("convert", [
-    lambda t: t.numpy(), lambda t: t.double(), lambda t: t.tolist(),
-], ids=["numpy", "float64", "list"])
+@pytest.mark.parametrize("convert", [lambda t: t.numpy(), lambda t: t.tolist()],
+                         ids=["numpy", "list"])
 def test_right_routing_steps_in_other_types_pass(capsys, convert):
     assert exercises.check_routing_step(lambda u, b: tuple(convert(t) for t in routing_step(u, b)))
     assert exercises.check_routing_step(lambda u, b: list(routing_step(u, b)))  # a list for a tuple
     assert "FAIL" not in out_of(capsys)
+
+
+def test_a_routing_step_that_changes_the_dtype_fails_as_squash_does(capsys):
+    """Round sixteen (r77): float64 out of float32 in is a FAIL that teaches, as check_squash's
+    is: the model's next layer would refuse it (NumPy and lists of the same values still pass)."""
+    assert exercises.check_routing_step(
+        lambda u, b: tuple(t.double() for t in routing_step(u, b))) is False
+    assert "dtype" in out_of(capsys)
 
 
 def test_whole_numbers_pass_as_zero_d_tensors_and_numpy_scalars(capsys):
@@ -134,7 +141,9 @@ def test_decoder_input_names_masking_by_the_prediction(capsys):
     assert exercises.check_decoder_input(by_prediction, model) is False
     out = out_of(capsys)
     assert "the prediction" in out and "the decoder's input at element" in out
-    assert exercises.check_decoder_input(right_in_float64, model) is True
+    # right in value, but the decoder would refuse float64: the checkers' one dtype rule
+    assert exercises.check_decoder_input(right_in_float64, model) is False
+    assert "returned torch.float64 numbers for torch.float32 input" in out_of(capsys)
     # the checker's masking is the one the decoder is trained with
     from capsedu.digit_capsules import decode
     from capsedu.exercises.networks import _masked

@@ -96,8 +96,8 @@ def multimnist_data(train: Flag("True for the training digits, False for the tes
 
 
 @checked
-def box_overlap(parts: Tensor("pairs, each digit alone [n, 2, 1, S, S]", ndim=5, sizes={1: 2})
-                ) -> torch.Tensor:
+def box_overlap(parts: Tensor("pairs, each digit alone [n, 2, 1, S, S]", ndim=5, pixels=True,
+                              sizes={1: 2})) -> torch.Tensor:
     """For pairs ``[n, 2, 1, S, S]`` (each digit alone), the area of the intersection of the two
     ink bounding boxes divided by the area of the smaller box: ``[n]`` in [0, 1]."""
     blank = (parts.flatten(2).amax(-1) <= 0.05).nonzero()  # [pair, digit]: no ink above 0.05

@@ -14,7 +14,7 @@ import torch.nn.functional as F
 
 from ..checks import check_different
 from ..course_settings import MAX_SIDE
-from ..validate import Int, Some, Spec, checked
+from ..validate import Distinct, Int, Some, Spec, checked
 from .faces import _index
 from .sprites import Parts, Side, render
 
@@ -60,8 +60,9 @@ def _held(parts, a: str, b: str, window: int, size: int, where: str) -> int:
 
 @checked
 def pair_table(parts: Parts,
-               pairs: Annotated[list[tuple[str, str]], Some, Spec(
-                   "a list of (a, b) pairs of part names, e.g. [('nose', 'mouth')]", "list")],
+               pairs: Annotated[list[Annotated[tuple[str, str], Spec(
+                   "a pair (a, b) of two part names, e.g. ('nose', 'mouth')", "tuple")]], Some,
+                   Distinct],
                window: Window, size: Side = 32) -> str:
     """One line per pair ``(a, b)`` of ``pairs``: how far apart the parts' ink is (``ink_gap``)
     and how many of the ``size * size`` windows of ``window`` pixels hold ink of both

@@ -286,7 +286,7 @@ def _add_strokes(parts: list[Part], boxes: list, rng) -> list[Part]:
 
 
 @checked
-def scattered(n: Int("images to draw", ge=0, le=MAX_IMAGES), seed: Seed = 0, size: Side = 32,
+def scattered(n: Int("images to draw", ge=1, le=MAX_IMAGES), seed: Seed = 0, size: Side = 32,
               scale: tuple[Float("a part's scale", gt=0, le=MAX_SCALE), ...] = (0.85, 1.1)):
     """``n`` images of 1-4 face parts, each anywhere, at any angle and a scale drawn from
     ``scale`` (low, high), with 1-3 strokes: ``(images [n, 1, size, size], parts)``.

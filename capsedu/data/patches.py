@@ -69,6 +69,7 @@ def shuffled_digits(grid: Int("tiles along each side of a 28 x 28 digit; a divis
     order of its own (``SHUFFLE_SEED``; 1 leaves them as drawn): ``(images [N, 1, 28, 28], labels
     [N])``. ``rows``: those digits only (``mnist.fixed_sample``), each shuffled as in the whole
     set, so a sample's digits are rows of the full set."""
+    _check_grid("shuffled_digits", torch.empty(0, 1, 28, 28), grid)  # before the digits load
     images, labels = load_mnist(train=False)
     if grid > 1:
         images = shuffle_tiles(images, grid, SHUFFLE_SEED)

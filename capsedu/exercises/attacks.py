@@ -43,7 +43,7 @@ def check_fgsm(learner: Function("your fgsm(model, images, labels, eps)")) -> bo
     """Check a learner's ``fgsm(model, images, labels, eps)``: images ``[B, 1, H, W]`` moved by
     ``eps`` along the sign of the gradient of the cross-entropy of ``model``'s logits at the
     true ``labels`` ``[B]``, then clamped to [0, 1] (notebook 11). A mean or a sum over the batch,
-    ``torch.autograd.grad`` or ``.backward()``, any dtype or device: all pass."""
+    ``torch.autograd.grad`` or ``.backward()``, any device: all pass (in the images' dtype)."""
     cases = _cases()
     passed = check("fgsm", learner, _reference, cases, describe=lambda case: (
         f"{len(case[1])} images of shape {tuple(case[1].shape[1:])}, eps={case[3]}"))

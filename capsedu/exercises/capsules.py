@@ -39,7 +39,7 @@ def check_squash(learner: Function("your squash(s)")) -> bool | None:
              (torch.zeros(3, 8),), (torch.tensor([[3.0, 4.0]]),)]
     describe = lambda args: ("s = 0" if not args[0].any() else f"s of shape {tuple(args[0].shape)}")
     kept = _kept_dtype(learner, "squash")
-    values = check("squash", kept, squash, cases, describe=describe)
+    values = check("squash", learner, squash, cases, describe=describe)
     if not values:
         return values
     return check("squash's gradient", lambda s: _learners_gradient(kept, s),
@@ -85,7 +85,7 @@ def check_routing_step(learner: Function("your routing_step(u_hat, b)")) -> bool
     cases = [(torch.randn(2, 6, 3, 4, generator=g), torch.zeros(2, 6, 3)),
              (torch.randn(1, 5, 4, 8, generator=g), torch.randn(1, 5, 4, generator=g)),
              (torch.randn(3, 4, 2, 16, generator=g), 2 * torch.randn(3, 4, 2, generator=g))]
-    passed = check("routing_step", _kept_dtype(learner, "routing_step"), routing_step, cases,
+    passed = check("routing_step", learner, routing_step, cases,
                    outputs=("c", "v", "b"),
                    describe=lambda c: f"u_hat of shape {tuple(c[0].shape)}, b of shape "
                                       f"{tuple(c[1].shape)}")
@@ -149,7 +149,7 @@ def check_dynamic_routing(learner: Function("your routing(u_hat, iterations)")) 
     A FAIL is followed by the mistake the answers show, when it is a known one
     (``_routing_mistake``)."""
     cases = _routing_cases()
-    passed = check("dynamic_routing", _kept_dtype(learner, "routing"), _routed, cases,
+    passed = check("dynamic_routing", learner, _routed, cases,
                    outputs=("v", "c"),
                    describe=lambda case: f"u_hat of shape {tuple(case[0].shape)}, "
                                          f"iterations={case[1]}")

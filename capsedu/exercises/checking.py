@@ -118,7 +118,7 @@ def _one_case(name, learner, references, args, case: str, atol, outputs):
     while the exercise is not implemented yet or when the checker itself failed)."""
     given = deepcopy(args)  # the learner's own copy of the case
     try:
-        got = learner(*given)
+        got = _kept_dtype(learner, name)(*given)
     except NotImplementedError:
         return (f"{name}: not implemented yet - replace the `raise NotImplementedError` line.",
                 None, 0.0)
@@ -163,14 +163,16 @@ def _in_place(name: str, case: str, which: str) -> str:
 
 
 def _kept_dtype(learner: Callable, name: str) -> Callable:
-    """The learner's function as a checker calls it where its results feed a model's next layer
-    (squash, a routing step, the routing): the one dtype rule, every tensor it returns in the
-    dtype of its first argument (float64 for float32 input is right in value, but the next layer
-    would refuse it); else ``_Returned``, a FAIL that says so."""
-    def call(x, *rest):
-        got = learner(x, *rest)
-        for v in got if isinstance(got, tuple | list) else (got,):
-            if isinstance(v, torch.Tensor) and v.dtype != x.dtype:
+    """The learner's function as every checker calls it (``check`` does, for each case): the one
+    dtype rule, every floating tensor it returns in the dtype of its first floating tensor
+    argument (float64 for float32 input is right in value, but the model's next layer would
+    refuse it); else ``_Returned``, a FAIL that says so."""
+    def call(*args):
+        got = learner(*args)
+        x = next((a for a in args if isinstance(a, torch.Tensor) and a.is_floating_point()), None)
+        for v in (got if isinstance(got, tuple | list) else (got,)) if x is not None else ():
+            if isinstance(v, torch.Tensor) and v.dtype != x.dtype and (v.is_floating_point()
+                                                                        or v.is_complex()):
                 kind = "complex" if v.is_complex() else str(v.dtype)
                 raise _Returned(f"your {name} returned {kind} numbers for {x.dtype} input; keep "
                                 "the input's dtype (no .double(), .float() or .to()): a model's "

@@ -144,7 +144,7 @@ PART_SCALES = (0.5, 1.6)  # the scales of the scattered parts the detector learn
 
 
 @checked
-def detector_training_set(n: Int("images to draw", ge=0, le=faces.MAX_IMAGES), seed: Seed = 0,
+def detector_training_set(n: Int("images to draw", ge=1, le=faces.MAX_IMAGES), seed: Seed = 0,
                           part_scales: tuple[Float("a part's scale", gt=0,
                                                    le=faces.MAX_SCALE), ...] = PART_SCALES):
     """``n`` images of face parts scattered at any place and angle and at a scale in

@@ -30,6 +30,7 @@ from ..statistics import OverSeeds, over_seeds
 from ..validate import (
     CheckedRecord,
     Choice,
+    Distinct,
     Flag,
     Float,
     Has,
@@ -69,7 +70,8 @@ UNSEEN = {
 UNSEEN_FACES = ("smaller faces", "larger faces", "off-centre faces", "jittered faces")
 
 Kind = Choice("a kind of image: one of faces.KINDS or of UNSEEN", *faces.KINDS, *UNSEEN)
-Kinds = tuple[Kind, ...] | list[Kind]
+# kinds to measure or show, each once (a kind twice is a row or a measure twice), at least one
+Kinds = Annotated[tuple[Kind, ...] | list[Kind], Some, Distinct]
 Count = Int("held-out images of each kind", ge=1, le=faces.MAX_IMAGES)
 # the side every face model is trained on (held_out's): a CNN would read any side without a word
 Images = Tensor("face scenes [n, 1, 32, 32]", ndim=4, pixels=True, sizes={1: 1, 2: 32, 3: 32})
@@ -113,10 +115,14 @@ ProbeRates = Annotated[dict[str, Numbers("face rates [seeds, sets] (probe_rates)
 
 
 def _angle_curve(curve: np.ndarray) -> np.ndarray:
-    """Refuse a curve of no bins, or of face rates above 1 (a percentage, the bins' counts)."""
+    """Refuse a curve of no bins, of bin centres out of order or repeated (the first bin is the
+    one nearest upright), or of face rates above 1 (a percentage, the bins' counts)."""
     if not curve.shape[1]:
         raise ValueError("must hold at least one bin, got none; pass the pair "
                          "mean_face_rate_by_angle returns")
+    if not (np.diff(curve[0]) > 0).all():
+        raise ValueError(f"must hold bin centres in increasing order, each once, got "
+                         f"{curve[0].tolist()}; pass the pair mean_face_rate_by_angle returns")
     if np.nanmax(curve[1], initial=0) > 1:
         raise ValueError(f"must hold face rates in [0, 1] in its second row, got values up to "
                          f"{np.nanmax(curve[1]):g}; pass fractions, as mean_face_rate_by_angle "

@@ -15,7 +15,7 @@ from matplotlib.figure import Figure
 
 from .. import course_settings
 from ..checks import check_same
-from ..course_settings import MAX_SIDE, MIN_SIDE
+from ..course_settings import MAX_SIDE, MIN_SIDE, Text
 from ..data import faces
 from ..data.faces import PartKind
 from ..data.sprites import Parts
@@ -74,7 +74,7 @@ class RoutingPanels:
     ``face_threshold``: the face length that counts as a face, a dashed line on the lengths."""
 
     @checked
-    def __init__(self, scene_title: str, verdicts: Names | None = None,
+    def __init__(self, scene_title: Text, verdicts: Names | None = None,
                  size: Int("the scene's side in pixels", ge=MIN_SIDE, le=MAX_SIDE) = 32,
                  face_threshold: FaceThreshold | None = None):
         self.names = list(verdicts or [])  # none: no panel of verdicts

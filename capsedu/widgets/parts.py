@@ -10,7 +10,7 @@ from collections.abc import Callable
 import ipywidgets as widgets
 
 from ..checks import check_takes
-from ..course_settings import Seed
+from ..course_settings import Name, Seed
 from ..data import faces, sprites
 from ..data.sprites import Parts
 from ..poses import wrap_angle
@@ -25,7 +25,7 @@ class PartsEditor:
 
     @checked
     def __init__(self, parts: Parts | None = None, on_change: Callable | None = None,
-                 seed: Seed = 0, owner: str = "PartsEditor"):
+                 seed: Seed = 0, owner: Name = "PartsEditor"):
         self.initial = list(parts) if parts is not None else faces.face_parts()
         if on_change is not None:  # refused now, not at the first edit
             check_takes(on_change, "PartsEditor(): on_change", 1,

@@ -75,8 +75,7 @@ class RotationExplorer(Widget):
         top = self.gcnn.convs[self.layer.value].weight.shape[0] - 1
         with self.moving_several():  # the value first: the slider refuses a max below it
             self.channel.value = min(self.channel.value, top)
-            self.channel.limits = (0, top)  # the layer's channels: a max beyond has none to show
-            self.channel.max = top
+            self.channel.span(0, top)  # the layer's channels: a max beyond has none to show
 
 
     def update(self):

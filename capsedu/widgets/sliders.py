@@ -7,14 +7,17 @@ or less (or NaN) naming it, a bool or a string set as a number naming it (ipywid
 outside the range naming it (ipywidgets would move the value to the new end without a word), a
 value none of a dropdown's (or toggle or radio buttons') options naming the control and its
 options, and options that are text (each letter an option) or None naming them. A slider knows
-the range its widget computes (``limits``: the range it was made with, unless declared wider) and
-refuses a min or max beyond it, and a step longer than its range; a selection refuses options
-that are empty, that read alike (two of one label) or that drop its value (ipywidgets would move
-the value to the first option without a word: ``replace_options`` changes both at once), and an
-index or label none of its options. A control built by hand, with no description, is named by
+the range its widget computes (``limits``: the range it was made with, unless declared wider;
+fixed once made, but for its widget's own ``span``) and refuses a min or max beyond it, and a
+step longer than its range; a selection refuses options that are empty, that read alike (two of
+one label), that drop its value (ipywidgets would move the value to the first option without a
+word: ``replace_options`` changes both at once) or, on a widget's own control, that its widget
+cannot compute, and an index or label none of its options (an index that is no int, a label
+that is no text). A control built by hand, with no description, is named by
 its class: "IntSlider(): value must be ...". A drag in the browser never leaves the range."""
 
 import math
+import numbers
 from collections.abc import Iterable, Iterator
 
 import ipywidgets as widgets
@@ -25,6 +28,17 @@ from traitlets import TraitError, validate
 class OutOfRange(TraitError, ValueError):
     """A slider's value outside its range: a ``TraitError`` to traitlets (which puts the old
     value back) and, as every refusal of a value of the right kind, a ``ValueError``."""
+
+
+def _number(value) -> bool:
+    """A number a slider takes: an int or a float, NumPy's too (np.int64, np.float64), not a
+    bool (which ipywidgets would read as 0 or 1)."""
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
+def _listed(values) -> str:
+    """A selection's option values, as a refusal lists them: a function by its name."""
+    return ", ".join(getattr(v, "__name__", None) if callable(v) else repr(v) for v in values)
 
 
 def _owner(control) -> str:
@@ -50,6 +64,14 @@ class _Control:
     control = "slider"  # the control, in words
     _made = False
 
+    def __setattr__(self, name, value):
+        # ipywidgets' bare "expected a unicode string"
+        if name == "description" and not isinstance(value, str):
+            raise TypeError(f"{_owner(self)}description must be text (the words shown beside "
+                            f"the {self.control}), got {value!r}; pass a string, e.g. "
+                            f"description='{value}'")
+        super().__setattr__(name, value)
+
     def _named(self, name: str) -> str:
         """``name`` of this control, as a refusal names it: its owner's attribute (or class) and
         description."""
@@ -62,33 +84,74 @@ class _Refusing(_Control):
     slider (``slider_name`` and its description), its range, what came and what to do.
 
     ``limits``: the range its widget computes, ``(low, high)``, which min and max never leave
-    (by default the range it is made with: a widget's function refuses beyond it)."""
+    (by default the range it is made with: a widget's function refuses beyond it). Checked when
+    the slider is made; after, only its widget moves it (``span``)."""
 
     def __init__(self, *args, limits: tuple[float, float] | None = None, **kwargs):
+        if len(args) > 4:
+            raise TypeError(f"{type(self).__name__}(): takes value, min, max and step by position, "
+                            f"got {len(args)} values; pass the others by name")
+        # by position, as ipywidgets takes them: checked as by name (a value given by position
+        # would reach ipywidgets, which moves it into the range without a word)
+        kwargs = dict(zip(("value", "min", "max", "step")[:len(args)], args, strict=True), **kwargs)
         for name in ("min", "max"):  # a NaN end would refuse every value, blaming the value
             end = kwargs.get(name)
-            number = isinstance(end, int | float) and not isinstance(end, bool)
-            if end is not None and not (number and math.isfinite(end)):
-                raise (OutOfRange if number else TypeError)(
+            if end is not None and not (_number(end) and math.isfinite(end)):
+                raise (OutOfRange if _number(end) else TypeError)(
                     f"{type(self).__name__}(): {name} must be a finite number (an end of the "
                     f"slider's range), got {end!r}; pass a number")
         low, high = kwargs.get("min"), kwargs.get("max")
         if low is not None and high is not None and low > high:
             raise OutOfRange(f"{type(self).__name__}(): min must be at most max (the slider runs "
                              f"from min up to max), got min={low!r} and max={high!r}; swap them")
-        # the value set once the range stands: traitlets checks the arguments in an order that
-        # changes from run to run, and a max checked first would move the value without a word
+        # the value set once the range stands: traitlets cross-validates the arguments in the
+        # order of a set of their names, which changes from run to run (PYTHONHASHSEED), and a
+        # max checked first would move the value without a word
         given = {"value": kwargs.pop("value")} if "value" in kwargs else {}
-        super().__init__(*args, **kwargs)
+        super().__init__(**kwargs)
         self.limits = (self.min, self.max) if limits is None else limits
         self._check_step(self.step)
         self._made = True  # from here on, an end that leaves the value outside is refused
         for name, value in given.items():
             setattr(self, name, value)
 
+    def _check_limits(self, limits, low, high) -> tuple:
+        """Refuse ``limits`` that are no range holding ``low`` to ``high`` (the slider's min and
+        max): two finite numbers, low at most high (whole numbers for an IntSlider)."""
+        whole = isinstance(self, widgets.IntSlider)
+        pair = not isinstance(limits, str | bytes) and isinstance(limits, Iterable) \
+            and len(limits := tuple(limits)) == 2 and all(map(_number, limits))
+        if not pair or not all(math.isfinite(end) and (not whole or float(end).is_integer())
+                               for end in limits) or not limits[0] <= low <= high <= limits[1]:
+            kind = "whole numbers" if whole else "finite numbers"
+            raise (OutOfRange if pair else TypeError)(
+                f"{self._named('limits')} must be two {kind} (low, high), the range its widget "
+                f"computes, holding its min and max ({low:g} to {high:g}), got {limits!r}; "
+                f"pass e.g. ({low:g}, {high:g})")
+        return limits
+
+    def span(self, low, high) -> None:
+        """Move the range its widget computes (``limits``) to ``low`` to ``high``, and the
+        slider's min and max with it: a widget's own change (RotationExplorer's layer of other
+        channels). The value must lie in it already."""
+        limits = self._check_limits((low, high), low, high)
+        # the ends move one by one within both ranges: min at most max at each step
+        super().__setattr__("limits", (min(low, self.min), max(high, self.max)))
+        ends = {"min": low, "max": high}
+        for name in ("max", "min") if low > self.max else ("min", "max"):
+            setattr(self, name, ends[name])
+        super().__setattr__("limits", limits)
+
     def __setattr__(self, name, value):
         if name in ("value", "min", "max", "step"):
             self._check_number(name, value)
+        if name == "limits" and self._made:  # a learner's wider limits: ends the widget refuses
+            raise AttributeError(f"{self._named('limits')} is the range its widget computes, "
+                                 f"fixed when the slider is made ({self.limits[0]:g} to "
+                                 f"{self.limits[1]:g}), got {value!r}; set min and max within "
+                                 "it, or make a slider with other limits")
+        if name == "limits":
+            value = self._check_limits(value, self.min, self.max)
         super().__setattr__(name, value)
 
     def _check_number(self, name: str, value) -> None:
@@ -105,6 +168,10 @@ class _Refusing(_Control):
             raise TypeError(f"{self._named(name)} must be a number, got {value!r} (text, which "
                             "it would read as the number it spells); pass a number, without "
                             "quotes (e.g. 90, not '90')")
+        # a list, an array, a complex number: ipywidgets' bare "expected a float"
+        if value is not None and not _number(value):
+            raise TypeError(f"{self._named(name)} must be a number (an int or a float), got "
+                            f"{value!r:.60}; pass one number (x.item() of a one-element array)")
         # ipywidgets' IntSlider casts 2.7 to 2 without a word: a whole number or nothing
         if isinstance(self, widgets.IntSlider) and isinstance(value, float) \
                 and not value.is_integer():
@@ -208,6 +275,7 @@ class _Choosing(_Control):
         if "options" in kwargs and not len(options):  # left out, none is chosen (ipywidgets')
             self._refuse_empty(options)
         super().__init__(*args, **kwargs)
+        self._computes = self._options_values  # what a widget's own control may offer
         self._made = True
 
     def _check_options(self, options) -> None:
@@ -243,8 +311,6 @@ class _Choosing(_Control):
         values = [value for _, value in _make_options(options)] if self._made else []
         if self._made and not self._replacing and self.value is not None \
                 and not any(self.equals(v, self.value) for v in values):
-            if not values:
-                self._refuse_empty(options)
             raise OutOfRange(f"{self._named('options')} must keep its value {self.value!r} "
                              f"among them, got {options!r}; set a value the new options keep "
                              f"first, or call replace_options(options, value) to change both "
@@ -275,21 +341,58 @@ class _Choosing(_Control):
         try:
             return super()._validate_index(proposal)
         except TraitError:
-            index, n = proposal["value"], len(self._options_labels)
-            raise OutOfRange(f"{self._named('index')} must be from 0 to {n - 1} (one of its {n} "
-                             f"options, counted from 0), got {index!r}; pass an index in that "
-                             f"range (the last is {n - 1}, not -1)") from None
+            raise OutOfRange(self._pick_refused("index", proposal["value"])) from None
 
     @validate("label")
     def _validate_label(self, proposal):
         try:
             return super()._validate_label(proposal)
         except TraitError:
-            raise OutOfRange(f"{self._named('label')} must be one of its labels "
-                             f"{', '.join(map(repr, self._options_labels))}, got "
-                             f"{proposal['value']!r}; pick one of those, as written") from None
+            raise OutOfRange(self._pick_refused("label", proposal["value"])) from None
+
+    def _pick_refused(self, name: str, value, kind: str = "") -> str:
+        """The refusal of ``value`` set as the ``index`` or the ``label``: what it must be, what
+        came (``kind``: what it is, where it is no int or no text) and what to do."""
+        if name == "label":
+            return (f"{self._named('label')} must be one of its labels "
+                    f"{', '.join(map(repr, self._options_labels))}, got {value!r}{kind}; pick "
+                    "one of those, as written")
+        n = len(self._options_labels)
+        return (f"{self._named('index')} must be from 0 to {n - 1} (one of its {n} options, "
+                f"counted from 0), got {value!r}{kind}; pass an index in that range (the last "
+                f"is {n - 1}, not -1)")
+
+    def _check_pick(self, name: str, value) -> None:
+        """Refuse an index that is no int (ipywidgets takes True and 1.0 as 1; '1' meets a bare
+        TraitError) or a label that is no text, and None (no option chosen, which ipywidgets
+        passes on to the value) where there are options."""
+        right = isinstance(value, str) if name == "label" else \
+            isinstance(value, numbers.Integral) and not isinstance(value, bool)
+        if not right and (value is not None or self._options_values):
+            kind = "" if value is None else f" (of type {type(value).__name__}, not " + \
+                ("text)" if name == "label" else "an int)")
+            raise TypeError(self._pick_refused(name, value, kind))
+
+    def _check_computed(self, options) -> None:
+        """Refuse, on a widget's own control (``slider_name``), an option its widget cannot
+        compute: one it was not made with (a layer the model lacks, a routing step it has not);
+        a control built by hand takes any."""
+        strange = [value for _, value in _make_options(options)
+                   if not any(self.equals(value, known) for known in self._computes)]
+        if self.slider_name and strange:
+            raise OutOfRange(f"{self._named('options')} must be among the options its widget "
+                             f"computes, {_listed(self._computes)}, got {strange[0]!r}; pick "
+                             "among those (replace_options(options) may leave some out)")
 
     def __setattr__(self, name, value):
+        if self._made and name == "options":  # None too, which traitlets takes unchecked
+            value = tuple(value) if isinstance(value, Iterator) else value
+            self._check_options(value)
+            if not len(value):
+                self._refuse_empty(value)
+            self._check_computed(value)
+        if self._made and name in ("index", "label"):
+            self._check_pick(name, value)
         # None, which ipywidgets takes as no option chosen before any check sees it, only where
         # there is none to choose
         if name == "value" and value is None and self._options_values:
@@ -302,8 +405,7 @@ class _Choosing(_Control):
     def _refuse(self, value):
         """Refuse ``value``, none of the options, naming the control and its options (and, for
         one of its (label, value) pairs, the value to set)."""
-        listed = ", ".join(getattr(v, "__name__", None) if callable(v) else repr(v)
-                           for v in self._options_values)  # a function by its name
+        listed = _listed(self._options_values)
         pairs = list(zip(self._options_labels, self._options_values, strict=True))
         pair = (f" (a (label, value) pair, as .options lists them: set its value, "
                 f"{value[1]!r})" if isinstance(value, tuple) and value in pairs else "")
