@@ -107,12 +107,12 @@ class BagOfPartsCNN(_CNN):
     """Two 3x3 convolutions (receptive field 5x5 pixels: a piece of one face part on a 32x32
     face, less than the gap between two parts) then a global max-pool: it can report *which*
     parts are present, never *where* they are relative to each other. ``image_size``: the side
-    it reads, 32 (the face scenes it is trained on: ``check_input`` refuses others), or None for
-    any (it is fully convolutional)."""
+    it reads, e.g. 32 for the face scenes (``check_input`` then refuses others), or None (the
+    default) for any: it is fully convolutional."""
 
     @checked
     def __init__(self, in_channels: Channels = 1, n_classes: LogitClasses = 2,
-                 channels: Widths = (32, 64), image_size: ImageSide | None = 32):
+                 channels: Widths = (32, 64), image_size: ImageSide | None = None):
         _some_layers(channels, "BagOfPartsCNN")
         widths = [in_channels, *channels]  # 3x3 convolutions, then the classifier
         _check_weights(sum(a * b * 9 + b for a, b in zip(widths, widths[1:], strict=False))
@@ -129,11 +129,11 @@ class BagOfPartsCNN(_CNN):
 class DeepCNN(_CNN):
     """Conv + 2x2 max-pool blocks and a last conv: its receptive field (38 px with the defaults)
     covers a whole 32x32 input, so its features can encode the arrangement of parts.
-    ``image_size``: the side it reads, 32 (the face scenes), or None for any."""
+    ``image_size``: the side it reads, e.g. 32 for the face scenes, or None (the default): any."""
 
     @checked
     def __init__(self, in_channels: Channels = 1, n_classes: LogitClasses = 2,
-                 channels: Widths = (16, 32, 64, 64), image_size: ImageSide | None = 32):
+                 channels: Widths = (16, 32, 64, 64), image_size: ImageSide | None = None):
         _some_layers(channels, "DeepCNN")
         widths = [in_channels, *channels]  # 3x3 convolutions, then the classifier
         _check_weights(sum(a * b * 9 + b for a, b in zip(widths, widths[1:], strict=False))

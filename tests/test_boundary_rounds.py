@@ -3251,11 +3251,12 @@ ROUND_SEVENTEEN_MODELS = [
      r"^C4CNN\(\): x must have shape \[N, 1, 28, 28\] for C4CNN"),
     (lambda: PlainCNN(channels=(2, 2, 2))(torch.rand(4, 1, 40, 40)), ValueError,
      r"^PlainCNN\(\): x must have shape \[N, 1, 28, 28\] for PlainCNN"),
-    (lambda: BagOfPartsCNN(channels=(2,))(torch.rand(4, 1, 28, 28)), ValueError,
+    (lambda: BagOfPartsCNN(channels=(2,), image_size=32)(torch.rand(4, 1, 28, 28)), ValueError,
      r"^BagOfPartsCNN\(\): x must have shape \[N, 1, 32, 32\] for BagOfPartsCNN"),
-    (lambda: BagOfPartsCNN(channels=(2,))(torch.rand(2, 1, 64, 64)), ValueError,
+    (lambda: BagOfPartsCNN(channels=(2,), image_size=32)(torch.rand(2, 1, 64, 64)), ValueError,
      r"^BagOfPartsCNN\(\): x must have shape \[N, 1, 32, 32\]"),
-    (lambda: baselines.DeepCNN(channels=(2, 2))(torch.rand(2, 1, 28, 28)), ValueError,
+    (lambda: baselines.DeepCNN(channels=(2, 2), image_size=32)(torch.rand(2, 1, 28, 28)),
+     ValueError,
      r"^DeepCNN\(\): x must have shape \[N, 1, 32, 32\] for DeepCNN"),
 ]
 
