@@ -184,8 +184,6 @@ def test_the_figures_of_notebook_08_draw_what_they_are_given():
 
 
 def test_the_figures_of_notebook_09_draw_what_they_are_given():
-    from dataclasses import replace
-
     import numpy as np
     from test_bug_zoo import zoo_run
 
@@ -213,8 +211,8 @@ def test_the_figures_of_notebook_09_draw_what_they_are_given():
     assert entropy.lines[-1].get_xdata()[0] == 2  # the grey line: trained with 2
     fig = plt.figure()
     run = zoo_run(batch_loss=(1.0, 0.5, 0.25), batch_accuracy=(0.0, 0.5, 1.0), test_accuracy=0.9)
-    draw_zoo_curves(fig, {"correct": run, "bug": replace(run, test_accuracy=0.1)}, "correct",
-                    ["bug"], stopped_at=2)
+    bug = zoo_run(batch_loss=(1.0, 0.5, 0.25), batch_accuracy=(0.0, 0.5, 1.0), test_accuracy=0.1)
+    draw_zoo_curves(fig, {"correct": run, "bug": bug}, "correct", ["bug"], stopped_at=2)
     loss, accuracy = fig.axes
     assert loss.get_title() == "bug\ntest 10.0 % (correct 90.0 %)" and loss.get_yscale() == "log"
     assert accuracy.lines[0].get_ydata().tolist() == [0.0, 0.25, 0.5]  # means of the last steps
