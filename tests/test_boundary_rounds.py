@@ -130,6 +130,10 @@ from capsedu.widgets.routing import RoutingExplorer, routing_state
 from capsedu.widgets.sliders import FloatSlider, IntSlider, OutOfRange
 from capsedu.widgets.verdicts import FaceVerdicts
 
+# the refusal of --threads outside 1 .. the machine's cores (rounds fourteen and sixteen)
+_THREADS = (rf"^--threads must be an integer >= 1 and <= {recipes.CORES} \(CPU threads for torch, "
+            rf"at most the {recipes.CORES} cores this machine has\)")
+
 
 def _ax():
     return plt.figure().add_subplot()
@@ -2081,9 +2085,7 @@ ROUND_FOURTEEN_FILES = [
      r"^--limit must be an integer >= 1 .*got '1,000'"),
     (lambda: train.seed_int("0.0"), argparse.ArgumentTypeError,
      r"^--seed \(or each of --seeds\) must be an integer >= 0 .*got '0.0'"),
-    (lambda: train.threads_int(""), argparse.ArgumentTypeError,
-     rf"^--threads must be an integer >= 1 and <= {recipes.CORES} \(CPU threads for torch, at "
-     rf"most the {recipes.CORES} cores this machine has\), got ''"),
+    (lambda: train.threads_int(""), argparse.ArgumentTypeError, _THREADS + r", got ''"),
 ]
 
 
@@ -2996,9 +2998,7 @@ ROUND_SIXTEEN_FILES = [
     (lambda: checkpoints.save(_tiny(), "mine", root=Path(checkpoints.__file__).parent), ValueError,
      r"^save\(\): root must be a checkpoint folder .*such as __init__.py"),
     # H1: train-14: more torch threads than the machine's cores
-    (lambda: train.threads_int(str(recipes.CORES + 1)), argparse.ArgumentTypeError,
-     rf"^--threads must be an integer >= 1 and <= {recipes.CORES} \(CPU threads for torch, at "
-     rf"most the {recipes.CORES} cores this machine has\)"),
+    (lambda: train.threads_int(str(recipes.CORES + 1)), argparse.ArgumentTypeError, _THREADS),
     # U5: train-59: --out that cannot be written, refused as it is parsed (before training)
     (lambda: train.out_folder("/proc"), argparse.ArgumentTypeError,
      r"^'/proc' is not writable by you \(.*\); name a folder you can write to"),

@@ -338,17 +338,20 @@ class _Choosing(_Control):
 
     @validate("index")
     def _validate_index(self, proposal):
-        try:
-            return super()._validate_index(proposal)
-        except TraitError:
-            raise OutOfRange(self._pick_refused("index", proposal["value"])) from None
+        return self._picked(super()._validate_index, proposal)
 
     @validate("label")
     def _validate_label(self, proposal):
+        return self._picked(super()._validate_label, proposal)
+
+    def _picked(self, validator, proposal):
+        """ipywidgets' own check of a new index or label (``validator``), refused in the
+        course's words."""
         try:
-            return super()._validate_label(proposal)
+            return validator(proposal)
         except TraitError:
-            raise OutOfRange(self._pick_refused("label", proposal["value"])) from None
+            name = proposal["trait"].name
+            raise OutOfRange(self._pick_refused(name, proposal["value"])) from None
 
     def _pick_refused(self, name: str, value, kind: str = "") -> str:
         """The refusal of ``value`` set as the ``index`` or the ``label``: what it must be, what
