@@ -20,6 +20,7 @@ from pydantic import AfterValidator
 
 from .checks import check_order, check_same
 from .course_settings import MAX_EXAMPLES, DeviceName, Seed, Text
+from .derived import check_derived
 from .json_records import OMITTED_WHEN_NONE, json_row
 from .validate import CheckedRecord, Choice, Flag, Float, Int, Record, checked
 
@@ -129,6 +130,12 @@ class Metrics(CheckedRecord):
         if self.epochs is not None and self.validation_by_epoch is not None:
             check_same("Metrics", "the epochs run", "record one held-out accuracy per epoch",
                        epochs=self.epochs, validation_by_epoch=len(self.validation_by_epoch))
+        kept = self.chosen_epoch
+        if None not in (kept, self.validation_accuracy, self.validation_by_epoch):
+            check_derived("Metrics", "record the held-out accuracy of the epoch kept", **{
+                "validation_accuracy": (self.validation_accuracy,
+                                        self.validation_by_epoch[kept - 1],
+                                        "validation_by_epoch's at chosen_epoch")})
 
 
 @dataclass(frozen=True)

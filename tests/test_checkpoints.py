@@ -102,6 +102,16 @@ def test_save_refuses_a_field_no_row_has_and_a_value_of_the_wrong_kind(tmp_path)
     assert read_manifest(tmp_path)["cnn"] == row and row.metrics.test_accuracy == 0.9
 
 
+def test_metrics_refuse_a_kept_accuracy_other_than_the_curve_gives():
+    from capsedu.manifest_rows import Metrics
+
+    with pytest.raises(ValueError, match=r"^Metrics\(\): validation_accuracy must be "
+                       r"validation_by_epoch's at chosen_epoch, 0.9, got 0.95; record the"):
+        Metrics(epochs=2, chosen_epoch=1, validation_accuracy=0.95, validation_by_epoch=(0.9, 0.95))
+    assert Metrics(epochs=2, chosen_epoch=2, validation_accuracy=0.95,
+                   validation_by_epoch=(0.9, 0.95)).validation_accuracy == 0.95
+
+
 # --- Nothing lost: a shipped checkpoint is replaced only on purpose ------------------------------
 
 

@@ -69,19 +69,25 @@ def test_an_interrupted_run_resumes_from_its_scores(scripted, tmp_path):
     assert record.validation_by_epoch == (0.5, 0.6, 0.7, 0.6, 0.6, 0.6)
 
 
-def record(model, seed, at_recipe, converged, gain, epochs=4):
-    """A record whose accuracy at the recipe's epoch (4) is 0.8 and ``gain`` above it after."""
+def record(model, seed, scores, best, at_recipe, converged):
+    """A record of a recipe of 4 epochs with these held-out ``scores``, its ``best`` epoch and
+    whether the rule (patience 3) held by epoch 4 and at the end, worked out by hand."""
     return curves.FaceCurve(
-        model=model, seed=seed, recipe_epochs=epochs, patience=3,
-        validation_by_epoch=(0.5, 0.9, 0.8, 0.8, 0.8 + gain), validation_examples=800,
-        validation_seed=500, best_epoch=2, converged_at_recipe=at_recipe, converged=converged,
-        max_weight_difference=0.0, train_time_s=1.0, threads=1, torch_version="2")
+        model=model, seed=seed, recipe_epochs=4, patience=3, validation_by_epoch=scores,
+        validation_examples=800, validation_seed=500, best_epoch=best,
+        converged_at_recipe=at_recipe, converged=converged, max_weight_difference=0.0,
+        train_time_s=1.0, threads=1, torch_version="2")
+
+
+# held by epoch 4 and no gain after it; held only after it, 0.02 gained after epoch 4; never
+# held, still rising 0.001
+RECORDS = {"a0": ("deep CNN", 0, (0.9, 0.8, 0.8, 0.8, 0.8), 1, True, True),
+           "a1": ("deep CNN", 1, (0.5, 0.9, 0.8, 0.8, 0.82), 2, False, True),
+           "b0": ("pose capsules", 0, (0.5, 0.6, 0.7, 0.8, 0.801), 5, False, False)}
 
 
 def test_recipe_lengths_count_the_seeds_of_each_model():
-    records = {"a0": record("deep CNN", 0, True, True, 0.0),
-               "a1": record("deep CNN", 1, False, True, 0.02),
-               "b0": record("pose capsules", 0, False, False, 0.001)}
+    records = {name: record(*fields) for name, fields in RECORDS.items()}
     lengths = curves.recipe_lengths(records)
     assert list(lengths) == ["deep CNN", "pose capsules"]  # RECIPES' order, models recorded
     deep = lengths["deep CNN"]
@@ -91,14 +97,23 @@ def test_recipe_lengths_count_the_seeds_of_each_model():
                          "within twice it for 2; training on gained at most 2.00 points held out")
 
 
+@pytest.mark.parametrize("place, value, said", [  # place: in record()'s arguments
+    (3, 2, r"best_epoch must be the first epoch with the best held-out accuracy, 1, "),
+    (4, False, r"converged_at_recipe must be .*first recipe_epochs, True, "),
+    (5, False, r"converged must be the course's rule with patience 3 .*, True, ")])
+def test_a_curve_refuses_a_field_its_scores_do_not_give(place, value, said):
+    fields = list(RECORDS["a0"])
+    fields[place] = value
+    with pytest.raises(ValueError, match=r"^FaceCurve\(\): " + said + r"got .*; pass the record"):
+        record(*fields)
+
+
 def test_draw_face_curves_draws_one_panel_per_model():
     import matplotlib.pyplot as plt
 
     from capsedu.figures import training_curves
 
-    records = {"a0": record("deep CNN", 0, True, True, 0.0),
-               "a1": record("deep CNN", 1, False, True, 0.02),
-               "b0": record("pose capsules", 0, False, False, 0.001)}
+    records = {name: record(*fields) for name, fields in RECORDS.items()}
     fig, axes = plt.subplots(1, 2)
     training_curves.draw_face_curves(axes, records)
     assert [ax.get_title() for ax in axes] == ["deep CNN", "pose capsules"]

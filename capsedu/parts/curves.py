@@ -31,6 +31,7 @@ import torch
 from .. import checkpoints
 from ..convergence import PATIENCE, best_epoch, converged
 from ..course_settings import Seed, Text
+from ..derived import check_derived
 from ..manifest_rows import Accuracy, Count
 from ..recipes import Epochs, command_line
 from ..train import (
@@ -83,6 +84,15 @@ class FaceCurve(CheckedRecord):
                 raise ValueError(f"FaceCurve(): {name} must be among the "
                                  f"{len(self.validation_by_epoch)} epochs of validation_by_epoch, "
                                  f"got {getattr(self, name)}; pass the epoch it is")
+        scores, rule = list(self.validation_by_epoch), f"the course's rule with patience " \
+            f"{self.patience} (convergence.converged) on validation_by_epoch"
+        check_derived("FaceCurve", "pass the record run(...) makes", **{
+            "best_epoch": (self.best_epoch, best_epoch(scores),
+                           "the first epoch with the best held-out accuracy"),
+            "converged_at_recipe": (self.converged_at_recipe,
+                                    converged(scores[:self.recipe_epochs], self.patience),
+                                    rule + "'s first recipe_epochs"),
+            "converged": (self.converged, converged(scores, self.patience), rule)})
 
     @checked
     def misnamed(self, name: str) -> str | None:
