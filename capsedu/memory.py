@@ -11,6 +11,9 @@ Binder or a JupyterHub, where the machine's free memory is the host's, not the l
 import os
 from pathlib import Path
 
+from .course_settings import Text
+from .validate import Int, checked
+
 CGROUP = Path("/sys/fs/cgroup")  # where Linux shows a process's control group (its container)
 
 
@@ -58,13 +61,20 @@ def available_memory() -> int:
     return max(min([_machine_free(), *limits]), 0)
 
 
-def check_memory(needed: int, what: str, fix: str) -> None:
+def _size(n: int) -> str:
+    """``n`` bytes in the largest unit that shows it as 0.1 or more (a megabyte is no "0.0 GiB")."""
+    for unit, size in (("GiB", 2**30), ("MiB", 2**20), ("KiB", 2**10)):
+        if n >= size / 10:
+            return f"{n / size:.1f} {unit}"
+    return f"{n} bytes"
+
+
+@checked
+def check_memory(needed: Int("the bytes it needs, counted", ge=0), what: Text, fix: Text) -> None:
     """Raise ``MemoryError`` up front, with the estimate, when making ``what`` needs more than the
-    free memory, instead of running until the operating system kills the process."""
-    if not isinstance(needed, int) or needed < 0:  # an estimate gone wrong would pass any size
-        raise ValueError(f"check_memory(): needed must be bytes, an int >= 0, got {needed!r}; "
-                         f"count the bytes of {what}")
+    free memory, instead of running until the operating system kills the process (``needed``: a
+    byte count gone wrong, negative or a bool, would pass any size)."""
     free = available_memory()
     if needed > free:
-        raise MemoryError(f"{what} needs about {needed / 2**30:.1f} GiB of memory, "
-                          f"{free / 2**30:.1f} GiB is free; {fix}")
+        raise MemoryError(f"{what} needs about {_size(needed)} of memory, {_size(free)} is free; "
+                          f"{fix}")

@@ -212,7 +212,7 @@ def test_available_memory_counts_what_a_container_leaves(tmp_path, monkeypatch):
     assert memory._container_left(v1) == 3 * 2**28
     monkeypatch.setattr(memory, "_container_left", lambda root=tmp_path: 2**20)
     assert memory.available_memory() == 2**20
-    with pytest.raises(MemoryError, match=r"^a batch needs about 0.0 GiB of memory, 0.0 GiB is "):
+    with pytest.raises(MemoryError, match=r"^a batch needs about 2.0 MiB of memory, 1.0 MiB is "):
         memory.check_memory(2**21, "a batch", "ask for less")
 
 

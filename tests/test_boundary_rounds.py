@@ -2567,7 +2567,7 @@ ROUND_SIXTEEN_MODELS = [
      r"^AffineParams\(\): scale_x must be a torch.Tensor in \[0.2, 10.0\] .*got values from -1 "
      r"to -1; pass scales that random_affine can draw"),
     (lambda: memory.check_memory(-1, "a tensor", "x"), ValueError,
-     r"^check_memory\(\): needed must be bytes, an int >= 0, got -1"),
+     r"^check_memory\(\): needed must be an integer >= 0 \(the bytes it needs, counted\), got -1"),
     (lambda: list(progress.progress_bar(iter([1, 2]), desc="x", progress=True, total=-1)),
      ValueError, r"^progress_bar\(\): total must be an integer >= 0"),
     (lambda: loop.evaluate(_tiny(), (torch.rand(4, 1, 28, 28), LABELS, LABELS)), ValueError,
