@@ -30,7 +30,7 @@ from . import checkpoints, train
 from .capsnet import routing_iterations
 from .checks import check_order
 from .convergence import PATIENCE, best_epoch, converged, held_out_scores
-from .course_settings import Seed, StateFile, Text
+from .course_settings import Argv, Seed, StateFile, Text
 from .data.mnist import TRAIN_IMAGES, load_mnist
 from .derived import check_derived
 from .loop import evaluate
@@ -418,7 +418,7 @@ def run(cell: Cell, seed: Seed, epochs: Epochs | None = None, limit: Limit | Non
 
 
 @checked
-def main(argv: list[str] | None = None) -> int:
+def main(argv: Argv | None = None) -> int:
     parser = train.experiment_parser(COMMAND, __doc__)
     parser.add_argument("--seeds", type=train.seed_int, nargs="+", default=list(SEEDS),
                         action=train.EachOnce)

@@ -58,7 +58,7 @@ from .adversarial_units import (
 from .capsnet import CapsNet, LogitsCNN
 from .checks import check_same
 from .convergence import finished, training_status
-from .course_settings import Models, Name
+from .course_settings import Argv, Models, Name
 from .data import transformed_mnist
 from .data.mnist import fixed_sample
 from .recipes import command_line
@@ -360,7 +360,7 @@ def units(n: TestDigits) -> dict[str, partial]:
 
 
 @checked
-def main(argv: list[str] | None = None) -> int:
+def main(argv: Argv | None = None) -> int:
     parser = experiment_parser(COMMAND, __doc__, limit=TestDigits)
     args = parse_experiment(parser, argv)
     n = args.limit or SAMPLE

@@ -36,7 +36,7 @@ from .capsnet import LIVE, CapsNet
 from .checks import check_order
 from .convergence import best_epoch, chosen_epoch, converged, finished, held_out_scores
 from .coupling_polarisation import coupling_trace
-from .course_settings import MAX_BATCH, Seed, StateFile, Text
+from .course_settings import MAX_BATCH, Argv, Seed, StateFile, Text
 from .data.mnist import SPLITS, TRAIN_IMAGES, load_mnist
 from .derived import check_derived
 from .json_records import OMITTED_WHEN_NONE
@@ -337,7 +337,7 @@ def bug_effects(recorded: Zoo,
 
 
 @checked
-def main(argv: list[str] | None = None) -> int:
+def main(argv: Argv | None = None) -> int:
     parser = train.experiment_parser(COMMAND, __doc__)
     train.add_budget(parser, budget())
     args = train.parse_experiment(parser, argv)

@@ -102,6 +102,8 @@ def _argument(value: str) -> str:
 
 # the caller's argument a refusal names: "save(): root", "--out"
 Argument = Annotated[str, AfterValidator(_argument)]
+# a command line's words, as a command's main(argv) takes them: sys.argv[1:], a list or a tuple
+Argv = list[str] | tuple[str, ...]
 
 
 @checked

@@ -27,7 +27,7 @@ from torch import nn
 from . import checkpoints
 from .capsnet import CapsNet, routing_iterations
 from .checks import check_rows
-from .course_settings import Name, Rows, Text
+from .course_settings import Argv, Name, Rows, Text
 from .data import digit_pairs, transformed_mnist
 from .data.mnist import load_mnist
 from .data.patches import shuffled_digits
@@ -318,7 +318,7 @@ def summary(record: FullSetReading) -> str:
 
 
 @checked
-def main(argv: list[str] | None = None) -> int:
+def main(argv: Argv | None = None) -> int:
     parser = experiment_parser(COMMAND, __doc__)
     args = parse_experiment(parser, argv)
     if args.limit:

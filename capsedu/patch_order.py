@@ -28,7 +28,7 @@ import torch
 from . import checkpoints, course_settings
 from .checks import check_same
 from .convergence import PATIENCE, chosen_epoch, converged, held_out_scores
-from .course_settings import Name, Seed, Seeds, Text
+from .course_settings import Argv, Name, Seed, Seeds, Text
 from .data import faces
 from .data.patches import SHUFFLE_SEED, _check_grid, shuffle_tiles
 from .loop import Epoch, fit
@@ -435,7 +435,7 @@ def shuffle_table(result: Shuffles) -> str:
 
 
 @checked
-def main(argv: list[str] | None = None) -> int:
+def main(argv: Argv | None = None) -> int:
     """``python -m capsedu.patch_order``: train 10 §8's face ViTs, into <data root>/runs (or
     --out); into the shipped checkpoints only with --replace-shipped."""
     return train_over_seeds(COMMAND, main.__doc__, tuple(VITS), SEEDS, train_and_save, argv)

@@ -32,7 +32,7 @@ import torch
 
 from . import checkpoints, course_settings, full_sets, recipes, train
 from .checks import check_same
-from .course_settings import Seed, StateFile, Text
+from .course_settings import Argv, Seed, StateFile, Text
 from .full_sets import Reading
 from .manifest_rows import ManifestRow
 from .recipe_run import run_recipe
@@ -191,7 +191,7 @@ def how_trained(results: Annotated[dict[str, SeedRun], Some]) -> str:
 
 
 @checked
-def main(argv: list[str] | None = None) -> int:
+def main(argv: Argv | None = None) -> int:
     parser = train.experiment_parser(COMMAND, __doc__, limit=TrialLimit)
     parser.add_argument("--seeds", type=train.seed_int, nargs="+", default=list(SEEDS),
                         action=train.EachOnce,

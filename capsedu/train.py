@@ -27,7 +27,7 @@ import torch
 from filelock import FileLock, Timeout
 
 from . import checkpoints
-from .course_settings import Seed, Seeds, Text
+from .course_settings import Argv, Seed, Seeds, Text
 from .folder_lock import LOCK_FILE
 from .json_records import json_row
 from .recipe_run import TooFewExamples, run_recipe
@@ -249,7 +249,7 @@ def add_budget(parser: argparse.ArgumentParser,
 
 @checked
 def parse_experiment(parser: argparse.ArgumentParser,
-                     argv: list[str] | None) -> argparse.Namespace:
+                     argv: Argv | None) -> argparse.Namespace:
     """The arguments ``argv`` given to an experiment's command line (``parser``: its
     ``experiment_parser``, or ``train_over_seeds``'), torch set to ``--threads`` CPU threads when
     they name them."""
@@ -366,7 +366,7 @@ def check_out_shipped(path: Path, args: argparse.Namespace) -> None:
 @checked
 def train_over_seeds(prog: str, description: str, models: list[str] | tuple[str, ...],
                      seeds: Seeds, train_and_save: Callable[..., list],
-                     argv: list[str] | None = None) -> int:
+                     argv: Argv | None = None) -> int:
     """The command line of an experiment that trains some of ``models`` from each of ``seeds``
     (07's face models, 10's face ViTs): ``--models``, ``--seeds``, ``--out``,
     ``--replace-shipped``, ``--threads``; ``train_and_save(models, seeds, folder, command,
@@ -438,7 +438,7 @@ def list_recipes(parser: argparse.ArgumentParser, name: str | None) -> int:
 
 
 @checked
-def main(argv: list[str] | None = None) -> int:
+def main(argv: Argv | None = None) -> int:
     parser = CourseParser(prog="python -m capsedu.train", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("name", nargs="?", help="recipe to train (see --list)")

@@ -30,7 +30,7 @@ import torch
 
 from .. import checkpoints
 from ..convergence import PATIENCE, best_epoch, converged
-from ..course_settings import Seed, Text
+from ..course_settings import Argv, Seed, Text
 from ..derived import check_derived
 from ..manifest_rows import Accuracy, Count
 from ..recipes import Epochs, command_line
@@ -236,7 +236,7 @@ def recipe_lengths(records: dict[str, FaceCurve]) -> dict[str, RecipeLength]:
 
 
 @checked
-def main(argv: list[str] | None = None) -> int:
+def main(argv: Argv | None = None) -> int:
     parser = experiment_parser(COMMAND, __doc__)
     parser.add_argument("--models", nargs="+", default=list(RECIPES), choices=list(RECIPES))
     parser.add_argument("--seeds", nargs="+", type=seed_int, default=[0, 1, 2],

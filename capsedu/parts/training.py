@@ -24,7 +24,7 @@ import torch
 from .. import checkpoints
 from ..capsnet import routing_iterations
 from ..checks import check_same
-from ..course_settings import MIN_SIDE, Seed, Seeds
+from ..course_settings import MIN_SIDE, Argv, Seed, Seeds
 from ..data import faces
 from ..loop import fit
 from ..manifest_rows import ManifestRow, Metrics
@@ -374,7 +374,7 @@ def train_and_save(names: list[FaceModel] | tuple[FaceModel, ...] = FACE_MODELS,
 
 
 @checked
-def main(argv: list[str] | None = None) -> int:
+def main(argv: Argv | None = None) -> int:
     """``python -m capsedu.parts.training``: retrain notebook 07's face models, into
     <data root>/runs (or --out); the shipped ones are replaced only with --replace-shipped."""
     return train_over_seeds("python -m capsedu.parts.training", main.__doc__, FACE_MODELS,
