@@ -30,7 +30,7 @@ from . import checkpoints, train
 from .capsnet import routing_iterations
 from .checks import check_order
 from .convergence import PATIENCE, best_epoch, converged, held_out_scores
-from .course_settings import Argv, Seed, StateFile, Text
+from .course_settings import Argv, RunThreads, Seed, StateFile, Text
 from .data.mnist import TRAIN_IMAGES, load_mnist
 from .derived import check_derived
 from .loop import evaluate
@@ -73,7 +73,7 @@ class AblationRun(CheckedRecord):
     patience: Int("the rule's epochs without a held-out gain", ge=1)
     converged: Flag("whether the rule held when it stopped (convergence.converged)")
     train_time_s: Float("the seconds it trained", ge=0)
-    threads: Int("the CPU threads torch had", ge=1)
+    threads: RunThreads
     torch_version: Text
     command: str = ""  # the line that recorded it; "" for a run not written to a results file
 

@@ -42,7 +42,7 @@ from .adversarial_units import (
 )
 from .attacks import ATTACKS, MAX_RESTARTS, MAX_STEPS
 from .checks import check_same
-from .course_settings import Text
+from .course_settings import RunThreads, Text
 from .refusals import declared_error, kind_of
 from .statistics import Paired, paired
 from .validate import (
@@ -300,7 +300,7 @@ class RunInfo(CheckedRecord):
     sample: Int("test digits of the recorded run", ge=1, le=MAX_IMAGES)
     settings: Record(RunSettings)
     devices: Annotated[tuple[Text, ...], Some]
-    threads: Annotated[tuple[Int("CPU threads", ge=1), ...], Some]
+    threads: Annotated[tuple[RunThreads, ...], Some]
     torch_versions: Annotated[tuple[Text, ...], Some]
     began: IsoTime  # the first unit's
     ended: IsoTime  # the last unit's

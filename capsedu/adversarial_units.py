@@ -17,7 +17,7 @@ from . import attacks, reconstruction_detector
 from .attacks import Attack
 from .checks import check_same
 from .convergence import status_ending
-from .course_settings import MAX_BATCH, Seed, Text
+from .course_settings import MAX_BATCH, RunThreads, Seed, Text
 from .derived import check_derived
 from .json_records import INLINE
 from .manifest_rows import Sha256
@@ -115,7 +115,7 @@ class Stamp(CheckedRecord):
     ended: IsoTime
     seconds: Float("seconds the unit ran", ge=0)
     device: Text
-    threads: Int("the CPU threads torch had", ge=1)
+    threads: RunThreads
     torch_version: Text
 
     def __post_init__(self):

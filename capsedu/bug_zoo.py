@@ -36,7 +36,7 @@ from .capsnet import LIVE, CapsNet
 from .checks import check_order
 from .convergence import best_epoch, chosen_epoch, converged, finished, held_out_scores
 from .coupling_polarisation import coupling_trace
-from .course_settings import MAX_BATCH, Argv, Seed, StateFile, Text
+from .course_settings import MAX_BATCH, Argv, RunThreads, Seed, StateFile, Text
 from .data.mnist import SPLITS, TRAIN_IMAGES, load_mnist
 from .derived import check_derived
 from .json_records import OMITTED_WHEN_NONE
@@ -107,7 +107,7 @@ class ZooRun(CheckedRecord):
     test_wrong: tuple[Int("a test image it reads wrong", ge=0), ...]  # for the paired tests
     couplings: Annotated[tuple[Record(CouplingStats), ...], Some]  # per routing iteration
     train_time_s: Float("the seconds it trained", ge=0)
-    threads: Int("the CPU threads torch had", ge=1)
+    threads: RunThreads
     torch_version: Text
     command: str = ""  # the line that recorded it; "" for a run not written to a results file
 

@@ -61,6 +61,9 @@ MAX_EPOCHS = 1000
 # the examples a run trains on, as a record keeps them: the course's sets hold 60,000 at most, and
 # a count past ten million is a typo (10**12 would pass for a run no machine makes)
 MAX_EXAMPLES = 10_000_000
+# the CPU threads a record keeps: another machine's count, so no bound of this one's cores, but
+# past the largest servers' 1,024 a typo (10**6 would pass for a run no machine makes)
+MAX_THREADS = 1024
 # timed runs of one measurement, their median reported: 1,000 training steps of the paper's
 # CapsNet take about an hour on a CPU, far past the 3 to 5 the notebooks take a median of
 MAX_REPEATS = 1000
@@ -126,6 +129,8 @@ def Checked(check: Function("a check of capsedu.checks, check(value, name)"), ex
 
 # Declarations many entries share. Seeds: NumPy's generator takes them below 2**32.
 Seed = Int("a random seed: the same seed gives the same draws", ge=0, le=2**32 - 1)
+# the CPU threads torch had in a recorded run (any machine's)
+RunThreads = Int("the CPU threads torch had", ge=1, le=MAX_THREADS)
 # seeds of a comparison over seeds, each once
 Seeds = Annotated[list[Seed] | tuple[Seed, ...], Some, Distinct]
 # examples for training or scoring, (images, labels, ...), handed on as a TensorDataset: checked

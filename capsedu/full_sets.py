@@ -27,7 +27,7 @@ from torch import nn
 from . import checkpoints
 from .capsnet import CapsNet, routing_iterations
 from .checks import check_rows
-from .course_settings import Argv, Name, Rows, Text
+from .course_settings import Argv, Name, Rows, RunThreads, Text
 from .data import digit_pairs, transformed_mnist
 from .data.mnist import load_mnist
 from .data.patches import shuffled_digits
@@ -156,7 +156,7 @@ class FullSetReading(CheckedRecord):
     accuracy: Share
     wrong: Wrong  # the rows it reads wrong
     seconds: Float("seconds the reading took", ge=0)
-    threads: Int("the CPU threads torch had", ge=1)
+    threads: RunThreads
     torch_version: Text
     command: str = ""  # the line that recorded it; "" for a reading not written to a file
 

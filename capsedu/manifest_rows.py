@@ -19,7 +19,7 @@ from typing import Annotated, Any
 from pydantic import AfterValidator
 
 from .checks import check_order, check_same
-from .course_settings import MAX_EXAMPLES, DeviceName, Seed, Text
+from .course_settings import MAX_EXAMPLES, DeviceName, RunThreads, Seed, Text
 from .derived import check_derived
 from .json_records import OMITTED_WHEN_NONE, json_row
 from .validate import CheckedRecord, Choice, Flag, Float, Int, Record, checked
@@ -170,7 +170,7 @@ class ManifestRow(CheckedRecord):
     train_examples: Int("the training examples it saw", ge=1, le=MAX_EXAMPLES) | None = _optional()
     train_time_s: Float("seconds it trained", ge=0) | None = _optional()
     device: DeviceName | None = _optional()  # where it trained, as torch names it
-    threads: Int("the CPU threads torch had", ge=1) | None = _optional()
+    threads: RunThreads | None = _optional()
     torch_version: Text | None = _optional()
     sittings: tuple[Record(Sitting), ...] | None = _optional()  # earlier runs, oldest first
     notes: Text | None = _optional()  # why it was shipped: kept when it is trained again

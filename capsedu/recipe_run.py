@@ -13,12 +13,12 @@ import torch
 
 from . import checkpoints, course_settings
 from .convergence import best_epoch, chosen_epoch, converged, held_out_scores
-from .course_settings import Name, Seed, StateFile, Text
+from .course_settings import Name, RunThreads, Seed, StateFile, Text
 from .loop import Epoch, Start, evaluate, fit
 from .manifest_rows import ManifestRow, Metrics, Sitting
 from .recipes import Epochs, Limit, Recipe, command_line, command_recipe, seeded_name
 from .shipped_folders import state_folder
-from .validate import CheckedRecord, Flag, Float, Int, Some, checked
+from .validate import CheckedRecord, Flag, Float, Some, checked
 
 
 class TooFewExamples(ValueError):
@@ -83,7 +83,7 @@ class HowRun(CheckedRecord):
     under their names (``dataclasses.asdict``)."""
 
     train_time_s: Float("the seconds it trained: its epochs' sum, to 0.1 s", ge=0)
-    threads: Int("the CPU threads torch had", ge=1)
+    threads: RunThreads
     torch_version: Text
 
 

@@ -30,7 +30,7 @@ import torch
 
 from .. import checkpoints
 from ..convergence import PATIENCE, best_epoch, converged
-from ..course_settings import Argv, Seed, Text
+from ..course_settings import Argv, RunThreads, Seed, Text
 from ..derived import check_derived
 from ..manifest_rows import Accuracy, Count
 from ..recipes import Epochs, command_line
@@ -73,7 +73,7 @@ class FaceCurve(CheckedRecord):
     # interrupted run resumed past that epoch
     max_weight_difference: Float("the largest weight difference", ge=0) | None
     train_time_s: Float("the seconds it trained", ge=0)
-    threads: Int("the CPU threads torch had", ge=1)
+    threads: RunThreads
     torch_version: Text
     command: str = ""  # the line that recorded it; "" for a run not written to a results file
 
