@@ -275,6 +275,7 @@ def check_writable(name: str, root: Root = None, replace_shipped: ReplaceShipped
         root = checkpoint_dir() if replace_shipped else runs_dir()
     root = checkpoint_dir(root, where)
     check_not_shipped(root, f"{where}(): root", replace_shipped)
+    check_not_shipped(root / f"{name}.pt", f"{where}(): name", replace_shipped)  # a copy there
     return checkpoint_folder(root, f"{where}(): root")
 
 
@@ -368,6 +369,11 @@ def _known(where: str, fields: dict) -> None:
     (``ManifestRow`` refuses a value of the wrong kind when made: a dict for ``metrics``, a
     NaN)."""
     unknown = sorted(set(fields) - RECORDED)
+    own = [name for name in unknown if name in {f.name for f in dataclasses.fields(ManifestRow)}]
+    if own:  # the file, its sha256, its class and the torch version: the checkpoint's own
+        raise TypeError(f"{where}(): {own[0]} is a field of a manifest row that {where} records "
+                        f"itself, from the checkpoint (its file, sha256, class and torch version)"
+                        f", got {own[0]}={fields[own[0]]!r}; leave it out")
     if unknown:
         raise TypeError(f"{where}(): {unknown[0]} is not a field of a manifest row; record one of "
                         f"{', '.join(sorted(RECORDED))} (a test accuracy is one of the metrics: "

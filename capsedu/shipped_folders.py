@@ -4,7 +4,8 @@ only where the repository tracks it, ``restore_advice``) follow.
 
 A shipped folder holds the marker ``SHIPPED.md`` (``data/checkpoints/``, ``data/results/``), or
 a shipped checkpoint its manifest lists (``holds_shipped_checkpoint``: a copy made without the
-marker is recognised by what its files are, not by where it lies); its parent is a data root
+marker is recognised by what its files are, not by where it lies), and a shipped checkpoint's
+copy on its own is recognised by its sha256 (``shipped_copy``); its parent is a data root
 (``is_data_root``): it holds the shipped folders, the data sets and ``runs/``, where trials go.
 A data set's folder (``MNIST/``, which holds ``raw/`` and the IDX files) is read by the data
 loaders, never a place for a checkpoint (``holds_data_set``). A checkpoint folder is known by
@@ -14,6 +15,7 @@ package's source, the notebooks, a home folder, /) is none (``checkpoint_folder`
 
 import hashlib
 import json
+import re
 from pathlib import Path
 from typing import Annotated
 
@@ -21,6 +23,7 @@ from pydantic import AfterValidator
 
 from . import course_settings
 from .course_settings import Text
+from .folder_lock import LOCK_FILE
 from .validate import checked
 
 SHIPPED_MARKER = "SHIPPED.md"  # in every shipped folder: data/checkpoints/, data/results/
@@ -60,7 +63,8 @@ def _manifest_rows(folder: Path) -> list[dict]:
 @checked
 def holds_shipped_checkpoint(folder: str | Path) -> bool:
     """Whether ``folder``'s manifest lists a checkpoint the repository ships (its sha256 is one
-    of ``data/checkpoints/manifest.json``'s) and the file there has that sha256: a copy of the
+    of ``data/checkpoints/manifest.json``'s) and the file there has that sha256, or every row is
+    a shipped one and none of their files is there (a copy of the manifest alone): a copy of the
     shipped folder, wherever it lies. The smallest such file is hashed, once."""
     folder = Path(folder).expanduser()
     if not (rows := _manifest_rows(folder)):  # most folders: no manifest to read further
@@ -68,10 +72,24 @@ def holds_shipped_checkpoint(folder: str | Path) -> bool:
     shipped = {row["sha256"] for row in _manifest_rows(REPOSITORY_DATA / "checkpoints")}
     files = [(folder / row["file"], row["sha256"]) for row in rows
              if row["sha256"] in shipped and (folder / row["file"]).is_file()]
-    if not files:
-        return False
+    if not files:  # the shipped manifest's rows alone, none of their files here: a copy of it
+        return all(row["sha256"] in shipped for row in rows)
     file, digest = min(files, key=lambda item: item[0].stat().st_size)
     return sha256(file) == digest
+
+
+@checked
+def shipped_copy(path: str | Path) -> str | None:
+    """The shipped checkpoint whose bytes the file ``path`` holds (its sha256 is one of
+    ``data/checkpoints/manifest.json``'s), however it is named and wherever it lies; None for any
+    other path. Only a file of a shipped checkpoint's size is hashed."""
+    path, folder = Path(path).expanduser(), REPOSITORY_DATA / "checkpoints"
+    shipped = {row["sha256"]: row["file"] for row in _manifest_rows(folder)}
+    sizes = {(folder / file).stat().st_size for file in shipped.values()
+             if (folder / file).is_file()}
+    if not path.is_file() or path.stat().st_size not in sizes:
+        return None
+    return shipped.get(sha256(path))
 
 
 @checked
@@ -81,7 +99,8 @@ def shipped_reason(path: str | Path) -> str | None:
     ``results/``, or the repository's ``data/checkpoints/`` or ``data/results/`` whatever the data
     root is: the notebooks read it; elsewhere (a copy, another clone) a folder that holds a
     shipped checkpoint (``holds_shipped_checkpoint``: known by what its files are) or the marker
-    ``SHIPPED.md``."""
+    ``SHIPPED.md``; or ``path`` is a file whose bytes are a shipped checkpoint's (``shipped_copy``:
+    a copy on its own, with no manifest beside it)."""
     path = Path(path).expanduser().resolve()
     shipped = {(base / kind).expanduser().resolve() for base in (course_settings.data_root(),
                                                                  REPOSITORY_DATA)
@@ -91,10 +110,13 @@ def shipped_reason(path: str | Path) -> str | None:
             return "which is in one (the notebooks read it)"
         if holds_shipped_checkpoint(folder):
             return (f"which is in {folder}, a copy of them: it holds the course's shipped "
-                    "checkpoints, recognised by their sha256")
+                    "checkpoints (or their manifest), recognised by their sha256")
         if (folder / SHIPPED_MARKER).is_file():
             return (f"which is in {folder}, another copy of them: it holds {SHIPPED_MARKER}, "
                     "the mark of the course's shipped files")
+    if (copy := shipped_copy(path)) is not None:
+        return (f"which is a copy: it holds the course's shipped checkpoint {copy}, recognised "
+                "by its sha256")
     return None
 
 
@@ -153,13 +175,20 @@ def trials_advice() -> str:
 
 
 COURSE_FILES = (".pt", ".json", ".pt.lock", ".pt.partial")  # states, checkpoints, results
+# the hidden entries a checkpoint folder may hold: the folder's lock, Jupyter's and macOS's; a
+# save's temporary files are ".<file>.<pid>.tmp" (any other, .bashrc or .config, is a home's)
+TOOLS_HIDDEN = (LOCK_FILE, ".ipynb_checkpoints", ".DS_Store")
 
 
 def _counted(entry: Path) -> bool:
-    """Whether ``entry``, in a folder, is another kind of file than the course's: not hidden, and
-    not one of ``COURSE_FILES``."""
-    return not entry.name.startswith(".") and not (entry.is_file()
-                                                   and entry.name.endswith(COURSE_FILES))
+    """Whether ``entry``, in a folder, is another kind of file than the course's: not one of
+    ``COURSE_FILES``, nor a hidden one the tools make (``TOOLS_HIDDEN``, a save's temporary), nor
+    a folder of such files only (``--state out/sub/state.pt``: the run's own)."""
+    tools = entry.name in TOOLS_HIDDEN or re.fullmatch(r"\..+\.\d+\.tmp", entry.name)
+    if entry.is_dir() and not entry.is_symlink() and not tools:
+        inner = list(entry.iterdir())
+        return not inner or any(e.is_dir() or _counted(e) for e in inner)
+    return not tools and not (entry.is_file() and entry.name.endswith(COURSE_FILES))
 
 
 @checked
@@ -170,13 +199,16 @@ def other_files(folder: str | Path) -> str | None:
     save would read another folder's rows, and write them here); None for a folder not there
     yet, an empty one, or one that holds a manifest (a save wrote it). Not counted: the course's
     own files (``COURSE_FILES``: a training state or a checkpoint, e.g. ``--state`` in ``--out``,
-    a results file, a state's lock or part-written copy) and hidden ones (a folder's lock, a
-    save's temporary files, ``.ipynb_checkpoints`` from Jupyter, ``.DS_Store`` from macOS)."""
+    a results file, a state's lock or part-written copy) and the tools' hidden ones
+    (``TOOLS_HIDDEN``: a folder's lock, a save's temporary files, ``.ipynb_checkpoints`` from
+    Jupyter, ``.DS_Store`` from macOS); a home's (``.bashrc``, ``.cache``) count."""
     folder = Path(folder).expanduser()
     if not folder.exists():
         return None
     if not folder.is_dir():
         return "is a file, not a folder"
+    if folder.resolve() == Path.home().resolve():
+        return "is your home folder"
     if (folder / MANIFEST).is_symlink():
         return (f"holds a {MANIFEST} that is a link (to {(folder / MANIFEST).resolve()}), not one "
                 "a save wrote")

@@ -84,7 +84,8 @@ def test_the_shipped_manifest_is_written_back_byte_for_byte(tmp_path):
     (tmp_path / MANIFEST).write_bytes(shipped)
     rows = read_manifest(tmp_path)
     assert rows["capsnet-mnist"].metrics.chosen_epoch >= 1  # read by field
-    record("capsnet-mnist", tmp_path, seed=rows["capsnet-mnist"].seed)  # rewrites every row
+    # a copy of the shipped manifest is the shipped folder's (issue 37): changed on purpose only
+    record("capsnet-mnist", tmp_path, replace_shipped=True, seed=rows["capsnet-mnist"].seed)
     assert (tmp_path / MANIFEST).read_bytes() == shipped
 
 
