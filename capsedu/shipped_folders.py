@@ -22,7 +22,6 @@ from typing import Annotated
 from pydantic import AfterValidator
 
 from . import course_settings
-from .course_settings import Text
 from .folder_lock import LOCK_FILE
 from .validate import checked
 
@@ -264,8 +263,20 @@ def _named(value: str | Path) -> str | Path:
 Place = Annotated[str | Path, AfterValidator(_named)]  # a file's or folder's path
 
 
+def _instruction(value: str) -> str:
+    """What ``Instruction`` declares: what to do, in words, a verb and what it acts on ('yes' or
+    'True' answers a question, a flag spelt as a string: no instruction)."""
+    if len(value.split()) < 2:
+        raise ValueError(f"must say what to do in words, e.g. 'save it again', got {value!r}; "
+                         "write the instruction out")
+    return value
+
+
+Instruction = Annotated[str, AfterValidator(_instruction)]  # what to do, e.g. "record it again"
+
+
 @checked
-def restore_advice(path: Place, again: Text) -> str:
+def restore_advice(path: Place, again: Instruction) -> str:
     """What to do about ``path``, a corrupt or missing file: git restores it where the repository
     tracks it (a shipped folder), else ``again`` makes it anew (a learner's own file, which git
     never held)."""
