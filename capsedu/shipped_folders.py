@@ -72,7 +72,9 @@ def holds_shipped_checkpoint(folder: str | Path) -> bool:
     files = [(folder / row["file"], row["sha256"]) for row in rows
              if row["sha256"] in shipped and (folder / row["file"]).is_file()]
     if not files:  # the shipped manifest's rows alone, none of their files here: a copy of it
-        return all(row["sha256"] in shipped for row in rows)
+        # (a link to a manifest is no save's: ``other_files`` refuses it, saying so)
+        return not (folder / MANIFEST).is_symlink() and all(row["sha256"] in shipped
+                                                            for row in rows)
     file, digest = min(files, key=lambda item: item[0].stat().st_size)
     return sha256(file) == digest
 
@@ -109,7 +111,7 @@ def shipped_reason(path: str | Path) -> str | None:
             return "which is in one (the notebooks read it)"
         if holds_shipped_checkpoint(folder):
             return (f"which is in {folder}, a copy of them: it holds the course's shipped "
-                    "checkpoints (or their manifest), recognised by their sha256")
+                    "checkpoints, recognised by their sha256")
         if (folder / SHIPPED_MARKER).is_file():
             return (f"which is in {folder}, another copy of them: it holds {SHIPPED_MARKER}, "
                     "the mark of the course's shipped files")

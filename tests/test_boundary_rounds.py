@@ -45,6 +45,7 @@ from capsedu import (
     costs,
     coupling_polarisation,
     course_settings,
+    derived,
     digit_capsules,
     digit_shuffles,
     equivariance,
@@ -3480,6 +3481,127 @@ def test_round_seventeen_what_a_control_takes_is_taken():
     plt.close("all")
 
 
+ROUND_EIGHTEEN_FILES = [
+    (lambda: derived.check_derived("f", "fix it", x=(float("nan"), float("nan"), "nan")),
+     ValueError, r"^f\(\): x must be nan, and its inputs give nan, no number; fix it"),
+    (lambda: derived.check_derived("f", "fix it", x=(1.0, float("nan"), "one")), ValueError,
+     r"^f\(\): x must be one, and its inputs give nan, no number"),
+    (lambda: derived.check_derived("f", "fix it", x=(float("nan"), 1.0, "one")), ValueError,
+     r"^f\(\): x must be one, 1, got nan, no number"),
+    (lambda: derived.check_derived("f", "fix it", x=(True, 1, "one")), ValueError,
+     r"^f\(\): x must be one, 1, got True; fix it"),
+    (lambda: derived.check_derived(5, "fix it", x=(1.0, 1.0, "one")), TypeError,
+     r"^check_derived\(\): where must be a valid string, got 5"),
+    (lambda: derived.check_derived("f", None, x=(1.0, 1.0, "one")), TypeError,
+     r"^check_derived\(\): fix must be a valid string, got None"),
+    (lambda: derived.check_derived("f", "fix it", tolerance=True, x=(1.0, 1.9, "one")),
+     TypeError, r"^check_derived\(\): tolerance must be a finite number >= 0 .*got True"),
+    (lambda: derived.check_derived("f", "fix it", tolerance=-1, x=(1.0, 1.0, "one")),
+     ValueError, r"^check_derived\(\): tolerance must be a finite number >= 0 .*got -1"),
+    (lambda: derived.check_derived("f", "fix it", tolerance="0.1", x=(1.0, 1.5, "one")),
+     TypeError, r"^check_derived\(\): tolerance must be a finite number >= 0 .*got '0.1'"),
+    (lambda: derived.check_derived("f", "fix it", x=(1.0, 2.0)), ValueError,
+     r"^check_derived\(\): x must have an item 2, got \(1.0, 2.0\)"),
+    (lambda: derived.check_derived("f", "fix it", x=5), TypeError,
+     r"^check_derived\(\): x must be a valid tuple, got 5"),
+    (lambda: memory.check_memory(True, "a flag", "fine"), TypeError,
+     r"^check_memory\(\): needed must be an integer >= 0 \(the bytes it needs, counted\), got "
+     r"True"),
+    (lambda: memory.check_memory(10, 5, "fine"), TypeError,
+     r"^check_memory\(\): what must be a valid string, got 5"),
+    (lambda: memory.check_memory(10, "x", None), TypeError,
+     r"^check_memory\(\): fix must be a valid string, got None"),
+    (lambda: memory.check_memory(10**13, "", ""), ValueError,
+     r"^check_memory\(\): what must say something, got ''"),
+    (lambda: checkpoints.save(_tiny(), "mine", root="d", threads=10**6), ValueError,
+     r"^ManifestRow\(\): threads must be an integer from 1 to 1024 \(the CPU threads torch "
+     r"had\), got 1000000"),
+    (lambda: checkpoints.save(_tiny(), "mine", root="d", torch_version=2.1), TypeError,
+     r"^save\(\): torch_version is a field of a manifest row that save records itself, from the "
+     r"checkpoint .*got torch_version=2.1; leave it out"),
+    (lambda: shipped_folders.restore_advice("x", "yes"), ValueError,
+     r"^restore_advice\(\): again must say what to do in words, e.g. 'save it again', got "
+     r"'yes'"),
+]
+
+
+def test_round_eighteen_sizes_and_commands_taken(monkeypatch, tmp_path):
+    """Round eighteen (r84; U6 memory-15/-18/-22, memory-05, S12 train-53, U9 train-24): NumPy's
+    byte counts taken; a size under 0.1 GiB read in MiB or KiB, never 0.0 on both sides; a
+    command's words as a tuple; a subfolder of the run's own state in --out is the run's."""
+    memory.check_memory(np.int64(10), "ten bytes", "fine")
+    monkeypatch.setattr(memory, "_container_left", lambda root=None: 1000)
+    with pytest.raises(MemoryError, match=r"^a megabyte needs about 1.0 MiB of memory, 1.0 KiB "
+                                          r"is free; use less"):
+        memory.check_memory(10**6, "a megabyte", "use less")
+    assert train.main(("--list",)) == 0
+    (tmp_path / "o" / "sub").mkdir(parents=True)
+    (tmp_path / "o" / "sub" / "state.pt").write_bytes(b"state")
+    assert shipped_folders.other_files(tmp_path / "o") is None
+    (tmp_path / "o" / "sub" / "notes.txt").write_text("mine")
+    assert "such as sub" in shipped_folders.other_files(tmp_path / "o")
+
+
+def test_round_eighteen_shipped_copies_known_by_their_sha256(tmp_path, capsys):
+    """Round eighteen (r84; S2 checkpoints-11/-12/-81, train-13; S8 checkpoints-13): a shipped
+    checkpoint's lone copy, under any name, and a copy of the shipped manifest alone are the
+    shipped files: never written over, refused before training; a learner's own file is not."""
+    ship = shipped_folders.REPOSITORY_DATA / "checkpoints"
+    lone = tmp_path / "d"
+    lone.mkdir()
+    (lone / "mine.pt").write_bytes((ship / "faces-vit-seed0.pt").read_bytes())
+    (lone / "faces-vit-seed1.pt").write_bytes((ship / "faces-vit-seed1.pt").read_bytes())
+    for name, shipped in (("mine", "faces-vit-seed0"), ("faces-vit-seed1", "faces-vit-seed1")):
+        with pytest.raises(PermissionError, match=rf"^save\(\): name must lie outside the shipped "
+                           rf"folders .*which is a copy: it holds the course's shipped checkpoint "
+                           rf"{shipped}.pt, recognised by its sha256"):
+            checkpoints.save(_tiny(), name, root=lone)
+    with pytest.raises(PermissionError, match=r"^f\(\): path must lie outside the shipped folders"
+                                              r" .*mine.pt, which is a copy"):
+        checkpoints.check_not_shipped(lone / "mine.pt", "f(): path")
+    manifest = tmp_path / "m"
+    manifest.mkdir()
+    (manifest / "manifest.json").write_bytes((ship / "manifest.json").read_bytes())
+    with pytest.raises(PermissionError, match=r"^save\(\): root must lie outside the shipped "
+                                              r"folders .*m, a copy of them: it holds the "
+                                              r"course's shipped checkpoints, recognised"):
+        checkpoints.save(_tiny(), "mine", root=manifest)
+    out = tmp_path / "o"
+    out.mkdir()
+    (out / "capsnet-mnist-live.pt").write_bytes((ship / "capsnet-mnist-live.pt").read_bytes())
+    with pytest.raises(SystemExit):
+        train.main(["capsnet-mnist-live", "--limit", "20", "--epochs", "1", "--out", str(out)])
+    assert "which is a copy: it holds the course's shipped checkpoint capsnet-mnist-live.pt" in \
+        capsys.readouterr().err
+    assert sorted(p.name for p in out.iterdir()) == ["capsnet-mnist-live.pt"]
+    assert checkpoints.save(_tiny(), "mine", root=tmp_path / "own").name == "mine"
+    assert checkpoints.save(_tiny(), "mine", root=tmp_path / "own").name == "mine"  # its own
+
+
+def test_round_eighteen_a_home_folder_is_no_checkpoint_folder(monkeypatch, tmp_path):
+    """Round eighteen (r84; S11 train-18): --out ~, or any folder of a home's hidden files
+    (.bashrc, .cache), is refused before training, naming --out; the tools' own hidden files
+    (a folder's lock, Jupyter's, macOS's) still make no folder another's."""
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    with pytest.raises(SystemExit, match=r"^--out must be a checkpoint folder .*which is your "
+                                         r"home folder"):
+        train.main(["capsnet-mnist-live", "--limit", "20", "--epochs", "1", "--out", "~"])
+    dotted = tmp_path / "dotted"
+    (dotted / ".cache").mkdir(parents=True)
+    (dotted / ".bashrc").write_text("")
+    with pytest.raises(ValueError, match=r"^save\(\): root must be a checkpoint folder .*holds 2 "
+                                         r"other files or folders, such as .bashrc"):
+        checkpoints.save(_tiny(), "mine", root=dotted)
+    assert list(home.iterdir()) == [] and len(list(dotted.iterdir())) == 2
+    tools = tmp_path / "tools"
+    tools.mkdir()
+    (tools / folder_lock.LOCK_FILE).write_text("")
+    (tools / ".mine.pt.123.tmp").write_text("")
+    assert shipped_folders.other_files(tools) is None
+
+
 ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
               + ROUND_ELEVEN_LOOP + ROUND_ELEVEN_DATA + ROUND_TWELVE_MATHS
               + ROUND_TWELVE_PRESENTATION + ROUND_TWELVE_FILES + ROUND_TWELVE_METHODS
@@ -3490,7 +3612,7 @@ ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODE
               + ROUND_FIFTEEN_FILES + ROUND_SIXTEEN_LEFTOVERS + ROUND_SIXTEEN_RECORDS
               + ROUND_SIXTEEN_FILES + ROUND_SIXTEEN_MODELS + ROUND_SIXTEEN_WIDGETS
               + ROUND_SEVENTEEN_FILES + ROUND_SEVENTEEN_MODELS + ROUND_SEVENTEEN_RECORDS
-              + ROUND_SEVENTEEN_WIDGETS)
+              + ROUND_SEVENTEEN_WIDGETS + ROUND_EIGHTEEN_FILES)
 
 
 @pytest.mark.parametrize("call, error, message", ALL_ROUNDS, ids=range(len(ALL_ROUNDS)))
