@@ -22,6 +22,7 @@ from typing import Annotated
 from pydantic import AfterValidator
 
 from . import course_settings
+from .course_settings import Text
 from .folder_lock import LOCK_FILE
 from .validate import checked
 
@@ -274,7 +275,7 @@ def _instruction(value: str) -> str:
     return value
 
 
-Instruction = Annotated[str, AfterValidator(_instruction)]  # what to do, e.g. "record it again"
+Instruction = Annotated[Text, AfterValidator(_instruction)]  # what to do: "record it again"
 
 
 @checked
