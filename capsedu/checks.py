@@ -149,6 +149,7 @@ def check_whole(where: str, **classes: torch.Tensor) -> None:
     """Refuse classes (``name=tensor``) that are not integers: a model's scores (floats) read as
     classes compare unequal to every label without a word."""
     for name, t in classes.items():
+        check_tensor(t, f"{where}(): {name}", " of classes")
         if t.dtype.is_floating_point or t.dtype.is_complex or t.dtype == torch.bool:
             raise TypeError(f"{where}(): {name} must hold integer classes, got dtype {t.dtype}; "
                             f"pass scores.argmax(1) (the class of each row's highest score), or "
@@ -296,6 +297,7 @@ def check_images(images, name: str) -> torch.Tensor:
 
 def check_whole_pixels(offset: torch.Tensor, name: str) -> None:
     """Refuse pixel offsets that are not finite whole numbers: images move without resampling."""
+    check_tensor(offset, name, " of pixel offsets")
     if offset.dtype.is_floating_point:
         check_finite(offset, name)
         if not torch.equal(offset, offset.round()):
@@ -306,7 +308,13 @@ def check_whole_pixels(offset: torch.Tensor, name: str) -> None:
 def check_offsets(where: str, **offsets: tuple[torch.Tensor, int]) -> None:
     """Refuse pixel offsets (``name=(offsets, room)``) that move an image past the ``room`` its
     canvas leaves (0 .. room): it would be cut, or lost, without a word."""
-    for name, (offset, room) in offsets.items():
+    for name, pair in offsets.items():
+        if not (isinstance(pair, tuple) and len(pair) == 2 and isinstance(pair[1], int)):
+            raise TypeError(f"{where}(): {name} must be a pair (offsets, room): a tensor of pixel "
+                            f"offsets and the room its canvas leaves, got {pair!r:.40}; pass "
+                            f"{name}=(offsets, room)")
+        offset, room = pair
+        check_tensor(offset, f"{where}(): {name}", " of pixel offsets")
         if len(offset) and (offset.min() < 0 or offset.max() > room):
             raise ValueError(f"{where}(): {name} must lie in 0 .. {room} (the canvas's side less "
                              f"the image's) so that every image stays on the canvas, got "
@@ -347,6 +355,7 @@ def check_rows(where: str, rows: torch.Tensor | None, n: int) -> torch.Tensor:
     tensor of indices, refused by name past the set's end (an IndexError deep in torch else)."""
     if rows is None:
         return torch.arange(n)
+    check_tensor(rows, f"{where}(): rows", " of image indices")
     if int(rows.max()) >= n:
         raise ValueError(f"{where}(): rows must index the {n:,} images of the set (0 .. {n - 1}), "
                          f"got {int(rows.min())} .. {int(rows.max())}; pass rows of the set, "

@@ -3480,6 +3480,22 @@ def test_round_seventeen_what_a_control_takes_is_taken():
     plt.close("all")
 
 
+# Round eighteen: models, data, records, tables and the shared checks.
+ROUND_EIGHTEEN_RECORDS = [
+    # U1: a shared check given a plain number where it reads a tensor, or a time that is none
+    (lambda: adversarial_units.as_time("yesterday"), ValueError,
+     r"^as_time\(\): value must be an ISO 8601 time, a str such as .*, got 'yesterday'; pass "),
+    (lambda: checks.check_whole_pixels(1.5, "f(): dx"), TypeError,
+     r"^f\(\): dx must be a torch.Tensor of pixel offsets, got a float, 1.5; convert it"),
+    (lambda: checks.check_offsets("f", dx=float("nan")), TypeError,
+     r"^f\(\): dx must be a pair \(offsets, room\).*got nan; pass dx=\(offsets, room\)"),
+    (lambda: checks.check_rows("f", 11, 10), TypeError,
+     r"^f\(\): rows must be a torch.Tensor of image indices, got a int, 11; convert it"),
+    (lambda: checks.check_whole("f", n=2.5), TypeError,
+     r"^f\(\): n must be a torch.Tensor of classes, got a float, 2.5; convert it"),
+]
+
+
 ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
               + ROUND_ELEVEN_LOOP + ROUND_ELEVEN_DATA + ROUND_TWELVE_MATHS
               + ROUND_TWELVE_PRESENTATION + ROUND_TWELVE_FILES + ROUND_TWELVE_METHODS
@@ -3490,7 +3506,7 @@ ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODE
               + ROUND_FIFTEEN_FILES + ROUND_SIXTEEN_LEFTOVERS + ROUND_SIXTEEN_RECORDS
               + ROUND_SIXTEEN_FILES + ROUND_SIXTEEN_MODELS + ROUND_SIXTEEN_WIDGETS
               + ROUND_SEVENTEEN_FILES + ROUND_SEVENTEEN_MODELS + ROUND_SEVENTEEN_RECORDS
-              + ROUND_SEVENTEEN_WIDGETS)
+              + ROUND_SEVENTEEN_WIDGETS + ROUND_EIGHTEEN_RECORDS)
 
 
 @pytest.mark.parametrize("call, error, message", ALL_ROUNDS, ids=range(len(ALL_ROUNDS)))
