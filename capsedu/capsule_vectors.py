@@ -353,7 +353,7 @@ def rounding_table(exponents: tuple[Exponent, ...] | list[Exponent],
 
 
 @checked
-def random_capsules(n: Int("capsules", ge=0, le=MAX_CAPSULES) = 10_000,
+def random_capsules(n: Int("capsules", ge=1, le=MAX_CAPSULES) = 10_000,
                     dim: Int("their dimensions", ge=1, le=MAX_WIDTH) = 16, seed: Seed = 0,
                     decades: tuple[Decade, ...] | list[Decade] = (-3, 3)) -> torch.Tensor:
     """``[n, dim]`` vectors ``s``: uniform random directions, lengths log-uniform in

@@ -3493,6 +3493,11 @@ ROUND_EIGHTEEN_RECORDS = [
      r"^f\(\): rows must be a torch.Tensor of image indices, got a int, 11; convert it"),
     (lambda: checks.check_whole("f", n=2.5), TypeError,
      r"^f\(\): n must be a torch.Tensor of classes, got a float, 2.5; convert it"),
+    # S4: a count of things to make is at least 1
+    (lambda: faces.dataset("face", 0), ValueError,
+     r"^dataset\(\): n must be an integer >= 1 and <= [0-9]+ \(images to draw\), got 0"),
+    (lambda: capsule_vectors.random_capsules(n=0), ValueError,
+     r"^random_capsules\(\): n must be an integer >= 1 and <= [0-9]+ \(capsules\), got 0"),
 ]
 
 
