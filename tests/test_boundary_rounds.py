@@ -3498,6 +3498,25 @@ ROUND_EIGHTEEN_RECORDS = [
      r"^dataset\(\): n must be an integer >= 1 and <= [0-9]+ \(images to draw\), got 0"),
     (lambda: capsule_vectors.random_capsules(n=0), ValueError,
      r"^random_capsules\(\): n must be an integer >= 1 and <= [0-9]+ \(capsules\), got 0"),
+    # S7: a label or a pair given twice (a pair reversed is the same two parts)
+    (lambda: face_tables.probe_table({"m": np.ones((2, 3))}, ["a", "a", "a"]), ValueError,
+     r"^probe_table\(\): labels must hold each item once, got 'a' more than once"),
+    (lambda: face_ink.pair_table(faces.face_parts(), [("nose", "mouth"), ("mouth", "nose")], 5),
+     ValueError, r"^pair_table\(\): pairs must hold each pair once in either order, got "
+     r"\('mouth', 'nose'\) after \('nose', 'mouth'\)"),
+    # S19: a NaN (an empty bin) where the table prints a rate
+    (lambda: face_tables.angle_table({"m": ([15.0, 45.0], [0.9, float("nan")])}), ValueError,
+     r"^angle_table\(\): curves must hold a face rate in the first and last bins .*got nan in "
+     r"the last bin of 'm'"),
+    # S22: a kind no set has
+    (lambda: scoring.SeedRuns("m", [0, 1], [], {"ghost": [0.5, 0.6]}), ValueError,
+     r"^SeedRuns\(\): rates key 'ghost' must be 'face', 'nonface', .*got 'ghost'"),
+    # S20: a scale AffineParams refuses (a mirror, a squash to nothing)
+    (lambda: transformed_mnist.affine_matrix(0, 0, -1, 1), ValueError,
+     r"^affine_matrix\(\): scale_x must be a finite number >= 0.2 and <= 10.0 .*got -1;"),
+    (lambda: transformed_mnist.affine_matrix(0, 0, 1.0, torch.tensor([1.0, 20.0])), ValueError,
+     r"^affine_matrix\(\): scale_y must be a torch.Tensor in \[0.2, 10.0\] .*got values from 1 "
+     r"to 20"),
 ]
 
 
