@@ -181,6 +181,15 @@ def check_labels(targets: torch.Tensor, name: str, batch: int, n_classes: int,
                 f"integer class labels of shape [batch, {k}] = [{batch}, {k}] ({k} different "
                 "classes per example)")
     check_tensor(targets, name, f" of {expected}")
+    if k == n_classes and targets.dtype.is_floating_point and bool(
+            ((targets == 0) | (targets == 1)).all() and (targets.sum(-1) >= 1).all()):
+        # one-hot (or k-hot) rows [batch, n_classes] read as k = n_classes labels each: .long()
+        # would keep them rows of 0s and 1s
+        var = name.split()[-1]
+        raise TypeError(f"{name} must be integer class labels, [batch] = [{batch}] (or [batch, "
+                        f"k]: k classes per example), got one-hot rows of shape "
+                        f"{tuple(targets.shape)}, dtype {targets.dtype}; pass {var}.argmax(1), "
+                        f"the class of each row ({var}.topk(k, dim=1).indices for k-hot rows)")
     if tuple(targets.shape) != shape:
         fix = (f"scores or one-hot rows give their classes by {name.split()[-1]}.argmax(1)"
                if k is None and targets.ndim == 2 and len(targets) == batch else

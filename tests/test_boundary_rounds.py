@@ -1225,7 +1225,8 @@ ROUND_TWELVE_MATHS = [
     (lambda: detector.detector_training_set(2, part_scales=(2.0, 1.0)), ValueError,
      r"detector_training_set\(\): part_scales\[0\], part_scales\[1\] must be in order"),
     (lambda: patch_order.largest_change(_bag(), torch.rand(2, 1, 32, 32), grid=3), ValueError,
-     r"largest_change\(\): grid must divide the images' sides, got grid=3 for 32x32 images"),
+     r"largest_change\(\): grid must divide 32 \(the image's side\) into whole tiles, one of 1, "
+     r"2, 4, 8, 16, 32, got 3"),
     (lambda: patches.shuffle_tiles(torch.rand(1, 1, 28, 28), 3), ValueError,
      r"shuffle_tiles\(\): grid must divide the images' sides, got grid=3"),
     (lambda: face_ink.pair_table(faces.face_parts(), [("nose", "tail")], window=5), ValueError,
@@ -3517,6 +3518,30 @@ ROUND_EIGHTEEN_RECORDS = [
     (lambda: transformed_mnist.affine_matrix(0, 0, 1.0, torch.tensor([1.0, 20.0])), ValueError,
      r"^affine_matrix\(\): scale_y must be a torch.Tensor in \[0.2, 10.0\] .*got values from 1 "
      r"to 20"),
+    # S23: a grid that does not divide the images' side, in a record as in shuffled_accuracy
+    (lambda: patch_order.Invariance(3, 0.1, 1, 10), ValueError,
+     r"^Invariance\(\): grid must divide 32 \(the image's side\) into whole tiles, one of 1, 2, "
+     r"4, 8, 16, 32, got 3"),
+    (lambda: patch_order.Invariance(8, 0.1, 1, 10, side=28), ValueError,
+     r"^Invariance\(\): grid must divide 28 \(the image's side\) into whole tiles, .*got 8"),
+    # S21: a table of no rows
+    (lambda: capsule_vectors.eps_table([]), ValueError,
+     r"^eps_table\(\): norms must hold at least one item, got \[\]"),
+    (lambda: capsule_vectors.rounding_table([]), ValueError,
+     r"^rounding_table\(\): exponents must hold at least one item, got \[\]"),
+    # S18: a model made for a side no input can have (each 2x2 max-pool halves it)
+    (lambda: baselines.DeepCNN(image_size=2), ValueError,
+     r"^DeepCNN\(\): image_size must be at least 8, the smallest side it reads \(3 2x2 "
+     r"max-pools halve it\), got 2; pass image_size=8 or more"),
+    (lambda: C4CNN(image_size=2), ValueError,
+     r"^C4CNN\(\): image_size must be at least 4, the smallest side it reads"),
+    # U14: the class the learner made, not the one it builds on
+    (lambda: multi_digit.TwoDigitCNN(channels=()), ValueError,
+     r"^TwoDigitCNN\(\): channels must name at least one layer"),
+    # U7: one-hot float targets advised .long(), which a second refusal met
+    (lambda: functional.margin_loss(torch.rand(4, 10), torch.eye(10)[torch.arange(4)]),
+     TypeError, r"^margin_loss\(\): targets must be integer class labels, \[batch\] = \[4\] .*got "
+     r"one-hot rows of shape \(4, 10\), dtype torch.float32; pass targets.argmax\(1\)"),
 ]
 
 
