@@ -172,7 +172,7 @@ def test_a_faces_dataset_too_big_for_memory_is_refused_up_front(monkeypatch):
     from capsedu import memory
     from capsedu.data.faces import dataset
 
-    with pytest.raises(ValueError, match=r"n must be an integer >= 0 and <= 1000000"):
+    with pytest.raises(ValueError, match=r"n must be an integer >= 1 and <= 1000000"):
         dataset("face", 10**11)  # was a run until the machine killed it
     monkeypatch.setattr(memory, "available_memory", lambda: 2**30)
     with pytest.raises(MemoryError, match=r"dataset\('face', n=1000000\) needs about .* GiB "

@@ -3542,7 +3542,25 @@ ROUND_EIGHTEEN_RECORDS = [
     (lambda: functional.margin_loss(torch.rand(4, 10), torch.eye(10)[torch.arange(4)]),
      TypeError, r"^margin_loss\(\): targets must be integer class labels, \[batch\] = \[4\] .*got "
      r"one-hot rows of shape \(4, 10\), dtype torch.float32; pass targets.argmax\(1\)"),
+    # H2: more scenes than one call draws, refused before any is read
+    (lambda: sprites.render_many([faces.face_parts()] * 10**7, size=32), ValueError,
+     r"^render_many\(\): scenes must hold at most 1,000,000 scenes \(the most one call draws\), "
+     r"got 10,000,000; draw them in chunks"),
 ]
+
+
+def test_round_eighteen_scenes_past_the_memory_are_refused_before_they_are_drawn(monkeypatch):
+    """Round eighteen (H2): the renderer's estimate, its segments and temporaries counted, comes
+    before any segment is placed, naming the caller's function and argument."""
+    monkeypatch.setattr(memory, "available_memory", lambda: 2**20)
+    scenes = [faces.face_parts()] * 100
+    for call, where in ((lambda: sprites.render_many(scenes, size=64), "render_many"),
+                        (lambda: sprites.render_scenes(faces.dataset("face", 2)[2], 256),
+                         "render_scenes")):
+        with pytest.raises(MemoryError, match=rf"^{where}\(\): scenes \([0-9,]+ images of "
+                           r"[0-9]+x[0-9]+ pixels, [0-9]+ segments each, temporaries counted\) "
+                           r"needs about .* GiB is free; draw fewer scenes at a time"):
+            call()
 
 
 ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
