@@ -420,7 +420,7 @@ ROUND_SIX = [
                                          torch.zeros(2), 40),
      TypeError, r"on_canvas\(\): dx must hold whole pixel offsets"),
     (lambda: transformed_mnist.affine_matrix(0.0, 0.0, 0.0, 1.0), ValueError,
-     r"affine_matrix\(\): scale_x must be a finite number >= 0.2 and <= 10.0 .*got 0;"),
+     r"affine_matrix\(\): scale_x must be a finite number >= 0.2 and <= 10.0 .*got 0.0;"),
     (lambda: digit_pairs.multimnist(torch.rand(4, 1, 28, 28), torch.tensor([0, 0, 0, 0]), 2),
      ValueError,
      r"labels must hold digits of at least two classes"),

@@ -7,14 +7,15 @@ import torch
 from pydantic import AfterValidator
 
 from ..checks import check_rows
-from ..course_settings import Rows, Seed
+from ..course_settings import Rows, Seed, Text
 from ..validate import Int, Tensor, checked
 from .mnist import load_mnist
 
 Grid = Int("tiles along each side; it must divide the image's sides", ge=1, le=1024)
 
 
-def GridOf(side: int, what: str) -> Any:
+@checked
+def GridOf(side: Int("the images' side in pixels", ge=1, le=1024), what: Text) -> Any:
     """``Grid`` for ``what`` (an image, a digit) ``side`` x ``side`` pixels, the one rule of every
     entry and record of such grids: a divisor of ``side`` (tiles of unequal sizes cannot trade
     places)."""
