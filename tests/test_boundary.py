@@ -67,6 +67,10 @@ NOT_ENTRIES = {
                "record's name, the field and how it is derived",
     "fit_inputs": "the checks loop.fit and loop.training_batches run on their examples and "
                   "callbacks, each told the entry's name",
+    "widgets.controls": "what widgets.sliders' controls share: how a refusal names a control, "
+                        "and the check of every keyword and trait they are given",
+    "widgets.options": "the check a selection (widgets.sliders) runs on its options, told the "
+                       "control",
     "data": "a package", "figures": "a package", "parts": "a package", "widgets": "a package",
 }
 

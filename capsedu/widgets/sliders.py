@@ -14,7 +14,11 @@ one label), that drop its value (ipywidgets would move the value to the first op
 word: ``replace_options`` changes both at once) or, on a widget's own control, that its widget
 cannot compute, and an index or label none of its options (an index that is no int, a label
 that is no text). A control built by hand, with no description, is named by
-its class: "IntSlider(): value must be ...". A drag in the browser never leaves the range."""
+its class: "IntSlider(): value must be ...". A drag in the browser never leaves the range.
+What every control shares (a keyword it lacks, or one its trait cannot take, refused in the
+course's words; arguments by position, a slider's value, min, max and step, a selection's options
+and value) is ``widgets.controls``; a selection's options are read and checked by
+``widgets.options``."""
 
 import math
 import numbers
