@@ -3545,7 +3545,7 @@ ROUND_EIGHTEEN_WIDGETS = [
     (lambda: _set(IntSlider(min=0, max=10, value=5), max=float("nan")), TypeError,
      r"^IntSlider\(\): max must be a whole number \(an IntSlider\), got nan; pass an int"),
     (lambda: IntSlider(min=0, max=10, value=5, colour="red"), TypeError,
-     r"^IntSlider\(\): colour is no keyword of IntSlider\(\); pass keywords among .*description"),
+     r"^IntSlider\(\): colour is no keyword of IntSlider\(\); pass keywords among .*limits"),
     (lambda: _SLIDERS.Dropdown(options=["a"], colour="red"), TypeError,
      r"^Dropdown\(\): colour is no keyword of Dropdown\(\); pass keywords among .*equals"),
     (lambda: delattr(_slider(), "limits"), AttributeError,

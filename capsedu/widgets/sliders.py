@@ -47,6 +47,8 @@ class _Refusing(_Control):
     (by default the range it is made with: a widget's function refuses beyond it). Checked when
     the slider is made; after, only its widget moves it (``span``)."""
 
+    _keywords = ("limits",)
+
     def __init__(self, *args, limits: tuple[float, float] | None = None, **kwargs):
         # by position, as ipywidgets takes them: checked as by name (a value given by position
         # would reach ipywidgets, which moves it into the range without a word)
@@ -263,7 +265,9 @@ class _Choosing(_Control):
     a label one of its options, else ``OutOfRange`` naming the control (``slider_name`` and its
     description), its options and what came, where ipywidgets says only "Invalid selection: value
     not found"; options given that are none, or read alike, or (once made) drop its value are
-    refused, and options that keep it keep it (ipywidgets would move it to the first)."""
+    refused, and options that keep it keep it (ipywidgets would move it to the first). Options
+    and a value may come by position; an index, a label and a value given together must pick one
+    option."""
 
     control = "dropdown"
     _keywords = ("equals",)  # ipywidgets' own: how two values compare
