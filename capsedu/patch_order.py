@@ -27,7 +27,7 @@ import torch
 
 from . import checkpoints, course_settings
 from .checks import check_same
-from .convergence import PATIENCE, chosen_epoch, converged, held_out_scores
+from .convergence import chosen_epoch, held_out_scores
 from .course_settings import Name, Seed, Seeds, Text
 from .data import faces
 from .data.patches import SHUFFLE_SEED, GridOf, shuffle_tiles
@@ -55,6 +55,7 @@ from .statistics import (
     seed_difference,
     tally,
 )
+from .stopping_rule import PATIENCE, converged
 from .train import train_over_seeds
 from .validate import (
     CheckedRecord,

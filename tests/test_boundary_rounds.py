@@ -3561,6 +3561,133 @@ def test_round_eighteen_scenes_past_the_memory_are_refused_before_they_are_drawn
                            r"[0-9]+x[0-9]+ pixels, [0-9]+ segments each, temporaries counted\) "
                            r"needs about .* GiB is free; draw fewer scenes at a time"):
             call()
+# Round eighteen's controls: a value by position and by name, an index, a label and a value that
+# disagree, options that are no (label, value) pairs, a tensor, a set, a billion or None or NaN;
+# a keyword no control has, or one its trait cannot take, in traitlets' words; span()'s refusal
+# formatting its own ends, and a widget's own slider spanned past what its widget computes
+def _slider():
+    return FloatSlider(min=0, max=1, value=0.5)
+
+
+_PAIRS = r"options must each be a value or, all of them, a \(label, value\) pair with a text label"
+ROUND_EIGHTEEN_WIDGETS = [
+    (lambda: FloatSlider(0.5, 0, 1, value=0.3), TypeError,
+     r"^FloatSlider\(\): got two values for value, 0.5 by position and 0.3 by name \(value=\); "
+     r"pass it once"),
+    (lambda: _SLIDERS.Dropdown(["a"], options=["b"]), TypeError,
+     r"^Dropdown\(\): got two values for options, \['a'\] by position and \['b'\] by name"),
+    (lambda: _SLIDERS.Dropdown(options=["a", "b"], index=None), TypeError,
+     r"^Dropdown\(\): index must be from 0 to 1 \(one of its 2 options, counted from 0\), got "
+     r"None; pass an index in that range"),
+    (lambda: _SLIDERS.Dropdown(options=["a", "b"], label="b", value="a"), ValueError,
+     r"^Dropdown\(\): label='b' and value='a' pick different options \('b', 'a'\); pass one"),
+    (lambda: _SLIDERS.Dropdown(options=["a", "b"], index=1, value="a"), ValueError,
+     r"^Dropdown\(\): index=1 and value='a' pick different options \('b', 'a'\); pass one"),
+    (lambda: _SLIDERS.Dropdown(options=[("a",), ("b",)]), TypeError,
+     rf"^Dropdown\(\): {_PAIRS}, got \('a',\); pass pairs such as \('one', 1\)"),
+    (lambda: _SLIDERS.Dropdown(options=[("a", 1, 2)]), TypeError,
+     rf"^Dropdown\(\): {_PAIRS}, got \('a', 1, 2\)"),
+    (lambda: _SLIDERS.Dropdown(options=[(1, "a"), (2, "b")]), TypeError,
+     rf"^Dropdown\(\): {_PAIRS}, got \(1, 'a'\)"),
+    (lambda: _SLIDERS.RadioButtons(options={1: "a"}), TypeError,
+     rf"^RadioButtons\(\): {_PAIRS}, got \(1, 'a'\)"),
+    (lambda: _SLIDERS.Dropdown(options=torch.tensor([1, 2])), TypeError,
+     rf"^Dropdown\(\): {_OPTIONS}tensor\(\[1, 2\]\); pass options.tolist\(\)"),
+    (lambda: _SLIDERS.Dropdown(options=[torch.tensor(1), torch.tensor(2)]), TypeError,
+     r"^Dropdown\(\): options must each be a value, not a tensor or an array .*got tensor\(1\); "
+     r"pass x.item\(\)"),
+    (lambda: _SLIDERS.Dropdown(options={"a", "b"}), TypeError,
+     rf"^Dropdown\(\): {_OPTIONS}.* \(a set, whose order changes from run to run\); pass "
+     r"sorted\(options\)"),
+    (lambda: _SLIDERS.Dropdown(options=range(10**9)), ValueError,
+     r"^Dropdown\(\): options must hold at most 2000 options \(what a learner can pick from in a "
+     r"list\), got 1000000000; offer fewer"),
+    (lambda: _SLIDERS.ToggleButtons(options=iter(range(10**9))), ValueError,
+     r"^ToggleButtons\(\): options must hold at most 2000 options .*got more; offer fewer"),
+    (lambda: _set(_SLIDERS.Dropdown(options=["a"]), options=range(10**9)), ValueError,
+     r"^Dropdown\(\): options must hold at most 2000 options"),
+    (lambda: _SLIDERS.Dropdown(options=[None, "a"]), ValueError,
+     r"^Dropdown\(\): options must each be a value one can pick, got None \(None is no option "
+     r"chosen, so it could never be picked\); leave it out"),
+    (lambda: _SLIDERS.Dropdown(options=[float("nan")]), ValueError,
+     r"^Dropdown\(\): options must each be a value one can pick, got nan \(NaN never equals "
+     r"itself, so it could never be picked\); leave it out"),
+    (lambda: _SLIDERS.Dropdown(options=[("none", None), ("a", "a")]), ValueError,
+     r"^Dropdown\(\): options must each be a value one can pick, got None"),
+    (lambda: _SLIDERS.Dropdown("ab"), TypeError,
+     rf"^Dropdown\(\): {_OPTIONS}'ab' \(text, each letter of which would be an option\)"),
+    (lambda: _SLIDERS.Dropdown(["a"], "b", "c"), TypeError,
+     r"^Dropdown\(\): takes options, value by position, got 3 values; pass the others by name"),
+    (lambda: IntSlider(min=0, max=2**70, value=5), OutOfRange,
+     r"^IntSlider\(\): max must be from -2\*\*53 to 2\*\*53 \(the whole numbers a browser shows "
+     r"exactly\), got 1180591620717411303424"),
+    (lambda: _set(IntSlider(min=0, max=10, value=5), min=-2**60), OutOfRange,
+     r"^IntSlider\(\): min must be from -2\*\*53 to 2\*\*53"),
+    (lambda: _set(IntSlider(min=0, max=10, value=5), max=float("nan")), TypeError,
+     r"^IntSlider\(\): max must be a whole number \(an IntSlider\), got nan; pass an int"),
+    (lambda: IntSlider(min=0, max=10, value=5, colour="red"), TypeError,
+     r"^IntSlider\(\): colour is no keyword of IntSlider\(\); pass keywords among .*limits"),
+    (lambda: _SLIDERS.Dropdown(options=["a"], colour="red"), TypeError,
+     r"^Dropdown\(\): colour is no keyword of Dropdown\(\); pass keywords among .*equals"),
+    (lambda: delattr(_slider(), "limits"), AttributeError,
+     r"^FloatSlider\(\): limits is the range its widget computes, fixed when the slider is made; "
+     r"it cannot be deleted"),
+    (lambda: _slider().span(1, 0), OutOfRange,
+     r"^FloatSlider.span\(\): low and high must be low at most high .*got \(1, 0\); swap them: "
+     r"span\(0, 1\)"),
+    (lambda: _slider().span(float("-inf"), 1), ValueError,
+     r"^FloatSlider.span\(\): low must be a finite number \(an end of the slider's range\), got "
+     r"-inf"),
+    (lambda: _slider().span("0", "2"), TypeError,
+     r"^FloatSlider.span\(\): low must be a finite number .*got '0'; pass a number"),
+    (lambda: _slider().span(None, 2), TypeError,
+     r"^FloatSlider.span\(\): low must be a finite number .*got None"),
+    (lambda: IntSlider(min=0, max=10, value=5).span(0, 20.5), OutOfRange,
+     r"^IntSlider.span\(\): low and high must be whole numbers \(an IntSlider\), got \(0, 20.5\); "
+     r"pass whole numbers"),
+    (lambda: _slider().span(0.6, 2), OutOfRange,
+     r"^FloatSlider.span\(\): low and high must be a range holding the slider's value 0.5, got "
+     r"\(0.6, 2\); set the value into the new range first"),
+    (lambda: FloatSlider(min=0, max=1, value=0.5, step=0.5).span(0.4, 0.6), OutOfRange,
+     r"^FloatSlider.span\(\): low and high must be at least the step 0.5 apart"),
+    (lambda: SquashExplorer().norm.span(0, 100), OutOfRange,
+     r"^SquashExplorer.norm.span\(\): low and high must be within 0 to 5 \(the range its widget "
+     r"computes\), got \(0, 100\); pass a range within it"),
+    (lambda: IntSlider(min=0, max=10, value=5, readout="yes"), TypeError,
+     r"^IntSlider\(\): readout must be a boolean, got 'yes' \(of type str\); pass a boolean, e.g. "
+     r"readout=True"),
+    (lambda: IntSlider(min=0, max=10, value=5, orientation="diagonal"), OutOfRange,
+     r"^IntSlider\(\): orientation must be any of \['horizontal', 'vertical'\].*got 'diagonal'"),
+    (lambda: IntSlider(min=0, max=10, value=5, continuous_update="no"), TypeError,
+     r"^IntSlider\(\): continuous_update must be a boolean, got 'no'"),
+    (lambda: _set(IntSlider(min=0, max=10, value=5), readout="no"), TypeError,
+     r"^IntSlider\(\): readout must be a boolean, got 'no'"),
+    (lambda: _SLIDERS.Dropdown(options=["a", "b"], index="0"), TypeError,
+     r"^Dropdown\(\): index must be from 0 to 1 .*got '0' \(of type str, not an int\)"),
+    (lambda: _SLIDERS.ToggleButtons(options=["a", "b"], style="bold"), TypeError,
+     r"^ToggleButtons\(\): style must be a ToggleButtonsStyle, got 'bold' \(of type str\); pass a "
+     r"ToggleButtonsStyle \(or a dict of its settings"),
+]
+
+
+def test_round_eighteen_what_a_control_takes_is_taken():
+    """Round eighteen: a selection's options and value by position (as the sliders take theirs),
+    an index, a label and a value that agree, a dict of options, a span narrower than the range
+    or moved past the step's, and a widget's own slider spanned within what it computes."""
+    assert _SLIDERS.Dropdown(["a", "b"], "b").value == "b"
+    dropdown = _SLIDERS.Dropdown(options=["a", "b"], index=1, label="b", value="b")
+    assert (dropdown.index, dropdown.value) == (1, "b")
+    assert _SLIDERS.RadioButtons(options={"one": 1, "two": 2}, value=2).label == "two"
+    slider = _slider()
+    slider.span(0.2, 0.8)
+    assert (slider.min, slider.max, slider.limits) == (0.2, 0.8, (0.2, 0.8))
+    slider = IntSlider(min=0, max=10, value=8, step=5)
+    slider.span(8, 20)  # the max moves first: the range between holds the step
+    assert (slider.min, slider.max, slider.limits) == (8, 20, (8, 20))
+    squash = SquashExplorer()
+    squash.norm.span(0, 4)
+    assert (squash.norm.max, squash.norm.limits) == (4, (0, 4))
+    plt.close("all")
 
 
 ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
@@ -3573,7 +3700,7 @@ ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODE
               + ROUND_FIFTEEN_FILES + ROUND_SIXTEEN_LEFTOVERS + ROUND_SIXTEEN_RECORDS
               + ROUND_SIXTEEN_FILES + ROUND_SIXTEEN_MODELS + ROUND_SIXTEEN_WIDGETS
               + ROUND_SEVENTEEN_FILES + ROUND_SEVENTEEN_MODELS + ROUND_SEVENTEEN_RECORDS
-              + ROUND_SEVENTEEN_WIDGETS + ROUND_EIGHTEEN_RECORDS)
+              + ROUND_SEVENTEEN_WIDGETS + ROUND_EIGHTEEN_RECORDS + ROUND_EIGHTEEN_WIDGETS)
 
 
 @pytest.mark.parametrize("call, error, message", ALL_ROUNDS, ids=range(len(ALL_ROUNDS)))
