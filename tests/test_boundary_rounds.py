@@ -859,8 +859,8 @@ ROUND_ELEVEN = [
     (lambda: OverlapExplorer(multi_digit.MultiDigitCapsNet(_MULTI),
                              multi_digit.TwoDigitCNN(channels=(2, 2, 2), hidden=(4, 4)),
                              torch.rand(1, 1, 28, 28), LABELS[:1]), ValueError,
-     r"OverlapExplorer\(\): images must hold at least 2 digits to pick from, got shape "
-     r"\(1, 1, 28, 28\)"),
+     r"OverlapExplorer\(\): images must hold from 2 digits to 2,000 digits to pick from .*got "
+     r"shape \(1, 1, 28, 28\)"),
 ]
 
 
@@ -3571,6 +3571,11 @@ def _slider():
 
 _PAIRS = r"options must each be a value or, all of them, a \(label, value\) pair with a text label"
 ROUND_EIGHTEEN_WIDGETS = [
+    # a widget's digit menu holds at most a dropdown's options (widgets.options.MAX_OPTIONS)
+    (lambda: RotationExplorer(C4CNN(channels=(2, 2, 2)), PlainCNN(channels=(2, 2, 2)),
+                              torch.rand(2001, 1, 28, 28), torch.zeros(2001).long()), ValueError,
+     r"^RotationExplorer\(\): images must hold from one digit to 2,000 digits to pick "
+     r"from \(one option each in its digit menu\), got shape \(2001, 1, 28, 28\); pass that many"),
     (lambda: FloatSlider(0.5, 0, 1, value=0.3), TypeError,
      r"^FloatSlider\(\): got two values for value, 0.5 by position and 0.3 by name \(value=\); "
      r"pass it once"),
