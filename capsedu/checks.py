@@ -16,6 +16,8 @@ import numpy as np
 import torch
 from torch.utils.data import TensorDataset
 
+from .refusals import with_article
+
 
 def check_shape(x: torch.Tensor, name: str, expected: str, ndim: int,
                 sizes: tuple[int, ...] | None = None) -> None:
@@ -34,8 +36,9 @@ def check_shape(x: torch.Tensor, name: str, expected: str, ndim: int,
 def check_tensor(x, name: str, of: str = "") -> None:
     """Raise ``TypeError`` unless ``x`` is a torch tensor (``of``: of what) for the checks here."""
     if not isinstance(x, torch.Tensor):
-        raise TypeError(f"{name} must be a torch.Tensor{of}, got a {type(x).__name__}, {x!r:.40}; "
-                        f"convert it with torch.as_tensor({name.split()[-1]})")
+        raise TypeError(f"{name} must be a torch.Tensor{of}, got "
+                        f"{with_article(type(x).__name__)}, {x!r:.40}; convert it with "
+                        f"torch.as_tensor({name.split()[-1]})")
 
 
 def check_data(x: torch.Tensor, name: str) -> None:

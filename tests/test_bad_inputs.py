@@ -324,7 +324,7 @@ NAN_DIGITS[1, 0, 3, 3] = float("nan")
     (DIGITS[:, 0], torch.tensor([3, 7]), ValueError,
      r"Explorer\(\): images must have shape \[N, 1, 28, 28\].*, got shape \(2, 28, 28\)"),
     (DIGITS[:0], torch.tensor([], dtype=torch.long), ValueError,
-     r"Explorer\(\): images must hold at least one digit to pick from"),
+     r"Explorer\(\): images must hold from one digit to 2,000 digits to pick from"),
     (DIGITS, torch.tensor([3]), ValueError, r"labels must be integer class labels of shape "
                                             r"\[batch\] = \[2\], got shape \(1,\)"),
 ])

@@ -3491,7 +3491,7 @@ ROUND_EIGHTEEN_RECORDS = [
     (lambda: checks.check_offsets("f", dx=float("nan")), TypeError,
      r"^f\(\): dx must be a pair \(offsets, room\).*got nan; pass dx=\(offsets, room\)"),
     (lambda: checks.check_rows("f", 11, 10), TypeError,
-     r"^f\(\): rows must be a torch.Tensor of image indices, got a int, 11; convert it"),
+     r"^f\(\): rows must be a torch.Tensor of image indices, got an int, 11; convert it"),
     (lambda: checks.check_whole("f", n=2.5), TypeError,
      r"^f\(\): n must be a torch.Tensor of classes, got a float, 2.5; convert it"),
     # S4: a count of things to make is at least 1
