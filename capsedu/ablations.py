@@ -29,7 +29,7 @@ from pydantic import AfterValidator
 from . import checkpoints, train
 from .capsnet import routing_iterations
 from .checks import check_order
-from .convergence import PATIENCE, best_epoch, converged, held_out_scores
+from .convergence import held_out_scores
 from .course_settings import Argv, RunThreads, Seed, StateFile, Text
 from .data.mnist import TRAIN_IMAGES, load_mnist
 from .derived import check_derived
@@ -48,6 +48,7 @@ from .recipes import (
 )
 from .routing import MAX_ITERATIONS
 from .statistics import SeedDifference, over_seeds, seed_difference
+from .stopping_rule import PATIENCE, best_epoch, converged
 from .validate import CheckedRecord, Flag, Float, Int, Record, Some, checked
 
 RESULTS = "routing_ablations.json"
@@ -71,7 +72,7 @@ class AblationRun(CheckedRecord):
     validation_by_epoch: Annotated[tuple[Accuracy, ...], Some]  # held out, every epoch's
     max_epochs: Epochs  # the budget; the run may have stopped earlier, by the rule
     patience: Int("the rule's epochs without a held-out gain", ge=1)
-    converged: Flag("whether the rule held when it stopped (convergence.converged)")
+    converged: Flag("whether the rule held when it stopped (stopping_rule.converged)")
     train_time_s: Float("the seconds it trained", ge=0)
     threads: RunThreads
     torch_version: Text
@@ -89,7 +90,7 @@ class AblationRun(CheckedRecord):
         check_derived("AblationRun", "pass the record run(...) makes", converged=(
             self.converged, converged(list(self.validation_by_epoch), self.patience),
             f"the course's rule on validation_by_epoch with patience {self.patience} "
-            "(convergence.converged)"))
+            "(stopping_rule.converged)"))
 
     @checked
     def misnamed(self, name: str) -> str | None:
@@ -252,7 +253,7 @@ def improving(results: Results) -> list[str]:
 
 @checked
 def finished(results: Results) -> list[str]:
-    """The runs that met the course's stopping rule (``convergence.converged``)."""
+    """The runs that met the course's stopping rule (``stopping_rule.converged``)."""
     return [name for name, run in results.items()
             if converged(run.validation_by_epoch, PATIENCE)]
 

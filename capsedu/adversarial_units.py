@@ -75,17 +75,10 @@ class Budget(CheckedRecord):
 BUDGET = Budget()
 
 
-@checked
-def as_time(value: str) -> datetime:
-    """The time an ISO 8601 ``value`` names, in UTC when it names no zone (the records' own)."""
-    time = datetime.fromisoformat(value)
-    return time if time.tzinfo else time.replace(tzinfo=timezone.utc)
-
-
 def _iso_time(value) -> str:
     """What ``IsoTime`` declares: a time as ``datetime.isoformat`` writes it."""
     try:
-        as_time(value)
+        datetime.fromisoformat(value)
     except (TypeError, ValueError):
         raise declared_error(ValueError if isinstance(value, str) else TypeError,
                              f"must be an ISO 8601 time, a str such as "
@@ -100,7 +93,14 @@ IsoTime = Annotated[str, PlainValidator(_iso_time)]
 
 
 @checked
-def check_time_order(where: str, began: str, ended: str) -> None:
+def as_time(value: IsoTime) -> datetime:
+    """The time an ISO 8601 ``value`` names, in UTC when it names no zone (the records' own)."""
+    time = datetime.fromisoformat(value)
+    return time if time.tzinfo else time.replace(tzinfo=timezone.utc)
+
+
+@checked
+def check_time_order(where: str, began: IsoTime, ended: IsoTime) -> None:
     """Refuse an ``ended`` before ``began`` (two ``IsoTime``s, compared as times)."""
     if as_time(ended) < as_time(began):
         raise ValueError(f"{where}(): ended must not come before began, got began {began!r} and "

@@ -54,6 +54,15 @@ class LogitClassifier(nn.Module):
                      logits.shape[1])  # not cross-entropy's own words
         return F.cross_entropy(logits, y), logits.argmax(dim=1)
 
+    def _check_image_size(self, pools: int) -> None:
+        """Refuse, when the model is made, an ``image_size`` (``hparams``') under ``2 ** pools``
+        pixels: ``_check_side`` would refuse every input of that size."""
+        side = self.hparams.get("image_size")
+        if side is not None and side < 2**pools:
+            raise ValueError(f"{type(self).__name__}(): image_size must be at least {2**pools}, "
+                             f"the smallest side it reads ({pools} 2x2 max-pools halve it), got "
+                             f"{side}; pass image_size={2**pools} or more, or fewer max-pools")
+
     def _check_side(self, x: torch.Tensor, pools: int) -> None:
         """Refuse images under ``2 ** pools`` pixels a side: each 2x2 max-pool halves the maps,
         and a side of 0 leaves nothing to read."""
@@ -89,6 +98,7 @@ class _CNN(LogitClassifier):
         self.hparams = hparams
         self.features = features
         self.classifier = nn.Linear(n_features, n_classes)
+        self._check_image_size(sum(isinstance(m, nn.MaxPool2d) for m in features))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """``x``: ``[B, C, H, W]`` -> class logits ``[B, n_classes]``."""
@@ -160,17 +170,13 @@ class MaxPoolCNN(LogitClassifier):
     def __init__(self, in_channels: Channels = 1, n_classes: LogitClasses = 10,
                  image_size: ImageSide = 40, channels: Widths = (32, 64, 128),
                  hidden: Widths = (880, 192), dropout: Dropout = 0.5):
-        _some_layers(channels, "MaxPoolCNN")
+        _some_layers(channels, type(self).__name__)
         _check_weights(_maxpool_cnn_weights(in_channels, n_classes, image_size, channels, hidden),
                        type(self).__name__)
         super().__init__()
         self.hparams = dict(in_channels=in_channels, n_classes=n_classes, image_size=image_size,
                             channels=tuple(channels), hidden=tuple(hidden), dropout=dropout)
-        if image_size // 2 ** len(channels) < 1:
-            raise ValueError(f"{type(self).__name__}(): image_size must be at least "
-                             f"{2 ** len(channels)} to survive its {len(channels)} 2x2 max-pools "
-                             f"(one per item of channels), got {image_size}; pass larger images "
-                             "or fewer channels")
+        self._check_image_size(len(channels))  # one 2x2 max-pool per item of channels
         layers, c_in, side = [], in_channels, image_size
         for c in channels:
             layers += [nn.Conv2d(c_in, c, 5, padding=2), nn.ReLU(), nn.MaxPool2d(2)]

@@ -34,7 +34,7 @@ from . import checkpoints, statistics, train
 from .bug_catalogue import BUGS
 from .capsnet import LIVE, CapsNet
 from .checks import check_order
-from .convergence import best_epoch, chosen_epoch, converged, finished, held_out_scores
+from .convergence import chosen_epoch, finished, held_out_scores
 from .coupling_polarisation import coupling_trace
 from .course_settings import MAX_BATCH, Argv, RunThreads, Seed, StateFile, Text
 from .data.mnist import SPLITS, TRAIN_IMAGES, load_mnist
@@ -56,6 +56,7 @@ from .recipes import (
 )
 from .routing import RoutingResult, RoutingStep
 from .statistics import Paired
+from .stopping_rule import best_epoch, converged
 from .validate import CheckedRecord, Choice, Flag, Float, Int, Record, Some, Tensor, checked
 
 RESULTS = "bug_zoo.json"  # the runs with the full budget; another budget has a file of its own
@@ -90,7 +91,7 @@ class ZooRun(CheckedRecord):
     seed: Seed
     epochs: Epochs  # the budget; the run may have stopped earlier, by the rule
     patience: Int("the rule's epochs without a held-out gain", ge=1)
-    converged: Flag("whether the rule held when it stopped (convergence.converged)")
+    converged: Flag("whether the rule held when it stopped (stopping_rule.converged)")
     limit: Limit | None  # a trial's first images, or None for all of MNIST
     batch_size: Int("examples a step", ge=1, le=MAX_BATCH)
     train_examples: Count
@@ -146,7 +147,7 @@ class ZooRun(CheckedRecord):
                                     "the held-out accuracy of chosen_epoch"),
             "converged": (self.converged, converged(scores, self.patience),
                           f"the course's rule on validation_by_epoch with patience "
-                          f"{self.patience} (convergence.converged)"),
+                          f"{self.patience} (stopping_rule.converged)"),
             "len(test_wrong)": (len(self.test_wrong), len(set(self.test_wrong)),
                                 "the number of distinct images in it (each counted once)"),
             "test_accuracy": (self.test_accuracy, 1 - len(self.test_wrong) / tested,
@@ -209,7 +210,7 @@ def run(name: ZooRunName, epochs: Epochs | None = None, limit: Limit | None = No
     (the recipe's budget by default), and score it: the record of the run.
 
     Every run is trained until the course's rule stops it (``PATIENCE`` epochs without a held-out
-    gain, ``convergence.converged``) or the budget runs out: each bug is judged where its run
+    gain, ``stopping_rule.converged``) or the budget runs out: each bug is judged where its run
     ended, not after a fixed length. The last twelfth of the training images is held out (5,000
     of MNIST's 60,000; a trial with ``limit`` holds out the same share).
 

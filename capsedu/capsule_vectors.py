@@ -334,9 +334,9 @@ def direction_and_length(s: Tensor("capsules s [n, d]", ndim=2, floating=True, f
 
 
 @checked
-def rounding_table(exponents: tuple[Exponent, ...] | list[Exponent],
-                   dtypes: tuple[FloatDtype, ...] | list[FloatDtype] = (torch.float32,
-                                                                        torch.float64)) -> str:
+def rounding_table(exponents: Annotated[tuple[Exponent, ...] | list[Exponent], Some],
+                   dtypes: Annotated[tuple[FloatDtype, ...] | list[FloatDtype], Some] = (
+                       torch.float32, torch.float64)) -> str:
     """One line per float dtype of ``dtypes``: squash's output length, to 10 decimals, for a
     vector of length ``||s|| = 10^e`` for each ``e`` of ``exponents``; where it prints exactly 1,
     rounding has reached 1."""
@@ -353,7 +353,7 @@ def rounding_table(exponents: tuple[Exponent, ...] | list[Exponent],
 
 
 @checked
-def random_capsules(n: Int("capsules", ge=0, le=MAX_CAPSULES) = 10_000,
+def random_capsules(n: Int("capsules", ge=1, le=MAX_CAPSULES) = 10_000,
                     dim: Int("their dimensions", ge=1, le=MAX_WIDTH) = 16, seed: Seed = 0,
                     decades: tuple[Decade, ...] | list[Decade] = (-3, 3)) -> torch.Tensor:
     """``[n, dim]`` vectors ``s``: uniform random directions, lengths log-uniform in
@@ -406,7 +406,7 @@ def at_zero_table(variants: dict[str, Callable]) -> str:
 
 
 @checked
-def eps_table(norms: tuple[Norm, ...] | list[Norm]) -> str:
+def eps_table(norms: Annotated[tuple[Norm, ...] | list[Norm], Some]) -> str:
     """A table, one row per length of ``norms``: how much ``squash``'s ``eps`` changes the output
     length (relative to the exact ``||s||^2 / (1 + ||s||^2)``, in float64) and the length."""
     rows = ["   ||s||   relative change of ||v|| due to eps    ||v||"]

@@ -16,6 +16,8 @@ import numpy as np
 import torch
 from torch.utils.data import TensorDataset
 
+from .refusals import with_article
+
 
 def check_shape(x: torch.Tensor, name: str, expected: str, ndim: int,
                 sizes: tuple[int, ...] | None = None) -> None:
@@ -34,8 +36,9 @@ def check_shape(x: torch.Tensor, name: str, expected: str, ndim: int,
 def check_tensor(x, name: str, of: str = "") -> None:
     """Raise ``TypeError`` unless ``x`` is a torch tensor (``of``: of what) for the checks here."""
     if not isinstance(x, torch.Tensor):
-        raise TypeError(f"{name} must be a torch.Tensor{of}, got a {type(x).__name__}, {x!r:.40}; "
-                        f"convert it with torch.as_tensor({name.split()[-1]})")
+        raise TypeError(f"{name} must be a torch.Tensor{of}, got "
+                        f"{with_article(type(x).__name__)}, {x!r:.40}; convert it with "
+                        f"torch.as_tensor({name.split()[-1]})")
 
 
 def check_data(x: torch.Tensor, name: str) -> None:
@@ -149,6 +152,7 @@ def check_whole(where: str, **classes: torch.Tensor) -> None:
     """Refuse classes (``name=tensor``) that are not integers: a model's scores (floats) read as
     classes compare unequal to every label without a word."""
     for name, t in classes.items():
+        check_tensor(t, f"{where}(): {name}", " of classes")
         if t.dtype.is_floating_point or t.dtype.is_complex or t.dtype == torch.bool:
             raise TypeError(f"{where}(): {name} must hold integer classes, got dtype {t.dtype}; "
                             f"pass scores.argmax(1) (the class of each row's highest score), or "
@@ -180,6 +184,15 @@ def check_labels(targets: torch.Tensor, name: str, batch: int, n_classes: int,
                 f"integer class labels of shape [batch, {k}] = [{batch}, {k}] ({k} different "
                 "classes per example)")
     check_tensor(targets, name, f" of {expected}")
+    if k == n_classes and targets.dtype.is_floating_point and bool(
+            ((targets == 0) | (targets == 1)).all() and (targets.sum(-1) >= 1).all()):
+        # one-hot (or k-hot) rows [batch, n_classes] read as k = n_classes labels each: .long()
+        # would keep them rows of 0s and 1s
+        var = name.split()[-1]
+        raise TypeError(f"{name} must be integer class labels, [batch] = [{batch}] (or [batch, "
+                        f"k]: k classes per example), got one-hot rows of shape "
+                        f"{tuple(targets.shape)}, dtype {targets.dtype}; pass {var}.argmax(1), "
+                        f"the class of each row ({var}.topk(k, dim=1).indices for k-hot rows)")
     if tuple(targets.shape) != shape:
         fix = (f"scores or one-hot rows give their classes by {name.split()[-1]}.argmax(1)"
                if k is None and targets.ndim == 2 and len(targets) == batch else
@@ -296,6 +309,7 @@ def check_images(images, name: str) -> torch.Tensor:
 
 def check_whole_pixels(offset: torch.Tensor, name: str) -> None:
     """Refuse pixel offsets that are not finite whole numbers: images move without resampling."""
+    check_tensor(offset, name, " of pixel offsets")
     if offset.dtype.is_floating_point:
         check_finite(offset, name)
         if not torch.equal(offset, offset.round()):
@@ -306,7 +320,13 @@ def check_whole_pixels(offset: torch.Tensor, name: str) -> None:
 def check_offsets(where: str, **offsets: tuple[torch.Tensor, int]) -> None:
     """Refuse pixel offsets (``name=(offsets, room)``) that move an image past the ``room`` its
     canvas leaves (0 .. room): it would be cut, or lost, without a word."""
-    for name, (offset, room) in offsets.items():
+    for name, pair in offsets.items():
+        if not (isinstance(pair, tuple) and len(pair) == 2 and isinstance(pair[1], int)):
+            raise TypeError(f"{where}(): {name} must be a pair (offsets, room): a tensor of pixel "
+                            f"offsets and the room its canvas leaves, got {pair!r:.40}; pass "
+                            f"{name}=(offsets, room)")
+        offset, room = pair
+        check_tensor(offset, f"{where}(): {name}", " of pixel offsets")
         if len(offset) and (offset.min() < 0 or offset.max() > room):
             raise ValueError(f"{where}(): {name} must lie in 0 .. {room} (the canvas's side less "
                              f"the image's) so that every image stays on the canvas, got "
@@ -347,6 +367,7 @@ def check_rows(where: str, rows: torch.Tensor | None, n: int) -> torch.Tensor:
     tensor of indices, refused by name past the set's end (an IndexError deep in torch else)."""
     if rows is None:
         return torch.arange(n)
+    check_tensor(rows, f"{where}(): rows", " of image indices")
     if int(rows.max()) >= n:
         raise ValueError(f"{where}(): rows must index the {n:,} images of the set (0 .. {n - 1}), "
                          f"got {int(rows.min())} .. {int(rows.max())}; pass rows of the set, "

@@ -1,9 +1,9 @@
-"""The course's stopping rule, and what a verdict resting on a run may say.
+"""What a verdict resting on a run may say, by the course's stopping rule (``stopping_rule``).
 
 A run has converged when ``PATIENCE`` epochs in a row brought no gain in held-out accuracy
-(``converged``); a verdict may rest on it once it has converged and its last epochs are not still
-rising (``finished``, ``trend``). ``fit`` (``capsedu.loop``) stops by this rule; the recorded runs
-are read by it (``training_status``, ``verdict``) in notebooks 07-10.
+(``stopping_rule.converged``); a verdict may rest on it once it has converged and its last epochs
+are not still rising (``finished``, ``trend``). The recorded runs are read by it
+(``training_status``, ``verdict``) in notebooks 07-10.
 """
 
 import re
@@ -17,9 +17,8 @@ from scipy import stats
 from .course_settings import MAX_EPOCHS
 from .manifest_rows import ManifestRow, Metrics
 from .statistics import Comparison
+from .stopping_rule import PATIENCE, Patience, Scores, best_epoch, converged
 from .validate import CheckedRecord, Float, Int, Record, checked
-
-PATIENCE = 3  # the course's rule: a run has converged after 3 epochs without a held-out gain
 
 # A run that met the rule may still be climbing slowly, its gains spread over epochs that each
 # fell just short of the best: over the second half of its epochs (at most TREND_EPOCHS, past the
@@ -29,11 +28,6 @@ PATIENCE = 3  # the course's rule: a run has converged after 3 epochs without a 
 # differences notebooks 08-10 judge; slower climbs are a few held-out images an epoch.
 TREND_EPOCHS = 8
 TREND_MIN = 0.1
-
-# A run's held-out accuracy of every epoch (0..1), a list or a tuple (a record's)
-Accuracy = Float("a held-out accuracy, from 0 to 1", ge=0, le=1)
-Scores = list[Accuracy] | tuple[Accuracy, ...]
-Patience = Int("epochs without a held-out gain that stop a run", ge=1, le=MAX_EPOCHS)
 
 
 def _with_curve(row: ManifestRow) -> ManifestRow:
@@ -182,22 +176,3 @@ def chosen_epoch(history: list):
     the first with the best ``validation_accuracy``."""
     _history("chosen_epoch", history)
     return max(history, key=lambda epoch: epoch.validation_accuracy)  # the first of ties
-
-
-@checked
-def converged(scores: Scores, patience: Patience = PATIENCE) -> bool:
-    """The stopping rule, on the held-out accuracy of every epoch so far (a manifest's
-    ``validation_by_epoch``): the best epoch (the first of ties, as ``chosen_epoch``) lies
-    ``patience`` or more epochs before the last one, i.e. that many epochs in a row brought no
-    gain. A run for which this is false was still improving when it stopped."""
-    return len(scores) - best_epoch(scores) >= patience
-
-
-@checked
-def best_epoch(scores: Scores) -> int:
-    """The epoch (from 1) with the best held-out accuracy, the first of ties (as ``chosen_epoch``
-    picks from a history)."""
-    if not scores:
-        raise ValueError("best_epoch(): scores must hold the held-out accuracy of at least one "
-                         "epoch, got none; train an epoch with validation first")
-    return scores.index(max(scores)) + 1

@@ -16,16 +16,15 @@ digits (``measure``); ``recorded`` makes the same comparisons from ``full_sets``
 from typing import Annotated
 
 import torch
-from pydantic import AfterValidator
 
 from . import checkpoints, full_sets
 from .checks import check_same
 from .course_settings import Rows, Seed, Seeds
-from .data.patches import SHUFFLE_SEED, shuffle_tiles, shuffled_digits
+from .data.patches import SHUFFLE_SEED, GridOf, shuffle_tiles, shuffled_digits
 from .loop import predict, probabilities
 from .patch_order import SEEDS, Invariance, Outcomes, Shuffles, compare, over_the_seeds
 from .recipes import seeded_name
-from .validate import Choice, Int, Some, Tensor, checked
+from .validate import Choice, Some, Tensor, checked
 
 # the models, by name, and their recipes (each shipped for seeds 0, 1, 2): the same upright
 # training digits, budget, stopping rule and seeds, and about the same size (the G-CNN of 10's
@@ -38,16 +37,7 @@ OWN_GRID = 7  # 7 x 7 tiles of 4 pixels on a 28 x 28 digit: the ViT's own patche
 PAIRS = (("ViT", "ViT without positions"), ("ViT", "CNN"), ("ViT without positions", "CNN"))
 
 
-def _divides_28(grid: int) -> int:
-    """What ``Grid`` declares beside its range: tiles that cut a 28 x 28 digit evenly."""
-    if 28 % grid:
-        raise ValueError(f"must divide 28 (the digit's side) into whole tiles, one of 1, 2, 4, 7, "
-                         f"14, 28, got {grid}; pass one of those")
-    return grid
-
-
-Grid = Annotated[Int("tiles along each side of a 28 x 28 digit; a divisor of 28", ge=1, le=28),
-                 AfterValidator(_divides_28)]
+Grid = GridOf(28, "digit")
 # the seeds of the runs compared, at least one; a seed may repeat (a model read twice stands
 # for two runs in a quick check of the comparison)
 SomeSeeds = Annotated[list[Seed] | tuple[Seed, ...], Some]
@@ -142,4 +132,4 @@ def largest_change(model: torch.nn.Module,
     before, after = probabilities(model, images, BATCH), probabilities(model, shuffled, BATCH)
     flips = (before.argmax(dim=1) != after.argmax(dim=1)).sum()
     return Invariance(grid, (before - after).abs().max().item(), int(flips), len(images),
-                      read="a digit's probability")
+                      read="a digit's probability", side=28)

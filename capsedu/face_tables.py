@@ -9,6 +9,7 @@ Each function reads the records ``parts.scoring`` measures (``SeedRuns``, ``prob
 from typing import Annotated
 
 import numpy as np
+from pydantic import AfterValidator
 
 from .capsnet import count_parameters
 from .course_settings import Checked, Name
@@ -16,7 +17,7 @@ from .data import faces
 from .parts.scoring import AngleCurves, Kinds, ProbeRates, SeedRuns
 from .refusals import kind_of
 from .statistics import over_seeds
-from .validate import Int, Record, Some, checked
+from .validate import Distinct, Int, Record, Some, checked
 
 # models side by side, name -> SeedRuns (measure_seeds), each named: every table's columns or lines
 NamedRuns = Annotated[dict[Name, Record(SeedRuns)], Some]
@@ -86,7 +87,8 @@ def rule_report(runs: NamedRuns, rules: Rules) -> str:
 
 
 @checked
-def probe_table(rates: ProbeRates, labels: list[str] | tuple[str, ...]) -> str:
+def probe_table(rates: ProbeRates,
+                labels: Annotated[list[str] | tuple[str, ...], Distinct]) -> str:
     """One line per model (``rates``: name -> ``probe_rates`` array ``[seeds, sets]``): its face
     rate on every probe set, mean over seeds, each after the set's label of ``labels``."""
     lines = []
@@ -138,8 +140,21 @@ def format_fooled(runs: NamedRuns) -> str:
 
 
 
+def _ends_measured(curves: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """Refuse a curve whose first or last bin, the two ``angle_table`` prints, is a NaN: no
+    scene fell in it (``mean_face_rate_by_angle``), so it has no face rate to print."""
+    for name, (_, rates) in curves.items():  # [2, bins]: centres, rates
+        empty = [end for end, rate in (("first", rates[0]), ("last", rates[-1])) if np.isnan(rate)]
+        if empty:
+            raise ValueError(f"must hold a face rate in the first and last bins of each curve (the "
+                             f"table prints them), got nan in the {' and '.join(empty)} bin of "
+                             f"{name!r} (a bin no scene fell in); measure more scenes or use "
+                             "wider bins")
+    return curves
+
+
 @checked
-def angle_table(curves: AngleCurves) -> str:
+def angle_table(curves: Annotated[AngleCurves, AfterValidator(_ends_measured)]) -> str:
     """One line per model of ``curves`` (name -> ``(centres, rates)``, as
     ``mean_face_rate_by_angle`` returns them): its face rate in the first bin (nearest upright:
     within twice its centre, the bins starting at 0) and in the last (near upside down)."""

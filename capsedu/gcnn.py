@@ -73,6 +73,7 @@ class _Stack(LogitClassifier):
         self.convs = nn.ModuleList(convs)
         self.norms = nn.ModuleList(norm(c) for c in channels)
         self.classifier = nn.Linear(channels[-1], n_classes)
+        self._check_image_size(len(self.pool_after))
 
     def features(self, x: torch.Tensor) -> list[torch.Tensor]:
         """The maps after each block: ``[B, C, H, W]`` for the CNN, ``[B, C, 4, H, W]`` for the

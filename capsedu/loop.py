@@ -24,7 +24,7 @@ from torch.utils.data import DataLoader, TensorDataset
 from . import course_settings
 from .checkpoints import check_not_shipped
 from .checks import check_read_labels, check_same, check_takes, check_weights_dtype, check_whole
-from .convergence import chosen_epoch, converged, held_out_scores
+from .convergence import chosen_epoch, held_out_scores
 from .course_settings import (
     MAX_BATCH,
     MAX_EPOCHS,
@@ -41,6 +41,7 @@ from .fit_inputs import AUGMENT, COMPOSE, check_augmented, check_batches, check_
 from .progress import Progress, progress_bar
 from .refusals import declared_error, kind_of
 from .shipped_folders import state_folder
+from .stopping_rule import converged
 from .validate import CheckedRecord, Flag, Float, Has, Int, Spec, Tensor, checked
 
 # Images per batch when a trained model scores them (predict, probabilities, evaluate). Small,

@@ -22,6 +22,7 @@ from .checks import check_order, check_same
 from .course_settings import MAX_EXAMPLES, DeviceName, RunThreads, Seed, Text
 from .derived import check_derived
 from .json_records import OMITTED_WHEN_NONE, json_row
+from .stopping_rule import best_epoch, converged
 from .validate import CheckedRecord, Choice, Flag, Float, Int, Record, checked
 
 
@@ -130,12 +131,23 @@ class Metrics(CheckedRecord):
         if self.epochs is not None and self.validation_by_epoch is not None:
             check_same("Metrics", "the epochs run", "record one held-out accuracy per epoch",
                        epochs=self.epochs, validation_by_epoch=len(self.validation_by_epoch))
-        kept = self.chosen_epoch
-        if None not in (kept, self.validation_accuracy, self.validation_by_epoch):
-            check_derived("Metrics", "record the held-out accuracy of the epoch kept", **{
-                "validation_accuracy": (self.validation_accuracy,
-                                        self.validation_by_epoch[kept - 1],
-                                        "validation_by_epoch's at chosen_epoch")})
+        if self.validation_by_epoch:
+            self._check_kept(list(self.validation_by_epoch))
+
+    def _check_kept(self, scores: list) -> None:
+        """Refuse an epoch kept, its accuracy, or a flag of the rule other than the held-out
+        curve gives (``stopping_rule``): ``fit`` keeps the first best epoch."""
+        kept, rule = self.chosen_epoch, f"the course's rule with patience {self.patience} " \
+            "(stopping_rule.converged) on validation_by_epoch"
+        derived = {"chosen_epoch": (kept, best_epoch(scores),
+                                    "the first epoch with the best held-out accuracy")}
+        if kept is not None and self.validation_accuracy is not None:
+            derived["validation_accuracy"] = (self.validation_accuracy, scores[kept - 1],
+                                              "validation_by_epoch's at chosen_epoch")
+        if self.converged is not None and self.patience is not None:
+            derived["converged"] = (self.converged, converged(scores, self.patience), rule)
+        check_derived("Metrics", "record what the run's held-out curve gives", **{
+            name: fields for name, fields in derived.items() if fields[0] is not None})
 
 
 @dataclass(frozen=True)

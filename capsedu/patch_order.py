@@ -27,10 +27,10 @@ import torch
 
 from . import checkpoints, course_settings
 from .checks import check_same
-from .convergence import PATIENCE, chosen_epoch, converged, held_out_scores
+from .convergence import chosen_epoch, held_out_scores
 from .course_settings import Argv, Name, Seed, Seeds, Text
 from .data import faces
-from .data.patches import SHUFFLE_SEED, _check_grid, shuffle_tiles
+from .data.patches import SHUFFLE_SEED, GridOf, shuffle_tiles
 from .loop import Epoch, fit
 from .manifest_rows import Accuracy, ManifestRow, Metrics
 from .parts import training
@@ -55,6 +55,7 @@ from .statistics import (
     seed_difference,
     tally,
 )
+from .stopping_rule import PATIENCE, converged
 from .train import train_over_seeds
 from .validate import (
     CheckedRecord,
@@ -66,6 +67,7 @@ from .validate import (
     Record,
     Some,
     Tensor,
+    check_value,
     checked,
 )
 
@@ -85,8 +87,9 @@ PAIRS = (("ViT", "ViT without positions"), ("ViT", "deep CNN"),
 OWN_GRID = 8  # 8 x 8 tiles of 4 pixels on a 32 x 32 image: the ViT's own patches
 GRIDS = (1, 2, 4, OWN_GRID)  # 1: the images as they are
 Count = Int("held-out images of each kind", ge=2, le=faces.MAX_IMAGES)
-Grid = Int("tiles along each side of a 32 x 32 image; a divisor of 32", ge=1, le=32)
-Condition = Choice("a kind of image", *KINDS) | Grid  # a kind, or a grid (1: as drawn)
+Grid = GridOf(32, "image")
+# a kind, or a grid (1: as drawn) of faces or of 28 x 28 digits (digit_shuffles' records)
+Condition = Choice("a kind of image", *KINDS) | Int("tiles along each side", ge=1, le=32)
 # (model, condition) -> one run per seed: which images it calls a face, or reads right ([n]
 # booleans each, the same images for every model)
 Runs = Numbers("which images a seed's run calls a face or reads right: booleans [n]", ndim=1,
@@ -276,7 +279,6 @@ def shuffled_accuracy(model: torch.nn.Module, grid: Grid, n: Count) -> float:
     image's tiles shuffled on a ``grid x grid`` grid (``data.patches.shuffle_tiles``; 1 leaves
     them as they are): the mean of its face rate on faces and one minus it on non-faces."""
     face_x, non_x = (held_out(kind, n)[0] for kind in ("face", "nonface"))
-    _check_grid("shuffled_accuracy", face_x, grid)
     if grid > 1:
         face_x, non_x = (shuffle_tiles(x, grid, SHUFFLE_SEED) for x in (face_x, non_x))
     return (called_face(model, face_x).float().mean().item()
@@ -373,14 +375,18 @@ def measure(models: dict[str, list], seeds: Seeds,
 class Invariance(CheckedRecord):
     """How much a model's answers move when each image's tiles are shuffled on a grid."""
 
-    grid: Grid
+    grid: Int("tiles along each side of the images", ge=1, le=1024)
     largest_change: Float("the largest change of a probability, over the images", ge=0, le=1)
     answers_changed: Int("images whose answer changed", ge=0)  # face or not; the digit read
     n: Int("images", ge=1)
     read: Text = "P(face)"  # the probability that moved: P(face), or a digit's probability
+    side: Int("the images' side in pixels: 32 for faces, 28 for digits", ge=1, le=1024) = 32
 
     def __post_init__(self):
-        super().__post_init__()  # and no more answers changed than images
+        """Refuse fields out of range (``CheckedRecord``), a grid that does not divide the
+        images' side (the rule of ``GridOf``), and more answers changed than images."""
+        super().__post_init__()
+        check_value("Invariance", "grid", GridOf(self.side, "image"), self.grid)
         if self.answers_changed > self.n:
             raise ValueError(f"Invariance(): answers_changed must be at most n ({self.n}), got "
                              f"{self.answers_changed}; pass how many of the n answers changed")
@@ -398,7 +404,6 @@ def largest_change(model: torch.nn.Module,
                    grid: Grid = OWN_GRID) -> Invariance:
     """``Invariance`` of ``model`` on ``images`` with their tiles shuffled on a ``grid x grid``
     grid: for the ViT without positions on its own grid, nothing but float rounding."""
-    _check_grid("largest_change", images, grid)  # (grid's default, 8, divides 32x32 faces)
     shuffled = shuffle_tiles(images, grid, SHUFFLE_SEED)
     change = (face_probability(model, images) - face_probability(model, shuffled)).abs().max()
     flips = (called_face(model, images) != called_face(model, shuffled)).sum()

@@ -12,12 +12,13 @@ from typing import Annotated
 import torch
 
 from . import checkpoints, course_settings
-from .convergence import best_epoch, chosen_epoch, converged, held_out_scores
+from .convergence import chosen_epoch, held_out_scores
 from .course_settings import Name, RunThreads, Seed, StateFile, Text
 from .loop import Epoch, Start, evaluate, fit
 from .manifest_rows import ManifestRow, Metrics, Sitting
 from .recipes import Epochs, Limit, Recipe, command_line, command_recipe, seeded_name
 from .shipped_folders import state_folder
+from .stopping_rule import best_epoch, converged
 from .validate import CheckedRecord, Flag, Float, Some, checked
 
 

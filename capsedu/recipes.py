@@ -24,7 +24,6 @@ from .baselines import BagOfPartsCNN, DeepCNN, MaxPoolCNN
 from .bug_catalogue import BUGS
 from .buggy_capsnet import BuggyCapsNet
 from .capsnet import AFFNIST, LIVE, SMALL, CapsNet, CapsNetConfig
-from .convergence import PATIENCE
 from .course_settings import Seed, Text
 from .data.digit_pairs import MULTI_CANVAS, multimnist_data, pair_up
 from .data.mnist import TRAIN_IMAGES, load_mnist
@@ -34,6 +33,7 @@ from .loop import BatchSize, Epochs, LearningRate, LrDecay, Patience, random_shi
 from .manifest_rows import ManifestRow
 from .multi_digit import MultiDigitCapsNet, TwoDigitCNN
 from .routing import MAX_ITERATIONS
+from .stopping_rule import PATIENCE
 from .validate import (
     CheckedRecord,
     Choice,

@@ -86,7 +86,7 @@ def test_every_cell_of_the_grid_is_a_row_of_the_one_table():
 def ablation_run(**fields) -> ablations.AblationRun:
     """A record of the grid with ``fields`` given and the others neutral: one epoch, 99 % right
     however it is routed; ``converged`` as its curve gives it (``AblationRun`` checks it)."""
-    from capsedu.convergence import converged
+    from capsedu.stopping_rule import converged
 
     scores, patience = fields.pop("validation_by_epoch", (0.9,)), fields.pop("patience", 3)
     record = ablations.AblationRun(

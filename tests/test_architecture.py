@@ -21,7 +21,7 @@ LAYERS = [
                 "bug_catalogue", "buggy_capsnet", "vit"]),
     ("data and training", ["data", "data.mnist", "data.sprites", "data.faces", "data.face_ink",
                            "data.patches", "data.affine_params", "data.transformed_mnist",
-                           "data.digit_pairs", "json_records",
+                           "data.digit_pairs", "json_records", "stopping_rule",
                            "manifest_rows", "shipped_folders", "results_kinds", "folder_lock",
                            "checkpoints",
                            "convergence",
@@ -38,9 +38,9 @@ LAYERS = [
                       "exercises", "exercises.*", "environment", "widgets", "widgets.*"]),
 ]
 # what `import capsedu` may load
-CORE = {"course_settings", "checks", "memory", "refusals", "validate", "functional", "routing",
-        "layers", "capsnet", "baselines", "json_records", "manifest_rows", "shipped_folders",
-        "results_kinds", "folder_lock", "checkpoints"}
+CORE = {"course_settings", "checks", "memory", "refusals", "validate", "derived", "functional",
+        "routing", "layers", "capsnet", "baselines", "json_records", "manifest_rows",
+        "shipped_folders", "results_kinds", "folder_lock", "checkpoints", "stopping_rule"}
 
 
 def module_name(path: Path) -> str:

@@ -172,7 +172,7 @@ def test_a_faces_dataset_too_big_for_memory_is_refused_up_front(monkeypatch):
     from capsedu import memory
     from capsedu.data.faces import dataset
 
-    with pytest.raises(ValueError, match=r"n must be an integer >= 0 and <= 1000000"):
+    with pytest.raises(ValueError, match=r"n must be an integer >= 1 and <= 1000000"):
         dataset("face", 10**11)  # was a run until the machine killed it
     monkeypatch.setattr(memory, "available_memory", lambda: 2**30)
     with pytest.raises(MemoryError, match=r"dataset\('face', n=1000000\) needs about .* GiB "
@@ -324,7 +324,7 @@ NAN_DIGITS[1, 0, 3, 3] = float("nan")
     (DIGITS[:, 0], torch.tensor([3, 7]), ValueError,
      r"Explorer\(\): images must have shape \[N, 1, 28, 28\].*, got shape \(2, 28, 28\)"),
     (DIGITS[:0], torch.tensor([], dtype=torch.long), ValueError,
-     r"Explorer\(\): images must hold at least one digit to pick from"),
+     r"Explorer\(\): images must hold from one digit to 2,000 digits to pick from"),
     (DIGITS, torch.tensor([3]), ValueError, r"labels must be integer class labels of shape "
                                             r"\[batch\] = \[2\], got shape \(1,\)"),
 ])

@@ -36,7 +36,8 @@ ENFORCED = ["functional", "routing", "capsnet", "data.mnist", "statistics", "lay
             "parts.detector",
             "parts.pose_net", "seed_runs", "seed_table", "parts.scoring", "claims_table",
             "bug_zoo_report", "parts.curves", "parts.pose_mlp", "data.sprites", "poses",
-            "convergence", "progress", "loop", "course_settings", "environment", "recipes", "train",
+            "convergence", "stopping_rule", "progress", "loop", "course_settings", "environment",
+            "recipes", "train",
             "ablations", "bug_zoo", "parts.training", "patch_order", "spiking", "vit",
             "data.patches",
             "adversarial_record", "reconstruction_detector", "buggy_capsnet", "attacks",
@@ -67,6 +68,10 @@ NOT_ENTRIES = {
                "record's name, the field and how it is derived",
     "fit_inputs": "the checks loop.fit and loop.training_batches run on their examples and "
                   "callbacks, each told the entry's name",
+    "widgets.controls": "what widgets.sliders' controls share: how a refusal names a control, "
+                        "and the check of every keyword and trait they are given",
+    "widgets.options": "the check a selection (widgets.sliders) runs on its options, told the "
+                       "control",
     "data": "a package", "figures": "a package", "parts": "a package", "widgets": "a package",
 }
 

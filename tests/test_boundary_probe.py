@@ -36,6 +36,7 @@ from capsedu import (
     slot_attention,
     spiking,
     statistics,
+    stopping_rule,
 )
 from capsedu.baselines import BagOfPartsCNN
 from capsedu.capsnet import CapsNet, CapsNetConfig
@@ -77,9 +78,10 @@ CASES = [
     (lambda: sprites.render([("nose", 0.5, 0.5, 0.0, True)]), TypeError, r"must be numbers"),
     (lambda: convergence.training_status(Metrics()), ValueError,
      r"training_status\(\): metrics must be .*validation_by_epoch, got metrics without"),
-    (lambda: convergence.converged([0.5, 90.0]), ValueError,
+    (lambda: stopping_rule.converged([0.5, 90.0]), ValueError,
      r"converged\(\): scores\[1\] must be a finite number >= 0 and <= 1 .*got 90.0"),
-    (lambda: convergence.converged([]), ValueError, r"best_epoch\(\): scores must hold"),
+    (lambda: stopping_rule.converged([]), ValueError,
+     r"^converged\(\): scores must hold at least one item, got \[\]; pass one or more"),
     (lambda: loop.confusion(LABELS, LABELS, n_classes=2), ValueError,
      r"confusion\(\): labels and predictions must be classes in \[0, 1\].*pass n_classes="),
     (lambda: loop.is_correct(LABELS, torch.stack([LABELS, LABELS], 1)), ValueError,
@@ -420,7 +422,7 @@ ROUND_SIX = [
                                          torch.zeros(2), 40),
      TypeError, r"on_canvas\(\): dx must hold whole pixel offsets"),
     (lambda: transformed_mnist.affine_matrix(0.0, 0.0, 0.0, 1.0), ValueError,
-     r"affine_matrix\(\): scale_x must be non-zero"),
+     r"affine_matrix\(\): scale_x must be a finite number >= 0.2 and <= 10.0 .*got 0.0;"),
     (lambda: digit_pairs.multimnist(torch.rand(4, 1, 28, 28), torch.tensor([0, 0, 0, 0]), 2),
      ValueError,
      r"labels must hold digits of at least two classes"),

@@ -860,8 +860,8 @@ ROUND_ELEVEN = [
     (lambda: OverlapExplorer(multi_digit.MultiDigitCapsNet(_MULTI),
                              multi_digit.TwoDigitCNN(channels=(2, 2, 2), hidden=(4, 4)),
                              torch.rand(1, 1, 28, 28), LABELS[:1]), ValueError,
-     r"OverlapExplorer\(\): images must hold at least 2 digits to pick from, got shape "
-     r"\(1, 1, 28, 28\)"),
+     r"OverlapExplorer\(\): images must hold from 2 digits to 2,000 digits to pick from .*got "
+     r"shape \(1, 1, 28, 28\)"),
 ]
 
 
@@ -1226,7 +1226,8 @@ ROUND_TWELVE_MATHS = [
     (lambda: detector.detector_training_set(2, part_scales=(2.0, 1.0)), ValueError,
      r"detector_training_set\(\): part_scales\[0\], part_scales\[1\] must be in order"),
     (lambda: patch_order.largest_change(_bag(), torch.rand(2, 1, 32, 32), grid=3), ValueError,
-     r"largest_change\(\): grid must divide the images' sides, got grid=3 for 32x32 images"),
+     r"largest_change\(\): grid must divide 32 \(the image's side\) into whole tiles, one of 1, "
+     r"2, 4, 8, 16, 32, got 3"),
     (lambda: patches.shuffle_tiles(torch.rand(1, 1, 28, 28), 3), ValueError,
      r"shuffle_tiles\(\): grid must divide the images' sides, got grid=3"),
     (lambda: face_ink.pair_table(faces.face_parts(), [("nose", "tail")], window=5), ValueError,
@@ -3600,6 +3601,218 @@ def test_round_eighteen_a_home_folder_is_no_checkpoint_folder(monkeypatch, tmp_p
     (tools / folder_lock.LOCK_FILE).write_text("")
     (tools / ".mine.pt.123.tmp").write_text("")
     assert shipped_folders.other_files(tools) is None
+# Round eighteen: models, data, records, tables and the shared checks.
+ROUND_EIGHTEEN_RECORDS = [
+    # U1: a shared check given a plain number where it reads a tensor, or a time that is none
+    (lambda: adversarial_units.as_time("yesterday"), ValueError,
+     r"^as_time\(\): value must be an ISO 8601 time, a str such as .*, got 'yesterday'; pass "),
+    (lambda: checks.check_whole_pixels(1.5, "f(): dx"), TypeError,
+     r"^f\(\): dx must be a torch.Tensor of pixel offsets, got a float, 1.5; convert it"),
+    (lambda: checks.check_offsets("f", dx=float("nan")), TypeError,
+     r"^f\(\): dx must be a pair \(offsets, room\).*got nan; pass dx=\(offsets, room\)"),
+    (lambda: checks.check_rows("f", 11, 10), TypeError,
+     r"^f\(\): rows must be a torch.Tensor of image indices, got an int, 11; convert it"),
+    (lambda: checks.check_whole("f", n=2.5), TypeError,
+     r"^f\(\): n must be a torch.Tensor of classes, got a float, 2.5; convert it"),
+    # S4: a count of things to make is at least 1
+    (lambda: faces.dataset("face", 0), ValueError,
+     r"^dataset\(\): n must be an integer >= 1 and <= [0-9]+ \(images to draw\), got 0"),
+    (lambda: capsule_vectors.random_capsules(n=0), ValueError,
+     r"^random_capsules\(\): n must be an integer >= 1 and <= [0-9]+ \(capsules\), got 0"),
+    # S7: a label or a pair given twice (a pair reversed is the same two parts)
+    (lambda: face_tables.probe_table({"m": np.ones((2, 3))}, ["a", "a", "a"]), ValueError,
+     r"^probe_table\(\): labels must hold each item once, got 'a' more than once"),
+    (lambda: face_ink.pair_table(faces.face_parts(), [("nose", "mouth"), ("mouth", "nose")], 5),
+     ValueError, r"^pair_table\(\): pairs must hold each pair once in either order, got "
+     r"\('mouth', 'nose'\) after \('nose', 'mouth'\)"),
+    # S19: a NaN (an empty bin) where the table prints a rate
+    (lambda: face_tables.angle_table({"m": ([15.0, 45.0], [0.9, float("nan")])}), ValueError,
+     r"^angle_table\(\): curves must hold a face rate in the first and last bins .*got nan in "
+     r"the last bin of 'm'"),
+    # S22: a kind no set has
+    (lambda: scoring.SeedRuns("m", [0, 1], [], {"ghost": [0.5, 0.6]}), ValueError,
+     r"^SeedRuns\(\): rates key 'ghost' must be 'face', 'nonface', .*got 'ghost'"),
+    # S20: a scale AffineParams refuses (a mirror, a squash to nothing)
+    (lambda: transformed_mnist.affine_matrix(0, 0, -1, 1), ValueError,
+     r"^affine_matrix\(\): scale_x must be a finite number >= 0.2 and <= 10.0 .*got -1;"),
+    (lambda: transformed_mnist.affine_matrix(0, 0, 1.0, torch.tensor([1.0, 20.0])), ValueError,
+     r"^affine_matrix\(\): scale_y must be a torch.Tensor in \[0.2, 10.0\] .*got values from 1 "
+     r"to 20"),
+    # S23: a grid that does not divide the images' side, in a record as in shuffled_accuracy
+    (lambda: patch_order.Invariance(3, 0.1, 1, 10), ValueError,
+     r"^Invariance\(\): grid must divide 32 \(the image's side\) into whole tiles, one of 1, 2, "
+     r"4, 8, 16, 32, got 3"),
+    (lambda: patch_order.Invariance(8, 0.1, 1, 10, side=28), ValueError,
+     r"^Invariance\(\): grid must divide 28 \(the image's side\) into whole tiles, .*got 8"),
+    # S21: a table of no rows
+    (lambda: capsule_vectors.eps_table([]), ValueError,
+     r"^eps_table\(\): norms must hold at least one item, got \[\]"),
+    (lambda: capsule_vectors.rounding_table([]), ValueError,
+     r"^rounding_table\(\): exponents must hold at least one item, got \[\]"),
+    # S18: a model made for a side no input can have (each 2x2 max-pool halves it)
+    (lambda: baselines.DeepCNN(image_size=2), ValueError,
+     r"^DeepCNN\(\): image_size must be at least 8, the smallest side it reads \(3 2x2 "
+     r"max-pools halve it\), got 2; pass image_size=8 or more"),
+    (lambda: C4CNN(image_size=2), ValueError,
+     r"^C4CNN\(\): image_size must be at least 4, the smallest side it reads"),
+    # U14: the class the learner made, not the one it builds on
+    (lambda: multi_digit.TwoDigitCNN(channels=()), ValueError,
+     r"^TwoDigitCNN\(\): channels must name at least one layer"),
+    # U7: one-hot float targets advised .long(), which a second refusal met
+    (lambda: functional.margin_loss(torch.rand(4, 10), torch.eye(10)[torch.arange(4)]),
+     TypeError, r"^margin_loss\(\): targets must be integer class labels, \[batch\] = \[4\] .*got "
+     r"one-hot rows of shape \(4, 10\), dtype torch.float32; pass targets.argmax\(1\)"),
+    # H2: more scenes than one call draws, refused before any is read
+    (lambda: sprites.render_many([faces.face_parts()] * 10**7, size=32), ValueError,
+     r"^render_many\(\): scenes must hold at most 1,000,000 scenes \(the most one call draws\), "
+     r"got 10,000,000; draw them in chunks"),
+]
+
+
+def test_round_eighteen_scenes_past_the_memory_are_refused_before_they_are_drawn(monkeypatch):
+    """Round eighteen (H2): the renderer's estimate, its segments and temporaries counted, comes
+    before any segment is placed, naming the caller's function and argument."""
+    monkeypatch.setattr(memory, "available_memory", lambda: 2**20)
+    scenes = [faces.face_parts()] * 100
+    for call, where in ((lambda: sprites.render_many(scenes, size=64), "render_many"),
+                        (lambda: sprites.render_scenes(faces.dataset("face", 2)[2], 256),
+                         "render_scenes")):
+        with pytest.raises(MemoryError, match=rf"^{where}\(\): scenes \([0-9,]+ images of "
+                           r"[0-9]+x[0-9]+ pixels, [0-9]+ segments each, temporaries counted\) "
+                           r"needs about .* GiB is free; draw fewer scenes at a time"):
+            call()
+# Round eighteen's controls: a value by position and by name, an index, a label and a value that
+# disagree, options that are no (label, value) pairs, a tensor, a set, a billion or None or NaN;
+# a keyword no control has, or one its trait cannot take, in traitlets' words; span()'s refusal
+# formatting its own ends, and a widget's own slider spanned past what its widget computes
+def _slider():
+    return FloatSlider(min=0, max=1, value=0.5)
+
+
+_PAIRS = r"options must each be a value or, all of them, a \(label, value\) pair with a text label"
+ROUND_EIGHTEEN_WIDGETS = [
+    # a widget's digit menu holds at most a dropdown's options (widgets.options.MAX_OPTIONS)
+    (lambda: RotationExplorer(C4CNN(channels=(2, 2, 2)), PlainCNN(channels=(2, 2, 2)),
+                              torch.rand(2001, 1, 28, 28), torch.zeros(2001).long()), ValueError,
+     r"^RotationExplorer\(\): images must hold from one digit to 2,000 digits to pick "
+     r"from \(one option each in its digit menu\), got shape \(2001, 1, 28, 28\); pass that many"),
+    (lambda: FloatSlider(0.5, 0, 1, value=0.3), TypeError,
+     r"^FloatSlider\(\): got two values for value, 0.5 by position and 0.3 by name \(value=\); "
+     r"pass it once"),
+    (lambda: _SLIDERS.Dropdown(["a"], options=["b"]), TypeError,
+     r"^Dropdown\(\): got two values for options, \['a'\] by position and \['b'\] by name"),
+    (lambda: _SLIDERS.Dropdown(options=["a", "b"], index=None), TypeError,
+     r"^Dropdown\(\): index must be from 0 to 1 \(one of its 2 options, counted from 0\), got "
+     r"None; pass an index in that range"),
+    (lambda: _SLIDERS.Dropdown(options=["a", "b"], label="b", value="a"), ValueError,
+     r"^Dropdown\(\): label='b' and value='a' pick different options \('b', 'a'\); pass one"),
+    (lambda: _SLIDERS.Dropdown(options=["a", "b"], index=1, value="a"), ValueError,
+     r"^Dropdown\(\): index=1 and value='a' pick different options \('b', 'a'\); pass one"),
+    (lambda: _SLIDERS.Dropdown(options=[("a",), ("b",)]), TypeError,
+     rf"^Dropdown\(\): {_PAIRS}, got \('a',\); pass pairs such as \('one', 1\)"),
+    (lambda: _SLIDERS.Dropdown(options=[("a", 1, 2)]), TypeError,
+     rf"^Dropdown\(\): {_PAIRS}, got \('a', 1, 2\)"),
+    (lambda: _SLIDERS.Dropdown(options=[(1, "a"), (2, "b")]), TypeError,
+     rf"^Dropdown\(\): {_PAIRS}, got \(1, 'a'\)"),
+    (lambda: _SLIDERS.RadioButtons(options={1: "a"}), TypeError,
+     rf"^RadioButtons\(\): {_PAIRS}, got \(1, 'a'\)"),
+    (lambda: _SLIDERS.Dropdown(options=torch.tensor([1, 2])), TypeError,
+     rf"^Dropdown\(\): {_OPTIONS}tensor\(\[1, 2\]\); pass options.tolist\(\)"),
+    (lambda: _SLIDERS.Dropdown(options=[torch.tensor(1), torch.tensor(2)]), TypeError,
+     r"^Dropdown\(\): options must each be a value, not a tensor or an array .*got tensor\(1\); "
+     r"pass x.item\(\)"),
+    (lambda: _SLIDERS.Dropdown(options={"a", "b"}), TypeError,
+     rf"^Dropdown\(\): {_OPTIONS}.* \(a set, whose order changes from run to run\); pass "
+     r"sorted\(options\)"),
+    (lambda: _SLIDERS.Dropdown(options=range(10**9)), ValueError,
+     r"^Dropdown\(\): options must hold at most 2000 options \(what a learner can pick from in a "
+     r"list\), got 1000000000; offer fewer"),
+    (lambda: _SLIDERS.ToggleButtons(options=iter(range(10**9))), ValueError,
+     r"^ToggleButtons\(\): options must hold at most 2000 options .*got more; offer fewer"),
+    (lambda: _set(_SLIDERS.Dropdown(options=["a"]), options=range(10**9)), ValueError,
+     r"^Dropdown\(\): options must hold at most 2000 options"),
+    (lambda: _SLIDERS.Dropdown(options=[None, "a"]), ValueError,
+     r"^Dropdown\(\): options must each be a value one can pick, got None \(None is no option "
+     r"chosen, so it could never be picked\); leave it out"),
+    (lambda: _SLIDERS.Dropdown(options=[float("nan")]), ValueError,
+     r"^Dropdown\(\): options must each be a value one can pick, got nan \(NaN never equals "
+     r"itself, so it could never be picked\); leave it out"),
+    (lambda: _SLIDERS.Dropdown(options=[("none", None), ("a", "a")]), ValueError,
+     r"^Dropdown\(\): options must each be a value one can pick, got None"),
+    (lambda: _SLIDERS.Dropdown("ab"), TypeError,
+     rf"^Dropdown\(\): {_OPTIONS}'ab' \(text, each letter of which would be an option\)"),
+    (lambda: _SLIDERS.Dropdown(["a"], "b", "c"), TypeError,
+     r"^Dropdown\(\): takes options, value by position, got 3 values; pass the others by name"),
+    (lambda: IntSlider(min=0, max=2**70, value=5), OutOfRange,
+     r"^IntSlider\(\): max must be from -2\*\*53 to 2\*\*53 \(the whole numbers a browser shows "
+     r"exactly\), got 1180591620717411303424"),
+    (lambda: _set(IntSlider(min=0, max=10, value=5), min=-2**60), OutOfRange,
+     r"^IntSlider\(\): min must be from -2\*\*53 to 2\*\*53"),
+    (lambda: _set(IntSlider(min=0, max=10, value=5), max=float("nan")), TypeError,
+     r"^IntSlider\(\): max must be a whole number \(an IntSlider\), got nan; pass an int"),
+    (lambda: IntSlider(min=0, max=10, value=5, colour="red"), TypeError,
+     r"^IntSlider\(\): colour is no keyword of IntSlider\(\); pass keywords among .*limits"),
+    (lambda: _SLIDERS.Dropdown(options=["a"], colour="red"), TypeError,
+     r"^Dropdown\(\): colour is no keyword of Dropdown\(\); pass keywords among .*equals"),
+    (lambda: delattr(_slider(), "limits"), AttributeError,
+     r"^FloatSlider\(\): limits is the range its widget computes, fixed when the slider is made; "
+     r"it cannot be deleted"),
+    (lambda: _slider().span(1, 0), OutOfRange,
+     r"^FloatSlider.span\(\): low and high must be low at most high .*got \(1, 0\); swap them: "
+     r"span\(0, 1\)"),
+    (lambda: _slider().span(float("-inf"), 1), ValueError,
+     r"^FloatSlider.span\(\): low must be a finite number \(an end of the slider's range\), got "
+     r"-inf"),
+    (lambda: _slider().span("0", "2"), TypeError,
+     r"^FloatSlider.span\(\): low must be a finite number .*got '0'; pass a number"),
+    (lambda: _slider().span(None, 2), TypeError,
+     r"^FloatSlider.span\(\): low must be a finite number .*got None"),
+    (lambda: IntSlider(min=0, max=10, value=5).span(0, 20.5), OutOfRange,
+     r"^IntSlider.span\(\): low and high must be whole numbers \(an IntSlider\), got \(0, 20.5\); "
+     r"pass whole numbers"),
+    (lambda: _slider().span(0.6, 2), OutOfRange,
+     r"^FloatSlider.span\(\): low and high must be a range holding the slider's value 0.5, got "
+     r"\(0.6, 2\); set the value into the new range first"),
+    (lambda: FloatSlider(min=0, max=1, value=0.5, step=0.5).span(0.4, 0.6), OutOfRange,
+     r"^FloatSlider.span\(\): low and high must be at least the step 0.5 apart"),
+    (lambda: SquashExplorer().norm.span(0, 100), OutOfRange,
+     r"^SquashExplorer.norm.span\(\): low and high must be within 0 to 5 \(the range its widget "
+     r"computes\), got \(0, 100\); pass a range within it"),
+    (lambda: IntSlider(min=0, max=10, value=5, readout="yes"), TypeError,
+     r"^IntSlider\(\): readout must be a boolean, got 'yes' \(of type str\); pass a boolean, e.g. "
+     r"readout=True"),
+    (lambda: IntSlider(min=0, max=10, value=5, orientation="diagonal"), OutOfRange,
+     r"^IntSlider\(\): orientation must be any of \['horizontal', 'vertical'\].*got 'diagonal'"),
+    (lambda: IntSlider(min=0, max=10, value=5, continuous_update="no"), TypeError,
+     r"^IntSlider\(\): continuous_update must be a boolean, got 'no'"),
+    (lambda: _set(IntSlider(min=0, max=10, value=5), readout="no"), TypeError,
+     r"^IntSlider\(\): readout must be a boolean, got 'no'"),
+    (lambda: _SLIDERS.Dropdown(options=["a", "b"], index="0"), TypeError,
+     r"^Dropdown\(\): index must be from 0 to 1 .*got '0' \(of type str, not an int\)"),
+    (lambda: _SLIDERS.ToggleButtons(options=["a", "b"], style="bold"), TypeError,
+     r"^ToggleButtons\(\): style must be a ToggleButtonsStyle, got 'bold' \(of type str\); pass a "
+     r"ToggleButtonsStyle \(or a dict of its settings"),
+]
+
+
+def test_round_eighteen_what_a_control_takes_is_taken():
+    """Round eighteen: a selection's options and value by position (as the sliders take theirs),
+    an index, a label and a value that agree, a dict of options, a span narrower than the range
+    or moved past the step's, and a widget's own slider spanned within what it computes."""
+    assert _SLIDERS.Dropdown(["a", "b"], "b").value == "b"
+    dropdown = _SLIDERS.Dropdown(options=["a", "b"], index=1, label="b", value="b")
+    assert (dropdown.index, dropdown.value) == (1, "b")
+    assert _SLIDERS.RadioButtons(options={"one": 1, "two": 2}, value=2).label == "two"
+    slider = _slider()
+    slider.span(0.2, 0.8)
+    assert (slider.min, slider.max, slider.limits) == (0.2, 0.8, (0.2, 0.8))
+    slider = IntSlider(min=0, max=10, value=8, step=5)
+    slider.span(8, 20)  # the max moves first: the range between holds the step
+    assert (slider.min, slider.max, slider.limits) == (8, 20, (8, 20))
+    squash = SquashExplorer()
+    squash.norm.span(0, 4)
+    assert (squash.norm.max, squash.norm.limits) == (4, (0, 4))
+    plt.close("all")
 
 
 ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
@@ -3612,7 +3825,8 @@ ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODE
               + ROUND_FIFTEEN_FILES + ROUND_SIXTEEN_LEFTOVERS + ROUND_SIXTEEN_RECORDS
               + ROUND_SIXTEEN_FILES + ROUND_SIXTEEN_MODELS + ROUND_SIXTEEN_WIDGETS
               + ROUND_SEVENTEEN_FILES + ROUND_SEVENTEEN_MODELS + ROUND_SEVENTEEN_RECORDS
-              + ROUND_SEVENTEEN_WIDGETS + ROUND_EIGHTEEN_FILES)
+              + ROUND_SEVENTEEN_WIDGETS + ROUND_EIGHTEEN_FILES + ROUND_EIGHTEEN_RECORDS
+              + ROUND_EIGHTEEN_WIDGETS)
 
 
 @pytest.mark.parametrize("call, error, message", ALL_ROUNDS, ids=range(len(ALL_ROUNDS)))

@@ -273,7 +273,7 @@ def zoo_run(**fields) -> ZooRun:
     whose training accuracy is the step / steps, uniform couplings over 3 iterations; steps as
     many as the given curve or training examples make; a ``test_accuracy`` given without
     ``test_wrong`` reads the first test images wrong."""
-    from capsedu.convergence import best_epoch, converged
+    from capsedu.stopping_rule import best_epoch, converged
 
     uniform = CouplingStats(entropy=1.0, distance=0.0, polarised=0.0, vote=1.0)
     scores, batch = fields.pop("validation_by_epoch", (0.5,)), fields.pop("batch_size", 8)

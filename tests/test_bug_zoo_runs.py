@@ -10,9 +10,9 @@ from test_bug_zoo import zoo_run
 from capsedu import bug_zoo, bug_zoo_report
 from capsedu.buggy import unsquared_margin_loss
 from capsedu.capsnet import LIVE, CapsNet
-from capsedu.convergence import PATIENCE
 from capsedu.functional import margin_loss, reconstruction_loss
 from capsedu.json_records import json_row
+from capsedu.stopping_rule import PATIENCE
 
 LIMIT = "150"  # 138 training images (2 steps: 128 and 10), 12 held out, 150 test images
 NAMES = [bug_zoo.CORRECT, *bug_zoo.BUGS]

@@ -103,12 +103,18 @@ def test_save_refuses_a_field_no_row_has_and_a_value_of_the_wrong_kind(tmp_path)
     assert read_manifest(tmp_path)["cnn"] == row and row.metrics.test_accuracy == 0.9
 
 
-def test_metrics_refuse_a_kept_accuracy_other_than_the_curve_gives():
+def test_metrics_refuse_a_kept_epoch_accuracy_or_flag_other_than_the_curve_gives():
     from capsedu.manifest_rows import Metrics
 
     with pytest.raises(ValueError, match=r"^Metrics\(\): validation_accuracy must be "
-                       r"validation_by_epoch's at chosen_epoch, 0.9, got 0.95; record the"):
-        Metrics(epochs=2, chosen_epoch=1, validation_accuracy=0.95, validation_by_epoch=(0.9, 0.95))
+                       r"validation_by_epoch's at chosen_epoch, 0.95, got 0.9; record what"):
+        Metrics(epochs=2, chosen_epoch=2, validation_accuracy=0.9, validation_by_epoch=(0.9, 0.95))
+    with pytest.raises(ValueError, match=r"^Metrics\(\): chosen_epoch must be the first epoch "
+                       r"with the best held-out accuracy, 2, got 1; record what"):
+        Metrics(epochs=3, chosen_epoch=1, validation_by_epoch=(0.5, 0.9, 0.7))  # probe 18's
+    with pytest.raises(ValueError, match=r"^Metrics\(\): converged must be the course's rule "
+                       r"with patience 2 \(stopping_rule.converged\) .*, False, got True"):
+        Metrics(chosen_epoch=2, patience=2, converged=True, validation_by_epoch=(0.5, 0.9, 0.7))
     assert Metrics(epochs=2, chosen_epoch=2, validation_accuracy=0.95,
                    validation_by_epoch=(0.9, 0.95)).validation_accuracy == 0.95
 

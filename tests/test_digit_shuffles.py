@@ -11,11 +11,11 @@ import torch
 from capsedu import digit_shuffles, patch_order
 from capsedu.capsnet import count_parameters
 from capsedu.checkpoints import read_manifest
-from capsedu.convergence import PATIENCE, converged
 from capsedu.data.mnist import fixed_sample, load_mnist
 from capsedu.data.patches import shuffled_digits
 from capsedu.recipes import RECIPES, seeded_name
 from capsedu.statistics import Paired
+from capsedu.stopping_rule import PATIENCE, converged
 from capsedu.vit import VisionTransformer
 
 MANIFEST = Path(__file__).parent.parent / "data" / "checkpoints" / "manifest.json"

@@ -10,10 +10,10 @@ import torch
 from capsedu import patch_order
 from capsedu.capsnet import count_parameters
 from capsedu.checkpoints import read_manifest
-from capsedu.convergence import PATIENCE, converged
 from capsedu.parts.scoring import held_out
 from capsedu.recipes import RECIPES
 from capsedu.statistics import OverSeeds, Paired, SeedDifference
+from capsedu.stopping_rule import PATIENCE, converged
 from capsedu.vit import VisionTransformer
 
 MANIFEST = Path(__file__).parent.parent / "data" / "checkpoints" / "manifest.json"

@@ -9,10 +9,10 @@ import torch
 
 from capsedu import BagOfPartsCNN, pretrained
 from capsedu.checkpoints import read_manifest, save
-from capsedu.convergence import converged
 from capsedu.loop import Epoch, evaluate, fit, random_shift
 from capsedu.manifest_rows import Sitting
 from capsedu.recipes import RECIPES, command_line, how_made, recipe_name, seeded_name
+from capsedu.stopping_rule import converged
 from capsedu.train import main, record_missing
 
 # trainings compared number for number: on the CPU (conftest.on_the_cpu)

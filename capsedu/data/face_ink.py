@@ -11,6 +11,7 @@ from typing import Annotated
 import numpy as np
 import torch
 import torch.nn.functional as F
+from pydantic import AfterValidator
 
 from ..checks import check_different
 from ..course_settings import MAX_SIDE
@@ -58,11 +59,22 @@ def _held(parts, a: str, b: str, window: int, size: int, where: str) -> int:
     return int((held[0] * held[1]).sum())
 
 
+def _each_pair_once(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """Refuse a pair given again reversed: (a, b) and (b, a) are one gap, one line twice."""
+    seen = set()
+    for a, b in pairs:
+        if (b, a) in seen:
+            raise ValueError(f"must hold each pair once in either order, got {(a, b)!r} after "
+                             f"{(b, a)!r} (the same two parts); drop one of them")
+        seen.add((a, b))
+    return pairs
+
+
 @checked
 def pair_table(parts: Parts,
                pairs: Annotated[list[Annotated[tuple[str, str], Spec(
                    "a pair (a, b) of two part names, e.g. ('nose', 'mouth')", "tuple")]], Some,
-                   Distinct],
+                   Distinct, AfterValidator(_each_pair_once)],
                window: Window, size: Side = 32) -> str:
     """One line per pair ``(a, b)`` of ``pairs``: how far apart the parts' ink is (``ink_gap``)
     and how many of the ``size * size`` windows of ``window`` pixels hold ink of both

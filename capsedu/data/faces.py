@@ -319,7 +319,7 @@ PART_LIST_BYTES = 2_000  # about what one image's list of Part tuples takes in m
 
 @checked
 def dataset(
-    kind: Choice("the kind of image", *KINDS), n: Int("images to draw", ge=0, le=MAX_IMAGES),
+    kind: Choice("the kind of image", *KINDS), n: Int("images to draw", ge=1, le=MAX_IMAGES),
     seed: Seed = 0, size: Side = 32, poses: FacePoses = TRAINING_POSES,
 ) -> tuple[torch.Tensor, torch.Tensor, list[list[Part]]]:
     """``n`` images of one kind: ``(images, labels, parts)``.

@@ -1,14 +1,33 @@
 """Images cut into tiles and put back in another order: the right parts in the wrong places, for
 any image (10 §8; notebook 01 scrambles a face's parts, this scrambles any image's tiles)."""
 
+from typing import Annotated, Any
+
 import torch
+from pydantic import AfterValidator
 
 from ..checks import check_rows
-from ..course_settings import Rows, Seed
+from ..course_settings import Rows, Seed, Text
 from ..validate import Int, Tensor, checked
 from .mnist import load_mnist
 
 Grid = Int("tiles along each side; it must divide the image's sides", ge=1, le=1024)
+
+
+@checked
+def GridOf(side: Int("the images' side in pixels", ge=1, le=1024), what: Text) -> Any:
+    """``Grid`` for ``what`` (an image, a digit) ``side`` x ``side`` pixels, the one rule of every
+    entry and record of such grids: a divisor of ``side`` (tiles of unequal sizes cannot trade
+    places)."""
+    def divides(grid: int) -> int:
+        if side % grid:
+            divisors = ", ".join(str(d) for d in range(1, side + 1) if side % d == 0)
+            raise ValueError(f"must divide {side} (the {what}'s side) into whole tiles, one of "
+                             f"{divisors}, got {grid}; pass one of those")
+        return grid
+
+    return Annotated[Int(f"tiles along each side of a {side} x {side} {what}; a divisor of "
+                         f"{side}", ge=1, le=side), AfterValidator(divides)]
 
 
 def _check_grid(where: str, images: torch.Tensor, grid: int) -> None:

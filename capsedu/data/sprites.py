@@ -29,6 +29,7 @@ STROKE_LENGTH = 0.13  # a stroke at scale 1; faces.dataset draws lengths in [0.1
 # is a thin line in a sea of pixels, no longer a parts world, and each image is side**2 floats;
 # the least (MIN_SIDE) is where a part's pen still covers a pixel centre wherever it is drawn
 Side = Int("an image's side in pixels", ge=MIN_SIDE, le=MAX_SIDE)
+MAX_SCENES = 1_000_000  # scenes one call draws, as faces.dataset's most images
 
 
 class _Pose(NamedTuple):
@@ -103,6 +104,14 @@ def _many(value, one: str, items: str, wrap: str):
     return value
 
 
+def _at_most_scenes(scenes):
+    """Refuse more than ``MAX_SCENES`` scenes before any is read: each is checked, then drawn."""
+    if isinstance(scenes, list | tuple) and len(scenes) > MAX_SCENES:
+        raise declared_error(ValueError, f"must hold at most {MAX_SCENES:,} scenes (the most one "
+                             f"call draws), got {len(scenes):,}; draw them in chunks", "sequence")
+    return scenes
+
+
 def _each_part(parts):
     """Refuse parts holding one ``as_part`` refuses (an unknown kind, a NaN pose) by its index,
     as the caller's argument: the renderer or the router that would meet it is not the caller's."""
@@ -124,7 +133,8 @@ Parts = Annotated[list | tuple, BeforeValidator(lambda v: _many(v, "part", "part
 # one scene (whose parts would be taken as scenes)
 Scene = Annotated[Parts, Spec("a scene: a list of parts, e.g. [('nose', 0.5, 0.5)]", "list")]
 Scenes = Annotated[list[Scene] | tuple[Scene, ...], BeforeValidator(
-    lambda v: _many(v, "scene", "scenes (each a list of parts)", "[parts]"))]
+    lambda v: _many(v, "scene", "scenes (each a list of parts)", "[parts]")),
+                   BeforeValidator(lambda v: _at_most_scenes(v))]
 
 
 ONE_PART = "a Part or a tuple (kind, x, y[, angle, scale])"
@@ -279,7 +289,7 @@ def render(parts: Parts, size: Side = 32
     """
     parts = [_as_part(p, "render") for p in parts]
     _refuse_off_canvas("render", "parts", parts)
-    return _render_many([parts], size)[0]
+    return _render_many([parts], size, "render(): parts")[0]
 
 
 @checked
@@ -287,8 +297,8 @@ def render_many(scenes: Scenes, size: Side = 32
                 ) -> torch.Tensor:
     """``render`` for a list of scenes at once, as the models read them: a batch
     ``[len(scenes), 1, size, size]`` float32 tensor."""
-    return render_scenes([[_as_part(p, "render_many") for p in parts] for parts in scenes],
-                         size)
+    scenes = [[_as_part(p, "render_many") for p in parts] for parts in scenes]
+    return torch.from_numpy(_render_many(scenes, size, "render_many(): scenes")).unsqueeze(1)
 
 
 def _drawn_scene(scene, name: str) -> list | tuple:
@@ -307,11 +317,12 @@ def _drawn_scene(scene, name: str) -> list | tuple:
 
 
 @checked
-def render_scenes(scenes: list[Checked(_drawn_scene, "a scene: a list of Part", "list")],
+def render_scenes(scenes: Annotated[list[Checked(_drawn_scene, "a scene: a list of Part", "list")],
+                                    BeforeValidator(_at_most_scenes)],
                   size: Side) -> torch.Tensor:
     """``render_many`` of scenes that are lists of valid ``Part`` already (those ``faces`` draws),
     without checking every part again: ``[len(scenes), 1, size, size]``."""
-    return torch.from_numpy(_render_many(scenes, size)).unsqueeze(1)
+    return torch.from_numpy(_render_many(scenes, size, "render_scenes(): scenes")).unsqueeze(1)
 
 
 # The renderer's temporaries: about this many float32 arrays of [images, segments, pixels] are
@@ -322,26 +333,28 @@ RENDER_CHUNK_BYTES = 2**28  # 256 MiB
 RENDER_CHUNK = 32
 
 
-def _render_many(scenes: list[list[Part]], size: int) -> np.ndarray:
+def _render_many(scenes: list[list[Part]], size: int, where: str) -> np.ndarray:
     """Render several lists of parts at once: ``[len(scenes), size, size]`` float32.
 
     Every segment is placed in the image by its part's pose; then each pixel centre gets the
     distance d to the nearest segment, and intensity clip(1 - d / PEN, 0, 1) (a soft pen of
     half-width PEN). Placing the segments is the same as pulling the pixel grid back into each
     part's frame (a pose is a turn, a uniform scale and a shift), only cheaper; and the nearest
-    segment over all parts gives the max of the parts' intensities.
+    segment over all parts gives the max of the parts' intensities. ``where``: the caller's
+    function and argument, for the memory refusal.
     """
     if not scenes:
         return np.zeros((0, size, size), dtype=np.float32)
-    segs = [np.vstack([_segments(p) for p in parts] + [np.zeros((0, 4))]) for parts in scenes]
-    # Pad every scene to the same number of segments with a point far outside the image.
-    n_segs = max([len(s) for s in segs] + [1])
-    # the memory it needs, temporaries counted, before it asks for any
+    # every scene padded to the most segments any has (a point far outside the image)
+    n_segs = max(max(sum(len(_SPRITES[p.kind]) for p in parts) for parts in scenes), 1)
+    # the memory it needs before it asks for any: the images, the segments (float64 per scene,
+    # stacked, then float32: 4 numbers of 8 + 8 + 4 bytes each) and one chunk's temporaries
     per_image = RENDER_TEMPORARIES * n_segs * size * size * 4
     chunk = int(max(1, min(RENDER_CHUNK, RENDER_CHUNK_BYTES // per_image)))
-    check_memory(len(scenes) * size * size * 4 + chunk * per_image,
-                 f"rendering {len(scenes):,} images of {size}x{size} pixels ({n_segs} segments "
-                 "each, temporaries counted)", "ask for fewer or smaller images")
+    check_memory(len(scenes) * (size * size * 4 + n_segs * 4 * 20) + chunk * per_image,
+                 f"{where} ({len(scenes):,} images of {size}x{size} pixels, {n_segs} segments "
+                 "each, temporaries counted)", "draw fewer scenes at a time, or smaller ones")
+    segs = [np.vstack([_segments(p) for p in parts] + [np.zeros((0, 4))]) for parts in scenes]
     out = np.zeros((len(scenes), size * size), dtype=np.float32)
     segs = np.stack([np.vstack([s, np.full((n_segs - len(s), 4), -9.0)]) for s in segs])
     segs = segs.astype(np.float32)  # float32 halves the work, and is plenty for pixels

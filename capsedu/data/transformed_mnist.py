@@ -23,7 +23,7 @@ from .. import checks
 from ..checks import check_whole_pixels
 from ..course_settings import MAX_SIDE, Rows, Seed
 from ..validate import CheckedRecord, Choice, Flag, Float, Int, Numbers, Tensor, checked
-from .affine_params import MAX_SHEAR, AffineParams, Scale, Shear, _check_sweep_value
+from .affine_params import MAX_SHEAR, AffineParams, Scale, Scales, Shear, _check_sweep_value
 from .mnist import load_mnist
 
 CANVAS = 40  # affNIST's image side
@@ -31,7 +31,8 @@ Labels = Numbers("their labels, classes 0 to 9 [N]", ndim=1, ge=0, le=9, whole=T
 # MNIST's digits, as every entry here takes them (uint8 pixels 0-255 are refused, never rescaled)
 Digits = Tensor("MNIST digits [N, 1, 28, 28]", ndim=4, pixels=True, sizes={1: 1, 2: 28, 3: 28})
 Factor = Choice("the factor swept", "rotation", "shear", "scale")  # SWEEPS' and AffineRanges'
-Scales = Float("a scale factor") | Tensor("scale factors [N]", ndim=1, finite=True)
+# a scale as a number or one per digit, in the one range AffineParams holds them to
+Scaling = Scale | Scales
 
 
 @dataclass(frozen=True)
@@ -202,12 +203,11 @@ def translated_mnist(train: Flag("True for the training split, False for the tes
 def affine_matrix(rotation: Float("degrees") | Tensor("angles, one per digit [N], degrees",
                                                      ndim=1, finite=True),
                   shear: Float("a shear factor") | Tensor("shear factors [N]", ndim=1, finite=True),
-                  scale_x: Scales, scale_y: Scales) -> torch.Tensor:
+                  scale_x: Scaling, scale_y: Scaling) -> torch.Tensor:
     """The 2x2 linear part ``[N, 2, 2]`` of the map applied about the digit's centre (pixel
     coordinates, y down, a positive rotation counter-clockwise on screen):
     A = R(rotation) Sh(shear) S(scale_x, scale_y), i.e. scale, then shear, then turn. Each is a
-    number or a tensor of them, one per digit; the scales must be non-zero."""
-    checks.check_nonzero("affine_matrix", scale_x=scale_x, scale_y=scale_y)
+    number or a tensor of them, one per digit; the scales in ``Scale``'s range (never a mirror)."""
     given = dict(rotation=rotation, shear=shear, scale_x=scale_x, scale_y=scale_y)
     checks.check_same("affine_matrix", "length, one per digit", "pass one each, or a number",
                       **{k: len(v) for k, v in given.items() if getattr(v, "ndim", 0)})

@@ -12,9 +12,10 @@ from matplotlib.lines import Line2D
 
 from ..bug_zoo import COMMAND, ZooRun
 from ..checks import check_one_each
-from ..convergence import PATIENCE, CurvedRow, Patience, best_epoch, finished
+from ..convergence import CurvedRow, finished
 from ..parts.curves import FaceCurve
 from ..statistics import PerSeed, over_seeds, running_mean
+from ..stopping_rule import PATIENCE, Patience, best_epoch
 from ..validate import Instances, Int, Numbers, Record, Some, check_value, checked
 from .colours import Colour, model_colour
 

@@ -1,8 +1,8 @@
 """Held-out curves of the five face models (notebooks 01, 07, 09, 10): has each recipe stopped
 improving by the epoch it ships at?
 
-Every other shipped model of the course chose its epoch on held-out training images and stopped
-by the course's rule (``convergence.converged``); the face models were trained for a fixed number of
+Every other shipped model of the course chose its epoch on held-out training images and stopped by
+the course's rule (``stopping_rule.converged``); the face models were trained for a fixed number of
 epochs (``parts.training``). This experiment trains each face recipe again, one epoch at a time,
 and after every epoch scores the model on held-out training images: ``VALIDATION`` faces and as
 many non-faces of ``VALIDATION_SEED``, a seed that neither a training set (seeds 0, 1, 2) nor a
@@ -29,11 +29,11 @@ from typing import Annotated
 import torch
 
 from .. import checkpoints
-from ..convergence import PATIENCE, best_epoch, converged
 from ..course_settings import Argv, RunThreads, Seed, Text
 from ..derived import check_derived
 from ..manifest_rows import Accuracy, Count
 from ..recipes import Epochs, command_line
+from ..stopping_rule import PATIENCE, best_epoch, converged
 from ..train import (
     EachOnce,
     experiment_parser,
@@ -85,7 +85,7 @@ class FaceCurve(CheckedRecord):
                                  f"{len(self.validation_by_epoch)} epochs of validation_by_epoch, "
                                  f"got {getattr(self, name)}; pass the epoch it is")
         scores, rule = list(self.validation_by_epoch), f"the course's rule with patience " \
-            f"{self.patience} (convergence.converged) on validation_by_epoch"
+            f"{self.patience} (stopping_rule.converged) on validation_by_epoch"
         check_derived("FaceCurve", "pass the record run(...) makes", **{
             "best_epoch": (self.best_epoch, best_epoch(scores),
                            "the first epoch with the best held-out accuracy"),

@@ -312,7 +312,7 @@ class SeedRuns(CheckedRecord):
     seeds: Seeds
     # one per seed, or none where the rates were recorded without them (patch_order's)
     models: list[FaceNet] = field(repr=False)
-    rates: dict[str, list[Float("a face rate", ge=0, le=1)]]  # kind -> one face rate per seed
+    rates: dict[Kind, list[Float("a face rate", ge=0, le=1)]]  # kind -> one face rate per seed
 
     def __post_init__(self):
         """Refuse fields out of range (``CheckedRecord``), or models or rates of other seeds."""

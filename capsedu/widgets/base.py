@@ -10,6 +10,7 @@ from torch import nn
 from ..capsnet import CapsNet, LogitsCNN
 from ..checks import check_labels, check_shape, check_side
 from ..validate import Tensor, checked
+from .options import MAX_OPTIONS
 
 # the test digits a widget of 08 or 11 shows, and their true classes
 Digits = Tensor("test digits [N, 1, H, W], pixels in [0, 1]", ndim=4, pixels=True)
@@ -61,13 +62,15 @@ class Widget:
     least_digits = 1
 
     def _check_digits(self, images, labels, n_classes: int) -> None:
-        """Refuse fewer than ``least_digits`` digits ``[N, ...]`` to pick from, or ``labels`` that
-        are not one class of ``n_classes`` per digit, by the widget's name."""
+        """Refuse fewer than ``least_digits`` digits ``[N, ...]`` to pick from, or more than a
+        dropdown lists (``MAX_OPTIONS``), or ``labels`` that are not one class of ``n_classes`` per
+        digit, by the widget's name."""
         where = f"{type(self).__name__}()"
         least = "one digit" if self.least_digits == 1 else f"{self.least_digits} digits"
-        if len(images) < self.least_digits:
-            raise ValueError(f"{where}: images must hold at least {least} to pick from, got "
-                             f"shape {tuple(images.shape)}; pass at least {least}")
+        if not self.least_digits <= len(images) <= MAX_OPTIONS:
+            raise ValueError(f"{where}: images must hold from {least} to {MAX_OPTIONS:,} digits "
+                             f"to pick from (one option each in its digit menu), got shape "
+                             f"{tuple(images.shape)}; pass that many, e.g. images[:100]")
         check_labels(labels, f"{where}: labels", len(images), n_classes)
 
     def _changed(self, _):

@@ -53,8 +53,9 @@ class RotationExplorer(Widget):
         self.layer = Dropdown(
             options=[(f"layer {k + 1} ({s}x{s})", k) for k, s in enumerate(sizes)],
             description="layer")
-        self.channel = IntSlider(value=0, min=0, description="channel",
-                                 continuous_update=False)
+        widest = max(conv.weight.shape[0] for conv in gcnn.convs) - 1  # the last channel of any
+        self.channel = IntSlider(value=0, min=0, max=widest, description="channel",
+                                 continuous_update=False)  # each layer spans its own
         self.readout = widgets.HTML()
         self.image = widgets.Image(format="png")
         face_size = face_model.detector.hparams["image_size"] if face_model is not None else None

@@ -14,70 +14,30 @@ one label), that drop its value (ipywidgets would move the value to the first op
 word: ``replace_options`` changes both at once) or, on a widget's own control, that its widget
 cannot compute, and an index or label none of its options (an index that is no int, a label
 that is no text). A control built by hand, with no description, is named by
-its class: "IntSlider(): value must be ...". A drag in the browser never leaves the range."""
+its class: "IntSlider(): value must be ...". A drag in the browser never leaves the range.
+What every control shares (a keyword it lacks, or one its trait cannot take, refused in the
+course's words; arguments by position, a slider's value, min, max and step, a selection's options
+and value) is ``widgets.controls``; a selection's options are read and checked by
+``widgets.options``."""
 
 import math
 import numbers
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 
 import ipywidgets as widgets
 from ipywidgets.widgets.widget_selection import _make_options
 from traitlets import TraitError, validate
 
+from ..validate import Float, check_value
+from .controls import OutOfRange, _by_position, _Control, _control, _listed, _number, _owner
+from .options import read_options
 
-class OutOfRange(TraitError, ValueError):
-    """A slider's value outside its range: a ``TraitError`` to traitlets (which puts the old
-    value back) and, as every refusal of a value of the right kind, a ``ValueError``."""
-
-
-def _number(value) -> bool:
-    """A number a slider takes: an int or a float, NumPy's too (np.int64, np.float64), not a
-    bool (which ipywidgets would read as 0 or 1)."""
-    return isinstance(value, numbers.Real) and not isinstance(value, bool)
-
-
-def _listed(values) -> str:
-    """A selection's option values, as a refusal lists them: a function by its name."""
-    return ", ".join(getattr(v, "__name__", None) if callable(v) else repr(v) for v in values)
-
-
-def _owner(control) -> str:
-    """Who owns ``control`` in a refusal: the widget's attribute it is (``slider_name``, e.g.
-    "SquashExplorer.norm: ") or, for a control built by hand, its class ("IntSlider(): ")."""
-    return f"{control.slider_name}: " if control.slider_name else f"{type(control).__name__}(): "
-
-
-def _control(control, words: str) -> str:
-    """``control``'s value, as a refusal names it: "SquashExplorer.norm: the slider '||s||'" by
-    its description, or "IntSlider(): value" where it has none."""
-    if control.description:
-        return f"{_owner(control)}the {words} {control.description!r}"
-    return f"{_owner(control)}value"
-
-
-class _Control:
-    """What the course's controls share: the widget's attribute they are (``slider_name``, which
-    ``Widget`` sets, such as "SquashExplorer.norm"), the control in words, and whether it is made
-    (while it is made, ipywidgets sets its traits in an order of its own)."""
-
-    slider_name = None
-    control = "slider"  # the control, in words
-    _made = False
-
-    def __setattr__(self, name, value):
-        # ipywidgets' bare "expected a unicode string"
-        if name == "description" and not isinstance(value, str):
-            raise TypeError(f"{_owner(self)}description must be text (the words shown beside "
-                            f"the {self.control}), got {value!r}; pass a string, e.g. "
-                            f"description='{value}'")
-        super().__setattr__(name, value)
-
-    def _named(self, name: str) -> str:
-        """``name`` of this control, as a refusal names it: its owner's attribute (or class) and
-        description."""
-        return _owner(self) + name + (f" of the {self.control} {self.description!r}"
-                                      if self.description else "")
-
+# the furthest from 0 an IntSlider's numbers go: the browser counts in doubles, which hold every
+# whole number only up to 2**53 (past it, 2**53 + 1 would show as 2**53)
+MAX_WHOLE = 2**53
+# an end of a slider's range, as span() takes it: any finite number, whole ones within MAX_WHOLE
+END = Float("an end of the slider's range")
+WHOLE_END = Float("an end of an IntSlider's range", ge=-MAX_WHOLE, le=MAX_WHOLE)
 
 class _Refusing(_Control):
     """A bounded slider's value check: within ``[min, max]``, else ``OutOfRange`` naming the
@@ -87,13 +47,12 @@ class _Refusing(_Control):
     (by default the range it is made with: a widget's function refuses beyond it). Checked when
     the slider is made; after, only its widget moves it (``span``)."""
 
+    _keywords = ("limits",)
+
     def __init__(self, *args, limits: tuple[float, float] | None = None, **kwargs):
-        if len(args) > 4:
-            raise TypeError(f"{type(self).__name__}(): takes value, min, max and step by position, "
-                            f"got {len(args)} values; pass the others by name")
         # by position, as ipywidgets takes them: checked as by name (a value given by position
         # would reach ipywidgets, which moves it into the range without a word)
-        kwargs = dict(zip(("value", "min", "max", "step")[:len(args)], args, strict=True), **kwargs)
+        kwargs = _by_position(type(self), ("value", "min", "max", "step"), args, kwargs)
         for name in ("min", "max"):  # a NaN end would refuse every value, blaming the value
             end = kwargs.get(name)
             if end is not None and not (_number(end) and math.isfinite(end)):
@@ -110,6 +69,7 @@ class _Refusing(_Control):
         given = {"value": kwargs.pop("value")} if "value" in kwargs else {}
         super().__init__(**kwargs)
         self.limits = (self.min, self.max) if limits is None else limits
+        self._computes = self.limits  # what a widget's own slider may span
         self._check_step(self.step)
         self._made = True  # from here on, an end that leaves the value outside is refused
         for name, value in given.items():
@@ -133,14 +93,44 @@ class _Refusing(_Control):
     def span(self, low, high) -> None:
         """Move the range its widget computes (``limits``) to ``low`` to ``high``, and the
         slider's min and max with it: a widget's own change (RotationExplorer's layer of other
-        channels). The value must lie in it already."""
-        limits = self._check_limits((low, high), low, high)
-        # the ends move one by one within both ranges: min at most max at each step
+        channels), within the range its widget was made to compute. Checked whole before any end
+        moves: the value must lie in it already, and the step fit."""
+        low, high = self._check_span(low, high)
+        kept = self.limits
+        # the ends move one by one, widening first: each range between holds the new one
         super().__setattr__("limits", (min(low, self.min), max(high, self.max)))
-        ends = {"min": low, "max": high}
-        for name in ("max", "min") if low > self.max else ("min", "max"):
-            setattr(self, name, ends[name])
-        super().__setattr__("limits", limits)
+        try:
+            for name in ("max", "min") if high > self.max else ("min", "max"):
+                setattr(self, name, {"min": low, "max": high}[name])
+        except TraitError:  # none the checks let through: the slider left as it was
+            super().__setattr__("limits", kept)
+            raise
+        super().__setattr__("limits", (low, high))
+
+    def _check_span(self, low, high) -> tuple:
+        """Refuse a span that is no range (two finite numbers, low at most high; whole for an
+        IntSlider), one beyond what a widget's own slider was made to compute, one without the
+        value, or one shorter than the step, naming ``span()``."""
+        where = f"{self.slider_name or type(self).__name__}.span"
+        declared = WHOLE_END if isinstance(self, widgets.IntSlider) else END
+        low, high = (check_value(where, name, declared, end)
+                     for name, end in (("low", low), ("high", high)))
+        bottom, top = self._computes if self.slider_name else (low, high)
+        whole = not isinstance(self, widgets.IntSlider) or low.is_integer() and high.is_integer()
+        refused = next(((must, fix) for right, must, fix in (
+            (whole, "whole numbers (an IntSlider)", "pass whole numbers"),
+            (low <= high, "low at most high (the slider runs from low up to high)",
+             f"swap them: span({high:g}, {low:g})"),
+            (bottom <= low <= high <= top, f"within {bottom:g} to {top:g} (the range its "
+             "widget computes)", "pass a range within it"),
+            (low <= self.value <= high, f"a range holding the slider's value {self.value!r}",
+             "set the value into the new range first"),
+            (self.step is None or not 0 < high - low < self.step, f"at least the step "
+             f"{self.step!r} apart", "set a smaller step first")) if not right), None)
+        if refused:
+            raise OutOfRange(f"{where}(): low and high must be {refused[0]}, got ({low:g}, "
+                             f"{high:g}); {refused[1]}")
+        return type(self.min)(low), type(self.min)(high)  # an IntSlider's as ints
 
     def __setattr__(self, name, value):
         if name in ("value", "min", "max", "step"):
@@ -153,6 +143,13 @@ class _Refusing(_Control):
         if name == "limits":
             value = self._check_limits(value, self.min, self.max)
         super().__setattr__(name, value)
+
+    def __delattr__(self, name):
+        if name == "limits":  # every end set later is checked against it
+            raise AttributeError(f"{self._named('limits')} is the range its widget computes, "
+                                 "fixed when the slider is made; it cannot be deleted (make a "
+                                 "slider with other limits instead)")
+        super().__delattr__(name)
 
     def _check_number(self, name: str, value) -> None:
         """Refuse what ipywidgets would cast to a number without a word, naming ``name``."""
@@ -172,12 +169,18 @@ class _Refusing(_Control):
         if value is not None and not _number(value):
             raise TypeError(f"{self._named(name)} must be a number (an int or a float), got "
                             f"{value!r:.60}; pass one number (x.item() of a one-element array)")
+        if not isinstance(self, widgets.IntSlider) or value is None:
+            return
         # ipywidgets' IntSlider casts 2.7 to 2 without a word: a whole number or nothing
-        if isinstance(self, widgets.IntSlider) and isinstance(value, float) \
-                and not value.is_integer():
+        if isinstance(value, float) and not value.is_integer():
+            cut = f", which it would cut to {int(value)}; pass an int, e.g. round({value!r})" \
+                if math.isfinite(value) else "; pass an int"
             raise TypeError(f"{self._named(name)} must be a whole number (an IntSlider), got "
-                            f"{value!r}, which it would cut to {int(value)}; pass an int, e.g. "
-                            f"round({value!r}), or use a FloatSlider")
+                            f"{value!r}{cut}, or use a FloatSlider")
+        if abs(value) > MAX_WHOLE:  # beyond what the browser counts exactly
+            raise OutOfRange(f"{self._named(name)} must be from -2**53 to 2**53 (the whole "
+                             f"numbers a browser shows exactly), got {value!r}; pass a number "
+                             "within that")
 
     def _end(self, proposal, low, high):
         """An end set after the slider is made: finite, min at most max, within ``limits``, the
@@ -262,39 +265,39 @@ class _Choosing(_Control):
     a label one of its options, else ``OutOfRange`` naming the control (``slider_name`` and its
     description), its options and what came, where ipywidgets says only "Invalid selection: value
     not found"; options given that are none, or read alike, or (once made) drop its value are
-    refused, and options that keep it keep it (ipywidgets would move it to the first)."""
+    refused, and options that keep it keep it (ipywidgets would move it to the first). Options
+    and a value may come by position; an index, a label and a value given together must pick one
+    option."""
 
     control = "dropdown"
+    _keywords = ("equals",)  # ipywidgets' own: how two values compare
     _replacing = False  # True while ``replace_options`` changes the options and the value
 
     def __init__(self, *args, **kwargs):
-        options = kwargs.get("options", ())
-        self._check_options(options)  # ipywidgets reads them before any check
-        if isinstance(options, Iterator):  # read once: the checks must not use them up
-            kwargs["options"] = options = tuple(options)
-        if "options" in kwargs and not len(options):  # left out, none is chosen (ipywidgets')
-            self._refuse_empty(options)
-        super().__init__(*args, **kwargs)
+        # by position as the sliders take theirs: options first, then the value
+        kwargs = _by_position(type(self), ("options", "value"), args, kwargs)
+        if "options" in kwargs:  # read once, and checked before ipywidgets reads them
+            kwargs["options"] = options = read_options(self, kwargs["options"])
+            if not len(options):  # left out, none is chosen (ipywidgets')
+                self._refuse_empty(options)
+        super().__init__(**kwargs)
         self._computes = self._options_values  # what a widget's own control may offer
         self._made = True
+        self._check_agreeing({name: kwargs[name] for name in ("index", "label", "value")
+                              if name in kwargs})
 
-    def _check_options(self, options) -> None:
-        """Refuse ``options`` that are no collection of options: a string (ipywidgets would make
-        each of its letters an option) or None (a bare "not iterable"); or two of one label (the
-        learner picks by label: which one would it be?)."""
-        if isinstance(options, str | bytes) or not isinstance(options, Iterable):
-            text = " (text, each letter of which would be an option)" * isinstance(options, str)
-            raise TypeError(f"{_owner(self)}options must be a list or a tuple of options (or of "
-                            f"(label, value) pairs), got {options!r}{text}; pass a list, e.g. "
-                            f"{type(self).__name__}(options=['a', 'b'])")
-        if isinstance(options, Iterator):
-            return
-        labels = [label for label, _ in _make_options(options)]
-        if twice := next((label for label in labels if labels.count(label) > 1), None):
-            raise ValueError(f"{_owner(self)}options must each have a label of their own (the "
-                             f"{self.control} shows the labels), got {twice!r} "
-                             f"{labels.count(twice)} times in {options!r}; label each option "
-                             "apart")
+    def _check_agreeing(self, picks: dict) -> None:
+        """Refuse an index, a label and a value given together that pick different options
+        (ipywidgets would take one of them without a word); agreeing ones are taken."""
+        chosen = {name: (pick if name == "index" else self._options_labels.index(pick)
+                         if name == "label" else next(k for k, v in enumerate(
+                             self._options_values) if self.equals(v, pick)))
+                  for name, pick in picks.items()}
+        if len(set(chosen.values())) > 1:
+            given = " and ".join(f"{name}={pick!r}" for name, pick in picks.items())
+            raise ValueError(f"{type(self).__name__}(): {given} pick different options ("
+                             f"{', '.join(f'{self._options_labels[k]!r}' for k in chosen.values())}"
+                             "); pass one of them")
 
     def _refuse_empty(self, options):
         """Refuse options that hold none: nothing to pick (the value would be None)."""
@@ -304,10 +307,7 @@ class _Choosing(_Control):
 
     @validate("options")
     def _validate_options(self, proposal):
-        if isinstance(proposal["value"], Iterator):
-            proposal["value"] = tuple(proposal["value"])
-        options = proposal["value"]
-        self._check_options(options)
+        proposal["value"] = options = read_options(self, proposal["value"])
         values = [value for _, value in _make_options(options)] if self._made else []
         if self._made and not self._replacing and self.value is not None \
                 and not any(self.equals(v, self.value) for v in values):
@@ -389,12 +389,11 @@ class _Choosing(_Control):
 
     def __setattr__(self, name, value):
         if self._made and name == "options":  # None too, which traitlets takes unchecked
-            value = tuple(value) if isinstance(value, Iterator) else value
-            self._check_options(value)
+            value = read_options(self, value)
             if not len(value):
                 self._refuse_empty(value)
             self._check_computed(value)
-        if self._made and name in ("index", "label"):
+        if name in ("index", "label"):  # given when it is made, too
             self._check_pick(name, value)
         # None, which ipywidgets takes as no option chosen before any check sees it, only where
         # there is none to choose
