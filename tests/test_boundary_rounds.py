@@ -3601,6 +3601,8 @@ def test_round_eighteen_a_home_folder_is_no_checkpoint_folder(monkeypatch, tmp_p
     (tools / folder_lock.LOCK_FILE).write_text("")
     (tools / ".mine.pt.123.tmp").write_text("")
     assert shipped_folders.other_files(tools) is None
+
+
 # Round eighteen: models, data, records, tables and the shared checks.
 ROUND_EIGHTEEN_RECORDS = [
     # U1: a shared check given a plain number where it reads a tensor, or a time that is none
@@ -3679,8 +3681,10 @@ def test_round_eighteen_scenes_past_the_memory_are_refused_before_they_are_drawn
                          "render_scenes")):
         with pytest.raises(MemoryError, match=rf"^{where}\(\): scenes \([0-9,]+ images of "
                            r"[0-9]+x[0-9]+ pixels, [0-9]+ segments each, temporaries counted\) "
-                           r"needs about .* GiB is free; draw fewer scenes at a time"):
+                           r"needs about .* of memory, .* is free; draw fewer scenes at a time"):
             call()
+
+
 # Round eighteen's controls: a value by position and by name, an index, a label and a value that
 # disagree, options that are no (label, value) pairs, a tensor, a set, a billion or None or NaN;
 # a keyword no control has, or one its trait cannot take, in traitlets' words; span()'s refusal
