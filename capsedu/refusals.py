@@ -218,7 +218,9 @@ def refusal(err: ValidationError, parameters: list[str], specs: dict,
         hints = typing.get_type_hints(inspect.unwrap(annotated), include_extras=True) \
             if annotated is not None and kind in CONTAINERS else {}
         held = described(hints[name], loc) if name in hints else None  # what it holds, in words
-        expected = spec.expected if spec else held or error["msg"].removeprefix("Input should be ")
+        # pydantic's own words, "a valid string", say no more than "a string"
+        expected = spec.expected if spec else held or error["msg"].removeprefix(
+            "Input should be ").replace("a valid ", "a ", 1)
         text = f"{name}{item} must be {expected}, got {shown(got)}; {advice(error)}"
     return TypeError if is_wrong_type(kind) else ValueError, text
 

@@ -152,7 +152,7 @@ def test_markdown_is_a_table_of_one_row_per_claim(monkeypatch):
         claims_table.markdown([("a", "b | c", "d", "e")])
     with pytest.raises(ValueError, match="table_rows"):
         claims_table.markdown([("a", "b")])
-    with pytest.raises(TypeError, match=r"Row\(\): claim must be a valid string, got 1"):
+    with pytest.raises(TypeError, match=r"Row\(\): claim must be a string, got 1"):
         claims_table.Row(1, "b", "c", "d")  # a tuple of texts, checked when made
 
 
