@@ -101,7 +101,8 @@ def check_not_shipped(path: str | Path, what: course_settings.Argument,
         hint = ("" if replace_shipped is None else ", or pass replace_shipped=True "
                 "(--replace-shipped) to change the shipped files on purpose")
         raise PermissionError(f"{what} must lie outside the shipped folders (data/checkpoints, "
-                              f"data/results), got {path}, {shipped}; write elsewhere: "
+                              f"data/results) and their copies, got {path}, {shipped}; write "
+                              f"elsewhere: "
                               f"{trials_advice()}{hint}")
     if not (data_set or shipped) and (held := data_folder_of(path)) is not None:
         raise PermissionError(f"{what} must lie outside the data folder, got {path}, which is in "
