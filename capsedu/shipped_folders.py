@@ -185,11 +185,11 @@ TOOLS_HIDDEN = (LOCK_FILE, ".ipynb_checkpoints", ".DS_Store")
 def _counted(entry: Path) -> bool:
     """Whether ``entry``, in a folder, is another kind of file than the course's: not one of
     ``COURSE_FILES``, nor a hidden one the tools make (``TOOLS_HIDDEN``, a save's temporary), nor
-    a folder of such files only (``--state out/sub/state.pt``: the run's own)."""
+    a folder holding, at any depth, only such files and empty folders (``--state
+    out/sub/state.pt``, ``out/sub`` made first: the run's own)."""
     tools = entry.name in TOOLS_HIDDEN or re.fullmatch(r"\..+\.\d+\.tmp", entry.name)
     if entry.is_dir() and not entry.is_symlink() and not tools:
-        inner = list(entry.iterdir())
-        return not inner or any(e.is_dir() or _counted(e) for e in inner)
+        return any(_counted(inner) for inner in entry.iterdir())
     return not tools and not (entry.is_file() and entry.name.endswith(COURSE_FILES))
 
 
