@@ -16,7 +16,7 @@ import numpy as np
 import torch
 from torch.utils.data import TensorDataset
 
-from .refusals import with_article
+from .refusals import shown, with_article
 
 
 def check_shape(x: torch.Tensor, name: str, expected: str, ndim: int,
@@ -72,6 +72,7 @@ def check_finite(x: torch.Tensor | np.ndarray, name: str) -> None:
 
 def check_float(x: torch.Tensor, name: str) -> None:
     """Raise ``TypeError`` unless ``x`` holds floating-point numbers (capsule maths needs them)."""
+    check_tensor(x, name)
     if not x.dtype.is_floating_point:
         raise TypeError(f"{name} must be a floating-point tensor, got dtype {x.dtype}; convert it "
                         f"first, e.g. {name}.float()")
@@ -134,9 +135,8 @@ def check_input(x, name: str, model: torch.nn.Module, some: bool = False) -> Non
 
 def check_read_labels(labels: torch.Tensor, name: str, images: torch.Tensor,
                       model: torch.nn.Module) -> None:
-    """Refuse the ``labels`` of the ``images`` a model reads unless there is one per image
-    (``[N]``, or ``[N, k]``: k classes each), each a class of ``model`` when it says how many it
-    has (its ``hparams``' ``n_classes``), by the caller's name, not a loss's deep inside."""
+    """Refuse ``labels`` unless one per image of ``images`` (``[N]``, or ``[N, k]``: k classes
+    each), each a class of ``model`` (its ``n_classes``), by the caller's name, not a loss's."""
     n_classes = getattr(model, "hparams", {}).get("n_classes")
     if n_classes is not None:
         check_labels(labels, name, len(images), n_classes,
@@ -162,6 +162,9 @@ def check_whole(where: str, **classes: torch.Tensor) -> None:
 def check_side(where: str, side: int, **models: torch.nn.Module) -> None:
     """Refuse a model made for another image size than the ``side`` x ``side`` canvas a widget's
     state shows it (``input_shape``), by the caller's name for it, before it reads."""
+    if isinstance(side, bool) or not isinstance(side, int | np.integer) or side < 1:
+        raise ValueError(f"{where}(): side must be a whole number of pixels >= 1, got {side!r}; "
+                         "pass the canvas's side, e.g. 28")
     for name, model in models.items():
         shape = input_shape(model)
         if shape is not None and shape[1:] != (side, side):
@@ -251,13 +254,13 @@ def check_pixels(x: torch.Tensor, name: str) -> None:
 def as_tensor(value, name: str, expected: str, fix: str) -> torch.Tensor:
     """``value`` as a tensor: a tensor as it is; a NumPy array (sharing its memory) or nested
     lists converted, in their own dtype; else (strings, a ragged list) a ``TypeError``: ``name``
-    must be ``expected`` (what came included), and ``fix``."""
+    must be ``expected``, what came, and ``fix``."""
     if isinstance(value, torch.Tensor):
         return value
     try:
         return torch.as_tensor(np.asarray(value))
     except (TypeError, ValueError, RuntimeError):
-        raise TypeError(f"{name} must be {expected}; {fix}") from None
+        raise TypeError(f"{name} must be {expected}, got {shown(value)}; {fix}") from None
 
 
 def check_examples(data, name: str) -> TensorDataset:
@@ -267,8 +270,8 @@ def check_examples(data, name: str) -> TensorDataset:
     if isinstance(data, TensorDataset):
         data = data.tensors
     if not isinstance(data, (tuple, list)) or len(data) < 2:
-        got = f"a {type(data).__name__}" + (f" of {len(data)}" if isinstance(data, (tuple, list))
-                                             else "")
+        got = with_article(type(data).__name__) + (
+            f" of {len(data)}" if isinstance(data, (tuple, list)) else "")
         raise TypeError(f"{name} must be a tuple (images, labels, ...) with one row per example "
                         f"in each, got {got}; pass e.g. {name}=(images, labels)")
     try:
@@ -283,9 +286,8 @@ def check_examples(data, name: str) -> TensorDataset:
         shapes = ", ".join(str(tuple(getattr(t, "shape", ()))) for t in data)
         raise ValueError(f"{name} holds no examples (shapes {shapes}); pass at least one: check "
                          "what made it (a limit of 0, a filter that kept nothing)")
-    tensors = [as_tensor(t, name, f"a tuple of tensors or NumPy arrays of numbers, got "
-                         f"{[type(t).__name__ for t in data]}", f"pass e.g. {name}=(images, "
-                         "labels), each a tensor") for t in data]
+    tensors = [as_tensor(t, name, "a tuple of tensors or NumPy arrays of numbers", f"pass e.g. "
+                         f"{name}=(images, labels), each a tensor") for t in data]
     check_pixels(tensors[0], f"{name}'s images")
     return TensorDataset(*tensors)
 
@@ -294,8 +296,8 @@ def check_images(images, name: str) -> torch.Tensor:
     """Raise unless ``images`` are images for a model to score, ``[N, C, H, W]``: a tensor, a
     NumPy array or nested lists (converted, in their own dtype: ``check_pixels`` refuses 0-255
     integers), at least one, pixels in [0, 1]. Hands them back as float32, the models' dtype."""
-    images = as_tensor(images, name, f"a tensor [N, C, H, W] (or a NumPy array), got "
-                       f"{type(images).__name__}", "convert it with torch.as_tensor(...)")
+    images = as_tensor(images, name, "a tensor [N, C, H, W] (or a NumPy array)",
+                       "convert it with torch.as_tensor(...)")
     if not 2 <= images.ndim <= 4:
         fix = ("one image [C, H, W] is images[None]" if images.ndim < 2 else "a list of batches "
                "is one batch by torch.cat(batches)")
@@ -335,13 +337,14 @@ def check_offsets(where: str, **offsets: tuple[torch.Tensor, int]) -> None:
 
 
 def check_nonzero(where: str, **scales) -> None:
-    """Refuse a scale of 0 (a number or a tensor of them): it squashes an image to a line, a map
-    that cannot be undone."""
+    """Refuse a scale of 0 or NaN (a number or a tensor of them): 0 squashes an image to a line,
+    NaN makes every pixel NaN."""
     for name, scale in scales.items():
-        if bool((torch.as_tensor(scale) == 0).any()):
-            raise ValueError(f"{where}(): {name} must be non-zero (a scale of 0 squashes the image "
-                             f"to a line, a map that cannot be undone), got {name}=0; pass a "
-                             "scale such as 1.0")
+        if bool(((scale := torch.as_tensor(scale)) == 0).any() | scale.isnan().any()):
+            got = scale.tolist() if scale.ndim == 0 else shown(scale)
+            raise ValueError(f"{where}(): {name} must be a non-zero number (a scale of 0 squashes "
+                             "the image to a line, a map that cannot be undone; NaN makes every "
+                             f"pixel NaN), got {name}={got}; pass a scale such as 1.0")
 
 
 def check_same(where: str, what: str, fix: str, **sizes: int) -> None:
@@ -386,6 +389,7 @@ def check_order(where: str, fix: str, **values: float) -> None:
 
 def check_square(where: str, name: str, images: torch.Tensor) -> None:
     """Refuse images ``[N, C, H, W]`` not square where a transform works on a square canvas."""
+    check_tensor(images, f"{where}(): {name}")
     if images.shape[-1] != images.shape[-2]:
         raise ValueError(f"{where}(): {name} must be square images [N, 1, S, S] (as wide as they "
                          f"are high), got shape {tuple(images.shape)}; pad or crop them to a "
@@ -403,8 +407,7 @@ def check_pair_labels(where: str, labels: torch.Tensor, images: torch.Tensor, na
                          "more digits")
 
 
-# how many times apart the means of fractions of 1 and numbers above 1 may be before they may
-# read as one quantity on two scales (two_scales): a fraction against its % is 100 times apart
+# how far apart means of fractions and numbers > 1 read as two scales (a % is 100 times apart)
 SCALES_APART = 30
 
 
@@ -418,9 +421,8 @@ def two_scales(small: np.ndarray, large: np.ndarray) -> float | None:
 
 
 def warn_two_scales(where: str, **numbers: np.ndarray) -> None:
-    """Warn when numbers to be compared (``name=values``, or one list's values in (0, 1] and above
-    1) look like fractions of 1 against % (``two_scales``). Not a refusal: the same numbers can be
-    a real gap (an error of 0.5 % against 20 %, a model's 0.8 % against chance's 90 %)."""
+    """Warn when numbers compared (``name=values``, or one list's values in (0, 1] and above 1)
+    look like fractions of 1 against % (``two_scales``); not a refusal: it may be a real gap."""
     seen = {name: np.asarray(x, dtype=float).ravel() for name, x in numbers.items()}
     if len(seen) == 1:  # one list, perhaps seeds scored two ways (a zero is 0 on both scales)
         (name, x), = seen.items()
@@ -444,9 +446,8 @@ def check_one_each(where: str, name: str, items, n: int, each: str) -> None:
 
 
 def check_on_canvas(where: str, A: torch.Tensor, side: int, **shifts: float) -> None:
-    """Refuse a shift (``tx``, ``ty``: pixels from the centre) that moves an MNIST digit's ink
-    (the centre 20 x 20 of its 28 x 28 frame), under its linear maps ``A`` ``[N, 2, 2]``, off the
-    ``side`` canvas: every image would be blank."""
+    """Refuse a shift (``tx``, ``ty``: pixels from the centre) that moves a digit's ink (its 28 x
+    28 frame's centre 20 x 20), under its maps ``A`` ``[N, 2, 2]``, off the ``side`` canvas."""
     reach = side / 2 + 10 * A.abs().sum(-1).amax(0)  # [x, y]: the digit's centre may go this far
     for (name, shift), most in zip(shifts.items(), reach.tolist(), strict=True):
         if abs(shift) >= most:
@@ -488,6 +489,9 @@ def check_takes(fn, name: str, n: int, form: str) -> None:
         signature = inspect.signature(fn)
     except ValueError:  # a built-in without a signature to read: it is called as it is
         return
+    except TypeError:  # no function at all
+        raise TypeError(f"{name} must be a function of the form {form}, got {shown(fn)}; pass one "
+                        "such") from None
     try:
         signature.bind(*range(n))
     except TypeError:
