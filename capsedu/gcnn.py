@@ -13,12 +13,14 @@ pixel pairs of a turned image. On another side (e.g. 30) a pool drops a row on o
 and the equivariance of the later layers is approximate.
 """
 
+from typing import Annotated
+
 import torch
 from torch import nn
 
 from .baselines import ImageSide, LogitClassifier
 from .checks import check_input, check_model_dtype, check_pixels, check_shape
-from .course_settings import MAX_WIDTH, LogitClasses
+from .course_settings import MAX_WIDTH, Distinct, LogitClasses
 from .group_conv import N_ROTATIONS, GroupConv, Kernel, LiftingConv
 from .memory import check_memory
 from .validate import Int, checked
@@ -34,8 +36,9 @@ ANCHOR_POOLS = (0, 2)
 MAX_LAYERS = 256  # a pool index names one of the stack's layers (the anchor has 5)
 Width = Int("a layer's channels", ge=1, le=MAX_WIDTH)
 Widths = tuple[Width, ...] | list[Width]  # one per layer, a tuple or a list
-Pools = (tuple[Int("a layer a 2x2 max-pool follows", ge=0, le=MAX_LAYERS), ...]
-         | list[Int("a layer a 2x2 max-pool follows", ge=0, le=MAX_LAYERS)])
+Pool = Int("a layer a 2x2 max-pool follows", ge=0, le=MAX_LAYERS)
+# each layer named once: a layer pools once, however often it is named
+Pools = Annotated[tuple[Pool, ...] | list[Pool], Distinct]
 
 
 def _check_weights(channels, kernel_size: int, hidden_kernel_size: int, slices: int,
