@@ -211,12 +211,15 @@ def affine_matrix(rotation: Float("degrees") | Tensor("angles, one per digit [N]
     given = dict(rotation=rotation, shear=shear, scale_x=scale_x, scale_y=scale_y)
     checks.check_same("affine_matrix", "length, one per digit", "pass one each, or a number",
                       **{k: len(v) for k, v in given.items() if getattr(v, "ndim", 0)})
-    a = torch.deg2rad(torch.as_tensor(rotation, dtype=torch.float32))
+    # numbers and tensors [N] alike: each [N] (or each 0-d, where all are numbers)
+    rotation, shear, scale_x, scale_y = torch.broadcast_tensors(
+        *(torch.as_tensor(v, dtype=torch.float32) for v in given.values()))
+    a = torch.deg2rad(rotation)
     c, s = torch.cos(a), torch.sin(a)
     one, zero = torch.ones_like(c), torch.zeros_like(c)
     R = torch.stack([torch.stack([c, s], -1), torch.stack([-s, c], -1)], -2)
-    Sh = torch.stack([torch.stack([one, zero + shear], -1), torch.stack([zero, one], -1)], -2)
-    S = torch.diag_embed(torch.stack([zero + scale_x, zero + scale_y], -1))
+    Sh = torch.stack([torch.stack([one, shear], -1), torch.stack([zero, one], -1)], -2)
+    S = torch.diag_embed(torch.stack([scale_x, scale_y], -1))
     return R @ Sh @ S
 
 
