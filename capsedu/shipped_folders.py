@@ -108,14 +108,18 @@ def shipped_reason(path: str | Path) -> str | None:
                                                                  REPOSITORY_DATA)
                for kind in SHIPPED_KINDS}
     for folder in (path, *path.parents):
+        where = "which is" if folder == path else f"which is in {folder},"  # the folder or in it
         if folder in shipped:
-            return "which is in one (the notebooks read it)"
+            return f"which is {'one' if folder == path else 'in one'} (the notebooks read it)"
         if holds_shipped_checkpoint(folder):
-            return (f"which is in {folder}, a copy of them: it holds the course's shipped "
-                    "checkpoints, recognised by their sha256")
+            held = ("the course's shipped checkpoints, recognised by their sha256" if any(
+                (folder / row["file"]).is_file() for row in _manifest_rows(folder)) else
+                f"the shipped {MANIFEST} (the list of the course's shipped checkpoints), none "
+                "of their files")
+            return f"{where} a copy of them: it holds {held}"
         if (folder / SHIPPED_MARKER).is_file():
-            return (f"which is in {folder}, another copy of them: it holds {SHIPPED_MARKER}, "
-                    "the mark of the course's shipped files")
+            return (f"{where} another copy of them: it holds {SHIPPED_MARKER}, the mark of the "
+                    "course's shipped files")
     if (copy := shipped_copy(path)) is not None:
         return (f"which is a copy: it holds the course's shipped checkpoint {copy}, recognised "
                 "by its sha256")
@@ -186,9 +190,10 @@ def _counted(entry: Path) -> bool:
     """Whether ``entry``, in a folder, is another kind of file than the course's: not one of
     ``COURSE_FILES``, nor a hidden one the tools make (``TOOLS_HIDDEN``, a save's temporary), nor
     a folder holding, at any depth, only such files and empty folders (``--state
-    out/sub/state.pt``, ``out/sub`` made first: the run's own)."""
+    out/sub/state.pt``, ``out/sub`` made first: the run's own); a hidden one (``.cache``) is a
+    home's, whatever it holds."""
     tools = entry.name in TOOLS_HIDDEN or re.fullmatch(r"\..+\.\d+\.tmp", entry.name)
-    if entry.is_dir() and not entry.is_symlink() and not tools:
+    if entry.is_dir() and not entry.is_symlink() and not entry.name.startswith("."):
         return any(_counted(inner) for inner in entry.iterdir())
     return not tools and not (entry.is_file() and entry.name.endswith(COURSE_FILES))
 

@@ -3564,8 +3564,9 @@ def test_round_eighteen_shipped_copies_known_by_their_sha256(tmp_path, capsys):
     manifest.mkdir()
     (manifest / "manifest.json").write_bytes((ship / "manifest.json").read_bytes())
     with pytest.raises(PermissionError, match=r"^save\(\): root must lie outside the shipped "
-                                              r"folders .*m, a copy of them: it holds the "
-                                              r"course's shipped checkpoints, recognised"):
+                                              r"folders .*m, which is a copy of them: it holds "
+                                              r"the shipped manifest.json \(the list of the "
+                                              r"course's shipped checkpoints\), none of their "):
         checkpoints.save(_tiny(), "mine", root=manifest)
     out = tmp_path / "o"
     out.mkdir()
@@ -3819,6 +3820,79 @@ def test_round_eighteen_what_a_control_takes_is_taken():
     plt.close("all")
 
 
+# Round nineteen (r88): models, the shared checks, data, the train command's folders.
+ROUND_NINETEEN_RECORDS = [
+    # S2: a NaN scale is no scale; U2/U7/U8: a shared check given a plain value names it
+    (lambda: checks.check_nonzero("f", scale=float("nan")), ValueError,
+     r"^f\(\): scale must be a non-zero number .*NaN makes every pixel NaN\), got scale=nan; "),
+    (lambda: checks.check_float(3, "f(): x"), TypeError,
+     r"^f\(\): x must be a torch.Tensor, got an int, 3; convert it"),
+    (lambda: checks.check_square("f", "images", 2.0), TypeError,
+     r"^f\(\): images must be a torch.Tensor, got a float, 2.0; convert it"),
+    (lambda: checks.check_takes(5, "f(): fn", 1, "fn(x)"), TypeError,
+     r"^f\(\): fn must be a function of the form fn\(x\), got 5; pass one such"),
+    (lambda: checks.as_tensor("abc", "f(): x", "numbers", "pass a list"), TypeError,
+     r"^f\(\): x must be numbers, got 'abc'; pass a list"),
+    (lambda: checks.check_side("f", 27.5, m=_tiny()), ValueError,
+     r"^f\(\): side must be a whole number of pixels >= 1, got 27.5; pass"),
+    (lambda: checks.check_examples(3, "f(): data"), TypeError,
+     r"^f\(\): data must be a tuple \(images, labels, ...\) .*got an int; pass"),
+    # S3/U11: a layer pools once, however often pool_after names it
+    (lambda: PlainCNN(pool_after=(0, 0)), ValueError,
+     r"^PlainCNN\(\): pool_after must hold each item once, got 0 more than once"),
+    (lambda: PlainCNN(image_size=16, pool_after=(0, 0, 0, 0, 0)), ValueError,
+     r"^PlainCNN\(\): pool_after must hold each item once, got 0 more than once"),
+    (lambda: C4CNN(pool_after=[2, 2]), ValueError,
+     r"^C4CNN\(\): pool_after must hold each item once, got 2 more than once"),
+    # S5: what progress_bar hands tqdm is declared (tqdm ignores a wrong value)
+    (lambda: list(progress.progress_bar([1], "d", colour=3)), TypeError,
+     r"^progress_bar\(\): colour must be a string, got 3"),
+    (lambda: list(progress.progress_bar([1], "d", unit_scale="yes")), TypeError,
+     r"^progress_bar\(\): unit_scale must be "),
+    (lambda: list(progress.progress_bar([1], "d", ncols=3)), TypeError,
+     r"^progress_bar\(\): ncols is not a keyword of tqdm's that progress_bar passes on; .*"
+     r"it passes on unit, "),
+]
+
+
+def test_round_nineteen_what_is_valid_stays_taken(tmp_path, capsys):
+    """Round nineteen (r88; U3 train-40/-41, checkpoints-73; U9 data.transformed_mnist-09): a
+    subfolder of --out made for --state, empty or nested, is the run's own; affine_matrix takes a
+    NumPy array beside numbers; a copy of the shipped manifest alone is refused in true words."""
+    for state in ("sub/state.pt", "sub/deeper/state.pt"):
+        out = tmp_path / state.replace("/", "-")
+        (out / state).parent.mkdir(parents=True)
+        assert shipped_folders.other_files(out) is None
+        (out / state).write_bytes(b"x")
+        assert checkpoints.check_writable("mine", root=out) is not None
+    (tmp_path / "sub-deeper-state.pt" / "sub" / "notes.txt").write_text("mine")
+    assert "such as sub" in shipped_folders.other_files(tmp_path / "sub-deeper-state.pt")
+    A = transformed_mnist.affine_matrix(0.0, 0.0, np.array([1.0, 2.0]), 1.0)
+    assert A.shape == (2, 2, 2) and A[1, 0, 0] == 2
+    assert transformed_mnist.affine_matrix(0.0, 0.0, torch.tensor([1.0]), 1.0).shape == (1, 2, 2)
+    assert list(progress.progress_bar([1], "d", progress=False, unit="batch")) == [1]
+    copy = tmp_path / "o"
+    copy.mkdir()
+    ship = shipped_folders.REPOSITORY_DATA / "checkpoints"
+    (copy / "manifest.json").write_bytes((ship / "manifest.json").read_bytes())
+    assert shipped_folders.shipped_reason(copy) == (
+        "which is a copy of them: it holds the shipped manifest.json (the list of the course's "
+        "shipped checkpoints), none of their files")
+    assert shipped_folders.shipped_reason(ship) == "which is one (the notebooks read it)"
+    assert shipped_folders.shipped_reason(copy / "x.pt").startswith(f"which is in {copy}, a copy")
+
+
+def test_round_nineteen_train_takes_a_state_in_a_subfolder_it_was_made_for(tmp_path):
+    """Round nineteen (r88; U3 train-40/-41): mkdir -p o/sub (or o/sub/deeper), then --out o
+    --state o/sub/state.pt: both options pass their checks, as without the subfolder."""
+    for state in ("sub/state.pt", "sub/deeper/state.pt"):
+        out = tmp_path / state.replace("/", "-")
+        (out / state).parent.mkdir(parents=True)
+        assert train.state_file(str(out / state)) == str(out / state)
+        args = argparse.Namespace(out=out, replace_shipped=False)
+        assert train.output_folder(args) == out
+
+
 ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
               + ROUND_ELEVEN_LOOP + ROUND_ELEVEN_DATA + ROUND_TWELVE_MATHS
               + ROUND_TWELVE_PRESENTATION + ROUND_TWELVE_FILES + ROUND_TWELVE_METHODS
@@ -3830,7 +3904,7 @@ ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODE
               + ROUND_SIXTEEN_FILES + ROUND_SIXTEEN_MODELS + ROUND_SIXTEEN_WIDGETS
               + ROUND_SEVENTEEN_FILES + ROUND_SEVENTEEN_MODELS + ROUND_SEVENTEEN_RECORDS
               + ROUND_SEVENTEEN_WIDGETS + ROUND_EIGHTEEN_FILES + ROUND_EIGHTEEN_RECORDS
-              + ROUND_EIGHTEEN_WIDGETS)
+              + ROUND_EIGHTEEN_WIDGETS + ROUND_NINETEEN_RECORDS)
 
 
 @pytest.mark.parametrize("call, error, message", ALL_ROUNDS, ids=range(len(ALL_ROUNDS)))
