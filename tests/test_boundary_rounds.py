@@ -3844,6 +3844,14 @@ ROUND_NINETEEN_RECORDS = [
      r"^PlainCNN\(\): pool_after must hold each item once, got 0 more than once"),
     (lambda: C4CNN(pool_after=[2, 2]), ValueError,
      r"^C4CNN\(\): pool_after must hold each item once, got 2 more than once"),
+    # S4: a drawn map's translation keeps the digit on its canvas (side, 40 by default)
+    (lambda: affine_params.AffineParams(torch.zeros(2), torch.zeros(2), torch.ones(2),
+                                        torch.ones(2), torch.full((2,), 100.0), torch.zeros(2)),
+     ValueError, r"^AffineParams\(\): tx must move the digit less than 30 pixels from the centre "
+                 r"of the 40-pixel canvas .*got 100.0; "),
+    (lambda: affine_params.AffineParams(*[torch.ones(1)] * 4, torch.zeros(1), -torch.ones(1) * 50,
+                                        side=64), ValueError,
+     r"^AffineParams\(\): ty must move the digit less than 42 pixels .*64-pixel canvas"),
     # S5: what progress_bar hands tqdm is declared (tqdm ignores a wrong value)
     (lambda: list(progress.progress_bar([1], "d", colour=3)), TypeError,
      r"^progress_bar\(\): colour must be a string, got 3"),
@@ -3871,6 +3879,8 @@ def test_round_nineteen_what_is_valid_stays_taken(tmp_path, capsys):
     assert A.shape == (2, 2, 2) and A[1, 0, 0] == 2
     assert transformed_mnist.affine_matrix(0.0, 0.0, torch.tensor([1.0]), 1.0).shape == (1, 2, 2)
     assert list(progress.progress_bar([1], "d", progress=False, unit="batch")) == [1]
+    assert affine_params.AffineParams(*[torch.ones(1)] * 4, torch.full((1,), 100.0),
+                                      torch.zeros(1), side=256).side == 256
     copy = tmp_path / "o"
     copy.mkdir()
     ship = shipped_folders.REPOSITORY_DATA / "checkpoints"

@@ -1,13 +1,18 @@
 """The affine maps of MNIST digits: the bounds a shear and a scale share in every entry that
-applies one (past them the image is blank), and the maps ``transformed_mnist.random_affine``
-drew, one per digit: a record checked when it is made, so one built by hand (to title a figure,
-to try ``drawn_ranges``) is held to the same rules as the one ``random_affine`` returns."""
+applies one (past them the image is blank), a map's linear part (``affine_matrix``), and the maps
+``transformed_mnist.random_affine`` drew on their canvas, one per digit: a record checked when it
+is made, so one built by hand (to title a figure, to try ``drawn_ranges``) is held to the same
+rules as the one ``random_affine`` returns."""
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 
-from ..checks import check_same
-from ..validate import CheckedRecord, Float, Tensor, check_value
+import torch
 
+from ..checks import check_on_canvas, check_same
+from ..course_settings import MAX_SIDE
+from ..validate import CheckedRecord, Float, Int, Tensor, check_value, checked
+
+CANVAS = 40  # affNIST's image side
 MAX_SHEAR = 10.0  # a shear past this lays a digit almost flat: its ink leaves any canvas
 MAX_SCALE = 10.0  # a digit scaled past this fills any canvas of MAX_SIDE with one stroke
 MIN_SCALE = 0.2  # a digit's 20 px of ink shrunk to 4; smaller, resampling loses its strokes
@@ -18,6 +23,8 @@ PerDigit = Tensor("one value per digit [N]", ndim=1, finite=True)
 # one would be a mirror image, not an affNIST scale
 Scales = Tensor("scale factors, one per digit [N]", ndim=1, finite=True,
                 within=(MIN_SCALE, MAX_SCALE), fix="pass scales that random_affine can draw")
+# a scale as a number or one per digit, in the one range AffineParams holds them to
+Scaling = Scale | Scales
 
 
 def _check_sweep_value(where: str, name: str, factor: str, value: float) -> None:
@@ -25,6 +32,30 @@ def _check_sweep_value(where: str, name: str, factor: str, value: float) -> None
     ``affine`` (``Shear``, ``Scale``; any angle turns), in the words of the entry ``where``."""
     if factor in ("shear", "scale"):
         check_value(where, name, Shear if factor == "shear" else Scale, value)
+
+
+@checked
+def affine_matrix(rotation: Float("degrees") | Tensor("angles, one per digit [N], degrees",
+                                                     ndim=1, finite=True),
+                  shear: Float("a shear factor") | Tensor("shear factors [N]", ndim=1, finite=True),
+                  scale_x: Scaling, scale_y: Scaling) -> torch.Tensor:
+    """The 2x2 linear part ``[N, 2, 2]`` of the map applied about the digit's centre (pixel
+    coordinates, y down, a positive rotation counter-clockwise on screen):
+    A = R(rotation) Sh(shear) S(scale_x, scale_y), i.e. scale, then shear, then turn. Each is a
+    number or a tensor of them, one per digit; the scales in ``Scale``'s range (never a mirror)."""
+    given = dict(rotation=rotation, shear=shear, scale_x=scale_x, scale_y=scale_y)
+    check_same("affine_matrix", "length, one per digit", "pass one each, or a number",
+                      **{k: len(v) for k, v in given.items() if getattr(v, "ndim", 0)})
+    # numbers and tensors [N] alike: each [N] (or each 0-d, where all are numbers)
+    rotation, shear, scale_x, scale_y = torch.broadcast_tensors(
+        *(torch.as_tensor(v, dtype=torch.float32) for v in given.values()))
+    a = torch.deg2rad(rotation)
+    c, s = torch.cos(a), torch.sin(a)
+    one, zero = torch.ones_like(c), torch.zeros_like(c)
+    R = torch.stack([torch.stack([c, s], -1), torch.stack([-s, c], -1)], -2)
+    Sh = torch.stack([torch.stack([one, shear], -1), torch.stack([zero, one], -1)], -2)
+    S = torch.diag_embed(torch.stack([scale_x, scale_y], -1))
+    return R @ Sh @ S
 
 
 @dataclass(frozen=True)
@@ -37,8 +68,17 @@ class AffineParams(CheckedRecord):
     scale_y: Scales
     tx: PerDigit  # the translation, pixels
     ty: PerDigit
+    side: Int("the canvas side in pixels", ge=28, le=MAX_SIDE) = CANVAS  # the maps drawn on
 
     def __post_init__(self):
+        """Refuse fields of unequal lengths, or a translation that moves a digit off the ``side``
+        canvas under its map (``check_on_canvas``): random_affine keeps every digit's ink on it."""
         super().__post_init__()
+        maps = {name: getattr(self, name) for name in ("rotation", "shear", "scale_x", "scale_y",
+                                                       "tx", "ty")}
         check_same("AffineParams", "length, one map per digit", "give every field one value per "
-                   "digit", **{f.name: len(getattr(self, f.name)) for f in fields(self)})
+                   "digit", **{name: len(values) for name, values in maps.items()})
+        if len(self.tx):  # the furthest shift against the widest map: never a drawn one refused
+            check_on_canvas("AffineParams", affine_matrix(*list(maps.values())[:4]), self.side,
+                            tx=self.tx.abs().max().item(), ty=self.ty.abs().max().item())
+

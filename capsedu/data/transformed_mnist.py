@@ -23,16 +23,21 @@ from .. import checks
 from ..checks import check_whole_pixels
 from ..course_settings import MAX_SIDE, Rows, Seed
 from ..validate import CheckedRecord, Choice, Flag, Float, Int, Numbers, Tensor, checked
-from .affine_params import MAX_SHEAR, AffineParams, Scale, Scales, Shear, _check_sweep_value
+from .affine_params import (
+    CANVAS,
+    MAX_SHEAR,
+    AffineParams,
+    Scale,
+    Shear,
+    _check_sweep_value,
+    affine_matrix,
+)
 from .mnist import load_mnist
 
-CANVAS = 40  # affNIST's image side
 Labels = Numbers("their labels, classes 0 to 9 [N]", ndim=1, ge=0, le=9, whole=True, tensor=True)
 # MNIST's digits, as every entry here takes them (uint8 pixels 0-255 are refused, never rescaled)
 Digits = Tensor("MNIST digits [N, 1, 28, 28]", ndim=4, pixels=True, sizes={1: 1, 2: 28, 3: 28})
 Factor = Choice("the factor swept", "rotation", "shear", "scale")  # SWEEPS' and AffineRanges'
-# a scale as a number or one per digit, in the one range AffineParams holds them to
-Scaling = Scale | Scales
 
 
 @dataclass(frozen=True)
@@ -200,30 +205,6 @@ def translated_mnist(train: Flag("True for the training split, False for the tes
 
 
 @checked
-def affine_matrix(rotation: Float("degrees") | Tensor("angles, one per digit [N], degrees",
-                                                     ndim=1, finite=True),
-                  shear: Float("a shear factor") | Tensor("shear factors [N]", ndim=1, finite=True),
-                  scale_x: Scaling, scale_y: Scaling) -> torch.Tensor:
-    """The 2x2 linear part ``[N, 2, 2]`` of the map applied about the digit's centre (pixel
-    coordinates, y down, a positive rotation counter-clockwise on screen):
-    A = R(rotation) Sh(shear) S(scale_x, scale_y), i.e. scale, then shear, then turn. Each is a
-    number or a tensor of them, one per digit; the scales in ``Scale``'s range (never a mirror)."""
-    given = dict(rotation=rotation, shear=shear, scale_x=scale_x, scale_y=scale_y)
-    checks.check_same("affine_matrix", "length, one per digit", "pass one each, or a number",
-                      **{k: len(v) for k, v in given.items() if getattr(v, "ndim", 0)})
-    # numbers and tensors [N] alike: each [N] (or each 0-d, where all are numbers)
-    rotation, shear, scale_x, scale_y = torch.broadcast_tensors(
-        *(torch.as_tensor(v, dtype=torch.float32) for v in given.values()))
-    a = torch.deg2rad(rotation)
-    c, s = torch.cos(a), torch.sin(a)
-    one, zero = torch.ones_like(c), torch.zeros_like(c)
-    R = torch.stack([torch.stack([c, s], -1), torch.stack([-s, c], -1)], -2)
-    Sh = torch.stack([torch.stack([one, shear], -1), torch.stack([zero, one], -1)], -2)
-    S = torch.diag_embed(torch.stack([scale_x, scale_y], -1))
-    return R @ Sh @ S
-
-
-@checked
 def warp(images: Tensor("square images [N, 1, S, S]", ndim=4, floating=True),
          A: Tensor("linear maps [N, 2, 2]", ndim=3, floating=True, finite=True,
                    sizes={1: 2, 2: 2}),
@@ -296,7 +277,7 @@ def random_affine(images: Digits,
     boxes = _in_chunks(lambda x, A: _ink_box(warped(x, A, torch.zeros(len(x), 2))), digits, A)
     t = _offsets_within(boxes, side, u, "random_affine")  # [N, 2]
     return (_in_chunks(warped, digits, A, t).clamp_(0, 1),
-            AffineParams(rotation, shear, scale_x, scale_y, *t.unbind(1)))
+            AffineParams(rotation, shear, scale_x, scale_y, *t.unbind(1), side))
 
 
 @checked
