@@ -340,11 +340,11 @@ def check_nonzero(where: str, **scales) -> None:
     """Refuse a scale of 0 or NaN (a number or a tensor of them): 0 squashes an image to a line,
     NaN makes every pixel NaN."""
     for name, scale in scales.items():
-        if bool(((scale := torch.as_tensor(scale)) == 0).any() | scale.isnan().any()):
-            got = scale.tolist() if scale.ndim == 0 else shown(scale)
-            raise ValueError(f"{where}(): {name} must be a non-zero number (a scale of 0 squashes "
-                             "the image to a line, a map that cannot be undone; NaN makes every "
-                             f"pixel NaN), got {name}={got}; pass a scale such as 1.0")
+        if (bad := int(((scale := torch.as_tensor(scale)) == 0).sum() + scale.isnan().sum())):
+            got = f"{name}={scale.item()}" if scale.ndim == 0 else f"{bad} in {shown(scale)}"
+            raise ValueError(f"{where}(): {name} must be non-zero and not NaN (a scale of 0 "
+                             "squashes the image to a line, a map that cannot be undone; NaN "
+                             f"makes every pixel NaN), got {got}; pass a scale such as 1.0")
 
 
 def check_same(where: str, what: str, fix: str, **sizes: int) -> None:

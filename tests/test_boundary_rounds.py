@@ -3824,7 +3824,8 @@ def test_round_eighteen_what_a_control_takes_is_taken():
 ROUND_NINETEEN_RECORDS = [
     # S2: a NaN scale is no scale; U2/U7/U8: a shared check given a plain value names it
     (lambda: checks.check_nonzero("f", scale=float("nan")), ValueError,
-     r"^f\(\): scale must be a non-zero number .*NaN makes every pixel NaN\), got scale=nan; "),
+     r"^f\(\): scale must be non-zero and not NaN .*NaN makes every pixel NaN\), got "
+     r"scale=nan; "),
     (lambda: checks.check_float(3, "f(): x"), TypeError,
      r"^f\(\): x must be a torch.Tensor, got an int, 3; convert it"),
     (lambda: checks.check_square("f", "images", 2.0), TypeError,
