@@ -45,7 +45,7 @@ def affine_matrix(rotation: Float("degrees") | Tensor("angles, one per digit [N]
     number or a tensor of them, one per digit; the scales in ``Scale``'s range (never a mirror)."""
     given = dict(rotation=rotation, shear=shear, scale_x=scale_x, scale_y=scale_y)
     check_same("affine_matrix", "length, one per digit", "pass one each, or a number",
-                      **{k: len(v) for k, v in given.items() if getattr(v, "ndim", 0)})
+               **{k: len(v) for k, v in given.items() if getattr(v, "ndim", 0)})
     # numbers and tensors [N] alike: each [N] (or each 0-d, where all are numbers)
     rotation, shear, scale_x, scale_y = torch.broadcast_tensors(
         *(torch.as_tensor(v, dtype=torch.float32) for v in given.values()))
@@ -60,7 +60,8 @@ def affine_matrix(rotation: Float("degrees") | Tensor("angles, one per digit [N]
 
 @dataclass(frozen=True)
 class AffineParams(CheckedRecord):
-    """The affine maps ``random_affine`` drew, one per digit, each field ``[N]``."""
+    """The affine maps ``random_affine`` drew, one per digit, each field ``[N]``, on a canvas of
+    ``side`` pixels."""
 
     rotation: PerDigit  # degrees
     shear: PerDigit  # x += shear * y
@@ -81,4 +82,3 @@ class AffineParams(CheckedRecord):
         if len(self.tx):  # the furthest shift against the widest map: never a drawn one refused
             check_on_canvas("AffineParams", affine_matrix(*list(maps.values())[:4]), self.side,
                             tx=self.tx.abs().max().item(), ty=self.ty.abs().max().item())
-
