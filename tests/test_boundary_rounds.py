@@ -3904,6 +3904,121 @@ def test_round_nineteen_train_takes_a_state_in_a_subfolder_it_was_made_for(tmp_p
         assert train.output_folder(args) == out
 
 
+ROUND_NINETEEN_WIDGETS = [
+    # a PartsEditor's controls are its own, as every widget's: named by it, bounded by its ranges
+    (lambda: PartsEditor().y.span(-1, 2), OutOfRange,
+     r"^PartsEditor.y.span\(\): low and high must be within 0 to 1 \(the range its widget "
+     r"computes\), got \(-1, 2\)"),
+    (lambda: PartsEditor().x.span(-5, 5), OutOfRange,
+     r"^PartsEditor.x.span\(\): low and high must be within 0 to 1"),
+    (lambda: PartsEditor().angle.span(-720, 720), OutOfRange,
+     r"^PartsEditor.angle.span\(\): low and high must be within -180 to 180"),
+    (lambda: _set(PartsEditor().x, value=1.2), OutOfRange,
+     r"^PartsEditor.x: the slider 'x' must be set to a value from 0 to 1 \(its range\), got 1.2"),
+    (lambda: _set(PartsEditor().part, value="ear"), OutOfRange,
+     r"^PartsEditor.part: the dropdown 'part' must be set to one of its options 'left_eye', .*"
+     r"got 'ear'"),
+    (lambda: _set(PartsEditor().angle, value=200), OutOfRange,
+     r"^PartsEditor.angle: the slider 'angle \(°\)' must be set to a value from -180 to 180"),
+    (lambda: _set(PartsEditor().x, max=5), OutOfRange,
+     r"^PartsEditor.x: max of the slider 'x' must stay from 0 to 1 \(its limits"),
+    (lambda: _set(RoutingExplorer().editor.x, value=1.2), OutOfRange,
+     r"^RoutingExplorer.editor.x: the slider 'x' must be set to a value from 0 to 1"),
+    (lambda: FaceVerdicts({"bag": _face_bag()}).editor.y.span(-1, 2), OutOfRange,
+     r"^FaceVerdicts.editor.y.span\(\): low and high must be within 0 to 1"),
+    # a toggle button's tooltips: one per option, or none
+    (lambda: _SLIDERS.ToggleButtons(options=["a", "b"], tooltips=["x", "y", "z"]), ValueError,
+     r"^ToggleButtons\(\): tooltips must be one per option \(the options 'a', 'b'\) or none, "
+     r"got 3: \('x', 'y', 'z'\); pass 2 tooltips, or none"),
+    (lambda: _set(_SLIDERS.ToggleButtons(options=["a", "b"], tooltips=["x", "y"]),
+                  tooltips=["x"]), ValueError,
+     r"^ToggleButtons\(\): tooltips must be one per option .*got 1: \('x',\)"),
+    (lambda: _set(_SLIDERS.ToggleButtons(options=["a", "b"], tooltips=["x", "y"]),
+                  options=["a", "b", "c"]), ValueError,
+     r"^ToggleButtons\(\): tooltips must be one per option \(the options 'a', 'b', 'c'\).*"
+     r"set tooltips=\(\) first"),
+    # a control's settings cannot be deleted
+    (lambda: delattr(_slider(), "value"), AttributeError,
+     r"^FloatSlider\(\): value cannot be deleted \(a control keeps every setting it has\); set "
+     r"it to another value instead, e.g. value=0.5"),
+    (lambda: delattr(_slider(), "min"), AttributeError,
+     r"^FloatSlider\(\): min cannot be deleted"),
+    (lambda: delattr(_SLIDERS.Dropdown(options=["a"], description="d"), "options"),
+     AttributeError, r"^Dropdown\(\): options of the dropdown 'd' cannot be deleted"),
+    (lambda: delattr(SquashExplorer().norm, "max"), AttributeError,
+     r"^SquashExplorer.norm: max of the slider '\|\|s\|\|' cannot be deleted"),
+    # read_options given no control
+    (lambda: _capsedu("widgets.options").read_options(None, [1, 2]), TypeError,
+     r"^read_options\(\): control must be one of the course's selections .*got None; pass the "
+     r"control the options are for"),
+    (lambda: _capsedu("widgets.options").read_options("dropdown", [1, 2]), TypeError,
+     r"^read_options\(\): control must be one of the course's selections .*got 'dropdown'"),
+    # span() given its range as one pair
+    (lambda: _slider().span((0, 1)), TypeError,
+     r"^FloatSlider.span\(\): takes the range's two ends apart, low and high, got only \(0, 1\); "
+     r"pass them apart, e.g. span\(0, 1\)"),
+    (lambda: SquashExplorer().norm.span([0, 4]), TypeError,
+     r"^SquashExplorer.norm.span\(\): takes the range's two ends apart.*e.g. span\(0, 4\)"),
+    # a flag refused says the type it came as, NumPy's by its module
+    (lambda: FloatSlider(value=0.3, readout=np.float64(1.5)), TypeError,
+     r"^FloatSlider\(\): readout must be a boolean, got np.float64\(1.5\) \(of type "
+     r"numpy.float64\)"),
+]
+
+
+def _controls(box) -> list:
+    """Every course control in the ipywidgets layout ``box``, however deep."""
+    found = [box] if isinstance(box, _capsedu("widgets.controls")._Control) else []
+    for child in getattr(box, "children", ()):
+        found += _controls(child)
+    return found
+
+
+def test_round_nineteen_every_widget_s_controls_are_its_own():
+    """Round nineteen: PartsEditor's controls were no widget's (a refusal said "FloatSlider()",
+    and span() took any range). Every control a widget lays out is its own: named by it."""
+    multi = _capsedu("multi_digit")
+    made = [
+        WidgetCheck(), PoseVectorExplorer(), SquashExplorer(), RoutingExplorer(), PartsEditor(),
+        _capsedu("widgets.spiking").SpikingNeuron(), FaceVerdicts({"bag": _face_bag()}),
+        _capsedu("widgets").FaceCapsulesExplorer(
+            pose_net.PoseCapsuleNet(channels=(2, 2, 2, 2)), {"bag": _face_bag()}),
+        _capsedu("widgets").PoseSpaceExplorer(_tiny(), torch.rand(2, 1, 28, 28),
+                                              torch.tensor([3, 7])),
+        _capsedu("widgets").ViewpointExplorer(_tiny40(), _bag(), torch.rand(2, 1, 28, 28),
+                                              torch.tensor([3, 7])),
+        OverlapExplorer(multi.MultiDigitCapsNet(_MULTI),
+                        multi.TwoDigitCNN(channels=(2, 2, 2), hidden=(4, 4)),
+                        torch.rand(3, 1, 28, 28), torch.tensor([1, 2, 3])),
+        AttackExplorer(_tiny40(), _bag(), torch.rand(4, 1, 40, 40), LABELS, threshold=0.1),
+        BugZooExplorer(_tiny(), torch.rand(4, 1, 28, 28), LABELS, results={}),
+        _rotation_explorer(),
+    ]
+    assert sorted(type(w).__name__ for w in made) == sorted(_capsedu("widgets").__all__)
+    for widget in made:
+        controls = _controls(widget.widget)
+        assert controls, type(widget).__name__
+        for control in controls:
+            assert (control.slider_name or "").startswith(f"{type(widget).__name__}."), \
+                (type(widget).__name__, control.description)
+    plt.close("all")
+
+
+def test_round_nineteen_a_numpy_boolean_is_a_flag_and_tooltips_one_per_option_are_taken():
+    """Round nineteen: a NumPy boolean (disabled=x.max() > 1) is a flag, as Python's; tooltips
+    one per option, or none, are taken, and changed with the options' number after none."""
+    slider = FloatSlider(value=0.3, disabled=np.bool_(True))
+    assert slider.disabled is True
+    slider.continuous_update = np.bool_(False)
+    assert slider.continuous_update is False
+    toggles = _SLIDERS.ToggleButtons(options=["a", "b"], tooltips=["x", "y"])
+    toggles.replace_options(["c", "d"])
+    toggles.tooltips = ()
+    toggles.options = ["c", "d", "e"]
+    toggles.tooltips = ["1", "2", "3"]
+    assert (toggles.options, toggles.tooltips) == (("c", "d", "e"), ("1", "2", "3"))
+
+
 ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
               + ROUND_ELEVEN_LOOP + ROUND_ELEVEN_DATA + ROUND_TWELVE_MATHS
               + ROUND_TWELVE_PRESENTATION + ROUND_TWELVE_FILES + ROUND_TWELVE_METHODS
@@ -3915,7 +4030,7 @@ ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODE
               + ROUND_SIXTEEN_FILES + ROUND_SIXTEEN_MODELS + ROUND_SIXTEEN_WIDGETS
               + ROUND_SEVENTEEN_FILES + ROUND_SEVENTEEN_MODELS + ROUND_SEVENTEEN_RECORDS
               + ROUND_SEVENTEEN_WIDGETS + ROUND_EIGHTEEN_FILES + ROUND_EIGHTEEN_RECORDS
-              + ROUND_EIGHTEEN_WIDGETS + ROUND_NINETEEN_RECORDS)
+              + ROUND_EIGHTEEN_WIDGETS + ROUND_NINETEEN_RECORDS + ROUND_NINETEEN_WIDGETS)
 
 
 @pytest.mark.parametrize("call, error, message", ALL_ROUNDS, ids=range(len(ALL_ROUNDS)))

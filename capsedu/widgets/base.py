@@ -10,6 +10,7 @@ from torch import nn
 from ..capsnet import CapsNet, LogitsCNN
 from ..checks import check_labels, check_shape, check_side
 from ..validate import Tensor, checked
+from .controls import Owner
 from .options import MAX_OPTIONS
 
 # the test digits a widget of 08 or 11 shows, and their true classes
@@ -21,12 +22,13 @@ STILL_NOTE = ("A still of this widget: it moves when the notebook runs, in Colab
               "JupyterLab.")
 
 
-class Widget:
+class Widget(Owner):
     """A course widget: its ipywidgets layout is ``self.widget``; a notebook cell that ends with
     the object displays that layout, and ``.state`` holds what the last update computed.
 
     Every widget draws its figure into ``self.image`` (an ``ipywidgets.Image`` holding a PNG) and
-    its numbers into ``self.readout`` (an ``ipywidgets.HTML``)."""
+    its numbers into ``self.readout`` (an ``ipywidgets.HTML``); its controls are its own
+    (``Owner``): a refusal names them as its attributes."""
 
     widget = None  # set by the subclass: the ipywidgets box to display
     image = readout = None  # set by the subclass: its figure and its readout
@@ -34,19 +36,6 @@ class Widget:
     # screen reader reads on the website. A subclass sets it; without it the alt names the widget.
     figure_alt = None
     _quiet = False  # True while ``moving_several`` moves controls: one redraw, not one each
-
-    def __setattr__(self, name, value):
-        """A slider or a dropdown of ``widgets.sliders`` learns the attribute it is
-        (``slider_name``), so its refusal names it: "SquashExplorer.norm: the slider '||s||' must
-        be ...", and so does each of a dict or a list of them ("ViewpointExplorer.sliders['scale']:
-        ...")."""
-        owner = f"{type(self).__name__}.{name}"
-        controls = value.items() if isinstance(value, dict) else \
-            enumerate(value) if isinstance(value, list) else [(None, value)]
-        for key, control in controls:
-            if hasattr(type(control), "slider_name"):
-                control.slider_name = owner if key is None else f"{owner}[{key!r}]"
-        super().__setattr__(name, value)
 
     @contextmanager
     def moving_several(self):

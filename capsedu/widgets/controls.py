@@ -7,6 +7,7 @@ what it takes and what came, whether given when the control is made or set later
 
 import numbers
 
+import numpy as np
 import traitlets
 from traitlets import TraitError
 
@@ -64,6 +65,33 @@ def _by_position(cls, names: tuple, args: tuple, kwargs: dict) -> dict:
     return given | kwargs
 
 
+def _name_controls(name: str, value) -> None:
+    """Tell each control in ``value`` the attribute ``name`` it is (``slider_name``): a control
+    itself, each of a dict or a list of them ("ViewpointExplorer.sliders['scale']"), and each
+    control of an ``Owner`` held inside ("FaceVerdicts.editor.x")."""
+    controls = value.items() if isinstance(value, dict) else \
+        enumerate(value) if isinstance(value, list) else [(None, value)]
+    for key, control in controls:
+        named = name if key is None else f"{name}[{key!r}]"
+        if isinstance(control, _Control):
+            control.slider_name = named
+        elif isinstance(control, Owner):
+            for attribute, inner in vars(control).items():
+                _name_controls(f"{named}.{attribute}", inner)
+
+
+class Owner:
+    """An object whose controls are its own (a course widget, a ``PartsEditor``): each control
+    set as its attribute learns the attribute it is (``slider_name``), so that its refusal names
+    it ("SquashExplorer.norm: the slider '||s||' must be ...") and its ranges are bounded by what
+    its owner computes (a hand-made control's are free). An owner held by another is named by
+    the other's attribute ("FaceVerdicts.editor.x")."""
+
+    def __setattr__(self, name, value):
+        _name_controls(f"{type(self).__name__}.{name}", value)
+        super().__setattr__(name, value)
+
+
 class _Control:
     """What the course's controls share: the widget's attribute they are (``slider_name``, which
     ``Widget`` sets, such as "SquashExplorer.norm"), the control in words, whether it is made
@@ -91,6 +119,8 @@ class _Control:
             raise TypeError(f"{_owner(self)}description must be text (the words shown beside "
                             f"the {self.control}), got {value!r}; pass a string, e.g. "
                             f"description='{value}'")
+        if isinstance(value, np.bool_) and isinstance(self.traits().get(name), traitlets.Bool):
+            value = bool(value)  # NumPy's boolean (disabled=x.max() > 1) is a flag as Python's
         try:
             super().__setattr__(name, value)
         except TraitError as err:
@@ -107,8 +137,19 @@ class _Control:
         example = f", e.g. {name}={now!r}" if plain else \
             f" (or a dict of its settings: {name}={{...}})" * isinstance(trait, traitlets.Instance)
         kind = OutOfRange if plain and type(value) is type(now) else WrongKind
+        module = type(value).__module__  # NumPy's bool by its module: numpy.bool, not bool
+        named = type(value).__name__ if module == "builtins" else f"{module}.{type(value).__name__}"
         return kind(f"{self._named(name)} must be {trait.info()}, got {value!r:.60} (of type "
-                    f"{type(value).__name__}); pass {trait.info()}{example}")
+                    f"{named}); pass {trait.info()}{example}")
+
+    def __delattr__(self, name):
+        """Refuse deleting a setting (traitlets says only "__delete__"): a control keeps each."""
+        if self.has_trait(name) or name in self._keywords:
+            now = getattr(self, name, None)
+            example = f", e.g. {name}={now!r}" if isinstance(now, bool | int | float | str) else ""
+            raise AttributeError(f"{self._named(name)} cannot be deleted (a control keeps every "
+                                 f"setting it has); set it to another value instead{example}")
+        super().__delattr__(name)
 
     def _named(self, name: str) -> str:
         """``name`` of this control, as a refusal names it: its owner's attribute (or class) and

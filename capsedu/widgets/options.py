@@ -13,7 +13,7 @@ from itertools import islice
 import numpy as np
 import torch
 
-from .controls import _owner
+from .controls import _Control, _owner
 
 # the most options a selection takes: what a learner can pick from in a list
 MAX_OPTIONS = 2000
@@ -23,6 +23,11 @@ def read_options(control, options):
     """``options`` for ``control``, read once (an iterator or a range without its items made),
     else refused naming the control: a ``TypeError`` for no collection of options or an option
     of the wrong kind, a ``ValueError`` for too many or an option none could pick."""
+    if not isinstance(control, _Control):  # its refusals name it: no control, nothing to name
+        raise TypeError(f"read_options(): control must be one of the course's selections (a "
+                        f"Dropdown, ToggleButtons or RadioButtons of widgets.sliders), got "
+                        f"{control!r:.60}; pass the control the options are for, e.g. "
+                        f"read_options(Dropdown(options=['a']), {options!r:.40})")
     where, example = f"{_owner(control)}options", f"{type(control).__name__}(options=['a', 'b'])"
     unordered = isinstance(options, set | frozenset)
     if isinstance(options, str | bytes | torch.Tensor | np.ndarray) or unordered \

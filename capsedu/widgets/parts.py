@@ -15,13 +15,16 @@ from ..data import faces, sprites
 from ..data.sprites import Parts
 from ..poses import wrap_angle
 from ..validate import Float, checked
+from .controls import Owner
 from .sliders import Dropdown, FloatSlider
 
 
-class PartsEditor:
+class PartsEditor(Owner):
     """Edit a list of ``sprites.Part``; ``on_change(parts)`` runs after every edit. ``owner``:
     the widget a learner passed ``parts`` to, which a refusal of them names (e.g.
-    "RoutingExplorer"), where the editor is part of one."""
+    "RoutingExplorer"), where the editor is part of one. Its controls are its own (``Owner``):
+    bounded by the ranges it computes and named as its attributes ("PartsEditor.x", or
+    "FaceVerdicts.editor.x" inside a widget)."""
 
     @checked
     def __init__(self, parts: Parts | None = None, on_change: Callable | None = None,

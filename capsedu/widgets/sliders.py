@@ -90,11 +90,12 @@ class _Refusing(_Control):
                 f"pass e.g. ({low:g}, {high:g})")
         return limits
 
-    def span(self, low, high) -> None:
+    def span(self, low, high=None) -> None:
         """Move the range its widget computes (``limits``) to ``low`` to ``high``, and the
         slider's min and max with it: a widget's own change (RotationExplorer's layer of other
         channels), within the range its widget was made to compute. Checked whole before any end
-        moves: the value must lie in it already, and the step fit."""
+        moves: the value must lie in it already, and the step fit. The two ends come apart
+        (``span(0, 1)``); ``high`` left out is refused, saying so."""
         low, high = self._check_span(low, high)
         kept = self.limits
         # the ends move one by one, widening first: each range between holds the new one
@@ -112,6 +113,11 @@ class _Refusing(_Control):
         IntSlider), one beyond what a widget's own slider was made to compute, one without the
         value, or one shorter than the step, naming ``span()``."""
         where = f"{self.slider_name or type(self).__name__}.span"
+        if high is None:  # span((0, 1)): the range as one pair
+            pair = isinstance(low, tuple | list) and len(low) == 2
+            fix = f"span({low[0]!r}, {low[1]!r})" if pair else "span(0, 1)"
+            raise TypeError(f"{where}(): takes the range's two ends apart, low and high, got "
+                            f"only {low!r:.60}; pass them apart, e.g. {fix}")
         declared = WHOLE_END if isinstance(self, widgets.IntSlider) else END
         low, high = (check_value(where, name, declared, end)
                      for name, end in (("low", low), ("high", high)))
@@ -420,9 +426,30 @@ class Dropdown(_Choosing, widgets.Dropdown):
 
 
 class ToggleButtons(_Choosing, widgets.ToggleButtons):
-    """``ipywidgets.ToggleButtons`` that refuses a value none of its options."""
+    """``ipywidgets.ToggleButtons`` that refuses a value none of its options, and tooltips that
+    are not one per button (or none): ipywidgets leaves a button without one, or one unused."""
 
     control = "toggle buttons"
+
+    def _check_tooltips(self, tooltips, options) -> None:
+        """Refuse ``tooltips`` that are neither one per option of ``options`` nor none."""
+        labels = [label for label, _ in _make_options(options)]
+        if tooltips and len(tooltips) != len(labels):
+            raise ValueError(f"{self._named('tooltips')} must be one per option (the options "
+                             f"{', '.join(map(repr, labels)):.80}) or none, got {len(tooltips)}: "
+                             f"{tuple(tooltips)!r:.80}; pass {len(labels)} tooltips, or none (to "
+                             "change how many options it has, set tooltips=() first)")
+
+    @validate("tooltips")
+    def _validate_tooltips(self, proposal):
+        self._check_tooltips(proposal["value"], self._options_full)
+        return proposal["value"]
+
+    @validate("options")
+    def _validate_options(self, proposal):
+        options = super()._validate_options(proposal)
+        self._check_tooltips(self.tooltips, options)
+        return options
 
 
 class RadioButtons(_Choosing, widgets.RadioButtons):
