@@ -1,15 +1,14 @@
-"""The checks a boundary runs on tensors, arrays and data (``validate``'s ``Tensor`` and ``Array``
-declarations use them, and so do the entries whose tensors depend on each other, such as labels
-against the classes of a model's output): shapes, finite numbers, floating-point and the model's
-dtype, class labels, pixels, examples for training, and whether an allocation fits in memory.
-Each raises a ``TypeError`` (the wrong kind) or a ``ValueError`` (out of range) that names what it
-checked and says what to do."""
+"""The checks a boundary runs on tensors, arrays and data (``validate``'s declarations use them, and
+so do entries whose tensors depend on each other): shapes, finite numbers, dtypes, class labels,
+pixels, examples. Each raises a ``TypeError`` (the wrong kind) or a ``ValueError`` (out of range)
+that names what it checked and says what to do."""
 
 import dataclasses
 import difflib
 import inspect
 import itertools
 import math
+import numbers
 import warnings
 
 import numpy as np
@@ -55,9 +54,8 @@ def check_data(x: torch.Tensor, name: str) -> None:
 
 
 def check_finite(x: torch.Tensor | np.ndarray, name: str) -> None:
-    """Raise ``ValueError`` if ``x`` (a tensor, or an array read as one) holds NaN or infinity (it
-    would poison everything after), or no data (``check_data``). One NaN or infinity makes the sum
-    one, so one cheap reduction screens it at every forward; only a suspicious sum is counted."""
+    """Raise ``ValueError`` if ``x`` (a tensor, or an array) holds NaN or infinity, or no data
+    (``check_data``). One cheap sum screens it at every forward; a suspicious one is counted."""
     x = torch.from_numpy(x) if isinstance(x, np.ndarray) else x
     check_data(x, name)
     with torch.no_grad():
@@ -108,9 +106,8 @@ def input_shape(model: torch.nn.Module) -> tuple[int, int, int] | None:
 
 
 def check_input(x, name: str, model: torch.nn.Module, some: bool = False) -> None:
-    """Raise unless images ``x`` are ``[N, C, H, W]`` of the shape ``model`` reads (``input_shape``)
-    in its weights' dtype (``some``: a model's own pass, at least one): every model's input check,
-    where they were given, so the message names the caller's argument, not a layer's deep inside."""
+    """Raise unless images ``x`` are ``[N, C, H, W]`` of the shape ``model`` reads in its weights'
+    dtype (``some``: at least one): every model's input check, by the caller's argument's name."""
     if not isinstance(some, bool):  # strict, as every flag: the string 'no' would be true
         raise TypeError(f"check_input(): some must be True or False, got {some!r}; pass a bool")
     shape = input_shape(model)
@@ -135,8 +132,7 @@ def check_input(x, name: str, model: torch.nn.Module, some: bool = False) -> Non
 
 def check_read_labels(labels: torch.Tensor, name: str, images: torch.Tensor,
                       model: torch.nn.Module) -> None:
-    """Refuse ``labels`` unless one per image of ``images`` (``[N]``, or ``[N, k]``: k classes
-    each), each a class of ``model`` (its ``n_classes``), by the caller's name, not a loss's."""
+    """Refuse ``labels`` unless one per image (``[N]``, or ``[N, k]``), of ``model``'s classes."""
     n_classes = getattr(model, "hparams", {}).get("n_classes")
     if n_classes is not None:
         check_labels(labels, name, len(images), n_classes,
@@ -176,9 +172,8 @@ def check_side(where: str, side: int, **models: torch.nn.Module) -> None:
 
 def check_labels(targets: torch.Tensor, name: str, batch: int, n_classes: int,
                  k: int | None = None) -> None:
-    """Raise unless ``targets`` holds integer class labels (any integer dtype; callers convert
-    with ``.long()``) in [0, n_classes - 1]: one per example, shape ``[batch]`` (``k`` None), or
-    ``k`` different classes per example, shape ``[batch, k]`` (e.g. a MultiMNIST pair's digits)."""
+    """Raise unless ``targets`` holds integer class labels in [0, n_classes - 1]: one per example,
+    ``[batch]`` (``k`` None), or ``k`` different classes per example, ``[batch, k]`` (a pair's)."""
     if not isinstance(n_classes, int) or isinstance(n_classes, bool) or n_classes < 1:
         raise ValueError(f"check_labels(): n_classes must be a count of classes, at least 1, got "
                          f"{n_classes!r}; pass the model's number of classes")
@@ -221,18 +216,15 @@ def check_labels(targets: torch.Tensor, name: str, batch: int, n_classes: int,
                              "e.g. pairs of digits of two different classes")
 
 
-# how far past [0, 1] a pixel may stray before the images are refused: a float's rounding, no
-# more, so that 0-255 pixels made float but not divided, normalised ones (MNIST's mean and std
-# give -0.42 to 2.8) and noise past black or white are refused; the course's come clamped
+# how far past [0, 1] a pixel may stray: a float's rounding, no more, so that 0-255 pixels not
+# divided, normalised ones (MNIST's give -0.42 to 2.8) and noise past black or white are refused
 PIXEL_ROUNDING = 1e-6
 
 
 def check_pixels(x: torch.Tensor, name: str) -> None:
     """Raise unless the images ``x`` hold finite floating-point pixels in [0, 1]. One rule
-    everywhere (models, transforms, widgets): uint8 pixels (0-255) are refused, never rescaled
-    silently, and so are float pixels outside [0, 1] (0-255 ones not divided, normalised ones);
-    the message gives the conversion, ``x.float() / 255`` (``name`` may name the function too,
-    ``"fit(): train's images"``: the code shown uses its last word)."""
+    everywhere: uint8 pixels (0-255) and float ones outside [0, 1] are refused, never rescaled
+    silently; the message gives the conversion (``name``'s last word: "fit(): train's images")."""
     var = name.split()[-1]
     check_tensor(x, name, " of pixels in [0, 1]")
     if not x.dtype.is_floating_point:
@@ -252,9 +244,8 @@ def check_pixels(x: torch.Tensor, name: str) -> None:
 
 
 def as_tensor(value, name: str, expected: str, fix: str) -> torch.Tensor:
-    """``value`` as a tensor: a tensor as it is; a NumPy array (sharing its memory) or nested
-    lists converted, in their own dtype; else (strings, a ragged list) a ``TypeError``: ``name``
-    must be ``expected``, what came, and ``fix``."""
+    """``value`` as a tensor: a tensor as it is; a NumPy array (sharing its memory) or nested lists
+    in their own dtype; else (text, a ragged list) a ``TypeError``: ``name``, ``expected``."""
     if isinstance(value, torch.Tensor):
         return value
     try:
@@ -264,9 +255,8 @@ def as_tensor(value, name: str, expected: str, fix: str) -> torch.Tensor:
 
 
 def check_examples(data, name: str) -> TensorDataset:
-    """Raise unless ``data`` is ``(images, labels, ...)`` (or a TensorDataset of them): tensors or
-    NumPy arrays with one row per example each, at least one (an empty set would train on nothing,
-    or score a NaN), the images pixels in [0, 1]. Hands back the TensorDataset of its tensors."""
+    """Raise unless ``data`` is ``(images, labels, ...)`` (or a TensorDataset): tensors or arrays of
+    one row per example, at least one, pixels in [0, 1]. Hands back their TensorDataset."""
     if isinstance(data, TensorDataset):
         data = data.tensors
     if not isinstance(data, (tuple, list)) or len(data) < 2:
@@ -293,9 +283,8 @@ def check_examples(data, name: str) -> TensorDataset:
 
 
 def check_images(images, name: str) -> torch.Tensor:
-    """Raise unless ``images`` are images for a model to score, ``[N, C, H, W]``: a tensor, a
-    NumPy array or nested lists (converted, in their own dtype: ``check_pixels`` refuses 0-255
-    integers), at least one, pixels in [0, 1]. Hands them back as float32, the models' dtype."""
+    """Raise unless ``images`` are ``[N, C, H, W]`` for a model to score (a tensor, an array or
+    lists), at least one, pixels in [0, 1]. Hands them back as float32, the models' dtype."""
     images = as_tensor(images, name, "a tensor [N, C, H, W] (or a NumPy array)",
                        "convert it with torch.as_tensor(...)")
     if not 2 <= images.ndim <= 4:
@@ -340,7 +329,9 @@ def check_nonzero(where: str, **scales) -> None:
     """Refuse a scale of 0 or NaN (a number or a tensor of them): 0 squashes an image to a line,
     NaN makes every pixel NaN."""
     for name, scale in scales.items():
-        if (bad := int(((scale := torch.as_tensor(scale)) == 0).sum() + scale.isnan().sum())):
+        scale = as_tensor(scale, f"{where}(): {name}", "a number or a tensor of numbers",
+                          "pass a scale such as 1.0")
+        if (bad := int((scale == 0).sum() + scale.isnan().sum())):
             got = f"{name}={scale.item()}" if scale.ndim == 0 else f"{bad} in {shown(scale)}"
             raise ValueError(f"{where}(): {name} must be non-zero and not NaN (a scale of 0 "
                              "squashes the image to a line, a map that cannot be undone; NaN "
@@ -348,8 +339,7 @@ def check_nonzero(where: str, **scales) -> None:
 
 
 def check_same(where: str, what: str, fix: str, **sizes: int) -> None:
-    """Refuse sizes that must agree but do not (``name=size``: one map per image, one angle per
-    template, a square filter's two sides): each must match the first named, in ``what``."""
+    """Refuse sizes (``name=size``: one map per image) that do not match the first, in ``what``."""
     (first, n), *rest = sizes.items() or [(None, None)]
     for name, m in rest:
         if m != n:
@@ -358,9 +348,9 @@ def check_same(where: str, what: str, fix: str, **sizes: int) -> None:
 
 
 def check_different(where: str, fix: str, **values) -> None:
-    """Refuse two arguments (``name=value``) that must differ but are equal: two runs compared."""
+    """Refuse two arguments (``name=value``) that must differ but are equal, or both NaN."""
     (a, x), (b, y) = values.items()
-    if x == y:
+    if x == y or (x != x and y != y):
         raise ValueError(f"{where}(): {a} and {b} must differ (two things to compare), got "
                          f"{x!r} for both; {fix}")
 
@@ -371,16 +361,30 @@ def check_rows(where: str, rows: torch.Tensor | None, n: int) -> torch.Tensor:
     if rows is None:
         return torch.arange(n)
     check_tensor(rows, f"{where}(): rows", " of image indices")
-    if int(rows.max()) >= n:
+    if rows.dtype.is_floating_point or rows.dtype.is_complex or rows.dtype == torch.bool:
+        raise TypeError(f"{where}(): rows must hold integer image indices, got dtype "
+                        f"{rows.dtype}; pass whole indices, rows.long()")
+    if len(rows) and (int(rows.min()) < 0 or int(rows.max()) >= n):
         raise ValueError(f"{where}(): rows must index the {n:,} images of the set (0 .. {n - 1}), "
                          f"got {int(rows.min())} .. {int(rows.max())}; pass rows of the set, "
                          "e.g. mnist.fixed_sample(n)")
     return rows
 
 
+def check_numbers(where: str, fix: str, **values) -> None:
+    """Refuse values (``name=value``) that are not finite numbers: text, a flag, a NaN."""
+    for name, value in values.items():
+        number = isinstance(value, numbers.Real) and not isinstance(value, bool)
+        if not (number and math.isfinite(value)):
+            raise (ValueError if number else TypeError)(
+                f"{where}(): {name} must be a finite number, got {shown(value)}; {fix}")
+
+
 def check_order(where: str, fix: str, **values: float) -> None:
     """Refuse a record's fields that must be in the order given but are not (``name=value``: low
-    <= value <= high, the epoch kept at most the epochs run), naming them all."""
+    <= value <= high, the epoch kept at most the epochs run), naming them all; each a finite
+    number (a NaN compares False, so it is in every order; text compares as text)."""
+    check_numbers(where, fix, **values)
     if any(a > b for a, b in itertools.pairwise(values.values())):
         got = ", ".join(f"{name}={value!r}" for name, value in values.items())
         raise ValueError(f"{where}(): {', '.join(values)} must be in order "
@@ -407,8 +411,7 @@ def check_pair_labels(where: str, labels: torch.Tensor, images: torch.Tensor, na
                          "more digits")
 
 
-# how far apart means of fractions and numbers > 1 read as two scales (a % is 100 times apart)
-SCALES_APART = 30
+SCALES_APART = 30  # how far apart means of fractions and numbers > 1 read as two scales
 
 
 def two_scales(small: np.ndarray, large: np.ndarray) -> float | None:
@@ -440,6 +443,9 @@ def warn_two_scales(where: str, **numbers: np.ndarray) -> None:
 def check_one_each(where: str, name: str, items, n: int, each: str) -> None:
     """Refuse ``items`` (labels, names, bar heights) unless there is one per ``each`` of ``n``: one
     too few would leave a row unnamed, or name every row after it wrongly."""
+    if isinstance(items, str | bytes) or not hasattr(items, "__len__"):  # 'abc': three letters
+        raise TypeError(f"{where}(): {name} must be a list of one item per {each} ({n}), got "
+                        f"{shown(items)}; pass a list of {n}, in order")
     if len(items) != n:
         raise ValueError(f"{where}(): {name} must hold one item per {each} ({n}), got "
                          f"{len(items)}; pass {n} of them, in order")
@@ -448,6 +454,10 @@ def check_one_each(where: str, name: str, items, n: int, each: str) -> None:
 def check_on_canvas(where: str, A: torch.Tensor, side: int, **shifts: float) -> None:
     """Refuse a shift (``tx``, ``ty``: pixels from the centre) that moves a digit's ink (its 28 x
     28 frame's centre 20 x 20), under its maps ``A`` ``[N, 2, 2]``, off the ``side`` canvas."""
+    check_shape(A, f"{where}(): A", "[N, 2, 2] (one linear map per digit)", 3, (2, 2))
+    if len(shifts) != 2:  # the caller's mistake: x, then y
+        raise TypeError(f"check_on_canvas(): shifts must be two, x then y, got {list(shifts)}")
+    check_numbers(where, "pass a shift in pixels, e.g. 5.0", **shifts)
     reach = side / 2 + 10 * A.abs().sum(-1).amax(0)  # [x, y]: the digit's centre may go this far
     for (name, shift), most in zip(shifts.items(), reach.tolist(), strict=True):
         if abs(shift) >= most:
@@ -460,6 +470,9 @@ def check_on_canvas(where: str, A: torch.Tensor, side: int, **shifts: float) -> 
 def replaced(where: str, record, **changes):
     """``dataclasses.replace(record, **changes)``, refusing by name a change of a field the
     record does not have, with the nearest field it has (a typo's likely meaning)."""
+    if not dataclasses.is_dataclass(record) or isinstance(record, type):
+        raise TypeError(f"{where}(): the record to change must be a record (a dataclass "
+                        f"instance), got {shown(record)}; pass one, e.g. {where}'s config")
     fields = [f.name for f in dataclasses.fields(record) if f.init]
     for name in changes:
         if name not in fields:
@@ -468,19 +481,6 @@ def replaced(where: str, record, **changes):
             raise TypeError(f"{where}(): {name} is not a field of {type(record).__name__}; "
                             f"{hint} fields: {', '.join(fields)}")
     return dataclasses.replace(record, **changes)
-
-
-def check_broadcast(where: str, **arrays) -> None:
-    """Refuse numbers (``name=value``: a number or an array) whose shapes do not broadcast
-    together (one pose's x, y, angle and scale: a number, or arrays of one shape), naming them."""
-    shapes = {name: np.shape(value) for name, value in arrays.items()}
-    try:
-        np.broadcast_shapes(*shapes.values())
-    except ValueError:
-        got = ", ".join(f"{name} {shape}" for name, shape in shapes.items())
-        raise ValueError(f"{where}(): {', '.join(shapes)} must be numbers or arrays of shapes "
-                         f"that broadcast together, got shapes {got}; give one value per pose "
-                         "in each (or one number for all)") from None
 
 
 def check_takes(fn, name: str, n: int, form: str) -> None:

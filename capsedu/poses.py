@@ -19,7 +19,6 @@ from typing import Annotated
 import numpy as np
 from pydantic import AfterValidator
 
-from .checks import check_broadcast
 from .validate import Array, Float, Tensor, checked
 
 # A pose's numbers: one pose, or arrays of many (of one shape, or shapes that broadcast)
@@ -39,6 +38,19 @@ def _positive(scales: np.ndarray) -> np.ndarray:
 
 Scale = Float("a scale: it multiplies lengths", gt=0) | Annotated[
     Array("scales of many poses, each > 0"), AfterValidator(_positive)]
+
+
+def check_broadcast(where: str, **arrays) -> None:
+    """Refuse numbers (``name=value``: a number or an array) whose shapes do not broadcast
+    together (one pose's x, y, angle and scale: a number, or arrays of one shape), naming them."""
+    shapes = {name: np.shape(value) for name, value in arrays.items()}
+    try:
+        np.broadcast_shapes(*shapes.values())
+    except ValueError:
+        got = ", ".join(f"{name} {shape}" for name, shape in shapes.items())
+        raise ValueError(f"{where}(): {', '.join(shapes)} must be numbers or arrays of shapes "
+                         f"that broadcast together, got shapes {got}; give one value per pose "
+                         "in each (or one number for all)") from None
 
 
 @checked

@@ -4019,6 +4019,61 @@ def test_round_nineteen_a_numpy_boolean_is_a_flag_and_tooltips_one_per_option_ar
     assert (toggles.options, toggles.tooltips) == (("c", "d", "e"), ("1", "2", "3"))
 
 
+# Round twenty (r89): the shared checks called directly: text, a flag or a NaN where numbers are
+# ordered or compared, float rows, a text as a list, a shift or a map of the wrong form.
+ROUND_TWENTY_CHECKS = [
+    (lambda: checks.check_order("f", "swap them", low=float("nan"), high=1), ValueError,
+     r"^f\(\): low must be a finite number, got nan; swap them"),
+    (lambda: checks.check_order("f", "swap them", low="1", high="5"), TypeError,
+     r"^f\(\): low must be a finite number, got '1'; "),
+    (lambda: checks.check_order("f", "swap them", low=0, high=float("inf")), ValueError,
+     r"^f\(\): high must be a finite number, got inf; "),
+    (lambda: checks.check_order("f", "swap them", low=True, high=5), TypeError,
+     r"^f\(\): low must be a finite number, got True; "),
+    (lambda: checks.check_rows("f", torch.tensor([0.0, 1.0]), 3), TypeError,
+     r"^f\(\): rows must hold integer image indices, got dtype torch.float32; .*rows.long\(\)"),
+    (lambda: checks.check_rows("f", torch.tensor([True, False]), 3), TypeError,
+     r"^f\(\): rows must hold integer image indices, got dtype torch.bool; "),
+    (lambda: checks.check_rows("f", torch.tensor([-1, 1]), 3), ValueError,
+     r"^f\(\): rows must index the 3 images of the set \(0 .. 2\), got -1 .. 1; "),
+    (lambda: checks.check_one_each("f", "names", "abc", 3, "digit"), TypeError,
+     r"^f\(\): names must be a list of one item per digit \(3\), got 'abc'; pass a list of 3"),
+    (lambda: checks.check_one_each("f", "names", 3, 3, "digit"), TypeError,
+     r"^f\(\): names must be a list of one item per digit \(3\), got 3; "),
+    (lambda: checks.check_different("f", "use two", a=float("nan"), b=float("nan")), ValueError,
+     r"^f\(\): a and b must differ \(two things to compare\), got nan for both; use two"),
+    (lambda: checks.check_nonzero("f", scale="2"), TypeError,
+     r"^f\(\): scale must be a number or a tensor of numbers, got '2'; pass a scale"),
+    (lambda: checks.check_on_canvas("f", torch.eye(2, 3), 40, tx=1000.0, ty=0.0), ValueError,
+     r"^f\(\): A must have shape \[N, 2, 2\] \(one linear map per digit\), got shape "
+     r"\(2, 3\)"),
+    (lambda: checks.check_on_canvas("f", torch.eye(2, 3), 40, tx=float("nan")), ValueError,
+     r"^f\(\): A must have shape \[N, 2, 2\]"),
+    (lambda: checks.check_on_canvas("f", torch.eye(2)[None], 40, tx=float("nan")), TypeError,
+     r"^check_on_canvas\(\): shifts must be two, x then y, got \['tx'\]"),
+    (lambda: checks.check_on_canvas("f", torch.eye(2)[None], 40, tx=float("nan"), ty=0.0),
+     ValueError, r"^f\(\): tx must be a finite number, got nan; pass a shift in pixels"),
+    (lambda: checks.check_on_canvas("f", torch.eye(2)[None], 40, tx="5", ty=0.0), TypeError,
+     r"^f\(\): tx must be a finite number, got '5'; "),
+    (lambda: checks.replaced("f", {"a": 1}, a=2), TypeError,
+     r"^f\(\): the record to change must be a record \(a dataclass instance\), got "
+     r"\{'a': 1\}; "),
+    (lambda: checks.replaced("f", CapsNetConfig, n_classes=2), TypeError,
+     r"^f\(\): the record to change must be a record \(a dataclass instance\), got <class"),
+]
+
+
+def test_round_twenty_the_shared_checks_take_what_their_callers_pass():
+    """Round twenty: NumPy numbers are ordered, arrays and tensors counted, names compared, a
+    shift on the canvas and a record's field replaced, without a word."""
+    checks.check_order("f", "x", low=np.int64(1), value=np.float32(2.5), high=3)
+    checks.check_one_each("f", "names", np.array(["a", "b"]), 2, "digit")
+    checks.check_different("f", "x", a="CapsNet", b="CNN")
+    checks.check_on_canvas("f", torch.eye(2)[None], 40, tx=3.0, ty=-2)
+    assert checks.check_rows("f", torch.tensor([0, 2]), 3).tolist() == [0, 2]
+    assert checks.replaced("f", CapsNetConfig(), n_classes=2).n_classes == 2
+
+
 ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
               + ROUND_ELEVEN_LOOP + ROUND_ELEVEN_DATA + ROUND_TWELVE_MATHS
               + ROUND_TWELVE_PRESENTATION + ROUND_TWELVE_FILES + ROUND_TWELVE_METHODS
@@ -4030,7 +4085,8 @@ ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODE
               + ROUND_SIXTEEN_FILES + ROUND_SIXTEEN_MODELS + ROUND_SIXTEEN_WIDGETS
               + ROUND_SEVENTEEN_FILES + ROUND_SEVENTEEN_MODELS + ROUND_SEVENTEEN_RECORDS
               + ROUND_SEVENTEEN_WIDGETS + ROUND_EIGHTEEN_FILES + ROUND_EIGHTEEN_RECORDS
-              + ROUND_EIGHTEEN_WIDGETS + ROUND_NINETEEN_RECORDS + ROUND_NINETEEN_WIDGETS)
+              + ROUND_EIGHTEEN_WIDGETS + ROUND_NINETEEN_RECORDS + ROUND_NINETEEN_WIDGETS
+              + ROUND_TWENTY_CHECKS)
 
 
 @pytest.mark.parametrize("call, error, message", ALL_ROUNDS, ids=range(len(ALL_ROUNDS)))
