@@ -40,7 +40,7 @@ Scale = Float("a scale: it multiplies lengths", gt=0) | Annotated[
     Array("scales of many poses, each > 0"), AfterValidator(_positive)]
 
 
-def check_broadcast(where: str, **arrays) -> None:
+def _check_broadcast(where: str, **arrays) -> None:
     """Refuse numbers (``name=value``: a number or an array) whose shapes do not broadcast
     together (one pose's x, y, angle and scale: a number, or arrays of one shape), naming them."""
     shapes = {name: np.shape(value) for name, value in arrays.items()}
@@ -71,7 +71,7 @@ def place(points: Array("points [..., 2]: (u, v) in the pose's frame"), x: X, y:
     if points.shape[-1:] != (2,):
         raise ValueError(f"place(): points must be an array [..., 2] of (u, v) points, got shape "
                          f"{points.shape}; give each point as a pair")
-    check_broadcast("place", x=x, y=y, angle=angle, scale=scale)
+    _check_broadcast("place", x=x, y=y, angle=angle, scale=scale)
     return _place(points, x, y, angle, scale)
 
 
@@ -92,7 +92,7 @@ def pose_matrix(x: X, y: Y, angle: Angle, scale: Scale) -> np.ndarray:
 
     Scalars give one ``[3, 3]`` matrix; arrays of one shape ``S`` give ``[*S, 3, 3]``.
     """
-    check_broadcast("pose_matrix", x=x, y=y, angle=angle, scale=scale)
+    _check_broadcast("pose_matrix", x=x, y=y, angle=angle, scale=scale)
     x, y, angle, scale = np.broadcast_arrays(*(np.asarray(v, dtype=float)
                                                for v in (x, y, angle, scale)))
     if (scale <= 0).any():
