@@ -4040,6 +4040,18 @@ def test_round_twenty_a_numpy_flag_or_count_in_a_record_is_kept_as_python_s():
     assert json.loads(json.dumps(dataclasses.asdict(metrics)))["converged"] is False
 
 
+def test_round_twenty_a_checker_stops_a_learners_endless_loop(monkeypatch, capsys):
+    """Probe twenty's H1: a learner's function that never returns is a FAIL that says so, after
+    ``CASE_SECONDS`` (and its hint, which runs the function again, is given up as well)."""
+    from capsedu.exercises import capsules, checking
+
+    monkeypatch.setattr(checking, "CASE_SECONDS", 1)
+    assert capsules.check_routing_step(lambda u_hat, b: exec("while True: pass")) is False
+    assert re.search(r"^routing_step: FAIL - for .*, your routing_step ran past 1 s on a small "
+                     r"case \(an endless loop\?\); make sure every loop ends$",
+                     capsys.readouterr().out.strip())
+
+
 ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
               + ROUND_ELEVEN_LOOP + ROUND_ELEVEN_DATA + ROUND_TWELVE_MATHS
               + ROUND_TWELVE_PRESENTATION + ROUND_TWELVE_FILES + ROUND_TWELVE_METHODS
