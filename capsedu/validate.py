@@ -419,8 +419,8 @@ class CheckedRecord:
         except ValidationError as err:
             error, text = refusal(err, list(values), declared(type(self)), annotated=type(self))
             raise error(f"{where(type(self))}: {text}") from None
-        for name in (name for name, value in values.items() if isinstance(value, np.generic)):
-            object.__setattr__(self, name, getattr(model, name))  # as Python's: JSON saves it
+        for name in (n for n, v in values.items() if isinstance(v, np.generic | np.ndarray)):
+            object.__setattr__(self, name, getattr(model, name))  # NumPy's as validated: Python's
 
 
 def check_value(where: str, name: str, declaration, value):

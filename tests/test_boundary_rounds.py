@@ -4038,6 +4038,10 @@ def test_round_twenty_a_numpy_flag_or_count_in_a_record_is_kept_as_python_s():
                                     validation_by_epoch=(0.9, 0.95, 0.97))
     assert type(metrics.converged) is bool and type(metrics.epochs) is int
     assert json.loads(json.dumps(dataclasses.asdict(metrics)))["converged"] is False
+    # a NumPy array where a record holds a tensor is read as the tensor it is, then checked
+    with pytest.raises(ValueError, match=r"^AffineParams\(\): tx must move the digit less than"):
+        transformed_mnist.AffineParams(*[torch.zeros(2)] * 2, *[torch.ones(2)] * 2,
+                                       np.full(2, 100.0), torch.zeros(2))
 
 
 def test_round_twenty_a_checker_stops_a_learners_endless_loop(monkeypatch, capsys):
