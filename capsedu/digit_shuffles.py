@@ -24,7 +24,7 @@ from .data.patches import SHUFFLE_SEED, GridOf, shuffle_tiles, shuffled_digits
 from .loop import predict, probabilities
 from .patch_order import SEEDS, Invariance, Outcomes, Shuffles, compare, over_the_seeds
 from .recipes import seeded_name
-from .validate import Choice, Some, Tensor, checked
+from .validate import Choice, Distinct, Some, Tensor, checked
 
 # the models, by name, and their recipes (each shipped for seeds 0, 1, 2): the same upright
 # training digits, budget, stopping rule and seeds, and about the same size (the G-CNN of 10's
@@ -38,6 +38,7 @@ PAIRS = (("ViT", "ViT without positions"), ("ViT", "CNN"), ("ViT without positio
 
 
 Grid = GridOf(28, "digit")
+Grids = Annotated[list[Grid] | tuple[Grid, ...], Distinct]  # each grid once: none scored twice
 # the seeds of the runs compared, at least one; a seed may repeat (a model read twice stands
 # for two runs in a quick check of the comparison)
 SomeSeeds = Annotated[list[Seed] | tuple[Seed, ...], Some]
@@ -64,7 +65,7 @@ def load_models(seeds: Seeds = SEEDS,
 @checked
 def measure(models: dict[str, list], seeds: SomeSeeds,
             rows: Rows | None = None,
-            grids: list[Grid] | tuple[Grid, ...] = full_sets.TILE_GRIDS,
+            grids: Grids = full_sets.TILE_GRIDS,
             pairs: list[tuple[str, str]] | tuple[tuple[str, str], ...] = PAIRS) -> Shuffles:
     """``Shuffles`` of ``models`` (name -> one model per seed of ``seeds``, e.g. ``load_models``)
     on the test digits of ``rows`` (``mnist.fixed_sample``; None: all 10,000), their tiles shuffled
@@ -85,8 +86,8 @@ def measure(models: dict[str, list], seeds: SomeSeeds,
 
 
 @checked
-def recorded(seeds: SomeSeeds = SEEDS, rows: Rows | None = None,
-             grids: list[Grid] | tuple[Grid, ...] = full_sets.TILE_GRIDS,
+def recorded(seeds: Seeds = SEEDS, rows: Rows | None = None,
+             grids: Grids = full_sets.TILE_GRIDS,
              pairs: list[tuple[str, str]] | tuple[tuple[str, str], ...] = PAIRS) -> Shuffles:
     """``measure``'s ``Shuffles`` of the shipped ``MODELS``, read from ``full_sets``' record of
     all 10,000 shuffled test digits (``rows``: those of a sample only) instead of read here."""
@@ -103,7 +104,7 @@ def recorded(seeds: SomeSeeds = SEEDS, rows: Rows | None = None,
 
 @checked
 def shuffles(right: Outcomes, seeds: SomeSeeds,
-             grids: list[Grid] | tuple[Grid, ...],
+             grids: Grids,
              pairs: list[tuple[str, str]] | tuple[tuple[str, str], ...]) -> Shuffles:
     """``Shuffles`` from ``right``: ``(model, grid)`` -> which digits each seed's model reads
     right (the same digits for every model and grid), the ``pairs`` compared on every grid."""

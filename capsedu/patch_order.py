@@ -60,6 +60,7 @@ from .train import train_over_seeds
 from .validate import (
     CheckedRecord,
     Choice,
+    Distinct,
     Flag,
     Float,
     Int,
@@ -88,6 +89,7 @@ OWN_GRID = 8  # 8 x 8 tiles of 4 pixels on a 32 x 32 image: the ViT's own patche
 GRIDS = (1, 2, 4, OWN_GRID)  # 1: the images as they are
 Count = Int("held-out images of each kind", ge=2, le=faces.MAX_IMAGES)
 Grid = GridOf(32, "image")
+Grids = Annotated[list[Grid] | tuple[Grid, ...], Distinct]  # each grid once: none scored twice
 # a kind, or a grid (1: as drawn) of faces or of 28 x 28 digits (digit_shuffles' records)
 Condition = Choice("a kind of image", *KINDS) | Int("tiles along each side", ge=1, le=32)
 # (model, condition) -> one run per seed: which images it calls a face, or reads right ([n]
@@ -349,7 +351,7 @@ def compare(outcomes: Outcomes, condition: str | int, first: str, second: str) -
 @checked
 def measure(models: dict[str, list], seeds: Seeds,
             kinds: list[str] | tuple[str, ...] = KINDS, n: Count = 500,
-            grids: list[Grid] | tuple[Grid, ...] = GRIDS,
+            grids: Grids = GRIDS,
             pairs: list[tuple[str, str]] | tuple[tuple[str, str], ...] = PAIRS) -> PatchOrder:
     """``PatchOrder`` of ``models`` (name -> one model per seed of ``seeds``, e.g.
     ``load_models``): face rates on ``n`` held-out images of each of ``kinds``, the ``pairs``

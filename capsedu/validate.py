@@ -87,8 +87,7 @@ def Int(meaning: str, ge: int | None = None, le: int | None = None) -> Any:
 
 def Float(meaning: str, ge: float | None = None, gt: float | None = None,
           le: float | None = None, lt: float | None = None) -> Any:
-    """A finite real number (an int will do; a NaN, an infinity, a bool or a string will not)
-    within the bounds given."""
+    """A finite real number within the bounds (an int will do; a NaN, an inf, a bool, no)."""
     words = refusals.range_words("Float", meaning, ge=ge, gt=gt, le=le, lt=lt)
     spec = Spec(f"a finite number {words} ({meaning})".replace("  ", " "), "float",
                 ge if ge is not None else gt, le if le is not None else lt)
@@ -97,8 +96,7 @@ def Float(meaning: str, ge: float | None = None, gt: float | None = None,
 
 
 def Flag(meaning: str) -> Any:
-    """``True`` or ``False`` itself: a string such as ``"False"`` is not empty, so Python would
-    take it as true; a number is refused too."""
+    """``True`` or ``False`` itself, not a number nor a string (``"False"`` would be true)."""
     refusals.impossible("Flag", meaning)
     spec = Spec(f"True or False ({meaning})", "bool")
     return Annotated[bool, _NUMBERS, Field(description=spec.expected), spec]
@@ -417,10 +415,12 @@ class CheckedRecord:
     def __post_init__(self) -> None:  # the dataclass calls it once the fields are set
         values = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
         try:
-            _fields_model(type(self)).model_validate(values)
+            model = _fields_model(type(self)).model_validate(values)
         except ValidationError as err:
             error, text = refusal(err, list(values), declared(type(self)), annotated=type(self))
             raise error(f"{where(type(self))}: {text}") from None
+        for name in (n for n, v in values.items() if isinstance(v, np.generic | np.ndarray)):
+            object.__setattr__(self, name, getattr(model, name))  # NumPy's as validated: Python's
 
 
 def check_value(where: str, name: str, declaration, value):

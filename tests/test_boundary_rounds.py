@@ -4074,6 +4074,43 @@ def test_round_twenty_the_shared_checks_take_what_their_callers_pass():
     assert checks.replaced("f", CapsNetConfig(), n_classes=2).n_classes == 2
 
 
+# Round twenty: a recorded comparison's seeds and grids each once; a NumPy flag or count in a
+# record kept as Python's; a widget's control replaced by a number
+ROUND_TWENTY_RECORDS = [
+    (lambda: digit_shuffles.recorded(seeds=(0, 0)), ValueError,
+     r"^recorded\(\): seeds must hold each item once, got 0 more than once; drop the repeats"),
+    (lambda: digit_shuffles.recorded(grids=(2, 2)), ValueError,
+     r"^recorded\(\): grids must hold each item once, got 2 more than once; drop the repeats"),
+    (lambda: setattr(SquashExplorer(), "norm", 5), TypeError,
+     r"^SquashExplorer.norm is the widget's slider, got 5 set in its place \(the slider on "
+     r"screen would stay as it is\); set its value instead: .norm.value = 5"),
+]
+
+
+def test_round_twenty_a_numpy_flag_or_count_in_a_record_is_kept_as_python_s():
+    metrics = manifest_rows.Metrics(epochs=np.int64(3), chosen_epoch=3, patience=3,
+                                    converged=np.bool_(False),
+                                    validation_by_epoch=(0.9, 0.95, 0.97))
+    assert type(metrics.converged) is bool and type(metrics.epochs) is int
+    assert json.loads(json.dumps(dataclasses.asdict(metrics)))["converged"] is False
+    # a NumPy array where a record holds a tensor is read as the tensor it is, then checked
+    with pytest.raises(ValueError, match=r"^AffineParams\(\): tx must move the digit less than"):
+        transformed_mnist.AffineParams(*[torch.zeros(2)] * 2, *[torch.ones(2)] * 2,
+                                       np.full(2, 100.0), torch.zeros(2))
+
+
+def test_round_twenty_a_checker_stops_a_learners_endless_loop(monkeypatch, capsys):
+    """Probe twenty's H1: a learner's function that never returns is a FAIL that says so, after
+    ``CASE_SECONDS`` (and its hint, which runs the function again, is given up as well)."""
+    from capsedu.exercises import capsules, checking
+
+    monkeypatch.setattr(checking, "CASE_SECONDS", 1)
+    assert capsules.check_routing_step(lambda u_hat, b: exec("while True: pass")) is False
+    assert re.search(r"^routing_step: FAIL - for .*, your routing_step ran past 1 s on a small "
+                     r"case \(an endless loop\?\); make sure every loop ends$",
+                     capsys.readouterr().out.strip())
+
+
 ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
               + ROUND_ELEVEN_LOOP + ROUND_ELEVEN_DATA + ROUND_TWELVE_MATHS
               + ROUND_TWELVE_PRESENTATION + ROUND_TWELVE_FILES + ROUND_TWELVE_METHODS
@@ -4086,7 +4123,7 @@ ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODE
               + ROUND_SEVENTEEN_FILES + ROUND_SEVENTEEN_MODELS + ROUND_SEVENTEEN_RECORDS
               + ROUND_SEVENTEEN_WIDGETS + ROUND_EIGHTEEN_FILES + ROUND_EIGHTEEN_RECORDS
               + ROUND_EIGHTEEN_WIDGETS + ROUND_NINETEEN_RECORDS + ROUND_NINETEEN_WIDGETS
-              + ROUND_TWENTY_CHECKS)
+              + ROUND_TWENTY_CHECKS + ROUND_TWENTY_RECORDS)
 
 
 @pytest.mark.parametrize("call, error, message", ALL_ROUNDS, ids=range(len(ALL_ROUNDS)))
@@ -4373,8 +4410,8 @@ def test_round_twelve_a_refused_write_leaves_no_folder_and_no_lock(tmp_path):
     refused = [
         (lambda: checkpoints.save(_tiny(), "x", root=tmp_path, seed=np.int64(3)), ValueError,
          r"save\(\): root must be a checkpoint folder .*such as notes.md"),  # r75: L1
-        (lambda: checkpoints.save(_tiny(), "x", root=tmp_path / "new", seed=np.int64(3)),
-         TypeError, r"save\(\): seed must be a value JSON can hold"),
+        (lambda: checkpoints.save(_tiny(), "x", root=tmp_path / "new", seed="3"),
+         TypeError, r"^ManifestRow\(\): seed must be an integer"),  # np.int64(3) is taken
         (lambda: checkpoints.add_result(tmp_path / "corrupt.json", "a", run), ValueError,
          r"path .*corrupt.json is not a results file"),
         (lambda: checkpoints.add_result(tmp_path / "new" / "r.json", "", run), ValueError,

@@ -14,7 +14,10 @@ it, never an exception.
 """
 
 import inspect
+import signal
+import threading
 from collections.abc import Callable
+from contextlib import contextmanager
 from copy import deepcopy
 from typing import Annotated
 
@@ -25,11 +28,36 @@ from ..course_settings import Checked, Text
 from ..refusals import shown
 from ..validate import Float, Function, Some, checked
 
+# the seconds a learner's function may take on one case (the cases are small: a right answer
+# takes milliseconds, an endless loop would hold the notebook until the kernel is interrupted)
+CASE_SECONDS = 30
+
 
 class _Returned(Exception):
     """The learner's function returned what the exercise cannot use (its words say what came and
     what was expected): raised by ``_expect`` inside a checker's own code, and told as the
     learner's FAIL, never as an error of the checker."""
+
+
+@contextmanager
+def _time_limit(name: str):
+    """Stop the learner's function after ``CASE_SECONDS`` with a ``_Returned`` (a FAIL that says
+    so), where Python can: on a POSIX system's main thread, where a notebook's cells run."""
+    if not hasattr(signal, "setitimer") or threading.current_thread() is not \
+            threading.main_thread():
+        yield
+        return
+
+    def stop(*_):
+        raise _Returned(f"your {name} ran past {CASE_SECONDS} s on a small case (an endless "
+                        "loop?); make sure every loop ends")
+    before = signal.signal(signal.SIGALRM, stop)
+    signal.setitimer(signal.ITIMER_REAL, CASE_SECONDS)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, before)
 
 
 def _describe(args: tuple) -> str:
@@ -168,7 +196,8 @@ def _kept_dtype(learner: Callable, name: str) -> Callable:
     argument (float64 for float32 input is right in value, but the model's next layer would
     refuse it); else ``_Returned``, a FAIL that says so."""
     def call(*args):
-        got = learner(*args)
+        with _time_limit(name):
+            got = learner(*args)
         x = next((a for a in args if isinstance(a, torch.Tensor) and a.is_floating_point()), None)
         for v in (got if isinstance(got, tuple | list) else (got,)) if x is not None else ():
             if isinstance(v, torch.Tensor) and v.dtype != x.dtype and (v.is_floating_point()
@@ -360,11 +389,12 @@ def _hint(find: Callable, learner: Callable, cases: list[tuple]) -> None:
     answers on ``cases`` (each a tuple of tensors, or one tensor, as ``_as_tensor`` makes them),
     if it names one. Finding it never fails the notebook: answers it cannot read say nothing."""
     try:
-        with torch.no_grad():
-            answers = [learner(*deepcopy(case)) for case in cases]
-        answers = [tuple(_as_tensor(x) for x in a) if isinstance(a, (tuple, list))
-                   else _as_tensor(a) for a in answers]
-        mistake = find(answers, cases)
+        with _time_limit("function"):  # find may run the learner's function too
+            with torch.no_grad():
+                answers = [learner(*deepcopy(case)) for case in cases]
+            answers = [tuple(_as_tensor(x) for x in a) if isinstance(a, (tuple, list))
+                       else _as_tensor(a) for a in answers]
+            mistake = find(answers, cases)
     except (Exception, SystemExit):  # check has already reported what the answers do wrong
         return
     if mistake:

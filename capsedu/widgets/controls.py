@@ -88,6 +88,11 @@ class Owner:
     the other's attribute ("FaceVerdicts.editor.x")."""
 
     def __setattr__(self, name, value):
+        held = getattr(self, name, None)
+        if isinstance(held, _Control) and not isinstance(value, _Control):  # w.norm = 5
+            raise TypeError(f"{type(self).__name__}.{name} is the widget's {held.control}, got "
+                            f"{value!r:.60} set in its place (the {held.control} on screen would "
+                            f"stay as it is); set its value instead: .{name}.value = {value!r:.40}")
         _name_controls(f"{type(self).__name__}.{name}", value)
         super().__setattr__(name, value)
 
