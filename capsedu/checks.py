@@ -8,14 +8,13 @@ import difflib
 import inspect
 import itertools
 import math
-import numbers
 import warnings
 
 import numpy as np
 import torch
 from torch.utils.data import TensorDataset
 
-from .refusals import shown, with_article
+from .refusals import is_number, shown, with_article
 
 
 def check_shape(x: torch.Tensor, name: str, expected: str, ndim: int,
@@ -374,7 +373,7 @@ def check_rows(where: str, rows: torch.Tensor | None, n: int) -> torch.Tensor:
 def check_numbers(where: str, fix: str, **values) -> None:
     """Refuse values (``name=value``) that are not finite numbers: text, a flag, a NaN."""
     for name, value in values.items():
-        number = isinstance(value, numbers.Real) and not isinstance(value, bool)
+        number = is_number(value)
         if not (number and math.isfinite(value)):
             raise (ValueError if number else TypeError)(
                 f"{where}(): {name} must be a finite number, got {shown(value)}; {fix}")

@@ -4,10 +4,10 @@ changed and not the fields it comes from (a p-value beside its counts, a step co
 examples) would otherwise read as a result nobody measured."""
 
 import math
-import numbers
 from typing import Any
 
 from .course_settings import Name, Text
+from .refusals import is_number
 from .validate import Float, checked
 
 # how far a recorded number may lie from what its inputs give: a results file keeps float32's
@@ -17,14 +17,10 @@ TOLERANCE = 1e-6
 Derived = tuple[Any, Any, Text]
 
 
-def _number(x) -> bool:
-    return isinstance(x, numbers.Real) and not isinstance(x, bool)
-
-
 def _same(got, want, tolerance: float) -> bool:
     """Whether ``got`` is ``want``: numbers within ``tolerance`` (or ``TOLERANCE`` of the larger,
     for large ones), flags and anything else equal (a flag is no number: True is not 1)."""
-    if _number(got) and _number(want):
+    if is_number(got) and is_number(want):
         return math.isclose(got, want, rel_tol=TOLERANCE, abs_tol=tolerance)
     return isinstance(got, bool) == isinstance(want, bool) and got == want
 
@@ -43,10 +39,10 @@ def check_derived(where: Name, fix: Text,
     checked in order; ``tolerance``: how far a number may lie from it; ``fix`` says how to make a
     record that agrees. A NaN on either side is no value, so it agrees with nothing."""
     for name, (got, want, how) in fields.items():
-        if _number(want) and math.isnan(want):
+        if is_number(want) and math.isnan(want):
             raise ValueError(f"{where}(): {name} must be {how}, and its inputs give nan, no "
                              f"number; {fix}")
-        if _number(got) and math.isnan(got):
+        if is_number(got) and math.isnan(got):
             raise ValueError(f"{where}(): {name} must be {how}, {_show(want)}, got nan, no "
                              f"number; {fix}")
         if not _same(got, want, tolerance):

@@ -291,6 +291,12 @@ def shown(value) -> str:
     return text
 
 
+def is_number(value) -> bool:
+    """A real number as the course counts one: an int or a float, NumPy's too, never a bool
+    (which Python would read as 0 or 1)."""
+    return isinstance(value, numbers.Real) and not isinstance(value, bool)
+
+
 def kind_of(value) -> str:
     """A value in a message: a number or a string as it is, a tensor by its shape and dtype."""
     if isinstance(value, torch.Tensor | np.ndarray):

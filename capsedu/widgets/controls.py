@@ -5,7 +5,6 @@ a value by position and by name naming it (as Python would), and a value a trait
 (``readout='yes'``, ``orientation='diagonal'``, ``style='bold'``) naming the control, the trait,
 what it takes and what came, whether given when the control is made or set later."""
 
-import numbers
 
 import numpy as np
 import traitlets
@@ -23,12 +22,6 @@ class OutOfRange(TraitError, ValueError):
 class WrongKind(TraitError, TypeError):
     """A value of a kind a control's trait does not take (a string for a flag): a ``TraitError``
     to traitlets and, as every refusal of the wrong kind of value, a ``TypeError``."""
-
-
-def _number(value) -> bool:
-    """A number a slider takes: an int or a float, NumPy's too (np.int64, np.float64), not a
-    bool (which ipywidgets would read as 0 or 1)."""
-    return isinstance(value, numbers.Real) and not isinstance(value, bool)
 
 
 def _listed(values) -> str:

@@ -28,8 +28,9 @@ import ipywidgets as widgets
 from ipywidgets.widgets.widget_selection import _make_options
 from traitlets import TraitError, validate
 
+from ..refusals import is_number
 from ..validate import Float, check_value
-from .controls import OutOfRange, _by_position, _Control, _control, _listed, _number, _owner
+from .controls import OutOfRange, _by_position, _Control, _control, _listed, _owner
 from .options import read_options
 
 # the furthest from 0 an IntSlider's numbers go: the browser counts in doubles, which hold every
@@ -55,8 +56,8 @@ class _Refusing(_Control):
         kwargs = _by_position(type(self), ("value", "min", "max", "step"), args, kwargs)
         for name in ("min", "max"):  # a NaN end would refuse every value, blaming the value
             end = kwargs.get(name)
-            if end is not None and not (_number(end) and math.isfinite(end)):
-                raise (OutOfRange if _number(end) else TypeError)(
+            if end is not None and not (is_number(end) and math.isfinite(end)):
+                raise (OutOfRange if is_number(end) else TypeError)(
                     f"{type(self).__name__}(): {name} must be a finite number (an end of the "
                     f"slider's range), got {end!r}; pass a number")
         low, high = kwargs.get("min"), kwargs.get("max")
@@ -80,7 +81,7 @@ class _Refusing(_Control):
         max): two finite numbers, low at most high (whole numbers for an IntSlider)."""
         whole = isinstance(self, widgets.IntSlider)
         pair = not isinstance(limits, str | bytes) and isinstance(limits, Iterable) \
-            and len(limits := tuple(limits)) == 2 and all(map(_number, limits))
+            and len(limits := tuple(limits)) == 2 and all(map(is_number, limits))
         if not pair or not all(math.isfinite(end) and (not whole or float(end).is_integer())
                                for end in limits) or not limits[0] <= low <= high <= limits[1]:
             kind = "whole numbers" if whole else "finite numbers"
@@ -172,7 +173,7 @@ class _Refusing(_Control):
                             "it would read as the number it spells); pass a number, without "
                             "quotes (e.g. 90, not '90')")
         # a list, an array, a complex number: ipywidgets' bare "expected a float"
-        if value is not None and not _number(value):
+        if value is not None and not is_number(value):
             raise TypeError(f"{self._named(name)} must be a number (an int or a float), got "
                             f"{value!r:.60}; pass one number (x.item() of a one-element array)")
         if not isinstance(self, widgets.IntSlider) or value is None:
