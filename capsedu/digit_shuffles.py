@@ -16,6 +16,7 @@ digits (``measure``); ``recorded`` makes the same comparisons from ``full_sets``
 from typing import Annotated
 
 import torch
+from pydantic import AfterValidator
 
 from . import checkpoints, full_sets
 from .checks import check_same
@@ -37,11 +38,35 @@ OWN_GRID = 7  # 7 x 7 tiles of 4 pixels on a 28 x 28 digit: the ViT's own patche
 PAIRS = (("ViT", "ViT without positions"), ("ViT", "CNN"), ("ViT without positions", "CNN"))
 
 
+def _two_or_more(seeds):
+    """Refuse fewer than 2 seeds: each score is a mean over the seeds with an interval, and an
+    interval needs a spread (``statistics.over_seeds``)."""
+    if len(seeds) < 2:
+        raise ValueError(f"must hold at least 2 seeds (a score over seeds has an interval, which "
+                         f"needs a spread), got {seeds!r}; pass the seeds of two or more runs, "
+                         f"e.g. {list(SEEDS[:2])}")
+    return seeds
+
+
+def _two_models(pair):
+    """Refuse a pair that names one model twice: it would compare a model with itself."""
+    if pair[0] == pair[1]:
+        raise ValueError(f"must pair two different models, got {pair!r}; pass two models, e.g. "
+                         f"{PAIRS[0]}")
+    return pair
+
+
 Grid = GridOf(28, "digit")
-Grids = Annotated[list[Grid] | tuple[Grid, ...], Distinct]  # each grid once: none scored twice
-# the seeds of the runs compared, at least one; a seed may repeat (a model read twice stands
-# for two runs in a quick check of the comparison)
-SomeSeeds = Annotated[list[Seed] | tuple[Seed, ...], Some]
+Grids = Annotated[list[Grid] | tuple[Grid, ...], Some, Distinct]  # each grid once: none twice
+# the seeds of the runs compared, at least 2; a seed may repeat (a model read twice stands for
+# two runs in a quick check of the comparison); those of the shipped runs, each once
+TwoSeeds = Annotated[list[Seed] | tuple[Seed, ...], Some, AfterValidator(_two_or_more)]
+ShippedSeeds = Annotated[Seeds, AfterValidator(_two_or_more)]
+# the pairs of models compared, at least one, each of two models (of those measured; MODELS')
+Pair = Annotated[tuple[str, str], AfterValidator(_two_models)]
+Pairs = Annotated[list[Pair] | tuple[Pair, ...], Some]
+ModelPair = Annotated[tuple[Model, Model], AfterValidator(_two_models)]
+ModelPairs = Annotated[list[ModelPair] | tuple[ModelPair, ...], Some]
 BATCH = 256  # digits read at once: the models here are small
 
 
@@ -63,15 +88,14 @@ def load_models(seeds: Seeds = SEEDS,
 
 
 @checked
-def measure(models: dict[str, list], seeds: SomeSeeds,
+def measure(models: dict[str, list], seeds: TwoSeeds,
             rows: Rows | None = None,
-            grids: Grids = full_sets.TILE_GRIDS,
-            pairs: list[tuple[str, str]] | tuple[tuple[str, str], ...] = PAIRS) -> Shuffles:
+            grids: Grids = full_sets.TILE_GRIDS, pairs: Pairs = PAIRS) -> Shuffles:
     """``Shuffles`` of ``models`` (name -> one model per seed of ``seeds``, e.g. ``load_models``)
     on the test digits of ``rows`` (``mnist.fixed_sample``; None: all 10,000), their tiles shuffled
     on each of ``grids`` (1: as drawn), and the ``pairs`` compared on every grid."""
-    if len(seeds) < 2 or any(len(runs) != len(seeds) for runs in models.values()):
-        raise ValueError(f"measure(): models must hold one model per seed, for at least 2 seeds, "
+    if any(len(runs) != len(seeds) for runs in models.values()):
+        raise ValueError(f"measure(): models must hold one model per seed, "
                          f"got seeds {list(seeds)} and "
                          f"{ {name: len(runs) for name, runs in models.items()} } models")
     unknown = {name for pair in pairs for name in pair} - set(models)
@@ -86,9 +110,8 @@ def measure(models: dict[str, list], seeds: SomeSeeds,
 
 
 @checked
-def recorded(seeds: Seeds = SEEDS, rows: Rows | None = None,
-             grids: Grids = full_sets.TILE_GRIDS,
-             pairs: list[tuple[str, str]] | tuple[tuple[str, str], ...] = PAIRS) -> Shuffles:
+def recorded(seeds: ShippedSeeds = SEEDS, rows: Rows | None = None,
+             grids: Grids = full_sets.TILE_GRIDS, pairs: ModelPairs = PAIRS) -> Shuffles:
     """``measure``'s ``Shuffles`` of the shipped ``MODELS``, read from ``full_sets``' record of
     all 10,000 shuffled test digits (``rows``: those of a sample only) instead of read here."""
     if unknown := sorted(set(seeds) - set(SEEDS)):
@@ -103,9 +126,7 @@ def recorded(seeds: Seeds = SEEDS, rows: Rows | None = None,
 
 
 @checked
-def shuffles(right: Outcomes, seeds: SomeSeeds,
-             grids: Grids,
-             pairs: list[tuple[str, str]] | tuple[tuple[str, str], ...]) -> Shuffles:
+def shuffles(right: Outcomes, seeds: TwoSeeds, grids: Grids, pairs: Pairs) -> Shuffles:
     """``Shuffles`` from ``right``: ``(model, grid)`` -> which digits each seed's model reads
     right (the same digits for every model and grid), the ``pairs`` compared on every grid."""
     check_same("shuffles", "runs, one per seed", "pass one run per seed of each model and grid",
@@ -113,9 +134,10 @@ def shuffles(right: Outcomes, seeds: SomeSeeds,
     check_same("shuffles", "images", "pass runs on the same digits", **{
         f"right[{key!r}][{k}]": len(run) for key, runs in right.items()
         for k, run in enumerate(runs)})
-    if same := [pair for pair in pairs if pair[0] == pair[1]]:
-        raise ValueError(f"shuffles(): pairs must pair two models, got {same[0]}; pass pairs of "
-                         f"two models, e.g. {PAIRS[0]}")
+    held = sorted({name for name, _ in right})
+    if unknown := sorted({name for pair in pairs for name in pair} - set(held)):
+        raise ValueError(f"shuffles(): pairs must name models right holds, {held}, got "
+                         f"{unknown[0]!r}; pair some of those")
     comparisons = tuple(compare(right, grid, a, b) for a, b in pairs for grid in grids)
     n = len(next(iter(right.values()))[0])
     return Shuffles(tuple(seeds), n, over_the_seeds(right), comparisons)

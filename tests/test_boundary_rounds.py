@@ -544,7 +544,8 @@ ROUNDS = [
     (lambda: full_sets.read_right("translated", "affnist-capsnet", rows=[0, 10 ** 6]), ValueError,
      r"read_right\(\): rows must index the 10,000 images of the set \(0 .. 9999\), got "
      r"0 .. 1000000"),
-    (lambda: digit_shuffles.shuffles({("a", 1): [_RIGHT]}, seeds=[0], grids=[3], pairs=[]),
+    (lambda: digit_shuffles.shuffles({("a", 1): [_RIGHT] * 2}, seeds=[0, 1], grids=[3],
+                                     pairs=[("a", "b")]),
      ValueError, r"shuffles\(\): grids\[0\] must divide 28 \(the digit's side\) into whole "
      r"tiles, one of 1, 2, 4, 7, 14, 28, got 3"),
     (lambda: patch_order.find((), "ViT", 2), ValueError,
@@ -1021,9 +1022,10 @@ ROUND_ELEVEN_LOOP = [
      ValueError, r"same_as_record\(\): recorded .*model 'm' vs 'other'.*eps 0.1 vs 0.3"),
     (lambda: digit_shuffles.recorded(seeds=[0, 1], rows=[0, 1, 2], grids=[1],
                                      pairs=[("CNN", "CNN")]),
-     ValueError, r"shuffles\(\): pairs must pair two models, got \('CNN', 'CNN'\)"),
+     ValueError, r"^recorded\(\): pairs\[0\] must pair two different models, got "
+     r"\('CNN', 'CNN'\)"),
     (lambda: digit_shuffles.shuffles({("CNN", 1): [_T2, _T2], ("CNN", 2): [_T3, _T3]},
-                                     seeds=[0, 1], grids=[1, 2], pairs=[]),
+                                     seeds=[0, 1], grids=[1, 2], pairs=[("CNN", "ViT")]),
      ValueError, r"shuffles\(\): right\[\('CNN', 2\)\]\[0\] must match .* in images"),
     (lambda: json_records.from_row(statistics.Accuracy, {"value": 0.9, "n": 10, "low": 0.8}),
      ValueError, r"from_row\(\): row lacks 'high', which every Accuracy holds"),
@@ -1033,7 +1035,7 @@ ROUND_ELEVEN_LOOP = [
                 r"labels, ..., generator\) .*got '<lambda>'"),
     (lambda: full_sets.read_right("translated", "affnist-capsnet", rows=[0, 1], results={}),
      KeyError, r"read_right\(\): results must hold a reading of 'translated: affnist-capsnet'"),
-    (lambda: digit_shuffles.recorded(seeds=[5], rows=[0, 1, 2]), ValueError,
+    (lambda: digit_shuffles.recorded(seeds=[0, 5], rows=[0, 1, 2]), ValueError,
      r"recorded\(\): seeds must be among those of the shipped models, \[0, 1, 2\], got 5"),
     (lambda: training.format_ablation(_refitted(), kinds=["nonface"]), ValueError,
      r"format_ablation\(\): kinds must be kinds the ablation holds rates of, \['face'\]"),
@@ -4111,6 +4113,32 @@ def test_round_twenty_a_checker_stops_a_learners_endless_loop(monkeypatch, capsy
                      capsys.readouterr().out.strip())
 
 
+# Round twenty-one (probe 21): digit_shuffles' entries refuse their own seeds, grids and pairs
+# (one seed has no spread over seeds; a pair of two models among MODELS), naming themselves
+ROUND_TWENTY_ONE_ENTRIES = [
+    (lambda: digit_shuffles.recorded(seeds=[np.int64(0)], rows=torch.arange(20), grids=[7]),
+     ValueError, r"^recorded\(\): seeds must hold at least 2 seeds \(a score over seeds has an "
+     r"interval, which needs a spread\), got \[0\]; pass the seeds of two or more runs"),
+    (lambda: digit_shuffles.recorded(seeds=(0,), rows=np.arange(20), grids=[7]), ValueError,
+     r"^recorded\(\): seeds must hold at least 2 seeds .*got \(0,\)"),
+    (lambda: digit_shuffles.measure({"a": [_tiny()]}, [0], grids=[7]), ValueError,
+     r"^measure\(\): seeds must hold at least 2 seeds .*got \[0\]"),
+    (lambda: digit_shuffles.shuffles({("a", 7): [_RIGHT]}, [0], [7], [("a", "b")]), ValueError,
+     r"^shuffles\(\): seeds must hold at least 2 seeds .*got \[0\]"),
+    (lambda: digit_shuffles.recorded(seeds=[0, 1], rows=torch.arange(20), grids=[]), ValueError,
+     r"^recorded\(\): grids must hold at least one item, got \[\]; pass one or more"),
+    (lambda: digit_shuffles.recorded(seeds=(0, 1), rows=torch.arange(20), grids=[7],
+                                     pairs=[("ViT", "Transformer")]), ValueError,
+     r"^recorded\(\): pairs\[0\]\[1\] must be 'CNN', 'ViT' or 'ViT without positions', got "
+     r"'Transformer'; pass one of those"),
+    (lambda: digit_shuffles.recorded(seeds=(0, 1), rows=torch.arange(20), grids=[7], pairs=[]),
+     ValueError, r"^recorded\(\): pairs must hold at least one item, got \[\]; pass one or more"),
+    (lambda: digit_shuffles.shuffles({("a", 7): [_RIGHT] * 2}, [0, 1], [7], [("a", "ViT")]),
+     ValueError, r"^shuffles\(\): pairs must name models right holds, \['a'\], got 'ViT'"),
+    (lambda: digit_shuffles.measure({"a": [_tiny()] * 2}, [0, 1], grids=[7], pairs=[("a", "a")]),
+     ValueError, r"^measure\(\): pairs\[0\] must pair two different models, got \('a', 'a'\)"),
+]
+
 ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
               + ROUND_ELEVEN_LOOP + ROUND_ELEVEN_DATA + ROUND_TWELVE_MATHS
               + ROUND_TWELVE_PRESENTATION + ROUND_TWELVE_FILES + ROUND_TWELVE_METHODS
@@ -4123,7 +4151,7 @@ ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODE
               + ROUND_SEVENTEEN_FILES + ROUND_SEVENTEEN_MODELS + ROUND_SEVENTEEN_RECORDS
               + ROUND_SEVENTEEN_WIDGETS + ROUND_EIGHTEEN_FILES + ROUND_EIGHTEEN_RECORDS
               + ROUND_EIGHTEEN_WIDGETS + ROUND_NINETEEN_RECORDS + ROUND_NINETEEN_WIDGETS
-              + ROUND_TWENTY_CHECKS + ROUND_TWENTY_RECORDS)
+              + ROUND_TWENTY_CHECKS + ROUND_TWENTY_RECORDS + ROUND_TWENTY_ONE_ENTRIES)
 
 
 @pytest.mark.parametrize("call, error, message", ALL_ROUNDS, ids=range(len(ALL_ROUNDS)))
