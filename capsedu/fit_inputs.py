@@ -7,6 +7,7 @@ too many for ``model.training_loss``, an ``augment`` or a ``compose`` of another
 
 import inspect
 from collections.abc import Callable
+from typing import Any
 
 import torch
 from torch.utils.data import TensorDataset
@@ -14,7 +15,7 @@ from torch.utils.data import TensorDataset
 from .checks import PIXEL_ROUNDING, check_takes
 from .course_settings import Name, Trainable
 from .refusals import kind_of
-from .validate import Record, checked
+from .validate import Record, Tensor, checked
 
 # examples as fit hands them on: its (images, labels, ...) made a TensorDataset
 Dataset = Record(TensorDataset, "TensorDataset(images, labels, ...), as fit makes of a tuple")
@@ -23,7 +24,9 @@ AUGMENT, COMPOSE = ("as augment(x, generator) -> x (e.g. random_shift)",
                     "as compose(images, labels, ..., generator) -> (x, *targets) (e.g. pair_up)")
 
 
-def check_augmented(where: str, x: torch.Tensor, out) -> torch.Tensor:
+@checked
+def check_augmented(where: Name, x: Tensor("the batch augment was given [B, C, H, W]"),
+                    out: Any) -> torch.Tensor:
     """``augment``'s images ``out`` of the batch ``x``, refused unless of ``x``'s shape and dtype
     (a dropped image would pair each image after it with another's label) and, where ``x`` holds
     pixels in [0, 1], in [0, 1] too (the model's loss would refuse them, not naming augment)."""

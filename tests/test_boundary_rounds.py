@@ -4137,6 +4137,12 @@ ROUND_TWENTY_ONE_ENTRIES = [
      ValueError, r"^shuffles\(\): pairs must name models right holds, \['a'\], got 'ViT'"),
     (lambda: digit_shuffles.measure({"a": [_tiny()] * 2}, [0, 1], grids=[7], pairs=[("a", "a")]),
      ValueError, r"^measure\(\): pairs\[0\] must pair two different models, got \('a', 'a'\)"),
+    # fit_inputs' check of augment's images, declared like the module's other checks
+    (lambda: fit_inputs.check_augmented(where=memoryview(b"ab"), x=memoryview(b"ab"),
+                                        out=memoryview(b"ab")), TypeError,
+     r"^check_augmented\(\): where must be a string, got <memory"),
+    (lambda: fit_inputs.check_augmented("fit", memoryview(b"ab"), torch.rand(2)), TypeError,
+     r"^check_augmented\(\): x must be a torch.Tensor \(the batch augment was given "),
 ]
 
 ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
