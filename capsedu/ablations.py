@@ -30,6 +30,7 @@ from . import checkpoints, train
 from .capsnet import routing_iterations
 from .checks import check_order
 from .convergence import held_out_scores
+from .course_parser import EachOnce
 from .course_settings import Argv, RunThreads, Seed, StateFile, Text
 from .data.mnist import TRAIN_IMAGES, load_mnist
 from .derived import check_derived
@@ -422,7 +423,7 @@ def run(cell: Cell, seed: Seed, epochs: Epochs | None = None, limit: Limit | Non
 def main(argv: Argv | None = None) -> int:
     parser = train.experiment_parser(COMMAND, __doc__)
     parser.add_argument("--seeds", type=train.seed_int, nargs="+", default=list(SEEDS),
-                        action=train.EachOnce)
+                        action=EachOnce)
     train.add_budget(parser, budget())
     args = train.parse_experiment(parser, argv)
     path = train.results_file(args, RESULTS)

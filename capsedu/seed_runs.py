@@ -32,6 +32,7 @@ import torch
 
 from . import checkpoints, course_settings, full_sets, recipes, train
 from .checks import check_same
+from .course_parser import EachOnce
 from .course_settings import Argv, Seed, StateFile, Text
 from .full_sets import Reading
 from .manifest_rows import ManifestRow
@@ -194,7 +195,7 @@ def how_trained(results: Annotated[dict[str, SeedRun], Some]) -> str:
 def main(argv: Argv | None = None) -> int:
     parser = train.experiment_parser(COMMAND, __doc__, limit=TrialLimit)
     parser.add_argument("--seeds", type=train.seed_int, nargs="+", default=list(SEEDS),
-                        action=train.EachOnce,
+                        action=EachOnce,
                         help=f"training seeds (default: {' '.join(map(str, SEEDS))})")
     args = train.parse_experiment(parser, argv)
     todo = {run_name(recipe, seed): partial(run, recipe, seed, args.limit)

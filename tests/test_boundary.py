@@ -37,7 +37,7 @@ ENFORCED = ["functional", "routing", "capsnet", "data.mnist", "statistics", "lay
             "parts.pose_net", "seed_runs", "seed_table", "parts.scoring", "claims_table",
             "bug_zoo_report", "parts.curves", "parts.pose_mlp", "data.sprites", "poses",
             "convergence", "stopping_rule", "progress", "loop", "course_settings", "environment",
-            "recipes", "train",
+            "recipes", "course_parser", "train",
             "ablations", "bug_zoo", "parts.training", "patch_order", "spiking", "vit",
             "data.patches",
             "adversarial_record", "reconstruction_detector", "buggy_capsnet", "attacks",
@@ -719,11 +719,13 @@ METHODS_UNCHECKED = {
     "group_conv.GroupConv.forward": _LAYER,
     "parts.pose_mlp.PartPoseMLP.train": "nn.Module.train(mode), called by torch's own code with "
                                         "its own protocol (model.eval() calls train(False))",
-    "train.EachOnce.__call__": "argparse's Action protocol: argparse calls it, with its parser "
-                               "and namespace; the values are parsed by the option's type",
-    "train.CourseParser.parse_known_args": "argparse's protocol: parse_args calls it with "
-                                           "argparse's own arguments",
-    "train.CourseParser.error": "argparse's protocol: argparse calls it with its own message",
+    "course_parser.EachOnce.__call__": "argparse's Action protocol: argparse calls it, with its "
+                                       "parser and namespace; the values are parsed by the "
+                                       "option's type",
+    "course_parser.CourseParser.parse_known_args": "argparse's protocol: parse_args calls it "
+                                                   "with argparse's own arguments",
+    "course_parser.CourseParser.error": "argparse's protocol: argparse calls it with its own "
+                                        "message",
 }
 
 

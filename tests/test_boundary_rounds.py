@@ -15,6 +15,7 @@ import inspect
 import io
 import json
 import re
+import types
 import warnings
 from pathlib import Path
 
@@ -44,6 +45,7 @@ from capsedu import (
     cost_tables,
     costs,
     coupling_polarisation,
+    course_parser,
     course_settings,
     derived,
     digit_capsules,
@@ -4143,6 +4145,16 @@ ROUND_TWENTY_ONE_ENTRIES = [
      r"^check_augmented\(\): where must be a string, got <memory"),
     (lambda: fit_inputs.check_augmented("fit", memoryview(b"ab"), torch.rand(2)), TypeError,
      r"^check_augmented\(\): x must be a torch.Tensor \(the batch augment was given "),
+    # the course's argparse classes, declared at their constructors
+    (lambda: course_parser.CourseParser(prog=types.SimpleNamespace(x=1)), TypeError,
+     r"^CourseParser\(\): prog must be a string, got namespace\(x=1\)"),
+    (lambda: course_parser.CourseParser(prog="x", description=""), ValueError,
+     r"^CourseParser\(\): description must say something, got ''"),
+    (lambda: course_parser.EachOnce(option_strings=np.longdouble("nan"),
+                                    dest=np.longdouble("nan")), TypeError,
+     r"^EachOnce\(\): option_strings must be a list of items, each a string, got "),
+    (lambda: course_parser.EachOnce(option_strings=["--seeds"], dest=""), ValueError,
+     r"^EachOnce\(\): dest must be a name, got ''"),
 ]
 
 ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
@@ -4181,16 +4193,17 @@ def test_round_nine_an_option_given_twice_is_refused_before_training(capsys, mai
 
 
 def test_round_nine_every_command_line_is_parsed_by_the_course_parser():
-    """Every parser of the course is train.CourseParser, which refuses an option given twice."""
+    """Every parser of the course is course_parser.CourseParser, which refuses an option given
+    twice."""
     from pathlib import Path
 
     import capsedu
 
     sources = Path(capsedu.__file__).parent.rglob("*.py")
     plain = [str(f) for f in sources if "argparse.ArgumentParser(" in f.read_text()
-             and f.name != "train.py"]
-    assert not plain, f"build these command lines with train.CourseParser: {plain}"
-    assert "argparse.ArgumentParser(" not in Path(train.__file__).read_text().replace(
+             and f.name != "course_parser.py"]
+    assert not plain, f"build these command lines with course_parser.CourseParser: {plain}"
+    assert "argparse.ArgumentParser(" not in Path(course_parser.__file__).read_text().replace(
         "class CourseParser(argparse.ArgumentParser):", "")
 
 

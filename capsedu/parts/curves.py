@@ -29,13 +29,13 @@ from typing import Annotated
 import torch
 
 from .. import checkpoints
+from ..course_parser import EachOnce
 from ..course_settings import Argv, RunThreads, Seed, Text
 from ..derived import check_derived
 from ..manifest_rows import Accuracy, Count
 from ..recipes import Epochs, command_line
 from ..stopping_rule import PATIENCE, best_epoch, converged
 from ..train import (
-    EachOnce,
     experiment_parser,
     parse_experiment,
     record_missing,
