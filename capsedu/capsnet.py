@@ -27,7 +27,7 @@ from .course_settings import MAX_IMAGE, MAX_WIDTH, Batch, Checked, Classes, Labe
 from .functional import Lengths, Targets, margin_loss, reconstruction_loss
 from .layers import PrimaryCapsules, RoutingCapsules
 from .refusals import kind_of, shown
-from .routing import MAX_ITERATIONS, RoutingResult, _check_routed
+from .routing import MAX_ITERATIONS, RoutingResult, _check_routed, _check_tensors
 from .validate import CheckedRecord, Flag, Float, Int, Tensor, check_class, checked
 
 # Upper bounds on a CapsNet's sizes, far past the paper's, so that a typo (a 10**6 channels)
@@ -100,22 +100,33 @@ AFFNIST = CapsNetConfig(image_size=40, conv_channels=64, primary_maps=8, primary
 MULTIMNIST = CapsNetConfig(image_size=36, conv_channels=32, primary_maps=8)
 
 
-class CapsNetOutput(NamedTuple):
+class _Output(NamedTuple):
     v: torch.Tensor  # [B, n_classes, digit_dim]  DigitCaps vectors
     lengths: torch.Tensor  # [B, n_classes]  ||v_j||: the probability that class j is present
     reconstruction: torch.Tensor  # [B, C, H, W]  the decoder's image from the masked v
     routing: RoutingResult  # couplings and per-iteration trace of the DigitCaps routing
 
 
-def _check_output(out, name: str) -> CapsNetOutput:
-    """Refuse anything but a ``CapsNetOutput`` whose fields share one batch and one set of
-    capsules (lengths ``[B, n_classes]`` of v ``[B, n_classes, digit_dim]``, a reconstruction
-    and a routing of the same B: ``Routed``): one built by hand of mixed outputs would be drawn,
-    or read, image by image wrongly (the outputs a model gives are never refused)."""
-    if not isinstance(out, CapsNetOutput):
-        raise TypeError(f"{name} must be a CapsNetOutput (model(x)), got {kind_of(out)[:60]}; "
-                        "pass what a CapsNet gives")
-    _check_routed(out.routing, name)  # its words name the routing's steps
+class CapsNetOutput(_Output):
+    """What a CapsNet computes for a batch of images; checked when made (by hand, a few
+    isinstance and shape checks, as ``RoutingResult``: every forward pass makes one)."""
+
+    __slots__ = ()
+
+    def __new__(cls, v, lengths, reconstruction, routing):
+        # reconstruction: [B, C, H, W], or [B, 2, C, H, W] of a MultiDigitCapsNet (one per digit)
+        _check_tensors("CapsNetOutput", "pass what a CapsNet gives, model(x)", v=(v, 3),
+                      lengths=(lengths, 2), reconstruction=(reconstruction, (4, 5)))
+        _check_routed(routing, "CapsNetOutput(): routing")
+        out = super().__new__(cls, v, lengths, reconstruction, routing)
+        _check_batch(out, "CapsNetOutput(): v, lengths, reconstruction and routing")
+        return out
+
+
+def _check_batch(out: CapsNetOutput, name: str) -> None:
+    """Refuse an output whose fields are not of one batch and one set of capsules (lengths
+    ``[B, n_classes]`` of v ``[B, n_classes, digit_dim]``, a reconstruction and a routing of the
+    same B)."""
     shapes = {"v": tuple(out.v.shape), "lengths": tuple(out.lengths.shape),
               "reconstruction": tuple(out.reconstruction.shape),
               "routing.v": tuple(out.routing.v.shape)}
@@ -124,6 +135,18 @@ def _check_output(out, name: str) -> CapsNetOutput:
         raise ValueError(f"{name} must hold one batch: lengths [B, n_classes] of v [B, n_classes, "
                          f"digit_dim], a reconstruction and a routing of the same B, got {got}; "
                          "pass the output of one call of the model")
+
+
+def _check_output(out, name: str) -> CapsNetOutput:
+    """Refuse anything but a ``CapsNetOutput`` whose fields share one batch and one set of
+    capsules (``_check_batch``; a routing of the same B: ``Routed``): one built by hand of mixed
+    outputs (``out._replace``, which skips the record's own checks) would be drawn, or read,
+    image by image wrongly (the outputs a model gives are never refused)."""
+    if not isinstance(out, CapsNetOutput):
+        raise TypeError(f"{name} must be a CapsNetOutput (model(x)), got {kind_of(out)[:60]}; "
+                        "pass what a CapsNet gives")
+    _check_routed(out.routing, name)  # its words name the routing's steps
+    _check_batch(out, name)
     return out
 
 

@@ -14,7 +14,7 @@ import numpy as np
 import torch
 from torch.utils.data import TensorDataset
 
-from .refusals import is_number, shown, with_article
+from .refusals import is_number, shown, unmasked, with_article
 
 
 def check_shape(x: torch.Tensor, name: str, expected: str, ndim: int,
@@ -55,7 +55,7 @@ def check_data(x: torch.Tensor, name: str) -> None:
 def check_finite(x: torch.Tensor | np.ndarray, name: str) -> None:
     """Raise ``ValueError`` if ``x`` (a tensor, or an array) holds NaN or infinity, or no data
     (``check_data``). One cheap sum screens it at every forward; a suspicious one is counted."""
-    x = torch.from_numpy(x) if isinstance(x, np.ndarray) else x
+    x = torch.from_numpy(unmasked(x, name)) if isinstance(x, np.ndarray) else x
     check_data(x, name)
     with torch.no_grad():
         if torch.isfinite(x.sum()):
@@ -247,6 +247,7 @@ def as_tensor(value, name: str, expected: str, fix: str) -> torch.Tensor:
     in their own dtype; else (text, a ragged list) a ``TypeError``: ``name``, ``expected``."""
     if isinstance(value, torch.Tensor):
         return value
+    unmasked(value, name)
     try:
         return torch.as_tensor(np.asarray(value))
     except (TypeError, ValueError, RuntimeError):

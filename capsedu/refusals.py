@@ -253,6 +253,23 @@ def numbers_advice(value) -> str:
             "strings or booleans")
 
 
+def unmasked(value, name: str | None = None, form: str = "array"):
+    """``value`` as it came, unless it is a NumPy masked array (``np.ma``): np.asarray and
+    torch.from_numpy read its masked entries as numbers and drop the mask. One rule for every
+    check that takes NumPy input: ``name`` ("f(): x"), a plain check's, refuses it with a
+    TypeError; None, a declaration's (of ``form``), with pydantic's error, which the boundary
+    words with the function and the argument."""
+    if not isinstance(value, np.ma.MaskedArray):
+        return value
+    text = (f"must be numbers without a mask, got {kind_of(value)}, a masked array with "
+            f"{np.ma.count_masked(value)} of {value.size} entries masked, each of which would be "
+            "read as a number; pass .filled(...) (a number for each masked one) or .compressed() "
+            "(the unmasked ones alone)")
+    if name is None:
+        raise declared_error(TypeError, text, form)
+    raise TypeError(f"{name} {text}")
+
+
 def where(fn, args: tuple = ()) -> str:
     """The function a refusal names, as called: ``squash()``; a class by its name; a method, given
     the call's ``args``, by the class of the object it was called on (``BuggyCapsNet.loss()``,

@@ -25,6 +25,18 @@ from .validate import Flag, Int, Tensor, checked
 MAX_ITERATIONS = 100
 
 
+def _check_tensors(record: str, fix: str, **fields: tuple[object, int | tuple[int, ...]]) -> None:
+    """Refuse, in the words of ``record`` (a NamedTuple made at every forward pass, so checked by
+    hand: isinstance and ndim only), a field (``name=(value, ndim)``, or a tuple of the numbers of
+    dimensions it may have) that is no torch.Tensor of that many dimensions."""
+    for name, (got, ndim) in fields.items():
+        ndims = (ndim,) if isinstance(ndim, int) else ndim
+        if not isinstance(got, torch.Tensor) or got.ndim not in ndims:
+            raise TypeError(f"{record}(): {name} must be a torch.Tensor with "
+                            f"{' or '.join(map(str, ndims))} dimensions, got {kind_of(got)[:60]}; "
+                            f"{fix}")
+
+
 class _Step(NamedTuple):
     c: torch.Tensor  # [batch, n_in, n_out]
     v: torch.Tensor  # [batch, n_out, d_out]
@@ -37,11 +49,8 @@ class RoutingStep(_Step):
     __slots__ = ()
 
     def __new__(cls, c, v):
-        for name, got in (("c", c), ("v", v)):
-            if not isinstance(got, torch.Tensor) or got.ndim != 3:
-                raise TypeError(f"RoutingStep(): {name} must be a torch.Tensor with 3 dimensions, "
-                                f"got {kind_of(got)[:60]}; pass one iteration's couplings c and "
-                                "outputs v, e.g. a step of dynamic_routing(u_hat).history")
+        _check_tensors("RoutingStep", "pass one iteration's couplings c and outputs v, e.g. a "
+                      "step of dynamic_routing(u_hat).history", c=(c, 3), v=(v, 3))
         if v.shape[:2] != (c.shape[0], c.shape[2]):
             raise ValueError(f"RoutingStep(): c must be [batch, n_in, n_out] and v [batch, n_out, "
                              f"d_out], got c {tuple(c.shape)}, v {tuple(v.shape)}; pass one "
@@ -63,11 +72,8 @@ class RoutingResult(_Routing):
     __slots__ = ()
 
     def __new__(cls, v, c, b, history):
-        for name, got in (("v", v), ("c", c), ("b", b)):
-            if not isinstance(got, torch.Tensor) or got.ndim != 3:
-                raise TypeError(f"RoutingResult(): {name} must be a torch.Tensor with 3 "
-                                f"dimensions, got {kind_of(got)[:60]}; pass what routing "
-                                "computed, e.g. dynamic_routing(u_hat)")
+        _check_tensors("RoutingResult", "pass what routing computed, e.g. dynamic_routing(u_hat)",
+                      v=(v, 3), c=(c, 3), b=(b, 3))
         if c.shape != b.shape or v.shape[:2] != (c.shape[0], c.shape[2]):
             raise ValueError(f"RoutingResult(): c and b must be [batch, n_in, n_out] and v "
                              f"[batch, n_out, d_out], got c {tuple(c.shape)}, b "

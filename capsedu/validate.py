@@ -45,7 +45,7 @@ from pydantic import (
 )
 
 from . import checks, refusals
-from .refusals import declared_error, kind_of, numbers_advice, refusal, where, with_article
+from .refusals import declared_error, kind_of, refusal, unmasked, where, with_article
 
 # Strict: no value is converted into another type ("3" is not 3, 1 is not True); arbitrary
 # classes (tensors, models) are checked with isinstance.
@@ -66,8 +66,8 @@ class Spec(typing.NamedTuple):
 
 
 def _as_python_number(value):
-    """NumPy scalars count as the Python numbers they are (an ``np.int64`` from an array is a
-    count like any int); ``np.bool_`` stays a bool, so it is refused where a count belongs."""
+    """NumPy scalars and 0-d arrays as the Python numbers they are (np.bool_ stays a bool)."""
+    value = unmasked(value)[()] if isinstance(value, np.ndarray) and value.ndim == 0 else value
     for numpy, python in ((np.integer, int), (np.floating, float), (np.bool_, bool)):
         if isinstance(value, numpy):
             return python(value)
@@ -136,7 +136,7 @@ def Tensor(meaning: str, ndim: int | None = None, floating: bool = False,
     def check(value, info: ValidationInfo):
         name = info.field_name or "the tensor"
         if isinstance(value, np.ndarray):
-            value = torch.from_numpy(value)
+            value = torch.from_numpy(unmasked(value, form="tensor"))
         if not isinstance(value, torch.Tensor):
             raise declared_error(TypeError, f"must be {spec.expected}, got a "
                                 f"{type(value).__name__}; convert it with torch.as_tensor(...)")
@@ -173,7 +173,7 @@ def Array(meaning: str, ndim: int | None = None) -> Any:
                 shape=(1,) * (ndim if ndim is not None else 1))
 
     def check(value, info: ValidationInfo):
-        if not isinstance(value, np.ndarray) or value.dtype.kind not in "iuf":
+        if not isinstance(unmasked(value), np.ndarray) or value.dtype.kind not in "iuf":
             raise declared_error(TypeError, f"must be {spec.expected}, got {kind_of(value)}; "
                                 "convert it with np.asarray(..., dtype=float)", "array")
         if ndim is not None and value.ndim != ndim:
@@ -211,14 +211,14 @@ def Numbers(meaning: str, ndim: int | None = None, last: int | None = None,
     spec = Spec(f"{meaning}{within}{count}", "numbers", ge, le)
 
     def check(value, info: ValidationInfo):
-        given = value.detach().cpu() if isinstance(value, torch.Tensor) else value
+        given = value.detach().cpu() if isinstance(value, torch.Tensor) else unmasked(value)
         try:  # a string, a dict or a ragged list holds no numbers
             array = None if isinstance(given, str | bytes | dict) else np.asarray(given)
         except (TypeError, ValueError, RuntimeError):
             array = None
         if array is None or array.dtype.kind not in ("iufb" if bools else "iuf"):
             raise declared_error(TypeError, f"must be {meaning}, got {kind_of(value)}; "
-                                 f"{numbers_advice(given)}", "array")
+                                 f"{refusals.numbers_advice(given)}", "array")
         if whole and array.dtype.kind not in "iu":
             raise declared_error(ValueError, f"must be whole numbers ({meaning}), got dtype "
                                  f"{array.dtype}; pass integers (int(...), .long())", "array")

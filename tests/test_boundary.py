@@ -594,17 +594,13 @@ def test_every_checked_record_has_a_valid_example():
         "(tests/test_boundary.py):\n" + "\n".join(f"{q}: {why}" for q, why in failed.items())
 
 
-# public records that are not checked at construction, and why: NamedTuples built on every forward
-# pass, whose tuple behaviour is part of the contract (each is unpacked as a tuple); a function
-# that takes one declares it (validate.Record, or its class), so a wrong value is named as no
-# CapsNetOutput, never as a tuple missing an item. A record that comes to check what it is made of
-# (routing's, sprites' Part) leaves the list: test_records_unchecked_are_records_not_checked
+# public records that are not checked at construction, and why. A record that comes to check what
+# it is made of (routing's, a CapsNetOutput, PoseCapsules, sprites' Part: NamedTuples made at every
+# forward pass check by hand, checked_by_hand) leaves the list:
+# test_records_unchecked_are_records_not_checked
 RECORDS_UNCHECKED = {
-    "capsnet.CapsNetOutput": "built by every forward pass of a CapsNet, unpacked as a tuple",
     "loop.Run": "fit's own state between epochs, changed in place (history, best) and never built "
                 "by hand: its parts are fit's checked arguments",
-    "parts.pose_net.PoseCapsules": "built by every pass of a PoseCapsuleNet (capsules), unpacked "
-                                   "poses, presence, u_hat, routing = ...",
 }
 
 

@@ -4157,6 +4157,83 @@ ROUND_TWENTY_ONE_ENTRIES = [
      r"^EachOnce\(\): dest must be a name, got ''"),
 ]
 
+
+def _pose_capsules():
+    """What a tiny PoseCapsuleNet computes for two images (a PoseCapsules)."""
+    return pose_net.PoseCapsuleNet(channels=(2, 2, 2, 2)).capsules(torch.rand(2, 1, 32, 32))
+
+
+_MASKED = np.ma.masked_array([1.0, 2.0], mask=[True, False])  # its first entry is no number
+_OUTPUT = importlib.import_module("capsedu.capsnet").CapsNetOutput  # a CapsNet's record
+
+ROUND_TWENTY_ONE_RECORDS = [
+    # capsnet-03, parts.pose_net-02: records made at every forward pass took anything
+    (lambda: _OUTPUT(v=torch.Size([2, 3]), lengths=torch.Size([2, 3]),
+                     reconstruction=torch.Size([2, 3]), routing=torch.Size([2, 3])), TypeError,
+     r"^CapsNetOutput\(\): v must be a torch.Tensor with 3 dimensions, got torch.Size\(\[2, 3\]\); "
+     r"pass what a CapsNet gives, model\(x\)"),
+    (lambda: _OUTPUT(*_tiny()(torch.rand(2, 1, 28, 28))[:3], torch.Size([2, 3])), TypeError,
+     r"^CapsNetOutput\(\): routing must be a RoutingResult \(model\(x\).routing\), got "
+     r"torch.Size"),
+    (lambda: _OUTPUT(*_halved(_tiny()(torch.rand(2, 1, 28, 28)))), ValueError,
+     r"^CapsNetOutput\(\): v, lengths, reconstruction and routing must hold one batch: .*got v "
+     r"\(2, .*lengths \(1, "),
+    (lambda: pose_net.PoseCapsules(*[types.SimpleNamespace(x=1)] * 4), TypeError,
+     r"^PoseCapsules\(\): poses must be a torch.Tensor with 3 dimensions, got namespace\(x=1\); "
+     r"pass what a model gives, model.capsules\(x\)"),
+    (lambda: pose_net.PoseCapsules(*_pose_capsules()[:3], torch.zeros(2, 2, 2)), TypeError,
+     r"^PoseCapsules\(\): routing must be a RoutingResult"),
+    (lambda: pose_net.PoseCapsules(_pose_capsules().poses[:1], *_pose_capsules()[1:]), ValueError,
+     r"^PoseCapsules\(\): presence must match poses in batch \(one row per image\) \(poses: 1, "
+     r"presence: 2\)"),
+    # poses-03: a NumPy masked array's masked entries were read as numbers, its mask dropped
+    (lambda: poses.pose_matrix(x=_MASKED, y=_MASKED, angle=_MASKED, scale=_MASKED), TypeError,
+     r"^pose_matrix\(\): x must be numbers without a mask, got a MaskedArray of shape \(2,\), "
+     r"dtype float64, a masked array with 1 of 2 entries masked, each of which would be read as "
+     r"a number; pass .filled\(...\) \(a number for each masked one\) or .compressed\(\)"),
+    (lambda: statistics.over_seeds(np.ma.masked_array([0.9, 0.8, 0.7], mask=[0, 1, 0])),
+     TypeError, r"^over_seeds\(\): values must be numbers without a mask, got a MaskedArray"),
+    (lambda: functional.squash(np.ma.masked_array(np.ones((2, 3)), mask=False)), TypeError,
+     r"^squash\(\): s must be numbers without a mask, .* 0 of 6 entries masked"),
+    (lambda: loop.predict(_bag(), np.ma.masked_array(np.zeros((2, 1, 8, 8), np.float32))),
+     TypeError, r"^predict\(\): images must be numbers without a mask"),
+    (lambda: model_scores.draw_accuracy_bars(_ax(), {"a": np.ma.masked_array(90.0, mask=True)},
+                                             ["C0"]), TypeError,
+     r"^draw_accuracy_bars\(\): accuracies\['a'\] must be numbers without a mask"),
+    (lambda: statistics.Accuracy(np.ma.masked_array(0.7, mask=True), 10, 0.4, 0.9, 0.95),
+     TypeError, r"^Accuracy\(\): value must be numbers without a mask"),
+    (lambda: checks.as_tensor(_MASKED, "f(): x", "numbers", "pass numbers"), TypeError,
+     r"^f\(\): x must be numbers without a mask, .* 1 of 2 entries masked"),
+    # records-06: a 0-d integer array is read as the int it holds (its interval is checked next)
+    (lambda: statistics.Accuracy(0.7, np.array(10), 0.4, 0.9, 0.95), ValueError,
+     r"^Accuracy\(\): low and high must be the 95% Wilson interval of 7 of 10 images"),
+    (lambda: statistics.Accuracy(0.7, np.array(10.0), 0.4, 0.9, 0.95), TypeError,
+     r"^Accuracy\(\): n must be an integer >= 1 \(images scored\), got 10.0"),
+    (lambda: statistics.Accuracy(0.7, np.array(True), 0.4, 0.9, 0.95), TypeError,
+     r"^Accuracy\(\): n must be an integer >= 1 \(images scored\), got True"),
+]
+
+
+def test_round_twenty_one_a_0d_numpy_count_or_flag_is_read_as_python_s():
+    """records-06: ``np.array(10)`` where a count belongs is the int 10 (as ``np.array(0.7)`` is
+    the float 0.7), ``np.array(True)`` where a flag belongs True; a record keeps Python's."""
+    scored = statistics.accuracy(torch.tensor([True] * 7 + [False] * 3))
+    again = statistics.Accuracy(np.array(scored.value), np.array(scored.n), scored.low,
+                                scored.high, scored.level)
+    assert again == scored and type(again.n) is int and type(again.value) is float
+    flag = validate.check_value("f", "converged", validate.Flag("converged"), np.array(True))
+    assert flag is True
+
+
+def test_round_twenty_one_records_made_at_every_pass_unpack_and_replace():
+    """The records checked by hand stay tuples: unpacked, and ``_replace`` (which skips the
+    check, as before) still makes one; a model's own output is never refused."""
+    v, lengths, reconstruction, routing = out = _tiny()(torch.rand(2, 1, 28, 28))
+    assert out._replace(lengths=lengths * 0).lengths.sum() == 0 and len(reconstruction) == 2
+    poses_, presence, u_hat, routing = _pose_capsules()
+    assert len(poses_) == len(presence) == len(u_hat) == len(routing.v) == 2
+
+
 ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
               + ROUND_ELEVEN_LOOP + ROUND_ELEVEN_DATA + ROUND_TWELVE_MATHS
               + ROUND_TWELVE_PRESENTATION + ROUND_TWELVE_FILES + ROUND_TWELVE_METHODS
@@ -4169,7 +4246,8 @@ ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODE
               + ROUND_SEVENTEEN_FILES + ROUND_SEVENTEEN_MODELS + ROUND_SEVENTEEN_RECORDS
               + ROUND_SEVENTEEN_WIDGETS + ROUND_EIGHTEEN_FILES + ROUND_EIGHTEEN_RECORDS
               + ROUND_EIGHTEEN_WIDGETS + ROUND_NINETEEN_RECORDS + ROUND_NINETEEN_WIDGETS
-              + ROUND_TWENTY_CHECKS + ROUND_TWENTY_RECORDS + ROUND_TWENTY_ONE_ENTRIES)
+              + ROUND_TWENTY_CHECKS + ROUND_TWENTY_RECORDS + ROUND_TWENTY_ONE_ENTRIES
+              + ROUND_TWENTY_ONE_RECORDS)
 
 
 @pytest.mark.parametrize("call, error, message", ALL_ROUNDS, ids=range(len(ALL_ROUNDS)))

@@ -25,7 +25,7 @@ from ..course_settings import Batch, Label
 from ..data import faces, sprites
 from ..data.sprites import Parts
 from ..poses import pose_matrix, wrap_angle
-from ..routing import MAX_ITERATIONS, RoutingResult, dynamic_routing
+from ..routing import MAX_ITERATIONS, RoutingResult, _check_routed, _check_tensors, dynamic_routing
 from ..validate import Array, CheckedRecord, Float, Int, Numbers, check_value, checked
 from .detector import MAX_CHANNELS, N_KINDS, PartDetector
 from .scoring import Turns
@@ -137,13 +137,29 @@ VOTE_BATCH = 128  # images routed at once by ``PoseCapsuleNet.forward``
 Channels = Int("a layer's channels", ge=1, le=MAX_CHANNELS)
 
 
-class PoseCapsules(NamedTuple):
-    """What ``PoseCapsuleNet.capsules`` computes for a batch of images."""
-
+class _Capsules(NamedTuple):
     poses: torch.Tensor  # [B, 4, 4]  each part's pose (x, y, angle, scale), PART_KINDS order
     presence: torch.Tensor  # [B, 4]  each part capsule's presence p_i
     u_hat: torch.Tensor  # [B, 4, 2, D + 1]  the votes for the face and the background
     routing: RoutingResult  # couplings and the face / background capsules
+
+
+class PoseCapsules(_Capsules):
+    """What ``PoseCapsuleNet.capsules`` computes for a batch of images; checked when made (by
+    hand, a few isinstance and shape checks, as ``RoutingResult``: every pass makes one)."""
+
+    __slots__ = ()
+
+    def __new__(cls, poses, presence, u_hat, routing):
+        fix = "pass what a model gives, model.capsules(x)"
+        _check_tensors("PoseCapsules", fix, poses=(poses, 3), presence=(presence, 2),
+                      u_hat=(u_hat, 4))
+        _check_routed(routing, "PoseCapsules(): routing")
+        check_same("PoseCapsules", "batch (one row per image)", fix, poses=len(poses),
+                   presence=len(presence), u_hat=len(u_hat), routing=len(routing.v))
+        check_same("PoseCapsules", "parts", fix, poses=poses.shape[1],
+                   presence=presence.shape[1], u_hat=u_hat.shape[1])
+        return super().__new__(cls, poses, presence, u_hat, routing)
 
 
 @dataclass(frozen=True)
