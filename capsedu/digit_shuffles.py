@@ -20,10 +20,20 @@ from pydantic import AfterValidator
 
 from . import checkpoints, full_sets
 from .checks import check_same
-from .course_settings import Rows, Seed, Seeds
+from .course_settings import Rows, Seeds
 from .data.patches import SHUFFLE_SEED, GridOf, shuffle_tiles, shuffled_digits
 from .loop import predict, probabilities
-from .patch_order import SEEDS, Invariance, Outcomes, Shuffles, compare, over_the_seeds
+from .patch_order import (
+    SEEDS,
+    Invariance,
+    Outcomes,
+    Pairs,
+    Shuffles,
+    TwoSeeds,
+    _two_models,
+    compare,
+    over_the_seeds,
+)
 from .recipes import seeded_name
 from .validate import Choice, Distinct, Some, Tensor, checked
 
@@ -36,35 +46,11 @@ Model = Choice("one of the MNIST models (digit_shuffles.MODELS)", *MODELS)
 OWN_GRID = 7  # 7 x 7 tiles of 4 pixels on a 28 x 28 digit: the ViT's own patches
 # what position embeddings change, and each ViT beside the CNN of its size
 PAIRS = (("ViT", "ViT without positions"), ("ViT", "CNN"), ("ViT without positions", "CNN"))
-
-
-def _two_or_more(seeds):
-    """Refuse fewer than 2 seeds: each score is a mean over the seeds with an interval, and an
-    interval needs a spread (``statistics.over_seeds``)."""
-    if len(seeds) < 2:
-        raise ValueError(f"must hold at least 2 seeds (a score over seeds has an interval, which "
-                         f"needs a spread), got {seeds!r}; pass the seeds of two or more runs, "
-                         f"e.g. {list(SEEDS[:2])}")
-    return seeds
-
-
-def _two_models(pair):
-    """Refuse a pair that names one model twice: it would compare a model with itself."""
-    if pair[0] == pair[1]:
-        raise ValueError(f"must pair two different models, got {pair!r}; pass two models, e.g. "
-                         f"{PAIRS[0]}")
-    return pair
-
-
 Grid = GridOf(28, "digit")
 Grids = Annotated[list[Grid] | tuple[Grid, ...], Some, Distinct]  # each grid once: none twice
-# the seeds of the runs compared, at least 2; a seed may repeat (a model read twice stands for
-# two runs in a quick check of the comparison); those of the shipped runs, each once
-TwoSeeds = Annotated[list[Seed] | tuple[Seed, ...], Some, AfterValidator(_two_or_more)]
-ShippedSeeds = Annotated[Seeds, AfterValidator(_two_or_more)]
-# the pairs of models compared, at least one, each of two models (of those measured; MODELS')
-Pair = Annotated[tuple[str, str], AfterValidator(_two_models)]
-Pairs = Annotated[list[Pair] | tuple[Pair, ...], Some]
+# the seeds of the shipped runs compared, each once, at least 2 (patch_order.TwoSeeds)
+ShippedSeeds = Annotated[TwoSeeds, Distinct]
+# the pairs of MODELS compared, at least one, each of two different models
 ModelPair = Annotated[tuple[Model, Model], AfterValidator(_two_models)]
 ModelPairs = Annotated[list[ModelPair] | tuple[ModelPair, ...], Some]
 BATCH = 256  # digits read at once: the models here are small

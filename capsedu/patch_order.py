@@ -24,6 +24,7 @@ from dataclasses import dataclass
 from typing import Annotated
 
 import torch
+from pydantic import AfterValidator
 
 from . import checkpoints, course_settings
 from .checks import check_same
@@ -87,9 +88,35 @@ PAIRS = (("ViT", "ViT without positions"), ("ViT", "deep CNN"),
          ("ViT without positions", "bag-of-parts CNN"))
 OWN_GRID = 8  # 8 x 8 tiles of 4 pixels on a 32 x 32 image: the ViT's own patches
 GRIDS = (1, 2, 4, OWN_GRID)  # 1: the images as they are
+
+
+def _two_or_more(seeds):
+    """Refuse fewer than 2 seeds: each score is a mean over the seeds with an interval, and an
+    interval needs a spread (``statistics.over_seeds``)."""
+    if len(seeds) < 2:
+        raise ValueError(f"must hold at least 2 seeds (a score over seeds has an interval, which "
+                         f"needs a spread), got {seeds!r}; pass the seeds of two or more runs, "
+                         f"e.g. {list(SEEDS[:2])}")
+    return seeds
+
+
+def _two_models(pair):
+    """Refuse a pair that names one model twice: it would compare a model with itself."""
+    if pair[0] == pair[1]:
+        raise ValueError(f"must pair two different models, got {pair!r}; pass two models, e.g. "
+                         f"{PAIRS[0]}")
+    return pair
+
+
+# the seeds of the runs compared, at least 2; a seed may repeat (a model read twice stands for
+# two runs in a quick check of the comparison)
+TwoSeeds = Annotated[list[Seed] | tuple[Seed, ...], Some, AfterValidator(_two_or_more)]
+# the pairs of models compared, at least one, each of two different models
+Pair = Annotated[tuple[str, str], AfterValidator(_two_models)]
+Pairs = Annotated[list[Pair] | tuple[Pair, ...], Some]
 Count = Int("held-out images of each kind", ge=2, le=faces.MAX_IMAGES)
 Grid = GridOf(32, "image")
-Grids = Annotated[list[Grid] | tuple[Grid, ...], Distinct]  # each grid once: none scored twice
+Grids = Annotated[list[Grid] | tuple[Grid, ...], Some, Distinct]  # each grid once: none twice
 # a kind, or a grid (1: as drawn) of faces or of 28 x 28 digits (digit_shuffles' records)
 Condition = Choice("a kind of image", *KINDS) | Int("tiles along each side", ge=1, le=32)
 # (model, condition) -> one run per seed: which images it calls a face, or reads right ([n]
@@ -349,16 +376,12 @@ def compare(outcomes: Outcomes, condition: str | int, first: str, second: str) -
 
 
 @checked
-def measure(models: dict[str, list], seeds: Seeds,
+def measure(models: dict[str, list], seeds: TwoSeeds,
             kinds: list[str] | tuple[str, ...] = KINDS, n: Count = 500,
-            grids: Grids = GRIDS,
-            pairs: list[tuple[str, str]] | tuple[tuple[str, str], ...] = PAIRS) -> PatchOrder:
+            grids: Grids = GRIDS, pairs: Pairs = PAIRS) -> PatchOrder:
     """``PatchOrder`` of ``models`` (name -> one model per seed of ``seeds``, e.g.
     ``load_models``): face rates on ``n`` held-out images of each of ``kinds``, the ``pairs``
     compared on each kind, accuracies under tile shuffles on each of ``grids``."""
-    if len(seeds) < 2:
-        raise ValueError(f"measure(): seeds must be at least 2 (an interval over seeds needs a "
-                         f"spread), got {list(seeds)}; load the models of more seeds")
     if any(len(runs) != len(seeds) for runs in models.values()):
         raise ValueError(f"measure(): models must hold one model per seed ({len(seeds)}), got "
                          f"{ {name: len(runs) for name, runs in models.items()} }")

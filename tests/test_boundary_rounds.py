@@ -4234,6 +4234,20 @@ def test_round_twenty_one_records_made_at_every_pass_unpack_and_replace():
     assert len(poses_) == len(presence) == len(u_hat) == len(routing.v) == 2
 
 
+# Round twenty-one (probe 21, the faces' sibling of digit_shuffles' cases): patch_order.measure
+# refuses one seed, no pair, a pair of one model and no grid, by declaration
+ROUND_TWENTY_ONE_FACES = [
+    (lambda: patch_order.measure({"ViT": [None], "deep CNN": [None]}, [0]), ValueError,
+     r"^measure\(\): seeds must hold at least 2 seeds \(a score over seeds has an interval"),
+    (lambda: patch_order.measure({"ViT": [None] * 2, "deep CNN": [None] * 2}, [0, 1], pairs=[]),
+     ValueError, r"^measure\(\): pairs must hold at least one item, got \[\]"),
+    (lambda: patch_order.measure({"ViT": [None] * 2}, [0, 1], pairs=[("ViT", "ViT")]),
+     ValueError, r"^measure\(\): pairs\[0\] must pair two different models, got \('ViT', 'ViT'\)"),
+    (lambda: patch_order.measure({"ViT": [None] * 2}, [0, 1], grids=()), ValueError,
+     r"^measure\(\): grids must hold at least one item"),
+]
+
+
 ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
               + ROUND_ELEVEN_LOOP + ROUND_ELEVEN_DATA + ROUND_TWELVE_MATHS
               + ROUND_TWELVE_PRESENTATION + ROUND_TWELVE_FILES + ROUND_TWELVE_METHODS
@@ -4247,7 +4261,7 @@ ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODE
               + ROUND_SEVENTEEN_WIDGETS + ROUND_EIGHTEEN_FILES + ROUND_EIGHTEEN_RECORDS
               + ROUND_EIGHTEEN_WIDGETS + ROUND_NINETEEN_RECORDS + ROUND_NINETEEN_WIDGETS
               + ROUND_TWENTY_CHECKS + ROUND_TWENTY_RECORDS + ROUND_TWENTY_ONE_ENTRIES
-              + ROUND_TWENTY_ONE_RECORDS)
+              + ROUND_TWENTY_ONE_RECORDS + ROUND_TWENTY_ONE_FACES)
 
 
 @pytest.mark.parametrize("call, error, message", ALL_ROUNDS, ids=range(len(ALL_ROUNDS)))

@@ -96,7 +96,7 @@ def test_run_metrics_reads_fits_history_of_epoch_records():
 
 
 @pytest.mark.parametrize("call, words", [
-    (lambda: patch_order.measure({"a": [tiny(False, 0)]}, [0]), "seeds must be at least 2"),
+    (lambda: patch_order.measure({"a": [tiny(False, 0)]}, [0]), "seeds must hold at least 2 seeds"),
     (lambda: patch_order.measure({"a": [tiny(False, 0)]}, [0, 1]), "one model per seed"),
     (lambda: patch_order.measure({"a": [tiny(False, 0)] * 2}, [0, 1], pairs=[("a", "b")]),
      "pairs must name"),
