@@ -23,12 +23,20 @@ from .checks import (
     check_shape,
     replaced,
 )
-from .course_settings import MAX_IMAGE, MAX_WIDTH, Batch, Checked, Classes, Label
+from .course_settings import (
+    MAX_IMAGE,
+    MAX_WIDTH,
+    Batch,
+    Checked,
+    Classes,
+    Label,
+    check_class,
+)
 from .functional import Lengths, Targets, margin_loss, reconstruction_loss
 from .layers import PrimaryCapsules, RoutingCapsules
 from .refusals import kind_of, shown
-from .routing import MAX_ITERATIONS, RoutingResult, _check_routed, _check_tensors
-from .validate import CheckedRecord, Flag, Float, Int, Tensor, check_class, checked
+from .routing import MAX_ITERATIONS, RoutingResult, _check_routed, _check_tensors, _Remade
+from .validate import CheckedRecord, Flag, Float, Int, Tensor, checked
 
 # Upper bounds on a CapsNet's sizes, far past the paper's, so that a typo (a 10**6 channels)
 # is refused before it allocates: sizes of layers, and the image's side.
@@ -107,7 +115,7 @@ class _Output(NamedTuple):
     routing: RoutingResult  # couplings and per-iteration trace of the DigitCaps routing
 
 
-class CapsNetOutput(_Output):
+class CapsNetOutput(_Remade, _Output):
     """What a CapsNet computes for a batch of images; checked when made (by hand, a few
     isinstance and shape checks, as ``RoutingResult``: every forward pass makes one)."""
 
@@ -125,23 +133,25 @@ class CapsNetOutput(_Output):
 
 def _check_batch(out: CapsNetOutput, name: str) -> None:
     """Refuse an output whose fields are not of one batch and one set of capsules (lengths
-    ``[B, n_classes]`` of v ``[B, n_classes, digit_dim]``, a reconstruction and a routing of the
-    same B)."""
+    ``[B, n_classes]`` of v ``[B, n_classes, digit_dim]``, the routing's v of v's shape: a model's
+    v is its routing's; a reconstruction of the same B)."""
     shapes = {"v": tuple(out.v.shape), "lengths": tuple(out.lengths.shape),
               "reconstruction": tuple(out.reconstruction.shape),
               "routing.v": tuple(out.routing.v.shape)}
-    if len({shape[:1] for shape in shapes.values()}) > 1 or shapes["lengths"] != shapes["v"][:2]:
+    if len({shape[:1] for shape in shapes.values()}) > 1 or shapes["lengths"] != shapes["v"][:2] \
+            or shapes["routing.v"] != shapes["v"]:
         got = ", ".join(f"{field} {shape}" for field, shape in shapes.items())
         raise ValueError(f"{name} must hold one batch: lengths [B, n_classes] of v [B, n_classes, "
-                         f"digit_dim], a reconstruction and a routing of the same B, got {got}; "
-                         "pass the output of one call of the model")
+                         f"digit_dim], a routing whose v has v's shape and a reconstruction of the "
+                         f"same B, got {got}; pass the output of one call of the model")
 
 
 def _check_output(out, name: str) -> CapsNetOutput:
     """Refuse anything but a ``CapsNetOutput`` whose fields share one batch and one set of
-    capsules (``_check_batch``; a routing of the same B: ``Routed``): one built by hand of mixed
-    outputs (``out._replace``, which skips the record's own checks) would be drawn, or read,
-    image by image wrongly (the outputs a model gives are never refused)."""
+    capsules (``_check_batch``; a routing of the same B: ``Routed``), as ``CapsNetOutput``
+    checks when made (``_replace`` too): what is no CapsNetOutput, or one built past those checks
+    (``tuple.__new__``), would be drawn, or read, image by image wrongly (the outputs a model
+    gives are never refused)."""
     if not isinstance(out, CapsNetOutput):
         raise TypeError(f"{name} must be a CapsNetOutput (model(x)), got {kind_of(out)[:60]}; "
                         "pass what a CapsNet gives")

@@ -33,7 +33,7 @@ def check_shape(x: torch.Tensor, name: str, expected: str, ndim: int,
 
 def check_tensor(x, name: str, of: str = "") -> None:
     """Raise ``TypeError`` unless ``x`` is a torch tensor (``of``: of what) for the checks here."""
-    if not isinstance(x, torch.Tensor):
+    if not isinstance(unmasked(x, name), torch.Tensor):  # a mask, as_tensor would drop: refused
         raise TypeError(f"{name} must be a torch.Tensor{of}, got "
                         f"{with_article(type(x).__name__)}, {x!r:.40}; convert it with "
                         f"torch.as_tensor({name.split()[-1]})")

@@ -230,12 +230,33 @@ def _unexpected(error: ErrorDetails, name: str, parameters: list[str]) -> str:
     likely meaning, the nearest name), or one positional argument too many (``loc[0]`` counts
     the ones it takes)."""
     if error["type"] == "unexpected_keyword_argument":
-        close = difflib.get_close_matches(name, parameters, n=1)
-        return (f"{name} is not a parameter; " + (f"did you mean {close[0]}? Its" if close else
-                "its") + f" parameters: {', '.join(p for p in parameters if p != 'self')}")
-    taken = [p for p in parameters[:error["loc"][0]] if p != "self"]
+        return _no_parameter(name, parameters)
+    return _one_more(parameters[:error["loc"][0]], error.get("input"))
+
+
+def _no_parameter(name: str, parameters: list[str]) -> str:
+    close = difflib.get_close_matches(name, parameters, n=1)
+    return (f"{name} is not a parameter; " + (f"did you mean {close[0]}? Its" if close else
+            "its") + f" parameters: {', '.join(p for p in parameters if p != 'self')}")
+
+
+def _one_more(taken: list[str], value) -> str:
+    taken = [p for p in taken if p != "self"]
     return (f"takes {len(taken)} positional argument(s) ({', '.join(taken) or 'none'}), got one "
-            f"more, {shown(error.get('input'))}; pass the others by keyword, name=value")
+            f"more, {shown(value)}; pass the others by keyword, name=value")
+
+
+def arguments(function: str, parameters: list[str], args: tuple, kwargs: dict,
+              positional: int | None = None) -> None:
+    """Refuse, in ``@checked``'s words, a call of ``function`` ("Epoch()") with a keyword that is
+    none of its ``parameters`` or more positional values than the first ``positional`` of them
+    (None: all): a record's constructor that Python, not pydantic, would refuse (a dataclass's
+    bare "unexpected keyword argument")."""
+    if unknown := next((name for name in kwargs if name not in parameters), None):
+        raise TypeError(f"{function}: {_no_parameter(unknown, parameters)}")
+    taken = parameters[:len(parameters) if positional is None else positional]
+    if len(args) > len(taken):
+        raise TypeError(f"{function}: {_one_more(taken, args[len(taken)])}")
 
 
 def numbers_advice(value) -> str:
@@ -315,7 +336,13 @@ def is_number(value) -> bool:
 
 
 def kind_of(value) -> str:
-    """A value in a message: a number or a string as it is, a tensor by its shape and dtype."""
+    """A value in a message: a number or a string as it is, a tensor by its shape and dtype, a
+    0-d NumPy array by the number it holds (where a count is declared, it is read as that)."""
+    if isinstance(value, np.ndarray) and value.ndim == 0:  # read as the number it holds
+        held = repr(value.item())[:40]  # a masked one's too, its mask said beside it
+        made = f"np.ma.masked_array({held}, mask={bool(np.ma.getmask(value))})" if isinstance(
+            value, np.ma.MaskedArray) else f"np.array({held})"
+        return f"{made}, a 0-d array holding {held}"
     if isinstance(value, torch.Tensor | np.ndarray):
         return f"a {type(value).__name__} of shape {tuple(value.shape)}, dtype {value.dtype}"
     return repr(value)[:80]

@@ -17,7 +17,7 @@ import torch
 
 from .course_settings import Checked
 from .functional import squash
-from .refusals import kind_of, shown
+from .refusals import arguments, kind_of, shown
 from .validate import Flag, Int, Tensor, checked
 
 # Far past any use (the paper routes 3 times, notebook 09 up to 5): each iteration keeps its
@@ -37,12 +37,35 @@ def _check_tensors(record: str, fix: str, **fields: tuple[object, int | tuple[in
                             f"{fix}")
 
 
+class _Remade:
+    """Of a record checked by hand in ``__new__``: NamedTuple's ``_make`` and ``_replace`` (which
+    builds with ``_make``) go through that ``__new__`` too, so ``out._replace(lengths=...)`` is
+    checked as a direct call is; a wrong number of values or an unknown field is refused in the
+    record's words, naming its fields. Put first among the bases, to come before NamedTuple's."""
+
+    __slots__ = ()
+
+    @classmethod
+    def _make(cls, iterable):
+        values = tuple(iterable)
+        if len(values) != len(cls._fields):
+            raise TypeError(f"{cls.__name__}._make(): iterable must hold {len(cls._fields)} "
+                            f"values, one per field ({', '.join(cls._fields)}), got "
+                            f"{len(values)}; pass one for each field")
+        return cls(*values)
+
+    def _replace(self, **changes):
+        arguments(f"{type(self).__name__}._replace()", list(self._fields), (), changes)
+        fields = zip(self._fields, self, strict=True)  # each field's value, changed or as it is
+        return self._make(changes.get(field, value) for field, value in fields)
+
+
 class _Step(NamedTuple):
     c: torch.Tensor  # [batch, n_in, n_out]
     v: torch.Tensor  # [batch, n_out, d_out]
 
 
-class RoutingStep(_Step):
+class RoutingStep(_Remade, _Step):
     """One iteration of Procedure 1: the couplings used and the outputs they gave; checked when
     made (by hand, as ``RoutingResult``: routing makes one per iteration)."""
 
@@ -65,7 +88,7 @@ class _Routing(NamedTuple):
     history: list[RoutingStep]
 
 
-class RoutingResult(_Routing):
+class RoutingResult(_Remade, _Routing):
     """What routing computed, with one ``RoutingStep`` per iteration for plots and widgets;
     checked when made (by hand, a few isinstance and shape checks: routing makes one per call)."""
 

@@ -25,7 +25,14 @@ from ..course_settings import Batch, Label
 from ..data import faces, sprites
 from ..data.sprites import Parts
 from ..poses import pose_matrix, wrap_angle
-from ..routing import MAX_ITERATIONS, RoutingResult, _check_routed, _check_tensors, dynamic_routing
+from ..routing import (
+    MAX_ITERATIONS,
+    RoutingResult,
+    _check_routed,
+    _check_tensors,
+    _Remade,
+    dynamic_routing,
+)
 from ..validate import Array, CheckedRecord, Float, Int, Numbers, check_value, checked
 from .detector import MAX_CHANNELS, N_KINDS, PartDetector
 from .scoring import Turns
@@ -144,7 +151,7 @@ class _Capsules(NamedTuple):
     routing: RoutingResult  # couplings and the face / background capsules
 
 
-class PoseCapsules(_Capsules):
+class PoseCapsules(_Remade, _Capsules):
     """What ``PoseCapsuleNet.capsules`` computes for a batch of images; checked when made (by
     hand, a few isinstance and shape checks, as ``RoutingResult``: every pass makes one)."""
 

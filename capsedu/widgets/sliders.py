@@ -28,7 +28,7 @@ import ipywidgets as widgets
 from ipywidgets.widgets.widget_selection import _make_options
 from traitlets import TraitError, validate
 
-from ..refusals import is_number
+from ..refusals import is_number, unmasked
 from ..validate import Float, check_value
 from .controls import OutOfRange, _by_position, _Control, _control, _listed, _owner
 from .options import read_options
@@ -80,8 +80,10 @@ class _Refusing(_Control):
         """Refuse ``limits`` that are no range holding ``low`` to ``high`` (the slider's min and
         max): two finite numbers, low at most high (whole numbers for an IntSlider)."""
         whole = isinstance(self, widgets.IntSlider)
+        unmasked(limits, self._named("limits"))  # a mask's ends would be read as numbers
         pair = not isinstance(limits, str | bytes) and isinstance(limits, Iterable) \
-            and len(limits := tuple(limits)) == 2 and all(map(is_number, limits))
+            and getattr(limits, "ndim", 1) == 1 and len(limits := tuple(limits)) == 2 \
+            and all(map(is_number, limits))  # a 0-d array, iterable by its type, holds no pair
         if not pair or not all(math.isfinite(end) and (not whole or float(end).is_integer())
                                for end in limits) or not limits[0] <= low <= high <= limits[1]:
             kind = "whole numbers" if whole else "finite numbers"
