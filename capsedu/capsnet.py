@@ -23,20 +23,12 @@ from .checks import (
     check_shape,
     replaced,
 )
-from .course_settings import (
-    MAX_IMAGE,
-    MAX_WIDTH,
-    Batch,
-    Checked,
-    Classes,
-    Label,
-    check_class,
-)
+from .course_settings import MAX_IMAGE, MAX_WIDTH, Batch, Checked, Classes, Label
 from .functional import Lengths, Targets, margin_loss, reconstruction_loss
 from .layers import PrimaryCapsules, RoutingCapsules
 from .refusals import kind_of, shown
 from .routing import MAX_ITERATIONS, RoutingResult, _check_routed, _check_tensors, _Remade
-from .validate import CheckedRecord, Flag, Float, Int, Tensor, checked
+from .validate import CheckedRecord, Flag, Float, Int, Tensor, check_class, checked
 
 # Upper bounds on a CapsNet's sizes, far past the paper's, so that a typo (a 10**6 channels)
 # is refused before it allocates: sizes of layers, and the image's side.

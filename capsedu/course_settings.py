@@ -42,7 +42,6 @@ from .validate import (
     Some,
     Spec,
     Tensor,
-    check_value,
     checked,
 )
 
@@ -156,15 +155,6 @@ Classes = Int("classes, one output each", ge=1, le=MAX_WIDTH)
 # loss is 0 and nothing can be learned (a CapsNet's capsule of one class still learns its length)
 LogitClasses = Int("classes, one logit each; a softmax over one class is always 1", ge=2,
                    le=MAX_WIDTH)
-
-
-def check_class(where: str, label, n_classes: int) -> int:
-    """Enforce that ``label`` is a class of a model of ``n_classes`` classes (an int from 0 to
-    n_classes - 1; -1 would read the last class, a string or True no class at all)."""
-    if n_classes < 1:  # no class to be one of: the caller's count is wrong, not the label
-        raise ValueError(f"{where}(): n_classes must be at least 1, got {n_classes}; pass the "
-                         "model's number of classes")
-    return check_value(where, "label", Int("a class of the model", ge=0, le=n_classes - 1), label)
 
 
 def _pixels(array, info: ValidationInfo):

@@ -15,7 +15,7 @@ import torch
 from . import course_settings
 from .capsnet import CapsNet, CapsNetConfig
 from .checks import check_labels, check_same
-from .course_settings import MAX_WIDTH, Images, check_class
+from .course_settings import MAX_WIDTH, Images
 from .memory import check_memory
 from .routing import Routed
 from .validate import (
@@ -27,6 +27,7 @@ from .validate import (
     Record,
     Some,
     Tensor,
+    check_class,
     check_value,
     checked,
 )

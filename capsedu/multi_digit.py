@@ -20,9 +20,9 @@ import torch.nn.functional as F
 from .baselines import Channels, Dropout, ImageSide, MaxPoolCNN, Widths
 from .capsnet import MULTIMNIST, CapsNet, CapsNetConfig, Vectors
 from .checks import check_labels, check_pixels, check_shape
-from .course_settings import MAX_WIDTH, Batch, Classes, Label, check_class
+from .course_settings import MAX_WIDTH, Batch, Classes, Label
 from .functional import Lengths, class_targets
-from .validate import Int, Tensor, check_value, checked
+from .validate import Int, Tensor, check_class, check_value, checked
 
 # finite: a NaN or an infinity would be ranked as if it were a score
 Scores = Tensor("scores [batch, n_classes], one per class", ndim=2, finite=True)

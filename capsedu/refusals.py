@@ -8,6 +8,7 @@ of mistake (``ADVICE``). A declaration with a check of its own (a tensor's, an a
 ``declared_error``, whose words are used as they are.
 """
 
+import dataclasses
 import difflib
 import inspect
 import numbers
@@ -258,6 +259,17 @@ def arguments(function: str, parameters: list[str], args: tuple, kwargs: dict,
     if len(args) > len(taken):
         raise TypeError(f"{function}: {_one_more(taken, args[len(taken)])}")
 
+
+class KnownFields:
+    """The base of a dataclass record (``validate.CheckedRecord``) whose constructor refuses, in
+    ``@checked``'s words, a keyword that is none of its fields or a value too many, before the
+    dataclass's ``__init__`` would, in bare words ("got an unexpected keyword argument")."""
+
+    def __new__(cls, *args, **kwargs):
+        fields = [f for f in dataclasses.fields(cls) if f.init]  # its parameters, in order
+        arguments(where(cls), [f.name for f in fields], args, kwargs,
+                  positional=sum(not f.kw_only for f in fields))
+        return super().__new__(cls)
 
 def numbers_advice(value) -> str:
     """What to do with ``value``, which holds no array of numbers: a ragged list's items differ

@@ -407,16 +407,10 @@ def _fields_model(cls):
     return create_model(cls.__name__, __config__=STRICT, **fields)
 
 
-class CheckedRecord:
+class CheckedRecord(refusals.KnownFields):
     """A record that checks its fields when made: a dataclass subclassing it declares its fields
     (``Int``, ``Float``, ...) and a bad one is refused as ``checked`` refuses a bad argument. A
     record with checks across its fields calls ``super().__post_init__()`` in its own first."""
-
-    def __new__(cls, *args, **kwargs):  # before the dataclass's __init__, whose words are bare
-        fields = [f for f in dataclasses.fields(cls) if f.init]  # its parameters, in order
-        refusals.arguments(where(cls), [f.name for f in fields], args, kwargs,
-                           positional=sum(not f.kw_only for f in fields))
-        return super().__new__(cls)
 
     def __post_init__(self) -> None:  # the dataclass calls it once the fields are set
         values = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
@@ -441,6 +435,15 @@ def check_value(where: str, name: str, declaration, value):
     except ValidationError as err:
         error, text = refusal(err, [name], {name: _spec(declaration)}, name=name)
         raise error(f"{where}(): {text}") from None
+
+
+def check_class(where: str, label, n_classes: int) -> int:
+    """Enforce that ``label`` is a class of a model of ``n_classes`` classes (an int from 0 to
+    n_classes - 1; -1 would read the last class, a string or True no class at all)."""
+    if n_classes < 1:  # no class to be one of: the caller's count is wrong, not the label
+        raise ValueError(f"{where}(): n_classes must be at least 1, got {n_classes}; pass the "
+                         "model's number of classes")
+    return check_value(where, "label", Int("a class of the model", ge=0, le=n_classes - 1), label)
 
 
 def checked(fn=None, *, checker: bool = False, reads: tuple[str, ...] = ()):

@@ -3250,7 +3250,7 @@ ROUND_SEVENTEEN_MODELS = [
      r"^shuffled_digits\(\): grid must divide the images' sides, got grid=3"),
     (lambda: seed_table.adversarial_comparisons(adversarial_record.read_results(), eps=0.33),
      ValueError, r"^adversarial_comparisons\(\): eps must be one the run recorded, .*got 0.33"),
-    (lambda: course_settings.check_class("f", 0, 0), ValueError,
+    (lambda: validate.check_class("f", 0, 0), ValueError,
      r"^f\(\): n_classes must be at least 1, got 0"),
     # a model made for one size says it (hparams' image_size): check_input refuses others (S17)
     (lambda: C4CNN(channels=(2, 2, 2))(torch.rand(4, 1, 28, 28)[:0]), ValueError,
