@@ -38,10 +38,11 @@ def _check_tensors(record: str, fix: str, **fields: tuple[object, int | tuple[in
 
 
 class _Remade:
-    """Of a record checked by hand in ``__new__``: NamedTuple's ``_make`` and ``_replace`` (which
-    builds with ``_make``) go through that ``__new__`` too, so ``out._replace(lengths=...)`` is
-    checked as a direct call is; a wrong number of values or an unknown field is refused in the
-    record's words, naming its fields. Put first among the bases, to come before NamedTuple's."""
+    """The first base of a NamedTuple record checked by hand in its ``__new__``: its ``_make`` and
+    ``_replace`` (which builds with ``_make``) go through that ``__new__`` too, so
+    ``out._replace(lengths=...)`` is checked as a direct call is; a wrong number of values or an
+    unknown field is refused in the record's words, naming its fields (NamedTuple's own, which
+    this comes before, check nothing)."""
 
     __slots__ = ()
 
