@@ -108,17 +108,6 @@ def _two_models(pair):
     return pair
 
 
-def check_pairs(where: str, pairs: tuple, held: list, holder: str = "models"):
-    """Refuse ``pairs`` that name a model ``holder`` does not hold (``held``, by name): say which
-    it holds and how to pair them (``pairs`` defaults to the shipped models' ``PAIRS``)."""
-    if unknown := sorted({name for pair in pairs for name in pair} - set(held)):
-        fix = (f"pass pairs= of those, e.g. pairs=[{tuple(held[:2])!r}]" if len(held) > 1 else
-               f"{holder} holds one model: pass two or more to pair")
-        default = " (pairs defaults to PAIRS)" * (holder == "models")
-        raise ValueError(f"{where}(): pairs must name models that {holder} holds, {held}, got "
-                         f"{unknown}, which it does not hold{default}; {fix}")
-
-
 # the seeds of the runs compared, at least 2, each once (a seed twice would count one run as two)
 TwoSeeds = Annotated[list[Seed] | tuple[Seed, ...], Some, AfterValidator(_two_or_more), Distinct]
 # the kinds of held-out images measured, at least one, each once
@@ -138,6 +127,19 @@ Runs = Numbers("which images a seed's run calls a face or reads right: booleans 
                at_least=1, bools=True, tensor=True)
 Outcomes = Annotated[dict[tuple[str, str | int], Annotated[list[Runs] | tuple[Runs, ...], Some]],
                      Some]
+
+
+@checked
+def check_pairs(where: Name, pairs: Pairs, held: list[str] | tuple[str, ...],
+                holder: Name = "models") -> None:
+    """Refuse ``pairs`` that name a model ``holder`` does not hold (``held``, by name): say which
+    it holds and how to pair them (``pairs`` defaults to the shipped models' ``PAIRS``)."""
+    if unknown := sorted({name for pair in pairs for name in pair} - set(held)):
+        fix = (f"pass pairs= of those, e.g. pairs=[{tuple(held[:2])!r}]" if len(held) > 1 else
+               f"{holder} holds one model: pass two or more to pair")
+        default = " (pairs defaults to PAIRS)" * (holder == "models")
+        raise ValueError(f"{where}(): pairs must name models that {holder} holds, {held}, got "
+                         f"{unknown}, which it does not hold{default}; {fix}")
 
 
 @checked
