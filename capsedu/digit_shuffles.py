@@ -20,7 +20,8 @@ from pydantic import AfterValidator
 
 from . import checkpoints, full_sets
 from .checks import check_same
-from .course_settings import Rows, Seeds
+from .course_settings import Seeds
+from .data import mnist
 from .data.patches import SHUFFLE_SEED, GridOf, shuffle_tiles, shuffled_digits
 from .loop import predict, probabilities
 from .patch_order import (
@@ -31,11 +32,12 @@ from .patch_order import (
     Shuffles,
     TwoSeeds,
     _two_models,
+    check_pairs,
     compare,
     over_the_seeds,
 )
 from .recipes import seeded_name
-from .validate import Choice, Distinct, Some, Tensor, checked
+from .validate import Choice, Distinct, Numbers, Some, Tensor, checked
 
 # the models, by name, and their recipes (each shipped for seeds 0, 1, 2): the same upright
 # training digits, budget, stopping rule and seeds, and about the same size (the G-CNN of 10's
@@ -48,8 +50,26 @@ OWN_GRID = 7  # 7 x 7 tiles of 4 pixels on a 28 x 28 digit: the ViT's own patche
 PAIRS = (("ViT", "ViT without positions"), ("ViT", "CNN"), ("ViT without positions", "CNN"))
 Grid = GridOf(28, "digit")
 Grids = Annotated[list[Grid] | tuple[Grid, ...], Some, Distinct]  # each grid once: none twice
-# the seeds of the shipped runs compared, each once, at least 2 (patch_order.TwoSeeds)
-ShippedSeeds = Annotated[TwoSeeds, Distinct]
+# rows of the 10,000 test digits (course_settings.Rows, within the test split), each once
+TEST_DIGITS = mnist.SPLITS[False][2]  # the 10,000 of the test split
+TestRows = Annotated[Numbers(f"a 1-d list of indices of the {TEST_DIGITS:,} test digits (e.g. "
+                             "mnist.fixed_sample(n))", ndim=1, at_least=1, ge=0,
+                             le=TEST_DIGITS - 1, whole=True, tensor=True, fix="pass such a list"),
+                     Distinct]
+
+
+def _recorded(grid: int) -> int:
+    """Refuse a grid of which ``full_sets`` holds no record (its ``TILE_GRIDS``)."""
+    if grid not in full_sets.TILE_GRIDS:
+        raise ValueError(f"must be a grid full_sets records, one of "
+                         f"{', '.join(map(str, full_sets.TILE_GRIDS))}, got {grid}; pass one of "
+                         "those (measure() reads the digits on any grid)")
+    return grid
+
+
+# the grids of full_sets' record of the shuffled test digits, each once
+RecordedGrid = Annotated[Grid, AfterValidator(_recorded)]
+RecordedGrids = Annotated[list[RecordedGrid] | tuple[RecordedGrid, ...], Some, Distinct]
 # the pairs of MODELS compared, at least one, each of two different models
 ModelPair = Annotated[tuple[Model, Model], AfterValidator(_two_models)]
 ModelPairs = Annotated[list[ModelPair] | tuple[ModelPair, ...], Some]
@@ -75,7 +95,7 @@ def load_models(seeds: Seeds = SEEDS,
 
 @checked
 def measure(models: dict[str, list], seeds: TwoSeeds,
-            rows: Rows | None = None,
+            rows: TestRows | None = None,
             grids: Grids = full_sets.TILE_GRIDS, pairs: Pairs = PAIRS) -> Shuffles:
     """``Shuffles`` of ``models`` (name -> one model per seed of ``seeds``, e.g. ``load_models``)
     on the test digits of ``rows`` (``mnist.fixed_sample``; None: all 10,000), their tiles shuffled
@@ -84,9 +104,7 @@ def measure(models: dict[str, list], seeds: TwoSeeds,
         raise ValueError(f"measure(): models must hold one model per seed, "
                          f"got seeds {list(seeds)} and "
                          f"{ {name: len(runs) for name, runs in models.items()} } models")
-    unknown = {name for pair in pairs for name in pair} - set(models)
-    if unknown:
-        raise ValueError(f"measure(): pairs must name models of models, got {sorted(unknown)}")
+    check_pairs("measure", pairs, list(models))
     right = {}
     for grid in grids:
         images, labels = shuffled_digits(grid, rows)
@@ -96,8 +114,8 @@ def measure(models: dict[str, list], seeds: TwoSeeds,
 
 
 @checked
-def recorded(seeds: ShippedSeeds = SEEDS, rows: Rows | None = None,
-             grids: Grids = full_sets.TILE_GRIDS, pairs: ModelPairs = PAIRS) -> Shuffles:
+def recorded(seeds: TwoSeeds = SEEDS, rows: TestRows | None = None,
+             grids: RecordedGrids = full_sets.TILE_GRIDS, pairs: ModelPairs = PAIRS) -> Shuffles:
     """``measure``'s ``Shuffles`` of the shipped ``MODELS``, read from ``full_sets``' record of
     all 10,000 shuffled test digits (``rows``: those of a sample only) instead of read here."""
     if unknown := sorted(set(seeds) - set(SEEDS)):
@@ -120,10 +138,7 @@ def shuffles(right: Outcomes, seeds: TwoSeeds, grids: Grids, pairs: Pairs) -> Sh
     check_same("shuffles", "images", "pass runs on the same digits", **{
         f"right[{key!r}][{k}]": len(run) for key, runs in right.items()
         for k, run in enumerate(runs)})
-    held = sorted({name for name, _ in right})
-    if unknown := sorted({name for pair in pairs for name in pair} - set(held)):
-        raise ValueError(f"shuffles(): pairs must name models right holds, {held}, got "
-                         f"{unknown[0]!r}; pair some of those")
+    check_pairs("shuffles", pairs, list(dict.fromkeys(name for name, _ in right)), "right")
     comparisons = tuple(compare(right, grid, a, b) for a, b in pairs for grid in grids)
     n = len(next(iter(right.values()))[0])
     return Shuffles(tuple(seeds), n, over_the_seeds(right), comparisons)

@@ -108,9 +108,11 @@ def _two_models(pair):
     return pair
 
 
-# the seeds of the runs compared, at least 2; a seed may repeat (a model read twice stands for
-# two runs in a quick check of the comparison)
-TwoSeeds = Annotated[list[Seed] | tuple[Seed, ...], Some, AfterValidator(_two_or_more)]
+# the seeds of the runs compared, at least 2, each once (a seed twice would count one run as two)
+TwoSeeds = Annotated[list[Seed] | tuple[Seed, ...], Some, AfterValidator(_two_or_more), Distinct]
+# the kinds of held-out images measured, at least one, each once
+Kind = Choice("a kind of held-out image (KINDS)", *KINDS)
+Kinds = Annotated[list[Kind] | tuple[Kind, ...], Some, Distinct]
 # the pairs of models compared, at least one, each of two different models
 Pair = Annotated[tuple[str, str], AfterValidator(_two_models)]
 Pairs = Annotated[list[Pair] | tuple[Pair, ...], Some]
@@ -125,6 +127,19 @@ Runs = Numbers("which images a seed's run calls a face or reads right: booleans 
                at_least=1, bools=True, tensor=True)
 Outcomes = Annotated[dict[tuple[str, str | int], Annotated[list[Runs] | tuple[Runs, ...], Some]],
                      Some]
+
+
+@checked
+def check_pairs(where: Name, pairs: Pairs, held: list[str] | tuple[str, ...],
+                holder: Name = "models") -> None:
+    """Refuse ``pairs`` that name a model ``holder`` does not hold (``held``, by name): say which
+    it holds and how to pair them (``pairs`` defaults to the shipped models' ``PAIRS``)."""
+    if unknown := sorted({name for pair in pairs for name in pair} - set(held)):
+        fix = (f"pass pairs= of those, e.g. pairs=[{tuple(held[:2])!r}]" if len(held) > 1 else
+               f"{holder} holds one model: pass two or more to pair")
+        default = " (pairs defaults to PAIRS)" * (holder == "models")
+        raise ValueError(f"{where}(): pairs must name models that {holder} holds, {held}, got "
+                         f"{unknown}, which it does not hold{default}; {fix}")
 
 
 @checked
@@ -246,7 +261,7 @@ class Shuffles(CheckedRecord):
     """Accuracies under tile shuffles over the seeds, and the comparisons of pairs of models: what
     10 §8 measures on MNIST (``measure_digits``), and part of what it measures on faces."""
 
-    seeds: Annotated[tuple[Seed, ...], Some]  # a seed twice: a model read twice (tests)
+    seeds: Annotated[tuple[Seed, ...], Some, Distinct]  # each once: a run counted once
     n: Int("images of each kind (faces), or test digits", ge=1)
     shuffles: tuple[Record(Score), ...]  # accuracies, one per model and grid
     comparisons: tuple[Record(Comparison), ...]  # one per pair and condition (a kind, or a grid)
@@ -294,7 +309,7 @@ class PatchOrder(Shuffles):
 
 
 @checked
-def called(models: dict[str, list], kinds: list[str] | tuple[str, ...], n: Count
+def called(models: dict[str, list], kinds: Kinds, n: Count
            ) -> dict[tuple[str, str], list[torch.Tensor]]:
     """(model, kind) -> for each seed's model, which of ``n`` held-out images of ``kind`` it
     calls a face ``[n]`` (the same images for every model: ``parts.scoring.held_out``)."""
@@ -376,8 +391,7 @@ def compare(outcomes: Outcomes, condition: str | int, first: str, second: str) -
 
 
 @checked
-def measure(models: dict[str, list], seeds: TwoSeeds,
-            kinds: list[str] | tuple[str, ...] = KINDS, n: Count = 500,
+def measure(models: dict[str, list], seeds: TwoSeeds, kinds: Kinds = KINDS, n: Count = 500,
             grids: Grids = GRIDS, pairs: Pairs = PAIRS) -> PatchOrder:
     """``PatchOrder`` of ``models`` (name -> one model per seed of ``seeds``, e.g.
     ``load_models``): face rates on ``n`` held-out images of each of ``kinds``, the ``pairs``
@@ -385,9 +399,7 @@ def measure(models: dict[str, list], seeds: TwoSeeds,
     if any(len(runs) != len(seeds) for runs in models.values()):
         raise ValueError(f"measure(): models must hold one model per seed ({len(seeds)}), got "
                          f"{ {name: len(runs) for name, runs in models.items()} }")
-    unknown = {name for pair in pairs for name in pair} - set(models)
-    if unknown:
-        raise ValueError(f"measure(): pairs must name models of models, got {sorted(unknown)}")
+    check_pairs("measure", pairs, list(models))
     calls = called(models, kinds, n)
     comparisons = tuple(compare(calls, kind, a, b) for a, b in pairs for kind in kinds)
     shuffles = tuple(Score(name, grid, by_seed, over_seeds(by_seed))
@@ -436,7 +448,7 @@ def largest_change(model: torch.nn.Module,
 
 
 @checked
-def rate_table(result: PatchOrder, kinds: list[str] | tuple[str, ...] = KINDS) -> str:
+def rate_table(result: PatchOrder, kinds: Kinds = KINDS) -> str:
     """The face rates as a table: one row per kind (``*``: a kind a person calls a face), one
     column per model, each the mean over seeds ± its t half-width."""
     models = list(dict.fromkeys(r.model for r in result.rates))

@@ -4138,7 +4138,8 @@ ROUND_TWENTY_ONE_ENTRIES = [
     (lambda: digit_shuffles.recorded(seeds=(0, 1), rows=torch.arange(20), grids=[7], pairs=[]),
      ValueError, r"^recorded\(\): pairs must hold at least one item, got \[\]; pass one or more"),
     (lambda: digit_shuffles.shuffles({("a", 7): [_RIGHT] * 2}, [0, 1], [7], [("a", "ViT")]),
-     ValueError, r"^shuffles\(\): pairs must name models right holds, \['a'\], got 'ViT'"),
+     ValueError, r"^shuffles\(\): pairs must name models that right holds, \['a'\], got "
+     r"\['ViT'\], which it does not hold; right holds one model: pass two or more to pair$"),
     (lambda: digit_shuffles.measure({"a": [_tiny()] * 2}, [0, 1], grids=[7], pairs=[("a", "a")]),
      ValueError, r"^measure\(\): pairs\[0\] must pair two different models, got \('a', 'a'\)"),
     # fit_inputs' check of augment's images, declared like the module's other checks
@@ -4249,6 +4250,48 @@ ROUND_TWENTY_ONE_FACES = [
      r"^measure\(\): grids must hold at least one item"),
 ]
 
+# Round twenty-two (probe 22): measure and shuffles take each seed once (a seed twice counts one
+# run as two) and each kind once, of KINDS; pairs of models that models does not hold are refused
+# with a pair to pass; recorded takes the grids full_sets records and rows of the test digits
+_TWO = {"ViT": [None] * 2, "deep CNN": [None] * 2}
+ROUND_TWENTY_TWO_SHUFFLES = [
+    (lambda: digit_shuffles.measure({"CNN": [None] * 2, "ViT": [None] * 2}, seeds=[0, 0],
+                                    pairs=[("CNN", "ViT")], grids=[1], rows=[0, 1]), ValueError,
+     r"^measure\(\): seeds must hold each item once, got 0 more than once; drop the repeats"),
+    (lambda: digit_shuffles.shuffles({("CNN", 1): [_RIGHT] * 2, ("ViT", 1): [_RIGHT] * 2},
+                                     seeds=[3, 3], grids=[1], pairs=[("CNN", "ViT")]), ValueError,
+     r"^shuffles\(\): seeds must hold each item once, got 3 more than once"),
+    (lambda: patch_order.measure(_TWO, seeds=[1, 1], pairs=[("ViT", "deep CNN")], n=8,
+                                 kinds=patch_order.KINDS[:1], grids=[1]), ValueError,
+     r"^measure\(\): seeds must hold each item once, got 1 more than once"),
+    (lambda: patch_order.measure(_TWO, seeds=[0, 1], pairs=[("ViT", "deep CNN")], n=8,
+                                 kinds=patch_order.KINDS[:1] * 2, grids=[1]), ValueError,
+     r"^measure\(\): kinds must hold each item once, got 'face' more than once"),
+    (lambda: patch_order.measure(_TWO, seeds=[0, 1], pairs=[("ViT", "deep CNN")], kinds=[]),
+     ValueError, r"^measure\(\): kinds must hold at least one item, got \[\]; pass one or more"),
+    (lambda: patch_order.measure({"ViT": [None] * 2}, seeds=[0, 1], kinds=["faces", "nonsense"]),
+     ValueError, r"^measure\(\): kinds\[0\] must be one of 'face', .*got 'faces'"),
+    (lambda: patch_order.measure({"ViT": [None] * 2}, seeds=[0, 1]), ValueError,
+     r"^measure\(\): pairs must name models that models holds, \['ViT'\], got \['ViT without "
+     r"positions', .*which it does not hold \(pairs defaults to PAIRS\); models holds one model: "
+     r"pass two or more to pair$"),
+    (lambda: patch_order.measure(_TWO, seeds=[0, 1]), ValueError,
+     r"^measure\(\): pairs must name models that models holds, \['ViT', 'deep CNN'\], got .*; "
+     r"pass pairs= of those, e.g. pairs=\[\('ViT', 'deep CNN'\)\]$"),
+    (lambda: digit_shuffles.measure({"CNN": [None] * 2}, seeds=[0, 1]), ValueError,
+     r"^measure\(\): pairs must name models that models holds, \['CNN'\], got \['ViT', "),
+    (lambda: patch_order.rate_table(None, kinds=["faces"]), ValueError,
+     r"^rate_table\(\): kinds\[0\] must be one of 'face', "),
+    (lambda: digit_shuffles.recorded(grids=(1, 28)), ValueError,
+     r"^recorded\(\): grids\[1\] must be a grid full_sets records, one of 1, 2, 4, 7, 14, got "
+     r"28; pass one of those"),
+    (lambda: digit_shuffles.recorded(rows=torch.tensor([10000])), ValueError,
+     r"^recorded\(\): rows must be in \[0, 9999\] \(a 1-d list of indices of the 10,000 test "
+     r"digits .*got values from 10000 to 10000"),
+    (lambda: digit_shuffles.measure({"CNN": [None] * 2}, [0, 1], rows=[-1, 3]), ValueError,
+     r"^measure\(\): rows must be in \[0, 9999\]"),
+]
+
 
 # Round twenty-two (probe 22): NamedTuple's _make and _replace go through the records' own checks;
 # v is its routing's v; a record's unknown keyword in @checked's words; a 0-d array shown as the
@@ -4352,8 +4395,8 @@ ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODE
               + ROUND_SEVENTEEN_WIDGETS + ROUND_EIGHTEEN_FILES + ROUND_EIGHTEEN_RECORDS
               + ROUND_EIGHTEEN_WIDGETS + ROUND_NINETEEN_RECORDS + ROUND_NINETEEN_WIDGETS
               + ROUND_TWENTY_CHECKS + ROUND_TWENTY_RECORDS + ROUND_TWENTY_ONE_ENTRIES
-              + ROUND_TWENTY_ONE_RECORDS + ROUND_TWENTY_ONE_FACES
-              + ROUND_TWENTY_TWO_RECORDS)
+              + ROUND_TWENTY_ONE_RECORDS + ROUND_TWENTY_ONE_FACES + ROUND_TWENTY_TWO_RECORDS
+              + ROUND_TWENTY_TWO_SHUFFLES)
 
 
 @pytest.mark.parametrize("call, error, message", ALL_ROUNDS, ids=range(len(ALL_ROUNDS)))
