@@ -271,6 +271,7 @@ class KnownFields:
                   positional=sum(not f.kw_only for f in fields))
         return super().__new__(cls)
 
+
 def numbers_advice(value) -> str:
     """What to do with ``value``, which holds no array of numbers: a ragged list's items differ
     in length; anything else holds something that is no number."""
