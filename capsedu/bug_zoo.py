@@ -185,9 +185,10 @@ def coupling_stats(routing: Record(RoutingResult, "model(x).routing")) -> list[C
     itself. With the softmax over the children they do not (each child sends n_out / n_in of a
     vote on average), and the statistics read how each child splits what it sends."""
     # a child's split of its vote: c_ij / sum_k c_ik; [batch, n_in, n_out]
-    splits = [RoutingStep(step.c / step.c.sum(dim=-1, keepdim=True), step.v)
+    splits = [RoutingStep._made(step.c / step.c.sum(dim=-1, keepdim=True), step.v)
               for step in routing.history]
-    trace = coupling_trace(routing._replace(history=splits))
+    # the routing with these splits: unchecked, as its c (a buggy model's) may not sum to 1
+    trace = coupling_trace(RoutingResult._made(*routing[:3], splits))
     return [CouplingStats(stats.entropy, stats.distance, stats.polarised,
                           vote=float(step.c.sum(dim=-1).mean()))
             for stats, step in zip(trace, routing.history, strict=True)]

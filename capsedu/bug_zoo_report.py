@@ -128,7 +128,8 @@ def inference_step(bug: Bug) -> Callable:
 
 
 @checked
-def one_example(routing: RoutingResult, k: Int("an example of the batch", ge=0)) -> RoutingResult:
+def one_example(routing: Record(RoutingResult, "model(x).routing"),
+                k: Int("an example of the batch", ge=0)) -> RoutingResult:
     """Example ``k`` of a batch's ``routing``, as a batch of one."""
     check_value("one_example", "k", Int(f"an example of the batch of {len(routing.v)}", ge=0,
                                         le=len(routing.v) - 1), k)
@@ -136,8 +137,10 @@ def one_example(routing: RoutingResult, k: Int("an example of the batch", ge=0))
     def pick(t):
         return t[k:k + 1]
 
-    return RoutingResult(pick(routing.v), pick(routing.c), pick(routing.b),
-                         [RoutingStep(pick(step.c), pick(step.v)) for step in routing.history])
+    # a model's routing (a buggy one's couplings too): picked as it is, unchecked
+    return RoutingResult._made(pick(routing.v), pick(routing.c), pick(routing.b),
+                               [RoutingStep._made(pick(step.c), pick(step.v))
+                                for step in routing.history])
 
 
 @dataclass(frozen=True)

@@ -27,7 +27,15 @@ from .course_settings import MAX_IMAGE, MAX_WIDTH, Batch, Checked, Classes, Labe
 from .functional import Lengths, Targets, margin_loss, reconstruction_loss
 from .layers import PrimaryCapsules, RoutingCapsules
 from .refusals import kind_of, shown
-from .routing import MAX_ITERATIONS, RoutingResult, _check_routed, _check_tensors, _Remade
+from .routing import (
+    MAX_ITERATIONS,
+    RoutingResult,
+    _check_routed,
+    _check_tensors,
+    _check_values,
+    _Remade,
+    _rounding,
+)
 from .validate import CheckedRecord, Flag, Float, Int, Tensor, check_class, checked
 
 # Upper bounds on a CapsNet's sizes, far past the paper's, so that a typo (a 10**6 channels)
@@ -108,8 +116,9 @@ class _Output(NamedTuple):
 
 
 class CapsNetOutput(_Remade, _Output):
-    """What a CapsNet computes for a batch of images; checked when made (by hand, a few
-    isinstance and shape checks, as ``RoutingResult``: every forward pass makes one)."""
+    """What a CapsNet computes for a batch of images; checked when made by hand, shapes and
+    values (v finite, lengths its norms, a reconstruction of pixels in [0, 1], as the decoder's
+    sigmoid gives): every forward pass makes one with ``_made``, unchecked."""
 
     __slots__ = ()
 
@@ -120,6 +129,16 @@ class CapsNetOutput(_Remade, _Output):
         _check_routed(routing, "CapsNetOutput(): routing")
         out = super().__new__(cls, v, lengths, reconstruction, routing)
         _check_batch(out, "CapsNetOutput(): v, lengths, reconstruction and routing")
+        fix = "pass what a CapsNet gives, model(x)"
+        _check_values("CapsNetOutput", fix, v=v, lengths=lengths)
+        _check_values("CapsNetOutput", fix, (0, 1), reconstruction=reconstruction)
+        norms = v.detach().norm(dim=-1)  # [B, n_classes]
+        # relative: an untrained model's lengths are ~1e-3, doubled they are still near 0
+        if not torch.allclose(lengths.detach().to(norms.dtype), norms, rtol=_rounding(v),
+                              atol=1e-6):
+            raise ValueError(f"CapsNetOutput(): lengths must be the norms of v, ||v_j||, got "
+                             f"lengths off them by up to {(lengths - norms).abs().max():.4g}; "
+                             "pass v.norm(dim=-1) as the lengths")
         return out
 
 
@@ -141,9 +160,10 @@ def _check_batch(out: CapsNetOutput, name: str) -> None:
 def _check_output(out, name: str) -> CapsNetOutput:
     """Refuse anything but a ``CapsNetOutput`` whose fields share one batch and one set of
     capsules (``_check_batch``; a routing of the same B: ``Routed``), as ``CapsNetOutput``
-    checks when made (``_replace`` too): what is no CapsNetOutput, or one built past those checks
-    (``tuple.__new__``), would be drawn, or read, image by image wrongly (the outputs a model
-    gives are never refused)."""
+    checks when made by hand (``_replace`` too, with its values): what is no CapsNetOutput, or
+    one built past those checks (``tuple.__new__``), would be drawn, or read, image by image
+    wrongly. Only shapes here, no values: the outputs a model gives (``_made``) are never
+    refused, a buggy model's included."""
     if not isinstance(out, CapsNetOutput):
         raise TypeError(f"{name} must be a CapsNetOutput (model(x)), got {kind_of(out)[:60]}; "
                         "pass what a CapsNet gives")
@@ -213,7 +233,7 @@ class CapsNet(nn.Module):
         routing = self.digits.route(self._votes(x))
         v = routing.v  # [B, n_classes, digit_dim]
         lengths = v.norm(dim=-1)  # [B, n_classes]
-        return CapsNetOutput(v, lengths, self.reconstruct(v, lengths, targets), routing)
+        return CapsNetOutput._made(v, lengths, self.reconstruct(v, lengths, targets), routing)
 
     @checked
     def reconstruct(self, v: Vectors, lengths: Lengths, targets: Labels | None = None

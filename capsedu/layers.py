@@ -33,10 +33,10 @@ def _joined(results: list[RoutingResult]) -> RoutingResult:
     def cat(tensors):
         return torch.cat(list(tensors))  # along dim 0, the batch
 
-    history = [RoutingStep(cat(step.c for step in steps), cat(step.v for step in steps))
+    history = [RoutingStep._made(cat(step.c for step in steps), cat(step.v for step in steps))
                for steps in zip(*(r.history for r in results), strict=True)]
-    return RoutingResult(v=cat(r.v for r in results), c=cat(r.c for r in results),
-                         b=cat(r.b for r in results), history=history)
+    return RoutingResult._made(cat(r.v for r in results), cat(r.c for r in results),
+                               cat(r.b for r in results), history)
 
 
 class PrimaryCapsules(nn.Module):

@@ -26,8 +26,8 @@ MAX_ITERATIONS = 100
 
 
 def _check_tensors(record: str, fix: str, **fields: tuple[object, int | tuple[int, ...]]) -> None:
-    """Refuse, in the words of ``record`` (a NamedTuple made at every forward pass, so checked by
-    hand: isinstance and ndim only), a field (``name=(value, ndim)``, or a tuple of the numbers of
+    """Refuse, in the words of ``record`` (a NamedTuple made by hand: a model makes its own with
+    ``_made``, unchecked), a field (``name=(value, ndim)``, or a tuple of the numbers of
     dimensions it may have) that is no torch.Tensor of that many dimensions."""
     for name, (got, ndim) in fields.items():
         ndims = (ndim,) if isinstance(ndim, int) else ndim
@@ -37,14 +37,65 @@ def _check_tensors(record: str, fix: str, **fields: tuple[object, int | tuple[in
                             f"{fix}")
 
 
+def _check_values(record: str, fix: str, within: tuple[float, float] | None = None,
+                  **fields: torch.Tensor) -> None:
+    """Refuse, in ``record``'s words, a field that holds no floating numbers, a NaN or an
+    infinity, or (``within``) a number off ``[low, high]``: a record made by hand must hold
+    what a model could give, or a consumer computes from it without a word."""
+    for name, got in fields.items():
+        if not got.is_floating_point():
+            raise TypeError(f"{record}(): {name} must hold floating numbers, got dtype "
+                            f"{got.dtype}; {fix}")
+        bad = int((~torch.isfinite(got)).sum())
+        span = f" in [{within[0]}, {within[1]}]" if within else ""
+        if bad or (within and got.numel() and not within[0] <= got.min() <= got.max()
+                   <= within[1]):
+            got_ = f"{bad} NaN or infinite value(s)" if bad else \
+                f"values from {got.min():.4g} to {got.max():.4g}"
+            raise ValueError(f"{record}(): {name} must hold finite numbers{span}, got {got_}; "
+                             f"{fix}")
+
+
+def _rounding(x: torch.Tensor) -> float:
+    """How far a sum of ``x``'s floats may stray from its exact value (a softmax's sum from 1)."""
+    return max(1e-4, 100 * torch.finfo(x.dtype).eps)
+
+
+def _check_routed_values(record: str, fix: str, c: torch.Tensor, v: torch.Tensor) -> None:
+    """Refuse couplings ``c`` [batch, n_in, n_out] that are not each child's split of one vote
+    (in [0, 1], summing to 1 over the parents, as a softmax over j gives) and outputs ``v``
+    [batch, n_out, d_out] not squashed (a length above 1)."""
+    _check_values(record, fix, v=v)
+    _check_values(record, fix, (0, 1), c=c)
+    sums = c.detach().sum(dim=2)  # [batch, n_in]: one unit of vote per child
+    if sums.numel() and not torch.allclose(sums, torch.ones_like(sums), rtol=0,
+                                           atol=_rounding(c)):
+        raise ValueError(f"{record}(): c must sum to 1 over the parents (its last dimension) for "
+                         f"every child, got sums from {sums.min():.4g} to {sums.max():.4g}; {fix}")
+    lengths = v.detach().norm(dim=2)  # [batch, n_out]
+    if lengths.numel() and lengths.max() > 1 + _rounding(v):
+        raise ValueError(f"{record}(): v must hold squashed outputs, each of length at most 1, "
+                         f"got one of length {lengths.max():.4g}; {fix}")
+
+
 class _Remade:
-    """The first base of a NamedTuple record checked by hand in its ``__new__``: its ``_make`` and
-    ``_replace`` (which builds with ``_make``) go through that ``__new__`` too, so
+    """The first base of a NamedTuple record checked in its ``__new__`` when made by hand: its
+    ``_make`` and ``_replace`` (which builds with ``_make``) go through that ``__new__`` too, so
     ``out._replace(lengths=...)`` is checked as a direct call is; a wrong number of values or an
     unknown field is refused in the record's words, naming its fields (NamedTuple's own, which
-    this comes before, check nothing)."""
+    this comes before, check nothing). A model or routing makes its records with ``_made``,
+    unchecked: a forward pass pays nothing, and a buggy model's couplings (the bug it shows) are
+    never refused."""
 
     __slots__ = ()
+
+    @classmethod
+    def _made(cls, *values):
+        """The record of ``values`` as a model or routing computed them: trusted, not checked."""
+        return tuple.__new__(cls, values)
+
+    def __reduce__(self):  # a pickled or copied record comes back as it was, unchecked
+        return type(self)._made, tuple(self)
 
     @classmethod
     def _make(cls, iterable):
@@ -68,7 +119,8 @@ class _Step(NamedTuple):
 
 class RoutingStep(_Remade, _Step):
     """One iteration of Procedure 1: the couplings used and the outputs they gave; checked when
-    made (by hand, as ``RoutingResult``: routing makes one per iteration)."""
+    made by hand, shapes and values, as ``RoutingResult`` (routing makes one per iteration with
+    ``_made``)."""
 
     __slots__ = ()
 
@@ -79,6 +131,8 @@ class RoutingStep(_Remade, _Step):
             raise ValueError(f"RoutingStep(): c must be [batch, n_in, n_out] and v [batch, n_out, "
                              f"d_out], got c {tuple(c.shape)}, v {tuple(v.shape)}; pass one "
                              "iteration's")
+        _check_routed_values("RoutingStep", "pass one iteration's, e.g. a step of "
+                             "dynamic_routing(u_hat).history", c, v)
         return super().__new__(cls, c, v)
 
 
@@ -91,7 +145,9 @@ class _Routing(NamedTuple):
 
 class RoutingResult(_Remade, _Routing):
     """What routing computed, with one ``RoutingStep`` per iteration for plots and widgets;
-    checked when made (by hand, a few isinstance and shape checks: routing makes one per call)."""
+    checked when made by hand: tensors of one routing's shapes, finite, the couplings each
+    child's split of one vote, the outputs squashed (routing makes one per call with ``_made``,
+    unchecked)."""
 
     __slots__ = ()
 
@@ -105,6 +161,9 @@ class RoutingResult(_Remade, _Routing):
         if not isinstance(history, list) or not all(isinstance(s, RoutingStep) for s in history):
             raise TypeError(f"RoutingResult(): history must be a list of RoutingStep, one per "
                             f"iteration, got {kind_of(history)[:60]}; pass [] or the steps")
+        _check_routed_values("RoutingResult", "pass what routing computed, e.g. "
+                             "dynamic_routing(u_hat)", c, v)
+        _check_values("RoutingResult", "pass what routing computed", b=b)
         return super().__new__(cls, v, c, b, history)
 
 
@@ -228,8 +287,8 @@ def outputs(u_hat: Votes, c: Couplings) -> torch.Tensor:
     _check_some("outputs", "u_hat", u_hat, "[batch, n_in, n_out, d_out]")
     _shaped("outputs", "c", c, tuple(u_hat.shape[:3]), "[batch, n_in, n_out]", u_hat)
     sums = c.detach().sum(dim=2)  # [batch, n_in]: one unit of vote per child
-    rounding = max(1e-4, 100 * torch.finfo(c.dtype).eps)
-    if sums.numel() and not torch.allclose(sums, torch.ones_like(sums), rtol=0, atol=rounding):
+    if sums.numel() and not torch.allclose(sums, torch.ones_like(sums), rtol=0,
+                                           atol=_rounding(c)):
         raise ValueError(f"outputs(): c must sum to 1 over the parents for every child (a "
                          f"softmax over j), got sums from {sums.min():.4g} to {sums.max():.4g}; "
                          "pass routing.couplings(b), not b")
@@ -306,5 +365,5 @@ def dynamic_routing(
                             f"routing_step does, got {type(out).__name__} {str(out)[:60]}; see "
                             "routing.routing_step for the form a step takes")
         c, v, b = out
-        history.append(RoutingStep(c, v))
-    return RoutingResult(v=v, c=c, b=b, history=history)
+        history.append(RoutingStep._made(c, v))
+    return RoutingResult._made(v, c, b, history)

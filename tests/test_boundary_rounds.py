@@ -951,11 +951,12 @@ ROUND_ELEVEN_MODELS = [
     # own): refused where a result is read from outside
     (lambda: coupling_polarisation.coupling_trace(routing.RoutingResult(
         torch.zeros(1, 2, 3), torch.full((1, 4, 2), 0.5), torch.zeros(1, 4, 2),
-        [routing.RoutingStep(torch.rand(1, 4, 5), torch.zeros(1, 5, 3))])), ValueError,
+        [routing.RoutingStep(torch.full((1, 4, 5), 0.2), torch.zeros(1, 5, 3))])), ValueError,
      r"coupling_trace\(\): routing must hold steps of its own shapes, got history\[0\]\.c of "
      r"shape \(1, 4, 5\)"),
     (lambda: digit_capsules.couplings_on_grid(routing.RoutingResult(
-        torch.zeros(1, 10, 16), torch.zeros(1, 72, 10), torch.zeros(1, 72, 10), []), 0, 0, TINY),
+        torch.zeros(1, 10, 16), torch.full((1, 72, 10), 0.1), torch.zeros(1, 72, 10), []), 0, 0,
+        TINY),
      ValueError, r"couplings_on_grid\(\): routing must hold at least one routing step"),
     (lambda: _tiny().training_loss(torch.rand(4, 1, 28, 28), torch.tensor([0, 1, 2, 12])),
      ValueError, r"CapsNet.training_loss\(\): y must lie in \[0, 9\]"),
@@ -1572,8 +1573,8 @@ ROUND_THIRTEEN_UNITS = [
      r"^draw_feature_map\(\): ax must be an instance of Axes, got <Figure .*; pass an Axes, e\.g\. "
      r"fig\.add_subplot\(\) or the ax of fig, ax = plt\.subplots\(\)"),
     (lambda: bug_zoo_report.one_example(_tiny()(torch.rand(2, 1, 28, 28)), 0), TypeError,
-     r"^one_example\(\): routing must be a RoutingResult, got another tuple, whose item 3 is a "
-     r"RoutingResult \(.*; pass the record itself"),
+     r"^one_example\(\): routing must be a RoutingResult \(model\(x\)\.routing\), got a "
+     r"CapsNetOutput \(.*; pass the record itself"),
 ]
 
 
@@ -4232,7 +4233,8 @@ def test_round_twenty_one_records_made_at_every_pass_unpack_and_replace():
     """The records checked by hand stay tuples: unpacked, and ``_replace`` (checked as a direct
     call is) still makes one; a model's own output is never refused."""
     v, lengths, reconstruction, routing = out = _tiny()(torch.rand(2, 1, 28, 28))
-    assert out._replace(lengths=lengths * 0).lengths.sum() == 0 and len(reconstruction) == 2
+    assert out._replace(reconstruction=reconstruction * 0).reconstruction.sum() == 0
+    assert len(reconstruction) == 2
     poses_, presence, u_hat, routing = _pose_capsules()
     assert len(poses_) == len(presence) == len(u_hat) == len(routing.v) == 2
 
@@ -4382,6 +4384,81 @@ def test_round_twenty_two_records_made_by_every_model_are_taken():
     assert poses_._replace(presence=poses_.presence * 0).presence.sum() == 0
 
 
+def _routed():
+    """dynamic_routing of small votes and its first step (a RoutingResult, a RoutingStep)."""
+    result = routing.dynamic_routing(torch.rand(2, 8, 10, 16))
+    return result, result.history[0]
+
+
+ROUND_TWENTY_THREE_RECORDS = [
+    # routing-04, -12: couplings of 2 or NaN, made by hand, were taken (only shapes checked)
+    (lambda: (r := _routed()[0])._replace(c=r.c * 2), ValueError,
+     r"^RoutingResult\(\): c must sum to 1 over the parents \(its last dimension\) for every "
+     r"child, got sums from 2 to 2; pass what routing computed"),
+    (lambda: routing.RoutingStep(c=torch.full_like(_routed()[1].c, float("nan")),
+                                 v=_routed()[1].v), ValueError,
+     r"^RoutingStep\(\): c must hold finite numbers, got 160 NaN or infinite value\(s\); pass one "
+     r"iteration's"),
+    (lambda: (s := _routed()[1])._replace(v=s.v * 1000), ValueError,
+     r"^RoutingStep\(\): v must hold squashed outputs, each of length at most 1"),
+    (lambda: routing.RoutingStep._make([(s := _routed()[1]).c, s.v.int()]), TypeError,
+     r"^RoutingStep\(\): v must hold floating numbers, got dtype torch.int32"),
+    (lambda: (r := _routed()[0])._replace(b=r.b * float("inf")), ValueError,
+     r"^RoutingResult\(\): b must hold finite numbers, got \d+ NaN or infinite"),
+    (lambda: (s := _routed()[1])._replace(c=s.c - 0.5), ValueError,
+     r"^RoutingStep\(\): c must hold finite numbers in \[0, 1\], got values from -0.4"),
+    # capsnet-05, -06, -11, -14: lengths not v's norms, a NaN reconstruction, taken and read
+    (lambda: (o := _tiny()(torch.rand(2, 1, 28, 28)))._replace(lengths=o.lengths * 2), ValueError,
+     r"^CapsNetOutput\(\): lengths must be the norms of v, \|\|v_j\|\|, got lengths off them by "
+     r"up to .*; pass v.norm\(dim=-1\) as the lengths"),
+    (lambda: (o := _tiny()(torch.rand(2, 1, 28, 28)))._replace(lengths=-o.lengths), ValueError,
+     r"^CapsNetOutput\(\): lengths must be the norms of v"),
+    (lambda: (o := _tiny()(torch.rand(2, 1, 28, 28)))._replace(
+        reconstruction=o.reconstruction * float("nan")), ValueError,
+     r"^CapsNetOutput\(\): reconstruction must hold finite numbers in \[0, 1\], got 1568 NaN"),
+    (lambda: (o := _tiny()(torch.rand(2, 1, 28, 28)))._replace(
+        reconstruction=o.reconstruction + 1), ValueError,
+     r"^CapsNetOutput\(\): reconstruction must hold finite numbers in \[0, 1\], got values from "
+     r"1\.\d+"),
+    (lambda: (m := _tiny()).loss((o := m(torch.rand(2, 1, 28, 28)))._replace(lengths=o.lengths * 3),
+                                 torch.rand(2, 1, 28, 28), LABELS[:2]), ValueError,
+     r"^CapsNetOutput\(\): lengths must be the norms of v"),
+    (lambda: _OUTPUT._make((o := _tiny()(torch.rand(2, 1, 28, 28)))[:1] + (
+        o.lengths.long(), *o[2:])), TypeError,
+     r"^CapsNetOutput\(\): lengths must hold floating numbers, got dtype torch.int64"),
+    # parts.pose_net-08, -13: presence above 1, or a bool presence, taken
+    (lambda: (p := _pose_capsules())._replace(presence=p.presence * 3), ValueError,
+     r"^PoseCapsules\(\): presence must hold finite numbers in \[0, 1\], got values from 2\.\d+ to "
+     r"2\.\d+; pass what a model gives, model.capsules\(x\)"),
+    (lambda: (p := _pose_capsules())._replace(presence=p.presence > 0.5), TypeError,
+     r"^PoseCapsules\(\): presence must hold floating numbers, got dtype torch.bool"),
+    (lambda: (p := _pose_capsules())._replace(poses=p.poses * float("nan")), ValueError,
+     r"^PoseCapsules\(\): poses must hold finite numbers, got 32 NaN"),
+]
+
+
+def test_round_twenty_three_records_made_by_a_model_are_taken_as_made_and_checked_by_hand():
+    """A record a model or routing makes is taken unchecked (``_made``): every model's, every
+    buggy model's (couplings that do not sum to 1 over the parents: the bug shown), a pickled
+    one; made again by hand (``_replace``) a real model's is taken, and a buggy routing is
+    refused by its values."""
+    models = [_tiny(), multi_digit.MultiDigitCapsNet(_MULTI),
+              *(BuggyCapsNet(bug, TINY) for bug in bug_catalogue.BUGS)]
+    for model in models:
+        side = model.config.image_size
+        with torch.no_grad():
+            out = model(torch.rand(2, 1, side, side))
+        assert pickle.loads(pickle.dumps(out)).v.shape == out.v.shape
+        assert torch.equal(out._replace(v=out.v).lengths, out.lengths)
+        if isinstance(model, BuggyCapsNet) and model.bug == "softmax-over-children":
+            with pytest.raises(ValueError, match=r"^RoutingResult\(\): c must sum to 1"):
+                out.routing._replace(v=out.routing.v)
+        else:
+            assert out.routing._replace(b=out.routing.b).history[0]._replace().c.shape
+    poses_ = _pose_capsules()
+    assert torch.equal(poses_._replace(presence=poses_.presence).presence, poses_.presence)
+
+
 ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
               + ROUND_ELEVEN_LOOP + ROUND_ELEVEN_DATA + ROUND_TWELVE_MATHS
               + ROUND_TWELVE_PRESENTATION + ROUND_TWELVE_FILES + ROUND_TWELVE_METHODS
@@ -4396,7 +4473,7 @@ ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODE
               + ROUND_EIGHTEEN_WIDGETS + ROUND_NINETEEN_RECORDS + ROUND_NINETEEN_WIDGETS
               + ROUND_TWENTY_CHECKS + ROUND_TWENTY_RECORDS + ROUND_TWENTY_ONE_ENTRIES
               + ROUND_TWENTY_ONE_RECORDS + ROUND_TWENTY_ONE_FACES + ROUND_TWENTY_TWO_RECORDS
-              + ROUND_TWENTY_TWO_SHUFFLES)
+              + ROUND_TWENTY_TWO_SHUFFLES + ROUND_TWENTY_THREE_RECORDS)
 
 
 @pytest.mark.parametrize("call, error, message", ALL_ROUNDS, ids=range(len(ALL_ROUNDS)))

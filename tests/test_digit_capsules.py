@@ -304,7 +304,8 @@ def test_format_coupling_quantiles_of_uniform_and_of_polarised_couplings():
 
     uniform = torch.full((2, 5, 10), 0.1)  # [N, n_primary, classes]
     polarised = uniform.clone()
-    polarised[0, :, 3] = 0.91  # image 0 sends everything to class 3
+    polarised[0] = 0.01
+    polarised[0, :, 3] = 0.91  # image 0 sends almost everything to class 3 (each row sums to 1)
     v = torch.zeros(2, 10, 1)
     routing = RoutingResult(v, polarised, polarised,
                             [RoutingStep(uniform, v), RoutingStep(polarised, v)])

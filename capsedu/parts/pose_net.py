@@ -30,6 +30,7 @@ from ..routing import (
     RoutingResult,
     _check_routed,
     _check_tensors,
+    _check_values,
     _Remade,
     dynamic_routing,
 )
@@ -152,8 +153,9 @@ class _Capsules(NamedTuple):
 
 
 class PoseCapsules(_Remade, _Capsules):
-    """What ``PoseCapsuleNet.capsules`` computes for a batch of images; checked when made (by
-    hand, a few isinstance and shape checks, as ``RoutingResult``: every pass makes one)."""
+    """What ``PoseCapsuleNet.capsules`` computes for a batch of images; checked when made by
+    hand, shapes and values (finite poses and votes, presence probabilities in [0, 1]): every
+    pass makes one with ``_made``, unchecked."""
 
     __slots__ = ()
 
@@ -166,6 +168,8 @@ class PoseCapsules(_Remade, _Capsules):
                    presence=len(presence), u_hat=len(u_hat), routing=len(routing.v))
         check_same("PoseCapsules", "parts", fix, poses=poses.shape[1],
                    presence=presence.shape[1], u_hat=u_hat.shape[1])
+        _check_values("PoseCapsules", fix, poses=poses, u_hat=u_hat)
+        _check_values("PoseCapsules", fix, (0, 1), presence=presence)
         return super().__new__(cls, poses, presence, u_hat, routing)
 
 
@@ -234,7 +238,7 @@ class PoseCapsuleNet(nn.Module):
         u_hat = pose_votes(poses.double().numpy(), presence.double().numpy(), self.W.numpy(),
                            **asdict(self.tuning))
         routing = dynamic_routing(u_hat, iterations or self.iterations)
-        return PoseCapsules(poses, presence, u_hat, routing)
+        return PoseCapsules._made(poses, presence, u_hat, routing)
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         """The parents' lengths ``[B, 2]`` (face, background), in ``PARENTS`` order; in batches of
