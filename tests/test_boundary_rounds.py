@@ -4397,7 +4397,8 @@ ROUND_TWENTY_THREE_RECORDS = [
      r"child, got sums from 2 to 2; pass what routing computed"),
     (lambda: routing.RoutingStep(c=torch.full_like(_routed()[1].c, float("nan")),
                                  v=_routed()[1].v), ValueError,
-     r"^RoutingStep\(\): c must hold finite numbers, got 160 NaN or infinite value\(s\); pass one "
+     r"^RoutingStep\(\): c must hold finite numbers in \[0, 1\], got 160 NaN or infinite "
+     r"value\(s\); pass one "
      r"iteration's"),
     (lambda: (s := _routed()[1])._replace(v=s.v * 1000), ValueError,
      r"^RoutingStep\(\): v must hold squashed outputs, each of length at most 1"),
