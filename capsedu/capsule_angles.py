@@ -38,8 +38,8 @@ Labels = Tensor("their labels [N]", ndim=1)
 Digit = Tensor("one MNIST digit [1, 28, 28]", ndim=3, pixels=True,
                sizes={0: 1, 1: MNIST_SIDE, 2: MNIST_SIDE})
 # the angles a digit is turned by: a list, a range, an array or a tensor of degrees
-Angles = Numbers("a list of finite numbers (degrees) [n]", ndim=1, at_least=1,
-                 fix="e.g. range(0, 360, 30)")
+Angles = Annotated[Numbers("a list of finite numbers (degrees) [n]", ndim=1, at_least=1,
+                           fix="e.g. range(0, 360, 30)"), InDegrees]
 
 
 def _different(angles: np.ndarray) -> np.ndarray:

@@ -4460,6 +4460,24 @@ def test_round_twenty_three_records_made_by_a_model_are_taken_as_made_and_checke
     assert torch.equal(poses_._replace(presence=poses_.presence).presence, poses_.presence)
 
 
+# Round twenty-three (probe 23): capsule_angles' turns refuse angles that look like radians, as
+# its read-out does; the affine warps refuse an empty batch in their own words, not torch's
+ROUND_TWENTY_THREE_LEAD = [
+    (lambda: capsule_angles.turned(torch.rand(1, 28, 28), np.radians([0, 90])), ValueError,
+     r"^turned\(\): angles must be angles in degrees, got \[0\.0, 1\.571\], all within 2 pi "
+     r"\(radians\?\); convert them with np\.degrees"),
+    (lambda: capsule_angles.turned(torch.rand(1, 28, 28), torch.tensor([0.5, 1.0, 1.5])),
+     ValueError, r"^turned\(\): angles must be angles in degrees"),
+    (lambda: transformed_mnist.random_affine(torch.rand(0, 1, 28, 28)), ValueError,
+     r"^random_affine\(\): images must hold at least one item, got tensor\(\[\], size=\(0, 1, "
+     r"28, 28\)\); pass one or more"),
+    (lambda: transformed_mnist.affine(torch.rand(0, 1, 28, 28), rotation=10), ValueError,
+     r"^affine\(\): images must hold at least one item"),
+    (lambda: transformed_mnist.sweep(torch.rand(0, 1, 28, 28), "rotation", 10), ValueError,
+     r"^sweep\(\): images must hold at least one item"),
+]
+
+
 ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
               + ROUND_ELEVEN_LOOP + ROUND_ELEVEN_DATA + ROUND_TWELVE_MATHS
               + ROUND_TWELVE_PRESENTATION + ROUND_TWELVE_FILES + ROUND_TWELVE_METHODS
@@ -4474,7 +4492,7 @@ ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODE
               + ROUND_EIGHTEEN_WIDGETS + ROUND_NINETEEN_RECORDS + ROUND_NINETEEN_WIDGETS
               + ROUND_TWENTY_CHECKS + ROUND_TWENTY_RECORDS + ROUND_TWENTY_ONE_ENTRIES
               + ROUND_TWENTY_ONE_RECORDS + ROUND_TWENTY_ONE_FACES + ROUND_TWENTY_TWO_RECORDS
-              + ROUND_TWENTY_TWO_SHUFFLES + ROUND_TWENTY_THREE_RECORDS)
+              + ROUND_TWENTY_TWO_SHUFFLES + ROUND_TWENTY_THREE_RECORDS + ROUND_TWENTY_THREE_LEAD)
 
 
 @pytest.mark.parametrize("call, error, message", ALL_ROUNDS, ids=range(len(ALL_ROUNDS)))

@@ -15,6 +15,7 @@ Every function is deterministic given its ``seed`` (a ``torch.Generator``), take
 """
 
 from dataclasses import dataclass
+from typing import Annotated
 
 import torch
 import torch.nn.functional as F
@@ -22,7 +23,7 @@ import torch.nn.functional as F
 from .. import checks
 from ..checks import check_whole_pixels
 from ..course_settings import MAX_SIDE, Rows, Seed
-from ..validate import CheckedRecord, Choice, Flag, Float, Int, Numbers, Tensor, checked
+from ..validate import CheckedRecord, Choice, Flag, Float, Int, Numbers, Some, Tensor, checked
 from .affine_params import (
     CANVAS,
     MAX_SHEAR,
@@ -37,6 +38,8 @@ from .mnist import load_mnist
 Labels = Numbers("their labels, classes 0 to 9 [N]", ndim=1, ge=0, le=9, whole=True, tensor=True)
 # MNIST's digits, as every entry here takes them (uint8 pixels 0-255 are refused, never rescaled)
 Digits = Tensor("MNIST digits [N, 1, 28, 28]", ndim=4, pixels=True, sizes={1: 1, 2: 28, 3: 28})
+# digits to warp, at least one (torch's resampling refuses an empty batch in its own words)
+SomeDigits = Annotated[Digits, Some]
 Factor = Choice("the factor swept", "rotation", "shear", "scale")  # SWEEPS' and AffineRanges'
 
 
@@ -242,7 +245,7 @@ def _ink_box(images: torch.Tensor, level: float = 0.05) -> torch.Tensor:
 
 
 @checked
-def random_affine(images: Digits,
+def random_affine(images: SomeDigits,
                   seed: Seed = 0, ranges: AffineRanges = AFFNIST_RANGES,
                   side: Int("the canvas side in pixels", ge=28, le=MAX_SIDE) = CANVAS,
                   rows: Rows | None = None) -> tuple[torch.Tensor, AffineParams]:
@@ -350,7 +353,7 @@ SWEEPS = {  # one Factor at a time, the others at identity; values for notebook 
 
 
 @checked
-def affine(images: Digits,
+def affine(images: SomeDigits,
            rotation: Float("degrees") | Tensor("one angle per digit [N], degrees",
                                                 finite=True) = 0.0,
            shear: Shear = 0.0, scale_x: Scale = 1.0,
@@ -375,7 +378,7 @@ def affine(images: Digits,
 
 
 @checked
-def sweep(images: Digits,
+def sweep(images: SomeDigits,
           factor: Factor,
           value: Float("its value: degrees, or a factor"),
           side: Int("the canvas side in pixels", ge=28, le=MAX_SIDE) = CANVAS) -> torch.Tensor:
