@@ -15,26 +15,13 @@ from torch import nn
 
 from .capsnet import routing_iterations
 from .course_settings import Batch, Name
-from .routing import MAX_ITERATIONS, Routed, RoutingResult
+from .routing import MAX_ITERATIONS, Routed, RoutingResult, _check_shares
 from .validate import CheckedRecord, Float, Int, Tensor, checked
 
 Couplings = Tensor("couplings c [batch, n_in, n_out]", ndim=3, floating=True, finite=True)
-
-
-def _check_shares(c: torch.Tensor, where: str) -> None:
-    """Refuse couplings outside [0, 1] (logits b, or votes, passed where c belongs), or whose
-    children do not each sum to 1 over the parents (float rounding aside): an entropy or a
-    distance from uniform of numbers that are no split of one vote would measure nothing."""
-    if c.numel() and (c.min() < -1e-6 or c.max() > 1 + 1e-6):
-        raise ValueError(f"{where}(): c must hold couplings in [0, 1] (a softmax of the logits), "
-                         f"got values from {c.min().item():.4g} to {c.max().item():.4g}; pass "
-                         "routing's c, not its logits b (c = routing.couplings(b))")
-    sums = c.detach().sum(dim=-1)  # [batch, n_in]: one unit of vote per child
-    if sums.numel() and (sums - 1).abs().max() > max(1e-4, 100 * torch.finfo(c.dtype).eps):
-        raise ValueError(f"{where}(): c must sum to 1 over the parents for every child (a "
-                         f"softmax over j), got sums from {sums.min():.4g} to {sums.max():.4g}; "
-                         "pass routing.couplings(b), or divide each child's couplings by their "
-                         "sum, c / c.sum(dim=-1, keepdim=True)")
+# what to do with couplings that are no split of one vote (routing._check_shares refuses them)
+_DIVIDE = ("pass routing's c, not its logits b (c = routing.couplings(b)), or divide each child's "
+           "couplings by their sum, c / c.sum(dim=-1, keepdim=True)")
 
 
 @checked
@@ -42,7 +29,7 @@ def normalised_entropy(c: Couplings) -> torch.Tensor:
     """Entropy of each child's couplings over the parents divided by its maximum, log(n_out):
     1 for uniform coupling, 0 for all vote to one parent. ``c``: ``[B, n_in, n_out]`` ->
     ``[B, n_in]``. One parent has no choice to measure (log 1 = 0): refused."""
-    _check_shares(c, "normalised_entropy")
+    _check_shares("normalised_entropy", c, _DIVIDE)
     if c.shape[-1] < 2:
         raise ValueError(f"normalised_entropy(): c must hold couplings to at least 2 parents "
                          f"(n_out), got shape {tuple(c.shape)}; pass the couplings of a layer "
@@ -59,7 +46,7 @@ def distance_from_uniform(c: Couplings) -> torch.Tensor:
     """Total-variation distance of each child's couplings from uniform coupling: half the sum of
     ``|c_ij - 1/n_out|`` over the parents, in [0, 1 - 1/n_out]. ``c``: ``[B, n_in, n_out]`` ->
     ``[B, n_in]``."""
-    _check_shares(c, "distance_from_uniform")
+    _check_shares("distance_from_uniform", c, _DIVIDE)
     return 0.5 * (c - 1 / c.shape[-1]).abs().sum(dim=-1)
 
 

@@ -61,17 +61,27 @@ def _rounding(x: torch.Tensor) -> float:
     return max(1e-4, 100 * torch.finfo(x.dtype).eps)
 
 
-def _check_routed_values(record: str, fix: str, c: torch.Tensor, v: torch.Tensor) -> None:
-    """Refuse couplings ``c`` [batch, n_in, n_out] that are not each child's split of one vote
-    (in [0, 1], summing to 1 over the parents, as a softmax over j gives) and outputs ``v``
-    [batch, n_out, d_out] not squashed (a length above 1)."""
-    _check_values(record, fix, v=v)
-    _check_values(record, fix, (0, 1), c=c)
-    sums = c.detach().sum(dim=2)  # [batch, n_in]: one unit of vote per child
+def _check_shares(where: str, c: torch.Tensor, fix: str) -> None:
+    """Refuse couplings ``c`` [batch, n_in, n_out] that are no child's split of one vote, in the
+    words of ``where`` (a function or a record): a number off [0, 1] (logits b, or votes, where c
+    belongs), or a child whose couplings do not sum to 1 over the parents (a softmax over j gives
+    both, float rounding aside)."""
+    if c.numel() and (c.min() < 0 or c.max() > 1):
+        raise ValueError(f"{where}(): c must hold couplings in [0, 1] (a softmax of the logits), "
+                         f"got values from {c.min():.4g} to {c.max():.4g}; {fix}")
+    sums = c.detach().sum(dim=-1)  # [batch, n_in]: one unit of vote per child
     if sums.numel() and not torch.allclose(sums, torch.ones_like(sums), rtol=0,
                                            atol=_rounding(c)):
-        raise ValueError(f"{record}(): c must sum to 1 over the parents (its last dimension) for "
-                         f"every child, got sums from {sums.min():.4g} to {sums.max():.4g}; {fix}")
+        raise ValueError(f"{where}(): c must sum to 1 over the parents for every child (a "
+                         f"softmax over j), got sums from {sums.min():.4g} to {sums.max():.4g}; "
+                         f"{fix}")
+
+
+def _check_routed_values(record: str, fix: str, c: torch.Tensor, v: torch.Tensor) -> None:
+    """Refuse couplings ``c`` [batch, n_in, n_out] that are not each child's split of one vote
+    (``_check_shares``) and outputs ``v`` [batch, n_out, d_out] not squashed (a length above 1)."""
+    _check_values(record, fix, v=v, c=c)
+    _check_shares(record, c, fix)
     lengths = v.detach().norm(dim=2)  # [batch, n_out]
     if lengths.numel() and lengths.max() > 1 + _rounding(v):
         raise ValueError(f"{record}(): v must hold squashed outputs, each of length at most 1, "
@@ -286,12 +296,7 @@ def outputs(u_hat: Votes, c: Couplings) -> torch.Tensor:
     couplings sum to 1 over the parents (``couplings(b)``)."""
     _check_some("outputs", "u_hat", u_hat, "[batch, n_in, n_out, d_out]")
     _shaped("outputs", "c", c, tuple(u_hat.shape[:3]), "[batch, n_in, n_out]", u_hat)
-    sums = c.detach().sum(dim=2)  # [batch, n_in]: one unit of vote per child
-    if sums.numel() and not torch.allclose(sums, torch.ones_like(sums), rtol=0,
-                                           atol=_rounding(c)):
-        raise ValueError(f"outputs(): c must sum to 1 over the parents for every child (a "
-                         f"softmax over j), got sums from {sums.min():.4g} to {sums.max():.4g}; "
-                         "pass routing.couplings(b), not b")
+    _check_shares("outputs", c, "pass routing.couplings(b), not b")
     return _squashed_sum(u_hat, c)
 
 

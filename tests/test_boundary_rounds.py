@@ -2026,7 +2026,8 @@ ROUND_FOURTEEN_MODELS = [
      r"digit \[N\], degrees\), got shape \(2, 2\)"),
     (lambda: coupling_polarisation.normalised_entropy(torch.full((2, 4, 3), 0.5)), ValueError,
      r"^normalised_entropy\(\): c must sum to 1 over the parents for every child .*got sums "
-     r"from 1.5 to 1.5; pass routing.couplings\(b\)"),
+     r"from 1.5 to 1.5; pass routing's c, not its logits b \(c = routing.couplings\(b\)\), or "
+     r"divide each child's couplings by their sum"),
     (lambda: coupling_polarisation.distance_from_uniform(torch.full((1, 2, 2), 0.25)), ValueError,
      r"^distance_from_uniform\(\): c must sum to 1 over the parents"),
     (lambda: digit_capsules.primary_lengths(_tiny(), torch.rand(2, 28, 28)), ValueError,
@@ -4393,13 +4394,12 @@ def _routed():
 ROUND_TWENTY_THREE_RECORDS = [
     # routing-04, -12: couplings of 2 or NaN, made by hand, were taken (only shapes checked)
     (lambda: (r := _routed()[0])._replace(c=r.c * 2), ValueError,
-     r"^RoutingResult\(\): c must sum to 1 over the parents \(its last dimension\) for every "
-     r"child, got sums from 2 to 2; pass what routing computed"),
+     r"^RoutingResult\(\): c must sum to 1 over the parents for every child \(a softmax over "
+     r"j\), got sums from 2 to 2; pass what routing computed"),
     (lambda: routing.RoutingStep(c=torch.full_like(_routed()[1].c, float("nan")),
                                  v=_routed()[1].v), ValueError,
-     r"^RoutingStep\(\): c must hold finite numbers in \[0, 1\], got 160 NaN or infinite "
-     r"value\(s\); pass one "
-     r"iteration's"),
+     r"^RoutingStep\(\): c must hold finite numbers, got 160 NaN or infinite value\(s\); pass "
+     r"one iteration's"),
     (lambda: (s := _routed()[1])._replace(v=s.v * 1000), ValueError,
      r"^RoutingStep\(\): v must hold squashed outputs, each of length at most 1"),
     (lambda: routing.RoutingStep._make([(s := _routed()[1]).c, s.v.int()]), TypeError,
@@ -4407,7 +4407,8 @@ ROUND_TWENTY_THREE_RECORDS = [
     (lambda: (r := _routed()[0])._replace(b=r.b * float("inf")), ValueError,
      r"^RoutingResult\(\): b must hold finite numbers, got \d+ NaN or infinite"),
     (lambda: (s := _routed()[1])._replace(c=s.c - 0.5), ValueError,
-     r"^RoutingStep\(\): c must hold finite numbers in \[0, 1\], got values from -0.4"),
+     r"^RoutingStep\(\): c must hold couplings in \[0, 1\] \(a softmax of the logits\), got "
+     r"values from -0.4"),
     # capsnet-05, -06, -11, -14: lengths not v's norms, a NaN reconstruction, taken and read
     (lambda: (o := _tiny()(torch.rand(2, 1, 28, 28)))._replace(lengths=o.lengths * 2), ValueError,
      r"^CapsNetOutput\(\): lengths must be the norms of v, \|\|v_j\|\|, got lengths off them by "
