@@ -262,13 +262,22 @@ def arguments(function: str, parameters: list[str], args: tuple, kwargs: dict,
 
 class KnownFields:
     """The base of a dataclass record (``validate.CheckedRecord``) whose constructor refuses, in
-    ``@checked``'s words, a keyword that is none of its fields or a value too many, before the
-    dataclass's ``__init__`` would, in bare words ("got an unexpected keyword argument")."""
+    ``@checked``'s words, a keyword that is none of its fields, a value too many or one left out,
+    before the dataclass's ``__init__`` would, in bare words ("got an unexpected keyword
+    argument")."""
 
     def __new__(cls, *args, **kwargs):
         fields = [f for f in dataclasses.fields(cls) if f.init]  # its parameters, in order
-        arguments(where(cls), [f.name for f in fields], args, kwargs,
-                  positional=sum(not f.kw_only for f in fields))
+        names = [f.name for f in fields]
+        arguments(where(cls), names, args, kwargs, positional=sum(not f.kw_only for f in fields))
+        # a value left out (pickle and copy make a record of none, then set its fields)
+        given = {*[f.name for f in fields if not f.kw_only][:len(args)], *kwargs}
+        required = [f.name for f in fields if dataclasses.MISSING is f.default
+                    and dataclasses.MISSING is f.default_factory]  # no default of its own
+        if (args or kwargs) and (missing := [name for name in required if name not in given]):
+            raise TypeError(f"{where(cls)}: missing required argument(s) ({', '.join(missing)}); "
+                            f"pass each, by position or name=value (its parameters: "
+                            f"{', '.join(names)})")
         return super().__new__(cls)
 
 

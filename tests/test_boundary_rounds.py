@@ -4462,7 +4462,8 @@ def test_round_twenty_three_records_made_by_a_model_are_taken_as_made_and_checke
 
 
 # Round twenty-three (probe 23): capsule_angles' turns refuse angles that look like radians, as
-# its read-out does; the affine warps refuse an empty batch in their own words, not torch's
+# its read-out does; the affine warps refuse an empty batch in their own words, not torch's; a
+# record given some of its values names those left out
 ROUND_TWENTY_THREE_LEAD = [
     (lambda: capsule_angles.turned(torch.rand(1, 28, 28), np.radians([0, 90])), ValueError,
      r"^turned\(\): angles must be angles in degrees, got \[0\.0, 1\.571\], all within 2 pi "
@@ -4476,6 +4477,12 @@ ROUND_TWENTY_THREE_LEAD = [
      r"^affine\(\): images must hold at least one item"),
     (lambda: transformed_mnist.sweep(torch.rand(0, 1, 28, 28), "rotation", 10), ValueError,
      r"^sweep\(\): images must hold at least one item"),
+    # a record given some of its values, not all: @checked's words, not the dataclass's
+    (lambda: statistics.Accuracy(0.5), TypeError,
+     r"^Accuracy\(\): missing required argument\(s\) \(n, low, high\); pass each, by position "
+     r"or name=value \(its parameters: value, n, low, high, level\)$"),
+    (lambda: statistics.Accuracy(value=0.5, n=3), TypeError,
+     r"^Accuracy\(\): missing required argument\(s\) \(low, high\)"),
 ]
 
 
