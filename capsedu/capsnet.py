@@ -117,8 +117,9 @@ class _Output(NamedTuple):
 
 class CapsNetOutput(_Remade, _Output):
     """What a CapsNet computes for a batch of images; checked when made by hand, shapes and
-    values (v finite, lengths its norms, a reconstruction of pixels in [0, 1], as the decoder's
-    sigmoid gives): every forward pass makes one with ``_made``, unchecked."""
+    values (v finite and its routing's v, lengths its norms, a reconstruction of pixels in
+    [0, 1], as the decoder's sigmoid gives): every forward pass makes one with ``_made``,
+    unchecked."""
 
     __slots__ = ()
 
@@ -132,6 +133,11 @@ class CapsNetOutput(_Remade, _Output):
         fix = "pass what a CapsNet gives, model(x)"
         _check_values("CapsNetOutput", fix, v=v, lengths=lengths)
         _check_values("CapsNetOutput", fix, (0, 1), reconstruction=reconstruction)
+        if not torch.equal(v.detach(), routing.v.detach()):  # a CapsNet's v is its routing's
+            raise ValueError("CapsNetOutput(): v must be its routing's v (the DigitCaps a CapsNet "
+                             "routes to), got another; pass v and routing of one model(x), or "
+                             "replace both: out._replace(v=r.v, lengths=r.v.norm(dim=-1), "
+                             "routing=r)")
         norms = v.detach().norm(dim=-1)  # [B, n_classes]
         # relative: an untrained model's lengths are ~1e-3, doubled they are still near 0
         if not torch.allclose(lengths.detach().to(norms.dtype), norms, rtol=_rounding(v),

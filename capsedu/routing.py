@@ -171,6 +171,7 @@ class RoutingResult(_Remade, _Routing):
         if not isinstance(history, list) or not all(isinstance(s, RoutingStep) for s in history):
             raise TypeError(f"RoutingResult(): history must be a list of RoutingStep, one per "
                             f"iteration, got {kind_of(history)[:60]}; pass [] or the steps")
+        _check_steps("RoutingResult(): history", history, c, v)
         _check_routed_values("RoutingResult", "pass what routing computed, e.g. "
                              "dynamic_routing(u_hat)", c, v)
         _check_values("RoutingResult", "pass what routing computed", b=b)
@@ -187,15 +188,21 @@ def _check_routed(routing, name: str) -> RoutingResult:
     if not routing.history:
         raise ValueError(f"{name} must hold at least one routing step in its history, got none; "
                          "pass the routing of a model's output, which keeps every iteration")
-    for i, step in enumerate(routing.history):
-        for field in ("c", "v"):
-            got, want = getattr(step, field, None), getattr(routing, field)
+    _check_steps(name, routing.history, routing.c, routing.v)
+    return routing
+
+
+def _check_steps(name: str, history: list, c: torch.Tensor, v: torch.Tensor) -> None:
+    """Refuse a ``history`` whose steps' ``c`` and ``v`` are not of the routing's own shapes
+    (the steps of another routing, another batch), in the words of ``name``."""
+    for i, step in enumerate(history):
+        for field, want in (("c", c), ("v", v)):
+            got = getattr(step, field, None)
             if not isinstance(got, torch.Tensor) or got.shape != want.shape:
                 shape = tuple(got.shape) if isinstance(got, torch.Tensor) else shown(got)[:40]
                 raise ValueError(f"{name} must hold steps of its own shapes, got history[{i}]."
                                  f"{field} of shape {shape} where its {field} has "
                                  f"{tuple(want.shape)}; pass the routing of one model's output")
-    return routing
 
 
 # the routing of a model's output (out.routing), its steps agreeing with it

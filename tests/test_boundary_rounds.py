@@ -947,12 +947,12 @@ ROUND_ELEVEN_MODELS = [
     (lambda: coupling_polarisation.coupling_trace(
         routing.dynamic_routing(torch.rand(2, 4, 3, 3)), weights=torch.ones(3, 4)),
      ValueError, r"coupling_trace\(\): weights must hold one weight >= 0 per child .*\[2, 4\]"),
-    # a RoutingStep built by hand of other shapes than its result's (each step checks only its
-    # own): refused where a result is read from outside
+    # a RoutingStep built by hand of other shapes than its result's: refused by the result made
+    # by hand (round 24; before, where a result is read from outside)
     (lambda: coupling_polarisation.coupling_trace(routing.RoutingResult(
         torch.zeros(1, 2, 3), torch.full((1, 4, 2), 0.5), torch.zeros(1, 4, 2),
         [routing.RoutingStep(torch.full((1, 4, 5), 0.2), torch.zeros(1, 5, 3))])), ValueError,
-     r"coupling_trace\(\): routing must hold steps of its own shapes, got history\[0\]\.c of "
+     r"RoutingResult\(\): history must hold steps of its own shapes, got history\[0\]\.c of "
      r"shape \(1, 4, 5\)"),
     (lambda: digit_capsules.couplings_on_grid(routing.RoutingResult(
         torch.zeros(1, 10, 16), torch.full((1, 72, 10), 0.1), torch.zeros(1, 72, 10), []), 0, 0,
@@ -4486,6 +4486,41 @@ ROUND_TWENTY_THREE_LEAD = [
 ]
 
 
+# Round twenty-four (probe 24): records made by hand whose fields each pass but contradict one
+# another: a CapsNetOutput's v that is not its routing's, a RoutingResult's steps of another
+# routing, a PoseCapsules' poses, votes or routing of other sizes
+ROUND_TWENTY_FOUR_RECORDS = [
+    (lambda: (o := _tiny()(torch.rand(2, 1, 28, 28)))._replace(v=o.v * 2, lengths=o.lengths * 2),
+     ValueError, r"^CapsNetOutput\(\): v must be its routing's v \(the DigitCaps a CapsNet routes "
+     r"to\), got another; pass v and routing of one model\(x\), or replace both"),
+    (lambda: (o := _tiny()(torch.rand(2, 1, 28, 28)))._replace(v=o.v.flip(0),
+                                                                lengths=o.lengths.flip(0)),
+     ValueError, r"^CapsNetOutput\(\): v must be its routing's v"),
+    (lambda: (r := _routed()[0]) and routing.RoutingResult(r.v[:1], r.c[:1], r.b[:1], r.history),
+     ValueError, r"^RoutingResult\(\): history must hold steps of its own shapes, got "
+     r"history\[0\]\.c of shape \(2, 8, 10\) where its c has \(1, 8, 10\)"),
+    (lambda: (r := _routed()[0]) and routing.RoutingResult(
+        r.v, r.c, r.b, [routing.RoutingStep(r.c[:, :4], r.v)]), ValueError,
+     r"^RoutingResult\(\): history must hold steps of its own shapes"),
+    (lambda: (p := _pose_capsules())._replace(poses=p.poses[:, :, :2]), ValueError,
+     r"^PoseCapsules\(\): poses must match \(x, y, angle, scale\) in numbers of a pose"),
+    (lambda: (p := _pose_capsules())._replace(u_hat=p.u_hat[..., :2]), ValueError,
+     r"^PoseCapsules\(\): routing's outputs must match u_hat in numbers of a vote"),
+    (lambda: _pose_capsules()._replace(routing=_tiny()(torch.rand(2, 1, 28, 28)).routing),
+     ValueError, r"^PoseCapsules\(\): routing's children must match poses in parts"),
+]
+
+
+def test_round_twenty_four_a_models_own_records_are_taken_when_remade():
+    """A real output remade field by field with its own values is still taken."""
+    out = _tiny()(torch.rand(2, 1, 28, 28))
+    assert torch.equal(out._replace(v=out.v.detach()).v, out.v)
+    poses_ = _pose_capsules()
+    assert torch.equal(poses_._replace(routing=poses_.routing).poses, poses_.poses)
+    result = _routed()[0]
+    assert len(routing.RoutingResult(*result).history) == len(result.history)
+
+
 ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
               + ROUND_ELEVEN_LOOP + ROUND_ELEVEN_DATA + ROUND_TWELVE_MATHS
               + ROUND_TWELVE_PRESENTATION + ROUND_TWELVE_FILES + ROUND_TWELVE_METHODS
@@ -4500,7 +4535,8 @@ ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODE
               + ROUND_EIGHTEEN_WIDGETS + ROUND_NINETEEN_RECORDS + ROUND_NINETEEN_WIDGETS
               + ROUND_TWENTY_CHECKS + ROUND_TWENTY_RECORDS + ROUND_TWENTY_ONE_ENTRIES
               + ROUND_TWENTY_ONE_RECORDS + ROUND_TWENTY_ONE_FACES + ROUND_TWENTY_TWO_RECORDS
-              + ROUND_TWENTY_TWO_SHUFFLES + ROUND_TWENTY_THREE_RECORDS + ROUND_TWENTY_THREE_LEAD)
+              + ROUND_TWENTY_TWO_SHUFFLES + ROUND_TWENTY_THREE_RECORDS + ROUND_TWENTY_THREE_LEAD
+              + ROUND_TWENTY_FOUR_RECORDS)
 
 
 @pytest.mark.parametrize("call, error, message", ALL_ROUNDS, ids=range(len(ALL_ROUNDS)))

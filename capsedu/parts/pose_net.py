@@ -167,7 +167,14 @@ class PoseCapsules(_Remade, _Capsules):
         check_same("PoseCapsules", "batch (one row per image)", fix, poses=len(poses),
                    presence=len(presence), u_hat=len(u_hat), routing=len(routing.v))
         check_same("PoseCapsules", "parts", fix, poses=poses.shape[1],
-                   presence=presence.shape[1], u_hat=u_hat.shape[1])
+                   presence=presence.shape[1], u_hat=u_hat.shape[1],
+                   **{"routing's children": routing.c.shape[1]})
+        check_same("PoseCapsules", "numbers of a pose", fix, **{"(x, y, angle, scale)": 4},
+                   poses=poses.shape[2])
+        check_same("PoseCapsules", "wholes voted for", fix, u_hat=u_hat.shape[2],
+                   **{"routing's parents": routing.v.shape[1]})
+        check_same("PoseCapsules", "numbers of a vote", fix, u_hat=u_hat.shape[3],
+                   **{"routing's outputs": routing.v.shape[2]})
         _check_values("PoseCapsules", fix, poses=poses, u_hat=u_hat)
         _check_values("PoseCapsules", fix, (0, 1), presence=presence)
         return super().__new__(cls, poses, presence, u_hat, routing)
