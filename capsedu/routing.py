@@ -66,10 +66,11 @@ def _check_shares(where: str, c: torch.Tensor, fix: str) -> None:
     words of ``where`` (a function or a record): a number off [0, 1] (logits b, or votes, where c
     belongs), or a child whose couplings do not sum to 1 over the parents (a softmax over j gives
     both, float rounding aside)."""
+    c = c.detach()  # a check, not a step of the computation: autograd keeps nothing of it
     if c.numel() and (c.min() < 0 or c.max() > 1):
         raise ValueError(f"{where}(): c must hold couplings in [0, 1] (a softmax of the logits), "
                          f"got values from {c.min():.4g} to {c.max():.4g}; {fix}")
-    sums = c.detach().sum(dim=-1)  # [batch, n_in]: one unit of vote per child
+    sums = c.sum(dim=-1)  # [batch, n_in]: one unit of vote per child
     if sums.numel() and not torch.allclose(sums, torch.ones_like(sums), rtol=0,
                                            atol=_rounding(c)):
         raise ValueError(f"{where}(): c must sum to 1 over the parents for every child (a "
