@@ -30,7 +30,7 @@ import torch
 from pydantic import AfterValidator, Field, PlainValidator, ValidationInfo
 
 from .checks import check_examples, check_images, check_pixels, two_scales
-from .refusals import declared_error, kind_of
+from .refusals import declared_error, kind_of, with_article
 from .validate import (
     Choice,
     Distinct,
@@ -322,6 +322,30 @@ def pick(full: Any, quick: Any):
 # models side by side, name -> model (e.g. {"CapsNet": capsnet, "CNN": cnn}), at least one,
 # each named
 Models = Annotated[dict[Name, torch.nn.Module], Some]
+
+
+@checked
+def with_methods(expected: Text, methods: Annotated[list[Text], Some], fix: Text) -> Any:
+    """A check for a model read by its ``methods`` (``["predict"]``): a torch ``Module`` without
+    one of them (``nn.Linear``, a layer) is refused at the boundary, naming what it lacks (it
+    would fail inside, in a bare AttributeError); ``expected`` and ``fix``: in the refusal."""
+    def check(model):
+        lacking = [f".{m}()" for m in methods if not callable(getattr(model, m, None))]
+        if lacking:
+            raise declared_error(TypeError, f"must be {expected}, got "
+                                 f"{with_article(type(model).__name__)}, which has no "
+                                 f"{' nor '.join(lacking)}; {fix}", "array")
+        return model
+
+    return AfterValidator(check)
+
+
+# a classifier read by .predict(x) (the class of each image): the course's models all have one
+CLASSIFIER = ("a classifier (a torch.nn.Module with .predict(x), the class of each image: "
+              "CapsNet(), a baselines or gcnn CNN, ...)")
+Classifier = Annotated[torch.nn.Module, with_methods(
+    CLASSIFIER, ["predict"], "pass one of the course's models, e.g. CapsNet() or one that "
+    "checkpoints.pretrained(name) loads, or give yours a predict(x)"), Spec(CLASSIFIER, "record")]
 
 
 def device() -> torch.device:

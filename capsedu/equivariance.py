@@ -30,7 +30,7 @@ from torch import nn
 
 from .capsule_angles import MNIST_SIDE, Digit, Digits, Labels, turned
 from .checks import check_labels, check_model_dtype, check_same
-from .course_settings import MAX_SIDE, MAX_WIDTH, Classes
+from .course_settings import MAX_SIDE, MAX_WIDTH, Classes, Classifier
 from .data import faces, transformed_mnist
 from .gcnn import C4CNN, PlainCNN
 from .group_conv import N_ROTATIONS, QuarterTurns, rotate_c4
@@ -271,7 +271,7 @@ def model_rotation_errors(model: Annotated[C4CNN | PlainCNN, Spec(
 
 
 @checked
-def confusion_at(model: nn.Module, images: Digits, labels: Labels, rotation: Float("degrees"),
+def confusion_at(model: Classifier, images: Digits, labels: Labels, rotation: Float("degrees"),
                  n_classes: Classes = 10) -> np.ndarray:
     """``[n_classes, n_classes]``: row y, column k is the share of the digits of class y
     (``images`` ``[N, 1, 28, 28]``, ``labels`` ``[N]``) that ``model`` reads as k once turned by
@@ -311,7 +311,7 @@ class SixNine(CheckedRecord):
 
 
 @checked
-def six_nine(model: nn.Module, images: Digits, labels: Labels,
+def six_nine(model: Classifier, images: Digits, labels: Labels,
              rotation: Float("degrees") = 180.0) -> SixNine:
     """The pair a rotation-invariant classifier cannot tell by orientation: a 6 turned by 180
     degrees looks like a 9. For the test digits turned by ``rotation``: ``six_as_nine``, the

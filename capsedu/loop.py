@@ -30,6 +30,7 @@ from .course_settings import (
     MAX_EPOCHS,
     MAX_SIDE,
     Classes,
+    Classifier,
     Examples,
     Images,
     Seed,
@@ -432,7 +433,7 @@ def confusion(labels: Tensor("labels [N]", ndim=1), predictions: Tensor("predict
 
 @checked(reads=("model", "images"))
 @torch.no_grad()
-def predict(model: nn.Module, images: Images, batch_size: BatchSize = SCORING_BATCH,
+def predict(model: Classifier, images: Images, batch_size: BatchSize = SCORING_BATCH,
             progress: Progress = False) -> torch.Tensor:
     """``model.predict`` on ``images`` ``[N, C, H, W]`` in batches, where the model is: labels
     ``[N]`` (``[N, 2]`` for a two-digit model) on the CPU (``_in_batches``). ``batch_size``:

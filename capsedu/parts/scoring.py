@@ -22,7 +22,7 @@ import torch
 from pydantic import AfterValidator
 
 from ..checks import check_input, check_same
-from ..course_settings import Name, Seed, Seeds
+from ..course_settings import Name, Seed, Seeds, with_methods
 from ..data import faces, sprites
 from ..loop import predict
 from ..poses import wrap_angle
@@ -88,9 +88,13 @@ def _two_classes(model: torch.nn.Module) -> torch.nn.Module:
     return model
 
 
-# a model of the face task: faces against non-faces; and at least one of them, e.g. one per seed
-FaceNet = Annotated[torch.nn.Module, AfterValidator(_two_classes),
-                    Spec("a face model (a torch.nn.Module of 2 classes: face, non-face)", "record")]
+# a model of the face task: faces against non-faces, read by .predict and .score (a torch module
+# without them, nn.Linear, is refused, naming what it lacks); and at least one, e.g. one per seed
+FACE_NET = "a face model (a torch.nn.Module of 2 classes: face, non-face, with .predict and .score)"
+FaceNet = Annotated[torch.nn.Module, with_methods(
+    FACE_NET, ["predict", "score"], "pass a face model, e.g. training.shipped_or_trained('pixel "
+    "CapsNet', 0) or one that training.load_face_models([0]) loads"), AfterValidator(_two_classes),
+                    Spec(FACE_NET, "record")]
 FaceNets = Annotated[list[FaceNet] | tuple[FaceNet, ...], Some]
 NamedFaceNets = Annotated[dict[Name, FaceNet], Some]  # face models side by side, name -> model
 # turns in degrees, of one scene (turned_face_scores; pose_net.rotation_sweep)
