@@ -11,7 +11,9 @@ of mistake (``ADVICE``). A declaration with a check of its own (a tensor's, an a
 import dataclasses
 import difflib
 import inspect
+import math
 import numbers
+import sys
 import types
 import typing
 from pathlib import Path
@@ -26,6 +28,9 @@ from pydantic_core import ErrorDetails, PydanticCustomError
 TYPE_ERRORS = {"tensor_type", "array_type", "is_instance_of", "missing_argument",
                "unexpected_keyword_argument", "unexpected_positional_argument",
                "multiple_argument_values", "dataclass_type"}
+
+# the furthest from 0 a float goes: an int past it (10**400) is no float, nor any Float's value
+MAX_FLOAT = sys.float_info.max
 
 ADVICE = {
     "bool_type": "pass the boolean itself, not a string or a number (the string 'False' is not "
@@ -159,6 +164,8 @@ def advice(error: ErrorDetails) -> str:
     if error["type"] == "float_type" and not isinstance(got := error.get("input"), str):
         held = " (its .value is one)" if isinstance(getattr(got, "value", None), numbers.Real) \
             else ""  # a record that holds the number, e.g. an Accuracy
+        if is_number(got) and abs(got) > MAX_FLOAT:  # an int no float holds, as 10**400
+            return f"pass a number from -{MAX_FLOAT:.2g} to {MAX_FLOAT:.2g}, all a float holds"
         came = "None" if got is None else with_article(type(got).__name__)
         return f"pass a number (an int or a float), not {came}{held}"
     return ADVICE.get(error["type"], "see the function's docstring for what it takes")
@@ -344,6 +351,10 @@ def shown(value) -> str:
     repr runs to many lines)."""
     if isinstance(value, torch.nn.Module):  # its repr runs to many lines: its class says it
         return f"a {type(value).__name__}"
+    if is_number(value) and isinstance(value, numbers.Integral) and abs(value) > MAX_FLOAT:
+        # 10**400, by its power of ten: no float holds it, and Python writes at most 4,300 digits
+        power = int(abs(int(value)).bit_length() * math.log10(2))
+        return f"an int near {'-' * (value < 0)}10**{power}"
     text = repr(value)
     if isinstance(value, torch.Tensor | np.ndarray) or "\n" in text or len(text) > 80:
         return kind_of(value) if isinstance(value, torch.Tensor | np.ndarray) else \

@@ -28,7 +28,7 @@ import ipywidgets as widgets
 from ipywidgets.widgets.widget_selection import _make_options
 from traitlets import TraitError, validate
 
-from ..refusals import is_number, unmasked
+from ..refusals import MAX_FLOAT, is_number, shown, unmasked
 from ..validate import Float, check_value
 from .controls import OutOfRange, _by_position, _Control, _control, _listed, _owner
 from .options import read_options
@@ -39,6 +39,19 @@ MAX_WHOLE = 2**53
 # an end of a slider's range, as span() takes it: any finite number, whole ones within MAX_WHOLE
 END = Float("an end of the slider's range")
 WHOLE_END = Float("an end of an IntSlider's range", ge=-MAX_WHOLE, le=MAX_WHOLE)
+
+
+def _beyond_floats(value) -> bool:
+    """Whether ``value`` is a whole number past what a float holds (``10**400``)."""
+    return isinstance(value, numbers.Integral) and not isinstance(value, bool) \
+        and abs(value) > MAX_FLOAT
+
+
+def _finite(value) -> bool:
+    """Whether the number ``value`` is finite as a float holds it (an int past ``MAX_FLOAT`` is
+    not: ``math.isfinite`` would raise an OverflowError)."""
+    return not _beyond_floats(value) and math.isfinite(value)
+
 
 class _Refusing(_Control):
     """A bounded slider's value check: within ``[min, max]``, else ``OutOfRange`` naming the
@@ -56,6 +69,8 @@ class _Refusing(_Control):
         kwargs = _by_position(type(self), ("value", "min", "max", "step"), args, kwargs)
         for name in ("min", "max"):  # a NaN end would refuse every value, blaming the value
             end = kwargs.get(name)
+            if end is not None and (far := self._too_far(end)):  # 10**400: OverflowError
+                raise OutOfRange(f"{type(self).__name__}(): {name} {far}")
             if end is not None and not (is_number(end) and math.isfinite(end)):
                 raise (OutOfRange if is_number(end) else TypeError)(
                     f"{type(self).__name__}(): {name} must be a finite number (an end of the "
@@ -84,12 +99,13 @@ class _Refusing(_Control):
         pair = not isinstance(limits, str | bytes) and isinstance(limits, Iterable) \
             and getattr(limits, "ndim", 1) == 1 and len(limits := tuple(limits)) == 2 \
             and all(map(is_number, limits))  # a 0-d array, iterable by its type, holds no pair
-        if not pair or not all(math.isfinite(end) and (not whole or float(end).is_integer())
+        if not pair or not all(_finite(end) and (not whole or float(end).is_integer())
                                for end in limits) or not limits[0] <= low <= high <= limits[1]:
             kind = "whole numbers" if whole else "finite numbers"
+            got = f"({shown(limits[0])}, {shown(limits[1])})" if pair else f"{limits!r:.80}"
             raise (OutOfRange if pair else TypeError)(
                 f"{self._named('limits')} must be two {kind} (low, high), the range its widget "
-                f"computes, holding its min and max ({low:g} to {high:g}), got {limits!r}; "
+                f"computes, holding its min and max ({low:g} to {high:g}), got {got}; "
                 f"pass e.g. ({low:g}, {high:g})")
         return limits
 
@@ -178,6 +194,8 @@ class _Refusing(_Control):
         if value is not None and not is_number(value):
             raise TypeError(f"{self._named(name)} must be a number (an int or a float), got "
                             f"{value!r:.60}; pass one number (x.item() of a one-element array)")
+        if value is not None and (far := self._too_far(value)):  # a float cannot hold it
+            raise OutOfRange(f"{self._named(name)} {far}")
         if not isinstance(self, widgets.IntSlider) or value is None:
             return
         # ipywidgets' IntSlider casts 2.7 to 2 without a word: a whole number or nothing
@@ -186,10 +204,22 @@ class _Refusing(_Control):
                 if math.isfinite(value) else "; pass an int"
             raise TypeError(f"{self._named(name)} must be a whole number (an IntSlider), got "
                             f"{value!r}{cut}, or use a FloatSlider")
-        if abs(value) > MAX_WHOLE:  # beyond what the browser counts exactly
-            raise OutOfRange(f"{self._named(name)} must be from -2**53 to 2**53 (the whole "
-                             f"numbers a browser shows exactly), got {value!r}; pass a number "
-                             "within that")
+
+    def _too_far(self, value) -> str | None:
+        """What is wrong with a number further from 0 than the slider's numbers go (past what
+        the browser counts exactly for an IntSlider, what a float holds for a FloatSlider), as
+        a refusal says it after the argument's name; None for one within."""
+        if not is_number(value):
+            return None
+        if isinstance(self, widgets.IntSlider) and (_beyond_floats(value) or math.isfinite(
+                value) and abs(value) > MAX_WHOLE):  # beyond what the browser counts exactly
+            return (f"must be from -2**53 to 2**53 (the whole numbers a browser shows exactly), "
+                    f"got {shown(value)}; pass a number within that")
+        if _beyond_floats(value):
+            return (f"must be a finite number within -{MAX_FLOAT:.2g} to {MAX_FLOAT:.2g} (what a "
+                    f"float, the slider's number, holds), got {shown(value)}; pass a number "
+                    "within that")
+        return None
 
     def _end(self, proposal, low, high):
         """An end set after the slider is made: finite, min at most max, within ``limits``, the
