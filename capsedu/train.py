@@ -14,15 +14,17 @@ import argparse
 import dataclasses
 import difflib
 import os
+import re
 import sys
 import tempfile
 import typing
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any
 
 import torch
 from filelock import FileLock, Timeout
+from pydantic import AfterValidator
 
 from . import checkpoints
 from .course_parser import CourseParser, EachOnce
@@ -69,8 +71,21 @@ seed_int = integer(Seed, "--seed (or each of --seeds)")
 threads_int = integer(Threads, "--threads")
 
 
+def _option(value: str) -> str:
+    """What ``Option`` declares: a command-line option, two dashes and its name ("--out")."""
+    if not re.fullmatch(r"--\w[\w-]*", value):
+        raise ValueError(f"must be a command-line option such as '--out' (the one whose folder it "
+                         f"is, named when it is refused), got {value!r}; pass it with its two "
+                         "dashes")
+    return value
+
+
+# the command-line option a value came by, which its refusal names: "--out", "--state"
+Option = Annotated[str, AfterValidator(_option)]
+
+
 @checked
-def out_folder(text: str, flag: str = "--out") -> Path:
+def out_folder(text: str, flag: Option = "--out") -> Path:
     """An ``argparse`` type: the folder a command writes into (``~`` expanded), checked before any
     training, naming its ``flag``. It may not exist yet (it is made, with its parents), but it is
     not a file, not under a file, nor in a data set's folder or the data root outside its
