@@ -140,9 +140,21 @@ def of_its_form(error: ErrorDetails) -> bool:
         or error["type"] == "sequence_type")  # a list of items given one item: its own words
 
 
+def annotated(where: str, fn) -> None:
+    """Refuse ``fn`` where a function or a class is read by its annotations (``declared``)."""
+    if not (inspect.isroutine(inspect.unwrap(fn)) or inspect.isclass(fn)):  # checked by hand
+        raise TypeError(f"{where}(): fn must be a function or a class (whose annotations declare "
+                        f"its parameters), got {kind_of(fn)}, {with_article(type(fn).__name__)}; "
+                        f"pass the function itself, e.g. {where}(loop.fit)")
+
+
 def first_error(err: ValidationError) -> ErrorDetails:
     """The error of ``err`` a learner reads first: a bad value before a missing one, and of a
     union's errors (one per form it takes) that of the form the value has."""
+    if not isinstance(err, ValidationError):  # the boundary's own: checked by hand
+        raise TypeError(f"first_error(): err must be a pydantic ValidationError, got "
+                        f"{kind_of(err)}, {with_article(type(err).__name__)}; pass the error "
+                        "validate_call raised (except ValidationError as err)")
     def rank(e):  # an array's or a tensor's own check speaks for it before a number's
         as_array = isinstance(e.get("input"), torch.Tensor | np.ndarray)
         return (e["type"] == "missing_argument", not of_its_form(e),

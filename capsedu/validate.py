@@ -357,10 +357,10 @@ def _spec(hint) -> Spec | None:
 
 
 def declared(fn) -> dict[str, Spec]:
-    """The declarations of a checked function's parameters, by name (those declared with
-    ``Int``, ``Float``, ``Flag``, ``Choice`` or ``Tensor``, inside ``| None`` too; a union of
-    declarations, such as a number or a tensor, is one ``Spec`` whose words join its members'; a
-    tuple's or a list's items' under "name[]", a dict's values' under "name{}")."""
+    """The declarations of a checked function's (or record's) parameters, by name (inside ``|
+    None`` too; a union, such as a number or a tensor, is one ``Spec`` joining its members' words;
+    a tuple's or a list's items' under "name[]", a dict's values' under "name{}")."""
+    refusals.annotated("declared", fn)  # the boundary's own: checked by hand
     hints = typing.get_type_hints(inspect.unwrap(fn), include_extras=True)
     specs = {}
     for name, hint in hints.items():
