@@ -4521,6 +4521,84 @@ def test_round_twenty_four_a_models_own_records_are_taken_when_remade():
     assert len(routing.RoutingResult(*result).history) == len(result.history)
 
 
+
+# Round twenty-four (probe 24), unclear errors: a module of torch with none of the methods a face
+# model or a classifier is read by (a bare AttributeError from inside), a slider's end past what
+# a float holds (an OverflowError), out_folder's flag named as check_not_shipped's argument, and
+# the boundary's own helpers given what they do not read (a bare AttributeError or typing's words)
+_NO_FACE_MODEL = (r"model must be a face model \(a torch\.nn\.Module of 2 classes: face, "
+                  r"non-face, with \.predict and \.score\), got a Linear, which has no "
+                  r"\.predict\(\) nor \.score\(\); pass a face model, e\.g\. ")
+_NO_CLASSIFIER = (r"model must be a classifier \(a torch\.nn\.Module with \.predict\(x\).*\), "
+                  r"got a Linear, which has no \.predict\(\); pass ")
+_DIGITS_69 = (torch.rand(4, 1, 28, 28), torch.tensor([6, 9, 6, 9]))
+_FLOAT_ENDS = (r"must be a finite number within -1\.8e\+308 to 1\.8e\+308 \(what a float, the "
+               r"slider's number, holds\), got an int near 10\*\*400; pass a number within that")
+ROUND_TWENTY_FOUR_UNCLEAR = [
+    (lambda: scoring.face_rate_by_angle(torch.nn.Linear(2, 2)), TypeError,
+     rf"^face_rate_by_angle\(\): {_NO_FACE_MODEL}training\.shipped_or_trained"),
+    (lambda: scoring.face_scores(torch.nn.Linear(2, 2), torch.rand(2, 1, 32, 32)), TypeError,
+     rf"^face_scores\(\): {_NO_FACE_MODEL}"),
+    (lambda: scoring.verdicts({"m": torch.nn.Linear(2, 2)}, torch.rand(1, 1, 32, 32)), TypeError,
+     r"^verdicts\(\): models\['m'\] must be a face model .*got a Linear, which has no "),
+    (lambda: scoring.probe_rates([torch.nn.Linear(2, 2)], {"a": torch.rand(2, 1, 32, 32)}),
+     TypeError, r"^probe_rates\(\): models\[0\] must be a face model .*got a Linear"),
+    (lambda: equivariance.six_nine(torch.nn.Linear(784, 10), *_DIGITS_69), TypeError,
+     rf"^six_nine\(\): {_NO_CLASSIFIER}"),
+    (lambda: equivariance.confusion_at(torch.nn.Linear(784, 10), *_DIGITS_69, 90.0), TypeError,
+     rf"^confusion_at\(\): {_NO_CLASSIFIER}"),
+    (lambda: loop.predict(torch.nn.Linear(784, 10), _DIGITS_69[0]), TypeError,
+     rf"^predict\(\): {_NO_CLASSIFIER}"),
+    (lambda: FloatSlider(max=10**400), OutOfRange, rf"^FloatSlider\(\): max {_FLOAT_ENDS}"),
+    (lambda: FloatSlider(min=-10**400), OutOfRange,
+     rf"^FloatSlider\(\): min {_FLOAT_ENDS.replace('near ', 'near -')}"),
+    (lambda: FloatSlider(value=10**400), OutOfRange, rf"^FloatSlider\(\): value {_FLOAT_ENDS}"),
+    (lambda: FloatSlider(step=10**400), OutOfRange, rf"^FloatSlider\(\): step {_FLOAT_ENDS}"),
+    (lambda: setattr(FloatSlider(), "max", 10**400), OutOfRange,
+     rf"^FloatSlider\(\): max {_FLOAT_ENDS}"),
+    (lambda: IntSlider(max=10**400), OutOfRange,
+     r"^IntSlider\(\): max must be from -2\*\*53 to 2\*\*53 .*got an int near 10\*\*400"),
+    (lambda: FloatSlider(limits=(0, 10**400)), OutOfRange,
+     r"^FloatSlider\(\): limits must be two finite numbers .*got \(0, an int near 10\*\*400\)"),
+    # any Float given an int no float holds: pydantic's float_type, said as what to do
+    (lambda: FloatSlider(value=0.5, min=0, max=1).span(0, 10**5000), TypeError,
+     r"^FloatSlider\.span\(\): high must be a finite number .*got an int near 10\*\*5000; pass "
+     r"a number from -1\.8e\+308 to 1\.8e\+308, all a float holds$"),
+    (lambda: scoring.spread_faces(10**400), TypeError,
+     r"^spread_faces\(\): factor must be a finite number .*got an int near 10\*\*400; pass a "
+     r"number from -1\.8e\+308 to 1\.8e\+308, all a float holds$"),
+    (lambda: train.out_folder("some/dir", flag=""), ValueError,
+     r"^out_folder\(\): flag must be a command-line option such as '--out' \(the one whose "
+     r"folder it is, named when it is refused\), got ''; pass it with its two dashes"),
+    (lambda: train.out_folder("some/dir", flag="out"), ValueError,
+     r"^out_folder\(\): flag must be a command-line option such as '--out'"),
+    (lambda: refusals.first_error(3), TypeError,
+     r"^first_error\(\): err must be a pydantic ValidationError, got 3, an int; pass the error "
+     r"validate_call raised \(except ValidationError as err\)$"),
+    (lambda: refusals.first_error(ValueError("x")), TypeError,
+     r"^first_error\(\): err must be a pydantic ValidationError, got .*ValueError"),
+    (lambda: validate.declared(3), TypeError,
+     r"^declared\(\): fn must be a function or a class \(whose annotations declare its "
+     r"parameters\), got 3, an int; pass the function itself, e\.g\. declared\(loop\.fit\)$"),
+    (lambda: validate.declared("loop.fit"), TypeError,
+     r"^declared\(\): fn must be a function or a class .*got 'loop\.fit'"),
+]
+
+
+def test_round_twenty_four_the_models_read_by_their_methods_are_still_taken():
+    """A face model, a classifier of the course and a test's own module with .predict still pass
+    the declarations that refuse a module without them; out_folder still takes its flag."""
+    face_net = BagOfPartsCNN(channels=(2,))
+    assert len(scoring.face_scores(face_net, torch.rand(2, 1, 32, 32))[0]) == 2
+
+    class Sixes(torch.nn.Module):
+        def predict(self, x):
+            return torch.full((len(x),), 6)
+
+    assert equivariance.six_nine(Sixes(), *_DIGITS_69).six_as_nine == 0.0
+    assert train.out_folder("some/dir", "--state") == Path("some/dir")
+
+
 ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
               + ROUND_ELEVEN_LOOP + ROUND_ELEVEN_DATA + ROUND_TWELVE_MATHS
               + ROUND_TWELVE_PRESENTATION + ROUND_TWELVE_FILES + ROUND_TWELVE_METHODS
@@ -4536,7 +4614,7 @@ ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODE
               + ROUND_TWENTY_CHECKS + ROUND_TWENTY_RECORDS + ROUND_TWENTY_ONE_ENTRIES
               + ROUND_TWENTY_ONE_RECORDS + ROUND_TWENTY_ONE_FACES + ROUND_TWENTY_TWO_RECORDS
               + ROUND_TWENTY_TWO_SHUFFLES + ROUND_TWENTY_THREE_RECORDS + ROUND_TWENTY_THREE_LEAD
-              + ROUND_TWENTY_FOUR_RECORDS)
+              + ROUND_TWENTY_FOUR_RECORDS + ROUND_TWENTY_FOUR_UNCLEAR)
 
 
 @pytest.mark.parametrize("call, error, message", ALL_ROUNDS, ids=range(len(ALL_ROUNDS)))
