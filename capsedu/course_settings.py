@@ -346,6 +346,8 @@ CLASSIFIER = ("a classifier (a torch.nn.Module with .predict(x), the class of ea
 Classifier = Annotated[torch.nn.Module, with_methods(
     CLASSIFIER, ["predict"], "pass one of the course's models, e.g. CapsNet() or one that "
     "checkpoints.pretrained(name) loads, or give yours a predict(x)"), Spec(CLASSIFIER, "record")]
+# classifiers side by side, name -> model, at least one, each named
+Classifiers = Annotated[dict[Name, Classifier], Some]
 
 
 def device() -> torch.device:

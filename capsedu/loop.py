@@ -482,7 +482,7 @@ def _in_batches(model, score, images, batch_size, progress) -> torch.Tensor:
 
 
 @checked
-def evaluate(model: nn.Module, data: Examples, batch_size: BatchSize = SCORING_BATCH,
+def evaluate(model: Classifier, data: Examples, batch_size: BatchSize = SCORING_BATCH,
              progress: Progress = False) -> float:
     """Accuracy of ``model.predict`` on ``data = (images, labels)``: the share of examples read
     right (``is_correct``; for pairs, both digits). ``progress``: a bar."""

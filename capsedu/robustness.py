@@ -13,12 +13,19 @@ from typing import Annotated, Any, NamedTuple
 
 import torch
 from pydantic import AfterValidator
-from torch import nn
 
 from .capsnet import routing_iterations
 from .checks import check_different, check_order, check_read_labels, check_same
 from .convergence import training_status, verdict
-from .course_settings import MAX_SIDE, InPercent, Models, Name, Rows, Seed
+from .course_settings import (
+    MAX_SIDE,
+    Classifier,
+    Classifiers,
+    InPercent,
+    Name,
+    Rows,
+    Seed,
+)
 from .data import transformed_mnist
 from .data.affine_params import _check_sweep_value
 from .data.transformed_mnist import CANVAS, SWEEPS
@@ -96,7 +103,7 @@ def _check_names(fn: str, argument: str, names, known: dict, what: str) -> None:
 
 
 @checked
-def sweep_accuracy(model: nn.Module, images: Digits, labels: Labels,
+def sweep_accuracy(model: Classifier, images: Digits, labels: Labels,
                    factor: Choice("the factor swept", *SWEEPS),
                    values: Numbers("the factor's values [n]", ndim=1, at_least=1) | None = None,
                    side: Int("the canvas side in pixels", ge=28, le=MAX_SIDE) = CANVAS
@@ -130,7 +137,8 @@ class Sweep(CheckedRecord):
 
 
 @checked
-def sweep_curves(models: Models, images: Digits, labels: Labels) -> dict[str, tuple[Sweep, ...]]:
+def sweep_curves(models: Classifiers, images: Digits, labels: Labels
+                 ) -> dict[str, tuple[Sweep, ...]]:
     """Each of ``models``' (name -> model) ``sweep_accuracy`` on MNIST digits ``[N, 1, 28, 28]``
     along every factor of ``transformed_mnist.SWEEPS``: name -> a ``Sweep`` per factor, in the
     order of ``SWEEPS``."""
@@ -151,7 +159,7 @@ def lowest_points(curves: dict[str, tuple[Sweep, ...]]) -> list[str]:
 
 
 @checked(reads=("models", "images"))
-def read_right(models: Models, images: Tensor("images [N, C, H, W]", ndim=4, pixels=True),
+def read_right(models: Classifiers, images: Tensor("images [N, C, H, W]", ndim=4, pixels=True),
                labels: Tensor("their labels [N], or [N, 2] for pairs"),
                iterations: dict[str, Iterations] | None = None,
                progress: Flag("True to show a progress bar") = False) -> dict[str, torch.Tensor]:
