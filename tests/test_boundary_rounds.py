@@ -4568,6 +4568,8 @@ ROUND_TWENTY_FOUR_RADIANS = [
                                          PlainCNN(channels=(2,), pool_after=()),
                                          torch.rand(1, 28, 28), rotation=np.radians(90)),
      ValueError, r"^rotation_state\(\): rotation must be an angle in degrees, got 1\.5708"),
+    (lambda: voting.raw_pose(0.5, 0.5, np.pi / 3), ValueError,
+     r"^raw_pose\(\): angle must be an angle in degrees, got 1\.0472"),
     (lambda: capsule_vectors.encode_pose(0.5, 0.5, np.radians(60), 1.0, 0.9), ValueError,
      r"^encode_pose\(\): angle must be an angle in degrees, got 1\.0472"),
     (lambda: capsule_angles.angle_from_vectors(
