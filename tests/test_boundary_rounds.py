@@ -4615,6 +4615,14 @@ def test_round_twenty_four_every_turned_mnist_angle_is_taken_on_its_own():
     assert images.shape == (3, 1, 28, 28)
 
 
+def test_a_zero_d_tensor_is_shown_as_the_number_it_holds():
+    """A 0-d tensor where a count belongs is refused showing the number it holds, as a 0-d
+    array is, not as a tensor of shape ()."""
+    with pytest.raises(TypeError, match=r"^affine\(\): side must be an integer >= 28 .*got a 0-d "
+                       r"Tensor holding 40, dtype torch\.int64; pass a whole number as an int"):
+        transformed_mnist.affine(_DIGITS, side=torch.tensor(40))
+
+
 ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
               + ROUND_ELEVEN_LOOP + ROUND_ELEVEN_DATA + ROUND_TWELVE_MATHS
               + ROUND_TWELVE_PRESENTATION + ROUND_TWELVE_FILES + ROUND_TWELVE_METHODS
