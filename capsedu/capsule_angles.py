@@ -25,7 +25,7 @@ from torch import nn
 
 from .capsnet import CapsNet
 from .checks import check_labels, check_same
-from .course_settings import InDegrees
+from .course_settings import DrawnInDegrees, InDegrees
 from .data import transformed_mnist
 from .validate import Array, CheckedRecord, Float, Int, Numbers, Record, Some, Tensor, checked
 
@@ -212,10 +212,10 @@ class AngleReadout(CheckedRecord):
 @checked
 def angle_from_vectors(train_v: Numbers("the training vectors [N, D]", ndim=2, at_least=2),
                        train_angles: Annotated[Numbers("their angles in degrees [N]", ndim=1),
-                                               InDegrees],
+                                               DrawnInDegrees],
                        test_v: Numbers("the test vectors [M, D]", ndim=2, at_least=1),
                        test_angles: Annotated[Numbers("their angles in degrees [M]", ndim=1),
-                                              InDegrees],
+                                              DrawnInDegrees],
                        ridge: Float("the ridge penalty", ge=0) = 1e-3) -> AngleReadout:
     """Can the angle be read off the vectors? Fit a linear read-out from each vector ``[N, D]``
     (with a constant term) to ``(cos a, sin a)`` of its angle ``a`` (degrees) by ridge least

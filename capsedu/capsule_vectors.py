@@ -33,7 +33,15 @@ import torch
 import torch.nn.functional as F
 
 from .checks import check_same
-from .course_settings import MAX_SIDE, MAX_WIDTH, FloatDtype, ImageFraction, InDegrees, Seed
+from .course_settings import (
+    MAX_SIDE,
+    MAX_WIDTH,
+    DrawnInDegrees,
+    FloatDtype,
+    ImageFraction,
+    InDegrees,
+    Seed,
+)
 from .data.sprites import Part, Side, render
 from .functional import squash
 from .memory import check_memory
@@ -113,7 +121,7 @@ def read_pose(v: Capsules2D) -> tuple[torch.Tensor, torch.Tensor]:
 @checked
 def angle_error(v: Capsules2D,
                 angles: Annotated[Numbers("the true angles in degrees [N]", tensor=True),
-                                  InDegrees]) -> torch.Tensor:
+                                  DrawnInDegrees]) -> torch.Tensor:
     """How far the angle read from 2-D capsules ``v`` ``[N, 2]`` misses the true ``angles``
     ``[N]`` (degrees): ``[N]``, wrapped around the circle into [-180, 180)."""
     presence, read = read_pose(v)
@@ -149,7 +157,7 @@ def part_from_vector(kind: Kind, v: Numbers("one capsule, 2-D: [2]", ndim=1, las
 
 @checked
 def encode_pose(x: ImageFraction("x"), y: ImageFraction("y"),
-                angle: Float("degrees, counter-clockwise"), scale: Scale,
+                angle: Annotated[Float("degrees, counter-clockwise"), InDegrees], scale: Scale,
                 presence: Float("a probability, in [0, 1]", ge=0, le=1)) -> torch.Tensor:
     """The 5-D capsule ``[5]`` of a part with pose ``(x, y, angle, scale)`` and ``presence``."""
     a = math.radians(angle)

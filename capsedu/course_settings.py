@@ -208,20 +208,64 @@ def ImageFraction(meaning: Text) -> Any:
     return Float(f"{meaning}, a fraction of the image's side in [0, 1]", ge=0, le=1)
 
 
+def _values(angles) -> tuple[np.ndarray, float]:
+    """The angles as float64 numbers ``[n]``, and how close to a whole number of degrees their
+    radians' reading may fall by rounding alone (a float32's angles are rounded coarser)."""
+    if isinstance(angles, torch.Tensor):
+        angles = angles.detach().cpu().numpy()
+    given = np.asarray(angles)
+    rounding = np.finfo(given.dtype).eps if np.issubdtype(given.dtype, np.floating) else 0.0
+    return given.astype(float).ravel(), 4 * rounding
+
+
+def _radians(values: np.ndarray, rounding: float) -> np.ndarray:
+    """Which of ``values`` read as radians: not whole, yet np.degrees of them whole up to the
+    rounding of their dtype (np.radians(45), np.pi / 4: a learner's degrees converted; up to two
+    turns), or a part of a turn under 2 pi (6.3 degrees, the span of radians) that is not whole
+    (a turn of a few degrees is given in whole ones)."""
+    turned = np.degrees(values)
+    of_whole_degrees = ((np.abs(turned - turned.round()) <= rounding * np.abs(turned))
+                        & (np.abs(values) <= 4 * np.pi * (1 + rounding)))  # two turns at most
+    return (values != values.round()) & (of_whole_degrees | (np.abs(values) <= 2 * np.pi))
+
+
+def _refuse_radians(values: np.ndarray, radians: np.ndarray) -> None:
+    """Refuse ``values`` where ``radians`` (the shape of ``values``) says one reads as radians."""
+    if not radians.any():
+        return
+    shown, turned = (np.round(v, 4).tolist()[:5] for v in (values[radians],
+                                                             np.degrees(values[radians])))
+    given = (f"an angle in degrees, got {shown[0]:g}, which reads as radians ({turned[0]:g} "
+             "degrees)" if values.size == 1 else
+             f"angles in degrees, got {shown} among them, which read as radians ({turned} "
+             "degrees)")
+    raise ValueError(f"must be {given}; convert radians with np.degrees(...); a turn under 6.3 "
+                     "degrees reads as radians unless it is a whole number of degrees")
+
+
 def _in_degrees(angles):
-    """Refuse angles that look like radians: all within one turn in radians (|a| <= 2 pi) and not
-    all whole numbers (a sweep in degrees over a few degrees is in whole ones, 0, 1, 2, ...);
-    read as degrees they would all be turns of a few degrees. Hands them on."""
-    values = np.asarray(angles, dtype=float).ravel()
-    if values.size and np.abs(values).max() <= 2 * np.pi and not np.all(values == values.round()):
-        raise ValueError(f"must be angles in degrees, got {np.round(values, 3).tolist()[:5]}, "
-                         f"all within 2 pi (radians?); convert them with np.degrees(...)")
+    """Refuse any of the angles a caller chose (one, or a sweep) that reads as radians
+    (``_radians``); hands them on. Read as degrees they would turn by a sliver, silently."""
+    values, rounding = _values(angles)
+    _refuse_radians(values, _radians(values, rounding))
     return angles
 
 
-# angles a caller gives in degrees, refused when they look like radians (after a declaration
-# of numbers: a list, an array or a tensor of them)
+def _drawn_in_degrees(angles):
+    """Refuse random angles, one per image, when all of them read as radians (``_radians``):
+    drawn in degrees, a few of them may fall under 6.3 degrees, but not every one. Hands them on."""
+    values, rounding = _values(angles)
+    radians, turned = _radians(values, rounding), values != 0
+    if turned.any() and radians[turned].all():
+        _refuse_radians(values, radians)
+    return angles
+
+
+# angles a caller gives in degrees, refused when one looks like radians (after a declaration of
+# a number, or of numbers: a list, an array or a tensor of them)
 InDegrees = AfterValidator(_in_degrees)
+# random angles in degrees, one per image, refused when every one of them looks like radians
+DrawnInDegrees = AfterValidator(_drawn_in_degrees)
 
 
 @checked

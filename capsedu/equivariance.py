@@ -32,6 +32,7 @@ from .capsule_angles import MNIST_SIDE, Digit, Digits, Labels, turned
 from .checks import check_labels, check_model_dtype, check_same
 from .course_settings import MAX_SIDE, MAX_WIDTH, Classes, Classifier
 from .data import faces, transformed_mnist
+from .data.affine_params import Rotation
 from .gcnn import C4CNN, PlainCNN
 from .group_conv import N_ROTATIONS, QuarterTurns, rotate_c4
 from .loop import predict
@@ -271,7 +272,7 @@ def model_rotation_errors(model: Annotated[C4CNN | PlainCNN, Spec(
 
 
 @checked
-def confusion_at(model: Classifier, images: Digits, labels: Labels, rotation: Float("degrees"),
+def confusion_at(model: Classifier, images: Digits, labels: Labels, rotation: Rotation,
                  n_classes: Classes = 10) -> np.ndarray:
     """``[n_classes, n_classes]``: row y, column k is the share of the digits of class y
     (``images`` ``[N, 1, 28, 28]``, ``labels`` ``[N]``) that ``model`` reads as k once turned by
@@ -312,7 +313,7 @@ class SixNine(CheckedRecord):
 
 @checked
 def six_nine(model: Classifier, images: Digits, labels: Labels,
-             rotation: Float("degrees") = 180.0) -> SixNine:
+             rotation: Rotation = 180.0) -> SixNine:
     """The pair a rotation-invariant classifier cannot tell by orientation: a 6 turned by 180
     degrees looks like a 9. For the test digits turned by ``rotation``: ``six_as_nine``, the
     share of 6s read as 9, ``nine_as_six``, the share of 9s read as 6, ``mixed_up``, the mean
@@ -381,7 +382,7 @@ class RotationState(CheckedRecord):
 @checked
 @torch.no_grad()
 def rotation_state(gcnn: C4CNN, cnn: PlainCNN, digit: Digit,
-                   rotation: Float("degrees, counter-clockwise") = 0.0,
+                   rotation: Rotation = 0.0,
                    layer: Int("a layer of the G-CNN", ge=0, le=MAX_WIDTH) = 0,
                    channel: Int("a channel of that layer", ge=0, le=MAX_WIDTH) = 0,
                    face_model: PoseCapsuleNet | None = None) -> RotationState:

@@ -382,12 +382,15 @@ def is_number(value) -> bool:
 
 def kind_of(value) -> str:
     """A value in a message: a number or a string as it is, a tensor by its shape and dtype, a
-    0-d NumPy array by the number it holds (where a count is declared, it is read as that)."""
+    0-d NumPy array by the number it holds (where a count is declared, it is read as that), a
+    0-d tensor by the number it holds and its dtype."""
     if isinstance(value, np.ndarray) and value.ndim == 0:  # read as the number it holds
         held = repr(value.item())[:40]  # a masked one's too, its mask said beside it
         made = f"np.ma.masked_array({held}, mask={bool(np.ma.getmask(value))})" if isinstance(
             value, np.ma.MaskedArray) else f"np.array({held})"
         return f"{made}, a 0-d array holding {held}"
+    if isinstance(value, torch.Tensor) and value.ndim == 0 and not value.is_meta:
+        return f"a 0-d Tensor holding {value.detach().item()!r:.40}, dtype {value.dtype}"
     if isinstance(value, torch.Tensor | np.ndarray):
         return f"a {type(value).__name__} of shape {tuple(value.shape)}, dtype {value.dtype}"
     return repr(value)[:80]

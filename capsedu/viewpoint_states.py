@@ -11,7 +11,7 @@ import torch
 from .capsnet import CapsNet, LogitsCNN
 from .checks import check_on_canvas, check_same, check_side
 from .data import digit_pairs, transformed_mnist
-from .data.affine_params import Scale, Shear
+from .data.affine_params import Rotation, Scale, Shear
 from .data.digit_pairs import MULTI_CANVAS, MULTI_SHIFT
 from .data.transformed_mnist import CANVAS
 from .multi_digit import MultiDigitCapsNet, TwoDigitCNN
@@ -81,7 +81,7 @@ class ViewpointState(CheckedRecord):
 @checked
 @torch.no_grad()
 def viewpoint_state(capsnet: CapsNet, cnn: LogitsCNN, digit: Digit,
-                    rotation: Float("degrees") = 0.0, shear: Shear = 0.0, scale: Scale = 1.0,
+                    rotation: Rotation = 0.0, shear: Shear = 0.0, scale: Scale = 1.0,
                     dx: Float("pixels to the right") = 0.0,
                     dy: Float("pixels down") = 0.0) -> ViewpointState:
     """What notebook 08's widget shows for one MNIST ``digit`` ``[1, 28, 28]`` under one affine

@@ -24,6 +24,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 import torch
+from hypothesis import given, settings
+from hypothesis.strategies import integers, lists, sampled_from
 from test_boundary_probe import LABELS, TINY, _bag, _tiny
 
 from capsedu import (
@@ -599,8 +601,6 @@ ROUNDS = [
 ]
 
 
-
-
 @pytest.mark.parametrize("payload, got", [
     (b"\x80\x02garbage pickle", r"not a file torch.load reads \(UnpicklingError\)"),
     ({"hello": 1}, r"a dict \{'hello': 1\}"),
@@ -905,7 +905,8 @@ ROUND_ELEVEN_MODELS = [
     (lambda: capsule_vectors.at_zero_table({"mine": lambda s: s.sum()}), ValueError,
      r"at_zero_table\(\): variants\['mine'\] must be a squash"),
     (lambda: capsule_angles.angle_slope([0, 0.5, 1.0, 1.5], [0, 0.5, 1.0, 1.5]), ValueError,
-     r"angle_slope\(\): angles must be angles in degrees, got .*\(radians\?\); convert"),
+     r"angle_slope\(\): angles must be angles in degrees, got \[0\.5, 1\.5\] among them, "
+     r"which read as radians \(.*\); convert radians with np\.degrees"),
     (lambda: capsule_angles.angle_from_vectors(np.full((10, 4), np.nan), np.arange(10.0),
                                                np.ones((5, 4)), np.arange(5.0)), ValueError,
      r"angle_from_vectors\(\): train_v must hold finite numbers"),
@@ -1530,10 +1531,11 @@ ROUND_THIRTEEN_UNITS = [
     (lambda: capsule_angles.angle_from_vectors(
         np.random.rand(5, 3), np.radians(np.arange(5) * 10.0), np.random.rand(2, 3),
         np.radians([0.0, 10.0])), ValueError,
-     r"^angle_from_vectors\(\): train_angles must be angles in degrees, got \[0.0, 0.175, .*"
-     r"\(radians\?\); convert them with np.degrees"),
+     r"^angle_from_vectors\(\): train_angles must be angles in degrees, got \[0\.1745, 0\.3491, .*"
+     r"\(\[10\.0, 20\.0, 30\.0, 40\.0\] degrees\); convert radians with np\.degrees"),
     (lambda: capsule_vectors.angle_error(torch.tensor([[0.0, 1.0]]), torch.tensor([1.5708])),
-     ValueError, r"^angle_error\(\): angles must be angles in degrees, got \[1.571\]"),
+     ValueError, r"^angle_error\(\): angles must be an angle in degrees, got 1\.5708, which "
+     r"reads as radians \(90\.0002 degrees\)"),
     (lambda: functional.reconstruction_loss(torch.rand(2, 784) * 255, torch.rand(2, 784)),
      ValueError, r"^reconstruction_loss\(\): reconstruction must hold pixels in \[0, 1\], got "
      r"values from .*; divide 0-255 pixels by 255"),
@@ -4466,8 +4468,8 @@ def test_round_twenty_three_records_made_by_a_model_are_taken_as_made_and_checke
 # record given some of its values names those left out
 ROUND_TWENTY_THREE_LEAD = [
     (lambda: capsule_angles.turned(torch.rand(1, 28, 28), np.radians([0, 90])), ValueError,
-     r"^turned\(\): angles must be angles in degrees, got \[0\.0, 1\.571\], all within 2 pi "
-     r"\(radians\?\); convert them with np\.degrees"),
+     r"^turned\(\): angles must be angles in degrees, got \[1\.5708\] among them, which read "
+     r"as radians \(\[90\.0\] degrees\); convert radians with np\.degrees"),
     (lambda: capsule_angles.turned(torch.rand(1, 28, 28), torch.tensor([0.5, 1.0, 1.5])),
      ValueError, r"^turned\(\): angles must be angles in degrees"),
     (lambda: transformed_mnist.random_affine(torch.rand(0, 1, 28, 28)), ValueError,
@@ -4519,7 +4521,6 @@ def test_round_twenty_four_a_models_own_records_are_taken_when_remade():
     assert torch.equal(poses_._replace(routing=poses_.routing).poses, poses_.poses)
     result = _routed()[0]
     assert len(routing.RoutingResult(*result).history) == len(result.history)
-
 
 
 # Round twenty-four (probe 24), unclear errors: a module of torch with none of the methods a face
@@ -4607,6 +4608,104 @@ def test_round_twenty_four_the_models_read_by_their_methods_are_still_taken():
     assert train.out_folder("some/dir", "--state") == Path("some/dir")
 
 
+# round 24, S1: radians read as degrees: one angle, a sweep, angles one per digit, two turns
+_DIGITS = torch.rand(3, 1, 28, 28)
+_RADIANS = r"which reads? as radians \(.*degrees\); convert radians with np\.degrees"
+ROUND_TWENTY_FOUR_RADIANS = [
+    (lambda: transformed_mnist.affine(_DIGITS, rotation=np.radians(45)), ValueError,
+     r"^affine\(\): rotation must be an angle in degrees, got 0\.7854, which reads as radians "
+     r"\(45 degrees\)"),
+    (lambda: transformed_mnist.sweep(_DIGITS, "rotation", np.radians(30)), ValueError,
+     r"^sweep\(\): value must be an angle in degrees, got 0\.5236, " + _RADIANS),
+    (lambda: transformed_mnist.affine(_DIGITS, rotation=torch.deg2rad(torch.tensor([10., 20, 30]))),
+     ValueError, r"^affine\(\): rotation must be angles in degrees, got \[0\.1745, 0\.3491, "
+     r"0\.5236\] among them, which read as radians \(\[10\.0, 20\.0, 30\.0\] degrees\)"),
+    (lambda: transformed_mnist.affine(_DIGITS, rotation=torch.tensor([0.5, 2.2, 3.1])), ValueError,
+     r"^affine\(\): rotation must be angles in degrees, got \[0\.5, 2\.2, 3\.1\] among them"),
+    (lambda: capsule_angles.turned(_DIGITS[0], np.radians(range(0, 720, 45))), ValueError,
+     r"^turned\(\): angles must be angles in degrees, got \[0\.7854, .* among them, which read "
+     r"as radians \(\[45\.0, 90\.0, 135\.0, 180\.0, 225\.0\] degrees\)"),
+    (lambda: transformed_mnist.affine(_DIGITS, rotation=np.pi), ValueError,
+     r"^affine\(\): rotation must be an angle in degrees, got 3\.1416, " + _RADIANS),
+    (lambda: transformed_mnist.affine_matrix(np.radians(30), 0.0, 1.0, 1.0), ValueError,
+     r"^affine_matrix\(\): rotation must be an angle in degrees, got 0\.5236"),
+    (lambda: transformed_mnist.AffineRanges(rotation=np.radians(20)), ValueError,
+     r"^AffineRanges\(\): rotation must be an angle in degrees, got 0\.3491"),
+    (lambda: robustness.sweep_accuracy(_tiny(), _DIGITS, torch.tensor([1, 2, 3]), "rotation",
+                                       np.radians([0, 15, 30])), ValueError,
+     r"^sweep_accuracy\(\): values\[1\] must be an angle in degrees, got 0\.2618"),
+    (lambda: faces.FacePoses(angle=np.radians(15)), ValueError,
+     r"^FacePoses\(\): angle must be an angle in degrees, got 0\.2618"),
+    (lambda: faces.FacePoses(jitter_angle=0.17), ValueError,
+     r"^FacePoses\(\): jitter_angle must be an angle in degrees, got 0\.17, which reads as "
+     r"radians .*; a turn under 6\.3 degrees reads as radians unless it is a whole number"),
+    (lambda: faces.rotate(faces.face_parts(), np.pi / 2), ValueError,
+     r"^rotate\(\): degrees must be an angle in degrees, got 1\.5708"),
+    (lambda: scoring.turned_face_scores({"bag": BagOfPartsCNN(channels=(2,), n_classes=2)},
+                                        faces.face_parts(),
+                                        np.linspace(0, 2 * np.pi, 5)), ValueError,
+     r"^turned_face_scores\(\): angles must be angles in degrees, got \[1\.5708, 3\.1416, "),
+    (lambda: equivariance.six_nine(_tiny(), _DIGITS, torch.tensor([6, 9, 6]), np.pi), ValueError,
+     r"^six_nine\(\): rotation must be an angle in degrees, got 3\.1416"),
+    (lambda: equivariance.rotation_state(C4CNN(channels=(2,), pool_after=()),
+                                         PlainCNN(channels=(2,), pool_after=()),
+                                         torch.rand(1, 28, 28), rotation=np.radians(90)),
+     ValueError, r"^rotation_state\(\): rotation must be an angle in degrees, got 1\.5708"),
+    (lambda: voting.raw_pose(0.5, 0.5, np.pi / 3), ValueError,
+     r"^raw_pose\(\): angle must be an angle in degrees, got 1\.0472"),
+    (lambda: capsule_vectors.encode_pose(0.5, 0.5, np.radians(60), 1.0, 0.9), ValueError,
+     r"^encode_pose\(\): angle must be an angle in degrees, got 1\.0472"),
+    (lambda: capsule_angles.angle_from_vectors(
+        np.random.rand(4, 3), torch.rand(4).double() * 6, np.random.rand(2, 3), [10.0, 200.0]),
+     ValueError, r"^angle_from_vectors\(\): train_angles must be angles in degrees, got "),
+]
+
+
+@settings(max_examples=60, deadline=None)
+@given(degrees=lists(integers(-720, 720).filter(bool), min_size=1, max_size=6),
+       dtype=sampled_from([np.float32, np.float64]))
+def test_round_twenty_four_degrees_converted_to_radians_are_refused(degrees, dtype):
+    """Whole degrees a learner converted (np.radians), any of them up to two turns, are refused
+    as one angle, as a sweep and as angles one per digit, in either float dtype."""
+    radians = np.radians(np.array(degrees, dtype=dtype)).astype(dtype)
+    for check in (course_settings.InDegrees, course_settings.DrawnInDegrees):
+        with pytest.raises(ValueError, match="read as radians|reads as radians"):
+            check.func(radians)
+    with pytest.raises(ValueError, match="reads as radians"):
+        course_settings.InDegrees.func(np.radians(float(degrees[0])))
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=integers(0, 2**31), n=integers(2, 64))
+def test_round_twenty_four_angles_drawn_in_degrees_are_taken(seed, n):
+    """Angles drawn in degrees, one per digit (as random_affine's ±20 or turned_mnist's 0 to
+    360), are taken, in either float dtype, and whole degrees chosen for a sweep too."""
+    rng = np.random.default_rng(seed)
+    for drawn in (rng.uniform(-20, 20, n), rng.uniform(0, 360, n)):
+        drawn[rng.integers(n)] = 10.0 + rng.uniform(0, 10)  # a turn of over 2 pi among them
+        for values in (drawn, drawn.astype(np.float32), torch.from_numpy(drawn).float()):
+            course_settings.DrawnInDegrees.func(values)
+    course_settings.InDegrees.func(rng.integers(-720, 721, n).astype(float))
+    course_settings.InDegrees.func(np.arange(0, 360, 7.5))
+
+
+def test_round_twenty_four_every_turned_mnist_angle_is_taken_on_its_own():
+    """full_sets.turned_mnist turns a sample of any rows, one alone too, though its random angle
+    may be a turn of a few degrees: the course's own draw is never read as radians."""
+    images, _ = full_sets.turned_mnist(rows=[int(i) for i in np.flatnonzero(
+        360 * torch.rand(10_000, generator=torch.Generator().manual_seed(
+            full_sets.TURN_SEED)).numpy() < 2 * np.pi)[:3]])
+    assert images.shape == (3, 1, 28, 28)
+
+
+def test_a_zero_d_tensor_is_shown_as_the_number_it_holds():
+    """A 0-d tensor where a count belongs is refused showing the number it holds, as a 0-d
+    array is, not as a tensor of shape ()."""
+    with pytest.raises(TypeError, match=r"^affine\(\): side must be an integer >= 28 .*got a 0-d "
+                       r"Tensor holding 40, dtype torch\.int64; pass a whole number as an int"):
+        transformed_mnist.affine(_DIGITS, side=torch.tensor(40))
+
+
 ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
               + ROUND_ELEVEN_LOOP + ROUND_ELEVEN_DATA + ROUND_TWELVE_MATHS
               + ROUND_TWELVE_PRESENTATION + ROUND_TWELVE_FILES + ROUND_TWELVE_METHODS
@@ -4622,7 +4721,8 @@ ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODE
               + ROUND_TWENTY_CHECKS + ROUND_TWENTY_RECORDS + ROUND_TWENTY_ONE_ENTRIES
               + ROUND_TWENTY_ONE_RECORDS + ROUND_TWENTY_ONE_FACES + ROUND_TWENTY_TWO_RECORDS
               + ROUND_TWENTY_TWO_SHUFFLES + ROUND_TWENTY_THREE_RECORDS + ROUND_TWENTY_THREE_LEAD
-              + ROUND_TWENTY_FOUR_RECORDS + ROUND_TWENTY_FOUR_UNCLEAR)
+              + ROUND_TWENTY_FOUR_RECORDS + ROUND_TWENTY_FOUR_UNCLEAR
+              + ROUND_TWENTY_FOUR_RADIANS)
 
 
 @pytest.mark.parametrize("call, error, message", ALL_ROUNDS, ids=range(len(ALL_ROUNDS)))

@@ -5,11 +5,12 @@ is made, so one built by hand (to title a figure, to try ``drawn_ranges``) is he
 rules as the one ``random_affine`` returns."""
 
 from dataclasses import dataclass
+from typing import Annotated
 
 import torch
 
 from ..checks import check_on_canvas, check_same
-from ..course_settings import MAX_SIDE
+from ..course_settings import MAX_SIDE, InDegrees
 from ..validate import CheckedRecord, Float, Int, Tensor, check_value, checked
 
 CANVAS = 40  # affNIST's image side
@@ -25,24 +26,28 @@ Scales = Tensor("scale factors, one per digit [N]", ndim=1, finite=True,
                 within=(MIN_SCALE, MAX_SCALE), fix="pass scales that random_affine can draw")
 # a scale as a number or one per digit, in the one range AffineParams holds them to
 Scaling = Scale | Scales
+# one turn a caller chooses, in degrees (np.radians(45) is refused, not read as 0.79 degrees)
+Rotation = Annotated[Float("degrees"), InDegrees]
 
 
 def _check_sweep_value(where: str, name: str, factor: str, value: float) -> None:
     """Refuse a ``transformed_mnist.sweep`` value past the bound its factor shares with
-    ``affine`` (``Shear``, ``Scale``; any angle turns), in the words of the entry ``where``."""
-    if factor in ("shear", "scale"):
-        check_value(where, name, Shear if factor == "shear" else Scale, value)
+    ``affine`` (``Shear``, ``Scale``; an angle in degrees, ``Rotation``), in the words of the
+    entry ``where``."""
+    check_value(where, name, {"shear": Shear, "scale": Scale, "rotation": Rotation}[factor], value)
 
 
 @checked
-def affine_matrix(rotation: Float("degrees") | Tensor("angles, one per digit [N], degrees",
-                                                     ndim=1, finite=True),
+def affine_matrix(rotation: Rotation | Tensor("angles, one per digit [N], degrees", ndim=1,
+                                             finite=True),
                   shear: Float("a shear factor") | Tensor("shear factors [N]", ndim=1, finite=True),
                   scale_x: Scaling, scale_y: Scaling) -> torch.Tensor:
     """The 2x2 linear part ``[N, 2, 2]`` of the map applied about the digit's centre (pixel
     coordinates, y down, a positive rotation counter-clockwise on screen):
     A = R(rotation) Sh(shear) S(scale_x, scale_y), i.e. scale, then shear, then turn. Each is a
-    number or a tensor of them, one per digit; the scales in ``Scale``'s range (never a mirror)."""
+    number or a tensor of them, one per digit; the scales in ``Scale``'s range (never a mirror).
+    One angle is refused where it reads as radians (``Rotation``); angles one per digit are taken
+    as drawn (``random_affine``'s: in a few digits, all may fall within 2 pi)."""
     given = dict(rotation=rotation, shear=shear, scale_x=scale_x, scale_y=scale_y)
     check_same("affine_matrix", "length, one per digit", "pass one each, or a number",
                **{k: len(v) for k, v in given.items() if getattr(v, "ndim", 0)})

@@ -15,12 +15,13 @@ No face outline is drawn: a contour alone would tell a face from a scramble.
 """
 
 from dataclasses import astuple, dataclass
+from typing import Annotated
 
 import numpy as np
 import torch
 
 from ..checks import check_different
-from ..course_settings import Seed
+from ..course_settings import InDegrees, Seed
 from ..memory import check_memory
 from ..poses import _place
 from ..validate import CheckedRecord, Choice, Float, Int, checked
@@ -134,12 +135,14 @@ class FacePoses(CheckedRecord):
     # the low one
     shift: tuple[Float("a shift in image fractions", ge=0, lt=0.5), ...] = (0.0, 0.06)
     # an upright face turns by up to this many degrees (rotated: any angle)
-    angle: Float("degrees an upright face turns at most", ge=0, le=180) = 15.0
+    angle: Annotated[Float("degrees an upright face turns at most", ge=0, le=180),
+                     InDegrees] = 15.0
     scale: tuple[Float("a face's scale", gt=0, le=MAX_SCALE), ...] = (0.85, 1.1)
     # each face part moves this far (image fractions) ...
     jitter: tuple[Float("a distance in image fractions", ge=0, le=1), ...] = (0.0, 0.0)
     # ... and turns by up to this many degrees
-    jitter_angle: Float("degrees a part turns at most", ge=0, le=180) = 0.0
+    jitter_angle: Annotated[Float("degrees a part turns at most", ge=0, le=180),
+                            InDegrees] = 0.0
     # then one part, drawn at random, moves this far
     displace: tuple[Float("a distance in image fractions", ge=0, le=1), ...] = (0.0, 0.0)
 
@@ -366,7 +369,8 @@ def swap(parts: Parts, a: str, b: str) -> list[Part]:
 
 
 @checked
-def rotate(parts: Parts, degrees: Float("degrees, counter-clockwise on screen"),
+def rotate(parts: Parts, degrees: Annotated[Float("degrees, counter-clockwise on screen"),
+                                            InDegrees],
            about: tuple[Float("the turning point's x"), Float("the turning point's y")]
            = (0.5, 0.5)) -> list[Part]:
     """Turn every part by ``degrees`` (on-screen counter-clockwise) about the point ``about``, in

@@ -22,12 +22,13 @@ import torch.nn.functional as F
 
 from .. import checks
 from ..checks import check_whole_pixels
-from ..course_settings import MAX_SIDE, Rows, Seed
+from ..course_settings import MAX_SIDE, DrawnInDegrees, InDegrees, Rows, Seed
 from ..validate import CheckedRecord, Choice, Flag, Float, Int, Numbers, Some, Tensor, checked
 from .affine_params import (
     CANVAS,
     MAX_SHEAR,
     AffineParams,
+    Rotation,
     Scale,
     Shear,
     _check_sweep_value,
@@ -47,7 +48,8 @@ Factor = Choice("the factor swept", "rotation", "shear", "scale")  # SWEEPS' and
 class AffineRanges(CheckedRecord):
     """Uniform ranges of the random affine maps (rotation in degrees; shear as a factor)."""
 
-    rotation: Float("degrees a digit turns at most", ge=0, le=180) = 20.0  # +- degrees
+    rotation: Annotated[Float("degrees a digit turns at most", ge=0, le=180),
+                        InDegrees] = 20.0  # +- degrees
     shear: Float("the largest shear factor", ge=0, le=MAX_SHEAR) = 0.2  # +- x += shear * y
     # horizontal and vertical, drawn independently
     scale: tuple[Scale, ...] = (0.8, 1.2)
@@ -354,8 +356,8 @@ SWEEPS = {  # one Factor at a time, the others at identity; values for notebook 
 
 @checked
 def affine(images: SomeDigits,
-           rotation: Float("degrees") | Tensor("one angle per digit [N], degrees",
-                                                finite=True) = 0.0,
+           rotation: Rotation | Annotated[Tensor("one angle per digit [N], degrees", finite=True),
+                                          DrawnInDegrees] = 0.0,
            shear: Shear = 0.0, scale_x: Scale = 1.0,
            scale_y: Scale = 1.0, tx: Float("pixels to the right") = 0.0,
            ty: Float("pixels down") = 0.0,
@@ -364,7 +366,16 @@ def affine(images: SomeDigits,
     sheared and scaled about its centre (``affine_matrix``), then moved by ``(tx, ty)`` pixels
     from the centre of the ``side`` canvas. ``[N, 1, side, side]``. ``rotation`` may also be
     ``[N]``, one angle per digit (each digit turned by its own); the shear and scales within
-    ``Shear`` and ``Scale`` (past them the digit leaves the canvas or shrinks to nothing)."""
+    ``Shear`` and ``Scale`` (past them the digit leaves the canvas or shrinks to nothing). An
+    angle that reads as radians is refused (np.radians(45) would turn by 0.79 degrees): one
+    angle, or all of the angles one per digit (``course_settings.InDegrees``)."""
+    return _affine(images, rotation, shear, scale_x, scale_y, tx, ty, side)
+
+
+def _affine(images, rotation, shear=0.0, scale_x=1.0, scale_y=1.0, tx=0.0, ty=0.0,
+                 side=CANVAS) -> torch.Tensor:
+    """``affine`` for angles the course drew itself, one per digit (``full_sets.turned_mnist``),
+    not refused where a sample of a few holds only turns under 6.3 degrees."""
     images = _centred(images.float(), side)
     n = len(images)
     rotation = torch.as_tensor(rotation, dtype=torch.float32)

@@ -13,7 +13,7 @@ from matplotlib.figure import Figure, FigureBase
 
 from ..capsule_vectors import read_pose
 from ..checks import check_one_each, check_same
-from ..course_settings import MAX_SIDE, MIN_SIDE, InPercent
+from ..course_settings import MAX_SIDE, MIN_SIDE, InDegrees, InPercent
 from ..data import faces
 from ..parts.pose_net import RotationSweep
 from ..parts.scoring import AngleCurves
@@ -25,7 +25,7 @@ from .colours import PART_COLORS, model_colour
 MAX_SHOWN = 24  # draw_turned_capsules' images: one panel each, in a row
 FACES_SHOWN = 8  # draw_face_sweep's turned faces: two rows of four panels
 
-Angles = Numbers("the angles turned by, degrees [n]", ndim=1)
+Angles = Annotated[Numbers("the angles turned by, degrees [n]", ndim=1), InDegrees]
 PerDigit = Numbers("one number per digit and angle [digits, angles]", ndim=2)
 
 

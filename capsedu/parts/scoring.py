@@ -22,7 +22,7 @@ import torch
 from pydantic import AfterValidator
 
 from ..checks import check_input, check_same
-from ..course_settings import Name, Seed, Seeds, with_methods
+from ..course_settings import InDegrees, Name, Seed, Seeds, with_methods
 from ..data import faces, sprites
 from ..loop import predict
 from ..poses import wrap_angle
@@ -98,8 +98,8 @@ FaceNet = Annotated[torch.nn.Module, with_methods(
 FaceNets = Annotated[list[FaceNet] | tuple[FaceNet, ...], Some]
 NamedFaceNets = Annotated[dict[Name, FaceNet], Some]  # face models side by side, name -> model
 # turns in degrees, of one scene (turned_face_scores; pose_net.rotation_sweep)
-Turns = Numbers("the turns in degrees [n]", ndim=1, at_least=1,
-                fix="pass e.g. np.arange(0, 360, 15)")
+Turns = Annotated[Numbers("the turns in degrees [n]", ndim=1, at_least=1,
+                          fix="pass e.g. np.arange(0, 360, 15)"), InDegrees]
 Width = Int("degrees of |angle| per bin", ge=1, le=180)
 
 

@@ -13,12 +13,13 @@ face or to a "background" parent, and the face capsule's length says whether the
 """
 
 from dataclasses import dataclass
+from typing import Annotated
 
 import numpy as np
 import torch
 
 from ..checks import PIXEL_ROUNDING, check_same
-from ..course_settings import ImageFraction, Seed
+from ..course_settings import ImageFraction, InDegrees, Seed
 from ..data import faces, sprites
 from ..data.sprites import OnePart, Parts, Scenes
 from ..memory import check_memory
@@ -114,7 +115,8 @@ def prediction_table(parts: Parts, W: Transforms | None = None) -> str:
 
 
 @checked
-def raw_pose(x: ImageFraction("x"), y: ImageFraction("y"), angle: Float("degrees") = 0.0,
+def raw_pose(x: ImageFraction("x"), y: ImageFraction("y"),
+             angle: Annotated[Float("degrees"), InDegrees] = 0.0,
              scale: Float("the scale", gt=0) = 1.0) -> np.ndarray:
     """The raw pose numbers as one vector ``[4]``: (s cos a, s sin a, x, y), angle a in degrees,
     x and y fractions of the image (``raw_pose(16, 16)``, pixels, is refused). Its dot product

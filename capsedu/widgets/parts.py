@@ -6,11 +6,12 @@ All edits go through the pure functions of ``capsedu.data.faces``, so tests can 
 """
 
 from collections.abc import Callable
+from typing import Annotated
 
 import ipywidgets as widgets
 
 from ..checks import check_takes
-from ..course_settings import Name, Seed
+from ..course_settings import InDegrees, Name, Seed
 from ..data import faces, sprites
 from ..data.sprites import Parts
 from ..poses import wrap_angle
@@ -74,7 +75,7 @@ class PartsEditor(Owner):
     @checked
     def move(self, kind: str, x: Float("x, a fraction of the width", ge=0, le=1) | None = None,
              y: Float("y, a fraction of the height", ge=0, le=1) | None = None,
-             angle: Float("degrees", ge=-180, le=180) | None = None):
+             angle: Annotated[Float("degrees", ge=-180, le=180), InDegrees] | None = None):
         """Move and/or turn the part ``kind`` (values out of range raise ``ValueError``)."""
         self._held("move", kind=kind)
         new = {k: v for k, v in dict(x=x, y=y, angle=angle).items() if v is not None}
@@ -90,7 +91,8 @@ class PartsEditor(Owner):
         self.set_parts(faces.scramble(self.parts, self.seed))
 
     @checked
-    def rotate(self, degrees: Float("degrees, counter-clockwise on screen")):
+    def rotate(self, degrees: Annotated[Float("degrees, counter-clockwise on screen"),
+                                        InDegrees]):
         turned = faces.rotate(self.parts, degrees, about=faces.face_centre(self.parts))
         if off := sprites._outside(turned):
             raise ValueError(f"PartsEditor.rotate(): degrees must keep every face part in the "
