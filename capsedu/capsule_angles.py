@@ -25,8 +25,8 @@ from torch import nn
 
 from .capsnet import CapsNet
 from .checks import check_labels, check_same
-from .course_settings import DrawnInDegrees, InDegrees
 from .data import transformed_mnist
+from .units import DrawnInDegrees, InDegrees
 from .validate import Array, CheckedRecord, Float, Int, Numbers, Record, Some, Tensor, checked
 
 MNIST_SIDE = 28  # digits are turned on their own 28x28 canvas (their ink stays inside)

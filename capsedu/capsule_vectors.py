@@ -33,20 +33,13 @@ import torch
 import torch.nn.functional as F
 
 from .checks import check_same
-from .course_settings import (
-    MAX_SIDE,
-    MAX_WIDTH,
-    DrawnInDegrees,
-    FloatDtype,
-    ImageFraction,
-    InDegrees,
-    Seed,
-)
+from .course_settings import MAX_SIDE, MAX_WIDTH, FloatDtype, Seed
 from .data.sprites import Part, Side, render
 from .functional import squash
 from .memory import check_memory
 from .poses import wrap_angle
 from .refusals import kind_of
+from .units import DrawnInDegrees, ImageFraction, InDegrees
 from .validate import Choice, Float, Int, Numbers, Record, Some, Tensor, checked
 
 # Bounds on what a caller can ask for: a bank of 3,600 templates is a tenth of a degree apart (02

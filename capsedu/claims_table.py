@@ -5,7 +5,7 @@ notebook 10's ``Findings`` (``rows``), and the Markdown table (``markdown``)."""
 from typing import Annotated, NamedTuple
 
 from .cost_tables import recorded_cost_line
-from .course_settings import InPercent, Text
+from .course_settings import Text
 from .data import faces
 from .manifest_rows import ManifestRow
 from .routing_costs import RecordedCost
@@ -27,6 +27,7 @@ from .seed_table import (
     routing_comparisons,
 )
 from .statistics import OverSeeds, leader
+from .units import InPercent
 from .validate import Choice, Float, Record, Some, Spec, check_value, checked
 
 COLUMNS = ("", "the seed says", "this course measured", "verdict")

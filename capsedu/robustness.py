@@ -17,15 +17,7 @@ from pydantic import AfterValidator
 from .capsnet import routing_iterations
 from .checks import check_different, check_order, check_read_labels, check_same
 from .convergence import training_status, verdict
-from .course_settings import (
-    MAX_SIDE,
-    Classifier,
-    Classifiers,
-    InPercent,
-    Name,
-    Rows,
-    Seed,
-)
+from .course_settings import MAX_SIDE, Classifier, Classifiers, Name, Rows, Seed
 from .data import transformed_mnist
 from .data.affine_params import _check_sweep_value
 from .data.transformed_mnist import CANVAS, SWEEPS
@@ -34,6 +26,7 @@ from .manifest_rows import ManifestRow
 from .recipes import Iterations, how_made
 from .refusals import declared_error
 from .statistics import Paired, SeedDifference, paired, seed_difference
+from .units import InPercent
 from .validate import (
     CheckedRecord,
     Choice,

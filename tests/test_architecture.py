@@ -14,7 +14,8 @@ PACKAGE = ROOT / "capsedu"
 
 # Lower layers first. A module may import from its own layer and the layers below, never above.
 LAYERS = [
-    ("settings", ["course_settings", "checks", "memory", "refusals", "validate", "derived"]),
+    ("settings", ["course_settings", "units", "checks", "memory", "refusals", "validate",
+                  "derived"]),
     ("maths", ["functional", "routing", "layers", "poses", "group_conv", "statistics", "buggy",
                "spiking", "attacks", "slot_attention"]),
     ("models", ["capsnet", "baselines", "multi_digit", "costs", "routing_costs", "gcnn",

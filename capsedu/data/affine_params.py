@@ -10,7 +10,8 @@ from typing import Annotated
 import torch
 
 from ..checks import check_on_canvas, check_same
-from ..course_settings import MAX_SIDE, InDegrees
+from ..course_settings import MAX_SIDE
+from ..units import InDegrees
 from ..validate import CheckedRecord, Float, Int, Tensor, check_value, checked
 
 CANVAS = 40  # affNIST's image side

@@ -21,9 +21,10 @@ import numpy as np
 import torch
 
 from ..checks import check_different
-from ..course_settings import InDegrees, Seed
+from ..course_settings import Seed
 from ..memory import check_memory
 from ..poses import _place
+from ..units import InDegrees
 from ..validate import CheckedRecord, Choice, Float, Int, checked
 from .sprites import (
     STROKE,

@@ -22,7 +22,8 @@ import torch.nn.functional as F
 
 from .. import checks
 from ..checks import check_whole_pixels
-from ..course_settings import MAX_SIDE, DrawnInDegrees, InDegrees, Rows, Seed
+from ..course_settings import MAX_SIDE, Rows, Seed
+from ..units import DrawnInDegrees, InDegrees
 from ..validate import CheckedRecord, Choice, Flag, Float, Int, Numbers, Some, Tensor, checked
 from .affine_params import (
     CANVAS,
@@ -368,7 +369,7 @@ def affine(images: SomeDigits,
     ``[N]``, one angle per digit (each digit turned by its own); the shear and scales within
     ``Shear`` and ``Scale`` (past them the digit leaves the canvas or shrinks to nothing). An
     angle that reads as radians is refused (np.radians(45) would turn by 0.79 degrees): one
-    angle, or all of the angles one per digit (``course_settings.InDegrees``)."""
+    angle, or all of the angles one per digit (``units.InDegrees``)."""
     return _affine(images, rotation, shear, scale_x, scale_y, tx, ty, side)
 
 

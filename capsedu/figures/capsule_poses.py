@@ -16,9 +16,9 @@ from matplotlib.patches import Circle
 
 from ..capsule_vectors import decode_pose, draw, part_from_vector, pose_vector
 from ..checks import check_same
-from ..course_settings import Points
 from ..data.faces import PART_KINDS
 from ..data.sprites import STROKE, Part
+from ..units import Points
 from ..validate import Choice, Float, Numbers, Record, Some, Tensor, checked
 from .colours import Colour
 

@@ -13,10 +13,11 @@ from matplotlib.colors import to_rgb
 from matplotlib.figure import FigureBase
 
 from ..checks import check_one_each, check_same
-from ..course_settings import MAX_BATCH, Pictures, Points
+from ..course_settings import MAX_BATCH, Pictures
 from ..data import transformed_mnist
 from ..data.affine_params import AffineParams
 from ..digit_capsules import DELTAS, MEASURES, DimensionStudy
+from ..units import Points
 from ..validate import Flag, Instances, Int, Numbers, Record, Spec, Tensor, checked
 from .colours import ColourMap
 

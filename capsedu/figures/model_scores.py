@@ -18,11 +18,12 @@ from matplotlib.figure import Figure, FigureBase
 from pydantic import InstanceOf
 
 from ..checks import check_one_each, check_same
-from ..course_settings import MAX_WIDTH, InPercent
+from ..course_settings import MAX_WIDTH
 from ..data import faces
 from ..data.transformed_mnist import AFFNIST_RANGES, SWEEPS, AffineRanges
 from ..parts.scoring import Probe, ProbeRates, SeedRuns
 from ..statistics import over_seeds
+from ..units import InPercent
 from ..validate import Choice, Float, Has, Int, Numbers, Record, Some, Spec, checked
 from .colours import Colour, model_colour, model_kind
 

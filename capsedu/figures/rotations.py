@@ -13,11 +13,12 @@ from matplotlib.figure import Figure, FigureBase
 
 from ..capsule_vectors import read_pose
 from ..checks import check_one_each, check_same
-from ..course_settings import MAX_SIDE, MIN_SIDE, InDegrees, InPercent
+from ..course_settings import MAX_SIDE, MIN_SIDE
 from ..data import faces
 from ..parts.pose_net import RotationSweep
 from ..parts.scoring import AngleCurves
 from ..poses import wrap_angle
+from ..units import InDegrees, InPercent
 from ..validate import Array, Float, Instances, Int, Numbers, Record, Some, Tensor, checked
 from .capsule_poses import draw_vector
 from .colours import PART_COLORS, model_colour

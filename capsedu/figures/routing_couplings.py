@@ -18,10 +18,11 @@ from matplotlib.text import Text
 from ..capsnet import CapsNetConfig, Output
 from ..checks import check_one_each, check_same
 from ..coupling_polarisation import CouplingStep
-from ..course_settings import MAX_BATCH, MAX_WIDTH, Checked, FontSize
+from ..course_settings import MAX_BATCH, MAX_WIDTH, Checked
 from ..digit_capsules import couplings_on_grid, grid_extent
 from ..refusals import kind_of
 from ..routing import MAX_ITERATIONS
+from ..units import FontSize
 from ..validate import Flag, Int, Numbers, Record, Some, Tensor, check_value, checked
 
 MAX_COLUMNS = 64  # draw_map_couplings' panels in a row

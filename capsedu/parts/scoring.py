@@ -22,11 +22,12 @@ import torch
 from pydantic import AfterValidator
 
 from ..checks import check_input, check_same
-from ..course_settings import InDegrees, Name, Seed, Seeds, with_methods
+from ..course_settings import Name, Seed, Seeds, with_methods
 from ..data import faces, sprites
 from ..loop import predict
 from ..poses import wrap_angle
 from ..statistics import OverSeeds, over_seeds
+from ..units import InDegrees
 from ..validate import (
     CheckedRecord,
     Choice,

@@ -19,12 +19,13 @@ import numpy as np
 import torch
 
 from ..checks import PIXEL_ROUNDING, check_same
-from ..course_settings import ImageFraction, InDegrees, Seed
+from ..course_settings import Seed
 from ..data import faces, sprites
 from ..data.sprites import OnePart, Parts, Scenes
 from ..memory import check_memory
 from ..poses import _pose_from_matrix, _pose_matrix, wrap_angle
 from ..routing import MAX_ITERATIONS, Step, dynamic_routing, routing_step
+from ..units import ImageFraction, InDegrees
 from ..validate import Array, CheckedRecord, Choice, Float, Int, Numbers, checked
 
 PARENTS = ("face", "background")

@@ -11,10 +11,11 @@ from typing import Annotated
 import ipywidgets as widgets
 
 from ..checks import check_takes
-from ..course_settings import InDegrees, Name, Seed
+from ..course_settings import Name, Seed
 from ..data import faces, sprites
 from ..data.sprites import Parts
 from ..poses import wrap_angle
+from ..units import InDegrees
 from ..validate import Float, checked
 from .controls import Owner
 from .sliders import Dropdown, FloatSlider

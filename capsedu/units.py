@@ -1,0 +1,125 @@
+"""Units: a number of the right type in the wrong unit is refused, not read silently. Accuracies
+a figure draws in % (``InPercent``: fractions of 1 refused), a place on the image as a fraction of
+its side (``ImageFraction``: pixels refused), angles in degrees (``InDegrees``, ``DrawnInDegrees``:
+radians refused), sizes in points (``Points``, ``FontSize``). Each is a declaration (or a check
+added to one, ``Annotated[Numbers(...), InDegrees]``) that ``capsedu.validate`` enforces at the
+entry, naming the argument.
+
+Radians cannot be told from degrees by their type, so ``InDegrees`` reads them by their values:
+np.radians of whole degrees (np.radians(45), np.pi / 4), or a fraction of a turn under 2 pi (6.3
+degrees), not whole. A turn under 6.3 degrees is therefore given in whole degrees. Random angles,
+one per image (``DrawnInDegrees``), are refused only when every one of them reads as radians: a
+few drawn in degrees may fall under 6.3 degrees, not all.
+"""
+
+from typing import Any
+
+import numpy as np
+import torch
+from pydantic import AfterValidator
+
+from .checks import two_scales
+from .course_settings import Text
+from .validate import Choice, Float, checked
+
+
+def _in_percent(accuracies):
+    """Refuse accuracies that are fractions of 1, not % (every one at most 1 %: below chance),
+    which an axis of 0 to 100 % would draw as slivers on the floor, or some of them so, beside
+    others in % (``checks.two_scales``); hands them on."""
+    values = np.asarray(list(accuracies.values()) if isinstance(accuracies, dict) else accuracies,
+                        dtype=float).ravel()
+    if values.size and values.max() <= 1:
+        raise ValueError(f"must be accuracies in % (0 to 100), got values from {values.min():g} "
+                         f"to {values.max():g}, fractions of 1; multiply them by 100")
+    fractions = values[(values > 0) & (values <= 1)]  # a zero is 0 % and 0 alike
+    if two_scales(fractions, values[values > 1]) is not None:
+        raise ValueError(f"must be accuracies in % (0 to 100), all of them, got "
+                         f"{fractions.tolist()} (fractions of 1?) beside values from "
+                         f"{values[values > 1].min():g} to {values.max():g} in %; multiply the "
+                         "fractions by 100")
+    return accuracies
+
+
+# accuracies a figure draws on an axis of 0 to 100 %: in %, not fractions of 1 (after a
+# declaration of numbers in [0, 100]: a dict of them by name, or a list or an array of them)
+InPercent = AfterValidator(_in_percent)
+
+
+@checked
+def ImageFraction(meaning: Text) -> Any:
+    """A place across the image as a fraction of its side, in [0, 1] (0.5: the centre): a pixel
+    position such as 16 would sit far off the image, so it is refused."""
+    return Float(f"{meaning}, a fraction of the image's side in [0, 1]", ge=0, le=1)
+
+
+def _values(angles) -> tuple[np.ndarray, float]:
+    """The angles as float64 numbers ``[n]``, and how close to a whole number of degrees their
+    radians' reading may fall by rounding alone (a float32's angles are rounded coarser)."""
+    if isinstance(angles, torch.Tensor):
+        angles = angles.detach().cpu().numpy()
+    given = np.asarray(angles)
+    rounding = np.finfo(given.dtype).eps if np.issubdtype(given.dtype, np.floating) else 0.0
+    return given.astype(float).ravel(), 4 * rounding
+
+
+def _radians(values: np.ndarray, rounding: float) -> np.ndarray:
+    """Which of ``values`` read as radians: not whole, yet np.degrees of them whole up to the
+    rounding of their dtype (np.radians(45), np.pi / 4: a learner's degrees converted; up to two
+    turns), or a part of a turn under 2 pi (6.3 degrees, the span of radians) that is not whole
+    (a turn of a few degrees is given in whole ones)."""
+    turned = np.degrees(values)
+    of_whole_degrees = ((np.abs(turned - turned.round()) <= rounding * np.abs(turned))
+                        & (np.abs(values) <= 4 * np.pi * (1 + rounding)))  # two turns at most
+    return (values != values.round()) & (of_whole_degrees | (np.abs(values) <= 2 * np.pi))
+
+
+def _refuse_radians(values: np.ndarray, radians: np.ndarray) -> None:
+    """Refuse ``values`` where ``radians`` (the shape of ``values``) says one reads as radians."""
+    if not radians.any():
+        return
+    shown, turned = (np.round(v, 4).tolist()[:5] for v in (values[radians],
+                                                             np.degrees(values[radians])))
+    given = (f"an angle in degrees, got {shown[0]:g}, which reads as radians ({turned[0]:g} "
+             "degrees)" if values.size == 1 else
+             f"angles in degrees, got {shown} among them, which read as radians ({turned} "
+             "degrees)")
+    raise ValueError(f"must be {given}; convert radians with np.degrees(...); a turn under 6.3 "
+                     "degrees reads as radians unless it is a whole number of degrees")
+
+
+def _in_degrees(angles):
+    """Refuse any of the angles a caller chose (one, or a sweep) that reads as radians
+    (``_radians``); hands them on. Read as degrees they would turn by a sliver, silently."""
+    values, rounding = _values(angles)
+    _refuse_radians(values, _radians(values, rounding))
+    return angles
+
+
+def _drawn_in_degrees(angles):
+    """Refuse random angles, one per image, when all of them read as radians (``_radians``):
+    drawn in degrees, a few of them may fall under 6.3 degrees, but not every one. Hands them on."""
+    values, rounding = _values(angles)
+    radians, turned = _radians(values, rounding), values != 0
+    if turned.any() and radians[turned].all():
+        _refuse_radians(values, radians)
+    return angles
+
+
+# angles a caller gives in degrees, refused when one looks like radians (after a declaration of
+# a number, or of numbers: a list, an array or a tensor of them)
+InDegrees = AfterValidator(_in_degrees)
+# random angles in degrees, one per image, refused when every one of them looks like radians
+DrawnInDegrees = AfterValidator(_drawn_in_degrees)
+
+
+@checked
+def Points(meaning: Text) -> Any:
+    """A size in points a figure draws with (a font's, an arrow head's): a finite number above 0
+    (matplotlib draws a size of 0 or below as nothing, without a word) and at most 100."""
+    return Float(f"{meaning} in points", gt=0, le=100)
+
+
+# a font size: in points, or one of matplotlib's names for one
+FontSize = Points("a font size") | Choice("a font size by name", "xx-small", "x-small", "small",
+                                          "medium", "large", "x-large", "xx-large")
