@@ -15,12 +15,11 @@ digits (``measure``); ``recorded`` makes the same comparisons from ``full_sets``
 
 from typing import Annotated
 
-import torch
 from pydantic import AfterValidator
 
 from . import checkpoints, full_sets
 from .checks import check_same
-from .course_settings import Seeds
+from .course_settings import Classifier, Seeds
 from .data import mnist
 from .data.patches import SHUFFLE_SEED, GridOf, shuffle_tiles, shuffled_digits
 from .loop import predict, probabilities
@@ -145,7 +144,7 @@ def shuffles(right: Outcomes, seeds: TwoSeeds, grids: Grids, pairs: Pairs) -> Sh
 
 
 @checked(reads=("model", "images"))
-def largest_change(model: torch.nn.Module,
+def largest_change(model: Classifier,
                    images: Tensor("MNIST digits [n, 1, 28, 28]", ndim=4, pixels=True,
                                   sizes={1: 1, 2: 28, 3: 28}),
                    grid: Grid = OWN_GRID) -> Invariance:

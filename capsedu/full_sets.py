@@ -22,12 +22,11 @@ from functools import lru_cache, partial
 from pathlib import Path
 
 import torch
-from torch import nn
 
 from . import checkpoints
 from .capsnet import CapsNet, routing_iterations
 from .checks import check_rows
-from .course_settings import Argv, Name, Rows, RunThreads, Text
+from .course_settings import Argv, Classifier, Name, Rows, RunThreads, Text
 from .data import digit_pairs, transformed_mnist
 from .data.mnist import load_mnist
 from .data.patches import shuffled_digits
@@ -226,7 +225,7 @@ def _full(test_set: str) -> tuple[torch.Tensor, torch.Tensor]:
 
 
 @checked(reads=("model", "images"))
-def read_wrong(model: nn.Module, images: Tensor("images [N, C, H, W]", ndim=4, pixels=True),
+def read_wrong(model: Classifier, images: Tensor("images [N, C, H, W]", ndim=4, pixels=True),
                labels: Tensor("their labels [N], or [N, 2] for pairs"),
                iterations: Iterations = None) -> Reading:
     """How ``model`` reads ``images`` (routed ``iterations`` times if given, else as trained): a

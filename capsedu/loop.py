@@ -208,7 +208,7 @@ def fit(model: Trainable, train: Examples,
 
 
 @checked
-def train_one_epoch(model: nn.Module, batches: Batches, optimizer: torch.optim.Optimizer,
+def train_one_epoch(model: Trainable, batches: Batches, optimizer: torch.optim.Optimizer,
                     device: course_settings.Device, bar: Bar,
                     epoch: Int("the epoch's number, from 1", ge=1, le=MAX_EPOCHS)) -> Epoch:
     """One pass over the training ``batches`` (``training_batches``): forward, loss, backward,
@@ -322,7 +322,7 @@ def begin(model: nn.Module, train: TensorDataset, seed: Seed, batch_size: BatchS
 
 
 @checked
-def keep_best(run: Run, model: nn.Module, validation: TensorDataset, batch_size: BatchSize,
+def keep_best(run: Run, model: Classifier, validation: TensorDataset, batch_size: BatchSize,
               progress: Progress) -> None:
     """Score the held-out ``validation`` examples after an epoch (in batches of ``batch_size``, as
     the model trained: a model whose predictions depend on the rest of their batch, a bug of
@@ -445,7 +445,7 @@ def predict(model: Classifier, images: Images, batch_size: BatchSize = SCORING_B
 
 @checked(reads=("model", "images"))
 @torch.no_grad()
-def probabilities(model: nn.Module, images: Images, batch_size: BatchSize = SCORING_BATCH,
+def probabilities(model: Classifier, images: Images, batch_size: BatchSize = SCORING_BATCH,
                   progress: Progress = False) -> torch.Tensor:
     """The softmax over the classes of a classifier whose forward pass gives logits (the CNNs,
     the G-CNN), for ``images`` ``[N, C, H, W]`` in batches (as ``predict``): ``[N, classes]`` on

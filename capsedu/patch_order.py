@@ -39,6 +39,7 @@ from .parts.curves import VALIDATION, VALIDATION_SEED
 from .parts.scoring import (
     UNSEEN,
     UNSEEN_FACES,
+    FaceNet,
     SeedRuns,
     called_face,
     face_probability,
@@ -172,7 +173,7 @@ def train_vit(name: Vit, seed: Seed = 0, progress: Flag("whether to show a progr
 
 
 @checked
-def run_metrics(model: torch.nn.Module, history: list[Epoch], epochs: int) -> Metrics:
+def run_metrics(model: FaceNet, history: list[Epoch], epochs: int) -> Metrics:
     """A trained ViT's manifest metrics: its faces-vs-non-faces accuracy on the test sets (400
     of each, as the face CNNs' rows) and its held-out curve, the epoch kept, and whether the
     course's rule stopped it (``converged``) before its budget of ``epochs``."""
@@ -318,7 +319,7 @@ def called(models: dict[str, list], kinds: Kinds, n: Count
 
 
 @checked
-def shuffled_accuracy(model: torch.nn.Module, grid: Grid, n: Count) -> float:
+def shuffled_accuracy(model: FaceNet, grid: Grid, n: Count) -> float:
     """``model``'s faces-vs-non-faces accuracy on ``n`` held-out faces and ``n`` non-faces, each
     image's tiles shuffled on a ``grid x grid`` grid (``data.patches.shuffle_tiles``; 1 leaves
     them as they are): the mean of its face rate on faces and one minus it on non-faces."""
@@ -435,7 +436,7 @@ class Invariance(CheckedRecord):
 
 
 @checked(reads=("model", "images"))
-def largest_change(model: torch.nn.Module,
+def largest_change(model: FaceNet,
                    images: Tensor("face scenes [n, 1, 32, 32]", ndim=4, pixels=True,
                                   sizes={1: 1, 2: 32, 3: 32}),
                    grid: Grid = OWN_GRID) -> Invariance:

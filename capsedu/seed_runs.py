@@ -33,7 +33,7 @@ import torch
 from . import checkpoints, course_settings, full_sets, recipes, train
 from .checks import check_same
 from .course_parser import EachOnce
-from .course_settings import Argv, Seed, StateFile, Text
+from .course_settings import Argv, Classifier, Seed, StateFile, Text
 from .full_sets import Reading
 from .manifest_rows import ManifestRow
 from .recipe_run import run_recipe
@@ -129,7 +129,7 @@ def _recipe_arch(recipe: str) -> str:
 
 
 @checked
-def score(model: torch.nn.Module, test_set: TestSet, iterations: full_sets.Iterations,
+def score(model: Classifier, test_set: TestSet, iterations: full_sets.Iterations,
           limit: TrialLimit | None = None) -> Reading:
     """One reading of ``model`` on the full ``test_set`` (its first ``limit`` images in a trial):
     its images, accuracy and the rows it reads wrong (``full_sets.read_wrong``)."""

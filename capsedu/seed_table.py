@@ -24,7 +24,7 @@ from .checkpoints import pretrained
 from .checks import check_order, check_same
 from .convergence import still_improving
 from .costs import ROUTING_ROW, anatomy
-from .course_settings import MAX_EPOCHS, MAX_REPEATS, Models, Name, Text
+from .course_settings import MAX_EPOCHS, MAX_REPEATS, Classifiers, Name, Text
 from .data import faces, transformed_mnist
 from .loop import predict
 from .manifest_rows import ManifestRow
@@ -86,7 +86,7 @@ class PredictTimes(CheckedRecord):
 
 
 @checked(reads=("models", "images"))
-def time_predict(models: Models,
+def time_predict(models: Classifiers,
                  images: Tensor("images [N, C, H, W], pixels in [0, 1]", ndim=4, pixels=True),
                  repeats: Int("timed runs of each model", ge=1, le=MAX_REPEATS) = 3
                  ) -> PredictTimes:

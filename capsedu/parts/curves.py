@@ -44,7 +44,7 @@ from ..train import (
 )
 from ..validate import CheckedRecord, Flag, Float, Int, Some, checked
 from . import training
-from .scoring import face_rates
+from .scoring import FaceNet, face_rates
 
 RESULTS = "face_curves.json"
 COMMAND = "python -m capsedu.parts.curves"
@@ -113,7 +113,7 @@ def recipe_epochs(name: str) -> int:
 
 
 @checked
-def held_out_accuracy(model: torch.nn.Module) -> float:
+def held_out_accuracy(model: FaceNet) -> float:
     """Faces vs non-faces accuracy of ``model`` on the held-out training images (``VALIDATION``
     of each, seed ``VALIDATION_SEED``): the mean of its face rate on faces and one minus its face
     rate on non-faces."""
