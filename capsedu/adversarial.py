@@ -149,6 +149,7 @@ def examples(model: nn.Module, images: Images, labels: Labels,
              penalty: attacks.Objective | None = None) -> torch.Tensor:
     """Adversarial examples ``[N, 1, 40, 40]`` made on ``model`` with ``attack`` at ``eps`` and
     ``loss``, ``BATCH`` images at a time, within ``budget`` (``penalty``: ``attacks.pgd``'s)."""
+    attacks.check_attackable("examples", "model", model, images, (loss,))
     def batch(x, y, seed):  # one batch of examples; each batch its own random starts
         if attack == "fgsm":
             return attacks.fgsm(model, x, y, eps, loss)
@@ -163,6 +164,7 @@ def examples(model: nn.Module, images: Images, labels: Labels,
 @torch.no_grad()
 def reads_right(model: nn.Module, images: Images, labels: Labels) -> torch.Tensor:
     """``[N]``: whether ``model`` reads each image as its label, ``BATCH`` at a time."""
+    attacks.check_attackable("reads_right", "model", model, images, ())
     return torch.cat([~attacks.misreads(model, images[i:i + BATCH], labels[i:i + BATCH]).cpu()
                       for i in range(0, len(images), BATCH)])
 
@@ -173,6 +175,9 @@ def robust_accuracy(models: Models, images: Images, labels: Labels, eps: Eps,
                     budget: Budget = BUDGET) -> dict[str, Attacked]:
     """Each of ``models`` (name -> model) attacked white-box with the same ``attack``, ``eps`` and
     ``budget``, every loss of ``budget.losses``: name -> ``Attacked``."""
+    for name, model in models.items():
+        attacks.check_attackable("robust_accuracy", f"models[{name!r}]", model, images,
+                                 budget.losses)
     found = {}
     for name, model in models.items():
         right = tuple(reads_right(model, examples(model, images, labels, attack, eps, loss,

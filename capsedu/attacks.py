@@ -28,8 +28,8 @@ import torch.nn.functional as F
 from torch import nn
 
 from .checks import check_labels
-from .course_settings import Seed, model_device
-from .refusals import kind_of
+from .course_settings import Name, Seed, model_device
+from .refusals import kind_of, with_article
 from .validate import Choice, Flag, Float, Int, Numbers, Tensor, checked
 
 LOSSES = ("training", "cross-entropy", "margin")
@@ -49,6 +49,13 @@ Objective = Callable[[torch.Tensor], torch.Tensor]  # images [B, C, H, W] -> a n
 def class_scores(model: nn.Module, images: Images) -> torch.Tensor:
     """What ``model`` says of each class, ``[B, classes]``, with the gradient: a CapsNet's capsule
     lengths (its output's ``lengths``), any other model's forward pass (a CNN's logits)."""
+    return _class_scores(model, images, "class_scores", "model")
+
+
+def _class_scores(model: nn.Module, images: torch.Tensor, where: str, argument: str
+                  ) -> torch.Tensor:
+    """``class_scores``, a model that gives none refused in the words of ``where`` (the function
+    the caller called) and its ``argument``."""
     try:
         out = model(images)
     except torch.OutOfMemoryError:
@@ -59,7 +66,8 @@ def class_scores(model: nn.Module, images: Images) -> torch.Tensor:
     if not isinstance(scores, torch.Tensor) or scores.shape[:1] != images.shape[:1] \
             or scores.ndim != 2:
         got = out if isinstance(out, str) else f"returned {kind_of(scores)}"
-        raise ValueError(f"class_scores(): model must take images {list(images.shape)} and return "
+        shape = ", ".join(map(str, images.shape[1:]))
+        raise ValueError(f"{where}(): {argument} must take images [B, {shape}] and return "
                          f"class scores [B, classes], got a {type(model).__name__} that {got}; "
                          "pass a model made for such images (e.g. one trained on them)")
     return scores
@@ -70,8 +78,9 @@ def attack_loss(model: nn.Module, images: Images, labels: Labels, loss: Loss) ->
     """The mean over the batch of the ``loss`` the attacker raises, for ``images`` ``[B, C, H, W]``
     of true class ``labels`` ``[B]``: a 0-d tensor with the gradient."""
     if loss == "training":  # a CapsNet's margin loss + 0.0005 x reconstruction; a CNN's CE
+        _check_training_loss("attack_loss", "model", model, (loss,))
         return model.training_loss(images, labels)[0]
-    z = class_scores(model, images)  # [B, classes]
+    z = _class_scores(model, images, "attack_loss", "model")  # [B, classes]
     check_labels(labels, "attack_loss(): labels", len(images), z.shape[1])
     if loss == "cross-entropy":  # -log softmax(z)_y: lengths in [0, 1] taken as logits
         return F.cross_entropy(z, labels)
@@ -92,6 +101,29 @@ def evaluating(model: nn.Module) -> Iterator[nn.Module]:
         yield model
     finally:
         model.train(was_training)
+
+
+@checked
+def check_attackable(where: Name, argument: Name, model: nn.Module, images: Images,
+                     losses: tuple[Loss, ...]) -> None:
+    """Refuse, in the words of ``where`` and its ``argument``, a model the attack cannot read: one
+    that gives no class scores for (the first of) ``images``, or one without ``.training_loss``
+    attacked with the loss 'training' (among ``losses``), its own training loss. The model is
+    tried as it reads a test image (``evaluating``), its weights and statistics unchanged."""
+    _check_training_loss(where, argument, model, losses)
+    if not len(images):  # nothing to attack: nothing to try it on
+        return
+    with evaluating(model), torch.no_grad():
+        _class_scores(model, images[:1], where, argument)
+
+
+def _check_training_loss(where: str, argument: str, model: nn.Module, losses: tuple) -> None:
+    """``check_attackable``'s first check: a model attacked with the loss 'training' has one."""
+    if "training" in losses and not callable(getattr(model, "training_loss", None)):
+        raise TypeError(f"{where}(): {argument} must have .training_loss(x, y) to be attacked with "
+                        f"the loss 'training' (its own training loss), got "
+                        f"{with_article(type(model).__name__)}, which has none; pass another loss "
+                        "('cross-entropy' or 'margin'), or a model of the course, e.g. CapsNet()")
 
 
 @checked
@@ -130,6 +162,7 @@ def fgsm(model: nn.Module, images: Images, labels: Labels, eps: Eps,
          loss: Loss = "cross-entropy") -> torch.Tensor:
     """The fast gradient sign method: ``images`` ``[B, C, H, W]`` moved by ``eps`` along the sign
     of the gradient of ``loss`` at the true ``labels`` ``[B]``, kept in [0, 1]."""
+    check_attackable("fgsm", "model", model, images, (loss,))
     images, labels = _on_device(model, images, labels)
     with evaluating(model):
         grad = gradient(lambda x: attack_loss(model, x, labels, loss), images)  # [B, C, H, W]
@@ -198,6 +231,7 @@ def pgd(model: nn.Module, images: Images, labels: Labels, eps: Eps,
     ``penalty`` (images -> a 0-d tensor): a number the attacker keeps low at the same time,
     subtracted from the loss (notebook 11's attacker who knows about a detector)."""
     check_restarts("pgd", restarts, random_start)
+    check_attackable("pgd", "model", model, images, (loss,))
     images, labels = _on_device(model, images, labels)
     step_size = 2.5 * eps / steps if step_size is None else step_size
     generator = torch.Generator().manual_seed(seed)
@@ -223,7 +257,7 @@ def pgd(model: nn.Module, images: Images, labels: Labels, eps: Eps,
 def misreads(model: nn.Module, images: Images, labels: Labels) -> torch.Tensor:
     """Whether ``model`` reads each image ``[B, C, H, W]`` as another class than its label
     ``[B]``: ``[B]`` booleans (the highest class score)."""
-    scores = class_scores(model, images)
+    scores = _class_scores(model, images, "misreads", "model")
     check_labels(labels, "misreads(): labels", len(images), scores.shape[1])
     return scores.argmax(dim=1) != labels
 
