@@ -328,7 +328,7 @@ ROUNDS = [
     (lambda: two_colour(np.random.rand(3, 28, 28)), ValueError,
      r"two_colour\(\): images must be two grey images \[2, S, S\].*got shape \(3, 28, 28\)"),
     (lambda: attacks.class_scores(torch.nn.Linear(3, 3), torch.rand(4, 1, 28, 28)), ValueError,
-     r"class_scores\(\): model must take images \[4, 1, 28, 28\].*got a Linear that failed"),
+     r"class_scores\(\): model must take images \[B, 1, 28, 28\].*got a Linear that failed"),
     # the part-to-face transforms W [4, 3, 3] (NumPy: LinAlgError, IndexError)
     (lambda: pose_net.format_offsets("W"), TypeError,
      r"format_offsets\(\): W must be transforms W \[4, 3, 3\].*got 'W'"),
@@ -4707,6 +4707,63 @@ def test_a_zero_d_tensor_is_shown_as_the_number_it_holds():
         transformed_mnist.affine(_DIGITS, side=torch.tensor(40))
 
 
+# round 25: entries that declared a bare torch Module and then read it by a method or a forward
+# pass on images; given nn.Linear(784, 10) they failed inside (a bare AttributeError, torch's
+# RuntimeError, or a refusal naming the inner function): each now refuses it in its own words
+
+
+def _linear() -> torch.nn.Module:
+    """A torch Module with no predict, score nor training_loss, made for flat [N, 784] rows."""
+    return torch.nn.Linear(784, 10)
+
+
+_X25, _Y25 = torch.rand(4, 1, 28, 28), torch.tensor([1, 2, 3, 4])
+_NO_TRAINING_LOSS = (r"must have \.training_loss\(x, y\) to be attacked with the loss 'training' "
+                     r"\(its own training loss\), got a Linear, which has none; pass another loss")
+_NO_SCORES = (r"model must take images \[B, 1, 28, 28\] and return class scores \[B, classes\], "
+              r"got a Linear that failed on them")
+_ROUND_25_DATA = torch.utils.data.TensorDataset(_X25, _Y25)
+ROUND_TWENTY_FIVE_MODELS = [
+    (lambda: full_sets.read_wrong(_linear(), _X25, _Y25), TypeError,
+     rf"^read_wrong\(\): {_NO_CLASSIFIER}"),
+    (lambda: seed_runs.score(_linear(), "translated", None, 4), TypeError,
+     rf"^score\(\): {_NO_CLASSIFIER}"),
+    (lambda: seed_table.time_predict({"l": _linear()}, _X25), TypeError,
+     rf"^time_predict\(\): models\['l'\] {_NO_CLASSIFIER.removeprefix('model ')}"),
+    (lambda: digit_shuffles.largest_change(_linear(), _X25[:1]), TypeError,
+     rf"^largest_change\(\): {_NO_CLASSIFIER}"),
+    (lambda: loop.probabilities(_linear(), _X25), TypeError,
+     rf"^probabilities\(\): {_NO_CLASSIFIER}"),
+    (lambda: loop.keep_best(loop.begin(_linear(), _ROUND_25_DATA, 0, 2, 1e-3, 1.0, None, None,
+                                       "cpu", True), _linear(), _ROUND_25_DATA, 2, False),
+     TypeError, rf"^keep_best\(\): {_NO_CLASSIFIER}"),
+    (lambda: loop.train_one_epoch(_linear(), [(_X25, _Y25)], torch.optim.SGD(
+        _linear().parameters(), 0.1), "cpu", progress.progress_bar(range(1), "x", False), 1),
+     TypeError, r"^train_one_epoch\(\): model must be a model of the course with training_loss, "
+     r"parameters, got .*Linear.*; pass a model of the course, e\.g\. CapsNet\(\)"),
+    (lambda: patch_order.run_metrics(_linear(), [], 1), TypeError,
+     rf"^run_metrics\(\): {_NO_FACE_MODEL}"),
+    (lambda: patch_order.shuffled_accuracy(_linear(), 4, 10), TypeError,
+     rf"^shuffled_accuracy\(\): {_NO_FACE_MODEL}"),
+    (lambda: patch_order.largest_change(_linear(), torch.rand(1, 1, 32, 32)), TypeError,
+     rf"^largest_change\(\): {_NO_FACE_MODEL}"),
+    (lambda: curves.held_out_accuracy(_linear()), TypeError,
+     rf"^held_out_accuracy\(\): {_NO_FACE_MODEL}"),
+    (lambda: adversarial.robust_accuracy({"l": _linear()}, _X25, _Y25, 0.1), TypeError,
+     rf"^robust_accuracy\(\): models\['l'\] {_NO_TRAINING_LOSS}"),
+    (lambda: adversarial.examples(_linear(), _X25, _Y25, "pgd", 0.1, "training"), TypeError,
+     rf"^examples\(\): model {_NO_TRAINING_LOSS}"),
+    (lambda: adversarial.reads_right(_linear(), _X25, _Y25), ValueError,
+     rf"^reads_right\(\): {_NO_SCORES}"),
+    (lambda: attacks.attack_loss(_linear(), _X25, _Y25, "training"), TypeError,
+     rf"^attack_loss\(\): model {_NO_TRAINING_LOSS}"),
+    (lambda: attacks.fgsm(_linear(), _X25, _Y25, 0.1), ValueError, rf"^fgsm\(\): {_NO_SCORES}"),
+    (lambda: attacks.pgd(_linear(), _X25, _Y25, 0.1, 2), ValueError, rf"^pgd\(\): {_NO_SCORES}"),
+    (lambda: attacks.misreads(_linear(), _X25, _Y25), ValueError,
+     rf"^misreads\(\): {_NO_SCORES}"),
+]
+
+
 ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
               + ROUND_ELEVEN_LOOP + ROUND_ELEVEN_DATA + ROUND_TWELVE_MATHS
               + ROUND_TWELVE_PRESENTATION + ROUND_TWELVE_FILES + ROUND_TWELVE_METHODS
@@ -4723,7 +4780,7 @@ ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODE
               + ROUND_TWENTY_ONE_RECORDS + ROUND_TWENTY_ONE_FACES + ROUND_TWENTY_TWO_RECORDS
               + ROUND_TWENTY_TWO_SHUFFLES + ROUND_TWENTY_THREE_RECORDS + ROUND_TWENTY_THREE_LEAD
               + ROUND_TWENTY_FOUR_RECORDS + ROUND_TWENTY_FOUR_UNCLEAR
-              + ROUND_TWENTY_FOUR_RADIANS)
+              + ROUND_TWENTY_FOUR_RADIANS + ROUND_TWENTY_FIVE_MODELS)
 
 
 @pytest.mark.parametrize("call, error, message", ALL_ROUNDS, ids=range(len(ALL_ROUNDS)))
