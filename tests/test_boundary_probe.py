@@ -172,7 +172,7 @@ ROUND_FIVE = [
         torch.rand(2, 6, 4, dtype=torch.float64)), TypeError,
      r"u must have the model's dtype torch.float32, got torch.float64"),
     (lambda: seed_table.time_predict([_bag()], torch.rand(1, 1, 8, 8)), TypeError,
-     r"time_predict\(\): models must be a dict of a string -> a Module, got a list "
+     r"time_predict\(\): models must be a dict of name -> a classifier .*, got a list "
      r"\(\[BagOfPartsCNN"),
     (lambda: margin_loss(torch.full((2, 10), 7.0), torch.tensor([1, 2])), ValueError,
      r"margin_loss\(\): lengths must be capsule lengths in \[0, 1\], got values from 7 to 7"),

@@ -1234,7 +1234,8 @@ ROUND_TWELVE_MATHS = [
      r"face_lengths_by_kind\(\): n must be an integer >= 1"),
     (lambda: detector.detector_training_set(2, part_scales=(2.0, 1.0)), ValueError,
      r"detector_training_set\(\): part_scales\[0\], part_scales\[1\] must be in order"),
-    (lambda: patch_order.largest_change(_bag(), torch.rand(2, 1, 32, 32), grid=3), ValueError,
+    (lambda: patch_order.largest_change(BagOfPartsCNN(channels=(2,), n_classes=2),
+                                        torch.rand(2, 1, 32, 32), grid=3), ValueError,
      r"largest_change\(\): grid must divide 32 \(the image's side\) into whole tiles, one of 1, "
      r"2, 4, 8, 16, 32, got 3"),
     (lambda: patches.shuffle_tiles(torch.rand(1, 1, 28, 28), 3), ValueError,
