@@ -14,7 +14,7 @@ from torch.utils.data import TensorDataset
 
 from .checks import PIXEL_ROUNDING, check_takes
 from .course_settings import Name, Trainable
-from .refusals import kind_of
+from .refusals import kind_of, with_article
 from .validate import Record, Tensor, checked
 
 # examples as fit hands them on: its (images, labels, ...) made a TensorDataset
@@ -72,7 +72,12 @@ def check_batches(where: Name, model: Trainable, train: Dataset,
                   augment: Callable | None) -> None:
     """Before an epoch's work: the callbacks of their forms (``augment`` tried on 8 images); with
     no ``compose``, ``validation``'s images of ``train``'s shape and ``train`` the tensors that
-    ``model.training_loss`` takes."""
+    ``model.training_loss`` takes; with ``validation``, a model its ``.predict`` scores on them
+    (``keep_best``), refused now, not after an epoch."""
+    if validation is not None and not callable(getattr(model, "predict", None)):
+        raise TypeError(f"{where}(): model must be a classifier (with .predict(x)) to be scored on "
+                        f"validation, got {with_article(type(model).__name__)}, which has no "
+                        ".predict(); pass validation=None, or give it a predict(x)")
     x = train.tensors[0]
     if augment is not None:
         check_takes(augment, f"{where}(): augment", 2, AUGMENT)

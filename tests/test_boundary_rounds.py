@@ -4724,6 +4724,15 @@ _NO_TRAINING_LOSS = (r"must have \.training_loss\(x, y\) to be attacked with the
 _NO_SCORES = (r"model must take images \[B, 1, 28, 28\] and return class scores \[B, classes\], "
               r"got a Linear that failed on them")
 _ROUND_25_DATA = torch.utils.data.TensorDataset(_X25, _Y25)
+
+
+def _trains_without_predict() -> torch.nn.Module:
+    """A model with a training loss and no predict(x): nothing scores it on held-out images."""
+    model = torch.nn.Sequential(torch.nn.Flatten(), torch.nn.Linear(784, 10))
+    model.training_loss = lambda x, y: (torch.nn.functional.cross_entropy(model(x), y), None)
+    return model
+
+
 ROUND_TWENTY_FIVE_MODELS = [
     (lambda: full_sets.read_wrong(_linear(), _X25, _Y25), TypeError,
      rf"^read_wrong\(\): {_NO_CLASSIFIER}"),
@@ -4738,6 +4747,10 @@ ROUND_TWENTY_FIVE_MODELS = [
     (lambda: loop.keep_best(loop.begin(_linear(), _ROUND_25_DATA, 0, 2, 1e-3, 1.0, None, None,
                                        "cpu", True), _linear(), _ROUND_25_DATA, 2, False),
      TypeError, rf"^keep_best\(\): {_NO_CLASSIFIER}"),
+    (lambda: loop.fit(_trains_without_predict(), _ROUND_25_DATA, validation=_ROUND_25_DATA,
+                      epochs=1, batch_size=2, progress=False), TypeError,
+     r"^fit\(\): model must be a classifier \(with \.predict\(x\)\) to be scored on validation, "
+     r"got a Sequential, which has no \.predict\(\); pass validation=None, or give it a predict"),
     (lambda: loop.train_one_epoch(_linear(), [(_X25, _Y25)], torch.optim.SGD(
         _linear().parameters(), 0.1), "cpu", progress.progress_bar(range(1), "x", False), 1),
      TypeError, r"^train_one_epoch\(\): model must be a model of the course with training_loss, "
