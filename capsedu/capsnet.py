@@ -267,6 +267,14 @@ class CapsNet(nn.Module):
         check_shape(v, f"{where}: v", f"[batch, {n}, {d}] (n_classes, digit_dim)", 3, (n, d))
         check_shape(lengths, f"{where}: lengths", f"[batch, {n}] = v's [B, n_classes]", 2, (n,))
         check_same(where, "batch", "pass the lengths of v", v=len(v), lengths=len(lengths))
+        norms, lengths = v.detach().norm(dim=-1), lengths.detach().to(v.dtype)
+        off = (lengths - norms).abs() > 1e-4 + 1e-3 * norms  # float tolerance
+        if off.any():
+            b, k = (int(i) for i in off.nonzero()[0])
+            raise ValueError(f"{where}: lengths must be v's lengths, v.norm(dim=-1) (the decoder "
+                             f"is masked by the longest), got {float(lengths[b, k]):.4g} for "
+                             f"the capsule [{b}, {k}] of length {float(norms[b, k]):.4g} "
+                             f"({int(off.sum())} of {off.numel()} differ); pass v.norm(dim=-1)")
 
     @checked
     def loss(self, out: Output, x: Originals, targets: Targets) -> torch.Tensor:

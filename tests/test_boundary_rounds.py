@@ -104,6 +104,7 @@ from capsedu.data import (
 )
 from capsedu.figures import (
     canvas,
+    capsule_lengths,
     capsule_poses,
     colours,
     digit_images,
@@ -4707,6 +4708,47 @@ def test_a_zero_d_tensor_is_shown_as_the_number_it_holds():
         transformed_mnist.affine(_DIGITS, side=torch.tensor(40))
 
 
+# digit capsules of 4 images whose lengths are 0.1, 0.2, ..., 1 in class order
+_CAPSULES = torch.zeros(4, 10, 16)
+_CAPSULES[..., 0] = torch.linspace(0.1, 1, 10)
+
+
+ROUND_TWENTY_FIVE_CASES = [
+    (lambda: transformed_mnist.translated_mnist(train=False, limit=5, rows=torch.tensor([1, 2])),
+     ValueError, r"^translated_mnist\(\): limit and rows must not both be given .*got limit=5 "
+                 r"and 2 rows; pass one of them"),
+    (lambda: _tiny().reconstruct(_CAPSULES * 10, _CAPSULES.norm(dim=-1)), ValueError,
+     r"^CapsNet\.reconstruct\(\): lengths must be v's lengths, v\.norm\(dim=-1\) .*got 0\.1 "
+     r"for the capsule \[0, 0\] of length 1 \(40 of 40 differ\); pass v\.norm\(dim=-1\)"),
+    (lambda: _tiny().reconstruct(_CAPSULES, _CAPSULES.norm(dim=-1).flip(1)), ValueError,
+     r"^CapsNet\.reconstruct\(\): lengths must be v's lengths, .*got 1 for the capsule "
+     r"\[0, 0\] of length 0\.1 \(40 of 40 differ\)"),
+    (lambda: viewpoint_states.overlap_state(multi_digit.MultiDigitCapsNet(_MULTI),
+                                            multi_digit.TwoDigitCNN(channels=(2, 2, 2),
+                                                                    hidden=(4, 4)),
+                                            *[torch.rand(1, 28, 28)] * 2),
+     ValueError, r"^overlap_state\(\): first and second must be two different digits"),
+    (lambda: scoring.held_out("face", 4, seed=0), ValueError,
+     r"^held_out\(\): seed must be an integer >= 3 .*past the training seeds 0, 1, 2.*got 0"),
+    (lambda: scoring.face_rates(training.shipped_or_trained("deep CNN", 0), seed=2), ValueError,
+     r"^face_rates\(\): seed must be an integer >= 3 .*got 2"),
+    (lambda: capsule_lengths.draw_squash_curves(plt.figure(), *[torch.tensor([0.0, 2.0, 1.0])] * 3),
+     ValueError, r"^draw_squash_curves\(\): r must be lengths in increasing order .*got r\[2\] = "
+                 r"1 after 2; pass sorted lengths"),
+]
+
+
+def test_round_twenty_five_weights_with_nan_are_refused_before_anything_is_written(tmp_path):
+    """Round twenty-five: save() wrote a model whose weights held NaN, and its manifest row."""
+    model = _tiny()
+    with torch.no_grad():
+        next(model.parameters()).fill_(float("nan"))
+    with pytest.raises(ValueError, match=r"^save\(\): model must hold finite weights, got NaN or "
+                                         r"inf in conv1\.weight; save one from before training"):
+        checkpoints.save(model, "mine", root=tmp_path / "runs")
+    assert not (tmp_path / "runs").exists()
+
+
 ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
               + ROUND_ELEVEN_LOOP + ROUND_ELEVEN_DATA + ROUND_TWELVE_MATHS
               + ROUND_TWELVE_PRESENTATION + ROUND_TWELVE_FILES + ROUND_TWELVE_METHODS
@@ -4723,7 +4765,7 @@ ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODE
               + ROUND_TWENTY_ONE_RECORDS + ROUND_TWENTY_ONE_FACES + ROUND_TWENTY_TWO_RECORDS
               + ROUND_TWENTY_TWO_SHUFFLES + ROUND_TWENTY_THREE_RECORDS + ROUND_TWENTY_THREE_LEAD
               + ROUND_TWENTY_FOUR_RECORDS + ROUND_TWENTY_FOUR_UNCLEAR
-              + ROUND_TWENTY_FOUR_RADIANS)
+              + ROUND_TWENTY_FOUR_RADIANS + ROUND_TWENTY_FIVE_CASES)
 
 
 @pytest.mark.parametrize("call, error, message", ALL_ROUNDS, ids=range(len(ALL_ROUNDS)))

@@ -205,6 +205,10 @@ def translated_mnist(train: Flag("True for the training split, False for the tes
     recipes (``capsedu.train``). ``limit`` keeps the first N digits (a trial); ``rows`` keeps those
     digits of the whole split, each placed as in the whole split (a sample of the test set:
     ``mnist.fixed_sample``)."""
+    if limit is not None and rows is not None:
+        raise ValueError(f"translated_mnist(): limit and rows must not both be given (limit keeps "
+                         f"the first digits, rows those digits), got limit={limit} and "
+                         f"{len(rows)} rows; pass one of them")
     images, labels = load_mnist(train, limit)
     keep = checks.check_rows("translated_mnist", rows, len(labels))
     return translated(images, TRANSLATED_SEEDS[train], rows=rows), labels[keep]

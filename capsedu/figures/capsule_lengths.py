@@ -22,10 +22,17 @@ def draw_squash_curves(fig: FigureBase,
                                               floating=True, finite=True),
                        slope_formula: Tensor("squash's slope by formula [n]", ndim=1,
                                              floating=True, finite=True)) -> None:
-    """Left: the output length against ``||s|| = r`` ``[n]`` for squash, r^2 / (1 + r^2),
-    beside sigmoid(r) and tanh(r); right: squash's slope ``[n]`` by autograd and by formula."""
+    """Left: the output length against ``||s|| = r`` ``[n]`` (increasing) for squash,
+    r^2 / (1 + r^2), beside sigmoid(r) and tanh(r); right: squash's slope ``[n]`` by autograd and
+    by formula."""
     check_same("draw_squash_curves", "length", "pass one slope of each per length",
                r=len(r), slope_autograd=len(slope_autograd), slope_formula=len(slope_formula))
+    if len(r) > 1 and not bool((r[1:] > r[:-1]).all()):  # a line through them would zigzag
+        k = int((r[1:] <= r[:-1]).nonzero()[0]) + 1
+        raise ValueError(f"draw_squash_curves(): r must be lengths in increasing order (each "
+                         f"curve is drawn as a line through them), got r[{k}] = {float(r[k]):.4g} "
+                         f"after {float(r[k - 1]):.4g}; pass sorted lengths, e.g. "
+                         "torch.linspace(0, 5, 200)")
     ax_len, ax_slope = fig.subplots(1, 2)
     ax_len.plot(r, r**2 / (1 + r**2), label="squash: r² / (1 + r²)", lw=2.5)
     ax_len.plot(r, torch.sigmoid(r), "--", label="sigmoid(r)")
