@@ -102,11 +102,18 @@ def pose_vector(angle: Numbers("a number or a tensor of numbers", tensor=True),
 
 @checked
 def read_pose(v: Capsules2D) -> tuple[torch.Tensor, torch.Tensor]:
-    """``(presence, angle)`` of 2-D capsules ``v`` ``[..., 2]``: ``||v||`` and its direction.
+    """``(presence, angle)`` of 2-D capsules ``v`` ``[..., 2]``: ``||v||`` (at most 1: squashed)
+    and its direction.
 
     The angle is in degrees, in (-180, 180]. The zero vector (an absent part) has no direction;
     ``atan2(0, 0)`` reports 0 degrees for it.
     """
+    _check_presence("read_pose", v)
+    return _pose(v)
+
+
+def _pose(v: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """``read_pose`` of capsules of any length (an angle is read from any)."""
     v = v.to(torch.get_default_dtype())
     return v.norm(dim=-1), torch.rad2deg(torch.atan2(v[..., 1], v[..., 0]))
 
@@ -117,7 +124,7 @@ def angle_error(v: Capsules2D,
                                   DrawnInDegrees]) -> torch.Tensor:
     """How far the angle read from 2-D capsules ``v`` ``[N, 2]`` misses the true ``angles``
     ``[N]`` (degrees): ``[N]``, wrapped around the circle into [-180, 180)."""
-    presence, read = read_pose(v)
+    presence, read = _pose(v)
     if (presence == 0).any():
         raise ValueError(f"angle_error(): v must have a direction in every capsule, got "
                          f"{int((presence == 0).sum())} zero capsule(s), the first at index "
@@ -132,11 +139,13 @@ def angle_error(v: Capsules2D,
 
 
 def _check_presence(where: str, v: torch.Tensor) -> None:
-    """Refuse a capsule ``v`` longer than 1: its length is a part's presence, a probability."""
-    if v.norm() > 1 + 1e-6:  # 1e-6 over for a length's rounding
-        raise ValueError(f"{where}(): v must be a capsule of length at most 1 (its length is the "
-                         f"part's presence, a probability), got length {v.norm().item():.4g}; "
-                         "squash it first: squash(v)")
+    """Refuse capsules ``v`` ``[..., d]`` longer than 1: a length is a part's presence, a
+    probability (the longest is named)."""
+    lengths = v.to(torch.get_default_dtype()).norm(dim=-1)
+    if (lengths > 1 + 1e-6).any():  # 1e-6 over for a length's rounding
+        raise ValueError(f"{where}(): v must be {'a capsule' if lengths.ndim == 0 else 'capsules'} "
+                         f"of length at most 1 (its length is the part's presence, a probability), "
+                         f"got length {lengths.max().item():.4g}; squash it first: squash(v)")
 
 
 @checked
@@ -144,7 +153,7 @@ def part_from_vector(kind: Kind, v: Numbers("one capsule, 2-D: [2]", ndim=1, las
                      scale: Scale = 2.5) -> tuple[Part, float]:
     """The part a 2-D capsule describes, drawn at the image centre, and its presence."""
     _check_presence("part_from_vector", v)
-    presence, angle = read_pose(v)
+    presence, angle = _pose(v)
     return Part(kind, 0.5, 0.5, float(angle), scale), float(presence)
 
 

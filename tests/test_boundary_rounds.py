@@ -111,6 +111,7 @@ from capsedu.figures import (
     face_scenes,
     feature_maps,
     model_scores,
+    rotations,
     routing_couplings,
     training_curves,
 )
@@ -4735,6 +4736,22 @@ ROUND_TWENTY_FIVE_CASES = [
     (lambda: capsule_lengths.draw_squash_curves(plt.figure(), *[torch.tensor([0.0, 2.0, 1.0])] * 3),
      ValueError, r"^draw_squash_curves\(\): r must be lengths in increasing order .*got r\[2\] = "
                  r"1 after 2; pass sorted lengths"),
+    (lambda: capsule_vectors.read_pose(torch.tensor([3.0, 4.0])), ValueError,
+     r"^read_pose\(\): v must be a capsule of length at most 1 \(its length is the part's "
+     r"presence, a probability\), got length 5; squash it first: squash\(v\)"),
+    (lambda: capsule_vectors.read_pose(torch.tensor([3, 4])), ValueError,
+     r"^read_pose\(\): v must be a capsule of length at most 1 .*got length 5"),
+    (lambda: capsule_vectors.read_pose(torch.tensor([[0.6, 0.8], [3.0, 4.0]])), ValueError,
+     r"^read_pose\(\): v must be capsules of length at most 1 .*got length 5; squash it first"),
+    (lambda: rotations.draw_turned_capsules(plt.figure(), torch.rand(4, 1, 8, 8),
+                                            torch.tensor([0.0, 90.0, 180.0, 270.0]),
+                                            torch.tensor([[3.0, 4.0]] * 4), 2), ValueError,
+     r"^draw_turned_capsules\(\): capsules must be of length at most 1 .*got length 5; squash "
+     r"them first"),
+    (lambda: feature_maps.draw_receptive_field(plt.figure().add_subplot(), np.zeros((32, 32)), 5,
+                                               np.array([[0.5, 0.5]])), ValueError,
+     r"^draw_receptive_field\(\): centres must be pixels \(row, col\) of the 32x32 image, got "
+     r"\[\[0\.5, 0\.5\]\], all within 0 \.\. 1: fractions of the image, .*pass pixels"),
 ]
 
 

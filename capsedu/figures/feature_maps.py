@@ -104,6 +104,11 @@ def draw_receptive_field(ax: Axes, image: Pictures("an image [H, W]", ndim=2), s
     square: the window that one output unit of a conv stack with that receptive field sees; one
     of ``colors`` per centre (None: ``WINDOW_COLOURS`` in turn)."""
     h, w = image.shape
+    if min(h, w) > 2 and ((centres >= 0) & (centres <= 1)).all() and (centres % 1 != 0).any():
+        raise ValueError(f"draw_receptive_field(): centres must be pixels (row, col) of the "
+                         f"{h}x{w} image, got {centres.tolist()[:3]}, all within 0 .. 1: fractions "
+                         f"of the image, as faces' parts are; pass pixels, e.g. (y * {h} - 0.5, "
+                         f"x * {w} - 0.5)")
     off = [(row, col) for row, col in centres.tolist()
            if not (-0.5 <= row <= h - 0.5 and -0.5 <= col <= w - 0.5)]
     if off:  # a pixel's centre is at a whole number: the image spans -0.5 .. side - 0.5

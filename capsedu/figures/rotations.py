@@ -88,6 +88,10 @@ def draw_turned_capsules(fig: FigureBase,
     if n_shown > len(input_angles):
         raise ValueError(f"draw_turned_capsules(): n_shown must be at most the {len(input_angles)} "
                          f"images given, got {n_shown}; pass fewer")
+    if (longest := capsules.double().norm(dim=-1).max()) > 1 + 1e-6:  # a length: a presence
+        raise ValueError(f"draw_turned_capsules(): capsules must be of length at most 1 (each "
+                         f"length is the presence drawn, a probability), got length "
+                         f"{longest.item():.4g}; squash them first: squash(capsules)")
     presence, estimated = read_pose(capsules)
     shown = range(0, len(input_angles), len(input_angles) // n_shown)
     axes = fig.subplots(2, len(shown), squeeze=False)
