@@ -32,9 +32,9 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from .checks import check_same
+from .checks import check_same, check_takes
 from .course_settings import MAX_SIDE, MAX_WIDTH, FloatDtype, Seed
-from .data.sprites import Part, Side, render
+from .data.sprites import Part, Side, _refuse_off_canvas, render
 from .functional import squash
 from .memory import check_memory
 from .poses import wrap_angle
@@ -196,6 +196,7 @@ def draw(part: Record(Part),
          size: Side = 48) -> np.ndarray:
     """Render ``part`` (a ``Part``) with ink ``presence``: a part that is barely there is drawn
     faintly."""
+    _refuse_off_canvas("draw", "part", [part])  # by draw's name, not render's
     return presence * render([part], size)
 
 
@@ -368,10 +369,10 @@ def random_capsules(n: Int("capsules", ge=1, le=MAX_CAPSULES) = 10_000,
                     decades: tuple[Decade, ...] | list[Decade] = (-3, 3)) -> torch.Tensor:
     """``[n, dim]`` vectors ``s``: uniform random directions, lengths log-uniform in
     ``[10^decades[0], 10^decades[1]]``, from a generator seeded with ``seed``."""
-    low, high = decades
-    if not low < high:
+    if len(decades) != 2 or not decades[0] < decades[1]:
         raise ValueError(f"random_capsules(): decades must be (low, high) with low < high, got "
                          f"{decades}; pass the lower power of ten first, e.g. (-3, 3)")
+    low, high = decades
     # float32 [n, dim]: the normal draws, the directions, the capsules; [n, 1] lengths
     check_memory(4 * n * (3 * dim + 2), f"{n:,} random capsules of {dim}D",
                  "draw fewer capsules")
@@ -392,6 +393,7 @@ def at_zero(squash_fn: Callable, dim: Int("the capsule's dimensions", ge=1, le=M
 
 def _at_zero(squash_fn: Callable, dim: int, name: str) -> tuple[torch.Tensor, torch.Tensor]:
     """``at_zero``, its refusal naming the function as its caller knows it (``name``)."""
+    check_takes(squash_fn, name, 1, "squash_fn(s) -> v")
     s = torch.zeros(1, dim, requires_grad=True)
     v = squash_fn(s)
     if not isinstance(v, torch.Tensor) or v.shape != s.shape or not v.requires_grad:

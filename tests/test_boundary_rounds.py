@@ -4752,7 +4752,65 @@ ROUND_TWENTY_FIVE_CASES = [
                                                np.array([[0.5, 0.5]])), ValueError,
      r"^draw_receptive_field\(\): centres must be pixels \(row, col\) of the 32x32 image, got "
      r"\[\[0\.5, 0\.5\]\], all within 0 \.\. 1: fractions of the image, .*pass pixels"),
+    # the bare errors from inside
+    (lambda: capsule_vectors.random_capsules(10, dim=4, decades=(1.0,)), ValueError,
+     r"^random_capsules\(\): decades must be \(low, high\) with low < high, got \(1\.0,\)"),
+    (lambda: capsule_vectors.at_zero(lambda s, t: s), TypeError,
+     r"^at_zero\(\): squash_fn must take 1 argument, squash_fn\(s\) -> v, got '<lambda>', whose "
+     r"parameters are \(s, t\); pass a function of that form"),
+    (lambda: describe_features(baselines.DeepCNN(), image_size=4), ValueError,
+     r"^describe_features\(\): image_size must leave DeepCNN's feature maps a pixel at least, got "
+     r"4, .*pass a larger side"),
+    (lambda: digit_images.draw_digits(plt.subplots(1, 2)[1], torch.rand(2, 28, 28), vmn=0),
+     TypeError, r"^draw_digits\(\): vmn must be one of matplotlib's imshow options .*got vmn=0; "
+                r"pass one it takes, e\.g\. vmin"),
+    (lambda: digit_images.draw_digits(plt.subplots(1, 2)[1], torch.rand(2, 28, 28), vmin=1,
+                                      vmax=0), ValueError,
+     r"^draw_digits\(\): vmin must be at most vmax .*got vmin=1, vmax=0; swap them"),
+    (lambda: capsule_lengths.draw_margin_loss(plt.figure().add_subplot(projection="3d")),
+     ValueError, r"^draw_margin_loss\(\): ax must be a flat Axes, got a 3-D one "
+                 r"\(projection='3d'\); pass fig\.add_subplot\(\) without a projection"),
+    (lambda: bug_zoo_report.step_table(bug_zoo.read_results(),
+                                       {"correct": bug_zoo.read_results()["correct"]}),
+     ValueError, r"^step_table\(\): live must hold a run of every bug of 09 .*got none of "
+                 r"'softmax-over-children'.*bug_zoo\.run\(name\) of each"),
+    (lambda: functional.squash(torch.tensor(3.0)), ValueError,
+     r"^squash\(\): s must be a capsule, a tensor of one dimension at least \(its vector\), got a "
+     r"0-d tensor holding 3; .*s\.reshape\(1\)"),
+    (lambda: manifest_rows.plain_name("a/b", "name"), ValueError,
+     r"^plain_name\(\): name must be a plain file name inside its folder .*got 'a/b'"),
+    # the refusals in an inner function's words
+    (lambda: functional.margin_loss_curves(torch.linspace(0, 1, 10), m_plus=0.2, m_minus=0.8),
+     ValueError, r"^margin_loss_curves\(\): the margins must satisfy 0 <= m_minus < m_plus"),
+    (lambda: capsule_vectors.draw(sprites.Part("nose", 24, 24), 1.0), ValueError,
+     r"^draw\(\): part must put ink on the image .*got 'nose' at \(24, 24\) wholly off it"),
+    (lambda: _tiny()(torch.rand(4, 1, 28, 28), torch.tensor([0, 1, 2, 10])), ValueError,
+     r"^CapsNet\(\): targets must lie in \[0, 9\] .*got 10 at index 3"),
+    (lambda: _tiny()(torch.rand(4, 1, 28, 28), torch.tensor([0, 1])), ValueError,
+     r"^CapsNet\(\): targets must be integer class labels of shape \[batch\] = \[4\]"),
+    (lambda: CapsNetConfig(image_size=1024), ValueError,
+     r"^CapsNetConfig\(\): image_size must leave at most 1,000,000 primary capsules .*got 1024, "
+     r"which leaves 8,128,512; pass a smaller image_size"),
+    (lambda: capsule_poses.draw_decoded_poses(plt.figure(), "mouth", [torch.ones(5)]), ValueError,
+     r"^draw_decoded_poses\(\): vectors must be capsules of length at most 1 .*got length 2\.236 "
+     r"\(vectors\[0\]\); squash them first"),
+    (lambda: rotations.draw_rotation_curves(plt.figure().add_subplot(), [0, 90, 180],
+                                            {"a": [90.0, 80.0, 70.0]}, 10), ValueError,
+     r"^draw_rotation_curves\(\): curves must be keyed by names that say the model's kind .*got "
+     r"'a'; key each by its checkpoint's name"),
+    (lambda: adversarial_record.sanity(adversarial_record.read_results(), "affnist-cnn", eps=0.77),
+     ValueError, r"^sanity\(\): eps must be one the run recorded, .*got 0\.77"),
+    (lambda: curves.run_name("deepCNN", 0), ValueError,
+     r"^run_name\(\): name must be one of 'bag-of-parts CNN', 'deep CNN'.*got 'deepCNN'"),
 ]
+
+
+def test_round_twenty_five_a_checker_called_without_its_model_says_it_is_missing(capsys):
+    """Round twenty-five: check_decoder_input(fn) without a model printed pydantic's ArgsKwargs
+    and the advice of a wrong record."""
+    assert exercises.check_decoder_input(lambda v, labels: v) is False
+    assert capsys.readouterr().out.strip() == ("check_decoder_input(): FAIL - missing required "
+                                               "argument (model)")
 
 
 def test_round_twenty_five_weights_with_nan_are_refused_before_anything_is_written(tmp_path):

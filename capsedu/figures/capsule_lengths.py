@@ -7,12 +7,12 @@ makes it a face (04, 07).
 from typing import Annotated
 
 import torch
-from matplotlib.axes import Axes
 from matplotlib.figure import FigureBase
 
 from ..checks import check_same
 from ..functional import margin_loss_curves
 from ..validate import Flag, Float, Numbers, Some, Tensor, checked
+from .canvas import FlatAxes
 
 
 @checked
@@ -47,7 +47,7 @@ def draw_squash_curves(fig: FigureBase,
 
 
 @checked
-def draw_margin_loss(ax: Axes) -> None:
+def draw_margin_loss(ax: FlatAxes) -> None:
     """Eq. 4's loss L_k of one class against its capsule length, present and absent
     (``margin_loss_curves``), with the margins m+ = 0.9 and m- = 0.1 marked."""
     lengths = torch.linspace(0, 1, 101)
@@ -63,7 +63,7 @@ def draw_margin_loss(ax: Axes) -> None:
 
 
 @checked
-def draw_face_lengths(ax: Axes, lengths: Annotated[dict[str, Numbers(
+def draw_face_lengths(ax: FlatAxes, lengths: Annotated[dict[str, Numbers(
                           "face-capsule lengths [n]", ndim=1, ge=0, le=1, at_least=1,
                           fix="pass the lengths of face capsules, each in [0, 1]")], Some],
                       threshold: Float("the face capsule's length that counts as a face", ge=0,

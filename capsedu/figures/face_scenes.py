@@ -9,7 +9,6 @@ The parts' colours are ``colours.PART_COLORS``.
 from typing import Annotated
 
 import numpy as np
-from matplotlib.axes import Axes
 from matplotlib.collections import LineCollection
 from matplotlib.figure import FigureBase
 from matplotlib.lines import Line2D
@@ -24,6 +23,7 @@ from ..parts.pose_net import PoseCapsuleNet
 from ..parts.voting import PARENTS, pose_code, predict_face, predicted_faces
 from ..refusals import kind_of
 from ..validate import Choice, Float, Int, Numbers, Some, Tensor, checked
+from .canvas import FlatAxes
 from .colours import PART_COLORS
 from .routing_couplings import draw_coupling_heatmap
 
@@ -79,7 +79,7 @@ def ghost_lines(ghosts: Ghosts) -> tuple[list, list]:
 
 
 @checked
-def draw_scene(ax: Axes, parts: Parts, size: Side = 96, ghosts: Ghosts | None = None):
+def draw_scene(ax: FlatAxes, parts: Parts, size: Side = 96, ghosts: Ghosts | None = None):
     """The rendered parts (grey) and, optionally, ghost faces: ``ghosts`` maps a part kind to the
     face pose (x, y, angle, scale) it predicts, drawn as a face outline in that part's colour."""
     ax.imshow(sprites.render(parts, size=size), cmap="gray", extent=(0, 1, 1, 0), vmin=0, vmax=1,
@@ -92,7 +92,7 @@ def draw_scene(ax: Axes, parts: Parts, size: Side = 96, ghosts: Ghosts | None = 
 
 
 @checked
-def draw_detections(ax: Axes, image: Pictures("an image [H, W]", ndim=2),
+def draw_detections(ax: FlatAxes, image: Pictures("an image [H, W]", ndim=2),
                     poses: Numbers("each part's pose (x, y, angle, scale) [4, 4], a row per part "
                                    "of PART_KINDS", shape=(len(faces.PART_KINDS), 4),
                                    fix="pass the detector's poses of one image"),
@@ -183,7 +183,7 @@ def draw_detected_parts(fig: FigureBase, detector: PartDetector, examples: Annot
 
 
 @checked
-def draw_part_votes(ax_scene: Axes, ax_c: Axes, model: PoseCapsuleNet,
+def draw_part_votes(ax_scene: FlatAxes, ax_c: FlatAxes, model: PoseCapsuleNet,
                     scene: Annotated[Parts, Some], title: str):
     """Render ``scene``, let the pose-capsule ``model`` detect, vote and route it, and draw the
     scene with each detected part's predicted face as a ghost (``ax_scene``) and the couplings

@@ -18,6 +18,7 @@ from ..data import sprites
 from ..data.sprites import Parts
 from ..refusals import kind_of
 from ..validate import Instances, Int, Numbers, Some, checked
+from .canvas import FlatAxes
 from .colours import Colour
 
 Window = Int("the side of a pooling window in cells", ge=1, le=MAX_IMAGE)
@@ -62,7 +63,7 @@ def _check_window(where: str, m, window: int | None) -> None:
 
 
 @checked
-def draw_feature_map(ax: Axes, m: Numbers("a feature map [H, W]", ndim=2), title: str,
+def draw_feature_map(ax: FlatAxes, m: Numbers("a feature map [H, W]", ndim=2), title: str,
                      window: Window | None = None) -> None:
     """A feature map ``m`` ``[H, W]`` as a grid of its numbers (blue = fired), with lines between
     the ``window`` x ``window`` pooling windows when ``window`` is given (at most the map's
@@ -96,7 +97,7 @@ def draw_feature_maps(fig: FigureBase, rows: Annotated[list[Checked(
 
 
 @checked
-def draw_receptive_field(ax: Axes, image: Pictures("an image [H, W]", ndim=2), size: Field,
+def draw_receptive_field(ax: FlatAxes, image: Pictures("an image [H, W]", ndim=2), size: Field,
                          centres: Numbers("pixels (row, col) to centre windows on [n, 2]",
                                           ndim=2, last=2),
                          colors: list[Colour] | tuple[Colour, ...] | None = None):
@@ -155,7 +156,8 @@ def draw_receptive_fields(fig: FigureBase, face: Parts, bag_rf: Field, deep_rf: 
 
 
 @checked
-def draw_shift_changes(ax: Axes, shifts: Numbers("shifts of the feature maps in px [n]", ndim=1),
+def draw_shift_changes(ax: FlatAxes,
+                       shifts: Numbers("shifts of the feature maps in px [n]", ndim=1),
                        changes: Annotated[dict[str, Numbers(
                            "relative changes after pooling, one per shift [n]", ndim=1, ge=0)],
                            Some]) -> None:
