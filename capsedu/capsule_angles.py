@@ -98,8 +98,9 @@ def angle_slope(angles: Several,
 @checked
 def turned(digit: Digit, angles: Angles) -> torch.Tensor:
     """One MNIST ``digit`` ``[1, 28, 28]`` turned by each of ``angles`` (degrees,
-    counter-clockwise on screen) on its 28x28 canvas: ``[len(angles), 1, 28, 28]``."""
-    return torch.cat([transformed_mnist.affine(digit[None], rotation=a, side=MNIST_SIDE)
+    counter-clockwise on screen) on its 28x28 canvas: ``[len(angles), 1, 28, 28]``. The angles
+    are checked as one sweep (``Angles``), each turn then taken (2.5 among 0 to 360)."""
+    return torch.cat([transformed_mnist._affine(digit[None], rotation=a, side=MNIST_SIDE)
                       for a in angles.astype(float).tolist()])
 
 

@@ -200,6 +200,12 @@ def turned_part_images(kind: Kind, angles: Angles, scale: Scale = 2.0, size: Sid
                        ) -> torch.Tensor:
     """``[len(angles), 1, size, size]``: one ``kind`` part at ``(x, y)`` (fractions of the image;
     default its centre), turned to each of ``angles`` (degrees)."""
+    return _turned_part_images(kind, angles, scale, size, x, y)
+
+
+def _turned_part_images(kind, angles, scale=2.0, size=32, x=0.5, y=0.5) -> torch.Tensor:
+    """``turned_part_images`` for the course's own angles (``template_bank``'s, evenly turned),
+    which no check of radians reads: a fine bank's steps are fractions of a degree."""
     # each image rendered (float32), then stacked into one array
     check_memory(2 * 4 * len(angles) * size * size, f"{len(angles):,} images of {size}x{size}",
                  "use fewer angles or a smaller size")
@@ -222,7 +228,7 @@ def template_bank(kind: Kind = "nose",
         raise ValueError(f"template_bank(): crop must be at most size={size} (a crop of the "
                          f"image), got {crop}; pass a smaller crop, or a larger size")
     angles = torch.arange(n_angles) * (360.0 / n_angles)
-    full = turned_part_images(kind, angles, scale, size)
+    full = _turned_part_images(kind, angles, scale, size)
     lo = (size - crop) // 2
     templates = full[:, :, lo:lo + crop, lo:lo + crop].clone()
     if templates.sum() < full.sum() - 1e-3:

@@ -24,8 +24,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 import torch
-from hypothesis import given, settings
-from hypothesis.strategies import integers, lists, sampled_from
+from hypothesis import assume, given, settings
+from hypothesis.strategies import floats, integers, lists, sampled_from
 from test_boundary_probe import LABELS, TINY, _bag, _tiny
 
 from capsedu import (
@@ -4634,7 +4634,11 @@ ROUND_TWENTY_FOUR_RADIANS = [
      r"^AffineRanges\(\): rotation must be an angle in degrees, got 0\.3491"),
     (lambda: robustness.sweep_accuracy(_tiny(), _DIGITS, torch.tensor([1, 2, 3]), "rotation",
                                        np.radians([0, 15, 30])), ValueError,
-     r"^sweep_accuracy\(\): values\[1\] must be an angle in degrees, got 0\.2618"),
+     r"^sweep_accuracy\(\): values must be angles in degrees, got \[0\.2618, 0\.5236\] among "
+     r"them, which read as radians"),
+    (lambda: robustness.sweep_accuracy(_tiny(), _DIGITS, torch.tensor([1, 2, 3]), "rotation",
+                                       np.array([0.5, 1.5, 3.0])), ValueError,
+     r"^sweep_accuracy\(\): values must be angles in degrees, got \[0\.5, 1\.5\] among them"),
     (lambda: faces.FacePoses(angle=np.radians(15)), ValueError,
      r"^FacePoses\(\): angle must be an angle in degrees, got 0\.2618"),
     (lambda: faces.FacePoses(jitter_angle=0.17), ValueError,
@@ -4688,6 +4692,44 @@ def test_round_twenty_four_angles_drawn_in_degrees_are_taken(seed, n):
             units.DrawnInDegrees.func(values)
     units.InDegrees.func(rng.integers(-720, 721, n).astype(float))
     units.InDegrees.func(np.arange(0, 360, 7.5))
+
+
+@settings(max_examples=60, deadline=None)
+@given(start=integers(-360, 360), span=floats(2 * np.pi + 1e-3, 720),
+       step=floats(0.01, 10), dtype=sampled_from([np.float32, np.float64]))
+def test_round_twenty_five_dense_degree_sweeps_are_taken(start, span, step, dtype):
+    """A sweep in degrees that reaches past 2 pi (b - a > 2 pi, an angle past it) is taken, its
+    fractional turns under 6.3 degrees too (np.arange(0, 360, 2.5) holds 2.5), in either float
+    dtype, while 2.5 alone is refused."""
+    sweep = np.arange(start, start + span, min(step, span / 2)).astype(dtype)
+    assume(np.abs(sweep).max() > 2 * np.pi)  # -3 to 3.3 lies within 2 pi: radians, refused
+    units.InDegrees.func(sweep)
+    units.InDegrees.func(torch.from_numpy(sweep))
+    with pytest.raises(ValueError, match="reads as radians"):
+        units.InDegrees.func(2.5)
+
+
+def test_round_twenty_five_dense_degree_sweeps_are_taken_by_each_entry():
+    """The sweeps in degrees round 25 found refused (a step of 2.5, 100 or 64 even turns, a
+    linspace of -45 to 45) are taken by each entry, and by those that loop over them."""
+    assert capsule_vectors.template_bank("nose", n_angles=64)[1].shape == (64, 1, 12, 12)
+    assert capsule_vectors.template_bank("nose", n_angles=100)[1].shape == (100, 1, 12, 12)
+    assert capsule_vectors.template_bank("nose", n_angles=3600)[1].shape == (3600, 1, 12, 12)
+    assert capsule_vectors.turned_part_images("nose", torch.arange(0.0, 360.0, 2.5)).shape == (
+        144, 1, 32, 32)
+    assert capsule_vectors.turned_part_images("nose", np.linspace(0, 360, 100)).shape == (
+        100, 1, 32, 32)
+    assert capsule_angles.turned(_DIGITS[0], list(np.linspace(-45, 45, 20))).shape == (
+        20, 1, 28, 28)
+    assert len(robustness.sweep_accuracy(_tiny(), _DIGITS, torch.tensor([1, 2, 3]), "rotation",
+                                         np.arange(0, 30, 2.5), side=28)) == 12
+    face = faces.face_parts()
+    scores = scoring.turned_face_scores({"bag": BagOfPartsCNN(channels=(2,), n_classes=2)},
+                                        face, np.arange(-45, 45, 2.5))
+    assert scores["bag"][0].shape == (36,)
+    sweep = pose_net.rotation_sweep(pose_net.PoseCapsuleNet(channels=(2, 2, 2, 2)), face,
+                                    np.linspace(0, 360, 12, endpoint=False) + 2.5)
+    assert sweep.face_angle.shape == (12,)
 
 
 def test_round_twenty_four_every_turned_mnist_angle_is_taken_on_its_own():

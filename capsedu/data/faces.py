@@ -376,6 +376,13 @@ def rotate(parts: Parts, degrees: Annotated[Float("degrees, counter-clockwise on
            = (0.5, 0.5)) -> list[Part]:
     """Turn every part by ``degrees`` (on-screen counter-clockwise) about the point ``about``, in
     fractions of the image (not pixels): a turn that takes every part off the image is refused."""
+    return _rotate(parts, degrees, about)
+
+
+def _rotate(parts, degrees, about=(0.5, 0.5)) -> list[Part]:
+    """``rotate`` for a turn its caller checked with the others of its sweep
+    (``scoring.turned_face_scores``, ``pose_net.rotation_sweep``: 2.5 degrees is taken in a sweep
+    past 6.3, refused alone)."""
     given, out = [_as_part(p, "rotate") for p in parts], []
     for p in given:
         (x, y), = _place([[p.x - about[0], p.y - about[1]]], *about, degrees, 1.0)

@@ -318,7 +318,7 @@ def rotation_sweep(model: PoseCapsuleNet, parts: Parts, angles: Turns) -> Rotati
     from the turn, wrapped into [0, 180]: ``part_error`` ``[len(angles), 4]`` and ``face_error``
     ``[len(angles)]``."""
     centre = faces.face_centre(parts)
-    scenes = [faces.rotate(parts, a, about=centre) for a in angles]
+    scenes = [faces._rotate(parts, a, about=centre) for a in angles]  # checked as a sweep
     size = model.detector.hparams["image_size"]
     x = sprites.render_many(scenes, size)  # [angles, 1, size, size]
     out = model.capsules(x)
