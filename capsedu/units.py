@@ -108,7 +108,7 @@ def _in_degrees(angles):
     radians, could = _of_whole_degrees(values, rounding)
     if (radians != could).any():  # a float32 sweep's 0.79 among 0.5, 1.0, ...: a coincidence
         radians = np.zeros_like(could)
-    if not radians.any() and (np.abs(values) <= 2 * np.pi).all():
+    if not radians.any() and (np.abs(values) <= 2 * np.pi * (1 + rounding)).all():  # 2 pi, rounded
         radians = values != values.round()
     _refuse_radians(values, radians)
     return angles

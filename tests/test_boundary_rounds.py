@@ -126,8 +126,8 @@ from capsedu.widgets import SquashExplorer
 from capsedu.widgets.adversarial import AttackExplorer
 from capsedu.widgets.base import Widget
 from capsedu.widgets.bug_zoo import BugZooExplorer, recorded_effect
-from capsedu.widgets.capsule import PoseVectorExplorer
-from capsedu.widgets.check import WidgetCheck
+from capsedu.widgets.capsule import PoseVectorExplorer, pose_vector_state, squash_state
+from capsedu.widgets.check import WidgetCheck, arrow_state
 from capsedu.widgets.face_capsules import face_state
 from capsedu.widgets.overlap import OverlapExplorer
 from capsedu.widgets.panels import RoutingPanels
@@ -319,7 +319,8 @@ ROUNDS = [
      r"warp\(\): A must match images in length.*\(images: 2, A: 3\)"),
     (lambda: transformed_mnist.affine_matrix(torch.tensor([1.0, 2.0]), 0.0, 1.0, torch.ones(3)),
      ValueError, r"affine_matrix\(\): scale_y must match rotation in length"),
-    (lambda: capsule_vectors.capsule_from_matches(torch.rand(2, 4), torch.rand(3)), ValueError,
+    (lambda: capsule_vectors.capsule_from_matches(torch.rand(2, 4), torch.tensor([0., 120, 240])),
+     ValueError,
      r"capsule_from_matches\(\): angles must match r in templates.*pass one angle per template"),
     (lambda: group_conv.lifting_filters(torch.rand(4, 1, 3, 5)), ValueError,
      r"lifting_filters\(\): weight's width must match weight's height"),
@@ -4741,6 +4742,72 @@ def test_round_twenty_four_every_turned_mnist_angle_is_taken_on_its_own():
     assert images.shape == (3, 1, 28, 28)
 
 
+# round 25, S1: radians read as degrees where no check of them was declared; x, y in pixels
+_ONE_RADIAN = r"must be an angle in degrees, got {}, which reads as radians \({} degrees\)"
+ROUND_TWENTY_FIVE_RADIANS = [
+    (lambda: capsule_vectors.pose_vector(angle=np.pi / 3, presence=0.5), ValueError,
+     r"^pose_vector\(\): angle " + _ONE_RADIAN.format(r"1\.0472", "60")),
+    (lambda: capsule_vectors.pose_vector(angle=torch.linspace(0, 2 * np.pi, 50), presence=1.0),
+     ValueError, r"^pose_vector\(\): angle must be angles in degrees, got \[0\.1282, "),
+    (lambda: faces.face_parts(0.5, 0.5, 0.26), ValueError,
+     r"^face_parts\(\): angle " + _ONE_RADIAN.format(r"0\.26", r"14\.8969")),
+    (lambda: poses.pose_matrix(0.5, 0.5, 0.7854, 1.0), ValueError,
+     r"^pose_matrix\(\): angle " + _ONE_RADIAN.format(r"0\.7854", r"45\.0001")),
+    (lambda: voting.pose_code(0.5, 0.5, 0.5), ValueError,
+     r"^pose_code\(\): angle " + _ONE_RADIAN.format(r"0\.5", r"28\.6479")),
+    (lambda: voting.pose_code(16.0, 16.0, 0.0), ValueError,
+     r"^pose_code\(\): x must be a finite number >= 0 and <= 1 \(x, a fraction of the image's "
+     r"side in \[0, 1\]\)"),
+    (lambda: capsule_vectors.capsule_from_matches(torch.rand(3, 4),
+                                                  torch.tensor([0., 1.57, 3.14, 4.71])),
+     ValueError, r"^capsule_from_matches\(\): angles must be angles in degrees, got \[1\.57, "
+     r"3\.14, 4\.71\] among them, which read as radians"),
+    (lambda: capsule_angles.angle_from_vectors(torch.rand(5, 16), torch.linspace(0, 3.0, 5),
+                                               torch.rand(2, 16), torch.tensor([10.0, 200.0])),
+     ValueError, r"^angle_from_vectors\(\): train_angles must be angles in degrees, got \[0\.75, "
+     r"1\.5, 2\.25\] among them"),
+    (lambda: SquashExplorer(angle=0.52), ValueError,
+     r"^SquashExplorer\(\): angle " + _ONE_RADIAN.format(r"0\.52", r"29\.7938")),
+    (lambda: PoseVectorExplorer(angle=0.52), ValueError,
+     r"^PoseVectorExplorer\(\): angle " + _ONE_RADIAN.format(r"0\.52", r"29\.7938")),
+    (lambda: arrow_state(1.0471975), ValueError,
+     r"^arrow_state\(\): angle " + _ONE_RADIAN.format(r"1\.0472", r"60")),
+    (lambda: squash_state(1.0, 0.785), ValueError,
+     r"^squash_state\(\): angle " + _ONE_RADIAN.format(r"0\.785", r"44\.9772")),
+    (lambda: pose_vector_state("nose", 0.785, 1.0), ValueError,
+     r"^pose_vector_state\(\): angle " + _ONE_RADIAN.format(r"0\.785", r"44\.9772")),
+    (lambda: capsule_poses.draw_pose_vectors(plt.figure(), [(0.785, 1.0), (1.57, 0.5)]),
+     ValueError, r"^draw_pose_vectors\(\): examples\[0\]\[0\] " + _ONE_RADIAN.format(
+         r"0\.785", r"44\.9772")),
+    (lambda: face_scenes.draw_code_agreement(plt.figure(), np.linspace(0, 0.3, 11),
+                                             np.linspace(0, np.pi, 11)), ValueError,
+     r"^draw_code_agreement\(\): angle_differences must be angles in degrees, got \[0\.3142, "),
+]
+
+
+def test_round_twenty_five_what_the_course_reads_or_sweeps_itself_is_taken():
+    """Angles a model read or a figure sweeps are taken where a learner's radians are refused:
+    ghost faces at a reading of a fraction of a degree, the code of poses off the image, the
+    frame of faces read at small angles, and the notebooks' own calls."""
+    segments, _ = face_scenes.ghost_lines({"nose": (0.5, 0.5, 0.26, 1.0)})
+    assert len(segments) > 0
+    face_scenes.draw_code_agreement(plt.figure(), np.linspace(0, 0.6, 7), np.arange(0, 90, 2.5))
+    read = np.array([[[0.4, 0.4, 0.3, 1.0], [0.6, 0.4, 0.2, 1.0], [0.5, 0.5, 1.1, 1.0],
+                      [0.5, 0.6, 0.7, 1.0]]])
+    assert pose_net.face_frame(read).shape == (1, 3, 3)
+    assert voting.pose_code(np.array([0.5, 0.6]), 0.5, np.array([0.0, 30.0])).shape == (2, 2048)
+    assert capsule_vectors.pose_vector(angle=60, presence=0.5).shape == (2,)
+    assert faces.face_parts(0.45, 0.52, 15.0, 0.95)[2].angle == 15.0
+    angles, templates = capsule_vectors.template_bank("nose", n_angles=64)
+    r = capsule_vectors.match(torch.rand(2, 1, 32, 32), templates)
+    assert capsule_vectors.capsule_from_matches(r, angles).shape == (2, 2)
+    capsule_poses.draw_pose_vectors(plt.figure(), [(0, 1.0), (45, 0.9), (150, 0.5), (-110, 0.25)])
+    rng = np.random.default_rng(0)
+    assert capsule_angles.angle_from_vectors(rng.random((20, 3)), rng.uniform(-20, 20, 20),
+                                             rng.random((5, 3)), rng.uniform(-20, 20, 5)).error >= 0
+    plt.close("all")
+
+
 def test_a_zero_d_tensor_is_shown_as_the_number_it_holds():
     """A 0-d tensor where a count belongs is refused showing the number it holds, as a 0-d
     array is, not as a tensor of shape ()."""
@@ -4765,7 +4832,7 @@ ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODE
               + ROUND_TWENTY_ONE_RECORDS + ROUND_TWENTY_ONE_FACES + ROUND_TWENTY_TWO_RECORDS
               + ROUND_TWENTY_TWO_SHUFFLES + ROUND_TWENTY_THREE_RECORDS + ROUND_TWENTY_THREE_LEAD
               + ROUND_TWENTY_FOUR_RECORDS + ROUND_TWENTY_FOUR_UNCLEAR
-              + ROUND_TWENTY_FOUR_RADIANS)
+              + ROUND_TWENTY_FOUR_RADIANS + ROUND_TWENTY_FIVE_RADIANS)
 
 
 @pytest.mark.parametrize("call, error, message", ALL_ROUNDS, ids=range(len(ALL_ROUNDS)))

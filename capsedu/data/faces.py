@@ -72,14 +72,20 @@ SHIFT_DRAWS = 100_000  # a face's shift is drawn again at most this many times
 @checked
 def face_parts(x: Float("the face centre's x, in image fractions") = 0.5,
                y: Float("the face centre's y, in image fractions") = 0.5,
-               angle: Float("degrees, counter-clockwise on screen") = 0.0,
+               angle: Annotated[Float("degrees, counter-clockwise on screen"), InDegrees] = 0.0,
                scale: Float("the face's scale", gt=0, le=MAX_SCALE) = 1.0) -> list[Part]:
     """The four parts of a face with pose ``(x, y, angle, scale)``, in ``PART_KINDS`` order.
 
     Each part sits at face pose o canonical offset (the offset turned by the face angle, times the
     scale, added to the centre) and inherits the face's angle and scale. A face wholly off the
-    image (``x=16``: pixels, not fractions of the image) is refused.
+    image (``x=16``: pixels, not fractions of the image) is refused, as is an angle in radians.
     """
+    return _face_parts(x, y, angle, scale)
+
+
+def _face_parts(x, y, angle, scale) -> list[Part]:
+    """``face_parts`` for a pose a model read (``figures.face_scenes.ghost_lines``): its angle may
+    be a fraction of a degree, not refused as radians."""
     parts = _parts_at(_OFFSETS, x, y, angle, scale)
     _refuse_off_canvas("face_parts", "x and y", parts, every=False)
     return parts
