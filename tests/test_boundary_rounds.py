@@ -1335,10 +1335,10 @@ ROUND_TWELVE_PRESENTATION = [
      r"IntSlider\(\): value must be a number, got True"),
     # what matplotlib or ipywidgets would refuse deep inside, in words that name nothing
     (lambda: canvas.png_bytes(plt.figure(**_HUGE), dpi=100), ValueError,
-     r"png_bytes\(\): fig must render under 65,536 pixels a side, got 1000 x 1000 inches at "
+     r"png_bytes\(\): fig must render under 10,000 pixels a side, got 1000 x 1000 inches at "
      r"100 dpi"),
     (lambda: Blitter(plt.figure(**_HUGE), []), ValueError,
-     r"Blitter\(\): fig must render under 65,536 pixels a side"),
+     r"Blitter\(\): fig must render under 10,000 pixels a side"),
     (lambda: digit_images.draw_digits(plt.subplots(1, 2)[1], torch.rand(2, 28, 28),
                                       cmap="notacmap"), ValueError,
      r"draw_digits\(\): cmap must be the name of a matplotlib colour map .*got 'notacmap'"),
@@ -4816,6 +4816,20 @@ def test_a_zero_d_tensor_is_shown_as_the_number_it_holds():
         transformed_mnist.affine(_DIGITS, side=torch.tensor(40))
 
 
+# round 25, the lead's: an attack past a bound on its passes, a picture past 10,000 pixels a side
+ROUND_TWENTY_FIVE_LEAD = [
+    (lambda: attacks.pgd(_tiny(), _DIGITS, torch.tensor([1, 2, 3]), 0.1, steps=1000, restarts=100),
+     ValueError, r"^pgd\(\): steps and restarts must make at most 1,000 passes \(steps x "
+     r"restarts, each a forward and a backward pass over the images\), got 1,000 x 100 = "
+     r"100,000; pass fewer steps or restarts"),
+    (lambda: adversarial_units.Budget(steps=200, restarts=10), ValueError,
+     r"^Budget\(\): steps and restarts must make at most 1,000 passes"),
+    (lambda: canvas.png_bytes(plt.figure(figsize=(400, 400))), ValueError,
+     r"^png_bytes\(\): fig must render under 10,000 pixels a side, got 400 x 400 inches at "
+     r"\d+ dpi"),
+]
+
+
 ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
               + ROUND_ELEVEN_LOOP + ROUND_ELEVEN_DATA + ROUND_TWELVE_MATHS
               + ROUND_TWELVE_PRESENTATION + ROUND_TWELVE_FILES + ROUND_TWELVE_METHODS
@@ -4832,7 +4846,8 @@ ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODE
               + ROUND_TWENTY_ONE_RECORDS + ROUND_TWENTY_ONE_FACES + ROUND_TWENTY_TWO_RECORDS
               + ROUND_TWENTY_TWO_SHUFFLES + ROUND_TWENTY_THREE_RECORDS + ROUND_TWENTY_THREE_LEAD
               + ROUND_TWENTY_FOUR_RECORDS + ROUND_TWENTY_FOUR_UNCLEAR
-              + ROUND_TWENTY_FOUR_RADIANS + ROUND_TWENTY_FIVE_RADIANS)
+              + ROUND_TWENTY_FOUR_RADIANS + ROUND_TWENTY_FIVE_RADIANS
+              + ROUND_TWENTY_FIVE_LEAD)
 
 
 @pytest.mark.parametrize("call, error, message", ALL_ROUNDS, ids=range(len(ALL_ROUNDS)))
