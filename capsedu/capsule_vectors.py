@@ -40,7 +40,7 @@ from .memory import check_memory
 from .poses import wrap_angle
 from .refusals import kind_of
 from .units import DrawnInDegrees, ImageFraction, InDegrees
-from .validate import Choice, Float, Int, Numbers, Record, Some, Tensor, checked
+from .validate import Choice, Float, Int, Numbers, Record, Some, Tensor, check_value, checked
 
 # Bounds on what a caller can ask for: a bank of 3,600 templates is a tenth of a degree apart (02
 # uses 16), each one a rendered part; 10 million random capsules are a thousand times 03's
@@ -66,6 +66,8 @@ Capsules2D = Numbers("2-D capsules [..., 2]", last=2, tensor=True,
                      fix="pass pose_vector's vectors")
 Angles = Annotated[Numbers("angles in degrees [n]", ndim=1, at_least=1, tensor=True,
                            fix="pass one list of degrees"), InDegrees]
+# pose_vector's angle, once its type is checked by hand: a number or a tensor of degrees
+Turns = Annotated[Numbers("a number or a tensor of angles in degrees", tensor=True), InDegrees]
 
 
 @checked
@@ -92,6 +94,7 @@ def pose_vector(angle: Numbers("a number or a tensor of numbers", tensor=True),
         if value.numel() and not torch.isfinite(value).all():
             raise ValueError(f"pose_vector(): {name} must hold finite numbers, got {value}; a NaN "
                              "or an infinity has no direction: find where it first appears")
+    check_value("pose_vector", "angle", Turns, angle)  # np.pi / 3 is refused as radians
     if presence.numel() and (presence.min() < 0 or presence.max() > 1):
         raise ValueError(f"pose_vector(): presence must be in [0, 1] (a probability), got "
                          f"{presence}; the vector's length is the part's presence")
@@ -210,6 +213,12 @@ def turned_part_images(kind: Kind, angles: Angles, scale: Scale = 2.0, size: Sid
                        ) -> torch.Tensor:
     """``[len(angles), 1, size, size]``: one ``kind`` part at ``(x, y)`` (fractions of the image;
     default its centre), turned to each of ``angles`` (degrees)."""
+    return _turned_part_images(kind, angles, scale, size, x, y)
+
+
+def _turned_part_images(kind, angles, scale=2.0, size=32, x=0.5, y=0.5) -> torch.Tensor:
+    """``turned_part_images`` for the course's own angles (``template_bank``'s, evenly turned),
+    which no check of radians reads: a fine bank's steps are fractions of a degree."""
     # each image rendered (float32), then stacked into one array
     check_memory(2 * 4 * len(angles) * size * size, f"{len(angles):,} images of {size}x{size}",
                  "use fewer angles or a smaller size")
@@ -232,7 +241,7 @@ def template_bank(kind: Kind = "nose",
         raise ValueError(f"template_bank(): crop must be at most size={size} (a crop of the "
                          f"image), got {crop}; pass a smaller crop, or a larger size")
     angles = torch.arange(n_angles) * (360.0 / n_angles)
-    full = turned_part_images(kind, angles, scale, size)
+    full = _turned_part_images(kind, angles, scale, size)
     lo = (size - crop) // 2
     templates = full[:, :, lo:lo + crop, lo:lo + crop].clone()
     if templates.sum() < full.sum() - 1e-3:
@@ -277,7 +286,8 @@ def match(images: Tensor("images [N, 1, H, W]", ndim=4, floating=True, finite=Tr
 def capsule_from_matches(r: Tensor("template matches [N, n]: normalised, each in [0, 1]",
                                    ndim=2, floating=True, finite=True, within=(0, 1),
                                    fix="pass the matches match(images, templates) gives"),
-                         angles: Tensor("the templates' angles [n]", ndim=1),
+                         angles: Annotated[Tensor("the templates' angles [n]", ndim=1),
+                                           InDegrees],
                          temperature: Float("the softmax's temperature", gt=0) = 0.1
                          ) -> torch.Tensor:
     """A 2-D capsule ``[N, 2]`` from template matches ``r`` ``[N, n]`` at ``angles`` ``[n]``.

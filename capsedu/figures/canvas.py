@@ -37,8 +37,9 @@ def _flat(ax: Axes) -> Axes:
 FlatAxes = Annotated[Axes, AfterValidator(_flat)]
 
 MAX_DPI = 1200
-# the pixels a side of a picture must stay under: matplotlib's Agg renderer draws no larger
-MAX_PIXELS_SIDE = 2**16
+# the pixels a side of a picture must stay under: a poster at 300 dpi is 10,000 pixels a side;
+# past that, Agg draws for tens of seconds (a figsize given in pixels, read as inches: 400 x 400)
+MAX_PIXELS_SIDE = 10_000
 
 
 def _check_picture_size(where: str, fig: Figure, dpi: float) -> None:

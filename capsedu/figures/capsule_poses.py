@@ -18,7 +18,7 @@ from ..capsule_vectors import decode_pose, draw, part_from_vector, pose_vector
 from ..checks import check_same
 from ..data.faces import PART_KINDS
 from ..data.sprites import STROKE, Part
-from ..units import Points
+from ..units import InDegrees, Points
 from ..validate import Choice, Float, Numbers, Record, Some, Tensor, checked
 from .canvas import FlatAxes
 from .colours import Colour
@@ -57,7 +57,8 @@ def draw_part(ax: FlatAxes, part: Record(Part),
 
 @checked
 def draw_pose_vectors(fig: FigureBase,
-                      examples: Annotated[list[tuple[Float("an angle in degrees"),
+                      examples: Annotated[list[tuple[Annotated[Float("an angle in degrees"),
+                                                               InDegrees],
                                                      Float("a presence", ge=0, le=1)]], Some],
                       kind: Kind = "nose"):
     """Top row: each 2-D capsule of ``examples`` (a list of ``(angle in degrees, presence)``) as

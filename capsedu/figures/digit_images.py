@@ -232,7 +232,7 @@ def draw_sweep_examples(fig: FigureBase,
     columns = max(len(values) for values in transformed_mnist.SWEEPS.values())
     axes = fig.subplots(len(transformed_mnist.SWEEPS), columns, squeeze=False)
     for row, (factor, values) in zip(axes, transformed_mnist.SWEEPS.items(), strict=True):
-        images = torch.cat([transformed_mnist.sweep(digit[None], factor, value)
+        images = torch.cat([transformed_mnist._sweep(digit[None], factor, value)
                             for value in values])
         draw_digits(row[:len(values)], images[:, 0], [f"{v:g}" for v in values], fontsize=8,
                     frame=True)

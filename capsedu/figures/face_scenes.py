@@ -20,8 +20,9 @@ from ..data import faces, sprites
 from ..data.sprites import Parts, Side
 from ..parts.detector import PartDetector
 from ..parts.pose_net import PoseCapsuleNet
-from ..parts.voting import PARENTS, pose_code, predict_face, predicted_faces
+from ..parts.voting import PARENTS, _pose_code, predict_face, predicted_faces
 from ..refusals import kind_of
+from ..units import InDegrees
 from ..validate import Choice, Float, Int, Numbers, Some, Tensor, checked
 from .canvas import FlatAxes
 from .colours import PART_COLORS
@@ -72,7 +73,7 @@ def ghost_lines(ghosts: Ghosts) -> tuple[list, list]:
     maps a part kind to the face pose (x, y, angle, scale) it predicts."""
     segments, colors = [], []
     for kind, pose in ghosts.items():
-        lines = sprites.segments(faces.face_parts(*pose)).reshape(-1, 2, 2)
+        lines = sprites.segments(faces._face_parts(*pose)).reshape(-1, 2, 2)  # a reading
         segments.extend(lines)
         colors += [PART_COLORS[kind]] * len(lines)
     return segments, colors
@@ -149,17 +150,19 @@ def draw_ghosts(fig: FigureBase, scenes: Annotated[dict[str, Checked(
 def draw_code_agreement(fig: FigureBase,
                         offsets: Numbers("distances between two predictions in image widths "
                                          "[n]", ndim=1, at_least=1),
-                        angle_differences: Numbers("angles between them in degrees [m]", ndim=1,
-                                                   at_least=1)
+                        angle_differences: Annotated[Numbers("angles between them in degrees "
+                                                             "[m]", ndim=1, at_least=1),
+                                                     InDegrees]
                         ) -> None:
     """The dot product of two pose-cell codes (``parts.voting.pose_code``) against the distance
     ``offsets`` ``[n]`` (image widths) and the angle ``angle_differences`` ``[m]`` (degrees)
-    between their poses."""
-    base = pose_code(0.5, 0.5, 0.0)
+    between their poses. Its own codes are made unchecked (``_pose_code``): 0.5 + offsets may
+    lie off the image."""
+    base = _pose_code(0.5, 0.5, 0.0)
     ax1, ax2 = fig.subplots(1, 2)
-    ax1.plot(offsets, pose_code(0.5 + offsets, 0.5, 0.0) @ base)
+    ax1.plot(offsets, _pose_code(0.5 + offsets, 0.5, 0.0) @ base)
     ax1.set(xlabel="distance between the two predictions\n(image widths)", ylabel="dot product")
-    ax2.plot(angle_differences, pose_code(0.5, 0.5, angle_differences) @ base)
+    ax2.plot(angle_differences, _pose_code(0.5, 0.5, angle_differences) @ base)
     ax2.set(xlabel="difference between the two predicted\nangles (degrees)")
     fig.suptitle("agreement between two pose-cell codes")
 

@@ -380,5 +380,5 @@ def turned_face_scores(models: NamedFaceNets, parts: sprites.Parts, angles: Turn
     """Each model's ``face_scores`` (score and cut, ``[len(angles)]`` each) on the scene
     ``parts`` turned by each of ``angles`` (degrees, ``faces.rotate``); ``models``: name ->
     model."""
-    x = sprites.render_many([faces.rotate(parts, a) for a in angles])  # [angles, 1, 32, 32]
+    x = sprites.render_many([faces._rotate(parts, a) for a in angles])  # [angles, 1, 32, 32]
     return {name: face_scores(model, x) for name, model in models.items()}
