@@ -62,9 +62,10 @@ class Budget(CheckedRecord):
     seed: Seed = 0
 
     def __post_init__(self):
-        """Refuse fields out of range (``CheckedRecord``), and restarts without random starts."""
+        """Refuse fields out of range (``CheckedRecord``), restarts without random starts, and
+        more than ``attacks.MAX_PASSES`` steps in all."""
         super().__post_init__()
-        attacks.check_restarts("Budget", self.restarts, self.random_start)
+        attacks.check_restarts("Budget", self.restarts, self.random_start, self.steps)
 
     @checked
     def step_size(self, eps: Eps) -> float:

@@ -37,6 +37,9 @@ ATTACKS = ("pgd", "fgsm")  # the attacks the course runs: PGD's many steps, FGSM
 Attack = Choice("an attack", *ATTACKS)
 MAX_STEPS = 1000  # PGD's steps: 20 to 100 in the literature; each is a forward and backward pass
 MAX_RESTARTS = 100  # random starts per image, each a whole run of PGD
+# steps times restarts: forward and backward passes over the images, the attack's time (Madry et
+# al.'s strongest: 100 steps, 10 restarts); past it, minutes on a few digits, on a CPU
+MAX_PASSES = 1000
 
 Images = Tensor("images [B, C, H, W], pixels in [0, 1]", ndim=4, pixels=True)
 Labels = Numbers("their true classes [B]", ndim=1, whole=True, tensor=True)  # 0.5 is no class
@@ -204,9 +207,16 @@ def random_point(images: Images, eps: Eps, generator: torch.Generator) -> torch.
 
 @checked
 def check_restarts(where: str, restarts: Int("random starts", ge=1, le=MAX_RESTARTS),
-                   random_start: Flag("True to start each restart at a random point")) -> None:
+                   random_start: Flag("True to start each restart at a random point"),
+                   steps: Int("steps", ge=0, le=MAX_STEPS)) -> None:
     """Refuse more than one restart without a random start: each would start from the image
-    itself and walk the same steps, one run of PGD paid for ``restarts`` times."""
+    itself and walk the same steps, one run of PGD paid for ``restarts`` times; and more than
+    ``MAX_PASSES`` steps in all (``steps`` times ``restarts``), the attack's time."""
+    if steps * restarts > MAX_PASSES:
+        raise ValueError(f"{where}(): steps and restarts must make at most {MAX_PASSES:,} passes "
+                         f"(steps x restarts, each a forward and a backward pass over the "
+                         f"images), got {steps:,} x {restarts:,} = {steps * restarts:,}; pass "
+                         "fewer steps or restarts (100 steps and 10 restarts is a strong attack)")
     if restarts > 1 and not random_start:
         raise ValueError(f"{where}(): restarts and random_start contradict each other: "
                          f"restarts={restarts} random starts with random_start=False would run the "
@@ -225,12 +235,13 @@ def pgd(model: nn.Module, images: Images, labels: Labels, eps: Eps,
     """Projected gradient descent on ``loss`` (ascent, for the attacker) in the L-infinity ball of
     radius ``eps`` around ``images`` ``[B, C, H, W]`` of true class ``labels`` ``[B]``:
     ``steps`` steps of ``step_size`` (default 2.5 eps / steps, Madry et al.'s rule), from a
-    random start (``random_start``; else from the image itself), ``restarts`` times. For each
-    image, the first restart that makes the model misread it, else the last.
+    random start (``random_start``; else from the image itself), ``restarts`` times, at most
+    ``MAX_PASSES`` steps in all. For each image, the first restart that makes the model misread
+    it, else the last.
 
     ``penalty`` (images -> a 0-d tensor): a number the attacker keeps low at the same time,
     subtracted from the loss (notebook 11's attacker who knows about a detector)."""
-    check_restarts("pgd", restarts, random_start)
+    check_restarts("pgd", restarts, random_start, steps)
     check_attackable("pgd", "model", model, images, (loss,))
     images, labels = _on_device(model, images, labels)
     step_size = 2.5 * eps / steps if step_size is None else step_size

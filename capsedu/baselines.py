@@ -267,8 +267,14 @@ def describe_features(model: Annotated[BagOfPartsCNN | DeepCNN, Spec(
     """One line on a face CNN (``BagOfPartsCNN``, ``DeepCNN``): its receptive field, the feature
     maps ``[n_maps, height, width]`` its ``features`` give an ``image_size`` image before the
     global pool, and its number of parameters."""
-    with torch.no_grad():
-        top = model.features(torch.zeros(1, 1, image_size, image_size))
+    try:
+        with torch.no_grad():
+            top = model.features(torch.zeros(1, 1, image_size, image_size))
+    except RuntimeError as err:  # torch's "Output size is too small" from a pool or a conv
+        raise ValueError(f"describe_features(): image_size must leave {type(model).__name__}'s "
+                         f"feature maps a pixel at least, got {image_size}, which its "
+                         "convolutions and pools shrink to nothing; pass a larger side, e.g. 32 "
+                         "(the faces')") from err
     _, n_maps, height, width = top.shape
     return (f"{type(model).__name__:>13}: receptive field {receptive_field(model.features)} px, "
             f"{n_maps} feature maps of {height}x{width} before the pool, "

@@ -84,6 +84,11 @@ def step_table(recorded: Zoo, live: Zoo) -> str:
     """The correct model and every bug, one row each: the test accuracy of its ``live`` run, the
     training accuracy of its ``recorded`` run (``bug_zoo.read_results``) over the 5 steps up to
     where the live run stopped, and the recorded run's test accuracy at its end."""
+    for argument, runs in (("recorded", recorded), ("live", live)):
+        if missing := [name for name in BUGS if name not in runs]:
+            raise ValueError(f"step_table(): {argument} must hold a run of every bug of 09 (and "
+                             f"the correct one), got none of {', '.join(map(repr, missing))}; pass "
+                             "bug_zoo.read_results() and, live, bug_zoo.run(name) of each")
     steps = len(live[CORRECT].batch_loss)  # where the live run stopped
     at_step = f"recorded, at step {steps}"
     lines = [f"{'':<26}{'live run':>10}{at_step:>24}{'recorded, end':>15}"]

@@ -25,7 +25,7 @@ from .checks import (
 )
 from .course_settings import MAX_IMAGE, MAX_WIDTH, Batch, Checked, Classes, Label
 from .functional import Lengths, Targets, margin_loss, reconstruction_loss
-from .layers import PrimaryCapsules, RoutingCapsules
+from .layers import MAX_CHILDREN, PrimaryCapsules, RoutingCapsules
 from .refusals import kind_of, shown
 from .routing import (
     MAX_ITERATIONS,
@@ -81,6 +81,12 @@ class CapsNetConfig(CheckedRecord):
                 f">= {self.conv_kernel + self.primary_kernel - 1}, or smaller conv_kernel / "
                 "primary_kernel."
             )
+        if self.n_primary > MAX_CHILDREN:  # refused here, not as RoutingCapsules' n_in
+            raise ValueError(f"CapsNetConfig(): image_size must leave at most {MAX_CHILDREN:,} "
+                             f"primary capsules (primary_grid² x primary_maps, the routing's "
+                             f"children), got {self.image_size}, which leaves "
+                             f"{self.n_primary:,}; pass a smaller image_size or primary_maps, or "
+                             "a larger primary_stride")
 
     @property
     def primary_grid(self) -> int:
@@ -236,6 +242,10 @@ class CapsNet(nn.Module):
         ``reconstruct``), else the longest (test)."""
         check_input(x, f"{type(self).__name__}(): x", self, some=True)  # shape, dtype, one or more
         check_pixels(x, f"{type(self).__name__}(): x")
+        if targets is not None:  # by the model's name, not reconstruct's, before the routing
+            check_labels(targets, f"{type(self).__name__}(): targets", len(x),
+                         self.config.n_classes,
+                         k=targets.shape[1] if getattr(targets, "ndim", 1) == 2 else None)
         routing = self.digits.route(self._votes(x))
         v = routing.v  # [B, n_classes, digit_dim]
         lengths = v.norm(dim=-1)  # [B, n_classes]
@@ -267,6 +277,14 @@ class CapsNet(nn.Module):
         check_shape(v, f"{where}: v", f"[batch, {n}, {d}] (n_classes, digit_dim)", 3, (n, d))
         check_shape(lengths, f"{where}: lengths", f"[batch, {n}] = v's [B, n_classes]", 2, (n,))
         check_same(where, "batch", "pass the lengths of v", v=len(v), lengths=len(lengths))
+        norms, lengths = v.detach().norm(dim=-1), lengths.detach().to(v.dtype)
+        off = (lengths - norms).abs() > 1e-4 + 1e-3 * norms  # float tolerance
+        if off.any():
+            b, k = (int(i) for i in off.nonzero()[0])
+            raise ValueError(f"{where}: lengths must be v's lengths, v.norm(dim=-1) (the decoder "
+                             f"is masked by the longest), got {float(lengths[b, k]):.4g} for "
+                             f"the capsule [{b}, {k}] of length {float(norms[b, k]):.4g} "
+                             f"({int(off.sum())} of {off.numel()} differ); pass v.norm(dim=-1)")
 
     @checked
     def loss(self, out: Output, x: Originals, targets: Targets) -> torch.Tensor:

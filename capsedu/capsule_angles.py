@@ -26,7 +26,7 @@ from torch import nn
 from .capsnet import CapsNet
 from .checks import check_labels, check_same
 from .data import transformed_mnist
-from .units import DrawnInDegrees, InDegrees
+from .units import InDegrees
 from .validate import Array, CheckedRecord, Float, Int, Numbers, Record, Some, Tensor, checked
 
 MNIST_SIDE = 28  # digits are turned on their own 28x28 canvas (their ink stays inside)
@@ -98,8 +98,9 @@ def angle_slope(angles: Several,
 @checked
 def turned(digit: Digit, angles: Angles) -> torch.Tensor:
     """One MNIST ``digit`` ``[1, 28, 28]`` turned by each of ``angles`` (degrees,
-    counter-clockwise on screen) on its 28x28 canvas: ``[len(angles), 1, 28, 28]``."""
-    return torch.cat([transformed_mnist.affine(digit[None], rotation=a, side=MNIST_SIDE)
+    counter-clockwise on screen) on its 28x28 canvas: ``[len(angles), 1, 28, 28]``. The angles
+    are checked as one sweep (``Angles``), each turn then taken (2.5 among 0 to 360)."""
+    return torch.cat([transformed_mnist._affine(digit[None], rotation=a, side=MNIST_SIDE)
                       for a in angles.astype(float).tolist()])
 
 
@@ -212,10 +213,10 @@ class AngleReadout(CheckedRecord):
 @checked
 def angle_from_vectors(train_v: Numbers("the training vectors [N, D]", ndim=2, at_least=2),
                        train_angles: Annotated[Numbers("their angles in degrees [N]", ndim=1),
-                                               DrawnInDegrees],
+                                               InDegrees],
                        test_v: Numbers("the test vectors [M, D]", ndim=2, at_least=1),
                        test_angles: Annotated[Numbers("their angles in degrees [M]", ndim=1),
-                                              DrawnInDegrees],
+                                              InDegrees],
                        ridge: Float("the ridge penalty", ge=0) = 1e-3) -> AngleReadout:
     """Can the angle be read off the vectors? Fit a linear read-out from each vector ``[N, D]``
     (with a constant term) to ``(cos a, sin a)`` of its angle ``a`` (degrees) by ridge least
@@ -224,7 +225,12 @@ def angle_from_vectors(train_v: Numbers("the training vectors [N, D]", ndim=2, a
     Returns ``error``: the median absolute angle error on the test vectors (degrees), and
     ``baseline``: the same for the best read-out that ignores the vectors (it always answers the
     training angles' mean direction). A vector that carries the angle gives an error far below
-    the baseline; one that does not gives about the baseline."""
+    the baseline; one that does not gives about the baseline.
+
+    The angles are judged as sweeps (``units.InDegrees``), drawn ones too: linspace(0, 3, 5)
+    is refused as radians though its 3 is whole (as one per image, ``DrawnInDegrees``, it would
+    pass); random draws in degrees fall all within 2 pi no more often under the one than the
+    other."""
     for which, (v, a) in {"train": (train_v, train_angles), "test": (test_v, test_angles)}.items():
         check_same("angle_from_vectors", "length (one angle per vector)", "pass one angle per "
                    "vector", **{f"{which}_v": len(v), f"{which}_angles": len(a)})

@@ -32,15 +32,15 @@ import numpy as np
 import torch
 import torch.nn.functional as F
 
-from .checks import check_same
+from .checks import check_same, check_takes
 from .course_settings import MAX_SIDE, MAX_WIDTH, FloatDtype, Seed
-from .data.sprites import Part, Side, render
+from .data.sprites import Part, Side, _refuse_off_canvas, render
 from .functional import squash
 from .memory import check_memory
 from .poses import wrap_angle
 from .refusals import kind_of
 from .units import DrawnInDegrees, ImageFraction, InDegrees
-from .validate import Choice, Float, Int, Numbers, Record, Some, Tensor, checked
+from .validate import Choice, Float, Int, Numbers, Record, Some, Tensor, check_value, checked
 
 # Bounds on what a caller can ask for: a bank of 3,600 templates is a tenth of a degree apart (02
 # uses 16), each one a rendered part; 10 million random capsules are a thousand times 03's
@@ -66,6 +66,8 @@ Capsules2D = Numbers("2-D capsules [..., 2]", last=2, tensor=True,
                      fix="pass pose_vector's vectors")
 Angles = Annotated[Numbers("angles in degrees [n]", ndim=1, at_least=1, tensor=True,
                            fix="pass one list of degrees"), InDegrees]
+# pose_vector's angle, once its type is checked by hand: a number or a tensor of degrees
+Turns = Annotated[Numbers("a number or a tensor of angles in degrees", tensor=True), InDegrees]
 
 
 @checked
@@ -92,6 +94,7 @@ def pose_vector(angle: Numbers("a number or a tensor of numbers", tensor=True),
         if value.numel() and not torch.isfinite(value).all():
             raise ValueError(f"pose_vector(): {name} must hold finite numbers, got {value}; a NaN "
                              "or an infinity has no direction: find where it first appears")
+    check_value("pose_vector", "angle", Turns, angle)  # np.pi / 3 is refused as radians
     if presence.numel() and (presence.min() < 0 or presence.max() > 1):
         raise ValueError(f"pose_vector(): presence must be in [0, 1] (a probability), got "
                          f"{presence}; the vector's length is the part's presence")
@@ -102,11 +105,18 @@ def pose_vector(angle: Numbers("a number or a tensor of numbers", tensor=True),
 
 @checked
 def read_pose(v: Capsules2D) -> tuple[torch.Tensor, torch.Tensor]:
-    """``(presence, angle)`` of 2-D capsules ``v`` ``[..., 2]``: ``||v||`` and its direction.
+    """``(presence, angle)`` of 2-D capsules ``v`` ``[..., 2]``: ``||v||`` (at most 1: squashed)
+    and its direction.
 
     The angle is in degrees, in (-180, 180]. The zero vector (an absent part) has no direction;
     ``atan2(0, 0)`` reports 0 degrees for it.
     """
+    _check_presence("read_pose", v)
+    return _pose(v)
+
+
+def _pose(v: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """``read_pose`` of capsules of any length (an angle is read from any)."""
     v = v.to(torch.get_default_dtype())
     return v.norm(dim=-1), torch.rad2deg(torch.atan2(v[..., 1], v[..., 0]))
 
@@ -117,7 +127,7 @@ def angle_error(v: Capsules2D,
                                   DrawnInDegrees]) -> torch.Tensor:
     """How far the angle read from 2-D capsules ``v`` ``[N, 2]`` misses the true ``angles``
     ``[N]`` (degrees): ``[N]``, wrapped around the circle into [-180, 180)."""
-    presence, read = read_pose(v)
+    presence, read = _pose(v)
     if (presence == 0).any():
         raise ValueError(f"angle_error(): v must have a direction in every capsule, got "
                          f"{int((presence == 0).sum())} zero capsule(s), the first at index "
@@ -132,11 +142,13 @@ def angle_error(v: Capsules2D,
 
 
 def _check_presence(where: str, v: torch.Tensor) -> None:
-    """Refuse a capsule ``v`` longer than 1: its length is a part's presence, a probability."""
-    if v.norm() > 1 + 1e-6:  # 1e-6 over for a length's rounding
-        raise ValueError(f"{where}(): v must be a capsule of length at most 1 (its length is the "
-                         f"part's presence, a probability), got length {v.norm().item():.4g}; "
-                         "squash it first: squash(v)")
+    """Refuse capsules ``v`` ``[..., d]`` longer than 1: a length is a part's presence, a
+    probability (the longest is named)."""
+    lengths = v.to(torch.get_default_dtype()).norm(dim=-1)
+    if (lengths > 1 + 1e-6).any():  # 1e-6 over for a length's rounding
+        raise ValueError(f"{where}(): v must be {'a capsule' if lengths.ndim == 0 else 'capsules'} "
+                         f"of length at most 1 (its length is the part's presence, a probability), "
+                         f"got length {lengths.max().item():.4g}; squash it first: squash(v)")
 
 
 @checked
@@ -144,7 +156,7 @@ def part_from_vector(kind: Kind, v: Numbers("one capsule, 2-D: [2]", ndim=1, las
                      scale: Scale = 2.5) -> tuple[Part, float]:
     """The part a 2-D capsule describes, drawn at the image centre, and its presence."""
     _check_presence("part_from_vector", v)
-    presence, angle = read_pose(v)
+    presence, angle = _pose(v)
     return Part(kind, 0.5, 0.5, float(angle), scale), float(presence)
 
 
@@ -187,6 +199,7 @@ def draw(part: Record(Part),
          size: Side = 48) -> np.ndarray:
     """Render ``part`` (a ``Part``) with ink ``presence``: a part that is barely there is drawn
     faintly."""
+    _refuse_off_canvas("draw", "part", [part])  # by draw's name, not render's
     return presence * render([part], size)
 
 
@@ -200,6 +213,12 @@ def turned_part_images(kind: Kind, angles: Angles, scale: Scale = 2.0, size: Sid
                        ) -> torch.Tensor:
     """``[len(angles), 1, size, size]``: one ``kind`` part at ``(x, y)`` (fractions of the image;
     default its centre), turned to each of ``angles`` (degrees)."""
+    return _turned_part_images(kind, angles, scale, size, x, y)
+
+
+def _turned_part_images(kind, angles, scale=2.0, size=32, x=0.5, y=0.5) -> torch.Tensor:
+    """``turned_part_images`` for the course's own angles (``template_bank``'s, evenly turned),
+    which no check of radians reads: a fine bank's steps are fractions of a degree."""
     # each image rendered (float32), then stacked into one array
     check_memory(2 * 4 * len(angles) * size * size, f"{len(angles):,} images of {size}x{size}",
                  "use fewer angles or a smaller size")
@@ -222,7 +241,7 @@ def template_bank(kind: Kind = "nose",
         raise ValueError(f"template_bank(): crop must be at most size={size} (a crop of the "
                          f"image), got {crop}; pass a smaller crop, or a larger size")
     angles = torch.arange(n_angles) * (360.0 / n_angles)
-    full = turned_part_images(kind, angles, scale, size)
+    full = _turned_part_images(kind, angles, scale, size)
     lo = (size - crop) // 2
     templates = full[:, :, lo:lo + crop, lo:lo + crop].clone()
     if templates.sum() < full.sum() - 1e-3:
@@ -267,7 +286,8 @@ def match(images: Tensor("images [N, 1, H, W]", ndim=4, floating=True, finite=Tr
 def capsule_from_matches(r: Tensor("template matches [N, n]: normalised, each in [0, 1]",
                                    ndim=2, floating=True, finite=True, within=(0, 1),
                                    fix="pass the matches match(images, templates) gives"),
-                         angles: Tensor("the templates' angles [n]", ndim=1),
+                         angles: Annotated[Tensor("the templates' angles [n]", ndim=1),
+                                           InDegrees],
                          temperature: Float("the softmax's temperature", gt=0) = 0.1
                          ) -> torch.Tensor:
     """A 2-D capsule ``[N, 2]`` from template matches ``r`` ``[N, n]`` at ``angles`` ``[n]``.
@@ -359,10 +379,10 @@ def random_capsules(n: Int("capsules", ge=1, le=MAX_CAPSULES) = 10_000,
                     decades: tuple[Decade, ...] | list[Decade] = (-3, 3)) -> torch.Tensor:
     """``[n, dim]`` vectors ``s``: uniform random directions, lengths log-uniform in
     ``[10^decades[0], 10^decades[1]]``, from a generator seeded with ``seed``."""
-    low, high = decades
-    if not low < high:
+    if len(decades) != 2 or not decades[0] < decades[1]:
         raise ValueError(f"random_capsules(): decades must be (low, high) with low < high, got "
                          f"{decades}; pass the lower power of ten first, e.g. (-3, 3)")
+    low, high = decades
     # float32 [n, dim]: the normal draws, the directions, the capsules; [n, 1] lengths
     check_memory(4 * n * (3 * dim + 2), f"{n:,} random capsules of {dim}D",
                  "draw fewer capsules")
@@ -383,6 +403,7 @@ def at_zero(squash_fn: Callable, dim: Int("the capsule's dimensions", ge=1, le=M
 
 def _at_zero(squash_fn: Callable, dim: int, name: str) -> tuple[torch.Tensor, torch.Tensor]:
     """``at_zero``, its refusal naming the function as its caller knows it (``name``)."""
+    check_takes(squash_fn, name, 1, "squash_fn(s) -> v")
     s = torch.zeros(1, dim, requires_grad=True)
     v = squash_fn(s)
     if not isinstance(v, torch.Tensor) or v.shape != s.shape or not v.requires_grad:

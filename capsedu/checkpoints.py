@@ -102,12 +102,10 @@ def check_not_shipped(path: str | Path, what: course_settings.Argument,
                 "(--replace-shipped) to change the shipped files on purpose")
         raise PermissionError(f"{what} must lie outside the shipped folders (data/checkpoints, "
                               f"data/results) and their copies, got {path}, {shipped}; write "
-                              f"elsewhere: "
-                              f"{trials_advice()}{hint}")
+                              f"elsewhere: {trials_advice()}{hint}")
     if not (data_set or shipped) and (held := data_folder_of(path)) is not None:
         raise PermissionError(f"{what} must lie outside the data folder, got {path}, which is in "
-                              f"{held}; {trials_advice()}, or write outside the data "
-                              "root")
+                              f"{held}; {trials_advice()}, or write outside the data root")
     return path
 
 
@@ -291,16 +289,17 @@ def save(model: torch.nn.Module, name: str, root: Root = None,
     (description, command, seed, train_time_s, metrics as a ``manifest_rows.Metrics``, ...); the
     file, its sha256, its class and the torch version are the checkpoint's own. A row that is
     replaced keeps its ``notes`` unless ``fields`` gives new ones. The file and the manifest are
-    each replaced in one step, under the folder's lock.
+    each replaced in one step, under the folder's lock. Weights with a NaN or an infinity, and
+    every field (``ManifestRow``; the hash a placeholder), are checked before anything is made.
     """
-    # every field checked (by ``ManifestRow``) before a folder is made or a file written; the
-    # hash, the one thing still unknown, a placeholder
     _known("save", fields)
     if type(model).__name__ not in ARCHS or not hasattr(model, "hparams"):
         raise TypeError(f"save(): model must be one of the course's models ({', '.join(ARCHS)}), "
-                        f"which keep the settings they were made with, got a "
-                        f"{type(model).__name__}; save another with torch.save(model.state_dict()"
-                        ", path)")
+                        f"which keep their settings, got a {type(model).__name__}; save another "
+                        "with torch.save(model.state_dict(), path)")
+    if bad := [key for key, t in model.state_dict().items() if not t.isfinite().all()]:
+        raise ValueError(f"save(): model must hold finite weights, got NaN or inf in {bad[0]}; "
+                         "save one from before training diverged, or retrain it")
     root = check_writable(name, root, replace_shipped, "save")
     draft = ManifestRow(name=name, file=f"{name}.pt", sha256="0" * 64, arch=type(model).__name__,
                         torch_version=torch.__version__, **fields)

@@ -354,8 +354,8 @@ def masking_changes(model: CapsNet, images: Images,
     others = torch.ones_like(out.v)
     others[torch.arange(len(labels)), labels] = 0  # 1 on the nine other capsules, 0 on the true one
     noise = torch.randn_like(out.v)
-    changed_others = model.reconstruct(out.v + others * noise, out.lengths, labels)
-    changed_true = model.reconstruct(out.v + (1 - others) * noise, out.lengths, labels)
+    changed = [out.v + others * noise, out.v + (1 - others) * noise]
+    changed_others, changed_true = (model.reconstruct(v, v.norm(dim=-1), labels) for v in changed)
     return (float((changed_others - out.reconstruction).abs().max()),
             float((changed_true - out.reconstruction).abs().max()))
 

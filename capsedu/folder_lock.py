@@ -90,7 +90,8 @@ def folder_lock(folder: LockedFolder, where: Name,
     or killed run may never do: a wait that never ends is refused, as filelock reads a negative
     timeout); ``where``: the function the caller called, named if it waits too long, with the
     holder (``holder``). A lock this process holds already is refused at once: it would wait
-    for itself."""
+    for itself. Its file (``LOCK_FILE``, git-ignored) stays in ``folder``, empty, once let go:
+    a file removed on release could let two writers hold two locks of one folder."""
     lock = FileLock(Path(folder) / LOCK_FILE, timeout=timeout_s)
     path = Path(lock.lock_file)
     key = (path.resolve(), threading.get_ident())

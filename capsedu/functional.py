@@ -26,6 +26,10 @@ def squash(s: Tensor("a capsule's total input", floating=True),
 
     Finite for every finite ``s``, however long; a NaN or an infinity in ``s`` is an error.
     """
+    if s.ndim == 0:  # no vector: no dimension for dim to name
+        raise ValueError(f"squash(): s must be a capsule, a tensor of one dimension at least (its "
+                         f"vector), got a 0-d tensor holding {s.item():.4g}; a capsule needs a "
+                         "dimension: pass s.reshape(1) for a 1-D one")
     if not -s.ndim <= dim < s.ndim:
         raise ValueError(f"squash(): dim must name a dimension of s, from {-s.ndim} to "
                          f"{s.ndim - 1} (s has shape {tuple(s.shape)}), got {dim}; a capsule's "
@@ -75,6 +79,14 @@ def margin_loss(lengths: Lengths, targets: Targets, m_plus: MPlus = 0.9, m_minus
     return L.sum(dim=1).mean()
 
 
+def _check_margins(where: str, m_plus: float, m_minus: float) -> None:
+    """Refuse margins out of order, by the name of the function called (``where``)."""
+    if not m_minus < m_plus:
+        raise ValueError(f"{where}(): the margins must satisfy 0 <= m_minus < m_plus (a "
+                         f"present class is pushed above m_plus, an absent one below m_minus), "
+                         f"got m_plus={m_plus}, m_minus={m_minus}; the paper's are 0.9 and 0.1")
+
+
 def _present_classes(where: str, lengths: torch.Tensor, targets: torch.Tensor, m_plus: float,
                     m_minus: float) -> torch.Tensor:
     """Eq. 4's T ``[batch, classes]`` (1 for the classes present), after the checks a margin
@@ -89,10 +101,7 @@ def _present_classes(where: str, lengths: torch.Tensor, targets: torch.Tensor, m
         raise ValueError(f"{where}(): lengths must be capsule lengths in [0, 1], got values "
                          f"from {low:.4g} to {high:.4g}; pass the lengths of squashed capsules "
                          "(v.norm(dim=-1)), not their unsquashed inputs or logits")
-    if not m_minus < m_plus:
-        raise ValueError(f"{where}(): the margins must satisfy 0 <= m_minus < m_plus (a "
-                         f"present class is pushed above m_plus, an absent one below m_minus), "
-                         f"got m_plus={m_plus}, m_minus={m_minus}; the paper's are 0.9 and 0.1")
+    _check_margins(where, m_plus, m_minus)
     sets = targets.ndim == 2
     check_labels(targets, f"{where}(): targets", batch, n_classes,
                  k=targets.shape[1] if sets else None)
@@ -144,6 +153,7 @@ def margin_loss_curves(lengths: Tensor("capsule lengths [n]", ndim=1, finite=Tru
     if not len(lengths):
         raise ValueError("margin_loss_curves(): lengths must hold at least one length to draw the "
                          "curves at, got none; pass e.g. torch.linspace(0, 1, 101)")
+    _check_margins("margin_loss_curves", m_plus, m_minus)
     margins = {"m_plus": m_plus, "m_minus": m_minus, "lam": lam}
     target = torch.zeros(1, dtype=torch.long)  # class 0 is the true class
     present = [margin_loss(length.view(1, 1), target, **margins) for length in lengths]

@@ -88,11 +88,12 @@ def _plain_name(value: str) -> str:
 @checked
 def plain_name(name: str, what: Text) -> str:
     """``name`` if it is a plain file name (``PlainName``); else a ``ValueError`` naming ``what``
-    it is (e.g. ``"save(): name"``)."""
+    it is (e.g. ``"save(): name"``; a bare argument's name, ``"name"``, headed by plain_name's)."""
     try:
         return _plain_name(name)
     except ValueError as err:
-        raise ValueError(f"{what} {err}") from None
+        head = "plain_name(): " if what.isidentifier() else ""
+        raise ValueError(f"{head}{what} {err}") from None
 
 
 # a checkpoint's name and file: plain file names in the manifest's folder

@@ -19,12 +19,16 @@ from typing import Annotated
 import numpy as np
 from pydantic import AfterValidator
 
+from .units import DrawnInDegrees, InDegrees
 from .validate import Array, Float, Tensor, checked
 
 # A pose's numbers: one pose, or arrays of many (of one shape, or shapes that broadcast)
 X = Float("x, a fraction of the image's width") | Array("x of many poses")
 Y = Float("y, a fraction of the image's height, growing downward") | Array("y of many poses")
 Angle = Float("an angle in degrees, counter-clockwise on screen") | Array("angles in degrees")
+# the angle of a pose a caller builds: radians refused (one, or all of many poses' angles)
+Turn = (Annotated[Float("an angle in degrees, counter-clockwise on screen"), InDegrees]
+        | Annotated[Array("angles in degrees"), DrawnInDegrees])
 
 
 def _positive(scales: np.ndarray) -> np.ndarray:
@@ -87,7 +91,7 @@ def _place(points, x, y, angle, scale) -> np.ndarray:
 
 
 @checked
-def pose_matrix(x: X, y: Y, angle: Angle, scale: Scale) -> np.ndarray:
+def pose_matrix(x: X, y: Y, angle: Turn, scale: Scale) -> np.ndarray:
     """The 3x3 matrix of a pose: ``pose_matrix(...) @ (u, v, 1)`` is ``place((u, v), ...)``.
 
     Scalars give one ``[3, 3]`` matrix; arrays of one shape ``S`` give ``[*S, 3, 3]``.
@@ -103,7 +107,8 @@ def pose_matrix(x: X, y: Y, angle: Angle, scale: Scale) -> np.ndarray:
 
 def _pose_matrix(x, y, angle, scale) -> np.ndarray:
     """``pose_matrix`` for arrays already checked, or holding the zero poses of missing parts
-    (``parts.voting.predicted_faces``: their votes are multiplied by a presence of 0)."""
+    (``parts.voting.predicted_faces``: their votes are multiplied by a presence of 0), or poses a
+    model read (``parts.pose_net.face_frame``: a few faces' angles may all be under 6.3)."""
     x, y, angle, scale = np.broadcast_arrays(*(np.asarray(v, dtype=float)
                                                for v in (x, y, angle, scale)))
     c, s = np.cos(np.radians(angle)), np.sin(np.radians(angle))

@@ -207,8 +207,8 @@ def refusal(err: ValidationError, parameters: list[str], specs: dict,
     record = specs[name + "{}"] if loc and name + "{}" in specs and "[key]" not in loc \
         else specs.get(name)
     if record is not None and record.kind == "record" and (kind == "missing" or is_wrong_type(
-            kind)) and not kind.startswith(("tensor_", "array_", "sequence_")):  # not Has' own:
-        # a record (a dict's value) that is not one, never "a tuple missing an item"
+            kind)) and not kind.startswith(("tensor_", "array_", "sequence_", "missing_")):
+        # a record (a dict's value) that is not one, never "a tuple missing an item" (nor unpassed)
         at = f"[{loc[0]!r}]" if name + "{}" in specs else ""
         inner = loc[1:] if at else loc  # where in what came pydantic stopped: an item of it
         came = f"another tuple, whose item {inner[0]} is {shown(got)}" if inner and isinstance(

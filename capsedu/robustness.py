@@ -19,7 +19,7 @@ from .checks import check_different, check_order, check_read_labels, check_same
 from .convergence import training_status, verdict
 from .course_settings import MAX_SIDE, Classifier, Classifiers, Name, Rows, Seed
 from .data import transformed_mnist
-from .data.affine_params import _check_sweep_value
+from .data.affine_params import _check_sweep_values
 from .data.transformed_mnist import CANVAS, SWEEPS
 from .loop import evaluate, is_correct, predict
 from .manifest_rows import ManifestRow
@@ -107,9 +107,8 @@ def sweep_accuracy(model: Classifier, images: Digits, labels: Labels,
     digits turned on their own canvas (``factor="rotation"``, ``values`` 0 to 360)."""
     check_read_labels(labels, "sweep_accuracy(): labels", images, model)  # one per image
     values = SWEEPS[factor] if values is None else values.tolist()
-    for i, v in enumerate(values):  # each refused as this call's, before any model is run
-        _check_sweep_value("sweep_accuracy", f"values[{i}]", factor, v)
-    return [evaluate(model, (transformed_mnist.sweep(images, factor, v, side), labels))
+    _check_sweep_values("sweep_accuracy", factor, values)  # before any model is run
+    return [evaluate(model, (transformed_mnist._sweep(images, factor, v, side), labels))
             for v in values]
 
 

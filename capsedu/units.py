@@ -6,10 +6,13 @@ added to one, ``Annotated[Numbers(...), InDegrees]``) that ``capsedu.validate`` 
 entry, naming the argument.
 
 Radians cannot be told from degrees by their type, so ``InDegrees`` reads them by their values:
-np.radians of whole degrees (np.radians(45), np.pi / 4), or a fraction of a turn under 2 pi (6.3
-degrees), not whole. A turn under 6.3 degrees is therefore given in whole degrees. Random angles,
-one per image (``DrawnInDegrees``), are refused only when every one of them reads as radians: a
-few drawn in degrees may fall under 6.3 degrees, not all.
+np.radians of whole degrees (np.radians(45), np.pi / 4; one among them, where no other fraction
+within two turns says degrees), or all of them within 2 pi (6.3 degrees), not all whole: a
+fraction of a turn alone (2.5), or a sweep of radians (linspace(0, 3, 5)). A turn under 6.3
+degrees is therefore given in whole degrees, alone; in a sweep that reaches past 2 pi
+(arange(0, 360, 2.5)) it is taken. Random angles, one per image (``DrawnInDegrees``), are
+refused only when every one of them reads as radians: a few drawn in degrees may fall under 6.3
+degrees, not all.
 """
 
 from typing import Any
@@ -63,15 +66,21 @@ def _values(angles) -> tuple[np.ndarray, float]:
     return given.astype(float).ravel(), 4 * rounding
 
 
-def _radians(values: np.ndarray, rounding: float) -> np.ndarray:
-    """Which of ``values`` read as radians: not whole, yet np.degrees of them whole up to the
-    rounding of their dtype (np.radians(45), np.pi / 4: a learner's degrees converted; up to two
-    turns), or a part of a turn under 2 pi (6.3 degrees, the span of radians) that is not whole
-    (a turn of a few degrees is given in whole ones)."""
+def _of_whole_degrees(values: np.ndarray, rounding: float) -> tuple[np.ndarray, np.ndarray]:
+    """Which of ``values`` are np.radians of whole degrees (np.radians(45), np.pi / 4: a
+    learner's degrees converted): not whole, yet np.degrees of them whole up to the rounding of
+    their dtype; and which could be (not whole, within two turns)."""
     turned = np.degrees(values)
-    of_whole_degrees = ((np.abs(turned - turned.round()) <= rounding * np.abs(turned))
-                        & (np.abs(values) <= 4 * np.pi * (1 + rounding)))  # two turns at most
-    return (values != values.round()) & (of_whole_degrees | (np.abs(values) <= 2 * np.pi))
+    could = (values != values.round()) & (np.abs(values) <= 4 * np.pi * (1 + rounding))
+    return could & (np.abs(turned - turned.round()) <= rounding * np.abs(turned)), could
+
+
+def _radians(values: np.ndarray, rounding: float) -> np.ndarray:
+    """Which of ``values`` read as radians, each on its own: np.radians of whole degrees
+    (``_of_whole_degrees``), or a part of a turn under 2 pi (6.3 degrees, the span of radians)
+    that is not whole (a turn of a few degrees is given in whole ones)."""
+    return _of_whole_degrees(values, rounding)[0] | ((values != values.round())
+                                                     & (np.abs(values) <= 2 * np.pi))
 
 
 def _refuse_radians(values: np.ndarray, radians: np.ndarray) -> None:
@@ -85,14 +94,23 @@ def _refuse_radians(values: np.ndarray, radians: np.ndarray) -> None:
              f"angles in degrees, got {shown} among them, which read as radians ({turned} "
              "degrees)")
     raise ValueError(f"must be {given}; convert radians with np.degrees(...); a turn under 6.3 "
-                     "degrees reads as radians unless it is a whole number of degrees")
+                     "degrees reads as radians unless it is a whole number of degrees, or in a "
+                     "sweep past 6.3")
 
 
 def _in_degrees(angles):
-    """Refuse any of the angles a caller chose (one, or a sweep) that reads as radians
-    (``_radians``); hands them on. Read as degrees they would turn by a sliver, silently."""
+    """Refuse the angles a caller chose (one, or a sweep) when they are np.radians of whole
+    degrees (``_of_whole_degrees``: any of them, where every other fraction within two turns is
+    one too), or when all of them lie within 2 pi and not all are whole (a sweep of radians; one
+    angle of 2.5): a sweep past 2 pi (arange(0, 360, 2.5)) is in degrees, its small turns too.
+    Hands them on. Read as degrees, radians would turn by a sliver, silently."""
     values, rounding = _values(angles)
-    _refuse_radians(values, _radians(values, rounding))
+    radians, could = _of_whole_degrees(values, rounding)
+    if (radians != could).any():  # a float32 sweep's 0.79 among 0.5, 1.0, ...: a coincidence
+        radians = np.zeros_like(could)
+    if not radians.any() and (np.abs(values) <= 2 * np.pi * (1 + rounding)).all():  # 2 pi, rounded
+        radians = values != values.round()
+    _refuse_radians(values, radians)
     return angles
 
 
@@ -106,7 +124,7 @@ def _drawn_in_degrees(angles):
     return angles
 
 
-# angles a caller gives in degrees, refused when one looks like radians (after a declaration of
+# angles a caller gives in degrees, refused when they look like radians (after a declaration of
 # a number, or of numbers: a list, an array or a tensor of them)
 InDegrees = AfterValidator(_in_degrees)
 # random angles in degrees, one per image, refused when every one of them looks like radians

@@ -157,6 +157,10 @@ def overlap_state(capsnet: MultiDigitCapsNet, cnn: TwoDigitCNN, first: Digit, se
     """
     side, m = MULTI_CANVAS, MULTI_SHIFT
     check_side("overlap_state", side, capsnet=capsnet, cnn=cnn)
+    if torch.equal(first, second):
+        raise ValueError("overlap_state(): first and second must be two different digits (a "
+                         "digit overlaid on itself is no pair), got the same digit twice; pass "
+                         "two digits, of different classes as MultiMNIST's pairs")
     corners = [(m, m), (m + int(dx), m + int(dy))]  # top-left corners on the canvas
     parts = torch.cat([transformed_mnist.on_canvas(digit[None], torch.tensor([x]),
                                                    torch.tensor([y]), side)

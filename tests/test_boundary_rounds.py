@@ -24,8 +24,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 import pytest
 import torch
-from hypothesis import given, settings
-from hypothesis.strategies import integers, lists, sampled_from
+from hypothesis import assume, given, settings
+from hypothesis.strategies import floats, integers, lists, sampled_from
 from test_boundary_probe import LABELS, TINY, _bag, _tiny
 
 from capsedu import (
@@ -104,12 +104,14 @@ from capsedu.data import (
 )
 from capsedu.figures import (
     canvas,
+    capsule_lengths,
     capsule_poses,
     colours,
     digit_images,
     face_scenes,
     feature_maps,
     model_scores,
+    rotations,
     routing_couplings,
     training_curves,
 )
@@ -126,8 +128,8 @@ from capsedu.widgets import SquashExplorer
 from capsedu.widgets.adversarial import AttackExplorer
 from capsedu.widgets.base import Widget
 from capsedu.widgets.bug_zoo import BugZooExplorer, recorded_effect
-from capsedu.widgets.capsule import PoseVectorExplorer
-from capsedu.widgets.check import WidgetCheck
+from capsedu.widgets.capsule import PoseVectorExplorer, pose_vector_state, squash_state
+from capsedu.widgets.check import WidgetCheck, arrow_state
 from capsedu.widgets.face_capsules import face_state
 from capsedu.widgets.overlap import OverlapExplorer
 from capsedu.widgets.panels import RoutingPanels
@@ -319,7 +321,8 @@ ROUNDS = [
      r"warp\(\): A must match images in length.*\(images: 2, A: 3\)"),
     (lambda: transformed_mnist.affine_matrix(torch.tensor([1.0, 2.0]), 0.0, 1.0, torch.ones(3)),
      ValueError, r"affine_matrix\(\): scale_y must match rotation in length"),
-    (lambda: capsule_vectors.capsule_from_matches(torch.rand(2, 4), torch.rand(3)), ValueError,
+    (lambda: capsule_vectors.capsule_from_matches(torch.rand(2, 4), torch.tensor([0., 120, 240])),
+     ValueError,
      r"capsule_from_matches\(\): angles must match r in templates.*pass one angle per template"),
     (lambda: group_conv.lifting_filters(torch.rand(4, 1, 3, 5)), ValueError,
      r"lifting_filters\(\): weight's width must match weight's height"),
@@ -1335,10 +1338,10 @@ ROUND_TWELVE_PRESENTATION = [
      r"IntSlider\(\): value must be a number, got True"),
     # what matplotlib or ipywidgets would refuse deep inside, in words that name nothing
     (lambda: canvas.png_bytes(plt.figure(**_HUGE), dpi=100), ValueError,
-     r"png_bytes\(\): fig must render under 65,536 pixels a side, got 1000 x 1000 inches at "
+     r"png_bytes\(\): fig must render under 10,000 pixels a side, got 1000 x 1000 inches at "
      r"100 dpi"),
     (lambda: Blitter(plt.figure(**_HUGE), []), ValueError,
-     r"Blitter\(\): fig must render under 65,536 pixels a side"),
+     r"Blitter\(\): fig must render under 10,000 pixels a side"),
     (lambda: digit_images.draw_digits(plt.subplots(1, 2)[1], torch.rand(2, 28, 28),
                                       cmap="notacmap"), ValueError,
      r"draw_digits\(\): cmap must be the name of a matplotlib colour map .*got 'notacmap'"),
@@ -4635,7 +4638,11 @@ ROUND_TWENTY_FOUR_RADIANS = [
      r"^AffineRanges\(\): rotation must be an angle in degrees, got 0\.3491"),
     (lambda: robustness.sweep_accuracy(_tiny(), _DIGITS, torch.tensor([1, 2, 3]), "rotation",
                                        np.radians([0, 15, 30])), ValueError,
-     r"^sweep_accuracy\(\): values\[1\] must be an angle in degrees, got 0\.2618"),
+     r"^sweep_accuracy\(\): values must be angles in degrees, got \[0\.2618, 0\.5236\] among "
+     r"them, which read as radians"),
+    (lambda: robustness.sweep_accuracy(_tiny(), _DIGITS, torch.tensor([1, 2, 3]), "rotation",
+                                       np.array([0.5, 1.5, 3.0])), ValueError,
+     r"^sweep_accuracy\(\): values must be angles in degrees, got \[0\.5, 1\.5\] among them"),
     (lambda: faces.FacePoses(angle=np.radians(15)), ValueError,
      r"^FacePoses\(\): angle must be an angle in degrees, got 0\.2618"),
     (lambda: faces.FacePoses(jitter_angle=0.17), ValueError,
@@ -4691,6 +4698,44 @@ def test_round_twenty_four_angles_drawn_in_degrees_are_taken(seed, n):
     units.InDegrees.func(np.arange(0, 360, 7.5))
 
 
+@settings(max_examples=60, deadline=None)
+@given(start=integers(-360, 360), span=floats(2 * np.pi + 1e-3, 720),
+       step=floats(0.01, 10), dtype=sampled_from([np.float32, np.float64]))
+def test_round_twenty_five_dense_degree_sweeps_are_taken(start, span, step, dtype):
+    """A sweep in degrees that reaches past 2 pi (b - a > 2 pi, an angle past it) is taken, its
+    fractional turns under 6.3 degrees too (np.arange(0, 360, 2.5) holds 2.5), in either float
+    dtype, while 2.5 alone is refused."""
+    sweep = np.arange(start, start + span, min(step, span / 2)).astype(dtype)
+    assume(np.abs(sweep).max() > 2 * np.pi)  # -3 to 3.3 lies within 2 pi: radians, refused
+    units.InDegrees.func(sweep)
+    units.InDegrees.func(torch.from_numpy(sweep))
+    with pytest.raises(ValueError, match="reads as radians"):
+        units.InDegrees.func(2.5)
+
+
+def test_round_twenty_five_dense_degree_sweeps_are_taken_by_each_entry():
+    """The sweeps in degrees round 25 found refused (a step of 2.5, 100 or 64 even turns, a
+    linspace of -45 to 45) are taken by each entry, and by those that loop over them."""
+    assert capsule_vectors.template_bank("nose", n_angles=64)[1].shape == (64, 1, 12, 12)
+    assert capsule_vectors.template_bank("nose", n_angles=100)[1].shape == (100, 1, 12, 12)
+    assert capsule_vectors.template_bank("nose", n_angles=3600)[1].shape == (3600, 1, 12, 12)
+    assert capsule_vectors.turned_part_images("nose", torch.arange(0.0, 360.0, 2.5)).shape == (
+        144, 1, 32, 32)
+    assert capsule_vectors.turned_part_images("nose", np.linspace(0, 360, 100)).shape == (
+        100, 1, 32, 32)
+    assert capsule_angles.turned(_DIGITS[0], list(np.linspace(-45, 45, 20))).shape == (
+        20, 1, 28, 28)
+    assert len(robustness.sweep_accuracy(_tiny(), _DIGITS, torch.tensor([1, 2, 3]), "rotation",
+                                         np.arange(0, 30, 2.5), side=28)) == 12
+    face = faces.face_parts()
+    scores = scoring.turned_face_scores({"bag": BagOfPartsCNN(channels=(2,), n_classes=2)},
+                                        face, np.arange(-45, 45, 2.5))
+    assert scores["bag"][0].shape == (36,)
+    sweep = pose_net.rotation_sweep(pose_net.PoseCapsuleNet(channels=(2, 2, 2, 2)), face,
+                                    np.linspace(0, 360, 12, endpoint=False) + 2.5)
+    assert sweep.face_angle.shape == (12,)
+
+
 def test_round_twenty_four_every_turned_mnist_angle_is_taken_on_its_own():
     """full_sets.turned_mnist turns a sample of any rows, one alone too, though its random angle
     may be a turn of a few degrees: the course's own draw is never read as radians."""
@@ -4698,6 +4743,72 @@ def test_round_twenty_four_every_turned_mnist_angle_is_taken_on_its_own():
         360 * torch.rand(10_000, generator=torch.Generator().manual_seed(
             full_sets.TURN_SEED)).numpy() < 2 * np.pi)[:3]])
     assert images.shape == (3, 1, 28, 28)
+
+
+# round 25, S1: radians read as degrees where no check of them was declared; x, y in pixels
+_ONE_RADIAN = r"must be an angle in degrees, got {}, which reads as radians \({} degrees\)"
+ROUND_TWENTY_FIVE_RADIANS = [
+    (lambda: capsule_vectors.pose_vector(angle=np.pi / 3, presence=0.5), ValueError,
+     r"^pose_vector\(\): angle " + _ONE_RADIAN.format(r"1\.0472", "60")),
+    (lambda: capsule_vectors.pose_vector(angle=torch.linspace(0, 2 * np.pi, 50), presence=1.0),
+     ValueError, r"^pose_vector\(\): angle must be angles in degrees, got \[0\.1282, "),
+    (lambda: faces.face_parts(0.5, 0.5, 0.26), ValueError,
+     r"^face_parts\(\): angle " + _ONE_RADIAN.format(r"0\.26", r"14\.8969")),
+    (lambda: poses.pose_matrix(0.5, 0.5, 0.7854, 1.0), ValueError,
+     r"^pose_matrix\(\): angle " + _ONE_RADIAN.format(r"0\.7854", r"45\.0001")),
+    (lambda: voting.pose_code(0.5, 0.5, 0.5), ValueError,
+     r"^pose_code\(\): angle " + _ONE_RADIAN.format(r"0\.5", r"28\.6479")),
+    (lambda: voting.pose_code(16.0, 16.0, 0.0), ValueError,
+     r"^pose_code\(\): x must be a finite number >= 0 and <= 1 \(x, a fraction of the image's "
+     r"side in \[0, 1\]\)"),
+    (lambda: capsule_vectors.capsule_from_matches(torch.rand(3, 4),
+                                                  torch.tensor([0., 1.57, 3.14, 4.71])),
+     ValueError, r"^capsule_from_matches\(\): angles must be angles in degrees, got \[1\.57, "
+     r"3\.14, 4\.71\] among them, which read as radians"),
+    (lambda: capsule_angles.angle_from_vectors(torch.rand(5, 16), torch.linspace(0, 3.0, 5),
+                                               torch.rand(2, 16), torch.tensor([10.0, 200.0])),
+     ValueError, r"^angle_from_vectors\(\): train_angles must be angles in degrees, got \[0\.75, "
+     r"1\.5, 2\.25\] among them"),
+    (lambda: SquashExplorer(angle=0.52), ValueError,
+     r"^SquashExplorer\(\): angle " + _ONE_RADIAN.format(r"0\.52", r"29\.7938")),
+    (lambda: PoseVectorExplorer(angle=0.52), ValueError,
+     r"^PoseVectorExplorer\(\): angle " + _ONE_RADIAN.format(r"0\.52", r"29\.7938")),
+    (lambda: arrow_state(1.0471975), ValueError,
+     r"^arrow_state\(\): angle " + _ONE_RADIAN.format(r"1\.0472", r"60")),
+    (lambda: squash_state(1.0, 0.785), ValueError,
+     r"^squash_state\(\): angle " + _ONE_RADIAN.format(r"0\.785", r"44\.9772")),
+    (lambda: pose_vector_state("nose", 0.785, 1.0), ValueError,
+     r"^pose_vector_state\(\): angle " + _ONE_RADIAN.format(r"0\.785", r"44\.9772")),
+    (lambda: capsule_poses.draw_pose_vectors(plt.figure(), [(0.785, 1.0), (1.57, 0.5)]),
+     ValueError, r"^draw_pose_vectors\(\): examples\[0\]\[0\] " + _ONE_RADIAN.format(
+         r"0\.785", r"44\.9772")),
+    (lambda: face_scenes.draw_code_agreement(plt.figure(), np.linspace(0, 0.3, 11),
+                                             np.linspace(0, np.pi, 11)), ValueError,
+     r"^draw_code_agreement\(\): angle_differences must be angles in degrees, got \[0\.3142, "),
+]
+
+
+def test_round_twenty_five_what_the_course_reads_or_sweeps_itself_is_taken():
+    """Angles a model read or a figure sweeps are taken where a learner's radians are refused:
+    ghost faces at a reading of a fraction of a degree, the code of poses off the image, the
+    frame of faces read at small angles, and the notebooks' own calls."""
+    segments, _ = face_scenes.ghost_lines({"nose": (0.5, 0.5, 0.26, 1.0)})
+    assert len(segments) > 0
+    face_scenes.draw_code_agreement(plt.figure(), np.linspace(0, 0.6, 7), np.arange(0, 90, 2.5))
+    read = np.array([[[0.4, 0.4, 0.3, 1.0], [0.6, 0.4, 0.2, 1.0], [0.5, 0.5, 1.1, 1.0],
+                      [0.5, 0.6, 0.7, 1.0]]])
+    assert pose_net.face_frame(read).shape == (1, 3, 3)
+    assert voting.pose_code(np.array([0.5, 0.6]), 0.5, np.array([0.0, 30.0])).shape == (2, 2048)
+    assert capsule_vectors.pose_vector(angle=60, presence=0.5).shape == (2,)
+    assert faces.face_parts(0.45, 0.52, 15.0, 0.95)[2].angle == 15.0
+    angles, templates = capsule_vectors.template_bank("nose", n_angles=64)
+    r = capsule_vectors.match(torch.rand(2, 1, 32, 32), templates)
+    assert capsule_vectors.capsule_from_matches(r, angles).shape == (2, 2)
+    capsule_poses.draw_pose_vectors(plt.figure(), [(0, 1.0), (45, 0.9), (150, 0.5), (-110, 0.25)])
+    rng = np.random.default_rng(0)
+    assert capsule_angles.angle_from_vectors(rng.random((20, 3)), rng.uniform(-20, 20, 20),
+                                             rng.random((5, 3)), rng.uniform(-20, 20, 5)).error >= 0
+    plt.close("all")
 
 
 def test_a_zero_d_tensor_is_shown_as_the_number_it_holds():
@@ -4778,6 +4889,135 @@ ROUND_TWENTY_FIVE_MODELS = [
 ]
 
 
+# digit capsules of 4 images whose lengths are 0.1, 0.2, ..., 1 in class order
+_CAPSULES = torch.zeros(4, 10, 16)
+_CAPSULES[..., 0] = torch.linspace(0.1, 1, 10)
+
+
+ROUND_TWENTY_FIVE_CASES = [
+    (lambda: transformed_mnist.translated_mnist(train=False, limit=5, rows=torch.tensor([1, 2])),
+     ValueError, r"^translated_mnist\(\): limit and rows must not both be given .*got limit=5 "
+                 r"and 2 rows; pass one of them"),
+    (lambda: _tiny().reconstruct(_CAPSULES * 10, _CAPSULES.norm(dim=-1)), ValueError,
+     r"^CapsNet\.reconstruct\(\): lengths must be v's lengths, v\.norm\(dim=-1\) .*got 0\.1 "
+     r"for the capsule \[0, 0\] of length 1 \(40 of 40 differ\); pass v\.norm\(dim=-1\)"),
+    (lambda: _tiny().reconstruct(_CAPSULES, _CAPSULES.norm(dim=-1).flip(1)), ValueError,
+     r"^CapsNet\.reconstruct\(\): lengths must be v's lengths, .*got 1 for the capsule "
+     r"\[0, 0\] of length 0\.1 \(40 of 40 differ\)"),
+    (lambda: viewpoint_states.overlap_state(multi_digit.MultiDigitCapsNet(_MULTI),
+                                            multi_digit.TwoDigitCNN(channels=(2, 2, 2),
+                                                                    hidden=(4, 4)),
+                                            *[torch.rand(1, 28, 28)] * 2),
+     ValueError, r"^overlap_state\(\): first and second must be two different digits"),
+    (lambda: scoring.held_out("face", 4, seed=0), ValueError,
+     r"^held_out\(\): seed must be an integer >= 3 .*past the training seeds 0, 1, 2.*got 0"),
+    (lambda: scoring.face_rates(training.shipped_or_trained("deep CNN", 0), seed=2), ValueError,
+     r"^face_rates\(\): seed must be an integer >= 3 .*got 2"),
+    (lambda: capsule_lengths.draw_squash_curves(plt.figure(), *[torch.tensor([0.0, 2.0, 1.0])] * 3),
+     ValueError, r"^draw_squash_curves\(\): r must be lengths in increasing order .*got r\[2\] = "
+                 r"1 after 2; pass sorted lengths"),
+    (lambda: capsule_vectors.read_pose(torch.tensor([3.0, 4.0])), ValueError,
+     r"^read_pose\(\): v must be a capsule of length at most 1 \(its length is the part's "
+     r"presence, a probability\), got length 5; squash it first: squash\(v\)"),
+    (lambda: capsule_vectors.read_pose(torch.tensor([3, 4])), ValueError,
+     r"^read_pose\(\): v must be a capsule of length at most 1 .*got length 5"),
+    (lambda: capsule_vectors.read_pose(torch.tensor([[0.6, 0.8], [3.0, 4.0]])), ValueError,
+     r"^read_pose\(\): v must be capsules of length at most 1 .*got length 5; squash it first"),
+    (lambda: rotations.draw_turned_capsules(plt.figure(), torch.rand(4, 1, 8, 8),
+                                            torch.tensor([0.0, 90.0, 180.0, 270.0]),
+                                            torch.tensor([[3.0, 4.0]] * 4), 2), ValueError,
+     r"^draw_turned_capsules\(\): capsules must be of length at most 1 .*got length 5; squash "
+     r"them first"),
+    (lambda: feature_maps.draw_receptive_field(plt.figure().add_subplot(), np.zeros((32, 32)), 5,
+                                               np.array([[0.5, 0.5]])), ValueError,
+     r"^draw_receptive_field\(\): centres must be pixels \(row, col\) of the 32x32 image, got "
+     r"\[\[0\.5, 0\.5\]\], all within 0 \.\. 1: fractions of the image, .*pass pixels"),
+    # the bare errors from inside
+    (lambda: capsule_vectors.random_capsules(10, dim=4, decades=(1.0,)), ValueError,
+     r"^random_capsules\(\): decades must be \(low, high\) with low < high, got \(1\.0,\)"),
+    (lambda: capsule_vectors.at_zero(lambda s, t: s), TypeError,
+     r"^at_zero\(\): squash_fn must take 1 argument, squash_fn\(s\) -> v, got '<lambda>', whose "
+     r"parameters are \(s, t\); pass a function of that form"),
+    (lambda: describe_features(baselines.DeepCNN(), image_size=4), ValueError,
+     r"^describe_features\(\): image_size must leave DeepCNN's feature maps a pixel at least, got "
+     r"4, .*pass a larger side"),
+    (lambda: digit_images.draw_digits(plt.subplots(1, 2)[1], torch.rand(2, 28, 28), vmn=0),
+     TypeError, r"^draw_digits\(\): vmn must be one of matplotlib's imshow options .*got vmn=0; "
+                r"pass one it takes, e\.g\. vmin"),
+    (lambda: digit_images.draw_digits(plt.subplots(1, 2)[1], torch.rand(2, 28, 28), vmin=1,
+                                      vmax=0), ValueError,
+     r"^draw_digits\(\): vmin must be at most vmax .*got vmin=1, vmax=0; swap them"),
+    (lambda: capsule_lengths.draw_margin_loss(plt.figure().add_subplot(projection="3d")),
+     ValueError, r"^draw_margin_loss\(\): ax must be a flat Axes, got a 3-D one "
+                 r"\(projection='3d'\); pass fig\.add_subplot\(\) without a projection"),
+    (lambda: bug_zoo_report.step_table(bug_zoo.read_results(),
+                                       {"correct": bug_zoo.read_results()["correct"]}),
+     ValueError, r"^step_table\(\): live must hold a run of every bug of 09 .*got none of "
+                 r"'softmax-over-children'.*bug_zoo\.run\(name\) of each"),
+    (lambda: functional.squash(torch.tensor(3.0)), ValueError,
+     r"^squash\(\): s must be a capsule, a tensor of one dimension at least \(its vector\), got a "
+     r"0-d tensor holding 3; .*s\.reshape\(1\)"),
+    (lambda: manifest_rows.plain_name("a/b", "name"), ValueError,
+     r"^plain_name\(\): name must be a plain file name inside its folder .*got 'a/b'"),
+    # the refusals in an inner function's words
+    (lambda: functional.margin_loss_curves(torch.linspace(0, 1, 10), m_plus=0.2, m_minus=0.8),
+     ValueError, r"^margin_loss_curves\(\): the margins must satisfy 0 <= m_minus < m_plus"),
+    (lambda: capsule_vectors.draw(sprites.Part("nose", 24, 24), 1.0), ValueError,
+     r"^draw\(\): part must put ink on the image .*got 'nose' at \(24, 24\) wholly off it"),
+    (lambda: _tiny()(torch.rand(4, 1, 28, 28), torch.tensor([0, 1, 2, 10])), ValueError,
+     r"^CapsNet\(\): targets must lie in \[0, 9\] .*got 10 at index 3"),
+    (lambda: _tiny()(torch.rand(4, 1, 28, 28), torch.tensor([0, 1])), ValueError,
+     r"^CapsNet\(\): targets must be integer class labels of shape \[batch\] = \[4\]"),
+    (lambda: CapsNetConfig(image_size=1024), ValueError,
+     r"^CapsNetConfig\(\): image_size must leave at most 1,000,000 primary capsules .*got 1024, "
+     r"which leaves 8,128,512; pass a smaller image_size"),
+    (lambda: capsule_poses.draw_decoded_poses(plt.figure(), "mouth", [torch.ones(5)]), ValueError,
+     r"^draw_decoded_poses\(\): vectors must be capsules of length at most 1 .*got length 2\.236 "
+     r"\(vectors\[0\]\); squash them first"),
+    (lambda: rotations.draw_rotation_curves(plt.figure().add_subplot(), [0, 90, 180],
+                                            {"a": [90.0, 80.0, 70.0]}, 10), ValueError,
+     r"^draw_rotation_curves\(\): curves must be keyed by names that say the model's kind .*got "
+     r"'a'; key each by its checkpoint's name"),
+    (lambda: adversarial_record.sanity(adversarial_record.read_results(), "affnist-cnn", eps=0.77),
+     ValueError, r"^sanity\(\): eps must be one the run recorded, .*got 0\.77"),
+    (lambda: curves.run_name("deepCNN", 0), ValueError,
+     r"^run_name\(\): name must be one of 'bag-of-parts CNN', 'deep CNN'.*got 'deepCNN'"),
+]
+
+
+def test_round_twenty_five_a_checker_called_without_its_model_says_it_is_missing(capsys):
+    """Round twenty-five: check_decoder_input(fn) without a model printed pydantic's ArgsKwargs
+    and the advice of a wrong record."""
+    assert exercises.check_decoder_input(lambda v, labels: v) is False
+    assert capsys.readouterr().out.strip() == ("check_decoder_input(): FAIL - missing required "
+                                               "argument (model)")
+
+
+def test_round_twenty_five_weights_with_nan_are_refused_before_anything_is_written(tmp_path):
+    """Round twenty-five: save() wrote a model whose weights held NaN, and its manifest row."""
+    model = _tiny()
+    with torch.no_grad():
+        next(model.parameters()).fill_(float("nan"))
+    with pytest.raises(ValueError, match=r"^save\(\): model must hold finite weights, got NaN or "
+                                         r"inf in conv1\.weight; save one from before training"):
+        checkpoints.save(model, "mine", root=tmp_path / "runs")
+    assert not (tmp_path / "runs").exists()
+
+
+# round 25, the lead's: an attack past a bound on its passes, a picture past 10,000 pixels a side
+ROUND_TWENTY_FIVE_LEAD = [
+    (lambda: attacks.pgd(_tiny(), _DIGITS, torch.tensor([1, 2, 3]), 0.1, steps=1000, restarts=100),
+     ValueError, r"^pgd\(\): steps and restarts must make at most 1,000 passes \(steps x "
+     r"restarts, each a forward and a backward pass over the images\), got 1,000 x 100 = "
+     r"100,000; pass fewer steps or restarts"),
+    (lambda: adversarial_units.Budget(steps=200, restarts=10), ValueError,
+     r"^Budget\(\): steps and restarts must make at most 1,000 passes"),
+    (lambda: canvas.png_bytes(plt.figure(figsize=(400, 400))), ValueError,
+     r"^png_bytes\(\): fig must render under 10,000 pixels a side, got 400 x 400 inches at "
+     r"\d+ dpi"),
+]
+
+
 ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
               + ROUND_ELEVEN_LOOP + ROUND_ELEVEN_DATA + ROUND_TWELVE_MATHS
               + ROUND_TWELVE_PRESENTATION + ROUND_TWELVE_FILES + ROUND_TWELVE_METHODS
@@ -4794,7 +5034,8 @@ ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODE
               + ROUND_TWENTY_ONE_RECORDS + ROUND_TWENTY_ONE_FACES + ROUND_TWENTY_TWO_RECORDS
               + ROUND_TWENTY_TWO_SHUFFLES + ROUND_TWENTY_THREE_RECORDS + ROUND_TWENTY_THREE_LEAD
               + ROUND_TWENTY_FOUR_RECORDS + ROUND_TWENTY_FOUR_UNCLEAR
-              + ROUND_TWENTY_FOUR_RADIANS + ROUND_TWENTY_FIVE_MODELS)
+              + ROUND_TWENTY_FOUR_RADIANS + ROUND_TWENTY_FIVE_RADIANS
+              + ROUND_TWENTY_FIVE_LEAD + ROUND_TWENTY_FIVE_CASES + ROUND_TWENTY_FIVE_MODELS)
 
 
 @pytest.mark.parametrize("call, error, message", ALL_ROUNDS, ids=range(len(ALL_ROUNDS)))

@@ -102,7 +102,7 @@ def test_fit_transforms_recovers_the_offsets_of_clean_faces():
     """From exact part poses, the fitted W_i must map every part onto the faces' frame: the
     exact inverse offset, shifted by the mean offset (the frame is the parts' centre)."""
     rng = np.random.default_rng(0)
-    scenes = [faces.face_parts(*rng.uniform([0.4, 0.4, -40, 0.85], [0.6, 0.6, 40, 1.1]))
+    scenes = [faces._face_parts(*rng.uniform([0.4, 0.4, -40, 0.85], [0.6, 0.6, 40, 1.1]))
               for _ in range(50)]
     poses, _ = part_slots(scenes)
     W = fit_transforms(poses)

@@ -9,8 +9,10 @@ from hypothesis.strategies import floats, tuples
 from capsedu.poses import place, pose_from_matrix, pose_matrix, wrap_angle
 
 finite = dict(allow_nan=False, allow_infinity=False)
+# an angle under 2 pi that is not whole reads as radians: pose_matrix refuses it
 poses = tuples(floats(-1, 2, **finite), floats(-1, 2, **finite),
-               floats(-179.9, 180, **finite), floats(0.1, 3, **finite))
+               floats(-179.9, 180, **finite).filter(lambda a: abs(a) > 2 * np.pi or a == round(a)),
+               floats(0.1, 3, **finite))
 
 
 def test_a_quarter_turn_by_hand():

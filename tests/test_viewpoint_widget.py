@@ -128,6 +128,7 @@ def test_overlap_widget_refuses_digits_all_of_one_class_and_names_a_pair_of_one(
 
     capsnet, cnn = two_digit_pair
     x, _ = digits(3)
+    x[2] = x[2].roll(2, dims=-1)  # another digit of the first one's class
     with pytest.raises(ValueError, match=r"OverlapExplorer\(\): labels must hold digits of at "
                                          r"least two classes .*got only \[3\]"):
         OverlapExplorer(capsnet, cnn, x[:2], torch.tensor([3, 3]))  # no pair could differ
@@ -135,3 +136,6 @@ def test_overlap_widget_refuses_digits_all_of_one_class_and_names_a_pair_of_one(
     assert w.second.value == 1  # the first digit of another class
     w.second.value = 2  # the learner picks two digits of one class: drawn, and said so
     assert w.truth == [3] and "the same class twice" in w.readout.value
+    before = w.state
+    w.first.value = w.second.value  # one digit picked twice: the last pair stays, named so
+    assert w.state is before and "a digit overlaid on itself is no pair" in w.readout.value

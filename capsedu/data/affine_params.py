@@ -12,7 +12,7 @@ import torch
 from ..checks import check_on_canvas, check_same
 from ..course_settings import MAX_SIDE
 from ..units import InDegrees
-from ..validate import CheckedRecord, Float, Int, Tensor, check_value, checked
+from ..validate import CheckedRecord, Float, Int, Numbers, Tensor, check_value, checked
 
 CANVAS = 40  # affNIST's image side
 MAX_SHEAR = 10.0  # a shear past this lays a digit almost flat: its ink leaves any canvas
@@ -29,6 +29,8 @@ Scales = Tensor("scale factors, one per digit [N]", ndim=1, finite=True,
 Scaling = Scale | Scales
 # one turn a caller chooses, in degrees (np.radians(45) is refused, not read as 0.79 degrees)
 Rotation = Annotated[Float("degrees"), InDegrees]
+# the turns of a sweep, in degrees, judged as one (2.5 is taken among 0 to 360, refused alone)
+Rotations = Annotated[Numbers("angles in degrees [n]", ndim=1), InDegrees]
 
 
 def _check_sweep_value(where: str, name: str, factor: str, value: float) -> None:
@@ -36,6 +38,16 @@ def _check_sweep_value(where: str, name: str, factor: str, value: float) -> None
     ``affine`` (``Shear``, ``Scale``; an angle in degrees, ``Rotation``), in the words of the
     entry ``where``."""
     check_value(where, name, {"shear": Shear, "scale": Scale, "rotation": Rotation}[factor], value)
+
+
+def _check_sweep_values(where: str, factor: str, values: list[float]) -> None:
+    """Refuse the ``values`` of a sweep as ``_check_sweep_value`` does each, in the words of the
+    entry ``where``; its angles as one sweep (``Rotations``: 2.5 among 0 to 360 is taken)."""
+    if factor == "rotation":
+        check_value(where, "values", Rotations, values)
+        return
+    for i, v in enumerate(values):
+        _check_sweep_value(where, f"values[{i}]", factor, v)
 
 
 @checked

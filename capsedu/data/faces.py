@@ -72,14 +72,20 @@ SHIFT_DRAWS = 100_000  # a face's shift is drawn again at most this many times
 @checked
 def face_parts(x: Float("the face centre's x, in image fractions") = 0.5,
                y: Float("the face centre's y, in image fractions") = 0.5,
-               angle: Float("degrees, counter-clockwise on screen") = 0.0,
+               angle: Annotated[Float("degrees, counter-clockwise on screen"), InDegrees] = 0.0,
                scale: Float("the face's scale", gt=0, le=MAX_SCALE) = 1.0) -> list[Part]:
     """The four parts of a face with pose ``(x, y, angle, scale)``, in ``PART_KINDS`` order.
 
     Each part sits at face pose o canonical offset (the offset turned by the face angle, times the
     scale, added to the centre) and inherits the face's angle and scale. A face wholly off the
-    image (``x=16``: pixels, not fractions of the image) is refused.
+    image (``x=16``: pixels, not fractions of the image) is refused, as is an angle in radians.
     """
+    return _face_parts(x, y, angle, scale)
+
+
+def _face_parts(x, y, angle, scale) -> list[Part]:
+    """``face_parts`` for a pose a model read (``figures.face_scenes.ghost_lines``): its angle may
+    be a fraction of a degree, not refused as radians."""
     parts = _parts_at(_OFFSETS, x, y, angle, scale)
     _refuse_off_canvas("face_parts", "x and y", parts, every=False)
     return parts
@@ -376,6 +382,13 @@ def rotate(parts: Parts, degrees: Annotated[Float("degrees, counter-clockwise on
            = (0.5, 0.5)) -> list[Part]:
     """Turn every part by ``degrees`` (on-screen counter-clockwise) about the point ``about``, in
     fractions of the image (not pixels): a turn that takes every part off the image is refused."""
+    return _rotate(parts, degrees, about)
+
+
+def _rotate(parts, degrees, about=(0.5, 0.5)) -> list[Part]:
+    """``rotate`` for a turn its caller checked with the others of its sweep
+    (``scoring.turned_face_scores``, ``pose_net.rotation_sweep``: 2.5 degrees is taken in a sweep
+    past 6.3, refused alone)."""
     given, out = [_as_part(p, "rotate") for p in parts], []
     for p in given:
         (x, y), = _place([[p.x - about[0], p.y - about[1]]], *about, degrees, 1.0)

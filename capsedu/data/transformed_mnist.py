@@ -205,6 +205,10 @@ def translated_mnist(train: Flag("True for the training split, False for the tes
     recipes (``capsedu.train``). ``limit`` keeps the first N digits (a trial); ``rows`` keeps those
     digits of the whole split, each placed as in the whole split (a sample of the test set:
     ``mnist.fixed_sample``)."""
+    if limit is not None and rows is not None:
+        raise ValueError(f"translated_mnist(): limit and rows must not both be given (limit keeps "
+                         f"the first digits, rows those digits), got limit={limit} and "
+                         f"{len(rows)} rows; pass one of them")
     images, labels = load_mnist(train, limit)
     keep = checks.check_rows("translated_mnist", rows, len(labels))
     return translated(images, TRANSLATED_SEEDS[train], rows=rows), labels[keep]
@@ -373,10 +377,12 @@ def affine(images: SomeDigits,
     return _affine(images, rotation, shear, scale_x, scale_y, tx, ty, side)
 
 
-def _affine(images, rotation, shear=0.0, scale_x=1.0, scale_y=1.0, tx=0.0, ty=0.0,
-                 side=CANVAS) -> torch.Tensor:
+def _affine(images, rotation=0.0, shear=0.0, scale_x=1.0, scale_y=1.0, tx=0.0, ty=0.0,
+            side=CANVAS) -> torch.Tensor:
     """``affine`` for angles the course drew itself, one per digit (``full_sets.turned_mnist``),
-    not refused where a sample of a few holds only turns under 6.3 degrees."""
+    not refused where a sample of a few holds only turns under 6.3 degrees, or for an angle of a
+    sweep its caller checked as a whole (``capsule_angles.turned``: 2.5 degrees is taken in a
+    sweep past 6.3, refused alone)."""
     images = _centred(images.float(), side)
     n = len(images)
     rotation = torch.as_tensor(rotation, dtype=torch.float32)
@@ -397,5 +403,12 @@ def sweep(images: SomeDigits,
     """Every digit under one transformation, centred on the canvas: ``factor`` is "rotation"
     (degrees), "shear" or "scale" (both axes), set to ``value``. ``[N, 1, side, side]``."""
     _check_sweep_value("sweep", "value", factor, value)
+    return _sweep(images, factor, value, side)
+
+
+def _sweep(images, factor, value, side=CANVAS) -> torch.Tensor:
+    """``sweep`` for a value its caller checked with the others of its sweep
+    (``robustness.sweep_accuracy``: an angle of 2.5 degrees is taken in a sweep past 6.3, refused
+    alone)."""
     given = dict(scale_x=value, scale_y=value) if factor == "scale" else {factor: value}
-    return affine(images, side=side, **given)
+    return _affine(images, side=side, **given)

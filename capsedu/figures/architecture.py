@@ -5,7 +5,6 @@ training step against its size and routing iterations (09).
 
 from typing import Annotated
 
-from matplotlib.axes import Axes
 from matplotlib.patches import FancyBboxPatch
 from pydantic import InstanceOf
 
@@ -14,13 +13,14 @@ from ..costs import anatomy
 from ..course_settings import MAX_BATCH
 from ..routing_costs import RoutingCost
 from ..validate import Float, Int, Some, checked
+from .canvas import FlatAxes
 
 # one size of the votes u_hat [batch, children, parents, dims]: a label here, no work
 VoteSize = Int("a size of the votes u_hat", ge=1, le=MAX_BATCH)
 
 
 @checked
-def draw_architecture(ax: Axes, model: CapsNet) -> None:
+def draw_architecture(ax: FlatAxes, model: CapsNet) -> None:
     """A block diagram of ``model`` (the paper's Fig. 1 and 2) on a matplotlib ``ax``."""
     cfg = model.config
     rows = anatomy(model)
@@ -53,7 +53,7 @@ def draw_architecture(ax: Axes, model: CapsNet) -> None:
 
 
 @checked
-def draw_routing_flow(ax: Axes, u_hat_shape: tuple[VoteSize, VoteSize, VoteSize, VoteSize]
+def draw_routing_flow(ax: FlatAxes, u_hat_shape: tuple[VoteSize, VoteSize, VoteSize, VoteSize]
                       ) -> None:
     """Procedure 1 as a flow of tensors with their shapes, for votes ``u_hat`` of
     ``u_hat_shape`` ``[B, children, parents, dims]``: the logits b give the couplings c (softmax
@@ -86,7 +86,7 @@ def draw_routing_flow(ax: Axes, u_hat_shape: tuple[VoteSize, VoteSize, VoteSize,
 
 
 @checked
-def draw_routing_cost(ax: Axes, rows: Annotated[list[InstanceOf[RoutingCost]], Some],
+def draw_routing_cost(ax: FlatAxes, rows: Annotated[list[InstanceOf[RoutingCost]], Some],
                       references: dict[str, Float("seconds a step takes", ge=0)] | None = None
                       ) -> None:
     """Milliseconds of a DigitCaps training step (forward + backward) against n_in x n_out x

@@ -8,22 +8,38 @@ the bytes changed. Every widget of ``capsedu.widgets`` (00-10) renders through t
 """
 
 import io
+from typing import Annotated
 
 import numpy as np
 from matplotlib.artist import Artist
+from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
 from matplotlib.figure import Figure
 from PIL import Image
-from pydantic import InstanceOf
+from pydantic import AfterValidator, InstanceOf
 
 from .. import course_settings
 from ..memory import check_memory
 from ..validate import Int, checked
 
+
 # a PNG's dots per inch: widgets draw at course_settings.WIDGET_DPI (under 100); print quality: 300
+def _flat(ax: Axes) -> Axes:
+    """What ``FlatAxes`` declares: an Axes of the plane; a 3-D one's methods take other arguments
+    (its text a z too), and a figure's drawing would fail deep inside matplotlib."""
+    if ax.name == "3d":
+        raise ValueError("must be a flat Axes, got a 3-D one (projection='3d'); pass "
+                         "fig.add_subplot() without a projection")
+    return ax
+
+
+# the Axes a figure draws on: any but a 3-D one
+FlatAxes = Annotated[Axes, AfterValidator(_flat)]
+
 MAX_DPI = 1200
-# the pixels a side of a picture must stay under: matplotlib's Agg renderer draws no larger
-MAX_PIXELS_SIDE = 2**16
+# the pixels a side of a picture must stay under: a poster at 300 dpi is 10,000 pixels a side;
+# past that, Agg draws for tens of seconds (a figsize given in pixels, read as inches: 400 x 400)
+MAX_PIXELS_SIDE = 10_000
 
 
 def _check_picture_size(where: str, fig: Figure, dpi: float) -> None:

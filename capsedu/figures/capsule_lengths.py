@@ -7,12 +7,12 @@ makes it a face (04, 07).
 from typing import Annotated
 
 import torch
-from matplotlib.axes import Axes
 from matplotlib.figure import FigureBase
 
 from ..checks import check_same
 from ..functional import margin_loss_curves
 from ..validate import Flag, Float, Numbers, Some, Tensor, checked
+from .canvas import FlatAxes
 
 
 @checked
@@ -22,10 +22,17 @@ def draw_squash_curves(fig: FigureBase,
                                               floating=True, finite=True),
                        slope_formula: Tensor("squash's slope by formula [n]", ndim=1,
                                              floating=True, finite=True)) -> None:
-    """Left: the output length against ``||s|| = r`` ``[n]`` for squash, r^2 / (1 + r^2),
-    beside sigmoid(r) and tanh(r); right: squash's slope ``[n]`` by autograd and by formula."""
+    """Left: the output length against ``||s|| = r`` ``[n]`` (increasing) for squash,
+    r^2 / (1 + r^2), beside sigmoid(r) and tanh(r); right: squash's slope ``[n]`` by autograd and
+    by formula."""
     check_same("draw_squash_curves", "length", "pass one slope of each per length",
                r=len(r), slope_autograd=len(slope_autograd), slope_formula=len(slope_formula))
+    if len(r) > 1 and not bool((r[1:] > r[:-1]).all()):  # a line through them would zigzag
+        k = int((r[1:] <= r[:-1]).nonzero()[0]) + 1
+        raise ValueError(f"draw_squash_curves(): r must be lengths in increasing order (each "
+                         f"curve is drawn as a line through them), got r[{k}] = {float(r[k]):.4g} "
+                         f"after {float(r[k - 1]):.4g}; pass sorted lengths, e.g. "
+                         "torch.linspace(0, 5, 200)")
     ax_len, ax_slope = fig.subplots(1, 2)
     ax_len.plot(r, r**2 / (1 + r**2), label="squash: r² / (1 + r²)", lw=2.5)
     ax_len.plot(r, torch.sigmoid(r), "--", label="sigmoid(r)")
@@ -40,7 +47,7 @@ def draw_squash_curves(fig: FigureBase,
 
 
 @checked
-def draw_margin_loss(ax: Axes) -> None:
+def draw_margin_loss(ax: FlatAxes) -> None:
     """Eq. 4's loss L_k of one class against its capsule length, present and absent
     (``margin_loss_curves``), with the margins m+ = 0.9 and m- = 0.1 marked."""
     lengths = torch.linspace(0, 1, 101)
@@ -56,7 +63,7 @@ def draw_margin_loss(ax: Axes) -> None:
 
 
 @checked
-def draw_face_lengths(ax: Axes, lengths: Annotated[dict[str, Numbers(
+def draw_face_lengths(ax: FlatAxes, lengths: Annotated[dict[str, Numbers(
                           "face-capsule lengths [n]", ndim=1, ge=0, le=1, at_least=1,
                           fix="pass the lengths of face capsules, each in [0, 1]")], Some],
                       threshold: Float("the face capsule's length that counts as a face", ge=0,

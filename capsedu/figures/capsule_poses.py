@@ -10,7 +10,7 @@ How a capsule's length is made and read is in ``capsule_lengths``; what turns wi
 import math
 from typing import Annotated
 
-from matplotlib.axes import Axes
+import numpy as np
 from matplotlib.figure import FigureBase
 from matplotlib.patches import Circle
 
@@ -18,15 +18,16 @@ from ..capsule_vectors import decode_pose, draw, part_from_vector, pose_vector
 from ..checks import check_same
 from ..data.faces import PART_KINDS
 from ..data.sprites import STROKE, Part
-from ..units import Points
+from ..units import InDegrees, Points
 from ..validate import Choice, Float, Numbers, Record, Some, Tensor, checked
+from .canvas import FlatAxes
 from .colours import Colour
 
 Kind = Choice("a kind of part", *PART_KINDS, STROKE)
 
 
 @checked
-def draw_vector(ax: Axes, x: Float("the arrow's x"), y: Float("the arrow's y"),
+def draw_vector(ax: FlatAxes, x: Float("the arrow's x"), y: Float("the arrow's y"),
                 color: Colour = "tab:blue", label: str | None = None,
                 head: Points("the size of the arrow's head") = 20):
     """An arrow from the origin to (x, y) on a square unit-circle canvas, widened to show an
@@ -46,7 +47,7 @@ def _unit_circle():
 
 
 @checked
-def draw_part(ax: Axes, part: Record(Part),
+def draw_part(ax: FlatAxes, part: Record(Part),
               presence: Float("the ink, a capsule's length in [0, 1]", ge=0, le=1 + 1e-6),
               title: str) -> None:
     """One part drawn with ink ``presence`` (``capsule_vectors.draw``), titled, without ticks."""
@@ -56,7 +57,8 @@ def draw_part(ax: Axes, part: Record(Part),
 
 @checked
 def draw_pose_vectors(fig: FigureBase,
-                      examples: Annotated[list[tuple[Float("an angle in degrees"),
+                      examples: Annotated[list[tuple[Annotated[Float("an angle in degrees"),
+                                                               InDegrees],
                                                      Float("a presence", ge=0, le=1)]], Some],
                       kind: Kind = "nose"):
     """Top row: each 2-D capsule of ``examples`` (a list of ``(angle in degrees, presence)``) as
@@ -78,6 +80,11 @@ def draw_decoded_poses(fig: FigureBase, kind: Kind,
                                         at_least=1)) -> None:
     """One panel per 5-D capsule of ``vectors`` (each ``[5]``): the ``kind`` part it decodes to
     (``capsule_vectors.decode_pose``), drawn with ink = its length."""
+    if ((lengths := np.linalg.norm(vectors, axis=-1)) > 1 + 1e-6).any():  # as decode_pose's
+        raise ValueError(f"draw_decoded_poses(): vectors must be capsules of length at most 1 "
+                         f"(a length is the part's presence, a probability), got length "
+                         f"{lengths.max():.4g} (vectors[{int(lengths.argmax())}]); squash them "
+                         "first: squash(v)")
     axes = fig.subplots(1, len(vectors), squeeze=False)[0]
     for ax, v in zip(axes, vectors, strict=True):
         part, p = decode_pose(kind, v)

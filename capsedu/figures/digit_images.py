@@ -4,6 +4,8 @@ viewpoints (08) and a two-digit CapsNet's two reconstructions in two colours (Fi
 overlap widget).
 """
 
+import difflib
+import inspect
 from typing import Annotated
 
 import numpy as np
@@ -11,6 +13,7 @@ import torch
 from matplotlib.axes import Axes
 from matplotlib.colors import to_rgb
 from matplotlib.figure import FigureBase
+from matplotlib.image import AxesImage
 
 from ..checks import check_one_each, check_same
 from ..course_settings import MAX_BATCH, Pictures
@@ -19,6 +22,7 @@ from ..data.affine_params import AffineParams
 from ..digit_capsules import DELTAS, MEASURES, DimensionStudy
 from ..units import Points
 from ..validate import Flag, Instances, Int, Numbers, Record, Spec, Tensor, checked
+from .canvas import FlatAxes
 from .colours import ColourMap
 
 Titles = list[str] | tuple[str, ...]  # one title per panel
@@ -57,12 +61,31 @@ def draw_digits(axes: Row,
         if given is not None and len(given) != len(axes):
             raise ValueError(f"draw_digits(): {name} must hold one item per axes ({len(axes)}), "
                              f"got {len(given)}; make as many axes as images")
+    _check_imshow(imshow)
     for k, (ax, image) in enumerate(zip(axes, images, strict=True)):
         ax.imshow(image, cmap=cmap, **imshow)
         ax.set(xticks=[], yticks=[])
         ax.set_frame_on(frame)
         if titles is not None:
             ax.set_title(titles[k], fontsize=fontsize)
+
+
+def _check_imshow(imshow: dict) -> None:
+    """Refuse ``draw_digits``' ``imshow`` options that matplotlib's ``imshow`` does not take (its
+    own or its image's, ``set_<name>``), or ``vmin`` above ``vmax``: matplotlib's own error
+    comes at the call, or when the figure is drawn, in words that name neither."""
+    known = ({*inspect.signature(Axes.imshow).parameters} - {"self", "X", "kwargs"}
+             | {name.removeprefix("set_") for name in dir(AxesImage) if name.startswith("set_")})
+    for name in imshow:
+        if name not in known:
+            close = difflib.get_close_matches(name, sorted(known), n=1)
+            raise TypeError(f"draw_digits(): {name} must be one of matplotlib's imshow options "
+                            f"(passed on to it), got {name}={imshow[name]!r}; pass one it takes"
+                            + (f", e.g. {close[0]}" if close else ", such as vmin or vmax"))
+    low, high = imshow.get("vmin"), imshow.get("vmax")
+    if low is not None and high is not None and not low <= high:
+        raise ValueError(f"draw_digits(): vmin must be at most vmax (the darkest and the lightest "
+                         f"pixel values shown), got vmin={low!r}, vmax={high!r}; swap them")
 
 
 @checked
@@ -77,7 +100,7 @@ def draw_panels(axes: Row, panels: Panels) -> None:
 
 
 @checked
-def draw_perturbation_grid(ax: Axes,
+def draw_perturbation_grid(ax: FlatAxes,
                            grid: Tensor("images [dims, Deltas, H, W] (perturbation_grid)",
                                         ndim=4, pixels=True),
                            deltas: Tensor("the Deltas [Deltas]", ndim=1, finite=True) = DELTAS,
@@ -96,7 +119,7 @@ def draw_perturbation_grid(ax: Axes,
 
 
 @checked
-def draw_capsule_values(fig: FigureBase, ax: Axes,
+def draw_capsule_values(fig: FigureBase, ax: FlatAxes,
                         capsules: Tensor("capsules [rows, dims]", ndim=2, finite=True),
                         row_labels: Titles) -> None:
     """Capsules ``[rows, dims]`` as a heatmap, one row each (labelled ``row_labels``), a colour
@@ -209,7 +232,7 @@ def draw_sweep_examples(fig: FigureBase,
     columns = max(len(values) for values in transformed_mnist.SWEEPS.values())
     axes = fig.subplots(len(transformed_mnist.SWEEPS), columns, squeeze=False)
     for row, (factor, values) in zip(axes, transformed_mnist.SWEEPS.items(), strict=True):
-        images = torch.cat([transformed_mnist.sweep(digit[None], factor, value)
+        images = torch.cat([transformed_mnist._sweep(digit[None], factor, value)
                             for value in values])
         draw_digits(row[:len(values)], images[:, 0], [f"{v:g}" for v in values], fontsize=8,
                     frame=True)

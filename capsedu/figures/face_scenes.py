@@ -9,7 +9,6 @@ The parts' colours are ``colours.PART_COLORS``.
 from typing import Annotated
 
 import numpy as np
-from matplotlib.axes import Axes
 from matplotlib.collections import LineCollection
 from matplotlib.figure import FigureBase
 from matplotlib.lines import Line2D
@@ -21,9 +20,11 @@ from ..data import faces, sprites
 from ..data.sprites import Parts, Side
 from ..parts.detector import PartDetector
 from ..parts.pose_net import PoseCapsuleNet
-from ..parts.voting import PARENTS, pose_code, predict_face, predicted_faces
+from ..parts.voting import PARENTS, _pose_code, predict_face, predicted_faces
 from ..refusals import kind_of
+from ..units import InDegrees
 from ..validate import Choice, Float, Int, Numbers, Some, Tensor, checked
+from .canvas import FlatAxes
 from .colours import PART_COLORS
 from .routing_couplings import draw_coupling_heatmap
 
@@ -72,14 +73,14 @@ def ghost_lines(ghosts: Ghosts) -> tuple[list, list]:
     maps a part kind to the face pose (x, y, angle, scale) it predicts."""
     segments, colors = [], []
     for kind, pose in ghosts.items():
-        lines = sprites.segments(faces.face_parts(*pose)).reshape(-1, 2, 2)
+        lines = sprites.segments(faces._face_parts(*pose)).reshape(-1, 2, 2)  # a reading
         segments.extend(lines)
         colors += [PART_COLORS[kind]] * len(lines)
     return segments, colors
 
 
 @checked
-def draw_scene(ax: Axes, parts: Parts, size: Side = 96, ghosts: Ghosts | None = None):
+def draw_scene(ax: FlatAxes, parts: Parts, size: Side = 96, ghosts: Ghosts | None = None):
     """The rendered parts (grey) and, optionally, ghost faces: ``ghosts`` maps a part kind to the
     face pose (x, y, angle, scale) it predicts, drawn as a face outline in that part's colour."""
     ax.imshow(sprites.render(parts, size=size), cmap="gray", extent=(0, 1, 1, 0), vmin=0, vmax=1,
@@ -92,7 +93,7 @@ def draw_scene(ax: Axes, parts: Parts, size: Side = 96, ghosts: Ghosts | None = 
 
 
 @checked
-def draw_detections(ax: Axes, image: Pictures("an image [H, W]", ndim=2),
+def draw_detections(ax: FlatAxes, image: Pictures("an image [H, W]", ndim=2),
                     poses: Numbers("each part's pose (x, y, angle, scale) [4, 4], a row per part "
                                    "of PART_KINDS", shape=(len(faces.PART_KINDS), 4),
                                    fix="pass the detector's poses of one image"),
@@ -149,17 +150,19 @@ def draw_ghosts(fig: FigureBase, scenes: Annotated[dict[str, Checked(
 def draw_code_agreement(fig: FigureBase,
                         offsets: Numbers("distances between two predictions in image widths "
                                          "[n]", ndim=1, at_least=1),
-                        angle_differences: Numbers("angles between them in degrees [m]", ndim=1,
-                                                   at_least=1)
+                        angle_differences: Annotated[Numbers("angles between them in degrees "
+                                                             "[m]", ndim=1, at_least=1),
+                                                     InDegrees]
                         ) -> None:
     """The dot product of two pose-cell codes (``parts.voting.pose_code``) against the distance
     ``offsets`` ``[n]`` (image widths) and the angle ``angle_differences`` ``[m]`` (degrees)
-    between their poses."""
-    base = pose_code(0.5, 0.5, 0.0)
+    between their poses. Its own codes are made unchecked (``_pose_code``): 0.5 + offsets may
+    lie off the image."""
+    base = _pose_code(0.5, 0.5, 0.0)
     ax1, ax2 = fig.subplots(1, 2)
-    ax1.plot(offsets, pose_code(0.5 + offsets, 0.5, 0.0) @ base)
+    ax1.plot(offsets, _pose_code(0.5 + offsets, 0.5, 0.0) @ base)
     ax1.set(xlabel="distance between the two predictions\n(image widths)", ylabel="dot product")
-    ax2.plot(angle_differences, pose_code(0.5, 0.5, angle_differences) @ base)
+    ax2.plot(angle_differences, _pose_code(0.5, 0.5, angle_differences) @ base)
     ax2.set(xlabel="difference between the two predicted\nangles (degrees)")
     fig.suptitle("agreement between two pose-cell codes")
 
@@ -183,7 +186,7 @@ def draw_detected_parts(fig: FigureBase, detector: PartDetector, examples: Annot
 
 
 @checked
-def draw_part_votes(ax_scene: Axes, ax_c: Axes, model: PoseCapsuleNet,
+def draw_part_votes(ax_scene: FlatAxes, ax_c: FlatAxes, model: PoseCapsuleNet,
                     scene: Annotated[Parts, Some], title: str):
     """Render ``scene``, let the pose-capsule ``model`` detect, vote and route it, and draw the
     scene with each detected part's predicted face as a ghost (``ax_scene``) and the couplings

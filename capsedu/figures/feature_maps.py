@@ -18,6 +18,7 @@ from ..data import sprites
 from ..data.sprites import Parts
 from ..refusals import kind_of
 from ..validate import Instances, Int, Numbers, Some, checked
+from .canvas import FlatAxes
 from .colours import Colour
 
 Window = Int("the side of a pooling window in cells", ge=1, le=MAX_IMAGE)
@@ -62,7 +63,7 @@ def _check_window(where: str, m, window: int | None) -> None:
 
 
 @checked
-def draw_feature_map(ax: Axes, m: Numbers("a feature map [H, W]", ndim=2), title: str,
+def draw_feature_map(ax: FlatAxes, m: Numbers("a feature map [H, W]", ndim=2), title: str,
                      window: Window | None = None) -> None:
     """A feature map ``m`` ``[H, W]`` as a grid of its numbers (blue = fired), with lines between
     the ``window`` x ``window`` pooling windows when ``window`` is given (at most the map's
@@ -96,7 +97,7 @@ def draw_feature_maps(fig: FigureBase, rows: Annotated[list[Checked(
 
 
 @checked
-def draw_receptive_field(ax: Axes, image: Pictures("an image [H, W]", ndim=2), size: Field,
+def draw_receptive_field(ax: FlatAxes, image: Pictures("an image [H, W]", ndim=2), size: Field,
                          centres: Numbers("pixels (row, col) to centre windows on [n, 2]",
                                           ndim=2, last=2),
                          colors: list[Colour] | tuple[Colour, ...] | None = None):
@@ -104,6 +105,11 @@ def draw_receptive_field(ax: Axes, image: Pictures("an image [H, W]", ndim=2), s
     square: the window that one output unit of a conv stack with that receptive field sees; one
     of ``colors`` per centre (None: ``WINDOW_COLOURS`` in turn)."""
     h, w = image.shape
+    if min(h, w) > 2 and ((centres >= 0) & (centres <= 1)).all() and (centres % 1 != 0).any():
+        raise ValueError(f"draw_receptive_field(): centres must be pixels (row, col) of the "
+                         f"{h}x{w} image, got {centres.tolist()[:3]}, all within 0 .. 1: fractions "
+                         f"of the image, as faces' parts are; pass pixels, e.g. (y * {h} - 0.5, "
+                         f"x * {w} - 0.5)")
     off = [(row, col) for row, col in centres.tolist()
            if not (-0.5 <= row <= h - 0.5 and -0.5 <= col <= w - 0.5)]
     if off:  # a pixel's centre is at a whole number: the image spans -0.5 .. side - 0.5
@@ -150,7 +156,8 @@ def draw_receptive_fields(fig: FigureBase, face: Parts, bag_rf: Field, deep_rf: 
 
 
 @checked
-def draw_shift_changes(ax: Axes, shifts: Numbers("shifts of the feature maps in px [n]", ndim=1),
+def draw_shift_changes(ax: FlatAxes,
+                       shifts: Numbers("shifts of the feature maps in px [n]", ndim=1),
                        changes: Annotated[dict[str, Numbers(
                            "relative changes after pooling, one per shift [n]", ndim=1, ge=0)],
                            Some]) -> None:

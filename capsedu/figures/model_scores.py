@@ -12,7 +12,6 @@ from typing import Annotated
 
 import numpy as np
 import torch
-from matplotlib.axes import Axes
 from matplotlib.container import BarContainer
 from matplotlib.figure import Figure, FigureBase
 from pydantic import InstanceOf
@@ -25,6 +24,7 @@ from ..parts.scoring import Probe, ProbeRates, SeedRuns
 from ..statistics import over_seeds
 from ..units import InPercent
 from ..validate import Choice, Float, Has, Int, Numbers, Record, Some, Spec, checked
+from .canvas import FlatAxes
 from .colours import Colour, model_colour, model_kind
 
 Percent = Float("an accuracy in %", ge=0, le=100)
@@ -50,7 +50,7 @@ def within_rates(means: Numbers("mean rates [n]", ndim=1, ge=0, le=1),
 
 
 @checked
-def draw_face_rates(ax: Axes, runs: Annotated[list[InstanceOf[SeedRuns]], Some],
+def draw_face_rates(ax: FlatAxes, runs: Annotated[list[InstanceOf[SeedRuns]], Some],
                     kinds: Annotated[Names, Some] = faces.KINDS):
     """Grouped bars: one group per kind, one bar per model (``runs``: ``parts.scoring.SeedRuns``;
     mean over seeds, its 95 % t interval as error bar, cut at the rates 0 and 1 that a face rate
@@ -110,7 +110,7 @@ def draw_probe(fig: FigureBase, probe: Probe, rates: ProbeRates, xlabel: str):
 
 
 @checked
-def draw_accuracy_bars(ax: Axes, accuracies: Accuracies, colors: Colours) -> None:
+def draw_accuracy_bars(ax: FlatAxes, accuracies: Accuracies, colors: Colours) -> None:
     """One horizontal bar per named accuracy (in %), top to bottom, its value written beside it;
     ``colors``: one for all, or one per accuracy."""
     if not isinstance(colors, str):
@@ -155,7 +155,7 @@ def draw_confusion(fig: FigureBase,
 
 
 @checked
-def draw_quoted_bars(ax: Axes, measured: Accuracies, quoted: Accuracies) -> None:
+def draw_quoted_bars(ax: FlatAxes, measured: Accuracies, quoted: Accuracies) -> None:
     """One horizontal bar per accuracy (%), top to bottom: the ``measured`` ones (name -> %) in
     each model's colour (``model_colour``), then the ``quoted`` ones (source: model -> %) in grey,
     a lighter grey for each next source; each value written beside its bar."""
@@ -183,7 +183,7 @@ def draw_quoted_bars(ax: Axes, measured: Accuracies, quoted: Accuracies) -> None
 
 
 @checked
-def draw_group_bars(ax: Axes, scores: Annotated[dict[str, Annotated[list[Percent], InPercent]],
+def draw_group_bars(ax: FlatAxes, scores: Annotated[dict[str, Annotated[list[Percent], InPercent]],
                                                 Some],
                     labels: Names) -> None:
     """Grouped bars: one group per label, one bar per model (``scores``: name -> one accuracy in %

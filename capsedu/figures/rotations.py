@@ -20,8 +20,9 @@ from ..parts.scoring import AngleCurves
 from ..poses import wrap_angle
 from ..units import InDegrees, InPercent
 from ..validate import Array, Float, Instances, Int, Numbers, Record, Some, Tensor, checked
+from .canvas import FlatAxes
 from .capsule_poses import draw_vector
-from .colours import PART_COLORS, model_colour
+from .colours import PART_COLORS, model_colour, model_kind
 
 MAX_SHOWN = 24  # draw_turned_capsules' images: one panel each, in a row
 FACES_SHOWN = 8  # draw_face_sweep's turned faces: two rows of four panels
@@ -88,6 +89,10 @@ def draw_turned_capsules(fig: FigureBase,
     if n_shown > len(input_angles):
         raise ValueError(f"draw_turned_capsules(): n_shown must be at most the {len(input_angles)} "
                          f"images given, got {n_shown}; pass fewer")
+    if (longest := capsules.double().norm(dim=-1).max()) > 1 + 1e-6:  # a length: a presence
+        raise ValueError(f"draw_turned_capsules(): capsules must be of length at most 1 (each "
+                         f"length is the presence drawn, a probability), got length "
+                         f"{longest.item():.4g}; squash them first: squash(capsules)")
     presence, estimated = read_pose(capsules)
     shown = range(0, len(input_angles), len(input_angles) // n_shown)
     axes = fig.subplots(2, len(shown), squeeze=False)
@@ -100,7 +105,7 @@ def draw_turned_capsules(fig: FigureBase,
 
 
 @checked
-def draw_angle_curves(ax: Axes, curves: AngleCurves) -> None:
+def draw_angle_curves(ax: FlatAxes, curves: AngleCurves) -> None:
     """Face rate against how far the face is turned, one line per model: ``curves`` maps a name
     to ``(centres [bins], rates [bins])`` (``parts.scoring.mean_face_rate_by_angle``); the
     training range (±15°) shaded."""
@@ -112,7 +117,7 @@ def draw_angle_curves(ax: Axes, curves: AngleCurves) -> None:
 
 
 @checked
-def draw_rotation_sweep(ax: Axes, sweep: Record(RotationSweep)) -> None:
+def draw_rotation_sweep(ax: FlatAxes, sweep: Record(RotationSweep)) -> None:
     """The angles a pose-capsule model reads off a turning face (``sweep``: a
     ``pose_net.RotationSweep``, its ``angles``, ``part_angles`` and ``face_angle``):
     each part's as dots in its colour, the face capsule's as a line, each taken to the turn's
@@ -129,7 +134,7 @@ def draw_rotation_sweep(ax: Axes, sweep: Record(RotationSweep)) -> None:
 
 
 @checked
-def draw_turned_scores(ax: Axes, angles: Angles, scores: Annotated[dict[str, Numbers(
+def draw_turned_scores(ax: FlatAxes, angles: Angles, scores: Annotated[dict[str, Numbers(
         "(score [n], cut [n]), as scoring.turned_face_scores gives them",
         shape=(2, None), ge=0, le=1, fix="pass the pair turned_face_scores gives")], Some]
                        ) -> None:
@@ -216,7 +221,7 @@ def draw_capsule_under_rotation(axes: Instances(Axes, "three axes"), angles: Ang
 
 
 @checked
-def draw_rotation_curves(ax: Axes, angles: Angles, curves: RotationCurves,
+def draw_rotation_curves(ax: FlatAxes, angles: Angles, curves: RotationCurves,
                          n_digits: Int("test digits each accuracy was measured on", ge=1)
                          ) -> None:
     """10 §4: each model's accuracy (``curves``: name -> % per angle) on ``n_digits`` test
@@ -224,6 +229,10 @@ def draw_rotation_curves(ax: Axes, angles: Angles, curves: RotationCurves,
     for name, curve in curves.items():
         check_same("draw_rotation_curves", "length", "pass one accuracy per angle",
                    angles=len(angles), **{f"curves[{name!r}]": len(curve)})
+        if model_kind(name) is None:  # its colour says the model's kind
+            raise ValueError(f"draw_rotation_curves(): curves must be keyed by names that say the "
+                             f"model's kind (capsnet, cnn, gcnn or vit: its colour), got {name!r};"
+                             " key each by its checkpoint's name, e.g. 'affnist-capsnet'")
     for name, curve in curves.items():
         ax.plot(angles, curve, "o-", ms=3, color=model_colour(name), label=f"{name}, seed 0")
     for a in (90, 180, 270):

@@ -10,7 +10,6 @@ Procedure 1 itself, drawn as a flow of tensors, is in ``architecture``.
 from typing import Annotated
 
 import numpy as np
-from matplotlib.axes import Axes
 from matplotlib.figure import FigureBase
 from matplotlib.image import AxesImage
 from matplotlib.text import Text
@@ -24,6 +23,7 @@ from ..refusals import kind_of
 from ..routing import MAX_ITERATIONS
 from ..units import FontSize
 from ..validate import Flag, Int, Numbers, Record, Some, Tensor, check_value, checked
+from .canvas import FlatAxes
 
 MAX_COLUMNS = 64  # draw_map_couplings' panels in a row
 
@@ -52,7 +52,7 @@ def _text_grid(texts, name: str) -> list:
 
 
 @checked
-def draw_coupling_heatmap(ax: Axes, c: Couplings, rows: Labels, cols: Labels,
+def draw_coupling_heatmap(ax: FlatAxes, c: Couplings, rows: Labels, cols: Labels,
                           title: str | None = None, fontsize: FontSize | None = None,
                           values: Flag("True to write each value in its cell") = True,
                           blank: Blank | None = None):

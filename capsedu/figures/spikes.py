@@ -4,17 +4,17 @@ how long a reader must count spikes to read the longest capsule.
 """
 
 import numpy as np
-from matplotlib.axes import Axes
 
 from ..checks import check_one_each, check_same
 from ..spiking import MAX_NEURONS, Neuron, SpikeReadout, Trace
 from ..validate import Float, Int, Numbers, Record, check_value, checked
+from .canvas import FlatAxes
 
 Rates = Numbers("firing rates in Hz, one per current [n]", ndim=1, ge=0)
 
 
 @checked
-def draw_membrane(ax: Axes, trace: Record(Trace), neuron: Record(Neuron),
+def draw_membrane(ax: FlatAxes, trace: Record(Trace), neuron: Record(Neuron),
                   current: Float("the constant input current"),
                   row: Int("the neuron's row in trace", ge=0, le=MAX_NEURONS) = 0) -> None:
     """Neuron ``row``'s membrane potential over time under the constant ``current`` (dotted:
@@ -36,7 +36,7 @@ def draw_membrane(ax: Axes, trace: Record(Trace), neuron: Record(Neuron),
 
 
 @checked
-def draw_rate_curve(ax: Axes, currents: Numbers("input currents [n]", ndim=1), simulated: Rates,
+def draw_rate_curve(ax: FlatAxes, currents: Numbers("input currents [n]", ndim=1), simulated: Rates,
                     theory: Rates, neuron: Record(Neuron)) -> None:
     """Firing rate against input current: the simulation's ``simulated`` (dots) over the closed
     form's ``theory`` (a line), both ``[n]``; nothing fires below the threshold."""
@@ -50,7 +50,7 @@ def draw_rate_curve(ax: Axes, currents: Numbers("input currents [n]", ndim=1), s
 
 
 @checked
-def draw_spike_trains(ax: Axes,
+def draw_spike_trains(ax: FlatAxes,
                       trains: Numbers("spike trains [rows, steps], True at a spike", ndim=2,
                                       bools=True),
                       names: list[str] | tuple[str, ...],
@@ -67,7 +67,7 @@ def draw_spike_trains(ax: Axes,
 
 
 @checked
-def draw_readout(ax_agree: Axes, ax_error: Axes, readout: Record(SpikeReadout)) -> None:
+def draw_readout(ax_agree: FlatAxes, ax_error: FlatAxes, readout: Record(SpikeReadout)) -> None:
     """Against the counting window: how often the class with the most spikes is the longest
     capsule's (left), and the decoded lengths' mean error (right), with the spikes sent."""
     windows = readout.windows_ms

@@ -17,11 +17,12 @@ from ..parts.curves import FaceCurve
 from ..statistics import PerSeed, over_seeds, running_mean
 from ..stopping_rule import PATIENCE, Patience, best_epoch
 from ..validate import Instances, Int, Numbers, Record, Some, check_value, checked
+from .canvas import FlatAxes
 from .colours import Colour, model_colour
 
 
 @checked
-def draw_held_out_curves(ax: Axes, rows: Annotated[dict[str, CurvedRow], Some],
+def draw_held_out_curves(ax: FlatAxes, rows: Annotated[dict[str, CurvedRow], Some],
                          patience: Patience = PATIENCE) -> None:
     """The held-out accuracy of every epoch of each recorded run (``rows``: name -> manifest
     row), the kept epoch circled; a dashed line marks a run that had not finished (``finished``:
@@ -60,7 +61,7 @@ def draw_face_curves(axes: Instances(Axes, "one axes per model"),
 
 
 @checked
-def draw_epoch_curves(ax: Axes, curves: Annotated[dict[str, Numbers(
+def draw_epoch_curves(ax: FlatAxes, curves: Annotated[dict[str, Numbers(
         "held-out accuracies, one per epoch [epochs]", ndim=1, ge=0, le=1, at_least=1)],
         Some], color: Colour = "tab:orange") -> None:
     """Every run's held-out accuracy (%) after each epoch (``curves``: name -> accuracy in [0, 1]
@@ -73,7 +74,7 @@ def draw_epoch_curves(ax: Axes, curves: Annotated[dict[str, Numbers(
 
 
 @checked
-def draw_seed_spread(ax: Axes, errors: Annotated[dict[str, PerSeed], Some], ylabel: str,
+def draw_seed_spread(ax: FlatAxes, errors: Annotated[dict[str, PerSeed], Some], ylabel: str,
                      gap_after: Int("settings before the gap", ge=1) | None = None) -> None:
     """Each setting's value per seed (``errors``: label -> ``[seeds]``, e.g. a test error in %,
     named by ``ylabel``) as grey dots and their mean with its 95 % t interval over the seeds in

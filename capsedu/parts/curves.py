@@ -175,7 +175,7 @@ def summary(record: FaceCurve) -> str:
 
 
 @checked
-def run_name(name: str, seed: Seed) -> str:
+def run_name(name: training.FaceModel, seed: Seed) -> str:
     """A run's key in the results: the shipped checkpoint's name (``faces-deep-cnn-seed0``)."""
     return training.checkpoint_name(name, seed)
 

@@ -24,7 +24,7 @@ from ..checks import check_input, check_pixels, check_same
 from ..course_settings import Batch, Label
 from ..data import faces, sprites
 from ..data.sprites import Parts
-from ..poses import pose_matrix, wrap_angle
+from ..poses import _pose_matrix, wrap_angle
 from ..routing import (
     MAX_ITERATIONS,
     RoutingResult,
@@ -78,7 +78,7 @@ def face_frame(poses: PartPoses) -> np.ndarray:
     x, y = poses[..., 0].mean(1), poses[..., 1].mean(1)
     rad = np.radians(poses[..., 2])
     angle = np.degrees(np.arctan2(np.sin(rad).mean(1), np.cos(rad).mean(1)))
-    return pose_matrix(x, y, angle, poses[..., 3].mean(1))
+    return _pose_matrix(x, y, angle, poses[..., 3].mean(1))  # read angles: no radians check
 
 
 @checked
@@ -94,7 +94,7 @@ def fit_transforms(poses: PartPoses) -> np.ndarray:
     poses = poses.astype(float)
     _check_present("fit_transforms", poses)
     F_ = face_frame(poses)  # [N, 3, 3]
-    P = pose_matrix(*np.moveaxis(poses, -1, 0))  # [N, 4, 3, 3]
+    P = _pose_matrix(*np.moveaxis(poses, -1, 0))  # [N, 4, 3, 3]
     W = np.zeros((N_KINDS, 3, 3))
     W[:, 2, 2] = 1.0
     for i in range(N_KINDS):
@@ -318,7 +318,7 @@ def rotation_sweep(model: PoseCapsuleNet, parts: Parts, angles: Turns) -> Rotati
     from the turn, wrapped into [0, 180]: ``part_error`` ``[len(angles), 4]`` and ``face_error``
     ``[len(angles)]``."""
     centre = faces.face_centre(parts)
-    scenes = [faces.rotate(parts, a, about=centre) for a in angles]
+    scenes = [faces._rotate(parts, a, about=centre) for a in angles]  # checked as a sweep
     size = model.detector.hparams["image_size"]
     x = sprites.render_many(scenes, size)  # [angles, 1, size, size]
     out = model.capsules(x)

@@ -22,7 +22,7 @@ import torch
 from pydantic import AfterValidator
 
 from ..checks import check_input, check_same
-from ..course_settings import Name, Seed, Seeds, with_methods
+from ..course_settings import Name, Seeds, with_methods
 from ..data import faces, sprites
 from ..loop import predict
 from ..poses import wrap_angle
@@ -45,6 +45,9 @@ from ..validate import (
 )
 
 TEST_SEED = 1000  # held-out sets use seeds from here on; training sets use small seeds
+# a held-out draw's seed: never one the face models trained on (training.py's --seeds 0 1 2)
+HeldOutSeed = Int("a seed of held-out draws, past the training seeds 0, 1, 2 the face models "
+                  "learnt from (the same seed draws the same images)", ge=3, le=2**32 - 1)
 FACE = faces.LABELS["face"]  # the label (and class index) of "face"
 # Images per forward pass when scoring: one pass over hundreds of images would hold the first
 # feature maps of all of them at once (a 32x32 pixel CapsNet's: 0.6 MB per image)
@@ -145,7 +148,7 @@ AngleCurves = Annotated[dict[str, Annotated[
 
 
 @checked
-def held_out(kind: Kind, n: Count, seed: Seed = TEST_SEED) -> tuple[torch.Tensor, list]:
+def held_out(kind: Kind, n: Count, seed: HeldOutSeed = TEST_SEED) -> tuple[torch.Tensor, list]:
     """``n`` held-out images of ``kind`` ``[n, 1, 32, 32]`` and the parts that drew them:
     ``kind`` is one of ``faces.KINDS`` (in the training range) or of ``UNSEEN``.
 
@@ -202,7 +205,7 @@ def called_face(model: FaceNet, images: Images) -> torch.Tensor:
 
 @checked
 def face_rates(model: FaceNet, kinds: Kinds = faces.KINDS, n: Count = 500,
-               seed: Seed = TEST_SEED) -> dict[str, float]:
+               seed: HeldOutSeed = TEST_SEED) -> dict[str, float]:
     """For each kind (of ``faces.KINDS`` or ``UNSEEN``), the fraction of ``n`` held-out images
     that ``model.predict`` calls "face"."""
     return {kind: called_face(model, held_out(kind, n, seed)[0]).float().mean().item()
@@ -259,7 +262,7 @@ def _edited_faces(edit, n: int, seed: int) -> torch.Tensor:
 @checked
 def spread_faces(factor: Float("how far the layout spreads; beyond 1.3 parts leave the image",
                                ge=1, le=1.3),
-                 n: Count = 500, seed: Seed = TEST_SEED) -> torch.Tensor:
+                 n: Count = 500, seed: HeldOutSeed = TEST_SEED) -> torch.Tensor:
     """The held-out faces with their layout spread by ``factor``: ``[n, 1, 32, 32]``.
 
     ``factor = 1`` gives the held-out faces themselves. Up to 1.2 every face part stays inside
@@ -271,7 +274,7 @@ def spread_faces(factor: Float("how far the layout spreads; beyond 1.3 parts lea
 
 @checked
 def turned_faces(kinds: tuple[faces.PartKind, ...] | list[faces.PartKind], n: Count = 500,
-                 seed: Seed = TEST_SEED) -> torch.Tensor:
+                 seed: HeldOutSeed = TEST_SEED) -> torch.Tensor:
     """The held-out faces with the parts of ``kinds`` turned over in place: ``[n, 1, 32, 32]``.
 
     ``kinds = ()`` gives the held-out faces themselves; all four kinds, their ``upside_down``
@@ -293,7 +296,7 @@ def probe_rates(models: FaceNets, probe: Probe) -> np.ndarray:
 
 @checked
 def face_rate_by_angle(model: FaceNet, n: Count = 500, width: Width = 30,
-                       seed: Seed = TEST_SEED):
+                       seed: HeldOutSeed = TEST_SEED):
     """Face rate on held-out ``rotated`` faces, binned by how far the face is turned.
 
     Returns ``(centres, rates)``: bin centres in degrees (``|angle|`` from 0 to 180) and the
@@ -364,7 +367,7 @@ def measure_seeds(name: Name, models: FaceNets, seeds: Seeds, kinds: Kinds = fac
 
 @checked
 def mean_face_rate_by_angle(models: FaceNets, n: Count = 500, width: Width = 30,
-                            seed: Seed = TEST_SEED):
+                            seed: HeldOutSeed = TEST_SEED):
     """``face_rate_by_angle`` of every model of ``models`` (one per seed), averaged over them:
     ``(centres [bins], rates [bins])`` (an empty bin is left out of the mean)."""
     curves = [face_rate_by_angle(m, n, width, seed) for m in models]
@@ -377,5 +380,5 @@ def turned_face_scores(models: NamedFaceNets, parts: sprites.Parts, angles: Turn
     """Each model's ``face_scores`` (score and cut, ``[len(angles)]`` each) on the scene
     ``parts`` turned by each of ``angles`` (degrees, ``faces.rotate``); ``models``: name ->
     model."""
-    x = sprites.render_many([faces.rotate(parts, a) for a in angles])  # [angles, 1, 32, 32]
+    x = sprites.render_many([faces._rotate(parts, a) for a in angles])  # [angles, 1, 32, 32]
     return {name: face_scores(model, x) for name, model in models.items()}

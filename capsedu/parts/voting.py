@@ -25,7 +25,7 @@ from ..data.sprites import OnePart, Parts, Scenes
 from ..memory import check_memory
 from ..poses import _pose_from_matrix, _pose_matrix, wrap_angle
 from ..routing import MAX_ITERATIONS, Step, dynamic_routing, routing_step
-from ..units import ImageFraction, InDegrees
+from ..units import DrawnInDegrees, ImageFraction, InDegrees
 from ..validate import Array, CheckedRecord, Choice, Float, Int, Numbers, checked
 
 PARENTS = ("face", "background")
@@ -146,9 +146,10 @@ Gain = Float("a vote's length", ge=0)
 
 
 @checked
-def pose_code(x: Float("x, in image fractions") | Array("x of many poses"),
-              y: Float("y, in image fractions") | Array("y of many poses"),
-              angle: Float("an angle in degrees") | Array("angles of many poses, degrees"),
+def pose_code(x: ImageFraction("x") | Array("x of many poses"),
+              y: ImageFraction("y") | Array("y of many poses"),
+              angle: Annotated[Float("an angle in degrees"), InDegrees]
+              | Annotated[Array("angles of many poses, degrees"), DrawnInDegrees],
               sigma_xy: Width = SIGMA_XY, sigma_angle: Width = SIGMA_ANGLE
               ) -> np.ndarray:
     """Unit vectors of pose-cell activities ``[..., ANGLE_CELLS * GRID * GRID]``, one per pose
@@ -157,6 +158,12 @@ def pose_code(x: Float("x, in image fractions") | Array("x of many poses"),
     (wider: poses further apart still count as agreeing)."""
     check_same("pose_code", "shape, one pose each", "pass as many of each, or a number",
                **{k: np.shape(v) for k, v in dict(x=x, y=y, angle=angle).items() if np.ndim(v)})
+    return _pose_code(x, y, angle, sigma_xy, sigma_angle)
+
+
+def _pose_code(x, y, angle, sigma_xy=SIGMA_XY, sigma_angle=SIGMA_ANGLE) -> np.ndarray:
+    """``pose_code`` for poses the course predicted (``pose_votes``: off the image, at any
+    angle) or a figure's own sweep (``figures.face_scenes.draw_code_agreement``)."""
     x, y, angle = (np.asarray(v, dtype=float)[..., None] for v in (x, y, angle))
     gx = np.exp(-((x - _CENTRES) ** 2) / (2 * sigma_xy**2))  # [..., GRID]
     gy = np.exp(-((y - _CENTRES) ** 2) / (2 * sigma_xy**2))  # [..., GRID]
@@ -232,7 +239,7 @@ def pose_votes(poses: Numbers("part poses [batch, 4, 4] (x, y, angle, scale)", n
     # P_face|i = P_i W_i, read as (x, y, angle, scale); [batch, 4, 4]
     x, y, angle, _ = np.moveaxis(_predicted(poses, W), -1, 0)
     u_hat = np.zeros((*presence.shape, len(PARENTS), d + 1))
-    u_hat[:, :, 0, :d] = face_gain * pose_code(x, y, angle, sigma_xy, sigma_angle)
+    u_hat[:, :, 0, :d] = face_gain * _pose_code(x, y, angle, sigma_xy, sigma_angle)
     u_hat[:, :, 1, d] = background_gain
     u_hat *= presence[:, :, None, None]
     return torch.from_numpy(u_hat)

@@ -11,6 +11,7 @@ result (a ``PoseVectorState`` or ``SquashState`` record) in ``.state``.
 
 import math
 from dataclasses import dataclass
+from typing import Annotated
 
 import ipywidgets as widgets
 import numpy as np
@@ -24,6 +25,7 @@ from ..figures.canvas import png_bytes
 from ..figures.capsule_poses import draw_vector
 from ..functional import squash
 from ..poses import wrap_angle
+from ..units import InDegrees
 from ..validate import Array, CheckedRecord, Float, Numbers, Record, checked
 from .base import Widget
 from .sliders import Dropdown, FloatSlider
@@ -32,10 +34,10 @@ IMAGE_SIZE = 48  # pixels of the drawn part
 MAX_NORM = 5.0  # the squash slider's range of ||s||
 
 # what each widget's sliders take, declared once for the widget and its pure function
-PoseAngle = Float("the pose's angle in degrees", ge=-180, le=180)
+PoseAngle = Annotated[Float("the pose's angle in degrees", ge=-180, le=180), InDegrees]
 Presence = Float("the vector's length: the part's presence", ge=0, le=1)
 Norm = Float("the length ||s||", ge=0, le=MAX_NORM)
-Direction = Float("s's angle in degrees", ge=0, le=360)
+Direction = Annotated[Float("s's angle in degrees", ge=0, le=360), InDegrees]
 # a length of a capsule (1e-6 over for a length's rounding); a 2-D vector as a list (x, y)
 Length = Float("the vector's length: the part's presence", ge=0, le=1 + 1e-6)
 Vector = Numbers("a 2-D vector [x, y]", shape=(2,))

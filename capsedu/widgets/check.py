@@ -2,17 +2,19 @@
 
 import math
 from dataclasses import dataclass
+from typing import Annotated
 
 import ipywidgets as widgets
 from matplotlib.figure import Figure
 
 from ..figures.canvas import png_bytes
 from ..figures.capsule_poses import draw_vector
+from ..units import InDegrees
 from ..validate import CheckedRecord, Float, Int, checked
 from .base import Widget
 from .sliders import IntSlider
 
-Angle = Float("degrees counter-clockwise from the x axis", ge=0, le=360)
+Angle = Annotated[Float("degrees counter-clockwise from the x axis", ge=0, le=360), InDegrees]
 Component = Float("a unit vector's component", ge=-1, le=1)
 
 

@@ -4,6 +4,7 @@ Fig. 5)."""
 
 import ipywidgets as widgets
 import numpy as np
+import torch
 
 from ..checks import check_pair_labels
 from ..data.digit_pairs import MULTI_CANVAS, MULTI_SHIFT
@@ -67,7 +68,8 @@ class OverlapExplorer(TwoReaders):
 
     def update(self):
         a, b = self.first.value, self.second.value
-        if a == b:  # one digit picked twice is no pair: say so rather than read it as two
+        if torch.equal(self.images[a], self.images[b]):  # one digit twice (overlap_state
+            # refuses it): the last pair stays, and the readout says why
             self.readout.value = ("first and second are the same digit: a digit overlaid on "
                                   "itself is no pair; pick another second digit")
             return

@@ -11,14 +11,13 @@ from typing import Annotated
 
 import ipywidgets as widgets
 import numpy as np
-from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 
 from ..checks import input_shape
 from ..course_settings import Name
 from ..data import sprites
 from ..data.sprites import Parts, Scene, Side
-from ..figures.canvas import png_bytes
+from ..figures.canvas import FlatAxes, png_bytes
 from ..parts.scoring import NamedFaceNets, Score, Verdicts, verdicts
 from ..validate import Array, Distinct, Flag, Record, Some, checked
 from .base import Widget
@@ -69,7 +68,7 @@ class VerdictBars:
     red where it does not) and a black tick where that model cuts between the two."""
 
     @checked
-    def __init__(self, ax: Axes, names: Names, xlabel: str, title: str):
+    def __init__(self, ax: FlatAxes, names: Names, xlabel: str, title: str):
         self.names = list(names)
         y = np.arange(len(self.names))
         self.bars = list(ax.barh(y, np.zeros(len(y)), height=0.6))
