@@ -5015,6 +5015,13 @@ ROUND_TWENTY_FIVE_LEAD = [
     (lambda: canvas.png_bytes(plt.figure(figsize=(400, 400))), ValueError,
      r"^png_bytes\(\): fig must render under 10,000 pixels a side, got 400 x 400 inches at "
      r"\d+ dpi"),
+    (lambda: robustness.sweep_accuracy(_tiny(), _DIGITS, torch.tensor([1, 2, 3]), "rotation",
+                                       [0.0, 10.0]), ValueError,
+     r"^sweep_accuracy\(\): side must be the side of the images model reads, 28 \(a CapsNet of "
+     r"28x28 images\), got 40; pass side=28, or a model made for 40x40"),
+    (lambda: robustness.sweep_curves({"mnist": _tiny()}, _DIGITS, torch.tensor([1, 2, 3])),
+     ValueError, r"^sweep_curves\(\): models\['mnist'\] must read 40x40 images \(the affNIST "
+     r"canvas every sweep draws on\), got a CapsNet of 28x28 images"),
 ]
 
 
