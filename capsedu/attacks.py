@@ -208,7 +208,7 @@ def random_point(images: Images, eps: Eps, generator: torch.Generator) -> torch.
 @checked
 def check_restarts(where: str, restarts: Int("random starts", ge=1, le=MAX_RESTARTS),
                    random_start: Flag("True to start each restart at a random point"),
-                   steps: Int("steps", ge=0, le=MAX_STEPS)) -> None:
+                   steps: Int("steps", ge=0, le=MAX_STEPS) = 1) -> None:
     """Refuse more than one restart without a random start: each would start from the image
     itself and walk the same steps, one run of PGD paid for ``restarts`` times; and more than
     ``MAX_PASSES`` steps in all (``steps`` times ``restarts``), the attack's time."""
