@@ -115,11 +115,13 @@ def _in_degrees(angles):
 
 
 def _drawn_in_degrees(angles):
-    """Refuse random angles, one per image, when all of them read as radians (``_radians``):
-    drawn in degrees, a few of them may fall under 6.3 degrees, but not every one. Hands them on."""
+    """Refuse random angles, one per image, when all their fractions read as radians
+    (``_radians``): drawn in degrees, a few of them may fall under 6.3 degrees, but not every
+    one; a whole number among radians (0, or 3.0 beside 0.79 and 1.57) says nothing of the unit.
+    Hands them on."""
     values, rounding = _values(angles)
-    radians, turned = _radians(values, rounding), values != 0
-    if turned.any() and radians[turned].all():
+    radians, fractions = _radians(values, rounding), values != values.round()
+    if fractions.any() and radians[fractions].all():
         _refuse_radians(values, radians)
     return angles
 

@@ -5019,6 +5019,11 @@ ROUND_TWENTY_FIVE_LEAD = [
                                        [0.0, 10.0]), ValueError,
      r"^sweep_accuracy\(\): side must be the side of the images model reads, 28 \(a CapsNet of "
      r"28x28 images\), got 40; pass side=28, or a model made for 40x40"),
+    (lambda: transformed_mnist.affine(_DIGITS, rotation=torch.tensor([0.7854, 1.5708, 3.0])),
+     ValueError, r"^affine\(\): rotation must be angles in degrees, got \[0\.7854, 1\.5708\] "
+     r"among them, which read as radians"),
+    (lambda: transformed_mnist.affine(_DIGITS[:2], rotation=torch.tensor([0.5, 1.0])), ValueError,
+     r"^affine\(\): rotation must be angles in degrees, got \[0\.5\] among them"),
     (lambda: robustness.sweep_curves({"mnist": _tiny()}, _DIGITS, torch.tensor([1, 2, 3])),
      ValueError, r"^sweep_curves\(\): models\['mnist'\] must read 40x40 images \(the affNIST "
      r"canvas every sweep draws on\), got a CapsNet of 28x28 images"),
