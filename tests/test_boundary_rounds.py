@@ -4948,8 +4948,13 @@ ROUND_TWENTY_FIVE_CASES = [
                                       vmax=0), ValueError,
      r"^draw_digits\(\): vmin must be at most vmax .*got vmin=1, vmax=0; swap them"),
     (lambda: capsule_lengths.draw_margin_loss(plt.figure().add_subplot(projection="3d")),
-     ValueError, r"^draw_margin_loss\(\): ax must be a flat Axes, got a 3-D one "
-                 r"\(projection='3d'\); pass fig\.add_subplot\(\) without a projection"),
+     ValueError, r"^draw_margin_loss\(\): ax must be a flat Axes of x and y, got one of "
+                 r"projection='3d'; pass fig\.add_subplot\(\) without a projection"),
+    (lambda: capsule_lengths.draw_margin_loss(plt.figure().add_subplot(projection="polar")),
+     ValueError, r"^draw_margin_loss\(\): ax must be a flat Axes of x and y, got one of "
+                 r"projection='polar'"),
+    (lambda: (ax := plt.figure().add_subplot()).remove() or capsule_lengths.draw_margin_loss(ax),
+     ValueError, r"^draw_margin_loss\(\): ax must be an Axes on a figure, got one removed"),
     (lambda: bug_zoo_report.step_table(bug_zoo.read_results(),
                                        {"correct": bug_zoo.read_results()["correct"]}),
      ValueError, r"^step_table\(\): live must hold a run of every bug of 09 .*got none of "

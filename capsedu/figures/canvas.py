@@ -23,19 +23,23 @@ from ..memory import check_memory
 from ..validate import Int, checked
 
 
-# a PNG's dots per inch: widgets draw at course_settings.WIDGET_DPI (under 100); print quality: 300
 def _flat(ax: Axes) -> Axes:
-    """What ``FlatAxes`` declares: an Axes of the plane; a 3-D one's methods take other arguments
-    (its text a z too), and a figure's drawing would fail deep inside matplotlib."""
-    if ax.name == "3d":
-        raise ValueError("must be a flat Axes, got a 3-D one (projection='3d'); pass "
+    """What ``FlatAxes`` declares: an Axes of the plane (x and y), on a figure. A 3-D one's
+    methods take other arguments (its text a z too), a polar or a map one reads x as an angle
+    or a longitude (a figure drawn bent, without a word), and a removed one draws nowhere."""
+    if ax.name != "rectilinear":
+        raise ValueError(f"must be a flat Axes of x and y, got one of projection={ax.name!r}; pass "
                          "fig.add_subplot() without a projection")
+    if ax.figure is None:
+        raise ValueError("must be an Axes on a figure, got one removed from its figure; pass one "
+                         "that fig.add_subplot() made")
     return ax
 
 
-# the Axes a figure draws on: any but a 3-D one
+# the Axes a figure draws on: of the plane, on a figure (no 3-D, polar or map projection)
 FlatAxes = Annotated[Axes, AfterValidator(_flat)]
 
+# a PNG's dots per inch: widgets draw at course_settings.WIDGET_DPI (under 100); print quality: 300
 MAX_DPI = 1200
 # the pixels a side of a picture must stay under: a poster at 300 dpi is 10,000 pixels a side;
 # past that, Agg draws for tens of seconds (a figsize given in pixels, read as inches: 400 x 400)
