@@ -28,7 +28,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from .checks import check_labels
-from .course_settings import Name, Seed, model_device
+from .course_settings import Name, Seed, model_device, model_output
 from .refusals import kind_of, with_article
 from .validate import Choice, Flag, Float, Int, Numbers, Tensor, checked
 
@@ -59,21 +59,14 @@ def _class_scores(model: nn.Module, images: torch.Tensor, where: str, argument: 
                   ) -> torch.Tensor:
     """``class_scores``, a model that gives none refused in the words of ``where`` (the function
     the caller called) and its ``argument``."""
-    try:
-        out = model(images)
-    except torch.OutOfMemoryError:
-        raise
-    except RuntimeError as err:  # a layer that does not take images of this shape
-        out = f"failed on them ({str(err).splitlines()[0][:90]})"
-    scores = getattr(out, "lengths", out)
-    if not isinstance(scores, torch.Tensor) or scores.shape[:1] != images.shape[:1] \
-            or scores.ndim != 2:
-        got = out if isinstance(out, str) else f"returned {kind_of(scores)}"
-        shape = ", ".join(map(str, images.shape[1:]))
-        raise ValueError(f"{where}(): {argument} must take images [B, {shape}] and return "
-                         f"class scores [B, classes], got a {type(model).__name__} that {got}; "
-                         "pass a model made for such images (e.g. one trained on them)")
-    return scores
+    def scores(x):  # a CapsNet's capsule lengths, another model's output
+        out = model(x)
+        return getattr(out, "lengths", out)
+
+    return model_output(where, argument, model, images, scores, "class scores [B, classes]",
+                        lambda z: torch.is_tensor(z) and z.ndim == 2 and len(z) == len(images),
+                        "pass a model whose forward pass gives them (a CNN's logits, a "
+                        "CapsNet's output with .lengths)")
 
 
 @checked(reads=("model", "images"))
@@ -108,16 +101,19 @@ def evaluating(model: nn.Module) -> Iterator[nn.Module]:
 
 @checked
 def check_attackable(where: Name, argument: Name, model: nn.Module, images: Images,
-                     losses: tuple[Loss, ...]) -> None:
+                     losses: tuple[Loss, ...], labels: Labels | None = None) -> None:
     """Refuse, in the words of ``where`` and its ``argument``, a model the attack cannot read: one
     that gives no class scores for (the first of) ``images``, or one without ``.training_loss``
-    attacked with the loss 'training' (among ``losses``), its own training loss. The model is
-    tried as it reads a test image (``evaluating``), its weights and statistics unchanged."""
+    attacked with the loss 'training' (among ``losses``), its own training loss; and ``labels``,
+    if given, that are not one class of the model per image. The model is tried as it reads a
+    test image (``evaluating``), its weights and statistics unchanged."""
     _check_training_loss(where, argument, model, losses)
     if not len(images):  # nothing to attack: nothing to try it on
         return
     with evaluating(model), torch.no_grad():
-        _class_scores(model, images[:1], where, argument)
+        classes = _class_scores(model, images[:1], where, argument).shape[1]
+    if labels is not None:  # by where's name: attack_loss's own check would name attack_loss
+        check_labels(labels, f"{where}(): labels", len(images), classes)
 
 
 def _check_training_loss(where: str, argument: str, model: nn.Module, losses: tuple) -> None:
@@ -133,11 +129,7 @@ def _check_training_loss(where: str, argument: str, model: nn.Module, losses: tu
 def gradient(objective: Objective, images: Images) -> torch.Tensor:
     """d objective / d images ``[B, C, H, W]`` (the weights get no gradient)."""
     images = images.detach().requires_grad_(True)
-    value = objective(images)
-    if not isinstance(value, torch.Tensor) or value.ndim != 0:
-        raise ValueError(f"gradient(): objective must return one number (a 0-d tensor, e.g. a "
-                         f"loss summed over the batch), got {kind_of(value)}; sum or average "
-                         "what it returns")
+    value = _one_number("gradient", "objective", objective(images))
     found = torch.autograd.grad(value, images, allow_unused=True)[0] if value.requires_grad \
         else None
     if found is None:
@@ -145,6 +137,16 @@ def gradient(objective: Objective, images: Images) -> torch.Tensor:
                          "gradients on), got one that does not depend on them; use images in "
                          "it, outside torch.no_grad()")
     return found
+
+
+def _one_number(where: str, argument: str, value):
+    """``value``, what a function given as ``argument`` returned, refused in ``where``'s words
+    unless one number (a 0-d tensor), of which a gradient can be taken."""
+    if not isinstance(value, torch.Tensor) or value.ndim != 0:
+        raise ValueError(f"{where}(): {argument} must return one number (a 0-d tensor, e.g. a "
+                         f"loss summed over the batch), got {kind_of(value)}; sum or average "
+                         "what it returns")
+    return value
 
 
 @checked
@@ -165,7 +167,7 @@ def fgsm(model: nn.Module, images: Images, labels: Labels, eps: Eps,
          loss: Loss = "cross-entropy") -> torch.Tensor:
     """The fast gradient sign method: ``images`` ``[B, C, H, W]`` moved by ``eps`` along the sign
     of the gradient of ``loss`` at the true ``labels`` ``[B]``, kept in [0, 1]."""
-    check_attackable("fgsm", "model", model, images, (loss,))
+    check_attackable("fgsm", "model", model, images, (loss,), labels)
     images, labels = _on_device(model, images, labels)
     with evaluating(model):
         grad = gradient(lambda x: attack_loss(model, x, labels, loss), images)  # [B, C, H, W]
@@ -249,7 +251,7 @@ def pgd(model: nn.Module, images: Images, labels: Labels, eps: Eps,
 
     def objective(x):
         raised = attack_loss(model, x, labels, loss)
-        return raised if penalty is None else raised - penalty(x)
+        return raised if penalty is None else raised - _one_number("pgd", "penalty", penalty(x))
 
     with evaluating(model):
         best, fooled = images, torch.zeros(len(images), dtype=torch.bool, device=images.device)

@@ -265,18 +265,29 @@ class CapsNet(nn.Module):
             check_labels(targets, f"{type(self).__name__}.reconstruct(): targets", v.shape[0],
                          self.config.n_classes)
             chosen = targets.long()
+        return self._decoded(v, chosen)
+
+    def _decoded(self, v: torch.Tensor, chosen: torch.Tensor) -> torch.Tensor:
+        """The decoder's images of capsules ``v`` with all but class ``chosen`` ``[B]`` zeroed,
+        unchecked: ``digit_capsules`` decodes capsules edited past length 1 on purpose (Fig. 4)."""
         mask = F.one_hot(chosen, self.config.n_classes).to(v.dtype)  # [B, n_classes]
         flat = (v * mask.unsqueeze(-1)).flatten(1)  # [B, n_classes * digit_dim]
         cfg = self.config
         return self.decoder(flat).view(-1, cfg.in_channels, cfg.image_size, cfg.image_size)
 
     def _check_capsules(self, method: str, v: torch.Tensor, lengths: torch.Tensor) -> None:
-        """Refuse digit capsules ``v`` of another model's sizes, or ``lengths`` not theirs."""
+        """Refuse digit capsules ``v`` of another model's sizes or of another dtype than its
+        decoder's weights, ``lengths`` not theirs, and capsules longer than 1 (not squashed)."""
         n, d = self.config.n_classes, self.config.digit_dim
         where = f"{type(self).__name__}.{method}()"
         check_shape(v, f"{where}: v", f"[batch, {n}, {d}] (n_classes, digit_dim)", 3, (n, d))
         check_shape(lengths, f"{where}: lengths", f"[batch, {n}] = v's [B, n_classes]", 2, (n,))
         check_same(where, "batch", "pass the lengths of v", v=len(v), lengths=len(lengths))
+        weights = self.decoder[0].weight.dtype
+        if v.dtype != weights:  # the decoder's matrix product takes one dtype
+            raise TypeError(f"{where}: v must be of the decoder's dtype, {weights}, got "
+                            f"{v.dtype}; pass v.to({weights}), or the model in {v.dtype}: "
+                            f"model.to({v.dtype})")
         norms, lengths = v.detach().norm(dim=-1), lengths.detach().to(v.dtype)
         off = (lengths - norms).abs() > 1e-4 + 1e-3 * norms  # float tolerance
         if off.any():
@@ -285,6 +296,11 @@ class CapsNet(nn.Module):
                              f"is masked by the longest), got {float(lengths[b, k]):.4g} for "
                              f"the capsule [{b}, {k}] of length {float(norms[b, k]):.4g} "
                              f"({int(off.sum())} of {off.numel()} differ); pass v.norm(dim=-1)")
+        if norms.numel() and (longest := float(norms.max())) > 1 + 1e-4:  # a presence: <= 1
+            raise ValueError(f"{where}: v must be squashed capsules, each of length at most 1 (a "
+                             f"length is a probability, all the decoder was trained on), got "
+                             f"length {longest:.4g}; squash it first: squash(v) (capsules "
+                             "edited on purpose: digit_capsules.decode(model, v, labels))")
 
     @checked
     def loss(self, out: Output, x: Originals, targets: Targets) -> torch.Tensor:

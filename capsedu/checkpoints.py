@@ -40,7 +40,14 @@ import torch
 from . import course_settings
 from .folder_lock import folder_lock
 from .json_records import RecordType, from_row, json_row
-from .manifest_rows import ARCHS, RECORDED, ManifestRow, manifest_misfit, plain_name
+from .manifest_rows import (
+    ARCHS,
+    ManifestRow,
+    built,
+    check_recorded,
+    manifest_misfit,
+    plain_name,
+)
 from .results_kinds import check_one_kind, read_rows, records
 from .shipped_folders import (
     MANIFEST,
@@ -292,7 +299,7 @@ def save(model: torch.nn.Module, name: str, root: Root = None,
     each replaced in one step, under the folder's lock. Weights with a NaN or an infinity, and
     every field (``ManifestRow``; the hash a placeholder), are checked before anything is made.
     """
-    _known("save", fields)
+    check_recorded("save", **fields)
     if type(model).__name__ not in ARCHS or not hasattr(model, "hparams"):
         raise TypeError(f"save(): model must be one of the course's models ({', '.join(ARCHS)}), "
                         f"which keep their settings, got a {type(model).__name__}; save another "
@@ -338,7 +345,7 @@ def record(name: str, root: Root = None, replace_shipped: ReplaceShipped = False
     """Update fields of checkpoint ``name``'s manifest row (not its file or hash; the fields
     ``save`` takes), a shipped row only with ``replace_shipped=True`` (``check_writable``): the
     row as it now is."""
-    _known("record", fields)
+    check_recorded("record", **fields)
     root = check_writable(name, root, replace_shipped, "record")
     # every check before the lock is made: the row there, its new fields JSON can hold
     json_row(dataclasses.replace(_row_of(name, root), **fields), "record")
@@ -362,22 +369,6 @@ def _row_of(name: str, root: Path) -> ManifestRow:
            "save it first")
     raise KeyError(f"record(): name must be a checkpoint of {root / MANIFEST}, got {name!r}: no "
                    f"checkpoint named so there; {fix}")
-
-
-def _known(where: str, fields: dict) -> None:
-    """Refuse, before anything is written, a field a caller may not record in a row
-    (``ManifestRow`` refuses a value of the wrong kind when made: a dict for ``metrics``, a
-    NaN)."""
-    unknown = sorted(set(fields) - RECORDED)
-    own = [name for name in unknown if name in {f.name for f in dataclasses.fields(ManifestRow)}]
-    if own:  # the file, its sha256, its class and the torch version: the checkpoint's own
-        raise TypeError(f"{where}(): {own[0]} is a field of a manifest row that {where} records "
-                        f"itself, from the checkpoint (its file, sha256, class and torch version)"
-                        f", got {own[0]}={fields[own[0]]!r}; leave it out")
-    if unknown:
-        raise TypeError(f"{where}(): {unknown[0]} is not a field of a manifest row; record one of "
-                        f"{', '.join(sorted(RECORDED))} (a test accuracy is one of the metrics: "
-                        "metrics=manifest_rows.Metrics(test_accuracy=...))")
 
 
 def _manifest_text(where: str, root: Path, entries: dict[str, ManifestRow]) -> str:
@@ -438,7 +429,7 @@ def pretrained(name: str, root: Root = None, map_location: course_settings.Devic
         )
     entry, path, data = verified_bytes(name, root, "pretrained")
     try:  # a file that is no pickle torch may read (its hash matched: its row was written so)
-        blob = torch.load(io.BytesIO(data), map_location=map_location, weights_only=True)
+        blob = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)  # cpu:0 too
     except (pickle.UnpicklingError, RuntimeError, EOFError) as err:
         blob = f"not a file torch.load reads ({type(err).__name__})"
     if not isinstance(blob, dict) or not {"arch", "hparams", "state_dict"} <= blob.keys():
@@ -447,11 +438,11 @@ def pretrained(name: str, root: Root = None, map_location: course_settings.Devic
                          f"dict of arch, hparams and state_dict), got {path}, {got}; retrain it "
                          f"({entry.command or 'and save() it'}), or pass a root save() wrote")
     if blob["arch"] != entry.arch:
-        raise ValueError(f"checkpoint {path} holds a {blob['arch']}, but its manifest row says "
-                         f"{entry.arch}; {restore_advice(path, _again(entry))}")
-    model = model_class(blob["arch"])(**blob["hparams"])
+        raise ValueError(f"pretrained(): checkpoint {path} holds a {blob['arch']}, but its "
+                         f"manifest row says {entry.arch}; {restore_advice(path, _again(entry))}")
+    model = built(entry, model_class(blob["arch"]), blob["hparams"])
     model.load_state_dict(blob["state_dict"])
-    return model.eval()
+    return model.to(map_location).eval()
 
 
 @checked

@@ -19,6 +19,7 @@ of a check of ``capsedu.checks``. The bounds (``MAX_WIDTH``, ...) and the declar
 entries share (``Seed``, ``Images``, ``Models``, ...) live here too, one home each.
 """
 
+import inspect
 import itertools
 import os
 import re
@@ -265,28 +266,95 @@ Models = Annotated[dict[Name, torch.nn.Module], Some]
 
 @checked
 def with_methods(expected: Text, methods: Annotated[list[Text], Some], fix: Text) -> Any:
-    """A check for a model read by its ``methods`` (``["predict"]``): a torch ``Module`` without
-    one of them (``nn.Linear``, a layer) is refused at the boundary, naming what it lacks (it
-    would fail inside, in a bare AttributeError); ``expected`` and ``fix``: in the refusal."""
+    """A check for a model read by its ``methods``, each written as it is called
+    (``["predict(x)", "score(x, label)"]``): a torch ``Module`` without one of them
+    (``nn.Linear``, a layer), or whose method takes other arguments (a ``score(x)``), is refused
+    at the boundary, naming what it lacks (it would fail inside, in a bare AttributeError or
+    TypeError); ``expected`` and ``fix``: in the refusal."""
     def check(model):
-        lacking = [f".{m}()" for m in methods if not callable(getattr(model, m, None))]
-        if lacking:
+        lacking = [f".{m.partition('(')[0]}()" for m in methods
+                   if not callable(getattr(model, m.partition("(")[0], None))]
+        other = [f"whose .{_takes(model, m)} cannot be called as .{m}" for m in methods
+                 if not lacking and _takes(model, m)]
+        if lacking or other:
+            which = f"which has no {' nor '.join(lacking)}" if lacking else other[0]
             raise declared_error(TypeError, f"must be {expected}, got "
-                                 f"{with_article(type(model).__name__)}, which has no "
-                                 f"{' nor '.join(lacking)}; {fix}", "array")
+                                 f"{with_article(type(model).__name__)}, {which}; {fix}", "array")
         return model
 
     return AfterValidator(check)
+
+
+def _takes(model, method: str) -> str | None:
+    """``model``'s method of ``method``'s form (``"score(x, label)"``) as it is written, if it
+    cannot be called with that many arguments; else None."""
+    name, _, arguments = method.partition("(")
+    try:
+        signature = inspect.signature(getattr(model, name))
+    except (TypeError, ValueError):  # a builtin without a signature: not judged
+        return None
+    try:
+        signature.bind(*arguments.rstrip(")").split(", "))
+    except TypeError:
+        return f"{name}{signature}"
+    return None
 
 
 # a classifier read by .predict(x) (the class of each image): the course's models all have one
 CLASSIFIER = ("a classifier (a torch.nn.Module with .predict(x), the class of each image: "
               "CapsNet(), a baselines or gcnn CNN, ...)")
 Classifier = Annotated[torch.nn.Module, with_methods(
-    CLASSIFIER, ["predict"], "pass one of the course's models, e.g. CapsNet() or one that "
+    CLASSIFIER, ["predict(x)"], "pass one of the course's models, e.g. CapsNet() or one that "
     "checkpoints.pretrained(name) loads, or give yours a predict(x)"), Spec(CLASSIFIER, "record")]
 # classifiers side by side, name -> model, at least one, each named
 Classifiers = Annotated[dict[Name, Classifier], Some]
+
+
+@checked
+def model_output(where: Name, argument: Name, model: torch.nn.Module,
+                 images: Tensor("the images it reads [B, C, H, W]", ndim=4),
+                 read: Function("read(images) -> what the model gives for them"), gives: Text,
+                 fits: Function("fits(output) -> whether it is what gives says"), fix: Text
+                 ) -> Any:
+    """``read(images)``: a model's forward pass, its ``predict``. A model that fails on the
+    images (a layer made for another size: torch's bare "mat1 and mat2 shapes cannot be
+    multiplied"), or gives other than ``gives`` says (``fits``; then ``fix`` says what to do),
+    is refused in the words of
+    ``where`` (the function the caller called) and its ``argument``, naming the model's class
+    and the images' shape: the one check of every reading of a learner's model
+    (``attacks.check_attackable``, ``loop.predict``, ``loop.evaluate``)."""
+    try:
+        out = read(images)
+    except torch.OutOfMemoryError:
+        raise
+    except RuntimeError as err:  # a layer that does not take images of this shape
+        got = f"failed on them ({str(err).splitlines()[0][:90]})"
+        fix = "pass a model made for such images (e.g. one trained on them)"
+    else:
+        got = None if fits(out) else f"returned {kind_of(out)}"
+    if got:
+        shape = ", ".join(map(str, images.shape[1:]))
+        raise ValueError(f"{where}(): {argument} must take images [B, {shape}] and return "
+                         f"{gives}, got {with_article(type(model).__name__)} that {got}; {fix}")
+    return out
+
+
+@checked
+def classes_read(model: Classifier, where: Name) -> Any:
+    """``model.predict`` as ``where`` (the function the caller called) reads it, batch by batch
+    (``loop.predict``, ``loop.evaluate``): each batch through ``model_output``, so that a
+    predict that fails on the images, or returns scores or classes held as floats rather than
+    integer classes ``[B]`` (``[B, k]``: k per image), is refused naming the model."""
+    def read(images: torch.Tensor) -> torch.Tensor:
+        return model_output(where, "model", model, images, model.predict, "their classes from "
+                            ".predict(x), integer classes [B] ([B, k]: k per image)",
+                            lambda out: torch.is_tensor(out) and out.ndim in (1, 2)
+                            and len(out) == len(images) and not out.is_floating_point()
+                            and not out.is_complex() and out.dtype != torch.bool,
+                            "make predict return them: scores.argmax(1), the class of each "
+                            "row's highest score, or .long() of classes held as floats")
+
+    return read
 
 
 def device() -> torch.device:

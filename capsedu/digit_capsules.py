@@ -109,7 +109,7 @@ def decode(model: CapsNet, v: Tensor("digit capsules [B, n_classes, digit_dim]",
     check_labels(labels, "decode(): labels", len(v), v.shape[1])  # not reconstruct's targets
     device = course_settings.model_device(model)
     v, labels = v.to(device), labels.to(device)
-    return model.reconstruct(v, v.norm(dim=-1), labels)[:, 0].cpu()
+    return model._decoded(v.to(model.decoder[0].weight.dtype), labels.long())[:, 0].cpu()
 
 
 @dataclass(frozen=True)
@@ -355,7 +355,7 @@ def masking_changes(model: CapsNet, images: Images,
     others[torch.arange(len(labels)), labels] = 0  # 1 on the nine other capsules, 0 on the true one
     noise = torch.randn_like(out.v)
     changed = [out.v + others * noise, out.v + (1 - others) * noise]
-    changed_others, changed_true = (model.reconstruct(v, v.norm(dim=-1), labels) for v in changed)
+    changed_others, changed_true = (model._decoded(v, labels) for v in changed)  # past length 1
     return (float((changed_others - out.reconstruction).abs().max()),
             float((changed_true - out.reconstruction).abs().max()))
 

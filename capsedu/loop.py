@@ -36,6 +36,7 @@ from .course_settings import (
     Seed,
     StateFile,
     Trainable,
+    classes_read,
 )
 from .data.transformed_mnist import translate
 from .fit_inputs import AUGMENT, COMPOSE, check_augmented, check_batches, check_targets
@@ -329,7 +330,7 @@ def keep_best(run: Run, model: Classifier, validation: TensorDataset, batch_size
     notebook 09, is scored as it was trained), and keep the weights of the best epoch (the
     earliest, on ties): the epoch is chosen without ever looking at the test set."""
     run.history[-1] = replace(run.history[-1], validation_accuracy=_accuracy(
-        model, validation, batch_size, progress))
+        model, validation, batch_size, progress, "keep_best"))
     if chosen_epoch(run.history) is run.history[-1]:
         run.best = {k: v.detach().clone() for k, v in model.state_dict().items()}
 
@@ -440,7 +441,7 @@ def predict(model: Classifier, images: Images, batch_size: BatchSize = SCORING_B
     ``SCORING_BATCH`` (32), small because a CapsNet's ``u_hat`` grows with the batch.
     ``progress``: a bar over the batches (10,000 MNIST test images take a CapsNet a while on a
     CPU)."""
-    return _in_batches(model, model.predict, images, batch_size, progress)
+    return _in_batches(model, classes_read(model, "predict"), images, batch_size, progress)
 
 
 @checked(reads=("model", "images"))
@@ -474,8 +475,7 @@ def _in_batches(model, score, images, batch_size, progress) -> torch.Tensor:
     device, was_training = course_settings.model_device(model), model.training
     model.eval()
     try:
-        starts = progress_bar(range(0, len(images), batch_size), "scoring", progress,
-                              unit="batch")
+        starts = progress_bar(range(0, len(images), batch_size), "scoring", progress, unit="batch")
         return torch.cat([score(images[i : i + batch_size].to(device)).cpu() for i in starts])
     finally:
         model.train(was_training)
@@ -488,13 +488,13 @@ def evaluate(model: Classifier, data: Examples, batch_size: BatchSize = SCORING_
     right (``is_correct``; for pairs, both digits). ``progress``: a bar."""
     check_read_labels(data.tensors[1], "evaluate(): data's labels", data.tensors[0], model)
     check_targets("evaluate", "data", model, data, scoring=True)
-    return _accuracy(model, data, batch_size, progress)
+    return _accuracy(model, data, batch_size, progress, "evaluate")
 
 
 @torch.no_grad()
-def _accuracy(model, data: TensorDataset, batch_size: int, progress: bool) -> float:
+def _accuracy(model, data: TensorDataset, batch_size: int, progress: bool, where: str) -> float:
     """``evaluate`` on examples already checked (``course_settings.Examples``): ``fit`` scores its
     held-out examples with it after every epoch without checking them again."""
     images, labels = data.tensors[:2]
-    predictions = _in_batches(model, model.predict, images, batch_size, progress)
+    predictions = _in_batches(model, classes_read(model, where), images, batch_size, progress)
     return is_correct(predictions, labels).float().mean().item()

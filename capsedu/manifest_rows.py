@@ -12,7 +12,9 @@ accuracy, an MNIST model's no face rate). Each record checks its fields' types w
 text through ``format_record``.
 """
 
+import inspect
 import re
+import typing
 from dataclasses import dataclass, field, fields
 from typing import Annotated, Any
 
@@ -23,7 +25,17 @@ from .course_settings import MAX_EXAMPLES, DeviceName, RunThreads, Seed, Text
 from .derived import check_derived
 from .json_records import OMITTED_WHEN_NONE, json_row
 from .stopping_rule import best_epoch, converged
-from .validate import CheckedRecord, Choice, Flag, Float, Int, Record, checked
+from .validate import (
+    CheckedRecord,
+    Choice,
+    Flag,
+    Float,
+    Int,
+    Record,
+    Spec,
+    check_value,
+    checked,
+)
 
 
 def _optional():
@@ -187,7 +199,8 @@ class ManifestRow(CheckedRecord):
     torch_version: Text | None = _optional()
     sittings: tuple[Record(Sitting), ...] | None = _optional()  # earlier runs, oldest first
     notes: Text | None = _optional()  # why it was shipped: kept when it is trained again
-    metrics: Record(Metrics) | None = _optional()
+    metrics: Record(Metrics, "make one: manifest_rows.Metrics(test_accuracy=0.99), fractions of "
+                            "1, or Metrics(**d) of a dict d of its fields") | None = _optional()
 
     def __post_init__(self):
         """Refuse fields out of range (``CheckedRecord``), a file other than the name's own
@@ -210,6 +223,47 @@ class ManifestRow(CheckedRecord):
 # the checkpoint's own
 RECORDED = frozenset(f.name for f in fields(ManifestRow)) - {"name", "file", "sha256", "arch",
                                                               "torch_version"}
+
+
+@checked
+def check_recorded(where: str, **recorded) -> None:
+    """Refuse, before anything is written, a field a caller may not record in a row (``where``:
+    ``save`` or ``record``) or a value its declaration refuses, in ``where``'s words (not the
+    row's: the learner called ``save``)."""
+    unknown = sorted(set(recorded) - RECORDED)
+    own = [name for name in unknown if name in {f.name for f in fields(ManifestRow)}]
+    if own:  # the file, its sha256, its class and the torch version: the checkpoint's own
+        raise TypeError(f"{where}(): {own[0]} is a field of a manifest row that {where} records "
+                        f"itself, from the checkpoint (its file, sha256, class and torch version)"
+                        f", got {own[0]}={recorded[own[0]]!r}; leave it out")
+    if unknown:
+        raise TypeError(f"{where}(): {unknown[0]} is not a field of a manifest row; record one of "
+                        f"{', '.join(sorted(RECORDED))} (a test accuracy is one of the metrics: "
+                        "metrics=manifest_rows.Metrics(test_accuracy=...))")
+    declared = typing.get_type_hints(ManifestRow, include_extras=True)  # each "X | None"
+    for name, value in recorded.items():  # refused in the words of X, not of "X | None"
+        words = next((m for m in typing.get_args(typing.get_args(declared[name])[0])
+                      if isinstance(m, Spec)), None)
+        check_value(where, name, Annotated[declared[name], words] if words else declared[name],
+                    value)
+
+
+# the side of the face scenes (data.faces draws them so), which every face model reads
+FACE_SIDE = 32
+
+
+@checked
+def built(row: Record(ManifestRow), cls: type, hparams: dict[str, Any]) -> Any:
+    """The model of class ``cls`` a checkpoint's ``row`` and saved ``hparams`` make, untrained:
+    made with its ``hparams``, and, for a face model (its row's metrics hold face rates) of a
+    class made for one image size but saved without it (the shipped face CNNs: "any size"), the
+    face scenes' side, so that its ``predict`` and ``score`` refuse an MNIST digit as
+    ``face_probability`` does."""
+    face = row.metrics is not None and row.metrics.face_rate is not None
+    if face and hparams.get("image_size") is None \
+            and "image_size" in inspect.signature(cls).parameters:
+        return cls(**{**hparams, "image_size": FACE_SIDE})
+    return cls(**hparams)
 
 
 # what a reader asks of a manifest row, in this order (notebook 05 prints them)

@@ -30,7 +30,7 @@ from .data.mnist import TRAIN_IMAGES, load_mnist
 from .data.transformed_mnist import CANVAS, move, translated_mnist
 from .gcnn import C4CNN, PlainCNN
 from .loop import BatchSize, Epochs, LearningRate, LrDecay, Patience, random_shift
-from .manifest_rows import ManifestRow
+from .manifest_rows import FACE_SIDE, ManifestRow
 from .multi_digit import MultiDigitCapsNet, TwoDigitCNN
 from .routing import MAX_ITERATIONS
 from .stopping_rule import PATIENCE
@@ -361,10 +361,11 @@ RECIPES: dict[str, Recipe] = {
     # notebook 01's recipe; the pose-capsule model's detector learns from 3 x 6,000 scattered
     # parts, its W_i and threshold are fitted on 6,000 faces and as many non-faces; the MLP reads
     # the part capsules of the pose-capsule model of its seed.
-    "faces-bag-of-parts-cnn": face_recipe("bag-of-parts CNN", BagOfPartsCNN, examples=2000,
-                                          epochs=4, lr=3e-3, lr_decay=0.7),
-    "faces-deep-cnn": face_recipe("deep CNN", DeepCNN, examples=2000, epochs=4, lr=3e-3,
-                                  lr_decay=0.7),
+    "faces-bag-of-parts-cnn": face_recipe("bag-of-parts CNN", partial(BagOfPartsCNN,
+                                                                      image_size=FACE_SIDE),
+                                          examples=2000, epochs=4, lr=3e-3, lr_decay=0.7),
+    "faces-deep-cnn": face_recipe("deep CNN", partial(DeepCNN, image_size=FACE_SIDE),
+                                  examples=2000, epochs=4, lr=3e-3, lr_decay=0.7),
     "faces-pixel-capsnet": face_recipe("pixel CapsNet", partial(CapsNet, PIXEL_CAPSNET),
                                        examples=2000, epochs=6, lr=2e-3, lr_decay=0.8),
     "faces-pose-capsules": face_recipe(

@@ -154,7 +154,10 @@ def overlap_state(capsnet: MultiDigitCapsNet, cnn: TwoDigitCNN, first: Digit, se
       the digit its decoder redraws from each of those capsules (``reconstructions``
       ``[2, 36, 36]``, in the order of ``capsnet_read``);
     * the CNN's ten sigmoid ``probabilities`` and the two classes it reads (``cnn_read``).
-    """
+
+    One digit twice is refused; two digits of one class are drawn as asked, since images carry
+    no class (MultiMNIST's pairs never share one: ``OverlapExplorer``, which knows the labels,
+    says so beside such a pair)."""
     side, m = MULTI_CANVAS, MULTI_SHIFT
     check_side("overlap_state", side, capsnet=capsnet, cnn=cnn)
     if torch.equal(first, second):

@@ -94,10 +94,12 @@ def _two_classes(model: torch.nn.Module) -> torch.nn.Module:
 
 # a model of the face task: faces against non-faces, read by .predict and .score (a torch module
 # without them, nn.Linear, is refused, naming what it lacks); and at least one, e.g. one per seed
-FACE_NET = "a face model (a torch.nn.Module of 2 classes: face, non-face, with .predict and .score)"
+FACE_NET = ("a face model (a torch.nn.Module of 2 classes: face, non-face, with .predict(x) and "
+            ".score(x, label))")
 FaceNet = Annotated[torch.nn.Module, with_methods(
-    FACE_NET, ["predict", "score"], "pass a face model, e.g. training.shipped_or_trained('pixel "
-    "CapsNet', 0) or one that training.load_face_models([0]) loads"), AfterValidator(_two_classes),
+    FACE_NET, ["predict(x)", "score(x, label)"], "pass a face model, e.g. "
+    "training.shipped_or_trained('pixel CapsNet', 0) or one that training.load_face_models([0]) "
+    "loads"), AfterValidator(_two_classes),
                     Spec(FACE_NET, "record")]
 FaceNets = Annotated[list[FaceNet] | tuple[FaceNet, ...], Some]
 NamedFaceNets = Annotated[dict[Name, FaceNet], Some]  # face models side by side, name -> model

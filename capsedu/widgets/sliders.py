@@ -113,8 +113,9 @@ class _Refusing(_Control):
         """Move the range its widget computes (``limits``) to ``low`` to ``high``, and the
         slider's min and max with it: a widget's own change (RotationExplorer's layer of other
         channels), within the range its widget was made to compute. Checked whole before any end
-        moves: the value must lie in it already, and the step fit. The two ends come apart
-        (``span(0, 1)``); ``high`` left out is refused, saying so."""
+        moves: the value must lie in it already, and the step fit; a slider built by hand spans
+        within the limits it was made with alike. The two ends come apart (``span(0, 1)``);
+        ``high`` left out is refused, saying so."""
         low, high = self._check_span(low, high)
         kept = self.limits
         # the ends move one by one, widening first: each range between holds the new one
@@ -129,8 +130,8 @@ class _Refusing(_Control):
 
     def _check_span(self, low, high) -> tuple:
         """Refuse a span that is no range (two finite numbers, low at most high; whole for an
-        IntSlider), one beyond what a widget's own slider was made to compute, one without the
-        value, or one shorter than the step, naming ``span()``."""
+        IntSlider), one beyond the limits the slider was made with (what a widget's own slider
+        computes), one without the value, or one shorter than the step, naming ``span()``."""
         where = f"{self.slider_name or type(self).__name__}.span"
         if high is None:  # span((0, 1)): the range as one pair
             pair = isinstance(low, tuple | list) and len(low) == 2
@@ -140,14 +141,17 @@ class _Refusing(_Control):
         declared = WHOLE_END if isinstance(self, widgets.IntSlider) else END
         low, high = (check_value(where, name, declared, end)
                      for name, end in (("low", low), ("high", high)))
-        bottom, top = self._computes if self.slider_name else (low, high)
+        bottom, top = self._computes
+        bounds = ("the range its widget computes" if self.slider_name else "the slider's limits, "
+                  "fixed when it is made")
         whole = not isinstance(self, widgets.IntSlider) or low.is_integer() and high.is_integer()
         refused = next(((must, fix) for right, must, fix in (
             (whole, "whole numbers (an IntSlider)", "pass whole numbers"),
             (low <= high, "low at most high (the slider runs from low up to high)",
              f"swap them: span({high:g}, {low:g})"),
-            (bottom <= low <= high <= top, f"within {bottom:g} to {top:g} (the range its "
-             "widget computes)", "pass a range within it"),
+            (bottom <= low <= high <= top, f"within {bottom:g} to {top:g} ({bounds})",
+             "pass a range within it" if self.slider_name else "pass a range within them, or "
+             f"make a slider with wider ones: {type(self).__name__}(..., limits=(low, high))"),
             (low <= self.value <= high, f"a range holding the slider's value {self.value!r}",
              "set the value into the new range first"),
             (self.step is None or not 0 < high - low < self.step, f"at least the step "
