@@ -241,6 +241,11 @@ class CapsNet(nn.Module):
         the true class's when integer ``targets`` ``[B]`` are given (training; checked by
         ``reconstruct``), else the longest (test)."""
         check_input(x, f"{type(self).__name__}(): x", self, some=True)  # shape, dtype, one or more
+        if self.conv1.weight.is_meta:  # model.to('meta'): torch reads x with no weights, as NaN
+            raise ValueError(f"{type(self).__name__}(): the model must hold weights to read x, "
+                             "got one on the 'meta' device (shapes without values); load them: "
+                             "checkpoints.pretrained(name), or model.to_empty(device='cpu') and "
+                             "model.load_state_dict(...)")
         check_pixels(x, f"{type(self).__name__}(): x")
         if targets is not None:  # by the model's name, not reconstruct's, before the routing
             check_labels(targets, f"{type(self).__name__}(): targets", len(x),
@@ -310,11 +315,15 @@ class CapsNet(nn.Module):
         return margin_loss(out.lengths, targets) + self.config.recon_weight * recon
 
     def _check_loss(self, out: CapsNetOutput, x: torch.Tensor, targets: torch.Tensor) -> None:
-        """Refuse images ``x`` of another batch than ``out``, or ``targets`` that are not one
-        (or k) classes of this model per image, by ``loss``'s name (not margin_loss's)."""
+        """Refuse images ``x`` of another batch or shape than ``out``'s reconstruction, or
+        ``targets`` that are not one (or k) classes of this model per image, by ``loss``'s name
+        (not margin_loss's nor reconstruction_loss's)."""
         where = f"{type(self).__name__}.loss"
         check_same(where, "batch (one image per output)", "pass the images out was computed "
                    "from", out=len(out.lengths), x=len(x))
+        check_same(where, "shape", "pass the images out was computed from, as the model read "
+                   "them (not flattened)", **{"out.reconstruction": tuple(out.reconstruction.shape),
+                                              "x": tuple(x.shape)})
         check_labels(targets, f"{where}(): targets", len(x), self.config.n_classes,
                      k=targets.shape[1] if targets.ndim == 2 else None)
 

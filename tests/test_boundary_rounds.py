@@ -3530,7 +3530,7 @@ ROUND_EIGHTEEN_FILES = [
     (lambda: memory.check_memory(10**13, "", ""), ValueError,
      r"^check_memory\(\): what must say something, got ''"),
     (lambda: checkpoints.save(_tiny(), "mine", root="d", threads=10**6), ValueError,
-     r"^ManifestRow\(\): threads must be an integer >= 1 and <= 1024 \(the CPU threads torch "
+     r"^save\(\): threads must be an integer >= 1 and <= 1024 \(the CPU threads torch "
      r"had\), got 1000000"),
     (lambda: checkpoints.save(_tiny(), "mine", root="d", torch_version=2.1), TypeError,
      r"^save\(\): torch_version is a field of a manifest row that save records itself, from the "
@@ -5035,6 +5035,114 @@ ROUND_TWENTY_FIVE_LEAD = [
 ]
 
 
+# round 26 (r101): a learner's model read through one check (course_settings.model_output), and
+# refusals in the words of the function the learner called, not of the record or inner function
+
+
+class _FlatModel(torch.nn.Module):
+    """A learner's model of flat 28 x 28 rows, with a predict: it fails on 40 x 40 images."""
+
+    def __init__(self):
+        super().__init__()
+        self.fc = torch.nn.Linear(784, 10)
+
+    def forward(self, x):
+        return self.fc(x.flatten(1))
+
+    def predict(self, x):
+        return self(x).argmax(1)
+
+
+def _predicting(predict) -> torch.nn.Module:
+    """A torch Module whose predict is ``predict`` (a function, or a layer)."""
+    model = torch.nn.Module()
+    model.predict = predict
+    return model
+
+
+def _scoring_one_argument() -> torch.nn.Module:
+    """A learner's two-class model whose score(x) takes the images only."""
+    model = _predicting(lambda x: torch.zeros(len(x), dtype=torch.long))
+    model.score = lambda x: torch.zeros(len(x))
+    return model
+
+
+_NO_CLASSES = r"model must take images \[B, 1, {side}, {side}\] and return their classes from "
+_SWEPT = (_X25, _Y25, "rotation", [0.0, 30.0])
+
+
+ROUND_TWENTY_SIX_UNCLEAR = [
+    (lambda: _tiny().reconstruct(_CAPSULES * 10, (_CAPSULES * 10).norm(dim=-1)), ValueError,
+     r"^CapsNet\.reconstruct\(\): v must be squashed capsules, each of length at most 1 .*got "
+     r"length 10; squash it first: squash\(v\) \(capsules edited on purpose: "
+     r"digit_capsules\.decode\(model, v, labels\)\)"),
+    (lambda: _tiny().reconstruct(_CAPSULES.half(), _CAPSULES.norm(dim=-1).half()), TypeError,
+     r"^CapsNet\.reconstruct\(\): v must be of the decoder's dtype, torch\.float32, got "
+     r"torch\.float16; pass v\.to\(torch\.float32\)"),
+    (lambda: FloatSlider(value=0.5, min=0, max=1).span(0, 2), OutOfRange,
+     r"^FloatSlider\.span\(\): low and high must be within 0 to 1 \(the slider's limits, fixed "
+     r"when it is made\), got \(0, 2\); pass a range within them, or make a slider with wider "
+     r"ones: FloatSlider\(\.\.\., limits=\(low, high\)\)"),
+    (lambda: FloatSlider(value=0.5, min=0, max=1, limits=(0, 1)).span(-5, 5), OutOfRange,
+     r"^FloatSlider\.span\(\): low and high must be within 0 to 1 .*got \(-5, 5\)"),
+    (lambda: checkpoints.pretrained("faces-deep-cnn-seed0").predict(_X25), ValueError,
+     r"^DeepCNN\.predict\(\): x must have shape \[N, 1, 32, 32\] for DeepCNN, which reads "
+     r"32x32 images"),
+    (lambda: checkpoints.pretrained("faces-bag-of-parts-cnn-seed0").score(_X25, 1), ValueError,
+     r"^BagOfPartsCNN\.score\(\): x must have shape \[N, 1, 32, 32\]"),
+    (lambda: robustness.sweep_accuracy(_FlatModel(), *_SWEPT), ValueError,
+     rf"^\w+\(\): {_NO_CLASSES.format(side=40)}.*got a _FlatModel that failed on them \(mat1 "
+     r"and mat2 shapes cannot be multiplied .*\); pass a model made for such images"),
+    (lambda: loop.evaluate(_FlatModel(), (torch.rand(4, 1, 40, 40), _Y25)), ValueError,
+     rf"^evaluate\(\): {_NO_CLASSES.format(side=40)}"),
+    (lambda: loop.predict(_predicting(torch.nn.Linear(2, 2)), _X25), ValueError,
+     rf"^predict\(\): {_NO_CLASSES.format(side=28)}.*got a Module that failed on them"),
+    (lambda: loop.evaluate(_predicting(lambda x: torch.rand(len(x), 10)), (_X25, _Y25)),
+     ValueError, rf"^evaluate\(\): {_NO_CLASSES.format(side=28)}\.predict\(x\), integer "
+                 r"classes \[B\] .*got a Module that returned a Tensor of shape \(4, 10\), "
+                 r"dtype torch\.float32; make predict return them: scores\.argmax\(1\)"),
+    (lambda: robustness.sweep_accuracy(_predicting(lambda x: torch.full((len(x),), 7.0)),
+                                       *_SWEPT), ValueError,
+     r"^\w+\(\): model must take images .*returned a Tensor of shape \(4,\), dtype "
+     r"torch\.float32; .*or \.long\(\) of classes held as floats"),
+    (lambda: scoring.face_probability(_scoring_one_argument(), torch.rand(2, 1, 32, 32)),
+     TypeError, r"^face_probability\(\): model must be a face model \(.*\.score\(x, label\)\), "
+                r"got a Module, whose \.score\(x\) cannot be called as \.score\(x, label\)"),
+    (lambda: capsule_lengths.draw_margin_loss(plt.figure().add_subplot(projection="mollweide")),
+     ValueError, r"^draw_margin_loss\(\): ax must be a flat Axes of x and y, got one of "
+                 r"projection='mollweide'"),
+    (lambda: canvas.png_bytes(plt.figure(figsize=(0.001, 0.001)), dpi=72), ValueError,
+     r"^png_bytes\(\): fig must render at least 1 pixel a side, got 0\.001 x 0\.001 inches at "
+     r"72 dpi: under a pixel; make the figure larger"),
+    (lambda: checkpoints.save(_tiny(), "mine", root="d", metrics={"test_accuracy": 99.3}),
+     TypeError, r"^save\(\): metrics must be a Metrics \(make one: "
+                r"manifest_rows\.Metrics\(test_accuracy=0\.99\), fractions of 1.*got "
+                r"\{'test_accuracy': 99\.3\}"),
+    (lambda: checkpoints.save(_tiny(), "mine", root="d", seed="0"), TypeError,
+     r"^save\(\): seed must be an integer >= 0 .*got '0'"),
+    (lambda: checkpoints.save(_tiny(), "mine", root="d", train_time_s=-5), ValueError,
+     r"^save\(\): train_time_s must be a finite number >= 0 \(seconds it trained\), got -5"),
+    (lambda: checkpoints.record("capsnet-mnist-live", seed=-1), ValueError,
+     r"^record\(\): seed must be an integer >= 0"),
+    (lambda: attacks.fgsm(torch.nn.Sequential(torch.nn.Flatten(), torch.nn.Linear(784, 5)),
+                          _X25, torch.tensor([1, 2, 3, 7]), 0.1), ValueError,
+     r"^fgsm\(\): labels must lie in \[0, 4\] \(one label per class\), got 7 at index 3"),
+    (lambda: attacks.pgd(_tiny(), _X25, _Y25, 0.1, steps=2,
+                         penalty=lambda z: z.flatten(1).sum(1)), ValueError,
+     r"^pgd\(\): penalty must return one number \(a 0-d tensor, .*got a Tensor of shape \(4,\)"),
+    (lambda: (model := _tiny()).loss(model(_X25), _X25.flatten(1), _Y25), ValueError,
+     r"^CapsNet\.loss\(\): x must match out\.reconstruction in shape \(out\.reconstruction: "
+     r"\(4, 1, 28, 28\), x: \(4, 784\)\); pass the images out was computed from"),
+    (lambda: _tiny().to("meta").predict(_X25), ValueError,
+     r"^CapsNet\(\): the model must hold weights to read x, got one on the 'meta' device"),
+    (lambda: setattr(PoseVectorExplorer().angle, "value", 0.5), ValueError,
+     r"^PoseVectorExplorer\.angle: value must be an angle in degrees, got 0\.5, which reads as "
+     r"radians"),
+    (lambda: setattr(SquashExplorer().angle, "value", 0.5), ValueError,
+     r"^SquashExplorer\.angle: value must be an angle in degrees, got 0\.5"),
+]
+
+
 ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
               + ROUND_ELEVEN_LOOP + ROUND_ELEVEN_DATA + ROUND_TWELVE_MATHS
               + ROUND_TWELVE_PRESENTATION + ROUND_TWELVE_FILES + ROUND_TWELVE_METHODS
@@ -5052,7 +5160,8 @@ ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODE
               + ROUND_TWENTY_TWO_SHUFFLES + ROUND_TWENTY_THREE_RECORDS + ROUND_TWENTY_THREE_LEAD
               + ROUND_TWENTY_FOUR_RECORDS + ROUND_TWENTY_FOUR_UNCLEAR
               + ROUND_TWENTY_FOUR_RADIANS + ROUND_TWENTY_FIVE_RADIANS
-              + ROUND_TWENTY_FIVE_LEAD + ROUND_TWENTY_FIVE_CASES + ROUND_TWENTY_FIVE_MODELS)
+              + ROUND_TWENTY_FIVE_LEAD + ROUND_TWENTY_FIVE_CASES + ROUND_TWENTY_FIVE_MODELS
+              + ROUND_TWENTY_SIX_UNCLEAR)
 
 
 @pytest.mark.parametrize("call, error, message", ALL_ROUNDS, ids=range(len(ALL_ROUNDS)))
@@ -5341,7 +5450,7 @@ def test_round_twelve_a_refused_write_leaves_no_folder_and_no_lock(tmp_path):
         (lambda: checkpoints.save(_tiny(), "x", root=tmp_path, seed=np.int64(3)), ValueError,
          r"save\(\): root must be a checkpoint folder .*such as notes.md"),  # r75: L1
         (lambda: checkpoints.save(_tiny(), "x", root=tmp_path / "new", seed="3"),
-         TypeError, r"^ManifestRow\(\): seed must be an integer"),  # np.int64(3) is taken
+         TypeError, r"^save\(\): seed must be an integer"),  # np.int64(3) is taken
         (lambda: checkpoints.add_result(tmp_path / "corrupt.json", "a", run), ValueError,
          r"path .*corrupt.json is not a results file"),
         (lambda: checkpoints.add_result(tmp_path / "new" / "r.json", "", run), ValueError,
@@ -5405,3 +5514,55 @@ def test_round_twelve_a_root_that_is_the_mnist_folder_itself_is_named_before_a_d
                                                     rf"{re.escape(str(tmp_path))}$"):
             mnist.load_mnist(False, limit=5, root=root)
     assert _made(tmp_path) == before
+
+
+def test_round_twenty_six_what_the_new_refusals_leave_is_taken(tmp_path):
+    """Round twenty-six (r101): the valid use beside each new refusal still works."""
+    model = _tiny()
+    out = model(_X25)
+    assert model.reconstruct(out.v, out.lengths).shape == (4, 1, 28, 28)
+    # capsules edited past length 1 on purpose (Fig. 4) are decoded by decode, as before
+    assert digit_capsules.decode(model, out.v.detach() * 3, _Y25).shape == (4, 28, 28)
+    assert len(digit_capsules.masking_changes(model, _X25, _Y25)) == 2
+    slider = FloatSlider(value=0.5, min=0, max=1)
+    slider.span(0.2, 0.8)
+    slider.span(0.1, 0.9)  # back within the limits it was made with
+    assert (slider.min, slider.max, slider.limits) == (0.1, 0.9, (0.1, 0.9))
+    wide = FloatSlider(value=0.5, min=0, max=1, limits=(0, 5))
+    wide.span(0, 4)
+    assert (wide.max, wide.limits) == (4, (0, 4))
+    face_cnn = checkpoints.pretrained("faces-deep-cnn-seed0", map_location="cpu:0")
+    assert face_cnn.hparams["image_size"] == 32
+    assert face_cnn.predict(faces.dataset("face", 2, seed=1000)[0]).shape == (2,)
+    assert baselines.DeepCNN().predict(_X25).shape == (4,)  # one made by hand reads any size
+    assert loop.evaluate(_FlatModel(), (_X25, _Y25)) >= 0
+    assert loop.predict(_predicting(lambda x: torch.ones(len(x), dtype=torch.long)),
+                        _X25).tolist() == [1, 1, 1, 1]
+    learner = _scoring_one_argument()
+    learner.score = lambda x, label, *, scale=1.0: (torch.zeros(len(x)), torch.zeros(len(x)))
+    assert scoring.face_probability(learner, torch.rand(2, 1, 32, 32)).shape == (2,)
+    assert canvas.png_bytes(plt.figure(figsize=(1 / 72, 1 / 72)), dpi=72)
+    row = checkpoints.save(model, "mine", root=tmp_path, seed=np.int64(3),
+                           metrics=manifest_rows.Metrics(test_accuracy=0.99))
+    assert (row.seed, row.metrics.test_accuracy) == (3, 0.99)
+    assert attacks.fgsm(model, _X25, _Y25, 0.1).shape == _X25.shape
+    explorer = PoseVectorExplorer()
+    with pytest.raises(ValueError, match=r"^PoseVectorExplorer\.angle: value"):
+        explorer.angle.value = 0.5
+    assert explorer.angle.value == explorer.state.angle  # the slider back at what it shows
+    explorer.angle.value = 45
+    assert explorer.state.angle == 45
+    plt.close("all")
+
+
+def test_round_twenty_six_a_hand_edited_row_is_refused_by_pretrained(tmp_path):
+    """Round twenty-six: a manifest row whose class was edited by hand was refused without the
+    head of the function called; and pretrained(map_location='cpu:0') blamed the file."""
+    checkpoints.save(_tiny(), "mine", root=tmp_path)
+    held = json.loads((tmp_path / "manifest.json").read_text())
+    held["checkpoints"][0]["arch"] = "DeepCNN"
+    (tmp_path / "manifest.json").write_text(json.dumps(held))
+    with pytest.raises(ValueError, match=r"^pretrained\(\): checkpoint .*mine\.pt holds a "
+                                         r"CapsNet, but its manifest row says DeepCNN; save it "
+                                         r"again"):
+        checkpoints.pretrained("mine", root=tmp_path)

@@ -94,7 +94,7 @@ def test_save_refuses_a_field_no_row_has_and_a_value_of_the_wrong_kind(tmp_path)
 
     with pytest.raises(TypeError, match=r"save\(\): accuracy is not a field of a manifest row"):
         save(BagOfPartsCNN(channels=(2,)), "cnn", tmp_path, accuracy=0.9)
-    with pytest.raises(TypeError, match=r"ManifestRow\(\): metrics must be a Metrics"):
+    with pytest.raises(TypeError, match=r"^save\(\): metrics must be a Metrics"):
         save(BagOfPartsCNN(channels=(2,)), "cnn", tmp_path, metrics={"test_accuracy": 0.9})
     with pytest.raises(ValueError, match=r"Metrics\(\): test_accuracy must be a finite number"):
         Metrics(test_accuracy=float("nan"))

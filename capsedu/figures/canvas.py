@@ -47,11 +47,16 @@ MAX_PIXELS_SIDE = 10_000
 
 
 def _check_picture_size(where: str, fig: Figure, dpi: float) -> None:
-    """Refuse to render ``fig`` at ``dpi`` where the picture would be too large to draw (a side
-    of ``MAX_PIXELS_SIDE`` pixels or more) or to hold in memory (4 bytes a pixel), before
-    matplotlib fails deep inside, in words that name no argument."""
+    """Refuse to render ``fig`` at ``dpi`` where the picture would hold no pixel (a side under
+    one), or be too large to draw (a side of ``MAX_PIXELS_SIDE`` pixels or more) or to hold in
+    memory (4 bytes a pixel), before matplotlib fails deep inside, in words that name no
+    argument."""
     inches = fig.get_size_inches()
     width, height = (int(round(side * dpi)) for side in inches)
+    if min(inches) * dpi < 1:  # no whole pixel: matplotlib's bare "cannot write empty image"
+        raise ValueError(f"{where}(): fig must render at least 1 pixel a side, got "
+                         f"{inches[0]:g} x {inches[1]:g} inches at {dpi:g} dpi: under a pixel; "
+                         "make the figure larger (figsize, in inches) or pass a higher dpi")
     fix = "make the figure smaller (figsize, in inches) or pass a lower dpi"
     if max(width, height) >= MAX_PIXELS_SIDE:
         raise ValueError(f"{where}(): fig must render under {MAX_PIXELS_SIDE:,} pixels a side, "

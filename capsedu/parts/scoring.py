@@ -22,7 +22,7 @@ import torch
 from pydantic import AfterValidator
 
 from ..checks import check_input, check_same
-from ..course_settings import Name, Seeds, with_methods
+from ..course_settings import Name, Seeds, model_device, with_methods
 from ..data import faces, sprites
 from ..loop import predict
 from ..poses import wrap_angle
@@ -179,7 +179,7 @@ def face_scores(model: FaceNet, images: Images):
     * the pose-capsule model: the face capsule's length; cut at the threshold chosen in training.
     """
     model.eval()
-    device = next(model.parameters()).device
+    device = model_device(model)  # the CPU for a model without parameters
     scores, cuts = zip(*(model.score(batch.to(device), FACE) for batch in images.split(BATCH)),
                        strict=True)
     return torch.cat(scores).cpu(), torch.cat(cuts).cpu()

@@ -62,10 +62,26 @@ class Widget(Owner):
                              f"{tuple(images.shape)}; pass that many, e.g. images[:100]")
         check_labels(labels, f"{where}: labels", len(images), n_classes)
 
-    def _changed(self, _):
-        """A control's observer: redraw, unless ``moving_several`` is moving controls."""
-        if not self._quiet:
+    def _changed(self, change):
+        """A control's observer: redraw, unless ``moving_several`` is moving controls. A value
+        the widget's function refuses by the control's own name (radians on a slider of
+        degrees: ``pose_vector_state(): angle ...``) is refused naming the control the learner
+        set (``PoseVectorExplorer.angle: value ...``), which goes back to its value before."""
+        if self._quiet:
+            return
+        try:
             self.update()
+        except (TypeError, ValueError) as err:
+            name = change.owner.slider_name or ""
+            refused = str(err).partition("(): ")[2]
+            if not name or not refused.startswith(f"{name.rpartition('.')[2]} must "):
+                raise
+            self._quiet = True  # back to the value it had, which the widget still shows
+            try:
+                change.owner.value = change.old
+            finally:
+                self._quiet = False
+            raise type(err)(f"{name}: value {refused.partition(' ')[2]}") from None
 
     def _repr_mimebundle_(self, **kwargs):
         """The live widget, and beside it a still (``text/html``: the readout and the figure as
