@@ -4533,8 +4533,8 @@ def test_round_twenty_four_a_models_own_records_are_taken_when_remade():
 # a float holds (an OverflowError), out_folder's flag named as check_not_shipped's argument, and
 # the boundary's own helpers given what they do not read (a bare AttributeError or typing's words)
 _NO_FACE_MODEL = (r"model must be a face model \(a torch\.nn\.Module of 2 classes: face, "
-                  r"non-face, with \.predict and \.score\), got a Linear, which has no "
-                  r"\.predict\(\) nor \.score\(\); pass a face model, e\.g\. ")
+                  r"non-face, with \.predict\(x\) and \.score\(x, label\)\), got a Linear, "
+                  r"which has no \.predict\(\) nor \.score\(\); pass a face model, e\.g\. ")
 _NO_CLASSIFIER = (r"model must be a classifier \(a torch\.nn\.Module with \.predict\(x\).*\), "
                   r"got a Linear, which has no \.predict\(\); pass ")
 _DIGITS_69 = (torch.rand(4, 1, 28, 28), torch.tensor([6, 9, 6, 9]))
