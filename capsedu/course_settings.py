@@ -312,7 +312,7 @@ Classifiers = Annotated[dict[Name, Classifier], Some]
 
 @checked
 def model_output(where: Name, argument: Name, model: torch.nn.Module,
-                 images: Tensor("the images it reads [B, C, H, W]", ndim=4),
+                 images: Tensor("the images it reads [B, ...]"),
                  read: Function("read(images) -> what the model gives for them"), gives: Text,
                  fits: Function("fits(output) -> whether it is what gives says"), fix: Text
                  ) -> Any:

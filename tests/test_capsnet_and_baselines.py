@@ -12,6 +12,7 @@ from capsedu import (
     PrimaryCapsules,
     count_parameters,
     dynamic_routing,
+    squash,
 )
 from capsedu.baselines import receptive_field
 
@@ -69,12 +70,15 @@ def test_decoder_is_masked_by_the_true_label(tiny):
     x = torch.rand(4, 1, 28, 28)
     targets = torch.tensor([3, 1, 4, 1])
     out = tiny(x, targets)
-    # changing every other class's capsule must not change the reconstruction
+    # changing every other class's capsule (to random capsules, each of length at most 1) must
+    # not change the reconstruction
     other = torch.ones(4, 10, 1)
     other[torch.arange(4), targets] = 0
-    v_changed = out.v + 5 * other * torch.randn_like(out.v)
+    v_changed = (1 - other) * out.v + other * squash(torch.randn_like(out.v))
     recon = tiny.reconstruct(v_changed, v_changed.norm(dim=-1), targets)
     torch.testing.assert_close(recon, out.reconstruction)
+    with pytest.raises(ValueError, match=r"^CapsNet\.reconstruct\(\): v must be squashed "):
+        tiny.reconstruct(5 * v_changed, 5 * v_changed.norm(dim=-1), targets)  # longer than 1
     # and the decoder gets gradients only through the true class's capsule
     v = out.v.detach().requires_grad_()
     tiny.reconstruct(v, out.lengths, targets).sum().backward()
