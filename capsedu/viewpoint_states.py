@@ -96,7 +96,7 @@ def viewpoint_state(capsnet: CapsNet, cnn: LogitsCNN, digit: Digit,
     * the map itself: ``rotation``, ``shear``, ``scale``, ``dx`` and ``dy``.
     """
     check_on_canvas("viewpoint_state", transformed_mnist.affine_matrix(
-        torch.tensor([rotation]), shear, scale, scale), CANVAS, dx=dx, dy=dy)
+        rotation, shear, scale, scale)[None], CANVAS, dx=dx, dy=dy)
     check_side("viewpoint_state", CANVAS, capsnet=capsnet, cnn=cnn)
     # what both models see, [1, 1, 40, 40]
     x = transformed_mnist.affine(digit[None], rotation, shear, scale, scale, dx, dy)

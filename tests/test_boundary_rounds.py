@@ -4702,11 +4702,12 @@ def test_round_twenty_four_angles_drawn_in_degrees_are_taken(seed, n):
 @given(start=integers(-360, 360), span=floats(2 * np.pi + 1e-3, 720),
        step=floats(0.01, 10), dtype=sampled_from([np.float32, np.float64]))
 def test_round_twenty_five_dense_degree_sweeps_are_taken(start, span, step, dtype):
-    """A sweep in degrees that reaches past 2 pi (b - a > 2 pi, an angle past it) is taken, its
+    """A sweep in degrees that reaches past 4 pi (b - a > 2 pi, an angle past 12.6) is taken, its
     fractional turns under 6.3 degrees too (np.arange(0, 360, 2.5) holds 2.5), in either float
-    dtype, while 2.5 alone is refused."""
+    dtype, while 2.5 alone is refused (round 26: one within 4 pi must end on a whole degree or
+    step by quarter degrees, ``test_round_twenty_six_...``)."""
     sweep = np.arange(start, start + span, min(step, span / 2)).astype(dtype)
-    assume(np.abs(sweep).max() > 2 * np.pi)  # -3 to 3.3 lies within 2 pi: radians, refused
+    assume(np.abs(sweep).max() > 4 * np.pi)  # 0 to 6.9 lies within 4 pi: radians, refused
     units.InDegrees.func(sweep)
     units.InDegrees.func(torch.from_numpy(sweep))
     with pytest.raises(ValueError, match="reads as radians"):
@@ -5033,6 +5034,37 @@ ROUND_TWENTY_FIVE_LEAD = [
      ValueError, r"^sweep_curves\(\): models\['mnist'\] must read 40x40 images \(the affNIST "
      r"canvas every sweep draws on\), got a CapsNet of 28x28 images"),
 ]
+
+
+@settings(max_examples=60, deadline=None)
+@given(start=integers(-720, 720), end=integers(-720, 720), n=integers(3, 200),
+       dtype=sampled_from([np.float32, np.float64]))
+def test_round_twenty_six_a_sweep_of_radians_within_two_turns_is_refused(start, end, n, dtype):
+    """Round twenty-six: a sweep of radians between whole degrees up to two turns each way
+    (np.linspace(0, 4 pi, 50): 0 to 720 degrees converted) read as a sweep of 0 to 12.6 degrees;
+    it is refused, in either float dtype, and drawn so (16 or more of one sign) too."""
+    assume(start != end)
+    sweep = np.linspace(np.radians(start), np.radians(end), n).astype(dtype)
+    with pytest.raises(ValueError, match="read as radians"):
+        units.InDegrees.func(sweep)
+    drawn = np.random.default_rng(n).uniform(0, np.radians(abs(end) or 720), max(n, 16))
+    with pytest.raises(ValueError, match="read as radians"):
+        units.DrawnInDegrees.func((np.sign(end) or 1) * drawn.astype(dtype))
+
+
+@settings(max_examples=60, deadline=None)
+@given(end=integers(7, 12), step=sampled_from([0.25, 0.5, 1.0, 2.5]), n=integers(3, 40),
+       seed=integers(0, 2**31), spread=sampled_from([15, 30, 180]))
+def test_round_twenty_six_small_degree_sweeps_and_draws_are_taken(end, step, n, seed, spread):
+    """Round twenty-six: sweeps of degrees within 12.6 that end on a whole degree
+    (np.linspace(-10, 10, n)) or step by quarter degrees past 2 pi (np.arange(0, 10, 2.5)) are
+    taken, and so are random draws within +-15, +-30 or +-180 degrees, however many."""
+    units.InDegrees.func(np.linspace(-end, end, n))
+    units.InDegrees.func(np.linspace(0, end, n).astype(np.float32))
+    units.InDegrees.func(np.arange(0, end + step, step))  # past 2 pi: 0 to 7.5 by 2.5
+    drawn = np.random.default_rng(seed).uniform(-spread, spread, 16 + n)
+    drawn[0], drawn[1] = -abs(drawn[0]) - 7, abs(drawn[1]) + 7  # past 2 pi, on either side
+    units.DrawnInDegrees.func(drawn)
 
 
 ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
