@@ -55,10 +55,14 @@ InPercent = AfterValidator(_in_percent)
 
 
 @checked
-def ImageFraction(meaning: Text) -> Any:
-    """A place across the image as a fraction of its side, in [0, 1] (0.5: the centre): a pixel
-    position such as 16 would sit far off the image, so it is refused."""
-    return Float(f"{meaning}, a fraction of the image's side in [0, 1]", ge=0, le=1)
+def ImageFraction(meaning: Text, off: Float("image sides a place may lie off it", ge=0, le=1)
+                  = 0.0) -> Any:
+    """A place across the image as a fraction of its side, in [0, 1] (0.5: the centre), or up
+    to ``off`` sides beyond it (a pose's frame, which may reach onto the image from off it): a
+    pixel position such as 16 would sit far off the image, so it is refused."""
+    low, high = (-off, 1 + off) if off else (0, 1)  # ints: "in [0, 1]", not "[-0.0, 1.0]"
+    return Float(f"{meaning}, a fraction of the image's side in [{low:g}, {high:g}]", ge=low,
+                 le=high)
 
 
 def _values(angles) -> tuple[np.ndarray, float]:

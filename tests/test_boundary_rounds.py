@@ -5067,6 +5067,145 @@ def test_round_twenty_six_small_degree_sweeps_and_draws_are_taken(end, step, n, 
     units.DrawnInDegrees.func(drawn)
 
 
+# round 26: angles of entries and records read as degrees where radians came; radians over two
+# turns; pixels or other scales where image fractions or factors are meant; a vote with no
+# direction drawn as a full-length capsule (probe 26, ANGLES)
+_AS_RADIANS = r"which reads? as radians \(.*degrees\); convert radians with np\.degrees"
+_NOSE_30 = ("nose", 0.5, 0.5, 0.5236, 1.0)  # a nose turned np.radians(30)
+ROUND_TWENTY_SIX_ANGLES = [
+    (lambda: poses.place(np.array([[1.0, 0.0]]), 0.5, 0.5, np.pi / 4, 1.0), ValueError,
+     r"^place\(\): angle must be an angle in degrees, got 0\.7854, " + _AS_RADIANS),
+    (lambda: affine_params.AffineParams(torch.tensor([0.1, 0.2, 0.3]), torch.zeros(3),
+                                        torch.ones(3), torch.ones(3), torch.zeros(3),
+                                        torch.zeros(3)), ValueError,
+     r"^AffineParams\(\): rotation must be angles in degrees, got \[0\.1, 0\.2, 0\.3\] among "
+     r"them, " + _AS_RADIANS),
+    (lambda: voting.pose_votes(np.tile(np.array([0.5, 0.5, 0.5236, 1.0]), (1, 4, 1)),
+                               np.ones((1, 4))), ValueError,
+     r"^pose_votes\(\): poses' angles \(column 2\) must be angles in degrees, got \[0\.5236, "),
+    (lambda: voting.predicted_faces(np.array([[0.5, 0.5, 0.5236, 1.0]] * 4)[None],
+                                    voting.exact_transforms()), ValueError,
+     r"^predicted_faces\(\): poses' angles \(column 2\) must be angles in degrees"),
+    (lambda: voting.predict_face(_NOSE_30), ValueError,
+     r"^predict_face\(\): part must hold an angle in degrees \(a part's fourth number\), got "
+     r"0\.5236, " + _AS_RADIANS),
+    (lambda: voting.route_parts([_NOSE_30, ("mouth", 0.5, 0.7, 0.5236, 1.0)]), ValueError,
+     r"^route_parts\(\): parts must hold angles in degrees \(a part's fourth number\), got "
+     r"\[0\.5236, 0\.5236\] among them"),
+    (lambda: PartsEditor(parts=[_NOSE_30]), ValueError,
+     r"^PartsEditor\(\): parts must hold an angle in degrees \(a part's fourth number\)"),
+    (lambda: RoutingExplorer(parts=[_NOSE_30]), ValueError,
+     r"^RoutingExplorer\(\): parts must hold an angle in degrees"),
+    (lambda: rotations.draw_rotation_readouts(plt.figure(), torch.linspace(0, np.pi, 8),
+                                              *torch.rand(3, 8)), ValueError,
+     r"^draw_rotation_readouts\(\): input_angles must be angles in degrees, got \[0\.4488, "),
+    (lambda: rotations.draw_turned_capsules(plt.figure(), torch.rand(6, 1, 28, 28),
+                                            torch.linspace(0, np.pi, 6), torch.rand(6, 2) * 0.5),
+     ValueError, r"^draw_turned_capsules\(\): input_angles must be angles in degrees"),
+    (lambda: capsule_poses.draw_templates(plt.figure(), torch.rand(4, 1, 12, 12),
+                                          torch.tensor([0., 1.5708, 3.1416, 4.7124])),
+     ValueError, r"^draw_templates\(\): angles must be angles in degrees, got \[1\.5708, "),
+    (lambda: rotations.draw_angle_curves(plt.figure().add_subplot(), {
+        "m": (np.linspace(0, np.pi, 7), np.random.rand(7))}), ValueError,
+     r"^draw_angle_curves\(\): curves\['m'\] must hold bin centres as angles in degrees"),
+    (lambda: voting.pose_code(0.5, 0.5, 30.0, sigma_angle=0.5), ValueError,
+     r"^pose_code\(\): sigma_angle must be a finite number >= 1 and <= 360 \(a tuning width in "
+     r"degrees; radians refused\), got 0\.5"),
+    (lambda: voting.pose_votes(np.tile(np.array([0.5, 0.5, 0.0, 1.0]), (1, 4, 1)),
+                               np.ones((1, 4)), sigma_angle=0.5), ValueError,
+     r"^pose_votes\(\): sigma_angle must be a finite number >= 1"),
+    # radians past two turns
+    (lambda: capsule_vectors.turned_part_images("nose", np.linspace(0, 4 * np.pi, 50)), ValueError,
+     r"^turned_part_images\(\): angles must be angles in degrees, got \[0\.2565, .*; a sweep "
+     r"within 12\.6 degrees \(two turns of radians\) reads as radians unless it ends on a whole "
+     r"degree or steps by quarter degrees$"),
+    (lambda: capsule_vectors.turned_part_images("nose", torch.linspace(0, 4 * np.pi, 50)),
+     ValueError, r"^turned_part_images\(\): angles must be angles in degrees, got \[0\.2565, "),
+    (lambda: capsule_vectors.turned_part_images("nose", np.arange(0, 7, 0.1)), ValueError,
+     r"^turned_part_images\(\): angles must be angles in degrees, got \[0\.1, 0\.2, "),
+    (lambda: capsule_vectors.pose_vector(torch.linspace(0, 4 * np.pi, 30), 1.0), ValueError,
+     r"^pose_vector\(\): angle must be angles in degrees, got \[0\.4333, "),
+    (lambda: capsule_vectors.capsule_from_matches(torch.rand(3, 8), torch.linspace(0, 4 * np.pi,
+                                                                                   8)),
+     ValueError, r"^capsule_from_matches\(\): angles must be angles in degrees"),
+    (lambda: affine_params.affine_matrix(torch.linspace(0, 4 * np.pi, 5), torch.zeros(5),
+                                         torch.ones(5), torch.ones(5)), ValueError,
+     r"^affine_matrix\(\): rotation must be angles in degrees, got \[3\.1416, 6\.2832, "),
+    (lambda: poses.pose_matrix(0.5, 0.5, np.random.default_rng(0).uniform(0, 4 * np.pi, 20), 1.0),
+     ValueError, r"^pose_matrix\(\): angle must be angles in degrees, got \[8\.0043, .*; 16 "
+     r"random angles or more, all of one sign and within 12\.6 degrees \(two turns of radians\), "
+     r"read as radians$"),
+    # pixels or other scales where image fractions or factors are meant
+    (lambda: poses.pose_matrix(16, 16, 30.0, 1.0), ValueError,
+     r"^pose_matrix\(\): x must be a finite number >= -1\.0 and <= 2\.0 \(x, a fraction of the "
+     r"image's side in \[-1, 2\]\) or a NumPy array .*, got 16"),
+    (lambda: voting.predict_face(("nose", 16, 16)), ValueError,
+     r"^predict_face\(\): part must put ink on the image \(x and y are fractions of it, from 0 "
+     r"to 1\), got 'nose' at \(16, 16\) wholly off it"),
+    (lambda: scoring.turned_face_scores({"bag": BagOfPartsCNN(channels=(2,), n_classes=2)},
+                                        [("nose", 16, 16)], [0, 90]),
+     ValueError, r"^turned_face_scores\(\): parts must put ink on the image .*got 'nose' at "
+     r"\(16, 16\) wholly off it"),
+    (lambda: voting.pose_code(0.5, 0.5, 30.0, sigma_xy=2.0), ValueError,
+     r"^pose_code\(\): sigma_xy must be a finite number > 0 and <= 1 \(a tuning width in "
+     r"position, a fraction of the image's side\), got 2\.0"),
+    (lambda: face_scenes.draw_code_agreement(plt.figure(), np.linspace(0, 16, 11),
+                                             np.linspace(0, 90, 11)), ValueError,
+     r"^draw_code_agreement\(\): offsets must be in \[-1, 1\] \(distances between two "
+     r"predictions, fractions of the image's width \[n\]\), got values from 0 to 16"),
+    (lambda: affine_params.affine_matrix(0.0, 20.0, 1.0, 1.0), ValueError,
+     r"^affine_matrix\(\): shear must be a finite number >= -10\.0 and <= 10\.0 \(a shear "
+     r"factor\) or a torch\.Tensor in \[-10\.0, 10\.0\].*got 20\.0"),
+    # a vote with no direction: a temperature under which all matches weigh alike
+    (lambda: capsule_vectors.capsule_from_matches(torch.rand(3, 4), torch.tensor(
+        [0., 90., 180., 270.]), temperature=1e6), ValueError,
+     r"^capsule_from_matches\(\): temperature must be a finite number > 0 and <= 1 \(the "
+     r"softmax's temperature; matches lie in \[0, 1\]\), got 1000000\.0"),
+]
+
+
+def test_round_twenty_six_what_the_course_draws_sweeps_or_reads_is_taken():
+    """Round twenty-six's refusals leave valid use alone: random_affine of one digit (its angle
+    may be under 6.3 degrees), a pose off the image by a fraction (exercise 07's), a face's
+    scrambled parts (jittered angles) in the widgets, the notebooks' sweeps and widths, the
+    ghosts of a model's reading (a fraction of a degree), a real part's capsule at full length."""
+    for seed in range(12):  # a few of these draw a turn under 6.3 degrees: never refused
+        transformed_mnist.random_affine(_DIGITS[:1], seed=seed)
+    assert poses.pose_matrix(0.05, -0.1, 30.0, 1.2).shape == (3, 3)
+    assert poses.place(np.array([[0.0, 0.1]]), 0.5, 0.5, 90, 1.0).shape == (1, 2)
+    scrambled = faces.scramble(faces.face_parts(), seed=1)
+    assert len(voting.route_parts(scrambled).kinds) == 4
+    RoutingExplorer(parts=scrambled)
+    assert voting.predict_face(("nose", 0.5, 0.5, 30.0, 1.0))[3] == pytest.approx(1.0)
+    assert voting.pose_code(0.5, 0.5, 30.0, sigma_xy=0.12, sigma_angle=45.0).shape == (2048,)
+    assert affine_params.affine_matrix(torch.tensor([3.0, -12.5, 17.25]), torch.tensor(
+        [0.1, -0.2, 0.0]), 1.0, 1.0).shape == (3, 2, 2)
+    angles, templates = capsule_vectors.template_bank("nose", n_angles=16, scale=2.0)
+    capsule_poses.draw_templates(plt.figure(), templates, angles)
+    turned = torch.arange(0.0, 360.0, 2.0)
+    r = capsule_vectors.match(capsule_vectors.turned_part_images("nose", turned, scale=2.0),
+                              templates)
+    capsule = capsule_vectors.capsule_from_matches(r, angles)
+    assert torch.allclose(capsule.norm(dim=1), r.amax(dim=1))  # a part's length: its best match
+    rotations.draw_rotation_readouts(plt.figure(), turned, *torch.rand(3, 180))
+    rotations.draw_angle_curves(plt.figure().add_subplot(), {"m": (np.arange(15.0, 180, 30),
+                                                                   np.random.rand(6))})
+    face_scenes.draw_code_agreement(plt.figure(), np.linspace(0, 0.3, 61), np.arange(0, 90, 2.5))
+    for sweep in (np.linspace(-10, 10, 9), np.arange(0, 360, 2.5), np.linspace(-45, 45, 20)):
+        assert capsule_vectors.turned_part_images("nose", sweep).shape[0] == len(sweep)
+    plt.close("all")
+
+
+def test_round_twenty_six_a_vote_with_no_direction_gives_a_capsule_of_length_zero():
+    """Round twenty-six: matches all alike (r all 0.9) or a blank image's (0.54 to 0.57) gave a
+    capsule of full length pointing anywhere; no template stands out, so it has length 0."""
+    bank = torch.tensor([0.0, 90.0, 180.0, 270.0])
+    assert capsule_vectors.capsule_from_matches(torch.full((1, 4), 0.9), bank).norm() == 0
+    angles, templates = capsule_vectors.template_bank("nose")
+    blank = capsule_vectors.match(torch.full((1, 1, 32, 32), 0.5), templates)
+    assert capsule_vectors.capsule_from_matches(blank, angles).norm() == 0
+
+
 ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
               + ROUND_ELEVEN_LOOP + ROUND_ELEVEN_DATA + ROUND_TWELVE_MATHS
               + ROUND_TWELVE_PRESENTATION + ROUND_TWELVE_FILES + ROUND_TWELVE_METHODS
@@ -5084,7 +5223,8 @@ ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODE
               + ROUND_TWENTY_TWO_SHUFFLES + ROUND_TWENTY_THREE_RECORDS + ROUND_TWENTY_THREE_LEAD
               + ROUND_TWENTY_FOUR_RECORDS + ROUND_TWENTY_FOUR_UNCLEAR
               + ROUND_TWENTY_FOUR_RADIANS + ROUND_TWENTY_FIVE_RADIANS
-              + ROUND_TWENTY_FIVE_LEAD + ROUND_TWENTY_FIVE_CASES + ROUND_TWENTY_FIVE_MODELS)
+              + ROUND_TWENTY_FIVE_LEAD + ROUND_TWENTY_FIVE_CASES + ROUND_TWENTY_FIVE_MODELS
+              + ROUND_TWENTY_SIX_ANGLES)
 
 
 @pytest.mark.parametrize("call, error, message", ALL_ROUNDS, ids=range(len(ALL_ROUNDS)))

@@ -33,7 +33,7 @@ Rotation = Annotated[Float("degrees"), InDegrees]
 # the turns of a sweep, in degrees, judged as one (2.5 is taken among 0 to 360, refused alone)
 Rotations = Annotated[Numbers("angles in degrees [n]", ndim=1), InDegrees]
 # random turns, one per digit, in degrees: refused where all read as radians (DrawnInDegrees)
-DrawnRotations = Annotated[Tensor("angles in degrees, one per digit [N]", ndim=1, finite=True),
+DrawnRotations = Annotated[Tensor("angles, one per digit [N], degrees", ndim=1, finite=True),
                            DrawnInDegrees]
 # shear factors, one per digit, within the bound a shear shares everywhere
 Shears = Tensor("shear factors, one per digit [N]", ndim=1, finite=True,
