@@ -42,6 +42,9 @@ from .validate import (
 )
 
 MAX_GROUPS = 1000  # overlap groups: past this a group holds a handful of the 10,000 test pairs
+# images read_right reads without a bar unless asked: seconds of a CapsNet on a CPU (a few hundred
+# images a second); past it, a bar per model with the time left (affNIST's 320,000: many minutes)
+QUIET_READS = 1000
 Digits = Tensor("MNIST digits [N, 1, 28, 28]", ndim=4, pixels=True, sizes={1: 1, 2: 28, 3: 28})
 Labels = Tensor("their labels [N]", ndim=1)
 # which images a model reads right: [N] booleans (read_right's); and each model's, by name
@@ -165,11 +168,15 @@ def lowest_points(curves: dict[str, tuple[Sweep, ...]]) -> list[str]:
 def read_right(models: Classifiers, images: Tensor("images [N, C, H, W]", ndim=4, pixels=True),
                labels: Tensor("their labels [N], or [N, 2] for pairs"),
                iterations: dict[str, Iterations] | None = None,
-               progress: Flag("True to show a progress bar") = False) -> dict[str, torch.Tensor]:
+               progress: Flag("True to show a progress bar") | None = None
+               ) -> dict[str, torch.Tensor]:
     """Whether each of ``models`` (name -> model) reads each image right: name -> ``[N]``
     booleans (``loop.is_correct``), for ``images`` ``[N, C, H, W]`` and their ``labels`` ``[N]``
     (``[N, 2]`` for pairs). ``iterations`` (name -> a number) routes that CapsNet so many times
-    while it reads (``capsnet.routing_iterations``: the same weights, its own number after)."""
+    while it reads (``capsnet.routing_iterations``: the same weights, its own number after).
+    ``progress``: a bar per model with the time left (``loop.predict``'s, a batch at a time, so
+    any N fits in memory); by default (None) shown past ``QUIET_READS`` images, False: never."""
+    progress = len(images) > QUIET_READS if progress is None else progress
     iterations = iterations or {}
     _check_names("read_right", "iterations' names", iterations, models, "the names of models")
     right = {}
