@@ -15,7 +15,7 @@ import torch
 from pydantic import AfterValidator
 
 from .capsnet import routing_iterations
-from .checks import check_different, check_order, check_read_labels, check_same, input_shape
+from .checks import check_different, check_order, check_read_labels, check_same, check_side
 from .convergence import training_status, verdict
 from .course_settings import MAX_SIDE, Classifier, Classifiers, Name, Rows, Seed
 from .data import transformed_mnist
@@ -111,11 +111,8 @@ def sweep_accuracy(model: Classifier, images: Digits, labels: Labels,
     check_read_labels(labels, "sweep_accuracy(): labels", images, model)  # one per image
     values = SWEEPS[factor] if values is None else values.tolist()
     _check_sweep_values("sweep_accuracy", factor, values)  # before any model is run
-    reads = input_shape(model)  # (channels, height, width), None where the model does not say
-    if reads is not None and reads[1:] != (side, side):
-        raise ValueError(f"sweep_accuracy(): side must be the side of the images model reads, "
-                         f"{reads[1]} (a {type(model).__name__} of {reads[1]}x{reads[2]} images), "
-                         f"got {side}; pass side={reads[1]}, or a model made for {side}x{side}")
+    check_side("sweep_accuracy", side, "pass side={reads} (the side it reads), or a model made "
+               f"for {side}x{side}", model=model)
     return [evaluate(model, (transformed_mnist._sweep(images, factor, v, side), labels))
             for v in values]
 
@@ -142,14 +139,11 @@ def sweep_curves(models: Classifiers, images: Digits, labels: Labels
     """Each of ``models``' (name -> model) ``sweep_accuracy`` on MNIST digits ``[N, 1, 28, 28]``
     along every factor of ``transformed_mnist.SWEEPS``: name -> a ``Sweep`` per factor, in the
     order of ``SWEEPS``."""
-    for name, model in models.items():  # one label per image, a class of each model
+    for model in models.values():  # one label per image, a class of each model
         check_read_labels(labels, "sweep_curves(): labels", images, model)
-        reads = input_shape(model)
-        if reads is not None and reads[1:] != (CANVAS, CANVAS):
-            raise ValueError(f"sweep_curves(): models[{name!r}] must read {CANVAS}x{CANVAS} images "
-                             f"(the affNIST canvas every sweep draws on), got a "
-                             f"{type(model).__name__} of {reads[1]}x{reads[2]} images; pass 08's "
-                             "affNIST models, or call sweep_accuracy with its side")
+    check_side("sweep_curves", CANVAS, "pass 08's affNIST models (every sweep draws on their "
+               "canvas), or call sweep_accuracy with side={reads}",
+               **{f"models[{name!r}]": model for name, model in models.items()})
     return {name: tuple(Sweep(factor, tuple(values),
                               tuple(sweep_accuracy(model, images, labels, factor)))
                         for factor, values in SWEEPS.items())

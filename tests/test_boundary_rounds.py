@@ -585,7 +585,7 @@ ROUNDS = [
     (lambda: detector.part_targets([[("nose", 0.5, 0.5)], "face"]), TypeError,
      r"part_targets\(\): scenes\[1\] must be a scene: a list of parts.*got 'face'"),
     (lambda: viewpoint_states.viewpoint_state(_tiny(), _bag(), torch.rand(1, 28, 28)), ValueError,
-     r"viewpoint_state\(\): capsnet must read the 40x40 images it is shown .*a CapsNet of 28x28"),
+     r"viewpoint_state\(\): capsnet must read the 40x40 images it is shown, got a CapsNet"),
     (lambda: OverlapExplorer(multi_digit.MultiDigitCapsNet(_MULTI), _bag(),
                              torch.rand(4, 1, 28, 28), LABELS), TypeError,
      r"OverlapExplorer\(\): cnn must be a TwoDigitCNN \(a CNN that reads two overlapping digits "
@@ -3850,7 +3850,7 @@ ROUND_NINETEEN_RECORDS = [
      r"^f\(\): fn must be a function of the form fn\(x\), got 5; pass one such"),
     (lambda: checks.as_tensor("abc", "f(): x", "numbers", "pass a list"), TypeError,
      r"^f\(\): x must be numbers, got 'abc'; pass a list"),
-    (lambda: checks.check_side("f", 27.5, m=_tiny()), ValueError,
+    (lambda: checks.check_side("f", 27.5, "pass a model of that side", m=_tiny()), ValueError,
      r"^f\(\): side must be a whole number of pixels >= 1, got 27.5; pass"),
     (lambda: checks.check_examples(3, "f(): data"), TypeError,
      r"^f\(\): data must be a tuple \(images, labels, ...\) .*got an int; pass"),
@@ -5023,16 +5023,16 @@ ROUND_TWENTY_FIVE_LEAD = [
      r"\d+ dpi"),
     (lambda: robustness.sweep_accuracy(_tiny(), _DIGITS, torch.tensor([1, 2, 3]), "rotation",
                                        [0.0, 10.0]), ValueError,
-     r"^sweep_accuracy\(\): side must be the side of the images model reads, 28 \(a CapsNet of "
-     r"28x28 images\), got 40; pass side=28, or a model made for 40x40"),
+     r"^sweep_accuracy\(\): model must read the 40x40 images it is shown, got a CapsNet of "
+     r"28x28 images; pass side=28 \(the side it reads\), or a model made for 40x40"),
     (lambda: transformed_mnist.affine(_DIGITS, rotation=torch.tensor([0.7854, 1.5708, 3.0])),
      ValueError, r"^affine\(\): rotation must be angles in degrees, got \[0\.7854, 1\.5708\] "
      r"among them, which read as radians"),
     (lambda: transformed_mnist.affine(_DIGITS[:2], rotation=torch.tensor([0.5, 1.0])), ValueError,
      r"^affine\(\): rotation must be angles in degrees, got \[0\.5\] among them"),
     (lambda: robustness.sweep_curves({"mnist": _tiny()}, _DIGITS, torch.tensor([1, 2, 3])),
-     ValueError, r"^sweep_curves\(\): models\['mnist'\] must read 40x40 images \(the affNIST "
-     r"canvas every sweep draws on\), got a CapsNet of 28x28 images"),
+     ValueError, r"^sweep_curves\(\): models\['mnist'\] must read the 40x40 images it is shown, "
+     r"got a CapsNet of 28x28 images; pass 08's affNIST models .*sweep_accuracy with side=28"),
 ]
 
 
