@@ -19,6 +19,7 @@ import re
 import types
 import warnings
 from pathlib import Path
+from unittest import mock
 
 import matplotlib.pyplot as plt
 import numpy as np
@@ -584,7 +585,7 @@ ROUNDS = [
     (lambda: detector.part_targets([[("nose", 0.5, 0.5)], "face"]), TypeError,
      r"part_targets\(\): scenes\[1\] must be a scene: a list of parts.*got 'face'"),
     (lambda: viewpoint_states.viewpoint_state(_tiny(), _bag(), torch.rand(1, 28, 28)), ValueError,
-     r"viewpoint_state\(\): capsnet must read the 40x40 images it is shown .*a CapsNet of 28x28"),
+     r"viewpoint_state\(\): capsnet must read the 40x40 images it is shown, got a CapsNet"),
     (lambda: OverlapExplorer(multi_digit.MultiDigitCapsNet(_MULTI), _bag(),
                              torch.rand(4, 1, 28, 28), LABELS), TypeError,
      r"OverlapExplorer\(\): cnn must be a TwoDigitCNN \(a CNN that reads two overlapping digits "
@@ -3849,7 +3850,7 @@ ROUND_NINETEEN_RECORDS = [
      r"^f\(\): fn must be a function of the form fn\(x\), got 5; pass one such"),
     (lambda: checks.as_tensor("abc", "f(): x", "numbers", "pass a list"), TypeError,
      r"^f\(\): x must be numbers, got 'abc'; pass a list"),
-    (lambda: checks.check_side("f", 27.5, m=_tiny()), ValueError,
+    (lambda: checks.check_side("f", 27.5, "pass a model of that side", m=_tiny()), ValueError,
      r"^f\(\): side must be a whole number of pixels >= 1, got 27.5; pass"),
     (lambda: checks.check_examples(3, "f(): data"), TypeError,
      r"^f\(\): data must be a tuple \(images, labels, ...\) .*got an int; pass"),
@@ -5023,17 +5024,97 @@ ROUND_TWENTY_FIVE_LEAD = [
      r"\d+ dpi"),
     (lambda: robustness.sweep_accuracy(_tiny(), _DIGITS, torch.tensor([1, 2, 3]), "rotation",
                                        [0.0, 10.0]), ValueError,
-     r"^sweep_accuracy\(\): side must be the side of the images model reads, 28 \(a CapsNet of "
-     r"28x28 images\), got 40; pass side=28, or a model made for 40x40"),
+     r"^sweep_accuracy\(\): model must read the 40x40 images it is shown, got a CapsNet of "
+     r"28x28 images; pass side=28 \(the side it reads\), or a model made for 40x40"),
     (lambda: transformed_mnist.affine(_DIGITS, rotation=torch.tensor([0.7854, 1.5708, 3.0])),
      ValueError, r"^affine\(\): rotation must be angles in degrees, got \[0\.7854, 1\.5708\] "
      r"among them, which read as radians"),
     (lambda: transformed_mnist.affine(_DIGITS[:2], rotation=torch.tensor([0.5, 1.0])), ValueError,
      r"^affine\(\): rotation must be angles in degrees, got \[0\.5\] among them"),
     (lambda: robustness.sweep_curves({"mnist": _tiny()}, _DIGITS, torch.tensor([1, 2, 3])),
-     ValueError, r"^sweep_curves\(\): models\['mnist'\] must read 40x40 images \(the affNIST "
-     r"canvas every sweep draws on\), got a CapsNet of 28x28 images"),
+     ValueError, r"^sweep_curves\(\): models\['mnist'\] must read the 40x40 images it is shown, "
+     r"got a CapsNet of 28x28 images; pass 08's affNIST models .*sweep_accuracy with side=28"),
 ]
+
+
+# round 26, HANG and nb_predict_huge_batch: work past a bound is refused before any of it is done
+def _never_run() -> torch.nn.Module:
+    """A CapsNet whose every pass fails the test: a refusal given by it came before any work."""
+    model = _tiny()
+    model.forward = lambda *args, **kwargs: pytest.fail("a pass was made before the refusal")
+    return model
+
+
+def _with_one_mib(call, *args):
+    """``call(*args)`` with 1 MiB of memory free, as ``memory.check_memory`` sees it."""
+    with mock.patch.object(memory, "available_memory", return_value=2**20):
+        return call(*args)
+
+
+_MANY, _MANY_LABELS = torch.zeros(512, 1, 28, 28), torch.zeros(512, dtype=torch.long)
+_IMAGE_PASSES = (r"must be at most 50 at steps=1,000 and restarts=1 \(images x steps x restarts "
+                 r"make at most 50,000 image-passes, each a forward and a backward pass of one "
+                 r"image: .*\), got {} images x 1,000 x 1 = {}; pass fewer images \(attack them "
+                 r"in batches of 50, one call each\), or fewer steps or restarts$")
+ROUND_TWENTY_SIX_WORK = [
+    (lambda: attacks.pgd(_never_run(), _MANY, _MANY_LABELS, 0.1, steps=1000), ValueError,
+     r"^pgd\(\): images " + _IMAGE_PASSES.format("512", "512,000")),
+    (lambda: attacks.pgd(_never_run(), _MANY[:256], _MANY_LABELS[:256], 0.1, steps=100,
+                         restarts=10), ValueError,
+     r"^pgd\(\): images must be at most 50 at steps=100 and restarts=10 .*got 256 images x 100 "
+     r"x 10 = 256,000; pass fewer images"),
+    (lambda: attacks.pgd(_never_run(), _MANY[:51], _MANY_LABELS[:51], 0.1, steps=1000),
+     ValueError, r"^pgd\(\): images " + _IMAGE_PASSES.format("51", "51,000")),
+    (lambda: adversarial.examples(_never_run(), _MANY[:400], _MANY_LABELS[:400], "pgd", 0.1,
+                                  "cross-entropy", adversarial_units.Budget(steps=1000)),
+     ValueError, r"^examples\(\): images " + _IMAGE_PASSES.format("400", "400,000")),
+    (lambda: adversarial.robust_accuracy({"capsnet": _never_run()}, _MANY[:400],
+                                         _MANY_LABELS[:400], 0.1, "pgd",
+                                         adversarial_units.Budget(steps=1000)),
+     ValueError, r"^robust_accuracy\(\): images " + _IMAGE_PASSES.format("400", "400,000")),
+    (lambda: attacks.check_restarts("pgd", 10, True, 200), ValueError,
+     r"^pgd\(\): steps and restarts must make at most 1,000 passes .*\(100 steps and 10 "
+     r"restarts is a strong attack, on at most 50 images a call\)$"),
+    (lambda: adversarial.units(2501), ValueError,
+     r"^units\(\): n must be an integer >= 1 and <= 2500 \(test digits of the recorded run\), "
+     r"got 2501"),
+    (lambda: _with_one_mib(_tiny().predict, _MANY[:64]), MemoryError,
+     r"^CapsNet\.predict\(\): x of 64 images needs about .* of memory, 1\.0 MiB is free; pass "
+     r"fewer at a time: loop\.predict\(model, x\) reads them in batches of 32$"),
+    (lambda: _with_one_mib(_tiny().score, _MANY[:64], 3), MemoryError,
+     r"^CapsNet\.score\(\): x of 64 images needs about"),
+    (lambda: _with_one_mib(multi_digit.MultiDigitCapsNet().predict, torch.zeros(8, 1, 36, 36)),
+     MemoryError,
+     r"^MultiDigitCapsNet\.predict\(\): x of 8 images needs about"),
+]
+
+
+def test_round_twenty_six_the_course_s_own_attacks_and_readings_are_taken(monkeypatch):
+    """The bounds of round 26 refuse none of the course's own work: the recorded run's attacks
+    (every digit of its sample, and of the largest --limit, at BUDGET; its checks with more steps
+    and more restarts), notebook 11's live digits at its exercise's 50 steps; a CapsNet still
+    predicts a batch; read_right shows a bar past QUIET_READS images only, unless told."""
+    budget = adversarial.BUDGET
+    course = [(adversarial.SAMPLE, budget.steps, budget.restarts),  # the recorded run's attacks
+              (adversarial.SANITY_IMAGES, adversarial.SANITY_STEPS, budget.restarts),
+              (adversarial.SANITY_IMAGES, budget.steps, adversarial.SANITY_RESTARTS),
+              (48, 50, 1)]  # notebook 11's live digits, its exercise 3's 50 steps
+    for images, steps, restarts in course:  # well within: at most a fifth of the bound
+        assert 5 * images * steps * restarts <= attacks.MAX_IMAGE_PASSES
+    for images, steps, restarts in [*course, (2500, budget.steps, budget.restarts), (50, 100, 10)]:
+        attacks.check_image_passes("pgd", images, steps, restarts)  # and the largest --limit
+    assert len(adversarial.units(2500)) == len(adversarial.units(adversarial.SAMPLE))
+    assert attacks.pgd(_tiny(), _MANY[:50], _MANY_LABELS[:50], 0.1, steps=1).shape == (50, 1, 28,
+                                                                                       28)
+    assert _tiny().predict(_MANY[:64]).shape == (64,)
+    shown = []
+    monkeypatch.setattr(robustness, "predict", lambda model, x, progress: shown.append(
+        progress) or torch.zeros(len(x), dtype=torch.long))
+    for n, bar in [(robustness.QUIET_READS, None), (robustness.QUIET_READS + 1, None),
+                   (robustness.QUIET_READS + 1, False), (4, True)]:
+        robustness.read_right({"c": _tiny()}, torch.zeros(n, 1, 28, 28),
+                              torch.zeros(n, dtype=torch.long), progress=bar)
+    assert shown == [False, True, False, True]
 
 
 @settings(max_examples=60, deadline=None)
@@ -5224,7 +5305,7 @@ ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODE
               + ROUND_TWENTY_FOUR_RECORDS + ROUND_TWENTY_FOUR_UNCLEAR
               + ROUND_TWENTY_FOUR_RADIANS + ROUND_TWENTY_FIVE_RADIANS
               + ROUND_TWENTY_FIVE_LEAD + ROUND_TWENTY_FIVE_CASES + ROUND_TWENTY_FIVE_MODELS
-              + ROUND_TWENTY_SIX_ANGLES)
+              + ROUND_TWENTY_SIX_WORK + ROUND_TWENTY_SIX_ANGLES)
 
 
 @pytest.mark.parametrize("call, error, message", ALL_ROUNDS, ids=range(len(ALL_ROUNDS)))
@@ -5318,7 +5399,7 @@ def test_round_ten_every_buggy_variant_declares_what_its_correct_twin_declares()
         assert str(bug.value).replace("unsquared_", "") == str(paper.value)
 
 
-@pytest.mark.parametrize("main, limit", [(adversarial.main, 10_001), (seed_runs.main, 10_001),
+@pytest.mark.parametrize("main, limit", [(adversarial.main, 2_501), (seed_runs.main, 10_001),
                                          (ablations.main, 60_001), (bug_zoo.main, 60_001),
                                          (train.main, 60_001)])
 def test_round_ten_a_limit_is_bounded_by_what_it_reaches_as_it_is_parsed(capsys, main, limit):
