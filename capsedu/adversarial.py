@@ -76,7 +76,10 @@ ADAPTIVE_EPS = (0.1, 0.2)
 ADAPTIVE_WEIGHTS = (0.1, 0.3)  # the weight of the reconstruction distance in the attacker's loss
 ADAPTIVE_LOSS = "margin"
 BATCH = 50  # images attacked at once: a CapsNet's votes and their gradient, about 100 MB
-TestDigits = Int("test digits of the recorded run", ge=1, le=MAX_IMAGES)  # units(), --limit
+# units(), --limit: 2,500, so that each attack of the run (its digits x BUDGET's 20 steps) stays
+# within attacks.MAX_IMAGE_PASSES
+TestDigits = Int("test digits of the recorded run", ge=1,
+                 le=attacks.MAX_IMAGE_PASSES // (BUDGET.steps * BUDGET.restarts))
 
 Images = Tensor("test images [N, 1, 40, 40]", ndim=4, pixels=True)
 Labels = Tensor("their labels [N]", ndim=1)
@@ -148,7 +151,11 @@ def examples(model: nn.Module, images: Images, labels: Labels,
              attack: Attack, eps: Eps, loss: Loss, budget: Budget = BUDGET,
              penalty: attacks.Objective | None = None) -> torch.Tensor:
     """Adversarial examples ``[N, 1, 40, 40]`` made on ``model`` with ``attack`` at ``eps`` and
-    ``loss``, ``BATCH`` images at a time, within ``budget`` (``penalty``: ``attacks.pgd``'s)."""
+    ``loss``, ``BATCH`` images at a time, within ``budget`` (``penalty``: ``attacks.pgd``'s).
+    PGD on more than ``attacks.MAX_IMAGE_PASSES`` image-passes in all (N x steps x restarts) is
+    refused before any pass (``attacks.check_image_passes``)."""
+    if attack == "pgd":
+        attacks.check_image_passes("examples", len(images), budget.steps, budget.restarts)
     attacks.check_attackable("examples", "model", model, images, (loss,))
     def batch(x, y, seed):  # one batch of examples; each batch its own random starts
         if attack == "fgsm":
@@ -174,7 +181,10 @@ def robust_accuracy(models: Models, images: Images, labels: Labels, eps: Eps,
                     attack: Attack = "pgd",
                     budget: Budget = BUDGET) -> dict[str, Attacked]:
     """Each of ``models`` (name -> model) attacked white-box with the same ``attack``, ``eps`` and
-    ``budget``, every loss of ``budget.losses``: name -> ``Attacked``."""
+    ``budget``, every loss of ``budget.losses``: name -> ``Attacked``. Each attack (one model, one
+    loss) is bounded as ``examples``'s, refused before the first."""
+    if attack == "pgd":
+        attacks.check_image_passes("robust_accuracy", len(images), budget.steps, budget.restarts)
     for name, model in models.items():
         attacks.check_attackable("robust_accuracy", f"models[{name!r}]", model, images,
                                  budget.losses)
@@ -340,7 +350,7 @@ def _rounded(values: torch.Tensor) -> tuple[float, ...]:
 
 
 @checked
-def run_settings(n: Int("test digits of the recorded run", ge=1, le=MAX_IMAGES)) -> RunSettings:
+def run_settings(n: TestDigits) -> RunSettings:
     """What the recorded run on ``n`` digits is asked to do: this module's settings."""
     return RunSettings(MODELS, n, EPS, BUDGET, attacks.ATTACKS, BATCH,
                        SanitySettings(SANITY_EPS, min(n, SANITY_IMAGES), SANITY_STEPS,

@@ -40,6 +40,12 @@ MAX_RESTARTS = 100  # random starts per image, each a whole run of PGD
 # steps times restarts: forward and backward passes over the images, the attack's time (Madry et
 # al.'s strongest: 100 steps, 10 restarts); past it, minutes on a few digits, on a CPU
 MAX_PASSES = 1000
+# images times passes (image-passes, one image's forward and backward pass each): what an attack's
+# time grows with, bounded the same on every machine. The course's largest attack is 11's recorded
+# check with more steps, 100 digits x 100 steps = 10,000; this is 5 times that: minutes on 2 CPU
+# cores (about 5 ms an image-pass for the 28x28 CapsNet, 25 ms for 08's 40x40 one), seconds on a
+# GPU; Madry et al.'s strongest attack (MAX_PASSES) on 50 digits
+MAX_IMAGE_PASSES = 50_000
 
 Images = Tensor("images [B, C, H, W], pixels in [0, 1]", ndim=4, pixels=True)
 Labels = Numbers("their true classes [B]", ndim=1, whole=True, tensor=True)  # 0.5 is no class
@@ -218,12 +224,32 @@ def check_restarts(where: str, restarts: Int("random starts", ge=1, le=MAX_RESTA
         raise ValueError(f"{where}(): steps and restarts must make at most {MAX_PASSES:,} passes "
                          f"(steps x restarts, each a forward and a backward pass over the "
                          f"images), got {steps:,} x {restarts:,} = {steps * restarts:,}; pass "
-                         "fewer steps or restarts (100 steps and 10 restarts is a strong attack)")
+                         "fewer steps or restarts (100 steps and 10 restarts is a strong attack, "
+                         f"on at most {MAX_IMAGE_PASSES // MAX_PASSES} images a call)")
     if restarts > 1 and not random_start:
         raise ValueError(f"{where}(): restarts and random_start contradict each other: "
                          f"restarts={restarts} random starts with random_start=False would run the "
                          "same attack from the image each time; pass restarts=1, or "
                          "random_start=True")
+
+
+@checked
+def check_image_passes(where: Name, images: Int("images attacked", ge=0),
+                       steps: Int("steps", ge=0, le=MAX_STEPS),
+                       restarts: Int("random starts", ge=1, le=MAX_RESTARTS)) -> None:
+    """Refuse, before any pass, an attack of more than ``MAX_IMAGE_PASSES`` image-passes
+    (``images`` x ``steps`` x ``restarts``, each a forward and a backward pass of one image), the
+    attack's time on any machine, with how many images fit at those steps and restarts."""
+    work = images * steps * restarts
+    if work <= MAX_IMAGE_PASSES:
+        return
+    fit = MAX_IMAGE_PASSES // (steps * restarts)  # at least 50: steps x restarts <= MAX_PASSES
+    raise ValueError(f"{where}(): images must be at most {fit:,} at steps={steps:,} and "
+                     f"restarts={restarts:,} (images x steps x restarts make at most "
+                     f"{MAX_IMAGE_PASSES:,} image-passes, each a forward and a backward pass of "
+                     f"one image: past it, tens of minutes to hours on a CPU), got {images:,} "
+                     f"images x {steps:,} x {restarts:,} = {work:,}; pass fewer images (attack "
+                     f"them in batches of {fit:,}, one call each), or fewer steps or restarts")
 
 
 @checked(reads=("model", "images"))
@@ -238,12 +264,14 @@ def pgd(model: nn.Module, images: Images, labels: Labels, eps: Eps,
     radius ``eps`` around ``images`` ``[B, C, H, W]`` of true class ``labels`` ``[B]``:
     ``steps`` steps of ``step_size`` (default 2.5 eps / steps, Madry et al.'s rule), from a
     random start (``random_start``; else from the image itself), ``restarts`` times, at most
-    ``MAX_PASSES`` steps in all. For each image, the first restart that makes the model misread
-    it, else the last.
+    ``MAX_PASSES`` steps in all and ``MAX_IMAGE_PASSES`` passes of one image (images x steps x
+    restarts, ``check_image_passes``). For each image, the first restart that makes the model
+    misread it, else the last.
 
     ``penalty`` (images -> a 0-d tensor): a number the attacker keeps low at the same time,
     subtracted from the loss (notebook 11's attacker who knows about a detector)."""
     check_restarts("pgd", restarts, random_start, steps)
+    check_image_passes("pgd", len(images), steps, restarts)
     check_attackable("pgd", "model", model, images, (loss,))
     images, labels = _on_device(model, images, labels)
     step_size = 2.5 * eps / steps if step_size is None else step_size

@@ -26,6 +26,7 @@ from .checks import (
 from .course_settings import MAX_IMAGE, MAX_WIDTH, Batch, Checked, Classes, Label
 from .functional import Lengths, Targets, margin_loss, reconstruction_loss
 from .layers import MAX_CHILDREN, PrimaryCapsules, RoutingCapsules
+from .memory import check_memory
 from .refusals import kind_of, shown
 from .routing import (
     MAX_ITERATIONS,
@@ -338,7 +339,19 @@ class CapsNet(nn.Module):
     @checked(reads=("self", "x"))
     @torch.no_grad()
     def predict(self, x: Batch) -> torch.Tensor:
-        return self(x).lengths.argmax(dim=1)
+        return self._read("predict", x).lengths.argmax(dim=1)
+
+    def _read(self, method: str, x: torch.Tensor) -> CapsNetOutput:
+        """``self(x)`` for ``method`` (one that reads without gradients), refused before the pass
+        where ``x`` holds more images than memory does (a test set at once): about the bytes
+        of the pass, temporaries counted, per image Conv1's maps, the primary capsules, the votes
+        u_hat and the routing's logits, twice each of the last two (``memory.check_memory``)."""
+        cfg, where = self.config, f"{type(self).__name__}.{method}()"
+        per_image = (cfg.conv_channels * (cfg.image_size - cfg.conv_kernel + 1) ** 2
+                     + cfg.n_primary * (cfg.primary_dim + 2 * cfg.n_classes * (cfg.digit_dim + 1)))
+        check_memory(x.element_size() * len(x) * per_image, f"{where}: x of {len(x):,} images",
+                     "pass fewer at a time: loop.predict(model, x) reads them in batches of 32")
+        return self(x)
 
     @checked(reads=("self", "x"))
     @torch.no_grad()
@@ -346,7 +359,7 @@ class CapsNet(nn.Module):
         """Capsule ``label``'s length ``[B]`` and the length it must beat to be predicted ``[B]``:
         the longest of the other capsules."""
         label = check_class(f"{type(self).__name__}.score", label, self.config.n_classes)
-        lengths = self(x).lengths  # [B, n_classes]
+        lengths = self._read("score", x).lengths  # [B, n_classes]
         others = torch.cat([lengths[:, :label], lengths[:, label + 1:]], dim=1)
         return lengths[:, label], others.amax(dim=1)
 

@@ -282,20 +282,30 @@ def match(images: Tensor("images [N, 1, H, W]", ndim=4, floating=True, finite=Tr
     return ncc.flatten(2).amax(dim=2)
 
 
+# matches that differ by less than this have no direction: a blank image's lie within 0.04 of
+# one another, noise's within 0.09, a part's (turned_part_images, any angle) spread 0.36 or more
+FLAT_MATCHES = 0.1
+
+
 @checked
 def capsule_from_matches(r: Tensor("template matches [N, n]: normalised, each in [0, 1]",
                                    ndim=2, floating=True, finite=True, within=(0, 1),
                                    fix="pass the matches match(images, templates) gives"),
                          angles: Annotated[Tensor("the templates' angles [n]", ndim=1),
                                            InDegrees],
-                         temperature: Float("the softmax's temperature", gt=0) = 0.1
+                         temperature: Float("the softmax's temperature; matches lie in [0, 1]",
+                                            gt=0, le=1) = 0.1
                          ) -> torch.Tensor:
     """A 2-D capsule ``[N, 2]`` from template matches ``r`` ``[N, n]`` at ``angles`` ``[n]``.
 
     Length: the best match, max_k r_k (how sure we are that the part is there). Direction: a vote,
     each template pointing along its own angle with weight softmax(r / temperature) (the best
     few dominate; a weighted mean of angles, unlike the argmax, is not limited to the bank's
-    angles).
+    angles). A temperature past 1 is refused: matches in [0, 1] would all weigh alike, and the
+    vote would average the whole bank's directions to nearly nothing. Where no template stands
+    out (every match within ``FLAT_MATCHES`` of the best: a blank image, or a round part that
+    every template fits alike), the vote has no direction, only noise: that capsule gets length
+    0, not a confident arrow pointing anywhere.
     """
     check_same("capsule_from_matches", "templates, a column of r each", "pass one angle per "
                "template", r=r.shape[1], angles=len(angles))
@@ -304,7 +314,9 @@ def capsule_from_matches(r: Tensor("template matches [N, n]: normalised, each in
     # vote = sum_k w_k (cos a_k, sin a_k): [N, 2]
     vote = torch.stack([(w * torch.cos(a)).sum(1), (w * torch.sin(a)).sum(1)], dim=1)
     presence = r.amax(dim=1, keepdim=True)
-    return presence * vote / vote.norm(dim=1, keepdim=True)
+    pointed = presence - r.amin(dim=1, keepdim=True) >= FLAT_MATCHES  # [N, 1]: a template wins
+    return torch.where(pointed, presence * vote / vote.norm(dim=1, keepdim=True).clamp_min(1e-12),
+                       torch.zeros_like(vote))
 
 
 # --- Squash measured (notebook 03) ----------------------------------------------------------

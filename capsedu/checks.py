@@ -154,19 +154,19 @@ def check_whole(where: str, **classes: torch.Tensor) -> None:
                             f"{name}.long() for classes held as floats")
 
 
-def check_side(where: str, side: int, **models: torch.nn.Module) -> None:
-    """Refuse a model made for another image size than the ``side`` x ``side`` canvas a widget's
-    state shows it (``input_shape``), by the caller's name for it, before it reads."""
+def check_side(where: str, side: int, fix: str, **models: torch.nn.Module) -> None:
+    """Refuse a model made for another image size than the ``side`` x ``side`` images it is
+    shown (``input_shape``), by the caller's name for it, before it reads; ``fix`` says what to
+    do, with ``{reads}`` standing for the side the model reads."""
     if isinstance(side, bool) or not isinstance(side, int | np.integer) or side < 1:
         raise ValueError(f"{where}(): side must be a whole number of pixels >= 1, got {side!r}; "
                          "pass the canvas's side, e.g. 28")
     for name, model in models.items():
         shape = input_shape(model)
         if shape is not None and shape[1:] != (side, side):
-            raise ValueError(f"{where}(): {name} must read the {side}x{side} images it is shown "
-                             f"(notebook 08's models), got a {type(model).__name__} of "
-                             f"{shape[1]}x{shape[2]} images; pass 08's {name}, e.g. "
-                             "checkpoints.pretrained(...) of its recipe")
+            raise ValueError(f"{where}(): {name} must read the {side}x{side} images it is shown, "
+                             f"got a {type(model).__name__} of {shape[1]}x{shape[2]} images; "
+                             + fix.format(reads=shape[1]))
 
 
 def check_labels(targets: torch.Tensor, name: str, batch: int, n_classes: int,

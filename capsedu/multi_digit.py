@@ -117,7 +117,7 @@ class MultiDigitCapsNet(CapsNet):
     @torch.no_grad()
     def predict(self, x: Batch) -> torch.Tensor:
         """The two longest digit capsules ``[B, 2]``, in ascending order of class."""
-        return two_largest(self(x).lengths)
+        return two_largest(self._read("predict", x).lengths)
 
     @checked(reads=("self", "x"))
     @torch.no_grad()
@@ -125,7 +125,7 @@ class MultiDigitCapsNet(CapsNet):
         """Capsule ``label``'s length ``[B]`` and the length it must beat to be one of the two
         read ``[B]``: the second longest of the other capsules."""
         label = check_class(f"{type(self).__name__}.score", label, self.config.n_classes)
-        return two_digit_score(self(x).lengths, label)
+        return two_digit_score(self._read("score", x).lengths, label)
 
     @checked(reads=("self", "x"))
     @torch.no_grad()
@@ -133,7 +133,7 @@ class MultiDigitCapsNet(CapsNet):
         """Fig. 5: the capsule lengths ``[B, n_classes]``, the two classes read ``[B, 2]`` and
         each one's reconstruction from its own capsule ``[B, 2, C, S, S]`` (to draw in two
         colours over the pair)."""
-        out = self(x)  # without labels the decoder redraws the two longest capsules
+        out = self._read("reconstruct_each", x)  # without labels: the two longest capsules drawn
         return out.lengths, two_largest(out.lengths), out.reconstruction
 
 

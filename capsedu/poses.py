@@ -19,12 +19,13 @@ from typing import Annotated
 import numpy as np
 from pydantic import AfterValidator
 
-from .units import DrawnInDegrees, InDegrees
+from .units import DrawnInDegrees, ImageFraction, InDegrees
 from .validate import Array, Float, Tensor, checked
 
-# A pose's numbers: one pose, or arrays of many (of one shape, or shapes that broadcast)
-X = Float("x, a fraction of the image's width") | Array("x of many poses")
-Y = Float("y, a fraction of the image's height, growing downward") | Array("y of many poses")
+# A pose's numbers: one pose, or arrays of many (of one shape, or shapes that broadcast); a
+# place within one image side of the image (a frame there may reach onto it): pixels (16) refused
+X = ImageFraction("x", off=1.0) | Array("x of many poses")
+Y = ImageFraction("y, growing downward", off=1.0) | Array("y of many poses")
 Angle = Float("an angle in degrees, counter-clockwise on screen") | Array("angles in degrees")
 # the angle of a pose a caller builds: radians refused (one, or all of many poses' angles)
 Turn = (Annotated[Float("an angle in degrees, counter-clockwise on screen"), InDegrees]
@@ -65,12 +66,13 @@ def wrap_angle(angle: Angle | Tensor("angles in degrees", floating=True, finite=
 
 
 @checked
-def place(points: Array("points [..., 2]: (u, v) in the pose's frame"), x: X, y: Y, angle: Angle,
+def place(points: Array("points [..., 2]: (u, v) in the pose's frame"), x: X, y: Y, angle: Turn,
           scale: Scale) -> np.ndarray:
     """Map ``points`` ``[..., 2]`` (u, v) of a frame into the image by the pose (see above).
 
     e.g. +90 degrees sends a point below the centre, (0, +d), to its right, (+d, 0). The pose may
     be arrays of shape ``[m, 1]`` (m poses at once): the result is then ``[m, points, 2]``.
+    An angle that reads as radians (np.pi / 4) and a place in pixels (16) are refused.
     """
     if points.shape[-1:] != (2,):
         raise ValueError(f"place(): points must be an array [..., 2] of (u, v) points, got shape "

@@ -15,7 +15,7 @@ import torch
 from pydantic import AfterValidator
 
 from .capsnet import routing_iterations
-from .checks import check_different, check_order, check_read_labels, check_same, input_shape
+from .checks import check_different, check_order, check_read_labels, check_same, check_side
 from .convergence import training_status, verdict
 from .course_settings import MAX_SIDE, Classifier, Classifiers, Name, Rows, Seed
 from .data import transformed_mnist
@@ -42,6 +42,9 @@ from .validate import (
 )
 
 MAX_GROUPS = 1000  # overlap groups: past this a group holds a handful of the 10,000 test pairs
+# images read_right reads without a bar unless asked: seconds of a CapsNet on a CPU (a few hundred
+# images a second); past it, a bar per model with the time left (affNIST's 320,000: many minutes)
+QUIET_READS = 1000
 Digits = Tensor("MNIST digits [N, 1, 28, 28]", ndim=4, pixels=True, sizes={1: 1, 2: 28, 3: 28})
 Labels = Tensor("their labels [N]", ndim=1)
 # which images a model reads right: [N] booleans (read_right's); and each model's, by name
@@ -108,11 +111,8 @@ def sweep_accuracy(model: Classifier, images: Digits, labels: Labels,
     check_read_labels(labels, "sweep_accuracy(): labels", images, model)  # one per image
     values = SWEEPS[factor] if values is None else values.tolist()
     _check_sweep_values("sweep_accuracy", factor, values)  # before any model is run
-    reads = input_shape(model)  # (channels, height, width), None where the model does not say
-    if reads is not None and reads[1:] != (side, side):
-        raise ValueError(f"sweep_accuracy(): side must be the side of the images model reads, "
-                         f"{reads[1]} (a {type(model).__name__} of {reads[1]}x{reads[2]} images), "
-                         f"got {side}; pass side={reads[1]}, or a model made for {side}x{side}")
+    check_side("sweep_accuracy", side, "pass side={reads} (the side it reads), or a model made "
+               f"for {side}x{side}", model=model)
     return [evaluate(model, (transformed_mnist._sweep(images, factor, v, side), labels))
             for v in values]
 
@@ -139,14 +139,11 @@ def sweep_curves(models: Classifiers, images: Digits, labels: Labels
     """Each of ``models``' (name -> model) ``sweep_accuracy`` on MNIST digits ``[N, 1, 28, 28]``
     along every factor of ``transformed_mnist.SWEEPS``: name -> a ``Sweep`` per factor, in the
     order of ``SWEEPS``."""
-    for name, model in models.items():  # one label per image, a class of each model
+    for model in models.values():  # one label per image, a class of each model
         check_read_labels(labels, "sweep_curves(): labels", images, model)
-        reads = input_shape(model)
-        if reads is not None and reads[1:] != (CANVAS, CANVAS):
-            raise ValueError(f"sweep_curves(): models[{name!r}] must read {CANVAS}x{CANVAS} images "
-                             f"(the affNIST canvas every sweep draws on), got a "
-                             f"{type(model).__name__} of {reads[1]}x{reads[2]} images; pass 08's "
-                             "affNIST models, or call sweep_accuracy with its side")
+    check_side("sweep_curves", CANVAS, "pass 08's affNIST models (every sweep draws on their "
+               "canvas), or call sweep_accuracy with side={reads}",
+               **{f"models[{name!r}]": model for name, model in models.items()})
     return {name: tuple(Sweep(factor, tuple(values),
                               tuple(sweep_accuracy(model, images, labels, factor)))
                         for factor, values in SWEEPS.items())
@@ -165,11 +162,15 @@ def lowest_points(curves: dict[str, tuple[Sweep, ...]]) -> list[str]:
 def read_right(models: Classifiers, images: Tensor("images [N, C, H, W]", ndim=4, pixels=True),
                labels: Tensor("their labels [N], or [N, 2] for pairs"),
                iterations: dict[str, Iterations] | None = None,
-               progress: Flag("True to show a progress bar") = False) -> dict[str, torch.Tensor]:
+               progress: Flag("True to show a progress bar") | None = None
+               ) -> dict[str, torch.Tensor]:
     """Whether each of ``models`` (name -> model) reads each image right: name -> ``[N]``
     booleans (``loop.is_correct``), for ``images`` ``[N, C, H, W]`` and their ``labels`` ``[N]``
     (``[N, 2]`` for pairs). ``iterations`` (name -> a number) routes that CapsNet so many times
-    while it reads (``capsnet.routing_iterations``: the same weights, its own number after)."""
+    while it reads (``capsnet.routing_iterations``: the same weights, its own number after).
+    ``progress``: a bar per model with the time left (``loop.predict``'s, a batch at a time, so
+    any N fits in memory); by default (None) shown past ``QUIET_READS`` images, False: never."""
+    progress = len(images) > QUIET_READS if progress is None else progress
     iterations = iterations or {}
     _check_names("read_right", "iterations' names", iterations, models, "the names of models")
     right = {}

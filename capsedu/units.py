@@ -10,9 +10,14 @@ np.radians of whole degrees (np.radians(45), np.pi / 4; one among them, where no
 within two turns says degrees), or all of them within 2 pi (6.3 degrees), not all whole: a
 fraction of a turn alone (2.5), or a sweep of radians (linspace(0, 3, 5)). A turn under 6.3
 degrees is therefore given in whole degrees, alone; in a sweep that reaches past 2 pi
-(arange(0, 360, 2.5)) it is taken. Random angles, one per image (``DrawnInDegrees``), are
-refused only when every one of them reads as radians: a few drawn in degrees may fall under 6.3
-degrees, not all.
+(arange(0, 360, 2.5)) it is taken. A sweep of three angles or more that stays within two turns,
+4 pi (12.6 degrees), reads as radians too (linspace(0, 4 pi, 50), arange(0, 7, 0.1)) unless it
+ends on a whole degree (linspace(-10, 10, 9)) or steps by quarters of a degree (arange(0, 10,
+2.5)): radians that do either (arange(0, 7, 0.5)) cannot be told from degrees and are taken.
+Random angles, one per image (``DrawnInDegrees``), are refused only when every one of them reads
+as radians: a few drawn in degrees may fall under 6.3 degrees, not all; or when 16 of them or
+more, all of one sign, stay within 4 pi (uniform(0, 4 pi, 20)): degrees drawn within +-15 do
+that about twice in a million draws.
 """
 
 from typing import Any
@@ -50,10 +55,14 @@ InPercent = AfterValidator(_in_percent)
 
 
 @checked
-def ImageFraction(meaning: Text) -> Any:
-    """A place across the image as a fraction of its side, in [0, 1] (0.5: the centre): a pixel
-    position such as 16 would sit far off the image, so it is refused."""
-    return Float(f"{meaning}, a fraction of the image's side in [0, 1]", ge=0, le=1)
+def ImageFraction(meaning: Text, off: Float("image sides a place may lie off it", ge=0, le=1)
+                  = 0.0) -> Any:
+    """A place across the image as a fraction of its side, in [0, 1] (0.5: the centre), or up
+    to ``off`` sides beyond it (a pose's frame, which may reach onto the image from off it): a
+    pixel position such as 16 would sit far off the image, so it is refused."""
+    low, high = (-off, 1 + off) if off else (0, 1)  # ints: "in [0, 1]", not "[-0.0, 1.0]"
+    return Float(f"{meaning}, a fraction of the image's side in [{low:g}, {high:g}]", ge=low,
+                 le=high)
 
 
 def _values(angles) -> tuple[np.ndarray, float]:
@@ -83,8 +92,14 @@ def _radians(values: np.ndarray, rounding: float) -> np.ndarray:
                                                      & (np.abs(values) <= 2 * np.pi))
 
 
-def _refuse_radians(values: np.ndarray, radians: np.ndarray) -> None:
-    """Refuse ``values`` where ``radians`` (the shape of ``values``) says one reads as radians."""
+# why a turn of a few degrees reads as radians (the rule of one angle and of a sweep past 2 pi)
+_FEW_DEGREES = ("a turn under 6.3 degrees reads as radians unless it is a whole number of degrees, "
+                "or in a sweep past 6.3")
+
+
+def _refuse_radians(values: np.ndarray, radians: np.ndarray, rule: str = _FEW_DEGREES) -> None:
+    """Refuse ``values`` where ``radians`` (the shape of ``values``) says one reads as radians,
+    saying why by ``rule``."""
     if not radians.any():
         return
     shown, turned = (np.round(v, 4).tolist()[:5] for v in (values[radians],
@@ -93,9 +108,7 @@ def _refuse_radians(values: np.ndarray, radians: np.ndarray) -> None:
              "degrees)" if values.size == 1 else
              f"angles in degrees, got {shown} among them, which read as radians ({turned} "
              "degrees)")
-    raise ValueError(f"must be {given}; convert radians with np.degrees(...); a turn under 6.3 "
-                     "degrees reads as radians unless it is a whole number of degrees, or in a "
-                     "sweep past 6.3")
+    raise ValueError(f"must be {given}; convert radians with np.degrees(...); {rule}")
 
 
 def _in_degrees(angles):
@@ -110,19 +123,42 @@ def _in_degrees(angles):
         radians = np.zeros_like(could)
     if not radians.any() and (np.abs(values) <= 2 * np.pi * (1 + rounding)).all():  # 2 pi, rounded
         radians = values != values.round()
+    if not radians.any() and values.size >= 3 and _within_two_turns(values, rounding):
+        ends_whole = _on_grid(np.abs(values).max(), 1)
+        sweep = (values != values.round()) & ~ends_whole & ~_on_grid(values, 4).all()
+        _refuse_radians(values, sweep, "a sweep within 12.6 degrees (two turns of radians) "
+                        "reads as radians unless it ends on a whole degree or steps by quarter "
+                        "degrees")
     _refuse_radians(values, radians)
     return angles
+
+
+def _within_two_turns(values: np.ndarray, rounding: float) -> bool:
+    """Whether every one of ``values`` lies within two turns of radians, 4 pi (12.6)."""
+    return bool((np.abs(values) <= 4 * np.pi * (1 + rounding)).all())
+
+
+def _on_grid(values, per_degree: int) -> np.ndarray:
+    """Which of ``values`` fall on a grid of ``per_degree`` steps a degree (1: whole degrees; 4:
+    quarters), up to the rounding of a float32 sweep."""
+    steps = np.asarray(values) * per_degree
+    return np.abs(steps - steps.round()) <= 1e-5 * np.maximum(1, np.abs(steps))
 
 
 def _drawn_in_degrees(angles):
     """Refuse random angles, one per image, when all their fractions read as radians
     (``_radians``): drawn in degrees, a few of them may fall under 6.3 degrees, but not every
     one; a whole number among radians (0, or 3.0 beside 0.79 and 1.57) says nothing of the unit.
+    Refused too: 16 or more of one sign within 4 pi (uniform(0, 4 pi, 20)), past 2 pi or not.
     Hands them on."""
     values, rounding = _values(angles)
     radians, fractions = _radians(values, rounding), values != values.round()
     if fractions.any() and radians[fractions].all():
         _refuse_radians(values, radians)
+    one_sign = (values >= 0).all() or (values <= 0).all()
+    if fractions.sum() >= 16 and one_sign and _within_two_turns(values, rounding):
+        _refuse_radians(values, fractions, "16 random angles or more, all of one sign and "
+                        "within 12.6 degrees (two turns of radians), read as radians")
     return angles
 
 

@@ -27,6 +27,9 @@ from .validate import (
     checked,
 )
 
+# what to do when a model of another size is shown the canvas (``checks.check_side``)
+EIGHTS_MODELS = "pass notebook 08's models, e.g. checkpoints.pretrained(...) of their recipes"
+
 # one MNIST digit, which the state places on its canvas: 28x28 (another side is no digit it
 # can place, and a canvas-sized image would be placed again)
 Digit = Tensor("one MNIST digit [1, 28, 28]", ndim=3, pixels=True, sizes={0: 1, 1: 28, 2: 28})
@@ -96,8 +99,8 @@ def viewpoint_state(capsnet: CapsNet, cnn: LogitsCNN, digit: Digit,
     * the map itself: ``rotation``, ``shear``, ``scale``, ``dx`` and ``dy``.
     """
     check_on_canvas("viewpoint_state", transformed_mnist.affine_matrix(
-        torch.tensor([rotation]), shear, scale, scale), CANVAS, dx=dx, dy=dy)
-    check_side("viewpoint_state", CANVAS, capsnet=capsnet, cnn=cnn)
+        rotation, shear, scale, scale)[None], CANVAS, dx=dx, dy=dy)
+    check_side("viewpoint_state", CANVAS, EIGHTS_MODELS, capsnet=capsnet, cnn=cnn)
     # what both models see, [1, 1, 40, 40]
     x = transformed_mnist.affine(digit[None], rotation, shear, scale, scale, dx, dy)
     capsnet.eval()
@@ -159,7 +162,7 @@ def overlap_state(capsnet: MultiDigitCapsNet, cnn: TwoDigitCNN, first: Digit, se
     no class (MultiMNIST's pairs never share one: ``OverlapExplorer``, which knows the labels,
     says so beside such a pair)."""
     side, m = MULTI_CANVAS, MULTI_SHIFT
-    check_side("overlap_state", side, capsnet=capsnet, cnn=cnn)
+    check_side("overlap_state", side, EIGHTS_MODELS, capsnet=capsnet, cnn=cnn)
     if torch.equal(first, second):
         raise ValueError("overlap_state(): first and second must be two different digits (a "
                          "digit overlaid on itself is no pair), got the same digit twice; pass "

@@ -20,6 +20,7 @@ from ..course_settings import MAX_SIDE, MIN_SIDE, Checked
 from ..memory import check_memory
 from ..poses import Angle, Scale, X, Y, _place
 from ..refusals import declared_error, kind_of, shown
+from ..units import DrawnInDegrees
 from ..validate import Choice, Int, Spec, checked
 
 STROKE = "stroke"  # a distractor: a short straight line, not a face part
@@ -155,6 +156,25 @@ def _one_part(value, name: str) -> Part:
 
 # one part, however it is written: handed on as a Part
 OnePart = Checked(_one_part, ONE_PART, "record")
+
+
+def _angles_in_degrees(parts):
+    """Refuse parts a caller placed whose angles all read as radians (``units.DrawnInDegrees``:
+    ('nose', 0.5, 0.5, 0.5236) for a nose turned 30 degrees; a scene's angles may be the random
+    ones of ``faces.scramble``, a few of them under 6.3 degrees, not all); hands them on.
+    Checked once at the entry, not part by part: a scene the course drew goes unchecked."""
+    angles = [p[3] if len(p) > 3 else 0.0 for p in ([parts] if _is_part(parts) else parts)]
+    try:
+        DrawnInDegrees.func(np.array(angles, dtype=float))
+    except ValueError as err:
+        raise ValueError(str(err).replace("must be", "must hold", 1).replace(
+            "in degrees,", "in degrees (a part's fourth number),", 1)) from None
+    return parts
+
+
+# one part, or the parts of a scene, a caller placed: their angles in degrees, radians refused
+ChosenPart = Annotated[OnePart, AfterValidator(_angles_in_degrees)]
+ChosenParts = Annotated[Parts, AfterValidator(_angles_in_degrees)]
 
 
 @checked

@@ -32,8 +32,10 @@ from .affine_params import (
     Rotation,
     Scale,
     Shear,
+    _affine_matrix,
     _check_sweep_value,
-    affine_matrix,
+    _drawn_params,
+    affine_matrix,  # noqa: F401 (read here by notebooks 08 and 10: transformed_mnist.affine_matrix)
 )
 from .mnist import load_mnist
 
@@ -279,7 +281,7 @@ def random_affine(images: SomeDigits,
     scale_y = uniform(*ranges.scale)[rows]
     u = _uniform_pairs(n, g)  # [n, 2]: where each digit goes, drawn for the whole set
     digits, u = digits[rows], u[rows]
-    A = affine_matrix(rotation, shear, scale_x, scale_y)
+    A = _affine_matrix(rotation, shear, scale_x, scale_y)
 
     def warped(x, A, t):  # centred and resampled a chunk at a time, never the whole canvas twice
         return _warp(_centred(x, side), A, t)
@@ -287,7 +289,7 @@ def random_affine(images: SomeDigits,
     boxes = _in_chunks(lambda x, A: _ink_box(warped(x, A, torch.zeros(len(x), 2))), digits, A)
     t = _offsets_within(boxes, side, u, "random_affine")  # [N, 2]
     return (_in_chunks(warped, digits, A, t).clamp_(0, 1),
-            AffineParams(rotation, shear, scale_x, scale_y, *t.unbind(1), side))
+            _drawn_params(rotation, shear, scale_x, scale_y, *t.unbind(1), side))
 
 
 @checked
@@ -389,7 +391,7 @@ def _affine(images, rotation=0.0, shear=0.0, scale_x=1.0, scale_y=1.0, tx=0.0, t
     if rotation.ndim > 1 or rotation.numel() not in (1, n):
         raise ValueError(f"affine(): rotation must be one angle or one per digit ([{n}]), got "
                          f"shape {tuple(rotation.shape)}; give as many angles as digits")
-    A = affine_matrix(rotation.expand(n), float(shear), float(scale_x), float(scale_y))  # [N, 2, 2]
+    A = _affine_matrix(rotation.expand(n), float(shear), float(scale_x), float(scale_y))  # [N,2,2]
     checks.check_on_canvas("affine", A, side, tx=tx, ty=ty)
     t = torch.tensor([float(tx), float(ty)]).expand(n, 2)  # [N, 2]
     return warp(images, A, t).clamp(0, 1)

@@ -94,7 +94,8 @@ def draw_decoded_poses(fig: FigureBase, kind: Kind,
 @checked
 def draw_templates(fig: FigureBase,
                    templates: Tensor("template images [n, 1, h, w]", ndim=4, pixels=True),
-                   angles: Tensor("their angles in degrees [n]", ndim=1, finite=True)) -> None:
+                   angles: Annotated[Tensor("their angles in degrees [n]", ndim=1, finite=True),
+                                     InDegrees]) -> None:
     """A row of template images ``[n, 1, h, w]``, at least one, each titled with its angle
     ``[n]``."""
     if not len(templates):

@@ -20,7 +20,7 @@ from ..data import faces, sprites
 from ..data.sprites import Parts, Side
 from ..parts.detector import PartDetector
 from ..parts.pose_net import PoseCapsuleNet
-from ..parts.voting import PARENTS, _pose_code, predict_face, predicted_faces
+from ..parts.voting import PARENTS, _face_poses, _pose_code, _predict_face
 from ..refusals import kind_of
 from ..units import InDegrees
 from ..validate import Choice, Float, Int, Numbers, Some, Tensor, checked
@@ -139,7 +139,7 @@ def draw_ghosts(fig: FigureBase, scenes: Annotated[dict[str, Checked(
     the face it predicts (``parts.voting.predict_face``), with a key of the part colours."""
     axes = fig.subplots(1, len(scenes), squeeze=False)[0]
     for ax, (title, scene) in zip(axes, scenes.items(), strict=True):
-        draw_scene(ax, scene, ghosts={p.kind: predict_face(p) for p in scene})
+        draw_scene(ax, scene, ghosts={p.kind: _predict_face(p) for p in scene})
         ax.set_title(title)
     handles = [Line2D([], [], color=PART_COLORS[k], label=k) for k in faces.PART_KINDS]
     fig.legend(handles=handles, loc="lower center", ncol=4)
@@ -148,8 +148,9 @@ def draw_ghosts(fig: FigureBase, scenes: Annotated[dict[str, Checked(
 
 @checked
 def draw_code_agreement(fig: FigureBase,
-                        offsets: Numbers("distances between two predictions in image widths "
-                                         "[n]", ndim=1, at_least=1),
+                        offsets: Numbers("distances between two predictions, fractions of "
+                                         "the image's width [n]", ndim=1, at_least=1, ge=-1,
+                                         le=1, fix="pass fractions of the image, not pixels"),
                         angle_differences: Annotated[Numbers("angles between them in degrees "
                                                              "[m]", ndim=1, at_least=1),
                                                      InDegrees]
@@ -157,7 +158,7 @@ def draw_code_agreement(fig: FigureBase,
     """The dot product of two pose-cell codes (``parts.voting.pose_code``) against the distance
     ``offsets`` ``[n]`` (image widths) and the angle ``angle_differences`` ``[m]`` (degrees)
     between their poses. Its own codes are made unchecked (``_pose_code``): 0.5 + offsets may
-    lie off the image."""
+    lie off the image; one past an image width (16: pixels) is refused, as no cell's code."""
     base = _pose_code(0.5, 0.5, 0.0)
     ax1, ax2 = fig.subplots(1, 2)
     ax1.plot(offsets, _pose_code(0.5 + offsets, 0.5, 0.0) @ base)
@@ -194,7 +195,7 @@ def draw_part_votes(ax_scene: FlatAxes, ax_c: FlatAxes, model: PoseCapsuleNet,
     ``RoutingResult`` (couplings ``c`` ``[1, 4, 2]``, parents ``v`` ``[1, 2, D + 1]``)."""
     x = sprites.render_many([scene])  # [1, 1, 32, 32]
     poses, _, _, routing = model.capsules(x)
-    ghosts = predicted_faces(poses[0].double().numpy(), model.W.numpy())  # [4, 4]
+    ghosts = _face_poses("predicted_faces", poses[0].double().numpy(), model.W.numpy())  # [4, 4]
     draw_scene(ax_scene, scene, size=32, ghosts=dict(zip(faces.PART_KINDS, ghosts, strict=True)))
     ax_scene.set_title(f"{title}: |v_face| = {routing.v[0, 0].norm().item():.2f}")
     draw_coupling_heatmap(ax_c, routing.c[0].numpy(), faces.PART_KINDS, PARENTS, title="c_ij")

@@ -42,8 +42,13 @@ def _per_angle(meaning: str):
     return Tensor(meaning, ndim=1, finite=True)
 
 
+# the input angles of a sweep, a tensor in degrees: radians (linspace(0, pi, 8)) refused, which
+# an axis of degrees would squeeze into its first few
+InputAngles = Annotated[_per_angle("input angles in degrees [n]"), InDegrees]
+
+
 @checked
-def draw_rotation_readouts(fig: FigureBase, input_angles: _per_angle("input angles in degrees [n]"),
+def draw_rotation_readouts(fig: FigureBase, input_angles: InputAngles,
                            cnn_unit: _per_angle("one upright filter's best match [n]"),
                            pooled: _per_angle("the bank's pooled match [n]"),
                            error: _per_angle("the capsule's angle minus the input angle [n]")
@@ -76,7 +81,7 @@ def draw_rotation_readouts(fig: FigureBase, input_angles: _per_angle("input angl
 def draw_turned_capsules(fig: FigureBase,
                          images: Tensor("images [N, 1, H, W], pixels in [0, 1]", ndim=4,
                                         pixels=True),
-                         input_angles: _per_angle("their angles in degrees [N]"),
+                         input_angles: InputAngles,
                          capsules: Tensor("their 2-D capsules [N, 2]", ndim=2, finite=True,
                                           sizes={1: 2}),
                          n_shown: Int("images shown", ge=1, le=MAX_SHOWN) = 6) -> None:

@@ -43,11 +43,12 @@ from .voting import (
     PARENTS,
     SIGMA_ANGLE,
     SIGMA_XY,
+    AngleWidth,
     Gain,
+    PlaceWidth,
     Transforms,
-    Width,
+    _pose_votes,
     decode_pose_code,
-    pose_votes,
 )
 
 # --- Part -> face transforms, learned from clean faces ---------------------------------------
@@ -187,8 +188,8 @@ class VoteTuning(CheckedRecord):
 
     face_gain: Gain  # the length of a vote for the face
     background_gain: Gain  # the length of a vote for the background
-    sigma_xy: Width  # the pose cells' tuning width in position (image widths)
-    sigma_angle: Width  # and in angle, degrees
+    sigma_xy: PlaceWidth  # the pose cells' tuning width in position (image widths)
+    sigma_angle: AngleWidth  # and in angle, degrees
 
 
 class PoseCapsuleNet(nn.Module):
@@ -200,8 +201,7 @@ class PoseCapsuleNet(nn.Module):
                  iterations: Int("routing iterations", ge=1, le=MAX_ITERATIONS) = 3,
                  face_gain: Float("a face vote's length", ge=0) = FACE_GAIN,
                  background_gain: Float("a background vote's length", ge=0) = BACKGROUND_GAIN,
-                 sigma_xy: Float("the tuning width in position", gt=0) = SIGMA_XY,
-                 sigma_angle: Float("the tuning width in degrees", gt=0) = SIGMA_ANGLE):
+                 sigma_xy: PlaceWidth = SIGMA_XY, sigma_angle: AngleWidth = SIGMA_ANGLE):
         super().__init__()
         # the votes' lengths and the pose cells' tuning widths (``parts.voting.pose_votes``); a
         # checkpoint saved before they were hyperparameters loads with the defaults, its values
@@ -242,7 +242,7 @@ class PoseCapsuleNet(nn.Module):
     def _capsules(self, x: torch.Tensor, iterations: int | None = None) -> "PoseCapsules":
         """``capsules`` of images checked."""
         poses, presence = self.detector.detect(x)
-        u_hat = pose_votes(poses.double().numpy(), presence.double().numpy(), self.W.numpy(),
+        u_hat = _pose_votes(poses.double().numpy(), presence.double().numpy(), self.W.numpy(),
                            **asdict(self.tuning))
         routing = dynamic_routing(u_hat, iterations or self.iterations)
         return PoseCapsules._made(poses, presence, u_hat, routing)

@@ -126,13 +126,18 @@ ProbeRates = Annotated[dict[str, Numbers("face rates [seeds, sets] (probe_rates)
 
 def _angle_curve(curve: np.ndarray) -> np.ndarray:
     """Refuse a curve of no bins, of bin centres out of order or repeated (the first bin is the
-    one nearest upright), or of face rates above 1 (a percentage, the bins' counts)."""
+    one nearest upright) or in radians (``units.InDegrees``: 0 to pi on an axis of degrees), or
+    of face rates above 1 (a percentage, the bins' counts)."""
     if not curve.shape[1]:
         raise ValueError("must hold at least one bin, got none; pass the pair "
                          "mean_face_rate_by_angle returns")
     if not (np.diff(curve[0]) > 0).all():
         raise ValueError(f"must hold bin centres in increasing order, each once, got "
                          f"{curve[0].tolist()}; pass the pair mean_face_rate_by_angle returns")
+    try:
+        InDegrees.func(curve[0])
+    except ValueError as err:
+        raise ValueError(str(err).replace("must be", "must hold bin centres as", 1)) from None
     if np.nanmax(curve[1], initial=0) > 1:
         raise ValueError(f"must hold face rates in [0, 1] in its second row, got values up to "
                          f"{np.nanmax(curve[1]):g}; pass fractions, as mean_face_rate_by_angle "
@@ -381,6 +386,10 @@ def turned_face_scores(models: NamedFaceNets, parts: sprites.Parts, angles: Turn
                        ) -> dict[str, tuple[torch.Tensor, torch.Tensor]]:
     """Each model's ``face_scores`` (score and cut, ``[len(angles)]`` each) on the scene
     ``parts`` turned by each of ``angles`` (degrees, ``faces.rotate``); ``models``: name ->
-    model."""
+    model. A scene with no part on the image (``('nose', 16, 16)``: pixels, not fractions of it)
+    is refused: every model would score a blank image."""
+    sprites._refuse_off_canvas("turned_face_scores", "parts",
+                               [sprites._as_part(p, "turned_face_scores") for p in parts],
+                               every=False)
     x = sprites.render_many([faces._rotate(parts, a) for a in angles])  # [angles, 1, 32, 32]
     return {name: face_scores(model, x) for name, model in models.items()}

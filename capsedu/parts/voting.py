@@ -21,7 +21,7 @@ import torch
 from ..checks import PIXEL_ROUNDING, check_same
 from ..course_settings import Seed
 from ..data import faces, sprites
-from ..data.sprites import OnePart, Parts, Scenes
+from ..data.sprites import ChosenPart, ChosenParts, Scenes, _refuse_off_canvas
 from ..memory import check_memory
 from ..poses import _pose_from_matrix, _pose_matrix, wrap_angle
 from ..routing import MAX_ITERATIONS, Step, dynamic_routing, routing_step
@@ -65,7 +65,18 @@ def predicted_faces(poses: Poses, W: AnyTransforms) -> np.ndarray:
     if W.shape[-2:] != (3, 3):
         raise ValueError(f"predicted_faces(): W must be transforms [..., 3, 3] (one per part, "
                          f"e.g. exact_transforms()), got shape {W.shape}")
+    _check_pose_angles("predicted_faces", poses)
     return _face_poses("predicted_faces", poses, W)
+
+
+def _check_pose_angles(where: str, poses: np.ndarray) -> None:
+    """Refuse part poses ``[..., 4]`` whose angles (column 2) all read as radians
+    (``units.DrawnInDegrees``: a learner's np.radians(30) would vote for a face turned half a
+    degree); checked once at the entry, never for the poses a model read (``_pose_votes``)."""
+    try:
+        DrawnInDegrees.func(poses[..., 2])
+    except ValueError as err:
+        raise ValueError(f"{where}(): poses' angles (column 2) {err}") from None
 
 
 def _face_poses(where: str, poses: np.ndarray, W: np.ndarray) -> np.ndarray:
@@ -92,25 +103,35 @@ def _predicted(poses: np.ndarray, W: np.ndarray) -> np.ndarray:
 
 
 @checked
-def predict_face(part: OnePart, W: Transforms | None = None
+def predict_face(part: ChosenPart, W: Transforms | None = None
                  ) -> tuple[float, float, float, float]:
     """The face pose (x, y, angle, scale) that one ``part`` (a ``Part`` or a tuple (kind, x, y,
     angle, scale)) predicts: P_face|i = P_i W_i.
 
     ``W``: ``[4, 3, 3]`` transforms in ``PART_KINDS`` order (default: ``exact_transforms()``).
+    A part wholly off the image (``('nose', 16, 16)``: pixels, not fractions of it) and an angle
+    that reads as radians are refused.
     """
+    _refuse_off_canvas("predict_face", "part", [part])
+    return _predict_face(part, W)
+
+
+def _predict_face(part: sprites.Part, W: np.ndarray | None = None
+                  ) -> tuple[float, float, float, float]:
+    """``predict_face`` of a part checked at its entry (``prediction_table``, ``route_parts``),
+    or read by a model (``figures.face_scenes``: its angle may be a fraction of a degree)."""
     W_i = part_to_face(part.kind) if W is None else W[faces.PART_KINDS.index(part.kind)]
     return tuple(float(v) for v in _face_poses("predict_face", np.array(part[1:], float), W_i))
 
 
 @checked
-def prediction_table(parts: Parts, W: Transforms | None = None) -> str:
+def prediction_table(parts: ChosenParts, W: Transforms | None = None) -> str:
     """A table, one row per part of ``parts``: its pose (x, y, angle, scale) and the face pose it
     predicts, P_face|i = P_i W_i (``predict_face``)."""
     rows = [f"{'part':>10} | {'its pose (x, y, angle, scale)':^30} | predicted face pose"]
     for part in map(sprites.Part._make, parts):
         pose = f"{part.x:.3f}, {part.y:.3f}, {part.angle:5.1f}, {part.scale:.2f}"
-        x, y, angle, scale = predict_face(part, W)
+        x, y, angle, scale = _predict_face(part, W)
         rows.append(f"{part.kind:>10} | {pose:^30} | {x:.3f}, {y:.3f}, {angle:5.1f}, {scale:.2f}")
     return "\n".join(rows)
 
@@ -141,7 +162,11 @@ _CENTRES = (np.arange(GRID) + 0.5) / GRID
 _ANGLES = np.arange(ANGLE_CELLS) * 360.0 / ANGLE_CELLS
 
 
-Width = Float("a tuning width", gt=0)
+# the pose cells' tuning widths: in position a fraction of the image's side (at 2.0, two image
+# widths, no two places are told apart: pixels refused); in angle degrees, at least 1 (0.5 reads
+# as radians, 29 degrees, and under a degree only a cell's own angle excites it)
+PlaceWidth = Float("a tuning width in position, a fraction of the image's side", gt=0, le=1)
+AngleWidth = Float("a tuning width in degrees; radians refused", ge=1, le=360)
 Gain = Float("a vote's length", ge=0)
 
 
@@ -150,7 +175,7 @@ def pose_code(x: ImageFraction("x") | Array("x of many poses"),
               y: ImageFraction("y") | Array("y of many poses"),
               angle: Annotated[Float("an angle in degrees"), InDegrees]
               | Annotated[Array("angles of many poses, degrees"), DrawnInDegrees],
-              sigma_xy: Width = SIGMA_XY, sigma_angle: Width = SIGMA_ANGLE
+              sigma_xy: PlaceWidth = SIGMA_XY, sigma_angle: AngleWidth = SIGMA_ANGLE
               ) -> np.ndarray:
     """Unit vectors of pose-cell activities ``[..., ANGLE_CELLS * GRID * GRID]``, one per pose
     (x, y, angle may be scalars or arrays of the same shape); zero for a pose so far outside the
@@ -211,8 +236,8 @@ def pose_votes(poses: Numbers("part poses [batch, 4, 4] (x, y, angle, scale)", n
                presence: Numbers("presence [batch, 4], how likely each part is there", ndim=2,
                                  fix="pass faces.part_slots(scenes)"),
                W: Transforms | None = None, face_gain: Gain = FACE_GAIN,
-               background_gain: Gain = BACKGROUND_GAIN, sigma_xy: Width = SIGMA_XY,
-               sigma_angle: Width = SIGMA_ANGLE):
+               background_gain: Gain = BACKGROUND_GAIN, sigma_xy: PlaceWidth = SIGMA_XY,
+               sigma_angle: AngleWidth = SIGMA_ANGLE):
     """u_hat ``[batch, 4, 2, D + 1]`` from part capsules: poses ``[batch, 4, 4]`` (x, y, angle,
     scale) and presence ``[batch, 4]`` in [0, 1], with transforms W ``[4, 3, 3]`` (default:
     ``exact_transforms()``).
@@ -221,8 +246,16 @@ def pose_votes(poses: Numbers("part poses [batch, 4, 4] (x, y, angle, scale)", n
     vote is the same vector (one extra dimension) for every part: the background is the default
     explanation that always agrees with itself, so a part stays with the face only where it
     agrees better. Both votes are scaled by the part's presence, so a missing part (presence 0)
-    adds nothing to any parent.
+    adds nothing to any parent. Angles (column 2) that all read as radians are refused.
     """
+    _check_pose_angles("pose_votes", poses)
+    return _pose_votes(poses, presence, W, face_gain, background_gain, sigma_xy, sigma_angle)
+
+
+def _pose_votes(poses, presence, W=None, face_gain=FACE_GAIN, background_gain=BACKGROUND_GAIN,
+                sigma_xy=SIGMA_XY, sigma_angle=SIGMA_ANGLE):
+    """``pose_votes`` of poses the course drew or a model read (``votes``,
+    ``pose_net.PoseCapsuleNet``): a few faces' angles may all be fractions of a degree."""
     poses, presence = poses.astype(float), presence.astype(float)
     if poses.shape[1] != 4 or presence.shape != poses.shape[:2]:
         raise ValueError(f"pose_votes(): poses must be [batch, 4, 4] and presence [batch, 4], one "
@@ -251,7 +284,7 @@ def votes(scenes: Scenes, face_gain: Gain = FACE_GAIN, background_gain: Gain = B
     with the exact transforms: ``pose_votes`` on the scenes' true part poses."""
     _some_scenes("votes", scenes)
     poses, presence = faces.part_slots(scenes)
-    return pose_votes(poses, presence, None, face_gain, background_gain), presence > 0
+    return _pose_votes(poses, presence, None, face_gain, background_gain), presence > 0
 
 
 def _some_scenes(where: str, scenes) -> None:
@@ -318,9 +351,16 @@ class PartRouting(CheckedRecord):
 
 
 @checked
-def route_parts(parts: Parts, iterations: Iterations = 3, step: Step = routing_step) -> PartRouting:
+def route_parts(parts: ChosenParts, iterations: Iterations = 3, step: Step = routing_step
+                ) -> PartRouting:
     """Run Procedure 1 on one scene's votes (see ``capsedu.dynamic_routing``; ``step`` as in
-    ``face_lengths``), keeping the trace of every iteration for the present parts."""
+    ``face_lengths``), keeping the trace of every iteration for the present parts. Angles that
+    read as radians are refused (``sprites.ChosenParts``)."""
+    return _route_parts(parts, iterations, step)
+
+
+def _route_parts(parts, iterations: int = 3, step=routing_step) -> PartRouting:
+    """``route_parts`` of a scene a widget's editor holds (scrambled: its angles jittered)."""
     u_hat, present = votes([parts])
     if not present.any():
         raise ValueError(f"route_parts(): parts must hold at least one face part (left_eye, "
@@ -332,7 +372,7 @@ def route_parts(parts: Parts, iterations: Iterations = 3, step: Step = routing_s
     kinds = [faces.PART_KINDS[i] for i in rows]
     return PartRouting(
         kinds=kinds,
-        predictions=[predict_face(by_kind[k]) for k in kinds],
+        predictions=[_predict_face(by_kind[k]) for k in kinds],
         c=torch.stack([step.c[0] for step in result.history]).numpy()[:, rows],
         lengths=torch.stack([step.v[0].norm(dim=-1) for step in result.history]).numpy(),
         face_pose=decode_pose_code(result.v[0, 0].numpy()),

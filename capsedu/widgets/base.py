@@ -10,6 +10,7 @@ from torch import nn
 from ..capsnet import CapsNet, LogitsCNN
 from ..checks import check_labels, check_shape, check_side
 from ..validate import Tensor, checked
+from ..viewpoint_states import EIGHTS_MODELS
 from .controls import Owner
 from .options import MAX_OPTIONS
 
@@ -160,7 +161,7 @@ class TwoReaders(Widget):
             if not isinstance(model, kind):
                 raise TypeError(f"{where}: {name} must be a {kind.__name__} ({words}), got a "
                                 f"{type(model).__name__}; pass notebook 08's {name}")
-        check_side(type(self).__name__, self.side, capsnet=capsnet, cnn=cnn)
+        check_side(type(self).__name__, self.side, EIGHTS_MODELS, capsnet=capsnet, cnn=cnn)
 
         self.capsnet, self.cnn, self.images, self.labels = capsnet, cnn, images, labels
         # the dropdowns' choices: "#k: a y" for the k-th digit, of class y

@@ -14,10 +14,10 @@ import torch
 
 from ..data import faces, sprites
 from ..data.faces import PartKind
-from ..data.sprites import Parts
+from ..data.sprites import ChosenParts, Parts
 from ..parts.pose_net import PoseCapsuleNet
 from ..parts.scoring import NamedFaceNets, Score, check_verdicts, verdicts
-from ..parts.voting import Pose, predicted_faces
+from ..parts.voting import Pose, _face_poses
 from ..validate import Flag, Float, checked
 from .panels import Iteration, RoutingPanels, RoutingView, RoutingWidget
 
@@ -51,7 +51,8 @@ def face_state(pose_model: PoseCapsuleNet, models: NamedFaceNets, parts: Parts,
     poses, presence, _, routing = pose_model.capsules(x, iteration)
     found = [k for k, p in zip(faces.PART_KINDS, presence[0].tolist(), strict=True) if p > 0.5]
     rows = [faces.PART_KINDS.index(k) for k in found]
-    ghosts = predicted_faces(poses[0].double().numpy(), pose_model.W.numpy())  # [4, 4]
+    # [4, 4]: the faces the parts it read predict (unchecked: a reading's angle may be 0.3)
+    ghosts = _face_poses("predicted_faces", poses[0].double().numpy(), pose_model.W.numpy())
     c = routing.c[0].numpy()  # [4, 2] couplings used in the last iteration
     v = verdicts(models, x)
     return FaceState(
@@ -85,7 +86,7 @@ class FaceCapsulesExplorer(RoutingWidget):
 
     @checked
     def __init__(self, pose_model: PoseCapsuleNet, models: NamedFaceNets,
-                 parts: Parts | None = None, iteration: Iteration = 3):
+                 parts: ChosenParts | None = None, iteration: Iteration = 3):
         self.pose_model, self.models = pose_model, models
         panels = RoutingPanels("image, detected parts' face votes", verdicts=list(models),
                                face_threshold=round(float(pose_model.threshold), 3))

@@ -18,7 +18,7 @@ from ..checks import check_same
 from ..course_settings import MAX_SIDE, MIN_SIDE, Text
 from ..data import faces
 from ..data.faces import PartKind
-from ..data.sprites import Parts
+from ..data.sprites import ChosenParts
 from ..figures.canvas import Blitter
 from ..figures.colours import PART_COLORS
 from ..figures.face_scenes import ghost_lines
@@ -152,8 +152,8 @@ class RoutingWidget(Widget):
     readout (``_more_readout(state)``); every change recomputes and redraws at once."""
 
     @checked
-    def __init__(self, panels: RoutingPanels, parts: Parts | None = None, iteration: Iteration = 3,
-                 extra: tuple | list = ()):
+    def __init__(self, panels: RoutingPanels, parts: ChosenParts | None = None,
+                 iteration: Iteration = 3, extra: tuple | list = ()):
         self.panels = panels
         self.editor = PartsEditor(parts, on_change=lambda _: self.update(),
                                   owner=type(self).__name__)

@@ -13,7 +13,7 @@ import ipywidgets as widgets
 from ..checks import check_takes
 from ..course_settings import Name, Seed
 from ..data import faces, sprites
-from ..data.sprites import Parts
+from ..data.sprites import ChosenParts, Parts
 from ..poses import wrap_angle
 from ..units import InDegrees
 from ..validate import Float, checked
@@ -29,7 +29,7 @@ class PartsEditor(Owner):
     "FaceVerdicts.editor.x" inside a widget)."""
 
     @checked
-    def __init__(self, parts: Parts | None = None, on_change: Callable | None = None,
+    def __init__(self, parts: ChosenParts | None = None, on_change: Callable | None = None,
                  seed: Seed = 0, owner: Name = "PartsEditor"):
         self.initial = list(parts) if parts is not None else faces.face_parts()
         if on_change is not None:  # refused now, not at the first edit

@@ -10,8 +10,8 @@ from dataclasses import dataclass
 from ..buggy import step_softmax_over_children
 from ..data import sprites
 from ..data.faces import PART_KINDS
-from ..data.sprites import Parts
-from ..parts.voting import route_parts
+from ..data.sprites import ChosenParts, Parts
+from ..parts.voting import _route_parts
 from ..routing import Step, routing_step
 from ..validate import Float, checked
 from .panels import FaceThreshold, Iteration, RoutingPanels, RoutingView, RoutingWidget
@@ -38,7 +38,7 @@ def routing_state(parts: Parts, iteration: Iteration = 3, step: Step = routing_s
         raise ValueError(f"routing_state(): parts must hold at least one face part (left_eye, "
                          f"right_eye, nose, mouth), got {list(parts)!r:.60}; add one, e.g. "
                          "faces.face_parts()")
-    r = route_parts(parts, iterations=iteration, step=step)
+    r = _route_parts(parts, iterations=iteration, step=step)
     return RoutingState(
         iteration=iteration,
         image=sprites.render(parts, size=SCENE_SIZE),  # the true parts, drawn large
@@ -65,7 +65,7 @@ class RoutingExplorer(RoutingWidget):
         "another the parts agree, and routing sends their votes to the face.")
 
     @checked
-    def __init__(self, parts: Parts | None = None, iteration: Iteration = 3,
+    def __init__(self, parts: ChosenParts | None = None, iteration: Iteration = 3,
                  face_threshold: FaceThreshold | None = None):
         self.softmax = ToggleButtons(
             options=[("over parents (paper)", routing_step),

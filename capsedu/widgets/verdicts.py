@@ -16,7 +16,7 @@ from matplotlib.figure import Figure
 from ..checks import input_shape
 from ..course_settings import Name
 from ..data import sprites
-from ..data.sprites import Parts, Scene, Side
+from ..data.sprites import ChosenParts, Parts, Scene, Side
 from ..figures.canvas import FlatAxes, png_bytes
 from ..parts.scoring import NamedFaceNets, Score, Verdicts, verdicts
 from ..validate import Array, Distinct, Flag, Record, Some, checked
@@ -133,7 +133,7 @@ class FaceVerdicts(Widget):
         "and a black tick where that model cuts between the two.")
 
     @checked
-    def __init__(self, models: NamedFaceNets, parts: Parts | None = None):
+    def __init__(self, models: NamedFaceNets, parts: ChosenParts | None = None):
         self.models = models
         self.view = VerdictsFigure(list(models))
         self.image = widgets.Image(format="png", width=420)
