@@ -13,6 +13,7 @@ from typing import Annotated, Any, NamedTuple
 
 import torch
 from pydantic import AfterValidator
+from torch.utils.data import TensorDataset
 
 from .capsnet import routing_iterations
 from .checks import check_different, check_order, check_read_labels, check_same, check_side
@@ -21,7 +22,7 @@ from .course_settings import MAX_SIDE, Classifier, Classifiers, Name, Rows, Seed
 from .data import transformed_mnist
 from .data.affine_params import _check_sweep_values
 from .data.transformed_mnist import CANVAS, SWEEPS
-from .loop import evaluate, is_correct, predict
+from .loop import SCORING_BATCH, _accuracy, is_correct, predict
 from .manifest_rows import ManifestRow
 from .recipes import Iterations, how_made
 from .refusals import declared_error
@@ -113,7 +114,9 @@ def sweep_accuracy(model: Classifier, images: Digits, labels: Labels,
     _check_sweep_values("sweep_accuracy", factor, values)  # before any model is run
     check_side("sweep_accuracy", side, "pass side={reads} (the side it reads), or a model made "
                f"for {side}x{side}", model=model)
-    return [evaluate(model, (transformed_mnist._sweep(images, factor, v, side), labels))
+    # the labels checked once above: each reading refused, if at all, as sweep_accuracy's
+    return [_accuracy(model, TensorDataset(transformed_mnist._sweep(images, factor, v, side),
+                                           labels), SCORING_BATCH, False, "sweep_accuracy")
             for v in values]
 
 

@@ -5343,7 +5343,7 @@ ROUND_TWENTY_SIX_UNCLEAR = [
     (lambda: checkpoints.pretrained("faces-bag-of-parts-cnn-seed0").score(_X25, 1), ValueError,
      r"^BagOfPartsCNN\.score\(\): x must have shape \[N, 1, 32, 32\]"),
     (lambda: robustness.sweep_accuracy(_FlatModel(), *_SWEPT), ValueError,
-     rf"^\w+\(\): {_NO_CLASSES.format(side=40)}.*got a _FlatModel that failed on them \(mat1 "
+     rf"^sweep_accuracy\(\): {_NO_CLASSES.format(side=40)}.*got a _FlatModel that failed on them \(mat1 "
      r"and mat2 shapes cannot be multiplied .*\); pass a model made for such images"),
     (lambda: loop.evaluate(_FlatModel(), (torch.rand(4, 1, 40, 40), _Y25)), ValueError,
      rf"^evaluate\(\): {_NO_CLASSES.format(side=40)}"),
@@ -5355,7 +5355,7 @@ ROUND_TWENTY_SIX_UNCLEAR = [
                  r"dtype torch\.float32; make predict return them: scores\.argmax\(1\)"),
     (lambda: robustness.sweep_accuracy(_predicting(lambda x: torch.full((len(x),), 7.0)),
                                        *_SWEPT), ValueError,
-     r"^\w+\(\): model must take images .*returned a Tensor of shape \(4,\), dtype "
+     r"^sweep_accuracy\(\): model must take images .*returned a Tensor of shape \(4,\), dtype "
      r"torch\.float32; .*or \.long\(\) of classes held as floats"),
     (lambda: scoring.face_probability(_scoring_one_argument(), torch.rand(2, 1, 32, 32)),
      TypeError, r"^face_probability\(\): model must be a face model \(.*\.score\(x, label\)\), "
