@@ -5343,8 +5343,8 @@ ROUND_TWENTY_SIX_UNCLEAR = [
     (lambda: checkpoints.pretrained("faces-bag-of-parts-cnn-seed0").score(_X25, 1), ValueError,
      r"^BagOfPartsCNN\.score\(\): x must have shape \[N, 1, 32, 32\]"),
     (lambda: robustness.sweep_accuracy(_FlatModel(), *_SWEPT), ValueError,
-     rf"^sweep_accuracy\(\): {_NO_CLASSES.format(side=40)}.*got a _FlatModel that failed on them \(mat1 "
-     r"and mat2 shapes cannot be multiplied .*\); pass a model made for such images"),
+     rf"^sweep_accuracy\(\): {_NO_CLASSES.format(side=40)}.*got a _FlatModel that failed on "
+     r"them \(mat1 and mat2 shapes cannot be multiplied .*\); pass a model made for such images"),
     (lambda: loop.evaluate(_FlatModel(), (torch.rand(4, 1, 40, 40), _Y25)), ValueError,
      rf"^evaluate\(\): {_NO_CLASSES.format(side=40)}"),
     (lambda: loop.predict(_predicting(torch.nn.Linear(2, 2)), _X25), ValueError,
