@@ -3,7 +3,7 @@ epoch's work, so that a mistake is refused by the argument's name, not met insid
 function or the model's loss: held-out images of another shape than the training images, a tensor
 too many for ``model.training_loss``, an ``augment`` or a ``compose`` of another form
 (``AUGMENT``, ``COMPOSE``), an ``augment`` that drops or adds images or leaves [0, 1]
-(``check_augmented``)."""
+(``check_augmented``), held-out images that are the training images (``same_images``)."""
 
 import inspect
 from collections.abc import Callable
@@ -12,7 +12,7 @@ from typing import Any
 import torch
 from torch.utils.data import TensorDataset
 
-from .checks import PIXEL_ROUNDING, check_takes
+from .checks import PIXEL_ROUNDING, check_input, check_takes
 from .course_settings import Name, Trainable
 from .refusals import kind_of, with_article
 from .validate import Record, Tensor, checked
@@ -66,19 +66,34 @@ def check_targets(where: Name, name: Name, model: torch.nn.Module, data: TensorD
                          f"takes, got {len(data.tensors)} tensors; drop the extra ones") from None
 
 
+def same_images(a: torch.Tensor, b: torch.Tensor) -> bool:
+    """Whether images ``a`` and ``b`` are one set: the same tensor, or equal, image by image (only
+    compared where their shapes and dtypes agree, so a held-out set of another size costs
+    nothing)."""
+    return a is b or (a.shape == b.shape and a.dtype == b.dtype and a.device == b.device
+                      and torch.equal(a, b))
+
+
 @checked
 def check_batches(where: Name, model: Trainable, train: Dataset,
                   validation: Dataset | None, compose: Callable | None,
                   augment: Callable | None) -> None:
-    """Before an epoch's work: the callbacks of their forms (``augment`` tried on 8 images); with
-    no ``compose``, ``validation``'s images of ``train``'s shape and ``train`` the tensors that
-    ``model.training_loss`` takes; with ``validation``, a model its ``.predict`` scores on them
-    (``keep_best``), refused now, not after an epoch."""
+    """Before an epoch's work: ``validation``'s images not ``train``'s own (``same_images``: held
+    out, they are images not trained on); the callbacks of their forms (``augment`` tried on 8
+    images); with no ``compose``, ``validation``'s images of ``train``'s shape and ``train`` the
+    tensors that ``model.training_loss`` takes; with ``validation``, a model its ``.predict``
+    scores on them (``keep_best``), refused now, not after an epoch."""
     if validation is not None and not callable(getattr(model, "predict", None)):
         raise TypeError(f"{where}(): model must be a classifier (with .predict(x)) to be scored on "
                         f"validation, got {with_article(type(model).__name__)}, which has no "
                         ".predict(); pass validation=None, or give it a predict(x)")
     x = train.tensors[0]
+    if validation is not None and same_images(validation.tensors[0], x):
+        raise ValueError(f"{where}(): validation must be held-out examples, images not trained "
+                         f"on, got train's own {len(x)} images: its accuracy would be the "
+                         "training accuracy, and the epoch chosen on it; hold some out (e.g. "
+                         "train=(x[:-n], y[:-n]), validation=(x[-n:], y[-n:])), or pass "
+                         "validation=None")
     if augment is not None:
         check_takes(augment, f"{where}(): augment", 2, AUGMENT)
     if compose is not None:  # it makes the examples (MultiMNIST's pairs), and so their shape
@@ -87,6 +102,7 @@ def check_batches(where: Name, model: Trainable, train: Dataset,
         raise ValueError(f"{where}(): validation's images must be of train's shape "
                          f"{list(x.shape[1:])}, got {list(validation.tensors[0].shape[1:])}; "
                          "hold out images of the training set's kind")
+    check_input(x, f"{where}(): train's images", model)  # not met in training_loss's words
     check_targets(where, "train", model, train)
     if augment is not None:
         check_augmented(where, x[:8], augment(x[:8], torch.Generator()))

@@ -42,6 +42,7 @@ from .data.transformed_mnist import translate
 from .fit_inputs import AUGMENT, COMPOSE, check_augmented, check_batches, check_targets
 from .progress import Progress, progress_bar
 from .refusals import declared_error, kind_of
+from .run_state import check_weights, fingerprint, read_state
 from .shipped_folders import state_folder
 from .stopping_rule import converged
 from .validate import CheckedRecord, Flag, Float, Has, Int, Spec, Tensor, checked
@@ -169,8 +170,8 @@ def fit(model: Trainable, train: Examples,
     * ``validation = (images, labels)``: held-out examples scored after every epoch; the model
       ends with the weights of its best epoch (``keep_best``), and ``patience`` stops the run once
       that many epochs bring no gain (``converged``): ``epochs`` is then a budget;
-    * ``state_path``: everything needed to continue is saved there after every epoch, and a run
-      resumes from it, drawing what an uninterrupted run would (``save_state``, ``resume``);
+    * ``state_path``: all a run needs to continue is saved there after every epoch, and the same
+      run (not another, nor on other examples) resumes from it as it would have gone (``resume``);
     * ``start = (weights, history)``: continue an earlier run from its kept epoch (``begin``);
     * ``device``: where it trains (``course_settings.device()``: the GPU if any); it comes back.
     """
@@ -189,7 +190,7 @@ def fit(model: Trainable, train: Examples,
         state_path = state_folder(check_not_shipped(state_path, what := "fit(): state_path"), what)
     run = begin(model, train, seed, batch_size, lr, lr_decay, compose, start, device,
                 keeps_best=validation is not None, patience=patience)
-    resume(run, model, state_path, epochs)
+    resume(run, model, state_path, epochs, validation)
     for epoch in range(len(run.history), epochs):
         if patience is not None and run.history and converged(held_out_scores(run.history),
                                                               patience):
@@ -305,6 +306,7 @@ def begin(model: nn.Module, train: TensorDataset, seed: Seed, batch_size: BatchS
     history, best = [], None
     if start is not None:
         weights, history = start[0], list(start[1])
+        check_weights(model, weights, "fit(): start")
         model.load_state_dict(weights)
         if keeps_best:  # the epoch to beat: the one it kept
             best = {k: v.detach().clone() for k, v in weights.items()}
@@ -353,28 +355,18 @@ def save_state(run: Run, model: nn.Module, state_path: Path | None) -> None:
 
 
 @checked
-def resume(run: Run, model: nn.Module, state_path: Path | None, epochs: int) -> None:
-    """Continue from the state ``save_state`` left at ``state_path``, if there is one: a state of
-    another run (``made_with``), or of a run already longer than ``epochs``, is refused, not
-    silently resumed (its record would name a command that did not make it)."""
-    if state_path is None or not state_path.exists():
+def resume(run: Run, model: nn.Module, state_path: Path | None, epochs: int,
+           validation: TensorDataset | None = None) -> None:
+    """Continue from the state ``save_state`` left at ``state_path``, if there is one and it is
+    this run's (``run_state.read_state``: one of another run, of other examples, its training
+    rows' or its held-out ``validation``'s, or already longer than ``epochs``, is refused, not
+    silently resumed). With a ``state_path``, the run's record keeps its examples' fingerprints."""
+    if state_path is not None:  # saved with the state: a state of other examples is not resumed
+        run.made_with.update(train_data=fingerprint(run.loader.dataset),
+                             validation_data=fingerprint(validation))
+    if state_path is None or (state := read_state(state_path, model, run.made_with,
+                                                  epochs)) is None:
         return
-    try:
-        state = torch.load(state_path, course_settings.model_device(model), weights_only=True)
-    except Exception as err:  # a file that is not a state: text, another pickle, a cut-off copy
-        raise ValueError(f"state_path: {state_path} is not a training state saved by fit "
-                         f"({type(err).__name__}); it was left as it is. Pass another state file "
-                         "(a new path starts afresh), or move that file away") from None
-    if not isinstance(state, dict) or not {"model", "history", "optimizer"} <= state.keys():
-        raise ValueError(f"state_path: {state_path} is not a training state saved by fit (it "
-                         "holds no model, optimizer and history); it was left as it is. Pass "
-                         "another state file, or move that file away")
-    check_same_run(state.get("made_with", run.made_with), run.made_with, state_path)
-    if len(state["history"]) > epochs:
-        raise ValueError(f"state_path: {state_path} holds {len(state['history'])} epochs, more "
-                         f"than epochs={epochs}: resumed, it would be recorded as a run of "
-                         f"{epochs} epochs. Pass epochs={len(state['history'])} or more, another "
-                         "state file, or delete it to start afresh")
     model.load_state_dict(state["model"])
     run.optimizer.load_state_dict(state["optimizer"])
     run.scheduler.load_state_dict(state["scheduler"])
@@ -382,18 +374,6 @@ def resume(run: Run, model: nn.Module, state_path: Path | None, epochs: int) -> 
     if "torch_rng" in state:  # torch's global generator draws the dropout masks
         torch.set_rng_state(state["torch_rng"].cpu())
     run.history, run.best = [Epoch(**epoch) for epoch in state["history"]], state.get("best")
-
-
-@checked
-def check_same_run(saved: dict, now: dict, state_path: Path) -> None:
-    """Refuse to resume from ``state_path`` when the run that ``saved`` it differs from this one
-    (``now``): another model, seed, number of training examples (``--limit``) or schedule."""
-    differ = [f"{key} {saved.get(key)!r} there, {value!r} here" for key, value in now.items()
-              if saved.get(key) != value]
-    if differ:
-        raise ValueError(f"state_path: {state_path} was saved by another run ({'; '.join(differ)})"
-                         ". Pass the arguments it was made with, another state file, or delete it "
-                         "to start afresh")
 
 
 @checked

@@ -13,6 +13,7 @@ checkpoints in <data root>/checkpoints/, which the notebooks load, are replaced 
 import argparse
 import dataclasses
 import difflib
+import errno
 import os
 import re
 import sys
@@ -33,7 +34,7 @@ from .folder_lock import LOCK_FILE
 from .json_records import json_row
 from .recipe_run import TooFewExamples, run_recipe
 from .recipes import RECIPES, Epochs, Limit, Threads, command_line, command_recipe, seeded_name
-from .shipped_folders import checkpoint_folder, state_folder
+from .shipped_folders import checkpoint_folder, is_shipped, state_folder
 from .validate import Has, Int, Spec, checked
 
 
@@ -90,7 +91,8 @@ def out_folder(text: str, flag: Option = "--out") -> Path:
     training, naming its ``flag``. It may not exist yet (it is made, with its parents), but it is
     not a file, not under a file, nor in a data set's folder or the data root outside its
     ``runs/`` (``checkpoints.check_not_shipped``; a shipped folder is refused later, without
-    ``--replace-shipped``), and the folder it is or would be made in is writable."""
+    ``--replace-shipped``), and the folder it is or would be made in is writable (``unwritable``:
+    asked after those checks, and never by a file made in a shipped folder)."""
     if not text.strip():  # Path("") is the current folder
         raise argparse.ArgumentTypeError(f"{flag} must name a folder, got an empty one, which "
                                          "would write into the current folder; pass '.' to mean "
@@ -102,16 +104,29 @@ def out_folder(text: str, flag: Option = "--out") -> Path:
     if not existing.is_dir():
         raise argparse.ArgumentTypeError(f"{text!r} {here} a file, not a folder; name a folder to "
                                          "write into (one that does not exist yet is made)")
-    try:  # a file made there and gone: os.access says yes to root for /proc or /sys
-        tempfile.TemporaryFile(dir=existing).close()
-    except OSError as err:
-        raise argparse.ArgumentTypeError(f"{text!r} {here} not writable by you ({err.strerror});"
-                                         " name a folder you can write to, or change its "
-                                         "permissions") from None
     try:  # the repository's data/ or MNIST/ taken for a folder of one's own
-        return checkpoints.check_not_shipped(folder, flag, replace_shipped=True)
+        folder = checkpoints.check_not_shipped(folder, flag, replace_shipped=True)
     except (PermissionError, ValueError) as err:
         raise argparse.ArgumentTypeError(str(err)) from None
+    if (denied := unwritable(existing)) is not None:
+        raise argparse.ArgumentTypeError(f"{text!r} {here} not writable by you ({denied}); name "
+                                         "a folder you can write to, or change its permissions")
+    return folder
+
+
+@checked
+def unwritable(folder: Path) -> str | None:
+    """Why this user cannot write in ``folder`` (an existing one), or None if it can: a file made
+    there and gone (``os.access`` says yes to root for /proc or /sys); a shipped folder (refused
+    after parsing, without ``--replace-shipped``) is only asked ``os.access``, so that not even a
+    probe's file is ever made in it."""
+    if is_shipped(folder):
+        return None if os.access(folder, os.W_OK) else os.strerror(errno.EACCES)
+    try:
+        tempfile.TemporaryFile(dir=folder).close()
+    except OSError as err:
+        return err.strerror
+    return None
 
 
 @checked

@@ -26,7 +26,7 @@ LAYERS = [
                            "manifest_rows", "shipped_folders", "results_kinds", "folder_lock",
                            "checkpoints",
                            "convergence",
-                           "progress", "fit_inputs", "loop", "recipes", "recipe_run",
+                           "progress", "fit_inputs", "run_state", "loop", "recipes", "recipe_run",
                            "course_parser", "train"]),
     ("experiments", ["capsule_vectors", "digit_capsules", "parts", "parts.voting",
                      "parts.detector", "parts.pose_net", "parts.pose_mlp", "parts.scoring",
@@ -227,6 +227,9 @@ def test_the_alias_check_names_an_alias_and_passes_the_conventional_ones():
 # "clean" and "attacked"): that is a record in disguise, and it returns a frozen record with named
 # fields. A dict keyed by data is a mapping and may stay; each is listed here with what keys it.
 DICT_RETURNS = {
+    "run_state.read_state": "the state file's keys as loop.save_state wrote them (model, "
+                            "optimizer, scheduler, generator, torch_rng, history, best, "
+                            "made_with)",
     "ablations.read_results": "run name (run_name) -> its AblationRun, from the results file",
     "ablations.errors_by_cell": "the label of each cell of recipes.ABLATION_GRID (the grid's "
                                 "table) -> its errors per seed: the groups of a seed-spread plot",

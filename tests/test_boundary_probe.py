@@ -508,8 +508,8 @@ def test_round_six_records_and_states_that_are_not_what_they_claim(tmp_path, mon
         checkpoints.read_results("r.json", checkpoints.ManifestRow)
     # a state path that holds someone's notes is refused, and the notes are kept
     (tmp_path / "notes.txt").write_text("my notes")
-    with pytest.raises(ValueError, match=r"state_path: notes.txt is not a training state saved "
-                                         r"by fit"):
+    with pytest.raises(ValueError, match=r"^fit\(\): state_path must be a training state fit "
+                                         r"saved, .*got notes.txt, which is not one"):
         loop.fit(_bag(), (torch.rand(4, 1, 8, 8), LABELS), state_path="notes.txt", progress=False)
     assert (tmp_path / "notes.txt").read_text() == "my notes"
 

@@ -16,6 +16,7 @@ import io
 import json
 import pickle
 import re
+import tempfile
 import types
 import warnings
 from pathlib import Path
@@ -5395,6 +5396,72 @@ ROUND_TWENTY_SIX_UNCLEAR = [
 ]
 
 
+_DIGITS_8 = (torch.rand(4, 1, 8, 8), LABELS)
+_OTHER_8 = (torch.rand(4, 1, 8, 8), LABELS)
+
+
+def _resumed(train, validation=None, model=_bag, saved_validation=None) -> list:
+    """fit of ``model()`` on ``train`` and ``validation`` resumed from a state file saved by a
+    1-epoch run of ``_bag()`` on ``_DIGITS_8`` and ``saved_validation`` (seed 0): its history."""
+    with tempfile.TemporaryDirectory() as folder:
+        state = Path(folder) / "st.pt"
+        loop.fit(_bag(), _DIGITS_8, epochs=1, batch_size=4, state_path=state,
+                 validation=saved_validation, progress=False)
+        return loop.fit(model(), train, epochs=2, batch_size=4, state_path=state,
+                        validation=validation, progress=False)
+
+
+ROUND_TWENTY_SEVEN_FIT = [
+    # lp_fit_state_other_data, fu_fit_state_other_data_no_training: resumed on other digits
+    (lambda: _resumed(_OTHER_8), ValueError,
+     r"^fit\(\): state_path .*st\.pt was saved by a run on other training examples \(train\) "
+     r"\(the same model, seed and count\): resumed, fit would hand back that run's weights, not "
+     r"trained on yours; it was left as it is\. Pass another state_path for these examples, or "
+     r"delete it to start afresh"),
+    (lambda: _resumed((_DIGITS_8[0], LABELS.flip(0))), ValueError,
+     r"^fit\(\): state_path .*saved by a run on other training examples \(train\)"),
+    (lambda: _resumed(_DIGITS_8, (_OTHER_8[0].flip(0), LABELS), saved_validation=_OTHER_8),
+     ValueError, r"^fit\(\): state_path .*saved by a run on other held-out examples "
+                 r"\(validation\)"),
+    # lp_fit_validation_is_train: the training digits taken as held out
+    (lambda: loop.fit(_bag(), _DIGITS_8, validation=_DIGITS_8, progress=False), ValueError,
+     r"^fit\(\): validation must be held-out examples, images not trained on, got train's own 4 "
+     r"images: its accuracy would be the training accuracy, and the epoch chosen on it; hold "
+     r"some out \(e\.g\. train=\(x\[:-n\], y\[:-n\]\), validation=\(x\[-n:\], y\[-n:\]\)\), or "
+     r"pass validation=None"),
+    (lambda: loop.fit(_bag(), _DIGITS_8, validation=(_DIGITS_8[0].clone(), LABELS.flip(0)),
+                      progress=False), ValueError,
+     r"^fit\(\): validation must be held-out examples, images not trained on"),
+    # lp_fit_start_garbage: torch's 'Error(s) in loading state_dict'
+    (lambda: loop.fit(_tiny(), (torch.rand(4, 1, 28, 28), LABELS), start=({"x": 1}, []),
+                      progress=False), ValueError,
+     r"^fit\(\): start must be \(weights, history\) of a run of this CapsNet, as "
+     r"recipe_run\.continue_from gives, got weights that lack 11 of the 11 it holds "
+     r"\('conv1\.weight', 'conv1\.bias', 'primary\.conv\.weight', \.\.\.\); hold 'x', which "
+     r"CapsNet has not; pass the weights of such a run \(model\.state_dict\(\)\), or "
+     r"start=None to train afresh"),
+    (lambda: loop.fit(_tiny(), (torch.rand(4, 1, 28, 28), LABELS), progress=False,
+                      start=(CapsNet(dataclasses.replace(TINY, conv_channels=4)).state_dict(), [])),
+     ValueError, r"^fit\(\): start must be \(weights, history\) of a run of this CapsNet, .*got "
+                 r"weights that hold 'conv1\.weight' as a Tensor of shape \(4, 1, 9, 9\), dtype "
+                 r"torch\.float32, where it has shape \(8, 1, 9, 9\)"),
+    # lp_fit_model_40_data_28: named CapsNet.training_loss() after the first batch
+    (lambda: loop.fit(CapsNet(dataclasses.replace(TINY, image_size=40)),
+                      (torch.rand(4, 1, 28, 28), LABELS), progress=False), ValueError,
+     r"^fit\(\): train's images must have shape \[N, 1, 40, 40\] for CapsNet, which reads 40x40 "
+     r"images of 1 channel\(s\), got shape \(4, 1, 28, 28\)"),
+    (lambda: loop.fit(_tiny(), (torch.rand(4, 1, 28, 28), LABELS), progress=False,
+                      validation=(torch.rand(4, 1, 40, 40), LABELS)), ValueError,
+     r"^fit\(\): validation's images must be of train's shape \[1, 28, 28\], got \[1, 40, 40\]"),
+    # lp_fit_state_other_model: no 'fit():' head
+    (lambda: _resumed(_DIGITS_8, model=lambda: BagOfPartsCNN(channels=(3,), n_classes=10,
+                                                                    image_size=None)),
+     ValueError,
+     r"^fit\(\): state_path .*st\.pt was saved by another run \(hparams .*\)\. Pass the "
+     r"arguments it was made with, another state_path, or delete it to start afresh"),
+]
+
+
 ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
               + ROUND_ELEVEN_LOOP + ROUND_ELEVEN_DATA + ROUND_TWELVE_MATHS
               + ROUND_TWELVE_PRESENTATION + ROUND_TWELVE_FILES + ROUND_TWELVE_METHODS
@@ -5413,7 +5480,8 @@ ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODE
               + ROUND_TWENTY_FOUR_RECORDS + ROUND_TWENTY_FOUR_UNCLEAR
               + ROUND_TWENTY_FOUR_RADIANS + ROUND_TWENTY_FIVE_RADIANS
               + ROUND_TWENTY_FIVE_LEAD + ROUND_TWENTY_FIVE_CASES + ROUND_TWENTY_FIVE_MODELS
-              + ROUND_TWENTY_SIX_WORK + ROUND_TWENTY_SIX_ANGLES + ROUND_TWENTY_SIX_UNCLEAR)
+              + ROUND_TWENTY_SIX_WORK + ROUND_TWENTY_SIX_ANGLES + ROUND_TWENTY_SIX_UNCLEAR
+              + ROUND_TWENTY_SEVEN_FIT)
 
 
 @pytest.mark.parametrize("call, error, message", ALL_ROUNDS, ids=range(len(ALL_ROUNDS)))

@@ -233,7 +233,8 @@ def test_a_state_file_of_another_run_is_refused_not_resumed(tmp_path, change, na
 
     run()
     before = state.read_bytes()
-    with pytest.raises(ValueError, match=f"state_path: .*saved by another run .*{named}"):
+    with pytest.raises(ValueError,
+                       match=f"^fit\\(\\): state_path .*saved by another run .*{named}"):
         run(**change)
     assert state.read_bytes() == before and not list(tmp_path.glob("*.partial"))
     assert len(run()) == 2  # the same run resumes (here: already finished)
@@ -253,6 +254,112 @@ def test_a_state_longer_than_the_budget_is_refused_not_recorded_as_a_shorter_run
     with pytest.raises(ValueError, match="holds 3 epochs, more than epochs=2"):
         run(2)
     assert len(run(4)) == 4  # a longer budget goes on from it
+
+
+@pytest.mark.parametrize("change, named", [
+    ({"train": 1}, "other training examples \\(train\\)"),  # same count, model and seed
+    ({"labels": 1}, "other training examples"),  # the same images, other labels
+    ({"validation": 1}, "other held-out examples \\(validation\\)"),
+])
+def test_a_state_file_of_other_examples_is_refused_not_resumed(tmp_path, change, named):
+    """Probe 27: a state saved on other digits (same count, model and seed) was resumed, and fit
+    handed back that run's weights without training on its own examples."""
+    x, y = torch.rand(128, 1, 8, 8), torch.arange(128) % 2
+    state = tmp_path / "state.pt"
+
+    def run(train=0, labels=0, validation=0):
+        torch.manual_seed(0)
+        rows = slice(64 * train, 64 * train + 64)
+        return fit(BagOfPartsCNN(channels=(2, 2)), (x[rows], (y[rows] + labels) % 2), epochs=2,
+                   batch_size=16, progress=False, state_path=state,
+                   validation=(x[64:96] if validation else x[96:], y[96:]))
+
+    first = run()
+    before = state.read_bytes()
+    with pytest.raises(ValueError, match=rf"^fit\(\): state_path {state} was saved by a run on "
+                                         rf"{named}.*Pass another state_path for these "
+                                         "examples, or delete it to start afresh"):
+        run(**change)
+    assert state.read_bytes() == before and not list(tmp_path.glob("*.partial"))
+    assert run() == first  # the same examples resume (here: the run already finished)
+
+
+def test_a_state_file_saved_without_its_examples_fingerprint_is_refused(tmp_path):
+    """A state saved before fit kept its data's fingerprint cannot be told from one of other
+    images: refused, naming the file and what to do, and left as it was."""
+    x, y = torch.rand(32, 1, 8, 8), torch.arange(32) % 2
+    state = tmp_path / "state.pt"
+    fit(BagOfPartsCNN(channels=(2, 2)), (x, y), epochs=1, batch_size=16, progress=False,
+        state_path=state)
+    saved = torch.load(state, weights_only=True)
+    for key in ("train_data", "validation_data"):  # as an older fit saved it
+        del saved["made_with"][key]
+    torch.save(saved, state)
+    before = state.read_bytes()
+    with pytest.raises(ValueError, match=r"^fit\(\): state_path .* was saved by an older fit, "
+                                         r"which kept no fingerprint of the images it trained "
+                                         r"on: .*Delete it to start afresh"):
+        fit(BagOfPartsCNN(channels=(2, 2)), (x, y), epochs=2, batch_size=16, progress=False,
+            state_path=state)
+    assert state.read_bytes() == before
+
+
+def test_validation_must_be_held_out_not_the_training_images():
+    """Probe 27: validation=(the training tensors) was scored as held out, and the epoch chosen on
+    the images trained on. Refused, the same tensors or a copy; other images of the same count,
+    or some of the training images with other held-out ones, are held out and kept."""
+    x, y = torch.rand(64, 1, 8, 8), torch.arange(64) % 2
+    for validation in ((x, y), (x.clone(), y.flip(0))):
+        with pytest.raises(ValueError, match=r"^fit\(\): validation must be held-out examples, "
+                                             r"images not trained on, got train's own 64 images"):
+            fit(BagOfPartsCNN(channels=(2, 2)), (x, y), progress=False, validation=validation)
+    for validation in ((torch.rand(64, 1, 8, 8), y), (x[:32], y[:32])):  # valid use
+        history = fit(BagOfPartsCNN(channels=(2, 2)), (x, y), batch_size=16, progress=False,
+                      validation=validation)
+        assert history[0].validation_accuracy is not None
+
+
+def test_start_must_be_weights_of_the_model_refused_before_any_is_loaded():
+    """Probe 27: start=({'x': 1}, []) met torch's 'Error(s) in loading state_dict'; refused in
+    fit's words, naming start, and the model is left as it was."""
+    model = BagOfPartsCNN(channels=(2, 2))
+    before = {k: v.clone() for k, v in model.state_dict().items()}
+    other = BagOfPartsCNN(channels=(3, 2)).state_dict()
+    for weights, found in (({"x": 1}, r"lack 6 of the 6 it holds \(.*\); hold 'x', which "
+                                      r"BagOfPartsCNN has not"),
+                           (other, r"hold 'features\.0\.weight' as a Tensor of shape "
+                                   r"\(3, 1, 3, 3\), dtype torch\.float32, where it has shape "
+                                   r"\(2, 1, 3, 3\)")):
+        with pytest.raises(ValueError, match=r"^fit\(\): start must be \(weights, history\) of "
+                                             r"a run of this BagOfPartsCNN, .*got weights that "
+                                             f"{found}"):
+            fit(model, (torch.rand(8, 1, 8, 8), torch.arange(8) % 2), progress=False,
+                start=(weights, []))
+    assert all(torch.equal(before[k], v) for k, v in model.state_dict().items())
+
+
+def test_an_out_symlinked_to_a_shipped_folder_gets_no_file_not_even_a_probe(tmp_path,
+                                                                            monkeypatch):
+    """Probe 27: --out, a link to data/checkpoints, had a temporary file made and deleted in it
+    (out_folder probed writing before the shipped check). Nothing is made in it now: its listing
+    and its time are what they were, and no file is opened there."""
+    from capsedu import train
+
+    shipped = tmp_path / "shipped"
+    shipped.mkdir()
+    (shipped / "SHIPPED.md").write_text("the course's shipped files")
+    (tmp_path / "ln").symlink_to(shipped)
+    monkeypatch.chdir(tmp_path)
+    made, probe = [], train.tempfile.TemporaryFile
+    monkeypatch.setattr(train.tempfile, "TemporaryFile",
+                        lambda **where: made.append(where) or probe(**where))
+    before = (sorted(p.name for p in shipped.iterdir()), shipped.stat().st_mtime_ns)
+    assert str(train.out_folder("ln")) == "ln"  # refused later, without --replace-shipped
+    with pytest.raises(SystemExit):
+        main(["capsnet-mnist-live", "--limit", "64", "--epochs", "1", "--out", "ln"])
+    assert (sorted(p.name for p in shipped.iterdir()), shipped.stat().st_mtime_ns) == before
+    assert made == []
+    assert train.out_folder("mine").name == "mine" and made  # a folder of one's own is probed
 
 
 def test_validation_keeps_the_best_epoch_which_equals_a_shorter_run():
