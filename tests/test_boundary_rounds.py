@@ -16,6 +16,7 @@ import io
 import json
 import pickle
 import re
+import time
 import types
 import warnings
 from pathlib import Path
@@ -726,8 +727,8 @@ ROUND_TEN = [
     (lambda: loop.Epoch(epoch=1, seconds=-3.0), ValueError,
      r"Epoch\(\): seconds must be a finite number >= 0 .*, got -3.0"),
     (lambda: reconstruction_detector.Threshold(model="m", value=0.1, quantile=95.0, held_out=10),
-     ValueError, r"Threshold\(\): quantile must be a finite number > 0 and < 1 \(.*a fraction "
-     r"such as 0.95, not a percentage\), got 95.0"),
+     ValueError, r"Threshold\(\): quantile must be a finite number >= 0\.5 and < 1 \(.*a "
+     r"fraction such as 0.95 .*nor a percentage\), got 95.0"),
     (lambda: manifest_rows.Sitting(command="x", sha256="0" * 64, epochs=2, kept_epoch=5),
      ValueError, r"Sitting\(\): kept_epoch, epochs must be in order \(kept_epoch <= epochs\), got "
      r"kept_epoch=5, epochs=2"),
@@ -5395,6 +5396,53 @@ ROUND_TWENTY_SIX_UNCLEAR = [
 ]
 
 
+ROUND_TWENTY_SEVEN_LEVELS = [
+    # a significance level (or a false-alarm share) where a confidence level (a quantile) belongs
+    (lambda: statistics.seed_difference([0.990, 0.992, 0.989], [0.988, 0.991, 0.990],
+                                        by_seed=True, level=0.05), ValueError,
+     r"^seed_difference\(\): level must be a finite number >= 0\.5 and < 1 \(a confidence level "
+     r"such as 0\.95, not a significance level such as 0\.05\), got 0\.05"),
+    (lambda: statistics.t_multiplier(2, level=0.05), ValueError,
+     r"^t_multiplier\(\): level must be .*not a significance level such as 0\.05\), got 0\.05"),
+    (lambda: statistics.paired([True, False], [True, True], level=0.01), ValueError,
+     r"^paired\(\): level must be .*\(a confidence level such as 0\.95"),
+    (lambda: reconstruction_detector.Settings(quantile=0.05, held_out=32), ValueError,
+     r"^Settings\(\): quantile must be a finite number >= 0\.5 and < 1 .*not the false-alarm "
+     r"share 0\.05 nor a percentage\), got 0\.05"),
+    # Euler steps as long as the membrane time constant: a neuron below threshold fired
+    (lambda: spiking.simulate(torch.tensor([0.9]), spiking.Neuron(tau_ms=1.0), duration_ms=50.0,
+                              dt_ms=5.0), ValueError,
+     r"^simulate\(\): dt_ms must be at most neuron's tau_ms / 4 .*got dt_ms=5\.0 with "
+     r"tau_ms=1\.0; pass dt_ms <= 0\.25"),
+    (lambda: spiking.simulate(torch.tensor([0.5]), spiking.Neuron(tau_ms=0.02),
+                              duration_ms=50.0), ValueError,
+     r"^simulate\(\): dt_ms .*got dt_ms=0\.1 with tau_ms=0\.02; .*\(20 ms is tau_ms=20\.0, not "
+     r"0\.02\)"),
+    # refused in an inner function's words, or after the work
+    (lambda: training.routing_ablation([object()], [0], (1, 3), ["face", "nonfaces"], 10),
+     ValueError, r"^routing_ablation\(\): kinds\[1\] must be one of 'face', .*got 'nonfaces'"),
+    (lambda: training.routing_ablation([object()], [0], (1,), ["face"], 10,
+                                       margin_kinds=["faces"]),
+     ValueError, r"^routing_ablation\(\): margin_kinds\[0\] must be one of .*got 'faces'"),
+    (lambda: seed_table.measure(torch.zeros(2, 1, 40, 40), 10), ValueError,
+     r"^measure\(\): images must be .*28 along dimension 3 .*got shape \(2, 1, 40, 40\)"),
+    (lambda: full_sets.score("multimnist", "affnist-cnn"), ValueError,
+     r"^score\(\): checkpoint 'affnist-cnn' reads 40x40 images, but the test set 'multimnist' is "
+     r"of 36x36 ones; pick a checkpoint of that set, one of multimnist-capsnet, multimnist-cnn"),
+    (lambda: training.train_face_model("deep CNN", seed=0, examples=3, epochs=1,
+                                       progress=False), ValueError,
+     r"^train_face_model\(\): examples must be an even number >= 2 \(half faces, half "
+     r"non-faces\), got 3; pass 4"),
+    (lambda: recipe_run.run_recipe("capsnet-mnist-live", epochs=1, limit=64, root="out",
+                                   continue_folder="nowhere", progress=False), ValueError,
+     r"^run_recipe\(\): continue_folder must be a folder holding a finished run of "
+     r"'capsnet-mnist-live', got 'nowhere', a folder that does not exist"),
+    (lambda: adversarial_record.read_clean({k: v for k, v in _ADVERSARIAL.items()
+                                            if k != "clean"}), KeyError,
+     r"^\"read_clean\(\): results holds no record of 'clean' \(adversarial\.json\)"),
+]
+
+
 ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
               + ROUND_ELEVEN_LOOP + ROUND_ELEVEN_DATA + ROUND_TWELVE_MATHS
               + ROUND_TWELVE_PRESENTATION + ROUND_TWELVE_FILES + ROUND_TWELVE_METHODS
@@ -5413,7 +5461,8 @@ ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODE
               + ROUND_TWENTY_FOUR_RECORDS + ROUND_TWENTY_FOUR_UNCLEAR
               + ROUND_TWENTY_FOUR_RADIANS + ROUND_TWENTY_FIVE_RADIANS
               + ROUND_TWENTY_FIVE_LEAD + ROUND_TWENTY_FIVE_CASES + ROUND_TWENTY_FIVE_MODELS
-              + ROUND_TWENTY_SIX_WORK + ROUND_TWENTY_SIX_ANGLES + ROUND_TWENTY_SIX_UNCLEAR)
+              + ROUND_TWENTY_SIX_WORK + ROUND_TWENTY_SIX_ANGLES + ROUND_TWENTY_SIX_UNCLEAR
+              + ROUND_TWENTY_SEVEN_LEVELS)
 
 
 @pytest.mark.parametrize("call, error, message", ALL_ROUNDS, ids=range(len(ALL_ROUNDS)))
@@ -5818,3 +5867,38 @@ def test_round_twenty_six_a_hand_edited_row_is_refused_by_pretrained(tmp_path):
                                          r"CapsNet, but its manifest row says DeepCNN; save it "
                                          r"again"):
         checkpoints.pretrained("mine", root=tmp_path)
+
+
+
+def test_round_twenty_seven_confidence_levels_quantiles_and_steps_in_range_are_taken():
+    """Round twenty-seven: levels of 0.5 and up, quantiles of 0.5 and up and Euler steps up to a
+    quarter of the membrane time constant (the spiking widget's 0.25 ms at its 1 ms) are taken;
+    an even number of face examples trains."""
+    for level in (0.5, 0.9, 0.95, 0.99):
+        assert statistics.t_multiplier(2, level=level) > 0
+        assert statistics.seed_difference([0.990, 0.992, 0.989], [0.988, 0.991, 0.990],
+                                          by_seed=True, level=level).level == level
+    assert statistics.t_multiplier(2) == pytest.approx(4.3027, abs=1e-4)
+    for quantile in (0.5, 0.95, 0.999):
+        assert reconstruction_detector.Settings(quantile=quantile).quantile == quantile
+    trace = spiking.simulate(torch.tensor([0.9]), spiking.Neuron(tau_ms=1.0), duration_ms=50.0,
+                             dt_ms=0.25)
+    assert int(trace.spikes.sum()) == 0  # held below threshold, it never fires
+    model = training.train_face_model("deep CNN", seed=0, examples=4, epochs=1, progress=False)
+    assert not model.training
+
+
+def test_round_twenty_seven_a_checker_fails_an_endless_answer_within_its_limit(monkeypatch,
+                                                                                capsys):
+    """Round twenty-seven: check_dynamic_routing held an endless answer twice its limit (the
+    hint ran the learner's function again); every checker's hint now says nothing after a
+    time-out."""
+    monkeypatch.setattr(exercises.checking, "CASE_SECONDS", 1)
+
+    def endless(u_hat, iterations):
+        while True:
+            pass
+    began = time.perf_counter()
+    assert exercises.check_dynamic_routing(endless) is False
+    assert time.perf_counter() - began < 1.9
+    assert "ran past 1 s" in capsys.readouterr().out
