@@ -19,6 +19,7 @@ from PIL import Image
 from pydantic import AfterValidator, InstanceOf
 
 from .. import course_settings
+from ..course_settings import Name
 from ..memory import check_memory
 from ..validate import Int, checked
 
@@ -48,7 +49,8 @@ def _flat(ax: Axes) -> Axes:
 FlatAxes = Annotated[Axes, AfterValidator(_flat)]
 
 
-def check_distinct_axes(where: str, **panels) -> None:
+@checked
+def check_distinct_axes(where: Name, **panels) -> None:
     """Refuse one Axes passed for two panels of a figure (``draw_part_votes(ax, ax, ...)``, or
     ``axes`` holding one twice): both panels would be drawn into it, the second's title and
     labels over the first's, without a word. ``panels``: each argument's name -> its Axes, or
@@ -66,7 +68,8 @@ def check_distinct_axes(where: str, **panels) -> None:
             named[ax] = label
 
 
-def check_on_figure(where: str, fig: FigureBase, ax: Axes) -> None:
+@checked
+def check_on_figure(where: Name, fig: FigureBase, ax: Axes) -> None:
     """Refuse an Axes of another figure than ``fig`` (``draw_capsule_values(fig, ax)`` takes
     both: ``ax`` for the drawing, ``fig`` for its colour bar): the drawing would go to the other
     figure and ``fig`` stay empty, with only matplotlib's warning."""
