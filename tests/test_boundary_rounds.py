@@ -18,6 +18,7 @@ import pickle
 import re
 import time
 import types
+import typing
 import warnings
 from pathlib import Path
 from unittest import mock
@@ -5443,6 +5444,77 @@ ROUND_TWENTY_SEVEN_LEVELS = [
 ]
 
 
+def _one_axes_twice():
+    """An array of Axes [2, 5] holding one Axes twice (a learner's axes[1, 2] = axes[0, 0])."""
+    axes = plt.subplots(2, 5)[1]
+    axes[1, 2] = axes[0, 0]
+    return axes
+
+
+def _log_axes(axis):
+    """An Axes reused after a log plot: its ``axis`` scale is 'log'."""
+    ax = _ax()
+    getattr(ax, f"set_{axis}scale")("log")
+    return ax
+
+
+_ANGLES27 = np.arange(-180, 181, 30.0)
+
+ROUND_TWENTY_SEVEN_FIGURES = [
+    # pixels where image fractions are meant: the check render and face_parts make
+    (lambda: sprites.segments([("nose", 16, 16)]), ValueError,
+     r"^segments\(\): parts must put ink on the image \(x and y are fractions of it, from 0 to "
+     r"1\), got 'nose' at \(16, 16\) wholly off it; pass fractions, e\.g\. 0\.5"),
+    # a reused log-scaled Axes hides every value <= 0
+    (lambda: rotations.draw_rotation_curves(_log_axes("x"), _ANGLES27,
+                                            {"capsnet": np.linspace(20, 99, 13)}, 100),
+     ValueError, r"^draw_rotation_curves\(\): ax must be an Axes of linear scales, got one "
+                 r"whose x scale is 'log' \(it hides every value <= 0\); pass a fresh Axes "
+                 r"\(fig\.add_subplot\(\)\) or set it back: ax\.set_xscale\('linear'\)$"),
+    (lambda: capsule_lengths.draw_margin_loss(_log_axes("y")), ValueError,
+     r"^draw_margin_loss\(\): ax must be an Axes of linear scales, got one whose y scale is "
+     r"'log'.*ax\.set_yscale\('linear'\)$"),
+    # one Axes passed for two panels
+    (lambda: face_scenes.draw_part_votes(ax := _ax(), ax, pose_net.PoseCapsuleNet(
+        channels=(2, 2, 2, 2)), faces.face_parts(), "a face"), ValueError,
+     r"^draw_part_votes\(\): ax_scene and ax_c must be two Axes, one for each panel, got the "
+     r"same Axes for both \(the second panel would be drawn over the first\); pass one Axes "
+     r"each"),
+    (lambda: _capsedu("figures.spikes").draw_readout(ax := _ax(), ax, spiking.spike_readout(
+        torch.rand(4, 10), windows_ms=(10, 50))), ValueError,
+     r"^draw_readout\(\): ax_agree and ax_error must be two Axes, one for each panel"),
+    (lambda: feature_maps.draw_lifted_maps(_one_axes_twice(), np.random.rand(2, 28, 28),
+                                           np.random.rand(2, 4, 20, 20)), ValueError,
+     r"^draw_lifted_maps\(\): axes\[0, 0\] and axes\[1, 2\] must be two Axes"),
+    (lambda: training_curves.draw_face_curves([ax := _ax(), ax], {
+        k: r for k, r in curves.read_results().items()
+        if r.model in ("deep CNN", "pose capsules")}), ValueError,
+     r"^draw_face_curves\(\): axes\[0\] and axes\[1\] must be two Axes"),
+    # an Axes of another figure than the one passed: that figure would stay empty
+    (lambda: digit_images.draw_capsule_values(plt.figure(), _ax(), torch.rand(3, 16),
+                                              ["a", "b", "c"]), ValueError,
+     r"^draw_capsule_values\(\): ax must be an Axes of fig, got one of another figure \(fig "
+     r"would stay empty\); pass an Axes fig made, e\.g\. ax = fig\.add_subplot\(\)$"),
+    # no declaration: pydantic would let any value through, with only its warning
+    (lambda: validate.check_value("here", "n", 5, 3), TypeError,
+     r"^check_value\(\): declaration must be one such as Int\(\.\.\.\), got an int, 5; pass "
+     r"one validate builds$"),
+    (lambda: validate.check_value("here", "n", None, float("nan")), TypeError,
+     r"^check_value\(\): declaration must be one such as Int\(\.\.\.\), got a NoneType"),
+    # the base of the routing widgets, built itself
+    (lambda: _capsedu("widgets.panels").RoutingWidget(RoutingPanels("scene")), TypeError,
+     r"^RoutingWidget\(\): RoutingWidget is the base of notebooks 04 and 07's routing widgets, "
+     r"with nothing to compute of its own; make one of them: FaceCapsulesExplorer, "
+     r"RoutingExplorer"),
+    # a slider held in a dict of the widget's: refused by its own name
+    (lambda: setattr(_capsedu("widgets.viewpoint").ViewpointExplorer(
+        _tiny40(), _bag(), torch.rand(4, 1, 28, 28), LABELS).sliders["rotation"], "value",
+        0.5236), ValueError,
+     r"^ViewpointExplorer\.sliders\['rotation'\]: value must be an angle in degrees, got "
+     r"0\.5236, which reads as radians"),
+]
+
+
 ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
               + ROUND_ELEVEN_LOOP + ROUND_ELEVEN_DATA + ROUND_TWELVE_MATHS
               + ROUND_TWELVE_PRESENTATION + ROUND_TWELVE_FILES + ROUND_TWELVE_METHODS
@@ -5462,7 +5534,7 @@ ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODE
               + ROUND_TWENTY_FOUR_RADIANS + ROUND_TWENTY_FIVE_RADIANS
               + ROUND_TWENTY_FIVE_LEAD + ROUND_TWENTY_FIVE_CASES + ROUND_TWENTY_FIVE_MODELS
               + ROUND_TWENTY_SIX_WORK + ROUND_TWENTY_SIX_ANGLES + ROUND_TWENTY_SIX_UNCLEAR
-              + ROUND_TWENTY_SEVEN_LEVELS)
+              + ROUND_TWENTY_SEVEN_FIGURES + ROUND_TWENTY_SEVEN_LEVELS)
 
 
 @pytest.mark.parametrize("call, error, message", ALL_ROUNDS, ids=range(len(ALL_ROUNDS)))
@@ -5902,3 +5974,33 @@ def test_round_twenty_seven_a_checker_fails_an_endless_answer_within_its_limit(m
     assert exercises.check_dynamic_routing(endless) is False
     assert time.perf_counter() - began < 1.9
     assert "ran past 1 s" in capsys.readouterr().out
+
+
+def test_round_twenty_seven_figures_what_the_new_refusals_leave_is_taken():
+    """Round twenty-seven (r105): the valid use beside each new refusal still works."""
+    assert sprites.segments([("nose", 0.5, 0.5)]).shape == (2, 4)
+    assert sprites.segments([("nose", 0.99, 0.5), ("mouth", 1.5, 0.5)]).shape[1] == 4  # half out
+    assert face_scenes.ghost_lines({"nose": (0.95, 0.5, 0.0, 1.0)})[0]  # a ghost face half out
+    fig, (agree, error) = plt.subplots(1, 2)
+    _capsedu("figures.spikes").draw_readout(agree, error, spiking.spike_readout(
+        torch.rand(4, 10), windows_ms=(10, 50)))  # the log scales it sets itself
+    assert (agree.get_xscale(), error.get_yscale()) == ("log", "log")
+    reused = _log_axes("x")
+    reused.set_xscale("linear")  # set back, as the refusal says
+    rotations.draw_rotation_curves(reused, _ANGLES27, {"capsnet": np.linspace(20, 99, 13)}, 100)
+    assert len(reused.lines[0].get_xdata()) == 13
+    fig, (scene, couplings) = plt.subplots(1, 2)
+    face_scenes.draw_part_votes(scene, couplings, pose_net.PoseCapsuleNet(channels=(2, 2, 2, 2)),
+                                faces.face_parts(), "a face")
+    fig = plt.figure()
+    sub = fig.subfigures(1, 2)[0]
+    for drawn_on, ax in ((fig, fig.add_subplot()), (sub, sub.add_subplot())):
+        digit_images.draw_capsule_values(drawn_on, ax, torch.rand(3, 16), ["a", "b", "c"])
+    assert validate.check_value("here", "n", int | None, None) is None
+    assert validate.check_value("here", "n", typing.Annotated[list, "words"], [1]) == [1]
+    assert validate.check_value("here", "n", validate.Int("a count", ge=0), 3) == 3
+    explorer = _capsedu("widgets.viewpoint").ViewpointExplorer(_tiny40(), _bag(),
+                                                               torch.rand(4, 1, 28, 28), LABELS)
+    explorer.sliders["rotation"].value = 30
+    assert explorer.sliders["rotation"].value == 30
+    plt.close("all")
