@@ -113,11 +113,11 @@ def read_results(path: str | Path | None = None) -> dict[str, Unit]:
     return checkpoints.read_results(path or checkpoints.results_path(RESULTS, True), unit_type)
 
 
-def _unit(results: dict, name: str, where: str = "") -> Unit:
-    """The unit ``name`` of ``results``. A setting in the name (``eps 0.07``, ``weight 1.0``)
-    that no unit of its kind (``pgd``, ``adaptive``) recorded is refused as ``where``'s argument,
-    naming the values recorded; a unit of recorded settings not there is one a stopped run has yet
-    to do."""
+def _unit(results: dict, name: str, where: str) -> Unit:
+    """The unit ``name`` of ``results``, in the words of ``where`` (the function the caller
+    called). A setting in the name (``eps 0.07``, ``weight 1.0``) that no unit of its kind
+    (``pgd``, ``adaptive``) recorded is refused as ``where``'s argument, naming the values
+    recorded; a unit of recorded settings not there is one a stopped run has yet to do."""
     if name in results:
         return results[name]
     parts, others = name.split(", "), [other.split(", ") for other in results]
@@ -127,8 +127,8 @@ def _unit(results: dict, name: str, where: str = "") -> Unit:
             raise ValueError(f"{where}(): {setting} must be one the run recorded, "
                              f"{', '.join(map(str, recorded))}, got {value}; pass one of those "
                              f"({RESULTS} holds no other)")
-    raise KeyError(f"no record of {name!r} in {RESULTS}; record it with {COMMAND} "
-                   "--replace-shipped (a stopped run resumes where it stopped)")
+    raise KeyError(f"{where}(): results holds no record of {name!r} ({RESULTS}); record it with "
+                   f"{COMMAND} --replace-shipped (a stopped run resumes where it stopped)")
 
 
 def _setting(part: str) -> tuple[str, float | None]:
@@ -150,7 +150,7 @@ def _kin(other: list[str], parts: list[str], i: int) -> bool:
 def read_models(results: Results) -> dict[str, Trained]:
     """The models of the record by name, refused when a shipped checkpoint is no longer the one
     attacked (as ``full_sets.read_right`` refuses a record of other weights)."""
-    unit, manifest = _unit(results, "models"), checkpoints.read_manifest()
+    unit, manifest = _unit(results, "models", "read_models"), checkpoints.read_manifest()
     found = {CAPSNET: unit.capsnet, CAPSNET_1ITER: unit.capsnet_1iter, CNN: unit.cnn}
     for name, trained in found.items():
         if manifest[name].sha256 != trained.sha256:
@@ -207,7 +207,7 @@ class Clean(CheckedRecord):
 @checked
 def read_clean(results: Results) -> Clean:
     """The record's clean unit as a ``Clean``."""
-    unit = _unit(results, "clean")
+    unit = _unit(results, "clean", "read_clean")
     n = len(unit.rows)
     return Clean(torch.tensor(unit.rows), torch.tensor(unit.labels),
                  {name: _right(wrong, n) for name, wrong in unit.wrong.items()},
@@ -228,7 +228,7 @@ def read_attacked(results: Results, model: Choice("a model", *MODELS),
         right = read_clean(results).right[model]
         return Attacked(model, source, attack, 0.0, BUDGET.losses, (right,) * len(BUDGET.losses))
     unit = _unit(results, f"{attack}, {source}, eps {eps}", "read_attacked")
-    n = len(_unit(results, "clean").rows)
+    n = len(_unit(results, "clean", "read_attacked").rows)
     wrong = unit.wrong[model]
     return Attacked(model, source, attack, eps, tuple(wrong),
                     tuple(_right(rows, n) for rows in wrong.values()))
@@ -285,8 +285,8 @@ class MoreBudget(CheckedRecord):
 @checked
 def read_more_budget(results: Results, model: Choice("a model", *MODELS)) -> MoreBudget:
     """The sanity unit of ``model``: the usual budget against more steps and more restarts."""
-    unit = _unit(results, f"sanity, {model}")
-    n = min(len(_unit(results, "clean").rows), SANITY_IMAGES)
+    unit = _unit(results, f"sanity, {model}", "read_more_budget")
+    n = min(len(_unit(results, "clean", "read_more_budget").rows), SANITY_IMAGES)
     return MoreBudget(model, unit.eps, unit.loss, unit.more_steps.budget.steps,
                       unit.more_restarts.budget.restarts, _right(unit.usual.wrong, n),
                       _right(unit.more_steps.wrong, n), _right(unit.more_restarts.wrong, n))
@@ -319,7 +319,7 @@ def how_run(results: Results) -> RunInfo:
     """The record's ``RunInfo``."""
     units = list(results.values())
     stamps = [unit.stamp for unit in units]
-    settings = _unit(results, "clean").settings
+    settings = _unit(results, "clean", "how_run").settings
     return RunInfo(units[0].command, settings.sample, settings,
                    tuple(sorted({s.device for s in stamps})),
                    tuple(sorted({s.threads for s in stamps})),

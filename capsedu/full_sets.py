@@ -25,7 +25,7 @@ import torch
 
 from . import checkpoints
 from .capsnet import CapsNet, routing_iterations
-from .checks import check_rows
+from .checks import check_rows, input_shape
 from .course_settings import Argv, Classifier, Name, Rows, RunThreads, Text
 from .data import digit_pairs, transformed_mnist
 from .data.mnist import load_mnist
@@ -246,9 +246,17 @@ def score(test_set: Choice("a full test set", *SETS), checkpoint: str,
           iterations: Iterations = None, state_path: str | Path | None = None
           ) -> FullSetReading:
     """Score the shipped ``checkpoint`` on the full ``test_set``, routed ``iterations`` times if
-    given: its record (``state_path``: unused, nothing trains)."""
+    given: its record (``state_path``: unused, nothing trains). A checkpoint made for another
+    image size than the set's is refused: the pairing is wrong, not the images."""
     began = time.perf_counter()
-    reading = read_wrong(checkpoints.pretrained(checkpoint), *_full(test_set), iterations)
+    model, (images, labels) = checkpoints.pretrained(checkpoint), _full(test_set)
+    shape = input_shape(model)
+    if shape is not None and tuple(images.shape[1:]) != shape:
+        raise ValueError(f"score(): checkpoint {checkpoint!r} reads {shape[1]}x{shape[2]} images, "
+                         f"but the test set {test_set!r} is of {images.shape[2]}x"
+                         f"{images.shape[3]} ones; pick a checkpoint of that set, one of "
+                         f"{', '.join(MODELS[test_set])}")
+    reading = read_wrong(model, images, labels, iterations)
     return FullSetReading(test_set=test_set, checkpoint=checkpoint, iterations=iterations,
                           sha256=checkpoints.read_manifest()[checkpoint].sha256, n=reading.n,
                           accuracy=reading.accuracy, wrong=reading.wrong,

@@ -97,24 +97,26 @@ def how_run(history: Annotated[list[Epoch], Some]) -> HowRun:
 
 
 @checked
-def continue_from(folder: course_settings.Folder, name: str
+def continue_from(folder: course_settings.Folder, name: str, where: str = "continue_from",
+                  argument: str = "folder"
                   ) -> tuple[dict[str, torch.Tensor], list[Epoch], tuple[Sitting, ...]]:
     """What a run needs to continue checkpoint ``name`` saved in ``folder`` (``fit``'s ``start``):
     ``(weights, history, sittings)``. ``history``: its held-out accuracy up to the epoch it kept
     (training goes on from the kept weights), each epoch timed at the run's mean (``Epoch``
     records without the losses, which the row does not keep); ``sittings``:
-    the runs that made it, oldest first (commands, epochs kept, sha256), for its manifest row."""
+    the runs that made it, oldest first (commands, epochs kept, sha256), for its manifest row.
+    A folder without a finished run of ``name`` is refused in the words of ``where`` (the
+    function the caller called) and its ``argument``."""
     folder = Path(folder)
+    head = f"{where}(): {argument} must be a folder holding a finished run of {name!r}"
+    fix = "name a folder holding a finished run of this recipe, e.g. the shipped checkpoints"
     if not folder.is_dir():
         what = "a file" if folder.exists() else "a folder that does not exist"
-        raise ValueError(f"continue_from: {folder / checkpoints.MANIFEST} has no row for {name!r}: "
-                         f"{folder} is {what}; name a folder holding a finished run of this "
-                         "recipe, e.g. the shipped checkpoints")
+        raise ValueError(f"{head}, got {str(folder)!r}, {what}; {fix}")
     row = checkpoints.rows_in(folder).get(name)
     if row is None or row.metrics is None or row.metrics.validation_by_epoch is None:
-        raise ValueError(f"continue_from: {folder / checkpoints.MANIFEST} has no row for {name!r} "
-                         "with a held-out curve (metrics.validation_by_epoch); name a folder "
-                         "holding a finished run of this recipe, e.g. the shipped checkpoints")
+        raise ValueError(f"{head}, got {str(folder)!r}, whose {checkpoints.MANIFEST} has no row "
+                         f"for it with a held-out curve (metrics.validation_by_epoch); {fix}")
     scores = row.metrics.validation_by_epoch
     kept = best_epoch(scores)
     # the bytes of the file its row names, verified against the row's sha256 (a file swapped or
@@ -122,8 +124,8 @@ def continue_from(folder: course_settings.Folder, name: str
     row, _, data = checkpoints.verified_bytes(name, folder)
     weights = torch.load(io.BytesIO(data), map_location="cpu", weights_only=True)
     if weights["arch"] != row.arch:
-        raise ValueError(f"continue_from: {folder / row.file} holds a {weights['arch']}, its "
-                         f"row says {row.arch}; name a folder holding this recipe's run")
+        raise ValueError(f"{head}, got {str(folder)!r}, whose {row.file} holds a "
+                         f"{weights['arch']} where its row says {row.arch}; {fix}")
     per_epoch = row.train_time_s / len(scores)
     history = [Epoch(i + 1, per_epoch, validation_accuracy=v)
                for i, v in enumerate(scores[:kept])]
@@ -158,11 +160,12 @@ def run_recipe(name: str, epochs: Epochs | None = None, limit: Limit | None = No
                            continue_from=continue_folder)
     start, sittings = None, None
     if continue_folder is not None:
-        weights, history, earlier = continue_from(continue_folder, saved_as)
+        weights, history, earlier = continue_from(continue_folder, saved_as, "run_recipe",
+                                                   "continue_folder")
         if len(history) >= epochs:
-            raise ValueError(f"continue_folder: {saved_as} in {continue_folder} has already "
-                             f"trained {len(history)} epochs, the budget of {epochs}; pass more "
-                             "epochs to go on")
+            raise ValueError(f"run_recipe(): continue_folder: {saved_as} in {continue_folder} has "
+                             f"already trained {len(history)} epochs, the budget of {epochs}; "
+                             "pass more epochs to go on")
         start, sittings = (weights, history), earlier
     model, history, train_examples = train_recipe(recipe, epochs, limit, seed, progress,
                                                   state_path, start, "run_recipe")

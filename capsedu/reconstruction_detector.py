@@ -30,12 +30,19 @@ from .validate import CheckedRecord, Float, Int, Numbers, Some, Tensor, checked
 BATCH = 100  # images read at once
 
 
+# The share of clean held-out digits under the threshold. One under 0.5 is refused: 0.05 is a
+# false-alarm share, and taken as the quantile it flags 95 % of the clean digits.
+Quantile = Float("the share of clean held-out digits under the threshold: a fraction such as "
+                 "0.95 (5 % of clean digits flagged), not the false-alarm share 0.05 nor a "
+                 "percentage", ge=0.5, lt=1)
+
+
 @dataclass(frozen=True)
 class Settings(CheckedRecord):
     """How the threshold is chosen: the ``quantile`` of the distances of ``held_out`` clean
     digits, the last of the training split (held out by the recipes, never trained on)."""
 
-    quantile: Float("the share of clean held-out digits under the threshold", gt=0, lt=1) = 0.95
+    quantile: Quantile = 0.95
     held_out: Int("held-out training digits", ge=1, le=10_000) = 5000
 
 
@@ -48,8 +55,7 @@ class Threshold(CheckedRecord):
 
     model: Name
     value: Float("the distance over which an image is flagged", ge=0)
-    quantile: Float("the share of clean held-out digits under it: a fraction such as 0.95, "
-                    "not a percentage", gt=0, lt=1)
+    quantile: Quantile
     held_out: Int("the clean held-out digits it was chosen on", ge=1)
 
 

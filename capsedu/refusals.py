@@ -148,6 +148,16 @@ def annotated(where: str, fn) -> None:
                         f"pass the function itself, e.g. {where}(loop.fit)")
 
 
+def a_declaration(where: str, declaration) -> None:
+    """Refuse a ``declaration`` that is no type (``Int(...)``, ``Annotated[...]``, ``int``):
+    pydantic would read a str as a type's name, and let any value through another one (5), with
+    only its own warning."""
+    if not (isinstance(declaration, type) or typing.get_origin(declaration)):  # checked by hand
+        raise TypeError(f"{where}(): declaration must be one such as Int(...), got "
+                        f"{with_article(type(declaration).__name__)}, {declaration!r:.60}; pass "
+                        "one validate builds")
+
+
 def first_error(err: ValidationError) -> ErrorDetails:
     """The error of ``err`` a learner reads first: a bad value before a missing one, and of a
     union's errors (one per form it takes) that of the form the value has."""

@@ -107,7 +107,7 @@ def time_predict(models: Classifiers,
 
 
 @checked
-def measure(images: Tensor("MNIST test digits [N, 1, 28, 28]", ndim=4),
+def measure(images: transformed_mnist.SomeDigits,
             n_table: Int("held-out images per face kind", ge=1, le=MAX_TABLE)) -> Measured:
     """What the table measures here: seed 0's face models (07's and 10 §8's ViTs) on ``n_table``
     held-out images per face kind; 08's models on all 10,000 affNIST-style test digits, from

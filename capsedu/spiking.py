@@ -30,6 +30,10 @@ from .validate import CheckedRecord, Distinct, Float, Tensor, checked
 
 MAX_STEPS = 1_000_000  # time steps of one simulation or spike train: duration / dt
 MAX_NEURONS = 100_000  # neurons simulated at once (currents, or capsule lengths)
+# The longest Euler step, as a share of the membrane time constant: each step's error in the
+# approach to the current's potential is about (dt / tau)^2 / 2 (3 % at a quarter), and from
+# dt = tau on the step overshoots that potential, so a neuron held below threshold fires.
+MAX_STEP_OF_TAU = 0.25
 
 
 @dataclass(frozen=True)
@@ -98,7 +102,15 @@ def simulate(currents: Tensor("constant input currents, one per neuron [neurons]
              duration_ms: Float("how long to simulate, ms", gt=0, le=1e6) = 500.0,
              dt_ms: Float("the time step, ms", gt=0, le=100) = 0.1) -> Trace:
     """Run LIF neurons, one per current of ``currents`` ``[N]``, from rest for ``duration_ms``
-    in steps of ``dt_ms`` (Euler's method), and return their ``Trace``."""
+    in steps of ``dt_ms`` (Euler's method), and return their ``Trace``. A ``dt_ms`` past
+    ``neuron.tau_ms / 4`` (``MAX_STEP_OF_TAU``) is refused: Euler's steps would be too coarse for
+    the membrane's decay, and from ``dt_ms = tau_ms`` on a neuron below threshold fires."""
+    if dt_ms > MAX_STEP_OF_TAU * neuron.tau_ms:
+        raise ValueError(f"simulate(): dt_ms must be at most neuron's tau_ms / 4 (Euler's step "
+                         f"must be short beside the membrane time constant), got dt_ms={dt_ms!r} "
+                         f"with tau_ms={neuron.tau_ms!r}; pass dt_ms <= "
+                         f"{MAX_STEP_OF_TAU * neuron.tau_ms:g}, or tau_ms in milliseconds "
+                         "(20 ms is tau_ms=20.0, not 0.02)")
     if len(currents) > MAX_NEURONS:
         raise ValueError(f"simulate(): currents must hold at most {MAX_NEURONS:,} neurons, got "
                          f"{len(currents):,}; simulate fewer at once")

@@ -49,8 +49,11 @@ MAX_WINDOW = 1_000_000
 TOLERANCE = 1e-6
 
 # The declarations the functions here share: the confidence level of an interval, whether each
-# image was read right, one number per seed, and a comparison read by its fields.
-Level = Float("the confidence level, e.g. 0.95", gt=0, lt=1)
+# image was read right, one number per seed, and a comparison read by its fields. A level under
+# 0.5 is refused: 0.05 is a significance level (alpha), and read as a confidence level it gives a
+# 5 % interval, so narrow that noise reads as a clear difference: pass 0.95 for a test at 5 %.
+Level = Float("a confidence level such as 0.95, not a significance level such as 0.05", ge=0.5,
+              lt=1)
 Correct = Numbers("one right/wrong value per test image (a 1-d array of booleans)", ndim=1,
                   at_least=1, bools=True, fix="score the model on at least one image")
 PerSeed = Numbers("a list of numbers, one per seed", ndim=1, at_least=2,

@@ -427,9 +427,7 @@ def check_value(where: str, name: str, declaration, value):
     """Enforce one declaration (``Int``, ``Float``, ...) on a value that is no parameter of its
     own (a field of a manifest row given as ``**fields``, an entry of a dict), with the messages
     ``checked`` gives a parameter; hands back the value as validated."""
-    if isinstance(declaration, str):  # pydantic would read it as a type's name: checked by hand
-        raise TypeError(f"check_value(): declaration must be one such as Int(...), got a str, "
-                        f"{declaration!r}; pass one validate builds")
+    refusals.a_declaration("check_value", declaration)  # 5 is none: pydantic would pass any value
     try:
         return TypeAdapter(declaration, config=STRICT).validate_python(value)
     except ValidationError as err:

@@ -17,7 +17,9 @@ import json
 import pickle
 import re
 import tempfile
+import time
 import types
+import typing
 import warnings
 from pathlib import Path
 from unittest import mock
@@ -727,8 +729,8 @@ ROUND_TEN = [
     (lambda: loop.Epoch(epoch=1, seconds=-3.0), ValueError,
      r"Epoch\(\): seconds must be a finite number >= 0 .*, got -3.0"),
     (lambda: reconstruction_detector.Threshold(model="m", value=0.1, quantile=95.0, held_out=10),
-     ValueError, r"Threshold\(\): quantile must be a finite number > 0 and < 1 \(.*a fraction "
-     r"such as 0.95, not a percentage\), got 95.0"),
+     ValueError, r"Threshold\(\): quantile must be a finite number >= 0\.5 and < 1 \(.*a "
+     r"fraction such as 0.95 .*nor a percentage\), got 95.0"),
     (lambda: manifest_rows.Sitting(command="x", sha256="0" * 64, epochs=2, kept_epoch=5),
      ValueError, r"Sitting\(\): kept_epoch, epochs must be in order \(kept_epoch <= epochs\), got "
      r"kept_epoch=5, epochs=2"),
@@ -5462,6 +5464,124 @@ ROUND_TWENTY_SEVEN_FIT = [
 ]
 
 
+ROUND_TWENTY_SEVEN_LEVELS = [
+    # a significance level (or a false-alarm share) where a confidence level (a quantile) belongs
+    (lambda: statistics.seed_difference([0.990, 0.992, 0.989], [0.988, 0.991, 0.990],
+                                        by_seed=True, level=0.05), ValueError,
+     r"^seed_difference\(\): level must be a finite number >= 0\.5 and < 1 \(a confidence level "
+     r"such as 0\.95, not a significance level such as 0\.05\), got 0\.05"),
+    (lambda: statistics.t_multiplier(2, level=0.05), ValueError,
+     r"^t_multiplier\(\): level must be .*not a significance level such as 0\.05\), got 0\.05"),
+    (lambda: statistics.paired([True, False], [True, True], level=0.01), ValueError,
+     r"^paired\(\): level must be .*\(a confidence level such as 0\.95"),
+    (lambda: reconstruction_detector.Settings(quantile=0.05, held_out=32), ValueError,
+     r"^Settings\(\): quantile must be a finite number >= 0\.5 and < 1 .*not the false-alarm "
+     r"share 0\.05 nor a percentage\), got 0\.05"),
+    # Euler steps as long as the membrane time constant: a neuron below threshold fired
+    (lambda: spiking.simulate(torch.tensor([0.9]), spiking.Neuron(tau_ms=1.0), duration_ms=50.0,
+                              dt_ms=5.0), ValueError,
+     r"^simulate\(\): dt_ms must be at most neuron's tau_ms / 4 .*got dt_ms=5\.0 with "
+     r"tau_ms=1\.0; pass dt_ms <= 0\.25"),
+    (lambda: spiking.simulate(torch.tensor([0.5]), spiking.Neuron(tau_ms=0.02),
+                              duration_ms=50.0), ValueError,
+     r"^simulate\(\): dt_ms .*got dt_ms=0\.1 with tau_ms=0\.02; .*\(20 ms is tau_ms=20\.0, not "
+     r"0\.02\)"),
+    # refused in an inner function's words, or after the work
+    (lambda: training.routing_ablation([object()], [0], (1, 3), ["face", "nonfaces"], 10),
+     ValueError, r"^routing_ablation\(\): kinds\[1\] must be one of 'face', .*got 'nonfaces'"),
+    (lambda: training.routing_ablation([object()], [0], (1,), ["face"], 10,
+                                       margin_kinds=["faces"]),
+     ValueError, r"^routing_ablation\(\): margin_kinds\[0\] must be one of .*got 'faces'"),
+    (lambda: seed_table.measure(torch.zeros(2, 1, 40, 40), 10), ValueError,
+     r"^measure\(\): images must be .*28 along dimension 3 .*got shape \(2, 1, 40, 40\)"),
+    (lambda: full_sets.score("multimnist", "affnist-cnn"), ValueError,
+     r"^score\(\): checkpoint 'affnist-cnn' reads 40x40 images, but the test set 'multimnist' is "
+     r"of 36x36 ones; pick a checkpoint of that set, one of multimnist-capsnet, multimnist-cnn"),
+    (lambda: training.train_face_model("deep CNN", seed=0, examples=3, epochs=1,
+                                       progress=False), ValueError,
+     r"^train_face_model\(\): examples must be an even number >= 2 \(half faces, half "
+     r"non-faces\), got 3; pass 4"),
+    (lambda: recipe_run.run_recipe("capsnet-mnist-live", epochs=1, limit=64, root="out",
+                                   continue_folder="nowhere", progress=False), ValueError,
+     r"^run_recipe\(\): continue_folder must be a folder holding a finished run of "
+     r"'capsnet-mnist-live', got 'nowhere', a folder that does not exist"),
+    (lambda: adversarial_record.read_clean({k: v for k, v in _ADVERSARIAL.items()
+                                            if k != "clean"}), KeyError,
+     r"^\"read_clean\(\): results holds no record of 'clean' \(adversarial\.json\)"),
+]
+
+
+def _one_axes_twice():
+    """An array of Axes [2, 5] holding one Axes twice (a learner's axes[1, 2] = axes[0, 0])."""
+    axes = plt.subplots(2, 5)[1]
+    axes[1, 2] = axes[0, 0]
+    return axes
+
+
+def _log_axes(axis):
+    """An Axes reused after a log plot: its ``axis`` scale is 'log'."""
+    ax = _ax()
+    getattr(ax, f"set_{axis}scale")("log")
+    return ax
+
+
+_ANGLES27 = np.arange(-180, 181, 30.0)
+
+ROUND_TWENTY_SEVEN_FIGURES = [
+    # pixels where image fractions are meant: the check render and face_parts make
+    (lambda: sprites.segments([("nose", 16, 16)]), ValueError,
+     r"^segments\(\): parts must put ink on the image \(x and y are fractions of it, from 0 to "
+     r"1\), got 'nose' at \(16, 16\) wholly off it; pass fractions, e\.g\. 0\.5"),
+    # a reused log-scaled Axes hides every value <= 0
+    (lambda: rotations.draw_rotation_curves(_log_axes("x"), _ANGLES27,
+                                            {"capsnet": np.linspace(20, 99, 13)}, 100),
+     ValueError, r"^draw_rotation_curves\(\): ax must be an Axes of linear scales, got one "
+                 r"whose x scale is 'log' \(it hides every value <= 0\); pass a fresh Axes "
+                 r"\(fig\.add_subplot\(\)\) or set it back: ax\.set_xscale\('linear'\)$"),
+    (lambda: capsule_lengths.draw_margin_loss(_log_axes("y")), ValueError,
+     r"^draw_margin_loss\(\): ax must be an Axes of linear scales, got one whose y scale is "
+     r"'log'.*ax\.set_yscale\('linear'\)$"),
+    # one Axes passed for two panels
+    (lambda: face_scenes.draw_part_votes(ax := _ax(), ax, pose_net.PoseCapsuleNet(
+        channels=(2, 2, 2, 2)), faces.face_parts(), "a face"), ValueError,
+     r"^draw_part_votes\(\): ax_scene and ax_c must be two Axes, one for each panel, got the "
+     r"same Axes for both \(the second panel would be drawn over the first\); pass one Axes "
+     r"each"),
+    (lambda: _capsedu("figures.spikes").draw_readout(ax := _ax(), ax, spiking.spike_readout(
+        torch.rand(4, 10), windows_ms=(10, 50))), ValueError,
+     r"^draw_readout\(\): ax_agree and ax_error must be two Axes, one for each panel"),
+    (lambda: feature_maps.draw_lifted_maps(_one_axes_twice(), np.random.rand(2, 28, 28),
+                                           np.random.rand(2, 4, 20, 20)), ValueError,
+     r"^draw_lifted_maps\(\): axes\[0, 0\] and axes\[1, 2\] must be two Axes"),
+    (lambda: training_curves.draw_face_curves([ax := _ax(), ax], {
+        k: r for k, r in curves.read_results().items()
+        if r.model in ("deep CNN", "pose capsules")}), ValueError,
+     r"^draw_face_curves\(\): axes\[0\] and axes\[1\] must be two Axes"),
+    # an Axes of another figure than the one passed: that figure would stay empty
+    (lambda: digit_images.draw_capsule_values(plt.figure(), _ax(), torch.rand(3, 16),
+                                              ["a", "b", "c"]), ValueError,
+     r"^draw_capsule_values\(\): ax must be an Axes of fig, got one of another figure \(fig "
+     r"would stay empty\); pass an Axes fig made, e\.g\. ax = fig\.add_subplot\(\)$"),
+    # no declaration: pydantic would let any value through, with only its warning
+    (lambda: validate.check_value("here", "n", 5, 3), TypeError,
+     r"^check_value\(\): declaration must be one such as Int\(\.\.\.\), got an int, 5; pass "
+     r"one validate builds$"),
+    (lambda: validate.check_value("here", "n", None, float("nan")), TypeError,
+     r"^check_value\(\): declaration must be one such as Int\(\.\.\.\), got a NoneType"),
+    # the base of the routing widgets, built itself
+    (lambda: _capsedu("widgets.panels").RoutingWidget(RoutingPanels("scene")), TypeError,
+     r"^RoutingWidget\(\): RoutingWidget is the base of notebooks 04 and 07's routing widgets, "
+     r"with nothing to compute of its own; make one of them: FaceCapsulesExplorer, "
+     r"RoutingExplorer"),
+    # a slider held in a dict of the widget's: refused by its own name
+    (lambda: setattr(_capsedu("widgets.viewpoint").ViewpointExplorer(
+        _tiny40(), _bag(), torch.rand(4, 1, 28, 28), LABELS).sliders["rotation"], "value",
+        0.5236), ValueError,
+     r"^ViewpointExplorer\.sliders\['rotation'\]: value must be an angle in degrees, got "
+     r"0\.5236, which reads as radians"),
+]
+
+
 ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
               + ROUND_ELEVEN_LOOP + ROUND_ELEVEN_DATA + ROUND_TWELVE_MATHS
               + ROUND_TWELVE_PRESENTATION + ROUND_TWELVE_FILES + ROUND_TWELVE_METHODS
@@ -5481,7 +5601,7 @@ ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODE
               + ROUND_TWENTY_FOUR_RADIANS + ROUND_TWENTY_FIVE_RADIANS
               + ROUND_TWENTY_FIVE_LEAD + ROUND_TWENTY_FIVE_CASES + ROUND_TWENTY_FIVE_MODELS
               + ROUND_TWENTY_SIX_WORK + ROUND_TWENTY_SIX_ANGLES + ROUND_TWENTY_SIX_UNCLEAR
-              + ROUND_TWENTY_SEVEN_FIT)
+              + ROUND_TWENTY_SEVEN_FIGURES + ROUND_TWENTY_SEVEN_LEVELS + ROUND_TWENTY_SEVEN_FIT)
 
 
 @pytest.mark.parametrize("call, error, message", ALL_ROUNDS, ids=range(len(ALL_ROUNDS)))
@@ -5886,3 +6006,68 @@ def test_round_twenty_six_a_hand_edited_row_is_refused_by_pretrained(tmp_path):
                                          r"CapsNet, but its manifest row says DeepCNN; save it "
                                          r"again"):
         checkpoints.pretrained("mine", root=tmp_path)
+
+
+
+def test_round_twenty_seven_confidence_levels_quantiles_and_steps_in_range_are_taken():
+    """Round twenty-seven: levels of 0.5 and up, quantiles of 0.5 and up and Euler steps up to a
+    quarter of the membrane time constant (the spiking widget's 0.25 ms at its 1 ms) are taken;
+    an even number of face examples trains."""
+    for level in (0.5, 0.9, 0.95, 0.99):
+        assert statistics.t_multiplier(2, level=level) > 0
+        assert statistics.seed_difference([0.990, 0.992, 0.989], [0.988, 0.991, 0.990],
+                                          by_seed=True, level=level).level == level
+    assert statistics.t_multiplier(2) == pytest.approx(4.3027, abs=1e-4)
+    for quantile in (0.5, 0.95, 0.999):
+        assert reconstruction_detector.Settings(quantile=quantile).quantile == quantile
+    trace = spiking.simulate(torch.tensor([0.9]), spiking.Neuron(tau_ms=1.0), duration_ms=50.0,
+                             dt_ms=0.25)
+    assert int(trace.spikes.sum()) == 0  # held below threshold, it never fires
+    model = training.train_face_model("deep CNN", seed=0, examples=4, epochs=1, progress=False)
+    assert not model.training
+
+
+def test_round_twenty_seven_a_checker_fails_an_endless_answer_within_its_limit(monkeypatch,
+                                                                                capsys):
+    """Round twenty-seven: check_dynamic_routing held an endless answer twice its limit (the
+    hint ran the learner's function again); every checker's hint now says nothing after a
+    time-out."""
+    monkeypatch.setattr(exercises.checking, "CASE_SECONDS", 1)
+
+    def endless(u_hat, iterations):
+        while True:
+            pass
+    began = time.perf_counter()
+    assert exercises.check_dynamic_routing(endless) is False
+    assert time.perf_counter() - began < 1.9
+    assert "ran past 1 s" in capsys.readouterr().out
+
+
+def test_round_twenty_seven_figures_what_the_new_refusals_leave_is_taken():
+    """Round twenty-seven (r105): the valid use beside each new refusal still works."""
+    assert sprites.segments([("nose", 0.5, 0.5)]).shape == (2, 4)
+    assert sprites.segments([("nose", 0.99, 0.5), ("mouth", 1.5, 0.5)]).shape[1] == 4  # half out
+    assert face_scenes.ghost_lines({"nose": (0.95, 0.5, 0.0, 1.0)})[0]  # a ghost face half out
+    fig, (agree, error) = plt.subplots(1, 2)
+    _capsedu("figures.spikes").draw_readout(agree, error, spiking.spike_readout(
+        torch.rand(4, 10), windows_ms=(10, 50)))  # the log scales it sets itself
+    assert (agree.get_xscale(), error.get_yscale()) == ("log", "log")
+    reused = _log_axes("x")
+    reused.set_xscale("linear")  # set back, as the refusal says
+    rotations.draw_rotation_curves(reused, _ANGLES27, {"capsnet": np.linspace(20, 99, 13)}, 100)
+    assert len(reused.lines[0].get_xdata()) == 13
+    fig, (scene, couplings) = plt.subplots(1, 2)
+    face_scenes.draw_part_votes(scene, couplings, pose_net.PoseCapsuleNet(channels=(2, 2, 2, 2)),
+                                faces.face_parts(), "a face")
+    fig = plt.figure()
+    sub = fig.subfigures(1, 2)[0]
+    for drawn_on, ax in ((fig, fig.add_subplot()), (sub, sub.add_subplot())):
+        digit_images.draw_capsule_values(drawn_on, ax, torch.rand(3, 16), ["a", "b", "c"])
+    assert validate.check_value("here", "n", int | None, None) is None
+    assert validate.check_value("here", "n", typing.Annotated[list, "words"], [1]) == [1]
+    assert validate.check_value("here", "n", validate.Int("a count", ge=0), 3) == 3
+    explorer = _capsedu("widgets.viewpoint").ViewpointExplorer(_tiny40(), _bag(),
+                                                               torch.rand(4, 1, 28, 28), LABELS)
+    explorer.sliders["rotation"].value = 30
+    assert explorer.sliders["rotation"].value == 30
+    plt.close("all")

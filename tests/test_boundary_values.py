@@ -233,7 +233,8 @@ VALUES = [
     (lambda: digit_images.draw_perturbation_grid(_ax(), torch.rand(2, 11, 8, 8),
                                                  torch.linspace(-0.25, 0.25, 5)), ValueError,
      r"draw_perturbation_grid\(\): deltas must match grid's columns in length"),
-    (lambda: digit_images.draw_capsule_values(plt.figure(), _ax(), torch.rand(3, 16), ["a", "b"]),
+    (lambda: digit_images.draw_capsule_values((ax := _ax()).figure, ax, torch.rand(3, 16),
+                                              ["a", "b"]),
      ValueError, r"draw_capsule_values\(\): row_labels must hold one item per row of capsules "
                  r"\(3\), got 2"),
     (lambda: digit_images.draw_segmentation(plt.figure(), torch.rand(3, 1, 36, 36),

@@ -234,9 +234,14 @@ def _one_each(parts, where: str, name: str) -> list[Part]:
 def segments(parts: Parts) -> np.ndarray:
     """The strokes that draw ``parts``, in image coordinates: rows (ax, ay, bx, by).
 
-    ``render`` turns them into pixels; plots draw them as lines (e.g. a "ghost" face).
+    ``render`` turns them into pixels; plots draw them as lines (e.g. a "ghost" face). Parts
+    that put no ink on the image at all are refused, as ``render`` refuses them (x and y are
+    fractions of the image, not pixels); a part reaching past its edge (a ghost face half out)
+    is drawn.
     """
-    return np.vstack([_segments(_as_part(p, "segments")) for p in parts] + [np.zeros((0, 4))])
+    parts = [_as_part(p, "segments") for p in parts]
+    _refuse_off_canvas("segments", "parts", parts, every=False)
+    return np.vstack([_segments(p) for p in parts] + [np.zeros((0, 4))])
 
 
 def _segments(part: Part) -> np.ndarray:

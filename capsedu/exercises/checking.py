@@ -31,6 +31,9 @@ from ..validate import Float, Function, Some, checked
 # the seconds a learner's function may take on one case (the cases are small: a right answer
 # takes milliseconds, an endless loop would hold the notebook until the kernel is interrupted)
 CASE_SECONDS = 30
+# Whether the learner's function ran past CASE_SECONDS in the last check(): then _hint, which
+# would call it again under a second limit, says nothing, so the FAIL comes at CASE_SECONDS.
+_RAN_PAST = {"last check": False}
 
 
 class _Returned(Exception):
@@ -49,6 +52,7 @@ def _time_limit(name: str):
         return
 
     def stop(*_):
+        _RAN_PAST["last check"] = True
         raise _Returned(f"your {name} ran past {CASE_SECONDS} s on a small case (an endless "
                         "loop?); make sure every loop ends")
     before = signal.signal(signal.SIGALRM, stop)
@@ -109,6 +113,7 @@ def check(name: Text, learner: Function("your answer to the exercise"),
     check() is checked first: ``describe`` on every case before any runs, then each reference's
     result (something to compare, as many results as ``outputs`` names): a FAIL that names the
     argument, never an exception."""
+    _RAN_PAST["last check"] = False
     said, wrong = _said(describe, reference, cases)
     if wrong:
         print(f"check(): FAIL - {wrong}")
@@ -387,7 +392,10 @@ def _compare(name, got, want, case: str, atol: float, outputs) -> tuple[str, flo
 def _hint(find: Callable, learner: Callable, cases: list[tuple]) -> None:
     """After a FAIL, print the known mistake ``find(answers, cases)`` names in the learner's
     answers on ``cases`` (each a tuple of tensors, or one tensor, as ``_as_tensor`` makes them),
-    if it names one. Finding it never fails the notebook: answers it cannot read say nothing."""
+    if it names one. Finding it never fails the notebook: answers it cannot read say nothing.
+    After a FAIL for running past ``CASE_SECONDS`` it says nothing and returns at once."""
+    if _RAN_PAST["last check"]:
+        return
     try:
         with _time_limit("function"):  # find may run the learner's function too
             with torch.no_grad():

@@ -14,30 +14,68 @@ import numpy as np
 from matplotlib.artist import Artist
 from matplotlib.axes import Axes
 from matplotlib.backends.backend_agg import FigureCanvasAgg
-from matplotlib.figure import Figure
+from matplotlib.figure import Figure, FigureBase
 from PIL import Image
 from pydantic import AfterValidator, InstanceOf
 
 from .. import course_settings
+from ..course_settings import Name
 from ..memory import check_memory
 from ..validate import Int, checked
 
 
 def _flat(ax: Axes) -> Axes:
-    """What ``FlatAxes`` declares: an Axes of the plane (x and y), on a figure. A 3-D one's
-    methods take other arguments (its text a z too), a polar or a map one reads x as an angle
-    or a longitude (a figure drawn bent, without a word), and a removed one draws nowhere."""
+    """What ``FlatAxes`` declares: an Axes of the plane (x and y), on a figure, of linear scales.
+    A 3-D one's methods take other arguments (its text a z too), a polar or a map one reads x as
+    an angle or a longitude (a figure drawn bent, without a word), a removed one draws nowhere,
+    and a log scale (an Axes reused after ``loglog``) drops every value <= 0 without a word (the
+    turns under 0 of a rotation curve). A course figure drawn on log axes sets its scale itself,
+    after this check (``spikes.draw_readout``)."""
     if ax.name != "rectilinear":
         raise ValueError(f"must be a flat Axes of x and y, got one of projection={ax.name!r}; pass "
                          "fig.add_subplot() without a projection")
     if ax.figure is None:
         raise ValueError("must be an Axes on a figure, got one removed from its figure; pass one "
                          "that fig.add_subplot() made")
+    for axis, scale in (("x", ax.get_xscale()), ("y", ax.get_yscale())):
+        if scale != "linear":
+            raise ValueError(f"must be an Axes of linear scales, got one whose {axis} scale is "
+                             f"{scale!r} (it hides every value <= 0); pass a fresh Axes "
+                             f"(fig.add_subplot()) or set it back: ax.set_{axis}scale('linear')")
     return ax
 
 
-# the Axes a figure draws on: of the plane, on a figure (no 3-D, polar or map projection)
+# the Axes a figure draws on: of the plane, on a figure, linear (no 3-D, polar, map or log one)
 FlatAxes = Annotated[Axes, AfterValidator(_flat)]
+
+
+@checked
+def check_distinct_axes(where: Name, **panels) -> None:
+    """Refuse one Axes passed for two panels of a figure (``draw_part_votes(ax, ax, ...)``, or
+    ``axes`` holding one twice): both panels would be drawn into it, the second's title and
+    labels over the first's, without a word. ``panels``: each argument's name -> its Axes, or
+    an array of Axes (``validate.Instances``), whose items are named ``axes[i]``."""
+    named = {}
+    for name, value in panels.items():
+        cells = [(name, value)] if isinstance(value, Axes) else [
+            (f"{name}[{', '.join(map(str, index))}]", ax) for index, ax in np.ndenumerate(value)]
+        for label, ax in cells:
+            if ax in named:
+                raise ValueError(f"{where}(): {named[ax]} and {label} must be two Axes, one for "
+                                 "each panel, got the same Axes for both (the second panel would "
+                                 "be drawn over the first); pass one Axes each, e.g. from "
+                                 "plt.subplots(1, 2)")
+            named[ax] = label
+
+
+@checked
+def check_on_figure(where: Name, fig: FigureBase, ax: Axes) -> None:
+    """Refuse an Axes of another figure than ``fig`` (``draw_capsule_values(fig, ax)`` takes
+    both: ``ax`` for the drawing, ``fig`` for its colour bar): the drawing would go to the other
+    figure and ``fig`` stay empty, with only matplotlib's warning."""
+    if _root_figure(ax) is not _root_figure(fig):
+        raise ValueError(f"{where}(): ax must be an Axes of fig, got one of another figure (fig "
+                         "would stay empty); pass an Axes fig made, e.g. ax = fig.add_subplot()")
 
 # a PNG's dots per inch: widgets draw at course_settings.WIDGET_DPI (under 100); print quality: 300
 MAX_DPI = 1200

@@ -22,7 +22,7 @@ from ..data.affine_params import AffineParams
 from ..digit_capsules import DELTAS, MEASURES, DimensionStudy
 from ..units import Points
 from ..validate import Flag, Instances, Int, Numbers, Record, Spec, Tensor, checked
-from .canvas import FlatAxes
+from .canvas import FlatAxes, check_on_figure
 from .colours import ColourMap
 
 Titles = list[str] | tuple[str, ...]  # one title per panel
@@ -123,7 +123,8 @@ def draw_capsule_values(fig: FigureBase, ax: FlatAxes,
                         capsules: Tensor("capsules [rows, dims]", ndim=2, finite=True),
                         row_labels: Titles) -> None:
     """Capsules ``[rows, dims]`` as a heatmap, one row each (labelled ``row_labels``), a colour
-    scale symmetric about 0 and its colour bar."""
+    scale symmetric about 0 and its colour bar (on ``fig``, which must hold ``ax``)."""
+    check_on_figure("draw_capsule_values", fig, ax)
     check_one_each("draw_capsule_values", "row_labels", row_labels, len(capsules),
                    "row of capsules")
     lim = float(capsules.abs().max())

@@ -24,7 +24,7 @@ from ..parts.voting import PARENTS, _face_poses, _pose_code, _predict_face
 from ..refusals import kind_of
 from ..units import InDegrees
 from ..validate import Choice, Float, Int, Numbers, Some, Tensor, checked
-from .canvas import FlatAxes
+from .canvas import FlatAxes, check_distinct_axes
 from .colours import PART_COLORS
 from .routing_couplings import draw_coupling_heatmap
 
@@ -193,6 +193,7 @@ def draw_part_votes(ax_scene: FlatAxes, ax_c: FlatAxes, model: PoseCapsuleNet,
     scene with each detected part's predicted face as a ghost (``ax_scene``) and the couplings
     part -> parent (``ax_c``, ``routing_couplings.draw_coupling_heatmap``). Returns the
     ``RoutingResult`` (couplings ``c`` ``[1, 4, 2]``, parents ``v`` ``[1, 2, D + 1]``)."""
+    check_distinct_axes("draw_part_votes", ax_scene=ax_scene, ax_c=ax_c)
     x = sprites.render_many([scene])  # [1, 1, 32, 32]
     poses, _, _, routing = model.capsules(x)
     ghosts = _face_poses("predicted_faces", poses[0].double().numpy(), model.W.numpy())  # [4, 4]

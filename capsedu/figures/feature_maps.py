@@ -18,7 +18,7 @@ from ..data import sprites
 from ..data.sprites import Parts
 from ..refusals import kind_of
 from ..validate import Instances, Int, Numbers, Some, checked
-from .canvas import FlatAxes
+from .canvas import FlatAxes, check_distinct_axes
 from .colours import Colour
 
 Window = Int("the side of a pooling window in cells", ge=1, le=MAX_IMAGE)
@@ -191,6 +191,7 @@ def draw_lifted_maps(axes: Instances(Axes, "axes [2, 5]", ndim=2),
         raise ValueError(f"draw_lifted_maps(): axes must be [2, 5], a row per digit of the digit "
                          f"and its 4 maps, got shape {axes.shape}; make them with "
                          "plt.subplots(2, 5)")
+    check_distinct_axes("draw_lifted_maps", axes=axes)
     for row, (digit, maps_) in enumerate(zip(digits, maps, strict=True)):
         axes[row, 0].imshow(digit, cmap="gray_r")
         axes[row, 0].set_title(["the digit", "turned 90°"][row])

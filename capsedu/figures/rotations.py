@@ -20,7 +20,7 @@ from ..parts.scoring import AngleCurves
 from ..poses import wrap_angle
 from ..units import InDegrees, InPercent
 from ..validate import Array, Float, Instances, Int, Numbers, Record, Some, Tensor, checked
-from .canvas import FlatAxes
+from .canvas import FlatAxes, check_distinct_axes
 from .capsule_poses import draw_vector
 from .colours import PART_COLORS, model_colour, model_kind
 
@@ -205,6 +205,7 @@ def draw_capsule_under_rotation(axes: Instances(Axes, "three axes"), angles: Ang
     by, with their means, and one digit's capsule ``v`` [angles, 16] as a heatmap titled
     ``title``."""
     check_one_each("draw_capsule_under_rotation", "axes", axes, 3, "panel (lengths, cosines, v)")
+    check_distinct_axes("draw_capsule_under_rotation", axes=axes)
     check_same("draw_capsule_under_rotation", "number", "pass one column per angle",
                angles=len(angles), **{"lengths' columns": lengths.shape[1],
                                       "cosines' columns": cosines.shape[1], "v's rows": len(v)})

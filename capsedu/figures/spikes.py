@@ -8,7 +8,7 @@ import numpy as np
 from ..checks import check_one_each, check_same
 from ..spiking import MAX_NEURONS, Neuron, SpikeReadout, Trace
 from ..validate import Float, Int, Numbers, Record, check_value, checked
-from .canvas import FlatAxes
+from .canvas import FlatAxes, check_distinct_axes
 
 Rates = Numbers("firing rates in Hz, one per current [n]", ndim=1, ge=0)
 
@@ -69,7 +69,9 @@ def draw_spike_trains(ax: FlatAxes,
 @checked
 def draw_readout(ax_agree: FlatAxes, ax_error: FlatAxes, readout: Record(SpikeReadout)) -> None:
     """Against the counting window: how often the class with the most spikes is the longest
-    capsule's (left), and the decoded lengths' mean error (right), with the spikes sent."""
+    capsule's (left), and the decoded lengths' mean error (right), with the spikes sent, on
+    log scales it sets itself."""
+    check_distinct_axes("draw_readout", ax_agree=ax_agree, ax_error=ax_error)
     windows = readout.windows_ms
     ax_agree.semilogx(windows, 100 * np.array(readout.agreement), "o-")
     ax_agree.set(xlabel="counting window (ms)", ylabel="agrees with the lengths (%)",

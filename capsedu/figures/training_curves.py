@@ -17,7 +17,7 @@ from ..parts.curves import FaceCurve
 from ..statistics import PerSeed, over_seeds, running_mean
 from ..stopping_rule import PATIENCE, Patience, best_epoch
 from ..validate import Instances, Int, Numbers, Record, Some, check_value, checked
-from .canvas import FlatAxes
+from .canvas import FlatAxes, check_distinct_axes
 from .colours import Colour, model_colour
 
 
@@ -47,6 +47,7 @@ def draw_face_curves(axes: Instances(Axes, "one axes per model"),
     epoch, its best epoch circled, and a dotted line at the epoch the shipped recipe stops at."""
     models = list(dict.fromkeys(record.model for record in records.values()))
     check_one_each("draw_face_curves", "axes", axes, len(models), "model of records")
+    check_distinct_axes("draw_face_curves", axes=axes)
     for ax, model in zip(axes, models, strict=True):
         for record in (r for r in records.values() if r.model == model):
             curve = [100 * a for a in record.validation_by_epoch]

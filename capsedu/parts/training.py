@@ -34,7 +34,7 @@ from ..train import train_over_seeds
 from ..validate import CheckedRecord, Choice, Flag, Float, Int, Record, Some, check_value, checked
 from .detector import detector_training_set
 from .pose_net import PoseCapsuleNet, fit_threshold, fit_transforms
-from .scoring import Kind, face_rates, held_out
+from .scoring import Kind, Kinds, face_rates, held_out
 
 FACE_MODELS = ("bag-of-parts CNN", "deep CNN", "pixel CapsNet", "pose capsules", "part-pose MLP")
 BASELINES = ("bag-of-parts CNN", "deep CNN")  # notebook 01's CNNs
@@ -45,18 +45,20 @@ Iterations = Int("routing iterations", ge=1, le=MAX_ITERATIONS)
 
 
 @checked
-def training_set(n: Int("images, half faces and half non-faces", ge=2, le=1_000_000),
+def training_set(n: Int("images, half faces and half non-faces", ge=1, le=1_000_000),
                  seed: Seed = 0,
-                 size: Int("the image side in pixels", ge=MIN_SIDE, le=512) = 32
+                 size: Int("the image side in pixels", ge=MIN_SIDE, le=512) = 32,
+                 where: str = "training_set", argument: str = "n"
                  ) -> tuple[torch.Tensor, torch.Tensor]:
     """``n`` images, half faces and half non-faces, shuffled: ``([n, 1, size, size], [n])``.
 
     No scrambled face is in it: the models never see "right parts, wrong places" while learning.
-    Deterministic in ``(n, seed, size)``.
+    Deterministic in ``(n, seed, size)``. An odd ``n`` is refused in the words of ``where`` (the
+    function the caller called) and its ``argument``.
     """
     if n % 2:
-        raise ValueError(f"training_set(): n must be an even number >= 2 (half faces, half "
-                         f"non-faces), got {n}")
+        raise ValueError(f"{where}(): {argument} must be an even number >= 2 (half faces, half "
+                         f"non-faces), got {n}; pass {n + 1}")
     x_face, y_face, _ = faces.dataset("face", n // 2, seed, size)
     x_non, y_non, _ = faces.dataset("nonface", n // 2, seed, size)
     order = torch.randperm(n, generator=torch.Generator().manual_seed(seed))
@@ -104,7 +106,8 @@ def train_face_model(name: FaceModel, seed: Seed = 0,
     model = recipe.build()
     if name == "part-pose MLP":
         model.detector.load_state_dict(pose_model.detector.state_dict())
-    fit(model, training_set(n, seed), recipe.epochs, recipe.batch_size, recipe.lr,
+    data = training_set(n, seed, where="train_face_model", argument="examples")
+    fit(model, data, recipe.epochs, recipe.batch_size, recipe.lr,
         recipe.lr_decay, seed, progress=progress, state_path=state_path)
     return model.cpu().eval()
 
@@ -236,15 +239,15 @@ Ablation = dict[int, Record(Refitted, "routing_ablation(...)'s values")]
 @checked
 def routing_ablation(models: list | tuple, seeds: Seeds,
                      iterations: list[Iterations] | tuple[Iterations, ...],
-                     kinds: list[str] | tuple[str, ...],
+                     kinds: Kinds,
                      n_test: Int("held-out images per kind", ge=1, le=100_000) = 500,
                      n_fit: Images | None = None,
-                     margin_kinds: list[str] | tuple[str, ...] = ()) -> dict[int, Refitted]:
+                     margin_kinds: list[Kind] | tuple[Kind, ...] = ()) -> dict[int, Refitted]:
     """For each number of ``iterations``: every pose-capsule model of ``models`` (one per seed of
     ``seeds``) refitted for it on training data of its seed (``refitted``, ``n_fit`` faces and
     non-faces), its face rates on ``n_test`` held-out images of each of ``kinds``, and its median
     face length on each of ``margin_kinds`` minus its threshold. The models are left as they
-    were."""
+    were. Each kind is checked before any refitting (a typo is refused at once, not after it)."""
     check_same("routing_ablation", "length, one model per seed", "pass one model per seed",
                models=len(models), seeds=len(seeds))
     results = {}

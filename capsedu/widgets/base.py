@@ -75,7 +75,11 @@ class Widget(Owner):
         except (TypeError, ValueError) as err:
             name = change.owner.slider_name or ""
             refused = str(err).partition("(): ")[2]
-            if not name or not refused.startswith(f"{name.rpartition('.')[2]} must "):
+            # the argument it sets: its attribute, or its key in a dict of controls ("rotation"
+            # of "ViewpointExplorer.sliders['rotation']")
+            attribute = name.rpartition(".")[2]
+            argument = attribute.partition("['")[2].removesuffix("']") or attribute
+            if not name or not refused.startswith(f"{argument} must "):
                 raise
             self._quiet = True  # back to the value it had, which the widget still shows
             try:

@@ -154,6 +154,11 @@ class RoutingWidget(Widget):
     @checked
     def __init__(self, panels: RoutingPanels, parts: ChosenParts | None = None,
                  iteration: Iteration = 3, extra: tuple | list = ()):
+        if type(self) is RoutingWidget:  # nothing to compute of its own: only its subclasses do
+            made = ", ".join(sorted(kind.__name__ for kind in RoutingWidget.__subclasses__()))
+            raise TypeError(f"RoutingWidget(): RoutingWidget is the base of notebooks 04 and 07's "
+                            f"routing widgets, with nothing to compute of its own; make one of "
+                            f"them: {made} (or a subclass of it that defines compute())")
         self.panels = panels
         self.editor = PartsEditor(parts, on_change=lambda _: self.update(),
                                   owner=type(self).__name__)
@@ -172,7 +177,8 @@ class RoutingWidget(Widget):
         return self.panels.figure
 
     def compute(self) -> RoutingView:
-        raise NotImplementedError
+        raise NotImplementedError(f"{type(self).__name__}: a RoutingWidget says what to show in "
+                                  "compute(), which returns a RoutingView")
 
     def _more_readout(self, state: RoutingView) -> str:
         return ""
