@@ -20,15 +20,14 @@ or a CapsNet's capsule lengths (``class_scores``). An evaluation attacks with al
 counts a digit as robust only if it survives every one (``capsedu.adversarial``).
 """
 
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 
 from .checks import check_labels
-from .course_settings import Name, Seed, model_device, model_output
+from .course_settings import Name, Seed, evaluating, model_device, model_output
 from .refusals import kind_of, with_article
 from .validate import Choice, Flag, Float, Int, Numbers, Tensor, checked
 
@@ -57,8 +56,10 @@ Objective = Callable[[torch.Tensor], torch.Tensor]  # images [B, C, H, W] -> a n
 @checked(reads=("model", "images"))
 def class_scores(model: nn.Module, images: Images) -> torch.Tensor:
     """What ``model`` says of each class, ``[B, classes]``, with the gradient: a CapsNet's capsule
-    lengths (its output's ``lengths``), any other model's forward pass (a CNN's logits)."""
-    return _class_scores(model, images, "class_scores", "model")
+    lengths (its output's ``lengths``), any other model's forward pass (a CNN's logits); read in
+    eval mode (``evaluating``: no dropout), as the attacks read it."""
+    with evaluating(model):
+        return _class_scores(model, images, "class_scores", "model")
 
 
 def _class_scores(model: nn.Module, images: torch.Tensor, where: str, argument: str
@@ -90,19 +91,6 @@ def attack_loss(model: nn.Module, images: Images, labels: Labels, loss: Loss) ->
     true = z.gather(1, labels[:, None])[:, 0]  # [B]
     others = z.scatter(1, labels[:, None], float("-inf"))  # [B, classes], the true one out
     return (others.amax(dim=1) - true).mean()
-
-
-@contextmanager
-@checked
-def evaluating(model: nn.Module) -> Iterator[nn.Module]:
-    """``model`` in eval mode inside the block (no dropout: the model as it reads a test image),
-    in its own mode again after it."""
-    was_training = model.training
-    model.eval()
-    try:
-        yield model
-    finally:
-        model.train(was_training)
 
 
 @checked

@@ -14,7 +14,7 @@ from torch import nn
 
 from .capsnet import Labels, count_parameters
 from .checks import check_input, check_labels, check_pixels
-from .course_settings import MAX_IMAGE, MAX_WIDTH, Batch, Label, LogitClasses
+from .course_settings import MAX_IMAGE, MAX_WIDTH, Batch, Label, LogitClasses, evaluating
 from .memory import check_memory
 from .validate import Float, Has, Int, Spec, check_class, checked
 
@@ -74,7 +74,10 @@ class LogitClassifier(nn.Module):
     @checked(reads=("self", "x"))
     @torch.no_grad()
     def predict(self, x: Batch) -> torch.Tensor:
-        return self(x).argmax(dim=1)
+        """The class of the largest logit ``[B]``, read in eval mode (``evaluating``: no
+        dropout), whatever mode the model is in, as ``score`` is."""
+        with evaluating(self):
+            return self(x).argmax(dim=1)
 
     @checked(reads=("self", "x"))
     @torch.no_grad()
@@ -82,7 +85,8 @@ class LogitClassifier(nn.Module):
         """P(``label``) ``[B]`` (softmax of the logits) and the probability it must beat to be
         predicted ``[B]``: the one it would have if its logit tied the best other logit,
         1 / (1 + sum_{j != label} exp(z_j - max_{j != label} z_j)); 0.5 with two classes."""
-        logits = self(x)  # [B, n_classes]
+        with evaluating(self):
+            logits = self(x)  # [B, n_classes]
         label = check_class(f"{type(self).__name__}.score", label, logits.shape[1])
         others = torch.cat([logits[:, :label], logits[:, label + 1:]], dim=1)
         # p_label at a tie: exp(m) / (exp(m) + sum_j exp(z_j)), with m = max_j z_j (j != label)

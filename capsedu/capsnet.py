@@ -23,7 +23,15 @@ from .checks import (
     check_shape,
     replaced,
 )
-from .course_settings import MAX_IMAGE, MAX_WIDTH, Batch, Checked, Classes, Label
+from .course_settings import (
+    MAX_IMAGE,
+    MAX_WIDTH,
+    Batch,
+    Checked,
+    Classes,
+    Label,
+    evaluating,
+)
 from .functional import Lengths, Targets, margin_loss, reconstruction_loss
 from .layers import MAX_CHILDREN, PrimaryCapsules, RoutingCapsules
 from .memory import check_memory
@@ -345,13 +353,15 @@ class CapsNet(nn.Module):
         """``self(x)`` for ``method`` (one that reads without gradients), refused before the pass
         where ``x`` holds more images than memory does (a test set at once): about the bytes
         of the pass, temporaries counted, per image Conv1's maps, the primary capsules, the votes
-        u_hat and the routing's logits, twice each of the last two (``memory.check_memory``)."""
+        u_hat and the routing's logits, twice each of the last two (``memory.check_memory``);
+        read in eval mode (``evaluating``), as a test image is, whatever mode the model is in."""
         cfg, where = self.config, f"{type(self).__name__}.{method}()"
         per_image = (cfg.conv_channels * (cfg.image_size - cfg.conv_kernel + 1) ** 2
                      + cfg.n_primary * (cfg.primary_dim + 2 * cfg.n_classes * (cfg.digit_dim + 1)))
         check_memory(x.element_size() * len(x) * per_image, f"{where}: x of {len(x):,} images",
                      "pass fewer at a time: loop.predict(model, x) reads them in batches of 32")
-        return self(x)
+        with evaluating(self):
+            return self(x)
 
     @checked(reads=("self", "x"))
     @torch.no_grad()

@@ -23,6 +23,8 @@ import inspect
 import itertools
 import os
 import re
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -477,3 +479,16 @@ def model_device(model: torch.nn.Module) -> torch.device:
     with neither. The course's device rule: a function given a model runs where the model is."""
     tensors = itertools.chain(model.parameters(), model.buffers())
     return next((t.device for t in tensors), torch.device("cpu"))
+
+
+@contextmanager
+@checked
+def evaluating(model: torch.nn.Module) -> Iterator[torch.nn.Module]:
+    """``model`` in eval mode inside the block (no dropout: the model as it reads a test image),
+    in its own mode again after it: how every ``predict``, ``score`` and scoring loop reads."""
+    was_training = model.training
+    model.eval()
+    try:
+        yield model
+    finally:
+        model.train(was_training)

@@ -452,13 +452,10 @@ def _in_batches(model, score, images, batch_size, progress) -> torch.Tensor:
     CPU for plotting, and leaves the caller's model where it was and in the mode it was in
     (training or eval)."""
     images = images.float()
-    device, was_training = course_settings.model_device(model), model.training
-    model.eval()
-    try:
+    device = course_settings.model_device(model)
+    with course_settings.evaluating(model):
         starts = progress_bar(range(0, len(images), batch_size), "scoring", progress, unit="batch")
         return torch.cat([score(images[i : i + batch_size].to(device)).cpu() for i in starts])
-    finally:
-        model.train(was_training)
 
 
 @checked

@@ -258,7 +258,11 @@ def built(row: Record(ManifestRow), cls: type, hparams: dict[str, Any]) -> Any:
     made with its ``hparams``, and, for a face model (its row's metrics hold face rates) of a
     class made for one image size but saved without it (the shipped face CNNs: "any size"), the
     face scenes' side, so that its ``predict`` and ``score`` refuse an MNIST digit as
-    ``face_probability`` does."""
+    ``face_probability`` does. A ``cls`` that is not the row's ``arch`` is refused: the model
+    would be another than the one the row describes."""
+    if cls.__name__ != row.arch:
+        raise ValueError(f"built(): cls must be the row's arch, {row.arch}, got {cls.__name__}; "
+                         f"pass checkpoints.model_class({row.arch!r})")
     face = row.metrics is not None and row.metrics.face_rate is not None
     if face and hparams.get("image_size") is None \
             and "image_size" in inspect.signature(cls).parameters:

@@ -20,7 +20,7 @@ import torch.nn.functional as F
 from .baselines import Channels, Dropout, ImageSide, MaxPoolCNN, Widths
 from .capsnet import MULTIMNIST, CapsNet, CapsNetConfig, Vectors
 from .checks import check_labels, check_pixels, check_shape
-from .course_settings import MAX_WIDTH, Batch, Classes, Label
+from .course_settings import MAX_WIDTH, Batch, Classes, Label, evaluating
 from .functional import Lengths, class_targets
 from .validate import Int, Tensor, check_class, check_value, checked
 
@@ -167,8 +167,10 @@ class TwoDigitCNN(MaxPoolCNN):
     @checked(reads=("self", "x"))
     @torch.no_grad()
     def predict(self, x: Batch) -> torch.Tensor:
-        """The two most probable classes ``[B, 2]``, in ascending order of class."""
-        return two_largest(self(x))  # sigma is increasing: the largest logits, the most probable
+        """The two most probable classes ``[B, 2]``, in ascending order of class (in eval mode,
+        as ``score``: ``evaluating``)."""
+        with evaluating(self):  # sigma is increasing: the largest logits, the most probable
+            return two_largest(self(x))
 
     @checked(reads=("self", "x"))
     @torch.no_grad()
@@ -176,4 +178,5 @@ class TwoDigitCNN(MaxPoolCNN):
         """P(``label``) ``[B]`` (its sigmoid) and the probability it must beat to be one of the
         two read ``[B]``: the second highest of the other classes'."""
         label = check_class(f"{type(self).__name__}.score", label, self.hparams["n_classes"])
-        return two_digit_score(torch.sigmoid(self(x)), label)
+        with evaluating(self):
+            return two_digit_score(torch.sigmoid(self(x)), label)

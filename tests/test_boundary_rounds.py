@@ -14,6 +14,7 @@ import importlib
 import inspect
 import io
 import json
+import operator
 import pickle
 import re
 import tempfile
@@ -5582,6 +5583,28 @@ ROUND_TWENTY_SEVEN_FIGURES = [
 ]
 
 
+ROUND_TWENTY_EIGHT_MODES = [
+    # lp28_fit_validation_overlaps_train: copies of some training rows taken as held out
+    (lambda: loop.fit(_bag(), _DIGITS_8, validation=(_DIGITS_8[0][2:].clone(), LABELS[:2]),
+                      progress=False), ValueError,
+     r"^fit\(\): validation must be held-out examples, images not trained on, got 2 of its 2 "
+     r"images among train's: .*pass validation=None"),
+    # mr28_built_wrong_cls: a MaxPoolCNN made for a CapsNet's row
+    (lambda: _capsedu("manifest_rows").built(checkpoints.read_manifest()["capsnet-mnist"],
+                                             baselines.MaxPoolCNN, {}), ValueError,
+     r"^built\(\): cls must be the row's arch, CapsNet, got MaxPoolCNN; pass "
+     r"checkpoints\.model_class\('CapsNet'\)"),
+    # vd28_checked_on_class: pydantic's PydanticUserError
+    (lambda: validate.checked(type("A", (), {})), TypeError,
+     r"^checked\(\): fn must be a function or a method, got .*; put it above a def \(a class's: "
+     r"above its __init__\)"),
+    # w28_digitcaps_slider_list_replaced: a number put where a slider was, met later in update()
+    (lambda: operator.setitem(_capsedu("widgets").PoseSpaceExplorer(
+        _tiny(), torch.rand(2, 1, 28, 28), LABELS[:2]).sliders, 0, 0.2),
+     TypeError, r"'tuple' object does not support item assignment"),
+]
+
+
 ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
               + ROUND_ELEVEN_LOOP + ROUND_ELEVEN_DATA + ROUND_TWELVE_MATHS
               + ROUND_TWELVE_PRESENTATION + ROUND_TWELVE_FILES + ROUND_TWELVE_METHODS
@@ -5601,7 +5624,8 @@ ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODE
               + ROUND_TWENTY_FOUR_RADIANS + ROUND_TWENTY_FIVE_RADIANS
               + ROUND_TWENTY_FIVE_LEAD + ROUND_TWENTY_FIVE_CASES + ROUND_TWENTY_FIVE_MODELS
               + ROUND_TWENTY_SIX_WORK + ROUND_TWENTY_SIX_ANGLES + ROUND_TWENTY_SIX_UNCLEAR
-              + ROUND_TWENTY_SEVEN_FIGURES + ROUND_TWENTY_SEVEN_LEVELS + ROUND_TWENTY_SEVEN_FIT)
+              + ROUND_TWENTY_SEVEN_FIGURES + ROUND_TWENTY_SEVEN_LEVELS + ROUND_TWENTY_SEVEN_FIT
+              + ROUND_TWENTY_EIGHT_MODES)
 
 
 @pytest.mark.parametrize("call, error, message", ALL_ROUNDS, ids=range(len(ALL_ROUNDS)))
@@ -6070,4 +6094,35 @@ def test_round_twenty_seven_figures_what_the_new_refusals_leave_is_taken():
                                                                torch.rand(4, 1, 28, 28), LABELS)
     explorer.sliders["rotation"].value = 30
     assert explorer.sliders["rotation"].value == 30
+    plt.close("all")
+
+
+def test_round_twenty_eight_models_read_in_eval_mode_and_the_valid_use_is_taken():
+    """Round twenty-eight (r107): a model in training mode (as fit leaves it, or after
+    model.train()) is read by predict, score and attacks.class_scores as in eval mode (no dropout),
+    and left in its mode; an inset Axes takes accuracy bars; a built model of its row's arch."""
+    torch.manual_seed(0)
+    cnn, pairs = baselines.MaxPoolCNN(image_size=28), _capsedu("multi_digit").TwoDigitCNN()
+    x, x36 = torch.rand(8, 1, 28, 28), torch.rand(8, 1, 36, 36)
+    for model, images in ((cnn, x), (pairs, x36)):
+        model.eval()
+        predicted, scored = model.predict(images), model.score(images, 3)
+        model.train()
+        for _ in range(2):
+            assert torch.equal(model.predict(images), predicted)
+            assert all(torch.allclose(a, b) for a, b in zip(model.score(images, 3), scored,
+                                                            strict=True))
+        assert model.training  # its mode left as it was
+    cnn.eval()
+    expected = attacks.class_scores(cnn, x).detach()
+    cnn.train()
+    assert torch.allclose(attacks.class_scores(cnn, x), expected) and cnn.training
+    fig, ax = plt.subplots()
+    inset = ax.inset_axes([0.5, 0.5, 0.4, 0.4])
+    model_scores.draw_accuracy_bars(inset, {"CapsNet": 99.1, "CNN": 98.7}, "tab:blue")
+    assert len(inset.patches) == 2
+    assert [t.get_text() for t in inset.get_yticklabels()] == ["CapsNet", "CNN"]
+    row = checkpoints.read_manifest()["capsnet-mnist"]
+    built = _capsedu("manifest_rows").built(row, checkpoints.model_class(row.arch), {})
+    assert type(built).__name__ == "CapsNet"
     plt.close("all")

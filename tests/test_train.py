@@ -265,6 +265,7 @@ def test_a_state_file_of_other_examples_is_refused_not_resumed(tmp_path, change,
     """Probe 27: a state saved on other digits (same count, model and seed) was resumed, and fit
     handed back that run's weights without training on its own examples."""
     x, y = torch.rand(128, 1, 8, 8), torch.arange(128) % 2
+    held_out = torch.rand(64, 1, 8, 8)  # none of the training images (check_batches)
     state = tmp_path / "state.pt"
 
     def run(train=0, labels=0, validation=0):
@@ -272,7 +273,7 @@ def test_a_state_file_of_other_examples_is_refused_not_resumed(tmp_path, change,
         rows = slice(64 * train, 64 * train + 64)
         return fit(BagOfPartsCNN(channels=(2, 2)), (x[rows], (y[rows] + labels) % 2), epochs=2,
                    batch_size=16, progress=False, state_path=state,
-                   validation=(x[64:96] if validation else x[96:], y[96:]))
+                   validation=(held_out[:32] if validation else held_out[32:], y[96:]))
 
     first = run()
     before = state.read_bytes()
@@ -306,14 +307,21 @@ def test_a_state_file_saved_without_its_examples_fingerprint_is_refused(tmp_path
 
 def test_validation_must_be_held_out_not_the_training_images():
     """Probe 27: validation=(the training tensors) was scored as held out, and the epoch chosen on
-    the images trained on. Refused, the same tensors or a copy; other images of the same count,
-    or some of the training images with other held-out ones, are held out and kept."""
+    the images trained on. Refused, the same tensors or a copy (other labels too: the images were
+    trained on); probe 28: and copies of some of them, counted. Other images, of the same count
+    or fewer, and training images given other labels as training rows, are held out and kept."""
     x, y = torch.rand(64, 1, 8, 8), torch.arange(64) % 2
     for validation in ((x, y), (x.clone(), y.flip(0))):
         with pytest.raises(ValueError, match=r"^fit\(\): validation must be held-out examples, "
                                              r"images not trained on, got train's own 64 images"):
             fit(BagOfPartsCNN(channels=(2, 2)), (x, y), progress=False, validation=validation)
-    for validation in ((torch.rand(64, 1, 8, 8), y), (x[:32], y[:32])):  # valid use
+    mixed = torch.cat([x[4:8], torch.rand(28, 1, 8, 8)])  # 4 training images among 32
+    with pytest.raises(ValueError, match=r"^fit\(\): validation must be held-out examples, "
+                                         r"images not trained on, got 4 of its 32 images among "
+                                         r"train's"):
+        fit(BagOfPartsCNN(channels=(2, 2)), (x, y), progress=False, validation=(mixed, y[:32]))
+    for validation in ((torch.rand(64, 1, 8, 8), y), (torch.rand(32, 1, 8, 8), y[:32]),
+                       (x[:32].flip(-1), y[:32])):  # valid use (mirrored: other images)
         history = fit(BagOfPartsCNN(channels=(2, 2)), (x, y), batch_size=16, progress=False,
                       validation=validation)
         assert history[0].validation_accuracy is not None
@@ -362,13 +370,22 @@ def test_an_out_symlinked_to_a_shipped_folder_gets_no_file_not_even_a_probe(tmp_
     assert train.out_folder("mine").name == "mine" and made  # a folder of one's own is probed
 
 
+def flipped_held_out(g: torch.Generator) -> tuple[torch.Tensor, torch.Tensor]:
+    """64 held-out images drawn as the tests' training images (class 1: a bright square), their
+    labels flipped: the better a model learns the task, the worse it scores on them. Other images
+    than the training ones: fit refuses training images as held out."""
+    x, y = torch.rand(64, 1, 8, 8, generator=g) * 0.1, torch.arange(64) % 2
+    x[y == 1, :, 2:5, 2:5] = 1.0
+    return x, 1 - y
+
+
 def test_validation_keeps_the_best_epoch_which_equals_a_shorter_run():
     # the validation labels are flipped, so the better the model learns the task, the worse
     # it scores there: the best validation epoch comes early, not last
     g = torch.Generator().manual_seed(1)
     x, y = torch.rand(128, 1, 8, 8, generator=g) * 0.1, torch.arange(128) % 2
     x[y == 1, :, 2:5, 2:5] = 1.0
-    validation = (x[:64], 1 - y[:64])
+    validation = flipped_held_out(g)
 
     def model():
         torch.manual_seed(0)
@@ -394,7 +411,7 @@ def test_patience_stops_once_the_held_out_accuracy_stops_improving(tmp_path):
     g = torch.Generator().manual_seed(1)
     x, y = torch.rand(128, 1, 8, 8, generator=g) * 0.1, torch.arange(128) % 2
     x[y == 1, :, 2:5, 2:5] = 1.0
-    validation = (x[:64], 1 - y[:64])
+    validation = flipped_held_out(g)
     torch.manual_seed(0)
     state = tmp_path / "state.pt"
     history = fit(BagOfPartsCNN(channels=(4, 4)), (x, y), epochs=30, batch_size=16, lr=1e-2,
@@ -417,7 +434,7 @@ def test_a_continued_run_goes_on_from_its_weights_and_stops_by_the_rule():
     g = torch.Generator().manual_seed(1)
     x, y = torch.rand(128, 1, 8, 8, generator=g) * 0.1, torch.arange(128) % 2
     x[y == 1, :, 2:5, 2:5] = 1.0
-    validation = (x[:64], 1 - y[:64])
+    validation = flipped_held_out(g)
     torch.manual_seed(0)
     start = BagOfPartsCNN(channels=(4, 4))
     weights = {k: v.clone() for k, v in start.state_dict().items()}

@@ -116,7 +116,8 @@ def draw_accuracy_bars(ax: FlatAxes, accuracies: Accuracies, colors: Colours) ->
     if not isinstance(colors, str):
         check_one_each("draw_accuracy_bars", "colors", colors, len(accuracies), "accuracy")
     names, values = list(accuracies), list(accuracies.values())
-    ax.barh(names, values, color=colors)
+    ax.barh(range(len(values)), values, color=colors)  # numeric rows: any flat Axes takes them
+    ax.set_yticks(range(len(values)), names)
     for y, value in enumerate(values):
         ax.text(value, y, f" {value:.2f} %", va="center")
     ax.set(xlim=(min(values) - 1, 100.5), xlabel="MNIST test accuracy (%)")

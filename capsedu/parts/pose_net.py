@@ -21,7 +21,7 @@ import torch
 from torch import nn
 
 from ..checks import check_input, check_pixels, check_same
-from ..course_settings import Batch, Label
+from ..course_settings import Batch, Label, evaluating
 from ..data import faces, sprites
 from ..data.sprites import Parts
 from ..poses import _pose_matrix, wrap_angle
@@ -268,7 +268,8 @@ class PoseCapsuleNet(nn.Module):
     def predict(self, x: Batch) -> torch.Tensor:
         """1 ("face") where the face capsule is longer than the threshold, else 0."""
         check_input(x, f"{type(self).__name__}.predict(): x", self.detector)
-        return (self(x)[:, PARENTS.index("face")] > self.threshold).long()
+        with evaluating(self):  # as every model's predict and score read (no dropout)
+            return (self(x)[:, PARENTS.index("face")] > self.threshold).long()
 
     @checked
     @torch.no_grad()
@@ -280,7 +281,8 @@ class PoseCapsuleNet(nn.Module):
                              f"{faces.LABELS['face']} (the model scores faces only), got {label}; "
                              f"pass {faces.LABELS['face']}")
         check_input(x, f"{type(self).__name__}.score(): x", self.detector)
-        p = self(x)[:, PARENTS.index("face")]
+        with evaluating(self):
+            p = self(x)[:, PARENTS.index("face")]
         return p, self.threshold.float().expand(len(p))
 
 

@@ -44,10 +44,10 @@ class PoseSpaceExplorer(Widget):
             options=[(f"{name}: a {int(y)}", k) for k, (name, y) in enumerate(zip(names, labels,
                                                                                    strict=True))],
             description="digit")
-        self.sliders = [FloatSlider(value=0.0, min=-MAX_DELTA, max=MAX_DELTA, step=0.05,
-                                    description=f"dim {d}", readout_format="+.2f",
-                                    layout=widgets.Layout(width="280px"))
-                        for d in range(dim)]
+        self.sliders = tuple(FloatSlider(value=0.0, min=-MAX_DELTA, max=MAX_DELTA, step=0.05,
+                                         description=f"dim {d}", readout_format="+.2f",
+                                         layout=widgets.Layout(width="280px"))
+                             for d in range(dim))  # a tuple: a slider is not replaced
         self.reset_button = widgets.Button(description="reset", icon="undo")
         self.readout = widgets.HTML()
         self.image = widgets.Image(format="png")
