@@ -457,8 +457,8 @@ def checked(fn=None, *, checker: bool = False, reads: tuple[str, ...] = ()):
     if fn is None:  # @checked(checker=True) or @checked(reads=...)
         return functools.partial(checked, checker=checker, reads=reads)
     if not callable(fn) or inspect.isclass(fn):  # the boundary's own: checked by hand
-        raise TypeError(f"checked(): fn must be a function or a method, got {kind_of(fn)}; put it"
-                        " above a def (a class's: above its __init__)")
+        raise TypeError(f"checked(): fn must be a function, got {kind_of(fn)}; put it above a def"
+                        + " (a class's: above its __init__)" * inspect.isclass(fn))
     validated = validate_call(_reading(fn, *reads) if reads else fn, config=STRICT)
     parameters = list(inspect.signature(fn).parameters)
     specs = declared(fn)

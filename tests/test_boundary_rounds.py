@@ -5596,8 +5596,8 @@ ROUND_TWENTY_EIGHT_MODES = [
      r"checkpoints\.model_class\('CapsNet'\)"),
     # vd28_checked_on_class: pydantic's PydanticUserError
     (lambda: validate.checked(type("A", (), {})), TypeError,
-     r"^checked\(\): fn must be a function or a method, got .*; put it above a def \(a class's: "
-     r"above its __init__\)"),
+     r"^checked\(\): fn must be a function, got .*; put it above a def \(a class's: above its "
+     r"__init__\)$"),
     # w28_digitcaps_slider_list_replaced: a number put where a slider was, met later in update()
     (lambda: operator.setitem(_capsedu("widgets").PoseSpaceExplorer(
         _tiny(), torch.rand(2, 1, 28, 28), LABELS[:2]).sliders, 0, 0.2),

@@ -60,10 +60,10 @@ def _by_position(cls, names: tuple, args: tuple, kwargs: dict) -> dict:
 
 def _name_controls(name: str, value) -> None:
     """Tell each control in ``value`` the attribute ``name`` it is (``slider_name``): a control
-    itself, each of a dict or a list of them ("ViewpointExplorer.sliders['scale']"), and each
-    control of an ``Owner`` held inside ("FaceVerdicts.editor.x")."""
+    itself, each of a dict, a list or a tuple of them ("ViewpointExplorer.sliders['scale']"),
+    and each control of an ``Owner`` held inside ("FaceVerdicts.editor.x")."""
     controls = value.items() if isinstance(value, dict) else \
-        enumerate(value) if isinstance(value, list) else [(None, value)]
+        enumerate(value) if isinstance(value, list | tuple) else [(None, value)]
     for key, control in controls:
         named = name if key is None else f"{name}[{key!r}]"
         if isinstance(control, _Control):
