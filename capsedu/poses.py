@@ -77,7 +77,8 @@ def place(points: Array("points [..., 2]: (u, v) in the pose's frame"), x: X, y:
     if points.shape[-1:] != (2,):
         raise ValueError(f"place(): points must be an array [..., 2] of (u, v) points, got shape "
                          f"{points.shape}; give each point as a pair")
-    _check_broadcast("place", x=x, y=y, angle=angle, scale=scale)
+    _check_broadcast("place", x=x, y=y, angle=angle, scale=scale,
+                     **{"points[..., 0]": points[..., 0]})
     return _place(points, x, y, angle, scale)
 
 

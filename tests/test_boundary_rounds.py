@@ -5605,6 +5605,38 @@ ROUND_TWENTY_EIGHT_MODES = [
 ]
 
 
+ROUND_TWENTY_EIGHT_SPIKES = [
+    # a membrane drawn with another neuron's threshold, or another current, than the trace's
+    (lambda: _capsedu("figures.spikes").draw_membrane(_ax(), spiking.simulate(
+        torch.tensor([1.5]), spiking.Neuron(threshold=2.0), duration_ms=50.0), spiking.Neuron(),
+        1.5), ValueError,
+     r"^draw_membrane\(\): neuron and current must be the ones trace was simulated with, got "
+     r"threshold=1\.0, tau_ms=20\.0 and current=1\.5, under which row 0 of trace has a "
+     r"potential at or above the threshold without a spike; pass the Neuron and the current"),
+    (lambda: _capsedu("figures.spikes").draw_membrane(_ax(), spiking.simulate(
+        torch.tensor([1.5]), duration_ms=50.0), spiking.Neuron(), 0.5), ValueError,
+     r"^draw_membrane\(\): neuron and current must be the ones trace was simulated with, got "
+     r"threshold=1\.0, tau_ms=20\.0 and current=0\.5, .*a step that is not V \+ dt / tau"),
+    (lambda: _capsedu("figures.spikes").draw_membrane(_ax(), spiking.simulate(
+        torch.tensor([1.5]), duration_ms=200.0), spiking.Neuron(threshold=1.4), 1.5), ValueError,
+     r"^draw_membrane\(\): neuron and current .*threshold=1\.4, .*a spike below the threshold"),
+    # rates where the currents belong, and another neuron's closed form
+    (lambda: draw_rate_curve(_ax(), spiking.rate_theory(torch.linspace(0, 3, 7)),
+                             torch.linspace(0, 3, 7), torch.linspace(0, 3, 7), spiking.Neuron()),
+     ValueError, r"^draw_rate_curve\(\): currents must increase from left to right \(the x "
+                 r"axis\), got 7 values from 0 to 98\.9188 that do not; pass the currents first"),
+    (lambda: draw_rate_curve(_ax(), torch.linspace(0, 3, 7), torch.zeros(7), spiking.rate_theory(
+        torch.linspace(0, 3, 7), spiking.Neuron(tau_ms=5.0)), spiking.Neuron()), ValueError,
+     r"^draw_rate_curve\(\): theory must be rate_theory\(currents, neuron\) for this neuron, "
+     r"got 248\.304 Hz at current 3 where it gives 98\.9188 Hz; pass spiking\.rate_theory"),
+    # points and poses that do not broadcast: place's own words, not NumPy's
+    (lambda: poses.place(np.zeros((4, 2)), np.array([0.5, 0.4, 0.3]), 0.5, 0.0, 1.0),
+     ValueError, r"^place\(\): x, y, angle, scale, points\[\.\.\., 0\] must be numbers or arrays "
+                 r"of shapes that broadcast together, got shapes x \(3,\), y \(\), angle \(\), "
+                 r"scale \(\), points\[\.\.\., 0\] \(4,\); give one value per pose"),
+]
+
+
 ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
               + ROUND_ELEVEN_LOOP + ROUND_ELEVEN_DATA + ROUND_TWELVE_MATHS
               + ROUND_TWELVE_PRESENTATION + ROUND_TWELVE_FILES + ROUND_TWELVE_METHODS
@@ -5625,7 +5657,7 @@ ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODE
               + ROUND_TWENTY_FIVE_LEAD + ROUND_TWENTY_FIVE_CASES + ROUND_TWENTY_FIVE_MODELS
               + ROUND_TWENTY_SIX_WORK + ROUND_TWENTY_SIX_ANGLES + ROUND_TWENTY_SIX_UNCLEAR
               + ROUND_TWENTY_SEVEN_FIGURES + ROUND_TWENTY_SEVEN_LEVELS + ROUND_TWENTY_SEVEN_FIT
-              + ROUND_TWENTY_EIGHT_MODES)
+              + ROUND_TWENTY_EIGHT_MODES + ROUND_TWENTY_EIGHT_SPIKES)
 
 
 @pytest.mark.parametrize("call, error, message", ALL_ROUNDS, ids=range(len(ALL_ROUNDS)))
@@ -6126,3 +6158,33 @@ def test_round_twenty_eight_models_read_in_eval_mode_and_the_valid_use_is_taken(
     built = _capsedu("manifest_rows").built(row, checkpoints.model_class(row.arch), {})
     assert type(built).__name__ == "CapsNet"
     plt.close("all")
+
+
+def test_round_twenty_eight_spike_figures_of_the_simulation_still_draw():
+    """The checks of round 28 refuse a neuron, current or theory the trace was not made with;
+    the ones it was made with still draw: each neuron, below, at and above threshold, a negative
+    reset, no refractory time, float32 currents, one current, and the notebook's rate curve."""
+    spikes = _capsedu("figures.spikes")
+    lif, other = spiking.Neuron(), spiking.Neuron(tau_ms=5.0, threshold=2.0, reset=-0.5,
+                                                  refractory_ms=0.0)
+    for neuron in (lif, other):
+        for current in (0.0, 0.5, 1.0, 2.0, 4.0):
+            trace = spiking.simulate(torch.tensor([0.3, current], dtype=torch.float32), neuron,
+                                     duration_ms=100.0, dt_ms=0.1)
+            spikes.draw_membrane(_ax(), trace, neuron, current, row=1)
+            spikes.draw_membrane(_ax(), trace, neuron, 0.3, row=0)
+            plt.close("all")
+    currents = torch.linspace(0.0, 4.0, 41, dtype=torch.float64)
+    rates = spiking.simulate(currents, lif, duration_ms=200.0).rates_hz
+    spikes.draw_rate_curve(_ax(), currents, rates, spiking.rate_theory(currents, lif), lif)
+    spikes.draw_rate_curve(_ax(), currents.float().tolist(), rates.tolist(),
+                           spiking.rate_theory(currents.float(), lif).tolist(), lif)
+    spikes.draw_rate_curve(_ax(), [1.0], [0.0], [0.0], lif)
+    plt.close("all")
+
+
+def test_round_twenty_eight_place_still_takes_poses_that_broadcast_with_the_points():
+    m = np.array([[0.5], [0.4], [0.3]])
+    assert poses.place(np.zeros((4, 2)), m, m, 0 * m, 0 * m + 1).shape == (3, 4, 2)
+    assert poses.place(np.zeros((4, 2)), np.full(4, 0.5), 0.5, 0.0, 1.0).shape == (4, 2)
+    assert poses.place(np.zeros(2), 0.5, 0.5, 0.0, 1.0).shape == (2,)
