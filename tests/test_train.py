@@ -609,7 +609,9 @@ def test_continue_from_goes_on_from_the_kept_epoch_and_lists_the_sittings(
     assert how_made(after) == (f"{before.command} (kept epoch {kept} of 2), then "
                                f"{after.command}")
     assert how_made(before) == before.command
-    for folder, message in ((tiny_recipe / "nowhere", "no row for 'tiny'"),
+    (tiny_recipe / "empty").mkdir()
+    for folder, message in ((tiny_recipe / "nowhere", "a folder that does not exist"),
+                            (tiny_recipe / "empty", "has no row for it"),
                             (first, "already trained")):
         budget = str(kept)
         with pytest.raises(SystemExit):

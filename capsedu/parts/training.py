@@ -45,7 +45,7 @@ Iterations = Int("routing iterations", ge=1, le=MAX_ITERATIONS)
 
 
 @checked
-def training_set(n: Int("images, half faces and half non-faces", ge=1, le=1_000_000),
+def training_set(n: Int("images, half faces and half non-faces", ge=2, le=1_000_000),
                  seed: Seed = 0,
                  size: Int("the image side in pixels", ge=MIN_SIDE, le=512) = 32,
                  where: str = "training_set", argument: str = "n"
