@@ -61,6 +61,7 @@ from .convergence import finished, training_status
 from .course_settings import Argv, Models, Name
 from .data import transformed_mnist
 from .data.mnist import fixed_sample
+from .derived import check_read
 from .recipes import command_line
 from .train import experiment_parser, parse_experiment, record_missing, results_file
 from .validate import Array, CheckedRecord, Choice, Int, Tensor, check_value, checked
@@ -224,6 +225,10 @@ class AttackState(CheckedRecord):
         if abs(self.probabilities.sum() - 1) > 1e-3:
             raise ValueError(f"AttackState(): probabilities must sum to 1 (the CNN's softmax), "
                              f"got {self.probabilities.sum():g}; pass the softmax of its scores")
+        for name, scores in (("capsnet_prediction", "lengths"), ("cnn_prediction",
+                                                                 "probabilities")):
+            check_read("AttackState", "pass what attack_state(...) gives", name,
+                       [getattr(self, name)], scores, getattr(self, scores))
 
     @property
     def flagged(self) -> bool:

@@ -20,6 +20,7 @@ from .bug_zoo import COMMAND, CORRECT, BugEffect, CouplingStats, Zoo, ZooRun, co
 from .buggy import step_logits_shared_over_batch
 from .checks import check_labels, check_same
 from .coupling_polarisation import normalised_entropy
+from .derived import check_read
 from .layers import MAX_CHILDREN
 from .routing import (
     MAX_ITERATIONS,
@@ -191,11 +192,18 @@ class ZooState(CheckedRecord):
                    iterations=self.iterations, trace=len(self.trace))
         for name, value, n, of in (("index", self.index, self.n_digits, "n_digits"),
                                    ("label", self.label, n_out, "the classes"),
-                                   ("prediction", self.prediction, n_out, "the classes"),
                                    ("shown", max(self.shown, default=0), n_in, "the children")):
             if value >= n:
                 raise ValueError(f"ZooState(): {name} must be < {of} ({n}), got {value}; pass "
                                  "zoo_state(...)'s")
+        check_read("ZooState", "pass zoo_state(...)'s", "prediction", [self.prediction],
+                   "lengths", self.lengths)
+        for name, axis, over in (("child_sums", 1, "j"), ("parent_sums", 0, "i")):
+            sums = np.sum(self.c, axis=axis)  # float32 sums of up to 1,152 couplings
+            if not np.allclose(getattr(self, name), sums, rtol=1e-4, atol=1e-5):
+                raise ValueError(f"ZooState(): {name} must be c's sums over {over}, from "
+                                 f"{sums.min():.4g} to {sums.max():.4g}, got {getattr(self, name)}"
+                                 "; pass zoo_state(...)'s")
         if list(self.curves) != list(self.recorded):
             raise ValueError(f"ZooState(): curves must be keyed by the runs recorded "
                              f"{list(self.recorded)}, got {list(self.curves)}; one curve per run")

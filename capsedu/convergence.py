@@ -136,6 +136,10 @@ def verdict(comparison: Comparison, runs: dict[str, CurvedRow],
     """A comparison's line (``statistics.paired`` or ``seed_difference``) with the state of the
     recorded runs it rests on (``runs``: name -> manifest row): final only when every one of them
     has finished (``finished``: converged and no longer rising); otherwise it names the others."""
+    if not runs:  # no run at all: none to be final
+        raise ValueError(f"verdict(): runs must hold at least one recorded run the comparison "
+                         f"rests on (name -> manifest row), got {runs!r}; pass the rows of the "
+                         "runs compared, e.g. {name: checkpoints.read_manifest()[name]}")
     improving = still_improving(runs, patience)
     if not improving:
         return f"{comparison}; final: every run it rests on converged"

@@ -16,6 +16,7 @@ from . import course_settings
 from .capsnet import CapsNet, CapsNetConfig
 from .checks import check_labels, check_same
 from .course_settings import MAX_WIDTH, Images
+from .derived import check_derived, check_read
 from .memory import check_memory
 from .routing import Routed
 from .validate import (
@@ -133,9 +134,13 @@ class PoseState(CheckedRecord):
         check_same("PoseState", "dimensions", "pass one Delta per dimension of the capsule",
                    capsule=len(self.capsule), deltas=len(self.deltas))
         n = len(self.lengths)
-        for name in ("label", "prediction"):
-            check_value("PoseState", name, Int(f"a class of the {n} capsules of lengths", ge=0,
-                                               le=n - 1), getattr(self, name))
+        check_value("PoseState", "label", Int(f"a class of the {n} capsules of lengths", ge=0,
+                                              le=n - 1), self.label)
+        check_read("PoseState", "pass what pose_state(...) gives", "prediction",
+                   [self.prediction], "lengths", self.lengths)
+        check_derived("PoseState", "pass what pose_state(...) gives", tolerance=1e-5, **{
+            f"lengths[{self.label}]": (float(self.lengths[self.label]), float(np.linalg.norm(
+                self.capsule)), "the length of capsule (the edited capsule of label)")})
 
 
 @checked

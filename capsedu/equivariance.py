@@ -33,6 +33,7 @@ from .checks import check_labels, check_model_dtype, check_same
 from .course_settings import MAX_SIDE, MAX_WIDTH, Classes, Classifier
 from .data import faces, transformed_mnist
 from .data.affine_params import Rotation
+from .derived import check_read
 from .gcnn import C4CNN, PlainCNN
 from .group_conv import N_ROTATIONS, QuarterTurns, rotate_c4
 from .loop import predict
@@ -368,10 +369,9 @@ class RotationState(CheckedRecord):
         check_same("RotationState", "channels", "pass the CNN's maps of cnn_channels",
                    cnn_channels=len(self.cnn_channels), cnn_maps=len(self.cnn_maps))
         for model in ("gcnn", "cnn"):
-            n = len(getattr(self, f"{model}_probabilities"))
-            check_value("RotationState", f"{model}_prediction", Int(
-                f"a class of the {n} of {model}_probabilities", ge=0, le=n - 1),
-                getattr(self, f"{model}_prediction"))
+            check_read("RotationState", "pass what rotation_state(...) gives",
+                       f"{model}_prediction", [getattr(self, f"{model}_prediction")],
+                       f"{model}_probabilities", getattr(self, f"{model}_probabilities"))
             if (self.quarter_turns is None) != (getattr(self, f"{model}_error") is None):
                 raise ValueError(f"RotationState(): {model}_error must be given exactly at a "
                                  f"quarter turn, got quarter_turns={self.quarter_turns!r} and "

@@ -310,6 +310,12 @@ def read_right(test_set: Choice("a full test set", *SETS), name: str, rows: Rows
         raise KeyError(f"no record of {key!r} in {RESULTS}; record it with {COMMAND} "
                        "--replace-shipped")
     record = results[key]
+    if record.misnamed(key) is not None:  # a record of another set (or reading) kept as this
+        raise ValueError(f"read_right(): results[{key!r}] must be a record of {name!r} on the "
+                         f"test set {test_set!r}, got a record of "
+                         f"{_reading_name(record.checkpoint, record.iterations)!r} on "
+                         f"{record.test_set!r}; pass read_results(), or records keyed by their "
+                         "run_name(test_set, name)")
     now = checkpoints.read_manifest()[record.checkpoint].sha256
     if now != record.sha256:
         raise ValueError(f"the record of {key!r} is of other weights than the shipped "

@@ -32,6 +32,7 @@ from .convergence import chosen_epoch, held_out_scores
 from .course_settings import Argv, Name, Seed, Seeds, Text
 from .data import faces
 from .data.patches import SHUFFLE_SEED, GridOf, shuffle_tiles
+from .derived import check_derived
 from .loop import Epoch, fit
 from .manifest_rows import Accuracy, ManifestRow, Metrics
 from .parts import training
@@ -52,6 +53,7 @@ from .statistics import (
     OverSeeds,
     Paired,
     SeedDifference,
+    check_summary,
     over_seeds,
     paired,
     seed_difference,
@@ -243,6 +245,10 @@ class Score(CheckedRecord):
     by_seed: Annotated[tuple[Accuracy, ...], Some]
     over_seeds: Record(OverSeeds)
 
+    def __post_init__(self):
+        super().__post_init__()  # over_seeds sums up by_seed: over_seeds(by_seed), no other
+        check_summary("Score", "over_seeds", self.over_seeds, "by_seed", self.by_seed)
+
 
 @dataclass(frozen=True)
 class Comparison(CheckedRecord):
@@ -255,6 +261,12 @@ class Comparison(CheckedRecord):
     second: Name
     over_seeds: Record(SeedDifference)
     by_seed: Annotated[tuple[Record(Paired), ...], Some]
+
+    def __post_init__(self):
+        super().__post_init__()  # a difference of the means: the mean of the seeds' differences
+        check_derived("Comparison", "make it with compare(...)", **{"over_seeds.difference": (
+            self.over_seeds.difference, sum(p.difference for p in self.by_seed) / len(
+                self.by_seed), "the mean of by_seed's differences (first minus second)")})
 
 
 @dataclass(frozen=True)

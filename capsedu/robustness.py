@@ -22,11 +22,12 @@ from .course_settings import MAX_SIDE, Classifier, Classifiers, Name, Rows, Seed
 from .data import transformed_mnist
 from .data.affine_params import _check_sweep_values
 from .data.transformed_mnist import CANVAS, SWEEPS
+from .derived import check_derived
 from .loop import SCORING_BATCH, _accuracy, is_correct, predict
 from .manifest_rows import ManifestRow
 from .recipes import Iterations, how_made
 from .refusals import declared_error
-from .statistics import Paired, SeedDifference, paired, seed_difference
+from .statistics import Paired, SeedDifference, check_difference, paired, seed_difference
 from .units import InPercent
 from .validate import (
     CheckedRecord,
@@ -422,11 +423,20 @@ class SeedVerdict(CheckedRecord):
     over_seeds: Record(SeedDifference, "statistics.seed_difference(...)")
 
     def __post_init__(self):
-        """Refuse fields out of range (``CheckedRecord``), or other than one of each per seed."""
+        """Refuse fields out of range (``CheckedRecord``), other than one of each per seed, or
+        differences (``per_seed``, ``over_seeds``) other than those of the accuracies held."""
         super().__post_init__()
         check_same("SeedVerdict", "seeds", "pass one of each per seed", seeds=len(self.seeds),
                    first_accuracy=len(self.first_accuracy),
                    second_accuracy=len(self.second_accuracy), per_seed=len(self.per_seed))
+        check_derived("SeedVerdict", "make it with seed_verdict(...)", **{
+            f"per_seed[{i}].difference": (p.difference, (a - b) / 100, f"(first_accuracy[{i}] - "
+                                          f"second_accuracy[{i}]) / 100, a share")
+            for i, (p, a, b) in enumerate(zip(self.per_seed, self.first_accuracy,
+                                              self.second_accuracy, strict=True))})
+        check_difference("SeedVerdict", "over_seeds", self.over_seeds,
+                         ("first_accuracy", "second_accuracy"), self.first_accuracy,
+                         self.second_accuracy)
 
 
 @checked

@@ -21,6 +21,7 @@ from .capsnet import AFFNIST, LIVE, MULTIMNIST, PAPER, CapsNet, CapsNetConfig
 from .checks import check_same
 from .costs import ROUTING_ROW, anatomy
 from .course_settings import MAX_BATCH, MAX_REPEATS, Seed, Text, Trainable
+from .derived import check_derived
 from .functional import squash
 from .layers import RoutingCapsules
 from .memory import check_memory
@@ -162,6 +163,17 @@ class RoutingShare(CheckedRecord):
     forward: TimeShare  # routing's share of the forward time (loss included)
     backward: TimeShare  # routing's share of the backward time
     times: Record(StepTimes)  # the seconds the two time shares come from
+
+    def __post_init__(self):
+        """Refuse fields out of range (``CheckedRecord``), or a time share other than routing's
+        seconds over the step's in ``times`` (``format_share`` prints both side by side)."""
+        super().__post_init__()
+        t, fix = self.times, "make it with routing_share(...), or pass the times it comes from"
+        for name, part, whole in (("forward", t.routing_forward, t.forward),
+                                  ("backward", t.routing_backward, t.backward)):
+            check_derived("RoutingShare", fix, **{name: (
+                getattr(self, name), part / whole if whole else float("nan"),
+                f"times.routing_{name} / times.{name}")})
 
 
 @checked(reads=("model", "images"))

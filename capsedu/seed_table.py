@@ -26,6 +26,7 @@ from .convergence import still_improving
 from .costs import ROUTING_ROW, anatomy
 from .course_settings import MAX_EPOCHS, MAX_REPEATS, Classifiers, Name, Text
 from .data import faces, transformed_mnist
+from .derived import check_derived
 from .loop import predict
 from .manifest_rows import ManifestRow
 from .parts.scoring import face_rates
@@ -236,6 +237,9 @@ class RoutingComparisons(CheckedRecord):
                     crossed=self.crossed, compared=self.compared)
         check_order("RoutingComparisons", "count among the comparisons made",
                     chance=self.chance, compared=self.compared)
+        for level in {d.level for d in self.by_weight.values()}:  # those of every comparison
+            check_derived("RoutingComparisons", "make it with routing_comparisons(grid)", chance=(
+                self.chance, self.compared * (1 - level), f"compared x (1 - {level:g})"))
 
 
 @checked

@@ -30,12 +30,14 @@ each step the mean of its last ``CURVE_WINDOW`` (09's bug zoo).
 """
 
 import math
+import warnings
 from dataclasses import dataclass
 
 import numpy as np
 from scipy import stats
 
 from .checks import check_different, check_order, check_same, warn_two_scales
+from .course_settings import Name
 from .derived import check_derived
 from .refusals import kind_of
 from .validate import CheckedRecord, Flag, Float, Has, Int, Numbers, checked
@@ -284,6 +286,19 @@ def over_seeds(values: PerSeed, level: Level = LEVEL) -> OverSeeds:
                      level)
 
 
+@checked
+def check_summary(where: Name, name: Name, over: OverSeeds, of: Name,
+                  values: Numbers("the numbers per seed it sums up", ndim=1)) -> None:
+    """Refuse ``over``, the field ``name`` of the record ``where``, when it is not what
+    ``over_seeds`` makes of ``values`` (the numbers per seed of its field ``of``): n other than
+    their count, a mean or an sd other than theirs (its half_width follows, ``OverSeeds``)."""
+    fix = f"make it with over_seeds({of})"
+    check_same(where, "seeds", fix, **{of: len(values), f"{name}.n": over.n})
+    x = np.asarray(values, dtype=float)
+    check_derived(where, fix, **{f"{name}.mean": (over.mean, x.mean(), f"the mean of {of}"),
+                                 f"{name}.sd": (over.sd, x.std(ddof=1), f"the sd of {of}")})
+
+
 @dataclass(frozen=True)
 class SeedDifference(_Test):
     """The mean of A's seeds minus the mean of B's, with its t interval and test."""
@@ -359,6 +374,27 @@ def seed_difference(a: PerSeed, b: PerSeed,
     half = t_multiplier(df, level) * se
     return SeedDifference(difference, difference - half, difference + half, float(df), p_value,
                           by_seed, level)
+
+
+@checked
+def check_difference(where: Name, name: Name, over: SeedDifference, of: tuple[Name, Name],
+                     a: Numbers("the first's numbers per seed", ndim=1),
+                     b: Numbers("the second's numbers per seed", ndim=1)) -> None:
+    """Refuse ``over``, the field ``name`` of the record ``where``, when it is not
+    ``seed_difference(a, b)`` (by seed or not, at the level it says): ``a`` and ``b`` are the
+    numbers per seed of the record's fields named ``of``; its p-value follows from those
+    (``SeedDifference``)."""
+    fix = f"make it with seed_difference({', '.join(of)}, by_seed={over.by_seed})"
+    if min(len(a), len(b)) < 2:
+        raise ValueError(f"{where}(): {' and '.join(of)} must hold a number per seed of at least "
+                         f"2 seeds (a spread over seeds needs two), got {len(a)} and {len(b)}; "
+                         "pass every seed's")
+    with warnings.catch_warnings():  # the scales were the maker's to warn of
+        warnings.simplefilter("ignore")
+        want = seed_difference(a, b, by_seed=over.by_seed, level=over.level)
+    check_derived(where, fix, **{f"{name}.{field}": (getattr(over, field), getattr(want, field),
+                                                     f"that of {' minus '.join(of)}")
+                                 for field in ("difference", "low", "high", "degrees_of_freedom")})
 
 
 @checked

@@ -14,6 +14,7 @@ from .data import digit_pairs, transformed_mnist
 from .data.affine_params import Rotation, Scale, Shear
 from .data.digit_pairs import MULTI_CANVAS, MULTI_SHIFT
 from .data.transformed_mnist import CANVAS
+from .derived import check_read
 from .multi_digit import MultiDigitCapsNet, TwoDigitCNN
 from .validate import (
     Array,
@@ -23,7 +24,6 @@ from .validate import (
     Int,
     Numbers,
     Tensor,
-    check_value,
     checked,
 )
 
@@ -42,10 +42,9 @@ Read = Annotated[list[Class], Distinct]
 
 
 def _check_read(where: str, name: str, read: list[int], scores_name: str, scores) -> None:
-    """Refuse classes ``read`` that are none of the classes the ``scores`` [n_classes] score."""
-    for value in read:
-        check_value(where, name, Int(f"a class of the {len(scores)} of {scores_name}", ge=0,
-                                     le=len(scores) - 1), value)
+    """Refuse classes ``read`` that are not those of the highest ``scores`` [n_classes]."""
+    check_read(where, f"pass what {where[:-5].lower()}_state(...) gives", name, read,
+               scores_name, scores)
 
 
 @dataclass(frozen=True)

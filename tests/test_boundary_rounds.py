@@ -5636,6 +5636,144 @@ ROUND_TWENTY_EIGHT_SPIKES = [
                  r"scale \(\), points\[\.\.\., 0\] \(4,\); give one value per pose"),
 ]
 
+# Round thirty (probe 29, SILENT records): a record whose fields contradict each other, made by
+# hand, printed as if true; each such field is checked against the fields it comes from
+_SEEDS3 = (0.5, 0.6, 0.7)
+_TIMES = routing_costs.StepTimes(forward=0.1, backward=0.2, routing_forward=0.02,
+                                 routing_backward=0.01)
+
+
+def _verdict30():
+    """A SeedVerdict as seed_verdict makes it: 3 seeds, 8 test images."""
+    right = {seed: {"a": torch.tensor([True] * (5 + seed) + [False] * (3 - seed)),
+                    "b": torch.tensor([True, False] * 4)} for seed in range(3)}
+    return robustness.seed_verdict(right, "a", "b", by_seed=True)
+
+
+def _reading30(test_set):
+    """The shipped record of full_sets' first reading of ``test_set``: (its name, the record)."""
+    key, record = next((k, r) for k, r in full_sets.read_results().items()
+                       if r.test_set == test_set)
+    return key.split(": ", 1)[1], record
+
+
+def _pose30(**fields):
+    """A PoseState of capsule 0 edited to length 0.4, the longest of ten."""
+    return digit_capsules.PoseState(**{
+        "label": 0, "deltas": (0.0,) * 16, "capsule": np.full(16, 0.1),
+        "lengths": np.array([0.4] + [0.1] * 9), "reconstruction": np.zeros((28, 28)),
+        "prediction": 0, **fields})
+
+
+def _score30(**fields):
+    return patch_order.Score(**{"model": "a", "condition": 2, "by_seed": _SEEDS3,
+                                "over_seeds": statistics.over_seeds(_SEEDS3), **fields})
+
+
+ROUND_THIRTY_RECORDS = [
+    # a Score whose summary over the seeds is not that of its seeds
+    (lambda: _score30(over_seeds=statistics.over_seeds((0.5, 0.6, 0.8))), ValueError,
+     r"^Score\(\): over_seeds\.mean must be the mean of by_seed, 0\.6, got 0\.633333; make it "
+     r"with over_seeds\(by_seed\)$"),
+    (lambda: _score30(over_seeds=statistics.over_seeds((0.4, 0.6, 0.8))), ValueError,
+     r"^Score\(\): over_seeds\.sd must be the sd of by_seed, 0\.1, got 0\.2; make it with "
+     r"over_seeds\(by_seed\)$"),
+    (lambda: _score30(by_seed=(0.5, 0.7)), ValueError,
+     r"^Score\(\): over_seeds\.n must match by_seed in seeds \(by_seed: 2, over_seeds\.n: 3\); "
+     r"make it with over_seeds\(by_seed\)$"),
+    # a Comparison whose difference over the seeds is not the mean of its seeds' differences
+    (lambda: patch_order.Comparison("face", "a", "b", statistics.seed_difference(
+        [0.5, 0.6, 0.7], [0.5, 0.5, 0.5], by_seed=False), (_P, _P, _P)), ValueError,
+     r"^Comparison\(\): over_seeds\.difference must be the mean of by_seed's differences \(first "
+     r"minus second\), 0\.5, got 0\.1; make it with compare\(\.\.\.\)$"),
+    # a routing share that is not routing's seconds over the step's
+    (lambda: routing_costs.RoutingShare(0.05, 0.5, 0.05, _TIMES), ValueError,
+     r"^RoutingShare\(\): forward must be times\.routing_forward / times\.forward, 0\.2, got "
+     r"0\.5; make it with routing_share\(\.\.\.\), or pass the times it comes from$"),
+    (lambda: routing_costs.RoutingShare(0.05, 0.2, 0.5, _TIMES), ValueError,
+     r"^RoutingShare\(\): backward must be times\.routing_backward / times\.backward, 0\.05, "
+     r"got 0\.5; make it"),
+    # a SeedVerdict whose differences are not those of its accuracies
+    (lambda: dataclasses.replace(_verdict30(), per_seed=_verdict30().per_seed[::-1]), ValueError,
+     r"^SeedVerdict\(\): per_seed\[0\]\.difference must be \(first_accuracy\[0\] - "
+     r"second_accuracy\[0\]\) / 100, a share, 0\.125, got 0\.375; make it with "
+     r"seed_verdict\(\.\.\.\)$"),
+    (lambda: dataclasses.replace(_verdict30(), over_seeds=statistics.seed_difference(
+        _verdict30().second_accuracy, _verdict30().first_accuracy, by_seed=True)), ValueError,
+     r"^SeedVerdict\(\): over_seeds\.difference must be that of first_accuracy minus "
+     r"second_accuracy, 25, got -25; make it with seed_difference\(first_accuracy, "
+     r"second_accuracy, by_seed=True\)$"),
+    (lambda: dataclasses.replace(_verdict30(), seeds=(0,), first_accuracy=(50.0,),
+                                 second_accuracy=(50.0,), per_seed=(statistics.paired(_T, _T),)),
+     ValueError, r"^SeedVerdict\(\): first_accuracy and second_accuracy must hold a number per "
+                 r"seed of at least 2 seeds \(a spread over seeds needs two\), got 1 and 1; "
+                 r"pass every seed's$"),
+    # a record of another test set read as this one's
+    (lambda: full_sets.read_right("translated", _reading30("affnist-style")[0], results={
+        full_sets.run_name("translated", _reading30("affnist-style")[0]):
+            _reading30("affnist-style")[1]}), ValueError,
+     r"^read_right\(\): results\['translated: [^']+'\] must be a record of '[^']+' on the test "
+     r"set 'translated', got a record of '[^']+' on 'affnist-style'; pass read_results\(\), or "
+     r"records keyed by their run_name\(test_set, name\)$"),
+    # a verdict resting on no run at all is no final one
+    (lambda: convergence.verdict(_P, {}), ValueError,
+     r"^verdict\(\): runs must hold at least one recorded run the comparison rests on \(name -> "
+     r"manifest row\), got \{\}; pass the rows"),
+    # the audit: fields derived from others that presentation prints
+    (lambda: dataclasses.replace(squash_state(2.0), slope=0.5), ValueError,
+     r"^SquashState\(\): slope must be 2 \|\|s\|\| / \(1 \+ \|\|s\|\|\^2\)\^2, 0\.16, got 0\.5; "
+     r"pass squash_state\(norm, angle\)$"),
+    (lambda: dataclasses.replace(squash_state(2.0), angle=90.0), ValueError,
+     r"^SquashState\(\): s\[0\] must be \|\|s\|\| cos\(angle\), 1\.2\d*e-16, got 1\.73205; pass"),
+    (lambda: viewpoint_states.ViewpointState(
+        np.zeros((40, 40)), np.arange(10) / 10, 3, np.zeros((40, 40)), np.eye(10)[2], 2, 0.0, 0.0,
+        1.0, 0.0, 0.0), ValueError,
+     r"^ViewpointState\(\): capsnet_prediction must be the class of the highest lengths, 9, got "
+     r"3 \(scored 0\.3 of at most 0\.9\); pass what viewpoint_state\(\.\.\.\) gives$"),
+    (lambda: viewpoint_states.ViewpointState(
+        np.zeros((40, 40)), np.arange(10) / 10, 9, np.zeros((40, 40)), np.eye(10)[2], 4, 0.0, 0.0,
+        1.0, 0.0, 0.0), ValueError, r"^ViewpointState\(\): cnn_prediction must be the class of "
+                                    r"the highest probabilities, 2, got 4 \(scored 0 of"),
+    (lambda: _pose30(prediction=1), ValueError,
+     r"^PoseState\(\): prediction must be the class of the highest lengths, 0, got 1 \(scored "
+     r"0\.1 of at most 0\.4\); pass what pose_state\(\.\.\.\) gives$"),
+    (lambda: _pose30(lengths=np.array([0.5] + [0.1] * 9)), ValueError,
+     r"^PoseState\(\): lengths\[0\] must be the length of capsule \(the edited capsule of "
+     r"label\), 0\.4, got 0\.5; pass what pose_state\(\.\.\.\) gives$"),
+    (lambda: seed_table.RoutingComparisons(
+        statistics.over_seeds([1.0, 2.0]), statistics.over_seeds([1.0, 3.0]),
+        {0.0: statistics.seed_difference([1.0, 2.0], [1.0, 3.0], by_seed=True)}, 0, 16, 1.0),
+     ValueError, r"^RoutingComparisons\(\): chance must be compared x \(1 - 0\.95\), 0\.8, got 1; "
+                 r"make it with routing_comparisons\(grid\)$"),
+]
+
+
+def test_round_thirty_the_records_the_course_makes_agree_with_themselves():
+    """What round thirty refuses, the course's own functions never make: scores and comparisons
+    of outcomes, a seed verdict and its lines, a routing share and its line, every shipped
+    full-set reading read right, a verdict on recorded runs, the widgets' squash states."""
+    generator = torch.Generator().manual_seed(0)
+    outcomes = {(name, "face"): [torch.rand(40, generator=generator) < p for _ in range(3)]
+                for name, p in (("a", 0.8), ("b", 0.5))}
+    scores = patch_order.over_the_seeds(outcomes)
+    assert [s.over_seeds.n for s in scores] == [3, 3]
+    comparison = patch_order.compare(outcomes, "face", "a", "b")
+    assert comparison.over_seeds.difference == pytest.approx(
+        scores[0].over_seeds.mean - scores[1].over_seeds.mean)
+    line = robustness.seed_line("a against b", _verdict30())
+    assert "seed 0 +12.50, seed 1 +25.00, seed 2 +37.50 points" in line and "+25.000" in line
+    share = routing_costs.RoutingShare(0.05, 0.2, 0.05, _TIMES)
+    assert "20 % of the forward time (20 of 100 ms)" in cost_tables.format_share("a", share)
+    readings = full_sets.read_results()
+    for key, record in readings.items():
+        test_set, name = key.split(": ", 1)
+        assert len(full_sets.read_right(test_set, name, results=readings)) == record.n
+    row = checkpoints.read_manifest()["affnist-capsnet"]
+    assert "final" in convergence.verdict(_P, {"affnist-capsnet": row}).lower()
+    for norm in (0.0, 1e-4, 1.0, 5.0):
+        assert squash_state(norm, 135.0).norm_v == pytest.approx(norm**2 / (1 + norm**2),
+                                                                  abs=1e-6)  # eps under the root
+
 
 ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
               + ROUND_ELEVEN_LOOP + ROUND_ELEVEN_DATA + ROUND_TWELVE_MATHS
@@ -5657,7 +5795,7 @@ ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODE
               + ROUND_TWENTY_FIVE_LEAD + ROUND_TWENTY_FIVE_CASES + ROUND_TWENTY_FIVE_MODELS
               + ROUND_TWENTY_SIX_WORK + ROUND_TWENTY_SIX_ANGLES + ROUND_TWENTY_SIX_UNCLEAR
               + ROUND_TWENTY_SEVEN_FIGURES + ROUND_TWENTY_SEVEN_LEVELS + ROUND_TWENTY_SEVEN_FIT
-              + ROUND_TWENTY_EIGHT_MODES + ROUND_TWENTY_EIGHT_SPIKES)
+              + ROUND_TWENTY_EIGHT_MODES + ROUND_TWENTY_EIGHT_SPIKES + ROUND_THIRTY_RECORDS)
 
 
 @pytest.mark.parametrize("call, error, message", ALL_ROUNDS, ids=range(len(ALL_ROUNDS)))

@@ -302,8 +302,9 @@ def test_a_routing_share_over_100_percent_is_printed_as_timing_noise():
     times = StepTimes(forward=0.1, backward=0.2, routing_forward=0.2, routing_backward=0.01)
     noisy = format_share("a", RoutingShare(0.05, 2.0, 0.05, times))
     assert "200 % of the forward time (200 of 100 ms)" in noisy and "timing noise" in noisy
+    times = StepTimes(forward=0.4, backward=0.2, routing_forward=0.2, routing_backward=0.01)
     quiet = format_share("a", RoutingShare(0.05, 0.5, 0.05, times))
-    assert "timing noise" not in quiet
+    assert "50 % of the forward time (200 of 400 ms)" in quiet and "timing noise" not in quiet
 
 
 def test_format_sweep_and_what_an_iteration_costs_by_hand():

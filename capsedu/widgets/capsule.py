@@ -21,6 +21,7 @@ from matplotlib.figure import Figure
 from ..capsule_vectors import draw, part_from_vector, pose_vector
 from ..data.faces import PART_KINDS, PartKind
 from ..data.sprites import Part
+from ..derived import check_derived
 from ..figures.canvas import png_bytes
 from ..figures.capsule_poses import draw_vector
 from ..functional import squash
@@ -146,6 +147,14 @@ class SquashState(CheckedRecord):
                 raise ValueError(f"SquashState(): {name} must be the length of {name[-1]} "
                                  f"({math.hypot(*vector):.4f}), got {norm:.4f}; pass "
                                  "squash_state(norm, angle)")
+        n, a = self.norm_s, math.radians(self.angle)  # and v squash(s), s at angle
+        check_derived("SquashState", "pass squash_state(norm, angle)", **{
+            "s[0]": (self.s[0], n * math.cos(a), "||s|| cos(angle)"),
+            "s[1]": (self.s[1], n * math.sin(a), "||s|| sin(angle)"),
+            "norm_v": (self.norm_v, n**2 / (1 + n**2), "||s||^2 / (1 + ||s||^2)"),
+            "v[0]": (self.v[0], self.norm_v * math.cos(a), "||v|| cos(angle)"),
+            "v[1]": (self.v[1], self.norm_v * math.sin(a), "||v|| sin(angle)"),
+            "slope": (self.slope, 2 * n / (1 + n**2) ** 2, "2 ||s|| / (1 + ||s||^2)^2")})
 
 
 @checked
