@@ -75,6 +75,10 @@ class Measured(CheckedRecord):
             self.affine_right), affine=sorted(self.affine))
         check_same("Measured", "multiply-adds", "pass the sum of the layers' as the total",
                    total=self.total, macs_summed=sum(self.macs.values()))
+        check_derived("Measured", "pass the share of its digits each model reads right", **{
+            f"affine[{name!r}]": (self.affine[name], right.float().mean().item(),
+                                  f"the share of affine_right[{name!r}] read right")
+            for name, right in self.affine_right.items()})
 
 
 @dataclass(frozen=True)
@@ -197,6 +201,13 @@ class Affine(CheckedRecord):
         for name, mean in self.means.items():
             check_same("Affine", "seeds", "pass the means over the seeds compared",
                        n_seeds=self.n_seeds, **{f"means[{name!r}].n": mean.n})
+        capsnet = self.means.get("affnist-capsnet")  # over_seeds: the CapsNet minus each other
+        for other, over in self.over_seeds.items():
+            if capsnet and other in self.means:
+                check_derived("Affine", "make it with affine_comparisons(...)", **{
+                    f"over_seeds[{other!r}].difference": (
+                        over.difference, capsnet.mean - self.means[other].mean,
+                        f"means['affnist-capsnet'].mean - means[{other!r}].mean")})
 
 
 @checked
@@ -313,6 +324,19 @@ class AdversarialComparisons(CheckedRecord):
                     eps=self.eps, largest_eps=self.largest_eps)
         check_same("AdversarialComparisons", "models", "pass an accuracy per model at both",
                    accuracy=sorted(self.accuracy), at_largest=sorted(self.at_largest))
+        for name, other in (("versus_cnn", CNN), ("routing", CAPSNET_1ITER)):
+            pairs = getattr(self, name)  # the CapsNet minus other, on the n digits attacked
+            check_same("AdversarialComparisons", "test digits", "pass comparisons of the n "
+                       "digits attacked", n=self.n, **{f"{name}[{e}].n": p.n
+                                                       for e, p in pairs.items()})
+            for e, shares in ((self.eps, "accuracy"), (self.largest_eps, "at_largest")):
+                at = getattr(self, shares)
+                if e in pairs and CAPSNET in at and other in at:
+                    check_derived("AdversarialComparisons", "make it with "
+                                  "adversarial_comparisons(results)", **{
+                                      f"{name}[{e}].difference": (pairs[e].difference, at[
+                                          CAPSNET] - at[other], f"{shares}[{CAPSNET!r}] - "
+                                          f"{shares}[{other!r}]")})
 
 
 @checked

@@ -471,8 +471,8 @@ EXAMPLES = {"capsedu.recipes.Recipe": lambda: importlib.import_module("capsedu.r
         name="m", seeds=[0, 1], models=[], rates={"face": [0.9, 0.8]}),
     "capsedu.parts.pose_net.RotationSweep": lambda: _module("parts.pose_net").RotationSweep(
         angles=np.array([0.0, 45.0]), part_angles=np.zeros((2, 4)), face_angle=np.zeros(2),
-        face_length=np.zeros(2), images=np.zeros((2, 8, 8)), part_error=np.zeros((2, 4)),
-        face_error=np.zeros(2)),
+        face_length=np.zeros(2), images=np.zeros((2, 8, 8)),
+        part_error=np.array([[0.0] * 4, [45.0] * 4]), face_error=np.array([0.0, 45.0])),
     "capsedu.bug_zoo_report.ZooState": lambda: _zoo_state(),
     # fields of one digit, two angles and two dimensions, their shapes agreeing
     "capsedu.capsule_angles.CapsuleUnderRotation": lambda: _module(
@@ -516,7 +516,46 @@ EXAMPLES = {"capsedu.recipes.Recipe": lambda: importlib.import_module("capsedu.r
     "capsedu.convergence.Trend": lambda: _module("convergence").Trend(slope=0.5, p_value=0.01,
                                                                       epochs=5),
     "capsedu.widgets.spiking.NeuronState": lambda: _module("widgets.spiking").neuron_state(
-        1.5, 20.0, 0.6)}
+        1.5, 20.0, 0.6),
+    # round thirty: summaries over seeds of the seeds held (statistics.check_summary), and
+    # differences of the accuracies held (statistics.check_difference)
+    "capsedu.patch_order.Score": lambda: _score(),
+    "capsedu.patch_order.Comparison": lambda: _comparison(),
+    "capsedu.patch_order.Shuffles": lambda: _module("patch_order").Shuffles(
+        seeds=(0, 1), n=2, shuffles=(_score(),), comparisons=(_comparison(),)),
+    "capsedu.patch_order.PatchOrder": lambda: _module("patch_order").PatchOrder(
+        seeds=(0, 1), n=2, shuffles=(_score(),), comparisons=(_comparison(),),
+        rates=(_score("face"),)),
+    "capsedu.robustness.SeedVerdict": lambda: _module("robustness").seed_verdict(
+        {seed: {"a": torch.tensor([True, seed > 0, seed > 1]), "b": torch.tensor([True] * 3)}
+         for seed in range(3)}, "a", "b", by_seed=True),
+    # accuracies the rows read right give; comparisons of the digits attacked (11's record)
+    "capsedu.seed_table.Measured": lambda: _module("seed_table").Measured(
+        n_table=1, face_rates={}, affine_right={"affnist-cnn": torch.tensor([True, False])},
+        affine={"affnist-cnn": 0.5}, seconds_per_1000={}, macs={"Conv1": 1}, total=1),
+    "capsedu.seed_table.AdversarialComparisons": lambda: _adversarial_comparisons()}
+
+
+@functools.cache
+def _adversarial_comparisons():
+    """11's comparisons at eps 0.1, from the shipped record (read once)."""
+    return _module("seed_table").adversarial_comparisons(
+        _module("adversarial_record").read_results(), 0.1)
+
+
+def _score(condition=2):
+    """A Score of two seeds, summed up by over_seeds of them."""
+    return _module("patch_order").Score("m", condition, (0.8, 0.9),
+                                        _module("statistics").over_seeds([0.8, 0.9]))
+
+
+def _comparison():
+    """A Comparison of two seeds on two images: a difference over the seeds of their means."""
+    statistics = _module("statistics")
+    yes, no = torch.tensor([True, True]), torch.tensor([False, False])
+    return _module("patch_order").Comparison(
+        "face", "m", "n", statistics.seed_difference([1.0, 1.0], [0.0, 0.5], by_seed=False),
+        (statistics.paired(yes, no), statistics.paired(yes, torch.tensor([True, False]))))
 
 
 def _module(name: str):

@@ -5665,6 +5665,11 @@ def _pose30(**fields):
         "prediction": 0, **fields})
 
 
+def _adversarial30():
+    """11's comparisons at eps 0.1, from the shipped record."""
+    return seed_table.adversarial_comparisons(adversarial_record.read_results(), 0.1)
+
+
 def _score30(**fields):
     return patch_order.Score(**{"model": "a", "condition": 2, "by_seed": _SEEDS3,
                                 "over_seeds": statistics.over_seeds(_SEEDS3), **fields})
@@ -5745,6 +5750,28 @@ ROUND_THIRTY_RECORDS = [
         {0.0: statistics.seed_difference([1.0, 2.0], [1.0, 3.0], by_seed=True)}, 0, 16, 1.0),
      ValueError, r"^RoutingComparisons\(\): chance must be compared x \(1 - 0\.95\), 0\.8, got 1; "
                  r"make it with routing_comparisons\(grid\)$"),
+    (lambda: seed_table.Measured(1, {}, {"affnist-cnn": torch.tensor([True, False])},
+                                 {"affnist-cnn": 0.9}, {}, {}, 0), ValueError,
+     r"^Measured\(\): affine\['affnist-cnn'\] must be the share of affine_right\['affnist-cnn'\] "
+     r"read right, 0\.5, got 0\.9; pass the share of its digits each model reads right$"),
+    (lambda: seed_table.Affine(
+        {"affnist-cnn": statistics.seed_difference([90.0, 91.0], [80.0, 82.0], by_seed=False)},
+        {"affnist-capsnet": statistics.over_seeds([90.0, 91.0]),
+         "affnist-cnn": statistics.over_seeds([80.0, 81.0])}, {}, [], 2), ValueError,
+     r"^Affine\(\): over_seeds\['affnist-cnn'\]\.difference must be means\['affnist-capsnet'\]"
+     r"\.mean - means\['affnist-cnn'\]\.mean, 10, got 9\.5; make it with "
+     r"affine_comparisons\(\.\.\.\)$"),
+    (lambda: pose_net.RotationSweep(
+        np.array([0.0, 90.0]), np.zeros((2, 4)), np.array([0.0, 170.0]), np.ones(2),
+        np.zeros((2, 8, 8)), np.array([[0.0] * 4, [90.0] * 4]), np.array([0.0, 10.0])),
+     ValueError, r"^RotationSweep\(\): face_error must be \|face_angle - angles\|, wrapped into "
+                 r"\[0, 180\], got values off it by up to 70 degrees; pass what "
+                 r"rotation_sweep\(\.\.\.\) gives$"),
+    (lambda: dataclasses.replace(_adversarial30(), accuracy={
+        **_adversarial30().accuracy, "affnist-capsnet": 0.5}), ValueError,
+     r"^AdversarialComparisons\(\): versus_cnn\[0\.1\]\.difference must be "
+     r"accuracy\['affnist-capsnet'\] - accuracy\['affnist-cnn'\], 0\.305, got -0\.1225; make "
+     r"it with adversarial_comparisons\(results\)$"),
 ]
 
 

@@ -309,6 +309,13 @@ class RotationSweep(CheckedRecord):
         check_same("RotationSweep", "parts", f"one angle per part of {faces.PART_KINDS}",
                    kinds=N_KINDS, part_angles=self.part_angles.shape[1],
                    part_error=np.shape(self.part_error)[1])
+        for name, read, turns in (("part_error", "part_angles", self.angles[:, None]),
+                                  ("face_error", "face_angle", self.angles)):
+            off = np.abs(np.abs(wrap_angle(getattr(self, read) - turns)) - getattr(self, name))
+            if off.max() > 1e-3:  # degrees: float32 readings
+                raise ValueError(f"RotationSweep(): {name} must be |{read} - angles|, wrapped "
+                                 f"into [0, 180], got values off it by up to {off.max():.4g} "
+                                 "degrees; pass what rotation_sweep(...) gives")
 
 
 @checked
