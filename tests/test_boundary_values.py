@@ -64,9 +64,9 @@ def _on_grid(example=0, classes=(0, 1), sizes=None):
 
 def _sweep():
     """A pose-capsule model's reading of a face turned by 0° and 45° (pose_net.RotationSweep)."""
-    two = np.zeros(2)
+    two, off = np.zeros(2), np.array([0.0, 45.0])  # read at 0°: 45° off the second turn
     return RotationSweep(np.array([0.0, 45.0]), np.zeros((2, 4)), two, two, np.zeros((2, 8, 8)),
-                         np.zeros((2, 4)), two)
+                         np.repeat(off[:, None], 4, axis=1), off)
 
 
 def _zoo_curves(stopped_at):

@@ -99,8 +99,8 @@ def test_course_figures_of_notebook_07_draw_what_the_models_read():
     angles = np.array([0.0, 350.0])
     sweep = RotationSweep(angles=angles, part_angles=np.array([[1.0] * 4, [-5.0] * 4]),
                           face_angle=np.array([2.0, -8.0]), face_length=np.ones(2),
-                          images=np.zeros((2, 32, 32)), part_error=np.zeros((2, 4)),
-                          face_error=np.zeros(2))
+                          images=np.zeros((2, 32, 32)),
+                          part_error=np.array([[1.0] * 4, [5.0] * 4]), face_error=np.full(2, 2.0))
     draw_rotation_sweep(ax1, sweep)
     assert ax1.lines[0].get_ydata().tolist() == [1.0, 355.0]  # -5° read at a turn of 350°
     assert ax1.lines[-1].get_ydata().tolist() == [2.0, 352.0]
@@ -276,7 +276,8 @@ def test_notebook_10_figures_draw_what_they_are_given():
     angles = np.arange(0, 360, 45)
     sweep = RotationSweep(angles=angles, part_angles=np.zeros((8, 4)), face_angle=angles + 2.0,
                           face_length=np.ones(8), images=np.zeros((8, 5, 5)),
-                          part_error=np.zeros((8, 4)), face_error=np.zeros(8))
+                          part_error=np.repeat(180 - np.abs(180 - angles)[:, None], 4, axis=1),
+                          face_error=np.full(8, 2.0))
     rotations.draw_face_sweep(fig, angles, sweep, 1.0)
     assert len(fig.axes) == 1 + 8
     assert fig.axes[0].lines[1].get_label() == "fitted line, slope 1.00"
