@@ -361,6 +361,11 @@ def _found(where: str, scores: tuple[Score, ...], model: str, condition: str | i
 def over_the_seeds(outcomes: Outcomes) -> tuple[Score, ...]:
     """A ``Score`` for each ``(model, condition)`` of ``outcomes`` (-> one bool tensor per seed:
     which images it calls a face, or reads right): the share of ``True`` per seed."""
+    for key, runs in outcomes.items():  # each score's interval needs a spread over seeds
+        if len(runs) < 2:
+            raise ValueError(f"over_the_seeds(): outcomes[{key!r}] must hold at least 2 runs, "
+                             f"one per seed (a score over seeds has an interval, which needs a "
+                             f"spread), got {len(runs)}; pass the runs of two or more seeds")
     return tuple(Score(name, condition, by_seed, over_seeds(by_seed))
                  for (name, condition), runs in outcomes.items()
                  for by_seed in [tuple(x.float().mean().item() for x in runs)])
