@@ -181,15 +181,15 @@ def check_labels(targets: torch.Tensor, name: str, batch: int, n_classes: int,
                 f"integer class labels of shape [batch, {k}] = [{batch}, {k}] ({k} different "
                 "classes per example)")
     check_tensor(targets, name, f" of {expected}")
-    if k == n_classes and targets.dtype.is_floating_point and bool(
-            ((targets == 0) | (targets == 1)).all() and (targets.sum(-1) >= 1).all()):
-        # one-hot (or k-hot) rows [batch, n_classes] read as k = n_classes labels each: .long()
-        # would keep them rows of 0s and 1s
-        var = name.split()[-1]
-        raise TypeError(f"{name} must be integer class labels, [batch] = [{batch}] (or [batch, "
-                        f"k]: k classes per example), got one-hot rows of shape "
-                        f"{tuple(targets.shape)}, dtype {targets.dtype}; pass {var}.argmax(1), "
-                        f"the class of each row ({var}.topk(k, dim=1).indices for k-hot rows)")
+    if k == n_classes > 2 and not targets.dtype.is_complex and bool(  # rows of 0s and 1s (any
+            ((targets == 0) | (targets == 1)).all() and (targets.sum(-1) >= 1).all()):  # dtype)
+        # are one-hot (k-hot) rows, never n_classes different labels: .long() would keep them
+        var, hot = name.split()[-1], int(targets.sum(-1).max())  # the most classes in a row
+        raise TypeError(f"{name} must be integer class labels, [batch] = [{batch}], got "
+                        f"{'one' if hot == 1 else 'k'}-hot rows of shape {tuple(targets.shape)},"
+                        f" dtype {targets.dtype}; pass " + (f"{var}.argmax(1), the class of each "
+                        f"row" if hot == 1 else f"{var}.topk({hot}, dim=1).indices, the {hot} "
+                        f"classes of each row, to a model that reads {hot} per example"))
     if tuple(targets.shape) != shape:
         fix = (f"scores or one-hot rows give their classes by {name.split()[-1]}.argmax(1)"
                if k is None and targets.ndim == 2 and len(targets) == batch else

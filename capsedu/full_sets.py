@@ -231,6 +231,14 @@ def read_wrong(model: Classifier, images: Tensor("images [N, C, H, W]", ndim=4, 
     """How ``model`` reads ``images`` (routed ``iterations`` times if given, else as trained): a
     ``Reading``, the part of a record that the notebooks turn back into booleans
     (``read_right``)."""
+    reads = predict(model, images[:1]).shape[1:]  # (): one class per image; (k,): k of them
+    if len(images) and tuple(labels.shape[1:]) != tuple(reads):  # pairs for singles, or back
+        each = [f"{k} classes, [N, {k}]" for k in reads] or ["one class, [N]"]
+        given = [f"{k} classes" for k in labels.shape[1:2]] or ["one class"]
+        raise ValueError(f"read_wrong(): labels must hold what model reads per image, {each[0]}"
+                         f", got shape {tuple(labels.shape)}, {given[0]} per image; pass the "
+                         f"labels of the images model reads, or a model of those labels (pairs"
+                         f"' [N, 2] go with a two-digit model, e.g. MultiDigitCapsNet)")
     if iterations is None:
         predictions = predict(model, images)
     else:
@@ -307,7 +315,8 @@ def read_right(test_set: Choice("a full test set", *SETS), name: str, rows: Rows
         raise KeyError(f"read_right(): results must hold a reading of {key!r}, got "
                        f"{len(results)} readings without it; pass read_results() or None")
     if key not in results:
-        raise KeyError(f"no record of {key!r} in {RESULTS}; record it with {COMMAND} "
+        raise KeyError(f"read_right(): {RESULTS} holds no record of {key!r} (a reading of "
+                       f"{COMMAND}'s, not recorded yet); record it with {COMMAND} "
                        "--replace-shipped")
     record = results[key]
     if record.misnamed(key) is not None:  # a record of another set (or reading) kept as this
@@ -318,9 +327,10 @@ def read_right(test_set: Choice("a full test set", *SETS), name: str, rows: Rows
                          "run_name(test_set, name)")
     now = checkpoints.read_manifest()[record.checkpoint].sha256
     if now != record.sha256:
-        raise ValueError(f"the record of {key!r} is of other weights than the shipped "
-                         f"{record.checkpoint} (sha256 {record.sha256[:12]}..., now "
-                         f"{now[:12]}...); record it again with {COMMAND} --replace-shipped")
+        raise ValueError(f"read_right(): the record of {key!r} is stale: it read other weights "
+                         f"than the shipped {record.checkpoint} has now (sha256 "
+                         f"{record.sha256[:12]}..., now {now[:12]}...); record it again with "
+                         f"{COMMAND} --replace-shipped, or restore the checkpoint it was made with")
     right = record.reading.right()
     return right if rows is None else right[check_rows("read_right", rows, len(right))]
 

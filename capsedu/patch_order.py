@@ -32,7 +32,6 @@ from .convergence import chosen_epoch, held_out_scores
 from .course_settings import Argv, Name, Seed, Seeds, Text
 from .data import faces
 from .data.patches import SHUFFLE_SEED, GridOf, shuffle_tiles
-from .derived import check_derived
 from .loop import Epoch, fit
 from .manifest_rows import Accuracy, ManifestRow, Metrics
 from .parts import training
@@ -53,6 +52,7 @@ from .statistics import (
     OverSeeds,
     Paired,
     SeedDifference,
+    check_paired_mean,
     check_summary,
     over_seeds,
     paired,
@@ -190,8 +190,7 @@ def run_metrics(model: FaceNet, history: list[Epoch], epochs: int) -> Metrics:
 
 
 @checked
-def train_and_save(names: list[Vit] | tuple[Vit, ...] = tuple(VITS),
-                   seeds: Seeds = SEEDS,
+def train_and_save(names: list[Vit] | tuple[Vit, ...] = tuple(VITS), seeds: Seeds = SEEDS,
                    root: checkpoints.Root = None, command: str = "",
                    progress: Flag("whether to show progress bars") = True,
                    replace_shipped: Flag("True only to write into the shipped checkpoints") = False
@@ -219,13 +218,11 @@ def train_and_save(names: list[Vit] | tuple[Vit, ...] = tuple(VITS),
 
 
 @checked
-def load_models(seeds: Seeds = SEEDS,
-                names: list[str] | tuple[str, ...] = MODELS,
+def load_models(seeds: Seeds = SEEDS, names: list[str] | tuple[str, ...] = MODELS,
                 root: checkpoints.Root = None) -> dict[str, list]:
     """The models ``names`` of ``MODELS``, one per seed of ``seeds``: the shipped face models of
     07 (``parts.training.load_face_models``) and the ViTs (verified, in eval mode)."""
-    unknown = set(names) - set(MODELS)
-    if unknown:
+    if unknown := set(names) - set(MODELS):
         raise ValueError(f"load_models(): names must be of {MODELS}, got {sorted(unknown)}")
     check_saved_seeds("load_models", seeds, {name: checkpoint_name(name, 0) if name in VITS else
                                              training.checkpoint_name(name, 0)
@@ -264,9 +261,7 @@ class Comparison(CheckedRecord):
 
     def __post_init__(self):
         super().__post_init__()  # a difference of the means: the mean of the seeds' differences
-        check_derived("Comparison", "make it with compare(...)", **{"over_seeds.difference": (
-            self.over_seeds.difference, sum(p.difference for p in self.by_seed) / len(
-                self.by_seed), "the mean of by_seed's differences (first minus second)")})
+        check_paired_mean("Comparison", self.over_seeds, self.by_seed, "make it with compare(...)")
 
 
 @dataclass(frozen=True)
@@ -373,6 +368,11 @@ def _found(where: str, scores: tuple[Score, ...], model: str, condition: str | i
 def over_the_seeds(outcomes: Outcomes) -> tuple[Score, ...]:
     """A ``Score`` for each ``(model, condition)`` of ``outcomes`` (-> one bool tensor per seed:
     which images it calls a face, or reads right): the share of ``True`` per seed."""
+    for key, runs in outcomes.items():  # each score's interval needs a spread over seeds
+        if len(runs) < 2:
+            raise ValueError(f"over_the_seeds(): outcomes[{key!r}] must hold at least 2 runs, "
+                             f"one per seed (a score over seeds has an interval, which needs a "
+                             f"spread), got {len(runs)}; pass the runs of two or more seeds")
     return tuple(Score(name, condition, by_seed, over_seeds(by_seed))
                  for (name, condition), runs in outcomes.items()
                  for by_seed in [tuple(x.float().mean().item() for x in runs)])

@@ -79,7 +79,9 @@ def place(points: Array("points [..., 2]: (u, v) in the pose's frame"), x: X, y:
                          f"{points.shape}; give each point as a pair")
     _check_broadcast("place", x=x, y=y, angle=angle, scale=scale,
                      **{"points[..., 0]": points[..., 0]})
-    return _place(points, x, y, angle, scale)
+    # one shape for the pose (x [m, 1] with a scalar y: both [m, 1]), so x' and y' stack
+    pose = np.broadcast_arrays(*(np.asarray(v, dtype=float) for v in (x, y, angle, scale)))
+    return _place(points, *pose)
 
 
 def _place(points, x, y, angle, scale) -> np.ndarray:

@@ -383,6 +383,13 @@ class ByOverlap(_ByOverlapFields):
         return super().__new__(cls, scores, ranges)
 
 
+def _overlap_groups(overlap: torch.Tensor, groups: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """The ``groups - 1`` quantile edges of ``overlap`` and each pair's group ``[N]``, 0 ..
+    ``groups - 1`` (a pair on an edge joins the lower group)."""
+    edges = torch.quantile(overlap, torch.arange(1, groups) / groups)  # [groups - 1]
+    return edges, torch.bucketize(overlap, edges)
+
+
 @checked
 def accuracy_by_overlap(right: Right, overlap: Tensor("overlaps [N]", ndim=1, finite=True,
                                                      within=(0, 1)),
@@ -396,8 +403,14 @@ def accuracy_by_overlap(right: Right, overlap: Tensor("overlaps [N]", ndim=1, fi
     if groups > len(overlap):  # a group without pairs has no accuracy
         raise ValueError(f"accuracy_by_overlap(): groups must be at most the {len(overlap)} pairs "
                          f"given, got {groups}; pass fewer groups")
-    edges = torch.quantile(overlap, torch.arange(1, groups) / groups)  # [groups - 1]
-    group = torch.bucketize(overlap, edges)  # [N]: 0 .. groups - 1
+    edges, group = _overlap_groups(overlap, groups)
+    if len(group.unique()) < groups:  # tied overlaps: a group's edges fell inside one tie
+        fits = max(g for g in range(1, groups) if len(_overlap_groups(overlap, g)[1].unique()) == g)
+        raise ValueError(f"accuracy_by_overlap(): overlap must spread over the {groups} groups, "
+                         f"each with pairs of its own, got {len(overlap.unique())} distinct "
+                         f"value(s) among {len(overlap)} pairs, which leave "
+                         f"{groups - len(group.unique())} group(s) empty; pass groups={fits}"
+                         f"{' or fewer' * (fits > 1)}, or pairs whose overlaps differ more")
     scores = {name: [100 * correct[group == g].float().mean().item() for g in range(groups)]
               for name, correct in right.items()}
     ranges = [f"{100 * a:.0f}-{100 * b:.0f} %" for a, b in

@@ -18,7 +18,7 @@ import torch
 
 from . import course_settings
 from .capsnet import AFFNIST, LIVE, MULTIMNIST, PAPER, CapsNet, CapsNetConfig
-from .checks import check_same
+from .checks import check_input, check_read_labels, check_same
 from .costs import ROUTING_ROW, anatomy
 from .course_settings import MAX_BATCH, MAX_REPEATS, Seed, Text, Trainable
 from .derived import check_derived
@@ -39,6 +39,7 @@ Labels = Tensor("the batch's labels")
 Batch = Int("examples per batch", ge=1, le=MAX_BATCH)
 Iterations = Int("routing iterations; 0 times u_hat = W u alone", ge=0, le=MAX_ITERATIONS)
 Seconds = Float("seconds", ge=0)
+StepSeconds = Float("seconds of a training step, which takes some time", gt=0)
 Bytes = Int("bytes", ge=0)
 Share = Float("routing's share of the multiply-adds, 0..1", ge=0, le=1)
 # routing timed alone against the whole step: noise can take it past 1 on a tiny model
@@ -216,6 +217,8 @@ def routing_shares(configs: dict[str, CapsNetConfig], images: Images, labels: La
     for name, sizes in configs.items():
         torch.manual_seed(seed)
         model = CapsNet(sizes).to(images.device)
+        check_input(images, "routing_shares(): images", model)  # in this function's words,
+        check_read_labels(labels, "routing_shares(): labels", images, model)  # not the callee's
         shares[name] = routing_share(model, images, labels, repeats)
     return shares
 
@@ -435,8 +438,8 @@ class RecordedCost(CheckedRecord):
     date: Text
     command: Text
     batch: Batch
-    capsnet_step: Seconds  # forward + backward, CapsNet(AFFNIST)
-    cnn_step: Seconds  # the same for MaxPoolCNN()
+    capsnet_step: StepSeconds  # forward + backward, CapsNet(AFFNIST)
+    cnn_step: StepSeconds  # the same for MaxPoolCNN(); the ratio of the two is reported
     macs: Share  # routing's share of CapsNet(AFFNIST)'s forward multiply-adds
     forward: TimeShare  # routing's share of the forward time
     backward: TimeShare  # and of the backward time

@@ -37,7 +37,7 @@ import numpy as np
 from scipy import stats
 
 from .checks import check_different, check_order, check_same, warn_two_scales
-from .course_settings import Name
+from .course_settings import Name, Text
 from .derived import check_derived
 from .refusals import kind_of
 from .validate import CheckedRecord, Flag, Float, Has, Int, Numbers, checked
@@ -395,6 +395,18 @@ def check_difference(where: Name, name: Name, over: SeedDifference, of: tuple[Na
     check_derived(where, fix, **{f"{name}.{field}": (getattr(over, field), getattr(want, field),
                                                      f"that of {' minus '.join(of)}")
                                  for field in ("difference", "low", "high", "degrees_of_freedom")})
+
+
+@checked
+def check_paired_mean(where: Name, over: SeedDifference, pairs: tuple[Paired, ...],
+                      fix: Text) -> None:
+    """Refuse the record ``where``'s ``over_seeds`` (``over``: the mean of a's numbers per seed
+    minus b's) when its difference is not the mean of its ``by_seed`` (``pairs``: a against b on
+    the same images, one per seed), which it is: a mean of differences is the difference of the
+    means. ``fix`` says how to make one that agrees."""
+    check_derived(where, fix, **{"over_seeds.difference": (
+        over.difference, sum(p.difference for p in pairs) / len(pairs),
+        "the mean of by_seed's differences (first minus second)")})
 
 
 @checked

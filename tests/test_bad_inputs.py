@@ -170,14 +170,14 @@ def test_the_train_command_expands_a_tilde_in_state_and_continue_from(tmp_path, 
 
 def test_a_faces_dataset_too_big_for_memory_is_refused_up_front(monkeypatch):
     from capsedu import memory
-    from capsedu.data.faces import dataset
+    from capsedu.data.faces import MAX_IMAGES, dataset
 
-    with pytest.raises(ValueError, match=r"n must be an integer >= 1 and <= 1000000"):
+    with pytest.raises(ValueError, match=rf"n must be an integer >= 1 and <= {MAX_IMAGES}"):
         dataset("face", 10**11)  # was a run until the machine killed it
-    monkeypatch.setattr(memory, "available_memory", lambda: 2**30)
-    with pytest.raises(MemoryError, match=r"dataset\('face', n=1000000\) needs about .* GiB "
-                                          r"of memory, 1.0 GiB is free; ask for fewer"):
-        dataset("face", 10**6)
+    monkeypatch.setattr(memory, "available_memory", lambda: 2**28)
+    with pytest.raises(MemoryError, match=rf"dataset\('face', n={MAX_IMAGES}\) needs about .* "
+                                          r"GiB of memory, 0.2 GiB is free; ask for fewer"):
+        dataset("face", MAX_IMAGES)
     assert len(dataset("face", 2)[0]) == 2
 
 

@@ -3683,12 +3683,12 @@ ROUND_EIGHTEEN_RECORDS = [
      r"^TwoDigitCNN\(\): channels must name at least one layer"),
     # U7: one-hot float targets advised .long(), which a second refusal met
     (lambda: functional.margin_loss(torch.rand(4, 10), torch.eye(10)[torch.arange(4)]),
-     TypeError, r"^margin_loss\(\): targets must be integer class labels, \[batch\] = \[4\] .*got "
+     TypeError, r"^margin_loss\(\): targets must be integer class labels, \[batch\] = \[4\], got "
      r"one-hot rows of shape \(4, 10\), dtype torch.float32; pass targets.argmax\(1\)"),
     # H2: more scenes than one call draws, refused before any is read
     (lambda: sprites.render_many([faces.face_parts()] * 10**7, size=32), ValueError,
-     r"^render_many\(\): scenes must hold at most 1,000,000 scenes \(the most one call draws\), "
-     r"got 10,000,000; draw them in chunks"),
+     rf"^render_many\(\): scenes must hold at most {sprites.MAX_SCENES:,} scenes \(the most one "
+     r"call draws\), got 10,000,000; draw them in chunks"),
 ]
 
 
@@ -5802,6 +5802,134 @@ def test_round_thirty_the_records_the_course_makes_agree_with_themselves():
                                                                   abs=1e-6)  # eps under the root
 
 
+_MAX_IMAGES = faces.MAX_IMAGES  # what one call draws at most (probe 29: lowered from 10**6)
+_TOO_MANY = rf"must be an integer >= 1 and <= {_MAX_IMAGES} \((\w|[ ,-])+\), got {_MAX_IMAGES + 1}"
+
+ROUND_THIRTY_SIZES = [
+    # a draw near the old cap of 10**6 ran for half an hour; every count of drawn images reads
+    # faces.MAX_IMAGES (= sprites.MAX_SCENES)
+    (lambda: faces.dataset("face", _MAX_IMAGES + 1), ValueError, r"^dataset\(\): n " + _TOO_MANY),
+    (lambda: faces.scattered(_MAX_IMAGES + 1), ValueError, r"^scattered\(\): n " + _TOO_MANY),
+    (lambda: _capsedu("parts.detector").detector_training_set(_MAX_IMAGES + 1), ValueError,
+     r"^detector_training_set\(\): n " + _TOO_MANY),
+    (lambda: _capsedu("parts.voting").face_lengths_by_kind(_MAX_IMAGES + 1), ValueError,
+     r"^face_lengths_by_kind\(\): n " + _TOO_MANY),
+    (lambda: _capsedu("parts.scoring").held_out("face", _MAX_IMAGES + 1), ValueError,
+     r"^held_out\(\): n " + _TOO_MANY),
+    (lambda: _capsedu("parts.training").readout_data(_MAX_IMAGES + 1, 0), ValueError,
+     r"^readout_data\(\): n " + _TOO_MANY),
+    (lambda: _capsedu("parts.training").routing_ablation([], [0, 1], [1], ["face"],
+                                                         n_test=_MAX_IMAGES + 1), ValueError,
+     r"^routing_ablation\(\): n_test " + _TOO_MANY),
+    (lambda: patch_order.measure({}, [0, 1], n=_MAX_IMAGES + 1), ValueError,
+     rf"^measure\(\): n must be an integer >= 2 and <= {_MAX_IMAGES} "),
+    (lambda: _capsedu("parts.training").training_set(_MAX_IMAGES + 2), ValueError,
+     rf"^training_set\(\): n must be an integer >= 2 and <= {_MAX_IMAGES} \(images, half faces "
+     rf"and half non-faces\), got {_MAX_IMAGES + 2}"),
+    (lambda: sprites.render_many([faces.face_parts()] * (_MAX_IMAGES + 1), size=32), ValueError,
+     rf"^render_many\(\): scenes must hold at most {_MAX_IMAGES:,} scenes"),
+    # a recipe's examples whose draw (3 x for the part detector, 2 x for the MLP) passes the cap:
+    # refused by train_face_model before any training, not by the drawing function it calls
+    (lambda: _capsedu("parts.training").train_face_model("pose capsules", examples=40_000),
+     ValueError, rf"^train_face_model\(\): examples must be at most {_MAX_IMAGES // 3:,} for "
+                 rf"'pose capsules', which draws 3 x examples images in one call "
+                 rf"\(faces\.MAX_IMAGES = {_MAX_IMAGES:,}\), got 40,000; pass fewer examples$"),
+    (lambda: _capsedu("parts.training").train_face_model("part-pose MLP", examples=60_000),
+     ValueError, rf"^train_face_model\(\): examples must be at most {_MAX_IMAGES // 2:,} for "
+                 r"'part-pose MLP', which draws 2 x examples"),
+    (lambda: _capsedu("parts.training").train_pose_capsules(_capsedu(
+        "parts.training").face_model_recipe("pose capsules", examples=40_000)), ValueError,
+     rf"^train_pose_capsules\(\): recipe\.examples must be at most {_MAX_IMAGES // 3:,}"),
+]
+
+
+def _stale_full_set_record():
+    """read_right on a record of other weights than the shipped checkpoint's."""
+    key = "affnist-style: affnist-cnn"
+    record = dataclasses.replace(full_sets.read_results()[key], sha256="0" * 64)
+    return full_sets.read_right("affnist-style", "affnist-cnn", results={key: record})
+
+
+def _unrecorded_full_set_reading():
+    """read_right of a known reading the shipped record lacks."""
+    with mock.patch.object(full_sets, "read_results", lambda: {}):
+        return full_sets.read_right("affnist-style", "affnist-cnn")
+
+
+_ONE_HOT = torch.eye(10)[LABELS]  # [4, 10]: LABELS as one-hot rows
+
+
+ROUND_THIRTY_UNCLEAR = [
+    # 1. tied overlaps leave a group empty: a ByOverlap with NaN was refused in its own words
+    (lambda: robustness.accuracy_by_overlap({"a": torch.ones(8, dtype=torch.bool)}, torch.tensor(
+        [0.0, 0, 0, 0, 0, 0, 0.5, 0.6]), 4), ValueError,
+     r"^accuracy_by_overlap\(\): overlap must spread over the 4 groups, each with pairs of its "
+     r"own, got 3 distinct value\(s\) among 8 pairs, which leave 2 group\(s\) empty; pass "
+     r"groups=2 or fewer, or pairs whose overlaps differ more$"),
+    (lambda: robustness.accuracy_by_overlap({"a": torch.ones(4, dtype=torch.bool)},
+                                            torch.zeros(4), 2), ValueError,
+     r"^accuracy_by_overlap\(\): overlap must spread over the 2 groups, .*got 1 distinct "
+     r"value\(s\) among 4 pairs, which leave 1 group\(s\) empty; pass groups=1, or pairs"),
+    # 2. pairs' labels for a model of single digits: was is_correct()'s shape refusal
+    (lambda: full_sets.read_wrong(_tiny().eval(), torch.rand(4, 1, 28, 28),
+                                  torch.tensor([[0, 1], [2, 3], [4, 5], [6, 7]])), ValueError,
+     r"^read_wrong\(\): labels must hold what model reads per image, one class, \[N\], got "
+     r"shape \(4, 2\), 2 classes per image; pass the labels of the images model reads, or a "
+     r"model of those labels \(pairs' \[N, 2\] go with a two-digit model"),
+    # 3. one seed: was over_seeds()'s refusal of a spread of one number
+    (lambda: patch_order.over_the_seeds({("a", "face"): [torch.tensor([True, False])]}),
+     ValueError, r"^over_the_seeds\(\): outcomes\[\('a', 'face'\)\] must hold at least 2 runs, "
+                 r"one per seed \(a score over seeds has an interval, which needs a spread\), "
+                 r"got 1; pass the runs of two or more seeds$"),
+    # 4. one-hot labels: integer or bool ones were advised .long() or read as 10 classes per
+    # image ("pairs of digits"), float ones advised [batch, k] labels a CapsNet never reads
+    (lambda: routing_costs.routing_share(_tiny(), torch.rand(4, 1, 28, 28), _ONE_HOT.long(),
+                                         repeats=1), TypeError,
+     r"^routing_share\(\): labels must be integer class labels, \[batch\] = \[4\], got one-hot "
+     r"rows of shape \(4, 10\), dtype torch\.int64; pass labels\.argmax\(1\), the class of each "
+     r"row$"),
+    (lambda: routing_costs.routing_share(_tiny(), torch.rand(4, 1, 28, 28), _ONE_HOT.bool(),
+                                         repeats=1), TypeError,
+     r"^routing_share\(\): labels .*got one-hot rows .*dtype torch\.bool; pass labels\.argmax"),
+    (lambda: routing_costs.routing_share(_tiny(), torch.rand(4, 1, 28, 28), _ONE_HOT,
+                                         repeats=1), TypeError,
+     r"^routing_share\(\): labels must be integer class labels, \[batch\] = \[4\], got one-hot "
+     r"rows of shape \(4, 10\), dtype torch\.float32; pass labels\.argmax\(1\), the class of "
+     r"each row$"),
+    (lambda: routing_costs.routing_share(_tiny(), torch.rand(4, 1, 28, 28), _ONE_HOT + torch.eye(
+        10)[LABELS + 1], repeats=1), TypeError,
+     r"^routing_share\(\): labels .*got k-hot rows .*; pass labels\.topk\(2, dim=1\)\.indices, "
+     r"the 2 classes of each row, to a model that reads 2 per example$"),
+    # routing_shares builds its models: refused in its own words, not routing_share's
+    (lambda: routing_costs.routing_shares({"tiny": TINY}, torch.rand(4, 1, 28, 28), _ONE_HOT,
+                                          repeats=1), TypeError,
+     r"^routing_shares\(\): labels must be integer class labels, \[batch\] = \[4\], got one-hot"),
+    (lambda: routing_costs.routing_shares({"tiny": TINY}, torch.rand(4, 1, 20, 20), LABELS,
+                                          repeats=1), ValueError,
+     r"^routing_shares\(\): images must have shape \[N, 1, 28, 28\] for CapsNet"),
+    # 5. a length shown equal to its bound, refused: "length of s (1.0000), got 1.0000"
+    (lambda: dataclasses.replace(_capsedu("widgets.capsule").squash_state(1.0, 0.0),
+                                 s=[1.00002, 0.0]), ValueError,
+     r"^SquashState\(\): norm_s must be the length of s, 1\.0000200 \(within 1e-06\), got "
+     r"1\.0000000, off by 2\.0e-05; pass squash_state\(norm, angle\)$"),
+    # 6. a CNN step of 0 s: recorded_cost_line divided by it (ZeroDivisionError)
+    (lambda: routing_costs.RecordedCost(device="cpu", date="2026-12-08", command="x", batch=8,
+                                        capsnet_step=0.1, cnn_step=0.0, macs=0.1, forward=0.5,
+                                        backward=0.5), ValueError,
+     r"^RecordedCost\(\): cnn_step must be a finite number > 0 \(seconds of a training step, "
+     r"which takes some time\), got 0\.0"),
+    # 7. a stale record: the message had no head ("the record of ... is of other weights")
+    (_stale_full_set_record, ValueError,
+     r"^read_right\(\): the record of 'affnist-style: affnist-cnn' is stale: it read other "
+     r"weights than the shipped affnist-cnn has now \(sha256 000000000000\.\.\., now "
+     r"[0-9a-f]{12}\.\.\.\); record it again with python -m capsedu\.full_sets "
+     r"--replace-shipped, or restore the checkpoint it was made with$"),
+    (_unrecorded_full_set_reading, KeyError,
+     r"read_right\(\): full_test_sets\.json holds no record of 'affnist-style: affnist-cnn' "
+     r"\(a reading of python -m capsedu\.full_sets's, not recorded yet\); record it with"),
+]
+
+
 ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
               + ROUND_ELEVEN_LOOP + ROUND_ELEVEN_DATA + ROUND_TWELVE_MATHS
               + ROUND_TWELVE_PRESENTATION + ROUND_TWELVE_FILES + ROUND_TWELVE_METHODS
@@ -5822,7 +5950,8 @@ ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODE
               + ROUND_TWENTY_FIVE_LEAD + ROUND_TWENTY_FIVE_CASES + ROUND_TWENTY_FIVE_MODELS
               + ROUND_TWENTY_SIX_WORK + ROUND_TWENTY_SIX_ANGLES + ROUND_TWENTY_SIX_UNCLEAR
               + ROUND_TWENTY_SEVEN_FIGURES + ROUND_TWENTY_SEVEN_LEVELS + ROUND_TWENTY_SEVEN_FIT
-              + ROUND_TWENTY_EIGHT_MODES + ROUND_TWENTY_EIGHT_SPIKES + ROUND_THIRTY_RECORDS)
+              + ROUND_TWENTY_EIGHT_MODES + ROUND_TWENTY_EIGHT_SPIKES
+              + ROUND_THIRTY_SIZES + ROUND_THIRTY_UNCLEAR + ROUND_THIRTY_RECORDS)
 
 
 @pytest.mark.parametrize("call, error, message", ALL_ROUNDS, ids=range(len(ALL_ROUNDS)))
@@ -6353,3 +6482,52 @@ def test_round_twenty_eight_place_still_takes_poses_that_broadcast_with_the_poin
     assert poses.place(np.zeros((4, 2)), m, m, 0 * m, 0 * m + 1).shape == (3, 4, 2)
     assert poses.place(np.zeros((4, 2)), np.full(4, 0.5), 0.5, 0.0, 1.0).shape == (4, 2)
     assert poses.place(np.zeros(2), 0.5, 0.5, 0.0, 1.0).shape == (2,)
+
+
+def test_round_thirty_one_constant_bounds_every_draw_and_the_course_draws_pass():
+    """Probe 29 (A): one call draws at most faces.MAX_IMAGES = sprites.MAX_SCENES images, and
+    every declared count of drawn images reads it; the course's own sizes pass."""
+    training = _capsedu("parts.training")
+    assert faces.MAX_IMAGES == sprites.MAX_SCENES == 100_000
+    for name in training.FACE_MODELS:  # each recipe's own examples fit its draws
+        recipe = training.face_model_recipe(name)
+        training._check_draws("train_face_model", "examples", name, recipe.examples)
+        assert recipe.examples * training.DRAWS_PER_EXAMPLE.get(name, 1) <= 18_000
+    images, labels = training.training_set(4, 0)
+    assert images.shape == (4, 1, 32, 32) and sorted(labels.tolist()) == [0, 0, 1, 1]
+    assert len(faces.dataset("face", 2)[0]) == len(faces.scattered(2)[0]) == 2
+
+
+def test_round_thirty_the_unclear_cases_valid_use_still_passes():
+    """Probe 29 (B): what the new refusals leave through: overlaps with ties that still fill
+    every group (notebook 08), two seeds, integer labels (and a pair's, for a two-digit model),
+    a squash state as squash_state makes it, a recorded CNN step > 0, and a pose of many x
+    with one y (was NumPy's stack error inside _place)."""
+    overlap = torch.tensor([0.0, 0.0, 0.1, 0.2, 0.2, 0.5, 0.6, 0.9])
+    by = robustness.accuracy_by_overlap({"a": torch.ones(8, dtype=torch.bool)}, overlap, 4)
+    assert by.scores["a"] == [100.0] * 4 and len(by.ranges) == 4
+    runs = [torch.tensor([True, False]), torch.tensor([True, True])]
+    assert patch_order.over_the_seeds({("a", "face"): runs})[0].by_seed == (0.5, 1.0)
+    reading = full_sets.read_wrong(_tiny().eval(), torch.rand(4, 1, 28, 28), LABELS)
+    assert reading.n == 4
+    pairs = multi_digit.MultiDigitCapsNet(multi_digit.MULTIMNIST).eval()
+    side = pairs.config.image_size
+    assert full_sets.read_wrong(pairs, torch.rand(2, 1, side, side),
+                                torch.tensor([[0, 1], [2, 3]])).n == 2
+    share = routing_costs.routing_share(_tiny(), torch.rand(4, 1, 28, 28), LABELS, repeats=1)
+    assert 0 < share.macs < 1
+    assert set(routing_costs.routing_shares({"tiny": TINY}, torch.rand(4, 1, 28, 28), LABELS,
+                                            repeats=1)) == {"tiny"}
+    capsule = _capsedu("widgets.capsule")
+    for norm in (0.0, 0.5, 1.0, 4.99):
+        for angle in (0.0, 30.0, 45.0, 359.0):
+            state = capsule.squash_state(norm, angle)
+            dataclasses.replace(state, s=[x + 1e-8 for x in state.s])  # float rounding passes
+    line = cost_tables.recorded_cost_line(routing_costs.RecordedCost(
+        device="cpu", date="2026-12-08", command="x", batch=8, capsnet_step=0.3, cnn_step=0.1,
+        macs=0.1, forward=0.5, backward=0.5))
+    assert "takes 3.0x the CNN's" in line
+    xs = np.array([[0.5], [0.4], [0.3], [0.2], [0.1]])
+    placed = poses.place(np.zeros((3, 2)), xs, 0.5, 0.0, 1.0)
+    assert placed.shape == (5, 3, 2)
+    assert np.array_equal(placed, poses.place(np.zeros((3, 2)), xs, 0 * xs + 0.5, 0.0, 1.0))

@@ -27,6 +27,7 @@ from ..poses import _place
 from ..units import InDegrees
 from ..validate import CheckedRecord, Choice, Float, Int, checked
 from .sprites import (
+    MAX_SCENES,
     STROKE,
     STROKE_LENGTH,
     Part,
@@ -59,10 +60,11 @@ CANONICAL_OFFSETS: dict[str, tuple[float, float]] = {
 MARGIN = 0.01  # ink keeps at least this far from the image border
 _OFFSETS = [CANONICAL_OFFSETS[k] for k in PART_KINDS]
 
-# Bounds on what a caller can ask for: a face at MAX_SCALE already fills the image; a million
-# images take about half an hour; an image's side past MAX_SIDE is no longer a parts world.
+# Bounds on what a caller can ask for: a face at MAX_SCALE already fills the image; one call
+# draws at most MAX_IMAGES images (sprites.MAX_SCENES: every bound on a count of drawn images
+# reads it); an image's side past MAX_SIDE is no longer a parts world.
 MAX_SCALE = 3.0
-MAX_IMAGES = 1_000_000
+MAX_IMAGES = MAX_SCENES
 SHIFT_DRAWS = 100_000  # a face's shift is drawn again at most this many times
 
 

@@ -40,12 +40,12 @@ FACE_MODELS = ("bag-of-parts CNN", "deep CNN", "pixel CapsNet", "pose capsules",
 BASELINES = ("bag-of-parts CNN", "deep CNN")  # notebook 01's CNNs
 FaceModel = Choice("one of notebook 07's face models (FACE_MODELS)", *FACE_MODELS)
 # images a face model trains or fits on: a training set, or each of faces and non-faces
-Images = Int("images", ge=1, le=1_000_000)
+Images = Int("images", ge=1, le=faces.MAX_IMAGES)
 Iterations = Int("routing iterations", ge=1, le=MAX_ITERATIONS)
 
 
 @checked
-def training_set(n: Int("images, half faces and half non-faces", ge=2, le=1_000_000),
+def training_set(n: Int("images, half faces and half non-faces", ge=2, le=faces.MAX_IMAGES),
                  seed: Seed = 0,
                  size: Int("the image side in pixels", ge=MIN_SIDE, le=512) = 32,
                  where: str = "training_set", argument: str = "n"
@@ -96,6 +96,7 @@ def train_face_model(name: FaceModel, seed: Seed = 0,
     ``root`` when this run trained it there, else the shipped one), and learns from ``examples``
     faces and as many non-faces: those the pose-capsule model fitted its W_i and threshold on."""
     recipe = face_model_recipe(name, examples, epochs)
+    _check_draws("train_face_model", "examples", name, recipe.examples)
     if name == "pose capsules":
         return train_pose_capsules(recipe, seed, progress, state_path)
     n = recipe.examples
@@ -130,12 +131,29 @@ def train_pose_capsules(recipe: Recipe, seed: Seed = 0,
         raise ValueError(f"train_pose_capsules(): recipe must be the pose-capsule recipe "
                          f"(face_model_recipe('pose capsules'), its examples changed or not), got "
                          f"{recipe.description[:60]!r}; pass that recipe")
+    _check_draws("train_pose_capsules", "recipe.examples", "pose capsules", recipe.examples)
     torch.manual_seed(seed)  # the initial weights depend on the seed too
     model = recipe.build()
     detector_data = detector_training_set(3 * recipe.examples, seed)
     fit(model.detector, detector_data, recipe.epochs, recipe.batch_size, recipe.lr,
         recipe.lr_decay, seed, progress=progress, state_path=state_path)
     return fit_readout(model.cpu().eval(), recipe.examples, seed)
+
+
+# images of the training seed a face model draws in one call per example of its recipe: the
+# pose-capsule model's part detector learns from 3 x examples, the part-pose MLP from 2 x
+DRAWS_PER_EXAMPLE = {"pose capsules": 3, "part-pose MLP": 2}
+
+
+def _check_draws(where: str, argument: str, name: str, examples: int) -> None:
+    """Refuse ``examples`` whose draw for model ``name`` passes ``faces.MAX_IMAGES``, in the words
+    of ``where`` and its ``argument``, before any training (not in the drawing function's)."""
+    times = DRAWS_PER_EXAMPLE.get(name, 1)
+    if examples * times > faces.MAX_IMAGES:
+        raise ValueError(f"{where}(): {argument} must be at most {faces.MAX_IMAGES // times:,} "
+                         f"for {name!r}, which draws {times} x {argument} images in one call "
+                         f"(faces.MAX_IMAGES = {faces.MAX_IMAGES:,}), got {examples:,}; pass "
+                         f"fewer examples")
 
 
 @checked
@@ -240,7 +258,7 @@ Ablation = dict[int, Record(Refitted, "routing_ablation(...)'s values")]
 def routing_ablation(models: list | tuple, seeds: Seeds,
                      iterations: list[Iterations] | tuple[Iterations, ...],
                      kinds: Kinds,
-                     n_test: Int("held-out images per kind", ge=1, le=100_000) = 500,
+                     n_test: Int("held-out images per kind", ge=1, le=faces.MAX_IMAGES) = 500,
                      n_fit: Images | None = None,
                      margin_kinds: list[Kind] | tuple[Kind, ...] = ()) -> dict[int, Refitted]:
     """For each number of ``iterations``: every pose-capsule model of ``models`` (one per seed of

@@ -128,6 +128,9 @@ class PoseVectorExplorer(Widget):
         self.image.value = png_bytes(self.figure)
 
 
+LENGTH_TOLERANCE = 1e-6  # how far a recorded length may be from its vector's (float rounding)
+
+
 @dataclass(frozen=True)
 class SquashState(CheckedRecord):
     """What notebook 03's widget shows (``squash_state``): one vector ``s`` and ``squash(s)``."""
@@ -143,12 +146,14 @@ class SquashState(CheckedRecord):
         super().__post_init__()  # and ||s|| and ||v|| the lengths of s and v
         for name, vector, norm in (("norm_s", self.s, self.norm_s), ("norm_v", self.v,
                                                                       self.norm_v)):
-            if not math.isclose(math.hypot(*vector), norm, abs_tol=1e-6):
-                raise ValueError(f"SquashState(): {name} must be the length of {name[-1]} "
-                                 f"({math.hypot(*vector):.4f}), got {norm:.4f}; pass "
-                                 "squash_state(norm, angle)")
+            length = math.hypot(*vector)
+            if not math.isclose(length, norm, abs_tol=LENGTH_TOLERANCE):  # 7 decimals show it
+                raise ValueError(f"SquashState(): {name} must be the length of {name[-1]}, "
+                                 f"{length:.7f} (within {LENGTH_TOLERANCE:g}), got {norm:.7f}, "
+                                 f"off by {abs(length - norm):.1e}; pass squash_state(norm, "
+                                 "angle)")
         n, a = self.norm_s, math.radians(self.angle)  # and v squash(s), s at angle
-        check_derived("SquashState", "pass squash_state(norm, angle)", **{
+        check_derived("SquashState", "pass squash_state(norm, angle)", LENGTH_TOLERANCE, **{
             "s[0]": (self.s[0], n * math.cos(a), "||s|| cos(angle)"),
             "s[1]": (self.s[1], n * math.sin(a), "||s|| sin(angle)"),
             "norm_v": (self.norm_v, n**2 / (1 + n**2), "||s||^2 / (1 + ||s||^2)"),
