@@ -34,7 +34,7 @@ from .data import faces
 from .data.patches import SHUFFLE_SEED, GridOf, shuffle_tiles
 from .loop import Epoch, fit
 from .manifest_rows import Accuracy, ManifestRow, Metrics
-from .parts import training
+from .parts import scoring, training
 from .parts.curves import VALIDATION, VALIDATION_SEED
 from .parts.scoring import (
     UNSEEN,
@@ -119,7 +119,7 @@ Kinds = Annotated[list[Kind] | tuple[Kind, ...], Some, Distinct]
 # the pairs of models compared, at least one, each of two different models
 Pair = Annotated[tuple[str, str], AfterValidator(_two_models)]
 Pairs = Annotated[list[Pair] | tuple[Pair, ...], Some]
-Count = Int("held-out images of each kind", ge=2, le=faces.MAX_IMAGES)
+Count = Int("held-out images of each kind", ge=2, le=scoring.MAX_PER_KIND)
 Grid = GridOf(32, "image")
 Grids = Annotated[list[Grid] | tuple[Grid, ...], Some, Distinct]  # each grid once: none twice
 # a kind, or a grid (1: as drawn) of faces or of 28 x 28 digits (digit_shuffles' records)

@@ -17,6 +17,7 @@ import torch
 
 from .course_settings import Checked
 from .functional import squash
+from .memory import check_memory
 from .refusals import arguments, kind_of, shown
 from .validate import Flag, Int, Tensor, checked
 
@@ -363,6 +364,13 @@ def dynamic_routing(
     ``b`` includes the final update of Procedure 1 (so ``c = softmax(b)`` before that update).
     """
     _check_some("dynamic_routing", "u_hat", u_hat, "[batch, n_in, n_out, d_out]")
+    if u_hat.requires_grad and torch.is_grad_enabled():
+        # autograd keeps about 3 copies of u_hat per differentiated iteration (measured: 2.5)
+        graphed = iterations if grad_through_routing else 1
+        check_memory((3 * graphed + 2) * u_hat.numel() * u_hat.element_size(),
+                     f"dynamic_routing() with gradients through {graphed} iteration(s) of u_hat "
+                     f"{list(u_hat.shape)}", "pass fewer iterations (the paper uses 3), a smaller "
+                     "batch, grad_through_routing=False, or u_hat.detach() under torch.no_grad()")
     u_hat_inner = u_hat if grad_through_routing else u_hat.detach()
     # b_ij = 0: the prior log-probability that child i couples to parent j; [batch, n_in, n_out],
     # stored parent-major (as u_hat from RoutingCapsules), so the softmax above needs no copy

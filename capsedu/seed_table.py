@@ -29,7 +29,7 @@ from .data import faces, transformed_mnist
 from .derived import check_derived
 from .loop import predict
 from .manifest_rows import ManifestRow
-from .parts.scoring import face_rates
+from .parts.scoring import MAX_PER_KIND, face_rates
 from .parts.training import load_face_models
 from .recipes import Cell
 from .reconstruction_detector import Detection
@@ -44,7 +44,7 @@ VIT_NAMES = tuple(patch_order.VITS)  # 10 §8's ViTs, with and without position 
 AFFINE_NAMES = ("affnist-capsnet", "affnist-capsnet-1iter", "affnist-cnn")
 ROUTING = f"{ROUTING_ROW} x{PAPER.iterations}"  # the routing's row in costs.anatomy
 TIMED = 200  # digits each of 08's models reads for its time
-MAX_TABLE = 10_000  # held-out images per face kind: far past 07's 400
+MAX_TABLE = MAX_PER_KIND  # held-out images per face kind (face_rates draws them): 10 uses 200
 OTHERS = ("affnist-cnn", "affnist-capsnet-1iter")  # what 08's CapsNet is compared with
 Share = Float("a share, 0..1", ge=0, le=1)
 Seconds = Float("seconds", ge=0)

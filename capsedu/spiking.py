@@ -26,10 +26,16 @@ import torch
 
 from .checks import check_same
 from .course_settings import Seed
+from .memory import check_memory
 from .validate import CheckedRecord, Distinct, Float, Tensor, checked
 
 MAX_STEPS = 1_000_000  # time steps of one simulation or spike train: duration / dt
 MAX_NEURONS = 100_000  # neurons simulated at once (currents, or capsule lengths)
+# simulate() steps in a Python loop, about 55 us a step here, so its own caps on steps, and on
+# neurons x steps (the Trace keeps a float64 potential and a bool spike per neuron and step): the
+# course's largest, 41 neurons x 10,000 steps (10 §9), sits far below both.
+MAX_SIMULATED_STEPS = 100_000
+MAX_NEURON_STEPS = MAX_NEURONS * 100
 # The longest Euler step, as a share of the membrane time constant: each step's error in the
 # approach to the current's potential is about (dt / tau)^2 / 2 (3 % at a quarter), and from
 # dt = tau on the step overshoots that potential, so a neuron held below threshold fires.
@@ -83,14 +89,14 @@ class Trace(CheckedRecord):
         return self.spikes.sum(-1) / seconds
 
 
-def _steps(where: str, name: str, duration_ms: float, dt_ms: float) -> int:
+def _steps(where: str, name: str, duration_ms: float, dt_ms: float, most: int = MAX_STEPS) -> int:
     """The time steps of dt_ms in ``duration_ms`` (the caller's ``name`` for it), 1 to
-    ``MAX_STEPS``: else refused, with the way out that fits (too few: a shorter step)."""
+    ``most``: else refused, with the way out that fits (too few: a shorter step)."""
     steps = round(duration_ms / dt_ms)
-    if not 1 <= steps <= MAX_STEPS:
+    if not 1 <= steps <= most:
         fix = (f"lengthen {name} or shorten dt_ms" if steps < 1 else
                f"shorten {name} or lengthen dt_ms")
-        raise ValueError(f"{where}(): {name} / dt_ms must give 1 to {MAX_STEPS:,} time steps, "
+        raise ValueError(f"{where}(): {name} / dt_ms must give 1 to {most:,} time steps, "
                          f"got {duration_ms} / {dt_ms} = {duration_ms / dt_ms:,.2f}; {fix}")
     return steps
 
@@ -114,7 +120,14 @@ def simulate(currents: Tensor("constant input currents, one per neuron [neurons]
     if len(currents) > MAX_NEURONS:
         raise ValueError(f"simulate(): currents must hold at most {MAX_NEURONS:,} neurons, got "
                          f"{len(currents):,}; simulate fewer at once")
-    steps = _steps("simulate", "duration_ms", duration_ms, dt_ms)
+    steps = _steps("simulate", "duration_ms", duration_ms, dt_ms, MAX_SIMULATED_STEPS)
+    if len(currents) * steps > MAX_NEURON_STEPS:
+        raise ValueError(f"simulate(): {len(currents):,} neurons x {steps:,} steps is more than "
+                         f"{MAX_NEURON_STEPS:,} neuron-steps, more than this course ever needs; "
+                         "simulate fewer neurons, or shorten duration_ms or lengthen dt_ms")
+    # the kept potentials (float64) and spikes (bool), once as steps and once stacked
+    check_memory(2 * 9 * len(currents) * steps, f"simulate() of {len(currents):,} neurons x "
+                 f"{steps:,} steps", "simulate fewer neurons, or fewer steps")
     current = currents.double()
     v = torch.zeros_like(current)  # [N], starting at rest
     resting = torch.zeros_like(current)  # [N] refractory time left, ms

@@ -174,9 +174,9 @@ def test_a_faces_dataset_too_big_for_memory_is_refused_up_front(monkeypatch):
 
     with pytest.raises(ValueError, match=rf"n must be an integer >= 1 and <= {MAX_IMAGES}"):
         dataset("face", 10**11)  # was a run until the machine killed it
-    monkeypatch.setattr(memory, "available_memory", lambda: 2**28)
+    monkeypatch.setattr(memory, "available_memory", lambda: 2**26)  # MAX_IMAGES: 20,000 (probe 30)
     with pytest.raises(MemoryError, match=rf"dataset\('face', n={MAX_IMAGES}\) needs about .* "
-                                          r"GiB of memory, 0.2 GiB is free; ask for fewer"):
+                                          r"of memory, .* is free; ask for fewer"):
         dataset("face", MAX_IMAGES)
     assert len(dataset("face", 2)[0]) == 2
 

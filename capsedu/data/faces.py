@@ -65,6 +65,7 @@ _OFFSETS = [CANONICAL_OFFSETS[k] for k in PART_KINDS]
 # reads it); an image's side past MAX_SIDE is no longer a parts world.
 MAX_SCALE = 3.0
 MAX_IMAGES = MAX_SCENES
+MAX_PER_KIND = MAX_IMAGES // len(KINDS)  # n of each kind, for a draw of every kind in one call
 SHIFT_DRAWS = 100_000  # a face's shift is drawn again at most this many times
 
 

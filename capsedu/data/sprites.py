@@ -30,10 +30,10 @@ STROKE_LENGTH = 0.13  # a stroke at scale 1; faces.dataset draws lengths in [0.1
 # is a thin line in a sea of pixels, no longer a parts world, and each image is side**2 floats;
 # the least (MIN_SIDE) is where a part's pen still covers a pixel centre wherever it is drawn
 Side = Int("an image's side in pixels", ge=MIN_SIDE, le=MAX_SIDE)
-# scenes one call draws (faces.MAX_IMAGES reads it): the course's largest draw is 18,000 images;
-# 100,000 faces took 3 minutes and 0.7 GB on a busy 2-core machine, a million would take half an
-# hour and more memory than Binder gives
-MAX_SCENES = 100_000
+# scenes one call draws (faces.MAX_IMAGES reads it): the course's largest draw is 18,000 images
+# (the part detector's, 3 x 6,000 examples); 100,000 faces took 3 minutes on a busy 2-core
+# machine, 20,000 well under one (probe 30: no call a learner makes runs past a minute)
+MAX_SCENES = 20_000
 
 
 class _Pose(NamedTuple):

@@ -19,7 +19,7 @@ from ..data import faces
 from ..data.sprites import Scenes, _as_part, _outside
 from ..poses import wrap_angle
 from ..validate import CheckedRecord, Float, Int, Tensor, checked
-from .scoring import Kinds, held_out
+from .scoring import Count, Kinds, held_out
 
 N_KINDS = len(faces.PART_KINDS)
 # per part kind and cell: "where" logit, offset dx, dy in the cell, cos and sin of the angle,
@@ -206,7 +206,7 @@ def detection_quality(detector: PartDetector,
 @checked
 def format_detection_quality(detector: PartDetector,
                              kinds: Kinds,
-                             n: Int("held-out images of each kind", ge=1, le=faces.MAX_IMAGES)
+                             n: Count
                              ) -> str:
     """A table of ``detection_quality`` on ``n`` held-out images (``scoring.held_out``) of each
     of ``kinds``: one row per kind."""

@@ -34,13 +34,14 @@ from ..train import train_over_seeds
 from ..validate import CheckedRecord, Choice, Flag, Float, Int, Record, Some, check_value, checked
 from .detector import detector_training_set
 from .pose_net import PoseCapsuleNet, fit_threshold, fit_transforms
-from .scoring import Kind, Kinds, face_rates, held_out
+from .scoring import Count, Kind, Kinds, face_rates, held_out
 
 FACE_MODELS = ("bag-of-parts CNN", "deep CNN", "pixel CapsNet", "pose capsules", "part-pose MLP")
 BASELINES = ("bag-of-parts CNN", "deep CNN")  # notebook 01's CNNs
 FaceModel = Choice("one of notebook 07's face models (FACE_MODELS)", *FACE_MODELS)
 # images a face model trains or fits on: a training set, or each of faces and non-faces
 Images = Int("images", ge=1, le=faces.MAX_IMAGES)
+Pairs = Int("faces, and as many non-faces", ge=1, le=faces.MAX_IMAGES // 2)  # 2 n drawn
 Iterations = Int("routing iterations", ge=1, le=MAX_ITERATIONS)
 
 
@@ -169,7 +170,7 @@ def shipped_or_trained(name: FaceModel, seed: Seed, root: checkpoints.Root = Non
 
 
 @checked
-def readout_data(n: Images, seed: Seed) -> tuple[torch.Tensor, torch.Tensor]:
+def readout_data(n: Pairs, seed: Seed) -> tuple[torch.Tensor, torch.Tensor]:
     """``n`` training faces and ``n`` non-faces of ``seed`` ``[n, 1, 32, 32]`` each, the images
     ``fit_readout`` fits with; drawn once (refitting several versions of a model draws them
     once), handed back as copies, so a caller who changes them changes no other caller's."""
@@ -184,7 +185,7 @@ def _readout_drawn(n: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
 
 @checked
 @torch.no_grad()
-def fit_readout(model: PoseCapsuleNet, n: Images | None = None,
+def fit_readout(model: PoseCapsuleNet, n: Pairs | None = None,
                 seed: Seed = 0) -> PoseCapsuleNet:
     """Fit what a pose-capsule model reads its verdict with, from training data of ``seed``:
 
@@ -258,7 +259,7 @@ Ablation = dict[int, Record(Refitted, "routing_ablation(...)'s values")]
 def routing_ablation(models: list | tuple, seeds: Seeds,
                      iterations: list[Iterations] | tuple[Iterations, ...],
                      kinds: Kinds,
-                     n_test: Int("held-out images per kind", ge=1, le=faces.MAX_IMAGES) = 500,
+                     n_test: Count = 500,
                      n_fit: Images | None = None,
                      margin_kinds: list[Kind] | tuple[Kind, ...] = ()) -> dict[int, Refitted]:
     """For each number of ``iterations``: every pose-capsule model of ``models`` (one per seed of

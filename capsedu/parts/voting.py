@@ -379,8 +379,13 @@ def _route_parts(parts, iterations: int = 3, step=routing_step) -> PartRouting:
     )
 
 
+# n of each kind face_lengths_by_kind draws and routes: reading each scene's votes takes about
+# 3 x its drawing, so a quarter of faces.MAX_PER_KIND (probe 30: 84 s at all of it, 2-core machine)
+MAX_SCENES_PER_KIND = faces.MAX_PER_KIND // 4
+
+
 @checked
-def face_lengths_by_kind(n: Int("scenes of each kind", ge=1, le=faces.MAX_IMAGES),
+def face_lengths_by_kind(n: Int("scenes of each kind", ge=1, le=MAX_SCENES_PER_KIND),
                          iterations: Iterations = 3, step: Step = routing_step, seed: Seed = 1,
                          kinds: tuple[FaceKind, ...] | list[FaceKind] = faces.KINDS
                          ) -> dict[str, np.ndarray]:
