@@ -5930,7 +5930,7 @@ ROUND_THIRTY_UNCLEAR = [
 ]
 
 
-def _one_axes_twice():
+def _one_axes_for_two_digits():
     ax = _ax()
     return [ax, ax]
 
@@ -5965,7 +5965,8 @@ ROUND_THIRTY_ONE_VALUES = [
      r"small.*got 1000000\.0"),
     (lambda: statistics.t_multiplier(1e-300), ValueError,
      r"^t_multiplier\(\): degrees_of_freedom must be a finite number >= 1 .*got 1e-300"),
-    (lambda: digit_images.draw_digits(_one_axes_twice(), torch.rand(2, 28, 28)), ValueError,
+    (lambda: digit_images.draw_digits(_one_axes_for_two_digits(), torch.rand(2, 28, 28)),
+     ValueError,
      r"^draw_digits\(\): axes\[0\] and axes\[1\] must be two Axes, one for each panel, got "
      r"the same Axes for both"),
     # were refused in part_slots()'s, is_correct()'s words, or a bare ZeroDivisionError
