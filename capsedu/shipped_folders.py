@@ -304,7 +304,8 @@ def restore_advice(path: Place, again: Instruction) -> str:
     return f"{again} (the folder is not a shipped one: git does not hold it)"
 
 
-def check_regular(path: Path, where: str, what: str, fix: str | None = None) -> None:
+@checked
+def check_regular(path: str | Path, where: str, what: str, fix: str | None = None) -> None:
     """Refuse ``path`` (``what``, e.g. 'the checkpoint manifest') where it is there but no regular
     file: a named pipe or a device (or a link to one) would be read forever, or until memory runs
     out. Names ``where`` (the function called) and ``fix`` (by default ``restore_advice``)."""
@@ -317,7 +318,8 @@ def check_regular(path: Path, where: str, what: str, fix: str | None = None) -> 
                          f"{fix or restore_advice(path, 'remove it')}")
 
 
-def read_json(path: Path, where: str, what: str) -> Any:
+@checked
+def read_json(path: str | Path, where: str, what: str) -> Any:
     """The JSON the file ``path`` (``what``, e.g. 'the checkpoint manifest') holds, or a str
     saying why it holds none (not JSON, not text), for the caller's refusal. Refused, naming
     ``where`` and what to do: no regular file (``check_regular``), more than ``MAX_JSON_BYTES``,

@@ -5975,7 +5975,8 @@ def _manifest31(text: str):
     return make
 
 
-_SHIPPED_MANIFEST31 = (shipped_folders.REPOSITORY_DATA / "checkpoints" / "manifest.json").read_text()
+_SHIPPED_MANIFEST31 = (shipped_folders.REPOSITORY_DATA / "checkpoints"
+                       / "manifest.json").read_text()
 
 ROUND_THIRTY_ONE_FILES = [
     # 1. HANG: a named pipe blocked every results reader forever, a link to /dev/zero read until
