@@ -58,6 +58,9 @@ Scale = Float("the part's scale", gt=0)
 # a capsule's length ||s|| in a table, and a power of ten of one (float32 holds lengths from
 # about 1e-38 to 3e38)
 Norm = Float("a length ||s||", ge=0, le=1e30)
+# eps_table's lengths: its change is relative to ||s||^2, 0 (0/0) at 0 and below 1e-150 (float64)
+EpsNorm = Float("a length ||s|| > 0 (the change is relative to ||s||^2, which is 0 at 0 and "
+                "rounds to 0 below 1e-150)", ge=1e-150, le=1e30)
 Decade = Float("a power of ten of a length", ge=-38, le=38)
 Exponent = Int("a whole power of ten of a length", ge=-38, le=38)
 Kind = Choice("a part's kind", "left_eye", "right_eye", "nose", "mouth", "stroke")
@@ -440,7 +443,7 @@ def at_zero_table(variants: dict[str, Callable]) -> str:
 
 
 @checked
-def eps_table(norms: Annotated[tuple[Norm, ...] | list[Norm], Some]) -> str:
+def eps_table(norms: Annotated[tuple[EpsNorm, ...] | list[EpsNorm], Some]) -> str:
     """A table, one row per length of ``norms``: how much ``squash``'s ``eps`` changes the output
     length (relative to the exact ``||s||^2 / (1 + ||s||^2)``, in float64) and the length."""
     rows = ["   ||s||   relative change of ||v|| due to eps    ||v||"]

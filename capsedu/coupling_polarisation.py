@@ -50,6 +50,10 @@ def distance_from_uniform(c: Couplings) -> torch.Tensor:
     return 0.5 * (c - 1 / c.shape[-1]).abs().sum(dim=-1)
 
 
+# the largest normalised entropy of a polarised child: 0.9 and 0.1 over two parents
+_POLARISED_ENTROPY = 0.469
+
+
 @dataclass(frozen=True)
 class CouplingStep(CheckedRecord):
     """How far the couplings of one routing iteration are from uniform (``coupling_trace``),
@@ -61,6 +65,24 @@ class CouplingStep(CheckedRecord):
                     lt=1)
     # the share of children sending more than 90 % of their vote to one parent
     polarised: Float("the share of children polarised", ge=0, le=1)
+
+    def __post_init__(self):
+        """Refuse fields out of range (``CheckedRecord``), or a polarised share that the mean
+        entropy and distance rule out: a polarised child (> 0.9 to one parent) has a normalised
+        entropy of at most 0.469 (two parents, 0.9 and 0.1) and a distance from uniform of at
+        least 0.4 (0.9 - 1/2), so ``polarised`` is at most ``(1 - entropy) / 0.531`` and at most
+        ``distance / 0.4``."""
+        super().__post_init__()
+        bounds = {"(1 - entropy) / 0.531": (1 - self.entropy) / (1 - _POLARISED_ENTROPY),
+                  "distance / 0.4": self.distance / 0.4}
+        for rule, most in bounds.items():
+            if self.polarised > most + 1e-6:
+                raise ValueError(
+                    f"CouplingStep(): polarised must be at most {rule} = {most:.4g} (a child "
+                    f"sending > 90 % to one parent has entropy <= {_POLARISED_ENTROPY} and "
+                    f"distance >= 0.4), got polarised={self.polarised:g} with entropy="
+                    f"{self.entropy:g}, distance={self.distance:g}; uniform and polarised at "
+                    "once: pass the steps coupling_trace(...) gives")
 
 
 @checked

@@ -408,7 +408,7 @@ class DimensionStudy(CheckedRecord):
 def measure_dimensions(model: CapsNet,
                        images: Images,
                        labels: Tensor("their labels [N]", ndim=1),
-                       classes: tuple[Class, ...] | list[Class],
+                       classes: Annotated[tuple[Class, ...] | list[Class], Some],
                        n_per_class: Int("digits of each class", ge=1, le=MAX_DIGITS)
                        ) -> DimensionStudy:
     """Fig. 4, measured (``dimension_profile``) for each of ``classes`` on its first
@@ -420,6 +420,11 @@ def measure_dimensions(model: CapsNet,
         raise ValueError(f"measure_dimensions(): classes must be classes that labels hold, got "
                          f"{missing[:3]}, which label no digit; pick among "
                          f"{sorted(set(labels.tolist()))[:10]}")
+    fewest = min(classes, key=lambda d: int((labels == d).sum()))
+    if (have := int((labels == fewest).sum())) < n_per_class:  # else fewer, without a word
+        raise ValueError(f"measure_dimensions(): n_per_class must be at most the digits of each "
+                         f"class, got {n_per_class} but labels hold {have} of class {fewest}; "
+                         f"pass n_per_class={have} or fewer, or more images")
     real = shape_measures(images[:, 0])
     spread = ShapeMeasures(**{n: getattr(real, n).std() for n in MEASURES})
     effect, changes = {}, {}

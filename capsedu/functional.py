@@ -14,7 +14,8 @@ from .validate import Float, Int, Tensor, checked
 @checked
 def squash(s: Tensor("a capsule's total input", floating=True),
            dim: Int("the dimension that holds the capsule's vector", ge=-64, le=63) = -1,
-           eps: Float("added under the square root", gt=0) = 1e-8) -> torch.Tensor:
+           eps: Float("added under the square root, small: it shortens vectors of length "
+                      "near sqrt(eps) and shorter", gt=0, le=1e-2) = 1e-8) -> torch.Tensor:
     """Eq. 1: shrink a capsule's total input ``s`` to a vector of length in [0, 1) (in exact
     arithmetic; in float32 a long ``s`` rounds to length 1.0, as notebook 03 shows).
 
@@ -22,7 +23,9 @@ def squash(s: Tensor("a capsule's total input", floating=True),
     kept: the length can then be read as the probability that the entity is present, and the
     direction as its pose. ``eps`` sits inside the square root so that both the value and the
     gradient are finite at ``s = 0`` (where ``s / ||s||`` is 0 / 0); it is raised to the
-    smallest normal number of ``s``'s dtype where it would round to 0 (float16: 6e-5).
+    smallest normal number of ``s``'s dtype where it would round to 0 (float16: 6e-5). At most
+    1e-2: a larger eps would shorten every vector of length near 1 or below (eps=1e6 takes
+    ``(3, 4)`` to length 0.005, not 25/26).
 
     Finite for every finite ``s``, however long; a NaN or an infinity in ``s`` is an error.
     """

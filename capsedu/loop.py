@@ -474,4 +474,9 @@ def _accuracy(model, data: TensorDataset, batch_size: int, progress: bool, where
     held-out examples with it after every epoch without checking them again."""
     images, labels = data.tensors[:2]
     predictions = _in_batches(model, classes_read(model, where), images, batch_size, progress)
+    if predictions.shape != labels.shape:  # [N] read against [N, 1]: is_correct would refuse
+        raise ValueError(f"{where}(): the labels must have the shape of {type(model).__name__}'s "
+                         f"predictions, [N] (one class per image) or [N, k] (k), got labels "
+                         f"{tuple(labels.shape)} for predictions {tuple(predictions.shape)}; pass "
+                         "labels of that shape, e.g. labels[:, 0] for [N, 1]")
     return is_correct(predictions, labels).float().mean().item()

@@ -63,9 +63,14 @@ class Trace(CheckedRecord):
     dt_ms: Float("the time step, ms", gt=0, le=100)
 
     def __post_init__(self):
-        """Refuse fields out of range (``CheckedRecord``), or potentials, spikes and times of other
-        neurons or steps."""
+        """Refuse fields out of range (``CheckedRecord``), spikes other than booleans (or 0/1), or
+        potentials, spikes and times of other neurons or steps."""
         super().__post_init__()
+        other = self.spikes[(self.spikes != 0) & (self.spikes != 1)]  # neither spike nor none
+        if len(other):
+            raise ValueError(f"Trace(): spikes must be booleans (or 0/1), whether each neuron "
+                             f"spiked at each step, got dtype {self.spikes.dtype} holding "
+                             f"{other[0].item():g}; pass simulate(...)'s spikes, or a bool tensor")
         check_same("Trace", "shape [neurons, steps]", "pass what simulate(...) gives",
                    v=tuple(self.v.shape), spikes=tuple(self.spikes.shape))
         check_same("Trace", "steps", "one time per step", t_ms=len(self.t_ms),

@@ -268,7 +268,8 @@ class OverSeeds(CheckedRecord):
 
 
 @checked
-def t_multiplier(degrees_of_freedom: Float("degrees of freedom, e.g. seeds - 1", gt=0),
+def t_multiplier(degrees_of_freedom: Float("degrees of freedom, e.g. seeds - 1: 1 at least "
+                                           "(2 seeds)", ge=1),
                  level: Level = LEVEL) -> float:
     """Student's t quantile for a two-sided ``level`` interval: 4.30 for 2 degrees of freedom
     (3 seeds), 2.78 for 4, 1.96 in the limit."""
@@ -306,7 +307,7 @@ class SeedDifference(_Test):
     difference: Float("the mean of a minus the mean of b")
     low: Float("the interval's low end")
     high: Float("the interval's high end")
-    degrees_of_freedom: Float("the t distribution's degrees of freedom", gt=0)
+    degrees_of_freedom: Float("the t distribution's degrees of freedom, 1 at least", ge=1)
     p_value: Float("a p-value", ge=0, le=1)
     by_seed: Flag("paired seed by seed (same seeds), or Welch's two-sample test")
     level: Level = LEVEL
@@ -366,6 +367,7 @@ def seed_difference(a: PerSeed, b: PerSeed,
         vx, vy = x.var(ddof=1) / len(x), y.var(ddof=1) / len(y)
         se = np.sqrt(vx + vy)
         df = (vx + vy) ** 2 / (vx**2 / (len(x) - 1) + vy**2 / (len(y) - 1)) if se else len(x) - 1
+        df = max(df, min(len(x), len(y)) - 1)  # its least, but for float rounding
     difference = x.mean() - y.mean()
     if se == 0:  # identical spreads of zero: nothing to test against
         p_value = 1.0 if difference == 0 else 0.0

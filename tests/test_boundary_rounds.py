@@ -6021,6 +6021,64 @@ ROUND_THIRTY_ONE_FILES = [
 ]
 
 
+def _one_axes_for_two_digits():
+    ax = _ax()
+    return [ax, ax]
+
+
+# probe 30 (r112): values accepted without a word, refusals in another function's words, and
+# NumPy held-out accuracies refused
+ROUND_THIRTY_ONE_VALUES = [
+    # uniform (entropy 1) yet all polarised; polarised yet at distance 0 from uniform
+    (lambda: coupling_polarisation.CouplingStep(entropy=1.0, distance=0.9, polarised=1.0),
+     ValueError, r"^CouplingStep\(\): polarised must be at most \(1 - entropy\) / 0\.531 = 0 "
+     r"\(a child sending > 90 % to one parent has entropy <= 0\.469 and distance >= 0\.4\), "
+     r"got polarised=1 with entropy=1, distance=0\.9; uniform and polarised at once"),
+    (lambda: coupling_polarisation.CouplingStep(entropy=0.0, distance=0.0, polarised=1.0),
+     ValueError, r"^CouplingStep\(\): polarised must be at most distance / 0\.4 = 0 .*got "
+     r"polarised=1 with entropy=0, distance=0;"),
+    # n_per_class past the digits of a class measured fewer, without a word
+    (lambda: digit_capsules.measure_dimensions(_tiny(), torch.rand(4, 1, 28, 28), LABELS,
+                                               classes=[0], n_per_class=1000), ValueError,
+     r"^measure_dimensions\(\): n_per_class must be at most the digits of each class, got 1000 "
+     r"but labels hold 1 of class 0; pass n_per_class=1 or fewer, or more images$"),
+    (lambda: digit_capsules.measure_dimensions(_tiny(), torch.rand(4, 1, 28, 28), LABELS,
+                                               classes=[], n_per_class=1), ValueError,
+     r"^measure_dimensions\(\): classes must hold at least one item, got \[\]"),
+    # half a spike
+    (lambda: spiking.Trace(t_ms=torch.arange(1.0, 6.0), v=torch.zeros(2, 5),
+                           spikes=torch.full((2, 5), 0.5), dt_ms=1.0), ValueError,
+     r"^Trace\(\): spikes must be booleans \(or 0/1\), whether each neuron spiked at each step, "
+     r"got dtype torch\.float32 holding 0\.5; pass simulate\(\.\.\.\)'s spikes"),
+    # eps far past small: squash((3, 4)) of length 0.005
+    (lambda: functional.squash(torch.tensor([3.0, 4.0]), eps=1e6), ValueError,
+     r"^squash\(\): eps must be a finite number > 0 and <= 0\.01 \(added under the square root, "
+     r"small.*got 1000000\.0"),
+    (lambda: statistics.t_multiplier(1e-300), ValueError,
+     r"^t_multiplier\(\): degrees_of_freedom must be a finite number >= 1 .*got 1e-300"),
+    (lambda: digit_images.draw_digits(_one_axes_for_two_digits(), torch.rand(2, 28, 28)),
+     ValueError,
+     r"^draw_digits\(\): axes\[0\] and axes\[1\] must be two Axes, one for each panel, got "
+     r"the same Axes for both"),
+    # were refused in part_slots()'s, is_correct()'s words, or a bare ZeroDivisionError
+    (lambda: voting.route_parts(faces.face_parts() + faces.face_parts()[:1]), ValueError,
+     r"^route_parts\(\): parts must hold at most one part of each kind \(strokes aside\), got "
+     r"left_eye more than once"),
+    (lambda: loop.evaluate(_tiny(), (torch.rand(4, 1, 28, 28), LABELS[:, None])), ValueError,
+     r"^evaluate\(\): the labels must have the shape of CapsNet's predictions, \[N\] \(one class "
+     r"per image\) or \[N, k\] \(k\), got labels \(4, 1\) for predictions \(4,\); pass labels "
+     r"of that shape, e\.g\. labels\[:, 0\] for \[N, 1\]$"),
+    (lambda: capsule_vectors.eps_table([0.0]), ValueError,
+     r"^eps_table\(\): norms\[0\] must be a finite number >= 1e-150 .*\(a length \|\|s\|\| > 0 "
+     r"\(the change is relative to \|\|s\|\|\^2, which is 0 at 0.*got 0\.0"),
+    # NumPy accuracies go through the same checks as a list
+    (lambda: _capsedu("stopping_rule").best_epoch(np.array([0.8, 1.9])), ValueError,
+     r"^best_epoch\(\): scores\[1\] must be a finite number >= 0 and <= 1 .*got 1\.9"),
+    (lambda: _capsedu("stopping_rule").best_epoch(torch.tensor([])), ValueError,
+     r"^best_epoch\(\): scores must hold at least one item, got \[\]"),
+]
+
+
 ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODELS
               + ROUND_ELEVEN_LOOP + ROUND_ELEVEN_DATA + ROUND_TWELVE_MATHS
               + ROUND_TWELVE_PRESENTATION + ROUND_TWELVE_FILES + ROUND_TWELVE_METHODS
@@ -6043,7 +6101,7 @@ ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODE
               + ROUND_TWENTY_SEVEN_FIGURES + ROUND_TWENTY_SEVEN_LEVELS + ROUND_TWENTY_SEVEN_FIT
               + ROUND_TWENTY_EIGHT_MODES + ROUND_TWENTY_EIGHT_SPIKES
               + ROUND_THIRTY_SIZES + ROUND_THIRTY_UNCLEAR + ROUND_THIRTY_RECORDS
-              + ROUND_THIRTY_ONE_FILES)
+              + ROUND_THIRTY_ONE_VALUES + ROUND_THIRTY_ONE_FILES)
 
 
 @pytest.mark.parametrize("call, error, message", ALL_ROUNDS, ids=range(len(ALL_ROUNDS)))
@@ -6652,3 +6710,46 @@ def test_round_thirty_one_every_shipped_file_still_reads(monkeypatch, tmp_path):
         ablations.read_results(copy)
     (tmp_path / "same.json").write_text('{"runs": {}, "other": {"a": 1, "b": {"a": 2}}}')
     assert checkpoints.recorded_names(tmp_path / "same.json") == set()  # a key in two objects
+
+
+def test_round_thirty_one_values_valid_use_still_passes():
+    """Probe 30's values: what the course makes and calls still passes (coupling traces of real
+    routings, simulate's traces, 0/1 spikes, eps near the default, notebook 03's eps_table, the
+    t multipliers of 2 seeds and more, Welch's test on two seeds, one Axes per digit, a face
+    routed, labels [N] scored, notebook 06's measure_dimensions) and NumPy or torch accuracies
+    read as the list of them."""
+    torch.manual_seed(0)
+    for iterations in (1, 3, 10):
+        trace = coupling_polarisation.coupling_trace(
+            routing.dynamic_routing(torch.rand(2, 6, 3, 4) * 3, iterations=iterations))
+        coupling_polarisation.trace_line("x", trace, trained_with=1)
+    coupling_polarisation.CouplingStep(entropy=0.0, distance=0.5, polarised=1.0)
+    coupling_polarisation.CouplingStep(entropy=1.0, distance=0.0, polarised=0.0)
+    coupling_polarisation.CouplingStep(entropy=0.469, distance=0.4, polarised=1.0)
+    simulated = spiking.simulate(torch.tensor([0.5, 1.5, 3.0]), duration_ms=50.0)
+    assert simulated.spikes.dtype == torch.bool
+    as_ints = dataclasses.replace(simulated, spikes=simulated.spikes.int())
+    torch.testing.assert_close(as_ints.rates_hz.float(), simulated.rates_hz.float())
+    for eps in (1e-8, 1e-4, 1e-2):
+        assert functional.squash(torch.tensor([3.0, 4.0]), eps=eps).norm() > 0.96
+    assert "1e-05" in capsule_vectors.eps_table((1e-1, 1e-2, 1e-3, 1e-4, 1e-5))
+    assert statistics.t_multiplier(1) == pytest.approx(12.7062, abs=1e-4)
+    assert statistics.t_multiplier(2) == pytest.approx(4.3027, abs=1e-4)
+    welch = statistics.seed_difference([0.9, 0.9], [0.8, 0.85], by_seed=False)
+    assert welch.degrees_of_freedom >= 1
+    fig, axes = plt.subplots(1, 2)
+    digit_images.draw_digits(axes, torch.rand(2, 28, 28))
+    digit_images.draw_digits(list(axes), torch.rand(2, 28, 28))
+    plt.close(fig)
+    assert len(voting.route_parts(faces.face_parts()).kinds) == 4
+    assert 0 <= loop.evaluate(_tiny().eval(), (torch.rand(4, 1, 28, 28), LABELS)) <= 1
+    study = digit_capsules.measure_dimensions(_tiny().eval(), torch.rand(4, 1, 28, 28),
+                                              torch.tensor([7, 2, 7, 2]), (7, 2), n_per_class=2)
+    assert set(study.effect) == {7, 2}
+    rule = _capsedu("stopping_rule")
+    for scores in ([0.8, 0.9, 0.85], (0.8, 0.9, 0.85), np.array([0.8, 0.9, 0.85]),
+                   torch.tensor([0.8, 0.9, 0.85]), np.array([0.8, 0.9, 0.9], dtype=np.float32)):
+        assert rule.best_epoch(scores) == 2
+    assert rule.converged(np.array([0.9, 0.8, 0.8, 0.8]))
+    assert not rule.converged(torch.tensor([0.8, 0.9]))
+    assert _capsedu("convergence").finished(np.array([0.9, 0.8, 0.8, 0.8]))

@@ -89,8 +89,9 @@ def test_route_asks_a_face_model_for_its_capsules():
 def test_trace_line_quotes_the_trained_iterations_and_the_last():
     from capsedu.coupling_polarisation import CouplingStep, trace_line
 
-    trace = [CouplingStep(entropy, 0.0, polarised)
-             for entropy, polarised in ((1.0, 0.0), (0.5, 0.25), (0.2, 0.9))]
+    trace = [CouplingStep(entropy, distance, polarised)  # (polarised ones: away from uniform)
+             for entropy, distance, polarised in ((1.0, 0.0, 0.0), (0.5, 0.3, 0.25),
+                                                  (0.2, 0.6, 0.9))]
     assert trace_line("m", trace, trained_with=2) == (
         f"{'m':<28} after 2 iterations: entropy 0.500, polarised 25.0 %; after 3: "
         "entropy 0.200, polarised 90.0 %")

@@ -22,7 +22,7 @@ from ..data.affine_params import AffineParams
 from ..digit_capsules import DELTAS, MEASURES, DimensionStudy
 from ..units import Points
 from ..validate import Flag, Instances, Int, Numbers, Record, Spec, Tensor, checked
-from .canvas import FlatAxes, check_on_figure
+from .canvas import FlatAxes, check_distinct_axes, check_on_figure
 from .colours import ColourMap
 
 Titles = list[str] | tuple[str, ...]  # one title per panel
@@ -62,6 +62,7 @@ def draw_digits(axes: Row,
             raise ValueError(f"draw_digits(): {name} must hold one item per axes ({len(axes)}), "
                              f"got {len(given)}; make as many axes as images")
     _check_imshow(imshow)
+    check_distinct_axes("draw_digits", axes=axes)  # one Axes twice: one image over the other
     for k, (ax, image) in enumerate(zip(axes, images, strict=True)):
         ax.imshow(image, cmap=cmap, **imshow)
         ax.set(xticks=[], yticks=[])

@@ -361,6 +361,7 @@ def route_parts(parts: ChosenParts, iterations: Iterations = 3, step: Step = rou
 
 def _route_parts(parts, iterations: int = 3, step=routing_step) -> PartRouting:
     """``route_parts`` of a scene a widget's editor holds (scrambled: its angles jittered)."""
+    sprites._one_each(parts, "route_parts", "parts")  # two left eyes: refused in its own words
     u_hat, present = votes([parts])
     if not present.any():
         raise ValueError(f"route_parts(): parts must hold at least one face part (left_eye, "
