@@ -54,6 +54,7 @@ from .shipped_folders import (
     checkpoint_folder,
     data_folder_of,
     is_shipped,
+    read_json,
     restore_advice,
     sha256,
     shipped_reason,
@@ -233,13 +234,7 @@ def rows_in(folder: Path, where: str = "rows_in") -> dict[str, ManifestRow]:
     path = folder / MANIFEST
     if not path.exists():
         return {}
-    if not path.is_file():  # a named pipe or a device would be read forever
-        raise ValueError(f"{where}(): the checkpoint manifest {path} is not a regular file (it "
-                         f"leads to {path.resolve()}); {restore_advice(path, 'remove it')}")
-    try:
-        held = json.loads(path.read_text())
-    except ValueError as err:  # not JSON, or not text
-        held = f"no JSON: {type(err).__name__}: {err}"
+    held = read_json(path, where, "the checkpoint manifest")  # a pipe, a key twice: refused
     if (bad := manifest_misfit(held)) is not None:
         raise ValueError(
             f"{where}(): the checkpoint manifest {path.resolve()} is corrupt (it must be a JSON "

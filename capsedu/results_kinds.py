@@ -17,7 +17,6 @@ the command.
 
 import difflib
 import importlib
-import json
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,7 +25,7 @@ from typing import Any
 
 from . import course_settings
 from .json_records import RecordType, from_row, misfit
-from .shipped_folders import restore_advice
+from .shipped_folders import read_json, restore_advice
 from .validate import CheckedRecord, Flag, checked
 
 # an experiment's module -> what its results file holds, and the name of its record in that module
@@ -120,10 +119,7 @@ def read_rows(path: str | Path, where: str,
         if missing_ok:
             return {}
         raise missing_file(Path(path), where)
-    try:
-        held = json.loads(Path(path).read_text())
-    except ValueError as err:  # not JSON, or not text: a torn or changed file
-        held = f"no JSON ({type(err).__name__}: {str(err)[:80]})"
+    held = read_json(Path(path), where, "the results file")  # a pipe, a run twice: refused
     runs = held.get("runs") if isinstance(held, dict) else None
     if not isinstance(runs, dict):
         raise ValueError(f"{where}(): path {path} is not a results file (JSON holding 'runs', "

@@ -15,6 +15,7 @@ from torch.utils.data import TensorDataset
 
 from .course_settings import model_device
 from .refusals import kind_of
+from .shipped_folders import check_regular
 from .validate import Int, checked
 
 # the keys of a run's record (``made_with``) that know its data by fingerprint, in words
@@ -47,6 +48,8 @@ def read_state(state_path: Path, model: nn.Module, made_with: dict,
     it)."""
     if not state_path.exists():
         return None
+    check_regular(state_path, "fit", "state_path", "pass another state_path, a regular file "
+                  "(a new path starts afresh)")  # a named pipe would block torch.load forever
     try:
         state = torch.load(state_path, model_device(model), weights_only=True)
     except Exception as err:  # a file that is not a state: text, another pickle, a cut-off copy

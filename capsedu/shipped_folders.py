@@ -11,13 +11,18 @@ A data set's folder (``MNIST/``, which holds ``raw/`` and the IDX files) is read
 loaders, never a place for a checkpoint (``holds_data_set``). A checkpoint folder is known by
 what it holds, not where it lies: new, empty, or holding a manifest; a folder of other files (the
 package's source, the notebooks, a home folder, /) is none (``checkpoint_folder``).
+
+A manifest or results file is read by ``read_json``: only a regular file (``check_regular``: a
+named pipe or a device would be read forever), at most ``MAX_JSON_BYTES``, with no key twice in
+one object (JSON would keep the last without a word).
 """
 
 import hashlib
 import json
 import re
+import stat
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 from pydantic import AfterValidator
 
@@ -32,13 +37,19 @@ REPOSITORY_DATA = Path(__file__).resolve().parents[1] / "data"  # shipped, whate
 SHIPPED_KINDS = ("checkpoints", "results")  # the shipped folders of a data root
 
 
+# the most a manifest or results file may hold (the largest shipped, full_test_sets.json, is 2.7
+# MiB): read_json reads no more, so a link to /dev/zero is refused, not read until memory runs out
+MAX_JSON_BYTES = 64 << 20
+
+
 @checked
 def sha256(path: str | Path) -> str:
     """The sha256 of the file ``path``, read a MiB at a time (a checkpoint may be large)."""
     if not Path(path).is_file():
+        got = ("a folder" if Path(path).is_dir() else "not a regular file: a named pipe or a "
+               "device, never done reading" if Path(path).exists() else "nothing there")
         raise FileNotFoundError(f"sha256(): path must be an existing file, got {str(path)!r} "
-                                f"({'a folder' if Path(path).is_dir() else 'nothing there'}); "
-                                "pass the checkpoint's own file")
+                                f"({got}); pass the checkpoint's own file")
     h = hashlib.sha256()
     with open(path, "rb") as f:
         for block in iter(lambda: f.read(1 << 20), b""):
@@ -53,7 +64,7 @@ def _manifest_rows(folder: Path) -> list[dict]:
     manifest = folder / MANIFEST
     try:
         rows = json.loads(manifest.read_text())["checkpoints"] if manifest.is_file() else []
-    except (OSError, ValueError, KeyError, TypeError):  # not a manifest: it ships nothing
+    except (OSError, ValueError, KeyError, TypeError, RecursionError):  # no manifest: ships nothing
         return []
     return [row for row in rows if isinstance(row, dict) and isinstance(row.get("file"), str)
             and Path(row["file"]).name == row["file"] and isinstance(row.get("sha256"), str)
@@ -291,3 +302,50 @@ def restore_advice(path: Place, again: Instruction) -> str:
     if is_shipped(path):
         return f"restore it (git checkout -- {Path(path).resolve()}) or {again}"
     return f"{again} (the folder is not a shipped one: git does not hold it)"
+
+
+@checked
+def check_regular(path: str | Path, where: str, what: str, fix: str | None = None) -> None:
+    """Refuse ``path`` (``what``, e.g. 'the checkpoint manifest') where it is there but no regular
+    file: a named pipe or a device (or a link to one) would be read forever, or until memory runs
+    out. Names ``where`` (the function called) and ``fix`` (by default ``restore_advice``)."""
+    if Path(path).exists() and not Path(path).is_file():
+        mode = Path(path).stat().st_mode
+        kind = ("a named pipe" if stat.S_ISFIFO(mode) else "a folder" if stat.S_ISDIR(mode)
+                else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "a socket")
+        raise ValueError(f"{where}(): {what} {path} is not a regular file but {kind} (it leads to "
+                         f"{Path(path).resolve()}), which is never done reading; "
+                         f"{fix or restore_advice(path, 'remove it')}")
+
+
+@checked
+def read_json(path: str | Path, where: str, what: str) -> Any:
+    """The JSON the file ``path`` (``what``, e.g. 'the checkpoint manifest') holds, or a str
+    saying why it holds none (not JSON, not text), for the caller's refusal. Refused, naming
+    ``where`` and what to do: no regular file (``check_regular``), more than ``MAX_JSON_BYTES``,
+    a key twice in one object (JSON keeps the last, the other lost without a word), or brackets
+    nested deeper than Python reads."""
+    check_regular(path, where, what)
+    with open(path, "rb") as file:
+        data = file.read(MAX_JSON_BYTES + 1)
+    if len(data) > MAX_JSON_BYTES:
+        raise ValueError(f"{where}(): {what} {path} must hold at most {MAX_JSON_BYTES >> 20} MiB "
+                         f"(the course's largest is under 3 MiB), got more: it is not one; "
+                         f"{restore_advice(path, 'pass the right file')}")
+
+    def once(pairs: list[tuple[str, Any]]) -> dict:
+        held = dict(pairs)
+        if len(held) < len(pairs):
+            twice = next(key for i, (key, _) in enumerate(pairs) if key in dict(pairs[:i]))
+            raise ValueError(f"{where}(): {what} {path} has the key {twice!r} twice in one object "
+                             "(a hand merge?): JSON would keep the last one, the other lost "
+                             f"without a word; {restore_advice(path, 'keep one of them')}")
+        return held
+    try:
+        return json.loads(data, object_pairs_hook=once)
+    except RecursionError:
+        raise ValueError(f"{where}(): {what} {path} is not one: its brackets are nested deeper "
+                         f"than Python reads; {restore_advice(path, 'pass the right file')}"
+                         ) from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as err:  # a torn or changed file
+        return f"no JSON: {type(err).__name__}: {str(err)[:80]}"

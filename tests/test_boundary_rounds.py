@@ -15,6 +15,7 @@ import inspect
 import io
 import json
 import operator
+import os
 import pickle
 import re
 import tempfile
@@ -5981,6 +5982,96 @@ ROUND_THIRTY_ONE_WORK = [
 ]
 
 
+_READERS31 = [(ablations.read_results, "routing_ablations.json"),
+              (seed_runs.read_results, "affnist_seeds.json"),
+              (bug_zoo.read_results, "bug_zoo.json"), (curves.read_results, "face_curves.json"),
+              (full_sets.read_results, "full_test_sets.json"),
+              (adversarial_record.read_results, "adversarial.json")]
+
+
+def _in_scratch31(make, read):
+    """``read`` of what ``make`` makes in a scratch folder, removed afterwards."""
+    with tempfile.TemporaryDirectory() as folder:
+        return read(make(Path(folder)))
+
+
+def _pipe31(folder: Path, name: str = "r.json") -> Path:
+    os.mkfifo(folder / name)
+    return folder / name
+
+
+def _to_zero31(folder: Path, name: str = "r.json") -> Path:
+    (folder / name).symlink_to("/dev/zero")
+    return folder / name
+
+
+def _run_twice31(file: str):
+    """A maker of a copy of the shipped results ``file`` whose first run's name is there twice
+    (a hand merge: its second run's row under the first run's name)."""
+    def make(folder: Path) -> Path:
+        text = checkpoints.results_path(file, True).read_text()
+        runs = json.loads(text)["runs"]
+        first, second = list(runs)[:2]
+        (folder / file).write_text(text.replace('"runs": {', '"runs": {' + json.dumps(first)
+                                                + ": " + json.dumps(runs[second]) + ", ", 1))
+        return folder / file
+    return make
+
+
+def _manifest31(text: str):
+    """A maker of a checkpoints folder whose manifest is ``text``."""
+    def make(folder: Path) -> Path:
+        (folder / "manifest.json").write_text(text)
+        return folder
+    return make
+
+
+_SHIPPED_MANIFEST31 = (shipped_folders.REPOSITORY_DATA / "checkpoints"
+                       / "manifest.json").read_text()
+
+ROUND_THIRTY_ONE_FILES = [
+    # 1. HANG: a named pipe blocked every results reader forever, a link to /dev/zero read until
+    # memory ran out; both refused before opening, as the manifest reader refuses them
+    *[(lambda read=read: _in_scratch31(_pipe31, read), ValueError,
+       r"^read_results\(\): the results file .*r\.json is not a regular file but a named pipe "
+       r"\(it leads to .*\), which is never done reading; remove it") for read, _ in _READERS31],
+    *[(lambda read=read: _in_scratch31(_to_zero31, read), ValueError,
+       r"^read_results\(\): the results file .*r\.json is not a regular file but a device \(it "
+       r"leads to /dev/zero\), which is never done reading; remove it") for read, _ in _READERS31],
+    (lambda: _in_scratch31(_to_zero31, lambda p: checkpoints.recorded_names(p)), ValueError,
+     r"^recorded_names\(\): the results file .* is not a regular file but a device"),
+    (lambda: _in_scratch31(lambda f: _to_zero31(f, "manifest.json").parent,
+                           checkpoints.read_manifest), ValueError,
+     r"^read_manifest\(\): the checkpoint manifest .* is not a regular file but a device \(it "
+     r"leads to /dev/zero\)"),
+    # read_state blocked inside torch.load
+    (lambda: _in_scratch31(lambda f: _pipe31(f, "state.pt"), lambda p: _capsedu(
+        "run_state").read_state(p, _tiny(), {}, 1)), ValueError,
+     r"^fit\(\): state_path .*state\.pt is not a regular file but a named pipe \(it leads to "
+     r".*\), which is never done reading; pass another state_path, a regular file"),
+    # 2. SILENT: a key twice read last-one-wins: a run lost, a manifest of 0 rows
+    *[(lambda read=read, file=file: _in_scratch31(_run_twice31(file), read), ValueError,
+       r"^read_results\(\): the results file .*\.json has the key '.+' twice in one object \(a "
+       r"hand merge\?\): JSON would keep the last one, the other lost without a word; keep one "
+       r"of them") for read, file in _READERS31],
+    (lambda: _in_scratch31(_manifest31(_SHIPPED_MANIFEST31.strip()[:-1] + ', "checkpoints": []}'),
+                           checkpoints.read_manifest), ValueError,
+     r"^read_manifest\(\): the checkpoint manifest .*manifest\.json has the key 'checkpoints' "
+     r"twice in one object .*; keep one of them"),
+    # 3. UNCLEAR: a bare RecursionError from json; a pipe called "nothing there"
+    (lambda: _in_scratch31(_manifest31("[" * 200_000 + "]" * 200_000),
+                           checkpoints.read_manifest), ValueError,
+     r"^read_manifest\(\): the checkpoint manifest .*manifest\.json is not one: its brackets are "
+     r"nested deeper than Python reads; pass the right file"),
+    (lambda: _in_scratch31(_manifest31("[" * 200_000 + "]" * 200_000), lambda f: (
+        ablations.read_results(f / "manifest.json"))), ValueError,
+     r"^read_results\(\): the results file .* is not one: its brackets are nested deeper"),
+    (lambda: _in_scratch31(_pipe31, shipped_folders.sha256), FileNotFoundError,
+     r"^sha256\(\): path must be an existing file, got '.*r\.json' \(not a regular file: a named "
+     r"pipe or a device, never done reading\); pass the checkpoint's own file$"),
+]
+
+
 def _one_axes_for_two_digits():
     ax = _ax()
     return [ax, ax]
@@ -6061,7 +6152,8 @@ ALL_ROUNDS = (ROUNDS + ROUND_NINE + ROUND_TEN + ROUND_ELEVEN + ROUND_ELEVEN_MODE
               + ROUND_TWENTY_SEVEN_FIGURES + ROUND_TWENTY_SEVEN_LEVELS + ROUND_TWENTY_SEVEN_FIT
               + ROUND_TWENTY_EIGHT_MODES + ROUND_TWENTY_EIGHT_SPIKES
               + ROUND_THIRTY_SIZES + ROUND_THIRTY_UNCLEAR + ROUND_THIRTY_RECORDS
-              + ROUND_THIRTY_ONE_VALUES + ROUND_THIRTY_ONE_WORK)
+              + ROUND_THIRTY_ONE_VALUES + ROUND_THIRTY_ONE_FILES
+              + ROUND_THIRTY_ONE_WORK)
 
 
 @pytest.mark.parametrize("call, error, message", ALL_ROUNDS, ids=range(len(ALL_ROUNDS)))
@@ -6641,6 +6733,35 @@ def test_round_thirty_the_unclear_cases_valid_use_still_passes():
     placed = poses.place(np.zeros((3, 2)), xs, 0.5, 0.0, 1.0)
     assert placed.shape == (5, 3, 2)
     assert np.array_equal(placed, poses.place(np.zeros((3, 2)), xs, 0 * xs + 0.5, 0.0, 1.0))
+
+
+def test_round_thirty_one_every_shipped_file_still_reads(monkeypatch, tmp_path):
+    """Round thirty-one (probe 30, r110): every shipped manifest and results file reads as before
+    through read_json (no key twice, under MAX_JSON_BYTES), each run as plain JSON holds it; a
+    file past the bound is refused, one at it read."""
+    rows = json.loads(_SHIPPED_MANIFEST31)["checkpoints"]
+    assert set(checkpoints.read_manifest(shipped_folders.REPOSITORY_DATA / "checkpoints")) == {
+        row["name"] for row in rows}
+    for read, file in _READERS31:
+        path = checkpoints.results_path(file, True)
+        assert path.stat().st_size < shipped_folders.MAX_JSON_BYTES / 10
+        assert set(read(path)) == set(json.loads(path.read_text())["runs"]), file
+        assert set(read()) == set(json.loads(path.read_text())["runs"]), file
+    for path in shipped_folders.REPOSITORY_DATA.rglob("*.json"):  # no key twice in any
+        held = json.loads(path.read_text())
+        assert shipped_folders.read_json(path, "test", "the file") == held, path
+        if path.parent.name == "results" and "runs" in held:
+            assert checkpoints.recorded_names(path) == set(held["runs"]), path
+    copy = tmp_path / "routing_ablations.json"
+    copy.write_bytes(checkpoints.results_path("routing_ablations.json", True).read_bytes())
+    monkeypatch.setattr(shipped_folders, "MAX_JSON_BYTES", copy.stat().st_size)
+    assert ablations.read_results(copy)
+    monkeypatch.setattr(shipped_folders, "MAX_JSON_BYTES", copy.stat().st_size - 1)
+    with pytest.raises(ValueError, match=r"^read_results\(\): the results file .* must hold at "
+                                         r"most 0 MiB .*got more: it is not one"):
+        ablations.read_results(copy)
+    (tmp_path / "same.json").write_text('{"runs": {}, "other": {"a": 1, "b": {"a": 2}}}')
+    assert checkpoints.recorded_names(tmp_path / "same.json") == set()  # a key in two objects
 
 
 def test_round_thirty_one_values_valid_use_still_passes():
